@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// Parameters for a convenience call: positional or named.
+@usableFromInline
+enum StatementParameters {
+    case positional([Bindable?])
+    case named([String: Bindable?])
+
+    /// Binds the parameters; with none given, leaves any parameters NULL, as a fresh statement would.
+    func bind(to statement: Statement) throws {
+        switch self {
+        case .positional(let values) where values.isEmpty:
+            statement.resetForNewExecution()
+            statement.clearBindings()
+        case .positional(let values):
+            try statement.bind(values)
+        case .named(let values):
+            try statement.bind(values)
+        }
+    }
+}
+
+extension Connection {
+    // MARK: - Preparing
+
+    /// Prepares a statement, binding `parameters` when any are given.
+    ///
+    /// ```swift
+    /// let result: String? = try connection.prepare("SELECT upper(?)", "a").query()
+    /// ```
+    public func prepare(_ sql: SQL, _ parameters: Bindable?...) throws -> Statement {
+        try prepare(sql, parameters)
+    }
+
+    /// Prepares a statement, binding positional `parameters` when any are given.
+    public func prepare(_ sql: SQL, _ parameters: [Bindable?]) throws -> Statement {
+        let statement = try Statement(connection: self, sql: sql)
+        if !parameters.isEmpty { try statement.bind(parameters) }
+        return statement
+    }
+
+    /// Prepares a statement, binding named `parameters` when any are given.
+    public func prepare(_ sql: SQL, _ parameters: [String: Bindable?]) throws -> Statement {
+        let statement = try Statement(connection: self, sql: sql)
+        if !parameters.isEmpty { try statement.bind(parameters) }
+        return statement
+    }
+
+    // MARK: - Running
+
+    /// Prepares (from the statement cache), binds and runs `sql` to completion.
+    ///
+    /// ```swift
+    /// try connection.run("INSERT INTO cars VALUES(?, ?, ?)", 1, "Audi", 52_642)
+    /// ```
+    /// - Throws: `SQLiteError`, including `SQLITE_MISUSE` when the parameter count is wrong.
+    public func run(_ sql: SQL, _ parameters: Bindable?...) throws {
+        try run(sql, parameters)
+    }
+
+    /// Prepares (from the statement cache), binds positional `parameters` and runs `sql`.
+    public func run(_ sql: SQL, _ parameters: [Bindable?]) throws {
+        _ = try withStatement(cachedFor: sql, .positional(parameters)) { try $0.run() }
+    }
+
+    /// Prepares (from the statement cache), binds named `parameters` and runs `sql`.
+    public func run(_ sql: SQL, _ parameters: [String: Bindable?]) throws {
+        _ = try withStatement(cachedFor: sql, .named(parameters)) { try $0.run() }
+    }
+
+    /// SQift's README spelling of the named form: `run(sql, parameters: [":id": 1])`.
+    public func run(_ sql: SQL, parameters: [String: Bindable?]) throws {
+        try run(sql, parameters)
+    }
+
+    // MARK: - Statement cache
+
+    /// Runs `body` with a prepared statement for `sql` from the connection's cache (or a fresh one
+    /// when the cached one is busy in an enclosing call), bound with `parameters`, and resets it
+    /// afterwards so it holds no locks.
+    @usableFromInline
+    func withStatement<R>(cachedFor sql: SQL, _ parameters: StatementParameters, _ body: (Statement) throws -> R) throws -> R {
+        let prepared: PreparedStatement
+        if let cached = statementCache.available(for: sql) {
+            prepared = cached
+        } else {
+            prepared = try PreparedStatement.prepare(sql, on: self)
+            statementCache.insert(prepared)
+        }
+        prepared.isInUse = true
+        defer {
+            sqlite3_reset(prepared.handle)
+            prepared.isInUse = false
+        }
+        let statement = Statement(connection: self, prepared: prepared)
+        try parameters.bind(to: statement)
+        return try body(statement)
+    }
+
+    /// The number of statements in the convenience-call cache.
+    var cachedStatementCount: Int { statementCache.count }
+}

@@ -1,0 +1,198 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// A connection to one SQLite database.
+///
+/// ```swift
+/// let connection = try Connection(storageLocation: .onDisk("path_to_db"))
+/// try connection.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
+/// try connection.run("INSERT INTO cars VALUES(?, ?, ?)", 1, "Audi", 52_642)
+/// let count: Int? = try connection.query("SELECT count(*) FROM cars")
+/// ```
+///
+/// A connection is used by one thread at a time; share it across threads through a
+/// `ConnectionQueue` or a `Database`. See <https://www.sqlite.org/c3ref/open.html>.
+open class Connection {
+    /// Kinds of `BEGIN` for ``transaction(transactionType:closure:)``.
+    public enum TransactionType: String, Sendable {
+        case deferred = "DEFERRED"
+        case immediate = "IMMEDIATE"
+        case exclusive = "EXCLUSIVE"
+    }
+
+    /// What `execute`, `prepare` and `step` do on a table lock (`SQLITE_LOCKED`).
+    public var tableLockPolicy: TableLockPolicy
+
+    /// The `sqlite3 *` handle; valid for the connection's whole life.
+    public let handle: OpaquePointer
+
+    /// Statements prepared for the convenience calls (`run`, `query`, helpers), keyed by SQL.
+    let statementCache = StatementCache(capacity: 64)
+
+    /// Closures registered with SQLite (functions, hooks, ...), kept alive while registered.
+    var callbackBoxes: [String: AnyObject] = [:]
+
+    // MARK: - Opening
+
+    /// Opens a connection with SQift's flag conveniences.
+    ///
+    /// - Parameters:
+    ///   - readOnly: `SQLITE_OPEN_READONLY` instead of `READWRITE | CREATE`.
+    ///   - multiThreaded: `SQLITE_OPEN_NOMUTEX` (one thread at a time, the fast choice) instead of
+    ///     `FULLMUTEX`.
+    ///   - sharedCache: `SQLITE_OPEN_SHAREDCACHE` instead of `PRIVATECACHE`.
+    /// - Throws: `SQLiteError` when the file cannot be opened (`SQLITE_CANTOPEN`, ...).
+    public convenience init(
+        storageLocation: StorageLocation = .inMemory,
+        tableLockPolicy: TableLockPolicy = .fastFail,
+        readOnly: Bool = false,
+        multiThreaded: Bool = true,
+        sharedCache: Bool = false
+    ) throws {
+        var flags: Int32 = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        flags |= multiThreaded ? SQLITE_OPEN_NOMUTEX : SQLITE_OPEN_FULLMUTEX
+        flags |= sharedCache ? SQLITE_OPEN_SHAREDCACHE : SQLITE_OPEN_PRIVATECACHE
+        try self.init(storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags)
+    }
+
+    /// Opens a connection with explicit `sqlite3_open_v2` flags.
+    public init(storageLocation: StorageLocation, tableLockPolicy: TableLockPolicy = .fastFail, flags: Int32) throws {
+        var handle: OpaquePointer?
+        let code = sqlite3_open_v2(storageLocation.path, &handle, flags | SQLITE_OPEN_URI, nil)
+        guard code == SQLITE_OK, let handle else {
+            let error = SQLiteError(handle: handle, code: code == SQLITE_OK ? SQLITE_CANTOPEN : code)
+            sqlite3_close_v2(handle)
+            throw SQLiteError(
+                code: error.code,
+                message: "\(error.message) (path: \"\(storageLocation.path)\")",
+                extendedCode: error.extendedCode
+            )
+        }
+        self.handle = handle
+        self.tableLockPolicy = tableLockPolicy
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: - Properties
+
+    /// The main database's file path (`""` for in-memory and temporary databases).
+    public var fileName: String {
+        sqlite3_db_filename(handle, "main").map { String(cString: $0) } ?? ""
+    }
+
+    /// Whether the main database is read-only.
+    public var readOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+    /// Whether the SQLite library was compiled thread-safe.
+    public var threadSafe: Bool { sqlite3_threadsafe() > 0 }
+
+    /// The rowid of the most recent successful INSERT on this connection.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Rows changed since the connection opened.
+    public var totalChanges: Int { Int(sqlite3_total_changes(handle)) }
+
+    /// Whether a transaction is open (the connection is not in autocommit mode).
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    // MARK: - Executing
+
+    /// Runs one or more `;`-separated statements, ignoring any rows they return.
+    ///
+    /// ```swift
+    /// try connection.execute("PRAGMA foreign_keys = true; PRAGMA journal_mode = WAL")
+    /// ```
+    /// Statements run in order; when one fails the earlier ones stay done (as `sqlite3_exec`).
+    /// Values must not be spliced into `sql`: use ``run(_:_:)-(_,Bindable?...)`` to bind them.
+    public func execute(_ sql: SQL) throws {
+        var remaining = Substring(sql)
+        while true {
+            guard let (handle, tail) = try prepareFirstStatement(of: remaining) else { return }
+            defer { sqlite3_finalize(handle) }
+            let statementSQL = String(remaining[..<tail])
+            remaining = remaining[tail...]
+            var producedRow = false
+            while true {
+                let code = sqlite3_step(handle)
+                if code == SQLITE_ROW { producedRow = true; continue }
+                if code == SQLITE_DONE { break }
+                if code & 0xFF == SQLITE_LOCKED, !producedRow, let interval = tableLockPolicy.pollIntervalMicroseconds {
+                    sqlite3_reset(handle)
+                    usleep(interval)
+                    continue
+                }
+                throw SQLiteError(handle: self.handle, code: code, sql: statementSQL)
+            }
+        }
+    }
+
+    /// Compiles the first statement in `sql`; nil when only whitespace or comments remain.
+    /// Retries on table locks as the policy says.
+    func prepareFirstStatement(of sql: Substring) throws -> (OpaquePointer, Substring.Index)? {
+        var text = String(sql)
+        return try text.withUTF8 { buffer -> (OpaquePointer, Substring.Index)? in
+            guard let base = buffer.baseAddress, buffer.count > 0 else { return nil }
+            return try base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { start in
+                var statement: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                while true {
+                    let code = sqlite3_prepare_v2(handle, start, Int32(buffer.count), &statement, &tail)
+                    if code == SQLITE_OK { break }
+                    if code & 0xFF == SQLITE_LOCKED, let interval = tableLockPolicy.pollIntervalMicroseconds {
+                        usleep(interval)
+                        continue
+                    }
+                    throw SQLiteError(handle: handle, code: code, sql: String(sql))
+                }
+                let consumed = tail.map { start.distance(to: $0) } ?? buffer.count
+                let tailIndex = sql.utf8.index(sql.startIndex, offsetBy: consumed)
+                guard let statement else {
+                    // Only a comment or whitespace before the tail: skip it, or stop at the end.
+                    return consumed < buffer.count ? try prepareFirstStatement(of: sql[tailIndex...]) : nil
+                }
+                return (statement, tailIndex)
+            }
+        }
+    }
+
+    /// Interrupts the statement running on this connection; it fails with `SQLITE_INTERRUPT`.
+    /// Safe to call from any thread.
+    public func interrupt() {
+        sqlite3_interrupt(handle)
+    }
+
+    /// Attaches another database under `name` (`ATTACH DATABASE ? AS ?`, both bound).
+    public func attachDatabase(from storageLocation: StorageLocation, withName name: String) throws {
+        try run("ATTACH DATABASE ? AS ?", storageLocation.path, name)
+    }
+
+    /// Detaches the database attached as `name`.
+    public func detachDatabase(named name: String) throws {
+        try run("DETACH DATABASE ?", name)
+    }
+
+    /// Throws the connection's current error when `code` is not a success code; returns `code`.
+    @discardableResult
+    func check(_ code: Int32) throws -> Int32 {
+        switch code {
+        case SQLITE_OK, SQLITE_ROW, SQLITE_DONE: return code
+        default: throw SQLiteError(handle: handle, code: code)
+        }
+    }
+}
+
+extension Connection: CustomStringConvertible {
+    public var description: String {
+        "Connection(\(fileName.isEmpty ? "in-memory or temporary" : fileName))"
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// An error reported by SQLite, or by Strata on SQLite's behalf (a bind count mismatch, a misuse).
+///
+/// ```swift
+/// do { try connection.execute("SELEC 1") }
+/// catch let error as SQLiteError { print(error.code, error.message) } // 1 near "SELEC": syntax error
+/// ```
+///
+/// `code` is SQLite's primary result code (`SQLITE_ERROR`, `SQLITE_BUSY`, ...), `extendedCode` the
+/// extended one (`SQLITE_CONSTRAINT_NOTNULL`, ...) and `sql` the statement that failed, when known.
+/// See <https://www.sqlite.org/rescode.html>.
+public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The primary result code.
+    public let code: Int32
+    /// SQLite's message, passed through unchanged ("database is locked", "no such table: t", ...).
+    public var message: String
+    /// The extended result code; equals `code` when SQLite reported no extension.
+    public let extendedCode: Int32
+    /// The SQL that failed, when the error came from a statement.
+    public var sql: SQL?
+
+    /// SQLite's English description of `code` (`sqlite3_errstr`).
+    public var codeDescription: String { String(cString: sqlite3_errstr(code)) }
+
+    /// Creates an error with an explicit code and message.
+    public init(code: Int32, message: String, extendedCode: Int32? = nil, sql: SQL? = nil) {
+        self.code = code & 0xFF
+        self.extendedCode = extendedCode ?? code
+        self.message = message
+        self.sql = sql
+    }
+
+    /// Reads the most recent error of a connection handle.
+    init(handle: OpaquePointer?, code: Int32, sql: SQL? = nil) {
+        let message: String
+        if let handle, let text = sqlite3_errmsg(handle) {
+            message = String(cString: text)
+        } else {
+            message = String(cString: sqlite3_errstr(code))
+        }
+        let extended = handle.map { sqlite3_extended_errcode($0) } ?? code
+        self.init(code: code, message: message, extendedCode: (extended & 0xFF) == (code & 0xFF) ? extended : code, sql: sql)
+    }
+
+    public var description: String {
+        "{ message=\"\(message)\", code=\(code), codeDescription=\"\(codeDescription)\" }"
+    }
+
+    /// Whether this is a `SQLITE_LOCKED` (table lock) error, the case `TableLockPolicy.poll` retries.
+    var isTableLock: Bool { code == SQLITE_LOCKED }
+}
+
+extension SQLiteError: LocalizedError {
+    public var errorDescription: String? {
+        if let sql { return "SQLite error \(code) (\(codeDescription)): \(message) [SQL: \(sql)]" }
+        return "SQLite error \(code) (\(codeDescription)): \(message)"
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Namespace for SQift's extensions on standard types, reached through `.sqift`.
+public struct SQift<Base> {
+    public let base: Base
+    public init(_ base: Base) { self.base = base }
+}
+
+/// A type that exposes SQift's helpers through `.sqift`.
+public protocol SQiftCompatible {
+    associatedtype CompatibleType
+    var sqift: SQift<CompatibleType> { get }
+}
+
+extension SQiftCompatible {
+    public var sqift: SQift<Self> { SQift(self) }
+}
+
+extension String: SQiftCompatible {}
+
+extension SQift where Base == String {
+    /// The string as a SQL string literal: wrapped in single quotes, inner quotes doubled.
+    ///
+    /// ```swift
+    /// "it's".sqift.addingSQLEscapes() // "'it''s'"
+    /// ```
+    /// Prefer bound parameters; this is for the few places SQL cannot take one (savepoint names).
+    public func addingSQLEscapes() -> String {
+        "'" + base.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}
+
+/// Quotes an identifier (table, column, index name) for SQL: `"name"` with inner quotes doubled.
+@usableFromInline
+func quoteIdentifier(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

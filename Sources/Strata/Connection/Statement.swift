@@ -1,0 +1,243 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// A compiled SQL statement: bind parameters, run it, or query its rows.
+///
+/// ```swift
+/// let insert = try connection.prepare("INSERT INTO cars VALUES(?, ?, ?)")
+/// try insert.bind(1, "Audi", 52_642).run()
+/// try insert.bind(2, "Mercedes", 57_127).run()
+/// ```
+/// A statement belongs to its connection's thread rules. See <https://www.sqlite.org/c3ref/stmt.html>.
+open class Statement {
+    /// The connection the statement was prepared on (kept alive by the statement).
+    public let connection: Connection
+    @usableFromInline let prepared: PreparedStatement
+    @usableFromInline let handle: OpaquePointer
+
+    /// Prepares `sql`, which must hold exactly one statement.
+    ///
+    /// - Throws: `SQLiteError` for a syntax error, a missing table, an empty string, or SQL with
+    ///   more than one statement (use `Connection.execute` for those).
+    public init(connection: Connection, sql: SQL) throws {
+        self.connection = connection
+        self.prepared = try PreparedStatement.prepare(sql, on: connection)
+        self.handle = prepared.handle
+    }
+
+    init(connection: Connection, prepared: PreparedStatement) {
+        self.connection = connection
+        self.prepared = prepared
+        self.handle = prepared.handle
+    }
+
+    /// The SQL text the statement was prepared from.
+    public var sql: SQL { prepared.sql }
+
+    /// The SQL with the current bound values substituted, as SQLite would log it.
+    public var expandedSQL: SQL? {
+        guard let text = sqlite3_expanded_sql(handle) else { return nil }
+        defer { sqlite3_free(text) }
+        return String(cString: text)
+    }
+
+    /// Whether the statement has been stepped and not yet run to completion or reset.
+    public var isBusy: Bool { sqlite3_stmt_busy(handle) != 0 }
+
+    /// Whether the statement makes no direct change to the database.
+    public var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+
+    /// The number of result columns.
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
+    /// The result column names, in order.
+    public var columnNames: [String] { prepared.columnNames }
+
+    /// The index of the result column named `name`, or nil.
+    public func columnIndex(forName name: String) -> Int? {
+        prepared.columnIndex(forName: name).map(Int.init)
+    }
+
+    /// The number of SQL parameters (`?`, `?NNN`, `:name`, `@name`, `$name`).
+    public var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+
+    // MARK: - Binding
+
+    /// Binds positional parameters, after resetting the statement.
+    ///
+    /// ```swift
+    /// try connection.prepare("INSERT INTO cars VALUES(?, ?, ?)").bind(1, "Audi", nil).run()
+    /// ```
+    /// - Throws: `SQLITE_MISUSE` "Bind expected N parameters, instead received M" when the count
+    ///   differs from the statement's; SQLite's error when a value cannot be bound.
+    @discardableResult
+    public func bind(_ parameters: Bindable?...) throws -> Statement {
+        try bind(parameters)
+    }
+
+    /// Binds positional parameters; the fast form for calls without optional arguments.
+    @discardableResult
+    public func bind(_ parameters: Bindable...) throws -> Statement {
+        try parameters.withUnsafeBufferPointer { buffer in
+            try bindPositional(count: buffer.count) { index in
+                try buffer[index].bind(to: handle, at: Int32(index + 1))
+            }
+        }
+        return self
+    }
+
+    /// Resets the statement without binding anything (SQift's zero-argument `bind()`).
+    @discardableResult
+    public func bind() throws -> Statement {
+        try bind([Bindable?]())
+    }
+
+    /// Binds positional parameters from an array.
+    @discardableResult
+    public func bind(_ parameters: [Bindable?]) throws -> Statement {
+        try parameters.withUnsafeBufferPointer { buffer in
+            try bindPositional(count: buffer.count) { index in
+                guard let value = buffer[index] else { return sqlite3_bind_null(handle, Int32(index + 1)) }
+                return try value.bind(to: handle, at: Int32(index + 1))
+            }
+        }
+        return self
+    }
+
+    /// Binds named parameters; keys carry their prefix (`":id"`, `"$id"`, `"@id"`).
+    ///
+    /// ```swift
+    /// try statement.bind([":id": 1, ":name": "Audi", ":price": 52_642]).run()
+    /// ```
+    /// - Throws: `SQLITE_MISUSE` "Bind could not find index for key: 'k'" for an unknown name.
+    @discardableResult
+    public func bind(_ parameters: [String: Bindable?]) throws -> Statement {
+        resetForNewExecution()
+        sqlite3_clear_bindings(handle)
+        for (key, value) in parameters {
+            let index = sqlite3_bind_parameter_index(handle, key)
+            guard index > 0 else {
+                throw SQLiteError(code: SQLITE_MISUSE, message: "Bind could not find index for key: '\(key)'", sql: sql)
+            }
+            let code = try value?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
+            try checkBind(code, index: index)
+        }
+        return self
+    }
+
+    @usableFromInline
+    func bindPositional(count: Int, _ bindValue: (Int) throws -> Int32) throws {
+        resetForNewExecution()
+        let expected = Int(sqlite3_bind_parameter_count(handle))
+        guard count == expected else {
+            throw SQLiteError(
+                code: SQLITE_MISUSE,
+                message: "Bind expected \(expected) parameters, instead received \(count)",
+                sql: sql
+            )
+        }
+        // Every parameter is rebound, so sqlite3_clear_bindings would be wasted work.
+        for index in 0..<count {
+            let code = try bindValue(index)
+            if code != SQLITE_OK { try checkBind(code, index: Int32(index + 1)) }
+        }
+    }
+
+    func checkBind(_ code: Int32, index: Int32) throws {
+        guard code != SQLITE_OK else { return }
+        var error = SQLiteError(handle: connection.handle, code: code, sql: sql)
+        error.message = "Could not bind parameter \(index): \(error.message)"
+        throw error
+    }
+
+    @inline(__always) @usableFromInline
+    func resetForNewExecution() {
+        sqlite3_reset(handle)
+        prepared.hasProducedRow = false
+    }
+
+    /// Clears all bindings to NULL (keeps the statement's position).
+    func clearBindings() {
+        sqlite3_clear_bindings(handle)
+    }
+
+    // MARK: - Running
+
+    /// Steps the statement to completion, ignoring any rows.
+    @discardableResult
+    public func run() throws -> Statement {
+        while try step() {}
+        return self
+    }
+
+    /// Advances to the next row: true when a row is available, false when done.
+    @inlinable
+    public func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { prepared.hasProducedRow = true; return true }
+        if code == SQLITE_DONE { return false }
+        return try stepFailed(code)
+    }
+
+    /// Retries a table lock (only before the first row, when a retry cannot repeat rows) or throws.
+    @usableFromInline
+    func stepFailed(_ code: Int32) throws -> Bool {
+        var code = code
+        while code & 0xFF == SQLITE_LOCKED, !prepared.hasProducedRow,
+              let interval = connection.tableLockPolicy.pollIntervalMicroseconds {
+            sqlite3_reset(handle)
+            usleep(interval)
+            code = sqlite3_step(handle)
+            if code == SQLITE_ROW { prepared.hasProducedRow = true; return true }
+            if code == SQLITE_DONE { return false }
+        }
+        let error = SQLiteError(handle: connection.handle, code: code, sql: sql)
+        sqlite3_reset(handle)
+        throw error
+    }
+
+    // MARK: - Reading the current row
+
+    /// The value of column `index` of the current row, or nil for NULL or a value that does not
+    /// convert to `T`.
+    @inlinable
+    public func value<T: Extractable>(at index: Int32, as type: T.Type = T.self) -> T.DataType? {
+        guard let value = sqlite3_column_value(handle, index), sqlite3_value_type(value) != SQLITE_NULL else {
+            return nil
+        }
+        return T.extract(from: value)
+    }
+
+    /// The value of column `index` in SQift's `Any` form (`Int64`, `Double`, `String`, `Data`, nil).
+    public func anyValue(at index: Int32) -> Any? {
+        guard index >= 0, index < sqlite3_column_count(handle), let value = sqlite3_column_value(handle, index) else {
+            return nil
+        }
+        return Strata.anyValue(of: value)
+    }
+}
+
+extension Statement: CustomStringConvertible {
+    public var description: String { sql }
+}
+
+extension PreparedStatement {
+    /// Compiles exactly one statement of `sql` on `connection`, polling on table locks per policy.
+    static func prepare(_ sql: SQL, on connection: Connection) throws -> PreparedStatement {
+        guard let (handle, tail) = try connection.prepareFirstStatement(of: Substring(sql)) else {
+            throw SQLiteError(code: SQLITE_MISUSE, message: "SQL contains no statement", sql: sql)
+        }
+        let statement = PreparedStatement(handle: handle, sql: sql)
+        if let extra = try connection.prepareFirstStatement(of: Substring(sql)[tail...]) {
+            sqlite3_finalize(extra.0)
+            throw SQLiteError(
+                code: SQLITE_MISUSE,
+                message: "SQL holds more than one statement; prepare one at a time or use execute()",
+                sql: sql
+            )
+        }
+        return statement
+    }
+}

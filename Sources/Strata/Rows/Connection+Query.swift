@@ -1,0 +1,148 @@
+import Foundation
+
+// The query API on a connection: each call takes a statement from the connection's cache, binds
+// the parameters, reads, and resets the statement. Three forms each: variadic, array, dictionary.
+extension Connection {
+    /// The first column of the first row as `T`; nil when there is no row or the value is NULL.
+    public func query<T: Extractable>(_ sql: SQL, _ parameters: Bindable?...) throws -> T? where T.DataType == T {
+        try query(sql, parameters)
+    }
+
+    /// The first column of the first row as `T`. (positional array parameters)
+    public func query<T: Extractable>(_ sql: SQL, _ parameters: [Bindable?]) throws -> T? where T.DataType == T {
+        try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query() }
+    }
+
+    /// The first column of the first row as `T`. (named parameters)
+    public func query<T: Extractable>(_ sql: SQL, _ parameters: [String: Bindable?]) throws -> T? where T.DataType == T {
+        try withStatement(cachedFor: sql, .named(parameters)) { try $0.query() }
+    }
+
+    /// The first row, or nil. The row reads from a cached statement: use it before the next query.
+    public func query(_ sql: SQL, _ parameters: Bindable?...) throws -> Row? {
+        try query(sql, parameters)
+    }
+
+    /// The first row, or nil. The row reads from a cached statement: use it before the next query. (positional array parameters)
+    public func query(_ sql: SQL, _ parameters: [Bindable?]) throws -> Row? {
+        try rowStatement(sql, .positional(parameters)).query()
+    }
+
+    /// The first row, or nil. The row reads from a cached statement: use it before the next query. (named parameters)
+    public func query(_ sql: SQL, _ parameters: [String: Bindable?]) throws -> Row? {
+        try rowStatement(sql, .named(parameters)).query()
+    }
+
+    /// The first row as a model, or nil.
+    public func query<T: ExpressibleByRow>(_ sql: SQL, _ parameters: Bindable?...) throws -> T? {
+        try query(sql, parameters)
+    }
+
+    /// The first row as a model, or nil. (positional array parameters)
+    public func query<T: ExpressibleByRow>(_ sql: SQL, _ parameters: [Bindable?]) throws -> T? {
+        try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query() }
+    }
+
+    /// The first row as a model, or nil. (named parameters)
+    public func query<T: ExpressibleByRow>(_ sql: SQL, _ parameters: [String: Bindable?]) throws -> T? {
+        try withStatement(cachedFor: sql, .named(parameters)) { try $0.query() }
+    }
+
+    /// `body` applied to the first row, or nil.
+    public func query<T>(_ sql: SQL, _ parameters: Bindable?..., body: (Row) throws -> T) throws -> T? {
+        try query(sql, parameters, body: body)
+    }
+
+    /// `body` applied to the first row, or nil. (positional array parameters)
+    public func query<T>(_ sql: SQL, _ parameters: [Bindable?], body: (Row) throws -> T) throws -> T? {
+        try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query(body: body) }
+    }
+
+    /// `body` applied to the first row, or nil. (named parameters)
+    public func query<T>(_ sql: SQL, _ parameters: [String: Bindable?], body: (Row) throws -> T) throws -> T? {
+        try withStatement(cachedFor: sql, .named(parameters)) { try $0.query(body: body) }
+    }
+
+    /// The first column of every row, stopping at the first NULL or unconvertible value.
+    public func query<T: Extractable>(_ sql: SQL, _ parameters: Bindable?...) throws -> [T] where T.DataType == T {
+        try query(sql, parameters)
+    }
+
+    /// The first column of every row, stopping at the first NULL or unconvertible value. (positional array parameters)
+    public func query<T: Extractable>(_ sql: SQL, _ parameters: [Bindable?]) throws -> [T] where T.DataType == T {
+        try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query() }
+    }
+
+    /// The first column of every row, stopping at the first NULL or unconvertible value. (named parameters)
+    public func query<T: Extractable>(_ sql: SQL, _ parameters: [String: Bindable?]) throws -> [T] where T.DataType == T {
+        try withStatement(cachedFor: sql, .named(parameters)) { try $0.query() }
+    }
+
+    /// Every row as a model.
+    public func query<T: ExpressibleByRow>(_ sql: SQL, _ parameters: Bindable?...) throws -> [T] {
+        try query(sql, parameters)
+    }
+
+    /// Every row as a model. (positional array parameters)
+    public func query<T: ExpressibleByRow>(_ sql: SQL, _ parameters: [Bindable?]) throws -> [T] {
+        try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query() }
+    }
+
+    /// Every row as a model. (named parameters)
+    public func query<T: ExpressibleByRow>(_ sql: SQL, _ parameters: [String: Bindable?]) throws -> [T] {
+        try withStatement(cachedFor: sql, .named(parameters)) { try $0.query() }
+    }
+
+    /// `body` applied to every row.
+    public func query<T>(_ sql: SQL, _ parameters: Bindable?..., body: (Row) throws -> T) throws -> [T] {
+        try query(sql, parameters, body: body)
+    }
+
+    /// `body` applied to every row. (positional array parameters)
+    public func query<T>(_ sql: SQL, _ parameters: [Bindable?], body: (Row) throws -> T) throws -> [T] {
+        try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query(body: body) }
+    }
+
+    /// `body` applied to every row. (named parameters)
+    public func query<T>(_ sql: SQL, _ parameters: [String: Bindable?], body: (Row) throws -> T) throws -> [T] {
+        try withStatement(cachedFor: sql, .named(parameters)) { try $0.query(body: body) }
+    }
+
+    /// A dictionary from the key-value pair `body` makes of each row.
+    public func query<Key: Hashable, Value>(_ sql: SQL, _ parameters: Bindable?..., body: (Row) throws -> (Key, Value)) throws -> [Key: Value] {
+        try query(sql, parameters, body: body)
+    }
+
+    /// A dictionary from the key-value pair `body` makes of each row. (positional array parameters)
+    public func query<Key: Hashable, Value>(_ sql: SQL, _ parameters: [Bindable?], body: (Row) throws -> (Key, Value)) throws -> [Key: Value] {
+        try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query(body: body) }
+    }
+
+    /// A dictionary from the key-value pair `body` makes of each row. (named parameters)
+    public func query<Key: Hashable, Value>(_ sql: SQL, _ parameters: [String: Bindable?], body: (Row) throws -> (Key, Value)) throws -> [Key: Value] {
+        try withStatement(cachedFor: sql, .named(parameters)) { try $0.query(body: body) }
+    }
+
+    /// A dictionary built from each row, `body` seeing the dictionary so far.
+    public func query<Key: Hashable, Value>(_ sql: SQL, _ parameters: Bindable?..., body: ([Key: Value], Row) throws -> (Key, Value)) throws -> [Key: Value] {
+        try query(sql, parameters, body: body)
+    }
+
+    /// A dictionary built from each row, `body` seeing the dictionary so far. (positional array parameters)
+    public func query<Key: Hashable, Value>(_ sql: SQL, _ parameters: [Bindable?], body: ([Key: Value], Row) throws -> (Key, Value)) throws -> [Key: Value] {
+        try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query(body: body) }
+    }
+
+    /// A dictionary built from each row, `body` seeing the dictionary so far. (named parameters)
+    public func query<Key: Hashable, Value>(_ sql: SQL, _ parameters: [String: Bindable?], body: ([Key: Value], Row) throws -> (Key, Value)) throws -> [Key: Value] {
+        try withStatement(cachedFor: sql, .named(parameters)) { try $0.query(body: body) }
+    }
+
+    /// The statement behind `query(...) -> Row?`. The row outlives the call, so it cannot come
+    /// from the shared cache (a later query would move it): it gets its own prepared statement.
+    private func rowStatement(_ sql: SQL, _ parameters: StatementParameters) throws -> Statement {
+        let statement = try Statement(connection: self, sql: sql)
+        try parameters.bind(to: statement)
+        return statement
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// The current row of a statement: a view, valid until the statement steps again.
+///
+/// ```swift
+/// if let row = try db.query("SELECT name, price FROM cars WHERE id = ?", 1) {
+///     let name: String = row["name"]
+///     let price: UInt? = row[1]
+/// }
+/// ```
+/// The optional subscripts return nil for NULL, a missing column or a value that does not
+/// convert; the non-optional ones stop the program in those cases, as in SQift, so prefer the
+/// optional ones where the SQL is decoupled from the reading code.
+public struct Row {
+    @usableFromInline let statement: Statement
+
+    @inlinable
+    init(statement: Statement) { self.statement = statement }
+
+    /// The number of columns.
+    public var columnCount: Int { statement.columnCount }
+
+    /// Each column with its name, type and value.
+    public var columns: [Column] {
+        statement.columnNames.enumerated().map { index, name in
+            Column(index: index, name: name, dataType: dataType(at: index), value: value(at: index))
+        }
+    }
+
+    /// Every value in SQift's `Any` form.
+    public var values: [Any?] { (0..<columnCount).map { value(at: $0) } }
+
+    /// The value at `index` in SQift's `Any` form: `Int64`, `Double`, `String`, `Data`, or nil.
+    public func value(at index: Int) -> Any? {
+        guard let index = Int32(exactly: index) else { return nil }
+        return statement.anyValue(at: index)
+    }
+
+    /// The value at `index` as `T`, or nil for NULL, a bad index or a value that does not convert.
+    @inlinable
+    public func value<T: Extractable>(at index: Int) -> T? where T.DataType == T {
+        guard let index = Int32(exactly: index) else { return nil }
+        return statement.value(at: index, as: T.self)
+    }
+
+    /// The value of the column named `name` as `T`, or nil.
+    @inlinable
+    public func value<T: Extractable>(forColumnName name: String) -> T? where T.DataType == T {
+        guard let index = statement.prepared.columnIndex(forName: name) else { return nil }
+        return statement.value(at: index, as: T.self)
+    }
+
+    @inlinable
+    public subscript<T: Extractable>(index: Int) -> T? where T.DataType == T {
+        value(at: index)
+    }
+
+    /// Stops the program when the value is NULL or does not convert; see the type's discussion.
+    @inlinable
+    public subscript<T: Extractable>(index: Int) -> T where T.DataType == T {
+        guard let value: T = value(at: index) else { extractionFailed(T.self, column: "\(index)") }
+        return value
+    }
+
+    @inlinable
+    public subscript<T: Extractable>(name: String) -> T? where T.DataType == T {
+        value(forColumnName: name)
+    }
+
+    /// Stops the program when the column is missing, NULL, or does not convert.
+    @inlinable
+    public subscript<T: Extractable>(name: String) -> T where T.DataType == T {
+        guard let value: T = value(forColumnName: name) else { extractionFailed(T.self, column: "'\(name)'") }
+        return value
+    }
+
+    @usableFromInline
+    func extractionFailed<T>(_ type: T.Type, column: String) -> Never {
+        // SQift documents these subscripts as trapping; the message says which read failed.
+        preconditionFailure("Row column \(column) is NULL, missing or not convertible to \(T.self) in row \(self). Use an optional subscript to handle it.")
+    }
+
+    func dataType(at index: Int) -> Column.DataType {
+        switch sqlite3_column_type(statement.handle, Int32(index)) {
+        case SQLITE_INTEGER: return .integer
+        case SQLITE_FLOAT: return .float
+        case SQLITE_TEXT: return .text
+        case SQLITE_BLOB: return .blob
+        default: return .null
+        }
+    }
+}
+
+extension Row {
+    /// One column of a row.
+    // @unchecked: `value` only ever holds Int64, Double, String, Data or nil, all Sendable.
+    public struct Column: CustomStringConvertible, @unchecked Sendable {
+        /// SQLite's storage classes, as `sqlite3_column_type` reports them.
+        public enum DataType: Sendable {
+            case integer, float, text, blob, null
+        }
+
+        public let index: Int
+        public let name: String
+        public let dataType: DataType
+        public let value: Any?
+
+        public var description: String {
+            let typeName: String
+            switch dataType {
+            case .integer: typeName = "integer"
+            case .float: typeName = "float"
+            case .text: typeName = "text"
+            case .blob: typeName = "blob"
+            case .null: typeName = "null"
+            }
+            return "{ index: \(index) name: \"\(name)\", type: \"\(typeName)\", value: \(value.map { "\($0)" } ?? "NULL") }"
+        }
+    }
+}
+
+extension Row: Sequence {
+    public func makeIterator() -> AnyIterator<Any?> {
+        var index = 0
+        let count = columnCount
+        return AnyIterator {
+            guard index < count else { return nil }
+            defer { index += 1 }
+            return .some(self.value(at: index))
+        }
+    }
+}
+
+extension Row: CustomStringConvertible {
+    /// The values as a list, such as `['Lana', 2, NULL]`.
+    public var description: String {
+        let items = values.map { value -> String in
+            switch value {
+            case nil: return "NULL"
+            case let text as String: return "'\(text)'"
+            case let some?: return "\(some)"
+            }
+        }
+        return "[" + items.joined(separator: ", ") + "]"
+    }
+}
+
+/// A type that can be created from a row.
+///
+/// ```swift
+/// extension Car: ExpressibleByRow {
+///     init(row: Row) throws {
+///         guard let name: String = row[0], let price: UInt = row[1] else {
+///             throw ExpressibleByRowError(type: Car.self, row: row)
+///         }
+///         self.init(name: name, price: price)
+///     }
+/// }
+/// let cars: [Car] = try db.query("SELECT name, price FROM cars")
+/// ```
+public protocol ExpressibleByRow {
+    init(row: Row) throws
+}
+
+/// Thrown by an `ExpressibleByRow` initializer when the row does not have what it needs.
+public struct ExpressibleByRowError: Error, CustomStringConvertible {
+    public let type: Any.Type
+    public let columns: [Row.Column]
+
+    public init(type: Any.Type, row: Row) {
+        self.type = type
+        self.columns = row.columns
+    }
+
+    public var errorDescription: String? { "Failed to initialize \(type) from Row with columns: \(columns)" }
+    public var failureReason: String? { "\(type) could not be initialized from Row with columns: \(columns)" }
+    public var description: String { "ExpressibleByRowError: " + (errorDescription ?? "") }
+}
+
+extension ExpressibleByRowError: LocalizedError {}

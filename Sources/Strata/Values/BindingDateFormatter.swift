@@ -1,0 +1,159 @@
+import Foundation
+
+/// The formatter `Date` binding uses to store dates as TEXT (and `FunctionValue.date`,
+/// `FunctionResult.date` and the Migrator's timestamps use to read and write them).
+///
+/// The default format is `yyyy-MM-dd'T'HH:mm:ss.SSS` in GMT with the `en_US_POSIX` locale, which
+/// SQLite's date functions understand. Replace it (or change its settings) with care: date range
+/// queries only work with formats SQLite can compare.
+///
+/// While the default is in place, Strata formats and parses that exact format by hand, which is
+/// much faster than `DateFormatter` and gives identical results.
+// A settable global is SQift's documented API. `nonisolated(unsafe)`: it is meant to be set once at
+// startup, before any connection uses it; DateFormatter itself is thread-safe for formatting.
+nonisolated(unsafe) public var bindingDateFormatter: DateFormatter = BindingDateFormat.makeDefaultFormatter()
+
+/// The default formatter; any change to a setting that affects output turns the fast path off.
+final class DefaultBindingDateFormatter: DateFormatter, @unchecked Sendable {
+    // @unchecked: DateFormatter is a thread-safe Foundation class; `isPristine` only ever goes
+    // from true to false, and a stale read merely takes the (equivalent) slow path once.
+    nonisolated(unsafe) var isPristine = false
+
+    override var dateFormat: String! { didSet { isPristine = false } }
+    override var timeZone: TimeZone! { didSet { isPristine = false } }
+    override var locale: Locale! { didSet { isPristine = false } }
+    override var calendar: Calendar! { didSet { isPristine = false } }
+    override var isLenient: Bool { didSet { isPristine = false } }
+}
+
+/// Formatting and parsing of `Date` binding text, with a hand-written fast path for the default.
+enum BindingDateFormat {
+    static let defaultFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS"
+    /// Seconds from 1970 to 2001, Foundation's reference date.
+    static let referenceOffset: Double = 978_307_200
+    /// Before the Gregorian reform DateFormatter switches calendars; leave those years to it.
+    static let fastYears = 1583...9999
+
+    static func makeDefaultFormatter() -> DateFormatter {
+        let formatter = DefaultBindingDateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        formatter.dateFormat = defaultFormat
+        formatter.isPristine = true
+        return formatter
+    }
+
+    @inline(__always)
+    static var fastPathEnabled: Bool {
+        (bindingDateFormatter as? DefaultBindingDateFormatter)?.isPristine == true
+    }
+
+    static func string(from date: Date) -> String {
+        if fastPathEnabled, let text = fastString(from: date) { return text }
+        return bindingDateFormatter.string(from: date)
+    }
+
+    static func date(from text: String) -> Date? {
+        if fastPathEnabled {
+            var text = text
+            if let date = text.withUTF8({ fastDate(fromUTF8: $0) }) { return date }
+        }
+        return bindingDateFormatter.date(from: text)
+    }
+
+    static func date(fromUTF8 buffer: UnsafeBufferPointer<UInt8>) -> Date? {
+        if fastPathEnabled, let date = fastDate(fromUTF8: buffer) { return date }
+        return bindingDateFormatter.date(from: String(decoding: buffer, as: UTF8.self))
+    }
+
+    // MARK: - Civil calendar arithmetic (proleptic Gregorian; Howard Hinnant's algorithms)
+
+    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civil(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    static func fastString(from date: Date) -> String? {
+        let milliseconds = ((date.timeIntervalSinceReferenceDate + referenceOffset) * 1000).rounded(.down)
+        guard milliseconds.isFinite, abs(milliseconds) < 4e14, let total = Int64(exactly: milliseconds) else {
+            return nil
+        }
+        var days = total / 86_400_000
+        var remainder = total % 86_400_000
+        if remainder < 0 { remainder += 86_400_000; days -= 1 }
+        let (year, month, day) = civil(days: days)
+        guard fastYears.contains(Int(year)) else { return nil }
+        let fields: [(Int64, Int)] = [
+            (year, 4), (month, 2), (day, 2), (remainder / 3_600_000, 2),
+            (remainder / 60_000 % 60, 2), (remainder / 1000 % 60, 2), (remainder % 1000, 3),
+        ]
+        let separators: [UInt8] = [UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "T"),
+                                   UInt8(ascii: ":"), UInt8(ascii: ":"), UInt8(ascii: ".")]
+        return String(unsafeUninitializedCapacity: 23) { buffer in
+            var position = 0
+            for (fieldIndex, (value, width)) in fields.enumerated() {
+                var value = value
+                for offset in stride(from: width - 1, through: 0, by: -1) {
+                    buffer[position + offset] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+                position += width
+                if fieldIndex < separators.count {
+                    buffer[position] = separators[fieldIndex]
+                    position += 1
+                }
+            }
+            return position
+        }
+    }
+
+    static func fastDate(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard bytes.count == 23,
+              bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: ".")
+        else { return nil }
+        func number(_ start: Int, _ count: Int) -> Int64? {
+            var value: Int64 = 0
+            for index in start..<(start + count) {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int64(digit)
+            }
+            return value
+        }
+        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+              let millisecond = number(20, 3),
+              fastYears.contains(Int(year)), (1...12).contains(month), hour < 24, minute < 60, second < 60,
+              day >= 1, day <= daysInMonth(year: year, month: month)
+        else { return nil }
+        let dayNumber = days(year: year, month: month, day: day)
+        let total = ((dayNumber * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millisecond
+        return Date(timeIntervalSinceReferenceDate: Double(total) / 1000 - referenceOffset)
+    }
+
+    static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+}
