@@ -7,8 +7,8 @@ import Foundation
 /// SQLite's date functions understand. Replace it (or change its settings) with care: date range
 /// queries only work with formats SQLite can compare.
 ///
-/// While the default is in place, Strata formats and parses that exact format by hand, which is
-/// much faster than `DateFormatter` and gives identical results.
+/// While the default is in place, Strata parses that exact format by hand, which is much faster
+/// than `DateFormatter` and gives identical results.
 // A settable global is SQift's documented API. `nonisolated(unsafe)`: it is meant to be set once at
 // startup, before any connection uses it; DateFormatter itself is thread-safe for formatting.
 nonisolated(unsafe) public var bindingDateFormatter: DateFormatter = BindingDateFormat.makeDefaultFormatter()
@@ -26,7 +26,7 @@ final class DefaultBindingDateFormatter: DateFormatter, @unchecked Sendable {
     override var isLenient: Bool { didSet { isPristine = false } }
 }
 
-/// Formatting and parsing of `Date` binding text, with a hand-written fast path for the default.
+/// Formatting and parsing of `Date` binding text, with a hand-written parser for the default format.
 enum BindingDateFormat {
     static let defaultFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS"
     /// Seconds from 1970 to 2001, Foundation's reference date.
@@ -48,9 +48,10 @@ enum BindingDateFormat {
         (bindingDateFormatter as? DefaultBindingDateFormatter)?.isPristine == true
     }
 
+    /// Formatting always goes through the formatter: Foundation's sub-millisecond rounding is not
+    /// specified, and stored text must match what SQift would have written.
     static func string(from date: Date) -> String {
-        if fastPathEnabled, let text = fastString(from: date) { return text }
-        return bindingDateFormatter.string(from: date)
+        bindingDateFormatter.string(from: date)
     }
 
     static func date(from text: String) -> Date? {
@@ -66,7 +67,7 @@ enum BindingDateFormat {
         return bindingDateFormatter.date(from: String(decoding: buffer, as: UTF8.self))
     }
 
-    // MARK: - Civil calendar arithmetic (proleptic Gregorian; Howard Hinnant's algorithms)
+    // MARK: - Parsing the default format (proleptic Gregorian; Howard Hinnant's days_from_civil)
 
     static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
@@ -76,52 +77,6 @@ enum BindingDateFormat {
         let doy = (153 * mp + 2) / 5 + day - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         return era * 146_097 + doe - 719_468
-    }
-
-    static func civil(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    static func fastString(from date: Date) -> String? {
-        let milliseconds = ((date.timeIntervalSinceReferenceDate + referenceOffset) * 1000).rounded(.down)
-        guard milliseconds.isFinite, abs(milliseconds) < 4e14, let total = Int64(exactly: milliseconds) else {
-            return nil
-        }
-        var days = total / 86_400_000
-        var remainder = total % 86_400_000
-        if remainder < 0 { remainder += 86_400_000; days -= 1 }
-        let (year, month, day) = civil(days: days)
-        guard fastYears.contains(Int(year)) else { return nil }
-        let fields: [(Int64, Int)] = [
-            (year, 4), (month, 2), (day, 2), (remainder / 3_600_000, 2),
-            (remainder / 60_000 % 60, 2), (remainder / 1000 % 60, 2), (remainder % 1000, 3),
-        ]
-        let separators: [UInt8] = [UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "T"),
-                                   UInt8(ascii: ":"), UInt8(ascii: ":"), UInt8(ascii: ".")]
-        return String(unsafeUninitializedCapacity: 23) { buffer in
-            var position = 0
-            for (fieldIndex, (value, width)) in fields.enumerated() {
-                var value = value
-                for offset in stride(from: width - 1, through: 0, by: -1) {
-                    buffer[position + offset] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                }
-                position += width
-                if fieldIndex < separators.count {
-                    buffer[position] = separators[fieldIndex]
-                    position += 1
-                }
-            }
-            return position
-        }
     }
 
     static func fastDate(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import Strata
+
+@Suite struct TransactionTests {
+    @Test(arguments: [Connection.TransactionType.deferred, .immediate, .exclusive])
+    func commitsEachKind(kind: Connection.TransactionType) throws {
+        let db = try makeCarsConnection()
+        try db.transaction(transactionType: kind) {
+            #expect(db.isInTransaction)
+            try db.run("DELETE FROM cars WHERE id = ?", 1)
+        }
+        #expect(!db.isInTransaction)
+        #expect(try db.query("SELECT count(*) FROM cars") == 3)
+        #expect(kind.rawValue == kind.rawValue.uppercased())
+    }
+
+    @Test func failedTransactionLeavesTheFileUnchanged() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("db.sqlite")
+        do {
+            let db = try Connection(storageLocation: .onDisk(path))
+            try db.execute("CREATE TABLE accounts(id INTEGER PRIMARY KEY, balance INTEGER NOT NULL)")
+            try db.run("INSERT INTO accounts VALUES(1, 100), (2, 50)")
+            struct Abort: Error {}
+            #expect(throws: Abort.self) {
+                try db.transaction(transactionType: .immediate) {
+                    try db.run("UPDATE accounts SET balance = balance - 70 WHERE id = 1")
+                    try db.run("UPDATE accounts SET balance = balance + 70 WHERE id = 2")
+                    throw Abort()
+                }
+            }
+            #expect(throws: SQLiteError.self) {
+                try db.transaction {
+                    try db.run("INSERT INTO accounts VALUES(3, 1)")
+                    try db.run("INSERT INTO accounts VALUES(3, 1)")
+                }
+            }
+        }
+        let reopened = try Connection(storageLocation: .onDisk(path))
+        let balances: [Int] = try reopened.query("SELECT balance FROM accounts ORDER BY id")
+        #expect(balances == [100, 50])
+    }
+
+    @Test func failedCommitRollsBack() throws {
+        let db = try Connection()
+        try db.execute("PRAGMA foreign_keys = ON")
+        try db.execute("CREATE TABLE parent(id INTEGER PRIMARY KEY)")
+        try db.execute("CREATE TABLE child(parent_id INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED)")
+        let error = sqliteError {
+            try db.transaction { try db.run("INSERT INTO child VALUES(42)") }
+        }
+        #expect(error?.message == "FOREIGN KEY constraint failed")
+        #expect(!db.isInTransaction)
+        #expect(try db.query("SELECT count(*) FROM child") == 0)
+    }
+
+    @Test func savepointsNestAndRollBack() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("db.sqlite")
+        do {
+            let db = try Connection(storageLocation: .onDisk(path))
+            try db.execute("CREATE TABLE t(v INTEGER)")
+            struct Abort: Error {}
+            try db.savepoint(named: "outer") {
+                try db.run("INSERT INTO t VALUES(1)")
+                #expect(throws: Abort.self) {
+                    try db.savepoint(named: "in'ner") {
+                        try db.run("INSERT INTO t VALUES(2)")
+                        throw Abort()
+                    }
+                }
+                try db.run("INSERT INTO t VALUES(3)")
+            }
+            #expect(throws: Abort.self) {
+                try db.savepoint(named: "top") {
+                    try db.run("INSERT INTO t VALUES(4)")
+                    throw Abort()
+                }
+            }
+            #expect(!db.isInTransaction)
+            let value = try db.transaction { try db.query("SELECT sum(v) FROM t") as Int? }
+            #expect(value == 4)
+        }
+        let reopened = try Connection(storageLocation: .onDisk(path))
+        #expect(try reopened.query("SELECT group_concat(v) FROM t") == "1,3")
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import Strata
+
+@Suite(.serialized) struct DateBindingTests {
+    func date(_ text: String) -> Date {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter.date(from: text) ?? Date.distantPast
+    }
+
+    @Test func defaultFormatter() {
+        #expect(bindingDateFormatter.dateFormat == "yyyy-MM-dd'T'HH:mm:ss.SSS")
+        #expect(bindingDateFormatter.locale.identifier == "en_US_POSIX")
+        #expect(bindingDateFormatter.timeZone.secondsFromGMT() == 0)
+    }
+
+    @Test func readmeDateExample() throws {
+        let connection = try Connection()
+        try connection.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, release_date TEXT)")
+        try connection.run("INSERT INTO cars(name, release_date) VALUES(?, ?)", "70s car", date("1975-06-01"))
+        try connection.run("INSERT INTO cars(name, release_date) VALUES(?, ?)", "80s car", date("1983-06-01"))
+        try connection.run("INSERT INTO cars(name, release_date) VALUES(?, ?)", "90s car", date("1992-06-01"))
+        try connection.run("INSERT INTO cars(name, release_date) VALUES(?, ?)", "00s car", date("2001-06-01"))
+        let carCount: Int? = try connection.query(
+            "SELECT count(*) FROM cars WHERE release_date >= date(?) AND release_date <= date(?)",
+            date("1980-01-01"), date("2000-01-01")
+        )
+        #expect(carCount == 2)
+        let releaseDate: Date? = try connection.query("SELECT release_date FROM cars WHERE name = ? LIMIT 1", "80s car")
+        #expect(releaseDate == date("1983-06-01"))
+        #expect(try connection.query("SELECT release_date FROM cars WHERE id = 2") == "1983-06-01T00:00:00.000")
+    }
+
+    @Test func fastPathMatchesDateFormatter() {
+        let reference = DateFormatter()
+        reference.locale = Locale(identifier: "en_US_POSIX")
+        reference.timeZone = TimeZone(secondsFromGMT: 0)
+        reference.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS"
+        var generator = SystemRandomNumberGenerator()
+        var samples: [Date] = [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: -0.0005),
+                               Date(timeIntervalSince1970: 951_782_400.999), Date(timeIntervalSince1970: -1e-9)]
+        for _ in 0..<2000 {
+            samples.append(Date(timeIntervalSince1970: Double.random(in: -12_000_000_000...250_000_000_000, using: &generator)))
+        }
+        for sample in samples {
+            let expected = reference.string(from: sample)
+            #expect(BindingDateFormat.string(from: sample) == expected)
+            #expect(BindingDateFormat.date(from: expected).map(BindingDateFormat.string(from:)) == expected)
+            #expect(BindingDateFormat.date(from: expected) == reference.date(from: expected))
+        }
+        #expect(BindingDateFormat.date(from: "2021-02-29T00:00:00.000") == reference.date(from: "2021-02-29T00:00:00.000"))
+        #expect(BindingDateFormat.date(from: "not a date") == nil)
+    }
+
+    @Test func customFormatterIsHonoured() throws {
+        let original = bindingDateFormatter
+        defer { bindingDateFormatter = original }
+        let custom = DateFormatter()
+        custom.locale = Locale(identifier: "en_US_POSIX")
+        custom.timeZone = TimeZone(secondsFromGMT: 0)
+        custom.dateFormat = "yyyy/MM/dd"
+        bindingDateFormatter = custom
+        let connection = try Connection()
+        try connection.execute("CREATE TABLE t(d TEXT)")
+        try connection.run("INSERT INTO t VALUES(?)", date("1999-12-31"))
+        #expect(try connection.query("SELECT d FROM t") == "1999/12/31")
+        #expect(try connection.query("SELECT d FROM t") == date("1999-12-31"))
+    }
+}
