@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// A walk through Strata on a temporary database, printing each step.
+struct Tour: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Walk through Strata's features on a temporary database.")
+
+    struct Car: ExpressibleByRow, CustomStringConvertible {
+        let name: String
+        let price: Int
+        init(row: Row) throws {
+            guard let name: String = row["name"], let price: Int = row["price"] else {
+                throw ExpressibleByRowError(type: Car.self, row: row)
+            }
+            self.name = name
+            self.price = price
+        }
+        var description: String { "Car(name: \(name), price: \(price))" }
+    }
+
+    struct Owner: CodableBinding {
+        let name: String
+        let since: Int
+    }
+
+    func run() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-tour-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("tour.sqlite").path
+
+        section("Open a database file")
+        let db = try Connection(storageLocation: .onDisk(path))
+        try db.execute("PRAGMA journal_mode = WAL")
+        show("Connection(storageLocation: .onDisk(\"\(path)\"))")
+
+        section("Create a table and insert with bound parameters")
+        try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price INTEGER, owner BLOB)")
+        let insert = try db.prepare("INSERT INTO cars(name, price, owner) VALUES(?, ?, ?)")
+        try insert.bind("Audi", 52_642, Owner(name: "Ada", since: 2019)).run()
+        try insert.bind("Mercedes", 57_127, nil).run()
+        try db.run("INSERT INTO cars(name, price) VALUES(:name, :price)", [":name": "Skoda 'Octavia'", ":price": 24_000])
+        show("3 rows inserted; last rowid \(db.lastInsertRowID)")
+
+        section("Query single values, rows and models")
+        let count: Int? = try db.query("SELECT count(*) FROM cars")
+        show("count(*) = \(count ?? 0)")
+        if let row = try db.query("SELECT name, price FROM cars WHERE price > ? ORDER BY price", 50_000) {
+            let name: String = row["name"]
+            show("first row over 50,000: \(row) -> name \(name)")
+        }
+        let cars: [Car] = try db.query("SELECT name, price FROM cars ORDER BY id")
+        cars.forEach { show("\($0)") }
+        let prices: [String: Int] = try db.query("SELECT name, price FROM cars") { ($0[0], $0[1]) }
+        show("dictionary: \(prices.sorted { $0.key < $1.key })")
+
+        section("Codable bindings")
+        let owner: Owner? = try db.query("SELECT owner FROM cars WHERE name = ?", "Audi")
+        show("owner decoded from a BLOB: \(owner.map { "\($0.name) since \($0.since)" } ?? "none")")
+
+        section("A transaction that fails rolls back")
+        do {
+            try db.transaction {
+                try db.run("DELETE FROM cars")
+                try db.run("INSERT INTO cars(name) VALUES(?)", nil)   // NOT NULL fails
+            }
+        } catch let error as SQLiteError {
+            show("transaction failed: \(error.message)")
+        }
+        show("cars still there: \(try db.query("SELECT count(*) FROM cars") as Int? ?? 0)")
+
+        section("Bad input is a thrown error, not a crash")
+        do { try db.run("INSERT INTO cars(name) VALUES(?, ?)", "only one") } catch {
+            show("\(error)")
+        }
+        print("\nDone. The database was \(path) (now removed).")
+    }
+
+    private func section(_ title: String) { print("\n== \(title)") }
+    private func show(_ line: String) { print("   \(line)") }
+}
