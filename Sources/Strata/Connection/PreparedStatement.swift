@@ -20,6 +20,17 @@ final class PreparedStatement {
 
     @exclusivity(unchecked) @usableFromInline var lookup: ColumnLookup?
 
+    /// Parameter name → index, filled as names are first bound (named binds happen per row).
+    @exclusivity(unchecked) var parameterIndexes: [String: Int32] = [:]
+
+    /// The index of the parameter named `name` (with its prefix), or 0 when there is none.
+    func parameterIndex(forName name: String) -> Int32 {
+        if let index = parameterIndexes[name] { return index }
+        let index = sqlite3_bind_parameter_index(handle, name)
+        if index > 0 { parameterIndexes[name] = index }
+        return index
+    }
+
     init(handle: OpaquePointer, sql: SQL) {
         self.handle = handle
         self.sql = sql

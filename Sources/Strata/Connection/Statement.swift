@@ -117,7 +117,7 @@ open class Statement {
         resetForNewExecution()
         sqlite3_clear_bindings(handle)
         for (key, value) in parameters {
-            let index = sqlite3_bind_parameter_index(handle, key)
+            let index = prepared.parameterIndex(forName: key)
             guard index > 0 else {
                 throw SQLiteError(code: SQLITE_MISUSE, message: "Bind could not find index for key: '\(key)'", sql: sql)
             }

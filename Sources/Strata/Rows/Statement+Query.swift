@@ -99,3 +99,37 @@ extension Statement {
         return result
     }
 }
+
+// The cursor form: visit rows without collecting them.
+extension Statement {
+    /// Calls `body` with each row in turn, without building an array; the fastest way to scan.
+    ///
+    /// ```swift
+    /// var total = 0
+    /// try statement.forEachRow { row in total += row[0] as Int }
+    /// ```
+    /// The row is only valid inside `body`.
+    @inlinable
+    public func forEachRow(_ body: (Row) throws -> Void) throws {
+        defer { resetForNewExecution() }
+        let row = Row(statement: self)
+        while try step() { try body(row) }
+    }
+}
+
+extension Connection {
+    /// Calls `body` with each row of `sql` in turn, without building an array.
+    public func forEachRow(_ sql: SQL, _ parameters: Bindable?..., body: (Row) throws -> Void) throws {
+        try forEachRow(sql, parameters, body: body)
+    }
+
+    /// Calls `body` with each row of `sql` (positional parameters) in turn.
+    public func forEachRow(_ sql: SQL, _ parameters: [Bindable?], body: (Row) throws -> Void) throws {
+        try withStatement(cachedFor: sql, .positional(parameters)) { try $0.forEachRow(body) }
+    }
+
+    /// Calls `body` with each row of `sql` (named parameters) in turn.
+    public func forEachRow(_ sql: SQL, _ parameters: [String: Bindable?], body: (Row) throws -> Void) throws {
+        try withStatement(cachedFor: sql, .named(parameters)) { try $0.forEachRow(body) }
+    }
+}

@@ -1,0 +1,26 @@
+// swift-tools-version:6.0
+import Foundation
+import PackageDescription
+
+// Strata by path (the directory above); its package identity is that directory's name.
+let strataDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+let strataIdentity = strataDirectory.lastPathComponent.lowercased()
+
+let package = Package(
+    name: "StrataBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "strata-bench",
+            dependencies: [
+                .product(name: "Strata", package: strataIdentity),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

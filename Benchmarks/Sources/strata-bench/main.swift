@@ -1,0 +1,138 @@
+import Foundation
+
+// strata-bench: each workload for raw C, Strata and GRDB, interleaved, after one discarded warm-up round.
+struct Options {
+    var rows: Int?
+    var runs = 5
+    var filter: String?
+    var json = false
+    var quick = false
+
+    static func parse(_ arguments: [String]) -> Options {
+        var options = Options()
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--rows": options.rows = iterator.next().flatMap(Int.init)
+            case "--runs": options.runs = max(1, iterator.next().flatMap(Int.init) ?? options.runs)
+            case "--filter": options.filter = iterator.next()
+            case "--json": options.json = true
+            case "--quick": options.quick = true
+            case "-h", "--help":
+                print("usage: strata-bench [--rows N] [--runs N] [--filter NAME] [--json] [--quick]")
+                exit(0)
+            default:
+                FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
+                exit(2)
+            }
+        }
+        if options.quick {
+            options.rows = options.rows ?? 2_000
+            options.runs = 1
+        }
+        return options
+    }
+}
+
+struct Measurement {
+    var times: [Double] = []
+    var median: Double? {
+        guard !times.isEmpty else { return nil }
+        let sorted = times.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+}
+
+struct Result {
+    let workload: String
+    let rows: Int
+    let raw: Measurement
+    let strata: Measurement
+    let grdb: Measurement
+}
+
+let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bench-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+
+let contenders: [(name: String, make: (Workloads.Kind) -> Contender)] = [
+    ("raw", Raw.contender), ("strata", StrataBench.contender), ("grdb", GRDBBench.contender),
+]
+
+func copyDatabase(from source: String, to destination: String) throws {
+    try? FileManager.default.removeItem(atPath: destination)
+    try FileManager.default.copyItem(atPath: source, toPath: destination)
+}
+
+@MainActor func measure(_ kind: Workloads.Kind) throws -> Result {
+    let rows = options.rows ?? kind.defaultRows
+    let template = directory.appendingPathComponent("\(kind.rawValue)-template.sqlite").path
+    try Workloads.populate(kind, path: template, rows: rows)
+    var measurements = Array(repeating: Measurement(), count: contenders.count)
+    var expected: Int64?
+    for round in 0...options.runs {
+        for (index, contender) in contenders.enumerated() {
+            // Inserts start from a fresh copy each time; reads share the populated file.
+            let path = kind.isInsert ? directory.appendingPathComponent("\(kind.rawValue)-\(contender.name).sqlite").path : template
+            if kind.isInsert { try copyDatabase(from: template, to: path) }
+            let prepared = try contender.make(kind)(path, rows)
+            let start = DispatchTime.now().uptimeNanoseconds
+            var result = try prepared.work()
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
+            prepared.close()
+            if kind.isInsert { result = try Workloads.insertedChecksum(path: path) }
+            if let expected, expected != result {
+                throw BenchError.mismatch("\(kind.rawValue): \(contender.name) computed \(result), expected \(expected)")
+            }
+            expected = result
+            if round > 0 { measurements[index].times.append(elapsed) }
+        }
+    }
+    return Result(workload: kind.rawValue, rows: rows, raw: measurements[0], strata: measurements[1], grdb: measurements[2])
+}
+
+func format(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "n/a" }
+func ratio(_ a: Double?, _ b: Double?) -> String {
+    guard let a, let b, b > 0 else { return "n/a" }
+    return String(format: "%.2f", a / b)
+}
+func cell(_ measurement: Measurement) -> String {
+    guard let median = measurement.median, let low = measurement.times.min(), let high = measurement.times.max() else { return "n/a" }
+    return "\(format(median)) (\(format(low))–\(format(high)))"
+}
+
+let kinds = Workloads.Kind.allCases.filter { options.filter == nil || $0.rawValue.contains(options.filter!) }
+var results: [Result] = []
+do {
+    for kind in kinds {
+        if !options.json { FileHandle.standardError.write(Data("running \(kind.rawValue)...\n".utf8)) }
+        results.append(try measure(kind))
+    }
+} catch {
+    FileHandle.standardError.write(Data("strata-bench failed: \(error)\n".utf8))
+    exit(1)
+}
+
+if options.json {
+    let objects: [[String: Any]] = results.map { result in
+        [
+            "workload": result.workload,
+            "rows": result.rows,
+            "raw_ms": result.raw.median as Any? ?? NSNull(),
+            "strata_ms": result.strata.median as Any? ?? NSNull(),
+            "grdb_ms": result.grdb.median as Any? ?? NSNull(),
+            "strata_raw_ratio": result.strata.median.flatMap { s in result.raw.median.map { s / $0 } } as Any? ?? NSNull(),
+            "strata_grdb_ratio": result.strata.median.flatMap { s in result.grdb.median.map { s / $0 } } as Any? ?? NSNull(),
+        ]
+    }
+    let data = try JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys])
+    print(String(decoding: data, as: UTF8.self))
+} else {
+    print("Runs: \(options.runs) (after one warm-up round), medians in ms (min–max)\n")
+    print("| workload | rows | raw C | Strata | GRDB | Strata/raw | Strata/GRDB |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for result in results {
+        print("| \(result.workload) | \(result.rows) | \(cell(result.raw)) | \(cell(result.strata)) | \(cell(result.grdb)) | \(ratio(result.strata.median, result.raw.median)) | \(ratio(result.strata.median, result.grdb.median)) |")
+    }
+}
