@@ -82,7 +82,7 @@ enum GRDBBench {
             return items.reduce(0) { $0 &+ $1.value.checksum }
         case .parseDates:
             let dates = try queue.read { db in try Date.fetchAll(db, sql: Workloads.selectDatesSQL) }
-            return dates.reduce(0) { $0 &+ Int64($1.timeIntervalSince1970 * 1000) }
+            return dates.reduce(0) { $0 &+ Int64(($1.timeIntervalSince1970 * 1000).rounded()) }
         }
     }
 }

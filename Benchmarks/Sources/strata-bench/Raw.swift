@@ -105,7 +105,7 @@ enum Raw {
                 let buffer = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, 0)))
                 if let date = parseDefaultDate(buffer) { dates.append(date) }
             }
-            return dates.reduce(0) { $0 &+ Int64($1.timeIntervalSince1970 * 1000) }
+            return dates.reduce(0) { $0 &+ Int64(($1.timeIntervalSince1970 * 1000).rounded()) }
         }
     }
 

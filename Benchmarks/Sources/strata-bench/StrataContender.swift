@@ -75,7 +75,7 @@ enum StrataBench {
             return items.reduce(0) { $0 &+ $1.value.checksum }
         case .parseDates:
             let dates: [Date] = try db.query(Workloads.selectDatesSQL)
-            return dates.reduce(0) { $0 &+ Int64($1.timeIntervalSince1970 * 1000) }
+            return dates.reduce(0) { $0 &+ Int64(($1.timeIntervalSince1970 * 1000).rounded()) }
         }
     }
 }

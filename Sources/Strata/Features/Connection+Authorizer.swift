@@ -1,0 +1,57 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+extension Connection {
+    public typealias Authorizer = (AuthorizerAction, String?, String?, String?, String?) -> AuthorizerResult
+
+    /// What a statement being compiled wants to do (SQLite's authorizer action codes).
+    public enum AuthorizerAction: Int32, Sendable, CaseIterable {
+        case copy = 0, createIndex, createTable, createTempIndex, createTempTable, createTempTrigger,
+             createTempView, createTrigger, createView, delete, dropIndex, dropTable, dropTempIndex,
+             dropTempTable, dropTempTrigger, dropTempView, dropTrigger, dropView, insert, pragma, read,
+             select, transaction, update, attach, detach, alterTable, reindex, analyze, createVTable,
+             dropVTable, function, savepoint, recursive
+    }
+
+    /// The authorizer's answer: allow, fail the statement ("not authorized"), or read NULL / skip.
+    public enum AuthorizerResult: Sendable, Equatable {
+        case ok, deny, ignore, custom(Int32)
+
+        var code: Int32 {
+            switch self {
+            case .ok: return SQLITE_OK
+            case .deny: return SQLITE_DENY
+            case .ignore: return SQLITE_IGNORE
+            case .custom(let code): return code
+            }
+        }
+    }
+
+    /// Installs (or with nil removes) an authorizer consulted while statements are compiled.
+    ///
+    /// ```swift
+    /// try connection.authorizer { action, _, _, _, _ in action == .select ? .ok : .deny }
+    /// ```
+    /// Arguments 1 and 2 depend on the action (table and column for `.read`), 3 is the database
+    /// name, 4 the trigger or view. An action code SQLite adds later is denied.
+    /// See <https://www.sqlite.org/c3ref/set_authorizer.html>.
+    public func authorizer(_ authorizer: Authorizer?) throws {
+        guard let authorizer else {
+            try check(sqlite3_set_authorizer(handle, nil, nil))
+            callbackBoxes["authorizer"] = nil
+            statementCache.removeAll()
+            return
+        }
+        let box = CallbackBox(authorizer)
+        try check(sqlite3_set_authorizer(handle, { pointer, code, p1, p2, p3, p4 in
+            guard let pointer, let action = AuthorizerAction(rawValue: code) else { return SQLITE_DENY }
+            let string: (UnsafePointer<CChar>?) -> String? = { $0.map { String(cString: $0) } }
+            return CallbackBox<Authorizer>.from(pointer)(action, string(p1), string(p2), string(p3), string(p4)).code
+        }, box.unretainedPointer()))
+        callbackBoxes["authorizer"] = box
+        // Statements compiled under the previous rules must not bypass the new ones.
+        statementCache.removeAll()
+    }
+}

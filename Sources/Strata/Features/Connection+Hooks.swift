@@ -1,0 +1,97 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+extension Connection {
+    public typealias Collation = (String, String) -> ComparisonResult
+    public typealias UpdateHook = (UpdateHookType, String?, String?, Int64) -> Void
+    public typealias CommitHook = () -> Bool
+    public typealias RollbackHook = () -> Void
+
+    /// The change an update hook reports.
+    public enum UpdateHookType: Sendable {
+        case insert, update, delete
+
+        init?(code: Int32) {
+            switch code {
+            case SQLITE_INSERT: self = .insert
+            case SQLITE_UPDATE: self = .update
+            case SQLITE_DELETE: self = .delete
+            default: return nil
+            }
+        }
+    }
+
+    /// Adds (or replaces) a collating sequence for `COLLATE name` and `ORDER BY ... COLLATE name`.
+    ///
+    /// ```swift
+    /// connection.createCollation(named: "NUMERIC") { lhs, rhs in
+    ///     lhs.compare(rhs, options: .numeric, locale: .autoupdatingCurrent)
+    /// }
+    /// ```
+    /// See <https://www.sqlite.org/c3ref/create_collation.html>.
+    public func createCollation(named name: String, collate: @escaping Collation) {
+        let box = CallbackBox(collate)
+        sqlite3_create_collation_v2(
+            handle, name, SQLITE_UTF8, box.retainedPointer(),
+            { pointer, lhsCount, lhs, rhsCount, rhs in
+                guard let pointer else { return 0 }
+                let collate = CallbackBox<Collation>.from(pointer)
+                let left = String(decoding: UnsafeRawBufferPointer(start: lhs, count: Int(lhsCount)), as: UTF8.self)
+                let right = String(decoding: UnsafeRawBufferPointer(start: rhs, count: Int(rhsCount)), as: UTF8.self)
+                return Int32(collate(left, right).rawValue)
+            },
+            { CallbackBox<Collation>.release($0) }
+        )
+    }
+
+    /// Calls `hook` after each row inserted, updated or deleted (not for WITHOUT ROWID tables);
+    /// nil unregisters it. The hook must not use the connection.
+    ///
+    /// See <https://www.sqlite.org/c3ref/update_hook.html>.
+    public func updateHook(_ hook: UpdateHook?) {
+        guard let hook else {
+            sqlite3_update_hook(handle, nil, nil)
+            callbackBoxes["update"] = nil
+            return
+        }
+        let box = CallbackBox(hook)
+        sqlite3_update_hook(handle, { pointer, code, database, table, rowID in
+            guard let pointer, let type = UpdateHookType(code: code) else { return }
+            CallbackBox<UpdateHook>.from(pointer)(type, database.map { String(cString: $0) }, table.map { String(cString: $0) }, rowID)
+        }, box.unretainedPointer())
+        callbackBoxes["update"] = box
+    }
+
+    /// Calls `hook` before each commit; returning true turns the commit into a rollback (the
+    /// COMMIT fails with `SQLITE_CONSTRAINT_COMMITHOOK`). nil unregisters it.
+    public func commitHook(_ hook: CommitHook?) {
+        guard let hook else {
+            sqlite3_commit_hook(handle, nil, nil)
+            callbackBoxes["commit"] = nil
+            return
+        }
+        let box = CallbackBox(hook)
+        sqlite3_commit_hook(handle, { pointer in
+            guard let pointer else { return 0 }
+            return CallbackBox<CommitHook>.from(pointer)() ? 1 : 0
+        }, box.unretainedPointer())
+        callbackBoxes["commit"] = box
+    }
+
+    /// Calls `hook` whenever a transaction rolls back; nil unregisters it.
+    public func rollbackHook(_ hook: RollbackHook?) {
+        guard let hook else {
+            sqlite3_rollback_hook(handle, nil, nil)
+            callbackBoxes["rollback"] = nil
+            return
+        }
+        let box = CallbackBox(hook)
+        sqlite3_rollback_hook(handle, { pointer in
+            guard let pointer else { return }
+            CallbackBox<RollbackHook>.from(pointer)()
+        }, box.unretainedPointer())
+        callbackBoxes["rollback"] = box
+    }
+}
