@@ -77,13 +77,18 @@ open class Statement {
         try bind(parameters)
     }
 
-    /// Binds positional parameters; the fast form for calls without optional arguments.
-    @discardableResult
-    public func bind(_ parameters: Bindable...) throws -> Statement {
-        try parameters.withUnsafeBufferPointer { buffer in
-            try bindPositional(count: buffer.count) { index in
-                try buffer[index].bind(to: handle, at: Int32(index + 1))
-            }
+    /// Binds positional parameters; the fast form for calls without a `nil` literal (no array
+    /// of existentials is built).
+    @discardableResult @inlinable
+    public func bind<each Value: Bindable>(_ parameters: repeat each Value) throws -> Statement {
+        var count = 0
+        for _ in repeat each parameters { count += 1 }
+        try checkPositionalCount(count)
+        var index: Int32 = 0
+        for parameter in repeat each parameters {
+            index += 1
+            let code = try parameter.bind(to: handle, at: index)
+            if code != SQLITE_OK { try checkBind(code, index: index) }
         }
         return self
     }
@@ -129,6 +134,17 @@ open class Statement {
 
     @usableFromInline
     func bindPositional(count: Int, _ bindValue: (Int) throws -> Int32) throws {
+        try checkPositionalCount(count)
+        // Every parameter is rebound, so sqlite3_clear_bindings would be wasted work.
+        for index in 0..<count {
+            let code = try bindValue(index)
+            if code != SQLITE_OK { try checkBind(code, index: Int32(index + 1)) }
+        }
+    }
+
+    /// Resets the statement and checks a positional parameter count against the statement's.
+    @usableFromInline
+    func checkPositionalCount(_ count: Int) throws {
         resetForNewExecution()
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard count == expected else {
@@ -138,13 +154,9 @@ open class Statement {
                 sql: sql
             )
         }
-        // Every parameter is rebound, so sqlite3_clear_bindings would be wasted work.
-        for index in 0..<count {
-            let code = try bindValue(index)
-            if code != SQLITE_OK { try checkBind(code, index: Int32(index + 1)) }
-        }
     }
 
+    @usableFromInline
     func checkBind(_ code: Int32, index: Int32) throws {
         guard code != SQLITE_OK else { return }
         var error = SQLiteError(handle: connection.handle, code: code, sql: sql)
@@ -204,10 +216,9 @@ open class Statement {
     /// convert to `T`.
     @inlinable
     public func value<T: Extractable>(at index: Int32, as type: T.Type = T.self) -> T.DataType? {
-        guard let value = sqlite3_column_value(handle, index), sqlite3_value_type(value) != SQLITE_NULL else {
-            return nil
-        }
-        return T.extract(from: value)
+        guard let value = sqlite3_column_value(handle, index) else { return nil }
+        let type = sqlite3_value_type(value)
+        return type == SQLITE_NULL ? nil : T.extract(from: value, type: type)
     }
 
     /// The value of column `index` in SQift's `Any` form (`Int64`, `Double`, `String`, `Data`, nil).

@@ -24,7 +24,12 @@ extension String: Binding {
     /// TEXT reads as is, INTEGER and REAL as SQLite renders them; BLOB gives nil.
     @inlinable
     public static func extract(from value: OpaquePointer) -> String? {
-        sqlite3_value_type(value) == SQLITE_BLOB ? nil : readText(value)
+        extract(from: value, type: sqlite3_value_type(value))
+    }
+
+    @inlinable
+    public static func extract(from value: OpaquePointer, type: Int32) -> String? {
+        type == SQLITE_BLOB ? nil : readText(value)
     }
 }
 
@@ -48,7 +53,12 @@ extension Data: Binding {
     /// BLOB reads as is (a zero-length blob as `Data()`), TEXT as its UTF-8 bytes.
     @inlinable
     public static func extract(from value: OpaquePointer) -> Data? {
-        switch sqlite3_value_type(value) {
+        extract(from: value, type: sqlite3_value_type(value))
+    }
+
+    @inlinable
+    public static func extract(from value: OpaquePointer, type: Int32) -> Data? {
+        switch type {
         case SQLITE_BLOB, SQLITE_TEXT: return readBlob(value)
         default: return nil
         }
@@ -86,7 +96,11 @@ extension Date: Binding {
     }
 
     public static func extract(from value: OpaquePointer) -> Date? {
-        guard sqlite3_value_type(value) == SQLITE_TEXT,
+        extract(from: value, type: sqlite3_value_type(value))
+    }
+
+    public static func extract(from value: OpaquePointer, type: Int32) -> Date? {
+        guard type == SQLITE_TEXT,
               let pointer = sqlite3_value_text(value) else { return nil }
         let buffer = UnsafeBufferPointer(start: pointer, count: Int(sqlite3_value_bytes(value)))
         return BindingDateFormat.date(fromUTF8: buffer)

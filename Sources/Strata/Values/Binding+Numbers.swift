@@ -67,7 +67,12 @@ extension ExactIntegerBinding {
 
     @inlinable
     public static func extract(from value: OpaquePointer) -> Self? {
-        if sqlite3_value_type(value) == SQLITE_INTEGER { return Self(exactly: sqlite3_value_int64(value)) }
+        extract(from: value, type: sqlite3_value_type(value))
+    }
+
+    @inlinable
+    public static func extract(from value: OpaquePointer, type: Int32) -> Self? {
+        if type == SQLITE_INTEGER { return Self(exactly: sqlite3_value_int64(value)) }
         return extractInt64(value).flatMap { Self(exactly: $0) }
     }
 }
@@ -101,7 +106,12 @@ extension BitPatternIntegerBinding {
 
     @inlinable
     public static func extract(from value: OpaquePointer) -> Self? {
-        if sqlite3_value_type(value) == SQLITE_INTEGER { return Self(bitPattern: sqlite3_value_int64(value)) }
+        extract(from: value, type: sqlite3_value_type(value))
+    }
+
+    @inlinable
+    public static func extract(from value: OpaquePointer, type: Int32) -> Self? {
+        if type == SQLITE_INTEGER { return Self(bitPattern: sqlite3_value_int64(value)) }
         return extractInt64(value).map { Self(bitPattern: $0) }
     }
 }
@@ -146,6 +156,11 @@ extension Double: Binding {
 
     @inlinable
     public static func extract(from value: OpaquePointer) -> Double? { extractDouble(value) }
+
+    @inlinable
+    public static func extract(from value: OpaquePointer, type: Int32) -> Double? {
+        type == SQLITE_FLOAT ? sqlite3_value_double(value) : extractDouble(value)
+    }
 }
 
 extension Float: Binding {

@@ -44,6 +44,10 @@ public protocol Extractable {
     /// Reads a non-NULL `sqlite3_value *` (a result column or function argument), or returns nil
     /// if it does not convert. The default calls ``fromBindingValue(_:)``.
     static func extract(from value: OpaquePointer) -> DataType?
+
+    /// The same, when the caller already knows the value's storage class (`sqlite3_value_type`),
+    /// which saves built-in types a call per value. The default calls ``extract(from:)``.
+    static func extract(from value: OpaquePointer, type: Int32) -> DataType?
 }
 
 extension Extractable {
@@ -51,6 +55,11 @@ extension Extractable {
     public static func extract(from value: OpaquePointer) -> DataType? {
         guard let any = anyValue(of: value) else { return nil }
         return fromBindingValue(any)
+    }
+
+    @inlinable
+    public static func extract(from value: OpaquePointer, type: Int32) -> DataType? {
+        extract(from: value)
     }
 }
 
