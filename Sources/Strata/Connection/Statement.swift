@@ -80,7 +80,7 @@ open class Statement {
     /// Binds positional parameters; the fast form for calls without a `nil` literal (no array
     /// of existentials is built).
     @discardableResult @inlinable
-    public func bind<each Value: Bindable>(_ parameters: repeat each Value) throws -> Statement {
+    public final func bind<each Value: Bindable>(_ parameters: repeat each Value) throws -> Statement {
         var count = 0
         for _ in repeat each parameters { count += 1 }
         try checkPositionalCount(count)
@@ -133,7 +133,7 @@ open class Statement {
     }
 
     @usableFromInline
-    func bindPositional(count: Int, _ bindValue: (Int) throws -> Int32) throws {
+    final func bindPositional(count: Int, _ bindValue: (Int) throws -> Int32) throws {
         try checkPositionalCount(count)
         // Every parameter is rebound, so sqlite3_clear_bindings would be wasted work.
         for index in 0..<count {
@@ -144,7 +144,7 @@ open class Statement {
 
     /// Resets the statement and checks a positional parameter count against the statement's.
     @usableFromInline
-    func checkPositionalCount(_ count: Int) throws {
+    final func checkPositionalCount(_ count: Int) throws {
         resetForNewExecution()
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard count == expected else {
@@ -157,7 +157,7 @@ open class Statement {
     }
 
     @usableFromInline
-    func checkBind(_ code: Int32, index: Int32) throws {
+    final func checkBind(_ code: Int32, index: Int32) throws {
         guard code != SQLITE_OK else { return }
         var error = SQLiteError(handle: connection.handle, code: code, sql: sql)
         error.message = "Could not bind parameter \(index): \(error.message)"
@@ -165,7 +165,7 @@ open class Statement {
     }
 
     @inline(__always) @usableFromInline
-    func resetForNewExecution() {
+    final func resetForNewExecution() {
         sqlite3_reset(handle)
         prepared.hasProducedRow = false
     }
@@ -186,7 +186,7 @@ open class Statement {
 
     /// Advances to the next row: true when a row is available, false when done.
     @inlinable
-    public func step() throws -> Bool {
+    public final func step() throws -> Bool {
         let code = sqlite3_step(handle)
         if code == SQLITE_ROW { prepared.hasProducedRow = true; return true }
         if code == SQLITE_DONE { return false }
@@ -195,7 +195,7 @@ open class Statement {
 
     /// Retries a table lock (only before the first row, when a retry cannot repeat rows) or throws.
     @usableFromInline
-    func stepFailed(_ code: Int32) throws -> Bool {
+    final func stepFailed(_ code: Int32) throws -> Bool {
         var code = code
         while code & 0xFF == SQLITE_LOCKED, !prepared.hasProducedRow,
               let interval = connection.tableLockPolicy.pollIntervalMicroseconds {
@@ -215,7 +215,7 @@ open class Statement {
     /// The value of column `index` of the current row, or nil for NULL or a value that does not
     /// convert to `T`.
     @inlinable
-    public func value<T: Extractable>(at index: Int32, as type: T.Type = T.self) -> T.DataType? {
+    public final func value<T: Extractable>(at index: Int32, as type: T.Type = T.self) -> T.DataType? {
         guard let value = sqlite3_column_value(handle, index) else { return nil }
         let type = sqlite3_value_type(value)
         return type == SQLITE_NULL ? nil : T.extract(from: value, type: type)

@@ -9,21 +9,21 @@ extension Statement {
     /// let result: String? = try connection.prepare("SELECT upper(?)", "a").query()
     /// ```
     @inlinable
-    public func query<T: Extractable>() throws -> T? where T.DataType == T {
+    public final func query<T: Extractable>() throws -> T? where T.DataType == T {
         defer { resetForNewExecution() }
         guard try step() else { return nil }
         return value(at: 0, as: T.self)
     }
 
     /// The first row, or nil. The row is a snapshot only until the statement is used again.
-    public func query() throws -> Row? {
+    public final func query() throws -> Row? {
         guard try step() else { resetForNewExecution(); return nil }
         return Row(statement: self)
     }
 
     /// The first row as a model, or nil when there is no row.
     @inlinable
-    public func query<T: ExpressibleByRow>() throws -> T? {
+    public final func query<T: ExpressibleByRow>() throws -> T? {
         defer { resetForNewExecution() }
         guard try step() else { return nil }
         return try T(row: Row(statement: self))
@@ -31,7 +31,7 @@ extension Statement {
 
     /// `body` applied to the first row, or nil when there is no row.
     @inlinable
-    public func query<T>(body: (Row) throws -> T) throws -> T? {
+    public final func query<T>(body: (Row) throws -> T) throws -> T? {
         defer { resetForNewExecution() }
         guard try step() else { return nil }
         return try body(Row(statement: self))
@@ -39,7 +39,7 @@ extension Statement {
 
     /// The first column of every row as `T`, stopping at the first NULL or unconvertible value.
     @inlinable
-    public func query<T: Extractable>() throws -> [T] where T.DataType == T {
+    public final func query<T: Extractable>() throws -> [T] where T.DataType == T {
         defer { resetForNewExecution() }
         var values: [T] = []
         while try step() {
@@ -51,7 +51,7 @@ extension Statement {
 
     /// Every row as a model.
     @inlinable
-    public func query<T: ExpressibleByRow>() throws -> [T] {
+    public final func query<T: ExpressibleByRow>() throws -> [T] {
         defer { resetForNewExecution() }
         var values: [T] = []
         let row = Row(statement: self)
@@ -61,7 +61,7 @@ extension Statement {
 
     /// `body` applied to every row.
     @inlinable
-    public func query<T>(body: (Row) throws -> T) throws -> [T] {
+    public final func query<T>(body: (Row) throws -> T) throws -> [T] {
         defer { resetForNewExecution() }
         var values: [T] = []
         let row = Row(statement: self)
@@ -75,7 +75,7 @@ extension Statement {
     /// let prices: [String: UInt] = try statement.query { ($0[0], $0[1]) }
     /// ```
     @inlinable
-    public func query<Key: Hashable, Value>(body: (Row) throws -> (Key, Value)) throws -> [Key: Value] {
+    public final func query<Key: Hashable, Value>(body: (Row) throws -> (Key, Value)) throws -> [Key: Value] {
         defer { resetForNewExecution() }
         var result: [Key: Value] = [:]
         let row = Row(statement: self)
@@ -88,7 +88,7 @@ extension Statement {
 
     /// A dictionary built from each row, `body` seeing the dictionary so far.
     @inlinable
-    public func query<Key: Hashable, Value>(body: ([Key: Value], Row) throws -> (Key, Value)) throws -> [Key: Value] {
+    public final func query<Key: Hashable, Value>(body: ([Key: Value], Row) throws -> (Key, Value)) throws -> [Key: Value] {
         defer { resetForNewExecution() }
         var result: [Key: Value] = [:]
         let row = Row(statement: self)
@@ -110,7 +110,7 @@ extension Statement {
     /// ```
     /// The row is only valid inside `body`.
     @inlinable
-    public func forEachRow(_ body: (Row) throws -> Void) throws {
+    public final func forEachRow(_ body: (Row) throws -> Void) throws {
         defer { resetForNewExecution() }
         let row = Row(statement: self)
         while try step() { try body(row) }
@@ -119,17 +119,17 @@ extension Statement {
 
 extension Connection {
     /// Calls `body` with each row of `sql` in turn, without building an array.
-    public func forEachRow(_ sql: SQL, _ parameters: Bindable?..., body: (Row) throws -> Void) throws {
+    public final func forEachRow(_ sql: SQL, _ parameters: Bindable?..., body: (Row) throws -> Void) throws {
         try forEachRow(sql, parameters, body: body)
     }
 
     /// Calls `body` with each row of `sql` (positional parameters) in turn.
-    public func forEachRow(_ sql: SQL, _ parameters: [Bindable?], body: (Row) throws -> Void) throws {
+    public final func forEachRow(_ sql: SQL, _ parameters: [Bindable?], body: (Row) throws -> Void) throws {
         try withStatement(cachedFor: sql, .positional(parameters)) { try $0.forEachRow(body) }
     }
 
     /// Calls `body` with each row of `sql` (named parameters) in turn.
-    public func forEachRow(_ sql: SQL, _ parameters: [String: Bindable?], body: (Row) throws -> Void) throws {
+    public final func forEachRow(_ sql: SQL, _ parameters: [String: Bindable?], body: (Row) throws -> Void) throws {
         try withStatement(cachedFor: sql, .named(parameters)) { try $0.forEachRow(body) }
     }
 }
