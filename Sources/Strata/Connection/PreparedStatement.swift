@@ -18,7 +18,14 @@ final class PreparedStatement {
     /// Whether the current execution has produced a row; a table-lock retry is only safe before.
     @exclusivity(unchecked) @usableFromInline var hasProducedRow = false
 
-    @exclusivity(unchecked) @usableFromInline var lookup: ColumnLookup?
+    /// Result column names, in order; empty until first needed.
+    @exclusivity(unchecked) @usableFromInline var names: [String] = []
+    /// Name → index of its first occurrence; the fallback when the prediction misses.
+    @exclusivity(unchecked) @usableFromInline var nameIndexes: [String: Int32] = [:]
+    /// The column the next by-name read is expected to ask for.
+    @exclusivity(unchecked) @usableFromInline var predictedColumn = 0
+    @exclusivity(unchecked) @usableFromInline var namesResolved = false
+    @exclusivity(unchecked) @usableFromInline var hasDuplicateNames = false
 
     /// Parameter name → index, filled as names are first bound (named binds happen per row).
     @exclusivity(unchecked) var parameterIndexes: [String: Int32] = [:]
@@ -41,61 +48,41 @@ final class PreparedStatement {
     @usableFromInline var columnCount: Int32 { sqlite3_column_count(handle) }
 
     /// The result column names, in order (built once).
-    var columnNames: [String] { columnLookup.names }
+    var columnNames: [String] {
+        if !namesResolved { resolveNames() }
+        return names
+    }
 
-    @usableFromInline var columnLookup: ColumnLookup {
-        if let lookup { return lookup }
-        let built = ColumnLookup(handle: handle)
-        lookup = built
-        return built
+    /// Builds the name table once per statement.
+    @usableFromInline
+    func resolveNames() {
+        let count = Int(sqlite3_column_count(handle))
+        names = (0..<count).map { index in sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? "" }
+        nameIndexes = [:]
+        for (index, name) in names.enumerated() where nameIndexes[name] == nil {
+            nameIndexes[name] = Int32(index)
+        }
+        hasDuplicateNames = nameIndexes.count != names.count
+        namesResolved = true
     }
 
     /// The index of the column named `name`, or nil.
     ///
     /// Rows are usually read in column order, so the column after the previous lookup is tried
-    /// first with one string comparison; a hash table answers the rest.
+    /// first with one string comparison; the hash table answers the rest (and duplicates, which
+    /// resolve to the first column of that name).
     @usableFromInline
     func columnIndex(forName name: String) -> Int32? {
-        let lookup = columnLookup
-        return lookup.index(of: name)
-    }
-}
-
-/// Column names of a statement and a hash table from name to index, built once per statement.
-@usableFromInline
-final class ColumnLookup {
-    @usableFromInline let names: [String]
-    let indexes: [String: Int32]
-    @exclusivity(unchecked) @usableFromInline var predicted: Int = 0
-
-    init(handle: OpaquePointer) {
-        let count = Int(sqlite3_column_count(handle))
-        var names: [String] = []
-        names.reserveCapacity(count)
-        var indexes: [String: Int32] = [:]
-        for index in 0..<count {
-            let name = sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? ""
-            names.append(name)
-            if indexes[name] == nil { indexes[name] = Int32(index) }
-        }
-        self.names = names
-        self.indexes = indexes
-    }
-
-    @usableFromInline
-    func index(of name: String) -> Int32? {
-        let guess = predicted
-        if !hasDuplicates, guess < names.count, names[guess] == name {
-            predicted = guess + 1 == names.count ? 0 : guess + 1
+        if !namesResolved { resolveNames() }
+        let guess = predictedColumn
+        if guess < names.count, !hasDuplicateNames, names[guess] == name {
+            predictedColumn = guess + 1 == names.count ? 0 : guess + 1
             return Int32(guess)
         }
-        guard let found = indexes[name] else { return nil }
-        predicted = Int(found) + 1 == names.count ? 0 : Int(found) + 1
+        guard let found = nameIndexes[name] else { return nil }
+        predictedColumn = Int(found) + 1 == names.count ? 0 : Int(found) + 1
         return found
     }
-
-    /// With duplicate names the first column wins, which only the hash table knows.
-    @usableFromInline var hasDuplicates: Bool { indexes.count != names.count }
 }
 
 /// A bounded cache of prepared statements keyed by SQL, least recently used evicted first.

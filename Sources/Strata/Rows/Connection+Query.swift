@@ -4,16 +4,19 @@ import Foundation
 // the parameters, reads, and resets the statement. Three forms each: variadic, array, dictionary.
 extension Connection {
     /// The first column of the first row as `T`; nil when there is no row or the value is NULL.
+    @inlinable
     public func query<T: Extractable>(_ sql: SQL, _ parameters: Bindable?...) throws -> T? where T.DataType == T {
         try query(sql, parameters)
     }
 
     /// The first column of the first row as `T`. (positional array parameters)
+    @inlinable
     public func query<T: Extractable>(_ sql: SQL, _ parameters: [Bindable?]) throws -> T? where T.DataType == T {
         try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query() }
     }
 
     /// The first column of the first row as `T`. (named parameters)
+    @inlinable
     public func query<T: Extractable>(_ sql: SQL, _ parameters: [String: Bindable?]) throws -> T? where T.DataType == T {
         try withStatement(cachedFor: sql, .named(parameters)) { try $0.query() }
     }
@@ -34,106 +37,127 @@ extension Connection {
     }
 
     /// The first row as a model, or nil.
+    @inlinable
     public func query<T: ExpressibleByRow>(_ sql: SQL, _ parameters: Bindable?...) throws -> T? {
         try query(sql, parameters)
     }
 
     /// The first row as a model, or nil. (positional array parameters)
+    @inlinable
     public func query<T: ExpressibleByRow>(_ sql: SQL, _ parameters: [Bindable?]) throws -> T? {
         try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query() }
     }
 
     /// The first row as a model, or nil. (named parameters)
+    @inlinable
     public func query<T: ExpressibleByRow>(_ sql: SQL, _ parameters: [String: Bindable?]) throws -> T? {
         try withStatement(cachedFor: sql, .named(parameters)) { try $0.query() }
     }
 
     /// `body` applied to the first row, or nil.
+    @inlinable
     public func query<T>(_ sql: SQL, _ parameters: Bindable?..., body: (Row) throws -> T) throws -> T? {
         try query(sql, parameters, body: body)
     }
 
     /// `body` applied to the first row, or nil. (positional array parameters)
+    @inlinable
     public func query<T>(_ sql: SQL, _ parameters: [Bindable?], body: (Row) throws -> T) throws -> T? {
         try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query(body: body) }
     }
 
     /// `body` applied to the first row, or nil. (named parameters)
+    @inlinable
     public func query<T>(_ sql: SQL, _ parameters: [String: Bindable?], body: (Row) throws -> T) throws -> T? {
         try withStatement(cachedFor: sql, .named(parameters)) { try $0.query(body: body) }
     }
 
     /// The first column of every row, stopping at the first NULL or unconvertible value.
+    @inlinable
     public func query<T: Extractable>(_ sql: SQL, _ parameters: Bindable?...) throws -> [T] where T.DataType == T {
         try query(sql, parameters)
     }
 
     /// The first column of every row, stopping at the first NULL or unconvertible value. (positional array parameters)
+    @inlinable
     public func query<T: Extractable>(_ sql: SQL, _ parameters: [Bindable?]) throws -> [T] where T.DataType == T {
         try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query() }
     }
 
     /// The first column of every row, stopping at the first NULL or unconvertible value. (named parameters)
+    @inlinable
     public func query<T: Extractable>(_ sql: SQL, _ parameters: [String: Bindable?]) throws -> [T] where T.DataType == T {
         try withStatement(cachedFor: sql, .named(parameters)) { try $0.query() }
     }
 
     /// Every row as a model.
+    @inlinable
     public func query<T: ExpressibleByRow>(_ sql: SQL, _ parameters: Bindable?...) throws -> [T] {
         try query(sql, parameters)
     }
 
     /// Every row as a model. (positional array parameters)
+    @inlinable
     public func query<T: ExpressibleByRow>(_ sql: SQL, _ parameters: [Bindable?]) throws -> [T] {
         try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query() }
     }
 
     /// Every row as a model. (named parameters)
+    @inlinable
     public func query<T: ExpressibleByRow>(_ sql: SQL, _ parameters: [String: Bindable?]) throws -> [T] {
         try withStatement(cachedFor: sql, .named(parameters)) { try $0.query() }
     }
 
     /// `body` applied to every row.
+    @inlinable
     public func query<T>(_ sql: SQL, _ parameters: Bindable?..., body: (Row) throws -> T) throws -> [T] {
         try query(sql, parameters, body: body)
     }
 
     /// `body` applied to every row. (positional array parameters)
+    @inlinable
     public func query<T>(_ sql: SQL, _ parameters: [Bindable?], body: (Row) throws -> T) throws -> [T] {
         try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query(body: body) }
     }
 
     /// `body` applied to every row. (named parameters)
+    @inlinable
     public func query<T>(_ sql: SQL, _ parameters: [String: Bindable?], body: (Row) throws -> T) throws -> [T] {
         try withStatement(cachedFor: sql, .named(parameters)) { try $0.query(body: body) }
     }
 
     /// A dictionary from the key-value pair `body` makes of each row.
+    @inlinable
     public func query<Key: Hashable, Value>(_ sql: SQL, _ parameters: Bindable?..., body: (Row) throws -> (Key, Value)) throws -> [Key: Value] {
         try query(sql, parameters, body: body)
     }
 
     /// A dictionary from the key-value pair `body` makes of each row. (positional array parameters)
+    @inlinable
     public func query<Key: Hashable, Value>(_ sql: SQL, _ parameters: [Bindable?], body: (Row) throws -> (Key, Value)) throws -> [Key: Value] {
         try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query(body: body) }
     }
 
     /// A dictionary from the key-value pair `body` makes of each row. (named parameters)
+    @inlinable
     public func query<Key: Hashable, Value>(_ sql: SQL, _ parameters: [String: Bindable?], body: (Row) throws -> (Key, Value)) throws -> [Key: Value] {
         try withStatement(cachedFor: sql, .named(parameters)) { try $0.query(body: body) }
     }
 
     /// A dictionary built from each row, `body` seeing the dictionary so far.
+    @inlinable
     public func query<Key: Hashable, Value>(_ sql: SQL, _ parameters: Bindable?..., body: ([Key: Value], Row) throws -> (Key, Value)) throws -> [Key: Value] {
         try query(sql, parameters, body: body)
     }
 
     /// A dictionary built from each row, `body` seeing the dictionary so far. (positional array parameters)
+    @inlinable
     public func query<Key: Hashable, Value>(_ sql: SQL, _ parameters: [Bindable?], body: ([Key: Value], Row) throws -> (Key, Value)) throws -> [Key: Value] {
         try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query(body: body) }
     }
 
     /// A dictionary built from each row, `body` seeing the dictionary so far. (named parameters)
+    @inlinable
     public func query<Key: Hashable, Value>(_ sql: SQL, _ parameters: [String: Bindable?], body: ([Key: Value], Row) throws -> (Key, Value)) throws -> [Key: Value] {
         try withStatement(cachedFor: sql, .named(parameters)) { try $0.query(body: body) }
     }
