@@ -38,6 +38,24 @@ final class PreparedStatement {
         return index
     }
 
+    /// The names of the previous named bind in the dictionary's iteration order, which repeats
+    /// for dictionaries with the same keys, so the next bind usually matches by one comparison.
+    @exclusivity(unchecked) var namedBindOrder: [(name: String, index: Int32)] = []
+
+    /// The index of the parameter named `name`, bound at `position` of a named bind.
+    func parameterIndex(forName name: String, position: Int) -> Int32 {
+        if position < namedBindOrder.count, namedBindOrder[position].name == name {
+            return namedBindOrder[position].index
+        }
+        let index = parameterIndex(forName: name)
+        if position < namedBindOrder.count {
+            namedBindOrder[position] = (name, index)
+        } else if position == namedBindOrder.count {
+            namedBindOrder.append((name, index))
+        }
+        return index
+    }
+
     init(handle: OpaquePointer, sql: SQL) {
         self.handle = handle
         self.sql = sql

@@ -121,8 +121,8 @@ open class Statement {
     public func bind(_ parameters: [String: Bindable?]) throws -> Statement {
         resetForNewExecution()
         sqlite3_clear_bindings(handle)
-        for (key, value) in parameters {
-            let index = prepared.parameterIndex(forName: key)
+        for (position, (key, value)) in parameters.enumerated() {
+            let index = prepared.parameterIndex(forName: key, position: position)
             guard index > 0 else {
                 throw SQLiteError(code: SQLITE_MISUSE, message: "Bind could not find index for key: '\(key)'", sql: sql)
             }

@@ -31,8 +31,7 @@ enum BindingDateFormat {
     static let defaultFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS"
     /// Seconds from 1970 to 2001, Foundation's reference date.
     static let referenceOffset: Double = 978_307_200
-    /// Before the Gregorian reform DateFormatter switches calendars; leave those years to it.
-    static let fastYears = 1583...9999
+    // Before the Gregorian reform (1583) DateFormatter switches calendars; those years take its path.
 
     static func makeDefaultFormatter() -> DateFormatter {
         let formatter = DefaultBindingDateFormatter()
@@ -80,23 +79,24 @@ enum BindingDateFormat {
     }
 
     static func fastDate(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
-        guard bytes.count == 23,
-              bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
-              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: ".")
+        guard bytes.count == 23, let p = bytes.baseAddress,
+              p[4] == UInt8(ascii: "-"), p[7] == UInt8(ascii: "-"), p[10] == UInt8(ascii: "T"),
+              p[13] == UInt8(ascii: ":"), p[16] == UInt8(ascii: ":"), p[19] == UInt8(ascii: ".")
         else { return nil }
-        func number(_ start: Int, _ count: Int) -> Int64? {
+        // Digits are read without per-digit branches; any non-digit sets a bit in `invalid`.
+        var invalid: UInt8 = 0
+        @inline(__always) func digits(_ start: Int, _ count: Int) -> Int64 {
             var value: Int64 = 0
             for index in start..<(start + count) {
-                let digit = bytes[index] &- UInt8(ascii: "0")
-                guard digit < 10 else { return nil }
-                value = value * 10 + Int64(digit)
+                let digit = p[index] &- UInt8(ascii: "0")
+                invalid |= digit > 9 ? 1 : 0
+                value = value &* 10 &+ Int64(digit)
             }
             return value
         }
-        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
-              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-              let millisecond = number(20, 3),
-              fastYears.contains(Int(year)), (1...12).contains(month), hour < 24, minute < 60, second < 60,
+        let year = digits(0, 4), month = digits(5, 2), day = digits(8, 2)
+        let hour = digits(11, 2), minute = digits(14, 2), second = digits(17, 2), millisecond = digits(20, 3)
+        guard invalid == 0, year >= 1583, (1...12).contains(month), hour < 24, minute < 60, second < 60,
               day >= 1, day <= daysInMonth(year: year, month: month)
         else { return nil }
         let dayNumber = days(year: year, month: month, day: day)
