@@ -1,0 +1,96 @@
+import Foundation
+
+/// Runs work on one connection serially, from any thread.
+///
+/// ```swift
+/// let queue = try ConnectionQueue(connection: Connection(storageLocation: .onDisk("path_to_db")))
+/// try queue.executeInTransaction { connection in
+///     try connection.execute("INSERT INTO cars VALUES(1, 'Audi', 52642)")
+/// }
+/// let count = try await queue.perform { connection in try connection.query("SELECT count(*) FROM cars") as Int? }
+/// ```
+/// A closure may call the queue again (it runs inline instead of deadlocking).
+// @unchecked Sendable: the connection is only touched inside `queue` (a serial DispatchQueue), so
+// at most one thread uses it at a time. `connection` stays public for SQift compatibility; using
+// it outside the queue's closures gives up that guarantee.
+public final class ConnectionQueue: @unchecked Sendable {
+    /// The connection the queue serializes.
+    public let connection: Connection
+    private let queue: DispatchQueue
+    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// Wraps `connection`; from now on use it only through the queue.
+    public init(connection: Connection) {
+        self.connection = connection
+        self.queue = DispatchQueue(label: "strata.connection-queue")
+        queue.setSpecific(key: queueKey, value: ObjectIdentifier(queue))
+    }
+
+    /// Whether the current thread is already running one of this queue's closures.
+    private var isOnQueue: Bool { DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(queue) }
+
+    /// Runs `closure` with the connection, waiting until the queue is free; returns its value.
+    @discardableResult
+    public func execute<T>(closure: (Connection) throws -> T) throws -> T {
+        if isOnQueue { return try closure(connection) }
+        return try queue.sync { try closure(connection) }
+    }
+
+    /// Runs `closure` inside a transaction (see ``Connection/transaction(transactionType:closure:)``).
+    @discardableResult
+    public func executeInTransaction<T>(
+        transactionType: Connection.TransactionType = .deferred,
+        closure: (Connection) throws -> T
+    ) throws -> T {
+        try execute { connection in
+            try connection.transaction(transactionType: transactionType) { try closure(connection) }
+        }
+    }
+
+    /// Runs `closure` inside a savepoint (see ``Connection/savepoint(named:closure:)``).
+    @discardableResult
+    public func executeInSavepoint<T>(named name: String, closure: (Connection) throws -> T) throws -> T {
+        try execute { connection in
+            try connection.savepoint(named: name) { try closure(connection) }
+        }
+    }
+
+    /// SQift README's spelling: `executeInSavepoint("name") { connection in ... }`.
+    @discardableResult
+    public func executeInSavepoint<T>(_ name: String, closure: (Connection) throws -> T) throws -> T {
+        try executeInSavepoint(named: name, closure: closure)
+    }
+
+    // MARK: - async
+
+    /// Runs `closure` on the queue without blocking the caller's thread; returns its value.
+    public func perform<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try closure(self.connection) })
+            }
+        }
+    }
+
+    /// The async twin of ``executeInTransaction(transactionType:closure:)``.
+    public func performInTransaction<T: Sendable>(
+        transactionType: Connection.TransactionType = .deferred,
+        _ closure: @escaping @Sendable (Connection) throws -> T
+    ) async throws -> T {
+        try await perform { connection in
+            try connection.transaction(transactionType: transactionType) { try closure(connection) }
+        }
+    }
+
+    /// The async twin of ``executeInSavepoint(named:closure:)``.
+    public func performInSavepoint<T: Sendable>(named name: String, _ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await perform { connection in
+            try connection.savepoint(named: name) { try closure(connection) }
+        }
+    }
+}
+
+extension ConnectionQueue: Hashable {
+    public static func == (lhs: ConnectionQueue, rhs: ConnectionQueue) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

@@ -1,0 +1,98 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// One writer connection and a pool of readers: the simple way to use a database from many threads.
+///
+/// ```swift
+/// let database = try Database(storageLocation: .onDisk("path_to_db"))
+/// try database.executeWrite { connection in
+///     try connection.execute("PRAGMA journal_mode = WAL")
+///     try connection.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
+/// }
+/// let count = try await database.read { try $0.query("SELECT count(*) FROM cars") as Int? }
+/// ```
+/// Writes are serialized on the writer; reads run in parallel on read-only connections, which in
+/// WAL mode see the last committed data and never wait for a write. An in-memory or temporary
+/// database is private to one connection, so there reads use the writer too.
+public final class Database: Sendable {
+    public let writerConnectionQueue: ConnectionQueue
+    public let readerConnectionPool: ConnectionPool
+    private let readsUseWriter: Bool
+
+    /// Opens the writer now (creating the file if needed); readers open on demand.
+    public convenience init(
+        storageLocation: StorageLocation = .inMemory,
+        tableLockPolicy: TableLockPolicy = .fastFail,
+        multiThreaded: Bool = true,
+        sharedCache: Bool = false,
+        drainDelay: TimeInterval = 1.0,
+        writerConnectionPreparation: ((Connection) throws -> Void)? = nil,
+        readerConnectionPreparation: ((Connection) throws -> Void)? = nil
+    ) throws {
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        flags |= multiThreaded ? SQLITE_OPEN_NOMUTEX : SQLITE_OPEN_FULLMUTEX
+        flags |= sharedCache ? SQLITE_OPEN_SHAREDCACHE : SQLITE_OPEN_PRIVATECACHE
+        try self.init(
+            storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags, drainDelay: drainDelay,
+            writerConnectionPreparation: writerConnectionPreparation, readerConnectionPreparation: readerConnectionPreparation
+        )
+    }
+
+    /// Opens the writer with `flags`; readers use the same flags with READONLY instead of
+    /// READWRITE and CREATE.
+    public init(
+        storageLocation: StorageLocation = .inMemory,
+        tableLockPolicy: TableLockPolicy = .fastFail,
+        flags: Int32,
+        drainDelay: TimeInterval = 1.0,
+        writerConnectionPreparation: ((Connection) throws -> Void)? = nil,
+        readerConnectionPreparation: ((Connection) throws -> Void)? = nil
+    ) throws {
+        let writer = try Connection(storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags)
+        try writerConnectionPreparation?(writer)
+        writerConnectionQueue = ConnectionQueue(connection: writer)
+        let readerFlags = (flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_READONLY
+        readerConnectionPool = ConnectionPool(
+            storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: readerFlags,
+            availableConnectionDrainDelay: drainDelay, connectionPreparation: readerConnectionPreparation
+        )
+        switch storageLocation {
+        case .inMemory, .temporary: readsUseWriter = true
+        case .onDisk(let path): readsUseWriter = path == ":memory:" || path.isEmpty || path.contains("mode=memory")
+        }
+    }
+
+    /// Runs `closure` on a reader connection (read-only; parallel with other reads and the writer).
+    @discardableResult
+    public func executeRead<T>(closure: (Connection) throws -> T) throws -> T {
+        if readsUseWriter { return try writerConnectionQueue.execute(closure: closure) }
+        return try readerConnectionPool.execute(closure: closure)
+    }
+
+    /// Runs `closure` on the writer connection, serialized with every other write.
+    @discardableResult
+    public func executeWrite<T>(closure: (Connection) throws -> T) throws -> T {
+        try writerConnectionQueue.execute(closure: closure)
+    }
+
+    /// The async twin of ``executeRead(closure:)``.
+    public func read<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        if readsUseWriter { return try await writerConnectionQueue.perform(closure) }
+        return try await readerConnectionPool.perform(closure)
+    }
+
+    /// The async twin of ``executeWrite(closure:)``.
+    public func write<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await writerConnectionQueue.perform(closure)
+    }
+
+    /// Runs `closure` in a transaction on the writer, without blocking the caller's thread.
+    public func writeInTransaction<T: Sendable>(
+        transactionType: Connection.TransactionType = .deferred,
+        _ closure: @escaping @Sendable (Connection) throws -> T
+    ) async throws -> T {
+        try await writerConnectionQueue.performInTransaction(transactionType: transactionType, closure)
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+/// Brings a database's schema to `desiredSchemaVersion`, one version at a time.
+///
+/// ```swift
+/// let migrator = Migrator(connection: connection, desiredSchemaVersion: 2)
+/// try migrator.runMigrationsIfNecessary(
+///     migrationSQLForSchemaVersion: { version in
+///         switch version {
+///         case 1: return "CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)"
+///         default: return "CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT, address TEXT)"
+///         }
+///     }
+/// )
+/// ```
+/// Versions start at 1 and go up by 1. Each version runs in its own transaction and is recorded
+/// in `schema_migrations(version, migration_timestamp)`; a failing version leaves the database at
+/// the last good one. A database already past `desiredSchemaVersion` is left untouched and
+/// reported with ``MigratorError/databaseNewerThanCode(current:desired:)``.
+open class Migrator {
+    public let connection: Connection
+    public let desiredSchemaVersion: UInt64
+
+    public init(connection: Connection, desiredSchemaVersion: UInt64) {
+        self.connection = connection
+        self.desiredSchemaVersion = desiredSchemaVersion
+    }
+
+    /// The highest version recorded, or 0 for a database never migrated.
+    public var currentSchemaVersion: UInt64 {
+        guard migrationTableExists else { return 0 }
+        let version: Int64? = try? connection.query("SELECT max(version) FROM schema_migrations")
+        return UInt64(max(0, version ?? 0))
+    }
+
+    /// Whether the database is behind `desiredSchemaVersion`.
+    public var migrationRequired: Bool { currentSchemaVersion < desiredSchemaVersion }
+
+    var migrationTableExists: Bool {
+        let count: Int? = try? connection.query(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+        )
+        return (count ?? 0) > 0
+    }
+
+    func createMigrationTable() throws {
+        try connection.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations(version INTEGER UNIQUE NOT NULL, migration_timestamp TEXT NOT NULL)"
+        )
+    }
+
+    /// Runs the SQL for each missing version; returns how many versions ran.
+    @discardableResult
+    open func runMigrationsIfNecessary(
+        migrationSQLForSchemaVersion: (UInt64) -> String,
+        willMigrateToSchemaVersion: ((UInt64) -> Void)? = nil,
+        didMigrateToSchemaVersion: ((UInt64) -> Void)? = nil
+    ) throws -> UInt64 {
+        try runMigrationsIfNecessary(
+            migrateDatabaseToSchemaVersion: { version, connection in
+                try connection.execute(migrationSQLForSchemaVersion(version))
+            },
+            willMigrateToSchemaVersion: willMigrateToSchemaVersion,
+            didMigrateToSchemaVersion: didMigrateToSchemaVersion
+        )
+    }
+
+    /// Runs `migrateDatabaseToSchemaVersion` for each missing version; returns how many ran.
+    @discardableResult
+    open func runMigrationsIfNecessary(
+        migrateDatabaseToSchemaVersion: (UInt64, Connection) throws -> Void,
+        willMigrateToSchemaVersion: ((UInt64) -> Void)? = nil,
+        didMigrateToSchemaVersion: ((UInt64) -> Void)? = nil
+    ) throws -> UInt64 {
+        let current = currentSchemaVersion
+        guard current <= desiredSchemaVersion else {
+            throw MigratorError.databaseNewerThanCode(current: current, desired: desiredSchemaVersion)
+        }
+        guard current < desiredSchemaVersion else { return 0 }
+        try createMigrationTable()
+        var ran: UInt64 = 0
+        for version in (current + 1)...desiredSchemaVersion {
+            guard let storedVersion = Int64(exactly: version) else {
+                throw MigratorError.versionOutOfRange(version)
+            }
+            willMigrateToSchemaVersion?(version)
+            try connection.transaction(transactionType: .immediate) {
+                try migrateDatabaseToSchemaVersion(version, connection)
+                try connection.run(
+                    "INSERT INTO schema_migrations(version, migration_timestamp) VALUES(?, ?)",
+                    storedVersion, BindingDateFormat.string(from: Date())
+                )
+            }
+            ran += 1
+            didMigrateToSchemaVersion?(version)
+        }
+        return ran
+    }
+}
+
+/// Why a `Migrator` refused to run.
+public enum MigratorError: Error, CustomStringConvertible, Equatable {
+    /// The database records a version this code does not know; it was left untouched.
+    case databaseNewerThanCode(current: UInt64, desired: UInt64)
+    /// Versions are stored as SQLite integers, so they must fit in Int64.
+    case versionOutOfRange(UInt64)
+
+    public var description: String {
+        switch self {
+        case .databaseNewerThanCode(let current, let desired):
+            return "The database is at schema version \(current), newer than this code's \(desired); it was left untouched. Update the app, or migrate with newer code."
+        case .versionOutOfRange(let version):
+            return "Schema version \(version) does not fit in a SQLite integer."
+        }
+    }
+}
+
+extension MigratorError: LocalizedError {
+    public var errorDescription: String? { description }
+}
