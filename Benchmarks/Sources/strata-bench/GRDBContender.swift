@@ -23,7 +23,8 @@ struct GRDBMixed: FetchableRecord {
 
 enum GRDBBench {
     static func contender(_ workload: Workloads.Kind) -> Contender {
-        { path, rows in
+        if workload == .fetchTwoThreads { return twoThreadContender }
+        return { path, rows in
             var configuration = Configuration()
             configuration.prepareDatabase { db in try db.execute(sql: Workloads.pragmas) }
             let queue = try DatabaseQueue(path: path, configuration: configuration)
@@ -80,9 +81,35 @@ enum GRDBBench {
         case .fetchMixed:
             let items = try queue.read { db in try GRDBMixed.fetchAll(db, sql: Workloads.selectMixedSQL) }
             return items.reduce(0) { $0 &+ $1.value.checksum }
+        case .fetchTwoThreads:
+            return 0 // measured by twoThreadContender
         case .parseDates:
             let dates = try queue.read { db in try Date.fetchAll(db, sql: Workloads.selectDatesSQL) }
             return dates.reduce(0) { $0 &+ Int64(($1.timeIntervalSince1970 * 1000).rounded()) }
         }
+    }
+}
+
+extension GRDBBench {
+    /// Two scans in parallel through a `DatabasePool`.
+    static func twoThreadContender(_ path: String, _ rows: Int) throws -> Prepared {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        return Prepared(work: {
+            let sums = SumBox()
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                let sum = try? pool.read { db -> Int64 in
+                    var sum: Int64 = 0
+                    let cursor = try GRDB.Row.fetchCursor(db, sql: Workloads.selectIntsSQL)
+                    while let row = try cursor.next() {
+                        for column in 0..<10 { sum &+= row[column] as Int64 }
+                    }
+                    return sum
+                }
+                sums.set(index, sum ?? -1)
+            }
+            return sums.total
+        }, close: { try? pool.close() })
     }
 }

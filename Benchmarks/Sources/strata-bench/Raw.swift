@@ -61,12 +61,15 @@ enum Raw {
             }
             try exec(db, "COMMIT")
             return Int64(rows)
-        case .fetchPositional, .fetchNamed:
+        case .fetchPositional, .fetchNamed, .fetchTwoThreads:
             let statement = try prepare(db, Workloads.selectIntsSQL)
             defer { sqlite3_finalize(statement) }
             var sum: Int64 = 0
-            while sqlite3_step(statement) == SQLITE_ROW {
-                for column in Int32(0)..<10 { sum &+= sqlite3_column_int64(statement, column) }
+            for _ in 0..<(workload == .fetchTwoThreads ? 2 : 1) {
+                while sqlite3_step(statement) == SQLITE_ROW {
+                    for column in Int32(0)..<10 { sum &+= sqlite3_column_int64(statement, column) }
+                }
+                sqlite3_reset(statement)
             }
             return sum
         case .fetchModel, .fetchDecodable:

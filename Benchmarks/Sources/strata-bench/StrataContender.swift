@@ -23,7 +23,8 @@ struct StrataMixed: ExpressibleByRow {
 
 enum StrataBench {
     static func contender(_ workload: Workloads.Kind) -> Contender {
-        { path, rows in
+        if workload == .fetchTwoThreads { return twoThreadContender }
+        return { path, rows in
             let db = try Connection(storageLocation: .onDisk(path))
             try db.execute(Workloads.pragmas)
             return Prepared(work: { try run(workload, db: db, rows: rows) }, close: {})
@@ -73,9 +74,44 @@ enum StrataBench {
         case .fetchMixed:
             let items: [StrataMixed] = try db.query(Workloads.selectMixedSQL)
             return items.reduce(0) { $0 &+ $1.value.checksum }
+        case .fetchTwoThreads:
+            return 0 // measured by twoThreadContender
         case .parseDates:
             let dates: [Date] = try db.query(Workloads.selectDatesSQL)
             return dates.reduce(0) { $0 &+ Int64(($1.timeIntervalSince1970 * 1000).rounded()) }
         }
     }
+}
+
+extension StrataBench {
+    /// Two scans in parallel through `Database` readers.
+    static func twoThreadContender(_ path: String, _ rows: Int) throws -> Prepared {
+        let database = try Database(storageLocation: .onDisk(path), readerConnectionPreparation: { try $0.execute(Workloads.pragmas) })
+        // Open both readers before timing.
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            _ = try? database.executeRead { connection in Thread.sleep(forTimeInterval: 0.05); return connection.readOnly }
+        }
+        return Prepared(work: {
+            let sums = SumBox()
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                let sum = try? database.executeRead { connection -> Int64 in
+                    var sum: Int64 = 0
+                    try connection.forEachRow(Workloads.selectIntsSQL) { row in
+                        for column in 0..<10 { sum &+= row[column] as Int64 }
+                    }
+                    return sum
+                }
+                sums.set(index, sum ?? -1)
+            }
+            return sums.total
+        }, close: {})
+    }
+}
+
+/// Collects per-thread results. @unchecked Sendable: each thread writes its own slot under a lock.
+final class SumBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Int: Int64] = [:]
+    func set(_ index: Int, _ value: Int64) { lock.withLock { values[index] = value } }
+    var total: Int64 { lock.withLock { values.values.reduce(0, &+) } }
 }

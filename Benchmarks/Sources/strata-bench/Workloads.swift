@@ -22,6 +22,9 @@ enum Workloads {
         case fetchDecodable = "fetch-decodable"
         case fetchMixed = "fetch-mixed"
         case parseDates = "parse-dates"
+        /// Two full scans of the fetch table: raw C does them one after the other on one thread,
+        /// Strata on two threads through `Database` readers, GRDB through a `DatabasePool`.
+        case fetchTwoThreads = "fetch-two-threads"
 
         var defaultRows: Int {
             switch self {
@@ -41,7 +44,7 @@ enum Workloads {
         switch kind {
         case .insertPositional, .insertNamed:
             try Raw.exec(db, createIntsSQL)
-        case .fetchPositional, .fetchNamed, .fetchModel, .fetchDecodable:
+        case .fetchPositional, .fetchNamed, .fetchModel, .fetchDecodable, .fetchTwoThreads:
             try Raw.exec(db, createIntsSQL + "; BEGIN")
             let statement = try Raw.prepare(db, insertPositionalSQL)
             defer { sqlite3_finalize(statement) }
