@@ -70,6 +70,55 @@ struct Tour: ParsableCommand {
         }
         show("cars still there: \(try db.query("SELECT count(*) FROM cars") as Int? ?? 0)")
 
+        section("Functions, collations and hooks")
+        try db.addScalarFunction(named: "cents", argumentCount: 1, deterministic: true) { _, values in
+            values[0].isNull ? .null : .long(values[0].long * 100)
+        }
+        show("cents(price) of the Audi: \(try db.query("SELECT cents(price) FROM cars WHERE name = ?", "Audi") as Int? ?? 0)")
+        db.createCollation(named: "LENGTH") { lhs, rhs in
+            lhs.count == rhs.count ? .orderedSame : (lhs.count < rhs.count ? .orderedAscending : .orderedDescending)
+        }
+        let byLength: [String] = try db.query("SELECT name FROM cars ORDER BY name COLLATE LENGTH")
+        show("names by length (custom collation): \(byLength)")
+        var changes: [String] = []
+        db.updateHook { type, _, table, rowID in changes.append("\(type) \(table ?? "?") #\(rowID)") }
+        try db.run("UPDATE cars SET price = price + 1 WHERE name = ?", "Audi")
+        db.updateHook(nil)
+        show("update hook saw: \(changes)")
+        var traced: [String] = []
+        db.traceEvent(mask: Connection.TraceEvent.statementMask) { event in
+            if case .statement(_, let sql) = event { traced.append(sql) }
+        }
+        let _: Int? = try db.query("SELECT count(*) FROM cars WHERE price > ?", 30_000)
+        db.traceEvent(closure: nil)
+        show("traced with values expanded: \(traced)")
+        let checkpoint = try db.checkpoint(mode: .truncate)
+        show("WAL checkpoint: \(checkpoint.checkpointedFrames) of \(checkpoint.logFrames) frames")
+
+        section("Backup to a second database")
+        let copyPath = directory.appendingPathComponent("copy.sqlite").path
+        let copy = try Connection(storageLocation: .onDisk(copyPath))
+        let finished = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome = "unknown"
+        let progress = try db.backup(to: copy, completionQueue: DispatchQueue(label: "tour")) { result in
+            outcome = result.isSuccess ? "success" : "\(result)"
+            finished.signal()
+        }
+        finished.wait()
+        show("backup \(outcome): \(progress.completedUnitCount)/\(progress.totalUnitCount) pages, copy has \(try copy.query("SELECT count(*) FROM cars") as Int? ?? 0) cars")
+
+        section("Database: one writer, parallel readers, migrations")
+        let database = try Database(storageLocation: .onDisk(copyPath))
+        try database.executeWrite { connection in
+            let migrator = Migrator(connection: connection, desiredSchemaVersion: 2)
+            let ran = try migrator.runMigrationsIfNecessary(migrationSQLForSchemaVersion: { version in
+                version == 1 ? "ALTER TABLE cars ADD COLUMN color TEXT" : "CREATE INDEX cars_by_price ON cars(price)"
+            })
+            show("migrator ran \(ran) migrations; schema version \(migrator.currentSchemaVersion)")
+        }
+        let counts = try (0..<2).map { _ in try database.executeRead { try $0.query("SELECT count(*) FROM cars") as Int? ?? 0 } }
+        show("reads through the reader pool: \(counts)")
+
         section("Bad input is a thrown error, not a crash")
         do { try db.run("INSERT INTO cars(name) VALUES(?, ?)", "only one") } catch {
             show("\(error)")
