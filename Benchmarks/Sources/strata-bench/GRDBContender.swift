@@ -42,7 +42,7 @@ enum GRDBBench {
                 }
             }
             return Int64(rows)
-        case .insertNamed:
+        case .insertNamed, .insertNamedDictionary:
             try queue.write { db in
                 let statement = try db.makeStatement(sql: Workloads.insertNamedSQL)
                 for row in 0..<rows {

@@ -44,7 +44,7 @@ enum Raw {
 
     static func run(_ workload: Workloads.Kind, db: OpaquePointer, rows: Int) throws -> Int64 {
         switch workload {
-        case .insertPositional, .insertNamed:
+        case .insertPositional, .insertNamed, .insertNamedDictionary:
             let statement = try prepare(db, workload == .insertPositional ? Workloads.insertPositionalSQL : Workloads.insertNamedSQL)
             defer { sqlite3_finalize(statement) }
             // Named parameters: raw resolves each name once, the best C can do.

@@ -45,6 +45,15 @@ enum StrataBench {
             let statement = try db.prepare(Workloads.insertNamedSQL)
             try db.transaction {
                 for row in 0..<rows {
+                    try statement.bind(named: (":a0", row), (":a1", row + 1), (":a2", row + 2), (":a3", row + 3), (":a4", row + 4),
+                                       (":a5", row + 5), (":a6", row + 6), (":a7", row + 7), (":a8", row + 8), (":a9", row + 9)).run()
+                }
+            }
+            return Int64(rows)
+        case .insertNamedDictionary:
+            let statement = try db.prepare(Workloads.insertNamedSQL)
+            try db.transaction {
+                for row in 0..<rows {
                     try statement.bind([":a0": row, ":a1": row + 1, ":a2": row + 2, ":a3": row + 3, ":a4": row + 4,
                                         ":a5": row + 5, ":a6": row + 6, ":a7": row + 7, ":a8": row + 8, ":a9": row + 9]).run()
                 }

@@ -16,6 +16,8 @@ enum Workloads {
     enum Kind: String, CaseIterable {
         case insertPositional = "insert-positional"
         case insertNamed = "insert-named"
+        /// Named parameters from a dictionary built per row (SQift's form; GRDB's `StatementArguments`).
+        case insertNamedDictionary = "insert-named-dictionary"
         case fetchPositional = "fetch-positional"
         case fetchNamed = "fetch-named"
         case fetchModel = "fetch-model"
@@ -28,12 +30,12 @@ enum Workloads {
 
         var defaultRows: Int {
             switch self {
-            case .insertPositional, .insertNamed, .parseDates: return 50_000
+            case .insertPositional, .insertNamed, .insertNamedDictionary, .parseDates: return 50_000
             default: return 200_000
             }
         }
 
-        var isInsert: Bool { self == .insertPositional || self == .insertNamed }
+        var isInsert: Bool { self == .insertPositional || self == .insertNamed || self == .insertNamedDictionary }
     }
 
     /// Creates the database a workload starts from: an empty table for inserts, the rows to read
@@ -42,7 +44,7 @@ enum Workloads {
         let db = try Raw.open(path)
         defer { sqlite3_close_v2(db) }
         switch kind {
-        case .insertPositional, .insertNamed:
+        case .insertPositional, .insertNamed, .insertNamedDictionary:
             try Raw.exec(db, createIntsSQL)
         case .fetchPositional, .fetchNamed, .fetchModel, .fetchDecodable, .fetchTwoThreads:
             try Raw.exec(db, createIntsSQL + "; BEGIN")

@@ -20,6 +20,11 @@ public final class ConnectionPool: @unchecked Sendable {
     /// The flags readers open with unless told otherwise.
     public static let defaultReaderFlags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
 
+    /// How long connections opened by a pool or a `Database` wait on a lock before failing with
+    /// `SQLITE_BUSY`. Even WAL readers meet brief locks (while the WAL index is rebuilt or reset);
+    /// a preparation closure can set another `busyHandler`.
+    public static let defaultBusyTimeout: TimeInterval = 5
+
     public let storageLocation: StorageLocation
     public let tableLockPolicy: TableLockPolicy
     public let flags: Int32
@@ -78,6 +83,7 @@ public final class ConnectionPool: @unchecked Sendable {
         }
         if let reused { return reused }
         let connection = try Connection(storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags)
+        try connection.busyHandler(.timeout(ConnectionPool.defaultBusyTimeout))
         try connectionPreparation?(connection)
         let queue = ConnectionQueue(connection: connection)
         lock.withLock { _ = _busyConnections.insert(queue) }

@@ -14,7 +14,8 @@ import SQLite3
 /// let count = try await database.read { try $0.query("SELECT count(*) FROM cars") as Int? }
 /// ```
 /// Writes are serialized on the writer; reads run in parallel on read-only connections, which in
-/// WAL mode see the last committed data and never wait for a write. An in-memory or temporary
+/// WAL mode see the last committed data and never wait for a write. Its connections wait up to
+/// ``ConnectionPool/defaultBusyTimeout`` seconds on a lock before failing with `SQLITE_BUSY`. An in-memory or temporary
 /// database is private to one connection, so there reads use the writer too.
 public final class Database: Sendable {
     public let writerConnectionQueue: ConnectionQueue
@@ -51,6 +52,7 @@ public final class Database: Sendable {
         readerConnectionPreparation: ((Connection) throws -> Void)? = nil
     ) throws {
         let writer = try Connection(storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags)
+        try writer.busyHandler(.timeout(ConnectionPool.defaultBusyTimeout))
         try writerConnectionPreparation?(writer)
         writerConnectionQueue = ConnectionQueue(connection: writer)
         let readerFlags = (flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_READONLY

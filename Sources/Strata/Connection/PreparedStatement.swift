@@ -43,6 +43,7 @@ final class PreparedStatement {
     @exclusivity(unchecked) var namedBindOrder: [(name: String, index: Int32)] = []
 
     /// The index of the parameter named `name`, bound at `position` of a named bind.
+    @usableFromInline
     func parameterIndex(forName name: String, position: Int) -> Int32 {
         if position < namedBindOrder.count, namedBindOrder[position].name == name {
             return namedBindOrder[position].index

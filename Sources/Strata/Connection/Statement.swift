@@ -93,6 +93,34 @@ open class Statement {
         return self
     }
 
+    /// Binds named parameters given as `(name, value)` pairs; the fast form of named binding, as
+    /// no dictionary is built per call.
+    ///
+    /// ```swift
+    /// try insert.bind(named: (":id", 1), (":name", "Audi"), (":price", 52_642)).run()
+    /// ```
+    /// Parameters not named are bound to NULL.
+    /// - Throws: `SQLITE_MISUSE` "Bind could not find index for key: 'k'" for an unknown name.
+    @discardableResult @inlinable
+    public final func bind<each Value: Bindable>(named parameters: repeat (String, each Value)) throws -> Statement {
+        resetForNewExecution()
+        sqlite3_clear_bindings(handle)
+        var position = 0
+        for parameter in repeat each parameters {
+            let index = prepared.parameterIndex(forName: parameter.0, position: position)
+            guard index > 0 else { throw unknownParameter(parameter.0) }
+            let code = try parameter.1.bind(to: handle, at: index)
+            if code != SQLITE_OK { try checkBind(code, index: index) }
+            position += 1
+        }
+        return self
+    }
+
+    @usableFromInline
+    final func unknownParameter(_ name: String) -> SQLiteError {
+        SQLiteError(code: SQLITE_MISUSE, message: "Bind could not find index for key: '\(name)'", sql: sql)
+    }
+
     /// Resets the statement without binding anything (SQift's zero-argument `bind()`).
     @discardableResult
     public func bind() throws -> Statement {
@@ -123,9 +151,7 @@ open class Statement {
         sqlite3_clear_bindings(handle)
         for (position, (key, value)) in parameters.enumerated() {
             let index = prepared.parameterIndex(forName: key, position: position)
-            guard index > 0 else {
-                throw SQLiteError(code: SQLITE_MISUSE, message: "Bind could not find index for key: '\(key)'", sql: sql)
-            }
+            guard index > 0 else { throw unknownParameter(key) }
             let code = try value?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
             try checkBind(code, index: index)
         }
