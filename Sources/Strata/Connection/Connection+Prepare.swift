@@ -71,6 +71,13 @@ extension Connection {
         _ = try withStatement(cachedFor: sql, .named(parameters)) { try $0.run() }
     }
 
+    /// The spelling SQift's README uses for a bound statement (`execute(sql, value, ...)`):
+    /// the same as ``run(_:_:)-(_,Bindable?...)``. Without values, `execute(_:)` runs SQL text
+    /// that may hold several statements.
+    public func execute(_ sql: SQL, _ parameters: Bindable?...) throws {
+        try run(sql, parameters)
+    }
+
     /// SQift's README spelling of the named form: `run(sql, parameters: [":id": 1])`.
     public func run(_ sql: SQL, parameters: [String: Bindable?]) throws {
         try run(sql, parameters)

@@ -32,6 +32,9 @@ import Testing
         let releaseDate: Date? = try connection.query("SELECT release_date FROM cars WHERE name = ? LIMIT 1", "80s car")
         #expect(releaseDate == date("1983-06-01"))
         #expect(try connection.query("SELECT release_date FROM cars WHERE id = 2") == "1983-06-01T00:00:00.000")
+        // The README's spelling: execute with values binds them (its `cars(?, ?)` means these columns).
+        try connection.execute("INSERT INTO cars(name, release_date) VALUES(?, ?)", "10s car", date("2012-06-01"))
+        #expect(try connection.query("SELECT name FROM cars WHERE release_date > date(?)", date("2010-01-01")) == "10s car")
     }
 
     @Test func fastPathMatchesDateFormatter() {
