@@ -73,7 +73,7 @@ final class PreparedStatement {
     }
 
     /// Builds the name table once per statement.
-    @usableFromInline
+    @usableFromInline @inline(never)
     func resolveNames() {
         let count = Int(sqlite3_column_count(handle))
         names = (0..<count).map { index in sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? "" }
@@ -90,7 +90,7 @@ final class PreparedStatement {
     /// Rows are usually read in column order, so the column after the previous lookup is tried
     /// first with one string comparison; the hash table answers the rest (and duplicates, which
     /// resolve to the first column of that name).
-    @usableFromInline
+    @inlinable @inline(__always)
     func columnIndex(forName name: String) -> Int32? {
         if !namesResolved { resolveNames() }
         let guess = predictedColumn

@@ -240,7 +240,7 @@ open class Statement {
 
     /// The value of column `index` of the current row, or nil for NULL or a value that does not
     /// convert to `T`.
-    @inlinable
+    @inlinable @inline(__always)
     public final func value<T: Extractable>(at index: Int32, as type: T.Type = T.self) -> T.DataType? {
         guard let value = sqlite3_column_value(handle, index) else { return nil }
         let type = sqlite3_value_type(value)

@@ -40,38 +40,38 @@ public struct Row {
     }
 
     /// The value at `index` as `T`, or nil for NULL, a bad index or a value that does not convert.
-    @inlinable
+    @inlinable @inline(__always)
     public func value<T: Extractable>(at index: Int) -> T? where T.DataType == T {
         guard let index = Int32(exactly: index) else { return nil }
         return statement.value(at: index, as: T.self)
     }
 
     /// The value of the column named `name` as `T`, or nil.
-    @inlinable
+    @inlinable @inline(__always)
     public func value<T: Extractable>(forColumnName name: String) -> T? where T.DataType == T {
         guard let index = statement.prepared.columnIndex(forName: name) else { return nil }
         return statement.value(at: index, as: T.self)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public subscript<T: Extractable>(index: Int) -> T? where T.DataType == T {
         value(at: index)
     }
 
     /// Stops the program when the value is NULL or does not convert; see the type's discussion.
-    @inlinable
+    @inlinable @inline(__always)
     public subscript<T: Extractable>(index: Int) -> T where T.DataType == T {
         guard let value: T = value(at: index) else { extractionFailed(T.self, column: "\(index)") }
         return value
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public subscript<T: Extractable>(name: String) -> T? where T.DataType == T {
         value(forColumnName: name)
     }
 
     /// Stops the program when the column is missing, NULL, or does not convert.
-    @inlinable
+    @inlinable @inline(__always)
     public subscript<T: Extractable>(name: String) -> T where T.DataType == T {
         guard let value: T = value(forColumnName: name) else { extractionFailed(T.self, column: "'\(name)'") }
         return value
