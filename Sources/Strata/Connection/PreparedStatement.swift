@@ -64,8 +64,6 @@ final class PreparedStatement {
 
     deinit { sqlite3_finalize(handle) }
 
-    @usableFromInline var columnCount: Int32 { sqlite3_column_count(handle) }
-
     /// The result column names, in order (built once).
     var columnNames: [String] {
         if !namesResolved { resolveNames() }
@@ -121,8 +119,6 @@ final class StatementCache {
         statement.lastUse = clock
         return statement
     }
-
-    func contains(_ sql: SQL) -> Bool { entries[sql] != nil }
 
     func insert(_ statement: PreparedStatement) {
         guard capacity > 0, entries[statement.sql] == nil else { return }

@@ -49,9 +49,6 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     public var description: String {
         "{ message=\"\(message)\", code=\(code), codeDescription=\"\(codeDescription)\" }"
     }
-
-    /// Whether this is a `SQLITE_LOCKED` (table lock) error, the case `TableLockPolicy.poll` retries.
-    var isTableLock: Bool { code == SQLITE_LOCKED }
 }
 
 extension SQLiteError: LocalizedError {

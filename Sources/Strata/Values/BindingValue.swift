@@ -28,17 +28,6 @@ extension BindingValue {
         case .blob(let value): return bindBlob(value, to: handle, at: index)
         }
     }
-
-    /// The value in SQift's `Any` form: `Int64`, `Double`, `String`, `Data`, or nil for NULL.
-    var anyValue: Any? {
-        switch self {
-        case .null: return nil
-        case .integer(let value): return value
-        case .real(let value): return value
-        case .text(let value): return value
-        case .blob(let value): return value
-        }
-    }
 }
 
 /// Binds UTF-8 text without an intermediate C string. Empty text binds `''`, never NULL.
