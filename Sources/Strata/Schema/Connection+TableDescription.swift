@@ -1,0 +1,155 @@
+import Foundation
+
+extension Connection {
+    /// Creates a database file at `path`; throws if a file is already there.
+    ///
+    /// Inherited by subclasses of `Connection`, as SQLite.swiftly's README subclasses it.
+    public convenience init(toNewDatabaseAt path: String) throws {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw TableDescriptionError.databaseAlreadyExists(path: path)
+        }
+        try self.init(storageLocation: .onDisk(path))
+    }
+
+    /// Creates a database file at a file URL; throws if a file is already there.
+    public convenience init(toNewDatabaseAt url: URL) throws {
+        try self.init(toNewDatabaseAt: url.path)
+    }
+
+    /// Opens the database file at `path`; throws if there is none.
+    public convenience init(toExistingDatabaseAt path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw TableDescriptionError.databaseNotFound(path: path)
+        }
+        try self.init(storageLocation: .onDisk(path))
+    }
+
+    /// Opens the database file at a file URL; throws if there is none.
+    public convenience init(toExistingDatabaseAt url: URL) throws {
+        try self.init(toExistingDatabaseAt: url.path)
+    }
+
+    /// Runs the `CREATE TABLE` the description generates.
+    public func createTable(describedBy table: TableDescription) throws {
+        try execute(table.createTableSQL)
+    }
+
+    /// Prepares an `INSERT` into the described table, to run with `insert(_:)`.
+    public func prepareInsertIntoTable(describedBy table: TableDescription) throws -> InsertStatement {
+        try InsertStatement(insertingIntoTable: table, on: self)
+    }
+
+    /// Every row of the described table in rowid order, values typed by the column descriptions
+    /// (`Int`, `String`, `Bool`, or nil for NULL).
+    ///
+    /// Reads the whole table into memory: meant for small tables.
+    public func readAllRows(fromTable table: TableDescription) throws -> [TableRow] {
+        let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+        let sql = "SELECT \(columns) FROM \(quoteIdentifier(table.name)) ORDER BY rowid"
+        return try withStatement(cachedFor: sql, .positional([])) { statement in
+            try statement.query { row in
+                TableRow(columns: table.columns, values: table.columns.indices.map { index in
+                    TableRow.value(in: row, at: index, as: table.columns[index].type)
+                })
+            }
+        }
+    }
+}
+
+/// An `INSERT` into a described table, taking values by column name.
+///
+/// ```swift
+/// let insert = try db.prepareInsertIntoTable(describedBy: contacts)
+/// try insert.insert(["id": 1, "name": "Alice"])
+/// ```
+open class InsertStatement: Statement {
+    public let table: TableDescription
+
+    /// Prepares `INSERT INTO "table"("a", "b") VALUES(?, ?)` for every column of `table`.
+    public init(insertingIntoTable table: TableDescription, on connection: Connection) throws {
+        self.table = table
+        let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+        let placeholders = Array(repeating: "?", count: table.columns.count).joined(separator: ", ")
+        try super.init(connection: connection, sql: "INSERT INTO \(quoteIdentifier(table.name))(\(columns)) VALUES(\(placeholders))")
+    }
+
+    /// Inserts one row. Every column must have a value (nil for NULL) and every key must name a
+    /// column; values are bound as parameters.
+    ///
+    /// - Throws: `TableDescriptionError` for a missing or unknown column or a value of the wrong
+    ///   kind; `SQLiteError` for a constraint (a nil in a NOT NULL column, say). Nothing is
+    ///   inserted when it throws.
+    public func insert(_ values: [String: Any?]) throws {
+        if let unknown = values.keys.first(where: { !table.hasColumn(withName: $0) }) {
+            throw TableDescriptionError.unknownColumn(column: unknown, table: table.name)
+        }
+        let parameters: [Bindable?] = try table.columns.map { column in
+            guard let entry = values[column.name] else {
+                throw TableDescriptionError.missingValue(column: column.name, table: table.name)
+            }
+            return try Self.bindable(entry, for: column)
+        }
+        try bind(parameters).run()
+    }
+
+    /// The value with any optionals inside the `Any` unwrapped (`Int?.none` as `Any` is NULL).
+    static func flattened(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value }
+        return flattened(mirror.children.first?.value)
+    }
+
+    /// The value as a parameter for `column`, checked against the column's type.
+    static func bindable(_ value: Any?, for column: ColumnDescription) throws -> Bindable? {
+        guard let value = flattened(value), !(value is NSNull) else { return nil }
+        let fits: Bool
+        switch column.type {
+        case .int: fits = value is Bool ? false : (value as? Bindable).map { if case .integer = $0.bindingValue { return true } else { return false } } ?? false
+        case .char: fits = value is String || value is Substring
+        case .bool: fits = value is Bool
+        }
+        guard fits, let bindable = (value as? Substring).map(String.init) ?? (value as? Bindable) else {
+            throw TableDescriptionError.invalidValue(column: column.name, type: column.type, value: String(describing: value))
+        }
+        return bindable
+    }
+}
+
+/// One row read by `readAllRows(fromTable:)`: iterate it as `(column, value)` pairs or subscript it.
+public struct TableRow: Sequence {
+    public let columns: [ColumnDescription]
+    public let values: [Any?]
+
+    public init(columns: [ColumnDescription], values: [Any?]) {
+        self.columns = columns
+        self.values = values
+    }
+
+    /// The value of `column`, or nil for NULL or a column not in the row.
+    public subscript(column: ColumnDescription) -> Any? {
+        columns.firstIndex(of: column).flatMap { values[$0] }
+    }
+
+    /// The value of the column named `name`, or nil for NULL or no such column.
+    public subscript(name: String) -> Any? {
+        columns.firstIndex { $0.name == name }.flatMap { values[$0] }
+    }
+
+    public func makeIterator() -> AnyIterator<(column: ColumnDescription, value: Any?)> {
+        var index = 0
+        return AnyIterator {
+            guard index < columns.count else { return nil }
+            defer { index += 1 }
+            return (columns[index], values[index])
+        }
+    }
+
+    static func value(in row: Row, at index: Int, as type: ColumnType) -> Any? {
+        switch type {
+        case .int: return row.value(at: index) as Int?
+        case .char: return row.value(at: index) as String?
+        case .bool: return row.value(at: index) as Bool?
+        }
+    }
+}
