@@ -119,6 +119,19 @@ struct Tour: ParsableCommand {
         let counts = try (0..<2).map { _ in try database.executeRead { try $0.query("SELECT count(*) FROM cars") as Int? ?? 0 } }
         show("reads through the reader pool: \(counts)")
 
+        section("Described tables (SQLite.swiftly)")
+        let idColumn = ColumnDescription(name: "id", type: .int(size: 11), nullable: false)
+        let nameColumn = ColumnDescription(name: "name", type: .char(size: 255), nullable: false)
+        let contacts = TableDescription(name: "contact", columns: [idColumn, nameColumn])
+        try db.createTable(describedBy: contacts)
+        show(contacts.createTableSQL)
+        let insertContact = try db.prepareInsertIntoTable(describedBy: contacts)
+        try insertContact.insert([idColumn.name: 1, nameColumn.name: "Alice"])
+        try insertContact.insert([idColumn.name: 2, nameColumn.name: "Bob"])
+        for row in try db.readAllRows(fromTable: contacts) {
+            show(row.map { "\($0.column.name): \($0.value.map { "\($0)" } ?? "NULL")" }.joined(separator: ", "))
+        }
+
         section("Bad input is a thrown error, not a crash")
         do { try db.run("INSERT INTO cars(name) VALUES(?, ?)", "only one") } catch {
             show("\(error)")
