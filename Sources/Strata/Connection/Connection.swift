@@ -142,6 +142,10 @@ open class Connection {
         var text = String(sql)
         return try text.withUTF8 { buffer -> (OpaquePointer, Substring.Index)? in
             guard let base = buffer.baseAddress, buffer.count > 0 else { return nil }
+            // SQLite stops reading at a NUL byte, which would silently drop the rest of the SQL.
+            guard !buffer.contains(0) else {
+                throw SQLiteError(code: SQLITE_MISUSE, message: "SQL contains a NUL character", sql: String(sql))
+            }
             return try base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { start in
                 var statement: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
@@ -158,7 +162,7 @@ open class Connection {
                 let tailIndex = sql.utf8.index(sql.startIndex, offsetBy: consumed)
                 guard let statement else {
                     // Only a comment or whitespace before the tail: skip it, or stop at the end.
-                    return consumed < buffer.count ? try prepareFirstStatement(of: sql[tailIndex...]) : nil
+                    return consumed > 0 && consumed < buffer.count ? try prepareFirstStatement(of: sql[tailIndex...]) : nil
                 }
                 return (statement, tailIndex)
             }
