@@ -42,19 +42,18 @@ extension Connection {
     /// try connection.busyHandler(.timeout(1.0))
     /// ```
     public func busyHandler(_ handler: BusyHandler) throws {
-        callbackBoxes["busy"] = nil
-        switch handler {
-        case .defaultBehavior:
-            try check(sqlite3_busy_handler(handle, nil, nil))
-        case .timeout(let seconds):
-            try check(sqlite3_busy_timeout(handle, Int32(clamping: Int64((max(0, seconds) * 1000).rounded()))))
-        case .custom(let closure):
-            let box = CallbackBox(closure)
-            try check(sqlite3_busy_handler(handle, { pointer, count in
-                guard let pointer else { return 0 }
-                return CallbackBox<CustomBusyHandler>.from(pointer)(count) ? 1 : 0
-            }, box.unretainedPointer()))
-            callbackBoxes["busy"] = box
+        var custom: CustomBusyHandler?
+        if case .custom(let closure) = handler { custom = closure }
+        try registerCallback("busy", custom) { handle, pointer in
+            switch handler {
+            case .defaultBehavior, .custom:
+                try check(sqlite3_busy_handler(handle, pointer.map { _ in { pointer, count in
+                    guard let pointer else { return 0 }
+                    return CallbackBox<CustomBusyHandler>.from(pointer)(count) ? 1 : 0
+                } }, pointer))
+            case .timeout(let seconds):
+                try check(sqlite3_busy_timeout(handle, Int32(clamping: Int64((max(0, seconds) * 1000).rounded()))))
+            }
         }
     }
 

@@ -51,47 +51,42 @@ extension Connection {
     ///
     /// See <https://www.sqlite.org/c3ref/update_hook.html>.
     public func updateHook(_ hook: UpdateHook?) {
-        guard let hook else {
-            sqlite3_update_hook(handle, nil, nil)
-            callbackBoxes["update"] = nil
-            return
+        registerCallback("update", hook) { handle, pointer in
+            sqlite3_update_hook(handle, pointer.map { _ in { pointer, code, database, table, rowID in
+                guard let pointer, let type = UpdateHookType(code: code) else { return }
+                let text: (UnsafePointer<CChar>?) -> String? = { $0.map { String(cString: $0) } }
+                CallbackBox<UpdateHook>.from(pointer)(type, text(database), text(table), rowID)
+            } }, pointer)
         }
-        let box = CallbackBox(hook)
-        sqlite3_update_hook(handle, { pointer, code, database, table, rowID in
-            guard let pointer, let type = UpdateHookType(code: code) else { return }
-            CallbackBox<UpdateHook>.from(pointer)(type, database.map { String(cString: $0) }, table.map { String(cString: $0) }, rowID)
-        }, box.unretainedPointer())
-        callbackBoxes["update"] = box
     }
 
     /// Calls `hook` before each commit; returning true turns the commit into a rollback (the
     /// COMMIT fails with `SQLITE_CONSTRAINT_COMMITHOOK`). nil unregisters it.
     public func commitHook(_ hook: CommitHook?) {
-        guard let hook else {
-            sqlite3_commit_hook(handle, nil, nil)
-            callbackBoxes["commit"] = nil
-            return
+        registerCallback("commit", hook) { handle, pointer in
+            sqlite3_commit_hook(handle, pointer.map { _ in { pointer in
+                guard let pointer else { return 0 }
+                return CallbackBox<CommitHook>.from(pointer)() ? 1 : 0
+            } }, pointer)
         }
-        let box = CallbackBox(hook)
-        sqlite3_commit_hook(handle, { pointer in
-            guard let pointer else { return 0 }
-            return CallbackBox<CommitHook>.from(pointer)() ? 1 : 0
-        }, box.unretainedPointer())
-        callbackBoxes["commit"] = box
     }
 
     /// Calls `hook` whenever a transaction rolls back; nil unregisters it.
     public func rollbackHook(_ hook: RollbackHook?) {
-        guard let hook else {
-            sqlite3_rollback_hook(handle, nil, nil)
-            callbackBoxes["rollback"] = nil
-            return
+        registerCallback("rollback", hook) { handle, pointer in
+            sqlite3_rollback_hook(handle, pointer.map { _ in { pointer in
+                guard let pointer else { return }
+                CallbackBox<RollbackHook>.from(pointer)()
+            } }, pointer)
         }
-        let box = CallbackBox(hook)
-        sqlite3_rollback_hook(handle, { pointer in
-            guard let pointer else { return }
-            CallbackBox<RollbackHook>.from(pointer)()
-        }, box.unretainedPointer())
-        callbackBoxes["rollback"] = box
+    }
+
+    /// Installs or removes a callback that SQLite holds without a destroy function: the box
+    /// lives in `callbackBoxes` under `key` until the callback is replaced or removed, and
+    /// `install` receives its pointer (nil to unregister).
+    func registerCallback<Value>(_ key: String, _ value: Value?, install: (OpaquePointer, UnsafeMutableRawPointer?) throws -> Void) rethrows {
+        let box = value.map(CallbackBox.init)
+        try install(handle, box?.unretainedPointer())
+        callbackBoxes[key] = box
     }
 }

@@ -60,19 +60,14 @@ extension Connection {
     /// ```
     /// See <https://www.sqlite.org/c3ref/trace_v2.html>.
     public func traceEvent(mask: UInt32? = nil, closure: ((TraceEvent) -> Void)?) {
-        guard let closure else {
-            sqlite3_trace_v2(handle, 0, nil, nil)
-            callbackBoxes["trace"] = nil
-            return
-        }
         let mask = mask ?? (TraceEvent.statementMask | TraceEvent.profileMask | TraceEvent.rowMask | TraceEvent.connectionClosedMask)
-        let box = CallbackBox(closure)
-        sqlite3_trace_v2(handle, mask, { eventMask, pointer, p, x in
-            guard let pointer, let event = TraceEvent(mask: eventMask, p: p, x: x) else { return 0 }
-            CallbackBox<(TraceEvent) -> Void>.from(pointer)(event)
-            return 0
-        }, box.unretainedPointer())
-        callbackBoxes["trace"] = box
+        registerCallback("trace", closure) { handle, pointer in
+            sqlite3_trace_v2(handle, pointer == nil ? 0 : mask, pointer.map { _ in { eventMask, pointer, p, x in
+                guard let pointer, let event = TraceEvent(mask: eventMask, p: p, x: x) else { return 0 }
+                CallbackBox<(TraceEvent) -> Void>.from(pointer)(event)
+                return 0
+            } }, pointer)
+        }
     }
 
     /// Calls `closure` with the expanded SQL of each statement run (SQift 3's `trace`).
