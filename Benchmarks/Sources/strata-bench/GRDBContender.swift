@@ -97,9 +97,8 @@ extension GRDBBench {
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         let pool = try DatabasePool(path: path, configuration: configuration)
         return Prepared(work: {
-            let sums = SumBox()
-            DispatchQueue.concurrentPerform(iterations: 2) { index in
-                let sum = try? pool.read { db -> Int64 in
+            try sumOnTwoThreads {
+                try pool.read { db -> Int64 in
                     var sum: Int64 = 0
                     let cursor = try GRDB.Row.fetchCursor(db, sql: Workloads.selectIntsSQL)
                     while let row = try cursor.next() {
@@ -107,9 +106,7 @@ extension GRDBBench {
                     }
                     return sum
                 }
-                sums.set(index, sum ?? -1)
             }
-            return sums.total
         }, close: { try? pool.close() })
     }
 }

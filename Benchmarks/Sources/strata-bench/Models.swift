@@ -34,3 +34,18 @@ struct Prepared {
 
 /// Opens a contender's connection to the database at a path, for a number of rows.
 typealias Contender = (_ path: String, _ rows: Int) throws -> Prepared
+
+/// Runs `scan` on two threads at once and adds the results; the first error is rethrown.
+func sumOnTwoThreads(_ scan: @escaping @Sendable () throws -> Int64) throws -> Int64 {
+    // @unchecked Sendable: each thread writes its own slot, under the lock.
+    final class Results: @unchecked Sendable {
+        let lock = NSLock()
+        var values: [Swift.Result<Int64, Error>] = []
+    }
+    let results = Results()
+    DispatchQueue.concurrentPerform(iterations: 2) { _ in
+        let result = Swift.Result { try scan() }
+        results.lock.withLock { results.values.append(result) }
+    }
+    return try results.values.reduce(0) { $0 &+ (try $1.get()) }
+}

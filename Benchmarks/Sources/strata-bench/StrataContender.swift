@@ -101,26 +101,9 @@ extension StrataBench {
             _ = try? database.executeRead { connection in Thread.sleep(forTimeInterval: 0.05); return connection.readOnly }
         }
         return Prepared(work: {
-            let sums = SumBox()
-            DispatchQueue.concurrentPerform(iterations: 2) { index in
-                let sum = try? database.executeRead { connection -> Int64 in
-                    var sum: Int64 = 0
-                    try connection.forEachRow(Workloads.selectIntsSQL) { row in
-                        for column in 0..<10 { sum &+= row[column] as Int64 }
-                    }
-                    return sum
-                }
-                sums.set(index, sum ?? -1)
+            try sumOnTwoThreads {
+                try database.executeRead { try run(.fetchPositional, db: $0, rows: rows) }
             }
-            return sums.total
         }, close: {})
     }
-}
-
-/// Collects per-thread results. @unchecked Sendable: each thread writes its own slot under a lock.
-final class SumBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [Int: Int64] = [:]
-    func set(_ index: Int, _ value: Int64) { lock.withLock { values[index] = value } }
-    var total: Int64 { lock.withLock { values.values.reduce(0, &+) } }
 }

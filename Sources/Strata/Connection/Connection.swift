@@ -116,23 +116,11 @@ open class Connection {
     /// Values must not be spliced into `sql`: use ``run(_:_:)-(_,Bindable?...)`` to bind them.
     public func execute(_ sql: SQL) throws {
         var remaining = Substring(sql)
-        while true {
-            guard let (handle, tail) = try prepareFirstStatement(of: remaining) else { return }
-            defer { sqlite3_finalize(handle) }
-            let statementSQL = String(remaining[..<tail])
+        while let (handle, tail) = try prepareFirstStatement(of: remaining) {
+            // Each statement runs through Statement.run(), which owns table-lock polling.
+            let prepared = PreparedStatement(handle: handle, sql: String(remaining[..<tail]))
             remaining = remaining[tail...]
-            var producedRow = false
-            while true {
-                let code = sqlite3_step(handle)
-                if code == SQLITE_ROW { producedRow = true; continue }
-                if code == SQLITE_DONE { break }
-                if code & 0xFF == SQLITE_LOCKED, !producedRow, let interval = tableLockPolicy.pollIntervalMicroseconds {
-                    sqlite3_reset(handle)
-                    usleep(interval)
-                    continue
-                }
-                throw SQLiteError(handle: self.handle, code: code, sql: statementSQL)
-            }
+            try Statement(connection: self, prepared: prepared).run()
         }
     }
 

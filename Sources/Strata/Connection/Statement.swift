@@ -107,8 +107,7 @@ open class Statement {
         sqlite3_clear_bindings(handle)
         var position = 0
         for parameter in repeat each parameters {
-            let index = prepared.parameterIndex(forName: parameter.0, position: position)
-            guard index > 0 else { throw unknownParameter(parameter.0) }
+            let index = try parameterIndex(named: parameter.0, position: position)
             let code = try parameter.1.bind(to: handle, at: index)
             if code != SQLITE_OK { try checkBind(code, index: index) }
             position += 1
@@ -116,9 +115,15 @@ open class Statement {
         return self
     }
 
+    /// The index of the parameter `name` (bound `position`-th in a named bind), or SQift's
+    /// "Bind could not find index" error.
     @usableFromInline
-    final func unknownParameter(_ name: String) -> SQLiteError {
-        SQLiteError(code: SQLITE_MISUSE, message: "Bind could not find index for key: '\(name)'", sql: sql)
+    final func parameterIndex(named name: String, position: Int) throws -> Int32 {
+        let index = prepared.parameterIndex(forName: name, position: position)
+        guard index > 0 else {
+            throw SQLiteError(code: SQLITE_MISUSE, message: "Bind could not find index for key: '\(name)'", sql: sql)
+        }
+        return index
     }
 
     /// Resets the statement without binding anything (SQift's zero-argument `bind()`).
@@ -150,8 +155,7 @@ open class Statement {
         resetForNewExecution()
         sqlite3_clear_bindings(handle)
         for (position, (key, value)) in parameters.enumerated() {
-            let index = prepared.parameterIndex(forName: key, position: position)
-            guard index > 0 else { throw unknownParameter(key) }
+            let index = try parameterIndex(named: key, position: position)
             let code = try value?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
             try checkBind(code, index: index)
         }
