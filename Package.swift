@@ -7,11 +7,16 @@ let sqliteDependency: Target.Dependency = .target(
     condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi])
 )
 
+/// Code written for the seed libraries is mostly Swift 5: these targets compile it that way.
+let swift5: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+
 let package = Package(
     name: "Strata",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataSqueal", targets: ["StrataSqueal"]),
+        .library(name: "StrataORM", targets: ["StrataORM"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
     dependencies: [
@@ -25,11 +30,20 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .target(name: "Strata", dependencies: [sqliteDependency]),
+        .target(name: "StrataSqueal", dependencies: ["Strata"]),
+        .target(name: "StrataORM", dependencies: ["Strata", sqliteDependency]),
         .executableTarget(
             name: "strata",
-            dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Strata", "StrataSqueal", "StrataORM", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "StrataTests", dependencies: ["Strata", sqliteDependency]),
+        .testTarget(name: "StrataSquealTests", dependencies: ["StrataSqueal", sqliteDependency]),
+        .testTarget(name: "StrataORMTests", dependencies: ["StrataORM", sqliteDependency]),
+        .testTarget(name: "strataTests", dependencies: ["strata", "Strata"]),
+        // Seed-README code in Swift 5 language mode, one target per module a seed's users import.
+        .testTarget(name: "SQiftSwift5Tests", dependencies: ["Strata", sqliteDependency], swiftSettings: swift5),
+        .testTarget(name: "SquealSwift5Tests", dependencies: ["StrataSqueal"], swiftSettings: swift5),
+        .testTarget(name: "ORMSwift5Tests", dependencies: ["StrataORM"], swiftSettings: swift5),
     ],
     swiftLanguageModes: [.v6]
 )
