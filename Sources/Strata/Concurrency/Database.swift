@@ -62,7 +62,8 @@ public final class Database: Sendable {
         )
         switch storageLocation {
         case .inMemory, .temporary: readsUseWriter = true
-        case .onDisk(let path): readsUseWriter = path == ":memory:" || path.isEmpty || path.contains("mode=memory")
+        case .onDisk(let path):
+            readsUseWriter = path == ":memory:" || path.isEmpty || (flags & SQLITE_OPEN_URI != 0 && path.contains("mode=memory"))
         }
     }
 

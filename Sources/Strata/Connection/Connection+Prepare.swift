@@ -94,12 +94,12 @@ extension Connection {
         if let cached = statementCache.available(for: sql) {
             prepared = cached
         } else {
-            prepared = try PreparedStatement.prepare(sql, on: self)
+            prepared = try PreparedStatement.prepare(sql, on: self, persistent: true)
             statementCache.insert(prepared)
         }
         prepared.isInUse = true
         defer {
-            sqlite3_reset(prepared.handle)
+            prepared.reset()
             prepared.isInUse = false
         }
         let statement = Statement(connection: self, prepared: prepared)

@@ -58,9 +58,14 @@ open class Connection {
     }
 
     /// Opens a connection with explicit `sqlite3_open_v2` flags.
+    ///
+    /// A path is a file path, as in SQift: a relative path beginning with `file:` names a file,
+    /// even where SQLite was built to parse such names as URIs. Pass `SQLITE_OPEN_URI` in `flags`
+    /// to open a URI (`file:data.db?mode=ro`).
+    /// - Throws: `SQLiteError` when the database cannot be opened.
     public init(storageLocation: StorageLocation, tableLockPolicy: TableLockPolicy = .fastFail, flags: Int32) throws {
         var handle: OpaquePointer?
-        let code = sqlite3_open_v2(storageLocation.path, &handle, flags | SQLITE_OPEN_URI, nil)
+        let code = sqlite3_open_v2(Connection.openPath(storageLocation.path, flags: flags), &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let error = SQLiteError(handle: handle, code: code == SQLITE_OK ? SQLITE_CANTOPEN : code)
             sqlite3_close_v2(handle)
@@ -73,6 +78,12 @@ open class Connection {
         self.handle = handle
         self.tableLockPolicy = tableLockPolicy
         sqlite3_extended_result_codes(handle, 1)
+    }
+
+    /// The path to hand `sqlite3_open_v2`: without `SQLITE_OPEN_URI`, a relative path beginning
+    /// with `file:` gets a `./` so that a SQLite built with `SQLITE_USE_URI` does not parse it.
+    static func openPath(_ path: String, flags: Int32) -> String {
+        flags & SQLITE_OPEN_URI == 0 && path.hasPrefix("file:") ? "./" + path : path
     }
 
     deinit {
@@ -124,9 +135,14 @@ open class Connection {
         }
     }
 
-    /// Compiles the first statement in `sql`; nil when only whitespace or comments remain.
-    /// Retries on table locks as the policy says.
-    func prepareFirstStatement(of sql: Substring) throws -> (OpaquePointer, Substring.Index)? {
+    /// Compiles the first statement in `sql`; nil when only whitespace, comments or empty
+    /// statements (`;`) remain. Retries on table locks as the policy says.
+    ///
+    /// `persistent` asks SQLite to keep the statement for long (`SQLITE_PREPARE_PERSISTENT`,
+    /// SQLite 3.20+), which the statement cache does.
+    /// - Throws: `SQLITE_MISUSE` for a NUL character, `SQLITE_TOOBIG` for SQL over 2 GiB, and
+    ///   SQLite's errors.
+    func prepareFirstStatement(of sql: Substring, persistent: Bool = false) throws -> (OpaquePointer, Substring.Index)? {
         var text = String(sql)
         return try text.withUTF8 { buffer -> (OpaquePointer, Substring.Index)? in
             guard let base = buffer.baseAddress, buffer.count > 0 else { return nil }
@@ -134,28 +150,53 @@ open class Connection {
             guard !buffer.contains(0) else {
                 throw SQLiteError(code: SQLITE_MISUSE, message: "SQL contains a NUL character", sql: String(sql))
             }
+            guard buffer.count < Int(Int32.max) else {
+                throw SQLiteError(code: SQLITE_TOOBIG, message: "SQL text of \(buffer.count) bytes is over SQLite's 2 GiB limit")
+            }
             return try base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { start in
-                var statement: OpaquePointer?
-                var tail: UnsafePointer<CChar>?
-                while true {
-                    let code = sqlite3_prepare_v2(handle, start, Int32(buffer.count), &statement, &tail)
-                    if code == SQLITE_OK { break }
-                    if code & 0xFF == SQLITE_LOCKED, let interval = tableLockPolicy.pollIntervalMicroseconds {
-                        usleep(interval)
-                        continue
+                let end = UnsafePointer(start + buffer.count)
+                var position = UnsafePointer(start)
+                // Empty statements (`;;;`) compile to nothing: skip them in a loop, not by recursion.
+                while position < end {
+                    var statement: OpaquePointer?
+                    var tail: UnsafePointer<CChar>?
+                    let length = Int32(position.distance(to: end))
+                    while true {
+                        let code = prepare(position, length, persistent: persistent, &statement, &tail)
+                        if code == SQLITE_OK { break }
+                        if code & 0xFF == SQLITE_LOCKED, let interval = tableLockPolicy.pollIntervalMicroseconds {
+                            usleep(interval)
+                            continue
+                        }
+                        throw SQLiteError(handle: handle, code: code, sql: String(sql))
                     }
-                    throw SQLiteError(handle: handle, code: code, sql: String(sql))
+                    let next = tail ?? UnsafePointer(end)
+                    if let statement {
+                        let tailIndex = sql.utf8.index(sql.startIndex, offsetBy: start.distance(to: next))
+                        return (statement, tailIndex)
+                    }
+                    guard next > position else { return nil }
+                    position = next
                 }
-                let consumed = tail.map { start.distance(to: $0) } ?? buffer.count
-                let tailIndex = sql.utf8.index(sql.startIndex, offsetBy: consumed)
-                guard let statement else {
-                    // Only a comment or whitespace before the tail: skip it, or stop at the end.
-                    return consumed > 0 && consumed < buffer.count ? try prepareFirstStatement(of: sql[tailIndex...]) : nil
-                }
-                return (statement, tailIndex)
+                return nil
             }
         }
     }
+
+    /// `sqlite3_prepare_v3` with `SQLITE_PREPARE_PERSISTENT` when asked and available, else
+    /// `sqlite3_prepare_v2`.
+    private func prepare(
+        _ sql: UnsafePointer<CChar>, _ length: Int32, persistent: Bool,
+        _ statement: inout OpaquePointer?, _ tail: inout UnsafePointer<CChar>?
+    ) -> Int32 {
+        if persistent, Connection.supportsPersistentPrepare {
+            return sqlite3_prepare_v3(handle, sql, length, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, &tail)
+        }
+        return sqlite3_prepare_v2(handle, sql, length, &statement, &tail)
+    }
+
+    /// Whether the SQLite library in use has `sqlite3_prepare_v3` (3.20.0 and later).
+    static let supportsPersistentPrepare = sqlite3_libversion_number() >= 3_020_000
 
     /// Interrupts the statement running on this connection; it fails with `SQLITE_INTERRUPT`.
     /// Safe to call from any thread.

@@ -15,8 +15,13 @@ final class PreparedStatement {
     var isInUse = false
     var lastUse: UInt64 = 0
 
-    /// Whether the current execution has produced a row; a table-lock retry is only safe before.
+    /// Whether the current execution has produced a row; a table-lock retry is only safe before,
+    /// and the first row is where a re-prepare by SQLite is noticed.
     @exclusivity(unchecked) @usableFromInline var hasProducedRow = false
+
+    /// `SQLITE_STMTSTATUS_REPREPARE` when the names were derived: SQLite re-prepares a statement
+    /// by itself after a schema change, and everything derived from it must then be derived again.
+    @exclusivity(unchecked) var derivedAtReprepareCount: Int32 = 0
 
     /// Result column names, in order; empty until first needed.
     @exclusivity(unchecked) @usableFromInline var names: [String] = []
@@ -57,6 +62,33 @@ final class PreparedStatement {
         return index
     }
 
+    /// Resets the statement to the start of a new execution (bindings are kept).
+    @inline(__always) @usableFromInline
+    func reset() {
+        sqlite3_reset(handle)
+        hasProducedRow = false
+    }
+
+    /// How many times SQLite has re-prepared the statement since it was compiled.
+    var reprepareCount: Int32 { sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0) }
+
+    /// Called on the first step of an execution (once per execution, not per row): when SQLite
+    /// re-prepared the statement since the names were derived, forget them so they are derived
+    /// again from the new column list.
+    @usableFromInline @inline(never)
+    func executionStarted() {
+        if namesResolved, reprepareCount != derivedAtReprepareCount { forgetDerivedState() }
+    }
+
+    /// Drops everything derived from the compiled statement (names, name table, prediction).
+    func forgetDerivedState() {
+        namesResolved = false
+        names = []
+        nameIndexes = [:]
+        predictedColumn = 0
+        hasDuplicateNames = false
+    }
+
     init(handle: OpaquePointer, sql: SQL) {
         self.handle = handle
         self.sql = sql
@@ -64,15 +96,18 @@ final class PreparedStatement {
 
     deinit { sqlite3_finalize(handle) }
 
-    /// The result column names, in order (built once).
+    /// The result column names, in order (built once per compiled form of the statement).
     var columnNames: [String] {
+        // Not a hot path: also notice a re-prepare that happened in an execution with no row.
+        if namesResolved, reprepareCount != derivedAtReprepareCount { forgetDerivedState() }
         if !namesResolved { resolveNames() }
         return names
     }
 
-    /// Builds the name table once per statement.
+    /// Builds the name table once per compiled form of the statement.
     @usableFromInline @inline(never)
     func resolveNames() {
+        derivedAtReprepareCount = reprepareCount
         let count = Int(sqlite3_column_count(handle))
         names = (0..<count).map { index in sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? "" }
         nameIndexes = [:]

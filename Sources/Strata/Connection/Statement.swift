@@ -49,7 +49,7 @@ open class Statement {
     /// Whether the statement makes no direct change to the database.
     public var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
 
-    /// The number of result columns.
+    /// The number of result columns (asked of SQLite each time, so it follows schema changes).
     public var columnCount: Int { Int(sqlite3_column_count(handle)) }
 
     /// The result column names, in order.
@@ -196,8 +196,7 @@ open class Statement {
 
     @inline(__always) @usableFromInline
     final func resetForNewExecution() {
-        sqlite3_reset(handle)
-        prepared.hasProducedRow = false
+        prepared.reset()
     }
 
     /// Clears all bindings to NULL (keeps the statement's position).
@@ -215,12 +214,33 @@ open class Statement {
     }
 
     /// Advances to the next row: true when a row is available, false when done.
+    ///
+    /// The first step of an execution checks whether SQLite re-prepared the statement after a
+    /// schema change (once per execution, not per row), so names read afterwards are current.
     @inlinable
     public final func step() throws -> Bool {
         let code = sqlite3_step(handle)
-        if code == SQLITE_ROW { prepared.hasProducedRow = true; return true }
-        if code == SQLITE_DONE { return false }
+        if code == SQLITE_ROW {
+            if !prepared.hasProducedRow { firstRowProduced() }
+            return true
+        }
+        if code == SQLITE_DONE { executionFinished(); return false }
         return try stepFailed(code)
+    }
+
+    /// Bookkeeping for the first row of an execution.
+    @usableFromInline @inline(never)
+    final func firstRowProduced() {
+        prepared.hasProducedRow = true
+        prepared.executionStarted()
+    }
+
+    /// Bookkeeping for the end of an execution; the next step starts a new one (SQLite resets
+    /// a statement that is stepped after `SQLITE_DONE`).
+    @usableFromInline
+    final func executionFinished() {
+        if !prepared.hasProducedRow { prepared.executionStarted() }
+        prepared.hasProducedRow = false
     }
 
     /// Retries a table lock (only before the first row, when a retry cannot repeat rows) or throws.
@@ -232,11 +252,11 @@ open class Statement {
             sqlite3_reset(handle)
             usleep(interval)
             code = sqlite3_step(handle)
-            if code == SQLITE_ROW { prepared.hasProducedRow = true; return true }
-            if code == SQLITE_DONE { return false }
+            if code == SQLITE_ROW { firstRowProduced(); return true }
+            if code == SQLITE_DONE { executionFinished(); return false }
         }
         let error = SQLiteError(handle: connection.handle, code: code, sql: sql)
-        sqlite3_reset(handle)
+        prepared.reset()
         throw error
     }
 
@@ -266,8 +286,8 @@ extension Statement: CustomStringConvertible {
 
 extension PreparedStatement {
     /// Compiles exactly one statement of `sql` on `connection`, polling on table locks per policy.
-    static func prepare(_ sql: SQL, on connection: Connection) throws -> PreparedStatement {
-        guard let (handle, tail) = try connection.prepareFirstStatement(of: Substring(sql)) else {
+    static func prepare(_ sql: SQL, on connection: Connection, persistent: Bool = false) throws -> PreparedStatement {
+        guard let (handle, tail) = try connection.prepareFirstStatement(of: Substring(sql), persistent: persistent) else {
             throw SQLiteError(code: SQLITE_MISUSE, message: "SQL contains no statement", sql: sql)
         }
         let statement = PreparedStatement(handle: handle, sql: sql)

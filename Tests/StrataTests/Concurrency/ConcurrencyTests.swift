@@ -212,7 +212,7 @@ final class UsageCounter: @unchecked Sendable {
 
     @Test func sharedCacheTableLocksPoll() throws {
         let directory = try TemporaryDirectory()
-        let database = try Database(storageLocation: .onDisk("file:\(directory.path("db"))"), tableLockPolicy: .poll(0.005), sharedCache: true)
+        let database = try Database(storageLocation: .onDisk(directory.path("db")), tableLockPolicy: .poll(0.005), sharedCache: true)
         try database.executeWrite { try $0.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1)") }
         let holding = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)

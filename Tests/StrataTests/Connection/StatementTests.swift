@@ -128,7 +128,7 @@ import SQLite3
 
     @Test func tableLockPolicyFastFailAndPoll() throws {
         let directory = try TemporaryDirectory()
-        let uri = "file:\(directory.path("shared.db"))"
+        let uri = directory.path("shared.db")
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_SHAREDCACHE
         let writer = try Connection(storageLocation: .onDisk(uri), flags: flags)
         try writer.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1)")
