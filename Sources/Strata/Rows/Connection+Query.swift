@@ -63,13 +63,13 @@ extension Connection {
     /// `body` applied to the first row, or nil. (positional array parameters)
     @inlinable
     public func query<T>(_ sql: SQL, _ parameters: [Bindable?], body: (Row) throws -> T) throws -> T? {
-        try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query(body: body) }
+        try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query(body) }
     }
 
     /// `body` applied to the first row, or nil. (named parameters)
     @inlinable
     public func query<T>(_ sql: SQL, _ parameters: [String: Bindable?], body: (Row) throws -> T) throws -> T? {
-        try withStatement(cachedFor: sql, .named(parameters)) { try $0.query(body: body) }
+        try withStatement(cachedFor: sql, .named(parameters)) { try $0.query(body) }
     }
 
     /// The first column of every row, stopping at the first NULL or unconvertible value.
@@ -117,13 +117,13 @@ extension Connection {
     /// `body` applied to every row. (positional array parameters)
     @inlinable
     public func query<T>(_ sql: SQL, _ parameters: [Bindable?], body: (Row) throws -> T) throws -> [T] {
-        try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query(body: body) }
+        try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query(body) }
     }
 
     /// `body` applied to every row. (named parameters)
     @inlinable
     public func query<T>(_ sql: SQL, _ parameters: [String: Bindable?], body: (Row) throws -> T) throws -> [T] {
-        try withStatement(cachedFor: sql, .named(parameters)) { try $0.query(body: body) }
+        try withStatement(cachedFor: sql, .named(parameters)) { try $0.query(body) }
     }
 
     /// A dictionary from the key-value pair `body` makes of each row.
@@ -135,13 +135,13 @@ extension Connection {
     /// A dictionary from the key-value pair `body` makes of each row. (positional array parameters)
     @inlinable
     public func query<Key: Hashable, Value>(_ sql: SQL, _ parameters: [Bindable?], body: (Row) throws -> (Key, Value)) throws -> [Key: Value] {
-        try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query(body: body) }
+        try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query(body) }
     }
 
     /// A dictionary from the key-value pair `body` makes of each row. (named parameters)
     @inlinable
     public func query<Key: Hashable, Value>(_ sql: SQL, _ parameters: [String: Bindable?], body: (Row) throws -> (Key, Value)) throws -> [Key: Value] {
-        try withStatement(cachedFor: sql, .named(parameters)) { try $0.query(body: body) }
+        try withStatement(cachedFor: sql, .named(parameters)) { try $0.query(body) }
     }
 
     /// A dictionary built from each row, `body` seeing the dictionary so far.
@@ -153,13 +153,13 @@ extension Connection {
     /// A dictionary built from each row, `body` seeing the dictionary so far. (positional array parameters)
     @inlinable
     public func query<Key: Hashable, Value>(_ sql: SQL, _ parameters: [Bindable?], body: ([Key: Value], Row) throws -> (Key, Value)) throws -> [Key: Value] {
-        try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query(body: body) }
+        try withStatement(cachedFor: sql, .positional(parameters)) { try $0.query(body) }
     }
 
     /// A dictionary built from each row, `body` seeing the dictionary so far. (named parameters)
     @inlinable
     public func query<Key: Hashable, Value>(_ sql: SQL, _ parameters: [String: Bindable?], body: ([Key: Value], Row) throws -> (Key, Value)) throws -> [Key: Value] {
-        try withStatement(cachedFor: sql, .named(parameters)) { try $0.query(body: body) }
+        try withStatement(cachedFor: sql, .named(parameters)) { try $0.query(body) }
     }
 
     /// The statement behind `query(...) -> Row?`. The row outlives the call, so it cannot come

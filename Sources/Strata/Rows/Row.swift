@@ -39,40 +39,44 @@ public struct Row {
         return statement.anyValue(at: index)
     }
 
-    /// The value at `index` as `T`, or nil for NULL, a bad index or a value that does not convert.
+    // SQift's reads ask only `T: Extractable`. For the built-in types (`DataType == T`) the cast
+    // below is between identical types and compiles away once specialized.
+
+    /// The value at `index` as `T`, or nil for NULL, a bad index, or a value whose storage class
+    /// is not `T`'s `BindingType`.
     @inlinable @inline(__always)
-    public func value<T: Extractable>(at index: Int) -> T? where T.DataType == T {
+    public func value<T: Extractable>(at index: Int) -> T? {
         guard let index = Int32(exactly: index) else { return nil }
-        return statement.value(at: index, as: T.self)
+        return statement.value(at: index, as: T.self) as? T
     }
 
-    /// The value of the column named `name` as `T`, or nil.
+    /// The value of the column named `name` as `T`, or nil (see ``value(at:)-(Int)``).
     @inlinable @inline(__always)
-    public func value<T: Extractable>(forColumnName name: String) -> T? where T.DataType == T {
+    public func value<T: Extractable>(forColumnName name: String) -> T? {
         guard let index = statement.prepared.columnIndex(forName: name) else { return nil }
-        return statement.value(at: index, as: T.self)
+        return statement.value(at: index, as: T.self) as? T
     }
 
     @inlinable @inline(__always)
-    public subscript<T: Extractable>(index: Int) -> T? where T.DataType == T {
+    public subscript<T: Extractable>(index: Int) -> T? {
         value(at: index)
     }
 
     /// Stops the program when the value is NULL or does not convert; see the type's discussion.
     @inlinable @inline(__always)
-    public subscript<T: Extractable>(index: Int) -> T where T.DataType == T {
+    public subscript<T: Extractable>(index: Int) -> T {
         guard let value: T = value(at: index) else { extractionFailed(T.self, column: "\(index)") }
         return value
     }
 
     @inlinable @inline(__always)
-    public subscript<T: Extractable>(name: String) -> T? where T.DataType == T {
+    public subscript<T: Extractable>(name: String) -> T? {
         value(forColumnName: name)
     }
 
     /// Stops the program when the column is missing, NULL, or does not convert.
     @inlinable @inline(__always)
-    public subscript<T: Extractable>(name: String) -> T where T.DataType == T {
+    public subscript<T: Extractable>(name: String) -> T {
         guard let value: T = value(forColumnName: name) else { extractionFailed(T.self, column: "'\(name)'") }
         return value
     }
@@ -166,11 +170,12 @@ public protocol ExpressibleByRow {
 }
 
 /// Thrown by an `ExpressibleByRow` initializer when the row does not have what it needs.
-public struct ExpressibleByRowError: Error, CustomStringConvertible {
-    public let type: Any.Type
+// @unchecked Sendable: `type` is a metatype (immutable) and `columns` hold only Sendable values.
+public struct ExpressibleByRowError: Error, CustomStringConvertible, @unchecked Sendable {
+    public let type: ExpressibleByRow.Type
     public let columns: [Row.Column]
 
-    public init(type: Any.Type, row: Row) {
+    public init(type: ExpressibleByRow.Type, row: Row) {
         self.type = type
         self.columns = row.columns
     }

@@ -1,46 +1,50 @@
 import Foundation
 
-// The query API on a prepared statement. Each call reads from the statement's current bindings,
-// then resets it, so the statement can be re-bound and queried again.
+// The query API on a prepared statement, with SQift's stepping: each call steps on from where
+// the statement is, without resetting it. The single-row forms read one row, so repeated calls
+// walk the rows (`while let value: Int = try statement.query() { ... }`) and then give nil; the
+// array forms read to the end. `bind(...)` resets the statement to run it again.
 extension Statement {
-    /// The first column of the first row as `T`; nil when there is no row or the value is NULL.
+    /// The first column of the next row as `T`; nil when there is no row or the value is NULL.
     ///
     /// ```swift
     /// let result: String? = try connection.prepare("SELECT upper(?)", "a").query()
     /// ```
+    /// - Throws: `SQLiteError` when stepping fails.
     @inlinable
     public final func query<T: Extractable>() throws -> T? where T.DataType == T {
-        defer { resetForNewExecution() }
         guard try step() else { return nil }
         return value(at: 0, as: T.self)
     }
 
-    /// The first row, or nil. The row is a snapshot only until the statement is used again.
+    /// The next row, or nil. The row is a view only until the statement steps again.
+    /// - Throws: `SQLiteError` when stepping fails.
     public final func query() throws -> Row? {
-        guard try step() else { resetForNewExecution(); return nil }
+        guard try step() else { return nil }
         return Row(statement: self)
     }
 
-    /// The first row as a model, or nil when there is no row.
+    /// The next row as a model, or nil when there is no row.
+    /// - Throws: `SQLiteError` when stepping fails; what the model's initializer throws.
     @inlinable
     public final func query<T: ExpressibleByRow>() throws -> T? {
-        defer { resetForNewExecution() }
         guard try step() else { return nil }
         return try T(row: Row(statement: self))
     }
 
-    /// `body` applied to the first row, or nil when there is no row.
+    /// `body` applied to the next row, or nil when there is no row.
+    /// - Throws: `SQLiteError` when stepping fails; what `body` throws.
     @inlinable
-    public final func query<T>(body: (Row) throws -> T) throws -> T? {
-        defer { resetForNewExecution() }
+    public final func query<T>(_ body: (Row) throws -> T) throws -> T? {
         guard try step() else { return nil }
         return try body(Row(statement: self))
     }
 
-    /// The first column of every row as `T`, stopping at the first NULL or unconvertible value.
+    /// The first column of each remaining row as `T`, stopping at the first NULL or
+    /// unconvertible value.
+    /// - Throws: `SQLiteError` when stepping fails.
     @inlinable
     public final func query<T: Extractable>() throws -> [T] where T.DataType == T {
-        defer { resetForNewExecution() }
         var values: [T] = []
         while try step() {
             guard let value = value(at: 0, as: T.self) else { break }
@@ -49,34 +53,34 @@ extension Statement {
         return values
     }
 
-    /// Every row as a model.
+    /// Each remaining row as a model.
+    /// - Throws: `SQLiteError` when stepping fails; what the model's initializer throws.
     @inlinable
     public final func query<T: ExpressibleByRow>() throws -> [T] {
-        defer { resetForNewExecution() }
         var values: [T] = []
         let row = Row(statement: self)
         while try step() { values.append(try T(row: row)) }
         return values
     }
 
-    /// `body` applied to every row.
+    /// `body` applied to each remaining row.
+    /// - Throws: `SQLiteError` when stepping fails; what `body` throws.
     @inlinable
-    public final func query<T>(body: (Row) throws -> T) throws -> [T] {
-        defer { resetForNewExecution() }
+    public final func query<T>(_ body: (Row) throws -> T) throws -> [T] {
         var values: [T] = []
         let row = Row(statement: self)
         while try step() { values.append(try body(row)) }
         return values
     }
 
-    /// A dictionary from the key-value pair `body` makes of each row (later keys win).
+    /// A dictionary from the key-value pair `body` makes of each remaining row (later keys win).
     ///
     /// ```swift
     /// let prices: [String: UInt] = try statement.query { ($0[0], $0[1]) }
     /// ```
+    /// - Throws: `SQLiteError` when stepping fails; what `body` throws.
     @inlinable
-    public final func query<Key: Hashable, Value>(body: (Row) throws -> (Key, Value)) throws -> [Key: Value] {
-        defer { resetForNewExecution() }
+    public final func query<Key: Hashable, Value>(_ body: (Row) throws -> (Key, Value)) throws -> [Key: Value] {
         var result: [Key: Value] = [:]
         let row = Row(statement: self)
         while try step() {
@@ -86,10 +90,10 @@ extension Statement {
         return result
     }
 
-    /// A dictionary built from each row, `body` seeing the dictionary so far.
+    /// A dictionary built from each remaining row, `body` seeing the dictionary so far.
+    /// - Throws: `SQLiteError` when stepping fails; what `body` throws.
     @inlinable
-    public final func query<Key: Hashable, Value>(body: ([Key: Value], Row) throws -> (Key, Value)) throws -> [Key: Value] {
-        defer { resetForNewExecution() }
+    public final func query<Key: Hashable, Value>(_ body: ([Key: Value], Row) throws -> (Key, Value)) throws -> [Key: Value] {
         var result: [Key: Value] = [:]
         let row = Row(statement: self)
         while try step() {

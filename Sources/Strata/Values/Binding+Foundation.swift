@@ -12,24 +12,17 @@ extension String: Binding {
         bindText(self, to: statement, at: index)
     }
 
-    public static func fromBindingValue(_ value: Any) -> String? {
-        switch value {
-        case let value as String: return value
-        case let value as Int64: return String(value)
-        case let value as Double: return String(value)
-        default: return nil
-        }
-    }
+    public static func fromBindingValue(_ value: Any) -> String? { value as? String }
 
-    /// TEXT reads as is, INTEGER and REAL as SQLite renders them; BLOB gives nil.
     @inlinable
     public static func extract(from value: OpaquePointer) -> String? {
         extract(from: value, type: sqlite3_value_type(value))
     }
 
+    /// TEXT only (SQift's rule): INTEGER, REAL and BLOB read as nil.
     @inlinable
     public static func extract(from value: OpaquePointer, type: Int32) -> String? {
-        type == SQLITE_BLOB ? nil : readText(value)
+        type == SQLITE_TEXT ? readText(value) : nil
     }
 }
 
@@ -42,26 +35,17 @@ extension Data: Binding {
         bindBlob(self, to: statement, at: index)
     }
 
-    public static func fromBindingValue(_ value: Any) -> Data? {
-        switch value {
-        case let value as Data: return value
-        case let value as String: return Data(value.utf8)
-        default: return nil
-        }
-    }
+    public static func fromBindingValue(_ value: Any) -> Data? { value as? Data }
 
-    /// BLOB reads as is (a zero-length blob as `Data()`), TEXT as its UTF-8 bytes.
     @inlinable
     public static func extract(from value: OpaquePointer) -> Data? {
         extract(from: value, type: sqlite3_value_type(value))
     }
 
+    /// BLOB only (SQift's rule); a zero-length blob reads as `Data()`, TEXT as nil.
     @inlinable
     public static func extract(from value: OpaquePointer, type: Int32) -> Data? {
-        switch type {
-        case SQLITE_BLOB, SQLITE_TEXT: return readBlob(value)
-        default: return nil
-        }
+        type == SQLITE_BLOB ? readBlob(value) : nil
     }
 }
 
@@ -77,8 +61,13 @@ extension URL: Binding {
         (value as? String).flatMap { URL(string: $0) }
     }
 
+    /// TEXT only (SQift's rule).
     public static func extract(from value: OpaquePointer) -> URL? {
-        sqlite3_value_type(value) == SQLITE_TEXT ? URL(string: readText(value)) : nil
+        extract(from: value, type: sqlite3_value_type(value))
+    }
+
+    public static func extract(from value: OpaquePointer, type: Int32) -> URL? {
+        type == SQLITE_TEXT ? URL(string: readText(value)) : nil
     }
 }
 

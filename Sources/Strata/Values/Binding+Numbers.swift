@@ -3,53 +3,6 @@ import Foundation
 import SQLite3
 #endif
 
-/// Reads a value as Int64 following SQLite's conversions (REAL truncates toward zero, integer-looking
-/// TEXT parses); BLOB and non-numeric TEXT give nil instead of SQLite's silent 0.
-@inlinable
-func extractInt64(_ value: OpaquePointer) -> Int64? {
-    switch sqlite3_value_type(value) {
-    case SQLITE_INTEGER: return sqlite3_value_int64(value)
-    case SQLITE_FLOAT: return int64Truncating(sqlite3_value_double(value))
-    case SQLITE_TEXT: return Int64(readText(value).trimmingCharacters(in: .whitespaces))
-    default: return nil
-    }
-}
-
-/// The `Any` form of `extractInt64`.
-@usableFromInline
-func int64(fromAny value: Any) -> Int64? {
-    switch value {
-    case let value as Int64: return value
-    case let value as Double: return int64Truncating(value)
-    case let value as String: return Int64(value.trimmingCharacters(in: .whitespaces))
-    case let value as Int: return Int64(value)
-    case let value as Bool: return value ? 1 : 0
-    default: return nil
-    }
-}
-
-/// Reads a value as Double; INTEGER widens, numeric TEXT parses, BLOB gives nil.
-@inlinable
-func extractDouble(_ value: OpaquePointer) -> Double? {
-    switch sqlite3_value_type(value) {
-    case SQLITE_FLOAT: return sqlite3_value_double(value)
-    case SQLITE_INTEGER: return Double(sqlite3_value_int64(value))
-    case SQLITE_TEXT: return Double(readText(value).trimmingCharacters(in: .whitespaces))
-    default: return nil
-    }
-}
-
-@usableFromInline
-func double(fromAny value: Any) -> Double? {
-    switch value {
-    case let value as Double: return value
-    case let value as Int64: return Double(value)
-    case let value as String: return Double(value.trimmingCharacters(in: .whitespaces))
-    case let value as Float: return Double(value)
-    default: return nil
-    }
-}
-
 /// Signed integers and the narrow unsigned ones convert exactly: a value out of range reads as nil.
 public protocol ExactIntegerBinding: Binding, FixedWidthInteger where DataType == Self, BindingType == Int64 {}
 
@@ -61,8 +14,9 @@ extension ExactIntegerBinding {
         sqlite3_bind_int64(statement, index, Int64(self))
     }
 
+    /// An `Int64` that fits; anything else (another storage class, out of range) is nil.
     public static func fromBindingValue(_ value: Any) -> Self? {
-        int64(fromAny: value).flatMap { Self(exactly: $0) }
+        (value as? Int64).flatMap { Self(exactly: $0) }
     }
 
     @inlinable
@@ -70,10 +24,10 @@ extension ExactIntegerBinding {
         extract(from: value, type: sqlite3_value_type(value))
     }
 
+    /// INTEGER only (SQift's rule): REAL, TEXT and BLOB read as nil, never converted.
     @inlinable
     public static func extract(from value: OpaquePointer, type: Int32) -> Self? {
-        if type == SQLITE_INTEGER { return Self(exactly: sqlite3_value_int64(value)) }
-        return extractInt64(value).flatMap { Self(exactly: $0) }
+        type == SQLITE_INTEGER ? Self(exactly: sqlite3_value_int64(value)) : nil
     }
 }
 
@@ -101,7 +55,7 @@ extension BitPatternIntegerBinding {
     }
 
     public static func fromBindingValue(_ value: Any) -> Self? {
-        int64(fromAny: value).map { Self(bitPattern: $0) }
+        (value as? Int64).map { Self(bitPattern: $0) }
     }
 
     @inlinable
@@ -109,10 +63,10 @@ extension BitPatternIntegerBinding {
         extract(from: value, type: sqlite3_value_type(value))
     }
 
+    /// INTEGER only (SQift's rule).
     @inlinable
     public static func extract(from value: OpaquePointer, type: Int32) -> Self? {
-        if type == SQLITE_INTEGER { return Self(bitPattern: sqlite3_value_int64(value)) }
-        return extractInt64(value).map { Self(bitPattern: $0) }
+        type == SQLITE_INTEGER ? Self(bitPattern: sqlite3_value_int64(value)) : nil
     }
 }
 
@@ -132,14 +86,18 @@ extension Bool: Binding {
     }
 
     public static func fromBindingValue(_ value: Any) -> Bool? {
-        if let value = value as? Bool { return value }
-        return int64(fromAny: value).map { $0 != 0 }
+        (value as? Int64).map { $0 != 0 }
     }
 
     @inlinable
     public static func extract(from value: OpaquePointer) -> Bool? {
-        if sqlite3_value_type(value) == SQLITE_INTEGER { return sqlite3_value_int64(value) != 0 }
-        return extractDouble(value).map { $0 != 0 }
+        extract(from: value, type: sqlite3_value_type(value))
+    }
+
+    /// INTEGER only (SQift's rule): nonzero is true.
+    @inlinable
+    public static func extract(from value: OpaquePointer, type: Int32) -> Bool? {
+        type == SQLITE_INTEGER ? sqlite3_value_int64(value) != 0 : nil
     }
 }
 
@@ -152,14 +110,17 @@ extension Double: Binding {
         sqlite3_bind_double(statement, index, self)
     }
 
-    public static func fromBindingValue(_ value: Any) -> Double? { double(fromAny: value) }
+    public static func fromBindingValue(_ value: Any) -> Double? { value as? Double }
 
     @inlinable
-    public static func extract(from value: OpaquePointer) -> Double? { extractDouble(value) }
+    public static func extract(from value: OpaquePointer) -> Double? {
+        extract(from: value, type: sqlite3_value_type(value))
+    }
 
+    /// REAL only (SQift's rule): an INTEGER column reads as nil.
     @inlinable
     public static func extract(from value: OpaquePointer, type: Int32) -> Double? {
-        type == SQLITE_FLOAT ? sqlite3_value_double(value) : extractDouble(value)
+        type == SQLITE_FLOAT ? sqlite3_value_double(value) : nil
     }
 }
 
@@ -172,8 +133,16 @@ extension Float: Binding {
         sqlite3_bind_double(statement, index, Double(self))
     }
 
-    public static func fromBindingValue(_ value: Any) -> Float? { double(fromAny: value).map(Float.init) }
+    public static func fromBindingValue(_ value: Any) -> Float? { (value as? Double).map(Float.init) }
 
     @inlinable
-    public static func extract(from value: OpaquePointer) -> Float? { extractDouble(value).map(Float.init) }
+    public static func extract(from value: OpaquePointer) -> Float? {
+        extract(from: value, type: sqlite3_value_type(value))
+    }
+
+    /// REAL only (SQift's rule).
+    @inlinable
+    public static func extract(from value: OpaquePointer, type: Int32) -> Float? {
+        type == SQLITE_FLOAT ? Float(sqlite3_value_double(value)) : nil
+    }
 }

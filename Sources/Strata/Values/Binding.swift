@@ -31,9 +31,11 @@ extension Bindable {
 
 /// A Swift value that can be read from a result column.
 ///
-/// User types implement ``fromBindingValue(_:)``, which receives SQift's `Any` form of the column
-/// (`Int64`, `Double`, `String` or `Data`). Strata's built-in types also read straight from SQLite
-/// through ``extract(from:)``.
+/// A column value converts only when its storage class is the type's `BindingType` (SQift's
+/// rule): INTEGER for `Int64`, REAL for `Double`, TEXT for `String`, BLOB for `Data`; anything
+/// else reads as nil. So user types implement ``fromBindingValue(_:)``, which receives SQift's
+/// `Any` form of the column, and only ever a value of their `BindingType`. Strata's built-in
+/// types read straight from SQLite through ``extract(from:)`` and follow the same rule.
 public protocol Extractable {
     associatedtype BindingType
     associatedtype DataType = Self
@@ -53,7 +55,7 @@ public protocol Extractable {
 extension Extractable {
     @inlinable
     public static func extract(from value: OpaquePointer) -> DataType? {
-        guard let any = anyValue(of: value) else { return nil }
+        guard let any = bindingTypeValue(of: value, as: BindingType.self) else { return nil }
         return fromBindingValue(any)
     }
 
@@ -61,6 +63,24 @@ extension Extractable {
     public static func extract(from value: OpaquePointer, type: Int32) -> DataType? {
         extract(from: value)
     }
+}
+
+/// SQift's `Any` form of `value` when its storage class is `BindingType` (INTEGER for `Int64`,
+/// REAL for `Double`, TEXT for `String`, BLOB for `Data`), else nil; so a `fromBindingValue` that
+/// force-casts to its `BindingType`, as SQift-era code does, never sees another type. A
+/// `BindingType` outside those four receives the value only if it casts to it.
+@usableFromInline
+func bindingTypeValue<BindingType>(of value: OpaquePointer, as bindingType: BindingType.Type) -> Any? {
+    let matches: Bool
+    switch sqlite3_value_type(value) {
+    case SQLITE_INTEGER: matches = BindingType.self == Int64.self
+    case SQLITE_FLOAT: matches = BindingType.self == Double.self
+    case SQLITE_TEXT: matches = BindingType.self == String.self
+    case SQLITE_BLOB: matches = BindingType.self == Data.self
+    default: return nil
+    }
+    guard let any = anyValue(of: value) else { return nil }
+    return matches || any is BindingType ? any : nil
 }
 
 /// A value that can be both bound and extracted.

@@ -73,10 +73,13 @@ import SQLite3
         #expect(Int16.fromBindingValue(Int64(40_000)) == nil)
         #expect(UInt64.fromBindingValue(Int64(-1)) == UInt64.max)
         #expect(Bool.fromBindingValue(Int64(2)) == true)
-        #expect(Double.fromBindingValue("2.5") == 2.5)
-        #expect(Float.fromBindingValue(Int64(2)) == 2)
+        #expect(Double.fromBindingValue("2.5") == nil)
+        #expect(Double.fromBindingValue(2.5) == 2.5)
+        #expect(Float.fromBindingValue(Int64(2)) == nil)
+        #expect(Float.fromBindingValue(2.0) == 2)
         #expect(URL.fromBindingValue("https://x.y") == URL(string: "https://x.y"))
         #expect(Date.fromBindingValue("2001-01-01T00:00:00.000") == Date(timeIntervalSinceReferenceDate: 0))
-        #expect(Data.fromBindingValue("ab") == Data("ab".utf8))
+        #expect(Data.fromBindingValue("ab") == nil)
+        #expect(Data.fromBindingValue(Data("ab".utf8)) == Data("ab".utf8))
     }
 }
