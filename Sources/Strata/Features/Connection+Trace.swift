@@ -6,11 +6,12 @@ import SQLite3
 extension Connection {
     /// An event reported by `sqlite3_trace_v2`.
     public enum TraceEvent: CustomStringConvertible {
-        /// A statement starts running: its SQL as written and with bound values expanded.
+        /// A statement starts running: `statement` is its SQL with the bound values expanded
+        /// (`INSERT INTO employees VALUES(1, 'Bill Bowerman')`), `sql` the SQL as written.
         case statement(statement: String, sql: SQL)
-        /// A statement finished, with its run time.
+        /// A statement finished, with its expanded SQL and its run time.
         case profile(statement: String, seconds: Double)
-        /// A statement produced a row.
+        /// A statement produced a row; its expanded SQL.
         case row(statement: String)
         /// The connection closed.
         case connectionClosed(connection: OpaquePointer)
@@ -29,22 +30,32 @@ extension Connection {
             }
         }
 
+        /// The event SQLite reports, or nil for an event not to deliver: statements SQLite runs
+        /// for itself (inside `VACUUM` or `ALTER TABLE`, say) have no SQL text, and SQift drops
+        /// them.
         init?(mask: UInt32, p: UnsafeMutableRawPointer?, x: UnsafeMutableRawPointer?) {
             guard let p else { return nil }
+            if Int32(mask) == SQLITE_TRACE_CLOSE {
+                self = .connectionClosed(connection: OpaquePointer(p))
+                return
+            }
             let statement = OpaquePointer(p)
-            func text(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { String(cString: $0) } ?? "" }
+            guard let text = sqlite3_sql(statement).map({ String(cString: $0) }) else { return nil }
+            // The SQL with bound values substituted, as SQift reports it; the plain text when
+            // SQLite cannot expand it (out of memory, or longer than SQLITE_LIMIT_LENGTH).
+            let expandedPointer = sqlite3_expanded_sql(statement)
+            defer { sqlite3_free(expandedPointer) }
+            let expanded = expandedPointer.map { String(cString: $0) } ?? text
             switch Int32(mask) {
             case SQLITE_TRACE_STMT:
-                let expanded = sqlite3_expanded_sql(statement)
-                defer { sqlite3_free(expanded) }
-                self = .statement(statement: text(sqlite3_sql(statement)), sql: expanded.map { String(cString: $0) } ?? text(sqlite3_sql(statement)))
+                // X is the SQL as written, or a `-- trigger` comment for a trigger's statement.
+                let written = x.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? text
+                self = .statement(statement: expanded, sql: written)
             case SQLITE_TRACE_PROFILE:
                 let nanoseconds = x?.assumingMemoryBound(to: Int64.self).pointee ?? 0
-                self = .profile(statement: text(sqlite3_sql(statement)), seconds: Double(nanoseconds) / 1_000_000_000)
+                self = .profile(statement: expanded, seconds: Double(nanoseconds) / 1_000_000_000)
             case SQLITE_TRACE_ROW:
-                self = .row(statement: text(sqlite3_sql(statement)))
-            case SQLITE_TRACE_CLOSE:
-                self = .connectionClosed(connection: statement)
+                self = .row(statement: expanded)
             default:
                 return nil
             }
@@ -55,8 +66,9 @@ extension Connection {
     ///
     /// ```swift
     /// connection.traceEvent { event in
-    ///     if case .statement(_, let sql) = event { print(sql) }
+    ///     if case .statement(let statement, _) = event { print(statement) }
     /// }
+    /// // INSERT INTO employees VALUES(1, 'Bill Bowerman')
     /// ```
     /// See <https://www.sqlite.org/c3ref/trace_v2.html>.
     public func traceEvent(mask: UInt32? = nil, closure: ((TraceEvent) -> Void)?) {
@@ -74,7 +86,7 @@ extension Connection {
     public func trace(_ closure: ((String) -> Void)?) {
         guard let closure else { traceEvent(closure: nil); return }
         traceEvent(mask: TraceEvent.statementMask) { event in
-            if case .statement(_, let sql) = event { closure(sql) }
+            if case .statement(let expanded, _) = event { closure(expanded) }
         }
     }
 }

@@ -193,36 +193,6 @@ final class Token { let id: Int; init(_ id: Int) { self.id = id } }
         #expect(Connection.AuthorizerAction.allCases.count == 34)
         #expect(Connection.AuthorizerResult.custom(SQLITE_IGNORE) == .custom(2))
     }
-
-    @Test func readmeTracing() throws {
-        let connection = try Connection()
-        var statements: [String] = []
-        connection.traceEvent { event in
-            if case .statement(_, let sql) = event { statements.append(sql) }
-        }
-        try connection.execute("CREATE TABLE employees(id INTEGER PRIMARY KEY, name TEXT)")
-        try connection.prepare("INSERT INTO employees VALUES(?, ?)").bind(1, "Bill Bowerman").run()
-        try connection.prepare("INSERT INTO employees VALUES(?, ?)").bind(2, "Phil Knight").run()
-        let _: [String] = try connection.query("SELECT name FROM employees")
-        #expect(statements == [
-            "CREATE TABLE employees(id INTEGER PRIMARY KEY, name TEXT)",
-            "INSERT INTO employees VALUES(1, 'Bill Bowerman')",
-            "INSERT INTO employees VALUES(2, 'Phil Knight')",
-            "SELECT name FROM employees",
-        ])
-        var events: [String] = []
-        connection.traceEvent(mask: Connection.TraceEvent.profileMask | Connection.TraceEvent.rowMask) { event in
-            switch event {
-            case .profile(let statement, let seconds): events.append("profile \(statement) \(seconds >= 0)")
-            case .row(let statement): events.append("row \(statement)")
-            default: events.append("other")
-            }
-        }
-        let _: [Int] = try connection.query("SELECT id FROM employees")
-        #expect(events == ["row SELECT id FROM employees", "row SELECT id FROM employees", "profile SELECT id FROM employees true"])
-        #expect(Connection.TraceEvent.statement(statement: "a", sql: "b").description.contains("sql: \"b\""))
-        connection.traceEvent(closure: nil)
-    }
 }
 
 @Suite struct BusyCheckpointBackupTests {
