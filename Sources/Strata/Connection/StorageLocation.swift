@@ -26,22 +26,3 @@ public enum StorageLocation: Sendable, Hashable {
         }
     }
 }
-
-/// What a connection does when SQLite reports a table lock (`SQLITE_LOCKED`), which happens with a
-/// shared cache when another connection holds a lock on a table.
-///
-/// ```swift
-/// let connection = try Connection(storageLocation: location, tableLockPolicy: .poll(0.01))
-/// ```
-public enum TableLockPolicy: Sendable, Equatable {
-    /// Sleep this many seconds and retry `execute`, `prepare` or `step` until the lock is released.
-    case poll(TimeInterval)
-    /// Throw the `SQLITE_LOCKED` error at once.
-    case fastFail
-
-    /// The polling interval in microseconds, or nil for `.fastFail`.
-    var pollIntervalMicroseconds: UInt32? {
-        guard case .poll(let interval) = self else { return nil }
-        return UInt32(max(0, min(interval, 60)) * 1_000_000)
-    }
-}

@@ -14,26 +14,15 @@ extension Connection {
         case custom(CustomBusyHandler)
         /// Fail at once (SQLite's default).
         case defaultBehavior
-    }
 
-    /// How a WAL checkpoint treats readers and writers. See <https://www.sqlite.org/c3ref/wal_checkpoint_v2.html>.
-    public enum CheckpointMode: Sendable {
-        case passive, full, restart, truncate
-
-        var code: Int32 {
-            switch self {
-            case .passive: return SQLITE_CHECKPOINT_PASSIVE
-            case .full: return SQLITE_CHECKPOINT_FULL
-            case .restart: return SQLITE_CHECKPOINT_RESTART
-            case .truncate: return SQLITE_CHECKPOINT_TRUNCATE
-            }
+        /// A timeout in whole milliseconds for `sqlite3_busy_timeout`: negative and NaN give 0
+        /// (fail at once), infinite and huge intervals the longest SQLite takes (`Int32.max`
+        /// milliseconds, about 24.8 days), so no interval traps.
+        static func milliseconds(_ seconds: TimeInterval) -> Int32 {
+            guard seconds > 0 else { return 0 } // also NaN
+            let milliseconds = (seconds * 1000).rounded()
+            return milliseconds >= Double(Int32.max) ? Int32.max : Int32(milliseconds)
         }
-    }
-
-    /// Frames in the WAL, and how many of them were moved into the database.
-    public struct CheckpointResult: Sendable, Equatable {
-        public let logFrames: Int
-        public let checkpointedFrames: Int
     }
 
     /// Sets how the connection waits on locks held by other connections.
@@ -41,6 +30,9 @@ extension Connection {
     /// ```swift
     /// try connection.busyHandler(.timeout(1.0))
     /// ```
+    /// Any interval is accepted: negative and NaN mean no wait, infinite and huge ones wait up
+    /// to `Int32.max` milliseconds.
+    /// - Throws: `SQLiteError` when SQLite refuses the handler.
     public func busyHandler(_ handler: BusyHandler) throws {
         var custom: CustomBusyHandler?
         if case .custom(let closure) = handler { custom = closure }
@@ -52,22 +44,8 @@ extension Connection {
                     return CallbackBox<CustomBusyHandler>.from(pointer)(count) ? 1 : 0
                 } }, pointer))
             case .timeout(let seconds):
-                try check(sqlite3_busy_timeout(handle, Int32(clamping: Int64((max(0, seconds) * 1000).rounded()))))
+                try check(sqlite3_busy_timeout(handle, BusyHandler.milliseconds(seconds)))
             }
         }
-    }
-
-    /// Checkpoints a WAL database (all attached databases when the name is nil).
-    ///
-    /// ```swift
-    /// let result = try connection.checkpoint(mode: .truncate)
-    /// ```
-    /// - Throws: `SQLITE_BUSY` when readers or writers keep a full, restart or truncate checkpoint
-    ///   from completing (after the busy handler gives up).
-    public func checkpoint(attachedDatabaseName: String? = "main", mode: CheckpointMode = .truncate) throws -> CheckpointResult {
-        var logFrames: Int32 = 0
-        var checkpointedFrames: Int32 = 0
-        try check(sqlite3_wal_checkpoint_v2(handle, attachedDatabaseName, mode.code, &logFrames, &checkpointedFrames))
-        return CheckpointResult(logFrames: Int(logFrames), checkpointedFrames: Int(checkpointedFrames))
     }
 }
