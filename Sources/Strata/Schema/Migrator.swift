@@ -13,9 +13,10 @@ import Foundation
 ///     }
 /// )
 /// ```
-/// Versions start at 1 and go up by 1. Each version runs in its own transaction and is recorded
-/// in `schema_migrations(version, migration_timestamp)`; a failing version leaves the database at
-/// the last good one. A database already past `desiredSchemaVersion` is left untouched and
+/// Versions start at 1 and go up by 1, each recorded in `schema_migrations(version,
+/// migration_timestamp)`. With SQL strings each version runs in its own transaction, so a failing
+/// version leaves the database at the last good one; the closure form leaves transactions to the
+/// closure, as SQift does. A database already past `desiredSchemaVersion` is left untouched and
 /// reported with ``MigratorError/databaseNewerThanCode(current:desired:)``.
 open class Migrator {
     public let connection: Connection
@@ -26,18 +27,30 @@ open class Migrator {
         self.desiredSchemaVersion = desiredSchemaVersion
     }
 
-    /// The highest version recorded, or 0 for a database never migrated.
+    /// The highest version recorded, or 0 for a database never migrated (or one whose version
+    /// cannot be read; ``runMigrationsIfNecessary(migrationSQLForSchemaVersion:willMigrateToSchemaVersion:didMigrateToSchemaVersion:)``
+    /// throws in that case instead).
     public var currentSchemaVersion: UInt64 {
-        guard migrationTableExists else { return 0 }
-        let version: Int64? = try? connection.query("SELECT max(version) FROM schema_migrations")
-        return UInt64(max(0, version ?? 0))
+        (try? readCurrentSchemaVersion()) ?? 0
     }
 
     /// Whether the database is behind `desiredSchemaVersion`.
     public var migrationRequired: Bool { currentSchemaVersion < desiredSchemaVersion }
 
     var migrationTableExists: Bool {
-        let count: Int? = try? connection.query(
+        (try? readMigrationTableExists()) ?? false
+    }
+
+    /// The highest version recorded, or 0 when there is no `schema_migrations` table.
+    /// - Throws: `SQLiteError` when the database or its `schema_migrations` table cannot be read.
+    func readCurrentSchemaVersion() throws -> UInt64 {
+        guard try readMigrationTableExists() else { return 0 }
+        let version: Int64? = try connection.query("SELECT max(version) FROM schema_migrations")
+        return UInt64(max(0, version ?? 0))
+    }
+
+    func readMigrationTableExists() throws -> Bool {
+        let count: Int? = try connection.query(
             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
         )
         return (count ?? 0) > 0
@@ -49,30 +62,59 @@ open class Migrator {
         )
     }
 
-    /// Runs the SQL for each missing version; returns how many versions ran.
+    /// Runs the SQL for each missing version, each version and its bookkeeping row in one
+    /// transaction; returns how many versions ran.
+    ///
+    /// - Throws: `SQLiteError` when the current version cannot be read or a version's SQL fails
+    ///   (the database stays at the last version that succeeded);
+    ///   ``MigratorError/databaseNewerThanCode(current:desired:)`` for a database past
+    ///   `desiredSchemaVersion`.
     @discardableResult
     open func runMigrationsIfNecessary(
         migrationSQLForSchemaVersion: (UInt64) -> String,
         willMigrateToSchemaVersion: ((UInt64) -> Void)? = nil,
         didMigrateToSchemaVersion: ((UInt64) -> Void)? = nil
     ) throws -> UInt64 {
-        try runMigrationsIfNecessary(
-            migrateDatabaseToSchemaVersion: { version, connection in
-                try connection.execute(migrationSQLForSchemaVersion(version))
-            },
+        try migrate(
             willMigrateToSchemaVersion: willMigrateToSchemaVersion,
             didMigrateToSchemaVersion: didMigrateToSchemaVersion
-        )
+        ) { version, record in
+            try connection.transaction(transactionType: .immediate) {
+                try connection.execute(migrationSQLForSchemaVersion(version))
+                try record()
+            }
+        }
     }
 
     /// Runs `migrateDatabaseToSchemaVersion` for each missing version; returns how many ran.
+    ///
+    /// As in SQift, the closure is not wrapped in a transaction, so it may open its own
+    /// (`connection.transaction { ... }`) or several; the version is recorded after it returns.
+    /// - Throws: `SQLiteError` when the current version cannot be read; what the closure throws
+    ///   (that version is not recorded); ``MigratorError/databaseNewerThanCode(current:desired:)``.
     @discardableResult
     open func runMigrationsIfNecessary(
         migrateDatabaseToSchemaVersion: (UInt64, Connection) throws -> Void,
         willMigrateToSchemaVersion: ((UInt64) -> Void)? = nil,
         didMigrateToSchemaVersion: ((UInt64) -> Void)? = nil
     ) throws -> UInt64 {
-        let current = currentSchemaVersion
+        try migrate(
+            willMigrateToSchemaVersion: willMigrateToSchemaVersion,
+            didMigrateToSchemaVersion: didMigrateToSchemaVersion
+        ) { version, record in
+            try migrateDatabaseToSchemaVersion(version, connection)
+            try record()
+        }
+    }
+
+    /// Runs `step` for each missing version; `step` calls the `record` it is given to write the
+    /// version's bookkeeping row.
+    private func migrate(
+        willMigrateToSchemaVersion: ((UInt64) -> Void)?,
+        didMigrateToSchemaVersion: ((UInt64) -> Void)?,
+        step: (UInt64, _ record: () throws -> Void) throws -> Void
+    ) throws -> UInt64 {
+        let current = try readCurrentSchemaVersion()
         guard current <= desiredSchemaVersion else {
             throw MigratorError.databaseNewerThanCode(current: current, desired: desiredSchemaVersion)
         }
@@ -84,8 +126,7 @@ open class Migrator {
                 throw MigratorError.versionOutOfRange(version)
             }
             willMigrateToSchemaVersion?(version)
-            try connection.transaction(transactionType: .immediate) {
-                try migrateDatabaseToSchemaVersion(version, connection)
+            try step(version) {
                 try connection.run(
                     "INSERT INTO schema_migrations(version, migration_timestamp) VALUES(?, ?)",
                     storedVersion, BindingDateFormat.string(from: Date())

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import Strata
+#if canImport(SQLite3)
+import SQLite3
+#endif
 
 @Suite struct MigratorTests {
     @Test func readmeExample() throws {
@@ -44,9 +47,8 @@ import Testing
             var did: [UInt64] = []
             #expect(throws: SQLiteError.self) {
                 try migrator.runMigrationsIfNecessary(
-                    migrateDatabaseToSchemaVersion: { version, connection in
-                        try connection.execute("CREATE TABLE v\(version)(x)")
-                        if version == 2 { try connection.execute("INSERT INTO missing VALUES(1)") }
+                    migrationSQLForSchemaVersion: { version in
+                        version == 2 ? "CREATE TABLE v2(x); INSERT INTO missing VALUES(1)" : "CREATE TABLE v\(version)(x)"
                     },
                     didMigrateToSchemaVersion: { did.append($0) }
                 )
@@ -74,5 +76,56 @@ import Testing
         }
         #expect(try connection.query("SELECT count(*) FROM sqlite_master WHERE name LIKE 't%'") == 3)
         #expect(MigratorError.databaseNewerThanCode(current: 3, desired: 2).description.contains("left untouched"))
+    }
+
+    /// SQift's closure form is not wrapped in a transaction: the closure may open its own.
+    @Test func closureFormMayOpenItsOwnTransactions() throws {
+        let directory = try TemporaryDirectory()
+        let connection = try Connection(storageLocation: .onDisk(directory.path("db")))
+        let migrator = Migrator(connection: connection, desiredSchemaVersion: 2)
+        var inTransaction: [Bool] = []
+        try migrator.runMigrationsIfNecessary(migrateDatabaseToSchemaVersion: { version, connection in
+            inTransaction.append(connection.isInTransaction)
+            try connection.transaction {
+                try connection.execute("CREATE TABLE t\(version)(x)")
+            }
+            // The closure's own work is committed; the version is recorded after it returns.
+            #expect(Migrator(connection: connection, desiredSchemaVersion: 2).currentSchemaVersion == version - 1)
+        })
+        #expect(inTransaction == [false, false])
+        #expect(migrator.currentSchemaVersion == 2)
+
+        // A closure that throws after committing its own transaction: its work stays, the version
+        // is not recorded.
+        let next = Migrator(connection: connection, desiredSchemaVersion: 3)
+        #expect(throws: SQLiteError.self) {
+            try next.runMigrationsIfNecessary(migrateDatabaseToSchemaVersion: { _, connection in
+                try connection.transaction { try connection.execute("CREATE TABLE t3(x)") }
+                try connection.execute("INSERT INTO missing VALUES(1)")
+            })
+        }
+        #expect(next.currentSchemaVersion == 2)
+        #expect(try connection.query("SELECT count(*) FROM sqlite_master WHERE name = 't3'") == 1)
+    }
+
+    @Test func unreadableVersionIsThrownNotTakenAsZero() throws {
+        let directory = try TemporaryDirectory()
+        let connection = try Connection(storageLocation: .onDisk(directory.path("db")))
+        try connection.execute("CREATE TABLE schema_migrations(something_else TEXT)")
+        let migrator = Migrator(connection: connection, desiredSchemaVersion: 1)
+        var ran = false
+        let error = sqliteError {
+            try migrator.runMigrationsIfNecessary(migrateDatabaseToSchemaVersion: { _, _ in ran = true })
+        }
+        #expect(error?.message == "no such column: version")
+        #expect(!ran)
+
+        let garbage = directory.path("not-a-database")
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: garbage))
+        let notADatabase = Migrator(connection: try Connection(storageLocation: .onDisk(garbage)), desiredSchemaVersion: 1)
+        let notADatabaseError = sqliteError {
+            try notADatabase.runMigrationsIfNecessary(migrationSQLForSchemaVersion: { _ in "CREATE TABLE t(x)" })
+        }
+        #expect(notADatabaseError?.code == SQLITE_NOTADB)
     }
 }
