@@ -14,10 +14,16 @@ import Foundation
 nonisolated(unsafe) public var bindingDateFormatter: DateFormatter = BindingDateFormat.makeDefaultFormatter()
 
 /// The default formatter; any change to a setting that affects output turns the fast path off.
+// @unchecked Sendable: DateFormatter is a thread-safe Foundation class, and the one state added
+// here sits behind a lock.
 final class DefaultBindingDateFormatter: DateFormatter, @unchecked Sendable {
-    // @unchecked: DateFormatter is a thread-safe Foundation class; `isPristine` only ever goes
-    // from true to false, and a stale read merely takes the (equivalent) slow path once.
-    nonisolated(unsafe) var isPristine = false
+    /// Whether the settings are still the defaults the hand-written parser assumes.
+    private let pristine = Locked(false)
+
+    var isPristine: Bool {
+        get { pristine.current }
+        set { pristine.withLock { $0 = newValue } }
+    }
 
     override var dateFormat: String! { didSet { isPristine = false } }
     override var timeZone: TimeZone! { didSet { isPristine = false } }
@@ -42,28 +48,37 @@ enum BindingDateFormat {
         return formatter
     }
 
+    /// Whether `formatter` is the default one, unchanged, so the hand-written parser applies.
     @inline(__always)
-    static var fastPathEnabled: Bool {
-        (bindingDateFormatter as? DefaultBindingDateFormatter)?.isPristine == true
+    static func fastPathEnabled(for formatter: DateFormatter) -> Bool {
+        (formatter as? DefaultBindingDateFormatter)?.isPristine == true
     }
 
     /// Formatting always goes through the formatter: Foundation's sub-millisecond rounding is not
     /// specified, and stored text must match what SQift would have written.
-    static func string(from date: Date) -> String {
-        bindingDateFormatter.string(from: date)
+    static func string(from date: Date) -> String { string(from: date, formatter: bindingDateFormatter) }
+
+    static func string(from date: Date, formatter: DateFormatter) -> String {
+        formatter.string(from: date)
     }
 
-    static func date(from text: String) -> Date? {
-        if fastPathEnabled {
+    static func date(from text: String) -> Date? { date(from: text, formatter: bindingDateFormatter) }
+
+    static func date(from text: String, formatter: DateFormatter) -> Date? {
+        if fastPathEnabled(for: formatter) {
             var text = text
             if let date = text.withUTF8({ fastDate(fromUTF8: $0) }) { return date }
         }
-        return bindingDateFormatter.date(from: text)
+        return formatter.date(from: text)
     }
 
     static func date(fromUTF8 buffer: UnsafeBufferPointer<UInt8>) -> Date? {
-        if fastPathEnabled, let date = fastDate(fromUTF8: buffer) { return date }
-        return bindingDateFormatter.date(from: String(decoding: buffer, as: UTF8.self))
+        date(fromUTF8: buffer, formatter: bindingDateFormatter)
+    }
+
+    static func date(fromUTF8 buffer: UnsafeBufferPointer<UInt8>, formatter: DateFormatter) -> Date? {
+        if fastPathEnabled(for: formatter), let date = fastDate(fromUTF8: buffer) { return date }
+        return formatter.date(from: String(decoding: buffer, as: UTF8.self))
     }
 
     // MARK: - Parsing the default format (proleptic Gregorian; Howard Hinnant's days_from_civil)

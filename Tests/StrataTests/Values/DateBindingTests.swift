@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-@Suite(.serialized) struct DateBindingTests {
+@Suite struct DateBindingTests {
     func date(_ text: String) -> Date {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -58,18 +58,27 @@ import Testing
         #expect(BindingDateFormat.date(from: "not a date") == nil)
     }
 
+    /// Uses a formatter of its own rather than replacing the global one, which suites running in
+    /// parallel read.
     @Test func customFormatterIsHonoured() throws {
-        let original = bindingDateFormatter
-        defer { bindingDateFormatter = original }
         let custom = DateFormatter()
         custom.locale = Locale(identifier: "en_US_POSIX")
         custom.timeZone = TimeZone(secondsFromGMT: 0)
         custom.dateFormat = "yyyy/MM/dd"
-        bindingDateFormatter = custom
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE t(d TEXT)")
-        try connection.run("INSERT INTO t VALUES(?)", date("1999-12-31"))
-        #expect(try connection.query("SELECT d FROM t") == "1999/12/31")
-        #expect(try connection.query("SELECT d FROM t") == date("1999-12-31"))
+        #expect(BindingDateFormat.string(from: date("1999-12-31"), formatter: custom) == "1999/12/31")
+        #expect(BindingDateFormat.date(from: "1999/12/31", formatter: custom) == date("1999-12-31"))
+        #expect(BindingDateFormat.date(from: "1999-12-31T00:00:00.000", formatter: custom) == nil)
+        var text = "1999/12/31"
+        #expect(text.withUTF8 { BindingDateFormat.date(fromUTF8: $0, formatter: custom) } == date("1999-12-31"))
+    }
+
+    @Test func changingTheDefaultFormatterTurnsTheFastPathOff() {
+        let formatter = BindingDateFormat.makeDefaultFormatter()
+        #expect(BindingDateFormat.fastPathEnabled(for: formatter))
+        formatter.timeZone = TimeZone(secondsFromGMT: 3600)
+        #expect(!BindingDateFormat.fastPathEnabled(for: formatter))
+        // The slow path now honours the new time zone.
+        #expect(BindingDateFormat.date(from: "2001-01-01T01:00:00.000", formatter: formatter) == Date(timeIntervalSinceReferenceDate: 0))
+        #expect(BindingDateFormat.fastPathEnabled(for: bindingDateFormatter))
     }
 }

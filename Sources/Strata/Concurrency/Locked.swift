@@ -1,0 +1,27 @@
+import Foundation
+
+/// A value that is only read or written while holding its lock: the one place where a `Sendable`
+/// type keeps mutable state.
+///
+/// ```swift
+/// let counter = Locked(0)
+/// counter.withLock { $0 += 1 }
+/// ```
+// @unchecked Sendable: `value` is only reached through `withLock`, which holds `lock`.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    /// Runs `body` with exclusive access to the value.
+    @discardableResult
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+
+    /// A copy of the value.
+    var current: Value { withLock { $0 } }
+}
