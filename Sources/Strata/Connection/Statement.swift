@@ -271,6 +271,14 @@ open class Statement {
         return type == SQLITE_NULL ? nil : T.extract(from: value, type: type)
     }
 
+    /// The value of column `index` as `T` itself, or nil: what `Row`'s reads return.
+    @inlinable @inline(__always)
+    final func valueAsSelf<T: Extractable>(at index: Int32, as type: T.Type = T.self) -> T? {
+        guard let value = sqlite3_column_value(handle, index) else { return nil }
+        let type = sqlite3_value_type(value)
+        return type == SQLITE_NULL ? nil : T.extractSelf(from: value, type: type)
+    }
+
     /// The value of column `index` in SQift's `Any` form (`Int64`, `Double`, `String`, `Data`, nil).
     public func anyValue(at index: Int32) -> Any? {
         guard index >= 0, index < sqlite3_column_count(handle), let value = sqlite3_column_value(handle, index) else {

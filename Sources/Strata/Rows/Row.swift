@@ -39,22 +39,22 @@ public struct Row {
         return statement.anyValue(at: index)
     }
 
-    // SQift's reads ask only `T: Extractable`. For the built-in types (`DataType == T`) the cast
-    // below is between identical types and compiles away once specialized.
+    // SQift's reads ask only `T: Extractable`. `extractSelf` reads built-in types (`DataType ==
+    // T`) directly, and casts only for a type whose `DataType` differs.
 
     /// The value at `index` as `T`, or nil for NULL, a bad index, or a value whose storage class
     /// is not `T`'s `BindingType`.
     @inlinable @inline(__always)
     public func value<T: Extractable>(at index: Int) -> T? {
         guard let index = Int32(exactly: index) else { return nil }
-        return statement.value(at: index, as: T.self) as? T
+        return statement.valueAsSelf(at: index, as: T.self)
     }
 
     /// The value of the column named `name` as `T`, or nil (see ``value(at:)-(Int)``).
     @inlinable @inline(__always)
     public func value<T: Extractable>(forColumnName name: String) -> T? {
         guard let index = statement.prepared.columnIndex(forName: name) else { return nil }
-        return statement.value(at: index, as: T.self) as? T
+        return statement.valueAsSelf(at: index, as: T.self)
     }
 
     @inlinable @inline(__always)

@@ -50,6 +50,10 @@ public protocol Extractable {
     /// The same, when the caller already knows the value's storage class (`sqlite3_value_type`),
     /// which saves built-in types a call per value. The default calls ``extract(from:)``.
     static func extract(from value: OpaquePointer, type: Int32) -> DataType?
+
+    /// The value as `Self`, which `Row` reads return. Provided: when `DataType` is `Self` it is
+    /// ``extract(from:type:)`` itself (no cast on the hot path); otherwise that result cast to `Self`.
+    static func extractSelf(from value: OpaquePointer, type: Int32) -> Self?
 }
 
 extension Extractable {
@@ -62,6 +66,19 @@ extension Extractable {
     @inlinable
     public static func extract(from value: OpaquePointer, type: Int32) -> DataType? {
         extract(from: value)
+    }
+
+    @inlinable
+    public static func extractSelf(from value: OpaquePointer, type: Int32) -> Self? {
+        extract(from: value, type: type) as? Self
+    }
+}
+
+extension Extractable where DataType == Self {
+    // Chosen over the unconstrained default for every type whose DataType is itself.
+    @inlinable @inline(__always)
+    public static func extractSelf(from value: OpaquePointer, type: Int32) -> Self? {
+        extract(from: value, type: type)
     }
 }
 
