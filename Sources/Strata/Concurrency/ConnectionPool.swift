@@ -11,12 +11,12 @@ import SQLite3
 ///     let count: Int? = try connection.query("SELECT count(*) FROM cars")
 /// }
 /// ```
-/// Each closure gets a connection no other caller is using. When no connection has been busy for
-/// `availableConnectionDrainDelay` seconds, the pool closes idle connections down to one. Use WAL
-/// mode so readers never wait for the writer.
-// @unchecked Sendable: the two sets are only read or written while holding `lock`; connections
-// are used only through their ConnectionQueue.
-public final class ConnectionPool: @unchecked Sendable {
+/// Each closure gets a connection no other caller is using. At most `maximumConnectionCount`
+/// connections are open at once; past that, callers wait (`execute`) or suspend (`perform`) for
+/// a free one, so a closure must not call `execute` on its own pool more times than that, nested.
+/// When no connection has been busy for `availableConnectionDrainDelay` seconds, the pool closes
+/// idle connections down to one. Use WAL mode so readers never wait for the writer.
+public final class ConnectionPool: Sendable {
     /// The flags readers open with unless told otherwise.
     public static let defaultReaderFlags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
 
@@ -25,41 +25,54 @@ public final class ConnectionPool: @unchecked Sendable {
     /// a preparation closure can set another `busyHandler`.
     public static let defaultBusyTimeout: TimeInterval = 5
 
+    /// How many connections a pool opens at most unless told otherwise (GRDB's default too).
+    public static let defaultMaximumConnectionCount = 5
+
     public let storageLocation: StorageLocation
     public let tableLockPolicy: TableLockPolicy
     public let flags: Int32
     public let availableConnectionDrainDelay: TimeInterval
-    private let connectionPreparation: ((Connection) throws -> Void)?
+    /// The most connections open at once (at least 1).
+    public let maximumConnectionCount: Int
+    private let connectionPreparation: SerializedPreparation?
 
-    private let lock = NSLock()
-    private var _availableConnections: Set<ConnectionQueue> = []
-    private var _busyConnections: Set<ConnectionQueue> = []
-    private var drainGeneration = 0
+    private let state = Locked(PoolState())
     private let drainQueue = DispatchQueue(label: "strata.connection-pool.drain")
 
     /// Creates the pool; connections open on first use. `connectionPreparation` runs once on each
-    /// new connection (set pragmas, register functions).
+    /// new connection (set pragmas, register functions); calls to it never overlap, so it may
+    /// touch state of its own without a lock.
     public init(
         storageLocation: StorageLocation,
         tableLockPolicy: TableLockPolicy = .fastFail,
         flags: Int32 = ConnectionPool.defaultReaderFlags,
         availableConnectionDrainDelay: TimeInterval = 1.0,
+        maximumConnectionCount: Int = ConnectionPool.defaultMaximumConnectionCount,
         connectionPreparation: ((Connection) throws -> Void)? = nil
     ) {
         self.storageLocation = storageLocation
         self.tableLockPolicy = tableLockPolicy
         self.flags = flags
         self.availableConnectionDrainDelay = availableConnectionDrainDelay
-        self.connectionPreparation = connectionPreparation
+        self.maximumConnectionCount = max(1, maximumConnectionCount)
+        self.connectionPreparation = connectionPreparation.map(SerializedPreparation.init)
     }
 
-    /// Idle connections.
-    var availableConnections: Set<ConnectionQueue> { lock.withLock { _availableConnections } }
-    /// Connections handed out and not yet returned.
-    var busyConnections: Set<ConnectionQueue> { lock.withLock { _busyConnections } }
+    /// Idle connections (settable, as SQift's tests reset it).
+    var availableConnections: Set<ConnectionQueue> {
+        get { state.withLock { $0.available } }
+        set { state.withLock { $0.available = newValue } }
+    }
+
+    /// Connections handed out and not yet returned (settable, as SQift's tests reset it).
+    var busyConnections: Set<ConnectionQueue> {
+        get { state.withLock { $0.busy } }
+        set { state.withLock { $0.busy = newValue } }
+    }
 
     /// Runs `closure` on a connection of its own; the connection returns to the pool afterwards,
-    /// also when `closure` throws.
+    /// also when `closure` throws. Waits while `maximumConnectionCount` connections are busy.
+    /// - Throws: `SQLiteError` when a new connection cannot be opened; what `closure` throws.
     @discardableResult
     public func execute<T>(closure: (Connection) throws -> T) throws -> T {
         let queue = try dequeueConnectionForUse()
@@ -67,38 +80,89 @@ public final class ConnectionPool: @unchecked Sendable {
         return try queue.execute(closure: closure)
     }
 
-    /// The async twin of ``execute(closure:)``: waits for nothing on the caller's thread.
+    /// The async twin of ``execute(closure:)``: suspends, rather than blocking the caller's
+    /// thread, while every connection is busy or the closure runs.
+    /// - Throws: `SQLiteError` when a new connection cannot be opened; what `closure` throws.
     public func perform<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        let queue = try dequeueConnectionForUse()
+        let queue = try await acquireConnection()
         defer { enqueueConnectionForReuse(queue) }
         return try await queue.perform(closure)
     }
 
-    /// Takes an idle connection, or opens a new one, and marks it busy.
+    // MARK: - Handing out connections
+
+    /// Takes an idle connection, or opens a new one below the maximum, or waits for one to be
+    /// returned; marks it busy.
+    /// - Throws: `SQLiteError` when a new connection cannot be opened.
     func dequeueConnectionForUse() throws -> ConnectionQueue {
-        let reused: ConnectionQueue? = lock.withLock {
-            guard let queue = _availableConnections.popFirst() else { return nil }
-            _busyConnections.insert(queue)
-            return queue
+        let maximum = maximumConnectionCount
+        let waiter = SynchronousWaiter()
+        let immediate: PoolGrant? = state.withLock { state in
+            if let grant = state.grantNow(maximum: maximum) { return grant }
+            state.waiters.append(.synchronous(waiter))
+            return nil
         }
-        if let reused { return reused }
-        let connection = try Connection(storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags)
-        try connection.busyHandler(.timeout(ConnectionPool.defaultBusyTimeout))
-        try connectionPreparation?(connection)
-        let queue = ConnectionQueue(connection: connection)
-        lock.withLock { _ = _busyConnections.insert(queue) }
-        return queue
+        return try fulfil(immediate ?? waiter.wait())
     }
 
-    /// Returns a connection to the idle set and restarts the drain timer.
-    func enqueueConnectionForReuse(_ queue: ConnectionQueue) {
-        let generation: Int = lock.withLock {
-            guard _busyConnections.remove(queue) != nil else { return drainGeneration }
-            _availableConnections.insert(queue)
-            drainGeneration += 1
-            return drainGeneration
+    /// The async form of ``dequeueConnectionForUse()``: suspends while the pool is full.
+    func acquireConnection() async throws -> ConnectionQueue {
+        let maximum = maximumConnectionCount
+        let grant: PoolGrant = await withCheckedContinuation { continuation in
+            let immediate: PoolGrant? = state.withLock { state in
+                if let grant = state.grantNow(maximum: maximum) { return grant }
+                state.waiters.append(.asynchronous(continuation))
+                return nil
+            }
+            if let immediate { continuation.resume(returning: immediate) }
         }
-        scheduleDrain(generation: generation)
+        return try fulfil(grant)
+    }
+
+    /// The connection a grant stands for, opening it when the grant is a free slot.
+    private func fulfil(_ grant: PoolGrant) throws -> ConnectionQueue {
+        switch grant {
+        case .reuse(let queue):
+            return queue
+        case .open:
+            do {
+                let queue = try openConnection()
+                state.withLock { _ = $0.busy.insert(queue); $0.opening -= 1 }
+                return queue
+            } catch {
+                // The slot is free again: the next waiter may try to open it.
+                let next: (PoolWaiter, PoolGrant)? = state.withLock { state in
+                    state.opening -= 1
+                    return state.nextWaiterForFreeSlot(maximum: maximumConnectionCount)
+                }
+                next.map { $0.0.resume($0.1) }
+                throw error
+            }
+        }
+    }
+
+    private func openConnection() throws -> ConnectionQueue {
+        let connection = try Connection(storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags)
+        try connection.busyHandler(.timeout(ConnectionPool.defaultBusyTimeout))
+        try connectionPreparation?.run(connection)
+        return ConnectionQueue(connection: connection)
+    }
+
+    /// Returns a connection: to the first waiter if any, else to the idle set (restarting the
+    /// drain timer).
+    func enqueueConnectionForReuse(_ queue: ConnectionQueue) {
+        let outcome: (handOff: PoolWaiter?, drainGeneration: Int?) = state.withLock { state in
+            guard state.busy.contains(queue) else { return (nil, nil) }
+            if !state.waiters.isEmpty {
+                return (state.waiters.removeFirst(), nil) // stays busy, now for the waiter
+            }
+            state.busy.remove(queue)
+            state.available.insert(queue)
+            state.drainGeneration += 1
+            return (nil, state.drainGeneration)
+        }
+        outcome.handOff?.resume(.reuse(queue))
+        if let generation = outcome.drainGeneration { scheduleDrain(generation: generation) }
     }
 
     private func scheduleDrain(generation: Int) {
@@ -110,12 +174,94 @@ public final class ConnectionPool: @unchecked Sendable {
     /// Closes idle connections down to one, if nothing happened since `generation` and no
     /// connection is busy; otherwise tries again after the delay.
     private func drainIfIdle(generation: Int) {
-        let retry: Bool = lock.withLock {
-            guard generation == drainGeneration else { return false }
-            guard _busyConnections.isEmpty else { return true }
-            while _availableConnections.count > 1 { _availableConnections.removeFirst() }
-            return false
+        let (retry, closing): (Bool, [ConnectionQueue]) = state.withLock { state in
+            guard generation == state.drainGeneration else { return (false, []) }
+            guard state.busy.isEmpty else { return (true, []) }
+            var closing: [ConnectionQueue] = []
+            while state.available.count > 1 { closing.append(state.available.removeFirst()) }
+            return (false, closing)
         }
+        _ = closing // released here, outside the lock: closing a connection takes time
         if retry { scheduleDrain(generation: generation) }
+    }
+}
+
+/// The pool's bookkeeping, only touched under the pool's lock.
+private struct PoolState {
+    var available: Set<ConnectionQueue> = []
+    var busy: Set<ConnectionQueue> = []
+    /// Connections being opened (counted against the maximum before they exist).
+    var opening = 0
+    var waiters: [PoolWaiter] = []
+    var drainGeneration = 0
+
+    /// An idle connection, or leave to open one; nil when the pool is full.
+    mutating func grantNow(maximum: Int) -> PoolGrant? {
+        if let queue = available.popFirst() {
+            busy.insert(queue)
+            return .reuse(queue)
+        }
+        guard busy.count + opening < maximum else { return nil }
+        opening += 1
+        return .open
+    }
+
+    /// The first waiter and leave to open a connection, when a slot is free.
+    mutating func nextWaiterForFreeSlot(maximum: Int) -> (PoolWaiter, PoolGrant)? {
+        guard !waiters.isEmpty, busy.count + opening < maximum else { return nil }
+        opening += 1
+        return (waiters.removeFirst(), .open)
+    }
+}
+
+/// What a caller of the pool is given: a connection to reuse, or leave to open a new one.
+private enum PoolGrant: Sendable {
+    case reuse(ConnectionQueue)
+    case open
+}
+
+/// A caller waiting for a connection, blocked on a thread or suspended in a task.
+private enum PoolWaiter {
+    case synchronous(SynchronousWaiter)
+    case asynchronous(CheckedContinuation<PoolGrant, Never>)
+
+    func resume(_ grant: PoolGrant) {
+        switch self {
+        case .synchronous(let waiter): waiter.resume(grant)
+        case .asynchronous(let continuation): continuation.resume(returning: grant)
+        }
+    }
+}
+
+/// A thread blocked until the pool hands it a grant.
+private final class SynchronousWaiter: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let grant = Locked<PoolGrant?>(nil)
+
+    func resume(_ grant: PoolGrant) {
+        self.grant.withLock { $0 = grant }
+        semaphore.signal()
+    }
+
+    /// Blocks until ``resume(_:)`` has run, and returns what it was given.
+    func wait() -> PoolGrant {
+        while true {
+            semaphore.wait()
+            if let grant = grant.withLock({ $0 }) { return grant }
+        }
+    }
+}
+
+/// A connection preparation closure whose calls never overlap: pools open connections from
+/// several threads at once, and SQift's closures were not written for that.
+// @unchecked Sendable: `closure` is only called while holding `lock`.
+private final class SerializedPreparation: @unchecked Sendable {
+    private let lock = NSLock()
+    private let closure: (Connection) throws -> Void
+
+    init(_ closure: @escaping (Connection) throws -> Void) { self.closure = closure }
+
+    func run(_ connection: Connection) throws {
+        try lock.withLock { try closure(connection) }
     }
 }

@@ -13,7 +13,8 @@ import SQLite3
 /// }
 /// let count = try await database.read { try $0.query("SELECT count(*) FROM cars") as Int? }
 /// ```
-/// Writes are serialized on the writer; reads run in parallel on read-only connections, which in
+/// Writes are serialized on the writer; reads run in parallel on up to `maximumReaderCount`
+/// read-only connections (callers past that wait or suspend for a free one), which in
 /// WAL mode see the last committed data and never wait for a write. Its connections wait up to
 /// ``ConnectionPool/defaultBusyTimeout`` seconds on a lock before failing with `SQLITE_BUSY`. An in-memory or temporary
 /// database is private to one connection, so there reads use the writer too.
@@ -29,6 +30,7 @@ public final class Database: Sendable {
         multiThreaded: Bool = true,
         sharedCache: Bool = false,
         drainDelay: TimeInterval = 1.0,
+        maximumReaderCount: Int = ConnectionPool.defaultMaximumConnectionCount,
         writerConnectionPreparation: ((Connection) throws -> Void)? = nil,
         readerConnectionPreparation: ((Connection) throws -> Void)? = nil
     ) throws {
@@ -37,7 +39,7 @@ public final class Database: Sendable {
         flags |= sharedCache ? SQLITE_OPEN_SHAREDCACHE : SQLITE_OPEN_PRIVATECACHE
         try self.init(
             storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags, drainDelay: drainDelay,
-            writerConnectionPreparation: writerConnectionPreparation, readerConnectionPreparation: readerConnectionPreparation
+            maximumReaderCount: maximumReaderCount, writerConnectionPreparation: writerConnectionPreparation, readerConnectionPreparation: readerConnectionPreparation
         )
     }
 
@@ -48,6 +50,7 @@ public final class Database: Sendable {
         tableLockPolicy: TableLockPolicy = .fastFail,
         flags: Int32,
         drainDelay: TimeInterval = 1.0,
+        maximumReaderCount: Int = ConnectionPool.defaultMaximumConnectionCount,
         writerConnectionPreparation: ((Connection) throws -> Void)? = nil,
         readerConnectionPreparation: ((Connection) throws -> Void)? = nil
     ) throws {
@@ -58,7 +61,8 @@ public final class Database: Sendable {
         let readerFlags = (flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_READONLY
         readerConnectionPool = ConnectionPool(
             storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: readerFlags,
-            availableConnectionDrainDelay: drainDelay, connectionPreparation: readerConnectionPreparation
+            availableConnectionDrainDelay: drainDelay, maximumConnectionCount: maximumReaderCount,
+            connectionPreparation: readerConnectionPreparation
         )
         switch storageLocation {
         case .inMemory, .temporary: readsUseWriter = true

@@ -4,8 +4,12 @@ import SQLite3
 #endif
 
 extension Connection {
+    /// How long a backup keeps retrying while the source or destination stays locked
+    /// (`SQLITE_BUSY`/`SQLITE_LOCKED`) before it fails with that error.
+    public static let backupLockedRetryLimit: TimeInterval = 5
+
     /// How a backup ended.
-    public enum BackupResult {
+    public enum BackupResult: Sendable {
         case success
         case failure(Error)
         case cancelled
@@ -53,9 +57,10 @@ extension Connection {
     }
 }
 
-/// One running backup. `@unchecked Sendable`: it owns the `sqlite3_backup` and is only touched
-/// from `backupQueue`; the connections are held alive and, by the documented contract of
-/// `backup(...)`, not used elsewhere until completion.
+/// One running backup.
+// @unchecked Sendable: it has no mutable state; it owns the `sqlite3_backup`, which only
+// `backupQueue` touches, and holds the connections alive, which by the documented contract of
+// `backup(...)` nothing else uses until completion.
 private final class BackupJob: @unchecked Sendable {
     let backup: OpaquePointer
     let source: Connection
@@ -78,6 +83,7 @@ private final class BackupJob: @unchecked Sendable {
 
     func run() {
         var result: Connection.BackupResult
+        var lockedSince: Date?
         while true {
             if progress.isCancelled { result = .cancelled; break }
             if progress.isPaused { usleep(10_000); continue }
@@ -86,8 +92,16 @@ private final class BackupJob: @unchecked Sendable {
             progress.totalUnitCount = total
             progress.completedUnitCount = total - Int64(sqlite3_backup_remaining(backup))
             if code == SQLITE_DONE { result = .success; break }
-            if code == SQLITE_OK { continue }
-            if code == SQLITE_BUSY || code == SQLITE_LOCKED { usleep(10_000); continue }
+            if code == SQLITE_OK { lockedSince = nil; continue }
+            if code == SQLITE_BUSY || code == SQLITE_LOCKED {
+                // Retry while the lock lasts, but not forever.
+                let since = lockedSince ?? Date()
+                lockedSince = since
+                if Date().timeIntervalSince(since) < Connection.backupLockedRetryLimit {
+                    usleep(10_000)
+                    continue
+                }
+            }
             result = .failure(SQLiteError(handle: destination.handle, code: code))
             break
         }
@@ -95,13 +109,7 @@ private final class BackupJob: @unchecked Sendable {
         if case .success = result, finish != SQLITE_OK {
             result = .failure(SQLiteError(handle: destination.handle, code: finish))
         }
-        self.result = result
-        completionQueue.async { self.complete() }
-    }
-
-    private var result: Connection.BackupResult = .cancelled
-
-    private func complete() {
-        completion(result)
+        let finalResult = result
+        completionQueue.async { self.completion(finalResult) }
     }
 }

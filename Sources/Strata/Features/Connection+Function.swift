@@ -137,9 +137,15 @@ extension Connection {
         }
 
         /// The group's object, made by the factory on the first step.
+        ///
+        /// When SQLite cannot allocate the group's slot (out of memory) the statement fails with
+        /// `SQLITE_NOMEM`, and this call returns a fresh object that is not kept.
         public var stepObject: AnyObject {
-            let slot = sqlite3_aggregate_context(context, Int32(MemoryLayout<UnsafeMutableRawPointer>.size))
-                .assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+            guard let raw = sqlite3_aggregate_context(context, Int32(MemoryLayout<UnsafeMutableRawPointer>.size)) else {
+                sqlite3_result_error_nomem(context)
+                return factory()
+            }
+            let slot = raw.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
             if let existing = slot.pointee { return Unmanaged<AnyObject>.fromOpaque(existing).takeUnretainedValue() }
             let object = factory()
             slot.pointee = Unmanaged.passRetained(object).toOpaque()

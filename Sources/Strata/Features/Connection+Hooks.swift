@@ -4,7 +4,6 @@ import SQLite3
 #endif
 
 extension Connection {
-    public typealias Collation = (String, String) -> ComparisonResult
     public typealias UpdateHook = (UpdateHookType, String?, String?, Int64) -> Void
     public typealias CommitHook = () -> Bool
     public typealias RollbackHook = () -> Void
@@ -21,29 +20,6 @@ extension Connection {
             default: return nil
             }
         }
-    }
-
-    /// Adds (or replaces) a collating sequence for `COLLATE name` and `ORDER BY ... COLLATE name`.
-    ///
-    /// ```swift
-    /// connection.createCollation(named: "NUMERIC") { lhs, rhs in
-    ///     lhs.compare(rhs, options: .numeric, locale: .autoupdatingCurrent)
-    /// }
-    /// ```
-    /// See <https://www.sqlite.org/c3ref/create_collation.html>.
-    public func createCollation(named name: String, collate: @escaping Collation) {
-        let box = CallbackBox(collate)
-        sqlite3_create_collation_v2(
-            handle, name, SQLITE_UTF8, box.retainedPointer(),
-            { pointer, lhsCount, lhs, rhsCount, rhs in
-                guard let pointer else { return 0 }
-                let collate = CallbackBox<Collation>.from(pointer)
-                let left = String(decoding: UnsafeRawBufferPointer(start: lhs, count: Int(lhsCount)), as: UTF8.self)
-                let right = String(decoding: UnsafeRawBufferPointer(start: rhs, count: Int(rhsCount)), as: UTF8.self)
-                return Int32(collate(left, right).rawValue)
-            },
-            { CallbackBox<Collation>.release($0) }
-        )
     }
 
     /// Calls `hook` after each row inserted, updated or deleted (not for WITHOUT ROWID tables);

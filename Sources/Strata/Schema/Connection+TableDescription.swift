@@ -43,9 +43,10 @@ extension Connection {
     /// (`Int`, `String`, `Bool`, or nil for NULL).
     ///
     /// Reads the whole table into memory: meant for small tables.
+    /// - Throws: `SQLiteError` when the table or one of its described columns is missing.
     public func readAllRows(fromTable table: TableDescription) throws -> [TableRow] {
         let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
-        let sql = "SELECT \(columns) FROM \(quoteIdentifier(table.name)) ORDER BY rowid"
+        let sql = "SELECT \(columns) FROM \(quoteIdentifier(table.name))" + (try rowOrder(ofTable: table.name))
         return try withStatement(cachedFor: sql, .positional([])) { statement in
             try statement.query { row in
                 TableRow(columns: table.columns, values: table.columns.indices.map { index in
@@ -53,6 +54,26 @@ extension Connection {
                 })
             }
         }
+    }
+}
+
+extension Connection {
+    /// The `ORDER BY` that lists a table's rows in rowid order: by a rowid alias no column hides
+    /// (`rowid`, `oid` or `_rowid_`), by the primary key for a `WITHOUT ROWID` table, or none
+    /// when columns hide all three aliases (SQLite then scans in rowid order anyway).
+    func rowOrder(ofTable name: String) throws -> String {
+        let columns: [(name: String, primaryKeyPosition: Int)] = try query(
+            "SELECT name, pk FROM pragma_table_info(?)", name
+        ) { row in ((row[0] as String?) ?? "", (row[1] as Int?) ?? 0) }
+        let names = Set(columns.map { $0.name.lowercased() })
+        guard let alias = ["rowid", "oid", "_rowid_"].first(where: { !names.contains($0) }) else { return "" }
+        // A WITHOUT ROWID table has no rowid: compiling a read of it fails.
+        if (try? Statement(connection: self, sql: "SELECT \(alias) FROM \(quoteIdentifier(name))")) != nil {
+            return " ORDER BY \(alias)"
+        }
+        let primaryKey = columns.filter { $0.primaryKeyPosition > 0 }.sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }
+        guard !primaryKey.isEmpty else { return "" }
+        return " ORDER BY " + primaryKey.map { quoteIdentifier($0.name) }.joined(separator: ", ")
     }
 }
 
@@ -117,6 +138,9 @@ open class InsertStatement: Statement {
 }
 
 /// One row read by `readAllRows(fromTable:)`: iterate it as `(column, value)` pairs or subscript it.
+///
+/// A row made with fewer values than columns reads nil for the columns without one; values past
+/// the last column are ignored.
 public struct TableRow: Sequence {
     public let columns: [ColumnDescription]
     public let values: [Any?]
@@ -126,14 +150,19 @@ public struct TableRow: Sequence {
         self.values = values
     }
 
+    /// The value at `index`, or nil when the row has no value there.
+    private func value(at index: Int) -> Any? {
+        values.indices.contains(index) ? values[index] : nil
+    }
+
     /// The value of `column`, or nil for NULL or a column not in the row.
     public subscript(column: ColumnDescription) -> Any? {
-        columns.firstIndex(of: column).flatMap { values[$0] }
+        columns.firstIndex(of: column).flatMap { value(at: $0) }
     }
 
     /// The value of the column named `name`, or nil for NULL or no such column.
     public subscript(name: String) -> Any? {
-        columns.firstIndex { $0.name == name }.flatMap { values[$0] }
+        columns.firstIndex { $0.name == name }.flatMap { value(at: $0) }
     }
 
     public func makeIterator() -> AnyIterator<(column: ColumnDescription, value: Any?)> {
@@ -141,7 +170,7 @@ public struct TableRow: Sequence {
         return AnyIterator {
             guard index < columns.count else { return nil }
             defer { index += 1 }
-            return (columns[index], values[index])
+            return (columns[index], value(at: index))
         }
     }
 

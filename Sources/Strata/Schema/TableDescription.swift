@@ -24,6 +24,7 @@ public enum ColumnType: Hashable, Sendable {
 /// ```swift
 /// let name = ColumnDescription(name: "name", type: .char(size: 255), nullable: false)
 /// name.sqlRepresentation // "name" CHAR(255) NOT NULL
+/// ColumnDescription(name: "col1", type: .bool, nullable: true).sqlRepresentation // "col1" BOOL NULL
 /// ```
 public struct ColumnDescription: Hashable, Sendable {
     public let name: String
@@ -38,7 +39,7 @@ public struct ColumnDescription: Hashable, Sendable {
 
     /// The column definition for `CREATE TABLE`, its name quoted.
     public var sqlRepresentation: String {
-        "\(quoteIdentifier(name)) \(type.sqlRepresentation)" + (nullable ? "" : " NOT NULL")
+        "\(quoteIdentifier(name)) \(type.sqlRepresentation)" + (nullable ? " NULL" : " NOT NULL")
     }
 }
 

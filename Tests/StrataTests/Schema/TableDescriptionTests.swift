@@ -96,13 +96,13 @@ class MyDatabaseConnection: Connection {
         #expect(ColumnType.char(size: 255).sqlRepresentation == "CHAR(255)")
         #expect(ColumnType.bool.sqlRepresentation == "BOOL")
         #expect(ColumnDescription(name: "col1", type: .char(size: 11), nullable: false).sqlRepresentation == "\"col1\" CHAR(11) NOT NULL")
-        #expect(ColumnDescription(name: "we\"ird", type: .bool, nullable: true).sqlRepresentation == "\"we\"\"ird\" BOOL")
+        #expect(ColumnDescription(name: "we\"ird", type: .bool, nullable: true).sqlRepresentation == "\"we\"\"ird\" BOOL NULL")
         let table = TableDescription(name: "t", columns: [ColumnDescription(name: "b", type: .bool, nullable: true),
                                                            ColumnDescription(name: "a", type: .int(size: 4), nullable: false)])
         #expect(table.columns.map(\.name) == ["b", "a"])
         #expect(table.column(withName: "a")?.type == .int(size: 4))
         #expect(table.hasColumn(withName: "b") && !table.hasColumn(withName: "c"))
-        #expect(table.createTableSQL == "CREATE TABLE \"t\"(\"b\" BOOL, \"a\" INT(4) NOT NULL)")
+        #expect(table.createTableSQL == "CREATE TABLE \"t\"(\"b\" BOOL NULL, \"a\" INT(4) NOT NULL)")
         #expect(Set([ColumnDescription(name: "a", type: .bool, nullable: true), ColumnDescription(name: "a", type: .bool, nullable: true)]).count == 1)
     }
 
