@@ -150,9 +150,7 @@ open class Connection {
             guard !buffer.contains(0) else {
                 throw SQLiteError(code: SQLITE_MISUSE, message: "SQL contains a NUL character", sql: String(sql))
             }
-            guard buffer.count < Int(Int32.max) else {
-                throw SQLiteError(code: SQLITE_TOOBIG, message: "SQL text of \(buffer.count) bytes is over SQLite's 2 GiB limit")
-            }
+            try Connection.checkSQLLength(buffer.count)
             return try base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { start in
                 let end = UnsafePointer(start + buffer.count)
                 var position = UnsafePointer(start)
@@ -180,6 +178,13 @@ open class Connection {
                 }
                 return nil
             }
+        }
+    }
+
+    /// Throws `SQLITE_TOOBIG` for SQL text whose length does not fit the `Int32` SQLite takes.
+    static func checkSQLLength(_ byteCount: Int) throws {
+        guard byteCount < Int(Int32.max) else {
+            throw SQLiteError(code: SQLITE_TOOBIG, message: "SQL text of \(byteCount) bytes is over SQLite's 2 GiB limit")
         }
     }
 

@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+@testable import Strata
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// Preparing and opening at the edges: many empty statements, huge SQL, `file:` paths.
+@Suite struct PrepareEdgeCaseTests {
+    @Test func longRunsOfEmptyStatementsDoNotRecurse() throws {
+        let connection = try Connection()
+        let empties = String(repeating: ";", count: 200_000)
+        try connection.execute(empties + "CREATE TABLE t(x);" + empties + "INSERT INTO t VALUES(1)" + empties)
+        #expect(try connection.query(empties + "SELECT count(*) FROM t" + empties) as Int? == 1)
+        try connection.execute(empties) // nothing to run
+        #expect(throws: SQLiteError.self) { try connection.prepare(empties) }
+    }
+
+    @Test func sqlOver2GiBThrowsTooBig() throws {
+        #expect(throws: Never.self) { try Connection.checkSQLLength(1_000_000) }
+        let error = sqliteError { try Connection.checkSQLLength(Int(Int32.max)) }
+        #expect(error?.code == SQLITE_TOOBIG)
+    }
+
+    @Test func cachedStatementsArePreparedPersistent() throws {
+        #expect(Connection.supportsPersistentPrepare == (sqlite3_libversion_number() >= 3_020_000))
+        let connection = try Connection()
+        #expect(try connection.query("SELECT 1") as Int? == 1)
+        #expect(connection.cachedStatementCount == 1)
+    }
+
+    @Test func filePrefixedPathIsAPlainPathLikeSQift() throws {
+        let name = "file:strata-test-\(UUID().uuidString).db?mode=memory"
+        defer { try? FileManager.default.removeItem(atPath: name) }
+        let connection = try Connection(storageLocation: .onDisk(name))
+        try connection.execute("CREATE TABLE t(x)")
+        #expect(connection.fileName.hasSuffix("/" + name))
+        #expect(FileManager.default.fileExists(atPath: name))
+    }
+
+    @Test func uriFlagOpensAURI() throws {
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI
+        let connection = try Connection(storageLocation: .onDisk("file:strata-uri-\(UUID().uuidString)?mode=memory"), flags: flags)
+        try connection.execute("CREATE TABLE t(x)")
+        #expect(connection.fileName == "")
+    }
+}
