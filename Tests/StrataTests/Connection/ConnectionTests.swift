@@ -164,39 +164,3 @@ import SQLite3
         #expect("a''b".sqift.addingSQLEscapes() == "'a''''b'")
     }
 }
-
-@Suite struct SQLTextEdgeCaseTests {
-    @Test func unicodeAcrossSeveralStatements() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(v TEXT); INSERT INTO t VALUES('😀 ü'); /* ünïcode comment */ INSERT INTO t VALUES('é')")
-        let values: [String] = try db.query("SELECT v FROM t ORDER BY rowid")
-        #expect(values == ["😀 ü", "é"])
-    }
-
-    @Test func nulInSQLIsRejectedNotTruncated() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(v)")
-        let error = sqliteError { try db.execute("INSERT INTO t VALUES(1);\0DROP TABLE t") }
-        #expect(error?.code == SQLITE_MISUSE)
-        #expect(error?.message == "SQL contains a NUL character")
-        #expect(sqliteError { _ = try db.prepare("SELECT 1\0") }?.code == SQLITE_MISUSE)
-        #expect(try db.query("SELECT count(*) FROM t") == 0)
-        // NUL inside bound values is fine: values never pass through the SQL text.
-        try db.run("INSERT INTO t VALUES(?)", "a\0b")
-        #expect(try db.query("SELECT length(CAST(v AS BLOB)) FROM t") == 3)
-    }
-}
-
-@Suite struct LimitTests {
-    @Test func tooBigValuesThrow() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(v)")
-        sqlite3_limit(db.handle, SQLITE_LIMIT_LENGTH, 100)
-        let text = sqliteError { try db.run("INSERT INTO t VALUES(?)", String(repeating: "x", count: 200)) }
-        #expect(text?.code == SQLITE_TOOBIG)
-        #expect(text?.message.hasPrefix("Could not bind parameter 1") == true)
-        let blob = sqliteError { try db.run("INSERT INTO t VALUES(?)", Data(count: 200)) }
-        #expect(blob?.code == SQLITE_TOOBIG)
-        #expect(try db.query("SELECT count(*) FROM t") == 0)
-    }
-}

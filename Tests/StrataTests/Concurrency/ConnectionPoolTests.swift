@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import Strata
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+@Suite struct ConnectionPoolTests {
+    func makeDatabase(_ directory: TemporaryDirectory) throws -> String {
+        let path = directory.path("db")
+        let connection = try Connection(storageLocation: .onDisk(path))
+        try connection.execute("PRAGMA journal_mode = WAL; CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO cars(name) VALUES('Audi')")
+        return path
+    }
+
+    @Test func readmeExampleAndReadOnly() throws {
+        let directory = try TemporaryDirectory()
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)))
+        try pool.execute { connection in
+            let count: Int? = try connection.query("SELECT count(*) FROM cars")
+            #expect(count == 1)
+            #expect(connection.readOnly)
+        }
+        #expect(throws: SQLiteError.self) { try pool.execute { try $0.execute("DELETE FROM cars") } }
+        #expect(pool.busyConnections.isEmpty)
+        #expect(pool.availableConnections.count == 1)
+    }
+
+    @Test func neverSharesAConnectionAndPreparesEachOnce() throws {
+        let directory = try TemporaryDirectory()
+        let prepared = UsageCounter()
+        nonisolated(unsafe) var preparations = 0
+        let lock = NSLock()
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)), availableConnectionDrainDelay: 5) { connection in
+            lock.withLock { preparations += 1 }
+            try connection.execute("PRAGMA cache_size = 100")
+        }
+        let counter = UsageCounter()
+        DispatchQueue.concurrentPerform(iterations: 64) { _ in
+            try? pool.execute { connection in
+                counter.enter(connection)
+                defer { counter.leave(connection) }
+                let _: Int? = try connection.query("SELECT count(*) FROM cars")
+                Thread.sleep(forTimeInterval: 0.002)
+            }
+        }
+        _ = prepared
+        #expect(counter.overlaps == 0)
+        #expect(counter.maximum >= 1)
+        #expect(preparations == pool.availableConnections.count)
+        #expect(pool.busyConnections.isEmpty)
+    }
+
+    @Test func thrownErrorsReturnTheConnection() throws {
+        let directory = try TemporaryDirectory()
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)))
+        struct Failure: Error {}
+        for _ in 0..<5 { #expect(throws: Failure.self) { try pool.execute { _ in throw Failure() } } }
+        #expect(pool.busyConnections.isEmpty)
+        #expect(pool.availableConnections.count == 1)
+        let queue = try pool.dequeueConnectionForUse()
+        #expect(pool.busyConnections == [queue])
+        pool.enqueueConnectionForReuse(queue)
+        #expect(pool.availableConnections.contains(queue))
+    }
+
+    @Test func drainsToOneIdleConnection() throws {
+        let directory = try TemporaryDirectory()
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)), availableConnectionDrainDelay: 0.1)
+        let queues = try (0..<4).map { _ in try pool.dequeueConnectionForUse() }
+        queues.forEach(pool.enqueueConnectionForReuse)
+        #expect(pool.availableConnections.count == 4)
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(pool.availableConnections.count == 1)
+    }
+
+    @Test func missingFileThrows() {
+        let pool = ConnectionPool(storageLocation: .onDisk("/nonexistent/dir/db.sqlite"))
+        #expect(throws: SQLiteError.self) { try pool.execute { _ in } }
+        #expect(pool.busyConnections.isEmpty)
+    }
+}

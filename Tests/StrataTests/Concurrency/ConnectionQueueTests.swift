@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+@testable import Strata
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// Counts concurrent users of something; records the maximum and any overlap.
+final class UsageCounter: @unchecked Sendable {
+    // @unchecked: every access holds `lock`.
+    private let lock = NSLock()
+    private var active: Set<ObjectIdentifier> = []
+    private(set) var overlaps = 0
+    private(set) var maximum = 0
+
+    func enter(_ object: AnyObject) {
+        lock.withLock {
+            if !active.insert(ObjectIdentifier(object)).inserted { overlaps += 1 }
+            maximum = max(maximum, active.count)
+        }
+    }
+
+    func leave(_ object: AnyObject) { _ = lock.withLock { active.remove(ObjectIdentifier(object)) } }
+}
+
+@Suite struct ConnectionQueueTests {
+    @Test func readmeExample() throws {
+        let directory = try TemporaryDirectory()
+        let queue = try ConnectionQueue(connection: Connection(storageLocation: .onDisk(directory.path("db"))))
+        try queue.execute { connection in
+            try connection.execute("PRAGMA foreign_keys = true")
+            try connection.execute("PRAGMA journal_mode = WAL")
+            try connection.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
+        }
+        try queue.executeInTransaction { connection in
+            try connection.execute("INSERT INTO cars VALUES(1, 'Audi', 52642)")
+            try connection.execute("INSERT INTO cars VALUES(2, 'Mercedes', 57127)")
+        }
+        #expect(try queue.execute { try $0.query("SELECT count(*) FROM cars") as Int? } == 2)
+        try queue.executeInSavepoint("drop_cars_table") { connection in
+            try connection.execute("DROP TABLE cars")
+        }
+        #expect(try queue.execute { try $0.query("SELECT count(*) FROM sqlite_master WHERE name = 'cars'") as Int? } == 0)
+        #expect(queue == queue)
+        #expect(queue != ConnectionQueue(connection: try Connection()))
+    }
+
+    @Test func failuresRollBackAndReentryDoesNotDeadlock() throws {
+        let queue = ConnectionQueue(connection: try Connection())
+        try queue.execute { try $0.execute("CREATE TABLE t(x)") }
+        struct Abort: Error {}
+        #expect(throws: Abort.self) {
+            try queue.executeInTransaction(transactionType: .immediate) { connection in
+                try connection.run("INSERT INTO t VALUES(1)")
+                throw Abort()
+            }
+        }
+        #expect(throws: Abort.self) {
+            try queue.executeInSavepoint(named: "s") { connection in
+                try connection.run("INSERT INTO t VALUES(2)")
+                throw Abort()
+            }
+        }
+        let nested = try queue.execute { _ in try queue.execute { try $0.query("SELECT count(*) FROM t") as Int? } }
+        #expect(nested == 0)
+    }
+
+    @Test func serializesThreads() throws {
+        let queue = ConnectionQueue(connection: try Connection())
+        try queue.execute { try $0.execute("CREATE TABLE t(x)") }
+        let counter = UsageCounter()
+        DispatchQueue.concurrentPerform(iterations: 200) { index in
+            try? queue.execute { connection in
+                counter.enter(connection)
+                defer { counter.leave(connection) }
+                try connection.run("INSERT INTO t VALUES(?)", index)
+            }
+        }
+        #expect(counter.overlaps == 0)
+        #expect(try queue.execute { try $0.query("SELECT count(*) FROM t") as Int? } == 200)
+    }
+
+    @Test func asyncTwins() async throws {
+        let queue = ConnectionQueue(connection: try Connection())
+        try await queue.perform { try $0.execute("CREATE TABLE t(x)") }
+        try await queue.performInTransaction { try $0.run("INSERT INTO t VALUES(1)") }
+        try await queue.performInSavepoint(named: "s") { try $0.run("INSERT INTO t VALUES(2)") }
+        await #expect(throws: SQLiteError.self) {
+            try await queue.performInTransaction { connection in
+                try connection.run("INSERT INTO t VALUES(3)")
+                try connection.run("INSERT INTO nope VALUES(3)")
+            }
+        }
+        let sum = try await queue.perform { try $0.query("SELECT sum(x) FROM t") as Int? }
+        #expect(sum == 3)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import Strata
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+@Suite struct DatabaseTests {
+    @Test func readmeExample() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(storageLocation: .onDisk(directory.path("db")))
+        try database.executeWrite { connection in
+            try connection.execute("PRAGMA foreign_keys = true")
+            try connection.execute("PRAGMA journal_mode = WAL")
+            try connection.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
+        }
+        try database.executeRead { connection in
+            let count: Int? = try connection.query("SELECT count(*) FROM cars")
+            #expect(count == 0)
+        }
+        try await database.write { try $0.run("INSERT INTO cars(name, price) VALUES(?, ?)", "Audi", 52_642) }
+        try await database.writeInTransaction { try $0.run("INSERT INTO cars(name, price) VALUES(?, ?)", "Kia", 1) }
+        let names = try await database.read { try $0.query("SELECT name FROM cars ORDER BY id") as [String] }
+        #expect(names == ["Audi", "Kia"])
+        #expect(throws: SQLiteError.self) { try database.executeRead { try $0.execute("DELETE FROM cars") } }
+    }
+
+    @Test func inMemoryReadsSeeWrites() throws {
+        let database = try Database()
+        try database.executeWrite { try $0.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1)") }
+        #expect(try database.executeRead { try $0.query("SELECT x FROM t") as Int? } == 1)
+        let flagged = try Database(storageLocation: .inMemory, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX)
+        #expect(try flagged.executeRead { $0.threadSafe })
+    }
+
+    @Test func preparationsRun() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(
+            storageLocation: .onDisk(directory.path("db")),
+            writerConnectionPreparation: { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE IF NOT EXISTS t(x)") },
+            readerConnectionPreparation: { try $0.addScalarFunction(named: "answer", argumentCount: 0) { _, _ in .integer(42) } }
+        )
+        #expect(try database.executeRead { try $0.query("SELECT answer() FROM (SELECT 1)") as Int? } == 42)
+    }
+
+    @Test func sharedCacheTableLocksPoll() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(storageLocation: .onDisk(directory.path("db")), tableLockPolicy: .poll(0.005), sharedCache: true)
+        try database.executeWrite { try $0.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1)") }
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        Thread {
+            try? database.executeWrite { connection in
+                try connection.execute("BEGIN IMMEDIATE; INSERT INTO t VALUES(2)")
+                holding.signal()
+                release.wait()
+                try connection.execute("COMMIT")
+            }
+        }.start()
+        holding.wait()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { release.signal() }
+        let count = try database.executeRead { try $0.query("SELECT count(*) FROM t") as Int? }
+        #expect(count == 2)
+    }
+
+    /// 8 reader threads and 1 writer moving money between accounts: every read sees the same
+    /// total, and the final balances are what the writer committed.
+    @Test func readersSeeConsistentStateUnderWrites() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(storageLocation: .onDisk(directory.path("bank")), drainDelay: 0.2)
+        let accounts = 20
+        try database.executeWrite { connection in
+            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+            try connection.execute("CREATE TABLE accounts(id INTEGER PRIMARY KEY, balance INTEGER NOT NULL)")
+            try connection.transaction {
+                for id in 0..<accounts { try connection.run("INSERT INTO accounts VALUES(?, 1000)", id) }
+            }
+        }
+        let deadline = Date().addingTimeInterval(2)
+        let errors = UsageCounter()
+        let failureLock = NSLock()
+        nonisolated(unsafe) var failures: [String] = []
+        nonisolated(unsafe) var transfers = 0
+        nonisolated(unsafe) var reads = 0
+        let group = DispatchGroup()
+        for _ in 0..<8 {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                while Date() < deadline {
+                    do {
+                        let total = try database.executeRead { try $0.query("SELECT sum(balance) FROM accounts") as Int? }
+                        failureLock.withLock {
+                            reads += 1
+                            if total != accounts * 1000 { failures.append("total \(String(describing: total))") }
+                        }
+                    } catch {
+                        failureLock.withLock { failures.append("\(error)") }
+                    }
+                }
+            }.start()
+        }
+        group.enter()
+        Thread {
+            defer { group.leave() }
+            var generator = SystemRandomNumberGenerator()
+            while Date() < deadline {
+                let from = Int.random(in: 0..<accounts, using: &generator)
+                let to = Int.random(in: 0..<accounts, using: &generator)
+                let amount = Int.random(in: 1...50, using: &generator)
+                do {
+                    try database.writerConnectionQueue.executeInTransaction(transactionType: .immediate) { connection in
+                        try connection.run("UPDATE accounts SET balance = balance - ? WHERE id = ?", amount, from)
+                        try connection.run("UPDATE accounts SET balance = balance + ? WHERE id = ?", amount, to)
+                    }
+                    failureLock.withLock { transfers += 1 }
+                } catch {
+                    failureLock.withLock { failures.append("\(error)") }
+                }
+            }
+        }.start()
+        group.wait()
+        _ = errors
+        #expect(failures.isEmpty, "\(failures.prefix(5))")
+        #expect(transfers > 10 && reads > 100)
+        let total = try database.executeRead { try $0.query("SELECT sum(balance) FROM accounts") as Int? }
+        #expect(total == accounts * 1000)
+        #expect(database.readerConnectionPool.busyConnections.isEmpty)
+    }
+}
