@@ -80,8 +80,13 @@ final class PreparedStatement {
         if namesResolved, reprepareCount != derivedAtReprepareCount { forgetDerivedState() }
     }
 
+    /// Goes up each time SQLite's re-prepare made Strata forget what it derived: code that keeps
+    /// its own per-statement maps (column indexes of a model, say) rebuilds them when it moved.
+    @exclusivity(unchecked) var derivationGeneration = 0
+
     /// Drops everything derived from the compiled statement (names, name table, prediction).
     func forgetDerivedState() {
+        derivationGeneration += 1
         namesResolved = false
         names = []
         nameIndexes = [:]
