@@ -50,13 +50,14 @@ public struct Row {
         return statement.valueAsSelf(at: index, as: T.self)
     }
 
-    /// The value of the column named `name` as `T`, or nil (see ``value(at:)-(Int)``).
+    /// The value of the column named `name` as `T`, or nil (see `value(at:)`).
     @inlinable @inline(__always)
     public func value<T: Extractable>(forColumnName name: String) -> T? {
         guard let index = statement.prepared.columnIndex(forName: name) else { return nil }
         return statement.valueAsSelf(at: index, as: T.self)
     }
 
+    /// The value at `index` as `T`, or nil for NULL, a bad index or another storage class.
     @inlinable @inline(__always)
     public subscript<T: Extractable>(index: Int) -> T? {
         value(at: index)
@@ -69,6 +70,8 @@ public struct Row {
         return value
     }
 
+    /// The value of the column named `name` as `T`, or nil for NULL, no such column or another
+    /// storage class.
     @inlinable @inline(__always)
     public subscript<T: Extractable>(name: String) -> T? {
         value(forColumnName: name)
