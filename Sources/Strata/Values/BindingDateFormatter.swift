@@ -15,14 +15,14 @@ nonisolated(unsafe) public var bindingDateFormatter: DateFormatter = BindingDate
 
 /// The default formatter; any change to a setting that affects output turns the fast path off.
 // @unchecked Sendable: DateFormatter is a thread-safe Foundation class, and the one state added
-// here sits behind a lock.
+// here is an AtomicFlag.
 final class DefaultBindingDateFormatter: DateFormatter, @unchecked Sendable {
     /// Whether the settings are still the defaults the hand-written parser assumes.
-    private let pristine = Locked(false)
+    private let pristine = AtomicFlag(false)
 
     var isPristine: Bool {
-        get { pristine.current }
-        set { pristine.withLock { $0 = newValue } }
+        get { pristine.value }
+        set { pristine.value = newValue }
     }
 
     override var dateFormat: String! { didSet { isPristine = false } }
