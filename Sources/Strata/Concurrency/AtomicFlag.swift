@@ -3,23 +3,20 @@ import Foundation
 import Synchronization
 #endif
 
-/// A Boolean that any thread may read and write: an `Atomic<Bool>` where the platform has one for
-/// every supported OS version (Linux), a ``Locked`` value elsewhere. For flags read on hot paths,
-/// where a lock per read measurably costs (the date fast path reads one per parsed date).
-final class AtomicFlag: Sendable {
+/// A Boolean that any thread may read and write: an `Atomic<Bool>` stored inline where the
+/// platform has one for every supported OS version (Linux), a ``Locked`` value elsewhere. For
+/// flags read on hot paths, where a lock per read measurably costs (the date fast path reads one
+/// per parsed date).
+struct AtomicFlag: ~Copyable, Sendable {
     #if os(Linux)
     private let storage: Atomic<Bool>
     init(_ value: Bool) { storage = Atomic(value) }
-    var value: Bool {
-        get { storage.load(ordering: .acquiring) }
-        set { storage.store(newValue, ordering: .releasing) }
-    }
+    @inline(__always) func load() -> Bool { storage.load(ordering: .acquiring) }
+    func store(_ value: Bool) { storage.store(value, ordering: .releasing) }
     #else
     private let storage: Locked<Bool>
     init(_ value: Bool) { storage = Locked(value) }
-    var value: Bool {
-        get { storage.current }
-        set { storage.withLock { $0 = newValue } }
-    }
+    func load() -> Bool { storage.current }
+    func store(_ value: Bool) { storage.withLock { $0 = value } }
     #endif
 }

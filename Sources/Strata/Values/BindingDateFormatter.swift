@@ -21,8 +21,8 @@ final class DefaultBindingDateFormatter: DateFormatter, @unchecked Sendable {
     private let pristine = AtomicFlag(false)
 
     var isPristine: Bool {
-        get { pristine.value }
-        set { pristine.value = newValue }
+        @inline(__always) get { pristine.load() }
+        set { pristine.store(newValue) }
     }
 
     override var dateFormat: String! { didSet { isPristine = false } }
@@ -73,7 +73,11 @@ enum BindingDateFormat {
     }
 
     static func date(fromUTF8 buffer: UnsafeBufferPointer<UInt8>) -> Date? {
-        date(fromUTF8: buffer, formatter: bindingDateFormatter)
+        let formatter = bindingDateFormatter
+        if (formatter as? DefaultBindingDateFormatter)?.isPristine == true, let date = fastDate(fromUTF8: buffer) {
+            return date
+        }
+        return formatter.date(from: String(decoding: buffer, as: UTF8.self))
     }
 
     static func date(fromUTF8 buffer: UnsafeBufferPointer<UInt8>, formatter: DateFormatter) -> Date? {
