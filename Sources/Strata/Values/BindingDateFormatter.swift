@@ -73,11 +73,14 @@ enum BindingDateFormat {
     }
 
     static func date(fromUTF8 buffer: UnsafeBufferPointer<UInt8>) -> Date? {
-        let formatter = bindingDateFormatter
-        if (formatter as? DefaultBindingDateFormatter)?.isPristine == true, let date = fastDate(fromUTF8: buffer) {
-            return date
-        }
-        return formatter.date(from: String(decoding: buffer, as: UTF8.self))
+        if defaultFormatterIsPristine, let date = fastDate(fromUTF8: buffer) { return date }
+        return bindingDateFormatter.date(from: String(decoding: buffer, as: UTF8.self))
+    }
+
+    /// Whether the global formatter is the default one, unchanged (read without keeping it).
+    @inline(__always)
+    static var defaultFormatterIsPristine: Bool {
+        (bindingDateFormatter as? DefaultBindingDateFormatter)?.isPristine == true
     }
 
     static func date(fromUTF8 buffer: UnsafeBufferPointer<UInt8>, formatter: DateFormatter) -> Date? {
