@@ -72,7 +72,7 @@ extension Connection {
     }
 
     /// The spelling SQift's README uses for a bound statement (`execute(sql, value, ...)`):
-    /// the same as ``run(_:_:)-(_,Bindable?...)``. Without values, `execute(_:)` runs SQL text
+    /// the same as `run(_:_:)`. Without values, `execute(_:)` runs SQL text
     /// that may hold several statements.
     public func execute(_ sql: SQL, _ parameters: Bindable?...) throws {
         try run(sql, parameters)

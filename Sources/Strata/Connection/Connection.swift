@@ -39,6 +39,8 @@ open class Connection {
     /// Opens a connection with SQift's flag conveniences.
     ///
     /// - Parameters:
+    ///   - storageLocation: Where the database lives (in memory by default).
+    ///   - tableLockPolicy: What to do on a table lock (`SQLITE_LOCKED`).
     ///   - readOnly: `SQLITE_OPEN_READONLY` instead of `READWRITE | CREATE`.
     ///   - multiThreaded: `SQLITE_OPEN_NOMUTEX` (one thread at a time, the fast choice) instead of
     ///     `FULLMUTEX`.
@@ -124,7 +126,7 @@ open class Connection {
     /// try connection.execute("PRAGMA foreign_keys = true; PRAGMA journal_mode = WAL")
     /// ```
     /// Statements run in order; when one fails the earlier ones stay done (as `sqlite3_exec`).
-    /// Values must not be spliced into `sql`: use ``run(_:_:)-(_,Bindable?...)`` to bind them.
+    /// Values must not be spliced into `sql`: use `run(_:_:)` to bind them.
     public func execute(_ sql: SQL) throws {
         var remaining = Substring(sql)
         while let (handle, tail) = try prepareFirstStatement(of: remaining) {
