@@ -6,21 +6,26 @@ import SQLite3
 #endif
 
 /// Counts concurrent users of something; records the maximum and any overlap.
-final class UsageCounter: @unchecked Sendable {
-    // @unchecked: every access holds `lock`.
-    private let lock = NSLock()
-    private var active: Set<ObjectIdentifier> = []
-    private(set) var overlaps = 0
-    private(set) var maximum = 0
+final class UsageCounter: Sendable {
+    private struct Usage {
+        var active: Set<ObjectIdentifier> = []
+        var overlaps = 0
+        var maximum = 0
+    }
+
+    private let usage = Locked(Usage())
+
+    var overlaps: Int { usage.current.overlaps }
+    var maximum: Int { usage.current.maximum }
 
     func enter(_ object: AnyObject) {
-        lock.withLock {
-            if !active.insert(ObjectIdentifier(object)).inserted { overlaps += 1 }
-            maximum = max(maximum, active.count)
+        usage.withLock { usage in
+            if !usage.active.insert(ObjectIdentifier(object)).inserted { usage.overlaps += 1 }
+            usage.maximum = max(usage.maximum, usage.active.count)
         }
     }
 
-    func leave(_ object: AnyObject) { _ = lock.withLock { active.remove(ObjectIdentifier(object)) } }
+    func leave(_ object: AnyObject) { _ = usage.withLock { $0.active.remove(ObjectIdentifier(object)) } }
 }
 
 @Suite struct ConnectionQueueTests {

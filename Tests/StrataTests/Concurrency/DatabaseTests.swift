@@ -78,10 +78,8 @@ import SQLite3
         }
         let deadline = Date().addingTimeInterval(2)
         let errors = UsageCounter()
-        let failureLock = NSLock()
-        nonisolated(unsafe) var failures: [String] = []
-        nonisolated(unsafe) var transfers = 0
-        nonisolated(unsafe) var reads = 0
+        struct Tally { var failures: [String] = []; var transfers = 0; var reads = 0 }
+        let tally = Locked(Tally())
         let group = DispatchGroup()
         for _ in 0..<8 {
             group.enter()
@@ -90,12 +88,12 @@ import SQLite3
                 while Date() < deadline {
                     do {
                         let total = try database.executeRead { try $0.query("SELECT sum(balance) FROM accounts") as Int? }
-                        failureLock.withLock {
-                            reads += 1
-                            if total != accounts * 1000 { failures.append("total \(String(describing: total))") }
+                        tally.withLock { tally in
+                            tally.reads += 1
+                            if total != accounts * 1000 { tally.failures.append("total \(String(describing: total))") }
                         }
                     } catch {
-                        failureLock.withLock { failures.append("\(error)") }
+                        tally.withLock { $0.failures.append("\(error)") }
                     }
                 }
             }.start()
@@ -113,16 +111,17 @@ import SQLite3
                         try connection.run("UPDATE accounts SET balance = balance - ? WHERE id = ?", amount, from)
                         try connection.run("UPDATE accounts SET balance = balance + ? WHERE id = ?", amount, to)
                     }
-                    failureLock.withLock { transfers += 1 }
+                    tally.withLock { $0.transfers += 1 }
                 } catch {
-                    failureLock.withLock { failures.append("\(error)") }
+                    tally.withLock { $0.failures.append("\(error)") }
                 }
             }
         }.start()
         group.wait()
         _ = errors
-        #expect(failures.isEmpty, "\(failures.prefix(5))")
-        #expect(transfers > 10 && reads > 100)
+        let final = tally.current
+        #expect(final.failures.isEmpty, "\(final.failures.prefix(5))")
+        #expect(final.transfers > 10 && final.reads > 100)
         let total = try database.executeRead { try $0.query("SELECT sum(balance) FROM accounts") as Int? }
         #expect(total == accounts * 1000)
         #expect(database.readerConnectionPool.busyConnections.isEmpty)

@@ -56,13 +56,13 @@ import SQLite3
 
     func waitForBackup(_ body: (@escaping (Connection.BackupResult) -> Void) throws -> Progress) throws -> (Connection.BackupResult?, Progress) {
         let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var outcome: Connection.BackupResult?
+        let outcome = Locked<Connection.BackupResult?>(nil)
         let progress = try body { result in
-            outcome = result
+            outcome.withLock { $0 = result }
             done.signal()
         }
         #expect(done.wait(timeout: .now() + 30) == .success)
-        return (outcome, progress)
+        return (outcome.current, progress)
     }
 
     @Test func backupToSecondConnectionWhileWritten() throws {
