@@ -1,13 +1,13 @@
 import Foundation
 
-/// A value reachable only while holding its own lock: the one place a `Sendable` type keeps
-/// mutable state.
+/// A value that is only read or written while holding its lock: the one place where a `Sendable`
+/// type keeps mutable state.
 ///
 /// ```swift
 /// let counter = Locked(0)
 /// counter.withLock { $0 += 1 }
 /// ```
-// @unchecked Sendable: `value` is private and only touched inside `withLock`, under `lock`.
+// @unchecked Sendable: `value` is only reached through `withLock`, which holds `lock`.
 final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
@@ -15,9 +15,13 @@ final class Locked<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access to the value.
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    @discardableResult
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
     }
+
+    /// A copy of the value.
+    var current: Value { withLock { $0 } }
 }
