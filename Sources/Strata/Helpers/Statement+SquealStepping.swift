@@ -24,11 +24,11 @@ extension Statement {
         resetForNewExecution()
     }
 
-    /// Runs the statement to completion, after binding `parameters` when any are given
-    /// (otherwise with the parameters already bound).
+    /// Runs the statement to completion, after binding `parameters` when given (otherwise with
+    /// the parameters already bound).
     ///
     /// - Throws: `SQLiteError` for a failing step or a parameter count that does not match.
-    public final func execute(_ parameters: [Bindable?] = []) throws {
+    public final func execute(_ parameters: [Bindable?]? = nil) throws {
         try rewind(binding: parameters)
         try run()
     }
@@ -37,7 +37,7 @@ extension Statement {
     /// `parameters` when any are given.
     ///
     /// - Throws: `SQLiteError` for a failing step; the block's error.
-    public final func select<T>(_ parameters: [Bindable?] = [], block: (Statement) throws -> T) throws -> [T] {
+    public final func select<T>(_ parameters: [Bindable?]? = nil, block: (Statement) throws -> T) throws -> [T] {
         try rewind(binding: parameters)
         var results: [T] = []
         while try step() {
@@ -60,10 +60,19 @@ extension Statement {
         try selectNext { $0.dictionaryValue }
     }
 
+    /// Runs the statement from the start, after binding `parameters` when given, and returns
+    /// the first row as column name → value (NULLs left out); nil when there is none.
+    ///
+    /// - Throws: `SQLiteError` for a failing step or a parameter count that does not match.
+    public final func selectNextRow(_ parameters: [Bindable?]) throws -> [String: Bindable]? {
+        try rewind(binding: parameters)
+        return try selectNextRow()
+    }
+
     /// Runs the statement from the start and returns every row as column name → value.
     ///
     /// - Throws: `SQLiteError` for a failing step or a parameter count that does not match.
-    public final func selectRows(_ parameters: [Bindable?] = []) throws -> [[String: Bindable]] {
+    public final func selectRows(_ parameters: [Bindable?]? = nil) throws -> [[String: Bindable]] {
         try select(parameters) { $0.dictionaryValue }
     }
 
@@ -86,12 +95,12 @@ extension Statement {
     /// - Throws: `SQLiteError` for a failing step.
     public final func selectNextBlob() throws -> Data? { try selectNext { $0.blobValueAtIndex(0) } ?? nil }
 
-    /// Rewinds, binding `parameters` when any are given and keeping the bindings otherwise.
-    private func rewind(binding parameters: [Bindable?]) throws {
-        if parameters.isEmpty {
-            resetForNewExecution()
-        } else {
+    /// Rewinds, binding `parameters` when given and keeping the bindings otherwise.
+    private func rewind(binding parameters: [Bindable?]?) throws {
+        if let parameters {
             try bind(parameters)
+        } else {
+            resetForNewExecution()
         }
     }
 }
