@@ -2,13 +2,17 @@ import Foundation
 
 /// What a Squeal-style ``Connection/transaction(_:)`` block asks for when it returns.
 public enum TransactionResult: Sendable, Equatable {
+    /// Commit the transaction.
     case Commit
+    /// Roll the transaction back.
     case Rollback
 }
 
 /// What a Squeal-style ``Connection/savepoint(_:block:)`` block asks for when it returns.
 public enum SavepointResult: Sendable, Equatable {
+    /// Keep the savepoint's changes (`RELEASE`).
     case Release
+    /// Undo the savepoint's changes (`ROLLBACK TO`, then `RELEASE`).
     case Rollback
 }
 

@@ -39,7 +39,7 @@ extension Connection {
         _ tableName: String, columns: [String], values: [Bindable?], whereExpr: String? = nil, parameters: [Bindable?] = []
     ) throws -> Int {
         guard columns.count == values.count else { throw countMismatch(columns: columns.count, values: values.count) }
-        return try runCountingChanges(updateSQL(tableName, columns: columns, whereExpr: whereExpr), values + parameters)
+        return try runCountingChanges(try updateSQL(tableName, columns: columns, whereExpr: whereExpr), values + parameters)
     }
 
     /// Sets columns from a dictionary in the rows with the given rowids; returns the number of
@@ -52,7 +52,7 @@ extension Connection {
         let bound = columns.map { values[$0] ?? nil }
         var changed = 0
         for chunk in rowIdChunks(rowIds) {
-            let sql = updateSQL(tableName, columns: columns, whereExpr: "_ROWID_ IN (" + placeholders(chunk.count) + ")")
+            let sql = try updateSQL(tableName, columns: columns, whereExpr: "_ROWID_ IN (" + placeholders(chunk.count) + ")")
             changed += try runCountingChanges(sql, bound + chunk.map { $0 as Bindable? })
         }
         return changed
@@ -70,11 +70,14 @@ extension Connection {
     ///
     /// - Throws: `SQLiteError` for invalid SQL or an unknown column.
     public func prepareUpdate(_ tableName: String, columns: [String], whereExpr: String? = nil) throws -> Statement {
-        try prepare(updateSQL(tableName, columns: columns, whereExpr: whereExpr))
+        try prepare(try updateSQL(tableName, columns: columns, whereExpr: whereExpr))
     }
 
-    func updateSQL(_ tableName: String, columns: [String], whereExpr: String?) -> SQL {
-        "UPDATE " + quoteIdentifier(tableName) + " SET "
+    func updateSQL(_ tableName: String, columns: [String], whereExpr: String?) throws -> SQL {
+        guard !columns.isEmpty else {
+            throw SQLiteError(code: SQLITE_MISUSE, message: "An update of \(quoteIdentifier(tableName)) needs at least one column to set")
+        }
+        return "UPDATE " + quoteIdentifier(tableName) + " SET "
             + columns.map { quoteIdentifier($0) + " = ?" }.joined(separator: ", ")
             + clause("WHERE", whereExpr)
     }

@@ -51,6 +51,8 @@ import Testing
         #expect(throws: SQLiteError.self) { try db.update("x", columns: ["name", "score"], values: ["a"]) }
         #expect(throws: SQLiteError.self) { try db.deleteFrom("x", whereExpr: "id = ?", parameters: [1, 2]) }
         #expect(throws: SQLiteError.self) { try db.insertInto("x", values: ["nope": 1]) }
+        #expect(throws: SQLiteError.self) { try db.update("x", set: [:]) }
+        #expect(throws: SQLiteError.self) { try db.update("x", rowIds: [1], values: [:]) }
         #expect(throws: SQLiteError.self) { try db.selectFrom("x", whereExpr: "nope = 1") { _ in 0 } }
         #expect(try db.countFrom("x") == 0)
     }
