@@ -22,7 +22,7 @@ extension Connection {
         guard let columns, !columns.isEmpty else { return "*" }
         let names = try table.map(columnNames(ofTable:)) ?? []
         return columns.map { column in
-            names.contains { $0.caseInsensitiveCompare(column) == .orderedSame } ? quoteIdentifier(column) : column
+            names.contains { sameIdentifier($0, column) } ? quoteIdentifier(column) : column
         }.joined(separator: ", ")
     }
 
@@ -60,6 +60,14 @@ func isPlainIdentifier(_ text: String) -> Bool {
         guard isLetter || isDigit || byte == UInt8(ascii: "_") else { return false }
     }
     return true
+}
+
+/// Whether SQLite reads `a` and `b` as the same identifier: equal but for ASCII letter case
+/// (SQLite folds only ASCII; quoting a near-miss would turn it into a string literal).
+func sameIdentifier(_ a: String, _ b: String) -> Bool {
+    a.utf8.elementsEqual(b.utf8) { x, y in
+        x == y || (x | 0x20 == y | 0x20 && x | 0x20 >= UInt8(ascii: "a") && x | 0x20 <= UInt8(ascii: "z"))
+    }
 }
 
 /// `" WHERE expr"`, or nothing.

@@ -101,6 +101,17 @@ import Testing
         #expect(throws: SQLiteError.self) { try db.dropTable(renamed) }
     }
 
+    @Test func columnsQuoteOnlyWhatSQLiteWouldMatch() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        try db.createTable("t", definitions: [escapeIdentifier("Straße") + " TEXT", escapeIdentifier("Order") + " INTEGER"])
+        try db.insertInto("t", values: ["Straße": "x", "Order": 1])
+        #expect(sameIdentifier("ORDER", "order") && !sameIdentifier("É", "é") && !sameIdentifier("ab", "abc"))
+        // ASCII case differences match, as in SQLite; a non-ASCII case difference stays a fragment
+        // (an error), never a quoted string literal.
+        #expect(try db.selectFrom("t", columns: ["order", "STRAßE"]) { "\($0.intValueAtIndex(0) ?? 0) \($0.stringValueAtIndex(1) ?? "")" } == ["1 x"])
+        #expect(throws: SQLiteError.self) { try db.selectFrom("t", columns: ["strasse"]) { $0.stringValueAtIndex(0) } }
+    }
+
     @Test func fromFragmentsStillWork() throws {
         let db = try Connection(storageLocation: .inMemory)
         try db.createTable("a", definitions: ["id INTEGER PRIMARY KEY", "name TEXT"])
