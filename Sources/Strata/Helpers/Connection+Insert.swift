@@ -16,17 +16,30 @@ extension Connection {
     /// - Throws: `SQLiteError`, e.g. for an unknown column or a violated constraint.
     @discardableResult
     public func insertInto(_ tableName: String, values: [String: Bindable?]) throws -> Int64 {
-        let (sql, positions) = insertStatementMemo.plan(tableName, keys: values.keys, build: insertSQL)
+        let memo = insertStatementMemo
+        if let prepared = memo.statement(for: tableName, keyCount: values.count) {
+            // The same keys as last time, usually in the same order: bind and run the same statement.
+            prepared.isInUse = true
+            let statement = Statement(connection: self, prepared: prepared)
+            defer {
+                statement.resetForNewExecution()
+                prepared.isInUse = false
+            }
+            if try memo.bindInRememberedOrder(values, to: statement) {
+                try statement.run()
+                return lastInsertRowID
+            }
+        }
+        let (sql, positions) = memo.plan(tableName, keys: values.keys, build: insertSQL)
         _ = try withStatement(cachedFor: sql, .positional([])) { statement in
             // `values` iterates in the order `plan` saw its keys; positions[i] is the i-th key's parameter.
             var position = 0
             for (_, value) in values {
-                let index = positions[position]
+                try statement.bindSquealValue(value, at: positions[position])
                 position += 1
-                let code = try value?.bind(to: statement.handle, at: index) ?? sqlite3_bind_null(statement.handle, index)
-                if code != SQLITE_OK { try statement.checkBind(code, index: index) }
             }
             try statement.run()
+            memo.prepared = statement.prepared
         }
         return lastInsertRowID
     }
@@ -60,5 +73,14 @@ extension Connection {
             sql += quoteIdentifier(column)
         }
         return sql + ") VALUES (" + placeholders(columns.count) + ")"
+    }
+}
+
+extension Statement {
+    /// Binds `value` (NULL when nil) to parameter `index`, throwing SQLite's error.
+    @inline(__always)
+    final func bindSquealValue(_ value: Bindable?, at index: Int32) throws {
+        let code = try value?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
+        if code != SQLITE_OK { try checkBind(code, index: index) }
     }
 }

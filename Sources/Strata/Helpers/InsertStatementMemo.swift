@@ -1,15 +1,37 @@
-/// Remembers the SQL of the last dictionary insert on a connection and where each key goes, so
-/// a run of rows with the same keys builds no SQL, sorts nothing and hashes no key.
+/// Remembers the last dictionary insert on a connection (its SQL, its prepared statement, and
+/// where each key goes), so a run of rows with the same keys builds no SQL, sorts nothing,
+/// hashes neither keys nor SQL, and binds in one pass over the dictionary.
 ///
-/// Dictionaries with the same keys need not iterate in the same order (Swift seeds each
-/// table), so the memo is checked against the order of this dictionary's keys, one string
-/// comparison per key; the SQL itself always lists the columns sorted, so every order shares
-/// one cached statement.
+/// Dictionaries with the same keys need not iterate in the same order (Swift seeds each table),
+/// so each key is compared with the remembered order as it is bound, and a row whose order
+/// differs takes the planning path. The SQL always lists the columns sorted, so every order
+/// shares one cached statement.
 final class InsertStatementMemo {
-    private var table = ""
-    private var keyOrder: [String] = []
-    private var positions: [Int32] = []
-    private var sql = ""
+    private(set) var table = ""
+    private(set) var keyOrder: [String] = []
+    private(set) var positions: [Int32] = []
+    private(set) var sql = ""
+    /// The statement the last insert ran, kept so the next one skips the cache lookup.
+    var prepared: PreparedStatement?
+
+    /// The remembered statement when `table` and the key count match the last insert and no
+    /// enclosing call is using it.
+    func statement(for table: String, keyCount: Int) -> PreparedStatement? {
+        guard let prepared, !prepared.isInUse, keyCount == keyOrder.count, table == self.table else { return nil }
+        return prepared
+    }
+
+    /// Binds `values` to `statement` if they iterate in the remembered key order; false (with
+    /// some parameters possibly bound) when they do not.
+    func bindInRememberedOrder(_ values: [String: Bindable?], to statement: Statement) throws -> Bool {
+        var position = 0
+        for (key, value) in values {
+            guard position < keyOrder.count, key == keyOrder[position] else { return false }
+            try statement.bindSquealValue(value, at: positions[position])
+            position += 1
+        }
+        return position == keyOrder.count
+    }
 
     /// The INSERT for `table` with `keys`, and the 1-based parameter of each key in `keys`'s order.
     func plan(_ table: String, keys: Dictionary<String, Bindable?>.Keys, build: (String, [String]) -> SQL) -> (SQL, [Int32]) {
@@ -22,7 +44,9 @@ final class InsertStatementMemo {
         self.table = table
         keyOrder = Array(keys)
         positions = keyOrder.map { parameterOfColumn[$0] ?? 0 }
-        sql = build(table, sorted)
+        let newSQL = build(table, sorted)
+        if newSQL != sql { prepared = nil }
+        sql = newSQL
         return (sql, positions)
     }
 }

@@ -73,6 +73,34 @@ import Testing
         #expect(scores.reduce(0, +) == (0..<200).reduce(0, +))
     }
 
+    @Test func insertsAlternatingKeysTablesAndFailuresStayCorrect() throws {
+        let db = try makeDatabase()
+        try db.execute("CREATE TABLE y(a INTEGER NOT NULL, b TEXT)")
+        for index in 0..<30 {
+            switch index % 5 {
+            case 0: try db.insertInto("x", values: ["name": "n\(index)", "score": index])
+            case 1: try db.insertInto("x", values: ["name": "only\(index)"])
+            case 2: try db.insertInto("y", values: ["a": index, "b": "y\(index)"])
+            case 3: try db.insertInto("x", values: ["score": index, "id": 1_000 + index])
+            default:
+                // A failing row (NOT NULL) between good ones leaves the remembered statement usable.
+                #expect(throws: SQLiteError.self) { try db.insertInto("y", values: ["a": nil, "b": "bad"]) }
+                try db.insertInto("y", values: ["b": "y\(index)", "a": index])
+            }
+        }
+        #expect(try db.countFrom("x") == 18)
+        #expect(try db.countFrom("y") == 12)
+        #expect(try db.selectInt("SELECT sum(score) FROM x") == [0, 5, 10, 15, 20, 25].reduce(0, +) + [3, 8, 13, 18, 23, 28].reduce(0, +))
+        #expect(try db.selectInt("SELECT count(*) FROM x WHERE name LIKE 'only%' AND score IS NULL") == 6)
+        #expect(try db.selectInt("SELECT sum(a) FROM y") == [2, 7, 12, 17, 22, 27, 4, 9, 14, 19, 24, 29].reduce(0, +))
+        // An insert inside another insert's statement use (through a nested helper) prepares its own.
+        let ids = try db.selectFrom("y", orderBy: "rowid", limit: 2) { row in
+            try db.insertInto("y", values: ["a": (row.intValue("a") ?? 0) + 100, "b": "nested"])
+        }
+        #expect(ids.count == 2)
+        #expect(try db.countFrom("y", whereExpr: "b = ?", parameters: ["nested"]) == 2)
+    }
+
     @Test func nilAndNullValuesInsertNull() throws {
         let db = try makeDatabase()
         let missing: String? = nil
