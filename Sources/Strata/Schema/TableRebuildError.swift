@@ -21,7 +21,7 @@ public enum TableRebuildError: Error, Equatable, Sendable, CustomStringConvertib
         case .noSuchTable(let table):
             return "Cannot rebuild table \"\(table)\": no such table"
         case .foreignKeysEnabledInTransaction(let table):
-            return "Cannot rebuild table \"\(table)\" inside a transaction while foreign keys are on: "
+            return "Cannot \(table.isEmpty ? "turn foreign keys off" : "rebuild table \"\(table)\"") inside a transaction while foreign keys are on: "
                 + "turn foreign keys off before beginning the transaction (Connection.withForeignKeysDisabled)"
         case .indexDoesNotFit(let index, let table):
             return "Cannot rebuild table \"\(table)\": index \"\(index)\" names a column the new definition lacks; "

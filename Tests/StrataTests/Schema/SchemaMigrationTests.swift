@@ -273,6 +273,24 @@ func schemaText(_ db: Connection) throws -> [String] {
         #expect(try db.query("PRAGMA user_version") as Int? == 4)
     }
 
+    @Test func addColumnWithANonConstantDefaultRebuilds() throws {
+        let schema = Schema { s in
+            s.version(1) { v in v.createTable("t") { t in t.column("a", type: .Text) } }
+            s.version(2) { v in
+                v.alterTable("t") { t in t.addColumn("at", type: .Text, constraints: ["NOT NULL", "DEFAULT CURRENT_TIMESTAMP"]) }
+            }
+        }
+        let db = try Connection(storageLocation: .inMemory)
+        try schema.migrate(db, toVersion: 1)
+        try db.run("INSERT INTO t VALUES (?)", "x")
+        try schema.migrate(db)
+        let stamped: Int? = try db.query("SELECT count(*) FROM t WHERE a = 'x' AND length(at) = 19")
+        #expect(stamped == 1)
+        try schema.migrate(db, toVersion: 1)
+        #expect(try db.tableInfoForTableNamed("t")?.columnNames == ["a"])
+        #expect(try db.query("SELECT a FROM t") as String? == "x")
+    }
+
     @Test func resetDropsEverything() throws {
         let db = try Connection(storageLocation: .inMemory)
         try richSchema.migrate(db)
