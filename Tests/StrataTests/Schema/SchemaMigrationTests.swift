@@ -291,6 +291,22 @@ func schemaText(_ db: Connection) throws -> [String] {
         #expect(try db.query("SELECT a FROM t") as String? == "x")
     }
 
+    @Test func tourExampleAddsANotNullColumnFromAnExpression() throws {
+        let schema = Schema { s in
+            s.version(1) { v in v.createTable("notes") { t in t.primaryKey("id"); t.column("body", type: .Text) } }
+            s.version(2) { v in v.alterTable("notes") { t in t.addColumn("stars", type: .Integer, constraints: ["NOT NULL"], initialExpr: "0") } }
+        }
+        let db = try Connection(storageLocation: .inMemory)
+        try schema.migrate(db, toVersion: 1)
+        try db.run("INSERT INTO notes (body) VALUES (?)", "hello")
+        try schema.migrate(db)
+        #expect(try db.tableInfoForTableNamed("notes")?.columnNames == ["id", "body", "stars"])
+        #expect(try db.query("SELECT stars FROM notes") as Int? == 0)
+        try schema.migrate(db, toVersion: 1)
+        #expect(try db.tableInfoForTableNamed("notes")?.columnNames == ["id", "body"])
+        #expect(try db.query("SELECT body FROM notes") as String? == "hello")
+    }
+
     @Test func resetDropsEverything() throws {
         let db = try Connection(storageLocation: .inMemory)
         try richSchema.migrate(db)
