@@ -75,7 +75,7 @@ extension Connection {
         let temporaryName = try unusedTableName(basedOn: table)
 
         // 3-4. the new table under a temporary name
-        try execute("CREATE TABLE \(quoteIdentifier(temporaryName)) (\(definition))\(options.isEmpty ? "" : " " + options)")
+        try execute("CREATE TABLE main.\(quoteIdentifier(temporaryName)) (\(definition))\(options.isEmpty ? "" : " " + options)")
 
         // 5. copy the rows
         if !columns.isEmpty {
@@ -86,7 +86,7 @@ extension Connection {
                 sourceList.insert("rowid", at: 0)
             }
             try execute("""
-                INSERT INTO \(quoteIdentifier(temporaryName)) (\(targetList.joined(separator: ", "))) \
+                INSERT INTO main.\(quoteIdentifier(temporaryName)) (\(targetList.joined(separator: ", "))) \
                 SELECT \(sourceList.joined(separator: ", ")) FROM main.\(quoteIdentifier(table))
                 """)
         }
