@@ -70,6 +70,7 @@ extension Connection {
     ) throws {
         let dependents = try schemaObjectsDepending(onTable: table)
         let indexColumns = try dependents.filter { $0.type == "index" }.map { try indexedColumnNames(ofIndex: $0.name) }
+        let viewColumns = try dependents.filter { $0.type == "view" }.map { try resultColumnNames(ofView: $0.name) }
         let options = tableOptions ?? Self.tableOptions(ofCreateTableSQL: oldSQL)
         let sequence: Int64? = try autoincrementSequence(ofTable: table)
         let temporaryName = try unusedTableName(basedOn: table)
@@ -114,6 +115,14 @@ extension Connection {
         where try indexedColumnNames(ofIndex: index.name) != columns {
             throw TableRebuildError.indexDoesNotFit(index: index.name, table: table)
         }
+        // Likewise a view selecting a column that is gone would select the string "column", and
+        // name its result column with the quotes.
+        for (view, columns) in zip(dependents.filter { $0.type == "view" }, viewColumns) {
+            let stringFallbacks = try resultColumnNames(ofView: view.name).filter {
+                $0.count > 1 && $0.hasPrefix("\"") && $0.hasSuffix("\"") && !columns.contains($0)
+            }
+            if !stringFallbacks.isEmpty { throw TableRebuildError.viewDoesNotFit(view: view.name, table: table) }
+        }
 
         // 10. foreign key check on the table and the tables that reference it
         var violations: [ForeignKeyViolation] = []
@@ -140,6 +149,12 @@ extension Connection {
     /// The indexed column names of an index, nil for expressions.
     private func indexedColumnNames(ofIndex index: String) throws -> [String?] {
         try prepare("SELECT name FROM pragma_index_info(?)", index).query { (row: Row) -> String? in row[0] }
+    }
+
+    /// The result column names of a view; empty when the view cannot be evaluated.
+    private func resultColumnNames(ofView view: String) throws -> [String] {
+        let names: [String]? = try? prepare("SELECT name FROM pragma_table_info(?)", view).query { (row: Row) -> String in row[0] ?? "" }
+        return names ?? []
     }
 
     /// The names of tables whose foreign keys refer to `table`.

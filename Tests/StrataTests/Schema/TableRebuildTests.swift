@@ -107,6 +107,22 @@ import Testing
         #expect(!db.isInTransaction)
     }
 
+    @Test func viewOnADroppedColumnFailsTheRebuild() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        try db.execute(#"CREATE TABLE t (a TEXT, "b c" TEXT); CREATE VIEW "v" AS SELECT "b c" FROM t; CREATE VIEW "all" AS SELECT * FROM t"#)
+        try db.run("INSERT INTO t VALUES (?, ?)", "x", "y")
+        let before = try DatabaseSnapshot(db)
+        #expect(throws: TableRebuildError.viewDoesNotFit(view: "v", table: "t")) {
+            try db.rebuildTable(named: "t", definition: #""a" TEXT"#, copying: [("a", "a")])
+        }
+        #expect(try DatabaseSnapshot(db) == before)
+        // A view that still fits, including SELECT *, comes back.
+        try db.execute(#"DROP VIEW "v""#)
+        try db.rebuildTable(named: "t", definition: #""a" TEXT"#, copying: [("a", "a")])
+        let all: [String] = try db.query(#"SELECT * FROM "all""#)
+        #expect(all == ["x"])
+    }
+
     @Test func badCopyExpressionLeavesDatabaseAsBefore() throws {
         let db = try makeAwkwardDatabase()
         let before = try DatabaseSnapshot(db)
