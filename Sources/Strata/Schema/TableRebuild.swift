@@ -38,7 +38,8 @@ extension Connection {
         copying columns: [(column: String, expression: String)],
         tableOptions: String? = nil
     ) throws {
-        guard let oldSQL = try tableSQL(named: table) else { throw TableRebuildError.noSuchTable(table) }
+        guard let stored = try tableNameAndSQL(named: table) else { throw TableRebuildError.noSuchTable(table) }
+        let (table, oldSQL) = stored   // the name as stored, so the rebuilt table keeps its case
         if isInTransaction {
             if try foreignKeysEnabled() { throw TableRebuildError.foreignKeysEnabledInTransaction(table: table) }
             try savepoint(named: "strata_rebuild_table") {
@@ -55,9 +56,13 @@ extension Connection {
 
     /// The `CREATE TABLE` text of a table of the main schema, found case-insensitively as SQLite does.
     func tableSQL(named table: String) throws -> String? {
-        let sql: String? = try query(
-            "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE", table)
-        return sql
+        try tableNameAndSQL(named: table)?.sql
+    }
+
+    /// The stored name and `CREATE TABLE` text of a table of the main schema.
+    private func tableNameAndSQL(named table: String) throws -> (name: String, sql: String)? {
+        try prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE", table)
+            .query { (row: Row) -> (name: String, sql: String) in (name: row[0] ?? table, sql: row[1] ?? "") }
     }
 
     /// Steps 3 to 11 of the procedure; the caller provides the transaction and the foreign key setting.
@@ -132,16 +137,19 @@ extension Connection {
         if !violations.isEmpty { throw TableRebuildError.foreignKeysViolated(table: table, violations: violations) }
     }
 
-    /// Indexes and triggers on `table` (with SQL; automatic indexes come back with the table)
-    /// and every view whose text mentions the table's name, in schema order.
+    /// Indexes and triggers on `table` (with SQL; automatic indexes come back with the table),
+    /// every view whose text mentions the table's name, and the triggers on those views (dropping
+    /// a view drops them), in schema order.
     private func schemaObjectsDepending(onTable table: String) throws -> [(type: String, name: String, sql: String)] {
         try prepare("""
             SELECT type, name, sql FROM main.sqlite_master
             WHERE sql IS NOT NULL AND (
-                (type IN ('index', 'trigger') AND tbl_name = ? COLLATE NOCASE)
-                OR (type = 'view' AND instr(lower(sql), lower(?)) > 0))
+                (type IN ('index', 'trigger') AND tbl_name = ?1 COLLATE NOCASE)
+                OR (type = 'view' AND instr(lower(sql), lower(?1)) > 0)
+                OR (type = 'trigger' AND tbl_name IN (
+                    SELECT name FROM main.sqlite_master WHERE type = 'view' AND instr(lower(sql), lower(?1)) > 0)))
             ORDER BY rowid
-            """, table, table).query { (row: Row) in
+            """, table).query { (row: Row) in
             (type: row[0] ?? "", name: row[1] ?? "", sql: row[2] ?? "")
         }
     }

@@ -123,6 +123,19 @@ import Testing
         #expect(all == ["x"])
     }
 
+    @Test func triggersOnViewsOfTheTableComeBack() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        try db.execute("""
+            CREATE TABLE t (a TEXT, junk TEXT);
+            CREATE VIEW v AS SELECT a FROM t;
+            CREATE TRIGGER "v insert" INSTEAD OF INSERT ON v BEGIN INSERT INTO t (a) VALUES (upper(NEW.a)); END;
+            """)
+        try db.rebuildTable(named: "t", definition: #""a" TEXT"#, copying: [("a", "a")])
+        try db.run("INSERT INTO v VALUES (?)", "x")
+        let values: [String] = try db.query("SELECT a FROM t")
+        #expect(values == ["X"])
+    }
+
     @Test func badCopyExpressionLeavesDatabaseAsBefore() throws {
         let db = try makeAwkwardDatabase()
         let before = try DatabaseSnapshot(db)
@@ -165,6 +178,14 @@ import Testing
         #expect(seq == 3)
         try db.run("INSERT INTO t (name) VALUES (?)", "d")
         #expect(db.lastInsertRowID == 4)
+    }
+
+    @Test func keepsTheStoredNameCase() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        try db.execute("CREATE TABLE Contacts (a TEXT, b TEXT)")
+        try db.rebuildTable(named: "CONTACTS", definition: #""a" TEXT"#, copying: [("a", "a")])
+        let names: [String] = try db.query("SELECT name FROM sqlite_master")
+        #expect(names == ["Contacts"])
     }
 
     @Test func keepsImplicitRowIDs() throws {
