@@ -21,8 +21,9 @@ extension Connection {
     ///   Columns not listed take their default. For rowid tables without an `INTEGER PRIMARY KEY`
     ///   the rowids are kept too.
     /// - Indexes and triggers of the table, and views that mention it, are recreated from their
-    ///   SQL; one that no longer fits the new table fails the rebuild. `AUTOINCREMENT` counters
-    ///   are kept.
+    ///   SQL. An index or view naming a column the new table lacks fails the rebuild; a trigger is
+    ///   recreated as written (SQLite checks a trigger's body only when it fires).
+    ///   `AUTOINCREMENT` counters are kept.
     ///
     /// Outside a transaction the rebuild turns `foreign_keys` off, runs in `BEGIN IMMEDIATE`, and
     /// restores the setting. Inside one it runs under a savepoint, and foreign keys must already be
