@@ -62,6 +62,13 @@ func schemaText(_ db: Connection) throws -> [String] {
         #expect(try db.tableInfoForTableNamed("animals")?.columnNames == ["id", "owner id", "pet name"])
         #expect(try db.schema.namesOfIndexesOnTable("animals") == ["pets of owner"])
         #expect(richSchema.versions.last?.tableNamed("animals")?.columnNames == ["id", "owner id", "pet name"])
+        #expect(richSchema.tableNamed("ANIMALS")?.name == "animals")
+        #expect(richSchema.tables.map(\.name) == [#"the "owners""#, "animals"])
+        #expect(richSchema.latestVersion == 4)
+        #expect(richSchema.versionNumbered(2)?.tableNames == [#"the "owners""#, "pets"])
+        #expect(richSchema.versionNumbered(3)?.indexes.map(\.name) == ["pets of owner", "owner labels"])
+        #expect(richSchema.versionNumbered(3)?.tableNamed(#"the "owners""#)?.definitionSQL
+                == #""id" INTEGER PRIMARY KEY AUTOINCREMENT, "select" TEXT NOT NULL, "age" REAL, "label" TEXT NOT NULL, CONSTRAINT "adult" CHECK ("age" >= 0)"#)
         #expect(try richSchema.migrate(db) == false)
         // The declared types and constraints are in force.
         #expect(try db.tableInfoForTableNamed(#"the "owners""#)?["age"]?.type == "REAL")
