@@ -19,6 +19,19 @@ public enum ORMError: Swift.Error, Equatable, Sendable, CustomStringConvertible 
     case valueDoesNotConvert(table: String, column: String, type: String)
     /// A query cannot be built as written (a select with no table to read from, ...).
     case invalidQuery(String)
+    /// SQLite's error, as ``SafeStorage`` reports it.
+    case sqliteError(SQLiteError)
+    /// Another error (a table rebuild's), as ``SafeStorage`` reports it.
+    case otherError(String)
+
+    /// `error` as an `ORMError`: itself, or wrapped.
+    init(wrapping error: any Swift.Error) {
+        switch error {
+        case let error as ORMError: self = error
+        case let error as SQLiteError: self = .sqliteError(error)
+        default: self = .otherError("\(error)")
+        }
+    }
 
     public var description: String {
         switch self {
@@ -36,6 +49,10 @@ public enum ORMError: Swift.Error, Equatable, Sendable, CustomStringConvertible 
             return "Column '\(column)' of table '\(table)' holds NULL or a value that does not convert to \(type): make the property optional or fix the data"
         case .invalidQuery(let reason):
             return "Invalid query: \(reason)"
+        case .sqliteError(let error):
+            return error.description
+        case .otherError(let description):
+            return description
         }
     }
 }

@@ -6,6 +6,10 @@ extension Storage {
     /// ```
     /// - Throws: `ORMError` for an unmapped type or key path; `SQLiteError`.
     public func count<T: Initializable>(all type: T.Type, _ constraints: SelectConstraint...) throws -> Int {
+        try count(all: type, constraints)
+    }
+
+    func count<T: Initializable>(all type: T.Type, _ constraints: [SelectConstraint]) throws -> Int {
         try aggregate(StrataORM.count(), Int.self, constraints + [From(type: type)])
     }
 

@@ -61,6 +61,10 @@ extension Storage {
     /// - Throws: `ORMError.tableHasNoPrimaryKey`, `.primaryKeyCountMismatch`,
     ///   `.valueDoesNotConvert`; `SQLiteError`.
     public func get<T: Initializable>(id: Bindable...) throws -> T? {
+        try get(ids: id)
+    }
+
+    func get<T: Initializable>(ids id: [Bindable]) throws -> T? {
         let table = try schema.table(for: T.self)
         let keys = try primaryKey(of: table)
         guard id.count == keys.count else {

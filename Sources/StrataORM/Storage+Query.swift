@@ -141,6 +141,10 @@ extension Storage {
     /// ```
     /// - Throws: `ORMError.columnIsNotMapped` for a key path outside the table; `SQLiteError`.
     public func update<T: Initializable>(all type: T.Type, _ set: SetClause, _ constraints: SelectConstraint...) throws {
+        try update(all: type, set, constraints)
+    }
+
+    func update<T: Initializable>(all type: T.Type, _ set: SetClause, _ constraints: [SelectConstraint]) throws {
         let table = try schema.table(for: T.self)
         guard !set.assignments.isEmpty else { return }
         var serializer = SQLSerializer(schema: schema)
@@ -164,6 +168,10 @@ extension Storage {
     /// ```
     /// - Throws: `ORMError` for an unmapped type or key path; `SQLiteError`.
     public func delete<T: Initializable>(all type: T.Type, _ constraints: SelectConstraint...) throws {
+        try delete(all: type, constraints)
+    }
+
+    func delete<T: Initializable>(all type: T.Type, _ constraints: [SelectConstraint]) throws {
         let table = try schema.table(for: T.self)
         var serializer = SQLSerializer(schema: schema)
         serializer.append("DELETE FROM \(table.name.quotedIdentifier)")
