@@ -21,6 +21,7 @@ public class AnyColumn: TableElement {
     /// A `ColumnAccessor<T>` for the column's model type `T`.
     let accessor: AnyObject
 
+    @usableFromInline
     init(name: String, constraints: [ColumnConstraint], sqlType: String, isOptional: Bool,
          keyPath: AnyKeyPath, objectType: Any.Type, valueType: Any.Type, accessor: AnyObject) {
         self.name = name
@@ -58,15 +59,17 @@ public class AnyColumn: TableElement {
 
 /// Reads and writes one mapped property of `T` without boxing: the closures are built once, in
 /// the generic initializer of ``Column``, and bind or assign through the key path directly.
+@usableFromInline
 final class ColumnAccessor<T> {
     /// Binds the property of an object to a parameter of an `sqlite3_stmt *`; returns SQLite's code.
-    let bind: (T, OpaquePointer, Int32) throws -> Int32
+    @usableFromInline let bind: (T, OpaquePointer, Int32) throws -> Int32
     /// Assigns the property of an object from a result column of an `sqlite3_stmt *`; false when
     /// the stored value is NULL for a non-optional property or does not convert.
-    let read: (inout T, OpaquePointer, Int32) -> Bool
+    @usableFromInline let read: (inout T, OpaquePointer, Int32) -> Bool
     /// The property's value in an object as an SQL literal (a fill value for a table rebuild).
-    let literal: (T) -> String
+    @usableFromInline let literal: (T) -> String
 
+    @usableFromInline
     init(bind: @escaping (T, OpaquePointer, Int32) throws -> Int32,
          read: @escaping (inout T, OpaquePointer, Int32) -> Bool,
          literal: @escaping (T) -> String) {
@@ -77,6 +80,7 @@ final class ColumnAccessor<T> {
 }
 
 /// The SQLite type a column of `V` declares, from the storage class `V` binds as.
+@usableFromInline
 func declaredType<V: Extractable>(of type: V.Type) -> String {
     switch V.BindingType.self {
     case is Int64.Type: return "INTEGER"
@@ -96,42 +100,80 @@ func declaredType<V: Extractable>(of type: V.Type) -> String {
 /// REAL, `String`, `Date` and `URL` as TEXT, `Data` as BLOB; any core `Binding` type works.
 public final class Column<T, V>: AnyColumn {
     /// A column for a non-optional property.
+    @inlinable
     public init(name: String, keyPath: WritableKeyPath<T, V>, constraints: ConstraintBuilder...)
     where V: Binding, V.DataType == V {
+        let property = PropertyAccess(keyPath)
         let accessor = ColumnAccessor<T>(
-            bind: { object, statement, index in try object[keyPath: keyPath].bind(to: statement, at: index) },
+            bind: { object, statement, index in try property.get(object).bind(to: statement, at: index) },
             read: { object, statement, index in
                 guard let value = sqlite3_column_value(statement, index) else { return false }
                 let type = sqlite3_value_type(value)
                 guard type != SQLITE_NULL, let converted = V.extract(from: value, type: type) else { return false }
-                object[keyPath: keyPath] = converted
+                property.set(&object, converted)
                 return true
             },
-            literal: { object in sqlLiteral(object[keyPath: keyPath].bindingValue) }
+            literal: { object in sqlLiteral(property.get(object).bindingValue) }
         )
         super.init(name: name, constraints: constraints.map(\.columnConstraint), sqlType: declaredType(of: V.self),
                    isOptional: false, keyPath: keyPath, objectType: T.self, valueType: V.self, accessor: accessor)
     }
 
     /// A column for an optional property: NULL reads as nil.
+    @inlinable
     public init<Wrapped>(name: String, keyPath: WritableKeyPath<T, Wrapped?>, constraints: ConstraintBuilder...)
     where V == Wrapped?, Wrapped: Binding, Wrapped.DataType == Wrapped {
+        let property = PropertyAccess(keyPath)
         let accessor = ColumnAccessor<T>(
-            bind: { object, statement, index in try object[keyPath: keyPath].bind(to: statement, at: index) },
+            bind: { object, statement, index in try property.get(object).bind(to: statement, at: index) },
             read: { object, statement, index in
                 guard let value = sqlite3_column_value(statement, index) else { return false }
                 let type = sqlite3_value_type(value)
                 if type == SQLITE_NULL {
-                    object[keyPath: keyPath] = nil
+                    property.set(&object, nil)
                     return true
                 }
                 guard let converted = Wrapped.extract(from: value, type: type) else { return false }
-                object[keyPath: keyPath] = converted
+                property.set(&object, converted)
                 return true
             },
-            literal: { object in sqlLiteral(object[keyPath: keyPath]?.bindingValue ?? .null) }
+            literal: { object in sqlLiteral(property.get(object)?.bindingValue ?? .null) }
         )
         super.init(name: name, constraints: constraints.map(\.columnConstraint), sqlType: declaredType(of: Wrapped.self),
                    isOptional: true, keyPath: keyPath, objectType: T.self, valueType: V.self, accessor: accessor)
+    }
+}
+
+/// Reads and writes one property of `T`: through its byte offset when `T` is a struct and the
+/// property is stored (what `MemoryLayout.offset(of:)` documents for direct access), otherwise
+/// through the key path.
+@usableFromInline
+struct PropertyAccess<T, V> {
+    @usableFromInline let keyPath: WritableKeyPath<T, V>
+    @usableFromInline let offset: Int?
+
+    @inlinable
+    init(_ keyPath: WritableKeyPath<T, V>) {
+        self.keyPath = keyPath
+        self.offset = MemoryLayout<T>.offset(of: keyPath)
+    }
+
+    @inlinable @inline(__always)
+    func get(_ object: T) -> V {
+        guard let offset else { return object[keyPath: keyPath] }
+        return withUnsafePointer(to: object) { pointer in
+            UnsafeRawPointer(pointer).advanced(by: offset).assumingMemoryBound(to: V.self).pointee
+        }
+    }
+
+    @inlinable @inline(__always)
+    func set(_ object: inout T, _ value: V) {
+        guard let offset else {
+            object[keyPath: keyPath] = value
+            return
+        }
+        withUnsafeMutablePointer(to: &object) { pointer in
+            UnsafeMutableRawPointer(pointer).advanced(by: offset).assumingMemoryBound(to: V.self).pointee = value
+        }
     }
 }

@@ -9,6 +9,7 @@ extension String {
 
 /// An SQL literal for a value, for the places SQLite accepts no parameters (a column's DEFAULT
 /// in CREATE TABLE, a fill value in a table rebuild). Text quotes are doubled; blobs are hex.
+@usableFromInline
 func sqlLiteral(_ value: BindingValue) -> String {
     switch value {
     case .null:

@@ -1,7 +1,8 @@
 /// The storage's tables, indexed by model type and by key path.
+@usableFromInline
 struct Schema {
     let tables: [AnyTable]
-    let tablesByType: [ObjectIdentifier: AnyTable]
+    @usableFromInline let tablesByType: [ObjectIdentifier: AnyTable]
     let columnsByKeyPath: [AnyKeyPath: (table: AnyTable, column: AnyColumn)]
 
     /// Indexes `tables`.
@@ -32,6 +33,7 @@ struct Schema {
     /// The table of `T`.
     ///
     /// - Throws: `ORMError.typeIsNotMapped`.
+    @inlinable
     func table<T: Initializable>(for type: T.Type) throws -> Table<T> {
         guard let table = tablesByType[ObjectIdentifier(type)] else {
             throw ORMError.typeIsNotMapped(type: "\(type)")

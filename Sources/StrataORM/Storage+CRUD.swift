@@ -13,7 +13,7 @@ extension Storage {
     /// let insertedId = try storage.insert(object: user)
     /// ```
     /// - Throws: `ORMError.typeIsNotMapped`; `SQLiteError` for a failed constraint.
-    @discardableResult
+    @discardableResult @inlinable
     public func insert<T: Initializable>(object: T) throws -> Int64 {
         try insert(object)
     }
@@ -21,7 +21,7 @@ extension Storage {
     /// Inserts `object` and returns its rowid (upstream's spelling).
     ///
     /// - Throws: `ORMError.typeIsNotMapped`; `SQLiteError` for a failed constraint.
-    @discardableResult
+    @discardableResult @inlinable
     public func insert<T: Initializable>(_ object: T) throws -> Int64 {
         let table = try schema.table(for: T.self)
         let rowid = table.rowidColumn
@@ -156,6 +156,7 @@ extension Storage {
         keys.map { $0.name.quotedIdentifier + " = ?" }.joined(separator: " AND ")
     }
 
+    @usableFromInline
     func insertSQL(_ table: AnyTable, skipping skipped: AnyColumn?, verb: String = "INSERT") -> String {
         let columns = table.columns.filter { $0 !== skipped }
         guard !columns.isEmpty else { return "\(verb) INTO \(table.name.quotedIdentifier) DEFAULT VALUES" }
@@ -164,7 +165,7 @@ extension Storage {
     }
 
     /// Binds each column's property, except `skipped`, to consecutive parameters from `first`.
-    @inline(__always)
+    @inlinable @inline(__always)
     func bindColumns<T>(of object: T, in table: Table<T>, skipping skipped: AnyColumn?, to statement: Statement,
                         handle: OpaquePointer, from first: Int32) throws {
         var index = first
@@ -173,7 +174,7 @@ extension Storage {
             defer { position += 1 }
             if let skipped, table.columns[position] === skipped { continue }
             let code = try accessor.bind(object, handle, index)
-            if code != SQLITE_OK { try statement.checkBindResult(code, index: index) }
+            if code != SQLITE_OK { try bindFailed(statement, code: code, index: index) }
             index += 1
         }
     }
@@ -182,6 +183,6 @@ extension Storage {
     func bindColumn<T>(_ position: Int, of object: T, in table: Table<T>, to statement: Statement,
                        handle: OpaquePointer, at index: Int32) throws {
         let code = try table.accessors[position].bind(object, handle, index)
-        if code != SQLITE_OK { try statement.checkBindResult(code, index: index) }
+        if code != SQLITE_OK { try bindFailed(statement, code: code, index: index) }
     }
 }

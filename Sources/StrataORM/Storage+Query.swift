@@ -14,6 +14,7 @@ extension Storage {
     /// ```
     /// - Throws: `ORMError` for an unmapped type or key path, or a value that does not convert;
     ///   `SQLiteError`.
+    @inlinable
     public func getAll<T: Initializable>(_ constraints: SelectConstraint...) throws -> [T] {
         try getAll(all: T.self, constraints)
     }
@@ -21,14 +22,23 @@ extension Storage {
     /// Every object of `T`'s table, filtered and ordered by `constraints`.
     ///
     /// - Throws: as ``getAll(_:)``.
+    @inlinable
     public func getAll<T: Initializable>(all type: T.Type, _ constraints: SelectConstraint...) throws -> [T] {
         try getAll(all: type, constraints)
     }
 
+    @inlinable
     func getAll<T: Initializable>(all type: T.Type, _ constraints: [SelectConstraint]) throws -> [T] {
-        var result: [T] = []
-        try forEach(type, constraints) { result.append($0) }
-        return result
+        let table = try schema.table(for: T.self)
+        let query = try selectAllQuery(table, constraints)
+        return try withStatement(.query(query.sql), sql: { query.sql }) { statement, handle in
+            try bind(query.arguments, to: statement, handle: handle)
+            var result: [T] = []
+            while try statement.step() {
+                result.append(try decode(table, from: handle))
+            }
+            return result
+        }
     }
 
     /// Calls `callback` with each object of `T`'s table, one row at a time (no array is built).
@@ -37,22 +47,30 @@ extension Storage {
     /// try storage.forEach(User.self, where_(\User.typeId == 3)) { user in print(user.firstName) }
     /// ```
     /// - Throws: as ``getAll(_:)``, and what `callback` throws (which stops the iteration).
+    @inlinable
     public func forEach<T: Initializable>(_ type: T.Type, _ constraints: SelectConstraint..., callback: (T) throws -> Void) throws {
         try forEach(type, constraints, callback: callback)
     }
 
+    @inlinable
     func forEach<T: Initializable>(_ type: T.Type, _ constraints: [SelectConstraint], callback: (T) throws -> Void) throws {
         let table = try schema.table(for: T.self)
-        var serializer = SQLSerializer(schema: schema)
-        serializer.append("SELECT \(columnList(table)) FROM \(table.name.quotedIdentifier)")
-        try QueryClauses(constraints).appendClauses(to: &serializer)
-        let arguments = serializer.arguments
-        try withStatement(.query(serializer.sql), sql: { serializer.sql }) { statement, handle in
-            try bind(arguments, to: statement, handle: handle)
+        let query = try selectAllQuery(table, constraints)
+        try withStatement(.query(query.sql), sql: { query.sql }) { statement, handle in
+            try bind(query.arguments, to: statement, handle: handle)
             while try statement.step() {
                 try callback(try decode(table, from: handle))
             }
         }
+    }
+
+    /// `SELECT` every column of `table` in order, with the clauses of `constraints`.
+    @usableFromInline
+    func selectAllQuery(_ table: AnyTable, _ constraints: [SelectConstraint]) throws -> (sql: String, arguments: [any Bindable]) {
+        var serializer = SQLSerializer(schema: schema)
+        serializer.append("SELECT \(columnList(table)) FROM \(table.name.quotedIdentifier)")
+        try QueryClauses(constraints).appendClauses(to: &serializer)
+        return (serializer.sql, serializer.arguments)
     }
 
     // MARK: - select

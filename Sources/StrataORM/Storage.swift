@@ -20,7 +20,7 @@ import SQLite3
 public final class Storage {
     /// The connection the storage runs on, for anything the ORM does not cover.
     public let connection: Connection
-    let schema: Schema
+    @usableFromInline let schema: Schema
     private var statements: [StatementKey: CachedStatement] = [:]
     private var queryStatementCount = 0
 
@@ -60,6 +60,7 @@ public final class Storage {
     // MARK: - Statement cache
 
     /// Which statement: one of a table's CRUD statements, or a generated query by its SQL.
+    @usableFromInline
     enum StatementKey: Hashable {
         case insert(ObjectIdentifier)
         case replace(ObjectIdentifier)
@@ -83,6 +84,7 @@ public final class Storage {
 
     /// Runs `body` with the statement for `key` (prepared from `makeSQL()` the first time), reset
     /// before and after; a nested use of a busy statement gets a fresh one.
+    @usableFromInline
     func withStatement<R>(_ key: StatementKey, sql makeSQL: () -> String, _ body: (Statement, OpaquePointer) throws -> R) throws -> R {
         let cached: CachedStatement
         if let existing = statements[key], !existing.isInUse {
@@ -121,6 +123,7 @@ public final class Storage {
     }
 
     /// Binds `arguments` to parameters 1...n of `statement`.
+    @usableFromInline
     func bind(_ arguments: [any Bindable], to statement: Statement, handle: OpaquePointer) throws {
         for (offset, argument) in arguments.enumerated() {
             let index = Int32(offset + 1)
@@ -131,17 +134,27 @@ public final class Storage {
 
     /// Assigns the mapped columns of the current row to a new `T`, by position: the ORM's queries
     /// list the table's columns in order, so each column's index is known before the first row.
-    @inline(__always)
+    @inlinable @inline(__always)
     func decode<T: Initializable>(_ table: Table<T>, from handle: OpaquePointer) throws -> T {
         var object = T()
         var index: Int32 = 0
         for accessor in table.accessors {
-            guard accessor.read(&object, handle, index) else {
-                let column = table.columns[Int(index)]
-                throw ORMError.valueDoesNotConvert(table: table.name, column: column.name, type: "\(column.valueType)")
-            }
+            guard accessor.read(&object, handle, index) else { throw decodingError(table, column: Int(index)) }
             index += 1
         }
         return object
+    }
+
+    /// The error for a column whose stored value does not convert to its property's type.
+    @usableFromInline
+    func decodingError(_ table: AnyTable, column position: Int) -> ORMError {
+        let column = table.columns[position]
+        return ORMError.valueDoesNotConvert(table: table.name, column: column.name, type: "\(column.valueType)")
+    }
+
+    /// Throws the connection's error for a failed `sqlite3_bind_*`.
+    @usableFromInline
+    func bindFailed(_ statement: Statement, code: Int32, index: Int32) throws {
+        try statement.checkBindResult(code, index: index)
     }
 }

@@ -2,26 +2,24 @@
 public class AnyTable {
     /// The table's name in the database.
     public let name: String
-    let columns: [AnyColumn]
+    @usableFromInline let columns: [AnyColumn]
     let objectType: Any.Type
     /// Why the definition is unusable, reported when a storage is created with it.
     let definitionError: ORMError?
+
+    /// The primary key's columns, in declaration order.
+    let primaryKeyColumns: [AnyColumn]
+    /// The column that aliases the rowid (a single INTEGER primary key), which inserts omit.
+    @usableFromInline let rowidColumn: AnyColumn?
 
     init(name: String, columns: [AnyColumn], objectType: Any.Type, definitionError: ORMError?) {
         self.name = name
         self.columns = columns
         self.objectType = objectType
         self.definitionError = definitionError
-    }
-
-    /// The primary key's columns, in declaration order.
-    var primaryKeyColumns: [AnyColumn] { columns.filter(\.isPrimaryKey) }
-
-    /// The column that aliases the rowid (a single INTEGER primary key), which inserts omit.
-    var rowidColumn: AnyColumn? {
-        let keys = primaryKeyColumns
-        guard keys.count == 1, keys[0].sqlType == "INTEGER" else { return nil }
-        return keys[0]
+        let keys = columns.filter(\.isPrimaryKey)
+        primaryKeyColumns = keys
+        rowidColumn = keys.count == 1 && keys[0].sqlType == "INTEGER" ? keys[0] : nil
     }
 
     /// The text between the parentheses of the table's CREATE TABLE.
@@ -48,7 +46,7 @@ public class AnyTable {
 /// A column mapped to another type, or two columns with one name, make `Storage(...)` throw.
 public final class Table<T: Initializable>: AnyTable {
     /// The accessors, parallel to `columns`.
-    let accessors: [ColumnAccessor<T>]
+    @usableFromInline let accessors: [ColumnAccessor<T>]
 
     /// A table with the given columns (the seed README's spelling).
     public convenience init(name: String, _ columns: AnyColumn...) {

@@ -42,7 +42,7 @@ enum ORMWorkloads {
     static let selectSQL = "SELECT id, first_name, last_name, birth_date, image_url, type_id FROM users"
 
     /// Raw C, the ORM and GRDB, in the order of `main.swift`'s columns.
-    static let contenders: [(name: String, make: (Kind) -> Contender)] = [
+    @MainActor static let contenders: [(name: String, make: (Kind) -> Contender)] = [
         ("raw", rawContender), ("strata-orm", ormContender), ("grdb", grdbContender),
     ]
 
