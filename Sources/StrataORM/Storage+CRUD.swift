@@ -24,9 +24,8 @@ extension Storage {
     @discardableResult @inlinable
     public func insert<T: Initializable>(_ object: T) throws -> Int64 {
         let table = try schema.table(for: T.self)
-        let rowid = table.rowidColumn
-        try withStatement(.insert(ObjectIdentifier(table)), sql: { insertSQL(table, skipping: rowid) }) { statement, handle in
-            try bindColumns(of: object, in: table, skipping: rowid, to: statement, handle: handle, from: 1)
+        try withStatement(.insert(ObjectIdentifier(table)), sql: { insertSQL(table, skipping: table.rowidColumn) }) { statement, handle in
+            try bindColumns(of: object, with: table.insertBinders, to: statement, handle: handle)
             while try statement.step() {}
         }
         return connection.lastInsertRowID
@@ -46,7 +45,7 @@ extension Storage {
     public func replace<T: Initializable>(_ object: T) throws {
         let table = try schema.table(for: T.self)
         try withStatement(.replace(ObjectIdentifier(table)), sql: { insertSQL(table, skipping: nil, verb: "REPLACE") }) { statement, handle in
-            try bindColumns(of: object, in: table, skipping: nil, to: statement, handle: handle, from: 1)
+            try bindColumns(of: object, with: table.binders, to: statement, handle: handle)
             while try statement.step() {}
         }
     }
@@ -164,16 +163,13 @@ extension Storage {
             + ") VALUES (" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
     }
 
-    /// Binds each column's property, except `skipped`, to consecutive parameters from `first`.
+    /// Binds the properties `binders` read to parameters 1...n.
     @inlinable @inline(__always)
-    func bindColumns<T>(of object: T, in table: Table<T>, skipping skipped: AnyColumn?, to statement: Statement,
-                        handle: OpaquePointer, from first: Int32) throws {
-        var index = first
-        var position = 0
-        for accessor in table.accessors {
-            defer { position += 1 }
-            if let skipped, table.columns[position] === skipped { continue }
-            let code = try accessor.bind(object, handle, index)
+    func bindColumns<T>(of object: T, with binders: [(T, OpaquePointer, Int32) throws -> Int32], to statement: Statement,
+                        handle: OpaquePointer) throws {
+        var index: Int32 = 1
+        for bind in binders {
+            let code = try bind(object, handle, index)
             if code != SQLITE_OK { try bindFailed(statement, code: code, index: index) }
             index += 1
         }
@@ -182,7 +178,7 @@ extension Storage {
     @inline(__always)
     func bindColumn<T>(_ position: Int, of object: T, in table: Table<T>, to statement: Statement,
                        handle: OpaquePointer, at index: Int32) throws {
-        let code = try table.accessors[position].bind(object, handle, index)
+        let code = try table.binders[position](object, handle, index)
         if code != SQLITE_OK { try bindFailed(statement, code: code, index: index) }
     }
 }

@@ -138,8 +138,8 @@ public final class Storage {
     func decode<T: Initializable>(_ table: Table<T>, from handle: OpaquePointer) throws -> T {
         var object = T()
         var index: Int32 = 0
-        for accessor in table.accessors {
-            guard accessor.read(&object, handle, index) else { throw decodingError(table, column: Int(index)) }
+        for read in table.readers {
+            guard read(&object, handle, index) else { throw decodingError(table, column: Int(index)) }
             index += 1
         }
         return object

@@ -17,9 +17,14 @@ public class AnyTable {
         self.columns = columns
         self.objectType = objectType
         self.definitionError = definitionError
+        primaryKeyColumns = columns.filter(\.isPrimaryKey)
+        rowidColumn = AnyTable.rowidColumn(of: columns)
+    }
+
+    /// The single INTEGER primary key column among `columns`, if there is one.
+    static func rowidColumn(of columns: [AnyColumn]) -> AnyColumn? {
         let keys = columns.filter(\.isPrimaryKey)
-        primaryKeyColumns = keys
-        rowidColumn = keys.count == 1 && keys[0].sqlType == "INTEGER" ? keys[0] : nil
+        return keys.count == 1 && keys[0].sqlType == "INTEGER" ? keys[0] : nil
     }
 
     /// The text between the parentheses of the table's CREATE TABLE.
@@ -47,6 +52,12 @@ public class AnyTable {
 public final class Table<T: Initializable>: AnyTable {
     /// The accessors, parallel to `columns`.
     @usableFromInline let accessors: [ColumnAccessor<T>]
+    /// The accessors' read closures, held directly so a row costs one closure load per column.
+    @usableFromInline let readers: [(inout T, OpaquePointer, Int32) -> Bool]
+    /// The accessors' bind closures.
+    @usableFromInline let binders: [(T, OpaquePointer, Int32) throws -> Int32]
+    /// The bind closures of the columns an insert lists (all but the rowid alias).
+    @usableFromInline let insertBinders: [(T, OpaquePointer, Int32) throws -> Int32]
 
     /// A table with the given columns (the seed README's spelling).
     public convenience init(name: String, _ columns: AnyColumn...) {
@@ -80,6 +91,10 @@ public final class Table<T: Initializable>: AnyTable {
         }
         if columns.isEmpty, error == nil { error = .invalidDefinition("table '\(name)' has no columns") }
         self.accessors = accessors
+        self.readers = accessors.map(\.read)
+        self.binders = accessors.map(\.bind)
+        let rowid = AnyTable.rowidColumn(of: columns)
+        insertBinders = zip(columns, accessors).filter { $0.0 !== rowid }.map(\.1.bind)
         super.init(name: name, columns: columns, objectType: T.self, definitionError: error)
     }
 }
