@@ -9,15 +9,21 @@ public struct FunctionCall<Value>: ResultExpression {
     let distinct: Bool
     /// `count(*)` takes a star, not an argument.
     let star: Bool
+    /// Wraps the call in `CAST(... AS REAL)`, for a result typed Double that SQLite may return
+    /// as an INTEGER (`sum` of integers), since extraction converts only a matching storage class.
+    let castToReal: Bool
 
-    init(_ name: String, _ arguments: [any Expression], distinct: Bool = false, star: Bool = false) {
+    init(_ name: String, _ arguments: [any Expression], distinct: Bool = false, star: Bool = false, castToReal: Bool = false) {
         self.name = name
         self.arguments = arguments
         self.distinct = distinct
         self.star = star
+        self.castToReal = castToReal
     }
 
     public func appendSQL(to serializer: inout SQLSerializer) throws {
+        if castToReal { serializer.append("CAST(") }
+        defer { if castToReal { serializer.append(" AS REAL)") } }
         serializer.append(name + "(" + (distinct ? "DISTINCT " : ""))
         if star { serializer.append("*") }
         for (index, argument) in arguments.enumerated() {
@@ -51,7 +57,7 @@ public func count() -> FunctionCall<Int> { FunctionCall("count", [], star: true)
 /// `avg(x)`: the average of non-NULL values; NULL when there are none.
 public func avg<E: ResultExpression>(_ expression: E) -> FunctionCall<Double?> { FunctionCall("avg", [expression]) }
 /// `sum(x)`: the sum of non-NULL values as a Double; NULL when there are none.
-public func sum<E: ResultExpression>(_ expression: E) -> FunctionCall<Double?> { FunctionCall("sum", [expression]) }
+public func sum<E: ResultExpression>(_ expression: E) -> FunctionCall<Double?> { FunctionCall("sum", [expression], castToReal: true) }
 /// `total(x)`: the sum of non-NULL values; 0.0 when there are none.
 public func total<E: ResultExpression>(_ expression: E) -> FunctionCall<Double> { FunctionCall("total", [expression]) }
 /// `max(x)`: the largest value; NULL when there are none.
