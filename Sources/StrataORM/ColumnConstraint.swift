@@ -24,7 +24,7 @@ public struct ColumnConstraint: Sendable {
         case .unique(let conflict):
             return "UNIQUE" + (conflict.map { " ON CONFLICT \($0.rawValue)" } ?? "")
         case .defaultValue(let value):
-            return "DEFAULT " + (value == .null ? "NULL" : "(\(sqlLiteral(value)))")
+            return "DEFAULT " + sqlLiteral(value)
         }
     }
 }

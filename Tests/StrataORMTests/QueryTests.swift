@@ -184,7 +184,7 @@ func sampleStorage() throws -> Storage {
         let sql: String? = try storage.connection.query("SELECT sql FROM sqlite_master WHERE name = 'people'")
         #expect(sql?.contains("PRIMARY KEY AUTOINCREMENT") == true)
         #expect(sql?.contains("UNIQUE ON CONFLICT REPLACE") == true)
-        #expect(sql?.contains("DEFAULT (18)") == true)
+        #expect(sql?.contains("DEFAULT 18") == true)
     }
 }
 
