@@ -25,7 +25,7 @@ public final class SafeStorage {
         storage = try Storage(filename: filename, tables: tables)
     }
 
-    private func result<R>(_ body: () throws -> R) -> Result<R, ORMError> {
+    func result<R>(_ body: () throws -> R) -> Result<R, ORMError> {
         do { return .success(try body()) } catch { return .failure(ORMError(wrapping: error)) }
     }
 

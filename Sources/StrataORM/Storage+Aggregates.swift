@@ -84,7 +84,7 @@ extension Storage {
     }
 
     /// Runs a one-row aggregate query and reads its value.
-    private func aggregate<V: SelectableValue>(_ call: any Expression, _ type: V.Type, _ constraints: [SelectConstraint]) throws -> V {
+    func aggregate<V: SelectableValue>(_ call: any Expression, _ type: V.Type, _ constraints: [SelectConstraint]) throws -> V {
         let rows = try select([call], constraints) { handle in try read(V.self, handle, 0) }
         guard let first = rows.first else {
             throw ORMError.invalidQuery("the aggregate returned no row")

@@ -180,5 +180,28 @@ func runReadmeExample(path: String) throws {
         #expect((try? all.get())?.count == 1)
         let missing: Result<[User], Error> = storage.getAll()
         if case .success = missing { Issue.record("an unmapped type must fail") }
+        #expect((try? storage.count(all: UserType.self).get()) == 1)
+        #expect((try? storage.max(\UserType.id).get()) == 1)
+        #expect((try? storage.groupConcat(\UserType.name).get()) == "admin")
+        #expect((try? storage.select(\UserType.name, where_(\UserType.id == 1)).get()) == ["admin"])
+        let duplicate = storage.replace(UserType(id: 1, name: "root"))
+        if case .failure(let error) = duplicate { Issue.record("\(error)") }
+        let failed = storage.transaction { () throws -> Int in
+            try storage.storage.insert(UserType(id: 0, name: "temp"))
+            throw Error.invalidQuery("roll back")
+        }
+        if case .failure(let error) = failed {
+            #expect(error == Error.invalidQuery("roll back"))
+        } else {
+            Issue.record("the transaction must fail")
+        }
+        #expect((try? storage.count(all: UserType.self).get()) == 1)
+        let bad = storage.beginTransaction().flatMap { storage.beginTransaction() }
+        if case .failure(let error) = bad, case .sqliteError(let sqlite) = error {
+            #expect(sqlite.message.contains("within a transaction"))
+        } else {
+            Issue.record("a nested BEGIN must fail with SQLite's error")
+        }
+        storage.rollback()
     }
 }
