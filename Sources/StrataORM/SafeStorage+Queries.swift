@@ -25,24 +25,24 @@ extension SafeStorage {
         -> Result<String?, ORMError> {
         result { try storage.aggregate(StrataORM.groupConcat(keyPath, separator: separator), String?.self, constraints) }
     }
-    /// ``Storage/max(_:_:)-(KeyPath<T,V>,SelectConstraint...)``.
+    /// `Storage.max(_:_:)`.
     public func max<T, V: SelectableValue>(_ keyPath: KeyPath<T, V>, _ constraints: SelectConstraint...) -> Result<V?, ORMError> {
         result { try storage.aggregate(StrataORM.max(keyPath), V?.self, constraints) }
     }
-    /// ``Storage/max(_:_:)-(KeyPath<T,V?>,SelectConstraint...)``.
+    /// `Storage.max(_:_:)`.
     public func max<T, V: SelectableValue>(_ keyPath: KeyPath<T, V?>, _ constraints: SelectConstraint...) -> Result<V?, ORMError> {
         result { try storage.aggregate(StrataORM.max(keyPath), V?.self, constraints) }
     }
-    /// ``Storage/min(_:_:)-(KeyPath<T,V>,SelectConstraint...)``.
+    /// `Storage.min(_:_:)`.
     public func min<T, V: SelectableValue>(_ keyPath: KeyPath<T, V>, _ constraints: SelectConstraint...) -> Result<V?, ORMError> {
         result { try storage.aggregate(StrataORM.min(keyPath), V?.self, constraints) }
     }
-    /// ``Storage/min(_:_:)-(KeyPath<T,V?>,SelectConstraint...)``.
+    /// `Storage.min(_:_:)`.
     public func min<T, V: SelectableValue>(_ keyPath: KeyPath<T, V?>, _ constraints: SelectConstraint...) -> Result<V?, ORMError> {
         result { try storage.aggregate(StrataORM.min(keyPath), V?.self, constraints) }
     }
 
-    /// ``Storage/select(_:_:)-(E,SelectConstraint...)``.
+    /// `Storage.select(_:_:)`.
     public func select<E: ResultExpression>(_ expression: E, _ constraints: SelectConstraint...) -> Result<[E.Value], ORMError>
     where E.Value: SelectableValue {
         result { try storage.select([expression], constraints) { try storage.read(E.Value.self, $0, 0) } }

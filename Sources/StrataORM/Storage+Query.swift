@@ -89,7 +89,7 @@ extension Storage {
 
     /// The values of two expressions for each row, as tuples.
     ///
-    /// - Throws: as ``select(_:_:)-(E,SelectConstraint...)``.
+    /// - Throws: as `select(_:_:)`.
     public func select<E1: ResultExpression, E2: ResultExpression>(
         _ first: E1, _ second: E2, _ constraints: SelectConstraint...
     ) throws -> [(E1.Value, E2.Value)] where E1.Value: SelectableValue, E2.Value: SelectableValue {
@@ -100,7 +100,7 @@ extension Storage {
 
     /// The values of three expressions for each row, as tuples.
     ///
-    /// - Throws: as ``select(_:_:)-(E,SelectConstraint...)``.
+    /// - Throws: as `select(_:_:)`.
     public func select<E1: ResultExpression, E2: ResultExpression, E3: ResultExpression>(
         _ first: E1, _ second: E2, _ third: E3, _ constraints: SelectConstraint...
     ) throws -> [(E1.Value, E2.Value, E3.Value)]
