@@ -34,6 +34,12 @@ open class Connection {
     /// Closures registered with SQLite (functions, hooks, ...), kept alive while registered.
     var callbackBoxes: [String: AnyObject] = [:]
 
+    /// The path the connection was opened with (`":memory:"`, `""` for temporary, or a file).
+    let openedPath: String
+
+    /// The SQL of the last dictionary `insertInto`, so rows with the same keys build none.
+    let insertStatementMemo = InsertStatementMemo()
+
     // MARK: - Opening
 
     /// Opens a connection with SQift's flag conveniences.
@@ -72,6 +78,7 @@ open class Connection {
         }
         self.handle = handle
         self.tableLockPolicy = tableLockPolicy
+        self.openedPath = storageLocation.path
         sqlite3_extended_result_codes(handle, 1)
     }
 
