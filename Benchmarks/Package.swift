@@ -18,6 +18,7 @@ let package = Package(
             name: "strata-bench",
             dependencies: [
                 .product(name: "Strata", package: strataIdentity),
+                .product(name: "StrataORM", package: strataIdentity),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

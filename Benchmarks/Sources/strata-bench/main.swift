@@ -109,6 +109,7 @@ do {
         if !options.json { FileHandle.standardError.write(Data("running \(kind.rawValue)...\n".utf8)) }
         results.append(try measure(kind))
     }
+    results += try ORMWorkloads.measureAll()
 } catch {
     FileHandle.standardError.write(Data("strata-bench failed: \(error)\n".utf8))
     exit(1)

@@ -1,0 +1,64 @@
+/// Anything a table is made of: its columns (``AnyColumn``).
+public protocol TableElement {}
+
+/// A column of any model type, as tables and storages hold it.
+public class AnyColumn: TableElement {
+    /// The column's name in the table.
+    public let name: String
+    let constraints: [ColumnConstraint]
+    /// The declared type: INTEGER, REAL, TEXT or BLOB.
+    let sqlType: String
+    let isOptional: Bool
+    let keyPath: AnyKeyPath
+    let objectType: Any.Type
+    /// The mapped property's type, for error messages.
+    let valueType: Any.Type
+    /// A `ColumnAccessor<T>` for the column's model type `T`.
+    let accessor: AnyObject
+
+    @usableFromInline
+    init(name: String, constraints: [ColumnConstraint], sqlType: String, isOptional: Bool,
+         keyPath: AnyKeyPath, objectType: Any.Type, valueType: Any.Type, accessor: AnyObject) {
+        self.name = name
+        self.constraints = constraints
+        self.sqlType = sqlType
+        self.isOptional = isOptional
+        self.keyPath = keyPath
+        self.objectType = objectType
+        self.valueType = valueType
+        self.accessor = accessor
+    }
+
+    var isPrimaryKey: Bool {
+        constraints.contains { if case .primaryKey = $0.kind { return true } else { return false } }
+    }
+
+    var isNotNull: Bool {
+        constraints.contains { if case .notNull = $0.kind { return true } else { return false } }
+    }
+
+    var isUnique: Bool {
+        constraints.contains { if case .unique = $0.kind { return true } else { return false } }
+    }
+
+    var hasDefault: Bool {
+        constraints.contains { if case .defaultValue = $0.kind { return true } else { return false } }
+    }
+
+    /// The column definition for CREATE TABLE; the primary key inline when it is the only one.
+    func definition(inlinePrimaryKey: Bool) -> String {
+        ([name.quotedIdentifier, sqlType] + constraints.compactMap { $0.sql(inlinePrimaryKey: inlinePrimaryKey) })
+            .joined(separator: " ")
+    }
+}
+
+/// The SQLite type a column of `V` declares, from the storage class `V` binds as.
+@usableFromInline
+func declaredType<V: Extractable>(of type: V.Type) -> String {
+    switch V.BindingType.self {
+    case is Int64.Type: return "INTEGER"
+    case is Double.Type: return "REAL"
+    case is String.Type: return "TEXT"
+    default: return "BLOB"
+    }
+}

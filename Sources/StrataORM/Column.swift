@@ -1,0 +1,58 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// A column mapped to a property of `T` through a writable key path.
+///
+/// ```swift
+/// Column(name: "first_name", keyPath: \User.firstName, constraints: notNull())
+/// Column(name: "image_url", keyPath: \User.imageUrl) // String?: a nullable column
+/// ```
+/// Every integer width is stored as a 64-bit INTEGER; `Bool` as INTEGER, `Float`/`Double` as
+/// REAL, `String`, `Date` and `URL` as TEXT, `Data` as BLOB; any core `Binding` type works.
+public final class Column<T, V>: AnyColumn {
+    /// A column for a non-optional property.
+    @inlinable
+    public init(name: String, keyPath: WritableKeyPath<T, V>, constraints: ConstraintBuilder...)
+    where V: Binding, V.DataType == V {
+        let property = PropertyAccess(keyPath)
+        let accessor = ColumnAccessor<T>(
+            bind: { object, statement, index in try property.get(object).bind(to: statement, at: index) },
+            read: { object, statement, index in
+                guard let value = sqlite3_column_value(statement, index) else { return false }
+                let type = sqlite3_value_type(value)
+                guard type != SQLITE_NULL, let converted = V.extract(from: value, type: type) else { return false }
+                property.set(&object, converted)
+                return true
+            },
+            literal: { object in sqlLiteral(property.get(object).bindingValue) }
+        )
+        super.init(name: name, constraints: constraints.map(\.columnConstraint), sqlType: declaredType(of: V.self),
+                   isOptional: false, keyPath: keyPath, objectType: T.self, valueType: V.self, accessor: accessor)
+    }
+
+    /// A column for an optional property: NULL reads as nil.
+    @inlinable
+    public init<Wrapped>(name: String, keyPath: WritableKeyPath<T, Wrapped?>, constraints: ConstraintBuilder...)
+    where V == Wrapped?, Wrapped: Binding, Wrapped.DataType == Wrapped {
+        let property = PropertyAccess(keyPath)
+        let accessor = ColumnAccessor<T>(
+            bind: { object, statement, index in try property.get(object).bind(to: statement, at: index) },
+            read: { object, statement, index in
+                guard let value = sqlite3_column_value(statement, index) else { return false }
+                let type = sqlite3_value_type(value)
+                if type == SQLITE_NULL {
+                    property.set(&object, nil)
+                    return true
+                }
+                guard let converted = Wrapped.extract(from: value, type: type) else { return false }
+                property.set(&object, converted)
+                return true
+            },
+            literal: { object in sqlLiteral(property.get(object)?.bindingValue ?? .null) }
+        )
+        super.init(name: name, constraints: constraints.map(\.columnConstraint), sqlType: declaredType(of: Wrapped.self),
+                   isOptional: true, keyPath: keyPath, objectType: T.self, valueType: V.self, accessor: accessor)
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+extension Storage {
+    // MARK: - Insert and replace
+
+    /// Inserts `object` and returns its rowid; an INTEGER primary key column is left for SQLite to
+    /// assign, whatever the object holds.
+    ///
+    /// ```swift
+    /// let insertedId = try storage.insert(object: user)
+    /// ```
+    /// - Throws: `ORMError.typeIsNotMapped`; `SQLiteError` for a failed constraint.
+    @discardableResult @inlinable
+    public func insert<T: Initializable>(object: T) throws -> Int64 {
+        try insert(object)
+    }
+
+    /// Inserts `object` and returns its rowid (upstream's spelling).
+    ///
+    /// - Throws: `ORMError.typeIsNotMapped`; `SQLiteError` for a failed constraint.
+    @discardableResult @inlinable
+    public func insert<T: Initializable>(_ object: T) throws -> Int64 {
+        let table = try schema.table(for: T.self)
+        try withStatement(.insert(ObjectIdentifier(table)), sql: { insertSQL(table, skipping: table.rowidColumn) }) { statement, handle in
+            try bindColumns(of: object, with: table.insertBinders, to: statement, handle: handle)
+            while try statement.step() {}
+        }
+        return connection.lastInsertRowID
+    }
+
+    /// Inserts `object` with every column, its primary key included, replacing the row that has
+    /// the same key (`REPLACE INTO`).
+    ///
+    /// - Throws: `ORMError.typeIsNotMapped`; `SQLiteError` for a failed constraint.
+    public func replace<T: Initializable>(object: T) throws {
+        try replace(object)
+    }
+
+    /// `REPLACE INTO` with every column (upstream's spelling).
+    ///
+    /// - Throws: `ORMError.typeIsNotMapped`; `SQLiteError` for a failed constraint.
+    public func replace<T: Initializable>(_ object: T) throws {
+        let table = try schema.table(for: T.self)
+        try withStatement(.replace(ObjectIdentifier(table)), sql: { insertSQL(table, skipping: nil, verb: "REPLACE") }) { statement, handle in
+            try bindColumns(of: object, with: table.binders, to: statement, handle: handle)
+            while try statement.step() {}
+        }
+    }
+
+    // MARK: - Get, update, delete by primary key
+
+    /// The object whose primary key equals `id` (one value per key column), or nil.
+    ///
+    /// ```swift
+    /// if let user: User = try storage.get(id: 1) { print(user.firstName) }
+    /// ```
+    /// - Throws: `ORMError.tableHasNoPrimaryKey`, `.primaryKeyCountMismatch`,
+    ///   `.valueDoesNotConvert`; `SQLiteError`.
+    public func get<T: Initializable>(id: Bindable...) throws -> T? {
+        try get(ids: id)
+    }
+
+    func get<T: Initializable>(ids id: [Bindable]) throws -> T? {
+        let table = try schema.table(for: T.self)
+        let keys = try primaryKey(of: table)
+        guard id.count == keys.count else {
+            throw ORMError.primaryKeyCountMismatch(table: table.name, expected: keys.count, received: id.count)
+        }
+        let sql = { "SELECT \(self.columnList(table)) FROM \(table.name.quotedIdentifier) WHERE \(self.keyCondition(keys))" }
+        return try withStatement(.get(ObjectIdentifier(table)), sql: sql) { statement, handle in
+            try bind(id, to: statement, handle: handle)
+            guard try statement.step() else { return nil }
+            return try decode(table, from: handle)
+        }
+    }
+
+    /// Sets every non-key column of the row whose primary key equals the object's.
+    ///
+    /// ```swift
+    /// user.firstName = "Nicholas"
+    /// try storage.update(object: user)
+    /// ```
+    /// - Throws: `ORMError.tableHasNoPrimaryKey`; `SQLiteError` for a failed constraint.
+    public func update<T: Initializable>(object: T) throws {
+        try update(object)
+    }
+
+    /// Updates the row of `object` by primary key (upstream's spelling).
+    ///
+    /// - Throws: `ORMError.tableHasNoPrimaryKey`; `SQLiteError` for a failed constraint.
+    public func update<T: Initializable>(_ object: T) throws {
+        let table = try schema.table(for: T.self)
+        let keys = try primaryKey(of: table)
+        let values = table.columns.indices.filter { !table.columns[$0].isPrimaryKey }
+        guard !values.isEmpty else { return }
+        let sql = {
+            "UPDATE \(table.name.quotedIdentifier) SET "
+                + values.map { table.columns[$0].name.quotedIdentifier + " = ?" }.joined(separator: ", ")
+                + " WHERE " + self.keyCondition(keys)
+        }
+        try withStatement(.update(ObjectIdentifier(table)), sql: sql) { statement, handle in
+            var index: Int32 = 1
+            for position in values {
+                try bindColumn(position, of: object, in: table, to: statement, handle: handle, at: index)
+                index += 1
+            }
+            for position in table.columns.indices where table.columns[position].isPrimaryKey {
+                try bindColumn(position, of: object, in: table, to: statement, handle: handle, at: index)
+                index += 1
+            }
+            while try statement.step() {}
+        }
+    }
+
+    /// Deletes the row whose primary key equals the object's.
+    ///
+    /// - Throws: `ORMError.tableHasNoPrimaryKey`; `SQLiteError`.
+    public func delete<T: Initializable>(object: T) throws {
+        try delete(object)
+    }
+
+    /// Deletes the row of `object` by primary key (upstream's spelling).
+    ///
+    /// - Throws: `ORMError.tableHasNoPrimaryKey`; `SQLiteError`.
+    public func delete<T: Initializable>(_ object: T) throws {
+        let table = try schema.table(for: T.self)
+        let keys = try primaryKey(of: table)
+        let sql = { "DELETE FROM \(table.name.quotedIdentifier) WHERE \(self.keyCondition(keys))" }
+        try withStatement(.delete(ObjectIdentifier(table)), sql: sql) { statement, handle in
+            var index: Int32 = 1
+            for position in table.columns.indices where table.columns[position].isPrimaryKey {
+                try bindColumn(position, of: object, in: table, to: statement, handle: handle, at: index)
+                index += 1
+            }
+            while try statement.step() {}
+        }
+    }
+
+    // MARK: - Helpers
+
+    func primaryKey(of table: AnyTable) throws -> [AnyColumn] {
+        let keys = table.primaryKeyColumns
+        guard !keys.isEmpty else { throw ORMError.tableHasNoPrimaryKey(table: table.name) }
+        return keys
+    }
+
+    func columnList(_ table: AnyTable) -> String {
+        table.columns.map(\.name.quotedIdentifier).joined(separator: ", ")
+    }
+
+    func keyCondition(_ keys: [AnyColumn]) -> String {
+        keys.map { $0.name.quotedIdentifier + " = ?" }.joined(separator: " AND ")
+    }
+
+    @usableFromInline
+    func insertSQL(_ table: AnyTable, skipping skipped: AnyColumn?, verb: String = "INSERT") -> String {
+        let columns = table.columns.filter { $0 !== skipped }
+        guard !columns.isEmpty else { return "\(verb) INTO \(table.name.quotedIdentifier) DEFAULT VALUES" }
+        return "\(verb) INTO \(table.name.quotedIdentifier) (" + columns.map(\.name.quotedIdentifier).joined(separator: ", ")
+            + ") VALUES (" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+    }
+
+    /// Binds the properties `binders` read to parameters 1...n.
+    @inlinable @inline(__always)
+    func bindColumns<T>(of object: T, with binders: [(T, OpaquePointer, Int32) throws -> Int32], to statement: Statement,
+                        handle: OpaquePointer) throws {
+        var index: Int32 = 1
+        for bind in binders {
+            let code = try bind(object, handle, index)
+            if code != SQLITE_OK { try bindFailed(statement, code: code, index: index) }
+            index += 1
+        }
+    }
+
+    @inline(__always)
+    func bindColumn<T>(_ position: Int, of object: T, in table: Table<T>, to statement: Statement,
+                       handle: OpaquePointer, at index: Int32) throws {
+        let code = try table.binders[position](object, handle, index)
+        if code != SQLITE_OK { try bindFailed(statement, code: code, index: index) }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+
+extension Storage {
+    /// Brings every table of the storage to its definition and says what it did to each.
+    ///
+    /// ```swift
+    /// let results = try storage.syncSchema(preserve: true)  // ["users": .newTableCreated, ...]
+    /// ```
+    /// Tables in the database that the storage does not map are left alone. For each table:
+    /// - missing: created (`.newTableCreated`);
+    /// - columns to add, each nullable or with a default: `ALTER TABLE ... ADD COLUMN`
+    ///   (`.newColumnsAdded`);
+    /// - excess columns: with `preserve: true` the table is rebuilt without them, the other
+    ///   columns' rows copied (`.oldColumnsRemoved`, or `.newColumnsAddedAndOldColumnsRemoved`);
+    ///   with `preserve: false` it is dropped and recreated empty (`.droppedAndRecreated`);
+    /// - a column whose type, `NOT NULL` or primary key changed, or an added `NOT NULL` column
+    ///   without default: `.droppedAndRecreated`, and with `preserve: true` the rows are copied
+    ///   into the new table. A new or newly `NOT NULL` column takes, for existing rows, the value
+    ///   the model's `init()` gives the property.
+    ///
+    /// Rebuilds use Strata's table rebuild (`Connection.rebuildTable`), which keeps indexes,
+    /// triggers and views. Defaults, `UNIQUE` and conflict clauses are not compared (as in
+    /// SQLiteORM). Everything runs in one transaction with foreign keys off: a failure (a copy
+    /// that breaks the new primary key, say) leaves the database exactly as it was.
+    /// - Throws: `SQLiteError` or `TableRebuildError`, after rolling everything back.
+    @discardableResult
+    public func syncSchema(preserve: Bool) throws -> [String: SyncSchemaResult] {
+        defer { clearStatementCache() }
+        return try connection.withForeignKeysDisabled {
+            if connection.isInTransaction {
+                return try connection.savepoint(named: "strata_orm_sync_schema") { try syncTables(preserve: preserve) }
+            }
+            return try connection.transaction(transactionType: .immediate) { try syncTables(preserve: preserve) }
+        }
+    }
+
+    private func syncTables(preserve: Bool) throws -> [String: SyncSchemaResult] {
+        var results: [String: SyncSchemaResult] = [:]
+        for table in schema.tables {
+            results[table.name] = try sync(table, preserve: preserve)
+        }
+        return results
+    }
+
+    /// A column as `PRAGMA table_info` describes it.
+    private struct DatabaseColumn {
+        let name: String
+        let type: String
+        let notNull: Bool
+        let primaryKeyPosition: Int
+    }
+
+    private func databaseColumns(of table: String) throws -> [DatabaseColumn] {
+        try connection.prepare("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)", table).query { row in
+            DatabaseColumn(
+                name: row.value(at: 0) ?? "",
+                type: row.value(at: 1) ?? "",
+                notNull: (row.value(at: 2) as Int?) == 1,
+                primaryKeyPosition: row.value(at: 3) ?? 0
+            )
+        }
+    }
+
+    private func sync(_ table: AnyTable, preserve: Bool) throws -> SyncSchemaResult {
+        guard try tableExists(with: table.name) else {
+            try connection.execute(table.createSQL)
+            return .newTableCreated
+        }
+        let existing = try databaseColumns(of: table.name)
+        let existingByName = Dictionary(existing.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        let mappedNames = Set(table.columns.map { $0.name.lowercased() })
+        let keys = table.primaryKeyColumns
+
+        let excess = existing.filter { !mappedNames.contains($0.name.lowercased()) }
+        let added = table.columns.filter { existingByName[$0.name.lowercased()] == nil }
+        let changed = table.columns.filter { column in
+            guard let current = existingByName[column.name.lowercased()] else { return false }
+            let keyPosition = keys.firstIndex { $0 === column }.map { $0 + 1 } ?? 0
+            return current.type.uppercased() != column.sqlType
+                || current.notNull != column.isNotNull
+                || current.primaryKeyPosition != keyPosition
+        }
+        // ALTER TABLE ADD COLUMN cannot add a key or UNIQUE column, nor NOT NULL without a default.
+        let addable = added.allSatisfy { !$0.isPrimaryKey && !$0.isUnique && (!$0.isNotNull || $0.hasDefault) }
+        let requiresRecreation = !changed.isEmpty || !addable
+
+        if excess.isEmpty && added.isEmpty && changed.isEmpty { return .alredyInSync }
+        if excess.isEmpty && !requiresRecreation {
+            for column in added {
+                try connection.execute("ALTER TABLE \(table.name.quotedIdentifier) ADD COLUMN \(column.definition(inlinePrimaryKey: false))")
+            }
+            return .newColumnsAdded
+        }
+        guard preserve else {
+            try connection.execute("DROP TABLE \(table.name.quotedIdentifier)")
+            try connection.execute(table.createSQL)
+            return .droppedAndRecreated
+        }
+        try connection.rebuildTable(named: table.name, definition: table.definitionSQL,
+                                    copying: try copyExpressions(for: table, existing: existingByName))
+        if requiresRecreation { return .droppedAndRecreated }
+        return added.isEmpty ? .oldColumnsRemoved : .newColumnsAddedAndOldColumnsRemoved
+    }
+
+    /// For each column of the new table, what to fill it with from the old row: the old column
+    /// (NULLs replaced by the model's default when the column is NOT NULL now), or, for a new
+    /// NOT NULL column without a default, the model's default; other new columns take their default.
+    private func copyExpressions(for table: AnyTable, existing: [String: DatabaseColumn]) throws
+        -> [(column: String, expression: String)] {
+        let defaults = try defaultLiterals(of: table)
+        var copies: [(column: String, expression: String)] = []
+        for (column, literal) in zip(table.columns, defaults) {
+            if let old = existing[column.name.lowercased()] {
+                let source = old.name.quotedIdentifier
+                copies.append((column.name, column.isNotNull && !old.notNull ? "coalesce(\(source), \(literal))" : source))
+            } else if column.isNotNull && !column.hasDefault {
+                copies.append((column.name, literal))
+            }
+        }
+        return copies
+    }
+
+    /// Each column's value in a fresh model object, as an SQL literal.
+    private func defaultLiterals(of table: AnyTable) throws -> [String] {
+        guard let literals = (table as? DefaultLiteralProviding)?.defaultLiterals else {
+            throw ORMError.invalidDefinition("table '\(table.name)' is not a Table<T>")
+        }
+        return literals
+    }
+}
+
+/// A table that can render the values of a fresh model object (`T()`) as SQL literals.
+protocol DefaultLiteralProviding {
+    var defaultLiterals: [String] { get }
+}
+
+extension Table: DefaultLiteralProviding {
+    var defaultLiterals: [String] {
+        let object = T()
+        return accessors.map { $0.literal(object) }
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// A database with the tables of your model types: SQLiteORM's CRUD interface over Strata.
+///
+/// ```swift
+/// let storage = try Storage(filename: path,
+///                           Table<User>(name: "users",
+///                                       Column(name: "id", keyPath: \User.id, constraints: primaryKey(), notNull()),
+///                                       Column(name: "first_name", keyPath: \User.firstName, constraints: notNull())))
+/// try storage.syncSchema(preserve: true)
+/// let id = try storage.insert(object: User(id: 0, firstName: "John"))
+/// ```
+/// `""` and `":memory:"` open a private in-memory database. Every value reaches SQLite as a bound
+/// parameter and every table and column name is quoted, so no name or value can change a query.
+/// Statements are prepared once per storage and reused. A storage, like its `Connection`, is
+/// used by one thread at a time.
+public final class Storage {
+    /// The connection the storage runs on, for anything the ORM does not cover.
+    public let connection: Connection
+    @usableFromInline let schema: Schema
+    private var statements: [StatementKey: CachedStatement] = [:]
+    private var queryStatementCount = 0
+
+    /// The most statements of generated queries (`where_`, `select`, ...) kept prepared.
+    private static let queryStatementCapacity = 64
+
+    /// Opens the database at `filename` with the given tables.
+    ///
+    /// - Throws: `SQLiteError` when the database cannot be opened; `ORMError.invalidDefinition`
+    ///   for an inconsistent table.
+    public init(filename: String, _ tables: AnyTable...) throws {
+        schema = try Schema(tables: tables)
+        connection = try Connection(storageLocation: Storage.location(for: filename))
+    }
+
+    /// Opens the database at `filename` with the given tables (upstream's spelling).
+    ///
+    /// - Throws: `SQLiteError` or `ORMError.invalidDefinition`, as ``init(filename:_:)``.
+    public init(filename: String, tables: AnyTable...) throws {
+        schema = try Schema(tables: tables)
+        connection = try Connection(storageLocation: Storage.location(for: filename))
+    }
+
+    /// Opens the database at `filename` with an array of tables.
+    ///
+    /// - Throws: `SQLiteError` or `ORMError.invalidDefinition`, as ``init(filename:_:)``.
+    public init(filename: String, tables: [AnyTable]) throws {
+        schema = try Schema(tables: tables)
+        connection = try Connection(storageLocation: Storage.location(for: filename))
+    }
+
+    /// SQLiteORM's convention: an empty filename means in memory, as `":memory:"` does.
+    static func location(for filename: String) -> StorageLocation {
+        filename.isEmpty || filename == ":memory:" ? .inMemory : .onDisk(filename)
+    }
+
+    // MARK: - Statement cache
+
+    /// Which statement: one of a table's CRUD statements, or a generated query by its SQL.
+    @usableFromInline
+    enum StatementKey: Hashable {
+        case insert(ObjectIdentifier)
+        case replace(ObjectIdentifier)
+        case update(ObjectIdentifier)
+        case delete(ObjectIdentifier)
+        case get(ObjectIdentifier)
+        case query(String)
+    }
+
+    /// A prepared statement the storage keeps, flagged while a call uses it.
+    final class CachedStatement {
+        let statement: Statement
+        let handle: OpaquePointer
+        var isInUse = false
+
+        init(_ statement: Statement) {
+            self.statement = statement
+            self.handle = statement.statementHandle
+        }
+    }
+
+    /// Runs `body` with the statement for `key` (prepared from `makeSQL()` the first time), reset
+    /// before and after; a nested use of a busy statement gets a fresh one.
+    @usableFromInline
+    func withStatement<R>(_ key: StatementKey, sql makeSQL: () -> String, _ body: (Statement, OpaquePointer) throws -> R) throws -> R {
+        let cached: CachedStatement
+        if let existing = statements[key], !existing.isInUse {
+            cached = existing
+        } else {
+            cached = CachedStatement(try Statement(connection: connection, sql: makeSQL()))
+            if statements[key] == nil { remember(cached, for: key) }
+        }
+        cached.isInUse = true
+        defer {
+            sqlite3_reset(cached.handle)
+            cached.isInUse = false
+        }
+        cached.statement.resetKeepingBindings()
+        return try body(cached.statement, cached.handle)
+    }
+
+    private func remember(_ statement: CachedStatement, for key: StatementKey) {
+        if case .query = key {
+            if queryStatementCount >= Storage.queryStatementCapacity {
+                statements = statements.filter { entry in
+                    if case .query = entry.key { return entry.value.isInUse }
+                    return true
+                }
+                queryStatementCount = statements.keys.filter { if case .query = $0 { return true } else { return false } }.count
+            }
+            queryStatementCount += 1
+        }
+        statements[key] = statement
+    }
+
+    /// Drops the statements no call is using (after a schema change).
+    func clearStatementCache() {
+        statements = statements.filter { $0.value.isInUse }
+        queryStatementCount = statements.keys.filter { if case .query = $0 { return true } else { return false } }.count
+    }
+
+    /// Binds `arguments` to parameters 1...n of `statement`.
+    @usableFromInline
+    func bind(_ arguments: [any Bindable], to statement: Statement, handle: OpaquePointer) throws {
+        for (offset, argument) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            let code = try argument.bind(to: handle, at: index)
+            if code != SQLITE_OK { try statement.checkBindResult(code, index: index) }
+        }
+    }
+
+    /// Assigns the mapped columns of the current row to a new `T`, by position: the ORM's queries
+    /// list the table's columns in order, so each column's index is known before the first row.
+    @inlinable @inline(__always)
+    func decode<T: Initializable>(_ table: Table<T>, from handle: OpaquePointer) throws -> T {
+        var object = T()
+        var index: Int32 = 0
+        for read in table.readers {
+            guard read(&object, handle, index) else { throw decodingError(table, column: Int(index)) }
+            index += 1
+        }
+        return object
+    }
+
+    /// The error for a column whose stored value does not convert to its property's type.
+    @usableFromInline
+    func decodingError(_ table: AnyTable, column position: Int) -> ORMError {
+        let column = table.columns[position]
+        return ORMError.valueDoesNotConvert(table: table.name, column: column.name, type: "\(column.valueType)")
+    }
+
+    /// Throws the connection's error for a failed `sqlite3_bind_*`.
+    @usableFromInline
+    func bindFailed(_ statement: Statement, code: Int32, index: Int32) throws {
+        try statement.checkBindResult(code, index: index)
+    }
+}

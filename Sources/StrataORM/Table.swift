@@ -1,0 +1,100 @@
+/// A table of any model type, as a storage holds it.
+public class AnyTable {
+    /// The table's name in the database.
+    public let name: String
+    @usableFromInline let columns: [AnyColumn]
+    let objectType: Any.Type
+    /// Why the definition is unusable, reported when a storage is created with it.
+    let definitionError: ORMError?
+
+    /// The primary key's columns, in declaration order.
+    let primaryKeyColumns: [AnyColumn]
+    /// The column that aliases the rowid (a single INTEGER primary key), which inserts omit.
+    @usableFromInline let rowidColumn: AnyColumn?
+
+    init(name: String, columns: [AnyColumn], objectType: Any.Type, definitionError: ORMError?) {
+        self.name = name
+        self.columns = columns
+        self.objectType = objectType
+        self.definitionError = definitionError
+        primaryKeyColumns = columns.filter(\.isPrimaryKey)
+        rowidColumn = AnyTable.rowidColumn(of: columns)
+    }
+
+    /// The single INTEGER primary key column among `columns`, if there is one.
+    static func rowidColumn(of columns: [AnyColumn]) -> AnyColumn? {
+        let keys = columns.filter(\.isPrimaryKey)
+        return keys.count == 1 && keys[0].sqlType == "INTEGER" ? keys[0] : nil
+    }
+
+    /// The text between the parentheses of the table's CREATE TABLE.
+    var definitionSQL: String {
+        let keys = primaryKeyColumns
+        var parts = columns.map { $0.definition(inlinePrimaryKey: keys.count == 1) }
+        if keys.count > 1 {
+            parts.append("PRIMARY KEY (" + keys.map(\.name.quotedIdentifier).joined(separator: ", ") + ")")
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    /// `CREATE TABLE "name" (...)`.
+    var createSQL: String { "CREATE TABLE \(name.quotedIdentifier) (\(definitionSQL))" }
+}
+
+/// The mapping of model type `T` to a table: its name and its columns.
+///
+/// ```swift
+/// Table<UserType>(name: "user_types",
+///                 Column(name: "id", keyPath: \UserType.id, constraints: primaryKey(), notNull()),
+///                 Column(name: "name", keyPath: \UserType.name, constraints: notNull()))
+/// ```
+/// A column mapped to another type, or two columns with one name, make `Storage(...)` throw.
+public final class Table<T: Initializable>: AnyTable {
+    /// The accessors, parallel to `columns`.
+    @usableFromInline let accessors: [ColumnAccessor<T>]
+    /// The accessors' read closures, held directly so a row costs one closure load per column.
+    @usableFromInline let readers: [(inout T, OpaquePointer, Int32) -> Bool]
+    /// The accessors' bind closures.
+    @usableFromInline let binders: [(T, OpaquePointer, Int32) throws -> Int32]
+    /// The bind closures of the columns an insert lists (all but the rowid alias).
+    @usableFromInline let insertBinders: [(T, OpaquePointer, Int32) throws -> Int32]
+
+    /// A table with the given columns (the seed README's spelling).
+    public convenience init(name: String, _ columns: AnyColumn...) {
+        self.init(name: name, elements: columns)
+    }
+
+    /// A table with the given columns (upstream's current spelling).
+    public convenience init(name: String, columns: AnyColumn...) {
+        self.init(name: name, elements: columns)
+    }
+
+    /// A table made of `elements` (columns).
+    public init(name: String, elements: [TableElement]) {
+        var columns: [AnyColumn] = []
+        var accessors: [ColumnAccessor<T>] = []
+        var error: ORMError?
+        for element in elements {
+            guard let column = element as? AnyColumn else {
+                error = .invalidDefinition("table '\(name)' has an element that is not a column: \(element)")
+                continue
+            }
+            guard let accessor = column.accessor as? ColumnAccessor<T> else {
+                error = .invalidDefinition("column '\(column.name)' of table '\(name)' maps \(column.objectType), not \(T.self)")
+                continue
+            }
+            if columns.contains(where: { $0.name.lowercased() == column.name.lowercased() }) {
+                error = .invalidDefinition("table '\(name)' has two columns named '\(column.name)'")
+            }
+            columns.append(column)
+            accessors.append(accessor)
+        }
+        if columns.isEmpty, error == nil { error = .invalidDefinition("table '\(name)' has no columns") }
+        self.accessors = accessors
+        self.readers = accessors.map(\.read)
+        self.binders = accessors.map(\.bind)
+        let rowid = AnyTable.rowidColumn(of: columns)
+        insertBinders = zip(columns, accessors).filter { $0.0 !== rowid }.map(\.1.bind)
+        super.init(name: name, columns: columns, objectType: T.self, definitionError: error)
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+import StrataORM
+
+/// Observed, nested and class-based models read and write through their key paths correctly.
+struct Observed: Initializable {
+    var id = 0
+    var name = "" { didSet { nameChanges += 1 } }
+    var nameChanges = 0
+    var address = Address()
+
+    struct Address { var city = "" }
+}
+
+final class Account: Initializable {
+    var id = 0
+    var owner = ""
+    var balance: Double?
+    init() {}
+}
+
+@Suite struct ModelShapeTests {
+    @Test func propertyObserversRunWhenObjectsAreRead() throws {
+        let storage = try Storage(filename: "", Table<Observed>(name: "observed",
+            Column(name: "id", keyPath: \Observed.id, constraints: primaryKey()),
+            Column(name: "name", keyPath: \Observed.name),
+            Column(name: "city", keyPath: \Observed.address.city)))
+        try storage.syncSchema(preserve: true)
+        var object = Observed()
+        object.name = "n"
+        object.address.city = "Zürich"
+        try storage.insert(object)
+        let read = try storage.getAll(all: Observed.self)
+        #expect(read.count == 1)
+        #expect(read.first?.name == "n")
+        #expect(read.first?.nameChanges == 1)
+        #expect(read.first?.address.city == "Zürich")
+    }
+
+    @Test func classModelsWork() throws {
+        let storage = try Storage(filename: "", Table<Account>(name: "accounts",
+            Column(name: "id", keyPath: \Account.id, constraints: primaryKey()),
+            Column(name: "owner", keyPath: \Account.owner, constraints: notNull()),
+            Column(name: "balance", keyPath: \Account.balance)))
+        try storage.syncSchema(preserve: true)
+        let account = Account()
+        account.owner = "O'Hara"
+        account.balance = 12.5
+        account.id = Int(try storage.insert(account))
+        account.balance = nil
+        try storage.update(account)
+        let read: Account? = try storage.get(id: account.id)
+        #expect(read?.owner == "O'Hara")
+        #expect(read?.balance == nil)
+        #expect(read !== account)
+    }
+}
