@@ -1,0 +1,83 @@
+import Foundation
+import Strata
+
+/// Opens database files for the commands, refusing anything that is not an existing, readable
+/// SQLite database before a byte is written.
+enum DatabaseFile {
+    /// How long a command waits on another process's lock before failing with "database is locked".
+    static let busyTimeout: TimeInterval = 5
+
+    /// Opens the existing database at `path`; never creates a file.
+    ///
+    /// The file is opened through an SQLite URI with `mode=rw` (or `ro`), so SQLite itself refuses
+    /// to create it even if it vanished after the checks. A write-protected file opens read-only.
+    /// - Throws: `CLIError` naming a missing file, a directory or an unreadable file;
+    ///   `SQLiteError` ("file is not a database", "database disk image is malformed") when SQLite
+    ///   cannot read its schema.
+    static func openExisting(_ path: String, readOnly: Bool = false) throws -> Connection {
+        try checkReadable(path)
+        let connection = try Connection(storageLocation: .onDisk(uri(for: path, mode: readOnly ? "ro" : "rw")))
+        try prepare(connection)
+        try validate(connection, path: path)
+        return connection
+    }
+
+    /// Opens the database at `path`, creating it when missing (only `migrate` and backup
+    /// destinations do this).
+    /// - Throws: `CLIError` for a directory or an unreadable file; `SQLiteError` when SQLite
+    ///   cannot open or read it.
+    static func openOrCreate(_ path: String) throws -> Connection {
+        let exists = try checkNotDirectory(path)
+        if exists { try checkReadable(path) }
+        let connection = try Connection(storageLocation: .onDisk(uri(for: path, mode: "rwc")))
+        try prepare(connection)
+        if exists { try validate(connection, path: path) }
+        return connection
+    }
+
+    /// Throws unless `path` names a readable regular file.
+    static func checkReadable(_ path: String) throws {
+        guard try checkNotDirectory(path) else { throw CLIError("no such file: \(path)") }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw CLIError("cannot read \(path): permission denied")
+        }
+    }
+
+    /// Throws when `path` is a directory; returns whether something exists there.
+    @discardableResult
+    static func checkNotDirectory(_ path: String) throws -> Bool {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return false }
+        if isDirectory.boolValue { throw CLIError("\(path) is a directory, not a database file") }
+        return true
+    }
+
+    /// The size of the file at `path` in bytes, or nil when there is none.
+    static func fileSize(_ path: String) -> Int64? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+    }
+
+    /// An SQLite `file:` URI for `path`: every character outside the unreserved set and `/`
+    /// percent-encoded, so `?`, `#` and `%` in a file name stay part of the name.
+    static func uri(for path: String, mode: String) -> String {
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/")
+        let encoded = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+        // A relative path stays relative; "//" would otherwise read as an authority.
+        let prefix = encoded.hasPrefix("//") ? "file:///" + encoded.drop { $0 == "/" } : "file:" + encoded
+        return "\(prefix)?mode=\(mode)"
+    }
+
+    private static func prepare(_ connection: Connection) throws {
+        try connection.busyHandler(.timeout(busyTimeout))
+    }
+
+    /// Reads the schema, which is where SQLite first notices a file that is not a database or
+    /// a damaged first page.
+    private static func validate(_ connection: Connection, path: String) throws {
+        do {
+            let _: Int? = try connection.query("SELECT count(*) FROM sqlite_master")
+        } catch let error as SQLiteError {
+            throw CLIError("\(path): \(error.message)")
+        }
+    }
+}
