@@ -100,7 +100,7 @@ struct BackupCommand: ParsableCommand {
 
     /// Opens the copy afresh and runs `integrity_check` on it.
     private func verify(pages: Int64, restarts: Int, display: ProgressDisplay) throws {
-        let copy = try DatabaseFile.openExisting(destination, readOnly: true)
+        let copy = try DatabaseFile.openExisting(destination)
         let problems: [String] = try copy.query("PRAGMA integrity_check") { $0.value(at: 0) as? String ?? "" }
         guard problems == ["ok"] else {
             throw CLIError("the copy at \(destination) failed integrity_check: \(problems.prefix(3).joined(separator: "; "))")

@@ -16,28 +16,36 @@ struct CheckCommand: ParsableCommand {
         let connection = try DatabaseFile.openExisting(database)
         var healthy = true
 
-        let integrity: [String] = try connection.query("PRAGMA integrity_check") { $0.value(at: 0) as? String ?? "" }
-        if integrity == ["ok"] {
+        let integrity = Self.results(of: "PRAGMA integrity_check", on: connection) { $0.value(at: 0) as? String ?? "" }
+        switch integrity {
+        case .success(let lines) where lines == ["ok"]:
             print("integrity_check:    ok")
-        } else {
+        case .success(let lines):
             healthy = false
-            print("integrity_check:    \(integrity.count) problem\(integrity.count == 1 ? "" : "s")")
-            integrity.forEach { print("  \($0)") }
+            print("integrity_check:    \(lines.count) problem\(lines.count == 1 ? "" : "s")")
+            lines.forEach { print("  \($0)") }
+        case .failure(let error):
+            healthy = false
+            print("integrity_check:    failed: \(error.message)")
         }
 
-        let violations: [String] = try connection.query("SELECT \"table\", rowid, parent, fkid FROM pragma_foreign_key_check") { row in
+        let violations = Self.results(of: "SELECT \"table\", rowid, parent FROM pragma_foreign_key_check", on: connection) { row in
             let table = row.value(at: 0) as? String ?? "?"
             let rowID = row.value(at: 1).map { "\($0)" } ?? "(no rowid)"
             let parent = row.value(at: 2) as? String ?? "?"
             return "\(table) row \(rowID) refers to a missing row of \(parent)"
         }
-        if violations.isEmpty {
+        switch violations {
+        case .success(let lines) where lines.isEmpty:
             print("foreign_key_check:  ok")
-        } else {
+        case .success(let lines):
             healthy = false
-            print("foreign_key_check:  \(violations.count) violation\(violations.count == 1 ? "" : "s")")
-            violations.prefix(100).forEach { print("  \($0)") }
-            if violations.count > 100 { print("  ... and \(violations.count - 100) more") }
+            print("foreign_key_check:  \(lines.count) violation\(lines.count == 1 ? "" : "s")")
+            lines.prefix(100).forEach { print("  \($0)") }
+            if lines.count > 100 { print("  ... and \(lines.count - 100) more") }
+        case .failure(let error):
+            healthy = false
+            print("foreign_key_check:  failed: \(error.message)")
         }
 
         let journalMode: String = try connection.query("PRAGMA journal_mode") ?? "unknown"
@@ -52,6 +60,18 @@ struct CheckCommand: ParsableCommand {
         print("freelist:           \(freelist) page\(freelist == 1 ? "" : "s") (\(Self.bytes(freelist * pageSize)))")
 
         if !healthy { throw ExitCode.failure }
+    }
+
+    /// The rows of a check, or SQLite's error when the check itself cannot run (a damaged page).
+    private static func results(of sql: String, on connection: Connection,
+                                _ line: (Row) -> String) -> Result<[String], SQLiteError> {
+        do {
+            return .success(try connection.query(sql) { line($0) })
+        } catch let error as SQLiteError {
+            return .failure(error)
+        } catch {
+            return .failure(SQLiteError(code: 1, message: "\(error)"))
+        }
     }
 
     /// `12288 bytes (12.0 KiB)`.

@@ -9,14 +9,16 @@ enum DatabaseFile {
 
     /// Opens the existing database at `path`; never creates a file.
     ///
-    /// The file is opened through an SQLite URI with `mode=rw` (or `ro`), so SQLite itself refuses
-    /// to create it even if it vanished after the checks. A write-protected file opens read-only.
+    /// The file is opened through an SQLite URI with `mode=rw`, so SQLite itself refuses to create
+    /// it even if it vanished after the checks. A write-protected file opens read-only. (Not
+    /// `mode=ro` for read-only commands: a read-only connection that is the last to close a WAL
+    /// database cannot remove the `-wal` and `-shm` files it made.)
     /// - Throws: `CLIError` naming a missing file, a directory or an unreadable file;
     ///   `SQLiteError` ("file is not a database", "database disk image is malformed") when SQLite
     ///   cannot read its schema.
-    static func openExisting(_ path: String, readOnly: Bool = false) throws -> Connection {
+    static func openExisting(_ path: String) throws -> Connection {
         try checkReadable(path)
-        let connection = try Connection(storageLocation: .onDisk(uri(for: path, mode: readOnly ? "ro" : "rw")))
+        let connection = try Connection(storageLocation: .onDisk(uri(for: path, mode: "rw")))
         try prepare(connection)
         try validate(connection, path: path)
         return connection

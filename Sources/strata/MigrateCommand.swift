@@ -28,7 +28,7 @@ struct MigrateCommand: ParsableCommand {
         }
         let existed = try DatabaseFile.checkNotDirectory(database)
         if dryRun {
-            let current = existed ? Migrator(connection: try DatabaseFile.openExisting(database, readOnly: true), desiredSchemaVersion: target).currentSchemaVersion : 0
+            let current = existed ? Migrator(connection: try DatabaseFile.openExisting(database), desiredSchemaVersion: target).currentSchemaVersion : 0
             try refuseNewer(current: current, target: target, latest: directory.latestVersion)
             print("\(database) is at version \(current)\(existed ? "" : " (no file yet)").")
             if current == target { print("Nothing to apply.") }

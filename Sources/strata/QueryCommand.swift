@@ -17,7 +17,7 @@ struct QueryCommand: ParsableCommand {
 
     @Argument(help: "Path to an existing database file.") var database: String
     @Argument(help: "The SQL to run.") var sql: String
-    @Option(name: .customLong("param"), help: "A value to bind, in order (repeat for several).") var parameters: [String] = []
+    @Option(name: .customLong("param"), parsing: .unconditionalSingleValue, help: "A value to bind, in order (repeat for several).") var parameters: [String] = []
     @Option(help: "How to print the rows: table, csv or json.") var format: OutputFormat = .table
 
     func run() throws {

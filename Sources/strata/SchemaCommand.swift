@@ -12,7 +12,7 @@ struct SchemaCommand: ParsableCommand {
     @Argument(help: "Path to an existing database file.") var database: String
 
     func run() throws {
-        let connection = try DatabaseFile.openExisting(database, readOnly: true)
+        let connection = try DatabaseFile.openExisting(database)
         let entries = try SchemaEntry.all(in: connection)
         var lines: [String] = []
         for table in entries where table.type == "table" {
