@@ -1,3 +1,24 @@
 // Squeal's names over Strata: code written for Squeal ports by changing `import Squeal` to
 // `import StrataSqueal`.
 @_exported import Strata
+
+/// Squeal's database type: a Strata `Connection`, with Squeal's helpers (`insertInto`,
+/// `selectFrom`, `countFrom`, ...). Declared here, it shadows SQift's `Database` pool type for
+/// code that imports `StrataSqueal`; that type stays reachable as `Strata.Database`.
+public typealias Database = Connection
+
+extension Connection {
+    /// Opens a new, empty in-memory database, as Squeal's `Database()` does.
+    ///
+    /// Only in `StrataSqueal`: in core, SQift's `try Connection()` keeps meaning its throwing
+    /// initializer. Opening an in-memory database fails only when SQLite cannot allocate memory,
+    /// which stops the program as any other allocation failure would.
+    public convenience init() {
+        do {
+            try self.init(storageLocation: .inMemory)
+        } catch {
+            // Reachable only on out-of-memory: an in-memory open touches no file.
+            fatalError("SQLite could not open an in-memory database: \(error)")
+        }
+    }
+}

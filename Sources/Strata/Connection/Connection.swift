@@ -34,6 +34,9 @@ open class Connection {
     /// Closures registered with SQLite (functions, hooks, ...), kept alive while registered.
     var callbackBoxes: [String: AnyObject] = [:]
 
+    /// The path the connection was opened with (`":memory:"`, `""` for temporary, or a file).
+    let openedPath: String
+
     // MARK: - Opening
 
     /// Opens a connection with SQift's flag conveniences.
@@ -72,6 +75,7 @@ open class Connection {
         }
         self.handle = handle
         self.tableLockPolicy = tableLockPolicy
+        self.openedPath = storageLocation.path
         sqlite3_extended_result_codes(handle, 1)
     }
 

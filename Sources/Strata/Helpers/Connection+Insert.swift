@@ -1,0 +1,67 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// Squeal's INSERT helpers: table and column names are quoted, values bound.
+extension Connection {
+    /// Inserts one row from a column → value dictionary and returns its rowid.
+    ///
+    /// ```swift
+    /// let contactId = try db.insertInto("contacts", values: ["name": "Amelia Grey", "email": "amelia@gastrobot.xyz"])
+    /// ```
+    /// The SQL is built from the sorted column names, so rows with the same columns share one
+    /// cached prepared statement. An empty dictionary inserts `DEFAULT VALUES`.
+    /// - Throws: `SQLiteError`, e.g. for an unknown column or a violated constraint.
+    @discardableResult
+    public func insertInto(_ tableName: String, values: [String: Bindable?]) throws -> Int64 {
+        let columns = values.keys.sorted()
+        let sql = insertSQL(tableName, columns: columns)
+        try withStatement(cachedFor: sql, .positional([])) { statement in
+            var index: Int32 = 0
+            for column in columns {
+                index += 1
+                let code: Int32
+                if case let value?? = values[column] {
+                    code = try value.bind(to: statement.handle, at: index)
+                } else {
+                    code = sqlite3_bind_null(statement.handle, index)
+                }
+                if code != SQLITE_OK { try statement.checkBind(code, index: index) }
+            }
+            try statement.run()
+        }
+        return lastInsertRowID
+    }
+
+    /// Inserts one row, `values` matching `columns` in order, and returns its rowid.
+    ///
+    /// - Throws: `SQLiteError` (`SQLITE_MISUSE`) when the counts differ; SQLite's error otherwise.
+    @discardableResult
+    public func insertInto(_ tableName: String, columns: [String], values: [Bindable?]) throws -> Int64 {
+        _ = try withStatement(cachedFor: insertSQL(tableName, columns: columns), .positional(values)) { try $0.run() }
+        return lastInsertRowID
+    }
+
+    /// Prepares `INSERT INTO table (columns) VALUES (?, ...)`, to bind and run per row.
+    ///
+    /// ```swift
+    /// let insert = try db.prepareInsertInto("contacts", columns: ["name", "email"])
+    /// try insert.bind("Amelia", "amelia@example.com").run()
+    /// ```
+    /// - Throws: `SQLiteError` for an unknown table or column.
+    public func prepareInsertInto(_ tableName: String, columns: [String]) throws -> Statement {
+        try prepare(insertSQL(tableName, columns: columns))
+    }
+
+    func insertSQL(_ tableName: String, columns: [String]) -> SQL {
+        var sql = "INSERT INTO " + quoteIdentifier(tableName)
+        guard !columns.isEmpty else { return sql + " DEFAULT VALUES" }
+        sql += " ("
+        for (position, column) in columns.enumerated() {
+            if position > 0 { sql += ", " }
+            sql += quoteIdentifier(column)
+        }
+        return sql + ") VALUES (" + placeholders(columns.count) + ")"
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// Squeal's `Database` surface on `Connection`: opening by path, where the data lives, and
+/// running one statement with positional parameters.
+extension Connection {
+    /// Opens (creating if needed) the database at `path`; `":memory:"` opens an in-memory
+    /// database and `""` a temporary one, as in Squeal.
+    ///
+    /// - Throws: `SQLiteError` when the file cannot be opened.
+    public convenience init(path: String) throws {
+        try self.init(storageLocation: path == ":memory:" ? .inMemory : (path.isEmpty ? .temporary : .onDisk(path)))
+    }
+
+    /// A new, empty in-memory database.
+    ///
+    /// Opening an in-memory database fails only when SQLite cannot allocate memory, which stops
+    /// the program as any other allocation failure would.
+    public class func newInMemoryDatabase() -> Connection {
+        openInfallibly(.inMemory)
+    }
+
+    /// A new, empty temporary database: on disk in a file SQLite deletes when it closes.
+    ///
+    /// SQLite creates the file only when it first needs it, so opening fails only when SQLite
+    /// cannot allocate memory.
+    public class func newTemporaryDatabase() -> Connection {
+        openInfallibly(.temporary)
+    }
+
+    /// Opens a location that cannot fail for any reason but memory exhaustion.
+    static func openInfallibly(_ location: StorageLocation) -> Connection {
+        do {
+            return try Connection(storageLocation: location)
+        } catch {
+            // Reachable only on out-of-memory (in-memory and temporary opens touch no file).
+            fatalError("SQLite could not open a \(location == .inMemory ? "in-memory" : "temporary") database: \(error)")
+        }
+    }
+
+    /// The path the database was opened with: `":memory:"` for in-memory databases, `""` for
+    /// temporary ones, otherwise the file path as given.
+    public var path: String { openedPath }
+
+    /// Whether the main database lives only in memory.
+    public var isInMemoryDatabase: Bool { !openedPath.isEmpty && fileName.isEmpty }
+
+    /// Whether the main database is a temporary one, deleted when the connection closes.
+    public var isTemporaryDatabase: Bool { openedPath.isEmpty }
+
+    /// Whether the main database is a file that outlives the connection.
+    public var isPersistentDatabase: Bool { !fileName.isEmpty }
+
+    /// The rowid of the most recent successful INSERT (Squeal's name for ``lastInsertRowID``).
+    public var lastInsertedRowId: Int64 { lastInsertRowID }
+
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE (Squeal's name for ``changes``).
+    public var numberOfChangedRows: Int { changes }
+
+    /// Prepares one statement, binding positional `parameters` when any are given.
+    ///
+    /// ```swift
+    /// let statement = try db.prepareStatement("SELECT * FROM contacts WHERE name = ?", parameters: ["Amelia"])
+    /// ```
+    /// - Throws: `SQLiteError` for invalid SQL or a parameter count that does not match.
+    public func prepareStatement(_ sql: SQL, parameters: [Bindable?] = []) throws -> Statement {
+        try prepare(sql, parameters)
+    }
+
+    /// Runs one statement with positional `parameters` bound (through the statement cache).
+    ///
+    /// - Throws: `SQLiteError` for invalid SQL, a parameter count that does not match, or a
+    ///   failing statement.
+    public func execute(_ sql: SQL, parameters: [Bindable?]) throws {
+        try run(sql, parameters)
+    }
+}

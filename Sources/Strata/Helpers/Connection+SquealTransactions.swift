@@ -1,0 +1,112 @@
+import Foundation
+
+/// What a Squeal-style ``Connection/transaction(_:)`` block asks for when it returns.
+public enum TransactionResult: Sendable, Equatable {
+    case Commit
+    case Rollback
+}
+
+/// What a Squeal-style ``Connection/savepoint(_:block:)`` block asks for when it returns.
+public enum SavepointResult: Sendable, Equatable {
+    case Release
+    case Rollback
+}
+
+/// Squeal's transaction and savepoint spellings, beside SQift's closure forms.
+extension Connection {
+    /// Begins a deferred transaction (`BEGIN`).
+    ///
+    /// - Throws: `SQLiteError`, e.g. when a transaction is already open.
+    public func beginTransaction() throws {
+        try execute("BEGIN DEFERRED TRANSACTION")
+    }
+
+    /// Commits the open transaction.
+    ///
+    /// - Throws: `SQLiteError` when no transaction is open or the commit fails.
+    public func commit() throws {
+        try execute("COMMIT")
+    }
+
+    /// Rolls back the open transaction.
+    ///
+    /// - Throws: `SQLiteError` when no transaction is open.
+    public func rollback() throws {
+        try execute("ROLLBACK")
+    }
+
+    /// Runs `block` in a transaction, committing or rolling back as it returns; rolls back and
+    /// rethrows when it (or the COMMIT) throws.
+    ///
+    /// ```swift
+    /// try db.transaction { db in
+    ///     try db.insertInto("contacts", values: ["name": "Amelia", "email": "amelia@example.com"])
+    ///     return .Commit
+    /// }
+    /// ```
+    /// - Throws: the block's error, or `SQLiteError` from BEGIN/COMMIT/ROLLBACK.
+    @discardableResult
+    public func transaction(_ block: (Connection) throws -> TransactionResult) throws -> TransactionResult {
+        try beginTransaction()
+        let result: TransactionResult
+        do {
+            result = try block(self)
+            switch result {
+            case .Commit: try commit()
+            case .Rollback: try rollback()
+            }
+        } catch {
+            if isInTransaction { try? rollback() }
+            throw error
+        }
+        return result
+    }
+
+    /// Opens a savepoint named `name` (quoted).
+    ///
+    /// - Throws: `SQLiteError` when SQLite refuses it.
+    public func beginSavepoint(_ name: String) throws {
+        try execute("SAVEPOINT " + quoteIdentifier(name))
+    }
+
+    /// Rolls back to the savepoint named `name`, which stays open.
+    ///
+    /// - Throws: `SQLiteError` when there is no such savepoint.
+    public func rollbackSavepoint(_ name: String) throws {
+        try execute("ROLLBACK TO SAVEPOINT " + quoteIdentifier(name))
+    }
+
+    /// Releases the savepoint named `name` (and any opened after it).
+    ///
+    /// - Throws: `SQLiteError` when there is no such savepoint or the implied commit fails.
+    public func releaseSavepoint(_ name: String) throws {
+        try execute("RELEASE SAVEPOINT " + quoteIdentifier(name))
+    }
+
+    /// Runs `block` in a savepoint, released or rolled back as it returns; rolled back, released
+    /// and rethrown when it throws. A savepoint opened outside any transaction is its own
+    /// transaction, so a failed one leaves nothing open.
+    ///
+    /// ```swift
+    /// try db.savepoint("import") { db in
+    ///     try db.deleteFrom("contacts")
+    ///     return .Release
+    /// }
+    /// ```
+    /// - Throws: the block's error, or `SQLiteError` from the savepoint statements.
+    @discardableResult
+    public func savepoint(_ name: String, block: (Connection) throws -> SavepointResult) throws -> SavepointResult {
+        try beginSavepoint(name)
+        let result: SavepointResult
+        do {
+            result = try block(self)
+            if result == .Rollback { try rollbackSavepoint(name) }
+            try releaseSavepoint(name)
+        } catch {
+            try? rollbackSavepoint(name)
+            try? releaseSavepoint(name)
+            throw error
+        }
+        return result
+    }
+}

@@ -1,0 +1,16 @@
+import Foundation
+
+/// Options for ``Schema/migrate(_:toVersion:options:)`` (Squeal's `MigrationOptions`).
+public struct MigrationOptions: OptionSet, Hashable, Sendable {
+    public let rawValue: Int
+
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// When the database is at a version the schema no longer declares (older versions were
+    /// removed from the code), reset it (drop everything) and migrate from version 0, instead of
+    /// throwing ``SchemaMigrationError/unreachableDatabaseVersion(fromVersion:toVersion:)``.
+    public static let ResetOldDatabaseVersions = MigrationOptions(rawValue: 1 << 0)
+
+    /// The Swift-style spelling of ``ResetOldDatabaseVersions``.
+    public static let resetOldDatabaseVersions = ResetOldDatabaseVersions
+}

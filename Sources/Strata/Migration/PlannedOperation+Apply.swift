@@ -1,0 +1,117 @@
+import Foundation
+
+// How each declared step runs on a database, up and down (its derived inverse).
+extension PlannedOperation {
+    func applyUp(to db: Connection) throws {
+        switch operation {
+        case .createTable(let table):
+            try db.execute(table.createSQL)
+        case .alterTable(let name, let changes):
+            try alter(db, table: name, changes: changes)
+        case .dropTable(let name):
+            try db.execute("DROP TABLE \(quoteIdentifier(name))")
+        case .renameTable(let old, let new):
+            try db.execute("ALTER TABLE \(quoteIdentifier(old)) RENAME TO \(quoteIdentifier(new))")
+        case .createIndex(let index):
+            try db.execute(index.createSQL)
+        case .dropIndex(let name):
+            try db.execute("DROP INDEX \(quoteIdentifier(name))")
+        case .renameIndex(let old, let new):
+            try db.execute("DROP INDEX \(quoteIdentifier(old))")
+            if let index = after.index(new) { try db.execute(index.createSQL) }
+        case .execute(let up, _):
+            try up(db)
+        }
+    }
+
+    func applyDown(to db: Connection) throws {
+        switch operation {
+        case .createTable(let table):
+            try db.execute("DROP TABLE \(quoteIdentifier(table.name))")
+        case .alterTable(let name, let changes):
+            try unalter(db, table: name, changes: changes)
+        case .dropTable(let name):
+            guard let table = before.table(name) else { return }
+            try db.execute(table.createSQL)
+            for index in before.indexes where index.tableName.caseInsensitiveCompare(table.name) == .orderedSame {
+                try db.execute(index.createSQL)
+            }
+        case .renameTable(let old, let new):
+            try db.execute("ALTER TABLE \(quoteIdentifier(new)) RENAME TO \(quoteIdentifier(old))")
+        case .createIndex(let index):
+            try db.execute("DROP INDEX \(quoteIdentifier(index.name))")
+        case .dropIndex(let name):
+            if let index = before.index(name) { try db.execute(index.createSQL) }
+        case .renameIndex(let old, let new):
+            try db.execute("DROP INDEX \(quoteIdentifier(new))")
+            if let index = before.index(old) { try db.execute(index.createSQL) }
+        case .execute(_, let down):
+            try down?(db)
+        }
+    }
+
+    /// The column renames of an alteration, in order, as (old name, new name).
+    private static func renames(in changes: [TableAlteration]) -> [(old: String, new: String)] {
+        changes.compactMap {
+            if case .alterColumn(let name, let renameTo?, _, _, _) = $0, name != renameTo { return (old: name, new: renameTo) }
+            return nil
+        }
+    }
+
+    private static func renameColumn(_ db: Connection, table: String, from old: String, to new: String) throws {
+        try db.execute("ALTER TABLE \(quoteIdentifier(table)) RENAME COLUMN \(quoteIdentifier(old)) TO \(quoteIdentifier(new))")
+    }
+
+    /// Up: renames with `ALTER TABLE`, plain added columns with `ALTER TABLE ADD COLUMN`, anything
+    /// else by rebuilding the (renamed) table to its declared shape.
+    private func alter(_ db: Connection, table: String, changes: [TableAlteration]) throws {
+        guard let newTable = after.table(table) else { return }
+        for rename in Self.renames(in: changes) { try Self.renameColumn(db, table: newTable.name, from: rename.old, to: rename.new) }
+        if changes.allSatisfy({ $0.isRenameOnly || $0.isPlainAddColumn }) {
+            for case .addColumn(let column, _) in changes {
+                try db.execute("ALTER TABLE \(quoteIdentifier(newTable.name)) ADD COLUMN \(column.sqlRepresentation)")
+            }
+            return
+        }
+        var added: [String: String?] = [:]      // lowercased new column → initial expression
+        var setValues: [String: String] = [:]   // lowercased final column name → expression
+        for change in changes {
+            switch change {
+            case .addColumn(let column, let initialExpr):
+                added[column.name.lowercased()] = .some(initialExpr)
+            case .alterColumn(let name, let renameTo, _, _, let setValue?):
+                setValues[(renameTo ?? name).lowercased()] = setValue
+            default:
+                break
+            }
+        }
+        var copying: [(column: String, expression: String)] = []
+        for column in newTable.columns {
+            let key = column.name.lowercased()
+            if let initial = added[key] {
+                if let initial { copying.append((column: column.name, expression: initial)) }
+            } else {
+                copying.append((column: column.name, expression: setValues[key] ?? quoteIdentifier(column.name)))
+            }
+        }
+        try db.rebuildTable(named: newTable.name, definition: newTable.definitionSQL, copying: copying)
+    }
+
+    /// Down: renames back with `ALTER TABLE`, then (unless the alteration was renames only) a
+    /// rebuild to the shape declared before it, copying the columns that existed before it.
+    private func unalter(_ db: Connection, table: String, changes: [TableAlteration]) throws {
+        guard let oldTable = before.table(table) else { return }
+        for rename in Self.renames(in: changes).reversed() {
+            try Self.renameColumn(db, table: oldTable.name, from: rename.new, to: rename.old)
+        }
+        if changes.allSatisfy(\.isRenameOnly) { return }
+        var addedNames = Set<String>()
+        for case .addColumn(let column, _) in changes { addedNames.insert(column.name.lowercased()) }
+        let current = try db.tableInfoForTableNamed(oldTable.name)
+        let copying: [(column: String, expression: String)] = oldTable.columns.compactMap { column in
+            guard current?[column.name] != nil, !addedNames.contains(column.name.lowercased()) else { return nil }
+            return (column: column.name, expression: quoteIdentifier(column.name))
+        }
+        try db.rebuildTable(named: oldTable.name, definition: oldTable.definitionSQL, copying: copying)
+    }
+}

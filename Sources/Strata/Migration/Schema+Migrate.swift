@@ -1,0 +1,123 @@
+import Foundation
+
+extension Schema {
+    /// Migrates the database up or down to `toVersion` (default: the latest), in one transaction.
+    ///
+    /// ```swift
+    /// let didMigrate = try AppSchema.migrate(db)     // up to the latest version
+    /// try AppSchema.migrate(db, toVersion: 0)        // down: every declared table dropped
+    /// ```
+    /// The version lives in `PRAGMA user_version`. Up runs each version's steps; down runs the
+    /// derived inverses in reverse order (drop ↔ create, rename ↔ rename back, an alteration ↔ a
+    /// table rebuild to the shape the lower version declares, keeping the rows). Columns added by
+    /// an undone version lose their values; rows of tables present at both ends are kept.
+    ///
+    /// Foreign key enforcement is turned off around the transaction (and restored), so rebuilds
+    /// do not fire `ON DELETE` actions; when it was on, `PRAGMA foreign_key_check` runs before
+    /// COMMIT and any new violation rolls everything back. Called inside an open transaction, the
+    /// migration runs in a savepoint and enforcement must already be off for rebuilds.
+    ///
+    /// - Returns: whether the database changed version.
+    /// - Throws: ``SchemaMigrationError`` (unknown or unreachable version, foreign keys violated,
+    ///   invalid declaration), ``TableRebuildError``, or `SQLiteError` from a step; the database is
+    ///   then exactly as before.
+    @discardableResult
+    public func migrate(_ db: Connection, toVersion: Int? = nil, options: MigrationOptions = []) throws -> Bool {
+        if let declarationError { throw declarationError }
+        if db.isInTransaction {
+            return try db.savepoint(named: "strata_schema_migrate") {
+                try migrateInTransaction(db, toVersion: toVersion, options: options, checkForeignKeys: db.foreignKeysEnabled())
+            }
+        }
+        let enforced = try db.foreignKeysEnabled()
+        return try db.withForeignKeysDisabled {
+            try db.transaction(transactionType: .immediate) {
+                try migrateInTransaction(db, toVersion: toVersion, options: options, checkForeignKeys: enforced)
+            }
+        }
+    }
+
+    /// Drops every table, index, view and trigger of the main database and sets its version to 0,
+    /// in one transaction with foreign keys off.
+    ///
+    /// - Throws: `SQLiteError` if a drop fails; the database is then as before.
+    public func reset(_ db: Connection) throws {
+        if db.isInTransaction {
+            try db.savepoint(named: "strata_schema_reset") { try Self.dropEverything(db) }
+            return
+        }
+        try db.withForeignKeysDisabled {
+            try db.transaction(transactionType: .immediate) { try Self.dropEverything(db) }
+        }
+    }
+
+    private func migrateInTransaction(_ db: Connection, toVersion: Int?, options: MigrationOptions, checkForeignKeys: Bool) throws -> Bool {
+        let dbVersion: Int = try db.query("PRAGMA user_version") ?? 0
+        if dbVersion > latestVersion { throw SchemaMigrationError.unknownDatabaseVersion(dbVersion: dbVersion) }
+        let target = toVersion ?? latestVersion
+        guard target == 0 || versionNumbered(target) != nil else {
+            throw SchemaMigrationError.unreachableDatabaseVersion(fromVersion: dbVersion, toVersion: target)
+        }
+        var current = dbVersion
+        if current != 0 && versionNumbered(current) == nil {
+            guard options.contains(.ResetOldDatabaseVersions) else {
+                throw SchemaMigrationError.unreachableDatabaseVersion(fromVersion: dbVersion, toVersion: target)
+            }
+            try Self.dropEverything(db)
+            current = 0
+        }
+        guard current != target else { return current != dbVersion }
+
+        let violationsBefore = checkForeignKeys ? Set(try db.foreignKeyViolations()) : []
+        do {
+            if target > current {
+                for version in versions where version.number > current && version.number <= target {
+                    for step in version.steps { try step.applyUp(to: db) }
+                }
+            } else {
+                var lowerState = SchemaState()
+                for version in versions.reversed() where version.number > target && version.number <= current {
+                    for step in version.steps.reversed() { try step.applyDown(to: db) }
+                    lowerState = version.steps.first?.before ?? lowerState
+                    if !(try Self.database(db, matches: lowerState)) {
+                        throw SchemaMigrationError.unreachableDatabaseVersion(fromVersion: dbVersion, toVersion: target)
+                    }
+                }
+            }
+        } catch TableRebuildError.foreignKeysViolated(_, let violations) {
+            throw SchemaMigrationError.foreignKeysViolated(violations: violations)
+        }
+        if checkForeignKeys {
+            let added = try db.foreignKeyViolations().filter { !violationsBefore.contains($0) }
+            if !added.isEmpty { throw SchemaMigrationError.foreignKeysViolated(violations: added) }
+        }
+        try db.execute("PRAGMA user_version = \(target)")
+        return true
+    }
+
+    /// Whether the database has every table (with exactly the declared column names) and every
+    /// index of a declared state: after migrating down, this catches an `execute` block that
+    /// changed the schema without declaring how to undo it.
+    private static func database(_ db: Connection, matches state: SchemaState) throws -> Bool {
+        for table in state.tables {
+            guard let info = try db.tableInfoForTableNamed(table.name) else { return false }
+            if info.columnNames.map({ $0.lowercased() }) != table.columnNames.map({ $0.lowercased() }) { return false }
+        }
+        let schema = try db.schema
+        return state.indexes.allSatisfy { schema.entryNamed($0.name)?.isIndex == true }
+    }
+
+    private static func dropEverything(_ db: Connection) throws {
+        let entries = try db.schema.schemaEntries
+        for entry in entries where entry.isTrigger { try db.execute("DROP TRIGGER IF EXISTS main.\(quoteIdentifier(entry.name))") }
+        for entry in entries where entry.isView { try db.execute("DROP VIEW IF EXISTS main.\(quoteIdentifier(entry.name))") }
+        for entry in entries where entry.isIndex && entry.sql != nil {
+            try db.execute("DROP INDEX IF EXISTS main.\(quoteIdentifier(entry.name))")
+        }
+        for entry in entries where entry.isTable && !entry.name.lowercased().hasPrefix("sqlite_") {
+            try db.execute("DROP TABLE IF EXISTS main.\(quoteIdentifier(entry.name))")
+        }
+        if try db.tableSQL(named: "sqlite_sequence") != nil { try db.execute("DELETE FROM main.sqlite_sequence") }
+        try db.execute("PRAGMA user_version = 0")
+    }
+}

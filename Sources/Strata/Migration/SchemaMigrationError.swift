@@ -1,0 +1,42 @@
+import Foundation
+
+/// Why ``Schema/migrate(_:toVersion:options:)`` or ``Schema/reset(_:)`` did not migrate
+/// (Squeal's `SquealMigrationError`). When it is thrown, the database is exactly as before.
+public enum SchemaMigrationError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+    /// The schema asks for something Strata does not do.
+    case unimplemented(feature: String)
+    /// The database's `user_version` is newer than every declared version: it was migrated by newer code.
+    case unknownDatabaseVersion(dbVersion: Int)
+    /// No declared path leads between the two versions (an undeclared version, or a step that
+    /// cannot be undone).
+    case unreachableDatabaseVersion(fromVersion: Int, toVersion: Int)
+    /// After migrating, rows referred to missing parents; the migration was rolled back.
+    case foreignKeysViolated(violations: [ForeignKeyViolation])
+    /// The declaration itself is inconsistent (a step names a table or column no version declared,
+    /// versions out of order, ...).
+    case invalidSchema(reason: String)
+
+    public var description: String {
+        switch self {
+        case .unimplemented(let feature):
+            return "Schema migration: \(feature) is not supported"
+        case .unknownDatabaseVersion(let version):
+            return "Schema migration: the database is at version \(version), newer than every version this schema declares; "
+                + "it was migrated by newer code"
+        case .unreachableDatabaseVersion(let from, let to):
+            return "Schema migration: cannot migrate from version \(from) to version \(to): "
+                + "one of them is not declared, or a step between them cannot be undone (give its execute block a down: block)"
+        case .foreignKeysViolated(let violations):
+            return "Schema migration rolled back: foreign keys violated: " + violations.map(\.description).joined(separator: "; ")
+        case .invalidSchema(let reason):
+            return "Invalid schema declaration: \(reason)"
+        }
+    }
+
+    public var errorDescription: String? { description }
+
+    func inVersion(_ version: Int) -> SchemaMigrationError {
+        if case .invalidSchema(let reason) = self { return .invalidSchema(reason: "version \(version): \(reason)") }
+        return self
+    }
+}

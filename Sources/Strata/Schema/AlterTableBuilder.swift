@@ -1,0 +1,43 @@
+import Foundation
+
+/// Declares the changes of `alterTable` (Squeal's table alterer).
+///
+/// ```swift
+/// v2.alterTable("contacts") { contacts in
+///     contacts.alterColumn("name", setConstraints: ["NOT NULL"])
+///     contacts.addColumn("url", type: .Text)
+/// }
+/// ```
+/// Plain renames and plain added columns use `ALTER TABLE`; every other change rebuilds the table
+/// with ``Connection/rebuildTable(named:definition:copying:tableOptions:)``, keeping its rows.
+public final class AlterTableBuilder {
+    var changes: [TableAlteration] = []
+
+    init() {}
+
+    /// Adds a column; `initialExpr` (an SQL expression over the existing row) fills it for existing rows.
+    public func addColumn(_ name: String, type: SchemaColumnType, constraints: [String] = [], initialExpr: String? = nil) {
+        changes.append(.addColumn(SchemaColumn(name: name, type: type, constraints: constraints), initialExpr: initialExpr))
+    }
+
+    /// Renames a column, changes its type or constraints, or sets it from an SQL expression over the row.
+    public func alterColumn(_ name: String, renameTo: String? = nil, changeTypeTo: SchemaColumnType? = nil,
+                            setConstraints: [String]? = nil, setValue: String? = nil) {
+        changes.append(.alterColumn(name, renameTo: renameTo, changeTypeTo: changeTypeTo, setConstraints: setConstraints, setValue: setValue))
+    }
+
+    /// Drops a column (indexes on it must be dropped first).
+    public func dropColumn(_ name: String) {
+        changes.append(.dropColumn(name))
+    }
+
+    /// Adds a table constraint; name it to drop it later.
+    public func addConstraint(_ sql: String, named name: String? = nil) {
+        changes.append(.addConstraint(SchemaTableConstraint(sql, named: name)))
+    }
+
+    /// Drops a named table constraint.
+    public func dropConstraint(named name: String) {
+        changes.append(.dropConstraint(named: name))
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// Why ``Connection/rebuildTable(named:definition:copying:tableOptions:)`` refused or undid a rebuild.
+///
+/// Whenever this error is thrown the database is exactly as it was before the call.
+public enum TableRebuildError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+    /// The table to rebuild does not exist in the main schema.
+    case noSuchTable(String)
+    /// The rebuild ran inside an open transaction while `PRAGMA foreign_keys` was on. Dropping the
+    /// old table would then fire `ON DELETE` actions on child rows, and the pragma cannot change
+    /// inside a transaction. Turn foreign keys off before the transaction, for example with
+    /// ``Connection/withForeignKeysDisabled(_:)``.
+    case foreignKeysEnabledInTransaction(table: String)
+    /// An index of the table names a column the new table does not have.
+    case indexDoesNotFit(index: String, table: String)
+    /// After the rebuild, rows referencing the table (or rows of the table) lost their parent.
+    case foreignKeysViolated(table: String, violations: [ForeignKeyViolation])
+
+    public var description: String {
+        switch self {
+        case .noSuchTable(let table):
+            return "Cannot rebuild table \"\(table)\": no such table"
+        case .foreignKeysEnabledInTransaction(let table):
+            return "Cannot rebuild table \"\(table)\" inside a transaction while foreign keys are on: "
+                + "turn foreign keys off before beginning the transaction (Connection.withForeignKeysDisabled)"
+        case .indexDoesNotFit(let index, let table):
+            return "Cannot rebuild table \"\(table)\": index \"\(index)\" names a column the new definition lacks; "
+                + "drop or change the index first"
+        case .foreignKeysViolated(let table, let violations):
+            return "Rebuilding table \"\(table)\" would violate foreign keys, so it was rolled back: "
+                + violations.map(\.description).joined(separator: "; ")
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,19 @@
+import Strata
+
+// Squeal's names for the schema DSL, introspection and migration types. These shadow core's
+// SQLite.swiftly `ColumnType` for code that imports StrataSqueal, so `.Text` resolves here.
+
+/// Squeal's `Table`: a table as a schema version declares it.
+public typealias Table = SchemaTable
+/// Squeal's `Column`: a column as a schema version declares it.
+public typealias Column = SchemaColumn
+/// Squeal's `ColumnType` (`.Text`, `.Integer`, `.Real`, `.Blob`).
+public typealias ColumnType = SchemaColumnType
+/// Squeal's `SquealMigrationError`.
+public typealias SquealMigrationError = SchemaMigrationError
+/// Squeal's `TableBuilder` (the block parameter of `createTable`).
+public typealias TableBuilder = SchemaTableBuilder
+/// Squeal's `VersionBuilder` (the block parameter of `schema.version`).
+public typealias VersionBuilder = SchemaVersionBuilder
+/// Squeal's `Version`.
+public typealias Version = SchemaVersion
