@@ -41,24 +41,32 @@ struct BackupCommand: ParsableCommand {
         }
         let display = ProgressDisplay(terminal: isatty(STDOUT_FILENO) == 1)
         display.note("Backing up \(source) to \(destination)")
-        var copied: (pages: Int64, restarts: Int)?
+        var copied: Copy
         do {
             let destinationConnection = try DatabaseFile.openOrCreate(destination)
             copied = try copy(from: sourceConnection, to: destinationConnection, pageSize: pagesPerStep, display: display)
-            if copied == nil {
+            if !copied.finished {
                 display.note("The source kept changing; copying it again in one step")
-                copied = try copy(from: sourceConnection, to: destinationConnection, pageSize: -1, display: display)
+                let again = try copy(from: sourceConnection, to: destinationConnection, pageSize: -1, display: display)
+                copied = Copy(finished: again.finished, pages: again.pages, restarts: copied.restarts + again.restarts)
             }
         } catch {
             if !destinationExisted { removeDestinationFiles() }
             throw error
         }
-        try verify(pages: copied?.pages ?? 0, restarts: copied?.restarts ?? 0, display: display)
+        try verify(pages: copied.pages, restarts: copied.restarts, display: display)
     }
 
-    /// Runs one backup to the end; nil when it was cancelled after restarting too often.
+    /// How one backup run ended: `finished` is false when it was cancelled after restarting too often.
+    private struct Copy {
+        let finished: Bool
+        let pages: Int64
+        let restarts: Int
+    }
+
+    /// Runs one backup until it finishes or restarts too often.
     private func copy(from source: Connection, to destination: Connection, pageSize: Int32,
-                      display: ProgressDisplay) throws -> (pages: Int64, restarts: Int)? {
+                      display: ProgressDisplay) throws -> Copy {
         let finished = DispatchSemaphore(value: 0)
         let outcome = BackupOutcome()
         // The completion runs on our own queue: a command-line tool has no main run loop.
@@ -88,9 +96,9 @@ struct BackupCommand: ParsableCommand {
         display.finish()
         switch outcome.result {
         case .success?:
-            return (max(progress.totalUnitCount, 0), restarts)
+            return Copy(finished: true, pages: max(progress.totalUnitCount, 0), restarts: restarts)
         case .cancelled? where cancelledForRestarts:
-            return nil
+            return Copy(finished: false, pages: 0, restarts: restarts)
         case .failure(let error)?:
             throw error
         case .cancelled?, nil:
@@ -105,7 +113,7 @@ struct BackupCommand: ParsableCommand {
         guard problems == ["ok"] else {
             throw CLIError("the copy at \(destination) failed integrity_check: \(problems.prefix(3).joined(separator: "; "))")
         }
-        let restartNote = restarts > 0 ? " (the source changed during the copy; restarted \(restarts) time\(restarts == 1 ? "" : "s"))" : ""
+        let restartNote = restarts > 0 ? " (restarted \(restarts) time\(restarts == 1 ? "" : "s") as the source changed)" : ""
         display.note("Copied \(pages) pages\(restartNote); integrity_check of \(destination): ok")
     }
 

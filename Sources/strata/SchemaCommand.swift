@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata schema`: the tables with their columns, then the indexes, views and triggers.
+/// `strata schema`: the tables with their columns, then the indexes, views and triggers, read
+/// through Strata's introspection API (`Connection.schema`, `tableInfoForTableNamed`).
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema",
@@ -13,36 +14,36 @@ struct SchemaCommand: ParsableCommand {
 
     func run() throws {
         let connection = try DatabaseFile.openExisting(database)
-        let entries = try SchemaEntry.all(in: connection)
+        let schema = try connection.schema
+        let byName: (SchemaEntryInfo, SchemaEntryInfo) -> Bool = { $0.name < $1.name }
         var lines: [String] = []
-        for table in entries where table.type == "table" {
-            lines.append("TABLE \(table.name)")
-            let columns = try ColumnEntry.all(ofTable: table.name, in: connection)
-            let compositeKey = columns.filter { $0.primaryKeyIndex > 0 }.count > 1
-            lines += aligned(columns.map { column in
+        var indexLines: [(name: String, line: String)] = []
+        for table in schema.tables.sorted(by: byName) {
+            guard let info = try connection.tableInfoForTableNamed(table.name) else { continue }
+            lines.append("TABLE \(info.name)")
+            let compositeKey = info.columns.filter(\.isPrimaryKey).count > 1
+            lines += aligned(info.columns.map { column in
                 var traits: [String] = []
-                if column.primaryKeyIndex > 0 {
+                if column.isPrimaryKey {
                     traits.append(compositeKey ? "PRIMARY KEY (\(column.primaryKeyIndex))" : "PRIMARY KEY")
                 }
                 if column.notNull { traits.append("NOT NULL") }
                 if let value = column.defaultValue { traits.append("DEFAULT \(value)") }
                 return [column.name, column.type.isEmpty ? "(no type)" : column.type, traits.joined(separator: " ")]
             }).map { "  " + $0 }
+            // Indexes made by CREATE INDEX; the automatic ones restate UNIQUE and PRIMARY KEY.
+            for index in info.indexes where index.origin == .createIndex {
+                let columns = index.columns.map { ($0.name ?? "<expression>") + ($0.isDescending ? " DESC" : "") }
+                let partial = index.isPartial ? (schema.entryNamed(index.name)?.sql.flatMap(partialClause) ?? " WHERE ...") : ""
+                indexLines.append((index.name, "\(index.isUnique ? "UNIQUE " : "")INDEX \(index.name) ON \(info.name) (\(columns.joined(separator: ", ")))\(partial)"))
+            }
         }
-        let indexes = entries.filter { $0.type == "index" }
-        if !indexes.isEmpty { lines.append("") }
-        for index in indexes {
-            let columns = try IndexEntry.columns(ofIndex: index.name, in: connection)
-            let unique = index.sql?.uppercased().hasPrefix("CREATE UNIQUE") == true ? "UNIQUE " : ""
-            let partial = index.sql.flatMap(partialClause) ?? ""
-            lines.append("\(unique)INDEX \(index.name) ON \(index.tableName) (\(columns.joined(separator: ", ")))\(partial)")
-        }
-        for kind in ["view", "trigger"] {
-            let group = entries.filter { $0.type == kind }
-            if !group.isEmpty { lines.append("") }
-            for entry in group {
-                let target = kind == "trigger" ? " ON \(entry.tableName)" : ""
-                lines.append("\(kind.uppercased()) \(entry.name)\(target)")
+        if !indexLines.isEmpty { lines += [""] + indexLines.sorted { $0.name < $1.name }.map(\.line) }
+        for (kind, entries) in [("VIEW", schema.schemaEntries.filter(\.isView)), ("TRIGGER", schema.schemaEntries.filter(\.isTrigger))]
+        where !entries.isEmpty {
+            lines.append("")
+            for entry in entries.sorted(by: byName) {
+                lines.append("\(kind) \(entry.name)\(entry.isTrigger ? " ON \(entry.tableName)" : "")")
                 lines += (entry.sql ?? "").split(whereSeparator: \.isNewline).map { "  " + $0 }
             }
         }
@@ -65,52 +66,6 @@ struct SchemaCommand: ParsableCommand {
             row.enumerated().map { index, cell in
                 cell + String(repeating: " ", count: widths[index] - cell.count)
             }.joined(separator: "  ").trailingSpacesRemoved()
-        }
-    }
-}
-
-/// One row of `sqlite_master`, read through Strata's query API.
-struct SchemaEntry {
-    let type: String
-    let name: String
-    let tableName: String
-    let sql: String?
-
-    /// Every table, index, view and trigger except SQLite's own (`sqlite_%`), by kind then name.
-    static func all(in connection: Connection) throws -> [SchemaEntry] {
-        try connection.query("""
-            SELECT type, name, tbl_name, sql FROM sqlite_master
-            WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
-            ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 WHEN 'view' THEN 2 ELSE 3 END, name
-            """) { row in
-            SchemaEntry(type: row.value(at: 0) as? String ?? "", name: row.value(at: 1) as? String ?? "",
-                        tableName: row.value(at: 2) as? String ?? "", sql: row.value(at: 3) as? String)
-        }
-    }
-}
-
-/// One column of a table (`pragma_table_info`).
-struct ColumnEntry {
-    let name: String
-    let type: String
-    let notNull: Bool
-    let defaultValue: String?
-    let primaryKeyIndex: Int
-
-    static func all(ofTable table: String, in connection: Connection) throws -> [ColumnEntry] {
-        try connection.query("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?) ORDER BY cid", table) { row in
-            ColumnEntry(name: row.value(at: 0) as? String ?? "", type: row.value(at: 1) as? String ?? "",
-                        notNull: (row.value(at: 2) as? Int64 ?? 0) != 0, defaultValue: row.value(at: 3) as? String,
-                        primaryKeyIndex: Int(row.value(at: 4) as? Int64 ?? 0))
-        }
-    }
-}
-
-/// The columns of an index (`pragma_index_info`); an expression column has no name.
-enum IndexEntry {
-    static func columns(ofIndex index: String, in connection: Connection) throws -> [String] {
-        try connection.query("SELECT name FROM pragma_index_info(?) ORDER BY seqno", index) { row in
-            row.value(at: 0) as? String ?? "<expression>"
         }
     }
 }

@@ -13,6 +13,7 @@ import Testing
                               PRIMARY KEY(maker, model));
             CREATE UNIQUE INDEX owners_by_name ON owners(name);
             CREATE INDEX cheap_cars ON cars(price, maker) WHERE price < 1000;
+            CREATE INDEX owners_by_lower_name ON owners(lower(name) DESC, id);
             CREATE VIEW expensive AS SELECT * FROM cars WHERE price > 50000;
             CREATE TRIGGER no_free_cars BEFORE INSERT ON cars WHEN new.price = 0 BEGIN SELECT raise(ABORT, 'free'); END;
             """)
@@ -29,6 +30,7 @@ import Testing
               name  TEXT     NOT NULL DEFAULT 'nobody'
 
             INDEX cheap_cars ON cars (price, maker) WHERE price < 1000
+            INDEX owners_by_lower_name ON owners (<expression> DESC, id)
             UNIQUE INDEX owners_by_name ON owners (name)
 
             VIEW expensive
