@@ -51,9 +51,9 @@ import Testing
         let sandbox = try Sandbox()
         try sandbox.makeBigDatabase("big.db", rows: 3000, wal: false)
         let pages = try integer("PRAGMA page_count", in: sandbox.path("big.db")) ?? 0
-        // `script` (util-linux, on every Debian system) runs the tool on a pseudo-terminal.
+        // `script` (bsdutils, essential on Debian) runs the tool on a pseudo-terminal.
         let command = "'\(try strataBinary().path)' backup big.db copy.db --pages-per-step 10"
-        let result = try sandbox.run("/usr/bin/script", ["-qec", command, "/dev/null"])
+        let result = try sandbox.run(try executable(named: "script"), ["-qec", command, "/dev/null"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("\r[##############################] \(pages)/\(pages) pages (100%)\u{1B}[K"))
         #expect(result.stdout.contains("integrity_check of copy.db: ok"))

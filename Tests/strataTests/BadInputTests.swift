@@ -114,7 +114,13 @@ import Testing
         if !FileManager.default.fileExists(atPath: copy) {
             try FileManager.default.copyItem(atPath: try strataBinary().path, toPath: copy)
         }
-        return try sandbox.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", copy] + arguments)
+        let setpriv = try executable(named: "setpriv")
+        let asNobody = ["--reuid=65534", "--regid=65534", "--clear-groups", copy]
+        let probe = try sandbox.run(setpriv, asNobody + ["--help"])
+        guard probe.status == 0 else {
+            throw TestFailure(message: "cannot run the tool as nobody to test an unreadable file: \(probe.stderr)")
+        }
+        return try sandbox.run(setpriv, asNobody + arguments)
     }
 }
 

@@ -25,6 +25,16 @@ func strataBinary() throws -> URL {
     throw TestFailure(message: "no strata binary next to the tests in \(candidates.map(\.path))")
 }
 
+/// The first executable called `name` on `PATH` (then `/usr/bin`, `/bin`).
+func executable(named name: String) throws -> String {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+    for directory in path.split(separator: ":").map(String.init) + ["/usr/bin", "/bin"] {
+        let candidate = (directory as NSString).appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    }
+    throw TestFailure(message: "\(name) is not installed (.ci/run installs it)")
+}
+
 struct TestFailure: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
