@@ -18,7 +18,7 @@ enum DatabaseFile {
     ///   cannot read its schema.
     static func openExisting(_ path: String) throws -> Connection {
         try checkReadable(path)
-        let connection = try Connection(storageLocation: .onDisk(uri(for: path, mode: "rw")))
+        let connection = try open(path, mode: "rw")
         try prepare(connection)
         try validate(connection, path: path)
         return connection
@@ -31,7 +31,7 @@ enum DatabaseFile {
     static func openOrCreate(_ path: String) throws -> Connection {
         let exists = try checkNotDirectory(path)
         if exists { try checkReadable(path) }
-        let connection = try Connection(storageLocation: .onDisk(uri(for: path, mode: "rwc")))
+        let connection = try open(path, mode: "rwc")
         try prepare(connection)
         if exists { try validate(connection, path: path) }
         return connection
@@ -67,6 +67,17 @@ enum DatabaseFile {
         // A relative path stays relative; "//" would otherwise read as an authority.
         let prefix = encoded.hasPrefix("//") ? "file:///" + encoded.drop { $0 == "/" } : "file:" + encoded
         return "\(prefix)?mode=\(mode)"
+    }
+
+    /// Opens `path` through a URI, reporting a failure with the path as the user wrote it.
+    private static func open(_ path: String, mode: String) throws -> Connection {
+        do {
+            return try Connection(storageLocation: .onDisk(uri(for: path, mode: mode)))
+        } catch let error as SQLiteError {
+            // Strata appends the URI it was given; the user knows the file by its path.
+            let reason = error.message.components(separatedBy: " (path: ").first ?? error.message
+            throw CLIError("cannot open \(path): \(reason)")
+        }
     }
 
     private static func prepare(_ connection: Connection) throws {

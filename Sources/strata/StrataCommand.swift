@@ -61,7 +61,9 @@ enum StrataMain {
     }
 }
 
-/// Prints `message` to standard error, prefixed with the tool's name.
+/// Prints `message` to standard error, prefixed with the tool's name, after what standard
+/// output holds (so a failure follows the progress it interrupts, even through a pipe).
 func printError(_ message: String) {
+    fflush(nil)
     FileHandle.standardError.write(Data("strata: \(message)\n".utf8))
 }

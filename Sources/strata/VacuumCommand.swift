@@ -22,7 +22,7 @@ struct VacuumCommand: ParsableCommand {
             // The target is an expression, so the path is bound, not spliced into the SQL.
             try connection.run("VACUUM INTO ?", into)
             let copy = try DatabaseFile.openExisting(into)
-            print("Wrote \(into): \(CheckCommand.bytes(try size(of: copy))) (\(database) is \(CheckCommand.bytes(before))).")
+            print("Wrote \(into): \(CheckCommand.bytes(try size(of: copy))); \(database) is \(CheckCommand.bytes(before)).")
         } else {
             try connection.execute("VACUUM")
             print("Vacuumed \(database): \(CheckCommand.bytes(before)) -> \(CheckCommand.bytes(try size(of: connection))).")

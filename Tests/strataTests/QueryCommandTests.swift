@@ -93,6 +93,17 @@ import Testing
         #expect(try integer("SELECT count(*) FROM cars", in: sandbox.path("cars.db")) == 4)
     }
 
+    @Test func semicolonsInStringsIdentifiersAndCommentsDoNotSplit() throws {
+        let sandbox = try Sandbox()
+        try sandbox.makeCarsDatabase()
+        let result = try sandbox.strata("query", "cars.db", "SELECT 'a;b' AS \"x;y\", [p;q] FROM (SELECT 'it''s;' AS [p;q]) -- end;", "--format", "csv")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "x;y,p;q\r\na;b,it's;\r\n")
+        let empty = try sandbox.strata("query", "cars.db", " -- only a comment;\n")
+        #expect(empty.status == 1)
+        #expect(empty.errorLines == ["strata: no SQL statement to run"])
+    }
+
     @Test func aWriteWithoutRowsPrintsNothing() throws {
         let sandbox = try Sandbox()
         try sandbox.makeCarsDatabase()
