@@ -105,13 +105,3 @@ enum SQLScript {
             || ("0"..."9").contains(character) || character.value > 0x7F
     }
 }
-
-extension String {
-    /// The string without leading and trailing whitespace and newlines.
-    func trimmingWhitespace() -> String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        return String(scalars[first...last])
-    }
-}
