@@ -9,16 +9,15 @@ enum DatabaseFile {
 
     /// Opens the existing database at `path`; never creates a file.
     ///
-    /// The file is opened through an SQLite URI with `mode=rw`, so SQLite itself refuses to create
-    /// it even if it vanished after the checks. A write-protected file opens read-only. (Not
-    /// `mode=ro` for read-only commands: a read-only connection that is the last to close a WAL
-    /// database cannot remove the `-wal` and `-shm` files it made.)
-    /// - Throws: `CLIError` naming a missing file, a directory or an unreadable file;
-    ///   `SQLiteError` ("file is not a database", "database disk image is malformed") when SQLite
-    ///   cannot read its schema.
+    /// The file is opened `READWRITE` without `CREATE`, so SQLite itself refuses to create it even
+    /// if it vanished after the checks. A write-protected file opens read-only. (Not `READONLY`
+    /// for read-only commands: a read-only connection that is the last to close a WAL database
+    /// cannot remove the `-wal` and `-shm` files it made.)
+    /// - Throws: `CLIError` naming a missing file, a directory, an unreadable file, or what SQLite
+    ///   found reading the schema ("file is not a database", "database disk image is malformed").
     static func openExisting(_ path: String) throws -> Connection {
         try checkReadable(path)
-        let connection = try open(path, mode: "rw")
+        let connection = try open(path, flags: OpenFlags.readWrite | OpenFlags.noMutex)
         try prepare(connection)
         try validate(connection, path: path)
         return connection
@@ -31,7 +30,7 @@ enum DatabaseFile {
     static func openOrCreate(_ path: String) throws -> Connection {
         let exists = try checkNotDirectory(path)
         if exists { try checkReadable(path) }
-        let connection = try open(path, mode: "rwc")
+        let connection = try open(path, flags: OpenFlags.readWrite | OpenFlags.create | OpenFlags.noMutex)
         try prepare(connection)
         if exists { try validate(connection, path: path) }
         return connection
@@ -59,22 +58,21 @@ enum DatabaseFile {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
     }
 
-    /// An SQLite `file:` URI for `path`: every character outside the unreserved set and `/`
-    /// percent-encoded, so `?`, `#` and `%` in a file name stay part of the name.
-    static func uri(for path: String, mode: String) -> String {
-        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/")
-        let encoded = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
-        // A relative path stays relative; "//" would otherwise read as an authority.
-        let prefix = encoded.hasPrefix("//") ? "file:///" + encoded.drop { $0 == "/" } : "file:" + encoded
-        return "\(prefix)?mode=\(mode)"
+    /// `sqlite3_open_v2` flags, with their values from `sqlite3.h` (part of SQLite's stable ABI),
+    /// for `Connection(storageLocation:flags:)`.
+    enum OpenFlags {
+        static let readWrite: Int32 = 0x0000_0002
+        static let create: Int32 = 0x0000_0004
+        /// The connection is used by one thread at a time (Strata's default).
+        static let noMutex: Int32 = 0x0000_8000
     }
 
-    /// Opens `path` through a URI, reporting a failure with the path as the user wrote it.
-    private static func open(_ path: String, mode: String) throws -> Connection {
+    /// Opens `path` with `flags`, reporting a failure with the path alone.
+    private static func open(_ path: String, flags: Int32) throws -> Connection {
         do {
-            return try Connection(storageLocation: .onDisk(uri(for: path, mode: mode)))
+            return try Connection(storageLocation: .onDisk(path), flags: flags)
         } catch let error as SQLiteError {
-            // Strata appends the URI it was given; the user knows the file by its path.
+            // Strata appends the path to SQLite's message; the message here leads with it.
             let reason = error.message.components(separatedBy: " (path: ").first ?? error.message
             throw CLIError("cannot open \(path): \(reason)")
         }
