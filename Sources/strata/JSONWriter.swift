@@ -37,6 +37,10 @@ struct JSONWriter: RowWriter {
     }
 
     static func string(_ text: String) -> String {
+        // Most text needs no escape: one byte scan, then the text as it is.
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            return "\"" + text + "\""
+        }
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -45,7 +45,10 @@ struct QueryCommand: ParsableCommand {
     }
 
     private func printRows(of statement: Statement) throws {
-        var writer = format.writer(columns: statement.columnNames) { print($0, terminator: "") }
+        let output = StandardOutput()
+        // Rows printed before a failure (a damaged page mid-table) still reach the terminal.
+        defer { output.flush() }
+        var writer = format.writer(columns: statement.columnNames, output: output.write)
         let _: [Void] = try statement.query { row in
             writer.write((0..<row.columnCount).map { row.value(at: $0) })
         }
