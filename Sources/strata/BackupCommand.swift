@@ -18,7 +18,7 @@ struct BackupCommand: ParsableCommand {
 
     @Argument(help: "Path to the database to copy.") var source: String
     @Argument(help: "Path of the copy.") var destination: String
-    @Option(parsing: .unconditional, help: "Pages copied per step (-1 copies everything in one step).") var pagesPerStep: Int32 = 100
+    @Option(parsing: .unconditional, help: ArgumentHelp("Pages copied per step (-1 copies everything in one step).", valueName: "pages")) var pagesPerStep: Int32 = 100
     @Flag(help: "Overwrite an existing destination.") var force = false
 
     /// Restarts observed before the copy is taken in one step instead.

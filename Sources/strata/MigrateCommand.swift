@@ -17,7 +17,7 @@ struct MigrateCommand: ParsableCommand {
 
     @Argument(help: "Path to the database file (created when missing).") var database: String
     @Option(help: "The directory holding the NNN_name.sql files.") var dir: String
-    @Option(help: "Migrate up to this version instead of the newest file.") var to: UInt64?
+    @Option(help: ArgumentHelp("Migrate up to this version instead of the newest file.", valueName: "version")) var to: UInt64?
     @Flag(help: "List what would run and change nothing.") var dryRun = false
 
     func run() throws {

@@ -17,8 +17,8 @@ struct QueryCommand: ParsableCommand {
 
     @Argument(help: "Path to an existing database file.") var database: String
     @Argument(help: "The SQL to run.") var sql: String
-    @Option(name: .customLong("param"), parsing: .unconditionalSingleValue, help: "A value to bind, in order (repeat for several).") var parameters: [String] = []
-    @Option(help: "How to print the rows: table, csv or json.") var format: OutputFormat = .table
+    @Option(name: .customLong("param"), parsing: .unconditionalSingleValue, help: ArgumentHelp("A value to bind, in order (repeat for several).", valueName: "value")) var parameters: [String] = []
+    @Option(help: "How to print the rows.") var format: OutputFormat = .table
 
     func run() throws {
         let statements = SQLScript.statements(in: sql)

@@ -10,7 +10,7 @@ struct VacuumCommand: ParsableCommand {
     )
 
     @Argument(help: "Path to an existing database file.") var database: String
-    @Option(help: "Write the compacted copy to this new file instead of rebuilding in place.") var into: String?
+    @Option(help: ArgumentHelp("Write the compacted copy to this new file instead of rebuilding in place.", valueName: "path")) var into: String?
 
     func run() throws {
         let connection = try DatabaseFile.openExisting(database)

@@ -70,7 +70,7 @@ import Testing
         #expect(refused.errorLines == ["strata: other.db already exists; pass --force to overwrite it"])
         #expect(try sandbox.snapshot() == before)
 
-        let forced = try sandbox.strata("backup", "cars.db", "other.db", "--force")
+        let forced = try sandbox.strata("backup", "cars.db", "other.db", "--force", "--pages-per-step", "-1")
         #expect(forced.status == 0, "\(forced.stderr)")
         #expect(try integer("SELECT count(*) FROM cars", in: sandbox.path("other.db")) == 3)
 

@@ -12,7 +12,7 @@ import Testing
         }
         let query = try sandbox.strata("query", "--help")
         #expect(query.status == 0)
-        #expect(query.stdout.contains("USAGE: strata query <database> <sql> [--param <param> ...] [--format <format>]"))
+        #expect(query.stdout.contains("USAGE: strata query <database> <sql> [--param <value> ...] [--format <format>]"))
     }
 
     @Test func tableIsAlignedWithAHeader() throws {
