@@ -131,10 +131,11 @@ struct BackupCommand: ParsableCommand {
 }
 
 /// The result a backup's completion hands over to the waiting thread.
-private final class BackupOutcome: Sendable {
+// @unchecked Sendable: `stored` is private and only touched under `lock` (the pattern of core's
+// internal `Locked`); `BackupResult` itself is not Sendable because it may carry any `Error`.
+private final class BackupOutcome: @unchecked Sendable {
     private let lock = NSLock()
-    // Guarded by `lock`; `nonisolated(unsafe)` because the lock, not the compiler, protects it.
-    nonisolated(unsafe) private var stored: Connection.BackupResult?
+    private var stored: Connection.BackupResult?
 
     func set(_ result: Connection.BackupResult) {
         lock.withLock { stored = result }

@@ -55,7 +55,7 @@ enum StrataMain {
     static var usageHint: String {
         let words = CommandLine.arguments.dropFirst().prefix { !$0.hasPrefix("-") }
         let subcommand = words.first.flatMap { name in
-            StrataCommand.configuration.subcommands.first { $0._commandName == name }.map { _ in name }
+            StrataCommand.configuration.subcommands.contains { $0.configuration.commandName == name } ? name : nil
         }
         return " (see 'strata\(subcommand.map { " \($0)" } ?? "") --help')"
     }
