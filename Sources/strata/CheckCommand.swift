@@ -55,6 +55,8 @@ struct CheckCommand: ParsableCommand {
         print("journal mode:       \(journalMode)")
         if journalMode.lowercased() == "wal" {
             print("WAL size:           \(Self.bytes(DatabaseFile.fileSize(database + "-wal") ?? 0))")
+        } else {
+            print("WAL size:           no WAL (not in WAL mode)")
         }
         print("pages:              \(pageCount) x \(pageSize) bytes = \(Self.bytes(pageCount * pageSize))")
         print("freelist:           \(freelist) page\(freelist == 1 ? "" : "s") (\(Self.bytes(freelist * pageSize)))")

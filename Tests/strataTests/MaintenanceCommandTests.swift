@@ -75,6 +75,7 @@ import Testing
         let result = try sandbox.strata("check", "fk.db")
         #expect(result.status == 1)
         #expect(result.stdout.contains("foreign_key_check:  1 violation\n  cars row 7 refers to a missing row of owners\n"))
+        #expect(result.stdout.contains("journal mode:       delete\nWAL size:           no WAL (not in WAL mode)\n"))
     }
 
     @Test func checkFailsOnADamagedPage() throws {
