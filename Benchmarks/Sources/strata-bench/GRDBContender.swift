@@ -42,7 +42,7 @@ enum GRDBBench {
                 }
             }
             return Int64(rows)
-        case .insertNamed, .insertNamedDictionary:
+        case .insertNamed, .insertNamedDictionary, .squealInsertDictionary:
             try queue.write { db in
                 let statement = try db.makeStatement(sql: Workloads.insertNamedSQL)
                 for row in 0..<rows {
@@ -72,7 +72,7 @@ enum GRDBBench {
                 }
                 return sum
             }
-        case .fetchModel:
+        case .fetchModel, .squealSelectModel:
             let items = try queue.read { db in try GRDBTenInts.fetchAll(db, sql: Workloads.selectIntsSQL) }
             return items.reduce(0) { $0 &+ $1.value.sum }
         case .fetchDecodable:

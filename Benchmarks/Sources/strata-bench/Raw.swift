@@ -44,15 +44,18 @@ enum Raw {
 
     static func run(_ workload: Workloads.Kind, db: OpaquePointer, rows: Int) throws -> Int64 {
         switch workload {
-        case .insertPositional, .insertNamed, .insertNamedDictionary:
-            let statement = try prepare(db, workload == .insertPositional ? Workloads.insertPositionalSQL : Workloads.insertNamedSQL)
+        case .insertPositional, .insertNamed, .insertNamedDictionary, .squealInsertDictionary:
+            let positional = workload == .insertPositional || workload == .squealInsertDictionary
+            let statement = try prepare(db, positional ? Workloads.insertPositionalSQL : Workloads.insertNamedSQL)
             defer { sqlite3_finalize(statement) }
             // Named parameters: raw resolves each name once, the best C can do.
             let indexes: [Int32] = (0..<10).map { column in
-                workload == .insertPositional ? Int32(column + 1) : sqlite3_bind_parameter_index(statement, ":a\(column)")
+                positional ? Int32(column + 1) : sqlite3_bind_parameter_index(statement, ":a\(column)")
             }
             try exec(db, "BEGIN")
             for row in 0..<rows {
+                // Squeal's row: raw C pays the caller's cost too (the dictionary), then ignores it.
+                if workload == .squealInsertDictionary { SquealWorkloads.blackHole(SquealWorkloads.values(row)) }
                 for column in 0..<10 {
                     sqlite3_bind_int64(statement, indexes[column], Int64(row + column))
                 }
@@ -72,7 +75,7 @@ enum Raw {
                 sqlite3_reset(statement)
             }
             return sum
-        case .fetchModel, .fetchDecodable:
+        case .fetchModel, .fetchDecodable, .squealSelectModel:
             let statement = try prepare(db, Workloads.selectIntsSQL)
             defer { sqlite3_finalize(statement) }
             var items: [TenInts] = []

@@ -85,6 +85,8 @@ enum StrataBench {
             return items.reduce(0) { $0 &+ $1.value.checksum }
         case .fetchTwoThreads:
             return 0 // measured by twoThreadContender
+        case .squealInsertDictionary, .squealSelectModel:
+            return try SquealWorkloads.run(workload, db: db, rows: rows)
         case .parseDates:
             let dates: [Date] = try db.query(Workloads.selectDatesSQL)
             return dates.reduce(0) { $0 &+ Int64(($1.timeIntervalSince1970 * 1000).rounded()) }

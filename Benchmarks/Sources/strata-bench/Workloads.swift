@@ -27,15 +27,18 @@ enum Workloads {
         /// Two full scans of the fetch table: raw C does them one after the other on one thread,
         /// Strata on two threads through `Database` readers, GRDB through a `DatabasePool`.
         case fetchTwoThreads = "fetch-two-threads"
+        /// Squeal's helpers (SquealWorkloads.swift) against the raw C of insert-positional and fetch-model.
+        case squealInsertDictionary = "squeal-insert-dictionary"
+        case squealSelectModel = "squeal-select-model"
 
         var defaultRows: Int {
             switch self {
-            case .insertPositional, .insertNamed, .insertNamedDictionary, .parseDates: return 50_000
+            case .insertPositional, .insertNamed, .insertNamedDictionary, .squealInsertDictionary, .parseDates: return 50_000
             default: return 200_000
             }
         }
 
-        var isInsert: Bool { self == .insertPositional || self == .insertNamed || self == .insertNamedDictionary }
+        var isInsert: Bool { self == .insertPositional || self == .insertNamed || self == .insertNamedDictionary || self == .squealInsertDictionary }
     }
 
     /// Creates the database a workload starts from: an empty table for inserts, the rows to read
@@ -44,9 +47,9 @@ enum Workloads {
         let db = try Raw.open(path)
         defer { sqlite3_close_v2(db) }
         switch kind {
-        case .insertPositional, .insertNamed, .insertNamedDictionary:
+        case .insertPositional, .insertNamed, .insertNamedDictionary, .squealInsertDictionary:
             try Raw.exec(db, createIntsSQL)
-        case .fetchPositional, .fetchNamed, .fetchModel, .fetchDecodable, .fetchTwoThreads:
+        case .fetchPositional, .fetchNamed, .fetchModel, .fetchDecodable, .fetchTwoThreads, .squealSelectModel:
             try Raw.exec(db, createIntsSQL + "; BEGIN")
             let statement = try Raw.prepare(db, insertPositionalSQL)
             defer { sqlite3_finalize(statement) }

@@ -37,6 +37,9 @@ open class Connection {
     /// The path the connection was opened with (`":memory:"`, `""` for temporary, or a file).
     let openedPath: String
 
+    /// The SQL of the last dictionary `insertInto`, so rows with the same keys build none.
+    let insertStatementMemo = InsertStatementMemo()
+
     // MARK: - Opening
 
     /// Opens a connection with SQift's flag conveniences.

@@ -33,5 +33,7 @@ extension SQift where Base == String {
 /// Quotes an identifier (table, column, index name) for SQL: `"name"` with inner quotes doubled.
 @usableFromInline
 func quoteIdentifier(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    // Without Foundation: the helpers quote names on every call, and bridging costs microseconds.
+    guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
+    return "\"" + name.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
 }

@@ -10,23 +10,20 @@ extension Connection {
     /// ```swift
     /// let contactId = try db.insertInto("contacts", values: ["name": "Amelia Grey", "email": "amelia@gastrobot.xyz"])
     /// ```
-    /// The SQL is built from the sorted column names, so rows with the same columns share one
-    /// cached prepared statement. An empty dictionary inserts `DEFAULT VALUES`.
+    /// The SQL names the columns in sorted order, so rows with the same columns share one cached
+    /// prepared statement, and it is built only when the keys change. An empty dictionary
+    /// inserts `DEFAULT VALUES`.
     /// - Throws: `SQLiteError`, e.g. for an unknown column or a violated constraint.
     @discardableResult
     public func insertInto(_ tableName: String, values: [String: Bindable?]) throws -> Int64 {
-        let columns = values.keys.sorted()
-        let sql = insertSQL(tableName, columns: columns)
-        try withStatement(cachedFor: sql, .positional([])) { statement in
-            var index: Int32 = 0
-            for column in columns {
-                index += 1
-                let code: Int32
-                if case let value?? = values[column] {
-                    code = try value.bind(to: statement.handle, at: index)
-                } else {
-                    code = sqlite3_bind_null(statement.handle, index)
-                }
+        let (sql, positions) = insertStatementMemo.plan(tableName, keys: values.keys, build: insertSQL)
+        _ = try withStatement(cachedFor: sql, .positional([])) { statement in
+            // `values` iterates in the order `plan` saw its keys; positions[i] is the i-th key's parameter.
+            var position = 0
+            for (_, value) in values {
+                let index = positions[position]
+                position += 1
+                let code = try value?.bind(to: statement.handle, at: index) ?? sqlite3_bind_null(statement.handle, index)
                 if code != SQLITE_OK { try statement.checkBind(code, index: index) }
             }
             try statement.run()

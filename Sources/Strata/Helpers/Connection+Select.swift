@@ -11,6 +11,7 @@ extension Connection {
     /// `from` is quoted when it names a table or view, and each of `columns` when it names one
     /// of its columns; anything else is spliced as an SQL fragment. `limit` and `offset` are bound.
     /// - Throws: `SQLiteError` for invalid SQL or a failing step; the block's error.
+    @inlinable // specialized for the caller's `T`: the per-row append then needs no metadata lookup
     public func selectFrom<T>(
         _ from: String,
         columns: [String]? = nil,
@@ -118,6 +119,7 @@ extension Connection {
     }
 
     /// Builds a SELECT and the parameters to bind with it.
+    @usableFromInline
     func selectSQL(
         _ from: String, columns: [String]?, whereExpr: String?, groupBy: String?, having: String?,
         orderBy: String?, limit: Int?, offset: Int?, parameters: [Bindable?]

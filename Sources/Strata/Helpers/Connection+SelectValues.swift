@@ -53,6 +53,7 @@ extension Connection {
     /// Maps every row with `block`.
     ///
     /// - Throws: `SQLiteError` for invalid SQL or a failing step; the block's error.
+    @inlinable // specialized for the caller's `T`
     public func selectAll<T>(_ sql: SQL, parameters: [Bindable?] = [], block: (Statement) throws -> T) throws -> [T] {
         try withStatement(cachedFor: sql, .positional(parameters)) { statement in
             var results: [T] = []

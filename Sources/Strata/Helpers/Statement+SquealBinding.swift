@@ -3,8 +3,9 @@ import Foundation
 import SQLite3
 #endif
 
-/// Squeal's parameter binding: one parameter at a time, by 1-based index or by name, without
-/// resetting the statement or clearing the other parameters (SQift's `bind(...)` does both).
+/// Squeal's parameter binding: one parameter at a time, by 1-based index or by name, keeping
+/// the other parameters (SQift's `bind(...)` clears them). A statement that has finished is
+/// rewound first; one in the middle of its rows throws `SQLITE_MISUSE` (call `reset()` first).
 /// Names may be given with their prefix (`":id"`) or without it (`"id"`).
 extension Statement {
     /// The 1-based index of the parameter named `name` (`":id"`, `"@id"`, `"$id"`, or `"id"`
@@ -49,6 +50,7 @@ extension Statement {
     ///   a busy statement.
     public final func bindValue(_ value: Bindable?, atIndex index: Int) throws {
         let position = Int32(clamping: index)
+        if !isBusy { resetForNewExecution() }
         let code = try value?.bind(to: handle, at: position) ?? sqlite3_bind_null(handle, position)
         try checkBind(code, index: position)
     }

@@ -26,17 +26,17 @@ extension Statement {
     }
 
     /// The value at `index` as an `Int`, or nil.
-    @inlinable public final func intValueAtIndex(_ index: Int) -> Int? {
+    @inlinable @inline(__always) public final func intValueAtIndex(_ index: Int) -> Int? {
         squealValue(at: index).flatMap { Int(exactly: sqlite3_value_int64($0)) }
     }
 
     /// The value at `index` as an `Int64`, or nil.
-    @inlinable public final func int64ValueAtIndex(_ index: Int) -> Int64? {
+    @inlinable @inline(__always) public final func int64ValueAtIndex(_ index: Int) -> Int64? {
         squealValue(at: index).map { sqlite3_value_int64($0) }
     }
 
     /// The value at `index` as a `Double`, or nil.
-    @inlinable public final func doubleValueAtIndex(_ index: Int) -> Double? {
+    @inlinable @inline(__always) public final func doubleValueAtIndex(_ index: Int) -> Double? {
         squealValue(at: index).map { sqlite3_value_double($0) }
     }
 
@@ -49,7 +49,7 @@ extension Statement {
     }
 
     /// The value at `index` as a `Bool` (non-zero is true), or nil.
-    @inlinable public final func boolValueAtIndex(_ index: Int) -> Bool? {
+    @inlinable @inline(__always) public final func boolValueAtIndex(_ index: Int) -> Bool? {
         squealValue(at: index).map { sqlite3_value_int64($0) != 0 }
     }
 
@@ -59,17 +59,17 @@ extension Statement {
     }
 
     /// The value of the column named `name` as an `Int`, or nil.
-    @inlinable public final func intValue(_ name: String) -> Int? {
+    @inlinable @inline(__always) public final func intValue(_ name: String) -> Int? {
         squealValue(named: name).flatMap { Int(exactly: sqlite3_value_int64($0)) }
     }
 
     /// The value of the column named `name` as an `Int64`, or nil.
-    @inlinable public final func int64Value(_ name: String) -> Int64? {
+    @inlinable @inline(__always) public final func int64Value(_ name: String) -> Int64? {
         squealValue(named: name).map { sqlite3_value_int64($0) }
     }
 
     /// The value of the column named `name` as a `Double`, or nil.
-    @inlinable public final func doubleValue(_ name: String) -> Double? {
+    @inlinable @inline(__always) public final func doubleValue(_ name: String) -> Double? {
         squealValue(named: name).map { sqlite3_value_double($0) }
     }
 
@@ -82,7 +82,7 @@ extension Statement {
     }
 
     /// The value of the column named `name` as a `Bool` (non-zero is true), or nil.
-    @inlinable public final func boolValue(_ name: String) -> Bool? {
+    @inlinable @inline(__always) public final func boolValue(_ name: String) -> Bool? {
         squealValue(named: name).map { sqlite3_value_int64($0) != 0 }
     }
 

@@ -21,6 +21,10 @@ public final class AlterTableBuilder {
     }
 
     /// Renames a column, changes its type or constraints, or sets it from an SQL expression over the row.
+    ///
+    /// `setConstraints` replaces the column's constraints. `setValue` and `initialExpr` are
+    /// evaluated over each existing row, whose columns already carry this alteration's new names.
+    /// Migrating down restores the earlier type and constraints but not values `setValue` replaced.
     public func alterColumn(_ name: String, renameTo: String? = nil, changeTypeTo: SchemaColumnType? = nil,
                             setConstraints: [String]? = nil, setValue: String? = nil) {
         changes.append(.alterColumn(name, renameTo: renameTo, changeTypeTo: changeTypeTo, setConstraints: setConstraints, setValue: setValue))

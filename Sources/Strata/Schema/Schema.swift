@@ -63,6 +63,12 @@ public final class Schema: Sendable {
     /// The highest declared version; 0 when none is declared.
     public var latestVersion: Int { versions.last?.number ?? 0 }
 
+    /// The tables the latest version declares.
+    public var tables: [SchemaTable] { versions.last?.tables ?? [] }
+
+    /// The table with this name that the latest version declares, if any.
+    public func tableNamed(_ name: String) -> SchemaTable? { versions.last?.tableNamed(name) }
+
     /// The version with this number, if declared.
     public func versionNumbered(_ number: Int) -> SchemaVersion? { versions.first { $0.number == number } }
 }

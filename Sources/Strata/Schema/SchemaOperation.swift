@@ -30,7 +30,9 @@ enum TableAlteration: Hashable, Sendable {
     var isPlainAddColumn: Bool {
         guard case .addColumn(let column, nil) = self else { return false }
         let constraints = column.constraints.joined(separator: " ").uppercased()
-        if constraints.contains("PRIMARY") || constraints.contains("UNIQUE") { return false }
+        // ALTER TABLE ADD COLUMN refuses these; a rebuild does them.
+        if constraints.contains("PRIMARY") || constraints.contains("UNIQUE") || constraints.contains("CURRENT_")
+            || constraints.contains("DEFAULT (") || constraints.contains("DEFAULT(") { return false }
         return !constraints.contains("NOT NULL") || constraints.contains("DEFAULT")
     }
 }

@@ -21,8 +21,9 @@ extension Connection {
     ///   Columns not listed take their default. For rowid tables without an `INTEGER PRIMARY KEY`
     ///   the rowids are kept too.
     /// - Indexes and triggers of the table, and views that mention it, are recreated from their
-    ///   SQL; one that no longer fits the new table fails the rebuild. `AUTOINCREMENT` counters
-    ///   are kept.
+    ///   SQL. An index or view naming a column the new table lacks fails the rebuild; a trigger is
+    ///   recreated as written (SQLite checks a trigger's body only when it fires).
+    ///   `AUTOINCREMENT` counters are kept.
     ///
     /// Outside a transaction the rebuild turns `foreign_keys` off, runs in `BEGIN IMMEDIATE`, and
     /// restores the setting. Inside one it runs under a savepoint, and foreign keys must already be
@@ -38,7 +39,8 @@ extension Connection {
         copying columns: [(column: String, expression: String)],
         tableOptions: String? = nil
     ) throws {
-        guard let oldSQL = try tableSQL(named: table) else { throw TableRebuildError.noSuchTable(table) }
+        guard let stored = try tableNameAndSQL(named: table) else { throw TableRebuildError.noSuchTable(table) }
+        let (table, oldSQL) = stored   // the name as stored, so the rebuilt table keeps its case
         if isInTransaction {
             if try foreignKeysEnabled() { throw TableRebuildError.foreignKeysEnabledInTransaction(table: table) }
             try savepoint(named: "strata_rebuild_table") {
@@ -55,9 +57,13 @@ extension Connection {
 
     /// The `CREATE TABLE` text of a table of the main schema, found case-insensitively as SQLite does.
     func tableSQL(named table: String) throws -> String? {
-        let sql: String? = try query(
-            "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE", table)
-        return sql
+        try tableNameAndSQL(named: table)?.sql
+    }
+
+    /// The stored name and `CREATE TABLE` text of a table of the main schema.
+    private func tableNameAndSQL(named table: String) throws -> (name: String, sql: String)? {
+        try prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE", table)
+            .query { (row: Row) -> (name: String, sql: String) in (name: row[0] ?? table, sql: row[1] ?? "") }
     }
 
     /// Steps 3 to 11 of the procedure; the caller provides the transaction and the foreign key setting.
@@ -70,12 +76,13 @@ extension Connection {
     ) throws {
         let dependents = try schemaObjectsDepending(onTable: table)
         let indexColumns = try dependents.filter { $0.type == "index" }.map { try indexedColumnNames(ofIndex: $0.name) }
+        let viewColumns = try dependents.filter { $0.type == "view" }.map { try resultColumnNames(ofView: $0.name) }
         let options = tableOptions ?? Self.tableOptions(ofCreateTableSQL: oldSQL)
         let sequence: Int64? = try autoincrementSequence(ofTable: table)
         let temporaryName = try unusedTableName(basedOn: table)
 
         // 3-4. the new table under a temporary name
-        try execute("CREATE TABLE \(quoteIdentifier(temporaryName)) (\(definition))\(options.isEmpty ? "" : " " + options)")
+        try execute("CREATE TABLE main.\(quoteIdentifier(temporaryName)) (\(definition))\(options.isEmpty ? "" : " " + options)")
 
         // 5. copy the rows
         if !columns.isEmpty {
@@ -86,7 +93,7 @@ extension Connection {
                 sourceList.insert("rowid", at: 0)
             }
             try execute("""
-                INSERT INTO \(quoteIdentifier(temporaryName)) (\(targetList.joined(separator: ", "))) \
+                INSERT INTO main.\(quoteIdentifier(temporaryName)) (\(targetList.joined(separator: ", "))) \
                 SELECT \(sourceList.joined(separator: ", ")) FROM main.\(quoteIdentifier(table))
                 """)
         }
@@ -114,6 +121,14 @@ extension Connection {
         where try indexedColumnNames(ofIndex: index.name) != columns {
             throw TableRebuildError.indexDoesNotFit(index: index.name, table: table)
         }
+        // Likewise a view selecting a column that is gone would select the string "column", and
+        // name its result column with the quotes.
+        for (view, columns) in zip(dependents.filter { $0.type == "view" }, viewColumns) {
+            let stringFallbacks = try resultColumnNames(ofView: view.name).filter {
+                $0.count > 1 && $0.hasPrefix("\"") && $0.hasSuffix("\"") && !columns.contains($0)
+            }
+            if !stringFallbacks.isEmpty { throw TableRebuildError.viewDoesNotFit(view: view.name, table: table) }
+        }
 
         // 10. foreign key check on the table and the tables that reference it
         var violations: [ForeignKeyViolation] = []
@@ -123,16 +138,19 @@ extension Connection {
         if !violations.isEmpty { throw TableRebuildError.foreignKeysViolated(table: table, violations: violations) }
     }
 
-    /// Indexes and triggers on `table` (with SQL; automatic indexes come back with the table)
-    /// and every view whose text mentions the table's name, in schema order.
+    /// Indexes and triggers on `table` (with SQL; automatic indexes come back with the table),
+    /// every view whose text mentions the table's name, and the triggers on those views (dropping
+    /// a view drops them), in schema order.
     private func schemaObjectsDepending(onTable table: String) throws -> [(type: String, name: String, sql: String)] {
         try prepare("""
             SELECT type, name, sql FROM main.sqlite_master
             WHERE sql IS NOT NULL AND (
-                (type IN ('index', 'trigger') AND tbl_name = ? COLLATE NOCASE)
-                OR (type = 'view' AND instr(lower(sql), lower(?)) > 0))
+                (type IN ('index', 'trigger') AND tbl_name = ?1 COLLATE NOCASE)
+                OR (type = 'view' AND instr(lower(sql), lower(?1)) > 0)
+                OR (type = 'trigger' AND tbl_name IN (
+                    SELECT name FROM main.sqlite_master WHERE type = 'view' AND instr(lower(sql), lower(?1)) > 0)))
             ORDER BY rowid
-            """, table, table).query { (row: Row) in
+            """, table).query { (row: Row) in
             (type: row[0] ?? "", name: row[1] ?? "", sql: row[2] ?? "")
         }
     }
@@ -140,6 +158,12 @@ extension Connection {
     /// The indexed column names of an index, nil for expressions.
     private func indexedColumnNames(ofIndex index: String) throws -> [String?] {
         try prepare("SELECT name FROM pragma_index_info(?)", index).query { (row: Row) -> String? in row[0] }
+    }
+
+    /// The result column names of a view; empty when the view cannot be evaluated.
+    private func resultColumnNames(ofView view: String) throws -> [String] {
+        let names: [String]? = try? prepare("SELECT name FROM pragma_table_info(?)", view).query { (row: Row) -> String in row[0] ?? "" }
+        return names ?? []
     }
 
     /// The names of tables whose foreign keys refer to `table`.

@@ -13,6 +13,8 @@ public enum TableRebuildError: Error, Equatable, Sendable, CustomStringConvertib
     case foreignKeysEnabledInTransaction(table: String)
     /// An index of the table names a column the new table does not have.
     case indexDoesNotFit(index: String, table: String)
+    /// A view that mentions the table selects a column the new table does not have.
+    case viewDoesNotFit(view: String, table: String)
     /// After the rebuild, rows referencing the table (or rows of the table) lost their parent.
     case foreignKeysViolated(table: String, violations: [ForeignKeyViolation])
 
@@ -21,11 +23,14 @@ public enum TableRebuildError: Error, Equatable, Sendable, CustomStringConvertib
         case .noSuchTable(let table):
             return "Cannot rebuild table \"\(table)\": no such table"
         case .foreignKeysEnabledInTransaction(let table):
-            return "Cannot rebuild table \"\(table)\" inside a transaction while foreign keys are on: "
+            return "Cannot \(table.isEmpty ? "turn foreign keys off" : "rebuild table \"\(table)\"") inside a transaction while foreign keys are on: "
                 + "turn foreign keys off before beginning the transaction (Connection.withForeignKeysDisabled)"
         case .indexDoesNotFit(let index, let table):
             return "Cannot rebuild table \"\(table)\": index \"\(index)\" names a column the new definition lacks; "
                 + "drop or change the index first"
+        case .viewDoesNotFit(let view, let table):
+            return "Cannot rebuild table \"\(table)\": view \"\(view)\" selects a column the new definition lacks; "
+                + "drop or change the view first"
         case .foreignKeysViolated(let table, let violations):
             return "Rebuilding table \"\(table)\" would violate foreign keys, so it was rolled back: "
                 + violations.map(\.description).joined(separator: "; ")

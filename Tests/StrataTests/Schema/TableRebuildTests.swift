@@ -107,6 +107,35 @@ import Testing
         #expect(!db.isInTransaction)
     }
 
+    @Test func viewOnADroppedColumnFailsTheRebuild() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        try db.execute(#"CREATE TABLE t (a TEXT, "b c" TEXT); CREATE VIEW "v" AS SELECT "b c" FROM t; CREATE VIEW "all" AS SELECT * FROM t"#)
+        try db.run("INSERT INTO t VALUES (?, ?)", "x", "y")
+        let before = try DatabaseSnapshot(db)
+        #expect(throws: TableRebuildError.viewDoesNotFit(view: "v", table: "t")) {
+            try db.rebuildTable(named: "t", definition: #""a" TEXT"#, copying: [("a", "a")])
+        }
+        #expect(try DatabaseSnapshot(db) == before)
+        // A view that still fits, including SELECT *, comes back.
+        try db.execute(#"DROP VIEW "v""#)
+        try db.rebuildTable(named: "t", definition: #""a" TEXT"#, copying: [("a", "a")])
+        let all: [String] = try db.query(#"SELECT * FROM "all""#)
+        #expect(all == ["x"])
+    }
+
+    @Test func triggersOnViewsOfTheTableComeBack() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        try db.execute("""
+            CREATE TABLE t (a TEXT, junk TEXT);
+            CREATE VIEW v AS SELECT a FROM t;
+            CREATE TRIGGER "v insert" INSTEAD OF INSERT ON v BEGIN INSERT INTO t (a) VALUES (upper(NEW.a)); END;
+            """)
+        try db.rebuildTable(named: "t", definition: #""a" TEXT"#, copying: [("a", "a")])
+        try db.run("INSERT INTO v VALUES (?)", "x")
+        let values: [String] = try db.query("SELECT a FROM t")
+        #expect(values == ["X"])
+    }
+
     @Test func badCopyExpressionLeavesDatabaseAsBefore() throws {
         let db = try makeAwkwardDatabase()
         let before = try DatabaseSnapshot(db)
@@ -149,6 +178,14 @@ import Testing
         #expect(seq == 3)
         try db.run("INSERT INTO t (name) VALUES (?)", "d")
         #expect(db.lastInsertRowID == 4)
+    }
+
+    @Test func keepsTheStoredNameCase() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        try db.execute("CREATE TABLE Contacts (a TEXT, b TEXT)")
+        try db.rebuildTable(named: "CONTACTS", definition: #""a" TEXT"#, copying: [("a", "a")])
+        let names: [String] = try db.query("SELECT name FROM sqlite_master")
+        #expect(names == ["Contacts"])
     }
 
     @Test func keepsImplicitRowIDs() throws {

@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+import StrataSqueal
+
+// Squeal's schema names through `import StrataSqueal`, in Swift 6 language mode.
+
+@Suite struct SchemaNamesTests {
+    @Test func squealNamesResolveToTheSchemaDSL() {
+        let type: ColumnType = .Text
+        #expect(type == SchemaColumnType.Text)
+        #expect([ColumnType.Text, .Integer, .Real, .Blob].map(\.rawValue) == ["TEXT", "INTEGER", "REAL", "BLOB"])
+        let column = Column(name: "e mail", type: .Text, constraints: ["NOT NULL"])
+        #expect(column.sqlRepresentation == #""e mail" TEXT NOT NULL"#)
+        let table = Table(name: "people", columns: [column])
+        #expect(table.createSQL == #"CREATE TABLE "people" ("e mail" TEXT NOT NULL)"#)
+        let error: SquealMigrationError = .unknownDatabaseVersion(dbVersion: 3)
+        #expect(error == SchemaMigrationError.unknownDatabaseVersion(dbVersion: 3))
+        #expect(error.description.contains("version 3"))
+        #expect(IndexOrigin.PrimaryKeyConstraint == .primaryKeyConstraint)
+    }
+
+    @Test func introspectionThroughDatabase() throws {
+        let db = Database()
+        try db.createTable("contacts", definitions: ["id INTEGER PRIMARY KEY", "email TEXT NOT NULL UNIQUE"])
+        let schema = try db.schema
+        #expect(schema.tableNames == ["contacts"])
+        let info = try #require(try db.tableInfoForTableNamed("contacts"))
+        #expect(info.columnNames == ["id", "email"])
+        #expect(info.indexes.first?.origin == .UniqueConstraint)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import Strata
+
+@Suite struct IntrospectionTests {
+    func makeDatabase() throws -> Connection {
+        let db = try Connection(storageLocation: .inMemory)
+        try db.execute(#"""
+            CREATE TABLE "the ""people""" ("id" INTEGER PRIMARY KEY, "first name" TEXT NOT NULL DEFAULT 'x', "order" REAL, UNIQUE ("order"));
+            CREATE INDEX "by name" ON "the ""people""" ("first name" COLLATE NOCASE DESC, "order") WHERE "order" > 0;
+            CREATE TABLE pairs (a TEXT, b TEXT, PRIMARY KEY (a, b)) WITHOUT ROWID;
+            CREATE VIEW v AS SELECT a FROM pairs;
+            CREATE TRIGGER t AFTER INSERT ON pairs BEGIN SELECT 1; END;
+            CREATE TABLE counter (id INTEGER PRIMARY KEY AUTOINCREMENT);
+            INSERT INTO counter DEFAULT VALUES;
+            """#)
+        return db
+    }
+
+    @Test func schemaListsEntriesInOrder() throws {
+        let schema = try makeDatabase().schema
+        #expect(schema.tableNames == [#"the "people""#, "pairs", "counter"])
+        #expect(schema.entryNamed("sqlite_sequence")?.isTable == true)
+        #expect(schema.indexNames.contains("by name"))
+        #expect(schema.namesOfIndexesOnTable(#"THE "PEOPLE""#).sorted() == ["by name", #"sqlite_autoindex_the "people"_1"#])
+        #expect(schema["v"]?.isView == true)
+        #expect(schema["v"]?.rootPage == 0)
+        #expect(schema["t"]?.isTrigger == true)
+        #expect(schema["t"]?.tableName == "pairs")
+        #expect(schema.tableNamed("PAIRS")?.sql?.hasSuffix("WITHOUT ROWID") == true)
+        #expect(schema.tableNamed("pairs")!.rootPage > 0)
+        #expect(schema.entryNamed(#"sqlite_autoindex_the "people"_1"#)?.sql == nil)
+        #expect(schema.tableNamed("nope") == nil)
+        #expect(schema.indexesOnTable("pairs").isEmpty) // a WITHOUT ROWID primary key is the table itself
+    }
+
+    @Test func tableInfoDescribesColumns() throws {
+        let db = try makeDatabase()
+        let info = try #require(try db.tableInfoForTableNamed(#"the "PEOPLE""#))
+        #expect(info.name == #"the "people""#)
+        #expect(info.columnNames == ["id", "first name", "order"])
+        #expect(info.columns.map(\.index) == [0, 1, 2])
+        #expect(info["id"]?.primaryKeyIndex == 1)
+        #expect(info["id"]?.type == "INTEGER")
+        #expect(info["FIRST NAME"]?.notNull == true)
+        #expect(info["first name"]?.defaultValue == "'x'")
+        #expect(info["order"]?.defaultValue == nil)
+        #expect(info["order"]?.isPrimaryKey == false)
+        #expect(info["missing"] == nil)
+        #expect(try db.tableInfoForTableNamed("nope") == nil)
+        #expect(try db.tableInfoForTableNamed("v")?.columnNames == ["a"])
+    }
+
+    @Test func tableInfoDescribesIndexes() throws {
+        let db = try makeDatabase()
+        let info = try #require(try db.tableInfoForTableNamed(#"the "people""#))
+        let byName = try #require(info.indexNamed("BY NAME"))
+        #expect(byName.origin == .createIndex)
+        #expect(byName.origin == .CreateIndex)
+        #expect(byName.isUnique == false)
+        #expect(byName.isPartial)
+        #expect(byName.columnNames == ["first name", "order"])
+        #expect(byName.columns.map(\.isDescending) == [true, false])
+        #expect(byName.columns.first?.collation == "NOCASE")
+        #expect(byName.columns.map(\.tableColumnIndex) == [1, 2])
+        #expect(byName.columns.map(\.indexSequenceNumber) == [0, 1])
+        let unique = try #require(info.indexes.first { $0.origin == .uniqueConstraint })
+        #expect(unique.isUnique && unique.columnNames == ["order"])
+        let pairs = try #require(try db.tableInfoForTableNamed("pairs"))
+        #expect(pairs.indexes.map(\.origin) == [.primaryKeyConstraint])
+        #expect(pairs.indexes.first?.columnNames == ["a", "b"])
+        #expect(pairs["b"]?.primaryKeyIndex == 2)
+        #expect(info.indexes.map(\.sequenceNumber).sorted() == [0, 1])
+    }
+}
