@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata checkpoint`: copies a WAL database's log back into the database file.
+struct CheckpointCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "checkpoint",
+        abstract: "Checkpoint a WAL database (write the log back into the database file)."
+    )
+
+    /// The checkpoint modes of `sqlite3_wal_checkpoint_v2`.
+    enum Mode: String, ExpressibleByArgument, CaseIterable {
+        case passive, full, restart, truncate
+
+        var checkpointMode: Connection.CheckpointMode {
+            switch self {
+            case .passive: return .passive
+            case .full: return .full
+            case .restart: return .restart
+            case .truncate: return .truncate
+            }
+        }
+    }
+
+    @Argument(help: "Path to an existing database file.") var database: String
+    @Option(help: "passive, full, restart or truncate (as Strata's checkpoint(mode:) defaults).") var mode: Mode = .truncate
+
+    func run() throws {
+        let connection = try DatabaseFile.openExisting(database)
+        let walBefore = DatabaseFile.fileSize(database + "-wal")
+        let result = try connection.checkpoint(mode: mode.checkpointMode)
+        guard result.logFrames >= 0 else {
+            let journalMode: String = try connection.query("PRAGMA journal_mode") ?? "unknown"
+            print("\(database) is not in WAL mode (journal mode \(journalMode)); there is nothing to checkpoint.")
+            return
+        }
+        print("Checkpoint (\(mode.rawValue)): \(result.checkpointedFrames) of \(result.logFrames) WAL frames written back.")
+        let walAfter = DatabaseFile.fileSize(database + "-wal")
+        print("WAL size: \(CheckCommand.bytes(walBefore ?? 0)) before, \(CheckCommand.bytes(walAfter ?? 0)) after.")
+    }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata schema`: the tables with their columns, then the indexes, views and triggers, read
+/// through Strata's introspection API (`Connection.schema`, `tableInfoForTableNamed`).
+struct SchemaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schema",
+        abstract: "Show the tables with their columns, then the indexes, views and triggers."
+    )
+
+    @Argument(help: "Path to an existing database file.") var database: String
+
+    func run() throws {
+        let connection = try DatabaseFile.openExisting(database)
+        let schema = try connection.schema
+        let byName: (SchemaEntryInfo, SchemaEntryInfo) -> Bool = { $0.name < $1.name }
+        var lines: [String] = []
+        var indexLines: [(name: String, line: String)] = []
+        for table in schema.tables.sorted(by: byName) {
+            guard let info = try connection.tableInfoForTableNamed(table.name) else { continue }
+            lines.append("TABLE \(info.name)")
+            let compositeKey = info.columns.filter(\.isPrimaryKey).count > 1
+            lines += aligned(info.columns.map { column in
+                var traits: [String] = []
+                if column.isPrimaryKey {
+                    traits.append(compositeKey ? "PRIMARY KEY (\(column.primaryKeyIndex))" : "PRIMARY KEY")
+                }
+                if column.notNull { traits.append("NOT NULL") }
+                if let value = column.defaultValue { traits.append("DEFAULT \(value)") }
+                return [column.name, column.type.isEmpty ? "(no type)" : column.type, traits.joined(separator: " ")]
+            }).map { "  " + $0 }
+            // Indexes made by CREATE INDEX; the automatic ones restate UNIQUE and PRIMARY KEY.
+            for index in info.indexes where index.origin == .createIndex {
+                let columns = index.columns.map { ($0.name ?? "<expression>") + ($0.isDescending ? " DESC" : "") }
+                let partial = index.isPartial ? (schema.entryNamed(index.name)?.sql.flatMap(partialClause) ?? " WHERE ...") : ""
+                indexLines.append((index.name, "\(index.isUnique ? "UNIQUE " : "")INDEX \(index.name) ON \(info.name) (\(columns.joined(separator: ", ")))\(partial)"))
+            }
+        }
+        if !indexLines.isEmpty { lines += [""] + indexLines.sorted { $0.name < $1.name }.map(\.line) }
+        for (kind, entries) in [("VIEW", schema.schemaEntries.filter(\.isView)), ("TRIGGER", schema.schemaEntries.filter(\.isTrigger))]
+        where !entries.isEmpty {
+            lines.append("")
+            for entry in entries.sorted(by: byName) {
+                lines.append("\(kind) \(entry.name)\(entry.isTrigger ? " ON \(entry.tableName)" : "")")
+                lines += (entry.sql ?? "").split(whereSeparator: \.isNewline).map { "  " + $0 }
+            }
+        }
+        if lines.isEmpty { lines.append("(no tables, indexes, views or triggers)") }
+        lines.forEach { print($0) }
+    }
+
+    /// ` WHERE ...` of a partial index's SQL, or nil.
+    private func partialClause(_ sql: String) -> String? {
+        guard let range = sql.range(of: " WHERE ", options: [.caseInsensitive, .backwards]),
+              sql[..<range.lowerBound].contains(")") else { return nil }
+        return " WHERE " + String(sql[range.upperBound...]).trimmingWhitespace()
+    }
+
+    /// Rows of cells padded to their column's width.
+    private func aligned(_ rows: [[String]]) -> [String] {
+        guard let columnCount = rows.first?.count else { return [] }
+        let widths = (0..<columnCount).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { index, cell in
+                cell + String(repeating: " ", count: widths[index] - cell.count)
+            }.joined(separator: "  ").trailingSpacesRemoved()
+        }
+    }
+}

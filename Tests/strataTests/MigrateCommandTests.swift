@@ -1,0 +1,126 @@
+import Foundation
+import Strata
+import Testing
+
+@Suite struct MigrateCommandTests {
+    /// Three good migrations in `migrations/`.
+    func writeMigrations(in sandbox: Sandbox) throws {
+        try sandbox.write("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n", to: "migrations/001_create_cars.sql")
+        try sandbox.write("CREATE INDEX cars_by_name ON cars(name);\nINSERT INTO cars(name) VALUES('Audi');\n", to: "migrations/002_index_cars.sql")
+        try sandbox.write("ALTER TABLE cars ADD COLUMN price INTEGER;\n", to: "migrations/003_add_price.sql")
+        try sandbox.write("Notes about the migrations are ignored.\n", to: "migrations/README.md")
+    }
+
+    func versions(in path: String) throws -> [Int64] {
+        try Connection(storageLocation: .onDisk(path)).query("SELECT version FROM schema_migrations ORDER BY version")
+    }
+
+    @Test func createsTheDatabaseAndAppliesEachVersionInOrder() throws {
+        let sandbox = try Sandbox()
+        try writeMigrations(in: sandbox)
+        let result = try sandbox.strata("migrate", "app.db", "--dir", "migrations")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == """
+            app.db is at version 0.
+            Applying version 1: 001_create_cars.sql
+            Applying version 2: 002_index_cars.sql
+            Applying version 3: 003_add_price.sql
+            Now at version 3.
+            Pending: none.
+
+            """)
+        #expect(try versions(in: sandbox.path("app.db")) == [1, 2, 3])
+        let again = try sandbox.strata("migrate", "app.db", "--dir", "migrations")
+        #expect(again.stdout == "app.db is at version 3.\nNow at version 3.\nPending: none.\n")
+    }
+
+    @Test func toStopsAtAVersionAndListsWhatIsPending() throws {
+        let sandbox = try Sandbox()
+        try writeMigrations(in: sandbox)
+        let result = try sandbox.strata("migrate", "app.db", "--dir", "migrations", "--to", "1")
+        #expect(result.status == 0)
+        #expect(result.stdout.hasSuffix("Now at version 1.\nPending: 002_index_cars.sql, 003_add_price.sql.\n"))
+        #expect(try versions(in: sandbox.path("app.db")) == [1])
+        let past = try sandbox.strata("migrate", "app.db", "--dir", "migrations", "--to", "4")
+        #expect(past.status != 0)
+        #expect(past.errorLines == ["strata: --to 4 is past the newest migration file (version 3)"])
+    }
+
+    @Test func dryRunListsAndChangesNothing() throws {
+        let sandbox = try Sandbox()
+        try writeMigrations(in: sandbox)
+        let fresh = try sandbox.strata("migrate", "app.db", "--dir", "migrations", "--dry-run")
+        #expect(fresh.status == 0)
+        #expect(fresh.stdout.contains("Would apply version 1: 001_create_cars.sql\nWould apply version 2: 002_index_cars.sql\nWould apply version 3: 003_add_price.sql\n"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("app.db")))
+
+        _ = try sandbox.strata("migrate", "app.db", "--dir", "migrations", "--to", "1")
+        let before = try sandbox.snapshot()
+        let partial = try sandbox.strata("migrate", "app.db", "--dir", "migrations", "--dry-run")
+        #expect(partial.stdout == """
+            app.db is at version 1.
+            Would apply version 2: 002_index_cars.sql
+            Would apply version 3: 003_add_price.sql
+            Pending: none.
+            Dry run: nothing was changed.
+
+            """)
+        #expect(try sandbox.snapshot() == before)
+    }
+
+    @Test func aFailingThirdStepLeavesVersionTwo() throws {
+        let sandbox = try Sandbox()
+        try writeMigrations(in: sandbox)
+        try sandbox.write("ALTER TABLE cars ADD COLUMN price INTEGER;\nINSERT INTO no_such_table VALUES(1);\n", to: "migrations/003_add_price.sql")
+        let result = try sandbox.strata("migrate", "app.db", "--dir", "migrations")
+        #expect(result.status != 0)
+        #expect(result.stdout.contains("Applying version 3: 003_add_price.sql\n"))
+        #expect(result.errorLines == ["strata: 003_add_price.sql failed: no such table: no_such_table; the database stays at version 2"])
+        let path = sandbox.path("app.db")
+        #expect(try versions(in: path) == [1, 2])
+        // Version 3's first statement was rolled back with it.
+        let columns: [String] = try Connection(storageLocation: .onDisk(path)).query("SELECT name FROM pragma_table_info('cars')")
+        #expect(columns == ["id", "name"])
+    }
+
+    @Test func aFailingFirstStepLeavesNoFileBehind() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("CREATE TABLE oops(;\n", to: "migrations/001_broken.sql")
+        let result = try sandbox.strata("migrate", "app.db", "--dir", "migrations")
+        #expect(result.status != 0)
+        #expect(result.errorLines == ["strata: 001_broken.sql failed: near \";\": syntax error; the database stays at version 0"])
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("app.db")))
+    }
+
+    @Test(arguments: [
+        (["001_a.sql", "003_c.sql"], "strata: gap in migrations: no version 2 between 001_a.sql and 003_c.sql"),
+        (["002_b.sql"], "strata: gap in migrations: no version 1 before 002_b.sql"),
+        (["001_a.sql", "002_b.sql", "002_c.sql"], "strata: duplicate migration version 2: 002_b.sql and 002_c.sql"),
+        (["001_a.sql", "01_b.sql"], "strata: duplicate migration version 1: 001_a.sql and 01_b.sql"),
+        (["001_a.sql", "add_b.sql"], "strata: migration file add_b.sql is not named NNN_name.sql"),
+        (["000_a.sql"], "strata: migration file 000_a.sql has version 0; versions start at 1"),
+    ])
+    func badDirectoriesAreRefusedBeforeAnythingRuns(files: [String], message: String) throws {
+        let sandbox = try Sandbox()
+        for (index, file) in files.enumerated() { try sandbox.write("CREATE TABLE t\(index)(x);\n", to: "migrations/\(file)") }
+        let before = try sandbox.snapshot()
+        let result = try sandbox.strata("migrate", "app.db", "--dir", "migrations")
+        #expect(result.status != 0)
+        #expect(result.errorLines == [message])
+        #expect(try sandbox.snapshot() == before)
+    }
+
+    @Test func aDatabaseNewerThanTheFilesIsRefused() throws {
+        let sandbox = try Sandbox()
+        try writeMigrations(in: sandbox)
+        _ = try sandbox.strata("migrate", "app.db", "--dir", "migrations")
+        try FileManager.default.removeItem(atPath: sandbox.path("migrations/003_add_price.sql"))
+        let before = try sandbox.snapshot()
+        let result = try sandbox.strata("migrate", "app.db", "--dir", "migrations")
+        #expect(result.status != 0)
+        #expect(result.errorLines == ["strata: app.db is at version 3, newer than the newest migration file (version 2); nothing was changed"])
+        #expect(try sandbox.snapshot() == before)
+        let dryRun = try sandbox.strata("migrate", "app.db", "--dir", "migrations", "--dry-run")
+        #expect(dryRun.status != 0)
+    }
+}
