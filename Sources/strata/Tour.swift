@@ -132,6 +132,9 @@ struct Tour: ParsableCommand {
             show(row.map { "\($0.column.name): \($0.value.map { "\($0)" } ?? "NULL")" }.joined(separator: ", "))
         }
 
+        try squealTour(db)
+        try ormTour()
+
         section("Bad input is a thrown error, not a crash")
         do { try db.run("INSERT INTO cars(name) VALUES(?, ?)", "only one") } catch {
             show("\(error)")
@@ -139,6 +142,6 @@ struct Tour: ParsableCommand {
         print("\nDone. The database was \(path) (now removed).")
     }
 
-    private func section(_ title: String) { print("\n== \(title)") }
-    private func show(_ line: String) { print("   \(line)") }
+    func section(_ title: String) { print("\n== \(title)") }
+    func show(_ line: String) { print("   \(line)") }
 }
