@@ -22,3 +22,18 @@ extension Connection {
         }
     }
 }
+
+/// Squeal's name for a rowid, as `insertInto` and `selectIdsFrom` return it.
+public typealias RowId = Int64
+
+extension Connection {
+    /// `PRAGMA user_version` as Squeal's `Int32`, for code that asks for that type
+    /// (`let v: Int32 = try db.queryUserVersionNumber()`); an unannotated call still gets core's `Int`.
+    ///
+    /// - Throws: `SQLiteError` when the pragma fails.
+    @_disfavoredOverload
+    public func queryUserVersionNumber() throws -> Int32 {
+        // user_version is a 32-bit field in the database header, so this never truncates.
+        Int32(truncatingIfNeeded: try queryUserVersionNumber() as Int)
+    }
+}

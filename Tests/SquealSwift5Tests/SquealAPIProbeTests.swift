@@ -1,0 +1,253 @@
+import Foundation
+import Testing
+import StrataSqueal
+
+// Squeal 1.x's documented API, written as a Squeal user would (only the import changed).
+
+private func contactsDB() throws -> Database {
+    let db = Database()
+    try db.createTable("contacts", definitions: ["id INTEGER PRIMARY KEY", "name TEXT", "email TEXT NOT NULL", "age INTEGER", "score REAL", "photo BLOB"])
+    return db
+}
+
+@Test func squealDatabaseSurfaceInSwift5() throws {
+    let db = Database()
+    #expect(db.isInMemoryDatabase && !db.isTemporaryDatabase && !db.isPersistentDatabase)
+    let memory = Database.newInMemoryDatabase()
+    #expect(memory.isInMemoryDatabase)
+    let path = NSTemporaryDirectory() + "squeal-probe-\(UUID().uuidString).sqlite"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let file = try Database(path: path)
+    #expect(file.isPersistentDatabase)
+    #expect(file.path == path)
+    try file.execute("CREATE TABLE t (x)")
+    try file.execute("INSERT INTO t VALUES (?)", parameters: [7])
+    #expect(file.lastInsertedRowId == 1)
+    #expect(file.numberOfChangedRows == 1)
+    let statement = try file.prepareStatement("SELECT x FROM t")
+    #expect(try statement.next())
+    #expect(statement.intValueAtIndex(0) == 7)
+    #expect(try !statement.next())
+    let userVersion: Int32 = try db.queryUserVersionNumber()
+    #expect(userVersion == 0)
+    try db.updateUserVersionNumber(3)
+    #expect(try db.queryUserVersionNumber() == 3)
+}
+
+@Test func squealHelpersInSwift5() throws {
+    let db = try contactsDB()
+    let photo = Data([1, 2, 3])
+    let amelia: RowId = try db.insertInto("contacts", values: ["name": "Amelia", "email": "a@x", "age": 30, "score": 1.5, "photo": photo])
+    let bob = try db.insertInto("contacts", columns: ["name", "email", "age"], values: ["Bob", "b@x", nil])
+    let insert = try db.prepareInsertInto("contacts", columns: ["name", "email"])
+    try insert.bind(["Cy", "c@x"])
+    try insert.execute()
+    #expect(amelia == 1 && bob == 2)
+
+    let names: [String] = try db.selectFrom("contacts", columns: ["name"], whereExpr: "age IS NULL OR age > ?", orderBy: "name DESC", limit: 2, offset: 0, parameters: [1]) { $0.stringValue("name") ?? "" }
+    #expect(names == ["Cy", "Bob"])
+    let ids: [RowId] = try db.selectIdsFrom("contacts", whereExpr: "email LIKE ?", parameters: ["%@x"])
+    #expect(ids == [1, 2, 3])
+    #expect(try db.countFrom("contacts", whereExpr: "age IS NULL") == 2)
+    #expect(try db.countFrom("contacts", columns: ["age"]) == 1)
+
+    #expect(try db.update("contacts", set: ["age": 40], whereExpr: "name = ?", parameters: ["Bob"]) == 1)
+    #expect(try db.update("contacts", rowIds: [1, 2], values: ["score": 2.0]) == 2)
+    #expect(try db.update("contacts", columns: ["age"], values: [50], whereExpr: "name = ?", parameters: ["Cy"]) == 1)
+    #expect(try db.update("contacts", setExpr: "age = age + 1", whereExpr: "age IS NOT NULL") == 3)
+    let update = try db.prepareUpdate("contacts", columns: ["email"], whereExpr: "id = ?")
+    try update.bind(["new@x", 1])
+    try update.execute()
+
+    #expect(try db.selectString("SELECT email FROM contacts WHERE id = ?", parameters: [1]) == "new@x")
+    #expect(try db.selectInt("SELECT age FROM contacts WHERE id = 1") == 31)
+    #expect(try db.selectInt64("SELECT count(*) FROM contacts") == 3)
+    #expect(try db.selectDouble("SELECT score FROM contacts WHERE id = 1") == 2.0)
+    #expect(try db.selectBool("SELECT 1") == true)
+    let first = try db.selectFirst("SELECT * FROM contacts ORDER BY id") { $0.blobValue("photo") }
+    #expect(first == .some(photo))
+    let all = try db.selectAll("SELECT id FROM contacts ORDER BY id") { $0.int64ValueAtIndex(0) ?? 0 }
+    #expect(all == [1, 2, 3])
+
+    #expect(try db.deleteFrom("contacts", rowIds: [3]) == 1)
+    #expect(try db.deleteFrom("contacts", whereExpr: "name = ?", parameters: ["Bob"]) == 1)
+    let delete = try db.prepareDeleteFrom("contacts", whereExpr: "id = ?")
+    try delete.bind([1])
+    try delete.execute()
+    #expect(try db.deleteFrom("contacts") == 0)
+    #expect(try db.countFrom("contacts") == 0)
+
+    try db.createIndex("contacts_name", tableName: "contacts", columns: ["name"], unique: true, ifNotExists: true)
+    try db.addColumnToTable("contacts", column: "url TEXT")
+    try db.renameTable("contacts", to: "people")
+    #expect(try db.schema.tableNames == ["people"])
+    try db.dropIndex("contacts_name")
+    try db.dropIndex("contacts_name", ifExists: true)
+    try db.dropTable("people")
+    try db.dropTable("people", ifExists: true)
+    #expect(escapeIdentifier("a\"b") == "\"a\"\"b\"")
+}
+
+@Test func squealTransactionsInSwift5() throws {
+    let db = try contactsDB()
+    try db.beginTransaction()
+    #expect(db.isInTransaction)
+    _ = try db.insertInto("contacts", values: ["email": "x"])
+    try db.rollback()
+    try db.beginTransaction()
+    _ = try db.insertInto("contacts", values: ["email": "y"])
+    try db.commit()
+    let result = try db.transaction { db -> TransactionResult in
+        try db.beginSavepoint("s")
+        _ = try db.insertInto("contacts", values: ["email": "z"])
+        try db.rollbackSavepoint("s")
+        try db.releaseSavepoint("s")
+        return .Commit
+    }
+    #expect(result == .Commit)
+    let sp = try db.savepoint("outer") { db -> SavepointResult in
+        _ = try db.insertInto("contacts", values: ["email": "w"])
+        return .Release
+    }
+    #expect(sp == .Release)
+    #expect(try db.selectFrom("contacts", orderBy: "id") { $0.stringValue("email") ?? "" } == ["y", "w"])
+}
+
+@Test func squealStatementInSwift5() throws {
+    let db = try contactsDB()
+    _ = try db.insertInto("contacts", values: ["name": "A", "email": "a", "age": 1, "score": 0.5, "photo": Data([9])])
+    let statement = try db.prepareStatement("SELECT * FROM contacts WHERE age = ?", parameters: [1])
+    #expect(try statement.next())
+    #expect(statement.columnCount == 6)
+    #expect(statement.columnNames == ["id", "name", "email", "age", "score", "photo"])
+    #expect(statement.indexOfColumnNamed("email") == 2)
+    #expect(statement.nameOfColumnAtIndex(1) == "name")
+    #expect(statement.stringValueAtIndex(1) == "A")
+    #expect(statement.realValue("score") == 0.5)
+    #expect(statement.doubleValueAtIndex(4) == 0.5)
+    #expect(statement.boolValue("age") == true)
+    #expect(statement.blobValueAtIndex(5) == Data([9]))
+    #expect(statement.valueOf("name") as? String == "A")
+    #expect(statement.valueAtIndex(3) as? Int64 == 1)
+    #expect(statement["name"] as? String == "A")
+    #expect(statement[2] as? String == "a")
+    #expect(statement.dictionaryValue["email"] as? String == "a")
+    #expect(statement.values.count == 6)
+    try statement.reset()
+    #expect(try statement.next())
+    try statement.reset()
+    statement.clearParameters()
+    let named = try db.prepareStatement("SELECT $a + :b")
+    #expect(named.parameterCount == 2)
+    #expect(named.indexOfParameterNamed("$a") == 1)
+    try named.bind(namedParameters: ["$a": 1, ":b": 2])
+    #expect(try named.selectNextInt() == 3)
+    try named.reset()
+    try named.bindParameter("$a", value: 10)
+    try named.bindIntValue(5, atIndex: 2)
+    #expect(try named.selectNextInt64() == 15)
+    let rows = try db.prepareStatement("SELECT name FROM contacts").selectRows()
+    #expect(rows.count == 1)
+}
+
+final class ProbePoolDelegate: DatabasePoolDelegate {
+    var opened = 0
+    var closed = 0
+    func databaseOpened(_ database: Database) throws {
+        opened += 1
+        try database.execute("PRAGMA foreign_keys = ON")
+    }
+    func databaseClosed(_ database: Database) { closed += 1 }
+}
+
+@Test func squealDatabasePoolInSwift5() throws {
+    let path = NSTemporaryDirectory() + "squeal-pool-\(UUID().uuidString).sqlite"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let delegate = ProbePoolDelegate()
+    let pool = DatabasePool(databasePath: path, delegate: delegate)
+    let db = try pool.dequeueDatabase()
+    #expect(delegate.opened == 1)
+    try db.execute("CREATE TABLE t (x)")
+    pool.enqueueDatabase(db)
+    let again = try pool.dequeueDatabase()
+    #expect(again === db)
+    pool.removeDatabase(again)
+    pool.drain()
+    #expect(pool.databasePath == path)
+}
+
+let ProbeSchema = Schema { schema in
+    schema.version(1) { v1 in
+        v1.createTable("people") { t in
+            t.primaryKey("id", autoincrement: true)
+            t.column("name", type: .Text, constraints: ["NOT NULL"])
+            t.column("age", type: .Integer)
+            t.column("score", type: .Real)
+            t.column("photo", type: .Blob)
+            t.constraint("CHECK (age >= 0)", named: "age_positive")
+        }
+        v1.createTable("tags") { t in
+            t.primaryKey("id")
+            t.column("label", type: .Text)
+        }
+        v1.createIndex("people_name", on: "people", columns: ["name"], unique: true)
+    }
+    schema.version(2) { v2 in
+        v2.alterTable("people") { t in
+            t.addColumn("nickname", type: .Text, initialExpr: "name")
+            t.alterColumn("age", renameTo: "years", changeTypeTo: .Integer, setConstraints: ["NOT NULL"], setValue: "coalesce(years, 0)")
+            t.dropColumn("photo")
+            t.dropConstraint(named: "age_positive")
+            t.addConstraint("CHECK (years < 200)", named: "sane_age")
+        }
+        v2.renameIndex("people_name", to: "people_by_name")
+        v2.renameTable("tags", to: "labels")
+    }
+    schema.version(3) { v3 in
+        v3.dropIndex("people_by_name")
+        v3.dropTable("labels")
+        v3.execute { db in
+            _ = try db.insertInto("people", values: ["name": "seed", "years": 1])
+        }
+    }
+}
+
+@Test func squealSchemaDSLInSwift5() throws {
+    let db = Database()
+    try ProbeSchema.migrate(db, toVersion: 1)
+    _ = try db.insertInto("people", values: ["name": "Ann"])
+    #expect(try ProbeSchema.migrate(db, options: .ResetOldDatabaseVersions))
+    let info = try #require(try db.tableInfoForTableNamed("people"))
+    #expect(info.columnNames == ["id", "name", "years", "score", "nickname"])
+    let years: ColumnInfo? = info["years"]
+    #expect(years?.notNull == true)
+    #expect(years?.type == "INTEGER")
+    #expect(try db.selectFrom("people", orderBy: "id") { $0.stringValue("nickname") } == ["Ann", nil])
+    let schemaInfo: SchemaInfo = try db.schema
+    #expect(schemaInfo.tableNames == ["people"])
+    #expect(schemaInfo.indexNames == [])
+    #expect(ProbeSchema.latestVersion == 3)
+    try ProbeSchema.reset(db)
+    #expect(try db.queryUserVersionNumber() == 0)
+
+    do {
+        try db.updateUserVersionNumber(9)
+        _ = try ProbeSchema.migrate(db)
+        Issue.record("expected unknownDatabaseVersion")
+    } catch let error as SquealMigrationError {
+        #expect(error == .unknownDatabaseVersion(dbVersion: 9))
+    }
+}
+
+@Test func squealBindableValuesInSwift5() throws {
+    let db = Database()
+    try db.createTable("v", definitions: ["a", "b", "c", "d", "e", "f", "g", "h"])
+    let optional: String? = nil
+    _ = try db.insertInto("v", columns: ["a", "b", "c", "d", "e", "f", "g", "h"], values: [1, "s", 2.5, true, Data([1]), NSData(bytes: [2], length: 1), Int64(3), optional])
+    let row = try #require(try db.selectFirst("SELECT * FROM v") { $0.dictionaryValue })
+    #expect(row["a"] as? Int64 == 1)
+    #expect(row["d"] as? Int64 == 1)
+    #expect(row["f"] as? Data == Data([2]))
+    #expect(row["h"] == nil)
+    #expect(row.count == 7)
+}
