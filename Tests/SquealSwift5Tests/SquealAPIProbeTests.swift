@@ -243,7 +243,7 @@ let ProbeSchema = Schema { schema in
     let db = Database()
     try db.createTable("v", definitions: ["a", "b", "c", "d", "e", "f", "g", "h"])
     let optional: String? = nil
-    _ = try db.insertInto("v", columns: ["a", "b", "c", "d", "e", "f", "g", "h"], values: [1, "s", 2.5, true, Data([1]), NSData(bytes: [2], length: 1), Int64(3), optional])
+    _ = try db.insertInto("v", columns: ["a", "b", "c", "d", "e", "f", "g", "h"], values: [1, "s", 2.5, true, Data([1]), NSData(data: Data([2])), Int64(3), optional])
     let row = try #require(try db.selectFirst("SELECT * FROM v") { $0.dictionaryValue })
     #expect(row["a"] as? Int64 == 1)
     #expect(row["d"] as? Int64 == 1)

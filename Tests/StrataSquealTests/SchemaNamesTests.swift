@@ -29,3 +29,20 @@ import StrataSqueal
         #expect(info.indexes.first?.origin == .UniqueConstraint)
     }
 }
+
+// The additions for Squeal code (`RowId`, `Int32` user version, `NSData` values), in Swift 6 mode:
+// unannotated calls keep resolving without ambiguity.
+@Test func squealAdditionsResolveInSwift6() throws {
+    let db = Database()
+    try db.createTable("t", definitions: ["b BLOB"])
+    let id: RowId = try db.insertInto("t", values: ["b": NSData(data: Data([1, 2]))])
+    let stored = try db.selectFirst("SELECT b FROM t WHERE rowid = ?", parameters: [id]) { $0.blobValue("b") }
+    #expect(stored == Data([1, 2]))
+    #expect(try db.selectString("SELECT typeof(b) FROM t") == "blob")
+    try db.updateUserVersionNumber(4)
+    let version = try db.queryUserVersionNumber()
+    #expect(version == 4 as Int)
+    let narrow: Int32 = try db.queryUserVersionNumber()
+    #expect(narrow == 4)
+    #expect(try db.queryUserVersionNumber() == 4)
+}
