@@ -251,3 +251,16 @@ let ProbeSchema = Schema { schema in
     #expect(row["h"] == nil)
     #expect(row.count == 7)
 }
+
+@Test func squealNamedParametersAndCloseInSwift5() throws {
+    let db = Database()
+    try db.execute("CREATE TABLE t (a, b)")
+    try db.execute("INSERT INTO t VALUES (:a, $b)", namedParameters: ["a": 1, "$b": "x"])
+    let statement = try db.prepareStatement("SELECT b FROM t WHERE a = @a", namedParameters: ["a": 1])
+    #expect(try statement.next())
+    #expect(statement.stringValue("b") == "x")
+    statement.close()
+    // Closing ended the run and cleared the parameters: `a = NULL` matches nothing.
+    #expect(try statement.selectNextString() == nil)
+    #expect(throws: (any Error).self) { try db.execute("SELECT :a", namedParameters: ["missing": 1]) }
+}
