@@ -264,3 +264,23 @@ let ProbeSchema = Schema { schema in
     #expect(try statement.selectNextString() == nil)
     #expect(throws: (any Error).self) { try db.execute("SELECT :a", namedParameters: ["missing": 1]) }
 }
+
+@Test func squealPoolIgnoresForeignConnectionsInSwift5() throws {
+    let path = NSTemporaryDirectory() + "squeal-pool-\(UUID().uuidString).sqlite"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let pool = DatabasePool(databasePath: path)
+    let foreign = Database()
+    try foreign.execute("CREATE TABLE t (x)")
+    try foreign.beginTransaction()
+    try foreign.execute("INSERT INTO t VALUES (1)")
+    pool.enqueueDatabase(foreign)
+    #expect(foreign.isInTransaction)
+    #expect(pool.idleDatabaseCount == 0)
+    try foreign.commit()
+
+    let db = try pool.dequeueDatabase()
+    try db.beginTransaction()
+    pool.enqueueDatabase(db)
+    #expect(!db.isInTransaction)
+    #expect(pool.idleDatabaseCount == 1)
+}
