@@ -79,3 +79,36 @@ import StrataSqueal
     let empty = Schema { _ in }
     #expect(try empty.migrate(Database()) == false)
 }
+
+@Test func squealSchemaDSLQuotesAwkwardNamesInSwift5() throws {
+    let weird = Schema(identifier: "weird") { schema in
+        schema.version(1) { v in
+            v.createTable("my \"t\"") { t in
+                t.primaryKey("id")
+                t.column("a b", type: .Text, constraints: ["NOT NULL"])
+                t.column("order", type: .Integer)
+            }
+            v.createIndex("i 'x'", on: "my \"t\"", columns: ["a b"], partialExpr: "\"a b\" <> ''", unique: true)
+        }
+        schema.version(2) { v in
+            v.alterTable("my \"t\"") { t in
+                t.alterColumn("a b", renameTo: "c \"d\"", setConstraints: [])
+                t.dropColumn("order")
+                t.addColumn("select", type: .Real, initialExpr: "1.5")
+            }
+            v.renameTable("my \"t\"", to: "our 't'")
+        }
+    }
+    let db = Database()
+    try weird.migrate(db, toVersion: 1)
+    _ = try db.insertInto("my \"t\"", values: ["a b": "v", "order": 2])
+    try weird.migrate(db)
+    let info = try #require(try db.tableInfoForTableNamed("our 't'"))
+    #expect(info.columnNames == ["id", "c \"d\"", "select"])
+    #expect(try db.selectFrom("our 't'") { $0.stringValue("c \"d\"") } == ["v"])
+    #expect(try db.selectFrom("our 't'") { $0.doubleValue("select") } == [1.5])
+    try weird.migrate(db, toVersion: 1)
+    #expect(try db.tableInfoForTableNamed("my \"t\"")?.indexNames == ["i 'x'"])
+    try weird.migrate(db, toVersion: 0)
+    #expect(try db.schema.tableNames == [])
+}
