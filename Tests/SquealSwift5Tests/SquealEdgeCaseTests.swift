@@ -112,3 +112,49 @@ import StrataSqueal
     try weird.migrate(db, toVersion: 0)
     #expect(try db.schema.tableNames == [])
 }
+
+@Test func squealSchemaVersionNumberingMistakesThrowInSwift5() throws {
+    let descending = Schema { schema in
+        schema.version(2) { v in v.createTable("t") { t in t.column("a", type: .Text) } }
+        schema.version(1) { v in v.createTable("u") { t in t.column("a", type: .Text) } }
+    }
+    #expect(throws: (any Error).self) { try descending.migrate(Database()) }
+    let zero = Schema { schema in
+        schema.version(0) { v in v.createTable("t") { t in t.column("a", type: .Text) } }
+    }
+    #expect(throws: (any Error).self) { try zero.migrate(Database()) }
+    let negative = Schema { schema in
+        schema.version(-3) { v in v.createTable("t") { t in t.column("a", type: .Text) } }
+    }
+    #expect(throws: (any Error).self) { try negative.migrate(Database()) }
+    let huge = Schema { schema in
+        schema.version(Int.max) { v in v.createTable("t") { t in t.column("a", type: .Text) } }
+    }
+    #expect(throws: (any Error).self) { try huge.migrate(Database()) }
+    let twoTables = Schema { schema in
+        schema.version(1) { v in
+            v.createTable("t") { t in t.column("a", type: .Text) }
+            v.createTable("T") { t in t.column("a", type: .Text) }
+        }
+    }
+    #expect(throws: (any Error).self) { try twoTables.migrate(Database()) }
+    let noColumns = Schema { schema in
+        schema.version(1) { v in v.createTable("t") { _ in } }
+    }
+    #expect(throws: (any Error).self) { try noColumns.migrate(Database()) }
+}
+
+@Test func squealSchemaVersionBeyondUserVersionIsInvalidInSwift5() throws {
+    let largest = Schema { schema in
+        schema.version(Int(Int32.max)) { v in v.createTable("t") { t in t.column("a", type: .Text) } }
+    }
+    let db = Database()
+    #expect(try largest.migrate(db))
+    #expect(try db.queryUserVersionNumber() == Int(Int32.max))
+    #expect(try largest.migrate(db) == false)
+    let tooLarge = Schema { schema in
+        schema.version(Int(Int32.max) + 1) { v in v.createTable("t") { t in t.column("a", type: .Text) } }
+    }
+    #expect(throws: SquealMigrationError.self) { try tooLarge.migrate(Database()) }
+    #expect(throws: SquealMigrationError.self) { try largest.migrate(Database(), toVersion: Int.max) }
+}
