@@ -284,3 +284,16 @@ let ProbeSchema = Schema { schema in
     #expect(!db.isInTransaction)
     #expect(pool.idleDatabaseCount == 1)
 }
+
+@Test func squealUserVersionRoundTripsInSwift5() throws {
+    let db = Database()
+    let version = try db.queryUserVersionNumber()
+    try db.updateUserVersionNumber(version + 1)
+    try db.updateUserVersionNumber(7)
+    let narrow: Int32 = 8
+    try db.updateUserVersionNumber(narrow)
+    #expect(try db.queryUserVersionNumber() == 8)
+    let tooBig = Int(Int32.max) + 1
+    #expect(throws: SQLiteError.self) { try db.updateUserVersionNumber(tooBig) }
+    #expect(try db.queryUserVersionNumber() == 8)
+}

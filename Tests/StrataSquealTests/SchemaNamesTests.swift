@@ -46,3 +46,13 @@ import StrataSqueal
     #expect(narrow == 4)
     #expect(try db.queryUserVersionNumber() == 4)
 }
+
+@Test func userVersionRoundTripsInSwift6() throws {
+    let db = Database()
+    let version = try db.queryUserVersionNumber()
+    try db.updateUserVersionNumber(version + 2)
+    try db.updateUserVersionNumber(Int32(5))
+    try db.updateUserVersionNumber(6)
+    #expect(try db.queryUserVersionNumber() == 6)
+    #expect(throws: SQLiteError.self) { try db.updateUserVersionNumber(Int.min) }
+}
