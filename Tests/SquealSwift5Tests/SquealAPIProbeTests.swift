@@ -297,3 +297,34 @@ let ProbeSchema = Schema { schema in
     #expect(throws: SQLiteError.self) { try db.updateUserVersionNumber(tooBig) }
     #expect(try db.queryUserVersionNumber() == 8)
 }
+
+@Test func squealIntrospectionInSwift5() throws {
+    let db = Database()
+    try db.createTable("people", definitions: ["id INTEGER PRIMARY KEY", "name TEXT NOT NULL DEFAULT 'x'", "email TEXT UNIQUE"])
+    try db.createIndex("people_name", tableName: "people", columns: ["name"], partialExpr: "name <> ''")
+    try db.execute("CREATE VIEW named AS SELECT name FROM people")
+
+    let schema: SchemaInfo = try db.schema
+    #expect(schema.tableNames == ["people"])
+    #expect(schema["named"]?.isView == true)
+    #expect(schema.entryNamed("people")?.isTable == true)
+    #expect(schema.tableNamed("people")?.tableName == "people")
+    #expect(schema.namesOfIndexesOnTable("people").sorted() == ["people_name", "sqlite_autoindex_people_1"])
+    #expect(schema.indexesOnTable("people").count == 2)
+    #expect(schema.indexNames.contains("people_name"))
+    let entry: SchemaEntryInfo = try #require(schema.entryNamed("people_name"))
+    #expect(entry.isIndex && entry.rootPage > 0 && entry.sql?.contains("CREATE INDEX") == true)
+
+    let info: TableInfo = try #require(try db.tableInfoForTableNamed("people"))
+    #expect(info.name == "people")
+    let name: ColumnInfo = try #require(info["name"])
+    #expect(name.index == 1 && name.type == "TEXT" && name.notNull && name.defaultValue == "'x'" && name.primaryKeyIndex == 0)
+    #expect(info["id"]?.primaryKeyIndex == 1)
+    let index: IndexInfo = try #require(info.indexNamed("people_name"))
+    #expect(index.isPartial && !index.isUnique && index.origin == .CreateIndex)
+    #expect(index.columnNames == ["name"])
+    let indexed: IndexedColumnInfo? = index.columns.first
+    #expect(indexed?.name == "name")
+    #expect(info.indexes.first { $0.origin == .UniqueConstraint }?.columnNames == ["email"])
+    #expect(try db.tableInfoForTableNamed("missing") == nil)
+}
