@@ -377,3 +377,36 @@ let ProbeSchema = Schema { schema in
     try delete.execute()
     #expect(try db.countFrom("t") == 2)
 }
+
+private struct ProbeFailure: Error {}
+
+@Test func squealFailingTransactionsAndSavepointsInSwift5() throws {
+    let db = Database()
+    try db.createTable("t", definitions: ["x"])
+    #expect(throws: ProbeFailure.self) {
+        try db.transaction { db -> TransactionResult in
+            _ = try db.insertInto("t", values: ["x": 1])
+            throw ProbeFailure()
+        }
+    }
+    #expect(!db.isInTransaction)
+    #expect(throws: ProbeFailure.self) {
+        try db.savepoint("top") { db -> SavepointResult in
+            _ = try db.insertInto("t", values: ["x": 2])
+            throw ProbeFailure()
+        }
+    }
+    #expect(!db.isInTransaction)
+    try db.transaction { db in
+        _ = try db.insertInto("t", values: ["x": 3])
+        _ = try? db.savepoint("inner \"sp\"") { db -> SavepointResult in
+            _ = try db.insertInto("t", values: ["x": 4])
+            throw ProbeFailure()
+        }
+        #expect(db.isInTransaction)
+        return .Commit
+    }
+    #expect(try db.selectAll("SELECT x FROM t") { $0.intValueAtIndex(0) ?? 0 } == [3])
+    #expect(throws: (any Error).self) { try db.transaction { db in try db.transaction { _ in .Commit } } }
+    #expect(!db.isInTransaction)
+}
