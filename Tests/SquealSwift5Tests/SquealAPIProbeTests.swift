@@ -410,3 +410,30 @@ private struct ProbeFailure: Error {}
     #expect(throws: (any Error).self) { try db.transaction { db in try db.transaction { _ in .Commit } } }
     #expect(!db.isInTransaction)
 }
+
+@Test func squealDatabasePathFormsInSwift5() throws {
+    let memory = try Database(path: ":memory:")
+    #expect(memory.isInMemoryDatabase && memory.path == ":memory:")
+    let temporary = try Database(path: "")
+    #expect(temporary.isTemporaryDatabase && temporary.path == "")
+    try temporary.execute("CREATE TABLE t (x)")
+    #expect(throws: (any Error).self) { try Database(path: "/nonexistent-dir-\(UUID().uuidString)/db.sqlite") }
+}
+
+final class RefusingPoolDelegate: DatabasePoolDelegate {
+    func databaseOpened(_ database: Database) throws { throw ProbeFailure() }
+    func databaseClosed(_ database: Database) {}
+}
+
+@Test func squealPoolDelegateRefusalThrowsInSwift5() throws {
+    let path = NSTemporaryDirectory() + "squeal-pool-\(UUID().uuidString).sqlite"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let pool = DatabasePool(databasePath: path, delegate: RefusingPoolDelegate())
+    #expect(throws: ProbeFailure.self) { try pool.dequeueDatabase() }
+    #expect(pool.activeDatabaseCount == 0 && pool.idleDatabaseCount == 0)
+    pool.delegate = nil
+    let db = try pool.dequeueDatabase()
+    #expect(pool.activeDatabaseCount == 1)
+    pool.removeDatabase(db)
+    #expect(pool.activeDatabaseCount == 0)
+}
