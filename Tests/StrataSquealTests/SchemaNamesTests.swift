@@ -56,3 +56,15 @@ import StrataSqueal
     #expect(try db.queryUserVersionNumber() == 6)
     #expect(throws: SQLiteError.self) { try db.updateUserVersionNumber(Int.min) }
 }
+
+@Test func namedParameterFormsAndCloseInSwift6() throws {
+    let db = Database()
+    try db.execute("CREATE TABLE t (a)")
+    try db.execute("INSERT INTO t VALUES (:a)", namedParameters: ["a": 1])
+    try db.execute("INSERT INTO t VALUES (?)", parameters: [2])
+    let statement = try db.prepareStatement("SELECT count(*) FROM t WHERE a >= :min", namedParameters: ["min": 1])
+    #expect(try statement.selectNextInt() == 2)
+    statement.close()
+    try statement.bindParameter("min", value: 2)
+    #expect(try statement.selectNextInt() == 1)
+}
