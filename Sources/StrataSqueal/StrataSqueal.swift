@@ -22,3 +22,32 @@ extension Connection {
         }
     }
 }
+
+/// Squeal's name for a rowid, as `insertInto` and `selectIdsFrom` return it.
+public typealias RowId = Int64
+
+extension Connection {
+    /// `PRAGMA user_version` as Squeal's `Int32`, for code that asks for that type
+    /// (`let v: Int32 = try db.queryUserVersionNumber()`); an unannotated call still gets core's `Int`.
+    ///
+    /// - Throws: `SQLiteError` when the pragma fails.
+    @_disfavoredOverload
+    public func queryUserVersionNumber() throws -> Int32 {
+        // user_version is a 32-bit field in the database header, so this never truncates.
+        Int32(truncatingIfNeeded: try queryUserVersionNumber() as Int)
+    }
+
+    /// Sets `PRAGMA user_version` from an `Int`, so the `Int` that `queryUserVersionNumber()`
+    /// returns can be written back (`try db.updateUserVersionNumber(version + 1)`).
+    ///
+    /// - Throws: `SQLiteError` with code `SQLITE_RANGE` when `number` does not fit the 32-bit
+    ///   field; `SQLiteError` when the pragma fails.
+    @_disfavoredOverload
+    public func updateUserVersionNumber(_ number: Int) throws {
+        guard let narrow = Int32(exactly: number) else {
+            // 25 is SQLITE_RANGE (StrataSqueal does not import the SQLite module).
+            throw SQLiteError(code: 25, message: "user_version \(number) does not fit in 32 bits")
+        }
+        try updateUserVersionNumber(narrow)
+    }
+}

@@ -83,6 +83,9 @@ public final class DatabasePool: Sendable {
     ///
     /// A transaction left open is rolled back first, so the next caller starts clean.
     public func enqueueDatabase(_ database: Connection) {
+        // Only a connection this pool handed out is touched: another's transaction is its own.
+        let ours = state.withLock { $0.busy[ObjectIdentifier(database)] != nil }
+        guard ours else { return }
         if database.isInTransaction { try? database.rollback() }
         state.withLock { state in
             guard state.busy.removeValue(forKey: ObjectIdentifier(database)) != nil else { return }

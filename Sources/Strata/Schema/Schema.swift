@@ -41,6 +41,12 @@ public final class Schema: Sendable {
                 error = .invalidSchema(reason: "version \(declared.number) must be greater than 0 and than the version declared before it")
                 break
             }
+            // PRAGMA user_version holds a signed 32-bit integer; a larger version would be stored
+            // truncated and the database would appear to be at some other version.
+            if declared.number > Int(Int32.max) {
+                error = .invalidSchema(reason: "version \(declared.number) is larger than PRAGMA user_version can hold (\(Int32.max))")
+                break
+            }
             var steps: [PlannedOperation] = []
             do {
                 for operation in declared.operations {
@@ -51,7 +57,8 @@ public final class Schema: Sendable {
             } catch let failure as SchemaMigrationError {
                 error = failure.inVersion(declared.number)
                 break
-            } catch {
+            } catch let failure {
+                error = .invalidSchema(reason: "version \(declared.number): \(failure)")
                 break
             }
             versions.append(SchemaVersion(number: declared.number, steps: steps, state: state))

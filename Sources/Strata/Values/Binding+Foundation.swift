@@ -26,6 +26,11 @@ extension String: Binding {
     }
 }
 
+/// Squeal bound `NSData` as a BLOB too; code written for it passes `NSData` as a parameter.
+extension NSData: Bindable {
+    public var bindingValue: BindingValue { .blob(self as Data) }
+}
+
 extension Data: Binding {
     public typealias BindingType = Data
     public var bindingValue: BindingValue { .blob(self) }
