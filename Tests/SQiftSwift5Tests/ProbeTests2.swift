@@ -155,7 +155,7 @@ import SQLite3
         }
         #expect(statement == "SELECT 5")
         #expect(sql == "SELECT ?")
-        print(events.map { $0.description })
+        #expect(events.map { $0.description }.first == #"TraceEvent.statement: { statement: "SELECT 5", sql: "SELECT ?" }"#)
     }
 
     @Test func migratorSQLForm() throws {
