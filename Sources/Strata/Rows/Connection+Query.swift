@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
 
 // The query API on a connection: each call takes a statement from the connection's cache, binds
 // the parameters, reads, and resets the statement. Three forms each: variadic, array, dictionary.
@@ -168,5 +171,48 @@ extension Connection {
         let statement = try Statement(connection: self, sql: sql)
         try parameters.bind(to: statement)
         return statement
+    }
+}
+
+// SQift's READMEs read counts as `let count: Int = try connection.query("SELECT count(*) ...")`.
+// These non-optional forms make that compile; where SQift would leave the caller to unwrap (or
+// trap), they throw when there is no value, so a missing row is an error, never a crash.
+extension Connection {
+    /// The first column of the first row as a non-optional `T`, for SQL that always yields a value
+    /// (`count(*)`, `PRAGMA`s).
+    /// - Throws: `SQLiteError` (`SQLITE_MISUSE`) when there is no row, the value is NULL, or it
+    ///   does not convert to `T`; any error from preparing, binding or stepping.
+    @inlinable
+    @_disfavoredOverload
+    public func query<T: Extractable>(_ sql: SQL, _ parameters: Bindable?...) throws -> T where T.DataType == T {
+        try Connection.requireValue(query(sql, parameters) as T?, sql: sql)
+    }
+
+    /// The first column of the first row as a non-optional `T`. (positional array parameters)
+    /// - Throws: `SQLiteError` (`SQLITE_MISUSE`) when there is no row or no convertible value.
+    @inlinable
+    @_disfavoredOverload
+    public func query<T: Extractable>(_ sql: SQL, _ parameters: [Bindable?]) throws -> T where T.DataType == T {
+        try Connection.requireValue(query(sql, parameters) as T?, sql: sql)
+    }
+
+    /// The first column of the first row as a non-optional `T`. (named parameters)
+    /// - Throws: `SQLiteError` (`SQLITE_MISUSE`) when there is no row or no convertible value.
+    @inlinable
+    @_disfavoredOverload
+    public func query<T: Extractable>(_ sql: SQL, _ parameters: [String: Bindable?]) throws -> T where T.DataType == T {
+        try Connection.requireValue(query(sql, parameters) as T?, sql: sql)
+    }
+
+    @usableFromInline
+    static func requireValue<T>(_ value: T?, sql: SQL) throws -> T {
+        guard let value else {
+            throw SQLiteError(
+                code: SQLITE_MISUSE,
+                message: "Query expected a \(T.self) value, instead found no row, NULL or another storage class",
+                sql: sql
+            )
+        }
+        return value
     }
 }

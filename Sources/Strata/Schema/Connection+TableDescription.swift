@@ -58,6 +58,15 @@ extension Connection {
 }
 
 extension Connection {
+    /// `readAllRows(fromTable:)` under the spelling SQLite.swiftly's README uses
+    /// (`db.readlAllRows(fromTable:)`), so its reference example compiles as written.
+    /// - Throws: `SQLiteError` when the table or one of its described columns is missing.
+    public func readlAllRows(fromTable table: TableDescription) throws -> [TableRow] {
+        try readAllRows(fromTable: table)
+    }
+}
+
+extension Connection {
     /// The `ORDER BY` that lists a table's rows in rowid order: by a rowid alias no column hides
     /// (`rowid`, `oid` or `_rowid_`), by the primary key for a `WITHOUT ROWID` table, or none
     /// when columns hide all three aliases (SQLite then scans in rowid order anyway).

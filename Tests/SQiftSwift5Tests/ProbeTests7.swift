@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+@testable import Strata
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+// Review probe, seventh batch: interrupt from another thread, and the close trace event.
+@Suite struct SQiftProbeInterruptTests {
+    @Test func interruptStopsALongQuery() throws {
+        let connection = try Connection()
+        let started = DispatchSemaphore(value: 0)
+        try connection.addScalarFunction(named: "started", argumentCount: 0) { _, _ in
+            started.signal()
+            return .integer(1)
+        }
+        // SQift code captures the connection directly; Connection is not Sendable, which Swift 5
+        // mode reports as a warning (an error in Swift 6 mode).
+        nonisolated(unsafe) let shared = connection
+        DispatchQueue.global().async {
+            _ = started.wait(timeout: .now() + 10)
+            shared.interrupt()
+        }
+        do {
+            let _: Int? = try connection.query("""
+                WITH RECURSIVE c(x) AS (SELECT started() UNION ALL SELECT x + 1 FROM c)
+                SELECT count(*) FROM c
+                """)
+            Issue.record("expected an interrupt")
+        } catch let error as SQLiteError {
+            #expect(error.code == SQLITE_INTERRUPT)
+            #expect(error.message == "interrupted")
+        }
+        let after: Int = try connection.query("SELECT 1")
+        #expect(after == 1)
+    }
+
+    @Test func closingDeliversConnectionClosed() throws {
+        var closed = false
+        do {
+            let connection = try Connection()
+            connection.traceEvent(mask: Connection.TraceEvent.connectionClosedMask) { event in
+                if case .connectionClosed = event { closed = true }
+            }
+        }
+        #expect(closed)
+    }
+}
