@@ -6,6 +6,8 @@ import SQLite3
 extension Connection {
     /// How a WAL checkpoint treats readers and writers. See <https://www.sqlite.org/c3ref/wal_checkpoint_v2.html>.
     public enum CheckpointMode: Sendable {
+        /// `passive` copies what it can without waiting; `full` waits for writers; `restart` also waits
+        /// for readers so the next writer restarts the WAL; `truncate` also empties the WAL file.
         case passive, full, restart, truncate
 
         var code: Int32 {
@@ -20,7 +22,9 @@ extension Connection {
 
     /// Frames in the WAL, and how many of them were moved into the database.
     public struct CheckpointResult: Sendable, Equatable {
+        /// The number of frames in the write-ahead log after the checkpoint.
         public let logFrames: Int
+        /// The number of WAL frames copied into the database file.
         public let checkpointedFrames: Int
     }
 

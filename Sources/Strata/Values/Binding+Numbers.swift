@@ -43,10 +43,12 @@ extension UInt32: ExactIntegerBinding { public typealias BindingType = Int64 }
 /// `UInt64` and `UInt` are stored by bit pattern, as in SQift: `UInt64.max` is stored as -1 and
 /// reads back as `UInt64.max`. Order and compare them in Swift, not in SQL.
 public protocol BitPatternIntegerBinding: Binding, FixedWidthInteger where DataType == Self, BindingType == Int64 {
+    /// Recreates the value from the 64-bit pattern it was stored as.
     init(bitPattern: Int64)
 }
 
 extension BitPatternIntegerBinding {
+    /// The value's bit pattern as an INTEGER (`UInt64.max` becomes -1).
     public var bindingValue: BindingValue { .integer(Int64(truncatingIfNeeded: self)) }
 
     @inlinable

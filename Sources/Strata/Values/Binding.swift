@@ -37,7 +37,9 @@ extension Bindable {
 /// `Any` form of the column, and only ever a value of their `BindingType`. Strata's built-in
 /// types read straight from SQLite through ``extract(from:)`` and follow the same rule.
 public protocol Extractable {
+    /// The Swift type of the storage class the value is read from: `Int64`, `Double`, `String` or `Data`.
     associatedtype BindingType
+    /// The type a read produces; `Self` unless the type reads as another (a wrapper, say).
     associatedtype DataType = Self
 
     /// Converts SQift's `Any` form of a column value, or returns nil if it does not fit.
