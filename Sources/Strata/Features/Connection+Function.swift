@@ -16,7 +16,7 @@ extension Connection {
     /// One argument of a SQL function call, read as the type you ask for (SQLite converts).
     public struct FunctionValue {
         /// SQLite's storage class of a value.
-        public enum DataType: Sendable { case null, integer, double, text, data }
+        public enum DataType: Sendable { /** NULL, INTEGER, REAL (`double`), TEXT or BLOB (`data`). */ case null, integer, double, text, data }
 
         let value: OpaquePointer
 

@@ -59,17 +59,20 @@ public protocol Extractable {
 }
 
 extension Extractable {
+    /// Reads the value as its `BindingType` and converts it with ``fromBindingValue(_:)``.
     @inlinable
     public static func extract(from value: OpaquePointer) -> DataType? {
         guard let any = bindingTypeValue(of: value, as: BindingType.self) else { return nil }
         return fromBindingValue(any)
     }
 
+    /// Ignores `type` and calls ``extract(from:)``.
     @inlinable
     public static func extract(from value: OpaquePointer, type: Int32) -> DataType? {
         extract(from: value)
     }
 
+    /// Reads the value with ``extract(from:type:)`` and casts the result to `Self`.
     @inlinable
     public static func extractSelf(from value: OpaquePointer, type: Int32) -> Self? {
         extract(from: value, type: type) as? Self
