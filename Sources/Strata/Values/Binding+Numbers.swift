@@ -19,6 +19,7 @@ extension ExactIntegerBinding {
         (value as? Int64).flatMap { Self(exactly: $0) }
     }
 
+    /// Reads an INTEGER column that fits the type; nil for another storage class or out of range.
     @inlinable
     public static func extract(from value: OpaquePointer) -> Self? {
         extract(from: value, type: sqlite3_value_type(value))
@@ -56,10 +57,12 @@ extension BitPatternIntegerBinding {
         sqlite3_bind_int64(statement, index, Int64(truncatingIfNeeded: self))
     }
 
+    /// An `Int64`, reinterpreted bit for bit (-1 reads as `max`); anything else is nil.
     public static func fromBindingValue(_ value: Any) -> Self? {
         (value as? Int64).map { Self(bitPattern: $0) }
     }
 
+    /// Reads an INTEGER column by bit pattern; nil for another storage class.
     @inlinable
     public static func extract(from value: OpaquePointer) -> Self? {
         extract(from: value, type: sqlite3_value_type(value))

@@ -81,6 +81,7 @@ extension Extractable {
 
 extension Extractable where DataType == Self {
     // Chosen over the unconstrained default for every type whose DataType is itself.
+    /// Returns ``extract(from:type:)`` directly: no cast, as `DataType` is already `Self`.
     @inlinable @inline(__always)
     public static func extractSelf(from value: OpaquePointer, type: Int32) -> Self? {
         extract(from: value, type: type)
