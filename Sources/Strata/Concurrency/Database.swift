@@ -21,7 +21,8 @@ import SQLite3
 public final class Database: Sendable {
     /// The single writer connection; every write goes through it, one at a time.
     public let writerConnectionQueue: ConnectionQueue
-    /// The read-only connections that serve reads in parallel with each other and the writer.
+    /// The read-only connections that serve reads in parallel with each other and the writer
+    /// (unused for an in-memory or temporary database, whose reads go to the writer).
     public let readerConnectionPool: ConnectionPool
     private let readsUseWriter: Bool
 
