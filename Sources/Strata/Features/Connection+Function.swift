@@ -4,7 +4,7 @@ import SQLite3
 #endif
 
 extension Connection {
-    /// The body of a scalar SQL function: called once per row with the call's context and arguments.
+    /// The body of a scalar SQL function: called for each invocation with its context and arguments.
     public typealias ScalarFunction = (ScalarFunctionContext, [FunctionValue]) -> FunctionResult
     /// Makes the fresh state object an aggregate function accumulates into for each group.
     public typealias AggregateContextObjectFactory = () -> AnyObject
@@ -22,11 +22,11 @@ extension Connection {
 
         init(value: OpaquePointer) { self.value = value }
 
-        /// The value as a 32-bit integer (truncated; 0 for NULL or non-numeric text).
+        /// The value as a 32-bit integer, converted by SQLite (0 for NULL).
         public var integer: Int32 { sqlite3_value_int(value) }
-        /// The value as a 64-bit integer (0 for NULL or non-numeric text).
+        /// The value as a 64-bit integer, converted by SQLite (0 for NULL).
         public var long: Int64 { sqlite3_value_int64(value) }
-        /// The value as a floating-point number (0.0 for NULL or non-numeric text).
+        /// The value as a floating-point number, converted by SQLite (0.0 for NULL).
         public var double: Double { sqlite3_value_double(value) }
         /// The value as text; `""` for NULL (never traps).
         public var text: String { readText(value) }
