@@ -10,5 +10,6 @@
 /// properties must be `var`s. `init()` also supplies the value a new `NOT NULL` column gets for
 /// existing rows when ``Storage/syncSchema(preserve:)`` adds it with `preserve: true`.
 public protocol Initializable {
+    /// Creates an empty instance, with each mapped property at its default, for the ORM to fill in.
     init()
 }

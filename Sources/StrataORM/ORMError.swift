@@ -33,6 +33,7 @@ public enum ORMError: Swift.Error, Equatable, Sendable, CustomStringConvertible 
         }
     }
 
+    /// A message saying what went wrong and, for mapping errors, how to fix it.
     public var description: String {
         switch self {
         case .typeIsNotMapped(let type):

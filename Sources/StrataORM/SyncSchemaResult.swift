@@ -15,6 +15,7 @@ public enum SyncSchemaResult: Sendable, Equatable, CustomStringConvertible {
     /// with `preserve: false` they were dropped.
     case droppedAndRecreated
 
+    /// SQLiteORM's message for the result, such as "new table created".
     public var description: String {
         switch self {
         case .newTableCreated: return "new table created"

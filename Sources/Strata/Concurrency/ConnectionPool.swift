@@ -28,9 +28,13 @@ public final class ConnectionPool: Sendable {
     /// How many connections a pool opens at most unless told otherwise (GRDB's default too).
     public static let defaultMaximumConnectionCount = 5
 
+    /// The database every connection of the pool opens.
     public let storageLocation: StorageLocation
+    /// What the pool's connections do on a table lock (`SQLITE_LOCKED`).
     public let tableLockPolicy: TableLockPolicy
+    /// The `sqlite3_open_v2` flags each connection opens with.
     public let flags: Int32
+    /// How long the pool must sit idle before it closes spare connections, keeping one.
     public let availableConnectionDrainDelay: TimeInterval
     /// The most connections open at once (at least 1).
     public let maximumConnectionCount: Int

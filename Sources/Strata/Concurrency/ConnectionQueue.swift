@@ -91,6 +91,8 @@ public final class ConnectionQueue: @unchecked Sendable {
 }
 
 extension ConnectionQueue: Hashable {
+    /// Queues are equal only when they are the same instance (and so the same connection).
     public static func == (lhs: ConnectionQueue, rhs: ConnectionQueue) -> Bool { lhs === rhs }
+    /// Hashes the queue by identity, consistent with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

@@ -19,7 +19,10 @@ import SQLite3
 /// ``ConnectionPool/defaultBusyTimeout`` seconds on a lock before failing with `SQLITE_BUSY`. An in-memory or temporary
 /// database is private to one connection, so there reads use the writer too.
 public final class Database: Sendable {
+    /// The single writer connection; every write goes through it, one at a time.
     public let writerConnectionQueue: ConnectionQueue
+    /// The read-only connections that serve reads in parallel with each other and the writer
+    /// (unused for an in-memory or temporary database, whose reads go to the writer).
     public let readerConnectionPool: ConnectionPool
     private let readsUseWriter: Bool
 

@@ -17,8 +17,11 @@ import SQLite3
 open class Connection {
     /// Kinds of `BEGIN` for ``transaction(transactionType:closure:)``.
     public enum TransactionType: String, Sendable {
+        /// Takes locks only when the transaction first reads or writes (SQLite's default).
         case deferred = "DEFERRED"
+        /// Takes the write lock at `BEGIN`, so other writers wait but readers go on.
         case immediate = "IMMEDIATE"
+        /// Takes the write lock at `BEGIN`; outside WAL mode, readers are locked out too.
         case exclusive = "EXCLUSIVE"
     }
 
@@ -239,6 +242,7 @@ open class Connection {
 }
 
 extension Connection: CustomStringConvertible {
+    /// The database file name, or that the database is in memory or temporary, for logging.
     public var description: String {
         "Connection(\(fileName.isEmpty ? "in-memory or temporary" : fileName))"
     }

@@ -46,12 +46,14 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
         self.init(code: code, message: message, extendedCode: (extended & 0xFF) == (code & 0xFF) ? extended : code, sql: sql)
     }
 
+    /// The message, code and code description, for logging.
     public var description: String {
         "{ message=\"\(message)\", code=\(code), codeDescription=\"\(codeDescription)\" }"
     }
 }
 
 extension SQLiteError: LocalizedError {
+    /// The code, its description, SQLite's message and the failing SQL when known.
     public var errorDescription: String? {
         if let sql { return "SQLite error \(code) (\(codeDescription)): \(message) [SQL: \(sql)]" }
         return "SQLite error \(code) (\(codeDescription)): \(message)"

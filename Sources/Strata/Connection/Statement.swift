@@ -289,6 +289,7 @@ open class Statement {
 }
 
 extension Statement: CustomStringConvertible {
+    /// The statement's SQL as prepared.
     public var description: String { sql }
 }
 

@@ -4,10 +4,14 @@ import SQLite3
 #endif
 
 extension Connection {
+    /// Decides whether a statement being compiled may perform an action: receives the action, its two
+    /// action-specific arguments, the database name and the innermost trigger or view.
     public typealias Authorizer = (AuthorizerAction, String?, String?, String?, String?) -> AuthorizerResult
 
     /// What a statement being compiled wants to do (SQLite's authorizer action codes).
     public enum AuthorizerAction: Int32, Sendable, CaseIterable {
+        /// The operation a statement is about to perform, one case per SQLite action code in code
+        /// order (`copy` is 0, `SQLITE_COPY`; `createIndex` is `SQLITE_CREATE_INDEX`; and so on).
         case copy = 0, createIndex, createTable, createTempIndex, createTempTable, createTempTrigger,
              createTempView, createTrigger, createView, delete, dropIndex, dropTable, dropTempIndex,
              dropTempTable, dropTempTrigger, dropTempView, dropTrigger, dropView, insert, pragma, read,
@@ -17,6 +21,8 @@ extension Connection {
 
     /// The authorizer's answer: allow, fail the statement ("not authorized"), or read NULL / skip.
     public enum AuthorizerResult: Sendable, Equatable {
+        /// `ok` allows the action, `deny` fails the statement, `ignore` reads NULL or skips the action,
+        /// and `custom` returns a raw SQLite result code.
         case ok, deny, ignore, custom(Int32)
 
         var code: Int32 {

@@ -10,12 +10,18 @@ extension Connection {
 
     /// How a backup ended.
     public enum BackupResult: Sendable {
+        /// Every page was copied.
         case success
+        /// The backup stopped with this error; the destination may be incomplete.
         case failure(Error)
+        /// The returned `Progress` was cancelled before the copy finished.
         case cancelled
 
+        /// Whether the backup copied every page.
         public var isSuccess: Bool { if case .success = self { return true } else { return false } }
+        /// Whether the backup stopped with an error.
         public var isFailure: Bool { if case .failure = self { return true } else { return false } }
+        /// Whether the backup was cancelled.
         public var isCancelled: Bool { if case .cancelled = self { return true } else { return false } }
     }
 

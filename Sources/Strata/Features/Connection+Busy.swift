@@ -4,6 +4,7 @@ import SQLite3
 #endif
 
 extension Connection {
+    /// Called with how many times the lock has been retried; returns true to retry, false to fail with `SQLITE_BUSY`.
     public typealias CustomBusyHandler = (Int32) -> Bool
 
     /// What happens when another connection holds a lock this one needs (`SQLITE_BUSY`).

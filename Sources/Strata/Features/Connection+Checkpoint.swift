@@ -6,6 +6,9 @@ import SQLite3
 extension Connection {
     /// How a WAL checkpoint treats readers and writers. See <https://www.sqlite.org/c3ref/wal_checkpoint_v2.html>.
     public enum CheckpointMode: Sendable {
+        /// `passive` copies what it can without waiting; `full` waits for the writer and for readers
+        /// of older snapshots so every frame is copied; `restart` also waits until no reader uses the
+        /// WAL, so the next writer starts it over; `truncate` also truncates the WAL file to 0 bytes.
         case passive, full, restart, truncate
 
         var code: Int32 {
@@ -20,7 +23,9 @@ extension Connection {
 
     /// Frames in the WAL, and how many of them were moved into the database.
     public struct CheckpointResult: Sendable, Equatable {
+        /// The number of frames in the write-ahead log after the checkpoint.
         public let logFrames: Int
+        /// The number of WAL frames copied into the database file.
         public let checkpointedFrames: Int
     }
 

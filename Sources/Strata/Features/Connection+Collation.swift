@@ -4,6 +4,7 @@ import SQLite3
 #endif
 
 extension Connection {
+    /// Orders two strings for a collating sequence; must be consistent (a total order) for indexes to work.
     public typealias Collation = (String, String) -> ComparisonResult
 
     /// Adds (or replaces) a collating sequence for `COLLATE name` and `ORDER BY ... COLLATE name`.

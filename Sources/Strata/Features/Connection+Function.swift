@@ -4,22 +4,29 @@ import SQLite3
 #endif
 
 extension Connection {
+    /// The body of a scalar SQL function: called for each invocation with its context and arguments.
     public typealias ScalarFunction = (ScalarFunctionContext, [FunctionValue]) -> FunctionResult
+    /// Makes the fresh state object an aggregate function accumulates into for each group.
     public typealias AggregateContextObjectFactory = () -> AnyObject
+    /// Folds one row's arguments into the group's state object.
     public typealias AggregateStepFunction = (AggregateFunctionContext, [FunctionValue]) -> Void
+    /// Turns the group's accumulated state into the aggregate's result.
     public typealias AggregateFinalFunction = (AggregateFunctionContext) -> FunctionResult
 
     /// One argument of a SQL function call, read as the type you ask for (SQLite converts).
     public struct FunctionValue {
         /// SQLite's storage class of a value.
-        public enum DataType: Sendable { case null, integer, double, text, data }
+        public enum DataType: Sendable { /** NULL, INTEGER, REAL (`double`), TEXT or BLOB (`data`). */ case null, integer, double, text, data }
 
         let value: OpaquePointer
 
         init(value: OpaquePointer) { self.value = value }
 
+        /// The value as a 32-bit integer, converted by SQLite (0 for NULL).
         public var integer: Int32 { sqlite3_value_int(value) }
+        /// The value as a 64-bit integer, converted by SQLite (0 for NULL).
         public var long: Int64 { sqlite3_value_int64(value) }
+        /// The value as a floating-point number, converted by SQLite (0.0 for NULL).
         public var double: Double { sqlite3_value_double(value) }
         /// The value as text; `""` for NULL (never traps).
         public var text: String { readText(value) }
@@ -33,14 +40,20 @@ extension Connection {
         /// The text parsed with `bindingDateFormatter`, or nil.
         public var date: Date? { isText ? BindingDateFormat.date(from: text) : nil }
 
+        /// The value's storage class as passed, before any conversion.
         public var type: DataType { Self.dataType(sqlite3_value_type(value)) }
         /// The type after SQLite's numeric affinity is applied (`'12'` is an integer).
         public var numericType: DataType { Self.dataType(sqlite3_value_numeric_type(value)) }
 
+        /// Whether the argument is SQL NULL.
         public var isNull: Bool { type == .null }
+        /// Whether the argument is stored as an INTEGER.
         public var isInteger: Bool { type == .integer }
+        /// Whether the argument is stored as a REAL.
         public var isDouble: Bool { type == .double }
+        /// Whether the argument is stored as TEXT.
         public var isText: Bool { type == .text }
+        /// Whether the argument is stored as a BLOB.
         public var isData: Bool { type == .data }
 
         static func dataType(_ code: Int32) -> DataType {
@@ -56,12 +69,19 @@ extension Connection {
 
     /// What a SQL function returns.
     public enum FunctionResult {
+        /// Returns SQL NULL.
         case null
+        /// Returns a 32-bit INTEGER.
         case integer(Int32)
+        /// Returns a 64-bit INTEGER.
         case long(Int64)
+        /// Returns a REAL.
         case double(Double)
+        /// Returns TEXT.
         case text(String)
+        /// Returns the date as TEXT in the binding date format, so it reads back as a `Date`.
         case date(Date)
+        /// Returns a BLOB (an empty `Data` returns an empty BLOB, not NULL).
         case data(Data)
         /// A blob of this many zero bytes, without allocating it in Swift.
         case zeroData(UInt64)
@@ -109,9 +129,11 @@ extension Connection {
         /// pattern, say). See <https://www.sqlite.org/c3ref/get_auxdata.html>.
         public var auxilaryData: AuxilaryData { AuxilaryData(context: context) }
 
+        /// Slots, indexed by argument number, where a function caches an object derived from a constant argument.
         public struct AuxilaryData {
             let context: OpaquePointer
 
+            /// The object cached for argument `index`, or nil; SQLite may drop it between calls, so recompute when nil.
             public subscript(index: Int32) -> AnyObject? {
                 get {
                     sqlite3_get_auxdata(context, index).map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() }

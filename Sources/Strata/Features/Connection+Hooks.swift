@@ -4,12 +4,16 @@ import SQLite3
 #endif
 
 extension Connection {
+    /// Receives the kind of change, the database name, the table name and the changed row’s rowid.
     public typealias UpdateHook = (UpdateHookType, String?, String?, Int64) -> Void
+    /// Called before a commit; returning true turns the commit into a rollback.
     public typealias CommitHook = () -> Bool
+    /// Called after a transaction rolls back.
     public typealias RollbackHook = () -> Void
 
     /// The change an update hook reports.
     public enum UpdateHookType: Sendable {
+        /// The statement kind that changed the row: an INSERT, an UPDATE or a DELETE.
         case insert, update, delete
 
         init?(code: Int32) {

@@ -16,11 +16,16 @@ extension Connection {
         /// The connection closed.
         case connectionClosed(connection: OpaquePointer)
 
+        /// Selects `.statement` events in ``Connection/traceEvent(mask:closure:)`` (`SQLITE_TRACE_STMT`).
         public static let statementMask = UInt32(SQLITE_TRACE_STMT)
+        /// Selects `.profile` events, a statement's run time (`SQLITE_TRACE_PROFILE`).
         public static let profileMask = UInt32(SQLITE_TRACE_PROFILE)
+        /// Selects `.row` events, one per result row (`SQLITE_TRACE_ROW`).
         public static let rowMask = UInt32(SQLITE_TRACE_ROW)
+        /// Selects `.connectionClosed` events (`SQLITE_TRACE_CLOSE`).
         public static let connectionClosedMask = UInt32(SQLITE_TRACE_CLOSE)
 
+        /// The event's kind and payload, for logging.
         public var description: String {
             switch self {
             case .statement(let statement, let sql): return "TraceEvent.statement: { statement: \"\(statement)\", sql: \"\(sql)\" }"

@@ -2,8 +2,10 @@ import Foundation
 
 /// Options for ``Schema/migrate(_:toVersion:options:)`` (Squeal's `MigrationOptions`).
 public struct MigrationOptions: OptionSet, Hashable, Sendable {
+    /// The option bits.
     public let rawValue: Int
 
+    /// Creates the options with these bits set.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
     /// When the database is at a version the schema no longer declares (older versions were

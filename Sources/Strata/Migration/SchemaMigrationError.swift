@@ -16,6 +16,7 @@ public enum SchemaMigrationError: Error, Equatable, Sendable, CustomStringConver
     /// versions out of order, ...).
     case invalidSchema(reason: String)
 
+    /// A message saying why the migration did not run.
     public var description: String {
         switch self {
         case .unimplemented(let feature):
@@ -33,6 +34,7 @@ public enum SchemaMigrationError: Error, Equatable, Sendable, CustomStringConver
         }
     }
 
+    /// The same message as ``description``.
     public var errorDescription: String? { description }
 
     func inVersion(_ version: Int) -> SchemaMigrationError {

@@ -17,6 +17,8 @@ import SQLite3
 public protocol DecodableRow: ExpressibleByRow, Decodable {}
 
 extension DecodableRow {
+    /// Decodes the value from the row, one coding key per column name.
+    /// - Throws: `DecodingError` when a column is missing or its value does not fit the property.
     public init(row: Row) throws {
         try self.init(from: RowDecoder(row: row))
     }

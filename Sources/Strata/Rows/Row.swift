@@ -107,14 +107,20 @@ extension Row {
     public struct Column: CustomStringConvertible, @unchecked Sendable {
         /// SQLite's storage classes, as `sqlite3_column_type` reports them.
         public enum DataType: Sendable {
+            /// `integer`, `float` (REAL), `text`, `blob` or `null`: the storage class of the column's value in this row.
             case integer, float, text, blob, null
         }
 
+        /// The column's zero-based position in the result.
         public let index: Int
+        /// The column's name in the result (its alias when the SQL gives one).
         public let name: String
+        /// The storage class of this row's value, which can differ row to row.
         public let dataType: DataType
+        /// The value as `Int64`, `Double`, `String` or `Data`, or nil for NULL.
         public let value: Any?
 
+        /// The column's index, name, storage class and value, for logging.
         public var description: String {
             let typeName: String
             switch dataType {
@@ -130,6 +136,7 @@ extension Row {
 }
 
 extension Row: Sequence {
+    /// Iterates the row's values in column order, nil for NULL.
     public func makeIterator() -> AnyIterator<Any?> {
         var index = 0
         let count = columnCount
@@ -169,22 +176,30 @@ extension Row: CustomStringConvertible {
 /// let cars: [Car] = try db.query("SELECT name, price FROM cars")
 /// ```
 public protocol ExpressibleByRow {
+    /// Creates the value from one result row.
+    /// - Throws: ``ExpressibleByRowError`` (or any error) when the row lacks a column or a value does not convert.
     init(row: Row) throws
 }
 
 /// Thrown by an `ExpressibleByRow` initializer when the row does not have what it needs.
 // @unchecked Sendable: `type` is a metatype (immutable) and `columns` hold only Sendable values.
 public struct ExpressibleByRowError: Error, CustomStringConvertible, @unchecked Sendable {
+    /// The type that failed to initialize.
     public let type: ExpressibleByRow.Type
+    /// The row's columns, with their names, types and values, to show what was missing.
     public let columns: [Row.Column]
 
+    /// Records that `type` could not be made from `row`, capturing the row's columns.
     public init(type: ExpressibleByRow.Type, row: Row) {
         self.type = type
         self.columns = row.columns
     }
 
+    /// A message naming the type and the row's columns.
     public var errorDescription: String? { "Failed to initialize \(type) from Row with columns: \(columns)" }
+    /// Why it failed: the type could not be initialized from these columns.
     public var failureReason: String? { "\(type) could not be initialized from Row with columns: \(columns)" }
+    /// The error's message, prefixed with `ExpressibleByRowError`.
     public var description: String { "ExpressibleByRowError: " + (errorDescription ?? "") }
 }
 

@@ -93,6 +93,7 @@ extension Connection {
 /// try insert.insert(["id": 1, "name": "Alice"])
 /// ```
 open class InsertStatement: Statement {
+    /// The table the statement inserts into; its columns give the parameter order.
     public let table: TableDescription
 
     /// Prepares `INSERT INTO "table"("a", "b") VALUES(?, ?)` for every column of `table`.
@@ -151,9 +152,12 @@ open class InsertStatement: Statement {
 /// A row made with fewer values than columns reads nil for the columns without one; values past
 /// the last column are ignored.
 public struct TableRow: Sequence {
+    /// The table's columns, in the order of ``values``.
     public let columns: [ColumnDescription]
+    /// The row's values by column position, nil for NULL.
     public let values: [Any?]
 
+    /// Pairs the values with the columns by position.
     public init(columns: [ColumnDescription], values: [Any?]) {
         self.columns = columns
         self.values = values
@@ -174,6 +178,7 @@ public struct TableRow: Sequence {
         columns.firstIndex { $0.name == name }.flatMap { value(at: $0) }
     }
 
+    /// Iterates the `(column, value)` pairs in column order.
     public func makeIterator() -> AnyIterator<(column: ColumnDescription, value: Any?)> {
         var index = 0
         return AnyIterator {

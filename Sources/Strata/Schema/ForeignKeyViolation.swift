@@ -26,6 +26,7 @@ public struct ForeignKeyViolation: Hashable, Sendable, CustomStringConvertible {
         self.foreignKeyIndex = foreignKeyIndex
     }
 
+    /// The violating table and row and the parent table it lacks a row in, for messages.
     public var description: String {
         let row = rowID.map { "row \($0)" } ?? "a row"
         return "\"\(table)\" \(row) has no parent in \"\(parentTable)\" (foreign key \(foreignKeyIndex))"

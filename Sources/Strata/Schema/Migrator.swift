@@ -19,9 +19,12 @@ import Foundation
 /// closure, as SQift does. A database already past `desiredSchemaVersion` is left untouched and
 /// reported with ``MigratorError/databaseNewerThanCode(current:desired:)``.
 open class Migrator {
+    /// The connection whose database is migrated.
     public let connection: Connection
+    /// The version the code expects; migrations run up to it.
     public let desiredSchemaVersion: UInt64
 
+    /// Prepares to migrate `connection`'s database to `desiredSchemaVersion`; nothing runs yet.
     public init(connection: Connection, desiredSchemaVersion: UInt64) {
         self.connection = connection
         self.desiredSchemaVersion = desiredSchemaVersion
@@ -146,6 +149,7 @@ public enum MigratorError: Error, CustomStringConvertible, Equatable {
     /// Versions are stored as SQLite integers, so they must fit in Int64.
     case versionOutOfRange(UInt64)
 
+    /// A message saying which version check failed and what to do.
     public var description: String {
         switch self {
         case .databaseNewerThanCode(let current, let desired):
@@ -157,5 +161,6 @@ public enum MigratorError: Error, CustomStringConvertible, Equatable {
 }
 
 extension MigratorError: LocalizedError {
+    /// The same message as ``description``.
     public var errorDescription: String? { description }
 }

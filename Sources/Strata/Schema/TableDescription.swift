@@ -27,10 +27,14 @@ public enum ColumnType: Hashable, Sendable {
 /// ColumnDescription(name: "col1", type: .bool, nullable: true).sqlRepresentation // "col1" BOOL NULL
 /// ```
 public struct ColumnDescription: Hashable, Sendable {
+    /// The column's name, quoted in the generated SQL.
     public let name: String
+    /// The column's SQL type, which decides how values read back.
     public let type: ColumnType
+    /// Whether the column accepts NULL (`NULL` rather than `NOT NULL`).
     public let nullable: Bool
 
+    /// Describes a column; nothing is created until a table using it is.
     public init(name: String, type: ColumnType, nullable: Bool) {
         self.name = name
         self.type = type
@@ -53,10 +57,12 @@ public struct ColumnDescription: Hashable, Sendable {
 // @unchecked Sendable: every stored property is an immutable `let` of a Sendable type, so a
 // description can live in a global or static constant; subclasses must keep to `let`s too.
 open class TableDescription: @unchecked Sendable {
+    /// The table's name, quoted in the generated SQL.
     public let name: String
     /// The columns, in the order given.
     public let columns: [ColumnDescription]
 
+    /// Describes a table; `createTable(describedBy:)` creates it.
     public init(name: String, columns: [ColumnDescription]) {
         self.name = name
         self.columns = columns
@@ -91,6 +97,7 @@ public enum TableDescriptionError: Error, CustomStringConvertible, Equatable {
     /// `Connection(toExistingDatabaseAt:)` found no file.
     case databaseNotFound(path: String)
 
+    /// A message saying which input was refused and why.
     public var description: String {
         switch self {
         case .missingValue(let column, let table):
@@ -108,5 +115,6 @@ public enum TableDescriptionError: Error, CustomStringConvertible, Equatable {
 }
 
 extension TableDescriptionError: LocalizedError {
+    /// The same message as ``description``.
     public var errorDescription: String? { description }
 }

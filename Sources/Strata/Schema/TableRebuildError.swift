@@ -18,6 +18,7 @@ public enum TableRebuildError: Error, Equatable, Sendable, CustomStringConvertib
     /// After the rebuild, rows referencing the table (or rows of the table) lost their parent.
     case foreignKeysViolated(table: String, violations: [ForeignKeyViolation])
 
+    /// A message saying why the rebuild was refused or undone.
     public var description: String {
         switch self {
         case .noSuchTable(let table):
@@ -37,5 +38,6 @@ public enum TableRebuildError: Error, Equatable, Sendable, CustomStringConvertib
         }
     }
 
+    /// The same message as ``description``.
     public var errorDescription: String? { description }
 }

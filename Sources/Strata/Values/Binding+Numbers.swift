@@ -19,6 +19,7 @@ extension ExactIntegerBinding {
         (value as? Int64).flatMap { Self(exactly: $0) }
     }
 
+    /// Reads an INTEGER column that fits the type; nil for another storage class or out of range.
     @inlinable
     public static func extract(from value: OpaquePointer) -> Self? {
         extract(from: value, type: sqlite3_value_type(value))
@@ -43,10 +44,12 @@ extension UInt32: ExactIntegerBinding { public typealias BindingType = Int64 }
 /// `UInt64` and `UInt` are stored by bit pattern, as in SQift: `UInt64.max` is stored as -1 and
 /// reads back as `UInt64.max`. Order and compare them in Swift, not in SQL.
 public protocol BitPatternIntegerBinding: Binding, FixedWidthInteger where DataType == Self, BindingType == Int64 {
+    /// Recreates the value from the 64-bit pattern it was stored as.
     init(bitPattern: Int64)
 }
 
 extension BitPatternIntegerBinding {
+    /// The value's bit pattern as an INTEGER (`UInt64.max` becomes -1).
     public var bindingValue: BindingValue { .integer(Int64(truncatingIfNeeded: self)) }
 
     @inlinable
@@ -54,10 +57,12 @@ extension BitPatternIntegerBinding {
         sqlite3_bind_int64(statement, index, Int64(truncatingIfNeeded: self))
     }
 
+    /// An `Int64`, reinterpreted bit for bit (-1 reads as `max`); anything else is nil.
     public static func fromBindingValue(_ value: Any) -> Self? {
         (value as? Int64).map { Self(bitPattern: $0) }
     }
 
+    /// Reads an INTEGER column by bit pattern; nil for another storage class.
     @inlinable
     public static func extract(from value: OpaquePointer) -> Self? {
         extract(from: value, type: sqlite3_value_type(value))

@@ -37,7 +37,9 @@ extension Bindable {
 /// `Any` form of the column, and only ever a value of their `BindingType`. Strata's built-in
 /// types read straight from SQLite through ``extract(from:)`` and follow the same rule.
 public protocol Extractable {
+    /// The Swift type of the storage class the value is read from: `Int64`, `Double`, `String` or `Data`.
     associatedtype BindingType
+    /// The type a read produces; `Self` unless the type reads as another (a wrapper, say).
     associatedtype DataType = Self
 
     /// Converts SQift's `Any` form of a column value, or returns nil if it does not fit.
@@ -57,17 +59,20 @@ public protocol Extractable {
 }
 
 extension Extractable {
+    /// Reads the value as its `BindingType` and converts it with ``fromBindingValue(_:)``.
     @inlinable
     public static func extract(from value: OpaquePointer) -> DataType? {
         guard let any = bindingTypeValue(of: value, as: BindingType.self) else { return nil }
         return fromBindingValue(any)
     }
 
+    /// Ignores `type` and calls ``extract(from:)``.
     @inlinable
     public static func extract(from value: OpaquePointer, type: Int32) -> DataType? {
         extract(from: value)
     }
 
+    /// Reads the value with ``extract(from:type:)`` and casts the result to `Self`.
     @inlinable
     public static func extractSelf(from value: OpaquePointer, type: Int32) -> Self? {
         extract(from: value, type: type) as? Self
@@ -76,6 +81,7 @@ extension Extractable {
 
 extension Extractable where DataType == Self {
     // Chosen over the unconstrained default for every type whose DataType is itself.
+    /// Returns ``extract(from:type:)`` directly: no cast, as `DataType` is already `Self`.
     @inlinable @inline(__always)
     public static func extractSelf(from value: OpaquePointer, type: Int32) -> Self? {
         extract(from: value, type: type)

@@ -5,10 +5,15 @@ import SQLite3
 
 /// A value in one of SQLite's five storage classes.
 public enum BindingValue: Equatable, Sendable {
+    /// SQL NULL.
     case null
+    /// A signed 64-bit INTEGER.
     case integer(Int64)
+    /// A 64-bit floating-point REAL.
     case real(Double)
+    /// UTF-8 TEXT.
     case text(String)
+    /// A BLOB of raw bytes.
     case blob(Data)
 }
 

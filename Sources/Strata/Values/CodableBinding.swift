@@ -19,10 +19,13 @@ extension CodableBinding {
         (try? CodableBindingCoder.encode(self)).map(BindingValue.blob) ?? .null
     }
 
+    /// Encodes the value and binds the bytes as a BLOB.
+    /// - Throws: The encoder's error when the value cannot be encoded.
     public func bind(to statement: OpaquePointer, at index: Int32) throws -> Int32 {
         bindBlob(try CodableBindingCoder.encode(self), to: statement, at: index)
     }
 
+    /// Decodes a BLOB column into the value, or returns nil for another storage class or undecodable bytes.
     public static func fromBindingValue(_ value: Any) -> Self? {
         guard let data = value as? Data else { return nil }
         return try? CodableBindingCoder.decode(Self.self, from: data)
@@ -49,22 +52,31 @@ enum CodableBindingCoder {
 /// try connection.run("INSERT INTO stream(data) VALUES(?)", points)
 /// ```
 public struct ArrayBinding<Element: Codable>: CodableBinding, ExpressibleByArrayLiteral {
+    /// The array stored in the BLOB.
     public let elements: [Element]
+    /// Wraps an array for binding.
     public init(elements: [Element]) { self.elements = elements }
+    /// Wraps the listed elements, in order.
     public init(arrayLiteral elements: Element...) { self.elements = elements }
 }
 
 /// A set of `Codable` elements stored as one BLOB.
 public struct SetBinding<Element: Hashable & Codable>: CodableBinding, ExpressibleByArrayLiteral {
+    /// The set stored in the BLOB.
     public let elements: Set<Element>
+    /// Wraps a set for binding.
     public init(elements: Set<Element>) { self.elements = elements }
+    /// Wraps the listed elements; duplicates collapse.
     public init(arrayLiteral elements: Element...) { self.elements = Set(elements) }
 }
 
 /// A dictionary of `Codable` keys and values stored as one BLOB.
 public struct DictionaryBinding<Key: Hashable & Codable, Value: Codable>: CodableBinding, ExpressibleByDictionaryLiteral {
+    /// The dictionary stored in the BLOB.
     public let elements: [Key: Value]
+    /// Wraps a dictionary for binding.
     public init(elements: [Key: Value]) { self.elements = elements }
+    /// Wraps the listed pairs; for a repeated key the last value wins.
     public init(dictionaryLiteral elements: (Key, Value)...) {
         self.elements = Dictionary(elements, uniquingKeysWith: { _, last in last })
     }
