@@ -213,6 +213,20 @@ func seedProbes(_ storage: Storage) throws {
         #expect(a?.maybeInt == nil)
     }
 
+    @Test func storageInitialisers() throws {
+        let types = Table<UserType>(name: "user_types", Column(name: "id", keyPath: \UserType.id, constraints: primaryKey()),
+                                    Column(name: "name", keyPath: \UserType.name))
+        _ = try Storage(filename: "")
+        _ = try SafeStorage(filename: "")
+        _ = try Storage(filename: ":memory:", types)
+        _ = try Storage(filename: ":memory:", tables: types)
+        _ = try Storage(filename: ":memory:", tables: [types])
+        let safe = try SafeStorage(filename: "", types)
+        _ = safe.syncSchema(preserve: false)
+        _ = try SafeStorage(filename: "", tables: [types])
+        #expect((try? safe.tableExists(with: "user_types").get()) == true)
+    }
+
     @Test func errorsAreNamed() throws {
         let storage = try makeProbeStorage()
         do {
