@@ -275,3 +275,40 @@ func seedProbes(_ storage: Storage) throws {
         _ = try? storage.getAll(all: Probe.self, limit(-1, offset: Int.min))
     }
 }
+
+@Suite struct ErrorProbeTests {
+    struct Loose: Initializable {
+        var a = 0
+        var b: Float = 0
+        var c: Int32?
+    }
+
+    @Test func badInputThrowsNamedErrors() throws {
+        let storage = try makeProbeStorage()
+        try seedProbes(storage)
+        #expect(throws: Error.primaryKeyCountMismatch(table: "probes", expected: 1, received: 2)) {
+            let _: Probe? = try storage.get(id: 1, 2)
+        }
+        #expect(throws: Error.self) { let _: [Probe] = try storage.getAll(where_(\User.id == 1)) }
+        #expect(throws: Error.self) { try storage.update(all: Probe.self, set(assign(\User.id, 1))) }
+        #expect(throws: Error.typeIsNotMapped(type: "User")) { try storage.insert(User()) }
+        #expect(throws: Error.self) { let _: [Int] = try storage.select(count()) }
+        #expect(throws: Error.self) { try storage.delete(all: Probe.self, limit(1)) }
+
+        let loose = try Storage(filename: "", Table<Loose>(name: "loose", Column(name: "a", keyPath: \Loose.a),
+                                                           Column(name: "b", keyPath: \Loose.b),
+                                                           Column(name: "c", keyPath: \Loose.c)))
+        _ = try loose.syncSchema(preserve: true)
+        try loose.insert(Loose(a: 1, b: 1.5, c: 3))
+        #expect(throws: Error.tableHasNoPrimaryKey(table: "loose")) { let _: Loose? = try loose.get(id: 1) }
+        #expect(throws: Error.tableHasNoPrimaryKey(table: "loose")) { try loose.update(Loose()) }
+        let all: [Loose] = try loose.getAll()
+        #expect(all.first?.b == 1.5 && all.first?.c == 3)
+        try loose.connection.execute("UPDATE loose SET c = 5000000000")
+        #expect(throws: Error.self) { let _: [Loose] = try loose.getAll() }
+        #expect(throws: Error.self) { _ = try Storage(filename: "", Table<Loose>(name: "x")) }
+        #expect(throws: Error.self) {
+            _ = try Storage(filename: "", Table<Loose>(name: "x", Column(name: "a", keyPath: \Loose.a), Column(name: "a", keyPath: \Loose.b)))
+        }
+    }
+}
