@@ -45,6 +45,7 @@ extension Double: ValueExpression {}
 extension String: ValueExpression {}
 extension Data: ValueExpression {}
 extension Date: ValueExpression {}
+extension URL: ValueExpression {}
 
 /// An optional value (`\User.imageUrl == name`, where `name: String?`): bound, or NULL when nil.
 extension Optional: Expression, ValueExpression where Wrapped: ValueExpression {}

@@ -312,3 +312,34 @@ func seedProbes(_ storage: Storage) throws {
         }
     }
 }
+
+@Suite struct URLProbeTests {
+    struct Link: Initializable {
+        var id = 0
+        var url = URL(string: "https://example.com")!
+        var mirror: URL?
+        var weight: Float = 0
+        var tiny: UInt8 = 0
+    }
+
+    @Test func urlAndSmallTypesInConditions() throws {
+        let storage = try Storage(filename: "", Table<Link>(name: "links",
+                                                           Column(name: "id", keyPath: \Link.id, constraints: primaryKey()),
+                                                           Column(name: "url", keyPath: \Link.url),
+                                                           Column(name: "mirror", keyPath: \Link.mirror),
+                                                           Column(name: "weight", keyPath: \Link.weight),
+                                                           Column(name: "tiny", keyPath: \Link.tiny)))
+        _ = try storage.syncSchema(preserve: true)
+        let target = URL(string: "https://swift.org")!
+        try storage.insert(Link(id: 0, url: target, mirror: nil, weight: 0.5, tiny: 200))
+        try storage.insert(Link())
+        let found: [Link] = try storage.getAll(where_(\Link.url == target))
+        #expect(found.map { $0.id } == [1])
+        let mirrored: [Link] = try storage.getAll(where_(\Link.mirror == target))
+        #expect(mirrored.isEmpty)
+        let heavy: [Link] = try storage.getAll(where_(\Link.weight > Float(0.25) && \Link.tiny == UInt8(200)))
+        #expect(heavy.map { $0.id } == [1])
+        try storage.update(all: Link.self, set(assign(\Link.mirror, target)), where_(\Link.id == 2))
+        #expect(try storage.select(\Link.mirror, where_(\Link.mirror != nil)) == [target])
+    }
+}
