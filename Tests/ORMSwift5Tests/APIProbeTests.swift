@@ -343,3 +343,32 @@ func seedProbes(_ storage: Storage) throws {
         #expect(try storage.select(\Link.mirror, where_(\Link.mirror != nil)) == [target])
     }
 }
+
+@Suite struct KeyProbeTests {
+    struct Visit: Initializable {
+        var userId: Int64 = 0
+        var day = ""
+        var count = 0
+    }
+
+    @Test func compositeAndTextKeys() throws {
+        let storage = try Storage(filename: "", tables: Table<Visit>(name: "visits",
+                                                                    columns: Column(name: "user_id", keyPath: \Visit.userId, constraints: primaryKey()),
+                                                                    Column(name: "day", keyPath: \Visit.day, constraints: primaryKey()),
+                                                                    Column(name: "count", keyPath: \Visit.count, constraints: notNull(), defaultValue(0))))
+        #expect(try storage.syncSchema(preserve: true) == ["visits": .newTableCreated])
+        try storage.replace(Visit(userId: 1, day: "mon", count: 2))
+        try storage.replace(object: Visit(userId: 1, day: "tue", count: 3))
+        let visit: Visit? = try storage.get(id: 1, "tue")
+        #expect(visit?.count == 3)
+        let byInt64: Visit? = try storage.get(id: Int64(1), "mon")
+        #expect(byInt64?.count == 2)
+        var changed = visit!
+        changed.count = 9
+        try storage.update(object: changed)
+        #expect(try storage.sum(\Visit.count) == 11)
+        try storage.delete(changed)
+        #expect(try storage.count(all: Visit.self) == 1)
+        #expect(try storage.groupConcat(\Visit.day) == "mon")
+    }
+}
