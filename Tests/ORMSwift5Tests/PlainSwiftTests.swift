@@ -21,5 +21,8 @@ import StrataORM
         #expect(!flag)
         let error: Swift.Error = ORMError.invalidQuery("x")
         #expect(error is Error)
+        // Foundation may declare its own Expression: the qualified name always works.
+        let column: any StrataORM.Expression = \User.id
+        #expect(column is KeyPath<User, Int>)
     }
 }
