@@ -45,6 +45,19 @@ extension Double: ValueExpression {}
 extension String: ValueExpression {}
 extension Data: ValueExpression {}
 extension Date: ValueExpression {}
+extension URL: ValueExpression {}
+
+/// An optional value (`\User.imageUrl == name`, where `name: String?`): bound, or NULL when nil.
+extension Optional: Expression, ValueExpression where Wrapped: ValueExpression {}
+
+/// Tells a nil optional value, so `==` and `!=` with one compare with IS / IS NOT.
+protocol NilCheckable {
+    var isNilValue: Bool { get }
+}
+
+extension Optional: NilCheckable {
+    var isNilValue: Bool { self == nil }
+}
 
 extension KeyPath: Expression, OperableExpression, ResultExpression {
     public func appendSQL(to serializer: inout SQLSerializer) throws {

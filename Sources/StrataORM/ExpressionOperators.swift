@@ -8,6 +8,11 @@ public struct BinaryOperator: ResultExpression {
     public func appendSQL(to serializer: inout SQLSerializer) throws {
         serializer.append("(")
         try serializer.append(lhs)
+        // `= NULL` is never true: a nil optional value compares with IS / IS NOT, as Swift's == does.
+        var op = op
+        if op == "=" || op == "<>", (rhs as? NilCheckable)?.isNilValue == true || (lhs as? NilCheckable)?.isNilValue == true {
+            op = op == "=" ? "IS" : "IS NOT"
+        }
         serializer.append(" \(op) ")
         try serializer.append(rhs)
         serializer.append(")")

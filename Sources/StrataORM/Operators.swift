@@ -131,3 +131,23 @@ public func % <L: ResultExpression, R: Expression>(lhs: L, rhs: R) -> Arithmetic
 public func % <L: ValueExpression, R: ResultExpression>(lhs: L, rhs: R) -> ArithmeticOperator<R.Value> {
     ArithmeticOperator(base: BinaryOperator(lhs: lhs, op: "%", rhs: rhs))
 }
+
+/// `lhs IS NULL`: `where_(\User.imageUrl == nil)` (SQL's `= NULL` is never true).
+public func == <L: OperableExpression>(lhs: L, rhs: _OptionalNilComparisonType) -> UnaryOperator {
+    isNull(lhs)
+}
+
+/// `lhs IS NOT NULL`: `where_(\User.imageUrl != nil)`.
+public func != <L: OperableExpression>(lhs: L, rhs: _OptionalNilComparisonType) -> UnaryOperator {
+    isNotNull(lhs)
+}
+
+/// `rhs IS NULL`, with nil on the left.
+public func == <R: OperableExpression>(lhs: _OptionalNilComparisonType, rhs: R) -> UnaryOperator {
+    isNull(rhs)
+}
+
+/// `rhs IS NOT NULL`, with nil on the left.
+public func != <R: OperableExpression>(lhs: _OptionalNilComparisonType, rhs: R) -> UnaryOperator {
+    isNotNull(rhs)
+}

@@ -11,6 +11,16 @@ public final class SafeStorage {
     /// The throwing storage underneath.
     public let storage: Storage
 
+    /// Opens the database at `filename` with the given tables, in the seed README's spelling
+    /// (`SafeStorage(filename: path, usersTable, typesTable)`).
+    ///
+    /// - Throws: as ``Storage/init(filename:_:)``.
+    // Disfavoured so `Storage(filename: path)`, with no table, is not ambiguous with `tables:`.
+    @_disfavoredOverload
+    public init(filename: String, _ tables: AnyTable...) throws {
+        storage = try Storage(filename: filename, tables: tables)
+    }
+
     /// Opens the database at `filename` with the given tables.
     ///
     /// - Throws: as ``Storage/init(filename:_:)``.

@@ -15,6 +15,7 @@ public func assign<T, V: Bindable & Expression>(_ keyPath: WritableKeyPath<T, V>
 }
 
 /// `column = NULL` or a value, for an optional property.
+@_disfavoredOverload
 public func assign<T, V: Bindable & Expression>(_ keyPath: WritableKeyPath<T, V?>, _ value: V?) -> Assignment {
     Assignment(keyPath: keyPath, value: value.map { $0 as any Expression } ?? NullValue())
 }

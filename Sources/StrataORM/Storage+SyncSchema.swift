@@ -91,13 +91,15 @@ extension Storage {
             }
             return .newColumnsAdded
         }
-        guard preserve else {
+        // A NOT NULL column that only the model's nil could fill (an optional property declared
+        // notNull()) has nothing to copy: the table is recreated empty, as upstream does.
+        let copies = preserve ? try copyExpressions(for: table, existing: existingByName) : nil
+        guard let copies else {
             try connection.execute("DROP TABLE \(table.name.quotedIdentifier)")
             try connection.execute(table.createSQL)
             return .droppedAndRecreated
         }
-        try connection.rebuildTable(named: table.name, definition: table.definitionSQL,
-                                    copying: try copyExpressions(for: table, existing: existingByName))
+        try connection.rebuildTable(named: table.name, definition: table.definitionSQL, copying: copies)
         if requiresRecreation { return .droppedAndRecreated }
         return added.isEmpty ? .oldColumnsRemoved : .newColumnsAddedAndOldColumnsRemoved
     }
@@ -105,11 +107,14 @@ extension Storage {
     /// For each column of the new table, what to fill it with from the old row: the old column
     /// (NULLs replaced by the model's default when the column is NOT NULL now), or, for a new
     /// NOT NULL column without a default, the model's default; other new columns take their default.
+    /// Nil when a NOT NULL column's only fill would be NULL.
     private func copyExpressions(for table: AnyTable, existing: [String: DatabaseColumn]) throws
-        -> [(column: String, expression: String)] {
+        -> [(column: String, expression: String)]? {
         let defaults = try defaultLiterals(of: table)
         var copies: [(column: String, expression: String)] = []
         for (column, literal) in zip(table.columns, defaults) {
+            let needsFill = column.isNotNull && !column.hasDefault && (existing[column.name.lowercased()].map { !$0.notNull } ?? true)
+            if needsFill && literal == "NULL" { return nil }
             if let old = existing[column.name.lowercased()] {
                 let source = old.name.quotedIdentifier
                 copies.append((column.name, column.isNotNull && !old.notNull ? "coalesce(\(source), \(literal))" : source))

@@ -31,6 +31,8 @@ public final class Storage {
     ///
     /// - Throws: `SQLiteError` when the database cannot be opened; `ORMError.invalidDefinition`
     ///   for an inconsistent table.
+    // Disfavoured so `Storage(filename: path)`, with no table, is not ambiguous with `tables:`.
+    @_disfavoredOverload
     public init(filename: String, _ tables: AnyTable...) throws {
         schema = try Schema(tables: tables)
         connection = try Connection(storageLocation: Storage.location(for: filename))

@@ -60,6 +60,8 @@ public final class Table<T: Initializable>: AnyTable {
     @usableFromInline let insertBinders: [(T, OpaquePointer, Int32) throws -> Int32]
 
     /// A table with the given columns (the seed README's spelling).
+    // Disfavoured so `Table<T>(name:)` with no column is not ambiguous with `columns:`.
+    @_disfavoredOverload
     public convenience init(name: String, _ columns: AnyColumn...) {
         self.init(name: name, elements: columns)
     }

@@ -205,3 +205,39 @@ func runReadmeExample(path: String) throws {
         storage.rollback()
     }
 }
+
+@Suite struct PredefinedSchemaTests {
+    /// The README starts from a database that already has its schema: the storage uses it as is.
+    @Test func readmeOnPredefinedSchema() throws {
+        let (directory, path) = try temporaryDatabasePath()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let setup = try Connection(storageLocation: .onDisk(path))
+        try setup.execute("""
+            CREATE TABLE users (
+                id INTEGER PRIMARY KEY NOT NULL,
+                first_name TEXT NOT NULL,
+                last_name TEXT NOT NULL,
+                birth_date INTEGER NOT NULL,
+                image_url TEXT,
+                type_id INTEGER NOT NULL);
+            CREATE TABLE user_types (
+                id INTEGER PRIMARY KEY NOT NULL,
+                name TEXT NOT NULL)
+            """)
+        let storage = try makeStorage(path: path)
+        var user = User(id: 0, firstName: "John", lastName: "Doe", birthDate: 664416000, imageUrl: "url_to_heaven", typeId: 3)
+        let insertedId = try storage.insert(object: user)
+        #expect(insertedId == 1)
+        user.id = Int(insertedId)
+        let secondUser = User(id: 2, firstName: "Alice", lastName: "Inwonder", birthDate: 831168000, imageUrl: nil, typeId: 2)
+        try storage.replace(object: secondUser)
+        if let user1: User = try storage.get(id: 1) {
+            #expect("user = \(user1.firstName) \(user1.lastName)" == "user = John Doe")
+        } else {
+            Issue.record("user with id 1 does not exist")
+        }
+        let allUsers: [User] = try storage.getAll()
+        #expect(allUsers.count == 2)
+        #expect(try storage.syncSchema(preserve: true) == ["users": .alredyInSync, "user_types": .alredyInSync])
+    }
+}

@@ -1,0 +1,374 @@
+// SQLiteORM-Swift's documented API beyond the README, in Swift 5 mode, as its users write it.
+import Foundation
+import Testing
+import StrataORM
+
+struct Probe: Initializable {
+    var id = 0
+    var name = ""
+    var score = 0
+    var ratio = 0.0
+    var note: String?
+    var flag = false
+    var small: Int8 = 0
+    var big: UInt64 = 0
+    var data = Data()
+    var date = Date(timeIntervalSince1970: 0)
+    var maybeInt: Int?
+}
+
+func makeProbeStorage() throws -> Storage {
+    let table = Table<Probe>(name: "probes",
+                             columns: Column(name: "id", keyPath: \Probe.id, constraints: primaryKey().autoincrement(), notNull()),
+                             Column(name: "name", keyPath: \Probe.name, constraints: notNull().onConflict().abort(), unique().onConflict().replace()),
+                             Column(name: "score", keyPath: \Probe.score, constraints: notNull()),
+                             Column(name: "ratio", keyPath: \Probe.ratio),
+                             Column(name: "note", keyPath: \Probe.note),
+                             Column(name: "flag", keyPath: \Probe.flag),
+                             Column(name: "small", keyPath: \Probe.small),
+                             Column(name: "big", keyPath: \Probe.big),
+                             Column(name: "data", keyPath: \Probe.data),
+                             Column(name: "date", keyPath: \Probe.date),
+                             Column(name: "maybe_int", keyPath: \Probe.maybeInt))
+    let storage = try Storage(filename: ":memory:", tables: [table])
+    _ = try storage.syncSchema(preserve: false)
+    return storage
+}
+
+func seedProbes(_ storage: Storage) throws {
+    try storage.insert(Probe(id: 0, name: "a", score: 1, ratio: 0.5, note: nil, flag: true, small: -3, big: UInt64(Int64.max), data: Data([1, 2]), date: Date(timeIntervalSince1970: 100), maybeInt: nil))
+    try storage.insert(object: Probe(id: 0, name: "b", score: 2, ratio: 1.5, note: "x", flag: false, small: 4, big: 7, data: Data(), date: Date(timeIntervalSince1970: 200), maybeInt: 5))
+    try storage.insert(Probe(id: 0, name: "c", score: 3, ratio: 2.5, note: "y", flag: true, small: 0, big: 0, data: Data([9]), date: Date(timeIntervalSince1970: 300), maybeInt: 6))
+}
+
+@Suite struct APIProbeTests {
+    @Test func constraintChainsCompile() throws {
+        let chains: [ConstraintBuilder] = [
+            primaryKey(), primaryKey().autoincrement(), primaryKey().asc(), primaryKey().desc(),
+            primaryKey().onConflict().replace(), primaryKey().onConflict().rollback(), primaryKey().onConflict().abort(),
+            primaryKey().onConflict().fail(), primaryKey().onConflict().ignore(), primaryKey().asc().autoincrement(),
+            notNull(), notNull().onConflict().replace(), unique(), unique().onConflict().ignore(), defaultValue(3),
+        ]
+        #expect(chains.count == 15)
+        _ = Table<UserType>(name: "t", elements: [Column(name: "id", keyPath: \UserType.id, constraints: primaryKey())])
+        let storage = try Storage(filename: "", Table<UserType>(name: "t", Column(name: "id", keyPath: \UserType.id, constraints: primaryKey().onConflict().replace()),
+                                                                 Column(name: "name", keyPath: \UserType.name, constraints: unique().onConflict().replace())))
+        _ = try storage.syncSchema(preserve: false)
+        // insert leaves out the primary key (SQLite assigns it); the UNIQUE ... REPLACE name
+        // replaces the first row.
+        try storage.insert(UserType(id: 0, name: "x"))
+        #expect(try storage.insert(UserType(id: 0, name: "x")) == 2)
+        let all: [UserType] = try storage.getAll()
+        #expect(all.map { $0.id } == [2])
+    }
+
+    @Test func operators() throws {
+        let storage = try makeProbeStorage()
+        try seedProbes(storage)
+        let base = try storage.getAll(all: Probe.self, where_(\Probe.score == 2)).map { $0.name }
+        #expect(base == ["b"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.score != 2), orderBy(\Probe.id)).map { $0.name } == ["a", "c"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.score < 2)).map { $0.name } == ["a"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.score <= 2), orderBy(\Probe.id)).map { $0.name } == ["a", "b"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.score > 2)).map { $0.name } == ["c"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.score >= 3)).map { $0.name } == ["c"])
+        #expect(try storage.getAll(all: Probe.self, where_(2 < \Probe.score)).map { $0.name } == ["c"])
+        #expect(try storage.getAll(all: Probe.self, where_(2 == \Probe.score)).map { $0.name } == ["b"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.score > 1 && \Probe.score < 3)).map { $0.name } == ["b"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.score == 1 || \Probe.score == 3), orderBy(\Probe.id)).map { $0.name } == ["a", "c"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.score + 1 == 3)).map { $0.name } == ["b"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.score - 1 == 0)).map { $0.name } == ["a"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.score * 2 == 6)).map { $0.name } == ["c"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.score / 2 == 1), orderBy(\Probe.id)).map { $0.name } == ["b", "c"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.score % 2 == 0)).map { $0.name } == ["b"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.ratio > 1.0), orderBy(\Probe.id)).map { $0.name } == ["b", "c"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.name == "a")).map { $0.name } == ["a"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.flag == true), orderBy(\Probe.id)).map { $0.name } == ["a", "c"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.score == \Probe.small + 2)).map { $0.name } == [])
+        #expect(try storage.getAll(all: Probe.self, where_(like(\Probe.name, "b%"))).map { $0.name } == ["b"])
+        #expect(try storage.getAll(all: Probe.self, where_((\Probe.name).like("c"))).map { $0.name } == ["c"])
+        #expect(try storage.getAll(all: Probe.self, where_((\Probe.score).in([1, 3])), orderBy(\Probe.id)).map { $0.name } == ["a", "c"])
+        #expect(try storage.getAll(all: Probe.self, where_((\Probe.score).notIn([1, 3]))).map { $0.name } == ["b"])
+        #expect(try storage.getAll(all: Probe.self, where_(`in`(\Probe.score, [2]))).map { $0.name } == ["b"])
+        #expect(try storage.getAll(all: Probe.self, where_(notIn(\Probe.score, [2])), orderBy(\Probe.id)).map { $0.name } == ["a", "c"])
+        #expect(try storage.getAll(all: Probe.self, where_(1.0 < \Probe.ratio), orderBy(\Probe.id)).map { $0.name } == ["b", "c"])
+        #expect(try storage.getAll(all: Probe.self, where_("a" == \Probe.name)).map { $0.name } == ["a"])
+        #expect(try storage.getAll(all: Probe.self, where_(3 <= \Probe.score)).map { $0.name } == ["c"])
+        #expect(try storage.getAll(all: Probe.self, where_(2 > \Probe.score)).map { $0.name } == ["a"])
+        #expect(try storage.getAll(all: Probe.self, where_(2 >= \Probe.score), orderBy(\Probe.id)).map { $0.name } == ["a", "b"])
+        #expect(try storage.getAll(all: Probe.self, where_(2 != \Probe.score), orderBy(\Probe.id)).map { $0.name } == ["a", "c"])
+        #expect(try storage.getAll(all: Probe.self, where_(1 + \Probe.score == 4)).map { $0.name } == ["c"])
+        #expect(try storage.getAll(all: Probe.self, where_(10 - \Probe.score == 9)).map { $0.name } == ["a"])
+        #expect(try storage.getAll(all: Probe.self, where_(2 * \Probe.score == 4)).map { $0.name } == ["b"])
+        #expect(try storage.getAll(all: Probe.self, where_(6 / \Probe.score == 2)).map { $0.name } == ["c"])
+        #expect(try storage.getAll(all: Probe.self, where_(7 % \Probe.score == 1), orderBy(\Probe.id)).map { $0.name } == ["b", "c"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.score + \Probe.small == 4), orderBy(\Probe.id)).map { $0.name } == [])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.flag && \Probe.score > 1)).map { $0.name } == ["c"])
+        #expect(try storage.getAll(all: Probe.self, where_(!\Probe.flag)).map { $0.name } == ["b"])
+        // Optional columns against nil and against values.
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.note == nil)).map { $0.name } == ["a"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.note != nil), orderBy(\Probe.id)).map { $0.name } == ["b", "c"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.note == "x")).map { $0.name } == ["b"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.maybeInt > 5)).map { $0.name } == ["c"])
+        let optionalValue: String? = "y"
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.note == optionalValue)).map { $0.name } == ["c"])
+        let noValue: String? = nil
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.note == noValue)).map { $0.name } == ["a"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.note != noValue), orderBy(\Probe.id)).map { $0.name } == ["b", "c"])
+        #expect(try storage.getAll(all: Probe.self, where_(nil == \Probe.note)).map { $0.name } == ["a"])
+        #expect(try storage.getAll(all: Probe.self, where_(\Probe.note == nil && \Probe.score == 1)).map { $0.name } == ["a"])
+    }
+
+    @Test func getAllForms() throws {
+        let storage = try makeProbeStorage()
+        try seedProbes(storage)
+        let all: [Probe] = try storage.getAll()
+        #expect(all.count == 3)
+        let limited: [Probe] = try storage.getAll(orderBy(\Probe.id), limit(1, offset: 1))
+        #expect(limited.map { $0.name } == ["b"])
+        let desc: [Probe] = try storage.getAll(orderBy(\Probe.score).desc(), limit(2))
+        #expect(desc.map { $0.name } == ["c", "b"])
+        let asc: [Probe] = try storage.getAll(orderBy(\Probe.score).asc())
+        #expect(asc.map { $0.name } == ["a", "b", "c"])
+        let withAll = try storage.getAll(all: Probe.self)
+        #expect(withAll.count == 3)
+        var seen = 0
+        try storage.forEach(Probe.self) { _ in seen += 1 }
+        #expect(seen == 3)
+    }
+
+    @Test func aggregates() throws {
+        let storage = try makeProbeStorage()
+        #expect(try storage.avg(\Probe.score) == nil)
+        #expect(try storage.sum(\Probe.score) == nil)
+        #expect(try storage.total(\Probe.score) == 0)
+        #expect(try storage.max(\Probe.score) == nil)
+        try seedProbes(storage)
+        #expect(try storage.avg(\Probe.score) == 2)
+        #expect(try storage.avg(\Probe.score, where_(\Probe.score > 1)) == 2.5)
+        #expect(try storage.count(\Probe.note) == 2)
+        #expect(try storage.count(\Probe.note, where_(\Probe.score > 2)) == 1)
+        #expect(try storage.count(all: Probe.self) == 3)
+        #expect(try storage.groupConcat(\Probe.name) == "a,b,c")
+        #expect(try storage.groupConcat(\Probe.name, separator: "-") == "a-b-c")
+        #expect(try storage.groupConcat(\Probe.name, separator: "-", where_(\Probe.score > 1)) == "b-c")
+        #expect(try storage.max(\Probe.score) == 3)
+        #expect(try storage.min(\Probe.score) == 1)
+        #expect(try storage.max(\Probe.note) == "y")
+        #expect(try storage.min(\Probe.maybeInt) == 5)
+        #expect(try storage.sum(\Probe.score) == 6)
+        #expect(try storage.total(\Probe.ratio) == 4.5)
+        #expect(try storage.max(\Probe.score, where_(\Probe.score < 3)) == 2)
+    }
+
+    @Test func selects() throws {
+        let storage = try makeProbeStorage()
+        try seedProbes(storage)
+        let ids: [Int] = try storage.select(\Probe.id, orderBy(\Probe.id))
+        #expect(ids == [1, 2, 3])
+        let pairs = try storage.select(\Probe.id, \Probe.name, orderBy(\Probe.id))
+        #expect(pairs.map { $0.1 } == ["a", "b", "c"])
+        let triples = try storage.select(\Probe.id, \Probe.name, \Probe.note, where_(\Probe.id == 2))
+        #expect(triples.first?.2 == "x")
+        let counts = try storage.select(count(\Probe.id), from(Probe.self))
+        #expect(counts == [3])
+        let avgs = try storage.select(avg(\Probe.score), from(Probe.self))
+        #expect(avgs == [2.0])
+    }
+
+    @Test func updateAllDeleteAll() throws {
+        let storage = try makeProbeStorage()
+        try seedProbes(storage)
+        try storage.update(all: Probe.self, set(assign(\Probe.score, 10), assign(\Probe.note, nil)), where_(\Probe.id == 1))
+        let one: Probe? = try storage.get(id: 1)
+        #expect(one?.score == 10)
+        #expect(one?.note == nil)
+        try storage.update(all: Probe.self, set(assign(\Probe.score, \Probe.score + 1)))
+        #expect(try storage.sum(\Probe.score) == 11 + 3 + 4)
+        try storage.delete(all: Probe.self, where_(\Probe.score > 10))
+        #expect(try storage.count(all: Probe.self) == 2)
+        try storage.delete(all: Probe.self)
+        #expect(try storage.count(all: Probe.self) == 0)
+    }
+
+    @Test func transactionsAndCRUD() throws {
+        let storage = try makeProbeStorage()
+        try storage.beginTransaction()
+        try seedProbes(storage)
+        try storage.commit()
+        #expect(try storage.count(all: Probe.self) == 3)
+        _ = try? storage.transaction { () throws -> Void in
+            try storage.delete(all: Probe.self)
+            throw Error.invalidQuery("x")
+        }
+        #expect(try storage.count(all: Probe.self) == 3)
+        try storage.transaction { try storage.delete(all: Probe.self, where_(\Probe.id == 3)) }
+        #expect(try storage.count(all: Probe.self) == 2)
+        var p: Probe? = try storage.get(id: 2)
+        p?.name = "bb"
+        try storage.update(p!)
+        try storage.replace(object: Probe(id: 2, name: "bbb", score: 2))
+        let fetched: Probe? = try storage.get(id: 2)
+        #expect(fetched?.name == "bbb")
+        try storage.delete(object: fetched!)
+        #expect(try storage.tableExists(with: "probes"))
+        #expect(try !storage.tableExists(with: "nope"))
+    }
+
+    @Test func valueTypesRoundTrip() throws {
+        let storage = try makeProbeStorage()
+        try seedProbes(storage)
+        let a: Probe? = try storage.get(id: 1)
+        #expect(a?.big == UInt64(Int64.max))
+        #expect(a?.small == -3)
+        #expect(a?.data == Data([1, 2]))
+        #expect(a?.date == Date(timeIntervalSince1970: 100))
+        #expect(a?.flag == true)
+        #expect(a?.maybeInt == nil)
+    }
+
+    @Test func storageInitialisers() throws {
+        let types = Table<UserType>(name: "user_types", Column(name: "id", keyPath: \UserType.id, constraints: primaryKey()),
+                                    Column(name: "name", keyPath: \UserType.name))
+        _ = try Storage(filename: "")
+        _ = try SafeStorage(filename: "")
+        _ = try Storage(filename: ":memory:", types)
+        _ = try Storage(filename: ":memory:", tables: types)
+        _ = try Storage(filename: ":memory:", tables: [types])
+        let safe = try SafeStorage(filename: "", types)
+        _ = safe.syncSchema(preserve: false)
+        _ = try SafeStorage(filename: "", tables: [types])
+        #expect((try? safe.tableExists(with: "user_types").get()) == true)
+    }
+
+    @Test func errorsAreNamed() throws {
+        let storage = try makeProbeStorage()
+        do {
+            let _: [User] = try storage.getAll()
+            Issue.record("expected an error")
+        } catch let error as Error {
+            _ = error.description
+        }
+        #expect(throws: ORMError.self) { let _: User? = try storage.get(id: 1) }
+    }
+}
+
+@Suite struct ValueEdgeProbeTests {
+    @Test func outOfRangeIntegersThrowNotCrash() throws {
+        let storage = try makeProbeStorage()
+        var huge = Probe()
+        huge.big = UInt64.max
+        huge.name = "huge"
+        do {
+            let id = try storage.insert(huge)
+            let back: Probe? = try storage.get(id: id)
+            #expect(back?.big == UInt64.max)
+        } catch {
+            _ = "\(error)"
+        }
+        try storage.connection.execute("INSERT INTO probes (name, score, small, big) VALUES ('x', 1, 1000, -1)")
+        #expect(throws: (any Swift.Error).self) { let _: [Probe] = try storage.getAll(where_(\Probe.name == "x")) }
+        #expect(throws: (any Swift.Error).self) { try storage.max(\Probe.small) }
+        // UInt64 is stored by bit pattern, so UInt64.max round-trips (and reads back from -1).
+        #expect(try storage.select(\Probe.big, where_(\Probe.name == "x")) == [UInt64.max])
+        // Odd limits are SQLite's business, never a crash.
+        _ = try? storage.getAll(all: Probe.self, limit(-1, offset: Int.min))
+    }
+}
+
+@Suite struct ErrorProbeTests {
+    struct Loose: Initializable {
+        var a = 0
+        var b: Float = 0
+        var c: Int32?
+    }
+
+    @Test func badInputThrowsNamedErrors() throws {
+        let storage = try makeProbeStorage()
+        try seedProbes(storage)
+        #expect(throws: Error.primaryKeyCountMismatch(table: "probes", expected: 1, received: 2)) {
+            let _: Probe? = try storage.get(id: 1, 2)
+        }
+        #expect(throws: Error.self) { let _: [Probe] = try storage.getAll(where_(\User.id == 1)) }
+        #expect(throws: Error.self) { try storage.update(all: Probe.self, set(assign(\User.id, 1))) }
+        #expect(throws: Error.typeIsNotMapped(type: "User")) { try storage.insert(User()) }
+        #expect(throws: Error.self) { let _: [Int] = try storage.select(count()) }
+        #expect(throws: Error.self) { try storage.delete(all: Probe.self, limit(1)) }
+
+        let loose = try Storage(filename: "", Table<Loose>(name: "loose", Column(name: "a", keyPath: \Loose.a),
+                                                           Column(name: "b", keyPath: \Loose.b),
+                                                           Column(name: "c", keyPath: \Loose.c)))
+        _ = try loose.syncSchema(preserve: true)
+        try loose.insert(Loose(a: 1, b: 1.5, c: 3))
+        #expect(throws: Error.tableHasNoPrimaryKey(table: "loose")) { let _: Loose? = try loose.get(id: 1) }
+        #expect(throws: Error.tableHasNoPrimaryKey(table: "loose")) { try loose.update(Loose()) }
+        let all: [Loose] = try loose.getAll()
+        #expect(all.first?.b == 1.5 && all.first?.c == 3)
+        try loose.connection.execute("UPDATE loose SET c = 5000000000")
+        #expect(throws: Error.self) { let _: [Loose] = try loose.getAll() }
+        #expect(throws: Error.self) { _ = try Storage(filename: "", Table<Loose>(name: "x")) }
+        #expect(throws: Error.self) {
+            _ = try Storage(filename: "", Table<Loose>(name: "x", Column(name: "a", keyPath: \Loose.a), Column(name: "a", keyPath: \Loose.b)))
+        }
+    }
+}
+
+@Suite struct URLProbeTests {
+    struct Link: Initializable {
+        var id = 0
+        var url = URL(string: "https://example.com")!
+        var mirror: URL?
+        var weight: Float = 0
+        var tiny: UInt8 = 0
+    }
+
+    @Test func urlAndSmallTypesInConditions() throws {
+        let storage = try Storage(filename: "", Table<Link>(name: "links",
+                                                           Column(name: "id", keyPath: \Link.id, constraints: primaryKey()),
+                                                           Column(name: "url", keyPath: \Link.url),
+                                                           Column(name: "mirror", keyPath: \Link.mirror),
+                                                           Column(name: "weight", keyPath: \Link.weight),
+                                                           Column(name: "tiny", keyPath: \Link.tiny)))
+        _ = try storage.syncSchema(preserve: true)
+        let target = URL(string: "https://swift.org")!
+        try storage.insert(Link(id: 0, url: target, mirror: nil, weight: 0.5, tiny: 200))
+        try storage.insert(Link())
+        let found: [Link] = try storage.getAll(where_(\Link.url == target))
+        #expect(found.map { $0.id } == [1])
+        let mirrored: [Link] = try storage.getAll(where_(\Link.mirror == target))
+        #expect(mirrored.isEmpty)
+        let heavy: [Link] = try storage.getAll(where_(\Link.weight > Float(0.25) && \Link.tiny == UInt8(200)))
+        #expect(heavy.map { $0.id } == [1])
+        try storage.update(all: Link.self, set(assign(\Link.mirror, target)), where_(\Link.id == 2))
+        #expect(try storage.select(\Link.mirror, where_(\Link.mirror != nil)) == [target])
+    }
+}
+
+@Suite struct KeyProbeTests {
+    struct Visit: Initializable {
+        var userId: Int64 = 0
+        var day = ""
+        var count = 0
+    }
+
+    @Test func compositeAndTextKeys() throws {
+        let storage = try Storage(filename: "", tables: Table<Visit>(name: "visits",
+                                                                    columns: Column(name: "user_id", keyPath: \Visit.userId, constraints: primaryKey()),
+                                                                    Column(name: "day", keyPath: \Visit.day, constraints: primaryKey()),
+                                                                    Column(name: "count", keyPath: \Visit.count, constraints: notNull(), defaultValue(0))))
+        #expect(try storage.syncSchema(preserve: true) == ["visits": .newTableCreated])
+        try storage.replace(Visit(userId: 1, day: "mon", count: 2))
+        try storage.replace(object: Visit(userId: 1, day: "tue", count: 3))
+        let visit: Visit? = try storage.get(id: 1, "tue")
+        #expect(visit?.count == 3)
+        let byInt64: Visit? = try storage.get(id: Int64(1), "mon")
+        #expect(byInt64?.count == 2)
+        var changed = visit!
+        changed.count = 9
+        try storage.update(object: changed)
+        #expect(try storage.sum(\Visit.count) == 11)
+        try storage.delete(changed)
+        #expect(try storage.count(all: Visit.self) == 1)
+        #expect(try storage.groupConcat(\Visit.day) == "mon")
+    }
+}
