@@ -91,15 +91,13 @@ extension Storage {
             }
             return .newColumnsAdded
         }
-        // A NOT NULL column that only the model's nil could fill (an optional property declared
-        // notNull()) has nothing to copy: the table is recreated empty, as upstream does.
-        let copies = preserve ? try copyExpressions(for: table, existing: existingByName) : nil
-        guard let copies else {
+        guard preserve else {
             try connection.execute("DROP TABLE \(table.name.quotedIdentifier)")
             try connection.execute(table.createSQL)
             return .droppedAndRecreated
         }
-        try connection.rebuildTable(named: table.name, definition: table.definitionSQL, copying: copies)
+        try connection.rebuildTable(named: table.name, definition: table.definitionSQL,
+                                    copying: try copyExpressions(for: table, existing: existingByName))
         if requiresRecreation { return .droppedAndRecreated }
         return added.isEmpty ? .oldColumnsRemoved : .newColumnsAddedAndOldColumnsRemoved
     }
@@ -107,14 +105,26 @@ extension Storage {
     /// For each column of the new table, what to fill it with from the old row: the old column
     /// (NULLs replaced by the model's default when the column is NOT NULL now), or, for a new
     /// NOT NULL column without a default, the model's default; other new columns take their default.
-    /// Nil when a NOT NULL column's only fill would be NULL.
+    ///
+    /// - Throws: `ORMError.invalidDefinition` when a NOT NULL column's only fill is the model's nil
+    ///   and some row needs it: `preserve: true` never drops rows, so the caller decides.
     private func copyExpressions(for table: AnyTable, existing: [String: DatabaseColumn]) throws
-        -> [(column: String, expression: String)]? {
+        -> [(column: String, expression: String)] {
         let defaults = try defaultLiterals(of: table)
         var copies: [(column: String, expression: String)] = []
         for (column, literal) in zip(table.columns, defaults) {
-            let needsFill = column.isNotNull && !column.hasDefault && (existing[column.name.lowercased()].map { !$0.notNull } ?? true)
-            if needsFill && literal == "NULL" { return nil }
+            let old = existing[column.name.lowercased()]
+            if column.isNotNull, !column.hasDefault, literal == "NULL", old.map({ !$0.notNull }) ?? true {
+                let filter = old.map { " WHERE \($0.name.quotedIdentifier) IS NULL" } ?? ""
+                let needed: Bool? = try connection.query("SELECT EXISTS(SELECT 1 FROM \(table.name.quotedIdentifier)\(filter))")
+                if needed == true {
+                    throw ORMError.invalidDefinition(
+                        "syncSchema(preserve: true) cannot keep the rows of '\(table.name)': column '\(column.name)' is NOT NULL "
+                            + "without a default and a new object leaves it nil; give it a default or a non-nil initial value, "
+                            + "or call syncSchema(preserve: false)"
+                    )
+                }
+            }
             if let old = existing[column.name.lowercased()] {
                 let source = old.name.quotedIdentifier
                 copies.append((column.name, column.isNotNull && !old.notNull ? "coalesce(\(source), \(literal))" : source))

@@ -62,12 +62,15 @@ private func storage(_ path: String, _ columns: AnyColumn...) throws -> Storage 
         #expect(try differs.syncSchema(preserve: true) == ["pets": .droppedAndRecreated])
         #expect(try differs.count(all: Pet.self) == 1)
 
-        // A new NOT NULL column without a default drops and recreates. For an optional property
-        // declared notNull() the model's value is nil: there is nothing to copy, the table
-        // starts empty (this threw a NOT NULL constraint error before).
+        // A new NOT NULL column without a default, for an optional property declared notNull():
+        // a new object leaves it nil, so there is nothing to fill the existing rows with.
+        // preserve: true never drops rows: it throws and changes nothing; preserve: false
+        // drops and recreates, as the seed documents.
         let notNullNoDefault = try storage(path, id, Column(name: "name", keyPath: \Pet.name), ageDefault,
                                            Column(name: "nick", keyPath: \Pet.nick, constraints: notNull()))
-        #expect(try notNullNoDefault.syncSchema(preserve: true) == ["pets": .droppedAndRecreated])
+        #expect(throws: ORMError.self) { try notNullNoDefault.syncSchema(preserve: true) }
+        #expect(try notNullNoDefault.count(all: Pet.self) == 1)
+        #expect(try notNullNoDefault.syncSchema(preserve: false) == ["pets": .droppedAndRecreated])
         #expect(try notNullNoDefault.count(all: Pet.self) == 0)
 
         // Excess tables are ignored, not dropped.

@@ -225,3 +225,39 @@ func snapshot(_ connection: Connection) throws -> [String] {
         #expect(count == 1)
     }
 }
+
+/// A NOT NULL column whose only fill is a new object's nil: preserve keeps every row or throws.
+@Suite struct SyncSchemaNilFillTests {
+    struct Tagged: Initializable {
+        var id = 0
+        var tag: String?
+    }
+
+    func storage(_ path: String, tagIsNotNull: Bool = false) throws -> Storage {
+        let tag = tagIsNotNull
+            ? Column(name: "tag", keyPath: \Tagged.tag, constraints: notNull())
+            : Column(name: "tag", keyPath: \Tagged.tag)
+        return try Storage(filename: path, Table<Tagged>(name: "tagged",
+            Column(name: "id", keyPath: \Tagged.id, constraints: primaryKey(), notNull()), tag))
+    }
+
+    @Test func nullableColumnBecomingNotNullThrowsWhenARowHoldsNull() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("db.sqlite")
+        let before = try storage(path)
+        _ = try before.syncSchema(preserve: true)
+        try before.insert(Tagged(id: 0, tag: "kept"))
+        try before.insert(Tagged(id: 0, tag: nil))
+
+        let after = try storage(path, tagIsNotNull: true)
+        #expect(throws: ORMError.self) { try after.syncSchema(preserve: true) }
+        #expect(try after.count(all: Tagged.self) == 2)
+        let notNull: Int? = try after.connection.query("SELECT \"notnull\" FROM pragma_table_info('tagged') WHERE name = 'tag'")
+        #expect(notNull == 0)
+
+        try after.connection.run("DELETE FROM tagged WHERE tag IS NULL")
+        #expect(try after.syncSchema(preserve: true) == ["tagged": .droppedAndRecreated])
+        let tags: [String] = try after.connection.query("SELECT tag FROM tagged")
+        #expect(tags == ["kept"])
+    }
+}
