@@ -2,9 +2,7 @@ import Foundation
 
 extension String {
     /// The string as an SQL identifier: in double quotes, inner quotes doubled.
-    var quotedIdentifier: String {
-        "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
+    var quotedIdentifier: String { escapeIdentifier(self) }
 }
 
 /// An SQL literal for a value, for the places SQLite accepts no parameters (a column's DEFAULT
@@ -21,7 +19,7 @@ func sqlLiteral(_ value: BindingValue) -> String {
         if real.isInfinite { return real > 0 ? "9e999" : "-9e999" }
         return "\(real)"
     case .text(let text):
-        return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        return text.sqift.addingSQLEscapes()
     case .blob(let data):
         return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
     }

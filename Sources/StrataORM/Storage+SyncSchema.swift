@@ -42,31 +42,13 @@ extension Storage {
         return results
     }
 
-    /// A column as `PRAGMA table_info` describes it.
-    private struct DatabaseColumn {
-        let name: String
-        let type: String
-        let notNull: Bool
-        let primaryKeyPosition: Int
-    }
-
-    private func databaseColumns(of table: String) throws -> [DatabaseColumn] {
-        try connection.prepare("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)", table).query { row in
-            DatabaseColumn(
-                name: row.value(at: 0) ?? "",
-                type: row.value(at: 1) ?? "",
-                notNull: (row.value(at: 2) as Int?) == 1,
-                primaryKeyPosition: row.value(at: 3) ?? 0
-            )
-        }
-    }
 
     private func sync(_ table: AnyTable, preserve: Bool) throws -> SyncSchemaResult {
         guard try tableExists(with: table.name) else {
             try connection.execute(table.createSQL)
             return .newTableCreated
         }
-        let existing = try databaseColumns(of: table.name)
+        let existing = try connection.tableInfoForTableNamed(table.name)?.columns ?? []
         let existingByName = Dictionary(existing.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         let mappedNames = Set(table.columns.map { $0.name.lowercased() })
         let keys = table.primaryKeyColumns
@@ -78,7 +60,7 @@ extension Storage {
             let keyPosition = keys.firstIndex { $0 === column }.map { $0 + 1 } ?? 0
             return current.type.uppercased() != column.sqlType
                 || current.notNull != column.isNotNull
-                || current.primaryKeyPosition != keyPosition
+                || current.primaryKeyIndex != keyPosition
         }
         // ALTER TABLE ADD COLUMN cannot add a key or UNIQUE column, nor NOT NULL without a default.
         let addable = added.allSatisfy { !$0.isPrimaryKey && !$0.isUnique && (!$0.isNotNull || $0.hasDefault) }
@@ -108,7 +90,7 @@ extension Storage {
     ///
     /// - Throws: `ORMError.invalidDefinition` when a NOT NULL column's only fill is the model's nil
     ///   and some row needs it: `preserve: true` never drops rows, so the caller decides.
-    private func copyExpressions(for table: AnyTable, existing: [String: DatabaseColumn]) throws
+    private func copyExpressions(for table: AnyTable, existing: [String: ColumnInfo]) throws
         -> [(column: String, expression: String)] {
         let defaults = try defaultLiterals(of: table)
         var copies: [(column: String, expression: String)] = []
