@@ -1,6 +1,9 @@
 // Squeal's names over Strata: code written for Squeal ports by changing `import Squeal` to
 // `import StrataSqueal`.
 @_exported import Strata
+// Squeal's own code and its users' code lean on Foundation (`Data`, `NSNull`, `NSError`) without
+// importing it, as Squeal's Apple-only builds made it visible; re-exported so that code ports as is.
+@_exported import Foundation
 
 /// Squeal's database type: a Strata `Connection`, with Squeal's helpers (`insertInto`,
 /// `selectFrom`, `countFrom`, ...). Declared here, it shadows SQift's `Database` pool type for

@@ -14,7 +14,7 @@ struct SchemaCommand: ParsableCommand {
 
     func run() throws {
         let connection = try DatabaseFile.openExisting(database)
-        let schema = try connection.schema
+        let schema = try connection.readSchema()
         let byName: (SchemaEntryInfo, SchemaEntryInfo) -> Bool = { $0.name < $1.name }
         var lines: [String] = []
         var indexLines: [(name: String, line: String)] = []

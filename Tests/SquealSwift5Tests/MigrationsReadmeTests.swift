@@ -62,7 +62,7 @@ let AppSchema = Schema(identifier:"contacts") { schema in
     // Reset the database:
     try AppSchema.migrate(db, toVersion: 0)
     #expect(try db.queryUserVersionNumber() == 0)
-    #expect(try db.schema.tableNames == [])
+    #expect(db.schema.tableNames == [])
 }
 
 @Test func readmeMigrationsKeepsRowsAndDeletesNamelessContacts() throws {

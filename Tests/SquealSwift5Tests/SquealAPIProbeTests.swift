@@ -80,7 +80,7 @@ private func contactsDB() throws -> Database {
     try db.createIndex("contacts_name", tableName: "contacts", columns: ["name"], unique: true, ifNotExists: true)
     try db.addColumnToTable("contacts", column: "url TEXT")
     try db.renameTable("contacts", to: "people")
-    #expect(try db.schema.tableNames == ["people"])
+    #expect(db.schema.tableNames == ["people"])
     try db.dropIndex("contacts_name")
     try db.dropIndex("contacts_name", ifExists: true)
     try db.dropTable("people")
@@ -223,7 +223,7 @@ let ProbeSchema = Schema { schema in
     #expect(years?.notNull == true)
     #expect(years?.type == "INTEGER")
     #expect(try db.selectFrom("people", orderBy: "id") { $0.stringValue("nickname") } == ["Ann", nil])
-    let schemaInfo: SchemaInfo = try db.schema
+    let schemaInfo: SchemaInfo = db.schema
     #expect(schemaInfo.tableNames == ["people"])
     #expect(schemaInfo.indexNames == [])
     #expect(ProbeSchema.latestVersion == 3)
@@ -304,7 +304,7 @@ let ProbeSchema = Schema { schema in
     try db.createIndex("people_name", tableName: "people", columns: ["name"], partialExpr: "name <> ''")
     try db.execute("CREATE VIEW named AS SELECT name FROM people")
 
-    let schema: SchemaInfo = try db.schema
+    let schema: SchemaInfo = db.schema
     #expect(schema.tableNames == ["people"])
     #expect(schema["named"]?.isView == true)
     #expect(schema.entryNamed("people")?.isTable == true)

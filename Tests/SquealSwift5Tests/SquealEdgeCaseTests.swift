@@ -33,11 +33,17 @@ import StrataSqueal
     try db.createTable("t", definitions: ["a DEFAULT 7"])
     let id = try db.insertInto("t", values: [:])
     #expect(try db.selectInt("SELECT a FROM t WHERE rowid = ?", parameters: [id]) == 7)
-    _ = try? db.insertInto("t", columns: [], values: [])
-    _ = try? db.update("t", set: [:])
-    _ = try? db.update("t", rowIds: [1], values: [:])
-    _ = try? db.update("t", columns: [], values: [])
-    _ = try? db.prepareInsertInto("t", columns: [])
+    // No columns: an insert takes every default, an update has nothing to set and says so.
+    let defaulted = try db.insertInto("t", columns: [], values: [])
+    #expect(defaulted == id + 1)
+    #expect(try db.selectInt("SELECT a FROM t WHERE rowid = ?", parameters: [defaulted]) == 7)
+    #expect(throws: SQLiteError.self) { try db.update("t", set: [:]) }
+    #expect(throws: SQLiteError.self) { try db.update("t", rowIds: [1], values: [:]) }
+    #expect(throws: SQLiteError.self) { try db.update("t", columns: [], values: []) }
+    let insertDefaults = try db.prepareInsertInto("t", columns: [])
+    try insertDefaults.execute()
+    #expect(try db.countFrom("t") == 3)
+    #expect(try db.selectInt("SELECT count(*) FROM t WHERE a = 7") == 3)
     #expect(throws: (any Error).self) { try db.insertInto("t", columns: ["a"], values: [1, 2]) }
     #expect(throws: (any Error).self) { try db.update("t", columns: ["a", "a"], values: [1]) }
     _ = try db.selectFrom("t", limit: -1, offset: -5) { $0.intValue("a") }
@@ -110,7 +116,7 @@ import StrataSqueal
     try weird.migrate(db, toVersion: 1)
     #expect(try db.tableInfoForTableNamed("my \"t\"")?.indexNames == ["i 'x'"])
     try weird.migrate(db, toVersion: 0)
-    #expect(try db.schema.tableNames == [])
+    #expect(db.schema.tableNames == [])
 }
 
 @Test func squealSchemaVersionNumberingMistakesThrowInSwift5() throws {

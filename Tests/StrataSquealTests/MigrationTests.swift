@@ -33,19 +33,19 @@ let contactsSchema = Schema(identifier: "contacts") { schema in
         #expect(try db.tableInfoForTableNamed("contacts")?.columnNames == ["id", "name", "email", "url"])
         #expect(try contactsSchema.migrate(db, toVersion: 0))
         #expect(try db.queryUserVersionNumber() == 0)
-        #expect(try db.schema.tableNames.isEmpty)
+        #expect(db.schema.tableNames.isEmpty)
     }
 
     @Test func downAndUpKeepRowsAndSchema() throws {
         let db = Database()
         try contactsSchema.migrate(db)
-        let latest = try db.schema.schemaEntries.map { [$0.type, $0.name, $0.sql ?? ""] }
+        let latest = db.schema.schemaEntries.map { [$0.type, $0.name, $0.sql ?? ""] }
         _ = try db.insertInto("contacts", values: ["name": "Amelia", "email": "a@x", "url": "http://a"])
         try contactsSchema.migrate(db, toVersion: 1)
         #expect(try db.tableInfoForTableNamed("contacts")?["name"]?.notNull == false)
         #expect(try db.selectString("SELECT name FROM contacts") == "Amelia")
         try contactsSchema.migrate(db)
-        #expect(try db.schema.schemaEntries.map { [$0.type, $0.name, $0.sql ?? ""] } == latest)
+        #expect(db.schema.schemaEntries.map { [$0.type, $0.name, $0.sql ?? ""] } == latest)
         #expect(try db.selectString("SELECT email FROM contacts") == "a@x")
     }
 

@@ -22,7 +22,7 @@ import StrataSqueal
     @Test func introspectionThroughDatabase() throws {
         let db = Database()
         try db.createTable("contacts", definitions: ["id INTEGER PRIMARY KEY", "email TEXT NOT NULL UNIQUE"])
-        let schema = try db.schema
+        let schema = db.schema
         #expect(schema.tableNames == ["contacts"])
         let info = try #require(try db.tableInfoForTableNamed("contacts"))
         #expect(info.columnNames == ["id", "email"])

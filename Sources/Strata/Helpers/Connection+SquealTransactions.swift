@@ -39,6 +39,20 @@ extension Connection {
         try execute("ROLLBACK")
     }
 
+    /// Runs `block` in a transaction: committed when it returns, rolled back and the error
+    /// rethrown when it (or the COMMIT) throws. Squeal 1.2's form.
+    ///
+    /// ```swift
+    /// try db.transaction {
+    ///     try db.insertInto("people", values: ["name": "Amelia"])
+    ///     try db.insertInto("people", values: ["name": "Brian"])
+    /// }
+    /// ```
+    /// - Throws: the block's error, or `SQLiteError` from BEGIN/COMMIT.
+    public func transaction(_ block: () throws -> Void) throws {
+        try transaction(transactionType: .deferred, closure: block)
+    }
+
     /// Runs `block` in a transaction, committing or rolling back as it returns; rolls back and
     /// rethrows when it (or the COMMIT) throws.
     ///
@@ -85,6 +99,20 @@ extension Connection {
     /// - Throws: `SQLiteError` when there is no such savepoint or the implied commit fails.
     public func releaseSavepoint(_ name: String) throws {
         try execute("RELEASE SAVEPOINT " + quoteIdentifier(name))
+    }
+
+    /// Runs `block` in a savepoint: released when it returns; rolled back, released and the error
+    /// rethrown when it throws. Squeal 1.2's form. A savepoint opened outside any transaction is
+    /// its own transaction, so a failed one leaves nothing open.
+    ///
+    /// ```swift
+    /// try db.savepoint("insert_people") {
+    ///     try db.insertInto("people", values: ["name": "Amelia"])
+    /// }
+    /// ```
+    /// - Throws: the block's error, or `SQLiteError` from the savepoint statements.
+    public func savepoint(_ name: String, block: () throws -> Void) throws {
+        try savepoint(named: name, closure: block)
     }
 
     /// Runs `block` in a savepoint, released or rolled back as it returns; rolled back, released

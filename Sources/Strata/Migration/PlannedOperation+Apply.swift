@@ -94,7 +94,20 @@ extension PlannedOperation {
                 copying.append((column: column.name, expression: setValues[key] ?? quoteIdentifier(column.name)))
             }
         }
+        // Indexes that named a dropped column are gone from the declared shape: drop them first,
+        // so the rebuild recreates only the ones that still fit.
+        for index in Self.indexes(on: newTable.name, declaredIn: before, missingFrom: after) {
+            try db.execute("DROP INDEX IF EXISTS main.\(quoteIdentifier(index.name))")
+        }
         try db.rebuildTable(named: newTable.name, definition: newTable.definitionSQL, copying: copying)
+    }
+
+    /// The indexes on `table` declared in `state` but not in `other` (those an alteration dropped
+    /// with a column).
+    private static func indexes(on table: String, declaredIn state: SchemaState, missingFrom other: SchemaState) -> [SchemaIndex] {
+        state.indexes.filter {
+            $0.tableName.caseInsensitiveCompare(table) == .orderedSame && other.index($0.name) == nil
+        }
     }
 
     /// Down: renames back with `ALTER TABLE`, then (unless the alteration was renames only) a
@@ -113,5 +126,8 @@ extension PlannedOperation {
             return (column: column.name, expression: quoteIdentifier(column.name))
         }
         try db.rebuildTable(named: oldTable.name, definition: oldTable.definitionSQL, copying: copying)
+        for index in Self.indexes(on: oldTable.name, declaredIn: before, missingFrom: after) {
+            try db.execute(index.createSQL)
+        }
     }
 }

@@ -103,12 +103,12 @@ extension Schema {
             guard let info = try db.tableInfoForTableNamed(table.name) else { return false }
             if info.columnNames.map({ $0.lowercased() }) != table.columnNames.map({ $0.lowercased() }) { return false }
         }
-        let schema = try db.schema
+        let schema = try db.readSchema()
         return state.indexes.allSatisfy { schema.entryNamed($0.name)?.isIndex == true }
     }
 
     private static func dropEverything(_ db: Connection) throws {
-        let entries = try db.schema.schemaEntries
+        let entries = try db.readSchema().schemaEntries
         for entry in entries where entry.isTrigger { try db.execute("DROP TRIGGER IF EXISTS main.\(quoteIdentifier(entry.name))") }
         for entry in entries where entry.isView { try db.execute("DROP VIEW IF EXISTS main.\(quoteIdentifier(entry.name))") }
         for entry in entries where entry.isIndex && entry.sql != nil {

@@ -30,7 +30,7 @@ public final class AlterTableBuilder {
         changes.append(.alterColumn(name, renameTo: renameTo, changeTypeTo: changeTypeTo, setConstraints: setConstraints, setValue: setValue))
     }
 
-    /// Drops a column (indexes on it must be dropped first).
+    /// Drops a column, and with it the table's declared indexes that name it (as Squeal does).
     public func dropColumn(_ name: String) {
         changes.append(.dropColumn(name))
     }

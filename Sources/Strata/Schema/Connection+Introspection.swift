@@ -4,18 +4,28 @@ extension Connection {
     /// The main database's schema, read from `sqlite_master` (Squeal's `db.schema`).
     ///
     /// ```swift
-    /// let names = try db.schema.tableNames
+    /// let names = db.schema.tableNames
+    /// ```
+    /// As in Squeal, reading it never throws: when the schema cannot be read (a closed or
+    /// corrupt database) it is empty. Use ``readSchema()`` to get the error instead.
+    public var schema: SchemaInfo {
+        (try? readSchema()) ?? SchemaInfo(schemaEntries: [])
+    }
+
+    /// The main database's schema, read from `sqlite_master`, or the error that kept it from
+    /// being read.
+    ///
+    /// ```swift
+    /// let tables = try db.readSchema().tableNames
     /// ```
     /// - Throws: `SQLiteError` if the schema cannot be read.
-    public var schema: SchemaInfo {
-        get throws {
-            let entries: [SchemaEntryInfo] = try prepare("SELECT type, name, tbl_name, rootpage, sql FROM main.sqlite_master ORDER BY rowid")
-                .query { (row: Row) -> SchemaEntryInfo in
-                    SchemaEntryInfo(type: row[0] ?? "", name: row[1] ?? "", tableName: row[2] ?? "",
-                                    rootPage: row[3] ?? 0, sql: row[4])
-                }
-            return SchemaInfo(schemaEntries: entries)
-        }
+    public func readSchema() throws -> SchemaInfo {
+        let entries: [SchemaEntryInfo] = try prepare("SELECT type, name, tbl_name, rootpage, sql FROM main.sqlite_master ORDER BY rowid")
+            .query { (row: Row) -> SchemaEntryInfo in
+                SchemaEntryInfo(type: row[0] ?? "", name: row[1] ?? "", tableName: row[2] ?? "",
+                                rootPage: row[3] ?? 0, sql: row[4])
+            }
+        return SchemaInfo(schemaEntries: entries)
     }
 
     /// The columns and indexes of a table or view of the main database; nil when there is none.

@@ -103,11 +103,10 @@ struct SchemaState: Hashable, Sendable {
             if let constraints { tables[position].columns[index].constraints = constraints }
         case .dropColumn(let name):
             let index = try columnPosition(name)
-            if let user = indexes.first(where: {
+            // As in Squeal, the table's indexes that name the column go with it; the others stay.
+            indexes.removeAll {
                 $0.tableName.caseInsensitiveCompare(tableName) == .orderedSame
                     && $0.columns.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
-            }) {
-                throw SchemaMigrationError.invalidSchema(reason: "column \"\(name)\" of \"\(tableName)\" is used by index \"\(user.name)\": drop the index first")
             }
             tables[position].columns.remove(at: index)
             if tables[position].columns.isEmpty {

@@ -115,17 +115,19 @@ extension Double: Binding {
         sqlite3_bind_double(statement, index, self)
     }
 
-    public static func fromBindingValue(_ value: Any) -> Double? { value as? Double }
+    public static func fromBindingValue(_ value: Any) -> Double? { (value as? Double) ?? (value as? Int64).map(Double.init) }
 
     @inlinable
     public static func extract(from value: OpaquePointer) -> Double? {
         extract(from: value, type: sqlite3_value_type(value))
     }
 
-    /// REAL only (SQift's rule): an INTEGER column reads as nil.
+    /// REAL, or INTEGER converted as SQLite converts it (exact up to 2^53), so a NUMERIC or
+    /// DECIMAL column that stored `32.00` as the integer 32 still reads as `32.0`. SQift reads nil
+    /// there; TEXT and BLOB still read as nil.
     @inlinable
     public static func extract(from value: OpaquePointer, type: Int32) -> Double? {
-        type == SQLITE_FLOAT ? sqlite3_value_double(value) : nil
+        type == SQLITE_FLOAT || type == SQLITE_INTEGER ? sqlite3_value_double(value) : nil
     }
 }
 
@@ -138,16 +140,16 @@ extension Float: Binding {
         sqlite3_bind_double(statement, index, Double(self))
     }
 
-    public static func fromBindingValue(_ value: Any) -> Float? { (value as? Double).map(Float.init) }
+    public static func fromBindingValue(_ value: Any) -> Float? { Double.fromBindingValue(value).map(Float.init) }
 
     @inlinable
     public static func extract(from value: OpaquePointer) -> Float? {
         extract(from: value, type: sqlite3_value_type(value))
     }
 
-    /// REAL only (SQift's rule).
+    /// REAL, or INTEGER converted as SQLite converts it (see `Double`'s rule).
     @inlinable
     public static func extract(from value: OpaquePointer, type: Int32) -> Float? {
-        type == SQLITE_FLOAT ? Float(sqlite3_value_double(value)) : nil
+        type == SQLITE_FLOAT || type == SQLITE_INTEGER ? Float(sqlite3_value_double(value)) : nil
     }
 }

@@ -57,10 +57,10 @@ func schemaText(_ db: Connection) throws -> [String] {
         let db = try Connection(storageLocation: .inMemory)
         #expect(try richSchema.migrate(db))
         #expect(try db.query("PRAGMA user_version") as Int? == 4)
-        #expect(try db.schema.tableNames.sorted() == ["animals", #"the "owners""#])
+        #expect(db.schema.tableNames.sorted() == ["animals", #"the "owners""#])
         #expect(try db.tableInfoForTableNamed(#"the "owners""#)?.columnNames == ["id", "select", "age", "label"])
         #expect(try db.tableInfoForTableNamed("animals")?.columnNames == ["id", "owner id", "pet name"])
-        #expect(try db.schema.namesOfIndexesOnTable("animals") == ["pets of owner"])
+        #expect(db.schema.namesOfIndexesOnTable("animals") == ["pets of owner"])
         #expect(richSchema.versions.last?.tableNamed("animals")?.columnNames == ["id", "owner id", "pet name"])
         #expect(richSchema.tableNamed("ANIMALS")?.name == "animals")
         #expect(richSchema.tables.map(\.name) == [#"the "owners""#, "animals"])
@@ -93,7 +93,7 @@ func schemaText(_ db: Connection) throws -> [String] {
         let latest = try schemaText(db)
         #expect(try richSchema.migrate(db, toVersion: 0))
         #expect(try db.query("PRAGMA user_version") as Int? == 0)
-        #expect(try db.schema.tableNames.isEmpty)
+        #expect(db.schema.tableNames.isEmpty)
         try richSchema.migrate(db)
         #expect(try schemaText(db) == latest)
         // Every intermediate version too.
@@ -102,11 +102,11 @@ func schemaText(_ db: Connection) throws -> [String] {
             try richSchema.migrate(fresh, toVersion: version)
             let declared = try schemaText(fresh)
             try richSchema.migrate(db, toVersion: version)
-            #expect(try db.schema.tableNames.sorted() == fresh.schema.tableNames.sorted(), "version \(version)")
-            for table in try fresh.schema.tableNames {
+            #expect(db.schema.tableNames.sorted() == fresh.schema.tableNames.sorted(), "version \(version)")
+            for table in fresh.schema.tableNames {
                 #expect(try db.tableInfoForTableNamed(table)?.columns == fresh.tableInfoForTableNamed(table)?.columns)
             }
-            #expect(try db.schema.indexNames.sorted() == fresh.schema.indexNames.sorted())
+            #expect(db.schema.indexNames.sorted() == fresh.schema.indexNames.sorted())
             _ = declared
             fresh = try Connection(storageLocation: .inMemory)
         }
@@ -203,7 +203,7 @@ func schemaText(_ db: Connection) throws -> [String] {
         let db = try Connection(storageLocation: .inMemory)
         try db.execute("PRAGMA user_version = 9")
         #expect(throws: SchemaMigrationError.unknownDatabaseVersion(dbVersion: 9)) { try richSchema.migrate(db) }
-        #expect(try db.schema.schemaEntries.isEmpty)
+        #expect(db.schema.schemaEntries.isEmpty)
     }
 
     @Test func unreachableVersionsAndResettingOldOnes() throws {
@@ -217,12 +217,12 @@ func schemaText(_ db: Connection) throws -> [String] {
         }
         try db.execute("CREATE TABLE legacy (x); PRAGMA user_version = 2")
         #expect(throws: SchemaMigrationError.unreachableDatabaseVersion(fromVersion: 2, toVersion: 5)) { try schema.migrate(db) }
-        #expect(try db.schema.tableNames == ["legacy"])
+        #expect(db.schema.tableNames == ["legacy"])
         #expect(try schema.migrate(db, options: .ResetOldDatabaseVersions))
-        #expect(try db.schema.tableNames == ["t", "u"])
+        #expect(db.schema.tableNames == ["t", "u"])
         #expect(try db.query("PRAGMA user_version") as Int? == 5)
         #expect(try schema.migrate(db, toVersion: 3))
-        #expect(try db.schema.tableNames == ["t"])
+        #expect(db.schema.tableNames == ["t"])
     }
 
     @Test func executeWithoutDownIsDataOnlyUnlessItChangedTheSchema() throws {
@@ -251,10 +251,6 @@ func schemaText(_ db: Connection) throws -> [String] {
         ("alter", Schema { s in s.version(1) { v in v.alterTable("ghost") { t in t.addColumn("a", type: .Text) } } }),
         ("dup", Schema { s in s.version(1) { v in v.createTable("t") { t in t.column("a", type: .Text) }; v.createTable("T") { t in t.column("a", type: .Text) } } }),
         ("order", Schema { s in s.version(2) { _ in }; s.version(1) { _ in } }),
-        ("indexed", Schema { s in s.version(1) { v in
-            v.createTable("t") { t in t.column("a", type: .Text); t.column("b", type: .Text) }
-            v.createIndex("i", on: "t", columns: ["a"])
-            v.alterTable("t") { t in t.dropColumn("a") } } }),
         ("column", Schema { s in s.version(1) { v in
             v.createTable("t") { t in t.column("a", type: .Text) }
             v.createIndex("i", on: "t", columns: ["nope"]) } }),
@@ -267,8 +263,38 @@ func schemaText(_ db: Connection) throws -> [String] {
         } catch SchemaMigrationError.invalidSchema(let reason) {
             #expect(!reason.isEmpty)
         }
-        #expect(try db.schema.schemaEntries.isEmpty)
+        #expect(db.schema.schemaEntries.isEmpty)
         #expect(try db.query("PRAGMA user_version") as Int? == 0)
+    }
+
+    @Test func droppingAnIndexedColumnDropsItsIndexesAndKeepsTheOthers() throws {
+        let schema = Schema { s in
+            s.version(1) { v in
+                v.createTable("people") { t in
+                    t.primaryKey("id")
+                    t.column("name", type: .Text)
+                    t.column("age", type: .Integer)
+                }
+                v.createIndex("people_age", on: "people", columns: ["age"])
+                v.createIndex("people_name_age", on: "people", columns: ["name", "age"])
+                v.createIndex("people_name", on: "people", columns: ["name"])
+            }
+            s.version(2) { v in v.alterTable("people") { t in t.dropColumn("age") } }
+        }
+        let db = try Connection(storageLocation: .inMemory)
+        try schema.migrate(db, toVersion: 1)
+        try db.execute("INSERT INTO people (name, age) VALUES ('Amelia', 31), ('Brian', 42)")
+
+        try schema.migrate(db)
+        #expect(db.schema.namesOfIndexesOnTable("people") == ["people_name"])
+        #expect(try db.tableInfoForTableNamed("people")?.columnNames == ["id", "name"])
+        #expect(try db.query("SELECT group_concat(name) FROM (SELECT name FROM people ORDER BY id)") as String? == "Amelia,Brian")
+
+        // Down again: the column comes back (its values are gone) with both of its indexes.
+        try schema.migrate(db, toVersion: 1)
+        #expect(db.schema.namesOfIndexesOnTable("people").sorted() == ["people_age", "people_name", "people_name_age"])
+        #expect(try db.tableInfoForTableNamed("people")?.columnNames == ["id", "name", "age"])
+        #expect(try db.query("SELECT count(*) FROM people WHERE age IS NULL") as Int? == 2)
     }
 
     @Test func migratesInsideAnOpenTransaction() throws {
@@ -319,8 +345,8 @@ func schemaText(_ db: Connection) throws -> [String] {
         try richSchema.migrate(db)
         try db.execute("CREATE TABLE other (x); CREATE VIEW ov AS SELECT x FROM other")
         try richSchema.reset(db)
-        #expect(try db.schema.tableNames.isEmpty)
-        #expect(try db.schema.schemaEntries.filter { !$0.isTable }.isEmpty)
+        #expect(db.schema.tableNames.isEmpty)
+        #expect(db.schema.schemaEntries.filter { !$0.isTable }.isEmpty)
         #expect(try db.query("PRAGMA user_version") as Int? == 0)
         try richSchema.migrate(db)
         #expect(try db.query("PRAGMA user_version") as Int? == 4)

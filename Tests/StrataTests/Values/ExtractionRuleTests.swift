@@ -37,8 +37,9 @@ private struct Reading: DecodableRow {
         #expect(try read(UInt32.self, db) == [7, nil, nil, nil])
         #expect(try read(UInt64.self, db) == [7, nil, nil, nil])
         #expect(try read(Bool.self, db) == [true, nil, nil, nil])
-        #expect(try read(Double.self, db) == [nil, 12.34, nil, nil])
-        #expect(try read(Float.self, db) == [nil, Float(12.34), nil, nil])
+        // Floating point also reads INTEGER storage (NUMERIC columns), as SQLite converts it.
+        #expect(try read(Double.self, db) == [7.0, 12.34, nil, nil])
+        #expect(try read(Float.self, db) == [7.0, Float(12.34), nil, nil])
         #expect(try read(String.self, db) == [nil, nil, "abc", nil])
         #expect(try read(URL.self, db) == [nil, nil, URL(string: "abc"), nil])
         #expect(try read(Data.self, db) == [nil, nil, nil, Data([1, 2])])
@@ -51,7 +52,8 @@ private struct Reading: DecodableRow {
         #expect(try db.query("SELECT 7") as String? == nil)
         #expect(try db.query("SELECT 'abc'") as Int? == nil)
         #expect(try db.query("SELECT '7'") as Int? == nil)
-        #expect(try db.query("SELECT 7") as Double? == nil)
+        #expect(try db.query("SELECT 7") as Double? == 7.0)
+        #expect(try db.query("SELECT '7.5'") as Double? == nil)
     }
 
     @Test func statementAndFromBindingValueAgree() throws {
@@ -86,6 +88,8 @@ private struct Reading: DecodableRow {
         let db = try Connection()
         let real: [Reading] = try db.query("SELECT 1.5 AS value")
         #expect(real.map(\.value) == [1.5])
-        #expect(throws: DecodingError.self) { let _: [Reading] = try db.query("SELECT 2 AS value") }
+        let whole: [Reading] = try db.query("SELECT 2 AS value")
+        #expect(whole.map(\.value) == [2.0])
+        #expect(throws: DecodingError.self) { let _: [Reading] = try db.query("SELECT '2' AS value") }
     }
 }
