@@ -90,21 +90,30 @@ extension Connection {
     /// afterwards so it holds no locks.
     @usableFromInline
     func withStatement<R>(cachedFor sql: SQL, _ parameters: StatementParameters, _ body: (Statement) throws -> R) throws -> R {
+        try withStatement(cachedFor: StatementCacheKey(sql: sql)) { statement in
+            try parameters.bind(to: statement)
+            return try body(statement)
+        }
+    }
+
+    /// Runs `body` with the cached statement filed under `key` (prepared from `key.sql` on first
+    /// use, or afresh when an enclosing call is using it), then resets it, keeping its bindings
+    /// for the caller to overwrite. Layers that run one statement per row pass a key built once
+    /// (``StatementCacheKey/init(reusing:)``), so no SQL is hashed per row.
+    package func withStatement<R>(cachedFor key: StatementCacheKey, _ body: (Statement) throws -> R) throws -> R {
         let prepared: PreparedStatement
-        if let cached = statementCache.available(for: sql) {
+        if let cached = statementCache.available(for: key) {
             prepared = cached
         } else {
-            prepared = try PreparedStatement.prepare(sql, on: self, persistent: true)
-            statementCache.insert(prepared)
+            prepared = try PreparedStatement.prepare(key.sql, on: self, persistent: true)
+            statementCache.insert(prepared, for: key)
         }
         prepared.isInUse = true
         defer {
             prepared.reset()
             prepared.isInUse = false
         }
-        let statement = Statement(connection: self, prepared: prepared)
-        try parameters.bind(to: statement)
-        return try body(statement)
+        return try body(Statement(connection: self, prepared: prepared))
     }
 
     /// The number of statements in the convenience-call cache.

@@ -29,7 +29,7 @@ open class Connection {
     public var tableLockPolicy: TableLockPolicy
 
     /// The `sqlite3 *` handle; valid for the connection's whole life.
-    public let handle: OpaquePointer
+    public let handle: SQLiteConnectionHandle
 
     /// Statements prepared for the convenience calls (`run`, `query`, helpers), keyed by SQL.
     let statementCache = StatementCache(capacity: 64)
@@ -40,8 +40,8 @@ open class Connection {
     /// The path the connection was opened with (`":memory:"`, `""` for temporary, or a file).
     let openedPath: String
 
-    /// The SQL of the last dictionary `insertInto`, so rows with the same keys build none.
-    let insertStatementMemo = InsertStatementMemo()
+    /// The plan of the last dictionary `insertInto`, so rows with the same keys build no SQL.
+    let insertPlanMemo = InsertPlanMemo()
 
     // MARK: - Opening
 
@@ -75,7 +75,7 @@ open class Connection {
     /// to open a URI (`file:data.db?mode=ro`).
     /// - Throws: `SQLiteError` when the database cannot be opened.
     public init(storageLocation: StorageLocation, tableLockPolicy: TableLockPolicy = .fastFail, flags: Int32) throws {
-        var handle: OpaquePointer?
+        var handle: SQLiteConnectionHandle?
         let code = sqlite3_open_v2(Connection.openPath(storageLocation.path, flags: flags), &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let error = SQLiteError(handle: handle, code: code == SQLITE_OK ? SQLITE_CANTOPEN : code)
@@ -154,9 +154,9 @@ open class Connection {
     /// SQLite 3.20+), which the statement cache does.
     /// - Throws: `SQLITE_MISUSE` for a NUL character, `SQLITE_TOOBIG` for SQL over 2 GiB, and
     ///   SQLite's errors.
-    func prepareFirstStatement(of sql: Substring, persistent: Bool = false) throws -> (OpaquePointer, Substring.Index)? {
+    func prepareFirstStatement(of sql: Substring, persistent: Bool = false) throws -> (SQLiteStatementHandle, Substring.Index)? {
         var text = String(sql)
-        return try text.withUTF8 { buffer -> (OpaquePointer, Substring.Index)? in
+        return try text.withUTF8 { buffer -> (SQLiteStatementHandle, Substring.Index)? in
             guard let base = buffer.baseAddress, buffer.count > 0 else { return nil }
             // SQLite stops reading at a NUL byte, which would silently drop the rest of the SQL.
             guard !buffer.contains(0) else {
@@ -168,7 +168,7 @@ open class Connection {
                 var position = UnsafePointer(start)
                 // Empty statements (`;;;`) compile to nothing: skip them in a loop, not by recursion.
                 while position < end {
-                    var statement: OpaquePointer?
+                    var statement: SQLiteStatementHandle?
                     var tail: UnsafePointer<CChar>?
                     let length = Int32(position.distance(to: end))
                     while true {
@@ -204,7 +204,7 @@ open class Connection {
     /// `sqlite3_prepare_v2`.
     private func prepare(
         _ sql: UnsafePointer<CChar>, _ length: Int32, persistent: Bool,
-        _ statement: inout OpaquePointer?, _ tail: inout UnsafePointer<CChar>?
+        _ statement: inout SQLiteStatementHandle?, _ tail: inout UnsafePointer<CChar>?
     ) -> Int32 {
         if persistent, Connection.supportsPersistentPrepare {
             return sqlite3_prepare_v3(handle, sql, length, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, &tail)

@@ -8,7 +8,7 @@ import SQLite3
 /// no reference back to the connection.
 @usableFromInline
 final class PreparedStatement {
-    @usableFromInline let handle: OpaquePointer
+    @usableFromInline let handle: SQLiteStatementHandle
     let sql: SQL
     /// Set while a convenience call uses this cached statement, so a nested call with the same
     /// SQL prepares its own instead of resetting this one mid-iteration.
@@ -94,7 +94,7 @@ final class PreparedStatement {
         hasDuplicateNames = false
     }
 
-    init(handle: OpaquePointer, sql: SQL) {
+    init(handle: SQLiteStatementHandle, sql: SQL) {
         self.handle = handle
         self.sql = sql
     }

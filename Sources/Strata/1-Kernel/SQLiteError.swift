@@ -35,7 +35,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     /// Reads the most recent error of a connection handle.
-    init(handle: OpaquePointer?, code: Int32, sql: SQL? = nil) {
+    init(handle: SQLiteConnectionHandle?, code: Int32, sql: SQL? = nil) {
         let message: String
         if let handle, let text = sqlite3_errmsg(handle) {
             message = String(cString: text)

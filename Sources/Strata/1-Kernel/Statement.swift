@@ -15,7 +15,7 @@ open class Statement {
     /// The connection the statement was prepared on (kept alive by the statement).
     public let connection: Connection
     @usableFromInline let prepared: PreparedStatement
-    @usableFromInline let handle: OpaquePointer
+    @usableFromInline let handle: SQLiteStatementHandle
 
     /// Prepares `sql`, which must hold exactly one statement.
     ///

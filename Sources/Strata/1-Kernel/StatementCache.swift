@@ -1,32 +1,77 @@
+// The one statement cache: every convenience call, helper, the ORM and generated records reuse
+// prepared statements through it. It is bounded (least recently used evicted first), prepares
+// with SQLITE_PREPARE_PERSISTENT, and shares each statement with at most one caller at a time.
 import Foundation
 
-/// A bounded cache of prepared statements keyed by SQL, least recently used evicted first.
+/// What the statement cache files a statement under.
+///
+/// A key made from SQL text (``init(sql:)``) hashes the text on every lookup; that suits calls
+/// that receive SQL from their caller. A layer that runs the same statement row after row (the
+/// ORM, records, the insert helper) builds a key once with ``init(reusing:)`` and keeps it: it is
+/// looked up by identity, so the SQL is hashed and compared never again.
+package struct StatementCacheKey: Hashable, @unchecked Sendable {
+    // @unchecked: `token` is an immutable, empty object used only for its identity.
+    /// A unique object whose identity is the key, for keys built once.
+    private final class Token {}
+
+    /// The SQL to prepare when the cache has no statement for the key.
+    package let sql: SQL
+    private let token: Token?
+
+    /// A key that is the SQL text itself.
+    package init(sql: SQL) {
+        self.sql = sql
+        self.token = nil
+    }
+
+    /// A key of its own for `sql`, equal only to itself (and its copies). Keep it and pass it on
+    /// every call, so the cache finds the statement without hashing the SQL.
+    package init(reusing sql: SQL) {
+        self.sql = sql
+        self.token = Token()
+    }
+
+    package static func == (lhs: StatementCacheKey, rhs: StatementCacheKey) -> Bool {
+        if let left = lhs.token { return left === rhs.token }
+        return rhs.token == nil && lhs.sql == rhs.sql
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        if let token {
+            hasher.combine(ObjectIdentifier(token))
+        } else {
+            hasher.combine(sql)
+        }
+    }
+}
+
+/// A bounded cache of prepared statements, least recently used evicted first.
 final class StatementCache {
     let capacity: Int
-    private var entries: [SQL: PreparedStatement] = [:]
+    private var entries: [StatementCacheKey: PreparedStatement] = [:]
     private var clock: UInt64 = 0
 
     init(capacity: Int) { self.capacity = capacity }
 
     var count: Int { entries.count }
 
-    /// A statement for `sql` that no one is using, or nil.
-    func available(for sql: SQL) -> PreparedStatement? {
-        guard let statement = entries[sql], !statement.isInUse else { return nil }
+    /// A statement for `key` that no one is using, or nil.
+    func available(for key: StatementCacheKey) -> PreparedStatement? {
+        guard let statement = entries[key], !statement.isInUse else { return nil }
         clock &+= 1
         statement.lastUse = clock
         return statement
     }
 
-    func insert(_ statement: PreparedStatement) {
-        guard capacity > 0, entries[statement.sql] == nil else { return }
+    func insert(_ statement: PreparedStatement, for key: StatementCacheKey) {
+        guard capacity > 0, entries[key] == nil else { return }
         if entries.count >= capacity,
-           let victim = entries.values.filter({ !$0.isInUse }).min(by: { $0.lastUse < $1.lastUse }) {
-            entries[victim.sql] = nil
+           let victim = entries.filter({ !$0.value.isInUse }).min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            entries[victim.key] = nil
         }
         clock &+= 1
         statement.lastUse = clock
-        entries[statement.sql] = statement
+        entries[key] = statement
     }
 
     /// Finalizes statements no one uses (they are re-prepared on demand).

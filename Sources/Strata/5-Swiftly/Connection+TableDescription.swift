@@ -99,9 +99,7 @@ open class InsertStatement: Statement {
     /// Prepares `INSERT INTO "table"("a", "b") VALUES(?, ?)` for every column of `table`.
     public init(insertingIntoTable table: TableDescription, on connection: Connection) throws {
         self.table = table
-        let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
-        let placeholders = Array(repeating: "?", count: table.columns.count).joined(separator: ", ")
-        try super.init(connection: connection, sql: "INSERT INTO \(quoteIdentifier(table.name))(\(columns)) VALUES(\(placeholders))")
+        try super.init(connection: connection, sql: insertSQL(into: table.name, columns: table.columns.map(\.name)))
     }
 
     /// Inserts one row. Every column must have a value (nil for NULL) and every key must name a

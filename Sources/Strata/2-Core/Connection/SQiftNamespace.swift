@@ -31,14 +31,6 @@ extension SQift where Base == String {
     /// ```
     /// Prefer bound parameters; this is for the few places SQL cannot take one (savepoint names).
     public func addingSQLEscapes() -> String {
-        "'" + base.replacingOccurrences(of: "'", with: "''") + "'"
+        quoteStringLiteral(base)
     }
-}
-
-/// Quotes an identifier (table, column, index name) for SQL: `"name"` with inner quotes doubled.
-@usableFromInline
-func quoteIdentifier(_ name: String) -> String {
-    // Without Foundation: the helpers quote names on every call, and bridging costs microseconds.
-    guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
-    return "\"" + name.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
 }

@@ -68,7 +68,7 @@ extension Connection {
 // `backupQueue` touches, and holds the connections alive, which by the documented contract of
 // `backup(...)` nothing else uses until completion.
 private final class BackupJob: @unchecked Sendable {
-    let backup: OpaquePointer
+    let backup: SQLiteBackupHandle
     let source: Connection
     let destination: Connection
     let pageSize: Int32
@@ -76,7 +76,7 @@ private final class BackupJob: @unchecked Sendable {
     let completion: (Connection.BackupResult) -> Void
     let completionQueue: DispatchQueue
 
-    init(backup: OpaquePointer, source: Connection, destination: Connection, pageSize: Int32, progress: Progress,
+    init(backup: SQLiteBackupHandle, source: Connection, destination: Connection, pageSize: Int32, progress: Progress,
          completion: @escaping (Connection.BackupResult) -> Void, completionQueue: DispatchQueue) {
         self.backup = backup
         self.source = source

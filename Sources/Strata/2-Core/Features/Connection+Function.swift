@@ -16,11 +16,23 @@ extension Connection {
     /// One argument of a SQL function call, read as the type you ask for (SQLite converts).
     public struct FunctionValue {
         /// SQLite's storage class of a value.
-        public enum DataType: Sendable { /** NULL, INTEGER, REAL (`double`), TEXT or BLOB (`data`). */ case null, integer, double, text, data }
+        public enum DataType: Sendable { /** NULL, INTEGER, REAL (`double`), TEXT or BLOB (`data`). */ case null, integer, double, text, data
 
-        let value: OpaquePointer
+            /// SQift's spelling of a kernel storage class (`double` for REAL, `data` for BLOB).
+            public init(_ storageClass: SQLiteStorageClass) {
+                switch storageClass {
+                case .null: self = .null
+                case .integer: self = .integer
+                case .float: self = .double
+                case .text: self = .text
+                case .blob: self = .data
+                }
+            }
+        }
 
-        init(value: OpaquePointer) { self.value = value }
+        let value: SQLiteValueHandle
+
+        init(value: SQLiteValueHandle) { self.value = value }
 
         /// The value as a 32-bit integer, converted by SQLite (0 for NULL).
         public var integer: Int32 { sqlite3_value_int(value) }
@@ -41,9 +53,12 @@ extension Connection {
         public var date: Date? { isText ? BindingDateFormat.date(from: text) : nil }
 
         /// The value's storage class as passed, before any conversion.
-        public var type: DataType { Self.dataType(sqlite3_value_type(value)) }
+        public var type: DataType { DataType(SQLiteStorageClass(of: value)) }
         /// The type after SQLite's numeric affinity is applied (`'12'` is an integer).
-        public var numericType: DataType { Self.dataType(sqlite3_value_numeric_type(value)) }
+        public var numericType: DataType { DataType(SQLiteStorageClass(code: sqlite3_value_numeric_type(value))) }
+
+        /// The argument's storage class in the kernel's type.
+        public var storageClass: SQLiteStorageClass { SQLiteStorageClass(of: value) }
 
         /// Whether the argument is SQL NULL.
         public var isNull: Bool { type == .null }
@@ -56,15 +71,6 @@ extension Connection {
         /// Whether the argument is stored as a BLOB.
         public var isData: Bool { type == .data }
 
-        static func dataType(_ code: Int32) -> DataType {
-            switch code {
-            case SQLITE_INTEGER: return .integer
-            case SQLITE_FLOAT: return .double
-            case SQLITE_TEXT: return .text
-            case SQLITE_BLOB: return .data
-            default: return .null
-            }
-        }
     }
 
     /// What a SQL function returns.
@@ -88,7 +94,7 @@ extension Connection {
         /// Fails the statement with `message`, and `code` (default `SQLITE_ERROR`).
         case error(message: String, code: Int32?)
 
-        func apply(to context: OpaquePointer) {
+        func apply(to context: SQLiteContextHandle) {
             switch self {
             case .null: sqlite3_result_null(context)
             case .integer(let value): sqlite3_result_int(context, value)
@@ -107,7 +113,7 @@ extension Connection {
             }
         }
 
-        static func resultText(_ text: String, _ context: OpaquePointer) {
+        static func resultText(_ text: String, _ context: SQLiteContextHandle) {
             var text = text
             text.withUTF8 { buffer in
                 guard let base = buffer.baseAddress, buffer.count > 0 else {
@@ -123,7 +129,7 @@ extension Connection {
 
     /// The context of one scalar function call.
     public struct ScalarFunctionContext {
-        let context: OpaquePointer
+        let context: SQLiteContextHandle
 
         /// Per-argument data SQLite keeps between calls while the argument is constant (a compiled
         /// pattern, say). See <https://www.sqlite.org/c3ref/get_auxdata.html>.
@@ -131,7 +137,7 @@ extension Connection {
 
         /// Slots, indexed by argument number, where a function caches an object derived from a constant argument.
         public struct AuxilaryData {
-            let context: OpaquePointer
+            let context: SQLiteContextHandle
 
             /// The object cached for argument `index`, or nil; SQLite may drop it between calls, so recompute when nil.
             public subscript(index: Int32) -> AnyObject? {
@@ -150,10 +156,10 @@ extension Connection {
 
     /// The context of one aggregate evaluation (one group).
     public final class AggregateFunctionContext {
-        let context: OpaquePointer
+        let context: SQLiteContextHandle
         let factory: AggregateContextObjectFactory
 
-        init(context: OpaquePointer, factory: @escaping AggregateContextObjectFactory) {
+        init(context: SQLiteContextHandle, factory: @escaping AggregateContextObjectFactory) {
             self.context = context
             self.factory = factory
         }
@@ -268,7 +274,7 @@ extension Connection {
     }
 }
 
-private func functionValues(_ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?) -> [Connection.FunctionValue] {
+private func functionValues(_ count: Int32, _ arguments: UnsafeMutablePointer<SQLiteValueHandle?>?) -> [Connection.FunctionValue] {
     guard let arguments, count > 0 else { return [] }
     return (0..<Int(count)).compactMap { arguments[$0].map(Connection.FunctionValue.init(value:)) }
 }

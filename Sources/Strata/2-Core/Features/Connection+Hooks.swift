@@ -64,7 +64,7 @@ extension Connection {
     /// Installs or removes a callback that SQLite holds without a destroy function: the box
     /// lives in `callbackBoxes` under `key` until the callback is replaced or removed, and
     /// `install` receives its pointer (nil to unregister).
-    func registerCallback<Value>(_ key: String, _ value: Value?, install: (OpaquePointer, UnsafeMutableRawPointer?) throws -> Void) rethrows {
+    func registerCallback<Value>(_ key: String, _ value: Value?, install: (SQLiteConnectionHandle, UnsafeMutableRawPointer?) throws -> Void) rethrows {
         let box = value.map(CallbackBox.init)
         try install(handle, box?.unretainedPointer())
         callbackBoxes[key] = box

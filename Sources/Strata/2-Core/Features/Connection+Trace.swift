@@ -14,7 +14,7 @@ extension Connection {
         /// A statement produced a row; its expanded SQL.
         case row(statement: String)
         /// The connection closed.
-        case connectionClosed(connection: OpaquePointer)
+        case connectionClosed(connection: SQLiteConnectionHandle)
 
         /// Selects `.statement` events in ``Connection/traceEvent(mask:closure:)`` (`SQLITE_TRACE_STMT`).
         public static let statementMask = UInt32(SQLITE_TRACE_STMT)
@@ -41,10 +41,10 @@ extension Connection {
         init?(mask: UInt32, p: UnsafeMutableRawPointer?, x: UnsafeMutableRawPointer?) {
             guard let p else { return nil }
             if Int32(mask) == SQLITE_TRACE_CLOSE {
-                self = .connectionClosed(connection: OpaquePointer(p))
+                self = .connectionClosed(connection: SQLiteConnectionHandle(p))
                 return
             }
-            let statement = OpaquePointer(p)
+            let statement = SQLiteStatementHandle(p)
             guard let text = sqlite3_sql(statement).map({ String(cString: $0) }) else { return nil }
             // The SQL with bound values substituted, as SQift reports it; the plain text when
             // SQLite cannot expand it (out of memory, or longer than SQLITE_LIMIT_LENGTH).

@@ -14,13 +14,13 @@ extension Connection {
     /// See <https://www.sqlite.org/lang_transaction.html>.
     @discardableResult
     public func transaction<T>(transactionType: TransactionType = .deferred, closure: () throws -> T) throws -> T {
-        try execute("BEGIN \(transactionType.rawValue) TRANSACTION")
+        try beginTransaction(transactionType)
         do {
             let result = try closure()
-            try execute("COMMIT")
+            try commitTransaction()
             return result
         } catch {
-            if isInTransaction { try? execute("ROLLBACK") }
+            if isInTransaction { try? rollbackTransaction() }
             throw error
         }
     }
@@ -34,16 +34,43 @@ extension Connection {
     /// See <https://www.sqlite.org/lang_savepoint.html>.
     @discardableResult
     public func savepoint<T>(named name: String, closure: () throws -> T) throws -> T {
-        let name = name.sqift.addingSQLEscapes()
-        try execute("SAVEPOINT \(name)")
+        try openSavepoint(name)
         do {
             let result = try closure()
-            try execute("RELEASE SAVEPOINT \(name)")
+            try releaseSavepoint(named: name)
             return result
         } catch {
-            try? execute("ROLLBACK TO SAVEPOINT \(name)")
-            try? execute("RELEASE SAVEPOINT \(name)")
+            try? rollbackToSavepoint(named: name)
+            try? releaseSavepoint(named: name)
             throw error
         }
+    }
+}
+
+// The transaction statements, written once: every transaction and savepoint form (SQift's,
+// Squeal's, the ORM's, the rebuild's) goes through these, so names are quoted one way.
+extension Connection {
+    package func beginTransaction(_ type: TransactionType) throws {
+        try execute("BEGIN \(type.rawValue) TRANSACTION")
+    }
+
+    package func commitTransaction() throws {
+        try execute("COMMIT")
+    }
+
+    package func rollbackTransaction() throws {
+        try execute("ROLLBACK")
+    }
+
+    package func openSavepoint(_ name: String) throws {
+        try execute("SAVEPOINT " + quoteIdentifier(name))
+    }
+
+    package func releaseSavepoint(named name: String) throws {
+        try execute("RELEASE SAVEPOINT " + quoteIdentifier(name))
+    }
+
+    package func rollbackToSavepoint(named name: String) throws {
+        try execute("ROLLBACK TO SAVEPOINT " + quoteIdentifier(name))
     }
 }

@@ -91,13 +91,7 @@ public struct Row {
     }
 
     func dataType(at index: Int) -> Column.DataType {
-        switch sqlite3_column_type(statement.handle, Int32(index)) {
-        case SQLITE_INTEGER: return .integer
-        case SQLITE_FLOAT: return .float
-        case SQLITE_TEXT: return .text
-        case SQLITE_BLOB: return .blob
-        default: return .null
-        }
+        SQLiteStorageClass(code: sqlite3_column_type(statement.handle, Int32(index)))
     }
 }
 
@@ -105,11 +99,9 @@ extension Row {
     /// One column of a row.
     // @unchecked: `value` only ever holds Int64, Double, String, Data or nil, all Sendable.
     public struct Column: CustomStringConvertible, @unchecked Sendable {
-        /// SQLite's storage classes, as `sqlite3_column_type` reports them.
-        public enum DataType: Sendable {
-            /// `integer`, `float` (REAL), `text`, `blob` or `null`: the storage class of the column's value in this row.
-            case integer, float, text, blob, null
-        }
+        /// SQLite's storage classes, as `sqlite3_column_type` reports them (SQift's name for
+        /// ``SQLiteStorageClass``).
+        public typealias DataType = SQLiteStorageClass
 
         /// The column's zero-based position in the result.
         public let index: Int
@@ -122,15 +114,7 @@ extension Row {
 
         /// The column's index, name, storage class and value, for logging.
         public var description: String {
-            let typeName: String
-            switch dataType {
-            case .integer: typeName = "integer"
-            case .float: typeName = "float"
-            case .text: typeName = "text"
-            case .blob: typeName = "blob"
-            case .null: typeName = "null"
-            }
-            return "{ index: \(index) name: \"\(name)\", type: \"\(typeName)\", value: \(value.map { "\($0)" } ?? "NULL") }"
+            "{ index: \(index) name: \"\(name)\", type: \"\(dataType)\", value: \(value.map { "\($0)" } ?? "NULL") }"
         }
     }
 }

@@ -8,20 +8,20 @@ extension String: Binding {
     public var bindingValue: BindingValue { .text(self) }
 
     @inlinable
-    public func bind(to statement: OpaquePointer, at index: Int32) throws -> Int32 {
+    public func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32 {
         bindText(self, to: statement, at: index)
     }
 
     public static func fromBindingValue(_ value: Any) -> String? { value as? String }
 
     @inlinable
-    public static func extract(from value: OpaquePointer) -> String? {
+    public static func extract(from value: SQLiteValueHandle) -> String? {
         extract(from: value, type: sqlite3_value_type(value))
     }
 
     /// TEXT only (SQift's rule): INTEGER, REAL and BLOB read as nil.
     @inlinable
-    public static func extract(from value: OpaquePointer, type: Int32) -> String? {
+    public static func extract(from value: SQLiteValueHandle, type: Int32) -> String? {
         type == SQLITE_TEXT ? readText(value) : nil
     }
 }
@@ -36,20 +36,20 @@ extension Data: Binding {
     public var bindingValue: BindingValue { .blob(self) }
 
     @inlinable
-    public func bind(to statement: OpaquePointer, at index: Int32) throws -> Int32 {
+    public func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32 {
         bindBlob(self, to: statement, at: index)
     }
 
     public static func fromBindingValue(_ value: Any) -> Data? { value as? Data }
 
     @inlinable
-    public static func extract(from value: OpaquePointer) -> Data? {
+    public static func extract(from value: SQLiteValueHandle) -> Data? {
         extract(from: value, type: sqlite3_value_type(value))
     }
 
     /// BLOB only (SQift's rule); a zero-length blob reads as `Data()`, TEXT as nil.
     @inlinable
-    public static func extract(from value: OpaquePointer, type: Int32) -> Data? {
+    public static func extract(from value: SQLiteValueHandle, type: Int32) -> Data? {
         type == SQLITE_BLOB ? readBlob(value) : nil
     }
 }
@@ -58,7 +58,7 @@ extension URL: Binding {
     public typealias BindingType = String
     public var bindingValue: BindingValue { .text(absoluteString) }
 
-    public func bind(to statement: OpaquePointer, at index: Int32) throws -> Int32 {
+    public func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32 {
         bindText(absoluteString, to: statement, at: index)
     }
 
@@ -67,11 +67,11 @@ extension URL: Binding {
     }
 
     /// TEXT only (SQift's rule).
-    public static func extract(from value: OpaquePointer) -> URL? {
+    public static func extract(from value: SQLiteValueHandle) -> URL? {
         extract(from: value, type: sqlite3_value_type(value))
     }
 
-    public static func extract(from value: OpaquePointer, type: Int32) -> URL? {
+    public static func extract(from value: SQLiteValueHandle, type: Int32) -> URL? {
         type == SQLITE_TEXT ? URL(string: readText(value)) : nil
     }
 }
@@ -81,7 +81,7 @@ extension Date: Binding {
     /// The date as text in `bindingDateFormatter`'s format.
     public var bindingValue: BindingValue { .text(BindingDateFormat.string(from: self)) }
 
-    public func bind(to statement: OpaquePointer, at index: Int32) throws -> Int32 {
+    public func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32 {
         bindText(BindingDateFormat.string(from: self), to: statement, at: index)
     }
 
@@ -89,11 +89,11 @@ extension Date: Binding {
         (value as? String).flatMap { BindingDateFormat.date(from: $0) }
     }
 
-    public static func extract(from value: OpaquePointer) -> Date? {
+    public static func extract(from value: SQLiteValueHandle) -> Date? {
         extract(from: value, type: sqlite3_value_type(value))
     }
 
-    public static func extract(from value: OpaquePointer, type: Int32) -> Date? {
+    public static func extract(from value: SQLiteValueHandle, type: Int32) -> Date? {
         guard type == SQLITE_TEXT,
               let pointer = sqlite3_value_text(value) else { return nil }
         let buffer = UnsafeBufferPointer(start: pointer, count: Int(sqlite3_value_bytes(value)))

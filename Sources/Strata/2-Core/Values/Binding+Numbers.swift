@@ -10,7 +10,7 @@ extension ExactIntegerBinding {
     public var bindingValue: BindingValue { .integer(Int64(self)) }
 
     @inlinable
-    public func bind(to statement: OpaquePointer, at index: Int32) throws -> Int32 {
+    public func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32 {
         sqlite3_bind_int64(statement, index, Int64(self))
     }
 
@@ -21,13 +21,13 @@ extension ExactIntegerBinding {
 
     /// Reads an INTEGER column that fits the type; nil for another storage class or out of range.
     @inlinable
-    public static func extract(from value: OpaquePointer) -> Self? {
+    public static func extract(from value: SQLiteValueHandle) -> Self? {
         extract(from: value, type: sqlite3_value_type(value))
     }
 
     /// INTEGER only (SQift's rule): REAL, TEXT and BLOB read as nil, never converted.
     @inlinable
-    public static func extract(from value: OpaquePointer, type: Int32) -> Self? {
+    public static func extract(from value: SQLiteValueHandle, type: Int32) -> Self? {
         type == SQLITE_INTEGER ? Self(exactly: sqlite3_value_int64(value)) : nil
     }
 }
@@ -53,7 +53,7 @@ extension BitPatternIntegerBinding {
     public var bindingValue: BindingValue { .integer(Int64(truncatingIfNeeded: self)) }
 
     @inlinable
-    public func bind(to statement: OpaquePointer, at index: Int32) throws -> Int32 {
+    public func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32 {
         sqlite3_bind_int64(statement, index, Int64(truncatingIfNeeded: self))
     }
 
@@ -64,13 +64,13 @@ extension BitPatternIntegerBinding {
 
     /// Reads an INTEGER column by bit pattern; nil for another storage class.
     @inlinable
-    public static func extract(from value: OpaquePointer) -> Self? {
+    public static func extract(from value: SQLiteValueHandle) -> Self? {
         extract(from: value, type: sqlite3_value_type(value))
     }
 
     /// INTEGER only (SQift's rule).
     @inlinable
-    public static func extract(from value: OpaquePointer, type: Int32) -> Self? {
+    public static func extract(from value: SQLiteValueHandle, type: Int32) -> Self? {
         type == SQLITE_INTEGER ? Self(bitPattern: sqlite3_value_int64(value)) : nil
     }
 }
@@ -86,7 +86,7 @@ extension Bool: Binding {
     public var bindingValue: BindingValue { .integer(self ? 1 : 0) }
 
     @inlinable
-    public func bind(to statement: OpaquePointer, at index: Int32) throws -> Int32 {
+    public func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32 {
         sqlite3_bind_int64(statement, index, self ? 1 : 0)
     }
 
@@ -95,13 +95,13 @@ extension Bool: Binding {
     }
 
     @inlinable
-    public static func extract(from value: OpaquePointer) -> Bool? {
+    public static func extract(from value: SQLiteValueHandle) -> Bool? {
         extract(from: value, type: sqlite3_value_type(value))
     }
 
     /// INTEGER only (SQift's rule): nonzero is true.
     @inlinable
-    public static func extract(from value: OpaquePointer, type: Int32) -> Bool? {
+    public static func extract(from value: SQLiteValueHandle, type: Int32) -> Bool? {
         type == SQLITE_INTEGER ? sqlite3_value_int64(value) != 0 : nil
     }
 }
@@ -111,14 +111,14 @@ extension Double: Binding {
     public var bindingValue: BindingValue { .real(self) }
 
     @inlinable
-    public func bind(to statement: OpaquePointer, at index: Int32) throws -> Int32 {
+    public func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32 {
         sqlite3_bind_double(statement, index, self)
     }
 
     public static func fromBindingValue(_ value: Any) -> Double? { (value as? Double) ?? (value as? Int64).map(Double.init) }
 
     @inlinable
-    public static func extract(from value: OpaquePointer) -> Double? {
+    public static func extract(from value: SQLiteValueHandle) -> Double? {
         extract(from: value, type: sqlite3_value_type(value))
     }
 
@@ -126,7 +126,7 @@ extension Double: Binding {
     /// DECIMAL column that stored `32.00` as the integer 32 still reads as `32.0`. SQift reads nil
     /// there; TEXT and BLOB still read as nil.
     @inlinable
-    public static func extract(from value: OpaquePointer, type: Int32) -> Double? {
+    public static func extract(from value: SQLiteValueHandle, type: Int32) -> Double? {
         type == SQLITE_FLOAT || type == SQLITE_INTEGER ? sqlite3_value_double(value) : nil
     }
 }
@@ -136,20 +136,20 @@ extension Float: Binding {
     public var bindingValue: BindingValue { .real(Double(self)) }
 
     @inlinable
-    public func bind(to statement: OpaquePointer, at index: Int32) throws -> Int32 {
+    public func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32 {
         sqlite3_bind_double(statement, index, Double(self))
     }
 
     public static func fromBindingValue(_ value: Any) -> Float? { Double.fromBindingValue(value).map(Float.init) }
 
     @inlinable
-    public static func extract(from value: OpaquePointer) -> Float? {
+    public static func extract(from value: SQLiteValueHandle) -> Float? {
         extract(from: value, type: sqlite3_value_type(value))
     }
 
     /// REAL, or INTEGER converted as SQLite converts it (see `Double`'s rule).
     @inlinable
-    public static func extract(from value: OpaquePointer, type: Int32) -> Float? {
+    public static func extract(from value: SQLiteValueHandle, type: Int32) -> Float? {
         type == SQLITE_FLOAT || type == SQLITE_INTEGER ? Float(sqlite3_value_double(value)) : nil
     }
 }

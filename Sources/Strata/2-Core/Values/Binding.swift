@@ -19,12 +19,12 @@ public protocol Bindable {
     ///
     /// The default goes through ``bindingValue``; Strata's built-in types skip that step. Throw
     /// when the value cannot be represented (an encoding failure), rather than binding NULL.
-    func bind(to statement: OpaquePointer, at index: Int32) throws -> Int32
+    func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32
 }
 
 extension Bindable {
     @inlinable
-    public func bind(to statement: OpaquePointer, at index: Int32) throws -> Int32 {
+    public func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32 {
         bindingValue.bind(to: statement, at: index)
     }
 }
@@ -47,34 +47,34 @@ public protocol Extractable {
 
     /// Reads a non-NULL `sqlite3_value *` (a result column or function argument), or returns nil
     /// if it does not convert. The default calls ``fromBindingValue(_:)``.
-    static func extract(from value: OpaquePointer) -> DataType?
+    static func extract(from value: SQLiteValueHandle) -> DataType?
 
     /// The same, when the caller already knows the value's storage class (`sqlite3_value_type`),
     /// which saves built-in types a call per value. The default calls ``extract(from:)``.
-    static func extract(from value: OpaquePointer, type: Int32) -> DataType?
+    static func extract(from value: SQLiteValueHandle, type: Int32) -> DataType?
 
     /// The value as `Self`, which `Row` reads return. Provided: when `DataType` is `Self` it is
     /// ``extract(from:type:)`` itself (no cast on the hot path); otherwise that result cast to `Self`.
-    static func extractSelf(from value: OpaquePointer, type: Int32) -> Self?
+    static func extractSelf(from value: SQLiteValueHandle, type: Int32) -> Self?
 }
 
 extension Extractable {
     /// Reads the value as its `BindingType` and converts it with ``fromBindingValue(_:)``.
     @inlinable
-    public static func extract(from value: OpaquePointer) -> DataType? {
+    public static func extract(from value: SQLiteValueHandle) -> DataType? {
         guard let any = bindingTypeValue(of: value, as: BindingType.self) else { return nil }
         return fromBindingValue(any)
     }
 
     /// Ignores `type` and calls ``extract(from:)``.
     @inlinable
-    public static func extract(from value: OpaquePointer, type: Int32) -> DataType? {
+    public static func extract(from value: SQLiteValueHandle, type: Int32) -> DataType? {
         extract(from: value)
     }
 
     /// Reads the value with ``extract(from:type:)`` and casts the result to `Self`.
     @inlinable
-    public static func extractSelf(from value: OpaquePointer, type: Int32) -> Self? {
+    public static func extractSelf(from value: SQLiteValueHandle, type: Int32) -> Self? {
         extract(from: value, type: type) as? Self
     }
 }
@@ -83,7 +83,7 @@ extension Extractable where DataType == Self {
     // Chosen over the unconstrained default for every type whose DataType is itself.
     /// Returns ``extract(from:type:)`` directly: no cast, as `DataType` is already `Self`.
     @inlinable @inline(__always)
-    public static func extractSelf(from value: OpaquePointer, type: Int32) -> Self? {
+    public static func extractSelf(from value: SQLiteValueHandle, type: Int32) -> Self? {
         extract(from: value, type: type)
     }
 }
@@ -93,7 +93,7 @@ extension Extractable where DataType == Self {
 /// force-casts to its `BindingType`, as SQift-era code does, never sees another type. A
 /// `BindingType` outside those four receives the value only if it casts to it.
 @usableFromInline
-func bindingTypeValue<BindingType>(of value: OpaquePointer, as bindingType: BindingType.Type) -> Any? {
+func bindingTypeValue<BindingType>(of value: SQLiteValueHandle, as bindingType: BindingType.Type) -> Any? {
     let matches: Bool
     switch sqlite3_value_type(value) {
     case SQLITE_INTEGER: matches = BindingType.self == Int64.self
@@ -119,7 +119,7 @@ extension Optional: Bindable where Wrapped: Bindable {
     public var bindingValue: BindingValue { self?.bindingValue ?? .null }
 
     @inlinable
-    public func bind(to statement: OpaquePointer, at index: Int32) throws -> Int32 {
+    public func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32 {
         guard let wrapped = self else { return sqlite3_bind_null(statement, index) }
         return try wrapped.bind(to: statement, at: index)
     }

@@ -21,7 +21,7 @@ extension CodableBinding {
 
     /// Encodes the value and binds the bytes as a BLOB.
     /// - Throws: The encoder's error when the value cannot be encoded.
-    public func bind(to statement: OpaquePointer, at index: Int32) throws -> Int32 {
+    public func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32 {
         bindBlob(try CodableBindingCoder.encode(self), to: statement, at: index)
     }
 

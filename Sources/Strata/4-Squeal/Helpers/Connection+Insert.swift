@@ -16,30 +16,25 @@ extension Connection {
     /// - Throws: `SQLiteError`, e.g. for an unknown column or a violated constraint.
     @discardableResult
     public func insertInto(_ tableName: String, values: [String: Bindable?]) throws -> Int64 {
-        let memo = insertStatementMemo
-        if let prepared = memo.statement(for: tableName, keyCount: values.count) {
+        let memo = insertPlanMemo
+        if let key = memo.key(for: tableName, keyCount: values.count) {
             // The same keys as last time, usually in the same order: bind and run the same statement.
-            prepared.isInUse = true
-            let statement = Statement(connection: self, prepared: prepared)
-            defer {
-                statement.resetForNewExecution()
-                prepared.isInUse = false
-            }
-            if try memo.bindInRememberedOrder(values, to: statement) {
+            let inserted = try withStatement(cachedFor: key) { statement -> Bool in
+                guard try memo.bindInRememberedOrder(values, to: statement) else { return false }
                 try statement.run()
-                return lastInsertRowID
+                return true
             }
+            if inserted { return lastInsertRowID }
         }
-        let (sql, positions) = memo.plan(tableName, keys: values.keys, build: insertSQL)
-        _ = try withStatement(cachedFor: sql, .positional([])) { statement in
+        let (key, positions) = memo.plan(tableName, keys: values.keys)
+        try withStatement(cachedFor: key) { statement in
             // `values` iterates in the order `plan` saw its keys; positions[i] is the i-th key's parameter.
             var position = 0
             for (_, value) in values {
-                try statement.bindSquealValue(value, at: positions[position])
+                try statement.bindValue(value, toParameter: positions[position])
                 position += 1
             }
             try statement.run()
-            memo.prepared = statement.prepared
         }
         return lastInsertRowID
     }
@@ -49,7 +44,7 @@ extension Connection {
     /// - Throws: `SQLiteError` (`SQLITE_MISUSE`) when the counts differ; SQLite's error otherwise.
     @discardableResult
     public func insertInto(_ tableName: String, columns: [String], values: [Bindable?]) throws -> Int64 {
-        _ = try withStatement(cachedFor: insertSQL(tableName, columns: columns), .positional(values)) { try $0.run() }
+        _ = try withStatement(cachedFor: insertSQL(into: tableName, columns: columns), .positional(values)) { try $0.run() }
         return lastInsertRowID
     }
 
@@ -61,26 +56,6 @@ extension Connection {
     /// ```
     /// - Throws: `SQLiteError` for an unknown table or column.
     public func prepareInsertInto(_ tableName: String, columns: [String]) throws -> Statement {
-        try prepare(insertSQL(tableName, columns: columns))
-    }
-
-    func insertSQL(_ tableName: String, columns: [String]) -> SQL {
-        var sql = "INSERT INTO " + quoteIdentifier(tableName)
-        guard !columns.isEmpty else { return sql + " DEFAULT VALUES" }
-        sql += " ("
-        for (position, column) in columns.enumerated() {
-            if position > 0 { sql += ", " }
-            sql += quoteIdentifier(column)
-        }
-        return sql + ") VALUES (" + placeholders(columns.count) + ")"
-    }
-}
-
-extension Statement {
-    /// Binds `value` (NULL when nil) to parameter `index`, throwing SQLite's error.
-    @inline(__always)
-    final func bindSquealValue(_ value: Bindable?, at index: Int32) throws {
-        let code = try value?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
-        if code != SQLITE_OK { try checkBind(code, index: index) }
+        try prepare(insertSQL(into: tableName, columns: columns))
     }
 }

@@ -77,9 +77,7 @@ extension Connection {
         guard !columns.isEmpty else {
             throw SQLiteError(code: SQLITE_MISUSE, message: "An update of \(quoteIdentifier(tableName)) needs at least one column to set")
         }
-        return "UPDATE " + quoteIdentifier(tableName) + " SET "
-            + columns.map { quoteIdentifier($0) + " = ?" }.joined(separator: ", ")
-            + clause("WHERE", whereExpr)
+        return "UPDATE " + quoteIdentifier(tableName) + " SET " + assignmentList(columns) + clause("WHERE", whereExpr)
     }
 
     /// Runs a statement from the cache and returns `changes`.

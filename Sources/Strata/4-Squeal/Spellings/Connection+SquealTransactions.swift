@@ -22,21 +22,21 @@ extension Connection {
     ///
     /// - Throws: `SQLiteError`, e.g. when a transaction is already open.
     public func beginTransaction() throws {
-        try execute("BEGIN DEFERRED TRANSACTION")
+        try beginTransaction(.deferred)
     }
 
     /// Commits the open transaction.
     ///
     /// - Throws: `SQLiteError` when no transaction is open or the commit fails.
     public func commit() throws {
-        try execute("COMMIT")
+        try commitTransaction()
     }
 
     /// Rolls back the open transaction.
     ///
     /// - Throws: `SQLiteError` when no transaction is open.
     public func rollback() throws {
-        try execute("ROLLBACK")
+        try rollbackTransaction()
     }
 
     /// Runs `block` in a transaction: committed when it returns, rolled back and the error
@@ -84,21 +84,21 @@ extension Connection {
     ///
     /// - Throws: `SQLiteError` when SQLite refuses it.
     public func beginSavepoint(_ name: String) throws {
-        try execute("SAVEPOINT " + quoteIdentifier(name))
+        try openSavepoint(name)
     }
 
     /// Rolls back to the savepoint named `name`, which stays open.
     ///
     /// - Throws: `SQLiteError` when there is no such savepoint.
     public func rollbackSavepoint(_ name: String) throws {
-        try execute("ROLLBACK TO SAVEPOINT " + quoteIdentifier(name))
+        try rollbackToSavepoint(named: name)
     }
 
     /// Releases the savepoint named `name` (and any opened after it).
     ///
     /// - Throws: `SQLiteError` when there is no such savepoint or the implied commit fails.
     public func releaseSavepoint(_ name: String) throws {
-        try execute("RELEASE SAVEPOINT " + quoteIdentifier(name))
+        try releaseSavepoint(named: name)
     }
 
     /// Runs `block` in a savepoint: released when it returns; rolled back, released and the error

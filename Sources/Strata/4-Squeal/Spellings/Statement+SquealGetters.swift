@@ -12,7 +12,7 @@ import SQLite3
 extension Statement {
     /// The current row's non-NULL value at `index`, or nil.
     @inlinable @inline(__always)
-    final func squealValue(at index: Int) -> OpaquePointer? {
+    final func squealValue(at index: Int) -> SQLiteValueHandle? {
         // Out-of-range indexes (and no current row) read as NULL in SQLite.
         guard let value = sqlite3_column_value(handle, Int32(clamping: index)),
               sqlite3_value_type(value) != SQLITE_NULL else { return nil }
@@ -20,7 +20,7 @@ extension Statement {
     }
 
     @inlinable @inline(__always)
-    final func squealValue(named name: String) -> OpaquePointer? {
+    final func squealValue(named name: String) -> SQLiteValueHandle? {
         guard let index = prepared.columnIndex(forName: name) else { return nil }
         return squealValue(at: Int(index))
     }
@@ -144,13 +144,13 @@ extension Statement {
 
 /// A value's text, read once from the UTF-8 SQLite returns.
 @usableFromInline
-func squealString(_ value: OpaquePointer) -> String {
+func squealString(_ value: SQLiteValueHandle) -> String {
     guard let text = sqlite3_value_text(value) else { return "" }
     return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
 }
 
 /// A value's bytes, copied once (an empty blob is `Data()`).
-func squealData(_ value: OpaquePointer) -> Data {
+func squealData(_ value: SQLiteValueHandle) -> Data {
     guard let bytes = sqlite3_value_blob(value) else { return Data() }
     return Data(bytes: bytes, count: Int(sqlite3_value_bytes(value)))
 }

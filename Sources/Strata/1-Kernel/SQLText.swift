@@ -1,0 +1,122 @@
+// The one place where Strata writes SQL text: identifier quoting, string and value literals,
+// placeholder lists and clause builders. Every layer (helpers, DSL, rebuild, ORM, CLI) calls
+// these; values always go through bound parameters, except where SQLite accepts none (a column
+// DEFAULT, a rebuild's fill value), which `sqlLiteral` covers.
+import Foundation
+
+/// Quotes an identifier (table, column, index, savepoint name): `"name"`, inner quotes doubled.
+@usableFromInline
+package func quoteIdentifier(_ name: String) -> String {
+    // Without Foundation: the helpers quote names on every call, and bridging costs microseconds.
+    guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
+    return "\"" + name.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+}
+
+/// A SQL string literal: `'text'`, inner single quotes doubled.
+package func quoteStringLiteral(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+}
+
+/// A SQL literal for a value, for the places SQLite accepts no parameters (a column's DEFAULT in
+/// CREATE TABLE, a fill value in a table rebuild). Text quotes are doubled; blobs are hex.
+package func sqlLiteral(_ value: BindingValue) -> String {
+    switch value {
+    case .null:
+        return "NULL"
+    case .integer(let integer):
+        return String(integer)
+    case .real(let real):
+        if real.isNaN { return "NULL" }
+        if real.isInfinite { return real > 0 ? "9e999" : "-9e999" }
+        return "\(real)"
+    case .text(let text):
+        return quoteStringLiteral(text)
+    case .blob(let data):
+        return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
+    }
+}
+
+/// The `?, ?, ?` placeholder list for `count` parameters.
+package func placeholders(_ count: Int) -> String {
+    count <= 0 ? "" : "?" + String(repeating: ", ?", count: count - 1)
+}
+
+/// `" KEYWORD fragment"`, or nothing when the fragment is nil or empty.
+package func clause(_ keyword: String, _ fragment: String?) -> String {
+    guard let fragment, !fragment.isEmpty else { return "" }
+    return " " + keyword + " " + fragment
+}
+
+/// `" LIMIT ? OFFSET ?"` with the values to bind after the caller's parameters.
+package func limitClause(limit: Int?, offset: Int?) -> (sql: String, parameters: [Bindable?]) {
+    switch (limit, offset) {
+    case (nil, nil): return ("", [])
+    case (let limit?, nil): return (" LIMIT ?", [limit])
+    case (nil, let offset?): return (" LIMIT -1 OFFSET ?", [offset])
+    case (let limit?, let offset?): return (" LIMIT ? OFFSET ?", [limit, offset])
+    }
+}
+
+/// `INSERT INTO "table" ("a", "b") VALUES (?, ?)`, or `DEFAULT VALUES` with no columns.
+/// `verb` may be `INSERT OR REPLACE` and so on.
+package func insertSQL(into table: String, columns: [String], verb: String = "INSERT") -> SQL {
+    let head = verb + " INTO " + quoteIdentifier(table)
+    guard !columns.isEmpty else { return head + " DEFAULT VALUES" }
+    return head + " (" + columns.map(quoteIdentifier).joined(separator: ", ") + ") VALUES (" + placeholders(columns.count) + ")"
+}
+
+/// `"a" = ?, "b" = ?`: the SET list of an UPDATE.
+package func assignmentList(_ columns: [String]) -> String {
+    columns.map { quoteIdentifier($0) + " = ?" }.joined(separator: ", ")
+}
+
+/// Whether `text` is a bare identifier (`[A-Za-z_][A-Za-z0-9_]*`), which names the same thing
+/// quoted or not, except that quoting also admits keywords such as `order`.
+package func isPlainIdentifier(_ text: String) -> Bool {
+    var utf8 = text.utf8.makeIterator()
+    guard let first = utf8.next(), first == UInt8(ascii: "_") || (first | 0x20 >= UInt8(ascii: "a") && first | 0x20 <= UInt8(ascii: "z")) else {
+        return false
+    }
+    while let byte = utf8.next() {
+        let isLetter = byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")
+        let isDigit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+        guard isLetter || isDigit || byte == UInt8(ascii: "_") else { return false }
+    }
+    return true
+}
+
+/// Whether SQLite reads `a` and `b` as the same identifier: equal but for ASCII letter case
+/// (SQLite folds only ASCII; quoting a near-miss would turn it into a string literal).
+package func sameIdentifier(_ a: String, _ b: String) -> Bool {
+    a.utf8.elementsEqual(b.utf8) { x, y in
+        x == y || (x | 0x20 == y | 0x20 && x | 0x20 >= UInt8(ascii: "a") && x | 0x20 <= UInt8(ascii: "z"))
+    }
+}
+
+/// Whether SQL text holds anything but whitespace, `;` and comments, that is, another statement
+/// for SQLite to compile. Lets a script walk tell the last statement without compiling the rest
+/// (which may need the earlier ones to have run).
+package func sqlTextHasStatement(_ text: Substring) -> Bool {
+    var bytes = text.utf8[...]
+    while let byte = bytes.first {
+        switch byte {
+        case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), 0x0C, UInt8(ascii: ";"):
+            bytes = bytes.dropFirst()
+        case UInt8(ascii: "-") where bytes.dropFirst().first == UInt8(ascii: "-"):
+            guard let end = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return false }
+            bytes = bytes[bytes.index(after: end)...]
+        case UInt8(ascii: "/") where bytes.dropFirst().first == UInt8(ascii: "*"):
+            bytes = bytes.dropFirst(2)
+            // An unterminated block comment runs to the end, as SQLite reads it.
+            while let star = bytes.firstIndex(of: UInt8(ascii: "*")) {
+                bytes = bytes[bytes.index(after: star)...]
+                if bytes.first == UInt8(ascii: "/") { break }
+            }
+            guard bytes.first == UInt8(ascii: "/") else { return false }
+            bytes = bytes.dropFirst()
+        default:
+            return true
+        }
+    }
+    return false
+}

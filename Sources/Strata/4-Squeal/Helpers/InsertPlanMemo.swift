@@ -1,0 +1,50 @@
+/// Remembers how the last dictionary insert on a connection was planned (its table, where each
+/// key goes, and the cache key of its SQL), so a run of rows with the same keys builds no SQL,
+/// sorts nothing, hashes neither keys nor SQL, and binds in one pass over the dictionary. The
+/// statement itself lives in the connection's one statement cache.
+///
+/// Dictionaries with the same keys need not iterate in the same order (Swift seeds each table),
+/// so each key is compared with the remembered order as it is bound, and a row whose order
+/// differs takes the planning path. The SQL always lists the columns sorted, so every order
+/// shares one cached statement.
+final class InsertPlanMemo {
+    private(set) var table = ""
+    private(set) var keyOrder: [String] = []
+    private(set) var positions: [Int32] = []
+    private(set) var key: StatementCacheKey?
+
+    /// The remembered statement key when `table` and the key count match the last insert.
+    func key(for table: String, keyCount: Int) -> StatementCacheKey? {
+        guard let key, keyCount == keyOrder.count, table == self.table else { return nil }
+        return key
+    }
+
+    /// Binds `values` to `statement` if they iterate in the remembered key order; false (with
+    /// some parameters possibly bound) when they do not.
+    func bindInRememberedOrder(_ values: [String: Bindable?], to statement: Statement) throws -> Bool {
+        var position = 0
+        for (key, value) in values {
+            guard position < keyOrder.count, key == keyOrder[position] else { return false }
+            try statement.bindValue(value, toParameter: positions[position])
+            position += 1
+        }
+        return position == keyOrder.count
+    }
+
+    /// The statement key for `table` with `keys`, and the 1-based parameter of each key in
+    /// `keys`'s order.
+    func plan(_ table: String, keys: Dictionary<String, Bindable?>.Keys) -> (StatementCacheKey, [Int32]) {
+        if let key, table == self.table, keys.count == keyOrder.count, keys.elementsEqual(keyOrder) {
+            return (key, positions)
+        }
+        let sorted = keys.sorted()
+        var parameterOfColumn: [String: Int32] = [:]
+        for (offset, column) in sorted.enumerated() { parameterOfColumn[column] = Int32(offset + 1) }
+        let sql = insertSQL(into: table, columns: sorted)
+        self.table = table
+        keyOrder = Array(keys)
+        positions = keyOrder.map { parameterOfColumn[$0] ?? 0 }
+        if key?.sql != sql { key = StatementCacheKey(reusing: sql) }
+        return (key ?? StatementCacheKey(sql: sql), positions)
+    }
+}
