@@ -17,3 +17,6 @@ public typealias TableBuilder = SchemaTableBuilder
 public typealias VersionBuilder = SchemaVersionBuilder
 /// Squeal's `Version`.
 public typealias Version = SchemaVersion
+/// Squeal's `SQLiteColumnType` (`.integer`, `.float`, `.text`, `.blob`, `.null`), what
+/// `typeOfColumnAtIndex` returns.
+public typealias SQLiteColumnType = SQLiteStorageClass

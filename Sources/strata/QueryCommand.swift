@@ -21,17 +21,22 @@ struct QueryCommand: ParsableCommand {
     @Option(help: "How to print the rows.") var format: OutputFormat = .table
 
     func run() throws {
-        let statements = SQLScript.statements(in: sql)
-        guard !statements.isEmpty else { throw CLIError("no SQL statement to run") }
         let connection = try DatabaseFile.openExisting(database)
+        // The kernel's cursor compiles each statement after the previous one ran, so a later
+        // statement may use what an earlier one created.
+        let cursor = connection.statements(in: sql)
         var values = parameters.map(Self.bindingValue)[...]
-        for (index, text) in statements.enumerated() {
-            let statement = try connection.prepare(text)
+        var ranAny = false
+        var earlierParameterCount = 0
+        while let statement = try cursor.next() {
+            ranAny = true
             let count = statement.parameterCount
-            let isLast = index == statements.count - 1
+            let isLast = cursor.isAtLastStatement
             guard values.count >= count, !isLast || values.count == count else {
-                throw CLIError("the SQL has \(Self.parameterCount(of: statements, on: connection)) parameters but \(parameters.count) --param values were given")
+                let total = Self.parameterCount(seen: earlierParameterCount + count, after: cursor.remainingSQL, on: connection)
+                throw CLIError("the SQL has \(total) parameters but \(parameters.count) --param values were given")
             }
+            earlierParameterCount += count
             if count > 0 {
                 try statement.bind(Array(values.prefix(count)))
                 values = values.dropFirst(count)
@@ -42,6 +47,7 @@ struct QueryCommand: ParsableCommand {
                 try statement.run()
             }
         }
+        guard ranAny else { throw CLIError("no SQL statement to run") }
     }
 
     private func printRows(of statement: Statement) throws {
@@ -86,11 +92,19 @@ struct QueryCommand: ParsableCommand {
         return scalars.isEmpty
     }
 
-    /// The parameters of all statements, for the message; statements that cannot be compiled yet
-    /// (they need an earlier one to run first) count what is known.
-    private static func parameterCount(of statements: [String], on connection: Connection) -> String {
-        let counts = statements.map { try? connection.prepare($0).parameterCount }
-        let known = counts.compactMap { $0 }.reduce(0, +)
-        return counts.contains(where: { $0 == nil }) ? "at least \(known)" : "\(known)"
+    /// The parameters of the whole script, for the message: those seen so far plus those of the
+    /// statements after them that compile without the earlier ones having run ("at least" when
+    /// some do not).
+    private static func parameterCount(seen: Int, after rest: Substring, on connection: Connection) -> String {
+        let cursor = connection.statements(in: String(rest))
+        var known = seen
+        while true {
+            do {
+                guard let statement = try cursor.next() else { return "\(known)" }
+                known += statement.parameterCount
+            } catch {
+                return "at least \(known)"
+            }
+        }
     }
 }

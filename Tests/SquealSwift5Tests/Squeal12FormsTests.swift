@@ -64,9 +64,10 @@ private func peopleDatabase() throws -> Database {
     #expect(names == ["people"])
     #expect(try db.readSchema().tableNames == ["people"])
     // When sqlite_master cannot be read, Squeal's property is empty and the throwing form says why.
-    try db.authorizer { action, _, _, _, _ in action == .read ? .deny : .ok }
-    #expect(db.schema.schemaEntries.isEmpty)
-    #expect(throws: SQLiteError.self) { try db.readSchema() }
+    let denied = try peopleDatabase()
+    try denied.authorizer { action, _, _, _, _ in action == .read ? .deny : .ok }
+    #expect(denied.schema.schemaEntries.isEmpty)
+    #expect(throws: SQLiteError.self) { try denied.readSchema() }
 }
 
 @Test func squeal12DropColumnDropsItsIndexesInSwift5() throws {
@@ -101,4 +102,17 @@ private func peopleDatabase() throws -> Database {
     #expect(try db.selectFrom("prices", orderBy: "id") { $0.doubleValue("amount") } == [32.0, 16.75])
     let rows: [Double?] = try db.query("SELECT amount FROM prices ORDER BY id") { $0[0] as Double? }
     #expect(rows == [32.0, 16.75])
+}
+
+@Test func squeal12ColumnTypesInSwift5() throws {
+    let db = Database()
+    let statement = try db.prepareStatement("SELECT 1 AS i, 2.5 AS r, 'x' AS t, x'00' AS b, NULL AS n")
+    #expect(try statement.next())
+    let types: [SQLiteColumnType] = (0..<5).map { statement.typeOfColumnAtIndex($0) }
+    #expect(types == [.integer, .float, .text, .blob, .null])
+    #expect(statement.typeOfColumnNamed("r") == SQLiteColumnType.float)
+    switch statement.typeOfColumnAtIndex(0) {
+    case .integer: break
+    case .float, .text, .blob, .null: Issue.record("1 is an integer")
+    }
 }

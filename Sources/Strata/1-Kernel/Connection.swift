@@ -34,6 +34,9 @@ open class Connection {
     /// Statements prepared for the convenience calls (`run`, `query`, helpers), keyed by SQL.
     let statementCache = StatementCache(capacity: 64)
 
+    /// The connection's one introspection reader, cached by schema version.
+    package private(set) lazy var schemaReader = SchemaReader(connection: self)
+
     /// Closures registered with SQLite (functions, hooks, ...), kept alive while registered.
     var callbackBoxes: [String: AnyObject] = [:]
 
@@ -138,13 +141,9 @@ open class Connection {
     /// Statements run in order; when one fails the earlier ones stay done (as `sqlite3_exec`).
     /// Values must not be spliced into `sql`: use `run(_:_:)` to bind them.
     public func execute(_ sql: SQL) throws {
-        var remaining = Substring(sql)
-        while let (handle, tail) = try prepareFirstStatement(of: remaining) {
-            // Each statement runs through Statement.run(), which owns table-lock polling.
-            let prepared = PreparedStatement(handle: handle, sql: String(remaining[..<tail]))
-            remaining = remaining[tail...]
-            try Statement(connection: self, prepared: prepared).run()
-        }
+        let cursor = statements(in: sql)
+        // Each statement runs through Statement.run(), which owns table-lock polling.
+        while let statement = try cursor.next() { try statement.run() }
     }
 
     /// Compiles the first statement in `sql`; nil when only whitespace, comments or empty

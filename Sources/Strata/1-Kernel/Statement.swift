@@ -300,8 +300,7 @@ extension PreparedStatement {
             throw SQLiteError(code: SQLITE_MISUSE, message: "SQL contains no statement", sql: sql)
         }
         let statement = PreparedStatement(handle: handle, sql: sql)
-        if let extra = try connection.prepareFirstStatement(of: Substring(sql)[tail...]) {
-            sqlite3_finalize(extra.0)
+        if sqlTextHasStatement(Substring(sql)[tail...]) {
             throw SQLiteError(
                 code: SQLITE_MISUSE,
                 message: "SQL holds more than one statement; prepare one at a time or use execute()",

@@ -71,9 +71,7 @@ extension Connection {
     /// (`rowid`, `oid` or `_rowid_`), by the primary key for a `WITHOUT ROWID` table, or none
     /// when columns hide all three aliases (SQLite then scans in rowid order anyway).
     func rowOrder(ofTable name: String) throws -> String {
-        let columns: [(name: String, primaryKeyPosition: Int)] = try query(
-            "SELECT name, pk FROM pragma_table_info(?)", name
-        ) { row in ((row[0] as String?) ?? "", (row[1] as Int?) ?? 0) }
+        let columns = try schemaReader.visibleColumns(ofTable: name).map { (name: $0.name, primaryKeyPosition: $0.primaryKeyIndex) }
         let names = Set(columns.map { $0.name.lowercased() })
         guard let alias = ["rowid", "oid", "_rowid_"].first(where: { !names.contains($0) }) else { return "" }
         // A WITHOUT ROWID table has no rowid: compiling a read of it fails.

@@ -47,11 +47,12 @@ import SQLite3
         #expect(statement.columnNames.first == "i")
         #expect(statement.indexOfColumnNamed("s") == 2 && statement.indexOfColumnNamed("zz") == nil)
         #expect(statement.nameOfColumnAtIndex(1) == "d" && statement.nameOfColumnAtIndex(9) == "")
-        #expect(statement.typeOfColumnAtIndex(0) == SQLITE_INTEGER)
-        #expect(statement.typeOfColumnAtIndex(1) == SQLITE_FLOAT)
-        #expect(statement.typeOfColumnAtIndex(2) == SQLITE_TEXT)
-        #expect(statement.typeOfColumnAtIndex(3) == SQLITE_BLOB)
-        #expect(statement.typeOfColumnAtIndex(4) == SQLITE_NULL)
+        #expect(statement.typeOfColumnAtIndex(0) == .integer)
+        #expect(statement.typeOfColumnAtIndex(1) == .float)
+        #expect(statement.typeOfColumnAtIndex(2) == .text)
+        #expect(statement.typeOfColumnAtIndex(3) == .blob)
+        #expect(statement.typeOfColumnAtIndex(4) == .null)
+        #expect(statement.typeOfColumnAtIndex(4).code == SQLITE_NULL && statement.typeOfColumnNamed("nope") == .null)
     }
 
     @Test func gettersBeforeTheFirstStepAreNil() throws {
@@ -74,6 +75,6 @@ import SQLite3
         #expect(row.dictionaryValue.count == 6)
         #expect(row.columnNames.count == 7)
         #expect(row.indexOfColumnNamed("b") == 3 && row.nameOfColumnAtIndex(3) == "b")
-        #expect(row.typeOfColumnAtIndex(3) == SQLITE_BLOB)
+        #expect(row.typeOfColumnAtIndex(3) == .blob)
     }
 }

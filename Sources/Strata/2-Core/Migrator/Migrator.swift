@@ -53,10 +53,7 @@ open class Migrator {
     }
 
     func readMigrationTableExists() throws -> Bool {
-        let count: Int? = try connection.query(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
-        )
-        return (count ?? 0) > 0
+        try connection.schemaReader.table(named: "schema_migrations") != nil
     }
 
     func createMigrationTable() throws {

@@ -62,8 +62,7 @@ extension Connection {
 
     /// The stored name and `CREATE TABLE` text of a table of the main schema.
     private func tableNameAndSQL(named table: String) throws -> (name: String, sql: String)? {
-        try prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE", table)
-            .query { (row: Row) -> (name: String, sql: String) in (name: row[0] ?? table, sql: row[1] ?? "") }
+        try schemaReader.table(named: table).map { (name: $0.name, sql: $0.sql ?? "") }
     }
 
     /// Steps 3 to 11 of the procedure; the caller provides the transaction and the foreign key setting.
@@ -142,42 +141,32 @@ extension Connection {
     /// every view whose text mentions the table's name, and the triggers on those views (dropping
     /// a view drops them), in schema order.
     private func schemaObjectsDepending(onTable table: String) throws -> [(type: String, name: String, sql: String)] {
-        try prepare("""
-            SELECT type, name, sql FROM main.sqlite_master
-            WHERE sql IS NOT NULL AND (
-                (type IN ('index', 'trigger') AND tbl_name = ?1 COLLATE NOCASE)
-                OR (type = 'view' AND instr(lower(sql), lower(?1)) > 0)
-                OR (type = 'trigger' AND tbl_name IN (
-                    SELECT name FROM main.sqlite_master WHERE type = 'view' AND instr(lower(sql), lower(?1)) > 0)))
-            ORDER BY rowid
-            """, table).query { (row: Row) in
-            (type: row[0] ?? "", name: row[1] ?? "", sql: row[2] ?? "")
+        let entries = try schemaReader.entries()
+        let lowered = table.lowercased()
+        let views = Set(entries.filter { $0.type == "view" && ($0.sql ?? "").lowercased().contains(lowered) }.map { $0.name.lowercased() })
+        return entries.compactMap { entry in
+            guard let sql = entry.sql else { return nil }
+            let dependsOnTable = (entry.type == "index" || entry.type == "trigger") && sameIdentifier(entry.tableName, table)
+            let isDependentView = entry.type == "view" && views.contains(entry.name.lowercased())
+            let isTriggerOnView = entry.type == "trigger" && views.contains(entry.tableName.lowercased())
+            return dependsOnTable || isDependentView || isTriggerOnView ? (type: entry.type, name: entry.name, sql: sql) : nil
         }
     }
 
     /// The indexed column names of an index, nil for expressions.
     private func indexedColumnNames(ofIndex index: String) throws -> [String?] {
-        try prepare("SELECT name FROM pragma_index_info(?)", index).query { (row: Row) -> String? in row[0] }
+        try schemaReader.indexedColumnNames(ofIndex: index)
     }
 
     /// The result column names of a view; empty when the view cannot be evaluated.
     private func resultColumnNames(ofView view: String) throws -> [String] {
-        let names: [String]? = try? prepare("SELECT name FROM pragma_table_info(?)", view).query { (row: Row) -> String in row[0] ?? "" }
+        let names = try? schemaReader.visibleColumns(ofTable: view).map(\.name)
         return names ?? []
     }
 
     /// The names of tables whose foreign keys refer to `table`.
     func tablesReferencing(_ table: String) throws -> [String] {
-        let tables: [String] = try query(
-            "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid")
-        var result: [String] = []
-        for candidate in tables where candidate.caseInsensitiveCompare(table) != .orderedSame {
-            let parents: [String] = try prepare("SELECT \"table\" FROM pragma_foreign_key_list(?)", candidate).query { (row: Row) in
-                row[0] ?? ""
-            }
-            if parents.contains(where: { $0.caseInsensitiveCompare(table) == .orderedSame }) { result.append(candidate) }
-        }
-        return result
+        try schemaReader.tablesReferencing(table)
     }
 
     /// What follows the closing parenthesis of a `CREATE TABLE` (`WITHOUT ROWID`, `STRICT`, ...).
@@ -199,12 +188,9 @@ extension Connection {
         let reserved: Set<String> = ["rowid", "oid", "_rowid_"]
         var primaryKeyTypes: [String] = []
         for name in [table, newTable] {
-            let info: [(name: String, type: String, pk: Int)] = try prepare(
-                "SELECT name, type, pk FROM pragma_table_info(?)", name).query { (row: Row) in
-                (name: row[0] ?? "", type: row[1] ?? "", pk: row[2] ?? 0)
-            }
+            let info = try schemaReader.visibleColumns(ofTable: name)
             if info.contains(where: { reserved.contains($0.name.lowercased()) }) { return false }
-            if name == newTable { primaryKeyTypes = info.filter { $0.pk > 0 }.map { $0.type.uppercased() } }
+            if name == newTable { primaryKeyTypes = info.filter(\.isPrimaryKey).map { $0.type.uppercased() } }
         }
         return !(primaryKeyTypes.count == 1 && primaryKeyTypes[0] == "INTEGER")
     }
@@ -214,8 +200,7 @@ extension Connection {
         var counter = 0
         while true {
             let candidate = "strata_rebuild_\(counter)_\(table)"
-            if try tableSQL(named: candidate) == nil,
-               (try query("SELECT count(*) FROM main.sqlite_master WHERE name = ? COLLATE NOCASE", candidate) as Int?) == 0 {
+            if try schemaReader.entry(named: candidate) == nil {
                 return candidate
             }
             counter += 1

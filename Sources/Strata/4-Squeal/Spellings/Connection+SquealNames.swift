@@ -28,21 +28,11 @@ extension Connection {
 
     /// The column names of `table`, hidden ones included (empty when there is no such table).
     func columnNames(ofTable table: String) throws -> [String] {
-        try withStatement(cachedFor: "SELECT name FROM pragma_table_xinfo(?)", .positional([table])) { statement in
-            var names: [String] = []
-            while try statement.step() {
-                if let name = statement.value(at: 0, as: String.self) { names.append(name) }
-            }
-            return names
-        }
+        try schemaReader.columns(ofTable: table).map(\.name)
     }
 
     /// Whether a table or view named `name` exists in the main or temp schema.
     private func namesTableOrView(_ name: String) throws -> Bool {
-        let sql = """
-            SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?1 COLLATE NOCASE
-            UNION ALL SELECT 1 FROM sqlite_temp_master WHERE type IN ('table', 'view') AND name = ?1 COLLATE NOCASE
-            """
-        return try withStatement(cachedFor: sql, .positional([name])) { try $0.step() }
+        try schemaReader.table(named: name, includingViews: true) != nil || schemaReader.temporaryTableOrViewExists(named: name)
     }
 }

@@ -45,6 +45,8 @@ extension Row {
     public func indexOfColumnNamed(_ name: String) -> Int? { statement.indexOfColumnNamed(name) }
     /// The name of the column at `index`, or `""`.
     public func nameOfColumnAtIndex(_ index: Int) -> String { statement.nameOfColumnAtIndex(index) }
-    /// The storage class of the value at `index` (`SQLITE_INTEGER`, ... `SQLITE_NULL`).
-    public func typeOfColumnAtIndex(_ index: Int) -> Int32 { statement.typeOfColumnAtIndex(index) }
+    /// The storage class of the value at `index`.
+    public func typeOfColumnAtIndex(_ index: Int) -> SQLiteStorageClass { statement.typeOfColumnAtIndex(index) }
+    /// The storage class of the value of the column named `name`.
+    public func typeOfColumnNamed(_ name: String) -> SQLiteStorageClass { statement.typeOfColumnNamed(name) }
 }

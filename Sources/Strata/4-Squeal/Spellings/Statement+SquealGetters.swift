@@ -12,7 +12,7 @@ import SQLite3
 extension Statement {
     /// The current row's non-NULL value at `index`, or nil.
     @inlinable @inline(__always)
-    final func squealValue(at index: Int) -> SQLiteValueHandle? {
+    final func nonNullValue(at index: Int) -> SQLiteValueHandle? {
         // Out-of-range indexes (and no current row) read as NULL in SQLite.
         guard let value = sqlite3_column_value(handle, Int32(clamping: index)),
               sqlite3_value_type(value) != SQLITE_NULL else { return nil }
@@ -20,24 +20,24 @@ extension Statement {
     }
 
     @inlinable @inline(__always)
-    final func squealValue(named name: String) -> SQLiteValueHandle? {
+    final func nonNullValue(named name: String) -> SQLiteValueHandle? {
         guard let index = prepared.columnIndex(forName: name) else { return nil }
-        return squealValue(at: Int(index))
+        return nonNullValue(at: Int(index))
     }
 
     /// The value at `index` as an `Int`, or nil.
     @inlinable @inline(__always) public final func intValueAtIndex(_ index: Int) -> Int? {
-        squealValue(at: index).flatMap { Int(exactly: sqlite3_value_int64($0)) }
+        nonNullValue(at: index).flatMap { Int(exactly: sqlite3_value_int64($0)) }
     }
 
     /// The value at `index` as an `Int64`, or nil.
     @inlinable @inline(__always) public final func int64ValueAtIndex(_ index: Int) -> Int64? {
-        squealValue(at: index).map { sqlite3_value_int64($0) }
+        nonNullValue(at: index).map { sqlite3_value_int64($0) }
     }
 
     /// The value at `index` as a `Double`, or nil.
     @inlinable @inline(__always) public final func doubleValueAtIndex(_ index: Int) -> Double? {
-        squealValue(at: index).map { sqlite3_value_double($0) }
+        nonNullValue(at: index).map { sqlite3_value_double($0) }
     }
 
     /// The value at `index` as a `Double` (Squeal's alias of ``doubleValueAtIndex(_:)``).
@@ -45,32 +45,32 @@ extension Statement {
 
     /// The value at `index` as a `String`, or nil.
     @inlinable public final func stringValueAtIndex(_ index: Int) -> String? {
-        squealValue(at: index).map(squealString)
+        nonNullValue(at: index).map(readText)
     }
 
     /// The value at `index` as a `Bool` (non-zero is true), or nil.
     @inlinable @inline(__always) public final func boolValueAtIndex(_ index: Int) -> Bool? {
-        squealValue(at: index).map { sqlite3_value_int64($0) != 0 }
+        nonNullValue(at: index).map { sqlite3_value_int64($0) != 0 }
     }
 
     /// The value at `index` as `Data`, or nil.
     public final func blobValueAtIndex(_ index: Int) -> Data? {
-        squealValue(at: index).map(squealData)
+        nonNullValue(at: index).map(readBlob)
     }
 
     /// The value of the column named `name` as an `Int`, or nil.
     @inlinable @inline(__always) public final func intValue(_ name: String) -> Int? {
-        squealValue(named: name).flatMap { Int(exactly: sqlite3_value_int64($0)) }
+        nonNullValue(named: name).flatMap { Int(exactly: sqlite3_value_int64($0)) }
     }
 
     /// The value of the column named `name` as an `Int64`, or nil.
     @inlinable @inline(__always) public final func int64Value(_ name: String) -> Int64? {
-        squealValue(named: name).map { sqlite3_value_int64($0) }
+        nonNullValue(named: name).map { sqlite3_value_int64($0) }
     }
 
     /// The value of the column named `name` as a `Double`, or nil.
     @inlinable @inline(__always) public final func doubleValue(_ name: String) -> Double? {
-        squealValue(named: name).map { sqlite3_value_double($0) }
+        nonNullValue(named: name).map { sqlite3_value_double($0) }
     }
 
     /// The value of the column named `name` as a `Double` (alias of ``doubleValue(_:)``).
@@ -78,27 +78,27 @@ extension Statement {
 
     /// The value of the column named `name` as a `String`, or nil.
     @inlinable public final func stringValue(_ name: String) -> String? {
-        squealValue(named: name).map(squealString)
+        nonNullValue(named: name).map(readText)
     }
 
     /// The value of the column named `name` as a `Bool` (non-zero is true), or nil.
     @inlinable @inline(__always) public final func boolValue(_ name: String) -> Bool? {
-        squealValue(named: name).map { sqlite3_value_int64($0) != 0 }
+        nonNullValue(named: name).map { sqlite3_value_int64($0) != 0 }
     }
 
     /// The value of the column named `name` as `Data`, or nil.
     public final func blobValue(_ name: String) -> Data? {
-        squealValue(named: name).map(squealData)
+        nonNullValue(named: name).map(readBlob)
     }
 
     /// The value at `index` in its storage class (`Int64`, `Double`, `String` or `Data`), or nil.
     public final func valueAtIndex(_ index: Int) -> Bindable? {
-        guard let value = squealValue(at: index) else { return nil }
+        guard let value = nonNullValue(at: index) else { return nil }
         switch sqlite3_value_type(value) {
         case SQLITE_INTEGER: return sqlite3_value_int64(value)
         case SQLITE_FLOAT: return sqlite3_value_double(value)
-        case SQLITE_BLOB: return squealData(value)
-        default: return squealString(value)
+        case SQLITE_BLOB: return readBlob(value)
+        default: return readText(value)
         }
     }
 
@@ -134,23 +134,16 @@ extension Statement {
         return names.indices.contains(index) ? names[index] : ""
     }
 
-    /// The storage class of the value at `index` in the current row: `SQLITE_INTEGER`,
-    /// `SQLITE_FLOAT`, `SQLITE_TEXT`, `SQLITE_BLOB` or `SQLITE_NULL`.
-    public final func typeOfColumnAtIndex(_ index: Int) -> Int32 {
-        guard let value = sqlite3_column_value(handle, Int32(clamping: index)) else { return SQLITE_NULL }
-        return sqlite3_value_type(value)
+    /// The storage class of the value at `index` in the current row (Squeal's
+    /// `SQLiteColumnType`); `.null` for NULL, an index out of range, or no current row.
+    public final func typeOfColumnAtIndex(_ index: Int) -> SQLiteStorageClass {
+        guard let value = sqlite3_column_value(handle, Int32(clamping: index)) else { return .null }
+        return SQLiteStorageClass(of: value)
     }
-}
 
-/// A value's text, read once from the UTF-8 SQLite returns.
-@usableFromInline
-func squealString(_ value: SQLiteValueHandle) -> String {
-    guard let text = sqlite3_value_text(value) else { return "" }
-    return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
-}
-
-/// A value's bytes, copied once (an empty blob is `Data()`).
-func squealData(_ value: SQLiteValueHandle) -> Data {
-    guard let bytes = sqlite3_value_blob(value) else { return Data() }
-    return Data(bytes: bytes, count: Int(sqlite3_value_bytes(value)))
+    /// The storage class of the value of the column named `name` in the current row; `.null`
+    /// when there is no such column (Squeal stopped the program there).
+    public final func typeOfColumnNamed(_ name: String) -> SQLiteStorageClass {
+        columnIndex(forName: name).map(typeOfColumnAtIndex) ?? .null
+    }
 }

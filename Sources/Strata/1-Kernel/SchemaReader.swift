@@ -1,0 +1,199 @@
+// The one introspection reader: whether a table exists, its columns, indexes and foreign keys,
+// and the schema list. The helpers, the rebuild, both migrators, the ORM and the CLI ask it.
+//
+// What it reads is cached until `PRAGMA schema_version` moves, which catches schema changes
+// made by this connection and, at the start of each read, by any other connection or process.
+// Inside a transaction nothing is cached: a rolled-back schema change can bring the version back
+// to a number the cache has already seen with other contents.
+import Foundation
+
+/// A column as `PRAGMA table_xinfo` reports it, hidden and generated columns included.
+package struct TableColumn: Hashable, Sendable {
+    /// Position among all columns, hidden ones included.
+    package let position: Int
+    package let name: String
+    package let declaredType: String
+    package let notNull: Bool
+    package let defaultValue: String?
+    package let primaryKeyIndex: Int
+    /// 0 for an ordinary column, 1 for a virtual table's hidden column, 2 or 3 for a generated one.
+    package let hidden: Int
+}
+
+/// One foreign key of a table, as `PRAGMA foreign_key_list` reports it (one row per column).
+package struct ForeignKeyColumn: Hashable, Sendable {
+    package let id: Int
+    package let parentTable: String
+    package let column: String
+    package let parentColumn: String?
+}
+
+/// Reads the main schema of one connection, caching by schema version.
+package final class SchemaReader {
+    private struct Cache {
+        var version: Int64
+        var entries: [SchemaEntryInfo]?
+        var columns: [String: [TableColumn]] = [:]
+        var indexes: [String: [IndexInfo]] = [:]
+        var foreignKeys: [String: [ForeignKeyColumn]] = [:]
+    }
+
+    private unowned let connection: Connection
+    private var cache: Cache?
+
+    init(connection: Connection) { self.connection = connection }
+
+    /// Runs `read` against the cache when one may be kept (valid for the current schema version),
+    /// or with a scratch cache inside a transaction.
+    private func withCache<T>(_ read: (inout Cache) throws -> T) throws -> T {
+        guard !connection.isInTransaction else {
+            cache = nil
+            var scratch = Cache(version: -1)
+            return try read(&scratch)
+        }
+        let version: Int64 = try connection.withStatement(cachedFor: "PRAGMA main.schema_version", .positional([])) { statement in
+            try statement.step() ? statement.value(at: 0, as: Int64.self) ?? 0 : 0
+        }
+        var current = cache.flatMap { $0.version == version ? $0 : nil } ?? Cache(version: version)
+        cache = nil   // held by `current` alone, so `read` mutates it without a copy
+        defer { cache = current }
+        return try read(&current)
+    }
+
+    /// Forgets everything read; the next question reads the schema again.
+    package func invalidate() { cache = nil }
+
+    /// Every entry of `main.sqlite_master`, in schema order (SQLite's own `sqlite_*` included).
+    package func entries() throws -> [SchemaEntryInfo] {
+        try withCache { cache in
+            if let entries = cache.entries { return entries }
+            let entries = try rows("SELECT type, name, tbl_name, rootpage, sql FROM main.sqlite_master ORDER BY rowid", []) { statement in
+                SchemaEntryInfo(type: statement.value(at: 0, as: String.self) ?? "", name: statement.value(at: 1, as: String.self) ?? "",
+                                tableName: statement.value(at: 2, as: String.self) ?? "", rootPage: statement.value(at: 3, as: Int.self) ?? 0,
+                                sql: statement.value(at: 4, as: String.self))
+            }
+            cache.entries = entries
+            return entries
+        }
+    }
+
+    /// The schema entry named `name` (as SQLite matches names: ASCII case folded) whose type is
+    /// one of `types` (any type when nil).
+    package func entry(named name: String, types: Set<String>? = nil) throws -> SchemaEntryInfo? {
+        try entries().first { sameIdentifier($0.name, name) && (types?.contains($0.type) ?? true) }
+    }
+
+    /// The table (or view, when `includingViews`) named `name`, found as SQLite finds it.
+    package func table(named name: String, includingViews: Bool = false) throws -> SchemaEntryInfo? {
+        try entry(named: name, types: includingViews ? ["table", "view"] : ["table"])
+    }
+
+    /// Whether a table or view named `name` exists in the temp schema (never cached: temporary
+    /// objects are this connection's own and rare).
+    package func temporaryTableOrViewExists(named name: String) throws -> Bool {
+        try connection.withStatement(
+            cachedFor: "SELECT 1 FROM sqlite_temp_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE",
+            .positional([name])) { try $0.step() }
+    }
+
+    /// The tables that are the application's: not SQLite's own (`sqlite_*`) nor an external
+    /// replicator's (Litestream's `_litestream_*`).
+    package func userTableNames() throws -> [String] {
+        try entries().filter { $0.type == "table" && !Self.isInternalTable($0.name) }.map(\.name)
+    }
+
+    /// Whether a table belongs to SQLite (`sqlite_*`) or to Litestream (`_litestream_*`).
+    package static func isInternalTable(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return lowered.hasPrefix("sqlite_") || lowered.hasPrefix("_litestream_")
+    }
+
+    /// The columns of a table or view, hidden and generated ones included; empty when there is none.
+    package func columns(ofTable table: String) throws -> [TableColumn] {
+        try withCache { cache in
+            let key = table.lowercased()
+            if let columns = cache.columns[key] { return columns }
+            let columns = try rows("SELECT cid, name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?, 'main')", [table]) { statement in
+                TableColumn(position: statement.value(at: 0, as: Int.self) ?? 0, name: statement.value(at: 1, as: String.self) ?? "",
+                            declaredType: statement.value(at: 2, as: String.self) ?? "", notNull: (statement.value(at: 3, as: Int.self) ?? 0) != 0,
+                            defaultValue: statement.value(at: 4, as: String.self), primaryKeyIndex: statement.value(at: 5, as: Int.self) ?? 0,
+                            hidden: statement.value(at: 6, as: Int.self) ?? 0)
+            }
+            cache.columns[key] = columns
+            return columns
+        }
+    }
+
+    /// The columns `PRAGMA table_info` shows (no hidden or generated ones), numbered as it does.
+    package func visibleColumns(ofTable table: String) throws -> [ColumnInfo] {
+        try columns(ofTable: table).filter { $0.hidden == 0 }.enumerated().map { ordinal, column in
+            ColumnInfo(index: ordinal, name: column.name, type: column.declaredType, notNull: column.notNull,
+                       defaultValue: column.defaultValue, primaryKeyIndex: column.primaryKeyIndex)
+        }
+    }
+
+    /// The indexes of a table, automatic ones included, with their key columns.
+    package func indexes(ofTable table: String) throws -> [IndexInfo] {
+        try withCache { cache in
+            let key = table.lowercased()
+            if let indexes = cache.indexes[key] { return indexes }
+            let listed = try rows("SELECT seq, name, \"unique\", origin, partial FROM pragma_index_list(?, 'main')", [table]) { statement in
+                (seq: statement.value(at: 0, as: Int.self) ?? 0, name: statement.value(at: 1, as: String.self) ?? "",
+                 unique: (statement.value(at: 2, as: Int.self) ?? 0) != 0, origin: statement.value(at: 3, as: String.self) ?? "c",
+                 partial: (statement.value(at: 4, as: Int.self) ?? 0) != 0)
+            }
+            var indexes: [IndexInfo] = []
+            for entry in listed {
+                let keyColumns = try rows("SELECT seqno, cid, name, \"desc\", coll, key FROM pragma_index_xinfo(?, 'main')", [entry.name]) { statement -> IndexedColumnInfo? in
+                    guard (statement.value(at: 5, as: Int.self) ?? 0) != 0 else { return nil }
+                    return IndexedColumnInfo(indexSequenceNumber: statement.value(at: 0, as: Int.self) ?? 0,
+                                             tableColumnIndex: statement.value(at: 1, as: Int.self) ?? 0,
+                                             name: statement.value(at: 2, as: String.self),
+                                             isDescending: (statement.value(at: 3, as: Int.self) ?? 0) != 0,
+                                             collation: statement.value(at: 4, as: String.self))
+                }
+                indexes.append(IndexInfo(name: entry.name, sequenceNumber: entry.seq, isUnique: entry.unique,
+                                         origin: IndexOrigin(rawValue: entry.origin) ?? .createIndex, isPartial: entry.partial,
+                                         columns: keyColumns.compactMap { $0 }))
+            }
+            cache.indexes[key] = indexes
+            return indexes
+        }
+    }
+
+    /// The columns an index covers, in order; nil entries for expressions.
+    package func indexedColumnNames(ofIndex index: String) throws -> [String?] {
+        try rows("SELECT name FROM pragma_index_info(?)", [index]) { $0.value(at: 0, as: String.self) }
+    }
+
+    /// The foreign keys of a table, one element per referencing column.
+    package func foreignKeys(ofTable table: String) throws -> [ForeignKeyColumn] {
+        try withCache { cache in
+            let key = table.lowercased()
+            if let foreignKeys = cache.foreignKeys[key] { return foreignKeys }
+            let foreignKeys = try rows("SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?, 'main')", [table]) { statement in
+                ForeignKeyColumn(id: statement.value(at: 0, as: Int.self) ?? 0, parentTable: statement.value(at: 1, as: String.self) ?? "",
+                                 column: statement.value(at: 2, as: String.self) ?? "", parentColumn: statement.value(at: 3, as: String.self))
+            }
+            cache.foreignKeys[key] = foreignKeys
+            return foreignKeys
+        }
+    }
+
+    /// The user tables whose foreign keys refer to `table`.
+    package func tablesReferencing(_ table: String) throws -> [String] {
+        try userTableNames().filter { candidate in
+            guard !sameIdentifier(candidate, table) else { return false }
+            return try foreignKeys(ofTable: candidate).contains { sameIdentifier($0.parentTable, table) }
+        }
+    }
+
+    /// Runs a cached pragma or schema query and maps each row.
+    private func rows<T>(_ sql: SQL, _ parameters: [Bindable?], _ map: (Statement) throws -> T) throws -> [T] {
+        try connection.withStatement(cachedFor: sql, .positional(parameters)) { statement in
+            var result: [T] = []
+            while try statement.step() { result.append(try map(statement)) }
+            return result
+        }
+    }
+}
