@@ -17,7 +17,7 @@ enum DatabaseFile {
     ///   found reading the schema ("file is not a database", "database disk image is malformed").
     static func openExisting(_ path: String) throws -> Connection {
         try checkReadable(path)
-        let connection = try open(path, flags: OpenFlags.readWrite | OpenFlags.noMutex)
+        let connection = try open(path, flags: OpenFlags.make(create: false))
         try prepare(connection)
         try validate(connection, path: path)
         return connection
@@ -30,7 +30,7 @@ enum DatabaseFile {
     static func openOrCreate(_ path: String) throws -> Connection {
         let exists = try checkNotDirectory(path)
         if exists { try checkReadable(path) }
-        let connection = try open(path, flags: OpenFlags.readWrite | OpenFlags.create | OpenFlags.noMutex)
+        let connection = try open(path, flags: OpenFlags.make())
         try prepare(connection)
         if exists { try validate(connection, path: path) }
         return connection
@@ -56,15 +56,6 @@ enum DatabaseFile {
     /// The size of the file at `path` in bytes, or nil when there is none.
     static func fileSize(_ path: String) -> Int64? {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
-    }
-
-    /// `sqlite3_open_v2` flags, with their values from `sqlite3.h` (part of SQLite's stable ABI),
-    /// for `Connection(storageLocation:flags:)`.
-    enum OpenFlags {
-        static let readWrite: Int32 = 0x0000_0002
-        static let create: Int32 = 0x0000_0004
-        /// The connection is used by one thread at a time (Strata's default).
-        static let noMutex: Int32 = 0x0000_8000
     }
 
     /// Opens `path` with `flags`, reporting a failure with the path alone.

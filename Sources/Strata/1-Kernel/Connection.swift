@@ -65,9 +65,7 @@ open class Connection {
         multiThreaded: Bool = true,
         sharedCache: Bool = false
     ) throws {
-        var flags: Int32 = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
-        flags |= multiThreaded ? SQLITE_OPEN_NOMUTEX : SQLITE_OPEN_FULLMUTEX
-        flags |= sharedCache ? SQLITE_OPEN_SHAREDCACHE : SQLITE_OPEN_PRIVATECACHE
+        let flags = OpenFlags.make(readOnly: readOnly, multiThreaded: multiThreaded, sharedCache: sharedCache)
         try self.init(storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags)
     }
 
@@ -79,7 +77,7 @@ open class Connection {
     /// - Throws: `SQLiteError` when the database cannot be opened.
     public init(storageLocation: StorageLocation, tableLockPolicy: TableLockPolicy = .fastFail, flags: Int32) throws {
         var handle: SQLiteConnectionHandle?
-        let code = sqlite3_open_v2(Connection.openPath(storageLocation.path, flags: flags), &handle, flags, nil)
+        let code = sqlite3_open_v2(OpenFlags.openPath(storageLocation.path, flags: flags), &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let error = SQLiteError(handle: handle, code: code == SQLITE_OK ? SQLITE_CANTOPEN : code)
             sqlite3_close_v2(handle)
@@ -93,12 +91,6 @@ open class Connection {
         self.tableLockPolicy = tableLockPolicy
         self.openedPath = storageLocation.path
         sqlite3_extended_result_codes(handle, 1)
-    }
-
-    /// The path to hand `sqlite3_open_v2`: without `SQLITE_OPEN_URI`, a relative path beginning
-    /// with `file:` gets a `./` so that a SQLite built with `SQLITE_USE_URI` does not parse it.
-    static func openPath(_ path: String, flags: Int32) -> String {
-        flags & SQLITE_OPEN_URI == 0 && path.hasPrefix("file:") ? "./" + path : path
     }
 
     deinit {

@@ -37,9 +37,7 @@ public final class Database: Sendable {
         writerConnectionPreparation: ((Connection) throws -> Void)? = nil,
         readerConnectionPreparation: ((Connection) throws -> Void)? = nil
     ) throws {
-        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-        flags |= multiThreaded ? SQLITE_OPEN_NOMUTEX : SQLITE_OPEN_FULLMUTEX
-        flags |= sharedCache ? SQLITE_OPEN_SHAREDCACHE : SQLITE_OPEN_PRIVATECACHE
+        let flags = OpenFlags.make(multiThreaded: multiThreaded, sharedCache: sharedCache)
         try self.init(
             storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags, drainDelay: drainDelay,
             maximumReaderCount: maximumReaderCount, writerConnectionPreparation: writerConnectionPreparation, readerConnectionPreparation: readerConnectionPreparation
@@ -61,7 +59,7 @@ public final class Database: Sendable {
         try writer.busyHandler(.timeout(ConnectionPool.defaultBusyTimeout))
         try writerConnectionPreparation?(writer)
         writerConnectionQueue = ConnectionQueue(connection: writer)
-        let readerFlags = (flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_READONLY
+        let readerFlags = OpenFlags.reader(from: flags)
         readerConnectionPool = ConnectionPool(
             storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: readerFlags,
             availableConnectionDrainDelay: drainDelay, maximumConnectionCount: maximumReaderCount,
@@ -70,7 +68,7 @@ public final class Database: Sendable {
         switch storageLocation {
         case .inMemory, .temporary: readsUseWriter = true
         case .onDisk(let path):
-            readsUseWriter = path == ":memory:" || path.isEmpty || (flags & SQLITE_OPEN_URI != 0 && path.contains("mode=memory"))
+            readsUseWriter = OpenFlags.isPrivateToEachConnection(path: path, flags: flags)
         }
     }
 

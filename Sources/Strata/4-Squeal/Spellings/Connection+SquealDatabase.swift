@@ -11,7 +11,7 @@ extension Connection {
     ///
     /// - Throws: `SQLiteError` when the file cannot be opened.
     public convenience init(path: String) throws {
-        try self.init(storageLocation: path == ":memory:" ? .inMemory : (path.isEmpty ? .temporary : .onDisk(path)))
+        try self.init(storageLocation: StorageLocation(path: path))
     }
 
     /// A new, empty in-memory database.
