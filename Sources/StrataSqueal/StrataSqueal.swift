@@ -1,5 +1,6 @@
-// Squeal's names over Strata: code written for Squeal ports by changing `import Squeal` to
-// `import StrataSqueal`.
+// Module StrataSqueal: Squeal's type names (`Database`, `Table`, `ColumnType`, ...) over Strata, so
+// code written for Squeal ports by changing its import.
+
 @_exported import Strata
 // Squeal's own code and its users' code lean on Foundation (`Data`, `NSNull`, `NSError`) without
 // importing it, as Squeal's Apple-only builds made it visible; re-exported so that code ports as is.

@@ -1,3 +1,6 @@
+// The strata command-line tool: each command is a thin layer over the library (the kernel's
+// statement cursor for scripts, its introspection reader for `schema`).
+
 import ArgumentParser
 import Foundation
 import Strata

@@ -1,3 +1,7 @@
+// Layer 1, the kernel: the connection and statement handles and everything built on them once
+// (statement cache and cursor, introspection reader, storage classes, SQL text, open flags, pool
+// core). Layers 2 to 5 and the StrataSqueal, StrataORM and strata modules call it; none repeats it.
+
 import Foundation
 #if canImport(SQLite3)
 import SQLite3

@@ -1,7 +1,3 @@
-// The kernel: the one place for each mechanism (connection and statement handles, the statement
-// cache and cursor, the introspection reader, storage classes and value reading, SQL text, the
-// pool core, open flags). Everything above calls it; nothing above re-implements it.
-//
 // This file names SQLite's C handle types, so every signature says which pointer it takes.
 
 /// A `sqlite3 *`: one open database connection.

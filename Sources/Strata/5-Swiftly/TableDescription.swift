@@ -1,3 +1,5 @@
+// Layer 5, SQLite.swiftly's vocabulary: table and column descriptions from which SQL is generated.
+
 import Foundation
 
 /// A column's SQL type, as SQLite.swiftly describes it.

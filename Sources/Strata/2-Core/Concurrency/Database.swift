@@ -1,3 +1,6 @@
+// Concurrency: `ConnectionQueue`, `ConnectionPool`, `Database` and their async twins; Squeal's
+// `DatabasePool` sits beside them. All share the kernel's pool core.
+
 import Foundation
 #if canImport(SQLite3)
 import SQLite3

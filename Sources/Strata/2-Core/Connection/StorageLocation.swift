@@ -1,3 +1,7 @@
+// Layer 2, the core: SQift's own API (connection options, rows and values, features such as
+// functions, hooks, trace and backup, the concurrency types, the Migrator). This folder holds the
+// connection options SQift's initializers take.
+
 import Foundation
 
 /// The SQL string type used throughout SQift's API.

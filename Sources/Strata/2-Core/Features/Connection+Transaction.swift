@@ -1,3 +1,6 @@
+// Features of a connection, one per file: transactions, functions, collations, hooks, authorizer,
+// trace, busy handling, checkpoints and backups.
+
 import Foundation
 
 extension Connection {

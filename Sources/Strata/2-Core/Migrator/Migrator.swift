@@ -1,3 +1,5 @@
+// SQift's `Migrator`: numbered migrations recorded in `schema_migrations`.
+
 import Foundation
 
 /// Brings a database's schema to `desiredSchemaVersion`, one version at a time.

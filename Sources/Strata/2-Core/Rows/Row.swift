@@ -1,3 +1,5 @@
+// Rows and the query API: SQift's `Row`, `ExpressibleByRow`, `DecodableRow` and the `query` forms.
+
 import Foundation
 #if canImport(SQLite3)
 import SQLite3

@@ -1,3 +1,6 @@
+// Values: SQift's `Bindable`/`Extractable`/`Binding`, every built-in conformance, `BindingValue`
+// and the Codable bindings.
+
 import Foundation
 #if canImport(SQLite3)
 import SQLite3

@@ -1,3 +1,6 @@
+// Layer 3, schema: the versioned schema DSL (Squeal's, under core names), introspection values,
+// migrating up and down, and the one table rebuild. This folder holds the DSL's declarations.
+
 import Foundation
 
 /// A database schema declared version by version (Squeal's `Schema`), which migrates a database

@@ -1,3 +1,5 @@
+// Introspection values (`SchemaInfo`, `TableInfo`, `ColumnInfo`, ...) as the kernel's reader gives them.
+
 import Foundation
 
 extension Connection {

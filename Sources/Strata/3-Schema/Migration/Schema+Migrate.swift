@@ -1,3 +1,5 @@
+// Migrating a database up or down to a declared schema version, in one transaction.
+
 import Foundation
 
 extension Schema {

@@ -1,3 +1,5 @@
+// The one table rebuild (SQLite's twelve steps) that the DSL and the ORM's syncSchema use.
+
 import Foundation
 
 extension Connection {

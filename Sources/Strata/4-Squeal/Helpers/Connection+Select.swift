@@ -1,3 +1,6 @@
+// Layer 4, Squeal's vocabulary. Helpers: the SQL helpers Squeal introduced (`insertInto`,
+// `selectFrom`, `countFrom`, `update`, `deleteFrom`, schema helpers), in core because any code may use them.
+
 import Foundation
 
 /// Squeal's SELECT helpers. `from`, `whereExpr`, `groupBy`, `having` and `orderBy` are SQL

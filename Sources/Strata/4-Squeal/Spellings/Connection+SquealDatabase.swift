@@ -1,3 +1,6 @@
+// Squeal's spellings that exist for ported code: its getters, `next()`/`selectNext…`, bindings by
+// name, its transaction forms and its connection surface. `import StrataSqueal` adds its type names.
+
 import Foundation
 #if canImport(SQLite3)
 import SQLite3

@@ -41,7 +41,7 @@ extension Statement {
     ///
     /// - Throws: `SQLiteError` (`SQLITE_MISUSE`) for an unknown name or a busy statement.
     public final func bindParameter(_ name: String, value: Bindable?) throws {
-        try bindValue(value, atIndex: try parameterIndex(forSquealName: name))
+        try bindValue(value, atIndex: try requiredParameterIndex(named: name))
     }
 
     /// Binds `value` (NULL when nil) to the 1-based parameter `index`.
