@@ -100,7 +100,7 @@ extension Statement {
     /// - Throws: `SQLiteError` for an unknown name or a busy statement.
     public final func bindBlobValue(_ value: Data, named name: String) throws { try bindParameter(name, value: value) }
 
-    private func parameterIndex(forSquealName name: String) throws -> Int {
+    private func requiredParameterIndex(named name: String) throws -> Int {
         guard let index = indexOfParameterNamed(name) else {
             throw SQLiteError(code: SQLITE_MISUSE, message: "Bind could not find index for key: '\(name)'", sql: sql)
         }
