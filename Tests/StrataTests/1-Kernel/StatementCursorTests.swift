@@ -75,3 +75,19 @@ import SQLite3
         #expect(!sqlTextHasStatement("/* a * / b"))
     }
 }
+
+extension StatementCursorTests {
+    @Test func readmeScriptExample() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        let cursor = db.statements(in: """
+            CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT);
+            INSERT INTO cars(name) VALUES('Audi'), ('Volvo');
+            SELECT name FROM cars ORDER BY id;
+            """)
+        var names: [String] = []
+        while let statement = try cursor.next() {
+            if cursor.isAtLastStatement { names = try statement.query() } else { try statement.run() }
+        }
+        #expect(names == ["Audi", "Volvo"])
+    }
+}
