@@ -30,19 +30,19 @@ public class AnyColumn: TableElement {
     }
 
     var isPrimaryKey: Bool {
-        constraints.contains { if case .primaryKey = $0.kind { return true } else { return false } }
+        constraints.contains { if case .primaryKey = $0 { return true } else { return false } }
     }
 
     var isNotNull: Bool {
-        constraints.contains { if case .notNull = $0.kind { return true } else { return false } }
+        constraints.contains { if case .notNull = $0 { return true } else { return false } }
     }
 
     var isUnique: Bool {
-        constraints.contains { if case .unique = $0.kind { return true } else { return false } }
+        constraints.contains { if case .unique = $0 { return true } else { return false } }
     }
 
     var hasDefault: Bool {
-        constraints.contains { if case .defaultValue = $0.kind { return true } else { return false } }
+        constraints.contains { if case .defaultValue = $0 { return true } else { return false } }
     }
 
     /// The column definition for CREATE TABLE; the primary key inline when it is the only one.

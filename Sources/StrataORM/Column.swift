@@ -22,13 +22,14 @@ public final class Column<T, V>: AnyColumn {
             read: { object, statement, index in
                 guard let value = sqlite3_column_value(statement, index) else { return false }
                 let type = sqlite3_value_type(value)
-                guard type != SQLITE_NULL, let converted = V.extract(from: value, type: type) else { return false }
+                guard type != SQLITE_NULL,
+                      let converted = V.extract(from: value, type: type) ?? sqliteConverted(V.self, value) else { return false }
                 property.set(&object, converted)
                 return true
             },
             literal: { object in sqlLiteral(property.get(object).bindingValue) }
         )
-        super.init(name: name, constraints: constraints.map(\.columnConstraint), sqlType: declaredType(of: V.self),
+        super.init(name: name, constraints: constraints.map(\.constraint), sqlType: declaredType(of: V.self),
                    isOptional: false, keyPath: keyPath, objectType: T.self, valueType: V.self, accessor: accessor)
     }
 
@@ -46,13 +47,39 @@ public final class Column<T, V>: AnyColumn {
                     property.set(&object, nil)
                     return true
                 }
-                guard let converted = Wrapped.extract(from: value, type: type) else { return false }
+                guard let converted = Wrapped.extract(from: value, type: type) ?? sqliteConverted(Wrapped.self, value) else { return false }
                 property.set(&object, converted)
                 return true
             },
             literal: { object in sqlLiteral(property.get(object)?.bindingValue ?? .null) }
         )
-        super.init(name: name, constraints: constraints.map(\.columnConstraint), sqlType: declaredType(of: Wrapped.self),
+        super.init(name: name, constraints: constraints.map(\.constraint), sqlType: declaredType(of: Wrapped.self),
                    isOptional: true, keyPath: keyPath, objectType: T.self, valueType: V.self, accessor: accessor)
+    }
+
+    /// A column for a custom type, through SQLiteORM-Swift's extension points: the type binds
+    /// itself through a ``Binder`` and is built from an ``SQLiteValue``.
+    ///
+    /// ```swift
+    /// Column(name: "price", keyPath: \Item.price)   // Money: Bindable & ConstructableFromSQLiteValue
+    /// ```
+    /// An optional type (`Money?`) makes a nullable column; NULL in a non-optional one is an error.
+    /// Built-in types take the other initializers, which read without boxing.
+    @_disfavoredOverload
+    public init(name: String, keyPath: WritableKeyPath<T, V>, constraints: ConstraintBuilder...)
+    where V: Bindable & ConstructableFromSQLiteValue {
+        let property = PropertyAccess(keyPath)
+        let isOptional = V.self is OptionalColumnValue.Type
+        let accessor = ColumnAccessor<T>(
+            bind: { object, statement, index in property.get(object).bind(to: ParameterBinder(statement: statement, index: index)) },
+            read: { object, statement, index in
+                if !isOptional, sqlite3_column_type(statement, index) == SQLITE_NULL { return false }
+                property.set(&object, V(sqliteValue: ColumnSQLiteValue(statement: statement, index: index)))
+                return true
+            },
+            literal: { object in sqlLiteral(RecordingBinder.bindingValue(of: property.get(object))) }
+        )
+        super.init(name: name, constraints: constraints.map(\.constraint), sqlType: V.sqliteTypeName(),
+                   isOptional: isOptional, keyPath: keyPath, objectType: T.self, valueType: V.self, accessor: accessor)
     }
 }

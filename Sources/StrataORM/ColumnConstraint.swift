@@ -1,120 +1,261 @@
-/// One constraint of a column, as ``Column`` records it.
-public struct ColumnConstraint: Sendable {
-    enum Kind: Sendable, Equatable {
-        case primaryKey(order: String?, conflict: ConflictResolution?, autoincrement: Bool)
-        case notNull(conflict: ConflictResolution?)
-        case unique(conflict: ConflictResolution?)
-        case defaultValue(BindingValue)
+/// The sort order of a primary key column (`PRIMARY KEY ASC` or `DESC`).
+public enum Order: Sendable, Equatable {
+    /// `ASC`.
+    case asc
+    /// `DESC`.
+    case desc
+
+    var sql: String { self == .asc ? "ASC" : "DESC" }
+}
+
+/// What SQLite does when a constraint fails (`ON CONFLICT ...`).
+public enum ConflictClause: Sendable, Equatable {
+    /// `ON CONFLICT ROLLBACK`.
+    case rollback
+    /// `ON CONFLICT ABORT` (SQLite's default).
+    case abort
+    /// `ON CONFLICT FAIL`.
+    case fail
+    /// `ON CONFLICT IGNORE`.
+    case ignore
+    /// `ON CONFLICT REPLACE`.
+    case replace
+
+    var sql: String {
+        switch self {
+        case .rollback: return "ON CONFLICT ROLLBACK"
+        case .abort: return "ON CONFLICT ABORT"
+        case .fail: return "ON CONFLICT FAIL"
+        case .ignore: return "ON CONFLICT IGNORE"
+        case .replace: return "ON CONFLICT REPLACE"
+        }
     }
+}
 
-    let kind: Kind
+/// One constraint of a column, as SQLiteORM-Swift declares it.
+///
+/// ```swift
+/// primaryKey().desc().onConflict().replace().constraint
+///     == .primaryKey(order: .desc, conflictClause: .replace, autoincrement: false)
+/// ```
+public enum ColumnConstraint: Sendable, Equatable {
+    /// `PRIMARY KEY [ASC|DESC] [ON CONFLICT ...] [AUTOINCREMENT]`.
+    case primaryKey(order: Order?, conflictClause: ConflictClause?, autoincrement: Bool)
+    /// `NOT NULL [ON CONFLICT ...]`.
+    case notNull(conflictClause: ConflictClause?)
+    /// `UNIQUE [ON CONFLICT ...]`.
+    case unique(conflictClause: ConflictClause?)
+    /// `DEFAULT value` (Strata's addition: SQLite fills it in when an insert omits the column).
+    case defaultValue(BindingValue)
 
-    /// The constraint's SQL for a single-column primary key, or for the others.
+    /// The constraint's SQL; a primary key only when it is declared inline (a single-column key).
     func sql(inlinePrimaryKey: Bool) -> String? {
-        switch kind {
-        case .primaryKey(let order, let conflict, let autoincrement):
+        switch self {
+        case .primaryKey(let order, let conflictClause, let autoincrement):
             guard inlinePrimaryKey else { return nil }
-            var parts = ["PRIMARY KEY"]
-            if let order { parts.append(order) }
-            if let conflict { parts.append("ON CONFLICT \(conflict.rawValue)") }
-            if autoincrement { parts.append("AUTOINCREMENT") }
-            return parts.joined(separator: " ")
-        case .notNull(let conflict):
-            return "NOT NULL" + (conflict.map { " ON CONFLICT \($0.rawValue)" } ?? "")
-        case .unique(let conflict):
-            return "UNIQUE" + (conflict.map { " ON CONFLICT \($0.rawValue)" } ?? "")
+            return (["PRIMARY KEY", order?.sql, conflictClause?.sql, autoincrement ? "AUTOINCREMENT" : nil] as [String?])
+                .compactMap { $0 }.joined(separator: " ")
+        case .notNull(let conflictClause):
+            return ["NOT NULL", conflictClause?.sql].compactMap { $0 }.joined(separator: " ")
+        case .unique(let conflictClause):
+            return ["UNIQUE", conflictClause?.sql].compactMap { $0 }.joined(separator: " ")
         case .defaultValue(let value):
             return "DEFAULT " + sqlLiteral(value)
         }
     }
 }
 
-/// What SQLite does when a constraint fails (`ON CONFLICT ...`).
-enum ConflictResolution: String, Sendable {
-    case rollback = "ROLLBACK", abort = "ABORT", fail = "FAIL", ignore = "IGNORE", replace = "REPLACE"
-}
-
 /// Something that yields a column constraint: `primaryKey()`, `notNull()`, `unique()`, ...
 public protocol ConstraintBuilder {
     /// The constraint to declare.
-    var columnConstraint: ColumnConstraint { get }
+    var constraint: ColumnConstraint { get }
 }
 
-/// A constraint that accepts SQLite's conflict clause (`.onConflict().replace()`).
-public protocol ConflictClauseBuilder: ConstraintBuilder {
-    /// The `ON CONFLICT` choice to add.
-    func onConflict() -> OnConflictBuilder<Self>
-}
+// MARK: - PRIMARY KEY
 
-/// The `ON CONFLICT` choices for a constraint.
-///
-/// ```swift
-/// Column(name: "id", keyPath: \User.id, constraints: primaryKey().onConflict().replace())
-/// ```
-public struct OnConflictBuilder<Builder: ConflictClauseBuilder> {
-    let apply: (ConflictResolution) -> Builder
+/// `primaryKey()`: then `.asc()`/`.desc()`, `.onConflict()…`, `.autoincrement()`.
+public class PrimaryKeyBuilder: ConstraintBuilder {
+    init() {}
 
-    /// `ON CONFLICT ROLLBACK`.
-    public func rollback() -> Builder { apply(.rollback) }
-    /// `ON CONFLICT ABORT` (SQLite's default).
-    public func abort() -> Builder { apply(.abort) }
-    /// `ON CONFLICT FAIL`.
-    public func fail() -> Builder { apply(.fail) }
-    /// `ON CONFLICT IGNORE`.
-    public func ignore() -> Builder { apply(.ignore) }
-    /// `ON CONFLICT REPLACE`.
-    public func replace() -> Builder { apply(.replace) }
-}
+    /// `PRIMARY KEY`.
+    public var constraint: ColumnConstraint { .primaryKey(order: nil, conflictClause: nil, autoincrement: false) }
 
-/// `PRIMARY KEY` with its order, conflict clause and `AUTOINCREMENT`.
-public struct PrimaryKeyConstraintBuilder: ConflictClauseBuilder {
-    var order: String?
-    var conflict: ConflictResolution?
-    var isAutoincrement = false
-
-    public var columnConstraint: ColumnConstraint {
-        ColumnConstraint(kind: .primaryKey(order: order, conflict: conflict, autoincrement: isAutoincrement))
+    /// `PRIMARY KEY AUTOINCREMENT`: ids are never reused (an INTEGER key only).
+    public func autoincrement() -> PrimaryKeyWithAllBuilder {
+        PrimaryKeyWithAllBuilder(conflictClause: nil, order: nil, autoincrement: true)
     }
 
-    /// Adds `AUTOINCREMENT`: ids are never reused (an INTEGER key only).
-    public func autoincrement() -> Self { var copy = self; copy.isAutoincrement = true; return copy }
     /// `PRIMARY KEY ASC`.
-    public func asc() -> Self { var copy = self; copy.order = "ASC"; return copy }
+    public func asc() -> PrimaryKeyBuilderWithOrder { PrimaryKeyBuilderWithOrder(order: .asc) }
+
     /// `PRIMARY KEY DESC`.
-    public func desc() -> Self { var copy = self; copy.order = "DESC"; return copy }
+    public func desc() -> PrimaryKeyBuilderWithOrder { PrimaryKeyBuilderWithOrder(order: .desc) }
 
-    public func onConflict() -> OnConflictBuilder<Self> {
-        OnConflictBuilder { resolution in var copy = self; copy.conflict = resolution; return copy }
+    /// The `ON CONFLICT` choices of a primary key.
+    public func onConflict() -> OnConflictClauseBuilder { OnConflictClauseBuilder(order: nil) }
+
+    /// The `ON CONFLICT` choices of a primary key (with its order, if any).
+    public class OnConflictClauseBuilder {
+        let order: Order?
+
+        init(order: Order?) { self.order = order }
+
+        /// `ON CONFLICT ROLLBACK`.
+        public func rollback() -> PrimaryKeyWithConflictClauseBuilder { choose(.rollback) }
+        /// `ON CONFLICT ABORT`.
+        public func abort() -> PrimaryKeyWithConflictClauseBuilder { choose(.abort) }
+        /// `ON CONFLICT FAIL`.
+        public func fail() -> PrimaryKeyWithConflictClauseBuilder { choose(.fail) }
+        /// `ON CONFLICT IGNORE`.
+        public func ignore() -> PrimaryKeyWithConflictClauseBuilder { choose(.ignore) }
+        /// `ON CONFLICT REPLACE`.
+        public func replace() -> PrimaryKeyWithConflictClauseBuilder { choose(.replace) }
+
+        private func choose(_ clause: ConflictClause) -> PrimaryKeyWithConflictClauseBuilder {
+            PrimaryKeyWithConflictClauseBuilder(order: order, conflictClause: clause)
+        }
     }
 }
 
-/// `NOT NULL` with an optional conflict clause.
-public struct NotNullConstraintBuilder: ConflictClauseBuilder {
-    var conflict: ConflictResolution?
+/// `PRIMARY KEY ASC` or `DESC`, before an optional conflict clause and `AUTOINCREMENT`.
+public class PrimaryKeyBuilderWithOrder: ConstraintBuilder {
+    let order: Order
 
-    public var columnConstraint: ColumnConstraint { ColumnConstraint(kind: .notNull(conflict: conflict)) }
+    init(order: Order) { self.order = order }
 
-    public func onConflict() -> OnConflictBuilder<Self> {
-        OnConflictBuilder { resolution in var copy = self; copy.conflict = resolution; return copy }
+    /// `PRIMARY KEY ASC|DESC`.
+    public var constraint: ColumnConstraint { .primaryKey(order: order, conflictClause: nil, autoincrement: false) }
+
+    /// The `ON CONFLICT` choices.
+    public func onConflict() -> PrimaryKeyBuilder.OnConflictClauseBuilder { PrimaryKeyBuilder.OnConflictClauseBuilder(order: order) }
+
+    /// Adds `AUTOINCREMENT`.
+    public func autoincrement() -> PrimaryKeyWithAllBuilder {
+        PrimaryKeyWithAllBuilder(conflictClause: nil, order: order, autoincrement: true)
     }
 }
 
-/// `UNIQUE` with an optional conflict clause.
-public struct UniqueConstraintBuilder: ConflictClauseBuilder {
-    var conflict: ConflictResolution?
+/// `PRIMARY KEY` with a conflict clause, before an optional `AUTOINCREMENT`.
+public class PrimaryKeyWithConflictClauseBuilder: ConstraintBuilder {
+    let order: Order?
+    let conflictClause: ConflictClause
 
-    public var columnConstraint: ColumnConstraint { ColumnConstraint(kind: .unique(conflict: conflict)) }
+    init(order: Order?, conflictClause: ConflictClause) {
+        self.order = order
+        self.conflictClause = conflictClause
+    }
 
-    public func onConflict() -> OnConflictBuilder<Self> {
-        OnConflictBuilder { resolution in var copy = self; copy.conflict = resolution; return copy }
+    /// `PRIMARY KEY [order] ON CONFLICT ...`.
+    public var constraint: ColumnConstraint { .primaryKey(order: order, conflictClause: conflictClause, autoincrement: false) }
+
+    /// Adds `AUTOINCREMENT`.
+    public func autoincrement() -> PrimaryKeyWithAllBuilder {
+        PrimaryKeyWithAllBuilder(conflictClause: conflictClause, order: order, autoincrement: true)
     }
 }
+
+/// A primary key with everything it can have.
+public class PrimaryKeyWithAllBuilder: ConstraintBuilder {
+    let conflictClause: ConflictClause?
+    let order: Order?
+    let autoincrement: Bool
+
+    init(conflictClause: ConflictClause?, order: Order?, autoincrement: Bool) {
+        self.conflictClause = conflictClause
+        self.order = order
+        self.autoincrement = autoincrement
+    }
+
+    /// The whole `PRIMARY KEY` constraint.
+    public var constraint: ColumnConstraint { .primaryKey(order: order, conflictClause: conflictClause, autoincrement: autoincrement) }
+}
+
+// MARK: - NOT NULL
+
+/// `notNull()`: then an optional `.onConflict()…`.
+public class NotNullBuilder: ConstraintBuilder {
+    init() {}
+
+    /// `NOT NULL`.
+    public var constraint: ColumnConstraint { .notNull(conflictClause: nil) }
+
+    /// The `ON CONFLICT` choices of `NOT NULL`.
+    public func onConflict() -> OnConflictClauseBuilder { OnConflictClauseBuilder() }
+
+    /// The `ON CONFLICT` choices of `NOT NULL`.
+    public class OnConflictClauseBuilder {
+        init() {}
+
+        /// `ON CONFLICT ROLLBACK`.
+        public func rollback() -> NotNullWithConflictClauseBuilder { NotNullWithConflictClauseBuilder(conflictClause: .rollback) }
+        /// `ON CONFLICT ABORT`.
+        public func abort() -> NotNullWithConflictClauseBuilder { NotNullWithConflictClauseBuilder(conflictClause: .abort) }
+        /// `ON CONFLICT FAIL`.
+        public func fail() -> NotNullWithConflictClauseBuilder { NotNullWithConflictClauseBuilder(conflictClause: .fail) }
+        /// `ON CONFLICT IGNORE`.
+        public func ignore() -> NotNullWithConflictClauseBuilder { NotNullWithConflictClauseBuilder(conflictClause: .ignore) }
+        /// `ON CONFLICT REPLACE`.
+        public func replace() -> NotNullWithConflictClauseBuilder { NotNullWithConflictClauseBuilder(conflictClause: .replace) }
+    }
+}
+
+/// `NOT NULL ON CONFLICT ...`.
+public class NotNullWithConflictClauseBuilder: ConstraintBuilder {
+    let conflictClause: ConflictClause
+
+    init(conflictClause: ConflictClause) { self.conflictClause = conflictClause }
+
+    /// `NOT NULL ON CONFLICT ...`.
+    public var constraint: ColumnConstraint { .notNull(conflictClause: conflictClause) }
+}
+
+// MARK: - UNIQUE
+
+/// `unique()`: then an optional `.onConflict()…`.
+public class UniqueBuilder: ConstraintBuilder {
+    init() {}
+
+    /// `UNIQUE`.
+    public var constraint: ColumnConstraint { .unique(conflictClause: nil) }
+
+    /// The `ON CONFLICT` choices of `UNIQUE`.
+    public func onConflict() -> OnConflictClauseBuilder { OnConflictClauseBuilder() }
+
+    /// The `ON CONFLICT` choices of `UNIQUE`.
+    public class OnConflictClauseBuilder {
+        init() {}
+
+        /// `ON CONFLICT ROLLBACK`.
+        public func rollback() -> UniqueWithConflictClauseBuilder { UniqueWithConflictClauseBuilder(conflictClause: .rollback) }
+        /// `ON CONFLICT ABORT`.
+        public func abort() -> UniqueWithConflictClauseBuilder { UniqueWithConflictClauseBuilder(conflictClause: .abort) }
+        /// `ON CONFLICT FAIL`.
+        public func fail() -> UniqueWithConflictClauseBuilder { UniqueWithConflictClauseBuilder(conflictClause: .fail) }
+        /// `ON CONFLICT IGNORE`.
+        public func ignore() -> UniqueWithConflictClauseBuilder { UniqueWithConflictClauseBuilder(conflictClause: .ignore) }
+        /// `ON CONFLICT REPLACE`.
+        public func replace() -> UniqueWithConflictClauseBuilder { UniqueWithConflictClauseBuilder(conflictClause: .replace) }
+    }
+}
+
+/// `UNIQUE ON CONFLICT ...`.
+public class UniqueWithConflictClauseBuilder: ConstraintBuilder {
+    let conflictClause: ConflictClause
+
+    init(conflictClause: ConflictClause) { self.conflictClause = conflictClause }
+
+    /// `UNIQUE ON CONFLICT ...`.
+    public var constraint: ColumnConstraint { .unique(conflictClause: conflictClause) }
+}
+
+// MARK: - DEFAULT
 
 /// `DEFAULT value`, which SQLite fills in when an insert omits the column.
 public struct DefaultValueConstraintBuilder: ConstraintBuilder {
     let value: BindingValue
 
-    public var columnConstraint: ColumnConstraint { ColumnConstraint(kind: .defaultValue(value)) }
+    /// `DEFAULT value`.
+    public var constraint: ColumnConstraint { .defaultValue(value) }
 }
 
 /// Declares the column the table's primary key (several such columns form a composite key).
@@ -122,13 +263,13 @@ public struct DefaultValueConstraintBuilder: ConstraintBuilder {
 /// ```swift
 /// Column(name: "id", keyPath: \User.id, constraints: primaryKey().autoincrement(), notNull())
 /// ```
-public func primaryKey() -> PrimaryKeyConstraintBuilder { PrimaryKeyConstraintBuilder() }
+public func primaryKey() -> PrimaryKeyBuilder { PrimaryKeyBuilder() }
 
 /// Declares the column `NOT NULL`.
-public func notNull() -> NotNullConstraintBuilder { NotNullConstraintBuilder() }
+public func notNull() -> NotNullBuilder { NotNullBuilder() }
 
 /// Declares the column `UNIQUE`.
-public func unique() -> UniqueConstraintBuilder { UniqueConstraintBuilder() }
+public func unique() -> UniqueBuilder { UniqueBuilder() }
 
 /// Declares the column's `DEFAULT`, written as a literal (DDL takes no parameters): numbers as
 /// numbers, text with its quotes doubled, blobs in hex.
@@ -136,6 +277,6 @@ public func unique() -> UniqueConstraintBuilder { UniqueConstraintBuilder() }
 /// ```swift
 /// Column(name: "score", keyPath: \User.score, constraints: notNull(), defaultValue(0))
 /// ```
-public func defaultValue<V: Bindable>(_ value: V) -> DefaultValueConstraintBuilder {
+public func defaultValue<V: Strata.Bindable>(_ value: V) -> DefaultValueConstraintBuilder {
     DefaultValueConstraintBuilder(value: value.bindingValue)
 }

@@ -21,7 +21,7 @@ public protocol ResultExpression: OperableExpression {
 }
 
 /// A plain value in an expression: bound as a parameter.
-public protocol ValueExpression: Expression, Bindable {}
+public protocol ValueExpression: Expression, Strata.Bindable {}
 
 extension ValueExpression {
     public func appendSQL(to serializer: inout SQLSerializer) throws {

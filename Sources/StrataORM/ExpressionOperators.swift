@@ -44,7 +44,7 @@ public struct UnaryOperator: ResultExpression {
 public struct InOperator: ResultExpression {
     public typealias Value = Bool
     let operand: any Expression
-    let values: [any Bindable]
+    let values: [any Strata.Bindable]
     let negated: Bool
 
     public func appendSQL(to serializer: inout SQLSerializer) throws {
@@ -65,9 +65,9 @@ extension OperableExpression {
     /// `self GLOB pattern` (the pattern is bound).
     public func glob(_ pattern: String) -> BinaryOperator { BinaryOperator(lhs: self, op: "GLOB", rhs: pattern) }
     /// `self IN (values)`, each value bound.
-    public func `in`<V: Bindable>(_ values: [V]) -> InOperator { InOperator(operand: self, values: values, negated: false) }
+    public func `in`<V: Strata.Bindable>(_ values: [V]) -> InOperator { InOperator(operand: self, values: values, negated: false) }
     /// `self NOT IN (values)`, each value bound.
-    public func notIn<V: Bindable>(_ values: [V]) -> InOperator { InOperator(operand: self, values: values, negated: true) }
+    public func notIn<V: Strata.Bindable>(_ values: [V]) -> InOperator { InOperator(operand: self, values: values, negated: true) }
 }
 
 /// `expression LIKE pattern`: `where_(like(\User.name, "J%"))`.
@@ -75,11 +75,11 @@ public func like<E: OperableExpression>(_ expression: E, _ pattern: String) -> B
 /// `expression GLOB pattern`.
 public func glob<E: OperableExpression>(_ expression: E, _ pattern: String) -> BinaryOperator { expression.glob(pattern) }
 /// `expression IN (values)`: ``in(_:_:)`` needs backticks, so `in_` is also offered.
-public func `in`<E: OperableExpression, V: Bindable>(_ expression: E, _ values: [V]) -> InOperator { expression.in(values) }
+public func `in`<E: OperableExpression, V: Strata.Bindable>(_ expression: E, _ values: [V]) -> InOperator { expression.in(values) }
 /// `expression IN (values)`.
-public func in_<E: OperableExpression, V: Bindable>(_ expression: E, _ values: [V]) -> InOperator { expression.in(values) }
+public func in_<E: OperableExpression, V: Strata.Bindable>(_ expression: E, _ values: [V]) -> InOperator { expression.in(values) }
 /// `expression NOT IN (values)`.
-public func notIn<E: OperableExpression, V: Bindable>(_ expression: E, _ values: [V]) -> InOperator { expression.notIn(values) }
+public func notIn<E: OperableExpression, V: Strata.Bindable>(_ expression: E, _ values: [V]) -> InOperator { expression.notIn(values) }
 /// `expression IS NULL`.
 public func isNull<E: OperableExpression>(_ expression: E) -> UnaryOperator { UnaryOperator(prefix: "", operand: expression, suffix: " IS NULL") }
 /// `expression IS NOT NULL`.

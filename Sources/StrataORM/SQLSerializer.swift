@@ -3,7 +3,7 @@
 public struct SQLSerializer {
     let schema: Schema
     var sql = ""
-    var arguments: [any Bindable] = []
+    var arguments: [any Strata.Bindable] = []
     /// The tables whose columns the expression names, in order of appearance.
     var referencedTables: [AnyTable] = []
 
@@ -11,7 +11,7 @@ public struct SQLSerializer {
 
     mutating func append(_ text: String) { sql += text }
 
-    mutating func appendValue(_ value: any Bindable) {
+    mutating func appendValue(_ value: any Strata.Bindable) {
         sql += "?"
         arguments.append(value)
     }

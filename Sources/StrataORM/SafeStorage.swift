@@ -58,7 +58,7 @@ public final class SafeStorage {
     @discardableResult
     public func replace<T: Initializable>(object: T) -> Result<Void, ORMError> { replace(object) }
     /// ``Storage/get(id:)``.
-    public func get<T: Initializable>(id: Bindable...) -> Result<T?, ORMError> {
+    public func get<T: Initializable>(id: Strata.Bindable...) -> Result<T?, ORMError> {
         result { try storage.get(ids: id) }
     }
     /// ``Storage/update(_:)``.

@@ -8,19 +8,19 @@ import SQLite3
 public protocol SelectableValue {
     /// Reads column `index` of the current row of an `sqlite3_stmt *`, or nil when the value is
     /// NULL (for a non-optional type) or does not convert.
-    static func selectValue(from statement: OpaquePointer, at index: Int32) -> Self?
+    static func selectValue(from statement: SQLiteStatementHandle, at index: Int32) -> Self?
 }
 
 extension SelectableValue where Self: Binding, Self.DataType == Self {
-    public static func selectValue(from statement: OpaquePointer, at index: Int32) -> Self? {
+    public static func selectValue(from statement: SQLiteStatementHandle, at index: Int32) -> Self? {
         guard let value = sqlite3_column_value(statement, index) else { return nil }
         let type = sqlite3_value_type(value)
-        return type == SQLITE_NULL ? nil : extract(from: value, type: type)
+        return type == SQLITE_NULL ? nil : extract(from: value, type: type) ?? sqliteConverted(Self.self, value)
     }
 }
 
 extension Optional: SelectableValue where Wrapped: SelectableValue {
-    public static func selectValue(from statement: OpaquePointer, at index: Int32) -> Wrapped?? {
+    public static func selectValue(from statement: SQLiteStatementHandle, at index: Int32) -> Wrapped?? {
         if sqlite3_column_type(statement, index) == SQLITE_NULL { return .some(nil) }
         return Wrapped.selectValue(from: statement, at: index).map { .some($0) }
     }

@@ -10,13 +10,13 @@ public struct SetClause {
 }
 
 /// `column = value` (bound): `set(assign(\User.lastName, "Doe"))`.
-public func assign<T, V: Bindable & Expression>(_ keyPath: WritableKeyPath<T, V>, _ value: V) -> Assignment {
+public func assign<T, V: Strata.Bindable & Expression>(_ keyPath: WritableKeyPath<T, V>, _ value: V) -> Assignment {
     Assignment(keyPath: keyPath, value: value)
 }
 
 /// `column = NULL` or a value, for an optional property.
 @_disfavoredOverload
-public func assign<T, V: Bindable & Expression>(_ keyPath: WritableKeyPath<T, V?>, _ value: V?) -> Assignment {
+public func assign<T, V: Strata.Bindable & Expression>(_ keyPath: WritableKeyPath<T, V?>, _ value: V?) -> Assignment {
     Assignment(keyPath: keyPath, value: value.map { $0 as any Expression } ?? NullValue())
 }
 

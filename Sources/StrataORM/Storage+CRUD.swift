@@ -59,11 +59,11 @@ extension Storage {
     /// ```
     /// - Throws: `ORMError.tableHasNoPrimaryKey`, `.primaryKeyCountMismatch`,
     ///   `.valueDoesNotConvert`; `SQLiteError`.
-    public func get<T: Initializable>(id: Bindable...) throws -> T? {
+    public func get<T: Initializable>(id: Strata.Bindable...) throws -> T? {
         try get(ids: id)
     }
 
-    func get<T: Initializable>(ids id: [Bindable]) throws -> T? {
+    func get<T: Initializable>(ids id: [Strata.Bindable]) throws -> T? {
         let table = try schema.table(for: T.self)
         let keys = try primaryKey(of: table)
         guard id.count == keys.count else {
@@ -165,7 +165,7 @@ extension Storage {
 
     /// Binds the properties `binders` read to parameters 1...n.
     @inlinable @inline(__always)
-    func bindColumns<T>(of object: T, with binders: [(T, OpaquePointer, Int32) throws -> Int32], to statement: Statement,
+    func bindColumns<T>(of object: T, with binders: [(T, OpaquePointer, Int32) throws -> Int32], to statement: Strata.Statement,
                         handle: OpaquePointer) throws {
         var index: Int32 = 1
         for bind in binders {
@@ -176,7 +176,7 @@ extension Storage {
     }
 
     @inline(__always)
-    func bindColumn<T>(_ position: Int, of object: T, in table: Table<T>, to statement: Statement,
+    func bindColumn<T>(_ position: Int, of object: T, in table: Table<T>, to statement: Strata.Statement,
                        handle: OpaquePointer, at index: Int32) throws {
         let code = try table.binders[position](object, handle, index)
         if code != SQLITE_OK { try bindFailed(statement, code: code, index: index) }

@@ -66,7 +66,7 @@ extension Storage {
 
     /// `SELECT` every column of `table` in order, with the clauses of `constraints`.
     @usableFromInline
-    func selectAllQuery(_ table: AnyTable, _ constraints: [SelectConstraint]) throws -> (sql: String, arguments: [any Bindable]) {
+    func selectAllQuery(_ table: AnyTable, _ constraints: [SelectConstraint]) throws -> (sql: String, arguments: [any Strata.Bindable]) {
         var serializer = SQLSerializer(schema: schema)
         serializer.append("SELECT \(columnList(table)) FROM \(table.name.quotedIdentifier)")
         try QueryClauses(constraints).appendClauses(to: &serializer)

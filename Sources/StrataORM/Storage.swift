@@ -74,11 +74,11 @@ public final class Storage {
 
     /// A prepared statement the storage keeps, flagged while a call uses it.
     final class CachedStatement {
-        let statement: Statement
+        let statement: Strata.Statement
         let handle: OpaquePointer
         var isInUse = false
 
-        init(_ statement: Statement) {
+        init(_ statement: Strata.Statement) {
             self.statement = statement
             self.handle = statement.statementHandle
         }
@@ -87,12 +87,12 @@ public final class Storage {
     /// Runs `body` with the statement for `key` (prepared from `makeSQL()` the first time), reset
     /// before and after; a nested use of a busy statement gets a fresh one.
     @usableFromInline
-    func withStatement<R>(_ key: StatementKey, sql makeSQL: () -> String, _ body: (Statement, OpaquePointer) throws -> R) throws -> R {
+    func withStatement<R>(_ key: StatementKey, sql makeSQL: () -> String, _ body: (Strata.Statement, OpaquePointer) throws -> R) throws -> R {
         let cached: CachedStatement
         if let existing = statements[key], !existing.isInUse {
             cached = existing
         } else {
-            cached = CachedStatement(try Statement(connection: connection, sql: makeSQL()))
+            cached = CachedStatement(try Strata.Statement(connection: connection, sql: makeSQL()))
             if statements[key] == nil { remember(cached, for: key) }
         }
         cached.isInUse = true
@@ -126,7 +126,7 @@ public final class Storage {
 
     /// Binds `arguments` to parameters 1...n of `statement`.
     @usableFromInline
-    func bind(_ arguments: [any Bindable], to statement: Statement, handle: OpaquePointer) throws {
+    func bind(_ arguments: [any Strata.Bindable], to statement: Strata.Statement, handle: OpaquePointer) throws {
         for (offset, argument) in arguments.enumerated() {
             let index = Int32(offset + 1)
             let code = try argument.bind(to: handle, at: index)
@@ -156,7 +156,7 @@ public final class Storage {
 
     /// Throws the connection's error for a failed `sqlite3_bind_*`.
     @usableFromInline
-    func bindFailed(_ statement: Statement, code: Int32, index: Int32) throws {
+    func bindFailed(_ statement: Strata.Statement, code: Int32, index: Int32) throws {
         try statement.checkBindResult(code, index: index)
     }
 }

@@ -259,20 +259,20 @@ func seedProbes(_ storage: Storage) throws {
         var huge = Probe()
         huge.big = UInt64.max
         huge.name = "huge"
-        do {
-            let id = try storage.insert(huge)
-            let back: Probe? = try storage.get(id: id)
-            #expect(back?.big == UInt64.max)
-        } catch {
-            _ = "\(error)"
-        }
+        let id = try storage.insert(huge)
+        let back: Probe? = try storage.get(id: id)
+        #expect(back?.big == UInt64.max)
         try storage.connection.execute("INSERT INTO probes (name, score, small, big) VALUES ('x', 1, 1000, -1)")
         #expect(throws: (any Swift.Error).self) { let _: [Probe] = try storage.getAll(where_(\Probe.name == "x")) }
         #expect(throws: (any Swift.Error).self) { try storage.max(\Probe.small) }
         // UInt64 is stored by bit pattern, so UInt64.max round-trips (and reads back from -1).
         #expect(try storage.select(\Probe.big, where_(\Probe.name == "x")) == [UInt64.max])
-        // Odd limits are SQLite's business, never a crash.
-        _ = try? storage.getAll(all: Probe.self, limit(-1, offset: Int.min))
+        // Odd limits are SQLite's business, never a crash: LIMIT -1 is no limit, and a negative
+        // OFFSET counts as none, so both rows come back.
+        #expect(throws: (any Swift.Error).self) { let _: [Probe] = try storage.getAll(all: Probe.self, limit(-1, offset: Int.min)) }
+        try storage.connection.execute("DELETE FROM probes WHERE name = 'x'")
+        let unlimited: [Probe] = try storage.getAll(all: Probe.self, limit(-1, offset: Int.min))
+        #expect(unlimited.map(\.name) == ["huge"])
     }
 }
 

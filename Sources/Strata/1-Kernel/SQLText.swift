@@ -19,6 +19,7 @@ package func quoteStringLiteral(_ text: String) -> String {
 
 /// A SQL literal for a value, for the places SQLite accepts no parameters (a column's DEFAULT in
 /// CREATE TABLE, a fill value in a table rebuild). Text quotes are doubled; blobs are hex.
+@usableFromInline
 package func sqlLiteral(_ value: BindingValue) -> String {
     switch value {
     case .null:

@@ -1,0 +1,37 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// A column value that core's strict reading refused (another storage class), converted the way
+/// SQLiteORM-Swift reads it: with SQLite's own conversions (`'42'` is 42, `2.7` is 2, an INTEGER
+/// is a REAL). An integer that does not fit the property's type, and types SQLite cannot convert
+/// to (`Data`, `Date`, `URL`, custom bindings), stay nil, which the caller reports as an error.
+///
+/// Specialized for the caller's `V`, the type checks fold away.
+@inlinable
+func sqliteConverted<V>(_ type: V.Type, _ value: SQLiteValueHandle) -> V? {
+    if V.self == String.self { return sqliteText(value) as? V }
+    if V.self == Double.self { return sqlite3_value_double(value) as? V }
+    if V.self == Float.self { return Float(sqlite3_value_double(value)) as? V }
+    if V.self == Bool.self { return (sqlite3_value_int64(value) != 0) as? V }
+    let integer = sqlite3_value_int64(value)
+    if V.self == Int.self { return Int(exactly: integer) as? V }
+    if V.self == Int64.self { return integer as? V }
+    if V.self == Int32.self { return Int32(exactly: integer) as? V }
+    if V.self == Int16.self { return Int16(exactly: integer) as? V }
+    if V.self == Int8.self { return Int8(exactly: integer) as? V }
+    if V.self == UInt64.self { return UInt64(bitPattern: integer) as? V }
+    if V.self == UInt.self { return UInt(bitPattern: Int(truncatingIfNeeded: integer)) as? V }
+    if V.self == UInt32.self { return UInt32(exactly: integer) as? V }
+    if V.self == UInt16.self { return UInt16(exactly: integer) as? V }
+    if V.self == UInt8.self { return UInt8(exactly: integer) as? V }
+    return nil
+}
+
+/// The value as text, converted by SQLite (an INTEGER's decimal digits, a BLOB's bytes).
+@usableFromInline
+func sqliteText(_ value: SQLiteValueHandle) -> String {
+    guard let pointer = sqlite3_value_text(value) else { return "" }
+    return String(decoding: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+}
