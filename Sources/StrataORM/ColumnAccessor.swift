@@ -3,16 +3,16 @@
 @usableFromInline
 final class ColumnAccessor<T> {
     /// Binds the property of an object to a parameter of an `sqlite3_stmt *`; returns SQLite's code.
-    @usableFromInline let bind: (T, OpaquePointer, Int32) throws -> Int32
+    @usableFromInline let bind: (T, SQLiteStatementHandle, Int32) throws -> Int32
     /// Assigns the property of an object from a result column of an `sqlite3_stmt *`; false when
     /// the stored value is NULL for a non-optional property or does not convert.
-    @usableFromInline let read: (inout T, OpaquePointer, Int32) -> Bool
+    @usableFromInline let read: (inout T, SQLiteStatementHandle, Int32) -> Bool
     /// The property's value in an object as an SQL literal (a fill value for a table rebuild).
     @usableFromInline let literal: (T) -> String
 
     @usableFromInline
-    init(bind: @escaping (T, OpaquePointer, Int32) throws -> Int32,
-         read: @escaping (inout T, OpaquePointer, Int32) -> Bool,
+    init(bind: @escaping (T, SQLiteStatementHandle, Int32) throws -> Int32,
+         read: @escaping (inout T, SQLiteStatementHandle, Int32) -> Bool,
          literal: @escaping (T) -> String) {
         self.bind = bind
         self.read = read

@@ -24,7 +24,7 @@ extension Storage {
     @discardableResult @inlinable
     public func insert<T: Initializable>(_ object: T) throws -> Int64 {
         let table = try schema.table(for: T.self)
-        try withStatement(.insert(ObjectIdentifier(table)), sql: { insertSQL(table, skipping: table.rowidColumn) }) { statement, handle in
+        try withStatement(.insert, of: table, sql: { insertSQL(table, skipping: table.rowidColumn) }) { statement, handle in
             try bindColumns(of: object, with: table.insertBinders, to: statement, handle: handle)
             while try statement.step() {}
         }
@@ -44,7 +44,7 @@ extension Storage {
     /// - Throws: `ORMError.typeIsNotMapped`; `SQLiteError` for a failed constraint.
     public func replace<T: Initializable>(_ object: T) throws {
         let table = try schema.table(for: T.self)
-        try withStatement(.replace(ObjectIdentifier(table)), sql: { insertSQL(table, skipping: nil, verb: "REPLACE") }) { statement, handle in
+        try withStatement(.replace, of: table, sql: { insertSQL(table, skipping: nil, verb: "REPLACE") }) { statement, handle in
             try bindColumns(of: object, with: table.binders, to: statement, handle: handle)
             while try statement.step() {}
         }
@@ -70,7 +70,7 @@ extension Storage {
             throw ORMError.primaryKeyCountMismatch(table: table.name, expected: keys.count, received: id.count)
         }
         let sql = { "SELECT \(self.columnList(table)) FROM \(table.name.quotedIdentifier) WHERE \(self.keyCondition(keys))" }
-        return try withStatement(.get(ObjectIdentifier(table)), sql: sql) { statement, handle in
+        return try withStatement(.get, of: table, sql: sql) { statement, handle in
             try bind(id, to: statement, handle: handle)
             guard try statement.step() else { return nil }
             return try decode(table, from: handle)
@@ -101,7 +101,7 @@ extension Storage {
                 + values.map { table.columns[$0].name.quotedIdentifier + " = ?" }.joined(separator: ", ")
                 + " WHERE " + self.keyCondition(keys)
         }
-        try withStatement(.update(ObjectIdentifier(table)), sql: sql) { statement, handle in
+        try withStatement(.update, of: table, sql: sql) { statement, handle in
             var index: Int32 = 1
             for position in values {
                 try bindColumn(position, of: object, in: table, to: statement, handle: handle, at: index)
@@ -129,7 +129,7 @@ extension Storage {
         let table = try schema.table(for: T.self)
         let keys = try primaryKey(of: table)
         let sql = { "DELETE FROM \(table.name.quotedIdentifier) WHERE \(self.keyCondition(keys))" }
-        try withStatement(.delete(ObjectIdentifier(table)), sql: sql) { statement, handle in
+        try withStatement(.delete, of: table, sql: sql) { statement, handle in
             var index: Int32 = 1
             for position in table.columns.indices where table.columns[position].isPrimaryKey {
                 try bindColumn(position, of: object, in: table, to: statement, handle: handle, at: index)
@@ -165,8 +165,8 @@ extension Storage {
 
     /// Binds the properties `binders` read to parameters 1...n.
     @inlinable @inline(__always)
-    func bindColumns<T>(of object: T, with binders: [(T, OpaquePointer, Int32) throws -> Int32], to statement: Strata.Statement,
-                        handle: OpaquePointer) throws {
+    func bindColumns<T>(of object: T, with binders: [(T, SQLiteStatementHandle, Int32) throws -> Int32], to statement: Strata.Statement,
+                        handle: SQLiteStatementHandle) throws {
         var index: Int32 = 1
         for bind in binders {
             let code = try bind(object, handle, index)
@@ -177,7 +177,7 @@ extension Storage {
 
     @inline(__always)
     func bindColumn<T>(_ position: Int, of object: T, in table: Table<T>, to statement: Strata.Statement,
-                       handle: OpaquePointer, at index: Int32) throws {
+                       handle: SQLiteStatementHandle, at index: Int32) throws {
         let code = try table.binders[position](object, handle, index)
         if code != SQLITE_OK { try bindFailed(statement, code: code, index: index) }
     }

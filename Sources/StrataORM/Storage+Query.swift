@@ -31,7 +31,7 @@ extension Storage {
     func getAll<T: Initializable>(all type: T.Type, _ constraints: [SelectConstraint]) throws -> [T] {
         let table = try schema.table(for: T.self)
         let query = try selectAllQuery(table, constraints)
-        return try withStatement(.query(query.sql), sql: { query.sql }) { statement, handle in
+        return try withStatement(query: query.sql) { statement, handle in
             try bind(query.arguments, to: statement, handle: handle)
             var result: [T] = []
             while try statement.step() {
@@ -56,7 +56,7 @@ extension Storage {
     func forEach<T: Initializable>(_ type: T.Type, _ constraints: [SelectConstraint], callback: (T) throws -> Void) throws {
         let table = try schema.table(for: T.self)
         let query = try selectAllQuery(table, constraints)
-        try withStatement(.query(query.sql), sql: { query.sql }) { statement, handle in
+        try withStatement(query: query.sql) { statement, handle in
             try bind(query.arguments, to: statement, handle: handle)
             while try statement.step() {
                 try callback(try decode(table, from: handle))
@@ -110,7 +110,7 @@ extension Storage {
         }
     }
 
-    func read<V: SelectableValue>(_ type: V.Type, _ handle: OpaquePointer, _ index: Int32) throws -> V {
+    func read<V: SelectableValue>(_ type: V.Type, _ handle: SQLiteStatementHandle, _ index: Int32) throws -> V {
         guard let value = V.selectValue(from: handle, at: index) else {
             let name = sqlite3_column_name(handle, index).map { String(cString: $0) } ?? "\(index)"
             throw ORMError.valueDoesNotConvert(table: "result", column: name, type: "\(V.self)")
@@ -120,7 +120,7 @@ extension Storage {
 
     /// Builds `SELECT expressions FROM tables clauses`, runs it and reads each row with `readRow`.
     func select<R>(_ expressions: [any Expression], _ constraints: [SelectConstraint],
-                   readRow: (OpaquePointer) throws -> R) throws -> [R] {
+                   readRow: (SQLiteStatementHandle) throws -> R) throws -> [R] {
         let clauses = QueryClauses(constraints)
         var serializer = SQLSerializer(schema: schema)
         serializer.append("SELECT ")
@@ -142,7 +142,7 @@ extension Storage {
         }
         let sql = serializer.sql + " FROM " + tables.map(\.name.quotedIdentifier).joined(separator: ", ") + clauseSerializer.sql
         let arguments = serializer.arguments + clauseSerializer.arguments
-        return try withStatement(.query(sql), sql: { sql }) { statement, handle in
+        return try withStatement(query: sql) { statement, handle in
             try bind(arguments, to: statement, handle: handle)
             var rows: [R] = []
             while try statement.step() { rows.append(try readRow(handle)) }
@@ -206,7 +206,7 @@ extension Storage {
         try clauses.appendClauses(to: &serializer)
         let arguments = serializer.arguments
         let sql = serializer.sql
-        try withStatement(.query(sql), sql: { sql }) { statement, handle in
+        try withStatement(query: sql) { statement, handle in
             try bind(arguments, to: statement, handle: handle)
             while try statement.step() {}
         }

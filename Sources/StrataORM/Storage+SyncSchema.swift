@@ -25,7 +25,7 @@ extension Storage {
     /// - Throws: `SQLiteError` or `TableRebuildError`, after rolling everything back.
     @discardableResult
     public func syncSchema(preserve: Bool) throws -> [String: SyncSchemaResult] {
-        defer { clearStatementCache() }
+        defer { connection.removeUnusedCachedStatements() }
         return try connection.withForeignKeysDisabled {
             if connection.isInTransaction {
                 return try connection.savepoint(named: "strata_orm_sync_schema") { try syncTables(preserve: preserve) }

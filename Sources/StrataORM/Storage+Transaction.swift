@@ -3,21 +3,21 @@ extension Storage {
     ///
     /// - Throws: `SQLiteError`, e.g. when a transaction is already open.
     public func beginTransaction() throws {
-        try connection.execute("BEGIN")
+        try connection.beginTransaction(.deferred)
     }
 
     /// Commits the open transaction.
     ///
     /// - Throws: `SQLiteError`, e.g. when no transaction is open.
     public func commit() throws {
-        try connection.execute("COMMIT")
+        try connection.commitTransaction()
     }
 
     /// Rolls the open transaction back.
     ///
     /// - Throws: `SQLiteError`, e.g. when no transaction is open.
     public func rollback() throws {
-        try connection.execute("ROLLBACK")
+        try connection.rollbackTransaction()
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
@@ -37,8 +37,6 @@ extension Storage {
     ///
     /// - Throws: `SQLiteError`.
     public func tableExists(with name: String) throws -> Bool {
-        let count: Int? = try connection.query(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE", name)
-        return (count ?? 0) > 0
+        try connection.schemaReader.table(named: name) != nil
     }
 }

@@ -21,11 +21,6 @@ public final class Storage {
     /// The connection the storage runs on, for anything the ORM does not cover.
     public let connection: Connection
     @usableFromInline let schema: Schema
-    private var statements: [StatementKey: CachedStatement] = [:]
-    private var queryStatementCount = 0
-
-    /// The most statements of generated queries (`where_`, `select`, ...) kept prepared.
-    private static let queryStatementCapacity = 64
 
     /// Opens the database at `filename` with the given tables.
     ///
@@ -56,77 +51,32 @@ public final class Storage {
 
     /// SQLiteORM's convention: an empty filename means in memory, as `":memory:"` does.
     static func location(for filename: String) -> StorageLocation {
-        filename.isEmpty || filename == ":memory:" ? .inMemory : .onDisk(filename)
+        filename.isEmpty ? .inMemory : StorageLocation(path: filename)
     }
 
-    // MARK: - Statement cache
+    // MARK: - Statements, from the connection's one cache
 
-    /// Which statement: one of a table's CRUD statements, or a generated query by its SQL.
+    /// Runs `body` with the table's `kind` statement from the connection's statement cache
+    /// (prepared from `makeSQL()` the first time), reset afterwards.
     @usableFromInline
-    enum StatementKey: Hashable {
-        case insert(ObjectIdentifier)
-        case replace(ObjectIdentifier)
-        case update(ObjectIdentifier)
-        case delete(ObjectIdentifier)
-        case get(ObjectIdentifier)
-        case query(String)
-    }
-
-    /// A prepared statement the storage keeps, flagged while a call uses it.
-    final class CachedStatement {
-        let statement: Strata.Statement
-        let handle: OpaquePointer
-        var isInUse = false
-
-        init(_ statement: Strata.Statement) {
-            self.statement = statement
-            self.handle = statement.statementHandle
+    func withStatement<R>(_ kind: CRUDStatement, of table: AnyTable, sql makeSQL: () -> String,
+                          _ body: (Strata.Statement, SQLiteStatementHandle) throws -> R) throws -> R {
+        try connection.withStatement(cachedFor: table.statementKey(kind, sql: makeSQL)) { statement in
+            try body(statement, statement.statementHandle)
         }
     }
 
-    /// Runs `body` with the statement for `key` (prepared from `makeSQL()` the first time), reset
-    /// before and after; a nested use of a busy statement gets a fresh one.
+    /// Runs `body` with the statement of a generated query (`where_`, `select`, ...), cached by its SQL.
     @usableFromInline
-    func withStatement<R>(_ key: StatementKey, sql makeSQL: () -> String, _ body: (Strata.Statement, OpaquePointer) throws -> R) throws -> R {
-        let cached: CachedStatement
-        if let existing = statements[key], !existing.isInUse {
-            cached = existing
-        } else {
-            cached = CachedStatement(try Strata.Statement(connection: connection, sql: makeSQL()))
-            if statements[key] == nil { remember(cached, for: key) }
+    func withStatement<R>(query sql: String, _ body: (Strata.Statement, SQLiteStatementHandle) throws -> R) throws -> R {
+        try connection.withStatement(cachedFor: StatementCacheKey(sql: sql)) { statement in
+            try body(statement, statement.statementHandle)
         }
-        cached.isInUse = true
-        defer {
-            sqlite3_reset(cached.handle)
-            cached.isInUse = false
-        }
-        cached.statement.resetKeepingBindings()
-        return try body(cached.statement, cached.handle)
-    }
-
-    private func remember(_ statement: CachedStatement, for key: StatementKey) {
-        if case .query = key {
-            if queryStatementCount >= Storage.queryStatementCapacity {
-                statements = statements.filter { entry in
-                    if case .query = entry.key { return entry.value.isInUse }
-                    return true
-                }
-                queryStatementCount = statements.keys.filter { if case .query = $0 { return true } else { return false } }.count
-            }
-            queryStatementCount += 1
-        }
-        statements[key] = statement
-    }
-
-    /// Drops the statements no call is using (after a schema change).
-    func clearStatementCache() {
-        statements = statements.filter { $0.value.isInUse }
-        queryStatementCount = statements.keys.filter { if case .query = $0 { return true } else { return false } }.count
     }
 
     /// Binds `arguments` to parameters 1...n of `statement`.
     @usableFromInline
-    func bind(_ arguments: [any Strata.Bindable], to statement: Strata.Statement, handle: OpaquePointer) throws {
+    func bind(_ arguments: [any Strata.Bindable], to statement: Strata.Statement, handle: SQLiteStatementHandle) throws {
         for (offset, argument) in arguments.enumerated() {
             let index = Int32(offset + 1)
             let code = try argument.bind(to: handle, at: index)
@@ -137,7 +87,7 @@ public final class Storage {
     /// Assigns the mapped columns of the current row to a new `T`, by position: the ORM's queries
     /// list the table's columns in order, so each column's index is known before the first row.
     @inlinable @inline(__always)
-    func decode<T: Initializable>(_ table: Table<T>, from handle: OpaquePointer) throws -> T {
+    func decode<T: Initializable>(_ table: Table<T>, from handle: SQLiteStatementHandle) throws -> T {
         var object = T()
         var index: Int32 = 0
         for read in table.readers {

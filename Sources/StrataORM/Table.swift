@@ -39,6 +39,24 @@ public class AnyTable {
 
     /// `CREATE TABLE "name" (...)`.
     var createSQL: String { "CREATE TABLE \(name.quotedIdentifier) (\(definitionSQL))" }
+
+    /// The table's CRUD statements' keys in the connection's statement cache, each built once
+    /// (its SQL depends on the table alone), so a row's insert hashes no SQL.
+    private var statementKeys: [StatementCacheKey?] = Array(repeating: nil, count: CRUDStatement.allCases.count)
+
+    /// The cache key of the table's `kind` statement, built from `sql()` the first time.
+    func statementKey(_ kind: CRUDStatement, sql: () -> String) -> StatementCacheKey {
+        if let key = statementKeys[kind.rawValue] { return key }
+        let key = StatementCacheKey(reusing: sql())
+        statementKeys[kind.rawValue] = key
+        return key
+    }
+}
+
+/// The statements the ORM runs per object.
+@usableFromInline
+enum CRUDStatement: Int, CaseIterable {
+    case insert, replace, get, update, delete
 }
 
 /// The mapping of model type `T` to a table: its name and its columns.
@@ -53,11 +71,11 @@ public final class Table<T: Initializable>: AnyTable {
     /// The accessors, parallel to `columns`.
     @usableFromInline let accessors: [ColumnAccessor<T>]
     /// The accessors' read closures, held directly so a row costs one closure load per column.
-    @usableFromInline let readers: [(inout T, OpaquePointer, Int32) -> Bool]
+    @usableFromInline let readers: [(inout T, SQLiteStatementHandle, Int32) -> Bool]
     /// The accessors' bind closures.
-    @usableFromInline let binders: [(T, OpaquePointer, Int32) throws -> Int32]
+    @usableFromInline let binders: [(T, SQLiteStatementHandle, Int32) throws -> Int32]
     /// The bind closures of the columns an insert lists (all but the rowid alias).
-    @usableFromInline let insertBinders: [(T, OpaquePointer, Int32) throws -> Int32]
+    @usableFromInline let insertBinders: [(T, SQLiteStatementHandle, Int32) throws -> Int32]
 
     /// A table with the given columns (the seed README's spelling).
     // Disfavoured so `Table<T>(name:)` with no column is not ambiguous with `columns:`.

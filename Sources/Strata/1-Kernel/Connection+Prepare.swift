@@ -116,6 +116,12 @@ extension Connection {
         return try body(Statement(connection: self, prepared: prepared))
     }
 
+    /// Finalizes the cached statements no call is using (they are prepared again on demand),
+    /// after a schema change that leaves them no use.
+    package func removeUnusedCachedStatements() {
+        statementCache.removeAll()
+    }
+
     /// The number of statements in the convenience-call cache.
     var cachedStatementCount: Int { statementCache.count }
 }
