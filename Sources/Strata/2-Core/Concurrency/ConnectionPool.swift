@@ -18,7 +18,7 @@ import SQLite3
 /// idle connections down to one. Use WAL mode so readers never wait for the writer.
 public final class ConnectionPool: Sendable {
     /// The flags readers open with unless told otherwise.
-    public static let defaultReaderFlags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
+    public static let defaultReaderFlags = OpenFlags.make(readOnly: true)
 
     /// How long connections opened by a pool or a `Database` wait on a lock before failing with
     /// `SQLITE_BUSY`. Even WAL readers meet brief locks (while the WAL index is rebuilt or reset);
@@ -40,7 +40,8 @@ public final class ConnectionPool: Sendable {
     public let maximumConnectionCount: Int
     private let connectionPreparation: SerializedPreparation?
 
-    private let state = Locked(PoolState())
+    /// The kernel's pool state machine, holding the connections.
+    private let core: PoolCore<ConnectionQueue>
     private let drainQueue = DispatchQueue(label: "strata.connection-pool.drain")
 
     /// Creates the pool; connections open on first use. `connectionPreparation` runs once on each
@@ -60,18 +61,19 @@ public final class ConnectionPool: Sendable {
         self.availableConnectionDrainDelay = availableConnectionDrainDelay
         self.maximumConnectionCount = max(1, maximumConnectionCount)
         self.connectionPreparation = connectionPreparation.map(SerializedPreparation.init)
+        self.core = PoolCore(maximum: self.maximumConnectionCount)
     }
 
     /// Idle connections (settable, as SQift's tests reset it).
     var availableConnections: Set<ConnectionQueue> {
-        get { state.withLock { $0.available } }
-        set { state.withLock { $0.available = newValue } }
+        get { Set(core.idleElements) }
+        set { core.idleElements = Array(newValue) }
     }
 
     /// Connections handed out and not yet returned (settable, as SQift's tests reset it).
     var busyConnections: Set<ConnectionQueue> {
-        get { state.withLock { $0.busy } }
-        set { state.withLock { $0.busy = newValue } }
+        get { Set(core.checkedOutElements) }
+        set { core.checkedOutElements = Array(newValue) }
     }
 
     /// Runs `closure` on a connection of its own; the connection returns to the pool afterwards,
@@ -99,50 +101,12 @@ public final class ConnectionPool: Sendable {
     /// returned; marks it busy.
     /// - Throws: `SQLiteError` when a new connection cannot be opened.
     func dequeueConnectionForUse() throws -> ConnectionQueue {
-        let maximum = maximumConnectionCount
-        let waiter = SynchronousWaiter()
-        let immediate: PoolGrant? = state.withLock { state in
-            if let grant = state.grantNow(maximum: maximum) { return grant }
-            state.waiters.append(.synchronous(waiter))
-            return nil
-        }
-        return try fulfil(immediate ?? waiter.wait())
+        try core.checkOut(opening: openConnection)
     }
 
     /// The async form of ``dequeueConnectionForUse()``: suspends while the pool is full.
     func acquireConnection() async throws -> ConnectionQueue {
-        let maximum = maximumConnectionCount
-        let grant: PoolGrant = await withCheckedContinuation { continuation in
-            let immediate: PoolGrant? = state.withLock { state in
-                if let grant = state.grantNow(maximum: maximum) { return grant }
-                state.waiters.append(.asynchronous(continuation))
-                return nil
-            }
-            if let immediate { continuation.resume(returning: immediate) }
-        }
-        return try fulfil(grant)
-    }
-
-    /// The connection a grant stands for, opening it when the grant is a free slot.
-    private func fulfil(_ grant: PoolGrant) throws -> ConnectionQueue {
-        switch grant {
-        case .reuse(let queue):
-            return queue
-        case .open:
-            do {
-                let queue = try openConnection()
-                state.withLock { _ = $0.busy.insert(queue); $0.opening -= 1 }
-                return queue
-            } catch {
-                // The slot is free again: the next waiter may try to open it.
-                let next: (PoolWaiter, PoolGrant)? = state.withLock { state in
-                    state.opening -= 1
-                    return state.nextWaiterForFreeSlot(maximum: maximumConnectionCount)
-                }
-                next.map { $0.0.resume($0.1) }
-                throw error
-            }
-        }
+        try await core.checkOut(opening: openConnection)
     }
 
     private func openConnection() throws -> ConnectionQueue {
@@ -155,18 +119,7 @@ public final class ConnectionPool: Sendable {
     /// Returns a connection: to the first waiter if any, else to the idle set (restarting the
     /// drain timer).
     func enqueueConnectionForReuse(_ queue: ConnectionQueue) {
-        let outcome: (handOff: PoolWaiter?, drainGeneration: Int?) = state.withLock { state in
-            guard state.busy.contains(queue) else { return (nil, nil) }
-            if !state.waiters.isEmpty {
-                return (state.waiters.removeFirst(), nil) // stays busy, now for the waiter
-            }
-            state.busy.remove(queue)
-            state.available.insert(queue)
-            state.drainGeneration += 1
-            return (nil, state.drainGeneration)
-        }
-        outcome.handOff?.resume(.reuse(queue))
-        if let generation = outcome.drainGeneration { scheduleDrain(generation: generation) }
+        if case .idle(let generation) = core.checkIn(queue) { scheduleDrain(generation: generation) }
     }
 
     private func scheduleDrain(generation: Int) {
@@ -178,81 +131,9 @@ public final class ConnectionPool: Sendable {
     /// Closes idle connections down to one, if nothing happened since `generation` and no
     /// connection is busy; otherwise tries again after the delay.
     private func drainIfIdle(generation: Int) {
-        let (retry, closing): (Bool, [ConnectionQueue]) = state.withLock { state in
-            guard generation == state.drainGeneration else { return (false, []) }
-            guard state.busy.isEmpty else { return (true, []) }
-            var closing: [ConnectionQueue] = []
-            while state.available.count > 1 { closing.append(state.available.removeFirst()) }
-            return (false, closing)
-        }
+        let (retry, closing) = core.drainIdle(ifStillAt: generation, keeping: 1)
         _ = closing // released here, outside the lock: closing a connection takes time
         if retry { scheduleDrain(generation: generation) }
-    }
-}
-
-/// The pool's bookkeeping, only touched under the pool's lock.
-private struct PoolState {
-    var available: Set<ConnectionQueue> = []
-    var busy: Set<ConnectionQueue> = []
-    /// Connections being opened (counted against the maximum before they exist).
-    var opening = 0
-    var waiters: [PoolWaiter] = []
-    var drainGeneration = 0
-
-    /// An idle connection, or leave to open one; nil when the pool is full.
-    mutating func grantNow(maximum: Int) -> PoolGrant? {
-        if let queue = available.popFirst() {
-            busy.insert(queue)
-            return .reuse(queue)
-        }
-        guard busy.count + opening < maximum else { return nil }
-        opening += 1
-        return .open
-    }
-
-    /// The first waiter and leave to open a connection, when a slot is free.
-    mutating func nextWaiterForFreeSlot(maximum: Int) -> (PoolWaiter, PoolGrant)? {
-        guard !waiters.isEmpty, busy.count + opening < maximum else { return nil }
-        opening += 1
-        return (waiters.removeFirst(), .open)
-    }
-}
-
-/// What a caller of the pool is given: a connection to reuse, or leave to open a new one.
-private enum PoolGrant: Sendable {
-    case reuse(ConnectionQueue)
-    case open
-}
-
-/// A caller waiting for a connection, blocked on a thread or suspended in a task.
-private enum PoolWaiter {
-    case synchronous(SynchronousWaiter)
-    case asynchronous(CheckedContinuation<PoolGrant, Never>)
-
-    func resume(_ grant: PoolGrant) {
-        switch self {
-        case .synchronous(let waiter): waiter.resume(grant)
-        case .asynchronous(let continuation): continuation.resume(returning: grant)
-        }
-    }
-}
-
-/// A thread blocked until the pool hands it a grant.
-private final class SynchronousWaiter: Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    private let grant = Locked<PoolGrant?>(nil)
-
-    func resume(_ grant: PoolGrant) {
-        self.grant.withLock { $0 = grant }
-        semaphore.signal()
-    }
-
-    /// Blocks until ``resume(_:)`` has run, and returns what it was given.
-    func wait() -> PoolGrant {
-        while true {
-            semaphore.wait()
-            if let grant = grant.withLock({ $0 }) { return grant }
-        }
     }
 }
 
