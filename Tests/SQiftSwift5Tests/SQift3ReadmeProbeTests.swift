@@ -5,10 +5,10 @@ import Testing
 import SQLite3
 #endif
 
-// Review probe, second batch: the SQift 3 README's remaining examples, verbatim where they compile
+// The SQift 3 README's remaining examples, verbatim where they compile
 // as written in SQift.
 
-@Suite struct SQiftProbeTests2 {
+@Suite struct SQift3ReadmeProbeTests {
     @Test func stripUnicodeFunction() throws {
         let connection = try Connection(storageLocation: .inMemory)
         try connection.addScalarFunction(named: "strip_unicode", argumentCount: 1) { _, values in
