@@ -20,10 +20,8 @@ public final class Column<T, V>: AnyColumn {
         let accessor = ColumnAccessor<T>(
             bind: { object, statement, index in try property.get(object).bind(to: statement, at: index) },
             read: { object, statement, index in
-                guard let value = sqlite3_column_value(statement, index) else { return false }
-                let type = sqlite3_value_type(value)
-                guard type != SQLITE_NULL,
-                      let converted = V.extract(from: value, type: type) ?? sqliteConverted(V.self, value) else { return false }
+                guard let value = sqlite3_column_value(statement, index),
+                      let converted = readNonNull(V.self, value) else { return false }
                 property.set(&object, converted)
                 return true
             },
@@ -42,12 +40,11 @@ public final class Column<T, V>: AnyColumn {
             bind: { object, statement, index in try property.get(object).bind(to: statement, at: index) },
             read: { object, statement, index in
                 guard let value = sqlite3_column_value(statement, index) else { return false }
-                let type = sqlite3_value_type(value)
-                if type == SQLITE_NULL {
+                if sqlite3_value_type(value) == SQLITE_NULL {
                     property.set(&object, nil)
                     return true
                 }
-                guard let converted = Wrapped.extract(from: value, type: type) ?? sqliteConverted(Wrapped.self, value) else { return false }
+                guard let converted = readNonNull(Wrapped.self, value) else { return false }
                 property.set(&object, converted)
                 return true
             },
@@ -71,10 +68,10 @@ public final class Column<T, V>: AnyColumn {
         let property = PropertyAccess(keyPath)
         let isOptional = V.self is OptionalColumnValue.Type
         let accessor = ColumnAccessor<T>(
-            bind: { object, statement, index in property.get(object).bind(to: ParameterBinder(statement: statement, index: index)) },
+            bind: { object, statement, index in property.get(object).bind(to: StatementPosition(statement, index)) },
             read: { object, statement, index in
                 if !isOptional, sqlite3_column_type(statement, index) == SQLITE_NULL { return false }
-                property.set(&object, V(sqliteValue: ColumnSQLiteValue(statement: statement, index: index)))
+                property.set(&object, V(sqliteValue: StatementPosition(statement, index)))
                 return true
             },
             literal: { object in sqlLiteral(RecordingBinder.bindingValue(of: property.get(object))) }

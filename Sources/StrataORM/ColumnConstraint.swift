@@ -71,6 +71,28 @@ public protocol ConstraintBuilder {
     var constraint: ColumnConstraint { get }
 }
 
+// MARK: - ON CONFLICT
+
+/// The `ON CONFLICT` choices after `.onConflict()`: each gives the constraint with that clause.
+/// (`PrimaryKeyBuilder.OnConflictClauseBuilder`, `NotNullBuilder.OnConflictClauseBuilder` and
+/// `UniqueBuilder.OnConflictClauseBuilder` are names for it.)
+public class ConflictClauseChoices<Result: ConstraintBuilder> {
+    private let make: (ConflictClause) -> Result
+
+    init(_ make: @escaping (ConflictClause) -> Result) { self.make = make }
+
+    /// `ON CONFLICT ROLLBACK`.
+    public func rollback() -> Result { make(.rollback) }
+    /// `ON CONFLICT ABORT`.
+    public func abort() -> Result { make(.abort) }
+    /// `ON CONFLICT FAIL`.
+    public func fail() -> Result { make(.fail) }
+    /// `ON CONFLICT IGNORE`.
+    public func ignore() -> Result { make(.ignore) }
+    /// `ON CONFLICT REPLACE`.
+    public func replace() -> Result { make(.replace) }
+}
+
 // MARK: - PRIMARY KEY
 
 /// `primaryKey()`: then `.asc()`/`.desc()`, `.onConflict()…`, `.autoincrement()`.
@@ -92,29 +114,12 @@ public class PrimaryKeyBuilder: ConstraintBuilder {
     public func desc() -> PrimaryKeyBuilderWithOrder { PrimaryKeyBuilderWithOrder(order: .desc) }
 
     /// The `ON CONFLICT` choices of a primary key.
-    public func onConflict() -> OnConflictClauseBuilder { OnConflictClauseBuilder(order: nil) }
+    public func onConflict() -> OnConflictClauseBuilder {
+        OnConflictClauseBuilder { PrimaryKeyWithConflictClauseBuilder(order: nil, conflictClause: $0) }
+    }
 
     /// The `ON CONFLICT` choices of a primary key (with its order, if any).
-    public class OnConflictClauseBuilder {
-        let order: Order?
-
-        init(order: Order?) { self.order = order }
-
-        /// `ON CONFLICT ROLLBACK`.
-        public func rollback() -> PrimaryKeyWithConflictClauseBuilder { choose(.rollback) }
-        /// `ON CONFLICT ABORT`.
-        public func abort() -> PrimaryKeyWithConflictClauseBuilder { choose(.abort) }
-        /// `ON CONFLICT FAIL`.
-        public func fail() -> PrimaryKeyWithConflictClauseBuilder { choose(.fail) }
-        /// `ON CONFLICT IGNORE`.
-        public func ignore() -> PrimaryKeyWithConflictClauseBuilder { choose(.ignore) }
-        /// `ON CONFLICT REPLACE`.
-        public func replace() -> PrimaryKeyWithConflictClauseBuilder { choose(.replace) }
-
-        private func choose(_ clause: ConflictClause) -> PrimaryKeyWithConflictClauseBuilder {
-            PrimaryKeyWithConflictClauseBuilder(order: order, conflictClause: clause)
-        }
-    }
+    public typealias OnConflictClauseBuilder = ConflictClauseChoices<PrimaryKeyWithConflictClauseBuilder>
 }
 
 /// `PRIMARY KEY ASC` or `DESC`, before an optional conflict clause and `AUTOINCREMENT`.
@@ -127,7 +132,9 @@ public class PrimaryKeyBuilderWithOrder: ConstraintBuilder {
     public var constraint: ColumnConstraint { .primaryKey(order: order, conflictClause: nil, autoincrement: false) }
 
     /// The `ON CONFLICT` choices.
-    public func onConflict() -> PrimaryKeyBuilder.OnConflictClauseBuilder { PrimaryKeyBuilder.OnConflictClauseBuilder(order: order) }
+    public func onConflict() -> PrimaryKeyBuilder.OnConflictClauseBuilder {
+        PrimaryKeyBuilder.OnConflictClauseBuilder { [order] in PrimaryKeyWithConflictClauseBuilder(order: order, conflictClause: $0) }
+    }
 
     /// Adds `AUTOINCREMENT`.
     public func autoincrement() -> PrimaryKeyWithAllBuilder {
@@ -180,23 +187,10 @@ public class NotNullBuilder: ConstraintBuilder {
     public var constraint: ColumnConstraint { .notNull(conflictClause: nil) }
 
     /// The `ON CONFLICT` choices of `NOT NULL`.
-    public func onConflict() -> OnConflictClauseBuilder { OnConflictClauseBuilder() }
+    public func onConflict() -> OnConflictClauseBuilder { OnConflictClauseBuilder(NotNullWithConflictClauseBuilder.init) }
 
     /// The `ON CONFLICT` choices of `NOT NULL`.
-    public class OnConflictClauseBuilder {
-        init() {}
-
-        /// `ON CONFLICT ROLLBACK`.
-        public func rollback() -> NotNullWithConflictClauseBuilder { NotNullWithConflictClauseBuilder(conflictClause: .rollback) }
-        /// `ON CONFLICT ABORT`.
-        public func abort() -> NotNullWithConflictClauseBuilder { NotNullWithConflictClauseBuilder(conflictClause: .abort) }
-        /// `ON CONFLICT FAIL`.
-        public func fail() -> NotNullWithConflictClauseBuilder { NotNullWithConflictClauseBuilder(conflictClause: .fail) }
-        /// `ON CONFLICT IGNORE`.
-        public func ignore() -> NotNullWithConflictClauseBuilder { NotNullWithConflictClauseBuilder(conflictClause: .ignore) }
-        /// `ON CONFLICT REPLACE`.
-        public func replace() -> NotNullWithConflictClauseBuilder { NotNullWithConflictClauseBuilder(conflictClause: .replace) }
-    }
+    public typealias OnConflictClauseBuilder = ConflictClauseChoices<NotNullWithConflictClauseBuilder>
 }
 
 /// `NOT NULL ON CONFLICT ...`.
@@ -219,23 +213,10 @@ public class UniqueBuilder: ConstraintBuilder {
     public var constraint: ColumnConstraint { .unique(conflictClause: nil) }
 
     /// The `ON CONFLICT` choices of `UNIQUE`.
-    public func onConflict() -> OnConflictClauseBuilder { OnConflictClauseBuilder() }
+    public func onConflict() -> OnConflictClauseBuilder { OnConflictClauseBuilder(UniqueWithConflictClauseBuilder.init) }
 
     /// The `ON CONFLICT` choices of `UNIQUE`.
-    public class OnConflictClauseBuilder {
-        init() {}
-
-        /// `ON CONFLICT ROLLBACK`.
-        public func rollback() -> UniqueWithConflictClauseBuilder { UniqueWithConflictClauseBuilder(conflictClause: .rollback) }
-        /// `ON CONFLICT ABORT`.
-        public func abort() -> UniqueWithConflictClauseBuilder { UniqueWithConflictClauseBuilder(conflictClause: .abort) }
-        /// `ON CONFLICT FAIL`.
-        public func fail() -> UniqueWithConflictClauseBuilder { UniqueWithConflictClauseBuilder(conflictClause: .fail) }
-        /// `ON CONFLICT IGNORE`.
-        public func ignore() -> UniqueWithConflictClauseBuilder { UniqueWithConflictClauseBuilder(conflictClause: .ignore) }
-        /// `ON CONFLICT REPLACE`.
-        public func replace() -> UniqueWithConflictClauseBuilder { UniqueWithConflictClauseBuilder(conflictClause: .replace) }
-    }
+    public typealias OnConflictClauseBuilder = ConflictClauseChoices<UniqueWithConflictClauseBuilder>
 }
 
 /// `UNIQUE ON CONFLICT ...`.

@@ -3,6 +3,15 @@ import Foundation
 import SQLite3
 #endif
 
+/// A value that is not NULL, read strictly by core's rule or else with SQLite's conversions;
+/// nil for NULL or a value that does not convert.
+@inlinable @inline(__always)
+func readNonNull<V: Binding>(_ type: V.Type, _ value: SQLiteValueHandle) -> V? where V.DataType == V {
+    let storageClass = sqlite3_value_type(value)
+    guard storageClass != SQLITE_NULL else { return nil }
+    return V.extract(from: value, type: storageClass) ?? sqliteConverted(V.self, value)
+}
+
 /// A column value that core's strict reading refused (another storage class), converted the way
 /// SQLiteORM-Swift reads it: with SQLite's own conversions (`'42'` is 42, `2.7` is 2, an INTEGER
 /// is a REAL). An integer that does not fit the property's type, and types SQLite cannot convert

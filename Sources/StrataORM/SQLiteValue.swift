@@ -199,12 +199,13 @@ extension Optional: Bindable where Wrapped: Bindable {
 
 // MARK: - Strata's implementations
 
-/// A column of the current row of a statement, read on demand with SQLite's conversions.
-final class ColumnSQLiteValue: SQLiteValue {
+/// One position of a statement: as an ``SQLiteValue``, the result column of the current row
+/// (read on demand with SQLite's conversions); as a ``Binder``, the parameter.
+final class StatementPosition: SQLiteValue, Binder {
     private let statement: SQLiteStatementHandle
     private let index: Int32
 
-    init(statement: SQLiteStatementHandle, index: Int32) {
+    init(_ statement: SQLiteStatementHandle, _ index: Int32) {
         self.statement = statement
         self.index = index
     }
@@ -213,21 +214,10 @@ final class ColumnSQLiteValue: SQLiteValue {
     var integer: Int { Int(truncatingIfNeeded: sqlite3_column_int64(statement, index)) }
     var double: Double { sqlite3_column_double(statement, index) }
     var text: String {
-        guard let pointer = sqlite3_column_text(statement, index) else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement, index))), as: UTF8.self)
+        guard let value = sqlite3_column_value(statement, index) else { return "" }
+        return sqliteText(value)
     }
     var isNull: Bool { sqlite3_column_type(statement, index) == SQLITE_NULL }
-}
-
-/// Binds one parameter of a statement.
-final class ParameterBinder: Binder {
-    private let statement: SQLiteStatementHandle
-    private let index: Int32
-
-    init(statement: SQLiteStatementHandle, index: Int32) {
-        self.statement = statement
-        self.index = index
-    }
 
     func bindInt(value: Int) -> Int32 { sqlite3_bind_int64(statement, index, Int64(value)) }
     func bindDouble(value: Double) -> Int32 { sqlite3_bind_double(statement, index, value) }

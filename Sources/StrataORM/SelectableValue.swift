@@ -14,8 +14,7 @@ public protocol SelectableValue {
 extension SelectableValue where Self: Binding, Self.DataType == Self {
     public static func selectValue(from statement: SQLiteStatementHandle, at index: Int32) -> Self? {
         guard let value = sqlite3_column_value(statement, index) else { return nil }
-        let type = sqlite3_value_type(value)
-        return type == SQLITE_NULL ? nil : extract(from: value, type: type) ?? sqliteConverted(Self.self, value)
+        return readNonNull(Self.self, value)
     }
 }
 

@@ -60,6 +60,17 @@ package final class SchemaReader {
         return try read(&current)
     }
 
+    /// The cached answer for `table` in one of the per-table caches, read by `read` when missing.
+    private func perTable<T>(_ cacheOf: WritableKeyPath<Cache, [String: T]>, _ table: String, _ read: () throws -> T) throws -> T {
+        try withCache { cache in
+            let key = table.lowercased()
+            if let cached = cache[keyPath: cacheOf][key] { return cached }
+            let value = try read()
+            cache[keyPath: cacheOf][key] = value
+            return value
+        }
+    }
+
     /// Forgets everything read; the next question reads the schema again.
     package func invalidate() { cache = nil }
 
@@ -110,17 +121,13 @@ package final class SchemaReader {
 
     /// The columns of a table or view, hidden and generated ones included; empty when there is none.
     package func columns(ofTable table: String) throws -> [TableColumn] {
-        try withCache { cache in
-            let key = table.lowercased()
-            if let columns = cache.columns[key] { return columns }
-            let columns = try rows("SELECT cid, name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?, 'main')", [table]) { statement in
+        try perTable(\.columns, table) {
+            try rows("SELECT cid, name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?, 'main')", [table]) { statement in
                 TableColumn(position: statement.value(at: 0, as: Int.self) ?? 0, name: statement.value(at: 1, as: String.self) ?? "",
                             declaredType: statement.value(at: 2, as: String.self) ?? "", notNull: (statement.value(at: 3, as: Int.self) ?? 0) != 0,
                             defaultValue: statement.value(at: 4, as: String.self), primaryKeyIndex: statement.value(at: 5, as: Int.self) ?? 0,
                             hidden: statement.value(at: 6, as: Int.self) ?? 0)
             }
-            cache.columns[key] = columns
-            return columns
         }
     }
 
@@ -134,9 +141,7 @@ package final class SchemaReader {
 
     /// The indexes of a table, automatic ones included, with their key columns.
     package func indexes(ofTable table: String) throws -> [IndexInfo] {
-        try withCache { cache in
-            let key = table.lowercased()
-            if let indexes = cache.indexes[key] { return indexes }
+        try perTable(\.indexes, table) {
             let listed = try rows("SELECT seq, name, \"unique\", origin, partial FROM pragma_index_list(?, 'main')", [table]) { statement in
                 (seq: statement.value(at: 0, as: Int.self) ?? 0, name: statement.value(at: 1, as: String.self) ?? "",
                  unique: (statement.value(at: 2, as: Int.self) ?? 0) != 0, origin: statement.value(at: 3, as: String.self) ?? "c",
@@ -156,7 +161,6 @@ package final class SchemaReader {
                                          origin: IndexOrigin(rawValue: entry.origin) ?? .createIndex, isPartial: entry.partial,
                                          columns: keyColumns.compactMap { $0 }))
             }
-            cache.indexes[key] = indexes
             return indexes
         }
     }
@@ -168,15 +172,11 @@ package final class SchemaReader {
 
     /// The foreign keys of a table, one element per referencing column.
     package func foreignKeys(ofTable table: String) throws -> [ForeignKeyColumn] {
-        try withCache { cache in
-            let key = table.lowercased()
-            if let foreignKeys = cache.foreignKeys[key] { return foreignKeys }
-            let foreignKeys = try rows("SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?, 'main')", [table]) { statement in
+        try perTable(\.foreignKeys, table) {
+            try rows("SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?, 'main')", [table]) { statement in
                 ForeignKeyColumn(id: statement.value(at: 0, as: Int.self) ?? 0, parentTable: statement.value(at: 1, as: String.self) ?? "",
                                  column: statement.value(at: 2, as: String.self) ?? "", parentColumn: statement.value(at: 3, as: String.self))
             }
-            cache.foreignKeys[key] = foreignKeys
-            return foreignKeys
         }
     }
 
