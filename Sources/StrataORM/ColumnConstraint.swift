@@ -177,56 +177,42 @@ public class PrimaryKeyWithAllBuilder: ConstraintBuilder {
     public var constraint: ColumnConstraint { .primaryKey(order: order, conflictClause: conflictClause, autoincrement: autoincrement) }
 }
 
-// MARK: - NOT NULL
+// MARK: - NOT NULL and UNIQUE
+
+/// A constraint with nothing left to chain.
+public class CompleteConstraintBuilder: ConstraintBuilder {
+    /// The constraint.
+    public let constraint: ColumnConstraint
+
+    init(_ constraint: ColumnConstraint) { self.constraint = constraint }
+}
+
+/// `NOT NULL ON CONFLICT ...`.
+public final class NotNullWithConflictClauseBuilder: CompleteConstraintBuilder {}
+
+/// `UNIQUE ON CONFLICT ...`.
+public final class UniqueWithConflictClauseBuilder: CompleteConstraintBuilder {}
 
 /// `notNull()`: then an optional `.onConflict()…`.
 public class NotNullBuilder: ConstraintBuilder {
     init() {}
-
     /// `NOT NULL`.
     public var constraint: ColumnConstraint { .notNull(conflictClause: nil) }
-
-    /// The `ON CONFLICT` choices of `NOT NULL`.
-    public func onConflict() -> OnConflictClauseBuilder { OnConflictClauseBuilder(NotNullWithConflictClauseBuilder.init) }
-
     /// The `ON CONFLICT` choices of `NOT NULL`.
     public typealias OnConflictClauseBuilder = ConflictClauseChoices<NotNullWithConflictClauseBuilder>
+    /// The `ON CONFLICT` choices of `NOT NULL`.
+    public func onConflict() -> OnConflictClauseBuilder { .init { NotNullWithConflictClauseBuilder(.notNull(conflictClause: $0)) } }
 }
-
-/// `NOT NULL ON CONFLICT ...`.
-public class NotNullWithConflictClauseBuilder: ConstraintBuilder {
-    let conflictClause: ConflictClause
-
-    init(conflictClause: ConflictClause) { self.conflictClause = conflictClause }
-
-    /// `NOT NULL ON CONFLICT ...`.
-    public var constraint: ColumnConstraint { .notNull(conflictClause: conflictClause) }
-}
-
-// MARK: - UNIQUE
 
 /// `unique()`: then an optional `.onConflict()…`.
 public class UniqueBuilder: ConstraintBuilder {
     init() {}
-
     /// `UNIQUE`.
     public var constraint: ColumnConstraint { .unique(conflictClause: nil) }
-
-    /// The `ON CONFLICT` choices of `UNIQUE`.
-    public func onConflict() -> OnConflictClauseBuilder { OnConflictClauseBuilder(UniqueWithConflictClauseBuilder.init) }
-
     /// The `ON CONFLICT` choices of `UNIQUE`.
     public typealias OnConflictClauseBuilder = ConflictClauseChoices<UniqueWithConflictClauseBuilder>
-}
-
-/// `UNIQUE ON CONFLICT ...`.
-public class UniqueWithConflictClauseBuilder: ConstraintBuilder {
-    let conflictClause: ConflictClause
-
-    init(conflictClause: ConflictClause) { self.conflictClause = conflictClause }
-
-    /// `UNIQUE ON CONFLICT ...`.
-    public var constraint: ColumnConstraint { .unique(conflictClause: conflictClause) }
+    /// The `ON CONFLICT` choices of `UNIQUE`.
+    public func onConflict() -> OnConflictClauseBuilder { .init { UniqueWithConflictClauseBuilder(.unique(conflictClause: $0)) } }
 }
 
 // MARK: - DEFAULT
