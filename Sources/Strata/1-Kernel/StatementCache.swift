@@ -46,10 +46,16 @@ package struct StatementCacheKey: Hashable, @unchecked Sendable {
 }
 
 /// A bounded cache of prepared statements, least recently used evicted first.
+///
+/// A connection is used by one thread at a time, so the cache's state needs no lock and no
+/// exclusivity checks.
 final class StatementCache {
     let capacity: Int
-    private var entries: [StatementCacheKey: PreparedStatement] = [:]
-    private var clock: UInt64 = 0
+    @exclusivity(unchecked) private var entries: [StatementCacheKey: PreparedStatement] = [:]
+    @exclusivity(unchecked) private var clock: UInt64 = 0
+    /// The entry found last: the statement run row after row is found by one comparison of keys
+    /// (an identity for a key built once), without hashing.
+    @exclusivity(unchecked) private var lastFound: (key: StatementCacheKey, statement: PreparedStatement)?
 
     init(capacity: Int) { self.capacity = capacity }
 
@@ -57,7 +63,15 @@ final class StatementCache {
 
     /// A statement for `key` that no one is using, or nil.
     func available(for key: StatementCacheKey) -> PreparedStatement? {
-        guard let statement = entries[key], !statement.isInUse else { return nil }
+        let statement: PreparedStatement
+        if let lastFound, lastFound.key == key {
+            statement = lastFound.statement
+        } else {
+            guard let found = entries[key] else { return nil }
+            statement = found
+            lastFound = (key, found)
+        }
+        guard !statement.isInUse else { return nil }
         clock &+= 1
         statement.lastUse = clock
         return statement
@@ -68,6 +82,7 @@ final class StatementCache {
         if entries.count >= capacity,
            let victim = entries.filter({ !$0.value.isInUse }).min(by: { $0.value.lastUse < $1.value.lastUse }) {
             entries[victim.key] = nil
+            if lastFound?.statement === victim.value { lastFound = nil }
         }
         clock &+= 1
         statement.lastUse = clock
@@ -77,5 +92,6 @@ final class StatementCache {
     /// Finalizes statements no one uses (they are re-prepared on demand).
     func removeAll() {
         entries = entries.filter { $0.value.isInUse }
+        lastFound = nil
     }
 }
