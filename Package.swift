@@ -29,7 +29,10 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        .target(name: "Strata", dependencies: [sqliteDependency]),
+        // The session extension's declarations come from the system-library shim, so changesets
+        // compile where Strata links that target; elsewhere they report themselves unavailable.
+        .target(name: "Strata", dependencies: [sqliteDependency],
+                swiftSettings: [.define("STRATA_SQLITE_SESSION", .when(platforms: [.linux, .android, .windows, .openbsd, .wasi]))]),
         .target(name: "StrataSqueal", dependencies: ["Strata"]),
         .target(name: "StrataORM", dependencies: ["Strata", sqliteDependency]),
         .executableTarget(

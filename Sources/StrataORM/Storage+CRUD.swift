@@ -24,7 +24,7 @@ extension Storage {
     @discardableResult @inlinable
     public func insert<T: Initializable>(_ object: T) throws -> Int64 {
         let table = try schema.table(for: T.self)
-        try withStatement(.insert, of: table, sql: { insertSQL(table, skipping: table.rowidColumn) }) { statement, handle in
+        try withStatement(.insert, of: table) { statement, handle in
             try bindColumns(of: object, with: table.insertBinders, to: statement, handle: handle)
             while try statement.step() {}
         }
@@ -44,7 +44,7 @@ extension Storage {
     /// - Throws: `ORMError.typeIsNotMapped`; `SQLiteError` for a failed constraint.
     public func replace<T: Initializable>(_ object: T) throws {
         let table = try schema.table(for: T.self)
-        try withStatement(.replace, of: table, sql: { insertSQL(table, skipping: nil, verb: "REPLACE") }) { statement, handle in
+        try withStatement(.replace, of: table) { statement, handle in
             try bindColumns(of: object, with: table.binders, to: statement, handle: handle)
             while try statement.step() {}
         }
@@ -69,8 +69,7 @@ extension Storage {
         guard id.count == keys.count else {
             throw ORMError.primaryKeyCountMismatch(table: table.name, expected: keys.count, received: id.count)
         }
-        let sql = { "SELECT \(self.columnList(table)) FROM \(table.name.quotedIdentifier) WHERE \(self.keyCondition(keys))" }
-        return try withStatement(.get, of: table, sql: sql) { statement, handle in
+        return try withStatement(.get, of: table) { statement, handle in
             try bind(id, to: statement, handle: handle)
             guard try statement.step() else { return nil }
             return try decode(table, from: handle)
@@ -93,15 +92,10 @@ extension Storage {
     /// - Throws: `ORMError.tableHasNoPrimaryKey`; `SQLiteError` for a failed constraint.
     public func update<T: Initializable>(_ object: T) throws {
         let table = try schema.table(for: T.self)
-        let keys = try primaryKey(of: table)
+        _ = try primaryKey(of: table)
         let values = table.columns.indices.filter { !table.columns[$0].isPrimaryKey }
         guard !values.isEmpty else { return }
-        let sql = {
-            "UPDATE \(table.name.quotedIdentifier) SET "
-                + values.map { table.columns[$0].name.quotedIdentifier + " = ?" }.joined(separator: ", ")
-                + " WHERE " + self.keyCondition(keys)
-        }
-        try withStatement(.update, of: table, sql: sql) { statement, handle in
+        try withStatement(.update, of: table) { statement, handle in
             var index: Int32 = 1
             for position in values {
                 try bindColumn(position, of: object, in: table, to: statement, handle: handle, at: index)
@@ -127,9 +121,8 @@ extension Storage {
     /// - Throws: `ORMError.tableHasNoPrimaryKey`; `SQLiteError`.
     public func delete<T: Initializable>(_ object: T) throws {
         let table = try schema.table(for: T.self)
-        let keys = try primaryKey(of: table)
-        let sql = { "DELETE FROM \(table.name.quotedIdentifier) WHERE \(self.keyCondition(keys))" }
-        try withStatement(.delete, of: table, sql: sql) { statement, handle in
+        _ = try primaryKey(of: table)
+        try withStatement(.delete, of: table) { statement, handle in
             var index: Int32 = 1
             for position in table.columns.indices where table.columns[position].isPrimaryKey {
                 try bindColumn(position, of: object, in: table, to: statement, handle: handle, at: index)
@@ -145,22 +138,6 @@ extension Storage {
         let keys = table.primaryKeyColumns
         guard !keys.isEmpty else { throw ORMError.tableHasNoPrimaryKey(table: table.name) }
         return keys
-    }
-
-    func columnList(_ table: AnyTable) -> String {
-        table.columns.map(\.name.quotedIdentifier).joined(separator: ", ")
-    }
-
-    func keyCondition(_ keys: [AnyColumn]) -> String {
-        keys.map { $0.name.quotedIdentifier + " = ?" }.joined(separator: " AND ")
-    }
-
-    @usableFromInline
-    func insertSQL(_ table: AnyTable, skipping skipped: AnyColumn?, verb: String = "INSERT") -> String {
-        let columns = table.columns.filter { $0 !== skipped }
-        guard !columns.isEmpty else { return "\(verb) INTO \(table.name.quotedIdentifier) DEFAULT VALUES" }
-        return "\(verb) INTO \(table.name.quotedIdentifier) (" + columns.map(\.name.quotedIdentifier).joined(separator: ", ")
-            + ") VALUES (" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
     }
 
     /// Binds the properties `binders` read to parameters 1...n.

@@ -68,7 +68,7 @@ extension Storage {
     @usableFromInline
     func selectAllQuery(_ table: AnyTable, _ constraints: [SelectConstraint]) throws -> (sql: String, arguments: [any Strata.Bindable]) {
         var serializer = SQLSerializer(schema: schema)
-        serializer.append("SELECT \(columnList(table)) FROM \(table.name.quotedIdentifier)")
+        serializer.append("SELECT \(table.columnList) FROM \(table.name.quotedIdentifier)")
         try QueryClauses(constraints).appendClauses(to: &serializer)
         return (serializer.sql, serializer.arguments)
     }

@@ -57,11 +57,11 @@ public final class Storage {
     // MARK: - Statements, from the connection's one cache
 
     /// Runs `body` with the table's `kind` statement from the connection's statement cache
-    /// (prepared from `makeSQL()` the first time), reset afterwards.
+    /// (prepared the first time), reset afterwards.
     @usableFromInline
-    func withStatement<R>(_ kind: CRUDStatement, of table: AnyTable, sql makeSQL: () -> String,
+    func withStatement<R>(_ kind: CRUDStatement, of table: AnyTable,
                           _ body: (Strata.Statement, SQLiteStatementHandle) throws -> R) throws -> R {
-        try connection.withStatement(cachedFor: table.statementKey(kind, sql: makeSQL)) { statement in
+        try connection.withStatement(cachedFor: table.statementKey(kind)) { statement in
             try body(statement, statement.statementHandle)
         }
     }

@@ -19,6 +19,8 @@ public class AnyTable {
         self.definitionError = definitionError
         primaryKeyColumns = columns.filter(\.isPrimaryKey)
         rowidColumn = AnyTable.rowidColumn(of: columns)
+        statementKeys = AnyTable.crudSQL(name: name, columns: columns, keys: primaryKeyColumns, rowid: rowidColumn)
+            .map(StatementCacheKey.init(reusing:))
     }
 
     /// The single INTEGER primary key column among `columns`, if there is one.
@@ -40,16 +42,31 @@ public class AnyTable {
     /// `CREATE TABLE "name" (...)`.
     var createSQL: String { "CREATE TABLE \(name.quotedIdentifier) (\(definitionSQL))" }
 
-    /// The table's CRUD statements' keys in the connection's statement cache, each built once
-    /// (its SQL depends on the table alone), so a row's insert hashes no SQL.
-    private var statementKeys: [StatementCacheKey?] = Array(repeating: nil, count: CRUDStatement.allCases.count)
+    /// The table's CRUD statements' keys in the connection's statement cache, built once with the
+    /// table (their SQL depends on it alone), so a row's insert hashes no SQL.
+    private let statementKeys: [StatementCacheKey]
 
-    /// The cache key of the table's `kind` statement, built from `sql()` the first time.
-    func statementKey(_ kind: CRUDStatement, sql: () -> String) -> StatementCacheKey {
-        if let key = statementKeys[kind.rawValue] { return key }
-        let key = StatementCacheKey(reusing: sql())
-        statementKeys[kind.rawValue] = key
-        return key
+    /// The quoted column names, in order, for a SELECT.
+    var columnList: String { columns.map(\.name.quotedIdentifier).joined(separator: ", ") }
+
+    /// The cache key of the table's `kind` statement.
+    func statementKey(_ kind: CRUDStatement) -> StatementCacheKey { statementKeys[kind.rawValue] }
+
+    /// The SQL of each CRUD statement, in ``CRUDStatement`` order. Statements that need a
+    /// primary key are only run when the table has one.
+    private static func crudSQL(name: String, columns: [AnyColumn], keys: [AnyColumn], rowid: AnyColumn?) -> [SQL] {
+        let table = name.quotedIdentifier
+        let keyCondition = keys.map { $0.name.quotedIdentifier + " = ?" }.joined(separator: " AND ")
+        let values = columns.filter { !$0.isPrimaryKey }.map(\.name)
+        return CRUDStatement.allCases.map { kind in
+            switch kind {
+            case .insert: return insertSQL(into: name, columns: columns.filter { $0 !== rowid }.map(\.name))
+            case .replace: return insertSQL(into: name, columns: columns.map(\.name), verb: "REPLACE")
+            case .get: return "SELECT \(columns.map(\.name.quotedIdentifier).joined(separator: ", ")) FROM \(table) WHERE \(keyCondition)"
+            case .update: return "UPDATE \(table) SET \(assignmentList(values)) WHERE \(keyCondition)"
+            case .delete: return "DELETE FROM \(table) WHERE \(keyCondition)"
+            }
+        }
     }
 }
 

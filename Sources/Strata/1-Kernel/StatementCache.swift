@@ -36,6 +36,9 @@ package struct StatementCacheKey: Hashable, @unchecked Sendable {
         return rhs.token == nil && lhs.sql == rhs.sql
     }
 
+    /// The identity of a key built once; nil for a key that is SQL text.
+    var identity: ObjectIdentifier? { token.map(ObjectIdentifier.init) }
+
     package func hash(into hasher: inout Hasher) {
         if let token {
             hasher.combine(ObjectIdentifier(token))
@@ -53,9 +56,12 @@ final class StatementCache {
     let capacity: Int
     @exclusivity(unchecked) private var entries: [StatementCacheKey: PreparedStatement] = [:]
     @exclusivity(unchecked) private var clock: UInt64 = 0
-    /// The entry found last: the statement run row after row is found by one comparison of keys
-    /// (an identity for a key built once), without hashing.
-    @exclusivity(unchecked) private var lastFound: (key: StatementCacheKey, statement: PreparedStatement)?
+    /// The entry found last: the statement run row after row is found again by comparing an
+    /// identity (a key built once) or the SQL, without hashing. It is always an entry of
+    /// `entries`, whose key keeps the token alive, so the identity cannot be reused meanwhile.
+    @exclusivity(unchecked) private var lastIdentity: ObjectIdentifier?
+    @exclusivity(unchecked) private var lastSQL: SQL?
+    @exclusivity(unchecked) private var lastStatement: PreparedStatement?
 
     init(capacity: Int) { self.capacity = capacity }
 
@@ -64,12 +70,15 @@ final class StatementCache {
     /// A statement for `key` that no one is using, or nil.
     func available(for key: StatementCacheKey) -> PreparedStatement? {
         let statement: PreparedStatement
-        if let lastFound, lastFound.key == key {
-            statement = lastFound.statement
+        let identity = key.identity
+        if let lastStatement, identity != nil ? identity == lastIdentity : (lastIdentity == nil && lastSQL == key.sql) {
+            statement = lastStatement
         } else {
             guard let found = entries[key] else { return nil }
             statement = found
-            lastFound = (key, found)
+            lastIdentity = identity
+            lastSQL = identity == nil ? key.sql : nil
+            lastStatement = found
         }
         guard !statement.isInUse else { return nil }
         clock &+= 1
@@ -82,7 +91,7 @@ final class StatementCache {
         if entries.count >= capacity,
            let victim = entries.filter({ !$0.value.isInUse }).min(by: { $0.value.lastUse < $1.value.lastUse }) {
             entries[victim.key] = nil
-            if lastFound?.statement === victim.value { lastFound = nil }
+            if lastStatement === victim.value { forgetLastFound() }
         }
         clock &+= 1
         statement.lastUse = clock
@@ -92,6 +101,12 @@ final class StatementCache {
     /// Finalizes statements no one uses (they are re-prepared on demand).
     func removeAll() {
         entries = entries.filter { $0.value.isInUse }
-        lastFound = nil
+        forgetLastFound()
+    }
+
+    private func forgetLastFound() {
+        lastIdentity = nil
+        lastSQL = nil
+        lastStatement = nil
     }
 }

@@ -1,0 +1,151 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// Records the changes made through one connection, to turn them into a changeset.
+///
+/// ```swift
+/// let session = try db.recordChanges(tables: ["players"])
+/// try db.run("UPDATE players SET score = 12 WHERE id = ?", 1)
+/// let changeset = try session.changeset()
+/// ```
+/// Only tables with a primary key are recorded (SQLite's rule); ``untrackedTables`` names the
+/// others so they are not missed silently. A session belongs to its connection's thread; it
+/// closes on ``close()`` or when it goes away. See <https://www.sqlite.org/session/intro.html>.
+public final class ChangeSession {
+    /// The connection whose changes are recorded.
+    public let connection: Connection
+    private var handle: OpaquePointer?
+    /// nil when every table is recorded.
+    private var tables: [String]?
+
+    init(connection: Connection, tables: [String]?) throws {
+        try SessionExtension.require()
+        self.connection = connection
+        var session: OpaquePointer?
+        try checkSession(sqlite3session_create(connection.handle, "main", &session), "session")
+        handle = session
+        if let tables {
+            self.tables = []
+            for table in tables { try attach(table: table) }
+        } else {
+            try checkSession(sqlite3session_attach(session, nil), "session")
+        }
+    }
+
+    deinit { close() }
+
+    /// Ends the session and frees what it recorded. Further calls throw ``ChangesetError/sessionClosed``.
+    public func close() {
+        if let handle { sqlite3session_delete(handle) }
+        handle = nil
+    }
+
+    private func open() throws -> OpaquePointer {
+        guard let handle else { throw ChangesetError.sessionClosed }
+        return handle
+    }
+
+    /// Records one more table too.
+    ///
+    /// - Throws: ``ChangesetError/sessionClosed``; `SQLiteError` from SQLite.
+    public func attach(table: String) throws {
+        try checkSession(sqlite3session_attach(try open(), table), "session")
+        if tables != nil, !(tables ?? []).contains(where: { sameIdentifier($0, table) }) { tables?.append(table) }
+    }
+
+    /// Adds to the session the changes that turn `table` of the attached database `database`
+    /// into `table` of the main database, as if they had been made here.
+    ///
+    /// ```swift
+    /// try db.attachDatabase(from: .onDisk(oldPath), withName: "old")
+    /// try session.diff(from: "old", table: "players")
+    /// ```
+    /// - Throws: `SQLiteError` when the two tables differ in shape or have no primary key.
+    public func diff(from database: String, table: String) throws {
+        let session = try open()
+        try attach(table: table)
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3session_diff(session, database, table, &message)
+        defer { sqlite3_free(message) }
+        guard code == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
+            throw SQLiteError(code: code & 0xFF, message: "Cannot diff \(table) from \(database): \(text)", extendedCode: code)
+        }
+    }
+
+    /// The recorded changes, with old and new values.
+    ///
+    /// - Throws: ``ChangesetError/sessionClosed``; `SQLiteError` from SQLite.
+    public func changeset() throws -> Changeset {
+        let session = try open()
+        return try Changeset.output { sqlite3session_changeset(session, $0, $1) }
+    }
+
+    /// The recorded changes as a patchset: new values only (smaller; cannot be inverted).
+    ///
+    /// - Throws: ``ChangesetError/sessionClosed``; `SQLiteError` from SQLite.
+    public func patchset() throws -> Patchset {
+        let session = try open()
+        return try Changeset.output { sqlite3session_patchset(session, $0, $1) }
+    }
+
+    /// Writes the changeset to a file in pieces, for changesets larger than memory.
+    ///
+    /// - Throws: ``ChangesetError/sessionClosed``; `SQLiteError` from SQLite or the file.
+    public func writeChangeset(to url: URL) throws {
+        let session = try open()
+        try ChangesetFile.write(to: url) { output, context in sqlite3session_changeset_strm(session, output, context) }
+    }
+
+    /// Whether nothing has been recorded (a closed session is empty).
+    public var isEmpty: Bool {
+        guard let handle else { return true }
+        return sqlite3session_isempty(handle) != 0
+    }
+
+    /// Whether changes are being recorded; set false to pause.
+    public var isEnabled: Bool {
+        get { handle.map { sqlite3session_enable($0, -1) != 0 } ?? false }
+        set { if let handle { sqlite3session_enable(handle, newValue ? 1 : 0) } }
+    }
+
+    /// Whether the changes recorded from now on are marked indirect.
+    public var isIndirect: Bool {
+        get { handle.map { sqlite3session_indirect($0, -1) != 0 } ?? false }
+        set { if let handle { sqlite3session_indirect(handle, newValue ? 1 : 0) } }
+    }
+
+    /// The memory the session uses, in bytes.
+    public var memoryUsed: Int64 {
+        handle.map { Int64(sqlite3session_memory_used($0)) } ?? 0
+    }
+
+    /// The recorded tables (all user tables when the session records every table) that SQLite
+    /// does not track because they have no primary key.
+    ///
+    /// - Throws: `SQLiteError` when the schema cannot be read.
+    public func untrackedTables() throws -> [String] {
+        let reader = connection.schemaReader
+        let names = try tables ?? reader.userTableNames()
+        return try names.filter { name in
+            try reader.table(named: name) != nil && !reader.columns(ofTable: name).contains { $0.primaryKeyIndex > 0 }
+        }
+    }
+}
+
+extension Connection {
+    /// Starts recording the changes made through this connection to `tables` (every table when nil).
+    ///
+    /// ```swift
+    /// let session = try db.recordChanges()
+    /// try db.run("INSERT INTO players(name) VALUES(?)", "Ann")
+    /// let undo = try session.changeset().inverted()
+    /// ```
+    /// - Throws: ``ChangesetError/sessionExtensionUnavailable`` when the linked SQLite lacks the
+    ///   session extension; `SQLiteError` from SQLite.
+    public func recordChanges(tables: [String]? = nil) throws -> ChangeSession {
+        try ChangeSession(connection: self, tables: tables)
+    }
+}
