@@ -246,9 +246,11 @@ public struct Changeset: Sendable, Equatable, Sequence {
         ((try? changes()) ?? []).makeIterator()
     }
 
-    /// Runs `body` with the bytes as SQLite takes them.
-    func withBytes<R>(_ body: (Int32, UnsafeMutableRawPointer?) throws -> R) throws -> R {
+    /// Runs `body` with the bytes as SQLite takes them, checked first unless they are not a
+    /// changeset (a rebase buffer).
+    func withBytes<R>(validating: Bool = true, _ body: (Int32, UnsafeMutableRawPointer?) throws -> R) throws -> R {
         guard let count = Int32(exactly: data.count) else { throw ChangesetError.tooLarge(bytes: data.count) }
+        if validating { try ChangesetFormat.validate(data) }
         guard count > 0 else { return try body(0, nil) }
         var copy = data
         return try copy.withUnsafeMutableBytes { try body(count, $0.baseAddress) }

@@ -74,11 +74,15 @@ enum ChangesetFile {
 
     /// Reads every change of the file, so damaged bytes fail before anything is applied.
     static func validate(_ url: URL) throws {
-        try forEachChange(in: url) { _ in }
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        var source = ChangesetFormat.FileSource(handle: handle)
+        try ChangesetFormat.validate(&source)
     }
 
     /// Calls `body` with each change of the changeset in the file at `url`, read in pieces.
     static func forEachChange(in url: URL, _ body: (Change) throws -> Void) throws {
+        try validate(url)
         try read(url) { input, context in
             var iterator: OpaquePointer?
             try checkSession(sqlite3changeset_start_strm(&iterator, input, context))

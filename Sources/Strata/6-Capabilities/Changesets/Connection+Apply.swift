@@ -242,7 +242,7 @@ public final class Rebaser {
         try checkSession(sqlite3rebaser_create(&rebaser), "rebaser")
         handle = rebaser
         for rebase in rebases {
-            try Changeset(data: rebase.data).withBytes { count, bytes in
+            try Changeset(data: rebase.data).withBytes(validating: false) { count, bytes in
                 try checkSession(sqlite3rebaser_configure(rebaser, count, bytes), "rebaser")
             }
         }

@@ -1,0 +1,159 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// Checks that bytes follow the changeset (or patchset) format before SQLite reads them: the
+/// session extension of SQLite 3.40 can loop forever on some damaged changesets, so nothing
+/// damaged reaches it. The format is SQLite's, described in `sqlite3session.c`:
+/// a table header (`T` or `P`, a varint column count, one primary-key flag per column, the
+/// NUL-terminated table name), then changes (operation, indirect flag, and records of typed
+/// fields).
+enum ChangesetFormat {
+    /// Where the bytes come from: a buffer in memory, or a file read in pieces.
+    protocol Source {
+        mutating func byte() throws -> UInt8?
+        mutating func skip(_ count: UInt64) throws -> Bool
+    }
+
+    struct DataSource: Source {
+        let data: Data
+        var offset: Int
+
+        init(_ data: Data) {
+            self.data = data
+            offset = data.startIndex
+        }
+
+        mutating func byte() -> UInt8? {
+            guard offset < data.endIndex else { return nil }
+            defer { offset += 1 }
+            return data[offset]
+        }
+
+        mutating func skip(_ count: UInt64) -> Bool {
+            guard count <= UInt64(data.endIndex - offset) else { return false }
+            offset += Int(count)
+            return true
+        }
+    }
+
+    struct FileSource: Source {
+        let handle: FileHandle
+        var buffer = Data()
+        var offset = 0
+
+        mutating func byte() throws -> UInt8? {
+            if offset == buffer.count {
+                buffer = try handle.read(upToCount: 1 << 16) ?? Data()
+                offset = 0
+                guard !buffer.isEmpty else { return nil }
+            }
+            defer { offset += 1 }
+            return buffer[buffer.startIndex + offset]
+        }
+
+        mutating func skip(_ count: UInt64) throws -> Bool {
+            var remaining = count
+            while remaining > 0 {
+                if offset == buffer.count {
+                    buffer = try handle.read(upToCount: 1 << 16) ?? Data()
+                    offset = 0
+                    guard !buffer.isEmpty else { return false }
+                }
+                let step = min(remaining, UInt64(buffer.count - offset))
+                offset += Int(step)
+                remaining -= step
+            }
+            return true
+        }
+    }
+
+    static func damaged(_ reason: String) -> SQLiteError {
+        SQLiteError(code: SQLITE_CORRUPT, message: "The changeset is damaged: \(reason)")
+    }
+
+    /// Throws `SQLITE_CORRUPT` unless the bytes are a well-formed changeset or patchset.
+    static func validate(_ data: Data) throws {
+        var source = DataSource(data)
+        try validate(&source)
+    }
+
+    static func validate<S: Source>(_ source: inout S) throws {
+        var columns = 0
+        var keys: [Bool] = []
+        var isPatchset = false
+        var hasTable = false
+        while let marker = try source.byte() {
+            switch marker {
+            case UInt8(ascii: "T"), UInt8(ascii: "P"):
+                isPatchset = marker == UInt8(ascii: "P")
+                let count = try varint(&source)
+                guard count > 0, count <= 32_767 else { throw damaged("a table of \(count) columns") }
+                columns = Int(count)
+                keys = []
+                for _ in 0..<columns {
+                    guard let flag = try source.byte(), flag <= 1 else { throw damaged("a primary key flag that is not 0 or 1") }
+                    keys.append(flag == 1)
+                }
+                var nameLength = 0
+                while true {
+                    guard let character = try source.byte() else { throw damaged("a table name without its end") }
+                    if character == 0 { break }
+                    nameLength += 1
+                }
+                guard nameLength > 0 else { throw damaged("a table without a name") }
+                hasTable = true
+            case 0x12, 0x17, 0x09:   // INSERT, UPDATE, DELETE
+                guard hasTable else { throw damaged("a change before any table header") }
+                guard let indirect = try source.byte(), indirect <= 1 else { throw damaged("an indirect flag that is not 0 or 1") }
+                switch (marker, isPatchset) {
+                case (0x12, _):
+                    try record(&source, fields: columns, allowUndefined: false)
+                case (0x09, false):
+                    try record(&source, fields: columns, allowUndefined: false)
+                case (0x09, true):
+                    try record(&source, fields: keys.filter { $0 }.count, allowUndefined: false)
+                case (_, false):
+                    try record(&source, fields: columns, allowUndefined: true)
+                    try record(&source, fields: columns, allowUndefined: true)
+                default:
+                    try record(&source, fields: columns, allowUndefined: true)
+                }
+            default:
+                throw damaged("an unknown marker byte \(marker)")
+            }
+        }
+    }
+
+    private static func record<S: Source>(_ source: inout S, fields: Int, allowUndefined: Bool) throws {
+        for _ in 0..<fields {
+            guard let type = try source.byte() else { throw damaged("a record cut short") }
+            switch type {
+            case 0:
+                guard allowUndefined else { throw damaged("an undefined value where the row must be whole") }
+            case 1, 2:
+                guard try source.skip(8) else { throw damaged("a number cut short") }
+            case 3, 4:
+                let length = try varint(&source)
+                guard length <= 1_000_000_000, try source.skip(length) else { throw damaged("a text or blob cut short") }
+            case 5:
+                break
+            default:
+                throw damaged("a value of unknown type \(type)")
+            }
+        }
+    }
+
+    /// SQLite's varint: 7 bits a byte, high bit set to continue, the ninth byte whole.
+    private static func varint<S: Source>(_ source: inout S) throws -> UInt64 {
+        var value: UInt64 = 0
+        for index in 0..<9 {
+            guard let byte = try source.byte() else { throw damaged("a number cut short") }
+            if index == 8 { return (value << 8) | UInt64(byte) }
+            value = (value << 7) | UInt64(byte & 0x7F)
+            if byte & 0x80 == 0 { return value }
+        }
+        return value
+    }
+}
