@@ -12,7 +12,7 @@ struct StrataCommand: ParsableCommand {
         abstract: "Strata, a Swift toolkit for SQLite: query, inspect, migrate and maintain database files.",
         subcommands: [
             Tour.self, QueryCommand.self, SchemaCommand.self, MigrateCommand.self, BackupCommand.self,
-            CheckCommand.self, CheckpointCommand.self, VacuumCommand.self,
+            CheckCommand.self, CheckpointCommand.self, VacuumCommand.self, DiffCommand.self, ApplyCommand.self,
         ]
     )
 }
