@@ -110,6 +110,7 @@ do {
         results.append(try measure(kind))
     }
     results += try ORMWorkloads.measureAll()
+    results += try ChangesetWorkloads.measureAll()
 } catch {
     FileHandle.standardError.write(Data("strata-bench failed: \(error)\n".utf8))
     exit(1)

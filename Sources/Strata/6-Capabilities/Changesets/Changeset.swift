@@ -252,8 +252,8 @@ public struct Changeset: Sendable, Equatable, Sequence {
         guard let count = Int32(exactly: data.count) else { throw ChangesetError.tooLarge(bytes: data.count) }
         if validating { try ChangesetFormat.validate(data) }
         guard count > 0 else { return try body(0, nil) }
-        var copy = data
-        return try copy.withUnsafeMutableBytes { try body(count, $0.baseAddress) }
+        // SQLite's changeset functions take a non-const pointer but only read the bytes.
+        return try data.withUnsafeBytes { try body(count, UnsafeMutableRawPointer(mutating: $0.baseAddress)) }
     }
 
     /// A changeset from a function that hands back a buffer allocated by SQLite.

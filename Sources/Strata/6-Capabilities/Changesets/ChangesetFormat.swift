@@ -16,23 +16,21 @@ enum ChangesetFormat {
         mutating func skip(_ count: UInt64) throws -> Bool
     }
 
-    struct DataSource: Source {
-        let data: Data
-        var offset: Int
+    struct BufferSource: Source {
+        let bytes: UnsafeRawBufferPointer
+        var offset = 0
 
-        init(_ data: Data) {
-            self.data = data
-            offset = data.startIndex
-        }
+        init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
+        @inline(__always)
         mutating func byte() -> UInt8? {
-            guard offset < data.endIndex else { return nil }
+            guard offset < bytes.count else { return nil }
             defer { offset += 1 }
-            return data[offset]
+            return bytes[offset]
         }
 
         mutating func skip(_ count: UInt64) -> Bool {
-            guard count <= UInt64(data.endIndex - offset) else { return false }
+            guard count <= UInt64(bytes.count - offset) else { return false }
             offset += Int(count)
             return true
         }
@@ -75,8 +73,10 @@ enum ChangesetFormat {
 
     /// Throws `SQLITE_CORRUPT` unless the bytes are a well-formed changeset or patchset.
     static func validate(_ data: Data) throws {
-        var source = DataSource(data)
-        try validate(&source)
+        try data.withUnsafeBytes { bytes in
+            var source = BufferSource(bytes)
+            try validate(&source)
+        }
     }
 
     static func validate<S: Source>(_ source: inout S) throws {

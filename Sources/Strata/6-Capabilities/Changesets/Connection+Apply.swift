@@ -164,8 +164,7 @@ extension Connection {
     public func apply(_ changeset: Changeset, filter: ((String) -> Bool)? = nil, options: ApplyOptions = [],
                       onConflict: (Conflict) throws -> ConflictResolution) throws -> ChangesetRebase {
         try SessionExtension.require()
-        // Damaged bytes could be half applied before SQLite noticed: read them all first.
-        try changeset.forEachChange { _ in }
+        // withBytes checks the whole format first, so damaged bytes fail before anything is written.
         return try changeset.withBytes { count, bytes in
             try withApplyContext(filter: filter, options: options, onConflict: onConflict) { context, flags in
                 var rebase: UnsafeMutableRawPointer?
