@@ -2,6 +2,9 @@ import ArgumentParser
 import Foundation
 import Strata
 
+// Changesets compile where Strata links its own SQLite3 target (not on Apple platforms).
+#if !canImport(Darwin)
+
 /// `strata diff A B`: the changes that turn database A into database B, through the session
 /// extension's diff (tables with a primary key present in both).
 struct DiffCommand: ParsableCommand {
@@ -135,3 +138,5 @@ struct ApplyCommand: ParsableCommand {
         print("Applied \(file) to \(database): \(applied) change\(applied == 1 ? "" : "s"), \(conflicts) conflict\(conflicts == 1 ? "" : "s") (\(onConflict.rawValue)).")
     }
 }
+
+#endif

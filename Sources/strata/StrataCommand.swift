@@ -10,11 +10,19 @@ struct StrataCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata",
         abstract: "Strata, a Swift toolkit for SQLite: query, inspect, migrate and maintain database files.",
-        subcommands: [
-            Tour.self, QueryCommand.self, SchemaCommand.self, MigrateCommand.self, BackupCommand.self,
-            CheckCommand.self, CheckpointCommand.self, VacuumCommand.self, DiffCommand.self, ApplyCommand.self,
-        ]
+        subcommands: commonSubcommands + changesetSubcommands
     )
+
+    static let commonSubcommands: [ParsableCommand.Type] = [
+        Tour.self, QueryCommand.self, SchemaCommand.self, MigrateCommand.self, BackupCommand.self,
+        CheckCommand.self, CheckpointCommand.self, VacuumCommand.self,
+    ]
+
+    #if !canImport(Darwin)
+    static let changesetSubcommands: [ParsableCommand.Type] = [DiffCommand.self, ApplyCommand.self]
+    #else
+    static let changesetSubcommands: [ParsableCommand.Type] = []
+    #endif
 }
 
 /// Runs the command line; every failure becomes one line on standard error and a non-zero exit.

@@ -5,8 +5,32 @@ import Testing
 import SQLite3
 #endif
 
-// Full initialiser forms of the concurrency types, as SQift code writes them.
+// The concurrency types (Database, ConnectionQueue, ConnectionPool) and their full initialiser
+// forms, as SQift code writes them, in Swift 5 mode.
 @Suite struct SQiftProbeConcurrencyTests {
+    @Test func concurrencyTypes() throws {
+        let directory = try TestDirectory()
+        let path = directory.path("x.db")
+        let database = try Database(storageLocation: .onDisk(path))
+        try database.executeWrite { try $0.execute("CREATE TABLE t(a)") }
+        try database.executeRead { connection in
+            let n: Int = try connection.query("SELECT count(*) FROM t")
+            #expect(n == 0)
+        }
+        _ = database.writerConnectionQueue
+        _ = database.readerConnectionPool
+        let d2 = try Database(storageLocation: .onDisk(path), tableLockPolicy: .fastFail, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        _ = d2
+        let d3 = try Database()
+        _ = d3
+        let queue = ConnectionQueue(connection: try Connection())
+        try queue.execute { _ in }
+        try queue.executeInTransaction(transactionType: .exclusive) { _ in }
+        try queue.executeInSavepoint(named: "x") { _ in }
+        let pool = ConnectionPool(storageLocation: .onDisk(path), availableConnectionDrainDelay: 0.1) { _ in }
+        try pool.execute { _ in }
+    }
+
     @Test func databaseInitialiserForms() throws {
         let directory = try TestDirectory()
         let path = directory.path("d.db")

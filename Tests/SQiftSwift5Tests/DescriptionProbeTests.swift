@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-// Review probe, fifth batch: descriptions SQift users print and compare.
+// Descriptions SQift users print and compare.
 @Suite struct SQiftProbeDescriptionTests {
     @Test func rowAndColumnDescriptions() throws {
         let db = try Connection()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-// Review probe, sixth batch: the READMEs write `if let state: DownloadState? = try connection.query(...)`.
+// The READMEs write `if let state: DownloadState? = try connection.query(...)`.
 // That compiles (checked during review), with Swift's own "adds an additional level of optional"
 // warning, as it does against SQift. The same annotations are kept here without `if`, to keep the
 // build free of warnings. They must still pick the optional query next to the non-optional one.

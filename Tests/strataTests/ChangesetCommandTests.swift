@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import Testing
 
+#if !canImport(Darwin)
 /// `diff` and `apply`, run as the built tool against real files.
 @Suite struct ChangesetCommandTests {
     func makePair(_ sandbox: Sandbox) throws -> (String, String) {
@@ -67,3 +68,5 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: a)) == before)
     }
 }
+
+#endif

@@ -5,6 +5,7 @@ import Testing
 import SQLite3
 #endif
 
+#if !canImport(Darwin)
 /// Changesets over SQLite's session extension, against real databases.
 @Suite struct ChangesetTests {
     static let schema = """
@@ -349,3 +350,5 @@ struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+#endif

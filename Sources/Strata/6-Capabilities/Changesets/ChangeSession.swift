@@ -3,6 +3,8 @@ import Foundation
 import SQLite3
 #endif
 
+#if STRATA_SQLITE_SESSION
+
 /// Records the changes made through one connection, to turn them into a changeset.
 ///
 /// ```swift
@@ -149,3 +151,5 @@ extension Connection {
         try ChangeSession(connection: self, tables: tables)
     }
 }
+
+#endif

@@ -1,10 +1,13 @@
 // Layer 6, capabilities beyond the seeds. This folder: changesets, over SQLite's session
 // extension (record what a connection changes, invert, combine, apply with conflict handling,
-// rebase). It is declared by the system-library shim and checked once at run time.
+// rebase). It is declared by the system-library shim (so it compiles where Strata links that
+// target: STRATA_SQLITE_SESSION) and checked once at run time.
 import Foundation
 #if canImport(SQLite3)
 import SQLite3
 #endif
+
+#if STRATA_SQLITE_SESSION
 
 /// What can go wrong with changesets before SQLite is asked.
 public enum ChangesetError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -34,13 +37,8 @@ public enum ChangesetError: Error, Equatable, Sendable, CustomStringConvertible 
 
 /// Whether the linked SQLite has the session extension, asked once.
 enum SessionExtension {
-    static let isAvailable: Bool = {
-        #if STRATA_SQLITE_SESSION
-        return sqlite3_compileoption_used("ENABLE_SESSION") == 1 && sqlite3_compileoption_used("ENABLE_PREUPDATE_HOOK") == 1
-        #else
-        return false
-        #endif
-    }()
+    static let isAvailable: Bool =
+        sqlite3_compileoption_used("ENABLE_SESSION") == 1 && sqlite3_compileoption_used("ENABLE_PREUPDATE_HOOK") == 1
 
     static func require() throws {
         guard isAvailable else { throw ChangesetError.sessionExtensionUnavailable }
@@ -271,3 +269,5 @@ public struct Changeset: Sendable, Equatable, Sequence {
 /// A patchset: a changeset that records only the new values of updates and the keys of deleted
 /// rows (smaller; it cannot be inverted). SQLite's functions take both.
 public typealias Patchset = Changeset
+
+#endif

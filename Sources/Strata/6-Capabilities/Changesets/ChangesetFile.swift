@@ -3,6 +3,8 @@ import Foundation
 import SQLite3
 #endif
 
+#if STRATA_SQLITE_SESSION
+
 /// Changesets in files, read and written in pieces through SQLite's streaming functions.
 enum ChangesetFile {
     private final class Output {
@@ -114,3 +116,5 @@ extension Changeset {
         try ChangesetFile.forEachChange(in: url, body)
     }
 }
+
+#endif

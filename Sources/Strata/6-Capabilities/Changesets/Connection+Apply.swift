@@ -3,6 +3,8 @@ import Foundation
 import SQLite3
 #endif
 
+#if STRATA_SQLITE_SESSION
+
 /// Why SQLite could not apply a change as recorded. See <https://www.sqlite.org/session/c_changeset_conflict.html>.
 public enum ConflictKind: Sendable, Equatable {
     /// The row to update or delete exists, but its values are not the changeset's old values.
@@ -298,3 +300,5 @@ public final class ChangeGroup {
         try Changeset.output { sqlite3changegroup_output(handle, $0, $1) }
     }
 }
+
+#endif

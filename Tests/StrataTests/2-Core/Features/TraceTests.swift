@@ -94,4 +94,22 @@ private struct TracedEmployee: ExpressibleByRow {
         try db.run("DELETE FROM t")
         #expect(traced == ["CREATE TABLE t(d TEXT)", "INSERT INTO t VALUES('x')"])
     }
+
+    @Test func legacyTraceAndFunctionDates() throws {
+        let db = try Connection()
+        var traced: [String] = []
+        db.trace { traced.append($0) }
+        try db.run("CREATE TABLE t(d TEXT)")
+        try db.run("INSERT INTO t VALUES(?)", "2001-01-01T00:00:00.000")
+        db.trace(nil)
+        try db.run("DELETE FROM t")
+        #expect(traced == ["CREATE TABLE t(d TEXT)", "INSERT INTO t VALUES('2001-01-01T00:00:00.000')"])
+        try db.addScalarFunction(named: "year_of", argumentCount: 1) { _, values in
+            guard let date = values[0].date else { return .null }
+            return .integer(Int32(Calendar(identifier: .gregorian).dateComponents(in: TimeZone(secondsFromGMT: 0)!, from: date).year ?? 0))
+        }
+        #expect(try db.query("SELECT year_of('1999-12-31T23:59:59.999')") == 1999)
+        #expect(try db.query("SELECT year_of('nonsense')") as Int? == nil)
+        #expect(try db.query("SELECT year_of(12)") as Int? == nil)
+    }
 }

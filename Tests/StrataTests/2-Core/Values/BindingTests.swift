@@ -196,4 +196,26 @@ struct Employee: CodableBinding, Equatable {
         #expect(SetBinding(elements: [1]).elements == [1])
         #expect(DictionaryBinding(elements: [1: "a"]).elements == [1: "a"])
     }
+
+    @Test func optionalBindingsAndExactIntegers() throws {
+        let db = try Connection()
+        try db.execute("CREATE TABLE t(a, b)")
+        let some: Int? = 5
+        let none: String? = nil
+        try db.prepare("INSERT INTO t VALUES(?, ?)").bind(some, none).run()
+        #expect(try db.query("SELECT a FROM t WHERE b IS NULL") == 5)
+        #expect(Optional<Int>.none.bindingValue == .null)
+        #expect(Optional(3).bindingValue == .integer(3))
+        #expect(Int16.fromBindingValue(Int64(40_000)) == nil)
+        #expect(UInt64.fromBindingValue(Int64(-1)) == UInt64.max)
+        #expect(Bool.fromBindingValue(Int64(2)) == true)
+        #expect(Double.fromBindingValue("2.5") == nil)
+        #expect(Double.fromBindingValue(2.5) == 2.5)
+        #expect(Float.fromBindingValue(Int64(2)) == 2) // INTEGER storage reads as floating point
+        #expect(Float.fromBindingValue(2.0) == 2)
+        #expect(URL.fromBindingValue("https://x.y") == URL(string: "https://x.y"))
+        #expect(Date.fromBindingValue("2001-01-01T00:00:00.000") == Date(timeIntervalSinceReferenceDate: 0))
+        #expect(Data.fromBindingValue("ab") == nil)
+        #expect(Data.fromBindingValue(Data("ab".utf8)) == Data("ab".utf8))
+    }
 }
