@@ -10,40 +10,55 @@ import Foundation
 /// ORM, records, the insert helper) builds a key once with ``init(reusing:)`` and keeps it: it is
 /// looked up by identity, so the SQL is hashed and compared never again.
 package struct StatementCacheKey: Hashable, @unchecked Sendable {
-    // @unchecked: `token` is an immutable, empty object used only for its identity.
-    /// A unique object whose identity is the key, for keys built once.
-    private final class Token {}
+    // @unchecked: both cases hold immutable values (a string, or an immutable object used for
+    // its identity).
+    /// A key of its own, compared by identity, that carries its SQL.
+    private final class Token {
+        let sql: SQL
+        init(sql: SQL) { self.sql = sql }
+    }
 
-    /// The SQL to prepare when the cache has no statement for the key.
-    package let sql: SQL
-    private let token: Token?
+    /// One reference either way, so copying a key costs a single retain.
+    private enum Storage {
+        case text(SQL)
+        case token(Token)
+    }
+
+    private let storage: Storage
 
     /// A key that is the SQL text itself.
-    package init(sql: SQL) {
-        self.sql = sql
-        self.token = nil
-    }
+    package init(sql: SQL) { storage = .text(sql) }
 
     /// A key of its own for `sql`, equal only to itself (and its copies). Keep it and pass it on
     /// every call, so the cache finds the statement without hashing the SQL.
-    package init(reusing sql: SQL) {
-        self.sql = sql
-        self.token = Token()
-    }
+    package init(reusing sql: SQL) { storage = .token(Token(sql: sql)) }
 
-    package static func == (lhs: StatementCacheKey, rhs: StatementCacheKey) -> Bool {
-        if let left = lhs.token { return left === rhs.token }
-        return rhs.token == nil && lhs.sql == rhs.sql
+    /// The SQL to prepare when the cache has no statement for the key.
+    package var sql: SQL {
+        switch storage {
+        case .text(let sql): return sql
+        case .token(let token): return token.sql
+        }
     }
 
     /// The identity of a key built once; nil for a key that is SQL text.
-    var identity: ObjectIdentifier? { token.map(ObjectIdentifier.init) }
+    var identity: ObjectIdentifier? {
+        if case .token(let token) = storage { return ObjectIdentifier(token) }
+        return nil
+    }
+
+    package static func == (lhs: StatementCacheKey, rhs: StatementCacheKey) -> Bool {
+        switch (lhs.storage, rhs.storage) {
+        case (.token(let left), .token(let right)): return left === right
+        case (.text(let left), .text(let right)): return left == right
+        default: return false
+        }
+    }
 
     package func hash(into hasher: inout Hasher) {
-        if let token {
-            hasher.combine(ObjectIdentifier(token))
-        } else {
-            hasher.combine(sql)
+        switch storage {
+        case .text(let sql): hasher.combine(sql)
+        case .token(let token): hasher.combine(ObjectIdentifier(token))
         }
     }
 }

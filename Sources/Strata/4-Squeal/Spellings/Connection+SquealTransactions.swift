@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a Squeal-style ``Connection/transaction(_:)`` block asks for when it returns.
+/// What a Squeal-style `transaction { db in ... }` block asks for when it returns.
 public enum TransactionResult: Sendable, Equatable {
     /// Commit the transaction.
     case Commit
@@ -8,7 +8,7 @@ public enum TransactionResult: Sendable, Equatable {
     case Rollback
 }
 
-/// What a Squeal-style ``Connection/savepoint(_:block:)`` block asks for when it returns.
+/// What a Squeal-style `savepoint("name") { db in ... }` block asks for when it returns.
 public enum SavepointResult: Sendable, Equatable {
     /// Keep the savepoint's changes (`RELEASE`).
     case Release

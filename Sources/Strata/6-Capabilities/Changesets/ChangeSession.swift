@@ -12,7 +12,7 @@ import SQLite3
 /// try db.run("UPDATE players SET score = 12 WHERE id = ?", 1)
 /// let changeset = try session.changeset()
 /// ```
-/// Only tables with a primary key are recorded (SQLite's rule); ``untrackedTables`` names the
+/// Only tables with a primary key are recorded (SQLite's rule); ``untrackedTables()`` names the
 /// others so they are not missed silently. A session belongs to its connection's thread; it
 /// closes on ``close()`` or when it goes away. See <https://www.sqlite.org/session/intro.html>.
 public final class ChangeSession {

@@ -156,6 +156,7 @@ extension Connection {
     /// }
     /// ```
     /// - Parameters:
+    ///   - changeset: The changes to apply.
     ///   - filter: Which tables to apply changes to (all when nil).
     ///   - options: SQLite's apply flags.
     ///   - onConflict: What to do about each conflict; see ``ConflictKind``.
