@@ -1,12 +1,20 @@
-// The one pool state machine: SQift's `ConnectionPool` (bounded, sync callers wait, async callers
-// suspend, idle connections drained after a delay) and Squeal's `DatabasePool` (unbounded, a
-// delegate told about opened and closed connections) are thin layers over it.
+// PoolCore: the one pool state machine behind ConnectionPool and DatabasePool. It owns the idle
+// elements, the elements handed out, the optional maximum and its FIFO line of waiting threads and
+// tasks; the pools above it only open, prepare, announce and close what it hands them.
 import Foundation
 
 /// Hands out pooled elements one caller at a time, opening new ones on demand below an optional
 /// maximum; past it, callers wait (on their thread) or suspend (in a task) in arrival order.
 ///
-/// An element moves between threads only by being handed over under the pool's lock.
+/// ```swift
+/// let core = PoolCore<ConnectionQueue>(maximum: 5)
+/// let queue = try core.checkOut { ConnectionQueue(connection: try Connection(storageLocation: location)) }
+/// defer { core.checkIn(queue) }
+/// ```
+/// Opening runs outside the lock but counts against the maximum while it runs, so a slow open
+/// never holds up callers that can reuse an idle element, and never lets the pool overshoot.
+/// Elements are told apart by identity. An element moves between threads only by being handed over
+/// under the pool's lock, which is why the synchronous API needs no `Sendable` element.
 final class PoolCore<Element: AnyObject>: Sendable {
     /// What a caller is given: an element to reuse, or leave to open a new one.
     enum Grant {
@@ -14,23 +22,46 @@ final class PoolCore<Element: AnyObject>: Sendable {
         case open
     }
 
-    /// A caller waiting for an element, blocked on a thread or suspended in a task.
-    private enum Waiter {
-        case synchronous(SynchronousWaiter<Grant>)
-        /// Resumes the suspended task (made where `Element` is `Sendable`).
-        case asynchronous((Grant) -> Void)
+    /// What a suspended caller does when its task is cancelled.
+    enum CancellationResponse {
+        /// Give up its place in line and throw `CancellationError`.
+        case stopWaiting
+        /// Stay in line: for pools whose documented API throws no `CancellationError`.
+        case keepWaiting
+    }
+
+    /// A caller in line for an element, blocked on a thread or suspended in a task.
+    private struct Waiter {
+        enum Resumption {
+            case thread(SynchronousWaiter<Grant>)
+            /// Resumes the suspended task (made only where `Element` is `Sendable`).
+            case task((Result<Grant, any Error>) -> Void)
+        }
+
+        /// Lets a cancelled task find its own entry in the line.
+        let id: Int
+        let resumption: Resumption
+
+        func resume(_ grant: Grant) {
+            switch resumption {
+            case .thread(let waiter): waiter.resume(grant)
+            case .task(let resume): resume(.success(grant))
+            }
+        }
     }
 
     private struct State {
-        /// Idle elements, the most recently returned last.
+        /// Idle elements, the most recently returned last (reused first, while its pages are warm).
         var idle: [Element] = []
         var busy: [ObjectIdentifier: Element] = [:]
         /// Elements being opened, counted against the maximum before they exist.
         var opening = 0
         var waiters: [Waiter] = []
+        var lastWaiterID = 0
         /// Moves on every return to the idle list, so a drain scheduled earlier sees activity.
         var idleGeneration = 0
 
+        /// An idle element, or leave to open one; nil when the caller must wait.
         mutating func grantNow(maximum: Int?) -> Grant? {
             if let element = idle.popLast() {
                 busy[ObjectIdentifier(element)] = element
@@ -48,9 +79,21 @@ final class PoolCore<Element: AnyObject>: Sendable {
             opening += 1
             return (waiters.removeFirst(), .open)
         }
+
+        mutating func removeOldestIdle(keeping: Int) -> [Element] {
+            let count = max(0, idle.count - max(0, keeping))
+            let drained = Array(idle.prefix(count))
+            idle.removeFirst(count)
+            return drained
+        }
+
+        mutating func newWaiterID() -> Int {
+            lastWaiterID &+= 1
+            return lastWaiterID
+        }
     }
 
-    /// The most elements out or idle at once; nil for no limit.
+    /// The most elements out or idle at once (at least 1); nil for no limit.
     let maximum: Int?
     private let state = Locked(State())
 
@@ -61,26 +104,63 @@ final class PoolCore<Element: AnyObject>: Sendable {
     /// An idle element, a new one from `open`, or (when the pool is full) the next one returned.
     /// - Throws: what `open` throws; the slot is then free for the next caller.
     func checkOut(opening open: () throws -> Element) throws -> Element {
+        // The common case takes the lock once and makes no waiter (a waiter owns a semaphore).
+        if let grant = state.withLock({ $0.grantNow(maximum: maximum) }) {
+            return try fulfil(grant, opening: open)
+        }
         let waiter = SynchronousWaiter<Grant>()
-        let immediate: Grant? = state.withLock { state in
+        let grant: Grant? = state.withLock { state in
             if let grant = state.grantNow(maximum: maximum) { return grant }
-            state.waiters.append(.synchronous(waiter))
+            state.waiters.append(Waiter(id: state.newWaiterID(), resumption: .thread(waiter)))
             return nil
         }
-        return try fulfil(immediate ?? waiter.wait(), opening: open)
+        return try fulfil(grant ?? waiter.wait(), opening: open)
     }
 
-    /// The async form of ``checkOut(opening:)``: suspends while the pool is full.
-    func checkOut(opening open: () throws -> Element) async throws -> Element where Element: Sendable {
-        let grant: Grant = await withCheckedContinuation { continuation in
-            let immediate: Grant? = state.withLock { state in
-                if let grant = state.grantNow(maximum: maximum) { return grant }
-                state.waiters.append(.asynchronous { grant in continuation.resume(returning: grant) })
-                return nil
+    /// The async form of ``checkOut(opening:)``: suspends, without blocking a thread, while the
+    /// pool is full.
+    ///
+    /// Cancellation only ends a wait: with `.stopWaiting` a cancelled task leaves the line and
+    /// throws, and an element handed to it at the same moment still reaches it (it must check it
+    /// in), so nothing is lost either way.
+    /// - Throws: what `open` throws; `CancellationError` when cancelled while waiting with
+    ///   `.stopWaiting`.
+    func checkOut(
+        whenCancelled response: CancellationResponse = .stopWaiting,
+        opening open: () throws -> Element
+    ) async throws -> Element where Element: Sendable {
+        if let grant = state.withLock({ $0.grantNow(maximum: maximum) }) {
+            return try fulfil(grant, opening: open)
+        }
+        let id = state.withLock { $0.newWaiterID() }
+        let grant: Grant = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let immediate: Result<Grant, any Error>? = state.withLock { state in
+                    if let grant = state.grantNow(maximum: maximum) { return .success(grant) }
+                    // Read under the lock `leaveLine` takes: a cancellation that came first is seen
+                    // here, one that comes later finds this waiter in line.
+                    if response == .stopWaiting, Task.isCancelled { return .failure(CancellationError()) }
+                    state.waiters.append(Waiter(id: id, resumption: .task { continuation.resume(with: $0) }))
+                    return nil
+                }
+                if let immediate { continuation.resume(with: immediate) }
             }
-            if let immediate { continuation.resume(returning: immediate) }
+        } onCancel: {
+            if response == .stopWaiting { leaveLine(waiterID: id) }
         }
         return try fulfil(grant, opening: open)
+    }
+
+    /// Takes a cancelled task out of line and resumes it with `CancellationError`; does nothing
+    /// when it was already handed an element (it proceeds with it).
+    private func leaveLine(waiterID id: Int) {
+        let resume: ((Result<Grant, any Error>) -> Void)? = state.withLock { state in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }),
+                  case .task(let resume) = state.waiters[index].resumption else { return nil }
+            state.waiters.remove(at: index)
+            return resume
+        }
+        resume?(.failure(CancellationError()))
     }
 
     private func fulfil(_ grant: Grant, opening open: () throws -> Element) throws -> Element {
@@ -93,11 +173,12 @@ final class PoolCore<Element: AnyObject>: Sendable {
                 state.withLock { $0.busy[ObjectIdentifier(element)] = element; $0.opening -= 1 }
                 return element
             } catch {
+                // The slot is free again: the next waiter may try to open it.
                 let next = state.withLock { state in
                     state.opening -= 1
                     return state.nextWaiterForFreeSlot(maximum: maximum)
                 }
-                if let (waiter, grant) = next { Self.resume(waiter, grant) }
+                if let (waiter, grant) = next { waiter.resume(grant) }
                 throw error
             }
         }
@@ -126,11 +207,11 @@ final class PoolCore<Element: AnyObject>: Sendable {
             state.idleGeneration += 1
             return (nil, .idle(generation: state.idleGeneration))
         }
-        if let waiter { Self.resume(waiter, .reuse(element)) }
+        waiter?.resume(.reuse(element))
         return outcome
     }
 
-    /// Whether `element` is out with a caller now.
+    /// Whether `element` is out with a caller now, so a pool touches only what it handed out.
     func isCheckedOut(_ element: Element) -> Bool {
         state.withLock { $0.busy[ObjectIdentifier(element)] != nil }
     }
@@ -146,63 +227,54 @@ final class PoolCore<Element: AnyObject>: Sendable {
             }
             return (removed, removed ? state.nextWaiterForFreeSlot(maximum: maximum) : nil)
         }
-        if let (waiter, grant) = next { Self.resume(waiter, grant) }
+        if let (waiter, grant) = next { waiter.resume(grant) }
         return removed
     }
 
-    /// Removes idle elements down to `keeping` and returns them, for the caller to close outside the lock.
+    /// Removes idle elements down to `keeping` (the oldest go) and returns them, for the caller to
+    /// close outside the lock: closing a connection takes time.
     func drainIdle(keeping: Int = 0) -> [Element] {
-        state.withLock { state in
-            let count = max(0, state.idle.count - max(0, keeping))
-            let drained = Array(state.idle.prefix(count))
-            state.idle.removeFirst(count)
-            return drained
-        }
+        state.withLock { $0.removeOldestIdle(keeping: keeping) }
     }
 
-    /// ``drainIdle(keeping:)`` if nothing was returned since `generation` and nothing is out;
-    /// `retry` when elements are out (try again later), nil when something was returned since.
+    /// ``drainIdle(keeping:)`` if nothing was returned since `generation` and nothing is out, so a
+    /// drain timer never closes what a busy pool is about to reuse. `retry` says elements are out
+    /// (try again later); an empty result without it says something was returned since.
     func drainIdle(ifStillAt generation: Int, keeping: Int) -> (retry: Bool, drained: [Element]) {
         state.withLock { state in
             guard generation == state.idleGeneration else { return (false, []) }
             guard state.busy.isEmpty else { return (true, []) }
-            let count = max(0, state.idle.count - max(0, keeping))
-            let drained = Array(state.idle.prefix(count))
-            state.idle.removeFirst(count)
-            return (false, drained)
+            return (false, state.removeOldestIdle(keeping: keeping))
         }
     }
 
     // MARK: - Inspecting
 
-    /// The idle elements, oldest first.
+    /// The idle elements, oldest first (settable, as SQift's tests reset a pool's sets).
     var idleElements: [Element] {
         get { state.withLock { $0.idle } }
         set { state.withLock { $0.idle = newValue } }
     }
 
-    /// The elements out with callers.
+    /// The elements out with callers (settable, as SQift's tests reset a pool's sets).
     var checkedOutElements: [Element] {
         get { state.withLock { Array($0.busy.values) } }
-        set { state.withLock { $0.busy = Dictionary(newValue.map { (ObjectIdentifier($0), $0) }, uniquingKeysWith: { first, _ in first }) } }
-    }
-
-    /// How many callers are waiting (tests use it to order their callers).
-    var waiterCountForTesting: Int { state.withLock { $0.waiters.count } }
-
-    private static func resume(_ waiter: Waiter, _ grant: Grant) {
-        switch waiter {
-        case .synchronous(let waiter): waiter.resume(grant)
-        case .asynchronous(let resume): resume(grant)
+        set {
+            let busy = Dictionary(newValue.map { (ObjectIdentifier($0), $0) }, uniquingKeysWith: { first, _ in first })
+            state.withLock { $0.busy = busy }
         }
     }
+
+    /// How many callers are in line (tests use it to order their callers).
+    var waiterCountForTesting: Int { state.withLock { $0.waiters.count } }
 }
 
 extension PoolCore.Grant: Sendable where Element: Sendable {}
 
 /// A thread blocked until another hands it a value.
 // @unchecked Sendable: `value` is only reached under `Locked`'s lock, and a value is handed over
-// exactly once, from the thread that resumes to the thread that waits.
+// exactly once, from the thread that resumes to the thread that waits, after which the resuming
+// side no longer touches it. (`Value` itself need not be `Sendable`: a pool's elements are not.)
 final class SynchronousWaiter<Value>: @unchecked Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
     private let value = Locked<Value?>(nil)

@@ -14,6 +14,7 @@ import Testing
         let core = PoolCore<ConnectionQueue>(maximum: 2)
         let opened = Locked(0)
         let seen = Locked(Set<ObjectIdentifier>())
+        let finished = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 16) { _ in
             do {
                 let queue = try core.checkOut {
@@ -23,10 +24,12 @@ import Testing
                 seen.withLock { _ = $0.insert(ObjectIdentifier(queue)) }
                 try queue.execute { connection in _ = try connection.query("SELECT 1") as Int? }
                 core.checkIn(queue)
+                finished.withLock { $0 += 1 }
             } catch {
                 Issue.record("\(error)")
             }
         }
+        #expect(finished.current == 16)
         #expect(opened.current <= 2)
         #expect(seen.current.count <= 2)
         #expect(core.checkedOutElements.isEmpty)
@@ -56,6 +59,68 @@ import Testing
         #expect(core.idleElements.count == 1)
     }
 
+    @Test func aCancelledWaiterLeavesTheLineAndTheNextOneIsServed() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("db.sqlite")
+        let core = PoolCore<ConnectionQueue>(maximum: 1)
+        let first = try await core.checkOut { try Self.openQueue(path) }
+        let cancelled = Task { try await core.checkOut { try Self.openQueue(path) } }
+        while core.waiterCountForTesting < 1 { await Task.yield() }
+        let next = Task {
+            let queue = try await core.checkOut { try Self.openQueue(path) }
+            core.checkIn(queue)
+            return ObjectIdentifier(queue)
+        }
+        while core.waiterCountForTesting < 2 { await Task.yield() }
+
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(core.waiterCountForTesting == 1)
+        // The element skips the cancelled caller and reaches the one behind it.
+        #expect(core.checkIn(first) == .handedOver)
+        #expect(try await next.value == ObjectIdentifier(first))
+        #expect(core.waiterCountForTesting == 0)
+        #expect(core.checkedOutElements.isEmpty)
+        #expect(core.idleElements.map(ObjectIdentifier.init) == [ObjectIdentifier(first)])
+    }
+
+    @Test func aTaskCancelledBeforeWaitingNeverJoinsTheLine() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("db.sqlite")
+        let core = PoolCore<ConnectionQueue>(maximum: 1)
+        let first = try await core.checkOut { try Self.openQueue(path) }
+        let task = Task {
+            // Cancelled before it reaches a full pool: it must throw, not wait.
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await core.checkOut { try Self.openQueue(path) }
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(core.waiterCountForTesting == 0)
+        #expect(core.checkIn(first) != .handedOver)
+        // A free slot is granted even to a cancelled task: cancellation only ends a wait.
+        let again = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await core.checkOut { try Self.openQueue(path) }
+        }
+        let queue = try await again.value
+        #expect(queue === first)
+        core.checkIn(queue)
+    }
+
+    @Test func aCancelledWaiterThatKeepsWaitingIsServed() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("db.sqlite")
+        let core = PoolCore<ConnectionQueue>(maximum: 1)
+        let first = try await core.checkOut { try Self.openQueue(path) }
+        let waiting = Task { try await core.checkOut(whenCancelled: .keepWaiting) { try Self.openQueue(path) } }
+        while core.waiterCountForTesting < 1 { await Task.yield() }
+        waiting.cancel()
+        #expect(core.waiterCountForTesting == 1)
+        #expect(core.checkIn(first) == .handedOver)
+        #expect(try await waiting.value === first)
+        #expect(core.isCheckedOut(first))
+    }
+
     @Test func aFailedOpenFreesTheSlotForTheNextCaller() throws {
         struct Refused: Error {}
         let directory = try TemporaryDirectory()
@@ -80,5 +145,30 @@ import Testing
         #expect(core.drainIdle(ifStillAt: generation, keeping: 0).drained.isEmpty)
         #expect(core.drainIdle(keeping: 1).count == 1)
         #expect(core.idleElements.count == 1)
+    }
+
+    @Test func removedAndDrainedConnectionsAreClosed() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("db.sqlite")
+        let core = PoolCore<Connection>(maximum: nil)
+        weak var removed: Connection?
+        weak var drained: Connection?
+        weak var kept: Connection?
+        try {
+            let connections = try (0..<3).map { _ in try core.checkOut { try Connection(storageLocation: .onDisk(path)) } }
+            (removed, drained, kept) = (connections[0], connections[1], connections[2])
+            #expect(core.remove(connections[0]))
+            core.checkIn(connections[1])
+            core.checkIn(connections[2])
+            // The oldest idle element goes first.
+            #expect(core.drainIdle(keeping: 1).map(ObjectIdentifier.init) == [ObjectIdentifier(connections[1])])
+        }()
+        // Nothing in the pool holds them any more, so their handles were closed on release.
+        #expect(removed == nil)
+        #expect(drained == nil)
+        #expect(kept != nil)
+        #expect(core.drainIdle().count == 1)
+        #expect(kept == nil)
+        #expect(core.idleElements.isEmpty && core.checkedOutElements.isEmpty)
     }
 }

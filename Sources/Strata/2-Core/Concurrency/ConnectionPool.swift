@@ -106,7 +106,8 @@ public final class ConnectionPool: Sendable {
 
     /// The async form of ``dequeueConnectionForUse()``: suspends while the pool is full.
     func acquireConnection() async throws -> ConnectionQueue {
-        try await core.checkOut(opening: openConnection)
+        // `perform` documents no `CancellationError`: a cancelled caller still gets its turn.
+        try await core.checkOut(whenCancelled: .keepWaiting, opening: openConnection)
     }
 
     private func openConnection() throws -> ConnectionQueue {
