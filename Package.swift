@@ -32,7 +32,7 @@ let package = Package(
         // The session extension's declarations come from the system-library shim, so changesets
         // compile where Strata links that target; elsewhere they report themselves unavailable.
         .target(name: "Strata", dependencies: [sqliteDependency],
-                swiftSettings: [.define("STRATA_SQLITE_SESSION", .when(platforms: [.linux, .android, .windows, .openbsd, .wasi]))]),
+                swiftSettings: [.define("STRATA_SQLITE_SHIM", .when(platforms: [.linux, .android, .windows, .openbsd, .wasi]))]),
         .target(name: "StrataSqueal", dependencies: ["Strata"]),
         .target(name: "StrataORM", dependencies: ["Strata", sqliteDependency]),
         .executableTarget(

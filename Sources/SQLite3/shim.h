@@ -4,3 +4,8 @@
 #define SQLITE_ENABLE_SESSION 1
 #define SQLITE_ENABLE_PREUPDATE_HOOK 1
 #include <sqlite3.h>
+
+// sqlite3_db_config is variadic, which Swift cannot call: one wrapper for its integer options.
+static inline int strata_db_config_int(sqlite3 *db, int op, int value, int *previous) {
+    return sqlite3_db_config(db, op, value, previous);
+}

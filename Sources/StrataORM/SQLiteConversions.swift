@@ -20,7 +20,7 @@ func readNonNull<V: Binding>(_ type: V.Type, _ value: SQLiteValueHandle) -> V? w
 /// Specialized for the caller's `V`, the type checks fold away.
 @inlinable
 func sqliteConverted<V>(_ type: V.Type, _ value: SQLiteValueHandle) -> V? {
-    if V.self == String.self { return sqliteText(value) as? V }
+    if V.self == String.self { return readText(value) as? V }
     if V.self == Double.self { return sqlite3_value_double(value) as? V }
     if V.self == Float.self { return Float(sqlite3_value_double(value)) as? V }
     if V.self == Bool.self { return (sqlite3_value_int64(value) != 0) as? V }
@@ -36,11 +36,4 @@ func sqliteConverted<V>(_ type: V.Type, _ value: SQLiteValueHandle) -> V? {
     if V.self == UInt16.self { return UInt16(exactly: integer) as? V }
     if V.self == UInt8.self { return UInt8(exactly: integer) as? V }
     return nil
-}
-
-/// The value as text, converted by SQLite (an INTEGER's decimal digits, a BLOB's bytes).
-@usableFromInline
-func sqliteText(_ value: SQLiteValueHandle) -> String {
-    guard let pointer = sqlite3_value_text(value) else { return "" }
-    return String(decoding: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
 }

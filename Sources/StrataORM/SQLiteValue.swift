@@ -215,7 +215,7 @@ final class StatementPosition: SQLiteValue, Binder {
     var double: Double { sqlite3_column_double(statement, index) }
     var text: String {
         guard let value = sqlite3_column_value(statement, index) else { return "" }
-        return sqliteText(value)
+        return readText(value)
     }
     var isNull: Bool { sqlite3_column_type(statement, index) == SQLITE_NULL }
 

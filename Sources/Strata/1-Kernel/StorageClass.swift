@@ -80,7 +80,7 @@ func anyValue(of value: SQLiteValueHandle) -> Any? {
 /// Reads the value as text from the UTF-8 pointer SQLite returns (no intermediate C string);
 /// SQLite converts numbers to their text, NULL reads as `""`.
 @usableFromInline
-func readText(_ value: SQLiteValueHandle) -> String {
+package func readText(_ value: SQLiteValueHandle) -> String {
     guard let pointer = sqlite3_value_text(value) else { return "" }
     let count = Int(sqlite3_value_bytes(value))
     return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)

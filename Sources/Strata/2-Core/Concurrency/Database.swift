@@ -37,36 +37,44 @@ public final class Database: Sendable {
         sharedCache: Bool = false,
         drainDelay: TimeInterval = 1.0,
         maximumReaderCount: Int = ConnectionPool.defaultMaximumConnectionCount,
+        extensions: [String] = [],
         writerConnectionPreparation: ((Connection) throws -> Void)? = nil,
         readerConnectionPreparation: ((Connection) throws -> Void)? = nil
     ) throws {
         let flags = OpenFlags.make(multiThreaded: multiThreaded, sharedCache: sharedCache)
         try self.init(
             storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags, drainDelay: drainDelay,
-            maximumReaderCount: maximumReaderCount, writerConnectionPreparation: writerConnectionPreparation, readerConnectionPreparation: readerConnectionPreparation
+            maximumReaderCount: maximumReaderCount, extensions: extensions,
+            writerConnectionPreparation: writerConnectionPreparation, readerConnectionPreparation: readerConnectionPreparation
         )
     }
 
     /// Opens the writer with `flags`; readers use the same flags with READONLY instead of
-    /// READWRITE and CREATE.
+    /// READWRITE and CREATE. Every connection loads `extensions` (paths of loadable extensions,
+    /// see ``Connection/loadExtension(at:entryPoint:)``) before its preparation closure runs.
     public init(
         storageLocation: StorageLocation = .inMemory,
         tableLockPolicy: TableLockPolicy = .fastFail,
         flags: Int32,
         drainDelay: TimeInterval = 1.0,
         maximumReaderCount: Int = ConnectionPool.defaultMaximumConnectionCount,
+        extensions: [String] = [],
         writerConnectionPreparation: ((Connection) throws -> Void)? = nil,
         readerConnectionPreparation: ((Connection) throws -> Void)? = nil
     ) throws {
         let writer = try Connection(storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags)
         try writer.busyHandler(.timeout(ConnectionPool.defaultBusyTimeout))
+        for path in extensions { try writer.loadExtension(at: path) }
         try writerConnectionPreparation?(writer)
         writerConnectionQueue = ConnectionQueue(connection: writer)
         let readerFlags = OpenFlags.reader(from: flags)
         readerConnectionPool = ConnectionPool(
             storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: readerFlags,
             availableConnectionDrainDelay: drainDelay, maximumConnectionCount: maximumReaderCount,
-            connectionPreparation: readerConnectionPreparation
+            connectionPreparation: extensions.isEmpty ? readerConnectionPreparation : { reader in
+                for path in extensions { try reader.loadExtension(at: path) }
+                try readerConnectionPreparation?(reader)
+            }
         )
         switch storageLocation {
         case .inMemory, .temporary: readsUseWriter = true

@@ -3,7 +3,7 @@ import Foundation
 import SQLite3
 #endif
 
-#if STRATA_SQLITE_SESSION
+#if STRATA_SQLITE_SHIM
 
 /// Records the changes made through one connection, to turn them into a changeset.
 ///

@@ -1,13 +1,13 @@
 // Layer 6, capabilities beyond the seeds. This folder: changesets, over SQLite's session
 // extension (record what a connection changes, invert, combine, apply with conflict handling,
 // rebase). It is declared by the system-library shim (so it compiles where Strata links that
-// target: STRATA_SQLITE_SESSION) and checked once at run time.
+// target: STRATA_SQLITE_SHIM) and checked once at run time.
 import Foundation
 #if canImport(SQLite3)
 import SQLite3
 #endif
 
-#if STRATA_SQLITE_SESSION
+#if STRATA_SQLITE_SHIM
 
 /// What can go wrong with changesets before SQLite is asked.
 public enum ChangesetError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -3,7 +3,7 @@ import Foundation
 import SQLite3
 #endif
 
-#if STRATA_SQLITE_SESSION
+#if STRATA_SQLITE_SHIM
 
 /// Changesets in files, read and written in pieces through SQLite's streaming functions.
 enum ChangesetFile {

@@ -3,7 +3,7 @@ import Foundation
 import SQLite3
 #endif
 
-#if STRATA_SQLITE_SESSION
+#if STRATA_SQLITE_SHIM
 
 /// Why SQLite could not apply a change as recorded. See <https://www.sqlite.org/session/c_changeset_conflict.html>.
 public enum ConflictKind: Sendable, Equatable {
