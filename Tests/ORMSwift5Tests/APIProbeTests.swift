@@ -197,9 +197,12 @@ func seedProbes(_ storage: Storage) throws {
         try seedProbes(storage)
         try storage.commit()
         #expect(try storage.count(all: Probe.self) == 3)
-        _ = try? storage.transaction { () throws -> Void in
-            try storage.delete(all: Probe.self)
-            throw Error.invalidQuery("x")
+        // The closure's error comes out of transaction { } unchanged, after the rollback.
+        #expect(throws: Error.invalidQuery("x")) {
+            try storage.transaction { () throws -> Void in
+                try storage.delete(all: Probe.self)
+                throw Error.invalidQuery("x")
+            }
         }
         #expect(try storage.count(all: Probe.self) == 3)
         try storage.transaction { try storage.delete(all: Probe.self, where_(\Probe.id == 3)) }
@@ -236,20 +239,22 @@ func seedProbes(_ storage: Storage) throws {
         _ = try Storage(filename: ":memory:", tables: types)
         _ = try Storage(filename: ":memory:", tables: [types])
         let safe = try SafeStorage(filename: "", types)
-        _ = safe.syncSchema(preserve: false)
+        #expect(try safe.syncSchema(preserve: false).get() == ["user_types": .newTableCreated])
         _ = try SafeStorage(filename: "", tables: [types])
         #expect((try? safe.tableExists(with: "user_types").get()) == true)
     }
 
     @Test func errorsAreNamed() throws {
         let storage = try makeProbeStorage()
+        // Upstream's idiom: `catch let error as Error` names the ORM's error type.
         do {
             let _: [User] = try storage.getAll()
             Issue.record("expected an error")
         } catch let error as Error {
-            _ = error.description
+            #expect(error == .typeIsNotMapped(type: "User"))
+            #expect(error.description.hasPrefix("Type User is not mapped"))
         }
-        #expect(throws: ORMError.self) { let _: User? = try storage.get(id: 1) }
+        #expect(throws: ORMError.typeIsNotMapped(type: "User")) { let _: User? = try storage.get(id: 1) }
     }
 }
 

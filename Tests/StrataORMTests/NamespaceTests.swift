@@ -24,11 +24,8 @@ import Testing
         let total = 1 + 2 * 3
         #expect(total == 7)
         #expect("a" + "b" == "ab")
-        do {
-            try connection.execute("SELEC 1")
-        } catch let error as SQLiteError {
-            #expect(error.code == 1)
-        }
+        let syntaxError = #expect(throws: SQLiteError.self) { try connection.execute("SELEC 1") }
+        #expect(syntaxError?.code == 1)
         // `Error` is SQLiteORM's here, as in upstream code; Swift's stays reachable.
         let ormError: Error = .typeIsNotMapped(type: "X")
         #expect(ormError == ORMError.typeIsNotMapped(type: "X"))
