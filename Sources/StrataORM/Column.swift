@@ -70,8 +70,8 @@ public final class Column<T, V>: AnyColumn {
         let accessor = ColumnAccessor<T>(
             bind: { object, statement, index in property.get(object).bind(to: StatementPosition(statement, index)) },
             read: { object, statement, index in
-                if !isOptional, sqlite3_column_type(statement, index) == SQLITE_NULL { return false }
-                property.set(&object, V(sqliteValue: StatementPosition(statement, index)))
+                guard let value = constructedValue(V.self, statement, index, isOptional: isOptional) else { return false }
+                property.set(&object, value)
                 return true
             },
             literal: { object in sqlLiteral(RecordingBinder.bindingValue(of: property.get(object))) }

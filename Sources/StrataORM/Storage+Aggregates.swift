@@ -85,7 +85,13 @@ extension Storage {
 
     /// Runs a one-row aggregate query and reads its value.
     func aggregate<V: SelectableValue>(_ call: any Expression, _ type: V.Type, _ constraints: [SelectConstraint]) throws -> V {
-        let rows = try select([call], constraints) { handle in try read(V.self, handle, 0) }
+        try aggregate(call, constraints) { handle in try read(V.self, handle, 0) }
+    }
+
+    /// Runs a one-row aggregate query and reads its value with `readValue`.
+    func aggregate<V>(_ call: any Expression, _ constraints: [SelectConstraint],
+                      readValue: (SQLiteStatementHandle) throws -> V) throws -> V {
+        let rows = try select([call], constraints, readRow: readValue)
         guard let first = rows.first else {
             throw ORMError.invalidQuery("the aggregate returned no row")
         }

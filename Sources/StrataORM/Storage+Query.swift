@@ -111,11 +111,14 @@ extension Storage {
     }
 
     func read<V: SelectableValue>(_ type: V.Type, _ handle: SQLiteStatementHandle, _ index: Int32) throws -> V {
-        guard let value = V.selectValue(from: handle, at: index) else {
-            let name = sqlite3_column_name(handle, index).map { String(cString: $0) } ?? "\(index)"
-            throw ORMError.valueDoesNotConvert(table: "result", column: name, type: "\(V.self)")
-        }
+        guard let value = V.selectValue(from: handle, at: index) else { throw resultDoesNotConvert(V.self, handle, index) }
         return value
+    }
+
+    /// The error for a result column that is NULL for a non-optional type or does not convert.
+    func resultDoesNotConvert(_ type: Any.Type, _ handle: SQLiteStatementHandle, _ index: Int32) -> ORMError {
+        let name = sqlite3_column_name(handle, index).map { String(cString: $0) } ?? "\(index)"
+        return ORMError.valueDoesNotConvert(table: "result", column: name, type: "\(type)")
     }
 
     /// Builds `SELECT expressions FROM tables clauses`, runs it and reads each row with `readRow`.
