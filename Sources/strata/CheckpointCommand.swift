@@ -25,11 +25,12 @@ struct CheckpointCommand: ParsableCommand {
 
     @Argument(help: "Path to an existing database file.") var database: String
     @Option(help: "passive, full, restart or truncate (as Strata's checkpoint(mode:) defaults).") var mode: Mode = .truncate
+    @Flag(help: "Run a restart or truncate checkpoint even while Litestream replicates the database.") var force = false
 
     func run() throws {
         let connection = try DatabaseFile.openExisting(database)
         let walBefore = DatabaseFile.fileSize(database + "-wal")
-        let result = try connection.checkpoint(mode: mode.checkpointMode)
+        let result = try connection.checkpoint(mode: mode.checkpointMode, force: force)
         guard result.logFrames >= 0 else {
             let journalMode: String = try connection.query("PRAGMA journal_mode") ?? "unknown"
             print("\(database) is not in WAL mode (journal mode \(journalMode)); there is nothing to checkpoint.")

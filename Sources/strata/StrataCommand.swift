@@ -55,6 +55,7 @@ enum StrataMain {
         case let error as CLIError: message = error.message
         case let error as SQLiteError: message = error.message
         case let error as MigratorError: message = error.description
+        case let error as ReplicationError: message = error.description
         default:
             let parsed = StrataCommand.message(for: error)
             message = parsed.isEmpty ? "\(error)" : parsed + usageHint

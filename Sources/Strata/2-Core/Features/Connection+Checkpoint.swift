@@ -37,9 +37,46 @@ extension Connection {
     /// - Throws: `SQLITE_BUSY` when readers or writers keep a full, restart or truncate checkpoint
     ///   from completing (after the busy handler gives up).
     public func checkpoint(attachedDatabaseName: String? = "main", mode: CheckpointMode = .truncate) throws -> CheckpointResult {
+        try checkpoint(attachedDatabaseName: attachedDatabaseName, mode: mode, force: false)
+    }
+
+    /// ``checkpoint(attachedDatabaseName:mode:)``, with `force` to run a TRUNCATE or RESTART
+    /// checkpoint even while a replicator such as Litestream runs beside the application.
+    ///
+    /// Litestream reads the WAL to replicate it and keeps a lock table (`_litestream_lock`) in the
+    /// database; a TRUNCATE or RESTART checkpoint of the application's resets the WAL under it
+    /// (Litestream issue #724). So while that table exists those modes throw
+    /// ``ReplicationError/checkpointWouldResetWAL(mode:)`` unless `force` is true; PASSIVE and
+    /// FULL checkpoints always run.
+    /// - Throws: ``ReplicationError``; `SQLiteError` from SQLite.
+    public func checkpoint(attachedDatabaseName: String? = "main", mode: CheckpointMode, force: Bool) throws -> CheckpointResult {
+        if !force, mode == .truncate || mode == .restart, try hasReplicatorLock(in: attachedDatabaseName ?? "main") {
+            throw ReplicationError.checkpointWouldResetWAL(mode: mode == .truncate ? "TRUNCATE" : "RESTART")
+        }
         var logFrames: Int32 = 0
         var checkpointedFrames: Int32 = 0
         try check(sqlite3_wal_checkpoint_v2(handle, attachedDatabaseName, mode.code, &logFrames, &checkpointedFrames))
         return CheckpointResult(logFrames: Int(logFrames), checkpointedFrames: Int(checkpointedFrames))
+    }
+
+    /// Whether Litestream's lock table is in the database `schema` (`main` or an attached name).
+    func hasReplicatorLock(in schema: String) throws -> Bool {
+        if schema == "main" { return try schemaReader.table(named: "_litestream_lock") != nil }
+        return try withStatement(cachedFor: "SELECT 1 FROM \(quoteIdentifier(schema)).sqlite_master WHERE type = 'table' AND name = '_litestream_lock'",
+                                 .positional([])) { try $0.step() }
+    }
+}
+
+/// What Strata refuses to do beside a replicator such as Litestream.
+public enum ReplicationError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A TRUNCATE or RESTART checkpoint was asked while Litestream's lock table exists.
+    case checkpointWouldResetWAL(mode: String)
+
+    /// A sentence that says what happened and what to do.
+    public var description: String {
+        switch self {
+        case .checkpointWouldResetWAL(let mode):
+            return "A \(mode) checkpoint would reset the WAL while Litestream replicates it (the database has _litestream_lock); run a PASSIVE checkpoint, let Litestream checkpoint, or pass force: true"
+        }
     }
 }

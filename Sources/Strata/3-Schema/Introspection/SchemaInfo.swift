@@ -26,9 +26,10 @@ public struct SchemaInfo: Hashable, Sendable {
         schemaEntries.first { $0.name.caseInsensitiveCompare(entryName) == .orderedSame }
     }
 
-    /// The user tables (not SQLite's internal `sqlite_` tables).
+    /// The user tables: not SQLite's internal `sqlite_` tables, nor those of a replicator running
+    /// beside the application (Litestream's `_litestream_seq` and `_litestream_lock`).
     public var tables: [SchemaEntryInfo] {
-        schemaEntries.filter { $0.isTable && !$0.name.lowercased().hasPrefix("sqlite_") }
+        schemaEntries.filter { $0.isTable && !SchemaReader.isInternalTable($0.name) }
     }
 
     /// The names of the user tables.

@@ -110,13 +110,16 @@ extension Schema {
     }
 
     private static func dropEverything(_ db: Connection) throws {
-        let entries = try db.readSchema().schemaEntries
+        // What belongs to SQLite or to a replicator (Litestream) is not the schema's to drop.
+        let entries = try db.readSchema().schemaEntries.filter {
+            !SchemaReader.isInternalTable($0.name) && !SchemaReader.isInternalTable($0.tableName)
+        }
         for entry in entries where entry.isTrigger { try db.execute("DROP TRIGGER IF EXISTS main.\(quoteIdentifier(entry.name))") }
         for entry in entries where entry.isView { try db.execute("DROP VIEW IF EXISTS main.\(quoteIdentifier(entry.name))") }
         for entry in entries where entry.isIndex && entry.sql != nil {
             try db.execute("DROP INDEX IF EXISTS main.\(quoteIdentifier(entry.name))")
         }
-        for entry in entries where entry.isTable && !entry.name.lowercased().hasPrefix("sqlite_") {
+        for entry in entries where entry.isTable {
             try db.execute("DROP TABLE IF EXISTS main.\(quoteIdentifier(entry.name))")
         }
         if try db.tableSQL(named: "sqlite_sequence") != nil { try db.execute("DELETE FROM main.sqlite_sequence") }
