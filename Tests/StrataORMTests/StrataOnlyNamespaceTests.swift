@@ -11,6 +11,9 @@ private struct LocalError: Error {}
         #expect(error is LocalError)
         #expect(abs(-3) == 3)
         #expect(max(1, 2) == 2)
+        // `Bindable` is core's protocol here.
+        let bindable: any Bindable = 5
+        #expect(bindable.bindingValue == .integer(5))
         let connection = try Connection(storageLocation: .inMemory)
         let value: Int? = try connection.query("SELECT abs(-4)")
         #expect(value == 4)
