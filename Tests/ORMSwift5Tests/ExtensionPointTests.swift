@@ -137,3 +137,88 @@ struct Payment: Initializable, Equatable {
     #expect(try storage.select(\Payment.amount, where_(\Payment.id == 1)) == [32.0])
     #expect(try storage.total(\Payment.amount) == 9_007_199_254_741_040.75)
 }
+
+@Test func nullInANonOptionalDoubleIsANamedErrorInSwift5() throws {
+    let storage = try Storage(filename: "", tables: [
+        Table<Payment>(name: "payments", elements: [
+            Column(name: "id", keyPath: \Payment.id, constraints: primaryKey()),
+            Column(name: "amount", keyPath: \Payment.amount),
+            Column(name: "tip", keyPath: \Payment.tip),
+        ]),
+    ])
+    try storage.connection.execute("""
+        CREATE TABLE payments (id INTEGER PRIMARY KEY, amount NUMERIC, tip NUMERIC);
+        INSERT INTO payments VALUES (1, 32.00, 16.75), (2, NULL, NULL);
+        """)
+    let one: Payment? = try storage.get(id: 1)
+    #expect(one == Payment(id: 1, amount: 32.0, tip: 16.75))
+    let error = #expect(throws: Error.self) { let _: [Payment] = try storage.getAll() }
+    #expect(error == .valueDoesNotConvert(table: "payments", column: "amount", type: "Double"))
+    #expect(error?.description.contains("holds NULL") == true)
+}
+
+@Test func everyBuiltInConstructsFromAValueInSwift5() {
+    let value = ValueMock()
+    value.integer = 7
+    value.double = 7.25
+    value.text = "seven"
+    #expect(Optional<Int>(sqliteValue: value) == 7 && Optional<Int64>(sqliteValue: value) == 7)
+    #expect(Optional<UInt>(sqliteValue: value) == 7 && Optional<UInt64>(sqliteValue: value) == 7)
+    #expect(Optional<Double>(sqliteValue: value) == 7.25 && Optional<Float>(sqliteValue: value) == 7.25)
+    #expect(Optional<String>(sqliteValue: value) == "seven" && Optional<Bool>(sqliteValue: value) == true)
+    #expect(Optional<Money>(sqliteValue: value) == Money(cents: 7))
+    value.integer = 0
+    #expect(Bool(sqliteValue: value) == false)
+    value.integer = -1
+    #expect(UInt64(sqliteValue: value) == UInt64.max)
+    value.isNull = true
+    #expect(Optional<UInt>(sqliteValue: value) == nil && Optional<UInt64>(sqliteValue: value) == nil)
+    #expect(Optional<Int64>(sqliteValue: value) == nil && Optional<Bool>(sqliteValue: value) == nil)
+    #expect(Optional<Double>(sqliteValue: value) == nil && Optional<Float>(sqliteValue: value) == nil)
+    #expect(Optional<Money>(sqliteValue: value) == nil)
+}
+
+@Test func everyConflictClauseOfNotNullAndUniqueInSwift5() {
+    let clauses: [ConflictClause] = [.rollback, .abort, .fail, .ignore, .replace]
+    let notNulls: [ConstraintBuilder] = [notNull().onConflict().rollback(), notNull().onConflict().abort(),
+                                         notNull().onConflict().fail(), notNull().onConflict().ignore(), notNull().onConflict().replace()]
+    let uniques: [ConstraintBuilder] = [unique().onConflict().rollback(), unique().onConflict().abort(),
+                                        unique().onConflict().fail(), unique().onConflict().ignore(), unique().onConflict().replace()]
+    #expect(notNulls.map { $0.constraint } == clauses.map { ColumnConstraint.notNull(conflictClause: $0) })
+    #expect(uniques.map { $0.constraint } == clauses.map { ColumnConstraint.unique(conflictClause: $0) })
+    #expect(notNull().constraint != unique().constraint)
+    #expect(primaryKey().onConflict().abort().constraint != primaryKey().onConflict().fail().constraint)
+}
+
+struct Shelf: Initializable, Equatable {
+    var code = ""
+    var price = Money(cents: 0)
+}
+
+@Test func customValuesAsKeysAndInSelectsInSwift5() throws {
+    let storage = try itemStorage()
+    try storage.replace(Item(id: 1, name: "tea", price: Money(cents: 350), discount: nil))
+    try storage.replace(Item(id: 2, name: "cake", price: Money(cents: 525), discount: Money(cents: 25)))
+    let prices: [Money] = try storage.select(\Item.price, orderBy(\Item.id))
+    #expect(prices == [Money(cents: 350), Money(cents: 525)])
+    #expect(try storage.max(\Item.price) == Money(cents: 525))
+    #expect(try storage.min(\Item.discount) == Money(cents: 25))
+    // A custom type as the primary key, found by get(id:).
+    let shelves = try Storage(filename: "", tables: [
+        Table<Shelf>(name: "shelves", elements: [
+            Column(name: "price", keyPath: \Shelf.price, constraints: primaryKey()),
+            Column(name: "code", keyPath: \Shelf.code),
+        ]),
+    ])
+    _ = try shelves.syncSchema(preserve: false)
+    try shelves.replace(Shelf(code: "A", price: Money(cents: 99)))
+    let found: Shelf? = try shelves.get(id: Money(cents: 99))
+    #expect(found == Shelf(code: "A", price: Money(cents: 99)))
+    let safe = try SafeStorage(filename: "", tables: [Table<Item>(name: "items", elements: [
+        Column(name: "id", keyPath: \Item.id, constraints: primaryKey()),
+        Column(name: "price", keyPath: \Item.price),
+    ])])
+    _ = try safe.syncSchema(preserve: false).get()
+    try safe.replace(Item(id: 3, name: "", price: Money(cents: 1), discount: nil)).get()
+    #expect(try safe.get(of: Item.self, id: 3).get()?.price == Money(cents: 1))
+}
