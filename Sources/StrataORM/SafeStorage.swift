@@ -57,7 +57,7 @@ public final class SafeStorage {
     /// ``Storage/replace(object:)``.
     @discardableResult
     public func replace<T: Initializable>(object: T) -> Result<Void, ORMError> { replace(object) }
-    /// ``Storage/get(id:)``.
+    /// `Storage.get(id:)`.
     public func get<T: Initializable>(id: Strata.Bindable...) -> Result<T?, ORMError> {
         result { try storage.get(ids: id) }
     }
