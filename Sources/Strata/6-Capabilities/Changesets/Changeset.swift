@@ -194,26 +194,26 @@ public struct Changeset: Sendable, Equatable, Sequence {
         try withBytes { count, bytes in
             var iterator: OpaquePointer?
             try checkSession(sqlite3changeset_start(&iterator, count, bytes))
-            guard let iterator else { return }
-            var failure: Error?
-            while true {
-                let code = sqlite3changeset_next(iterator)
-                if code == SQLITE_DONE { break }
-                guard code == SQLITE_ROW else {
-                    failure = SQLiteError(code: code & 0xFF, message: "The changeset is damaged: \(String(cString: sqlite3_errstr(code)))", extendedCode: code)
-                    break
-                }
-                do {
-                    try body(try Change(iterator: iterator))
-                } catch {
-                    failure = error
-                    break
-                }
-            }
-            let finalized = sqlite3changeset_finalize(iterator)
-            if let failure { throw failure }
-            try checkSession(finalized)
+            try Changeset.walk(iterator, body)
         }
+    }
+
+    /// Reads every change of a started iterator, then finalizes it; the first error ends the walk.
+    static func walk(_ iterator: OpaquePointer?, _ body: (Change) throws -> Void) throws {
+        guard let iterator else { return }
+        var failure: Error?
+        while true {
+            let code = sqlite3changeset_next(iterator)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                failure = SQLiteError(code: code & 0xFF, message: "The changeset is damaged: \(String(cString: sqlite3_errstr(code)))", extendedCode: code)
+                break
+            }
+            do { try body(try Change(iterator: iterator)) } catch { failure = error; break }
+        }
+        let finalized = sqlite3changeset_finalize(iterator)
+        if let failure { throw failure }
+        try checkSession(finalized)
     }
 
     /// The changeset that undoes this one: inserts become deletes, deletes inserts, and updates

@@ -88,20 +88,7 @@ enum ChangesetFile {
         try read(url) { input, context in
             var iterator: OpaquePointer?
             try checkSession(sqlite3changeset_start_strm(&iterator, input, context))
-            guard let iterator else { return }
-            var failure: Error?
-            while true {
-                let code = sqlite3changeset_next(iterator)
-                if code == SQLITE_DONE { break }
-                guard code == SQLITE_ROW else {
-                    failure = SQLiteError(code: code & 0xFF, message: "The changeset in \(url.path) is damaged: \(String(cString: sqlite3_errstr(code)))", extendedCode: code)
-                    break
-                }
-                do { try body(try Change(iterator: iterator)) } catch { failure = error; break }
-            }
-            let finalized = sqlite3changeset_finalize(iterator)
-            if let failure { throw failure }
-            try checkSession(finalized)
+            try Changeset.walk(iterator, body)
         }
     }
 }

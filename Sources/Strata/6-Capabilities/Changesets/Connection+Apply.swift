@@ -169,14 +169,8 @@ extension Connection {
         try SessionExtension.require()
         // withBytes checks the whole format first, so damaged bytes fail before anything is written.
         return try changeset.withBytes { count, bytes in
-            try withApplyContext(filter: filter, options: options, onConflict: onConflict) { context, flags in
-                var rebase: UnsafeMutableRawPointer?
-                var rebaseCount: Int32 = 0
-                let code = sqlite3changeset_apply_v2(handle, count, bytes, applyFilter, applyConflict, context,
-                                                     &rebase, &rebaseCount, flags)
-                defer { sqlite3_free(rebase) }
-                try check(code)
-                return ChangesetRebase(data: rebase.map { Data(bytes: $0, count: Int(rebaseCount)) } ?? Data())
+            try withApplyContext(filter: filter, options: options, onConflict: onConflict) { context, flags, rebase, rebaseCount in
+                sqlite3changeset_apply_v2(handle, count, bytes, applyFilter, applyConflict, context, rebase, rebaseCount, flags)
             }
         }
     }
@@ -190,21 +184,17 @@ extension Connection {
         try SessionExtension.require()
         try ChangesetFile.validate(url)
         return try ChangesetFile.read(url) { input, inputContext in
-            try withApplyContext(filter: filter, options: options, onConflict: onConflict) { context, flags in
-                var rebase: UnsafeMutableRawPointer?
-                var rebaseCount: Int32 = 0
-                let code = sqlite3changeset_apply_v2_strm(handle, input, inputContext, applyFilter, applyConflict, context,
-                                                          &rebase, &rebaseCount, flags)
-                defer { sqlite3_free(rebase) }
-                try check(code)
-                return ChangesetRebase(data: rebase.map { Data(bytes: $0, count: Int(rebaseCount)) } ?? Data())
+            try withApplyContext(filter: filter, options: options, onConflict: onConflict) { context, flags, rebase, rebaseCount in
+                sqlite3changeset_apply_v2_strm(handle, input, inputContext, applyFilter, applyConflict, context, rebase, rebaseCount, flags)
             }
         }
     }
 
-    private func withApplyContext<R>(filter: ((String) -> Bool)?, options: ApplyOptions,
-                                     onConflict: (Conflict) throws -> ConflictResolution,
-                                     _ body: (UnsafeMutableRawPointer, Int32) throws -> R) throws -> R {
+    /// Runs one `apply_v2` call (`body`, given the context, the flags and where to put the rebase
+    /// buffer) with the handler and options in place, and returns the rebase data.
+    private func withApplyContext(filter: ((String) -> Bool)?, options: ApplyOptions,
+                                  onConflict: (Conflict) throws -> ConflictResolution,
+                                  _ apply: (UnsafeMutableRawPointer, Int32, UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int32>) -> Int32) throws -> ChangesetRebase {
         let nativeIgnoreNoOp = sqlite3_libversion_number() >= 3_045_000
         var flags = options.rawValue
         if !nativeIgnoreNoOp { flags &= ~ApplyOptions.ignoreNoOpUpdates.rawValue }
@@ -214,7 +204,12 @@ extension Connection {
             let pointer = Unmanaged.passUnretained(context).toOpaque()
             return try withExtendedLifetime(context) {
                 do {
-                    return try body(pointer, flags)
+                    var rebase: UnsafeMutableRawPointer?
+                    var rebaseCount: Int32 = 0
+                    let code = apply(pointer, flags, &rebase, &rebaseCount)
+                    defer { sqlite3_free(rebase) }
+                    try check(code)
+                    return ChangesetRebase(data: rebase.map { Data(bytes: $0, count: Int(rebaseCount)) } ?? Data())
                 } catch {
                     // The handler's own error explains the abort better than SQLITE_ABORT.
                     throw context.failure ?? error
