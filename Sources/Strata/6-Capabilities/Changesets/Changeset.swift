@@ -99,7 +99,9 @@ public struct Change: Sendable, Equatable {
             isKey ? (oldValues[index] ?? newValues[index]) : nil
         }
     }
+}
 
+extension Change {
     /// Reads the change the iterator is on.
     init(iterator: OpaquePointer, patchset: Bool = false) throws {
         var tableName: UnsafePointer<CChar>?
@@ -122,17 +124,6 @@ public struct Change: Sendable, Equatable {
             : try (0..<columns).map { try Change.value(iterator, Int32($0), sqlite3changeset_old) }
         newValues = operation == .delete ? Array(repeating: nil, count: columns)
             : try (0..<columns).map { try Change.value(iterator, Int32($0), sqlite3changeset_new) }
-    }
-
-    /// Creates a change from its parts.
-    public init(table: String, operation: ChangeOperation, oldValues: [BindingValue?], newValues: [BindingValue?],
-                primaryKeyColumns: [Bool], isIndirect: Bool) {
-        self.table = table
-        self.operation = operation
-        self.oldValues = oldValues
-        self.newValues = newValues
-        self.primaryKeyColumns = primaryKeyColumns
-        self.isIndirect = isIndirect
     }
 
     private typealias ValueReader = (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Int32
