@@ -79,7 +79,7 @@ struct DiffCommand: ParsableCommand {
             case .update: if let new { parts.append("\(name(index)): \(old.map(text) ?? "?") → \(text(new))") }
             }
         }
-        return "\(change.table) \(change.operation) [\(key)]" + (parts.isEmpty ? "" : " " + parts.joined(separator: ", "))
+        return "\(change.table) \(String(describing: change.operation).uppercased()) [\(key)]" + (parts.isEmpty ? "" : " " + parts.joined(separator: ", "))
     }
 
     static func text(_ value: BindingValue) -> String {

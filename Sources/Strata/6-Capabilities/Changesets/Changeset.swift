@@ -45,33 +45,9 @@ enum SessionExtension {
     }
 }
 
-/// The kind of change a ``Change`` records.
-public enum ChangeOperation: Sendable, Equatable, CustomStringConvertible {
-    /// A row was inserted.
-    case insert
-    /// A row was updated.
-    case update
-    /// A row was deleted.
-    case delete
-
-    init?(code: Int32) {
-        switch code {
-        case SQLITE_INSERT: self = .insert
-        case SQLITE_UPDATE: self = .update
-        case SQLITE_DELETE: self = .delete
-        default: return nil
-        }
-    }
-
-    /// `INSERT`, `UPDATE` or `DELETE`.
-    public var description: String {
-        switch self {
-        case .insert: return "INSERT"
-        case .update: return "UPDATE"
-        case .delete: return "DELETE"
-        }
-    }
-}
+/// The kind of change a ``Change`` records (`.insert`, `.update`, `.delete`): the one row
+/// operation type, shared with update hooks.
+public typealias ChangeOperation = Connection.UpdateHookType
 
 /// One row change of a changeset.
 ///
