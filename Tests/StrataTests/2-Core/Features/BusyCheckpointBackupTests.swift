@@ -82,6 +82,9 @@ import SQLite3
             while stop.wait(timeout: .now()) == .timedOut {
                 try? sharedWriter.run("INSERT INTO t VALUES(?, ?)", index, Data(count: 512))
                 index += 1
+                // Every write by another connection restarts the backup: leave it room to finish
+                // on a loaded machine, where a tight loop starved it past the timeout.
+                usleep(1_000)
             }
         }
         writing.start()
