@@ -25,7 +25,7 @@ extension Storage {
     /// - Throws: as `get(id:)` with built-in key values.
     @_disfavoredOverload
     public func get<T: Initializable>(id: Bindable...) throws -> T? {
-        try get(ids: id.map(boundAsParameter))
+        try get(ids: id.map { CustomValue($0) as any Strata.Bindable })
     }
 
     /// The values of one expression of a custom type for each row (upstream's
@@ -84,16 +84,11 @@ extension Storage {
     }
 }
 
-/// A custom ``Bindable`` value as a core one, to bind as a query parameter.
-func boundAsParameter(_ value: any Bindable) -> any Strata.Bindable {
-    CustomValue(value)
-}
-
 extension SafeStorage {
     /// `Storage.get(id:)` with a custom key type.
     @_disfavoredOverload
     public func get<T: Initializable>(id: Bindable...) -> Result<T?, ORMError> {
-        result { try storage.get(ids: id.map(boundAsParameter)) }
+        result { try storage.get(ids: id.map { CustomValue($0) as any Strata.Bindable }) }
     }
 
     /// The object of type `T` whose primary key equals `id` (upstream's `get(of:id:)`).
@@ -108,7 +103,7 @@ extension SafeStorage {
     /// `get(of:id:)` with a custom key type.
     @_disfavoredOverload
     public func get<T: Initializable>(of type: T.Type, id: Bindable...) -> Result<T?, ORMError> {
-        result { try storage.get(ids: id.map(boundAsParameter)) }
+        result { try storage.get(ids: id.map { CustomValue($0) as any Strata.Bindable }) }
     }
 
     /// `Storage.select(_:_:)` for a custom type.

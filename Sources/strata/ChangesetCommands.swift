@@ -29,13 +29,11 @@ struct DiffCommand: ParsableCommand {
         let target = try DatabaseFile.openExisting(to)
         try target.attachDatabase(from: .onDisk(from), withName: "strata_diff_from")
         let reader = target.schemaReader
-        let session = try target.recordChanges(tables: [])
-        var untracked: [String] = []
-        for table in try reader.userTableNames() {
-            let hasKey = try reader.columns(ofTable: table).contains { $0.primaryKeyIndex > 0 }
-            let inSource = try source.schemaReader.table(named: table) != nil
-            guard hasKey else { untracked.append(table); continue }
-            guard inSource else { untracked.append(table); continue }
+        let session = try target.recordChanges(tables: reader.userTableNames())
+        // The session knows which tables SQLite cannot track (no primary key).
+        var untracked = try session.untrackedTables()
+        for table in try reader.userTableNames() where !untracked.contains(table) {
+            guard try source.schemaReader.table(named: table) != nil else { untracked.append(table); continue }
             do {
                 try session.diff(from: "strata_diff_from", table: table)
             } catch let error as SQLiteError {
