@@ -15,6 +15,10 @@ final class PreparedStatement {
     var isInUse = false
     var lastUse: UInt64 = 0
 
+    /// What the statement writes, learned while it compiled on a connection whose writes are
+    /// tracked; nil when it compiled untracked.
+    var writeAccess: DatabaseAccess?
+
     /// Whether the current execution has produced a row; a table-lock retry is only safe before,
     /// and the first row is where a re-prepare by SQLite is noticed.
     @exclusivity(unchecked) @usableFromInline var hasProducedRow = false

@@ -233,6 +233,7 @@ open class Statement {
     final func firstRowProduced() {
         prepared.hasProducedRow = true
         prepared.executionStarted()
+        connection.writeTracker?.statementRan(prepared, on: connection)
     }
 
     /// Bookkeeping for the end of an execution; the next step starts a new one (SQLite resets
@@ -241,6 +242,9 @@ open class Statement {
     final func executionFinished() {
         if !prepared.hasProducedRow { prepared.executionStarted() }
         prepared.hasProducedRow = false
+        // After a row, the tracker already heard of this execution; hearing again lets it see
+        // the commit that ends an autocommit statement.
+        connection.writeTracker?.statementRan(prepared, on: connection)
     }
 
     /// Retries a table lock (only before the first row, when a retry cannot repeat rows) or throws.
@@ -296,10 +300,11 @@ extension Statement: CustomStringConvertible {
 extension PreparedStatement {
     /// Compiles exactly one statement of `sql` on `connection`, polling on table locks per policy.
     static func prepare(_ sql: SQL, on connection: Connection, persistent: Bool = false) throws -> PreparedStatement {
-        guard let (handle, tail) = try connection.prepareFirstStatement(of: Substring(sql), persistent: persistent) else {
+        guard let (handle, tail, written) = try connection.prepareFirstStatement(of: Substring(sql), persistent: persistent) else {
             throw SQLiteError(code: SQLITE_MISUSE, message: "SQL contains no statement", sql: sql)
         }
         let statement = PreparedStatement(handle: handle, sql: sql)
+        statement.writeAccess = written
         if sqlTextHasStatement(Substring(sql)[tail...]) {
             throw SQLiteError(
                 code: SQLITE_MISUSE,

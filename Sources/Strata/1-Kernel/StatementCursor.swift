@@ -33,11 +33,12 @@ public final class StatementCursor {
     /// - Throws: `SQLiteError` when the statement does not compile (a syntax error, a table that
     ///   does not exist yet because an earlier statement has not run).
     public func next() throws -> Statement? {
-        guard let (handle, tail) = try connection.prepareFirstStatement(of: remainingSQL) else {
+        guard let (handle, tail, written) = try connection.prepareFirstStatement(of: remainingSQL) else {
             remainingSQL = remainingSQL[remainingSQL.endIndex...]
             return nil
         }
         let prepared = PreparedStatement(handle: handle, sql: String(remainingSQL[..<tail]))
+        prepared.writeAccess = written
         remainingSQL = remainingSQL[tail...]
         return Statement(connection: connection, prepared: prepared)
     }

@@ -88,7 +88,11 @@ public final class ConnectionPool: Sendable {
 
     /// The async twin of ``execute(closure:)``: suspends, rather than blocking the caller's
     /// thread, while every connection is busy or the closure runs.
-    /// - Throws: `SQLiteError` when a new connection cannot be opened; what `closure` throws.
+    ///
+    /// Cancelling the calling task ends its wait for a connection, or interrupts the statement
+    /// running (see ``ConnectionQueue/perform(_:)``), and the call throws `CancellationError`.
+    /// - Throws: `CancellationError` when cancelled; `SQLiteError` when a new connection cannot
+    ///   be opened; what `closure` throws.
     public func perform<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         let queue = try await acquireConnection()
         defer { enqueueConnectionForReuse(queue) }
@@ -106,8 +110,8 @@ public final class ConnectionPool: Sendable {
 
     /// The async form of ``dequeueConnectionForUse()``: suspends while the pool is full.
     func acquireConnection() async throws -> ConnectionQueue {
-        // `perform` documents no `CancellationError`: a cancelled caller still gets its turn.
-        try await core.checkOut(whenCancelled: .keepWaiting, opening: openConnection)
+        // A cancelled caller gives up its place in line: it would only be interrupted once served.
+        try await core.checkOut(whenCancelled: .stopWaiting, opening: openConnection)
     }
 
     private func openConnection() throws -> ConnectionQueue {

@@ -18,6 +18,8 @@ public final class ConnectionQueue: @unchecked Sendable {
     public let connection: Connection
     private let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// The observations of this connection's data, and the tracking of its commits they rely on.
+    package let observationCenter = ObservationCenter()
 
     /// Wraps `connection`; from now on use it only through the queue.
     public init(connection: Connection) {
@@ -64,12 +66,30 @@ public final class ConnectionQueue: @unchecked Sendable {
     // MARK: - async
 
     /// Runs `closure` on the queue without blocking the caller's thread; returns its value.
+    ///
+    /// Cancelling the calling task interrupts the statement `closure` is running
+    /// (`sqlite3_interrupt`), which SQLite rolls back, and the call throws `CancellationError`; a
+    /// closure that has not started yet never starts. A closure that finishes before the
+    /// interruption lands returns its value as usual.
+    /// - Throws: `CancellationError` when cancelled; what `closure` throws.
     public func perform<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async {
-                continuation.resume(with: Result { try closure(self.connection) })
+        let run = InterruptibleRun(interrupter: connection.interrupter)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                queue.async {
+                    guard run.start() else { return continuation.resume(throwing: CancellationError()) }
+                    let result = Result { try closure(self.connection) }
+                    continuation.resume(with: run.finish(result))
+                }
             }
+        } onCancel: {
+            run.cancel()
         }
+    }
+
+    /// Runs `block` on the queue after the work already queued, without waiting for it.
+    package func enqueue(_ block: @escaping @Sendable (Connection) -> Void) {
+        queue.async { block(self.connection) }
     }
 
     /// The async twin of ``executeInTransaction(transactionType:closure:)``.

@@ -44,13 +44,9 @@ extension Connection {
     /// name, 4 the trigger or view. An action code SQLite adds later is denied.
     /// See <https://www.sqlite.org/c3ref/set_authorizer.html>.
     public func authorizer(_ authorizer: Authorizer?) throws {
-        try registerCallback("authorizer", authorizer) { handle, pointer in
-            try check(sqlite3_set_authorizer(handle, pointer.map { _ in { pointer, code, p1, p2, p3, p4 in
-                guard let pointer, let action = AuthorizerAction(rawValue: code) else { return SQLITE_DENY }
-                let string: (UnsafePointer<CChar>?) -> String? = { $0.map { String(cString: $0) } }
-                return CallbackBox<Authorizer>.from(pointer)(action, string(p1), string(p2), string(p3), string(p4)).code
-            } }, pointer))
-        }
+        // One authorizer serves the user and observation's recorders (see `AuthorizerHub`).
+        authorizerHub.user = authorizer
+        installAuthorizerHubIfNeeded(forceReinstall: authorizer != nil)
         // Statements compiled under the previous rules must not bypass the new ones.
         statementCache.removeAll()
     }

@@ -1,0 +1,145 @@
+// What a statement reads or writes, learned from SQLite's authorizer while the statement compiles:
+// the one record of "which tables and columns" that observation compares reads against writes with.
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// The tables and columns a statement (or a transaction, or a fetch) touches.
+///
+/// A whole table is touched by a read that names no column (`count(*)`), an INSERT and a DELETE;
+/// an UPDATE touches the columns it assigns. Anything that cannot be pinned to tables (a schema
+/// change, a pragma, an attach) touches everything.
+package struct DatabaseAccess: Sendable, Equatable {
+    /// Lowercased names of tables touched as a whole.
+    package private(set) var wholeTables: Set<String> = []
+    /// Lowercased table name → lowercased names of the columns touched.
+    package private(set) var columns: [String: Set<String>] = [:]
+    /// Whether everything counts as touched.
+    package private(set) var isEverything = false
+    /// Whether the statement ends a transaction by rolling it back (`ROLLBACK`, not `ROLLBACK TO`).
+    package private(set) var rollsBack = false
+
+    package init() {}
+
+    /// Everything, for what cannot be analysed (a statement compiled before tracking began).
+    package static var everything: DatabaseAccess {
+        var access = DatabaseAccess()
+        access.isEverything = true
+        return access
+    }
+
+    /// Touches nothing at all.
+    package var isEmpty: Bool { !isEverything && wholeTables.isEmpty && columns.isEmpty }
+
+    package mutating func insertTable(_ table: String) {
+        let table = table.lowercased()
+        wholeTables.insert(table)
+        columns[table] = nil
+    }
+
+    package mutating func insertColumn(_ column: String, of table: String) {
+        let table = table.lowercased()
+        guard !wholeTables.contains(table) else { return }
+        if column.isEmpty { insertTable(table); return }
+        columns[table, default: []].insert(column.lowercased())
+    }
+
+    package mutating func insertEverything() { isEverything = true }
+
+    package mutating func formUnion(_ other: DatabaseAccess) {
+        if other.isEverything { isEverything = true }
+        if isEverything { return }
+        for table in other.wholeTables { insertTable(table) }
+        for (table, names) in other.columns where !wholeTables.contains(table) {
+            columns[table, default: []].formUnion(names)
+        }
+    }
+
+    /// Whether a change to `written` can alter what a read of `self` returns.
+    package func isAffected(by written: DatabaseAccess) -> Bool {
+        if isEmpty || written.isEmpty { return false }
+        if isEverything || written.isEverything { return true }
+        for table in written.wholeTables where wholeTables.contains(table) || columns[table] != nil { return true }
+        for (table, names) in written.columns {
+            if wholeTables.contains(table) { return true }
+            if let read = columns[table], !read.isDisjoint(with: names) { return true }
+        }
+        return false
+    }
+
+    // MARK: - Recording authorizer reports
+
+    /// Records what a statement being compiled reads (for a fetch's region).
+    mutating func recordRead(action: Int32, _ first: String?, _ second: String?) {
+        switch action {
+        case SQLITE_READ:
+            if let table = first { insertColumn(second ?? "", of: table) }
+        case SQLITE_PRAGMA:
+            // A pragma reads state no table names (user_version, data_version, table_info...).
+            insertEverything()
+        default:
+            break
+        }
+    }
+
+    /// Records what a statement being compiled writes (for the commit that follows).
+    mutating func recordWrite(action: Int32, _ first: String?, _ second: String?) {
+        switch action {
+        case SQLITE_INSERT, SQLITE_DELETE:
+            // SQLite reports the schema table itself for DDL, which is handled below.
+            if let table = first { insertTable(table) }
+        case SQLITE_UPDATE:
+            if let table = first { insertColumn(second ?? "", of: table) }
+        case SQLITE_TRANSACTION:
+            if first?.uppercased() == "ROLLBACK" { rollsBack = true }
+        case SQLITE_PRAGMA:
+            // Reading a pragma changes nothing; setting one may change what a fetch sees.
+            if second != nil { insertEverything() }
+        case SQLITE_CREATE_INDEX, SQLITE_CREATE_TABLE, SQLITE_CREATE_TRIGGER, SQLITE_CREATE_VIEW,
+             SQLITE_DROP_INDEX, SQLITE_DROP_TABLE, SQLITE_DROP_TRIGGER, SQLITE_DROP_VIEW,
+             SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE, SQLITE_ATTACH, SQLITE_DETACH,
+             SQLITE_REINDEX, SQLITE_ANALYZE:
+            // Temporary objects belong to the writer alone; readers never see them.
+            insertEverything()
+        default:
+            break
+        }
+    }
+}
+
+/// The one authorizer SQLite calls on a connection: it reports to the user's authorizer (SQift's
+/// `authorizer(_:)`) and to whichever recorders are listening, so observation never displaces a
+/// user's rules nor they it.
+final class AuthorizerHub {
+    /// The authorizer set through ``Connection/authorizer(_:)``.
+    var user: Connection.Authorizer?
+    /// Collects writes while one of Strata's prepares runs on a tracked connection.
+    var writeCapture: DatabaseAccess?
+    /// Collects reads while an observation's fetch runs.
+    var readCapture: DatabaseAccess?
+    /// Whether SQLite currently calls the hub.
+    var isInstalled = false
+
+    var isNeeded: Bool { user != nil || writeCapture != nil || readCapture != nil || isTracking }
+    /// Set while the connection's writes are tracked (the hub must stay installed to capture them).
+    var isTracking = false
+
+    func authorize(_ code: Int32, _ p1: UnsafePointer<CChar>?, _ p2: UnsafePointer<CChar>?,
+                   _ p3: UnsafePointer<CChar>?, _ p4: UnsafePointer<CChar>?) -> Int32 {
+        let string: (UnsafePointer<CChar>?) -> String? = { $0.map { String(cString: $0) } }
+        if writeCapture != nil || readCapture != nil {
+            let first = string(p1), second = string(p2)
+            // The temporary schema is the connection's own: no other connection reads it.
+            let isTemporary = string(p3) == "temp"
+            if !isTemporary {
+                writeCapture?.recordWrite(action: code, first, second)
+                readCapture?.recordRead(action: code, first, second)
+            }
+        }
+        guard let user else { return SQLITE_OK }
+        // An action code SQLite adds later is denied, as the user's authorizer cannot name it.
+        guard let action = Connection.AuthorizerAction(rawValue: code) else { return SQLITE_DENY }
+        return user(action, string(p1), string(p2), string(p3), string(p4)).code
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+
+extension Database {
+    /// Observes `fetch`: its current value, then a fresh one after every commit that changes what
+    /// it read.
+    ///
+    /// ```swift
+    /// for try await count in database.observe({ try $0.query("SELECT count(*) FROM players") as Int? ?? 0 }) {
+    ///     print("players:", count)
+    /// }
+    /// ```
+    /// See ``DatabaseObservation`` for what counts as a change and what is delivered.
+    ///
+    /// - Parameters:
+    ///   - externalChanges: Also see commits made by other connections and other processes on the
+    ///     same file, by polling `PRAGMA data_version` at this interval on one connection shared by
+    ///     every observation of this database. nil (the default) sees this database's writes only.
+    ///   - fetch: Reads the value, on a reader connection; it must not write.
+    public func observe<Value: Sendable>(
+        externalChanges: Duration? = nil,
+        _ fetch: @escaping @Sendable (Connection) throws -> Value
+    ) -> DatabaseObservation<Value> {
+        makeObservation(externalChanges: externalChanges, fetch: fetch, isDuplicate: nil)
+    }
+
+    /// Observes `fetch`, skipping values equal to the last one delivered.
+    public func observe<Value: Sendable & Equatable>(
+        externalChanges: Duration? = nil,
+        _ fetch: @escaping @Sendable (Connection) throws -> Value
+    ) -> DatabaseObservation<Value> {
+        makeObservation(externalChanges: externalChanges, fetch: fetch, isDuplicate: { $0 == $1 })
+    }
+
+    /// Observes `fetch` for code that is not async: `onChange` receives each value (or the
+    /// fetch's error, after which the observation ends) until the token is cancelled or dropped.
+    ///
+    /// ```swift
+    /// let token = database.observe({ try $0.query("SELECT count(*) FROM players") as Int? ?? 0 }) { result in
+    ///     if case .success(let count) = result { print("players:", count) }
+    /// }
+    /// ```
+    public func observe<Value: Sendable>(
+        externalChanges: Duration? = nil,
+        _ fetch: @escaping @Sendable (Connection) throws -> Value,
+        onChange: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) -> ObservationToken {
+        ObservationToken(observation: observe(externalChanges: externalChanges, fetch), onChange: onChange)
+    }
+
+    /// Observes `fetch` for code that is not async, skipping values equal to the last one delivered.
+    public func observe<Value: Sendable & Equatable>(
+        externalChanges: Duration? = nil,
+        _ fetch: @escaping @Sendable (Connection) throws -> Value,
+        onChange: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) -> ObservationToken {
+        ObservationToken(observation: observe(externalChanges: externalChanges, fetch), onChange: onChange)
+    }
+
+    /// How many observations of this database are running (registered and not yet ended).
+    public var activeObservationCount: Int { writerConnectionQueue.observationCenter.activeObservationCount }
+
+    private func makeObservation<Value: Sendable>(
+        externalChanges interval: Duration?,
+        fetch: @escaping @Sendable (Connection) throws -> Value,
+        isDuplicate: (@Sendable (Value, Value) -> Bool)?
+    ) -> DatabaseObservation<Value> {
+        let writer = writerConnectionQueue
+        let pool = readerConnectionPool
+        let readsOnWriter = readsUseWriter
+        return DatabaseObservation(
+            center: writer.observationCenter,
+            externalChanges: readsOnWriter ? nil : interval.map { interval in
+                ExternalChanges(interval: interval) {
+                    try Connection(storageLocation: pool.storageLocation, tableLockPolicy: pool.tableLockPolicy, flags: pool.flags)
+                }
+            },
+            startTracking: { await writer.startObservationTracking() },
+            fetchOnReader: {
+                let body: @Sendable (Connection) throws -> ObservedValue<Value> = { connection in
+                    let (value, region) = try connection.recordingReads { try fetch(connection) }
+                    return ObservedValue(value: value, region: region)
+                }
+                let observed = readsOnWriter ? try await writer.perform(body) : try await pool.perform(body)
+                return (observed.value, observed.region)
+            },
+            isDuplicate: isDuplicate
+        )
+    }
+}
+
+extension ConnectionQueue {
+    /// Observes `fetch` on this queue's connection: its current value, then a fresh one after
+    /// every commit made through this queue that changes what it read.
+    ///
+    /// Fetches run on the queue, between the queue's other work. See
+    /// ``Database/observe(externalChanges:_:)`` for the rest.
+    public func observe<Value: Sendable>(
+        externalChanges: Duration? = nil,
+        _ fetch: @escaping @Sendable (Connection) throws -> Value
+    ) -> DatabaseObservation<Value> {
+        makeObservation(externalChanges: externalChanges, fetch: fetch, isDuplicate: nil)
+    }
+
+    /// Observes `fetch`, skipping values equal to the last one delivered.
+    public func observe<Value: Sendable & Equatable>(
+        externalChanges: Duration? = nil,
+        _ fetch: @escaping @Sendable (Connection) throws -> Value
+    ) -> DatabaseObservation<Value> {
+        makeObservation(externalChanges: externalChanges, fetch: fetch, isDuplicate: { $0 == $1 })
+    }
+
+    /// Observes `fetch` for code that is not async; see ``Database/observe(externalChanges:_:onChange:)``.
+    public func observe<Value: Sendable>(
+        externalChanges: Duration? = nil,
+        _ fetch: @escaping @Sendable (Connection) throws -> Value,
+        onChange: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) -> ObservationToken {
+        ObservationToken(observation: observe(externalChanges: externalChanges, fetch), onChange: onChange)
+    }
+
+    /// Observes `fetch` for code that is not async, skipping values equal to the last one delivered.
+    public func observe<Value: Sendable & Equatable>(
+        externalChanges: Duration? = nil,
+        _ fetch: @escaping @Sendable (Connection) throws -> Value,
+        onChange: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) -> ObservationToken {
+        ObservationToken(observation: observe(externalChanges: externalChanges, fetch), onChange: onChange)
+    }
+
+    /// How many observations of this queue's connection are running.
+    public var activeObservationCount: Int { observationCenter.activeObservationCount }
+
+    /// Installs the commit tracker on the connection (once), after the work already queued.
+    func startObservationTracking() async {
+        let center = observationCenter
+        await center.startTracking { done in
+            enqueue { connection in
+                connection.trackWrites(with: center.makeTracker())
+                done()
+            }
+        }
+    }
+
+    private func makeObservation<Value: Sendable>(
+        externalChanges interval: Duration?,
+        fetch: @escaping @Sendable (Connection) throws -> Value,
+        isDuplicate: (@Sendable (Value, Value) -> Bool)?
+    ) -> DatabaseObservation<Value> {
+        let path = PollingTarget(connection: connection)
+        return DatabaseObservation(
+            center: observationCenter,
+            externalChanges: interval.flatMap { interval in
+                path.map { target in ExternalChanges(interval: interval) { try target.open() } }
+            },
+            startTracking: { [self] in await startObservationTracking() },
+            fetchOnReader: { [self] in
+                let observed = try await perform { connection in
+                    let (value, region) = try connection.recordingReads { try fetch(connection) }
+                    return ObservedValue(value: value, region: region)
+                }
+                return (observed.value, observed.region)
+            },
+            isDuplicate: isDuplicate
+        )
+    }
+}
+
+/// A fetched value with the region it read, passed back from a reader.
+private struct ObservedValue<Value: Sendable>: Sendable {
+    let value: Value
+    let region: DatabaseAccess
+}
+
+/// The file a queue's connection opened, for the external-change poller's own connection; nil for
+/// a database other connections cannot open (in memory, temporary).
+private struct PollingTarget: Sendable {
+    let path: String
+
+    init?(connection: Connection) {
+        let path = connection.openedPath
+        guard !OpenFlags.isPrivateToEachConnection(path: path, flags: 0) else { return nil }
+        self.path = path
+    }
+
+    func open() throws -> Connection {
+        try Connection(storageLocation: .onDisk(path), flags: OpenFlags.make(readOnly: true))
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// The values of a fetch, again after every commit that changes what it read.
+///
+/// ```swift
+/// for try await count in database.observe({ try $0.query("SELECT count(*) FROM players") as Int? ?? 0 }) {
+///     print("players:", count)
+/// }
+/// ```
+/// The first value is the current one. After that, a commit on the database's writer that wrote to
+/// a table and column the fetch read (its region, learned while its statements compiled) makes the
+/// next value due; commits elsewhere yield nothing. A consumer slower than the writer gets one
+/// fetch of the latest state, not one per commit, and values arrive in commit order. `Equatable`
+/// values equal to the last one delivered are skipped.
+///
+/// Fetches run on a reader connection after the commit (the writer is never blocked), and an
+/// observation waiting for a change holds no connection. Ending the loop, or cancelling its task,
+/// ends the observation. The sequence throws the fetch's error, then ends.
+public struct DatabaseObservation<Value: Sendable>: AsyncSequence, Sendable {
+    /// The type of values the observation delivers.
+    public typealias Element = Value
+
+    let center: ObservationCenter
+    let externalChanges: ExternalChanges?
+    /// Makes sure the writer reports commits before the first fetch.
+    let startTracking: @Sendable () async -> Void
+    /// Runs the fetch on a reader, returning its value and what it read.
+    let fetchOnReader: @Sendable () async throws -> (Value, DatabaseAccess)
+    let isDuplicate: (@Sendable (Value, Value) -> Bool)?
+
+    /// Starts the observation (each iterator is an observation of its own).
+    public func makeAsyncIterator() -> Iterator { Iterator(observation: self) }
+
+    /// Delivers the observation's values; see ``DatabaseObservation``.
+    public struct Iterator: AsyncIteratorProtocol {
+        let observation: DatabaseObservation
+        private var registration: Registration?
+        private var last: Value?
+        private var isFinished = false
+
+        init(observation: DatabaseObservation) { self.observation = observation }
+
+        /// The next value: the current one first, then one after each change to what it read;
+        /// nil once cancelled.
+        /// - Throws: what the fetch throws (the observation then ends).
+        public mutating func next() async throws -> Value? {
+            guard !isFinished else { return nil }
+            let registration: Registration
+            if let existing = self.registration {
+                registration = existing
+            } else {
+                registration = Registration(center: observation.center, externalChanges: observation.externalChanges)
+                self.registration = registration
+                await observation.startTracking()
+            }
+            let observer = registration.observer
+            while true {
+                guard await observer.waitUntilDue(), !Task.isCancelled else { return finish() }
+                observer.fetchStarted()
+                let value: Value, region: DatabaseAccess
+                do {
+                    (value, region) = try await observation.fetchOnReader()
+                } catch {
+                    _ = finish()
+                    if error is CancellationError || Task.isCancelled { return nil }
+                    throw error
+                }
+                observer.fetchEnded(region: region)
+                if let last, let isDuplicate = observation.isDuplicate, isDuplicate(last, value) { continue }
+                last = value
+                return value
+            }
+        }
+
+        private mutating func finish() -> Value? {
+            isFinished = true
+            registration?.end()
+            registration = nil
+            return nil
+        }
+    }
+}
+
+/// An observer's place in its center, given up when the iterator ends or is dropped.
+final class Registration: Sendable {
+    let observer: Observer
+    private let center: ObservationCenter
+    private let isEnded = Locked(false)
+
+    init(center: ObservationCenter, externalChanges: ExternalChanges?) {
+        self.center = center
+        self.observer = center.register(externalChanges: externalChanges)
+    }
+
+    func end() {
+        let first = isEnded.withLock { ended -> Bool in
+            defer { ended = true }
+            return !ended
+        }
+        guard first else { return }
+        observer.cancel()
+        center.unregister(observer)
+    }
+
+    deinit { end() }
+}
+
+/// Keeps a closure-based observation running; ``cancel()`` or dropping the token ends it.
+///
+/// ```swift
+/// let token = database.observe({ try $0.query("SELECT count(*) FROM players") as Int? ?? 0 }) { result in
+///     if case .success(let count) = result { print("players:", count) }
+/// }
+/// // later
+/// token.cancel()
+/// ```
+public final class ObservationToken: Sendable {
+    private let task: Task<Void, Never>
+    private let isCancelledFlag: Locked<Bool>
+
+    init<Value: Sendable>(observation: DatabaseObservation<Value>, onChange: @escaping @Sendable (Result<Value, any Error>) -> Void) {
+        let cancelled = Locked(false)
+        isCancelledFlag = cancelled
+        task = Task {
+            do {
+                for try await value in observation {
+                    // A value fetched while cancel() ran is not delivered after it returned.
+                    guard !cancelled.current else { return }
+                    onChange(.success(value))
+                }
+            } catch {
+                guard !cancelled.current else { return }
+                onChange(.failure(error))
+            }
+        }
+    }
+
+    /// Whether ``cancel()`` was called (or the token was dropped).
+    public var isCancelled: Bool { isCancelledFlag.current }
+
+    /// Ends the observation: no value is delivered after this returns, and what the observation
+    /// registered is released.
+    public func cancel() {
+        isCancelledFlag.withLock { $0 = true }
+        task.cancel()
+    }
+
+    deinit { cancel() }
+}

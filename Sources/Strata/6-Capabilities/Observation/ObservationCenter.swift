@@ -1,0 +1,201 @@
+// Observation: query results that follow every change. The writer's connection reports what each
+// commit wrote (kernel: WriteTracker); the center marks the observers whose region it touched; each
+// observer fetches again on a reader when its consumer asks for the next value. Waiting observers
+// hold no connection, so any number of them share a bounded pool.
+import Foundation
+
+/// The observers of one writer connection and the tracking of its commits.
+package final class ObservationCenter: Sendable {
+    private struct State {
+        var observers: [Int: Observer] = [:]
+        var lastID = 0
+        var tracking = TrackingState.off
+        var poller: ExternalChangePoller?
+    }
+
+    private enum TrackingState {
+        case off
+        case starting([CheckedContinuation<Void, Never>])
+        case on
+    }
+
+    private let state = Locked(State())
+
+    package init() {}
+
+    /// How many observations are active (registered and not yet ended).
+    package var activeObservationCount: Int { state.withLock { $0.observers.count } }
+
+    /// Registers an observer whose next fetch is due at once.
+    func register(externalChanges: ExternalChanges?) -> Observer {
+        let (observer, pollerToStart): (Observer, ExternalChangePoller?) = state.withLock { state in
+            state.lastID += 1
+            let observer = Observer(id: state.lastID, seesExternalChanges: externalChanges != nil)
+            state.observers[observer.id] = observer
+            guard let externalChanges else { return (observer, nil) }
+            if let poller = state.poller {
+                poller.pollAtLeastEvery(externalChanges.interval)
+                return (observer, nil)
+            }
+            let poller = ExternalChangePoller(interval: externalChanges.interval, open: externalChanges.open) { [weak self] in
+                self?.externalChangeSeen()
+            }
+            state.poller = poller
+            return (observer, poller)
+        }
+        pollerToStart?.start()
+        return observer
+    }
+
+    /// Forgets an observer; the shared poller stops with the last observer that needed it.
+    func unregister(_ observer: Observer) {
+        let poller: ExternalChangePoller? = state.withLock { state in
+            state.observers[observer.id] = nil
+            guard state.observers.values.contains(where: { $0.seesExternalChanges }) == false else { return nil }
+            defer { state.poller = nil }
+            return state.poller
+        }
+        poller?.stop()
+    }
+
+    /// Makes sure the writer reports its commits, installing the tracker with `install` the first
+    /// time; returns once commits after this point are reported.
+    func startTracking(install: (@escaping @Sendable () -> Void) -> Void) async {
+        enum Step { case ready, wait, install }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let step: Step = state.withLock { state in
+                switch state.tracking {
+                case .on: return .ready
+                case .starting(let waiters):
+                    state.tracking = .starting(waiters + [continuation])
+                    return .wait
+                case .off:
+                    state.tracking = .starting([continuation])
+                    return .install
+                }
+            }
+            switch step {
+            case .ready: continuation.resume()
+            case .wait: break
+            case .install:
+                install { [self] in
+                    let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
+                        defer { state.tracking = .on }
+                        if case .starting(let waiters) = state.tracking { return waiters }
+                        return []
+                    }
+                    for waiter in waiters { waiter.resume() }
+                }
+            }
+        }
+    }
+
+    /// A tracker for the writer that reports its commits here.
+    package func makeTracker() -> WriteTracker {
+        WriteTracker { [weak self] written in self?.committed(written) }
+    }
+
+    /// Called on the writer's thread after each commit.
+    func committed(_ written: DatabaseAccess) {
+        let observers = state.withLock { Array($0.observers.values) }
+        for observer in observers { observer.changed(written) }
+    }
+
+    private func externalChangeSeen() {
+        let observers = state.withLock { Array($0.observers.values) }
+        for observer in observers where observer.seesExternalChanges { observer.changed(.everything) }
+    }
+}
+
+/// Where and how often an observation polls for other connections' commits.
+struct ExternalChanges: Sendable {
+    let interval: Duration
+    /// Opens the connection the poller reads `PRAGMA data_version` on.
+    let open: @Sendable () throws -> Connection
+}
+
+/// One observation's state: whether a fetch is due, and what its last fetch read.
+final class Observer: Sendable {
+    private struct State {
+        /// A fetch is due (the first one is).
+        var isDue = true
+        /// What the last fetch read; nil before the first fetch finished.
+        var region: DatabaseAccess?
+        var isFetching = false
+        /// Commits seen while a fetch ran, checked against the region that fetch learned.
+        var writtenDuringFetch = DatabaseAccess()
+        var waiter: CheckedContinuation<Bool, Never>?
+        var isCancelled = false
+    }
+
+    let id: Int
+    let seesExternalChanges: Bool
+    private let state = Locked(State())
+
+    init(id: Int, seesExternalChanges: Bool) {
+        self.id = id
+        self.seesExternalChanges = seesExternalChanges
+    }
+
+    /// A commit wrote `written`: a fetch becomes due if it touched the region.
+    func changed(_ written: DatabaseAccess) {
+        let waiter: CheckedContinuation<Bool, Never>? = state.withLock { state in
+            if state.isFetching {
+                // The running fetch may have read before this commit; its new region decides.
+                state.writtenDuringFetch.formUnion(written)
+                return nil
+            }
+            guard state.region?.isAffected(by: written) ?? true else { return nil }
+            state.isDue = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: true)
+    }
+
+    /// Waits, holding no connection, until a fetch is due; false when cancelled.
+    func waitUntilDue() async -> Bool {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let ready: Bool? = state.withLock { state in
+                    if state.isCancelled { return false }
+                    if state.isDue { return true }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// Ends the observation: a waiting consumer gets no more values.
+    func cancel() {
+        let waiter: CheckedContinuation<Bool, Never>? = state.withLock { state in
+            state.isCancelled = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: false)
+    }
+
+    /// A fetch starts; commits from now on are weighed against its region.
+    func fetchStarted() {
+        state.withLock { state in
+            state.isDue = false
+            state.isFetching = true
+            state.writtenDuringFetch = DatabaseAccess()
+        }
+    }
+
+    /// A fetch ended having read `region`; another is due when a commit during it touched that.
+    func fetchEnded(region: DatabaseAccess) {
+        state.withLock { state in
+            state.isFetching = false
+            state.region = region
+            if region.isAffected(by: state.writtenDuringFetch) { state.isDue = true }
+            state.writtenDuringFetch = DatabaseAccess()
+        }
+    }
+}

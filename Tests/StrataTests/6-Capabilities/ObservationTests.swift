@@ -1,0 +1,341 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// Collects an observation's values from a task of its own.
+final class ObservedValues<Value: Sendable>: Sendable {
+    private let storage = Locked<[Value]>([])
+    private let failure = Locked<(any Error)?>(nil)
+    let task: Task<Void, Never>
+
+    init(_ observation: DatabaseObservation<Value>) {
+        let storage = self.storage, failure = self.failure
+        task = Task {
+            do {
+                for try await value in observation { storage.withLock { $0.append(value) } }
+            } catch {
+                failure.withLock { $0 = error }
+            }
+        }
+    }
+
+    var values: [Value] { storage.current }
+    var error: (any Error)? { failure.current }
+
+    /// Waits until `condition` holds for the values so far, or fails after `seconds`.
+    func wait(seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation, until condition: ([Value]) -> Bool) async {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition(values) { return }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record("timed out; values so far: \(values.suffix(5)), error: \(String(describing: error))", sourceLocation: sourceLocation)
+    }
+
+    /// Waits long enough for a value that is not coming to have come.
+    func settle() async { try? await Task.sleep(for: .milliseconds(300)) }
+
+    func cancel() { task.cancel() }
+}
+
+/// A value that is not `Equatable`, so every fetch is delivered.
+struct Fetched: Sendable {
+    let numbers: [Int]
+}
+
+@Suite struct ObservationTests {
+    static func makeDatabase(_ directory: TemporaryDirectory, maximumReaderCount: Int = 5) throws -> Database {
+        let database = try Database(storageLocation: .onDisk(directory.path("observed.sqlite")), maximumReaderCount: maximumReaderCount)
+        try database.executeWrite { try $0.execute("PRAGMA journal_mode = WAL") }
+        return database
+    }
+
+    @Test func firstValueIsCurrentThenOneThousandCommitsArriveInOrder() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try Self.makeDatabase(directory)
+        try database.executeWrite { try $0.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER); INSERT INTO t(v) VALUES(0)") }
+        let observed = ObservedValues(database.observe { try $0.query("SELECT max(v) FROM t") as Int? ?? -1 })
+        await observed.wait { $0.first == 0 }
+        for value in 1...1_000 {
+            try await database.write { try $0.run("INSERT INTO t(v) VALUES(?)", value) }
+        }
+        await observed.wait { $0.last == 1_000 }
+        let values = observed.values
+        #expect(values.first == 0)
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 }, "values come in commit order")
+        observed.cancel()
+    }
+
+    @Test func commitsOutsideTheRegionYieldNothing() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try Self.makeDatabase(directory)
+        try database.executeWrite {
+            try $0.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER); CREATE TABLE other(x); INSERT INTO t VALUES(1, 1, 1)")
+        }
+        let observed = ObservedValues(database.observe { Fetched(numbers: try $0.query("SELECT a FROM t ORDER BY id")) })
+        await observed.wait { $0.count == 1 }
+        try database.executeWrite { try $0.run("INSERT INTO other VALUES(1)") }
+        try database.executeWrite { try $0.run("UPDATE t SET b = b + 1") }
+        await observed.settle()
+        #expect(observed.values.count == 1, "another table and an unread column yield nothing")
+        try database.executeWrite { try $0.run("UPDATE t SET a = 5") }
+        await observed.wait { $0.last?.numbers == [5] }
+        #expect(observed.values.count == 2)
+        observed.cancel()
+    }
+
+    /// Each kind of write yields a value: rowid and WITHOUT ROWID tables, the truncate
+    /// optimisation, triggers, foreign-key actions and schema changes.
+    @Test(arguments: [
+        "INSERT INTO t(v) VALUES(7)",
+        "UPDATE t SET v = 9",
+        "DELETE FROM t WHERE id = 1",
+        "DELETE FROM t",
+        "INSERT INTO w VALUES('k2', 2)",
+        "UPDATE w SET v = 3",
+        "DELETE FROM w",
+        "INSERT INTO source VALUES(1)",
+        "DELETE FROM parent",
+        "UPDATE parent SET id = 10",
+        "ALTER TABLE t ADD COLUMN extra",
+        "CREATE TABLE brand_new(x)",
+    ])
+    func everyKindOfChangeYieldsAValue(sql: String) async throws {
+        let directory = try TemporaryDirectory()
+        let database = try Self.makeDatabase(directory)
+        try database.executeWrite {
+            try $0.execute("""
+                PRAGMA foreign_keys = ON;
+                CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER);
+                INSERT INTO t VALUES(1, 1);
+                CREATE TABLE w(k TEXT PRIMARY KEY, v INTEGER) WITHOUT ROWID;
+                INSERT INTO w VALUES('k1', 1);
+                CREATE TABLE source(x);
+                CREATE TABLE log(x);
+                CREATE TRIGGER logged AFTER INSERT ON source BEGIN INSERT INTO log VALUES(new.x); END;
+                CREATE TABLE parent(id INTEGER PRIMARY KEY);
+                CREATE TABLE child(id INTEGER PRIMARY KEY, parent INTEGER REFERENCES parent(id) ON DELETE CASCADE ON UPDATE CASCADE) WITHOUT ROWID;
+                INSERT INTO parent VALUES(1);
+                INSERT INTO child VALUES(1, 1);
+                """)
+        }
+        // Each observation reads one table; the statement under test must reach it.
+        let observedSQL: String
+        switch sql {
+        case let text where text.contains(" w"): observedSQL = "SELECT k || v FROM w"
+        case let text where text.contains("source"): observedSQL = "SELECT count(*) FROM log"
+        case let text where text.contains("parent"): observedSQL = "SELECT coalesce(sum(parent), 0) FROM child"
+        case let text where text.contains("brand_new"): observedSQL = "SELECT count(*) FROM sqlite_master"
+        default: observedSQL = "SELECT * FROM t"
+        }
+        let observed = ObservedValues(database.observe { connection in
+            Fetched(numbers: [try connection.query("SELECT count(*) FROM (\(observedSQL))") as Int? ?? 0])
+        })
+        await observed.wait { $0.count == 1 }
+        try database.executeWrite { try $0.execute(sql) }
+        await observed.wait { $0.count == 2 }
+        observed.cancel()
+    }
+
+    @Test func writesThroughSquealHelpersAndTheDSLAreSeen() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try Self.makeDatabase(directory)
+        try database.executeWrite { try $0.execute("CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT)") }
+        let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM people") as Int? ?? 0 })
+        await observed.wait { $0 == [0] }
+        try database.executeWrite { _ = try $0.insertInto("people", values: ["name": "Ann"]) }
+        await observed.wait { $0.last == 1 }
+        try database.executeWrite { _ = try $0.deleteFrom("people") }
+        await observed.wait { $0.last == 0 }
+        observed.cancel()
+    }
+
+    @Test func rolledBackTransactionsYieldNothing() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try Self.makeDatabase(directory)
+        try database.executeWrite { try $0.execute("CREATE TABLE t(v)") }
+        let observed = ObservedValues(database.observe { Fetched(numbers: try $0.query("SELECT v FROM t")) })
+        await observed.wait { $0.count == 1 }
+        try database.executeWrite { try $0.execute("BEGIN; INSERT INTO t VALUES(1); ROLLBACK") }
+        await observed.settle()
+        #expect(observed.values.count == 1)
+        observed.cancel()
+    }
+
+    @Test func equatableValuesAreDeduplicated() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try Self.makeDatabase(directory)
+        try database.executeWrite { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t WHERE v > 100") as Int? ?? 0 })
+        await observed.wait { $0 == [0] }
+        for value in 1...20 { try database.executeWrite { try $0.run("INSERT INTO t VALUES(?)", value) } }
+        try database.executeWrite { try $0.run("INSERT INTO t VALUES(500)") }
+        await observed.wait { $0.last == 1 }
+        #expect(observed.values == [0, 1])
+        observed.cancel()
+    }
+
+    @Test func oneHundredObserversShareFiveReaders() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try Self.makeDatabase(directory, maximumReaderCount: 5)
+        try database.executeWrite { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        let observers = (0..<100).map { _ in ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 }) }
+        for observer in observers { await observer.wait { $0.first == 0 } }
+        for value in 1...10 { try await database.write { try $0.run("INSERT INTO t VALUES(?)", value) } }
+        for observer in observers { await observer.wait { $0.last == 10 } }
+        #expect(database.activeObservationCount == 100)
+        for observer in observers { observer.cancel() }
+        for observer in observers { await observer.task.value }
+        #expect(database.activeObservationCount == 0)
+    }
+
+    @Test func cancellingFreesTheObserver() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try Self.makeDatabase(directory)
+        try database.executeWrite { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
+        await observed.wait { $0 == [0] }
+        #expect(database.activeObservationCount == 1)
+        observed.cancel()
+        await observed.task.value
+        #expect(database.activeObservationCount == 0)
+        #expect(observed.error == nil, "cancelling ends the sequence without an error")
+
+        let received = Locked<[Int]>([])
+        let token = database.observe({ try $0.query("SELECT count(*) FROM t") as Int? ?? 0 }) { result in
+            if case .success(let count) = result { received.withLock { $0.append(count) } }
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while received.current.isEmpty, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(received.current == [0])
+        #expect(database.activeObservationCount == 1)
+        token.cancel()
+        #expect(token.isCancelled)
+        while database.activeObservationCount > 0, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(database.activeObservationCount == 0)
+        try database.executeWrite { try $0.run("INSERT INTO t VALUES(1)") }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(received.current == [0], "nothing arrives after cancel()")
+    }
+
+    @Test func droppingTheTokenCancels() async throws {
+        let database = try Database(storageLocation: .inMemory)
+        try database.executeWrite { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        let received = Locked(0)
+        var token: ObservationToken? = database.observe({ try $0.query("SELECT count(*) FROM t") as Int? ?? 0 }) { _ in
+            received.withLock { $0 += 1 }
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while received.current == 0, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(token != nil)
+        token = nil
+        while database.activeObservationCount > 0, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(database.activeObservationCount == 0)
+    }
+
+    @Test func theFetchErrorIsThrownThenTheSequenceEnds() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try Self.makeDatabase(directory)
+        try database.executeWrite { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
+        await observed.wait { $0 == [0] }
+        try database.executeWrite { try $0.execute("DROP TABLE t") }
+        await observed.task.value
+        let error = try #require(observed.error as? SQLiteError)
+        #expect(error.message.contains("no such table"))
+        #expect(database.activeObservationCount == 0)
+    }
+
+    @Test func aConnectionQueueObservesItsOwnCommits() async throws {
+        let queue = ConnectionQueue(connection: try Connection(storageLocation: .inMemory))
+        try queue.execute { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        let observed = ObservedValues(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
+        await observed.wait { $0 == [0] }
+        try queue.execute { try $0.run("INSERT INTO t VALUES(1)") }
+        try await queue.perform { try $0.run("INSERT INTO t VALUES(2)") }
+        await observed.wait { $0.last == 2 }
+        observed.cancel()
+        await observed.task.value
+        #expect(queue.activeObservationCount == 0)
+    }
+
+    @Test func anInMemoryDatabaseObservesOnItsWriter() async throws {
+        let database = try Database(storageLocation: .inMemory)
+        try database.executeWrite { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
+        await observed.wait { $0 == [0] }
+        try database.executeWrite { try $0.run("INSERT INTO t VALUES(1)") }
+        await observed.wait { $0.last == 1 }
+        observed.cancel()
+    }
+
+    @Test func anotherProcessInsertIsSeenWithinTwoIntervals() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("shared.sqlite")
+        let database = try Self.makeDatabase(directory)
+        _ = database
+        let shared = try Database(storageLocation: .onDisk(path))
+        try shared.executeWrite { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(v INTEGER)") }
+        let observed = ObservedValues(shared.observe(externalChanges: .milliseconds(100)) { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
+        await observed.wait { $0 == [0] }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('INSERT INTO t VALUES(1)'); c.commit()", path]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let committed = Date()
+        await observed.wait { $0.last == 1 }
+        #expect(Date().timeIntervalSince(committed) < 0.2 + 0.15, "seen within two intervals (plus a fetch)")
+        observed.cancel()
+    }
+
+    @Test func cancellingALongQueryReturnsPromptly() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try Self.makeDatabase(directory)
+        let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c WHERE x < 0"
+        let task = Task { try await database.read { try $0.query(endless) as Int? } }
+        try await Task.sleep(for: .milliseconds(300))
+        let cancelled = ContinuousClock.now
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        let elapsed = ContinuousClock.now - cancelled
+        #expect(elapsed < .milliseconds(100), "returned \(elapsed) after cancel")
+        // The reader is fine afterwards.
+        #expect(try await database.read { try $0.query("SELECT 1") as Int? } == 1)
+    }
+
+    @Test func cancellingAWriteLeavesTheDatabaseAsItWas() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try Self.makeDatabase(directory)
+        try database.executeWrite { try $0.execute("CREATE TABLE t(v INTEGER); INSERT INTO t VALUES(1)") }
+        let slowInsert = """
+            INSERT INTO t SELECT x FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c) WHERE x < 0 LIMIT 1
+            """
+        let task = Task {
+            try await database.writeInTransaction { connection in
+                try connection.run("INSERT INTO t VALUES(2)")
+                try connection.run(slowInsert)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(try database.executeRead { try $0.query("SELECT v FROM t") as [Int] } == [1])
+        #expect(try database.executeWrite { $0.isInTransaction } == false)
+    }
+
+    @Test func aCancelledObservationFetchEndsTheObservation() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try Self.makeDatabase(directory)
+        let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c WHERE x < 0"
+        let observed = ObservedValues(database.observe { try $0.query(endless) as Int? ?? 0 })
+        try await Task.sleep(for: .milliseconds(300))
+        let cancelled = ContinuousClock.now
+        observed.cancel()
+        await observed.task.value
+        #expect(ContinuousClock.now - cancelled < .milliseconds(100))
+        #expect(observed.values.isEmpty)
+        #expect(database.activeObservationCount == 0)
+    }
+}
