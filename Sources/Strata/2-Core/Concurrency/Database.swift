@@ -27,7 +27,8 @@ public final class Database: Sendable {
     /// The read-only connections that serve reads in parallel with each other and the writer
     /// (unused for an in-memory or temporary database, whose reads go to the writer).
     public let readerConnectionPool: ConnectionPool
-    private let readsUseWriter: Bool
+    /// Whether reads go to the writer (a database private to one connection).
+    let readsUseWriter: Bool
 
     /// Opens the writer now (creating the file if needed); readers open on demand.
     public convenience init(
