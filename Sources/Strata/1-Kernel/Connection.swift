@@ -53,8 +53,8 @@ open class Connection {
     /// The one authorizer SQLite calls; the user's rules and observation's recorders hang off it.
     let authorizerHub = AuthorizerHub()
 
-    /// Hears of every statement execution while observation watches this connection's writes.
-    package internal(set) var writeTracker: WriteTracker?
+    /// Hears of every statement execution once observation uses this connection.
+    package internal(set) var accessMonitor: AccessMonitor?
 
     // MARK: - Opening
 
@@ -155,12 +155,12 @@ open class Connection {
     /// SQLite 3.20+), which the statement cache does.
     /// - Throws: `SQLITE_MISUSE` for a NUL character, `SQLITE_TOOBIG` for SQL over 2 GiB, and
     ///   SQLite's errors.
-    /// When the connection's writes are tracked, the third element is what the statement writes.
-    func prepareFirstStatement(of sql: Substring, persistent: Bool = false) throws -> (SQLiteStatementHandle, Substring.Index, DatabaseAccess?)? {
+    /// On a monitored connection, the third element is what the statement reads and writes.
+    func prepareFirstStatement(of sql: Substring, persistent: Bool = false) throws -> (SQLiteStatementHandle, Substring.Index, StatementAccess?)? {
         var text = String(sql)
-        let capturesWrites = writeTracker != nil
-        defer { if capturesWrites { authorizerHub.writeCapture = nil } }
-        return try text.withUTF8 { buffer -> (SQLiteStatementHandle, Substring.Index, DatabaseAccess?)? in
+        let captures = accessMonitor != nil
+        defer { if captures { authorizerHub.capture = nil } }
+        return try text.withUTF8 { buffer -> (SQLiteStatementHandle, Substring.Index, StatementAccess?)? in
             guard let base = buffer.baseAddress, buffer.count > 0 else { return nil }
             // SQLite stops reading at a NUL byte, which would silently drop the rest of the SQL.
             guard !buffer.contains(0) else {
@@ -176,7 +176,7 @@ open class Connection {
                     var tail: UnsafePointer<CChar>?
                     let length = Int32(position.distance(to: end))
                     while true {
-                        if capturesWrites { authorizerHub.writeCapture = DatabaseAccess() }
+                        if captures { authorizerHub.capture = StatementAccess() }
                         let code = prepare(position, length, persistent: persistent, &statement, &tail)
                         if code == SQLITE_OK { break }
                         if code & 0xFF == SQLITE_LOCKED, let interval = tableLockPolicy.pollIntervalMicroseconds {
@@ -188,7 +188,7 @@ open class Connection {
                     let next = tail ?? UnsafePointer(end)
                     if let statement {
                         let tailIndex = sql.utf8.index(sql.startIndex, offsetBy: start.distance(to: next))
-                        return (statement, tailIndex, capturesWrites ? authorizerHub.writeCapture : nil)
+                        return (statement, tailIndex, captures ? authorizerHub.capture : nil)
                     }
                     guard next > position else { return nil }
                     position = next

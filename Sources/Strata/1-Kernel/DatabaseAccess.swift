@@ -108,33 +108,40 @@ package struct DatabaseAccess: Sendable, Equatable {
     }
 }
 
+/// What one compiled statement reads and writes.
+package struct StatementAccess: Sendable, Equatable {
+    package var reads = DatabaseAccess()
+    package var writes = DatabaseAccess()
+
+    /// For a statement that could not be analysed: it may read and write anything.
+    static var unknown: StatementAccess { StatementAccess(reads: .everything, writes: .everything) }
+}
+
 /// The one authorizer SQLite calls on a connection: it reports to the user's authorizer (SQift's
-/// `authorizer(_:)`) and to whichever recorders are listening, so observation never displaces a
-/// user's rules nor they it.
+/// `authorizer(_:)`) and, while a statement compiles on a monitored connection, records what the
+/// statement reads and writes; so observation never displaces a user's rules nor they it.
 final class AuthorizerHub {
     /// The authorizer set through ``Connection/authorizer(_:)``.
     var user: Connection.Authorizer?
-    /// Collects writes while one of Strata's prepares runs on a tracked connection.
-    var writeCapture: DatabaseAccess?
-    /// Collects reads while an observation's fetch runs.
-    var readCapture: DatabaseAccess?
+    /// Collects what the statement being compiled reads and writes, while Strata compiles one on
+    /// a monitored connection.
+    var capture: StatementAccess?
     /// Whether SQLite currently calls the hub.
     var isInstalled = false
+    /// Set once the connection is monitored: the hub stays installed to capture every compile.
+    var isMonitoring = false
 
-    var isNeeded: Bool { user != nil || writeCapture != nil || readCapture != nil || isTracking }
-    /// Set while the connection's writes are tracked (the hub must stay installed to capture them).
-    var isTracking = false
+    var isNeeded: Bool { user != nil || isMonitoring }
 
     func authorize(_ code: Int32, _ p1: UnsafePointer<CChar>?, _ p2: UnsafePointer<CChar>?,
                    _ p3: UnsafePointer<CChar>?, _ p4: UnsafePointer<CChar>?) -> Int32 {
         let string: (UnsafePointer<CChar>?) -> String? = { $0.map { String(cString: $0) } }
-        if writeCapture != nil || readCapture != nil {
-            let first = string(p1), second = string(p2)
+        if capture != nil {
             // The temporary schema is the connection's own: no other connection reads it.
-            let isTemporary = string(p3) == "temp"
-            if !isTemporary {
-                writeCapture?.recordWrite(action: code, first, second)
-                readCapture?.recordRead(action: code, first, second)
+            if string(p3) != "temp" {
+                let first = string(p1), second = string(p2)
+                capture?.writes.recordWrite(action: code, first, second)
+                capture?.reads.recordRead(action: code, first, second)
             }
         }
         guard let user else { return SQLITE_OK }

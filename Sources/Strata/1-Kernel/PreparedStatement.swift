@@ -15,9 +15,14 @@ final class PreparedStatement {
     var isInUse = false
     var lastUse: UInt64 = 0
 
-    /// What the statement writes, learned while it compiled on a connection whose writes are
-    /// tracked; nil when it compiled untracked.
-    var writeAccess: DatabaseAccess?
+    /// What the statement reads and writes, learned while it compiled on a monitored
+    /// connection; nil when it compiled unmonitored.
+    var access: StatementAccess? {
+        didSet { accessCapturedAt = reprepareCount }
+    }
+    /// `SQLITE_STMTSTATUS_REPREPARE` when `access` was learned: after SQLite re-prepares a
+    /// statement (a schema change: a new column, a new trigger), it must be learned again.
+    var accessCapturedAt: Int32 = 0
 
     /// Whether the current execution has produced a row; a table-lock retry is only safe before,
     /// and the first row is where a re-prepare by SQLite is noticed.

@@ -233,7 +233,7 @@ open class Statement {
     final func firstRowProduced() {
         prepared.hasProducedRow = true
         prepared.executionStarted()
-        connection.writeTracker?.statementRan(prepared, on: connection)
+        connection.accessMonitor?.statementRan(prepared, on: connection)
     }
 
     /// Bookkeeping for the end of an execution; the next step starts a new one (SQLite resets
@@ -244,7 +244,7 @@ open class Statement {
         prepared.hasProducedRow = false
         // After a row, the tracker already heard of this execution; hearing again lets it see
         // the commit that ends an autocommit statement.
-        connection.writeTracker?.statementRan(prepared, on: connection)
+        connection.accessMonitor?.statementRan(prepared, on: connection)
     }
 
     /// Retries a table lock (only before the first row, when a retry cannot repeat rows) or throws.
@@ -304,7 +304,7 @@ extension PreparedStatement {
             throw SQLiteError(code: SQLITE_MISUSE, message: "SQL contains no statement", sql: sql)
         }
         let statement = PreparedStatement(handle: handle, sql: sql)
-        statement.writeAccess = written
+        statement.access = written
         if sqlTextHasStatement(Substring(sql)[tail...]) {
             throw SQLiteError(
                 code: SQLITE_MISUSE,

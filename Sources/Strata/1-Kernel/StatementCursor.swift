@@ -38,7 +38,7 @@ public final class StatementCursor {
             return nil
         }
         let prepared = PreparedStatement(handle: handle, sql: String(remainingSQL[..<tail]))
-        prepared.writeAccess = written
+        prepared.access = written
         remainingSQL = remainingSQL[tail...]
         return Statement(connection: connection, prepared: prepared)
     }

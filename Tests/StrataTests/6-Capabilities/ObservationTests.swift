@@ -53,7 +53,7 @@ struct Fetched: Sendable {
     @Test func firstValueIsCurrentThenOneThousandCommitsArriveInOrder() async throws {
         let directory = try TemporaryDirectory()
         let database = try Self.makeDatabase(directory)
-        try database.executeWrite { try $0.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER); INSERT INTO t(v) VALUES(0)") }
+        try await database.write { try $0.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER); INSERT INTO t(v) VALUES(0)") }
         let observed = ObservedValues(database.observe { try $0.query("SELECT max(v) FROM t") as Int? ?? -1 })
         await observed.wait { $0.first == 0 }
         for value in 1...1_000 {
@@ -69,16 +69,16 @@ struct Fetched: Sendable {
     @Test func commitsOutsideTheRegionYieldNothing() async throws {
         let directory = try TemporaryDirectory()
         let database = try Self.makeDatabase(directory)
-        try database.executeWrite {
+        try await database.write {
             try $0.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER); CREATE TABLE other(x); INSERT INTO t VALUES(1, 1, 1)")
         }
         let observed = ObservedValues(database.observe { Fetched(numbers: try $0.query("SELECT a FROM t ORDER BY id")) })
         await observed.wait { $0.count == 1 }
-        try database.executeWrite { try $0.run("INSERT INTO other VALUES(1)") }
-        try database.executeWrite { try $0.run("UPDATE t SET b = b + 1") }
+        try await database.write { try $0.run("INSERT INTO other VALUES(1)") }
+        try await database.write { try $0.run("UPDATE t SET b = b + 1") }
         await observed.settle()
         #expect(observed.values.count == 1, "another table and an unread column yield nothing")
-        try database.executeWrite { try $0.run("UPDATE t SET a = 5") }
+        try await database.write { try $0.run("UPDATE t SET a = 5") }
         await observed.wait { $0.last?.numbers == [5] }
         #expect(observed.values.count == 2)
         observed.cancel()
@@ -103,7 +103,7 @@ struct Fetched: Sendable {
     func everyKindOfChangeYieldsAValue(sql: String) async throws {
         let directory = try TemporaryDirectory()
         let database = try Self.makeDatabase(directory)
-        try database.executeWrite {
+        try await database.write {
             try $0.execute("""
                 PRAGMA foreign_keys = ON;
                 CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER);
@@ -132,7 +132,7 @@ struct Fetched: Sendable {
             Fetched(numbers: [try connection.query("SELECT count(*) FROM (\(observedSQL))") as Int? ?? 0])
         })
         await observed.wait { $0.count == 1 }
-        try database.executeWrite { try $0.execute(sql) }
+        try await database.write { try $0.execute(sql) }
         await observed.wait { $0.count == 2 }
         observed.cancel()
     }
@@ -140,12 +140,12 @@ struct Fetched: Sendable {
     @Test func writesThroughSquealHelpersAndTheDSLAreSeen() async throws {
         let directory = try TemporaryDirectory()
         let database = try Self.makeDatabase(directory)
-        try database.executeWrite { try $0.execute("CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT)") }
+        try await database.write { try $0.execute("CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT)") }
         let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM people") as Int? ?? 0 })
         await observed.wait { $0 == [0] }
-        try database.executeWrite { _ = try $0.insertInto("people", values: ["name": "Ann"]) }
+        try await database.write { _ = try $0.insertInto("people", values: ["name": "Ann"]) }
         await observed.wait { $0.last == 1 }
-        try database.executeWrite { _ = try $0.deleteFrom("people") }
+        try await database.write { _ = try $0.deleteFrom("people") }
         await observed.wait { $0.last == 0 }
         observed.cancel()
     }
@@ -153,10 +153,10 @@ struct Fetched: Sendable {
     @Test func rolledBackTransactionsYieldNothing() async throws {
         let directory = try TemporaryDirectory()
         let database = try Self.makeDatabase(directory)
-        try database.executeWrite { try $0.execute("CREATE TABLE t(v)") }
+        try await database.write { try $0.execute("CREATE TABLE t(v)") }
         let observed = ObservedValues(database.observe { Fetched(numbers: try $0.query("SELECT v FROM t")) })
         await observed.wait { $0.count == 1 }
-        try database.executeWrite { try $0.execute("BEGIN; INSERT INTO t VALUES(1); ROLLBACK") }
+        try await database.write { try $0.execute("BEGIN; INSERT INTO t VALUES(1); ROLLBACK") }
         await observed.settle()
         #expect(observed.values.count == 1)
         observed.cancel()
@@ -165,11 +165,11 @@ struct Fetched: Sendable {
     @Test func equatableValuesAreDeduplicated() async throws {
         let directory = try TemporaryDirectory()
         let database = try Self.makeDatabase(directory)
-        try database.executeWrite { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        try await database.write { try $0.execute("CREATE TABLE t(v INTEGER)") }
         let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t WHERE v > 100") as Int? ?? 0 })
         await observed.wait { $0 == [0] }
-        for value in 1...20 { try database.executeWrite { try $0.run("INSERT INTO t VALUES(?)", value) } }
-        try database.executeWrite { try $0.run("INSERT INTO t VALUES(500)") }
+        for value in 1...20 { try await database.write { try $0.run("INSERT INTO t VALUES(?)", value) } }
+        try await database.write { try $0.run("INSERT INTO t VALUES(500)") }
         await observed.wait { $0.last == 1 }
         #expect(observed.values == [0, 1])
         observed.cancel()
@@ -178,7 +178,7 @@ struct Fetched: Sendable {
     @Test func oneHundredObserversShareFiveReaders() async throws {
         let directory = try TemporaryDirectory()
         let database = try Self.makeDatabase(directory, maximumReaderCount: 5)
-        try database.executeWrite { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        try await database.write { try $0.execute("CREATE TABLE t(v INTEGER)") }
         let observers = (0..<100).map { _ in ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 }) }
         for observer in observers { await observer.wait { $0.first == 0 } }
         for value in 1...10 { try await database.write { try $0.run("INSERT INTO t VALUES(?)", value) } }
@@ -192,7 +192,7 @@ struct Fetched: Sendable {
     @Test func cancellingFreesTheObserver() async throws {
         let directory = try TemporaryDirectory()
         let database = try Self.makeDatabase(directory)
-        try database.executeWrite { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        try await database.write { try $0.execute("CREATE TABLE t(v INTEGER)") }
         let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
         await observed.wait { $0 == [0] }
         #expect(database.activeObservationCount == 1)
@@ -213,14 +213,14 @@ struct Fetched: Sendable {
         #expect(token.isCancelled)
         while database.activeObservationCount > 0, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(database.activeObservationCount == 0)
-        try database.executeWrite { try $0.run("INSERT INTO t VALUES(1)") }
+        try await database.write { try $0.run("INSERT INTO t VALUES(1)") }
         try await Task.sleep(for: .milliseconds(200))
         #expect(received.current == [0], "nothing arrives after cancel()")
     }
 
     @Test func droppingTheTokenCancels() async throws {
         let database = try Database(storageLocation: .inMemory)
-        try database.executeWrite { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        try await database.write { try $0.execute("CREATE TABLE t(v INTEGER)") }
         let received = Locked(0)
         var token: ObservationToken? = database.observe({ try $0.query("SELECT count(*) FROM t") as Int? ?? 0 }) { _ in
             received.withLock { $0 += 1 }
@@ -236,10 +236,10 @@ struct Fetched: Sendable {
     @Test func theFetchErrorIsThrownThenTheSequenceEnds() async throws {
         let directory = try TemporaryDirectory()
         let database = try Self.makeDatabase(directory)
-        try database.executeWrite { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        try await database.write { try $0.execute("CREATE TABLE t(v INTEGER)") }
         let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
         await observed.wait { $0 == [0] }
-        try database.executeWrite { try $0.execute("DROP TABLE t") }
+        try await database.write { try $0.execute("DROP TABLE t") }
         await observed.task.value
         let error = try #require(observed.error as? SQLiteError)
         #expect(error.message.contains("no such table"))
@@ -251,7 +251,7 @@ struct Fetched: Sendable {
         try queue.execute { try $0.execute("CREATE TABLE t(v INTEGER)") }
         let observed = ObservedValues(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
         await observed.wait { $0 == [0] }
-        try queue.execute { try $0.run("INSERT INTO t VALUES(1)") }
+        try await queue.perform { try $0.run("INSERT INTO t VALUES(1)") }
         try await queue.perform { try $0.run("INSERT INTO t VALUES(2)") }
         await observed.wait { $0.last == 2 }
         observed.cancel()
@@ -261,10 +261,10 @@ struct Fetched: Sendable {
 
     @Test func anInMemoryDatabaseObservesOnItsWriter() async throws {
         let database = try Database(storageLocation: .inMemory)
-        try database.executeWrite { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        try await database.write { try $0.execute("CREATE TABLE t(v INTEGER)") }
         let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
         await observed.wait { $0 == [0] }
-        try database.executeWrite { try $0.run("INSERT INTO t VALUES(1)") }
+        try await database.write { try $0.run("INSERT INTO t VALUES(1)") }
         await observed.wait { $0.last == 1 }
         observed.cancel()
     }
@@ -308,7 +308,7 @@ struct Fetched: Sendable {
     @Test func cancellingAWriteLeavesTheDatabaseAsItWas() async throws {
         let directory = try TemporaryDirectory()
         let database = try Self.makeDatabase(directory)
-        try database.executeWrite { try $0.execute("CREATE TABLE t(v INTEGER); INSERT INTO t VALUES(1)") }
+        try await database.write { try $0.execute("CREATE TABLE t(v INTEGER); INSERT INTO t VALUES(1)") }
         let slowInsert = """
             INSERT INTO t SELECT x FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c) WHERE x < 0 LIMIT 1
             """
@@ -321,8 +321,8 @@ struct Fetched: Sendable {
         try await Task.sleep(for: .milliseconds(300))
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(try database.executeRead { try $0.query("SELECT v FROM t") as [Int] } == [1])
-        #expect(try database.executeWrite { $0.isInTransaction } == false)
+        #expect(try await database.read { try $0.query("SELECT v FROM t") as [Int] } == [1])
+        #expect(try await database.write { $0.isInTransaction } == false)
     }
 
     @Test func aCancelledObservationFetchEndsTheObservation() async throws {

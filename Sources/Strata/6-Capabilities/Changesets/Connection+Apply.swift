@@ -208,6 +208,9 @@ extension Connection {
                     var rebaseCount: Int32 = 0
                     let code = apply(pointer, flags, &rebase, &rebaseCount)
                     defer { sqlite3_free(rebase) }
+                    // SQLite's own statements did the writing, out of Strata's sight: observers
+                    // of this connection must look again.
+                    noteWrites(.everything)
                     try check(code)
                     return ChangesetRebase(data: rebase.map { Data(bytes: $0, count: Int(rebaseCount)) } ?? Data())
                 } catch {

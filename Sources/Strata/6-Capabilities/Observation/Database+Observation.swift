@@ -135,7 +135,7 @@ extension ConnectionQueue {
         let center = observationCenter
         await center.startTracking { done in
             enqueue { connection in
-                connection.trackWrites(with: center.makeTracker())
+                center.trackCommits(of: connection)
                 done()
             }
         }

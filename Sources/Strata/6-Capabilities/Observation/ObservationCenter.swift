@@ -90,9 +90,9 @@ package final class ObservationCenter: Sendable {
         }
     }
 
-    /// A tracker for the writer that reports its commits here.
-    package func makeTracker() -> WriteTracker {
-        WriteTracker { [weak self] written in self?.committed(written) }
+    /// Makes `connection` (the writer) report its commits here.
+    package func trackCommits(of connection: Connection) {
+        connection.trackWrites { [weak self] written in self?.committed(written) }
     }
 
     /// Called on the writer's thread after each commit.

@@ -1,0 +1,144 @@
+// What each statement execution reads and writes, on a connection that observation uses: the
+// writer reports each committed transaction's writes, a reader reports what a fetch read. Strata's
+// statements all step through `Statement`, so the monitor hears of every execution there, once per
+// execution (not per row), and needs no SQLite hook that a user might also set.
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// Hears of every statement execution on one connection (on that connection's thread).
+///
+/// A statement's reads and writes are learned once, from the authorizer while Strata compiles it,
+/// and kept on the compiled statement; a statement compiled before monitoring began, or
+/// re-prepared by SQLite since (after a schema change), is compiled again on the side to learn
+/// them afresh.
+package final class AccessMonitor {
+    /// Receives each committed transaction's writes, when the connection's writes are tracked.
+    private var onCommit: ((DatabaseAccess) -> Void)?
+    /// The writes of the transaction in progress.
+    private var pendingWrites = DatabaseAccess()
+    /// What the statements run so far by the fetch being recorded read.
+    private var recordedReads: DatabaseAccess?
+
+    init() {}
+
+    /// Called once per execution of a statement of the connection.
+    func statementRan(_ prepared: PreparedStatement, on connection: Connection) {
+        guard recordedReads != nil || onCommit != nil else { return }
+        let access = currentAccess(of: prepared, on: connection)
+        if recordedReads != nil { recordedReads?.formUnion(access.reads) }
+        guard onCommit != nil else { return }
+        if access.writes.rollsBack {
+            pendingWrites = DatabaseAccess()
+        } else if !access.writes.isEmpty {
+            pendingWrites.formUnion(access.writes)
+        }
+        if !pendingWrites.isEmpty, sqlite3_get_autocommit(connection.handle) != 0 { transactionEnded() }
+    }
+
+    /// What `prepared` reads and writes now, learning it again when it is unknown or stale.
+    private func currentAccess(of prepared: PreparedStatement, on connection: Connection) -> StatementAccess {
+        if let access = prepared.access, prepared.accessCapturedAt == prepared.reprepareCount { return access }
+        let access = connection.analyse(prepared.sql)
+        prepared.access = access
+        return access
+    }
+
+    /// Records writes made outside Strata's statements (a changeset applied); reported at once
+    /// when no transaction is open.
+    func noteWrites(_ written: DatabaseAccess, on connection: Connection) {
+        guard onCommit != nil else { return }
+        pendingWrites.formUnion(written)
+        if !pendingWrites.isEmpty, sqlite3_get_autocommit(connection.handle) != 0 { transactionEnded() }
+    }
+
+    private func transactionEnded() {
+        let written = pendingWrites
+        pendingWrites = DatabaseAccess()
+        onCommit?(written)
+    }
+
+    fileprivate func trackWrites(_ onCommit: @escaping (DatabaseAccess) -> Void) {
+        self.onCommit = onCommit
+        pendingWrites = DatabaseAccess()
+    }
+
+    fileprivate func startRecordingReads() -> DatabaseAccess? {
+        defer { recordedReads = DatabaseAccess() }
+        return recordedReads
+    }
+
+    fileprivate func stopRecordingReads(restoring outer: DatabaseAccess?) -> DatabaseAccess {
+        defer { recordedReads = outer }
+        return recordedReads ?? DatabaseAccess()
+    }
+}
+
+extension Connection {
+    /// The connection's monitor, created (and the authorizer hub installed) on first use.
+    private var monitor: AccessMonitor {
+        if let accessMonitor { return accessMonitor }
+        let monitor = AccessMonitor()
+        accessMonitor = monitor
+        authorizerHub.isMonitoring = true
+        installAuthorizerHubIfNeeded(forceReinstall: false)
+        return monitor
+    }
+
+    /// Reports each committed transaction's writes to `onCommit`, on the connection's thread,
+    /// after `sqlite3_step` returned from the commit (so a connection opened afterwards sees it).
+    /// Replaces an earlier receiver. Call it on the connection's thread.
+    package func trackWrites(_ onCommit: @escaping (DatabaseAccess) -> Void) {
+        monitor.trackWrites(onCommit)
+    }
+
+    /// Records writes made outside Strata's statements, so observers hear of them.
+    package func noteWrites(_ written: DatabaseAccess) {
+        accessMonitor?.noteWrites(written, on: self)
+    }
+
+    /// Runs `body`, returning with its result what the statements it ran read (tables and
+    /// columns): an observation's region.
+    package func recordingReads<T>(_ body: () throws -> T) rethrows -> (T, DatabaseAccess) {
+        let monitor = self.monitor
+        let outer = monitor.startRecordingReads()
+        do {
+            let value = try body()
+            return (value, monitor.stopRecordingReads(restoring: outer))
+        } catch {
+            _ = monitor.stopRecordingReads(restoring: outer)
+            throw error
+        }
+    }
+
+    /// What `sql` reads and writes, by compiling it on the side with the hub recording;
+    /// everything when it no longer compiles (a `CREATE TABLE` that has run, say).
+    func analyse(_ sql: SQL) -> StatementAccess {
+        let hub = authorizerHub
+        let outer = hub.capture
+        hub.capture = StatementAccess()
+        defer { hub.capture = outer }
+        var statement: SQLiteStatementHandle?
+        let code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        sqlite3_finalize(statement)
+        guard code == SQLITE_OK, let access = hub.capture else { return .unknown }
+        return access
+    }
+
+    /// Installs the hub when someone listens and removes it when nobody does.
+    func installAuthorizerHubIfNeeded(forceReinstall: Bool) {
+        let hub = authorizerHub
+        if hub.isNeeded {
+            guard forceReinstall || !hub.isInstalled else { return }
+            sqlite3_set_authorizer(handle, { pointer, code, p1, p2, p3, p4 in
+                guard let pointer else { return SQLITE_OK }
+                return Unmanaged<AuthorizerHub>.fromOpaque(pointer).takeUnretainedValue().authorize(code, p1, p2, p3, p4)
+            }, Unmanaged.passUnretained(hub).toOpaque())
+            hub.isInstalled = true
+        } else if hub.isInstalled {
+            sqlite3_set_authorizer(handle, nil, nil)
+            hub.isInstalled = false
+        }
+    }
+}
