@@ -99,6 +99,22 @@ public final class ConnectionPool: Sendable {
         return try await queue.perform(closure)
     }
 
+    /// Runs a short `closure` on a connection of its own, on the calling task's thread: no hop to
+    /// the connection's queue and back, which for a fetch of a few microseconds costs more than
+    /// the fetch. Cancellation interrupts it as ``perform(_:)`` does.
+    package func performOnCallingThread<T: Sendable>(_ closure: @Sendable (Connection) throws -> T) async throws -> T {
+        let queue = try await acquireConnection()
+        defer { enqueueConnectionForReuse(queue) }
+        let run = InterruptibleRun(interrupter: queue.connection.interrupter)
+        return try await withTaskCancellationHandler {
+            guard run.start() else { throw CancellationError() }
+            let result = Result { try queue.execute(closure: closure) }
+            return try run.finish(result).get()
+        } onCancel: {
+            run.cancel()
+        }
+    }
+
     // MARK: - Handing out connections
 
     /// Takes an idle connection, or opens a new one below the maximum, or waits for one to be

@@ -80,7 +80,7 @@ extension Database {
                     let (value, region) = try connection.recordingReads { try fetch(connection) }
                     return ObservedValue(value: value, region: region)
                 }
-                let observed = readsOnWriter ? try await writer.perform(body) : try await pool.perform(body)
+                let observed = readsOnWriter ? try await writer.perform(body) : try await pool.performOnCallingThread(body)
                 return (observed.value, observed.region)
             },
             isDuplicate: isDuplicate

@@ -59,6 +59,9 @@ public struct DatabaseObservation<Value: Sendable>: AsyncSequence, Sendable {
                 observer.fetchStarted()
                 let value: Value, region: DatabaseAccess
                 do {
+                    let lanes = observation.center.fetchLanes
+                    let lane = try await lanes.checkOut(whenCancelled: .stopWaiting) { FetchLane() }
+                    defer { lanes.checkIn(lane) }
                     (value, region) = try await observation.fetchOnReader()
                 } catch {
                     _ = finish()

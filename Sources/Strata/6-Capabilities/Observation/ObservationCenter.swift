@@ -21,6 +21,11 @@ package final class ObservationCenter: Sendable {
 
     private let state = Locked(State())
 
+    /// Permits to fetch, one per core but one: with every core fetching, a burst of observers
+    /// would take the writer's core and slow the commits they follow. Observers waiting for a
+    /// lane meanwhile coalesce more commits into their next fetch.
+    let fetchLanes = PoolCore<FetchLane>(maximum: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
+
     package init() {}
 
     /// How many observations are active (registered and not yet ended).
@@ -106,6 +111,9 @@ package final class ObservationCenter: Sendable {
         for observer in observers where observer.seesExternalChanges { observer.changed(.everything) }
     }
 }
+
+/// A permit to run one observation fetch (see ``ObservationCenter/fetchLanes``).
+final class FetchLane: Sendable {}
 
 /// Where and how often an observation polls for other connections' commits.
 struct ExternalChanges: Sendable {
