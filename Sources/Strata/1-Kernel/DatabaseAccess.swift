@@ -49,8 +49,18 @@ package struct DatabaseAccess: Sendable, Equatable {
 
     package mutating func formUnion(_ other: DatabaseAccess) {
         if other.isEverything { isEverything = true }
-        if isEverything { return }
-        for table in other.wholeTables { insertTable(table) }
+        if isEverything || other.isEmpty { return }
+        // The common case, one statement per transaction, copies instead of hashing.
+        if wholeTables.isEmpty && columns.isEmpty {
+            wholeTables = other.wholeTables
+            columns = other.columns
+            return
+        }
+        // Names in `other` are lowercased already.
+        for table in other.wholeTables where !wholeTables.contains(table) {
+            wholeTables.insert(table)
+            columns[table] = nil
+        }
         for (table, names) in other.columns where !wholeTables.contains(table) {
             columns[table, default: []].formUnion(names)
         }

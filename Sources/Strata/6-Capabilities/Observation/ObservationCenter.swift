@@ -102,7 +102,7 @@ package final class ObservationCenter: Sendable {
 
     /// Called on the writer's thread after each commit.
     func committed(_ written: DatabaseAccess) {
-        let observers = state.withLock { Array($0.observers.values) }
+        let observers = state.withLock { $0.observers.isEmpty ? [] : Array($0.observers.values) }
         for observer in observers { observer.changed(written) }
     }
 
