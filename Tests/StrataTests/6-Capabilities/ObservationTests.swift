@@ -147,6 +147,15 @@ struct Fetched: Sendable {
         await observed.wait { $0.last == 1 }
         try await database.write { _ = try $0.deleteFrom("people") }
         await observed.wait { $0.last == 0 }
+        // The DSL's migration creates a table and adds a row to the observed one.
+        let schema = Schema(identifier: "people") { schema in
+            schema.version(1) { v1 in
+                v1.createTable("emails") { emails in emails.primaryKey("id"); emails.column("address", type: .Text) }
+                v1.execute { db in _ = try db.insertInto("people", values: ["name": "Bo"]) }
+            }
+        }
+        try database.executeWrite { _ = try schema.migrate($0) }
+        await observed.wait { $0.last == 1 }
         observed.cancel()
     }
 
