@@ -93,7 +93,7 @@ extension ConnectionQueue {
     /// every commit made through this queue that changes what it read.
     ///
     /// Fetches run on the queue, between the queue's other work. See
-    /// ``Database/observe(externalChanges:_:)`` for the rest.
+    /// `Database.observe(externalChanges:_:)` for the rest.
     public func observe<Value: Sendable>(
         externalChanges: Duration? = nil,
         _ fetch: @escaping @Sendable (Connection) throws -> Value
@@ -109,7 +109,7 @@ extension ConnectionQueue {
         makeObservation(externalChanges: externalChanges, fetch: fetch, isDuplicate: { $0 == $1 })
     }
 
-    /// Observes `fetch` for code that is not async; see ``Database/observe(externalChanges:_:onChange:)``.
+    /// Observes `fetch` for code that is not async; see `Database.observe(externalChanges:_:onChange:)`.
     public func observe<Value: Sendable>(
         externalChanges: Duration? = nil,
         _ fetch: @escaping @Sendable (Connection) throws -> Value,
