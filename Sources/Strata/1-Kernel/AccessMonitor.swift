@@ -16,6 +16,11 @@ import SQLite3
 package final class AccessMonitor {
     /// Receives each committed transaction's writes, when the connection's writes are tracked.
     private var onCommit: ((DatabaseAccess) -> Void)?
+    /// Whether anyone observes the connection's commits now; set from any thread, read on every
+    /// execution, so tracking costs one atomic load while nobody observes.
+    private let isAwake = AtomicFlag(false)
+    /// Whether the previous execution was tracked (the connection's thread only).
+    private var wasAwake = false
     /// The writes of the transaction in progress.
     private var pendingWrites = DatabaseAccess()
     /// What the statements run so far by the fetch being recorded read.
@@ -23,18 +28,46 @@ package final class AccessMonitor {
 
     init() {}
 
+    /// The part of the monitor other threads may touch.
+    package var awakeSwitch: AwakeSwitch { AwakeSwitch(monitor: self) }
+
+    /// Starts or stops a monitor's commit reports from any thread.
+    // @unchecked Sendable: it only reaches the monitor's `isAwake`, an atomic flag.
+    package struct AwakeSwitch: @unchecked Sendable {
+        fileprivate let monitor: AccessMonitor
+
+        /// Starts reporting commits, from the next statement execution on.
+        package func wake() { monitor.isAwake.store(true) }
+
+        /// Stops reporting commits.
+        package func sleep() { monitor.isAwake.store(false) }
+    }
+
     /// Called once per execution of a statement of the connection.
     func statementRan(_ prepared: PreparedStatement, on connection: Connection) {
-        guard recordedReads != nil || onCommit != nil else { return }
+        if recordedReads != nil { recordedReads?.formUnion(currentAccess(of: prepared, on: connection).reads) }
+        guard onCommit != nil, isAwake.load() else {
+            if wasAwake {
+                wasAwake = false
+                pendingWrites = DatabaseAccess()
+            }
+            return
+        }
         let access = currentAccess(of: prepared, on: connection)
-        if recordedReads != nil { recordedReads?.formUnion(access.reads) }
-        guard onCommit != nil else { return }
+        let inTransaction = sqlite3_get_autocommit(connection.handle) == 0
+        if !wasAwake {
+            wasAwake = true
+            // Woken in the middle of a transaction: what it wrote before is unknown.
+            if inTransaction ? !access.writes.beginsTransaction : access.writes.endsTransaction {
+                pendingWrites.insertEverything()
+            }
+        }
         if access.writes.rollsBack {
             pendingWrites = DatabaseAccess()
         } else if !access.writes.isEmpty {
             pendingWrites.formUnion(access.writes)
         }
-        if !pendingWrites.isEmpty, sqlite3_get_autocommit(connection.handle) != 0 { transactionEnded() }
+        if !inTransaction, !pendingWrites.isEmpty { transactionEnded() }
     }
 
     /// What `prepared` reads and writes now, learning it again when it is unknown or stale.
@@ -48,7 +81,7 @@ package final class AccessMonitor {
     /// Records writes made outside Strata's statements (a changeset applied); reported at once
     /// when no transaction is open.
     func noteWrites(_ written: DatabaseAccess, on connection: Connection) {
-        guard onCommit != nil else { return }
+        guard onCommit != nil, isAwake.load() else { return }
         pendingWrites.formUnion(written)
         if !pendingWrites.isEmpty, sqlite3_get_autocommit(connection.handle) != 0 { transactionEnded() }
     }
@@ -76,19 +109,18 @@ package final class AccessMonitor {
 }
 
 extension Connection {
-    /// The connection's monitor, created (and the authorizer hub installed) on first use.
-    private var monitor: AccessMonitor {
+    /// The connection's monitor, created on first use. Call it on the connection's thread, or
+    /// before the connection is shared.
+    package var monitor: AccessMonitor {
         if let accessMonitor { return accessMonitor }
         let monitor = AccessMonitor()
         accessMonitor = monitor
-        authorizerHub.isMonitoring = true
-        installAuthorizerHubIfNeeded(forceReinstall: false)
         return monitor
     }
 
-    /// Reports each committed transaction's writes to `onCommit`, on the connection's thread,
-    /// after `sqlite3_step` returned from the commit (so a connection opened afterwards sees it).
-    /// Replaces an earlier receiver. Call it on the connection's thread.
+    /// Reports each committed transaction's writes to `onCommit` while the monitor is awake, on
+    /// the connection's thread, after `sqlite3_step` returned from the commit (so a connection
+    /// opened afterwards sees it). Call it before the connection is shared.
     package func trackWrites(_ onCommit: @escaping (DatabaseAccess) -> Void) {
         monitor.trackWrites(onCommit)
     }
@@ -102,6 +134,10 @@ extension Connection {
     /// columns): an observation's region.
     package func recordingReads<T>(_ body: () throws -> T) rethrows -> (T, DatabaseAccess) {
         let monitor = self.monitor
+        if !authorizerHub.isMonitoring {
+            authorizerHub.isMonitoring = true
+            installAuthorizerHubIfNeeded(forceReinstall: false)
+        }
         let outer = monitor.startRecordingReads()
         do {
             let value = try body()
@@ -116,6 +152,11 @@ extension Connection {
     /// everything when it no longer compiles (a `CREATE TABLE` that has run, say).
     func analyse(_ sql: SQL) -> StatementAccess {
         let hub = authorizerHub
+        if !hub.isMonitoring {
+            // From now on every compile on this connection records what it touches.
+            hub.isMonitoring = true
+            installAuthorizerHubIfNeeded(forceReinstall: false)
+        }
         let outer = hub.capture
         hub.capture = StatementAccess()
         defer { hub.capture = outer }

@@ -158,7 +158,8 @@ open class Connection {
     /// On a monitored connection, the third element is what the statement reads and writes.
     func prepareFirstStatement(of sql: Substring, persistent: Bool = false) throws -> (SQLiteStatementHandle, Substring.Index, StatementAccess?)? {
         var text = String(sql)
-        let captures = accessMonitor != nil
+        // Only an installed hub hears the compile; otherwise the access is learned when it runs.
+        let captures = accessMonitor != nil && authorizerHub.isMonitoring
         defer { if captures { authorizerHub.capture = nil } }
         return try text.withUTF8 { buffer -> (SQLiteStatementHandle, Substring.Index, StatementAccess?)? in
             guard let base = buffer.baseAddress, buffer.count > 0 else { return nil }

@@ -19,6 +19,10 @@ package struct DatabaseAccess: Sendable, Equatable {
     package private(set) var isEverything = false
     /// Whether the statement ends a transaction by rolling it back (`ROLLBACK`, not `ROLLBACK TO`).
     package private(set) var rollsBack = false
+    /// Whether the statement opens a transaction (`BEGIN`, `SAVEPOINT`).
+    package private(set) var beginsTransaction = false
+    /// Whether the statement may commit a transaction (`COMMIT`, `END`, `RELEASE`).
+    package private(set) var endsTransaction = false
 
     package init() {}
 
@@ -102,7 +106,17 @@ package struct DatabaseAccess: Sendable, Equatable {
         case SQLITE_UPDATE:
             if let table = first { insertColumn(second ?? "", of: table) }
         case SQLITE_TRANSACTION:
-            if first?.uppercased() == "ROLLBACK" { rollsBack = true }
+            switch first?.uppercased() {
+            case "ROLLBACK": rollsBack = true
+            case "BEGIN": beginsTransaction = true
+            default: endsTransaction = true
+            }
+        case SQLITE_SAVEPOINT:
+            switch first?.uppercased() {
+            case "BEGIN": beginsTransaction = true
+            case "RELEASE": endsTransaction = true
+            default: break
+            }
         case SQLITE_PRAGMA:
             // Reading a pragma changes nothing; setting one may change what a fetch sees.
             if second != nil { insertEverything() }

@@ -66,6 +66,28 @@ struct Fetched: Sendable {
         observed.cancel()
     }
 
+    /// The first observer starts while a long write holds the writer: its first value does not
+    /// wait for the write, and the write's commit still arrives.
+    @Test func aLongWriteDoesNotDelayTheFirstValue() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try Self.makeDatabase(directory)
+        try database.executeWrite { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        let writing = Task {
+            try await database.writeInTransaction { connection in
+                try connection.run("INSERT INTO t VALUES(1)")
+                Thread.sleep(forTimeInterval: 1.0)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        let started = ContinuousClock.now
+        let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
+        await observed.wait { $0 == [0] }
+        #expect(ContinuousClock.now - started < .milliseconds(500), "the first value came from a reader at once")
+        try await writing.value
+        await observed.wait { $0.last == 1 }
+        observed.cancel()
+    }
+
     @Test func commitsOutsideTheRegionYieldNothing() async throws {
         let directory = try TemporaryDirectory()
         let database = try Self.makeDatabase(directory)

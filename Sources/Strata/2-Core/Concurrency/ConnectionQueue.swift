@@ -26,6 +26,8 @@ public final class ConnectionQueue: @unchecked Sendable {
         self.connection = connection
         self.queue = DispatchQueue(label: "strata.connection-queue")
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(queue))
+        // Dormant (one atomic load per statement) until someone observes.
+        observationCenter.trackCommits(of: connection)
     }
 
     /// Whether the current thread is already running one of this queue's closures.
@@ -87,10 +89,6 @@ public final class ConnectionQueue: @unchecked Sendable {
         }
     }
 
-    /// Runs `block` on the queue after the work already queued, without waiting for it.
-    package func enqueue(_ block: @escaping @Sendable (Connection) -> Void) {
-        queue.async { block(self.connection) }
-    }
 
     /// The async twin of ``executeInTransaction(transactionType:closure:)``.
     public func performInTransaction<T: Sendable>(

@@ -74,7 +74,6 @@ extension Database {
                     try Connection(storageLocation: pool.storageLocation, tableLockPolicy: pool.tableLockPolicy, flags: pool.flags)
                 }
             },
-            startTracking: { await writer.startObservationTracking() },
             fetchOnReader: {
                 let body: @Sendable (Connection) throws -> ObservedValue<Value> = { connection in
                     let (value, region) = try connection.recordingReads { try fetch(connection) }
@@ -130,17 +129,6 @@ extension ConnectionQueue {
     /// How many observations of this queue's connection are running.
     public var activeObservationCount: Int { observationCenter.activeObservationCount }
 
-    /// Installs the commit tracker on the connection (once), after the work already queued.
-    func startObservationTracking() async {
-        let center = observationCenter
-        await center.startTracking { done in
-            enqueue { connection in
-                center.trackCommits(of: connection)
-                done()
-            }
-        }
-    }
-
     private func makeObservation<Value: Sendable>(
         externalChanges interval: Duration?,
         fetch: @escaping @Sendable (Connection) throws -> Value,
@@ -152,7 +140,6 @@ extension ConnectionQueue {
             externalChanges: interval.flatMap { interval in
                 path.map { target in ExternalChanges(interval: interval) { try target.open() } }
             },
-            startTracking: { [self] in await startObservationTracking() },
             fetchOnReader: { [self] in
                 let observed = try await perform { connection in
                     let (value, region) = try connection.recordingReads { try fetch(connection) }

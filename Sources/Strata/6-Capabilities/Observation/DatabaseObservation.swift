@@ -22,8 +22,6 @@ public struct DatabaseObservation<Value: Sendable>: AsyncSequence, Sendable {
 
     let center: ObservationCenter
     let externalChanges: ExternalChanges?
-    /// Makes sure the writer reports commits before the first fetch.
-    let startTracking: @Sendable () async -> Void
     /// Runs the fetch on a reader, returning its value and what it read.
     let fetchOnReader: @Sendable () async throws -> (Value, DatabaseAccess)
     let isDuplicate: (@Sendable (Value, Value) -> Bool)?
@@ -51,7 +49,6 @@ public struct DatabaseObservation<Value: Sendable>: AsyncSequence, Sendable {
             } else {
                 registration = Registration(center: observation.center, externalChanges: observation.externalChanges)
                 self.registration = registration
-                await observation.startTracking()
             }
             let observer = registration.observer
             while true {

@@ -9,14 +9,9 @@ package final class ObservationCenter: Sendable {
     private struct State {
         var observers: [Int: Observer] = [:]
         var lastID = 0
-        var tracking = TrackingState.off
         var poller: ExternalChangePoller?
-    }
-
-    private enum TrackingState {
-        case off
-        case starting([CheckedContinuation<Void, Never>])
-        case on
+        /// Wakes the writer's monitor while anyone observes.
+        var monitor: AccessMonitor.AwakeSwitch?
     }
 
     private let state = Locked(State())
@@ -37,6 +32,8 @@ package final class ObservationCenter: Sendable {
             state.lastID += 1
             let observer = Observer(id: state.lastID, seesExternalChanges: externalChanges != nil)
             state.observers[observer.id] = observer
+            // Woken before the first fetch starts: every commit that fetch cannot see is reported.
+            if state.observers.count == 1 { state.monitor?.wake() }
             guard let externalChanges else { return (observer, nil) }
             if let poller = state.poller {
                 poller.pollAtLeastEvery(externalChanges.interval)
@@ -56,6 +53,7 @@ package final class ObservationCenter: Sendable {
     func unregister(_ observer: Observer) {
         let poller: ExternalChangePoller? = state.withLock { state in
             state.observers[observer.id] = nil
+            if state.observers.isEmpty { state.monitor?.sleep() }
             guard state.observers.values.contains(where: { $0.seesExternalChanges }) == false else { return nil }
             defer { state.poller = nil }
             return state.poller
@@ -63,41 +61,12 @@ package final class ObservationCenter: Sendable {
         poller?.stop()
     }
 
-    /// Makes sure the writer reports its commits, installing the tracker with `install` the first
-    /// time; returns once commits after this point are reported.
-    func startTracking(install: (@escaping @Sendable () -> Void) -> Void) async {
-        enum Step { case ready, wait, install }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let step: Step = state.withLock { state in
-                switch state.tracking {
-                case .on: return .ready
-                case .starting(let waiters):
-                    state.tracking = .starting(waiters + [continuation])
-                    return .wait
-                case .off:
-                    state.tracking = .starting([continuation])
-                    return .install
-                }
-            }
-            switch step {
-            case .ready: continuation.resume()
-            case .wait: break
-            case .install:
-                install { [self] in
-                    let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
-                        defer { state.tracking = .on }
-                        if case .starting(let waiters) = state.tracking { return waiters }
-                        return []
-                    }
-                    for waiter in waiters { waiter.resume() }
-                }
-            }
-        }
-    }
-
-    /// Makes `connection` (the writer) report its commits here.
+    /// Makes `connection` (the writer) report its commits here while anyone observes. Call it
+    /// before the connection is shared.
     package func trackCommits(of connection: Connection) {
         connection.trackWrites { [weak self] written in self?.committed(written) }
+        let monitor = connection.monitor.awakeSwitch
+        state.withLock { $0.monitor = monitor }
     }
 
     /// Called on the writer's thread after each commit.
