@@ -54,7 +54,7 @@ open class Connection {
     let authorizerHub = AuthorizerHub()
 
     /// Hears of every statement execution once observation uses this connection.
-    package internal(set) var accessMonitor: AccessMonitor?
+    package internal(set) final var accessMonitor: AccessMonitor?
 
     // MARK: - Opening
 
