@@ -35,6 +35,7 @@ public struct DatabaseObservation<Value: Sendable>: AsyncSequence, Sendable {
         private var registration: Registration?
         private var last: Value?
         private var isFinished = false
+        private var inBurst = false
 
         init(observation: DatabaseObservation) { self.observation = observation }
 
@@ -53,6 +54,12 @@ public struct DatabaseObservation<Value: Sendable>: AsyncSequence, Sendable {
             let observer = registration.observer
             while true {
                 guard await observer.waitUntilDue(), !Task.isCancelled else { return finish() }
+                if inBurst {
+                    // The writer committed during the last fetch and likely goes on: let a few more
+                    // commits land, so one fetch covers them (a lone commit is fetched at once).
+                    try? await Task.sleep(for: observation.center.burstCoalescingDelay)
+                    guard !Task.isCancelled else { return finish() }
+                }
                 observer.fetchStarted()
                 let value: Value, region: DatabaseAccess
                 do {
@@ -65,7 +72,7 @@ public struct DatabaseObservation<Value: Sendable>: AsyncSequence, Sendable {
                     if error is CancellationError || Task.isCancelled { return nil }
                     throw error
                 }
-                observer.fetchEnded(region: region)
+                inBurst = observer.fetchEnded(region: region)
                 if let last, let isDuplicate = observation.isDuplicate, isDuplicate(last, value) { continue }
                 last = value
                 return value
