@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import CompilerPluginSupport
 import PackageDescription
 
 // `SQLite3` wraps the system library on platforms that do not ship an `SQLite3` module.
@@ -17,10 +18,13 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataSqueal", targets: ["StrataSqueal"]),
         .library(name: "StrataORM", targets: ["StrataORM"]),
+        .library(name: "StrataRecords", targets: ["StrataRecords"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The @Record macro's compiler plugin; the version that matches the Swift 6.3 toolchain.
+        .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
     ],
     targets: [
         .systemLibrary(
@@ -35,6 +39,16 @@ let package = Package(
                 swiftSettings: [.define("STRATA_SQLITE_SHIM", .when(platforms: [.linux, .android, .windows, .openbsd, .wasi]))]),
         .target(name: "StrataSqueal", dependencies: ["Strata"]),
         .target(name: "StrataORM", dependencies: ["Strata", sqliteDependency]),
+        // @Record: generated row mapping, persistence and typed columns (a product of its own, so
+        // code that imports only Strata never builds swift-syntax).
+        .macro(
+            name: "StrataRecordsMacros",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]
+        ),
+        .target(name: "StrataRecords", dependencies: ["Strata", "StrataRecordsMacros", sqliteDependency]),
         .executableTarget(
             name: "strata",
             dependencies: ["Strata", "StrataSqueal", "StrataORM", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -43,10 +57,19 @@ let package = Package(
         .testTarget(name: "StrataSquealTests", dependencies: ["StrataSqueal", sqliteDependency]),
         .testTarget(name: "StrataORMTests", dependencies: ["StrataORM", sqliteDependency]),
         .testTarget(name: "strataTests", dependencies: ["strata", "Strata"]),
+        .testTarget(name: "StrataRecordsTests", dependencies: ["StrataRecords", sqliteDependency]),
+        .testTarget(
+            name: "StrataRecordsMacrosTests",
+            dependencies: [
+                "StrataRecordsMacros",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            ]
+        ),
         // Seed-README code in Swift 5 language mode, one target per module a seed's users import.
         .testTarget(name: "SQiftSwift5Tests", dependencies: ["Strata", sqliteDependency], swiftSettings: swift5),
         .testTarget(name: "SquealSwift5Tests", dependencies: ["StrataSqueal"], swiftSettings: swift5),
         .testTarget(name: "ORMSwift5Tests", dependencies: ["StrataORM"], swiftSettings: swift5),
+        .testTarget(name: "RecordsSwift5Tests", dependencies: ["StrataRecords"], swiftSettings: swift5),
     ],
     swiftLanguageModes: [.v6]
 )

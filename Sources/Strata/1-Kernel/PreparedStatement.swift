@@ -20,6 +20,10 @@ final class PreparedStatement {
     var access: StatementAccess? {
         didSet { accessCapturedAt = reprepareCount }
     }
+    /// The column indexes of the last record type read from this statement, by the type's
+    /// identity and the ``derivationGeneration`` they were resolved in.
+    var recordIndexes: (type: ObjectIdentifier, generation: Int, indexes: [Int32])?
+
     /// `SQLITE_STMTSTATUS_REPREPARE` when `access` was learned: after SQLite re-prepares a
     /// statement (a schema change: a new column, a new trigger), it must be learned again.
     var accessCapturedAt: Int32 = 0

@@ -1,0 +1,192 @@
+import Foundation
+
+/// A record type's SQL, built once per type, with statement-cache keys built once too: each call
+/// finds its prepared statement in the connection's cache by identity, hashing no SQL.
+public final class RecordStatements: Sendable {
+    let table: String
+    let columns: [RecordColumn]
+    let keyColumn: String?
+    let insert: StatementCacheKey
+    let upsert: StatementCacheKey
+    let update: StatementCacheKey?
+    let delete: StatementCacheKey?
+    let fetchByKey: StatementCacheKey?
+    let selectList: String
+
+    /// Builds the statements of a table with `columns`, whose key (if any) is at `primaryKeyIndex`.
+    public init(table: String, columns: [RecordColumn], primaryKeyIndex: Int?) {
+        self.table = table
+        self.columns = columns
+        let names = columns.map(\.name)
+        let keyColumn = primaryKeyIndex.map { names[$0] }
+        self.keyColumn = keyColumn
+        let quotedTable = quoteIdentifier(table)
+        selectList = names.map(quoteIdentifier).joined(separator: ", ")
+        insert = StatementCacheKey(reusing: insertSQL(into: table, columns: names))
+        let nonKey = names.filter { $0 != keyColumn }
+        if let keyColumn {
+            let keyMatch = " WHERE " + quoteIdentifier(keyColumn) + " = ?"
+            let updates = nonKey.map { quoteIdentifier($0) + " = excluded." + quoteIdentifier($0) }.joined(separator: ", ")
+            let onConflict = " ON CONFLICT(" + quoteIdentifier(keyColumn) + ") DO " + (nonKey.isEmpty ? "NOTHING" : "UPDATE SET " + updates)
+            upsert = StatementCacheKey(reusing: insertSQL(into: table, columns: names) + onConflict)
+            update = nonKey.isEmpty ? nil : StatementCacheKey(reusing: "UPDATE " + quotedTable + " SET " + assignmentList(nonKey) + keyMatch)
+            delete = StatementCacheKey(reusing: "DELETE FROM " + quotedTable + keyMatch)
+            fetchByKey = StatementCacheKey(reusing: "SELECT " + selectList + " FROM " + quotedTable + keyMatch)
+        } else {
+            upsert = insert
+            update = nil
+            delete = nil
+            fetchByKey = nil
+        }
+    }
+
+    /// `CREATE TABLE`: column types from the property types, NOT NULL for non-optionals, and the
+    /// primary key (an integer key is SQLite's rowid, so a nil key is assigned on insert).
+    func createTableSQL(ifNotExists: Bool) -> String {
+        let definitions = columns.map { column -> String in
+            var definition = quoteIdentifier(column.name)
+            if !column.sqlType.isEmpty { definition += " " + column.sqlType }
+            if column.isPrimaryKey {
+                definition += " PRIMARY KEY"
+                if column.sqlType != "INTEGER" { definition += " NOT NULL" }
+            } else if !column.isOptional {
+                definition += " NOT NULL"
+            }
+            return definition
+        }
+        return "CREATE TABLE " + (ifNotExists ? "IF NOT EXISTS " : "") + quoteIdentifier(table) + " (" + definitions.joined(separator: ", ") + ")"
+    }
+}
+
+extension Record {
+    /// The record type's statements (built on first use, by the generated static).
+    static var statements: RecordStatements { recordStatements }
+
+    static func require(_ key: StatementCacheKey?) throws -> StatementCacheKey {
+        guard let key else { throw RecordError.noPrimaryKey(record: "\(Self.self)") }
+        return key
+    }
+
+    // MARK: - Persistence
+
+    /// Inserts the record; an optional integer key left nil is assigned by SQLite and written
+    /// back to `self`.
+    ///
+    /// ```swift
+    /// var player = Player(id: nil, name: "Ann", score: 12, team: nil)
+    /// try player.insert(db)   // player.id == 1
+    /// ```
+    /// - Throws: `SQLiteError` (a constraint, a missing table).
+    public mutating func insert(_ db: Connection) throws {
+        let statements = Self.statements
+        try db.withStatement(cachedFor: statements.insert) { statement in
+            try bindRecordColumns(to: statement, order: .all)
+            try statement.run()
+        }
+        if hasNilPrimaryKey { recordDidInsert(rowID: db.lastInsertRowID) }
+    }
+
+    /// Updates the row with the record's primary key.
+    /// - Throws: ``RecordError/notFound(record:)`` when no row has the key;
+    ///   ``RecordError/noPrimaryKey(record:)``; `SQLiteError`.
+    public func update(_ db: Connection) throws {
+        let statements = Self.statements
+        guard statements.keyColumn != nil else { throw RecordError.noPrimaryKey(record: "\(Self.self)") }
+        // A record that is all key has nothing to set; it exists or it does not.
+        guard let key = statements.update else {
+            guard try Self.exists(db, matching: self) else { throw RecordError.notFound(record: "\(Self.self)") }
+            return
+        }
+        let changed = try db.withStatement(cachedFor: key) { statement -> Int in
+            try bindRecordColumns(to: statement, order: .keyLast)
+            try statement.run()
+            return db.changes
+        }
+        if changed == 0 { throw RecordError.notFound(record: "\(Self.self)") }
+    }
+
+    /// Inserts the record, or updates the row with its key (`INSERT … ON CONFLICT DO UPDATE`).
+    /// - Throws: ``RecordError/noPrimaryKey(record:)``; `SQLiteError`.
+    public mutating func upsert(_ db: Connection) throws {
+        let statements = Self.statements
+        guard statements.keyColumn != nil else { throw RecordError.noPrimaryKey(record: "\(Self.self)") }
+        try db.withStatement(cachedFor: statements.upsert) { statement in
+            try bindRecordColumns(to: statement, order: .all)
+            try statement.run()
+        }
+        if hasNilPrimaryKey { recordDidInsert(rowID: db.lastInsertRowID) }
+    }
+
+    /// Inserts the record when its key is nil, else updates its row, inserting it when there is
+    /// none.
+    /// - Throws: `SQLiteError`.
+    public mutating func save(_ db: Connection) throws {
+        if hasNilPrimaryKey || Self.statements.keyColumn == nil { return try insert(db) }
+        do {
+            try update(db)
+        } catch RecordError.notFound {
+            try insert(db)
+        }
+    }
+
+    /// Deletes the row with the record's key; returns whether there was one.
+    /// - Throws: ``RecordError/noPrimaryKey(record:)``; `SQLiteError`.
+    @discardableResult
+    public func delete(_ db: Connection) throws -> Bool {
+        let key = try Self.require(Self.statements.delete)
+        return try db.withStatement(cachedFor: key) { statement -> Bool in
+            try bindRecordColumns(to: statement, order: .keyOnly)
+            try statement.run()
+            return db.changes > 0
+        }
+    }
+
+    static func exists(_ db: Connection, matching record: Self) throws -> Bool {
+        let key = try require(statements.fetchByKey)
+        return try db.withStatement(cachedFor: key) { statement -> Bool in
+            try record.bindRecordColumns(to: statement, order: .keyOnly)
+            return try statement.step()
+        }
+    }
+
+    // MARK: - Type-level calls
+
+    /// Every row of the table.
+    /// - Throws: `SQLiteError`; ``RecordError`` for a row that does not map.
+    public static func fetchAll(_ db: Connection) throws -> [Self] {
+        try all().fetchAll(db)
+    }
+
+    /// The row whose primary key is `id`, or nil.
+    /// - Throws: ``RecordError/noPrimaryKey(record:)``; `SQLiteError`; ``RecordError``.
+    public static func fetchOne<ID: Bindable>(_ db: Connection, id: ID) throws -> Self? {
+        let key = try require(statements.fetchByKey)
+        return try db.withStatement(cachedFor: key) { statement -> Self? in
+            try statement.bind(id)
+            guard try statement.step() else { return nil }
+            return try Self(row: statement.currentRow)
+        }
+    }
+
+    /// The number of rows in the table.
+    public static func fetchCount(_ db: Connection) throws -> Int {
+        try all().fetchCount(db)
+    }
+
+    /// Deletes every row; returns how many there were.
+    @discardableResult
+    public static func deleteAll(_ db: Connection) throws -> Int {
+        try all().deleteAll(db)
+    }
+
+    /// Creates the table from the declaration: column types from the property types, NOT NULL for
+    /// non-optionals, and the primary key.
+    ///
+    /// ```swift
+    /// try Player.createTable(db)   // CREATE TABLE "player" ("id" INTEGER PRIMARY KEY, ...)
+    /// ```
+    /// - Throws: `SQLiteError` (the table exists, unless `ifNotExists`).
+    public static func createTable(_ db: Connection, ifNotExists: Bool = false) throws {
+        try db.execute(statements.createTableSQL(ifNotExists: ifNotExists))
+    }
+}

@@ -1,0 +1,164 @@
+// StrataRecords: the `@Record` macro and what its generated code runs on. Generated members read
+// columns by index (resolved once per statement), bind positionally through each type's Binding
+// fast path, and reuse statements from the connection's one statement cache.
+@_exported import Strata
+import Foundation
+
+/// Makes a struct a ``Record``: row mapping, persistence, typed columns and a table definition,
+/// generated from its stored properties.
+///
+/// ```swift
+/// @Record                       // table "player"; @Record(table: "players") overrides it
+/// struct Player: Equatable {
+///     @PrimaryKey var id: Int64?         // nil on insert: assigned and written back
+///     var name: String
+///     @Column("score_total") var score: Int
+///     var team: String?
+/// }
+/// try Player.createTable(db)
+/// var player = Player(id: nil, name: "Ann", score: 12, team: nil)
+/// try player.insert(db)                                   // player.id is set now
+/// let top = try Player.where { $0.score > 10 }.order(by: \.score, .descending).fetchAll(db)
+/// ```
+/// Property types are any `Binding` (the built-in types, `Date`, `URL`, `Data`, Codable and
+/// custom bindings), optionals of them, and `RawRepresentable` enums whose raw value is one. The
+/// macro refuses a class, a type without stored properties, and properties whose declared type
+/// cannot be a column (functions, tuples, bare arrays and dictionaries); a type it cannot see
+/// through is checked by the compiler where the generated code binds and reads it.
+@attached(extension, conformances: Record, names: named(tableName), named(recordColumns), named(primaryKeyIndex), named(Columns), named(columns), named(init(row:)), named(bindRecordColumns(to:order:)), named(hasNilPrimaryKey), named(recordDidInsert(rowID:)), named(recordStatements))
+public macro Record(table: String? = nil) = #externalMacro(module: "StrataRecordsMacros", type: "RecordMacro")
+
+/// Marks the record's primary key. An optional integer key left nil is assigned by SQLite on
+/// insert and written back to the value.
+@attached(peer)
+public macro PrimaryKey() = #externalMacro(module: "StrataRecordsMacros", type: "RecordPropertyMarkerMacro")
+
+/// Names the column a record property maps to, when it is not the property's name.
+@attached(peer)
+public macro Column(_ name: String) = #externalMacro(module: "StrataRecordsMacros", type: "RecordPropertyMarkerMacro")
+
+/// A struct mapped to a table by `@Record`; the macro writes every requirement.
+///
+/// A record is an `ExpressibleByRow`, so `let players: [Player] = try db.query("SELECT * FROM player")`
+/// works as for hand-written models.
+public protocol Record: ExpressibleByRow {
+    /// The table's name: the type name with its first letter lowercased, or `@Record(table:)`.
+    static var tableName: String { get }
+    /// The columns, one per stored property, in declaration order.
+    static var recordColumns: [RecordColumn] { get }
+    /// The position of the primary key in ``recordColumns``, if the record has one.
+    static var primaryKeyIndex: Int? { get }
+    /// One typed column per stored property, for the query builder.
+    associatedtype Columns: Sendable
+    /// The typed columns.
+    static var columns: Columns { get }
+    /// Binds the properties positionally, in the order `order` names.
+    func bindRecordColumns(to statement: Statement, order: RecordBindOrder) throws
+    /// Whether the primary key is an optional left nil (SQLite assigns it on insert).
+    var hasNilPrimaryKey: Bool { get }
+    /// Writes back the rowid SQLite assigned on insert, if the key was left nil.
+    mutating func recordDidInsert(rowID: Int64)
+    /// The type's SQL and statement-cache keys, built once.
+    static var recordStatements: RecordStatements { get }
+}
+
+/// Which properties a generated bind call binds, in what order.
+public enum RecordBindOrder: Sendable {
+    /// Every column, in declaration order (INSERT, upsert).
+    case all
+    /// The columns other than the key, then the key (UPDATE … WHERE key = ?).
+    case keyLast
+    /// The key alone (DELETE, fetch by key).
+    case keyOnly
+}
+
+/// One column of a record's table, as declared by its property.
+public struct RecordColumn: Sendable, Equatable {
+    /// The column's name.
+    public let name: String
+    /// The declared SQL type (`INTEGER`, `REAL`, `TEXT`, `BLOB`), or empty for a custom binding
+    /// whose storage class is not one of those four.
+    public let sqlType: String
+    /// Whether the property is optional (the column allows NULL).
+    public let isOptional: Bool
+    /// Whether the column is the primary key.
+    public let isPrimaryKey: Bool
+
+    /// Describes a column whose property type reads and binds as `T`.
+    public init(name: String, sqlType: String, isOptional: Bool, isPrimaryKey: Bool) {
+        self.name = name
+        self.sqlType = sqlType
+        self.isOptional = isOptional
+        self.isPrimaryKey = isPrimaryKey
+    }
+
+    static func sqlType<T: Extractable>(of type: T.Type) -> String {
+        switch T.BindingType.self {
+        case is Int64.Type: return "INTEGER"
+        case is Double.Type: return "REAL"
+        case is String.Type: return "TEXT"
+        case is Data.Type: return "BLOB"
+        default: return ""
+        }
+    }
+
+    /// A non-optional `Binding` property.
+    public static func describing<T: Extractable>(_ name: String, as type: T.Type, isPrimaryKey: Bool) -> RecordColumn {
+        RecordColumn(name: name, sqlType: sqlType(of: T.self), isOptional: false, isPrimaryKey: isPrimaryKey)
+    }
+
+    /// An optional `Binding` property.
+    public static func describing<T: Extractable>(_ name: String, as type: T?.Type, isPrimaryKey: Bool) -> RecordColumn {
+        RecordColumn(name: name, sqlType: sqlType(of: T.self), isOptional: true, isPrimaryKey: isPrimaryKey)
+    }
+
+    /// A `RawRepresentable` property stored as its raw value.
+    public static func describing<T: RawRepresentable>(_ name: String, as type: T.Type, isPrimaryKey: Bool) -> RecordColumn where T.RawValue: Extractable {
+        RecordColumn(name: name, sqlType: sqlType(of: T.RawValue.self), isOptional: false, isPrimaryKey: isPrimaryKey)
+    }
+
+    /// An optional `RawRepresentable` property stored as its raw value.
+    public static func describing<T: RawRepresentable>(_ name: String, as type: T?.Type, isPrimaryKey: Bool) -> RecordColumn where T.RawValue: Extractable {
+        RecordColumn(name: name, sqlType: sqlType(of: T.RawValue.self), isOptional: true, isPrimaryKey: isPrimaryKey)
+    }
+
+    /// A property that is both a `Binding` and `RawRepresentable` binds as itself.
+    public static func describing<T: Extractable & RawRepresentable>(_ name: String, as type: T.Type, isPrimaryKey: Bool) -> RecordColumn where T.RawValue: Extractable {
+        RecordColumn(name: name, sqlType: sqlType(of: T.self), isOptional: false, isPrimaryKey: isPrimaryKey)
+    }
+
+    /// The optional form of the above.
+    public static func describing<T: Extractable & RawRepresentable>(_ name: String, as type: T?.Type, isPrimaryKey: Bool) -> RecordColumn where T.RawValue: Extractable {
+        RecordColumn(name: name, sqlType: sqlType(of: T.self), isOptional: true, isPrimaryKey: isPrimaryKey)
+    }
+}
+
+/// What record reads, writes and queries report when they cannot do what was asked.
+public enum RecordError: Error, CustomStringConvertible, Equatable {
+    /// The row has no column for a property.
+    case missingColumn(column: String, record: String, available: [String])
+    /// A non-optional property's column holds NULL.
+    case nullInNonOptional(column: String, record: String)
+    /// A column's value does not convert to the property's type.
+    case valueMismatch(column: String, record: String, expected: String, storageClass: String)
+    /// The operation needs a primary key and the record declares none.
+    case noPrimaryKey(record: String)
+    /// `update` found no row with the record's key.
+    case notFound(record: String)
+
+    /// What happened and how to fix it, naming the record type and column.
+    public var description: String {
+        switch self {
+        case .missingColumn(let column, let record, let available):
+            return "Column '\(column)' of record \(record) is missing from the row (columns: \(available.joined(separator: ", "))): select it, or rename the property's column with @Column"
+        case .nullInNonOptional(let column, let record):
+            return "Column '\(column)' of record \(record) holds NULL, but its property is not optional: make the property optional or fix the data"
+        case .valueMismatch(let column, let record, let expected, let storageClass):
+            return "Column '\(column)' of record \(record) holds \(storageClass), which does not convert to \(expected)"
+        case .noPrimaryKey(let record):
+            return "Record \(record) declares no @PrimaryKey, which this operation needs"
+        case .notFound(let record):
+            return "No \(record) row has this record's primary key: nothing was updated"
+        }
+    }
+}

@@ -1,0 +1,299 @@
+// The @Record macro: reads a struct's stored properties and writes, in an extension, the row
+// mapping, the column list, typed columns and the bind calls that StrataRecords' persistence and
+// query builder run on. Everything it generates calls public, generic, inlinable API, so the
+// compiler specializes it for the record's concrete property types.
+import SwiftCompilerPlugin
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+@main
+struct StrataRecordsPlugin: CompilerPlugin {
+    let providingMacros: [Macro.Type] = [RecordMacro.self, RecordPropertyMarkerMacro.self]
+}
+
+/// `@PrimaryKey` and `@Column("name")`: markers that `@Record` reads; they generate nothing.
+public struct RecordPropertyMarkerMacro: PeerMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        if !declaration.is(VariableDeclSyntax.self) {
+            context.diagnose(Diagnostic(node: Syntax(node), message: RecordDiagnostic.markerOnNonProperty(node.attributeName.trimmedDescription)))
+        }
+        return []
+    }
+}
+
+/// One stored property as `@Record` maps it.
+struct RecordProperty {
+    let name: String
+    let column: String
+    let type: TypeSyntax
+    let isPrimaryKey: Bool
+}
+
+public struct RecordMacro: ExtensionMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        guard let structDecl = declaration.as(StructDeclSyntax.self) else {
+            let kind: String
+            if declaration.is(ClassDeclSyntax.self) { kind = "a class" }
+            else if declaration.is(EnumDeclSyntax.self) { kind = "an enum" }
+            else if declaration.is(ActorDeclSyntax.self) { kind = "an actor" }
+            else { kind = "not a struct" }
+            context.diagnose(Diagnostic(node: Syntax(node), message: RecordDiagnostic.notAStruct(kind)))
+            return []
+        }
+        let typeName = structDecl.name.text
+        guard let properties = storedProperties(of: structDecl, in: context) else { return [] }
+        guard !properties.isEmpty else {
+            context.diagnose(Diagnostic(node: Syntax(structDecl.name), message: RecordDiagnostic.noStoredProperties(typeName)))
+            return []
+        }
+        let keys = properties.filter(\.isPrimaryKey)
+        if keys.count > 1 {
+            context.diagnose(Diagnostic(node: Syntax(node), message: RecordDiagnostic.severalPrimaryKeys(typeName)))
+            return []
+        }
+        let tableName = tableNameArgument(of: node) ?? defaultTableName(for: typeName)
+        let access = accessModifier(of: structDecl)
+        return [try makeExtension(type: type, access: access, tableName: tableName, properties: properties, key: keys.first)]
+    }
+
+    // MARK: - Reading the declaration
+
+    /// The stored properties in declaration order; nil after a diagnostic.
+    static func storedProperties(of decl: StructDeclSyntax, in context: some MacroExpansionContext) -> [RecordProperty]? {
+        var result: [RecordProperty] = []
+        var failed = false
+        for member in decl.memberBlock.members {
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+            if variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) }) { continue }
+            let isLazy = variable.modifiers.contains { $0.name.text == "lazy" }
+            let isPrimaryKey = hasAttribute("PrimaryKey", on: variable)
+            let columnName = columnArgument(of: variable)
+            let isLetWithValue = variable.bindingSpecifier.text == "let"
+            for binding in variable.bindings {
+                guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else { continue }
+                if let accessors = binding.accessorBlock, isComputed(accessors) { continue }
+                // A `let` with a value is fixed by the declaration: nothing to read from a row.
+                if isLetWithValue, binding.initializer != nil { continue }
+                let name = identifier.identifier.text.filter { $0 != "`" }
+                if isLazy {
+                    context.diagnose(Diagnostic(node: Syntax(binding), message: RecordDiagnostic.lazyProperty(name)))
+                    failed = true
+                    continue
+                }
+                guard let type = binding.typeAnnotation?.type.trimmed else {
+                    context.diagnose(Diagnostic(node: Syntax(binding), message: RecordDiagnostic.missingType(name)))
+                    failed = true
+                    continue
+                }
+                if let reason = unmappableReason(type) {
+                    context.diagnose(Diagnostic(node: Syntax(type), message: RecordDiagnostic.notABinding(name, type.description, reason)))
+                    failed = true
+                    continue
+                }
+                result.append(RecordProperty(name: name, column: columnName ?? name, type: type, isPrimaryKey: isPrimaryKey))
+            }
+        }
+        return failed ? nil : result
+    }
+
+    /// Why a property's declared type cannot be a column, when its shape alone tells.
+    static func unmappableReason(_ type: TypeSyntax) -> String? {
+        var inner = type
+        while let optional = inner.as(OptionalTypeSyntax.self) { inner = optional.wrappedType }
+        if let implicitly = inner.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) { inner = implicitly.wrappedType }
+        if inner.is(FunctionTypeSyntax.self) { return "a function is not stored in a column" }
+        if inner.is(TupleTypeSyntax.self) { return "a tuple has no single column value" }
+        if inner.is(ArrayTypeSyntax.self) { return "an array is not a Binding; wrap it in ArrayBinding or a CodableBinding type" }
+        if inner.is(DictionaryTypeSyntax.self) { return "a dictionary is not a Binding; wrap it in DictionaryBinding or a CodableBinding type" }
+        if inner.is(MetatypeTypeSyntax.self) { return "a metatype is not a Binding" }
+        if inner.is(SomeOrAnyTypeSyntax.self) { return "an existential or opaque type has no fixed column type" }
+        return nil
+    }
+
+    static func isComputed(_ accessors: AccessorBlockSyntax) -> Bool {
+        switch accessors.accessors {
+        case .getter: return true
+        case .accessors(let list):
+            // willSet/didSet observe a stored property; get/set/_read/_modify compute one.
+            return list.contains { !["willSet", "didSet"].contains($0.accessorSpecifier.text) }
+        }
+    }
+
+    static func hasAttribute(_ name: String, on variable: VariableDeclSyntax) -> Bool {
+        variable.attributes.contains { element in
+            element.as(AttributeSyntax.self)?.attributeName.trimmedDescription == name
+        }
+    }
+
+    static func columnArgument(of variable: VariableDeclSyntax) -> String? {
+        for element in variable.attributes {
+            guard let attribute = element.as(AttributeSyntax.self), attribute.attributeName.trimmedDescription == "Column",
+                  let arguments = attribute.arguments?.as(LabeledExprListSyntax.self), let first = arguments.first,
+                  let literal = first.expression.as(StringLiteralExprSyntax.self) else { continue }
+            return literal.segments.compactMap { $0.as(StringSegmentSyntax.self)?.content.text }.joined()
+        }
+        return nil
+    }
+
+    static func tableNameArgument(of node: AttributeSyntax) -> String? {
+        guard let arguments = node.arguments?.as(LabeledExprListSyntax.self) else { return nil }
+        for argument in arguments where argument.label?.text == "table" {
+            guard let literal = argument.expression.as(StringLiteralExprSyntax.self) else { return nil }
+            return literal.segments.compactMap { $0.as(StringSegmentSyntax.self)?.content.text }.joined()
+        }
+        return nil
+    }
+
+    /// GRDB's default: the type name with its leading capital (or capitals, for an acronym)
+    /// lowercased: `Player` → `player`, `HTTPRequest` → `httpRequest`.
+    static func defaultTableName(for typeName: String) -> String {
+        let capitals = typeName.prefix { $0.isUppercase }
+        guard capitals.count > 1, capitals.count < typeName.count else { return typeName.prefix(1).lowercased() + typeName.dropFirst() }
+        let lowered = capitals.dropLast().lowercased()
+        return lowered + typeName.dropFirst(capitals.count - 1)
+    }
+
+    static func accessModifier(of decl: StructDeclSyntax) -> String {
+        for modifier in decl.modifiers {
+            switch modifier.name.text {
+            case "public", "open": return "public "
+            case "package": return "package "
+            default: continue
+            }
+        }
+        return ""
+    }
+
+    // MARK: - Writing the extension
+
+    static func literal(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "\\": escaped += "\\\\"
+            case "\"": escaped += "\\\""
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            default: escaped.append(character)
+            }
+        }
+        return "\"\(escaped)\""
+    }
+
+    static func makeExtension(type: some TypeSyntaxProtocol, access: String, tableName: String, properties: [RecordProperty], key: RecordProperty?) throws -> ExtensionDeclSyntax {
+        let columnsList = properties.map { property in
+            "StrataRecords.RecordColumn.describing(\(literal(property.column)), as: (\(property.type)).self, isPrimaryKey: \(property.isPrimaryKey))"
+        }.joined(separator: ",\n        ")
+        let typedColumns = properties.map { property in
+            "    \(access)let \(property.name) = StrataRecords.TypedColumn<\(property.type)>(\(literal(property.column)))"
+        }.joined(separator: "\n")
+        let reads = properties.enumerated().map { index, property in
+            "    self.\(property.name) = try row.recordValue(at: indexes[\(index)], column: \(literal(property.column)), of: Self.self)"
+        }.joined(separator: "\n")
+        let all = properties.map { "StrataRecords.RecordValue.bindable(self.\($0.name))" }.joined(separator: ", ")
+        let nonKey = properties.filter { !$0.isPrimaryKey }.map { "StrataRecords.RecordValue.bindable(self.\($0.name))" }
+        let keyBind = key.map { "StrataRecords.RecordValue.bindable(self.\($0.name))" }
+        let keyLast = (nonKey + (keyBind.map { [$0] } ?? [])).joined(separator: ", ")
+        let keyOnly = keyBind ?? ""
+        let primaryKeyIndex = properties.firstIndex { $0.isPrimaryKey }.map(String.init) ?? "nil"
+        let didInsert = key.map { "StrataRecords.RecordValue.assignRowID(rowID, to: &self.\($0.name))" } ?? ""
+        let keyIsNil = key.map { "StrataRecords.RecordValue.isNil(self.\($0.name))" } ?? "false"
+
+        let source: DeclSyntax = """
+        extension \(type.trimmed): StrataRecords.Record {
+        \(raw: access)static let tableName: String = \(raw: literal(tableName))
+        \(raw: access)static let recordColumns: [StrataRecords.RecordColumn] = [
+                \(raw: columnsList)
+            ]
+        \(raw: access)static let primaryKeyIndex: Int? = \(raw: primaryKeyIndex)
+        \(raw: access)static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
+        \(raw: access)struct Columns: Sendable {
+        \(raw: typedColumns)
+        }
+        \(raw: access)static let columns = Columns()
+        \(raw: access)init(row: Strata.Row) throws {
+            let indexes = try row.recordColumnIndexes(for: Self.self)
+        \(raw: reads)
+        }
+        \(raw: access)func bindRecordColumns(to statement: Strata.Statement, order: StrataRecords.RecordBindOrder) throws {
+            switch order {
+            case .all: try statement.bind(\(raw: all))
+            case .keyLast: \(raw: key == nil ? "throw StrataRecords.RecordError.noPrimaryKey(record: \"\\(Self.self)\")" : "try statement.bind(\(keyLast))")
+            case .keyOnly: \(raw: key == nil ? "throw StrataRecords.RecordError.noPrimaryKey(record: \"\\(Self.self)\")" : "try statement.bind(\(keyOnly))")
+            }
+        }
+        \(raw: access)var hasNilPrimaryKey: Bool { \(raw: keyIsNil) }
+        \(raw: access)mutating func recordDidInsert(rowID: Int64) {
+            \(raw: didInsert)
+        }
+        }
+        """
+        guard let decl = source.as(ExtensionDeclSyntax.self) else {
+            throw RecordExpansionError.malformed
+        }
+        return decl
+    }
+}
+
+enum RecordExpansionError: Error, CustomStringConvertible {
+    case malformed
+    var description: String { "@Record produced an extension that does not parse (a bug in StrataRecordsMacros)" }
+}
+
+/// What `@Record` refuses, said at the declaration.
+enum RecordDiagnostic: DiagnosticMessage {
+    case notAStruct(String)
+    case noStoredProperties(String)
+    case missingType(String)
+    case notABinding(String, String, String)
+    case lazyProperty(String)
+    case severalPrimaryKeys(String)
+    case markerOnNonProperty(String)
+
+    var message: String {
+        switch self {
+        case .notAStruct(let kind):
+            return "@Record applies to structs, and this is \(kind): records are values, read from rows and written back"
+        case .noStoredProperties(let name):
+            return "@Record type '\(name)' has no stored properties to map to columns (computed properties are not stored)"
+        case .missingType(let name):
+            return "property '\(name)' needs an explicit type annotation for @Record to map it to a column"
+        case .notABinding(let name, let type, let reason):
+            return "property '\(name)' of type '\(type)' is not a Binding: \(reason)"
+        case .lazyProperty(let name):
+            return "lazy property '\(name)' cannot be a column; make it a stored or computed property"
+        case .severalPrimaryKeys(let name):
+            return "@Record type '\(name)' marks more than one @PrimaryKey; a record has one primary key column"
+        case .markerOnNonProperty(let name):
+            return "@\(name) marks a stored property of a @Record struct"
+        }
+    }
+
+    var diagnosticID: MessageID {
+        let id: String
+        switch self {
+        case .notAStruct: id = "notAStruct"
+        case .noStoredProperties: id = "noStoredProperties"
+        case .missingType: id = "missingType"
+        case .notABinding: id = "notABinding"
+        case .lazyProperty: id = "lazyProperty"
+        case .severalPrimaryKeys: id = "severalPrimaryKeys"
+        case .markerOnNonProperty: id = "markerOnNonProperty"
+        }
+        return MessageID(domain: "StrataRecords", id: id)
+    }
+
+    var severity: DiagnosticSeverity { .error }
+}

@@ -1,0 +1,299 @@
+import Foundation
+import Testing
+import StrataRecords
+
+@Record
+struct Player: Equatable, Sendable {
+    @PrimaryKey var id: Int64?
+    var name: String
+    @Column("score_total") var score: Int
+    var team: String?
+}
+
+enum Position: String, Sendable {
+    case keeper, defender, forward
+}
+
+struct Tag: Codable, Equatable, Sendable, CodableBinding {
+    var label: String
+}
+
+@Record(table: "matches")
+struct Match: Equatable, Sendable {
+    @PrimaryKey var code: String
+    var playedAt: Date
+    var venue: URL?
+    var payload: Data
+    var position: Position
+    var backup: Position?
+    var tag: Tag
+    var rating: Double?
+    var isFinal: Bool
+    var computed: String { code.uppercased() }
+    static let unrelated = 5
+}
+
+@Record
+struct HTTPRequest: Equatable {
+    var path: String
+}
+
+@Record
+struct LogLine: Equatable {
+    var message: String
+}
+
+@Suite struct RecordTests {
+    func makeDatabase() throws -> Connection {
+        let db = try Connection(storageLocation: .inMemory)
+        try Player.createTable(db)
+        return db
+    }
+
+    @Test func namesKeysAndColumns() {
+        #expect(Player.tableName == "player")
+        #expect(Match.tableName == "matches")
+        #expect(HTTPRequest.tableName == "httpRequest")
+        #expect(Player.recordColumns.map(\.name) == ["id", "name", "score_total", "team"])
+        #expect(Player.primaryKeyIndex == 0)
+        #expect(Player.columns.score.name == "score_total")
+        #expect(Match.recordColumns.map(\.name) == ["code", "playedAt", "venue", "payload", "position", "backup", "tag", "rating", "isFinal"])
+    }
+
+    @Test func createTableFollowsTheDeclaration() throws {
+        let db = try makeDatabase()
+        let sql: String? = try db.query("SELECT sql FROM sqlite_master WHERE name = 'player'")
+        #expect(sql == #"CREATE TABLE "player" ("id" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "score_total" INTEGER NOT NULL, "team" TEXT)"#)
+        #expect(throws: SQLiteError.self) { try Player.createTable(db) }
+        try Player.createTable(db, ifNotExists: true)
+        try Match.createTable(db)
+        let matchSQL: String? = try db.query("SELECT sql FROM sqlite_master WHERE name = 'matches'")
+        #expect(matchSQL?.contains(#""code" TEXT PRIMARY KEY NOT NULL"#) == true)
+        #expect(matchSQL?.contains(#""rating" REAL,"#) == true)
+        #expect(matchSQL?.contains(#""payload" BLOB NOT NULL"#) == true)
+    }
+
+    @Test func insertAssignsTheKeyAndFetchesReadItBack() throws {
+        let db = try makeDatabase()
+        var ann = Player(id: nil, name: "Ann", score: 12, team: nil)
+        try ann.insert(db)
+        #expect(ann.id == 1)
+        var bob = Player(id: nil, name: "Bob", score: 7, team: "red")
+        try bob.insert(db)
+        #expect(bob.id == 2)
+        #expect(try Player.fetchAll(db) == [ann, bob])
+        #expect(try Player.fetchOne(db, id: 2) == bob)
+        #expect(try Player.fetchOne(db, id: 99) == nil)
+        #expect(try Player.fetchCount(db) == 2)
+        let viaQuery: [Player] = try db.query("SELECT * FROM player ORDER BY id")
+        #expect(viaQuery == [ann, bob])
+        // Columns in another order, and extra columns, map by name.
+        let reordered: [Player] = try db.query("SELECT team, 1 AS extra, score_total, name, id FROM player ORDER BY id DESC")
+        #expect(reordered == [bob, ann])
+    }
+
+    @Test func updateUpsertSaveAndDelete() throws {
+        let db = try makeDatabase()
+        var ann = Player(id: nil, name: "Ann", score: 12, team: nil)
+        try ann.insert(db)
+        ann.score = 20
+        try ann.update(db)
+        #expect(try Player.fetchOne(db, id: 1)?.score == 20)
+
+        var ghost = Player(id: 42, name: "Ghost", score: 0, team: nil)
+        #expect(throws: RecordError.notFound(record: "Player")) { try ghost.update(db) }
+        try ghost.upsert(db)
+        #expect(try Player.fetchOne(db, id: 42) == ghost)
+        ghost.team = "blue"
+        try ghost.upsert(db)
+        #expect(try Player.fetchOne(db, id: 42)?.team == "blue")
+
+        var cal = Player(id: nil, name: "Cal", score: 3, team: nil)
+        try cal.save(db)                       // nil key: insert
+        #expect(cal.id == 43)
+        cal.score = 4
+        try cal.save(db)                       // existing key: update
+        var dee = Player(id: 100, name: "Dee", score: 1, team: nil)
+        try dee.save(db)                       // key with no row: insert
+        #expect(try Player.fetchCount(db) == 4)
+        #expect(try Player.fetchOne(db, id: 43)?.score == 4)
+
+        #expect(try dee.delete(db) == true)
+        #expect(try dee.delete(db) == false)
+        #expect(try Player.deleteAll(db) == 3)
+        #expect(try Player.fetchCount(db) == 0)
+    }
+
+    @Test func everyPropertyKindRoundTrips() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        try Match.createTable(db)
+        var match = Match(code: "F-1", playedAt: Date(timeIntervalSince1970: 1_700_000_000), venue: URL(string: "https://example.com/arena"),
+                          payload: Data([0, 1, 2, 255]), position: .forward, backup: nil, tag: Tag(label: "cup"), rating: 4.5, isFinal: true)
+        try match.insert(db)
+        #expect(try Match.fetchOne(db, id: "F-1") == match)
+        match.backup = .keeper
+        match.venue = nil
+        try match.update(db)
+        #expect(try Match.fetchOne(db, id: "F-1") == match)
+        let stored: String? = try db.query("SELECT position || '/' || backup FROM matches")
+        #expect(stored == "forward/keeper")
+        #expect(try Match.where { $0.position == .forward && $0.backup != nil }.fetchCount(db) == 1)
+        #expect(try Match.where { $0.backup == Position.defender }.fetchCount(db) == 0)
+    }
+
+    @Test func recordsWithoutAKey() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        try LogLine.createTable(db)
+        var line = LogLine(message: "hello")
+        try line.insert(db)
+        #expect(try LogLine.fetchAll(db) == [line])
+        #expect(throws: RecordError.noPrimaryKey(record: "LogLine")) { try line.delete(db) }
+        #expect(throws: RecordError.noPrimaryKey(record: "LogLine")) { try LogLine.fetchOne(db, id: 1) }
+    }
+
+    @Test func errorsNameTheColumnAndTheRecord() throws {
+        let db = try makeDatabase()
+        try db.execute("INSERT INTO player VALUES (1, 'Ann', 5, NULL)")
+        do {
+            let _: [Player] = try db.query("SELECT id, name, team FROM player")
+            Issue.record("a missing column must throw")
+        } catch let error as RecordError {
+            #expect(error.description.contains("Column 'score_total' of record Player is missing"))
+        }
+        do {
+            let _: [Player] = try db.query("SELECT id, NULL AS name, score_total, team FROM player")
+            Issue.record("NULL in a non-optional property must throw")
+        } catch let error as RecordError {
+            #expect(error == .nullInNonOptional(column: "name", record: "Player"))
+            #expect(error.description.contains("Column 'name' of record Player holds NULL"))
+        }
+        do {
+            let _: [Player] = try db.query("SELECT id, name, 'lots' AS score_total, team FROM player")
+            Issue.record("a value that does not convert must throw")
+        } catch let error as RecordError {
+            #expect(error.description.contains("Column 'score_total' of record Player holds TEXT"))
+        }
+    }
+
+    @Test func schemaChangesUnderneathAreFollowed() throws {
+        let db = try makeDatabase()
+        var ann = Player(id: nil, name: "Ann", score: 12, team: nil)
+        try ann.insert(db)
+        #expect(try Player.fetchAll(db) == [ann])
+        // Another connection's change would re-prepare the same way: SQLite re-prepares, and the
+        // cached column indexes are resolved again.
+        try db.execute("ALTER TABLE player ADD COLUMN nickname TEXT")
+        let all: [Player] = try db.query("SELECT nickname, * FROM player")
+        #expect(all == [ann])
+        #expect(try Player.fetchAll(db) == [ann])
+    }
+
+    @Test func recordsWorkThroughDatabaseAndAsync() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("records-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = try Database(storageLocation: .onDisk(directory.appendingPathComponent("db.sqlite").path))
+        try database.executeWrite { db in
+            try Player.createTable(db)
+            var ann = Player(id: nil, name: "Ann", score: 12, team: nil)
+            try ann.insert(db)
+        }
+        let query = Player.where { $0.score > 10 }
+        let found = try await database.read { try query.fetchAll($0) }
+        #expect(found.map(\.name) == ["Ann"])
+        let count = try database.executeRead { try Player.fetchCount($0) }
+        #expect(count == 1)
+    }
+}
+
+@Suite struct RecordQueryTests {
+    func makeDatabase() throws -> Connection {
+        let db = try Connection(storageLocation: .inMemory)
+        try Player.createTable(db)
+        let rows: [(String, Int, String?)] = [("Ann", 12, nil), ("Bob", 7, "red"), ("Abe", 30, "red"), ("Cy", 10, nil), ("Al", 1, "blue")]
+        for (name, score, team) in rows {
+            var player = Player(id: nil, name: name, score: score, team: team)
+            try player.insert(db)
+        }
+        return db
+    }
+
+    func names(_ query: RecordQuery<Player>, _ db: Connection) throws -> [String] {
+        try query.fetchAll(db).map(\.name)
+    }
+
+    @Test func apiExample() throws {
+        let db = try makeDatabase()
+        let query = Player.where { $0.score > 10 && $0.team == nil }.order(by: \.score, .descending).limit(10, offset: 0)
+        #expect(query.sql == #"SELECT "id", "name", "score_total", "team" FROM "player" WHERE ("score_total" > ?) AND ("team" IS NULL) ORDER BY "score_total" DESC LIMIT ?"#)
+        #expect(query.arguments == [.integer(10), .integer(10)])
+        #expect(try names(query, db) == ["Ann"])
+        #expect(try Player.order(by: \.name).fetchAll(db).map(\.name) == ["Abe", "Al", "Ann", "Bob", "Cy"])
+    }
+
+    @Test(arguments: [
+        ("==", #""name" = ?"#, ["Bob"]),
+        ("!=", #""name" <> ?"#, ["Abe", "Al", "Ann", "Cy"]),
+        ("<", #""score_total" < ?"#, ["Al", "Bob"]),
+        ("<=", #""score_total" <= ?"#, ["Al", "Bob", "Cy"]),
+        (">", #""score_total" > ?"#, ["Abe", "Ann"]),
+        (">=", #""score_total" >= ?"#, ["Abe", "Ann", "Cy"]),
+        ("&&", #"("team" = ?) AND ("score_total" > ?)"#, ["Abe"]),
+        ("||", #"("team" IS NULL) OR ("score_total" < ?)"#, ["Al", "Ann", "Cy"]),
+        ("!", #"NOT ("team" IS NULL)"#, ["Abe", "Al", "Bob"]),
+        ("isNull", #""team" IS NULL"#, ["Ann", "Cy"]),
+        ("== nil", #""team" IS NULL"#, ["Ann", "Cy"]),
+        ("!= nil", #""team" IS NOT NULL"#, ["Abe", "Al", "Bob"]),
+        ("like", #""name" LIKE ?"#, ["Abe", "Al", "Ann"]),
+        ("in", #""id" IN (?, ?)"#, ["Ann", "Bob"]),
+        ("in []", "0", []),
+        ("between", #""score_total" BETWEEN ? AND ?"#, ["Ann", "Cy", "Bob"].sorted()),
+    ])
+    func operatorsProduceTheirSQLAndRows(name: String, where expected: String, rows: [String]) throws {
+        let db = try makeDatabase()
+        let query: RecordQuery<Player>
+        switch name {
+        case "==": query = Player.where { $0.name == "Bob" }
+        case "!=": query = Player.where { $0.name != "Bob" }
+        case "<": query = Player.where { $0.score < 10 }
+        case "<=": query = Player.where { $0.score <= 10 }
+        case ">": query = Player.where { $0.score > 10 }
+        case ">=": query = Player.where { $0.score >= 10 }
+        case "&&": query = Player.where { $0.team == "red" && $0.score > 10 }
+        case "||": query = Player.where { $0.team == nil || $0.score < 5 }
+        case "!": query = Player.where { !$0.team.isNull }
+        case "isNull": query = Player.where { $0.team.isNull }
+        case "== nil": query = Player.where { $0.team == nil }
+        case "!= nil": query = Player.where { $0.team != nil }
+        case "like": query = Player.where { $0.name.like("A%") }
+        case "in": query = Player.where { $0.id.in([1, 2]) }
+        case "in []": query = Player.where { $0.id.in([]) }
+        default: query = Player.where { $0.score.between(7, 12) }
+        }
+        #expect(query.sql.hasSuffix(" WHERE " + expected), "\(query.sql)")
+        #expect(try names(query.order(by: \.name), db) == rows)
+    }
+
+    @Test func valuesAreBoundNeverSpliced() throws {
+        let db = try makeDatabase()
+        let hostile = "x'); DROP TABLE player; --"
+        let query = Player.where { $0.name == hostile }
+        #expect(!query.sql.contains("DROP"))
+        #expect(try query.fetchAll(db).isEmpty)
+        #expect(try Player.fetchCount(db) == 5)
+    }
+
+    @Test func terminalOperations() throws {
+        let db = try makeDatabase()
+        #expect(try Player.where { $0.team == "red" }.order(by: \.score).fetchOne(db)?.name == "Bob")
+        #expect(try Player.where { $0.team == "red" }.fetchCount(db) == 2)
+        #expect(try Player.limit(2, offset: 1).order(by: \.id).fetchAll(db).map(\.name) == ["Bob", "Abe"])
+        #expect(try Player.where { $0.team == nil }.update(db, set: { [$0.team.set("free"), $0.score.set(0)] }) == 2)
+        #expect(try Player.where { $0.team == "free" && $0.score == 0 }.fetchCount(db) == 2)
+        #expect(try Player.where { $0.name == "Al" }.update(db, set: { $0.score.set(99) }) == 1)
+        #expect(try Player.fetchOne(db, id: 5)?.score == 99)
+        #expect(try Player.where { $0.score < 10 }.deleteAll(db) == 3)
+        #expect(try Player.fetchCount(db) == 2)
+        #expect(throws: RecordQueryError.self) { try Player.limit(1).deleteAll(db) }
+    }
+}
