@@ -63,6 +63,7 @@ let package = Package(
             dependencies: [
                 "StrataRecordsMacros",
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
             ]
         ),
         // Seed-README code in Swift 5 language mode, one target per module a seed's users import.

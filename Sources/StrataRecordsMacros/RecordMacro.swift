@@ -92,13 +92,14 @@ public struct RecordMacro: ExtensionMacro {
                     failed = true
                     continue
                 }
-                guard let type = binding.typeAnnotation?.type.trimmed else {
+                guard let annotated = binding.typeAnnotation?.type else {
                     context.diagnose(Diagnostic(node: Syntax(binding), message: RecordDiagnostic.missingType(name)))
                     failed = true
                     continue
                 }
+                let type = annotated.trimmed
                 if let reason = unmappableReason(type) {
-                    context.diagnose(Diagnostic(node: Syntax(type), message: RecordDiagnostic.notABinding(name, type.description, reason)))
+                    context.diagnose(Diagnostic(node: Syntax(annotated), message: RecordDiagnostic.notABinding(name, type.description, reason)))
                     failed = true
                     continue
                 }
@@ -160,6 +161,7 @@ public struct RecordMacro: ExtensionMacro {
     /// lowercased: `Player` → `player`, `HTTPRequest` → `httpRequest`.
     static func defaultTableName(for typeName: String) -> String {
         let capitals = typeName.prefix { $0.isUppercase }
+        if capitals.count == typeName.count { return typeName.lowercased() }
         guard capitals.count > 1, capitals.count < typeName.count else { return typeName.prefix(1).lowercased() + typeName.dropFirst() }
         let lowered = capitals.dropLast().lowercased()
         return lowered + typeName.dropFirst(capitals.count - 1)
@@ -195,7 +197,7 @@ public struct RecordMacro: ExtensionMacro {
     static func makeExtension(type: some TypeSyntaxProtocol, access: String, tableName: String, properties: [RecordProperty], key: RecordProperty?) throws -> ExtensionDeclSyntax {
         let columnsList = properties.map { property in
             "StrataRecords.RecordColumn.describing(\(literal(property.column)), as: (\(property.type)).self, isPrimaryKey: \(property.isPrimaryKey))"
-        }.joined(separator: ",\n        ")
+        }.joined(separator: ",\n    ")
         let typedColumns = properties.map { property in
             "    \(access)let \(property.name) = StrataRecords.TypedColumn<\(property.type)>(\(literal(property.column)))"
         }.joined(separator: "\n")
@@ -215,8 +217,8 @@ public struct RecordMacro: ExtensionMacro {
         extension \(type.trimmed): StrataRecords.Record {
         \(raw: access)static let tableName: String = \(raw: literal(tableName))
         \(raw: access)static let recordColumns: [StrataRecords.RecordColumn] = [
-                \(raw: columnsList)
-            ]
+            \(raw: columnsList)
+        ]
         \(raw: access)static let primaryKeyIndex: Int? = \(raw: primaryKeyIndex)
         \(raw: access)static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
         \(raw: access)struct Columns: Sendable {
