@@ -19,6 +19,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Strata", package: strataIdentity),
                 .product(name: "StrataORM", package: strataIdentity),
+                .product(name: "StrataRecords", package: strataIdentity),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

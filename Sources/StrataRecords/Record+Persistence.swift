@@ -153,6 +153,7 @@ extension Record {
 
     /// Every row of the table.
     /// - Throws: `SQLiteError`; ``RecordError`` for a row that does not map.
+    @inlinable
     public static func fetchAll(_ db: Connection) throws -> [Self] {
         try all().fetchAll(db)
     }

@@ -25,7 +25,7 @@ import Foundation
 /// macro refuses a class, a type without stored properties, and properties whose declared type
 /// cannot be a column (functions, tuples, bare arrays and dictionaries); a type it cannot see
 /// through is checked by the compiler where the generated code binds and reads it.
-@attached(extension, conformances: Record, names: named(tableName), named(recordColumns), named(primaryKeyIndex), named(Columns), named(columns), named(init(row:)), named(bindRecordColumns(to:order:)), named(hasNilPrimaryKey), named(recordDidInsert(rowID:)), named(recordStatements))
+@attached(extension, conformances: Record, names: named(tableName), named(recordColumns), named(primaryKeyIndex), named(Columns), named(columns), named(init(row:)), named(init(row:columnIndexes:)), named(bindRecordColumns(to:order:)), named(hasNilPrimaryKey), named(recordDidInsert(rowID:)), named(recordStatements))
 public macro Record(table: String? = nil) = #externalMacro(module: "StrataRecordsMacros", type: "RecordMacro")
 
 /// Marks the record's primary key. An optional integer key left nil is assigned by SQLite on
@@ -60,6 +60,9 @@ public protocol Record: ExpressibleByRow {
     mutating func recordDidInsert(rowID: Int64)
     /// The type's SQL and statement-cache keys, built once.
     static var recordStatements: RecordStatements { get }
+    /// Reads the record from `row`, whose statement has each column at `columnIndexes` (in
+    /// ``recordColumns`` order): the fetch loops resolve the indexes once per statement.
+    init(row: Row, columnIndexes: [Int32]) throws
 }
 
 /// Which properties a generated bind call binds, in what order.

@@ -142,6 +142,7 @@ public struct RecordQuery<R: Record>: Sendable {
     var limitCount: Int?
     var offsetCount: Int?
 
+    @usableFromInline
     init() {}
 
     /// Narrows the query (conditions given several times must all hold).
@@ -168,6 +169,7 @@ public struct RecordQuery<R: Record>: Sendable {
     }
 
     /// The WHERE, ORDER BY and LIMIT clauses with their values.
+    @usableFromInline
     func clauses(ordering: Bool = true, limiting: Bool = true) -> (sql: String, arguments: [Bindable?]) {
         var sql = clause("WHERE", predicate?.sql)
         var arguments: [Bindable?] = (predicate?.arguments ?? []).map(BoundValue.init)
@@ -188,15 +190,20 @@ public struct RecordQuery<R: Record>: Sendable {
 
     /// The matching records.
     /// - Throws: `SQLiteError`; ``RecordError`` for a row that does not map.
+    @inlinable
     public func fetchAll(_ db: Connection) throws -> [R] {
-        try db.query(sql, clauses().arguments)
+        // Inlined into the caller, so the loop is specialized for the record type; the column
+        // indexes are resolved on the first row, once for the whole statement.
+        var indexes: [Int32] = []
+        return try db.query(sql, clauses().arguments) { row in
+            if indexes.isEmpty { indexes = try row.recordColumnIndexes(for: R.self) }
+            return try R(row: row, columnIndexes: indexes)
+        }
     }
 
     /// The first matching record, or nil.
     public func fetchOne(_ db: Connection) throws -> R? {
-        var first = self
-        first.limitCount = 1
-        return try db.query(first.sql, first.clauses().arguments)
+        try limit(1, offset: offsetCount ?? 0).fetchAll(db).first
     }
 
     /// How many records match (ignoring the order, and counting within the limit).
@@ -267,6 +274,7 @@ struct BoundValue: Bindable {
 
 extension Record {
     /// Every record of the table, as a query to narrow, order or limit.
+    @inlinable
     public static func all() -> RecordQuery<Self> { RecordQuery() }
 
     /// The records for which `condition` holds.

@@ -226,7 +226,9 @@ public struct RecordMacro: ExtensionMacro {
         }
         \(raw: access)static let columns = Columns()
         \(raw: access)init(row: Strata.Row) throws {
-            let indexes = try row.recordColumnIndexes(for: Self.self)
+            try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
+        }
+        \(raw: access)init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
         \(raw: reads)
         }
         \(raw: access)func bindRecordColumns(to statement: Strata.Statement, order: StrataRecords.RecordBindOrder) throws {

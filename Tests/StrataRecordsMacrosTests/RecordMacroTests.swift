@@ -53,7 +53,9 @@ import Testing
                 }
                 static let columns = Columns()
                 init(row: Strata.Row) throws {
-                    let indexes = try row.recordColumnIndexes(for: Self.self)
+                    try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
+                }
+                init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
                     self.id = try row.recordValue(at: indexes[0], column: "id", of: Self.self)
                     self.name = try row.recordValue(at: indexes[1], column: "name", of: Self.self)
                     self.score = try row.recordValue(at: indexes[2], column: "score_total", of: Self.self)
@@ -104,7 +106,9 @@ import Testing
                 }
                 public static let columns = Columns()
                 public init(row: Strata.Row) throws {
-                    let indexes = try row.recordColumnIndexes(for: Self.self)
+                    try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
+                }
+                public init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
                     self.name = try row.recordValue(at: indexes[0], column: "name", of: Self.self)
                 }
                 public func bindRecordColumns(to statement: Strata.Statement, order: StrataRecords.RecordBindOrder) throws {

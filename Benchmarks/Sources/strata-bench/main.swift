@@ -112,6 +112,7 @@ do {
     results += try ORMWorkloads.measureAll()
     results += try ChangesetWorkloads.measureAll()
     results += try ObservationWorkloads.measureAll()
+    results += try RecordWorkloads.measureAll()
 } catch {
     FileHandle.standardError.write(Data("strata-bench failed: \(error)\n".utf8))
     exit(1)
