@@ -98,7 +98,7 @@ enum RecordWorkloads {
         }
     }
 
-    static func rawRecordFetch(_ db: OpaquePointer, sql: String, threshold: Int?) throws -> Int64 {
+    @inline(never) static func rawRecordFetch(_ db: OpaquePointer, sql: String, threshold: Int?) throws -> Int64 {
         let statement = try Raw.prepare(db, sql)
         defer { sqlite3_finalize(statement) }
         if let threshold { sqlite3_bind_int64(statement, 1, Int64(threshold)) }
@@ -110,7 +110,7 @@ enum RecordWorkloads {
         return items.reduce(0) { $0 &+ $1.sum }
     }
 
-    static func rawRecordInsert(_ db: OpaquePointer, rows: Int) throws -> Int64 {
+    @inline(never) static func rawRecordInsert(_ db: OpaquePointer, rows: Int) throws -> Int64 {
         try Raw.exec(db, "BEGIN")
         let statement = try Raw.prepare(db, Workloads.insertPositionalSQL)
         defer { sqlite3_finalize(statement) }
@@ -137,15 +137,15 @@ enum RecordWorkloads {
         }
     }
 
-    static func strataRecordFetch(_ db: Connection) throws -> Int64 {
+    @inline(never) static func strataRecordFetch(_ db: Connection) throws -> Int64 {
         try ItemRecord.fetchAll(db).reduce(0) { $0 &+ $1.sum }
     }
 
-    static func strataRecordQuery(_ db: Connection) throws -> Int64 {
+    @inline(never) static func strataRecordQuery(_ db: Connection) throws -> Int64 {
         try ItemRecord.where { $0.a0 > threshold }.fetchAll(db).reduce(0) { $0 &+ $1.sum }
     }
 
-    static func strataRecordInsert(_ db: Connection, rows: Int) throws -> Int64 {
+    @inline(never) static func strataRecordInsert(_ db: Connection, rows: Int) throws -> Int64 {
         try db.transaction {
             for row in 0..<rows {
                 var item = ItemRecord.make(row)
@@ -174,15 +174,15 @@ enum RecordWorkloads {
         }
     }
 
-    static func grdbCodableFetch(_ db: GRDB.Database) throws -> Int64 {
+    @inline(never) static func grdbCodableFetch(_ db: GRDB.Database) throws -> Int64 {
         try GRDBCodableItem.fetchAll(db).reduce(0) { $0 &+ $1.sum }
     }
 
-    static func grdbCodableQuery(_ db: GRDB.Database) throws -> Int64 {
+    @inline(never) static func grdbCodableQuery(_ db: GRDB.Database) throws -> Int64 {
         try GRDBCodableItem.filter(GRDB.Column("a0") > threshold).fetchAll(db).reduce(0) { $0 &+ $1.sum }
     }
 
-    static func grdbCodableInsert(_ db: GRDB.Database, rows: Int) throws {
+    @inline(never) static func grdbCodableInsert(_ db: GRDB.Database, rows: Int) throws {
         for row in 0..<rows {
             let item = ItemRecord.make(row)
             try GRDBCodableItem(a0: item.a0, a1: item.a1, a2: item.a2, a3: item.a3, a4: item.a4, a5: item.a5, a6: item.a6, a7: item.a7, a8: item.a8, a9: item.a9).insert(db)
