@@ -55,7 +55,7 @@ extension Row {
 
     /// A non-optional property's value.
     /// - Throws: ``RecordError`` naming the column and record when it is NULL or does not convert.
-    @inlinable
+    @inlinable @inline(__always)
     public func recordValue<T: Extractable, R>(at index: Int32, column: String, of record: R.Type) throws -> T {
         if let value: T = value(at: Int(index)) { return value }
         throw nonOptionalReadError(at: index, column: column, record: R.self, expected: T.self)
@@ -63,7 +63,7 @@ extension Row {
 
     /// An optional property's value: nil for NULL.
     /// - Throws: ``RecordError/valueMismatch(column:record:expected:storageClass:)``.
-    @inlinable
+    @inlinable @inline(__always)
     public func recordValue<T: Extractable, R>(at index: Int32, column: String, of record: R.Type) throws -> T? {
         if let value: T = value(at: Int(index)) { return value }
         if let error = optionalReadError(at: index, column: column, record: R.self, expected: T.self) { throw error }
@@ -71,14 +71,14 @@ extension Row {
     }
 
     /// A `RawRepresentable` property read from its raw value.
-    @inlinable
+    @inlinable @inline(__always)
     public func recordValue<T: RawRepresentable, R>(at index: Int32, column: String, of record: R.Type) throws -> T where T.RawValue: Extractable {
         if let raw: T.RawValue = value(at: Int(index)), let value = T(rawValue: raw) { return value }
         throw nonOptionalReadError(at: index, column: column, record: R.self, expected: T.self)
     }
 
     /// An optional `RawRepresentable` property: nil for NULL.
-    @inlinable
+    @inlinable @inline(__always)
     public func recordValue<T: RawRepresentable, R>(at index: Int32, column: String, of record: R.Type) throws -> T? where T.RawValue: Extractable {
         if let raw: T.RawValue = value(at: Int(index)), let value = T(rawValue: raw) { return value }
         if let error = optionalReadError(at: index, column: column, record: R.self, expected: T.self) { throw error }
@@ -86,14 +86,14 @@ extension Row {
     }
 
     /// A property that is both reads as itself.
-    @inlinable
+    @inlinable @inline(__always)
     public func recordValue<T: Extractable & RawRepresentable, R>(at index: Int32, column: String, of record: R.Type) throws -> T where T.RawValue: Extractable {
         if let value: T = value(at: Int(index)) { return value }
         throw nonOptionalReadError(at: index, column: column, record: R.self, expected: T.self)
     }
 
     /// The optional form of the above.
-    @inlinable
+    @inlinable @inline(__always)
     public func recordValue<T: Extractable & RawRepresentable, R>(at index: Int32, column: String, of record: R.Type) throws -> T? where T.RawValue: Extractable {
         if let value: T = value(at: Int(index)) { return value }
         if let error = optionalReadError(at: index, column: column, record: R.self, expected: T.self) { throw error }
@@ -101,14 +101,14 @@ extension Row {
     }
 
     /// The error for a non-optional property's value that did not read.
-    @usableFromInline
+    @usableFromInline @inline(never)
     func nonOptionalReadError<R, T>(at index: Int32, column: String, record: R.Type, expected: T.Type) -> RecordError {
         if isNull(at: index) { return .nullInNonOptional(column: column, record: "\(R.self)") }
         return .valueMismatch(column: column, record: "\(R.self)", expected: "\(T.self)", storageClass: storageClassName(at: index))
     }
 
     /// The error for an optional property's value that did not read; nil when it is NULL.
-    @usableFromInline
+    @usableFromInline @inline(never)
     func optionalReadError<R, T>(at index: Int32, column: String, record: R.Type, expected: T.Type) -> RecordError? {
         if isNull(at: index) { return nil }
         return .valueMismatch(column: column, record: "\(R.self)", expected: "\(T.self)", storageClass: storageClassName(at: index))

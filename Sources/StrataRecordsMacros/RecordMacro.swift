@@ -204,11 +204,15 @@ public struct RecordMacro: ExtensionMacro {
         let reads = properties.enumerated().map { index, property in
             "    self.\(property.name) = try row.recordValue(at: indexes[\(index)], column: \(literal(property.column)), of: Self.self)"
         }.joined(separator: "\n")
-        let all = properties.map { "StrataRecords.RecordValue.bindable(self.\($0.name))" }.joined(separator: ", ")
-        let nonKey = properties.filter { !$0.isPrimaryKey }.map { "StrataRecords.RecordValue.bindable(self.\($0.name))" }
-        let keyBind = key.map { "StrataRecords.RecordValue.bindable(self.\($0.name))" }
-        let keyLast = (nonKey + (keyBind.map { [$0] } ?? [])).joined(separator: ", ")
-        let keyOnly = keyBind ?? ""
+        func binds(_ list: [RecordProperty]) -> String {
+            list.enumerated().map { offset, property in
+                "try statement.bind(StrataRecords.RecordValue.bindable(self.\(property.name)), at: \(offset + 1))"
+            }.joined(separator: "\n        ")
+        }
+        let noKey = "throw StrataRecords.RecordError.noPrimaryKey(record: \"\\(Self.self)\")"
+        let all = binds(properties)
+        let keyLast = key.map { binds(properties.filter { !$0.isPrimaryKey } + [$0]) } ?? noKey
+        let keyOnly = key.map { binds([$0]) } ?? noKey
         let primaryKeyIndex = properties.firstIndex { $0.isPrimaryKey }.map(String.init) ?? "nil"
         let didInsert = key.map { "StrataRecords.RecordValue.assignRowID(rowID, to: &self.\($0.name))" } ?? ""
         let keyIsNil = key.map { "StrataRecords.RecordValue.isNil(self.\($0.name))" } ?? "false"
@@ -233,9 +237,12 @@ public struct RecordMacro: ExtensionMacro {
         }
         \(raw: access)func bindRecordColumns(to statement: Strata.Statement, order: StrataRecords.RecordBindOrder) throws {
             switch order {
-            case .all: try statement.bind(\(raw: all))
-            case .keyLast: \(raw: key == nil ? "throw StrataRecords.RecordError.noPrimaryKey(record: \"\\(Self.self)\")" : "try statement.bind(\(keyLast))")
-            case .keyOnly: \(raw: key == nil ? "throw StrataRecords.RecordError.noPrimaryKey(record: \"\\(Self.self)\")" : "try statement.bind(\(keyOnly))")
+            case .all:
+                \(raw: all)
+            case .keyLast:
+                \(raw: keyLast)
+            case .keyOnly:
+                \(raw: keyOnly)
             }
         }
         \(raw: access)var hasNilPrimaryKey: Bool { \(raw: keyIsNil) }

@@ -63,11 +63,15 @@ import Testing
                 func bindRecordColumns(to statement: Strata.Statement, order: StrataRecords.RecordBindOrder) throws {
                     switch order {
                     case .all:
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.id), StrataRecords.RecordValue.bindable(self.name), StrataRecords.RecordValue.bindable(self.score))
+                        try statement.bind(StrataRecords.RecordValue.bindable(self.id), at: 1)
+                        try statement.bind(StrataRecords.RecordValue.bindable(self.name), at: 2)
+                        try statement.bind(StrataRecords.RecordValue.bindable(self.score), at: 3)
                     case .keyLast:
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.name), StrataRecords.RecordValue.bindable(self.score), StrataRecords.RecordValue.bindable(self.id))
+                        try statement.bind(StrataRecords.RecordValue.bindable(self.name), at: 1)
+                        try statement.bind(StrataRecords.RecordValue.bindable(self.score), at: 2)
+                        try statement.bind(StrataRecords.RecordValue.bindable(self.id), at: 3)
                     case .keyOnly:
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.id))
+                        try statement.bind(StrataRecords.RecordValue.bindable(self.id), at: 1)
                     }
                 }
                 var hasNilPrimaryKey: Bool {
@@ -114,7 +118,7 @@ import Testing
                 public func bindRecordColumns(to statement: Strata.Statement, order: StrataRecords.RecordBindOrder) throws {
                     switch order {
                     case .all:
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.name))
+                        try statement.bind(StrataRecords.RecordValue.bindable(self.name), at: 1)
                     case .keyLast:
                         throw StrataRecords.RecordError.noPrimaryKey(record: "\\(Self.self)")
                     case .keyOnly:

@@ -93,6 +93,19 @@ open class Statement {
         return self
     }
 
+    /// Binds one positional parameter (1-based) through the value's own fast path, leaving the
+    /// others as they are: for generated code that binds a known column list.
+    ///
+    /// ```swift
+    /// try insert.bind("Audi", at: 2)
+    /// ```
+    /// - Throws: `SQLiteError` (`SQLITE_RANGE` for an index the statement does not have).
+    @inlinable
+    public final func bind<Value: Bindable>(_ value: Value, at index: Int32) throws {
+        let code = try value.bind(to: handle, at: index)
+        if code != SQLITE_OK { try checkBind(code, index: index) }
+    }
+
     /// Binds named parameters given as `(name, value)` pairs; the fast form of named binding, as
     /// no dictionary is built per call.
     ///

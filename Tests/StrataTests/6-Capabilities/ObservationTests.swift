@@ -67,22 +67,26 @@ struct Fetched: Sendable {
     }
 
     /// The first observer starts while a long write holds the writer: its first value does not
-    /// wait for the write, and the write's commit still arrives.
+    /// wait for the write (it comes from a reader), and the write's commit still arrives.
     @Test func aLongWriteDoesNotDelayTheFirstValue() async throws {
         let directory = try TemporaryDirectory()
         let database = try Self.makeDatabase(directory)
         try database.executeWrite { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        let inserted = Locked(false), release = Locked(false)
         let writing = Task {
             try await database.writeInTransaction { connection in
                 try connection.run("INSERT INTO t VALUES(1)")
-                Thread.sleep(forTimeInterval: 1.0)
+                inserted.withLock { $0 = true }
+                // Held until the observer has its first value (at most 20 s).
+                let deadline = Date().addingTimeInterval(20)
+                while !release.current, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
             }
         }
-        try await Task.sleep(for: .milliseconds(100))
-        let started = ContinuousClock.now
+        while !inserted.current { try await Task.sleep(for: .milliseconds(5)) }
         let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
-        await observed.wait { $0 == [0] }
-        #expect(ContinuousClock.now - started < .milliseconds(500), "the first value came from a reader at once")
+        await observed.wait(seconds: 15) { !$0.isEmpty }
+        #expect(observed.values == [0], "the first value came from a reader while the write was open")
+        release.withLock { $0 = true }
         try await writing.value
         await observed.wait { $0.last == 1 }
         observed.cancel()
