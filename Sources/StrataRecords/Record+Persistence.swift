@@ -40,6 +40,15 @@ public final class RecordStatements: Sendable {
         }
     }
 
+    /// Runs the cached INSERT on `db` after `bind` bound its parameters.
+    @usableFromInline
+    func runInsert(on db: Connection, _ bind: (Statement) throws -> Void) throws {
+        try db.withStatement(cachedFor: insert) { statement in
+            try bind(statement)
+            try statement.run()
+        }
+    }
+
     /// `CREATE TABLE`: column types from the property types, NOT NULL for non-optionals, and the
     /// primary key (an integer key is SQLite's rowid, so a nil key is assigned on insert).
     func createTableSQL(ifNotExists: Bool) -> String {
@@ -77,11 +86,11 @@ extension Record {
     /// try player.insert(db)   // player.id == 1
     /// ```
     /// - Throws: `SQLiteError` (a constraint, a missing table).
+    @inlinable
     public mutating func insert(_ db: Connection) throws {
-        let statements = Self.statements
-        try db.withStatement(cachedFor: statements.insert) { statement in
+        // Inlined into the caller, so the binds are calls on the concrete record type.
+        try Self.recordStatements.runInsert(on: db) { statement in
             try bindRecordColumns(to: statement, order: .all)
-            try statement.run()
         }
         if hasNilPrimaryKey { recordDidInsert(rowID: db.lastInsertRowID) }
     }
