@@ -85,7 +85,7 @@ public struct TypedColumn<Value>: @unchecked Sendable {
         RecordPredicate(sql: quoted + " BETWEEN ? AND ?", arguments: [binding(low), binding(high)])
     }
 
-    /// `column = value`, for ``RecordQuery/update(_:set:)``.
+    /// `column = value`, for `RecordQuery.update(_:set:)`.
     public func set(_ value: Value) -> ColumnAssignment {
         ColumnAssignment(column: name, value: binding(value))
     }
