@@ -53,6 +53,10 @@ open class Connection {
     /// The one authorizer SQLite calls; the user's rules and observation's recorders hang off it.
     let authorizerHub = AuthorizerHub()
 
+    /// Whether a DEFERRED transaction Strata begins is begun IMMEDIATE instead: a writer under an
+    /// external replicator takes the write lock at BEGIN, so it never fails to upgrade later.
+    package final var beginsDeferredTransactionsImmediately = false
+
     /// Hears of every statement execution once observation uses this connection.
     package internal(set) final var accessMonitor: AccessMonitor?
 

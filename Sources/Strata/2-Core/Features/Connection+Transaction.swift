@@ -54,6 +54,7 @@ extension Connection {
 // Squeal's, the ORM's, the rebuild's) goes through these, so names are quoted one way.
 extension Connection {
     package func beginTransaction(_ type: TransactionType) throws {
+        let type = type == .deferred && beginsDeferredTransactionsImmediately ? .immediate : type
         try execute("BEGIN \(type.rawValue) TRANSACTION")
     }
 
