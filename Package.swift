@@ -56,7 +56,9 @@ let package = Package(
         .testTarget(name: "StrataTests", dependencies: ["Strata", sqliteDependency]),
         .testTarget(name: "StrataSquealTests", dependencies: ["StrataSqueal", sqliteDependency]),
         .testTarget(name: "StrataORMTests", dependencies: ["StrataORM", sqliteDependency]),
-        .testTarget(name: "strataTests", dependencies: ["strata", "Strata"]),
+        // The writer process the Litestream crash test kills (not a product; tests only).
+        .executableTarget(name: "strata-crash-writer", dependencies: ["Strata"]),
+        .testTarget(name: "strataTests", dependencies: ["strata", "strata-crash-writer", "Strata"]),
         .testTarget(name: "StrataRecordsTests", dependencies: ["StrataRecords", sqliteDependency]),
         .testTarget(
             name: "StrataRecordsMacrosTests",

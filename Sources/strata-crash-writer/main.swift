@@ -1,0 +1,45 @@
+// strata-crash-writer: the writer process of the Litestream crash test. It commits numbered
+// transactions on a replication-safe Database while reader threads run, and prints each
+// transaction's number and wall-clock time (milliseconds) once its COMMIT has returned, until it
+// is killed. Each transaction writes one `ledger` row and three `parts` rows, so a restored copy
+// that holds a partial transaction shows it.
+import Foundation
+import Strata
+
+let arguments = CommandLine.arguments
+guard arguments.count == 2 else {
+    FileHandle.standardError.write(Data("usage: strata-crash-writer DATABASE\n".utf8))
+    exit(2)
+}
+do {
+    let database = try Database(storageLocation: .onDisk(arguments[1]), replicationSafety: .litestream)
+    try database.executeWrite { db in
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS ledger (n INTEGER PRIMARY KEY, payload TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS parts (n INTEGER NOT NULL, k INTEGER NOT NULL, PRIMARY KEY (n, k));
+            """)
+    }
+    for _ in 0..<2 {
+        Thread.detachNewThread {
+            while true {
+                _ = try? database.executeRead { db in try db.query("SELECT count(*) + coalesce(sum(k), 0) FROM parts") as Int? }
+            }
+        }
+    }
+    var next = (try database.executeRead { try $0.query("SELECT coalesce(max(n), 0) FROM ledger") as Int? } ?? 0) + 1
+    while true {
+        let n = next
+        try database.executeWrite { db in
+            try db.transaction {
+                try db.run("INSERT INTO ledger (n, payload) VALUES (?, ?)", n, String(repeating: "x", count: 200))
+                for k in 1...3 { try db.run("INSERT INTO parts (n, k) VALUES (?, ?)", n, k) }
+            }
+        }
+        let milliseconds = Int64(Date().timeIntervalSince1970 * 1_000)
+        FileHandle.standardOutput.write(Data("\(n) \(milliseconds)\n".utf8))
+        next += 1
+    }
+} catch {
+    FileHandle.standardError.write(Data("strata-crash-writer: \(error)\n".utf8))
+    exit(1)
+}
