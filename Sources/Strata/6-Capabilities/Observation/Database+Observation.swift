@@ -1,6 +1,19 @@
 import Foundation
 
-extension Database {
+/// What can be observed: a ``Database``, whose observations fetch on its readers, and a
+/// ``ConnectionQueue``, whose observations fetch on its connection. The `observe` methods are
+/// written once, here, over ``makeObservation(externalChanges:fetch:isDuplicate:)``.
+public protocol DatabaseObservable: Sendable {
+    /// Builds an observation of `fetch` that skips a value when `isDuplicate` says it equals the
+    /// last one delivered; the `observe` methods call it.
+    func makeObservation<Value: Sendable>(
+        externalChanges: Duration?,
+        fetch: @escaping @Sendable (Connection) throws -> Value,
+        isDuplicate: (@Sendable (Value, Value) -> Bool)?
+    ) -> DatabaseObservation<Value>
+}
+
+extension DatabaseObservable {
     /// Observes `fetch`: its current value, then a fresh one after every commit that changes what
     /// it read.
     ///
@@ -14,7 +27,7 @@ extension Database {
     /// - Parameters:
     ///   - externalChanges: Also see commits made by other connections and other processes on the
     ///     same file, by polling `PRAGMA data_version` at this interval on one connection shared by
-    ///     every observation of this database. nil (the default) sees this database's writes only.
+    ///     every observation of this database. nil (the default) sees this database's own writes only.
     ///   - fetch: Reads the value, on a reader connection; it must not write.
     public func observe<Value: Sendable>(
         externalChanges: Duration? = nil,
@@ -56,10 +69,15 @@ extension Database {
         ObservationToken(observation: observe(externalChanges: externalChanges, fetch), onChange: onChange)
     }
 
+}
+
+
+extension Database: DatabaseObservable {
     /// How many observations of this database are running (registered and not yet ended).
     public var activeObservationCount: Int { writerConnectionQueue.observationCenter.activeObservationCount }
 
-    private func makeObservation<Value: Sendable>(
+    /// The observation the `observe` methods return: fetches run on a reader of the pool.
+    public func makeObservation<Value: Sendable>(
         externalChanges interval: Duration?,
         fetch: @escaping @Sendable (Connection) throws -> Value,
         isDuplicate: (@Sendable (Value, Value) -> Bool)?
@@ -87,49 +105,12 @@ extension Database {
     }
 }
 
-extension ConnectionQueue {
-    /// Observes `fetch` on this queue's connection: its current value, then a fresh one after
-    /// every commit made through this queue that changes what it read.
-    ///
-    /// Fetches run on the queue, between the queue's other work. See
-    /// `Database.observe(externalChanges:_:)` for the rest.
-    public func observe<Value: Sendable>(
-        externalChanges: Duration? = nil,
-        _ fetch: @escaping @Sendable (Connection) throws -> Value
-    ) -> DatabaseObservation<Value> {
-        makeObservation(externalChanges: externalChanges, fetch: fetch, isDuplicate: nil)
-    }
-
-    /// Observes `fetch`, skipping values equal to the last one delivered.
-    public func observe<Value: Sendable & Equatable>(
-        externalChanges: Duration? = nil,
-        _ fetch: @escaping @Sendable (Connection) throws -> Value
-    ) -> DatabaseObservation<Value> {
-        makeObservation(externalChanges: externalChanges, fetch: fetch, isDuplicate: { $0 == $1 })
-    }
-
-    /// Observes `fetch` for code that is not async; see `Database.observe(externalChanges:_:onChange:)`.
-    public func observe<Value: Sendable>(
-        externalChanges: Duration? = nil,
-        _ fetch: @escaping @Sendable (Connection) throws -> Value,
-        onChange: @escaping @Sendable (Result<Value, any Error>) -> Void
-    ) -> ObservationToken {
-        ObservationToken(observation: observe(externalChanges: externalChanges, fetch), onChange: onChange)
-    }
-
-    /// Observes `fetch` for code that is not async, skipping values equal to the last one delivered.
-    public func observe<Value: Sendable & Equatable>(
-        externalChanges: Duration? = nil,
-        _ fetch: @escaping @Sendable (Connection) throws -> Value,
-        onChange: @escaping @Sendable (Result<Value, any Error>) -> Void
-    ) -> ObservationToken {
-        ObservationToken(observation: observe(externalChanges: externalChanges, fetch), onChange: onChange)
-    }
-
+extension ConnectionQueue: DatabaseObservable {
     /// How many observations of this queue's connection are running.
     public var activeObservationCount: Int { observationCenter.activeObservationCount }
 
-    private func makeObservation<Value: Sendable>(
+    /// The observation the `observe` methods return: fetches run on the queue.
+    public func makeObservation<Value: Sendable>(
         externalChanges interval: Duration?,
         fetch: @escaping @Sendable (Connection) throws -> Value,
         isDuplicate: (@Sendable (Value, Value) -> Bool)?
