@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // The @Record macro's compiler plugin; the version that matches the Swift 6.3 toolchain.
         .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
+        // The macro's expansion and diagnostic tests (inline snapshots of what it writes).
+        .package(url: "https://github.com/pointfreeco/swift-macro-testing", exact: "0.7.0"),
     ],
     targets: [
         .systemLibrary(
@@ -64,7 +66,7 @@ let package = Package(
             name: "StrataRecordsMacrosTests",
             dependencies: [
                 "StrataRecordsMacros",
-                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+                .product(name: "MacroTesting", package: "swift-macro-testing"),
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
             ]
         ),

@@ -53,7 +53,11 @@ public struct RecordMacro: ExtensionMacro {
             return []
         }
         let typeName = structDecl.name.text
-        guard let properties = storedProperties(of: structDecl, in: context) else { return [] }
+        // Both the table name and the properties are read before giving up, so every mistake in
+        // the declaration is reported at once.
+        let tableArgument = Result { try tableNameArgument(of: node, in: context) }
+        guard let properties = storedProperties(of: structDecl, in: context),
+              case .success(let tableArgumentValue) = tableArgument else { return [] }
         guard !properties.isEmpty else {
             context.diagnose(Diagnostic(node: Syntax(structDecl.name), message: RecordDiagnostic.noStoredProperties(typeName)))
             return []
@@ -63,7 +67,7 @@ public struct RecordMacro: ExtensionMacro {
             context.diagnose(Diagnostic(node: Syntax(node), message: RecordDiagnostic.severalPrimaryKeys(typeName)))
             return []
         }
-        let tableName = tableNameArgument(of: node) ?? defaultTableName(for: typeName)
+        let tableName = tableArgumentValue ?? defaultTableName(for: typeName)
         let access = accessModifier(of: structDecl)
         return [try makeExtension(type: type, access: access, tableName: tableName, properties: properties, key: keys.first)]
     }
@@ -79,7 +83,13 @@ public struct RecordMacro: ExtensionMacro {
             if variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) }) { continue }
             let isLazy = variable.modifiers.contains { $0.name.text == "lazy" }
             let isPrimaryKey = hasAttribute("PrimaryKey", on: variable)
-            let columnName = columnArgument(of: variable)
+            let columnName: String?
+            do {
+                columnName = try columnArgument(of: variable, in: context)
+            } catch {
+                failed = true
+                continue
+            }
             let isLetWithValue = variable.bindingSpecifier.text == "let"
             for binding in variable.bindings {
                 guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else { continue }
@@ -138,23 +148,35 @@ public struct RecordMacro: ExtensionMacro {
         }
     }
 
-    static func columnArgument(of variable: VariableDeclSyntax) -> String? {
+    /// The name `@Column("name")` gives, nil without the attribute; a diagnostic (and a thrown
+    /// stop) when its argument is not a plain string literal.
+    static func columnArgument(of variable: VariableDeclSyntax, in context: some MacroExpansionContext) throws -> String? {
         for element in variable.attributes {
-            guard let attribute = element.as(AttributeSyntax.self), attribute.attributeName.trimmedDescription == "Column",
-                  let arguments = attribute.arguments?.as(LabeledExprListSyntax.self), let first = arguments.first,
-                  let literal = first.expression.as(StringLiteralExprSyntax.self) else { continue }
-            return literal.segments.compactMap { $0.as(StringSegmentSyntax.self)?.content.text }.joined()
+            guard let attribute = element.as(AttributeSyntax.self), attribute.attributeName.trimmedDescription == "Column" else { continue }
+            let first = attribute.arguments?.as(LabeledExprListSyntax.self)?.first?.expression
+            return try stringLiteral(first, of: attribute, in: context)
         }
         return nil
     }
 
-    static func tableNameArgument(of node: AttributeSyntax) -> String? {
+    static func tableNameArgument(of node: AttributeSyntax, in context: some MacroExpansionContext) throws -> String? {
         guard let arguments = node.arguments?.as(LabeledExprListSyntax.self) else { return nil }
         for argument in arguments where argument.label?.text == "table" {
-            guard let literal = argument.expression.as(StringLiteralExprSyntax.self) else { return nil }
-            return literal.segments.compactMap { $0.as(StringSegmentSyntax.self)?.content.text }.joined()
+            if argument.expression.is(NilLiteralExprSyntax.self) { return nil }
+            return try stringLiteral(argument.expression, of: node, in: context)
         }
         return nil
+    }
+
+    /// The value of a string literal without interpolations (its escapes resolved), or a
+    /// diagnostic: a name computed at run time cannot go into SQL built at compile time.
+    static func stringLiteral(_ expression: ExprSyntax?, of attribute: AttributeSyntax, in context: some MacroExpansionContext) throws -> String {
+        if let literal = expression?.as(StringLiteralExprSyntax.self), let value = literal.representedLiteralValue, !value.isEmpty {
+            return value
+        }
+        let name = attribute.attributeName.trimmedDescription
+        context.diagnose(Diagnostic(node: expression.map { Syntax($0) } ?? Syntax(attribute), message: RecordDiagnostic.nameNotALiteral(name)))
+        throw AlreadyDiagnosed()
     }
 
     /// GRDB's default: the type name with its leading capital (or capitals, for an acronym)
@@ -258,6 +280,9 @@ public struct RecordMacro: ExtensionMacro {
     }
 }
 
+/// Stops reading a declaration after a diagnostic said what is wrong with it.
+struct AlreadyDiagnosed: Error {}
+
 enum RecordExpansionError: Error, CustomStringConvertible {
     case malformed
     var description: String { "@Record produced an extension that does not parse (a bug in StrataRecordsMacros)" }
@@ -272,6 +297,7 @@ enum RecordDiagnostic: DiagnosticMessage {
     case lazyProperty(String)
     case severalPrimaryKeys(String)
     case markerOnNonProperty(String)
+    case nameNotALiteral(String)
 
     var message: String {
         switch self {
@@ -289,6 +315,8 @@ enum RecordDiagnostic: DiagnosticMessage {
             return "@Record type '\(name)' marks more than one @PrimaryKey; a record has one primary key column"
         case .markerOnNonProperty(let name):
             return "@\(name) marks a stored property of a @Record struct"
+        case .nameNotALiteral(let name):
+            return "@\(name) takes a non-empty string literal without interpolation: the macro writes the name into SQL at compile time"
         }
     }
 
@@ -302,6 +330,7 @@ enum RecordDiagnostic: DiagnosticMessage {
         case .lazyProperty: id = "lazyProperty"
         case .severalPrimaryKeys: id = "severalPrimaryKeys"
         case .markerOnNonProperty: id = "markerOnNonProperty"
+        case .nameNotALiteral: id = "nameNotALiteral"
         }
         return MessageID(domain: "StrataRecords", id: id)
     }

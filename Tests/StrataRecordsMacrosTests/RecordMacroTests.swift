@@ -1,25 +1,25 @@
+import MacroTesting
 import SwiftSyntaxMacroExpansion
-import SwiftSyntaxMacros
-import SwiftSyntaxMacrosGenericTestSupport
 @testable import StrataRecordsMacros
 import Testing
 
-/// The macro's own expansion tests: what it generates, and what it refuses at the declaration.
-@Suite struct RecordMacroTests {
-    let macros: [String: MacroSpec] = [
-        "Record": MacroSpec(type: RecordMacro.self, conformances: ["Record"]),
-        "PrimaryKey": MacroSpec(type: RecordPropertyMarkerMacro.self),
-        "Column": MacroSpec(type: RecordPropertyMarkerMacro.self),
-    ]
-
-    func expand(_ source: String, _ expected: String, diagnostics: [DiagnosticSpec] = [], sourceLocation: SourceLocation = #_sourceLocation) {
-        assertMacroExpansion(source, expandedSource: expected, diagnostics: diagnostics, macroSpecs: macros, indentationWidth: .spaces(4)) { failure in
-            Issue.record(Comment(rawValue: failure.message), sourceLocation: sourceLocation)
-        }
-    }
-
+/// The macro's own expansion tests (swift-macro-testing inline snapshots): what it generates, and
+/// what it refuses at the declaration. `record: .never` makes a changed expansion fail the test
+/// instead of rewriting the snapshot.
+@Suite(
+    .macros(
+        [
+            "Record": MacroSpec(type: RecordMacro.self, conformances: ["Record"]),
+            "PrimaryKey": MacroSpec(type: RecordPropertyMarkerMacro.self),
+            "Column": MacroSpec(type: RecordPropertyMarkerMacro.self),
+        ],
+        indentationWidth: .spaces(4),
+        record: .never
+    )
+)
+struct RecordMacroTests {
     @Test func generatesTheRecordExtension() {
-        expand(
+        assertMacro {
             """
             @Record
             struct Player {
@@ -27,14 +27,21 @@ import Testing
                 var name: String
                 @Column("score_total") var score: Int
                 var label: String { name }
+                static let maximum = 10
+                let kind: String = "player"
+                var level: Int = 1 { didSet { print(level) } }
             }
-            """,
+            """
+        } expansion: {
             """
             struct Player {
                 var id: Int64?
                 var name: String
                 var score: Int
                 var label: String { name }
+                static let maximum = 10
+                let kind: String = "player"
+                var level: Int = 1 { didSet { print(level) } }
             }
 
             extension Player: StrataRecords.Record {
@@ -42,7 +49,8 @@ import Testing
                 static let recordColumns: [StrataRecords.RecordColumn] = [
                     StrataRecords.RecordColumn.describing("id", as: (Int64?).self, isPrimaryKey: true),
                     StrataRecords.RecordColumn.describing("name", as: (String).self, isPrimaryKey: false),
-                    StrataRecords.RecordColumn.describing("score_total", as: (Int).self, isPrimaryKey: false)
+                    StrataRecords.RecordColumn.describing("score_total", as: (Int).self, isPrimaryKey: false),
+                    StrataRecords.RecordColumn.describing("level", as: (Int).self, isPrimaryKey: false)
                 ]
                 static let primaryKeyIndex: Int? = 0
                 static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
@@ -50,6 +58,7 @@ import Testing
                     let id = StrataRecords.TypedColumn<Int64?>("id")
                     let name = StrataRecords.TypedColumn<String>("name")
                     let score = StrataRecords.TypedColumn<Int>("score_total")
+                    let level = StrataRecords.TypedColumn<Int>("level")
                 }
                 static let columns = Columns()
                 init(row: Strata.Row) throws {
@@ -59,6 +68,7 @@ import Testing
                     self.id = try row.recordValue(at: indexes[0], column: "id", of: Self.self)
                     self.name = try row.recordValue(at: indexes[1], column: "name", of: Self.self)
                     self.score = try row.recordValue(at: indexes[2], column: "score_total", of: Self.self)
+                    self.level = try row.recordValue(at: indexes[3], column: "level", of: Self.self)
                 }
                 func bindRecordColumns(to statement: Strata.Statement, order: StrataRecords.RecordBindOrder) throws {
                     switch order {
@@ -66,10 +76,12 @@ import Testing
                         try statement.bind(StrataRecords.RecordValue.bindable(self.id), at: 1)
                         try statement.bind(StrataRecords.RecordValue.bindable(self.name), at: 2)
                         try statement.bind(StrataRecords.RecordValue.bindable(self.score), at: 3)
+                        try statement.bind(StrataRecords.RecordValue.bindable(self.level), at: 4)
                     case .keyLast:
                         try statement.bind(StrataRecords.RecordValue.bindable(self.name), at: 1)
                         try statement.bind(StrataRecords.RecordValue.bindable(self.score), at: 2)
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.id), at: 3)
+                        try statement.bind(StrataRecords.RecordValue.bindable(self.level), at: 3)
+                        try statement.bind(StrataRecords.RecordValue.bindable(self.id), at: 4)
                     case .keyOnly:
                         try statement.bind(StrataRecords.RecordValue.bindable(self.id), at: 1)
                     }
@@ -82,18 +94,19 @@ import Testing
                 }
             }
             """
-        )
+        }
     }
 
     @Test func tableNameArgumentAndPublicAccess() {
-        expand(
+        assertMacro {
             """
             @Record(table: "people")
             public struct Person {
                 public var name: String
             }
-            """,
             """
+        } expansion: {
+            #"""
             public struct Person {
                 public var name: String
             }
@@ -120,9 +133,9 @@ import Testing
                     case .all:
                         try statement.bind(StrataRecords.RecordValue.bindable(self.name), at: 1)
                     case .keyLast:
-                        throw StrataRecords.RecordError.noPrimaryKey(record: "\\(Self.self)")
+                        throw StrataRecords.RecordError.noPrimaryKey(record: "\(Self.self)")
                     case .keyOnly:
-                        throw StrataRecords.RecordError.noPrimaryKey(record: "\\(Self.self)")
+                        throw StrataRecords.RecordError.noPrimaryKey(record: "\(Self.self)")
                     }
                 }
                 public var hasNilPrimaryKey: Bool {
@@ -132,81 +145,276 @@ import Testing
 
                 }
             }
+            """#
+        }
+    }
+
+    @Test func optionalsEnumsAndQuotedNames() {
+        assertMacro {
             """
-        )
+            @Record
+            struct Match {
+                @PrimaryKey var code: String
+                var position: Position?
+                @Column("say \\"hi\\"") var greeting: Swift.String
+            }
+            """
+        } expansion: {
+            #"""
+            struct Match {
+                var code: String
+                var position: Position?
+                var greeting: Swift.String
+            }
+
+            extension Match: StrataRecords.Record {
+                static let tableName: String = "match"
+                static let recordColumns: [StrataRecords.RecordColumn] = [
+                    StrataRecords.RecordColumn.describing("code", as: (String).self, isPrimaryKey: true),
+                    StrataRecords.RecordColumn.describing("position", as: (Position?).self, isPrimaryKey: false),
+                    StrataRecords.RecordColumn.describing("say \"hi\"", as: (Swift.String).self, isPrimaryKey: false)
+                ]
+                static let primaryKeyIndex: Int? = 0
+                static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
+                struct Columns: Sendable {
+                    let code = StrataRecords.TypedColumn<String>("code")
+                    let position = StrataRecords.TypedColumn<Position?>("position")
+                    let greeting = StrataRecords.TypedColumn<Swift.String>("say \"hi\"")
+                }
+                static let columns = Columns()
+                init(row: Strata.Row) throws {
+                    try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
+                }
+                init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
+                    self.code = try row.recordValue(at: indexes[0], column: "code", of: Self.self)
+                    self.position = try row.recordValue(at: indexes[1], column: "position", of: Self.self)
+                    self.greeting = try row.recordValue(at: indexes[2], column: "say \"hi\"", of: Self.self)
+                }
+                func bindRecordColumns(to statement: Strata.Statement, order: StrataRecords.RecordBindOrder) throws {
+                    switch order {
+                    case .all:
+                        try statement.bind(StrataRecords.RecordValue.bindable(self.code), at: 1)
+                        try statement.bind(StrataRecords.RecordValue.bindable(self.position), at: 2)
+                        try statement.bind(StrataRecords.RecordValue.bindable(self.greeting), at: 3)
+                    case .keyLast:
+                        try statement.bind(StrataRecords.RecordValue.bindable(self.position), at: 1)
+                        try statement.bind(StrataRecords.RecordValue.bindable(self.greeting), at: 2)
+                        try statement.bind(StrataRecords.RecordValue.bindable(self.code), at: 3)
+                    case .keyOnly:
+                        try statement.bind(StrataRecords.RecordValue.bindable(self.code), at: 1)
+                    }
+                }
+                var hasNilPrimaryKey: Bool {
+                    StrataRecords.RecordValue.isNil(self.code)
+                }
+                mutating func recordDidInsert(rowID: Int64) {
+                    StrataRecords.RecordValue.assignRowID(rowID, to: &self.code)
+                }
+            }
+            """#
+        }
     }
 
     @Test func refusesAClass() {
-        expand(
+        assertMacro {
             """
             @Record
             class Team {
                 var name: String = ""
             }
-            """,
             """
+        } diagnostics: {
+            """
+            @Record
+            ┬──────
+            ╰─ 🛑 @Record applies to structs, and this is a class: records are values, read from rows and written back
             class Team {
                 var name: String = ""
             }
-            """,
-            diagnostics: [DiagnosticSpec(message: "@Record applies to structs, and this is a class: records are values, read from rows and written back", line: 1, column: 1)]
-        )
+            """
+        }
+    }
+
+    @Test func refusesAnEnum() {
+        assertMacro {
+            """
+            @Record
+            enum Color {
+                case red
+            }
+            """
+        } diagnostics: {
+            """
+            @Record
+            ┬──────
+            ╰─ 🛑 @Record applies to structs, and this is an enum: records are values, read from rows and written back
+            enum Color {
+                case red
+            }
+            """
+        }
     }
 
     @Test func refusesATypeWithOnlyComputedProperties() {
-        expand(
+        assertMacro {
             """
             @Record
             struct Empty {
                 var label: String { "x" }
+                static var shared: Int = 0
             }
-            """,
             """
+        } diagnostics: {
+            """
+            @Record
             struct Empty {
+                   ┬────
+                   ╰─ 🛑 @Record type 'Empty' has no stored properties to map to columns (computed properties are not stored)
                 var label: String { "x" }
+                static var shared: Int = 0
             }
-            """,
-            diagnostics: [DiagnosticSpec(message: "@Record type 'Empty' has no stored properties to map to columns (computed properties are not stored)", line: 2, column: 8)]
-        )
+            """
+        }
     }
 
-    @Test func refusesAPropertyThatIsNotABinding() {
-        expand(
+    @Test func refusesPropertiesThatAreNotBindings() {
+        assertMacro {
             """
             @Record
             struct Bad {
                 var scores: [Int]
+                var byName: [String: Int]?
                 var callback: () -> Void
+                var pair: (Int, Int)
+                var anything: any Equatable
             }
-            """,
             """
+        } diagnostics: {
+            """
+            @Record
             struct Bad {
                 var scores: [Int]
+                            ┬────
+                            ╰─ 🛑 property 'scores' of type '[Int]' is not a Binding: an array is not a Binding; wrap it in ArrayBinding or a CodableBinding type
+                var byName: [String: Int]?
+                            ┬─────────────
+                            ╰─ 🛑 property 'byName' of type '[String: Int]?' is not a Binding: a dictionary is not a Binding; wrap it in DictionaryBinding or a CodableBinding type
                 var callback: () -> Void
+                              ┬─────────
+                              ╰─ 🛑 property 'callback' of type '() -> Void' is not a Binding: a function is not stored in a column
+                var pair: (Int, Int)
+                          ┬─────────
+                          ╰─ 🛑 property 'pair' of type '(Int, Int)' is not a Binding: a tuple has no single column value
+                var anything: any Equatable
+                              ┬────────────
+                              ╰─ 🛑 property 'anything' of type 'any Equatable' is not a Binding: an existential or opaque type has no fixed column type
             }
-            """,
-            diagnostics: [
-                DiagnosticSpec(message: "property 'scores' of type '[Int]' is not a Binding: an array is not a Binding; wrap it in ArrayBinding or a CodableBinding type", line: 3, column: 17),
-                DiagnosticSpec(message: "property 'callback' of type '() -> Void' is not a Binding: a function is not stored in a column", line: 4, column: 19),
-            ]
-        )
+            """
+        }
     }
 
     @Test func refusesAPropertyWithoutAType() {
-        expand(
+        assertMacro {
             """
             @Record
             struct Loose {
                 var name = "x"
             }
-            """,
             """
+        } diagnostics: {
+            """
+            @Record
             struct Loose {
                 var name = "x"
+                    ┬─────────
+                    ╰─ 🛑 property 'name' needs an explicit type annotation for @Record to map it to a column
             }
-            """,
-            diagnostics: [DiagnosticSpec(message: "property 'name' needs an explicit type annotation for @Record to map it to a column", line: 3, column: 9)]
-        )
+            """
+        }
+    }
+
+    @Test func refusesALazyProperty() {
+        assertMacro {
+            """
+            @Record
+            struct Cached {
+                var name: String
+                lazy var upper: String = name.uppercased()
+            }
+            """
+        } diagnostics: {
+            """
+            @Record
+            struct Cached {
+                var name: String
+                lazy var upper: String = name.uppercased()
+                         ┬────────────────────────────────
+                         ╰─ 🛑 lazy property 'upper' cannot be a column; make it a stored or computed property
+            }
+            """
+        }
+    }
+
+    @Test func refusesTwoPrimaryKeys() {
+        assertMacro {
+            """
+            @Record
+            struct Pair {
+                @PrimaryKey var a: Int64
+                @PrimaryKey var b: Int64
+            }
+            """
+        } diagnostics: {
+            """
+            @Record
+            ┬──────
+            ╰─ 🛑 @Record type 'Pair' marks more than one @PrimaryKey; a record has one primary key column
+            struct Pair {
+                @PrimaryKey var a: Int64
+                @PrimaryKey var b: Int64
+            }
+            """
+        }
+    }
+
+    @Test func refusesAMarkerOffAProperty() {
+        assertMacro {
+            """
+            struct Holder {
+                @PrimaryKey func key() -> Int { 1 }
+            }
+            """
+        } diagnostics: {
+            """
+            struct Holder {
+                @PrimaryKey func key() -> Int { 1 }
+                ┬──────────
+                ╰─ 🛑 @PrimaryKey marks a stored property of a @Record struct
+            }
+            """
+        }
+    }
+
+    @Test func refusesNamesThatAreNotLiterals() {
+        assertMacro {
+            """
+            @Record(table: prefix + "players")
+            struct Player {
+                @Column("\\(prefix)name") var name: String
+            }
+            """
+        } diagnostics: {
+            #"""
+            @Record(table: prefix + "players")
+                           ┬─────────────────
+                           ╰─ 🛑 @Record takes a non-empty string literal without interpolation: the macro writes the name into SQL at compile time
+            struct Player {
+                @Column("\(prefix)name") var name: String
+                        ┬──────────────
+                        ╰─ 🛑 @Column takes a non-empty string literal without interpolation: the macro writes the name into SQL at compile time
+            }
+            """#
+        }
     }
 
     @Test func defaultTableNames() {
@@ -214,5 +422,6 @@ import Testing
         #expect(RecordMacro.defaultTableName(for: "HTTPRequest") == "httpRequest")
         #expect(RecordMacro.defaultTableName(for: "URL") == "url")
         #expect(RecordMacro.defaultTableName(for: "x") == "x")
+        #expect(RecordMacro.defaultTableName(for: "LogLine") == "logLine")
     }
 }
