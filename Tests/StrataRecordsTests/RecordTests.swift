@@ -43,6 +43,13 @@ struct LogLine: Equatable {
     var message: String
 }
 
+/// Names SQL would trip over: a space and a quote in the table, a quote and a keyword in columns.
+@Record(table: "odd \"table\"")
+struct Odd: Equatable, Sendable {
+    @PrimaryKey @Column("key \"id\"") var id: Int64?
+    @Column("select") var select: String
+}
+
 @Suite struct RecordTests {
     func makeDatabase() throws -> Connection {
         let db = try Connection(storageLocation: .inMemory)
@@ -188,6 +195,37 @@ struct LogLine: Equatable {
         #expect(try Player.fetchAll(db) == [ann])
     }
 
+    @Test func identifiersAreQuotedEverywhere() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        #expect(Odd.tableName == #"odd "table""#)
+        #expect(Odd.recordColumns.map(\.name) == [#"key "id""#, "select"])
+        try Odd.createTable(db)
+        var odd = Odd(id: nil, select: "from")
+        try odd.insert(db)
+        #expect(odd.id == 1)
+        odd.select = "where"
+        try odd.update(db)
+        try odd.upsert(db)
+        #expect(try Odd.fetchOne(db, id: 1) == odd)
+        let query = Odd.where { $0.select == "where" && $0.id.in([1]) }.order(by: \.id)
+        #expect(query.sql == #"SELECT "key ""id""", "select" FROM "odd ""table""" WHERE ("select" = ?) AND ("key ""id""" IN (?)) ORDER BY "key ""id""" ASC"#)
+        #expect(try query.fetchAll(db) == [odd])
+        #expect(try Odd.where { $0.select == "where" }.update(db, set: { $0.select.set("group") }) == 1)
+        #expect(try odd.delete(db) == true)
+        #expect(try Odd.fetchCount(db) == 0)
+    }
+
+    @Test func aSendableRecordStaysSendable() async throws {
+        let ann = Player(id: 1, name: "Ann", score: 12, team: nil)
+        // Each of these crosses into another task: they compile only if the types are Sendable.
+        let copy = await Task.detached { ann }.value
+        let query = Player.where { $0.name == "Ann" }
+        let columns = await Task.detached { (query, Player.columns) }.value
+        #expect(copy == ann)
+        #expect(columns.0.sql == query.sql)
+        #expect(columns.1.name.name == "name")
+    }
+
     @Test func recordsWorkThroughDatabaseAndAsync() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("records-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -203,6 +241,16 @@ struct LogLine: Equatable {
         #expect(found.map(\.name) == ["Ann"])
         let count = try database.executeRead { try Player.fetchCount($0) }
         #expect(count == 1)
+        let bob = try await database.write { db -> Player in
+            var bob = Player(id: nil, name: "Bob", score: 30, team: "red")
+            try bob.insert(db)
+            return bob
+        }
+        #expect(bob.id == 2)
+        let changed = try await database.write { try Player.where { $0.team == "red" }.update($0, set: { $0.score.set(31) }) }
+        #expect(changed == 1)
+        #expect(try await database.read { try Player.fetchOne($0, id: 2)?.score } == 31)
+        #expect(try await database.read { try Player.where { $0.score > 20 }.fetchOne($0)?.name } == "Bob")
     }
 }
 
