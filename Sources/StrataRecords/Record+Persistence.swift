@@ -42,10 +42,28 @@ public final class RecordStatements: Sendable {
 
     /// Runs the cached INSERT on `db` after `bind` bound its parameters.
     @usableFromInline
-    func runInsert(on db: Connection, _ bind: (Statement) throws -> Void) throws {
-        try db.withStatement(cachedFor: insert) { statement in
-            try bind(statement)
-            try statement.run()
+    func runInsert(on db: Connection, _ bind: (inout RecordBinder) throws -> Void) throws {
+        try RecordStatements.run(insert, on: db, bind)
+    }
+
+    /// Runs the statement cached under `key` once, to completion, after `bind` bound its
+    /// parameters straight onto the handle (no `Statement` object per call).
+    static func run(_ key: StatementCacheKey, on db: Connection, _ bind: (inout RecordBinder) throws -> Void) throws {
+        try db.runCachedStatement(key) { handle in
+            var binder = RecordBinder(handle)
+            try bind(&binder)
+            return binder.failure
+        }
+    }
+
+    /// Runs the statement cached under `key` with `body`, after `bind` bound its parameters.
+    static func withStatement<T>(_ key: StatementCacheKey, on db: Connection, bind: (inout RecordBinder) throws -> Void,
+                                 _ body: (Statement) throws -> T) throws -> T {
+        try db.withStatement(cachedFor: key) { statement in
+            var binder = RecordBinder(statement.statementHandle)
+            try bind(&binder)
+            if let failure = binder.failure { try statement.checkBindResult(failure.code, index: failure.index) }
+            return try body(statement)
         }
     }
 
@@ -89,8 +107,8 @@ extension Record {
     @inlinable
     public mutating func insert(_ db: Connection) throws {
         // Inlined into the caller, so the binds are calls on the concrete record type.
-        try Self.recordStatements.runInsert(on: db) { statement in
-            try bindRecordColumns(to: statement, order: .all)
+        try Self.recordStatements.runInsert(on: db) { binder in
+            try bindRecordColumns(to: &binder, order: .all)
         }
         if hasNilPrimaryKey { recordDidInsert(rowID: db.lastInsertRowID) }
     }
@@ -106,12 +124,8 @@ extension Record {
             guard try Self.exists(db, matching: self) else { throw RecordError.notFound(record: "\(Self.self)") }
             return
         }
-        let changed = try db.withStatement(cachedFor: key) { statement -> Int in
-            try bindRecordColumns(to: statement, order: .keyLast)
-            try statement.run()
-            return db.changes
-        }
-        if changed == 0 { throw RecordError.notFound(record: "\(Self.self)") }
+        try RecordStatements.run(key, on: db) { try bindRecordColumns(to: &$0, order: .keyLast) }
+        if db.changes == 0 { throw RecordError.notFound(record: "\(Self.self)") }
     }
 
     /// Inserts the record, or updates the row with its key (`INSERT … ON CONFLICT DO UPDATE`).
@@ -119,10 +133,7 @@ extension Record {
     public mutating func upsert(_ db: Connection) throws {
         let statements = Self.statements
         guard statements.keyColumn != nil else { throw RecordError.noPrimaryKey(record: "\(Self.self)") }
-        try db.withStatement(cachedFor: statements.upsert) { statement in
-            try bindRecordColumns(to: statement, order: .all)
-            try statement.run()
-        }
+        try RecordStatements.run(statements.upsert, on: db) { try bindRecordColumns(to: &$0, order: .all) }
         if hasNilPrimaryKey { recordDidInsert(rowID: db.lastInsertRowID) }
     }
 
@@ -143,18 +154,14 @@ extension Record {
     @discardableResult
     public func delete(_ db: Connection) throws -> Bool {
         let key = try Self.require(Self.statements.delete)
-        return try db.withStatement(cachedFor: key) { statement -> Bool in
-            try bindRecordColumns(to: statement, order: .keyOnly)
-            try statement.run()
-            return db.changes > 0
-        }
+        try RecordStatements.run(key, on: db) { try bindRecordColumns(to: &$0, order: .keyOnly) }
+        return db.changes > 0
     }
 
     static func exists(_ db: Connection, matching record: Self) throws -> Bool {
         let key = try require(statements.fetchByKey)
-        return try db.withStatement(cachedFor: key) { statement -> Bool in
-            try record.bindRecordColumns(to: statement, order: .keyOnly)
-            return try statement.step()
+        return try RecordStatements.withStatement(key, on: db, bind: { try record.bindRecordColumns(to: &$0, order: .keyOnly) }) {
+            try $0.step()
         }
     }
 
@@ -171,10 +178,9 @@ extension Record {
     /// - Throws: ``RecordError/noPrimaryKey(record:)``; `SQLiteError`; ``RecordError``.
     public static func fetchOne<ID: Bindable>(_ db: Connection, id: ID) throws -> Self? {
         let key = try require(statements.fetchByKey)
-        return try db.withStatement(cachedFor: key) { statement -> Self? in
-            try statement.bind(id)
+        return try RecordStatements.withStatement(key, on: db, bind: { try $0.bind(id, at: 1) }) { statement -> Self? in
             guard try statement.step() else { return nil }
-            return try Self(row: statement.currentRow)
+            return try Self(columnOrderedRow: statement.currentRow)
         }
     }
 

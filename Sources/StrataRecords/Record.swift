@@ -25,7 +25,7 @@ import Foundation
 /// macro refuses a class, a type without stored properties, and properties whose declared type
 /// cannot be a column (functions, tuples, bare arrays and dictionaries); a type it cannot see
 /// through is checked by the compiler where the generated code binds and reads it.
-@attached(extension, conformances: Record, names: named(tableName), named(recordColumns), named(primaryKeyIndex), named(Columns), named(columns), named(init(row:)), named(init(row:columnIndexes:)), named(bindRecordColumns(to:order:)), named(hasNilPrimaryKey), named(recordDidInsert(rowID:)), named(recordStatements))
+@attached(extension, conformances: Record, names: named(tableName), named(recordColumns), named(primaryKeyIndex), named(Columns), named(columns), named(init(row:)), named(init(row:columnIndexes:)), named(init(columnOrderedRow:)), named(bindRecordColumns(to:order:)), named(hasNilPrimaryKey), named(recordDidInsert(rowID:)), named(recordStatements))
 public macro Record(table: String? = nil) = #externalMacro(module: "StrataRecordsMacros", type: "RecordMacro")
 
 /// Marks the record's primary key. An optional integer key left nil is assigned by SQLite on
@@ -53,7 +53,7 @@ public protocol Record: ExpressibleByRow {
     /// The typed columns.
     static var columns: Columns { get }
     /// Binds the properties positionally, in the order `order` names.
-    func bindRecordColumns(to statement: Statement, order: RecordBindOrder) throws
+    func bindRecordColumns(to binder: inout RecordBinder, order: RecordBindOrder) throws
     /// Whether the primary key is an optional left nil (SQLite assigns it on insert).
     var hasNilPrimaryKey: Bool { get }
     /// Writes back the rowid SQLite assigned on insert, if the key was left nil.
@@ -63,6 +63,9 @@ public protocol Record: ExpressibleByRow {
     /// Reads the record from `row`, whose statement has each column at `columnIndexes` (in
     /// ``recordColumns`` order): the fetch loops resolve the indexes once per statement.
     init(row: Row, columnIndexes: [Int32]) throws
+    /// Reads the record from a row whose columns are the record's, in declaration order: the
+    /// statements this module builds select exactly that list, so their rows need no lookup.
+    init(columnOrderedRow row: Row) throws
 }
 
 /// Which properties a generated bind call binds, in what order.

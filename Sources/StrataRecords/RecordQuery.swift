@@ -192,13 +192,9 @@ public struct RecordQuery<R: Record>: Sendable {
     /// - Throws: `SQLiteError`; ``RecordError`` for a row that does not map.
     @inlinable
     public func fetchAll(_ db: Connection) throws -> [R] {
-        // Inlined into the caller, so the loop is specialized for the record type; the column
-        // indexes are resolved on the first row, once for the whole statement.
-        var indexes: [Int32] = []
-        return try db.query(sql, clauses().arguments) { row in
-            if indexes.isEmpty { indexes = try row.recordColumnIndexes(for: R.self) }
-            return try R(row: row, columnIndexes: indexes)
-        }
+        // Inlined into the caller, so the loop is specialized for the record type. The SELECT
+        // lists the record's columns in declaration order, so each row reads them by position.
+        try db.query(sql, clauses().arguments) { row in try R(columnOrderedRow: row) }
     }
 
     /// The first matching record, or nil.

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
 
 /// The conversions generated code calls, one overload per kind of property type, so each
 /// property binds and reads through its own type's fast path (no `Any`, no dictionary).
@@ -42,6 +45,110 @@ public enum RecordValue {
     public static func isNil<T>(_ value: T) -> Bool { false }
 }
 
+/// Binds a record's properties onto a statement handle, each through its own type's `Bindable`
+/// fast path; generated `bindRecordColumns(to:order:)` calls it once per property. The first
+/// failing bind is kept and thrown, as the connection's error, by the code that runs the statement.
+public struct RecordBinder {
+    @usableFromInline let handle: SQLiteStatementHandle
+    /// The first `sqlite3_bind_*` result that was not `SQLITE_OK`, with its parameter index.
+    @usableFromInline var failure: (code: Int32, index: Int32)?
+
+    @inlinable
+    init(_ handle: SQLiteStatementHandle) {
+        self.handle = handle
+    }
+
+    /// Binds `value` to the 1-based parameter `index`.
+    /// - Throws: what the value's own `bind(to:at:)` throws (a custom binding's encoding error).
+    @inlinable @inline(__always)
+    public mutating func bind<Value: Bindable>(_ value: Value, at index: Int32) throws {
+        let code = try value.bind(to: handle, at: index)
+        if code != SQLITE_OK, failure == nil { failure = (code, index) }
+    }
+}
+
+/// Reads a record's properties from the current row: generated `init(row:)` code makes one per
+/// row, so the statement handle is loaded once, and each read goes through its property type's
+/// own fast path. Errors name the column and the record type `R`.
+public struct RecordRowReader<R> {
+    @usableFromInline let handle: SQLiteStatementHandle
+
+    /// A reader of `row` for record type `R`.
+    @inlinable @inline(__always)
+    public init(_ row: Row, for record: R.Type) {
+        handle = row.statementHandle
+    }
+
+    /// A non-optional property's value.
+    /// - Throws: ``RecordError`` naming the column and record when it is NULL or does not convert.
+    @inlinable @inline(__always)
+    public func read<T: Extractable>(_ index: Int32, _ column: String) throws -> T {
+        if let value: T = columnValue(of: handle, at: index) { return value }
+        throw nonOptionalReadError(at: index, column: column, expected: T.self)
+    }
+
+    /// An optional property's value: nil for NULL.
+    /// - Throws: ``RecordError/valueMismatch(column:record:expected:storageClass:)``.
+    @inlinable @inline(__always)
+    public func read<T: Extractable>(_ index: Int32, _ column: String) throws -> T? {
+        if let value: T = columnValue(of: handle, at: index) { return value }
+        if let error = optionalReadError(at: index, column: column, expected: T.self) { throw error }
+        return nil
+    }
+
+    /// A `RawRepresentable` property, read from its raw value.
+    @inlinable @inline(__always)
+    public func read<T: RawRepresentable>(_ index: Int32, _ column: String) throws -> T where T.RawValue: Extractable {
+        if let raw: T.RawValue = columnValue(of: handle, at: index), let value = T(rawValue: raw) { return value }
+        throw nonOptionalReadError(at: index, column: column, expected: T.self)
+    }
+
+    /// An optional `RawRepresentable` property: nil for NULL.
+    @inlinable @inline(__always)
+    public func read<T: RawRepresentable>(_ index: Int32, _ column: String) throws -> T? where T.RawValue: Extractable {
+        if let raw: T.RawValue = columnValue(of: handle, at: index), let value = T(rawValue: raw) { return value }
+        if let error = optionalReadError(at: index, column: column, expected: T.self) { throw error }
+        return nil
+    }
+
+    /// A property that is both a `Binding` and `RawRepresentable` reads as itself.
+    @inlinable @inline(__always)
+    public func read<T: Extractable & RawRepresentable>(_ index: Int32, _ column: String) throws -> T where T.RawValue: Extractable {
+        if let value: T = columnValue(of: handle, at: index) { return value }
+        throw nonOptionalReadError(at: index, column: column, expected: T.self)
+    }
+
+    /// The optional form of the above.
+    @inlinable @inline(__always)
+    public func read<T: Extractable & RawRepresentable>(_ index: Int32, _ column: String) throws -> T? where T.RawValue: Extractable {
+        if let value: T = columnValue(of: handle, at: index) { return value }
+        if let error = optionalReadError(at: index, column: column, expected: T.self) { throw error }
+        return nil
+    }
+
+    /// The storage class of column `index`, as SQL names it, for messages.
+    @usableFromInline
+    func storageClass(at index: Int32) -> SQLiteStorageClass {
+        SQLiteStorageClass(code: sqlite3_column_type(handle, index))
+    }
+
+    /// The error for a non-optional property's value that did not read.
+    @usableFromInline @inline(never)
+    func nonOptionalReadError<T>(at index: Int32, column: String, expected: T.Type) -> RecordError {
+        let storage = storageClass(at: index)
+        if storage == .null { return .nullInNonOptional(column: column, record: "\(R.self)") }
+        return .valueMismatch(column: column, record: "\(R.self)", expected: "\(T.self)", storageClass: "\(storage)".uppercased())
+    }
+
+    /// The error for an optional property's value that did not read; nil when it is NULL.
+    @usableFromInline @inline(never)
+    func optionalReadError<T>(at index: Int32, column: String, expected: T.Type) -> RecordError? {
+        let storage = storageClass(at: index)
+        if storage == .null { return nil }
+        return .valueMismatch(column: column, record: "\(R.self)", expected: "\(T.self)", storageClass: "\(storage)".uppercased())
+    }
+}
+
 extension Row {
     /// The index of each of `R`'s columns in this row's statement, resolved once per statement.
     /// - Throws: ``RecordError/missingColumn(column:record:available:)``.
@@ -51,66 +158,5 @@ extension Row {
         case .failure(let missing):
             throw RecordError.missingColumn(column: missing.name, record: "\(R.self)", available: missing.available)
         }
-    }
-
-    /// A non-optional property's value.
-    /// - Throws: ``RecordError`` naming the column and record when it is NULL or does not convert.
-    @inlinable @inline(__always)
-    public func recordValue<T: Extractable, R>(at index: Int32, column: String, of record: R.Type) throws -> T {
-        if let value: T = value(at: Int(index)) { return value }
-        throw nonOptionalReadError(at: index, column: column, record: R.self, expected: T.self)
-    }
-
-    /// An optional property's value: nil for NULL.
-    /// - Throws: ``RecordError/valueMismatch(column:record:expected:storageClass:)``.
-    @inlinable @inline(__always)
-    public func recordValue<T: Extractable, R>(at index: Int32, column: String, of record: R.Type) throws -> T? {
-        if let value: T = value(at: Int(index)) { return value }
-        if let error = optionalReadError(at: index, column: column, record: R.self, expected: T.self) { throw error }
-        return nil
-    }
-
-    /// A `RawRepresentable` property read from its raw value.
-    @inlinable @inline(__always)
-    public func recordValue<T: RawRepresentable, R>(at index: Int32, column: String, of record: R.Type) throws -> T where T.RawValue: Extractable {
-        if let raw: T.RawValue = value(at: Int(index)), let value = T(rawValue: raw) { return value }
-        throw nonOptionalReadError(at: index, column: column, record: R.self, expected: T.self)
-    }
-
-    /// An optional `RawRepresentable` property: nil for NULL.
-    @inlinable @inline(__always)
-    public func recordValue<T: RawRepresentable, R>(at index: Int32, column: String, of record: R.Type) throws -> T? where T.RawValue: Extractable {
-        if let raw: T.RawValue = value(at: Int(index)), let value = T(rawValue: raw) { return value }
-        if let error = optionalReadError(at: index, column: column, record: R.self, expected: T.self) { throw error }
-        return nil
-    }
-
-    /// A property that is both reads as itself.
-    @inlinable @inline(__always)
-    public func recordValue<T: Extractable & RawRepresentable, R>(at index: Int32, column: String, of record: R.Type) throws -> T where T.RawValue: Extractable {
-        if let value: T = value(at: Int(index)) { return value }
-        throw nonOptionalReadError(at: index, column: column, record: R.self, expected: T.self)
-    }
-
-    /// The optional form of the above.
-    @inlinable @inline(__always)
-    public func recordValue<T: Extractable & RawRepresentable, R>(at index: Int32, column: String, of record: R.Type) throws -> T? where T.RawValue: Extractable {
-        if let value: T = value(at: Int(index)) { return value }
-        if let error = optionalReadError(at: index, column: column, record: R.self, expected: T.self) { throw error }
-        return nil
-    }
-
-    /// The error for a non-optional property's value that did not read.
-    @usableFromInline @inline(never)
-    func nonOptionalReadError<R, T>(at index: Int32, column: String, record: R.Type, expected: T.Type) -> RecordError {
-        if isNull(at: index) { return .nullInNonOptional(column: column, record: "\(R.self)") }
-        return .valueMismatch(column: column, record: "\(R.self)", expected: "\(T.self)", storageClass: storageClassName(at: index))
-    }
-
-    /// The error for an optional property's value that did not read; nil when it is NULL.
-    @usableFromInline @inline(never)
-    func optionalReadError<R, T>(at index: Int32, column: String, record: R.Type, expected: T.Type) -> RecordError? {
-        if isNull(at: index) { return nil }
-        return .valueMismatch(column: column, record: "\(R.self)", expected: "\(T.self)", storageClass: storageClassName(at: index))
     }
 }

@@ -223,12 +223,16 @@ public struct RecordMacro: ExtensionMacro {
         let typedColumns = properties.map { property in
             "    \(access)let \(property.name) = StrataRecords.TypedColumn<\(property.type)>(\(literal(property.column)))"
         }.joined(separator: "\n")
-        let reads = properties.enumerated().map { index, property in
-            "    self.\(property.name) = try row.recordValue(at: indexes[\(index)], column: \(literal(property.column)), of: Self.self)"
-        }.joined(separator: "\n")
+        func reads(index: (Int) -> String) -> String {
+            properties.enumerated().map { offset, property in
+                "    self.\(property.name) = try reader.read(\(index(offset)), \(literal(property.column)))"
+            }.joined(separator: "\n")
+        }
+        let readsByIndex = reads { "indexes[\($0)]" }
+        let readsInOrder = reads { "\($0)" }
         func binds(_ list: [RecordProperty]) -> String {
             list.enumerated().map { offset, property in
-                "try statement.bind(StrataRecords.RecordValue.bindable(self.\(property.name)), at: \(offset + 1))"
+                "try binder.bind(StrataRecords.RecordValue.bindable(self.\(property.name)), at: \(offset + 1))"
             }.joined(separator: "\n        ")
         }
         let noKey = "throw StrataRecords.RecordError.noPrimaryKey(record: \"\\(Self.self)\")"
@@ -255,9 +259,14 @@ public struct RecordMacro: ExtensionMacro {
             try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
         }
         \(raw: access)init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
-        \(raw: reads)
+            let reader = StrataRecords.RecordRowReader(row, for: Self.self)
+        \(raw: readsByIndex)
         }
-        \(raw: access)func bindRecordColumns(to statement: Strata.Statement, order: StrataRecords.RecordBindOrder) throws {
+        \(raw: access)init(columnOrderedRow row: Strata.Row) throws {
+            let reader = StrataRecords.RecordRowReader(row, for: Self.self)
+        \(raw: readsInOrder)
+        }
+        \(raw: access)func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
             switch order {
             case .all:
                 \(raw: all)

@@ -65,25 +65,33 @@ struct RecordMacroTests {
                     try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
                 }
                 init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
-                    self.id = try row.recordValue(at: indexes[0], column: "id", of: Self.self)
-                    self.name = try row.recordValue(at: indexes[1], column: "name", of: Self.self)
-                    self.score = try row.recordValue(at: indexes[2], column: "score_total", of: Self.self)
-                    self.level = try row.recordValue(at: indexes[3], column: "level", of: Self.self)
+                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
+                    self.id = try reader.read(indexes[0], "id")
+                    self.name = try reader.read(indexes[1], "name")
+                    self.score = try reader.read(indexes[2], "score_total")
+                    self.level = try reader.read(indexes[3], "level")
                 }
-                func bindRecordColumns(to statement: Strata.Statement, order: StrataRecords.RecordBindOrder) throws {
+                init(columnOrderedRow row: Strata.Row) throws {
+                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
+                    self.id = try reader.read(0, "id")
+                    self.name = try reader.read(1, "name")
+                    self.score = try reader.read(2, "score_total")
+                    self.level = try reader.read(3, "level")
+                }
+                func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
                     switch order {
                     case .all:
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.id), at: 1)
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.name), at: 2)
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.score), at: 3)
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.level), at: 4)
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.id), at: 1)
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.name), at: 2)
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.score), at: 3)
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.level), at: 4)
                     case .keyLast:
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.name), at: 1)
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.score), at: 2)
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.level), at: 3)
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.id), at: 4)
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.name), at: 1)
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.score), at: 2)
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.level), at: 3)
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.id), at: 4)
                     case .keyOnly:
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.id), at: 1)
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.id), at: 1)
                     }
                 }
                 var hasNilPrimaryKey: Bool {
@@ -126,12 +134,17 @@ struct RecordMacroTests {
                     try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
                 }
                 public init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
-                    self.name = try row.recordValue(at: indexes[0], column: "name", of: Self.self)
+                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
+                    self.name = try reader.read(indexes[0], "name")
                 }
-                public func bindRecordColumns(to statement: Strata.Statement, order: StrataRecords.RecordBindOrder) throws {
+                public init(columnOrderedRow row: Strata.Row) throws {
+                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
+                    self.name = try reader.read(0, "name")
+                }
+                public func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
                     switch order {
                     case .all:
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.name), at: 1)
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.name), at: 1)
                     case .keyLast:
                         throw StrataRecords.RecordError.noPrimaryKey(record: "\(Self.self)")
                     case .keyOnly:
@@ -186,22 +199,29 @@ struct RecordMacroTests {
                     try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
                 }
                 init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
-                    self.code = try row.recordValue(at: indexes[0], column: "code", of: Self.self)
-                    self.position = try row.recordValue(at: indexes[1], column: "position", of: Self.self)
-                    self.greeting = try row.recordValue(at: indexes[2], column: "say \"hi\"", of: Self.self)
+                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
+                    self.code = try reader.read(indexes[0], "code")
+                    self.position = try reader.read(indexes[1], "position")
+                    self.greeting = try reader.read(indexes[2], "say \"hi\"")
                 }
-                func bindRecordColumns(to statement: Strata.Statement, order: StrataRecords.RecordBindOrder) throws {
+                init(columnOrderedRow row: Strata.Row) throws {
+                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
+                    self.code = try reader.read(0, "code")
+                    self.position = try reader.read(1, "position")
+                    self.greeting = try reader.read(2, "say \"hi\"")
+                }
+                func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
                     switch order {
                     case .all:
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.code), at: 1)
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.position), at: 2)
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.greeting), at: 3)
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.code), at: 1)
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.position), at: 2)
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.greeting), at: 3)
                     case .keyLast:
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.position), at: 1)
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.greeting), at: 2)
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.code), at: 3)
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.position), at: 1)
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.greeting), at: 2)
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.code), at: 3)
                     case .keyOnly:
-                        try statement.bind(StrataRecords.RecordValue.bindable(self.code), at: 1)
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.code), at: 1)
                     }
                 }
                 var hasNilPrimaryKey: Bool {

@@ -43,6 +43,21 @@ struct LogLine: Equatable {
     var message: String
 }
 
+/// A binding whose bind reports SQLite's "bind or column index out of range", to check that a
+/// failed bind is thrown as the connection's error.
+struct Unbindable: Binding, Equatable, Sendable {
+    typealias BindingType = Int64
+    var bindingValue: BindingValue { .integer(0) }
+    func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32 { 25 } // SQLITE_RANGE
+    static func fromBindingValue(_ value: Any) -> Unbindable? { Unbindable() }
+}
+
+@Record
+struct Broken: Equatable {
+    @PrimaryKey var id: Int64?
+    var value: Unbindable
+}
+
 /// Names SQL would trip over: a space and a quote in the table, a quote and a keyword in columns.
 @Record(table: "odd \"table\"")
 struct Odd: Equatable, Sendable {
@@ -213,6 +228,29 @@ struct Odd: Equatable, Sendable {
         #expect(try Odd.where { $0.select == "where" }.update(db, set: { $0.select.set("group") }) == 1)
         #expect(try odd.delete(db) == true)
         #expect(try Odd.fetchCount(db) == 0)
+    }
+
+    @Test func writeErrorsAreThrownAndLeaveTheConnectionUsable() throws {
+        let db = try makeDatabase()
+        var ann = Player(id: nil, name: "Ann", score: 12, team: nil)
+        try ann.insert(db)
+        var twin = ann
+        #expect { try twin.insert(db) } throws: { error in
+            "\(error)".contains("UNIQUE constraint failed: player.id")
+        }
+        // The cached INSERT was reset after the failure: the next insert runs.
+        var bob = Player(id: nil, name: "Bob", score: 3, team: nil)
+        try bob.insert(db)
+        #expect(bob.id == 2)
+        try db.execute(#"CREATE TABLE "broken" ("id" INTEGER PRIMARY KEY, "value" INTEGER NOT NULL)"#)
+        var broken = Broken(id: nil, value: Unbindable())
+        #expect { try broken.insert(db) } throws: { error in
+            "\(error)".contains("Could not bind parameter 2")
+        }
+        #expect { try Broken.fetchOne(db, id: Unbindable()) } throws: { error in
+            "\(error)".contains("Could not bind parameter 1")
+        }
+        #expect(try Broken.fetchCount(db) == 0)
     }
 
     @Test func aSendableRecordStaysSendable() async throws {

@@ -101,14 +101,7 @@ extension Connection {
     /// for the caller to overwrite. Layers that run one statement per row pass a key built once
     /// (``StatementCacheKey/init(reusing:)``), so no SQL is hashed per row.
     package func withStatement<R>(cachedFor key: StatementCacheKey, _ body: (Statement) throws -> R) throws -> R {
-        let prepared: PreparedStatement
-        if let cached = statementCache.available(for: key) {
-            prepared = cached
-        } else {
-            prepared = try PreparedStatement.prepare(key.sql, on: self, persistent: true)
-            statementCache.insert(prepared, for: key)
-        }
-        prepared.isInUse = true
+        let prepared = try checkOutStatement(cachedFor: key)
         defer {
             prepared.reset()
             prepared.isInUse = false

@@ -253,11 +253,8 @@ open class Statement {
     /// a statement that is stepped after `SQLITE_DONE`).
     @usableFromInline
     final func executionFinished() {
-        if !prepared.hasProducedRow { prepared.executionStarted() }
-        prepared.hasProducedRow = false
-        // After a row, the tracker already heard of this execution; hearing again lets it see
-        // the commit that ends an autocommit statement.
-        connection.accessMonitor?.statementRan(prepared, on: connection)
+        // One definition, shared with Connection.runCachedStatement (Connection+CachedRun.swift).
+        prepared.executionFinished(on: connection)
     }
 
     /// Retries a table lock (only before the first row, when a retry cannot repeat rows) or throws.

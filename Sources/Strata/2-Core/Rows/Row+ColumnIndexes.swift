@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
 
 extension Row {
     /// The index of each of `names` in this row's statement, resolved once per statement and
@@ -51,4 +54,19 @@ extension Row {
 extension Statement {
     /// The row the statement is on, for layers that step it themselves.
     package var currentRow: Row { Row(statement: self) }
+}
+
+extension Row {
+    /// The statement's handle, for readers that load it once per row instead of once per column
+    /// (generated records read every column of a row through it).
+    @inlinable package var statementHandle: SQLiteStatementHandle { statement.handle }
+}
+
+/// The value of column `index` of `handle`'s current row as `T`, or nil for NULL or a value that
+/// does not convert: what `Row`'s reads return, for code that holds the handle itself.
+@inlinable @inline(__always)
+package func columnValue<T: Extractable>(of handle: SQLiteStatementHandle, at index: Int32, as type: T.Type = T.self) -> T? {
+    guard let value = sqlite3_column_value(handle, index) else { return nil }
+    let type = sqlite3_value_type(value)
+    return type == SQLITE_NULL ? nil : T.extractSelf(from: value, type: type)
 }
