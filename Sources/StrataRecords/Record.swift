@@ -65,7 +65,8 @@ public protocol Record: ExpressibleByRow {
     init(row: Row, columnIndexes: [Int32]) throws
     /// Reads the record from a row whose columns are the record's, in declaration order: the
     /// statements this module builds select exactly that list, so their rows need no lookup.
-    init(columnOrderedRow row: Row) throws
+    /// The row is borrowed, so the fetch loop passes it without a retain per row.
+    init(columnOrderedRow row: borrowing Row) throws
 }
 
 /// Which properties a generated bind call binds, in what order.

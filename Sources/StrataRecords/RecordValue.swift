@@ -75,7 +75,7 @@ public struct RecordRowReader<R> {
 
     /// A reader of `row` for record type `R`.
     @inlinable @inline(__always)
-    public init(_ row: Row, for record: R.Type) {
+    public init(_ row: borrowing Row, for record: R.Type) {
         handle = row.statementHandle
     }
 

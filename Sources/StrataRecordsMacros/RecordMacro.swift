@@ -262,7 +262,7 @@ public struct RecordMacro: ExtensionMacro {
             let reader = StrataRecords.RecordRowReader(row, for: Self.self)
         \(raw: readsByIndex)
         }
-        \(raw: access)init(columnOrderedRow row: Strata.Row) throws {
+        \(raw: access)init(columnOrderedRow row: borrowing Strata.Row) throws {
             let reader = StrataRecords.RecordRowReader(row, for: Self.self)
         \(raw: readsInOrder)
         }

@@ -71,7 +71,7 @@ struct RecordMacroTests {
                     self.score = try reader.read(indexes[2], "score_total")
                     self.level = try reader.read(indexes[3], "level")
                 }
-                init(columnOrderedRow row: Strata.Row) throws {
+                init(columnOrderedRow row: borrowing Strata.Row) throws {
                     let reader = StrataRecords.RecordRowReader(row, for: Self.self)
                     self.id = try reader.read(0, "id")
                     self.name = try reader.read(1, "name")
@@ -137,7 +137,7 @@ struct RecordMacroTests {
                     let reader = StrataRecords.RecordRowReader(row, for: Self.self)
                     self.name = try reader.read(indexes[0], "name")
                 }
-                public init(columnOrderedRow row: Strata.Row) throws {
+                public init(columnOrderedRow row: borrowing Strata.Row) throws {
                     let reader = StrataRecords.RecordRowReader(row, for: Self.self)
                     self.name = try reader.read(0, "name")
                 }
@@ -204,7 +204,7 @@ struct RecordMacroTests {
                     self.position = try reader.read(indexes[1], "position")
                     self.greeting = try reader.read(indexes[2], "say \"hi\"")
                 }
-                init(columnOrderedRow row: Strata.Row) throws {
+                init(columnOrderedRow row: borrowing Strata.Row) throws {
                     let reader = StrataRecords.RecordRowReader(row, for: Self.self)
                     self.code = try reader.read(0, "code")
                     self.position = try reader.read(1, "position")
