@@ -53,6 +53,10 @@ public struct RecordMacro: ExtensionMacro {
             return []
         }
         let typeName = structDecl.name.text
+        if let generics = structDecl.genericParameterClause {
+            context.diagnose(Diagnostic(node: Syntax(generics), message: RecordDiagnostic.genericStruct(typeName)))
+            return []
+        }
         // Both the table name and the properties are read before giving up, so every mistake in
         // the declaration is reported at once.
         let tableArgument = Result { try tableNameArgument(of: node, in: context) }
@@ -307,6 +311,7 @@ enum RecordDiagnostic: DiagnosticMessage {
     case severalPrimaryKeys(String)
     case markerOnNonProperty(String)
     case nameNotALiteral(String)
+    case genericStruct(String)
 
     var message: String {
         switch self {
@@ -324,6 +329,8 @@ enum RecordDiagnostic: DiagnosticMessage {
             return "@Record type '\(name)' marks more than one @PrimaryKey; a record has one primary key column"
         case .markerOnNonProperty(let name):
             return "@\(name) marks a stored property of a @Record struct"
+        case .genericStruct(let name):
+            return "@Record does not apply to generic struct '\(name)': a record's table, columns and statements are static stored properties, which generic types cannot have"
         case .nameNotALiteral(let name):
             return "@\(name) takes a non-empty string literal without interpolation: the macro writes the name into SQL at compile time"
         }
@@ -340,6 +347,7 @@ enum RecordDiagnostic: DiagnosticMessage {
         case .severalPrimaryKeys: id = "severalPrimaryKeys"
         case .markerOnNonProperty: id = "markerOnNonProperty"
         case .nameNotALiteral: id = "nameNotALiteral"
+        case .genericStruct: id = "genericStruct"
         }
         return MessageID(domain: "StrataRecords", id: id)
     }

@@ -275,6 +275,26 @@ struct RecordMacroTests {
         }
     }
 
+    @Test func refusesAGenericStruct() {
+        assertMacro {
+            """
+            @Record
+            struct Box<Value: Binding> {
+                var value: Value
+            }
+            """
+        } diagnostics: {
+            """
+            @Record
+            struct Box<Value: Binding> {
+                      ┬───────────────
+                      ╰─ 🛑 @Record does not apply to generic struct 'Box': a record's table, columns and statements are static stored properties, which generic types cannot have
+                var value: Value
+            }
+            """
+        }
+    }
+
     @Test func refusesATypeWithOnlyComputedProperties() {
         assertMacro {
             """
