@@ -292,6 +292,56 @@ struct Odd: Equatable, Sendable {
     }
 }
 
+/// Values an observation delivered, collected from its callback.
+final class Delivered: @unchecked Sendable {
+    // @unchecked: every access holds `lock`.
+    private let lock = NSLock()
+    private var storage: [Int] = []
+    func append(_ value: Int) { lock.lock(); storage.append(value); lock.unlock() }
+    var values: [Int] { lock.lock(); defer { lock.unlock() }; return storage }
+
+    /// Waits until the last value delivered is `expected`, or records an issue after 10 s.
+    func waitForLast(_ expected: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if values.last == expected { return }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record("timed out waiting for \(expected); delivered \(values)", sourceLocation: sourceLocation)
+    }
+}
+
+@Suite struct RecordObservationTests {
+    /// Record writes step their statement without a `Statement` object; observers must still hear
+    /// of every one of them.
+    @Test func observersSeeRecordWrites() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("records-observed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = try Database(storageLocation: .onDisk(directory.appendingPathComponent("db.sqlite").path))
+        try database.executeWrite { try Player.createTable($0) }
+        let delivered = Delivered()
+        let token = database.observe({ try Player.fetchCount($0) }, onChange: { result in
+            if case .success(let count) = result { delivered.append(count) }
+        })
+        defer { token.cancel() }
+        await delivered.waitForLast(0)
+        try await database.write { db in
+            var ann = Player(id: nil, name: "Ann", score: 12, team: nil)
+            try ann.insert(db)
+        }
+        await delivered.waitForLast(1)
+        try await database.write { db in
+            var bob = Player(id: 7, name: "Bob", score: 3, team: nil)
+            try bob.upsert(db)
+        }
+        await delivered.waitForLast(2)
+        try await database.write { db in _ = try Player(id: 7, name: "Bob", score: 3, team: nil).delete(db) }
+        await delivered.waitForLast(1)
+        #expect(delivered.values == [0, 1, 2, 1])
+    }
+}
+
 @Suite struct RecordQueryTests {
     func makeDatabase() throws -> Connection {
         let db = try Connection(storageLocation: .inMemory)
