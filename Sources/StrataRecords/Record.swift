@@ -22,9 +22,10 @@ import Foundation
 /// ```
 /// Property types are any `Binding` (the built-in types, `Date`, `URL`, `Data`, Codable and
 /// custom bindings), optionals of them, and `RawRepresentable` enums whose raw value is one. The
-/// macro refuses a class, a type without stored properties, and properties whose declared type
-/// cannot be a column (functions, tuples, bare arrays and dictionaries); a type it cannot see
-/// through is checked by the compiler where the generated code binds and reads it.
+/// macro refuses a class, a generic struct, a type without stored properties, and properties
+/// whose declared type cannot be a column (functions, tuples, bare arrays and dictionaries); a
+/// named type it cannot see through is checked by the compiler where the generated code binds and
+/// reads it. `table` must be a string literal: it is written into SQL when the macro expands.
 @attached(extension, conformances: Record, names: named(tableName), named(recordColumns), named(primaryKeyIndex), named(Columns), named(columns), named(init(row:)), named(init(row:columnIndexes:)), named(init(columnOrderedRow:)), named(bindRecordColumns(to:order:)), named(hasNilPrimaryKey), named(recordDidInsert(rowID:)), named(recordStatements))
 public macro Record(table: String? = nil) = #externalMacro(module: "StrataRecordsMacros", type: "RecordMacro")
 
@@ -33,7 +34,8 @@ public macro Record(table: String? = nil) = #externalMacro(module: "StrataRecord
 @attached(peer)
 public macro PrimaryKey() = #externalMacro(module: "StrataRecordsMacros", type: "RecordPropertyMarkerMacro")
 
-/// Names the column a record property maps to, when it is not the property's name.
+/// Names the column a record property maps to, when it is not the property's name (a string
+/// literal: it is written into SQL when the macro expands).
 @attached(peer)
 public macro Column(_ name: String) = #externalMacro(module: "StrataRecordsMacros", type: "RecordPropertyMarkerMacro")
 
@@ -91,7 +93,8 @@ public struct RecordColumn: Sendable, Equatable {
     /// Whether the column is the primary key.
     public let isPrimaryKey: Bool
 
-    /// Describes a column whose property type reads and binds as `T`.
+    /// Describes a column by its parts (the macro uses the `describing` forms, which derive the
+    /// SQL type and nullability from the property type).
     public init(name: String, sqlType: String, isOptional: Bool, isPrimaryKey: Bool) {
         self.name = name
         self.sqlType = sqlType
