@@ -60,7 +60,9 @@ let package = Package(
         .testTarget(name: "StrataORMTests", dependencies: ["StrataORM", sqliteDependency]),
         // The writer process the Litestream crash test kills (not a product; tests only).
         .executableTarget(name: "strata-crash-writer", dependencies: ["Strata"]),
-        .testTarget(name: "strataTests", dependencies: ["strata", "strata-crash-writer", "Strata"]),
+        // The reader process the read-replica test starts with LITESTREAM_REPLICA_URL set (tests only).
+        .executableTarget(name: "strata-replica-reader", dependencies: ["Strata"]),
+        .testTarget(name: "strataTests", dependencies: ["strata", "strata-crash-writer", "strata-replica-reader", "Strata"]),
         .testTarget(name: "StrataRecordsTests", dependencies: ["StrataRecords", sqliteDependency]),
         .testTarget(
             name: "StrataRecordsMacrosTests",

@@ -29,6 +29,8 @@ public final class Database: Sendable {
     public let readerConnectionPool: ConnectionPool
     /// Whether reads go to the writer (a database private to one connection).
     let readsUseWriter: Bool
+    /// The Litestream replica URL this database reads, when it reads one (then writes throw).
+    public let replicaURL: String?
 
     /// Opens the writer now (creating the file if needed); readers open on demand.
     public convenience init(
@@ -53,7 +55,7 @@ public final class Database: Sendable {
     /// Opens the writer with `flags`; readers use the same flags with READONLY instead of
     /// READWRITE and CREATE. Every connection loads `extensions` (paths of loadable extensions,
     /// see ``Connection/loadExtension(at:entryPoint:)``) before its preparation closure runs.
-    public init(
+    public convenience init(
         storageLocation: StorageLocation = .inMemory,
         tableLockPolicy: TableLockPolicy = .fastFail,
         flags: Int32,
@@ -63,6 +65,28 @@ public final class Database: Sendable {
         writerConnectionPreparation: ((Connection) throws -> Void)? = nil,
         readerConnectionPreparation: ((Connection) throws -> Void)? = nil
     ) throws {
+        try self.init(
+            storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags, drainDelay: drainDelay,
+            maximumReaderCount: maximumReaderCount, extensions: extensions,
+            writerConnectionPreparation: writerConnectionPreparation, readerConnectionPreparation: readerConnectionPreparation,
+            replicaURL: nil
+        )
+    }
+
+    /// The one designated initializer; `replicaURL` non-nil makes every write throw
+    /// (``LitestreamReplicaError/writeRefused(replicaURL:)``).
+    init(
+        storageLocation: StorageLocation,
+        tableLockPolicy: TableLockPolicy,
+        flags: Int32,
+        drainDelay: TimeInterval,
+        maximumReaderCount: Int,
+        extensions: [String],
+        writerConnectionPreparation: ((Connection) throws -> Void)?,
+        readerConnectionPreparation: ((Connection) throws -> Void)?,
+        replicaURL: String?
+    ) throws {
+        self.replicaURL = replicaURL
         let writer = try Connection(storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags)
         try writer.busyHandler(.timeout(ConnectionPool.defaultBusyTimeout))
         for path in extensions { try writer.loadExtension(at: path) }
@@ -94,7 +118,8 @@ public final class Database: Sendable {
     /// Runs `closure` on the writer connection, serialized with every other write.
     @discardableResult
     public func executeWrite<T>(closure: (Connection) throws -> T) throws -> T {
-        try writerConnectionQueue.execute(closure: closure)
+        if let replicaURL { throw LitestreamReplicaError.writeRefused(replicaURL: replicaURL) }
+        return try writerConnectionQueue.execute(closure: closure)
     }
 
     /// The async twin of ``executeRead(closure:)``.
@@ -105,7 +130,8 @@ public final class Database: Sendable {
 
     /// The async twin of ``executeWrite(closure:)``.
     public func write<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await writerConnectionQueue.perform(closure)
+        if let replicaURL { throw LitestreamReplicaError.writeRefused(replicaURL: replicaURL) }
+        return try await writerConnectionQueue.perform(closure)
     }
 
     /// Runs `closure` in a transaction on the writer, without blocking the caller's thread.
@@ -113,6 +139,7 @@ public final class Database: Sendable {
         transactionType: Connection.TransactionType = .deferred,
         _ closure: @escaping @Sendable (Connection) throws -> T
     ) async throws -> T {
-        try await writerConnectionQueue.performInTransaction(transactionType: transactionType, closure)
+        if let replicaURL { throw LitestreamReplicaError.writeRefused(replicaURL: replicaURL) }
+        return try await writerConnectionQueue.performInTransaction(transactionType: transactionType, closure)
     }
 }

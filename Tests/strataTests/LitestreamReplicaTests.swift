@@ -1,0 +1,138 @@
+import Foundation
+import Strata
+import Testing
+
+/// A read replica through the real litestream-vfs extension, over a `file://` replica that the
+/// real `litestream replicate` keeps up to date. litestream-vfs reads its replica URL from the
+/// environment a process starts with, so the replica is opened in `strata-replica-reader`, started
+/// with `LITESTREAM_REPLICA_URL` set, and driven line by line.
+@Suite(.serialized, .enabled(if: Litestream.isInstalled))
+struct LitestreamReplicaTests {
+    /// A `strata-replica-reader` process: one command line in, one answer line out.
+    final class Reader {
+        let process = Process()
+        private let input = Pipe()
+        private let output = Pipe()
+        private var buffer = Data()
+
+        init(replicaURL: String, vfs: String) throws {
+            process.executableURL = try strataBinary().deletingLastPathComponent().appendingPathComponent("strata-replica-reader")
+            process.arguments = [vfs]
+            var environment = Litestream.childEnvironment
+            environment["LITESTREAM_REPLICA_URL"] = replicaURL
+            process.environment = environment
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+        }
+
+        /// The next line the reader prints.
+        func line() -> String {
+            while !buffer.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+            }
+            guard let end = buffer.firstIndex(of: UInt8(ascii: "\n")) else {
+                defer { buffer.removeAll() }
+                return String(decoding: buffer, as: UTF8.self)
+            }
+            defer { buffer.removeSubrange(...end) }
+            return String(decoding: buffer[..<end], as: UTF8.self)
+        }
+
+        func ask(_ command: String) -> String {
+            input.fileHandleForWriting.write(Data((command + "\n").utf8))
+            return line()
+        }
+
+        deinit {
+            try? input.fileHandleForWriting.close()
+            Litestream.stop(process)
+        }
+    }
+
+    @Test func aReplicaDatabaseReadsThePrimaryAndRefusesWrites() throws {
+        let vfs = try #require(Litestream.vfsExtension())
+        let sandbox = try Sandbox()
+        let primaryPath = sandbox.path("primary.sqlite")
+        let replicaFolder = sandbox.path("replica")
+        let url = "file://\(replicaFolder)"
+        let primary = try Database(storageLocation: .onDisk(primaryPath), replicationSafety: .litestream)
+        try primary.executeWrite { db in
+            try db.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, item TEXT NOT NULL)")
+            for item in ["tea", "bread", "milk"] { try db.run("INSERT INTO orders (item) VALUES (?)", item) }
+        }
+
+        // Checked before anything loads, in this process: each is refused with its reason.
+        #expect(throws: LitestreamReplicaError.invalidURL("/backups/app", reason: "it needs a scheme such as file:// or s3://")) {
+            try Database(replicaOf: "/backups/app", litestreamVFS: vfs)
+        }
+        #expect {
+            try Database(replicaOf: "ftp://host/app", litestreamVFS: vfs)
+        } throws: { error in
+            guard case LitestreamReplicaError.invalidURL(_, let reason) = error else { return false }
+            return reason.contains("not ftp")
+        }
+        // An empty folder: the VFS would wait for a snapshot forever.
+        #expect(throws: LitestreamReplicaError.noSnapshot(replicaURL: url)) {
+            try Database(replicaOf: url, litestreamVFS: vfs)
+        }
+
+        let config = sandbox.path("litestream.yml")
+        try """
+            dbs:
+              - path: \(primaryPath)
+                replicas:
+                  - type: file
+                    path: \(replicaFolder)
+                    sync-interval: 100ms
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let replicator = try Litestream.replicate(config: config)
+        defer { Litestream.stop(replicator) }
+        try #require(Litestream.wait(seconds: 30) { Litestream.hasSnapshot(replicaFolder) }, "Litestream shipped a snapshot")
+
+        // This test process did not start with the URL in its environment, so the VFS could not
+        // read it: refused with what to do.
+        #expect(throws: LitestreamReplicaError.notInEnvironment(
+            replicaURL: url, found: ProcessInfo.processInfo.environment["LITESTREAM_REPLICA_URL"])) {
+            try Database(replicaOf: url, litestreamVFS: vfs)
+        }
+
+        // A missing file and a file that is not an extension.
+        let missing = try Reader(replicaURL: url, vfs: sandbox.path("missing.so"))
+        #expect(missing.line() == "error: No extension file at \(sandbox.path("missing.so"))")
+        let notAnExtension = try Reader(replicaURL: url, vfs: primaryPath)
+        #expect(notAnExtension.line().hasPrefix("error: Cannot load the extension \(primaryPath): "))
+
+        let reader = try Reader(replicaURL: url, vfs: vfs)
+        try #require(reader.line() == "opened read-only=true")
+        #expect(reader.ask("read SELECT group_concat(item, ',') FROM (SELECT item FROM orders ORDER BY id)") == "tea,bread,milk")
+
+        // Writes are refused with a reason through every write entry point, and the connections
+        // underneath are read-only too.
+        let refused = "error: " + LitestreamReplicaError.writeRefused(replicaURL: url).description
+        #expect(reader.ask("write INSERT INTO orders (item) VALUES ('jam')") == refused)
+        #expect(reader.ask("async-write INSERT INTO orders (item) VALUES ('jam')") == refused)
+        #expect(reader.ask("async-transaction INSERT INTO orders (item) VALUES ('jam')") == refused)
+        #expect(reader.ask("raw-write INSERT INTO orders (item) VALUES ('jam')").contains("readonly database"))
+
+        // Connections that are not the replica's still open after the VFS loaded (its automatic
+        // extension would fail them).
+        #expect(reader.ask("other") == "42")
+
+        // A commit on the primary reaches the replica's readers within a few seconds.
+        try primary.executeWrite { try $0.run("INSERT INTO orders (item) VALUES (?)", "apples") }
+        let committed = Date()
+        let seen = Litestream.wait(seconds: 10) { reader.ask("read SELECT count(*) FROM orders WHERE item = 'apples'") == "1" }
+        let lag = Date().timeIntervalSince(committed)
+        #expect(seen && lag < 5, "the replica saw the commit after \(lag) s")
+        #expect(reader.ask("parallel SELECT count(*) FROM orders") == "4,4,4,4")
+
+        // The same URL again is fine; another is refused, since the VFS reads one per process.
+        #expect(reader.ask("replica \(url)") == "ok")
+        #expect(reader.ask("replica file:///elsewhere") == "error: " + LitestreamReplicaError.anotherReplicaLoaded(
+            loaded: url, requested: "file:///elsewhere").description)
+    }
+}

