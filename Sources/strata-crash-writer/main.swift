@@ -7,12 +7,13 @@ import Foundation
 import Strata
 
 let arguments = CommandLine.arguments
-guard arguments.count == 2 else {
-    FileHandle.standardError.write(Data("usage: strata-crash-writer DATABASE\n".utf8))
+guard arguments.count == 2 || (arguments.count == 3 && arguments[2] == "--heavy-writes") else {
+    FileHandle.standardError.write(Data("usage: strata-crash-writer DATABASE [--heavy-writes]\n".utf8))
     exit(2)
 }
 do {
-    let database = try Database(storageLocation: .onDisk(arguments[1]), replicationSafety: .litestream)
+    let safety: ReplicationSafety = arguments.count == 3 ? .litestreamHeavyWrites : .litestream
+    let database = try Database(storageLocation: .onDisk(arguments[1]), replicationSafety: safety)
     try database.executeWrite { db in
         try db.execute("""
             CREATE TABLE IF NOT EXISTS ledger (n INTEGER PRIMARY KEY, payload TEXT NOT NULL);

@@ -65,12 +65,14 @@ enum Litestream {
         return process
     }
 
-    /// Stops a process started here and waits for it.
+    /// Stops a process started here and waits for it: SIGTERM, then SIGKILL after five seconds
+    /// (a child can inherit a signal mask that blocks SIGTERM from the thread that started it;
+    /// moto's server does under Foundation's `Process`).
     static func stop(_ process: Process) {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        guard process.isRunning else { return }
+        process.terminate()
+        if !wait(seconds: 5, for: { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 
     /// Waits until `condition` holds or `seconds` pass; returns whether it held.

@@ -14,6 +14,8 @@ import SQLite3
             #expect(try db.query("PRAGMA journal_mode") as String? == "wal")
             #expect(try db.query("PRAGMA busy_timeout") as Int? == 5_000)
             #expect(try db.query("PRAGMA wal_autocheckpoint") as Int? == 1_000)
+            // NORMAL (1): no fsync between a commit frame and its publication in the WAL index.
+            #expect(try db.query("PRAGMA synchronous") as Int? == 1)
             try db.execute("CREATE TABLE t(v)")
         }
         #expect(try database.executeRead { try $0.query("PRAGMA busy_timeout") as Int? } == 5_000)
