@@ -130,7 +130,9 @@ extension Database {
     /// other settings come from that environment too (`AWS_ACCESS_KEY_ID`,
     /// `AWS_SECRET_ACCESS_KEY`, `LITESTREAM_S3_ENDPOINT`, ...). Its SQL functions
     /// (`litestream_lag()` and the time travel ones) are not available on Strata's connections:
-    /// the automatic extension that would add them breaks every other connection in the process.
+    /// the automatic extension that would add them breaks every other connection in the process,
+    /// so the first replica to open clears SQLite's list of automatic extensions (register your
+    /// own after it).
     /// - Parameters:
     ///   - replicaURL: the replica, as Litestream names it: `file:///backups/app`, `s3://bucket/path`, ...
     ///   - litestreamVFS: the path of the `litestream-vfs` shared library.
