@@ -9,6 +9,8 @@
 //   parallel SQL   four concurrent async reads, comma-separated
 //   other          opens an unrelated in-memory connection and answers SELECT 42
 //   replica URL    opens another replica Database: "ok" or the error
+//   observe-until VALUE SQL   observes SQL (polling for external changes every 100 ms) until it
+//                  yields VALUE: "seen VALUE after N values", or "timeout" after 15 s
 // Errors are printed as "error: <description>".
 import Foundation
 import Strata
@@ -60,6 +62,28 @@ func answer(_ command: Substring, _ sql: String) async -> String {
             return try firstColumn("SELECT 42", on: other)
         case "replica":
             _ = try Database(replicaOf: sql, litestreamVFS: vfs)
+        case "observe-until":
+            let parts = sql.split(separator: " ", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { return "error: observe-until VALUE SQL" }
+            let (wanted, query) = (parts[0], parts[1])
+            let observation = replica.observe(externalChanges: .milliseconds(100)) { try firstColumn(query, on: $0) }
+            return try await withThrowingTaskGroup(of: String.self) { group in
+                group.addTask {
+                    var count = 0
+                    for try await value in observation {
+                        count += 1
+                        if value == wanted { return "seen \(value) after \(count) values" }
+                    }
+                    return "ended"
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(15))
+                    return "timeout"
+                }
+                let first = try await group.next() ?? "ended"
+                group.cancelAll()
+                return first
+            }
         default: return "error: unknown command \(command)"
         }
         return "ok"

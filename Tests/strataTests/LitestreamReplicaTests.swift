@@ -42,8 +42,12 @@ struct LitestreamReplicaTests {
             return String(decoding: buffer[..<end], as: UTF8.self)
         }
 
-        func ask(_ command: String) -> String {
+        func send(_ command: String) {
             input.fileHandleForWriting.write(Data((command + "\n").utf8))
+        }
+
+        func ask(_ command: String) -> String {
+            send(command)
             return line()
         }
 
@@ -129,6 +133,13 @@ struct LitestreamReplicaTests {
         let lag = Date().timeIntervalSince(committed)
         #expect(seen && lag < 5, "the replica saw the commit after \(lag) s")
         #expect(reader.ask("parallel SELECT count(*) FROM orders") == "4,4,4,4")
+
+        // An observation on the replica hears the primary's next commit (polling data_version).
+        reader.send("observe-until 5 SELECT count(*) FROM orders")
+        Thread.sleep(forTimeInterval: 0.5)
+        try primary.executeWrite { try $0.run("INSERT INTO orders (item) VALUES (?)", "pears") }
+        let observed = reader.line()
+        #expect(observed.hasPrefix("seen 5 after"), "the observation heard the commit: \(observed)")
 
         // The same URL again is fine; another is refused, since the VFS reads one per process.
         #expect(reader.ask("replica \(url)") == "ok")

@@ -122,7 +122,7 @@ extension Database {
     /// replica about once a second); a read transaction sees one consistent state. Every write
     /// (``executeWrite(closure:)``, ``write(_:)``, ``writeInTransaction(transactionType:_:)``)
     /// throws ``LitestreamReplicaError/writeRefused(replicaURL:)``, and the connections are opened
-    /// read-only besides.
+    /// read-only besides. `observe(externalChanges:_:)` hears the primary's commits as they arrive.
     ///
     /// litestream-vfs reads its replica URL from `LITESTREAM_REPLICA_URL` in the environment the
     /// process started with, so start the process with it set to `replicaURL`
