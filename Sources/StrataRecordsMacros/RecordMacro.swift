@@ -301,56 +301,43 @@ enum RecordExpansionError: Error, CustomStringConvertible {
     var description: String { "@Record produced an extension that does not parse (a bug in StrataRecordsMacros)" }
 }
 
-/// What `@Record` refuses, said at the declaration.
-enum RecordDiagnostic: DiagnosticMessage {
-    case notAStruct(String)
-    case noStoredProperties(String)
-    case missingType(String)
-    case notABinding(String, String, String)
-    case lazyProperty(String)
-    case severalPrimaryKeys(String)
-    case markerOnNonProperty(String)
-    case nameNotALiteral(String)
-    case genericStruct(String)
-
-    var message: String {
-        switch self {
-        case .notAStruct(let kind):
-            return "@Record applies to structs, and this is \(kind): records are values, read from rows and written back"
-        case .noStoredProperties(let name):
-            return "@Record type '\(name)' has no stored properties to map to columns (computed properties are not stored)"
-        case .missingType(let name):
-            return "property '\(name)' needs an explicit type annotation for @Record to map it to a column"
-        case .notABinding(let name, let type, let reason):
-            return "property '\(name)' of type '\(type)' is not a Binding: \(reason)"
-        case .lazyProperty(let name):
-            return "lazy property '\(name)' cannot be a column; make it a stored or computed property"
-        case .severalPrimaryKeys(let name):
-            return "@Record type '\(name)' marks more than one @PrimaryKey; a record has one primary key column"
-        case .markerOnNonProperty(let name):
-            return "@\(name) marks a stored property of a @Record struct"
-        case .genericStruct(let name):
-            return "@Record does not apply to generic struct '\(name)': a record's table, columns and statements are static stored properties, which generic types cannot have"
-        case .nameNotALiteral(let name):
-            return "@\(name) takes a non-empty string literal without interpolation: the macro writes the name into SQL at compile time"
-        }
-    }
-
-    var diagnosticID: MessageID {
-        let id: String
-        switch self {
-        case .notAStruct: id = "notAStruct"
-        case .noStoredProperties: id = "noStoredProperties"
-        case .missingType: id = "missingType"
-        case .notABinding: id = "notABinding"
-        case .lazyProperty: id = "lazyProperty"
-        case .severalPrimaryKeys: id = "severalPrimaryKeys"
-        case .markerOnNonProperty: id = "markerOnNonProperty"
-        case .nameNotALiteral: id = "nameNotALiteral"
-        case .genericStruct: id = "genericStruct"
-        }
-        return MessageID(domain: "StrataRecords", id: id)
-    }
-
+/// What `@Record` refuses, said at the declaration: each refusal is a named constructor, so its
+/// message and its stable id are written side by side.
+struct RecordDiagnostic: DiagnosticMessage {
+    let message: String
+    let diagnosticID: MessageID
     var severity: DiagnosticSeverity { .error }
+
+    private init(_ id: String, _ message: String) {
+        self.message = message
+        diagnosticID = MessageID(domain: "StrataRecords", id: id)
+    }
+
+    static func notAStruct(_ kind: String) -> Self {
+        Self("notAStruct", "@Record applies to structs, and this is \(kind): records are values, read from rows and written back")
+    }
+    static func noStoredProperties(_ type: String) -> Self {
+        Self("noStoredProperties", "@Record type '\(type)' has no stored properties to map to columns (computed properties are not stored)")
+    }
+    static func missingType(_ property: String) -> Self {
+        Self("missingType", "property '\(property)' needs an explicit type annotation for @Record to map it to a column")
+    }
+    static func notABinding(_ property: String, _ type: String, _ reason: String) -> Self {
+        Self("notABinding", "property '\(property)' of type '\(type)' is not a Binding: \(reason)")
+    }
+    static func lazyProperty(_ property: String) -> Self {
+        Self("lazyProperty", "lazy property '\(property)' cannot be a column; make it a stored or computed property")
+    }
+    static func severalPrimaryKeys(_ type: String) -> Self {
+        Self("severalPrimaryKeys", "@Record type '\(type)' marks more than one @PrimaryKey; a record has one primary key column")
+    }
+    static func markerOnNonProperty(_ marker: String) -> Self {
+        Self("markerOnNonProperty", "@\(marker) marks a stored property of a @Record struct")
+    }
+    static func genericStruct(_ type: String) -> Self {
+        Self("genericStruct", "@Record does not apply to generic struct '\(type)': a record's table, columns and statements are static stored properties, which generic types cannot have")
+    }
+    static func nameNotALiteral(_ marker: String) -> Self {
+        Self("nameNotALiteral", "@\(marker) takes a non-empty string literal without interpolation: the macro writes the name into SQL at compile time")
+    }
 }

@@ -55,7 +55,7 @@ public final class Database: Sendable {
     /// Opens the writer with `flags`; readers use the same flags with READONLY instead of
     /// READWRITE and CREATE. Every connection loads `extensions` (paths of loadable extensions,
     /// see ``Connection/loadExtension(at:entryPoint:)``) before its preparation closure runs.
-    public convenience init(
+    public init(
         storageLocation: StorageLocation = .inMemory,
         tableLockPolicy: TableLockPolicy = .fastFail,
         flags: Int32,
@@ -65,28 +65,7 @@ public final class Database: Sendable {
         writerConnectionPreparation: ((Connection) throws -> Void)? = nil,
         readerConnectionPreparation: ((Connection) throws -> Void)? = nil
     ) throws {
-        try self.init(
-            storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags, drainDelay: drainDelay,
-            maximumReaderCount: maximumReaderCount, extensions: extensions,
-            writerConnectionPreparation: writerConnectionPreparation, readerConnectionPreparation: readerConnectionPreparation,
-            replicaURL: nil
-        )
-    }
-
-    /// The one designated initializer; `replicaURL` non-nil makes every write throw
-    /// (``LitestreamReplicaError/writeRefused(replicaURL:)``).
-    init(
-        storageLocation: StorageLocation,
-        tableLockPolicy: TableLockPolicy,
-        flags: Int32,
-        drainDelay: TimeInterval,
-        maximumReaderCount: Int,
-        extensions: [String],
-        writerConnectionPreparation: ((Connection) throws -> Void)?,
-        readerConnectionPreparation: ((Connection) throws -> Void)?,
-        replicaURL: String?
-    ) throws {
-        self.replicaURL = replicaURL
+        replicaURL = LitestreamVFS.replicaURL(servingPath: storageLocation.path, flags: flags)
         let writer = try Connection(storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags)
         try writer.busyHandler(.timeout(ConnectionPool.defaultBusyTimeout))
         for path in extensions { try writer.loadExtension(at: path) }

@@ -72,6 +72,15 @@ enum LitestreamVFS {
         }
     }
 
+    /// The replica a database at `path` reads, when `path` is a URI on the `litestream` VFS: a
+    /// Database opened there refuses writes, however it was opened.
+    static func replicaURL(servingPath path: String, flags: Int32) -> String? {
+        guard flags & SQLITE_OPEN_URI != 0, path.hasPrefix("file:"),
+              let query = path.split(separator: "?", maxSplits: 1).dropFirst().first,
+              query.split(separator: "&").contains("vfs=litestream") else { return nil }
+        return loadedURL.withLock { $0 } ?? launchEnvironment("LITESTREAM_REPLICA_URL") ?? "litestream"
+    }
+
     /// The value `name` had in the environment this process started with: what the extension's
     /// Go runtime reads (it never sees a later `setenv`).
     static func launchEnvironment(_ name: String) -> String? {
@@ -151,10 +160,9 @@ extension Database {
         let name = URL(string: replicaURL)?.lastPathComponent.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "replica"
         let flags = OpenFlags.make(readOnly: true) | SQLITE_OPEN_URI
         try self.init(
-            storageLocation: .onDisk("file:\(name.isEmpty ? "replica" : name)?vfs=litestream"), tableLockPolicy: .fastFail,
-            flags: flags, drainDelay: 1.0, maximumReaderCount: maximumReaderCount, extensions: [],
-            writerConnectionPreparation: readerConnectionPreparation, readerConnectionPreparation: readerConnectionPreparation,
-            replicaURL: replicaURL
+            storageLocation: .onDisk("file:\(name.isEmpty ? "replica" : name)?vfs=litestream"), flags: flags,
+            maximumReaderCount: maximumReaderCount,
+            writerConnectionPreparation: readerConnectionPreparation, readerConnectionPreparation: readerConnectionPreparation
         )
     }
 }
