@@ -24,9 +24,8 @@ extension Storage {
     @discardableResult @inlinable
     public func insert<T: Initializable>(_ object: T) throws -> Int64 {
         let table = try schema.table(for: T.self)
-        try withStatement(.insert, of: table) { statement, handle in
-            try bindColumns(of: object, with: table.insertBinders, to: statement, handle: handle)
-            while try statement.step() {}
+        try runStatement(.insert, of: table) { handle in
+            try bindColumns(of: object, with: table.insertBinders, handle: handle)
         }
         return connection.lastInsertRowID
     }
@@ -44,9 +43,8 @@ extension Storage {
     /// - Throws: `ORMError.typeIsNotMapped`; `SQLiteError` for a failed constraint.
     public func replace<T: Initializable>(_ object: T) throws {
         let table = try schema.table(for: T.self)
-        try withStatement(.replace, of: table) { statement, handle in
-            try bindColumns(of: object, with: table.binders, to: statement, handle: handle)
-            while try statement.step() {}
+        try runStatement(.replace, of: table) { handle in
+            try bindColumns(of: object, with: table.binders, handle: handle)
         }
     }
 
@@ -140,16 +138,18 @@ extension Storage {
         return keys
     }
 
-    /// Binds the properties `binders` read to parameters 1...n.
+    /// Binds the properties `binders` read to parameters 1...n; nil, or the first failing
+    /// `sqlite3_bind_*` result and its parameter, for ``runStatement(_:of:binding:)`` to throw.
     @inlinable @inline(__always)
-    func bindColumns<T>(of object: T, with binders: [(T, SQLiteStatementHandle, Int32) throws -> Int32], to statement: Strata.Statement,
-                        handle: SQLiteStatementHandle) throws {
+    func bindColumns<T>(of object: T, with binders: [(T, SQLiteStatementHandle, Int32) throws -> Int32],
+                        handle: SQLiteStatementHandle) throws -> (code: Int32, index: Int32)? {
         var index: Int32 = 1
         for bind in binders {
             let code = try bind(object, handle, index)
-            if code != SQLITE_OK { try bindFailed(statement, code: code, index: index) }
+            if code != SQLITE_OK { return (code, index) }
             index += 1
         }
+        return nil
     }
 
     @inline(__always)

@@ -66,6 +66,15 @@ public final class Storage {
         }
     }
 
+    /// Runs the table's `kind` statement from the connection's statement cache to completion
+    /// once, `bind` binding its parameters onto the handle (no `Statement` object per call, the
+    /// way generated record writes run; observers hear the write as from any statement).
+    @usableFromInline
+    func runStatement(_ kind: CRUDStatement, of table: AnyTable,
+                      binding bind: (SQLiteStatementHandle) throws -> (code: Int32, index: Int32)?) throws {
+        try connection.runCachedStatement(table.statementKey(kind), binding: bind)
+    }
+
     /// Runs `body` with the statement of a generated query (`where_`, `select`, ...), cached by its SQL.
     @usableFromInline
     func withStatement<R>(query sql: String, _ body: (Strata.Statement, SQLiteStatementHandle) throws -> R) throws -> R {

@@ -37,8 +37,19 @@ extension Connection {
             prepared.isInUse = false
         }
         if let failure = try bind(prepared.handle) {
-            try Statement(connection: self, prepared: prepared).checkBind(failure.code, index: failure.index)
+            try bindFailed(prepared, code: failure.code, index: failure.index)
         }
+        try runToCompletion(prepared)
+    }
+
+    /// Throws the connection's error for a failed `sqlite3_bind_*` on a checked-out statement.
+    func bindFailed(_ prepared: PreparedStatement, code: Int32, index: Int32) throws {
+        try Statement(connection: self, prepared: prepared).checkBind(code, index: index)
+    }
+
+    /// Steps a checked-out statement, its parameters bound, to completion: one `sqlite3_step`
+    /// when it is done at once; a row, a lock to retry or an error take a `Statement`'s path.
+    func runToCompletion(_ prepared: PreparedStatement) throws {
         let code = sqlite3_step(prepared.handle)
         if code == SQLITE_DONE {
             prepared.executionFinished(on: self)

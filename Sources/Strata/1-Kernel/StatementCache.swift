@@ -83,6 +83,7 @@ final class StatementCache {
     var count: Int { entries.count }
 
     /// A statement for `key` that no one is using, or nil.
+    @inline(__always)
     func available(for key: StatementCacheKey) -> PreparedStatement? {
         let statement: PreparedStatement
         let identity = key.identity
@@ -99,6 +100,18 @@ final class StatementCache {
         clock &+= 1
         statement.lastUse = clock
         return statement
+    }
+
+    /// The statement found last, when it was found under the key built once whose identity is
+    /// `identity` and no one is using it; nil otherwise (ask ``available(for:)`` then). For a
+    /// caller that runs one statement row after row and keeps its key (so the identity is that
+    /// live key's): no key is copied, switched on or hashed.
+    @inline(__always)
+    func availableAgain(identity: ObjectIdentifier) -> PreparedStatement? {
+        guard identity == lastIdentity, let lastStatement, !lastStatement.isInUse else { return nil }
+        clock &+= 1
+        lastStatement.lastUse = clock
+        return lastStatement
     }
 
     func insert(_ statement: PreparedStatement, for key: StatementCacheKey) {

@@ -17,14 +17,17 @@ extension Connection {
     @discardableResult
     public func insertInto(_ tableName: String, values: [String: Bindable?]) throws -> Int64 {
         let memo = insertPlanMemo
-        if let key = memo.key(for: tableName, keyCount: values.count) {
-            // The same keys as last time, usually in the same order: bind and run the same statement.
-            let inserted = try withStatement(cachedFor: key) { statement -> Bool in
-                guard try memo.bindInRememberedOrder(values, to: statement) else { return false }
-                try statement.run()
-                return true
+        if memo.matches(tableName, keyCount: values.count), let prepared = try memo.checkOutStatement(on: self) {
+            // The same keys as last time, usually in the same order: bind onto the same cached
+            // statement's handle and run it (no `Statement` object per row).
+            defer {
+                prepared.reset()
+                prepared.isInUse = false
             }
-            if inserted { return lastInsertRowID }
+            if try memo.bindInRememberedOrder(values, to: prepared, on: self) {
+                try runToCompletion(prepared)
+                return lastInsertRowID
+            }
         }
         let (key, positions) = memo.plan(tableName, keys: values.keys)
         try withStatement(cachedFor: key) { statement in

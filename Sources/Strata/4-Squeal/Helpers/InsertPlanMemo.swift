@@ -1,3 +1,7 @@
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
 /// Remembers how the last dictionary insert on a connection was planned (its table, where each
 /// key goes, and the cache key of its SQL), so a run of rows with the same keys builds no SQL,
 /// sorts nothing, hashes neither keys nor SQL, and binds in one pass over the dictionary. The
@@ -11,21 +15,40 @@ final class InsertPlanMemo {
     private(set) var table = ""
     private(set) var keyOrder: [String] = []
     private(set) var positions: [Int32] = []
-    private(set) var key: StatementCacheKey?
+    private(set) var key: StatementCacheKey? {
+        didSet { keyIdentity = key?.identity }
+    }
+    /// The identity of `key`, which the memo keeps alive.
+    private var keyIdentity: ObjectIdentifier?
 
-    /// The remembered statement key when `table` and the key count match the last insert.
-    func key(for table: String, keyCount: Int) -> StatementCacheKey? {
-        guard let key, keyCount == keyOrder.count, table == self.table else { return nil }
-        return key
+    /// Whether `table` and the key count match the last insert, so its plan may apply.
+    func matches(_ table: String, keyCount: Int) -> Bool {
+        key != nil && keyCount == keyOrder.count && table == self.table
     }
 
-    /// Binds `values` to `statement` if they iterate in the remembered key order; false (with
-    /// some parameters possibly bound) when they do not.
-    func bindInRememberedOrder(_ values: [String: Bindable?], to statement: Statement) throws -> Bool {
+    /// The remembered statement checked out of `connection`'s cache (the entry found last is
+    /// recognised by the identity of the kept key, without copying the key), marked in use: the
+    /// caller resets it and clears `isInUse`. Nil when nothing is remembered.
+    func checkOutStatement(on connection: Connection) throws -> PreparedStatement? {
+        if let keyIdentity, let prepared = connection.statementCache.availableAgain(identity: keyIdentity) {
+            prepared.isInUse = true
+            return prepared
+        }
+        guard let key else { return nil }
+        return try connection.checkOutStatement(cachedFor: key)
+    }
+
+    /// Binds `values` onto the handle of `prepared` (checked out of `connection`'s cache) if they
+    /// iterate in the remembered key order; false (with some parameters possibly bound) when
+    /// they do not. A failed bind throws the connection's error.
+    func bindInRememberedOrder(_ values: [String: Bindable?], to prepared: PreparedStatement, on connection: Connection) throws -> Bool {
+        let handle = prepared.handle
         var position = 0
         for (key, value) in values {
             guard position < keyOrder.count, key == keyOrder[position] else { return false }
-            try statement.bindValue(value, toParameter: positions[position])
+            let index = positions[position]
+            let code = try value?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
+            if code != SQLITE_OK { try connection.bindFailed(prepared, code: code, index: index) }
             position += 1
         }
         return position == keyOrder.count
