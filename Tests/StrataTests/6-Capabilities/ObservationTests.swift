@@ -326,7 +326,10 @@ struct Fetched: Sendable {
         #expect(process.terminationStatus == 0)
         let committed = Date()
         await observed.wait { $0.last == 1 }
-        #expect(Date().timeIntervalSince(committed) < 0.2 + 0.15, "seen within two intervals (plus a fetch)")
+        // Two intervals plus a fetch is 0.35 s on a quiet machine; the bound leaves room for a
+        // loaded CI runner (this suite runs beside every other one), where it once took 3.7 s.
+        // Latency is measured in the benchmark package (observe-latency), not asserted here.
+        #expect(Date().timeIntervalSince(committed) < 5, "seen within a few intervals")
         observed.cancel()
     }
 
