@@ -77,10 +77,7 @@ open class Migrator {
         willMigrateToSchemaVersion: ((UInt64) -> Void)? = nil,
         didMigrateToSchemaVersion: ((UInt64) -> Void)? = nil
     ) throws -> UInt64 {
-        try migrate(
-            willMigrateToSchemaVersion: willMigrateToSchemaVersion,
-            didMigrateToSchemaVersion: didMigrateToSchemaVersion
-        ) { version, record in
+        try migrate(willMigrateToSchemaVersion, didMigrateToSchemaVersion) { version, record in
             try connection.transaction(transactionType: .immediate) {
                 try connection.execute(migrationSQLForSchemaVersion(version))
                 try record()
@@ -100,10 +97,7 @@ open class Migrator {
         willMigrateToSchemaVersion: ((UInt64) -> Void)? = nil,
         didMigrateToSchemaVersion: ((UInt64) -> Void)? = nil
     ) throws -> UInt64 {
-        try migrate(
-            willMigrateToSchemaVersion: willMigrateToSchemaVersion,
-            didMigrateToSchemaVersion: didMigrateToSchemaVersion
-        ) { version, record in
+        try migrate(willMigrateToSchemaVersion, didMigrateToSchemaVersion) { version, record in
             try migrateDatabaseToSchemaVersion(version, connection)
             try record()
         }
@@ -112,8 +106,8 @@ open class Migrator {
     /// Runs `step` for each missing version; `step` calls the `record` it is given to write the
     /// version's bookkeeping row.
     private func migrate(
-        willMigrateToSchemaVersion: ((UInt64) -> Void)?,
-        didMigrateToSchemaVersion: ((UInt64) -> Void)?,
+        _ willMigrateToSchemaVersion: ((UInt64) -> Void)?,
+        _ didMigrateToSchemaVersion: ((UInt64) -> Void)?,
         step: (UInt64, _ record: () throws -> Void) throws -> Void
     ) throws -> UInt64 {
         let current = try readCurrentSchemaVersion()
