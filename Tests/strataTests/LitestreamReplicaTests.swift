@@ -9,7 +9,9 @@ import Testing
 @Suite(.serialized, .enabled(if: Litestream.isInstalled))
 struct LitestreamReplicaTests {
     /// A `strata-replica-reader` process: one command line in, one answer line out.
-    final class Reader {
+    final class Reader: @unchecked Sendable {
+        // @unchecked Sendable: one test drives it, one command at a time (each call hops to a
+        // Dispatch thread and back, never two at once).
         let process = Process()
         private let input = Pipe()
         private let output = Pipe()
@@ -57,7 +59,7 @@ struct LitestreamReplicaTests {
         }
     }
 
-    @Test func aReplicaDatabaseReadsThePrimaryAndRefusesWrites() throws {
+    @Test func aReplicaDatabaseReadsThePrimaryAndRefusesWrites() async throws {
         let vfs = try #require(Litestream.vfsExtension())
         let sandbox = try Sandbox()
         let primaryPath = sandbox.path("primary.sqlite")
@@ -95,7 +97,8 @@ struct LitestreamReplicaTests {
             """.write(toFile: config, atomically: true, encoding: .utf8)
         let replicator = try Litestream.replicate(config: config)
         defer { Litestream.stop(replicator) }
-        try #require(Litestream.wait(seconds: 30) { Litestream.hasSnapshot(replicaFolder) }, "Litestream shipped a snapshot")
+        let shipped = try await offThePool { Litestream.wait(seconds: 30) { Litestream.hasSnapshot(replicaFolder) } }
+        try #require(shipped, "Litestream shipped a snapshot")
 
         // This test process did not start with the URL in its environment, so the VFS could not
         // read it: refused with what to do.
@@ -106,44 +109,47 @@ struct LitestreamReplicaTests {
 
         // A missing file and a file that is not an extension.
         let missing = try Reader(replicaURL: url, vfs: sandbox.path("missing.so"))
-        #expect(missing.line() == "error: No extension file at \(sandbox.path("missing.so"))")
+        #expect(try await offThePool { missing.line() } == "error: No extension file at \(sandbox.path("missing.so"))")
         let notAnExtension = try Reader(replicaURL: url, vfs: primaryPath)
-        #expect(notAnExtension.line().hasPrefix("error: Cannot load the extension \(primaryPath): "))
+        #expect(try await offThePool { notAnExtension.line() }.hasPrefix("error: Cannot load the extension \(primaryPath): "))
 
         let reader = try Reader(replicaURL: url, vfs: vfs)
-        try #require(reader.line() == "opened read-only=true")
-        #expect(reader.ask("read SELECT group_concat(item, ',') FROM (SELECT item FROM orders ORDER BY id)") == "tea,bread,milk")
+        @Sendable func ask(_ command: String) async throws -> String { try await offThePool { reader.ask(command) } }
+        try #require(try await offThePool { reader.line() } == "opened read-only=true")
+        #expect(try await ask("read SELECT group_concat(item, ',') FROM (SELECT item FROM orders ORDER BY id)") == "tea,bread,milk")
 
         // Writes are refused with a reason through every write entry point, and the connections
         // underneath are read-only too.
         let refused = "error: " + LitestreamReplicaError.writeRefused(replicaURL: url).description
-        #expect(reader.ask("write INSERT INTO orders (item) VALUES ('jam')") == refused)
-        #expect(reader.ask("async-write INSERT INTO orders (item) VALUES ('jam')") == refused)
-        #expect(reader.ask("async-transaction INSERT INTO orders (item) VALUES ('jam')") == refused)
-        #expect(reader.ask("raw-write INSERT INTO orders (item) VALUES ('jam')").contains("readonly database"))
+        #expect(try await ask("write INSERT INTO orders (item) VALUES ('jam')") == refused)
+        #expect(try await ask("async-write INSERT INTO orders (item) VALUES ('jam')") == refused)
+        #expect(try await ask("async-transaction INSERT INTO orders (item) VALUES ('jam')") == refused)
+        #expect(try await ask("raw-write INSERT INTO orders (item) VALUES ('jam')").contains("readonly database"))
 
         // Connections that are not the replica's still open after the VFS loaded (its automatic
         // extension would fail them).
-        #expect(reader.ask("other") == "42")
+        #expect(try await ask("other") == "42")
 
         // A commit on the primary reaches the replica's readers within a few seconds.
         try primary.executeWrite { try $0.run("INSERT INTO orders (item) VALUES (?)", "apples") }
         let committed = Date()
-        let seen = Litestream.wait(seconds: 10) { reader.ask("read SELECT count(*) FROM orders WHERE item = 'apples'") == "1" }
+        let seen = try await offThePool {
+            Litestream.wait(seconds: 10) { reader.ask("read SELECT count(*) FROM orders WHERE item = 'apples'") == "1" }
+        }
         let lag = Date().timeIntervalSince(committed)
         #expect(seen && lag < 5, "the replica saw the commit after \(lag) s")
-        #expect(reader.ask("parallel SELECT count(*) FROM orders") == "4,4,4,4")
+        #expect(try await ask("parallel SELECT count(*) FROM orders") == "4,4,4,4")
 
         // An observation on the replica hears the primary's next commit (polling data_version).
         reader.send("observe-until 5 SELECT count(*) FROM orders")
-        Thread.sleep(forTimeInterval: 0.5)
+        try await Task.sleep(for: .milliseconds(500))
         try primary.executeWrite { try $0.run("INSERT INTO orders (item) VALUES (?)", "pears") }
-        let observed = reader.line()
+        let observed = try await offThePool { reader.line() }
         #expect(observed.hasPrefix("seen 5 after"), "the observation heard the commit: \(observed)")
 
         // The same URL again is fine; another is refused, since the VFS reads one per process.
-        #expect(reader.ask("replica \(url)") == "ok")
-        #expect(reader.ask("replica file:///elsewhere") == "error: " + LitestreamReplicaError.anotherReplicaLoaded(
+        #expect(try await ask("replica \(url)") == "ok")
+        #expect(try await ask("replica file:///elsewhere") == "error: " + LitestreamReplicaError.anotherReplicaLoaded(
             loaded: url, requested: "file:///elsewhere").description)
     }
 }

@@ -96,6 +96,14 @@ enum Litestream {
     }
 }
 
+/// Runs blocking work (a pipe read, a poll with sleeps) on a Dispatch thread, so an async test
+/// does not hold one of the few cooperative threads that the other suites' async tests need.
+func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+    }
+}
+
 /// moto's S3-compatible server on a loopback port, with one bucket.
 final class MotoServer {
     let process: Process

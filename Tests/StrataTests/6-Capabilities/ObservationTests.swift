@@ -44,10 +44,12 @@ struct Fetched: Sendable {
 }
 
 @Suite struct ObservationTests {
-    /// How soon a cancelled call must return: 100 ms, or 2 s under a sanitizer (`.ci/run` sets
-    /// `STRATA_SANITIZER` for its ThreadSanitizer pass, which slows every Swift instruction and
-    /// makes wall-clock bounds measure the sanitizer rather than the product).
-    static let promptCancellation: Duration = ProcessInfo.processInfo.environment["STRATA_SANITIZER"] == nil ? .milliseconds(100) : .seconds(2)
+    /// How soon a cancelled call must return. The statements cancelled here never end by
+    /// themselves, so any bound shows the interruption; it is 1 s because this suite runs beside
+    /// every other one on two cores (a loaded run saw 0.2 s), and 5 s under a sanitizer (`.ci/run`
+    /// sets `STRATA_SANITIZER` for its ThreadSanitizer pass, which slows every Swift instruction).
+    /// How fast it is belongs to the benchmark, not to a unit test.
+    static let promptCancellation: Duration = ProcessInfo.processInfo.environment["STRATA_SANITIZER"] == nil ? .seconds(1) : .seconds(5)
 
     static func makeDatabase(_ directory: TemporaryDirectory, maximumReaderCount: Int = 5) throws -> Database {
         let database = try Database(storageLocation: .onDisk(directory.path("observed.sqlite")), maximumReaderCount: maximumReaderCount)
