@@ -300,9 +300,10 @@ final class Delivered: @unchecked Sendable {
     func append(_ value: Int) { lock.lock(); storage.append(value); lock.unlock() }
     var values: [Int] { lock.lock(); defer { lock.unlock() }; return storage }
 
-    /// Waits until the last value delivered is `expected`, or records an issue after 10 s.
+    /// Waits until the last value delivered is `expected`, or records an issue after 30 s (a
+    /// bound for "never", generous because suites share two cores).
     func waitForLast(_ expected: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if values.last == expected { return }
             try? await Task.sleep(for: .milliseconds(5))

@@ -19,7 +19,8 @@ import Testing
         func withLock<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
     }
 
-    static func waitFor(_ collected: Collected, seconds: Double = 10, _ condition: (String) -> Bool) async -> Bool {
+    /// A bound for "never": generous, since the suites share two cores.
+    static func waitFor(_ collected: Collected, seconds: Double = 30, _ condition: (String) -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition(collected.current) { return true }

@@ -20,6 +20,12 @@ extension Connection {
 }
 
 /// One closure's run on a connection, from queued to finished, that a cancelled task can stop.
+///
+/// `sqlite3_interrupt` stops only a statement that is running when it arrives: SQLite clears the
+/// flag when the next statement starts on an idle connection. A cancellation that lands between
+/// two statements of the closure would be lost, and a long statement after it would run to its
+/// end. So while the closure runs, a progress handler also polls the cancellation (every 1,000
+/// virtual-machine instructions: a flag load) and stops whichever statement runs after it.
 package final class InterruptibleRun: Sendable {
     private enum Phase { case queued, running, finished }
     private struct State {
@@ -29,21 +35,32 @@ package final class InterruptibleRun: Sendable {
 
     private let interrupter: ConnectionInterrupter
     private let state = Locked(State())
+    /// Read by the progress handler on the connection's thread, set by `cancel()` on any thread.
+    private let cancelRequested = AtomicFlag(false)
 
     package init(interrupter: ConnectionInterrupter) { self.interrupter = interrupter }
 
-    /// Marks the closure running; false when the task was cancelled before it started.
+    /// Marks the closure running; false when the task was cancelled before it started. Runs on
+    /// the thread that then runs the closure, which owns the connection until `finish`.
     package func start() -> Bool {
-        state.withLock { state in
+        let started = state.withLock { state in
             guard !state.isCancelled else { state.phase = .finished; return false }
             state.phase = .running
             return true
         }
+        if started {
+            sqlite3_progress_handler(interrupter.handle, 1_000, { context in
+                guard let context else { return 0 }
+                return Unmanaged<InterruptibleRun>.fromOpaque(context).takeUnretainedValue().cancelRequested.load() ? 1 : 0
+            }, Unmanaged.passUnretained(self).toOpaque())
+        }
+        return started
     }
 
     /// Marks the closure finished and turns an interruption caused by cancellation into
-    /// `CancellationError`.
+    /// `CancellationError`. Runs on the closure's thread, after it.
     package func finish<T>(_ result: Result<T, any Error>) -> Result<T, any Error> {
+        sqlite3_progress_handler(interrupter.handle, 0, nil, nil)
         let cancelled = state.withLock { state in
             state.phase = .finished
             return state.isCancelled
@@ -54,8 +71,10 @@ package final class InterruptibleRun: Sendable {
         return result
     }
 
-    /// Called when the task is cancelled: interrupts the closure if it is running now.
+    /// Called when the task is cancelled: interrupts the closure's statement if one runs now,
+    /// and every statement it starts after this.
     package func cancel() {
+        cancelRequested.store(true)
         state.withLock { state in
             state.isCancelled = true
             if state.phase == .running { interrupter.interrupt() }

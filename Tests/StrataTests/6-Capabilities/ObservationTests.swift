@@ -23,7 +23,7 @@ final class ObservedValues<Value: Sendable>: Sendable {
     var error: (any Error)? { failure.current }
 
     /// Waits until `condition` holds for the values so far, or fails after `seconds`.
-    func wait(seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation, until condition: ([Value]) -> Bool) async {
+    func wait(seconds: Double = 30, sourceLocation: SourceLocation = #_sourceLocation, until condition: ([Value]) -> Bool) async {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition(values) { return }
@@ -347,6 +347,34 @@ struct Fetched: Sendable {
         let elapsed = ContinuousClock.now - cancelled
         #expect(elapsed < Self.promptCancellation, "returned \(elapsed) after cancel")
         // The reader is fine afterwards.
+        #expect(try await database.read { try $0.query("SELECT 1") as Int? } == 1)
+    }
+
+    /// SQLite forgets an interrupt that arrives while no statement runs; the cancellation must
+    /// still stop the closure's next statement (here a long but finite one, so a regression fails
+    /// instead of hanging).
+    @Test func aCancellationBetweenTwoStatementsStopsTheNextOne() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try Self.makeDatabase(directory)
+        let long = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 30000000) SELECT count(*) FROM c"
+        let between = DispatchSemaphore(value: 0)
+        let cancelled = DispatchSemaphore(value: 0)
+        let task = Task {
+            try await database.read { connection in
+                _ = try connection.query("SELECT 1") as Int?
+                between.signal()
+                cancelled.wait()
+                return try connection.query(long) as Int?
+            }
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { between.wait(); continuation.resume() }
+        }
+        task.cancel()
+        let start = ContinuousClock.now
+        cancelled.signal()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(ContinuousClock.now - start < Self.promptCancellation)
         #expect(try await database.read { try $0.query("SELECT 1") as Int? } == 1)
     }
 
