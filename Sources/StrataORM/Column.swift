@@ -20,8 +20,12 @@ public final class Column<T, V>: AnyColumn {
         let accessor = ColumnAccessor<T>(
             bind: { object, statement, index in try property.get(object).bind(to: statement, at: index) },
             read: { object, statement, index in
-                guard let value = sqlite3_column_value(statement, index),
-                      let converted = readNonNull(V.self, value) else { return false }
+                guard let value = sqlite3_column_value(statement, index) else { return false }
+                // The strict read first: for the column's own storage class it is the whole
+                // per-row path; NULL (which it refuses) and conversions are sorted out after it.
+                let storageClass = sqlite3_value_type(value)
+                guard let converted = V.extract(from: value, type: storageClass)
+                        ?? sqliteConvertedOutOfLine(V.self, value, storageClass: storageClass) else { return false }
                 property.set(&object, converted)
                 return true
             },
@@ -40,11 +44,13 @@ public final class Column<T, V>: AnyColumn {
             bind: { object, statement, index in try property.get(object).bind(to: statement, at: index) },
             read: { object, statement, index in
                 guard let value = sqlite3_column_value(statement, index) else { return false }
-                if sqlite3_value_type(value) == SQLITE_NULL {
+                let storageClass = sqlite3_value_type(value)
+                if storageClass == SQLITE_NULL {
                     property.set(&object, nil)
                     return true
                 }
-                guard let converted = readNonNull(Wrapped.self, value) else { return false }
+                guard let converted = Wrapped.extract(from: value, type: storageClass)
+                        ?? sqliteConvertedOutOfLine(Wrapped.self, value, storageClass: storageClass) else { return false }
                 property.set(&object, converted)
                 return true
             },

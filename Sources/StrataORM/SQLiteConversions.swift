@@ -12,6 +12,13 @@ func readNonNull<V: Binding>(_ type: V.Type, _ value: SQLiteValueHandle) -> V? w
     return V.extract(from: value, type: storageClass) ?? sqliteConverted(V.self, value)
 }
 
+/// ``sqliteConverted(_:_:)`` out of line, nil for NULL, for the rare value the strict read
+/// refused: the column readers' per-row path stays the strict read alone.
+@usableFromInline @inline(never)
+func sqliteConvertedOutOfLine<V>(_ type: V.Type, _ value: SQLiteValueHandle, storageClass: Int32) -> V? {
+    storageClass == SQLITE_NULL ? nil : sqliteConverted(V.self, value)
+}
+
 /// A column value that core's strict reading refused (another storage class), converted the way
 /// SQLiteORM-Swift reads it: with SQLite's own conversions (`'42'` is 42, `2.7` is 2, an INTEGER
 /// is a REAL). An integer that does not fit the property's type, and types SQLite cannot convert
