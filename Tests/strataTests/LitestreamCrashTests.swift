@@ -98,6 +98,12 @@ struct LitestreamCrashTests {
             try #require(restore.status == 0, "round \(round): restore failed: \(restore.output)")
             do {
                 try check(restored: restored, round: round, reported: reported, killedAt: killedAt)
+            } catch where Litestream.showsUnpublishedCommit(restored) {
+                // Litestream's defect, not Strata's: recorded as a known issue, so it shows in the
+                // output without failing the run; any other unreadable copy fails it.
+                withKnownIssue("Litestream 0.5.17 shipped a commit that SQLite discarded (round \(round))") {
+                    Issue.record("round \(round): the restored copy's header counts more pages than it holds: \(error)")
+                }
             } catch {
                 Issue.record("round \(round): the restored copy cannot be read: \(error)")
             }
