@@ -19,8 +19,9 @@ import Foundation
 /// commit waits on an fsync after writing its commit frame and before publishing it in the WAL
 /// index; a writer killed in that window leaves a commit that SQLite discards but Litestream
 /// (0.5.17) has already shipped, and the replica no longer restores (Strata's crash test found
-/// 7 such restores in about 150 kills under FULL, with a Python writer too, and none in 120 under
-/// NORMAL). NORMAL loses nothing when the application crashes; a power loss can lose the last
+/// 7 such restores in about 150 kills under FULL, with a Python writer too, and 1 in about 160
+/// under NORMAL, where the window is only the time between two writes). The rest is Litestream's
+/// to fix. NORMAL loses nothing when the application crashes; a power loss can lose the last
 /// commits.
 public struct ReplicationSafety: Sendable, Equatable {
     /// Who runs the WAL checkpoints that move pages back into the database file.
