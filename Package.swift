@@ -72,6 +72,8 @@ let package = Package(
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
             ]
         ),
+        // The README's examples word for word, run in order and checked against what they print.
+        .testTarget(name: "READMEExamplesTests", dependencies: ["StrataSqueal", "StrataORM", "StrataRecords"]),
         // Seed-README code in Swift 5 language mode, one target per module a seed's users import.
         .testTarget(name: "SQiftSwift5Tests", dependencies: ["Strata", sqliteDependency], swiftSettings: swift5),
         .testTarget(name: "SquealSwift5Tests", dependencies: ["StrataSqueal"], swiftSettings: swift5),

@@ -154,6 +154,9 @@ final class AuthorizerHub {
     var isInstalled = false
     /// Set once the connection is monitored: the hub stays installed to capture every compile.
     var isMonitoring = false
+    /// Set while Strata runs a statement of its own: the user's authorizer (and trace) never
+    /// hear of it.
+    let bookkeeping = BookkeepingMarker()
 
     var isNeeded: Bool { user != nil || isMonitoring }
 
@@ -168,7 +171,7 @@ final class AuthorizerHub {
                 capture?.reads.recordRead(action: code, first, second)
             }
         }
-        guard let user else { return SQLITE_OK }
+        guard let user, !bookkeeping.isActive else { return SQLITE_OK }
         // An action code SQLite adds later is denied, as the user's authorizer cannot name it.
         guard let action = Connection.AuthorizerAction(rawValue: code) else { return SQLITE_DENY }
         return user(action, string(p1), string(p2), string(p3), string(p4)).code

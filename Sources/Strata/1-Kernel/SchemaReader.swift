@@ -51,8 +51,10 @@ package final class SchemaReader {
             var scratch = Cache(version: -1)
             return try read(&scratch)
         }
-        let version: Int64 = try connection.withStatement(cachedFor: "PRAGMA main.schema_version", .positional([])) { statement in
-            try statement.step() ? statement.value(at: 0, as: Int64.self) ?? 0 : 0
+        let version: Int64 = try connection.withBookkeeping {
+            try connection.withStatement(cachedFor: "PRAGMA main.schema_version", .positional([])) { statement in
+                try statement.step() ? statement.value(at: 0, as: Int64.self) ?? 0 : 0
+            }
         }
         var current = cache.flatMap { $0.version == version ? $0 : nil } ?? Cache(version: version)
         cache = nil   // held by `current` alone, so `read` mutates it without a copy
@@ -102,9 +104,11 @@ package final class SchemaReader {
     /// Whether a table or view named `name` exists in the temp schema (never cached: temporary
     /// objects are this connection's own and rare).
     package func temporaryTableOrViewExists(named name: String) throws -> Bool {
-        try connection.withStatement(
-            cachedFor: "SELECT 1 FROM sqlite_temp_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE",
-            .positional([name])) { try $0.step() }
+        try connection.withBookkeeping {
+            try connection.withStatement(
+                cachedFor: "SELECT 1 FROM sqlite_temp_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE",
+                .positional([name])) { try $0.step() }
+        }
     }
 
     /// The tables that are the application's: not SQLite's own (`sqlite_*`) nor an external
@@ -190,10 +194,12 @@ package final class SchemaReader {
 
     /// Runs a cached pragma or schema query and maps each row.
     private func rows<T>(_ sql: SQL, _ parameters: [Bindable?], _ map: (Statement) throws -> T) throws -> [T] {
-        try connection.withStatement(cachedFor: sql, .positional(parameters)) { statement in
-            var result: [T] = []
-            while try statement.step() { result.append(try map(statement)) }
-            return result
+        try connection.withBookkeeping {
+            try connection.withStatement(cachedFor: sql, .positional(parameters)) { statement in
+                var result: [T] = []
+                while try statement.step() { result.append(try map(statement)) }
+                return result
+            }
         }
     }
 }

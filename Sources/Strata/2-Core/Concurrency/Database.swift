@@ -21,6 +21,12 @@ import SQLite3
 /// WAL mode see the last committed data and never wait for a write. Its connections wait up to
 /// ``ConnectionPool/defaultBusyTimeout`` seconds on a lock before failing with `SQLITE_BUSY`. An in-memory or temporary
 /// database is private to one connection, so there reads use the writer too.
+///
+/// ## The name under `import StrataSqueal`
+/// `StrataSqueal` declares Squeal's `Database`, which is a ``Connection``. In a file that imports
+/// it, `Database` means that connection, even beside `import Strata`, and a call such as
+/// `observe` then fails with "no member". Name this type `Strata.Database` there, and Squeal's
+/// `Connection`; a file with only `import Strata` (or `StrataRecords`) always means this pool.
 public final class Database: Sendable {
     /// The single writer connection; every write goes through it, one at a time.
     public let writerConnectionQueue: ConnectionQueue

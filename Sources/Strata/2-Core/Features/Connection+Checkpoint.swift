@@ -62,8 +62,10 @@ extension Connection {
     /// Whether Litestream's lock table is in the database `schema` (`main` or an attached name).
     func hasReplicatorLock(in schema: String) throws -> Bool {
         if schema == "main" { return try schemaReader.table(named: "_litestream_lock") != nil }
-        return try withStatement(cachedFor: "SELECT 1 FROM \(quoteIdentifier(schema)).sqlite_master WHERE type = 'table' AND name = '_litestream_lock'",
-                                 .positional([])) { try $0.step() }
+        return try withBookkeeping {
+            try withStatement(cachedFor: "SELECT 1 FROM \(quoteIdentifier(schema)).sqlite_master WHERE type = 'table' AND name = '_litestream_lock'",
+                              .positional([])) { try $0.step() }
+        }
     }
 }
 

@@ -78,7 +78,14 @@ extension Connection {
     /// See <https://www.sqlite.org/c3ref/trace_v2.html>.
     public func traceEvent(mask: UInt32? = nil, closure: ((TraceEvent) -> Void)?) {
         let mask = mask ?? (TraceEvent.statementMask | TraceEvent.profileMask | TraceEvent.rowMask | TraceEvent.connectionClosedMask)
-        registerCallback("trace", closure) { handle, pointer in
+        // Strata's own bookkeeping statements are not the program's: SQift's trace never showed them.
+        let bookkeeping = authorizerHub.bookkeeping
+        let filtered = closure.map { closure in
+            { (event: TraceEvent) in
+                if case .connectionClosed = event { closure(event) } else if !bookkeeping.isActive { closure(event) }
+            }
+        }
+        registerCallback("trace", filtered) { handle, pointer in
             sqlite3_trace_v2(handle, pointer == nil ? 0 : mask, pointer.map { _ in { eventMask, pointer, p, x in
                 guard let pointer, let event = TraceEvent(mask: eventMask, p: p, x: x) else { return 0 }
                 CallbackBox<(TraceEvent) -> Void>.from(pointer)(event)

@@ -5,7 +5,7 @@ extension Connection {
     ///
     /// - Throws: `SQLiteError` if the pragma cannot be read.
     public func foreignKeysEnabled() throws -> Bool {
-        let value: Int? = try query("PRAGMA foreign_keys")
+        let value: Int? = try withBookkeeping { try query("PRAGMA foreign_keys") }
         return value == 1
     }
 
@@ -28,8 +28,8 @@ extension Connection {
         let wasEnabled = try foreignKeysEnabled()
         guard wasEnabled else { return try body() }
         if isInTransaction { throw TableRebuildError.foreignKeysEnabledInTransaction(table: "") }
-        try execute("PRAGMA foreign_keys = OFF")
-        defer { try? execute("PRAGMA foreign_keys = ON") }
+        try withBookkeeping { try execute("PRAGMA foreign_keys = OFF") }
+        defer { withBookkeeping { _ = try? execute("PRAGMA foreign_keys = ON") } }
         return try body()
     }
 }

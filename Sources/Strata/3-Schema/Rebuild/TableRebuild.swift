@@ -106,9 +106,9 @@ extension Connection {
         try execute("DROP TABLE main.\(quoteIdentifier(table))")
 
         // 7. rename; legacy mode so SQLite neither rewrites nor validates other schema objects now
-        let legacy: Int? = try query("PRAGMA legacy_alter_table")
-        try execute("PRAGMA legacy_alter_table = ON")
-        defer { if legacy != 1 { try? execute("PRAGMA legacy_alter_table = OFF") } }
+        let legacy: Int? = try withBookkeeping { try query("PRAGMA legacy_alter_table") }
+        try withBookkeeping { try execute("PRAGMA legacy_alter_table = ON") }
+        defer { if legacy != 1 { withBookkeeping { _ = try? execute("PRAGMA legacy_alter_table = OFF") } } }
         try execute("ALTER TABLE main.\(quoteIdentifier(temporaryName)) RENAME TO \(quoteIdentifier(table))")
         if let sequence { try restoreAutoincrementSequence(sequence, ofTable: table) }
 

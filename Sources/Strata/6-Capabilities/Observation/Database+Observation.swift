@@ -69,6 +69,40 @@ extension DatabaseObservable {
         ObservationToken(observation: observe(externalChanges: externalChanges, fetch), onChange: onChange)
     }
 
+    /// Observes `fetch` while `body` runs: `onChange` receives each value until `body` returns or
+    /// throws, and no token can be dropped by mistake.
+    ///
+    /// ```swift
+    /// try await database.withObservation({ try $0.query("SELECT count(*) FROM players") as Int? ?? 0 },
+    ///                                    onChange: { print($0) }) {
+    ///     try await importPlayers()          // onChange hears each commit while this runs
+    /// }
+    /// ```
+    /// - Throws: What `body` throws; the fetch's errors go to `onChange`.
+    public func withObservation<Value: Sendable, T>(
+        externalChanges: Duration? = nil,
+        _ fetch: @escaping @Sendable (Connection) throws -> Value,
+        onChange: @escaping @Sendable (Result<Value, any Error>) -> Void,
+        during body: () async throws -> T
+    ) async rethrows -> T {
+        let token = observe(externalChanges: externalChanges, fetch, onChange: onChange)
+        defer { token.cancel() }
+        return try await body()
+    }
+
+    /// Observes `fetch` while `body` runs, skipping values equal to the last one delivered.
+    ///
+    /// - Throws: What `body` throws; the fetch's errors go to `onChange`.
+    public func withObservation<Value: Sendable & Equatable, T>(
+        externalChanges: Duration? = nil,
+        _ fetch: @escaping @Sendable (Connection) throws -> Value,
+        onChange: @escaping @Sendable (Result<Value, any Error>) -> Void,
+        during body: () async throws -> T
+    ) async rethrows -> T {
+        let token = observe(externalChanges: externalChanges, fetch, onChange: onChange)
+        defer { token.cancel() }
+        return try await body()
+    }
 }
 
 

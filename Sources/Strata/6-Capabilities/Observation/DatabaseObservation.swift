@@ -114,6 +114,13 @@ final class Registration: Sendable {
 
 /// Keeps a closure-based observation running; ``cancel()`` or dropping the token ends it.
 ///
+/// Keep the token for as long as you want changes: in a property, or with ``store(in:)-swift.method``.
+/// The compiler's fix-it for an unused result, `_ = database.observe(…)`, drops the token at once,
+/// so the observation delivers its first value and then nothing. Where the observation belongs to
+/// a scope or a task, prefer ``DatabaseObservable/withObservation(externalChanges:_:onChange:during:)``
+/// or iterating ``DatabaseObservable/observe(externalChanges:_:)-(_,_)`` in the task: neither
+/// leaves a token to drop.
+///
 /// ```swift
 /// let token = database.observe({ try $0.query("SELECT count(*) FROM players") as Int? ?? 0 }) { result in
 ///     if case .success(let count) = result { print("players:", count) }
@@ -121,7 +128,7 @@ final class Registration: Sendable {
 /// // later
 /// token.cancel()
 /// ```
-public final class ObservationToken: Sendable {
+public final class ObservationToken: Sendable, Hashable {
     private let task: Task<Void, Never>
     private let isCancelledFlag: Locked<Bool>
 
@@ -151,6 +158,28 @@ public final class ObservationToken: Sendable {
         isCancelledFlag.withLock { $0 = true }
         task.cancel()
     }
+
+    /// Keeps the token in `tokens`, so the observation runs as long as the collection holds it.
+    ///
+    /// ```swift
+    /// var observations = Set<ObservationToken>()
+    /// database.observe({ try $0.query("SELECT count(*) FROM players") as Int? ?? 0 }) { print($0) }
+    ///     .store(in: &observations)
+    /// ```
+    public func store(in tokens: inout Set<ObservationToken>) {
+        tokens.insert(self)
+    }
+
+    /// Keeps the token in `tokens`, so the observation runs as long as the array holds it.
+    public func store(in tokens: inout [ObservationToken]) {
+        tokens.append(self)
+    }
+
+    /// Tokens are equal when they are the same token.
+    public static func == (lhs: ObservationToken, rhs: ObservationToken) -> Bool { lhs === rhs }
+
+    /// Hashes the token's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     deinit { cancel() }
 }

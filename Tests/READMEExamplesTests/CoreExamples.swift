@@ -1,0 +1,257 @@
+// The README's examples for `import Strata`, word for word between the `README:` markers (the
+// README sync test holds them to the README), each followed by what it must have printed.
+import Foundation
+import Strata
+import Testing
+
+@Suite(.serialized) struct READMEExamples {
+    /// Every example in README order, in one new folder, as a reader would run them.
+    @Test func everyExampleRunsAsPrintedInOrder() async throws {
+        try await inNewFolder {
+            let db = try example1()
+            #expect(printed.take() == [#"2 ["Audi", "Mercedes"] 52642"#, "Audi 52642"])
+            try example2(db: db)
+            #expect(printed.take() == [#"["Audi", "Mercedes"]"#])
+            try example3(db: db)
+            #expect(printed.take() == ["[30, 70]"])
+            try example4(db: db)
+            #expect(printed.take() == ["constraintPrimaryKey constraint", "UNIQUE constraint failed: cars.id", "range"])
+            try example5(db: db)
+            #expect(printed.take() == ["UPDATE cars SET name = strip_accents('Škoda') WHERE id = 2", "update row 2 on cars", "-1"])
+            #expect(try db.query("SELECT name FROM cars WHERE id = 2") as String? == "Skoda")
+            try await example6()
+            #expect(printed.take() == ["2", #"["Audi"]"#])
+            try example7()
+            #expect(printed.take() == ["id: 1", "name: Alice"])
+            try example8()
+            #expect(printed.take() == ["2"])
+            try example9()
+            #expect(printed.take() == ["[2] [20]"])
+            try example10()
+            #expect(printed.take() == [#"["Audi", "Volvo"]"#])
+            try squealExample11()
+            #expect(printed.take() == [#"["amelia@gastrobot.xyz"] 1"#, "1"])
+            let squealDB = try squealExample12()
+            #expect(printed.take() == ["2", #"["id", "name", "email", "url"]"#])
+            try squealExample13(db: squealDB)
+            #expect(printed.take() == [#"["id", "email"]"#])
+            try recordsExample14()
+            #expect(printed.take() == [#"1 ["Ann"] true"#])
+            let database = try await recordsExample15()
+            #expect(printed.take() == ["1"])
+            try await recordsExample16(database: database)
+            #expect(await printed.waitFor(#"["Cy", "Bob"]"#))
+            #expect(Array(printed.take().prefix(2)) == ["players: 1", "players: 2"])
+            try example17()
+            #expect(printed.take() == ["wal"])
+            try example18()
+            #expect(printed.take() == [])
+            try example19()
+            #expect(printed.take() == ["100 200"])
+            try ormExample20()
+            #expect(printed.take() == [#"["users": StrataORM.SyncSchemaResult.newTableCreated]"#, "John 1 1"])
+        }
+    }
+
+    func example1() throws -> Connection {
+        // README:begin 1
+        let db = try Connection(storageLocation: .onDisk("cars.sqlite"))
+        try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
+
+        // Values are always bound, never spliced into SQL.
+        try db.run("INSERT INTO cars VALUES(?, ?, ?)", 1, "Audi", 52_642)
+        try db.prepare("INSERT INTO cars VALUES(:id, :name, :price)")
+            .bind([":id": 2, ":name": "Mercedes", ":price": 57_127])
+            .run()
+
+        let count: Int? = try db.query("SELECT count(*) FROM cars")
+        let names: [String] = try db.query("SELECT name FROM cars ORDER BY name")
+        let prices: [String: Int] = try db.query("SELECT name, price FROM cars") { ($0[0], $0[1]) }
+        print(count ?? 0, names, prices["Audi"] ?? 0)   // 2 ["Audi", "Mercedes"] 52642
+
+        if let row = try db.query("SELECT name, price FROM cars WHERE id = ?", 1) {
+            let name: String? = row["name"]      // optional subscripts never trap
+            let price: Int? = row[1]
+            print(name ?? "", price ?? 0)        // Audi 52642
+        }
+        // README:end
+        return db
+    }
+
+    func example2(db: Connection) throws {
+        // README:begin 2
+        struct Car: ExpressibleByRow {
+            let name: String
+            let price: Int
+            init(row: Row) throws {
+                guard let name: String = row["name"], let price: Int = row["price"] else {
+                    throw ExpressibleByRowError(type: Car.self, row: row)
+                }
+                self.name = name
+                self.price = price
+            }
+        }
+        let cars: [Car] = try db.query("SELECT name, price FROM cars WHERE price > ?", 20_000)
+        print(cars.map(\.name))   // ["Audi", "Mercedes"]
+        // README:end
+    }
+
+    func example3(db: Connection) throws {
+        // README:begin 3
+        try db.execute("CREATE TABLE accounts(id INTEGER PRIMARY KEY, balance INTEGER NOT NULL CHECK (balance >= 0))")
+        try db.run("INSERT INTO accounts VALUES(1, 100), (2, 0)")
+        try db.transaction(transactionType: .immediate) {
+            try db.run("UPDATE accounts SET balance = balance - ? WHERE id = ?", 70, 1)
+            try db.run("UPDATE accounts SET balance = balance + ? WHERE id = ?", 70, 2)
+        }
+        try? db.transaction {
+            try db.run("UPDATE accounts SET balance = balance + ? WHERE id = ?", 70, 2)
+            try db.run("UPDATE accounts SET balance = balance - ? WHERE id = ?", 70, 1)   // CHECK fails: all undone
+        }
+        print(try db.query("SELECT balance FROM accounts ORDER BY id") as [Int])   // [30, 70]
+        // README:end
+    }
+
+    func example4(db: Connection) throws {
+        // README:begin 4
+        do { try db.run("INSERT INTO cars(id, name) VALUES(?, ?)", 1, "Volvo") }
+        catch let error as SQLiteError {
+            print(error.resultCode, error.resultCode.primary)   // constraintPrimaryKey constraint
+            print(error.message)                                // UNIQUE constraint failed: cars.id
+        }
+        do { try db.run("INSERT INTO cars(name) VALUES(?)", "Volvo", "Saab") }
+        catch let error as SQLiteError { print(error.resultCode) }   // range
+        // README:end
+    }
+
+    func example5(db: Connection) throws {
+        // README:begin 5
+        try db.addScalarFunction(named: "strip_accents", argumentCount: 1, deterministic: true) { _, values in
+            values[0].isNull ? .null : .text(values[0].text.folding(options: .diacriticInsensitive, locale: nil))
+        }
+        db.createCollation(named: "NUMERIC") { lhs, rhs in lhs.compare(rhs, options: .numeric) }
+        db.updateHook { type, database, table, rowID in print("\(type) row \(rowID) on \(table ?? "")") }
+        db.traceEvent(mask: Connection.TraceEvent.statementMask) { event in
+            if case .statement(let expanded, _) = event { print(expanded) }   // the SQL with values expanded
+        }
+        try db.run("UPDATE cars SET name = strip_accents(?) WHERE id = ?", "Škoda", 2)
+        // UPDATE cars SET name = strip_accents('Škoda') WHERE id = 2
+        // update row 2 on cars
+        db.traceEvent(closure: nil)
+        db.updateHook(nil)
+        try db.busyHandler(.timeout(1.0))
+        let checkpoint = try db.checkpoint(mode: .passive)
+        print(checkpoint.logFrames)   // -1: cars.sqlite is not in WAL mode
+        // README:end
+    }
+
+    func example6() async throws {
+        // README:begin 6
+        let database = try Database(storageLocation: .onDisk("app.sqlite"))
+        try database.executeWrite { try $0.execute("PRAGMA journal_mode = WAL") }   // readers never wait for the writer
+        try database.executeWrite { try $0.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)") }
+        try database.executeWrite { try $0.run("INSERT INTO cars(name, price) VALUES(?, ?), (?, ?)", "Audi", 52_642, "Fiat", 900) }
+        try database.executeRead { connection in
+            let count: Int? = try connection.query("SELECT count(*) FROM cars")
+            print(count ?? 0)                                                  // 2
+        }
+        try await database.writeInTransaction { try $0.run("DELETE FROM cars WHERE price < ?", 1_000) }
+        let names = try await database.read { try $0.query("SELECT name FROM cars") as [String] }
+        print(names)                                                           // ["Audi"]
+        // README:end
+    }
+
+    func example7() throws {
+        // README:begin 7
+        let id = ColumnDescription(name: "id", type: .int(size: 11), nullable: false)
+        let name = ColumnDescription(name: "name", type: .char(size: 255), nullable: false)
+        let contacts = TableDescription(name: "contact", columns: [id, name])
+        let db = try Connection(toNewDatabaseAt: "contacts.sqlite")
+        try db.createTable(describedBy: contacts)
+        try db.prepareInsertIntoTable(describedBy: contacts).insert([id.name: 1, name.name: "Alice"])
+        for row in try db.readAllRows(fromTable: contacts) {
+            for (column, value) in row { print("\(column.name): \(value ?? "NULL")") }
+        }
+        // id: 1
+        // name: Alice
+        // README:end
+    }
+
+    func example8() throws {
+        // README:begin 8
+        let db = try Connection(storageLocation: .onDisk("garage.sqlite"))
+        let migrator = Migrator(connection: db, desiredSchemaVersion: 2)
+        try migrator.runMigrationsIfNecessary(migrationSQLForSchemaVersion: { version in
+            version == 1 ? "CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT)" : "ALTER TABLE cars ADD COLUMN price INTEGER"
+        })
+        print(migrator.currentSchemaVersion)   // 2
+        // README:end
+    }
+
+    func example9() throws {
+        // README:begin 9
+        let db = try Connection()   // in memory
+        try db.execute("CREATE TABLE t(x, y); INSERT INTO t VALUES(1, 2)")
+        let before: [Int] = try db.query("SELECT * FROM t") { row in row["y"] }   // [2]
+        try db.execute("DROP TABLE t; CREATE TABLE t(y, x); INSERT INTO t VALUES(20, 10)")
+        let after: [Int] = try db.query("SELECT * FROM t") { row in row["y"] }    // [20], not x's 10
+        print(before, after)   // [2] [20]
+        // README:end
+    }
+
+    func example10() throws {
+        // README:begin 10
+        let db = try Connection()   // in memory
+        let cursor = db.statements(in: """
+            CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT);
+            INSERT INTO cars(name) VALUES('Audi'), ('Volvo');
+            SELECT name FROM cars ORDER BY id;
+            """)
+        var names: [String] = []
+        while let statement = try cursor.next() {
+            if cursor.isAtLastStatement { names = try statement.query() } else { try statement.run() }
+        }
+        print(names)   // ["Audi", "Volvo"]
+        // README:end
+    }
+
+    func example17() throws {
+        // README:begin 17
+        let database = try Database(storageLocation: .onDisk("ledger.sqlite"), replicationSafety: .litestream)
+        try database.executeWrite { try $0.execute("CREATE TABLE orders(id INTEGER PRIMARY KEY, total INTEGER)") }
+        print(try database.executeRead { try $0.query("PRAGMA journal_mode") as String? } ?? "")   // wal
+        // README:end
+    }
+
+    /// Runs only in a process started with `LITESTREAM_REPLICA_URL` (LitestreamReplicaTests does
+    /// that); here it must refuse with the error the README names.
+    func example18() throws {
+        do {
+            // README:begin 18
+            let replica = try Database(replicaOf: "s3://my-bucket/ledger.sqlite", litestreamVFS: "/opt/litestream/litestream-vfs.so")
+            let count = try replica.executeRead { try $0.query("SELECT count(*) FROM orders") as Int? }
+            // replica is read-only: replica.executeWrite { ... } throws LitestreamReplicaError.writeRefused
+            // README:end
+            Issue.record("opened a replica without LITESTREAM_REPLICA_URL: \(count ?? -1)")
+        } catch let error as LitestreamReplicaError {
+            guard case .notInEnvironment = error else { Issue.record("unexpected \(error)"); return }
+        }
+    }
+
+    func example19() throws {
+        // README:begin 19
+        let setup = "CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER); INSERT INTO cars VALUES(1, 'Audi', 100)"
+        let db = try Connection(storageLocation: .onDisk("shop.sqlite"))
+        let copy = try Connection(storageLocation: .onDisk("shop-copy.sqlite"))
+        try db.execute(setup)
+        try copy.execute(setup)
+
+        let session = try db.recordChanges()
+        try db.run("UPDATE cars SET price = price * 2 WHERE id = ?", 1)
+        let edit = try session.changeset()                  // a Sendable value over SQLite's bytes (edit.data)
+        try copy.apply(edit) { conflict in conflict.kind == .data ? .replace : .omit }   // sync: copy's price is 200
+        try db.apply(try edit.inverted()) { _ in .abort }   // undo: all or nothing
+        print(try db.query("SELECT price FROM cars") as Int? ?? 0, try copy.query("SELECT price FROM cars") as Int? ?? 0)   // 100 200
+        // README:end
+    }
+}
