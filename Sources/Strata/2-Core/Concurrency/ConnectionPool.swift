@@ -61,7 +61,7 @@ public final class ConnectionPool: Sendable {
         self.availableConnectionDrainDelay = availableConnectionDrainDelay
         self.maximumConnectionCount = max(1, maximumConnectionCount)
         self.connectionPreparation = connectionPreparation.map(SerializedPreparation.init)
-        self.core = PoolCore(maximum: self.maximumConnectionCount)
+        self.core = PoolCore(maximum: self.maximumConnectionCount) { $0.endLeftoverWork(returningTo: "a ConnectionPool") }
     }
 
     /// Idle connections (settable, as SQift's tests reset it).

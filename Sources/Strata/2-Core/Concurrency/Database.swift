@@ -70,7 +70,8 @@ public final class Database: Sendable {
         try writer.busyHandler(.timeout(ConnectionPool.defaultBusyTimeout))
         for path in extensions { try writer.loadExtension(at: path) }
         try writerConnectionPreparation?(writer)
-        writerConnectionQueue = ConnectionQueue(connection: writer)
+        // Every caller shares the writer: what one closure leaves open must not reach the next.
+        writerConnectionQueue = ConnectionQueue(connection: writer, endingLeftoverWorkFor: "the Database's writer")
         let readerFlags = OpenFlags.reader(from: flags)
         readerConnectionPool = ConnectionPool(
             storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: readerFlags,
