@@ -78,6 +78,8 @@ public final class ConnectionPool: Sendable {
 
     /// Runs `closure` on a connection of its own; the connection returns to the pool afterwards,
     /// also when `closure` throws. Waits while `maximumConnectionCount` connections are busy.
+    /// A statement still running or a transaction still open when it returns is reset or rolled
+    /// back (and reported on standard error in debug builds), so the next caller reads fresh data.
     /// - Throws: `SQLiteError` when a new connection cannot be opened; what `closure` throws.
     @discardableResult
     public func execute<T>(closure: (Connection) throws -> T) throws -> T {

@@ -95,7 +95,9 @@ public final class Database: Sendable {
         return try readerConnectionPool.execute(closure: closure)
     }
 
-    /// Runs `closure` on the writer connection, serialized with every other write.
+    /// Runs `closure` on the writer connection, serialized with every other write. A transaction
+    /// it leaves open, or a statement still running, is rolled back or reset when it returns
+    /// (reported on standard error in debug builds): the next caller shares the writer.
     @discardableResult
     public func executeWrite<T>(closure: (Connection) throws -> T) throws -> T {
         if let replicaURL { throw LitestreamReplicaError.writeRefused(replicaURL: replicaURL) }

@@ -138,4 +138,3 @@ extension Connection {
         if !savepointsInImmediateTransaction.isEmpty, !isInTransaction { savepointsInImmediateTransaction = [] }
     }
 }
-
