@@ -91,6 +91,25 @@ import StrataSqueal
         #expect(try again.countFrom("t") == 0)
     }
 
+    @Test func statementsLeftRunningAreResetOnEnqueue() throws {
+        let (directory, path) = try makePath()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pool = DatabasePool(databasePath: path, delegate: Recorder())
+        let db = try pool.dequeueDatabase()
+        try db.createTable("t", definitions: ["x"])
+        try db.insertInto("t", values: ["x": 1])
+        let reading = try db.prepare("SELECT x FROM t")
+        #expect(try reading.next())
+        pool.enqueueDatabase(db)
+        let writer = try Database(path: path)
+        try writer.insertInto("t", values: ["x": 2])
+        let again = try pool.dequeueDatabase()
+        #expect(again === db)
+        // A statement left running would have kept the old snapshot.
+        #expect(try again.countFrom("t") == 2)
+        withExtendedLifetime(reading) {}
+    }
+
     @Test func threadsShareThePool() async throws {
         let (directory, path) = try makePath()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -57,6 +57,11 @@ open class Connection {
     /// external replicator takes the write lock at BEGIN, so it never fails to upgrade later.
     package final var beginsDeferredTransactionsImmediately = false
 
+    /// The savepoints opened through `openSavepoint` inside a transaction Strata began IMMEDIATE
+    /// for the outermost of them (see ``beginsDeferredTransactionsImmediately``), oldest first;
+    /// empty otherwise. Releasing the first one is the COMMIT it stands for.
+    package final var savepointsInImmediateTransaction: [String] = []
+
     /// Hears of every statement execution once observation uses this connection.
     // Read on every execution; a connection is used by one thread at a time and the monitor is
     // set before it is shared, so the runtime exclusivity check (~90 instructions) buys nothing.

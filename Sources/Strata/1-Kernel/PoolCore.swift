@@ -96,8 +96,15 @@ final class PoolCore<Element: AnyObject>: Sendable {
     /// The most elements out or idle at once (at least 1); nil for no limit.
     let maximum: Int?
     private let state = Locked(State())
+    /// Readies a returned element for its next caller (a connection's leftover statements and
+    /// transaction are ended), before anyone else can have it.
+    private let recycle: (@Sendable (Element) -> Void)?
 
-    init(maximum: Int?) { self.maximum = maximum.map { max(1, $0) } }
+    /// - Parameter recycle: runs on each element checked in, on the returning caller's thread.
+    init(maximum: Int?, recycle: (@Sendable (Element) -> Void)? = nil) {
+        self.maximum = maximum.map { max(1, $0) }
+        self.recycle = recycle
+    }
 
     // MARK: - Checking out
 
@@ -196,9 +203,13 @@ final class PoolCore<Element: AnyObject>: Sendable {
         case idle(generation: Int)
     }
 
-    /// Takes back an element it handed out: to the first waiter if any, else to the idle list.
+    /// Takes back an element it handed out, readied for reuse: to the first waiter if any, else
+    /// to the idle list.
     @discardableResult
     func checkIn(_ element: Element) -> CheckIn {
+        // Outside the lock (a rollback takes time), and only while the element is still out with
+        // the returning caller, so no other thread can be using it.
+        if let recycle, isCheckedOut(element) { recycle(element) }
         let (waiter, outcome): (Waiter?, CheckIn) = state.withLock { state in
             guard state.busy[ObjectIdentifier(element)] != nil else { return (nil, .notOurs) }
             if !state.waiters.isEmpty { return (state.waiters.removeFirst(), .handedOver) } // stays busy, for the waiter

@@ -126,6 +126,12 @@ final class StatementCache {
         entries[key] = statement
     }
 
+    /// The cached statement compiled as `handle`, if any. Linear: for the rare cleanup of a
+    /// connection a caller left statements running on.
+    func entry(compiledAs handle: SQLiteStatementHandle) -> PreparedStatement? {
+        entries.values.first { $0.handle == handle }
+    }
+
     /// Finalizes statements no one uses (they are re-prepared on demand).
     func removeAll() {
         entries = entries.filter { $0.value.isInUse }

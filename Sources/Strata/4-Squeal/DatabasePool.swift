@@ -31,7 +31,7 @@ public final class DatabasePool: Sendable {
 
     /// The kernel's pool state machine (unbounded here): a connection moves between threads only
     /// by being handed over through its lock.
-    private let core = PoolCore<Connection>(maximum: nil)
+    private let core = PoolCore<Connection>(maximum: nil) { $0.endLeftoverWork(returningTo: "a DatabasePool") }
     /// The delegate, read and replaced under a lock.
     private let delegateBox: Locked<DatabasePoolDelegate?>
     /// Serializes delegate calls, so a delegate need not be thread-safe.
@@ -72,11 +72,10 @@ public final class DatabasePool: Sendable {
 
     /// Returns a dequeued connection for reuse. Connections this pool did not hand out are ignored.
     ///
-    /// A transaction left open is rolled back first, so the next caller starts clean.
+    /// A transaction left open is rolled back first, and statements left running are reset, so
+    /// the next caller starts clean (debug builds report it on standard error).
     public func enqueueDatabase(_ database: Connection) {
         // Only a connection this pool handed out is touched: another's transaction is its own.
-        guard core.isCheckedOut(database) else { return }
-        if database.isInTransaction { try? database.rollback() }
         core.checkIn(database)
     }
 

@@ -64,4 +64,101 @@ import SQLite3
             _ = try db.checkpoint(mode: .passive)
         }
     }
+
+    /// A top-level savepoint on the writer takes the write lock at once, as its transactions do:
+    /// another writer that does not wait is refused before the savepoint has written anything.
+    @Test func topLevelSavepointsBeginImmediate() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("f.sqlite")
+        let database = try Database(storageLocation: .onDisk(path), replicationSafety: .litestream)
+        try database.executeWrite { try $0.execute("CREATE TABLE t(v)") }
+        let other = try Connection(storageLocation: .onDisk(path))
+        func expectWriteLockHeld() {
+            #expect(sqliteError { try other.execute("BEGIN IMMEDIATE; ROLLBACK") }?.code == SQLITE_BUSY)
+        }
+        try database.executeWrite { db in
+            try db.savepoint(named: "sqift") {
+                expectWriteLockHeld()
+                try db.run("INSERT INTO t VALUES(?)", 1)
+            }
+            #expect(!db.isInTransaction)
+            try db.savepoint("squeal") { (_: Connection) -> SavepointResult in
+                expectWriteLockHeld()
+                return .Release
+            }
+            try db.beginSavepoint("manual")
+            expectWriteLockHeld()
+            try db.releaseSavepoint("manual")
+            #expect(!db.isInTransaction)
+        }
+        try database.writerConnectionQueue.executeInSavepoint("queue") { _ in expectWriteLockHeld() }
+        try await database.writerConnectionQueue.performInSavepoint(named: "async") { _ in
+            #expect(sqliteError { try Connection(storageLocation: .onDisk(path)).execute("BEGIN IMMEDIATE; ROLLBACK") }?.code == SQLITE_BUSY)
+        }
+        // Released: the other writer gets the lock.
+        try other.execute("BEGIN IMMEDIATE; ROLLBACK")
+        #expect(try other.query("SELECT count(*) FROM t") as Int? == 1)
+    }
+
+    /// Beginning the outermost savepoint IMMEDIATE keeps SQLite's savepoint semantics: its release
+    /// commits, an inner release does not, rolling back to it keeps it open, a failure in it
+    /// undoes it whole, and one opened inside a transaction leaves the transaction to its owner.
+    @Test func immediateSavepointsKeepSavepointSemantics() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("g.sqlite")
+        let database = try Database(storageLocation: .onDisk(path), replicationSafety: .litestream)
+        try database.executeWrite { try Self.exerciseSavepoints(on: $0) }
+        let reader = try Connection(storageLocation: .onDisk(path))
+        #expect(try reader.query("SELECT group_concat(v) FROM (SELECT v FROM t ORDER BY v)") as String? == "1,2,7,8")
+    }
+
+    /// The body of ``immediateSavepointsKeepSavepointSemantics()`` (a function of its own: as one
+    /// closure it crashed the Swift 6.3.1 compiler's SendNonSendable pass).
+    static func exerciseSavepoints(on db: Connection) throws {
+        try db.execute("CREATE TABLE t(v)")
+        try db.savepoint(named: "a") {
+            try db.run("INSERT INTO t VALUES(?)", 1)
+            try db.savepoint(named: "A") { try db.run("INSERT INTO t VALUES(?)", 2) }   // same name, any case
+            #expect(db.isInTransaction)
+            #expect(throws: Abort.self) {
+                try db.savepoint(named: "b") {
+                    try db.run("INSERT INTO t VALUES(?)", 3)
+                    throw Abort()
+                }
+            }
+            #expect(db.isInTransaction)
+        }
+        #expect(!db.isInTransaction)
+        #expect(throws: Abort.self) {
+            try db.savepoint(named: "c") {
+                try db.run("INSERT INTO t VALUES(?)", 4)
+                throw Abort()
+            }
+        }
+        #expect(!db.isInTransaction)
+
+        try db.beginSavepoint("m")
+        try db.run("INSERT INTO t VALUES(?)", 5)
+        try db.beginSavepoint("n")
+        try db.run("INSERT INTO t VALUES(?)", 6)
+        try db.rollbackSavepoint("m")       // undoes 5 and 6, keeps m open, n gone
+        #expect(db.isInTransaction)
+        #expect(throws: SQLiteError.self) { try db.releaseSavepoint("n") }
+        try db.run("INSERT INTO t VALUES(?)", 7)
+        try db.releaseSavepoint("m")
+        #expect(!db.isInTransaction)
+
+        try db.transaction {
+            try db.savepoint(named: "inside") { try db.run("INSERT INTO t VALUES(?)", 8) }
+            #expect(db.isInTransaction)
+            try db.savepoint("squeal") { (squeal: Connection) -> SavepointResult in
+                try squeal.run("INSERT INTO t VALUES(?)", 9)
+                return .Rollback
+            }
+            #expect(db.isInTransaction)
+        }
+        #expect(!db.isInTransaction)
+    }
 }
+
+private struct Abort: Error {}

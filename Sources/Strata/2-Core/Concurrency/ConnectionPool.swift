@@ -61,7 +61,7 @@ public final class ConnectionPool: Sendable {
         self.availableConnectionDrainDelay = availableConnectionDrainDelay
         self.maximumConnectionCount = max(1, maximumConnectionCount)
         self.connectionPreparation = connectionPreparation.map(SerializedPreparation.init)
-        self.core = PoolCore(maximum: self.maximumConnectionCount)
+        self.core = PoolCore(maximum: self.maximumConnectionCount) { $0.endLeftoverWork(returningTo: "a ConnectionPool") }
     }
 
     /// Idle connections (settable, as SQift's tests reset it).
@@ -78,6 +78,8 @@ public final class ConnectionPool: Sendable {
 
     /// Runs `closure` on a connection of its own; the connection returns to the pool afterwards,
     /// also when `closure` throws. Waits while `maximumConnectionCount` connections are busy.
+    /// A statement still running or a transaction still open when it returns is reset or rolled
+    /// back (and reported on standard error in debug builds), so the next caller reads fresh data.
     /// - Throws: `SQLiteError` when a new connection cannot be opened; what `closure` throws.
     @discardableResult
     public func execute<T>(closure: (Connection) throws -> T) throws -> T {

@@ -21,9 +21,22 @@ public final class ConnectionQueue: @unchecked Sendable {
     /// The observations of this connection's data, and the tracking of its commits they rely on.
     package let observationCenter = ObservationCenter()
 
+    /// Who ends what each closure leaves running on the connection (see
+    /// ``Connection/endLeftoverWork(returningTo:)``) when it returns; nil for a queue whose owner
+    /// may run one transaction across several closures.
+    private let leftoverWorkOwner: String?
+
     /// Wraps `connection`; from now on use it only through the queue.
-    public init(connection: Connection) {
+    public convenience init(connection: Connection) {
+        self.init(connection: connection, endingLeftoverWorkFor: nil)
+    }
+
+    /// Wraps `connection`; with `owner`, what each outermost closure leaves running (a statement,
+    /// a transaction) is ended when it returns, as for a `Database`'s writer, which every caller
+    /// shares.
+    package init(connection: Connection, endingLeftoverWorkFor owner: String?) {
         self.connection = connection
+        self.leftoverWorkOwner = owner
         self.queue = DispatchQueue(label: "strata.connection-queue")
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(queue))
         // Dormant (one atomic load per statement) until someone observes.
@@ -37,7 +50,25 @@ public final class ConnectionQueue: @unchecked Sendable {
     @discardableResult
     public func execute<T>(closure: (Connection) throws -> T) throws -> T {
         if isOnQueue { return try closure(connection) }
-        return try queue.sync { try closure(connection) }
+        return try queue.sync {
+            defer { endLeftoverWorkIfAsked() }
+            return try closure(connection)
+        }
+    }
+
+    /// Ends what a caller left running on the connection, on the queue (see
+    /// ``Connection/endLeftoverWork(returningTo:)``): for a pool taking the queue back.
+    package func endLeftoverWork(returningTo owner: String) {
+        if isOnQueue {
+            connection.endLeftoverWork(returningTo: owner)
+        } else {
+            queue.sync { _ = connection.endLeftoverWork(returningTo: owner) }
+        }
+    }
+
+    /// On the queue, after an outermost closure.
+    private func endLeftoverWorkIfAsked() {
+        if let leftoverWorkOwner { connection.endLeftoverWork(returningTo: leftoverWorkOwner) }
     }
 
     /// Runs `closure` inside a transaction (see ``Connection/transaction(transactionType:closure:)``).
@@ -80,8 +111,10 @@ public final class ConnectionQueue: @unchecked Sendable {
             try await withCheckedThrowingContinuation { continuation in
                 queue.async {
                     guard run.start() else { return continuation.resume(throwing: CancellationError()) }
-                    let result = Result { try closure(self.connection) }
-                    continuation.resume(with: run.finish(result))
+                    let result = run.finish(Result { try closure(self.connection) })
+                    // After `finish`, so a late cancellation cannot interrupt the cleanup.
+                    self.endLeftoverWorkIfAsked()
+                    continuation.resume(with: result)
                 }
             }
         } onCancel: {

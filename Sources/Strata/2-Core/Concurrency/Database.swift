@@ -76,7 +76,8 @@ public final class Database: Sendable {
         try writer.busyHandler(.timeout(ConnectionPool.defaultBusyTimeout))
         for path in extensions { try writer.loadExtension(at: path) }
         try writerConnectionPreparation?(writer)
-        writerConnectionQueue = ConnectionQueue(connection: writer)
+        // Every caller shares the writer: what one closure leaves open must not reach the next.
+        writerConnectionQueue = ConnectionQueue(connection: writer, endingLeftoverWorkFor: "the Database's writer")
         let readerFlags = OpenFlags.reader(from: flags)
         readerConnectionPool = ConnectionPool(
             storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: readerFlags,
@@ -100,7 +101,9 @@ public final class Database: Sendable {
         return try readerConnectionPool.execute(closure: closure)
     }
 
-    /// Runs `closure` on the writer connection, serialized with every other write.
+    /// Runs `closure` on the writer connection, serialized with every other write. A transaction
+    /// it leaves open, or a statement still running, is rolled back or reset when it returns
+    /// (reported on standard error in debug builds): the next caller shares the writer.
     @discardableResult
     public func executeWrite<T>(closure: (Connection) throws -> T) throws -> T {
         if let replicaURL { throw LitestreamReplicaError.writeRefused(replicaURL: replicaURL) }

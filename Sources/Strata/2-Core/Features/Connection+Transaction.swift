@@ -34,17 +34,20 @@ extension Connection {
     /// ```swift
     /// try connection.savepoint(named: "import") { try connection.run("DELETE FROM cars") }
     /// ```
-    /// See <https://www.sqlite.org/lang_savepoint.html>.
+    /// A savepoint opened outside any transaction is the transaction: when it fails, or SQLite
+    /// refuses the COMMIT its release stands for (`SQLITE_BUSY`), it is rolled back whole, so no
+    /// transaction stays open. See <https://www.sqlite.org/lang_savepoint.html>.
+    /// - Throws: what `closure` throws, or `SQLiteError` from the savepoint statements.
     @discardableResult
     public func savepoint<T>(named name: String, closure: () throws -> T) throws -> T {
+        let opensTransaction = !isInTransaction
         try openSavepoint(name)
         do {
             let result = try closure()
             try releaseSavepoint(named: name)
             return result
         } catch {
-            try? rollbackToSavepoint(named: name)
-            try? releaseSavepoint(named: name)
+            abandonSavepoint(named: name, openedTransaction: opensTransaction)
             throw error
         }
     }
@@ -56,25 +59,82 @@ extension Connection {
     package func beginTransaction(_ type: TransactionType) throws {
         let type = type == .deferred && beginsDeferredTransactionsImmediately ? .immediate : type
         try execute("BEGIN \(type.rawValue) TRANSACTION")
+        savepointsInImmediateTransaction = []
     }
 
     package func commitTransaction() throws {
         try execute("COMMIT")
+        savepointsInImmediateTransaction = []
     }
 
     package func rollbackTransaction() throws {
+        defer { forgetSavepointsOfEndedTransaction() }
         try execute("ROLLBACK")
     }
 
+    /// Opens a savepoint. Outside a transaction SQLite begins a DEFERRED one for it; a writer that
+    /// begins its transactions IMMEDIATE (under a replicator) begins one IMMEDIATE first, so a read
+    /// then a write in the savepoint never fails to upgrade its lock (`SQLITE_BUSY_SNAPSHOT`).
     package func openSavepoint(_ name: String) throws {
-        try execute("SAVEPOINT " + quoteIdentifier(name))
+        forgetSavepointsOfEndedTransaction()
+        let sql = "SAVEPOINT " + quoteIdentifier(name)
+        guard beginsDeferredTransactionsImmediately, !isInTransaction else {
+            try execute(sql)
+            if !savepointsInImmediateTransaction.isEmpty { savepointsInImmediateTransaction.append(name) }
+            return
+        }
+        try beginTransaction(.immediate)
+        do {
+            try execute(sql)
+        } catch {
+            try? rollbackTransaction()
+            throw error
+        }
+        savepointsInImmediateTransaction = [name]
     }
 
+    /// Releases a savepoint (and those opened after it). Releasing the outermost savepoint of a
+    /// transaction Strata began for it is a COMMIT, as a RELEASE of a savepoint that began the
+    /// transaction would be; refused (`SQLITE_BUSY`), both leave the savepoint open.
     package func releaseSavepoint(named name: String) throws {
-        try execute("RELEASE SAVEPOINT " + quoteIdentifier(name))
+        forgetSavepointsOfEndedTransaction()
+        guard let index = savepointsInImmediateTransaction.lastIndex(where: { sameIdentifier($0, name) }) else {
+            try execute("RELEASE SAVEPOINT " + quoteIdentifier(name))
+            return
+        }
+        if index == 0 {
+            try commitTransaction()
+        } else {
+            try execute("RELEASE SAVEPOINT " + quoteIdentifier(name))
+            savepointsInImmediateTransaction.removeSubrange(index...)
+        }
     }
 
+    /// Rolls back to a savepoint, which stays open; those opened after it are gone.
     package func rollbackToSavepoint(named name: String) throws {
+        forgetSavepointsOfEndedTransaction()
         try execute("ROLLBACK TO SAVEPOINT " + quoteIdentifier(name))
+        if let index = savepointsInImmediateTransaction.lastIndex(where: { sameIdentifier($0, name) }) {
+            savepointsInImmediateTransaction.removeSubrange((index + 1)...)
+        }
+    }
+
+    /// Undoes a savepoint after an error in it or in its release. One opened outside a transaction
+    /// is the transaction, and SQLite keeps a transaction open when it refuses the COMMIT a release
+    /// stands for: it is rolled back whole, so the connection is left outside any transaction. An
+    /// inner one is rolled back to and released, leaving the enclosing transaction to its owner.
+    package func abandonSavepoint(named name: String, openedTransaction: Bool) {
+        if openedTransaction {
+            if isInTransaction { try? rollbackTransaction() }
+        } else {
+            try? rollbackToSavepoint(named: name)
+            try? releaseSavepoint(named: name)
+        }
+    }
+
+    /// The tracked savepoints belong to a transaction that has ended (a COMMIT or ROLLBACK run as
+    /// SQL, or an error SQLite rolled back): forget them.
+    private func forgetSavepointsOfEndedTransaction() {
+        if !savepointsInImmediateTransaction.isEmpty, !isInTransaction { savepointsInImmediateTransaction = [] }
     }
 }

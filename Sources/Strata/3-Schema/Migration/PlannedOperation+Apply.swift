@@ -9,7 +9,7 @@ extension PlannedOperation {
         case .alterTable(let name, let changes):
             try alter(db, table: name, changes: changes)
         case .dropTable(let name):
-            try db.execute("DROP TABLE \(quoteIdentifier(name))")
+            try Self.dropTable(db, named: name)
         case .renameTable(let old, let new):
             try db.execute("ALTER TABLE \(quoteIdentifier(old)) RENAME TO \(quoteIdentifier(new))")
         case .createIndex(let index):
@@ -27,7 +27,7 @@ extension PlannedOperation {
     func applyDown(to db: Connection) throws {
         switch operation {
         case .createTable(let table):
-            try db.execute("DROP TABLE \(quoteIdentifier(table.name))")
+            try Self.dropTable(db, named: table.name)
         case .alterTable(let name, let changes):
             try unalter(db, table: name, changes: changes)
         case .dropTable(let name):
@@ -48,6 +48,17 @@ extension PlannedOperation {
         case .execute(_, let down):
             try down?(db)
         }
+    }
+
+    /// `DROP TABLE`, refused where it would delete rows of other tables. Foreign keys are on here
+    /// only inside the caller's transaction (the migration turns them off around its own), where
+    /// they cannot be turned off, and the drop's implicit `DELETE` would then fire the `ON DELETE`
+    /// actions of the tables that reference it. The throw rolls the migration's savepoint back.
+    private static func dropTable(_ db: Connection, named name: String) throws {
+        if try db.foreignKeysEnabled(), try !db.tablesReferencing(name).isEmpty {
+            throw SchemaMigrationError.foreignKeysEnabledInTransaction(table: name)
+        }
+        try db.execute("DROP TABLE \(quoteIdentifier(name))")
     }
 
     /// The column renames of an alteration, in order, as (old name, new name).

@@ -17,12 +17,14 @@ extension Schema {
     /// Foreign key enforcement is turned off around the transaction (and restored), so rebuilds
     /// do not fire `ON DELETE` actions; when it was on, `PRAGMA foreign_key_check` runs before
     /// COMMIT and any new violation rolls everything back. Called inside an open transaction, the
-    /// migration runs in a savepoint and enforcement must already be off for rebuilds.
+    /// migration runs in a savepoint, where SQLite cannot turn enforcement off: with it on, a
+    /// rebuild is refused, and so is dropping a table that other tables reference (its `ON DELETE`
+    /// actions would delete their rows).
     ///
     /// - Returns: whether the database changed version.
-    /// - Throws: ``SchemaMigrationError`` (unknown or unreachable version, foreign keys violated,
-    ///   invalid declaration), ``TableRebuildError``, or `SQLiteError` from a step; the database is
-    ///   then exactly as before.
+    /// - Throws: ``SchemaMigrationError`` (unknown or unreachable version, foreign keys violated
+    ///   or on inside the caller's transaction, invalid declaration), ``TableRebuildError``, or
+    ///   `SQLiteError` from a step; the database is then exactly as before.
     @discardableResult
     public func migrate(_ db: Connection, toVersion: Int? = nil, options: MigrationOptions = []) throws -> Bool {
         if let declarationError { throw declarationError }

@@ -15,6 +15,12 @@ public enum SchemaMigrationError: Error, Equatable, Sendable, CustomStringConver
     /// The declaration itself is inconsistent (a step names a table or column no version declared,
     /// versions out of order, ...).
     case invalidSchema(reason: String)
+    /// Run inside the caller's transaction with `PRAGMA foreign_keys` on (which cannot change
+    /// inside a transaction), a step would drop a table that other tables reference: the drop's
+    /// implicit `DELETE` would fire their `ON DELETE` actions, deleting rows the migration does not
+    /// name. The migration was rolled back. Turn foreign keys off before beginning the transaction
+    /// (``Connection/withForeignKeysDisabled(_:)``), or migrate outside a transaction.
+    case foreignKeysEnabledInTransaction(table: String)
 
     /// A message saying why the migration did not run.
     public var description: String {
@@ -31,6 +37,10 @@ public enum SchemaMigrationError: Error, Equatable, Sendable, CustomStringConver
             return "Schema migration rolled back: foreign keys violated: " + violations.map(\.description).joined(separator: "; ")
         case .invalidSchema(let reason):
             return "Invalid schema declaration: \(reason)"
+        case .foreignKeysEnabledInTransaction(let table):
+            return "Schema migration rolled back: dropping table \"\(table)\" inside a transaction while foreign keys are on "
+                + "would fire the ON DELETE actions of the tables that reference it; turn foreign keys off before beginning "
+                + "the transaction (Connection.withForeignKeysDisabled), or migrate outside a transaction"
         }
     }
 

@@ -128,6 +128,7 @@ extension Connection {
     /// - Throws: the block's error, or `SQLiteError` from the savepoint statements.
     @discardableResult
     public func savepoint(_ name: String, block: (Connection) throws -> SavepointResult) throws -> SavepointResult {
+        let opensTransaction = !isInTransaction
         try beginSavepoint(name)
         let result: SavepointResult
         do {
@@ -135,8 +136,7 @@ extension Connection {
             if result == .Rollback { try rollbackSavepoint(name) }
             try releaseSavepoint(name)
         } catch {
-            try? rollbackSavepoint(name)
-            try? releaseSavepoint(name)
+            abandonSavepoint(named: name, openedTransaction: opensTransaction)
             throw error
         }
         return result

@@ -9,8 +9,8 @@ import Foundation
 /// let database = try Database(storageLocation: .onDisk("app.sqlite"), replicationSafety: .litestream)
 /// ```
 /// Every connection waits up to ``busyTimeout`` on a lock (the replicator holds brief read locks),
-/// the writer keeps WAL mode and begins its transactions IMMEDIATE (so a write never fails to
-/// upgrade a read lock), automatic checkpoints stay SQLite's (or are turned off for heavy write
+/// the writer keeps WAL mode and begins its transactions and top-level savepoints IMMEDIATE (so a
+/// write never fails to upgrade a read lock), automatic checkpoints stay SQLite's (or are turned off for heavy write
 /// loads, leaving checkpoints to the replicator), and Strata runs no TRUNCATE or RESTART checkpoint
 /// of its own accord; `checkpoint(mode:)` refuses them while Litestream's lock table exists
 /// unless forced.

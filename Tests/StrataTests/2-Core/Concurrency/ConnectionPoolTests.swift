@@ -79,4 +79,31 @@ import SQLite3
         #expect(throws: SQLiteError.self) { try pool.execute { _ in } }
         #expect(pool.busyConnections.isEmpty)
     }
+
+    /// A connection comes back to the pool with no transaction and no statement running, so the
+    /// next caller reads the latest commit.
+    @Test func returnedConnectionsAreCleanedUp() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try makeDatabase(directory)
+        let pool = ConnectionPool(storageLocation: .onDisk(path), maximumConnectionCount: 1)
+        let writer = try Connection(storageLocation: .onDisk(path))
+        try pool.execute { try $0.execute("BEGIN; SELECT count(*) FROM cars") }
+        let leftover = try pool.execute { db in
+            #expect(!db.isInTransaction)
+            let statement = try db.prepare("SELECT name FROM cars")
+            _ = try statement.step()
+            return statement
+        }
+        try withExtendedLifetime(leftover) {
+            try writer.run("INSERT INTO cars(name) VALUES(?)", "Kia")
+            #expect(try pool.execute { try $0.query("SELECT count(*) FROM cars") as Int? } == 2)
+        }
+        // Cached statements too (a convenience query's), through the async path.
+        try await pool.perform { db in
+            try db.execute("BEGIN")
+            _ = try db.query("SELECT count(*) FROM cars") as Int?
+        }
+        try writer.run("INSERT INTO cars(name) VALUES(?)", "Fiat")
+        #expect(try await pool.perform { try $0.query("SELECT count(*) FROM cars") as Int? } == 3)
+    }
 }

@@ -126,4 +126,52 @@ import SQLite3
         #expect(total == accounts * 1000)
         #expect(database.readerConnectionPool.busyConnections.isEmpty)
     }
+
+    /// A writer closure that begins a transaction and throws, or returns without committing,
+    /// leaves the next caller a writer outside any transaction; what it wrote is rolled back.
+    @Test func writerClosuresCannotLeaveATransactionOpen() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(storageLocation: .onDisk(directory.path("db")))
+        try database.executeWrite { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(v)") }
+        struct Abort: Error {}
+        #expect(throws: Abort.self) {
+            try database.executeWrite { db in
+                try db.execute("BEGIN; INSERT INTO t VALUES(1)")
+                throw Abort()
+            }
+        }
+        try database.executeWrite { db in
+            #expect(!db.isInTransaction)
+            try db.transaction { try db.run("INSERT INTO t VALUES(?)", 2) }
+        }
+        try await database.write { try $0.execute("BEGIN IMMEDIATE; INSERT INTO t VALUES(3)") }
+        try await database.writeInTransaction { try $0.run("INSERT INTO t VALUES(?)", 4) }
+        // A nested call runs inline and must not end the outer closure's transaction.
+        try database.executeWrite { db in
+            try db.execute("BEGIN")
+            try database.executeWrite { inner in try inner.run("INSERT INTO t VALUES(?)", 5) }
+            #expect(db.isInTransaction)
+            try db.execute("COMMIT")
+        }
+        let values = try await database.read { try $0.query("SELECT v FROM t ORDER BY v") as [Int] }
+        #expect(values == [2, 4, 5])
+    }
+
+    /// A read closure that returns with a statement still stepping would keep the reader's
+    /// snapshot: the next read on it would miss later commits.
+    @Test func readClosuresCannotLeaveAStaleSnapshot() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(storageLocation: .onDisk(directory.path("db")), maximumReaderCount: 1)
+        try database.executeWrite { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(v); INSERT INTO t VALUES(1), (2)") }
+        let leftover = try database.executeRead { db in
+            let statement = try db.prepare("SELECT v FROM t")
+            _ = try statement.step()
+            return statement
+        }
+        try withExtendedLifetime(leftover) {
+            #expect(!leftover.isBusy)
+            try database.executeWrite { try $0.run("INSERT INTO t VALUES(?)", 3) }
+            #expect(try database.executeRead { try $0.query("SELECT count(*) FROM t") as Int? } == 3)
+        }
+    }
 }

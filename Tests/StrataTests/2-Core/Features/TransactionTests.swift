@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import Strata
+#if canImport(SQLite3)
+import SQLite3
+#endif
 
 @Suite struct TransactionTests {
     @Test(arguments: [Connection.TransactionType.deferred, .immediate, .exclusive])
@@ -84,5 +87,82 @@ import Testing
         }
         let reopened = try Connection(storageLocation: .onDisk(path))
         #expect(try reopened.query("SELECT group_concat(v) FROM t") == "1,3")
+    }
+
+    /// A rollback-journal database where `reader` holds a read lock mid-SELECT, so `writer`'s
+    /// COMMIT is refused with SQLITE_BUSY (neither waits: no busy handler).
+    struct LockedCommit {
+        let directory: TemporaryDirectory
+        let path: String
+        let writer: Connection
+        let reader: Connection
+        let readerStatement: Statement
+
+        init() throws {
+            directory = try TemporaryDirectory()
+            path = directory.path("db.sqlite")
+            writer = try Connection(storageLocation: .onDisk(path))
+            #expect(try writer.query("PRAGMA journal_mode") as String? == "delete")
+            try writer.execute("CREATE TABLE t(v INTEGER); INSERT INTO t VALUES(1), (2)")
+            reader = try Connection(storageLocation: .onDisk(path))
+            readerStatement = try reader.prepare("SELECT v FROM t")
+            #expect(try readerStatement.step())
+        }
+
+        /// The refused COMMIT left nothing behind: the writer is outside any transaction, holds no
+        /// PENDING lock (a new reader is let in), and its next transaction works once the
+        /// reader finishes.
+        func expectCleanAfterRefusal(_ error: SQLiteError?) throws {
+            #expect(error?.code == SQLITE_BUSY)
+            #expect(error?.message == "database is locked")
+            #expect(!writer.isInTransaction)
+            let newcomer = try Connection(storageLocation: .onDisk(path))
+            #expect(try newcomer.query("SELECT count(*) FROM t") as Int? == 2)
+            try readerStatement.run()
+            try writer.transaction { try writer.run("INSERT INTO t VALUES(3)") }
+            #expect(try newcomer.query("SELECT group_concat(v) FROM t") as String? == "1,2,3")
+        }
+    }
+
+    @Test func refusedOutermostReleaseRollsTheSavepointBackWhole() throws {
+        let setup = try LockedCommit()
+        let error = sqliteError {
+            try setup.writer.savepoint(named: "s") { try setup.writer.run("INSERT INTO t VALUES(9)") }
+        }
+        try setup.expectCleanAfterRefusal(error)
+    }
+
+    @Test func refusedOutermostReleaseThroughAQueueRollsBackWhole() throws {
+        let setup = try LockedCommit()
+        let queue = ConnectionQueue(connection: setup.writer)
+        let error = sqliteError {
+            try queue.executeInSavepoint("s") { try $0.run("INSERT INTO t VALUES(9)") }
+        }
+        try setup.expectCleanAfterRefusal(error)
+    }
+
+    @Test func refusedCommitOfATransactionRollsBack() throws {
+        let setup = try LockedCommit()
+        let error = sqliteError {
+            try setup.writer.transaction { try setup.writer.run("INSERT INTO t VALUES(9)") }
+        }
+        try setup.expectCleanAfterRefusal(error)
+    }
+
+    @Test func failedInnerSavepointLeavesTheOuterTransactionOpen() throws {
+        let db = try Connection()
+        try db.execute("CREATE TABLE t(v INTEGER)")
+        struct Abort: Error {}
+        try db.transaction {
+            try db.run("INSERT INTO t VALUES(1)")
+            #expect(throws: Abort.self) {
+                try db.savepoint(named: "inner") {
+                    try db.run("INSERT INTO t VALUES(2)")
+                    throw Abort()
+                }
+            }
+            #expect(db.isInTransaction)
+        }
+        #expect(try db.query("SELECT group_concat(v) FROM t") as String? == "1")
     }
 }

@@ -306,6 +306,43 @@ func schemaText(_ db: Connection) throws -> [String] {
         #expect(try db.query("PRAGMA user_version") as Int? == 4)
     }
 
+    /// Inside the caller's transaction foreign keys cannot be turned off, so dropping a parent
+    /// table would fire ON DELETE CASCADE and empty its child: the migration is refused instead,
+    /// and everything (the caller's own work too) is as it was.
+    @Test func dropThatWouldCascadeInsideACallersTransactionIsRefused() throws {
+        let schema = Schema { schema in
+            schema.version(1) { v1 in
+                v1.createTable("parent") { t in t.primaryKey("id") }
+                v1.createTable("child") { t in
+                    t.primaryKey("id")
+                    t.column("parent", type: .Integer, constraints: [#"REFERENCES "parent"("id") ON DELETE CASCADE"#])
+                }
+            }
+            schema.version(2) { v2 in
+                v2.dropTable("parent")
+                v2.createTable("parent") { t in t.primaryKey("id"); t.column("name", type: .Text) }
+            }
+        }
+        let db = try Connection(storageLocation: .inMemory)
+        try db.execute("PRAGMA foreign_keys = ON")
+        try schema.migrate(db, toVersion: 1)
+        try db.execute("INSERT INTO parent VALUES (1), (2); INSERT INTO child VALUES (10, 1), (20, 2)")
+        try db.transaction {
+            try db.run("INSERT INTO child VALUES (?, ?)", 30, 1)
+            let before = try DatabaseSnapshot(db)
+            #expect(throws: SchemaMigrationError.foreignKeysEnabledInTransaction(table: "parent")) { try schema.migrate(db) }
+            #expect(try DatabaseSnapshot(db) == before)
+            #expect(db.isInTransaction)
+        }
+        #expect(try db.query("SELECT group_concat(id) FROM (SELECT id FROM child ORDER BY id)") as String? == "10,20,30")
+        #expect(try db.query("PRAGMA user_version") as Int? == 1)
+        #expect(SchemaMigrationError.foreignKeysEnabledInTransaction(table: "parent").description.contains("withForeignKeysDisabled"))
+
+        // Down to 0 drops the child first, so no drop cascades: allowed inside the transaction.
+        try db.transaction { try schema.migrate(db, toVersion: 0) }
+        #expect(db.schema.tableNames.isEmpty)
+    }
+
     @Test func addColumnWithANonConstantDefaultRebuilds() throws {
         let schema = Schema { s in
             s.version(1) { v in v.createTable("t") { t in t.column("a", type: .Text) } }

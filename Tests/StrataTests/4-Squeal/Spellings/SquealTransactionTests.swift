@@ -108,4 +108,49 @@ import Strata
         try db.savepoint(named: "s") { try db.insertInto("t", values: ["v": "savepoint"]) }
         #expect(try values(db) == ["sqift", "immediate", "savepoint"])
     }
+
+    /// SQLite refuses the COMMIT a top-level savepoint's RELEASE stands for while another
+    /// connection reads (rollback journal, no busy handler): both Squeal forms roll back whole.
+    @Test(arguments: [SavepointResult.Release, .Rollback])
+    func refusedTopLevelReleaseEndsItsTransaction(result: SavepointResult) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("db.sqlite")
+        let db = try Connection(storageLocation: .onDisk(path))
+        try db.createTable("t", definitions: ["v TEXT"])
+        try db.insertInto("t", values: ["v": "a"])
+        let reader = try Connection(storageLocation: .onDisk(path))
+        let reading = try reader.prepare("SELECT v FROM t")
+        #expect(try reading.step())
+        let error = sqliteError {
+            try db.savepoint("top") { db in
+                try db.insertInto("t", values: ["v": "b"])
+                return result
+            }
+        }
+        #expect(error?.message == "database is locked")
+        #expect(!db.isInTransaction)
+        let newcomer = try Connection(storageLocation: .onDisk(path))
+        #expect(try newcomer.query("SELECT count(*) FROM t") as Int? == 1)
+        try reading.run()
+        try db.transaction { try db.insertInto("t", values: ["v": "c"]) }
+        #expect(try values(db) == ["a", "c"])
+    }
+
+    @Test func refusedTopLevelReleaseOfTheClosureFormEndsItsTransaction() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("db.sqlite")
+        let db = try Connection(storageLocation: .onDisk(path))
+        try db.createTable("t", definitions: ["v TEXT"])
+        let reader = try Connection(storageLocation: .onDisk(path))
+        let reading = try reader.prepare("SELECT count(*) FROM t")
+        #expect(try reading.step())
+        let error = sqliteError {
+            try db.savepoint("top") { try db.insertInto("t", values: ["v": "b"]) }
+        }
+        #expect(error?.message == "database is locked")
+        #expect(!db.isInTransaction)
+        try reading.run()
+        try db.transaction { try db.insertInto("t", values: ["v": "c"]) }
+        #expect(try values(db) == ["c"])
+    }
 }
