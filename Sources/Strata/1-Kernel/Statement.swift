@@ -324,14 +324,14 @@ extension PreparedStatement {
     /// - Throws: `SQLITE_MISUSE` for SQL with no statement, more than one, or a NUL character;
     ///   SQLite's errors.
     static func prepare(_ sql: SQL, on connection: Connection, persistent: Bool = false) throws -> PreparedStatement {
-        // SQLite stops reading at a NUL byte, which would silently drop the rest of the SQL.
-        guard !sql.utf8.contains(0) else {
-            throw SQLiteError(code: SQLITE_MISUSE, message: "SQL contains a NUL character", sql: sql)
-        }
         let count = sql.utf8.count
         // withCString hands over a native string's own NUL-terminated UTF-8, copying only others.
         return try sql.withCString { cString in
-            try cString.withMemoryRebound(to: UInt8.self, capacity: count + 1) { start in
+            // SQLite stops reading at a NUL byte, which would silently drop the rest of the SQL.
+            guard strlen(cString) == count else {
+                throw SQLiteError(code: SQLITE_MISUSE, message: "SQL contains a NUL character", sql: sql)
+            }
+            return try cString.withMemoryRebound(to: UInt8.self, capacity: count + 1) { start in
                 let text = UnsafeBufferPointer(start: start, count: count)
                 guard let (handle, range, written) = try connection.prepareStatement(in: text, from: 0, persistent: persistent, failingSQL: sql) else {
                     throw SQLiteError(code: SQLITE_MISUSE, message: "SQL contains no statement", sql: sql)

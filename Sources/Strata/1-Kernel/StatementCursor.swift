@@ -2,6 +2,7 @@
 // scripts all go through it. Each statement is compiled only when asked for, after the previous
 // one has run, as `sqlite3_exec` does, so a statement may use a table an earlier one created.
 
+import Foundation
 #if canImport(SQLite3)
 import SQLite3
 #endif
@@ -43,7 +44,7 @@ public final class StatementCursor {
         storage[copied] = 0
         // Excludes the terminator, which SQLite reads but no statement holds.
         self.text = UnsafeMutableBufferPointer(rebasing: storage[..<copied])
-        self.holdsNUL = text.contains(0)
+        self.holdsNUL = storage.baseAddress.map { memchr($0, 0, copied) != nil } ?? false
     }
 
     deinit {
