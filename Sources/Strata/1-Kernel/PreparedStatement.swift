@@ -9,7 +9,11 @@ import SQLite3
 @usableFromInline
 final class PreparedStatement {
     @usableFromInline let handle: SQLiteStatementHandle
-    let sql: SQL
+    /// The SQL text the statement was prepared from.
+    var sql: SQL { givenSQL ?? sqlite3_sql(handle).map { String(cString: $0) } ?? "" }
+    /// The text the statement was prepared from, as given; nil for a statement of a script,
+    /// whose own text SQLite keeps (`sqlite3_sql`), so a script builds no string per statement.
+    private let givenSQL: SQL?
     /// Set while a convenience call uses this cached statement, so a nested call with the same
     /// SQL prepares its own instead of resetting this one mid-iteration.
     var isInUse = false
@@ -132,7 +136,14 @@ final class PreparedStatement {
 
     init(handle: SQLiteStatementHandle, sql: SQL) {
         self.handle = handle
-        self.sql = sql
+        self.givenSQL = sql
+    }
+
+    /// A statement of a script: its text is what SQLite compiled, from its first token to just
+    /// past its `;`.
+    init(handle: SQLiteStatementHandle) {
+        self.handle = handle
+        self.givenSQL = nil
     }
 
     deinit {

@@ -71,7 +71,7 @@ public final class StatementCursor {
             offset = text.count
             return nil
         }
-        let prepared = PreparedStatement(handle: handle, sql: String(decoding: text[range], as: UTF8.self))
+        let prepared = PreparedStatement(handle: handle)
         prepared.access = written
         offset = range.upperBound
         return Statement(connection: connection, prepared: prepared)
