@@ -148,6 +148,9 @@ open class Connection {
     /// ```
     /// Statements run in order; when one fails the earlier ones stay done (as `sqlite3_exec`).
     /// Values must not be spliced into `sql`: use `run(_:_:)` to bind them.
+    /// - Throws: `SQLiteError` from the first statement that fails to compile or run, with that
+    ///   statement's own text as its `sql`; `SQLITE_MISUSE` before anything runs when `sql` holds
+    ///   a NUL character (where `sqlite3_exec` would silently stop reading).
     public func execute(_ sql: SQL) throws {
         let cursor = statements(in: sql)
         // Each statement runs through Statement.run(), which owns table-lock polling.
