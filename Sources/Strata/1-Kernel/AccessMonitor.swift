@@ -1,7 +1,8 @@
 // What each statement execution reads and writes, on a connection that observation uses: the
 // writer reports each committed transaction's writes, a reader reports what a fetch read. Strata's
-// statements all step through `Statement`, so the monitor hears of every execution there, once per
-// execution (not per row), and needs no SQLite hook that a user might also set.
+// statements all step through `Statement`, so the monitor hears of every execution there: its reads
+// at its first row, its writes once at its end (done, failed, or reset or finalized before done),
+// and needs no SQLite hook that a user might also set.
 import Foundation
 #if canImport(SQLite3)
 import SQLite3
@@ -43,17 +44,53 @@ package final class AccessMonitor {
         package func sleep() { monitor.isAwake.store(false) }
     }
 
-    /// Called once per execution of a statement of the connection.
-    func statementRan(_ prepared: PreparedStatement, on connection: Connection) {
+    /// Called at the first row of an execution: what it reads counts for the fetch being
+    /// recorded. Its writes wait for the execution's end: SQLite commits an autocommit statement
+    /// (an `INSERT … RETURNING` read for one row only) when it is reset, not at its first row.
+    /// - Returns: Whether the monitor must hear of the execution's end even when it comes by a
+    ///   reset or a finalize: when commits are tracked and the statement may write.
+    func statementProducedRow(_ prepared: PreparedStatement, on connection: Connection) -> Bool {
         if recordedReads != nil { recordedReads?.formUnion(currentAccess(of: prepared, on: connection).reads) }
+        return onCommit != nil && sqlite3_stmt_readonly(prepared.handle) == 0
+    }
+
+    /// Called once at the end of each execution of a statement of the connection: at
+    /// `SQLITE_DONE`, at an error, and at a reset before `SQLITE_DONE` of an execution that
+    /// produced a row. A failed statement counts too: with `OR FAIL` or `RAISE(FAIL)` the rows it
+    /// wrote before failing stay, and autocommit commits them.
+    /// - Parameter afterRow: Whether ``statementProducedRow(_:on:)`` was called for the execution.
+    func statementEnded(_ prepared: PreparedStatement, on connection: Connection, afterRow: Bool) {
+        if !afterRow, recordedReads != nil { recordedReads?.formUnion(currentAccess(of: prepared, on: connection).reads) }
+        guard tracksWritesNow() else { return }
+        writesEnded(currentAccess(of: prepared, on: connection), on: connection)
+    }
+
+    /// Called when a statement whose execution produced a row is finalized before its end, with
+    /// `finalize` doing it: SQLite commits then, so the writes are reported after it, and learned
+    /// before it while the statement is still there to learn them from.
+    func statementFinalized(_ prepared: PreparedStatement, on connection: Connection, finalize: () -> Void) {
+        guard tracksWritesNow() else { return finalize() }
+        let access = currentAccess(of: prepared, on: connection)
+        finalize()
+        writesEnded(access, on: connection)
+    }
+
+    /// Whether commits are reported now; when they stop, forgets the writes pending, which the
+    /// next wake-up treats as unknown.
+    private func tracksWritesNow() -> Bool {
         guard onCommit != nil, isAwake.load() else {
             if wasAwake {
                 wasAwake = false
                 pendingWrites = DatabaseAccess()
             }
-            return
+            return false
         }
-        let access = currentAccess(of: prepared, on: connection)
+        return true
+    }
+
+    /// Adds an ended execution's writes to the transaction's, and reports them all when no
+    /// transaction is left open (an autocommit statement, a COMMIT).
+    private func writesEnded(_ access: StatementAccess, on connection: Connection) {
         let inTransaction = sqlite3_get_autocommit(connection.handle) == 0
         if !wasAwake {
             wasAwake = true

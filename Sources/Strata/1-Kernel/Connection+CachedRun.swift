@@ -68,11 +68,13 @@ extension Connection {
 
 extension PreparedStatement {
     /// Bookkeeping at the end of an execution (SQLITE_DONE): a statement that produced no row
-    /// starts its execution here, and the access monitor hears of it (again, after a row), so it
-    /// sees the commit that ends an autocommit statement.
+    /// starts its execution here, and the access monitor hears of its end, so it sees the commit
+    /// that ends an autocommit statement.
     func executionFinished(on connection: Connection) {
-        if !hasProducedRow { executionStarted() }
+        let afterRow = hasProducedRow
+        if !afterRow { executionStarted() }
         hasProducedRow = false
-        connection.accessMonitor?.statementRan(self, on: connection)
+        awaitsEndReport = false
+        connection.accessMonitor?.statementEnded(self, on: connection, afterRow: afterRow)
     }
 }

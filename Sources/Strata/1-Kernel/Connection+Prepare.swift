@@ -78,6 +78,15 @@ extension Connection {
         try run(sql, parameters)
     }
 
+    /// Runs `sql`, which must hold exactly one statement, without caching it: for the helpers
+    /// that build one statement (a `CREATE TABLE`, an `ALTER TABLE`) around a caller's SQL
+    /// fragments, so a fragment that ends the statement and starts another
+    /// (`"x TEXT; DROP TABLE users"`) is refused before anything runs.
+    /// - Throws: `SQLITE_MISUSE` when `sql` holds more than one statement; SQLite's errors.
+    package func runSingleStatement(_ sql: SQL) throws {
+        try Statement(connection: self, sql: sql).run()
+    }
+
     /// SQift's README spelling of the named form: `run(sql, parameters: [":id": 1])`.
     public func run(_ sql: SQL, parameters: [String: Bindable?]) throws {
         try run(sql, parameters)

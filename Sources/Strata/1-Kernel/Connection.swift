@@ -153,68 +153,62 @@ open class Connection {
     /// ```
     /// Statements run in order; when one fails the earlier ones stay done (as `sqlite3_exec`).
     /// Values must not be spliced into `sql`: use `run(_:_:)` to bind them.
+    /// - Throws: `SQLiteError` from the first statement that fails to compile or run, with that
+    ///   statement's own text as its `sql`; `SQLITE_MISUSE` before anything runs when `sql` holds
+    ///   a NUL character (where `sqlite3_exec` would silently stop reading).
     public func execute(_ sql: SQL) throws {
         let cursor = statements(in: sql)
         // Each statement runs through Statement.run(), which owns table-lock polling.
         while let statement = try cursor.next() { try statement.run() }
     }
 
-    /// Compiles the first statement in `sql`; nil when only whitespace, comments or empty
-    /// statements (`;`) remain. Retries on table locks as the policy says.
+    /// Compiles the next statement of `text` from byte `offset` on; nil when only whitespace,
+    /// comments or empty statements (`;`) remain. Retries on table locks as the policy says.
     ///
-    /// `persistent` asks SQLite to keep the statement for long (`SQLITE_PREPARE_PERSISTENT`,
-    /// SQLite 3.20+), which the statement cache does.
-    /// - Throws: `SQLITE_MISUSE` for a NUL character, `SQLITE_TOOBIG` for SQL over 2 GiB, and
-    ///   SQLite's errors.
-    /// On a monitored connection, the third element is what the statement reads and writes.
-    func prepareFirstStatement(of sql: Substring, persistent: Bool = false) throws -> (SQLiteStatementHandle, Substring.Index, StatementAccess?)? {
-        var text = String(sql)
+    /// `text` holds no NUL byte and is followed in memory by one: SQLite reads it from `offset` to
+    /// the end of the one statement there (length -1), so a script costs one pass however many
+    /// statements it holds, and SQLite's length limit (`SQLITE_LIMIT_SQL_LENGTH`) applies to each
+    /// statement, not to the script. `persistent` asks SQLite to keep the statement for long
+    /// (`SQLITE_PREPARE_PERSISTENT`, SQLite 3.20+), which the statement cache does.
+    /// - Returns: The statement, the byte range of its text (from its first token to just past its
+    ///   `;`, SQLite's tail), and, on a monitored connection, what it reads and writes.
+    /// - Throws: SQLite's error, carrying `failingSQL` or else the failing statement's own text.
+    func prepareStatement(
+        in text: UnsafeBufferPointer<UInt8>,
+        from offset: Int,
+        persistent: Bool = false,
+        failingSQL: SQL? = nil
+    ) throws -> (handle: SQLiteStatementHandle, text: Range<Int>, access: StatementAccess?)? {
+        guard let base = text.baseAddress else { return nil }
         // Only an installed hub hears the compile; otherwise the access is learned when it runs.
         let captures = accessMonitor != nil && authorizerHub.isMonitoring
         defer { if captures { authorizerHub.capture = nil } }
-        return try text.withUTF8 { buffer -> (SQLiteStatementHandle, Substring.Index, StatementAccess?)? in
-            guard let base = buffer.baseAddress, buffer.count > 0 else { return nil }
-            // SQLite stops reading at a NUL byte, which would silently drop the rest of the SQL.
-            guard !buffer.contains(0) else {
-                throw SQLiteError(code: SQLITE_MISUSE, message: "SQL contains a NUL character", sql: String(sql))
-            }
-            try Connection.checkSQLLength(buffer.count)
-            return try base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { start in
-                let end = UnsafePointer(start + buffer.count)
-                var position = UnsafePointer(start)
-                // Empty statements (`;;;`) compile to nothing: skip them in a loop, not by recursion.
-                while position < end {
-                    var statement: SQLiteStatementHandle?
-                    var tail: UnsafePointer<CChar>?
-                    let length = Int32(position.distance(to: end))
-                    while true {
-                        if captures { authorizerHub.capture = StatementAccess() }
-                        let code = prepare(position, length, persistent: persistent, &statement, &tail)
-                        if code == SQLITE_OK { break }
-                        if code & 0xFF == SQLITE_LOCKED, let interval = tableLockPolicy.pollIntervalMicroseconds {
-                            usleep(interval)
-                            continue
-                        }
-                        throw SQLiteError(handle: handle, code: code, sql: String(sql))
-                    }
-                    let next = tail ?? UnsafePointer(end)
-                    if let statement {
-                        let tailIndex = sql.utf8.index(sql.startIndex, offsetBy: start.distance(to: next))
-                        return (statement, tailIndex, captures ? authorizerHub.capture : nil)
-                    }
-                    guard next > position else { return nil }
-                    position = next
+        var position = sqlStatementStart(in: text[offset...])
+        // Empty statements (`;;;`) compile to nothing: skip them in a loop, not by recursion.
+        while position < text.count {
+            var statement: SQLiteStatementHandle?
+            var tail: UnsafePointer<CChar>?
+            let start = UnsafeRawPointer(base + position).assumingMemoryBound(to: CChar.self)
+            while true {
+                if captures { authorizerHub.capture = StatementAccess() }
+                let code = prepare(start, -1, persistent: persistent, &statement, &tail)
+                if code == SQLITE_OK { break }
+                if code & 0xFF == SQLITE_LOCKED, let interval = tableLockPolicy.pollIntervalMicroseconds {
+                    usleep(interval)
+                    continue
                 }
-                return nil
+                let statementText = text[position...]
+                throw SQLiteError(
+                    handle: handle, code: code,
+                    sql: failingSQL ?? String(decoding: statementText[..<sqlStatementEnd(in: statementText)], as: UTF8.self)
+                )
             }
+            let next = tail.map { UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0)) } ?? text.count
+            if let statement { return (statement, position..<min(next, text.count), captures ? authorizerHub.capture : nil) }
+            guard next > position else { return nil }
+            position = sqlStatementStart(in: text[min(next, text.count)...])
         }
-    }
-
-    /// Throws `SQLITE_TOOBIG` for SQL text whose length does not fit the `Int32` SQLite takes.
-    static func checkSQLLength(_ byteCount: Int) throws {
-        guard byteCount < Int(Int32.max) else {
-            throw SQLiteError(code: SQLITE_TOOBIG, message: "SQL text of \(byteCount) bytes is over SQLite's 2 GiB limit")
-        }
+        return nil
     }
 
     /// `sqlite3_prepare_v3` with `SQLITE_PREPARE_PERSISTENT` when asked and available, else

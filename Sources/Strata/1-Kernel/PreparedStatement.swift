@@ -9,7 +9,11 @@ import SQLite3
 @usableFromInline
 final class PreparedStatement {
     @usableFromInline let handle: SQLiteStatementHandle
-    let sql: SQL
+    /// The SQL text the statement was prepared from.
+    var sql: SQL { givenSQL ?? sqlite3_sql(handle).map { String(cString: $0) } ?? "" }
+    /// The text the statement was prepared from, as given; nil for a statement of a script,
+    /// whose own text SQLite keeps (`sqlite3_sql`), so a script builds no string per statement.
+    private let givenSQL: SQL?
     /// Set while a convenience call uses this cached statement, so a nested call with the same
     /// SQL prepares its own instead of resetting this one mid-iteration.
     var isInUse = false
@@ -80,6 +84,29 @@ final class PreparedStatement {
     func reset() {
         sqlite3_reset(handle)
         hasProducedRow = false
+        if awaitsEndReport { executionAbandoned() }
+    }
+
+    /// The connection whose access monitor must hear of the end of the current execution, which
+    /// produced a row and may write: set at its first row, cleared at its end. An execution reset
+    /// or finalized before `SQLITE_DONE` ends there, and SQLite commits its autocommit writes then.
+    /// Weak: the connection's statement cache holds its statements.
+    weak var endReportTarget: Connection?
+    /// Whether `endReportTarget` is set for the current execution: the one check a reset pays.
+    @exclusivity(unchecked) @usableFromInline var awaitsEndReport = false
+
+    /// Asks for the end of the current execution to be reported to `connection`'s monitor.
+    func reportsEnd(to connection: Connection) {
+        endReportTarget = connection
+        awaitsEndReport = true
+    }
+
+    /// Reports the end of an execution reset before `SQLITE_DONE`, after the reset's commit.
+    @usableFromInline @inline(never)
+    func executionAbandoned() {
+        awaitsEndReport = false
+        guard let connection = endReportTarget else { return }
+        connection.accessMonitor?.statementEnded(self, on: connection, afterRow: true)
     }
 
     /// How many times SQLite has re-prepared the statement since it was compiled.
@@ -109,10 +136,24 @@ final class PreparedStatement {
 
     init(handle: SQLiteStatementHandle, sql: SQL) {
         self.handle = handle
-        self.sql = sql
+        self.givenSQL = sql
     }
 
-    deinit { sqlite3_finalize(handle) }
+    /// A statement of a script: its text is what SQLite compiled, from its first token to just
+    /// past its `;`.
+    init(handle: SQLiteStatementHandle) {
+        self.handle = handle
+        self.givenSQL = nil
+    }
+
+    deinit {
+        // An execution that produced a row and was never reset ends here (and commits).
+        if awaitsEndReport, let connection = endReportTarget, let monitor = connection.accessMonitor {
+            monitor.statementFinalized(self, on: connection) { sqlite3_finalize(handle) }
+        } else {
+            sqlite3_finalize(handle)
+        }
+    }
 
     /// The result column names, in order (built once per compiled form of the statement).
     var columnNames: [String] {

@@ -98,26 +98,117 @@ package func sameIdentifier(_ a: String, _ b: String) -> Bool {
 /// for SQLite to compile. Lets a script walk tell the last statement without compiling the rest
 /// (which may need the earlier ones to have run).
 package func sqlTextHasStatement(_ text: Substring) -> Bool {
-    var bytes = text.utf8[...]
+    sqlStatementStart(in: text.utf8) != text.utf8.endIndex
+}
+
+/// Where the next statement of SQL text begins: past whitespace, `;` and comments, as SQLite
+/// reads them; the end when none is left.
+package func sqlStatementStart<Bytes: Collection>(in text: Bytes) -> Bytes.Index
+where Bytes.Element == UInt8, Bytes.SubSequence == Bytes {
+    var bytes = text[...]
     while let byte = bytes.first {
         switch byte {
         case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), 0x0C, UInt8(ascii: ";"):
             bytes = bytes.dropFirst()
-        case UInt8(ascii: "-") where bytes.dropFirst().first == UInt8(ascii: "-"):
-            guard let end = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return false }
-            bytes = bytes[bytes.index(after: end)...]
-        case UInt8(ascii: "/") where bytes.dropFirst().first == UInt8(ascii: "*"):
-            bytes = bytes.dropFirst(2)
-            // An unterminated block comment runs to the end, as SQLite reads it.
-            while let star = bytes.firstIndex(of: UInt8(ascii: "*")) {
-                bytes = bytes[bytes.index(after: star)...]
-                if bytes.first == UInt8(ascii: "/") { break }
-            }
-            guard bytes.first == UInt8(ascii: "/") else { return false }
-            bytes = bytes.dropFirst()
+        case UInt8(ascii: "-") where bytes.dropFirst().first == UInt8(ascii: "-"),
+             UInt8(ascii: "/") where bytes.dropFirst().first == UInt8(ascii: "*"):
+            bytes = bytes[skippingComment(in: bytes)...]
         default:
-            return true
+            return bytes.startIndex
         }
     }
-    return false
+    return bytes.endIndex
+}
+
+/// The end of the statement that begins `text`: just past the `;` that ends it, or the end of the
+/// text. Quotes, comments and trigger bodies (`CREATE TRIGGER … BEGIN …; END;`) are read as
+/// `sqlite3_complete` reads them. Only an error's SQL needs it: a statement that fails to compile
+/// is named without the rest of its script.
+package func sqlStatementEnd<Bytes: Collection>(in text: Bytes) -> Bytes.Index
+where Bytes.Element == UInt8, Bytes.SubSequence == Bytes {
+    var state = StatementScanState.start
+    var previousWasEnd = false
+    var bytes = text[...]
+    while let byte = bytes.first {
+        switch byte {
+        case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), 0x0C:
+            bytes = bytes.dropFirst()
+            continue
+        case UInt8(ascii: "-") where bytes.dropFirst().first == UInt8(ascii: "-"),
+             UInt8(ascii: "/") where bytes.dropFirst().first == UInt8(ascii: "*"):
+            bytes = bytes[skippingComment(in: bytes)...]
+            continue
+        case UInt8(ascii: ";"):
+            bytes = bytes.dropFirst()
+            if state != .trigger || previousWasEnd { return bytes.startIndex }
+            previousWasEnd = false
+            continue
+        case UInt8(ascii: "'"), UInt8(ascii: "\""), UInt8(ascii: "`"), UInt8(ascii: "["):
+            let closing = byte == UInt8(ascii: "[") ? UInt8(ascii: "]") : byte
+            bytes = bytes.dropFirst()
+            // An unterminated quote runs to the end, as SQLite reads it; a doubled quote reads as
+            // two quoted tokens in a row, which ends the same.
+            guard let end = bytes.firstIndex(of: closing) else { return bytes.endIndex }
+            bytes = bytes[bytes.index(after: end)...]
+            if state != .trigger { state = .other }
+        case _ where isIdentifierByte(byte):
+            let word = bytes.prefix(while: isIdentifierByte)
+            bytes = bytes[word.endIndex...]
+            previousWasEnd = isKeyword(word, "END")
+            switch state {
+            case .start where isKeyword(word, "EXPLAIN") || isKeyword(word, "QUERY") || isKeyword(word, "PLAN"):
+                break
+            case .start where isKeyword(word, "CREATE"):
+                state = .afterCreate
+            case .afterCreate where isKeyword(word, "TEMP") || isKeyword(word, "TEMPORARY"):
+                break
+            case .afterCreate where isKeyword(word, "TRIGGER"):
+                state = .trigger
+            case .trigger:
+                break
+            default:
+                state = .other
+            }
+            continue
+        default:
+            bytes = bytes.dropFirst()
+            if state != .trigger { state = .other }
+        }
+        previousWasEnd = false
+    }
+    return bytes.endIndex
+}
+
+/// Where `sqlStatementEnd` is in a statement: whether it is a `CREATE TRIGGER`, whose body's `;`
+/// do not end it.
+private enum StatementScanState { case start, afterCreate, other, trigger }
+
+/// The index just past the comment that begins `bytes` (`--` to the end of its line, `/* */`,
+/// which runs to the end when unterminated, as SQLite reads it).
+private func skippingComment<Bytes: Collection>(in bytes: Bytes) -> Bytes.Index
+where Bytes.Element == UInt8, Bytes.SubSequence == Bytes {
+    if bytes.first == UInt8(ascii: "-") {
+        guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return bytes.endIndex }
+        return bytes.index(after: newline)
+    }
+    var rest = bytes.dropFirst(2)
+    while let star = rest.firstIndex(of: UInt8(ascii: "*")) {
+        rest = rest[rest.index(after: star)...]
+        if rest.first == UInt8(ascii: "/") { return rest.index(after: rest.startIndex) }
+    }
+    return bytes.endIndex
+}
+
+/// Whether `byte` may be part of an identifier or keyword as SQLite's tokenizer reads it
+/// (letters, digits, `_`, `$` and every byte of a multi-byte UTF-8 character).
+private func isIdentifierByte(_ byte: UInt8) -> Bool {
+    byte >= 0x80 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "$")
+        || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+        || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
+}
+
+/// Whether `word` is `keyword` (upper-case ASCII) in any letter case.
+private func isKeyword<Bytes: Collection>(_ word: Bytes, _ keyword: StaticString) -> Bool where Bytes.Element == UInt8 {
+    word.count == keyword.utf8CodeUnitCount
+        && zip(word, UnsafeBufferPointer(start: keyword.utf8Start, count: keyword.utf8CodeUnitCount)).allSatisfy { $0 & 0xDF == $1 }
 }

@@ -246,7 +246,9 @@ open class Statement {
     final func firstRowProduced() {
         prepared.hasProducedRow = true
         prepared.executionStarted()
-        connection.accessMonitor?.statementRan(prepared, on: connection)
+        if let monitor = connection.accessMonitor, monitor.statementProducedRow(prepared, on: connection) {
+            prepared.reportsEnd(to: connection)
+        }
     }
 
     /// Bookkeeping for the end of an execution; the next step starts a new one (SQLite resets
@@ -257,7 +259,8 @@ open class Statement {
         prepared.executionFinished(on: connection)
     }
 
-    /// Retries a table lock (only before the first row, when a retry cannot repeat rows) or throws.
+    /// Retries a table lock (only before the first row, when a retry cannot repeat rows) or ends
+    /// the execution and throws.
     @usableFromInline
     final func stepFailed(_ code: Int32) throws -> Bool {
         var code = code
@@ -270,7 +273,12 @@ open class Statement {
             if code == SQLITE_DONE { executionFinished(); return false }
         }
         let error = SQLiteError(handle: connection.handle, code: code, sql: sql)
+        // What the statement wrote before failing stays (OR FAIL, RAISE(FAIL)) and autocommit has
+        // committed it: the monitor hears of the end here, once.
+        let afterRow = prepared.hasProducedRow
+        prepared.awaitsEndReport = false
         prepared.reset()
+        connection.accessMonitor?.statementEnded(prepared, on: connection, afterRow: afterRow)
         throw error
     }
 
@@ -309,19 +317,36 @@ extension Statement: CustomStringConvertible {
 
 extension PreparedStatement {
     /// Compiles exactly one statement of `sql` on `connection`, polling on table locks per policy.
+    ///
+    /// Every layer that builds one statement from a caller's fragments (a `WHERE` clause, a
+    /// column definition) compiles it here, so a fragment that ends the statement and starts
+    /// another is refused, never run.
+    /// - Throws: `SQLITE_MISUSE` for SQL with no statement, more than one, or a NUL character;
+    ///   SQLite's errors.
     static func prepare(_ sql: SQL, on connection: Connection, persistent: Bool = false) throws -> PreparedStatement {
-        guard let (handle, tail, written) = try connection.prepareFirstStatement(of: Substring(sql), persistent: persistent) else {
-            throw SQLiteError(code: SQLITE_MISUSE, message: "SQL contains no statement", sql: sql)
+        let count = sql.utf8.count
+        // withCString hands over a native string's own NUL-terminated UTF-8, copying only others.
+        return try sql.withCString { cString in
+            // SQLite stops reading at a NUL byte, which would silently drop the rest of the SQL.
+            guard strlen(cString) == count else {
+                throw SQLiteError(code: SQLITE_MISUSE, message: "SQL contains a NUL character", sql: sql)
+            }
+            return try cString.withMemoryRebound(to: UInt8.self, capacity: count + 1) { start in
+                let text = UnsafeBufferPointer(start: start, count: count)
+                guard let (handle, range, written) = try connection.prepareStatement(in: text, from: 0, persistent: persistent, failingSQL: sql) else {
+                    throw SQLiteError(code: SQLITE_MISUSE, message: "SQL contains no statement", sql: sql)
+                }
+                let statement = PreparedStatement(handle: handle, sql: sql)
+                statement.access = written
+                if sqlStatementStart(in: text[range.upperBound...]) != text.endIndex {
+                    throw SQLiteError(
+                        code: SQLITE_MISUSE,
+                        message: "SQL holds more than one statement; only one may run here (execute() runs several)",
+                        sql: sql
+                    )
+                }
+                return statement
+            }
         }
-        let statement = PreparedStatement(handle: handle, sql: sql)
-        statement.access = written
-        if sqlTextHasStatement(Substring(sql)[tail...]) {
-            throw SQLiteError(
-                code: SQLITE_MISUSE,
-                message: "SQL holds more than one statement; prepare one at a time or use execute()",
-                sql: sql
-            )
-        }
-        return statement
     }
 }

@@ -5,7 +5,7 @@ extension PlannedOperation {
     func applyUp(to db: Connection) throws {
         switch operation {
         case .createTable(let table):
-            try db.execute(table.createSQL)
+            try db.runSingleStatement(table.createSQL)
         case .alterTable(let name, let changes):
             try alter(db, table: name, changes: changes)
         case .dropTable(let name):
@@ -13,12 +13,12 @@ extension PlannedOperation {
         case .renameTable(let old, let new):
             try db.execute("ALTER TABLE \(quoteIdentifier(old)) RENAME TO \(quoteIdentifier(new))")
         case .createIndex(let index):
-            try db.execute(index.createSQL)
+            try db.runSingleStatement(index.createSQL)
         case .dropIndex(let name):
             try db.execute("DROP INDEX \(quoteIdentifier(name))")
         case .renameIndex(let old, let new):
             try db.execute("DROP INDEX \(quoteIdentifier(old))")
-            if let index = after.index(new) { try db.execute(index.createSQL) }
+            if let index = after.index(new) { try db.runSingleStatement(index.createSQL) }
         case .execute(let up, _):
             try up(db)
         }
@@ -32,19 +32,19 @@ extension PlannedOperation {
             try unalter(db, table: name, changes: changes)
         case .dropTable(let name):
             guard let table = before.table(name) else { return }
-            try db.execute(table.createSQL)
+            try db.runSingleStatement(table.createSQL)
             for index in before.indexes where index.tableName.caseInsensitiveCompare(table.name) == .orderedSame {
-                try db.execute(index.createSQL)
+                try db.runSingleStatement(index.createSQL)
             }
         case .renameTable(let old, let new):
             try db.execute("ALTER TABLE \(quoteIdentifier(new)) RENAME TO \(quoteIdentifier(old))")
         case .createIndex(let index):
             try db.execute("DROP INDEX \(quoteIdentifier(index.name))")
         case .dropIndex(let name):
-            if let index = before.index(name) { try db.execute(index.createSQL) }
+            if let index = before.index(name) { try db.runSingleStatement(index.createSQL) }
         case .renameIndex(let old, let new):
             try db.execute("DROP INDEX \(quoteIdentifier(new))")
-            if let index = before.index(old) { try db.execute(index.createSQL) }
+            if let index = before.index(old) { try db.runSingleStatement(index.createSQL) }
         case .execute(_, let down):
             try down?(db)
         }
@@ -80,7 +80,7 @@ extension PlannedOperation {
         for rename in Self.renames(in: changes) { try Self.renameColumn(db, table: newTable.name, from: rename.old, to: rename.new) }
         if changes.allSatisfy({ $0.isRenameOnly || $0.isPlainAddColumn }) {
             for case .addColumn(let column, _) in changes {
-                try db.execute("ALTER TABLE \(quoteIdentifier(newTable.name)) ADD COLUMN \(column.sqlRepresentation)")
+                try db.runSingleStatement("ALTER TABLE \(quoteIdentifier(newTable.name)) ADD COLUMN \(column.sqlRepresentation)")
             }
             return
         }
@@ -138,7 +138,7 @@ extension PlannedOperation {
         }
         try db.rebuildTable(named: oldTable.name, definition: oldTable.definitionSQL, copying: copying)
         for index in Self.indexes(on: oldTable.name, declaredIn: before, missingFrom: after) {
-            try db.execute(index.createSQL)
+            try db.runSingleStatement(index.createSQL)
         }
     }
 }

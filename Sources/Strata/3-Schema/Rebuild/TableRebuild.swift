@@ -83,7 +83,7 @@ extension Connection {
         let temporaryName = try unusedTableName(basedOn: table)
 
         // 3-4. the new table under a temporary name
-        try execute("CREATE TABLE main.\(quoteIdentifier(temporaryName)) (\(definition))\(options.isEmpty ? "" : " " + options)")
+        try runSingleStatement("CREATE TABLE main.\(quoteIdentifier(temporaryName)) (\(definition))\(options.isEmpty ? "" : " " + options)")
 
         // 5. copy the rows
         if !columns.isEmpty {
@@ -93,7 +93,7 @@ extension Connection {
                 targetList.insert("rowid", at: 0)
                 sourceList.insert("rowid", at: 0)
             }
-            try execute("""
+            try runSingleStatement("""
                 INSERT INTO main.\(quoteIdentifier(temporaryName)) (\(targetList.joined(separator: ", "))) \
                 SELECT \(sourceList.joined(separator: ", ")) FROM main.\(quoteIdentifier(table))
                 """)

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Squeal's DDL helpers. Table, index and column names are quoted; column definitions and
-/// `partialExpr` are SQL fragments.
+/// `partialExpr` are SQL fragments, and each helper runs exactly the one statement it builds
+/// (a fragment that ends it and starts another is refused).
 extension Connection {
     /// Creates a table from column and constraint definitions.
     ///
@@ -10,7 +11,7 @@ extension Connection {
     /// ```
     /// - Throws: `SQLiteError`, e.g. when the table exists and `ifNotExists` is false.
     public func createTable(_ tableName: String, definitions: [String], ifNotExists: Bool = false) throws {
-        try execute("CREATE TABLE " + (ifNotExists ? "IF NOT EXISTS " : "") + quoteIdentifier(tableName)
+        try runSingleStatement("CREATE TABLE " + (ifNotExists ? "IF NOT EXISTS " : "") + quoteIdentifier(tableName)
             + " (" + definitions.joined(separator: ", ") + ")")
     }
 
@@ -32,7 +33,7 @@ extension Connection {
     ///
     /// - Throws: `SQLiteError` when SQLite cannot add it (see <https://www.sqlite.org/lang_altertable.html>).
     public func addColumnToTable(_ tableName: String, column: String) throws {
-        try execute("ALTER TABLE " + quoteIdentifier(tableName) + " ADD COLUMN " + column)
+        try runSingleStatement("ALTER TABLE " + quoteIdentifier(tableName) + " ADD COLUMN " + column)
     }
 
     /// Creates an index. Each of `columns` is quoted when it names a column of the table and
@@ -51,7 +52,7 @@ extension Connection {
         ifNotExists: Bool = false
     ) throws {
         let list = try sqlColumnList(columns, of: tableName)
-        try execute("CREATE " + (unique ? "UNIQUE " : "") + "INDEX " + (ifNotExists ? "IF NOT EXISTS " : "")
+        try runSingleStatement("CREATE " + (unique ? "UNIQUE " : "") + "INDEX " + (ifNotExists ? "IF NOT EXISTS " : "")
             + quoteIdentifier(name) + " ON " + quoteIdentifier(tableName) + " (" + list + ")" + clause("WHERE", partialExpr))
     }
 

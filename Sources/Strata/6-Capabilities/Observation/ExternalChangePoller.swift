@@ -52,9 +52,18 @@ final class ExternalChangePoller: @unchecked Sendable {
     }
 
     private func schedule() {
-        let components = interval.current.components
-        let nanoseconds = max(1_000_000, Int(components.seconds) * 1_000_000_000 + Int(components.attoseconds / 1_000_000_000))
+        let nanoseconds = Self.nanoseconds(of: interval.current)
         timer?.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds), leeway: .milliseconds(1))
+    }
+
+    /// `interval` in nanoseconds for the timer: at least 1 ms, and at most `Int.max` for an
+    /// interval too long to count in nanoseconds (over about 292 years), which would otherwise trap.
+    static func nanoseconds(of interval: Duration) -> Int {
+        let components = interval.components
+        let (whole, overflow) = components.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return components.seconds < 0 ? 1_000_000 : Int(Int64.max) }
+        let (total, sumOverflow) = whole.addingReportingOverflow(components.attoseconds / 1_000_000_000)
+        return Int(max(1_000_000, sumOverflow ? (whole < 0 ? 0 : Int64.max) : total))
     }
 
     private func poll() {
