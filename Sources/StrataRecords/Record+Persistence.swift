@@ -149,6 +149,46 @@ extension Record {
         }
     }
 
+    // MARK: - Non-mutating writes
+
+    /// Inserts the record and returns it as written, with the key SQLite assigned: the form for
+    /// a `@Sendable` closure, which cannot mutate a captured `var`.
+    ///
+    /// ```swift
+    /// let bob = Player(id: nil, name: "Bob", score: 30, team: nil)
+    /// let saved = try await database.write { try bob.inserted($0) }   // saved.id == 1
+    /// ```
+    /// - Throws: `SQLiteError` (a constraint, a missing table).
+    public func inserted(_ db: Connection) throws -> Self {
+        var copy = self
+        try copy.insert(db)
+        return copy
+    }
+
+    /// Saves the record as ``save(_:)`` does and returns it as written, with its key set.
+    ///
+    /// ```swift
+    /// let saved = try await database.write { try bob.saved($0) }
+    /// ```
+    /// - Throws: `SQLiteError`.
+    public func saved(_ db: Connection) throws -> Self {
+        var copy = self
+        try copy.save(db)
+        return copy
+    }
+
+    /// Upserts the record as ``upsert(_:)`` does and returns it as written, with its key set.
+    ///
+    /// ```swift
+    /// let saved = try await database.write { try bob.upserted($0) }
+    /// ```
+    /// - Throws: ``RecordError/noPrimaryKey(record:)``; `SQLiteError`.
+    public func upserted(_ db: Connection) throws -> Self {
+        var copy = self
+        try copy.upsert(db)
+        return copy
+    }
+
     /// Deletes the row with the record's key; returns whether there was one.
     /// - Throws: ``RecordError/noPrimaryKey(record:)``; `SQLiteError`.
     @discardableResult

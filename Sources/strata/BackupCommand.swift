@@ -41,20 +41,36 @@ struct BackupCommand: ParsableCommand {
         }
         let display = ProgressDisplay(terminal: isatty(STDOUT_FILENO) == 1)
         display.note("Backing up \(source) to \(destination)")
-        var copied: Copy
-        do {
-            let destinationConnection = try DatabaseFile.openOrCreate(destination)
-            copied = try copy(from: sourceConnection, to: destinationConnection, pageSize: pagesPerStep, display: display)
-            if !copied.finished {
-                display.note("The source kept changing; copying it again in one step")
-                let again = try copy(from: sourceConnection, to: destinationConnection, pageSize: -1, display: display)
-                copied = Copy(finished: again.finished, pages: again.pages, restarts: copied.restarts + again.restarts)
+        // A copy that fails, or fails its check, is removed: only the files this run created.
+        let newFiles = NewDatabaseFiles(at: destination)
+        try newFiles.removingCreated {
+            let copied = try withDestination { destinationConnection in
+                var copied = try copy(from: sourceConnection, to: destinationConnection, pageSize: pagesPerStep, display: display)
+                if !copied.finished {
+                    display.note("The source kept changing; copying it again in one step")
+                    let again = try copy(from: sourceConnection, to: destinationConnection, pageSize: -1, display: display)
+                    copied = Copy(finished: again.finished, pages: again.pages, restarts: copied.restarts + again.restarts)
+                }
+                return copied
             }
-        } catch {
-            if !destinationExisted { removeDestinationFiles() }
-            throw error
+            try verify(pages: copied.pages, restarts: copied.restarts, display: display)
         }
-        try verify(pages: copied.pages, restarts: copied.restarts, display: display)
+    }
+
+    /// Runs `body` with a new connection to the destination, and returns once that connection is
+    /// closed, so nothing holds the files open when a failure removes them. (The backup's worker
+    /// lets go of the connection just after the completion runs, not before `body` returns.)
+    private func withDestination<T>(_ body: (Connection) throws -> T) throws -> T {
+        weak var opened: Connection?
+        let result: Result<T, any Error> = {
+            let connection: Connection
+            do { connection = try DatabaseFile.openOrCreate(destination) } catch { return .failure(error) }
+            opened = connection
+            return Result { try body(connection) }
+        }()
+        let deadline = Date().addingTimeInterval(5)
+        while opened != nil, Date() < deadline { usleep(1_000) }
+        return try result.get()
     }
 
     /// How one backup run ended: `finished` is false when it was cancelled after restarting too often.
@@ -69,9 +85,12 @@ struct BackupCommand: ParsableCommand {
                       display: ProgressDisplay) throws -> Copy {
         let finished = DispatchSemaphore(value: 0)
         let outcome = BackupOutcome()
+        // The two counts are read as one pair: read apart, they can come from two steps.
+        let pages = BackupPageCounter()
         // The completion runs on our own queue: a command-line tool has no main run loop.
         let progress = try source.backup(to: destination, pageSize: pageSize,
-                                         completionQueue: DispatchQueue(label: "strata.backup.completion")) { result in
+                                         completionQueue: DispatchQueue(label: "strata.backup.completion"),
+                                         pageCounter: pages) { result in
             outcome.set(result)
             finished.signal()
         }
@@ -80,8 +99,8 @@ struct BackupCommand: ParsableCommand {
         var cancelledForRestarts = false
         while true {
             let done = finished.wait(timeout: .now() + .milliseconds(50)) == .success
-            let total = progress.totalUnitCount
-            let completed = progress.completedUnitCount
+            let count = pages.current
+            let completed = count.completed, total = count.total
             if total > 0, completed != lastCompleted {
                 if completed < lastCompleted { restarts += 1 }
                 lastCompleted = completed
@@ -96,7 +115,7 @@ struct BackupCommand: ParsableCommand {
         display.finish()
         switch outcome.result {
         case .success?:
-            return Copy(finished: true, pages: max(progress.totalUnitCount, 0), restarts: restarts)
+            return Copy(finished: true, pages: max(pages.current.total, 0), restarts: restarts)
         case .cancelled? where cancelledForRestarts:
             return Copy(finished: false, pages: 0, restarts: restarts)
         case .failure(let error)?:
@@ -109,7 +128,13 @@ struct BackupCommand: ParsableCommand {
     /// Opens the copy afresh and runs `integrity_check` on it.
     private func verify(pages: Int64, restarts: Int, display: ProgressDisplay) throws {
         let copy = try DatabaseFile.openExisting(destination)
-        let problems: [String] = try copy.query("PRAGMA integrity_check") { $0.value(at: 0) as? String ?? "" }
+        let problems: [String]
+        do {
+            problems = try copy.query("PRAGMA integrity_check") { $0.value(at: 0) as? String ?? "" }
+        } catch let error as SQLiteError {
+            // Damage can stop the check itself ("database disk image is malformed").
+            problems = [error.message]
+        }
         guard problems == ["ok"] else {
             throw CLIError("the copy at \(destination) failed integrity_check: \(problems.prefix(3).joined(separator: "; "))")
         }
@@ -121,12 +146,6 @@ struct BackupCommand: ParsableCommand {
         let a = URL(fileURLWithPath: first).resolvingSymlinksInPath().standardizedFileURL.path
         let b = URL(fileURLWithPath: second).resolvingSymlinksInPath().standardizedFileURL.path
         return a == b
-    }
-
-    private func removeDestinationFiles() {
-        for suffix in ["", "-journal", "-wal", "-shm"] {
-            try? FileManager.default.removeItem(atPath: destination + suffix)
-        }
     }
 }
 

@@ -58,6 +58,11 @@ enum DatabaseFile {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
     }
 
+    /// The files SQLite may make for the database at `path`: the file and its siblings.
+    static func files(of path: String) -> [String] {
+        ["", "-journal", "-wal", "-shm"].map { path + $0 }
+    }
+
     /// Opens `path` with `flags`, reporting a failure with the path alone.
     private static func open(_ path: String, flags: Int32) throws -> Connection {
         do {
@@ -80,6 +85,41 @@ enum DatabaseFile {
             let _: Int? = try connection.query("SELECT count(*) FROM sqlite_master")
         } catch let error as SQLiteError {
             throw CLIError("\(path): \(error.message)")
+        }
+    }
+}
+
+/// The database files a command is about to create at `path`, told apart from those already there,
+/// so a command that fails removes what it made and leaves what it found.
+struct NewDatabaseFiles {
+    let path: String
+    /// Which of `DatabaseFile.files(of: path)` existed when the command began.
+    private let existing: Set<String>
+
+    /// Notes which of the files at `path` exist now. Call it before anything may create them.
+    init(at path: String) {
+        self.path = path
+        existing = Set(DatabaseFile.files(of: path).filter { FileManager.default.fileExists(atPath: $0) })
+    }
+
+    /// Whether the database file itself was there before.
+    var databaseExisted: Bool { existing.contains(path) }
+
+    /// Removes the files that were not there before; a file that was is never touched. Call it
+    /// once no connection has them open.
+    func removeCreated() {
+        for file in DatabaseFile.files(of: path) where !existing.contains(file) {
+            try? FileManager.default.removeItem(atPath: file)
+        }
+    }
+
+    /// Runs `body`; when it throws, removes the files it created, then rethrows.
+    func removingCreated<T>(onFailureOf body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            removeCreated()
+            throw error
         }
     }
 }

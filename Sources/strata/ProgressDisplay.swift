@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Shows backup progress: a bar redrawn in place on a terminal, plain lines otherwise.
 struct ProgressDisplay {
@@ -9,15 +10,7 @@ struct ProgressDisplay {
 
     /// One update: pages done of the total.
     func show(completed: Int64, total: Int64) {
-        let text = Self.text(completed: completed, total: total)
-        if terminal {
-            let filled = total > 0 ? Int(completed * Int64(Self.width) / total) : 0
-            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: Self.width - filled)
-            // \r returns to the start of the line, ESC[K clears what a longer line left behind.
-            write("\r[\(bar)] \(text)\u{1B}[K")
-        } else {
-            write("\(text)\n")
-        }
+        write(Self.update(completed: completed, total: total, terminal: terminal))
     }
 
     /// A message between updates, on its own line.
@@ -30,10 +23,20 @@ struct ProgressDisplay {
         if terminal { write("\n") }
     }
 
-    /// `37/120 pages (30%)`.
+    /// What one update writes: the bar and the text on a terminal, the text on a line otherwise.
+    static func update(completed: Int64, total: Int64, terminal: Bool) -> String {
+        let text = text(completed: completed, total: total)
+        guard terminal else { return "\(text)\n" }
+        let bar = BackupPageCount(completed: completed, total: total).bar(width: width)
+        // \r returns to the start of the line, ESC[K clears what a longer line left behind.
+        return "\r[\(bar)] \(text)\u{1B}[K"
+    }
+
+    /// `37/120 pages (30%)`, with the counts clamped as the bar's are.
     static func text(completed: Int64, total: Int64) -> String {
-        let percent = total > 0 ? completed * 100 / total : 0
-        return "\(completed)/\(total) pages (\(percent)%)"
+        let count = BackupPageCount(completed: completed, total: total)
+        let shown = count.clamped
+        return "\(shown.completed)/\(shown.total) pages (\(count.scaled(to: 100))%)"
     }
 
     private func write(_ text: String) {

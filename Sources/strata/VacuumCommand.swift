@@ -19,10 +19,14 @@ struct VacuumCommand: ParsableCommand {
             if try DatabaseFile.checkNotDirectory(into) {
                 throw CLIError("\(into) already exists; VACUUM INTO writes a new file")
             }
-            // The target is an expression, so the path is bound, not spliced into the SQL.
-            try connection.run("VACUUM INTO ?", into)
-            let copy = try DatabaseFile.openExisting(into)
-            print("Wrote \(into): \(CheckCommand.bytes(try size(of: copy))); \(database) is \(CheckCommand.bytes(before)).")
+            // A VACUUM INTO that fails leaves a partial file (which a rerun would refuse as
+            // existing): remove what it created. SQLite has closed the file once the statement ends.
+            let written = try NewDatabaseFiles(at: into).removingCreated {
+                // The target is an expression, so the path is bound, not spliced into the SQL.
+                try connection.run("VACUUM INTO ?", into)
+                return try size(of: DatabaseFile.openExisting(into))
+            }
+            print("Wrote \(into): \(CheckCommand.bytes(written)); \(database) is \(CheckCommand.bytes(before)).")
         } else {
             try connection.execute("VACUUM")
             print("Vacuumed \(database): \(CheckCommand.bytes(before)) -> \(CheckCommand.bytes(try size(of: connection))).")

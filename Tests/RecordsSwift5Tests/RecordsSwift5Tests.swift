@@ -38,3 +38,25 @@ struct Player: Equatable {
         try Player.where { $0.score > 100 }.deleteAll(db)
     }
 }
+
+// API.md section 6: non-mutating writes for @Sendable closures, in Swift 5 mode.
+@Suite struct RecordsSendableWriteSwift5Tests {
+    @Test func insertedSavedUpserted() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("records5-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = try Database(storageLocation: .onDisk(directory.appendingPathComponent("db.sqlite").path))
+        try database.executeWrite { try Player.createTable($0) }
+
+        let bob = Player(id: nil, name: "Bob", score: 30, team: nil)
+        let saved: Player = try await database.write { try bob.inserted($0) }    // also saved($0), upserted($0)
+        #expect(saved.id == 1)
+        let ann = Player(id: nil, name: "Ann", score: 12, team: "red")
+        let savedAnn: Player = try await database.write { try ann.saved($0) }
+        #expect(savedAnn.id == 2)
+        let upserted: Player = try await database.write { try ann.upserted($0) }
+        #expect(upserted.id == 3)
+        let all: [Player] = try await database.read { try Player.fetchAll($0) }
+        #expect(all == [saved, savedAnn, upserted])
+    }
+}

@@ -78,6 +78,44 @@ import Testing
         #expect(same.errorLines == ["strata: cars.db and ./cars.db are the same file"])
     }
 
+    @Test func aCopyThatFailsIntegrityCheckIsRemoved() throws {
+        let sandbox = try Sandbox()
+        // The backup API copies pages as they are, so a source with damaged table pages (its
+        // schema page intact, so the tool opens it) gives a copy that fails integrity_check.
+        let damaged = try sandbox.makeBigDatabase("damaged.db", rows: 2000, wal: false)
+        try overwrite(damaged, at: 4096 * 5, count: 4096 * 3)
+        let before = try sandbox.snapshot()
+
+        let failed = try sandbox.strata("backup", "damaged.db", "copy.db", "--pages-per-step", "-1")
+        #expect(failed.status != 0)
+        #expect(failed.errorLines.first?.hasPrefix("strata: the copy at copy.db failed integrity_check: ") == true, "\(failed.stderr)")
+        for file in ["copy.db", "copy.db-journal", "copy.db-wal", "copy.db-shm"] {
+            #expect(!FileManager.default.fileExists(atPath: sandbox.path(file)), "\(file) was left behind")
+        }
+        #expect(try sandbox.snapshot() == before)
+
+        // A rerun is not refused by a file the failure left.
+        try sandbox.makeCarsDatabase("cars.db")
+        let rerun = try sandbox.strata("backup", "cars.db", "copy.db")
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(try integer("SELECT count(*) FROM cars", in: sandbox.path("copy.db")) == 3)
+    }
+
+    @Test func aForcedCopyThatFailsKeepsTheFileThatWasThere() throws {
+        let sandbox = try Sandbox()
+        let damaged = try sandbox.makeBigDatabase("damaged.db", rows: 2000, wal: false)
+        try overwrite(damaged, at: 4096 * 5, count: 4096 * 3)
+        try sandbox.makeCarsDatabase("copy.db")
+        let failed = try sandbox.strata("backup", "damaged.db", "copy.db", "--force")
+        #expect(failed.status != 0)
+        #expect(failed.stderr.contains("failed integrity_check"))
+        // Overwritten, as --force allowed, but never removed: the command did not create it.
+        #expect(FileManager.default.fileExists(atPath: sandbox.path("copy.db")))
+        for file in ["copy.db-journal", "copy.db-wal", "copy.db-shm"] {
+            #expect(!FileManager.default.fileExists(atPath: sandbox.path(file)), "\(file) was left behind")
+        }
+    }
+
     /// Polls `condition` for up to 30 seconds.
     func waitUntil(_ condition: () throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(30)

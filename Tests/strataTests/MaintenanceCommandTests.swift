@@ -140,3 +140,45 @@ func overwrite(_ path: String, at offset: UInt64, count: Int) throws {
     try handle.write(contentsOf: Data(repeating: 0xFF, count: count))
     try handle.close()
 }
+
+/// A failed `vacuum --into` removes the file it started (issue 25, item 8).
+@Suite struct VacuumIntoFailureTests {
+    @Test func aFailedVacuumIntoLeavesNoFileAndARerunWorks() throws {
+        let sandbox = try Sandbox()
+        // The schema page is intact, so the tool opens the file; the table's pages are damaged,
+        // so VACUUM INTO fails partway, after SQLite has created the output file.
+        let damaged = try sandbox.makeBigDatabase("damaged.db", rows: 2000, wal: false)
+        try overwrite(damaged, at: 4096 * 5, count: 4096 * 3)
+        let before = try sandbox.snapshot()
+
+        let failed = try sandbox.strata("vacuum", "damaged.db", "--into", "compact.db")
+        #expect(failed.status != 0)
+        #expect(failed.errorLines.first?.contains("malformed") == true, "\(failed.stderr)")
+        for file in ["compact.db", "compact.db-journal", "compact.db-wal", "compact.db-shm"] {
+            #expect(!FileManager.default.fileExists(atPath: sandbox.path(file)), "\(file) was left behind")
+        }
+        #expect(try sandbox.snapshot() == before)
+
+        // The same command fails for the same reason, not because of a file it left.
+        let again = try sandbox.strata("vacuum", "damaged.db", "--into", "compact.db")
+        #expect(again.errorLines == failed.errorLines)
+
+        try sandbox.makeBigDatabase("good.db", rows: 100, wal: false)
+        let rerun = try sandbox.strata("vacuum", "good.db", "--into", "compact.db")
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(try integer("SELECT count(*) FROM t", in: sandbox.path("compact.db")) == 100)
+    }
+
+    @Test func aFileThatWasThereIsNeverRemoved() throws {
+        let sandbox = try Sandbox()
+        let damaged = try sandbox.makeBigDatabase("damaged.db", rows: 2000, wal: false)
+        try overwrite(damaged, at: 4096 * 5, count: 4096 * 3)
+        // A stray file beside the target: not the command's to remove. (Not a -journal or -wal:
+        // SQLite itself deletes those beside an empty database file.)
+        try sandbox.write("stale", to: "compact.db-shm")
+        let failed = try sandbox.strata("vacuum", "damaged.db", "--into", "compact.db")
+        #expect(failed.status != 0)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("compact.db")))
+        #expect(FileManager.default.contents(atPath: sandbox.path("compact.db-shm")) == Data("stale".utf8))
+    }
+}

@@ -10,16 +10,29 @@ import SQLite3
 /// catch let error as SQLiteError { print(error.code, error.message) } // 1 near "SELEC": syntax error
 /// ```
 ///
-/// `code` is SQLite's primary result code (`SQLITE_ERROR`, `SQLITE_BUSY`, ...), `extendedCode` the
-/// extended one (`SQLITE_CONSTRAINT_NOTNULL`, ...) and `sql` the statement that failed, when known.
-/// See <https://www.sqlite.org/rescode.html>.
+/// ``resultCode`` names what failed, down to the extended code, so a caller matches it without
+/// `import SQLite3`:
+///
+/// ```swift
+/// catch let error as SQLiteError where error.resultCode == .constraintPrimaryKey { … }
+/// catch let error as SQLiteError where error.resultCode.primary == .busy { … }  // also .busySnapshot
+/// ```
+///
+/// `code` and `extendedCode` are the same codes as integers: `code` is the primary one
+/// (``SQLiteResultCode/constraint`` is 19), `extendedCode` the extended one
+/// (``SQLiteResultCode/constraintNotNull`` is 1299). `sql` is the statement that failed, when
+/// known. See ``SQLiteResultCode`` and <https://www.sqlite.org/rescode.html>.
 public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
-    /// The primary result code.
+    /// The primary result code as an integer (``SQLiteResultCode/busy`` is 5); ``resultCode``
+    /// names it.
     public let code: Int32
     /// SQLite's message, passed through unchanged ("database is locked", "no such table: t", ...).
     public var message: String
-    /// The extended result code; equals `code` when SQLite reported no extension.
+    /// The extended result code as an integer; equals `code` when SQLite reported no extension.
     public let extendedCode: Int32
+    /// The result code by name: the extended one when SQLite reported it
+    /// (``SQLiteResultCode/constraintUnique``), else the primary one (``SQLiteResultCode/busy``).
+    public var resultCode: SQLiteResultCode { SQLiteResultCode(rawValue: extendedCode) }
     /// The SQL that failed, when the error came from a statement.
     public var sql: SQL?
 

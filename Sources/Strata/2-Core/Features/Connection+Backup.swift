@@ -49,6 +49,31 @@ extension Connection {
         completionQueue: DispatchQueue = .main,
         completion: @escaping (BackupResult) -> Void
     ) throws -> Progress {
+        try startBackup(databaseNamed: sourceName, to: destination, as: destinationName, pageSize: pageSize,
+                        backupQueue: backupQueue, completionQueue: completionQueue, pageCounter: nil,
+                        completion: completion)
+    }
+
+    /// `backup(...)` that also publishes each step's page counts to `pageCounter` as one pair,
+    /// for a caller that shows them (the `strata backup` progress bar).
+    @discardableResult
+    package func backup(
+        to destination: Connection,
+        pageSize: Int32,
+        completionQueue: DispatchQueue,
+        pageCounter: BackupPageCounter,
+        completion: @escaping (BackupResult) -> Void
+    ) throws -> Progress {
+        try startBackup(databaseNamed: "main", to: destination, as: "main", pageSize: pageSize,
+                        backupQueue: .global(), completionQueue: completionQueue, pageCounter: pageCounter,
+                        completion: completion)
+    }
+
+    private func startBackup(
+        databaseNamed sourceName: String, to destination: Connection, as destinationName: String, pageSize: Int32,
+        backupQueue: DispatchQueue, completionQueue: DispatchQueue, pageCounter: BackupPageCounter?,
+        completion: @escaping (BackupResult) -> Void
+    ) throws -> Progress {
         guard let backup = sqlite3_backup_init(destination.handle, destinationName, handle, sourceName) else {
             let code = sqlite3_errcode(destination.handle)
             throw SQLiteError(handle: destination.handle, code: code == SQLITE_OK ? SQLITE_ERROR : code)
@@ -57,9 +82,63 @@ extension Connection {
         progress.isCancellable = true
         progress.isPausable = true
         let job = BackupJob(backup: backup, source: self, destination: destination, pageSize: pageSize,
-                            progress: progress, completion: completion, completionQueue: completionQueue)
+                            progress: progress, pageCounter: pageCounter, completion: completion,
+                            completionQueue: completionQueue)
         backupQueue.async { job.run() }
         return progress
+    }
+}
+
+/// A backup's page counts after one step, taken together.
+package struct BackupPageCount: Sendable, Equatable {
+    /// Pages copied so far (it falls back when the source changes and the copy restarts).
+    package var completed: Int64
+    /// Pages in the source at that step; -1 before the first step.
+    package var total: Int64
+
+    package init(completed: Int64, total: Int64) {
+        self.completed = completed
+        self.total = total
+    }
+
+    /// The counts made safe to show: `total` at least 0, `completed` within 0...total. Counts
+    /// read apart (or from a source that shrank) can say more pages are done than exist.
+    package var clamped: BackupPageCount {
+        let total = max(total, 0)
+        return BackupPageCount(completed: min(max(completed, 0), total), total: total)
+    }
+
+    /// The share done as a whole number out of `scale`, rounded down: `scaled(to: 100)` is the
+    /// percentage, `scaled(to: 30)` the filled cells of a 30-cell bar. Always within 0...scale
+    /// (0 without a total), for any counts: the product is taken at double width.
+    package func scaled(to scale: Int64) -> Int64 {
+        let count = clamped
+        guard count.total > 0, scale > 0 else { return 0 }
+        let product = count.completed.multipliedFullWidth(by: scale)
+        return count.total.dividingFullWidth((product.high, product.low)).quotient
+    }
+
+    /// A progress bar of `width` cells, `#` for the share done and `-` for the rest (the
+    /// `strata backup` bar); always exactly `width` characters.
+    package func bar(width: Int) -> String {
+        let width = max(width, 0)
+        let filled = Int(scaled(to: Int64(width)))
+        return String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+    }
+}
+
+/// The latest page counts of a running backup, read as one pair. `Progress` keeps its two counts
+/// apart, so a reader there can see one step's total with another step's completed count.
+package final class BackupPageCounter: Sendable {
+    private let counts = Locked(BackupPageCount(completed: 0, total: -1))
+
+    package init() {}
+
+    /// The counts the last step left.
+    package var current: BackupPageCount { counts.current }
+
+    func set(_ count: BackupPageCount) {
+        counts.withLock { $0 = count }
     }
 }
 
@@ -73,16 +152,19 @@ private final class BackupJob: @unchecked Sendable {
     let destination: Connection
     let pageSize: Int32
     let progress: Progress
+    let pageCounter: BackupPageCounter?
     let completion: (Connection.BackupResult) -> Void
     let completionQueue: DispatchQueue
 
     init(backup: SQLiteBackupHandle, source: Connection, destination: Connection, pageSize: Int32, progress: Progress,
-         completion: @escaping (Connection.BackupResult) -> Void, completionQueue: DispatchQueue) {
+         pageCounter: BackupPageCounter?, completion: @escaping (Connection.BackupResult) -> Void,
+         completionQueue: DispatchQueue) {
         self.backup = backup
         self.source = source
         self.destination = destination
         self.pageSize = pageSize
         self.progress = progress
+        self.pageCounter = pageCounter
         self.completion = completion
         self.completionQueue = completionQueue
     }
@@ -95,8 +177,10 @@ private final class BackupJob: @unchecked Sendable {
             if progress.isPaused { usleep(10_000); continue }
             let code = sqlite3_backup_step(backup, pageSize)
             let total = Int64(sqlite3_backup_pagecount(backup))
+            let completed = total - Int64(sqlite3_backup_remaining(backup))
+            pageCounter?.set(BackupPageCount(completed: completed, total: total))
             progress.totalUnitCount = total
-            progress.completedUnitCount = total - Int64(sqlite3_backup_remaining(backup))
+            progress.completedUnitCount = completed
             if code == SQLITE_DONE { result = .success; break }
             if code == SQLITE_OK { lockedSince = nil; continue }
             if code == SQLITE_BUSY || code == SQLITE_LOCKED {
