@@ -73,7 +73,13 @@ let package = Package(
             ]
         ),
         // The README's examples word for word, run in order and checked against what they print.
-        .testTarget(name: "READMEExamplesTests", dependencies: ["StrataSqueal", "StrataORM", "StrataRecords"]),
+        // Each file sees only the members its own imports bring, as the reader's file would: the
+        // core examples must not find StrataSqueal's non-throwing `Connection()`.
+        .testTarget(
+            name: "READMEExamplesTests",
+            dependencies: ["StrataSqueal", "StrataORM", "StrataRecords"],
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
+        ),
         // Seed-README code in Swift 5 language mode, one target per module a seed's users import.
         .testTarget(name: "SQiftSwift5Tests", dependencies: ["Strata", sqliteDependency], swiftSettings: swift5),
         .testTarget(name: "SquealSwift5Tests", dependencies: ["StrataSqueal"], swiftSettings: swift5),

@@ -28,7 +28,7 @@ extension Storage {
         defer { connection.removeUnusedCachedStatements() }
         return try connection.withForeignKeysDisabled {
             if connection.isInTransaction {
-                return try connection.savepoint(named: "strata_orm_sync_schema") { try syncTables(preserve: preserve) }
+                return try connection.strataSavepoint(named: "strata_orm_sync_schema") { try syncTables(preserve: preserve) }
             }
             return try connection.transaction(transactionType: .immediate) { try syncTables(preserve: preserve) }
         }

@@ -15,7 +15,7 @@ extension READMEExamples {
                 Column(name: "id", keyPath: \User.id, constraints: primaryKey(), notNull()),
                 Column(name: "first_name", keyPath: \User.firstName, constraints: notNull()),
                 Column(name: "image_url", keyPath: \User.imageUrl)))
-        print(try storage.syncSchema(preserve: true))       // ["users": StrataORM.SyncSchemaResult.newTableCreated]
+        print(try storage.syncSchema(preserve: true))       // ["users": new table created]
 
         var user = User(id: 0, firstName: "John", imageUrl: nil)
         user.id = Int(try storage.insert(object: user))    // or insert(_:), upstream's spelling

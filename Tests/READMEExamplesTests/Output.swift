@@ -41,9 +41,11 @@ func inNewFolder<T>(_ body: () async throws -> T) async throws -> T {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-readme-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let previous = FileManager.default.currentDirectoryPath
-    FileManager.default.changeCurrentDirectoryPath(folder.path)
+    guard FileManager.default.changeCurrentDirectoryPath(folder.path) else {
+        throw CocoaError(.fileReadNoPermission, userInfo: [NSFilePathErrorKey: folder.path])
+    }
     defer {
-        FileManager.default.changeCurrentDirectoryPath(previous)
+        _ = FileManager.default.changeCurrentDirectoryPath(previous)
         try? FileManager.default.removeItem(at: folder)
     }
     return try await body()

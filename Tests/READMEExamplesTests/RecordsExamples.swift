@@ -2,6 +2,7 @@
 // that adds conformances cannot expand on a local type); the rest runs in the functions below.
 import Foundation
 import StrataRecords
+import Testing
 
 // README:begin 14
 @Record                       // table "player"; @Record(table: "players") overrides it

@@ -40,14 +40,28 @@ extension Connection {
     /// - Throws: what `closure` throws, or `SQLiteError` from the savepoint statements.
     @discardableResult
     public func savepoint<T>(named name: String, closure: () throws -> T) throws -> T {
+        try savepoint(named: name, asBookkeeping: false, closure: closure)
+    }
+
+    /// A savepoint under a name Strata invents (a migration, a rebuild): its SAVEPOINT, RELEASE
+    /// and ROLLBACK TO are bookkeeping, hidden from the user's trace and authorizer, while the
+    /// statements `closure` runs stay visible.
+    package func strataSavepoint<T>(named name: String, closure: () throws -> T) throws -> T {
+        try savepoint(named: name, asBookkeeping: true, closure: closure)
+    }
+
+    private func savepoint<T>(named name: String, asBookkeeping: Bool, closure: () throws -> T) throws -> T {
+        func statements<R>(_ body: () throws -> R) rethrows -> R {
+            asBookkeeping ? try withBookkeeping(body) : try body()
+        }
         let opensTransaction = !isInTransaction
-        try openSavepoint(name)
+        try statements { try openSavepoint(name) }
         do {
             let result = try closure()
-            try releaseSavepoint(named: name)
+            try statements { try releaseSavepoint(named: name) }
             return result
         } catch {
-            abandonSavepoint(named: name, openedTransaction: opensTransaction)
+            statements { abandonSavepoint(named: name, openedTransaction: opensTransaction) }
             throw error
         }
     }

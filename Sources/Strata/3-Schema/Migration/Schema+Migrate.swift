@@ -29,7 +29,7 @@ extension Schema {
     public func migrate(_ db: Connection, toVersion: Int? = nil, options: MigrationOptions = []) throws -> Bool {
         if let declarationError { throw declarationError }
         if db.isInTransaction {
-            return try db.savepoint(named: "strata_schema_migrate") {
+            return try db.strataSavepoint(named: "strata_schema_migrate") {
                 try migrateInTransaction(db, toVersion: toVersion, options: options, checkForeignKeys: db.foreignKeysEnabled())
             }
         }
@@ -47,7 +47,7 @@ extension Schema {
     /// - Throws: `SQLiteError` if a drop fails; the database is then as before.
     public func reset(_ db: Connection) throws {
         if db.isInTransaction {
-            try db.savepoint(named: "strata_schema_reset") { try Self.dropEverything(db) }
+            try db.strataSavepoint(named: "strata_schema_reset") { try Self.dropEverything(db) }
             return
         }
         try db.withForeignKeysDisabled {

@@ -45,7 +45,7 @@ extension Connection {
         let (table, oldSQL) = stored   // the name as stored, so the rebuilt table keeps its case
         if isInTransaction {
             if try foreignKeysEnabled() { throw TableRebuildError.foreignKeysEnabledInTransaction(table: table) }
-            try savepoint(named: "strata_rebuild_table") {
+            try strataSavepoint(named: "strata_rebuild_table") {
                 try performRebuild(of: table, oldSQL: oldSQL, definition: definition, copying: columns, tableOptions: tableOptions)
             }
         } else {
