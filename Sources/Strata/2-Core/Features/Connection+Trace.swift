@@ -75,7 +75,12 @@ extension Connection {
     /// }
     /// // INSERT INTO employees VALUES(1, 'Bill Bowerman')
     /// ```
-    /// See <https://www.sqlite.org/c3ref/trace_v2.html>.
+    /// Only the program's statements are reported, as in SQift: those Strata runs for its own
+    /// bookkeeping (schema-version checks and introspection behind its caches, the pragmas around
+    /// a rebuild, the Litestream lock check, savepoints under names it invents such as
+    /// `strata_schema_migrate`) are not; those run for a call you made (a helper's `INSERT`, a
+    /// migration's steps, an observation's fetch closure) are. The user callback of `authorize`
+    /// follows the same rule. See <https://www.sqlite.org/c3ref/trace_v2.html>.
     public func traceEvent(mask: UInt32? = nil, closure: ((TraceEvent) -> Void)?) {
         let mask = mask ?? (TraceEvent.statementMask | TraceEvent.profileMask | TraceEvent.rowMask | TraceEvent.connectionClosedMask)
         // Strata's own bookkeeping statements are not the program's: SQift's trace never showed them.
