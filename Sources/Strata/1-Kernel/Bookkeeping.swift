@@ -9,9 +9,15 @@
 /// How deep the connection is in Strata's own bookkeeping; read on the connection's thread only.
 final class BookkeepingMarker {
     fileprivate(set) var depth = 0
+    /// How deep the connection is in an introspection call the user made (`readSchema()`):
+    /// its reads answer the program, so they are the program's statements.
+    fileprivate(set) var requestedDepth = 0
+    /// How deep the connection is in a cache check (`PRAGMA schema_version`): Strata's own even
+    /// inside a requested introspection, which a warm cache answers without reading anything.
+    fileprivate(set) var cacheCheckDepth = 0
 
     /// Whether the statement SQLite reports now is Strata's own.
-    var isActive: Bool { depth > 0 }
+    var isActive: Bool { cacheCheckDepth > 0 || (depth > 0 && requestedDepth == 0) }
 }
 
 extension Connection {
@@ -22,6 +28,24 @@ extension Connection {
         let marker = authorizerHub.bookkeeping
         marker.depth += 1
         defer { marker.depth -= 1 }
+        return try body()
+    }
+
+    /// Runs `body`, a check of whether a cache is still valid: bookkeeping even inside
+    /// ``asRequestedIntrospection(_:)``.
+    package func withCacheCheck<T>(_ body: () throws -> T) rethrows -> T {
+        let marker = authorizerHub.bookkeeping
+        marker.cacheCheckDepth += 1
+        defer { marker.cacheCheckDepth -= 1 }
+        return try body()
+    }
+
+    /// Runs `body`, an introspection the user asked for (`readSchema()`, `tableInfoForTableNamed`):
+    /// the reads it makes reach the trace and the user's authorizer, which may deny them.
+    package func asRequestedIntrospection<T>(_ body: () throws -> T) rethrows -> T {
+        let marker = authorizerHub.bookkeeping
+        marker.requestedDepth += 1
+        defer { marker.requestedDepth -= 1 }
         return try body()
     }
 }

@@ -51,7 +51,7 @@ package final class SchemaReader {
             var scratch = Cache(version: -1)
             return try read(&scratch)
         }
-        let version: Int64 = try connection.withBookkeeping {
+        let version: Int64 = try connection.withCacheCheck {
             try connection.withStatement(cachedFor: "PRAGMA main.schema_version", .positional([])) { statement in
                 try statement.step() ? statement.value(at: 0, as: Int64.self) ?? 0 : 0
             }

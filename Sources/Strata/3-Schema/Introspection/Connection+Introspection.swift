@@ -22,7 +22,7 @@ extension Connection {
     /// ```
     /// - Throws: `SQLiteError` if the schema cannot be read.
     public func readSchema() throws -> SchemaInfo {
-        SchemaInfo(schemaEntries: try schemaReader.entries())
+        try asRequestedIntrospection { SchemaInfo(schemaEntries: try schemaReader.entries()) }
     }
 
     /// The columns and indexes of a table or view of the main database; nil when there is none.
@@ -33,8 +33,10 @@ extension Connection {
     /// See <https://www.sqlite.org/pragma.html#pragma_table_info>.
     /// - Throws: `SQLiteError` if the pragmas fail.
     public func tableInfoForTableNamed(_ tableName: String) throws -> TableInfo? {
-        guard let entry = try schemaReader.table(named: tableName, includingViews: true) else { return nil }
-        return TableInfo(name: entry.name, columns: try schemaReader.visibleColumns(ofTable: entry.name),
-                         indexes: try schemaReader.indexes(ofTable: entry.name))
+        try asRequestedIntrospection {
+            guard let entry = try schemaReader.table(named: tableName, includingViews: true) else { return nil }
+            return TableInfo(name: entry.name, columns: try schemaReader.visibleColumns(ofTable: entry.name),
+                             indexes: try schemaReader.indexes(ofTable: entry.name))
+        }
     }
 }

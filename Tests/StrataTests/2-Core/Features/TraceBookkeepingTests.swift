@@ -34,10 +34,9 @@ import Testing
                 authorized.append("\(action) \(first ?? "")")
                 return .ok
             }
-            #expect(try db.tableInfoForTableNamed("other")?.columnNames == ["x"])
-            #expect(try db.tableInfoForTableNamed("t")?.columnNames == ["id", "name"])
+            // The helper looks `t` up to quote it, reading the moved schema again, unseen.
+            #expect(try db.countFrom("t") == 0)
             try db.run("INSERT INTO t(name) VALUES(?)", "a")
-            _ = try db.readSchema()
             #expect(try db.foreignKeysEnabled() == false)
             let names: [String] = try db.query("SELECT name FROM t")
             #expect(names == ["a"])
@@ -45,13 +44,13 @@ import Testing
             try db.authorizer(nil)
             return (traced, authorized)
         }
-        #expect(traced == [
+        // SQLite may profile the count twice (it re-prepares it for the moved schema).
+        #expect(traced.filter { $0.hasPrefix("statement ") } == [
+            #"statement SELECT count(*) FROM "t""#,
             "statement INSERT INTO t(name) VALUES('a')",
-            "profile INSERT INTO t(name) VALUES('a')",
             "statement SELECT name FROM t",
-            "row SELECT name FROM t",
-            "profile SELECT name FROM t",
         ])
+        #expect(traced.allSatisfy { !$0.contains("sqlite_") && !$0.lowercased().contains("pragma") }, "\(traced)")
         #expect(authorized.allSatisfy { !$0.contains("sqlite_master") && !$0.hasPrefix("pragma") }, "\(authorized)")
         #expect(authorized.contains { $0.hasPrefix("insert t") }, "\(authorized)")
         // The observation kept running beside it.
@@ -67,9 +66,24 @@ import Testing
         var traced: [String] = []
         db.trace { traced.append($0) }
         try db.addColumnToTable("contacts", column: "email TEXT")
-        _ = try db.tableInfoForTableNamed("contacts")
         db.trace(nil)
         #expect(traced.count == 1)
         #expect(traced.first?.contains("ALTER TABLE") == true)
+    }
+
+    @Test func anIntrospectionTheUserAsksForIsTheUsersButItsCacheCheckIsNot() throws {
+        let db = try Connection()
+        try db.execute("CREATE TABLE contacts(id INTEGER PRIMARY KEY, name TEXT)")
+        var traced: [String] = []
+        db.trace { traced.append($0) }
+        _ = try db.readSchema()          // reads sqlite_master for the program
+        _ = try db.readSchema()          // answered from the cache after a version check
+        db.trace(nil)
+        #expect(traced == ["SELECT type, name, tbl_name, rootpage, sql FROM main.sqlite_master ORDER BY rowid"])
+        // A user authorizer may deny such a read; the error reaches the caller.
+        let denied = try Connection()
+        try denied.execute("CREATE TABLE t(x)")
+        try denied.authorizer { action, _, _, _, _ in action == .read ? .deny : .ok }
+        #expect(throws: SQLiteError.self) { try denied.readSchema() }
     }
 }
