@@ -19,7 +19,7 @@ let package = Package(
         .library(name: "StrataSqueal", targets: ["StrataSqueal"]),
         .library(name: "StrataORM", targets: ["StrataORM"]),
         .library(name: "StrataRecords", targets: ["StrataRecords"]),
-        .executable(name: "strata", targets: ["strata"]),
+        .executable(name: "strata", targets: ["StrataCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -36,7 +36,8 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         // The session extension's declarations come from the system-library shim, so changesets
-        // compile where Strata links that target; elsewhere they report themselves unavailable.
+        // compile where Strata links that target; elsewhere (Apple platforms, whose SQLite
+        // module lacks them) the changeset types are not compiled at all.
         .target(name: "Strata", dependencies: [sqliteDependency],
                 swiftSettings: [.define("STRATA_SQLITE_SHIM", .when(platforms: [.linux, .android, .windows, .openbsd, .wasi]))]),
         .target(name: "StrataSqueal", dependencies: ["Strata"]),
@@ -51,8 +52,10 @@ let package = Package(
             ]
         ),
         .target(name: "StrataRecords", dependencies: ["Strata", "StrataRecordsMacros", sqliteDependency]),
+        // The command-line tool: target StrataCLI, product and binary `strata` (no two source
+        // folders may differ only by case, which macOS's file systems would merge).
         .executableTarget(
-            name: "strata",
+            name: "StrataCLI",
             dependencies: ["Strata", "StrataSqueal", "StrataORM", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "StrataTests", dependencies: ["Strata", sqliteDependency]),
@@ -62,7 +65,7 @@ let package = Package(
         .executableTarget(name: "strata-crash-writer", dependencies: ["Strata"]),
         // The reader process the read-replica test starts with LITESTREAM_REPLICA_URL set (tests only).
         .executableTarget(name: "strata-replica-reader", dependencies: ["Strata"]),
-        .testTarget(name: "strataTests", dependencies: ["strata", "strata-crash-writer", "strata-replica-reader", "Strata"]),
+        .testTarget(name: "StrataCLITests", dependencies: ["StrataCLI", "strata-crash-writer", "strata-replica-reader", "Strata"]),
         .testTarget(name: "StrataRecordsTests", dependencies: ["StrataRecords", sqliteDependency]),
         .testTarget(
             name: "StrataRecordsMacrosTests",

@@ -2,7 +2,7 @@ import Foundation
 import StrataRecords
 import Testing
 
-// Records as Swift 5 client code writes them: API.md section 5, verbatim where it can be.
+// Records as Swift 5 client code writes them: the documented spellings, verbatim where they can be.
 @Record
 struct Player: Equatable {
     @PrimaryKey var id: Int64?         // nil on insert: assigned and written back
@@ -39,7 +39,7 @@ struct Player: Equatable {
     }
 }
 
-// API.md section 6: non-mutating writes for @Sendable closures, in Swift 5 mode.
+// Non-mutating writes for @Sendable closures, in Swift 5 mode.
 @Suite struct RecordsSendableWriteSwift5Tests {
     @Test func insertedSavedUpserted() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("records5-\(UUID().uuidString)")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import Strata
 
-// Observation as Swift 5 client code writes it: the spellings of API.md section 5.
+// Observation as Swift 5 client code writes it: the spellings the README documents.
 @Suite struct ObservationSwift5Tests {
     final class Counts: @unchecked Sendable {
         // @unchecked Sendable: `values` is only reached under `lock`.

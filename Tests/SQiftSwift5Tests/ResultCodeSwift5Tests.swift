@@ -2,7 +2,7 @@ import Foundation
 import Strata
 import Testing
 
-// Named result codes as Swift 5 client code matches them (API.md section 6), without
+// Named result codes as Swift 5 client code matches them (as the README documents them), without
 // `import SQLite3`, against the errors real statements throw.
 @Suite struct ResultCodeSwift5Tests {
     func constrained() throws -> Connection {
