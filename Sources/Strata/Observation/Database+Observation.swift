@@ -80,26 +80,24 @@ extension DatabaseObservable {
     /// ```
     /// - Throws: What `body` throws; the fetch's errors go to `onChange`.
     public func withObservation<Value: Sendable, T>(
-        externalChanges: Duration? = nil,
-        _ fetch: @escaping @Sendable (Connection) throws -> Value,
-        onChange: @escaping @Sendable (Result<Value, any Error>) -> Void,
-        during body: () async throws -> T
+        externalChanges: Duration? = nil, _ fetch: @escaping @Sendable (Connection) throws -> Value,
+        onChange: @escaping @Sendable (Result<Value, any Error>) -> Void, during body: () async throws -> T
     ) async rethrows -> T {
-        let token = observe(externalChanges: externalChanges, fetch, onChange: onChange)
-        defer { token.cancel() }
-        return try await body()
+        try await keeping(observe(externalChanges: externalChanges, fetch, onChange: onChange), during: body)
     }
 
     /// Observes `fetch` while `body` runs, skipping values equal to the last one delivered.
     ///
     /// - Throws: What `body` throws; the fetch's errors go to `onChange`.
     public func withObservation<Value: Sendable & Equatable, T>(
-        externalChanges: Duration? = nil,
-        _ fetch: @escaping @Sendable (Connection) throws -> Value,
-        onChange: @escaping @Sendable (Result<Value, any Error>) -> Void,
-        during body: () async throws -> T
+        externalChanges: Duration? = nil, _ fetch: @escaping @Sendable (Connection) throws -> Value,
+        onChange: @escaping @Sendable (Result<Value, any Error>) -> Void, during body: () async throws -> T
     ) async rethrows -> T {
-        let token = observe(externalChanges: externalChanges, fetch, onChange: onChange)
+        try await keeping(observe(externalChanges: externalChanges, fetch, onChange: onChange), during: body)
+    }
+
+    /// Runs `body`, then ends the observation `token` stands for, however `body` ends.
+    private func keeping<T>(_ token: ObservationToken, during body: () async throws -> T) async rethrows -> T {
         defer { token.cancel() }
         return try await body()
     }
