@@ -114,11 +114,11 @@ final class Registration: Sendable {
 
 /// Keeps a closure-based observation running; ``cancel()`` or dropping the token ends it.
 ///
-/// Keep the token for as long as you want changes: in a property, or with ``store(in:)-swift.method``.
+/// Keep the token for as long as you want changes: in a property, or with `store(in:)`.
 /// The compiler's fix-it for an unused result, `_ = database.observe(…)`, drops the token at once,
 /// so the observation delivers its first value and then nothing. Where the observation belongs to
-/// a scope or a task, prefer ``DatabaseObservable/withObservation(externalChanges:_:onChange:during:)``
-/// or iterating ``DatabaseObservable/observe(externalChanges:_:)-(_,_)`` in the task: neither
+/// a scope or a task, prefer `withObservation(_:onChange:during:)`
+/// or iterating `observe(_:)` in the task: neither
 /// leaves a token to drop.
 ///
 /// ```swift
