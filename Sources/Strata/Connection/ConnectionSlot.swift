@@ -7,8 +7,8 @@ import Foundation
 ///
 /// Declare it once, as a `static let`, and read it with `Connection.state(in:)`:
 /// ```swift
-/// extension InsertPlanMemo { static let slot = ConnectionSlot { InsertPlanMemo() } }
-/// let memo = connection.state(in: InsertPlanMemo.slot)
+/// extension PlanMemo { static let slot = ConnectionSlot { PlanMemo() } }
+/// let memo = connection.state(in: PlanMemo.slot)
 /// ```
 /// The value lives as long as the connection and is used by the connection's one thread at a
 /// time, as the connection is. It must not hold the connection strongly (that would be a cycle).
