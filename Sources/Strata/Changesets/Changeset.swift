@@ -1,4 +1,4 @@
-// Layer 6, capabilities beyond the seeds. This folder: changesets, over SQLite's session
+// Changesets: a capability beyond the seeds, over SQLite's session
 // extension (record what a connection changes, invert, combine, apply with conflict handling,
 // rebase). It is declared by the system-library shim (so it compiles where Strata links that
 // target: STRATA_SQLITE_SHIM) and checked once at run time.

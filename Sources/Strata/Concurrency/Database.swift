@@ -35,8 +35,14 @@ public final class Database: Sendable {
     public let readerConnectionPool: ConnectionPool
     /// Whether reads go to the writer (a database private to one connection).
     let readsUseWriter: Bool
-    /// The Litestream replica URL this database reads, when it reads one (then writes throw).
-    public let replicaURL: String?
+    /// What every write throws, when a ``writeRefusalRules`` rule refused writes for the path this
+    /// database was opened with (a read replica's); nil for a writable database.
+    package let writeRefusal: (any Error & Sendable)?
+
+    /// Looks at the path and flags a database is opened with; returns what its writes must throw,
+    /// or nil. A layer above that opens databases which must not be written (a read replica)
+    /// supplies one through the module's composition (`Strata.swift`), so this folder names none.
+    package typealias WriteRefusalRule = @Sendable (_ path: String, _ flags: Int32) -> (any Error & Sendable)?
 
     /// Opens the writer now (creating the file if needed); readers open on demand.
     public convenience init(
@@ -71,7 +77,7 @@ public final class Database: Sendable {
         writerConnectionPreparation: ((Connection) throws -> Void)? = nil,
         readerConnectionPreparation: ((Connection) throws -> Void)? = nil
     ) throws {
-        replicaURL = LitestreamVFS.replicaURL(servingPath: storageLocation.path, flags: flags)
+        writeRefusal = Self.writeRefusalRules.lazy.compactMap { $0(storageLocation.path, flags) }.first
         let writer = try Connection(storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags)
         try writer.busyHandler(.timeout(ConnectionPool.defaultBusyTimeout))
         for path in extensions { try writer.loadExtension(at: path) }
@@ -106,7 +112,7 @@ public final class Database: Sendable {
     /// (reported on standard error in debug builds): the next caller shares the writer.
     @discardableResult
     public func executeWrite<T>(closure: (Connection) throws -> T) throws -> T {
-        if let replicaURL { throw LitestreamReplicaError.writeRefused(replicaURL: replicaURL) }
+        if let writeRefusal { throw writeRefusal }
         return try writerConnectionQueue.execute(closure: closure)
     }
 
@@ -118,7 +124,7 @@ public final class Database: Sendable {
 
     /// The async twin of ``executeWrite(closure:)``.
     public func write<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        if let replicaURL { throw LitestreamReplicaError.writeRefused(replicaURL: replicaURL) }
+        if let writeRefusal { throw writeRefusal }
         return try await writerConnectionQueue.perform(closure)
     }
 
@@ -127,7 +133,7 @@ public final class Database: Sendable {
         transactionType: Connection.TransactionType = .deferred,
         _ closure: @escaping @Sendable (Connection) throws -> T
     ) async throws -> T {
-        if let replicaURL { throw LitestreamReplicaError.writeRefused(replicaURL: replicaURL) }
+        if let writeRefusal { throw writeRefusal }
         return try await writerConnectionQueue.performInTransaction(transactionType: transactionType, closure)
     }
 }

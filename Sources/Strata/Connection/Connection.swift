@@ -1,6 +1,7 @@
-// Layer 1, the kernel: the connection and statement handles and everything built on them once
-// (statement cache and cursor, introspection reader, storage classes, SQL text, open flags, pool
-// core). Layers 2 to 5 and the StrataSqueal, StrataORM and strata modules call it; none repeats it.
+// Connection, with Statements the kernel: the connection handle and what is built on it once
+// (open flags and gate, errors and result codes, the introspection reader, the authorizer hub and
+// access monitor, per-connection slots for the layers above). Every other folder and module calls
+// it; it names none of them.
 
 import Foundation
 #if canImport(SQLite3)
@@ -47,8 +48,10 @@ open class Connection {
     /// The path the connection was opened with (`":memory:"`, `""` for temporary, or a file).
     let openedPath: String
 
-    /// The plan of the last dictionary `insertInto`, so rows with the same keys build no SQL.
-    let insertPlanMemo = InsertPlanMemo()
+    /// The values of the `ConnectionSlot`s higher layers declared, by slot index; nil until used.
+    // Read once per call by the layers that keep state here (one thread at a time, as the
+    // connection), so the runtime exclusivity check buys nothing.
+    @exclusivity(unchecked) final var slotValues: [AnyObject?] = []
 
     /// The one authorizer SQLite calls; the user's rules and observation's recorders hang off it.
     let authorizerHub = AuthorizerHub()

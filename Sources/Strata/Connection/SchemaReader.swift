@@ -111,16 +111,17 @@ package final class SchemaReader {
         }
     }
 
-    /// The tables that are the application's: not SQLite's own (`sqlite_*`) nor an external
-    /// replicator's (Litestream's `_litestream_*`).
+    /// The tables that are the application's: not SQLite's own (`sqlite_*`) nor those of a tool
+    /// that keeps tables in the application's database (``toolTablePrefixes``).
     package func userTableNames() throws -> [String] {
         try entries().filter { $0.type == "table" && !Self.isInternalTable($0.name) }.map(\.name)
     }
 
-    /// Whether a table belongs to SQLite (`sqlite_*`) or to Litestream (`_litestream_*`).
+    /// Whether a table belongs to SQLite (`sqlite_*`) or to a tool beside the application (its
+    /// name starts with one of ``toolTablePrefixes``, ASCII case folded as SQLite folds names).
     package static func isInternalTable(_ name: String) -> Bool {
         let lowered = name.lowercased()
-        return lowered.hasPrefix("sqlite_") || lowered.hasPrefix("_litestream_")
+        return lowered.hasPrefix("sqlite_") || toolTablePrefixes.contains { lowered.hasPrefix($0) }
     }
 
     /// The columns of a table or view, hidden and generated ones included; empty when there is none.

@@ -1,6 +1,4 @@
-// Layer 2, the core: SQift's own API (connection options, rows and values, features such as
-// functions, hooks, trace and backup, the concurrency types, the Migrator). This folder holds the
-// connection options SQift's initializers take.
+// The connection options SQift's initializers take (where the database lives, the SQL type).
 
 import Foundation
 

@@ -1,3 +1,4 @@
+// Functions: scalar and aggregate SQL functions and collations written in Swift.
 import Foundation
 #if canImport(SQLite3)
 import SQLite3

@@ -1,3 +1,5 @@
+// Hooks: what SQLite calls back on a connection (commit, rollback and update hooks, the
+// authorizer, trace), each closure kept alive while it is registered.
 import Foundation
 #if canImport(SQLite3)
 import SQLite3

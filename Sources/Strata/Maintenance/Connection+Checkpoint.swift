@@ -1,9 +1,16 @@
+// Maintenance: WAL checkpoints and online backups of a connection's databases.
 import Foundation
 #if canImport(SQLite3)
 import SQLite3
 #endif
 
 extension Connection {
+    /// Asked before each unforced checkpoint with the database's schema name (`main` or an
+    /// attached name) and the mode; throws to refuse it. A tool beside the application that a
+    /// checkpoint could harm (a WAL replicator) supplies one through the module's composition
+    /// (`Strata.swift`, ``checkpointGuards``), so this folder names none of them.
+    package typealias CheckpointGuard = @Sendable (_ connection: Connection, _ schema: String, _ mode: CheckpointMode) throws -> Void
+
     /// How a WAL checkpoint treats readers and writers. See <https://www.sqlite.org/c3ref/wal_checkpoint_v2.html>.
     public enum CheckpointMode: Sendable {
         /// `passive` copies what it can without waiting; `full` waits for the writer and for readers
@@ -50,35 +57,12 @@ extension Connection {
     /// FULL checkpoints always run.
     /// - Throws: ``ReplicationError``; `SQLiteError` from SQLite.
     public func checkpoint(attachedDatabaseName: String? = "main", mode: CheckpointMode, force: Bool) throws -> CheckpointResult {
-        if !force, mode == .truncate || mode == .restart, try hasReplicatorLock(in: attachedDatabaseName ?? "main") {
-            throw ReplicationError.checkpointWouldResetWAL(mode: mode == .truncate ? "TRUNCATE" : "RESTART")
+        if !force {
+            for refuseIfUnsafe in Connection.checkpointGuards { try refuseIfUnsafe(self, attachedDatabaseName ?? "main", mode) }
         }
         var logFrames: Int32 = 0
         var checkpointedFrames: Int32 = 0
         try check(sqlite3_wal_checkpoint_v2(handle, attachedDatabaseName, mode.code, &logFrames, &checkpointedFrames))
         return CheckpointResult(logFrames: Int(logFrames), checkpointedFrames: Int(checkpointedFrames))
-    }
-
-    /// Whether Litestream's lock table is in the database `schema` (`main` or an attached name).
-    func hasReplicatorLock(in schema: String) throws -> Bool {
-        if schema == "main" { return try schemaReader.table(named: "_litestream_lock") != nil }
-        return try withBookkeeping {
-            try withStatement(cachedFor: "SELECT 1 FROM \(quoteIdentifier(schema)).sqlite_master WHERE type = 'table' AND name = '_litestream_lock'",
-                              .positional([])) { try $0.step() }
-        }
-    }
-}
-
-/// What Strata refuses to do beside a replicator such as Litestream.
-public enum ReplicationError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// A TRUNCATE or RESTART checkpoint was asked while Litestream's lock table exists.
-    case checkpointWouldResetWAL(mode: String)
-
-    /// A sentence that says what happened and what to do.
-    public var description: String {
-        switch self {
-        case .checkpointWouldResetWAL(let mode):
-            return "A \(mode) checkpoint would reset the WAL while Litestream replicates it (the database has _litestream_lock); run a PASSIVE checkpoint, let Litestream checkpoint, or pass force: true"
-        }
     }
 }

@@ -72,6 +72,12 @@ enum LitestreamVFS {
         }
     }
 
+    /// Refuses the writes of a Database opened on the `litestream` VFS, however it was opened:
+    /// the rule the module's composition gives ``Database/writeRefusalRules``.
+    static func writeRefusal(path: String, flags: Int32) -> (any Error & Sendable)? {
+        replicaURL(servingPath: path, flags: flags).map { LitestreamReplicaError.writeRefused(replicaURL: $0) }
+    }
+
     /// The replica a database at `path` reads, when `path` is a URI on the `litestream` VFS: a
     /// Database opened there refuses writes, however it was opened.
     static func replicaURL(servingPath path: String, flags: Int32) -> String? {
@@ -120,6 +126,13 @@ enum LitestreamVFS {
 }
 
 extension Database {
+    /// The Litestream replica URL this database reads, when it reads one (then writes throw
+    /// ``LitestreamReplicaError/writeRefused(replicaURL:)``).
+    public var replicaURL: String? {
+        guard case .writeRefused(let url)? = writeRefusal as? LitestreamReplicaError else { return nil }
+        return url
+    }
+
     /// Opens a read-only database over a Litestream replica, read through Litestream's VFS
     /// extension (`litestream-vfs.so`, from PyPI's `litestream-vfs` or Litestream's releases).
     ///

@@ -1,3 +1,4 @@
+// Replication: running beside Litestream (safety settings, its tables, read replicas over its VFS).
 // Running under an external replicator (Litestream): what a Database must do so the replicator
 // can follow the WAL. Litestream's issues #218 ("database is locked"), #724 (a RESTART checkpoint
 // that hung) and #1536 (autocheckpoint defeated) all came from the application side.

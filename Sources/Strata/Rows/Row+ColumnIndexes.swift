@@ -10,9 +10,8 @@ extension Row {
     ///
     /// - Returns: the indexes, or the first name the statement has no column for.
     package func columnIndexes(cachedFor type: Any.Type, names: () -> [String]) -> Result<[Int32], MissingColumn> {
-        let prepared = statement.prepared
-        let identity = ObjectIdentifier(type)
-        if let cached = prepared.recordIndexes, cached.type == identity, cached.generation == prepared.derivationGeneration {
+        let key = ObjectIdentifier(type)
+        if let cached = statement.statementCache(for: key, as: ResolvedColumnIndexes.self) {
             return .success(cached.indexes)
         }
         let names = names()
@@ -20,12 +19,12 @@ extension Row {
         indexes.reserveCapacity(names.count)
         for name in names {
             // SQLite compares column names without regard to ASCII case.
-            guard let index = prepared.columnIndex(forName: name) ?? caseInsensitiveIndex(of: name) else {
+            guard let index = statement.prepared.columnIndex(forName: name) ?? caseInsensitiveIndex(of: name) else {
                 return .failure(MissingColumn(name: name, available: statement.columnNames))
             }
             indexes.append(index)
         }
-        prepared.recordIndexes = (identity, prepared.derivationGeneration, indexes)
+        statement.storeStatementCache(ResolvedColumnIndexes(indexes), for: key)
         return .success(indexes)
     }
 
@@ -41,7 +40,16 @@ extension Row {
 
     /// The storage class of column `index`, as SQL names it (`INTEGER`, `TEXT`, ...), for messages.
     package func storageClassName(at index: Int32) -> String {
-        "\(dataType(at: Int(index)))".uppercased()
+        let storageClass = dataType(at: Int(index))
+        // SQL calls the floating-point class REAL; the enum's case is `.float` because SQift's
+        // and Squeal's names for the type spell it so.
+        return storageClass == .float ? "REAL" : "\(storageClass)".uppercased()
+    }
+
+    /// The indexes one reader type resolved on a statement, kept in the statement's cache.
+    private final class ResolvedColumnIndexes {
+        let indexes: [Int32]
+        init(_ indexes: [Int32]) { self.indexes = indexes }
     }
 
     /// A column a reader asked for that the statement does not have.

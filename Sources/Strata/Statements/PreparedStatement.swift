@@ -24,9 +24,29 @@ final class PreparedStatement {
     var access: StatementAccess? {
         didSet { accessCapturedAt = reprepareCount }
     }
-    /// The column indexes of the last record type read from this statement, by the type's
-    /// identity and the ``derivationGeneration`` they were resolved in.
-    var recordIndexes: (type: ObjectIdentifier, generation: Int, indexes: [Int32])?
+    /// What a layer above derived from the compiled statement (the column indexes a reader type
+    /// resolved, say), under the key that layer chose. It goes with the names when SQLite
+    /// re-prepares the statement (``forgetDerivedState()``), so it never outlives the column list
+    /// it came from. One entry: the last layer to store keeps it.
+    @exclusivity(unchecked) private var layerEntry: (key: ObjectIdentifier, value: AnyObject)?
+
+    /// The value stored for `key` with ``storeLayerCache(_:for:)`` if it is still current and a `Value`.
+    ///
+    /// Two identity comparisons; no lookup, so a reader may ask once per row.
+    @inline(__always)
+    func layerCache<Value: AnyObject>(for key: ObjectIdentifier, as type: Value.Type) -> Value? {
+        guard let entry = layerEntry, entry.key == key, ObjectIdentifier(Swift.type(of: entry.value)) == ObjectIdentifier(Value.self) else {
+            return nil
+        }
+        return unsafeDowncast(entry.value, to: Value.self)
+    }
+
+    /// Keeps `value` for `key` until SQLite re-prepares the statement or another key is stored.
+    func storeLayerCache(_ value: AnyObject, for key: ObjectIdentifier) {
+        // Record the compiled form the value belongs to, so the next execution notices a re-prepare.
+        if !namesResolved { resolveNames() }
+        layerEntry = (key, value)
+    }
 
     /// `SQLITE_STMTSTATUS_REPREPARE` when `access` was learned: after SQLite re-prepares a
     /// statement (a schema change: a new column, a new trigger), it must be learned again.
@@ -120,13 +140,10 @@ final class PreparedStatement {
         if namesResolved, reprepareCount != derivedAtReprepareCount { forgetDerivedState() }
     }
 
-    /// Goes up each time SQLite's re-prepare made Strata forget what it derived: code that keeps
-    /// its own per-statement maps (column indexes of a model, say) rebuilds them when it moved.
-    @exclusivity(unchecked) var derivationGeneration = 0
-
-    /// Drops everything derived from the compiled statement (names, name table, prediction).
+    /// Drops everything derived from the compiled statement (names, name table, prediction, and
+    /// what layers above derived from them).
     func forgetDerivedState() {
-        derivationGeneration += 1
+        layerEntry = nil
         namesResolved = false
         names = []
         nameIndexes = [:]

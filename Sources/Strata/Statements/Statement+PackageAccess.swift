@@ -23,3 +23,20 @@ extension Statement {
         if code != SQLITE_OK { try checkBind(code, index: index) }
     }
 }
+
+// Per-statement state of the layers above the kernel (a reader type's column indexes): kept on the
+// compiled statement, which forgets it when SQLite re-prepares it after a schema change.
+extension Statement {
+    /// What a layer stored for `key` with ``storeStatementCache(_:for:)``, while the statement's
+    /// compiled form is the one it was derived from; nil otherwise, or when another key replaced it.
+    @inline(__always)
+    package final func statementCache<Value: AnyObject>(for key: ObjectIdentifier, as type: Value.Type = Value.self) -> Value? {
+        prepared.layerCache(for: key, as: type)
+    }
+
+    /// Keeps `value` for `key` on this compiled statement (one entry per statement: the last
+    /// store wins), until SQLite re-prepares it.
+    package final func storeStatementCache(_ value: AnyObject, for key: ObjectIdentifier) {
+        prepared.storeLayerCache(value, for: key)
+    }
+}

@@ -1,3 +1,5 @@
+// Statements, with Connection the kernel: compiling, binding, stepping and finalizing statements,
+// the statement cache and cursor, SQL text and quoting, per-statement caches for the layers above.
 import Foundation
 #if canImport(SQLite3)
 import SQLite3

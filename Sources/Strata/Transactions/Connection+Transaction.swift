@@ -1,5 +1,4 @@
-// Features of a connection, one per file: transactions, functions, collations, hooks, authorizer,
-// trace, busy handling, checkpoints and backups.
+// Transactions: BEGIN/COMMIT/ROLLBACK and savepoints on a connection, as SQift spells them.
 
 import Foundation
 

@@ -9,7 +9,11 @@ import SQLite3
 /// let kind = SQLiteStorageClass(of: value)   // .integer for a NUMERIC column's 32
 /// ```
 /// SQift's `Row.Column.DataType` and Squeal's `SQLiteColumnType` are names for it (same cases,
-/// same order). See <https://www.sqlite.org/datatype3.html>.
+/// same order), and both spell the floating-point class `float`, so that is its one case name.
+/// Two seed APIs that are not storage classes keep their own spelling for ported code:
+/// `BindingValue.real(_:)` (a value) and `Connection.FunctionValue.DataType.double` (SQift's
+/// function arguments); `BindingValue.storageClass` and `FunctionValue.storageClass` map them here.
+/// See <https://www.sqlite.org/datatype3.html>.
 public enum SQLiteStorageClass: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// A signed 64-bit INTEGER.
     case integer

@@ -1,3 +1,4 @@
+// Compatibility/SQift: SQift's spellings that are not the core's own (the `.sqift` namespace).
 import Foundation
 
 /// Namespace for SQift's extensions on standard types, reached through `.sqift`.

@@ -1,4 +1,4 @@
-// Layer 5, SQLite.swiftly's vocabulary: table and column descriptions from which SQL is generated.
+// Compatibility/Swiftly: SQLite.swiftly's vocabulary, table and column descriptions from which SQL is generated.
 
 import Foundation
 

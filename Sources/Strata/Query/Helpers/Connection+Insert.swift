@@ -16,7 +16,7 @@ extension Connection {
     /// - Throws: `SQLiteError`, e.g. for an unknown column or a violated constraint.
     @discardableResult
     public func insertInto(_ tableName: String, values: [String: Bindable?]) throws -> Int64 {
-        let memo = insertPlanMemo
+        let memo = state(in: InsertPlanMemo.slot)
         if memo.matches(tableName, keyCount: values.count), let prepared = try memo.checkOutStatement(on: self) {
             // The same keys as last time, usually in the same order: bind onto the same cached
             // statement's handle and run it (no `Statement` object per row).

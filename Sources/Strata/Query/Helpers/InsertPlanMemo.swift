@@ -12,6 +12,9 @@ import SQLite3
 /// differs takes the planning path. The SQL always lists the columns sorted, so every order
 /// shares one cached statement.
 final class InsertPlanMemo {
+    /// Each connection's memo, kept in the kernel's per-connection storage.
+    static let slot = ConnectionSlot { InsertPlanMemo() }
+
     private(set) var table = ""
     private(set) var keyOrder: [String] = []
     private(set) var positions: [Int32] = []

@@ -1,4 +1,4 @@
-// Layer 3, schema: the versioned schema DSL (Squeal's, under core names), introspection values,
+// Schema: the versioned schema DSL (Squeal's, under core names), introspection values,
 // migrating up and down, and the one table rebuild. This folder holds the DSL's declarations.
 
 import Foundation

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-import StrataSqueal
+import Strata
 
-/// Squeal's `DatabasePool` through `import StrataSqueal`, on a file database in WAL mode.
+/// Squeal's `DatabasePool` (its connections are Squeal's `Database`, Strata's `Connection`), on a
+/// file database in WAL mode.
 @Suite struct DatabasePoolTests {
     /// Records delegate calls (the pool serializes them; the lock guards reads from the test).
     final class Recorder: DatabasePoolDelegate {
@@ -12,7 +13,7 @@ import StrataSqueal
 
         var log: [String] { lock.withLock { events } }
 
-        func databaseOpened(_ database: Database) throws {
+        func databaseOpened(_ database: Connection) throws {
             let fail = lock.withLock { () -> Bool in
                 events.append("opened")
                 defer { failNextOpen = false }
@@ -22,7 +23,7 @@ import StrataSqueal
             try database.execute("PRAGMA journal_mode = WAL")
         }
 
-        func databaseClosed(_ database: Database) {
+        func databaseClosed(_ database: Connection) {
             lock.withLock { events.append("closed") }
         }
     }
@@ -101,7 +102,7 @@ import StrataSqueal
         let reading = try db.prepare("SELECT x FROM t")
         #expect(try reading.next())
         pool.enqueueDatabase(db)
-        let writer = try Database(path: path)
+        let writer = try Connection(path: path)
         try writer.insertInto("t", values: ["x": 2])
         let again = try pool.dequeueDatabase()
         #expect(again === db)

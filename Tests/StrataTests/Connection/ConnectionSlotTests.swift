@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// State a higher layer keeps per connection, in the kernel's typed slots.
+private final class Tally {
+    var count = 0
+    static let made = Locked(0)
+    init() { Self.made.withLock { $0 += 1 } }
+}
+
+private final class Other {
+    var label = ""
+}
+
+/// A layer's per-connection state lives on the connection without the kernel naming its type:
+/// made on first use, one per connection and slot, kept across schema changes, gone with the
+/// connection.
+@Suite struct ConnectionSlotTests {
+    fileprivate static let tallySlot = ConnectionSlot { Tally() }
+    fileprivate static let otherSlot = ConnectionSlot { Other() }
+
+    @Test func eachConnectionHasItsOwnValuePerSlot() throws {
+        let first = try Connection()
+        let second = try Connection()
+        first.state(in: Self.tallySlot).count += 2
+        first.state(in: Self.tallySlot).count += 1
+        first.state(in: Self.otherSlot).label = "first"
+        #expect(first.state(in: Self.tallySlot).count == 3)
+        #expect(first.state(in: Self.otherSlot).label == "first")
+        #expect(second.state(in: Self.tallySlot).count == 0)
+        #expect(second.state(in: Self.otherSlot).label == "")
+        #expect(first.state(in: Self.tallySlot) === first.state(in: Self.tallySlot))
+        #expect(first.state(in: Self.tallySlot) !== second.state(in: Self.tallySlot))
+    }
+
+    @Test func theValueGoesWithItsConnection() throws {
+        weak var kept: Tally?
+        do {
+            let connection = try Connection()
+            kept = connection.state(in: Self.tallySlot)
+            #expect(kept != nil)
+        }
+        #expect(kept == nil)
+    }
+
+    @Test func theValueSurvivesASchemaChangeByAnotherConnection() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("slots.sqlite")
+        let mine = try Connection(storageLocation: .onDisk(path))
+        let other = try Connection(storageLocation: .onDisk(path))
+        try mine.execute("CREATE TABLE t(a)")
+        let tally = mine.state(in: Self.tallySlot)
+        tally.count = 5
+        try other.execute("ALTER TABLE t ADD COLUMN b; CREATE TABLE u(x)")
+        #expect(try mine.query("SELECT count(*) FROM u") as Int? == 0)
+        #expect(mine.state(in: Self.tallySlot) === tally)
+        #expect(mine.state(in: Self.tallySlot).count == 5)
+    }
+
+    /// Squeal's insert plan is per-connection state of the Query folder: rows with the same keys
+    /// reuse it, and it stays right when another connection changes the table under it.
+    @Test func theInsertPlanFollowsAnotherConnectionsSchemaChange() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("insert.sqlite")
+        let mine = try Connection(storageLocation: .onDisk(path))
+        let other = try Connection(storageLocation: .onDisk(path))
+        try mine.execute("CREATE TABLE t(a, b)")
+        try mine.insertInto("t", values: ["a": 1, "b": 2])
+        try mine.insertInto("t", values: ["a": 3, "b": 4])
+        try other.execute("DROP TABLE t; CREATE TABLE t(b, c DEFAULT 9, a)")
+        try mine.insertInto("t", values: ["a": 5, "b": 6])
+        try mine.insertInto("t", values: ["a": 7, "b": 8])
+        let rows: [[Int]] = try mine.query("SELECT a, b, c FROM t ORDER BY a") { row in
+            [row["a"] as Int? ?? -1, row["b"] as Int? ?? -1, row["c"] as Int? ?? -1]
+        }
+        #expect(rows == [[5, 6, 9], [7, 8, 9]])
+    }
+}
