@@ -4,7 +4,7 @@ import SQLite3
 #endif
 
 /// A value in one of SQLite's five storage classes.
-public enum BindingValue: Equatable, Sendable {
+public enum BindingValue: Hashable, Sendable {
     /// SQL NULL.
     case null
     /// A signed 64-bit INTEGER.
