@@ -5,7 +5,7 @@ import Foundation
 /// ```swift
 /// Player.where { $0.score > 10 && $0.team == nil }
 /// ```
-/// Every comparison binds its value; the column name is quoted. Predicates are ``SQLFragment``s
+/// Every comparison binds its value; the column name is quoted. Predicates are `SQLFragment`s
 /// whose column is a column segment, so a join or a subquery can qualify them later.
 // @unchecked Sendable: `binding` is one of the pure conversions below, which capture nothing and
 // keep no state; a Sendable closure would also capture `Value`'s metatype, which need not be.
@@ -107,7 +107,7 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     }
 }
 
-/// A condition on a record's columns: a ``SQLFragment`` whose columns are column segments (so a
+/// A condition on a record's columns: a `SQLFragment` whose columns are column segments (so a
 /// join can qualify them) and whose values are bound.
 public struct RecordPredicate: Sendable {
     /// The condition as a fragment.
