@@ -1,19 +1,21 @@
-/// Turns expressions into SQL text and the values to bind, resolving key paths to the quoted
-/// names of the storage's columns.
+/// Turns expressions into a `SQLFragment`: SQL text, values bound as `?` parameters, and key
+/// paths resolved to column segments of the storage's columns (quoted; a join can qualify them).
 public struct SQLSerializer {
     let schema: Schema
-    var sql = ""
-    var arguments: [any Strata.Bindable] = []
+    /// What the expressions wrote so far.
+    var fragment = SQLFragment()
     /// The tables whose columns the expression names, in order of appearance.
     var referencedTables: [AnyTable] = []
 
     init(schema: Schema) { self.schema = schema }
 
-    mutating func append(_ text: String) { sql += text }
+    /// The SQL written so far, `?` for each value.
+    var sql: String { fragment.sql }
+
+    mutating func append(_ text: String) { fragment.append(segment: .text(text)) }
 
     mutating func appendValue(_ value: any Strata.Bindable) {
-        sql += "?"
-        arguments.append(value)
+        fragment.append(segment: .value(value.bindingValue))
     }
 
     mutating func appendColumn(_ keyPath: AnyKeyPath) throws {
@@ -21,7 +23,12 @@ public struct SQLSerializer {
             throw ORMError.columnIsNotMapped(keyPath: "\(keyPath)")
         }
         if !referencedTables.contains(where: { $0 === mapped.table }) { referencedTables.append(mapped.table) }
-        sql += mapped.column.name.quotedIdentifier
+        fragment.append(segment: .column(mapped.column.name, qualifier: nil))
+    }
+
+    /// A table's quoted name.
+    mutating func appendTable(_ table: AnyTable) {
+        fragment.append(segment: .identifier(table.name))
     }
 
     mutating func append(_ expression: any Expression) throws {

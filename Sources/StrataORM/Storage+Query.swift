@@ -30,9 +30,7 @@ extension Storage {
     @inlinable
     func getAll<T: Initializable>(all type: T.Type, _ constraints: [SelectConstraint]) throws -> [T] {
         let table = try schema.table(for: T.self)
-        let query = try selectAllQuery(table, constraints)
-        return try withStatement(query: query.sql) { statement, handle in
-            try bind(query.arguments, to: statement, handle: handle)
+        return try withStatement(fragment: selectAllQuery(table, constraints)) { statement, handle in
             var result: [T] = []
             while try statement.step() {
                 result.append(try decode(table, from: handle))
@@ -55,9 +53,7 @@ extension Storage {
     @inlinable
     func forEach<T: Initializable>(_ type: T.Type, _ constraints: [SelectConstraint], callback: (T) throws -> Void) throws {
         let table = try schema.table(for: T.self)
-        let query = try selectAllQuery(table, constraints)
-        try withStatement(query: query.sql) { statement, handle in
-            try bind(query.arguments, to: statement, handle: handle)
+        try withStatement(fragment: selectAllQuery(table, constraints)) { statement, handle in
             while try statement.step() {
                 try callback(try decode(table, from: handle))
             }
@@ -66,11 +62,27 @@ extension Storage {
 
     /// `SELECT` every column of `table` in order, with the clauses of `constraints`.
     @usableFromInline
-    func selectAllQuery(_ table: AnyTable, _ constraints: [SelectConstraint]) throws -> (sql: String, arguments: [any Strata.Bindable]) {
+    func selectAllQuery(_ table: AnyTable, _ constraints: [SelectConstraint]) throws -> SQLFragment {
         var serializer = SQLSerializer(schema: schema)
-        serializer.append("SELECT \(table.columnList) FROM \(table.name.quotedIdentifier)")
+        serializer.append("SELECT \(table.columnList) FROM ")
+        serializer.appendTable(table)
         try QueryClauses(constraints).appendClauses(to: &serializer)
-        return (serializer.sql, serializer.arguments)
+        return serializer.fragment
+    }
+
+    /// Runs `body` with the cached statement for `fragment`'s SQL (written once per call, never
+    /// per row), its values bound.
+    @usableFromInline
+    func withStatement<R>(fragment: SQLFragment, _ body: (Strata.Statement, SQLiteStatementHandle) throws -> R) throws -> R {
+        let (sql, arguments) = fragment.rendered
+        return try withStatement(query: sql) { statement, handle in
+            for (offset, value) in arguments.enumerated() {
+                let index = Int32(offset + 1)
+                let code = value.bind(to: handle, at: index)
+                if code != SQLITE_OK { try statement.checkBindResult(code, index: index) }
+            }
+            return try body(statement, handle)
+        }
     }
 
     // MARK: - select
@@ -143,10 +155,13 @@ extension Storage {
         guard !tables.isEmpty else {
             throw ORMError.invalidQuery("the select names no column of a table: add from(Type.self)")
         }
-        let sql = serializer.sql + " FROM " + tables.map(\.name.quotedIdentifier).joined(separator: ", ") + clauseSerializer.sql
-        let arguments = serializer.arguments + clauseSerializer.arguments
-        return try withStatement(query: sql) { statement, handle in
-            try bind(arguments, to: statement, handle: handle)
+        serializer.append(" FROM ")
+        for (index, table) in tables.enumerated() {
+            if index > 0 { serializer.append(", ") }
+            serializer.appendTable(table)
+        }
+        serializer.fragment.append(clauseSerializer.fragment)
+        return try withStatement(fragment: serializer.fragment) { statement, handle in
             var rows: [R] = []
             while try statement.step() { rows.append(try readRow(handle)) }
             return rows
@@ -169,13 +184,16 @@ extension Storage {
         let table = try schema.table(for: T.self)
         guard !set.assignments.isEmpty else { return }
         var serializer = SQLSerializer(schema: schema)
-        serializer.append("UPDATE \(table.name.quotedIdentifier) SET ")
+        serializer.append("UPDATE ")
+        serializer.appendTable(table)
+        serializer.append(" SET ")
         for (index, assignment) in set.assignments.enumerated() {
             guard let mapped = schema.columnsByKeyPath[assignment.keyPath], mapped.table === table else {
                 throw ORMError.columnIsNotMapped(keyPath: "\(assignment.keyPath)")
             }
             if index > 0 { serializer.append(", ") }
-            serializer.append(mapped.column.name.quotedIdentifier + " = ")
+            serializer.fragment.append(segment: .column(mapped.column.name, qualifier: nil))
+            serializer.append(" = ")
             try serializer.append(assignment.value)
         }
         try runWriting(&serializer, table: table, constraints)
@@ -195,7 +213,8 @@ extension Storage {
     func delete<T: Initializable>(all type: T.Type, _ constraints: [SelectConstraint]) throws {
         let table = try schema.table(for: T.self)
         var serializer = SQLSerializer(schema: schema)
-        serializer.append("DELETE FROM \(table.name.quotedIdentifier)")
+        serializer.append("DELETE FROM ")
+        serializer.appendTable(table)
         try runWriting(&serializer, table: table, constraints)
     }
 
@@ -207,10 +226,7 @@ extension Storage {
         }
         clauses.fromTypes = []
         try clauses.appendClauses(to: &serializer)
-        let arguments = serializer.arguments
-        let sql = serializer.sql
-        try withStatement(query: sql) { statement, handle in
-            try bind(arguments, to: statement, handle: handle)
+        try withStatement(fragment: serializer.fragment) { statement, _ in
             while try statement.step() {}
         }
     }

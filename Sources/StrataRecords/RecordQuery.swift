@@ -5,84 +5,100 @@ import Foundation
 /// ```swift
 /// Player.where { $0.score > 10 && $0.team == nil }
 /// ```
-/// Every comparison binds its value; the column name is quoted.
+/// Every comparison binds its value; the column name is quoted. Predicates are `SQLFragment`s
+/// whose column is a column segment, so a join or a subquery can qualify them later.
 // @unchecked Sendable: `binding` is one of the pure conversions below, which capture nothing and
 // keep no state; a Sendable closure would also capture `Value`'s metatype, which need not be.
 public struct TypedColumn<Value>: @unchecked Sendable {
     /// The column's name.
     public let name: String
     let binding: (Value) -> BindingValue
+    /// The column as an unqualified column segment, built once with the record's columns.
+    public let fragment: SQLFragment
 
     /// A column of a `Bindable` property.
     public init(_ name: String) where Value: Bindable {
-        self.name = name
-        binding = { $0.bindingValue }
+        self.init(name) { $0.bindingValue }
     }
 
     /// A column of a `RawRepresentable` property, compared by raw value.
     public init(_ name: String) where Value: RawRepresentable, Value.RawValue: Bindable {
-        self.name = name
-        binding = { $0.rawValue.bindingValue }
+        self.init(name) { $0.rawValue.bindingValue }
     }
 
     /// A column of an optional `RawRepresentable` property.
     public init<Wrapped: RawRepresentable>(_ name: String) where Value == Wrapped?, Wrapped.RawValue: Bindable {
-        self.name = name
-        binding = { $0?.rawValue.bindingValue ?? .null }
+        self.init(name) { $0?.rawValue.bindingValue ?? .null }
     }
 
     /// A column of a property that is both: it binds as itself.
     public init(_ name: String) where Value: Bindable & RawRepresentable, Value.RawValue: Bindable {
-        self.name = name
-        binding = { $0.bindingValue }
+        self.init(name) { $0.bindingValue }
     }
 
-    var quoted: String { quoteIdentifier(name) }
+    private init(_ name: String, binding: @escaping (Value) -> BindingValue) {
+        self.name = name
+        self.binding = binding
+        fragment = .column(name)
+    }
 
-    func comparison(_ operator: String, _ value: Value) -> RecordPredicate {
-        RecordPredicate(sql: quoted + " " + `operator` + " ?", arguments: [binding(value)])
+    /// `column op ?`, the value bound.
+    func comparison(_ operator: String, _ value: BindingValue) -> RecordPredicate {
+        RecordPredicate(fragment + SQLFragment(segments: [.text(" " + `operator` + " "), .value(value)]))
+    }
+
+    /// `column` followed by SQL text that binds nothing (`IS NULL`).
+    func suffixed(_ text: String) -> RecordPredicate {
+        RecordPredicate(fragment + SQLFragment(segments: [.text(text)]))
     }
 
     /// `column = value`; `column IS NULL` when `value` is nil.
     public static func == (column: TypedColumn, value: Value) -> RecordPredicate {
         let bound = column.binding(value)
         if bound == .null { return column.isNull }
-        return RecordPredicate(sql: column.quoted + " = ?", arguments: [bound])
+        return column.comparison("=", bound)
     }
 
     /// `column <> value`; `column IS NOT NULL` when `value` is nil.
     public static func != (column: TypedColumn, value: Value) -> RecordPredicate {
         let bound = column.binding(value)
-        if bound == .null { return RecordPredicate(sql: column.quoted + " IS NOT NULL", arguments: []) }
-        return RecordPredicate(sql: column.quoted + " <> ?", arguments: [bound])
+        if bound == .null { return column.suffixed(" IS NOT NULL") }
+        return column.comparison("<>", bound)
     }
 
     /// `column < value`.
-    public static func < (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison("<", value) }
+    public static func < (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison("<", column.binding(value)) }
     /// `column <= value`.
-    public static func <= (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison("<=", value) }
+    public static func <= (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison("<=", column.binding(value)) }
     /// `column > value`.
-    public static func > (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison(">", value) }
+    public static func > (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison(">", column.binding(value)) }
     /// `column >= value`.
-    public static func >= (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison(">=", value) }
+    public static func >= (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison(">=", column.binding(value)) }
 
     /// `column IS NULL`.
-    public var isNull: RecordPredicate { RecordPredicate(sql: quoted + " IS NULL", arguments: []) }
+    public var isNull: RecordPredicate { suffixed(" IS NULL") }
 
     /// `column LIKE pattern` (SQLite's LIKE: `%` and `_`, ASCII case-insensitive).
     public func like(_ pattern: String) -> RecordPredicate {
-        RecordPredicate(sql: quoted + " LIKE ?", arguments: [.text(pattern)])
+        comparison("LIKE", .text(pattern))
     }
 
     /// `column IN (values)`; false for no values.
     public func `in`(_ values: [Value]) -> RecordPredicate {
-        guard !values.isEmpty else { return RecordPredicate(sql: "0", arguments: []) }
-        return RecordPredicate(sql: quoted + " IN (" + placeholders(values.count) + ")", arguments: values.map(binding))
+        guard !values.isEmpty else { return RecordPredicate("0") }
+        var segments: [SQLFragment.Segment] = [.text(" IN (")]
+        segments.reserveCapacity(2 * values.count + 1)
+        for (index, value) in values.enumerated() {
+            if index > 0 { segments.append(.text(", ")) }
+            segments.append(.value(binding(value)))
+        }
+        segments.append(.text(")"))
+        return RecordPredicate(fragment + SQLFragment(segments: segments))
     }
 
     /// `column BETWEEN low AND high` (both ends included).
     public func between(_ low: Value, _ high: Value) -> RecordPredicate {
-        RecordPredicate(sql: quoted + " BETWEEN ? AND ?", arguments: [binding(low), binding(high)])
+        RecordPredicate(fragment + SQLFragment(segments: [.text(" BETWEEN "), .value(binding(low)), .text(" AND "), .value(binding(high))]))
     }
 
     /// `column = value`, for `RecordQuery.update(_:set:)`.
@@ -91,26 +107,38 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     }
 }
 
-/// A condition on a record's columns: SQL text with its values to bind.
+/// A condition on a record's columns: a `SQLFragment` whose columns are column segments (so a
+/// join can qualify them) and whose values are bound.
 public struct RecordPredicate: Sendable {
+    /// The condition as a fragment.
+    public let fragment: SQLFragment
+
+    /// The condition `fragment` writes.
+    public init(_ fragment: SQLFragment) { self.fragment = fragment }
+
     /// The condition's SQL, with `?` for each value.
-    public let sql: String
+    public var sql: String { fragment.sql }
     /// The values, in the order of the `?`s.
-    public let arguments: [BindingValue]
+    public var arguments: [BindingValue] { fragment.arguments }
+
+    /// `lhs` and `rhs`, each in parentheses, `separator` between them.
+    private static func combining(_ lhs: RecordPredicate, _ separator: String, _ rhs: RecordPredicate) -> RecordPredicate {
+        RecordPredicate(SQLFragment(segments: [.text("("), .fragment(lhs.fragment), .text(separator), .fragment(rhs.fragment), .text(")")]))
+    }
 
     /// Both conditions.
     public static func && (lhs: RecordPredicate, rhs: RecordPredicate) -> RecordPredicate {
-        RecordPredicate(sql: "(" + lhs.sql + ") AND (" + rhs.sql + ")", arguments: lhs.arguments + rhs.arguments)
+        combining(lhs, ") AND (", rhs)
     }
 
     /// Either condition.
     public static func || (lhs: RecordPredicate, rhs: RecordPredicate) -> RecordPredicate {
-        RecordPredicate(sql: "(" + lhs.sql + ") OR (" + rhs.sql + ")", arguments: lhs.arguments + rhs.arguments)
+        combining(lhs, ") OR (", rhs)
     }
 
     /// The condition's negation.
     public static prefix func ! (predicate: RecordPredicate) -> RecordPredicate {
-        RecordPredicate(sql: "NOT (" + predicate.sql + ")", arguments: predicate.arguments)
+        RecordPredicate(SQLFragment(segments: [.text("NOT ("), .fragment(predicate.fragment), .text(")")]))
     }
 }
 
@@ -118,6 +146,9 @@ public struct RecordPredicate: Sendable {
 public struct ColumnAssignment: Sendable {
     let column: String
     let value: BindingValue
+
+    /// `"column" = ?`, the value bound.
+    var fragment: SQLFragment { SQLFragment(segments: [.column(column, qualifier: nil), .text(" = "), .value(value)]) }
 }
 
 /// The direction of an ORDER BY term.
@@ -138,7 +169,7 @@ public enum SortDirection: Sendable {
 /// ```
 public struct RecordQuery<R: Record>: Sendable {
     var predicate: RecordPredicate?
-    var orderings: [String] = []
+    var orderings: [SQLFragment] = []
     var limitCount: Int?
     var offsetCount: Int?
 
@@ -156,7 +187,7 @@ public struct RecordQuery<R: Record>: Sendable {
     /// Adds an ORDER BY term (terms apply in the order they are added).
     public func order<V>(by column: KeyPath<R.Columns, TypedColumn<V>>, _ direction: SortDirection = .ascending) -> RecordQuery {
         var query = self
-        query.orderings.append(R.columns[keyPath: column].quoted + (direction == .descending ? " DESC" : " ASC"))
+        query.orderings.append(R.columns[keyPath: column].fragment + SQLFragment(segments: [.text(direction == .descending ? " DESC" : " ASC")]))
         return query
     }
 
@@ -168,25 +199,33 @@ public struct RecordQuery<R: Record>: Sendable {
         return query
     }
 
-    /// The WHERE, ORDER BY and LIMIT clauses with their values.
-    @usableFromInline
-    func clauses(ordering: Bool = true, limiting: Bool = true) -> (sql: String, arguments: [Bindable?]) {
-        var sql = clause("WHERE", predicate?.sql)
-        var arguments: [Bindable?] = (predicate?.arguments ?? []).map(BoundValue.init)
-        if ordering { sql += clause("ORDER BY", orderings.joined(separator: ", ")) }
+    /// The WHERE, ORDER BY and LIMIT clauses, values bound.
+    func clauses(ordering: Bool = true, limiting: Bool = true) -> SQLFragment {
+        var clauses = SQLFragment()
+        if let predicate { clauses += " WHERE \(predicate.fragment)" }
+        if ordering, !orderings.isEmpty { clauses += " ORDER BY \(orderings.joined(separator: ", "))" }
         if limiting {
-            let limit = limitClause(limit: limitCount, offset: offsetCount == 0 ? nil : offsetCount)
-            sql += limit.sql
-            arguments += limit.parameters
+            switch (limitCount, offsetCount == 0 ? nil : offsetCount) {
+            case (nil, nil): break
+            case (let limit?, nil): clauses += " LIMIT \(limit)"
+            case (nil, let offset?): clauses += " LIMIT -1 OFFSET \(offset)"
+            case (let limit?, let offset?): clauses += " LIMIT \(limit) OFFSET \(offset)"
+            }
         }
-        return (sql, arguments)
+        return clauses
     }
 
-    /// The SELECT this query runs, with its values (for logging and tests).
-    public var sql: String { "SELECT " + R.recordStatements.selectList + " FROM " + quoteIdentifier(R.tableName) + clauses().sql }
+    /// The SELECT this query runs, values bound; built once per fetch, never per row.
+    @usableFromInline
+    var selectFragment: SQLFragment {
+        SQLFragment(segments: [.text("SELECT " + R.recordStatements.selectList + " FROM "), .identifier(R.tableName)]) + clauses()
+    }
+
+    /// The SELECT this query runs, with `?` for its values (for logging and tests).
+    public var sql: String { selectFragment.sql }
 
     /// The values the query binds, in order.
-    public var arguments: [BindingValue] { clauses().arguments.map { ($0 as? BoundValue)?.value ?? ($0?.bindingValue ?? .null) } }
+    public var arguments: [BindingValue] { selectFragment.arguments }
 
     /// The matching records.
     /// - Throws: `SQLiteError`; ``RecordError`` for a row that does not map.
@@ -194,7 +233,7 @@ public struct RecordQuery<R: Record>: Sendable {
     public func fetchAll(_ db: Connection) throws -> [R] {
         // Inlined into the caller, so the loop is specialized for the record type. The SELECT
         // lists the record's columns in declaration order, so each row reads them by position.
-        try db.query(sql, clauses().arguments) { row in try R(columnOrderedRow: row) }
+        try db.query(literal: selectFragment) { row in try R(columnOrderedRow: row) }
     }
 
     /// The first matching record, or nil.
@@ -204,9 +243,7 @@ public struct RecordQuery<R: Record>: Sendable {
 
     /// How many records match (ignoring the order, and counting within the limit).
     public func fetchCount(_ db: Connection) throws -> Int {
-        let parts = clauses(ordering: false)
-        let inner = "SELECT 1 FROM " + quoteIdentifier(R.tableName) + parts.sql
-        let count: Int? = try db.query("SELECT count(*) FROM (" + inner + ")", parts.arguments)
+        let count: Int? = try db.query(literal: "SELECT count(*) FROM (SELECT 1 FROM \(identifier: R.tableName)\(clauses(ordering: false)))")
         return count ?? 0
     }
 
@@ -215,8 +252,8 @@ public struct RecordQuery<R: Record>: Sendable {
     ///   here).
     @discardableResult
     public func deleteAll(_ db: Connection) throws -> Int {
-        let parts = try unlimitedClauses(for: "deleteAll")
-        try db.run("DELETE FROM " + quoteIdentifier(R.tableName) + parts.sql, parts.arguments)
+        let clauses = try unlimitedClauses(for: "deleteAll")
+        try db.run(literal: "DELETE FROM \(identifier: R.tableName)\(clauses)")
         return db.changes
     }
 
@@ -229,9 +266,8 @@ public struct RecordQuery<R: Record>: Sendable {
     public func update(_ db: Connection, set assignments: (R.Columns) -> [ColumnAssignment]) throws -> Int {
         let assigned = assignments(R.columns)
         guard !assigned.isEmpty else { return 0 }
-        let parts = try unlimitedClauses(for: "update")
-        let sql = "UPDATE " + quoteIdentifier(R.tableName) + " SET " + assignmentList(assigned.map(\.column)) + parts.sql
-        try db.run(sql, assigned.map { BoundValue(value: $0.value) } + parts.arguments)
+        let clauses = try unlimitedClauses(for: "update")
+        try db.run(literal: "UPDATE \(identifier: R.tableName) SET \(assigned.map(\.fragment).joined(separator: ", "))\(clauses)")
         return db.changes
     }
 
@@ -241,7 +277,7 @@ public struct RecordQuery<R: Record>: Sendable {
         try update(db, set: { [assignment($0)] })
     }
 
-    private func unlimitedClauses(for operation: String) throws -> (sql: String, arguments: [Bindable?]) {
+    private func unlimitedClauses(for operation: String) throws -> SQLFragment {
         guard limitCount == nil, orderings.isEmpty else {
             throw RecordQueryError.unsupported("\(operation) takes a query without order(by:) or limit(_:offset:)")
         }
@@ -260,12 +296,6 @@ public enum RecordQueryError: Error, CustomStringConvertible, Equatable {
         case .unsupported(let message): return message
         }
     }
-}
-
-/// A value the builder binds.
-struct BoundValue: Bindable {
-    let value: BindingValue
-    var bindingValue: BindingValue { value }
 }
 
 extension Record {

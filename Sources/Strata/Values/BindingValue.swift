@@ -4,7 +4,7 @@ import SQLite3
 #endif
 
 /// A value in one of SQLite's five storage classes.
-public enum BindingValue: Equatable, Sendable {
+public enum BindingValue: Hashable, Sendable {
     /// SQL NULL.
     case null
     /// A signed 64-bit INTEGER.
@@ -24,7 +24,7 @@ let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 extension BindingValue {
     /// Binds the value to parameter `index` of a prepared statement; returns SQLite's result code.
     @usableFromInline
-    func bind(to handle: SQLiteStatementHandle, at index: Int32) -> Int32 {
+    package func bind(to handle: SQLiteStatementHandle, at index: Int32) -> Int32 {
         switch self {
         case .null: return sqlite3_bind_null(handle, index)
         case .integer(let value): return sqlite3_bind_int64(handle, index, value)

@@ -1,0 +1,326 @@
+// Query: how Strata composes the SQL it generates. `SQLFragment` (SQL text, bound values and
+// identifiers that can be qualified later) is the one currency of every builder: the records'
+// typed columns and predicates, the ORM's expressions, and `run(literal:)`/`query(literal:)`.
+// `Helpers/` holds Squeal's SQL helpers (`insertInto`, `selectFrom`, …). Quoting itself lives in
+// Statements/SQLText.swift; statements run through the connection's one statement cache.
+
+import Foundation
+
+/// SQL text with its values bound, composed by string interpolation.
+///
+/// ```swift
+/// let frag: SQLFragment = "SELECT * FROM \(identifier: "book") WHERE year > \(1999) AND title = \(title)"
+/// frag.sql         // SELECT * FROM "book" WHERE year > ? AND title = ?
+/// frag.arguments   // [.integer(1999), .text(title)]
+/// let more = frag + " AND price IS NOT NULL"
+/// ```
+///
+/// An interpolated value never reaches the SQL text: `\(value)` writes a `?` and binds the value
+/// (a nil optional binds NULL); `\(identifier:)` writes a quoted name; `\(fragment)` nests another
+/// fragment with its values. Only the literal text a program writes is SQL.
+///
+/// Column names written with ``column(_:table:)`` (or `\(column:)`) stay names until the SQL is
+/// written, so one expression serves a single table, a join or a subquery:
+/// ``qualifyingColumns(with:)`` qualifies its unqualified columns with a table or alias, and
+/// ``requalifyingColumns(from:to:)`` moves them to another alias (a self-join).
+///
+/// Two fragments are equal when they are made of the same text, values, names and columns,
+/// however they were nested or concatenated.
+public struct SQLFragment: Sendable {
+    /// One piece of a fragment, in order.
+    package enum Segment: Sendable {
+        /// SQL text, written as is.
+        case text(String)
+        /// A value, written as `?` and bound.
+        case value(BindingValue)
+        /// A quoted name that is not a column (a table, an alias, an index): never qualified.
+        case identifier(String)
+        /// A quoted column name, `"qualifier"."name"` when qualified.
+        case column(String, qualifier: String?)
+        /// SQL text holding `?` placeholders, with their values in order (SQL built elsewhere).
+        case bound(String, [BindingValue])
+        /// Another fragment, nested whole.
+        case fragment(SQLFragment)
+    }
+
+    /// The pieces, in order.
+    package private(set) var segments: [Segment]
+
+    /// A fragment made of `segments`.
+    package init(segments: [Segment]) { self.segments = segments }
+
+    /// An empty fragment.
+    public init() { segments = [] }
+
+    /// A fragment of SQL text that already holds a `?` placeholder for each of `arguments`, in
+    /// order: for SQL built elsewhere. The text is used as is, so never build it from user input.
+    public init(sql: String, arguments: [BindingValue] = []) {
+        segments = arguments.isEmpty ? [.text(sql)] : [.bound(sql, arguments)]
+    }
+
+    /// A column name, quoted when written (`"name"`, or `"table"."name"` when `table` is given),
+    /// which ``qualifyingColumns(with:)`` and ``requalifyingColumns(from:to:)`` can qualify later.
+    public static func column(_ name: String, table: String? = nil) -> SQLFragment {
+        SQLFragment(segments: [.column(name, qualifier: table)])
+    }
+
+    /// A quoted name that is not a column (a table, an alias): qualification leaves it alone.
+    public static func identifier(_ name: String) -> SQLFragment {
+        SQLFragment(segments: [.identifier(name)])
+    }
+
+    /// A bound value: `?` in the SQL. A nil optional binds NULL.
+    public static func value<Value: Bindable>(_ value: Value) -> SQLFragment {
+        SQLFragment(segments: [.value(value.bindingValue)])
+    }
+
+    /// Whether the fragment writes no SQL.
+    public var isEmpty: Bool {
+        segments.allSatisfy { segment in
+            switch segment {
+            case .text(let text): return text.isEmpty
+            case .bound(let text, let arguments): return text.isEmpty && arguments.isEmpty
+            case .fragment(let nested): return nested.isEmpty
+            case .value, .identifier, .column: return false
+            }
+        }
+    }
+
+    // MARK: - Writing the SQL
+
+    /// The SQL text, with `?` for each bound value and every name quoted.
+    public var sql: String {
+        var sql = ""
+        var unused: [BindingValue] = []
+        write(into: &sql, arguments: &unused, collectingArguments: false)
+        return sql
+    }
+
+    /// The values to bind, in the order of the `?`s in ``sql``.
+    public var arguments: [BindingValue] {
+        var arguments: [BindingValue] = []
+        collect(&arguments)
+        return arguments
+    }
+
+    /// ``sql`` and ``arguments`` in one walk, for a caller that runs the fragment.
+    package var rendered: (sql: String, arguments: [BindingValue]) {
+        var sql = ""
+        var arguments: [BindingValue] = []
+        write(into: &sql, arguments: &arguments, collectingArguments: true)
+        return (sql, arguments)
+    }
+
+    private func write(into sql: inout String, arguments: inout [BindingValue], collectingArguments: Bool) {
+        for segment in segments {
+            switch segment {
+            case .text(let text):
+                sql += text
+            case .value(let value):
+                sql += "?"
+                if collectingArguments { arguments.append(value) }
+            case .identifier(let name):
+                sql += quoteIdentifier(name)
+            case .column(let name, let qualifier):
+                if let qualifier { sql += quoteIdentifier(qualifier) + "." }
+                sql += quoteIdentifier(name)
+            case .bound(let text, let values):
+                sql += text
+                if collectingArguments { arguments.append(contentsOf: values) }
+            case .fragment(let nested):
+                nested.write(into: &sql, arguments: &arguments, collectingArguments: collectingArguments)
+            }
+        }
+    }
+
+    private func collect(_ arguments: inout [BindingValue]) {
+        for segment in segments {
+            switch segment {
+            case .value(let value): arguments.append(value)
+            case .bound(_, let values): arguments.append(contentsOf: values)
+            case .fragment(let nested): nested.collect(&arguments)
+            case .text, .identifier, .column: break
+            }
+        }
+    }
+
+    // MARK: - Qualifying columns
+
+    /// The fragment with each unqualified column, nested ones included, qualified by `table` (a
+    /// table name or an alias): `"year" > ?` becomes `"book"."year" > ?`. Columns already
+    /// qualified keep their qualifier, so qualify a subquery's columns before nesting it.
+    public func qualifyingColumns(with table: String) -> SQLFragment {
+        mapColumns { name, qualifier in qualifier == nil ? table : qualifier }
+    }
+
+    /// The fragment with each column qualified by `old` qualified by `new` instead, nested ones
+    /// included: re-aliases an expression, as for the second table of a self-join.
+    public func requalifyingColumns(from old: String, to new: String) -> SQLFragment {
+        mapColumns { _, qualifier in qualifier == old ? new : qualifier }
+    }
+
+    /// The fragment with every column unqualified, nested ones included.
+    public func unqualifyingColumns() -> SQLFragment {
+        mapColumns { _, _ in nil }
+    }
+
+    private func mapColumns(_ transform: (String, String?) -> String?) -> SQLFragment {
+        SQLFragment(segments: segments.map { segment in
+            switch segment {
+            case .column(let name, let qualifier): return .column(name, qualifier: transform(name, qualifier))
+            case .fragment(let nested): return .fragment(nested.mapColumns(transform))
+            case .text, .value, .identifier, .bound: return segment
+            }
+        })
+    }
+
+    // MARK: - Composing
+
+    /// Appends `other`'s SQL and values.
+    public mutating func append(_ other: SQLFragment) {
+        segments.append(contentsOf: other.segments)
+    }
+
+    /// Appends one piece, for builders that write a fragment piece by piece.
+    package mutating func append(segment: Segment) {
+        segments.append(segment)
+    }
+
+    /// `lhs` followed by `rhs`: `frag + " AND price IS NOT NULL"`.
+    public static func + (lhs: SQLFragment, rhs: SQLFragment) -> SQLFragment {
+        SQLFragment(segments: lhs.segments + rhs.segments)
+    }
+
+    /// Appends `rhs` to `lhs`.
+    public static func += (lhs: inout SQLFragment, rhs: SQLFragment) {
+        lhs.append(rhs)
+    }
+}
+
+extension Sequence where Element == SQLFragment {
+    /// The fragments one after another, `separator` between each two: `", "`, `" AND "`.
+    public func joined(separator: SQLFragment = SQLFragment()) -> SQLFragment {
+        var result = SQLFragment()
+        for (index, fragment) in enumerated() {
+            if index > 0 { result.append(separator) }
+            result.append(fragment)
+        }
+        return result
+    }
+}
+
+// MARK: - String interpolation
+
+extension SQLFragment: ExpressibleByStringInterpolation {
+    /// A fragment of literal SQL text.
+    public init(stringLiteral value: String) {
+        segments = value.isEmpty ? [] : [.text(value)]
+    }
+
+    /// A fragment from an interpolated string literal.
+    public init(stringInterpolation: StringInterpolation) {
+        segments = stringInterpolation.segments
+    }
+
+    /// Builds a fragment from an interpolated string literal: literal text is SQL, each
+    /// interpolation a value, a name or another fragment.
+    public struct StringInterpolation: StringInterpolationProtocol {
+        var segments: [Segment] = []
+
+        /// Room for the literal's pieces.
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            segments.reserveCapacity(2 * interpolationCount + 1)
+        }
+
+        /// Literal SQL text.
+        public mutating func appendLiteral(_ literal: String) {
+            guard !literal.isEmpty else { return }
+            segments.append(.text(literal))
+        }
+
+        /// `\(value)`: a `?`, with the value bound (NULL for a nil optional).
+        public mutating func appendInterpolation<Value: Bindable>(_ value: Value) {
+            segments.append(.value(value.bindingValue))
+        }
+
+        /// `\(optional)`: a `?`, with the value bound, or NULL when it is nil. (Typed optional, so
+        /// interpolating one is no mistake the compiler warns about.)
+        public mutating func appendInterpolation<Value: Bindable>(_ value: Value?) {
+            segments.append(.value(value?.bindingValue ?? .null))
+        }
+
+        /// `\(fragment)`: another fragment, its values bound in place.
+        public mutating func appendInterpolation(_ fragment: SQLFragment) {
+            segments.append(.fragment(fragment))
+        }
+
+        /// `\(identifier: "book")`: a quoted name (`"book"`), inner quotes doubled.
+        public mutating func appendInterpolation(identifier name: String) {
+            segments.append(.identifier(name))
+        }
+
+        /// `\(column: "year")` or `\(column: "year", table: "b")`: a quoted column name that
+        /// ``SQLFragment/qualifyingColumns(with:)`` can qualify later.
+        public mutating func appendInterpolation(column name: String, table: String? = nil) {
+            segments.append(.column(name, qualifier: table))
+        }
+    }
+}
+
+// MARK: - Equality, description
+
+extension SQLFragment: Hashable {
+    /// A fragment's pieces with nesting flattened and adjacent text joined, so equality does not
+    /// depend on how a fragment was put together.
+    private enum Piece: Hashable {
+        case text(String)
+        case value(BindingValue)
+        case identifier(String)
+        case column(String, qualifier: String?)
+    }
+
+    private var pieces: [Piece] {
+        var pieces: [Piece] = []
+        func addText(_ text: String) {
+            guard !text.isEmpty else { return }
+            if case .text(let previous)? = pieces.last {
+                pieces[pieces.count - 1] = .text(previous + text)
+            } else {
+                pieces.append(.text(text))
+            }
+        }
+        func add(_ fragment: SQLFragment) {
+            for segment in fragment.segments {
+                switch segment {
+                case .text(let text): addText(text)
+                case .value(let value): pieces.append(.value(value))
+                case .identifier(let name): pieces.append(.identifier(name))
+                case .column(let name, let qualifier): pieces.append(.column(name, qualifier: qualifier))
+                case .bound(let text, let values):
+                    // Text with placeholders compares by its text and values as a whole.
+                    addText(text)
+                    pieces.append(contentsOf: values.map(Piece.value))
+                case .fragment(let nested): add(nested)
+                }
+            }
+        }
+        add(self)
+        return pieces
+    }
+
+    public static func == (lhs: SQLFragment, rhs: SQLFragment) -> Bool {
+        lhs.pieces == rhs.pieces
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(pieces)
+    }
+}
+
+extension SQLFragment: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The SQL text (values as `?`).
+    public var description: String { sql }
+
+    /// The SQL text and the values it binds.
+    public var debugDescription: String { "SQLFragment(\(sql.debugDescription), arguments: \(arguments))" }
+}

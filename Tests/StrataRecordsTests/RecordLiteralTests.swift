@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import StrataRecords
+
+// The records API.md section 6 declares; the typed-query tests across tables use them too.
+@Record struct Author: Equatable { @PrimaryKey var id: Int64?; var name: String; var country: String }
+@Record struct Book: Equatable {
+    @PrimaryKey var id: Int64?; var authorId: Int64; var title: String; var year: Int; var price: Double?
+}
+
+/// Authors and books on an in-memory database, the rows written through `run(literal:)`.
+func makeLibrary() throws -> Connection {
+    let db = try Connection()
+    try Author.createTable(db)
+    try Book.createTable(db)
+    for (name, country) in [("Le Guin", "US"), ("Vian", "FR")] {
+        try db.run(literal: "INSERT INTO author(name, country) VALUES (\(name), \(country))")
+    }
+    let books: [(Int64, String, Int, Double?)] = [(1, "The Dispossessed", 1974, 9.5), (2, "L'Écume des jours", 1947, nil),
+                                                   (1, "Lavinia", 2008, 14.0)]
+    for (authorId, title, year, price) in books {
+        try db.run(literal: "INSERT INTO book(authorId, title, year, price) VALUES (\(authorId), \(title), \(year), \(price))")
+    }
+    return db
+}
+
+@Suite struct RecordLiteralTests {
+    @Test func fetchAllAndFetchOneLiteral() throws {
+        let db = try makeLibrary()
+        let y = 1960
+        let books: [Book] = try Book.fetchAll(db, literal: "SELECT * FROM book WHERE year > \(y)")
+        #expect(books.map(\.title) == ["The Dispossessed", "Lavinia"])
+        let id: Int64 = 2
+        let one: Book? = try Book.fetchOne(db, literal: "SELECT * FROM book WHERE id = \(id)")
+        #expect(one == Book(id: 2, authorId: 2, title: "L'Écume des jours", year: 1947, price: nil))
+        #expect(try Book.fetchOne(db, literal: "SELECT * FROM book WHERE id = \(99)") == nil)
+        // Columns in another order, or a join's, are read by name.
+        let reordered = try Author.fetchAll(db, literal: """
+            SELECT \(identifier: "country"), author.name, author.id FROM author JOIN book ON book.authorId = author.id
+            WHERE book.title = \("Lavinia")
+            """)
+        #expect(reordered == [Author(id: 1, name: "Le Guin", country: "US")])
+    }
+
+    @Test func literalValuesStayValues() throws {
+        let db = try makeLibrary()
+        let hostile = "x' OR '1'='1"
+        #expect(try Book.fetchAll(db, literal: "SELECT * FROM book WHERE title = \(hostile)").isEmpty)
+        #expect(try Book.fetchCount(db) == 3)
+    }
+
+    @Test func aRowThatDoesNotMapThrows() throws {
+        let db = try makeLibrary()
+        #expect(throws: RecordError.self) {
+            _ = try Book.fetchAll(db, literal: "SELECT id, title FROM book")
+        }
+    }
+
+    @Test func typedPredicatesAreFragments() throws {
+        let predicate = Book.columns.year > 2000 && Book.columns.price != nil
+        #expect(predicate.sql == #"("year" > ?) AND ("price" IS NOT NULL)"#)
+        #expect(predicate.arguments == [.integer(2000)])
+        // The same predicate, qualified for a join or a subquery.
+        #expect(predicate.fragment.qualifyingColumns(with: "b").sql == #"("b"."year" > ?) AND ("b"."price" IS NOT NULL)"#)
+        // A typed column in hand-written SQL.
+        let db = try makeLibrary()
+        let titles: [String] = try db.query(literal: "SELECT \(Book.columns.title.fragment) FROM book WHERE \(predicate.fragment) ORDER BY \(Book.columns.year.fragment)")
+        #expect(titles == ["Lavinia"])
+        let query = Book.where { $0.title.in(["Lavinia", "x"]) || !$0.year.between(1900, 1950) }.order(by: \.year).limit(2, offset: 1)
+        #expect(query.sql == #"SELECT "id", "authorId", "title", "year", "price" FROM "book" WHERE ("title" IN (?, ?)) OR (NOT ("year" BETWEEN ? AND ?)) ORDER BY "year" ASC LIMIT ? OFFSET ?"#)
+        #expect(query.arguments == [.text("Lavinia"), .text("x"), .integer(1900), .integer(1950), .integer(2), .integer(1)])
+        #expect(try query.fetchAll(db).map(\.title) == ["Lavinia"])
+    }
+}
