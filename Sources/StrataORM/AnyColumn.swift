@@ -45,20 +45,8 @@ public class AnyColumn: TableElement {
         constraints.contains { if case .defaultValue = $0 { return true } else { return false } }
     }
 
-    /// The column definition for CREATE TABLE; the primary key inline when it is the only one.
-    func definition(inlinePrimaryKey: Bool) -> String {
-        ([name.quotedIdentifier, sqlType] + constraints.compactMap { $0.sql(inlinePrimaryKey: inlinePrimaryKey) })
-            .joined(separator: " ")
-    }
-}
-
-/// The SQLite type a column of `V` declares, from the storage class `V` binds as.
-@usableFromInline
-func declaredType<V: Extractable>(of type: V.Type) -> String {
-    switch V.BindingType.self {
-    case is Int64.Type: return "INTEGER"
-    case is Double.Type: return "REAL"
-    case is String.Type: return "TEXT"
-    default: return "BLOB"
+    /// The column in the table definition; the primary key inline when it is the only one.
+    func definition(inlinePrimaryKey: Bool) -> TableDefinition.Column {
+        TableDefinition.Column(name, type: sqlType, constraints.compactMap { $0.definition(inlinePrimaryKey: inlinePrimaryKey) })
     }
 }

@@ -31,7 +31,7 @@ public final class Column<T, V>: AnyColumn {
             },
             literal: { object in sqlLiteral(property.get(object).bindingValue) }
         )
-        super.init(name: name, constraints: constraints.map(\.constraint), sqlType: declaredType(of: V.self),
+        super.init(name: name, constraints: constraints.map(\.constraint), sqlType: sqlDeclaredType(of: V.self, unmapped: .blob),
                    isOptional: false, keyPath: keyPath, objectType: T.self, valueType: V.self, accessor: accessor)
     }
 
@@ -56,7 +56,7 @@ public final class Column<T, V>: AnyColumn {
             },
             literal: { object in sqlLiteral(property.get(object)?.bindingValue ?? .null) }
         )
-        super.init(name: name, constraints: constraints.map(\.constraint), sqlType: declaredType(of: Wrapped.self),
+        super.init(name: name, constraints: constraints.map(\.constraint), sqlType: sqlDeclaredType(of: Wrapped.self, unmapped: .blob),
                    isOptional: true, keyPath: keyPath, objectType: T.self, valueType: V.self, accessor: accessor)
     }
 

@@ -5,7 +5,7 @@ public enum Order: Sendable, Equatable {
     /// `DESC`.
     case desc
 
-    var sql: String { self == .asc ? "ASC" : "DESC" }
+    var definition: TableDefinition.SortOrder { self == .asc ? .asc : .desc }
 }
 
 /// What SQLite does when a constraint fails (`ON CONFLICT ...`).
@@ -21,13 +21,13 @@ public enum ConflictClause: Sendable, Equatable {
     /// `ON CONFLICT REPLACE`.
     case replace
 
-    var sql: String {
+    var definition: TableDefinition.Conflict {
         switch self {
-        case .rollback: return "ON CONFLICT ROLLBACK"
-        case .abort: return "ON CONFLICT ABORT"
-        case .fail: return "ON CONFLICT FAIL"
-        case .ignore: return "ON CONFLICT IGNORE"
-        case .replace: return "ON CONFLICT REPLACE"
+        case .rollback: return .rollback
+        case .abort: return .abort
+        case .fail: return .fail
+        case .ignore: return .ignore
+        case .replace: return .replace
         }
     }
 }
@@ -48,19 +48,19 @@ public enum ColumnConstraint: Sendable, Equatable {
     /// `DEFAULT value` (Strata's addition: SQLite fills it in when an insert omits the column).
     case defaultValue(BindingValue)
 
-    /// The constraint's SQL; a primary key only when it is declared inline (a single-column key).
-    func sql(inlinePrimaryKey: Bool) -> String? {
+    /// The constraint in the table definition; a primary key only when it is declared inline
+    /// (a single-column key).
+    func definition(inlinePrimaryKey: Bool) -> TableDefinition.ColumnConstraint? {
         switch self {
         case .primaryKey(let order, let conflictClause, let autoincrement):
             guard inlinePrimaryKey else { return nil }
-            return (["PRIMARY KEY", order?.sql, conflictClause?.sql, autoincrement ? "AUTOINCREMENT" : nil] as [String?])
-                .compactMap { $0 }.joined(separator: " ")
+            return .primaryKey(order: order?.definition, onConflict: conflictClause?.definition, autoincrement: autoincrement)
         case .notNull(let conflictClause):
-            return ["NOT NULL", conflictClause?.sql].compactMap { $0 }.joined(separator: " ")
+            return .notNull(onConflict: conflictClause?.definition)
         case .unique(let conflictClause):
-            return ["UNIQUE", conflictClause?.sql].compactMap { $0 }.joined(separator: " ")
+            return .unique(onConflict: conflictClause?.definition)
         case .defaultValue(let value):
-            return "DEFAULT " + sqlLiteral(value)
+            return .defaultValue(value)
         }
     }
 }

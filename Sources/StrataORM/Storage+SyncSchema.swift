@@ -69,7 +69,7 @@ extension Storage {
         if excess.isEmpty && added.isEmpty && changed.isEmpty { return .alredyInSync }
         if excess.isEmpty && !requiresRecreation {
             for column in added {
-                try connection.execute("ALTER TABLE \(table.name.quotedIdentifier) ADD COLUMN \(column.definition(inlinePrimaryKey: false))")
+                try connection.execute(TableDefinition.addColumnSQL(table: table.name, column: column.definition(inlinePrimaryKey: false)))
             }
             return .newColumnsAdded
         }

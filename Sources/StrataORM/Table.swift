@@ -29,18 +29,20 @@ public class AnyTable {
         return keys.count == 1 && keys[0].sqlType == "INTEGER" ? keys[0] : nil
     }
 
-    /// The text between the parentheses of the table's CREATE TABLE.
-    var definitionSQL: String {
+    /// The table in the one table definition: a single-column primary key inline, a composite
+    /// one as a table constraint (its columns' order and conflict clauses are not rendered, as in
+    /// SQLiteORM).
+    var tableDefinition: TableDefinition {
         let keys = primaryKeyColumns
-        var parts = columns.map { $0.definition(inlinePrimaryKey: keys.count == 1) }
-        if keys.count > 1 {
-            parts.append("PRIMARY KEY (" + keys.map(\.name.quotedIdentifier).joined(separator: ", ") + ")")
-        }
-        return parts.joined(separator: ", ")
+        return TableDefinition(name, columns: columns.map { $0.definition(inlinePrimaryKey: keys.count == 1) },
+                               constraints: keys.count > 1 ? [.primaryKey(keys.map(\.name))] : [])
     }
 
+    /// The text between the parentheses of the table's CREATE TABLE.
+    var definitionSQL: String { tableDefinition.bodySQL }
+
     /// `CREATE TABLE "name" (...)`.
-    var createSQL: String { "CREATE TABLE \(name.quotedIdentifier) (\(definitionSQL))" }
+    var createSQL: String { tableDefinition.sql }
 
     /// The table's CRUD statements' keys in the connection's statement cache, built once with the
     /// table (their SQL depends on it alone), so a row's insert hashes no SQL.

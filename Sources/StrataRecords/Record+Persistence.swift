@@ -70,18 +70,17 @@ public final class RecordStatements: Sendable {
     /// `CREATE TABLE`: column types from the property types, NOT NULL for non-optionals, and the
     /// primary key (an integer key is SQLite's rowid, so a nil key is assigned on insert).
     func createTableSQL(ifNotExists: Bool) -> String {
-        let definitions = columns.map { column -> String in
-            var definition = quoteIdentifier(column.name)
-            if !column.sqlType.isEmpty { definition += " " + column.sqlType }
+        let definitions = columns.map { column -> TableDefinition.Column in
+            var constraints: [TableDefinition.ColumnConstraint] = []
             if column.isPrimaryKey {
-                definition += " PRIMARY KEY"
-                if column.sqlType != "INTEGER" { definition += " NOT NULL" }
+                constraints.append(.primaryKey())
+                if column.sqlType != "INTEGER" { constraints.append(.notNull()) }
             } else if !column.isOptional {
-                definition += " NOT NULL"
+                constraints.append(.notNull())
             }
-            return definition
+            return TableDefinition.Column(column.name, type: column.sqlType, constraints)
         }
-        return "CREATE TABLE " + (ifNotExists ? "IF NOT EXISTS " : "") + quoteIdentifier(table) + " (" + definitions.joined(separator: ", ") + ")"
+        return TableDefinition(table, columns: definitions, ifNotExists: ifNotExists).sql
     }
 }
 

@@ -102,14 +102,9 @@ public struct RecordColumn: Sendable, Equatable {
         self.isPrimaryKey = isPrimaryKey
     }
 
+    /// The one type mapping; a binding outside the four storage classes declares no type.
     static func sqlType<T: Extractable>(of type: T.Type) -> String {
-        switch T.BindingType.self {
-        case is Int64.Type: return "INTEGER"
-        case is Double.Type: return "REAL"
-        case is String.Type: return "TEXT"
-        case is Data.Type: return "BLOB"
-        default: return ""
-        }
+        sqlDeclaredType(of: T.self, unmapped: .none)
     }
 
     /// A non-optional `Binding` property.

@@ -44,8 +44,11 @@ public struct ColumnDescription: Hashable, Sendable {
     }
 
     /// The column definition for `CREATE TABLE`, its name quoted.
-    public var sqlRepresentation: String {
-        "\(quoteIdentifier(name)) \(type.sqlRepresentation)" + (nullable ? " NULL" : " NOT NULL")
+    public var sqlRepresentation: String { columnDefinition.sql }
+
+    /// The column in the one table definition; SQLite.swiftly spells out `NULL` for a nullable column.
+    var columnDefinition: TableDefinition.Column {
+        TableDefinition.Column(name, type: type.sqlRepresentation, [nullable ? .null : .notNull()])
     }
 }
 
@@ -82,7 +85,7 @@ open class TableDescription: @unchecked Sendable {
 
     /// `CREATE TABLE "name"(...)`.
     public var createTableSQL: SQL {
-        "CREATE TABLE \(quoteIdentifier(name))(" + columns.map(\.sqlRepresentation).joined(separator: ", ") + ")"
+        TableDefinition(name, columns: columns.map(\.columnDefinition), spaceBeforeColumnList: false).sql
     }
 }
 

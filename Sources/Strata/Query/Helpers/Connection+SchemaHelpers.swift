@@ -11,8 +11,7 @@ extension Connection {
     /// ```
     /// - Throws: `SQLiteError`, e.g. when the table exists and `ifNotExists` is false.
     public func createTable(_ tableName: String, definitions: [String], ifNotExists: Bool = false) throws {
-        try runSingleStatement("CREATE TABLE " + (ifNotExists ? "IF NOT EXISTS " : "") + quoteIdentifier(tableName)
-            + " (" + definitions.joined(separator: ", ") + ")")
+        try runSingleStatement(TableDefinition(tableName, constraints: definitions.map { .raw($0) }, ifNotExists: ifNotExists).sql)
     }
 
     /// Drops a table.
@@ -33,7 +32,7 @@ extension Connection {
     ///
     /// - Throws: `SQLiteError` when SQLite cannot add it (see <https://www.sqlite.org/lang_altertable.html>).
     public func addColumnToTable(_ tableName: String, column: String) throws {
-        try runSingleStatement("ALTER TABLE " + quoteIdentifier(tableName) + " ADD COLUMN " + column)
+        try runSingleStatement(TableDefinition.addColumnSQL(table: tableName, definition: column))
     }
 
     /// Creates an index. Each of `columns` is quoted when it names a column of the table and

@@ -22,7 +22,10 @@ public struct SchemaColumn: Hashable, Sendable {
     }
 
     /// The column definition for `CREATE TABLE`: `"name" TYPE constraints...`, the name quoted.
-    public var sqlRepresentation: String {
-        ([quoteIdentifier(name), type.sqlRepresentation] + constraints).joined(separator: " ")
+    public var sqlRepresentation: String { columnDefinition.sql }
+
+    /// The column in the one table definition, its constraints as the fragments given.
+    var columnDefinition: TableDefinition.Column {
+        TableDefinition.Column(name, type: type.sqlRepresentation, constraints.map { .raw($0) })
     }
 }

@@ -31,10 +31,13 @@ public struct SchemaTable: Hashable, Sendable {
     }
 
     /// The text between the parentheses of `CREATE TABLE`: column definitions, then constraints.
-    public var definitionSQL: String {
-        (columns.map(\.sqlRepresentation) + constraints.map(\.sqlRepresentation)).joined(separator: ", ")
-    }
+    public var definitionSQL: String { tableDefinition.bodySQL }
 
     /// The full `CREATE TABLE` statement.
-    public var createSQL: String { "CREATE TABLE \(quoteIdentifier(name)) (\(definitionSQL))" }
+    public var createSQL: String { tableDefinition.sql }
+
+    /// The table in the one table definition.
+    var tableDefinition: TableDefinition {
+        TableDefinition(name, columns: columns.map(\.columnDefinition), constraints: constraints.map(\.constraintDefinition))
+    }
 }

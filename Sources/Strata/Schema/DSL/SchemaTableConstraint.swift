@@ -14,7 +14,10 @@ public struct SchemaTableConstraint: Hashable, Sendable {
     }
 
     /// The constraint for `CREATE TABLE`, with `CONSTRAINT "name"` when it is named.
-    public var sqlRepresentation: String {
-        name.map { "CONSTRAINT \(quoteIdentifier($0)) \(sql)" } ?? sql
+    public var sqlRepresentation: String { constraintDefinition.sql }
+
+    /// The constraint in the one table definition.
+    var constraintDefinition: TableDefinition.Constraint {
+        name.map { .named($0, .raw(sql)) } ?? .raw(sql)
     }
 }

@@ -80,7 +80,7 @@ extension PlannedOperation {
         for rename in Self.renames(in: changes) { try Self.renameColumn(db, table: newTable.name, from: rename.old, to: rename.new) }
         if changes.allSatisfy({ $0.isRenameOnly || $0.isPlainAddColumn }) {
             for case .addColumn(let column, _) in changes {
-                try db.runSingleStatement("ALTER TABLE \(quoteIdentifier(newTable.name)) ADD COLUMN \(column.sqlRepresentation)")
+                try db.runSingleStatement(TableDefinition.addColumnSQL(table: newTable.name, column: column.columnDefinition))
             }
             return
         }

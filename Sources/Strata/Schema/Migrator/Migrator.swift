@@ -59,9 +59,11 @@ open class Migrator {
     }
 
     func createMigrationTable() throws {
-        try connection.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations(version INTEGER UNIQUE NOT NULL, migration_timestamp TEXT NOT NULL)"
-        )
+        let table = TableDefinition("schema_migrations", columns: [
+            .init("version", type: "INTEGER", [.unique(), .notNull()]),
+            .init("migration_timestamp", type: "TEXT", [.notNull()]),
+        ], ifNotExists: true)
+        try connection.execute(table.sql)
     }
 
     /// Runs the SQL for each missing version, each version and its bookkeeping row in one
