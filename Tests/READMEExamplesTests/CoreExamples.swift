@@ -50,6 +50,8 @@ import Testing
             #expect(printed.take() == ["100 200"])
             try ormExample20()
             #expect(printed.take() == [#"["users": new table created]"#, "John 1 1"])
+            try example21()
+            #expect(printed.take() == [#"SELECT count(*) FROM "book" WHERE year > ? AND title IS NOT NULL"#, "1"])
         }
     }
 
@@ -252,6 +254,21 @@ import Testing
         try copy.apply(edit) { conflict in conflict.kind == .data ? .replace : .omit }   // sync: copy's price is 200
         try db.apply(try edit.inverted()) { _ in .abort }   // undo: all or nothing
         print(try db.query("SELECT price FROM cars") as Int? ?? 0, try copy.query("SELECT price FROM cars") as Int? ?? 0)   // 100 200
+        // README:end
+    }
+
+    func example21() throws {
+        // README:begin 21
+        let db = try Connection()   // in memory
+        try db.execute("CREATE TABLE book(id INTEGER PRIMARY KEY, title TEXT, year INTEGER)")
+        let title = "Dune'); DROP TABLE book; --"        // stays a value
+        try db.run(literal: "INSERT INTO book(title, year) VALUES (\(title), \(1965))")
+        var filter: SQLFragment = "year > \(1900)"
+        filter = filter + " AND title IS NOT NULL"
+        let query: SQLFragment = "SELECT count(*) FROM \(identifier: "book") WHERE \(filter)"
+        print(query.sql)                                  // SELECT count(*) FROM "book" WHERE year > ? AND title IS NOT NULL
+        let count: Int? = try db.query(literal: query)
+        print(count ?? 0)                                 // 1
         // README:end
     }
 }

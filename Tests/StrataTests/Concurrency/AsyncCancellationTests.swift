@@ -10,7 +10,9 @@ import Testing
     /// every other one on two cores (a loaded run saw 0.2 s), and 5 s under a sanitizer (`.ci/run`
     /// sets `STRATA_SANITIZER` for its ThreadSanitizer pass, which slows every Swift instruction).
     /// How fast it is belongs to the benchmark, not to a unit test.
-    static let promptCancellation: Duration = ProcessInfo.processInfo.environment["STRATA_SANITIZER"] == nil ? .seconds(1) : .seconds(5)
+    // The queries cancelled here never end on their own, so any bound shows the interrupt works;
+    // it is generous because the suite runs beside 600 other tests on a shared 2-core machine.
+    static let promptCancellation: Duration = ProcessInfo.processInfo.environment["STRATA_SANITIZER"] == nil ? .seconds(5) : .seconds(10)
 
     static func makeDatabase(_ directory: TemporaryDirectory) throws -> Database {
         let database = try Database(storageLocation: .onDisk(directory.path("cancelled.sqlite")))
@@ -39,7 +41,7 @@ import Testing
     @Test func aCancellationBetweenTwoStatementsStopsTheNextOne() async throws {
         let directory = try TemporaryDirectory()
         let database = try Self.makeDatabase(directory)
-        let long = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 30000000) SELECT count(*) FROM c"
+        let long = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000000) SELECT count(*) FROM c"
         let between = DispatchSemaphore(value: 0)
         let cancelled = DispatchSemaphore(value: 0)
         let task = Task {
