@@ -1,4 +1,4 @@
-// Layer 4, Squeal's vocabulary. Helpers: the SQL helpers Squeal introduced (`insertInto`,
+// Query/Helpers: the SQL helpers Squeal introduced (`insertInto`,
 // `selectFrom`, `countFrom`, `update`, `deleteFrom`, schema helpers), in core because any code may use them.
 
 import Foundation
