@@ -35,7 +35,9 @@ final class LockedCounts: @unchecked Sendable {
     func append(_ value: Int) { lock.withLock { storage.append(value) } }
     var values: [Int] { lock.withLock { storage } }
 
-    func wait(seconds: Double = 10, until condition: ([Int]) -> Bool) async throws {
+    // Generous: beside the whole suite on 2 cores the cooperative pool can be busy for seconds;
+    // a missed change still fails, only later.
+    func wait(seconds: Double = 60, until condition: ([Int]) -> Bool) async throws {
         let deadline = Date().addingTimeInterval(seconds)
         while !condition(values) {
             guard Date() < deadline else { throw CancellationError() }
