@@ -142,11 +142,11 @@ package final class BackupPageCounter: Sendable {
     }
 }
 
-/// One running backup.
+/// One running backup (a value: nothing in it changes; its memberwise initializer is the one used).
 // @unchecked Sendable: it has no mutable state; it owns the `sqlite3_backup`, which only
 // `backupQueue` touches, and holds the connections alive, which by the documented contract of
 // `backup(...)` nothing else uses until completion.
-private final class BackupJob: @unchecked Sendable {
+private struct BackupJob: @unchecked Sendable {
     let backup: SQLiteBackupHandle
     let source: Connection
     let destination: Connection
@@ -155,19 +155,6 @@ private final class BackupJob: @unchecked Sendable {
     let pageCounter: BackupPageCounter?
     let completion: (Connection.BackupResult) -> Void
     let completionQueue: DispatchQueue
-
-    init(backup: SQLiteBackupHandle, source: Connection, destination: Connection, pageSize: Int32, progress: Progress,
-         pageCounter: BackupPageCounter?, completion: @escaping (Connection.BackupResult) -> Void,
-         completionQueue: DispatchQueue) {
-        self.backup = backup
-        self.source = source
-        self.destination = destination
-        self.pageSize = pageSize
-        self.progress = progress
-        self.pageCounter = pageCounter
-        self.completion = completion
-        self.completionQueue = completionQueue
-    }
 
     func run() {
         var result: Connection.BackupResult
