@@ -121,3 +121,140 @@ private func runSwiftTokenizer(_ tokenize: Connection.FTS5TokenizerFunction, tex
     }
     return code
 }
+
+extension Connection {
+    /// Rewrites one token of a wrapped tokenizer: calls `emit` with each token to index (or
+    /// search) in its place, in order. The first takes the token's position; the others share
+    /// it (synonyms). Emitting nothing drops the token (a stop word). Throwing fails the statement.
+    public typealias FTS5TokenRewriter = (_ token: String, _ emit: (String) -> Void) throws -> Void
+
+    /// Registers a tokenizer that runs another one and rewrites or adds to its tokens: for
+    /// synonyms, folding or stop words, keeping the wrapped tokenizer's byte ranges.
+    ///
+    /// ```swift
+    /// try db.registerFTS5Tokenizer(named: "synonyms", wrapping: .unicode61(removeDiacritics: .always)) { token, emit in
+    ///     emit(token)
+    ///     if token == "car" { emit("automobile") }
+    /// }
+    /// try db.createFTS5Table("ads", columns: ["text"], options: FTS5Options(tokenizer: .custom(name: "synonyms")))
+    /// ```
+    /// Arguments a table gives the new tokenizer (`.custom(name:arguments:)`) are passed on to
+    /// the wrapped one, after its own. The closure is kept until the connection closes.
+    /// - Throws: `SQLiteError` when FTS5 is not available or refuses the registration. An unknown
+    ///   wrapped tokenizer is reported when a table using the new one is created.
+    public func registerFTS5Tokenizer(named name: String, wrapping base: FTS5Tokenizer, _ rewrite: @escaping FTS5TokenRewriter) throws {
+        let api = try fts5API()
+        var tokenizer = fts5_tokenizer(
+            xCreate: { userData, arguments, count, instance in
+                guard let userData, let instance else { return SQLITE_MISUSE }
+                let registration = CallbackBox<FTS5WrapperRegistration>.from(userData)
+                let extra = (0..<Int(max(count, 0))).compactMap { arguments?[$0].map { String(cString: $0) } }
+                guard let wrapper = registration.makeInstance(extraArguments: extra) else { return SQLITE_ERROR }
+                instance.pointee = OpaquePointer(Unmanaged.passRetained(wrapper).toOpaque())
+                return SQLITE_OK
+            },
+            xDelete: { instance in
+                guard let instance else { return }
+                Unmanaged<FTS5WrapperInstance>.fromOpaque(UnsafeRawPointer(instance)).release()
+            },
+            xTokenize: { instance, context, flags, text, count, xToken in
+                guard let instance, let xToken else { return SQLITE_MISUSE }
+                let wrapper = Unmanaged<FTS5WrapperInstance>.fromOpaque(UnsafeRawPointer(instance)).takeUnretainedValue()
+                return wrapper.tokenize(context: context, flags: flags, text: text, count: count, xToken: xToken)
+            }
+        )
+        let registration = FTS5WrapperRegistration(api: api, base: base.words, rewrite: rewrite)
+        let pointer = CallbackBox(registration).retainedPointer()
+        let code = api.pointee.xCreateTokenizer(api, name, pointer, &tokenizer) { CallbackBox<FTS5WrapperRegistration>.release($0) }
+        guard code == SQLITE_OK else {
+            CallbackBox<FTS5WrapperRegistration>.release(pointer)
+            throw SQLiteError(code: code, message: "Could not register FTS5 tokenizer \(name.debugDescription): \(String(cString: sqlite3_errstr(code)))")
+        }
+    }
+}
+
+/// A wrapping tokenizer as registered: the connection's FTS5 API (valid while it is open, which
+/// outlives every table instance), the wrapped tokenizer's name and arguments, and the rewriter.
+struct FTS5WrapperRegistration {
+    let api: UnsafeMutablePointer<fts5_api>
+    let base: [String]
+    let rewrite: Connection.FTS5TokenRewriter
+
+    /// An instance of the wrapped tokenizer for one table, or nil when it is unknown or refuses
+    /// its arguments.
+    func makeInstance(extraArguments: [String]) -> FTS5WrapperInstance? {
+        guard let name = base.first else { return nil }
+        var userData: UnsafeMutableRawPointer?
+        var tokenizer = fts5_tokenizer()
+        guard api.pointee.xFindTokenizer(api, name, &userData, &tokenizer) == SQLITE_OK, let create = tokenizer.xCreate else { return nil }
+        let arguments = (base.dropFirst() + extraArguments).map { UnsafePointer(strdup($0)) }
+        defer { arguments.forEach { free(UnsafeMutableRawPointer(mutating: $0)) } }
+        var instance: OpaquePointer?
+        let code = arguments.withUnsafeBufferPointer { buffer in
+            create(userData, UnsafeMutablePointer(mutating: buffer.baseAddress), Int32(buffer.count), &instance)
+        }
+        guard code == SQLITE_OK, let instance else { return nil }
+        return FTS5WrapperInstance(base: tokenizer, instance: instance, rewrite: rewrite)
+    }
+}
+
+/// One table's wrapping tokenizer: the wrapped tokenizer's instance, deleted with it.
+final class FTS5WrapperInstance {
+    let base: fts5_tokenizer
+    let instance: OpaquePointer
+    let rewrite: Connection.FTS5TokenRewriter
+
+    init(base: fts5_tokenizer, instance: OpaquePointer, rewrite: @escaping Connection.FTS5TokenRewriter) {
+        self.base = base
+        self.instance = instance
+        self.rewrite = rewrite
+    }
+
+    deinit { base.xDelete?(instance) }
+
+    /// What one `xTokenize` call needs inside the wrapped tokenizer's callback.
+    final class Call {
+        let context: UnsafeMutableRawPointer?
+        let xToken: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, Int32, Int32, Int32) -> Int32
+        let rewrite: Connection.FTS5TokenRewriter
+
+        init(context: UnsafeMutableRawPointer?, xToken: @escaping @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, Int32, Int32, Int32) -> Int32,
+             rewrite: @escaping Connection.FTS5TokenRewriter) {
+            self.context = context
+            self.xToken = xToken
+            self.rewrite = rewrite
+        }
+    }
+
+    func tokenize(context: UnsafeMutableRawPointer?, flags: Int32, text: UnsafePointer<CChar>?, count: Int32,
+                  xToken: @escaping @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, Int32, Int32, Int32) -> Int32) -> Int32 {
+        guard let tokenize = base.xTokenize else { return SQLITE_ERROR }
+        let call = Call(context: context, xToken: xToken, rewrite: rewrite)
+        return withExtendedLifetime(call) {
+            tokenize(instance, Unmanaged.passUnretained(call).toOpaque(), flags, text, count) { pointer, tokenFlags, token, length, start, end in
+                guard let pointer else { return SQLITE_MISUSE }
+                let call = Unmanaged<Call>.fromOpaque(pointer).takeUnretainedValue()
+                let original = token.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: Int(max(length, 0))), as: UTF8.self) } ?? ""
+                var code = SQLITE_OK
+                var first = true
+                do {
+                    try call.rewrite(original) { replacement in
+                        guard code == SQLITE_OK, !replacement.isEmpty else { return }
+                        var replacement = replacement
+                        code = replacement.withUTF8 { bytes in
+                            bytes.withMemoryRebound(to: CChar.self) {
+                                call.xToken(call.context, first ? tokenFlags : FTS5_TOKEN_COLOCATED, $0.baseAddress, Int32(bytes.count), start, end)
+                            }
+                        }
+                        first = false
+                    }
+                } catch let error as SQLiteError {
+                    return error.code == SQLITE_OK ? SQLITE_ERROR : error.code
+                } catch {
+                    return SQLITE_ERROR
+                }
+                return code
+            }
+        }
+    }
+}
