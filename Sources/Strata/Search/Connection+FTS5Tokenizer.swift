@@ -72,6 +72,11 @@ extension Connection {
     /// The connection's `fts5_api`, which `SELECT fts5(?1)` writes through a bound pointer.
     /// - Throws: `SQLiteError` when FTS5 is not compiled in, or its API is older than version 2.
     func fts5API() throws -> UnsafeMutablePointer<fts5_api> {
+        // Strata's own statement: hidden from the user's trace and authorizer.
+        try withBookkeeping { try fetchFTS5API() }
+    }
+
+    private func fetchFTS5API() throws -> UnsafeMutablePointer<fts5_api> {
         var statement: OpaquePointer?
         var code = sqlite3_prepare_v2(handle, "SELECT fts5(?1)", -1, &statement, nil)
         defer { sqlite3_finalize(statement) }

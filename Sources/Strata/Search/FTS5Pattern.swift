@@ -96,6 +96,20 @@ public struct FTS5Pattern: Sendable, Hashable, Bindable, CustomStringConvertible
     }
 }
 
+extension SQLFragment.StringInterpolation {
+    /// `\(pattern)` for an optional pattern: binds the pattern, or, when it is nil (the user's
+    /// text had no word), a pattern that matches nothing. `MATCH NULL` would be an FTS5 syntax
+    /// error, so `WHERE docs MATCH \(FTS5Pattern(matchingAllTokensIn: text))` never fails.
+    public mutating func appendInterpolation(_ pattern: FTS5Pattern?) {
+        appendInterpolation(pattern ?? FTS5Pattern.matchingNothing)
+    }
+}
+
+extension FTS5Pattern {
+    /// A pattern that matches no row: an empty phrase.
+    static let matchingNothing = FTS5Pattern(unchecked: "\"\"")
+}
+
 extension Connection {
     /// A pattern written in FTS5's query syntax (`"sqlite AND (fast OR small)"`, `title: swift*`),
     /// checked against `table` before it is used.

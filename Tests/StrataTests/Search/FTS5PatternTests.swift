@@ -31,6 +31,15 @@ struct FTS5PatternTests {
         #expect(try hits(FTS5Pattern(matchingAllPrefixesIn: "wor hel")) == ["hello world", "world hello"])
         #expect(try hits(FTS5Pattern(matchingAnyPrefixIn: "the xyz")) == ["hello there"])
         #expect(try hits(FTS5Pattern(matchingAllTokensIn: "NEAR AND")) == ["NEAR AND OR NOT"])
+        // A text without words gives nil, which, interpolated, matches nothing rather than failing.
+        let none = FTS5Pattern(matchingAllTokensIn: "*(")
+        #expect(none == nil)
+        #expect(try hits(none).isEmpty)
+        let ranked: [String] = try db.query(literal: "SELECT title FROM docs WHERE docs MATCH \(none) ORDER BY rank")
+        #expect(ranked.isEmpty)
+        let unwrapped = try #require(FTS5Pattern(matchingPhrase: "world hello"))
+        let frag: SQLFragment = "docs MATCH \(unwrapped)"
+        #expect(frag.arguments == [.text(#""world" + "hello""#)])
     }
 
     @Test func rawPatternsAreValidated() throws {
