@@ -136,3 +136,22 @@ struct FTS5TableTests {
         #expect(count == 0)
     }
 }
+
+@Suite("FTS5 tables with hostile names")
+struct FTS5HostileNameTests {
+    @Test func quotesInEveryNameAndArgument() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        try db.execute(#"CREATE TABLE "b""o'k"("i""d" INTEGER PRIMARY KEY, "ti'""tle" TEXT)"#)
+        try db.run(#"INSERT INTO "b""o'k"("ti'""tle") VALUES ('first words')"#)
+        try db.createFTS5Table(#"f"t's"#, columns: [#"ti'"tle"#],
+                               options: FTS5Options(tokenizer: .unicode61(tokenCharacters: #"'""#),
+                                                    content: .external(table: #"b"o'k"#, rowID: #"i"d"#)))
+        try db.run(#"INSERT INTO "b""o'k"("ti'""tle") VALUES ('second''s words')"#)
+        try db.run(#"UPDATE "b""o'k" SET "ti'""tle" = 'changed' WHERE "i""d" = 1"#)
+        let hits: [Int64] = try db.query(literal: "SELECT rowid FROM \(identifier: #"f"t's"#) WHERE \(identifier: #"f"t's"#) MATCH \(#""second's""#) ORDER BY rowid")
+        #expect(hits == [2])
+        let words: [Int64] = try db.query(literal: "SELECT rowid FROM \(identifier: #"f"t's"#) WHERE \(identifier: #"f"t's"#) MATCH \(FTS5Pattern(matchingAnyTokenIn: "words changed")) ORDER BY rowid")
+        #expect(words == [1, 2])
+        try db.rebuildFTS5Table(#"f"t's"#)
+    }
+}
