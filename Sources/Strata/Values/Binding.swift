@@ -1,5 +1,5 @@
 // Values: SQift's `Bindable`/`Extractable`/`Binding`, every built-in conformance, `BindingValue`
-// and the Codable bindings.
+// and the Codable bindings (SQift's property-list `CodableBinding`, and `JSONBinding`, stored as JSON text).
 
 import Foundation
 #if canImport(SQLite3)

@@ -1,0 +1,191 @@
+// Search: SQLite's FTS5 full-text search. This folder owns FTS5 tables (`createFTS5Table`, their
+// options and tokenizers, external content kept in sync by triggers), `FTS5Pattern` (MATCH
+// patterns that are safe to build from user text) and tokenizers written in Swift, registered
+// through SQLite's `fts5_api`. Tables are rendered by the one table definition
+// (Query/TableDefinition.swift); quoting comes from Statements/SQLText.swift.
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// A tokenizer for an FTS5 table: how its text is split into the tokens a search matches.
+///
+/// ```swift
+/// FTS5Options(tokenizer: .porter(.unicode61(removeDiacritics: .always)))
+/// FTS5Options(tokenizer: .unicode61(tokenCharacters: "-_"))
+/// FTS5Options(tokenizer: .custom(name: "dashes"))   // registered with registerFTS5Tokenizer(named:_:)
+/// ```
+/// See <https://www.sqlite.org/fts5.html#tokenizers>.
+public indirect enum FTS5Tokenizer: Sendable, Hashable {
+    /// Unicode 6.1 word splitting, case folded: FTS5's default.
+    ///
+    /// - Parameters:
+    ///   - removeDiacritics: whether `é` matches `e`; nil for SQLite's default (`.always`
+    ///     except for some composed letters, which is `remove_diacritics 1`).
+    ///   - tokenCharacters: characters to treat as part of tokens (`"-_"` keeps `e-mail` whole).
+    ///   - separators: characters to treat as separators.
+    case unicode61(removeDiacritics: DiacriticsRemoval? = nil, tokenCharacters: String? = nil, separators: String? = nil)
+    /// ASCII word splitting: every non-ASCII character is a token character, only ASCII is folded.
+    case ascii
+    /// The Porter stemmer over another tokenizer: `running` matches `run`.
+    case porter(_ base: FTS5Tokenizer)
+    /// Every three-character sequence is a token: substring search (`LIKE '%abc%'`) for any language.
+    case trigram
+    /// A tokenizer by name, with its arguments: one of SQLite's, an extension's, or one
+    /// registered with ``Connection/registerFTS5Tokenizer(named:_:)``.
+    case custom(name: String, arguments: [String] = [])
+
+    /// `remove_diacritics` of `unicode61`.
+    public enum DiacriticsRemoval: Int, Sendable, Hashable {
+        /// `remove_diacritics 0`: `é` and `e` are different tokens.
+        case keep = 0
+        /// `remove_diacritics 1`: removed, except from letters that have several diacritics.
+        case removeLegacy = 1
+        /// `remove_diacritics 2`: removed from every letter (SQLite 3.27 and later).
+        case always = 2
+    }
+
+    /// The words of the `tokenize` option: name, then arguments (a wrapped tokenizer follows).
+    var words: [String] {
+        switch self {
+        case .unicode61(let removeDiacritics, let tokenCharacters, let separators):
+            var words = ["unicode61"]
+            if let removeDiacritics { words += ["remove_diacritics", String(removeDiacritics.rawValue)] }
+            if let tokenCharacters { words += ["tokenchars", tokenCharacters] }
+            if let separators { words += ["separators", separators] }
+            return words
+        case .ascii: return ["ascii"]
+        case .porter(let base): return ["porter"] + base.words
+        case .trigram: return ["trigram"]
+        case .custom(let name, let arguments): return [name] + arguments
+        }
+    }
+
+    /// The `tokenize = '…'` argument. FTS5 reads the option's value as words, each a bareword
+    /// or a single-quoted literal, so every word that is not a bareword is single-quoted (inner
+    /// quotes doubled) before the whole value becomes an SQL string literal.
+    var optionSQL: String {
+        let value = words.map { word -> String in
+            let isBareword = !word.isEmpty && word.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
+            }
+            return isBareword ? word : quoteStringLiteral(word)
+        }.joined(separator: " ")
+        return "tokenize = " + quoteStringLiteral(value)
+    }
+}
+
+/// How an FTS5 table is created: its tokenizer, where its content lives, its prefix indexes and
+/// the columns it stores without indexing.
+///
+/// ```swift
+/// try db.createFTS5Table("book_fts", columns: ["title", "isbn"],
+///                        options: FTS5Options(content: .external(table: "book", rowID: "id"),
+///                                             prefixes: [2, 3], unindexedColumns: ["isbn"]))
+/// ```
+public struct FTS5Options: Sendable, Hashable {
+    /// Where an FTS5 table's text is kept.
+    public enum Content: Sendable, Hashable {
+        /// In the index's own content table (FTS5's default).
+        case `internal`
+        /// Nowhere: the index can be searched, but its columns read as NULL (`content=''`).
+        case contentless
+        /// In another table, whose rows are indexed under `rowID` (its `INTEGER PRIMARY KEY`, or
+        /// `rowid`). ``Connection/createFTS5Table(_:columns:options:)`` fills the index from it
+        /// and creates triggers that keep the index in sync with it.
+        case external(table: String, rowID: String = "rowid")
+    }
+
+    /// The tokenizer; nil for FTS5's default (`unicode61`).
+    public var tokenizer: FTS5Tokenizer?
+    /// Where the text is kept.
+    public var content: Content
+    /// Prefix lengths, in characters, to index for fast prefix queries (`prefix = '2 3'`).
+    public var prefixes: [Int]
+    /// Columns stored but not indexed (`UNINDEXED`): never matched, still read back.
+    public var unindexedColumns: [String]
+    /// `IF NOT EXISTS`.
+    public var ifNotExists: Bool
+
+    /// Options for an FTS5 table; the defaults are FTS5's own.
+    public init(tokenizer: FTS5Tokenizer? = nil, content: Content = .internal, prefixes: [Int] = [],
+                unindexedColumns: [String] = [], ifNotExists: Bool = false) {
+        self.tokenizer = tokenizer
+        self.content = content
+        self.prefixes = prefixes
+        self.unindexedColumns = unindexedColumns
+        self.ifNotExists = ifNotExists
+    }
+}
+
+extension Connection {
+    /// The `CREATE VIRTUAL TABLE … USING fts5(…)` statement for a table, as the one table
+    /// definition renders it.
+    package static func fts5TableDefinition(_ name: String, columns: [String], options: FTS5Options) -> TableDefinition {
+        let unindexed = Set(options.unindexedColumns)
+        let definitions = columns.map { column in
+            TableDefinition.Column(column, unindexed.contains(column) ? [.raw("UNINDEXED")] : [])
+        }
+        var arguments: [String] = []
+        if let tokenizer = options.tokenizer { arguments.append(tokenizer.optionSQL) }
+        switch options.content {
+        case .internal: break
+        case .contentless: arguments.append("content = ''")
+        case .external(let table, let rowID):
+            arguments.append("content = " + quoteStringLiteral(table))
+            if !sameIdentifier(rowID, "rowid") { arguments.append("content_rowid = " + quoteStringLiteral(rowID)) }
+        }
+        if !options.prefixes.isEmpty {
+            arguments.append("prefix = " + quoteStringLiteral(options.prefixes.map(String.init).joined(separator: " ")))
+        }
+        return .virtual(name, using: "fts5", columns: definitions, arguments: arguments, ifNotExists: options.ifNotExists)
+    }
+
+    /// Creates an FTS5 full-text index.
+    ///
+    /// ```swift
+    /// try db.createFTS5Table("docs", columns: ["title", "body"])
+    /// try db.createFTS5Table("book_fts", columns: ["title"],
+    ///                        options: FTS5Options(content: .external(table: "book", rowID: "id")))
+    /// ```
+    /// With external content the index is filled from the content table now, and triggers named
+    /// `<index>_ai`, `<index>_ad` and `<index>_au` keep it in sync on insert, delete and update.
+    /// Everything is created in one savepoint: on failure nothing is left behind.
+    /// - Throws: `SQLiteError` (FTS5 missing, an unknown tokenizer, a missing content column).
+    public func createFTS5Table(_ name: String, columns: [String], options: FTS5Options = FTS5Options()) throws {
+        let definition = Self.fts5TableDefinition(name, columns: columns, options: options)
+        try strataSavepoint(named: "strata_fts5") {
+            try execute(definition.sql)
+            guard case .external(let table, let rowID) = options.content else { return }
+            for trigger in Self.fts5SyncTriggers(index: name, columns: columns, contentTable: table, rowID: rowID) {
+                try execute(trigger)
+            }
+            try rebuildFTS5Table(name)
+        }
+    }
+
+    /// Rebuilds an FTS5 index from its content (the external table, for external content).
+    ///
+    /// Use it after changing the content table with the triggers bypassed or dropped.
+    /// - Throws: `SQLiteError` (no such table, a contentless table, which has nothing to rebuild from).
+    public func rebuildFTS5Table(_ name: String) throws {
+        try execute("INSERT INTO " + quoteIdentifier(name) + "(" + quoteIdentifier(name) + ") VALUES('rebuild')")
+    }
+
+    /// The triggers that keep an external-content index in sync with its table. A change
+    /// deletes the old row's tokens (FTS5 needs the old values to find them) and inserts the new.
+    static func fts5SyncTriggers(index: String, columns: [String], contentTable: String, rowID: String) -> [String] {
+        let target = quoteIdentifier(index)
+        let table = quoteIdentifier(contentTable)
+        let columnList = columns.map(quoteIdentifier).joined(separator: ", ")
+        func values(_ row: String) -> String {
+            ([row + "." + quoteIdentifier(rowID)] + columns.map { row + "." + quoteIdentifier($0) }).joined(separator: ", ")
+        }
+        let insert = "INSERT INTO \(target)(rowid, \(columnList)) VALUES (\(values("new")));"
+        let delete = "INSERT INTO \(target)(\(target), rowid, \(columnList)) VALUES ('delete', \(values("old")));"
+        func trigger(_ suffix: String, _ event: String, _ body: String) -> String {
+            "CREATE TRIGGER " + quoteIdentifier(index + "_" + suffix) + " AFTER " + event + " ON " + table + " BEGIN " + body + " END"
+        }
+        return [trigger("ai", "INSERT", insert), trigger("ad", "DELETE", delete), trigger("au", "UPDATE", delete + " " + insert)]
+    }
+}
