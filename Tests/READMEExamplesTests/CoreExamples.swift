@@ -52,6 +52,8 @@ import Testing
             #expect(printed.take() == [#"["users": new table created]"#, "John 1 1"])
             try example21()
             #expect(printed.take() == [#"SELECT count(*) FROM "book" WHERE year > ? AND title IS NOT NULL"#, "1"])
+            try example22()
+            #expect(printed.take() == [#"["Dune"]"#, "sci-fi"])
         }
     }
 
@@ -269,6 +271,22 @@ import Testing
         print(query.sql)                                  // SELECT count(*) FROM "book" WHERE year > ? AND title IS NOT NULL
         let count: Int? = try db.query(literal: query)
         print(count ?? 0)                                 // 1
+        // README:end
+    }
+
+    func example22() throws {
+        // README:begin 22
+        let db = try Connection()   // in memory
+        try db.createFTS5Table("docs", columns: ["title", "body"], options: FTS5Options(tokenizer: .porter(.unicode61())))
+        try db.run("INSERT INTO docs(title, body) VALUES (?, ?)", "Dune", "Spice must flow")
+        try db.run("INSERT INTO docs(title, body) VALUES (?, ?)", "Emma", "Matchmaking in Highbury")
+        let pattern = FTS5Pattern(matchingAllTokensIn: "flowing \"spice")   // stemmed; the stray quote is harmless
+        let hits: [String] = try db.query(literal: "SELECT title FROM docs WHERE docs MATCH \(pattern) ORDER BY rank")
+        print(hits)                                        // ["Dune"]
+        try db.execute("CREATE TABLE notes(tags TEXT)")
+        try db.run("INSERT INTO notes(tags) VALUES (?)", JSONBinding(["sci-fi", "classic"]))
+        let first: String? = try db.query("SELECT json_extract(tags, '$[0]') FROM notes")
+        print(first ?? "")                                 // sci-fi
         // README:end
     }
 }
