@@ -44,4 +44,15 @@ public final class AlterTableBuilder {
     public func dropConstraint(named name: String) {
         changes.append(.dropConstraint(named: name))
     }
+
+    /// Drops the table constraint declared with exactly this SQL (named or not), as Squeal's
+    /// `dropConstraint("UNIQUE (name)")` does.
+    public func dropConstraint(_ sql: String) {
+        changes.append(.dropConstraintClause(sql))
+    }
+
+    /// Drops every table constraint the table declares; column constraints stay.
+    public func dropAllConstraints() {
+        changes.append(.dropAllConstraints)
+    }
 }

@@ -19,6 +19,8 @@ enum TableAlteration: Hashable, Sendable {
     case dropColumn(String)
     case addConstraint(SchemaTableConstraint)
     case dropConstraint(named: String)
+    case dropConstraintClause(String)
+    case dropAllConstraints
 
     /// Whether the change is a plain rename, which `ALTER TABLE ... RENAME COLUMN` performs.
     var isRenameOnly: Bool {

@@ -122,6 +122,13 @@ struct SchemaState: Hashable, Sendable {
                 throw SchemaMigrationError.invalidSchema(reason: "table \"\(tableName)\" declares no constraint named \"\(name)\"")
             }
             tables[position].constraints.remove(at: index)
+        case .dropConstraintClause(let sql):
+            guard let index = tables[position].constraints.firstIndex(where: { $0.sql == sql }) else {
+                throw SchemaMigrationError.invalidSchema(reason: "table \"\(tableName)\" declares no constraint \(sql)")
+            }
+            tables[position].constraints.remove(at: index)
+        case .dropAllConstraints:
+            tables[position].constraints.removeAll()
         }
     }
 }
