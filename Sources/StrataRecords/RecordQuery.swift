@@ -1,112 +1,5 @@
 import Foundation
 
-/// A record property's column, typed by the property, for building queries.
-///
-/// ```swift
-/// Player.where { $0.score > 10 && $0.team == nil }
-/// ```
-/// Every comparison binds its value; the column name is quoted. Predicates are `SQLFragment`s
-/// whose column is a column segment, so a join or a subquery can qualify them later.
-// @unchecked Sendable: `binding` is one of the pure conversions below, which capture nothing and
-// keep no state; a Sendable closure would also capture `Value`'s metatype, which need not be.
-public struct TypedColumn<Value>: @unchecked Sendable {
-    /// The column's name.
-    public let name: String
-    let binding: (Value) -> BindingValue
-    /// The column as an unqualified column segment, built once with the record's columns.
-    public let fragment: SQLFragment
-
-    /// A column of a `Bindable` property.
-    public init(_ name: String) where Value: Bindable {
-        self.init(name) { $0.bindingValue }
-    }
-
-    /// A column of a `RawRepresentable` property, compared by raw value.
-    public init(_ name: String) where Value: RawRepresentable, Value.RawValue: Bindable {
-        self.init(name) { $0.rawValue.bindingValue }
-    }
-
-    /// A column of an optional `RawRepresentable` property.
-    public init<Wrapped: RawRepresentable>(_ name: String) where Value == Wrapped?, Wrapped.RawValue: Bindable {
-        self.init(name) { $0?.rawValue.bindingValue ?? .null }
-    }
-
-    /// A column of a property that is both: it binds as itself.
-    public init(_ name: String) where Value: Bindable & RawRepresentable, Value.RawValue: Bindable {
-        self.init(name) { $0.bindingValue }
-    }
-
-    private init(_ name: String, binding: @escaping (Value) -> BindingValue) {
-        self.name = name
-        self.binding = binding
-        fragment = .column(name)
-    }
-
-    /// `column op ?`, the value bound.
-    func comparison(_ operator: String, _ value: BindingValue) -> RecordPredicate {
-        RecordPredicate(fragment + SQLFragment(segments: [.text(" " + `operator` + " "), .value(value)]))
-    }
-
-    /// `column` followed by SQL text that binds nothing (`IS NULL`).
-    func suffixed(_ text: String) -> RecordPredicate {
-        RecordPredicate(fragment + SQLFragment(segments: [.text(text)]))
-    }
-
-    /// `column = value`; `column IS NULL` when `value` is nil.
-    public static func == (column: TypedColumn, value: Value) -> RecordPredicate {
-        let bound = column.binding(value)
-        if bound == .null { return column.isNull }
-        return column.comparison("=", bound)
-    }
-
-    /// `column <> value`; `column IS NOT NULL` when `value` is nil.
-    public static func != (column: TypedColumn, value: Value) -> RecordPredicate {
-        let bound = column.binding(value)
-        if bound == .null { return column.suffixed(" IS NOT NULL") }
-        return column.comparison("<>", bound)
-    }
-
-    /// `column < value`.
-    public static func < (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison("<", column.binding(value)) }
-    /// `column <= value`.
-    public static func <= (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison("<=", column.binding(value)) }
-    /// `column > value`.
-    public static func > (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison(">", column.binding(value)) }
-    /// `column >= value`.
-    public static func >= (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison(">=", column.binding(value)) }
-
-    /// `column IS NULL`.
-    public var isNull: RecordPredicate { suffixed(" IS NULL") }
-
-    /// `column LIKE pattern` (SQLite's LIKE: `%` and `_`, ASCII case-insensitive).
-    public func like(_ pattern: String) -> RecordPredicate {
-        comparison("LIKE", .text(pattern))
-    }
-
-    /// `column IN (values)`; false for no values.
-    public func `in`(_ values: [Value]) -> RecordPredicate {
-        guard !values.isEmpty else { return RecordPredicate("0") }
-        var segments: [SQLFragment.Segment] = [.text(" IN (")]
-        segments.reserveCapacity(2 * values.count + 1)
-        for (index, value) in values.enumerated() {
-            if index > 0 { segments.append(.text(", ")) }
-            segments.append(.value(binding(value)))
-        }
-        segments.append(.text(")"))
-        return RecordPredicate(fragment + SQLFragment(segments: segments))
-    }
-
-    /// `column BETWEEN low AND high` (both ends included).
-    public func between(_ low: Value, _ high: Value) -> RecordPredicate {
-        RecordPredicate(fragment + SQLFragment(segments: [.text(" BETWEEN "), .value(binding(low)), .text(" AND "), .value(binding(high))]))
-    }
-
-    /// `column = value`, for `RecordQuery.update(_:set:)`.
-    public func set(_ value: Value) -> ColumnAssignment {
-        ColumnAssignment(column: name, value: binding(value))
-    }
-}
-
 /// A condition on a record's columns: a `SQLFragment` whose columns are column segments (so a
 /// join can qualify them) and whose values are bound.
 public struct RecordPredicate: Sendable {
@@ -159,50 +52,32 @@ public enum SortDirection: Sendable {
     case descending
 }
 
-/// A query of a record's table, built from typed columns; values are always bound.
-///
-/// ```swift
-/// let top = try Player.where { $0.score > 10 && $0.team == nil }
-///     .order(by: \.score, .descending)
-///     .limit(10, offset: 0)
-///     .fetchAll(db)
-/// ```
-public struct RecordQuery<R: Record>: Sendable {
+/// The clauses every typed query is made of, shared by single-table queries, joins and
+/// selections: each builder adds to them, and one renderer writes the SELECT.
+public struct QueryParts: Sendable {
+    /// The FROM clause's tables and joins.
+    var from: SQLFragment
+    /// For a single-table query, its table: its columns render unqualified at the top level
+    /// (shorter SQL for logs); a subquery is rendered before it nests, so it keeps its own.
+    var ownTable: String?
     var predicate: RecordPredicate?
+    var groups: [SQLFragment] = []
+    var having: RecordPredicate?
     var orderings: [SQLFragment] = []
     var limitCount: Int?
     var offsetCount: Int?
 
-    @usableFromInline
-    init() {}
-
-    /// Narrows the query (conditions given several times must all hold).
-    public func `where`(_ condition: (R.Columns) -> RecordPredicate) -> RecordQuery {
-        var query = self
-        let added = condition(R.columns)
-        query.predicate = predicate.map { $0 && added } ?? added
-        return query
+    init(from: SQLFragment, ownTable: String?) {
+        self.from = from
+        self.ownTable = ownTable
     }
 
-    /// Adds an ORDER BY term (terms apply in the order they are added).
-    public func order<V>(by column: KeyPath<R.Columns, TypedColumn<V>>, _ direction: SortDirection = .ascending) -> RecordQuery {
-        var query = self
-        query.orderings.append(R.columns[keyPath: column].fragment + SQLFragment(segments: [.text(direction == .descending ? " DESC" : " ASC")]))
-        return query
-    }
-
-    /// At most `count` rows, after skipping `offset`.
-    public func limit(_ count: Int, offset: Int = 0) -> RecordQuery {
-        var query = self
-        query.limitCount = count
-        query.offsetCount = offset
-        return query
-    }
-
-    /// The WHERE, ORDER BY and LIMIT clauses, values bound.
+    /// The clauses after FROM, values bound.
     func clauses(ordering: Bool = true, limiting: Bool = true) -> SQLFragment {
         var clauses = SQLFragment()
         if let predicate { clauses += " WHERE \(predicate.fragment)" }
+        if !groups.isEmpty { clauses += " GROUP BY \(groups.joined(separator: ", "))" }
+        if let having { clauses += " HAVING \(having.fragment)" }
         if ordering, !orderings.isEmpty { clauses += " ORDER BY \(orderings.joined(separator: ", "))" }
         if limiting {
             switch (limitCount, offsetCount == 0 ? nil : offsetCount) {
@@ -215,10 +90,118 @@ public struct RecordQuery<R: Record>: Sendable {
         return clauses
     }
 
+    /// Columns of the query's own table, unqualified; other qualifiers (an outer query's, named
+    /// by a correlated subquery) stay.
+    func finishing(_ statement: SQLFragment) -> SQLFragment {
+        guard let ownTable else { return statement }
+        return statement.unqualifyingColumns(of: ownTable)
+    }
+
+    /// `SELECT list FROM … clauses`.
+    func select(_ list: SQLFragment, ordering: Bool = true, limiting: Bool = true) -> SQLFragment {
+        finishing(SQLFragment(segments: [.text("SELECT "), .fragment(list), .text(" FROM "), .fragment(from)]) + clauses(ordering: ordering, limiting: limiting))
+    }
+
+    /// `SELECT count(*)` of the rows the query returns (within its limit).
+    func countStatement() -> SQLFragment {
+        SQLFragment(segments: [.text("SELECT count(*) FROM ("), .fragment(select("1", ordering: false)), .text(")")])
+    }
+
+    /// The query rendered once, to nest as a subquery: its SQL is fixed, so the outer query's
+    /// rendering leaves its qualifiers alone.
+    func nested(_ list: SQLFragment) -> SQLFragment {
+        let rendered = select(list).rendered
+        return SQLFragment(segments: [.bound(rendered.sql, rendered.arguments)])
+    }
+
+    mutating func addPredicate(_ added: RecordPredicate) {
+        predicate = predicate.map { $0 && added } ?? added
+    }
+
+    mutating func addHaving(_ added: RecordPredicate) {
+        having = having.map { $0 && added } ?? added
+    }
+}
+
+/// A typed query that others build on: joins extend it, selections pick its columns.
+public protocol QuerySource: Sendable {
+    /// The query's clauses.
+    var queryParts: QueryParts { get }
+}
+
+/// A query of a record's table, built from typed columns; values are always bound.
+///
+/// ```swift
+/// let top = try Player.where { $0.score > 10 && $0.team == nil }
+///     .order(by: \.score, .descending)
+///     .limit(10, offset: 0)
+///     .fetchAll(db)
+/// ```
+public struct RecordQuery<R: Record>: QuerySource {
+    /// The query's clauses.
+    public var queryParts: QueryParts
+
+    @usableFromInline
+    init() {
+        queryParts = QueryParts(from: .identifier(R.tableName), ownTable: R.tableName)
+    }
+
+    /// Narrows the query (conditions given several times must all hold).
+    public func `where`(_ condition: (R.Columns) -> RecordPredicate) -> RecordQuery {
+        var query = self
+        query.queryParts.addPredicate(condition(R.columns))
+        return query
+    }
+
+    /// Adds an ORDER BY term (terms apply in the order they are added).
+    public func order<V>(by column: KeyPath<R.Columns, TypedColumn<V>>, _ direction: SortDirection = .ascending) -> RecordQuery {
+        let column = R.columns[keyPath: column]
+        return order { _ in direction == .descending ? column.descending : column.ascending }
+    }
+
+    /// Adds an ORDER BY term: a column (ascending), or `.descending`/`.ascending` of one.
+    ///
+    /// ```swift
+    /// Book.order { $0.year.descending }.order { $0.title }
+    /// ```
+    public func order<Term: OrderingTerm>(_ term: (R.Columns) -> Term) -> RecordQuery {
+        var query = self
+        query.queryParts.orderings.append(term(R.columns).orderingFragment)
+        return query
+    }
+
+    /// At most `count` rows, after skipping `offset`.
+    public func limit(_ count: Int, offset: Int = 0) -> RecordQuery {
+        var query = self
+        query.queryParts.limitCount = count
+        query.queryParts.offsetCount = offset
+        return query
+    }
+
+    /// Groups the rows by a column, for aggregates in ``select(_:)-(()->(repeat each E))`` and ``having(_:)``.
+    public func group<V>(by column: KeyPath<R.Columns, TypedColumn<V>>) -> RecordQuery {
+        group { $0[keyPath: column] }
+    }
+
+    /// Groups the rows by one expression, or by a tuple of them.
+    public func group<each E: QueryExpression>(_ terms: (R.Columns) -> (repeat each E)) -> RecordQuery {
+        var query = self
+        let built = terms(R.columns)
+        for term in repeat each built { query.queryParts.groups.append(term.fragment) }
+        return query
+    }
+
+    /// Keeps the groups for which `condition` holds (conditions given several times must all hold).
+    public func having(_ condition: (R.Columns) -> RecordPredicate) -> RecordQuery {
+        var query = self
+        query.queryParts.addHaving(condition(R.columns))
+        return query
+    }
+
     /// The SELECT this query runs, values bound; built once per fetch, never per row.
     @usableFromInline
     var selectFragment: SQLFragment {
-        SQLFragment(segments: [.text("SELECT " + R.recordStatements.selectList + " FROM "), .identifier(R.tableName)]) + clauses()
+        queryParts.select(SQLFragment(segments: [.text(R.recordStatements.selectList)]))
     }
 
     /// The SELECT this query runs, with `?` for its values (for logging and tests).
@@ -238,22 +221,32 @@ public struct RecordQuery<R: Record>: Sendable {
 
     /// The first matching record, or nil.
     public func fetchOne(_ db: Connection) throws -> R? {
-        try limit(1, offset: offsetCount ?? 0).fetchAll(db).first
+        try limit(1, offset: queryParts.offsetCount ?? 0).fetchAll(db).first
     }
 
     /// How many records match (ignoring the order, and counting within the limit).
     public func fetchCount(_ db: Connection) throws -> Int {
-        let count: Int? = try db.query(literal: "SELECT count(*) FROM (SELECT 1 FROM \(identifier: R.tableName)\(clauses(ordering: false)))")
+        let count: Int? = try db.query(literal: queryParts.countStatement())
         return count ?? 0
     }
 
+    /// `EXISTS (subquery)`: true when the query has a row. Inside another query's `where`, the
+    /// subquery may name the outer record's columns (a correlated subquery).
+    ///
+    /// ```swift
+    /// Author.where { author in Book.where { $0.authorId == author.id }.exists() }
+    /// ```
+    public func exists() -> RecordPredicate {
+        RecordPredicate(SQLFragment(segments: [.text("EXISTS ("), .fragment(queryParts.nested("1")), .text(")")]))
+    }
+
     /// Deletes the matching records; returns how many.
-    /// - Throws: `SQLiteError`, or ``RecordError`` for a limit or an order (a DELETE takes neither
-    ///   here).
+    /// - Throws: `SQLiteError`, or ``RecordQueryError`` for a limit, an order or a group (a
+    ///   DELETE takes none of them here).
     @discardableResult
     public func deleteAll(_ db: Connection) throws -> Int {
         let clauses = try unlimitedClauses(for: "deleteAll")
-        try db.run(literal: "DELETE FROM \(identifier: R.tableName)\(clauses)")
+        try db.run(literal: queryParts.finishing("DELETE FROM \(identifier: R.tableName)\(clauses)"))
         return db.changes
     }
 
@@ -267,7 +260,7 @@ public struct RecordQuery<R: Record>: Sendable {
         let assigned = assignments(R.columns)
         guard !assigned.isEmpty else { return 0 }
         let clauses = try unlimitedClauses(for: "update")
-        try db.run(literal: "UPDATE \(identifier: R.tableName) SET \(assigned.map(\.fragment).joined(separator: ", "))\(clauses)")
+        try db.run(literal: queryParts.finishing("UPDATE \(identifier: R.tableName) SET \(assigned.map(\.fragment).joined(separator: ", "))\(clauses)"))
         return db.changes
     }
 
@@ -278,10 +271,10 @@ public struct RecordQuery<R: Record>: Sendable {
     }
 
     private func unlimitedClauses(for operation: String) throws -> SQLFragment {
-        guard limitCount == nil, orderings.isEmpty else {
-            throw RecordQueryError.unsupported("\(operation) takes a query without order(by:) or limit(_:offset:)")
+        guard queryParts.limitCount == nil, queryParts.orderings.isEmpty, queryParts.groups.isEmpty, queryParts.having == nil else {
+            throw RecordQueryError.unsupported("\(operation) on \(R.self) takes a query without order, limit, group or having")
         }
-        return clauses(ordering: false, limiting: false)
+        return queryParts.clauses(ordering: false, limiting: false)
     }
 }
 
@@ -320,5 +313,20 @@ extension Record {
     /// At most `count` records, after skipping `offset`.
     public static func limit(_ count: Int, offset: Int = 0) -> RecordQuery<Self> {
         all().limit(count, offset: offset)
+    }
+
+    /// Every record, ordered by `term` (a column, or `.descending` of one).
+    public static func order<Term: OrderingTerm>(_ term: (Columns) -> Term) -> RecordQuery<Self> {
+        all().order(term)
+    }
+
+    /// Every record, grouped by a column.
+    public static func group<V>(by column: KeyPath<Columns, TypedColumn<V>>) -> RecordQuery<Self> {
+        all().group(by: column)
+    }
+
+    /// Every record, grouped by one expression or a tuple of them.
+    public static func group<each E: QueryExpression>(_ terms: (Columns) -> (repeat each E)) -> RecordQuery<Self> {
+        all().group(terms)
     }
 }

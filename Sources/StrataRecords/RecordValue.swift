@@ -126,26 +126,17 @@ public struct RecordRowReader<R> {
         return nil
     }
 
-    /// The storage class of column `index`, as SQL names it, for messages.
-    @usableFromInline
-    func storageClass(at index: Int32) -> SQLiteStorageClass {
-        SQLiteStorageClass(code: sqlite3_column_type(handle, index))
-    }
-
     /// The error for a non-optional property's value that did not read.
     @usableFromInline @inline(never)
     func nonOptionalReadError<T>(at index: Int32, column: String, expected: T.Type) -> RecordError {
-        let storage = storageClass(at: index)
-        if storage == .null { return .nullInNonOptional(column: column, record: "\(R.self)") }
-        return .valueMismatch(column: column, record: "\(R.self)", expected: "\(T.self)", storageClass: "\(storage)".uppercased())
+        recordReadError(handle, index, column: column, record: "\(R.self)", expected: T.self, optional: false)
+            ?? .nullInNonOptional(column: column, record: "\(R.self)")
     }
 
     /// The error for an optional property's value that did not read; nil when it is NULL.
     @usableFromInline @inline(never)
     func optionalReadError<T>(at index: Int32, column: String, expected: T.Type) -> RecordError? {
-        let storage = storageClass(at: index)
-        if storage == .null { return nil }
-        return .valueMismatch(column: column, record: "\(R.self)", expected: "\(T.self)", storageClass: "\(storage)".uppercased())
+        recordReadError(handle, index, column: column, record: "\(R.self)", expected: T.self, optional: true)
     }
 }
 

@@ -225,7 +225,11 @@ public struct RecordMacro: ExtensionMacro {
             "StrataRecords.RecordColumn.describing(\(literal(property.column)), as: (\(property.type)).self, isPrimaryKey: \(property.isPrimaryKey))"
         }.joined(separator: ",\n    ")
         let typedColumns = properties.map { property in
-            "    \(access)let \(property.name) = StrataRecords.TypedColumn<\(property.type)>(\(literal(property.column)))"
+            "    \(access)let \(property.name): StrataRecords.TypedColumn<\(property.type)>"
+        }.joined(separator: "\n")
+        let recordName = literal(type.trimmedDescription)
+        let typedColumnInits = properties.map { property in
+            "        self.\(property.name) = StrataRecords.TypedColumn(\(literal(property.column)), qualifier: qualifier, record: \(recordName))"
         }.joined(separator: "\n")
         func reads(index: (Int) -> String) -> String {
             properties.enumerated().map { offset, property in
@@ -234,6 +238,7 @@ public struct RecordMacro: ExtensionMacro {
         }
         let readsByIndex = reads { "indexes[\($0)]" }
         let readsInOrder = reads { "\($0)" }
+        let readsFromOffset = reads { $0 == 0 ? "offset" : "offset &+ \($0)" }
         func binds(_ list: [RecordProperty]) -> String {
             list.enumerated().map { offset, property in
                 "try binder.bind(StrataRecords.RecordValue.bindable(self.\(property.name)), at: \(offset + 1))"
@@ -255,10 +260,13 @@ public struct RecordMacro: ExtensionMacro {
         ]
         \(raw: access)static let primaryKeyIndex: Int? = \(raw: primaryKeyIndex)
         \(raw: access)static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
-        \(raw: access)struct Columns: Sendable {
+        \(raw: access)struct Columns: StrataRecords.RecordColumnSet {
         \(raw: typedColumns)
+            \(raw: access)init(qualifier: String?) {
+        \(raw: typedColumnInits)
+            }
         }
-        \(raw: access)static let columns = Columns()
+        \(raw: access)static let columns = Columns(qualifier: tableName)
         \(raw: access)init(row: Strata.Row) throws {
             try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
         }
@@ -269,6 +277,10 @@ public struct RecordMacro: ExtensionMacro {
         \(raw: access)init(columnOrderedRow row: borrowing Strata.Row) throws {
             let reader = StrataRecords.RecordRowReader(row, for: Self.self)
         \(raw: readsInOrder)
+        }
+        \(raw: access)init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
+            let reader = StrataRecords.RecordRowReader(row, for: Self.self)
+        \(raw: readsFromOffset)
         }
         \(raw: access)func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
             switch order {

@@ -54,13 +54,19 @@ struct RecordMacroTests {
                 ]
                 static let primaryKeyIndex: Int? = 0
                 static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
-                struct Columns: Sendable {
-                    let id = StrataRecords.TypedColumn<Int64?>("id")
-                    let name = StrataRecords.TypedColumn<String>("name")
-                    let score = StrataRecords.TypedColumn<Int>("score_total")
-                    let level = StrataRecords.TypedColumn<Int>("level")
+                struct Columns: StrataRecords.RecordColumnSet {
+                    let id: StrataRecords.TypedColumn<Int64?>
+                    let name: StrataRecords.TypedColumn<String>
+                    let score: StrataRecords.TypedColumn<Int>
+                    let level: StrataRecords.TypedColumn<Int>
+                    init(qualifier: String?) {
+                        self.id = StrataRecords.TypedColumn("id", qualifier: qualifier, record: "Player")
+                        self.name = StrataRecords.TypedColumn("name", qualifier: qualifier, record: "Player")
+                        self.score = StrataRecords.TypedColumn("score_total", qualifier: qualifier, record: "Player")
+                        self.level = StrataRecords.TypedColumn("level", qualifier: qualifier, record: "Player")
+                    }
                 }
-                static let columns = Columns()
+                static let columns = Columns(qualifier: tableName)
                 init(row: Strata.Row) throws {
                     try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
                 }
@@ -77,6 +83,13 @@ struct RecordMacroTests {
                     self.name = try reader.read(1, "name")
                     self.score = try reader.read(2, "score_total")
                     self.level = try reader.read(3, "level")
+                }
+                init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
+                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
+                    self.id = try reader.read(offset, "id")
+                    self.name = try reader.read(offset &+ 1, "name")
+                    self.score = try reader.read(offset &+ 2, "score_total")
+                    self.level = try reader.read(offset &+ 3, "level")
                 }
                 func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
                     switch order {
@@ -126,10 +139,13 @@ struct RecordMacroTests {
                 ]
                 public static let primaryKeyIndex: Int? = nil
                 public static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
-                public struct Columns: Sendable {
-                    public let name = StrataRecords.TypedColumn<String>("name")
+                public struct Columns: StrataRecords.RecordColumnSet {
+                    public let name: StrataRecords.TypedColumn<String>
+                    public init(qualifier: String?) {
+                        self.name = StrataRecords.TypedColumn("name", qualifier: qualifier, record: "Person")
+                    }
                 }
-                public static let columns = Columns()
+                public static let columns = Columns(qualifier: tableName)
                 public init(row: Strata.Row) throws {
                     try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
                 }
@@ -140,6 +156,10 @@ struct RecordMacroTests {
                 public init(columnOrderedRow row: borrowing Strata.Row) throws {
                     let reader = StrataRecords.RecordRowReader(row, for: Self.self)
                     self.name = try reader.read(0, "name")
+                }
+                public init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
+                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
+                    self.name = try reader.read(offset, "name")
                 }
                 public func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
                     switch order {
@@ -189,12 +209,17 @@ struct RecordMacroTests {
                 ]
                 static let primaryKeyIndex: Int? = 0
                 static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
-                struct Columns: Sendable {
-                    let code = StrataRecords.TypedColumn<String>("code")
-                    let position = StrataRecords.TypedColumn<Position?>("position")
-                    let greeting = StrataRecords.TypedColumn<Swift.String>("say \"hi\"")
+                struct Columns: StrataRecords.RecordColumnSet {
+                    let code: StrataRecords.TypedColumn<String>
+                    let position: StrataRecords.TypedColumn<Position?>
+                    let greeting: StrataRecords.TypedColumn<Swift.String>
+                    init(qualifier: String?) {
+                        self.code = StrataRecords.TypedColumn("code", qualifier: qualifier, record: "Match")
+                        self.position = StrataRecords.TypedColumn("position", qualifier: qualifier, record: "Match")
+                        self.greeting = StrataRecords.TypedColumn("say \"hi\"", qualifier: qualifier, record: "Match")
+                    }
                 }
-                static let columns = Columns()
+                static let columns = Columns(qualifier: tableName)
                 init(row: Strata.Row) throws {
                     try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
                 }
@@ -209,6 +234,12 @@ struct RecordMacroTests {
                     self.code = try reader.read(0, "code")
                     self.position = try reader.read(1, "position")
                     self.greeting = try reader.read(2, "say \"hi\"")
+                }
+                init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
+                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
+                    self.code = try reader.read(offset, "code")
+                    self.position = try reader.read(offset &+ 1, "position")
+                    self.greeting = try reader.read(offset &+ 2, "say \"hi\"")
                 }
                 func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
                     switch order {

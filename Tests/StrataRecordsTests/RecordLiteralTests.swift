@@ -58,10 +58,12 @@ func makeLibrary() throws -> Connection {
 
     @Test func typedPredicatesAreFragments() throws {
         let predicate = Book.columns.year > 2000 && Book.columns.price != nil
-        #expect(predicate.sql == #"("year" > ?) AND ("price" IS NOT NULL)"#)
+        // Typed columns are qualified by their table, so they mean the same inside a join.
+        #expect(predicate.sql == #"("book"."year" > ?) AND ("book"."price" IS NOT NULL)"#)
         #expect(predicate.arguments == [.integer(2000)])
-        // The same predicate, qualified for a join or a subquery.
-        #expect(predicate.fragment.qualifyingColumns(with: "b").sql == #"("b"."year" > ?) AND ("b"."price" IS NOT NULL)"#)
+        // The same predicate, re-aliased, or unqualified.
+        #expect(predicate.fragment.requalifyingColumns(from: "book", to: "b").sql == #"("b"."year" > ?) AND ("b"."price" IS NOT NULL)"#)
+        #expect(predicate.fragment.unqualifyingColumns(of: "book").sql == #"("year" > ?) AND ("price" IS NOT NULL)"#)
         // A typed column in hand-written SQL.
         let db = try makeLibrary()
         let titles: [String] = try db.query(literal: "SELECT \(Book.columns.title.fragment) FROM book WHERE \(predicate.fragment) ORDER BY \(Book.columns.year.fragment)")

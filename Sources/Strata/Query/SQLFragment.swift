@@ -159,6 +159,13 @@ public struct SQLFragment: Sendable {
         mapColumns { _, qualifier in qualifier == old ? new : qualifier }
     }
 
+    /// The fragment with the columns qualified by `table` unqualified, nested ones included;
+    /// other qualifiers stay. A single-table query's own columns read shorter this way, while a
+    /// correlated subquery's reference to the outer table keeps its qualifier.
+    public func unqualifyingColumns(of table: String) -> SQLFragment {
+        mapColumns { _, qualifier in qualifier == table ? nil : qualifier }
+    }
+
     /// The fragment with every column unqualified, nested ones included.
     public func unqualifyingColumns() -> SQLFragment {
         mapColumns { _, _ in nil }

@@ -1,0 +1,214 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+// Associations name how two records relate (a foreign key column on one of them, the other's
+// primary key), so queries can load related records without hand-written joins. They hold column
+// names only, so they are Sendable and can be `static let` on the record.
+
+/// The column a relation's foreign key points at: the record's primary key, or its rowid.
+private func referencedKey<R: Record>(of record: R.Type) -> String {
+    R.primaryKeyIndex.map { R.recordColumns[$0].name } ?? "rowid"
+}
+
+/// `Origin` has many `Destination`s, whose `foreignKey` column holds the origin's key.
+///
+/// ```swift
+/// extension Author { static let books = hasMany(Book.self, using: \.authorId) }
+/// let shelves: [(Author, [Book])] = try Author.including(all: Author.books).fetchAll(db)
+/// ```
+public struct HasMany<Origin: Record, Destination: Record>: Sendable {
+    /// The destination's column that holds the origin's key.
+    public let foreignKey: String
+}
+
+/// `Origin` has at most one `Destination`, whose `foreignKey` column holds the origin's key.
+public struct HasOne<Origin: Record, Destination: Record>: Sendable {
+    /// The destination's column that holds the origin's key.
+    public let foreignKey: String
+}
+
+/// `Origin` belongs to a `Destination`: the origin's `foreignKey` column holds the destination's key.
+///
+/// ```swift
+/// extension Book { static let author = belongsTo(Author.self, using: \.authorId) }
+/// let credited: [(Book, Author)] = try Book.including(required: Book.author).fetchAll(db)
+/// ```
+public struct BelongsTo<Origin: Record, Destination: Record>: Sendable {
+    /// The origin's column that holds the destination's key.
+    public let foreignKey: String
+}
+
+/// An association that joins at most one destination to each origin.
+public protocol ToOneAssociation: Sendable {
+    /// The record the association is declared on.
+    associatedtype Origin: Record
+    /// The record it leads to.
+    associatedtype Destination: Record
+    /// The join condition, with the origin's and destination's columns qualified as given.
+    func condition(originQualifier: String, destinationQualifier: String) -> RecordPredicate
+}
+
+extension BelongsTo: ToOneAssociation {
+    /// `origin.foreignKey = destination.key`.
+    public func condition(originQualifier: String, destinationQualifier: String) -> RecordPredicate {
+        columnsEqual(.column(foreignKey, table: originQualifier), .column(referencedKey(of: Destination.self), table: destinationQualifier))
+    }
+}
+
+extension HasOne: ToOneAssociation {
+    /// `destination.foreignKey = origin.key`.
+    public func condition(originQualifier: String, destinationQualifier: String) -> RecordPredicate {
+        columnsEqual(.column(referencedKey(of: Origin.self), table: originQualifier), .column(foreignKey, table: destinationQualifier))
+    }
+}
+
+private func columnsEqual(_ lhs: SQLFragment, _ rhs: SQLFragment) -> RecordPredicate {
+    RecordPredicate(lhs + " = " + rhs)
+}
+
+extension Record {
+    /// Declares that this record has many `destination`s, whose `foreignKey` holds this record's
+    /// primary key (its rowid when it declares none).
+    public static func hasMany<Destination: Record, Key>(_ destination: Destination.Type, using foreignKey: KeyPath<Destination.Columns, TypedColumn<Key>>) -> HasMany<Self, Destination> {
+        HasMany(foreignKey: Destination.columns[keyPath: foreignKey].name)
+    }
+
+    /// Declares that this record has at most one `destination`, whose `foreignKey` holds this
+    /// record's primary key.
+    public static func hasOne<Destination: Record, Key>(_ destination: Destination.Type, using foreignKey: KeyPath<Destination.Columns, TypedColumn<Key>>) -> HasOne<Self, Destination> {
+        HasOne(foreignKey: Destination.columns[keyPath: foreignKey].name)
+    }
+
+    /// Declares that this record belongs to a `destination`, whose primary key this record's
+    /// `foreignKey` holds.
+    public static func belongsTo<Destination: Record, Key>(_ destination: Destination.Type, using foreignKey: KeyPath<Columns, TypedColumn<Key>>) -> BelongsTo<Self, Destination> {
+        BelongsTo(foreignKey: columns[keyPath: foreignKey].name)
+    }
+
+    /// Every record with its associated one, dropping records that have none (an inner join).
+    public static func including<Association: ToOneAssociation>(required association: Association) -> JoinQuery<Self, Association.Destination, Association.Destination> where Association.Origin == Self {
+        all().including(required: association)
+    }
+
+    /// Every record with its associated one, or nil where it has none (a left join).
+    public static func including<Association: ToOneAssociation>(optional association: Association) -> JoinQuery<Self, Association.Destination, Association.Destination?> where Association.Origin == Self {
+        all().including(optional: association)
+    }
+
+    /// Every record with all its associated records, loaded with one more query (never one per
+    /// record).
+    ///
+    /// ```swift
+    /// let shelves: [(Author, [Book])] = try Author.including(all: Author.books).order(by: \.name).fetchAll(db)
+    /// ```
+    public static func including<Destination: Record>(all association: HasMany<Self, Destination>) -> IncludingAllQuery<Self, Destination> {
+        all().including(all: association)
+    }
+}
+
+extension RecordQuery {
+    /// The query's records with their associated one, dropping those that have none.
+    public func including<Association: ToOneAssociation>(required association: Association) -> JoinQuery<R, Association.Destination, Association.Destination> where Association.Origin == R {
+        JoinQuery(base: queryParts, aQualifier: R.tableName, kind: "JOIN", alias: nil, reader: Association.Destination.requiredReader) { _, _, origin, destination in
+            association.condition(originQualifier: origin, destinationQualifier: destination)
+        }
+    }
+
+    /// The query's records with their associated one, or nil where they have none.
+    public func including<Association: ToOneAssociation>(optional association: Association) -> JoinQuery<R, Association.Destination, Association.Destination?> where Association.Origin == R {
+        JoinQuery(base: queryParts, aQualifier: R.tableName, kind: "LEFT JOIN", alias: nil, reader: Association.Destination.optionalReader) { _, _, origin, destination in
+            association.condition(originQualifier: origin, destinationQualifier: destination)
+        }
+    }
+
+    /// The query's records with all their associated records.
+    public func including<Destination: Record>(all association: HasMany<R, Destination>) -> IncludingAllQuery<R, Destination> {
+        IncludingAllQuery(parents: self, foreignKey: association.foreignKey)
+    }
+}
+
+/// Records with all their children, in two statements: the records, then every child of them.
+public struct IncludingAllQuery<Parent: Record, Child: Record>: Sendable {
+    var parents: RecordQuery<Parent>
+    let foreignKey: String
+
+    /// Narrows the parents.
+    public func `where`(_ condition: (Parent.Columns) -> RecordPredicate) -> IncludingAllQuery {
+        var query = self
+        query.parents = parents.where(condition)
+        return query
+    }
+
+    /// Orders the parents by a column.
+    public func order<V>(by column: KeyPath<Parent.Columns, TypedColumn<V>>, _ direction: SortDirection = .ascending) -> IncludingAllQuery {
+        var query = self
+        query.parents = parents.order(by: column, direction)
+        return query
+    }
+
+    /// Orders the parents.
+    public func order<Term: OrderingTerm>(_ term: (Parent.Columns) -> Term) -> IncludingAllQuery {
+        var query = self
+        query.parents = parents.order(term)
+        return query
+    }
+
+    /// At most `count` parents, after skipping `offset`.
+    public func limit(_ count: Int, offset: Int = 0) -> IncludingAllQuery {
+        var query = self
+        query.parents = parents.limit(count, offset: offset)
+        return query
+    }
+
+    /// Each parent with its children (in the child table's order), parents in the query's order.
+    /// - Throws: `SQLiteError`; ``RecordError`` for a row that does not map.
+    public func fetchAll(_ db: Connection) throws -> [(Parent, [Child])] {
+        // Both statements read one snapshot: a commit between them cannot leave a child without
+        // its parent, or a parent without its new children.
+        if db.isInTransaction { return try fetchBoth(db) }
+        return try db.strataSavepoint(named: "strata_including_all") { try fetchBoth(db) }
+    }
+
+    /// The first parent with its children, or nil.
+    public func fetchOne(_ db: Connection) throws -> (Parent, [Child])? {
+        try limit(1, offset: parents.queryParts.offsetCount ?? 0).fetchAll(db).first
+    }
+
+    private func fetchBoth(_ db: Connection) throws -> [(Parent, [Child])] {
+        let key = SQLFragment.column(referencedKey(of: Parent.self), table: Parent.tableName)
+        let parentList = SQLFragment(segments: [.text(Parent.recordStatements.selectList + ", "), .fragment(key)])
+        let keyIndex = Int32(Parent.recordColumns.count)
+        let found: [(Parent, BindingValue)] = try db.query(literal: parents.queryParts.select(parentList)) { row in
+            (try Parent(columnOrderedRow: row), associationKey(row, keyIndex))
+        }
+        guard !found.isEmpty else { return [] }
+        // The children of exactly those parents: the parents' query again, as a subquery of keys.
+        let childKey = SQLFragment.column(foreignKey, table: Child.tableName)
+        let childList = SQLFragment(segments: [.text(Child.qualifiedSelectList(Child.tableName).sql + ", "), .fragment(childKey)])
+        let childrenStatement = SQLFragment(segments: [
+            .text("SELECT "), .fragment(childList), .text(" FROM "), .identifier(Child.tableName),
+            .text(" WHERE "), .fragment(childKey), .text(" IN ("), .fragment(parents.queryParts.nested(key)), .text(")"),
+        ])
+        let childKeyIndex = Int32(Child.recordColumns.count)
+        var children: [BindingValue: [Child]] = [:]
+        children.reserveCapacity(found.count)
+        _ = try db.query(literal: childrenStatement) { row -> Void in
+            let child = try Child(columnOrderedRow: row)
+            children[associationKey(row, childKeyIndex), default: []].append(child)
+        } as [Void]
+        return found.map { parent, key in (parent, children[key] ?? []) }
+    }
+}
+
+/// A key read for matching parents and children: integers and text as themselves, so a parent's
+/// integer key meets its children's integer foreign key.
+private func associationKey(_ row: Row, _ index: Int32) -> BindingValue {
+    let handle = row.statementHandle
+    switch sqlite3_column_type(handle, index) {
+    case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
+    case SQLITE_NULL: return .null
+    default: return columnValue(of: handle, at: index, as: String.self).map { .text($0) } ?? .null
+    }
+}

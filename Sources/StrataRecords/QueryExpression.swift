@@ -1,0 +1,156 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// Something a typed query can select, group by or order by: a column or an expression over
+/// columns, with the Swift type it reads as.
+///
+/// ```swift
+/// let perAuthor: [(Int64, Int)] = try Book.group(by: \.authorId)
+///     .select { ($0.authorId, $0.id.count()) }
+///     .fetchAll(db)
+/// ```
+public protocol QueryExpression<Value>: Sendable {
+    /// The Swift type of the expression's value.
+    associatedtype Value
+    /// The expression's SQL, its values bound.
+    var fragment: SQLFragment { get }
+    /// Reads the expression's value from result column `index` of `handle`'s current row.
+    /// - Throws: ``RecordError`` when the value does not convert.
+    func readValue(from handle: SQLiteStatementHandle, at index: Int32) throws -> Value
+}
+
+extension TypedColumn: QueryExpression {
+    /// Reads the column's value; errors name the column and its record.
+    public func readValue(from handle: SQLiteStatementHandle, at index: Int32) throws -> Value {
+        try reader(handle, index)
+    }
+}
+
+/// An SQL expression over columns (an aggregate, say) that reads as `Value`.
+// @unchecked Sendable: `reader` is built by the functions below from Sendable parts (a column's
+// pure reader, or a conversion that captures nothing); `Value`'s metatype need not be Sendable.
+public struct SQLExpression<Value>: QueryExpression, @unchecked Sendable {
+    /// The expression's SQL.
+    public let fragment: SQLFragment
+    let reader: (SQLiteStatementHandle, Int32) throws -> Value
+
+    /// An expression written as `fragment`, read by `reader`.
+    public init(_ fragment: SQLFragment, reader: @escaping (SQLiteStatementHandle, Int32) throws -> Value) {
+        self.fragment = fragment
+        self.reader = reader
+    }
+
+    /// Reads the expression's value.
+    public func readValue(from handle: SQLiteStatementHandle, at index: Int32) throws -> Value {
+        try reader(handle, index)
+    }
+}
+
+/// Reads an aggregate's result: nil for NULL (an empty group), else the value as `T`.
+/// - Throws: ``RecordError/valueMismatch(column:record:expected:storageClass:)``.
+func aggregateReader<T: Extractable>(_ name: String) -> (SQLiteStatementHandle, Int32) throws -> T? {
+    { handle, index in
+        if let value: T = columnValue(of: handle, at: index) { return value }
+        if let error = recordReadError(handle, index, column: name, record: "aggregate", expected: T.self, optional: true) { throw error }
+        return nil
+    }
+}
+
+extension SQLExpression where Value: Bindable {
+    func comparison(_ operator: String, _ value: Value) -> RecordPredicate {
+        RecordPredicate(fragment + SQLFragment(segments: [.text(" " + `operator` + " "), .value(value.bindingValue)]))
+    }
+
+    /// `expression = value`.
+    public static func == (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.comparison("=", rhs) }
+    /// `expression <> value`.
+    public static func != (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.comparison("<>", rhs) }
+    /// `expression < value`.
+    public static func < (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.comparison("<", rhs) }
+    /// `expression <= value`.
+    public static func <= (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.comparison("<=", rhs) }
+    /// `expression > value`.
+    public static func > (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.comparison(">", rhs) }
+    /// `expression >= value`.
+    public static func >= (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.comparison(">=", rhs) }
+}
+
+// MARK: - Aggregates
+
+extension TypedColumn {
+    private func aggregate(_ function: String, distinct: Bool = false) -> SQLFragment {
+        SQLFragment(segments: [.text(function + (distinct ? "(DISTINCT " : "(")), .fragment(fragment), .text(")")])
+    }
+
+    /// `count(column)`: the rows where the column is not NULL; `distinct` counts each value once.
+    public func count(distinct: Bool = false) -> SQLExpression<Int> {
+        let name = "count(\(self.name))"
+        return SQLExpression(aggregate("count", distinct: distinct)) { handle, index in
+            if let value: Int = columnValue(of: handle, at: index) { return value }
+            throw recordReadError(handle, index, column: name, record: "aggregate", expected: Int.self, optional: false)
+                ?? RecordError.nullInNonOptional(column: name, record: "aggregate")
+        }
+    }
+
+    /// `min(column)`: nil for no rows.
+    public func min() -> SQLExpression<Value?> where Value: Comparable { extremum("min") }
+    /// `max(column)`: nil for no rows.
+    public func max() -> SQLExpression<Value?> where Value: Comparable { extremum("max") }
+    /// `min(column)` of an optional column: nil for no rows or only NULLs.
+    public func min<Wrapped: Comparable>() -> SQLExpression<Wrapped?> where Value == Wrapped? { SQLExpression(aggregate("min"), reader: reader) }
+    /// `max(column)` of an optional column: nil for no rows or only NULLs.
+    public func max<Wrapped: Comparable>() -> SQLExpression<Wrapped?> where Value == Wrapped? { SQLExpression(aggregate("max"), reader: reader) }
+
+    private func extremum(_ function: String) -> SQLExpression<Value?> {
+        let read = reader
+        return SQLExpression(aggregate(function)) { handle, index in
+            sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : try read(handle, index)
+        }
+    }
+
+    /// `sum(column)` of an integer column: nil for no rows or only NULLs.
+    public func sum() -> SQLExpression<Int?> where Value: BinaryInteger { SQLExpression(aggregate("sum"), reader: aggregateReader("sum(\(name))")) }
+    /// `sum(column)` of an optional integer column.
+    public func sum<Wrapped: BinaryInteger>() -> SQLExpression<Int?> where Value == Wrapped? { SQLExpression(aggregate("sum"), reader: aggregateReader("sum(\(name))")) }
+    /// `sum(column)` of a real column: nil for no rows or only NULLs.
+    public func sum() -> SQLExpression<Double?> where Value: BinaryFloatingPoint { SQLExpression(aggregate("sum"), reader: aggregateReader("sum(\(name))")) }
+    /// `sum(column)` of an optional real column.
+    public func sum<Wrapped: BinaryFloatingPoint>() -> SQLExpression<Double?> where Value == Wrapped? { SQLExpression(aggregate("sum"), reader: aggregateReader("sum(\(name))")) }
+
+    /// `avg(column)` of an integer column: nil for no rows or only NULLs.
+    public func average() -> SQLExpression<Double?> where Value: BinaryInteger { SQLExpression(aggregate("avg"), reader: aggregateReader("avg(\(name))")) }
+    /// `avg(column)` of an optional integer column.
+    public func average<Wrapped: BinaryInteger>() -> SQLExpression<Double?> where Value == Wrapped? { SQLExpression(aggregate("avg"), reader: aggregateReader("avg(\(name))")) }
+    /// `avg(column)` of a real column: nil for no rows or only NULLs.
+    public func average() -> SQLExpression<Double?> where Value: BinaryFloatingPoint { SQLExpression(aggregate("avg"), reader: aggregateReader("avg(\(name))")) }
+    /// `avg(column)` of an optional real column.
+    public func average<Wrapped: BinaryFloatingPoint>() -> SQLExpression<Double?> where Value == Wrapped? { SQLExpression(aggregate("avg"), reader: aggregateReader("avg(\(name))")) }
+}
+
+// MARK: - Ordering
+
+/// A term of ORDER BY: a column or expression (ascending), or one with a direction.
+public protocol OrderingTerm: Sendable {
+    /// The term's SQL, its direction included.
+    var orderingFragment: SQLFragment { get }
+}
+
+/// An expression with a sort direction, from `.ascending` or `.descending`.
+public struct SQLOrdering: OrderingTerm {
+    /// The term's SQL, `ASC` or `DESC` included.
+    public let orderingFragment: SQLFragment
+}
+
+extension QueryExpression {
+    /// The expression as an ascending ORDER BY term.
+    public var orderingFragment: SQLFragment { fragment + SQLFragment(segments: [.text(" ASC")]) }
+    /// Smallest first.
+    public var ascending: SQLOrdering { SQLOrdering(orderingFragment: orderingFragment) }
+    /// Largest first.
+    public var descending: SQLOrdering { SQLOrdering(orderingFragment: fragment + SQLFragment(segments: [.text(" DESC")])) }
+}
+
+extension TypedColumn: OrderingTerm {}
+extension SQLExpression: OrderingTerm {}

@@ -1,0 +1,166 @@
+import Foundation
+
+/// Columns and expressions selected from a query, read as typed tuples.
+///
+/// ```swift
+/// let titles: [String] = try Book.where { $0.year > 2000 }.order(by: \.title).select(\.title).fetchAll(db)
+/// let span: (Int?, Int?)? = try Book.select { ($0.year.min(), $0.year.max()) }.fetchOne(db)
+/// ```
+/// A selection nests as a subquery: `$0.id.in(Book.select(\.authorId))`.
+// @unchecked Sendable: `decode` is built by `select` from the selected expressions, which are
+// Sendable; `Output`'s metatype need not be.
+public struct Selection<Source: QuerySource, Output>: QuerySource, @unchecked Sendable {
+    /// The source query, ordered and limited by the selection's own calls too.
+    var source: Source
+    /// The query's clauses.
+    public var queryParts: QueryParts
+    let list: SQLFragment
+    let decode: (SQLiteStatementHandle) throws -> Output
+
+    init(source: Source, list: SQLFragment, decode: @escaping (SQLiteStatementHandle) throws -> Output) {
+        self.source = source
+        queryParts = source.queryParts
+        self.list = list
+        self.decode = decode
+    }
+
+    /// The SELECT this selection runs, values bound.
+    var statement: SQLFragment { queryParts.select(list) }
+
+    /// The SELECT this selection runs, with `?` for its values.
+    public var sql: String { statement.sql }
+
+    /// The values the selection binds, in order.
+    public var arguments: [BindingValue] { statement.arguments }
+
+    /// At most `count` rows, after skipping `offset`.
+    public func limit(_ count: Int, offset: Int = 0) -> Selection {
+        var selection = self
+        selection.queryParts.limitCount = count
+        selection.queryParts.offsetCount = offset
+        return selection
+    }
+
+    /// Every selected row.
+    /// - Throws: `SQLiteError`; ``RecordError`` naming the column whose value does not convert.
+    public func fetchAll(_ db: Connection) throws -> [Output] {
+        let decode = self.decode
+        return try db.query(literal: statement) { row in try decode(row.statementHandle) }
+    }
+
+    /// The first selected row, or nil.
+    public func fetchOne(_ db: Connection) throws -> Output? {
+        try limit(1, offset: queryParts.offsetCount ?? 0).fetchAll(db).first
+    }
+
+    /// How many rows the selection returns.
+    public func fetchCount(_ db: Connection) throws -> Int {
+        let count: Int? = try db.query(literal: SQLFragment(segments: [.text("SELECT count(*) FROM ("), .fragment(queryParts.select(list, ordering: false)), .text(")")]))
+        return count ?? 0
+    }
+
+    /// `EXISTS (selection)`.
+    public func exists() -> RecordPredicate {
+        RecordPredicate(SQLFragment(segments: [.text("EXISTS ("), .fragment(queryParts.nested(list)), .text(")")]))
+    }
+
+    /// The selection rendered once, to nest inside another query.
+    var nested: SQLFragment { queryParts.nested(list) }
+
+    func ordered(_ term: SQLFragment) -> Selection {
+        var selection = self
+        selection.queryParts.orderings.append(term)
+        return selection
+    }
+}
+
+extension Selection {
+    /// Adds an ORDER BY term over the record's columns.
+    public func order<R: Record, Term: OrderingTerm>(_ term: (R.Columns) -> Term) -> Selection where Source == RecordQuery<R> {
+        ordered(term(R.columns).orderingFragment)
+    }
+
+    /// Adds an ORDER BY term by a column.
+    public func order<R: Record, V>(by column: KeyPath<R.Columns, TypedColumn<V>>, _ direction: SortDirection = .ascending) -> Selection where Source == RecordQuery<R> {
+        let column = R.columns[keyPath: column]
+        return ordered(direction == .descending ? column.descending.orderingFragment : column.orderingFragment)
+    }
+
+    /// Adds an ORDER BY term over the joined records' columns.
+    public func order<A: Record, B: Record, BRow, Term: OrderingTerm>(_ term: (A.Columns, B.Columns) -> Term) -> Selection where Source == JoinQuery<A, B, BRow> {
+        ordered(term(source.aColumns, source.bColumns).orderingFragment)
+    }
+
+    /// Adds an ORDER BY term over the three joined records' columns.
+    public func order<A: Record, B: Record, C: Record, BRow, CRow, Term: OrderingTerm>(_ term: (A.Columns, B.Columns, C.Columns) -> Term) -> Selection where Source == JoinQuery3<A, B, C, BRow, CRow> {
+        ordered(term(source.aColumns, source.bColumns, source.cColumns).orderingFragment)
+    }
+}
+
+/// Builds a selection of `expressions` from `source`: one SELECT list, and one reader per row
+/// that reads each expression at its position.
+func makeSelection<Source: QuerySource, each E: QueryExpression>(_ source: Source, _ expressions: repeat each E) -> Selection<Source, (repeat (each E).Value)> {
+    var list: [SQLFragment] = []
+    for expression in repeat each expressions { list.append(expression.fragment) }
+    return Selection(source: source, list: list.joined(separator: ", ")) { handle in
+        var index: Int32 = 0
+        return (repeat try readNext(each expressions, handle, &index))
+    }
+}
+
+private func readNext<E: QueryExpression>(_ expression: E, _ handle: SQLiteStatementHandle, _ index: inout Int32) throws -> E.Value {
+    defer { index += 1 }
+    return try expression.readValue(from: handle, at: index)
+}
+
+extension RecordQuery {
+    /// Selects one column, read as its property's type.
+    ///
+    /// ```swift
+    /// let titles: [String] = try Book.order(by: \.title).select(\.title).fetchAll(db)
+    /// ```
+    public func select<V>(_ column: KeyPath<R.Columns, TypedColumn<V>>) -> Selection<RecordQuery, V> {
+        makeSelection(self, R.columns[keyPath: column])
+    }
+
+    /// Selects columns and expressions, read as a tuple of their types.
+    ///
+    /// ```swift
+    /// let perAuthor: [(Int64, Int)] = try Book.group(by: \.authorId).select { ($0.authorId, $0.id.count()) }.fetchAll(db)
+    /// ```
+    public func select<each E: QueryExpression>(_ expressions: (R.Columns) -> (repeat each E)) -> Selection<RecordQuery, (repeat (each E).Value)> {
+        let built = expressions(R.columns)
+        return makeSelection(self, repeat each built)
+    }
+}
+
+extension Record {
+    /// Selects one column of every record.
+    public static func select<V>(_ column: KeyPath<Columns, TypedColumn<V>>) -> Selection<RecordQuery<Self>, V> {
+        all().select(column)
+    }
+
+    /// Selects columns and expressions over every record (aggregates over the whole table).
+    public static func select<each E: QueryExpression>(_ expressions: (Columns) -> (repeat each E)) -> Selection<RecordQuery<Self>, (repeat (each E).Value)> {
+        all().select(expressions)
+    }
+}
+
+// MARK: - Subqueries
+
+extension TypedColumn {
+    private func inSubquery(_ nested: SQLFragment) -> RecordPredicate {
+        RecordPredicate(fragment + SQLFragment(segments: [.text(" IN ("), .fragment(nested), .text(")")]))
+    }
+
+    /// `column IN (subquery)`.
+    ///
+    /// ```swift
+    /// Author.where { $0.id.in(Book.where { $0.year > 2000 }.select(\.authorId)) }
+    /// ```
+    public func `in`<S>(_ subquery: Selection<S, Value>) -> RecordPredicate { inSubquery(subquery.nested) }
+    /// `column IN (subquery)`, the column optional.
+    public func `in`<S, Wrapped>(_ subquery: Selection<S, Wrapped>) -> RecordPredicate where Value == Wrapped? { inSubquery(subquery.nested) }
+    /// `column IN (subquery)`, the subquery's values optional.
+    public func `in`<S>(_ subquery: Selection<S, Value?>) -> RecordPredicate { inSubquery(subquery.nested) }
+}

@@ -1,0 +1,211 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// A record property's column, typed by the property, for building queries.
+///
+/// ```swift
+/// Player.where { $0.score > 10 && $0.team == nil }
+/// Book.join(Author.self, on: { book, author in book.authorId == author.id })
+/// ```
+/// Every comparison binds its value; the column name is quoted and qualified by its table (or
+/// the alias a join gave it), so two `id` columns of a join never collide.
+// @unchecked Sendable: `binding` and `reader` are the pure conversions built by the initializers
+// below, which capture only the column's name and record name; a Sendable closure would also
+// capture `Value`'s metatype, which need not be Sendable.
+public struct TypedColumn<Value>: @unchecked Sendable {
+    /// The column's name.
+    public let name: String
+    /// The table name or alias the column is qualified by, if any.
+    public let qualifier: String?
+    /// The record type the column belongs to, for error messages.
+    let record: String
+    let binding: (Value) -> BindingValue
+    let reader: (SQLiteStatementHandle, Int32) throws -> Value
+    /// The column as a column segment (qualified by ``qualifier``), built once with the record's columns.
+    public let fragment: SQLFragment
+
+    /// A column of a property whose type binds and reads itself.
+    public init(_ name: String, qualifier: String? = nil, record: String = "") where Value: Bindable & Extractable {
+        self.init(name, qualifier: qualifier, record: record, binding: { $0.bindingValue }) { handle, index in
+            if let value: Value = columnValue(of: handle, at: index) { return value }
+            throw recordReadError(handle, index, column: name, record: record, expected: Value.self, optional: false) ?? RecordError.nullInNonOptional(column: name, record: record)
+        }
+    }
+
+    /// A column of an optional property.
+    public init<Wrapped: Bindable & Extractable>(_ name: String, qualifier: String? = nil, record: String = "") where Value == Wrapped? {
+        self.init(name, qualifier: qualifier, record: record, binding: { $0.bindingValue }) { handle, index in
+            if let value: Wrapped = columnValue(of: handle, at: index) { return value }
+            if let error = recordReadError(handle, index, column: name, record: record, expected: Wrapped.self, optional: true) { throw error }
+            return nil
+        }
+    }
+
+    /// A column of a `RawRepresentable` property, compared by raw value.
+    public init(_ name: String, qualifier: String? = nil, record: String = "") where Value: RawRepresentable, Value.RawValue: Bindable & Extractable {
+        self.init(name, qualifier: qualifier, record: record, binding: { $0.rawValue.bindingValue }) { handle, index in
+            if let raw: Value.RawValue = columnValue(of: handle, at: index), let value = Value(rawValue: raw) { return value }
+            throw recordReadError(handle, index, column: name, record: record, expected: Value.self, optional: false) ?? RecordError.nullInNonOptional(column: name, record: record)
+        }
+    }
+
+    /// A column of an optional `RawRepresentable` property.
+    public init<Wrapped: RawRepresentable>(_ name: String, qualifier: String? = nil, record: String = "") where Value == Wrapped?, Wrapped.RawValue: Bindable & Extractable {
+        self.init(name, qualifier: qualifier, record: record, binding: { $0?.rawValue.bindingValue ?? .null }) { handle, index in
+            if let raw: Wrapped.RawValue = columnValue(of: handle, at: index), let value = Wrapped(rawValue: raw) { return value }
+            if let error = recordReadError(handle, index, column: name, record: record, expected: Wrapped.self, optional: true) { throw error }
+            return nil
+        }
+    }
+
+    /// A column of a property that is both: it binds and reads as itself.
+    public init(_ name: String, qualifier: String? = nil, record: String = "") where Value: Bindable & Extractable & RawRepresentable, Value.RawValue: Bindable & Extractable {
+        self.init(name, qualifier: qualifier, record: record, binding: { $0.bindingValue }) { handle, index in
+            if let value: Value = columnValue(of: handle, at: index) { return value }
+            throw recordReadError(handle, index, column: name, record: record, expected: Value.self, optional: false) ?? RecordError.nullInNonOptional(column: name, record: record)
+        }
+    }
+
+    /// The optional form of the above.
+    public init<Wrapped: Bindable & Extractable & RawRepresentable>(_ name: String, qualifier: String? = nil, record: String = "") where Value == Wrapped?, Wrapped.RawValue: Bindable & Extractable {
+        self.init(name, qualifier: qualifier, record: record, binding: { $0.bindingValue }) { handle, index in
+            if let value: Wrapped = columnValue(of: handle, at: index) { return value }
+            if let error = recordReadError(handle, index, column: name, record: record, expected: Wrapped.self, optional: true) { throw error }
+            return nil
+        }
+    }
+
+    private init(_ name: String, qualifier: String?, record: String, binding: @escaping (Value) -> BindingValue,
+                 reader: @escaping (SQLiteStatementHandle, Int32) throws -> Value) {
+        self.name = name
+        self.qualifier = qualifier
+        self.record = record
+        self.binding = binding
+        self.reader = reader
+        fragment = .column(name, table: qualifier)
+    }
+
+    /// `column op ?`, the value bound.
+    func comparison(_ operator: String, _ value: BindingValue) -> RecordPredicate {
+        RecordPredicate(fragment + SQLFragment(segments: [.text(" " + `operator` + " "), .value(value)]))
+    }
+
+    /// `column op other`.
+    func comparison<Other>(_ operator: String, _ other: TypedColumn<Other>) -> RecordPredicate {
+        RecordPredicate(fragment + SQLFragment(segments: [.text(" " + `operator` + " "), .fragment(other.fragment)]))
+    }
+
+    /// `column` followed by SQL text that binds nothing (`IS NULL`).
+    func suffixed(_ text: String) -> RecordPredicate {
+        RecordPredicate(fragment + SQLFragment(segments: [.text(text)]))
+    }
+
+    /// `column = value`; `column IS NULL` when `value` is nil.
+    public static func == (column: TypedColumn, value: Value) -> RecordPredicate {
+        let bound = column.binding(value)
+        if bound == .null { return column.isNull }
+        return column.comparison("=", bound)
+    }
+
+    /// `column <> value`; `column IS NOT NULL` when `value` is nil.
+    public static func != (column: TypedColumn, value: Value) -> RecordPredicate {
+        let bound = column.binding(value)
+        if bound == .null { return column.suffixed(" IS NOT NULL") }
+        return column.comparison("<>", bound)
+    }
+
+    /// `column < value`.
+    public static func < (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison("<", column.binding(value)) }
+    /// `column <= value`.
+    public static func <= (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison("<=", column.binding(value)) }
+    /// `column > value`.
+    public static func > (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison(">", column.binding(value)) }
+    /// `column >= value`.
+    public static func >= (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison(">=", column.binding(value)) }
+
+    /// `column IS NULL`.
+    public var isNull: RecordPredicate { suffixed(" IS NULL") }
+
+    /// `column LIKE pattern` (SQLite's LIKE: `%` and `_`, ASCII case-insensitive).
+    public func like(_ pattern: String) -> RecordPredicate {
+        comparison("LIKE", .text(pattern))
+    }
+
+    /// `column IN (values)`; false for no values.
+    public func `in`(_ values: [Value]) -> RecordPredicate {
+        guard !values.isEmpty else { return RecordPredicate("0") }
+        var segments: [SQLFragment.Segment] = [.text(" IN (")]
+        segments.reserveCapacity(2 * values.count + 1)
+        for (index, value) in values.enumerated() {
+            if index > 0 { segments.append(.text(", ")) }
+            segments.append(.value(binding(value)))
+        }
+        segments.append(.text(")"))
+        return RecordPredicate(fragment + SQLFragment(segments: segments))
+    }
+
+    /// `column BETWEEN low AND high` (both ends included).
+    public func between(_ low: Value, _ high: Value) -> RecordPredicate {
+        RecordPredicate(fragment + SQLFragment(segments: [.text(" BETWEEN "), .value(binding(low)), .text(" AND "), .value(binding(high))]))
+    }
+
+    /// `column = value`, for `RecordQuery.update(_:set:)`.
+    public func set(_ value: Value) -> ColumnAssignment {
+        ColumnAssignment(column: name, value: binding(value))
+    }
+}
+
+// MARK: - Column against column
+
+// Three forms per operator, so a key compares with the optional key of another table
+// (`book.authorId == author.id`, Int64 against Int64?) and the compiler still rejects columns of
+// unrelated types. NULL never equals anything, as in SQL.
+extension TypedColumn {
+    /// `column = other`.
+    public static func == (lhs: TypedColumn, rhs: TypedColumn) -> RecordPredicate { lhs.comparison("=", rhs) }
+    /// `column = other`, the other optional.
+    public static func == (lhs: TypedColumn, rhs: TypedColumn<Value?>) -> RecordPredicate { lhs.comparison("=", rhs) }
+    /// `column = other`, this one optional.
+    public static func == <Wrapped>(lhs: TypedColumn, rhs: TypedColumn<Wrapped>) -> RecordPredicate where Value == Wrapped? { lhs.comparison("=", rhs) }
+    /// `column <> other`.
+    public static func != (lhs: TypedColumn, rhs: TypedColumn) -> RecordPredicate { lhs.comparison("<>", rhs) }
+    /// `column <> other`, the other optional.
+    public static func != (lhs: TypedColumn, rhs: TypedColumn<Value?>) -> RecordPredicate { lhs.comparison("<>", rhs) }
+    /// `column <> other`, this one optional.
+    public static func != <Wrapped>(lhs: TypedColumn, rhs: TypedColumn<Wrapped>) -> RecordPredicate where Value == Wrapped? { lhs.comparison("<>", rhs) }
+    /// `column < other`.
+    public static func < (lhs: TypedColumn, rhs: TypedColumn) -> RecordPredicate { lhs.comparison("<", rhs) }
+    /// `column < other`, the other optional.
+    public static func < (lhs: TypedColumn, rhs: TypedColumn<Value?>) -> RecordPredicate { lhs.comparison("<", rhs) }
+    /// `column < other`, this one optional.
+    public static func < <Wrapped>(lhs: TypedColumn, rhs: TypedColumn<Wrapped>) -> RecordPredicate where Value == Wrapped? { lhs.comparison("<", rhs) }
+    /// `column <= other`.
+    public static func <= (lhs: TypedColumn, rhs: TypedColumn) -> RecordPredicate { lhs.comparison("<=", rhs) }
+    /// `column <= other`, the other optional.
+    public static func <= (lhs: TypedColumn, rhs: TypedColumn<Value?>) -> RecordPredicate { lhs.comparison("<=", rhs) }
+    /// `column <= other`, this one optional.
+    public static func <= <Wrapped>(lhs: TypedColumn, rhs: TypedColumn<Wrapped>) -> RecordPredicate where Value == Wrapped? { lhs.comparison("<=", rhs) }
+    /// `column > other`.
+    public static func > (lhs: TypedColumn, rhs: TypedColumn) -> RecordPredicate { lhs.comparison(">", rhs) }
+    /// `column > other`, the other optional.
+    public static func > (lhs: TypedColumn, rhs: TypedColumn<Value?>) -> RecordPredicate { lhs.comparison(">", rhs) }
+    /// `column > other`, this one optional.
+    public static func > <Wrapped>(lhs: TypedColumn, rhs: TypedColumn<Wrapped>) -> RecordPredicate where Value == Wrapped? { lhs.comparison(">", rhs) }
+    /// `column >= other`.
+    public static func >= (lhs: TypedColumn, rhs: TypedColumn) -> RecordPredicate { lhs.comparison(">=", rhs) }
+    /// `column >= other`, the other optional.
+    public static func >= (lhs: TypedColumn, rhs: TypedColumn<Value?>) -> RecordPredicate { lhs.comparison(">=", rhs) }
+    /// `column >= other`, this one optional.
+    public static func >= <Wrapped>(lhs: TypedColumn, rhs: TypedColumn<Wrapped>) -> RecordPredicate where Value == Wrapped? { lhs.comparison(">=", rhs) }
+}
+
+/// The error for a column value that did not read as `expected`; nil when it is NULL and the
+/// property is optional. Shared by the record reader and selected columns.
+@usableFromInline @inline(never)
+func recordReadError<T>(_ handle: SQLiteStatementHandle, _ index: Int32, column: String, record: String, expected: T.Type, optional: Bool) -> RecordError? {
+    let storage = SQLiteStorageClass(code: sqlite3_column_type(handle, index))
+    if storage == .null { return optional ? nil : .nullInNonOptional(column: column, record: record) }
+    return .valueMismatch(column: column, record: record, expected: "\(T.self)", storageClass: "\(storage)".uppercased())
+}
