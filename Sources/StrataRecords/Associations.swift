@@ -167,8 +167,10 @@ public struct IncludingAllQuery<Parent: Record, Child: Record>: Sendable {
     public func fetchAll(_ db: Connection) throws -> [(Parent, [Child])] {
         // Both statements read one snapshot: a commit between them cannot leave a child without
         // its parent, or a parent without its new children.
-        if db.isInTransaction { return try fetchBoth(db) }
-        return try db.strataSavepoint(named: "strata_including_all") { try fetchBoth(db) }
+        try runningTypedQuery(of: [Parent.self, Child.self]) {
+            if db.isInTransaction { return try fetchBoth(db) }
+            return try db.strataSavepoint(named: "strata_including_all") { try fetchBoth(db) }
+        }
     }
 
     /// The first parent with its children, or nil.

@@ -66,6 +66,7 @@ public struct JoinQuery<A: Record, B: Record, BRow>: QuerySource {
     let bColumns: B.Columns
     let qualifiers: [String]
     let readB: JoinedRecordReader<BRow>
+    var recordTypes: [Any.Type] { [A.self, B.self] }
 
     init(base: QueryParts, aQualifier: String, kind: String, alias: String?, reader: JoinedRecordReader<BRow>,
          on condition: (A.Columns, B.Columns) -> RecordPredicate) {
@@ -81,7 +82,6 @@ public struct JoinQuery<A: Record, B: Record, BRow>: QuerySource {
         qualifiers = [aQualifier, bQualifier]
         readB = reader
         queryParts = base
-        queryParts.ownTable = nil
         queryParts.from = base.from + clause + SQLFragment(segments: [.text(" ON ")]) + condition(aColumns, bColumns, aQualifier, bQualifier).fragment
     }
 
@@ -153,7 +153,9 @@ public struct JoinQuery<A: Record, B: Record, BRow>: QuerySource {
     /// - Throws: `SQLiteError`; ``RecordError`` naming the record and column that does not map.
     public func fetchAll(_ db: Connection) throws -> [(A, BRow)] {
         let (statement, readB, offset) = (self.statement, self.readB.read, Int32(A.recordColumns.count))
-        return try db.query(literal: statement) { row in (try A(columnOrderedRow: row), try readB(row, offset)) }
+        return try runningTypedQuery(of: [A.self, B.self]) {
+            try db.query(literal: statement) { row in (try A(columnOrderedRow: row), try readB(row, offset)) }
+        }
     }
 
     /// The first joined row, or nil.
@@ -163,7 +165,7 @@ public struct JoinQuery<A: Record, B: Record, BRow>: QuerySource {
 
     /// How many rows the join returns.
     public func fetchCount(_ db: Connection) throws -> Int {
-        let count: Int? = try db.query(literal: queryParts.countStatement())
+        let count: Int? = try runningTypedQuery(of: recordTypes) { try db.query(literal: queryParts.countStatement()) }
         return count ?? 0
     }
 
@@ -183,6 +185,7 @@ public struct JoinQuery3<A: Record, B: Record, C: Record, BRow, CRow>: QuerySour
     let qualifiers: [String]
     let readB: JoinedRecordReader<BRow>
     let readC: JoinedRecordReader<CRow>
+    var recordTypes: [Any.Type] { [A.self, B.self, C.self] }
 
     init(base: JoinQuery<A, B, BRow>, kind: String, alias: String?, reader: JoinedRecordReader<CRow>,
          on condition: (A.Columns, B.Columns, C.Columns) -> RecordPredicate) {
@@ -256,8 +259,10 @@ public struct JoinQuery3<A: Record, B: Record, C: Record, BRow, CRow>: QuerySour
         let (readB, readC) = (self.readB.read, self.readC.read)
         let bOffset = Int32(A.recordColumns.count)
         let cOffset = bOffset + Int32(B.recordColumns.count)
-        return try db.query(literal: statement) { row in
-            (try A(columnOrderedRow: row), try readB(row, bOffset), try readC(row, cOffset))
+        return try runningTypedQuery(of: [A.self, B.self, C.self]) {
+            try db.query(literal: statement) { row in
+                (try A(columnOrderedRow: row), try readB(row, bOffset), try readC(row, cOffset))
+            }
         }
     }
 
@@ -268,7 +273,7 @@ public struct JoinQuery3<A: Record, B: Record, C: Record, BRow, CRow>: QuerySour
 
     /// How many rows the join returns.
     public func fetchCount(_ db: Connection) throws -> Int {
-        let count: Int? = try db.query(literal: queryParts.countStatement())
+        let count: Int? = try runningTypedQuery(of: recordTypes) { try db.query(literal: queryParts.countStatement()) }
         return count ?? 0
     }
 }

@@ -12,6 +12,9 @@ public final class RecordStatements: Sendable {
     let delete: StatementCacheKey?
     let fetchByKey: StatementCacheKey?
     let selectList: String
+    /// The columns qualified by the table: a column the table lacks is then an error, where
+    /// SQLite would read an unknown double-quoted name as a string literal.
+    let qualifiedSelectList: String
 
     /// Builds the statements of a table with `columns`, whose key (if any) is at `primaryKeyIndex`.
     public init(table: String, columns: [RecordColumn], primaryKeyIndex: Int?) {
@@ -22,6 +25,7 @@ public final class RecordStatements: Sendable {
         self.keyColumn = keyColumn
         let quotedTable = quoteIdentifier(table)
         selectList = names.map(quoteIdentifier).joined(separator: ", ")
+        qualifiedSelectList = names.map { quotedTable + "." + quoteIdentifier($0) }.joined(separator: ", ")
         insert = StatementCacheKey(reusing: insertSQL(into: table, columns: names))
         let nonKey = names.filter { $0 != keyColumn }
         if let keyColumn {

@@ -57,9 +57,6 @@ public enum SortDirection: Sendable {
 public struct QueryParts: Sendable {
     /// The FROM clause's tables and joins.
     var from: SQLFragment
-    /// For a single-table query, its table: its columns render unqualified at the top level
-    /// (shorter SQL for logs); a subquery is rendered before it nests, so it keeps its own.
-    var ownTable: String?
     var predicate: RecordPredicate?
     var groups: [SQLFragment] = []
     var having: RecordPredicate?
@@ -67,9 +64,8 @@ public struct QueryParts: Sendable {
     var limitCount: Int?
     var offsetCount: Int?
 
-    init(from: SQLFragment, ownTable: String?) {
+    init(from: SQLFragment) {
         self.from = from
-        self.ownTable = ownTable
     }
 
     /// The clauses after FROM, values bound.
@@ -90,16 +86,9 @@ public struct QueryParts: Sendable {
         return clauses
     }
 
-    /// Columns of the query's own table, unqualified; other qualifiers (an outer query's, named
-    /// by a correlated subquery) stay.
-    func finishing(_ statement: SQLFragment) -> SQLFragment {
-        guard let ownTable else { return statement }
-        return statement.unqualifyingColumns(of: ownTable)
-    }
-
     /// `SELECT list FROM … clauses`.
     func select(_ list: SQLFragment, ordering: Bool = true, limiting: Bool = true) -> SQLFragment {
-        finishing(SQLFragment(segments: [.text("SELECT "), .fragment(list), .text(" FROM "), .fragment(from)]) + clauses(ordering: ordering, limiting: limiting))
+        SQLFragment(segments: [.text("SELECT "), .fragment(list), .text(" FROM "), .fragment(from)]) + clauses(ordering: ordering, limiting: limiting)
     }
 
     /// `SELECT count(*)` of the rows the query returns (within its limit).
@@ -107,8 +96,8 @@ public struct QueryParts: Sendable {
         SQLFragment(segments: [.text("SELECT count(*) FROM ("), .fragment(select("1", ordering: false)), .text(")")])
     }
 
-    /// The query rendered once, to nest as a subquery: its SQL is fixed, so the outer query's
-    /// rendering leaves its qualifiers alone.
+    /// The query rendered once, to nest as a subquery (its columns are qualified by their
+    /// tables, so a correlated subquery names the outer table's columns unambiguously).
     func nested(_ list: SQLFragment) -> SQLFragment {
         let rendered = select(list).rendered
         return SQLFragment(segments: [.bound(rendered.sql, rendered.arguments)])
@@ -143,7 +132,7 @@ public struct RecordQuery<R: Record>: QuerySource {
 
     @usableFromInline
     init() {
-        queryParts = QueryParts(from: .identifier(R.tableName), ownTable: R.tableName)
+        queryParts = QueryParts(from: .identifier(R.tableName))
     }
 
     /// Narrows the query (conditions given several times must all hold).
@@ -201,7 +190,7 @@ public struct RecordQuery<R: Record>: QuerySource {
     /// The SELECT this query runs, values bound; built once per fetch, never per row.
     @usableFromInline
     var selectFragment: SQLFragment {
-        queryParts.select(SQLFragment(segments: [.text(R.recordStatements.selectList)]))
+        queryParts.select(SQLFragment(segments: [.text(R.recordStatements.qualifiedSelectList)]))
     }
 
     /// The SELECT this query runs, with `?` for its values (for logging and tests).
@@ -216,7 +205,7 @@ public struct RecordQuery<R: Record>: QuerySource {
     public func fetchAll(_ db: Connection) throws -> [R] {
         // Inlined into the caller, so the loop is specialized for the record type. The SELECT
         // lists the record's columns in declaration order, so each row reads them by position.
-        try db.query(literal: selectFragment) { row in try R(columnOrderedRow: row) }
+        try runningTypedQuery(of: [R.self]) { try db.query(literal: selectFragment) { row in try R(columnOrderedRow: row) } }
     }
 
     /// The first matching record, or nil.
@@ -226,7 +215,7 @@ public struct RecordQuery<R: Record>: QuerySource {
 
     /// How many records match (ignoring the order, and counting within the limit).
     public func fetchCount(_ db: Connection) throws -> Int {
-        let count: Int? = try db.query(literal: queryParts.countStatement())
+        let count: Int? = try runningTypedQuery(of: [R.self]) { try db.query(literal: queryParts.countStatement()) }
         return count ?? 0
     }
 
@@ -246,7 +235,7 @@ public struct RecordQuery<R: Record>: QuerySource {
     @discardableResult
     public func deleteAll(_ db: Connection) throws -> Int {
         let clauses = try unlimitedClauses(for: "deleteAll")
-        try db.run(literal: queryParts.finishing("DELETE FROM \(identifier: R.tableName)\(clauses)"))
+        try db.run(literal: "DELETE FROM \(identifier: R.tableName)\(clauses)")
         return db.changes
     }
 
@@ -260,7 +249,7 @@ public struct RecordQuery<R: Record>: QuerySource {
         let assigned = assignments(R.columns)
         guard !assigned.isEmpty else { return 0 }
         let clauses = try unlimitedClauses(for: "update")
-        try db.run(literal: queryParts.finishing("UPDATE \(identifier: R.tableName) SET \(assigned.map(\.fragment).joined(separator: ", "))\(clauses)"))
+        try db.run(literal: "UPDATE \(identifier: R.tableName) SET \(assigned.map(\.fragment).joined(separator: ", "))\(clauses)")
         return db.changes
     }
 
@@ -328,5 +317,19 @@ extension Record {
     /// Every record, grouped by one expression or a tuple of them.
     public static func group<each E: QueryExpression>(_ terms: (Columns) -> (repeat each E)) -> RecordQuery<Self> {
         all().group(terms)
+    }
+}
+
+/// Runs a typed query's statement; a statement SQLite cannot prepare (a column or table the
+/// record declares but the database lacks) throws the `SQLiteError` with the record types named,
+/// so the message says both what is missing and which declaration expects it.
+@usableFromInline
+func runningTypedQuery<T>(of records: [Any.Type], _ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch var error as SQLiteError where error.message.hasPrefix("no such column") || error.message.hasPrefix("no such table") {
+        let names = records.map { "\($0)" }.joined(separator: ", ")
+        error.message += " (in a typed query of \(names): the database lacks a table or column the record declares)"
+        throw error
     }
 }

@@ -45,7 +45,7 @@ public struct Selection<Source: QuerySource, Output>: QuerySource, @unchecked Se
     /// - Throws: `SQLiteError`; ``RecordError`` naming the column whose value does not convert.
     public func fetchAll(_ db: Connection) throws -> [Output] {
         let decode = self.decode
-        return try db.query(literal: statement) { row in try decode(row.statementHandle) }
+        return try runningTypedQuery(of: [Source.self]) { try db.query(literal: statement) { row in try decode(row.statementHandle) } }
     }
 
     /// The first selected row, or nil.
@@ -55,7 +55,7 @@ public struct Selection<Source: QuerySource, Output>: QuerySource, @unchecked Se
 
     /// How many rows the selection returns.
     public func fetchCount(_ db: Connection) throws -> Int {
-        let count: Int? = try db.query(literal: SQLFragment(segments: [.text("SELECT count(*) FROM ("), .fragment(queryParts.select(list, ordering: false)), .text(")")]))
+        let count: Int? = try runningTypedQuery(of: [Source.self]) { try db.query(literal: SQLFragment(segments: [.text("SELECT count(*) FROM ("), .fragment(queryParts.select(list, ordering: false)), .text(")")])) }
         return count ?? 0
     }
 

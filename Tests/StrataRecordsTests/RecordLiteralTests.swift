@@ -69,7 +69,7 @@ func makeLibrary() throws -> Connection {
         let titles: [String] = try db.query(literal: "SELECT \(Book.columns.title.fragment) FROM book WHERE \(predicate.fragment) ORDER BY \(Book.columns.year.fragment)")
         #expect(titles == ["Lavinia"])
         let query = Book.where { $0.title.in(["Lavinia", "x"]) || !$0.year.between(1900, 1950) }.order(by: \.year).limit(2, offset: 1)
-        #expect(query.sql == #"SELECT "id", "authorId", "title", "year", "price" FROM "book" WHERE ("title" IN (?, ?)) OR (NOT ("year" BETWEEN ? AND ?)) ORDER BY "year" ASC LIMIT ? OFFSET ?"#)
+        #expect(query.sql == #"SELECT "book"."id", "book"."authorId", "book"."title", "book"."year", "book"."price" FROM "book" WHERE ("book"."title" IN (?, ?)) OR (NOT ("book"."year" BETWEEN ? AND ?)) ORDER BY "book"."year" ASC LIMIT ? OFFSET ?"#)
         #expect(query.arguments == [.text("Lavinia"), .text("x"), .integer(1900), .integer(1950), .integer(2), .integer(1)])
         #expect(try query.fetchAll(db).map(\.title) == ["Lavinia"])
     }

@@ -200,7 +200,7 @@ func makeBigLibrary() throws -> Connection {
     @Test func selectionSQLAndOrderAfterSelect() throws {
         let db = try makeBigLibrary()
         let selection = Book.where { $0.year > 1950 }.select { ($0.title, $0.year) }.order { $0.year.descending }.limit(1)
-        #expect(selection.sql == #"SELECT "title", "year" FROM "book" WHERE "year" > ? ORDER BY "year" DESC LIMIT ?"#)
+        #expect(selection.sql == #"SELECT "book"."title", "book"."year" FROM "book" WHERE "book"."year" > ? ORDER BY "book"."year" DESC LIMIT ?"#)
         let rows = try selection.fetchAll(db)
         #expect(rows.map(\.0) == ["Lavinia"])
         #expect(try Book.select(\.title).order(by: \.title, .descending).fetchOne(db) == "The Dispossessed")
@@ -236,7 +236,7 @@ func makeBigLibrary() throws -> Connection {
         let without = try Author.where { author in !Book.where { $0.authorId == author.id }.exists() }.fetchAll(db)
         #expect(without.map(\.name) == ["Perec"])
         let query = Author.where { author in Book.where { $0.authorId == author.id && $0.year > 1960 }.exists() }
-        #expect(query.sql == #"SELECT "id", "name", "country" FROM "author" WHERE EXISTS (SELECT 1 FROM "book" WHERE ("authorId" = "author"."id") AND ("year" > ?))"#)
+        #expect(query.sql == #"SELECT "author"."id", "author"."name", "author"."country" FROM "author" WHERE EXISTS (SELECT 1 FROM "book" WHERE ("book"."authorId" = "author"."id") AND ("book"."year" > ?))"#)
         #expect(query.arguments == [.integer(1960)])
         // The reverse direction of optionality, and a subquery in a join.
         let books = try Book.where { $0.authorId.in(Author.where { $0.country == "FR" }.select(\.id)) }.fetchAll(db)
@@ -350,5 +350,62 @@ final class StatementLog: @unchecked Sendable {
         try Oddity.insertAll(db, [Oddity(id: nil, qualifier: "q", record: "r", columns: 3, fragment: nil)])
         let found = try Oddity.where { $0.qualifier == "q" && $0.columns > 2 }.join(Oddity.self, on: { $0.id == $1.id }).fetchAll(db)
         #expect(found.map(\.1.record) == ["r"])
+    }
+}
+
+@Suite struct TypedQueryObservationTests {
+    /// An observation of a join learns both tables: a commit to either refetches it, a commit to a
+    /// third table does not.
+    @Test func aJoinIsRefetchedAfterACommitToEitherTable() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("join-observed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = try Database(storageLocation: .onDisk(directory.appendingPathComponent("db.sqlite").path))
+        try await database.write { db in
+            try Author.createTable(db)
+            try Book.createTable(db)
+            try Publisher.createTable(db)
+            try Author.insertAll(db, [Author(id: nil, name: "Vian", country: "FR")])
+        }
+        let fetches = Delivered()
+        let delivered = Delivered()
+        let token = database.observe({ db -> Int in
+            fetches.append(fetches.values.count + 1)
+            return try Book.join(Author.self, on: { $0.authorId == $1.id }).where { _, author in author.country == "FR" }.fetchCount(db)
+        }, onChange: { result in
+            if case .success(let count) = result { delivered.append(count) }
+        })
+        defer { token.cancel() }
+        await delivered.waitForLast(0)
+        _ = try await database.write { try Book.insertAll($0, [Book(id: nil, authorId: 1, title: "Vercoquin", year: 1947, price: nil)]) }
+        await delivered.waitForLast(1)
+        try await database.write { try $0.run(literal: "UPDATE author SET country = \("BE")") }
+        await delivered.waitForLast(0)
+        let before = fetches.values.count
+        _ = try await database.write { try Publisher.insertAll($0, [Publisher(id: nil, name: "Pauvert")]) }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(fetches.values.count == before)
+        #expect(delivered.values == [0, 1, 0])
+    }
+}
+
+@Suite struct TypedQueryErrorTests {
+    @Test func aMissingColumnNamesTheRecordAndTheColumn() throws {
+        let db = try Connection()
+        try Author.createTable(db)
+        try db.execute("CREATE TABLE book(id INTEGER PRIMARY KEY, authorId INTEGER, title TEXT, year INTEGER)")   // no price
+        try db.execute("INSERT INTO author(name, country) VALUES ('Vian', 'FR')")
+        for run in [{ _ = try Book.join(Author.self, on: { $0.authorId == $1.id }).fetchAll(db) },
+                    { _ = try Book.where { $0.year > 1 }.fetchAll(db) },
+                    { _ = try Book.select { $0.price.max() }.fetchAll(db) },
+                    { _ = try Author.including(all: Author.books).fetchAll(db) }] {
+            do {
+                try run()
+                Issue.record("expected an error")
+            } catch let error as SQLiteError {
+                #expect(error.message.contains("price"))
+                #expect(error.message.contains("Book"))
+            }
+        }
     }
 }
