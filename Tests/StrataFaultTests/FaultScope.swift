@@ -120,3 +120,7 @@ struct FaultTestError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// Every fault suite, one test at a time: a sweep blocks its thread for seconds, and two at once
+/// would hold both of a small machine's cooperative threads, starving the package's async tests.
+@Suite(.serialized) struct FaultSweeps {}
