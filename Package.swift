@@ -20,6 +20,9 @@ let package = Package(
         .library(name: "StrataORM", targets: ["StrataORM"]),
         .library(name: "StrataRecords", targets: ["StrataRecords"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
+        // Tests only: the fault-injecting VFS as a shared library, preloaded (LD_PRELOAD) into the
+        // `strata` binary by the CLI fault tests, or into a whole test run with faults off.
+        .library(name: "StrataFaultVFSPreload", type: .dynamic, targets: ["StrataFaultVFS"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -59,6 +62,13 @@ let package = Package(
             dependencies: ["Strata", "StrataSqueal", "StrataORM", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "StrataTests", dependencies: ["Strata", sqliteDependency]),
+        // Tests only: the "strata-faults" VFS, which fails chosen file calls below SQLite.
+        .target(name: "StrataFaultVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // Sweeps of I/O errors, full disks and failed syncs under every layer, and the CLI's.
+        .testTarget(
+            name: "StrataFaultTests",
+            dependencies: ["StrataFaultVFS", "Strata", "StrataSqueal", "StrataORM", "StrataRecords", "StrataCLI", sqliteDependency]
+        ),
         .testTarget(name: "StrataSquealTests", dependencies: ["StrataSqueal", sqliteDependency]),
         .testTarget(name: "StrataORMTests", dependencies: ["StrataORM", sqliteDependency]),
         // The writer process the Litestream crash test kills (not a product; tests only).

@@ -202,6 +202,7 @@ extension Connection {
             let context = ApplyContext(filter: filter, onConflict: onConflict,
                                        emulateIgnoreNoOp: !nativeIgnoreNoOp && options.contains(.ignoreNoOpUpdates))
             let pointer = Unmanaged.passUnretained(context).toOpaque()
+            let wasInTransaction = isInTransaction
             return try withExtendedLifetime(context) {
                 do {
                     var rebase: UnsafeMutableRawPointer?
@@ -214,6 +215,10 @@ extension Connection {
                     try check(code)
                     return ChangesetRebase(data: rebase.map { Data(bytes: $0, count: Int(rebaseCount)) } ?? Data())
                 } catch {
+                    // SQLite undoes a failed apply with its own savepoint, but when an I/O error
+                    // or a full disk also fails that rollback, the savepoint's transaction stays
+                    // open: end it, so the database is as it was and the next BEGIN works.
+                    if !wasInTransaction && isInTransaction { try? rollbackTransaction() }
                     // The handler's own error explains the abort better than SQLITE_ABORT.
                     throw context.failure ?? error
                 }

@@ -48,9 +48,15 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     /// Reads the most recent error of a connection handle.
+    ///
+    /// The handle's message is SQLite's account of `code` only while the handle's own error code
+    /// is that code: a call that does not set the handle's error (`sqlite3_backup_step` on the
+    /// destination), or statements SQLite runs after the failure (the savepoint a changeset apply
+    /// rolls back), leave an unrelated one ("not an error", "no such savepoint"). Then the
+    /// code's own description is the message ("database or disk is full").
     init(handle: SQLiteConnectionHandle?, code: Int32, sql: SQL? = nil) {
         let message: String
-        if let handle, let text = sqlite3_errmsg(handle) {
+        if let handle, sqlite3_errcode(handle) & 0xFF == code & 0xFF, let text = sqlite3_errmsg(handle) {
             message = String(cString: text)
         } else {
             message = String(cString: sqlite3_errstr(code))

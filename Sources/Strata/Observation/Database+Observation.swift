@@ -44,8 +44,13 @@ extension DatabaseObservable {
         makeObservation(externalChanges: externalChanges, fetch: fetch, isDuplicate: { $0 == $1 })
     }
 
-    /// Observes `fetch` for code that is not async: `onChange` receives each value (or the
-    /// fetch's error, after which the observation ends) until the token is cancelled or dropped.
+    /// Observes `fetch` for code that is not async: `onChange` receives each value, or the
+    /// fetch's error, until the token is cancelled or dropped.
+    ///
+    /// After an error from below the fetch (an I/O error, a full disk, a lock: `SQLITE_IOERR`,
+    /// `SQLITE_FULL`, `SQLITE_BUSY`, ...) the observation resumes by itself, delivering the current
+    /// value once a fetch succeeds again (retrying after 10 ms, doubling up to 2 s). Any other error
+    /// ends it.
     ///
     /// ```swift
     /// let token = database.observe({ try $0.query("SELECT count(*) FROM players") as Int? ?? 0 }) { result in

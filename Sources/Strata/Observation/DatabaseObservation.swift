@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
 
 /// The values of a fetch, again after every commit that changes what it read.
 ///
@@ -136,17 +139,37 @@ public final class ObservationToken: Sendable, Hashable {
         let cancelled = Locked(false)
         isCancelledFlag = cancelled
         task = Task {
-            do {
-                for try await value in observation {
-                    // A value fetched while cancel() ran is not delivered after it returned.
+            var retryDelay = ObservationToken.firstRetryDelay
+            while !cancelled.current, !Task.isCancelled {
+                do {
+                    for try await value in observation {
+                        // A value fetched while cancel() ran is not delivered after it returned.
+                        guard !cancelled.current else { return }
+                        onChange(.success(value))
+                        retryDelay = ObservationToken.firstRetryDelay
+                    }
+                    return
+                } catch {
                     guard !cancelled.current else { return }
-                    onChange(.success(value))
+                    onChange(.failure(error))
+                    // A disk that failed a read (or filled up) usually comes back: observe again,
+                    // from the current value, after a pause that grows while the failures go on.
+                    guard ObservationToken.isResumable(error) else { return }
+                    try? await Task.sleep(for: retryDelay)
+                    retryDelay = min(retryDelay * 2, ObservationToken.longestRetryDelay)
                 }
-            } catch {
-                guard !cancelled.current else { return }
-                onChange(.failure(error))
             }
         }
+    }
+
+    static let firstRetryDelay = Duration.milliseconds(10)
+    static let longestRetryDelay = Duration.seconds(2)
+
+    /// Whether a fetch failed for a reason outside the fetch (I/O, a full disk, a lock, memory),
+    /// after which observing again makes sense; an error of the fetch's own ends the observation.
+    static func isResumable(_ error: any Error) -> Bool {
+        guard let error = error as? SQLiteError else { return false }
+        return [SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_NOMEM, SQLITE_PROTOCOL].contains(error.code)
     }
 
     /// Whether ``cancel()`` was called (or the token was dropped).

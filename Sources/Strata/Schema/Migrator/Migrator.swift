@@ -79,7 +79,9 @@ open class Migrator {
         willMigrateToSchemaVersion: ((UInt64) -> Void)? = nil,
         didMigrateToSchemaVersion: ((UInt64) -> Void)? = nil
     ) throws -> UInt64 {
-        try migrate(willMigrateToSchemaVersion, didMigrateToSchemaVersion) { version, record in
+        // The bookkeeping table is created in the first version's transaction, so a version that
+        // fails (a full disk, say) leaves the database exactly as it was, not with an empty table.
+        try migrate(willMigrateToSchemaVersion, didMigrateToSchemaVersion, createsTableInFirstStep: true) { version, record in
             try connection.transaction(transactionType: .immediate) {
                 try connection.execute(migrationSQLForSchemaVersion(version))
                 try record()
@@ -110,6 +112,7 @@ open class Migrator {
     private func migrate(
         _ willMigrateToSchemaVersion: ((UInt64) -> Void)?,
         _ didMigrateToSchemaVersion: ((UInt64) -> Void)?,
+        createsTableInFirstStep: Bool = false,
         step: (UInt64, _ record: () throws -> Void) throws -> Void
     ) throws -> UInt64 {
         let current = try readCurrentSchemaVersion()
@@ -117,7 +120,7 @@ open class Migrator {
             throw MigratorError.databaseNewerThanCode(current: current, desired: desiredSchemaVersion)
         }
         guard current < desiredSchemaVersion else { return 0 }
-        try createMigrationTable()
+        if !createsTableInFirstStep { try createMigrationTable() }
         var ran: UInt64 = 0
         for version in (current + 1)...desiredSchemaVersion {
             guard let storedVersion = Int64(exactly: version) else {
@@ -125,6 +128,7 @@ open class Migrator {
             }
             willMigrateToSchemaVersion?(version)
             try step(version) {
+                if createsTableInFirstStep && ran == 0 { try createMigrationTable() }
                 try connection.run(
                     "INSERT INTO schema_migrations(version, migration_timestamp) VALUES(?, ?)",
                     storedVersion, BindingDateFormat.string(from: Date())
