@@ -36,6 +36,18 @@ extension FaultSweeps {
             )()
         }
 
+        /// `insertAll` opens its own transaction: all rows or none, under every fault.
+        @Test func recordsInsertAll() throws {
+            try Sweep<Connection>(
+                name: "records insertAll", faults: Fault.journalModeFaults, setUp: Self.players,
+                open: { path, _ in try Connection(storageLocation: .onDisk(path)) }, connection: { $0 },
+                run: { db in
+                    _ = try Player.insertAll(db, (100..<140).map { Player(id: nil, name: "new \($0)", team: nil, score: $0) })
+                },
+                state: allRows
+            )()
+        }
+
         /// Outside a transaction, each typed update is its own statement-transaction.
         @Test func recordsTypedUpdateAlone() throws {
             try Sweep<Connection>(
