@@ -3,7 +3,7 @@ import StrataORM
 
 extension READMEExamples {
     func ormExample20() throws {
-        // README:begin 20
+        // README:begin 21
         struct User: Initializable {
             var id = 0
             var firstName = ""

@@ -14,7 +14,51 @@ struct Player: Equatable {
 }
 // README:end
 
+// README:begin 16
+@Record struct Author: Equatable { @PrimaryKey var id: Int64?; var name: String; var country: String }
+@Record struct Book: Equatable {
+    @PrimaryKey var id: Int64?; var authorId: Int64; var title: String; var year: Int; var price: Double?
+}
+extension Author { static let books = hasMany(Book.self, using: \.authorId) }
+extension Book { static let author = belongsTo(Author.self, using: \.authorId) }
+// README:end
+
 extension READMEExamples {
+    func recordsExample16() throws {
+        // README:begin 16
+        let db = try Connection()
+        try Author.createTable(db)
+        try Book.createTable(db)
+        let ids = try Author.insertAll(db, [Author(id: nil, name: "Vian", country: "FR"),
+                                            Author(id: nil, name: "Le Guin", country: "US")])
+        try Book.insertAll(db, [Book(id: nil, authorId: ids[0], title: "L'Écume des jours", year: 1947, price: nil),
+                                Book(id: nil, authorId: ids[1], title: "Lavinia", year: 2008, price: 14),
+                                Book(id: nil, authorId: ids[1], title: "The Lathe of Heaven", year: 1971, price: 9)])
+
+        // A join: rows are tuples of records, columns qualified by table, values bound.
+        let recent = try Book.join(Author.self, on: { book, author in book.authorId == author.id })
+            .where { book, _ in book.year > 1950 }
+            .order { book, _ in book.year.descending }
+            .fetchAll(db)
+        print(recent.map { "\($0.0.title) by \($0.1.name)" })   // ["Lavinia by Le Guin", "The Lathe of Heaven by Le Guin"]
+
+        // Columns and aggregates read as typed tuples.
+        let perCountry: [(String, Int)] = try Book.join(Author.self, on: { $0.authorId == $1.id })
+            .group { _, author in author.country }
+            .select { book, author in (author.country, book.id.count()) }
+            .order { _, author in author.country }
+            .fetchAll(db)
+        print(perCountry.map { "\($0.0): \($0.1)" })           // ["FR: 1", "US: 2"]
+
+        // A correlated subquery, and each author's books in one more query (never one per author).
+        let recentAuthors = try Author.where { author in
+            Book.where { $0.authorId == author.id && $0.year > 2000 }.exists()
+        }.fetchAll(db)
+        let shelves = try Author.including(all: Author.books).order(by: \.name).fetchAll(db)
+        print(recentAuthors.map(\.name), shelves.map { "\($0.0.name): \($0.1.count)" })   // ["Le Guin"] ["Le Guin: 2", "Vian: 1"]
+        // README:end
+    }
+
     func recordsExample14() throws {
         // README:begin 14
         let db = try Connection()                  // in memory
@@ -41,8 +85,8 @@ extension READMEExamples {
         return database
     }
 
-    func recordsExample16(database: Database) async throws {
-        // README:begin 16
+    func recordsExample17(database: Database) async throws {
+        // README:begin 17
         // The current count, then a new one after each commit that touches `player`.
         for try await count in database.observe({ try Player.fetchCount($0) }) {
             print("players:", count)               // players: 1, then players: 2
