@@ -281,8 +281,11 @@ public struct JoinQuery3<A: Record, B: Record, C: Record, BRow, CRow>: QuerySour
 extension RecordQuery {
     /// Joins another record: rows where `on:` holds, read as `(R, B)`. The query's conditions
     /// and order carry over.
-    /// - Parameter alias: the name the other table's columns are qualified by; needed only to
-    ///   name it in SQL of your own, as a record joined with itself gets one anyway.
+    /// - Parameters:
+    ///   - other: The record to join.
+    ///   - alias: The name the other table's columns are qualified by; needed only to name it in
+    ///     SQL of your own, as a record joined with itself gets one anyway.
+    ///   - condition: The join condition, over both records' columns.
     public func join<B: Record>(_ other: B.Type, as alias: String? = nil, on condition: (R.Columns, B.Columns) -> RecordPredicate) -> JoinQuery<R, B, B> {
         JoinQuery(base: queryParts, aQualifier: R.tableName, kind: "JOIN", alias: alias, reader: B.requiredReader, on: condition)
     }

@@ -167,7 +167,7 @@ public struct RecordQuery<R: Record>: QuerySource {
         return query
     }
 
-    /// Groups the rows by a column, for aggregates in ``select(_:)-(()->(repeat each E))`` and ``having(_:)``.
+    /// Groups the rows by a column, for the aggregates of `select` and ``having(_:)``.
     public func group<V>(by column: KeyPath<R.Columns, TypedColumn<V>>) -> RecordQuery {
         group { $0[keyPath: column] }
     }
