@@ -34,6 +34,21 @@ public macro Record(table: String? = nil) = #externalMacro(module: "StrataRecord
 @attached(peer)
 public macro PrimaryKey() = #externalMacro(module: "StrataRecordsMacros", type: "RecordPropertyMarkerMacro")
 
+/// Stores a `Codable` record property as JSON text, which SQLite's `json_*` functions read, and
+/// reads it back: arrays, dictionaries and nested structs become columns.
+///
+/// ```swift
+/// @Record struct Article: Equatable {
+///     @PrimaryKey var id: Int64?; var title: String
+///     @JSON var tags: [String]
+///     @JSON var meta: [String: Int]?     // nil is SQL NULL
+/// }
+/// try Article.where { $0.tags.contains("swift") && $0.meta.json("$.pages", as: Int.self) > 100 }.fetchAll(db)
+/// ```
+/// A value that is not the property's JSON throws ``RecordError/invalidJSON(column:record:reason:)``.
+@attached(peer)
+public macro JSON() = #externalMacro(module: "StrataRecordsMacros", type: "RecordPropertyMarkerMacro")
+
 /// Names the column a record property maps to, when it is not the property's name (a string
 /// literal: it is written into SQL when the macro expands).
 @attached(peer)
@@ -122,6 +137,16 @@ public struct RecordColumn: Sendable, Equatable {
         RecordColumn(name: name, sqlType: sqlType(of: T.self), isOptional: false, isPrimaryKey: isPrimaryKey)
     }
 
+    /// A `@JSON` property, stored as JSON text.
+    public static func describingJSON<T: Codable>(_ name: String, as type: T.Type, isPrimaryKey: Bool) -> RecordColumn {
+        RecordColumn(name: name, sqlType: "TEXT", isOptional: false, isPrimaryKey: isPrimaryKey)
+    }
+
+    /// An optional `@JSON` property (nil is SQL NULL).
+    public static func describingJSON<T: Codable>(_ name: String, as type: T?.Type, isPrimaryKey: Bool) -> RecordColumn {
+        RecordColumn(name: name, sqlType: "TEXT", isOptional: true, isPrimaryKey: isPrimaryKey)
+    }
+
     /// An optional `Binding` property.
     public static func describing<T: Extractable>(_ name: String, as type: T?.Type, isPrimaryKey: Bool) -> RecordColumn {
         RecordColumn(name: name, sqlType: sqlType(of: T.self), isOptional: true, isPrimaryKey: isPrimaryKey)
@@ -156,6 +181,8 @@ public enum RecordError: Error, CustomStringConvertible, Equatable {
     case nullInNonOptional(column: String, record: String)
     /// A column's value does not convert to the property's type.
     case valueMismatch(column: String, record: String, expected: String, storageClass: String)
+    /// A `@JSON` property's column does not hold the property's JSON.
+    case invalidJSON(column: String, record: String, reason: String)
     /// The operation needs a primary key and the record declares none.
     case noPrimaryKey(record: String)
     /// `update` found no row with the record's key.
@@ -170,6 +197,8 @@ public enum RecordError: Error, CustomStringConvertible, Equatable {
             return "Column '\(column)' of record \(record) holds NULL, but its property is not optional: make the property optional or fix the data"
         case .valueMismatch(let column, let record, let expected, let storageClass):
             return "Column '\(column)' of record \(record) holds \(storageClass), which does not convert to \(expected)"
+        case .invalidJSON(let column, let record, let reason):
+            return "Column '\(column)' of record \(record) does not hold the property's JSON: \(reason)"
         case .noPrimaryKey(let record):
             return "Record \(record) declares no @PrimaryKey, which this operation needs"
         case .notFound(let record):

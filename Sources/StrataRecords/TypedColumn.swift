@@ -77,7 +77,7 @@ public struct TypedColumn<Value>: @unchecked Sendable {
         }
     }
 
-    private init(_ name: String, qualifier: String?, record: String, binding: @escaping (Value) -> BindingValue,
+    init(_ name: String, qualifier: String?, record: String, binding: @escaping (Value) -> BindingValue,
                  reader: @escaping (SQLiteStatementHandle, Int32) throws -> Value) {
         self.name = name
         self.qualifier = qualifier

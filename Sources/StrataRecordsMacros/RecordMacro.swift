@@ -13,7 +13,7 @@ struct StrataRecordsPlugin: CompilerPlugin {
     let providingMacros: [Macro.Type] = [RecordMacro.self, RecordPropertyMarkerMacro.self]
 }
 
-/// `@PrimaryKey` and `@Column("name")`: markers that `@Record` reads; they generate nothing.
+/// `@PrimaryKey`, `@Column("name")` and `@JSON`: markers that `@Record` reads; they generate nothing.
 public struct RecordPropertyMarkerMacro: PeerMacro {
     public static func expansion(
         of node: AttributeSyntax,
@@ -33,6 +33,8 @@ struct RecordProperty {
     let column: String
     let type: TypeSyntax
     let isPrimaryKey: Bool
+    /// `@JSON`: any Codable value, stored as JSON text.
+    var isJSON = false
 }
 
 public struct RecordMacro: ExtensionMacro {
@@ -87,6 +89,7 @@ public struct RecordMacro: ExtensionMacro {
             if variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) }) { continue }
             let isLazy = variable.modifiers.contains { $0.name.text == "lazy" }
             let isPrimaryKey = hasAttribute("PrimaryKey", on: variable)
+            let isJSON = hasAttribute("JSON", on: variable)
             let columnName: String?
             do {
                 columnName = try columnArgument(of: variable, in: context)
@@ -112,12 +115,12 @@ public struct RecordMacro: ExtensionMacro {
                     continue
                 }
                 let type = annotated.trimmed
-                if let reason = unmappableReason(type) {
+                if let reason = unmappableReason(type), !(isJSON && isStructural(type)) {
                     context.diagnose(Diagnostic(node: Syntax(annotated), message: RecordDiagnostic.notABinding(name, type.description, reason)))
                     failed = true
                     continue
                 }
-                result.append(RecordProperty(name: name, column: columnName ?? name, type: type, isPrimaryKey: isPrimaryKey))
+                result.append(RecordProperty(name: name, column: columnName ?? name, type: type, isPrimaryKey: isPrimaryKey, isJSON: isJSON))
             }
         }
         return failed ? nil : result
@@ -135,6 +138,13 @@ public struct RecordMacro: ExtensionMacro {
         if inner.is(MetatypeTypeSyntax.self) { return "a metatype is not a Binding" }
         if inner.is(SomeOrAnyTypeSyntax.self) { return "an existential or opaque type has no fixed column type" }
         return nil
+    }
+
+    /// Whether the refusal is of an array or dictionary, which `@JSON` stores as JSON text.
+    static func isStructural(_ type: TypeSyntax) -> Bool {
+        var inner = type
+        while let optional = inner.as(OptionalTypeSyntax.self) { inner = optional.wrappedType }
+        return inner.is(ArrayTypeSyntax.self) || inner.is(DictionaryTypeSyntax.self)
     }
 
     static func isComputed(_ accessors: AccessorBlockSyntax) -> Bool {
@@ -222,18 +232,18 @@ public struct RecordMacro: ExtensionMacro {
 
     static func makeExtension(type: some TypeSyntaxProtocol, access: String, tableName: String, properties: [RecordProperty], key: RecordProperty?) throws -> ExtensionDeclSyntax {
         let columnsList = properties.map { property in
-            "StrataRecords.RecordColumn.describing(\(literal(property.column)), as: (\(property.type)).self, isPrimaryKey: \(property.isPrimaryKey))"
+            "StrataRecords.RecordColumn.\(property.isJSON ? "describingJSON" : "describing")(\(literal(property.column)), as: (\(property.type)).self, isPrimaryKey: \(property.isPrimaryKey))"
         }.joined(separator: ",\n    ")
         let typedColumns = properties.map { property in
             "    \(access)let \(property.name): StrataRecords.TypedColumn<\(property.type)>"
         }.joined(separator: "\n")
         let recordName = literal(type.trimmedDescription)
         let typedColumnInits = properties.map { property in
-            "        self.\(property.name) = StrataRecords.TypedColumn(\(literal(property.column)), qualifier: qualifier, record: \(recordName))"
+            "        self.\(property.name) = StrataRecords.TypedColumn(\(property.isJSON ? "json: " : "")\(literal(property.column)), qualifier: qualifier, record: \(recordName))"
         }.joined(separator: "\n")
         func reads(index: (Int) -> String) -> String {
             properties.enumerated().map { offset, property in
-                "    self.\(property.name) = try reader.read(\(index(offset)), \(literal(property.column)))"
+                "    self.\(property.name) = try reader.\(property.isJSON ? "readJSON" : "read")(\(index(offset)), \(literal(property.column)))"
             }.joined(separator: "\n")
         }
         let readsByIndex = reads { "indexes[\($0)]" }
@@ -241,7 +251,7 @@ public struct RecordMacro: ExtensionMacro {
         let readsFromOffset = reads { $0 == 0 ? "offset" : "offset &+ \($0)" }
         func binds(_ list: [RecordProperty]) -> String {
             list.enumerated().map { offset, property in
-                "try binder.bind(StrataRecords.RecordValue.bindable(self.\(property.name)), at: \(offset + 1))"
+                "try binder.bind(StrataRecords.RecordValue.\(property.isJSON ? "json" : "bindable")(self.\(property.name)), at: \(offset + 1))"
             }.joined(separator: "\n        ")
         }
         let noKey = "throw StrataRecords.RecordError.noPrimaryKey(record: \"\\(Self.self)\")"
