@@ -20,7 +20,7 @@ extension Record {
     /// ```swift
     /// try BookText.createFTS5Table(db, options: FTS5Options(tokenizer: .porter(.unicode61())))
     /// ```
-    /// - Throws: `SQLiteError` (the table exists), or what ``Connection/createFTS5Table(_:columns:options:)`` throws.
+    /// - Throws: `SQLiteError` (the table exists), or what `Connection.createFTS5Table(_:columns:options:)` throws.
     public static func createFTS5Table(_ db: Connection, options: FTS5Options = FTS5Options()) throws {
         try db.createFTS5Table(tableName, columns: ftsColumns, options: options)
     }
