@@ -133,8 +133,8 @@ public struct RecordMacro: ExtensionMacro {
         if let implicitly = inner.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) { inner = implicitly.wrappedType }
         if inner.is(FunctionTypeSyntax.self) { return "a function is not stored in a column" }
         if inner.is(TupleTypeSyntax.self) { return "a tuple has no single column value" }
-        if inner.is(ArrayTypeSyntax.self) { return "an array is not a Binding; wrap it in ArrayBinding or a CodableBinding type" }
-        if inner.is(DictionaryTypeSyntax.self) { return "a dictionary is not a Binding; wrap it in DictionaryBinding or a CodableBinding type" }
+        if inner.is(ArrayTypeSyntax.self) { return "an array is not a Binding; mark it @JSON to store it as JSON text, or wrap it in ArrayBinding" }
+        if inner.is(DictionaryTypeSyntax.self) { return "a dictionary is not a Binding; mark it @JSON to store it as JSON text, or wrap it in DictionaryBinding" }
         if inner.is(MetatypeTypeSyntax.self) { return "a metatype is not a Binding" }
         if inner.is(SomeOrAnyTypeSyntax.self) { return "an existential or opaque type has no fixed column type" }
         return nil

@@ -266,6 +266,90 @@ struct RecordMacroTests {
         }
     }
 
+    @Test func jsonPropertiesBindReadAndQueryAsJSON() {
+        assertMacro {
+            """
+            @Record
+            struct Article {
+                @PrimaryKey var id: Int64?
+                @JSON var tags: [String]
+                @JSON var meta: [String: Int]?
+            }
+            """
+        } expansion: {
+            """
+            struct Article {
+                var id: Int64?
+                @JSON var tags: [String]
+                @JSON var meta: [String: Int]?
+            }
+
+            extension Article: StrataRecords.Record {
+                static let tableName: String = "article"
+                static let recordColumns: [StrataRecords.RecordColumn] = [
+                    StrataRecords.RecordColumn.describing("id", as: (Int64?).self, isPrimaryKey: true),
+                    StrataRecords.RecordColumn.describingJSON("tags", as: ([String]).self, isPrimaryKey: false),
+                    StrataRecords.RecordColumn.describingJSON("meta", as: ([String: Int]?).self, isPrimaryKey: false)
+                ]
+                static let primaryKeyIndex: Int? = 0
+                static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
+                struct Columns: StrataRecords.RecordColumnSet {
+                    let id: StrataRecords.TypedColumn<Int64?>
+                    let tags: StrataRecords.TypedColumn<[String]>
+                    let meta: StrataRecords.TypedColumn<[String: Int]?>
+                    init(qualifier: String?) {
+                        self.id = StrataRecords.TypedColumn("id", qualifier: qualifier, record: "Article")
+                        self.tags = StrataRecords.TypedColumn(json: "tags", qualifier: qualifier, record: "Article")
+                        self.meta = StrataRecords.TypedColumn(json: "meta", qualifier: qualifier, record: "Article")
+                    }
+                }
+                static let columns = Columns(qualifier: tableName)
+                init(row: Strata.Row) throws {
+                    try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
+                }
+                init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
+                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
+                    self.id = try reader.read(indexes[0], "id")
+                    self.tags = try reader.readJSON(indexes[1], "tags")
+                    self.meta = try reader.readJSON(indexes[2], "meta")
+                }
+                init(columnOrderedRow row: borrowing Strata.Row) throws {
+                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
+                    self.id = try reader.read(0, "id")
+                    self.tags = try reader.readJSON(1, "tags")
+                    self.meta = try reader.readJSON(2, "meta")
+                }
+                init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
+                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
+                    self.id = try reader.read(offset, "id")
+                    self.tags = try reader.readJSON(offset &+ 1, "tags")
+                    self.meta = try reader.readJSON(offset &+ 2, "meta")
+                }
+                func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
+                    switch order {
+                    case .all:
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.id), at: 1)
+                        try binder.bind(StrataRecords.RecordValue.json(self.tags), at: 2)
+                        try binder.bind(StrataRecords.RecordValue.json(self.meta), at: 3)
+                    case .keyLast:
+                        try binder.bind(StrataRecords.RecordValue.json(self.tags), at: 1)
+                        try binder.bind(StrataRecords.RecordValue.json(self.meta), at: 2)
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.id), at: 3)
+                    case .keyOnly:
+                        try binder.bind(StrataRecords.RecordValue.bindable(self.id), at: 1)
+                    }
+                }
+                var hasNilPrimaryKey: Bool {
+                    StrataRecords.RecordValue.isNil(self.id)
+                }
+                mutating func recordDidInsert(rowID: Int64) {
+                    StrataRecords.RecordValue.assignRowID(rowID, to: &self.id)
+                }
+            }
+            """
+        }
+    }
+
     @Test func refusesAClass() {
         assertMacro {
             """
@@ -366,10 +450,10 @@ struct RecordMacroTests {
             struct Bad {
                 var scores: [Int]
                             ┬────
-                            ╰─ 🛑 property 'scores' of type '[Int]' is not a Binding: an array is not a Binding; wrap it in ArrayBinding or a CodableBinding type
+                            ╰─ 🛑 property 'scores' of type '[Int]' is not a Binding: an array is not a Binding; mark it @JSON to store it as JSON text, or wrap it in ArrayBinding
                 var byName: [String: Int]?
                             ┬─────────────
-                            ╰─ 🛑 property 'byName' of type '[String: Int]?' is not a Binding: a dictionary is not a Binding; wrap it in DictionaryBinding or a CodableBinding type
+                            ╰─ 🛑 property 'byName' of type '[String: Int]?' is not a Binding: a dictionary is not a Binding; mark it @JSON to store it as JSON text, or wrap it in DictionaryBinding
                 var callback: () -> Void
                               ┬─────────
                               ╰─ 🛑 property 'callback' of type '() -> Void' is not a Binding: a function is not stored in a column
