@@ -3,7 +3,8 @@ import Foundation
 import Strata
 
 /// `strata schema`: the tables with their columns, then the indexes, views and triggers, read
-/// through Strata's introspection API (`Connection.schema`, `tableInfoForTableNamed`).
+/// through Strata's introspection API (`Connection.schema`, `tableInfoForTableNamed`). Virtual
+/// tables (FTS5, ...) are listed as such; their shadow tables are not (introspection hides them).
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema",
@@ -19,6 +20,17 @@ struct SchemaCommand: ParsableCommand {
         var lines: [String] = []
         var indexLines: [(name: String, line: String)] = []
         for table in schema.tables.sorted(by: byName) {
+            if let module = table.virtualTableModule {
+                lines.append("VIRTUAL TABLE \(table.name) USING \(module)")
+                // Reading a virtual table's columns connects its module, which fails when the
+                // module (or an FTS5 tokenizer) is one only the application registers.
+                guard let info = try? connection.tableInfoForTableNamed(table.name) else {
+                    lines.append("  (columns unavailable: module \(module) is not available here)")
+                    continue
+                }
+                lines += aligned(info.columns.map { [$0.name, $0.type.isEmpty ? "(no type)" : $0.type] }).map { "  " + $0 }
+                continue
+            }
             guard let info = try connection.tableInfoForTableNamed(table.name) else { continue }
             lines.append("TABLE \(info.name)")
             let compositeKey = info.columns.filter(\.isPrimaryKey).count > 1

@@ -6,7 +6,9 @@ extension Storage {
     /// ```swift
     /// let results = try storage.syncSchema(preserve: true)  // ["users": .newTableCreated, ...]
     /// ```
-    /// Tables in the database that the storage does not map are left alone. For each table:
+    /// Tables in the database that the storage does not map are left alone, and so are the shadow
+    /// tables of virtual tables. A mapped virtual table (an FTS5 index) is never dropped or rebuilt:
+    /// it is in sync when it has the mapped columns. For each other table:
     /// - missing: created (`.newTableCreated`);
     /// - columns to add, each nullable or with a default: `ALTER TABLE ... ADD COLUMN`
     ///   (`.newColumnsAdded`);
@@ -22,7 +24,8 @@ extension Storage {
     /// triggers and views. Defaults, `UNIQUE` and conflict clauses are not compared (as in
     /// SQLiteORM). Everything runs in one transaction with foreign keys off: a failure (a copy
     /// that breaks the new primary key, say) leaves the database exactly as it was.
-    /// - Throws: `SQLiteError` or `TableRebuildError`, after rolling everything back.
+    /// - Throws: `SQLiteError`, `TableRebuildError`, or `ORMError.invalidDefinition` (a mapped
+    ///   virtual table lacks mapped columns), after rolling everything back.
     @discardableResult
     public func syncSchema(preserve: Bool) throws -> [String: SyncSchemaResult] {
         defer { connection.removeUnusedCachedStatements() }
@@ -49,6 +52,9 @@ extension Storage {
             return .newTableCreated
         }
         let existing = try connection.tableInfoForTableNamed(table.name)?.columns ?? []
+        if let module = try connection.readSchema().tableNamed(table.name)?.virtualTableModule {
+            return try syncVirtual(table, module: module, existing: existing)
+        }
         let existingByName = Dictionary(existing.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         let mappedNames = Set(table.columns.map { $0.name.lowercased() })
         let keys = table.primaryKeyColumns
@@ -82,6 +88,23 @@ extension Storage {
                                     copying: try copyExpressions(for: table, existing: existingByName))
         if requiresRecreation { return .droppedAndRecreated }
         return added.isEmpty ? .oldColumnsRemoved : .newColumnsAddedAndOldColumnsRemoved
+    }
+
+    /// A mapped virtual table (an FTS5 index, say) is never dropped or rebuilt: its module keeps
+    /// its rows (in shadow tables), which a copy cannot carry over. Its columns have no declared
+    /// types, so only their names are compared.
+    ///
+    /// - Throws: `ORMError.invalidDefinition` when the mapped columns are not the table's.
+    private func syncVirtual(_ table: AnyTable, module: String, existing: [ColumnInfo]) throws -> SyncSchemaResult {
+        let existingNames = Set(existing.map { $0.name.lowercased() })
+        let missing = table.columns.map(\.name).filter { !existingNames.contains($0.lowercased()) }
+        guard missing.isEmpty else {
+            throw ORMError.invalidDefinition(
+                "syncSchema cannot change '\(table.name)': it is a virtual table (USING \(module)) and lacks the mapped column(s) "
+                    + missing.map { "'\($0)'" }.joined(separator: ", ") + "; drop it and create it again with its new columns"
+            )
+        }
+        return .alredyInSync
     }
 
     /// For each column of the new table, what to fill it with from the old row: the old column

@@ -6,6 +6,9 @@
 // Inside a transaction nothing is cached: a rolled-back schema change can bring the version back
 // to a number the cache has already seen with other contents.
 import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
 
 /// A column as `PRAGMA table_xinfo` reports it, hidden and generated columns included.
 package struct TableColumn: Hashable, Sendable {
@@ -36,6 +39,7 @@ package final class SchemaReader {
         var columns: [String: [TableColumn]] = [:]
         var indexes: [String: [IndexInfo]] = [:]
         var foreignKeys: [String: [ForeignKeyColumn]] = [:]
+        var shadowTables: Set<String>?
     }
 
     private unowned let connection: Connection
@@ -111,17 +115,67 @@ package final class SchemaReader {
         }
     }
 
-    /// The tables that are the application's: not SQLite's own (`sqlite_*`) nor those of a tool
-    /// that keeps tables in the application's database (``toolTablePrefixes``).
+    /// The tables that are the application's: not SQLite's own (`sqlite_*`), nor those of a tool
+    /// that keeps tables in the application's database (``toolTablePrefixes``), nor the shadow
+    /// tables where a virtual table keeps its data (``shadowTableNames()``). Virtual tables are
+    /// listed: they are the application's.
     package func userTableNames() throws -> [String] {
-        try entries().filter { $0.type == "table" && !Self.isInternalTable($0.name) }.map(\.name)
+        let shadowTables = try shadowTableNames()
+        return try entries().filter { $0.type == "table" && !Self.isInternalTable($0.name, shadowTables: shadowTables) }.map(\.name)
     }
 
-    /// Whether a table belongs to SQLite (`sqlite_*`) or to a tool beside the application (its
-    /// name starts with one of ``toolTablePrefixes``, ASCII case folded as SQLite folds names).
-    package static func isInternalTable(_ name: String) -> Bool {
+    /// Whether a table belongs to SQLite (`sqlite_*`), to a tool beside the application (its
+    /// name starts with one of ``toolTablePrefixes``), or to a virtual table (it is one of
+    /// `shadowTables`, lowercased, as ``shadowTableNames()`` or ``shadowTableNames(among:)`` give
+    /// them). Names are ASCII case folded as SQLite folds them.
+    package static func isInternalTable(_ name: String, shadowTables: Set<String> = []) -> Bool {
         let lowered = name.lowercased()
-        return lowered.hasPrefix("sqlite_") || toolTablePrefixes.contains { lowered.hasPrefix($0) }
+        return lowered.hasPrefix("sqlite_") || toolTablePrefixes.contains { lowered.hasPrefix($0) } || shadowTables.contains(lowered)
+    }
+
+    /// The suffixes of the shadow tables that SQLite's own modules keep beside a virtual table
+    /// `t` (`t_data`, `t_idx`, ...): what each module's `xShadowName` accepts.
+    static let shadowTableSuffixes: [String: Set<String>] = {
+        let fts3: Set<String> = ["content", "segments", "segdir", "docsize", "stat"]
+        let rtree: Set<String> = ["node", "parent", "rowid"]
+        return ["fts5": ["data", "idx", "content", "docsize", "config"], "fts4": fts3, "fts3": fts3,
+                "rtree": rtree, "rtree_i32": rtree, "geopoly": rtree]
+    }()
+
+    /// The shadow tables among `entries` (lowercased), found from the virtual tables of SQLite's
+    /// own modules and their fixed suffixes. Works on any SQLite version; ``shadowTableNames()``
+    /// adds what SQLite itself reports, for modules of extensions.
+    package static func shadowTableNames(among entries: [SchemaEntryInfo]) -> Set<String> {
+        var names = Set<String>()
+        for entry in entries {
+            guard let module = entry.virtualTableModule, let suffixes = shadowTableSuffixes[module] else { continue }
+            for suffix in suffixes { names.insert((entry.name + "_" + suffix).lowercased()) }
+        }
+        let tables = Set(entries.filter { $0.type == "table" }.map { $0.name.lowercased() })
+        return names.intersection(tables)
+    }
+
+    /// Whether SQLite reports shadow tables itself (`PRAGMA table_list`, 3.37.0 and later).
+    private static let hasTableList = sqlite3_libversion_number() >= 3_037_000
+
+    /// The shadow tables of the main schema (lowercased): those of SQLite's modules by their
+    /// suffixes, and those `PRAGMA table_list` types `shadow` where SQLite has it. A virtual
+    /// table whose module or tokenizer is missing on this connection makes the pragma fail; the
+    /// suffixes then answer alone.
+    package func shadowTableNames() throws -> Set<String> {
+        let entries = try entries()
+        return try withCache { cache in
+            if let names = cache.shadowTables { return names }
+            var names = Self.shadowTableNames(among: entries)
+            if Self.hasTableList, entries.contains(where: \.isVirtualTable) {
+                let reported = try? rows("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'shadow'", []) {
+                    $0.value(at: 0, as: String.self)?.lowercased()
+                }
+                names.formUnion((reported ?? []).compactMap { $0 })
+            }
+            cache.shadowTables = names
+            return names
+        }
     }
 
     /// The columns of a table or view, hidden and generated ones included; empty when there is none.

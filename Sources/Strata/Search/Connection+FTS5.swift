@@ -153,15 +153,30 @@ extension Connection {
     /// Everything is created in one savepoint: on failure nothing is left behind.
     /// - Throws: `SQLiteError` (FTS5 missing, an unknown tokenizer, a missing content column).
     public func createFTS5Table(_ name: String, columns: [String], options: FTS5Options = FTS5Options()) throws {
-        let definition = Self.fts5TableDefinition(name, columns: columns, options: options)
         try strataSavepoint(named: "strata_fts5") {
-            try execute(definition.sql)
-            guard case .external(let table, let rowID) = options.content else { return }
-            for trigger in Self.fts5SyncTriggers(index: name, columns: columns, contentTable: table, rowID: rowID) {
-                try execute(trigger)
-            }
-            try rebuildFTS5Table(name)
+            for statement in Self.fts5CreateStatements(name, columns: columns, options: options) { try execute(statement) }
         }
+    }
+
+    /// Everything that creates an FTS5 table, in order: the table, then for external content the
+    /// sync triggers and the statement that fills the index from the content table.
+    static func fts5CreateStatements(_ name: String, columns: [String], options: FTS5Options) -> [String] {
+        var statements = [fts5TableDefinition(name, columns: columns, options: options).sql]
+        if case .external(let table, let rowID) = options.content {
+            statements += fts5SyncTriggers(index: name, columns: columns, contentTable: table, rowID: rowID)
+            statements.append(fts5RebuildSQL(name))
+        }
+        return statements
+    }
+
+    /// What undoes ``fts5CreateStatements(_:columns:options:)``: the sync triggers (which would
+    /// otherwise fail every later write to the content table), then the table and its shadow tables.
+    static func fts5DropStatements(_ name: String, options: FTS5Options) -> [String] {
+        var statements: [String] = []
+        if case .external = options.content {
+            statements = fts5SyncTriggerSuffixes.map { "DROP TRIGGER IF EXISTS main." + quoteIdentifier(name + "_" + $0) }
+        }
+        return statements + ["DROP TABLE main." + quoteIdentifier(name)]
     }
 
     /// Rebuilds an FTS5 index from its content (the external table, for external content).
@@ -169,8 +184,16 @@ extension Connection {
     /// Use it after changing the content table with the triggers bypassed or dropped.
     /// - Throws: `SQLiteError` (no such table, a contentless table, which has nothing to rebuild from).
     public func rebuildFTS5Table(_ name: String) throws {
-        try execute("INSERT INTO " + quoteIdentifier(name) + "(" + quoteIdentifier(name) + ") VALUES('rebuild')")
+        try execute(Self.fts5RebuildSQL(name))
     }
+
+    /// FTS5's `rebuild` command for a table.
+    static func fts5RebuildSQL(_ name: String) -> String {
+        "INSERT INTO " + quoteIdentifier(name) + "(" + quoteIdentifier(name) + ") VALUES('rebuild')"
+    }
+
+    /// The name suffixes of the sync triggers, on insert, delete and update.
+    static let fts5SyncTriggerSuffixes = ["ai", "ad", "au"]
 
     /// The triggers that keep an external-content index in sync with its table. A change
     /// deletes the old row's tokens (FTS5 needs the old values to find them) and inserts the new.
@@ -186,6 +209,7 @@ extension Connection {
         func trigger(_ suffix: String, _ event: String, _ body: String) -> String {
             "CREATE TRIGGER " + quoteIdentifier(index + "_" + suffix) + " AFTER " + event + " ON " + table + " BEGIN " + body + " END"
         }
-        return [trigger("ai", "INSERT", insert), trigger("ad", "DELETE", delete), trigger("au", "UPDATE", delete + " " + insert)]
+        let bodies = [("INSERT", insert), ("DELETE", delete), ("UPDATE", delete + " " + insert)]
+        return zip(fts5SyncTriggerSuffixes, bodies).map { trigger($0, $1.0, $1.1) }
     }
 }

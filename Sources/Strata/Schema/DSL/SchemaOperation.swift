@@ -3,6 +3,7 @@ import Foundation
 /// One declared step of a schema version; each has a derived inverse for migrating down.
 enum SchemaOperation: Sendable {
     case createTable(SchemaTable)
+    case createVirtualTable(SchemaVirtualTable)
     case alterTable(String, [TableAlteration])
     case dropTable(String)
     case renameTable(String, to: String)

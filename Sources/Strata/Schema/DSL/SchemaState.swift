@@ -4,9 +4,14 @@ import Foundation
 struct SchemaState: Hashable, Sendable {
     var tables: [SchemaTable] = []
     var indexes: [SchemaIndex] = []
+    var virtualTables: [SchemaVirtualTable] = []
 
     func table(_ name: String) -> SchemaTable? {
         tables.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    func virtualTable(_ name: String) -> SchemaVirtualTable? {
+        virtualTables.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
     }
 
     func index(_ name: String) -> SchemaIndex? {
@@ -28,7 +33,7 @@ struct SchemaState: Hashable, Sendable {
     }
 
     private func requireUnused(_ name: String) throws {
-        if table(name) != nil || index(name) != nil {
+        if table(name) != nil || index(name) != nil || virtualTable(name) != nil {
             throw SchemaMigrationError.invalidSchema(reason: "\"\(name)\" is already declared")
         }
     }
@@ -42,6 +47,12 @@ struct SchemaState: Hashable, Sendable {
             try requireUnused(table.name)
             if table.columns.isEmpty { throw SchemaMigrationError.invalidSchema(reason: "table \"\(table.name)\" has no columns") }
             tables.append(table)
+        case .createVirtualTable(let table):
+            try requireUnused(table.name)
+            if table.columnNames.isEmpty { throw SchemaMigrationError.invalidSchema(reason: "table \"\(table.name)\" has no columns") }
+            virtualTables.append(table)
+        case .dropTable(let name) where virtualTable(name) != nil:
+            virtualTables.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
         case .alterTable(let name, let changes):
             let position = try tablePosition(name)
             for change in changes { try apply(change, toTableAt: position) }

@@ -24,6 +24,9 @@ public struct SchemaVersion: Sendable {
     /// The table with this name declared at this version, if any.
     public func tableNamed(_ name: String) -> SchemaTable? { state.table(name) }
 
+    /// The virtual tables (FTS5 indexes, ...) declared at this version.
+    public var virtualTables: [SchemaVirtualTable] { state.virtualTables }
+
     /// The indexes declared at this version.
     public var indexes: [SchemaIndex] { state.indexes }
 }

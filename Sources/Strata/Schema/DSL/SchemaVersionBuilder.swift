@@ -23,7 +23,15 @@ public final class SchemaVersionBuilder {
         operations.append(.alterTable(name, builder.changes))
     }
 
-    /// Drops a table; migrating down recreates it (empty) with its declared indexes.
+    /// Declares a virtual table; the module's own declaration (such as `createFTS5Table`)
+    /// renders its statements.
+    package func createVirtualTable(_ table: SchemaVirtualTable) {
+        operations.append(.createVirtualTable(table))
+    }
+
+    /// Drops a table; migrating down recreates it (empty) with its declared indexes. A virtual
+    /// table (``SchemaVirtualTable``, such as an FTS5 index) is dropped with what its module
+    /// created beside it, and migrating down creates it again with its columns and options.
     public func dropTable(_ name: String) {
         operations.append(.dropTable(name))
     }

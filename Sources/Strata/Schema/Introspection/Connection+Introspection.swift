@@ -22,7 +22,9 @@ extension Connection {
     /// ```
     /// - Throws: `SQLiteError` if the schema cannot be read.
     public func readSchema() throws -> SchemaInfo {
-        try asRequestedIntrospection { SchemaInfo(schemaEntries: try schemaReader.entries()) }
+        try asRequestedIntrospection {
+            SchemaInfo(schemaEntries: try schemaReader.entries(), shadowTableNames: try schemaReader.shadowTableNames())
+        }
     }
 
     /// The columns and indexes of a table or view of the main database; nil when there is none.

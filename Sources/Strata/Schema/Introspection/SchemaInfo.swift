@@ -8,14 +8,27 @@ import Foundation
 /// print(schema.namesOfIndexesOnTable("contacts")) // ["contacts_email"]
 /// ```
 /// Names are matched case-insensitively, as SQLite matches them. Tables whose names begin with
-/// `sqlite_` are listed in ``schemaEntries`` but not in ``tables``.
+/// `sqlite_`, and the shadow tables where a virtual table keeps its data (an FTS5 table `docs`
+/// keeps `docs_data`, `docs_idx`, `docs_content`, `docs_docsize` and `docs_config`), are listed
+/// in ``schemaEntries`` but not in ``tables``. Virtual tables are in ``tables``, marked by
+/// ``SchemaEntryInfo/isVirtualTable``.
 public struct SchemaInfo: Hashable, Sendable {
     /// Every table, index, view and trigger, in `sqlite_master` order.
     public let schemaEntries: [SchemaEntryInfo]
 
-    /// Creates a schema from its entries.
+    /// The shadow tables of the virtual tables, lowercased.
+    let shadowTableNames: Set<String>
+
+    /// Creates a schema from its entries. Shadow tables are recognized by the virtual tables of
+    /// SQLite's own modules (FTS3/4/5, R*Tree) and their fixed suffixes.
     public init(schemaEntries: [SchemaEntryInfo]) {
+        self.init(schemaEntries: schemaEntries, shadowTableNames: SchemaReader.shadowTableNames(among: schemaEntries))
+    }
+
+    /// A schema whose shadow tables are known (as the reader gives them, SQLite's report included).
+    package init(schemaEntries: [SchemaEntryInfo], shadowTableNames: Set<String>) {
         self.schemaEntries = schemaEntries
+        self.shadowTableNames = shadowTableNames
     }
 
     /// The entry with this name, if any.
@@ -26,10 +39,19 @@ public struct SchemaInfo: Hashable, Sendable {
         schemaEntries.first { $0.name.caseInsensitiveCompare(entryName) == .orderedSame }
     }
 
-    /// The user tables: not SQLite's internal `sqlite_` tables, nor those of a replicator running
-    /// beside the application (Litestream's `_litestream_seq` and `_litestream_lock`).
+    /// The user tables, virtual ones included: not SQLite's internal `sqlite_` tables, nor those
+    /// of a replicator running beside the application (Litestream's `_litestream_seq` and
+    /// `_litestream_lock`), nor the shadow tables of virtual tables.
     public var tables: [SchemaEntryInfo] {
-        schemaEntries.filter { $0.isTable && !SchemaReader.isInternalTable($0.name) }
+        schemaEntries.filter { $0.isTable && !isInternalTable($0.name) }
+    }
+
+    /// The virtual tables (FTS5, R*Tree, ...), in `sqlite_master` order.
+    public var virtualTables: [SchemaEntryInfo] { tables.filter(\.isVirtualTable) }
+
+    /// Whether a table belongs to SQLite, to a tool beside the application, or to a virtual table.
+    func isInternalTable(_ name: String) -> Bool {
+        SchemaReader.isInternalTable(name, shadowTables: shadowTableNames)
     }
 
     /// The names of the user tables.

@@ -6,9 +6,15 @@ extension PlannedOperation {
         switch operation {
         case .createTable(let table):
             try db.runSingleStatement(table.createSQL)
+        case .createVirtualTable(let table):
+            for statement in table.createStatements { try db.execute(statement) }
         case .alterTable(let name, let changes):
             try alter(db, table: name, changes: changes)
         case .dropTable(let name):
+            if let table = before.virtualTable(name) {
+                for statement in table.dropStatements { try db.execute(statement) }
+                return
+            }
             try Self.dropTable(db, named: name)
         case .renameTable(let old, let new):
             try db.execute("ALTER TABLE \(quoteIdentifier(old)) RENAME TO \(quoteIdentifier(new))")
@@ -28,9 +34,15 @@ extension PlannedOperation {
         switch operation {
         case .createTable(let table):
             try Self.dropTable(db, named: table.name)
+        case .createVirtualTable(let table):
+            for statement in table.dropStatements { try db.execute(statement) }
         case .alterTable(let name, let changes):
             try unalter(db, table: name, changes: changes)
         case .dropTable(let name):
+            if let table = before.virtualTable(name) {
+                for statement in table.createStatements { try db.execute(statement) }
+                return
+            }
             guard let table = before.table(name) else { return }
             try db.runSingleStatement(table.createSQL)
             for index in before.indexes where index.tableName.caseInsensitiveCompare(table.name) == .orderedSame {

@@ -108,13 +108,16 @@ extension Schema {
             if info.columnNames.map({ $0.lowercased() }) != table.columnNames.map({ $0.lowercased() }) { return false }
         }
         let schema = try db.readSchema()
+        for table in state.virtualTables where schema.tableNamed(table.name)?.isVirtualTable != true { return false }
         return state.indexes.allSatisfy { schema.entryNamed($0.name)?.isIndex == true }
     }
 
     private static func dropEverything(_ db: Connection) throws {
-        // What belongs to SQLite or to a replicator (Litestream) is not the schema's to drop.
-        let entries = try db.readSchema().schemaEntries.filter {
-            !SchemaReader.isInternalTable($0.name) && !SchemaReader.isInternalTable($0.tableName)
+        // What belongs to SQLite, to a replicator (Litestream) or to a virtual table (its shadow
+        // tables go with it) is not the schema's to drop.
+        let schema = try db.readSchema()
+        let entries = schema.schemaEntries.filter {
+            !schema.isInternalTable($0.name) && !schema.isInternalTable($0.tableName)
         }
         for entry in entries where entry.isTrigger { try db.execute("DROP TRIGGER IF EXISTS main.\(quoteIdentifier(entry.name))") }
         for entry in entries where entry.isView { try db.execute("DROP VIEW IF EXISTS main.\(quoteIdentifier(entry.name))") }

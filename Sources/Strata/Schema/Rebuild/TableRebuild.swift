@@ -33,15 +33,21 @@ extension Connection {
     /// wrap their transaction in ``withForeignKeysDisabled(_:)``. Either way
     /// `PRAGMA foreign_key_check` runs on the table and the tables referencing it afterwards.
     /// Any failure rolls back: the database is exactly as before.
-    /// - Throws: ``TableRebuildError`` (no such table, foreign keys on inside a transaction,
-    ///   foreign key violations) or `SQLiteError` from the SQL, in which case nothing changed.
+    /// - Throws: ``TableRebuildError`` (no such table, a virtual or shadow table, foreign keys on
+    ///   inside a transaction, foreign key violations) or `SQLiteError` from the SQL, in which case
+    ///   nothing changed.
     public func rebuildTable(
         named table: String,
         definition: String,
         copying columns: [(column: String, expression: String)],
         tableOptions: String? = nil
     ) throws {
-        guard let stored = try tableNameAndSQL(named: table) else { throw TableRebuildError.noSuchTable(table) }
+        guard let entry = try schemaReader.table(named: table) else { throw TableRebuildError.noSuchTable(table) }
+        // A virtual table's rows live in its module (and its shadow tables), which CREATE TABLE
+        // plus INSERT … SELECT cannot recreate; a shadow table belongs to its virtual table.
+        if let module = entry.virtualTableModule { throw TableRebuildError.virtualTable(entry.name, module: module) }
+        if try schemaReader.shadowTableNames().contains(entry.name.lowercased()) { throw TableRebuildError.shadowTable(entry.name) }
+        let stored = (name: entry.name, sql: entry.sql ?? "")
         let (table, oldSQL) = stored   // the name as stored, so the rebuilt table keeps its case
         if isInTransaction {
             if try foreignKeysEnabled() { throw TableRebuildError.foreignKeysEnabledInTransaction(table: table) }

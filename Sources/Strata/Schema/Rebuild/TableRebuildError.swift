@@ -6,6 +6,12 @@ import Foundation
 public enum TableRebuildError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
     /// The table to rebuild does not exist in the main schema.
     case noSuchTable(String)
+    /// The table is a virtual table (FTS5, R*Tree, ...), whose module keeps its rows: it cannot be
+    /// rebuilt by copying rows. Drop it and create it again with its new definition.
+    case virtualTable(String, module: String)
+    /// The table is a shadow table, where a virtual table keeps its data; only its virtual
+    /// table may change it.
+    case shadowTable(String)
     /// The rebuild ran inside an open transaction while `PRAGMA foreign_keys` was on. Dropping the
     /// old table would then fire `ON DELETE` actions on child rows, and the pragma cannot change
     /// inside a transaction. Turn foreign keys off before the transaction, for example with
@@ -23,6 +29,11 @@ public enum TableRebuildError: Error, Equatable, Sendable, CustomStringConvertib
         switch self {
         case .noSuchTable(let table):
             return "Cannot rebuild table \"\(table)\": no such table"
+        case .virtualTable(let table, let module):
+            return "Cannot rebuild table \"\(table)\": it is a virtual table (USING \(module)), whose rows the module keeps; "
+                + "drop it and create it again instead"
+        case .shadowTable(let table):
+            return "Cannot rebuild table \"\(table)\": it is a shadow table, where a virtual table keeps its data"
         case .foreignKeysEnabledInTransaction(let table):
             return "Cannot \(table.isEmpty ? "turn foreign keys off" : "rebuild table \"\(table)\"") inside a transaction while foreign keys are on: "
                 + "turn foreign keys off before beginning the transaction (Connection.withForeignKeysDisabled)"
