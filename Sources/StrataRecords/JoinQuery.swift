@@ -5,8 +5,9 @@ import SQLite3
 
 /// How a joined record is read from its columns: present, or nil when a LEFT JOIN matched nothing.
 // @unchecked Sendable: the closure is one of the two readers built below, which capture nothing.
+@usableFromInline
 struct JoinedRecordReader<Output>: @unchecked Sendable {
-    let read: (Row, Int32) throws -> Output
+    @usableFromInline let read: (Row, Int32) throws -> Output
 }
 
 extension Record {
@@ -65,7 +66,7 @@ public struct JoinQuery<A: Record, B: Record, BRow>: QuerySource {
     let aColumns: A.Columns
     let bColumns: B.Columns
     let qualifiers: [String]
-    let readB: JoinedRecordReader<BRow>
+    @usableFromInline let readB: JoinedRecordReader<BRow>
     var recordTypes: [Any.Type] { [A.self, B.self] }
 
     init(base: QueryParts, aQualifier: String, kind: String, alias: String?, reader: JoinedRecordReader<BRow>,
@@ -139,6 +140,7 @@ public struct JoinQuery<A: Record, B: Record, BRow>: QuerySource {
     }
 
     /// The SELECT the join runs, values bound: both records' columns, qualified.
+    @usableFromInline
     var statement: SQLFragment {
         queryParts.select(A.qualifiedSelectList(qualifiers[0]) + ", " + B.qualifiedSelectList(qualifiers[1]))
     }
@@ -151,6 +153,8 @@ public struct JoinQuery<A: Record, B: Record, BRow>: QuerySource {
 
     /// Every joined row.
     /// - Throws: `SQLiteError`; ``RecordError`` naming the record and column that does not map.
+    // Inlined into the caller, so the row loop is specialized for the two records.
+    @inlinable
     public func fetchAll(_ db: Connection) throws -> [(A, BRow)] {
         let (statement, readB, offset) = (self.statement, self.readB.read, Int32(A.recordColumns.count))
         return try runningTypedQuery(of: [A.self, B.self]) {

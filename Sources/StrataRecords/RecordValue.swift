@@ -91,9 +91,13 @@ public struct RecordRowReader<R> {
     /// - Throws: ``RecordError/valueMismatch(column:record:expected:storageClass:)``.
     @inlinable @inline(__always)
     public func read<T: Extractable>(_ index: Int32, _ column: String) throws -> T? {
-        if let value: T = columnValue(of: handle, at: index) { return value }
-        if let error = optionalReadError(at: index, column: column, expected: T.self) { throw error }
-        return nil
+        // NULL is decided from the one storage-class lookup the read needs anyway: the error path
+        // (a second lookup, the record's name as text) is only for values that do not convert.
+        guard let value = sqlite3_column_value(handle, index) else { return nil }
+        let type = sqlite3_value_type(value)
+        if type == SQLITE_NULL { return nil }
+        if let result = T.extractSelf(from: value, type: type) { return result }
+        throw mismatchReadError(at: index, column: column, expected: T.self)
     }
 
     /// A `RawRepresentable` property, read from its raw value.
@@ -106,9 +110,11 @@ public struct RecordRowReader<R> {
     /// An optional `RawRepresentable` property: nil for NULL.
     @inlinable @inline(__always)
     public func read<T: RawRepresentable>(_ index: Int32, _ column: String) throws -> T? where T.RawValue: Extractable {
-        if let raw: T.RawValue = columnValue(of: handle, at: index), let value = T(rawValue: raw) { return value }
-        if let error = optionalReadError(at: index, column: column, expected: T.self) { throw error }
-        return nil
+        guard let value = sqlite3_column_value(handle, index) else { return nil }
+        let type = sqlite3_value_type(value)
+        if type == SQLITE_NULL { return nil }
+        if let raw = T.RawValue.extractSelf(from: value, type: type), let result = T(rawValue: raw) { return result }
+        throw mismatchReadError(at: index, column: column, expected: T.self)
     }
 
     /// A property that is both a `Binding` and `RawRepresentable` reads as itself.
@@ -121,9 +127,11 @@ public struct RecordRowReader<R> {
     /// The optional form of the above.
     @inlinable @inline(__always)
     public func read<T: Extractable & RawRepresentable>(_ index: Int32, _ column: String) throws -> T? where T.RawValue: Extractable {
-        if let value: T = columnValue(of: handle, at: index) { return value }
-        if let error = optionalReadError(at: index, column: column, expected: T.self) { throw error }
-        return nil
+        guard let value = sqlite3_column_value(handle, index) else { return nil }
+        let type = sqlite3_value_type(value)
+        if type == SQLITE_NULL { return nil }
+        if let result = T.extractSelf(from: value, type: type) { return result }
+        throw mismatchReadError(at: index, column: column, expected: T.self)
     }
 
     /// The error for a non-optional property's value that did not read.
@@ -133,10 +141,11 @@ public struct RecordRowReader<R> {
             ?? .nullInNonOptional(column: column, record: "\(R.self)")
     }
 
-    /// The error for an optional property's value that did not read; nil when it is NULL.
+    /// The error for an optional property's value that is not NULL and did not read.
     @usableFromInline @inline(never)
-    func optionalReadError<T>(at index: Int32, column: String, expected: T.Type) -> RecordError? {
+    func mismatchReadError<T>(at index: Int32, column: String, expected: T.Type) -> RecordError {
         recordReadError(handle, index, column: column, record: "\(R.self)", expected: T.self, optional: true)
+            ?? .nullInNonOptional(column: column, record: "\(R.self)")
     }
 }
 

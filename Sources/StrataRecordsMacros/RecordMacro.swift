@@ -75,7 +75,8 @@ public struct RecordMacro: ExtensionMacro {
         }
         let tableName = tableArgumentValue ?? defaultTableName(for: typeName)
         let access = accessModifier(of: structDecl)
-        return [try makeExtension(type: type, access: access, tableName: tableName, properties: properties, key: keys.first)]
+        return [try makeExtension(type: type, access: access, tableName: tableName, properties: properties, key: keys.first,
+                                  memberwise: hasUsableMemberwiseInit(structDecl, properties: properties))]
     }
 
     // MARK: - Reading the declaration
@@ -124,6 +125,31 @@ public struct RecordMacro: ExtensionMacro {
             }
         }
         return failed ? nil : result
+    }
+
+    /// Whether the compiler gives the struct a memberwise init that takes exactly `properties`
+    /// by their names and is visible to the extension: no init of its own in the body, and
+    /// nothing (a private property, a property wrapper, a conditional member, a keyword name)
+    /// that changes that init's access or parameters. Other records assign property by property.
+    static func hasUsableMemberwiseInit(_ decl: StructDeclSyntax, properties: [RecordProperty]) -> Bool {
+        var stored: [String] = []
+        for member in decl.memberBlock.members {
+            if member.decl.is(InitializerDeclSyntax.self) || member.decl.is(IfConfigDeclSyntax.self) || member.decl.is(MacroExpansionDeclSyntax.self) { return false }
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+            if variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) }) { continue }
+            if variable.modifiers.contains(where: { ["private", "fileprivate"].contains($0.name.text) }) { return false }
+            let markers = ["PrimaryKey", "Column", "JSON"]
+            if variable.attributes.contains(where: { !markers.contains($0.as(AttributeSyntax.self)?.attributeName.trimmedDescription ?? "") }) { return false }
+            let isLetWithValue = variable.bindingSpecifier.text == "let"
+            for binding in variable.bindings {
+                guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else { return false }
+                if let accessors = binding.accessorBlock, isComputed(accessors) { continue }
+                if isLetWithValue, binding.initializer != nil { continue }
+                stored.append(identifier.identifier.text.filter { $0 != "`" })
+            }
+        }
+        let keywords: Set<String> = ["inout", "var", "let", "self", "Self", "_"]
+        return stored == properties.map(\.name) && !stored.contains(where: keywords.contains)
     }
 
     /// Why a property's declared type cannot be a column, when its shape alone tells.
@@ -230,7 +256,7 @@ public struct RecordMacro: ExtensionMacro {
         return "\"\(escaped)\""
     }
 
-    static func makeExtension(type: some TypeSyntaxProtocol, access: String, tableName: String, properties: [RecordProperty], key: RecordProperty?) throws -> ExtensionDeclSyntax {
+    static func makeExtension(type: some TypeSyntaxProtocol, access: String, tableName: String, properties: [RecordProperty], key: RecordProperty?, memberwise: Bool = false) throws -> ExtensionDeclSyntax {
         let columnsList = properties.map { property in
             "StrataRecords.RecordColumn.\(property.isJSON ? "describingJSON" : "describing")(\(literal(property.column)), as: (\(property.type)).self, isPrimaryKey: \(property.isPrimaryKey))"
         }.joined(separator: ",\n    ")
@@ -242,9 +268,19 @@ public struct RecordMacro: ExtensionMacro {
             "        self.\(property.name) = StrataRecords.TypedColumn(\(property.isJSON ? "json: " : "")\(literal(property.column)), qualifier: qualifier, record: \(recordName))"
         }.joined(separator: "\n")
         func reads(index: (Int) -> String) -> String {
-            properties.enumerated().map { offset, property in
-                "    self.\(property.name) = try reader.\(property.isJSON ? "readJSON" : "read")(\(index(offset)), \(literal(property.column)))"
-            }.joined(separator: "\n")
+            guard memberwise else {
+                return properties.enumerated().map { offset, property in
+                    "    self.\(property.name) = try reader.\(property.isJSON ? "readJSON" : "read")(\(index(offset)), \(literal(property.column)))"
+                }.joined(separator: "\n")
+            }
+            // Values read into locals, in the same order (so the same error is thrown first), then
+            // one memberwise init: assigning property by property builds `self` in memory and
+            // copies it out (a retain and a release of every string), which the init avoids.
+            let locals = properties.enumerated().map { offset, property in
+                "    let value\(offset): \(property.type) = try reader.\(property.isJSON ? "readJSON" : "read")(\(index(offset)), \(literal(property.column)))"
+            }
+            let arguments = properties.enumerated().map { offset, property in "\(property.name): value\(offset)" }
+            return (locals + ["    self = Self(\(arguments.joined(separator: ", ")))"]).joined(separator: "\n")
         }
         let readsByIndex = reads { "indexes[\($0)]" }
         let readsInOrder = reads { "\($0)" }

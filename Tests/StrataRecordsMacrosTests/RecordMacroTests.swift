@@ -72,24 +72,27 @@ struct RecordMacroTests {
                 }
                 init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
                     let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    self.id = try reader.read(indexes[0], "id")
-                    self.name = try reader.read(indexes[1], "name")
-                    self.score = try reader.read(indexes[2], "score_total")
-                    self.level = try reader.read(indexes[3], "level")
+                    let value0: Int64? = try reader.read(indexes[0], "id")
+                    let value1: String = try reader.read(indexes[1], "name")
+                    let value2: Int = try reader.read(indexes[2], "score_total")
+                    let value3: Int = try reader.read(indexes[3], "level")
+                    self = Self(id: value0, name: value1, score: value2, level: value3)
                 }
                 init(columnOrderedRow row: borrowing Strata.Row) throws {
                     let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    self.id = try reader.read(0, "id")
-                    self.name = try reader.read(1, "name")
-                    self.score = try reader.read(2, "score_total")
-                    self.level = try reader.read(3, "level")
+                    let value0: Int64? = try reader.read(0, "id")
+                    let value1: String = try reader.read(1, "name")
+                    let value2: Int = try reader.read(2, "score_total")
+                    let value3: Int = try reader.read(3, "level")
+                    self = Self(id: value0, name: value1, score: value2, level: value3)
                 }
                 init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
                     let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    self.id = try reader.read(offset, "id")
-                    self.name = try reader.read(offset &+ 1, "name")
-                    self.score = try reader.read(offset &+ 2, "score_total")
-                    self.level = try reader.read(offset &+ 3, "level")
+                    let value0: Int64? = try reader.read(offset, "id")
+                    let value1: String = try reader.read(offset &+ 1, "name")
+                    let value2: Int = try reader.read(offset &+ 2, "score_total")
+                    let value3: Int = try reader.read(offset &+ 3, "level")
+                    self = Self(id: value0, name: value1, score: value2, level: value3)
                 }
                 func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
                     switch order {
@@ -151,15 +154,18 @@ struct RecordMacroTests {
                 }
                 public init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
                     let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    self.name = try reader.read(indexes[0], "name")
+                    let value0: String = try reader.read(indexes[0], "name")
+                    self = Self(name: value0)
                 }
                 public init(columnOrderedRow row: borrowing Strata.Row) throws {
                     let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    self.name = try reader.read(0, "name")
+                    let value0: String = try reader.read(0, "name")
+                    self = Self(name: value0)
                 }
                 public init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
                     let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    self.name = try reader.read(offset, "name")
+                    let value0: String = try reader.read(offset, "name")
+                    self = Self(name: value0)
                 }
                 public func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
                     switch order {
@@ -225,21 +231,24 @@ struct RecordMacroTests {
                 }
                 init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
                     let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    self.code = try reader.read(indexes[0], "code")
-                    self.position = try reader.read(indexes[1], "position")
-                    self.greeting = try reader.read(indexes[2], "say \"hi\"")
+                    let value0: String = try reader.read(indexes[0], "code")
+                    let value1: Position? = try reader.read(indexes[1], "position")
+                    let value2: Swift.String = try reader.read(indexes[2], "say \"hi\"")
+                    self = Self(code: value0, position: value1, greeting: value2)
                 }
                 init(columnOrderedRow row: borrowing Strata.Row) throws {
                     let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    self.code = try reader.read(0, "code")
-                    self.position = try reader.read(1, "position")
-                    self.greeting = try reader.read(2, "say \"hi\"")
+                    let value0: String = try reader.read(0, "code")
+                    let value1: Position? = try reader.read(1, "position")
+                    let value2: Swift.String = try reader.read(2, "say \"hi\"")
+                    self = Self(code: value0, position: value1, greeting: value2)
                 }
                 init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
                     let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    self.code = try reader.read(offset, "code")
-                    self.position = try reader.read(offset &+ 1, "position")
-                    self.greeting = try reader.read(offset &+ 2, "say \"hi\"")
+                    let value0: String = try reader.read(offset, "code")
+                    let value1: Position? = try reader.read(offset &+ 1, "position")
+                    let value2: Swift.String = try reader.read(offset &+ 2, "say \"hi\"")
+                    self = Self(code: value0, position: value1, greeting: value2)
                 }
                 func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
                     switch order {
@@ -309,21 +318,24 @@ struct RecordMacroTests {
                 }
                 init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
                     let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    self.id = try reader.read(indexes[0], "id")
-                    self.tags = try reader.readJSON(indexes[1], "tags")
-                    self.meta = try reader.readJSON(indexes[2], "meta")
+                    let value0: Int64? = try reader.read(indexes[0], "id")
+                    let value1: [String] = try reader.readJSON(indexes[1], "tags")
+                    let value2: [String: Int]? = try reader.readJSON(indexes[2], "meta")
+                    self = Self(id: value0, tags: value1, meta: value2)
                 }
                 init(columnOrderedRow row: borrowing Strata.Row) throws {
                     let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    self.id = try reader.read(0, "id")
-                    self.tags = try reader.readJSON(1, "tags")
-                    self.meta = try reader.readJSON(2, "meta")
+                    let value0: Int64? = try reader.read(0, "id")
+                    let value1: [String] = try reader.readJSON(1, "tags")
+                    let value2: [String: Int]? = try reader.readJSON(2, "meta")
+                    self = Self(id: value0, tags: value1, meta: value2)
                 }
                 init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
                     let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    self.id = try reader.read(offset, "id")
-                    self.tags = try reader.readJSON(offset &+ 1, "tags")
-                    self.meta = try reader.readJSON(offset &+ 2, "meta")
+                    let value0: Int64? = try reader.read(offset, "id")
+                    let value1: [String] = try reader.readJSON(offset &+ 1, "tags")
+                    let value2: [String: Int]? = try reader.readJSON(offset &+ 2, "meta")
+                    self = Self(id: value0, tags: value1, meta: value2)
                 }
                 func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
                     switch order {

@@ -113,6 +113,7 @@ do {
     results += try ChangesetWorkloads.measureAll()
     results += try ObservationWorkloads.measureAll()
     results += try RecordWorkloads.measureAll()
+    results += try QueryWorkloads.measureAll()
     results += try ScriptWorkloads.measureAll()
 } catch {
     FileHandle.standardError.write(Data("strata-bench failed: \(error)\n".utf8))
