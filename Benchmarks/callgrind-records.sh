@@ -9,7 +9,7 @@
 # Each line: every contender's instructions, then its ratio to the first (raw C).
 set -uo pipefail
 rows=${1:-20000}; shift $(( $# < 1 ? $# : 1 ))
-workloads=${*:-record-fetch record-insert record-query join-books-authors including-all group-count insert-all wide-record}
+workloads=${*:-record-fetch record-insert record-query join-books-authors including-all group-count insert-all wide-record fts-match json-record}
 scratch=${SCRATCH:-Benchmarks/.build-records}
 swift build -c release --package-path Benchmarks --scratch-path "$scratch" >/tmp/callgrind-records-build.log 2>&1 \
   || { grep error: /tmp/callgrind-records-build.log | head -5; echo "benchmark does not build"; exit 1; }
@@ -21,6 +21,8 @@ for w in $workloads; do
     record-query) names="raw=rawRecordFetch strata=strataRecordQuery grdb-codable=grdbCodableQuery grdb-manual=grdbManualQuery" ;;
     record-insert) names="raw=rawRecordInsert strata=strataRecordInsert grdb-codable=grdbCodableInsert grdb-manual=grdbManualInsert" ;;
     join-books-authors) names="raw=rawJoin strata=strataJoin grdb=grdbJoin" ;;
+    fts-match) names="raw=rawFTSMatch strata=strataFTSMatch grdb=grdbFTSMatch" ;;
+    json-record) names="raw=rawJSONRecord strata=strataJSONRecord grdb=grdbJSONRecord" ;;
     including-all) names="raw=rawIncludingAll strata=strataIncludingAll grdb=grdbIncludingAll" ;;
     group-count) names="raw=rawGroupCount strata=strataGroupCount grdb=grdbGroupCount" ;;
     insert-all) names="raw=rawInsertAll strata=strataInsertAll grdb=grdbInsertAll" ;;

@@ -114,6 +114,7 @@ do {
     results += try ObservationWorkloads.measureAll()
     results += try RecordWorkloads.measureAll()
     results += try QueryWorkloads.measureAll()
+    results += try SearchJSONWorkloads.measureAll()
     results += try ScriptWorkloads.measureAll()
 } catch {
     FileHandle.standardError.write(Data("strata-bench failed: \(error)\n".utf8))

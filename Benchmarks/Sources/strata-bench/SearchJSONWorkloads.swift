@@ -1,0 +1,169 @@
+import Foundation
+import GRDB
+import SQLite3
+import Strata
+import StrataRecords
+
+// Issue 29's rows: an FTS5 search read into records, and records with a JSON column, each against
+// raw C and GRDB 7.10 on the same rows.
+
+@Record(table: "docs")
+struct BenchDoc {
+    @PrimaryKey @Column("rowid") var id: Int64?
+    var title: String
+    var body: String
+    var checksum: Int64 { (id ?? 0) &* 3 &+ Int64(title.utf8.count) &* 5 &+ Int64(body.utf8.count) }
+}
+
+@Record(table: "article")
+struct BenchArticle {
+    @PrimaryKey var id: Int64?
+    var title: String
+    @JSON var tags: [String]
+    var checksum: Int64 { (id ?? 0) &* 3 &+ Int64(title.utf8.count) &+ tags.reduce(0) { $0 &* 31 &+ Int64($1.utf8.count) } }
+}
+
+/// GRDB's Codable record of the same row: GRDB stores the array as JSON text.
+struct GRDBArticle: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "article"
+    var id: Int64?
+    var title: String
+    var tags: [String]
+    var checksum: Int64 { (id ?? 0) &* 3 &+ Int64(title.utf8.count) &+ tags.reduce(0) { $0 &* 31 &+ Int64($1.utf8.count) } }
+}
+
+enum SearchJSONWorkloads {
+    enum Kind: String, CaseIterable {
+        case ftsMatch = "fts-match"
+        case jsonRecord = "json-record"
+        var defaultRows: Int { self == .ftsMatch ? 100_000 : 200_000 }
+    }
+
+    static let words = ["spice", "desert", "water", "sand", "worm", "house", "emperor", "guild", "planet", "storm"]
+    static let matchSQL = #"SELECT "docs"."rowid", "docs"."title", "docs"."body" FROM "docs" WHERE "docs" MATCH ? ORDER BY "docs"."rank" ASC"#
+    static let articleSQL = #"SELECT "article"."id", "article"."title", "article"."tags" FROM "article""#
+
+    static func populate(_ kind: Kind, path: String, rows: Int) throws {
+        let db = try Raw.open(path)
+        defer { sqlite3_close_v2(db) }
+        switch kind {
+        case .ftsMatch:
+            try Raw.exec(db, "CREATE VIRTUAL TABLE docs USING fts5(title, body); BEGIN")
+            let insert = try Raw.prepare(db, "INSERT INTO docs(rowid, title, body) VALUES (?, ?, ?)")
+            defer { sqlite3_finalize(insert) }
+            for row in 0..<rows {
+                // "spice" is in one document in ten, more often in some than others (for rank).
+                let body = (0..<(8 + row % 5)).map { words[(row &* 7 &+ $0 &* 3) % words.count] }.joined(separator: " ")
+                let title = "Chapter \(row) \(row % 10 == 0 ? "spice" : words[row % words.count])"
+                sqlite3_bind_int64(insert, 1, Int64(row + 1))
+                sqlite3_bind_text(insert, 2, title, -1, Raw.transient)
+                sqlite3_bind_text(insert, 3, row % 10 == 0 ? body + " spice" : body.replacingOccurrences(of: "spice", with: "melange"), -1, Raw.transient)
+                guard sqlite3_step(insert) == SQLITE_DONE else { throw BenchError.sqlite("insert doc") }
+                sqlite3_reset(insert)
+            }
+        case .jsonRecord:
+            try Raw.exec(db, "CREATE TABLE article(id INTEGER PRIMARY KEY, title TEXT NOT NULL, tags TEXT NOT NULL); BEGIN")
+            let insert = try Raw.prepare(db, "INSERT INTO article VALUES (?, ?, ?)")
+            defer { sqlite3_finalize(insert) }
+            for row in 0..<rows {
+                let tags = (0..<(row % 4)).map { "\"\(words[(row + $0) % words.count])\"" }.joined(separator: ",")
+                sqlite3_bind_int64(insert, 1, Int64(row + 1))
+                sqlite3_bind_text(insert, 2, "Article \(row)", -1, Raw.transient)
+                sqlite3_bind_text(insert, 3, "[\(tags)]", -1, Raw.transient)
+                guard sqlite3_step(insert) == SQLITE_DONE else { throw BenchError.sqlite("insert article") }
+                sqlite3_reset(insert)
+            }
+        }
+        try Raw.exec(db, "COMMIT; PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    @MainActor static func measureAll() throws -> [Result] {
+        var results: [Result] = []
+        for kind in Kind.allCases where options.filter == nil || kind.rawValue.contains(options.filter!) {
+            if !options.json { FileHandle.standardError.write(Data("running \(kind.rawValue)...\n".utf8)) }
+            let rows = options.rows ?? kind.defaultRows
+            let path = directory.appendingPathComponent("\(kind.rawValue).sqlite").path
+            try? FileManager.default.removeItem(atPath: path)
+            try populate(kind, path: path, rows: rows)
+            var measurements = Array(repeating: Measurement(), count: 3)
+            var expected: Int64?
+            for round in 0...options.runs {
+                for index in 0..<3 {
+                    let start: UInt64
+                    var result: Int64
+                    switch index {
+                    case 0:
+                        let db = try Raw.open(path)
+                        defer { sqlite3_close_v2(db) }
+                        start = DispatchTime.now().uptimeNanoseconds
+                        result = kind == .ftsMatch ? try rawFTSMatch(db) : try rawJSONRecord(db)
+                    case 1:
+                        let db = try Connection(storageLocation: .onDisk(path))
+                        try db.execute(Workloads.pragmas)
+                        start = DispatchTime.now().uptimeNanoseconds
+                        result = kind == .ftsMatch ? try strataFTSMatch(db) : try strataJSONRecord(db)
+                    default:
+                        let queue = try RecordWorkloads.grdbQueue(path)
+                        start = DispatchTime.now().uptimeNanoseconds
+                        result = try queue.read { kind == .ftsMatch ? try grdbFTSMatch($0) : try grdbJSONRecord($0) }
+                    }
+                    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
+                    if let expected, expected != result {
+                        throw BenchError.mismatch("\(kind.rawValue): contestant \(index) computed \(result), expected \(expected)")
+                    }
+                    expected = result
+                    if round > 0 { measurements[index].times.append(elapsed) }
+                }
+            }
+            results.append(Result(workload: kind.rawValue, rows: rows, raw: measurements[0], strata: measurements[1], grdb: measurements[2]))
+        }
+        return results
+    }
+
+    // MARK: - Contenders (each function's name is what callgrind-records.sh counts)
+
+    @inline(never) static func rawFTSMatch(_ db: OpaquePointer) throws -> Int64 {
+        let statement = try Raw.prepare(db, matchSQL)
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_text(statement, 1, "\"spice\"", -1, Raw.transient)
+        var docs: [BenchDoc] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            docs.append(BenchDoc(id: sqlite3_column_int64(statement, 0), title: QueryWorkloads.text(statement, 1), body: QueryWorkloads.text(statement, 2)))
+        }
+        return docs.enumerated().reduce(0) { $0 &+ $1.element.checksum &* Int64($1.offset + 1) }
+    }
+
+    @inline(never) static func strataFTSMatch(_ db: Connection) throws -> Int64 {
+        let docs = try BenchDoc.matching(FTS5Pattern(matchingAllTokensIn: "spice")).orderByRank().fetchAll(db)
+        return docs.enumerated().reduce(0) { $0 &+ $1.element.checksum &* Int64($1.offset + 1) }
+    }
+
+    @inline(never) static func grdbFTSMatch(_ db: GRDB.Database) throws -> Int64 {
+        let pattern = FTS5Pattern(matchingAllTokensIn: "spice").map { "\($0)" } ?? ""
+        let rows = try GRDB.Row.fetchCursor(db, sql: matchSQL, arguments: [pattern])
+        var docs: [BenchDoc] = []
+        while let row = try rows.next() { docs.append(BenchDoc(id: row[0], title: row[1], body: row[2])) }
+        return docs.enumerated().reduce(0) { $0 &+ $1.element.checksum &* Int64($1.offset + 1) }
+    }
+
+    @inline(never) static func rawJSONRecord(_ db: OpaquePointer) throws -> Int64 {
+        let statement = try Raw.prepare(db, articleSQL)
+        defer { sqlite3_finalize(statement) }
+        let decoder = JSONDecoder()
+        var articles: [BenchArticle] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            let json = Data(bytes: sqlite3_column_blob(statement, 2), count: Int(sqlite3_column_bytes(statement, 2)))
+            articles.append(BenchArticle(id: sqlite3_column_int64(statement, 0), title: QueryWorkloads.text(statement, 1),
+                                         tags: try decoder.decode([String].self, from: json)))
+        }
+        return articles.reduce(0) { $0 &+ $1.checksum }
+    }
+
+    @inline(never) static func strataJSONRecord(_ db: Connection) throws -> Int64 {
+        try BenchArticle.fetchAll(db).reduce(0) { $0 &+ $1.checksum }
+    }
+
+    @inline(never) static func grdbJSONRecord(_ db: GRDB.Database) throws -> Int64 {
+        try GRDBArticle.fetchAll(db).reduce(0) { $0 &+ $1.checksum }
+    }
+}
