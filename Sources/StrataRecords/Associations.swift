@@ -204,13 +204,9 @@ public struct IncludingAllQuery<Parent: Record, Child: Record>: Sendable {
     }
 }
 
-/// A key read for matching parents and children: integers and text as themselves, so a parent's
-/// integer key meets its children's integer foreign key.
+/// A key read for matching parents and children, in its own storage class (the kernel's reader),
+/// so a parent's integer key meets its children's integer foreign key.
 private func associationKey(_ row: Row, _ index: Int32) -> BindingValue {
-    let handle = row.statementHandle
-    switch sqlite3_column_type(handle, index) {
-    case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
-    case SQLITE_NULL: return .null
-    default: return columnValue(of: handle, at: index, as: String.self).map { .text($0) } ?? .null
-    }
+    guard let value = sqlite3_column_value(row.statementHandle, index) else { return .null }
+    return BindingValue(reading: value)
 }

@@ -14,11 +14,8 @@ extension Record {
     /// Whether the record's columns at `offset` are all NULL: a LEFT JOIN found no match. A
     /// primary key is never NULL in a matched row, so it alone decides when there is one.
     static func isAbsent(in row: Row, at offset: Int32) -> Bool {
-        let handle = row.statementHandle
-        if let key = primaryKeyIndex {
-            return sqlite3_column_type(handle, offset + Int32(key)) == SQLITE_NULL
-        }
-        return (0..<Int32(recordColumns.count)).allSatisfy { sqlite3_column_type(handle, offset + $0) == SQLITE_NULL }
+        if let key = primaryKeyIndex { return row.isNull(at: offset + Int32(key)) }
+        return (0..<Int32(recordColumns.count)).allSatisfy { row.isNull(at: offset + $0) }
     }
 
     static var requiredReader: JoinedRecordReader<Self> {

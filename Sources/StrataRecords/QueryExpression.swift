@@ -51,11 +51,7 @@ public struct SQLExpression<Value>: QueryExpression, @unchecked Sendable {
 /// Reads an aggregate's result: nil for NULL (an empty group), else the value as `T`.
 /// - Throws: ``RecordError/valueMismatch(column:record:expected:storageClass:)``.
 func aggregateReader<T: Extractable>(_ name: String) -> (SQLiteStatementHandle, Int32) throws -> T? {
-    { handle, index in
-        if let value: T = columnValue(of: handle, at: index) { return value }
-        if let error = recordReadError(handle, index, column: name, record: "aggregate", expected: T.self, optional: true) { throw error }
-        return nil
-    }
+    { handle, index in try optionalColumnValue(columnValue(of: handle, at: index, as: T.self), handle, index, name, "aggregate") }
 }
 
 extension SQLExpression where Value: Bindable {
@@ -88,9 +84,7 @@ extension TypedColumn {
     public func count(distinct: Bool = false) -> SQLExpression<Int> {
         let name = "count(\(self.name))"
         return SQLExpression(aggregate("count", distinct: distinct)) { handle, index in
-            if let value: Int = columnValue(of: handle, at: index) { return value }
-            throw recordReadError(handle, index, column: name, record: "aggregate", expected: Int.self, optional: false)
-                ?? RecordError.nullInNonOptional(column: name, record: "aggregate")
+            try requiredColumnValue(columnValue(of: handle, at: index, as: Int.self), handle, index, name, "aggregate")
         }
     }
 

@@ -29,8 +29,9 @@ func decodeJSONColumn<T: Decodable>(_ handle: SQLiteStatementHandle, _ index: In
     case SQLITE_NULL:
         return nil
     case SQLITE_TEXT, SQLITE_BLOB:
-        let count = Int(sqlite3_column_bytes(handle, index))
-        if let bytes = sqlite3_column_blob(handle, index) { data = Data(bytes: bytes, count: count) } else { data = Data() }
+        // The kernel's blob reader: a TEXT value's bytes are its UTF-8, the JSON as it is stored.
+        guard let value = sqlite3_column_value(handle, index) else { return nil }
+        data = readBlob(value)
     default:
         throw recordReadError(handle, index, column: column, record: record, expected: T.self, optional: true)
             ?? RecordError.nullInNonOptional(column: column, record: record)
@@ -106,9 +107,7 @@ extension TypedColumn {
         let name = "\(self.name) \(path)"
         let record = self.record
         return SQLExpression(SQLFragment(segments: [.text("json_extract("), .fragment(fragment), .text(", "), .value(.text(path)), .text(")")])) { handle, index in
-            if let value: T = columnValue(of: handle, at: index) { return value }
-            if let error = recordReadError(handle, index, column: name, record: record, expected: T.self, optional: true) { throw error }
-            return nil
+            try optionalColumnValue(columnValue(of: handle, at: index, as: T.self), handle, index, name, record)
         }
     }
 

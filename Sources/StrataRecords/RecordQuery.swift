@@ -91,9 +91,10 @@ public struct QueryParts: Sendable {
         SQLFragment(segments: [.text("SELECT "), .fragment(list), .text(" FROM "), .fragment(from)]) + clauses(ordering: ordering, limiting: limiting)
     }
 
-    /// `SELECT count(*)` of the rows the query returns (within its limit).
-    func countStatement() -> SQLFragment {
-        SQLFragment(segments: [.text("SELECT count(*) FROM ("), .fragment(select("1", ordering: false)), .text(")")])
+    /// `SELECT count(*)` of the rows the query returns (within its limit), selecting `list`
+    /// (a grouped selection's rows are its groups).
+    func countStatement(of list: SQLFragment = "1") -> SQLFragment {
+        SQLFragment(segments: [.text("SELECT count(*) FROM ("), .fragment(select(list, ordering: false)), .text(")")])
     }
 
     /// The query rendered once, to nest as a subquery (its columns are qualified by their

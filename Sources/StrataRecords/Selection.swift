@@ -55,7 +55,7 @@ public struct Selection<Source: QuerySource, Output>: QuerySource, @unchecked Se
 
     /// How many rows the selection returns.
     public func fetchCount(_ db: Connection) throws -> Int {
-        let count: Int? = try runningTypedQuery(of: [Source.self]) { try db.query(literal: SQLFragment(segments: [.text("SELECT count(*) FROM ("), .fragment(queryParts.select(list, ordering: false)), .text(")")])) }
+        let count: Int? = try runningTypedQuery(of: [Source.self]) { try db.query(literal: queryParts.countStatement(of: list)) }
         return count ?? 0
     }
 

@@ -29,51 +29,42 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     /// A column of a property whose type binds and reads itself.
     public init(_ name: String, qualifier: String? = nil, record: String = "") where Value: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.bindingValue }) { handle, index in
-            if let value: Value = columnValue(of: handle, at: index) { return value }
-            throw recordReadError(handle, index, column: name, record: record, expected: Value.self, optional: false) ?? RecordError.nullInNonOptional(column: name, record: record)
+            try requiredColumnValue(columnValue(of: handle, at: index), handle, index, name, record)
         }
     }
 
     /// A column of an optional property.
     public init<Wrapped: Bindable & Extractable>(_ name: String, qualifier: String? = nil, record: String = "") where Value == Wrapped? {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.bindingValue }) { handle, index in
-            if let value: Wrapped = columnValue(of: handle, at: index) { return value }
-            if let error = recordReadError(handle, index, column: name, record: record, expected: Wrapped.self, optional: true) { throw error }
-            return nil
+            try optionalColumnValue(columnValue(of: handle, at: index), handle, index, name, record)
         }
     }
 
     /// A column of a `RawRepresentable` property, compared by raw value.
     public init(_ name: String, qualifier: String? = nil, record: String = "") where Value: RawRepresentable, Value.RawValue: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.rawValue.bindingValue }) { handle, index in
-            if let raw: Value.RawValue = columnValue(of: handle, at: index), let value = Value(rawValue: raw) { return value }
-            throw recordReadError(handle, index, column: name, record: record, expected: Value.self, optional: false) ?? RecordError.nullInNonOptional(column: name, record: record)
+            try requiredColumnValue(columnValue(of: handle, at: index, as: Value.RawValue.self).flatMap(Value.init(rawValue:)), handle, index, name, record)
         }
     }
 
     /// A column of an optional `RawRepresentable` property.
     public init<Wrapped: RawRepresentable>(_ name: String, qualifier: String? = nil, record: String = "") where Value == Wrapped?, Wrapped.RawValue: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0?.rawValue.bindingValue ?? .null }) { handle, index in
-            if let raw: Wrapped.RawValue = columnValue(of: handle, at: index), let value = Wrapped(rawValue: raw) { return value }
-            if let error = recordReadError(handle, index, column: name, record: record, expected: Wrapped.self, optional: true) { throw error }
-            return nil
+            try optionalColumnValue(columnValue(of: handle, at: index, as: Wrapped.RawValue.self).flatMap(Wrapped.init(rawValue:)), handle, index, name, record)
         }
     }
 
     /// A column of a property that is both: it binds and reads as itself.
     public init(_ name: String, qualifier: String? = nil, record: String = "") where Value: Bindable & Extractable & RawRepresentable, Value.RawValue: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.bindingValue }) { handle, index in
-            if let value: Value = columnValue(of: handle, at: index) { return value }
-            throw recordReadError(handle, index, column: name, record: record, expected: Value.self, optional: false) ?? RecordError.nullInNonOptional(column: name, record: record)
+            try requiredColumnValue(columnValue(of: handle, at: index), handle, index, name, record)
         }
     }
 
     /// The optional form of the above.
     public init<Wrapped: Bindable & Extractable & RawRepresentable>(_ name: String, qualifier: String? = nil, record: String = "") where Value == Wrapped?, Wrapped.RawValue: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.bindingValue }) { handle, index in
-            if let value: Wrapped = columnValue(of: handle, at: index) { return value }
-            if let error = recordReadError(handle, index, column: name, record: record, expected: Wrapped.self, optional: true) { throw error }
-            return nil
+            try optionalColumnValue(columnValue(of: handle, at: index), handle, index, name, record)
         }
     }
 
@@ -208,4 +199,18 @@ func recordReadError<T>(_ handle: SQLiteStatementHandle, _ index: Int32, column:
     let storage = SQLiteStorageClass(code: sqlite3_column_type(handle, index))
     if storage == .null { return optional ? nil : .nullInNonOptional(column: column, record: record) }
     return .valueMismatch(column: column, record: record, expected: "\(T.self)", storageClass: "\(storage)".uppercased())
+}
+
+/// A non-optional column's value, or the error naming the column and record.
+func requiredColumnValue<T>(_ value: T?, _ handle: SQLiteStatementHandle, _ index: Int32, _ name: String, _ record: String) throws -> T {
+    if let value { return value }
+    throw recordReadError(handle, index, column: name, record: record, expected: T.self, optional: false)
+        ?? RecordError.nullInNonOptional(column: name, record: record)
+}
+
+/// An optional column's value: nil for NULL, the error for a value that did not convert.
+func optionalColumnValue<T>(_ value: T?, _ handle: SQLiteStatementHandle, _ index: Int32, _ name: String, _ record: String) throws -> T? {
+    if let value { return value }
+    if let error = recordReadError(handle, index, column: name, record: record, expected: T.self, optional: true) { throw error }
+    return nil
 }

@@ -92,7 +92,7 @@ package func readText(_ value: SQLiteValueHandle) -> String {
 
 /// Reads the value as a blob, copied once; a zero-length blob (and NULL) reads as `Data()`.
 @usableFromInline
-func readBlob(_ value: SQLiteValueHandle) -> Data {
+package func readBlob(_ value: SQLiteValueHandle) -> Data {
     let count = Int(sqlite3_value_bytes(value))
     guard count > 0, let pointer = sqlite3_value_blob(value) else { return Data() }
     return Data(bytes: pointer, count: count)
