@@ -123,4 +123,8 @@ struct FaultTestError: Error, CustomStringConvertible {
 
 /// Every fault suite, one test at a time: a sweep blocks its thread for seconds, and two at once
 /// would hold both of a small machine's cooperative threads, starving the package's async tests.
-@Suite(.serialized) struct FaultSweeps {}
+/// Runs when `STRATA_FAULT_TESTS=1`, in a test process of its own (`.ci/run` does): sharing a
+/// process with every other suite, the in-process fault VFS was followed by a crash at exit
+/// (SIGSEGV on a dispatch thread after all tests passed) that a process of its own never shows.
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["STRATA_FAULT_TESTS"] == "1"))
+struct FaultSweeps {}
