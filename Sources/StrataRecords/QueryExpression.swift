@@ -19,13 +19,28 @@ public protocol QueryExpression<Value>: Sendable {
     /// Reads the expression's value from result column `index` of `handle`'s current row.
     /// - Throws: ``RecordError`` when the value does not convert.
     func readValue(from handle: SQLiteStatementHandle, at index: Int32) throws -> Value
+    /// What reads the value: a selection keeps it, not the expression, for each row.
+    var valueReader: (SQLiteStatementHandle, Int32) throws -> Value { get }
+}
+
+extension QueryExpression {
+    /// Reads through ``readValue(from:at:)``.
+    @inlinable
+    public var valueReader: (SQLiteStatementHandle, Int32) throws -> Value {
+        { [self] handle, index in try readValue(from: handle, at: index) }
+    }
 }
 
 extension TypedColumn: QueryExpression {
     /// Reads the column's value; errors name the column and its record.
+    @inlinable
     public func readValue(from handle: SQLiteStatementHandle, at index: Int32) throws -> Value {
         try reader(handle, index)
     }
+
+    /// The column's own reader.
+    @inlinable
+    public var valueReader: (SQLiteStatementHandle, Int32) throws -> Value { reader }
 }
 
 /// An SQL expression over columns (an aggregate, say) that reads as `Value`.
@@ -34,7 +49,7 @@ extension TypedColumn: QueryExpression {
 public struct SQLExpression<Value>: QueryExpression, @unchecked Sendable {
     /// The expression's SQL.
     public let fragment: SQLFragment
-    let reader: (SQLiteStatementHandle, Int32) throws -> Value
+    @usableFromInline let reader: (SQLiteStatementHandle, Int32) throws -> Value
 
     /// An expression written as `fragment`, read by `reader`.
     public init(_ fragment: SQLFragment, reader: @escaping (SQLiteStatementHandle, Int32) throws -> Value) {
@@ -43,9 +58,14 @@ public struct SQLExpression<Value>: QueryExpression, @unchecked Sendable {
     }
 
     /// Reads the expression's value.
+    @inlinable
     public func readValue(from handle: SQLiteStatementHandle, at index: Int32) throws -> Value {
         try reader(handle, index)
     }
+
+    /// The column's own reader.
+    @inlinable
+    public var valueReader: (SQLiteStatementHandle, Int32) throws -> Value { reader }
 }
 
 /// Reads an aggregate's result: nil for NULL (an empty group), else the value as `T`.

@@ -325,11 +325,11 @@ extension Record {
 /// record declares but the database lacks) throws the `SQLiteError` with the record types named,
 /// so the message says both what is missing and which declaration expects it.
 @usableFromInline
-func runningTypedQuery<T>(of records: [Any.Type], _ body: () throws -> T) throws -> T {
+func runningTypedQuery<T>(of records: @autoclosure () -> [Any.Type], _ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch var error as SQLiteError where error.message.hasPrefix("no such column") || error.message.hasPrefix("no such table") {
-        let names = records.map { "\($0)" }.joined(separator: ", ")
+        let names = records().map { "\($0)" }.joined(separator: ", ")
         error.message += " (in a typed query of \(names): the database lacks a table or column the record declares)"
         throw error
     }

@@ -15,8 +15,9 @@ public struct Selection<Source: QuerySource, Output>: QuerySource, @unchecked Se
     /// The query's clauses.
     public var queryParts: QueryParts
     let list: SQLFragment
-    let decode: (SQLiteStatementHandle) throws -> Output
+    @usableFromInline let decode: (SQLiteStatementHandle) throws -> Output
 
+    @usableFromInline
     init(source: Source, list: SQLFragment, decode: @escaping (SQLiteStatementHandle) throws -> Output) {
         self.source = source
         queryParts = source.queryParts
@@ -25,7 +26,7 @@ public struct Selection<Source: QuerySource, Output>: QuerySource, @unchecked Se
     }
 
     /// The SELECT this selection runs, values bound.
-    var statement: SQLFragment { queryParts.select(list) }
+    @usableFromInline var statement: SQLFragment { queryParts.select(list) }
 
     /// The SELECT this selection runs, with `?` for its values.
     public var sql: String { statement.sql }
@@ -43,6 +44,8 @@ public struct Selection<Source: QuerySource, Output>: QuerySource, @unchecked Se
 
     /// Every selected row.
     /// - Throws: `SQLiteError`; ``RecordError`` naming the column whose value does not convert.
+    // Inlined into the caller with `select`, so the row loop is specialized for the selected types.
+    @inlinable
     public func fetchAll(_ db: Connection) throws -> [Output] {
         let decode = self.decode
         return try runningTypedQuery(of: [Source.self]) { try db.query(literal: statement) { row in try decode(row.statementHandle) } }
@@ -98,19 +101,45 @@ extension Selection {
 }
 
 /// Builds a selection of `expressions` from `source`: one SELECT list, and one reader per row
-/// that reads each expression at its position.
+/// that reads each expression at its position. Inlinable, so the reader is specialized for the
+/// selected expressions where `select` is called (a generic tuple per row costs ten times the read).
+@inlinable
 func makeSelection<Source: QuerySource, each E: QueryExpression>(_ source: Source, _ expressions: repeat each E) -> Selection<Source, (repeat (each E).Value)> {
     var list: [SQLFragment] = []
     for expression in repeat each expressions { list.append(expression.fragment) }
+    // The readers, not the expressions: copying an expression per row costs more than the read.
+    let readers = (repeat (each expressions).valueReader)
     return Selection(source: source, list: list.joined(separator: ", ")) { handle in
         var index: Int32 = 0
-        return (repeat try readNext(each expressions, handle, &index))
+        return (repeat try readNext(each readers, handle, &index))
     }
 }
 
-private func readNext<E: QueryExpression>(_ expression: E, _ handle: SQLiteStatementHandle, _ index: inout Int32) throws -> E.Value {
+/// Two expressions, read without a pack: the optimizer specializes a tuple of two concrete
+/// reads fully, where a pack still costs a generic loop per row.
+@inlinable
+func makeSelection2<Source: QuerySource, E1: QueryExpression, E2: QueryExpression>(_ source: Source, _ e1: E1, _ e2: E2) -> Selection<Source, (E1.Value, E2.Value)> {
+    let (r1, r2) = (e1.valueReader, e2.valueReader)
+    return Selection(source: source, list: [e1.fragment, e2.fragment].joined(separator: ", ")) { handle in
+        (try r1(handle, 0), try r2(handle, 1))
+    }
+}
+
+/// Three expressions, as ``makeSelection2(_:_:_:)``.
+@inlinable
+func makeSelection3<Source: QuerySource, E1: QueryExpression, E2: QueryExpression, E3: QueryExpression>(
+    _ source: Source, _ e1: E1, _ e2: E2, _ e3: E3
+) -> Selection<Source, (E1.Value, E2.Value, E3.Value)> {
+    let (r1, r2, r3) = (e1.valueReader, e2.valueReader, e3.valueReader)
+    return Selection(source: source, list: [e1.fragment, e2.fragment, e3.fragment].joined(separator: ", ")) { handle in
+        (try r1(handle, 0), try r2(handle, 1), try r3(handle, 2))
+    }
+}
+
+@inlinable @inline(__always)
+func readNext<V>(_ reader: (SQLiteStatementHandle, Int32) throws -> V, _ handle: SQLiteStatementHandle, _ index: inout Int32) throws -> V {
     defer { index += 1 }
-    return try expression.readValue(from: handle, at: index)
+    return try reader(handle, index)
 }
 
 extension RecordQuery {
@@ -119,6 +148,7 @@ extension RecordQuery {
     /// ```swift
     /// let titles: [String] = try Book.order(by: \.title).select(\.title).fetchAll(db)
     /// ```
+    @inlinable
     public func select<V>(_ column: KeyPath<R.Columns, TypedColumn<V>>) -> Selection<RecordQuery, V> {
         makeSelection(self, R.columns[keyPath: column])
     }
@@ -128,20 +158,50 @@ extension RecordQuery {
     /// ```swift
     /// let perAuthor: [(Int64, Int)] = try Book.group(by: \.authorId).select { ($0.authorId, $0.id.count()) }.fetchAll(db)
     /// ```
+    @inlinable
     public func select<each E: QueryExpression>(_ expressions: (R.Columns) -> (repeat each E)) -> Selection<RecordQuery, (repeat (each E).Value)> {
         let built = expressions(R.columns)
         return makeSelection(self, repeat each built)
+    }
+
+    /// Selects two columns or expressions, read as a pair: the common case, read without a
+    /// parameter pack.
+    @inlinable
+    public func select<E1: QueryExpression, E2: QueryExpression>(_ expressions: (R.Columns) -> (E1, E2)) -> Selection<RecordQuery, (E1.Value, E2.Value)> {
+        let (e1, e2) = expressions(R.columns)
+        return makeSelection2(self, e1, e2)
+    }
+
+    /// Selects three columns or expressions, read as a triple without a parameter pack.
+    @inlinable
+    public func select<E1: QueryExpression, E2: QueryExpression, E3: QueryExpression>(_ expressions: (R.Columns) -> (E1, E2, E3)) -> Selection<RecordQuery, (E1.Value, E2.Value, E3.Value)> {
+        let (e1, e2, e3) = expressions(R.columns)
+        return makeSelection3(self, e1, e2, e3)
     }
 }
 
 extension Record {
     /// Selects one column of every record.
+    @inlinable
     public static func select<V>(_ column: KeyPath<Columns, TypedColumn<V>>) -> Selection<RecordQuery<Self>, V> {
         all().select(column)
     }
 
     /// Selects columns and expressions over every record (aggregates over the whole table).
+    @inlinable
     public static func select<each E: QueryExpression>(_ expressions: (Columns) -> (repeat each E)) -> Selection<RecordQuery<Self>, (repeat (each E).Value)> {
+        all().select(expressions)
+    }
+
+    /// Selects two columns or expressions over every record, read as a pair.
+    @inlinable
+    public static func select<E1: QueryExpression, E2: QueryExpression>(_ expressions: (Columns) -> (E1, E2)) -> Selection<RecordQuery<Self>, (E1.Value, E2.Value)> {
+        all().select(expressions)
+    }
+
+    /// Selects three columns or expressions over every record, read as a triple.
+    @inlinable
+    public static func select<E1: QueryExpression, E2: QueryExpression, E3: QueryExpression>(_ expressions: (Columns) -> (E1, E2, E3)) -> Selection<RecordQuery<Self>, (E1.Value, E2.Value, E3.Value)> {
         all().select(expressions)
     }
 }

@@ -22,11 +22,13 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     /// The record type the column belongs to, for error messages.
     let record: String
     let binding: (Value) -> BindingValue
-    let reader: (SQLiteStatementHandle, Int32) throws -> Value
+    @usableFromInline let reader: (SQLiteStatementHandle, Int32) throws -> Value
     /// The column as a column segment (qualified by ``qualifier``), built once with the record's columns.
     public let fragment: SQLFragment
 
     /// A column of a property whose type binds and reads itself.
+    // Inlinable: the reader closure is made where the record's columns are, for its concrete type.
+    @inlinable
     public init(_ name: String, qualifier: String? = nil, record: String = "") where Value: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.bindingValue }) { handle, index in
             try requiredColumnValue(columnValue(of: handle, at: index), handle, index, name, record)
@@ -34,6 +36,8 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     }
 
     /// A column of an optional property.
+    // Inlinable: the reader closure is made where the record's columns are, for its concrete type.
+    @inlinable
     public init<Wrapped: Bindable & Extractable>(_ name: String, qualifier: String? = nil, record: String = "") where Value == Wrapped? {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.bindingValue }) { handle, index in
             try optionalColumnValue(columnValue(of: handle, at: index), handle, index, name, record)
@@ -41,6 +45,8 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     }
 
     /// A column of a `RawRepresentable` property, compared by raw value.
+    // Inlinable: the reader closure is made where the record's columns are, for its concrete type.
+    @inlinable
     public init(_ name: String, qualifier: String? = nil, record: String = "") where Value: RawRepresentable, Value.RawValue: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.rawValue.bindingValue }) { handle, index in
             try requiredColumnValue(columnValue(of: handle, at: index, as: Value.RawValue.self).flatMap(Value.init(rawValue:)), handle, index, name, record)
@@ -48,6 +54,8 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     }
 
     /// A column of an optional `RawRepresentable` property.
+    // Inlinable: the reader closure is made where the record's columns are, for its concrete type.
+    @inlinable
     public init<Wrapped: RawRepresentable>(_ name: String, qualifier: String? = nil, record: String = "") where Value == Wrapped?, Wrapped.RawValue: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0?.rawValue.bindingValue ?? .null }) { handle, index in
             try optionalColumnValue(columnValue(of: handle, at: index, as: Wrapped.RawValue.self).flatMap(Wrapped.init(rawValue:)), handle, index, name, record)
@@ -55,6 +63,8 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     }
 
     /// A column of a property that is both: it binds and reads as itself.
+    // Inlinable: the reader closure is made where the record's columns are, for its concrete type.
+    @inlinable
     public init(_ name: String, qualifier: String? = nil, record: String = "") where Value: Bindable & Extractable & RawRepresentable, Value.RawValue: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.bindingValue }) { handle, index in
             try requiredColumnValue(columnValue(of: handle, at: index), handle, index, name, record)
@@ -62,12 +72,14 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     }
 
     /// The optional form of the above.
+    @inlinable
     public init<Wrapped: Bindable & Extractable & RawRepresentable>(_ name: String, qualifier: String? = nil, record: String = "") where Value == Wrapped?, Wrapped.RawValue: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.bindingValue }) { handle, index in
             try optionalColumnValue(columnValue(of: handle, at: index), handle, index, name, record)
         }
     }
 
+    @usableFromInline
     init(_ name: String, qualifier: String?, record: String, binding: @escaping (Value) -> BindingValue,
                  reader: @escaping (SQLiteStatementHandle, Int32) throws -> Value) {
         self.name = name
@@ -202,6 +214,7 @@ func recordReadError<T>(_ handle: SQLiteStatementHandle, _ index: Int32, column:
 }
 
 /// A non-optional column's value, or the error naming the column and record.
+@inlinable
 func requiredColumnValue<T>(_ value: T?, _ handle: SQLiteStatementHandle, _ index: Int32, _ name: String, _ record: String) throws -> T {
     if let value { return value }
     throw recordReadError(handle, index, column: name, record: record, expected: T.self, optional: false)
@@ -209,6 +222,7 @@ func requiredColumnValue<T>(_ value: T?, _ handle: SQLiteStatementHandle, _ inde
 }
 
 /// An optional column's value: nil for NULL, the error for a value that did not convert.
+@inlinable
 func optionalColumnValue<T>(_ value: T?, _ handle: SQLiteStatementHandle, _ index: Int32, _ name: String, _ record: String) throws -> T? {
     if let value { return value }
     if let error = recordReadError(handle, index, column: name, record: record, expected: T.self, optional: true) { throw error }
