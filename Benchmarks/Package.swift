@@ -12,6 +12,8 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // Vapor's SQLite driver, a contender on insert, fetch and model fetch.
+        .package(url: "https://github.com/vapor/sqlite-nio", exact: "1.13.2"),
     ],
     targets: [
         .executableTarget(
@@ -21,6 +23,7 @@ let package = Package(
                 .product(name: "StrataORM", package: strataIdentity),
                 .product(name: "StrataRecords", package: strataIdentity),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]
         ),
     ],

@@ -66,6 +66,12 @@ func copyDatabase(from source: String, to destination: String) throws {
 }
 
 @MainActor func measure(_ kind: Workloads.Kind) throws -> Result {
+    let (rows, measurements) = try measure(kind, contenders: contenders)
+    return Result(workload: kind.rawValue, rows: rows, raw: measurements[0], strata: measurements[1], grdb: measurements[2])
+}
+
+/// Times `kind` for each contender, interleaved round by round, every result checked against the first's.
+@MainActor func measure(_ kind: Workloads.Kind, contenders: [(name: String, make: (Workloads.Kind) -> Contender)]) throws -> (rows: Int, [Measurement]) {
     let rows = options.rows ?? kind.defaultRows
     let template = directory.appendingPathComponent("\(kind.rawValue)-template.sqlite").path
     try Workloads.populate(kind, path: template, rows: rows)
@@ -89,7 +95,7 @@ func copyDatabase(from source: String, to destination: String) throws {
             if round > 0 { measurements[index].times.append(elapsed) }
         }
     }
-    return Result(workload: kind.rawValue, rows: rows, raw: measurements[0], strata: measurements[1], grdb: measurements[2])
+    return (rows, measurements)
 }
 
 func format(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "n/a" }
@@ -104,6 +110,7 @@ func cell(_ measurement: Measurement) -> String {
 
 let kinds = Workloads.Kind.allCases.filter { options.filter == nil || $0.rawValue.contains(options.filter!) }
 var results: [Result] = []
+var nioResults: [NIOWorkloads.Result] = []
 do {
     for kind in kinds {
         if !options.json { FileHandle.standardError.write(Data("running \(kind.rawValue)...\n".utf8)) }
@@ -116,6 +123,7 @@ do {
     results += try QueryWorkloads.measureAll()
     results += try SearchJSONWorkloads.measureAll()
     results += try ScriptWorkloads.measureAll()
+    nioResults = try NIOWorkloads.measureAll()
 } catch {
     FileHandle.standardError.write(Data("strata-bench failed: \(error)\n".utf8))
     exit(1)
@@ -133,7 +141,17 @@ if options.json {
             "strata_grdb_ratio": result.strata.median.flatMap { s in result.grdb.median.map { s / $0 } } as Any? ?? NSNull(),
         ]
     }
-    let data = try JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys])
+    let nioObjects: [[String: Any]] = nioResults.map { result in
+        [
+            "workload": "sqlite-nio " + result.workload,
+            "rows": result.rows,
+            "raw_ms": result.raw.median as Any? ?? NSNull(),
+            "strata_ms": result.strata.median as Any? ?? NSNull(),
+            "grdb_ms": result.grdb.median as Any? ?? NSNull(),
+            "sqlite_nio_ms": result.nio.median as Any? ?? NSNull(),
+        ]
+    }
+    let data = try JSONSerialization.data(withJSONObject: objects + nioObjects, options: [.prettyPrinted, .sortedKeys])
     print(String(decoding: data, as: UTF8.self))
 } else {
     print("Runs: \(options.runs) (after one warm-up round), medians in ms (min–max)\n")
@@ -141,5 +159,13 @@ if options.json {
     print("|---|---:|---:|---:|---:|---:|---:|")
     for result in results {
         print("| \(result.workload) | \(result.rows) | \(cell(result.raw)) | \(cell(result.strata)) | \(cell(result.grdb)) | \(ratio(result.strata.median, result.raw.median)) | \(ratio(result.strata.median, result.grdb.median)) |")
+    }
+    if !nioResults.isEmpty {
+        print("\nsqlite-nio 1.13.2 (Vapor's driver; its own SQLite build, every call a hop to its thread pool), same run:\n")
+        print("| workload | rows | raw C | Strata | GRDB | sqlite-nio | Strata/raw | sqlite-nio/raw | sqlite-nio/Strata |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for result in nioResults {
+            print("| \(result.workload) | \(result.rows) | \(cell(result.raw)) | \(cell(result.strata)) | \(cell(result.grdb)) | \(cell(result.nio)) | \(ratio(result.strata.median, result.raw.median)) | \(ratio(result.nio.median, result.raw.median)) | \(ratio(result.nio.median, result.strata.median)) |")
+        }
     }
 }
