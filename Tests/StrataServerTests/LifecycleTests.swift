@@ -33,10 +33,12 @@ import Testing
         )
         let running = Task { try await group.run() }
 
+        // The transaction holds on until the test has seen new work refused.
+        let release = DispatchSemaphore(value: 0)
         let transaction = Task {
             try await database.writeInTransaction { connection in
                 try connection.run("INSERT INTO items(name) VALUES('first')")
-                Thread.sleep(forTimeInterval: 0.4)
+                _ = release.wait(timeout: .now() + 10)
                 try connection.run("INSERT INTO items(name) VALUES('second')")
             }
         }
@@ -55,6 +57,7 @@ import Testing
             }
         }
         #expect(database.runningWorkCount == 1)
+        release.signal()
 
         try await transaction.value
         try await running.value
@@ -76,7 +79,7 @@ import Testing
         )
         let running = Task { try await group.run() }
 
-        // Never ends by itself.
+        // Never ends by itself (cancelling its task interrupts it, should the shutdown not).
         let endless = Task {
             try await database.read { connection in
                 try connection.query(
@@ -84,6 +87,7 @@ import Testing
                 ) as Int?
             }
         }
+        defer { endless.cancel() }
         try await Self.eventually { database.runningWorkCount == 1 }
         await group.triggerGracefulShutdown()
         try await Task.sleep(for: .milliseconds(100))
@@ -102,6 +106,8 @@ import Testing
         defer { test.remove() }
         let database = test.database
 
+        // Made before the work starts: calls are counted from then on.
+        let service = DatabaseService(database, shutdownDeadline: .milliseconds(50), logger: Self.quietLogger)
         try await testGracefulShutdown { trigger in
             let endless = Task {
                 try await database.read { connection in
@@ -110,8 +116,8 @@ import Testing
                     ) as Int?
                 }
             }
+            defer { endless.cancel() } // bounded even if the shutdown failed to interrupt it
             try await Self.eventually { database.runningWorkCount == 1 }
-            let service = DatabaseService(database, shutdownDeadline: .milliseconds(50), logger: Self.quietLogger)
             trigger.triggerGracefulShutdown()
             try await service.run()
             await #expect(throws: SQLiteError.self) { try await endless.value }

@@ -80,14 +80,19 @@ import Testing
         let backends = Backends()
         test.database.instrument(backends.instrumentation())
 
-        // The second write queues behind the first, which holds the writer for 100 ms once started.
-        let started = ReaderGate(count: 2)
+        // The second write is queued behind the first, which holds the writer until released.
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
         async let first: Void = test.database.write { _ in
-            started.arriveAndWait()
-            Thread.sleep(forTimeInterval: 0.1)
+            started.signal()
+            _ = release.wait(timeout: .now() + 5)
         }
-        await Task.detached { started.arriveAndWait() }.value
+        await Task.detached { _ = started.wait(timeout: .now() + 5) }.value
         async let second: Void = test.database.writeInTransaction { try $0.run("INSERT INTO items(name) VALUES('x')") }
+        let limit = ContinuousClock.now + .seconds(5)
+        while test.database.runningWorkCount < 2, ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(1)) }
+        try await Task.sleep(for: .milliseconds(50))
+        release.signal()
         _ = try await (first, second)
 
         let waits = try backends.metrics.expectTimer("strata_writer_wait_seconds", [("database", "app.sqlite")])
