@@ -98,6 +98,24 @@ import Testing
     }
 }
 
+extension LoggingTests {
+    @Test func aClosingConnectionReportsNothingToItsHandler() throws {
+        let backends = Backends()
+        let closed = TraceLines()
+        do {
+            let connection = try Connection(storageLocation: .inMemory)
+            connection.instrument(backends.instrumentation())
+            connection.traceEvent { event in
+                if case .connectionClosed = event { closed.append("closed") }
+            }
+            // Left after its first row: finalized, with a trace event, as the connection goes.
+            let statement = try connection.prepare("SELECT 1 UNION ALL SELECT 2")
+            #expect(try statement.step())
+        }
+        #expect(closed.lines == ["closed"])
+    }
+}
+
 /// Lines a trace closure appends (on the test's thread: the connection is used synchronously).
 final class TraceLines: @unchecked Sendable {
     private let lock = NSLock()

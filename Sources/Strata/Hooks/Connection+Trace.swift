@@ -104,9 +104,14 @@ extension Connection {
     /// and the ``eventHandler`` together, and is unregistered when neither wants it.
     private final class TraceDispatcher {
         let user: UserTrace?
-        unowned let connection: Connection
-        init(user: UserTrace?, connection: Connection) {
+        /// Whether statements go to the connection's event handler.
+        let reportsEvents: Bool
+        /// Weak: nil while the connection is being destroyed (its deinit finalizes statements,
+        /// which end with a trace event), when no handler may see it.
+        weak var connection: Connection?
+        init(user: UserTrace?, reportsEvents: Bool, connection: Connection) {
             self.user = user
+            self.reportsEvents = reportsEvents
             self.connection = connection
         }
 
@@ -116,7 +121,7 @@ extension Connection {
 
         func deliver(mask: UInt32, p: UnsafeMutableRawPointer?, x: UnsafeMutableRawPointer?) {
             if let user, user.mask & mask != 0, let event = TraceEvent(mask: mask, p: p, x: x) { user.closure(event) }
-            guard let p, connection.eventHandler != nil else { return }
+            guard reportsEvents, let p, let connection else { return }
             switch Int32(mask) {
             case SQLITE_TRACE_STMT:
                 // A trigger's statements report the same handle: keep the outer statement's start.
@@ -139,7 +144,7 @@ extension Connection {
     func installTrace() {
         let user = (callbackBoxes["trace.user"] as? CallbackBox<UserTrace>)?.value
         let mask = (user?.mask ?? 0) | (eventHandler == nil ? 0 : TraceEvent.statementMask | TraceEvent.profileMask)
-        let dispatcher = mask == 0 ? nil : TraceDispatcher(user: user, connection: self)
+        let dispatcher = mask == 0 ? nil : TraceDispatcher(user: user, reportsEvents: eventHandler != nil, connection: self)
         registerCallback("trace", dispatcher) { handle, pointer in
             sqlite3_trace_v2(handle, pointer == nil ? 0 : mask, pointer.map { _ in { eventMask, pointer, p, x in
                 guard let pointer else { return 0 }
