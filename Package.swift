@@ -23,6 +23,8 @@ let package = Package(
         // Tests only: the fault-injecting VFS as a shared library, preloaded (LD_PRELOAD) into the
         // `strata` binary by the CLI fault tests, or into a whole test run with faults off.
         .library(name: "StrataFaultVFSPreload", type: .dynamic, targets: ["StrataFaultVFS"]),
+        // Logging, metrics, tracing and graceful shutdown for server programs (swift-server ecosystem).
+        .library(name: "StrataServer", targets: ["StrataServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -30,6 +32,11 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
         // The macro's expansion and diagnostic tests (inline snapshots of what it writes).
         .package(url: "https://github.com/pointfreeco/swift-macro-testing", exact: "0.7.0"),
+        // StrataServer only: the core `Strata` module depends on none of these.
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", exact: "1.7.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -98,6 +105,27 @@ let package = Package(
         .testTarget(name: "SquealSwift5Tests", dependencies: ["StrataSqueal"], swiftSettings: swift5),
         .testTarget(name: "ORMSwift5Tests", dependencies: ["StrataORM"], swiftSettings: swift5),
         .testTarget(name: "RecordsSwift5Tests", dependencies: ["StrataRecords"], swiftSettings: swift5),
+        // Statement logs, metrics and spans, and the Database as a ServiceLifecycle service.
+        .target(
+            name: "StrataServer",
+            dependencies: [
+                "Strata",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "StrataServerTests",
+            dependencies: [
+                "StrataServer",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -43,6 +43,8 @@ public final class ConnectionPool: Sendable {
     /// The kernel's pool state machine, holding the connections.
     private let core: PoolCore<ConnectionQueue>
     private let drainQueue = DispatchQueue(label: "strata.connection-pool.drain")
+    /// What every connection reports its events to (see ``Database/setEventHandler(_:)``).
+    private let eventHandler = Locked<(any DatabaseEventHandler)?>(nil)
 
     /// Creates the pool; connections open on first use. `connectionPreparation` runs once on each
     /// new connection (set pragmas, register functions); calls to it never overlap, so it may
@@ -136,7 +138,21 @@ public final class ConnectionPool: Sendable {
         let connection = try Connection(storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags)
         try connection.busyHandler(.timeout(ConnectionPool.defaultBusyTimeout))
         try connectionPreparation?.run(connection)
+        if let handler = eventHandler.current { connection.setEventHandler(handler) }
         return ConnectionQueue(connection: connection)
+    }
+
+    /// Sets `handler` on every connection, open now or later; a busy one gets it when its call returns.
+    package func setEventHandler(_ handler: (any DatabaseEventHandler)?) {
+        eventHandler.withLock { $0 = handler }
+        for queue in core.idleElements + core.checkedOutElements {
+            _ = try? queue.execute { $0.setEventHandler(handler) } // the closure cannot throw
+        }
+    }
+
+    /// Closes the idle connections now (busy ones stay the pool's until returned).
+    package func closeIdleConnections() {
+        _ = core.drainIdle(keeping: 0) // released here, outside the lock
     }
 
     /// Returns a connection: to the first waiter if any, else to the idle set (restarting the

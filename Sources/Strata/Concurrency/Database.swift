@@ -44,6 +44,15 @@ public final class Database: Sendable {
     /// supplies one through the module's composition (`Strata.swift`), so this folder names none.
     package typealias WriteRefusalRule = @Sendable (_ path: String, _ flags: Int32) -> (any Error & Sendable)?
 
+    /// Counts and gates calls once events are reported or a shutdown is prepared; nil (the usual
+    /// case) costs each call one locked read.
+    let workTracker = Locked<DatabaseWorkTracker?>(nil)
+    /// Whether ``workTracker`` was made: an atomic load, so an untracked call takes no lock.
+    let isTracked = AtomicFlag(false)
+
+    /// The tracker, when calls are tracked.
+    private var activeTracker: DatabaseWorkTracker? { isTracked.load() ? workTracker.current : nil }
+
     /// Opens the writer now (creating the file if needed); readers open on demand.
     public convenience init(
         storageLocation: StorageLocation = .inMemory,
@@ -103,6 +112,11 @@ public final class Database: Sendable {
     /// Runs `closure` on a reader connection (read-only; parallel with other reads and the writer).
     @discardableResult
     public func executeRead<T>(closure: (Connection) throws -> T) throws -> T {
+        if let tracker = activeTracker {
+            return try tracker.run(.read, onReader: !readsUseWriter, closure: closure) { body in
+                readsUseWriter ? try writerConnectionQueue.execute(closure: body) : try readerConnectionPool.execute(closure: body)
+            }
+        }
         if readsUseWriter { return try writerConnectionQueue.execute(closure: closure) }
         return try readerConnectionPool.execute(closure: closure)
     }
@@ -113,11 +127,20 @@ public final class Database: Sendable {
     @discardableResult
     public func executeWrite<T>(closure: (Connection) throws -> T) throws -> T {
         if let writeRefusal { throw writeRefusal }
+        if let tracker = activeTracker {
+            return try tracker.run(.write, onReader: false, closure: closure) { try writerConnectionQueue.execute(closure: $0) }
+        }
         return try writerConnectionQueue.execute(closure: closure)
     }
 
     /// The async twin of ``executeRead(closure:)``.
     public func read<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        if let tracker = activeTracker {
+            let onReader = !readsUseWriter
+            return try await tracker.perform(.read, onReader: onReader, closure: closure) { body in
+                onReader ? try await readerConnectionPool.perform(body) : try await writerConnectionQueue.perform(body)
+            }
+        }
         if readsUseWriter { return try await writerConnectionQueue.perform(closure) }
         return try await readerConnectionPool.perform(closure)
     }
@@ -125,6 +148,9 @@ public final class Database: Sendable {
     /// The async twin of ``executeWrite(closure:)``.
     public func write<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         if let writeRefusal { throw writeRefusal }
+        if let tracker = activeTracker {
+            return try await tracker.perform(.write, onReader: false, closure: closure) { try await writerConnectionQueue.perform($0) }
+        }
         return try await writerConnectionQueue.perform(closure)
     }
 
@@ -134,6 +160,15 @@ public final class Database: Sendable {
         _ closure: @escaping @Sendable (Connection) throws -> T
     ) async throws -> T {
         if let writeRefusal { throw writeRefusal }
+        if let tracker = activeTracker {
+            // The transaction inside the tracked work, so its BEGIN and COMMIT belong to it.
+            let transaction: @Sendable (Connection) throws -> T = { connection in
+                try connection.transaction(transactionType: transactionType) { try closure(connection) }
+            }
+            return try await tracker.perform(.transaction, onReader: false, closure: transaction) {
+                try await writerConnectionQueue.perform($0)
+            }
+        }
         return try await writerConnectionQueue.performInTransaction(transactionType: transactionType, closure)
     }
 }

@@ -70,6 +70,14 @@ open class Connection {
     // set before it is shared, so the runtime exclusivity check (~90 instructions) buys nothing.
     @exclusivity(unchecked) package internal(set) final var accessMonitor: AccessMonitor?
 
+    /// Hears of this connection's statements, failures and checkpoints (see
+    /// ``setEventHandler(_:)``); nil, the usual case, costs one check on failure paths only.
+    public internal(set) final var eventHandler: (any DatabaseEventHandler)?
+
+    /// The context of the ``Database`` call running on this connection, for the events of its
+    /// statements; set and read on the connection's queue only.
+    package final var eventContext: (any Sendable)?
+
     // MARK: - Opening
 
     /// Opens a connection with SQift's flag conveniences.
@@ -201,10 +209,12 @@ open class Connection {
                     continue
                 }
                 let statementText = text[position...]
-                throw SQLiteError(
+                let error = SQLiteError(
                     handle: handle, code: code,
                     sql: failingSQL ?? String(decoding: statementText[..<sqlStatementEnd(in: statementText)], as: UTF8.self)
                 )
+                if eventHandler != nil { reportStatementFailure(error, sql: error.sql) }
+                throw error
             }
             let next = tail.map { UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0)) } ?? text.count
             if let statement { return (statement, position..<min(next, text.count), captures ? authorizerHub.capture : nil) }

@@ -90,10 +90,65 @@ extension Connection {
                 if case .connectionClosed = event { closure(event) } else if !bookkeeping.isActive { closure(event) }
             }
         }
-        registerCallback("trace", filtered) { handle, pointer in
+        callbackBoxes["trace.user"] = filtered.map { CallbackBox(UserTrace(mask: mask, closure: $0)) }
+        installTrace()
+    }
+
+    /// What ``traceEvent(mask:closure:)`` registered.
+    private struct UserTrace {
+        let mask: UInt32
+        let closure: (TraceEvent) -> Void
+    }
+
+    /// The one trace callback SQLite holds: it serves the user's ``traceEvent(mask:closure:)``
+    /// and the ``eventHandler`` together, and is unregistered when neither wants it.
+    private final class TraceDispatcher {
+        let user: UserTrace?
+        /// Whether statements go to the connection's event handler.
+        let reportsEvents: Bool
+        /// Weak: nil while the connection is being destroyed (its deinit finalizes statements,
+        /// which end with a trace event), when no handler may see it.
+        weak var connection: Connection?
+        init(user: UserTrace?, reportsEvents: Bool, connection: Connection) {
+            self.user = user
+            self.reportsEvents = reportsEvents
+            self.connection = connection
+        }
+
+        /// When each running statement started (`DispatchTime` nanoseconds): SQLite's own profile
+        /// time has the VFS clock's millisecond resolution, too coarse for most statements.
+        private var starts: [UnsafeMutableRawPointer: UInt64] = [:]
+
+        func deliver(mask: UInt32, p: UnsafeMutableRawPointer?, x: UnsafeMutableRawPointer?) {
+            if let user, user.mask & mask != 0, let event = TraceEvent(mask: mask, p: p, x: x) { user.closure(event) }
+            guard reportsEvents, let p, let connection else { return }
+            switch Int32(mask) {
+            case SQLITE_TRACE_STMT:
+                // A trigger's statements report the same handle: keep the outer statement's start.
+                if starts[p] == nil { starts[p] = DispatchTime.now().uptimeNanoseconds }
+            case SQLITE_TRACE_PROFILE:
+                let nanoseconds: Int64
+                if let start = starts.removeValue(forKey: p) {
+                    nanoseconds = Int64(clamping: DispatchTime.now().uptimeNanoseconds &- start)
+                } else {
+                    nanoseconds = x?.assumingMemoryBound(to: Int64.self).pointee ?? 0
+                }
+                connection.reportStatementFinished(SQLiteStatementHandle(p), nanoseconds: nanoseconds)
+            default:
+                break
+            }
+        }
+    }
+
+    /// Registers the trace callback for what the user and the event handler want, or none.
+    func installTrace() {
+        let user = (callbackBoxes["trace.user"] as? CallbackBox<UserTrace>)?.value
+        let mask = (user?.mask ?? 0) | (eventHandler == nil ? 0 : TraceEvent.statementMask | TraceEvent.profileMask)
+        let dispatcher = mask == 0 ? nil : TraceDispatcher(user: user, reportsEvents: eventHandler != nil, connection: self)
+        registerCallback("trace", dispatcher) { handle, pointer in
             sqlite3_trace_v2(handle, pointer == nil ? 0 : mask, pointer.map { _ in { eventMask, pointer, p, x in
-                guard let pointer, let event = TraceEvent(mask: eventMask, p: p, x: x) else { return 0 }
-                CallbackBox<(TraceEvent) -> Void>.from(pointer)(event)
+                guard let pointer else { return 0 }
+                CallbackBox<TraceDispatcher>.from(pointer).deliver(mask: eventMask, p: p, x: x)
                 return 0
             } }, pointer)
         }

@@ -63,6 +63,12 @@ extension Connection {
         var logFrames: Int32 = 0
         var checkpointedFrames: Int32 = 0
         try check(sqlite3_wal_checkpoint_v2(handle, attachedDatabaseName, mode.code, &logFrames, &checkpointedFrames))
-        return CheckpointResult(logFrames: Int(logFrames), checkpointedFrames: Int(checkpointedFrames))
+        let result = CheckpointResult(logFrames: Int(logFrames), checkpointedFrames: Int(checkpointedFrames))
+        if let eventHandler {
+            eventHandler.checkpointDidFinish(DatabaseCheckpointEvent(
+                mode: mode, result: result, walSizeBytes: walFileSize, connection: self, context: eventContext
+            ))
+        }
+        return result
     }
 }

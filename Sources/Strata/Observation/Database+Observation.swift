@@ -131,6 +131,7 @@ extension Database: DatabaseObservable {
             },
             fetchOnReader: {
                 let body: @Sendable (Connection) throws -> ObservedValue<Value> = { connection in
+                    connection.eventHandler?.observationDidFetch(on: connection)
                     let (value, region) = try connection.recordingReads { try fetch(connection) }
                     return ObservedValue(value: value, region: region)
                 }
@@ -160,6 +161,7 @@ extension ConnectionQueue: DatabaseObservable {
             },
             fetchOnReader: { [self] in
                 let observed = try await perform { connection in
+                    connection.eventHandler?.observationDidFetch(on: connection)
                     let (value, region) = try connection.recordingReads { try fetch(connection) }
                     return ObservedValue(value: value, region: region)
                 }

@@ -281,6 +281,7 @@ open class Statement {
         prepared.awaitsEndReport = false
         prepared.reset()
         connection.accessMonitor?.statementEnded(prepared, on: connection, afterRow: afterRow)
+        if connection.eventHandler != nil { connection.reportStatementFailure(error, sql: sql) }
         throw error
     }
 

@@ -1,0 +1,127 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Strata
+
+/// What a ``Strata/Database`` throws for a call made after its graceful shutdown began.
+public struct DatabaseShutdownError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The database file's name (or `memory`).
+    public let database: String
+    /// Says the database is shutting down and takes no new work.
+    public var description: String { "The database \(database) is shutting down: it takes no new work" }
+}
+
+/// Runs a ``Strata/Database`` in a `ServiceGroup`: on graceful shutdown it stops taking new work,
+/// lets the calls already running finish (up to ``shutdownDeadline``), checkpoints the WAL and
+/// releases its idle readers.
+///
+/// ```swift
+/// let database = try Database(storageLocation: .onDisk("app.sqlite"))
+/// let group = ServiceGroup(
+///     services: [DatabaseService(database), httpServer],
+///     gracefulShutdownSignals: [.sigterm, .sigint],
+///     logger: logger
+/// )
+/// try await group.run()
+/// ```
+/// Calls are counted from the moment the service is made: make it before the database serves
+/// work. Calls made once the shutdown began throw ``DatabaseShutdownError``. The checkpoint is
+/// `TRUNCATE`, leaving a 0-byte WAL, except while Litestream replicates the database (whose WAL a
+/// truncation would reset under it): then it is `PASSIVE`. When the deadline passes, or the
+/// service's task is cancelled (a second signal, or the group cancelling), the statements still
+/// running are interrupted (`sqlite3_interrupt`, rolled back), and the shutdown goes on. The
+/// database stays refusing work afterwards; its connections close when it is released.
+///
+/// `Database` itself is a `Service` too (``Strata/Database/run()``), with the default deadline.
+public struct DatabaseService: Service {
+    /// The database this service shuts down.
+    public let database: Database
+    /// How long running calls may take to finish once the shutdown began.
+    public var shutdownDeadline: Duration
+    /// Where the shutdown's steps are logged (at `.info`, or `.warning` for interruptions).
+    public var logger: Logger
+
+    /// How long running calls may finish by default: 10 seconds.
+    public static let defaultShutdownDeadline: Duration = .seconds(10)
+
+    /// Creates the service; `logger` defaults to one labelled `strata`.
+    public init(_ database: Database, shutdownDeadline: Duration = DatabaseService.defaultShutdownDeadline, logger: Logger? = nil) {
+        self.database = database
+        self.shutdownDeadline = shutdownDeadline
+        self.logger = logger ?? Logger(label: "strata")
+        // From now on calls are counted, so the shutdown can wait for those still running.
+        database.trackWork()
+    }
+
+    /// Waits for the group's graceful shutdown (or cancellation), then shuts the database down.
+    public func run() async throws {
+        // Throws CancellationError when the task is cancelled before a graceful shutdown: then
+        // everything still running is interrupted at once.
+        let graceful = (try? await gracefulShutdown()) != nil
+        await shutDown(interruptingAtOnce: !graceful)
+    }
+
+    /// Stops taking work, drains, checkpoints and releases the idle readers.
+    func shutDown(interruptingAtOnce: Bool) async {
+        let name = InstrumentationHandler.databaseName(database.writerConnectionQueue.connection)
+        database.refuseNewWork(throwing: DatabaseShutdownError(database: name))
+        logger.info("database shutting down", metadata: ["db.name": "\(name)", "db.running_calls": "\(database.runningWorkCount)"])
+        let deadline = ContinuousClock.now + shutdownDeadline
+        var interrupted = false
+        while database.runningWorkCount > 0 {
+            if interruptingAtOnce || Task.isCancelled || ContinuousClock.now >= deadline {
+                if !interrupted {
+                    logger.warning("database shutdown interrupts running calls", metadata: [
+                        "db.name": "\(name)", "db.running_calls": "\(database.runningWorkCount)",
+                    ])
+                }
+                interrupted = true
+                database.interruptRunningWork()
+            }
+            await Self.pause()
+        }
+        database.closeIdleReaders()
+        do {
+            let result = try database.writerConnectionQueue.execute { connection -> Connection.CheckpointResult? in
+                guard connection.journalModeIsWAL else { return nil }
+                do {
+                    return try connection.checkpoint(mode: .truncate)
+                } catch is ReplicationError {
+                    // Litestream replicates this database: leave its WAL in place.
+                    return try connection.checkpoint(mode: .passive)
+                }
+            }
+            if let result {
+                logger.info("database checkpointed", metadata: [
+                    "db.name": "\(name)", "db.sqlite.wal_frames": "\(result.logFrames)",
+                    "db.sqlite.checkpointed_frames": "\(result.checkpointedFrames)",
+                ])
+            }
+        } catch {
+            logger.warning("database shutdown checkpoint failed", metadata: ["db.name": "\(name)", "error": "\(error)"])
+        }
+        logger.info("database shut down", metadata: ["db.name": "\(name)"])
+    }
+
+    /// Waits a few milliseconds without a cancellation check (a cancelled task must still drain).
+    private static func pause() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { continuation.resume() }
+        }
+    }
+}
+
+extension Database: Service {
+    /// Runs the database as a ServiceLifecycle service with the default deadline
+    /// (``DatabaseService/defaultShutdownDeadline``): see ``DatabaseService``.
+    public func run() async throws {
+        try await DatabaseService(self).run()
+    }
+}
+
+extension Connection {
+    /// Whether the main database is in WAL mode (only then is there a WAL to checkpoint).
+    fileprivate var journalModeIsWAL: Bool {
+        ((try? query("PRAGMA journal_mode") as String?) ?? nil)?.lowercased() == "wal"
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import ServiceLifecycleTestKit
+import Strata
+import StrataServer
+import Testing
+
+@Suite struct LifecycleTests {
+    private static let quietLogger = Logger(label: "lifecycle-test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// Waits (bounded: 5 s) until `condition` holds.
+    private static func eventually(_ condition: () async -> Bool) async throws {
+        let limit = ContinuousClock.now + .seconds(5)
+        while !(await condition()) {
+            guard ContinuousClock.now < limit else { Issue.record("condition not met within 5 s"); return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    private static func count(at path: String) throws -> Int? {
+        let connection = try Connection(storageLocation: .onDisk(path))
+        return try connection.query("SELECT count(*) FROM items")
+    }
+
+    @Test func gracefulShutdownFinishesRunningWorkRefusesNewWorkAndTruncatesTheWAL() async throws {
+        let test = try TestDatabase()
+        defer { test.remove() }
+        let database = test.database
+        let group = ServiceGroup(
+            services: [DatabaseService(database, shutdownDeadline: .seconds(30), logger: Self.quietLogger)],
+            logger: Self.quietLogger
+        )
+        let running = Task { try await group.run() }
+
+        // The transaction holds on until the test has seen new work refused.
+        let release = DispatchSemaphore(value: 0)
+        let transaction = Task {
+            try await database.writeInTransaction { connection in
+                try connection.run("INSERT INTO items(name) VALUES('first')")
+                _ = release.wait(timeout: .now() + 10)
+                try connection.run("INSERT INTO items(name) VALUES('second')")
+            }
+        }
+        try await Self.eventually { database.runningWorkCount == 1 }
+        await group.triggerGracefulShutdown()
+
+        // New work is refused while the transaction still runs.
+        try await Self.eventually {
+            do {
+                _ = try await database.read { try $0.query("SELECT count(*) FROM items") as Int? }
+                return false
+            } catch let error as DatabaseShutdownError {
+                return error.database == "app.sqlite"
+            } catch {
+                return false
+            }
+        }
+        #expect(database.runningWorkCount == 1)
+        release.signal()
+
+        try await transaction.value
+        try await running.value
+        #expect(test.walSize == 0)
+        #expect(try Self.count(at: test.path) == 2)
+        await #expect(throws: DatabaseShutdownError.self) {
+            try await database.write { try $0.run("INSERT INTO items(name) VALUES('late')") }
+        }
+        #expect(throws: DatabaseShutdownError.self) { try database.executeRead { _ in 1 } }
+    }
+
+    @Test func cancellationInterruptsWhatStillRuns() async throws {
+        let test = try TestDatabase()
+        defer { test.remove() }
+        let database = test.database
+        let group = ServiceGroup(
+            services: [DatabaseService(database, shutdownDeadline: .seconds(60), logger: Self.quietLogger)],
+            logger: Self.quietLogger
+        )
+        let running = Task { try await group.run() }
+
+        // Never ends by itself (cancelling its task interrupts it, should the shutdown not).
+        let endless = Task {
+            try await database.read { connection in
+                try connection.query(
+                    "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT count(*) FROM n"
+                ) as Int?
+            }
+        }
+        defer { endless.cancel() }
+        try await Self.eventually { database.runningWorkCount == 1 }
+        await group.triggerGracefulShutdown()
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(database.runningWorkCount == 1) // the deadline is far: the shutdown waits
+
+        running.cancel() // the second signal
+        let result = await endless.result
+        #expect(throws: SQLiteError.self) { try result.get() }
+        if case .failure(let error as SQLiteError) = result { #expect(error.resultCode == .interrupt) }
+        _ = await running.result
+        #expect(database.runningWorkCount == 0)
+    }
+
+    @Test func aDeadlineInterruptsWhatOutlivesIt() async throws {
+        let test = try TestDatabase()
+        defer { test.remove() }
+        let database = test.database
+
+        // Made before the work starts: calls are counted from then on.
+        let service = DatabaseService(database, shutdownDeadline: .milliseconds(50), logger: Self.quietLogger)
+        try await testGracefulShutdown { trigger in
+            let endless = Task {
+                try await database.read { connection in
+                    try connection.query(
+                        "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT count(*) FROM n"
+                    ) as Int?
+                }
+            }
+            defer { endless.cancel() } // bounded even if the shutdown failed to interrupt it
+            try await Self.eventually { database.runningWorkCount == 1 }
+            trigger.triggerGracefulShutdown()
+            try await service.run()
+            await #expect(throws: SQLiteError.self) { try await endless.value }
+        }
+    }
+
+    @Test func theDatabaseIsAServiceItself() async throws {
+        let test = try TestDatabase()
+        defer { test.remove() }
+        try await test.database.write { try $0.run("INSERT INTO items(name) VALUES('kept')") }
+        #expect((test.walSize ?? 0) > 0)
+
+        try await testGracefulShutdown { trigger in
+            trigger.triggerGracefulShutdown()
+            try await test.database.run()
+        }
+        #expect(test.walSize == 0)
+        #expect(try Self.count(at: test.path) == 1)
+        #expect(throws: DatabaseShutdownError.self) { try test.database.executeWrite { _ in 1 } }
+    }
+
+    @Test func underLitestreamTheWALIsLeftInPlace() async throws {
+        let test = try TestDatabase()
+        defer { test.remove() }
+        // Litestream's lock table says a replicator reads this WAL.
+        try await test.database.write { connection in
+            try connection.execute("CREATE TABLE _litestream_lock(id INTEGER)")
+            try connection.run("INSERT INTO items(name) VALUES('kept')")
+        }
+
+        try await testGracefulShutdown { trigger in
+            trigger.triggerGracefulShutdown()
+            try await DatabaseService(test.database, logger: Self.quietLogger).run()
+        }
+        #expect((test.walSize ?? 0) > 0)
+        #expect(try Self.count(at: test.path) == 1)
+    }
+}
