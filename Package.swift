@@ -61,7 +61,7 @@ let package = Package(
             name: "StrataCLI",
             dependencies: ["Strata", "StrataSqueal", "StrataORM", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", sqliteDependency]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", sqliteDependency, "strata-blob-stream"]),
         // Tests only: the "strata-faults" VFS, which fails chosen file calls below SQLite.
         .target(name: "StrataFaultVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         // Sweeps of I/O errors, full disks and failed syncs under every layer, and the CLI's.
@@ -98,6 +98,8 @@ let package = Package(
         .testTarget(name: "SquealSwift5Tests", dependencies: ["StrataSqueal"], swiftSettings: swift5),
         .testTarget(name: "ORMSwift5Tests", dependencies: ["StrataORM"], swiftSettings: swift5),
         .testTarget(name: "RecordsSwift5Tests", dependencies: ["StrataRecords"], swiftSettings: swift5),
+        // The process the blob-stream memory test runs and measures (peak RSS; tests only).
+        .executableTarget(name: "strata-blob-stream", dependencies: ["Strata"]),
     ],
     swiftLanguageModes: [.v6]
 )
