@@ -6,9 +6,9 @@ extension Record {
     /// so a large BLOB or TEXT property streams without being loaded whole.
     ///
     /// ```swift
-    /// try Document(id: nil, name: "big.bin", body: Data()).insert(db)   // or insert ZeroBlob(count:) via SQL
-    /// let blob = try Document.openBlob(\.body, rowID: id, in: db, writable: true)
-    /// try blob.copy(from: fileURL)
+    /// try db.run(literal: "INSERT INTO document(name, body) VALUES (\(name), \(ZeroBlob(count: fileSize)))")
+    /// let id = db.lastInsertRowID
+    /// try Document.openBlob(\.body, rowID: id, in: db, writable: true).copy(from: fileURL)
     /// for try await chunk in try Document.openBlob(\.body, rowID: id, in: db).chunks() { … }
     /// ```
     /// The table is the record's ``Record/tableName``, the column the typed column's name.
