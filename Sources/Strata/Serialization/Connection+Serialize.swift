@@ -21,7 +21,7 @@ extension Connection {
         try requireSchema(schema)
         // `PRAGMA page_count` inside serialize reads the file; a busy or damaged file fails here
         // with SQLite's own error rather than as a bare NULL from sqlite3_serialize.
-        let pages: Int64? = try withBookkeeping { try query("PRAGMA \(quoteIdentifier(schema)).page_count") }
+        let pages: Int64? = try uncachedValue("PRAGMA \(quoteIdentifier(schema)).page_count")
         var size: sqlite3_int64 = 0
         guard let bytes = sqlite3_serialize(handle, schema, &size, 0) else {
             if size == 0 || pages == 0 { return Data() }
@@ -39,10 +39,20 @@ extension Connection {
     /// The bytes are copied: `data` may go away after the call. A writable database grows as it
     /// is written, up to `sizeLimit` bytes when given (then writes past it fail with
     /// `SQLITE_FULL`); a read-only one refuses writes with `SQLITE_READONLY`.
+    /// Finalize `Statement`s you prepared on this connection before calling: SQLite must not
+    /// re-prepare a statement compiled against the database being replaced. Deserialize into
+    /// `main` on a connection that has not used a `pragma_…` table-valued function: SQLite 3.40
+    /// ties those to the main schema this replaces (a fresh connection, as
+    /// ``init(deserializing:readOnly:sizeLimit:tableLockPolicy:)`` makes, is safe).
     /// - Throws: `SQLITE_ERROR` when no schema is named `schema` or it is in use (a statement or
     ///   transaction reads it); `SQLITE_NOTADB` when `data` is not a database; `SQLITE_NOMEM`.
     public func deserialize(_ data: Data, schema: String = "main", readOnly: Bool = false, sizeLimit: Int? = nil) throws {
         try requireSchema(schema)
+        // A statement compiled against the schema being replaced must not run again: SQLite 3.40
+        // re-prepares it against freed schema objects (a crash under ASan with the cached
+        // `pragma_database_list` query). The idle cached statements go; the user's own live
+        // `Statement`s are theirs to finalize (the method's documentation says so).
+        statementCache.removeAll()
         let count = data.count
         // SQLite owns the buffer from here (FREEONCLOSE), including when the call fails.
         guard let buffer = sqlite3_malloc64(sqlite3_uint64(max(count, 1)))?.assumingMemoryBound(to: UInt8.self) else {
@@ -63,7 +73,7 @@ extension Connection {
         // SQLite reads the bytes only when first used: read the schema now, so bytes that are not
         // a database fail here rather than at some later statement.
         do {
-            let _: Int64? = try withBookkeeping { try query("SELECT count(*) FROM \(quoteIdentifier(schema)).sqlite_master") }
+            let _: Int64? = try uncachedValue("SELECT count(*) FROM \(quoteIdentifier(schema)).sqlite_master")
         } catch let error as SQLiteError {
             throw SQLiteError(
                 code: error.code, message: "cannot deserialize into schema \"\(schema)\": \(error.message)",
@@ -90,11 +100,26 @@ extension Connection {
         try deserialize(data, readOnly: readOnly, sizeLimit: sizeLimit)
     }
 
+    /// The first column of the first row of `sql`, from a statement finalized before returning:
+    /// none of these may outlive a deserialize in the statement cache.
+    private func uncachedValue(_ sql: SQL) throws -> Int64? {
+        try withBookkeeping { try Statement(connection: self, sql: sql).query() }
+    }
+
     /// Throws unless a database is attached as `schema` (sqlite3_serialize would return NULL and
     /// sqlite3_deserialize a bare `SQLITE_ERROR`).
     private func requireSchema(_ schema: String) throws {
-        let found: Int64? = try withBookkeeping { try query("SELECT 1 FROM pragma_database_list WHERE name = ? COLLATE NOCASE", schema) }
-        guard found != nil else {
+        // `PRAGMA database_list`, not the `pragma_database_list` table: SQLite 3.40 keeps an
+        // eponymous virtual table tied to the main schema, which a later deserialize of main frees
+        // (the next use of the table then reads freed memory).
+        let found = try withBookkeeping { () -> Bool in
+            let statement = try Statement(connection: self, sql: "PRAGMA database_list")
+            while let row = try statement.query() {
+                if let name = row.value(at: 1) as? String, name.caseInsensitiveCompare(schema) == .orderedSame { return true }
+            }
+            return false
+        }
+        guard found else {
             throw SQLiteError(code: SQLITE_ERROR, message: "no database is attached as \"\(schema)\"")
         }
     }
