@@ -68,7 +68,7 @@ let package = Package(
             name: "StrataCLI",
             dependencies: ["Strata", "StrataSqueal", "StrataORM", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", sqliteDependency]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", sqliteDependency, "strata-blob-stream"]),
         // Tests only: the "strata-faults" VFS, which fails chosen file calls below SQLite.
         .target(name: "StrataFaultVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         // Sweeps of I/O errors, full disks and failed syncs under every layer, and the CLI's.
@@ -126,6 +126,8 @@ let package = Package(
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ]
         ),
+        // The process the blob-stream memory test runs and measures (peak RSS; tests only).
+        .executableTarget(name: "strata-blob-stream", dependencies: ["Strata"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,10 +7,15 @@ struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Run integrity_check and foreign_key_check, and report journal mode, WAL size, pages and freelist.",
-        discussion: "The exit code is 1 when a check finds a problem."
+        discussion: """
+            The exit code is 1 when a check finds a problem. With --status, also report the connection's \
+            limits (sqlite3_limit), its memory and cache counters after the checks (sqlite3_db_status) and \
+            SQLite's process-wide counters (sqlite3_status64).
+            """
     )
 
     @Argument(help: "Path to an existing database file.") var database: String
+    @Flag(help: "Also report the connection's limits, its cache and memory counters, and the process's.") var status = false
 
     func run() throws {
         let connection = try DatabaseFile.openExisting(database)
@@ -60,8 +65,38 @@ struct CheckCommand: ParsableCommand {
         }
         print("pages:              \(pageCount) x \(pageSize) bytes = \(Self.bytes(pageCount * pageSize))")
         print("freelist:           \(freelist) page\(freelist == 1 ? "" : "s") (\(Self.bytes(freelist * pageSize)))")
+        if status { Self.printStatus(of: connection) }
 
         if !healthy { throw ExitCode.failure }
+    }
+
+    /// The limits, then the connection's counters (as the checks left them), then the process's.
+    static func printStatus(of connection: Connection) {
+        print("limits:")
+        for (limit, value) in connection.limits.all {
+            print("  \(limit.name.padding(toLength: 20, withPad: " ", startingAt: 0))\(value)")
+        }
+        let status = connection.status()
+        func line(_ name: String, _ value: String) {
+            print("  \(name.padding(toLength: 20, withPad: " ", startingAt: 0))\(value)")
+        }
+        print("connection status:")
+        line("cache used", bytes(status.cacheUsed.current))
+        line("schema used", bytes(status.schemaUsed.current))
+        line("statements used", bytes(status.statementUsed.current))
+        line("lookaside used", "\(status.lookasideUsed.current) slots (highwater \(status.lookasideUsed.highwater))")
+        line("lookaside hit", "\(status.lookasideHit.highwater)")
+        line("lookaside miss", "\(status.lookasideMissSize.highwater) too big, \(status.lookasideMissFull.highwater) full")
+        line("cache hit", "\(status.cacheHit.current)")
+        line("cache miss", "\(status.cacheMiss.current)")
+        line("cache write", "\(status.cacheWrite.current)")
+        line("cache spill", "\(status.cacheSpill.current)")
+        let process = SQLiteProcessStatus.current()
+        print("process status:")
+        line("memory used", "\(bytes(process.memoryUsed.current)), highwater \(bytes(process.memoryUsed.highwater))")
+        line("malloc count", "\(process.mallocCount.current) (highwater \(process.mallocCount.highwater))")
+        line("largest malloc", bytes(process.mallocSize.highwater))
+        line("page cache used", "\(process.pageCacheUsed.current) (overflow \(bytes(process.pageCacheOverflow.current)))")
     }
 
     /// The rows of a check, or SQLite's error when the check itself cannot run (a damaged page).

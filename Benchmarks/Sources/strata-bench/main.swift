@@ -124,6 +124,7 @@ do {
     results += try SearchJSONWorkloads.measureAll()
     results += try ScriptWorkloads.measureAll()
     nioResults = try NIOWorkloads.measureAll()
+    results += try await BlobWorkloads.measureAll()
 } catch {
     FileHandle.standardError.write(Data("strata-bench failed: \(error)\n".utf8))
     exit(1)

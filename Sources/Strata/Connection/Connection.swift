@@ -109,6 +109,7 @@ open class Connection {
     /// - Throws: `SQLiteError` when the database cannot be opened.
     public init(storageLocation: StorageLocation, tableLockPolicy: TableLockPolicy = .fastFail, flags: Int32) throws {
         var handle: SQLiteConnectionHandle?
+        let flags = OpenFlags.adding(uriFlagFor: storageLocation.path, to: flags)
         let code = OpenGate.opening { sqlite3_open_v2(OpenFlags.openPath(storageLocation.path, flags: flags), &handle, flags, nil) }
         guard code == SQLITE_OK, let handle else {
             let error = SQLiteError(handle: handle, code: code == SQLITE_OK ? SQLITE_CANTOPEN : code)

@@ -29,6 +29,16 @@ package enum OpenFlags {
         flags & SQLITE_OPEN_URI == 0 && path.hasPrefix("file:") ? "./" + path : path
     }
 
+    /// What a ``StorageLocation/namedInMemory(_:)`` path starts and ends with.
+    package static let namedInMemoryPrefix = "file:/"
+    package static let namedInMemorySuffix = "?vfs=memdb"
+
+    /// `flags` with `SQLITE_OPEN_URI` added when `path` is a named in-memory database's URI,
+    /// which only opens as a URI.
+    package static func adding(uriFlagFor path: String, to flags: Int32) -> Int32 {
+        path.hasPrefix(namedInMemoryPrefix) && path.hasSuffix(namedInMemorySuffix) ? flags | SQLITE_OPEN_URI : flags
+    }
+
     /// Whether every connection to `path` gets a database of its own (in memory or temporary),
     /// so that a second connection cannot read what the first wrote.
     package static func isPrivateToEachConnection(path: String, flags: Int32) -> Bool {

@@ -19,6 +19,24 @@ public enum StorageLocation: Sendable, Hashable {
     /// A private temporary database on disk (`""`), deleted when the connection closes.
     case temporary
 
+    /// An in-memory database shared by every connection in this process that opens the same
+    /// `name`, gone when the last of them closes.
+    ///
+    /// ```swift
+    /// let database = try Database(storageLocation: .namedInMemory("cache"))
+    /// ```
+    /// Each connection opens the URI `file:/NAME?vfs=memdb` (SQLite's `memdb` VFS, 3.36 and
+    /// later), so a `Database`'s writer and readers share the data: readers wait for a committing
+    /// writer through the busy timeout, as with a file in rollback-journal mode (a memory
+    /// database has no WAL). Different names are different databases. The name is
+    /// percent-escaped, so any text is a valid name.
+    public static func namedInMemory(_ name: String) -> StorageLocation {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let escaped = name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name
+        return .onDisk(OpenFlags.namedInMemoryPrefix + escaped + OpenFlags.namedInMemorySuffix)
+    }
+
     /// The path handed to `sqlite3_open_v2`.
     public var path: String {
         switch self {
