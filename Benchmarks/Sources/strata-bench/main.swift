@@ -116,6 +116,7 @@ do {
     results += try QueryWorkloads.measureAll()
     results += try SearchJSONWorkloads.measureAll()
     results += try ScriptWorkloads.measureAll()
+    results += try TableValuedFunctionWorkloads.measureAll()
 } catch {
     FileHandle.standardError.write(Data("strata-bench failed: \(error)\n".utf8))
     exit(1)
