@@ -178,6 +178,12 @@ struct StatementSplitter {
 /// Writes one dump.
 private struct DumpWriter {
     let connection: Connection
+    let reals: RealFormatter
+
+    init(connection: Connection) throws {
+        self.connection = connection
+        self.reals = try RealFormatter(connection: connection)
+    }
 
     func write<Output: TextOutputStream>(to output: inout Output, tables filter: [String]?) throws {
         let reader = connection.schemaReader
@@ -271,7 +277,7 @@ private struct DumpWriter {
             line += head
             for column in 0..<count {
                 if column > 0 { line += "," }
-                appendLiteral(of: handle, column: column, to: &line)
+                appendLiteral(of: handle, column: column, to: &line, reals: reals)
             }
             line += ");\n"
             output.write(line)
@@ -284,7 +290,7 @@ private struct DumpWriter {
         while try statement.step() {
             guard let name = statement.value(at: 0, as: String.self), tables.contains(where: { sameIdentifier($0.name, name) }) else { continue }
             var line = "INSERT INTO sqlite_sequence(name,seq) VALUES(" + quoteStringLiteral(name) + ","
-            appendLiteral(of: statement.handle, column: 1, to: &line)
+            appendLiteral(of: statement.handle, column: 1, to: &line, reals: reals)
             lines.append(line + ");\n")
         }
         guard !lines.isEmpty else { return }
@@ -305,12 +311,12 @@ private struct DumpWriter {
 private let hexDigits = Array("0123456789ABCDEF".utf8)
 
 /// Appends the SQL literal of a result column: exact for every storage class.
-private func appendLiteral(of handle: SQLiteStatementHandle, column: Int32, to line: inout String) {
+private func appendLiteral(of handle: SQLiteStatementHandle, column: Int32, to line: inout String, reals: RealFormatter) {
     switch sqlite3_column_type(handle, column) {
     case SQLITE_INTEGER:
         line += String(sqlite3_column_int64(handle, column))
     case SQLITE_FLOAT:
-        line += realLiteral(sqlite3_column_double(handle, column))
+        line += reals.literal(sqlite3_column_double(handle, column))
     case SQLITE_TEXT:
         let count = Int(sqlite3_column_bytes(handle, column))
         guard count > 0, let pointer = sqlite3_column_text(handle, column) else { line += "''"; return }
@@ -346,11 +352,53 @@ private func hexLiteral(_ bytes: UnsafeRawBufferPointer) -> String {
     }
 }
 
-/// A REAL literal that reads back as the same double: Swift prints the shortest digits that
-/// round-trip, always with a `.` or an exponent so SQLite reads a REAL.
-func realLiteral(_ value: Double) -> String {
-    if value.isNaN { return "NULL" }
-    if value.isInfinite { return value > 0 ? "1e999" : "-1e999" }
-    let text = "\(value)"
-    return text.contains(where: { $0 == "." || $0 == "e" }) ? text : text + ".0"
+/// Writes REAL literals that SQLite reads back as the same double. Swift prints the shortest
+/// digits that round-trip in Swift, but SQLite's own text-to-double conversion (before 3.43)
+/// is not always correctly rounded: each literal is checked by having SQLite convert it, the
+/// conversion its parser uses, and longer forms are tried when it comes back different.
+final class RealFormatter {
+    private let check: SQLiteStatementHandle?
+    private unowned let connection: Connection
+
+    init(connection: Connection) throws {
+        self.connection = connection
+        var statement: SQLiteStatementHandle?
+        try connection.check(sqlite3_prepare_v2(connection.handle, "SELECT CAST(? AS REAL)", -1, &statement, nil))
+        check = statement
+    }
+
+    deinit { sqlite3_finalize(check) }
+
+    func literal(_ value: Double) -> String {
+        if value.isNaN { return "NULL" }
+        if value.isInfinite { return value > 0 ? "1e999" : "-1e999" }
+        var shortest = "\(value)"
+        if !shortest.contains(where: { $0 == "." || $0 == "e" }) { shortest += ".0" }
+        for candidate in [shortest, String(format: "%.17e", value)] where readsBack(candidate, as: value) {
+            return candidate
+        }
+        // Very small or large magnitudes: a significand SQLite reads exactly, times powers of
+        // two it reads exactly; scaling by a power of two is exact, so the product is the value.
+        let significand = Double(sign: value.sign, exponent: 0, significand: value.significand)
+        var factors = ["\(significand)"]
+        var exponent = Int(value.exponent)
+        while exponent != 0 {
+            let step = max(-60, min(60, exponent))
+            factors.append(String(format: "%.17e", Double(sign: .plus, exponent: step, significand: 1)))
+            exponent -= step
+        }
+        let product = "(" + factors.joined(separator: "*") + ")"
+        return readsBack(product, as: value, expression: true) ? product : shortest
+    }
+
+    private func readsBack(_ text: String, as value: Double, expression: Bool = false) -> Bool {
+        if expression {
+            let read: Double? = try? connection.query("SELECT " + text)
+            return read?.bitPattern == value.bitPattern
+        }
+        guard let check else { return true }
+        defer { sqlite3_reset(check) }
+        guard sqlite3_bind_text(check, 1, text, -1, sqliteTransient) == SQLITE_OK, sqlite3_step(check) == SQLITE_ROW else { return false }
+        return sqlite3_column_double(check, 0).bitPattern == value.bitPattern
+    }
 }

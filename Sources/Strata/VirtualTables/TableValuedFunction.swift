@@ -113,6 +113,7 @@ extension Connection {
     /// Removes a table-valued function or virtual table registered under `name`.
     /// - Throws: `SQLiteError` when SQLite refuses (a statement using it is still running).
     public func removeVirtualTable(named name: String) throws {
+        statementCache.removeAll()
         try check(sqlite3_create_module_v2(handle, name, nil, nil, nil))
     }
 }

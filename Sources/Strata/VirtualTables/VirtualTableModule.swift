@@ -51,6 +51,8 @@ extension Connection {
     /// SQLite releases the definition when the module is replaced, removed or the connection
     /// closes (`sqlite3_create_module_v2`'s destructor, called also when registration fails).
     func registerVirtualTableModule(named name: String, _ definition: VirtualTableDefinition) throws {
+        // A cached statement that read the table it replaces would keep the old one connected.
+        statementCache.removeAll()
         let pointer = Unmanaged.passRetained(definition).toOpaque()
         let code = sqlite3_create_module_v2(handle, name, swiftVirtualTableModule, pointer) { pointer in
             pointer.map { Unmanaged<VirtualTableDefinition>.fromOpaque($0).release() }
