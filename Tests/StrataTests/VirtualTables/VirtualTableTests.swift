@@ -268,4 +268,23 @@ final class TrackedSource: VirtualTableSource {
         let reader: Int? = try database.executeRead { try $0.query("SELECT count(*) FROM series(1, 3)") }
         #expect(reader == 3)
     }
+
+    @Test func theREADMEExample() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(storageLocation: .onDisk(directory.path("db.sqlite")))
+        let series = TableValuedFunction(name: "series", columns: ["value"], parameters: ["start", "stop", "step"]) { arguments in
+            let start = arguments[0].integerValue ?? 0, stop = arguments[1].integerValue ?? start
+            return stride(from: start, through: stop, by: Int(arguments[2].integerValue ?? 1)).map { [$0] }
+        }
+        try database.createTableValuedFunction(series)
+        let total: Int? = try await database.read { try $0.query("SELECT sum(value) FROM series(1, 100)") }
+        #expect(total == 5050)
+
+        let connection = try makeCarsConnection()
+        let dumpURL = directory.url.appendingPathComponent("backup.sql")
+        try connection.dump(to: dumpURL)
+        let copy = try Connection(storageLocation: .onDisk(directory.path("copy.db")))
+        try copy.restore(fromDumpAt: dumpURL)
+        #expect(try copy.query("SELECT count(*) FROM cars") as Int? == 4)
+    }
 }
