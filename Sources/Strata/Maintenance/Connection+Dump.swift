@@ -48,7 +48,7 @@ extension Connection {
         try withReadTransaction { try DumpWriter(connection: self).write(to: &output, tables: tables) }
     }
 
-    /// Writes the dump (see ``dump(to:tables:)-(inout _,_)``) to a file, replacing it.
+    /// Writes the dump (as the `TextOutputStream` form does) to a file, replacing it.
     /// - Throws: `DumpError.io` when the file cannot be written; `DumpError.noSuchTable`; `SQLiteError`.
     public func dump(to url: URL, tables: [String]? = nil) throws {
         guard FileManager.default.createFile(atPath: url.path, contents: nil),
