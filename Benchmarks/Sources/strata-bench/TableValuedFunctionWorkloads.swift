@@ -48,7 +48,12 @@ enum TableValuedFunctionWorkloads {
                 }
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
                 guard result == expected else { throw BenchError.mismatch("tvf-scan: contender \(index) computed \(result), expected \(expected)") }
-                if round > 0 { [0: { table.times.append(elapsed) }, 1: { cte.times.append(elapsed) }, 2: { swiftSeries.times.append(elapsed) }][index]?() }
+                guard round > 0 else { continue }
+                switch index {
+                case 0: table.times.append(elapsed)
+                case 1: cte.times.append(elapsed)
+                default: swiftSeries.times.append(elapsed)
+                }
             }
         }
         return [
