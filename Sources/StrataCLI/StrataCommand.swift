@@ -15,7 +15,7 @@ struct StrataCommand: ParsableCommand {
 
     static let commonSubcommands: [ParsableCommand.Type] = [
         Tour.self, QueryCommand.self, SchemaCommand.self, MigrateCommand.self, BackupCommand.self,
-        CheckCommand.self, CheckpointCommand.self, VacuumCommand.self, WatchCommand.self,
+        CheckCommand.self, CheckpointCommand.self, VacuumCommand.self, WatchCommand.self, DumpCommand.self,
     ]
 
     #if !canImport(Darwin)

@@ -123,6 +123,7 @@ do {
     results += try QueryWorkloads.measureAll()
     results += try SearchJSONWorkloads.measureAll()
     results += try ScriptWorkloads.measureAll()
+    results += try TableValuedFunctionWorkloads.measureAll()
     nioResults = try NIOWorkloads.measureAll()
     results += try await BlobWorkloads.measureAll()
 } catch {

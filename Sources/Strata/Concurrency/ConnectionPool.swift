@@ -39,6 +39,9 @@ public final class ConnectionPool: Sendable {
     /// The most connections open at once (at least 1).
     public let maximumConnectionCount: Int
     private let connectionPreparation: SerializedPreparation?
+    /// Registrations every connection runs before its next use (table-valued functions and
+    /// virtual tables added to a `Database` after its readers opened), in order.
+    private let registrations = Locked<[@Sendable (Connection) throws -> Void]>([])
 
     /// The kernel's pool state machine, holding the connections.
     private let core: PoolCore<ConnectionQueue>
@@ -87,7 +90,10 @@ public final class ConnectionPool: Sendable {
     public func execute<T>(closure: (Connection) throws -> T) throws -> T {
         let queue = try dequeueConnectionForUse()
         defer { enqueueConnectionForReuse(queue) }
-        return try queue.execute(closure: closure)
+        return try queue.execute { connection in
+            try applyRegistrations(to: connection)
+            return try closure(connection)
+        }
     }
 
     /// The async twin of ``execute(closure:)``: suspends, rather than blocking the caller's
@@ -100,7 +106,10 @@ public final class ConnectionPool: Sendable {
     public func perform<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         let queue = try await acquireConnection()
         defer { enqueueConnectionForReuse(queue) }
-        return try await queue.perform(closure)
+        return try await queue.perform { connection in
+            try self.applyRegistrations(to: connection)
+            return try closure(connection)
+        }
     }
 
     /// Runs a short `closure` on a connection of its own, on the calling task's thread: no hop to
@@ -112,10 +121,27 @@ public final class ConnectionPool: Sendable {
         let run = InterruptibleRun(interrupter: queue.connection.interrupter)
         return try await withTaskCancellationHandler {
             guard run.start() else { throw CancellationError() }
-            let result = Result { try queue.execute(closure: closure) }
+            let result = Result { try queue.execute { connection in
+                try applyRegistrations(to: connection)
+                return try closure(connection)
+            } }
             return try run.finish(result).get()
         } onCancel: {
             run.cancel()
+        }
+    }
+
+    /// Adds a registration that every connection of the pool runs before its next use.
+    package func addRegistration(_ register: @escaping @Sendable (Connection) throws -> Void) {
+        registrations.withLock { $0.append(register) }
+    }
+
+    /// Runs the registrations `connection` has not run yet (on the connection's queue).
+    private func applyRegistrations(to connection: Connection) throws {
+        let pending = registrations.withLock { $0.count > connection.appliedPoolRegistrationCount ? Array($0[connection.appliedPoolRegistrationCount...]) : [] }
+        for register in pending {
+            try register(connection)
+            connection.appliedPoolRegistrationCount += 1
         }
     }
 

@@ -45,6 +45,9 @@ open class Connection {
     /// Closures registered with SQLite (functions, hooks, ...), kept alive while registered.
     var callbackBoxes: [String: AnyObject] = [:]
 
+    /// How many of its pool's registrations (`ConnectionPool.addRegistration`) this connection has run.
+    var appliedPoolRegistrationCount = 0
+
     /// The path the connection was opened with (`":memory:"`, `""` for temporary, or a file).
     let openedPath: String
 

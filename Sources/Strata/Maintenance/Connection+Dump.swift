@@ -1,0 +1,404 @@
+// Dump and restore: the database as SQL text (schema, rows, then indexes, views and triggers),
+// written one statement at a time, and read back one statement at a time.
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// Why a dump or a restore could not run.
+public enum DumpError: Error, Equatable, CustomStringConvertible {
+    /// `tables:` named a table or view the database does not have.
+    case noSuchTable(String)
+    /// A restore needs an empty database; this one has schema objects.
+    case databaseNotEmpty(objectCount: Int)
+    /// The dump's text ended inside a statement.
+    case incompleteStatement(String)
+    /// Writing the dump's file or reading it failed.
+    case io(String)
+
+    public var description: String {
+        switch self {
+        case .noSuchTable(let name): return "no such table: \(name)"
+        case .databaseNotEmpty(let count):
+            return "cannot restore a dump into a database that is not empty (it has \(count) schema object\(count == 1 ? "" : "s"))"
+        case .incompleteStatement(let text): return "the dump ends inside a statement: \(text.prefix(80))"
+        case .io(let message): return message
+        }
+    }
+}
+
+extension Connection {
+    /// Writes the database as SQL text: `PRAGMA foreign_keys=OFF`, then in one transaction the
+    /// tables' CREATE statements (virtual tables included), their rows as INSERTs, then
+    /// indexes, views and triggers. Objects come sorted by name and rows by rowid or primary
+    /// key, so the same database always dumps to the same text. Rows are written as they are
+    /// read: memory stays constant however large the database.
+    ///
+    /// ```swift
+    /// var text = ""
+    /// try connection.dump(to: &text)
+    /// try emptyConnection.restore(fromDump: text)
+    /// ```
+    /// SQLite's own tables are left out, except `sqlite_sequence` (AUTOINCREMENT counters), and so
+    /// are the shadow tables of virtual tables (FTS and R*Tree tables are dumped by their rows).
+    /// - Parameter tables: Only these tables and views, with their indexes and triggers; nil
+    ///   dumps everything.
+    /// - Throws: `DumpError.noSuchTable` for an unknown name in `tables`; `SQLiteError`.
+    public func dump<Output: TextOutputStream>(to output: inout Output, tables: [String]? = nil) throws {
+        try withReadTransaction { try DumpWriter(connection: self).write(to: &output, tables: tables) }
+    }
+
+    /// Writes the dump (as the `TextOutputStream` form does) to a file, replacing it.
+    /// - Throws: `DumpError.io` when the file cannot be written; `DumpError.noSuchTable`; `SQLiteError`.
+    public func dump(to url: URL, tables: [String]? = nil) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+              let handle = try? FileHandle(forWritingTo: url) else {
+            throw DumpError.io("cannot create \(url.path)")
+        }
+        defer { try? handle.close() }
+        var output = FileOutput(handle: handle)
+        try dump(to: &output, tables: tables)
+        try output.flush()
+    }
+
+    /// Runs a dump's SQL text on this connection, which must hold an empty database. The
+    /// connection's `foreign_keys` setting is kept (the dump turns it off while it loads).
+    /// - Throws: `DumpError.databaseNotEmpty`; the `SQLiteError` of the first statement that
+    ///   fails, after rolling the restore back.
+    public func restore(fromDump text: String) throws {
+        try restoring { try execute(text) }
+    }
+
+    /// Runs the dump in a file one statement at a time (constant memory); see
+    /// ``restore(fromDump:)``.
+    /// - Throws: `DumpError.io` when the file cannot be read; `DumpError.incompleteStatement`
+    ///   when it ends inside a statement; as ``restore(fromDump:)``.
+    public func restore(fromDumpAt url: URL) throws {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { throw DumpError.io("cannot read \(url.path)") }
+        defer { try? handle.close() }
+        try restoring {
+            var splitter = StatementSplitter()
+            while true {
+                let chunk: Data?
+                do { chunk = try handle.read(upToCount: 1 << 16) } catch { throw DumpError.io("cannot read \(url.path): \(error)") }
+                guard let chunk, !chunk.isEmpty else { break }
+                try splitter.append(chunk) { try execute($0) }
+            }
+            if let rest = splitter.remainder { throw DumpError.incompleteStatement(rest) }
+        }
+    }
+
+    private func restoring(_ load: () throws -> Void) throws {
+        let objects: Int = try query("SELECT count(*) FROM main.sqlite_master") ?? 0
+        guard objects == 0 else { throw DumpError.databaseNotEmpty(objectCount: objects) }
+        let foreignKeys: Int = try query("PRAGMA foreign_keys") ?? 0
+        defer { try? execute("PRAGMA foreign_keys = \(foreignKeys == 0 ? "OFF" : "ON")") }
+        do {
+            try load()
+        } catch {
+            if isInTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Runs `body` in a read transaction (a consistent snapshot), unless one is already open.
+    private func withReadTransaction<T>(_ body: () throws -> T) throws -> T {
+        guard !isInTransaction else { return try body() }
+        try execute("BEGIN")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+}
+
+/// Buffers text for a file, written 64 KiB at a time.
+private struct FileOutput: TextOutputStream {
+    let handle: FileHandle
+    var buffer = Data()
+    var failure: Error?
+
+    init(handle: FileHandle) {
+        self.handle = handle
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    mutating func write(_ string: String) {
+        buffer.append(contentsOf: string.utf8)
+        if buffer.count >= 1 << 16 { try? flush() }
+    }
+
+    mutating func flush() throws {
+        if failure == nil, !buffer.isEmpty {
+            do { try handle.write(contentsOf: buffer) } catch { failure = error }
+        }
+        buffer.removeAll(keepingCapacity: true)
+        if let failure { throw DumpError.io("cannot write the dump: \(failure)") }
+    }
+}
+
+/// Cuts SQL text arriving in chunks into complete statements, as `sqlite3_complete` sees them.
+struct StatementSplitter {
+    private var pending: [UInt8] = []
+    /// Where the next statement's text starts in `pending`.
+    private var start = 0
+
+    /// Adds a chunk; calls `statement` with each statement it completes.
+    mutating func append(_ chunk: Data, statement: (String) throws -> Void) throws {
+        var searchFrom = pending.count
+        pending.append(contentsOf: chunk)
+        while let semicolon = pending[searchFrom...].firstIndex(of: UInt8(ascii: ";")) {
+            searchFrom = semicolon + 1
+            var candidate = Array(pending[start...semicolon])
+            candidate.append(0)
+            let complete = candidate.withUnsafeBufferPointer { buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { sqlite3_complete($0) != 0 }
+            }
+            guard complete else { continue }
+            try statement(String(decoding: pending[start...semicolon], as: UTF8.self))
+            start = semicolon + 1
+        }
+        if start > 1 << 16 {
+            pending.removeFirst(start)
+            start = 0
+        }
+    }
+
+    /// The text after the last complete statement, when it holds more than whitespace and comments.
+    var remainder: String? {
+        let rest = String(decoding: pending[start...], as: UTF8.self)
+        return sqlTextHasStatement(Substring(rest)) ? rest : nil
+    }
+}
+
+/// Writes one dump.
+private struct DumpWriter {
+    let connection: Connection
+    let reals: RealFormatter
+
+    init(connection: Connection) throws {
+        self.connection = connection
+        self.reals = try RealFormatter(connection: connection)
+    }
+
+    func write<Output: TextOutputStream>(to output: inout Output, tables filter: [String]?) throws {
+        let reader = connection.schemaReader
+        let entries = try reader.entries()
+        let shadowTables = try reader.shadowTableNames()
+        func named(_ entry: SchemaEntryInfo) -> Bool {
+            guard let filter else { return true }
+            return filter.contains { sameIdentifier($0, entry.name) }
+        }
+        func onNamedTable(_ entry: SchemaEntryInfo) -> Bool {
+            guard let filter else { return true }
+            return filter.contains { sameIdentifier($0, entry.tableName) }
+        }
+        if let filter {
+            for name in filter where !entries.contains(where: { ($0.isTable || $0.isView) && sameIdentifier($0.name, name) }) {
+                throw DumpError.noSuchTable(name)
+            }
+        }
+        let byName: (SchemaEntryInfo, SchemaEntryInfo) -> Bool = { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        let tables = entries.filter {
+            $0.isTable && $0.sql != nil && !SchemaReader.isInternalTable($0.name, shadowTables: shadowTables) && named($0)
+        }.sorted(by: byName)
+
+        output.write("PRAGMA foreign_keys=OFF;\nBEGIN TRANSACTION;\n")
+        for table in tables { output.write(statementText(table.sql ?? "")) }
+        var rebuilds: [String] = []
+        for table in tables {
+            if let module = table.virtualTableModule {
+                guard Self.dumpsRowsOfModules.contains(module) else { continue }
+                if let sql = table.sql, Self.hasExternalContent(sql) {
+                    if module.hasPrefix("fts") { rebuilds.append(table.name) }
+                    continue
+                }
+            }
+            try writeRows(of: table, to: &output)
+        }
+        for name in rebuilds {
+            output.write("INSERT INTO \(quoteIdentifier(name))(\(quoteIdentifier(name))) VALUES('rebuild');\n")
+        }
+        if entries.contains(where: { $0.isTable && $0.name == "sqlite_sequence" }) {
+            try writeSequences(for: tables, to: &output)
+        }
+        let rest = entries.filter { $0.sql != nil && !SchemaReader.isInternalTable($0.tableName, shadowTables: shadowTables) }
+        for index in rest.filter({ $0.isIndex && onNamedTable($0) }).sorted(by: byName) { output.write(statementText(index.sql ?? "")) }
+        for view in rest.filter({ $0.isView && named($0) }).sorted(by: byName) { output.write(statementText(view.sql ?? "")) }
+        for trigger in rest.filter({ $0.isTrigger && onNamedTable($0) }).sorted(by: byName) { output.write(statementText(trigger.sql ?? "")) }
+        output.write("COMMIT;\n")
+    }
+
+    /// The virtual tables whose rows a dump writes through the table itself; others (an
+    /// extension's module) get their CREATE only.
+    static let dumpsRowsOfModules: Set<String> = ["fts5", "fts4", "fts3", "rtree", "rtree_i32"]
+
+    /// Whether an FTS table indexes another table's rows (`content=…`, or contentless
+    /// `content=''`): its rows are rebuilt from that table, not inserted.
+    static func hasExternalContent(_ sql: String) -> Bool {
+        sql.lowercased().filter { !$0.isWhitespace }.contains("content=")
+    }
+
+    private func statementText(_ sql: String) -> String { sql + ";\n" }
+
+    private func writeRows<Output: TextOutputStream>(of table: SchemaEntryInfo, to output: inout Output) throws {
+        let allColumns = try connection.schemaReader.columns(ofTable: table.name)
+        let isVirtual = table.isVirtualTable
+        let columns = allColumns.filter { $0.hidden == 0 }
+        let withoutRowid = try isWithoutRowid(table)
+        let primaryKey = columns.filter { $0.primaryKeyIndex > 0 }.sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }
+        let aliasesRowid = !withoutRowid && !isVirtual && primaryKey.count == 1 && primaryKey[0].declaredType.uppercased() == "INTEGER"
+        // The rowid itself, when no column holds it, by a name no column shadows.
+        let rowidName: String? = withoutRowid || table.virtualTableModule?.hasPrefix("rtree") == true ? nil
+            : ["rowid", "_rowid_", "oid"].first { name in !allColumns.contains { sameIdentifier($0.name, name) } }
+        let explicitRowid = aliasesRowid ? nil : rowidName
+        let order: String
+        if withoutRowid {
+            order = primaryKey.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+        } else if let rowidName {
+            order = rowidName
+        } else {
+            order = primaryKey.isEmpty ? "" : primaryKey.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+        }
+        let selected = (explicitRowid.map { [$0] } ?? []) + columns.map { quoteIdentifier($0.name) }
+        guard !selected.isEmpty else { return }
+        let head = "INSERT INTO " + quoteIdentifier(table.name) + "(" + selected.joined(separator: ",") + ") VALUES("
+        let select = "SELECT " + selected.joined(separator: ", ") + " FROM main." + quoteIdentifier(table.name) + clause("ORDER BY", order)
+        let statement = try connection.prepare(select)
+        let handle = statement.handle
+        let count = Int32(selected.count)
+        var line = ""
+        while try statement.step() {
+            line.removeAll(keepingCapacity: true)
+            line += head
+            for column in 0..<count {
+                if column > 0 { line += "," }
+                appendLiteral(of: handle, column: column, to: &line, reals: reals)
+            }
+            line += ");\n"
+            output.write(line)
+        }
+    }
+
+    private func writeSequences<Output: TextOutputStream>(for tables: [SchemaEntryInfo], to output: inout Output) throws {
+        let statement = try connection.prepare("SELECT name, seq FROM main.sqlite_sequence ORDER BY name")
+        var lines: [String] = []
+        while try statement.step() {
+            guard let name = statement.value(at: 0, as: String.self), tables.contains(where: { sameIdentifier($0.name, name) }) else { continue }
+            var line = "INSERT INTO sqlite_sequence(name,seq) VALUES(" + quoteStringLiteral(name) + ","
+            appendLiteral(of: statement.handle, column: 1, to: &line, reals: reals)
+            lines.append(line + ");\n")
+        }
+        guard !lines.isEmpty else { return }
+        output.write("DELETE FROM sqlite_sequence;\n")
+        for line in lines { output.write(line) }
+    }
+
+    private func isWithoutRowid(_ table: SchemaEntryInfo) throws -> Bool {
+        guard !table.isVirtualTable else { return false }
+        if sqlite3_libversion_number() >= 3_037_000 {
+            let wr: Int? = try connection.query("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", table.name)
+            return wr == 1
+        }
+        return (table.sql ?? "").uppercased().filter { !$0.isWhitespace }.hasSuffix("WITHOUTROWID")
+    }
+}
+
+private let hexDigits = Array("0123456789ABCDEF".utf8)
+
+/// Appends the SQL literal of a result column: exact for every storage class.
+private func appendLiteral(of handle: SQLiteStatementHandle, column: Int32, to line: inout String, reals: RealFormatter) {
+    switch sqlite3_column_type(handle, column) {
+    case SQLITE_INTEGER:
+        line += String(sqlite3_column_int64(handle, column))
+    case SQLITE_FLOAT:
+        line += reals.literal(sqlite3_column_double(handle, column))
+    case SQLITE_TEXT:
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let pointer = sqlite3_column_text(handle, column) else { line += "''"; return }
+        let bytes = UnsafeBufferPointer(start: pointer, count: count)
+        let text = String(decoding: bytes, as: UTF8.self)
+        if !bytes.contains(0), text.utf8.elementsEqual(bytes) {
+            line += quoteStringLiteral(text)
+        } else {
+            // NUL bytes end SQL text and invalid UTF-8 would be repaired: the bytes as a blob, cast.
+            line += "CAST(" + hexLiteral(UnsafeRawBufferPointer(bytes)) + " AS TEXT)"
+        }
+    case SQLITE_BLOB:
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, column) else { line += "X''"; return }
+        line += hexLiteral(UnsafeRawBufferPointer(start: pointer, count: count))
+    default:
+        line += "NULL"
+    }
+}
+
+private func hexLiteral(_ bytes: UnsafeRawBufferPointer) -> String {
+    String(unsafeUninitializedCapacity: bytes.count * 2 + 3) { buffer in
+        buffer[0] = UInt8(ascii: "X")
+        buffer[1] = UInt8(ascii: "'")
+        var index = 2
+        for byte in bytes {
+            buffer[index] = hexDigits[Int(byte >> 4)]
+            buffer[index + 1] = hexDigits[Int(byte & 0x0F)]
+            index += 2
+        }
+        buffer[index] = UInt8(ascii: "'")
+        return index + 1
+    }
+}
+
+/// Writes REAL literals that SQLite reads back as the same double. Swift prints the shortest
+/// digits that round-trip in Swift, but SQLite's own text-to-double conversion (before 3.43)
+/// is not always correctly rounded: each literal is checked by having SQLite convert it, the
+/// conversion its parser uses, and longer forms are tried when it comes back different.
+final class RealFormatter {
+    private let check: SQLiteStatementHandle?
+    private unowned let connection: Connection
+
+    init(connection: Connection) throws {
+        self.connection = connection
+        var statement: SQLiteStatementHandle?
+        try connection.check(sqlite3_prepare_v2(connection.handle, "SELECT CAST(? AS REAL)", -1, &statement, nil))
+        check = statement
+    }
+
+    deinit { sqlite3_finalize(check) }
+
+    func literal(_ value: Double) -> String {
+        if value.isNaN { return "NULL" }
+        if value.isInfinite { return value > 0 ? "1e999" : "-1e999" }
+        var shortest = "\(value)"
+        if !shortest.contains(where: { $0 == "." || $0 == "e" }) { shortest += ".0" }
+        for candidate in [shortest, String(format: "%.17e", value)] where readsBack(candidate, as: value) {
+            return candidate
+        }
+        // Very small or large magnitudes: a significand SQLite reads exactly, times powers of
+        // two it reads exactly; scaling by a power of two is exact, so the product is the value.
+        let significand = Double(sign: value.sign, exponent: 0, significand: value.significand)
+        var factors = ["\(significand)"]
+        var exponent = Int(value.exponent)
+        while exponent != 0 {
+            let step = max(-60, min(60, exponent))
+            factors.append(String(format: "%.17e", Double(sign: .plus, exponent: step, significand: 1)))
+            exponent -= step
+        }
+        let product = "(" + factors.joined(separator: "*") + ")"
+        return readsBack(product, as: value, expression: true) ? product : shortest
+    }
+
+    private func readsBack(_ text: String, as value: Double, expression: Bool = false) -> Bool {
+        if expression {
+            let read: Double? = try? connection.query("SELECT " + text)
+            return read?.bitPattern == value.bitPattern
+        }
+        guard let check else { return true }
+        defer { sqlite3_reset(check) }
+        guard sqlite3_bind_text(check, 1, text, -1, sqliteTransient) == SQLITE_OK, sqlite3_step(check) == SQLITE_ROW else { return false }
+        return sqlite3_column_double(check, 0).bitPattern == value.bitPattern
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// A table-valued function written in Swift: called in a FROM clause with arguments, it yields
+/// rows.
+///
+/// ```swift
+/// let split = TableValuedFunction(name: "split", columns: ["value", "ordinal"], parameters: ["text", "separator"]) { arguments in
+///     let text = arguments[0].textValue ?? "", separator = arguments[1].textValue ?? ","
+///     return text.components(separatedBy: separator).enumerated().map { [$1, $0 + 1] }
+/// }
+/// try connection.createTableValuedFunction(split)
+/// let parts: [String] = try connection.query("SELECT value FROM split('a,b,c', ',') ORDER BY ordinal")
+/// ```
+/// The parameters are hidden columns of the table (`split.text`, `split.separator`); a call
+/// passes them in order, or a WHERE clause sets them (`WHERE text = ?`). One that is not given
+/// arrives as `.null`. A parameter whose value comes from a table not yet scanned in a join
+/// makes SQLite scan that table first.
+public struct TableValuedFunction: Sendable {
+    /// The function's name in SQL.
+    public let name: String
+    /// The output columns, in order.
+    public let columns: [String]
+    /// The parameters, in call order.
+    public let parameters: [String]
+    let makeRows: @Sendable ([BindingValue]) throws -> AnyIterator<[Bindable?]>
+
+    /// Declares a table-valued function.
+    /// - Parameters:
+    ///   - rows: Called once per scan with one value per parameter (`.null` when not given);
+    ///     returns the rows, each with one value per column. An error it throws fails the
+    ///     statement with the error's message.
+    public init(
+        name: String, columns: [String], parameters: [String],
+        rows: @escaping @Sendable (_ arguments: [BindingValue]) throws -> any Sequence<[Bindable?]>
+    ) {
+        self.name = name
+        self.columns = columns
+        self.parameters = parameters
+        self.makeRows = { arguments in
+            var iterator = try rows(arguments).makeIterator()
+            return AnyIterator { iterator.next() }
+        }
+    }
+
+    /// Plans one call: every parameter with a usable `=` constraint becomes an argument, in
+    /// parameter order; bit `i` of the plan's number says parameter `i` was given. An unusable
+    /// one refuses the plan, so SQLite scans the table that supplies it first.
+    func bestIndex(_ query: VirtualTableQuery) -> IndexPlan? {
+        var plan = IndexPlan(estimatedCost: 1_000_000, estimatedRows: 1_000)
+        var mask: Int32 = 0
+        for parameter in parameters.indices {
+            let column = columns.count + parameter
+            let matching = query.constraints.indices.filter {
+                query.constraints[$0].column == column && query.constraints[$0].operator == .equal
+            }
+            if matching.contains(where: { !query.constraints[$0].isUsable }) && !matching.contains(where: { query.constraints[$0].isUsable }) {
+                return nil
+            }
+            guard let usable = matching.first(where: { query.constraints[$0].isUsable }) else { continue }
+            plan.use(usable)
+            mask |= 1 << Int32(min(parameter, 30))
+        }
+        plan.number = mask
+        plan.estimatedCost = 1_000_000 / Double(1 << min(plan.arguments.count, 20))
+        return plan
+    }
+
+    var definition: VirtualTableDefinition {
+        let parameterCount = parameters.count
+        let makeRows = makeRows
+        return VirtualTableDefinition(
+            declaration: VirtualTableDefinition.declaration(columns: columns, hidden: parameters),
+            rowColumnCount: columns.count,
+            bestIndex: bestIndex,
+            scan: { plan, given in
+                var arguments = [BindingValue](repeating: .null, count: parameterCount)
+                var next = given.makeIterator()
+                for parameter in 0..<parameterCount where plan.number & (1 << Int32(min(parameter, 30))) != 0 {
+                    arguments[parameter] = next.next() ?? .null
+                }
+                return (try makeRows(arguments), arguments)
+            }
+        )
+    }
+}
+
+extension Connection {
+    /// Registers a table-valued function on this connection (replacing one of the same name).
+    /// It is released when replaced or when the connection closes.
+    /// - Throws: `SQLiteError` when SQLite refuses the module.
+    public func createTableValuedFunction(_ function: TableValuedFunction) throws {
+        try registerVirtualTableModule(named: function.name, function.definition)
+    }
+
+    /// Registers `source` as a read-only eponymous virtual table named `name` on this
+    /// connection (replacing one of the same name); it is released when replaced or when the
+    /// connection closes.
+    /// - Throws: `SQLiteError` when SQLite refuses the module.
+    public func createVirtualTable<Source: VirtualTableSource>(named name: String, source: Source) throws {
+        let columnCount = source.columns.count
+        let definition = VirtualTableDefinition(
+            declaration: VirtualTableDefinition.declaration(columns: source.columns),
+            rowColumnCount: columnCount,
+            bestIndex: { source.bestIndex($0) },
+            scan: { plan, arguments in (AnyIterator(try source.rows(for: plan, arguments: arguments).makeIterator()), []) }
+        )
+        try registerVirtualTableModule(named: name, definition)
+    }
+
+    /// Removes a table-valued function or virtual table registered under `name`.
+    /// - Throws: `SQLiteError` when SQLite refuses (a statement using it is still running).
+    public func removeVirtualTable(named name: String) throws {
+        statementCache.removeAll()
+        try check(sqlite3_create_module_v2(handle, name, nil, nil, nil))
+    }
+}
+
+extension Database {
+    /// Registers a table-valued function on the writer now and on every reader connection,
+    /// open or opened later (each gets it before its next use).
+    /// - Throws: `SQLiteError` when the writer refuses it.
+    public func createTableValuedFunction(_ function: TableValuedFunction) throws {
+        try registerOnEveryConnection { try $0.createTableValuedFunction(function) }
+    }
+
+    /// Registers `source` as a read-only eponymous virtual table on the writer now and on every
+    /// reader connection, open or opened later.
+    /// - Throws: `SQLiteError` when the writer refuses it.
+    public func createVirtualTable<Source: VirtualTableSource & Sendable>(named name: String, source: Source) throws {
+        try registerOnEveryConnection { try $0.createVirtualTable(named: name, source: source) }
+    }
+
+    private func registerOnEveryConnection(_ register: @escaping @Sendable (Connection) throws -> Void) throws {
+        try writerConnectionQueue.execute { try register($0) }
+        readerConnectionPool.addRegistration(register)
+    }
+}
