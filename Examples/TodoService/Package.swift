@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// An HTTP service on Strata: Hummingbird routes over `@Record` todos, with StrataServer's logs,
+// metrics, spans and graceful shutdown. A package of its own, so Strata's `swift test` never
+// builds Hummingbird, SwiftNIO or sqlite-nio.
+let package = Package(
+    name: "TodoService",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Strata", path: "../.."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        // The same routes on Vapor's SQLite driver, for the HTTP benchmark (`--backend sqlite-nio`).
+        .package(url: "https://github.com/vapor/sqlite-nio", exact: "1.13.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .target(
+            name: "TodoKit",
+            dependencies: [
+                .product(name: "StrataRecords", package: "Strata"),
+                .product(name: "StrataServer", package: "Strata"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "TodoService",
+            dependencies: ["TodoKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(
+            name: "TodoServiceTests",
+            dependencies: ["TodoKit", "TodoService", .product(name: "HummingbirdTesting", package: "hummingbird")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,108 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import SQLiteNIO
+import Synchronization
+
+/// The same todos on sqlite-nio (Vapor's SQLite driver), for the HTTP benchmark: one writer
+/// connection and a few readers, WAL, every change one statement (`RETURNING`), since sqlite-nio
+/// has no connection pool or transaction scope of its own to share a connection safely.
+public final class NIOTodoStore: TodoStore {
+    let writer: SQLiteConnection
+    let readers: [SQLiteConnection]
+    let next = Mutex(0)
+
+    /// Opens `path` (its schema made by ``StrataTodoStore`` beforehand, so both are alike).
+    public static func open(path: String, readerCount: Int = 2, logger: Logger) async throws -> NIOTodoStore {
+        let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        _ = try await writer.query("PRAGMA journal_mode = WAL")
+        _ = try await writer.query("PRAGMA busy_timeout = 5000")
+        var readers: [SQLiteConnection] = []
+        for _ in 0..<max(1, readerCount) {
+            let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            _ = try await reader.query("PRAGMA busy_timeout = 5000")
+            readers.append(reader)
+        }
+        return NIOTodoStore(writer: writer, readers: readers)
+    }
+
+    init(writer: SQLiteConnection, readers: [SQLiteConnection]) {
+        self.writer = writer
+        self.readers = readers
+    }
+
+    /// Closes every connection.
+    public func close() async throws {
+        for reader in readers { try await reader.close() }
+        try await writer.close()
+    }
+
+    var reader: SQLiteConnection {
+        let index = next.withLock { value in
+            value &+= 1
+            return value
+        }
+        return readers[index % readers.count]
+    }
+
+    static func todo(_ row: SQLiteRow) -> Todo? {
+        guard let id = row.column("id")?.integer, let title = row.column("title")?.string else { return nil }
+        return Todo(id: Int64(id), title: title, completed: (row.column("completed")?.integer ?? 0) != 0)
+    }
+
+    public func create(title: String, completed: Bool) async throws -> Todo {
+        let rows = try await writer.query(
+            #"INSERT INTO "todo" ("title", "completed") VALUES (?, ?) RETURNING "id", "title", "completed""#,
+            [.text(title), .integer(completed ? 1 : 0)])
+        guard let todo = rows.first.flatMap(Self.todo) else { throw NIOTodoStoreError.noRowReturned }
+        return todo
+    }
+
+    public func list(limit: Int, offset: Int) async throws -> TodoPage {
+        let connection = reader
+        let rows = try await connection.query(
+            #"SELECT "id", "title", "completed" FROM "todo" ORDER BY "id" LIMIT ? OFFSET ?"#,
+            [.integer(limit), .integer(offset)])
+        let count = try await connection.query(#"SELECT count(*) AS "n" FROM "todo""#)
+        return TodoPage(items: rows.compactMap(Self.todo), total: Int(count.first?.column("n")?.integer ?? 0),
+                        limit: limit, offset: offset)
+    }
+
+    public func todo(id: Int64) async throws -> Todo? {
+        let rows = try await reader.query(#"SELECT "id", "title", "completed" FROM "todo" WHERE "id" = ?"#, [.integer(Int(id))])
+        return rows.first.flatMap(Self.todo)
+    }
+
+    public func update(id: Int64, title: String?, completed: Bool?) async throws -> Todo? {
+        let rows = try await writer.query(
+            #"UPDATE "todo" SET "title" = coalesce(?, "title"), "completed" = coalesce(?, "completed") WHERE "id" = ? RETURNING "id", "title", "completed""#,
+            [title.map { .text($0) } ?? .null, completed.map { .integer($0 ? 1 : 0) } ?? .null, .integer(Int(id))])
+        return rows.first.flatMap(Self.todo)
+    }
+
+    public func delete(id: Int64) async throws -> Bool {
+        let rows = try await writer.query(#"DELETE FROM "todo" WHERE "id" = ? RETURNING "id""#, [.integer(Int(id))])
+        return !rows.isEmpty
+    }
+
+    public func search(_ text: String, limit: Int) async throws -> [Todo] {
+        let words = text.split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+        guard !words.isEmpty else { return [] }
+        let pattern = words.map { "\"" + $0 + "\"" }.joined(separator: " ")
+        let rows = try await reader.query(
+            #"SELECT "todo"."id", "todo"."title", "todo"."completed" FROM "todo_search" JOIN "todo" ON "todo"."id" = "todo_search"."rowid" WHERE "todo_search" MATCH ? ORDER BY rank LIMIT ?"#,
+            [.text(pattern), .integer(limit)])
+        return rows.compactMap(Self.todo)
+    }
+
+    public func checkHealth() async throws {
+        _ = try await reader.query("SELECT 1")
+    }
+}
+
+/// What only the sqlite-nio store throws.
+public enum NIOTodoStoreError: Error {
+    /// A statement with `RETURNING` returned nothing.
+    case noRowReturned
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Logging
+import Strata
+import StrataRecords
+import StrataServer
+
+/// Todos in a Strata `Database`: one writer, a pool of readers, WAL, and typed queries.
+public struct StrataTodoStore: TodoStore {
+    /// The database; run it as a `Service` (``database``) so shutdown checkpoints and closes it.
+    public let database: Database
+
+    /// Opens (creating when needed) the database at `path` in WAL mode, with the schema.
+    /// - Throws: `SQLiteError` when the file cannot be opened or the schema created.
+    public init(path: String, instrumentation: StrataInstrumentation? = nil) throws {
+        database = try Database(
+            storageLocation: .onDisk(path),
+            writerConnectionPreparation: { try $0.execute("PRAGMA journal_mode = WAL") }
+        )
+        if let instrumentation { database.instrument(instrumentation) }
+        try database.executeWrite { db in
+            try db.transaction {
+                let exists: Int = try db.query("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'todo_search'") ?? 0
+                guard exists == 0 else { return }
+                try Todo.createTable(db, ifNotExists: true)
+                try TodoTitle.createFTS5Table(db, options: FTS5Options(content: .external(table: Todo.tableName, rowID: "id")))
+            }
+        }
+    }
+
+    public func create(title: String, completed: Bool) async throws -> Todo {
+        let todo = Todo(title: title, completed: completed)
+        return try await database.write { try todo.inserted($0) }
+    }
+
+    public func list(limit: Int, offset: Int) async throws -> TodoPage {
+        try await database.read { db in
+            // One read transaction: the page and the total come from the same snapshot.
+            try db.transaction {
+                let items = try Todo.order(by: \.id).limit(limit, offset: offset).fetchAll(db)
+                return TodoPage(items: items, total: try Todo.fetchCount(db), limit: limit, offset: offset)
+            }
+        }
+    }
+
+    public func todo(id: Int64) async throws -> Todo? {
+        try await database.read { try Todo.fetchOne($0, id: id) }
+    }
+
+    public func update(id: Int64, title: String?, completed: Bool?) async throws -> Todo? {
+        try await database.writeInTransaction(transactionType: .immediate) { db in
+            guard var todo = try Todo.fetchOne(db, id: id) else { return nil }
+            if let title { todo.title = title }
+            if let completed { todo.completed = completed }
+            try todo.update(db)
+            return todo
+        }
+    }
+
+    public func delete(id: Int64) async throws -> Bool {
+        try await database.write { db in try Todo.where { $0.id == id }.deleteAll(db) > 0 }
+    }
+
+    public func search(_ text: String, limit: Int) async throws -> [Todo] {
+        guard let pattern = FTS5Pattern(matchingAllTokensIn: text) else { return [] }
+        return try await database.read { db in
+            let hits = try TodoTitle.matching(pattern).orderByRank().limit(limit).select(\.id).fetchAll(db)
+            let ids = hits.compactMap { $0 }
+            let todos = try Todo.where { $0.id.in(ids.map(Optional.some)) }.fetchAll(db)
+            let byID = Dictionary(todos.map { ($0.id ?? 0, $0) }, uniquingKeysWith: { first, _ in first })
+            return ids.compactMap { byID[$0] }
+        }
+    }
+
+    public func checkHealth() async throws {
+        let one: Int? = try await database.read { try $0.query("SELECT 1") }
+        guard one == 1 else { throw SQLiteError(code: SQLiteResultCode.error.rawValue, message: "the health query returned no row") }
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import NIOCore
+import Logging
+import ServiceLifecycle
+import Strata
+import StrataServer
+import TodoKit
+
+/// `swift run TodoService --db todos.sqlite --port 8080`
+///
+/// SIGTERM or SIGINT shuts it down gracefully: the server stops accepting and finishes the
+/// requests it has, then the database finishes running transactions, checkpoints its WAL and
+/// closes; the process exits 0. A second signal cancels what is still running.
+@main
+struct TodoServiceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "TodoService", abstract: "A todo list over HTTP, on Strata.")
+
+    @Option(help: "The database file (created when missing).")
+    var db = "todos.sqlite"
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+    @Option(help: "The port to listen on (0: any free port, printed on standard output).")
+    var port = 8080
+    @Option(help: "strata, or sqlite-nio (the benchmark's contender, same routes).")
+    var backend = "strata"
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel = "info"
+
+    func run() async throws {
+        var logger = Logger(label: "TodoService")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let strata = try StrataTodoStore(path: db, instrumentation: StrataInstrumentation(logger: logger))
+        let announce: @Sendable (any Channel) async -> Void = { channel in
+            // Tests and scripts start the service on port 0 and read the port here.
+            FileHandle.standardOutput.write(Data("listening on \(channel.localAddress?.port ?? 0)\n".utf8))
+        }
+        switch backend {
+        case "strata":
+            let app = Application(
+                router: buildRouter(store: strata),
+                configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "TodoService"),
+                services: [DatabaseService(strata.database, logger: logger)],
+                onServerRunning: announce,
+                logger: logger
+            )
+            try await app.runService()
+        case "sqlite-nio":
+            // The schema comes from the Strata store above, so both backends serve the same tables.
+            try await strata.database.write { _ in }
+            let nio = try await NIOTodoStore.open(path: db, logger: logger)
+            let app = Application(
+                router: buildRouter(store: nio),
+                configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "TodoService"),
+                onServerRunning: announce,
+                logger: logger
+            )
+            try await app.runService()
+            try await nio.close()
+        default:
+            throw ValidationError("unknown backend \(backend): use strata or sqlite-nio")
+        }
+    }
+}
