@@ -3,14 +3,16 @@
 # Strata and once on sqlite-nio (the same routes, `--backend sqlite-nio`), release builds, a fresh
 # database of 1,000 todos for each. Prints requests per second and p99 latency as a Markdown table.
 # usage: Scripts/wrk-bench.sh [SECONDS] [CONNECTIONS]   (from Examples/TodoService; needs wrk:
-# `apt-get install wrk`). Everything it starts is stopped when it ends.
+# `apt-get install wrk`; CONFIG=debug measures the debug build). Everything it starts is stopped
+# when it ends.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-10}
 connections=${2:-64}
 command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)"; exit 1; }
-swift build -c release --product TodoService >/tmp/todo-wrk-build.log 2>&1 || { tail -20 /tmp/todo-wrk-build.log; exit 1; }
-binary="$(swift build -c release --show-bin-path)/TodoService"
+config=${CONFIG:-release}
+swift build -c "$config" --product TodoService >/tmp/todo-wrk-build.log 2>&1 || { tail -20 /tmp/todo-wrk-build.log; exit 1; }
+binary="$(swift build -c "$config" --show-bin-path)/TodoService"
 work="$(mktemp -d)"
 server=""
 cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null; rm -rf "$work"; }
