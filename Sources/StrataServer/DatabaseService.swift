@@ -3,7 +3,7 @@ import Logging
 import ServiceLifecycle
 import Strata
 
-/// What a ``Strata/Database`` throws for a call made after its graceful shutdown began.
+/// What a `Database` throws for a call made after its graceful shutdown began.
 public struct DatabaseShutdownError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The database file's name (or `memory`).
     public let database: String
@@ -11,7 +11,7 @@ public struct DatabaseShutdownError: Error, CustomStringConvertible, Sendable, E
     public var description: String { "The database \(database) is shutting down: it takes no new work" }
 }
 
-/// Runs a ``Strata/Database`` in a `ServiceGroup`: on graceful shutdown it stops taking new work,
+/// Runs a `Database` in a `ServiceGroup`: on graceful shutdown it stops taking new work,
 /// lets the calls already running finish (up to ``shutdownDeadline``), checkpoints the WAL and
 /// releases its idle readers.
 ///
@@ -32,7 +32,7 @@ public struct DatabaseShutdownError: Error, CustomStringConvertible, Sendable, E
 /// running are interrupted (`sqlite3_interrupt`, rolled back), and the shutdown goes on. The
 /// database stays refusing work afterwards; its connections close when it is released.
 ///
-/// `Database` itself is a `Service` too (``Strata/Database/run()``), with the default deadline.
+/// `Database` itself is a `Service` too (`Database.run()`), with the default deadline.
 public struct DatabaseService: Service {
     /// The database this service shuts down.
     public let database: Database

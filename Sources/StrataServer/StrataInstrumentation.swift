@@ -7,7 +7,7 @@ import Metrics
 import Strata
 import Tracing
 
-/// What a ``Strata/Database`` reports once instrumented: logs, metrics and spans.
+/// What a `Database` reports once instrumented: logs, metrics and spans.
 ///
 /// ```swift
 /// let database = try Database(storageLocation: .onDisk("app.sqlite"))
@@ -25,7 +25,7 @@ import Tracing
 /// the SQL text.
 ///
 /// Spans (OpenTelemetry database conventions: `db.system` = `sqlite`, `db.name`, `db.operation`,
-/// `db.statement` without values): one per ``Strata/Database`` call (`sqlite.read`,
+/// `db.statement` without values): one per `Database` call (`sqlite.read`,
 /// `sqlite.write`, `sqlite.transaction`), a child of the calling task's current span, and one per
 /// statement, a child of its call's span.
 public struct StrataInstrumentation: Sendable {

@@ -41,8 +41,10 @@ extension Connection {
     /// ```
     /// SQLite's own tables are left out, except `sqlite_sequence` (AUTOINCREMENT counters), and so
     /// are the shadow tables of virtual tables (FTS and R*Tree tables are dumped by their rows).
-    /// - Parameter tables: Only these tables and views, with their indexes and triggers; nil
-    ///   dumps everything.
+    /// - Parameters:
+    ///   - output: Where the text goes, statement by statement.
+    ///   - tables: Only these tables and views, with their indexes and triggers; nil dumps
+    ///     everything.
     /// - Throws: `DumpError.noSuchTable` for an unknown name in `tables`; `SQLiteError`.
     public func dump<Output: TextOutputStream>(to output: inout Output, tables: [String]? = nil) throws {
         try withReadTransaction { try DumpWriter(connection: self).write(to: &output, tables: tables) }

@@ -90,7 +90,7 @@ public struct ConnectionLimits {
         }
     }
 
-    /// Every limit's current value, in ``SQLiteLimit/allCases`` order.
+    /// Every limit's current value, in `SQLiteLimit.allCases` order.
     public var all: [(limit: SQLiteLimit, value: Int)] {
         SQLiteLimit.allCases.map { ($0, self[$0]) }
     }

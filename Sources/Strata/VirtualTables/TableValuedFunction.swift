@@ -29,6 +29,9 @@ public struct TableValuedFunction: Sendable {
 
     /// Declares a table-valued function.
     /// - Parameters:
+    ///   - name: The function's name in SQL.
+    ///   - columns: The names of the columns each row has, in order.
+    ///   - parameters: The names of its arguments (hidden columns), in order.
     ///   - rows: Called once per scan with one value per parameter (`.null` when not given);
     ///     returns the rows, each with one value per column. An error it throws fails the
     ///     statement with the error's message.
