@@ -13,7 +13,7 @@ extension Record {
     /// ```
     /// The table is the record's ``Record/tableName``, the column the typed column's name.
     /// - Throws: `SQLiteError` when the row does not exist or the value is neither TEXT nor BLOB
-    ///   (see ``Strata/Connection/openBlob(table:column:rowID:schema:writable:)``).
+    ///   (see `Connection.openBlob(table:column:rowID:schema:writable:)`).
     public static func openBlob<Value>(
         _ column: KeyPath<Columns, TypedColumn<Value>>, rowID: Int64, in connection: Connection,
         schema: String = "main", writable: Bool = false
