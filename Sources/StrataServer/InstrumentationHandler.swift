@@ -273,38 +273,34 @@ final class MetricsCache: Sendable {
     }
 
     func counter(_ name: String, _ dimensions: [String: String]) -> Counter {
-        let key = Key(label: label(name), dimensions: dimensions)
-        return counters.withLock { cache in
-            if let counter = cache[key] { return counter }
-            let dims = Self.pairs(dimensions)
-            let counter = factory.map { Counter(label: key.label, dimensions: dims, factory: $0) }
-                ?? Counter(label: key.label, dimensions: dims)
-            cache[key] = counter
-            return counter
+        cached(in: counters, name, dimensions) { label, dims, factory in
+            factory.map { Counter(label: label, dimensions: dims, factory: $0) } ?? Counter(label: label, dimensions: dims)
         }
     }
 
     func timer(_ name: String, _ dimensions: [String: String]) -> Metrics.Timer {
-        let key = Key(label: label(name), dimensions: dimensions)
-        return timers.withLock { cache in
-            if let timer = cache[key] { return timer }
-            let dims = Self.pairs(dimensions)
-            let timer = factory.map { Metrics.Timer(label: key.label, dimensions: dims, factory: $0) }
-                ?? Metrics.Timer(label: key.label, dimensions: dims)
-            cache[key] = timer
-            return timer
+        cached(in: timers, name, dimensions) { label, dims, factory in
+            factory.map { Metrics.Timer(label: label, dimensions: dims, factory: $0) } ?? Metrics.Timer(label: label, dimensions: dims)
         }
     }
 
     func gauge(_ name: String, _ dimensions: [String: String]) -> Gauge {
+        cached(in: gauges, name, dimensions) { label, dims, factory in
+            factory.map { Gauge(label: label, dimensions: dims, factory: $0) } ?? Gauge(label: label, dimensions: dims)
+        }
+    }
+
+    /// The metric for `name` and `dimensions` from `cache`, made by `make` the first time.
+    private func cached<Metric>(
+        in cache: borrowing Mutex<[Key: Metric]>, _ name: String, _ dimensions: [String: String],
+        make: (String, [(String, String)], (any MetricsFactory)?) -> Metric
+    ) -> Metric {
         let key = Key(label: label(name), dimensions: dimensions)
-        return gauges.withLock { cache in
-            if let gauge = cache[key] { return gauge }
-            let dims = Self.pairs(dimensions)
-            let gauge = factory.map { Gauge(label: key.label, dimensions: dims, factory: $0) }
-                ?? Gauge(label: key.label, dimensions: dims)
-            cache[key] = gauge
-            return gauge
+        return cache.withLock { entries in
+            if let metric = entries[key] { return metric }
+            let metric = make(key.label, Self.pairs(dimensions), factory)
+            entries[key] = metric
+            return metric
         }
     }
 }
