@@ -74,6 +74,8 @@ func copyDatabase(from source: String, to destination: String) throws {
 @MainActor func measure(_ kind: Workloads.Kind, contenders: [(name: String, make: (Workloads.Kind) -> Contender)]) throws -> (rows: Int, [Measurement]) {
     let rows = options.rows ?? kind.defaultRows
     let template = directory.appendingPathComponent("\(kind.rawValue)-template.sqlite").path
+    // A workload measured twice in one run (the core set, then again beside sqlite-nio) repopulates from nothing.
+    for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: template + suffix) }
     try Workloads.populate(kind, path: template, rows: rows)
     var measurements = Array(repeating: Measurement(), count: contenders.count)
     var expected: Int64?
