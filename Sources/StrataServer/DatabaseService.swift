@@ -63,7 +63,7 @@ public struct DatabaseService: Service {
 
     /// Stops taking work, drains, checkpoints and releases the idle readers.
     func shutDown(interruptingAtOnce: Bool) async {
-        let name = InstrumentationHandler.databaseName(database.writerConnectionQueue.connection)
+        let name = InstrumentationHandler.databaseName(path: database.writerConnectionQueue.connection.fileName)
         database.refuseNewWork(throwing: DatabaseShutdownError(database: name))
         logger.info("database shutting down", metadata: ["db.name": "\(name)", "db.running_calls": "\(database.runningWorkCount)"])
         let deadline = ContinuousClock.now + shutdownDeadline

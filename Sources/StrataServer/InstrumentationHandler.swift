@@ -17,9 +17,12 @@ final class InstrumentationHandler: DatabaseEventHandler {
 
     var wantsExpandedSQL: Bool { configuration.logStatementValues }
 
+    /// The tracer spans go to; nil when tracing is off or goes nowhere (the no-op tracer of an
+    /// unbootstrapped `InstrumentationSystem`), so no span is made, named or kept for it.
     private var tracer: (any Tracer)? {
         guard configuration.tracing else { return nil }
-        return configuration.tracer ?? InstrumentationSystem.tracer
+        let tracer = configuration.tracer ?? InstrumentationSystem.tracer
+        return tracer is NoOpTracer ? nil : tracer
     }
 
     // MARK: - Calls
@@ -29,27 +32,28 @@ final class InstrumentationHandler: DatabaseEventHandler {
     }
 
     func workDidStart(_ work: DatabaseWork) {
-        let database = Self.databaseName(work.connection)
+        let metrics = metrics.databaseMetrics(Self.databaseName(work.connection))
         let onReader = work.kind == .read && work.connection.readOnly
         if onReader {
-            metrics.timer("reader_wait_seconds", ["database": database]).recordNanoseconds(work.waited.nanoseconds)
-            metrics.gauge("readers_in_use", ["database": database]).record(work.readersInUse)
+            metrics.readerWait.recordNanoseconds(work.waited.nanoseconds)
+            metrics.readersInUse.record(work.readersInUse)
         } else if work.kind != .read {
-            metrics.timer("writer_wait_seconds", ["database": database]).recordNanoseconds(work.waited.nanoseconds)
+            metrics.writerWait.recordNanoseconds(work.waited.nanoseconds)
         }
         guard let tracer else { return }
         let parent = (work.context as? ServiceContext) ?? .topLevel
         let span = tracer.startSpan("sqlite.\(work.kind.rawValue)", context: parent, ofKind: .client)
         span.attributes["db.system"] = "sqlite"
-        span.attributes["db.name"] = database
+        span.attributes["db.name"] = Self.databaseName(work.connection)
         spans.push(span, on: work.connection)
     }
 
     func workDidEnd(_ work: DatabaseWork, error: (any Error)?) {
         if work.kind == .read && work.connection.readOnly {
-            metrics.gauge("readers_in_use", ["database": Self.databaseName(work.connection)]).record(work.readersInUse)
+            metrics.databaseMetrics(Self.databaseName(work.connection)).readersInUse.record(work.readersInUse)
         }
-        guard configuration.tracing else { return }
+        // A call that began with no tracer pushed no span (a tracer, once bootstrapped, stays).
+        guard tracer != nil else { return }
         spans.endPendingStatement(on: work.connection)
         guard let span = spans.pop(on: work.connection) else { return }
         if let error {
@@ -62,26 +66,31 @@ final class InstrumentationHandler: DatabaseEventHandler {
     // MARK: - Statements
 
     func statementDidFinish(_ event: DatabaseStatementEvent) {
+        // Runs for every statement: the names come from the connection's memo, the metrics from
+        // one lookup, and the log metadata is built only when a line is written.
         let database = Self.databaseName(event.connection)
         let operation = Self.operation(of: event.sql)
         let duration = event.duration ?? .zero
-        metrics.counter("statements_total", ["database": database, "operation": operation]).increment()
-        metrics.timer("statement_duration_seconds", ["database": database, "operation": operation])
-            .recordNanoseconds(duration.nanoseconds)
+        let (statements, durations) = metrics.statementMetrics(database: database, operation: operation)
+        statements.increment()
+        durations.recordNanoseconds(duration.nanoseconds)
 
-        var metadata: Logger.Metadata = [
-            "db.statement": "\(event.sql)",
-            "db.operation": "\(operation)",
-            "db.name": "\(database)",
-            "db.duration_ms": "\(Double(duration.nanoseconds) / 1_000_000)",
-        ]
-        if configuration.logStatementValues, let expanded = event.expandedSQL {
-            metadata["db.statement.values"] = "\(expanded)"
-        }
-        if duration >= configuration.slowStatementThreshold {
-            configuration.logger.warning("slow SQL statement", metadata: metadata)
-        } else {
-            configuration.logger.debug("SQL statement", metadata: metadata)
+        let slow = duration >= configuration.slowStatementThreshold
+        if slow || configuration.logger.logLevel <= .debug {
+            var metadata: Logger.Metadata = [
+                "db.statement": "\(event.sql)",
+                "db.operation": "\(operation)",
+                "db.name": "\(database)",
+                "db.duration_ms": "\(Double(duration.nanoseconds) / 1_000_000)",
+            ]
+            if configuration.logStatementValues, let expanded = event.expandedSQL {
+                metadata["db.statement.values"] = "\(expanded)"
+            }
+            if slow {
+                configuration.logger.warning("slow SQL statement", metadata: metadata)
+            } else {
+                configuration.logger.debug("SQL statement", metadata: metadata)
+            }
         }
 
         guard let tracer else { return }
@@ -160,10 +169,20 @@ final class InstrumentationHandler: DatabaseEventHandler {
         span.attributes["db.statement"] = sql
     }
 
-    /// The database file's name (not its directory, which may name a user), or `memory`.
+    /// The database file's name (not its directory, which may name a user), or `memory`; worked
+    /// out once per connection (its main file never changes), on the connection's thread.
     static func databaseName(_ connection: Connection) -> String {
-        let path = connection.fileName
-        return path.isEmpty ? "memory" : URL(fileURLWithPath: path).lastPathComponent
+        let memo = connection.state(in: ConnectionNames.slot)
+        if let name = memo.databaseName { return name }
+        let name = databaseName(path: connection.fileName)
+        memo.databaseName = name
+        return name
+    }
+
+    /// The last component of `path`, or `memory` for an in-memory or temporary database.
+    static func databaseName(path: String) -> String {
+        guard !path.isEmpty else { return "memory" }
+        return path.split(separator: "/").last.map(String.init) ?? path
     }
 
     /// Statement keywords that may open a statement: the bounded values of `operation`.
@@ -174,23 +193,49 @@ final class InstrumentationHandler: DatabaseEventHandler {
     ]
 
     /// The statement's first keyword, upper-cased, past blanks and comments; `OTHER` when it is
-    /// none of ``operations`` (a metric dimension must stay bounded).
+    /// none of ``operations`` (a metric dimension must stay bounded). Reads UTF-8 bytes: it runs
+    /// for every statement, and SQL's keywords, blanks and comment marks are all ASCII.
     static func operation(of sql: String) -> String {
-        var rest = Substring(sql)
-        while true {
-            rest = rest.drop(while: { $0.isWhitespace })
-            if rest.hasPrefix("--") {
-                rest = rest.drop(while: { $0 != "\n" })
-            } else if rest.hasPrefix("/*") {
-                guard let close = rest.range(of: "*/") else { return "OTHER" }
-                rest = rest[close.upperBound...]
-            } else {
-                break
+        var sql = sql
+        return sql.withUTF8 { operation(ofUTF8: $0) }
+    }
+
+    private static func operation(ofUTF8 bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let count = bytes.count
+        var index = 0
+        while index < count {
+            switch bytes[index] {
+            case 0x09...0x0D, 0x20: // SQLite's blanks
+                index += 1
+            case UInt8(ascii: "-") where index + 1 < count && bytes[index + 1] == UInt8(ascii: "-"):
+                while index < count && bytes[index] != UInt8(ascii: "\n") { index += 1 }
+            case UInt8(ascii: "/") where index + 1 < count && bytes[index + 1] == UInt8(ascii: "*"):
+                index += 2
+                while index + 1 < count && !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/")) { index += 1 }
+                guard index + 1 < count else { return "OTHER" }
+                index += 2
+            default:
+                var end = index
+                while end < count, case let byte = bytes[end] | 0x20, byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") { end += 1 }
+                // No keyword is longer than nine letters, and one running into a non-ASCII letter is none.
+                guard end > index, end - index <= 9, end == count || bytes[end] < 0x80 else { return "OTHER" }
+                // Upper-cased into a small buffer: decoding contiguous bytes is the fast path.
+                let word = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 9) { buffer in
+                    for offset in 0..<(end - index) { buffer[offset] = bytes[index + offset] & ~0x20 }
+                    return String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<(end - index)]), as: UTF8.self)
+                }
+                return operations.contains(word) ? word : "OTHER"
             }
         }
-        let word = rest.prefix(while: { $0.isLetter }).uppercased()
-        return operations.contains(word) ? word : "OTHER"
+        return "OTHER"
     }
+}
+
+/// What the handler works out once per connection, kept on the connection (read and written on
+/// its thread only, as the connection is).
+final class ConnectionNames {
+    static let slot = ConnectionSlot { ConnectionNames() }
+    var databaseName: String?
 }
 
 /// A statement's span, kept open until the connection's next event says whether it failed.
@@ -207,7 +252,7 @@ final class SpanBook: Sendable {
         var pending: PendingStatement?
     }
 
-    private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+    private let entries = Locked<[ObjectIdentifier: Entry]>([:])
 
     func push(_ span: any Span, on connection: Connection) {
         entries.withLock { $0[ObjectIdentifier(connection), default: Entry()].calls.append(span) }
@@ -257,9 +302,9 @@ final class MetricsCache: Sendable {
 
     let prefix: String
     private let factory: (any MetricsFactory)?
-    private let counters = Mutex<[Key: Counter]>([:])
-    private let timers = Mutex<[Key: Metrics.Timer]>([:])
-    private let gauges = Mutex<[Key: Gauge]>([:])
+    private let counters = Locked<[Key: Counter]>([:])
+    private let timers = Locked<[Key: Metrics.Timer]>([:])
+    private let gauges = Locked<[Key: Gauge]>([:])
 
     init(prefix: String, factory: (any MetricsFactory)?) {
         self.prefix = prefix
@@ -290,9 +335,47 @@ final class MetricsCache: Sendable {
         }
     }
 
+    private struct StatementKey: Hashable {
+        let database: String
+        let operation: String
+    }
+    private let statements = Locked<[StatementKey: (Counter, Metrics.Timer)]>([:])
+
+    /// `statements_total` and `statement_duration_seconds` for a database and operation: one
+    /// lookup of two short strings per statement, instead of two of a label and a dictionary.
+    func statementMetrics(database: String, operation: String) -> (Counter, Metrics.Timer) {
+        let key = StatementKey(database: database, operation: operation)
+        if let found = statements.withLock({ $0[key] }) { return found }
+        let dimensions = ["database": database, "operation": operation]
+        let made = (counter("statements_total", dimensions), timer("statement_duration_seconds", dimensions))
+        statements.withLock { $0[key] = made }
+        return made
+    }
+
+    /// The metrics of each call on a database.
+    struct DatabaseMetrics {
+        let readerWait: Metrics.Timer
+        let readersInUse: Gauge
+        let writerWait: Metrics.Timer
+    }
+    private let databases = Locked<[String: DatabaseMetrics]>([:])
+
+    /// `reader_wait_seconds`, `readers_in_use` and `writer_wait_seconds` of `database`, found
+    /// with one lookup per call.
+    func databaseMetrics(_ database: String) -> DatabaseMetrics {
+        if let found = databases.withLock({ $0[database] }) { return found }
+        let dimensions = ["database": database]
+        let made = DatabaseMetrics(
+            readerWait: timer("reader_wait_seconds", dimensions), readersInUse: gauge("readers_in_use", dimensions),
+            writerWait: timer("writer_wait_seconds", dimensions)
+        )
+        databases.withLock { $0[database] = made }
+        return made
+    }
+
     /// The metric for `name` and `dimensions` from `cache`, made by `make` the first time.
     private func cached<Metric>(
-        in cache: borrowing Mutex<[Key: Metric]>, _ name: String, _ dimensions: [String: String],
+        in cache: borrowing Locked<[Key: Metric]>, _ name: String, _ dimensions: [String: String],
         make: (String, [(String, String)], (any MetricsFactory)?) -> Metric
     ) -> Metric {
         let key = Key(label: label(name), dimensions: dimensions)
@@ -302,22 +385,6 @@ final class MetricsCache: Sendable {
             entries[key] = metric
             return metric
         }
-    }
-}
-
-/// A value reached only under its lock (`Synchronization.Mutex` needs macOS 15; this package
-/// supports macOS 13).
-final class Mutex<Value>: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only touched inside `withLock`, which holds `lock`.
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }
 

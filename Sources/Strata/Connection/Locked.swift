@@ -8,20 +8,20 @@ import Foundation
 /// counter.withLock { $0 += 1 }
 /// ```
 // @unchecked Sendable: `value` is only reached through `withLock`, which holds `lock`.
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access to the value.
     @discardableResult
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
     }
 
     /// A copy of the value.
-    var current: Value { withLock { $0 } }
+    package var current: Value { withLock { $0 } }
 }
