@@ -110,6 +110,24 @@ final class TrackedSource: VirtualTableSource {
         #expect(none == 0)
     }
 
+    @Test func rowsAsAnySequenceWhenBranchesDiffer() throws {
+        // Branches of different sequence types can only meet as `any Sequence`: the
+        // existential initializer takes them, and both branches' rows come out.
+        let letters = TableValuedFunction(name: "letters", columns: ["letter"], parameters: ["word", "reversed"]) { arguments in
+            let word = Array(arguments[0].textValue ?? "")
+            let rows: any Sequence<[Bindable?]> = (arguments[1].integerValue ?? 0) != 0
+                ? word.reversed().lazy.map { [String($0)] as [Bindable?] }
+                : word.map { [String($0)] as [Bindable?] }
+            return rows
+        }
+        let connection = try Connection()
+        try connection.createTableValuedFunction(letters)
+        let forward: [String] = try connection.query("SELECT letter FROM letters('abc', 0)")
+        #expect(forward == ["a", "b", "c"])
+        let backward: [String] = try connection.query("SELECT letter FROM letters('abc', 1)")
+        #expect(backward == ["c", "b", "a"])
+    }
+
     @Test func seriesWithBoundsAndDefaults() throws {
         let connection = try Connection()
         try connection.createTableValuedFunction(seriesFunction)
