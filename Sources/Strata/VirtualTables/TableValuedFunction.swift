@@ -158,13 +158,21 @@ extension Connection {
     /// connection (replacing one of the same name); it is released when replaced or when the
     /// connection closes.
     /// - Throws: `SQLiteError` when SQLite refuses the module.
+    // Inlinable so the scan's iteration is compiled for `Source.Rows` where it is known: through
+    // generic code each row would cost thousands of instructions (see `TableValuedFunction`).
+    @inlinable
     public func createVirtualTable<Source: VirtualTableSource>(named name: String, source: Source) throws {
         let columnCount = source.columns.count
         let definition = VirtualTableDefinition(
             declaration: VirtualTableDefinition.declaration(columns: source.columns),
             rowColumnCount: columnCount,
             bestIndex: { source.bestIndex($0) },
-            scan: { plan, arguments in (AnyIterator(try source.rows(for: plan, arguments: arguments).makeIterator()), []) }
+            scan: { plan, arguments in
+                // A closure, not `AnyIterator(iterator)`: the standard library's iterator box runs
+                // its generic code unspecialized.
+                var iterator = try source.rows(for: plan, arguments: arguments).makeIterator()
+                return (AnyIterator { iterator.next() }, [])
+            }
         )
         try registerVirtualTableModule(named: name, definition)
     }
@@ -188,11 +196,13 @@ extension Database {
     /// Registers `source` as a read-only eponymous virtual table on the writer now and on every
     /// reader connection, open or opened later.
     /// - Throws: `SQLiteError` when the writer refuses it.
+    @inlinable
     public func createVirtualTable<Source: VirtualTableSource & Sendable>(named name: String, source: Source) throws {
         try registerOnEveryConnection { try $0.createVirtualTable(named: name, source: source) }
     }
 
-    private func registerOnEveryConnection(_ register: @escaping @Sendable (Connection) throws -> Void) throws {
+    @usableFromInline
+    func registerOnEveryConnection(_ register: @escaping @Sendable (Connection) throws -> Void) throws {
         try writerConnectionQueue.execute { try register($0) }
         readerConnectionPool.addRegistration(register)
     }

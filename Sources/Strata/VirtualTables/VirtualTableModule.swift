@@ -8,6 +8,7 @@ import SQLite3
 #endif
 
 /// What one registered module knows: its schema, how it plans and how it scans.
+@usableFromInline
 final class VirtualTableDefinition {
     /// `CREATE TABLE x(…)` for `sqlite3_declare_vtab`.
     let declaration: String
@@ -17,6 +18,7 @@ final class VirtualTableDefinition {
     /// Starts a scan: the rows, and the values of the columns past `rowColumnCount`.
     let scan: (IndexPlan.Chosen, [BindingValue]) throws -> (rows: AnyIterator<[Bindable?]>, hidden: [BindingValue])
 
+    @usableFromInline
     init(
         declaration: String, rowColumnCount: Int,
         bestIndex: @escaping (VirtualTableQuery) -> IndexPlan?,
@@ -29,6 +31,7 @@ final class VirtualTableDefinition {
     }
 
     /// `CREATE TABLE x("a", "b", "p" HIDDEN)`.
+    @usableFromInline
     static func declaration(columns: [String], hidden: [String] = []) -> String {
         let all = columns.map(quoteIdentifier) + hidden.map { quoteIdentifier($0) + " HIDDEN" }
         return "CREATE TABLE x(" + all.joined(separator: ", ") + ")"
@@ -50,6 +53,7 @@ extension Connection {
     /// Registers `definition` as module `name` (an eponymous-only module: `xCreate` is NULL).
     /// SQLite releases the definition when the module is replaced, removed or the connection
     /// closes (`sqlite3_create_module_v2`'s destructor, called also when registration fails).
+    @usableFromInline
     func registerVirtualTableModule(named name: String, _ definition: VirtualTableDefinition) throws {
         // A cached statement that read the table it replaces would keep the old one connected.
         statementCache.removeAll()
