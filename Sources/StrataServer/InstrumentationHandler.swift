@@ -344,12 +344,10 @@ final class MetricsCache: Sendable {
     /// `statements_total` and `statement_duration_seconds` for a database and operation: one
     /// lookup of two short strings per statement, instead of two of a label and a dictionary.
     func statementMetrics(database: String, operation: String) -> (Counter, Metrics.Timer) {
-        let key = StatementKey(database: database, operation: operation)
-        if let found = statements.withLock({ $0[key] }) { return found }
-        let dimensions = ["database": database, "operation": operation]
-        let made = (counter("statements_total", dimensions), timer("statement_duration_seconds", dimensions))
-        statements.withLock { $0[key] = made }
-        return made
+        Self.memo(in: statements, StatementKey(database: database, operation: operation)) {
+            let dimensions = ["database": database, "operation": operation]
+            return (counter("statements_total", dimensions), timer("statement_duration_seconds", dimensions))
+        }
     }
 
     /// The metrics of each call on a database.
@@ -363,27 +361,33 @@ final class MetricsCache: Sendable {
     /// `reader_wait_seconds`, `readers_in_use` and `writer_wait_seconds` of `database`, found
     /// with one lookup per call.
     func databaseMetrics(_ database: String) -> DatabaseMetrics {
-        if let found = databases.withLock({ $0[database] }) { return found }
-        let dimensions = ["database": database]
-        let made = DatabaseMetrics(
-            readerWait: timer("reader_wait_seconds", dimensions), readersInUse: gauge("readers_in_use", dimensions),
-            writerWait: timer("writer_wait_seconds", dimensions)
-        )
-        databases.withLock { $0[database] = made }
-        return made
+        Self.memo(in: databases, database) {
+            let dimensions = ["database": database]
+            return DatabaseMetrics(
+                readerWait: timer("reader_wait_seconds", dimensions), readersInUse: gauge("readers_in_use", dimensions),
+                writerWait: timer("writer_wait_seconds", dimensions)
+            )
+        }
     }
 
     /// The metric for `name` and `dimensions` from `cache`, made by `make` the first time.
     private func cached<Metric>(
-        in cache: borrowing Locked<[Key: Metric]>, _ name: String, _ dimensions: [String: String],
+        in cache: Locked<[Key: Metric]>, _ name: String, _ dimensions: [String: String],
         make: (String, [(String, String)], (any MetricsFactory)?) -> Metric
     ) -> Metric {
         let key = Key(label: label(name), dimensions: dimensions)
-        return cache.withLock { entries in
-            if let metric = entries[key] { return metric }
-            let metric = make(key.label, Self.pairs(dimensions), factory)
-            entries[key] = metric
-            return metric
+        return Self.memo(in: cache, key) { make(key.label, Self.pairs(dimensions), factory) }
+    }
+
+    /// The value for `key` in `store`, made by `make` (outside the lock: it may make other
+    /// metrics) the first time; a value made twice by racing callers names the same metric.
+    private static func memo<StoreKey: Hashable, Value>(in store: Locked<[StoreKey: Value]>, _ key: StoreKey, make: () -> Value) -> Value {
+        if let found = store.withLock({ $0[key] }) { return found }
+        let made = make()
+        return store.withLock { entries in
+            if let existing = entries[key] { return existing }
+            entries[key] = made
+            return made
         }
     }
 }

@@ -69,6 +69,22 @@ import Testing
         #expect(throws: DatabaseShutdownError.self) { try database.executeRead { _ in 1 } }
     }
 
+    @Test func theShutdownsOwnQuestionsStayOutOfTheUsersLogs() async throws {
+        let test = try TestDatabase()
+        defer { test.remove() }
+        let backends = Backends()
+        test.database.instrument(backends.instrumentation())
+        try await test.database.write { try $0.run("INSERT INTO items(name) VALUES('kept')") }
+        let group = ServiceGroup(services: [DatabaseService(test.database, logger: Self.quietLogger)], logger: Self.quietLogger)
+        let running = Task { try await group.run() }
+        await group.triggerGracefulShutdown()
+        try await running.value
+        #expect(test.walSize == 0)
+        // The journal-mode check behind the checkpoint is Strata's bookkeeping, not the program's.
+        #expect(backends.entries(for: "PRAGMA journal_mode").isEmpty)
+        #expect(backends.entries(for: "INSERT INTO items(name) VALUES('kept')").count == 1)
+    }
+
     @Test func cancellationInterruptsWhatStillRuns() async throws {
         let test = try TestDatabase()
         defer { test.remove() }
