@@ -63,7 +63,7 @@ public struct SQLExpression<Value>: QueryExpression, @unchecked Sendable {
         try reader(handle, index)
     }
 
-    /// The column's own reader.
+    /// The expression's reader, kept by selections instead of the expression.
     @inlinable
     public var valueReader: (SQLiteStatementHandle, Int32) throws -> Value { reader }
 }

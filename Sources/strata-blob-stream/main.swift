@@ -84,6 +84,7 @@ do {
     reader.close()
     guard written == size, read == size else {
         FileHandle.standardError.write(Data("wrote \(written), read \(read), expected \(size)\n".utf8))
+        try? FileManager.default.removeItem(atPath: path)
         exit(1)
     }
     print("peak-rss-kib \(peakResidentKiB())")

@@ -250,6 +250,12 @@ extension SQLFragment: ExpressibleByStringInterpolation {
             segments.append(.value(value.bindingValue))
         }
 
+        /// `\(ZeroBlob(count: n))`: SQLite's `zeroblob(?)` with `n` bound, so the zeros are never
+        /// allocated (a fragment holds values, and a zero blob's value would be all its bytes).
+        public mutating func appendInterpolation(_ value: ZeroBlob) {
+            segments.append(.bound("zeroblob(?)", [.integer(Int64(value.count))]))
+        }
+
         /// `\(optional)`: a `?`, with the value bound, or NULL when it is nil. (Typed optional, so
         /// interpolating one is no mistake the compiler warns about.)
         public mutating func appendInterpolation<Value: Bindable>(_ value: Value?) {

@@ -45,7 +45,9 @@ extension Connection {
     /// ties those to the main schema this replaces (a fresh connection, as
     /// ``init(deserializing:readOnly:sizeLimit:tableLockPolicy:)`` makes, is safe).
     /// - Throws: `SQLITE_ERROR` when no schema is named `schema` or it is in use (a statement or
-    ///   transaction reads it); `SQLITE_NOTADB` when `data` is not a database; `SQLITE_NOMEM`.
+    ///   transaction reads it); `SQLITE_NOTADB` when `data` is not a database (the schema's
+    ///   previous content is gone by then: it is replaced before SQLite reads the new bytes);
+    ///   `SQLITE_NOMEM`.
     public func deserialize(_ data: Data, schema: String = "main", readOnly: Bool = false, sizeLimit: Int? = nil) throws {
         try requireSchema(schema)
         // A statement compiled against the schema being replaced must not run again: SQLite 3.40

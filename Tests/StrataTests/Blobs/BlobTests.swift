@@ -24,6 +24,23 @@ import Testing
         #expect(stored == Data([1, 2, 3]))
     }
 
+    @Test func zeroBlobInABoundLiteralIsReservedBySQLite() throws {
+        let connection = try Connection(storageLocation: .inMemory)
+        try makeFiles(connection)
+        let name = "x'); DROP TABLE files; --"
+        let fragment: SQLFragment = "INSERT INTO files(name, body) VALUES (\(name), \(ZeroBlob(count: 1 << 20)))"
+        // The count is bound, not a megabyte of zeros.
+        #expect(fragment.sql == "INSERT INTO files(name, body) VALUES (?, zeroblob(?))")
+        #expect(fragment.arguments == [.text(name), .integer(1 << 20)])
+        try connection.run(literal: fragment)
+        let stored: String? = try connection.query("SELECT name FROM files")
+        let length: Int? = try connection.query("SELECT length(body) FROM files")
+        let type: String? = try connection.query("SELECT typeof(body) FROM files")
+        #expect(stored == name)
+        #expect(length == 1 << 20)
+        #expect(type == "blob")
+    }
+
     @Test func writingPastTheEndThrowsAClearError() throws {
         let connection = try Connection(storageLocation: .inMemory)
         try makeFiles(connection)
