@@ -68,7 +68,9 @@ let package = Package(
             name: "StrataCLI",
             dependencies: ["Strata", "StrataSqueal", "StrataORM", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", sqliteDependency, "strata-blob-stream"]),
+        // Tests only: seeded generators of hard inputs for the property-based and differential tests.
+        .target(name: "StrataTestSupport", dependencies: ["Strata"], path: "Tests/StrataTestSupport"),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", sqliteDependency, "strata-blob-stream", "StrataTestSupport"]),
         // Tests only: the "strata-faults" VFS, which fails chosen file calls below SQLite.
         .target(name: "StrataFaultVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         // Sweeps of I/O errors, full disks and failed syncs under every layer, and the CLI's.
@@ -76,14 +78,14 @@ let package = Package(
             name: "StrataFaultTests",
             dependencies: ["StrataFaultVFS", "Strata", "StrataSqueal", "StrataORM", "StrataRecords", "StrataCLI", sqliteDependency]
         ),
-        .testTarget(name: "StrataSquealTests", dependencies: ["StrataSqueal", sqliteDependency]),
-        .testTarget(name: "StrataORMTests", dependencies: ["StrataORM", sqliteDependency]),
+        .testTarget(name: "StrataSquealTests", dependencies: ["StrataSqueal", sqliteDependency, "StrataTestSupport"]),
+        .testTarget(name: "StrataORMTests", dependencies: ["StrataORM", sqliteDependency, "StrataTestSupport"]),
         // The writer process the Litestream crash test kills (not a product; tests only).
         .executableTarget(name: "strata-crash-writer", dependencies: ["Strata"]),
         // The reader process the read-replica test starts with LITESTREAM_REPLICA_URL set (tests only).
         .executableTarget(name: "strata-replica-reader", dependencies: ["Strata"]),
-        .testTarget(name: "StrataCLITests", dependencies: ["StrataCLI", "strata-crash-writer", "strata-replica-reader", "Strata"]),
-        .testTarget(name: "StrataRecordsTests", dependencies: ["StrataRecords", sqliteDependency]),
+        .testTarget(name: "StrataCLITests", dependencies: ["StrataCLI", "strata-crash-writer", "strata-replica-reader", "Strata", "StrataTestSupport"]),
+        .testTarget(name: "StrataRecordsTests", dependencies: ["StrataRecords", sqliteDependency, "StrataTestSupport"]),
         .testTarget(
             name: "StrataRecordsMacrosTests",
             dependencies: [

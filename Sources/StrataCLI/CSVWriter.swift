@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// RFC 4180: a header row, CRLF line ends, a field quoted only when it holds a comma, a quote,
 /// CR or LF (inner quotes doubled). NULL is an empty field; a blob is base64.
@@ -30,6 +31,6 @@ struct CSVWriter: RowWriter {
         guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0D || $0 == 0x0A }) else {
             return text
         }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return quoted(text, by: UInt8(ascii: "\""))
     }
 }

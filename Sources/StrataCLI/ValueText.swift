@@ -11,11 +11,18 @@ enum ValueText {
 
     /// Text with line breaks and tabs escaped, so a table row stays one line.
     static func singleLine(_ text: String) -> String {
-        guard text.contains(where: { $0.isNewline || $0 == "\t" }) else { return text }
-        return text.replacingOccurrences(of: "\r\n", with: "\\r\\n")
-            .replacingOccurrences(of: "\n", with: "\\n")
-            .replacingOccurrences(of: "\r", with: "\\r")
-            .replacingOccurrences(of: "\t", with: "\\t")
+        // Unicode scalars, not Characters: "\r\n" is one Character and so is a quote before a mark.
+        guard text.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\t" }) else { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result.append(contentsOf: "\\n".unicodeScalars)
+            case "\r": result.append(contentsOf: "\\r".unicodeScalars)
+            case "\t": result.append(contentsOf: "\\t".unicodeScalars)
+            default: result.append(scalar)
+            }
+        }
+        return String(result)
     }
 
     /// A blob as an SQL hex literal, cut after 32 bytes.

@@ -92,7 +92,7 @@ public struct FTS5Pattern: Sendable, Hashable, Bindable, CustomStringConvertible
 
     /// `text` as an FTS5 string: in double quotes, each inner double quote doubled.
     static func quote(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        quoted(text, by: UInt8(ascii: "\""))
     }
 }
 

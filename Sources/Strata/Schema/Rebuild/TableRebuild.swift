@@ -184,7 +184,8 @@ extension Connection {
     }
 
     private static func isWithoutRowID(options: String) -> Bool {
-        options.uppercased().replacingOccurrences(of: " ", with: "").contains("WITHOUTROWID")
+        String(String.UnicodeScalarView(options.uppercased().unicodeScalars.filter { !$0.properties.isWhitespace }))
+            .contains("WITHOUTROWID")
     }
 
     /// Rowids are copied when both tables have them, none is aliased by an `INTEGER PRIMARY KEY`
