@@ -69,7 +69,7 @@ let package = Package(
             dependencies: ["Strata", "StrataSqueal", "StrataORM", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Tests only: seeded generators of hard inputs for the property-based and differential tests.
-        .target(name: "StrataTestSupport", dependencies: ["Strata"], path: "Tests/StrataTestSupport"),
+        .target(name: "StrataTestSupport", dependencies: ["Strata", sqliteDependency], path: "Tests/StrataTestSupport"),
         .testTarget(name: "StrataTests", dependencies: ["Strata", sqliteDependency, "strata-blob-stream", "StrataTestSupport"]),
         // Tests only: the "strata-faults" VFS, which fails chosen file calls below SQLite.
         .target(name: "StrataFaultVFS", linkerSettings: [.linkedLibrary("sqlite3")]),

@@ -198,3 +198,16 @@ public enum Gen {
         }
     }
 }
+
+extension BindingValue {
+    /// The value as a parameter for `run(_:_:)` (nil for NULL).
+    public var bindable: (any Bindable)? {
+        switch self {
+        case .null: return nil
+        case .integer(let value): return value
+        case .real(let value): return value
+        case .text(let value): return value
+        case .blob(let value): return value
+        }
+    }
+}

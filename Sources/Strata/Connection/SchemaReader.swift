@@ -148,11 +148,24 @@ package final class SchemaReader {
     package static func shadowTableNames(among entries: [SchemaEntryInfo]) -> Set<String> {
         var names = Set<String>()
         for entry in entries {
-            guard let module = entry.virtualTableModule, let suffixes = shadowTableSuffixes[module] else { continue }
+            guard let module = entry.virtualTableModule, var suffixes = shadowTableSuffixes[module] else { continue }
+            // An FTS table with a `content=` option (external or contentless) keeps no `_content`,
+            // and FTS5 with `columnsize=0` no `_docsize`: a user table may carry those names.
+            if module.hasPrefix("fts"), entry.ftsContentOption != nil { suffixes.remove("content") }
+            if module == "fts5", entry.ftsOption("columnsize") == "0" { suffixes.remove("docsize") }
             for suffix in suffixes { names.insert((entry.name + "_" + suffix).lowercased()) }
         }
         let tables = Set(entries.filter { $0.type == "table" }.map { $0.name.lowercased() })
-        return names.intersection(tables)
+        return names.intersection(tables).subtracting(externalContentTableNames(among: entries))
+    }
+
+    /// The tables and views that FTS indexes name as their external content (lowercased): the
+    /// user's, whatever their names look like (FTS5 calls any `<index>_content` a shadow name).
+    package static func externalContentTableNames(among entries: [SchemaEntryInfo]) -> Set<String> {
+        Set(entries.compactMap { entry in
+            guard let content = entry.ftsContentOption, !content.isEmpty else { return nil }
+            return content.lowercased()
+        })
     }
 
     /// Whether SQLite reports shadow tables itself (`PRAGMA table_list`, 3.37.0 and later).
@@ -172,6 +185,7 @@ package final class SchemaReader {
                     $0.value(at: 0, as: String.self)?.lowercased()
                 }
                 names.formUnion((reported ?? []).compactMap { $0 })
+                names.subtract(Self.externalContentTableNames(among: entries))
             }
             cache.shadowTables = names
             return names
@@ -222,6 +236,18 @@ package final class SchemaReader {
             }
             return indexes
         }
+    }
+
+    /// The column that holds the table's rowid under its own name, decided as SQLite decides it:
+    /// the only primary-key column of a rowid table, declared exactly `INTEGER`, and not
+    /// `INTEGER PRIMARY KEY DESC` (a quirk SQLite keeps: that key is an ordinary column that
+    /// accepts NULL). SQLite gives such a key, and a WITHOUT ROWID table's, an index of origin
+    /// `pk`; an alias has none, which is how this tells them apart.
+    package func rowIDAliasColumn(ofTable table: String) throws -> TableColumn? {
+        let key = try columns(ofTable: table).filter { $0.primaryKeyIndex > 0 }
+        guard key.count == 1, sameIdentifier(key[0].declaredType, "INTEGER") else { return nil }
+        guard try !indexes(ofTable: table).contains(where: { $0.origin == .primaryKeyConstraint }) else { return nil }
+        return key[0]
     }
 
     /// The columns an index covers, in order; nil entries for expressions.

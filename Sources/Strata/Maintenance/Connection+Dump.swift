@@ -15,6 +15,9 @@ public enum DumpError: Error, Equatable, CustomStringConvertible {
     case incompleteStatement(String)
     /// Writing the dump's file or reading it failed.
     case io(String)
+    /// A restore was asked for inside an open transaction: the dump opens and commits its own,
+    /// and ending the caller's transaction would discard the caller's writes.
+    case inTransaction
 
     public var description: String {
         switch self {
@@ -23,6 +26,8 @@ public enum DumpError: Error, Equatable, CustomStringConvertible {
             return "cannot restore a dump into a database that is not empty (it has \(count) schema object\(count == 1 ? "" : "s"))"
         case .incompleteStatement(let text): return "the dump ends inside a statement: \(text.prefix(80))"
         case .io(let message): return message
+        case .inTransaction:
+            return "cannot restore a dump inside a transaction: the dump begins and commits its own; commit or roll back first"
         }
     }
 }
@@ -40,7 +45,12 @@ extension Connection {
     /// try emptyConnection.restore(fromDump: text)
     /// ```
     /// SQLite's own tables are left out, except `sqlite_sequence` (AUTOINCREMENT counters), and so
-    /// are the shadow tables of virtual tables (FTS and R*Tree tables are dumped by their rows).
+    /// are the shadow tables of virtual tables: FTS and R*Tree tables are dumped by their rows,
+    /// except FTS indexes of external content or none (`content=''`), whose index data is copied
+    /// exactly. A table an FTS index names as its content is the user's, whatever its name.
+    /// `PRAGMA user_version` and `application_id` are kept (SQLite's own `.dump` loses them), and
+    /// line breaks in text are written as `char(13)`/`char(10)` so that the `sqlite3` shell, which
+    /// reads its input by lines, loads the same text.
     /// - Parameters:
     ///   - output: Where the text goes, statement by statement.
     ///   - tables: Only these tables and views, with their indexes and triggers; nil dumps
@@ -91,6 +101,9 @@ extension Connection {
     }
 
     private func restoring(_ load: () throws -> Void) throws {
+        // Checked before anything runs: the error path below rolls back, which must only ever
+        // end the dump's own transaction.
+        guard !isInTransaction else { throw DumpError.inTransaction }
         let objects: Int = try query("SELECT count(*) FROM main.sqlite_master") ?? 0
         guard objects == 0 else { throw DumpError.databaseNotEmpty(objectCount: objects) }
         let foreignKeys: Int = try query("PRAGMA foreign_keys") ?? 0
@@ -211,19 +224,21 @@ private struct DumpWriter {
 
         output.write("PRAGMA foreign_keys=OFF;\nBEGIN TRANSACTION;\n")
         for table in tables { output.write(statementText(table.sql ?? "")) }
-        var rebuilds: [String] = []
         for table in tables {
             if let module = table.virtualTableModule {
                 guard Self.dumpsRowsOfModules.contains(module) else { continue }
-                if let sql = table.sql, Self.hasExternalContent(sql) {
-                    if module.hasPrefix("fts") { rebuilds.append(table.name) }
+                if module.hasPrefix("fts"), table.ftsContentOption != nil {
+                    // External content or none: the rows are not the table's to insert (a
+                    // contentless table refuses 'rebuild', a view may not exist yet), so the
+                    // index itself is copied, shadow table by shadow table.
+                    for shadow in Self.shadowTables(of: table, module: module, among: entries, shadowTables: shadowTables) {
+                        output.write("DELETE FROM " + quoteIdentifier(shadow.name) + ";\n")
+                        try writeRows(of: shadow, to: &output)
+                    }
                     continue
                 }
             }
             try writeRows(of: table, to: &output)
-        }
-        for name in rebuilds {
-            output.write("INSERT INTO \(quoteIdentifier(name))(\(quoteIdentifier(name))) VALUES('rebuild');\n")
         }
         if entries.contains(where: { $0.isTable && $0.name == "sqlite_sequence" }) {
             try writeSequences(for: tables, to: &output)
@@ -232,6 +247,11 @@ private struct DumpWriter {
         for index in rest.filter({ $0.isIndex && onNamedTable($0) }).sorted(by: byName) { output.write(statementText(index.sql ?? "")) }
         for view in rest.filter({ $0.isView && named($0) }).sorted(by: byName) { output.write(statementText(view.sql ?? "")) }
         for trigger in rest.filter({ $0.isTrigger && onNamedTable($0) }).sorted(by: byName) { output.write(statementText(trigger.sql ?? "")) }
+        // The header fields apps keep their own state in (Squeal's Schema its version).
+        for pragma in ["user_version", "application_id"] {
+            let value: Int64 = try connection.query("PRAGMA main.\(pragma)") ?? 0
+            if value != 0 { output.write("PRAGMA \(pragma)=\(value);\n") }
+        }
         output.write("COMMIT;\n")
     }
 
@@ -239,10 +259,13 @@ private struct DumpWriter {
     /// extension's module) get their CREATE only.
     static let dumpsRowsOfModules: Set<String> = ["fts5", "fts4", "fts3", "rtree", "rtree_i32"]
 
-    /// Whether an FTS table indexes another table's rows (`content=…`, or contentless
-    /// `content=''`): its rows are rebuilt from that table, not inserted.
-    static func hasExternalContent(_ sql: String) -> Bool {
-        sql.lowercased().filter { !$0.isWhitespace }.contains("content=")
+    /// The shadow tables of the FTS table `table` that exist, in name order.
+    static func shadowTables(of table: SchemaEntryInfo, module: String, among entries: [SchemaEntryInfo], shadowTables: Set<String>) -> [SchemaEntryInfo] {
+        let suffixes = SchemaReader.shadowTableSuffixes[module] ?? []
+        return entries.filter { entry in
+            entry.isTable && shadowTables.contains(entry.name.lowercased())
+                && suffixes.contains { sameIdentifier(table.name + "_" + $0, entry.name) }
+        }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
     }
 
     private func statementText(_ sql: String) -> String { sql + ";\n" }
@@ -253,7 +276,7 @@ private struct DumpWriter {
         let columns = allColumns.filter { $0.hidden == 0 }
         let withoutRowid = try isWithoutRowid(table)
         let primaryKey = columns.filter { $0.primaryKeyIndex > 0 }.sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }
-        let aliasesRowid = !withoutRowid && !isVirtual && primaryKey.count == 1 && primaryKey[0].declaredType.uppercased() == "INTEGER"
+        let aliasesRowid = try !isVirtual && connection.schemaReader.rowIDAliasColumn(ofTable: table.name) != nil
         // The rowid itself, when no column holds it, by a name no column shadows.
         let rowidName: String? = withoutRowid || table.virtualTableModule?.hasPrefix("rtree") == true ? nil
             : ["rowid", "_rowid_", "oid"].first { name in !allColumns.contains { sameIdentifier($0.name, name) } }
@@ -325,7 +348,11 @@ private func appendLiteral(of handle: SQLiteStatementHandle, column: Int32, to l
         let bytes = UnsafeBufferPointer(start: pointer, count: count)
         let text = String(decoding: bytes, as: UTF8.self)
         if !bytes.contains(0), text.utf8.elementsEqual(bytes) {
-            line += quoteStringLiteral(text)
+            if bytes.contains(where: { $0 == 0x0D || $0 == 0x0A }) {
+                appendTextWithLineBreaks(bytes, to: &line)
+            } else {
+                line += quoteStringLiteral(text)
+            }
         } else {
             // NUL bytes end SQL text and invalid UTF-8 would be repaired: the bytes as a blob, cast.
             line += "CAST(" + hexLiteral(UnsafeRawBufferPointer(bytes)) + " AS TEXT)"
@@ -336,6 +363,31 @@ private func appendLiteral(of handle: SQLiteStatementHandle, column: Int32, to l
         line += hexLiteral(UnsafeRawBufferPointer(start: pointer, count: count))
     default:
         line += "NULL"
+    }
+}
+
+/// Text holding `\r` or `\n` as `'…'||char(13,10)||'…'`: the sqlite3 shell reads its input by
+/// lines and drops a `\r` before a line end, so line breaks never appear literally. Cutting valid
+/// UTF-8 at ASCII bytes leaves every piece valid.
+private func appendTextWithLineBreaks(_ bytes: UnsafeBufferPointer<UInt8>, to line: inout String) {
+    var index = 0
+    var first = true
+    while index < bytes.count {
+        if !first { line += "||" }
+        first = false
+        let start = index
+        if bytes[index] == 0x0D || bytes[index] == 0x0A {
+            line += "char("
+            while index < bytes.count, bytes[index] == 0x0D || bytes[index] == 0x0A {
+                if index > start { line += "," }
+                line += bytes[index] == 0x0D ? "13" : "10"
+                index += 1
+            }
+            line += ")"
+        } else {
+            while index < bytes.count, bytes[index] != 0x0D, bytes[index] != 0x0A { index += 1 }
+            line += quoteStringLiteral(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+        }
     }
 }
 

@@ -27,6 +27,13 @@ extension Connection {
             if size == 0 || pages == 0 { return Data() }
             throw SQLiteError(code: SQLITE_NOMEM, message: "cannot serialize schema \"\(schema)\": out of memory for \(size) bytes")
         }
+        // A WAL database's header says so (bytes 18 and 19 are 2), and SQLite cannot open such
+        // an image in memory, where there is no WAL: the copy already holds the WAL's content,
+        // so it is marked a rollback-journal database, as SQLite's shell does.
+        if size >= 20, bytes[18] == 2, bytes[19] == 2 {
+            bytes[18] = 1
+            bytes[19] = 1
+        }
         return Data(bytesNoCopy: bytes, count: Int(size), deallocator: .custom { pointer, _ in sqlite3_free(pointer) })
     }
 
@@ -55,6 +62,11 @@ extension Connection {
         // `pragma_database_list` query). The idle cached statements go; the user's own live
         // `Statement`s are theirs to finalize (the method's documentation says so).
         statementCache.removeAll()
+        // The new database may have the same schema_version as the old one (often: both count
+        // from 1), so nothing read about the old schema can be kept; it is forgotten on every
+        // path, since SQLite drops the old content even when the new bytes turn out bad.
+        schemaReader.invalidate()
+        defer { schemaReader.invalidate() }
         let count = data.count
         // SQLite owns the buffer from here (FREEONCLOSE), including when the call fails.
         guard let buffer = sqlite3_malloc64(sqlite3_uint64(max(count, 1)))?.assumingMemoryBound(to: UInt8.self) else {

@@ -1,0 +1,136 @@
+import Foundation
+import Strata
+import StrataTestSupport
+import Testing
+
+/// Defects found in quoting, dump and restore (issue 38, sections 1 and 2); each test failed before its fix.
+@Suite struct DumpRegressionTests {
+    private func dump(_ connection: Connection) throws -> String {
+        var text = ""
+        try connection.dump(to: &text)
+        return text
+    }
+
+    @Test func identifierWithQuoteBeforeCombiningMarkCannotInject() throws {
+        let connection = try Connection()
+        try connection.execute("CREATE TABLE t(a); INSERT INTO t VALUES (1)")
+        for mark in ["\u{301}", "\u{20DD}", "\u{FE0F}"] {
+            let hostile = "t\"\(mark) UNION SELECT sql FROM sqlite_master --"
+            #expect(throws: SQLiteError.self) {
+                let _: [String] = try connection.query(literal: "SELECT a FROM \(identifier: hostile)")
+            }
+            // As a real table name it round-trips exactly.
+            try connection.execute("CREATE TABLE \(escapeIdentifier(hostile))(x)")
+            let name: String? = try connection.query("SELECT name FROM sqlite_master WHERE name = ?", hostile)
+            #expect(name == hostile)
+            try connection.execute("DROP TABLE \(escapeIdentifier(hostile))")
+        }
+        #expect("e'\u{301}te".sqift.addingSQLEscapes() == "'e''\u{301}te'")
+    }
+
+    @Test func textWithQuoteBeforeCombiningMarkRestores() throws {
+        let source = try Connection()
+        try source.execute("CREATE TABLE t(x TEXT DEFAULT 'd''\u{301}')")
+        try source.run("INSERT INTO t VALUES (?)", "e'\u{301}te")
+        try source.run("INSERT INTO t DEFAULT VALUES")
+        let restored = try Connection()
+        try restored.restore(fromDump: try dump(source))
+        #expect(try DatabaseSnapshot(restored) == DatabaseSnapshot(source))
+    }
+
+    @Test func userTableNamedLikeAShadowTableIsDumped() throws {
+        let source = try Connection()
+        try source.execute("""
+            CREATE TABLE docs_content(id INTEGER PRIMARY KEY, body TEXT);
+            CREATE VIRTUAL TABLE docs USING fts5(body, content='docs_content', content_rowid='id');
+            INSERT INTO docs_content VALUES (1, 'alpha beta'), (2, 'gamma');
+            INSERT INTO docs(docs) VALUES ('rebuild');
+            """)
+        #expect(try source.readSchema().tableNamed("docs_content") != nil)
+        #expect(try source.readSchema().tables.contains { $0.name == "docs_content" })
+        let text = try dump(source)
+        #expect(text.contains("INSERT INTO \"docs_content\""))
+        let restored = try Connection()
+        try restored.restore(fromDump: text)
+        #expect(try DatabaseSnapshot(restored) == DatabaseSnapshot(source))
+        let hits: [Int] = try restored.query("SELECT rowid FROM docs WHERE docs MATCH 'gamma'")
+        #expect(hits == [2])
+    }
+
+    @Test func contentlessAndViewContentFTS5Restore() throws {
+        let source = try Connection()
+        try source.execute("""
+            CREATE TABLE z_items(id INTEGER PRIMARY KEY, body TEXT);
+            CREATE VIEW a_view AS SELECT id, body FROM z_items;
+            CREATE VIRTUAL TABLE a_index USING fts5(body, content='a_view', content_rowid='id');
+            CREATE VIRTUAL TABLE bare USING fts5(body, content='');
+            INSERT INTO z_items VALUES (1, 'red fox'), (2, 'blue whale');
+            INSERT INTO a_index(a_index) VALUES ('rebuild');
+            INSERT INTO bare(rowid, body) VALUES (7, 'lonely word'), (9, 'another word');
+            """)
+        let text = try dump(source)
+        #expect(!text.contains("'rebuild'"))
+        let restored = try Connection()
+        try restored.restore(fromDump: text)
+        #expect(try DatabaseSnapshot(restored) == DatabaseSnapshot(source))
+        let bare: [Int] = try restored.query("SELECT rowid FROM bare WHERE bare MATCH 'word' ORDER BY rowid")
+        #expect(bare == [7, 9])
+        let viewHits: [Int] = try restored.query("SELECT rowid FROM a_index WHERE a_index MATCH 'whale'")
+        #expect(viewHits == [2])
+        if SQLiteShell.path != nil {
+            let directory = try TemporaryDirectory()
+            let shellResult = try SQLiteShell.run(database: directory.path("shell.db"), input: Data(text.utf8))
+            #expect(shellResult.status == 0, "\(shellResult.error)")
+            let loaded = try Connection(storageLocation: .onDisk(directory.path("shell.db")))
+            #expect(try DatabaseSnapshot(loaded) == DatabaseSnapshot(source))
+        }
+    }
+
+    @Test func headerFieldsAreDumped() throws {
+        let source = try Connection()
+        try source.execute("CREATE TABLE t(x); PRAGMA user_version = 7; PRAGMA application_id = -123456")
+        let restored = try Connection()
+        try restored.restore(fromDump: try dump(source))
+        #expect(try restored.query("PRAGMA user_version") as Int? == 7)
+        #expect(try restored.query("PRAGMA application_id") as Int? == -123456)
+    }
+
+    @Test func restoreInsideTheCallersTransactionIsRefusedAndKeepsItsWrites() throws {
+        let source = try Connection()
+        try source.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+        let text = try dump(source)
+        let target = try Connection(storageLocation: .temporary)
+        try target.execute("BEGIN; CREATE TEMP TABLE mine(y); INSERT INTO mine VALUES (42)")
+        #expect(throws: DumpError.inTransaction) { try target.restore(fromDump: text) }
+        #expect(target.isInTransaction)
+        #expect(try target.query("SELECT y FROM mine") as Int? == 42)
+        try target.execute("COMMIT")
+    }
+
+    @Test func integerPrimaryKeyDescKeepsItsRowids() throws {
+        let source = try Connection()
+        try source.execute("""
+            CREATE TABLE d(id INTEGER PRIMARY KEY DESC, v TEXT);
+            INSERT INTO d(rowid, id, v) VALUES (100, 1, 'a'), (5, 2, 'b'), (50, NULL, 'c');
+            CREATE TABLE alias(id INTEGER, v, PRIMARY KEY(id DESC));
+            INSERT INTO alias VALUES (3, 'x'), (9, 'y');
+            """)
+        let restored = try Connection()
+        try restored.restore(fromDump: try dump(source))
+        #expect(try DatabaseSnapshot(restored) == DatabaseSnapshot(source))
+    }
+
+    @Test func lineBreaksSurviveTheShell() throws {
+        guard SQLiteShell.path != nil else { return }
+        let source = try Connection()
+        try source.execute("CREATE TABLE t(x)")
+        for text in ["a\r\nb", "\r", "\n", "end\r", "\r\n\r\n", "x\ry\nz", "é\r\n'\u{301}"] {
+            try source.run("INSERT INTO t VALUES (?)", text)
+        }
+        let directory = try TemporaryDirectory()
+        let result = try SQLiteShell.run(database: directory.path("loaded.db"), input: Data(try dump(source).utf8))
+        #expect(result.status == 0, "\(result.error)")
+        let loaded = try Connection(storageLocation: .onDisk(directory.path("loaded.db")))
+        #expect(try DatabaseSnapshot(loaded) == DatabaseSnapshot(source))
+    }
+}
