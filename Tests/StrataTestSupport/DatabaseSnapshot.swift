@@ -15,9 +15,11 @@ public struct DatabaseSnapshot: Equatable, CustomStringConvertible {
     public var rows: [String: [String]] = [:]
     public var userVersion: Int64 = 0
     public var applicationID: Int64 = 0
+    /// The connection's `foreign_keys` setting, which a failed schema change must also restore.
+    public var foreignKeys: Int64 = 0
 
     public var description: String {
-        var text = "user_version=\(userVersion) application_id=\(applicationID)\n"
+        var text = "user_version=\(userVersion) application_id=\(applicationID) foreign_keys=\(foreignKeys)\n"
         for line in schema { text += "  schema: \(line.debugDescription)\n" }
         for (table, rows) in rows.sorted(by: { $0.key < $1.key }) {
             text += "  \(table.debugDescription): \(rows.count) rows\n"
@@ -37,13 +39,15 @@ public struct DatabaseSnapshot: Equatable, CustomStringConvertible {
         for name in names {
             let quotedName = "\"" + String(decoding: name.utf8.flatMap { $0 == UInt8(ascii: "\"") ? [$0, $0] : [$0] }, as: UTF8.self) + "\""
             let sql = (tableSQL.first { $0[0] == name }?[1] ?? "").uppercased()
-            let withoutRowID = sql.contains("WITHOUT ROWID") || sql.contains("WITHOUT\nROWID")
+            // sqlite_sequence's rowids are an accident of creation order, not content.
+            let withoutRowID = sql.contains("WITHOUT ROWID") || sql.contains("WITHOUT\nROWID") || name == "sqlite_sequence"
             let select = withoutRowID ? "SELECT * FROM main.\(quotedName)" : "SELECT _rowid_, * FROM main.\(quotedName)"
             let canonical = try (try? Self.rows(handle, select)) ?? Self.rows(handle, "SELECT * FROM main.\(quotedName)")
             rows[name] = canonical.map { $0.joined(separator: " ") }.sorted()
         }
         userVersion = try Self.strings(handle, "PRAGMA main.user_version").first.flatMap { Int64($0) } ?? 0
         applicationID = try Self.strings(handle, "PRAGMA main.application_id").first.flatMap { Int64($0) } ?? 0
+        foreignKeys = try Self.strings(handle, "PRAGMA foreign_keys").first.flatMap { Int64($0) } ?? 0
     }
 
     /// Opens the file at `path` and reads it.

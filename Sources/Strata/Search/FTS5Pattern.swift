@@ -70,20 +70,21 @@ public struct FTS5Pattern: Sendable, Hashable, Bindable, CustomStringConvertible
     /// The pattern's text.
     public var description: String { rawPattern }
 
-    /// The words of `text`: maximal runs of letters, digits, private-use characters and
-    /// combining marks (so a decomposed `é` stays one word), the characters FTS5's `unicode61`
-    /// keeps in tokens.
+    /// The words of `text`, cut at white space and at ASCII characters other than letters and
+    /// digits. Everything else stays in the word and reaches the table's own tokenizer inside
+    /// the quoted string: SQLite's `unicode61` knows Unicode 6.1 (U+1F642 is a token character
+    /// to it, U+1F600 a separator), so only the tokenizer can say where non-ASCII words end,
+    /// and a quoted string it splits further is a phrase, which the same text always matches.
     static func tokens(in text: String) -> [String] {
         var tokens: [String] = []
         var current = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            switch scalar.properties.generalCategory {
-            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-                 .decimalNumber, .letterNumber, .otherNumber, .privateUse,
-                 .nonspacingMark, .spacingMark, .enclosingMark:
-                current.append(scalar)
-            default:
+            let separates = scalar.properties.isWhitespace
+                || (scalar.isASCII && !(("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)))
+            if separates {
                 if !current.isEmpty { tokens.append(String(current)); current = String.UnicodeScalarView() }
+            } else {
+                current.append(scalar)
             }
         }
         if !current.isEmpty { tokens.append(String(current)) }

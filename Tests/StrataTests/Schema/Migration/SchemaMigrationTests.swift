@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Strata
+import StrataTestSupport
 
 /// A schema that uses every DSL step, with awkward names throughout.
 let richSchema = Schema(identifier: "rich") { schema in
