@@ -152,8 +152,8 @@ public enum Gen {
     public static func double(_ random: inout SeededRandom) -> Double {
         switch random.int(0...9) {
         case 0: return random.pick([0.0, -0.0, .infinity, -.infinity])
-        case 1: return random.pick([Double.leastNonzeroMagnitude, -Double.leastNonzeroMagnitude, Double.leastNormalMagnitude, 2.2250738585072009e-308])
-        case 2: return random.pick([Double.greatestFiniteMagnitude, -Double.greatestFiniteMagnitude, 0.1, 1.0 / 3.0, 9007199254740993, 1e16, 1e-7])
+        case 1: return random.pick([Double.leastNonzeroMagnitude, -Double.leastNonzeroMagnitude, Double.leastNormalMagnitude, Double.leastNormalMagnitude.nextDown])
+        case 2: return random.pick([Double.greatestFiniteMagnitude, -Double.greatestFiniteMagnitude, 0.1, 1.0 / 3.0, Double(1 << 53).nextUp, 1e16, 1e-7])
         case 3...6:
             var value: Double
             repeat { value = Double(bitPattern: random.next()) } while value.isNaN

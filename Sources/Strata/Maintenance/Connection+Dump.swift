@@ -431,17 +431,8 @@ final class RealFormatter {
         for candidate in [shortest, String(format: "%.17e", value)] where readsBack(candidate, as: value) {
             return candidate
         }
-        // Very small or large magnitudes: a significand SQLite reads exactly, times powers of
-        // two it reads exactly; scaling by a power of two is exact, so the product is the value.
-        let significand = Double(sign: value.sign, exponent: 0, significand: value.significand)
-        var factors = ["\(significand)"]
-        var exponent = Int(value.exponent)
-        while exponent != 0 {
-            let step = max(-60, min(60, exponent))
-            factors.append(String(format: "%.17e", Double(sign: .plus, exponent: step, significand: 1)))
-            exponent -= step
-        }
-        let product = "(" + factors.joined(separator: "*") + ")"
+        // Very small or large magnitudes: the kernel's exact product form.
+        let product = realProductLiteral(value)
         return readsBack(product, as: value, expression: true) ? product : shortest
     }
 

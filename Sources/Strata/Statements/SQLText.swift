@@ -47,6 +47,34 @@ package func quoteStringLiteral(_ text: String) -> String {
     quoted(text, by: UInt8(ascii: "'"))
 }
 
+/// A literal SQLite reads as exactly `value` (finite). The shortest decimal reads back exactly
+/// for ordinary magnitudes; near the ends of the range SQLite's decimal reader (before 3.47)
+/// rounds, so such a value is written as a significand times powers of two, each read exactly,
+/// whose product is exact.
+package func exactRealLiteral(_ value: Double) -> String {
+    let magnitude = value.magnitude
+    if magnitude == 0 || (magnitude >= 0x1p-900 && magnitude <= 0x1p900) {
+        var shortest = "\(value)"
+        if !shortest.unicodeScalars.contains(where: { $0 == "." || $0 == "e" }) { shortest += ".0" }
+        return shortest
+    }
+    return realProductLiteral(value)
+}
+
+/// `value` (finite) as `(significand*2^k*...)`: each factor reads exactly and scaling by a power
+/// of two is exact, so the product is exactly `value` whatever SQLite's decimal reader does.
+package func realProductLiteral(_ value: Double) -> String {
+    let significand = Double(sign: value.sign, exponent: 0, significand: value.significand)
+    var factors = ["\(significand)"]
+    var exponent = Int(value.exponent)
+    while exponent != 0 {
+        let step = max(-60, min(60, exponent))
+        factors.append(String(format: "%.17e", Double(sign: .plus, exponent: step, significand: 1)))
+        exponent -= step
+    }
+    return "(" + factors.joined(separator: "*") + ")"
+}
+
 /// A SQL literal for a value, for the places SQLite accepts no parameters (a column's DEFAULT in
 /// CREATE TABLE, a fill value in a table rebuild). Text quotes are doubled; blobs are hex.
 @usableFromInline
@@ -59,9 +87,12 @@ package func sqlLiteral(_ value: BindingValue) -> String {
     case .real(let real):
         if real.isNaN { return "NULL" }
         if real.isInfinite { return real > 0 ? "9e999" : "-9e999" }
-        return "\(real)"
+        return exactRealLiteral(real)
     case .text(let text):
-        return quoteStringLiteral(text)
+        // NUL ends SQL text: such a string is written as its bytes, cast (in parentheses, which
+        // a DEFAULT needs for an expression).
+        guard text.utf8.contains(0) else { return quoteStringLiteral(text) }
+        return "(CAST(X'" + text.utf8.map { String(format: "%02X", $0) }.joined() + "' AS TEXT))"
     case .blob(let data):
         return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
     }

@@ -82,3 +82,39 @@ import Testing
         }
     }
 }
+
+/// `sqlLiteral`, for the places SQLite takes no parameter (a DEFAULT, a rebuild's fill value):
+/// SQLite reads back the same value, storage class and bits.
+@Suite struct SQLLiteralPropertyTests {
+    @Test func literalsReadBackAsTheSameValue() throws {
+        let connection = try Connection()
+        try PropertyCheck.run("sqlLiteral", cases: 400) { random in
+            let value = Gen.value(&random)
+            let literal = sqlLiteral(value)
+            let read: Row? = try connection.query("SELECT \(literal)", [])
+            let back = read.flatMap { $0.values.first } ?? nil
+            let expected: BindingValue
+            switch value {
+            case .real(let real) where real.isNaN: expected = .null
+            default: expected = value
+            }
+            let same: Bool
+            switch (expected, back) {
+            case (.null, nil): same = true
+            case (.integer(let a), let b as Int64): same = a == b
+            case (.integer(let a), let b as Int): same = Int64(a) == Int64(b)
+            case (.real(let a), let b as Double): same = a.bitPattern == b.bitPattern
+            case (.text(let a), let b as String): same = a == b
+            case (.blob(let a), let b as Data): same = a == b
+            default: same = false
+            }
+            try require(same, "\(value) as \(literal.debugDescription) read back as \(String(describing: back))")
+            // The same literal as a column DEFAULT.
+            try connection.execute("CREATE TEMP TABLE d(k, v DEFAULT \(literal)); INSERT INTO d(k) VALUES (1)")
+            defer { try? connection.execute("DROP TABLE temp.d") }
+            let stored: Row? = try connection.query("SELECT v FROM d", [])
+            let storedValue = stored.flatMap { $0.values.first } ?? nil
+            try require(String(describing: storedValue) == String(describing: back), "\(value) as a DEFAULT stored \(String(describing: storedValue))")
+        }
+    }
+}
