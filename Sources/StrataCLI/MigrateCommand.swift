@@ -9,13 +9,13 @@ struct MigrateCommand: ParsableCommand {
         abstract: "Apply NNN_name.sql migration files in order, each in its own transaction.",
         discussion: """
             Applied versions are recorded in schema_migrations (as SQift's Migrator does). The \
-            database file is created when missing. A gap or a duplicate number in the files, or a \
+            database file is created when missing and a version is to be applied. A gap or a duplicate number in the files, or a \
             database newer than the files, is refused before anything runs; a failing file leaves \
             the database at the last version that succeeded.
             """
     )
 
-    @Argument(help: "Path to the database file (created when missing).") var database: String
+    @Argument(help: "Path to the database file (created when missing and there is something to apply).") var database: String
     @Option(help: "The directory holding the NNN_name.sql files.") var dir: String
     @Option(help: ArgumentHelp("Migrate up to this version instead of the newest file.", valueName: "version")) var to: UInt64?
     @Flag(help: "List what would run and change nothing.") var dryRun = false
@@ -37,6 +37,14 @@ struct MigrateCommand: ParsableCommand {
             }
             printPending(after: target, in: directory)
             print("Dry run: nothing was changed.")
+            return
+        }
+
+        // A run with nothing to apply changes nothing, so it creates no file either.
+        if !existed && target == 0 {
+            print("\(database) is at version 0 (no file yet).")
+            print("Nothing to apply; no file was created.")
+            printPending(after: target, in: directory)
             return
         }
 

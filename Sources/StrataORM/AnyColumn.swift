@@ -33,6 +33,12 @@ public class AnyColumn: TableElement {
         constraints.contains { if case .primaryKey = $0 { return true } else { return false } }
     }
 
+    /// The `ASC`/`DESC` of the column's `PRIMARY KEY` constraint, if it has one with an order.
+    var primaryKeyOrder: Order? {
+        for case .primaryKey(let order, _, _) in constraints { return order }
+        return nil
+    }
+
     var isNotNull: Bool {
         constraints.contains { if case .notNull = $0 { return true } else { return false } }
     }

@@ -6,8 +6,9 @@ import SQLite3
 extension Storage {
     // MARK: - Insert and replace
 
-    /// Inserts `object` and returns its rowid; an INTEGER primary key column is left for SQLite to
-    /// assign, whatever the object holds.
+    /// Inserts `object` and returns its rowid; a primary key that aliases the rowid (a single
+    /// `INTEGER` key, not `DESC`) is left for SQLite to assign, whatever the object holds. Any
+    /// other key, `INTEGER PRIMARY KEY DESC` included, is stored from the object.
     ///
     /// ```swift
     /// let insertedId = try storage.insert(object: user)

@@ -15,14 +15,18 @@ extension Storage {
     /// - excess columns: with `preserve: true` the table is rebuilt without them, the other
     ///   columns' rows copied (`.oldColumnsRemoved`, or `.newColumnsAddedAndOldColumnsRemoved`);
     ///   with `preserve: false` it is dropped and recreated empty (`.droppedAndRecreated`);
-    /// - a column whose type, `NOT NULL` or primary key changed, or an added `NOT NULL` column
-    ///   without default: `.droppedAndRecreated`, and with `preserve: true` the rows are copied
-    ///   into the new table. A new or newly `NOT NULL` column takes, for existing rows, the value
-    ///   the model's `init()` gives the property.
+    /// - a column whose type affinity, `NOT NULL` or primary key changed (or whose key stopped or
+    ///   started being the rowid, as `INTEGER PRIMARY KEY DESC` is not), or an added `NOT NULL`
+    ///   column without default: `.droppedAndRecreated`, and with `preserve: true` the rows are
+    ///   copied into the new table. A new or newly `NOT NULL` column takes, for existing rows, the
+    ///   value the model's `init()` gives the property.
     ///
-    /// Rebuilds use Strata's table rebuild (`Connection.rebuildTable`), which keeps indexes,
-    /// triggers and views. Defaults, `UNIQUE` and conflict clauses are not compared (as in
-    /// SQLiteORM). Everything runs in one transaction with foreign keys off: a failure (a copy
+    /// Types are compared as SQLite reads them, by affinity: `text`, `TEXT` and `VARCHAR(20)` are
+    /// one type, so a spelling never counts as a change. Rebuilds use Strata's table rebuild
+    /// (`Connection.rebuildTable`), which keeps indexes, triggers (`TEMP` ones included) and
+    /// views; an index made by hand on a removed column is dropped with it (one on an expression
+    /// over it makes the sync throw `TableRebuildError.indexDoesNotFit`). Defaults, `UNIQUE` and
+    /// conflict clauses are not compared (as in SQLiteORM). Everything runs in one transaction with foreign keys off: a failure (a copy
     /// that breaks the new primary key, say) leaves the database exactly as it was.
     /// - Throws: `SQLiteError`, `TableRebuildError`, or `ORMError.invalidDefinition` (a mapped
     ///   virtual table lacks mapped columns), after rolling everything back.
@@ -61,12 +65,15 @@ extension Storage {
 
         let excess = existing.filter { !mappedNames.contains($0.name.lowercased()) }
         let added = table.columns.filter { existingByName[$0.name.lowercased()] == nil }
+        let rowIDAlias = try connection.schemaReader.rowIDAliasColumn(ofTable: table.name)
         let changed = table.columns.filter { column in
             guard let current = existingByName[column.name.lowercased()] else { return false }
             let keyPosition = keys.firstIndex { $0 === column }.map { $0 + 1 } ?? 0
-            return current.type.uppercased() != column.sqlType
+            let aliasesRowID = rowIDAlias.map { sameIdentifier($0.name, current.name) } ?? false
+            return DeclaredTypeAffinity(declaredType: current.type) != DeclaredTypeAffinity(declaredType: column.sqlType)
                 || current.notNull != column.isNotNull
                 || current.primaryKeyIndex != keyPosition
+                || aliasesRowID != (column === table.rowidColumn)
         }
         // ALTER TABLE ADD COLUMN cannot add a key or UNIQUE column, nor NOT NULL without a default.
         let addable = added.allSatisfy { !$0.isPrimaryKey && !$0.isUnique && (!$0.isNotNull || $0.hasDefault) }
@@ -84,10 +91,22 @@ extension Storage {
             try connection.execute(table.createSQL)
             return .droppedAndRecreated
         }
-        try connection.rebuildTable(named: table.name, definition: table.definitionSQL,
-                                    copying: try copyExpressions(for: table, existing: existingByName))
+        let copies = try copyExpressions(for: table, existing: existingByName)
+        try dropIndexes(of: table.name, onColumns: excess)
+        try connection.rebuildTable(named: table.name, definition: table.definitionSQL, copying: copies)
         if requiresRecreation { return .droppedAndRecreated }
         return added.isEmpty ? .oldColumnsRemoved : .newColumnsAddedAndOldColumnsRemoved
+    }
+
+    /// Drops the indexes made by `CREATE INDEX` that key on one of `columns`, which go with them
+    /// (the rebuild could not make them again), as the schema DSL drops a column's indexes.
+    private func dropIndexes(of table: String, onColumns columns: [ColumnInfo]) throws {
+        let names = Set(columns.map { $0.name.lowercased() })
+        guard !names.isEmpty else { return }
+        for index in try connection.schemaReader.indexes(ofTable: table) where index.origin == .createIndex
+            && index.columnNames.contains(where: { names.contains($0.lowercased()) }) {
+            try connection.execute("DROP INDEX main.\(index.name.quotedIdentifier)")
+        }
     }
 
     /// A mapped virtual table (an FTS5 index, say) is never dropped or rebuilt: its module keeps

@@ -9,7 +9,8 @@ public class AnyTable {
 
     /// The primary key's columns, in declaration order.
     let primaryKeyColumns: [AnyColumn]
-    /// The column that aliases the rowid (a single INTEGER primary key), which inserts omit.
+    /// The column that aliases the rowid (a single INTEGER primary key, not `DESC`), which
+    /// inserts omit so SQLite assigns it.
     @usableFromInline let rowidColumn: AnyColumn?
 
     init(name: String, columns: [AnyColumn], objectType: Any.Type, definitionError: ORMError?) {
@@ -23,10 +24,15 @@ public class AnyTable {
             .map(StatementCacheKey.init(reusing:))
     }
 
-    /// The single INTEGER primary key column among `columns`, if there is one.
+    /// The column among `columns` that aliases the rowid, by SQLite's rule (the kernel's
+    /// `isRowIDAlias`): a single key is declared inline, so its `DESC` is the column
+    /// constraint's, which makes `INTEGER PRIMARY KEY DESC` an ordinary column that an insert
+    /// must fill.
     static func rowidColumn(of columns: [AnyColumn]) -> AnyColumn? {
         let keys = columns.filter(\.isPrimaryKey)
-        return keys.count == 1 && keys[0].sqlType == "INTEGER" ? keys[0] : nil
+        guard keys.count == 1 else { return nil }
+        return isRowIDAlias(declaredType: keys[0].sqlType, isSolePrimaryKey: true,
+                            descendingColumnConstraint: keys[0].primaryKeyOrder == .desc, withoutRowID: false) ? keys[0] : nil
     }
 
     /// The table in the one table definition: a single-column primary key inline, a composite

@@ -8,7 +8,11 @@ import Foundation
 /// queries only work with formats SQLite can compare.
 ///
 /// While the default is in place, Strata parses that exact format by hand, which is much faster
-/// than `DateFormatter` and gives identical results.
+/// than `DateFormatter` and gives identical results. The default format also keeps dates before
+/// year 1: they are written with a signed astronomical year (ISO 8601's expanded form, 1 BC is
+/// `0000`, 200 BC is `-0199`), which `yyyy` alone cannot tell from years AD; other dates are
+/// written exactly as `yyyy` writes them, and years past 9999 (five digits and more) are read by
+/// hand too. A replaced formatter reads and writes what its format says.
 // A settable global is SQift's documented API. `nonisolated(unsafe)`: it is meant to be set once at
 // startup, before any connection uses it; DateFormatter itself is thread-safe for formatting.
 nonisolated(unsafe) public var bindingDateFormatter: DateFormatter = BindingDateFormat.makeDefaultFormatter()
@@ -54,12 +58,20 @@ enum BindingDateFormat {
         (formatter as? DefaultBindingDateFormatter)?.isPristine == true
     }
 
+    /// 0001-01-01T00:00:00.000 in the calendar the default formatter uses (Julian before 1582),
+    /// in seconds from 1970: earlier dates need a signed year, which `yyyy` cannot write.
+    static let firstInstantOfYearOne: Double = -62_135_769_600
+
     /// Formatting always goes through the formatter: Foundation's sub-millisecond rounding is not
     /// specified, and stored text must match what SQift would have written.
     static func string(from date: Date) -> String { string(from: date, formatter: bindingDateFormatter) }
 
     static func string(from date: Date, formatter: DateFormatter) -> String {
-        formatter.string(from: date)
+        if date.timeIntervalSince1970 < firstInstantOfYearOne, fastPathEnabled(for: formatter),
+           let text = signedYearString(from: date) {
+            return text
+        }
+        return formatter.string(from: date)
     }
 
     static func date(from text: String) -> Date? { date(from: text, formatter: bindingDateFormatter) }
@@ -67,14 +79,24 @@ enum BindingDateFormat {
     static func date(from text: String, formatter: DateFormatter) -> Date? {
         if fastPathEnabled(for: formatter) {
             var text = text
-            if let date = text.withUTF8({ fastDate(fromUTF8: $0) }) { return date }
+            return text.withUTF8 { defaultFormatDate(fromUTF8: $0, formatter: formatter) }
         }
         return formatter.date(from: text)
     }
 
     static func date(fromUTF8 buffer: UnsafeBufferPointer<UInt8>) -> Date? {
-        if defaultFormatterIsPristine, let date = fastDate(fromUTF8: buffer) { return date }
+        if defaultFormatterIsPristine {
+            if let date = fastDate(fromUTF8: buffer) { return date }
+            if let date = expandedYearDate(fromUTF8: buffer) { return date }
+        }
         return bindingDateFormatter.date(from: String(decoding: buffer, as: UTF8.self))
+    }
+
+    /// Default-format text read by hand when it can be (years from 1583, and years before 1),
+    /// else by `formatter` (years 1 to 1582, in the Julian calendar).
+    private static func defaultFormatDate(fromUTF8 buffer: UnsafeBufferPointer<UInt8>, formatter: DateFormatter) -> Date? {
+        if let date = fastDate(fromUTF8: buffer) ?? expandedYearDate(fromUTF8: buffer) { return date }
+        return formatter.date(from: String(decoding: buffer, as: UTF8.self))
     }
 
     /// Whether the global formatter is the default one, unchanged (read without keeping it).
@@ -84,7 +106,7 @@ enum BindingDateFormat {
     }
 
     static func date(fromUTF8 buffer: UnsafeBufferPointer<UInt8>, formatter: DateFormatter) -> Date? {
-        if fastPathEnabled(for: formatter), let date = fastDate(fromUTF8: buffer) { return date }
+        if fastPathEnabled(for: formatter) { return defaultFormatDate(fromUTF8: buffer, formatter: formatter) }
         return formatter.date(from: String(decoding: buffer, as: UTF8.self))
     }
 
@@ -132,5 +154,110 @@ enum BindingDateFormat {
         case 4, 6, 9, 11: return 30
         default: return 31
         }
+    }
+}
+
+// MARK: - Years before 1 (proleptic Julian, as DateFormatter's calendar is before 1582)
+
+extension BindingDateFormat {
+    /// Milliseconds a signed-year text can hold (about ±285,000 years), so the arithmetic
+    /// cannot overflow; dates past it are left to the formatter.
+    static let signedYearLimit: Int64 = 9_000_000_000_000_000
+
+    /// Division rounding toward negative infinity, which calendar arithmetic over negative
+    /// days needs.
+    @inline(__always)
+    static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+        let quotient = a / b
+        return (a % b != 0 && (a < 0) != (b < 0)) ? quotient - 1 : quotient
+    }
+
+    /// Days from 1970-01-01 of a date of the proleptic Julian calendar (astronomical years: 1 BC
+    /// is 0); the Julian day number formula with floor division, valid for every year.
+    static func julianDays(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let a = floorDivide(14 - month, 12)
+        let y = year + 4800 - a
+        let m = month + 12 * a - 3
+        let julianDayNumber = day + floorDivide(153 * m + 2, 5) + 365 * y + floorDivide(y, 4) - 32_083
+        return julianDayNumber - 2_440_588
+    }
+
+    /// The proleptic Julian date (astronomical year) of a day counted from 1970-01-01.
+    static func julianDate(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let c = days + 2_440_588 + 32_082
+        let d = floorDivide(4 * c + 3, 1461)
+        let e = c - floorDivide(1461 * d, 4)
+        let m = floorDivide(5 * e + 2, 153)
+        let day = e - floorDivide(153 * m + 2, 5) + 1
+        let month = m + 3 - 12 * floorDivide(m, 10)
+        return (d - 4800 + floorDivide(m, 10), month, day)
+    }
+
+    /// The default format's text for a date before year 1, with a signed astronomical year
+    /// (ISO 8601's expanded years: 1 BC is `0000`, 200 BC is `-0199`), to the nearest
+    /// millisecond; nil past ``signedYearLimit``.
+    static func signedYearString(from date: Date) -> String? {
+        let scaled = (date.timeIntervalSince1970 * 1000).rounded()
+        guard scaled.isFinite, abs(scaled) < Double(signedYearLimit) else { return nil }
+        let total = Int64(scaled)
+        let days = floorDivide(total, 86_400_000)
+        var rest = total - days * 86_400_000
+        let (year, month, day) = julianDate(days: days)
+        let hour = rest / 3_600_000
+        rest -= hour * 3_600_000
+        let minute = rest / 60_000
+        rest -= minute * 60_000
+        let second = rest / 1000
+        let millisecond = rest - second * 1000
+        func padded(_ value: Int64, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return (year < 0 ? "-" : "") + padded(abs(year), 4) + "-" + padded(month, 2) + "-" + padded(day, 2) + "T"
+            + padded(hour, 2) + ":" + padded(minute, 2) + ":" + padded(second, 2) + "." + padded(millisecond, 3)
+    }
+
+    /// Default-format text whose year `yyyy` cannot read back: before 1 (`0000`, `-0199`, as
+    /// ``signedYearString(from:)`` writes them, proleptic Julian) or past 9999 (`12053`, as
+    /// `yyyy` writes them, Gregorian; DateFormatter reads `12053` as 1953). Nil for other text
+    /// and for years 1 to 9999, which the other readers take.
+    static func expandedYearDate(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        var index = 0
+        let negative = bytes.first == UInt8(ascii: "-")
+        if negative { index = 1 }
+        // Digits at `index`: as many as `count` allows (a year has 4 to 8, so no sum overflows).
+        func number(_ count: ClosedRange<Int>) -> Int64? {
+            var value: Int64 = 0
+            var read = 0
+            while index < bytes.count, read < count.upperBound, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                value = value * 10 + Int64(bytes[index] - UInt8(ascii: "0"))
+                index += 1
+                read += 1
+            }
+            return count.contains(read) ? value : nil
+        }
+        func separator(_ byte: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+        guard let magnitude = number(4...8), separator(UInt8(ascii: "-")), let month = number(2...2), separator(UInt8(ascii: "-")),
+              let day = number(2...2), separator(UInt8(ascii: "T")), let hour = number(2...2), separator(UInt8(ascii: ":")),
+              let minute = number(2...2), separator(UInt8(ascii: ":")), let second = number(2...2), separator(UInt8(ascii: ".")),
+              let millisecond = number(3...3), index == bytes.count
+        else { return nil }
+        let year = negative ? -magnitude : magnitude
+        guard year <= 0 || year >= 10_000, (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return nil }
+        let dayNumber: Int64
+        if year <= 0 {
+            let leap = floorDivide(year, 4) * 4 == year
+            guard day >= 1, day <= (month == 2 ? (leap ? 29 : 28) : daysInMonth(year: 2001, month: month)) else { return nil }
+            dayNumber = julianDays(year: year, month: month, day: day)
+        } else {
+            guard day >= 1, day <= daysInMonth(year: year, month: month) else { return nil }
+            dayNumber = days(year: year, month: month, day: day)
+        }
+        let total = ((dayNumber * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millisecond
+        return Date(timeIntervalSinceReferenceDate: Double(total) / 1000 - referenceOffset)
     }
 }

@@ -104,8 +104,10 @@ extension Schema {
     /// changed the schema without declaring how to undo it.
     private static func database(_ db: Connection, matches state: SchemaState) throws -> Bool {
         for table in state.tables {
-            guard let info = try db.tableInfoForTableNamed(table.name) else { return false }
-            if info.columnNames.map({ $0.lowercased() }) != table.columnNames.map({ $0.lowercased() }) { return false }
+            guard try db.schemaReader.table(named: table.name) != nil else { return false }
+            // Generated columns are declared columns too (`PRAGMA table_info` leaves them out).
+            let columns = try db.schemaReader.columns(ofTable: table.name).filter { $0.hidden != 1 }
+            if columns.map({ $0.name.lowercased() }) != table.columnNames.map({ $0.lowercased() }) { return false }
         }
         let schema = try db.readSchema()
         for table in state.virtualTables where schema.tableNamed(table.name)?.isVirtualTable != true { return false }

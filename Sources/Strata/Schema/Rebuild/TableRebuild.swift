@@ -22,10 +22,11 @@ extension Connection {
     /// - `columns` maps each new column (unquoted name) to an SQL expression over the old row.
     ///   Columns not listed take their default. For rowid tables without an `INTEGER PRIMARY KEY`
     ///   the rowids are kept too.
-    /// - Indexes and triggers of the table, and views that mention it, are recreated from their
-    ///   SQL. An index or view naming a column the new table lacks fails the rebuild; a trigger is
-    ///   recreated as written (SQLite checks a trigger's body only when it fires).
-    ///   `AUTOINCREMENT` counters are kept.
+    /// - Generated columns are never copied into: SQLite computes them in the new table.
+    /// - Indexes and triggers of the table (this connection's `TEMP` triggers on it included),
+    ///   and views that mention it, are recreated from their SQL. An index or view naming a column
+    ///   the new table lacks fails the rebuild; a trigger is recreated as written (SQLite checks
+    ///   a trigger's body only when it fires). `AUTOINCREMENT` counters are kept.
     ///
     /// Outside a transaction the rebuild turns `foreign_keys` off, runs in `BEGIN IMMEDIATE`, and
     /// restores the setting. Inside one it runs under a savepoint, and foreign keys must already be
@@ -91,7 +92,9 @@ extension Connection {
         // 3-4. the new table under a temporary name
         try runSingleStatement("CREATE TABLE main.\(quoteIdentifier(temporaryName)) (\(definition))\(options.isEmpty ? "" : " " + options)")
 
-        // 5. copy the rows
+        // 5. copy the rows; SQLite refuses any value for a generated column, and computes it
+        let generated = Set(try schemaReader.columns(ofTable: temporaryName).filter { $0.hidden >= 2 }.map { $0.name.lowercased() })
+        let columns = columns.filter { !generated.contains($0.column.lowercased()) }
         if !columns.isEmpty {
             var targetList = columns.map { quoteIdentifier($0.column) }
             var sourceList = columns.map(\.expression)
@@ -105,11 +108,16 @@ extension Connection {
                 """)
         }
 
-        // 6. drop the old table (with its indexes and triggers) and the views that mention it
+        // 6. drop the old table (with its indexes and triggers) and the views that mention it.
+        // TEMP triggers on it go too; which ones did is seen by what is gone after the drop (an
+        // unqualified TEMP trigger may be on a TEMP table of the same name instead).
         for view in dependents where view.type == "view" {
             try execute("DROP VIEW main.\(quoteIdentifier(view.name))")
         }
+        let temporaryTriggers = try temporaryTriggers(onTable: table)
         try execute("DROP TABLE main.\(quoteIdentifier(table))")
+        let remainingTriggers = Set(try self.temporaryTriggers(onTable: table).map { $0.name.lowercased() })
+        let droppedTemporaryTriggers = temporaryTriggers.filter { !remainingTriggers.contains($0.name.lowercased()) }
 
         // 7. rename; legacy mode so SQLite neither rewrites nor validates other schema objects now
         let legacy: Int? = try withBookkeeping { try query("PRAGMA legacy_alter_table") }
@@ -118,9 +126,17 @@ extension Connection {
         try execute("ALTER TABLE main.\(quoteIdentifier(temporaryName)) RENAME TO \(quoteIdentifier(table))")
         if let sequence { try restoreAutoincrementSequence(sequence, ofTable: table) }
 
-        // 8. indexes, triggers and views, in their original order
+        // 8. indexes, triggers and views, in their original order. An index on an expression
+        // over a column that is gone cannot be made again: said as such, not as "no such column".
         for object in dependents {
-            try execute(object.sql)
+            do {
+                try execute(object.sql)
+            } catch is SQLiteError where object.type == "index" {
+                throw TableRebuildError.indexDoesNotFit(index: object.name, table: table)
+            }
+        }
+        for trigger in droppedTemporaryTriggers {
+            try execute(Self.temporaryTriggerSQL(trigger.sql))
         }
         // An index on a column that is gone would silently index the string "column" instead
         // (SQLite's double-quoted string fallback): refuse it.
@@ -161,6 +177,30 @@ extension Connection {
         }
     }
 
+    /// This connection's `TEMP` triggers whose table is called `table` (it may be the main table
+    /// or a `TEMP` one of the same name), in schema order.
+    private func temporaryTriggers(onTable table: String) throws -> [(name: String, sql: String)] {
+        try withBookkeeping {
+            let rows: [(name: String, sql: String)] = try query(
+                "SELECT name, sql FROM sqlite_temp_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE ORDER BY rowid", [table]
+            ) { row in
+                let name: String? = row[0], sql: String? = row[1]
+                return (name: name ?? "", sql: sql ?? "")
+            }
+            return rows
+        }
+    }
+
+    /// The statement that makes a `TEMP` trigger again from its `sqlite_temp_master` text, which
+    /// SQLite stores as `CREATE TRIGGER ...` without the `TEMP` that put it there.
+    static func temporaryTriggerSQL(_ stored: String) -> String {
+        let prefix = Array("CREATE TRIGGER ".utf8)
+        let bytes = Array(stored.utf8)
+        let upper = bytes.prefix(prefix.count).map { (0x61...0x7A).contains($0) ? $0 - 0x20 : $0 }
+        guard upper == prefix else { return stored }
+        return "CREATE TEMP TRIGGER " + String(decoding: bytes.dropFirst(prefix.count), as: UTF8.self)
+    }
+
     /// The indexed column names of an index, nil for expressions.
     private func indexedColumnNames(ofIndex index: String) throws -> [String?] {
         try schemaReader.indexedColumnNames(ofIndex: index)
@@ -183,25 +223,17 @@ extension Connection {
         return sql[sql.index(after: close)...].trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private static func isWithoutRowID(options: String) -> Bool {
-        String(String.UnicodeScalarView(options.uppercased().unicodeScalars.filter { !$0.properties.isWhitespace }))
-            .contains("WITHOUTROWID")
-    }
-
-    /// Rowids are copied when both tables have them, none is aliased by an `INTEGER PRIMARY KEY`
-    /// of the new table (the copied column carries it), and no column shadows the name `rowid`.
+    /// Rowids are copied when both tables have them, the new table has no rowid alias (the copied
+    /// key column carries the rowid then), and no column shadows the names `rowid`, `oid`, `_rowid_`.
     private func shouldCopyRowIDs(from table: String, oldSQL: String, to newTable: String, newOptions: String) throws -> Bool {
-        if Self.isWithoutRowID(options: Self.tableOptions(ofCreateTableSQL: oldSQL)) || Self.isWithoutRowID(options: newOptions) {
+        if tableOptionsAreWithoutRowID(Self.tableOptions(ofCreateTableSQL: oldSQL)) || tableOptionsAreWithoutRowID(newOptions) {
             return false
         }
         let reserved: Set<String> = ["rowid", "oid", "_rowid_"]
-        var primaryKeyTypes: [String] = []
-        for name in [table, newTable] {
-            let info = try schemaReader.visibleColumns(ofTable: name)
-            if info.contains(where: { reserved.contains($0.name.lowercased()) }) { return false }
-            if name == newTable { primaryKeyTypes = info.filter(\.isPrimaryKey).map { $0.type.uppercased() } }
+        for name in [table, newTable] where try schemaReader.columns(ofTable: name).contains(where: { reserved.contains($0.name.lowercased()) }) {
+            return false
         }
-        return !(primaryKeyTypes.count == 1 && primaryKeyTypes[0] == "INTEGER")
+        return try schemaReader.rowIDAliasColumn(ofTable: newTable) == nil
     }
 
     /// A table name not yet used in the main schema, for the new table during the rebuild.
