@@ -93,6 +93,7 @@ extension Connection {
     private func restoring(_ load: () throws -> Void) throws {
         let objects: Int = try query("SELECT count(*) FROM main.sqlite_master") ?? 0
         guard objects == 0 else { throw DumpError.databaseNotEmpty(objectCount: objects) }
+        defer { noteChangeOutsideStatements() }
         let foreignKeys: Int = try query("PRAGMA foreign_keys") ?? 0
         defer { try? execute("PRAGMA foreign_keys = \(foreignKeys == 0 ? "OFF" : "ON")") }
         do {
