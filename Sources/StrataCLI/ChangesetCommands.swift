@@ -41,6 +41,27 @@ struct DiffCommand: ParsableCommand {
                 printError("not compared: \(table): \(error.message)")
             }
         }
+        // Tables only in A: the session diffs B's tables, so nothing would remove them.
+        let targetTables = Set(try reader.userTableNames().map { $0.lowercased() })
+        let onlyInSource = try source.schemaReader.userTableNames().filter { !targetTables.contains($0.lowercased()) }
+        // Tables in both whose columns differ: the diff cannot carry their changes.
+        var schemaDifferences: [String] = []
+        for table in try reader.userTableNames() where !untracked.contains(table) {
+            let ours = try source.schemaReader.columns(ofTable: table).map { "\($0.name.lowercased()) \($0.declaredType.lowercased()) \($0.primaryKeyIndex)" }
+            let theirs = try reader.columns(ofTable: table).map { "\($0.name.lowercased()) \($0.declaredType.lowercased()) \($0.primaryKeyIndex)" }
+            if ours != theirs { schemaDifferences.append(table) }
+        }
+        // SQLite's diff skips rows whose primary key holds a NULL (possible unless it is the rowid).
+        var nullKeys: [String] = []
+        for table in try reader.userTableNames() where !untracked.contains(table) {
+            let key = try reader.columns(ofTable: table).filter { $0.primaryKeyIndex > 0 }.map(\.name)
+            guard !key.isEmpty else { continue }
+            let condition = key.map { quoteIdentifier($0) + " IS NULL" }.joined(separator: " OR ")
+            for (schema, name) in [("main", to), ("strata_diff_from", from)] {
+                let count: Int = try target.query("SELECT count(*) FROM \(quoteIdentifier(schema)).\(quoteIdentifier(table)) WHERE \(condition)") ?? 0
+                if count > 0 { nullKeys.append("skipped: \(table) has \(count) row\(count == 1 ? "" : "s") with a NULL primary key in \(name) (the diff ignores them)") }
+            }
+        }
         let changes = try session.changeset()
         session.close()
         try target.detachDatabase(named: "strata_diff_from")
@@ -51,11 +72,21 @@ struct DiffCommand: ParsableCommand {
         }
         if lines == 0 { print("No differences.") }
         for table in untracked { print("not tracked: \(table) (no primary key, or missing from \(from))") }
+        for table in onlyInSource { print("not tracked: \(table) (only in \(from); the diff does not drop tables)") }
+        for table in schemaDifferences { print("schema differs: \(table) (columns differ between \(from) and \(to))") }
+        for line in nullKeys { print(line) }
         if let path = changeset {
             try changes.data.write(to: URL(fileURLWithPath: path))
             print("Changeset: \(changes.data.count) bytes written to \(path).")
         }
         if apply {
+            // Applying what the diff carries would leave A different from B while saying it was
+            // made equal: refused as a whole.
+            let uncarried = untracked + onlyInSource + schemaDifferences
+            guard uncarried.isEmpty, nullKeys.isEmpty else {
+                let what = (uncarried + (nullKeys.isEmpty ? [] : ["rows with a NULL primary key"])).joined(separator: ", ")
+                throw CLIError("the diff cannot make \(from) equal to \(to) (\(what)); nothing applied")
+            }
             try source.apply(changes) { conflict in
                 printError("\(from) changed while diffing: \(conflict.kind) on \(conflict.change.table); nothing applied")
                 return .abort

@@ -27,8 +27,11 @@ struct WatchCommand: ParsableCommand {
 
     func run() throws {
         let connection = try DatabaseFile.openExisting(database)
-        // Compile once up front, so a bad query fails here with SQLite's message.
-        _ = try connection.prepare(sql)
+        // Compile once up front, so a bad query fails here with SQLite's message. A statement
+        // that writes would run again after each of its own commits, in a loop: refused.
+        guard try connection.prepare(sql).isReadOnly else {
+            throw CLIError("watch runs only statements that read; this one writes: \(sql)")
+        }
         let queue = ConnectionQueue(connection: connection)
         let sql = self.sql, format = self.format
         let finished = DispatchSemaphore(value: 0)

@@ -48,7 +48,9 @@ import Testing
 
     @Test func diffApplyWritesToTheFirstDatabase() throws {
         let sandbox = try Sandbox()
-        let (a, _) = try makePair(sandbox)
+        let (a, b) = try makePair(sandbox)
+        // A table the diff cannot carry makes --apply refuse (issue 40): this pair compares cars only.
+        try Connection(storageLocation: .onDisk(b)).execute("DROP TABLE notes")
         let result = try sandbox.strata("diff", "a.db", "b.db", "--apply")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Applied 3 changes to a.db."))

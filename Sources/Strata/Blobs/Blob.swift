@@ -70,8 +70,16 @@ public final class Blob {
         count = Int(sqlite3_blob_bytes(opened))
     }
 
+    /// Whether a write went through this handle: no statement ran, so observers hear of it
+    /// through the kernel's one entry point when the handle closes, which is when SQLite commits
+    /// it outside a transaction (inside one, with that transaction's commit).
+    private var hasWritten = false
+
     deinit {
-        if let handle { sqlite3_blob_close(handle) }
+        if let handle {
+            sqlite3_blob_close(handle)
+            if hasWritten { connection.noteChangeOutsideStatements() }
+        }
     }
 
     /// Whether the handle is open.
@@ -82,6 +90,10 @@ public final class Blob {
         guard let handle else { return }
         self.handle = nil
         sqlite3_blob_close(handle)
+        if hasWritten {
+            hasWritten = false
+            connection.noteChangeOutsideStatements()
+        }
     }
 
     /// Moves the handle to the same column of another row (faster than opening a new one); an
@@ -96,6 +108,10 @@ public final class Blob {
             // An expired handle cannot move (SQLite answers ABORT): open a fresh one in its place.
             sqlite3_blob_close(handle)
             self.handle = nil
+            if hasWritten {
+                hasWritten = false
+                connection.noteChangeOutsideStatements()
+            }
             var opened: SQLiteBlobHandle?
             code = sqlite3_blob_open(connection.handle, schema, table, column, rowID, isWritable ? 1 : 0, &opened)
             if code == SQLITE_OK { self.handle = opened } else { sqlite3_blob_close(opened) }
@@ -149,6 +165,7 @@ public final class Blob {
         try checkRange(offset: offset, length: bytes.count, writing: true)
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         try check(sqlite3_blob_write(handle, base, Int32(bytes.count), Int32(offset)), doing: "write")
+        hasWritten = true
     }
 
     /// Writes `data` at `offset`; the blob's size does not change.

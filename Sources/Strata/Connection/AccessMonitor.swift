@@ -26,6 +26,9 @@ package final class AccessMonitor {
     private var pendingWrites = DatabaseAccess()
     /// What the statements run so far by the fetch being recorded read.
     private var recordedReads: DatabaseAccess?
+    /// A fetch read this connection inside the open transaction: it may have seen writes a
+    /// ROLLBACK then undoes, so the rollback is reported as a change to what they touched.
+    private var fetchedInsideTransaction = false
 
     init() {}
 
@@ -95,16 +98,23 @@ package final class AccessMonitor {
         if !wasAwake {
             wasAwake = true
             // Woken in the middle of a transaction: what it wrote before is unknown.
-            if inTransaction ? !access.writes.beginsTransaction : access.writes.endsTransaction {
+            if inTransaction ? !access.writes.beginsTransaction : access.writes.endsTransaction || access.writes.rollsBack {
                 pendingWrites.insertEverything()
             }
         }
         if access.writes.rollsBack {
+            // A fetch on this connection (a ConnectionQueue's, or an in-memory database's) during
+            // the transaction saw its writes: their undoing changes what it would read now.
+            let undone = pendingWrites
             pendingWrites = DatabaseAccess()
+            if fetchedInsideTransaction, !undone.isEmpty { onCommit?(undone) }
         } else if !access.writes.isEmpty {
             pendingWrites.formUnion(access.writes)
         }
-        if !inTransaction, !pendingWrites.isEmpty { transactionEnded() }
+        if !inTransaction {
+            if !pendingWrites.isEmpty { transactionEnded() }
+            fetchedInsideTransaction = false
+        }
     }
 
     /// What `prepared` reads and writes now, learning it again when it is unknown or stale.
@@ -124,6 +134,7 @@ package final class AccessMonitor {
     }
 
     private func transactionEnded() {
+        fetchedInsideTransaction = false
         let written = pendingWrites
         pendingWrites = DatabaseAccess()
         onCommit?(written)
@@ -134,7 +145,8 @@ package final class AccessMonitor {
         pendingWrites = DatabaseAccess()
     }
 
-    fileprivate func startRecordingReads() -> DatabaseAccess? {
+    fileprivate func startRecordingReads(inTransaction: Bool) -> DatabaseAccess? {
+        if inTransaction { fetchedInsideTransaction = true }
         defer { recordedReads = DatabaseAccess() }
         return recordedReads
     }
@@ -167,6 +179,14 @@ extension Connection {
         accessMonitor?.noteWrites(written, on: self)
     }
 
+    /// The one entry point for a change made without a statement Strata saw (incremental blob
+    /// I/O, a backup into this connection, deserialize, a dump restored, a changeset applied):
+    /// the authorizer reported nothing, so it counts as a change to the whole database, reported
+    /// with the transaction it belongs to (at once outside one). Call it on the connection's thread.
+    package func noteChangeOutsideStatements() {
+        noteWrites(.everything)
+    }
+
     /// Runs `body`, returning with its result what the statements it ran read (tables and
     /// columns): an observation's region.
     package func recordingReads<T>(_ body: () throws -> T) rethrows -> (T, DatabaseAccess) {
@@ -175,7 +195,7 @@ extension Connection {
             authorizerHub.isMonitoring = true
             installAuthorizerHubIfNeeded(forceReinstall: false)
         }
-        let outer = monitor.startRecordingReads()
+        let outer = monitor.startRecordingReads(inTransaction: sqlite3_get_autocommit(handle) == 0)
         do {
             let value = try body()
             return (value, monitor.stopRecordingReads(restoring: outer))
@@ -199,9 +219,75 @@ extension Connection {
         defer { hub.capture = outer }
         var statement: SQLiteStatementHandle?
         let code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
-        sqlite3_finalize(statement)
+        defer { sqlite3_finalize(statement) }
         guard code == SQLITE_OK, let access = hub.capture else { return .unknown }
+        guard let statement else { return access }
+        return widenedWhereUnderReported(access, of: statement)
+    }
+
+    /// `access` as the authorizer reported it for `statement`, widened where SQLite's authorizer
+    /// under-reports, so that no commit is missed (a wider write only costs a fetch):
+    /// - a statement that writes (not `sqlite3_stmt_readonly`) yet reported no write and is no
+    ///   transaction statement (VACUUM) changes the whole database;
+    /// - an UPDATE that may resolve a conflict by REPLACE (`UPDATE OR REPLACE`, or a REPLACE
+    ///   conflict clause in the table's definition) deletes other rows: the whole table is written;
+    /// - an UPDATE of a table with generated columns changes them too (they are read through their
+    ///   inputs, which the authorizer does not name).
+    func widenedWhereUnderReported(_ access: StatementAccess, of statement: SQLiteStatementHandle) -> StatementAccess {
+        var access = access
+        if access.writes.isEverything { return access }
+        // BEGIN, COMMIT, ROLLBACK, SAVEPOINT and RELEASE count as read-only for SQLite.
+        if access.writes.isEmpty {
+            if sqlite3_stmt_readonly(statement) == 0 { access.writes.insertEverything() }
+            return access
+        }
+        let updated = Array(access.writes.columns.keys)
+        guard !updated.isEmpty else { return access }
+        let hub = authorizerHub
+        let outer = hub.capture
+        hub.capture = nil
+        defer { hub.capture = outer }
+        withBookkeeping {
+            for table in updated {
+                let shape = updateShape(of: table, statementSQL: sqlite3_sql(statement))
+                if shape.mayReplace {
+                    access.writes.insertTable(table)
+                } else {
+                    for column in shape.generatedColumns { access.writes.insertColumn(column, of: table) }
+                }
+            }
+        }
         return access
+    }
+
+    /// Whether an UPDATE of `table` (its text `statementSQL`) may delete rows by REPLACE, and the
+    /// table's generated columns; read with SQLite's own functions, no text processed here. A
+    /// failing lookup answers "may replace", the safe side.
+    private func updateShape(of table: String, statementSQL: UnsafePointer<CChar>?) -> (mayReplace: Bool, generatedColumns: [String]) {
+        func rows(_ sql: String, _ body: (SQLiteStatementHandle) -> Void) -> Bool {
+            var statement: SQLiteStatementHandle?
+            guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return false }
+            defer { sqlite3_finalize(statement) }
+            sqlite3_bind_text(statement, 1, table, -1, sqliteTransient)
+            if let statementSQL { sqlite3_bind_text(statement, 2, statementSQL, -1, sqliteTransient) }
+            while true {
+                let code = sqlite3_step(statement)
+                if code == SQLITE_ROW { body(statement); continue }
+                return code == SQLITE_DONE
+            }
+        }
+        var mayReplace = false
+        let replaceFound = rows("""
+            SELECT instr(upper(?2), 'REPLACE') > 0
+                OR EXISTS (SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?1 COLLATE NOCASE AND instr(upper(sql), 'REPLACE') > 0)
+                OR EXISTS (SELECT 1 FROM temp.sqlite_master WHERE type = 'table' AND name = ?1 COLLATE NOCASE AND instr(upper(sql), 'REPLACE') > 0)
+            """) { mayReplace = sqlite3_column_int($0, 0) != 0 }
+        guard replaceFound, !mayReplace else { return (true, []) }
+        var generated: [String] = []
+        let generatedFound = rows("SELECT name FROM pragma_table_xinfo(?1) WHERE hidden IN (2, 3)") { statement in
+            if let name = sqlite3_column_text(statement, 0) { generated.append(String(cString: name)) }
+        }
+        return generatedFound ? (false, generated) : (true, [])
     }
 
     /// Installs the hub when someone listens and removes it when nobody does.

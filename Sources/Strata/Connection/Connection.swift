@@ -68,6 +68,14 @@ open class Connection {
     /// empty otherwise. Releasing the first one is the COMMIT it stands for.
     package final var savepointsInImmediateTransaction: [String] = []
 
+    /// How many of Strata's transaction wrappers (`transaction`, a savepoint that opened the
+    /// transaction) are running on this connection.
+    package final var transactionWrapperDepth = 0
+
+    /// The error with which SQLite ended the transaction of a running wrapper by itself (an
+    /// `OR ROLLBACK` conflict, a full disk); the wrapper throws it instead of committing.
+    package final var transactionEndedBySQLite: SQLiteError?
+
     /// Hears of every statement execution once observation uses this connection.
     // Read on every execution; a connection is used by one thread at a time and the monitor is
     // set before it is shared, so the runtime exclusivity check (~90 instructions) buys nothing.
@@ -221,7 +229,10 @@ open class Connection {
                 throw error
             }
             let next = tail.map { UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0)) } ?? text.count
-            if let statement { return (statement, position..<min(next, text.count), captures ? authorizerHub.capture : nil) }
+            if let statement {
+                let access = captures ? authorizerHub.capture.map { widenedWhereUnderReported($0, of: statement) } : nil
+                return (statement, position..<min(next, text.count), access)
+            }
             guard next > position else { return nil }
             position = sqlStatementStart(in: text[min(next, text.count)...])
         }

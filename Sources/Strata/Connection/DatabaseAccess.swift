@@ -123,8 +123,9 @@ package struct DatabaseAccess: Sendable, Equatable {
         case SQLITE_CREATE_INDEX, SQLITE_CREATE_TABLE, SQLITE_CREATE_TRIGGER, SQLITE_CREATE_VIEW,
              SQLITE_DROP_INDEX, SQLITE_DROP_TABLE, SQLITE_DROP_TRIGGER, SQLITE_DROP_VIEW,
              SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE, SQLITE_ATTACH, SQLITE_DETACH,
-             SQLITE_REINDEX, SQLITE_ANALYZE:
-            // Temporary objects belong to the writer alone; readers never see them.
+             SQLITE_REINDEX, SQLITE_ANALYZE,
+             SQLITE_CREATE_TEMP_INDEX, SQLITE_CREATE_TEMP_TABLE, SQLITE_CREATE_TEMP_TRIGGER, SQLITE_CREATE_TEMP_VIEW,
+             SQLITE_DROP_TEMP_INDEX, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_TEMP_TRIGGER, SQLITE_DROP_TEMP_VIEW:
             insertEverything()
         default:
             break
@@ -164,12 +165,11 @@ final class AuthorizerHub {
                    _ p3: UnsafePointer<CChar>?, _ p4: UnsafePointer<CChar>?) -> Int32 {
         let string: (UnsafePointer<CChar>?) -> String? = { $0.map { String(cString: $0) } }
         if capture != nil {
-            // The temporary schema is the connection's own: no other connection reads it.
-            if string(p3) != "temp" {
-                let first = string(p1), second = string(p2)
-                capture?.writes.recordWrite(action: code, first, second)
-                capture?.reads.recordRead(action: code, first, second)
-            }
+            // Temporary tables count too: no reader of the pool sees them, but a fetch on this
+            // connection (a ConnectionQueue's, an in-memory database's) does.
+            let first = string(p1), second = string(p2)
+            capture?.writes.recordWrite(action: code, first, second)
+            capture?.reads.recordRead(action: code, first, second)
         }
         guard let user, !bookkeeping.isActive else { return SQLITE_OK }
         // An action code SQLite adds later is denied, as the user's authorizer cannot name it.

@@ -186,6 +186,9 @@ private struct BackupJob: @unchecked Sendable {
         if case .success = result, finish != SQLITE_OK {
             result = .failure(SQLiteError(handle: destination.handle, code: finish))
         }
+        // The destination's pages were replaced without a statement (even a failed or cancelled
+        // copy may have written some): its observers must look again.
+        destination.noteChangeOutsideStatements()
         let finalResult = result
         completionQueue.async { self.completion(finalResult) }
     }

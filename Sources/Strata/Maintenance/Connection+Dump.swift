@@ -106,6 +106,7 @@ extension Connection {
         guard !isInTransaction else { throw DumpError.inTransaction }
         let objects: Int = try query("SELECT count(*) FROM main.sqlite_master") ?? 0
         guard objects == 0 else { throw DumpError.databaseNotEmpty(objectCount: objects) }
+        defer { noteChangeOutsideStatements() }
         let foreignKeys: Int = try query("PRAGMA foreign_keys") ?? 0
         defer { try? execute("PRAGMA foreign_keys = \(foreignKeys == 0 ? "OFF" : "ON")") }
         do {

@@ -138,7 +138,7 @@ public final class ObservationToken: Sendable, Hashable {
     init<Value: Sendable>(observation: DatabaseObservation<Value>, onChange: @escaping @Sendable (Result<Value, any Error>) -> Void) {
         let cancelled = Locked(false)
         isCancelledFlag = cancelled
-        task = Task {
+        task = ObservationDelivery.task {
             var retryDelay = ObservationToken.firstRetryDelay
             while !cancelled.current, !Task.isCancelled {
                 do {
@@ -205,4 +205,30 @@ public final class ObservationToken: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     deinit { cancel() }
+}
+
+/// Where closure-based observations run: on threads of Strata's own, not Swift's cooperative pool,
+/// whose few threads (one a core) a caller may block (a semaphore in synchronous code, as SQift's
+/// users write), which would stall every delivery.
+enum ObservationDelivery {
+    static func task(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
+            return Task(executorPreference: ObservationDeliveryExecutor.shared, operation: operation)
+        }
+        return Task(operation: operation)
+    }
+}
+
+/// Runs the jobs of observation tasks on a concurrent dispatch queue (one task's jobs run one at a
+/// time, as on any executor); a fetch blocked in SQLite holds one of its threads, not the pool's.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+final class ObservationDeliveryExecutor: TaskExecutor {
+    static let shared = ObservationDeliveryExecutor()
+    private let queue = DispatchQueue(label: "strata.observation-delivery", attributes: .concurrent)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        queue.async { job.runSynchronously(on: executor) }
+    }
 }

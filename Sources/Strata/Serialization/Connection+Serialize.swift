@@ -76,6 +76,7 @@ extension Connection {
         var flags = UInt32(SQLITE_DESERIALIZE_FREEONCLOSE)
         flags |= readOnly ? UInt32(SQLITE_DESERIALIZE_READONLY) : UInt32(SQLITE_DESERIALIZE_RESIZEABLE)
         let code = sqlite3_deserialize(handle, schema, buffer, sqlite3_int64(count), sqlite3_int64(count), flags)
+        noteChangeOutsideStatements()
         guard code == SQLITE_OK else {
             let error = SQLiteError(handle: handle, code: code)
             throw SQLiteError(code: error.code, message: "cannot deserialize into schema \"\(schema)\": \(error.message)", extendedCode: error.extendedCode)

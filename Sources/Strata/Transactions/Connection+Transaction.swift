@@ -1,6 +1,9 @@
 // Transactions: BEGIN/COMMIT/ROLLBACK and savepoints on a connection, as SQift spells them.
 
 import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
 
 extension Connection {
     /// Runs `closure` inside a transaction: committed when it returns, rolled back when it (or the
@@ -17,8 +20,11 @@ extension Connection {
     @discardableResult
     public func transaction<T>(transactionType: TransactionType = .deferred, closure: () throws -> T) throws -> T {
         try beginTransaction(transactionType)
+        transactionWrapperDepth += 1
+        defer { transactionWrapperEnded() }
         do {
             let result = try closure()
+            try throwIfTransactionEndedBySQLite()
             try commitTransaction()
             return result
         } catch {
@@ -55,8 +61,11 @@ extension Connection {
         }
         let opensTransaction = !isInTransaction
         try statements { try openSavepoint(name) }
+        if opensTransaction { transactionWrapperDepth += 1 }
+        defer { if opensTransaction { transactionWrapperEnded() } }
         do {
             let result = try closure()
+            if opensTransaction { try throwIfTransactionEndedBySQLite() }
             try statements { try releaseSavepoint(named: name) }
             return result
         } catch {
@@ -143,6 +152,33 @@ extension Connection {
             try? rollbackToSavepoint(named: name)
             try? releaseSavepoint(named: name)
         }
+    }
+
+    /// Called when a statement failed inside a transaction wrapper: when SQLite ended the
+    /// transaction with the failure (`OR ROLLBACK`, or an I/O error, a full disk), what the wrapper
+    /// wrote is gone, and statements run after it would each commit on their own. A transaction is
+    /// opened again at once, so nothing the closure runs afterwards commits, and the wrapper rolls it
+    /// back and throws instead of committing.
+    func checkTransactionSurvived(_ error: SQLiteError) {
+        guard transactionEndedBySQLite == nil, !isInTransaction else { return }
+        transactionEndedBySQLite = SQLiteError(
+            code: error.code,
+            message: "the transaction was rolled back by SQLite (\(error.message)); nothing it wrote was committed",
+            extendedCode: error.extendedCode
+        )
+        withBookkeeping { _ = sqlite3_exec(handle, "BEGIN", nil, nil, nil) }
+    }
+
+    /// Throws, after rolling back what ran since, when SQLite ended the wrapper's transaction.
+    func throwIfTransactionEndedBySQLite() throws {
+        guard let error = transactionEndedBySQLite else { return }
+        if isInTransaction { try? rollbackTransaction() }
+        throw error
+    }
+
+    private func transactionWrapperEnded() {
+        transactionWrapperDepth -= 1
+        if transactionWrapperDepth == 0 { transactionEndedBySQLite = nil }
     }
 
     /// The tracked savepoints belong to a transaction that has ended (a COMMIT or ROLLBACK run as
