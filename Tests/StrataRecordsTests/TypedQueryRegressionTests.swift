@@ -6,7 +6,7 @@ import StrataRecords
     @PrimaryKey var id: Int64?; var name: String; var managerId: Int64?; var score: Int?; var dept: String?
 }
 
-@Record(table: "parent_row") struct ParentRow: Equatable { @PrimaryKey var id: Int64?; var name: String }
+@Record(table: "parent_row") struct ParentRow: Equatable { @PrimaryKey var id: Int64?; var name: String; var bio: String }
 @Record(table: "child_row") struct ChildRow: Equatable { @PrimaryKey var id: Int64?; var parentId: Int64; var label: String }
 extension ParentRow { static let children = hasMany(ChildRow.self, using: \.parentId) }
 
@@ -62,16 +62,18 @@ extension ParentRow { static let children = hasMany(ChildRow.self, using: \.pare
         try ParentRow.createTable(db)
         try ChildRow.createTable(db)
         try db.execute("CREATE INDEX parent_row_name ON parent_row(name)")
-        try ParentRow.insertAll(db, ["z", "y", "x", "w"].map { ParentRow(id: nil, name: $0) })
+        try ParentRow.insertAll(db, ["z", "y", "x", "w"].map { ParentRow(id: nil, name: $0, bio: "about \($0)") })
         try ChildRow.insertAll(db, (1...4).map { ChildRow(id: nil, parentId: Int64($0), label: "of \($0)") })
         let parentsOnly = try ParentRow.all().limit(2).fetchAll(db).map(\.id)
+        // The trap: the keys alone are read through the narrower index, in name order.
+        #expect(try ParentRow.all().limit(2).select(\.id).fetchAll(db) != parentsOnly)
         let shelves = try ParentRow.including(all: ParentRow.children).limit(2).fetchAll(db)
         #expect(shelves.map(\.0.id) == parentsOnly)
         for (parent, children) in shelves {
             #expect(children.map(\.label) == ["of \(parent.id ?? 0)"])
         }
         // Many parents: the keys are bound in batches.
-        try ParentRow.insertAll(db, (0..<1_200).map { ParentRow(id: nil, name: "p\($0)") })
+        try ParentRow.insertAll(db, (0..<1_200).map { ParentRow(id: nil, name: "p\($0)", bio: "") })
         try ChildRow.insertAll(db, (5...1_204).map { ChildRow(id: nil, parentId: Int64($0), label: "of \($0)") })
         let all = try ParentRow.including(all: ParentRow.children).fetchAll(db)
         #expect(all.count == 1_204)
