@@ -65,6 +65,8 @@ struct CheckCommand: ParsableCommand {
         }
         print("pages:              \(pageCount) x \(pageSize) bytes = \(Self.bytes(pageCount * pageSize))")
         print("freelist:           \(freelist) page\(freelist == 1 ? "" : "s") (\(Self.bytes(freelist * pageSize)))")
+        print("sqlite:             \(Connection.sqliteVersion)")
+        if let warning = Connection.walResetBugWarning { print("warning:            \(warning)") }
         if status { Self.printStatus(of: connection) }
 
         if !healthy { throw ExitCode.failure }

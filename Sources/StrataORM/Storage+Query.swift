@@ -74,7 +74,7 @@ extension Storage {
     /// per row), its values bound.
     @usableFromInline
     func withStatement<R>(fragment: SQLFragment, _ body: (Strata.Statement, SQLiteStatementHandle) throws -> R) throws -> R {
-        let (sql, arguments) = fragment.rendered
+        let (sql, arguments) = try fragment.rendered
         return try withStatement(query: sql) { statement, handle in
             for (offset, value) in arguments.enumerated() {
                 let index = Int32(offset + 1)

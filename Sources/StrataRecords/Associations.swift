@@ -111,14 +111,14 @@ extension Record {
 extension RecordQuery {
     /// The query's records with their associated one, dropping those that have none.
     public func including<Association: ToOneAssociation>(required association: Association) -> JoinQuery<R, Association.Destination, Association.Destination> where Association.Origin == R {
-        JoinQuery(base: queryParts, aQualifier: R.tableName, kind: "JOIN", alias: nil, reader: Association.Destination.requiredReader) { _, _, origin, destination in
+        JoinQuery(base: queryParts, aQualifier: qualifier, kind: "JOIN", alias: nil, reader: Association.Destination.requiredReader) { _, _, origin, destination in
             association.condition(originQualifier: origin, destinationQualifier: destination)
         }
     }
 
     /// The query's records with their associated one, or nil where they have none.
     public func including<Association: ToOneAssociation>(optional association: Association) -> JoinQuery<R, Association.Destination, Association.Destination?> where Association.Origin == R {
-        JoinQuery(base: queryParts, aQualifier: R.tableName, kind: "LEFT JOIN", alias: nil, reader: Association.Destination.optionalReader) { _, _, origin, destination in
+        JoinQuery(base: queryParts, aQualifier: qualifier, kind: "LEFT JOIN", alias: nil, reader: Association.Destination.optionalReader) { _, _, origin, destination in
             association.condition(originQualifier: origin, destinationQualifier: destination)
         }
     }
@@ -179,27 +179,41 @@ public struct IncludingAllQuery<Parent: Record, Child: Record>: Sendable {
     }
 
     private func fetchBoth(_ db: Connection) throws -> [(Parent, [Child])] {
-        let key = SQLFragment.column(referencedKey(of: Parent.self), table: Parent.tableName)
-        let parentList = SQLFragment(segments: [.text(Parent.recordStatements.selectList + ", "), .fragment(key)])
+        let key = SQLFragment.column(referencedKey(of: Parent.self), table: parents.qualifier)
+        let parentList = SQLFragment(segments: [.fragment(parents.selectList), .text(", "), .fragment(key)])
         let keyIndex = Int32(Parent.recordColumns.count)
         let found: [(Parent, BindingValue)] = try db.query(literal: parents.queryParts.select(parentList)) { row in
             (try Parent(columnOrderedRow: row), associationKey(row, keyIndex))
         }
         guard !found.isEmpty else { return [] }
-        // The children of exactly those parents: the parents' query again, as a subquery of keys.
+        // The children of exactly the parents read, by their keys bound: running the parents'
+        // query again as a subquery could pick other rows (a limit without a total order).
+        var keys: [BindingValue] = []
+        var seen: Set<BindingValue> = []
+        for (_, key) in found where key != .null && seen.insert(key).inserted { keys.append(key) }
         let childKey = SQLFragment.column(foreignKey, table: Child.tableName)
         let childList = SQLFragment(segments: [.text(Child.qualifiedSelectList(Child.tableName).sql + ", "), .fragment(childKey)])
-        let childrenStatement = SQLFragment(segments: [
-            .text("SELECT "), .fragment(childList), .text(" FROM "), .identifier(Child.tableName),
-            .text(" WHERE "), .fragment(childKey), .text(" IN ("), .fragment(parents.queryParts.nested(key)), .text(")"),
-        ])
         let childKeyIndex = Int32(Child.recordColumns.count)
         var children: [BindingValue: [Child]] = [:]
-        children.reserveCapacity(found.count)
-        _ = try db.query(literal: childrenStatement) { row -> Void in
-            let child = try Child(columnOrderedRow: row)
-            children[associationKey(row, childKeyIndex), default: []].append(child)
-        } as [Void]
+        children.reserveCapacity(keys.count)
+        // Children come in the child table's order within each batch; batches keep the number of
+        // bound values under every SQLite's limit (999 before 3.32).
+        let batchSize = 500
+        for start in stride(from: 0, to: keys.count, by: batchSize) {
+            var segments: [SQLFragment.Segment] = [
+                .text("SELECT "), .fragment(childList), .text(" FROM "), .identifier(Child.tableName),
+                .text(" WHERE "), .fragment(childKey), .text(" IN ("),
+            ]
+            for (offset, value) in keys[start..<min(start + batchSize, keys.count)].enumerated() {
+                if offset > 0 { segments.append(.text(", ")) }
+                segments.append(.value(value))
+            }
+            segments.append(.text(")"))
+            _ = try db.query(literal: SQLFragment(segments: segments)) { row -> Void in
+                let child = try Child(columnOrderedRow: row)
+                children[associationKey(row, childKeyIndex), default: []].append(child)
+            } as [Void]
+        }
         return found.map { parent, key in (parent, children[key] ?? []) }
     }
 }

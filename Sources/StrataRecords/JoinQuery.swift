@@ -36,13 +36,9 @@ extension Record {
 
 /// `JOIN table [AS alias] ON condition`, and the name the table's columns are qualified by.
 private func joinClause(_ kind: String, table: String, alias: String?, taken: [String]) -> (clause: SQLFragment, qualifier: String) {
-    var qualifier = alias ?? table
-    if alias == nil, taken.contains(qualifier) {
-        // A record joined with itself without an alias gets one, so its columns stay apart.
-        var number = 2
-        while taken.contains("\(table)_\(number)") { number += 1 }
-        qualifier = "\(table)_\(number)"
-    }
+    // A record joined with itself without an alias gets one, so its columns stay apart; so does
+    // a table an enclosing query names (a join inside a subquery).
+    let qualifier = alias ?? QueryScope.freeQualifier(for: table, taken: taken)
     var clause = SQLFragment(segments: [.text(" " + kind + " "), .identifier(table)])
     if qualifier != table { clause += SQLFragment(segments: [.text(" AS "), .identifier(qualifier)]) }
     return (clause, qualifier)
@@ -80,20 +76,20 @@ public struct JoinQuery<A: Record, B: Record, BRow>: QuerySource {
         qualifiers = [aQualifier, bQualifier]
         readB = reader
         queryParts = base
-        queryParts.from = base.from + clause + SQLFragment(segments: [.text(" ON ")]) + condition(aColumns, bColumns, aQualifier, bQualifier).fragment
+        queryParts.from = base.from + clause + SQLFragment(segments: [.text(" ON ")]) + QueryScope.within([aQualifier, bQualifier]) { condition(aColumns, bColumns, aQualifier, bQualifier) }.fragment
     }
 
     /// Narrows the join (conditions given several times must all hold).
     public func `where`(_ condition: (A.Columns, B.Columns) -> RecordPredicate) -> JoinQuery {
         var query = self
-        query.queryParts.addPredicate(condition(aColumns, bColumns))
+        query.queryParts.addPredicate(QueryScope.within(qualifiers) { condition(aColumns, bColumns) })
         return query
     }
 
     /// Adds an ORDER BY term; chain `order` again for more terms.
     public func order<Term: OrderingTerm>(_ term: (A.Columns, B.Columns) -> Term) -> JoinQuery {
         var query = self
-        query.queryParts.orderings.append(term(aColumns, bColumns).orderingFragment)
+        query.queryParts.orderings.append(QueryScope.within(qualifiers) { term(aColumns, bColumns) }.orderingFragment)
         return query
     }
 
@@ -108,7 +104,7 @@ public struct JoinQuery<A: Record, B: Record, BRow>: QuerySource {
     /// Groups the rows by one expression or a tuple of them.
     public func group<each E: QueryExpression>(_ terms: (A.Columns, B.Columns) -> (repeat each E)) -> JoinQuery {
         var query = self
-        let built = terms(aColumns, bColumns)
+        let built = QueryScope.within(qualifiers) { terms(aColumns, bColumns) }
         for term in repeat each built { query.queryParts.groups.append(term.fragment) }
         return query
     }
@@ -116,13 +112,13 @@ public struct JoinQuery<A: Record, B: Record, BRow>: QuerySource {
     /// Keeps the groups for which `condition` holds.
     public func having(_ condition: (A.Columns, B.Columns) -> RecordPredicate) -> JoinQuery {
         var query = self
-        query.queryParts.addHaving(condition(aColumns, bColumns))
+        query.queryParts.addHaving(QueryScope.within(qualifiers) { condition(aColumns, bColumns) })
         return query
     }
 
     /// Selects columns and expressions of both records, read as a tuple of their types.
     public func select<each E: QueryExpression>(_ expressions: (A.Columns, B.Columns) -> (repeat each E)) -> Selection<JoinQuery, (repeat (each E).Value)> {
-        let built = expressions(aColumns, bColumns)
+        let built = QueryScope.within(qualifiers) { expressions(aColumns, bColumns) }
         return makeSelection(self, repeat each built)
     }
 
@@ -198,20 +194,20 @@ public struct JoinQuery3<A: Record, B: Record, C: Record, BRow, CRow>: QuerySour
         readB = base.readB
         readC = reader
         queryParts = base.queryParts
-        queryParts.from = base.queryParts.from + clause + SQLFragment(segments: [.text(" ON ")]) + condition(aColumns, bColumns, cColumns).fragment
+        queryParts.from = base.queryParts.from + clause + SQLFragment(segments: [.text(" ON ")]) + QueryScope.within(base.qualifiers + [cQualifier]) { condition(aColumns, bColumns, cColumns) }.fragment
     }
 
     /// Narrows the join (conditions given several times must all hold).
     public func `where`(_ condition: (A.Columns, B.Columns, C.Columns) -> RecordPredicate) -> JoinQuery3 {
         var query = self
-        query.queryParts.addPredicate(condition(aColumns, bColumns, cColumns))
+        query.queryParts.addPredicate(QueryScope.within(qualifiers) { condition(aColumns, bColumns, cColumns) })
         return query
     }
 
     /// Adds an ORDER BY term; chain `order` again for more terms.
     public func order<Term: OrderingTerm>(_ term: (A.Columns, B.Columns, C.Columns) -> Term) -> JoinQuery3 {
         var query = self
-        query.queryParts.orderings.append(term(aColumns, bColumns, cColumns).orderingFragment)
+        query.queryParts.orderings.append(QueryScope.within(qualifiers) { term(aColumns, bColumns, cColumns) }.orderingFragment)
         return query
     }
 
@@ -226,7 +222,7 @@ public struct JoinQuery3<A: Record, B: Record, C: Record, BRow, CRow>: QuerySour
     /// Groups the rows by one expression or a tuple of them.
     public func group<each E: QueryExpression>(_ terms: (A.Columns, B.Columns, C.Columns) -> (repeat each E)) -> JoinQuery3 {
         var query = self
-        let built = terms(aColumns, bColumns, cColumns)
+        let built = QueryScope.within(qualifiers) { terms(aColumns, bColumns, cColumns) }
         for term in repeat each built { query.queryParts.groups.append(term.fragment) }
         return query
     }
@@ -234,13 +230,13 @@ public struct JoinQuery3<A: Record, B: Record, C: Record, BRow, CRow>: QuerySour
     /// Keeps the groups for which `condition` holds.
     public func having(_ condition: (A.Columns, B.Columns, C.Columns) -> RecordPredicate) -> JoinQuery3 {
         var query = self
-        query.queryParts.addHaving(condition(aColumns, bColumns, cColumns))
+        query.queryParts.addHaving(QueryScope.within(qualifiers) { condition(aColumns, bColumns, cColumns) })
         return query
     }
 
     /// Selects columns and expressions of the three records, read as a tuple of their types.
     public func select<each E: QueryExpression>(_ expressions: (A.Columns, B.Columns, C.Columns) -> (repeat each E)) -> Selection<JoinQuery3, (repeat (each E).Value)> {
-        let built = expressions(aColumns, bColumns, cColumns)
+        let built = QueryScope.within(qualifiers) { expressions(aColumns, bColumns, cColumns) }
         return makeSelection(self, repeat each built)
     }
 
@@ -288,12 +284,12 @@ extension RecordQuery {
     ///     SQL of your own, as a record joined with itself gets one anyway.
     ///   - condition: The join condition, over both records' columns.
     public func join<B: Record>(_ other: B.Type, as alias: String? = nil, on condition: (R.Columns, B.Columns) -> RecordPredicate) -> JoinQuery<R, B, B> {
-        JoinQuery(base: queryParts, aQualifier: R.tableName, kind: "JOIN", alias: alias, reader: B.requiredReader, on: condition)
+        JoinQuery(base: queryParts, aQualifier: qualifier, kind: "JOIN", alias: alias, reader: B.requiredReader, on: condition)
     }
 
     /// Left-joins another record: every row of this query, with the other record or nil.
     public func leftJoin<B: Record>(_ other: B.Type, as alias: String? = nil, on condition: (R.Columns, B.Columns) -> RecordPredicate) -> JoinQuery<R, B, B?> {
-        JoinQuery(base: queryParts, aQualifier: R.tableName, kind: "LEFT JOIN", alias: alias, reader: B.optionalReader, on: condition)
+        JoinQuery(base: queryParts, aQualifier: qualifier, kind: "LEFT JOIN", alias: alias, reader: B.optionalReader, on: condition)
     }
 }
 

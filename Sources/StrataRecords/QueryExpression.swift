@@ -44,15 +44,26 @@ extension TypedColumn: QueryExpression {
 }
 
 /// An SQL expression over columns (an aggregate, say) that reads as `Value`.
-// @unchecked Sendable: `reader` is built by the functions below from Sendable parts (a column's
-// pure reader, or a conversion that captures nothing); `Value`'s metatype need not be Sendable.
+// @unchecked Sendable: `reader` is either a caller's `@Sendable` closure (the public initializer
+// takes no other) or one of this module's readers (a column's reader, or a conversion that
+// captures only names), which keep no mutable state; those are not marked `@Sendable` because
+// they name `Value`'s type, whose metatype need not be Sendable.
 public struct SQLExpression<Value>: QueryExpression, @unchecked Sendable {
     /// The expression's SQL.
     public let fragment: SQLFragment
     @usableFromInline let reader: (SQLiteStatementHandle, Int32) throws -> Value
 
     /// An expression written as `fragment`, read by `reader`.
-    public init(_ fragment: SQLFragment, reader: @escaping (SQLiteStatementHandle, Int32) throws -> Value) {
+    ///
+    /// The reader runs for each row on whichever thread fetches, so it must be `@Sendable`: a
+    /// closure that captures only constants (or nothing) is.
+    public init(_ fragment: SQLFragment, reader: @escaping @Sendable (SQLiteStatementHandle, Int32) throws -> Value) {
+        self.fragment = fragment
+        self.reader = reader
+    }
+
+    /// An expression read by one of this module's readers (see the note on Sendable above).
+    init(_ fragment: SQLFragment, moduleReader reader: @escaping (SQLiteStatementHandle, Int32) throws -> Value) {
         self.fragment = fragment
         self.reader = reader
     }
@@ -76,13 +87,20 @@ func aggregateReader<T: Extractable>(_ name: String) -> (SQLiteStatementHandle, 
 
 extension SQLExpression where Value: Bindable {
     func comparison(_ operator: String, _ value: Value) -> RecordPredicate {
-        RecordPredicate(fragment + SQLFragment(segments: [.text(" " + `operator` + " "), .value(value.bindingValue)]))
+        RecordPredicate(fragment + SQLFragment(segments: [.text(" " + `operator` + " "), .binding(value)]))
     }
 
-    /// `expression = value`.
-    public static func == (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.comparison("=", rhs) }
-    /// `expression <> value`.
-    public static func != (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.comparison("<>", rhs) }
+    /// `expression op value`, or `expression nullTest` when `value` is nil (`= NULL` matches nothing).
+    func equality(_ operator: String, _ value: Value, nullTest: String) -> RecordPredicate {
+        let bound = SQLFragment.Segment.binding(value)
+        if case .value(.null) = bound { return RecordPredicate(fragment + SQLFragment(segments: [.text(nullTest)])) }
+        return RecordPredicate(fragment + SQLFragment(segments: [.text(" " + `operator` + " "), bound]))
+    }
+
+    /// `expression = value`; `expression IS NULL` when `value` is nil.
+    public static func == (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.equality("=", rhs, nullTest: " IS NULL") }
+    /// `expression <> value`; `expression IS NOT NULL` when `value` is nil.
+    public static func != (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.equality("<>", rhs, nullTest: " IS NOT NULL") }
     /// `expression < value`.
     public static func < (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.comparison("<", rhs) }
     /// `expression <= value`.
@@ -103,9 +121,9 @@ extension TypedColumn {
     /// `count(column)`: the rows where the column is not NULL; `distinct` counts each value once.
     public func count(distinct: Bool = false) -> SQLExpression<Int> {
         let name = "count(\(self.name))"
-        return SQLExpression(aggregate("count", distinct: distinct)) { handle, index in
+        return SQLExpression(aggregate("count", distinct: distinct), moduleReader: { handle, index in
             try requiredColumnValue(columnValue(of: handle, at: index, as: Int.self), handle, index, name, "aggregate")
-        }
+        })
     }
 
     /// `min(column)`: nil for no rows.
@@ -113,34 +131,34 @@ extension TypedColumn {
     /// `max(column)`: nil for no rows.
     public func max() -> SQLExpression<Value?> where Value: Comparable { extremum("max") }
     /// `min(column)` of an optional column: nil for no rows or only NULLs.
-    public func min<Wrapped: Comparable>() -> SQLExpression<Wrapped?> where Value == Wrapped? { SQLExpression(aggregate("min"), reader: reader) }
+    public func min<Wrapped: Comparable>() -> SQLExpression<Wrapped?> where Value == Wrapped? { SQLExpression(aggregate("min"), moduleReader: reader) }
     /// `max(column)` of an optional column: nil for no rows or only NULLs.
-    public func max<Wrapped: Comparable>() -> SQLExpression<Wrapped?> where Value == Wrapped? { SQLExpression(aggregate("max"), reader: reader) }
+    public func max<Wrapped: Comparable>() -> SQLExpression<Wrapped?> where Value == Wrapped? { SQLExpression(aggregate("max"), moduleReader: reader) }
 
     private func extremum(_ function: String) -> SQLExpression<Value?> {
         let read = reader
-        return SQLExpression(aggregate(function)) { handle, index in
+        return SQLExpression(aggregate(function), moduleReader: { handle, index in
             sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : try read(handle, index)
-        }
+        })
     }
 
     /// `sum(column)` of an integer column: nil for no rows or only NULLs.
-    public func sum() -> SQLExpression<Int?> where Value: BinaryInteger { SQLExpression(aggregate("sum"), reader: aggregateReader("sum(\(name))")) }
+    public func sum() -> SQLExpression<Int?> where Value: BinaryInteger { SQLExpression(aggregate("sum"), moduleReader: aggregateReader("sum(\(name))")) }
     /// `sum(column)` of an optional integer column.
-    public func sum<Wrapped: BinaryInteger>() -> SQLExpression<Int?> where Value == Wrapped? { SQLExpression(aggregate("sum"), reader: aggregateReader("sum(\(name))")) }
+    public func sum<Wrapped: BinaryInteger>() -> SQLExpression<Int?> where Value == Wrapped? { SQLExpression(aggregate("sum"), moduleReader: aggregateReader("sum(\(name))")) }
     /// `sum(column)` of a real column: nil for no rows or only NULLs.
-    public func sum() -> SQLExpression<Double?> where Value: BinaryFloatingPoint { SQLExpression(aggregate("sum"), reader: aggregateReader("sum(\(name))")) }
+    public func sum() -> SQLExpression<Double?> where Value: BinaryFloatingPoint { SQLExpression(aggregate("sum"), moduleReader: aggregateReader("sum(\(name))")) }
     /// `sum(column)` of an optional real column.
-    public func sum<Wrapped: BinaryFloatingPoint>() -> SQLExpression<Double?> where Value == Wrapped? { SQLExpression(aggregate("sum"), reader: aggregateReader("sum(\(name))")) }
+    public func sum<Wrapped: BinaryFloatingPoint>() -> SQLExpression<Double?> where Value == Wrapped? { SQLExpression(aggregate("sum"), moduleReader: aggregateReader("sum(\(name))")) }
 
     /// `avg(column)` of an integer column: nil for no rows or only NULLs.
-    public func average() -> SQLExpression<Double?> where Value: BinaryInteger { SQLExpression(aggregate("avg"), reader: aggregateReader("avg(\(name))")) }
+    public func average() -> SQLExpression<Double?> where Value: BinaryInteger { SQLExpression(aggregate("avg"), moduleReader: aggregateReader("avg(\(name))")) }
     /// `avg(column)` of an optional integer column.
-    public func average<Wrapped: BinaryInteger>() -> SQLExpression<Double?> where Value == Wrapped? { SQLExpression(aggregate("avg"), reader: aggregateReader("avg(\(name))")) }
+    public func average<Wrapped: BinaryInteger>() -> SQLExpression<Double?> where Value == Wrapped? { SQLExpression(aggregate("avg"), moduleReader: aggregateReader("avg(\(name))")) }
     /// `avg(column)` of a real column: nil for no rows or only NULLs.
-    public func average() -> SQLExpression<Double?> where Value: BinaryFloatingPoint { SQLExpression(aggregate("avg"), reader: aggregateReader("avg(\(name))")) }
+    public func average() -> SQLExpression<Double?> where Value: BinaryFloatingPoint { SQLExpression(aggregate("avg"), moduleReader: aggregateReader("avg(\(name))")) }
     /// `avg(column)` of an optional real column.
-    public func average<Wrapped: BinaryFloatingPoint>() -> SQLExpression<Double?> where Value == Wrapped? { SQLExpression(aggregate("avg"), reader: aggregateReader("avg(\(name))")) }
+    public func average<Wrapped: BinaryFloatingPoint>() -> SQLExpression<Double?> where Value == Wrapped? { SQLExpression(aggregate("avg"), moduleReader: aggregateReader("avg(\(name))")) }
 }
 
 // MARK: - Ordering

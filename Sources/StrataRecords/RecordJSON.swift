@@ -89,6 +89,8 @@ extension TypedColumn {
             }
             return value
         }
+        // A value JSON cannot hold throws when the SQL runs, as an insert does, never NULL.
+        encodingError = { JSONBinding($0).encodingError }
     }
 
     /// The column of an optional `@JSON` property (nil is SQL NULL).
@@ -96,6 +98,7 @@ extension TypedColumn {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.map { JSONBinding($0).bindingValue } ?? .null }) { handle, index in
             try decodeJSONColumn(handle, index, as: Wrapped?.self, column: name, record: record) ?? nil
         }
+        encodingError = { $0.flatMap { JSONBinding($0).encodingError } }
     }
 
     /// `json_extract(column, path)`, read as `T` (nil where the path is absent).
@@ -106,15 +109,23 @@ extension TypedColumn {
     public func json<T: Bindable & Extractable>(_ path: String, as type: T.Type) -> SQLExpression<T?> {
         let name = "\(self.name) \(path)"
         let record = self.record
-        return SQLExpression(SQLFragment(segments: [.text("json_extract("), .fragment(fragment), .text(", "), .value(.text(path)), .text(")")])) { handle, index in
+        return SQLExpression(SQLFragment(segments: [.text("json_extract("), .fragment(fragment), .text(", "), .value(.text(path)), .text(")")]), moduleReader: { handle, index in
             try optionalColumnValue(columnValue(of: handle, at: index, as: T.self), handle, index, name, record)
-        }
+        })
     }
 
-    private func jsonArrayContains(_ element: BindingValue) -> RecordPredicate {
-        RecordPredicate(SQLFragment(segments: [
-            .text("EXISTS (SELECT 1 FROM json_each("), .fragment(fragment), .text(") WHERE json_each.value = "), .value(element), .text(")"),
-        ]))
+    /// `element` compared as the array stores it: the JSON encoder's text of the element, read
+    /// by SQLite as JSON (a `Date` is a number, `Data` base64 text), so it meets `json_each.value`.
+    private func jsonArrayContains<Element: Bindable>(_ element: Element) -> RecordPredicate {
+        let value: [SQLFragment.Segment]
+        if let codable = element as? any Codable {
+            value = [.text("json_extract("), jsonSegment(codable), .text(", '$')")]
+        } else {
+            value = [.binding(element)]
+        }
+        return RecordPredicate(SQLFragment(segments: [
+            .text("EXISTS (SELECT 1 FROM json_each("), .fragment(fragment), .text(") WHERE json_each.value = "),
+        ] + value + [.text(")")]))
     }
 
     /// Whether a `@JSON` array holds `element` (through `json_each`).
@@ -123,11 +134,16 @@ extension TypedColumn {
     /// Article.where { $0.tags.contains("swift") }
     /// ```
     public func contains<Element: Bindable>(_ element: Element) -> RecordPredicate where Value == [Element] {
-        jsonArrayContains(element.bindingValue)
+        jsonArrayContains(element)
     }
 
     /// Whether an optional `@JSON` array holds `element`; false where it is NULL.
     public func contains<Element: Bindable>(_ element: Element) -> RecordPredicate where Value == [Element]? {
-        jsonArrayContains(element.bindingValue)
+        jsonArrayContains(element)
     }
+}
+
+/// `value`'s JSON text, bound; a value JSON cannot hold makes the SQL throw when it runs.
+private func jsonSegment<T: Codable>(_ value: T) -> SQLFragment.Segment {
+    .binding(JSONBinding(value))
 }

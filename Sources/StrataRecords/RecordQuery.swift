@@ -38,10 +38,10 @@ public struct RecordPredicate: Sendable {
 /// One `column = value` of an UPDATE built with ``TypedColumn/set(_:)``.
 public struct ColumnAssignment: Sendable {
     let column: String
-    let value: BindingValue
+    let value: SQLFragment.Segment
 
     /// `"column" = ?`, the value bound.
-    var fragment: SQLFragment { SQLFragment(segments: [.column(column, qualifier: nil), .text(" = "), .value(value)]) }
+    var fragment: SQLFragment { SQLFragment(segments: [.column(column, qualifier: nil), .text(" = "), value]) }
 }
 
 /// The direction of an ORDER BY term.
@@ -100,7 +100,9 @@ public struct QueryParts: Sendable {
     /// The query rendered once, to nest as a subquery (its columns are qualified by their
     /// tables, so a correlated subquery names the outer table's columns unambiguously).
     func nested(_ list: SQLFragment) -> SQLFragment {
-        let rendered = select(list).rendered
+        let query = select(list)
+        // A value that could not be encoded stays a segment, so running the outer query throws.
+        guard let rendered = try? query.rendered else { return SQLFragment(segments: [.fragment(query)]) }
         return SQLFragment(segments: [.bound(rendered.sql, rendered.arguments)])
     }
 
@@ -130,22 +132,39 @@ public protocol QuerySource: Sendable {
 public struct RecordQuery<R: Record>: QuerySource {
     /// The query's clauses.
     public var queryParts: QueryParts
+    /// The name the table's columns are qualified by: the table's own, or an alias when the
+    /// query is built inside another query's closure that already names the table (a correlated
+    /// subquery over the same record), so inner and outer columns stay apart.
+    @usableFromInline let qualifier: String
 
     @usableFromInline
     init() {
-        queryParts = QueryParts(from: .identifier(R.tableName))
+        qualifier = QueryScope.freeQualifier(for: R.tableName)
+        var from = SQLFragment.identifier(R.tableName)
+        if qualifier != R.tableName { from += SQLFragment(segments: [.text(" AS "), .identifier(qualifier)]) }
+        queryParts = QueryParts(from: from)
+    }
+
+    /// The record's columns, qualified as this query names its table.
+    @usableFromInline var columns: R.Columns {
+        qualifier == R.tableName ? R.columns : R.Columns(qualifier: qualifier)
+    }
+
+    /// Runs a closure that builds part of the query, with this query's table in scope.
+    @usableFromInline func building<T>(_ body: (R.Columns) throws -> T) rethrows -> T {
+        try QueryScope.within([qualifier]) { try body(columns) }
     }
 
     /// Narrows the query (conditions given several times must all hold).
     public func `where`(_ condition: (R.Columns) -> RecordPredicate) -> RecordQuery {
         var query = self
-        query.queryParts.addPredicate(condition(R.columns))
+        query.queryParts.addPredicate(building(condition))
         return query
     }
 
     /// Adds an ORDER BY term (terms apply in the order they are added).
     public func order<V>(by column: KeyPath<R.Columns, TypedColumn<V>>, _ direction: SortDirection = .ascending) -> RecordQuery {
-        let column = R.columns[keyPath: column]
+        let column = columns[keyPath: column]
         return order { _ in direction == .descending ? column.descending : column.ascending }
     }
 
@@ -156,7 +175,7 @@ public struct RecordQuery<R: Record>: QuerySource {
     /// ```
     public func order<Term: OrderingTerm>(_ term: (R.Columns) -> Term) -> RecordQuery {
         var query = self
-        query.queryParts.orderings.append(term(R.columns).orderingFragment)
+        query.queryParts.orderings.append(building(term).orderingFragment)
         return query
     }
 
@@ -176,7 +195,7 @@ public struct RecordQuery<R: Record>: QuerySource {
     /// Groups the rows by one expression, or by a tuple of them.
     public func group<each E: QueryExpression>(_ terms: (R.Columns) -> (repeat each E)) -> RecordQuery {
         var query = self
-        let built = terms(R.columns)
+        let built = building(terms)
         for term in repeat each built { query.queryParts.groups.append(term.fragment) }
         return query
     }
@@ -184,14 +203,17 @@ public struct RecordQuery<R: Record>: QuerySource {
     /// Keeps the groups for which `condition` holds (conditions given several times must all hold).
     public func having(_ condition: (R.Columns) -> RecordPredicate) -> RecordQuery {
         var query = self
-        query.queryParts.addHaving(condition(R.columns))
+        query.queryParts.addHaving(building(condition))
         return query
     }
 
     /// The SELECT this query runs, values bound; built once per fetch, never per row.
     @usableFromInline
-    var selectFragment: SQLFragment {
-        queryParts.select(SQLFragment(segments: [.text(R.recordStatements.qualifiedSelectList)]))
+    var selectFragment: SQLFragment { queryParts.select(selectList) }
+
+    /// The record's columns in declaration order, qualified as the query names its table.
+    var selectList: SQLFragment {
+        qualifier == R.tableName ? SQLFragment(segments: [.text(R.recordStatements.qualifiedSelectList)]) : R.qualifiedSelectList(qualifier)
     }
 
     /// The SELECT this query runs, with `?` for its values (for logging and tests).
@@ -247,7 +269,7 @@ public struct RecordQuery<R: Record>: QuerySource {
     /// ```
     @discardableResult
     public func update(_ db: Connection, set assignments: (R.Columns) -> [ColumnAssignment]) throws -> Int {
-        let assigned = assignments(R.columns)
+        let assigned = building(assignments)
         guard !assigned.isEmpty else { return 0 }
         let clauses = try unlimitedClauses(for: "update")
         try db.run(literal: "UPDATE \(identifier: R.tableName) SET \(assigned.map(\.fragment).joined(separator: ", "))\(clauses)")
@@ -265,6 +287,29 @@ public struct RecordQuery<R: Record>: QuerySource {
             throw RecordQueryError.unsupported("\(operation) on \(R.self) takes a query without order, limit, group or having")
         }
         return queryParts.clauses(ordering: false, limiting: false)
+    }
+}
+
+/// The tables named by the queries whose closures are running, so that a query built inside one
+/// (a subquery) gives its table an alias of its own when the outer query already names it.
+@usableFromInline
+enum QueryScope {
+    @TaskLocal static var qualifiers: [String] = []
+
+    /// `table`, or `table_2`, `table_3`… when an enclosing query already names `table`.
+    @usableFromInline
+    static func freeQualifier(for table: String, taken: [String] = []) -> String {
+        let scope = qualifiers
+        guard scope.contains(table) || taken.contains(table) else { return table }
+        var number = 2
+        while scope.contains("\(table)_\(number)") || taken.contains("\(table)_\(number)") { number += 1 }
+        return "\(table)_\(number)"
+    }
+
+    /// Runs `body` with `added` in scope.
+    @usableFromInline
+    static func within<T>(_ added: [String], _ body: () throws -> T) rethrows -> T {
+        try $qualifiers.withValue(qualifiers + added, operation: body)
     }
 }
 

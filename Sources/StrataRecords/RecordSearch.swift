@@ -37,7 +37,7 @@ extension Record {
 
     /// FTS5's `rank` of the current match (by default BM25: smaller is better), to order by.
     public static var rank: SQLExpression<Double?> {
-        SQLExpression(.column("rank", table: tableName), reader: aggregateReader("rank"))
+        SQLExpression(.column("rank", table: tableName), moduleReader: aggregateReader("rank"))
     }
 
     /// `bm25(table, weights…)`: BM25 with a weight per column, in the order of the record's
@@ -50,7 +50,7 @@ extension Record {
         var segments: [SQLFragment.Segment] = [.text("bm25("), .identifier(tableName)]
         for weight in weights { segments += [.text(", "), .value(.real(weight))] }
         segments.append(.text(")"))
-        return SQLExpression(SQLFragment(segments: segments), reader: aggregateReader("bm25"))
+        return SQLExpression(SQLFragment(segments: segments), moduleReader: aggregateReader("bm25"))
     }
 
     /// `highlight(table, column, open, close)`: the column's text with each match wrapped.
@@ -75,7 +75,7 @@ extension Record {
         var segments: [SQLFragment.Segment] = [.text(function + "("), .identifier(tableName), .text(", "), .value(.integer(Int64(index)))]
         for argument in arguments { segments += [.text(", "), .value(argument)] }
         segments.append(.text(")"))
-        return SQLExpression(SQLFragment(segments: segments), reader: aggregateReader("\(function)(\(name))"))
+        return SQLExpression(SQLFragment(segments: segments), moduleReader: aggregateReader("\(function)(\(name))"))
     }
 }
 
@@ -99,6 +99,6 @@ extension TypedColumn {
     /// for nil. Works on a joined FTS5 record too.
     public func match(_ pattern: FTS5Pattern?) -> RecordPredicate {
         guard let pattern else { return RecordPredicate("0") }
-        return comparison("MATCH", pattern.bindingValue)
+        return comparison("MATCH", .value(pattern.bindingValue))
     }
 }

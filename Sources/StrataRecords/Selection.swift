@@ -80,23 +80,23 @@ public struct Selection<Source: QuerySource, Output>: QuerySource, @unchecked Se
 extension Selection {
     /// Adds an ORDER BY term over the record's columns.
     public func order<R: Record, Term: OrderingTerm>(_ term: (R.Columns) -> Term) -> Selection where Source == RecordQuery<R> {
-        ordered(term(R.columns).orderingFragment)
+        ordered(source.building(term).orderingFragment)
     }
 
     /// Adds an ORDER BY term by a column.
     public func order<R: Record, V>(by column: KeyPath<R.Columns, TypedColumn<V>>, _ direction: SortDirection = .ascending) -> Selection where Source == RecordQuery<R> {
-        let column = R.columns[keyPath: column]
+        let column = source.columns[keyPath: column]
         return ordered(direction == .descending ? column.descending.orderingFragment : column.orderingFragment)
     }
 
     /// Adds an ORDER BY term over the joined records' columns.
     public func order<A: Record, B: Record, BRow, Term: OrderingTerm>(_ term: (A.Columns, B.Columns) -> Term) -> Selection where Source == JoinQuery<A, B, BRow> {
-        ordered(term(source.aColumns, source.bColumns).orderingFragment)
+        ordered(QueryScope.within(source.qualifiers) { term(source.aColumns, source.bColumns) }.orderingFragment)
     }
 
     /// Adds an ORDER BY term over the three joined records' columns.
     public func order<A: Record, B: Record, C: Record, BRow, CRow, Term: OrderingTerm>(_ term: (A.Columns, B.Columns, C.Columns) -> Term) -> Selection where Source == JoinQuery3<A, B, C, BRow, CRow> {
-        ordered(term(source.aColumns, source.bColumns, source.cColumns).orderingFragment)
+        ordered(QueryScope.within(source.qualifiers) { term(source.aColumns, source.bColumns, source.cColumns) }.orderingFragment)
     }
 }
 
@@ -150,7 +150,7 @@ extension RecordQuery {
     /// ```
     @inlinable
     public func select<V>(_ column: KeyPath<R.Columns, TypedColumn<V>>) -> Selection<RecordQuery, V> {
-        makeSelection(self, R.columns[keyPath: column])
+        makeSelection(self, columns[keyPath: column])
     }
 
     /// Selects columns and expressions, read as a tuple of their types.
@@ -160,7 +160,7 @@ extension RecordQuery {
     /// ```
     @inlinable
     public func select<each E: QueryExpression>(_ expressions: (R.Columns) -> (repeat each E)) -> Selection<RecordQuery, (repeat (each E).Value)> {
-        let built = expressions(R.columns)
+        let built = building(expressions)
         return makeSelection(self, repeat each built)
     }
 
@@ -168,14 +168,14 @@ extension RecordQuery {
     /// parameter pack.
     @inlinable
     public func select<E1: QueryExpression, E2: QueryExpression>(_ expressions: (R.Columns) -> (E1, E2)) -> Selection<RecordQuery, (E1.Value, E2.Value)> {
-        let (e1, e2) = expressions(R.columns)
+        let (e1, e2) = building(expressions)
         return makeSelection2(self, e1, e2)
     }
 
     /// Selects three columns or expressions, read as a triple without a parameter pack.
     @inlinable
     public func select<E1: QueryExpression, E2: QueryExpression, E3: QueryExpression>(_ expressions: (R.Columns) -> (E1, E2, E3)) -> Selection<RecordQuery, (E1.Value, E2.Value, E3.Value)> {
-        let (e1, e2, e3) = expressions(R.columns)
+        let (e1, e2, e3) = building(expressions)
         return makeSelection3(self, e1, e2, e3)
     }
 }

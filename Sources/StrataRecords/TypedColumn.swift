@@ -22,6 +22,9 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     /// The record type the column belongs to, for error messages.
     let record: String
     let binding: (Value) -> BindingValue
+    /// Why a value binds NULL when its encoding failed (a `@JSON` property's `Double.nan`); nil
+    /// for columns whose values always encode.
+    var encodingError: ((Value) -> (any Error)?)?
     @usableFromInline let reader: (SQLiteStatementHandle, Int32) throws -> Value
     /// The column as a column segment (qualified by ``qualifier``), built once with the record's columns.
     public let fragment: SQLFragment
@@ -90,9 +93,16 @@ public struct TypedColumn<Value>: @unchecked Sendable {
         fragment = .column(name, table: qualifier)
     }
 
+    /// `value` as a bound segment; one that could not be encoded makes running the SQL throw.
+    func segment(_ value: Value) -> SQLFragment.Segment {
+        let bound = binding(value)
+        if bound == .null, let error = encodingError?(value) { return .unbindable(error) }
+        return .value(bound)
+    }
+
     /// `column op ?`, the value bound.
-    func comparison(_ operator: String, _ value: BindingValue) -> RecordPredicate {
-        RecordPredicate(fragment + SQLFragment(segments: [.text(" " + `operator` + " "), .value(value)]))
+    func comparison(_ operator: String, _ value: SQLFragment.Segment) -> RecordPredicate {
+        RecordPredicate(fragment + SQLFragment(segments: [.text(" " + `operator` + " "), value]))
     }
 
     /// `column op other`.
@@ -107,33 +117,33 @@ public struct TypedColumn<Value>: @unchecked Sendable {
 
     /// `column = value`; `column IS NULL` when `value` is nil.
     public static func == (column: TypedColumn, value: Value) -> RecordPredicate {
-        let bound = column.binding(value)
-        if bound == .null { return column.isNull }
+        let bound = column.segment(value)
+        if case .value(.null) = bound { return column.isNull }
         return column.comparison("=", bound)
     }
 
     /// `column <> value`; `column IS NOT NULL` when `value` is nil.
     public static func != (column: TypedColumn, value: Value) -> RecordPredicate {
-        let bound = column.binding(value)
-        if bound == .null { return column.suffixed(" IS NOT NULL") }
+        let bound = column.segment(value)
+        if case .value(.null) = bound { return column.suffixed(" IS NOT NULL") }
         return column.comparison("<>", bound)
     }
 
     /// `column < value`.
-    public static func < (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison("<", column.binding(value)) }
+    public static func < (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison("<", column.segment(value)) }
     /// `column <= value`.
-    public static func <= (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison("<=", column.binding(value)) }
+    public static func <= (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison("<=", column.segment(value)) }
     /// `column > value`.
-    public static func > (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison(">", column.binding(value)) }
+    public static func > (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison(">", column.segment(value)) }
     /// `column >= value`.
-    public static func >= (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison(">=", column.binding(value)) }
+    public static func >= (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison(">=", column.segment(value)) }
 
     /// `column IS NULL`.
     public var isNull: RecordPredicate { suffixed(" IS NULL") }
 
     /// `column LIKE pattern` (SQLite's LIKE: `%` and `_`, ASCII case-insensitive).
     public func like(_ pattern: String) -> RecordPredicate {
-        comparison("LIKE", .text(pattern))
+        comparison("LIKE", .value(.text(pattern)))
     }
 
     /// `column IN (values)`; false for no values.
@@ -143,7 +153,7 @@ public struct TypedColumn<Value>: @unchecked Sendable {
         segments.reserveCapacity(2 * values.count + 1)
         for (index, value) in values.enumerated() {
             if index > 0 { segments.append(.text(", ")) }
-            segments.append(.value(binding(value)))
+            segments.append(segment(value))
         }
         segments.append(.text(")"))
         return RecordPredicate(fragment + SQLFragment(segments: segments))
@@ -151,12 +161,12 @@ public struct TypedColumn<Value>: @unchecked Sendable {
 
     /// `column BETWEEN low AND high` (both ends included).
     public func between(_ low: Value, _ high: Value) -> RecordPredicate {
-        RecordPredicate(fragment + SQLFragment(segments: [.text(" BETWEEN "), .value(binding(low)), .text(" AND "), .value(binding(high))]))
+        RecordPredicate(fragment + SQLFragment(segments: [.text(" BETWEEN "), segment(low), .text(" AND "), segment(high)]))
     }
 
     /// `column = value`, for `RecordQuery.update(_:set:)`.
     public func set(_ value: Value) -> ColumnAssignment {
-        ColumnAssignment(column: name, value: binding(value))
+        ColumnAssignment(column: name, value: segment(value))
     }
 }
 

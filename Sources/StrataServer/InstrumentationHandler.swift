@@ -122,13 +122,16 @@ final class InstrumentationHandler: DatabaseEventHandler {
         ])
 
         guard let tracer else { return }
-        if let pending = spans.takePendingStatement(on: event.connection), pending.sql == event.sql {
-            pending.span.recordError(error)
-            pending.span.setStatus(SpanStatus(code: .error, message: error.message))
+        if let pending = spans.takePendingStatement(on: event.connection) {
+            guard pending.sql != event.sql else {
+                pending.span.recordError(error)
+                pending.span.setStatus(SpanStatus(code: .error, message: error.message))
+                pending.span.end(at: pending.end)
+                return
+            }
+            // The earlier statement succeeded; this one failed before running. Taking the pending
+            // span removed it from the book, so it ends here or never.
             pending.span.end(at: pending.end)
-            return
-        } else {
-            spans.endPendingStatement(on: event.connection)
         }
         // Failed before running (while preparing): a span of its own, with the error.
         let operation = Self.operation(of: event.sql)

@@ -22,6 +22,13 @@ import SQLite3
 /// ``ConnectionPool/defaultBusyTimeout`` seconds on a lock before failing with `SQLITE_BUSY`. An in-memory or temporary
 /// database is private to one connection, so there reads use the writer too.
 ///
+/// ## SQLite before 3.51.3: the WAL-reset bug
+/// SQLite older than 3.51.3 can corrupt a WAL database when two connections checkpoint and
+/// write at the same moment. Strata's own connections never run two checkpoints of one file at
+/// once (``Connection/checkpoint(attachedDatabaseName:mode:)`` takes a process-wide lock per
+/// file), but SQLite's automatic checkpoints and other processes are outside that lock. Prefer a
+/// SQLite of 3.51.3 or later; `strata check` prints a warning line for an older one.
+///
 /// ## The name under `import StrataSqueal`
 /// `StrataSqueal` declares Squeal's `Database`, which is a ``Connection``. In a file that imports
 /// it, `Database` means that connection, even beside `import Strata`, and a call such as

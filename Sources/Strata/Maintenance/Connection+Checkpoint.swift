@@ -62,7 +62,9 @@ extension Connection {
         }
         var logFrames: Int32 = 0
         var checkpointedFrames: Int32 = 0
-        try check(sqlite3_wal_checkpoint_v2(handle, attachedDatabaseName, mode.code, &logFrames, &checkpointedFrames))
+        try CheckpointLocks.holding(try checkpointedFiles(attachedDatabaseName)) {
+            try check(sqlite3_wal_checkpoint_v2(handle, attachedDatabaseName, mode.code, &logFrames, &checkpointedFrames))
+        }
         let result = CheckpointResult(logFrames: Int(logFrames), checkpointedFrames: Int(checkpointedFrames))
         if let eventHandler {
             eventHandler.checkpointDidFinish(DatabaseCheckpointEvent(
@@ -70,5 +72,64 @@ extension Connection {
             ))
         }
         return result
+    }
+}
+
+extension Connection {
+    /// The files a checkpoint of `schema` (every attached database when nil) touches; in-memory
+    /// and temporary databases have none.
+    fileprivate func checkpointedFiles(_ schema: String?) throws -> [String] {
+        if let schema {
+            return [sqlite3_db_filename(handle, schema).map { String(cString: $0) } ?? ""].filter { !$0.isEmpty }
+        }
+        return try withBookkeeping { () -> [String] in
+            // `PRAGMA database_list`, not its table form (see `requireSchema` in serialization).
+            let statement = try Statement(connection: self, sql: "PRAGMA database_list")
+            var files: [String] = []
+            while let row = try statement.query() {
+                if let file = row.value(at: 2) as? String, !file.isEmpty { files.append(file) }
+            }
+            return files
+        }
+    }
+}
+
+/// One lock per database file for the whole process, held around every checkpoint a Strata
+/// connection runs: SQLite before 3.51.3 can corrupt a WAL database when two connections
+/// checkpoint while one writes (the WAL-reset bug), so Strata's connections never checkpoint the
+/// same file at once. Other processes, and checkpoints SQLite runs by itself, are not covered.
+enum CheckpointLocks {
+    private static let locks = Locked<[String: NSLock]>([:])
+
+    /// Runs `body` holding the lock of each of `files` (taken in sorted order, so two callers
+    /// never wait on each other crosswise).
+    @discardableResult
+    static func holding<T>(_ files: [String], _ body: () throws -> T) throws -> T {
+        let held = Set(files).sorted().map { file in
+            locks.withLock { locks -> NSLock in
+                if let lock = locks[file] { return lock }
+                let lock = NSLock()
+                locks[file] = lock
+                return lock
+            }
+        }
+        for lock in held { lock.lock() }
+        defer { for lock in held.reversed() { lock.unlock() } }
+        return try body()
+    }
+}
+
+extension Connection {
+    /// The version of the SQLite library in use (`sqlite3_libversion`).
+    package static var sqliteVersion: String { String(cString: sqlite3_libversion()) }
+
+    /// The first SQLite without the WAL-reset bug.
+    package static let walResetFixedVersion: Int32 = 3_051_003
+
+    /// A sentence for SQLite older than 3.51.3, which can corrupt a WAL database when two
+    /// connections checkpoint and write at once; nil for a fixed SQLite.
+    package static var walResetBugWarning: String? {
+        guard sqlite3_libversion_number() < walResetFixedVersion else { return nil }
+        return "SQLite \(sqliteVersion) is older than 3.51.3 and has the WAL-reset bug (a WAL database can be corrupted when two connections checkpoint and write at once); Strata serializes its own checkpoints of a file, but other processes and tools are not covered: upgrade SQLite"
     }
 }

@@ -15,7 +15,7 @@ extension Connection {
     /// - Throws: `SQLiteError` (invalid SQL, a constraint, a `?` written in the literal text,
     ///   which has no value to bind).
     public func run(literal: SQLFragment) throws {
-        let (sql, arguments) = literal.rendered
+        let (sql, arguments) = try literal.rendered
         try runCachedStatement(StatementCacheKey(sql: sql)) { handle in
             let expected = Int(sqlite3_bind_parameter_count(handle))
             guard expected == arguments.count else {
@@ -54,7 +54,7 @@ extension Connection {
     /// The first row, or nil. The row has a statement of its own: it stays valid after the call.
     /// - Throws: `SQLiteError` when preparing, binding or stepping fails.
     public func query(literal: SQLFragment) throws -> Row? {
-        let (sql, arguments) = literal.rendered
+        let (sql, arguments) = try literal.rendered
         let statement = try Statement(connection: self, sql: sql)
         try statement.bind(values: arguments)
         return try statement.query()
@@ -160,7 +160,7 @@ extension Connection {
     /// Runs `body` with the cached statement for `literal`'s SQL, its values bound; resets it after.
     @usableFromInline
     func withStatement<R>(literal: SQLFragment, _ body: (Statement) throws -> R) throws -> R {
-        let (sql, arguments) = literal.rendered
+        let (sql, arguments) = try literal.rendered
         return try withStatement(cachedFor: StatementCacheKey(sql: sql)) { statement in
             try statement.bind(values: arguments)
             return try body(statement)

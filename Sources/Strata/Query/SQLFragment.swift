@@ -41,6 +41,17 @@ public struct SQLFragment: Sendable {
         case bound(String, [BindingValue])
         /// Another fragment, nested whole.
         case fragment(SQLFragment)
+        /// A value that could not be encoded (a `JSONBinding` of `Double.nan`): written as `?`
+        /// bound to NULL, and running the fragment throws `error`, as binding the value would.
+        case unbindable(any Error)
+
+        /// `value` bound, or ``unbindable(_:)`` when it binds NULL only because its encoding
+        /// failed (so no builder writes or compares NULL in its place).
+        package static func binding<Value: Bindable>(_ value: Value) -> Segment {
+            let bound = value.bindingValue
+            if bound == .null, let error = bindingEncodingError(of: value) { return .unbindable(error) }
+            return .value(bound)
+        }
     }
 
     /// The pieces, in order.
@@ -71,7 +82,7 @@ public struct SQLFragment: Sendable {
 
     /// A bound value: `?` in the SQL. A nil optional binds NULL.
     public static func value<Value: Bindable>(_ value: Value) -> SQLFragment {
-        SQLFragment(segments: [.value(value.bindingValue)])
+        SQLFragment(segments: [.binding(value)])
     }
 
     /// Whether the fragment writes no SQL.
@@ -81,7 +92,7 @@ public struct SQLFragment: Sendable {
             case .text(let text): return text.isEmpty
             case .bound(let text, let arguments): return text.isEmpty && arguments.isEmpty
             case .fragment(let nested): return nested.isEmpty
-            case .value, .identifier, .column: return false
+            case .value, .identifier, .column, .unbindable: return false
             }
         }
     }
@@ -92,7 +103,8 @@ public struct SQLFragment: Sendable {
     public var sql: String {
         var sql = ""
         var unused: [BindingValue] = []
-        write(into: &sql, arguments: &unused, collectingArguments: false)
+        var failure: (any Error)?
+        write(into: &sql, arguments: &unused, collectingArguments: false, failure: &failure)
         return sql
     }
 
@@ -104,14 +116,41 @@ public struct SQLFragment: Sendable {
     }
 
     /// ``sql`` and ``arguments`` in one walk, for a caller that runs the fragment.
+    /// - Throws: The encoding error of a value that could not be encoded.
     package var rendered: (sql: String, arguments: [BindingValue]) {
+        get throws {
+            var sql = ""
+            var arguments: [BindingValue] = []
+            var failure: (any Error)?
+            write(into: &sql, arguments: &arguments, collectingArguments: true, failure: &failure)
+            if let failure { throw failure }
+            return (sql, arguments)
+        }
+    }
+
+    /// ``sql`` and ``arguments`` in one walk, an unbindable value written as NULL (for nesting
+    /// a fragment whose ``unbindableError`` is nil).
+    package var renderedUnchecked: (sql: String, arguments: [BindingValue]) {
         var sql = ""
         var arguments: [BindingValue] = []
-        write(into: &sql, arguments: &arguments, collectingArguments: true)
+        var failure: (any Error)?
+        write(into: &sql, arguments: &arguments, collectingArguments: true, failure: &failure)
         return (sql, arguments)
     }
 
-    private func write(into sql: inout String, arguments: inout [BindingValue], collectingArguments: Bool) {
+    /// The error of the first value in the fragment that could not be encoded, if any.
+    package var unbindableError: (any Error)? {
+        for segment in segments {
+            switch segment {
+            case .unbindable(let error): return error
+            case .fragment(let nested): if let error = nested.unbindableError { return error }
+            case .text, .value, .identifier, .column, .bound: continue
+            }
+        }
+        return nil
+    }
+
+    private func write(into sql: inout String, arguments: inout [BindingValue], collectingArguments: Bool, failure: inout (any Error)?) {
         for segment in segments {
             switch segment {
             case .text(let text):
@@ -128,7 +167,11 @@ public struct SQLFragment: Sendable {
                 sql += text
                 if collectingArguments { arguments.append(contentsOf: values) }
             case .fragment(let nested):
-                nested.write(into: &sql, arguments: &arguments, collectingArguments: collectingArguments)
+                nested.write(into: &sql, arguments: &arguments, collectingArguments: collectingArguments, failure: &failure)
+            case .unbindable(let error):
+                if failure == nil { failure = error }
+                sql += "?"
+                if collectingArguments { arguments.append(.null) }
             }
         }
     }
@@ -139,6 +182,7 @@ public struct SQLFragment: Sendable {
             case .value(let value): arguments.append(value)
             case .bound(_, let values): arguments.append(contentsOf: values)
             case .fragment(let nested): nested.collect(&arguments)
+            case .unbindable: arguments.append(.null)
             case .text, .identifier, .column: break
             }
         }
@@ -176,7 +220,7 @@ public struct SQLFragment: Sendable {
             switch segment {
             case .column(let name, let qualifier): return .column(name, qualifier: transform(name, qualifier))
             case .fragment(let nested): return .fragment(nested.mapColumns(transform))
-            case .text, .value, .identifier, .bound: return segment
+            case .text, .value, .identifier, .bound, .unbindable: return segment
             }
         })
     }
@@ -247,7 +291,7 @@ extension SQLFragment: ExpressibleByStringInterpolation {
 
         /// `\(value)`: a `?`, with the value bound (NULL for a nil optional).
         public mutating func appendInterpolation<Value: Bindable>(_ value: Value) {
-            segments.append(.value(value.bindingValue))
+            segments.append(.binding(value))
         }
 
         /// `\(ZeroBlob(count: n))`: SQLite's `zeroblob(?)` with `n` bound, so the zeros are never
@@ -259,7 +303,7 @@ extension SQLFragment: ExpressibleByStringInterpolation {
         /// `\(optional)`: a `?`, with the value bound, or NULL when it is nil. (Typed optional, so
         /// interpolating one is no mistake the compiler warns about.)
         public mutating func appendInterpolation<Value: Bindable>(_ value: Value?) {
-            segments.append(.value(value?.bindingValue ?? .null))
+            segments.append(value.map { .binding($0) } ?? .value(.null))
         }
 
         /// `\(fragment)`: another fragment, its values bound in place.
@@ -290,6 +334,7 @@ extension SQLFragment: Hashable {
         case value(BindingValue)
         case identifier(String)
         case column(String, qualifier: String?)
+        case unbindable(String)
     }
 
     private var pieces: [Piece] {
@@ -314,6 +359,7 @@ extension SQLFragment: Hashable {
                     addText(text)
                     pieces.append(contentsOf: values.map(Piece.value))
                 case .fragment(let nested): add(nested)
+                case .unbindable(let error): pieces.append(.unbindable("\(error)"))
                 }
             }
         }
@@ -336,4 +382,22 @@ extension SQLFragment: CustomStringConvertible, CustomDebugStringConvertible {
 
     /// The SQL text and the values it binds.
     public var debugDescription: String { "SQLFragment(\(sql.debugDescription), arguments: \(arguments))" }
+}
+
+/// A binding whose ``Bindable/bindingValue`` is NULL when its value cannot be encoded, and which
+/// can say why: builders turn that NULL into an error instead of writing or comparing it.
+package protocol EncodingCheckedBinding {
+    /// The error encoding the value throws, or nil when it encodes.
+    var encodingError: (any Error)? { get }
+}
+
+/// Why `value` binds NULL when it is a binding whose encoding failed; nil otherwise.
+package func bindingEncodingError(of value: Any) -> (any Error)? {
+    switch value {
+    case let checked as any EncodingCheckedBinding: return checked.encodingError
+    case let codable as any CodableBinding:
+        do { _ = try CodableBindingCoder.encode(codable) } catch { return error }
+        return nil
+    default: return nil
+    }
 }

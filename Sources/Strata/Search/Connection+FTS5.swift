@@ -61,6 +61,19 @@ public indirect enum FTS5Tokenizer: Sendable, Hashable {
         }
     }
 
+    /// The names of the tokenizers this one is made of, outermost first (`porter` and the
+    /// tokenizer it wraps), which FTS5 looks up by name when a table is created.
+    var tokenizerNames: [String] {
+        switch self {
+        case .porter(let base): return ["porter"] + base.tokenizerNames
+        case .custom(let name, let arguments):
+            // A `porter` spelled out: its arguments name the tokenizer it wraps.
+            if name.lowercased() == "porter", let parent = arguments.first { return [name, parent] }
+            return [name]
+        default: return words.first.map { [$0] } ?? []
+        }
+    }
+
     /// The `tokenize = '…'` argument. FTS5 reads the option's value as words, each a bareword
     /// or a single-quoted literal, so every word that is not a bareword is single-quoted (inner
     /// quotes doubled) before the whole value becomes an SQL string literal.

@@ -145,9 +145,15 @@ extension Connection {
     /// ```
     /// Arguments a table gives the new tokenizer (`.custom(name:arguments:)`) are passed on to
     /// the wrapped one, after its own. The closure is kept until the connection closes.
-    /// - Throws: `SQLiteError` when FTS5 is not available or refuses the registration. An unknown
-    ///   wrapped tokenizer is reported when a table using the new one is created.
+    /// - Throws: `SQLiteError` when FTS5 is not available or refuses the registration, or
+    ///   (`SQLITE_MISUSE`) when `name` is the name of a tokenizer it wraps (`"unicode61"` wrapping
+    ///   `.unicode61()`): FTS5 looks tokenizers up by name, so the wrapper would find itself.
+    ///   An unknown wrapped tokenizer is reported when a table using the new one is created.
     public func registerFTS5Tokenizer(named name: String, wrapping base: FTS5Tokenizer, _ rewrite: @escaping FTS5TokenRewriter) throws {
+        // FTS5 compares tokenizer names without regard to ASCII case.
+        if let clash = base.tokenizerNames.first(where: { $0.lowercased() == name.lowercased() }) {
+            throw SQLiteError(code: SQLITE_MISUSE, message: "Cannot register FTS5 tokenizer \(name.debugDescription) wrapping \(clash.debugDescription): FTS5 finds tokenizers by name, so it would wrap itself; give the wrapper a name of its own")
+        }
         let api = try fts5API()
         var tokenizer = fts5_tokenizer(
             xCreate: { userData, arguments, count, instance in
@@ -180,15 +186,27 @@ extension Connection {
 
 /// A wrapping tokenizer as registered: the connection's FTS5 API (valid while it is open, which
 /// outlives every table instance), the wrapped tokenizer's name and arguments, and the rewriter.
-struct FTS5WrapperRegistration {
+final class FTS5WrapperRegistration {
     let api: UnsafeMutablePointer<fts5_api>
     let base: [String]
     let rewrite: Connection.FTS5TokenRewriter
+    /// Set while an instance is made: a wrapped tokenizer that leads back here by name (through
+    /// other wrappers, or `porter` over a custom tokenizer) fails instead of recursing forever.
+    /// The connection's FTS5 calls run one at a time, so a plain flag suffices.
+    private var creating = false
 
-    /// An instance of the wrapped tokenizer for one table, or nil when it is unknown or refuses
-    /// its arguments.
+    init(api: UnsafeMutablePointer<fts5_api>, base: [String], rewrite: @escaping Connection.FTS5TokenRewriter) {
+        self.api = api
+        self.base = base
+        self.rewrite = rewrite
+    }
+
+    /// An instance of the wrapped tokenizer for one table, or nil when it is unknown, refuses
+    /// its arguments or wraps this tokenizer again.
     func makeInstance(extraArguments: [String]) -> FTS5WrapperInstance? {
-        guard let name = base.first else { return nil }
+        guard let name = base.first, !creating else { return nil }
+        creating = true
+        defer { creating = false }
         var userData: UnsafeMutableRawPointer?
         var tokenizer = fts5_tokenizer()
         guard api.pointee.xFindTokenizer(api, name, &userData, &tokenizer) == SQLITE_OK, let create = tokenizer.xCreate else { return nil }

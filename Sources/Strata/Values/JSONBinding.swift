@@ -68,6 +68,14 @@ public struct JSONBinding<Value: Codable>: Binding {
     }
 }
 
+extension JSONBinding: EncodingCheckedBinding {
+    /// The encoder's error for a value JSON cannot hold (a non-finite `Double`), else nil.
+    package var encodingError: (any Error)? {
+        do { _ = try Self.encode(value) } catch { return error }
+        return nil
+    }
+}
+
 extension JSONBinding: Equatable where Value: Equatable {}
 extension JSONBinding: Hashable where Value: Hashable {}
 extension JSONBinding: Sendable where Value: Sendable {}

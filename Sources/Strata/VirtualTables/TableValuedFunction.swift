@@ -104,6 +104,10 @@ public struct TableValuedFunction: Sendable {
         self.makeRows = iterators
     }
 
+    /// The most parameters a function may have: one bit of SQLite's 32-bit plan number each
+    /// (the sign bit left alone).
+    public static let maximumParameterCount = 31
+
     /// Plans one call: every parameter with a usable `=` constraint becomes an argument, in
     /// parameter order; bit `i` of the plan's number says parameter `i` was given. An unusable
     /// one refuses the plan, so SQLite scans the table that supplies it first.
@@ -120,7 +124,7 @@ public struct TableValuedFunction: Sendable {
             }
             guard let usable = matching.first(where: { query.constraints[$0].isUsable }) else { continue }
             plan.use(usable)
-            mask |= 1 << Int32(min(parameter, 30))
+            mask |= 1 << Int32(parameter)
         }
         plan.number = mask
         plan.estimatedCost = 1_000_000 / Double(1 << min(plan.arguments.count, 20))
@@ -137,7 +141,7 @@ public struct TableValuedFunction: Sendable {
             scan: { plan, given in
                 var arguments = [BindingValue](repeating: .null, count: parameterCount)
                 var next = given.makeIterator()
-                for parameter in 0..<parameterCount where plan.number & (1 << Int32(min(parameter, 30))) != 0 {
+                for parameter in 0..<parameterCount where plan.number & (1 << Int32(parameter)) != 0 {
                     arguments[parameter] = next.next() ?? .null
                 }
                 return (try makeRows(arguments), arguments)
@@ -149,8 +153,13 @@ public struct TableValuedFunction: Sendable {
 extension Connection {
     /// Registers a table-valued function on this connection (replacing one of the same name).
     /// It is released when replaced or when the connection closes.
-    /// - Throws: `SQLiteError` when SQLite refuses the module.
+    /// - Throws: `SQLiteError` when SQLite refuses the module, or (`SQLITE_RANGE`) for a
+    ///   function of more than ``TableValuedFunction/maximumParameterCount`` parameters.
     public func createTableValuedFunction(_ function: TableValuedFunction) throws {
+        // A plan says which parameters were given in the bits of SQLite's 32-bit `idxNum`.
+        guard function.parameters.count <= TableValuedFunction.maximumParameterCount else {
+            throw SQLiteError(code: SQLITE_RANGE, message: "Table-valued function \(function.name.debugDescription) has \(function.parameters.count) parameters; at most \(TableValuedFunction.maximumParameterCount) are supported")
+        }
         try registerVirtualTableModule(named: function.name, function.definition)
     }
 
