@@ -238,18 +238,6 @@ package final class SchemaReader {
         }
     }
 
-    /// The column that holds the table's rowid under its own name, decided as SQLite decides it:
-    /// the only primary-key column of a rowid table, declared exactly `INTEGER`, and not
-    /// `INTEGER PRIMARY KEY DESC` (a quirk SQLite keeps: that key is an ordinary column that
-    /// accepts NULL). SQLite gives such a key, and a WITHOUT ROWID table's, an index of origin
-    /// `pk`; an alias has none, which is how this tells them apart.
-    package func rowIDAliasColumn(ofTable table: String) throws -> TableColumn? {
-        let key = try columns(ofTable: table).filter { $0.primaryKeyIndex > 0 }
-        guard key.count == 1, sameIdentifier(key[0].declaredType, "INTEGER") else { return nil }
-        guard try !indexes(ofTable: table).contains(where: { $0.origin == .primaryKeyConstraint }) else { return nil }
-        return key[0]
-    }
-
     /// The columns an index covers, in order; nil entries for expressions.
     package func indexedColumnNames(ofIndex index: String) throws -> [String?] {
         try rows("SELECT name FROM pragma_index_info(?)", [index]) { $0.value(at: 0, as: String.self) }

@@ -25,7 +25,7 @@ extension Connection {
         do {
             let result = try closure()
             try throwIfTransactionEndedBySQLite()
-            try commitTransaction()
+            try endingWrapper { try commitTransaction() }
             return result
         } catch {
             if isInTransaction { try? rollbackTransaction() }
@@ -66,7 +66,7 @@ extension Connection {
         do {
             let result = try closure()
             if opensTransaction { try throwIfTransactionEndedBySQLite() }
-            try statements { try releaseSavepoint(named: name) }
+            try statements { opensTransaction ? try endingWrapper { try releaseSavepoint(named: name) } : try releaseSavepoint(named: name) }
             return result
         } catch {
             statements { abandonSavepoint(named: name, openedTransaction: opensTransaction) }
@@ -174,6 +174,16 @@ extension Connection {
         guard let error = transactionEndedBySQLite else { return }
         if isInTransaction { try? rollbackTransaction() }
         throw error
+    }
+
+    /// Runs the wrapper's own COMMIT (or outermost RELEASE): when SQLite refuses it (a commit hook,
+    /// a deferred foreign key) it rolls back itself, which is the wrapper's failure, not a statement
+    /// ending the transaction under the closure.
+    private func endingWrapper<R>(_ body: () throws -> R) rethrows -> R {
+        let depth = transactionWrapperDepth
+        transactionWrapperDepth = 0
+        defer { transactionWrapperDepth = depth }
+        return try body()
     }
 
     private func transactionWrapperEnded() {

@@ -85,7 +85,9 @@ import Testing
 
     struct RolledBack: Error {}
 
-    static let schema = "CREATE TABLE t(id INTEGER PRIMARY KEY, k INTEGER UNIQUE, x INTEGER, g AS (x * 2), v TEXT, b BLOB)"
+    // The blob column comes before the generated one: SQLite 3.40's sqlite3_blob_open misplaces a
+    // column that follows a VIRTUAL generated column (it reads the one before it).
+    static let schema = "CREATE TABLE t(id INTEGER PRIMARY KEY, k INTEGER UNIQUE, x INTEGER, v TEXT, b BLOB, g AS (x * 2))"
 
     /// The observed fetches: each reads few columns, so that an under-reported write is missed.
     static func fetches(temp: Bool) -> [String] {
