@@ -28,7 +28,8 @@ let package = Package(
             // SwiftNIO's and sqlite-nio's C files carry DWARF 5 debug info, which valgrind 3.19
             // cannot read: callgrind (../shared/tools/callgrind-bench.sh) then refuses the whole
             // binary. A release binary keeps its symbols, which is all callgrind's counts need.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--strip-debug"], .when(configuration: .release))]
+            // --strip-debug is GNU ld's (and lld's) spelling; Apple's ld has none.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--strip-debug"], .when(platforms: [.linux], configuration: .release))]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -129,3 +130,4 @@ extension Sandbox {
         try run(try strataBinary().path, arguments)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -168,3 +169,4 @@ func integer(_ sql: String, in path: String) throws -> Int64? {
     try connection.busyHandler(.timeout(5))
     return try connection.query(sql)
 }
+#endif

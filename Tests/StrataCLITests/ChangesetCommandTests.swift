@@ -1,3 +1,4 @@
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -71,4 +72,5 @@ import Testing
     }
 }
 
+#endif
 #endif

@@ -1,3 +1,4 @@
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -28,3 +29,4 @@ import Testing
         #expect(!plain.stdout.contains("limits:"))
     }
 }
+#endif

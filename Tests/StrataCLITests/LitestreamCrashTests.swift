@@ -1,3 +1,4 @@
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -127,3 +128,4 @@ struct LitestreamCrashTests {
         #expect(missing.isEmpty, "round \(round): transactions reported committed before the sync interval are missing: \(missing.prefix(10))")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -153,3 +154,4 @@ struct LitestreamReplicaTests {
             loaded: url, requested: "file:///elsewhere").description)
     }
 }
+#endif

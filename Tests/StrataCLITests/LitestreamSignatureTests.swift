@@ -1,3 +1,4 @@
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -22,3 +23,4 @@ struct LitestreamSignatureTests {
         #expect(!Litestream.showsUnpublishedCommit(sandbox.path("missing.sqlite")))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
 import Foundation
 import Strata
 
@@ -178,3 +179,4 @@ final class MotoServer {
 
     deinit { Litestream.stop(process) }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -184,3 +185,4 @@ func overwrite(_ path: String, at offset: UInt64, count: Int) throws {
         #expect(FileManager.default.contents(atPath: sandbox.path("compact.db-shm")) == Data("stale".utf8))
     }
 }
+#endif

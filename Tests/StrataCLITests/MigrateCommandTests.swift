@@ -1,3 +1,4 @@
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -124,3 +125,4 @@ import Testing
         #expect(dryRun.status != 0)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -33,3 +34,4 @@ import Testing
         #expect(try sandbox.snapshot() == before)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -76,3 +77,4 @@ final class SharedValue<Value: Sendable>: @unchecked Sendable {
     func set(_ value: Value) { lock.withLock { stored = value } }
     var value: Value { lock.withLock { stored } }
 }
+#endif

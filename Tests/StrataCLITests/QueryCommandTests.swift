@@ -1,3 +1,4 @@
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -113,3 +114,4 @@ import Testing
         #expect(try integer("SELECT count(*) FROM cars", in: sandbox.path("cars.db")) == 2)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -21,3 +22,4 @@ import Testing
         #expect(!schema.stdout.contains("_litestream"))
     }
 }
+#endif

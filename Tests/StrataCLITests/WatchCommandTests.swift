@@ -1,3 +1,4 @@
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -79,3 +80,4 @@ import Testing
         #expect(message.contains("no such column: nope"))
     }
 }
+#endif

@@ -101,7 +101,11 @@ public struct DatabaseSnapshot: Equatable, CustomStringConvertible {
 public enum SQLiteShell {
     /// The shell's path, or nil when it is not installed (.ci/run installs it).
     public static var path: String? {
-        ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/opt/homebrew/bin/sqlite3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        return nil  // no child processes there
+        #else
+        return ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/opt/homebrew/bin/sqlite3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        #endif
     }
 
     /// Runs `sqlite3 <database> <arguments>` with `input` on standard input; returns standard
@@ -109,6 +113,9 @@ public enum SQLiteShell {
     @discardableResult
     public static func run(database: String, arguments: [String] = [], input: Data = Data()) throws -> (output: Data, error: String, status: Int32) {
         guard let path else { throw PropertyViolation("the sqlite3 shell is not installed") }
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        throw PropertyViolation("no child processes on \(path)")
+        #else
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = ["-batch", database] + arguments
@@ -128,6 +135,7 @@ public enum SQLiteShell {
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (output, errorReader.finish(), process.terminationStatus)
+        #endif
     }
 }
 

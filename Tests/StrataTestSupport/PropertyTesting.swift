@@ -5,7 +5,8 @@
 //
 //     STRATA_PROPERTY_SEED=0x1234ABCD swift test --filter QuotingPropertyTests
 //
-// `STRATA_PROPERTY_CASES` raises the case count (.ci/run does so in a pass of its own).
+// `STRATA_PROPERTY_CASES` sets the case count; `STRATA_PROPERTY_SCALE` multiplies every test's own
+// count (.ci/run runs a pass of its own at ten times).
 // The generators lean on the inputs nobody thinks of: quotes before combining marks and
 // variation selectors (one `Character` on Linux), NUL, `\r`, invalid UTF-8 as TEXT, ±0.0,
 // subnormals, infinities, Int64 limits, keywords and empty names.
@@ -61,10 +62,15 @@ public func require(_ condition: Bool, _ message: @autoclosure () -> String) thr
 }
 
 public enum PropertyCheck {
-    /// Cases per property: `STRATA_PROPERTY_CASES`, else `defaultCases` (seconds in `swift test`).
+    /// Cases per property: `STRATA_PROPERTY_CASES`, else `defaultCases` (seconds in `swift test`)
+    /// times `STRATA_PROPERTY_SCALE`.
     public static func caseCount(default defaultCases: Int) -> Int {
-        if let text = ProcessInfo.processInfo.environment["STRATA_PROPERTY_CASES"], let count = Int(text), count > 0 {
+        let environment = ProcessInfo.processInfo.environment
+        if let text = environment["STRATA_PROPERTY_CASES"], let count = Int(text), count > 0 {
             return count
+        }
+        if let text = environment["STRATA_PROPERTY_SCALE"], let scale = Int(text), scale > 0 {
+            return defaultCases * scale
         }
         return defaultCases
     }
@@ -209,5 +215,19 @@ extension BindingValue {
         case .text(let value): return value
         case .blob(let value): return value
         }
+    }
+}
+
+/// Runs `body` on a thread of its own and waits for it without holding a thread of the
+/// cooperative pool.
+///
+/// Swift Testing runs every test on that pool, which has one thread per core: a long synchronous
+/// test (a property run, a busy timeout, a child process) holds one of two threads on a two-core
+/// machine, and the tests that measure time (a cancellation, a lock wait) stall behind it.
+public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.stackSize = 8 << 20
+        thread.start()
     }
 }

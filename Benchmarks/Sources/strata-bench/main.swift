@@ -119,7 +119,9 @@ do {
         results.append(try measure(kind))
     }
     results += try ORMWorkloads.measureAll()
+    #if !canImport(Darwin)  // Apple's SQLite has no session extension
     results += try ChangesetWorkloads.measureAll()
+    #endif
     results += try ObservationWorkloads.measureAll()
     results += try RecordWorkloads.measureAll()
     results += try QueryWorkloads.measureAll()

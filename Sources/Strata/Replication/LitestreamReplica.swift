@@ -116,7 +116,12 @@ enum LitestreamVFS {
             guard FileManager.default.fileExists(atPath: path) else { throw ExtensionError.fileNotFound(path: path) }
             let loader = try Connection(storageLocation: .inMemory)
             try OpenGate.changingAutomaticExtensions {
+                // The extension registers itself as an automatic extension; it must not run
+                // again in every connection opened later. Apple deprecates the call, and its
+                // SQLite loads no extensions, so nothing is registered there to undo.
+                #if !canImport(Darwin)
                 defer { sqlite3_reset_auto_extension() }
+                #endif
                 try loader.loadExtension(at: path, entryPoint: "sqlite3_litestreamvfs_init")
             }
             guard sqlite3_vfs_find("litestream") != nil else { throw LitestreamReplicaError.vfsMissing(extensionPath: path) }

@@ -253,8 +253,8 @@ open class Statement {
         }
     }
 
-    /// Bookkeeping for the end of an execution; the next step starts a new one (SQLite resets
-    /// a statement that is stepped after `SQLITE_DONE`).
+    /// Bookkeeping for the end of an execution, which resets the statement: the next step starts
+    /// a new one.
     @usableFromInline
     final func executionFinished() {
         // One definition, shared with Connection.runCachedStatement (Connection+CachedRun.swift).

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 @testable import Strata
 #if canImport(SQLite3)
@@ -65,66 +66,68 @@ import SQLite3
 
     /// 8 reader threads and 1 writer moving money between accounts: every read sees the same
     /// total, and the final balances are what the writer committed.
-    @Test func readersSeeConsistentStateUnderWrites() throws {
-        let directory = try TemporaryDirectory()
-        let database = try Database(storageLocation: .onDisk(directory.path("bank")), drainDelay: 0.2)
-        let accounts = 20
-        try database.executeWrite { connection in
-            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
-            try connection.execute("CREATE TABLE accounts(id INTEGER PRIMARY KEY, balance INTEGER NOT NULL)")
-            try connection.transaction {
-                for id in 0..<accounts { try connection.run("INSERT INTO accounts VALUES(?, 1000)", id) }
+    @Test func readersSeeConsistentStateUnderWrites() async throws {
+        try await onOwnThread {
+            let directory = try TemporaryDirectory()
+            let database = try Database(storageLocation: .onDisk(directory.path("bank")), drainDelay: 0.2)
+            let accounts = 20
+            try database.executeWrite { connection in
+                try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+                try connection.execute("CREATE TABLE accounts(id INTEGER PRIMARY KEY, balance INTEGER NOT NULL)")
+                try connection.transaction {
+                    for id in 0..<accounts { try connection.run("INSERT INTO accounts VALUES(?, 1000)", id) }
+                }
             }
-        }
-        let deadline = Date().addingTimeInterval(2)
-        let errors = UsageCounter()
-        struct Tally { var failures: [String] = []; var transfers = 0; var reads = 0 }
-        let tally = Locked(Tally())
-        let group = DispatchGroup()
-        for _ in 0..<8 {
+            let deadline = Date().addingTimeInterval(2)
+            let errors = UsageCounter()
+            struct Tally { var failures: [String] = []; var transfers = 0; var reads = 0 }
+            let tally = Locked(Tally())
+            let group = DispatchGroup()
+            for _ in 0..<8 {
+                group.enter()
+                Thread {
+                    defer { group.leave() }
+                    while Date() < deadline {
+                        do {
+                            let total = try database.executeRead { try $0.query("SELECT sum(balance) FROM accounts") as Int? }
+                            tally.withLock { tally in
+                                tally.reads += 1
+                                if total != accounts * 1000 { tally.failures.append("total \(String(describing: total))") }
+                            }
+                        } catch {
+                            tally.withLock { $0.failures.append("\(error)") }
+                        }
+                    }
+                }.start()
+            }
             group.enter()
             Thread {
                 defer { group.leave() }
+                var generator = SystemRandomNumberGenerator()
                 while Date() < deadline {
+                    let from = Int.random(in: 0..<accounts, using: &generator)
+                    let to = Int.random(in: 0..<accounts, using: &generator)
+                    let amount = Int.random(in: 1...50, using: &generator)
                     do {
-                        let total = try database.executeRead { try $0.query("SELECT sum(balance) FROM accounts") as Int? }
-                        tally.withLock { tally in
-                            tally.reads += 1
-                            if total != accounts * 1000 { tally.failures.append("total \(String(describing: total))") }
+                        try database.writerConnectionQueue.executeInTransaction(transactionType: .immediate) { connection in
+                            try connection.run("UPDATE accounts SET balance = balance - ? WHERE id = ?", amount, from)
+                            try connection.run("UPDATE accounts SET balance = balance + ? WHERE id = ?", amount, to)
                         }
+                        tally.withLock { $0.transfers += 1 }
                     } catch {
                         tally.withLock { $0.failures.append("\(error)") }
                     }
                 }
             }.start()
+            group.wait()
+            _ = errors
+            let final = tally.current
+            #expect(final.failures.isEmpty, "\(final.failures.prefix(5))")
+            #expect(final.transfers > 10 && final.reads > 100)
+            let total = try database.executeRead { try $0.query("SELECT sum(balance) FROM accounts") as Int? }
+            #expect(total == accounts * 1000)
+            #expect(database.readerConnectionPool.busyConnections.isEmpty)
         }
-        group.enter()
-        Thread {
-            defer { group.leave() }
-            var generator = SystemRandomNumberGenerator()
-            while Date() < deadline {
-                let from = Int.random(in: 0..<accounts, using: &generator)
-                let to = Int.random(in: 0..<accounts, using: &generator)
-                let amount = Int.random(in: 1...50, using: &generator)
-                do {
-                    try database.writerConnectionQueue.executeInTransaction(transactionType: .immediate) { connection in
-                        try connection.run("UPDATE accounts SET balance = balance - ? WHERE id = ?", amount, from)
-                        try connection.run("UPDATE accounts SET balance = balance + ? WHERE id = ?", amount, to)
-                    }
-                    tally.withLock { $0.transfers += 1 }
-                } catch {
-                    tally.withLock { $0.failures.append("\(error)") }
-                }
-            }
-        }.start()
-        group.wait()
-        _ = errors
-        let final = tally.current
-        #expect(final.failures.isEmpty, "\(final.failures.prefix(5))")
-        #expect(final.transfers > 10 && final.reads > 100)
-        let total = try database.executeRead { try $0.query("SELECT sum(balance) FROM accounts") as Int? }
-        #expect(total == accounts * 1000)
-        #expect(database.readerConnectionPool.busyConnections.isEmpty)
     }
 
     /// A writer closure that begins a transaction and throws, or returns without committing,

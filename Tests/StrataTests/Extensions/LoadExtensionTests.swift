@@ -1,3 +1,4 @@
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
 import Foundation
 import Testing
 @testable import Strata
@@ -80,3 +81,4 @@ import Testing
         }
     }
 }
+#endif

@@ -113,57 +113,59 @@ import Testing
         return generated
     }
 
-    @Test func dumpsLoadThroughRestoreAndTheShellAndKeepWhatSQLitesDumpKeeps() throws {
-        try PropertyCheck.run("dump and restore", cases: 12) { random in
-            let directory = try TemporaryDirectory()
-            let source = try Connection(storageLocation: .onDisk(directory.path("source.db")))
-            let generated = try Self.generate(into: source, &random)
-            let context = "\n" + generated.description.joined(separator: "\n")
-            let tables = Array(Set(generated.comparedTables)).sorted()
-            let expected = try DatabaseSnapshot(source, tables: tables)
-            var text = ""
-            try source.dump(to: &text)
+    @Test func dumpsLoadThroughRestoreAndTheShellAndKeepWhatSQLitesDumpKeeps() async throws {
+        try await onOwnThread {
+            try PropertyCheck.run("dump and restore", cases: 12) { random in
+                let directory = try TemporaryDirectory()
+                let source = try Connection(storageLocation: .onDisk(directory.path("source.db")))
+                let generated = try Self.generate(into: source, &random)
+                let context = "\n" + generated.description.joined(separator: "\n")
+                let tables = Array(Set(generated.comparedTables)).sorted()
+                let expected = try DatabaseSnapshot(source, tables: tables)
+                var text = ""
+                try source.dump(to: &text)
 
-            let restored = try Connection()
-            try restored.restore(fromDump: text)
-            let viaRestore = try DatabaseSnapshot(restored, tables: tables)
-            try require(viaRestore == expected, "restore differs:\nexpected \(expected)\ngot \(viaRestore)\(context)")
-            var again = ""
-            try restored.dump(to: &again)
-            try require(again == text, "the restored database dumps differently\(context)")
+                let restored = try Connection()
+                try restored.restore(fromDump: text)
+                let viaRestore = try DatabaseSnapshot(restored, tables: tables)
+                try require(viaRestore == expected, "restore differs:\nexpected \(expected)\ngot \(viaRestore)\(context)")
+                var again = ""
+                try restored.dump(to: &again)
+                try require(again == text, "the restored database dumps differently\(context)")
 
-            // The shell reads its input by lines and drops a `\r` before a line end: a name
-            // holding "\r\n" cannot pass through it (schema SQL is dumped verbatim, by SQLite's
-            // `.dump` too); `restore` above keeps it.
-            let schemaText: [String] = try source.query("SELECT coalesce(sql, '') FROM sqlite_master")
-            let crossesLines = schemaText.contains { sql in
-                let bytes = Array(sql.utf8)
-                return zip(bytes, bytes.dropFirst()).contains { $0 == 0x0D && $1 == 0x0A }
-            }
-            guard SQLiteShell.path != nil, !crossesLines else { return }
-            let shellLoaded = directory.path("shell.db")
-            let load = try SQLiteShell.run(database: shellLoaded, input: Data(text.utf8))
-            try require(load.status == 0 && load.error.isEmpty, "the shell failed to load our dump: \(load.error)\(context)")
-            let shellConnection = try Connection(storageLocation: .onDisk(shellLoaded))
-            let viaShell = try DatabaseSnapshot(shellConnection, tables: tables)
-            try require(viaShell == expected, "shell load differs:\nexpected \(expected)\ngot \(viaShell)\(context)")
+                // The shell reads its input by lines and drops a `\r` before a line end: a name
+                // holding "\r\n" cannot pass through it (schema SQL is dumped verbatim, by SQLite's
+                // `.dump` too); `restore` above keeps it.
+                let schemaText: [String] = try source.query("SELECT coalesce(sql, '') FROM sqlite_master")
+                let crossesLines = schemaText.contains { sql in
+                    let bytes = Array(sql.utf8)
+                    return zip(bytes, bytes.dropFirst()).contains { $0 == 0x0D && $1 == 0x0A }
+                }
+                guard SQLiteShell.path != nil, !crossesLines else { return }
+                let shellLoaded = directory.path("shell.db")
+                let load = try SQLiteShell.run(database: shellLoaded, input: Data(text.utf8))
+                try require(load.status == 0 && load.error.isEmpty, "the shell failed to load our dump: \(load.error)\(context)")
+                let shellConnection = try Connection(storageLocation: .onDisk(shellLoaded))
+                let viaShell = try DatabaseSnapshot(shellConnection, tables: tables)
+                try require(viaShell == expected, "shell load differs:\nexpected \(expected)\ngot \(viaShell)\(context)")
 
-            // SQLite's own .dump is the anchor: every object and row it keeps, ours keeps.
-            let theirs = try SQLiteShell.run(database: directory.path("source.db"), arguments: [".dump"])
-            let anchorPath = directory.path("anchor.db")
-            let anchorLoad = try SQLiteShell.run(database: anchorPath, input: theirs.output)
-            // Its dump may fail to load (3.40 takes INTEGER PRIMARY KEY DESC for a rowid alias
-            // and loses NULL keys to UNIQUE errors); whatever it did load, ours must have too.
-            _ = anchorLoad
-            let anchor = try Connection(storageLocation: .onDisk(anchorPath))
-            let anchorObjects = Set(try anchor.query("SELECT type || ' ' || name FROM sqlite_master") as [String])
-            let ourObjects = Set(try restored.query("SELECT type || ' ' || name FROM sqlite_master") as [String])
-            try require(anchorObjects.isSubset(of: ourObjects), "SQLite's dump keeps \(anchorObjects.subtracting(ourObjects)) that ours loses\(context)")
-            for table in generated.comparedTables where anchorObjects.contains("table " + table) {
-                let quoted = escapeIdentifier(table)
-                let theirCount: Int = try anchor.query("SELECT count(*) FROM \(quoted)") ?? -1
-                let ourCount: Int = try restored.query("SELECT count(*) FROM \(quoted)") ?? -1
-                try require(ourCount >= theirCount, "\(table): SQLite's dump keeps \(theirCount) rows, ours \(ourCount)\(context)")
+                // SQLite's own .dump is the anchor: every object and row it keeps, ours keeps.
+                let theirs = try SQLiteShell.run(database: directory.path("source.db"), arguments: [".dump"])
+                let anchorPath = directory.path("anchor.db")
+                let anchorLoad = try SQLiteShell.run(database: anchorPath, input: theirs.output)
+                // Its dump may fail to load (3.40 takes INTEGER PRIMARY KEY DESC for a rowid alias
+                // and loses NULL keys to UNIQUE errors); whatever it did load, ours must have too.
+                _ = anchorLoad
+                let anchor = try Connection(storageLocation: .onDisk(anchorPath))
+                let anchorObjects = Set(try anchor.query("SELECT type || ' ' || name FROM sqlite_master") as [String])
+                let ourObjects = Set(try restored.query("SELECT type || ' ' || name FROM sqlite_master") as [String])
+                try require(anchorObjects.isSubset(of: ourObjects), "SQLite's dump keeps \(anchorObjects.subtracting(ourObjects)) that ours loses\(context)")
+                for table in generated.comparedTables where anchorObjects.contains("table " + table) {
+                    let quoted = escapeIdentifier(table)
+                    let theirCount: Int = try anchor.query("SELECT count(*) FROM \(quoted)") ?? -1
+                    let ourCount: Int = try restored.query("SELECT count(*) FROM \(quoted)") ?? -1
+                    try require(ourCount >= theirCount, "\(table): SQLite's dump keeps \(theirCount) rows, ours \(ourCount)\(context)")
+                }
             }
         }
     }

@@ -306,6 +306,7 @@ struct Fetched: Sendable {
         observed.cancel()
     }
 
+    #if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
     @Test func anotherProcessInsertIsSeenWithinTwoIntervals() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("shared.sqlite")
@@ -329,6 +330,7 @@ struct Fetched: Sendable {
         #expect(Date().timeIntervalSince(committed) < 5, "seen within a few intervals")
         observed.cancel()
     }
+    #endif
 
     @Test func aCancelledObservationFetchEndsTheObservation() async throws {
         let directory = try TemporaryDirectory()

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 @Suite("FTS5 patterns")
@@ -60,45 +61,47 @@ struct FTS5PatternTests {
         #expect(throws: SQLiteError.self) { try db.makeFTS5Pattern(rawPattern: "nosuch: swift", forTable: "docs") }
     }
 
-    @Test func hostileTextNeverRaisesSyntaxErrors() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.createFTS5Table("docs", columns: ["title", "body"], options: FTS5Options(prefixes: [2]))
-        try db.createFTS5Table("tri", columns: ["title"], options: FTS5Options(tokenizer: .trigram))
-        try db.run("INSERT INTO docs VALUES ('near and or not', 'café 日本語 quotes \" here')")
-        try db.run("INSERT INTO tri VALUES ('near and or not')")
-        let pieces = ["\"", "'", "\"\"", "NEAR", "NEAR(", "AND", "OR", "NOT", "*", "^", ":", "(", ")", "+", "-", "{", "}",
-                      "title:", "body :", "é", "日本", "e\u{301}", "🇫🇷", "👍🏽", "\u{200B}", "\\", "%", "_", ",", ".", "NEAR/3",
-                      "a", "bc", "x y", " ", "\t", "\n", "0", "12", "ǅ", "ß", "İ", "\u{E000}", "ـ", "١٢"]
-        var generator = SystemRandomNumberGenerator()
-        var errors: [String] = []
-        var built = 0
-        for index in 0..<10_000 {
-            let text: String
-            if index % 2 == 0 {
-                text = (0..<Int.random(in: 1...8, using: &generator)).map { _ in pieces.randomElement(using: &generator) ?? "" }
-                    .joined(separator: Bool.random(using: &generator) ? " " : "")
-            } else {
-                // Random scalars, NUL excluded.
-                let scalars = (0..<Int.random(in: 1...12, using: &generator)).compactMap { _ -> Unicode.Scalar? in
-                    Unicode.Scalar(UInt32.random(in: 1...(Bool.random(using: &generator) ? 0x7F : 0x2FFFF), using: &generator))
+    @Test func hostileTextNeverRaisesSyntaxErrors() async throws {
+        try await onOwnThread {
+            let db = try Connection(storageLocation: .inMemory)
+            try db.createFTS5Table("docs", columns: ["title", "body"], options: FTS5Options(prefixes: [2]))
+            try db.createFTS5Table("tri", columns: ["title"], options: FTS5Options(tokenizer: .trigram))
+            try db.run("INSERT INTO docs VALUES ('near and or not', 'café 日本語 quotes \" here')")
+            try db.run("INSERT INTO tri VALUES ('near and or not')")
+            let pieces = ["\"", "'", "\"\"", "NEAR", "NEAR(", "AND", "OR", "NOT", "*", "^", ":", "(", ")", "+", "-", "{", "}",
+                          "title:", "body :", "é", "日本", "e\u{301}", "🇫🇷", "👍🏽", "\u{200B}", "\\", "%", "_", ",", ".", "NEAR/3",
+                          "a", "bc", "x y", " ", "\t", "\n", "0", "12", "ǅ", "ß", "İ", "\u{E000}", "ـ", "١٢"]
+            var generator = SystemRandomNumberGenerator()
+            var errors: [String] = []
+            var built = 0
+            for index in 0..<10_000 {
+                let text: String
+                if index % 2 == 0 {
+                    text = (0..<Int.random(in: 1...8, using: &generator)).map { _ in pieces.randomElement(using: &generator) ?? "" }
+                        .joined(separator: Bool.random(using: &generator) ? " " : "")
+                } else {
+                    // Random scalars, NUL excluded.
+                    let scalars = (0..<Int.random(in: 1...12, using: &generator)).compactMap { _ -> Unicode.Scalar? in
+                        Unicode.Scalar(UInt32.random(in: 1...(Bool.random(using: &generator) ? 0x7F : 0x2FFFF), using: &generator))
+                    }
+                    text = String(String.UnicodeScalarView(scalars))
                 }
-                text = String(String.UnicodeScalarView(scalars))
-            }
-            let patterns = [FTS5Pattern(matchingAllTokensIn: text), FTS5Pattern(matchingAnyTokenIn: text),
-                            FTS5Pattern(matchingPhrase: text), FTS5Pattern(matchingPhrasePrefix: text),
-                            FTS5Pattern(matchingAllPrefixesIn: text), FTS5Pattern(matchingAnyPrefixIn: text)]
-            for pattern in patterns.compactMap({ $0 }) {
-                built += 1
-                for table in ["docs", "tri"] {
-                    do {
-                        let _: [Int64] = try db.query(literal: "SELECT rowid FROM \(identifier: table) WHERE \(identifier: table) MATCH \(pattern)")
-                    } catch {
-                        errors.append("\(text.debugDescription) → \(pattern.rawPattern): \(error)")
+                let patterns = [FTS5Pattern(matchingAllTokensIn: text), FTS5Pattern(matchingAnyTokenIn: text),
+                                FTS5Pattern(matchingPhrase: text), FTS5Pattern(matchingPhrasePrefix: text),
+                                FTS5Pattern(matchingAllPrefixesIn: text), FTS5Pattern(matchingAnyPrefixIn: text)]
+                for pattern in patterns.compactMap({ $0 }) {
+                    built += 1
+                    for table in ["docs", "tri"] {
+                        do {
+                            let _: [Int64] = try db.query(literal: "SELECT rowid FROM \(identifier: table) WHERE \(identifier: table) MATCH \(pattern)")
+                        } catch {
+                            errors.append("\(text.debugDescription) → \(pattern.rawPattern): \(error)")
+                        }
                     }
                 }
             }
+            #expect(built > 10_000)
+            #expect(errors.isEmpty, "\(errors.count) errors, first: \(errors.prefix(3))")
         }
-        #expect(built > 10_000)
-        #expect(errors.isEmpty, "\(errors.count) errors, first: \(errors.prefix(3))")
     }
 }

@@ -37,17 +37,19 @@ import Testing
         }
     }
 
-    @Test func generatedContentRoundTripsThroughSerialize() throws {
-        try PropertyCheck.run("serialize round trip", cases: 15) { random in
-            let directory = try TemporaryDirectory()
-            let connection = try Connection(storageLocation: .onDisk(directory.path("db.sqlite")))
-            let _: String? = try connection.query("PRAGMA journal_mode = \(random.pick(["WAL", "DELETE", "TRUNCATE", "MEMORY"]))")
-            try connection.execute("CREATE TABLE t(a, b)")
-            for _ in 0..<random.int(0...20) {
-                try connection.run("INSERT INTO t VALUES (?, ?)", Gen.value(&random, huge: true).bindable, Gen.value(&random).bindable)
+    @Test func generatedContentRoundTripsThroughSerialize() async throws {
+        try await onOwnThread {
+            try PropertyCheck.run("serialize round trip", cases: 15) { random in
+                let directory = try TemporaryDirectory()
+                let connection = try Connection(storageLocation: .onDisk(directory.path("db.sqlite")))
+                let _: String? = try connection.query("PRAGMA journal_mode = \(random.pick(["WAL", "DELETE", "TRUNCATE", "MEMORY"]))")
+                try connection.execute("CREATE TABLE t(a, b)")
+                for _ in 0..<random.int(0...20) {
+                    try connection.run("INSERT INTO t VALUES (?, ?)", Gen.value(&random, huge: true).bindable, Gen.value(&random).bindable)
+                }
+                let copy = try Connection(deserializing: try connection.serialize())
+                try require(try DatabaseSnapshot(copy) == DatabaseSnapshot(connection), "content differs after deserialize")
             }
-            let copy = try Connection(deserializing: try connection.serialize())
-            try require(try DatabaseSnapshot(copy) == DatabaseSnapshot(connection), "content differs after deserialize")
         }
     }
 }

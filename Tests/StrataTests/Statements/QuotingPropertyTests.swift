@@ -5,79 +5,87 @@ import Testing
 
 /// Quoting, against SQLite itself: whatever Strata quotes, SQLite reads back exactly.
 @Suite struct QuotingPropertyTests {
-    @Test func identifiersReadBackExactly() throws {
-        try PropertyCheck.run("identifier quoting", cases: 200) { random in
-            let connection = try Connection()
-            let table = "t" + Gen.identifier(&random)
-            let columns = Gen.distinctIdentifiers(&random, count: random.int(1...4))
-            try connection.execute("CREATE TABLE \(escapeIdentifier(table))(\(columns.map(escapeIdentifier).joined(separator: ", ")))")
-            let stored: String? = try connection.query("SELECT name FROM sqlite_master WHERE type = 'table'")
-            try require(stored == table, "table \(table.debugDescription) stored as \(stored.debugDescription)")
-            let storedColumns: [String] = try connection.query("SELECT name FROM pragma_table_info(?)", table)
-            try require(storedColumns == columns, "columns \(columns.debugDescription) stored as \(storedColumns.debugDescription)")
-            // Through SQLFragment's `\(identifier:)`, the way a request's sort column arrives.
-            try connection.run("INSERT INTO \(escapeIdentifier(table)) DEFAULT VALUES")
-            let column = random.pick(columns)
-            let rows: [Row] = try connection.query(literal: "SELECT \(identifier: column) FROM \(identifier: table) ORDER BY \(identifier: column)")
-            try require(rows.count == 1, "one row expected through \\(identifier:), got \(rows.count)")
-            // A name that is not there is an error, or (SQLite's double-quoted-string fallback)
-            // that very text as a string; never other SQL.
-            let missing = column + random.pick(["\"", "\" --", "\"\u{301} UNION SELECT 1 --", "'\u{FE0F}"])
-            do {
-                let values: [String?] = try connection.query(literal: "SELECT \(identifier: missing) FROM \(identifier: table)")
-                try require(values == [missing], "\(missing.debugDescription) selected \(values)")
-            } catch is SQLiteError {}
-        }
-    }
-
-    @Test func stringLiteralsReadBackExactly() throws {
-        let connection = try Connection()
-        try PropertyCheck.run("string literal quoting", cases: 300) { random in
-            // NUL ends SQL text, so a literal cannot hold one (the dump writes such text as a cast blob).
-            let text = Gen.text(&random, maxPieces: 8, nul: false)
-            let read: String? = try connection.query("SELECT " + text.sqift.addingSQLEscapes())
-            try require(read == text, "literal of \(text.debugDescription) read back as \(read.debugDescription)")
-            let bytes: Data? = try connection.query("SELECT CAST(" + text.sqift.addingSQLEscapes() + " AS BLOB)")
-            try require(bytes == Data(text.utf8), "bytes of \(text.debugDescription) changed")
-        }
-    }
-
-    @Test func ftsPatternsFromAnyTextNeverFailAndMatchOnlyTheirWords() throws {
-        try PropertyCheck.run("FTS5 patterns", cases: 60) { random in
-            let connection = try Connection()
-            try connection.execute("CREATE VIRTUAL TABLE docs USING fts5(body); CREATE VIRTUAL TABLE words USING fts5vocab(docs, 'instance')")
-            let documents = (0..<random.int(1...6)).map { _ in Gen.text(&random, maxPieces: 5, nul: false) }
-            for (index, document) in documents.enumerated() {
-                try connection.run("INSERT INTO docs(rowid, body) VALUES (?, ?)", index + 1, document)
-            }
-            func terms(of rowid: Int) throws -> Set<String> {
-                Set(try connection.query("SELECT term FROM words WHERE doc = ?", rowid) as [String])
-            }
-            let query = random.oneIn(2) ? random.pick(documents) : Gen.text(&random, maxPieces: 4, nul: false)
-            let patterns = [FTS5Pattern(matchingAllTokensIn: query), FTS5Pattern(matchingAnyTokenIn: query), FTS5Pattern(matchingPhrase: query),
-                            FTS5Pattern(matchingAllPrefixesIn: query), FTS5Pattern(matchingAnyPrefixIn: query), FTS5Pattern(matchingPhrasePrefix: query)]
-            var matchesOfAll: Set<Int> = []
-            for (kind, pattern) in patterns.enumerated() {
-                guard let pattern else { continue }
-                let matched: [Int]
+    @Test func identifiersReadBackExactly() async throws {
+        try await onOwnThread {
+            try PropertyCheck.run("identifier quoting", cases: 200) { random in
+                let connection = try Connection()
+                let table = "t" + Gen.identifier(&random)
+                let columns = Gen.distinctIdentifiers(&random, count: random.int(1...4))
+                try connection.execute("CREATE TABLE \(escapeIdentifier(table))(\(columns.map(escapeIdentifier).joined(separator: ", ")))")
+                let stored: String? = try connection.query("SELECT name FROM sqlite_master WHERE type = 'table'")
+                try require(stored == table, "table \(table.debugDescription) stored as \(stored.debugDescription)")
+                let storedColumns: [String] = try connection.query("SELECT name FROM pragma_table_info(?)", table)
+                try require(storedColumns == columns, "columns \(columns.debugDescription) stored as \(storedColumns.debugDescription)")
+                // Through SQLFragment's `\(identifier:)`, the way a request's sort column arrives.
+                try connection.run("INSERT INTO \(escapeIdentifier(table)) DEFAULT VALUES")
+                let column = random.pick(columns)
+                let rows: [Row] = try connection.query(literal: "SELECT \(identifier: column) FROM \(identifier: table) ORDER BY \(identifier: column)")
+                try require(rows.count == 1, "one row expected through \\(identifier:), got \(rows.count)")
+                // A name that is not there is an error, or (SQLite's double-quoted-string fallback)
+                // that very text as a string; never other SQL.
+                let missing = column + random.pick(["\"", "\" --", "\"\u{301} UNION SELECT 1 --", "'\u{FE0F}"])
+                // (SQLite folds ASCII case only, so a name Swift's folding tells apart is missing too.)
+                if columns.contains(where: { $0.lowercased() == missing.lowercased() }) { return }
                 do {
-                    matched = try connection.query("SELECT rowid FROM docs WHERE docs MATCH ?", pattern)
-                } catch {
-                    throw PropertyViolation("pattern \(pattern.rawPattern.debugDescription) of \(query.debugDescription) failed: \(error)")
-                }
-                if kind == 0 { matchesOfAll = Set(matched) }
-                // A document that is the query itself matches every form of it, when the
-                // tokenizer finds a word in it at all.
-                for (index, document) in documents.enumerated() where document == query {
-                    guard try !terms(of: index + 1).isEmpty else { continue }
-                    try require(matched.contains(index + 1), "\(pattern.rawPattern.debugDescription) misses its own text \(query.debugDescription) \(Array(query.unicodeScalars).map { String($0.value, radix: 16) })")
-                }
+                    let values: [String?] = try connection.query(literal: "SELECT \(identifier: missing) FROM \(identifier: table)")
+                    try require(values == [missing], "\(missing.debugDescription) selected \(values) from \(table.debugDescription) with columns \(columns.debugDescription)")
+                } catch is SQLiteError {}
             }
-            // Matching every word is sound: each matched document holds every term of the query.
-            try connection.run("INSERT INTO docs(rowid, body) VALUES (?, ?)", 1000, query)
-            let queryTerms = try terms(of: 1000)
-            for rowid in matchesOfAll where rowid != 1000 {
-                try require(queryTerms.isSubset(of: try terms(of: rowid)), "\(query.debugDescription) matched \(documents[rowid - 1].debugDescription)")
+        }
+    }
+
+    @Test func stringLiteralsReadBackExactly() async throws {
+        try await onOwnThread {
+            let connection = try Connection()
+            try PropertyCheck.run("string literal quoting", cases: 300) { random in
+                // NUL ends SQL text, so a literal cannot hold one (the dump writes such text as a cast blob).
+                let text = Gen.text(&random, maxPieces: 8, nul: false)
+                let read: String? = try connection.query("SELECT " + text.sqift.addingSQLEscapes())
+                try require(read == text, "literal of \(text.debugDescription) read back as \(read.debugDescription)")
+                let bytes: Data? = try connection.query("SELECT CAST(" + text.sqift.addingSQLEscapes() + " AS BLOB)")
+                try require(bytes == Data(text.utf8), "bytes of \(text.debugDescription) changed")
+            }
+        }
+    }
+
+    @Test func ftsPatternsFromAnyTextNeverFailAndMatchOnlyTheirWords() async throws {
+        try await onOwnThread {
+            try PropertyCheck.run("FTS5 patterns", cases: 60) { random in
+                let connection = try Connection()
+                try connection.execute("CREATE VIRTUAL TABLE docs USING fts5(body); CREATE VIRTUAL TABLE words USING fts5vocab(docs, 'instance')")
+                let documents = (0..<random.int(1...6)).map { _ in Gen.text(&random, maxPieces: 5, nul: false) }
+                for (index, document) in documents.enumerated() {
+                    try connection.run("INSERT INTO docs(rowid, body) VALUES (?, ?)", index + 1, document)
+                }
+                func terms(of rowid: Int) throws -> Set<String> {
+                    Set(try connection.query("SELECT term FROM words WHERE doc = ?", rowid) as [String])
+                }
+                let query = random.oneIn(2) ? random.pick(documents) : Gen.text(&random, maxPieces: 4, nul: false)
+                let patterns = [FTS5Pattern(matchingAllTokensIn: query), FTS5Pattern(matchingAnyTokenIn: query), FTS5Pattern(matchingPhrase: query),
+                                FTS5Pattern(matchingAllPrefixesIn: query), FTS5Pattern(matchingAnyPrefixIn: query), FTS5Pattern(matchingPhrasePrefix: query)]
+                var matchesOfAll: Set<Int> = []
+                for (kind, pattern) in patterns.enumerated() {
+                    guard let pattern else { continue }
+                    let matched: [Int]
+                    do {
+                        matched = try connection.query("SELECT rowid FROM docs WHERE docs MATCH ?", pattern)
+                    } catch {
+                        throw PropertyViolation("pattern \(pattern.rawPattern.debugDescription) of \(query.debugDescription) failed: \(error)")
+                    }
+                    if kind == 0 { matchesOfAll = Set(matched) }
+                    // A document that is the query itself matches every form of it, when the
+                    // tokenizer finds a word in it at all.
+                    for (index, document) in documents.enumerated() where document == query {
+                        guard try !terms(of: index + 1).isEmpty else { continue }
+                        try require(matched.contains(index + 1), "\(pattern.rawPattern.debugDescription) misses its own text \(query.debugDescription) \(Array(query.unicodeScalars).map { String($0.value, radix: 16) })")
+                    }
+                }
+                // Matching every word is sound: each matched document holds every term of the query.
+                try connection.run("INSERT INTO docs(rowid, body) VALUES (?, ?)", 1000, query)
+                let queryTerms = try terms(of: 1000)
+                for rowid in matchesOfAll where rowid != 1000 {
+                    try require(queryTerms.isSubset(of: try terms(of: rowid)), "\(query.debugDescription) matched \(documents[rowid - 1].debugDescription)")
+                }
             }
         }
     }
@@ -86,35 +94,37 @@ import Testing
 /// `sqlLiteral`, for the places SQLite takes no parameter (a DEFAULT, a rebuild's fill value):
 /// SQLite reads back the same value, storage class and bits.
 @Suite struct SQLLiteralPropertyTests {
-    @Test func literalsReadBackAsTheSameValue() throws {
-        let connection = try Connection()
-        try PropertyCheck.run("sqlLiteral", cases: 400) { random in
-            let value = Gen.value(&random)
-            let literal = sqlLiteral(value)
-            let read: Row? = try connection.query("SELECT \(literal)", [])
-            let back = read.flatMap { $0.values.first } ?? nil
-            let expected: BindingValue
-            switch value {
-            case .real(let real) where real.isNaN: expected = .null
-            default: expected = value
+    @Test func literalsReadBackAsTheSameValue() async throws {
+        try await onOwnThread {
+            let connection = try Connection()
+            try PropertyCheck.run("sqlLiteral", cases: 400) { random in
+                let value = Gen.value(&random)
+                let literal = sqlLiteral(value)
+                let read: Row? = try connection.query("SELECT \(literal)", [])
+                let back = read.flatMap { $0.values.first } ?? nil
+                let expected: BindingValue
+                switch value {
+                case .real(let real) where real.isNaN: expected = .null
+                default: expected = value
+                }
+                let same: Bool
+                switch (expected, back) {
+                case (.null, nil): same = true
+                case (.integer(let a), let b as Int64): same = a == b
+                case (.integer(let a), let b as Int): same = Int64(a) == Int64(b)
+                case (.real(let a), let b as Double): same = a.bitPattern == b.bitPattern
+                case (.text(let a), let b as String): same = a == b
+                case (.blob(let a), let b as Data): same = a == b
+                default: same = false
+                }
+                try require(same, "\(value) as \(literal.debugDescription) read back as \(String(describing: back))")
+                // The same literal as a column DEFAULT.
+                try connection.execute("CREATE TEMP TABLE d(k, v DEFAULT \(literal)); INSERT INTO d(k) VALUES (1)")
+                defer { try? connection.execute("DROP TABLE temp.d") }
+                let stored: Row? = try connection.query("SELECT v FROM d", [])
+                let storedValue = stored.flatMap { $0.values.first } ?? nil
+                try require(String(describing: storedValue) == String(describing: back), "\(value) as a DEFAULT stored \(String(describing: storedValue))")
             }
-            let same: Bool
-            switch (expected, back) {
-            case (.null, nil): same = true
-            case (.integer(let a), let b as Int64): same = a == b
-            case (.integer(let a), let b as Int): same = Int64(a) == Int64(b)
-            case (.real(let a), let b as Double): same = a.bitPattern == b.bitPattern
-            case (.text(let a), let b as String): same = a == b
-            case (.blob(let a), let b as Data): same = a == b
-            default: same = false
-            }
-            try require(same, "\(value) as \(literal.debugDescription) read back as \(String(describing: back))")
-            // The same literal as a column DEFAULT.
-            try connection.execute("CREATE TEMP TABLE d(k, v DEFAULT \(literal)); INSERT INTO d(k) VALUES (1)")
-            defer { try? connection.execute("DROP TABLE temp.d") }
-            let stored: Row? = try connection.query("SELECT v FROM d", [])
-            let storedValue = stored.flatMap { $0.values.first } ?? nil
-            try require(String(describing: storedValue) == String(describing: back), "\(value) as a DEFAULT stored \(String(describing: storedValue))")
         }
     }
 }
