@@ -55,6 +55,7 @@ public final class Blob {
         self.column = column
         self.rowID = rowID
         self.isWritable = writable
+        try Self.refuseMisplacedColumn(connection: connection, schema: schema, table: table, column: column)
         var opened: SQLiteBlobHandle?
         let code = sqlite3_blob_open(connection.handle, schema, table, column, rowID, writable ? 1 : 0, &opened)
         guard code == SQLITE_OK, let opened else {
@@ -84,6 +85,43 @@ public final class Blob {
 
     /// Whether the handle is open.
     public var isOpen: Bool { handle != nil }
+
+    /// Whether the linked SQLite opens the column after a VIRTUAL generated column instead of the
+    /// one named (SQLite 3.40 does: it counts the generated column, which the row does not store),
+    /// asked once of SQLite itself.
+    static let misplacesColumnsAfterVirtualGeneratedOnes: Bool = {
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let db else {
+            sqlite3_close(db)
+            return true
+        }
+        defer { sqlite3_close(db) }
+        guard sqlite3_exec(db, "CREATE TABLE t(a, g AS (a), b, c); INSERT INTO t(rowid, a, b, c) VALUES(1, 0, x'01', x'0202')", nil, nil, nil) == SQLITE_OK else { return true }
+        var blob: SQLiteBlobHandle?
+        defer { sqlite3_blob_close(blob) }
+        guard sqlite3_blob_open(db, "main", "t", "b", 1, 0, &blob) == SQLITE_OK, blob != nil else { return true }
+        return sqlite3_blob_bytes(blob) != 1
+    }()
+
+    /// Throws instead of opening, and then reading or overwriting, another column than `column`
+    /// on a SQLite that misplaces it (``misplacesColumnsAfterVirtualGeneratedOnes``).
+    private static func refuseMisplacedColumn(connection: Connection, schema: String, table: String, column: String) throws {
+        guard misplacesColumnsAfterVirtualGeneratedOnes else { return }
+        let columns: [(name: String, hidden: Int)]
+        if sameIdentifier(schema, "main") {
+            columns = try connection.schemaReader.columns(ofTable: table).map { ($0.name, $0.hidden) }
+        } else {
+            columns = try connection.query(literal: "SELECT name, hidden FROM pragma_table_xinfo(\(table), \(schema))") { row -> (name: String, hidden: Int) in
+                ((row.value(at: 0) as String?) ?? "", (row.value(at: 1) as Int?) ?? 0)
+            }
+        }
+        guard let position = columns.firstIndex(where: { sameIdentifier($0.name, column) }),
+              columns[..<position].contains(where: { $0.hidden == 2 }) else { return }
+        throw SQLiteError(
+            code: SQLITE_ERROR,
+            message: "cannot open blob \(schema).\(table).\(column): SQLite \(String(cString: sqlite3_libversion())) would open another column, because a VIRTUAL generated column comes before it; read and write the value with SQL, or declare the generated column STORED or after it"
+        )
+    }
 
     /// Closes the handle; later calls throw `SQLITE_MISUSE`. Closing twice does nothing.
     public func close() {
