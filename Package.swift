@@ -31,12 +31,13 @@ let package = Package(
         // The @Record macro's compiler plugin; the version that matches the Swift 6.3 toolchain.
         .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
         // The macro's expansion and diagnostic tests (inline snapshots of what it writes).
-        .package(url: "https://github.com/pointfreeco/swift-macro-testing", exact: "0.7.0"),
-        // StrataServer only: the core `Strata` module depends on none of these.
-        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-distributed-tracing", exact: "1.7.3"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
+        // StrataServer only: the core `Strata` module depends on none of these. Ranges, not pins,
+        // so an app that needs another 1.x (or 2.x) of one can still depend on Strata.
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         .systemLibrary(

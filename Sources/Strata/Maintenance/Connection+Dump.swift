@@ -157,7 +157,8 @@ private struct FileOutput: TextOutputStream {
     }
 }
 
-/// Cuts SQL text arriving in chunks into complete statements, as `sqlite3_complete` sees them.
+/// Cuts SQL text arriving in chunks into complete statements, as the kernel's `isCompleteSQL`
+/// (SQLite's `sqlite3_complete`) sees them.
 struct StatementSplitter {
     private var pending: [UInt8] = []
     /// Where the next statement's text starts in `pending`.
@@ -169,12 +170,7 @@ struct StatementSplitter {
         pending.append(contentsOf: chunk)
         while let semicolon = pending[searchFrom...].firstIndex(of: UInt8(ascii: ";")) {
             searchFrom = semicolon + 1
-            var candidate = Array(pending[start...semicolon])
-            candidate.append(0)
-            let complete = candidate.withUnsafeBufferPointer { buffer in
-                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { sqlite3_complete($0) != 0 }
-            }
-            guard complete else { continue }
+            guard isCompleteSQL(pending[start...semicolon]) else { continue }
             try statement(String(decoding: pending[start...semicolon], as: UTF8.self))
             start = semicolon + 1
         }

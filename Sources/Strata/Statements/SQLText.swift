@@ -3,6 +3,9 @@
 // these; values always go through bound parameters, except where SQLite accepts none (a column
 // DEFAULT, a rebuild's fill value), which `sqlLiteral` covers.
 import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
 
 /// Quotes an identifier (table, column, index, savepoint name): `"name"`, inner quotes doubled.
 @usableFromInline
@@ -182,67 +185,31 @@ where Bytes.Element == UInt8, Bytes.SubSequence == Bytes {
 }
 
 /// The end of the statement that begins `text`: just past the `;` that ends it, or the end of the
-/// text. Quotes, comments and trigger bodies (`CREATE TRIGGER … BEGIN …; END;`) are read as
-/// `sqlite3_complete` reads them. Only an error's SQL needs it: a statement that fails to compile
-/// is named without the rest of its script.
+/// text. SQLite's own `sqlite3_complete` decides (quotes, comments, `CREATE TRIGGER … BEGIN …;
+/// END;`), so this and the dump's reader split statements exactly as SQLite does. An error's SQL
+/// needs it (a statement that fails to compile is named without the rest of its script).
 package func sqlStatementEnd<Bytes: Collection>(in text: Bytes) -> Bytes.Index
 where Bytes.Element == UInt8, Bytes.SubSequence == Bytes {
-    var state = StatementScanState.start
-    var previousWasEnd = false
-    var bytes = text[...]
-    while let byte = bytes.first {
-        switch byte {
-        case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), 0x0C:
-            bytes = bytes.dropFirst()
-            continue
-        case UInt8(ascii: "-") where bytes.dropFirst().first == UInt8(ascii: "-"),
-             UInt8(ascii: "/") where bytes.dropFirst().first == UInt8(ascii: "*"):
-            bytes = bytes[skippingComment(in: bytes)...]
-            continue
-        case UInt8(ascii: ";"):
-            bytes = bytes.dropFirst()
-            if state != .trigger || previousWasEnd { return bytes.startIndex }
-            previousWasEnd = false
-            continue
-        case UInt8(ascii: "'"), UInt8(ascii: "\""), UInt8(ascii: "`"), UInt8(ascii: "["):
-            let closing = byte == UInt8(ascii: "[") ? UInt8(ascii: "]") : byte
-            bytes = bytes.dropFirst()
-            // An unterminated quote runs to the end, as SQLite reads it; a doubled quote reads as
-            // two quoted tokens in a row, which ends the same.
-            guard let end = bytes.firstIndex(of: closing) else { return bytes.endIndex }
-            bytes = bytes[bytes.index(after: end)...]
-            if state != .trigger { state = .other }
-        case _ where isIdentifierByte(byte):
-            let word = bytes.prefix(while: isIdentifierByte)
-            bytes = bytes[word.endIndex...]
-            previousWasEnd = isKeyword(word, "END")
-            switch state {
-            case .start where isKeyword(word, "EXPLAIN") || isKeyword(word, "QUERY") || isKeyword(word, "PLAN"):
-                break
-            case .start where isKeyword(word, "CREATE"):
-                state = .afterCreate
-            case .afterCreate where isKeyword(word, "TEMP") || isKeyword(word, "TEMPORARY"):
-                break
-            case .afterCreate where isKeyword(word, "TRIGGER"):
-                state = .trigger
-            case .trigger:
-                break
-            default:
-                state = .other
-            }
-            continue
-        default:
-            bytes = bytes.dropFirst()
-            if state != .trigger { state = .other }
-        }
-        previousWasEnd = false
+    var candidate: [UInt8] = []
+    var searchFrom = text.startIndex
+    while let semicolon = text[searchFrom...].firstIndex(of: UInt8(ascii: ";")) {
+        let end = text.index(after: semicolon)
+        candidate.append(contentsOf: text[searchFrom..<end])
+        if isCompleteSQL(candidate) { return end }
+        searchFrom = end
     }
-    return bytes.endIndex
+    return text.endIndex
 }
 
-/// Where `sqlStatementEnd` is in a statement: whether it is a `CREATE TRIGGER`, whose body's `;`
-/// do not end it.
-private enum StatementScanState { case start, afterCreate, other, trigger }
+/// Whether `statement` ends a complete statement, as `sqlite3_complete` reads it (a NUL byte
+/// ends SQL text for SQLite, so it ends it here too).
+package func isCompleteSQL<Bytes: Collection>(_ statement: Bytes) -> Bool where Bytes.Element == UInt8 {
+    var text = Array(statement.prefix { $0 != 0 })
+    text.append(0)
+    return text.withUnsafeBufferPointer { buffer in
+        buffer.withMemoryRebound(to: CChar.self) { sqlite3_complete($0.baseAddress) != 0 }
+    }
+}
 
 /// The index just past the comment that begins `bytes` (`--` to the end of its line, `/* */`,
 /// which runs to the end when unterminated, as SQLite reads it).
@@ -258,18 +225,4 @@ where Bytes.Element == UInt8, Bytes.SubSequence == Bytes {
         if rest.first == UInt8(ascii: "/") { return rest.index(after: rest.startIndex) }
     }
     return bytes.endIndex
-}
-
-/// Whether `byte` may be part of an identifier or keyword as SQLite's tokenizer reads it
-/// (letters, digits, `_`, `$` and every byte of a multi-byte UTF-8 character).
-private func isIdentifierByte(_ byte: UInt8) -> Bool {
-    byte >= 0x80 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "$")
-        || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-        || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
-}
-
-/// Whether `word` is `keyword` (upper-case ASCII) in any letter case.
-private func isKeyword<Bytes: Collection>(_ word: Bytes, _ keyword: StaticString) -> Bool where Bytes.Element == UInt8 {
-    word.count == keyword.utf8CodeUnitCount
-        && zip(word, UnsafeBufferPointer(start: keyword.utf8Start, count: keyword.utf8CodeUnitCount)).allSatisfy { $0 & 0xDF == $1 }
 }
