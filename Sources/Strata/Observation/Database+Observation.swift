@@ -122,6 +122,7 @@ extension Database: DatabaseObservable {
         let writer = writerConnectionQueue
         let pool = readerConnectionPool
         let readsOnWriter = readsUseWriter
+        let workTracker = workTracker
         return DatabaseObservation(
             center: writer.observationCenter,
             externalChanges: readsOnWriter ? nil : interval.map { interval in
@@ -135,7 +136,17 @@ extension Database: DatabaseObservable {
                     let (value, region) = try connection.recordingReads { try fetch(connection) }
                     return ObservedValue(value: value, region: region)
                 }
-                let observed = readsOnWriter ? try await writer.perform(body) : try await pool.performOnCallingThread(body)
+                let submit: (@escaping @Sendable (Connection) throws -> ObservedValue<Value>) async throws -> ObservedValue<Value> = { body in
+                    readsOnWriter ? try await writer.perform(body) : try await pool.performOnCallingThread(body)
+                }
+                // Through the work tracker once there is one, as every other call: a graceful
+                // shutdown then refuses, counts and interrupts fetches too.
+                let observed: ObservedValue<Value>
+                if let tracker = workTracker.current {
+                    observed = try await tracker.perform(.read, onReader: !readsOnWriter, closure: body, submit: submit)
+                } else {
+                    observed = try await submit(body)
+                }
                 return (observed.value, observed.region)
             },
             isDuplicate: isDuplicate
