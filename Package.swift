@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "StrataSqueal", targets: ["StrataSqueal"]),
         .library(name: "StrataORM", targets: ["StrataORM"]),
         .library(name: "StrataRecords", targets: ["StrataRecords"]),
+        .library(name: "StrataSync", targets: ["StrataSync"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
         // Tests only: the fault-injecting VFS as a shared library, preloaded (LD_PRELOAD) into the
         // `strata` binary by the CLI fault tests, or into a whole test run with faults off.
@@ -63,6 +64,8 @@ let package = Package(
             ]
         ),
         .target(name: "StrataRecords", dependencies: ["Strata", "StrataRecordsMacros", sqliteDependency]),
+        // Local-first replicas converging through a hub, over changesets (Strata only).
+        .target(name: "StrataSync", dependencies: ["Strata"]),
         // The command-line tool: target StrataCLI, product and binary `strata` (no two source
         // folders may differ only by case, which macOS's file systems would merge).
         .executableTarget(
@@ -108,6 +111,8 @@ let package = Package(
         .testTarget(name: "SquealSwift5Tests", dependencies: ["StrataSqueal"], swiftSettings: swift5),
         .testTarget(name: "ORMSwift5Tests", dependencies: ["StrataORM"], swiftSettings: swift5),
         .testTarget(name: "RecordsSwift5Tests", dependencies: ["StrataRecords"], swiftSettings: swift5),
+        .testTarget(name: "StrataSyncTests", dependencies: ["StrataSync", "StrataTestSupport"]),
+        .testTarget(name: "SyncSwift5Tests", dependencies: ["StrataSync"], swiftSettings: swift5),
         // Statement logs, metrics and spans, and the Database as a ServiceLifecycle service.
         .target(
             name: "StrataServer",

@@ -1,0 +1,272 @@
+// StrataSync's vocabulary: errors, conflict policies, the values and messages a transport carries.
+import Foundation
+import Strata
+
+// Changesets compile where Strata links its SQLite shim (not yet on Apple platforms, whose SDK
+// header declares no session functions though the library exports them).
+#if !canImport(Darwin)
+
+/// Why a sync step was refused. Each case says what to do in its description.
+public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The table has no primary key that is the same on every replica: none at all, or an
+    /// `INTEGER PRIMARY KEY` that SQLite assigns per database (two replicas would both make row 1).
+    case tableNeedsGlobalKey(table: String)
+    /// Replica and hub disagree on the synced tables' definitions (each side's fingerprint).
+    case schemaMismatch(local: String, remote: String)
+    /// The hub has no space of that name.
+    case unknownSpace(String)
+    /// The hub refused the push or pull (a foreign key, a damaged changeset, a bad name).
+    case refused(String)
+
+    public var description: String {
+        switch self {
+        case .tableNeedsGlobalKey(let table):
+            return "table \(table) cannot be synced: it needs a primary key that is unique across replicas (UUID text or blob, or a key the app assigns), not none or an INTEGER PRIMARY KEY that SQLite assigns"
+        case .schemaMismatch(let local, let remote):
+            return "the synced tables differ between this replica (\(local)) and the hub (\(remote)); migrate both to the same schema, then sync again"
+        case .unknownSpace(let space):
+            return "the hub has no space named \(space); create it with SyncHub.createSpace"
+        case .refused(let reason):
+            return "the hub refused: \(reason)"
+        }
+    }
+}
+
+/// A conflict the hub met applying a replica's change, for a ``SyncPolicy/custom(_:)`` policy.
+public struct SyncConflict: Sendable {
+    /// The replica whose change conflicts.
+    public let replicaID: String
+    /// The table of the row.
+    public let table: String
+    /// What SQLite found (`.data`: the row changed since the replica saw it; `.notFound`: it was
+    /// deleted; `.conflict`: an insert met an existing key; `.constraint`, `.foreignKey`).
+    public let kind: ConflictKind
+    /// The replica's change (its old and new values, key columns marked).
+    public let change: Change
+    /// The hub's current row, where there is one.
+    public let currentValues: [BindingValue?]?
+}
+
+/// How the hub settles a replica's change that conflicts with what it already has, per table.
+///
+/// Under both built-in policies a delete that arrives after an update of its row deletes it
+/// (`.lastWriterWins`) or is dropped (`.hubWins`), and an update that arrives after its row was
+/// deleted is dropped: the row stays deleted. Changes to different columns of one row never
+/// conflict, since a changeset carries only the columns it changed.
+public enum SyncPolicy: Sendable {
+    /// The change that reaches the hub last wins.
+    case lastWriterWins
+    /// The hub's row stays; the replica's conflicting change is dropped and its row corrected.
+    case hubWins
+    /// A closure on the hub decides (`.replace` applies the replica's change, `.omit` drops it,
+    /// `.abort` refuses the whole push).
+    case custom(@Sendable (SyncConflict) -> ConflictResolution)
+}
+
+/// A value as a transport carries it (JSON for the network), storage class kept.
+public enum SyncValue: Codable, Sendable, Equatable {
+    case null, integer(Int64), real(Double), text(String), blob(Data)
+
+    init(_ value: BindingValue?) {
+        switch value {
+        case .none, .null?: self = .null
+        case .integer(let v)?: self = .integer(v)
+        case .real(let v)?: self = .real(v)
+        case .text(let v)?: self = .text(v)
+        case .blob(let v)?: self = .blob(v)
+        }
+    }
+
+    init(any value: Any?) {
+        switch value {
+        case let v as Int64: self = .integer(v)
+        case let v as Int: self = .integer(Int64(v))
+        case let v as Double: self = .real(v)
+        case let v as String: self = .text(v)
+        case let v as Data: self = .blob(v)
+        default: self = .null
+        }
+    }
+
+    var binding: BindingValue {
+        switch self {
+        case .null: return .null
+        case .integer(let v): return .integer(v)
+        case .real(let v): return .real(v.isNaN ? 0 : v)
+        case .text(let v): return .text(v)
+        case .blob(let v): return .blob(v)
+        }
+    }
+
+    // JSON has no infinities or -0.0 and loses Int64 precision: reals travel as their bits.
+    private enum Key: String, CodingKey { case n, i, r, t, b }
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Key.self)
+        if let v = try c.decodeIfPresent(String.self, forKey: .i), let i = Int64(v) { self = .integer(i) }
+        else if let v = try c.decodeIfPresent(String.self, forKey: .r), let bits = UInt64(v) { self = .real(Double(bitPattern: bits)) }
+        else if let v = try c.decodeIfPresent(String.self, forKey: .t) { self = .text(v) }
+        else if let v = try c.decodeIfPresent(Data.self, forKey: .b) { self = .blob(v) }
+        else { self = .null }
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        switch self {
+        case .null: try c.encode(true, forKey: .n)
+        case .integer(let v): try c.encode(String(v), forKey: .i)
+        case .real(let v): try c.encode(String(v.bitPattern), forKey: .r)
+        case .text(let v): try c.encode(v, forKey: .t)
+        case .blob(let v): try c.encode(v, forKey: .b)
+        }
+    }
+}
+
+/// One row as the hub has it after a push, sent back to the replica whose change conflicted:
+/// `values` nil when the hub has no such row.
+public struct SyncRow: Codable, Sendable, Equatable {
+    public var table: String
+    public var keyColumns: [String]
+    public var key: [SyncValue]
+    public var columns: [String]
+    public var values: [SyncValue]?
+}
+
+/// One captured write transaction of a replica: its changeset and its place in the replica's order.
+public struct SyncOutboxEntry: Codable, Sendable, Equatable {
+    public var sequence: Int64
+    public var changeset: Data
+    public init(sequence: Int64, changeset: Data) { self.sequence = sequence; self.changeset = changeset }
+}
+
+/// One entry of a space's log: the change the hub made applying a replica's entry.
+public struct SyncLogEntry: Codable, Sendable, Equatable {
+    public var version: Int64
+    public var replicaID: String
+    public var sequence: Int64
+    public var changeset: Data
+}
+
+/// A replica's push: its entries in order, for the space and tables whose schema it names.
+public struct SyncPushRequest: Codable, Sendable {
+    public var space: String
+    public var replicaID: String
+    public var tables: [String]
+    public var schemaFingerprint: String
+    public var entries: [SyncOutboxEntry]
+    public init(space: String, replicaID: String, tables: [String], schemaFingerprint: String, entries: [SyncOutboxEntry]) {
+        self.space = space; self.replicaID = replicaID; self.tables = tables
+        self.schemaFingerprint = schemaFingerprint; self.entries = entries
+    }
+}
+
+/// What the hub did with a push: every entry is acknowledged (applied now or before), with the
+/// hub's rows where a conflict settled differently from the replica's change.
+public struct SyncPushResponse: Codable, Sendable {
+    public var acknowledged: [Int64]
+    public var corrections: [SyncRow]
+    public var hubVersion: Int64
+}
+
+/// A replica's pull: log entries after `after`, at most `limit`.
+public struct SyncPullRequest: Codable, Sendable {
+    public var space: String
+    public var replicaID: String
+    public var tables: [String]
+    public var schemaFingerprint: String
+    public var after: Int64
+    public var limit: Int
+    public init(space: String, replicaID: String, tables: [String], schemaFingerprint: String, after: Int64, limit: Int) {
+        self.space = space; self.replicaID = replicaID; self.tables = tables
+        self.schemaFingerprint = schemaFingerprint; self.after = after; self.limit = limit
+    }
+}
+
+/// The entries after the cursor, and the hub's newest version.
+public struct SyncPullResponse: Codable, Sendable {
+    public var entries: [SyncLogEntry]
+    public var hubVersion: Int64
+}
+
+/// Carries pushes and pulls to a hub: in process (``InProcessSyncTransport``) or over a network.
+public protocol SyncTransport: Sendable {
+    func push(_ request: SyncPushRequest) async throws -> SyncPushResponse
+    func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse
+}
+
+/// A transport to a hub in the same process.
+public struct InProcessSyncTransport: SyncTransport {
+    public let hub: SyncHub
+    public init(hub: SyncHub) { self.hub = hub }
+    public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try hub.push(request) }
+    public func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
+}
+
+/// The synced tables' definitions as both sides read them (column names, declared types, key
+/// positions, NOT NULL, defaults; not the SQL text, whose spacing may differ), as a short hash.
+enum SchemaFingerprint {
+    static func of(tables: [String], in connection: Connection) throws -> String {
+        var text = ""
+        for table in tables.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            text += "T:" + table.lowercased() + "\n"
+            for column in try connection.schemaReader.columns(ofTable: table) where column.hidden == 0 {
+                text += "\(column.name.lowercased())|\(column.declaredType.uppercased())|\(column.notNull)|\(column.primaryKeyIndex)|\(column.defaultValue ?? "-")\n"
+            }
+        }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// The key columns of a synced table, or the error that says why it cannot be synced.
+    static func keyColumns(of table: String, in connection: Connection) throws -> [String] {
+        let reader = connection.schemaReader
+        guard try reader.table(named: table) != nil else { throw SyncError.refused("no table named \(table)") }
+        let keys = try reader.columns(ofTable: table).filter { $0.primaryKeyIndex > 0 }.sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }
+        guard !keys.isEmpty, try reader.rowIDAliasColumn(ofTable: table) == nil else { throw SyncError.tableNeedsGlobalKey(table: table) }
+        return keys.map(\.name)
+    }
+}
+
+/// The names of the sync engine's own tables start so; they are never synced.
+let syncTablePrefix = "_strata_sync_"
+
+/// A space name is a file name in the hub's folder: letters, digits, `-`, `_` and `.` only.
+func validateSpaceName(_ name: String) throws {
+    let allowed = name.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "_" || $0 == "." }
+    guard !name.isEmpty, allowed, !name.hasPrefix(".") else {
+        throw SyncError.refused("a space name must be letters, digits, '-', '_' and '.', not \(name.debugDescription)")
+    }
+}
+
+extension Connection {
+    /// The row of `table` whose key is `key`, every stored column, as the hub sends it back.
+    func syncRow(table: String, keyColumns: [String], key: [SyncValue]) throws -> SyncRow {
+        let columns = try schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map(\.name)
+        var fragment = SQLFragment(sql: "SELECT " + columns.map(quoteIdentifier).joined(separator: ", ") + " FROM " + quoteIdentifier(table) + " WHERE ")
+        for (index, column) in keyColumns.enumerated() {
+            fragment = fragment + SQLFragment(sql: (index == 0 ? "" : " AND ") + quoteIdentifier(column) + " IS ?", arguments: [key[index].binding])
+        }
+        let row: Row? = try query(literal: fragment)
+        return SyncRow(table: table, keyColumns: keyColumns, key: key, columns: columns,
+                       values: row.map { row in (0..<columns.count).map { SyncValue(any: row.value(at: $0)) } })
+    }
+
+    /// Makes the row as the hub has it: an upsert (not REPLACE, which would fire ON DELETE
+    /// actions of foreign keys), or a delete when the hub has none.
+    func applySyncRow(_ row: SyncRow) throws {
+        guard let values = row.values else {
+            var fragment = SQLFragment(sql: "DELETE FROM " + quoteIdentifier(row.table) + " WHERE ")
+            for (index, column) in row.keyColumns.enumerated() {
+                fragment = fragment + SQLFragment(sql: (index == 0 ? "" : " AND ") + quoteIdentifier(column) + " IS ?", arguments: [row.key[index].binding])
+            }
+            try run(literal: fragment)
+            return
+        }
+        let others = row.columns.filter { column in !row.keyColumns.contains { $0.lowercased() == column.lowercased() } }
+        var sql = "INSERT INTO " + quoteIdentifier(row.table) + "(" + row.columns.map(quoteIdentifier).joined(separator: ", ") + ") VALUES ("
+            + row.columns.map { _ in "?" }.joined(separator: ", ") + ") ON CONFLICT(" + row.keyColumns.map(quoteIdentifier).joined(separator: ", ") + ") DO "
+        sql += others.isEmpty ? "NOTHING" : "UPDATE SET " + others.map { quoteIdentifier($0) + " = excluded." + quoteIdentifier($0) }.joined(separator: ", ")
+        try run(literal: SQLFragment(sql: sql, arguments: values.map(\.binding)))
+    }
+}
+#endif

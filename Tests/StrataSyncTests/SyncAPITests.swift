@@ -1,0 +1,151 @@
+#if !canImport(Darwin)
+import Foundation
+import Strata
+import StrataSync
+import StrataTestSupport
+import Testing
+
+/// A temporary folder, removed when released.
+final class SyncFolder: Sendable {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-sync-" + UUID().uuidString)
+    init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+/// API.md section 7's Sync block as written, then the refusals.
+@Suite struct SyncAPITests {
+    @Test func theDocumentedFlowSyncsTwoReplicas() async throws {
+        let folder = try SyncFolder()
+        let hubFolder = URL(fileURLWithPath: folder.path("hub"))
+        let hub = try SyncHub(directory: hubFolder)
+        try hub.createSpace("team") { db in try db.execute("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT, done INTEGER NOT NULL DEFAULT 0)") }
+        hub.setPolicy(.lastWriterWins, forTable: "todo")
+
+        func makeReplica(_ name: String) throws -> SyncReplica {
+            let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
+            try database.executeWrite { try $0.execute("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT, done INTEGER NOT NULL DEFAULT 0)") }
+            return try SyncReplica(database: database, replicaID: name, space: "team",
+                                   tables: ["todo"], transport: InProcessSyncTransport(hub: hub))
+        }
+        let phone = try makeReplica("phone-1")
+        let laptop = try makeReplica("laptop-1")
+        let id = UUID().uuidString
+        try await phone.write { db in try db.run("INSERT INTO todo(id, title) VALUES (?, ?)", id, "milk") }
+        let pending: Int = try await phone.pendingChangeCount
+        #expect(pending == 1)
+        try await phone.sync()
+        #expect(try await phone.pendingChangeCount == 0)
+        let hubVersion: Int64 = try await phone.lastPulledVersion
+        #expect(hubVersion == 1)
+        try await laptop.sync()
+        #expect(try await laptop.database.read { try $0.query("SELECT title FROM todo WHERE id = ?", id) as String? } == "milk")
+        try await laptop.write { db in try db.run("UPDATE todo SET done = 1 WHERE id = ?", id) }
+        try await laptop.sync()
+        try await phone.sync()
+        #expect(try await phone.database.read { try $0.query("SELECT done FROM todo WHERE id = ?", id) as Int? } == 1)
+        #expect(try hub.version(ofSpace: "team") == 2)
+    }
+
+    @Test func aWriteThatThrowsLeavesNoRowAndNoOutboxEntry() async throws {
+        let folder = try SyncFolder()
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try hub.createSpace("s") { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v)") }
+        let database = try Database(storageLocation: .onDisk(folder.path("r.sqlite")))
+        try database.executeWrite { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v)") }
+        let replica = try SyncReplica(database: database, replicaID: "r", space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
+        struct Failed: Error {}
+        do {
+            try await replica.write { db in try db.run("INSERT INTO t VALUES ('a', 1)"); throw Failed() }
+            Issue.record("the write did not throw")
+        } catch is Failed {}
+        #expect(try await replica.pendingChangeCount == 0)
+        #expect(try database.executeRead { try $0.query("SELECT count(*) FROM t") as Int? } == 0)
+    }
+
+    @Test func tablesWithoutAGlobalKeyAreRefused() async throws {
+        let folder = try SyncFolder()
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        let database = try Database(storageLocation: .onDisk(folder.path("r.sqlite")))
+        try database.executeWrite { try $0.execute("CREATE TABLE counted(id INTEGER PRIMARY KEY, v); CREATE TABLE keyless(v); CREATE TABLE ok(id INTEGER PRIMARY KEY DESC, v)") }
+        for table in ["counted", "keyless"] {
+            #expect(throws: SyncError.tableNeedsGlobalKey(table: table)) {
+                try SyncReplica(database: database, replicaID: "r", space: "s", tables: [table], transport: InProcessSyncTransport(hub: hub))
+            }
+        }
+        // INTEGER PRIMARY KEY DESC is no rowid alias: the app assigns it.
+        _ = try SyncReplica(database: database, replicaID: "r", space: "s", tables: ["ok"], transport: InProcessSyncTransport(hub: hub))
+        #expect(SyncError.tableNeedsGlobalKey(table: "counted").description.contains("INTEGER PRIMARY KEY"))
+    }
+
+    @Test func schemaMismatchAndUnknownSpaceAreRefusedAndTheOutboxKept() async throws {
+        let folder = try SyncFolder()
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try hub.createSpace("s") { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v TEXT)") }
+        let database = try Database(storageLocation: .onDisk(folder.path("r.sqlite")))
+        try database.executeWrite { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v INTEGER, extra)") }
+        let replica = try SyncReplica(database: database, replicaID: "r", space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
+        try await replica.write { try $0.run("INSERT INTO t(id, v) VALUES ('a', 1)") }
+        do {
+            try await replica.sync()
+            Issue.record("a push across schemas was accepted")
+        } catch let error as SyncError {
+            guard case .schemaMismatch(let local, let remote) = error else { Issue.record("\(error)"); return }
+            #expect(local != remote)
+        }
+        #expect(try await replica.pendingChangeCount == 1)
+        #expect(try hub.version(ofSpace: "s") == 0)
+
+        let elsewhere = try SyncReplica(database: database, replicaID: "r", space: "nowhere", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
+        do {
+            try await elsewhere.sync()
+            Issue.record("a sync to an unknown space went through")
+        } catch let error as SyncError {
+            #expect(error == .unknownSpace("nowhere"))
+        }
+        #expect(throws: SyncError.self) { try hub.createSpace("../escape") { _ in } }
+        #expect(throws: SyncError.self) { try hub.createSpace("s") { _ in } }
+    }
+
+    @Test func damagedChangesetBytesAreRefusedAndTheHubIsUnchanged() throws {
+        let folder = try SyncFolder()
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try hub.createSpace("s") { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v)") }
+        let fingerprintSource = try Connection()
+        try fingerprintSource.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v)")
+        // A real changeset, to damage.
+        let session = try fingerprintSource.recordChanges()
+        try fingerprintSource.execute("INSERT INTO t VALUES ('a', 1), ('b', x'00ff')")
+        let good = try session.changeset().data
+        session.close()
+        let fingerprint = try validFingerprint(hub: hub)
+        try PropertyCheck.run("damaged changesets", cases: 60) { random in
+            var bytes = [UInt8](good)
+            switch random.int(0...2) {
+            case 0: bytes = Array(bytes.prefix(random.int(0...max(0, bytes.count - 1))))
+            case 1: for _ in 0..<random.int(1...4) { bytes[random.int(0...bytes.count - 1)] = UInt8(random.int(0...255)) }
+            default: bytes += Array(Gen.bytes(&random).prefix(8))
+            }
+            let before = try hub.withSpace("s") { try $0.query("SELECT count(*) FROM t") as Int? }
+            do {
+                _ = try hub.push(SyncPushRequest(space: "s", replicaID: "fuzz", tables: ["t"], schemaFingerprint: fingerprint,
+                                                 entries: [SyncOutboxEntry(sequence: Int64(random.int(1...1_000_000)), changeset: Data(bytes))]))
+            } catch is SyncError {}
+            let integrity = try hub.withSpace("s") { try $0.query("PRAGMA integrity_check") as String? }
+            try require(integrity == "ok", "integrity \(integrity ?? "nil")")
+            let after = try hub.withSpace("s") { try $0.query("SELECT count(*) FROM t") as Int? }
+            try require(after! >= before!, "rows lost")
+        }
+    }
+
+    /// The fingerprint a replica of `t(id TEXT PRIMARY KEY, v)` sends, learnt from a refusal.
+    func validFingerprint(hub: SyncHub) throws -> String {
+        do {
+            _ = try hub.pull(SyncPullRequest(space: "s", replicaID: "x", tables: ["t"], schemaFingerprint: "?", after: 0, limit: 1))
+        } catch SyncError.schemaMismatch(_, let remote) {
+            return remote
+        }
+        throw SyncError.refused("no fingerprint")
+    }
+}
+#endif
