@@ -103,7 +103,7 @@ let package = Package(
         // core examples must not find StrataSqueal's non-throwing `Connection()`.
         .testTarget(
             name: "READMEExamplesTests",
-            dependencies: ["StrataSqueal", "StrataORM", "StrataRecords"],
+            dependencies: ["StrataSqueal", "StrataORM", "StrataRecords", "StrataSync"],
             swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
         ),
         // Seed-README code in Swift 5 language mode, one target per module a seed's users import.

@@ -59,6 +59,10 @@ import Testing
             #expect(printed.take() == [#"SELECT count(*) FROM "book" WHERE year > ? AND title IS NOT NULL"#, "1"])
             try example22()
             #expect(printed.take() == [#"["Dune"]"#, "sci-fi"])
+            #if !canImport(Darwin)
+            try await syncExample24()
+            #expect(printed.take() == ["0 1"])
+            #endif
         }
     }
 
