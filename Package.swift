@@ -29,8 +29,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // The @Record macro's compiler plugin; the version that matches the Swift 6.3 toolchain.
-        .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
+        // The @Record macro's compiler plugin (only the macro target links it); it builds with
+        // 600.0.1, 602.0.0 and 603.0.1.
+        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
         // The macro's expansion and diagnostic tests (inline snapshots of what it writes).
         .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
         // StrataServer only: the core `Strata` module depends on none of these. Ranges, not pins,
