@@ -112,7 +112,9 @@ let package = Package(
         .testTarget(name: "SquealSwift5Tests", dependencies: ["StrataSqueal"], swiftSettings: swift5),
         .testTarget(name: "ORMSwift5Tests", dependencies: ["StrataORM"], swiftSettings: swift5),
         .testTarget(name: "RecordsSwift5Tests", dependencies: ["StrataRecords"], swiftSettings: swift5),
-        .testTarget(name: "StrataSyncTests", dependencies: ["StrataSync", "StrataTestSupport"]),
+        .testTarget(name: "StrataSyncTests", dependencies: ["StrataSync", "StrataTestSupport", "strata-sync-writer"]),
+        // The replica process StrataSync's crash test kills (tests only).
+        .executableTarget(name: "strata-sync-writer", dependencies: ["Strata", "StrataSync"]),
         .testTarget(name: "SyncSwift5Tests", dependencies: ["StrataSync"], swiftSettings: swift5),
         // Statement logs, metrics and spans, and the Database as a ServiceLifecycle service.
         .target(
