@@ -48,6 +48,23 @@ enum Section7Swift5 {
 
             try vian.delete(db)                                                                             // ON DELETE CASCADE
             #expect(try Book.fetchCount(db) == 0)
+
+            try Book.checkSchema(db)                                 // throws RecordSchemaError.mismatch([String]) naming every difference
+            try Author.checkSchema(db)
+        }
+
+        @Test func checkSchemaNamesTheDifferences() throws {
+            let db = try Connection()
+            try db.execute("CREATE TABLE author (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)")
+            try db.execute("CREATE TABLE book (id INTEGER PRIMARY KEY, authorID INTEGER NOT NULL, title TEXT NOT NULL, year INTEGER NOT NULL, metadata TEXT NOT NULL)")
+            try Author.checkSchema(db)
+            do {
+                try Book.checkSchema(db)
+                Issue.record("checkSchema passed a table that differs")
+            } catch RecordSchemaError.mismatch(let differences) {
+                #expect(differences.count == 4)
+                #expect(differences.first == #"column "authorId" of table "book" is spelled "authorID" in the database (the names differ in case)"#)
+            }
         }
     }
 }
