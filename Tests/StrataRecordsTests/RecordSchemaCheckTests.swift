@@ -149,4 +149,64 @@ private func mismatches(_ body: () throws -> Void) -> [String]? {
             }
         }
     }
+
+    /// Any names and shapes: the table the records' DDL creates matches its declaration, and the
+    /// same table with one column's name in another case differs by exactly that.
+    @Test func createdTablesMatchAndACaseChangeIsNamed() throws {
+        func swapCase(_ name: String) -> String {
+            String(decoding: name.utf8.map { byte -> UInt8 in
+                switch byte {
+                case 0x41...0x5A: return byte + 0x20
+                case 0x61...0x7A: return byte - 0x20
+                default: return byte
+                }
+            }, as: UTF8.self)
+        }
+        try PropertyCheck.run("checkSchema of created tables", cases: 30) { random in
+            let names = Gen.distinctIdentifiers(&random, count: 7)
+            let (parent, table, key) = (names[0], names[1], names[2])
+            let db = try Connection()
+            try db.execute("PRAGMA foreign_keys = ON")
+            let parentColumns = [RecordColumn.describing(key, as: Int64?.self, isPrimaryKey: true)]
+            for sql in try RecordStatements(table: parent, columns: parentColumns, primaryKeyIndex: 0).createTableStatements(ifNotExists: false, constraints: []) {
+                try db.execute(sql)
+            }
+            var columns: [RecordColumn] = []
+            var constraints: [RecordConstraint] = []
+            for name in names[3...] {
+                let isOptional = random.oneIn(2)
+                columns.append(RecordColumn(name: name, sqlType: random.pick(["INTEGER", "REAL", "TEXT", "BLOB", ""]), isOptional: isOptional, isPrimaryKey: false))
+                switch random.int(0...4) {
+                case 0: constraints.append(RecordConstraint(column: name, kind: .unique))
+                case 1: constraints.append(RecordConstraint(column: name, kind: .indexed))
+                case 2: constraints.append(RecordConstraint(column: name, kind: .references(record: "P", table: parent, key: key, onDelete: random.pick([nil, .cascade, .setNull]), onUpdate: random.pick([nil, .restrict]))))
+                case 3: constraints.append(RecordConstraint(column: name, kind: .check(quoteIdentifier(name) + " IS NOT " + quoteStringLiteral(name))))
+                default: break
+                }
+            }
+            let keyAt = random.int(0...columns.count)
+            if keyAt < columns.count { columns[keyAt] = RecordColumn(name: columns[keyAt].name, sqlType: columns[keyAt].sqlType, isOptional: columns[keyAt].isOptional, isPrimaryKey: true) }
+            let keyIndex = keyAt < columns.count ? keyAt : nil
+            func create(_ columns: [RecordColumn], _ constraints: [RecordConstraint]) throws {
+                try db.execute("DROP TABLE IF EXISTS " + quoteIdentifier(table))
+                for sql in try RecordStatements(table: table, columns: columns, primaryKeyIndex: keyIndex).createTableStatements(ifNotExists: false, constraints: constraints) {
+                    try db.execute(sql)
+                }
+            }
+            try create(columns, constraints)
+            let matching = try recordSchemaDifferences(table: table, columns: columns, primaryKeyIndex: keyIndex, constraints: constraints, in: db)
+            try require(matching.isEmpty, "created table differs: \(matching)")
+
+            let changed = random.int(0...(columns.count - 1))
+            let original = columns[changed].name
+            let swapped = swapCase(original)
+            guard swapped != original else { return }
+            var renamed = columns
+            renamed[changed] = RecordColumn(name: swapped, sqlType: columns[changed].sqlType, isOptional: columns[changed].isOptional, isPrimaryKey: columns[changed].isPrimaryKey)
+            try create(renamed, constraints.map { $0.column == original ? RecordConstraint(column: swapped, kind: $0.kind) : $0 })
+            let differences = try recordSchemaDifferences(table: table, columns: columns, primaryKeyIndex: keyIndex, constraints: constraints, in: db)
+            let expected = "column \(quoteIdentifier(original)) of table \(quoteIdentifier(table)) is spelled \(quoteIdentifier(swapped)) in the database (the names differ in case)"
+            try require(differences == [expected], "case change: \(differences)")
+        }
+    }
 }
