@@ -50,6 +50,9 @@ enum ConstraintShelf {
     @Record struct Profile: Equatable { @PrimaryKey @References(Author.self, onDelete: .cascade) var authorId: Int64; var bio: String }
 }
 
+extension ConstraintShelf.Book { static let author = belongsTo(ConstraintShelf.Author.self, using: \.authorId) }
+extension ConstraintShelf.Author { static let books = hasMany(ConstraintShelf.Book.self, using: \.authorId) }
+
 private func constraintError(_ body: () throws -> Void) -> SQLiteResultCode? {
     do {
         try body()
@@ -112,6 +115,19 @@ private func freshDatabase() throws -> Connection {
         // ON DELETE CASCADE: Vian's books go with him, Queneau's stay.
         #expect(try vian.delete(db))
         #expect(try ConstraintShelf.Book.fetchAll(db) == [kept])
+    }
+
+    @Test func associationsWorkOverDeclaredReferences() throws {
+        let db = try freshDatabase()
+        let vian = try ConstraintShelf.Author(id: nil, name: "Vian").inserted(db)
+        let queneau = try ConstraintShelf.Author(id: nil, name: "Queneau").inserted(db)
+        let metadata = ConstraintShelf.Metadata(tags: [], rating: nil)
+        let book = try ConstraintShelf.Book(id: nil, authorId: vian.id ?? 0, title: "L'Écume des jours", year: 1947, metadata: metadata).inserted(db)
+        let credited = try ConstraintShelf.Book.including(required: ConstraintShelf.Book.author).fetchAll(db)
+        #expect(credited.map { [$0.0.title, $0.1.name] } == [[book.title, "Vian"]])
+        let shelves = try ConstraintShelf.Author.including(all: ConstraintShelf.Author.books).order(by: \.name).fetchAll(db)
+        #expect(shelves.map { $0.0 } == [queneau, vian])
+        #expect(shelves.map { $0.1 } == [[], [book]])
     }
 
     @Test func referenceActionsAndSelfReference() throws {
