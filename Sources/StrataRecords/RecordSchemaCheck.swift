@@ -137,7 +137,9 @@ func recordSchemaDifferences(table: String, columns recordColumns: [RecordColumn
             continue
         }
     }
-    return differences
+    // A column both `@Indexed` and `@References` lacks its index once.
+    var seen: Set<String> = []
+    return differences.filter { seen.insert($0).inserted }
 }
 
 /// Whether `name` is one of the names SQLite gives the rowid.

@@ -11,6 +11,9 @@ enum SchemaCheckShelf {
     /// A column the database computes.
     @Record(table: "total") struct Total: Equatable { @PrimaryKey var id: Int64?; var amount: Int; var doubled: Int }
 
+    /// A reference that is also `@Indexed`: one index, and one difference when it is missing.
+    @Record(table: "loan") struct Loan: Equatable { @PrimaryKey var id: Int64?; @References(ConstraintShelf.Author.self) @Indexed var authorId: Int64 }
+
     @Record(table: "probe") struct IntProbe: Equatable { var v: Int }
     @Record(table: "probe") struct DoubleProbe: Equatable { var v: Double }
     @Record(table: "probe") struct TextProbe: Equatable { var v: String }
@@ -106,6 +109,17 @@ private func mismatches(_ body: () throws -> Void) -> [String]? {
         try db.execute("DROP TABLE employee")
         try ConstraintShelf.Employee.createTable(db)
         try ConstraintShelf.Employee.checkSchema(db)
+    }
+
+    @Test func aColumnIndexedTwiceIsOneIndexAndOneDifference() throws {
+        let db = try Connection()
+        try ConstraintShelf.Author.createTable(db)
+        try SchemaCheckShelf.Loan.createTable(db)
+        let indexes: [String] = try db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'loan'")
+        #expect(indexes == ["loan_authorId_idx"])
+        try SchemaCheckShelf.Loan.checkSchema(db)
+        try db.execute("DROP INDEX loan_authorId_idx")
+        #expect(mismatches { try SchemaCheckShelf.Loan.checkSchema(db) } == [#"column "authorId" of table "loan" has no index"#])
     }
 
     @Test func theErrorSaysEveryDifference() throws {
