@@ -73,7 +73,8 @@ public final class RecordStatements: Sendable {
 
     /// `CREATE TABLE`: column types from the property types, NOT NULL for non-optionals, and the
     /// primary key (an integer key is SQLite's rowid, so a nil key is assigned on insert).
-    func createTableSQL(ifNotExists: Bool) -> String {
+    /// `unique` names the columns declared `UNIQUE`; `constraints` follow the columns.
+    func createTableSQL(ifNotExists: Bool, unique: Set<String> = [], constraints: [TableDefinition.Constraint] = []) -> String {
         let definitions = columns.map { column -> TableDefinition.Column in
             var constraints: [TableDefinition.ColumnConstraint] = []
             if column.isPrimaryKey {
@@ -82,9 +83,10 @@ public final class RecordStatements: Sendable {
             } else if !column.isOptional {
                 constraints.append(.notNull())
             }
+            if unique.contains(column.name) { constraints.append(.unique()) }
             return TableDefinition.Column(column.name, type: column.sqlType, constraints)
         }
-        return TableDefinition(table, columns: definitions, ifNotExists: ifNotExists).sql
+        return TableDefinition(table, columns: definitions, constraints: constraints, ifNotExists: ifNotExists).sql
     }
 }
 
@@ -239,13 +241,20 @@ extension Record {
     }
 
     /// Creates the table from the declaration: column types from the property types, NOT NULL for
-    /// non-optionals, and the primary key.
+    /// non-optionals, the primary key, and what the properties declare with `@References`,
+    /// `@Unique`, `@Check` and `@Indexed` (the indexes named `<table>_<column>_idx`).
     ///
     /// ```swift
     /// try Player.createTable(db)   // CREATE TABLE "player" ("id" INTEGER PRIMARY KEY, ...)
     /// ```
-    /// - Throws: `SQLiteError` (the table exists, unless `ifNotExists`).
+    /// The table and its indexes are created together or not at all.
+    /// - Throws: `SQLiteError` (the table exists, unless `ifNotExists`; a CHECK that is not
+    ///   valid SQL); ``RecordError/noPrimaryKey(record:)`` for a reference to a record without a key.
     public static func createTable(_ db: Connection, ifNotExists: Bool = false) throws {
-        try db.execute(statements.createTableSQL(ifNotExists: ifNotExists))
+        let sql = try statements.createTableStatements(ifNotExists: ifNotExists, constraints: recordConstraints)
+        guard sql.count > 1 else { return try db.execute(sql[0]) }
+        try db.strataSavepoint(named: "strata_create_table") {
+            for statement in sql { try db.execute(statement) }
+        }
     }
 }

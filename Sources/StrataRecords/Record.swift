@@ -26,6 +26,7 @@ import Foundation
 /// whose declared type cannot be a column (functions, tuples, bare arrays and dictionaries); a
 /// named type it cannot see through is checked by the compiler where the generated code binds and
 /// reads it. `table` must be a string literal: it is written into SQL when the macro expands.
+@attached(member, names: named(recordConstraints))
 @attached(extension, conformances: Record, names: named(tableName), named(recordColumns), named(primaryKeyIndex), named(Columns), named(columns), named(init(row:)), named(init(row:columnIndexes:)), named(init(columnOrderedRow:)), named(init(columnOrderedRow:startingAt:)), named(bindRecordColumns(to:order:)), named(hasNilPrimaryKey), named(recordDidInsert(rowID:)), named(recordStatements))
 public macro Record(table: String? = nil) = #externalMacro(module: "StrataRecordsMacros", type: "RecordMacro")
 
@@ -75,6 +76,9 @@ public protocol Record: ExpressibleByRow {
     var hasNilPrimaryKey: Bool { get }
     /// Writes back the rowid SQLite assigned on insert, if the key was left nil.
     mutating func recordDidInsert(rowID: Int64)
+    /// The constraints the properties declare (`@References`, `@Indexed`, `@Unique`, `@Check`),
+    /// in declaration order; read when the table is created or checked.
+    static var recordConstraints: [RecordConstraint] { get }
     /// The type's SQL and statement-cache keys, built once.
     static var recordStatements: RecordStatements { get }
     /// Reads the record from `row`, whose statement has each column at `columnIndexes` (in

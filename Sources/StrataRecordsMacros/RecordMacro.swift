@@ -13,7 +13,8 @@ struct StrataRecordsPlugin: CompilerPlugin {
     let providingMacros: [Macro.Type] = [RecordMacro.self, RecordPropertyMarkerMacro.self]
 }
 
-/// `@PrimaryKey`, `@Column("name")` and `@JSON`: markers that `@Record` reads; they generate nothing.
+/// `@PrimaryKey`, `@Column("name")`, `@JSON` and the constraints (`@References`, `@Indexed`,
+/// `@Unique`, `@Check`): markers that `@Record` reads; they generate nothing.
 public struct RecordPropertyMarkerMacro: PeerMacro {
     public static func expansion(
         of node: AttributeSyntax,
@@ -35,6 +36,25 @@ struct RecordProperty {
     let isPrimaryKey: Bool
     /// `@JSON`: any Codable value, stored as JSON text.
     var isJSON = false
+    /// The constraint attributes, in source order.
+    var constraints: [ConstraintAttribute] = []
+}
+
+/// A constraint attribute on a property, kept as the arguments written, which the generated code
+/// passes on (so the compiler checks them there too).
+struct ConstraintAttribute {
+    enum Kind: String { case references, indexed, unique, check }
+    let kind: Kind
+    /// The attribute's arguments as written (`Author.self, onDelete: .cascade`), or empty.
+    let arguments: String
+
+    /// The attribute names `@Record` reads as constraints.
+    static let names: [String: Kind] = ["References": .references, "Indexed": .indexed, "Unique": .unique, "Check": .check]
+
+    /// The generated `RecordConstraint` for `column`.
+    func expression(column: String) -> String {
+        "StrataRecords.RecordConstraint.\(kind.rawValue)(\(RecordMacro.literal(column))\(arguments.isEmpty ? "" : ", " + arguments))"
+    }
 }
 
 public struct RecordMacro: ExtensionMacro {
@@ -92,8 +112,10 @@ public struct RecordMacro: ExtensionMacro {
             let isPrimaryKey = hasAttribute("PrimaryKey", on: variable)
             let isJSON = hasAttribute("JSON", on: variable)
             let columnName: String?
+            let constraints: [ConstraintAttribute]
             do {
                 columnName = try columnArgument(of: variable, in: context)
+                constraints = try constraintAttributes(of: variable, in: context)
             } catch {
                 failed = true
                 continue
@@ -121,7 +143,8 @@ public struct RecordMacro: ExtensionMacro {
                     failed = true
                     continue
                 }
-                result.append(RecordProperty(name: name, column: columnName ?? name, type: type, isPrimaryKey: isPrimaryKey, isJSON: isJSON))
+                result.append(RecordProperty(name: name, column: columnName ?? name, type: type, isPrimaryKey: isPrimaryKey, isJSON: isJSON,
+                                             constraints: constraints))
             }
         }
         return failed ? nil : result
@@ -138,7 +161,7 @@ public struct RecordMacro: ExtensionMacro {
             guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
             if variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) }) { continue }
             if variable.modifiers.contains(where: { ["private", "fileprivate"].contains($0.name.text) }) { return false }
-            let markers = ["PrimaryKey", "Column", "JSON"]
+            let markers = ["PrimaryKey", "Column", "JSON"] + ConstraintAttribute.names.keys
             if variable.attributes.contains(where: { !markers.contains($0.as(AttributeSyntax.self)?.attributeName.trimmedDescription ?? "") }) { return false }
             let isLetWithValue = variable.bindingSpecifier.text == "let"
             for binding in variable.bindings {
@@ -197,6 +220,24 @@ public struct RecordMacro: ExtensionMacro {
             return try stringLiteral(first, of: attribute, in: context)
         }
         return nil
+    }
+
+    /// The constraint attributes on a property, in source order; a diagnostic (and a thrown
+    /// stop) for a `@Check` whose SQL is an empty literal.
+    static func constraintAttributes(of variable: VariableDeclSyntax, in context: some MacroExpansionContext) throws -> [ConstraintAttribute] {
+        var result: [ConstraintAttribute] = []
+        for element in variable.attributes {
+            guard let attribute = element.as(AttributeSyntax.self),
+                  let kind = ConstraintAttribute.names[attribute.attributeName.trimmedDescription] else { continue }
+            let arguments = attribute.arguments?.as(LabeledExprListSyntax.self)
+            if kind == .check, let literal = arguments?.first?.expression.as(StringLiteralExprSyntax.self),
+               literal.representedLiteralValue?.allSatisfy(\.isWhitespace) ?? false {
+                context.diagnose(Diagnostic(node: Syntax(literal), message: RecordDiagnostic.emptyCheck()))
+                throw AlreadyDiagnosed()
+            }
+            result.append(ConstraintAttribute(kind: kind, arguments: arguments?.trimmedDescription ?? ""))
+        }
+        return result
     }
 
     static func tableNameArgument(of node: AttributeSyntax, in context: some MacroExpansionContext) throws -> String? {
@@ -351,6 +392,46 @@ public struct RecordMacro: ExtensionMacro {
     }
 }
 
+// The constraints are a member of the struct itself, not of the extension: the extension sits at
+// file scope, where `@References(Author.self)` in a nested record would find another `Author`
+// (or none) instead of its sibling.
+extension RecordMacro: MemberMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        // The extension role reports what is wrong with the declaration; this one stays silent.
+        guard let structDecl = declaration.as(StructDeclSyntax.self), structDecl.genericParameterClause == nil,
+              let properties = storedProperties(of: structDecl, in: SilentContext(context)) else { return [] }
+        let constraints = properties.flatMap { property in property.constraints.map { $0.expression(column: property.column) } }
+        guard !constraints.isEmpty else { return [] }
+        // Computed, not stored: a reference reads the other record's key, and a stored static
+        // reading its own type's (a self-reference) would deadlock in its lazy initialization.
+        let member: DeclSyntax = """
+        \(raw: accessModifier(of: structDecl))static var recordConstraints: [StrataRecords.RecordConstraint] {
+            [
+                \(raw: constraints.joined(separator: ",\n        "))
+            ]
+        }
+        """
+        return [member]
+    }
+}
+
+/// A context that drops diagnostics: for a second reading of a declaration already diagnosed.
+final class SilentContext<Base: MacroExpansionContext>: MacroExpansionContext {
+    let base: Base
+    init(_ base: Base) { self.base = base }
+    func makeUniqueName(_ name: String) -> TokenSyntax { base.makeUniqueName(name) }
+    func diagnose(_ diagnostic: Diagnostic) {}
+    func location(of node: some SyntaxProtocol, at position: PositionInSyntaxNode, filePathMode: SourceLocationFilePathMode) -> AbstractSourceLocation? {
+        base.location(of: node, at: position, filePathMode: filePathMode)
+    }
+    var lexicalContext: [Syntax] { base.lexicalContext }
+}
+
 /// Stops reading a declaration after a diagnostic said what is wrong with it.
 struct AlreadyDiagnosed: Error {}
 
@@ -394,6 +475,9 @@ struct RecordDiagnostic: DiagnosticMessage {
     }
     static func genericStruct(_ type: String) -> Self {
         Self("genericStruct", "@Record does not apply to generic struct '\(type)': a record's table, columns and statements are static stored properties, which generic types cannot have")
+    }
+    static func emptyCheck() -> Self {
+        Self("emptyCheck", "@Check takes an SQL expression that a row must satisfy, such as \"year > 0\"; this one is empty")
     }
     static func nameNotALiteral(_ marker: String) -> Self {
         Self("nameNotALiteral", "@\(marker) takes a non-empty string literal without interpolation: the macro writes the name into SQL at compile time")

@@ -218,7 +218,7 @@ extension Connection {
     }
 
     /// What follows the closing parenthesis of a `CREATE TABLE` (`WITHOUT ROWID`, `STRICT`, ...).
-    static func tableOptions(ofCreateTableSQL sql: String) -> String {
+    package static func tableOptions(ofCreateTableSQL sql: String) -> String {
         guard let close = sql.lastIndex(of: ")") else { return "" }
         return sql[sql.index(after: close)...].trimmingCharacters(in: .whitespacesAndNewlines)
     }
