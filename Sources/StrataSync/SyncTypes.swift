@@ -143,6 +143,9 @@ public struct SyncLogEntry: Codable, Sendable, Equatable {
     public var replicaID: String
     public var sequence: Int64
     public var changeset: Data
+    public init(version: Int64, replicaID: String, sequence: Int64, changeset: Data) {
+        self.version = version; self.replicaID = replicaID; self.sequence = sequence; self.changeset = changeset
+    }
 }
 
 /// A replica's push: its entries in order, for the space and tables whose schema it names.
@@ -164,6 +167,9 @@ public struct SyncPushResponse: Codable, Sendable {
     public var acknowledged: [Int64]
     public var corrections: [SyncRow]
     public var hubVersion: Int64
+    public init(acknowledged: [Int64], corrections: [SyncRow], hubVersion: Int64) {
+        self.acknowledged = acknowledged; self.corrections = corrections; self.hubVersion = hubVersion
+    }
 }
 
 /// A replica's pull: log entries after `after`, at most `limit`.
@@ -184,6 +190,7 @@ public struct SyncPullRequest: Codable, Sendable {
 public struct SyncPullResponse: Codable, Sendable {
     public var entries: [SyncLogEntry]
     public var hubVersion: Int64
+    public init(entries: [SyncLogEntry], hubVersion: Int64) { self.entries = entries; self.hubVersion = hubVersion }
 }
 
 /// Carries pushes and pulls to a hub: in process (``InProcessSyncTransport``) or over a network.

@@ -149,3 +149,38 @@ final class SyncFolder: Sendable {
     }
 }
 #endif
+
+#if !canImport(Darwin)
+/// The network form round-trips every request and answer, and refuses damaged bytes with an
+/// error, never a crash.
+@Suite struct SyncWirePropertyTests {
+    @Test func bodiesRoundTripAndDamagedOnesAreRefused() throws {
+        try PropertyCheck.run("sync wire", cases: 200) { random in
+            let entries = (0..<random.int(0...4)).map { index in
+                SyncOutboxEntry(sequence: Int64(index) + Int64(random.int(0...9)), changeset: Gen.bytes(&random))
+            }
+            let request = SyncPushRequest(space: Gen.text(&random, maxPieces: 2), replicaID: Gen.text(&random, maxPieces: 2),
+                                          tables: [Gen.identifier(&random)], schemaFingerprint: "f", entries: entries)
+            let data = try SyncWire.encode(request)
+            let back = try SyncWire.decodePushRequest(data)
+            try require(back.entries == request.entries && back.space == request.space && back.replicaID == request.replicaID, "push round trip")
+            let pull = SyncPullResponse(entries: entries.enumerated().map {
+                SyncLogEntry(version: Int64($0.offset + 1), replicaID: "r", sequence: $0.element.sequence, changeset: $0.element.changeset)
+            }, hubVersion: Gen.int64(&random))
+            let pulled = try SyncWire.decodePullResponse(try SyncWire.encode(pull))
+            try require(pulled.entries == pull.entries && pulled.hubVersion == pull.hubVersion, "pull round trip")
+            // Damage: truncate, flip bytes, or forge lengths.
+            var bytes = [UInt8](data)
+            switch random.int(0...2) {
+            case 0: bytes = Array(bytes.prefix(random.int(0...bytes.count)))
+            case 1: for _ in 0..<random.int(1...3) where !bytes.isEmpty { bytes[random.int(0...bytes.count - 1)] = UInt8(random.int(0...255)) }
+            default:
+                let forged = #"{"space":"s","replicaID":"r","tables":[],"schemaFingerprint":"f","entries":[{"sequence":1,"count":9223372036854775807},{"sequence":2,"count":2}]}"#
+                let json = Array(forged.utf8)
+                bytes = [0, 0, UInt8(json.count >> 8), UInt8(json.count & 0xFF)] + json + [1]
+            }
+            do { _ = try SyncWire.decodePushRequest(Data(bytes)) } catch is SyncError {}
+        }
+    }
+}
+#endif

@@ -1,0 +1,218 @@
+// The network form of pushes and pulls: a JSON header (4-byte big-endian length first), then
+// the changesets' raw bytes back to back, so changesets travel as bytes, not base64 in JSON.
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Strata
+
+// Changesets compile where Strata links its SQLite shim (not yet on Apple platforms, whose SDK
+// header declares no session functions though the library exports them).
+#if !canImport(Darwin)
+
+/// Encodes and decodes ``SyncPushRequest`` and ``SyncPullResponse`` bodies for a network
+/// transport; every length is checked, so damaged or hostile bytes throw ``SyncError/refused(_:)``.
+public enum SyncWire {
+    /// The largest JSON header accepted (the changesets come after it).
+    public static let maximumHeaderBytes = 1 << 20
+
+    private struct PushHeader: Codable {
+        var space: String, replicaID: String, tables: [String], schemaFingerprint: String
+        var entries: [Entry]
+        struct Entry: Codable { var sequence: Int64; var count: Int }
+    }
+
+    private struct PullHeader: Codable {
+        var hubVersion: Int64
+        var entries: [Entry]
+        struct Entry: Codable { var version: Int64; var replicaID: String; var sequence: Int64; var count: Int }
+    }
+
+    public static func encode(_ request: SyncPushRequest) throws -> Data {
+        let header = PushHeader(space: request.space, replicaID: request.replicaID, tables: request.tables,
+                                schemaFingerprint: request.schemaFingerprint,
+                                entries: request.entries.map { .init(sequence: $0.sequence, count: $0.changeset.count) })
+        return try frame(header, request.entries.map(\.changeset))
+    }
+
+    public static func decodePushRequest(_ data: Data) throws -> SyncPushRequest {
+        let (header, body): (PushHeader, Data) = try unframe(data)
+        let changesets = try split(body, counts: header.entries.map(\.count))
+        return SyncPushRequest(space: header.space, replicaID: header.replicaID, tables: header.tables, schemaFingerprint: header.schemaFingerprint,
+                               entries: zip(header.entries, changesets).map { SyncOutboxEntry(sequence: $0.sequence, changeset: $1) })
+    }
+
+    public static func encode(_ response: SyncPullResponse) throws -> Data {
+        let header = PullHeader(hubVersion: response.hubVersion, entries: response.entries.map {
+            .init(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, count: $0.changeset.count)
+        })
+        return try frame(header, response.entries.map(\.changeset))
+    }
+
+    public static func decodePullResponse(_ data: Data) throws -> SyncPullResponse {
+        let (header, body): (PullHeader, Data) = try unframe(data)
+        let changesets = try split(body, counts: header.entries.map(\.count))
+        return SyncPullResponse(entries: zip(header.entries, changesets).map {
+            SyncLogEntry(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, changeset: $1)
+        }, hubVersion: header.hubVersion)
+    }
+
+    private static func frame<Header: Encodable>(_ header: Header, _ payloads: [Data]) throws -> Data {
+        let json = try JSONEncoder().encode(header)
+        var data = Data()
+        let count = UInt32(json.count)
+        data.append(contentsOf: [UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)])
+        data.append(json)
+        for payload in payloads { data.append(payload) }
+        return data
+    }
+
+    private static func unframe<Header: Decodable>(_ data: Data) throws -> (Header, Data) {
+        let bytes = [UInt8](data)
+        guard bytes.count >= 4 else { throw SyncError.refused("a sync body needs a 4-byte header length") }
+        let count = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
+        guard count <= maximumHeaderBytes, count <= bytes.count - 4 else { throw SyncError.refused("the sync header length \(count) is out of range") }
+        let header: Header
+        do {
+            header = try JSONDecoder().decode(Header.self, from: Data(bytes[4..<(4 + count)]))
+        } catch {
+            throw SyncError.refused("the sync header is not valid: \(error)")
+        }
+        return (header, Data(bytes[(4 + count)...]))
+    }
+
+    private static func split(_ body: Data, counts: [Int]) throws -> [Data] {
+        var total = 0
+        for count in counts {
+            let (sum, overflow) = total.addingReportingOverflow(count)
+            guard count >= 0, !overflow, sum <= body.count else {
+                throw SyncError.refused("the changesets' lengths do not add up to the body's \(body.count) bytes")
+            }
+            total = sum
+        }
+        guard total == body.count else {
+            throw SyncError.refused("the changesets' lengths do not add up to the body's \(body.count) bytes")
+        }
+        var parts: [Data] = []
+        var start = body.startIndex
+        for count in counts {
+            parts.append(body[start..<(start + count)])
+            start += count
+        }
+        return parts
+    }
+}
+
+/// A transport to a hub over HTTP (the hub service in Examples/TodoService): URLSession only, no
+/// NIO on the device. Network failures are retried with backoff; the hub's refusals are thrown as
+/// the ``SyncError`` it names.
+public struct HTTPSyncTransport: SyncTransport {
+    public let url: URL
+    public let token: String?
+    /// Attempts per request for failures that may pass (no connection, a 5xx answer).
+    public var attempts = 4
+    /// How long a pull waits on the hub for a newer version when there is none (a long poll).
+    public var pullWait: Duration = .zero
+
+    public init(url: URL, token: String? = nil) {
+        self.url = url
+        self.token = token
+    }
+
+    public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
+        var urlRequest = URLRequest(url: spaceURL(request.space, "push"))
+        urlRequest.httpMethod = "POST"
+        urlRequest.httpBody = try SyncWire.encode(request)
+        urlRequest.setValue("application/vnd.strata.sync", forHTTPHeaderField: "Content-Type")
+        let data = try await send(urlRequest)
+        do {
+            return try JSONDecoder().decode(SyncPushResponse.self, from: data)
+        } catch {
+            throw SyncError.refused("the hub's push answer is not valid: \(error)")
+        }
+    }
+
+    public func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
+        var components = URLComponents(url: spaceURL(request.space, "pull"), resolvingAgainstBaseURL: false)
+        let waitMilliseconds = pullWait.components.seconds * 1000 + pullWait.components.attoseconds / 1_000_000_000_000_000
+        components?.queryItems = [
+            URLQueryItem(name: "replica", value: request.replicaID),
+            URLQueryItem(name: "tables", value: request.tables.joined(separator: ",")),
+            URLQueryItem(name: "fingerprint", value: request.schemaFingerprint),
+            URLQueryItem(name: "after", value: String(request.after)),
+            URLQueryItem(name: "limit", value: String(request.limit)),
+            URLQueryItem(name: "wait", value: String(waitMilliseconds)),
+        ]
+        guard let pullURL = components?.url else { throw SyncError.refused("cannot make a pull URL from \(url)") }
+        return try SyncWire.decodePullResponse(try await send(URLRequest(url: pullURL)))
+    }
+
+    private func spaceURL(_ space: String, _ action: String) -> URL {
+        url.appendingPathComponent("spaces").appendingPathComponent(space).appendingPathComponent(action)
+    }
+
+    private func send(_ request: URLRequest) async throws -> Data {
+        var request = request
+        if let token { request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization") }
+        var delay: Duration = .milliseconds(50)
+        for attempt in 1...max(1, attempts) {
+            do {
+                let (data, response) = try await URLSession.shared.data(for: request)
+                let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+                if (200..<300).contains(status) { return data }
+                let message = String(decoding: data, as: UTF8.self)
+                if status >= 500, attempt < attempts {
+                    try await Task.sleep(for: delay)
+                    delay *= 2
+                    continue
+                }
+                throw Self.error(status: status, message: message)
+            } catch let error as SyncError {
+                throw error
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                guard attempt < attempts else { throw error }
+                try await Task.sleep(for: delay)
+                delay *= 2
+            }
+        }
+        throw SyncError.refused("no answer from \(url)")
+    }
+
+    /// The hub's answer as the error it stands for: its body is the error's JSON.
+    static func error(status: Int, message: String) -> SyncError {
+        if let data = message.data(using: .utf8), let answer = try? JSONDecoder().decode(SyncErrorAnswer.self, from: data) {
+            return answer.error
+        }
+        return .refused("HTTP \(status): \(message)")
+    }
+}
+
+/// A ``SyncError`` as the hub's HTTP answer carries it.
+public struct SyncErrorAnswer: Codable, Sendable {
+    public var kind: String
+    public var table: String?
+    public var local: String?
+    public var remote: String?
+    public var message: String?
+
+    public init(_ error: SyncError) {
+        switch error {
+        case .tableNeedsGlobalKey(let table): kind = "tableNeedsGlobalKey"; self.table = table
+        case .schemaMismatch(let local, let remote): kind = "schemaMismatch"; self.local = local; self.remote = remote
+        case .unknownSpace(let space): kind = "unknownSpace"; message = space
+        case .refused(let reason): kind = "refused"; message = reason
+        }
+    }
+
+    public var error: SyncError {
+        switch kind {
+        case "tableNeedsGlobalKey": return .tableNeedsGlobalKey(table: table ?? "")
+        case "schemaMismatch": return .schemaMismatch(local: local ?? "", remote: remote ?? "")
+        case "unknownSpace": return .unknownSpace(message ?? "")
+        default: return .refused(message ?? "")
+        }
+    }
+}
+#endif
