@@ -24,13 +24,22 @@ let package = Package(
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]
         ),
+        // StrataSync's hub over HTTP, and its command.
+        .target(
+            name: "SyncHubKit",
+            dependencies: [
+                .product(name: "StrataSync", package: "Strata"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .executableTarget(name: "strata-sync-hub", dependencies: ["SyncHubKit"]),
         .executableTarget(
             name: "TodoService",
             dependencies: ["TodoKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(
             name: "TodoServiceTests",
-            dependencies: ["TodoKit", "TodoService", .product(name: "HummingbirdTesting", package: "hummingbird")]
+            dependencies: ["TodoKit", "TodoService", "SyncHubKit", .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,28 @@
+// A StrataSync hub on a folder of spaces: `swift run --package-path Examples/TodoService
+// strata-sync-hub FOLDER [PORT] [TOKEN]` (a space per `<name>.sqlite`; create one with
+// `SyncHub.createSpace`, or `--create NAME "CREATE TABLE ..."`).
+import Foundation
+import Hummingbird
+import StrataSync
+import SyncHubKit
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard let folder = arguments.first else {
+    FileHandle.standardError.write(Data("usage: strata-sync-hub FOLDER [PORT] [TOKEN] [--create SPACE SQL]\n".utf8))
+    exit(64)
+}
+arguments.removeFirst()
+var create: (String, String)?
+if let index = arguments.firstIndex(of: "--create"), index + 2 < arguments.count + 0 || index + 2 == arguments.count - 0 {
+    if index + 2 < arguments.count + 1, arguments.count > index + 2 {
+        create = (arguments[index + 1], arguments[index + 2])
+        arguments.removeSubrange(index...(index + 2))
+    }
+}
+let port = arguments.first.flatMap { Int($0) } ?? 8080
+let token = arguments.dropFirst().first
+let hub = try SyncHub(directory: URL(fileURLWithPath: folder))
+if let (space, sql) = create { try hub.createSpace(space) { try $0.execute(sql) } }
+let router = buildSyncHubRouter(hub: hub) { given, _, _ in token == nil || given == token }
+let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
+try await app.runService()
