@@ -29,6 +29,9 @@ package struct ForeignKeyColumn: Hashable, Sendable {
     package let parentTable: String
     package let column: String
     package let parentColumn: String?
+    /// `ON UPDATE` and `ON DELETE` as SQLite reports them (`NO ACTION`, `CASCADE`, ...).
+    package let onUpdate: String
+    package let onDelete: String
 }
 
 /// Reads the main schema of one connection, caching by schema version.
@@ -246,9 +249,10 @@ package final class SchemaReader {
     /// The foreign keys of a table, one element per referencing column.
     package func foreignKeys(ofTable table: String) throws -> [ForeignKeyColumn] {
         try perTable(\.foreignKeys, table) {
-            try rows("SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?, 'main')", [table]) { statement in
+            try rows("SELECT id, \"table\", \"from\", \"to\", on_update, on_delete FROM pragma_foreign_key_list(?, 'main')", [table]) { statement in
                 ForeignKeyColumn(id: statement.value(at: 0, as: Int.self) ?? 0, parentTable: statement.value(at: 1, as: String.self) ?? "",
-                                 column: statement.value(at: 2, as: String.self) ?? "", parentColumn: statement.value(at: 3, as: String.self))
+                                 column: statement.value(at: 2, as: String.self) ?? "", parentColumn: statement.value(at: 3, as: String.self),
+                                 onUpdate: statement.value(at: 4, as: String.self) ?? "NO ACTION", onDelete: statement.value(at: 5, as: String.self) ?? "NO ACTION")
             }
         }
     }

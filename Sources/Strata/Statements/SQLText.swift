@@ -246,7 +246,7 @@ private enum StatementScanState { case start, afterCreate, other, trigger }
 
 /// The index just past the comment that begins `bytes` (`--` to the end of its line, `/* */`,
 /// which runs to the end when unterminated, as SQLite reads it).
-private func skippingComment<Bytes: Collection>(in bytes: Bytes) -> Bytes.Index
+package func skippingComment<Bytes: Collection>(in bytes: Bytes) -> Bytes.Index
 where Bytes.Element == UInt8, Bytes.SubSequence == Bytes {
     if bytes.first == UInt8(ascii: "-") {
         guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return bytes.endIndex }
@@ -262,14 +262,14 @@ where Bytes.Element == UInt8, Bytes.SubSequence == Bytes {
 
 /// Whether `byte` may be part of an identifier or keyword as SQLite's tokenizer reads it
 /// (letters, digits, `_`, `$` and every byte of a multi-byte UTF-8 character).
-private func isIdentifierByte(_ byte: UInt8) -> Bool {
+package func isIdentifierByte(_ byte: UInt8) -> Bool {
     byte >= 0x80 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "$")
         || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
         || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
 }
 
 /// Whether `word` is `keyword` (upper-case ASCII) in any letter case.
-private func isKeyword<Bytes: Collection>(_ word: Bytes, _ keyword: StaticString) -> Bool where Bytes.Element == UInt8 {
+package func isKeyword<Bytes: Collection>(_ word: Bytes, _ keyword: StaticString) -> Bool where Bytes.Element == UInt8 {
     word.count == keyword.utf8CodeUnitCount
         && zip(word, UnsafeBufferPointer(start: keyword.utf8Start, count: keyword.utf8CodeUnitCount)).allSatisfy { $0 & 0xDF == $1 }
 }
