@@ -30,13 +30,24 @@ struct CheckpointCommand: ParsableCommand {
     func run() throws {
         let connection = try DatabaseFile.openExisting(database)
         let walBefore = DatabaseFile.fileSize(database + "-wal")
-        let result = try connection.checkpoint(mode: mode.checkpointMode, force: force)
+        // A TRUNCATE checkpoint empties the WAL before SQLite reports on it, so it always says
+        // "0 of 0"; a PASSIVE one first counts the frames (and copies those it can, as the
+        // truncate would), once the truncate is known to be allowed.
+        if !force { try connection.refuseUnsafeCheckpoint(mode: mode.checkpointMode) }
+        let counted = mode == .truncate ? try connection.checkpoint(mode: .passive) : nil
+        var result = try connection.checkpoint(mode: mode.checkpointMode, force: force)
+        if let counted, counted.logFrames < 0 { result = counted }
         guard result.logFrames >= 0 else {
             let journalMode: String = try connection.query("PRAGMA journal_mode") ?? "unknown"
             print("\(database) is not in WAL mode (journal mode \(journalMode)); there is nothing to checkpoint.")
             return
         }
-        print("Checkpoint (\(mode.rawValue)): \(result.checkpointedFrames) of \(result.logFrames) WAL frames written back.")
+        if let counted, mode == .truncate {
+            // The truncate succeeded, so every frame the WAL held is in the database file.
+            print("Checkpoint (truncate): \(counted.logFrames) of \(counted.logFrames) WAL frames written back; the WAL is truncated.")
+        } else {
+            print("Checkpoint (\(mode.rawValue)): \(result.checkpointedFrames) of \(result.logFrames) WAL frames written back.")
+        }
         let walAfter = DatabaseFile.fileSize(database + "-wal")
         print("WAL size: \(CheckCommand.bytes(walBefore ?? 0)) before, \(CheckCommand.bytes(walAfter ?? 0)) after.")
     }

@@ -2,13 +2,14 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata schema`: the tables with their columns, then the indexes, views and triggers, read
-/// through Strata's introspection API (`Connection.schema`, `tableInfoForTableNamed`). Virtual
-/// tables (FTS5, ...) are listed as such; their shadow tables are not (introspection hides them).
+/// `strata schema`: the tables with their columns, foreign keys and CHECK constraints, then the
+/// indexes, views and triggers, read through Strata's introspection API (`Connection.schema`,
+/// `tableInfoForTableNamed`) and its schema reader. Virtual tables (FTS5, ...) are listed as
+/// such; their shadow tables are not (introspection hides them).
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema",
-        abstract: "Show the tables with their columns, then the indexes, views and triggers."
+        abstract: "Show the tables with their columns, foreign keys and CHECK constraints, then the indexes, views and triggers."
     )
 
     @Argument(help: "Path to an existing database file.") var database: String
@@ -43,6 +44,8 @@ struct SchemaCommand: ParsableCommand {
                 if let value = column.defaultValue { traits.append("DEFAULT \(value)") }
                 return [column.name, column.type.isEmpty ? "(no type)" : column.type, traits.joined(separator: " ")]
             }).map { "  " + $0 }
+            lines += try foreignKeyLines(of: info.name, connection).map { "  " + $0 }
+            lines += try connection.schemaReader.checkConstraints(ofTable: info.name).map { "  " + $0 }
             // Indexes made by CREATE INDEX; the automatic ones restate UNIQUE and PRIMARY KEY.
             for index in info.indexes where index.origin == .createIndex {
                 let columns = index.columns.map { ($0.name ?? "<expression>") + ($0.isDescending ? " DESC" : "") }
@@ -61,6 +64,31 @@ struct SchemaCommand: ParsableCommand {
         }
         if lines.isEmpty { lines.append("(no tables, indexes, views or triggers)") }
         lines.forEach { print($0) }
+    }
+
+    /// `FOREIGN KEY (columns) REFERENCES parent (columns)` and the actions that are not the
+    /// default (NO ACTION), one line per foreign key; a key that names no parent columns shows
+    /// the parent's primary key it refers to.
+    private func foreignKeyLines(of table: String, _ connection: Connection) throws -> [String] {
+        let reader = connection.schemaReader
+        let rows = try reader.foreignKeys(ofTable: table)
+        var lines: [String] = []
+        // SQLite numbers a table's foreign keys from the last declared: the highest id is the first.
+        for id in Set(rows.map(\.id)).sorted(by: >) {
+            let key = rows.filter { $0.id == id }
+            guard let first = key.first else { continue }
+            var parentColumns = key.compactMap(\.parentColumn)
+            if parentColumns.isEmpty {
+                parentColumns = try reader.columns(ofTable: first.parentTable).filter { $0.primaryKeyIndex > 0 }
+                    .sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }.map(\.name)
+            }
+            var line = "FOREIGN KEY (\(key.map(\.column).joined(separator: ", "))) REFERENCES \(first.parentTable)"
+            if !parentColumns.isEmpty { line += " (\(parentColumns.joined(separator: ", ")))" }
+            if first.onDelete != "NO ACTION" { line += " ON DELETE \(first.onDelete)" }
+            if first.onUpdate != "NO ACTION" { line += " ON UPDATE \(first.onUpdate)" }
+            lines.append(line)
+        }
+        return lines
     }
 
     /// ` WHERE ...` of a partial index's SQL, or nil.

@@ -122,6 +122,11 @@ public struct JoinQuery<A: Record, B: Record, BRow>: QuerySource {
         return makeSelection(self, repeat each built)
     }
 
+    /// Selects one expression of the joined records, read as its type.
+    public func select<E: QueryExpression>(_ expression: (A.Columns, B.Columns) -> E) -> Selection<JoinQuery, E.Value> {
+        makeSelection1(self, QueryScope.within(qualifiers) { expression(aColumns, bColumns) })
+    }
+
     /// Joins a third record; `on:` sees all three.
     public func join<C: Record>(_ other: C.Type, as alias: String? = nil, on condition: (A.Columns, B.Columns, C.Columns) -> RecordPredicate) -> JoinQuery3<A, B, C, BRow, C> {
         JoinQuery3(base: self, kind: "JOIN", alias: alias, reader: C.requiredReader, on: condition)
@@ -238,6 +243,11 @@ public struct JoinQuery3<A: Record, B: Record, C: Record, BRow, CRow>: QuerySour
     public func select<each E: QueryExpression>(_ expressions: (A.Columns, B.Columns, C.Columns) -> (repeat each E)) -> Selection<JoinQuery3, (repeat (each E).Value)> {
         let built = QueryScope.within(qualifiers) { expressions(aColumns, bColumns, cColumns) }
         return makeSelection(self, repeat each built)
+    }
+
+    /// Selects one expression of the three records, read as its type.
+    public func select<E: QueryExpression>(_ expression: (A.Columns, B.Columns, C.Columns) -> E) -> Selection<JoinQuery3, E.Value> {
+        makeSelection1(self, QueryScope.within(qualifiers) { expression(aColumns, bColumns, cColumns) })
     }
 
     var statement: SQLFragment {

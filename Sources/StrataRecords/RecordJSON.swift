@@ -114,18 +114,19 @@ extension TypedColumn {
         })
     }
 
-    /// `element` compared as the array stores it: the JSON encoder's text of the element, read
-    /// by SQLite as JSON (a `Date` is a number, `Data` base64 text), so it meets `json_each.value`.
+    /// The array at `path` of a JSON column, for `contains`, `count` and `isEmpty`; selected or
+    /// ordered as the array (nil where the path is absent).
+    ///
+    /// ```swift
+    /// Book.where { $0.metadata.json("$.tags", as: [String].self).contains("sci-fi") }
+    /// Book.where { $0.metadata.json("$.tags", as: [String].self).count >= 2 }
+    /// ```
+    public func json<Element: Codable>(_ path: String, as type: [Element].Type) -> JSONArrayPath<Element> {
+        JSONArrayPath(json: fragment, path: path, name: "\(name) \(path)", record: record)
+    }
+
     private func jsonArrayContains<Element: Bindable>(_ element: Element) -> RecordPredicate {
-        let value: [SQLFragment.Segment]
-        if let codable = element as? any Codable {
-            value = [.text("json_extract("), jsonSegment(codable), .text(", '$')")]
-        } else {
-            value = [.binding(element)]
-        }
-        return RecordPredicate(SQLFragment(segments: [
-            .text("EXISTS (SELECT 1 FROM json_each("), .fragment(fragment), .text(") WHERE json_each.value = "),
-        ] + value + [.text(")")]))
+        jsonArrayContainsPredicate(fragment, path: nil, element)
     }
 
     /// Whether a `@JSON` array holds `element` (through `json_each`).
@@ -143,7 +144,109 @@ extension TypedColumn {
     }
 }
 
-/// `value`'s JSON text, bound; a value JSON cannot hold makes the SQL throw when it runs.
-private func jsonSegment<T: Codable>(_ value: T) -> SQLFragment.Segment {
-    .binding(JSONBinding(value))
+/// The one `contains` of JSON arrays: whether the array in `json` (at `path`, when given) holds
+/// `element`, compared as the JSON encoder writes it (a `Date` is a number, `Data` base64 text),
+/// read by SQLite as JSON so it meets `json_each.value`. Text compares by its UTF-8, as SQLite's
+/// `=` does. With a path, only an array's elements count (json_each also walks a scalar or an
+/// object there); JSON `null` matches an optional element's nil.
+func jsonArrayContainsPredicate<Element>(_ json: SQLFragment, path: String?, _ element: Element) -> RecordPredicate {
+    var segments: [SQLFragment.Segment] = [.text("EXISTS (SELECT 1 FROM json_each("), .fragment(json)]
+    if let path { segments += [.text(", "), .value(.text(path))] }
+    segments.append(.text(") WHERE "))
+    if path != nil { segments.append(.text("typeof(json_each.key) = 'integer' AND ")) }
+    if let codable = element as? any Codable {
+        segments += jsonElementMatch(json, codable)
+    } else if let bindable = element as? any Bindable {
+        segments += [.text("json_each.value = "), bindableSegment(bindable)]
+    } else {
+        segments.append(.text("0"))
+    }
+    segments.append(.text(")"))
+    return RecordPredicate(SQLFragment(segments: segments))
+}
+
+private func bindableSegment<T: Bindable>(_ value: T) -> SQLFragment.Segment { .binding(value) }
+
+/// The condition on a `json_each` row of `json` that its element is `element` as encoded.
+private func jsonElementMatch<T: Codable>(_ json: SQLFragment, _ element: T) -> [SQLFragment.Segment] {
+    let binding = JSONBinding(element)
+    // A value JSON cannot hold stays a segment that makes running the SQL throw.
+    guard case .text(let encoded) = binding.bindingValue else {
+        return [.text("json_each.value = json_extract("), .binding(binding), .text(", '$')")]
+    }
+    if encoded == "null" { return [.text("json_each.type = 'null'")] }
+    let value: [SQLFragment.Segment] = [.text("json_each.value = json_extract("), .value(.text(encoded)), .text(", '$')")]
+    guard encoded.utf8.first == UInt8(ascii: "\"") else { return value }
+    // SQLite before 3.45 cuts a JSON string's text at an escaped NUL (`\u0000`), so "a\0b" and
+    // "a" read as equal values. The element as the array writes it settles that: json_extract
+    // with two paths renders them as JSON, each string as stored, escapes and all.
+    let stored: [SQLFragment.Segment] = [.text("json_extract("), .fragment(json), .text(", json_each.fullkey, json_each.fullkey)")]
+    let pair: [SQLFragment.Segment] = [.value(.text("[" + encoded + "," + encoded + "]"))]
+    let exact = stored + [.text(" = ")] + pair
+    let nul = "\\u0000"
+    if containsBytes(encoded, nul) {
+        return value + [.text(" AND ")] + exact
+    }
+    // Without NUL on either side, the values are the strings; the rendering is asked only on a
+    // match, and only to rule out a stored string that has one.
+    return value + [.text(" AND (instr(")] + stored + [.text(", \(quoteStringLiteral(nul))) = 0 OR ")] + exact + [.text(")")]
+}
+
+/// Whether `text`'s UTF-8 holds `part`'s.
+private func containsBytes(_ text: String, _ part: String) -> Bool {
+    let needle = Array(part.utf8)
+    let haystack = Array(text.utf8)
+    guard !needle.isEmpty, haystack.count >= needle.count else { return needle.isEmpty }
+    for start in 0...(haystack.count - needle.count) where haystack[start..<(start + needle.count)].elementsEqual(needle) {
+        return true
+    }
+    return false
+}
+
+/// An array inside a JSON column, at a path: `column.json(path, as: [Element].self)`.
+///
+/// The path is bound, never written into the SQL. Where the path is absent (or the column NULL)
+/// `count` is nil and neither `isEmpty` nor `contains` holds, as SQL's NULL goes.
+public struct JSONArrayPath<Element: Codable>: QueryExpression, OrderingTerm {
+    /// The array, selected: its JSON read back as `[Element]`.
+    public typealias Value = [Element]?
+
+    let json: SQLFragment
+    let path: String
+    let name: String
+    let record: String
+
+    /// `json_extract(column, path)`: the array's JSON.
+    public var fragment: SQLFragment { call("json_extract") }
+
+    /// `function(column, path)`, the path bound.
+    private func call(_ function: String) -> SQLFragment {
+        SQLFragment(segments: [.text(function + "("), .fragment(json), .text(", "), .value(.text(path)), .text(")")])
+    }
+
+    /// Decodes the array; nil for NULL.
+    /// - Throws: ``RecordError/invalidJSON(column:record:reason:)`` when it is not `[Element]`'s JSON.
+    public func readValue(from handle: SQLiteStatementHandle, at index: Int32) throws -> [Element]? {
+        try decodeJSONColumn(handle, index, as: [Element].self, column: name, record: record)
+    }
+
+    /// Whether the array holds `element` (through `json_each`), compared as the JSON encoder
+    /// writes it; text by its UTF-8, as SQLite compares it.
+    public func contains(_ element: Element) -> RecordPredicate {
+        jsonArrayContainsPredicate(json, path: path, element)
+    }
+
+    /// `json_array_length(column, path)`: the number of elements; nil where the path is absent,
+    /// 0 where it holds something other than an array.
+    public var count: SQLExpression<Int?> {
+        let (name, record) = ("json_array_length(\(self.name))", self.record)
+        return SQLExpression(call("json_array_length"), moduleReader: { handle, index in
+            try optionalColumnValue(columnValue(of: handle, at: index, as: Int.self), handle, index, name, record)
+        })
+    }
+
+    /// Whether the array has no elements (`json_array_length(column, path) = 0`).
+    public var isEmpty: RecordPredicate {
+        RecordPredicate(call("json_array_length") + SQLFragment(segments: [.text(" = 0")]))
+    }
 }

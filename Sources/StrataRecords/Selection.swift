@@ -56,6 +56,23 @@ public struct Selection<Source: QuerySource, Output>: QuerySource, @unchecked Se
         try limit(1, offset: queryParts.offsetCount ?? 0).fetchAll(db).first
     }
 
+    /// The single value a selection of one optional expression reads (an aggregate, say): nil
+    /// for no row or NULL, never a double optional.
+    ///
+    /// ```swift
+    /// let total: Int? = try Session.select { $0.pages.sum() }.fetchValue(db)
+    /// ```
+    public func fetchValue<Wrapped>(_ db: Connection) throws -> Wrapped? where Output == Wrapped? {
+        try fetchOne(db) ?? nil
+    }
+
+    /// The first row's value, or nil when there is none (`count()` and other non-optional
+    /// expressions).
+    @_disfavoredOverload
+    public func fetchValue(_ db: Connection) throws -> Output? {
+        try fetchOne(db)
+    }
+
     /// How many rows the selection returns.
     public func fetchCount(_ db: Connection) throws -> Int {
         let count: Int? = try runningTypedQuery(of: [Source.self]) { try db.query(literal: queryParts.countStatement(of: list)) }
@@ -115,6 +132,14 @@ func makeSelection<Source: QuerySource, each E: QueryExpression>(_ source: Sourc
     }
 }
 
+/// One expression, read without a pack: the selection's output is the expression's value
+/// itself, not a one-element pack, so `fetchValue` sees an optional value as one.
+@inlinable
+func makeSelection1<Source: QuerySource, E: QueryExpression>(_ source: Source, _ expression: E) -> Selection<Source, E.Value> {
+    let read = expression.valueReader
+    return Selection(source: source, list: expression.fragment) { handle in try read(handle, 0) }
+}
+
 /// Two expressions, read without a pack: the optimizer specializes a tuple of two concrete
 /// reads fully, where a pack still costs a generic loop per row.
 @inlinable
@@ -164,6 +189,16 @@ extension RecordQuery {
         return makeSelection(self, repeat each built)
     }
 
+    /// Selects one expression (an aggregate, say), read as its type.
+    ///
+    /// ```swift
+    /// let total: Int? = try Session.select { $0.pages.sum() }.fetchValue(db)
+    /// ```
+    @inlinable
+    public func select<E: QueryExpression>(_ expression: (R.Columns) -> E) -> Selection<RecordQuery, E.Value> {
+        makeSelection1(self, building(expression))
+    }
+
     /// Selects two columns or expressions, read as a pair: the common case, read without a
     /// parameter pack.
     @inlinable
@@ -191,6 +226,12 @@ extension Record {
     @inlinable
     public static func select<each E: QueryExpression>(_ expressions: (Columns) -> (repeat each E)) -> Selection<RecordQuery<Self>, (repeat (each E).Value)> {
         all().select(expressions)
+    }
+
+    /// Selects one expression over every record (an aggregate of the whole table, say).
+    @inlinable
+    public static func select<E: QueryExpression>(_ expression: (Columns) -> E) -> Selection<RecordQuery<Self>, E.Value> {
+        all().select(expression)
     }
 
     /// Selects two columns or expressions over every record, read as a pair.

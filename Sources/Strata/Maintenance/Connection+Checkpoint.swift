@@ -57,9 +57,7 @@ extension Connection {
     /// FULL checkpoints always run.
     /// - Throws: ``ReplicationError``; `SQLiteError` from SQLite.
     public func checkpoint(attachedDatabaseName: String? = "main", mode: CheckpointMode, force: Bool) throws -> CheckpointResult {
-        if !force {
-            for refuseIfUnsafe in Connection.checkpointGuards { try refuseIfUnsafe(self, attachedDatabaseName ?? "main", mode) }
-        }
+        if !force { try refuseUnsafeCheckpoint(attachedDatabaseName: attachedDatabaseName, mode: mode) }
         var logFrames: Int32 = 0
         var checkpointedFrames: Int32 = 0
         try CheckpointLocks.holding(try checkpointedFiles(attachedDatabaseName)) {
@@ -72,6 +70,14 @@ extension Connection {
             ))
         }
         return result
+    }
+}
+
+extension Connection {
+    /// Throws what an unforced checkpoint in `mode` would throw before it runs (a replicator's
+    /// refusal), so a caller can ask before running other checkpoints first.
+    package func refuseUnsafeCheckpoint(attachedDatabaseName: String? = "main", mode: CheckpointMode) throws {
+        for refuseIfUnsafe in Connection.checkpointGuards { try refuseIfUnsafe(self, attachedDatabaseName ?? "main", mode) }
     }
 }
 

@@ -213,7 +213,7 @@ package func isCompleteSQL<Bytes: Collection>(_ statement: Bytes) -> Bool where 
 
 /// The index just past the comment that begins `bytes` (`--` to the end of its line, `/* */`,
 /// which runs to the end when unterminated, as SQLite reads it).
-private func skippingComment<Bytes: Collection>(in bytes: Bytes) -> Bytes.Index
+package func skippingComment<Bytes: Collection>(in bytes: Bytes) -> Bytes.Index
 where Bytes.Element == UInt8, Bytes.SubSequence == Bytes {
     if bytes.first == UInt8(ascii: "-") {
         guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return bytes.endIndex }
@@ -226,3 +226,18 @@ where Bytes.Element == UInt8, Bytes.SubSequence == Bytes {
     }
     return bytes.endIndex
 }
+
+/// Whether `byte` may be part of an identifier or keyword as SQLite's tokenizer reads it
+/// (letters, digits, `_`, `$` and every byte of a multi-byte UTF-8 character).
+package func isIdentifierByte(_ byte: UInt8) -> Bool {
+    byte >= 0x80 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "$")
+        || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+        || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
+}
+
+/// Whether `word` is `keyword` (upper-case ASCII) in any letter case.
+package func isKeyword<Bytes: Collection>(_ word: Bytes, _ keyword: StaticString) -> Bool where Bytes.Element == UInt8 {
+    word.count == keyword.utf8CodeUnitCount
+        && zip(word, UnsafeBufferPointer(start: keyword.utf8Start, count: keyword.utf8CodeUnitCount)).allSatisfy { $0 & 0xDF == $1 }
+}
+
