@@ -26,6 +26,8 @@ final class SyncSwift5Tests: XCTestCase {
         XCTAssertEqual(hubVersion, 1)
         let errors: [SyncError] = [.tableNeedsGlobalKey(table: "t"), .schemaMismatch(local: "a", remote: "b"), .unknownSpace("x"), .refused("no")]
         XCTAssertEqual(errors.count, 4)
+        let network = HTTPSyncTransport(url: URL(string: "http://127.0.0.1:8080")!, token: "secret")
+        XCTAssertEqual(network.url.absoluteString, "http://127.0.0.1:8080")
     }
 }
 #endif

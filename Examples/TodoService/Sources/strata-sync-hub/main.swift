@@ -13,11 +13,13 @@ guard let folder = arguments.first else {
 }
 arguments.removeFirst()
 var create: (String, String)?
-if let index = arguments.firstIndex(of: "--create"), index + 2 < arguments.count + 0 || index + 2 == arguments.count - 0 {
-    if index + 2 < arguments.count + 1, arguments.count > index + 2 {
-        create = (arguments[index + 1], arguments[index + 2])
-        arguments.removeSubrange(index...(index + 2))
+if let index = arguments.firstIndex(of: "--create") {
+    guard index + 2 < arguments.count else {
+        FileHandle.standardError.write(Data("--create needs a space name and its schema SQL\n".utf8))
+        exit(64)
     }
+    create = (arguments[index + 1], arguments[index + 2])
+    arguments.removeSubrange(index...(index + 2))
 }
 let port = arguments.first.flatMap { Int($0) } ?? 8080
 let token = arguments.dropFirst().first
