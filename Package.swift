@@ -71,7 +71,7 @@ let package = Package(
         // folders may differ only by case, which macOS's file systems would merge).
         .executableTarget(
             name: "StrataCLI",
-            dependencies: ["Strata", "StrataSqueal", "StrataORM", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Strata", "StrataSqueal", "StrataORM", "StrataSync", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Tests only: seeded generators of hard inputs for the property-based and differential tests.
         .target(name: "StrataTestSupport", dependencies: ["Strata", sqliteDependency], path: "Tests/StrataTestSupport"),
@@ -89,7 +89,7 @@ let package = Package(
         .executableTarget(name: "strata-crash-writer", dependencies: ["Strata"]),
         // The reader process the read-replica test starts with LITESTREAM_REPLICA_URL set (tests only).
         .executableTarget(name: "strata-replica-reader", dependencies: ["Strata"]),
-        .testTarget(name: "StrataCLITests", dependencies: ["StrataCLI", "strata-crash-writer", "strata-replica-reader", "Strata", "StrataTestSupport"]),
+        .testTarget(name: "StrataCLITests", dependencies: ["StrataCLI", "strata-crash-writer", "strata-replica-reader", "Strata", "StrataSync", "StrataTestSupport"]),
         .testTarget(name: "StrataRecordsTests", dependencies: ["StrataRecords", sqliteDependency, "StrataTestSupport"]),
         .testTarget(
             name: "StrataRecordsMacrosTests",

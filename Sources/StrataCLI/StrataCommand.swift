@@ -19,7 +19,7 @@ struct StrataCommand: ParsableCommand {
     ]
 
     #if !canImport(Darwin)
-    static let changesetSubcommands: [ParsableCommand.Type] = [DiffCommand.self, ApplyCommand.self]
+    static let changesetSubcommands: [ParsableCommand.Type] = [DiffCommand.self, ApplyCommand.self, SyncCommand.self]
     #else
     static let changesetSubcommands: [ParsableCommand.Type] = []
     #endif

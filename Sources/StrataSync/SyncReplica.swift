@@ -43,7 +43,7 @@ public final class SyncReplica: Sendable {
             for table in tables { _ = try SchemaFingerprint.keyColumns(of: table, in: connection) }
             try connection.execute("""
                 CREATE TABLE IF NOT EXISTS \(syncTablePrefix)outbox(sequence INTEGER PRIMARY KEY AUTOINCREMENT, changeset BLOB NOT NULL);
-                CREATE TABLE IF NOT EXISTS \(syncTablePrefix)state(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS \(syncTablePrefix)state(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
                 """)
             return try SchemaFingerprint.of(tables: tables, in: connection)
         }
@@ -75,15 +75,34 @@ public final class SyncReplica: Sendable {
 
     /// The hub version this replica has pulled up to.
     public var lastPulledVersion: Int64 {
-        get async throws { try await database.read { try Self.state("pulled", $0) } }
+        get async throws { try await database.read { try SyncStatus.read($0).lastPulledVersion } }
     }
 
-    /// Pushes the outbox, then pulls until caught up with the hub.
+    /// Pushes the outbox, then pulls until caught up with the hub. A failure is kept as the
+    /// status's `lastError` until a sync succeeds.
     public func sync() async throws {
         try await syncing.run {
-            try await self.push()
-            try await self.pull()
+            do {
+                try await self.push()
+                try await self.pull()
+                try await self.database.write { try SyncStatus.setState("last_error", .null, $0) }
+            } catch {
+                let message = String(describing: error)
+                _ = try? await self.database.write { try SyncStatus.setState("last_error", .text(message), $0) }
+                throw error
+            }
         }
+    }
+
+    /// The replica's status now: pending writes, the pulled version, the last error.
+    public var status: SyncStatus {
+        get async throws { try await database.read { try SyncStatus.read($0) } }
+    }
+
+    /// The status now and after every change to it (a write, a push, a pull, an error), as an
+    /// async sequence of values.
+    public func statusUpdates() -> DatabaseObservation<SyncStatus> {
+        database.observe { try SyncStatus.read($0) }
     }
 
     /// Sends the outbox in order; removes what the hub acknowledged and applies its corrections.
@@ -127,23 +146,45 @@ public final class SyncReplica: Sendable {
                         case .constraint, .foreignKey: return .abort
                         }
                     }
-                    try Self.setState("pulled", entry.version, connection)
+                    try SyncStatus.setState("pulled", .integer(entry.version), connection)
                 }
                 return true
             }
             if !applied { try await push() }
         }
     }
+}
 
-    private static func state(_ key: String, _ connection: Connection) throws -> Int64 {
-        try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = \(key)") ?? 0
+/// What an app shows about a replica's sync.
+public struct SyncStatus: Sendable, Equatable {
+    /// Captured writes the hub has not acknowledged.
+    public var pendingChangeCount: Int
+    /// The hub version pulled up to.
+    public var lastPulledVersion: Int64
+    /// Why the last sync failed; nil once one succeeds.
+    public var lastError: String?
+
+    public init(pendingChangeCount: Int, lastPulledVersion: Int64, lastError: String?) {
+        self.pendingChangeCount = pendingChangeCount
+        self.lastPulledVersion = lastPulledVersion
+        self.lastError = lastError
     }
 
-    private static func setState(_ key: String, _ value: Int64, _ connection: Connection) throws {
-        try connection.run(literal: """
-            INSERT INTO \(identifier: syncTablePrefix + "state")(key, value) VALUES (\(key), \(value))
-            ON CONFLICT(key) DO UPDATE SET value = excluded.value
-            """)
+    /// The status of the replica kept in `connection`'s database (zeros before its first sync).
+    public static func read(_ connection: Connection) throws -> SyncStatus {
+        guard try connection.schemaReader.table(named: syncTablePrefix + "outbox") != nil else {
+            return SyncStatus(pendingChangeCount: 0, lastPulledVersion: 0, lastError: nil)
+        }
+        let pending: Int = try connection.query(literal: "SELECT count(*) FROM \(identifier: syncTablePrefix + "outbox")") ?? 0
+        let pulled: Int64 = try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'pulled'") ?? 0
+        let error: String? = try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'last_error'")
+        return SyncStatus(pendingChangeCount: pending, lastPulledVersion: pulled, lastError: error)
+    }
+
+    static func setState(_ key: String, _ value: BindingValue, _ connection: Connection) throws {
+        try connection.run(literal: SQLFragment(
+            sql: "INSERT INTO " + quoteIdentifier(syncTablePrefix + "state") + "(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            arguments: [.text(key), value]))
     }
 }
 
