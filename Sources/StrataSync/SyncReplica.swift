@@ -21,10 +21,15 @@ import Strata
 /// hub's corrections of conflicting rows, and the log from the hub, are applied as ordinary
 /// commits, which observations see.
 public final class SyncReplica: Sendable {
+    /// The local database the replica keeps the space in.
     public let database: Database
+    /// This replica's name at the hub; unique per device and database.
     public let replicaID: String
+    /// The hub's space this replica copies.
     public let space: String
+    /// The synced tables.
     public let tables: [String]
+    /// How pushes and pulls reach the hub.
     public let transport: any SyncTransport
     private let fingerprint: String
     /// One sync at a time, so the outbox is pushed and acknowledged in order.

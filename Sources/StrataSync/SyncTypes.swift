@@ -65,7 +65,16 @@ public enum SyncPolicy: Sendable {
 
 /// A value as a transport carries it (JSON for the network), storage class kept.
 public enum SyncValue: Codable, Sendable, Equatable {
-    case null, integer(Int64), real(Double), text(String), blob(Data)
+    /// SQL NULL.
+    case null
+    /// An INTEGER.
+    case integer(Int64)
+    /// A REAL (its bits travel exactly).
+    case real(Double)
+    /// TEXT.
+    case text(String)
+    /// A BLOB.
+    case blob(Data)
 
     init(_ value: BindingValue?) {
         switch value {
@@ -123,25 +132,36 @@ public enum SyncValue: Codable, Sendable, Equatable {
 /// One row as the hub has it after a push, sent back to the replica whose change conflicted:
 /// `values` nil when the hub has no such row.
 public struct SyncRow: Codable, Sendable, Equatable {
+    /// The row's table.
     public var table: String
+    /// The table's primary-key columns, in key order.
     public var keyColumns: [String]
+    /// The row's key, one value per key column.
     public var key: [SyncValue]
+    /// The stored columns, in table order.
     public var columns: [String]
+    /// The row's values in `columns` order; nil when the hub has no such row.
     public var values: [SyncValue]?
 }
 
 /// One captured write transaction of a replica: its changeset and its place in the replica's order.
 public struct SyncOutboxEntry: Codable, Sendable, Equatable {
+    /// The entry's place in the replica's order (its outbox rowid).
     public var sequence: Int64
+    /// The changeset's bytes.
     public var changeset: Data
     public init(sequence: Int64, changeset: Data) { self.sequence = sequence; self.changeset = changeset }
 }
 
 /// One entry of a space's log: the change the hub made applying a replica's entry.
 public struct SyncLogEntry: Codable, Sendable, Equatable {
+    /// The hub version this entry made.
     public var version: Int64
+    /// The replica whose push it applied.
     public var replicaID: String
+    /// That push entry's sequence.
     public var sequence: Int64
+    /// The change the hub made, as a changeset.
     public var changeset: Data
     public init(version: Int64, replicaID: String, sequence: Int64, changeset: Data) {
         self.version = version; self.replicaID = replicaID; self.sequence = sequence; self.changeset = changeset
@@ -195,13 +215,17 @@ public struct SyncPullResponse: Codable, Sendable {
 
 /// Carries pushes and pulls to a hub: in process (``InProcessSyncTransport``) or over a network.
 public protocol SyncTransport: Sendable {
+    /// Sends a push to the hub and returns its answer.
     func push(_ request: SyncPushRequest) async throws -> SyncPushResponse
+    /// Asks the hub for log entries after a version.
     func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse
 }
 
 /// A transport to a hub in the same process.
 public struct InProcessSyncTransport: SyncTransport {
+    /// The hub every request goes to.
     public let hub: SyncHub
+    /// A transport to `hub`.
     public init(hub: SyncHub) { self.hub = hub }
     public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try hub.push(request) }
     public func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
