@@ -1,0 +1,258 @@
+// `RecordSchema`: the plan from records to a real database (CREATE TABLE, ADD COLUMN, the kernel's
+// rebuild, CREATE INDEX), data loss flagged and refused, and `migrate` all or nothing.
+import Foundation
+import Testing
+@testable import StrataRecords
+
+enum PlanShelf {
+    @Record(table: "author") struct Author: Equatable { @PrimaryKey var id: Int64?; @Unique var name: String }
+    @Record(table: "author") struct AuthorWithBio: Equatable { @PrimaryKey var id: Int64?; @Unique var name: String; var bio: String? }
+    @Record(table: "book") struct Book: Equatable {
+        @PrimaryKey var id: Int64?
+        @References(PlanShelf.Author.self, onDelete: .cascade) var authorId: Int64
+        @Indexed var title: String
+        @Check("year > 0") var year: Int
+    }
+    /// `Book` with a nullable column more: SQLite can add it.
+    @Record(table: "book") struct BookWithNote: Equatable {
+        @PrimaryKey var id: Int64?
+        @References(PlanShelf.Author.self, onDelete: .cascade) var authorId: Int64
+        @Indexed var title: String
+        @Check("year > 0") var year: Int
+        var note: String?
+    }
+    /// `Book` with a column more that the plan must drop to reach `Book`.
+    @Record(table: "book") struct BookWithSubtitle: Equatable {
+        @PrimaryKey var id: Int64?
+        @References(PlanShelf.Author.self, onDelete: .cascade) var authorId: Int64
+        @Indexed var title: String
+        @Check("year > 0") var year: Int
+        @Indexed var subtitle: String?
+    }
+    /// `Book` with `title` renamed: a drop and an add, never guessed.
+    @Record(table: "book") struct BookWithHeading: Equatable {
+        @PrimaryKey var id: Int64?
+        @References(PlanShelf.Author.self, onDelete: .cascade) var authorId: Int64
+        var heading: String?
+        @Check("year > 0") var year: Int
+    }
+    /// Over a hand-made table whose `pages` is TEXT, `title` nullable and `bookId` without its foreign key.
+    @Record(table: "edition") struct Edition: Equatable {
+        @PrimaryKey var id: Int64?
+        @References(PlanShelf.Book.self) var bookId: Int64
+        var pages: Int
+        var title: String
+    }
+}
+
+/// Everything a migration could change: the schema's text and every row of every table, quoted.
+private func snapshot(_ db: Connection) throws -> [String] {
+    let master: [String] = try db.query("SELECT type || '|' || name || '|' || tbl_name || '|' || coalesce(sql, '') FROM sqlite_master ORDER BY name")
+    var rows = master
+    let tables: [String] = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    for table in tables {
+        let columns: [String] = try db.query("SELECT name FROM pragma_table_info(?)", table)
+        let list = columns.map { "quote(" + quoteIdentifier($0) + ")" }.joined(separator: " || ',' || ")
+        rows += try db.query("SELECT \(list) FROM \(quoteIdentifier(table)) ORDER BY rowid") as [String]
+    }
+    return rows
+}
+
+private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShelf.Book]) {
+    try PlanShelf.Author.createTable(db)
+    try PlanShelf.Book.createTable(db)
+    let author = try PlanShelf.Author(id: nil, name: "Le Guin").inserted(db)
+    let books = try [
+        PlanShelf.Book(id: nil, authorId: author.id ?? 0, title: "The Dispossessed", year: 1974).inserted(db),
+        PlanShelf.Book(id: nil, authorId: author.id ?? 0, title: "Lathe of Heaven", year: 1971).inserted(db),
+    ]
+    return (author, books)
+}
+
+@Suite struct RecordSchemaPlanTests {
+    @Test func planIsEmptyWhenTheDatabaseMatches() throws {
+        let db = try Connection()
+        _ = try makeLibrary(db)
+        let schema = RecordSchema(PlanShelf.Author.self, PlanShelf.Book.self)
+        let plan = try schema.plan(for: db)
+        #expect(plan.isEmpty)
+        #expect(plan.sql.isEmpty)
+        #expect(!plan.losesData)
+        #expect(try RecordSchema([PlanShelf.Author.self, PlanShelf.Book.self]).plan(for: db).isEmpty)
+        let before = try snapshot(db)
+        try schema.migrate(db)
+        #expect(try snapshot(db) == before)
+        // A table no record declares is left alone.
+        try db.execute("CREATE TABLE unrelated (x TEXT)")
+        #expect(try schema.plan(for: db).isEmpty)
+    }
+
+    @Test func missingTablesAreCreatedAsCreateTableMakesThem() throws {
+        let reference = try Connection()
+        _ = try makeLibrary(reference)
+        let db = try Connection()
+        let schema = RecordSchema(PlanShelf.Author.self, PlanShelf.Book.self)
+        let plan = try schema.plan(for: db)
+        #expect(plan.steps.map(\.kind) == [.createTable, .createTable])
+        #expect(!plan.losesData)
+        let made: [String] = try reference.query("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid")
+        #expect(plan.sql == made)
+        try schema.migrate(db)
+        let created: [String] = try db.query("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid")
+        #expect(created == made)
+        #expect(try schema.plan(for: db).isEmpty)
+        try PlanShelf.Book.checkSchema(db)
+    }
+
+    @Test func nullableColumnIsAddedKeepingRows() throws {
+        let db = try Connection()
+        let (_, books) = try makeLibrary(db)
+        let schema = RecordSchema(PlanShelf.Author.self, PlanShelf.BookWithNote.self)
+        let plan = try schema.plan(for: db)
+        #expect(plan.steps.map(\.kind) == [.addColumn])
+        #expect(plan.sql == [#"ALTER TABLE "book" ADD COLUMN "note" TEXT"#])
+        #expect(!plan.losesData)
+        try schema.migrate(db)
+        let read = try PlanShelf.BookWithNote.fetchAll(db)
+        #expect(read.map(\.title) == books.map(\.title))
+        #expect(read.allSatisfy { $0.note == nil })
+        #expect(try schema.plan(for: db).isEmpty)
+        try PlanShelf.BookWithNote.checkSchema(db)
+    }
+
+    @Test func typeAndNotNullChangesRebuildKeepingRowsAndCheckForeignKeys() throws {
+        let db = try Connection()
+        try db.execute("PRAGMA foreign_keys = ON")
+        let (_, books) = try makeLibrary(db)
+        try db.execute("CREATE TABLE edition (id INTEGER PRIMARY KEY, bookId INTEGER, pages TEXT, title TEXT)")
+        try db.execute("CREATE TRIGGER edition_touch AFTER UPDATE ON edition BEGIN SELECT 1; END")
+        try db.run("INSERT INTO edition (bookId, pages, title) VALUES (?, '312', 'first'), (?, '250', 'second')", books[0].id, books[1].id)
+        let schema = RecordSchema(PlanShelf.Author.self, PlanShelf.Book.self, PlanShelf.Edition.self)
+        let plan = try schema.plan(for: db)
+        #expect(plan.steps.map(\.kind) == [.rebuildTable, .createIndex])
+        #expect(plan.steps.allSatisfy { $0.table == "edition" })
+        #expect(!plan.losesData)
+        #expect(plan.sql.contains(#"CREATE INDEX "edition_bookId_idx" ON "edition" ("bookId")"#))
+        #expect(plan.sql.contains(#"DROP TABLE main."edition""#))
+        try schema.migrate(db)
+
+        let editions = try PlanShelf.Edition.fetchAll(db)
+        #expect(editions == [PlanShelf.Edition(id: 1, bookId: books[0].id ?? 0, pages: 312, title: "first"),
+                             PlanShelf.Edition(id: 2, bookId: books[1].id ?? 0, pages: 250, title: "second")])
+        let types: [String] = try db.query("SELECT typeof(pages) FROM edition")
+        #expect(types == ["integer", "integer"])
+        let triggers: [String] = try db.query("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+        #expect(triggers == ["edition_touch"])
+        #expect(try db.foreignKeysEnabled())
+        #expect(try schema.plan(for: db).isEmpty)
+        try PlanShelf.Edition.checkSchema(db)
+        // The foreign key the rebuild added holds.
+        #expect(throws: SQLiteError.self) { try PlanShelf.Edition(id: nil, bookId: 99, pages: 1, title: "x").inserted(db) }
+    }
+
+    @Test func foreignKeyViolationsRollTheMigrationBack() throws {
+        let db = try Connection()
+        try db.execute("PRAGMA foreign_keys = ON")
+        _ = try makeLibrary(db)
+        try db.execute("CREATE TABLE edition (id INTEGER PRIMARY KEY, bookId INTEGER NOT NULL, pages INTEGER NOT NULL, title TEXT NOT NULL)")
+        try db.execute("INSERT INTO edition (bookId, pages, title) VALUES (99, 10, 'orphan')")
+        let schema = RecordSchema(PlanShelf.Author.self, PlanShelf.Book.self, PlanShelf.Edition.self)
+        #expect(try schema.plan(for: db).steps.map(\.kind) == [.rebuildTable, .createIndex])
+        let before = try snapshot(db)
+        #expect(throws: (any Error).self) { try schema.migrate(db) }
+        #expect(try snapshot(db) == before)
+        #expect(!db.isInTransaction)
+        #expect(try db.foreignKeysEnabled())
+    }
+
+    @Test func droppingAColumnWithDataIsRefusedUnlessAllowed() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("record-plan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("db.sqlite").path
+        let db = try Connection(storageLocation: .onDisk(path))
+        try PlanShelf.Author.createTable(db)
+        try PlanShelf.BookWithSubtitle.createTable(db)
+        let author = try PlanShelf.Author(id: nil, name: "Calvino").inserted(db)
+        _ = try PlanShelf.BookWithSubtitle(id: nil, authorId: author.id ?? 0, title: "Invisible Cities", year: 1972, subtitle: "Le città").inserted(db)
+        _ = try PlanShelf.BookWithSubtitle(id: nil, authorId: author.id ?? 0, title: "Palomar", year: 1983, subtitle: nil).inserted(db)
+
+        let schema = RecordSchema(PlanShelf.Author.self, PlanShelf.Book.self)
+        let plan = try schema.plan(for: db)
+        #expect(plan.losesData)
+        #expect(plan.steps.map(\.kind) == [.dropIndex, .rebuildTable])
+        #expect(plan.steps.filter(\.losesData).map(\.table) == ["book"])
+        #expect(plan.steps[1].summary.contains(#""subtitle""#))
+
+        let before = try snapshot(db)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: RecordSchemaError.wouldLoseData([plan.steps[1].summary])) { try schema.migrate(db) }
+        #expect(try snapshot(db) == before)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+
+        try schema.migrate(db, allowingDataLoss: true)
+        #expect(try PlanShelf.Book.fetchAll(db).map(\.title) == ["Invisible Cities", "Palomar"])
+        let columns: [String] = try db.query("SELECT name FROM pragma_table_info('book')")
+        #expect(columns == ["id", "authorId", "title", "year"])
+        #expect(try schema.plan(for: db).isEmpty)
+        try PlanShelf.Book.checkSchema(db)
+    }
+
+    @Test func droppingAnEmptyColumnLosesNothing() throws {
+        let db = try Connection()
+        try PlanShelf.Author.createTable(db)
+        try PlanShelf.BookWithSubtitle.createTable(db)
+        let author = try PlanShelf.Author(id: nil, name: "Calvino").inserted(db)
+        _ = try PlanShelf.BookWithSubtitle(id: nil, authorId: author.id ?? 0, title: "Palomar", year: 1983, subtitle: nil).inserted(db)
+        let schema = RecordSchema(PlanShelf.Author.self, PlanShelf.Book.self)
+        #expect(try !schema.plan(for: db).losesData)
+        try schema.migrate(db)
+        #expect(try PlanShelf.Book.fetchAll(db).map(\.title) == ["Palomar"])
+        #expect(try schema.plan(for: db).isEmpty)
+    }
+
+    @Test func aRenameIsADropAndAnAddFlaggedAsLosingData() throws {
+        let db = try Connection()
+        _ = try makeLibrary(db)
+        let schema = RecordSchema(PlanShelf.Author.self, PlanShelf.BookWithHeading.self)
+        let plan = try schema.plan(for: db)
+        #expect(plan.losesData)
+        #expect(plan.steps.map(\.kind) == [.dropIndex, .rebuildTable])
+        #expect(plan.steps[1].summary.contains(#"column "title" of table "book" is dropped, with its data"#))
+        #expect(plan.steps[1].summary.contains(#"column "heading" of table "book" is added"#))
+        #expect(throws: RecordSchemaError.self) { try schema.migrate(db) }
+        try schema.migrate(db, allowingDataLoss: true)
+        #expect(try PlanShelf.BookWithHeading.fetchAll(db).map(\.heading) == [nil, nil])
+        #expect(try schema.plan(for: db).isEmpty)
+    }
+
+    @Test func aFailingMigrationLeavesTheDatabaseExactlyAsBefore() throws {
+        let db = try Connection()
+        try db.execute("PRAGMA foreign_keys = ON")
+        _ = try makeLibrary(db)
+        // `title` NOT NULL over a row holding NULL: the rebuild fails after author's ADD COLUMN ran.
+        try db.execute("CREATE TABLE edition (id INTEGER PRIMARY KEY, bookId INTEGER REFERENCES book(id), pages INTEGER NOT NULL, title TEXT)")
+        try db.execute("INSERT INTO edition (bookId, pages, title) VALUES (1, 10, NULL)")
+        let schema = RecordSchema(PlanShelf.AuthorWithBio.self, PlanShelf.Book.self, PlanShelf.Edition.self)
+        let plan = try schema.plan(for: db)
+        #expect(plan.steps.map(\.kind) == [.addColumn, .rebuildTable, .createIndex])
+        #expect(!plan.losesData)
+        let before = try snapshot(db)
+        #expect(throws: SQLiteError.self) { try schema.migrate(db) }
+        #expect(try snapshot(db) == before)
+        #expect(!db.isInTransaction)
+        #expect(try db.foreignKeysEnabled())
+        #expect(try schema.plan(for: db) == plan)
+
+        // Inside the caller's transaction it is a savepoint: the caller's own work stays.
+        try db.execute("PRAGMA foreign_keys = OFF")
+        try db.transaction {
+            try db.execute("CREATE TABLE mine (x TEXT)")
+            #expect(throws: SQLiteError.self) { try schema.migrate(db) }
+            #expect(db.isInTransaction)
+        }
+        let mine: [String] = try db.query("SELECT name FROM sqlite_master WHERE name = 'mine'")
+        #expect(mine == ["mine"])
+        #expect(try schema.plan(for: db) == plan)
+    }
+}
