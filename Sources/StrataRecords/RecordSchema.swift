@@ -32,6 +32,11 @@ public struct RecordSchema: Sendable {
         self.init(records)
     }
 
+    /// The schema of tables described by their parts.
+    init(tables: [TableDeclaration]) {
+        records = tables
+    }
+
     /// The schema of `records`, in the order given.
     public init(_ records: [any Record.Type]) {
         self.records = records.map { record in

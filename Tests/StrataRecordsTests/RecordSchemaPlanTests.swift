@@ -1,6 +1,7 @@
 // `RecordSchema`: the plan from records to a real database (CREATE TABLE, ADD COLUMN, the kernel's
 // rebuild, CREATE INDEX), data loss flagged and refused, and `migrate` all or nothing.
 import Foundation
+import StrataTestSupport
 import Testing
 @testable import StrataRecords
 
@@ -254,5 +255,97 @@ private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShe
         let mine: [String] = try db.query("SELECT name FROM sqlite_master WHERE name = 'mine'")
         #expect(mine == ["mine"])
         #expect(try schema.plan(for: db) == plan)
+    }
+}
+
+@Suite struct RecordSchemaPlanPropertyTests {
+    /// Random names and random changes between two versions of a table with rows: the plan loses
+    /// data exactly when a column with values goes, `migrate` reaches the records with every row and
+    /// every kept value, and the plan's SQL run as a migration file reaches the same schema.
+    @Test func migrateReachesTheRecordsWithAnyNames() throws {
+        try PropertyCheck.run("record schema plan with any names", cases: 25) { random in
+            var names = Gen.distinctIdentifiers(&random, count: 9)
+            names = names.map { isRowIDName($0) ? $0 + "_" : $0 }
+            let (table, key) = (names[0], names[1])
+            let types = ["INTEGER", "REAL", "TEXT", "BLOB", ""]
+            let keyColumn = RecordColumn(name: key, sqlType: "INTEGER", isOptional: true, isPrimaryKey: true)
+            var old: [RecordColumn] = [keyColumn], new: [RecordColumn] = [keyColumn]
+            var constraints: [RecordConstraint] = []
+            var kept: [String] = [], dropped: [String] = []
+            for name in names[2..<7] {
+                let column = RecordColumn(name: name, sqlType: random.pick(types), isOptional: random.oneIn(2), isPrimaryKey: false)
+                old.append(column)
+                switch random.int(0...4) {
+                case 0: dropped.append(name)
+                case 1: new.append(RecordColumn(name: name, sqlType: random.pick(types), isOptional: column.isOptional, isPrimaryKey: false))
+                case 2: new.append(RecordColumn(name: name, sqlType: column.sqlType, isOptional: !column.isOptional, isPrimaryKey: false))
+                default: new.append(column); kept.append(name)
+                }
+            }
+            for name in names[7...] where random.oneIn(2) {
+                new.append(RecordColumn(name: name, sqlType: random.pick(types), isOptional: true, isPrimaryKey: false))
+            }
+            for column in new.dropFirst() {
+                switch random.int(0...3) {
+                case 0: constraints.append(.indexed(column.name))
+                case 1: constraints.append(.check(column.name, "(" + quoteIdentifier(column.name) + " IS NULL) OR 1"))
+                default: break
+                }
+            }
+            let oldStatements = RecordStatements(table: table, columns: old, primaryKeyIndex: 0)
+            let rowCount = random.int(0...3)
+            var rows: [[Bindable?]] = []
+            for _ in 0..<rowCount {
+                rows.append(old.dropFirst().map { column -> Bindable? in
+                    switch column.sqlType {
+                    case "REAL": return Double(random.int(-99...99)) / 4
+                    case "TEXT": return Gen.text(&random, maxPieces: 3, nul: false)
+                    case "BLOB": return Gen.bytes(&random)
+                    default: return Int64(random.int(-99...99))
+                    }
+                })
+            }
+            func makeOld() throws -> Connection {
+                let db = try Connection()
+                for sql in try oldStatements.createTableStatements(ifNotExists: false, constraints: []) { try db.execute(sql) }
+                let insert = "INSERT INTO \(quoteIdentifier(table)) (\(old.dropFirst().map { quoteIdentifier($0.name) }.joined(separator: ", "))) VALUES (\(old.dropFirst().map { _ in "?" }.joined(separator: ", ")))"
+                for row in rows { try db.run(insert, row) }
+                return db
+            }
+            func values(_ db: Connection, _ columns: [String]) throws -> [String] {
+                let list = ([key] + columns).map { "quote(" + quoteIdentifier($0) + ")" }.joined(separator: " || ',' || ")
+                return try db.query("SELECT \(list) FROM \(quoteIdentifier(table)) ORDER BY \(quoteIdentifier(key))")
+            }
+            let declaration = RecordSchema.TableDeclaration(record: "R", table: table, columns: new, primaryKeyIndex: 0, constraints: constraints,
+                                                            statements: RecordStatements(table: table, columns: new, primaryKeyIndex: 0))
+            let schema = RecordSchema(tables: [declaration])
+
+            let db = try makeOld()
+            let plan = try schema.plan(for: db)
+            try require(plan.losesData == (!dropped.isEmpty && rowCount > 0), "losesData \(plan.losesData), dropped \(dropped), rows \(rowCount)")
+            let keptBefore = try values(db, kept)
+            if plan.losesData {
+                let before = try snapshot(db)
+                do {
+                    try schema.migrate(db)
+                    throw PropertyViolation("migrate dropped data without being allowed")
+                } catch RecordSchemaError.wouldLoseData {}
+                try require(try snapshot(db) == before, "a refused plan changed the database")
+            }
+            // A column made NOT NULL over rows is filled by the rows' values, all non-NULL here.
+            try schema.migrate(db, allowingDataLoss: true)
+            let after = try schema.plan(for: db)
+            try require(after.isEmpty, "plan after migrate: \(after)")
+            let differences = try recordSchemaDifferences(table: table, columns: new, primaryKeyIndex: 0, constraints: constraints, in: db)
+            try require(differences.isEmpty, "differences after migrate: \(differences)")
+            try require(try values(db, kept) == keptBefore, "kept values changed")
+
+            // The plan's SQL as a migration file, on the same old database.
+            let file = try makeOld()
+            try file.transaction { for sql in plan.sql { try file.execute(sql) } }
+            let afterFile = try schema.plan(for: file)
+            try require(afterFile.isEmpty, "plan after running plan.sql: \(afterFile)\n\(plan.sql)")
+            try require(try values(file, kept) == keptBefore, "kept values changed by plan.sql")
+        }
     }
 }
