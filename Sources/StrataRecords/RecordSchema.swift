@@ -66,7 +66,9 @@ public struct RecordSchema: Sendable {
     /// database matches the records, or, when anything fails, it is exactly as before.
     ///
     /// Foreign keys are off while tables are rebuilt (SQLite's procedure), and
-    /// `PRAGMA foreign_key_check` runs on the changed tables before the commit.
+    /// `PRAGMA foreign_key_check` runs on the changed tables before the commit. Inside the
+    /// caller's transaction the plan runs under a savepoint; a plan that rebuilds a table then
+    /// needs foreign keys off before that transaction began.
     /// - Parameter allowingDataLoss: whether to apply a plan that drops a column or table holding
     ///   data; without it such a plan is refused and nothing changes.
     /// - Throws: ``RecordSchemaError/wouldLoseData(_:)``;
@@ -79,28 +81,34 @@ public struct RecordSchema: Sendable {
             throw RecordSchemaError.wouldLoseData(plan.steps.filter(\.losesData).map(\.summary))
         }
         let changed = Set(plan.steps.map { $0.table.lowercased() })
-        try db.withForeignKeysDisabled {
-            func apply() throws {
-                for step in plan.steps {
-                    if let rebuild = step.rebuild {
-                        try db.rebuildTable(named: step.table, definition: rebuild.definition,
-                                            copying: zip(rebuild.columns, rebuild.expressions).map { (column: $0, expression: $1) },
-                                            tableOptions: "")
-                    } else {
-                        for sql in step.sql { try db.execute(sql) }
-                    }
+        func apply() throws {
+            for step in plan.steps {
+                if let rebuild = step.rebuild {
+                    try db.rebuildTable(named: step.table, definition: rebuild.definition,
+                                        copying: zip(rebuild.columns, rebuild.expressions).map { (column: $0, expression: $1) },
+                                        tableOptions: "")
+                } else {
+                    for sql in step.sql { try db.execute(sql) }
                 }
-                // Only the rows the plan touched: a violation elsewhere was there before.
-                let violations = try db.foreignKeyViolations().filter {
-                    changed.contains($0.table.lowercased()) || changed.contains($0.parentTable.lowercased())
-                }
-                if !violations.isEmpty { throw RecordSchemaError.foreignKeysViolated(violations) }
             }
+            // Only the rows the plan touched: a violation elsewhere was there before.
+            let violations = try db.foreignKeyViolations().filter {
+                changed.contains($0.table.lowercased()) || changed.contains($0.parentTable.lowercased())
+            }
+            if !violations.isEmpty { throw RecordSchemaError.foreignKeysViolated(violations) }
+        }
+        func applyAtomically() throws {
             if db.isInTransaction {
                 try db.strataSavepoint(named: "strata_record_schema", closure: apply)
             } else {
                 try db.transaction(transactionType: .immediate, closure: apply)
             }
+        }
+        // Only a rebuild drops a table, which would fire ON DELETE actions with foreign keys on.
+        if plan.steps.contains(where: { $0.rebuild != nil }) {
+            try db.withForeignKeysDisabled(applyAtomically)
+        } else {
+            try applyAtomically()
         }
     }
 

@@ -121,6 +121,20 @@ private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShe
         try PlanShelf.BookWithNote.checkSchema(db)
     }
 
+    @Test func aPlanWithoutRebuildRunsInsideATransactionWithForeignKeysOn() throws {
+        let db = try Connection()
+        try db.execute("PRAGMA foreign_keys = ON")
+        _ = try makeLibrary(db)
+        let schema = RecordSchema(PlanShelf.AuthorWithBio.self, PlanShelf.BookWithNote.self)
+        try db.transaction {
+            try schema.migrate(db)
+            #expect(db.isInTransaction)
+        }
+        #expect(try schema.plan(for: db).isEmpty)
+        #expect(try db.foreignKeysEnabled())
+        #expect(try PlanShelf.AuthorWithBio.fetchAll(db).map(\.bio) == [nil])
+    }
+
     @Test func typeAndNotNullChangesRebuildKeepingRowsAndCheckForeignKeys() throws {
         let db = try Connection()
         try db.execute("PRAGMA foreign_keys = ON")
