@@ -121,6 +121,24 @@ private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShe
         try PlanShelf.BookWithNote.checkSchema(db)
     }
 
+    @Test func aColumnSpelledInAnotherCaseIsRebuiltUnderTheRecordsName() throws {
+        let db = try Connection()
+        try PlanShelf.Author.createTable(db)
+        try db.execute("INSERT INTO author (id, name) VALUES (1, 'Vian')")
+        try db.execute(#"CREATE TABLE book (id INTEGER PRIMARY KEY, authorID INTEGER NOT NULL REFERENCES author(id) ON DELETE CASCADE, title TEXT NOT NULL, year INTEGER NOT NULL CHECK (year > 0))"#)
+        try db.execute("CREATE INDEX book_title_idx ON book (title)")
+        try db.execute("INSERT INTO book (authorID, title, year) VALUES (1, 'Froth', 1947)")
+        let schema = RecordSchema(PlanShelf.Author.self, PlanShelf.Book.self)
+        let plan = try schema.plan(for: db)
+        #expect(plan.steps.map(\.kind) == [.rebuildTable, .createIndex])
+        #expect(!plan.losesData)
+        #expect(plan.steps[0].summary.contains(#"spelled "authorID""#))
+        try schema.migrate(db)
+        #expect(try PlanShelf.Book.fetchAll(db) == [PlanShelf.Book(id: 1, authorId: 1, title: "Froth", year: 1947)])
+        #expect(try schema.plan(for: db).isEmpty)
+        try PlanShelf.Book.checkSchema(db)
+    }
+
     @Test func aPlanWithoutRebuildRunsInsideATransactionWithForeignKeysOn() throws {
         let db = try Connection()
         try db.execute("PRAGMA foreign_keys = ON")
