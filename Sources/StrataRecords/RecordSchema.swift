@@ -187,7 +187,11 @@ public struct RecordSchema: Sendable {
                 "CREATE TABLE main.\(temporary) (\(definition))",
                 "INSERT INTO main.\(temporary) (\(copied.map { quoteIdentifier($0.column) }.joined(separator: ", "))) SELECT \(copied.map(\.expression).joined(separator: ", ")) FROM main.\(quoteIdentifier(table))",
                 "DROP TABLE main.\(quoteIdentifier(table))",
+                // Legacy renaming, as the kernel's rebuild does: a view naming the table would
+                // otherwise fail the rename while the table is gone.
+                "PRAGMA legacy_alter_table = ON",
                 "ALTER TABLE main.\(temporary) RENAME TO \(quoteIdentifier(table))",
+                "PRAGMA legacy_alter_table = OFF",
             ]
             if copied.isEmpty { sql.remove(at: 1) }
             let doomed = Set(doomedIndexes.map { $0.name.lowercased() })

@@ -159,7 +159,13 @@ private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShe
         let (_, books) = try makeLibrary(db)
         try db.execute("CREATE TABLE edition (id INTEGER PRIMARY KEY, bookId INTEGER, pages TEXT, title TEXT)")
         try db.execute("CREATE TRIGGER edition_touch AFTER UPDATE ON edition BEGIN SELECT 1; END")
+        try db.execute("CREATE VIEW edition_title AS SELECT title FROM edition")
         try db.run("INSERT INTO edition (bookId, pages, title) VALUES (?, '312', 'first'), (?, '250', 'second')", books[0].id, books[1].id)
+        let file = try Connection()
+        for sql in try db.query("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid") as [String] { try file.execute(sql) }
+        try file.execute("INSERT INTO author SELECT * FROM (SELECT 1, 'Le Guin')")
+        try file.run("INSERT INTO book (authorId, title, year) VALUES (1, 'a', 1), (1, 'b', 2)")
+        try file.run("INSERT INTO edition (bookId, pages, title) VALUES (1, '312', 'first')")
         let schema = RecordSchema(PlanShelf.Author.self, PlanShelf.Book.self, PlanShelf.Edition.self)
         let plan = try schema.plan(for: db)
         #expect(plan.steps.map(\.kind) == [.rebuildTable, .createIndex])
@@ -168,6 +174,11 @@ private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShe
         #expect(plan.sql.contains(#"CREATE INDEX "edition_bookId_idx" ON "edition" ("bookId")"#))
         #expect(plan.sql.contains(#"DROP TABLE main."edition""#))
         try schema.migrate(db)
+        // The plan's SQL as a migration file (foreign keys off, one transaction) reaches the same schema.
+        try file.transaction { for sql in plan.sql { try file.execute(sql) } }
+        #expect(try schema.plan(for: file).isEmpty)
+        #expect(try file.query("SELECT title FROM edition_title") as [String] == ["first"])
+        #expect(try db.query("SELECT title FROM edition_title") as [String] == ["first", "second"])
 
         let editions = try PlanShelf.Edition.fetchAll(db)
         #expect(editions == [PlanShelf.Edition(id: 1, bookId: books[0].id ?? 0, pages: 312, title: "first"),
