@@ -75,6 +75,11 @@ public final class RecordStatements: Sendable {
     /// primary key (an integer key is SQLite's rowid, so a nil key is assigned on insert).
     /// `unique` names the columns declared `UNIQUE`; `constraints` follow the columns.
     func createTableSQL(ifNotExists: Bool, unique: Set<String> = [], constraints: [TableDefinition.Constraint] = []) -> String {
+        tableDefinition(ifNotExists: ifNotExists, unique: unique, constraints: constraints).sql
+    }
+
+    /// The kernel's definition of the table `createTableSQL` creates.
+    func tableDefinition(ifNotExists: Bool, unique: Set<String> = [], constraints: [TableDefinition.Constraint] = []) -> TableDefinition {
         let definitions = columns.map { column -> TableDefinition.Column in
             var constraints: [TableDefinition.ColumnConstraint] = []
             if column.isPrimaryKey {
@@ -86,7 +91,7 @@ public final class RecordStatements: Sendable {
             if unique.contains(column.name) { constraints.append(.unique()) }
             return TableDefinition.Column(column.name, type: column.sqlType, constraints)
         }
-        return TableDefinition(table, columns: definitions, constraints: constraints, ifNotExists: ifNotExists).sql
+        return TableDefinition(table, columns: definitions, constraints: constraints, ifNotExists: ifNotExists)
     }
 }
 

@@ -135,6 +135,13 @@ extension RecordStatements {
     /// - Throws: ``RecordError/noPrimaryKey(record:)`` for a reference to a record without a key.
     func createTableStatements(ifNotExists: Bool, constraints: [RecordConstraint]) throws -> [String] {
         guard !constraints.isEmpty else { return [createTableSQL(ifNotExists: ifNotExists)] }
+        let (unique, tableConstraints) = try tableParts(constraints: constraints)
+        return [createTableSQL(ifNotExists: ifNotExists, unique: unique, constraints: tableConstraints)]
+            + indexStatements(ifNotExists: ifNotExists, constraints: constraints).map(\.sql)
+    }
+
+    /// The UNIQUE columns and the table constraints (foreign keys, then CHECKs) of the table.
+    func tableParts(constraints: [RecordConstraint]) throws -> (unique: Set<String>, constraints: [TableDefinition.Constraint]) {
         let unique = Set(constraints.filter { $0.kind == .unique }.map(\.column))
         var tableConstraints: [TableDefinition.Constraint] = []
         for constraint in constraints {
@@ -146,12 +153,18 @@ extension RecordStatements {
         for constraint in constraints {
             if case .check(let sql) = constraint.kind { tableConstraints.append(.check(sql)) }
         }
-        var sql = [createTableSQL(ifNotExists: ifNotExists, unique: unique, constraints: tableConstraints)]
-        var indexed: Set<String> = unique
+        return (unique, tableConstraints)
+    }
+
+    /// The columns indexed by name (`<table>_<column>_idx`) and their `CREATE INDEX` statements:
+    /// those neither the key nor a UNIQUE constraint already indexes.
+    func indexStatements(ifNotExists: Bool, constraints: [RecordConstraint]) -> [(column: String, sql: String)] {
+        var indexed = Set(constraints.filter { $0.kind == .unique }.map(\.column))
         if let keyColumn { indexed.insert(keyColumn) }
+        var sql: [(column: String, sql: String)] = []
         for constraint in constraints where constraint.wantsIndex && indexed.insert(constraint.column).inserted {
-            sql.append("CREATE INDEX " + (ifNotExists ? "IF NOT EXISTS " : "") + quoteIdentifier(recordIndexName(table: table, column: constraint.column))
-                       + " ON " + quoteIdentifier(table) + " (" + quoteIdentifier(constraint.column) + ")")
+            sql.append((constraint.column, "CREATE INDEX " + (ifNotExists ? "IF NOT EXISTS " : "") + quoteIdentifier(recordIndexName(table: table, column: constraint.column))
+                       + " ON " + quoteIdentifier(table) + " (" + quoteIdentifier(constraint.column) + ")"))
         }
         return sql
     }

@@ -8,12 +8,23 @@ import Foundation
 public enum RecordSchemaError: Error, CustomStringConvertible, Equatable {
     /// Every difference found, one sentence each, naming the table and the column.
     case mismatch([String])
+    /// `RecordSchema.migrate` refused a plan whose steps drop columns or tables holding data:
+    /// one sentence per such step. Nothing was changed.
+    case wouldLoseData([String])
+    /// `RecordSchema.migrate` found rows without a parent after applying the plan, and rolled
+    /// the plan back.
+    case foreignKeysViolated([ForeignKeyViolation])
 
     /// The differences, one per line.
     public var description: String {
         switch self {
         case .mismatch(let differences):
             return "The database does not match the records:\n" + differences.map { "- " + $0 }.joined(separator: "\n")
+        case .wouldLoseData(let steps):
+            return "Migrating would lose data, so nothing was changed (pass allowingDataLoss: true to accept):\n"
+                + steps.map { "- " + $0 }.joined(separator: "\n")
+        case .foreignKeysViolated(let violations):
+            return "Migrating would leave rows without a parent, so it was rolled back: " + violations.map(\.description).joined(separator: "; ")
         }
     }
 }
@@ -143,7 +154,7 @@ func recordSchemaDifferences(table: String, columns recordColumns: [RecordColumn
 }
 
 /// Whether `name` is one of the names SQLite gives the rowid.
-private func isRowIDName(_ name: String) -> Bool {
+func isRowIDName(_ name: String) -> Bool {
     ["rowid", "oid", "_rowid_"].contains { sameIdentifier($0, name) }
 }
 

@@ -1,0 +1,298 @@
+// `RecordSchema`: the difference between the tables records declare and the database, as a plan of
+// steps (CREATE TABLE, ADD COLUMN, the kernel's table rebuild, CREATE INDEX), and `migrate`, which
+// applies the plan in one transaction. The comparison is `checkSchema`'s; the rebuild is the
+// kernel's `Connection.rebuildTable`; the DDL is `createTable`'s.
+import Foundation
+
+/// The tables a set of records declares, compared with a database.
+///
+/// ```swift
+/// let schema = RecordSchema(Author.self, Book.self)
+/// let plan = try schema.plan(for: db)        // empty when the database matches the records
+/// try schema.migrate(db)                      // applies the plan in one transaction
+/// ```
+/// Tables of the database that no record declares are left alone. A renamed property is never
+/// guessed: it is a dropped column and an added one.
+public struct RecordSchema: Sendable {
+    let records: [TableDeclaration]
+
+    /// What one record declares.
+    struct TableDeclaration: Sendable {
+        let record: String
+        let table: String
+        let columns: [RecordColumn]
+        let primaryKeyIndex: Int?
+        let constraints: [RecordConstraint]
+        let statements: RecordStatements
+    }
+
+    /// The schema of `records`, in the order given (a referenced record before its referrers
+    /// reads best, though SQLite does not require it).
+    public init(_ records: any Record.Type...) {
+        self.init(records)
+    }
+
+    /// The schema of tables described by their parts.
+    init(tables: [TableDeclaration]) {
+        records = tables
+    }
+
+    /// The schema of `records`, in the order given.
+    public init(_ records: [any Record.Type]) {
+        self.records = records.map { record in
+            TableDeclaration(record: "\(record)", table: record.tableName, columns: record.recordColumns, primaryKeyIndex: record.primaryKeyIndex,
+                             constraints: record.recordConstraints, statements: record.recordStatements)
+        }
+    }
+
+    /// The steps that make the database match the records; empty when it does.
+    ///
+    /// A missing table is created as `createTable` creates it, with its indexes. A missing
+    /// column SQLite can add (optional, not a key, not UNIQUE, no foreign key or CHECK on it) is
+    /// added with `ALTER TABLE … ADD COLUMN`. Any other change (a type, nullability, key, foreign
+    /// key, UNIQUE or CHECK, a column to drop) rebuilds the table with SQLite's twelve steps,
+    /// keeping its rows, indexes, triggers and views. A missing index is created.
+    /// - Throws: `SQLiteError` when the schema cannot be read; ``RecordError/noPrimaryKey(record:)``
+    ///   for a reference to a record without a key.
+    public func plan(for db: Connection) throws -> RecordSchemaPlan {
+        var steps: [RecordSchemaPlan.Step] = []
+        for record in records {
+            steps += try self.steps(for: record, in: db)
+        }
+        return RecordSchemaPlan(steps: steps)
+    }
+
+    /// Applies ``plan(for:)`` in one transaction (a savepoint inside one): afterwards the
+    /// database matches the records, or, when anything fails, it is exactly as before.
+    ///
+    /// Foreign keys are off while tables are rebuilt (SQLite's procedure), and
+    /// `PRAGMA foreign_key_check` runs on the changed tables before the commit. Inside the
+    /// caller's transaction the plan runs under a savepoint; a plan that rebuilds a table then
+    /// needs foreign keys off before that transaction began.
+    /// - Parameter allowingDataLoss: whether to apply a plan that drops a column or table holding
+    ///   data; without it such a plan is refused and nothing changes.
+    /// - Throws: ``RecordSchemaError/wouldLoseData(_:)``;
+    ///   ``RecordSchemaError/foreignKeysViolated(_:)``; `TableRebuildError` or `SQLiteError` from a
+    ///   step (a NOT NULL column over rows holding NULL, say). The database is then unchanged.
+    public func migrate(_ db: Connection, allowingDataLoss: Bool = false) throws {
+        let plan = try plan(for: db)
+        guard !plan.isEmpty else { return }
+        if plan.losesData && !allowingDataLoss {
+            throw RecordSchemaError.wouldLoseData(plan.steps.filter(\.losesData).map(\.summary))
+        }
+        let changed = Set(plan.steps.map { $0.table.lowercased() })
+        func apply() throws {
+            for step in plan.steps {
+                if let rebuild = step.rebuild {
+                    try db.rebuildTable(named: step.table, definition: rebuild.definition,
+                                        copying: zip(rebuild.columns, rebuild.expressions).map { (column: $0, expression: $1) },
+                                        tableOptions: "")
+                } else {
+                    for sql in step.sql { try db.execute(sql) }
+                }
+            }
+            // Only the rows the plan touched: a violation elsewhere was there before.
+            let violations = try db.foreignKeyViolations().filter {
+                changed.contains($0.table.lowercased()) || changed.contains($0.parentTable.lowercased())
+            }
+            if !violations.isEmpty { throw RecordSchemaError.foreignKeysViolated(violations) }
+        }
+        func applyAtomically() throws {
+            if db.isInTransaction {
+                try db.strataSavepoint(named: "strata_record_schema", closure: apply)
+            } else {
+                try db.transaction(transactionType: .immediate, closure: apply)
+            }
+        }
+        // Only a rebuild drops a table, which would fire ON DELETE actions with foreign keys on.
+        if plan.steps.contains(where: { $0.rebuild != nil }) {
+            try db.withForeignKeysDisabled(applyAtomically)
+        } else {
+            try applyAtomically()
+        }
+    }
+
+    // MARK: - Planning one table
+
+    private func steps(for record: TableDeclaration, in db: Connection) throws -> [RecordSchemaPlan.Step] {
+        let reader = db.schemaReader
+        let quotedTable = quoteIdentifier(record.table)
+        let (unique, tableConstraints) = try record.statements.tableParts(constraints: record.constraints)
+        let indexes = record.statements.indexStatements(ifNotExists: false, constraints: record.constraints)
+
+        guard let entry = try reader.table(named: record.table, includingViews: true) else {
+            let sql = try record.statements.createTableStatements(ifNotExists: false, constraints: record.constraints)
+            return [RecordSchemaPlan.Step(kind: .createTable, table: record.table, summary: "create table \(quotedTable)", sql: sql, losesData: false)]
+        }
+        let differences = try recordSchemaDifferences(table: record.table, columns: record.columns, primaryKeyIndex: record.primaryKeyIndex,
+                                                      constraints: record.constraints, in: db)
+        let isPlainTable = entry.type == "table" && entry.virtualTableModule == nil
+        guard isPlainTable else {
+            // A view or a virtual table is not the records' to rebuild; `checkSchema` says what differs.
+            return []
+        }
+        let table = entry.name
+        let databaseColumns = try reader.columns(ofTable: table)
+        func databaseColumn(_ name: String) -> TableColumn? {
+            databaseColumns.first { $0.name == name } ?? databaseColumns.first { sameIdentifier($0.name, name) }
+        }
+        func label(_ column: String) -> String { "column \(quoteIdentifier(column)) of table \(quotedTable)" }
+
+        let constrained = Set(record.constraints.filter { if case .indexed = $0.kind { return false } else { return true } }.map(\.column))
+        let missing = record.columns.filter { databaseColumn($0.name) == nil && !isRowIDName($0.name) }
+        let addable = missing.filter { $0.isOptional && !$0.isPrimaryKey && !unique.contains($0.name) && !constrained.contains($0.name) }
+        let extra = databaseColumns.filter { column in
+            column.hidden == 0 && !record.columns.contains { sameIdentifier($0.name, column.name) }
+        }
+        let missingLabels = Set(missing.map { label($0.name) + " is missing" })
+        let indexLabels = Set(indexes.map { label($0.column) + " has no index" })
+        let otherDifferences = differences.filter { !missingLabels.contains($0) && !indexLabels.contains($0) }
+        // SQLite keeps a CHECK only in the table's text: one the record declares must be there as `createTable` writes it.
+        let tableSQL = Array((entry.sql ?? "").utf8)
+        let missingChecks = tableConstraints.filter { constraint in
+            guard case .check = constraint else { return false }
+            return !containsBytes(tableSQL, Array(constraint.sql.utf8))
+        }
+        let needsRebuild = !otherDifferences.isEmpty || !extra.isEmpty || !missingChecks.isEmpty || missing.count != addable.count
+
+        var steps: [RecordSchemaPlan.Step] = []
+        if needsRebuild {
+            let extraNames = Set(extra.map { $0.name.lowercased() })
+            // An index over a column that goes cannot be made again after the rebuild.
+            let doomedIndexes = try reader.indexes(ofTable: table).filter { index in
+                index.origin == .createIndex && index.columnNames.contains { extraNames.contains($0.lowercased()) }
+            }
+            for index in doomedIndexes {
+                steps.append(RecordSchemaPlan.Step(kind: .dropIndex, table: record.table,
+                                                   summary: "drop index \(quoteIdentifier(index.name)), which covers a column to be dropped",
+                                                   sql: ["DROP INDEX main." + quoteIdentifier(index.name)], losesData: false))
+            }
+            var lossy: [String] = []
+            for column in extra {
+                let holdsData: Int? = try db.query("SELECT EXISTS (SELECT 1 FROM main.\(quoteIdentifier(table)) WHERE \(quoteIdentifier(column.name)) IS NOT NULL)")
+                if holdsData == 1 { lossy.append(column.name) }
+            }
+            let definition = record.statements.tableDefinition(ifNotExists: false, unique: unique, constraints: tableConstraints).bodySQL
+            var copied: [(column: String, expression: String)] = []
+            for column in record.columns {
+                if let found = databaseColumn(column.name) { copied.append((column.name, quoteIdentifier(found.name))) }
+            }
+            var reasons = otherDifferences
+            reasons += extra.map { label($0.name) + (lossy.contains($0.name) ? " is dropped, with its data" : " is dropped") }
+            reasons += missing.map { label($0.name) + " is added" }
+            reasons += missingChecks.map { "table \(quotedTable) gains \($0.sql)" }
+            let summary = "rebuild table \(quotedTable): " + reasons.joined(separator: "; ")
+            let temporary = quoteIdentifier("strata_rebuild_0_" + table)
+            var sql = [
+                "CREATE TABLE main.\(temporary) (\(definition))",
+                "INSERT INTO main.\(temporary) (\(copied.map { quoteIdentifier($0.column) }.joined(separator: ", "))) SELECT \(copied.map(\.expression).joined(separator: ", ")) FROM main.\(quoteIdentifier(table))",
+                "DROP TABLE main.\(quoteIdentifier(table))",
+                // Legacy renaming, as the kernel's rebuild does: a view naming the table would
+                // otherwise fail the rename while the table is gone.
+                "PRAGMA legacy_alter_table = ON",
+                "ALTER TABLE main.\(temporary) RENAME TO \(quoteIdentifier(table))",
+                "PRAGMA legacy_alter_table = OFF",
+            ]
+            if copied.isEmpty { sql.remove(at: 1) }
+            let doomed = Set(doomedIndexes.map { $0.name.lowercased() })
+            sql += try reader.entries().filter { entry in
+                (entry.type == "index" || entry.type == "trigger") && sameIdentifier(entry.tableName, table) && entry.sql != nil
+                    && !doomed.contains(entry.name.lowercased())
+            }.compactMap(\.sql)
+            steps.append(RecordSchemaPlan.Step(kind: .rebuildTable, table: record.table, summary: summary, sql: sql, losesData: !lossy.isEmpty,
+                                               rebuild: .init(definition: definition, columns: copied.map(\.column), expressions: copied.map(\.expression))))
+        } else {
+            for column in addable {
+                let sql = TableDefinition.addColumnSQL(table: table, column: TableDefinition.Column(column.name, type: column.sqlType.isEmpty ? nil : column.sqlType))
+                steps.append(RecordSchemaPlan.Step(kind: .addColumn, table: record.table, summary: "add \(label(column.name))", sql: [sql], losesData: false))
+            }
+        }
+        // Indexes a rebuild keeps are there already; the ones the records add are made after it.
+        let existingIndexNames = Set(try reader.indexes(ofTable: table).map { $0.name.lowercased() })
+        for index in indexes where differences.contains(label(index.column) + " has no index")
+            && !existingIndexNames.contains(recordIndexName(table: record.table, column: index.column).lowercased()) {
+            steps.append(RecordSchemaPlan.Step(kind: .createIndex, table: record.table, summary: "index \(label(index.column))", sql: [index.sql], losesData: false))
+        }
+        return steps
+    }
+}
+
+/// What ``RecordSchema/migrate(_:allowingDataLoss:)`` would do: its steps, in order.
+public struct RecordSchemaPlan: Sendable, Equatable, CustomStringConvertible {
+    /// One change to one table.
+    public struct Step: Sendable, Equatable, CustomStringConvertible {
+        /// The kinds of step.
+        public enum Kind: String, Sendable, Equatable {
+            /// `CREATE TABLE` (and its indexes), as `createTable` makes it.
+            case createTable
+            /// `ALTER TABLE … ADD COLUMN`.
+            case addColumn
+            /// SQLite's twelve-step rebuild (`Connection.rebuildTable`), keeping the rows.
+            case rebuildTable
+            /// `DROP INDEX` of an index over a column the rebuild drops.
+            case dropIndex
+            /// `CREATE INDEX`.
+            case createIndex
+        }
+
+        /// What the step does.
+        public let kind: Kind
+        /// The record's table.
+        public let table: String
+        /// One sentence saying what changes and why.
+        public let summary: String
+        /// The statements. For a rebuild, those that rebuild the table as SQLite's procedure
+        /// describes (run with foreign keys off); `migrate` runs the kernel's rebuild, which also
+        /// keeps views that mention the table and `AUTOINCREMENT` counters.
+        public let sql: [String]
+        /// Whether the step drops a column or table that holds non-NULL values.
+        public let losesData: Bool
+
+        let rebuild: Rebuild?
+
+        struct Rebuild: Sendable, Equatable {
+            let definition: String
+            let columns: [String]
+            let expressions: [String]
+        }
+
+        init(kind: Kind, table: String, summary: String, sql: [String], losesData: Bool, rebuild: Rebuild? = nil) {
+            self.kind = kind
+            self.table = table
+            self.summary = summary
+            self.sql = sql
+            self.losesData = losesData
+            self.rebuild = rebuild
+        }
+
+        /// The summary, marked when the step loses data.
+        public var description: String { summary + (losesData ? " (loses data)" : "") }
+    }
+
+    /// The steps, in the order `migrate` runs them.
+    public let steps: [Step]
+
+    /// Whether the database already matches the records.
+    public var isEmpty: Bool { steps.isEmpty }
+
+    /// The statements, in order, that `migrate` would run.
+    public var sql: [String] { steps.flatMap(\.sql) }
+
+    /// Whether a step drops a column or table that holds data.
+    public var losesData: Bool { steps.contains(where: \.losesData) }
+
+    /// One line per step.
+    public var description: String {
+        steps.isEmpty ? "The database matches the records." : steps.map { "- " + $0.description }.joined(separator: "\n")
+    }
+}
+
+/// Whether `needle` occurs in `haystack`, byte for byte.
+private func containsBytes(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+    guard !needle.isEmpty else { return true }
+    guard haystack.count >= needle.count else { return false }
+    for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+        if haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
+    }
+    return false
+}
