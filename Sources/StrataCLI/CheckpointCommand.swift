@@ -30,7 +30,8 @@ struct CheckpointCommand: ParsableCommand {
     func run() throws {
         let connection = try DatabaseFile.openExisting(database)
         let walBefore = DatabaseFile.fileSize(database + "-wal")
-        let result = try connection.checkpoint(mode: mode.checkpointMode, force: force)
+        // Counted, so a TRUNCATE reports the frames it wrote back rather than the emptied WAL's 0 of 0.
+        let result = try connection.checkpointCountingFrames(mode: mode.checkpointMode, force: force)
         guard result.logFrames >= 0 else {
             let journalMode: String = try connection.query("PRAGMA journal_mode") ?? "unknown"
             print("\(database) is not in WAL mode (journal mode \(journalMode)); there is nothing to checkpoint.")

@@ -69,13 +69,14 @@ extension Database {
 
     /// The checkpoint of a shutdown, on `connection` (the writer): TRUNCATE, so the WAL is empty
     /// and the database file alone holds the data; PASSIVE while Litestream replicates the
-    /// database (a truncation would reset the WAL under it). Nil outside WAL mode.
+    /// database (a truncation would reset the WAL under it). Its result counts the frames written
+    /// back (see ``Connection/checkpointCountingFrames(mode:force:)``). Nil outside WAL mode.
     package static func shutdownCheckpoint(on connection: Connection) throws -> (mode: Connection.CheckpointMode, result: Connection.CheckpointResult)? {
         guard connection.journalModeIsWAL else { return nil }
         // A guard that refuses TRUNCATE (a replicator's, see `checkpointGuards`) gets PASSIVE.
         let truncationRefused = Connection.checkpointGuards.contains { (try? $0(connection, "main", .truncate)) == nil }
         let mode: Connection.CheckpointMode = truncationRefused ? .passive : .truncate
-        return (mode, try connection.checkpoint(mode: mode))
+        return (mode, try connection.checkpointCountingFrames(mode: mode, force: true))
     }
 }
 

@@ -300,3 +300,51 @@ import SQLite3
         #expect(try Self.count(try Connection(storageLocation: .onDisk(copy))) == 1)
     }
 }
+
+/// A TRUNCATE checkpoint empties the WAL, so SQLite reports "0 of 0 frames" however many it wrote
+/// back; the counting checkpoint that `close()`, the server's shutdown and `strata checkpoint`
+/// use reports the frames.
+@Suite struct CheckpointFrameCountTests {
+    final class CheckpointEvents: DatabaseEventHandler, @unchecked Sendable {
+        // @unchecked Sendable: `modes` is only reached under `lock`.
+        private let lock = NSLock()
+        private var modes: [Connection.CheckpointMode] = []
+        func checkpointDidFinish(_ event: DatabaseCheckpointEvent) { lock.withLock { modes.append(event.mode) } }
+        var seen: [Connection.CheckpointMode] { lock.withLock { modes } }
+    }
+
+    @Test func aCountedTruncateReportsTheFramesItWroteBack() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.sqlite")
+        let connection = try Connection(storageLocation: .onDisk(path))
+        try connection.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES(randomblob(5000))")
+        // SQift's checkpoint reports SQLite's numbers, as before.
+        #expect(try connection.checkpoint(mode: .truncate) == Connection.CheckpointResult(logFrames: 0, checkpointedFrames: 0))
+
+        try connection.execute("INSERT INTO t VALUES(randomblob(5000))")
+        let counted = try connection.checkpointCountingFrames(mode: .truncate)
+        #expect(counted.logFrames > 0)
+        #expect(counted.checkpointedFrames == counted.logFrames)
+        #expect(DatabaseForNewCodeTests.walSize(path) == 0)
+        // Other modes are SQLite's own report.
+        try connection.execute("INSERT INTO t VALUES(1)")
+        let passive = try connection.checkpointCountingFrames(mode: .passive)
+        #expect(passive.logFrames > 0 && passive.checkpointedFrames == passive.logFrames)
+
+        let rollback = try Connection(storageLocation: .onDisk(directory.path("rollback.sqlite")))
+        try rollback.execute("CREATE TABLE t(x)")
+        #expect(try rollback.checkpointCountingFrames(mode: .truncate).logFrames == -1)
+    }
+
+    @Test func aRefusedTruncateRunsNoCheckpointAtAll() throws {
+        let directory = try TemporaryDirectory()
+        let connection = try Connection(storageLocation: .onDisk(directory.path("app.sqlite")))
+        try connection.execute("PRAGMA journal_mode = WAL; CREATE TABLE _litestream_lock(id INTEGER); CREATE TABLE t(x)")
+        let events = CheckpointEvents()
+        connection.setEventHandler(events)
+        #expect(throws: ReplicationError.checkpointWouldResetWAL(mode: "TRUNCATE")) { try connection.checkpointCountingFrames(mode: .truncate) }
+        #expect(events.seen.isEmpty)
+        _ = try connection.checkpointCountingFrames(mode: .truncate, force: true)
+        #expect(events.seen == [.passive, .truncate])
+    }
+}
