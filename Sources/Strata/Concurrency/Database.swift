@@ -8,13 +8,22 @@ import SQLite3
 
 /// One writer connection and a pool of readers: the simple way to use a database from many threads.
 ///
+/// New code opens it with ``init(path:configuration:)`` (WAL, foreign keys on, a busy timeout),
+/// where each ``write(_:)`` is one IMMEDIATE transaction, each ``read(_:)`` one snapshot, and
+/// ``close()`` leaves every commit in the database file:
+/// ```swift
+/// let database = try Database(path: "app.sqlite")
+/// try await database.write { db in try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)") }
+/// let count = try await database.read { try $0.query("SELECT count(*) FROM cars") as Int? }
+/// try await database.close()
+/// ```
+/// SQift's initializers keep SQift's behaviour (SQLite's defaults, no transaction around a call):
 /// ```swift
 /// let database = try Database(storageLocation: .onDisk("path_to_db"))
 /// try database.executeWrite { connection in
 ///     try connection.execute("PRAGMA journal_mode = WAL")
 ///     try connection.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
 /// }
-/// let count = try await database.read { try $0.query("SELECT count(*) FROM cars") as Int? }
 /// ```
 /// Writes are serialized on the writer; reads run in parallel on up to `maximumReaderCount`
 /// read-only connections (callers past that wait or suspend for a free one), which in
