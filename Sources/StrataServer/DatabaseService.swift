@@ -64,6 +64,11 @@ public struct DatabaseService: Service {
     /// Stops taking work, drains, checkpoints and releases the idle readers.
     func shutDown(interruptingAtOnce: Bool) async {
         let name = InstrumentationHandler.databaseName(path: database.writerConnectionQueue.connection.fileName)
+        // `close()` already drained and checkpointed it, and it keeps refusing work as closed.
+        if database.isClosed {
+            logger.info("database already closed", metadata: ["db.name": "\(name)"])
+            return
+        }
         database.refuseNewWork(throwing: DatabaseShutdownError(database: name))
         logger.info("database shutting down", metadata: ["db.name": "\(name)", "db.running_calls": "\(database.runningWorkCount)"])
         let deadline = ContinuousClock.now + shutdownDeadline

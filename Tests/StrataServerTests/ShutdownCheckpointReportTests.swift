@@ -27,3 +27,23 @@ import Testing
         #expect(test.walSize == 0)
     }
 }
+
+/// A database its owner already closed: the service's shutdown leaves it closed, refusing work
+/// with `DatabaseError.closed`, and does not try to checkpoint a closed writer.
+@Suite struct ShutdownOfAClosedDatabaseTests {
+    @Test func theShutdownOfAClosedDatabaseKeepsItClosed() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-server-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = try Database(path: directory.appendingPathComponent("app.sqlite").path)
+        try await database.write { try $0.execute("CREATE TABLE t(x)") }
+        let logs = InMemoryLogHandler()
+        let service = DatabaseService(database, logger: Logger(label: "closed-test") { _ in logs })
+        try await database.close()
+        let running = Task { try await service.run() }
+        running.cancel()
+        try await running.value
+        #expect(!logs.entries.contains { $0.level == .warning }, "\(logs.entries.map(\.message))")
+        await #expect(throws: DatabaseError.closed) { try await database.read { _ in 1 } }
+    }
+}

@@ -348,3 +348,20 @@ import SQLite3
         #expect(events.seen == [.passive, .truncate])
     }
 }
+
+/// `Database(path: ":memory:")`: one private database, read on the writer, still transactional.
+@Suite struct DatabaseForNewCodeInMemoryTests {
+    @Test func anInMemoryPathReadsOnTheWriterInTransactions() async throws {
+        let database = try Database(path: ":memory:")
+        try await database.write { try $0.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1)") }
+        let seen = try await database.read { db in [try DatabaseForNewCodeTests.count(db), db.isInTransaction ? 1 : 0] }
+        #expect(seen == [1, 1])
+        struct Failure: Error {}
+        await #expect(throws: Failure.self) {
+            try await database.write { db in try db.execute("DELETE FROM t"); throw Failure() }
+        }
+        #expect(try await database.read { try DatabaseForNewCodeTests.count($0) } == 1)
+        try await database.close()
+        await #expect(throws: DatabaseError.closed) { try await database.read { _ in 1 } }
+    }
+}
