@@ -218,6 +218,23 @@ import SQLite3
         #expect(try Self.count(copied) == 200)
     }
 
+    /// Once released after `close()`, the writer's handle closes too, and SQLite removes the WAL.
+    @Test func aClosedDatabaseReleasedLeavesNoWALFile() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.sqlite")
+        weak var released: Database?
+        do {
+            let database = try Database(path: path)
+            released = database
+            try await database.write { try $0.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1)") }
+            _ = try await database.read { try Self.count($0) }
+            try await database.close()
+        }
+        #expect(released == nil)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(try Self.count(try Connection(storageLocation: .onDisk(path))) == 1)
+    }
+
     @Test func everyCallAfterCloseThrowsClosed() async throws {
         let directory = try TemporaryDirectory()
         let database = try Database(path: directory.path("app.sqlite"))
