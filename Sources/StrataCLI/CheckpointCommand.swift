@@ -30,21 +30,17 @@ struct CheckpointCommand: ParsableCommand {
     func run() throws {
         let connection = try DatabaseFile.openExisting(database)
         let walBefore = DatabaseFile.fileSize(database + "-wal")
-        // A TRUNCATE checkpoint empties the WAL before SQLite reports on it, so it always says
-        // "0 of 0"; a PASSIVE one first counts the frames (and copies those it can, as the
-        // truncate would), once the truncate is known to be allowed.
-        if !force { try connection.refuseUnsafeCheckpoint(mode: mode.checkpointMode) }
-        let counted = mode == .truncate ? try connection.checkpoint(mode: .passive) : nil
-        var result = try connection.checkpoint(mode: mode.checkpointMode, force: force)
-        if let counted, counted.logFrames < 0 { result = counted }
+        // Counted, so a TRUNCATE reports the frames it wrote back rather than the emptied WAL's
+        // 0 of 0 (the guards refuse an unforced truncate under a replicator before anything runs).
+        let result = try connection.checkpointCountingFrames(mode: mode.checkpointMode, force: force)
         guard result.logFrames >= 0 else {
             let journalMode: String = try connection.query("PRAGMA journal_mode") ?? "unknown"
             print("\(database) is not in WAL mode (journal mode \(journalMode)); there is nothing to checkpoint.")
             return
         }
-        if let counted, mode == .truncate {
+        if mode == .truncate {
             // The truncate succeeded, so every frame the WAL held is in the database file.
-            print("Checkpoint (truncate): \(counted.logFrames) of \(counted.logFrames) WAL frames written back; the WAL is truncated.")
+            print("Checkpoint (truncate): \(result.logFrames) of \(result.logFrames) WAL frames written back; the WAL is truncated.")
         } else {
             print("Checkpoint (\(mode.rawValue)): \(result.checkpointedFrames) of \(result.logFrames) WAL frames written back.")
         }

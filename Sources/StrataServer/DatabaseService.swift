@@ -64,33 +64,28 @@ public struct DatabaseService: Service {
     /// Stops taking work, drains, checkpoints and releases the idle readers.
     func shutDown(interruptingAtOnce: Bool) async {
         let name = InstrumentationHandler.databaseName(path: database.writerConnectionQueue.connection.fileName)
+        // `close()` already drained and checkpointed it, and it keeps refusing work as closed.
+        if database.isClosed {
+            logger.info("database already closed", metadata: ["db.name": "\(name)"])
+            return
+        }
         database.refuseNewWork(throwing: DatabaseShutdownError(database: name))
         logger.info("database shutting down", metadata: ["db.name": "\(name)", "db.running_calls": "\(database.runningWorkCount)"])
         let deadline = ContinuousClock.now + shutdownDeadline
         var interrupted = false
-        while database.runningWorkCount > 0 {
-            if interruptingAtOnce || Task.isCancelled || ContinuousClock.now >= deadline {
-                if !interrupted {
-                    logger.warning("database shutdown interrupts running calls", metadata: [
-                        "db.name": "\(name)", "db.running_calls": "\(database.runningWorkCount)",
-                    ])
-                }
-                interrupted = true
-                database.interruptRunningWork()
+        await database.waitForRunningWork {
+            guard interruptingAtOnce || Task.isCancelled || ContinuousClock.now >= deadline else { return false }
+            if !interrupted {
+                logger.warning("database shutdown interrupts running calls", metadata: [
+                    "db.name": "\(name)", "db.running_calls": "\(database.runningWorkCount)",
+                ])
             }
-            await Self.pause()
+            interrupted = true
+            return true
         }
         database.closeIdleReaders()
         do {
-            let result = try database.writerConnectionQueue.execute { connection -> Connection.CheckpointResult? in
-                guard connection.journalModeIsWAL else { return nil }
-                do {
-                    return try connection.checkpoint(mode: .truncate)
-                } catch is ReplicationError {
-                    // Litestream replicates this database: leave its WAL in place.
-                    return try connection.checkpoint(mode: .passive)
-                }
-            }
+            let result = try database.writerConnectionQueue.execute { try Database.shutdownCheckpoint(on: $0)?.result }
             if let result {
                 logger.info("database checkpointed", metadata: [
                     "db.name": "\(name)", "db.sqlite.wal_frames": "\(result.logFrames)",
@@ -102,13 +97,6 @@ public struct DatabaseService: Service {
         }
         logger.info("database shut down", metadata: ["db.name": "\(name)"])
     }
-
-    /// Waits a few milliseconds without a cancellation check (a cancelled task must still drain).
-    private static func pause() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { continuation.resume() }
-        }
-    }
 }
 
 extension Database: Service {
@@ -116,13 +104,5 @@ extension Database: Service {
     /// (``DatabaseService/defaultShutdownDeadline``): see ``DatabaseService``.
     public func run() async throws {
         try await DatabaseService(self).run()
-    }
-}
-
-extension Connection {
-    /// Whether the main database is in WAL mode (only then is there a WAL to checkpoint).
-    fileprivate var journalModeIsWAL: Bool {
-        // Strata's own question, kept out of the user's trace, logs and spans.
-        withBookkeeping { ((try? query("PRAGMA journal_mode") as String?) ?? nil)?.lowercased() == "wal" }
     }
 }

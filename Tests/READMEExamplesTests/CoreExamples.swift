@@ -20,7 +20,8 @@ import Testing
             #expect(printed.take() == ["UPDATE cars SET name = strip_accents('Škoda') WHERE id = 2", "update row 2 on cars", "-1"])
             #expect(try db.query("SELECT name FROM cars WHERE id = 2") as String? == "Skoda")
             try await example6()
-            #expect(printed.take() == ["2", #"["Audi"]"#])
+            #expect(printed.take() == ["2", #"["Audi"]"#, "0"])
+            #expect(((try? FileManager.default.attributesOfItem(atPath: "app.sqlite-wal"))?[.size] as? NSNumber)?.intValue ?? 0 == 0)
             try example7()
             #expect(printed.take() == ["id: 1", "name: Alice"])
             try example8()
@@ -160,17 +161,23 @@ import Testing
 
     func example6() async throws {
         // README:begin 6
-        let database = try Database(storageLocation: .onDisk("app.sqlite"))
-        try database.executeWrite { try $0.execute("PRAGMA journal_mode = WAL") }   // readers never wait for the writer
-        try database.executeWrite { try $0.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)") }
-        try database.executeWrite { try $0.run("INSERT INTO cars(name, price) VALUES(?, ?), (?, ?)", "Audi", 52_642, "Fiat", 900) }
-        try database.executeRead { connection in
-            let count: Int? = try connection.query("SELECT count(*) FROM cars")
-            print(count ?? 0)                                                  // 2
+        let database = try Database(path: "app.sqlite")   // WAL, foreign keys on, 5 s busy timeout: Database.Configuration()
+        try await database.write { db in                    // one IMMEDIATE transaction: rolled back if the closure throws
+            try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
+            try db.run("INSERT INTO cars(name, price) VALUES(?, ?), (?, ?)", "Audi", 52_642, "Fiat", 900)
         }
-        try await database.writeInTransaction { try $0.run("DELETE FROM cars WHERE price < ?", 1_000) }
+        let count = try await database.read { try $0.query("SELECT count(*) FROM cars") as Int? }   // one snapshot
+        print(count ?? 0)                                                      // 2
+        try await database.write { try $0.run("DELETE FROM cars WHERE price < ?", 1_000) }
+        try await database.writeWithoutTransaction { try $0.execute("VACUUM") }   // VACUUM and pragmas: no transaction
         let names = try await database.read { try $0.query("SELECT name FROM cars") as [String] }
         print(names)                                                           // ["Audi"]
+        try await database.close()   // drains and checkpoints: app.sqlite alone now holds every row
+
+        // SQift's initializer keeps SQift's behaviour: SQLite's defaults, and no transaction it did not ask for.
+        let sqift = try Database(storageLocation: .onDisk("sqift.sqlite"))
+        try sqift.executeWrite { try $0.execute("PRAGMA journal_mode = WAL") }   // readers never wait for the writer
+        try sqift.executeRead { connection in print(try connection.query("PRAGMA foreign_keys") as Int? ?? -1) }   // 0
         // README:end
     }
 

@@ -48,6 +48,8 @@ public final class ConnectionPool: Sendable {
     private let drainQueue = DispatchQueue(label: "strata.connection-pool.drain")
     /// What every connection reports its events to (see ``Database/setEventHandler(_:)``).
     private let eventHandler = Locked<(any DatabaseEventHandler)?>(nil)
+    /// Set by ``close()``: no connection is handed out or kept idle any more.
+    private let isClosed = AtomicFlag(false)
 
     /// Creates the pool; connections open on first use. `connectionPreparation` runs once on each
     /// new connection (set pragmas, register functions); calls to it never overlap, so it may
@@ -151,16 +153,19 @@ public final class ConnectionPool: Sendable {
     /// returned; marks it busy.
     /// - Throws: `SQLiteError` when a new connection cannot be opened.
     func dequeueConnectionForUse() throws -> ConnectionQueue {
-        try core.checkOut(opening: openConnection)
+        if isClosed.load() { throw DatabaseError.closed }
+        return try core.checkOut(opening: openConnection)
     }
 
     /// The async form of ``dequeueConnectionForUse()``: suspends while the pool is full.
     func acquireConnection() async throws -> ConnectionQueue {
+        if isClosed.load() { throw DatabaseError.closed }
         // A cancelled caller gives up its place in line: it would only be interrupted once served.
-        try await core.checkOut(whenCancelled: .stopWaiting, opening: openConnection)
+        return try await core.checkOut(whenCancelled: .stopWaiting, opening: openConnection)
     }
 
     private func openConnection() throws -> ConnectionQueue {
+        if isClosed.load() { throw DatabaseError.closed }
         let connection = try Connection(storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags)
         try connection.busyHandler(.timeout(ConnectionPool.defaultBusyTimeout))
         try connectionPreparation?.run(connection)
@@ -181,10 +186,24 @@ public final class ConnectionPool: Sendable {
         _ = core.drainIdle(keeping: 0) // released here, outside the lock
     }
 
+    /// Closes the idle connections and refuses new work: each busy connection closes when its
+    /// call returns, and later calls throw ``DatabaseError/closed``.
+    package func close() {
+        isClosed.store(true)
+        closeIdleConnections()
+    }
+
     /// Returns a connection: to the first waiter if any, else to the idle set (restarting the
-    /// drain timer).
+    /// drain timer); after ``close()``, out of the pool, to close.
     func enqueueConnectionForReuse(_ queue: ConnectionQueue) {
-        if case .idle(let generation) = core.checkIn(queue) { scheduleDrain(generation: generation) }
+        if isClosed.load() {
+            core.remove(queue)
+            return
+        }
+        if case .idle(let generation) = core.checkIn(queue) {
+            // A close that came between the check above and the check-in must not leave it idle.
+            if isClosed.load() { closeIdleConnections() } else { scheduleDrain(generation: generation) }
+        }
     }
 
     private func scheduleDrain(generation: Int) {

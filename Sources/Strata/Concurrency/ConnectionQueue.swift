@@ -26,6 +26,9 @@ public final class ConnectionQueue: @unchecked Sendable {
     /// may run one transaction across several closures.
     private let leftoverWorkOwner: String?
 
+    /// Set by ``close(finally:)``; from then on every call throws ``DatabaseError/closed``.
+    private let isClosed = AtomicFlag(false)
+
     /// Wraps `connection`; from now on use it only through the queue.
     public convenience init(connection: Connection) {
         self.init(connection: connection, endingLeftoverWorkFor: nil)
@@ -51,6 +54,8 @@ public final class ConnectionQueue: @unchecked Sendable {
     public func execute<T>(closure: (Connection) throws -> T) throws -> T {
         if isOnQueue { return try closure(connection) }
         return try queue.sync {
+            // Checked on the queue, so nothing queued behind a close runs after it.
+            if isClosed.load() { throw DatabaseError.closed }
             defer { endLeftoverWorkIfAsked() }
             return try closure(connection)
         }
@@ -110,6 +115,7 @@ public final class ConnectionQueue: @unchecked Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 queue.async {
+                    if self.isClosed.load() { return continuation.resume(throwing: DatabaseError.closed) }
                     guard run.start() else { return continuation.resume(throwing: CancellationError()) }
                     let result = run.finish(Result { try closure(self.connection) })
                     // After `finish`, so a late cancellation cannot interrupt the cleanup.
@@ -122,6 +128,17 @@ public final class ConnectionQueue: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` once the work queued before it is done, and marks the queue closed before it
+    /// starts: every later call throws ``DatabaseError/closed``, so `body` (a final checkpoint)
+    /// is the last thing the connection runs.
+    package func close<T: Sendable>(finally body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                self.isClosed.store(true)
+                continuation.resume(with: Result { try body(self.connection) })
+            }
+        }
+    }
 
     /// The async twin of ``executeInTransaction(transactionType:closure:)``.
     public func performInTransaction<T: Sendable>(

@@ -49,6 +49,43 @@ extension Database {
     package func closeIdleReaders() {
         readerConnectionPool.closeIdleConnections()
     }
+
+    /// Waits until every admitted call has returned (see ``refuseNewWork(throwing:)``). Each few
+    /// milliseconds `shouldInterrupt` is asked; once it says yes, the running statements are
+    /// interrupted (and rolled back) each time, so the wait ends.
+    package func waitForRunningWork(interruptingWhen shouldInterrupt: () -> Bool) async {
+        while runningWorkCount > 0 {
+            if shouldInterrupt() { interruptRunningWork() }
+            await Self.pauseBriefly()
+        }
+    }
+
+    /// Waits a few milliseconds without a cancellation check (a cancelled task must still drain).
+    private static func pauseBriefly() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { continuation.resume() }
+        }
+    }
+
+    /// The checkpoint of a shutdown, on `connection` (the writer): TRUNCATE, so the WAL is empty
+    /// and the database file alone holds the data; PASSIVE while Litestream replicates the
+    /// database (a truncation would reset the WAL under it). Its result counts the frames written
+    /// back (see ``Connection/checkpointCountingFrames(mode:force:)``). Nil outside WAL mode.
+    package static func shutdownCheckpoint(on connection: Connection) throws -> (mode: Connection.CheckpointMode, result: Connection.CheckpointResult)? {
+        guard connection.journalModeIsWAL else { return nil }
+        // A guard that refuses TRUNCATE (a replicator's, see `checkpointGuards`) gets PASSIVE.
+        let truncationRefused = Connection.checkpointGuards.contains { (try? $0(connection, "main", .truncate)) == nil }
+        let mode: Connection.CheckpointMode = truncationRefused ? .passive : .truncate
+        return (mode, try connection.checkpointCountingFrames(mode: mode, force: true))
+    }
+}
+
+extension Connection {
+    /// Whether the main database is in WAL mode (only then is there a WAL to checkpoint).
+    package var journalModeIsWAL: Bool {
+        // Strata's own question, kept out of the user's trace, logs and spans.
+        withBookkeeping { ((try? query("PRAGMA journal_mode") as String?) ?? nil)?.lowercased() == "wal" }
+    }
 }
 
 /// Admits, counts and reports a ``Database``'s calls once events or a shutdown need it.

@@ -8,13 +8,22 @@ import SQLite3
 
 /// One writer connection and a pool of readers: the simple way to use a database from many threads.
 ///
+/// New code opens it with ``init(path:configuration:)`` (WAL, foreign keys on, a busy timeout),
+/// where each ``write(_:)`` is one IMMEDIATE transaction, each ``read(_:)`` one snapshot, and
+/// ``close()`` leaves every commit in the database file:
+/// ```swift
+/// let database = try Database(path: "app.sqlite")
+/// try await database.write { db in try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)") }
+/// let count = try await database.read { try $0.query("SELECT count(*) FROM cars") as Int? }
+/// try await database.close()
+/// ```
+/// SQift's initializers keep SQift's behaviour (SQLite's defaults, no transaction around a call):
 /// ```swift
 /// let database = try Database(storageLocation: .onDisk("path_to_db"))
 /// try database.executeWrite { connection in
 ///     try connection.execute("PRAGMA journal_mode = WAL")
 ///     try connection.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
 /// }
-/// let count = try await database.read { try $0.query("SELECT count(*) FROM cars") as Int? }
 /// ```
 /// Writes are serialized on the writer; reads run in parallel on up to `maximumReaderCount`
 /// read-only connections (callers past that wait or suspend for a free one), which in
@@ -42,6 +51,13 @@ public final class Database: Sendable {
     public let readerConnectionPool: ConnectionPool
     /// Whether reads go to the writer (a database private to one connection).
     let readsUseWriter: Bool
+    /// Whether the async `write` runs in an IMMEDIATE transaction and `read` in one snapshot: true
+    /// for ``init(path:configuration:)``, false for SQift's initializers (their calls stay bare).
+    let callsRunInTransactions: Bool
+    /// The one shutdown ``close()`` starts; every later call waits for it.
+    let closing = Locked<Task<Void, any Error>?>(nil)
+    /// Set when a task waiting in ``close()`` is cancelled: the calls still running are interrupted.
+    let closeInterruptsRunningWork = AtomicFlag(false)
     /// What every write throws, when a ``writeRefusalRules`` rule refused writes for the path this
     /// database was opened with (a read replica's); nil for a writable database.
     package let writeRefusal: (any Error & Sendable)?
@@ -83,7 +99,7 @@ public final class Database: Sendable {
     /// Opens the writer with `flags`; readers use the same flags with READONLY instead of
     /// READWRITE and CREATE. Every connection loads `extensions` (paths of loadable extensions,
     /// see ``Connection/loadExtension(at:entryPoint:)``) before its preparation closure runs.
-    public init(
+    public convenience init(
         storageLocation: StorageLocation = .inMemory,
         tableLockPolicy: TableLockPolicy = .fastFail,
         flags: Int32,
@@ -93,6 +109,27 @@ public final class Database: Sendable {
         writerConnectionPreparation: ((Connection) throws -> Void)? = nil,
         readerConnectionPreparation: ((Connection) throws -> Void)? = nil
     ) throws {
+        try self.init(
+            storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags, drainDelay: drainDelay,
+            maximumReaderCount: maximumReaderCount, extensions: extensions,
+            writerConnectionPreparation: writerConnectionPreparation, readerConnectionPreparation: readerConnectionPreparation,
+            callsRunInTransactions: false
+        )
+    }
+
+    /// The one designated initializer; `callsRunInTransactions` is true for ``init(path:configuration:)``.
+    init(
+        storageLocation: StorageLocation,
+        tableLockPolicy: TableLockPolicy,
+        flags: Int32,
+        drainDelay: TimeInterval,
+        maximumReaderCount: Int,
+        extensions: [String],
+        writerConnectionPreparation: ((Connection) throws -> Void)?,
+        readerConnectionPreparation: ((Connection) throws -> Void)?,
+        callsRunInTransactions: Bool
+    ) throws {
+        self.callsRunInTransactions = callsRunInTransactions
         writeRefusal = Self.writeRefusalRules.lazy.compactMap { $0(storageLocation.path, flags) }.first
         let writer = try Connection(storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags)
         try writer.busyHandler(.timeout(ConnectionPool.defaultBusyTimeout))
@@ -140,8 +177,15 @@ public final class Database: Sendable {
         return try writerConnectionQueue.execute(closure: closure)
     }
 
-    /// The async twin of ``executeRead(closure:)``.
+    /// Runs `closure` on a reader without blocking the caller's thread; returns its value.
+    ///
+    /// For a database made by ``init(path:configuration:)`` the closure runs in one read
+    /// transaction, so every query in it sees the same snapshot, whatever commits meanwhile. For
+    /// one made by SQift's initializers it is the async twin of ``executeRead(closure:)``: each
+    /// statement sees the data committed when it starts.
+    /// - Throws: ``DatabaseError/closed`` after ``close()``; what `closure` throws.
     public func read<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        let closure = callsRunInTransactions ? Self.inOneSnapshot(closure) : closure
         if let tracker = activeTracker {
             let onReader = !readsUseWriter
             return try await tracker.perform(.read, onReader: onReader, closure: closure) { body in
@@ -152,8 +196,30 @@ public final class Database: Sendable {
         return try await readerConnectionPool.perform(closure)
     }
 
-    /// The async twin of ``executeWrite(closure:)``.
+    /// `closure` inside a deferred transaction: its first read takes the snapshot, which lasts until the COMMIT.
+    private static func inOneSnapshot<T>(_ closure: @escaping @Sendable (Connection) throws -> T) -> @Sendable (Connection) throws -> T {
+        { connection in try connection.transaction(transactionType: .deferred) { try closure(connection) } }
+    }
+
+    /// Runs `closure` on the writer, serialized with every other write, without blocking the
+    /// caller's thread; returns its value.
+    ///
+    /// For a database made by ``init(path:configuration:)`` the closure runs in one IMMEDIATE
+    /// transaction (the write lock taken at its start, so it never fails to upgrade later): it
+    /// commits when the closure returns and rolls back when it throws. Use
+    /// ``writeWithoutTransaction(_:)`` for `VACUUM` and pragmas, which cannot run in a
+    /// transaction. For one made by SQift's initializers it is the async twin of
+    /// ``executeWrite(closure:)``, with no transaction of its own.
+    /// - Throws: ``DatabaseError/closed`` after ``close()``; what `closure` or the COMMIT throws.
     public func write<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        if callsRunInTransactions { return try await writeInTransaction(transactionType: .immediate, closure) }
+        return try await writeWithoutTransaction(closure)
+    }
+
+    /// Runs `closure` on the writer with no transaction around it (for `VACUUM`, `PRAGMA
+    /// journal_mode` and the like); the async twin of ``executeWrite(closure:)``.
+    /// - Throws: ``DatabaseError/closed`` after ``close()``; what `closure` throws.
+    public func writeWithoutTransaction<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         if let writeRefusal { throw writeRefusal }
         if let tracker = activeTracker {
             return try await tracker.perform(.write, onReader: false, closure: closure) { try await writerConnectionQueue.perform($0) }

@@ -29,6 +29,10 @@ extension Connection {
     }
 
     /// Frames in the WAL, and how many of them were moved into the database.
+    ///
+    /// SQLite reports the WAL as it is after the checkpoint: once a TRUNCATE checkpoint has emptied
+    /// it, both counts are 0, however many frames it wrote back (run a PASSIVE checkpoint first to
+    /// count them).
     public struct CheckpointResult: Sendable, Equatable {
         /// The number of frames in the write-ahead log after the checkpoint.
         public let logFrames: Int
@@ -82,6 +86,23 @@ extension Connection {
 }
 
 extension Connection {
+    /// A checkpoint of `main` whose result says how many frames it wrote back, also for TRUNCATE:
+    /// a TRUNCATE that succeeds has reset the WAL, so SQLite reports it as "0 of 0 frames" however
+    /// many it copied. Here a PASSIVE checkpoint first copies the frames and counts them, and the
+    /// TRUNCATE then empties the WAL; the result is the frames the WAL held, all written back.
+    /// Other modes report as ``checkpoint(attachedDatabaseName:mode:force:)``.
+    /// - Throws: as ``checkpoint(attachedDatabaseName:mode:force:)``, before anything runs when a
+    ///   guard refuses the TRUNCATE.
+    package func checkpointCountingFrames(mode: CheckpointMode, force: Bool = false) throws -> CheckpointResult {
+        guard mode == .truncate else { return try checkpoint(mode: mode, force: force) }
+        if !force { try refuseUnsafeCheckpoint(mode: mode) }
+        let counted = try checkpoint(mode: .passive, force: true)
+        // Not a WAL database (-1): nothing to truncate either.
+        guard counted.logFrames >= 0 else { return counted }
+        _ = try checkpoint(mode: .truncate, force: true)  // the guards were asked above
+        return CheckpointResult(logFrames: counted.logFrames, checkpointedFrames: counted.logFrames)
+    }
+
     /// The files a checkpoint of `schema` (every attached database when nil) touches; in-memory
     /// and temporary databases have none.
     fileprivate func checkpointedFiles(_ schema: String?) throws -> [String] {

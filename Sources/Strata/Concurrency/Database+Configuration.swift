@@ -1,0 +1,77 @@
+import Foundation
+
+extension Database {
+    /// How ``Database/init(path:configuration:)`` sets up every connection it opens. The defaults
+    /// are what most applications want (and what GRDB users expect).
+    ///
+    /// ```swift
+    /// var configuration = Database.Configuration()
+    /// configuration.busyTimeout = 10
+    /// let database = try Database(path: "app.sqlite", configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable, Equatable {
+        /// Whether foreign key constraints are enforced (`PRAGMA foreign_keys`); SQLite's own
+        /// default is off, which lets a delete leave orphans behind.
+        public var foreignKeys: Bool = true
+        /// The journal mode the writer sets (`PRAGMA journal_mode`). In WAL mode, readers never
+        /// wait for the writer, which is what makes the reader pool useful.
+        public var journalMode: JournalMode = .wal
+        /// How many seconds a connection waits on another connection's lock before failing with
+        /// `SQLITE_BUSY`.
+        public var busyTimeout: TimeInterval = 5
+        /// How hard SQLite syncs to disk (`PRAGMA synchronous`). `.normal` in WAL mode is durable
+        /// against application crashes and never corrupts the file; a power loss can undo the
+        /// last commits.
+        public var synchronous: Synchronous = .normal
+        /// The most reader connections open at once; reads past it wait for a free one.
+        public var maximumReaderCount: Int = ConnectionPool.defaultMaximumConnectionCount
+
+        /// The defaults: foreign keys on, WAL, a 5 s busy timeout, `synchronous = NORMAL`, 5 readers.
+        public init() {}
+
+        /// SQLite's journal modes. See <https://www.sqlite.org/pragma.html#pragma_journal_mode>.
+        public enum JournalMode: String, Sendable, CaseIterable {
+            case delete = "DELETE", truncate = "TRUNCATE", persist = "PERSIST", memory = "MEMORY", wal = "WAL", off = "OFF"
+        }
+
+        /// SQLite's sync levels. See <https://www.sqlite.org/pragma.html#pragma_synchronous>.
+        public enum Synchronous: String, Sendable, CaseIterable {
+            case off = "OFF", normal = "NORMAL", full = "FULL", extra = "EXTRA"
+        }
+
+        /// Sets up a connection, writer or reader. The writer, opened first, puts the file in WAL
+        /// mode; a rollback journal mode belongs to each connection, so every one sets it.
+        func prepare(_ connection: Connection) throws {
+            // First, so the pragmas below wait for a lock as the configuration says.
+            try connection.busyHandler(.timeout(busyTimeout))
+            try connection.execute("PRAGMA journal_mode = \(journalMode.rawValue)")
+            try connection.execute("PRAGMA synchronous = \(synchronous.rawValue)")
+            try connection.execute("PRAGMA foreign_keys = \(foreignKeys ? "ON" : "OFF")")
+        }
+    }
+
+    /// Opens the database at `path` (creating the file if needed) for new code: every connection
+    /// is set up by `configuration`, the async ``write(_:)`` runs in one IMMEDIATE transaction,
+    /// ``read(_:)`` in one snapshot, and ``close()`` leaves the data in the database file alone.
+    ///
+    /// ```swift
+    /// let database = try Database(path: "app.sqlite")
+    /// try await database.write { db in try db.run("INSERT INTO book(title) VALUES(?)", "Dune") }
+    /// let titles = try await database.read { db in try db.query("SELECT title FROM book") as [String] }
+    /// try await database.close()
+    /// ```
+    /// SQift's initializers (``init(storageLocation:tableLockPolicy:multiThreaded:sharedCache:drainDelay:maximumReaderCount:extensions:writerConnectionPreparation:readerConnectionPreparation:)``)
+    /// keep SQift's behaviour: no pragmas, and bare `write` and `read` calls.
+    /// - Throws: `SQLiteError` when the file cannot be opened or a pragma fails.
+    public convenience init(path: String, configuration: Configuration = Configuration()) throws {
+        try self.init(
+            storageLocation: .onDisk(path), tableLockPolicy: .fastFail, flags: OpenFlags.make(), drainDelay: 1.0,
+            maximumReaderCount: configuration.maximumReaderCount, extensions: [],
+            writerConnectionPreparation: configuration.prepare,
+            readerConnectionPreparation: configuration.prepare,
+            callsRunInTransactions: true
+        )
+        // Counted from the start, so `close()` can wait for every call still running.
+        trackWork()
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+import Strata
+import Testing
+
+/// `strata checkpoint` in its default TRUNCATE mode said "0 of 0 WAL frames written back" however
+/// much it wrote back (SQLite reports the emptied WAL); it reports the frames now.
+@Suite struct CheckpointReportRegressionTests {
+    @Test func aTruncateCheckpointReportsTheFramesItWroteBack() throws {
+        let sandbox = try Sandbox()
+        try sandbox.makeBigDatabase("big.db", rows: 200)
+        let connection = try Connection(storageLocation: .onDisk(sandbox.path("big.db")))
+        try connection.execute("UPDATE t SET v = randomblob(400)")
+        let result = try sandbox.strata("checkpoint", "big.db")
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        let prefix = "Checkpoint (truncate): ", suffix = " WAL frames written back."
+        let first = lines.first ?? ""
+        #expect(first.hasPrefix(prefix) && first.hasSuffix(suffix), "\(first)")
+        let counts = first.dropFirst(prefix.count).dropLast(suffix.count).components(separatedBy: " of ").compactMap { Int($0) }
+        #expect(counts.count == 2 && counts[0] > 0 && counts[0] == counts[1], "\(first)")
+        #expect(lines.last?.hasSuffix(", 0 bytes after.") == true)
+    }
+}
