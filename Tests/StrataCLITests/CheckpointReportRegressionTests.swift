@@ -14,7 +14,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 2)
-        let prefix = "Checkpoint (truncate): ", suffix = " WAL frames written back."
+        let prefix = "Checkpoint (truncate): ", suffix = " WAL frames written back; the WAL is truncated."
         let first = lines.first ?? ""
         #expect(first.hasPrefix(prefix) && first.hasSuffix(suffix), "\(first)")
         let counts = first.dropFirst(prefix.count).dropLast(suffix.count).components(separatedBy: " of ").compactMap { Int($0) }
