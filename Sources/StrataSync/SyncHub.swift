@@ -31,6 +31,11 @@ public final class SyncHub: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
+    /// Opens the hub in the folder at `directory` (a path), creating it if needed.
+    public convenience init(directory: String) throws {
+        try self.init(directory: URL(fileURLWithPath: directory))
+    }
+
     /// Creates the space `name`: `schema` makes its tables, which replicas must match.
     /// - Throws: ``SyncError/refused(_:)`` for a bad name or an existing space; what `schema`
     ///   throws (then no space is created).

@@ -33,3 +33,16 @@ import Testing
     }
 }
 #endif
+
+#if !canImport(Darwin)
+@Suite struct SyncHubPathTests {
+    @Test func aHubOpensOnAPathAsOnAURL() throws {
+        let folder = try SyncFolder()
+        let hub = try SyncHub(directory: folder.path("hub"))
+        try hub.createSpace("team") { try $0.execute("CREATE TABLE todo(id TEXT PRIMARY KEY)") }
+        #expect(FileManager.default.fileExists(atPath: folder.path("hub/team.sqlite")))
+        let again = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        #expect(try again.version(ofSpace: "team") == 0)
+    }
+}
+#endif
