@@ -17,9 +17,9 @@ import Strata
 /// ```
 /// Only writes made through ``write(_:)`` are captured: a write through another connection or
 /// process reaches the hub only if made through a replica there. A pull is applied when the
-/// outbox is empty (after a push), so it never lands over local work the hub has not seen; the
-/// hub's corrections of conflicting rows, and the log from the hub, are applied as ordinary
-/// commits, which observations see.
+/// outbox is empty (after a push): it undoes this replica's pushed changes, applies the hub's log
+/// in the hub's order (which holds the hub's account of those changes, conflicts settled), and
+/// so ends where the hub is. Pulls are ordinary commits, which observations see.
 public final class SyncReplica: Sendable {
     /// The local database the replica keeps the space in.
     public let database: Database
@@ -49,6 +49,7 @@ public final class SyncReplica: Sendable {
             try connection.execute("""
                 CREATE TABLE IF NOT EXISTS \(syncTablePrefix)outbox(sequence INTEGER PRIMARY KEY AUTOINCREMENT, changeset BLOB NOT NULL);
                 CREATE TABLE IF NOT EXISTS \(syncTablePrefix)state(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS \(syncTablePrefix)inflight(sequence INTEGER PRIMARY KEY, version INTEGER NOT NULL, changeset BLOB NOT NULL);
                 """)
             return try SchemaFingerprint.of(tables: tables, in: connection)
         }
@@ -110,7 +111,7 @@ public final class SyncReplica: Sendable {
         database.observe { try SyncStatus.read($0) }
     }
 
-    /// Sends the outbox in order; removes what the hub acknowledged and applies its corrections.
+    /// Sends the outbox in order; what the hub acknowledged waits for the pull that reaches it.
     public func push() async throws {
         let entries: [SyncOutboxEntry] = try await database.read { connection in
             let rows: [Row] = try connection.query(literal: "SELECT sequence, changeset FROM \(identifier: syncTablePrefix + "outbox") ORDER BY sequence")
@@ -119,15 +120,36 @@ public final class SyncReplica: Sendable {
         guard !entries.isEmpty else { return }
         let response = try await transport.push(SyncPushRequest(space: space, replicaID: replicaID, tables: tables,
                                                                  schemaFingerprint: fingerprint, entries: entries))
-        let acknowledged = response.acknowledged
+        let acknowledged = Set(response.acknowledged)
+        let acknowledgedEntries = entries.filter { acknowledged.contains($0.sequence) }
         try await database.writeInTransaction(transactionType: .immediate) { connection in
-            for sequence in acknowledged {
-                try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "outbox") WHERE sequence = \(sequence)")
+            // Acknowledged entries wait, with the hub version they were applied by, until the
+            // pull passes that version: the pull first undoes them, applies the hub's log in its
+            // order (which holds the hub's own account of them), and so ends exactly at the hub.
+            for entry in acknowledgedEntries {
+                try connection.run(literal: """
+                    INSERT INTO \(identifier: syncTablePrefix + "inflight")(sequence, version, changeset)
+                    VALUES (\(entry.sequence), \(response.hubVersion), \(entry.changeset))
+                    """)
+                try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "outbox") WHERE sequence = \(entry.sequence)")
             }
-            // The hub's rows where it settled a conflict otherwise (not captured: they are the hub's).
-            try connection.withForeignKeysDeferred {
-                for row in response.corrections { try connection.applySyncRow(row) }
+        }
+    }
+
+    /// Undoes the writes the hub has not acknowledged and empties the outbox: for a push the hub
+    /// refuses (a foreign key a concurrent delete broke, a constraint), once the app has decided
+    /// the local changes should go. Returns how many entries were discarded.
+    @discardableResult
+    public func discardPendingChanges() async throws -> Int {
+        let tables = Set(self.tables.map { $0.lowercased() })
+        return try await database.writeInTransaction(transactionType: .immediate) { connection in
+            let rows: [Row] = try connection.query(literal: "SELECT changeset FROM \(identifier: syncTablePrefix + "outbox") ORDER BY sequence DESC")
+            for row in rows {
+                try connection.apply(try Changeset(data: row.value(at: 0) ?? Data()).inverted(), filter: { tables.contains($0.lowercased()) },
+                                     onConflict: Self.replaceConflicts)
             }
+            try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "outbox")")
+            return rows.count
         }
     }
 
@@ -138,24 +160,49 @@ public final class SyncReplica: Sendable {
             let after: Int64 = try await lastPulledVersion
             let response = try await transport.pull(SyncPullRequest(space: space, replicaID: replicaID, tables: tables,
                                                                     schemaFingerprint: fingerprint, after: after, limit: 500))
-            guard !response.entries.isEmpty else { return }
             let tables = Set(self.tables.map { $0.lowercased() })
             let applied: Bool = try await database.writeInTransaction(transactionType: .immediate) { connection in
                 let pending: Int = try connection.query(literal: "SELECT count(*) FROM \(identifier: syncTablePrefix + "outbox")") ?? 0
                 guard pending == 0 else { return false }
+                let inflight: [Row] = try connection.query(literal: """
+                    SELECT sequence, version, changeset FROM \(identifier: syncTablePrefix + "inflight") ORDER BY sequence
+                    """)
+                let pushed = inflight.map { (sequence: $0.value(at: 0) ?? Int64(0), version: $0.value(at: 1) ?? Int64(0),
+                                             changeset: Changeset(data: $0.value(at: 2) ?? Data())) }
+                // Back to the state at the cursor: this replica's pushed changes undone, newest first.
+                for entry in pushed.reversed() {
+                    try connection.apply(try entry.changeset.inverted(), filter: { tables.contains($0.lowercased()) }, onConflict: Self.replaceConflicts)
+                }
+                guard !response.entries.isEmpty else {
+                    // Caught up: what the log holds of them is applied; the rest the hub dropped.
+                    try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "inflight")")
+                    return true
+                }
                 for entry in response.entries {
-                    try connection.apply(Changeset(data: entry.changeset), filter: { tables.contains($0.lowercased()) }) { conflict in
-                        switch conflict.kind {
-                        case .data, .conflict: return .replace
-                        case .notFound: return .omit
-                        case .constraint, .foreignKey: return .abort
-                        }
-                    }
+                    try connection.apply(Changeset(data: entry.changeset), filter: { tables.contains($0.lowercased()) }, onConflict: Self.replaceConflicts)
                     try SyncStatus.setState("pulled", .integer(entry.version), connection)
+                }
+                // Pushed changes the log has not reached yet are made again (undone by the next page).
+                let reached = response.entries.last?.version ?? 0
+                for entry in pushed {
+                    if entry.version <= reached {
+                        try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "inflight") WHERE sequence = \(entry.sequence)")
+                    } else {
+                        try connection.apply(entry.changeset, filter: { tables.contains($0.lowercased()) }, onConflict: Self.replaceConflicts)
+                    }
                 }
                 return true
             }
-            if !applied { try await push() }
+            if !applied { try await push() } else if response.entries.isEmpty { return }
+        }
+    }
+
+    /// Remote changes win over what they meet; a change to a row that is gone is dropped.
+    private static func replaceConflicts(_ conflict: Conflict) -> ConflictResolution {
+        switch conflict.kind {
+        case .data, .conflict: return .replace
+        case .notFound: return .omit
+        case .constraint, .foreignKey: return .abort
         }
     }
 }
