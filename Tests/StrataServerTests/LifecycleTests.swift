@@ -9,11 +9,12 @@ import Testing
 @Suite struct LifecycleTests {
     private static let quietLogger = Logger(label: "lifecycle-test", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    /// Waits (bounded: 5 s) until `condition` holds.
+    /// Waits (bounded: 60 s, as other suites can hold the cooperative pool for seconds) until
+    /// `condition` holds.
     private static func eventually(_ condition: () async -> Bool) async throws {
-        let limit = ContinuousClock.now + .seconds(5)
+        let limit = ContinuousClock.now + .seconds(60)
         while !(await condition()) {
-            guard ContinuousClock.now < limit else { Issue.record("condition not met within 5 s"); return }
+            guard ContinuousClock.now < limit else { Issue.record("condition not met within 60 s"); return }
             try await Task.sleep(for: .milliseconds(5))
         }
     }
@@ -38,7 +39,7 @@ import Testing
         let transaction = Task {
             try await database.writeInTransaction { connection in
                 try connection.run("INSERT INTO items(name) VALUES('first')")
-                _ = release.wait(timeout: .now() + 10)
+                _ = release.wait(timeout: .now() + 120)
                 try connection.run("INSERT INTO items(name) VALUES('second')")
             }
         }

@@ -85,11 +85,13 @@ import Testing
         let release = DispatchSemaphore(value: 0)
         async let first: Void = test.database.write { _ in
             started.signal()
-            _ = release.wait(timeout: .now() + 5)
+            // Long bounds: other suites can hold the cooperative pool for seconds, and the first
+            // write must still hold the writer when the test releases it.
+            _ = release.wait(timeout: .now() + 120)
         }
-        await Task.detached { _ = started.wait(timeout: .now() + 5) }.value
+        await Task.detached { _ = started.wait(timeout: .now() + 60) }.value
         async let second: Void = test.database.writeInTransaction { try $0.run("INSERT INTO items(name) VALUES('x')") }
-        let limit = ContinuousClock.now + .seconds(5)
+        let limit = ContinuousClock.now + .seconds(60)
         while test.database.runningWorkCount < 2, ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(1)) }
         try await Task.sleep(for: .milliseconds(50))
         release.signal()
@@ -145,7 +147,7 @@ final class ReaderGate: @unchecked Sendable {
         defer { condition.unlock() }
         arrived += 1
         condition.broadcast()
-        let limit = Date().addingTimeInterval(5)
+        let limit = Date().addingTimeInterval(60)
         while arrived < count, condition.wait(until: limit) {}
     }
 }

@@ -327,7 +327,8 @@ struct Fetched: Sendable {
         // Two intervals plus a fetch is 0.35 s on a quiet machine; the bound leaves room for a
         // loaded CI runner (this suite runs beside every other one), where it once took 3.7 s.
         // Latency is measured in the benchmark package (observe-latency), not asserted here.
-        #expect(Date().timeIntervalSince(committed) < 5, "seen within a few intervals")
+        // A fresh-clone CI run, the pool busy with other suites, once took 8.4 s.
+        #expect(Date().timeIntervalSince(committed) < 30, "seen within a few intervals")
         observed.cancel()
     }
     #endif

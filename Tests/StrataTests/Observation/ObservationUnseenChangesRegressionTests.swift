@@ -20,14 +20,14 @@ import Testing
             defer { blob.close() }
             try blob.write(Data([0xAB, 0xCD]))
         }
-        await observed.wait(seconds: 5) { $0.last == "ABCD" }
+        await observed.wait(seconds: 30) { $0.last == "ABCD" }
         // Inside a transaction, reported with its commit.
         try await database.writeInTransaction { connection in
             let blob = try connection.openBlob(table: "t", column: "b", rowID: 1, writable: true)
             defer { blob.close() }
             try blob.write(Data([0x01]), at: 1)
         }
-        await observed.wait(seconds: 5) { $0.last == "AB01" }
+        await observed.wait(seconds: 30) { $0.last == "AB01" }
         observed.cancel()
     }
 
@@ -45,8 +45,8 @@ import Testing
         await virtual.wait { $0.last == 2 }
         await stored.wait { $0.last == 2 }
         try await database.write { try $0.run("UPDATE t SET x = 5") }
-        await virtual.wait(seconds: 5) { $0.last == 10 }
-        await stored.wait(seconds: 5) { $0.last == 6 }
+        await virtual.wait(seconds: 30) { $0.last == 10 }
+        await stored.wait(seconds: 30) { $0.last == 6 }
         virtual.cancel()
         stored.cancel()
     }
@@ -60,7 +60,7 @@ import Testing
         let observed = ObservedValues(database.observe { try $0.query("SELECT group_concat(v) FROM (SELECT v FROM t ORDER BY v)") as String? ?? "" })
         await observed.wait { $0.last == "a,b" }
         try await database.write { try $0.run("UPDATE OR REPLACE t SET k = 1 WHERE id = 2") }
-        await observed.wait(seconds: 5) { $0.last == "b" }
+        await observed.wait(seconds: 30) { $0.last == "b" }
         observed.cancel()
 
         // A REPLACE conflict clause in the table's definition does the same without OR REPLACE.
@@ -70,7 +70,7 @@ import Testing
         let declared = ObservedValues(database.observe { try $0.query("SELECT count(v) FROM r") as Int? ?? -1 })
         await declared.wait { $0.last == 2 }
         try await database.write { try $0.run("UPDATE r SET k = 1 WHERE id = 2") }
-        await declared.wait(seconds: 5) { $0.last == 1 }
+        await declared.wait(seconds: 30) { $0.last == 1 }
         declared.cancel()
     }
 
@@ -92,7 +92,7 @@ import Testing
         let observed = ObservedValues(queue.observe { try $0.query("SELECT count(*) FROM scratch") as Int? ?? -1 })
         await observed.wait { $0.last == 0 }
         try await queue.perform { try $0.run("INSERT INTO scratch VALUES(1)") }
-        await observed.wait(seconds: 5) { $0.last == 1 }
+        await observed.wait(seconds: 30) { $0.last == 1 }
         observed.cancel()
 
         let database = try Database(storageLocation: .inMemory)
@@ -100,7 +100,7 @@ import Testing
         let onWriter = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM scratch") as Int? ?? -1 })
         await onWriter.wait { $0.last == 0 }
         try await database.write { try $0.run("INSERT INTO scratch VALUES(1)") }
-        await onWriter.wait(seconds: 5) { $0.last == 1 }
+        await onWriter.wait(seconds: 30) { $0.last == 1 }
         onWriter.cancel()
     }
 
@@ -112,14 +112,14 @@ import Testing
         let observed = ObservedValues(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? -1 })
         await observed.wait { $0.last == 1 }
         try queue.execute { try $0.execute("ROLLBACK") }
-        await observed.wait(seconds: 5) { $0.last == 0 }
+        await observed.wait(seconds: 30) { $0.last == 0 }
 
         // Observed before the transaction began, then fetched inside it by a second observation.
         try queue.execute { try $0.execute("BEGIN; INSERT INTO t VALUES(2)") }
         let inside = ObservedValues(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? -1 })
         await inside.wait { $0.last == 1 }
         try queue.execute { try $0.execute("ROLLBACK") }
-        await inside.wait(seconds: 5) { $0.last == 0 }
+        await inside.wait(seconds: 30) { $0.last == 0 }
         observed.cancel()
         inside.cancel()
     }
@@ -145,7 +145,7 @@ import Testing
             return outcome.current
         }
         #expect(result?.isSuccess == true)
-        await observed.wait(seconds: 5) { $0.last == 3 }
+        await observed.wait(seconds: 30) { $0.last == 3 }
         observed.cancel()
     }
 
@@ -163,7 +163,7 @@ import Testing
         let observed = ObservedValues(database.observe { try $0.query("PRAGMA freelist_count") as Int? ?? -1 })
         await observed.wait { ($0.last ?? 0) > 0 }
         try await database.write { try $0.execute("VACUUM") }
-        await observed.wait(seconds: 5) { $0.last == 0 }
+        await observed.wait(seconds: 30) { $0.last == 0 }
         observed.cancel()
     }
 
@@ -176,7 +176,7 @@ import Testing
         let observed = ObservedValues(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? -1 })
         await observed.wait { $0.last == 0 }
         try queue.execute { try $0.deserialize(bytes) }
-        await observed.wait(seconds: 5) { $0.last == 2 }
+        await observed.wait(seconds: 30) { $0.last == 2 }
         observed.cancel()
     }
 }
