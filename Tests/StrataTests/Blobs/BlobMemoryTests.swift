@@ -54,7 +54,12 @@ private struct BlobStreamFailure: Error, CustomStringConvertible {
             let large = try peakResidentKiB(streaming: 100, in: directory)
             let growth = large - baseline
             print("blob stream peak RSS: 1 MiB run \(baseline) KiB, 100 MiB run \(large) KiB, growth \(growth) KiB")
-            #expect(growth < 40 * 1024, "streaming 100 MiB raised the peak RSS by \(growth) KiB")
+            // AddressSanitizer's shadow memory and allocator metadata grow with what SQLite's page
+            // cache and the chunk buffers touch (a fresh-clone CI run measured 49 MiB): a copy of
+            // the blob would still cost more than 100 MiB there, so 80 MiB still tells them apart.
+            let underAddressSanitizer = ProcessInfo.processInfo.environment["STRATA_SANITIZER"] == "address"
+            let bound = (underAddressSanitizer ? 80 : 40) * 1024
+            #expect(growth < bound, "streaming 100 MiB raised the peak RSS by \(growth) KiB (bound \(bound) KiB)")
         }
     }
 }
