@@ -49,9 +49,11 @@ public final class SyncHub: Sendable {
             try connection.transaction {
                 try schema(connection)
                 try connection.execute("""
-                    CREATE TABLE \(syncTablePrefix)log(version INTEGER PRIMARY KEY AUTOINCREMENT, replica TEXT NOT NULL, sequence INTEGER NOT NULL, changeset BLOB NOT NULL);
+                    CREATE TABLE \(syncTablePrefix)log(version INTEGER PRIMARY KEY AUTOINCREMENT, replica TEXT NOT NULL, sequence INTEGER NOT NULL, changeset BLOB NOT NULL,
+                        at INTEGER NOT NULL DEFAULT (CAST(strftime('%s', 'now') AS INTEGER)));
                     CREATE TABLE \(syncTablePrefix)applied(replica TEXT NOT NULL, sequence INTEGER NOT NULL, version INTEGER NOT NULL, conflicts TEXT NOT NULL, PRIMARY KEY(replica, sequence)) WITHOUT ROWID;
                     """)
+                try Self.prepareBookkeeping(connection)
             }
             try connection.execute("PRAGMA foreign_keys = ON")
             spaces.withLock { $0[name] = ConnectionQueue(connection: connection) }
@@ -99,10 +101,14 @@ public final class SyncHub: Sendable {
         }
     }
 
-    /// The log entries after the request's cursor.
+    /// The log entries after the request's cursor; when the hub has trimmed entries after it, none,
+    /// with `snapshotNeeded` set.
     public func pull(_ request: SyncPullRequest) throws -> SyncPullResponse {
         try queue(of: request.space).execute { connection in
             try Self.checkSchema(request.tables, request.schemaFingerprint, connection)
+            if request.after < (try Self.trimmedThrough(connection)) {
+                return SyncPullResponse(entries: [], hubVersion: try Self.currentVersion(connection), snapshotNeeded: true)
+            }
             let rows: [Row] = try connection.query(literal: """
                 SELECT version, replica, sequence, changeset FROM \(identifier: syncTablePrefix + "log")
                 WHERE version > \(request.after) ORDER BY version LIMIT \(max(1, request.limit))
@@ -115,7 +121,81 @@ public final class SyncHub: Sendable {
         }
     }
 
+    /// The synced tables as they are now, with the version they are at, for a replica to start
+    /// from: a new one (``SyncReplica/bootstrap()``), or one whose cursor is behind the trimmed log.
+    /// - Throws: ``SyncError/schemaMismatch(local:remote:)`` or ``SyncError/unknownSpace(_:)``
+    ///   as a pull does.
+    public func snapshot(_ request: SyncSnapshotRequest) throws -> SyncSnapshot {
+        try queue(of: request.space).execute { connection in
+            try Self.checkSchema(request.tables, request.schemaFingerprint, connection)
+            // The queue runs one closure at a time and every write to the space goes through it,
+            // so the version and the image agree.
+            let version = try Self.currentVersion(connection)
+            let copy = try Connection(deserializing: try connection.serialize())
+            // The image carries the space's tables, not the hub's bookkeeping (the log can be far
+            // larger than the tables it made).
+            let bookkeeping: [String] = try copy.query(literal: """
+                SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, \(syncTablePrefix.utf8.count)) = \(syncTablePrefix)
+                """)
+            for table in bookkeeping { try copy.execute("DROP TABLE " + quoteIdentifier(table)) }
+            try copy.execute("VACUUM")
+            return SyncSnapshot(version: version, database: try copy.serialize())
+        }
+    }
+
+    /// Removes log entries, keeping the newest `count`; returns how many went. A replica whose
+    /// cursor is behind what was removed catches up from a ``snapshot(_:)``.
+    @discardableResult
+    public func trimLog(ofSpace name: String, keepingLast count: Int) throws -> Int {
+        try trim(name) { connection in
+            let newest = try Self.currentVersion(connection)
+            return newest - Int64(max(0, count))
+        }
+    }
+
+    /// Removes log entries the hub applied before `date` (to the second); returns how many went.
+    @discardableResult
+    public func trimLog(ofSpace name: String, olderThan date: Date) throws -> Int {
+        try trim(name) { connection in
+            let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+            return try connection.query(literal: """
+                SELECT coalesce(max(version), 0) FROM \(identifier: syncTablePrefix + "log") WHERE at < \(seconds)
+                """) ?? 0
+        }
+    }
+
     // MARK: - Internals
+
+    /// Removes the log through the version `horizon` returns, and remembers that it did.
+    private func trim(_ name: String, horizon: @escaping (Connection) throws -> Int64) throws -> Int {
+        try queue(of: name).execute { connection in
+            try connection.transaction(transactionType: .immediate) {
+                let through = try horizon(connection)
+                guard through > (try Self.trimmedThrough(connection)) else { return 0 }
+                try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "log") WHERE version <= \(through)")
+                let removed = connection.changes
+                try connection.run(literal: """
+                    INSERT INTO \(identifier: syncTablePrefix + "meta")(key, value) VALUES ('trimmed_through', \(through))
+                    ON CONFLICT(key) DO UPDATE SET value = excluded.value
+                    """)
+                return removed
+            }
+        }
+    }
+
+    /// Tables a space needs beside its log and applied entries (also in a space made before them).
+    private static func prepareBookkeeping(_ connection: Connection) throws {
+        try connection.execute("CREATE TABLE IF NOT EXISTS \(syncTablePrefix)meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID")
+        let logColumns = try connection.schemaReader.columns(ofTable: syncTablePrefix + "log").map { $0.name.lowercased() }
+        if !logColumns.contains("at") {
+            try connection.execute("ALTER TABLE \(syncTablePrefix)log ADD COLUMN at INTEGER NOT NULL DEFAULT 0")
+        }
+    }
+
+    /// The newest version the log has dropped (0 when it has dropped none).
+    private static func trimmedThrough(_ connection: Connection) throws -> Int64 {
+        try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "meta") WHERE key = 'trimmed_through'") ?? 0
+    }
 
     private func fileURL(of space: String) -> URL { directory.appendingPathComponent(space + ".sqlite") }
 
@@ -128,14 +208,19 @@ public final class SyncHub: Sendable {
             let connection = try Connection(storageLocation: .onDisk(url.path))
             try connection.execute("PRAGMA foreign_keys = ON")
             guard try connection.schemaReader.table(named: syncTablePrefix + "log") != nil else { throw SyncError.unknownSpace(name) }
+            try Self.prepareBookkeeping(connection)
             let queue = ConnectionQueue(connection: connection)
             spaces[name] = queue
             return queue
         }
     }
 
+    /// The newest version: AUTOINCREMENT's counter, which a trimmed (even empty) log keeps.
     private static func currentVersion(_ connection: Connection) throws -> Int64 {
-        try connection.query(literal: "SELECT coalesce(max(version), 0) FROM \(identifier: syncTablePrefix + "log")") ?? 0
+        try connection.query(literal: """
+            SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = \(syncTablePrefix + "log")), 0),
+                       coalesce((SELECT max(version) FROM \(identifier: syncTablePrefix + "log")), 0))
+            """) ?? 0
     }
 
     private static func checkSchema(_ tables: [String], _ fingerprint: String, _ connection: Connection) throws {

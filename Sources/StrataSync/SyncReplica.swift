@@ -19,7 +19,9 @@ import Strata
 /// process reaches the hub only if made through a replica there. A pull is applied when the
 /// outbox is empty (after a push): it undoes this replica's pushed changes, applies the hub's log
 /// in the hub's order (which holds the hub's account of those changes, conflicts settled), and
-/// so ends where the hub is. Pulls are ordinary commits, which observations see.
+/// so ends where the hub is. Pulls are ordinary commits, which observations see. A replica whose
+/// cursor is behind the hub's trimmed log (``SyncHub/trimLog(ofSpace:keepingLast:)``) catches up
+/// from a ``SyncSnapshot``, as ``bootstrap()`` does for a new one.
 public final class SyncReplica: Sendable {
     /// The local database the replica keeps the space in.
     public let database: Database
@@ -37,7 +39,9 @@ public final class SyncReplica: Sendable {
 
     /// Prepares `database` to sync `tables` of `space` (creating the outbox and state tables).
     /// - Throws: ``SyncError/tableNeedsGlobalKey(table:)`` for a table without a key every
-    ///   replica agrees on; ``SyncError/refused(_:)`` for a missing table.
+    ///   replica agrees on; ``SyncError/refused(_:)`` for a missing table;
+    ///   `ChangesetError.generatedColumnsUnsupported(table:)` for a table with generated columns
+    ///   where the linked SQLite's session extension cannot record them (3.40 cannot).
     public init(database: Database, replicaID: String, space: String, tables: [String], transport: any SyncTransport) throws {
         self.database = database
         self.replicaID = replicaID
@@ -46,6 +50,9 @@ public final class SyncReplica: Sendable {
         self.transport = transport
         fingerprint = try database.executeWrite { connection in
             for table in tables { _ = try SchemaFingerprint.keyColumns(of: table, in: connection) }
+            // Refuses here, by name, a table the session extension cannot record (generated
+            // columns on SQLite 3.40), rather than failing every write.
+            try connection.recordChanges(tables: tables).close()
             try connection.execute("""
                 CREATE TABLE IF NOT EXISTS \(syncTablePrefix)outbox(sequence INTEGER PRIMARY KEY AUTOINCREMENT, changeset BLOB NOT NULL);
                 CREATE TABLE IF NOT EXISTS \(syncTablePrefix)state(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -97,6 +104,17 @@ public final class SyncReplica: Sendable {
                 _ = try? await self.database.write { try SyncStatus.setState("last_error", .text(message), $0) }
                 throw error
             }
+        }
+    }
+
+    /// Catches up from a snapshot of the hub's synced tables rather than its log, then pulls what
+    /// came after: for a new replica of a space with a long history. Local writes are pushed first
+    /// and the replica's rows of the synced tables become the hub's.
+    public func bootstrap() async throws {
+        try await syncing.run {
+            try await self.push()
+            try await self.catchUpFromSnapshot()
+            try await self.pull()
         }
     }
 
@@ -160,6 +178,11 @@ public final class SyncReplica: Sendable {
             let after: Int64 = try await lastPulledVersion
             let response = try await transport.pull(SyncPullRequest(space: space, replicaID: replicaID, tables: tables,
                                                                     schemaFingerprint: fingerprint, after: after, limit: 500))
+            if response.snapshotNeeded {
+                // The hub trimmed the log past this replica's cursor.
+                try await catchUpFromSnapshot()
+                continue
+            }
             let tables = Set(self.tables.map { $0.lowercased() })
             let applied: Bool = try await database.writeInTransaction(transactionType: .immediate) { connection in
                 let pending: Int = try connection.query(literal: "SELECT count(*) FROM \(identifier: syncTablePrefix + "outbox")") ?? 0
@@ -195,6 +218,96 @@ public final class SyncReplica: Sendable {
             }
             if !applied { try await push() } else if response.entries.isEmpty { return }
         }
+    }
+
+    /// Replaces the synced tables' rows with a hub snapshot's, in one transaction: the log entries
+    /// up to the snapshot's version are in it, so pushed changes it covers are done, and those it
+    /// does not are made again, as after a pull.
+    private func catchUpFromSnapshot() async throws {
+        let request = SyncSnapshotRequest(space: space, replicaID: replicaID, tables: tables, schemaFingerprint: fingerprint)
+        for _ in 0..<100 {
+            let snapshot = try await transport.snapshot(request)
+            let tables = self.tables
+            let applied: Bool = try await database.writeWithoutTransaction { connection in
+                // ATTACH cannot run inside a transaction, so the image is attached around it.
+                let schema = "strata_sync_snapshot"
+                try connection.execute("ATTACH ':memory:' AS " + quoteIdentifier(schema))
+                defer { try? connection.execute("DETACH " + quoteIdentifier(schema)) }
+                do {
+                    // Writable: BEGIN IMMEDIATE would fail on a read-only attached schema. It is
+                    // the replica's own in-memory copy and nothing writes it.
+                    try connection.deserialize(snapshot.database, schema: schema)
+                } catch {
+                    throw SyncError.refused("the hub's snapshot of \(request.space) is not a database: \(error)")
+                }
+                // A damaged image may open and fail only where a copy reads it: check it whole first.
+                let check: [String] = (try? connection.query("PRAGMA " + quoteIdentifier(schema) + ".quick_check")) ?? ["unreadable"]
+                guard check == ["ok"] else {
+                    throw SyncError.refused("the hub's snapshot of \(request.space) is damaged: \(check.prefix(3).joined(separator: "; "))")
+                }
+                return try connection.transaction(transactionType: .immediate) {
+                    let pending: Int = try connection.query(literal: "SELECT count(*) FROM \(identifier: syncTablePrefix + "outbox")") ?? 0
+                    guard pending == 0 else { return false }
+                    try Self.copyTables(Self.childrenFirst(tables, connection), from: schema, on: connection)
+                    let inflight: [Row] = try connection.query(literal: """
+                        SELECT sequence, version, changeset FROM \(identifier: syncTablePrefix + "inflight") ORDER BY sequence
+                        """)
+                    let synced = Set(tables.map { $0.lowercased() })
+                    for row in inflight {
+                        let sequence: Int64 = row.value(at: 0) ?? 0
+                        let version: Int64 = row.value(at: 1) ?? 0
+                        if version <= snapshot.version {
+                            try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "inflight") WHERE sequence = \(sequence)")
+                        } else {
+                            try connection.apply(Changeset(data: row.value(at: 2) ?? Data()), filter: { synced.contains($0.lowercased()) },
+                                                 onConflict: Self.replaceConflicts)
+                        }
+                    }
+                    try SyncStatus.setState("pulled", .integer(snapshot.version), connection)
+                    return true
+                }
+            }
+            if applied { return }
+            try await push()
+        }
+        throw SyncError.refused("the outbox kept filling while catching up from a snapshot of \(request.space)")
+    }
+
+    /// Empties each synced table and fills it from the attached snapshot, with values copied by
+    /// SQLite itself (no conversion: invalid UTF-8 text, -0.0 and blobs stay as they were).
+    private static func copyTables(_ tables: [String], from schema: String, on connection: Connection) throws {
+        try connection.withForeignKeysDeferred {
+            for table in tables {
+                try connection.run(literal: "DELETE FROM \(identifier: "main").\(identifier: table)")
+            }
+            for table in tables.reversed() {
+                let columns = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map { quoteIdentifier($0.name) }
+                    .joined(separator: ", ")
+                try connection.run(literal: SQLFragment(sql: "INSERT INTO " + quoteIdentifier("main") + "." + quoteIdentifier(table)
+                    + "(" + columns + ") SELECT " + columns + " FROM " + quoteIdentifier(schema) + "." + quoteIdentifier(table)))
+            }
+        }
+    }
+
+    /// The synced tables with every table before the synced tables it references, so emptying them
+    /// in this order never meets an `ON DELETE RESTRICT` (a cycle keeps its declared order).
+    private static func childrenFirst(_ tables: [String], _ connection: Connection) throws -> [String] {
+        var parents: [String: Set<String>] = [:]
+        let names = Set(tables.map { $0.lowercased() })
+        for table in tables {
+            parents[table.lowercased()] = Set(try connection.schemaReader.foreignKeys(ofTable: table).map { $0.parentTable.lowercased() })
+                .intersection(names).subtracting([table.lowercased()])
+        }
+        var ordered: [String] = []
+        var remaining = tables
+        while !remaining.isEmpty {
+            // A table no remaining table references goes next.
+            let next = remaining.firstIndex { candidate in
+                !remaining.contains { other in other != candidate && parents[other.lowercased()]?.contains(candidate.lowercased()) == true }
+            } ?? 0
+            ordered.append(remaining.remove(at: next))
+        }
+        return ordered
     }
 
     /// Remote changes win over what they meet; a change to a row that is gone is dropped.

@@ -210,7 +210,44 @@ public struct SyncPullRequest: Codable, Sendable {
 public struct SyncPullResponse: Codable, Sendable {
     public var entries: [SyncLogEntry]
     public var hubVersion: Int64
-    public init(entries: [SyncLogEntry], hubVersion: Int64) { self.entries = entries; self.hubVersion = hubVersion }
+    /// The hub has trimmed the log entries after the cursor: the replica catches up from a
+    /// ``SyncSnapshot`` instead (``SyncReplica/pull()`` does so by itself).
+    public var snapshotNeeded: Bool
+    public init(entries: [SyncLogEntry], hubVersion: Int64, snapshotNeeded: Bool = false) {
+        self.entries = entries; self.hubVersion = hubVersion; self.snapshotNeeded = snapshotNeeded
+    }
+
+    private enum CodingKeys: String, CodingKey { case entries, hubVersion, snapshotNeeded }
+
+    // A hub from before log trimming sends no `snapshotNeeded`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        entries = try container.decode([SyncLogEntry].self, forKey: .entries)
+        hubVersion = try container.decode(Int64.self, forKey: .hubVersion)
+        snapshotNeeded = try container.decodeIfPresent(Bool.self, forKey: .snapshotNeeded) ?? false
+    }
+}
+
+/// A replica's request for a snapshot of the synced tables, for the space and tables whose schema
+/// it names.
+public struct SyncSnapshotRequest: Codable, Sendable {
+    public var space: String
+    public var replicaID: String
+    public var tables: [String]
+    public var schemaFingerprint: String
+    public init(space: String, replicaID: String, tables: [String], schemaFingerprint: String) {
+        self.space = space; self.replicaID = replicaID; self.tables = tables; self.schemaFingerprint = schemaFingerprint
+    }
+}
+
+/// A space's synced tables at one hub version: a SQLite database image holding those tables (and
+/// none of the hub's log), which a replica copies from and then pulls after ``version``.
+public struct SyncSnapshot: Sendable, Equatable {
+    /// The hub version the image is at: every log entry up to it is in the image.
+    public var version: Int64
+    /// The image's bytes (as `Connection.serialize()` writes them).
+    public var database: Data
+    public init(version: Int64, database: Data) { self.version = version; self.database = database }
 }
 
 /// Carries pushes and pulls to a hub: in process (``InProcessSyncTransport``) or over a network.
@@ -219,6 +256,17 @@ public protocol SyncTransport: Sendable {
     func push(_ request: SyncPushRequest) async throws -> SyncPushResponse
     /// Asks the hub for log entries after a version.
     func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse
+    /// Downloads the synced tables as they are at the hub's newest version, for a new replica or
+    /// one behind the hub's trimmed log.
+    func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot
+}
+
+extension SyncTransport {
+    /// A transport written before snapshots existed cannot fetch one: such a replica syncs only
+    /// while the hub keeps the log after its cursor.
+    public func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot {
+        throw SyncError.refused("this transport (\(type(of: self))) cannot download a snapshot of \(request.space)")
+    }
 }
 
 /// A transport to a hub in the same process.
@@ -229,6 +277,7 @@ public struct InProcessSyncTransport: SyncTransport {
     public init(hub: SyncHub) { self.hub = hub }
     public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try hub.push(request) }
     public func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
+    public func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.snapshot(request) }
 }
 
 /// The synced tables' definitions as both sides read them (column names, declared types, key

@@ -24,6 +24,7 @@ public enum SyncWire {
 
     private struct PullHeader: Codable {
         var hubVersion: Int64
+        var snapshotNeeded: Bool?
         var entries: [Entry]
         struct Entry: Codable { var version: Int64; var replicaID: String; var sequence: Int64; var count: Int }
     }
@@ -43,7 +44,7 @@ public enum SyncWire {
     }
 
     public static func encode(_ response: SyncPullResponse) throws -> Data {
-        let header = PullHeader(hubVersion: response.hubVersion, entries: response.entries.map {
+        let header = PullHeader(hubVersion: response.hubVersion, snapshotNeeded: response.snapshotNeeded ? true : nil, entries: response.entries.map {
             .init(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, count: $0.changeset.count)
         })
         return try frame(header, response.entries.map(\.changeset))
@@ -54,7 +55,23 @@ public enum SyncWire {
         let changesets = try split(body, counts: header.entries.map(\.count))
         return SyncPullResponse(entries: zip(header.entries, changesets).map {
             SyncLogEntry(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, changeset: $1)
-        }, hubVersion: header.hubVersion)
+        }, hubVersion: header.hubVersion, snapshotNeeded: header.snapshotNeeded ?? false)
+    }
+
+    private struct SnapshotHeader: Codable {
+        var version: Int64
+        var count: Int
+    }
+
+    public static func encode(_ snapshot: SyncSnapshot) throws -> Data {
+        try frame(SnapshotHeader(version: snapshot.version, count: snapshot.database.count), [snapshot.database])
+    }
+
+    public static func decodeSnapshot(_ data: Data) throws -> SyncSnapshot {
+        let (header, body): (SnapshotHeader, Data) = try unframe(data)
+        guard header.version >= 0 else { throw SyncError.refused("the snapshot's version \(header.version) is negative") }
+        let image = try split(body, counts: [header.count])[0]
+        return SyncSnapshot(version: header.version, database: Data(image))
     }
 
     private static func frame<Header: Encodable>(_ header: Header, _ payloads: [Data]) throws -> Data {
@@ -145,6 +162,17 @@ public struct HTTPSyncTransport: SyncTransport {
         ]
         guard let pullURL = components?.url else { throw SyncError.refused("cannot make a pull URL from \(url)") }
         return try SyncWire.decodePullResponse(try await send(URLRequest(url: pullURL)))
+    }
+
+    public func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot {
+        var components = URLComponents(url: spaceURL(request.space, "snapshot"), resolvingAgainstBaseURL: false)
+        components?.queryItems = [
+            URLQueryItem(name: "replica", value: request.replicaID),
+            URLQueryItem(name: "tables", value: request.tables.joined(separator: ",")),
+            URLQueryItem(name: "fingerprint", value: request.schemaFingerprint),
+        ]
+        guard let snapshotURL = components?.url else { throw SyncError.refused("cannot make a snapshot URL from \(url)") }
+        return try SyncWire.decodeSnapshot(try await send(URLRequest(url: snapshotURL)))
     }
 
     private func spaceURL(_ space: String, _ action: String) -> URL {

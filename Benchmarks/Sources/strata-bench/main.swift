@@ -113,6 +113,9 @@ func cell(_ measurement: Measurement) -> String {
 let kinds = Workloads.Kind.allCases.filter { options.filter == nil || $0.rawValue.contains(options.filter!) }
 var results: [Result] = []
 var nioResults: [NIOWorkloads.Result] = []
+#if !canImport(Darwin)
+var syncResults: [SyncWorkloads.Result] = []
+#endif
 do {
     for kind in kinds {
         if !options.json { FileHandle.standardError.write(Data("running \(kind.rawValue)...\n".utf8)) }
@@ -130,6 +133,9 @@ do {
     results += try TableValuedFunctionWorkloads.measureAll()
     nioResults = try NIOWorkloads.measureAll()
     results += try await BlobWorkloads.measureAll()
+    #if !canImport(Darwin)
+    syncResults = try await SyncWorkloads.measureAll()
+    #endif
 } catch {
     FileHandle.standardError.write(Data("strata-bench failed: \(error)\n".utf8))
     exit(1)
@@ -157,7 +163,20 @@ if options.json {
             "sqlite_nio_ms": result.nio.median as Any? ?? NSNull(),
         ]
     }
-    let data = try JSONSerialization.data(withJSONObject: objects + nioObjects, options: [.prettyPrinted, .sortedKeys])
+    var syncObjects: [[String: Any]] = []
+    #if !canImport(Darwin)
+    syncObjects = syncResults.map { result in
+        [
+            "workload": result.workload,
+            "rows": result.rows,
+            "baseline": result.baselineName,
+            "baseline_ms": result.baseline.median as Any? ?? NSNull(),
+            "sync_ms": result.sync.median as Any? ?? NSNull(),
+            "sync_baseline_ratio": result.sync.median.flatMap { s in result.baseline.median.map { s / $0 } } as Any? ?? NSNull(),
+        ]
+    }
+    #endif
+    let data = try JSONSerialization.data(withJSONObject: objects + nioObjects + syncObjects, options: [.prettyPrinted, .sortedKeys])
     print(String(decoding: data, as: UTF8.self))
 } else {
     print("Runs: \(options.runs) (after one warm-up round), medians in ms (min–max)\n")
@@ -174,4 +193,14 @@ if options.json {
             print("| \(result.workload) | \(result.rows) | \(cell(result.raw)) | \(cell(result.strata)) | \(cell(result.grdb)) | \(cell(result.nio)) | \(ratio(result.strata.median, result.raw.median)) | \(ratio(result.nio.median, result.raw.median)) | \(ratio(result.nio.median, result.strata.median)) |")
         }
     }
+    #if !canImport(Darwin)
+    if !syncResults.isEmpty {
+        print("\nStrataSync against the same work without sync (in process), same run:\n")
+        print("| workload | rows | baseline | baseline ms | StrataSync ms | ratio |")
+        print("|---|---:|---|---:|---:|---:|")
+        for result in syncResults {
+            print("| \(result.workload) | \(result.rows) | \(result.baselineName) | \(cell(result.baseline)) | \(cell(result.sync)) | \(ratio(result.sync.median, result.baseline.median)) |")
+        }
+    }
+    #endif
 }

@@ -51,8 +51,14 @@ public final class ChangeSession {
 
     /// Records one more table too.
     ///
-    /// - Throws: ``ChangesetError/sessionClosed``; `SQLiteError` from SQLite.
+    /// - Throws: ``ChangesetError/sessionClosed``; ``ChangesetError/generatedColumnsUnsupported(table:)``
+    ///   for a table with generated columns where the linked SQLite cannot record them;
+    ///   `SQLiteError` from SQLite.
     public func attach(table: String) throws {
+        if !SessionExtension.recordsGeneratedColumns,
+           try connection.schemaReader.columns(ofTable: table).contains(where: { $0.hidden == 2 || $0.hidden == 3 }) {
+            throw ChangesetError.generatedColumnsUnsupported(table: table)
+        }
         try checkSession(sqlite3session_attach(try open(), table), "session")
         if tables != nil, !(tables ?? []).contains(where: { sameIdentifier($0, table) }) { tables?.append(table) }
     }

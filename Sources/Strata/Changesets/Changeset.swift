@@ -19,6 +19,9 @@ public enum ChangesetError: Error, Equatable, Sendable, CustomStringConvertible 
     case tooLarge(bytes: Int)
     /// The option needs a newer SQLite than the one linked.
     case optionUnavailable(String)
+    /// The table has generated columns, whose changes the linked SQLite's session extension
+    /// cannot record (it fails every changeset with "database schema has changed").
+    case generatedColumnsUnsupported(table: String)
 
     /// A sentence that says what happened and what to do.
     public var description: String {
@@ -31,6 +34,8 @@ public enum ChangesetError: Error, Equatable, Sendable, CustomStringConvertible 
             return "A changeset of \(bytes) bytes is over SQLite's 2 GiB in-memory limit; use the streaming forms"
         case .optionUnavailable(let option):
             return "\(option) needs a newer SQLite than \(String(cString: sqlite3_libversion()))"
+        case .generatedColumnsUnsupported(let table):
+            return "Table \(table) has generated columns, which the session extension of SQLite \(String(cString: sqlite3_libversion())) cannot record (every changeset would fail with SQLITE_SCHEMA); record a table without them, or compute the value in a view"
         }
     }
 }
@@ -43,6 +48,27 @@ enum SessionExtension {
     static func require() throws {
         guard isAvailable else { throw ChangesetError.sessionExtensionUnavailable }
     }
+
+    /// Whether a session can record a table with a generated column: SQLite 3.40's counts the
+    /// generated column in the pre-update hook but not in `table_info`, and answers SQLITE_SCHEMA.
+    /// Asked once, of the linked library itself, on a private in-memory database.
+    static let recordsGeneratedColumns: Bool = {
+        guard isAvailable else { return false }
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let db else { return false }
+        defer { sqlite3_close_v2(db) }
+        guard sqlite3_exec(db, "CREATE TABLE t(k INTEGER PRIMARY KEY, a, g AS (a))", nil, nil, nil) == SQLITE_OK else { return false }
+        var session: OpaquePointer?
+        guard sqlite3session_create(db, "main", &session) == SQLITE_OK, let session else { return false }
+        defer { sqlite3session_delete(session) }
+        guard sqlite3session_attach(session, "t") == SQLITE_OK,
+              sqlite3_exec(db, "INSERT INTO t(k, a) VALUES (1, 2)", nil, nil, nil) == SQLITE_OK else { return false }
+        var count: Int32 = 0
+        var bytes: UnsafeMutableRawPointer?
+        let code = sqlite3session_changeset(session, &count, &bytes)
+        sqlite3_free(bytes)
+        return code == SQLITE_OK && count > 0
+    }()
 }
 
 /// The kind of change a ``Change`` records (`.insert`, `.update`, `.delete`): the one row

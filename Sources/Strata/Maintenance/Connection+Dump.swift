@@ -194,7 +194,7 @@ private struct DumpWriter {
 
     init(connection: Connection) throws {
         self.connection = connection
-        self.reals = try RealFormatter(connection: connection)
+        self.reals = RealFormatter()
     }
 
     func write<Output: TextOutputStream>(to output: inout Output, tables filter: [String]?) throws {
@@ -403,44 +403,15 @@ private func hexLiteral(_ bytes: UnsafeRawBufferPointer) -> String {
     }
 }
 
-/// Writes REAL literals that SQLite reads back as the same double. Swift prints the shortest
-/// digits that round-trip in Swift, but SQLite's own text-to-double conversion (before 3.43)
-/// is not always correctly rounded: each literal is checked by having SQLite convert it, the
-/// conversion its parser uses, and longer forms are tried when it comes back different.
-final class RealFormatter {
-    private let check: SQLiteStatementHandle?
-    private unowned let connection: Connection
+/// Writes REAL literals that SQLite reads back as the same double (the kernel's
+/// `exactRealLiteral`, checked against the linked SQLite's own reader), and the infinities as
+/// SQLite's shell writes them.
+package struct RealFormatter {
+    package init() {}
 
-    init(connection: Connection) throws {
-        self.connection = connection
-        var statement: SQLiteStatementHandle?
-        try connection.check(sqlite3_prepare_v2(connection.handle, "SELECT CAST(? AS REAL)", -1, &statement, nil))
-        check = statement
-    }
-
-    deinit { sqlite3_finalize(check) }
-
-    func literal(_ value: Double) -> String {
+    package func literal(_ value: Double) -> String {
         if value.isNaN { return "NULL" }
         if value.isInfinite { return value > 0 ? "1e999" : "-1e999" }
-        var shortest = "\(value)"
-        if !shortest.contains(where: { $0 == "." || $0 == "e" }) { shortest += ".0" }
-        for candidate in [shortest, String(format: "%.17e", value)] where readsBack(candidate, as: value) {
-            return candidate
-        }
-        // Very small or large magnitudes: the kernel's exact product form.
-        let product = realProductLiteral(value)
-        return readsBack(product, as: value, expression: true) ? product : shortest
-    }
-
-    private func readsBack(_ text: String, as value: Double, expression: Bool = false) -> Bool {
-        if expression {
-            let read: Double? = try? connection.query("SELECT " + text)
-            return read?.bitPattern == value.bitPattern
-        }
-        guard let check else { return true }
-        defer { sqlite3_reset(check) }
-        guard sqlite3_bind_text(check, 1, text, -1, sqliteTransient) == SQLITE_OK, sqlite3_step(check) == SQLITE_ROW else { return false }
-        return sqlite3_column_double(check, 0).bitPattern == value.bitPattern
+        return exactRealLiteral(value)
     }
 }

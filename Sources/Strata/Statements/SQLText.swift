@@ -50,18 +50,59 @@ package func quoteStringLiteral(_ text: String) -> String {
     quoted(text, by: UInt8(ascii: "'"))
 }
 
-/// A literal SQLite reads as exactly `value` (finite). The shortest decimal reads back exactly
-/// for ordinary magnitudes; near the ends of the range SQLite's decimal reader (before 3.47)
-/// rounds, so such a value is written as a significand times powers of two, each read exactly,
-/// whose product is exact.
+/// A literal SQLite reads as exactly `value` (finite): the shortest decimal when the linked
+/// SQLite reads it back exactly, else a significand times powers of two, each read exactly, whose
+/// product is exact. SQLite's decimal reader before 3.47 is off by one bit for about one value in
+/// ten thousand at any magnitude (5.066453936035476e+245 reads as ...4755e+245) and for many near
+/// the ends of the range, so the linked library itself is asked.
 package func exactRealLiteral(_ value: Double) -> String {
-    let magnitude = value.magnitude
-    if magnitude == 0 || (magnitude >= 0x1p-900 && magnitude <= 0x1p900) {
-        var shortest = "\(value)"
-        if !shortest.unicodeScalars.contains(where: { $0 == "." || $0 == "e" }) { shortest += ".0" }
-        return shortest
+    var shortest = "\(value)"
+    if !shortest.unicodeScalars.contains(where: { $0 == "." || $0 == "e" }) { shortest += ".0" }
+    if value == 0 { return shortest }
+    let reader = LinkedRealReader.shared
+    for candidate in [shortest, String(format: "%.17e", value)] where reader.reads(candidate, as: value) {
+        return candidate
     }
-    return realProductLiteral(value)
+    let product = realProductLiteral(value)
+    return reader.evaluates(product, to: value) ? product : shortest
+}
+
+/// SQLite's own decimal reader (the one its tokenizer uses for a REAL literal, reached through
+/// `CAST(text AS REAL)`), on a private in-memory database.
+final class LinkedRealReader: @unchecked Sendable {  // the handle and statement are used under `lock` only
+    static let shared = LinkedRealReader()
+    private let lock = NSLock()
+    private var database: OpaquePointer?
+    private var statement: OpaquePointer?
+
+    private init() {
+        guard sqlite3_open_v2(":memory:", &database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else { return }
+        sqlite3_prepare_v2(database, "SELECT CAST(?1 AS REAL)", -1, &statement, nil)
+    }
+
+    /// Whether SQLite reads `text` as exactly `value`; false when it cannot be asked (then the
+    /// caller writes the exact product, which needs no reader).
+    func reads(_ text: String, as value: Double) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let statement else { return false }
+        defer { sqlite3_reset(statement) }
+        guard sqlite3_bind_text(statement, 1, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self)) == SQLITE_OK,
+              sqlite3_step(statement) == SQLITE_ROW, sqlite3_column_type(statement, 0) == SQLITE_FLOAT else { return false }
+        return sqlite3_column_double(statement, 0).bitPattern == value.bitPattern
+    }
+
+    /// Whether SQLite evaluates the expression `sql` (a product of literals) to exactly `value`.
+    func evaluates(_ sql: String, to value: Double) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let database else { return true }
+        var expression: OpaquePointer?
+        guard sqlite3_prepare_v2(database, "SELECT " + sql, -1, &expression, nil) == SQLITE_OK, let expression else { return false }
+        defer { sqlite3_finalize(expression) }
+        guard sqlite3_step(expression) == SQLITE_ROW else { return false }
+        return sqlite3_column_double(expression, 0).bitPattern == value.bitPattern
+    }
 }
 
 /// `value` (finite) as `(significand*2^k*...)`: each factor reads exactly and scaling by a power

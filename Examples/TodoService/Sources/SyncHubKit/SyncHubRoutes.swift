@@ -28,7 +28,11 @@ public typealias SyncHubAuthorizer = @Sendable (_ token: String?, _ space: Strin
 /// - `POST /spaces/:space/push`: a ``SyncWire`` push body → the `SyncPushResponse` as JSON
 /// - `GET /spaces/:space/pull?replica=&tables=&fingerprint=&after=&limit=&wait=`: log entries
 ///   after `after` as a ``SyncWire`` body; with `wait` (milliseconds) it answers as soon as the
-///   space has a newer version, or empty when the wait ends (a long poll)
+///   space has a newer version, or empty when the wait ends (a long poll); `snapshotNeeded` when
+///   the hub trimmed the log after `after`
+/// - `GET /spaces/:space/snapshot?replica=&tables=&fingerprint=`: the synced tables at the hub's
+///   newest version as a ``SyncWire`` snapshot body (a database image), for a new replica or one
+///   behind the trimmed log
 /// Refusals answer with a status and a `SyncErrorAnswer` JSON body: 401 (no or wrong token),
 /// 404 (unknown space), 409 (schema mismatch), 413 (too large), 400 (a damaged body), 422 (the
 /// hub refused the changes, e.g. a foreign key).
@@ -78,12 +82,28 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         do {
             var response = try hub.pull(pull)
             let deadline = ContinuousClock.now + wait
-            while response.entries.isEmpty, ContinuousClock.now < deadline {
+            while response.entries.isEmpty, !response.snapshotNeeded, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
                 if try hub.version(ofSpace: space) > after { response = try hub.pull(pull) }
             }
             return Response(status: .ok, headers: [.contentType: "application/vnd.strata.sync"],
                             body: .init(byteBuffer: ByteBuffer(bytes: try SyncWire.encode(response))))
+        } catch let error as SyncError {
+            return answer(status(of: error), error)
+        }
+    }
+    router.get("spaces/:space/snapshot") { request, context -> Response in
+        let space = context.parameters.get("space") ?? ""
+        let query = request.uri.queryParameters
+        let replicaID = query.get("replica") ?? ""
+        guard authorize(bearerToken(request), space, replicaID) else { return answer(.unauthorized, .refused("not authorized for \(space)")) }
+        let snapshotRequest = SyncSnapshotRequest(space: space, replicaID: replicaID,
+                                                  tables: (query.get("tables") ?? "").split(separator: ",").map(String.init),
+                                                  schemaFingerprint: query.get("fingerprint") ?? "")
+        do {
+            let snapshot = try hub.snapshot(snapshotRequest)
+            return Response(status: .ok, headers: [.contentType: "application/vnd.strata.sync"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: try SyncWire.encode(snapshot))))
         } catch let error as SyncError {
             return answer(status(of: error), error)
         }
