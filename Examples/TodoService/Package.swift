@@ -33,13 +33,16 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "strata-sync-hub", dependencies: ["SyncHubKit"]),
+        // Tests only: a replica process of the cross-process chaos test.
+        .executableTarget(name: "strata-sync-chaos-replica", dependencies: [.product(name: "StrataSync", package: "Strata")]),
         .executableTarget(
             name: "TodoService",
             dependencies: ["TodoKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(
             name: "TodoServiceTests",
-            dependencies: ["TodoKit", "TodoService", "SyncHubKit", .product(name: "HummingbirdTesting", package: "hummingbird")]
+            dependencies: ["TodoKit", "TodoService", "SyncHubKit", "strata-sync-hub", "strata-sync-chaos-replica",
+                           .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -419,9 +419,17 @@ int64_t strata_fault_injected(int scope) {
     return injected;
 }
 
-// Configures the VFS from the environment when the library is preloaded into a process.
+// Configures the VFS from the environment when the library is preloaded into a process, and
+// makes it the default before anything opens a file when the fault sweeps will run
+// (STRATA_FAULT_TESTS=1). The default VFS must not change once a file is open: PROJ (loaded by
+// mod_spatialite) wraps the default VFS for proj.db and, closing it from a static destructor at
+// exit, finds its saved xClose at an offset taken from the *current* default VFS's szOsFile; a
+// default changed in between (the sweeps used to register this VFS when the first one ran) made
+// that a NULL call: the SIGSEGV at exit after every test had passed.
 __attribute__((constructor)) static void configure_from_environment(void) {
     const char *mode = getenv("STRATA_FAULT_VFS");
+    const char *sweeps = getenv("STRATA_FAULT_TESTS");
+    if (!mode && sweeps && strcmp(sweeps, "1") == 0) mode = "default";
     if (!mode) return;
     strata_fault_vfs_register(strcmp(mode, "default") == 0);
     const char *arm = getenv("STRATA_FAULT_ARM");

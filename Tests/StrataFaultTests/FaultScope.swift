@@ -77,8 +77,10 @@ struct Fault: Sendable, CustomStringConvertible {
     ]
 }
 
-/// Makes "strata-faults" the process's default VFS, once. Files outside every scope are forwarded
-/// to the unix VFS untouched, so the other suites running in this process notice nothing.
+/// Makes "strata-faults" the process's default VFS, once (with STRATA_FAULT_TESTS=1 the library's
+/// constructor already did, before any file opened: PROJ, under mod_spatialite, breaks at exit if
+/// the default VFS changes while proj.db is open). Files outside every scope are forwarded to the
+/// unix VFS untouched, so the other suites running in this process notice nothing.
 let faultVFSRegistered: Bool = strata_fault_vfs_register(1) == SQLITE_OK
 
 /// A temporary directory whose files' calls are counted and can be failed.
@@ -123,8 +125,8 @@ struct FaultTestError: Error, CustomStringConvertible {
 
 /// Every fault suite, one test at a time: a sweep blocks its thread for seconds, and two at once
 /// would hold both of a small machine's cooperative threads, starving the package's async tests.
-/// Runs when `STRATA_FAULT_TESTS=1`, in a test process of its own (`.ci/run` does): sharing a
-/// process with every other suite, the in-process fault VFS was followed by a crash at exit
-/// (SIGSEGV on a dispatch thread after all tests passed) that a process of its own never shows.
+/// Runs when `STRATA_FAULT_TESTS=1` (`.ci/run` runs them beside the mod_spatialite suite, the mix
+/// that crashed at exit while this VFS became the default only when the first sweep ran; see
+/// `FaultVFS.c`).
 @Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["STRATA_FAULT_TESTS"] == "1"))
 struct FaultSweeps {}

@@ -33,6 +33,12 @@ extension Connection {
     /// Loading is enabled for this call only (`SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION`) and turned
     /// off again, so SQL run later cannot load anything. `entryPoint` nil lets SQLite derive it
     /// from the file name. See <https://www.sqlite.org/loadext.html>.
+    ///
+    /// An extension may open SQLite files of its own through the process's default VFS:
+    /// mod_spatialite's PROJ keeps `proj.db` open and closes it at exit, finding its file's
+    /// methods by the size of whatever VFS is the default *then*. Register a custom VFS as the
+    /// default before loading such an extension, or not at all (give it by name per connection):
+    /// a default changed in between crashes the process at exit.
     /// - Throws: ``ExtensionError``: no such file, loading not built in, or SQLite's reason.
     public func loadExtension(at path: String, entryPoint: String? = nil) throws {
         guard FileManager.default.fileExists(atPath: path) else { throw ExtensionError.fileNotFound(path: path) }

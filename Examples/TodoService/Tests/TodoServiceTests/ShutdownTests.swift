@@ -3,16 +3,19 @@ import Testing
 import TodoKit
 
 /// The service binary, built beside the tests (the test target depends on it).
-func serviceBinary() throws -> URL {
+func serviceBinary() throws -> URL { try builtBinary("TodoService") }
+
+/// An executable of this package, built beside the tests (the test target depends on it).
+func builtBinary(_ name: String) throws -> URL {
     var candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
     for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
         candidates.append(bundle.bundleURL.deletingLastPathComponent())
     }
     for directory in candidates {
-        let binary = directory.appendingPathComponent("TodoService")
+        let binary = directory.appendingPathComponent(name)
         if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
     }
-    throw ServiceProcessError(message: "no TodoService binary next to the tests in \(candidates.map(\.path))")
+    throw ServiceProcessError(message: "no \(name) binary next to the tests in \(candidates.map(\.path))")
 }
 
 struct ServiceProcessError: Error, CustomStringConvertible {

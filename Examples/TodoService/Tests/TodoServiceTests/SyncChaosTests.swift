@@ -1,0 +1,195 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Strata
+import StrataSync
+import Testing
+
+/// A process this test started; killed (SIGKILL) when released, so no run leaves one behind.
+private final class ChildProcess: @unchecked Sendable {
+    // @unchecked Sendable: set up in init, then only signalled and waited for, which Foundation's
+    // Process allows from any thread.
+    let process = Process()
+
+    init(_ binary: URL, _ arguments: [String], log: URL) throws {
+        process.executableURL = binary
+        process.arguments = arguments
+        if !FileManager.default.fileExists(atPath: log.path) { FileManager.default.createFile(atPath: log.path, contents: nil) }
+        let handle = try FileHandle(forWritingTo: log)
+        handle.seekToEndOfFile()
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    func kill9() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit { kill9() }
+}
+
+/// A loopback port nobody listens on now.
+private func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw ServiceProcessError(message: "socket() failed") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    guard bound else { throw ServiceProcessError(message: "bind() failed") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// StrataSync across processes: a hub process (`strata-sync-hub`) and four replica processes
+/// (`strata-sync-chaos-replica`) writing at random over HTTP, while replicas and the hub are killed
+/// with SIGKILL at random moments (mid-request included) and restarted. Then every replica syncs
+/// until quiet: each equals the hub row for row, every insert the hub acknowledged is there (unless
+/// its replica deleted it), and every file passes integrity_check. `STRATA_CHAOS_SECONDS` sets the
+/// chaos phase (8 s by default), `STRATA_CHAOS_SEED` replays a run.
+@Suite(.serialized) struct SyncChaosTests {
+    static let schema = "CREATE TABLE item(id TEXT PRIMARY KEY, owner TEXT NOT NULL, n INTEGER NOT NULL, note TEXT)"
+
+    @Test(.timeLimit(.minutes(5))) func replicasAndHubKilledAtRandomStillConverge() async throws {
+        let seed = ProcessInfo.processInfo.environment["STRATA_CHAOS_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(Int64.max))
+        let seconds = ProcessInfo.processInfo.environment["STRATA_CHAOS_SECONDS"].flatMap { Double($0) } ?? 8
+        do {
+            try await Self.run(seed: seed, seconds: seconds)
+        } catch {
+            Issue.record("sync chaos failed; replay with STRATA_CHAOS_SEED=\(seed): \(error)")
+            throw error
+        }
+    }
+
+    static func run(seed: UInt64, seconds: Double) async throws {
+        var random = SplitMix(state: seed)
+        let directory = try TemporaryDirectory()
+        let folder = directory.url
+        let hubFolder = folder.appendingPathComponent("hub")
+        do {
+            let hub = try SyncHub(directory: hubFolder)
+            try hub.createSpace("chaos") { try $0.execute(Self.schema) }
+        }
+        let hubBinary = try builtBinary("strata-sync-hub")
+        let replicaBinary = try builtBinary("strata-sync-chaos-replica")
+        let port = try freePort()
+        let token = "chaos-token"
+        func startHub() async throws -> ChildProcess {
+            let hub = try ChildProcess(hubBinary, [hubFolder.path, String(port), token], log: folder.appendingPathComponent("hub.log"))
+            try await waitForHealth(port: port, hub: hub, folder: folder)
+            return hub
+        }
+        let names = (1...4).map { "replica-\($0)" }
+        func startReplica(_ name: String, _ random: inout SplitMix) throws -> ChildProcess {
+            try ChildProcess(replicaBinary, [folder.path, name, String(port), token, String(random.next() >> 1)],
+                             log: folder.appendingPathComponent(name + ".log"))
+        }
+        var hub = try await startHub()
+        var replicas: [String: ChildProcess] = [:]
+        for name in names { replicas[name] = try startReplica(name, &random) }
+        var kills = (hub: 0, replicas: 0)
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            try await Task.sleep(for: .milliseconds(150 + Int(random.next() % 500)))
+            if random.next() % 4 == 0 {
+                hub.kill9()
+                kills.hub += 1
+                try await Task.sleep(for: .milliseconds(Int(random.next() % 300)))
+                hub = try await startHub()
+            } else {
+                let name = names[Int(random.next() % UInt64(names.count))]
+                replicas[name]?.kill9()
+                kills.replicas += 1
+                replicas[name] = try startReplica(name, &random)
+            }
+            for (name, process) in replicas where !process.isRunning {
+                throw ServiceProcessError(message: "\(name) exited by itself: \(log(folder, name))")
+            }
+        }
+        for process in replicas.values { process.kill9() }
+        replicas = [:]
+        if !hub.isRunning { hub = try await startHub() }
+
+        // Quiesce: each replica syncs until nothing is pending; rounds until all stand at the hub's
+        // newest version.
+        let hubFile = hubFolder.appendingPathComponent("chaos.sqlite").path
+        var states: [String: String] = [:]
+        for _ in 0..<6 {
+            for name in names {
+                let process = try ChildProcess(replicaBinary, [folder.path, name, String(port), token, "1", "--quiesce"],
+                                               log: folder.appendingPathComponent(name + "-quiesce.log"))
+                process.process.waitUntilExit()
+                let lines = log(folder, name + "-quiesce").split(separator: "\n").filter { $0.hasPrefix("state ") }
+                states[name] = lines.last.map(String.init) ?? "none"
+            }
+            let newest = try hubVersion(hubFile)
+            if Set(states.values) == ["state \(newest) 0"] { break }
+        }
+        let newest = try hubVersion(hubFile)
+        #expect(Set(states.values) == ["state \(newest) 0"], "replicas did not quiesce at version \(newest): \(states)")
+        hub.kill9()
+
+        let hubConnection = try Connection(storageLocation: .onDisk(hubFile))
+        let expected: [String] = try hubConnection.query("SELECT id || '|' || owner || '|' || n || '|' || coalesce(note, '-') FROM item ORDER BY id")
+        #expect(try hubConnection.query("PRAGMA integrity_check") as String? == "ok")
+        let hubIDs = Set(try hubConnection.query("SELECT id FROM item") as [String])
+        var acknowledged = 0
+        for name in names {
+            let connection = try Connection(storageLocation: .onDisk(folder.appendingPathComponent(name + ".sqlite").path))
+            let rows: [String] = try connection.query("SELECT id || '|' || owner || '|' || n || '|' || coalesce(note, '-') FROM item ORDER BY id")
+            #expect(rows == expected, "\(name) differs from the hub: \(rows.count) rows against \(expected.count)")
+            #expect(try connection.query("PRAGMA integrity_check") as String? == "ok")
+            let lines = log(folder, name).split(separator: "\n")
+            let deleting = Set(lines.filter { $0.hasPrefix("deleting ") }.map { String($0.dropFirst("deleting ".count)) })
+            let acked = lines.filter { $0.hasPrefix("acked ") }.map { String($0.dropFirst("acked ".count)) }.filter { !deleting.contains($0) }
+            acknowledged += acked.count
+            let lost = acked.filter { !hubIDs.contains($0) }
+            #expect(lost.isEmpty, "\(name): acknowledged inserts missing at the hub: \(lost.prefix(5))")
+        }
+        print("sync chaos (seed \(seed)): \(kills.hub) hub kills, \(kills.replicas) replica kills, \(expected.count) rows, \(acknowledged) acknowledged inserts checked, hub version \(newest)")
+        #expect(acknowledged > 0, "no replica had an insert acknowledged: the run proves nothing")
+    }
+
+    static func waitForHealth(port: Int, hub: ChildProcess, folder: URL) async throws {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            guard hub.isRunning else { throw ServiceProcessError(message: "the hub exited: \(log(folder, "hub"))") }
+            if let url = URL(string: "http://127.0.0.1:\(port)/health"),
+               let (_, response) = try? await URLSession.shared.data(from: url), (response as? HTTPURLResponse)?.statusCode == 200 {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw ServiceProcessError(message: "the hub did not answer /health within 60 s")
+    }
+
+    static func hubVersion(_ path: String) throws -> Int64 {
+        let connection = try Connection(storageLocation: .onDisk(path))
+        return try connection.query("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = '_strata_sync_log'), 0)") ?? 0
+    }
+}
+
+private func log(_ folder: URL, _ name: String) -> String {
+    (try? String(contentsOf: folder.appendingPathComponent(name + ".log"), encoding: .utf8)) ?? ""
+}
+
+/// splitmix64, seeded, so a failing run replays.
+private struct SplitMix {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
