@@ -40,6 +40,20 @@ import Testing
         #expect(result.stdout == "id,name,price,photo,note\r\n1,Audi,52642.0,AP8Q,\"two\nlines\"\r\n2,\"Mercedes, \"\"E\"\"\",57127.5,,\"two\nlines\"\r\n3,Skoda,,,\"two\nlines\"\r\n")
     }
 
+    /// On Linux a `"` followed by a combining mark, an enclosing mark or a variation selector is
+    /// one Character: a Character-based writer left it undoubled and split the field.
+    @Test func csvDoublesAQuoteWhateverFollowsIt() throws {
+        let sandbox = try Sandbox()
+        try sandbox.makeCarsDatabase()
+        for mark in ["\u{301}", "\u{20DD}", "\u{FE0F}"] {
+            let value = "a\"\(mark),b"
+            let result = try sandbox.strata("query", "cars.db", "SELECT 'a\"\(mark),b' AS v", "--format", "csv")
+            #expect(result.status == 0)
+            let expected = "v\r\n\"a\"\"\(mark),b\"\r\n"
+            #expect(Array(result.stdout.utf8) == Array(expected.utf8), "\(value.debugDescription) came out as \(result.stdout.debugDescription)")
+        }
+    }
+
     @Test func jsonTypesEachStorageClass() throws {
         let sandbox = try Sandbox()
         try sandbox.makeCarsDatabase()

@@ -8,11 +8,24 @@ import SQLite3
 
 /// A canonical picture of a database's content, equal for two databases exactly when they hold
 /// the same schema text, the same rows (same storage classes, same bits) and header fields.
+/// Names and schema text compare by their UTF-8 bytes, as SQLite does: `é` and `e` + U+0301 are
+/// different tables, which Swift's `String` equality would call the same.
 public struct DatabaseSnapshot: Equatable, CustomStringConvertible {
-    /// `type|name|tbl_name|sql` of every schema object, sorted (rootpage left out).
+    /// `type|name|tbl_name|sql` of every schema object, sorted by bytes (rootpage left out).
     public var schema: [String] = []
-    /// Each table's rows (rowid first where it has one), each row canonical, sorted.
+    /// Each table's rows (rowid first where it has one), each row canonical, sorted; keyed by the
+    /// table name's bytes in hex, then the name.
     public var rows: [String: [String]] = [:]
+
+    public static func == (a: DatabaseSnapshot, b: DatabaseSnapshot) -> Bool {
+        a.schema.count == b.schema.count && zip(a.schema, b.schema).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+            && a.rows == b.rows && a.userVersion == b.userVersion && a.applicationID == b.applicationID && a.foreignKeys == b.foreignKeys
+    }
+
+    /// The key of a table's rows: its name's bytes (exact), then the name (readable).
+    public static func key(_ name: String) -> String {
+        name.utf8.map { String(format: "%02x", $0) }.joined() + " " + name
+    }
     public var userVersion: Int64 = 0
     public var applicationID: Int64 = 0
     /// The connection's `foreign_keys` setting, which a failed schema change must also restore.
@@ -32,18 +45,19 @@ public struct DatabaseSnapshot: Equatable, CustomStringConvertible {
     /// shadow tables of virtual tables included, since they are where an index lives).
     public init(_ connection: Connection, tables: [String]? = nil) throws {
         let handle = connection.handle
-        schema = try Self.strings(handle, "SELECT type || '|' || name || '|' || tbl_name || '|' || coalesce(sql, '') FROM main.sqlite_master").sorted()
+        schema = try Self.strings(handle, "SELECT type || '|' || name || '|' || tbl_name || '|' || coalesce(sql, '') FROM main.sqlite_master")
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
 
         let tableSQL = try Self.rows(handle, "SELECT name, sql FROM main.sqlite_master WHERE type = 'table'", canonical: false, columns: 2)
         let names = tables ?? tableSQL.map { $0[0] }
         for name in names {
             let quotedName = "\"" + String(decoding: name.utf8.flatMap { $0 == UInt8(ascii: "\"") ? [$0, $0] : [$0] }, as: UTF8.self) + "\""
-            let sql = (tableSQL.first { $0[0] == name }?[1] ?? "").uppercased()
+            let sql = (tableSQL.first { $0[0].utf8.elementsEqual(name.utf8) }?[1] ?? "").uppercased()
             // sqlite_sequence's rowids are an accident of creation order, not content.
             let withoutRowID = sql.contains("WITHOUT ROWID") || sql.contains("WITHOUT\nROWID") || name == "sqlite_sequence"
             let select = withoutRowID ? "SELECT * FROM main.\(quotedName)" : "SELECT _rowid_, * FROM main.\(quotedName)"
             let canonical = try (try? Self.rows(handle, select)) ?? Self.rows(handle, "SELECT * FROM main.\(quotedName)")
-            rows[name] = canonical.map { $0.joined(separator: " ") }.sorted()
+            rows[Self.key(name)] = canonical.map { $0.joined(separator: " ") }.sorted()
         }
         userVersion = try Self.strings(handle, "PRAGMA main.user_version").first.flatMap { Int64($0) } ?? 0
         applicationID = try Self.strings(handle, "PRAGMA main.application_id").first.flatMap { Int64($0) } ?? 0

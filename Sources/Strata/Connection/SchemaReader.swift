@@ -39,10 +39,12 @@ package final class SchemaReader {
     private struct Cache {
         var version: Int64
         var entries: [SchemaEntryInfo]?
-        var columns: [String: [TableColumn]] = [:]
-        var indexes: [String: [IndexInfo]] = [:]
-        var foreignKeys: [String: [ForeignKeyColumn]] = [:]
-        var shadowTables: Set<String>?
+        // Keyed as SQLite matches names (bytes, ASCII folded): `É` and `é`, or `é` and `e` +
+        // U+0301, are different tables, which String keys would merge.
+        var columns: [[UInt8]: [TableColumn]] = [:]
+        var indexes: [[UInt8]: [IndexInfo]] = [:]
+        var foreignKeys: [[UInt8]: [ForeignKeyColumn]] = [:]
+        var shadowTables: IdentifierSet?
     }
 
     private unowned let connection: Connection
@@ -70,9 +72,9 @@ package final class SchemaReader {
     }
 
     /// The cached answer for `table` in one of the per-table caches, read by `read` when missing.
-    private func perTable<T>(_ cacheOf: WritableKeyPath<Cache, [String: T]>, _ table: String, _ read: () throws -> T) throws -> T {
+    private func perTable<T>(_ cacheOf: WritableKeyPath<Cache, [[UInt8]: T]>, _ table: String, _ read: () throws -> T) throws -> T {
         try withCache { cache in
-            let key = table.lowercased()
+            let key = IdentifierSet.key(table)
             if let cached = cache[keyPath: cacheOf][key] { return cached }
             let value = try read()
             cache[keyPath: cacheOf][key] = value
@@ -129,11 +131,10 @@ package final class SchemaReader {
 
     /// Whether a table belongs to SQLite (`sqlite_*`), to a tool beside the application (its
     /// name starts with one of ``toolTablePrefixes``), or to a virtual table (it is one of
-    /// `shadowTables`, lowercased, as ``shadowTableNames()`` or ``shadowTableNames(among:)`` give
-    /// them). Names are ASCII case folded as SQLite folds them.
-    package static func isInternalTable(_ name: String, shadowTables: Set<String> = []) -> Bool {
-        let lowered = name.lowercased()
-        return lowered.hasPrefix("sqlite_") || toolTablePrefixes.contains { lowered.hasPrefix($0) } || shadowTables.contains(lowered)
+    /// `shadowTables`, as ``shadowTableNames()`` or ``shadowTableNames(among:)`` give them).
+    /// Names compare as SQLite compares them: bytes, ASCII letters folded.
+    package static func isInternalTable(_ name: String, shadowTables: IdentifierSet = []) -> Bool {
+        identifier(name, hasPrefix: "sqlite_") || toolTablePrefixes.contains { identifier(name, hasPrefix: $0) } || shadowTables.contains(name)
     }
 
     /// The suffixes of the shadow tables that SQLite's own modules keep beside a virtual table
@@ -145,47 +146,47 @@ package final class SchemaReader {
                 "rtree": rtree, "rtree_i32": rtree, "geopoly": rtree]
     }()
 
-    /// The shadow tables among `entries` (lowercased), found from the virtual tables of SQLite's
+    /// The shadow tables among `entries`, found from the virtual tables of SQLite's
     /// own modules and their fixed suffixes. Works on any SQLite version; ``shadowTableNames()``
     /// adds what SQLite itself reports, for modules of extensions.
-    package static func shadowTableNames(among entries: [SchemaEntryInfo]) -> Set<String> {
-        var names = Set<String>()
+    package static func shadowTableNames(among entries: [SchemaEntryInfo]) -> IdentifierSet {
+        var names = IdentifierSet()
         for entry in entries {
             guard let module = entry.virtualTableModule, var suffixes = shadowTableSuffixes[module] else { continue }
             // An FTS table with a `content=` option (external or contentless) keeps no `_content`,
             // and FTS5 with `columnsize=0` no `_docsize`: a user table may carry those names.
             if module.hasPrefix("fts"), entry.ftsContentOption != nil { suffixes.remove("content") }
             if module == "fts5", entry.ftsOption("columnsize") == "0" { suffixes.remove("docsize") }
-            for suffix in suffixes { names.insert((entry.name + "_" + suffix).lowercased()) }
+            for suffix in suffixes { names.insert(entry.name + "_" + suffix) }
         }
-        let tables = Set(entries.filter { $0.type == "table" }.map { $0.name.lowercased() })
+        let tables = IdentifierSet(entries.filter { $0.type == "table" }.map(\.name))
         return names.intersection(tables).subtracting(externalContentTableNames(among: entries))
     }
 
-    /// The tables and views that FTS indexes name as their external content (lowercased): the
-    /// user's, whatever their names look like (FTS5 calls any `<index>_content` a shadow name).
-    package static func externalContentTableNames(among entries: [SchemaEntryInfo]) -> Set<String> {
-        Set(entries.compactMap { entry in
+    /// The tables and views that FTS indexes name as their external content: the user's,
+    /// whatever their names look like (FTS5 calls any `<index>_content` a shadow name).
+    package static func externalContentTableNames(among entries: [SchemaEntryInfo]) -> IdentifierSet {
+        IdentifierSet(entries.compactMap { entry in
             guard let content = entry.ftsContentOption, !content.isEmpty else { return nil }
-            return content.lowercased()
+            return content
         })
     }
 
     /// Whether SQLite reports shadow tables itself (`PRAGMA table_list`, 3.37.0 and later).
     private static let hasTableList = sqlite3_libversion_number() >= 3_037_000
 
-    /// The shadow tables of the main schema (lowercased): those of SQLite's modules by their
+    /// The shadow tables of the main schema: those of SQLite's modules by their
     /// suffixes, and those `PRAGMA table_list` types `shadow` where SQLite has it. A virtual
     /// table whose module or tokenizer is missing on this connection makes the pragma fail; the
     /// suffixes then answer alone.
-    package func shadowTableNames() throws -> Set<String> {
+    package func shadowTableNames() throws -> IdentifierSet {
         let entries = try entries()
         return try withCache { cache in
             if let names = cache.shadowTables { return names }
             var names = Self.shadowTableNames(among: entries)
             if Self.hasTableList, entries.contains(where: \.isVirtualTable) {
                 let reported = try? rows("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'shadow'", []) {
-                    $0.value(at: 0, as: String.self)?.lowercased()
+                    $0.value(at: 0, as: String.self)
                 }
                 names.formUnion((reported ?? []).compactMap { $0 })
                 names.subtract(Self.externalContentTableNames(among: entries))

@@ -257,10 +257,10 @@ private struct DumpWriter {
     static let dumpsRowsOfModules: Set<String> = ["fts5", "fts4", "fts3", "rtree", "rtree_i32"]
 
     /// The shadow tables of the FTS table `table` that exist, in name order.
-    static func shadowTables(of table: SchemaEntryInfo, module: String, among entries: [SchemaEntryInfo], shadowTables: Set<String>) -> [SchemaEntryInfo] {
+    static func shadowTables(of table: SchemaEntryInfo, module: String, among entries: [SchemaEntryInfo], shadowTables: IdentifierSet) -> [SchemaEntryInfo] {
         let suffixes = SchemaReader.shadowTableSuffixes[module] ?? []
         return entries.filter { entry in
-            entry.isTable && shadowTables.contains(entry.name.lowercased())
+            entry.isTable && shadowTables.contains(entry.name)
                 && suffixes.contains { sameIdentifier(table.name + "_" + $0, entry.name) }
         }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
     }

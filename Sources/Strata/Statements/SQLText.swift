@@ -199,6 +199,38 @@ package func sameIdentifier(_ a: String, _ b: String) -> Bool {
     }
 }
 
+/// A set of names compared as SQLite compares identifiers: by their UTF-8 bytes with ASCII
+/// letters folded, never by Unicode case folding or canonical equivalence (a `Set<String>` of
+/// lowercased names calls `É_data` and `é_data`, or `é` and `e` + U+0301, the same table).
+package struct IdentifierSet: Hashable, Sendable, ExpressibleByArrayLiteral {
+    private var keys: Set<[UInt8]>
+
+    package init() { keys = [] }
+    package init<Names: Sequence<String>>(_ names: Names) { keys = Set(names.map(Self.key)) }
+    package init(arrayLiteral names: String...) { self.init(names) }
+
+    /// The bytes SQLite compares: ASCII upper case folded to lower case, nothing else.
+    package static func key(_ name: String) -> [UInt8] {
+        name.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
+    }
+
+    package var isEmpty: Bool { keys.isEmpty }
+    package var count: Int { keys.count }
+    package func contains(_ name: String) -> Bool { keys.contains(Self.key(name)) }
+    package mutating func insert(_ name: String) { keys.insert(Self.key(name)) }
+    package mutating func formUnion<Names: Sequence<String>>(_ names: Names) { for name in names { insert(name) } }
+    package mutating func subtract(_ other: IdentifierSet) { keys.subtract(other.keys) }
+    package func subtracting(_ other: IdentifierSet) -> IdentifierSet { var copy = self; copy.subtract(other); return copy }
+    package func intersection(_ other: IdentifierSet) -> IdentifierSet { var copy = self; copy.keys.formIntersection(other.keys); return copy }
+}
+
+/// Whether `name` starts with `prefix` as SQLite compares identifiers (bytes, ASCII folded).
+package func identifier(_ name: String, hasPrefix prefix: String) -> Bool {
+    let key = IdentifierSet.key(name)
+    let prefixKey = IdentifierSet.key(prefix)
+    return key.count >= prefixKey.count && key.prefix(prefixKey.count).elementsEqual(prefixKey)
+}
+
 /// Whether SQL text holds anything but whitespace, `;` and comments, that is, another statement
 /// for SQLite to compile. Lets a script walk tell the last statement without compiling the rest
 /// (which may need the earlier ones to have run).

@@ -57,6 +57,47 @@ import Testing
         #expect(hits == [2])
     }
 
+    /// Shadow tables were found by Unicode-lowercased names in a `Set<String>`, which also calls
+    /// canonically equal names the same: a user table `É_data` or `e` + U+0301 + `_data` beside an
+    /// FTS5 index `é` was taken for its shadow table, left out of the dump with its rows and
+    /// hidden from introspection. SQLite compares bytes with ASCII folded, so they are the user's.
+    @Test func userTablesNamedLikeAShadowTableUpToUnicodeFoldingAreTheUsers() throws {
+        let source = try Connection()
+        try source.execute("CREATE VIRTUAL TABLE \"é\" USING fts5(body); INSERT INTO \"é\" VALUES ('alpha')")
+        let lookalikes = ["É_data", "e\u{301}_data", "é_DATA_x", "É_config"]
+        for (index, name) in lookalikes.enumerated() {
+            try source.execute("CREATE TABLE \(escapeIdentifier(name))(k INTEGER PRIMARY KEY, v TEXT)")
+            try source.run("INSERT INTO \(escapeIdentifier(name)) VALUES (?, ?)", index, name)
+        }
+        let tables = try source.readSchema().tables.map(\.name)
+        for name in lookalikes {
+            #expect(tables.contains { $0.utf8.elementsEqual(name.utf8) }, "\(name.debugDescription) is missing from \(tables)")
+        }
+        // The real shadow table (ASCII case aside) stays hidden.
+        #expect(!tables.contains { $0.utf8.elementsEqual("é_data".utf8) })
+        let text = try dump(source)
+        let restored = try Connection()
+        try restored.restore(fromDump: text)
+        #expect(try DatabaseSnapshot(restored) == DatabaseSnapshot(source))
+        for name in lookalikes {
+            let value: String? = try restored.query("SELECT v FROM \(escapeIdentifier(name))")
+            #expect(value.map { $0.utf8.elementsEqual(name.utf8) } == true)
+            try source.rebuildTable(named: name, definition: #""k" INTEGER PRIMARY KEY, "v" TEXT"#,
+                                    copying: [(column: "k", expression: #""k""#), (column: "v", expression: #""v""#)])
+        }
+    }
+
+    /// The schema reader cached a table's columns under its lowercased name: `É` then `é` (two
+    /// tables to SQLite) answered with the first one's columns.
+    @Test func columnsOfTablesThatDifferOnlyBeyondASCIIAreNotConfused() throws {
+        let connection = try Connection()
+        try connection.execute("CREATE TABLE \"É\"(upper_a); CREATE TABLE \"é\"(lower_b); CREATE TABLE \"e\u{301}\"(decomposed_c)")
+        #expect(try connection.tableInfoForTableNamed("É")?.columnNames == ["upper_a"])
+        #expect(try connection.tableInfoForTableNamed("é")?.columnNames == ["lower_b"])
+        #expect(try connection.tableInfoForTableNamed("e\u{301}")?.columnNames == ["decomposed_c"])
+        #expect(try connection.readSchema().entryNamed("e\u{301}")?.sql?.contains("decomposed_c") == true)
+    }
+
     @Test func contentlessAndViewContentFTS5Restore() throws {
         let source = try Connection()
         try source.execute("""

@@ -16,8 +16,8 @@ public struct SchemaInfo: Hashable, Sendable {
     /// Every table, index, view and trigger, in `sqlite_master` order.
     public let schemaEntries: [SchemaEntryInfo]
 
-    /// The shadow tables of the virtual tables, lowercased.
-    let shadowTableNames: Set<String>
+    /// The shadow tables of the virtual tables.
+    let shadowTableNames: IdentifierSet
 
     /// Creates a schema from its entries. Shadow tables are recognized by the virtual tables of
     /// SQLite's own modules (FTS3/4/5, R*Tree) and their fixed suffixes.
@@ -26,7 +26,7 @@ public struct SchemaInfo: Hashable, Sendable {
     }
 
     /// A schema whose shadow tables are known (as the reader gives them, SQLite's report included).
-    package init(schemaEntries: [SchemaEntryInfo], shadowTableNames: Set<String>) {
+    package init(schemaEntries: [SchemaEntryInfo], shadowTableNames: IdentifierSet) {
         self.schemaEntries = schemaEntries
         self.shadowTableNames = shadowTableNames
     }
@@ -36,7 +36,7 @@ public struct SchemaInfo: Hashable, Sendable {
 
     /// The entry with this name, if any.
     public func entryNamed(_ entryName: String) -> SchemaEntryInfo? {
-        schemaEntries.first { $0.name.caseInsensitiveCompare(entryName) == .orderedSame }
+        schemaEntries.first { sameIdentifier($0.name, entryName) }
     }
 
     /// The user tables, virtual ones included: not SQLite's internal `sqlite_` tables, nor those

@@ -47,7 +47,7 @@ extension Connection {
         // A virtual table's rows live in its module (and its shadow tables), which CREATE TABLE
         // plus INSERT … SELECT cannot recreate; a shadow table belongs to its virtual table.
         if let module = entry.virtualTableModule { throw TableRebuildError.virtualTable(entry.name, module: module) }
-        if try schemaReader.shadowTableNames().contains(entry.name.lowercased()) { throw TableRebuildError.shadowTable(entry.name) }
+        if try schemaReader.shadowTableNames().contains(entry.name) { throw TableRebuildError.shadowTable(entry.name) }
         let stored = (name: entry.name, sql: entry.sql ?? "")
         let (table, oldSQL) = stored   // the name as stored, so the rebuilt table keeps its case
         if isInTransaction {
