@@ -6,50 +6,6 @@ import Strata
 import StrataSync
 import Testing
 
-/// A process this test started; killed (SIGKILL) when released, so no run leaves one behind.
-private final class ChildProcess: @unchecked Sendable {
-    // @unchecked Sendable: set up in init, then only signalled and waited for, which Foundation's
-    // Process allows from any thread.
-    let process = Process()
-
-    init(_ binary: URL, _ arguments: [String], log: URL) throws {
-        process.executableURL = binary
-        process.arguments = arguments
-        if !FileManager.default.fileExists(atPath: log.path) { FileManager.default.createFile(atPath: log.path, contents: nil) }
-        let handle = try FileHandle(forWritingTo: log)
-        handle.seekToEndOfFile()
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-    }
-
-    var isRunning: Bool { process.isRunning }
-
-    func kill9() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
-
-    deinit { kill9() }
-}
-
-/// A loopback port nobody listens on now.
-private func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw ServiceProcessError(message: "socket() failed") }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-    }
-    guard bound else { throw ServiceProcessError(message: "bind() failed") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
 /// StrataSync across processes: a hub process (`strata-sync-hub`) and four replica processes
 /// (`strata-sync-chaos-replica`) writing at random over HTTP, while replicas and the hub are killed
 /// with SIGKILL at random moments (mid-request included) and restarted. Then every replica syncs
@@ -81,20 +37,32 @@ private func freePort() throws -> Int {
         }
         let hubBinary = try builtBinary("strata-sync-hub")
         let replicaBinary = try builtBinary("strata-sync-chaos-replica")
-        let port = try freePort()
         let token = "chaos-token"
-        func startHub() async throws -> ChildProcess {
-            let hub = try ChildProcess(hubBinary, [hubFolder.path, String(port), token], log: folder.appendingPathComponent("hub.log"))
+        // A port nobody listens on: tried until the hub binds one (then kept across restarts).
+        var port = 20_000 + Int(random.next() % 40_000)
+        func startHub() async throws -> ChaosChild {
+            let hub = try ChaosChild(hubBinary, [hubFolder.path, String(port), token], log: folder.appendingPathComponent("hub.log"))
             try await waitForHealth(port: port, hub: hub, folder: folder)
             return hub
         }
+        var hub: ChaosChild
+        var attempt = 0
+        while true {
+            do {
+                hub = try await startHub()
+                break
+            } catch {
+                attempt += 1
+                guard attempt < 5 else { throw error }
+                port = 20_000 + Int(random.next() % 40_000)
+            }
+        }
         let names = (1...4).map { "replica-\($0)" }
-        func startReplica(_ name: String, _ random: inout SplitMix) throws -> ChildProcess {
-            try ChildProcess(replicaBinary, [folder.path, name, String(port), token, String(random.next() >> 1)],
+        func startReplica(_ name: String, _ random: inout SplitMix) throws -> ChaosChild {
+            try ChaosChild(replicaBinary, [folder.path, name, String(port), token, String(random.next() >> 1)],
                              log: folder.appendingPathComponent(name + ".log"))
         }
-        var hub = try await startHub()
-        var replicas: [String: ChildProcess] = [:]
+        var replicas: [String: ChaosChild] = [:]
         for name in names { replicas[name] = try startReplica(name, &random) }
         var kills = (hub: 0, replicas: 0)
         let end = Date().addingTimeInterval(seconds)
@@ -112,7 +80,7 @@ private func freePort() throws -> Int {
                 replicas[name] = try startReplica(name, &random)
             }
             for (name, process) in replicas where !process.isRunning {
-                throw ServiceProcessError(message: "\(name) exited by itself: \(log(folder, name))")
+                throw ServiceProcessError(message: "\(name) exited by itself: \(chaosLog(folder, name))")
             }
         }
         for process in replicas.values { process.kill9() }
@@ -125,10 +93,10 @@ private func freePort() throws -> Int {
         var states: [String: String] = [:]
         for _ in 0..<6 {
             for name in names {
-                let process = try ChildProcess(replicaBinary, [folder.path, name, String(port), token, "1", "--quiesce"],
+                let process = try ChaosChild(replicaBinary, [folder.path, name, String(port), token, "1", "--quiesce"],
                                                log: folder.appendingPathComponent(name + "-quiesce.log"))
                 process.process.waitUntilExit()
-                let lines = log(folder, name + "-quiesce").split(separator: "\n").filter { $0.hasPrefix("state ") }
+                let lines = chaosLog(folder, name + "-quiesce").split(separator: "\n").filter { $0.hasPrefix("state ") }
                 states[name] = lines.last.map(String.init) ?? "none"
             }
             let newest = try hubVersion(hubFile)
@@ -148,7 +116,7 @@ private func freePort() throws -> Int {
             let rows: [String] = try connection.query("SELECT id || '|' || owner || '|' || n || '|' || coalesce(note, '-') FROM item ORDER BY id")
             #expect(rows == expected, "\(name) differs from the hub: \(rows.count) rows against \(expected.count)")
             #expect(try connection.query("PRAGMA integrity_check") as String? == "ok")
-            let lines = log(folder, name).split(separator: "\n")
+            let lines = chaosLog(folder, name).split(separator: "\n")
             let deleting = Set(lines.filter { $0.hasPrefix("deleting ") }.map { String($0.dropFirst("deleting ".count)) })
             let acked = lines.filter { $0.hasPrefix("acked ") }.map { String($0.dropFirst("acked ".count)) }.filter { !deleting.contains($0) }
             acknowledged += acked.count
@@ -159,10 +127,10 @@ private func freePort() throws -> Int {
         #expect(acknowledged > 0, "no replica had an insert acknowledged: the run proves nothing")
     }
 
-    static func waitForHealth(port: Int, hub: ChildProcess, folder: URL) async throws {
+    static func waitForHealth(port: Int, hub: ChaosChild, folder: URL) async throws {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            guard hub.isRunning else { throw ServiceProcessError(message: "the hub exited: \(log(folder, "hub"))") }
+            guard hub.isRunning else { throw ServiceProcessError(message: "the hub exited: \(chaosLog(folder, "hub"))") }
             if let url = URL(string: "http://127.0.0.1:\(port)/health"),
                let (_, response) = try? await URLSession.shared.data(from: url), (response as? HTTPURLResponse)?.statusCode == 200 {
                 return
@@ -178,18 +146,7 @@ private func freePort() throws -> Int {
     }
 }
 
-private func log(_ folder: URL, _ name: String) -> String {
+private func chaosLog(_ folder: URL, _ name: String) -> String {
     (try? String(contentsOf: folder.appendingPathComponent(name + ".log"), encoding: .utf8)) ?? ""
 }
 
-/// splitmix64, seeded, so a failing run replays.
-private struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -63,6 +63,39 @@ import Testing
         }
     }
 
+    /// A replica behind the hub's trimmed log catches up over HTTP from `GET /spaces/:space/snapshot`.
+    @Test func aReplicaBehindTheTrimmedLogCatchesUpFromASnapshotOverHTTP() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try SyncHub(directory: directory.url.appendingPathComponent("hub"))
+        try hub.createSpace("team") { try $0.execute(Self.schema) }
+        try await Self.makeApp(hub).test(.live) { client in
+            let port = try #require(client.port)
+            func replica(_ name: String, token: String = "secret-team") throws -> SyncReplica {
+                let database = try Database(storageLocation: .onDisk(directory.url.appendingPathComponent(name + ".sqlite").path))
+                try database.executeWrite { try $0.execute(Self.schema) }
+                return try SyncReplica(database: database, replicaID: name, space: "team", tables: ["todo"],
+                                       transport: HTTPSyncTransport(url: URL(string: "http://127.0.0.1:\(port)")!, token: token))
+            }
+            let writer = try replica("writer")
+            for index in 0..<5 {
+                try await writer.write { try $0.run("INSERT INTO todo(id, title) VALUES (?, ?)", "t\(index)", "it's \(index)\u{301}") }
+            }
+            try await writer.write { try $0.run("DELETE FROM todo WHERE id = 't0'") }
+            try await writer.sync()
+            #expect(try hub.trimLog(ofSpace: "team", keepingLast: 2) == 4)
+            let late = try replica("late")
+            try await late.sync()
+            let expected: [String] = try await writer.database.read { try $0.query("SELECT id || '|' || title FROM todo ORDER BY id") }
+            #expect(try await late.database.read { try $0.query("SELECT id || '|' || title FROM todo ORDER BY id") as [String] } == expected)
+            #expect(try await late.lastPulledVersion == 6)
+            // The snapshot route refuses as the others do.
+            #expect(try await client.execute(uri: "/spaces/team/snapshot?replica=late&tables=todo&fingerprint=x", method: .get,
+                                             headers: [:]).status == .unauthorized)
+            #expect(try await client.execute(uri: "/spaces/team/snapshot?replica=late&tables=todo&fingerprint=x", method: .get,
+                                             headers: [.authorization: "Bearer secret-team"]).status == .conflict)
+        }
+    }
+
     /// The replica's fingerprint, as the hub reports it in a refusal.
     static func fingerprint(_ replica: SyncReplica) async throws -> String {
         do {
