@@ -36,6 +36,8 @@ public final class SyncReplica: Sendable {
     private let fingerprint: String
     /// One sync at a time, so the outbox is pushed and acknowledged in order.
     private let syncing = AsyncSerializer()
+    /// Signalled after each write commits, for a running ``SyncLoop``.
+    let localWrites = SyncWakeup()
 
     /// Prepares `database` to sync `tables` of `space` (creating the outbox and state tables).
     /// - Throws: ``SyncError/tableNeedsGlobalKey(table:)`` for a table without a key every
@@ -67,7 +69,7 @@ public final class SyncReplica: Sendable {
     @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         let tables = self.tables
-        return try await database.writeInTransaction(transactionType: .immediate) { connection in
+        let result = try await database.writeInTransaction(transactionType: .immediate) { connection in
             let session = try connection.recordChanges(tables: tables)
             defer { session.close() }
             let result = try body(connection)
@@ -77,6 +79,8 @@ public final class SyncReplica: Sendable {
             }
             return result
         }
+        localWrites.signal()
+        return result
     }
 
     /// Writes captured and not yet acknowledged by the hub.

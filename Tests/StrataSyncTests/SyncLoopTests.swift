@@ -1,0 +1,83 @@
+#if !canImport(Darwin)
+import Foundation
+import Strata
+import StrataSync
+import StrataTestSupport
+import Testing
+
+/// The sync loop: a write is pushed as soon as it commits, other replicas' writes arrive by the
+/// next pull, failures are retried, and a stopped loop syncs nothing more.
+@Suite struct SyncLoopTests {
+    static let schema = "CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)"
+
+    /// Fails the first `failures` requests, as a hub that is down for a while.
+    struct Flaky: SyncTransport {
+        let hub: SyncHub
+        let failures: Locked<Int>
+        struct Down: Error {}
+        func fail() throws { if failures.withLock({ count in count -= 1; return count >= 0 }) { throw Down() } }
+        func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try fail(); return try hub.push(request) }
+        func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try fail(); return try hub.pull(request) }
+    }
+
+    static func replica(_ name: String, _ folder: SyncFolder, _ transport: any SyncTransport) throws -> SyncReplica {
+        let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
+        try database.executeWrite { try $0.execute(Self.schema) }
+        return try SyncReplica(database: database, replicaID: name, space: "s", tables: ["todo"], transport: transport)
+    }
+
+    static func eventually(_ what: String, within seconds: Double = 30, _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("not within \(seconds) s: \(what)")
+    }
+
+    @Test func writesFlowBothWaysWhileLoopsRunAndStopWhenStopped() async throws {
+        let folder = try SyncFolder()
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try hub.createSpace("s") { try $0.execute(Self.schema) }
+        let phone = try Self.replica("phone", folder, InProcessSyncTransport(hub: hub))
+        let laptop = try Self.replica("laptop", folder, InProcessSyncTransport(hub: hub))
+        // A long interval: the phone's write must go out because it was made, not by a poll.
+        let phoneLoop = phone.startSyncing(interval: .seconds(600))
+        let laptopLoop = laptop.startSyncing(interval: .milliseconds(50))
+        try await phone.write { try $0.run("INSERT INTO todo VALUES ('a', 'milk')") }
+        try await Self.eventually("the phone's write reaches the laptop") {
+            try await laptop.database.read { try $0.query("SELECT count(*) FROM todo") as Int? } == 1
+        }
+        try await laptop.write { try $0.run("UPDATE todo SET title = 'oat milk' WHERE id = 'a'") }
+        try await Self.eventually("the laptop's write reaches the hub") { try hub.version(ofSpace: "s") == 2 }
+        await phoneLoop.stop()
+        await laptopLoop.stop()
+        #expect(!phoneLoop.isRunning)
+        // Stopped: a write stays in the outbox.
+        try await phone.write { try $0.run("INSERT INTO todo VALUES ('b', 'bread')") }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try await phone.pendingChangeCount == 1)
+        #expect(try hub.version(ofSpace: "s") == 2)
+        // A new loop (as after a restart) resumes from what the database holds.
+        let again = phone.startSyncing(interval: .seconds(600))
+        try await Self.eventually("the restarted loop pushes the pending write") { try await phone.pendingChangeCount == 0 }
+        try await Self.eventually("the phone pulls the laptop's update") {
+            try await phone.database.read { try $0.query("SELECT title FROM todo WHERE id = 'a'") as String? } == "oat milk"
+        }
+        await again.stop()
+    }
+
+    @Test func failuresAreRetriedWithBackoffAndTheErrorClearsOnceSynced() async throws {
+        let folder = try SyncFolder()
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try hub.createSpace("s") { try $0.execute(Self.schema) }
+        let replica = try Self.replica("r", folder, Flaky(hub: hub, failures: Locked(3)))
+        try await replica.write { try $0.run("INSERT INTO todo VALUES ('a', 'milk')") }
+        let loop = replica.startSyncing(interval: .seconds(600), maximumBackoff: .milliseconds(200))
+        try await Self.eventually("the write reaches the hub after the failures") { try hub.version(ofSpace: "s") == 1 }
+        try await Self.eventually("the error clears") { try await replica.status.lastError == nil }
+        await loop.stop()
+        #expect(try await replica.pendingChangeCount == 0)
+    }
+}
+#endif
