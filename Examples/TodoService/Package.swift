@@ -33,6 +33,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "strata-sync-hub", dependencies: ["SyncHubKit"]),
+        // StrataSync's latency and throughput over loopback HTTP (README numbers).
+        .executableTarget(name: "strata-sync-bench", dependencies: ["SyncHubKit"]),
         // Tests only: a replica process of the cross-process chaos test.
         .executableTarget(name: "strata-sync-chaos-replica", dependencies: [.product(name: "StrataSync", package: "Strata")]),
         .executableTarget(

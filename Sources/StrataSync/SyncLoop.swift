@@ -18,47 +18,49 @@ public final class SyncLoop: Sendable {
     init(replica: SyncReplica, wakeup: SyncWakeup, interval: Duration, maximumBackoff: Duration) {
         self.wakeup = wakeup
         task = Locked(nil)
+        // Two lanes, so a write never waits behind a pull that is waiting on the hub (a long poll,
+        // which URLSession on Linux does not cut short when its task is cancelled): the pusher
+        // sends the outbox whenever a write commits, the puller pulls one long poll after another.
+        // Both are safe beside each other and beside the app's own calls: pushes are serialized,
+        // and a pull page is applied only if no other pull moved the cursor meanwhile.
         let loop = Task {
-            var backoff: Duration = .milliseconds(100)
-            while !Task.isCancelled {
-                // The pull may wait on the hub; a local write cuts that wait short so the write
-                // goes out at once (a cancelled pull leaves the replica as it was, a cancelled
-                // push is applied once when sent again).
-                wakeup.reset()
-                let round = Task { try await replica.sync() }
-                let outcome = await withTaskGroup(of: Bool?.self) { group -> Bool? in
-                    group.addTask {
-                        do { try await round.value; return true } catch is CancellationError { return nil } catch { return false }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    var backoff: Duration = .milliseconds(100)
+                    while !Task.isCancelled {
+                        do {
+                            try await replica.recordingStatus { try await replica.push() }
+                            backoff = .milliseconds(100)
+                            // Caught up: until the next write (or, now and then, to retry what a
+                            // pull pushed back).
+                            await wakeup.wait(timeout: interval)
+                        } catch {
+                            await wakeup.wait(timeout: backoff)
+                            backoff = min(backoff * 2, maximumBackoff)
+                        }
                     }
-                    group.addTask {
-                        await wakeup.wait()
-                        return nil
-                    }
-                    let first = await group.next() ?? nil
-                    if first == nil { round.cancel() }
-                    group.cancelAll()   // ends the waiting child if the round finished first
-                    _ = await round.result
-                    return first
                 }
-                if Task.isCancelled { break }
-                switch outcome {
-                case true?:
-                    backoff = .milliseconds(100)
-                    // Caught up: wait for a local write or the next poll.
-                    await wakeup.wait(timeout: interval)
-                case false?:
-                    await wakeup.wait(timeout: backoff)
-                    backoff = min(backoff * 2, maximumBackoff)
-                case nil:
-                    continue   // a local write: push it now
+                group.addTask {
+                    var backoff: Duration = .milliseconds(100)
+                    while !Task.isCancelled {
+                        do {
+                            try await replica.recordingStatus { try await replica.pull() }
+                            backoff = .milliseconds(100)
+                            try await Task.sleep(for: interval)
+                        } catch {
+                            try? await Task.sleep(for: backoff)
+                            backoff = min(backoff * 2, maximumBackoff)
+                        }
+                    }
                 }
             }
         }
         task.withLock { $0 = loop }
     }
 
-    /// Stops the loop and waits for the round in progress to end (cancelled: the replica keeps
-    /// its outbox and cursor for the next start).
+    /// Stops the loop and waits for the requests in progress to end (a long poll may run to its
+    /// wait: URLSession on Linux does not end a request when its task is cancelled). The replica
+    /// keeps its outbox and cursor for the next start.
     public func stop() async {
         guard let loop = task.withLock({ $0 }) else { return }
         loop.cancel()

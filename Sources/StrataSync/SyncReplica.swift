@@ -36,6 +36,8 @@ public final class SyncReplica: Sendable {
     private let fingerprint: String
     /// One sync at a time, so the outbox is pushed and acknowledged in order.
     private let syncing = AsyncSerializer()
+    /// One push at a time (a running ``SyncLoop`` pushes beside the app's own calls).
+    private let pushing = AsyncSerializer()
     /// Signalled after each write commits, for a running ``SyncLoop``.
     let localWrites = SyncWakeup()
 
@@ -99,15 +101,26 @@ public final class SyncReplica: Sendable {
     /// status's `lastError` until a sync succeeds.
     public func sync() async throws {
         try await syncing.run {
-            do {
+            try await self.recordingStatus {
                 try await self.push()
                 try await self.pull()
-                try await self.database.write { try SyncStatus.setState("last_error", .null, $0) }
-            } catch {
-                let message = String(describing: error)
-                _ = try? await self.database.write { try SyncStatus.setState("last_error", .text(message), $0) }
-                throw error
             }
+        }
+    }
+
+    /// Runs `body`, keeping its failure as the status's `lastError`, or clearing it on success.
+    func recordingStatus(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+            if try await status.lastError != nil {
+                try await database.write { try SyncStatus.setState("last_error", .null, $0) }
+            }
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            let message = String(describing: error)
+            _ = try? await database.write { try SyncStatus.setState("last_error", .text(message), $0) }
+            throw error
         }
     }
 
@@ -135,6 +148,10 @@ public final class SyncReplica: Sendable {
 
     /// Sends the outbox in order; what the hub acknowledged waits for the pull that reaches it.
     public func push() async throws {
+        try await pushing.run { try await self.pushOutbox() }
+    }
+
+    private func pushOutbox() async throws {
         let entries: [SyncOutboxEntry] = try await database.read { connection in
             let rows: [Row] = try connection.query(literal: "SELECT sequence, changeset FROM \(identifier: syncTablePrefix + "outbox") ORDER BY sequence")
             return rows.map { SyncOutboxEntry(sequence: $0.value(at: 0) ?? 0, changeset: $0.value(at: 1) ?? Data()) }
@@ -191,6 +208,9 @@ public final class SyncReplica: Sendable {
             let applied: Bool = try await database.writeInTransaction(transactionType: .immediate) { connection in
                 let pending: Int = try connection.query(literal: "SELECT count(*) FROM \(identifier: syncTablePrefix + "outbox")") ?? 0
                 guard pending == 0 else { return false }
+                // Another pull (the app's beside a running loop) applied a page since this one
+                // was asked for: this page is not applied twice; the next request starts after it.
+                guard try SyncStatus.read(connection).lastPulledVersion == after else { return true }
                 let inflight: [Row] = try connection.query(literal: """
                     SELECT sequence, version, changeset FROM \(identifier: syncTablePrefix + "inflight") ORDER BY sequence
                     """)

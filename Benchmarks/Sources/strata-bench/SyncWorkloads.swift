@@ -103,7 +103,7 @@ enum SyncWorkloads {
             }
         }
         let entries: [SyncOutboxEntry] = try source.executeRead { connection in
-            let stored: [Row] = try connection.query("SELECT sequence, changeset FROM _strata_sync_outbox ORDER BY sequence")
+            let stored: [Row] = try connection.query(literal: "SELECT sequence, changeset FROM _strata_sync_outbox ORDER BY sequence")
             return stored.map { SyncOutboxEntry(sequence: $0.value(at: 0) ?? 0, changeset: $0.value(at: 1) ?? Data()) }
         }
         try await source.close()
