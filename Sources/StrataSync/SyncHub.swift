@@ -50,7 +50,7 @@ public final class SyncHub: Sendable {
                 try schema(connection)
                 try connection.execute("""
                     CREATE TABLE \(syncTablePrefix)log(version INTEGER PRIMARY KEY AUTOINCREMENT, replica TEXT NOT NULL, sequence INTEGER NOT NULL, changeset BLOB NOT NULL,
-                        at INTEGER NOT NULL DEFAULT (CAST(strftime('%s', 'now') AS INTEGER)));
+                        at INTEGER NOT NULL DEFAULT (CAST(strftime('%s', 'now') AS INTEGER)), chain INTEGER);
                     CREATE TABLE \(syncTablePrefix)applied(replica TEXT NOT NULL, sequence INTEGER NOT NULL, version INTEGER NOT NULL, conflicts TEXT NOT NULL, PRIMARY KEY(replica, sequence)) WITHOUT ROWID;
                     """)
                 try Self.prepareBookkeeping(connection)
@@ -97,7 +97,9 @@ public final class SyncHub: Sendable {
                     corrections.append(try connection.syncRow(table: table, keyColumns: keyColumns, key: key))
                 }
             }
-            return SyncPushResponse(acknowledged: acknowledged, corrections: corrections, hubVersion: try Self.currentVersion(connection))
+            let version = try Self.currentVersion(connection)
+            return SyncPushResponse(acknowledged: acknowledged, corrections: corrections, hubVersion: version,
+                                    chain: try Self.chain(at: version, connection))
         }
     }
 
@@ -106,16 +108,19 @@ public final class SyncHub: Sendable {
     public func pull(_ request: SyncPullRequest) throws -> SyncPullResponse {
         try queue(of: request.space).execute { connection in
             try Self.checkSchema(request.tables, request.schemaFingerprint, connection)
+            if try Self.rolledBack(after: request.after, chain: request.afterChain, connection) {
+                return SyncPullResponse(entries: [], hubVersion: try Self.currentVersion(connection), hubRolledBack: true)
+            }
             if request.after < (try Self.trimmedThrough(connection)) {
                 return SyncPullResponse(entries: [], hubVersion: try Self.currentVersion(connection), snapshotNeeded: true)
             }
             let rows: [Row] = try connection.query(literal: """
-                SELECT version, replica, sequence, changeset FROM \(identifier: syncTablePrefix + "log")
+                SELECT version, replica, sequence, changeset, chain FROM \(identifier: syncTablePrefix + "log")
                 WHERE version > \(request.after) ORDER BY version LIMIT \(max(1, request.limit))
                 """)
             let entries = rows.map { row in
                 SyncLogEntry(version: row.value(at: 0) ?? 0, replicaID: row.value(at: 1) ?? "", sequence: row.value(at: 2) ?? 0,
-                             changeset: row.value(at: 3) ?? Data())
+                             changeset: row.value(at: 3) ?? Data(), chain: row.value(at: 4))
             }
             return SyncPullResponse(entries: entries, hubVersion: try Self.currentVersion(connection))
         }
@@ -131,6 +136,7 @@ public final class SyncHub: Sendable {
             // The queue runs one closure at a time and every write to the space goes through it,
             // so the version and the image agree.
             let version = try Self.currentVersion(connection)
+            let chain = try Self.chain(at: version, connection)
             let copy = try Connection(deserializing: try connection.serialize())
             // The image carries the space's tables, not the hub's bookkeeping (the log can be far
             // larger than the tables it made).
@@ -139,7 +145,7 @@ public final class SyncHub: Sendable {
                 """)
             for table in bookkeeping { try copy.execute("DROP TABLE " + quoteIdentifier(table)) }
             try copy.execute("VACUUM")
-            return SyncSnapshot(version: version, database: try copy.serialize())
+            return SyncSnapshot(version: version, database: try copy.serialize(), chain: chain)
         }
     }
 
@@ -172,12 +178,11 @@ public final class SyncHub: Sendable {
             try connection.transaction(transactionType: .immediate) {
                 let through = try horizon(connection)
                 guard through > (try Self.trimmedThrough(connection)) else { return 0 }
+                let trimmedChain = try Self.chain(at: through, connection)
                 try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "log") WHERE version <= \(through)")
                 let removed = connection.changes
-                try connection.run(literal: """
-                    INSERT INTO \(identifier: syncTablePrefix + "meta")(key, value) VALUES ('trimmed_through', \(through))
-                    ON CONFLICT(key) DO UPDATE SET value = excluded.value
-                    """)
+                try Self.setMeta("trimmed_through", through, connection)
+                if let chain = trimmedChain { try Self.setMeta("trimmed_chain", chain, connection) }
                 return removed
             }
         }
@@ -190,6 +195,57 @@ public final class SyncHub: Sendable {
         if !logColumns.contains("at") {
             try connection.execute("ALTER TABLE \(syncTablePrefix)log ADD COLUMN at INTEGER NOT NULL DEFAULT 0")
         }
+        if !logColumns.contains("chain") {
+            try connection.execute("ALTER TABLE \(syncTablePrefix)log ADD COLUMN chain INTEGER")
+        }
+    }
+
+    /// A value kept in the space's meta table.
+    private static func meta(_ key: String, _ connection: Connection) throws -> Int64? {
+        try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "meta") WHERE key = \(key)")
+    }
+
+    private static func setMeta(_ key: String, _ value: Int64, _ connection: Connection) throws {
+        try connection.run(literal: """
+            INSERT INTO \(identifier: syncTablePrefix + "meta")(key, value) VALUES (\(key), \(value))
+            ON CONFLICT(key) DO UPDATE SET value = excluded.value
+            """)
+    }
+
+    /// The log chain after one more entry: FNV-1a over the previous chain and the entry, enough
+    /// to tell one history from another (it guards against a restored copy, not an attacker).
+    static func chain(after previous: Int64, replica: String, sequence: Int64, changeset: Data) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        withUnsafeBytes(of: previous.littleEndian) { for byte in $0 { mix(byte) } }
+        for byte in replica.utf8 { mix(byte) }
+        mix(0)
+        withUnsafeBytes(of: sequence.littleEndian) { for byte in $0 { mix(byte) } }
+        for byte in changeset { mix(byte) }
+        return Int64(bitPattern: hash)
+    }
+
+    /// The chain at `version`, where the hub still knows it: the newest, a logged entry's, or
+    /// the one at the trimmed horizon; 0 before any entry.
+    private static func chain(at version: Int64, _ connection: Connection) throws -> Int64? {
+        if version == 0 { return 0 }
+        if version == (try currentVersion(connection)) { return try meta("chain", connection) }
+        if let logged: Int64 = try connection.query(literal: """
+            SELECT chain FROM \(identifier: syncTablePrefix + "log") WHERE version = \(version)
+            """) {
+            return logged
+        }
+        if version == (try trimmedThrough(connection)) { return try meta("trimmed_chain", connection) }
+        return nil
+    }
+
+    /// Whether the history a replica pulled up to `after` (ending in `chain`) is not this hub's:
+    /// the hub was restored from an older copy (and may have logged other changes since).
+    private static func rolledBack(after: Int64, chain: Int64?, _ connection: Connection) throws -> Bool {
+        guard let chain else { return false }
+        if after > (try currentVersion(connection)) { return true }
+        guard let known = try Self.chain(at: after, connection) else { return false }
+        return known != chain
     }
 
     /// The newest version the log has dropped (0 when it has dropped none).
@@ -258,10 +314,13 @@ public final class SyncHub: Sendable {
                 let made = try session.changeset()
                 var version: Int64 = try currentVersion(connection)
                 if !made.isEmpty {
+                    let chain = Self.chain(after: try meta("chain", connection) ?? 0, replica: replica, sequence: entry.sequence, changeset: made.data)
                     try connection.run(literal: """
-                        INSERT INTO \(identifier: syncTablePrefix + "log")(replica, sequence, changeset) VALUES (\(replica), \(entry.sequence), \(made.data))
+                        INSERT INTO \(identifier: syncTablePrefix + "log")(replica, sequence, changeset, chain)
+                        VALUES (\(replica), \(entry.sequence), \(made.data), \(chain))
                         """)
                     version = connection.lastInsertRowID
+                    try setMeta("chain", chain, connection)
                 }
                 try connection.run(literal: """
                     INSERT INTO \(identifier: syncTablePrefix + "applied")(replica, sequence, version, conflicts)

@@ -60,8 +60,13 @@ public final class SyncReplica: Sendable {
             try connection.execute("""
                 CREATE TABLE IF NOT EXISTS \(syncTablePrefix)outbox(sequence INTEGER PRIMARY KEY AUTOINCREMENT, changeset BLOB NOT NULL);
                 CREATE TABLE IF NOT EXISTS \(syncTablePrefix)state(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
-                CREATE TABLE IF NOT EXISTS \(syncTablePrefix)inflight(sequence INTEGER PRIMARY KEY, version INTEGER NOT NULL, changeset BLOB NOT NULL);
+                CREATE TABLE IF NOT EXISTS \(syncTablePrefix)inflight(sequence INTEGER PRIMARY KEY, version INTEGER NOT NULL, changeset BLOB NOT NULL, chain INTEGER);
+                CREATE TABLE IF NOT EXISTS \(syncTablePrefix)sent(sequence INTEGER PRIMARY KEY, changeset BLOB NOT NULL, at INTEGER NOT NULL);
                 """)
+            // A replica made before hub chains were kept has no chain column yet.
+            if try !connection.schemaReader.columns(ofTable: syncTablePrefix + "inflight").contains(where: { $0.name == "chain" }) {
+                try connection.execute("ALTER TABLE \(syncTablePrefix)inflight ADD COLUMN chain INTEGER")
+            }
             return try SchemaFingerprint.of(tables: tables, in: connection)
         }
     }
@@ -165,13 +170,22 @@ public final class SyncReplica: Sendable {
             // Acknowledged entries wait, with the hub version they were applied by, until the
             // pull passes that version: the pull first undoes them, applies the hub's log in its
             // order (which holds the hub's own account of them), and so ends exactly at the hub.
+            // Acknowledged entries are also kept for a while (``sentRetention``): a hub restored
+            // from an older copy may have lost them, and they are then sent again.
+            let now = Int64(Date().timeIntervalSince1970)
             for entry in acknowledgedEntries {
                 try connection.run(literal: """
-                    INSERT INTO \(identifier: syncTablePrefix + "inflight")(sequence, version, changeset)
-                    VALUES (\(entry.sequence), \(response.hubVersion), \(entry.changeset))
+                    INSERT OR REPLACE INTO \(identifier: syncTablePrefix + "inflight")(sequence, version, changeset, chain)
+                    VALUES (\(entry.sequence), \(response.hubVersion), \(entry.changeset), \(response.chain))
+                    """)
+                try connection.run(literal: """
+                    INSERT OR REPLACE INTO \(identifier: syncTablePrefix + "sent")(sequence, changeset, at) VALUES (\(entry.sequence), \(entry.changeset), \(now))
                     """)
                 try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "outbox") WHERE sequence = \(entry.sequence)")
             }
+            try connection.run(literal: """
+                DELETE FROM \(identifier: syncTablePrefix + "sent") WHERE at < \(now - Int64(Self.sentRetention.components.seconds))
+                """)
         }
     }
 
@@ -196,26 +210,45 @@ public final class SyncReplica: Sendable {
     /// applied only when the outbox is empty; otherwise the outbox is pushed first.
     public func pull() async throws {
         for _ in 0..<10_000 {
-            let after: Int64 = try await lastPulledVersion
+            // The pushes acknowledged before this request: the hub had them at their versions
+            // then, so its answer must reach those versions (a push acknowledged meanwhile, by the
+            // loop's other lane, may be newer than the answer).
+            let (after, afterChain, acknowledgedBefore) = try await database.read { connection in
+                (try SyncStatus.read(connection).lastPulledVersion, try SyncStatus.pulledChain(connection),
+                 Set(try connection.query(literal: "SELECT sequence FROM \(identifier: syncTablePrefix + "inflight")") as [Int64]))
+            }
             let response = try await transport.pull(SyncPullRequest(space: space, replicaID: replicaID, tables: tables,
-                                                                    schemaFingerprint: fingerprint, after: after, limit: 500))
+                                                                    schemaFingerprint: fingerprint, after: after, limit: 500,
+                                                                    afterChain: after == 0 ? 0 : afterChain))
+            if response.hubRolledBack {
+                try await recoverFromHubRollback()
+                continue
+            }
             if response.snapshotNeeded {
                 // The hub trimmed the log past this replica's cursor.
                 try await catchUpFromSnapshot()
                 continue
             }
             let tables = Set(self.tables.map { $0.lowercased() })
-            let applied: Bool = try await database.writeInTransaction(transactionType: .immediate) { connection in
+            let outcome: PageOutcome = try await database.writeInTransaction(transactionType: .immediate) { connection in
                 let pending: Int = try connection.query(literal: "SELECT count(*) FROM \(identifier: syncTablePrefix + "outbox")") ?? 0
-                guard pending == 0 else { return false }
+                guard pending == 0 else { return .pushFirst }
                 // Another pull (the app's beside a running loop) applied a page since this one
                 // was asked for: this page is not applied twice; the next request starts after it.
-                guard try SyncStatus.read(connection).lastPulledVersion == after else { return true }
+                guard try SyncStatus.read(connection).lastPulledVersion == after else { return .applied }
                 let inflight: [Row] = try connection.query(literal: """
-                    SELECT sequence, version, changeset FROM \(identifier: syncTablePrefix + "inflight") ORDER BY sequence
+                    SELECT sequence, version, changeset, chain FROM \(identifier: syncTablePrefix + "inflight") ORDER BY sequence
                     """)
                 let pushed = inflight.map { (sequence: $0.value(at: 0) ?? Int64(0), version: $0.value(at: 1) ?? Int64(0),
-                                             changeset: Changeset(data: $0.value(at: 2) ?? Data())) }
+                                             changeset: Changeset(data: $0.value(at: 2) ?? Data()), chain: $0.value(at: 3) as Int64?) }
+                // The hub acknowledged a push at a version it no longer has, or has with another
+                // history: it was restored from an older copy and may have lost that push.
+                if pushed.contains(where: { acknowledgedBefore.contains($0.sequence) && $0.version > response.hubVersion }) { return .hubRolledBack }
+                for entry in response.entries {
+                    if let mine = pushed.first(where: { $0.version == entry.version }), let ours = mine.chain, let theirs = entry.chain, ours != theirs {
+                        return .hubRolledBack
+                    }
+                }
                 // Back to the state at the cursor: this replica's pushed changes undone, newest first.
                 for entry in pushed.reversed() {
                     try connection.apply(try entry.changeset.inverted(), filter: { tables.contains($0.lowercased()) }, onConflict: Self.replaceConflicts)
@@ -223,11 +256,12 @@ public final class SyncReplica: Sendable {
                 guard !response.entries.isEmpty else {
                     // Caught up: what the log holds of them is applied; the rest the hub dropped.
                     try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "inflight")")
-                    return true
+                    return .applied
                 }
                 for entry in response.entries {
                     try connection.apply(Changeset(data: entry.changeset), filter: { tables.contains($0.lowercased()) }, onConflict: Self.replaceConflicts)
                     try SyncStatus.setState("pulled", .integer(entry.version), connection)
+                    try SyncStatus.setState("pulled_chain", entry.chain.map { .integer($0) } ?? .null, connection)
                 }
                 // Pushed changes the log has not reached yet are made again (undone by the next page).
                 let reached = response.entries.last?.version ?? 0
@@ -238,10 +272,35 @@ public final class SyncReplica: Sendable {
                         try connection.apply(entry.changeset, filter: { tables.contains($0.lowercased()) }, onConflict: Self.replaceConflicts)
                     }
                 }
-                return true
+                return .applied
             }
-            if !applied { try await push() } else if response.entries.isEmpty { return }
+            switch outcome {
+            case .pushFirst: try await push()
+            case .hubRolledBack: try await recoverFromHubRollback()
+            case .applied: if response.entries.isEmpty { return }
+            }
         }
+    }
+
+    /// How long pushed entries are kept after the hub acknowledged them, to be sent again if the
+    /// hub is restored from an older copy within that time (a Litestream restore loses at most
+    /// its last seconds).
+    public static let sentRetention: Duration = .seconds(7 * 24 * 3600)
+
+    /// The hub no longer has the history this replica pulled (restored from an older copy): what
+    /// this replica pushed within ``sentRetention`` goes back to the outbox and is pushed again
+    /// (the hub applies once what it still has, anew what it lost), then the replica starts over
+    /// from a snapshot, its synced tables becoming the restored hub's.
+    private func recoverFromHubRollback() async throws {
+        try await database.writeInTransaction(transactionType: .immediate) { connection in
+            try connection.run(literal: """
+                INSERT OR IGNORE INTO \(identifier: syncTablePrefix + "outbox")(sequence, changeset)
+                SELECT sequence, changeset FROM \(identifier: syncTablePrefix + "sent") ORDER BY sequence
+                """)
+            try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "inflight")")
+        }
+        try await push()
+        try await catchUpFromSnapshot()
     }
 
     /// Replaces the synced tables' rows with a hub snapshot's, in one transaction: the log entries
@@ -288,6 +347,7 @@ public final class SyncReplica: Sendable {
                         }
                     }
                     try SyncStatus.setState("pulled", .integer(snapshot.version), connection)
+                    try SyncStatus.setState("pulled_chain", snapshot.chain.map { .integer($0) } ?? .null, connection)
                     return true
                 }
             }
@@ -344,6 +404,11 @@ public final class SyncReplica: Sendable {
     }
 }
 
+/// What one transaction of a pull did with a page.
+private enum PageOutcome: Sendable {
+    case applied, pushFirst, hubRolledBack
+}
+
 /// What an app shows about a replica's sync.
 public struct SyncStatus: Sendable, Equatable {
     /// Captured writes the hub has not acknowledged.
@@ -368,6 +433,12 @@ public struct SyncStatus: Sendable, Equatable {
         let pulled: Int64 = try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'pulled'") ?? 0
         let error: String? = try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'last_error'")
         return SyncStatus(pendingChangeCount: pending, lastPulledVersion: pulled, lastError: error)
+    }
+
+    /// The hub's log chain at the pulled version, as the last pull or snapshot brought it.
+    static func pulledChain(_ connection: Connection) throws -> Int64? {
+        guard try connection.schemaReader.table(named: syncTablePrefix + "state") != nil else { return nil }
+        return try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'pulled_chain'")
     }
 
     static func setState(_ key: String, _ value: BindingValue, _ connection: Connection) throws {

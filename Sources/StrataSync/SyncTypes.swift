@@ -163,8 +163,12 @@ public struct SyncLogEntry: Codable, Sendable, Equatable {
     public var sequence: Int64
     /// The change the hub made, as a changeset.
     public var changeset: Data
-    public init(version: Int64, replicaID: String, sequence: Int64, changeset: Data) {
-        self.version = version; self.replicaID = replicaID; self.sequence = sequence; self.changeset = changeset
+    /// The hub's log chain through this entry (a hash of every entry up to it), which the
+    /// replica sends back with its cursor so that a hub restored to an older copy is noticed;
+    /// nil from a hub that keeps none.
+    public var chain: Int64?
+    public init(version: Int64, replicaID: String, sequence: Int64, changeset: Data, chain: Int64? = nil) {
+        self.version = version; self.replicaID = replicaID; self.sequence = sequence; self.changeset = changeset; self.chain = chain
     }
 }
 
@@ -187,8 +191,11 @@ public struct SyncPushResponse: Codable, Sendable {
     public var acknowledged: [Int64]
     public var corrections: [SyncRow]
     public var hubVersion: Int64
-    public init(acknowledged: [Int64], corrections: [SyncRow], hubVersion: Int64) {
-        self.acknowledged = acknowledged; self.corrections = corrections; self.hubVersion = hubVersion
+    /// The hub's log chain at `hubVersion` (nil from a hub that keeps none): a later pull that
+    /// finds another chain there knows the hub was restored and may have lost this push.
+    public var chain: Int64?
+    public init(acknowledged: [Int64], corrections: [SyncRow], hubVersion: Int64, chain: Int64? = nil) {
+        self.acknowledged = acknowledged; self.corrections = corrections; self.hubVersion = hubVersion; self.chain = chain
     }
 }
 
@@ -200,9 +207,12 @@ public struct SyncPullRequest: Codable, Sendable {
     public var schemaFingerprint: String
     public var after: Int64
     public var limit: Int
-    public init(space: String, replicaID: String, tables: [String], schemaFingerprint: String, after: Int64, limit: Int) {
+    /// The log chain at `after` as this replica pulled it (nil: not checked). A hub whose chain
+    /// there differs, or which has no `after` at all, was restored from an older copy.
+    public var afterChain: Int64?
+    public init(space: String, replicaID: String, tables: [String], schemaFingerprint: String, after: Int64, limit: Int, afterChain: Int64? = nil) {
         self.space = space; self.replicaID = replicaID; self.tables = tables
-        self.schemaFingerprint = schemaFingerprint; self.after = after; self.limit = limit
+        self.schemaFingerprint = schemaFingerprint; self.after = after; self.limit = limit; self.afterChain = afterChain
     }
 }
 
@@ -213,11 +223,16 @@ public struct SyncPullResponse: Codable, Sendable {
     /// The hub has trimmed the log entries after the cursor: the replica catches up from a
     /// ``SyncSnapshot`` instead (``SyncReplica/pull()`` does so by itself).
     public var snapshotNeeded: Bool
-    public init(entries: [SyncLogEntry], hubVersion: Int64, snapshotNeeded: Bool = false) {
-        self.entries = entries; self.hubVersion = hubVersion; self.snapshotNeeded = snapshotNeeded
+    /// The hub does not have the log this replica pulled up to (it was restored from an older
+    /// copy, by Litestream say): the replica sends again what it pushed, then starts over from a
+    /// snapshot (``SyncReplica/pull()`` does so by itself).
+    public var hubRolledBack: Bool
+    public init(entries: [SyncLogEntry], hubVersion: Int64, snapshotNeeded: Bool = false, hubRolledBack: Bool = false) {
+        self.entries = entries; self.hubVersion = hubVersion; self.snapshotNeeded = snapshotNeeded || hubRolledBack
+        self.hubRolledBack = hubRolledBack
     }
 
-    private enum CodingKeys: String, CodingKey { case entries, hubVersion, snapshotNeeded }
+    private enum CodingKeys: String, CodingKey { case entries, hubVersion, snapshotNeeded, hubRolledBack }
 
     // A hub from before log trimming sends no `snapshotNeeded`.
     public init(from decoder: any Decoder) throws {
@@ -225,6 +240,7 @@ public struct SyncPullResponse: Codable, Sendable {
         entries = try container.decode([SyncLogEntry].self, forKey: .entries)
         hubVersion = try container.decode(Int64.self, forKey: .hubVersion)
         snapshotNeeded = try container.decodeIfPresent(Bool.self, forKey: .snapshotNeeded) ?? false
+        hubRolledBack = try container.decodeIfPresent(Bool.self, forKey: .hubRolledBack) ?? false
     }
 }
 
@@ -247,7 +263,9 @@ public struct SyncSnapshot: Sendable, Equatable {
     public var version: Int64
     /// The image's bytes (as `Connection.serialize()` writes them).
     public var database: Data
-    public init(version: Int64, database: Data) { self.version = version; self.database = database }
+    /// The hub's log chain at ``version`` (nil from a hub that keeps none).
+    public var chain: Int64?
+    public init(version: Int64, database: Data, chain: Int64? = nil) { self.version = version; self.database = database; self.chain = chain }
 }
 
 /// Carries pushes and pulls to a hub: in process (``InProcessSyncTransport``) or over a network.

@@ -25,8 +25,9 @@ public enum SyncWire {
     private struct PullHeader: Codable {
         var hubVersion: Int64
         var snapshotNeeded: Bool?
+        var hubRolledBack: Bool?
         var entries: [Entry]
-        struct Entry: Codable { var version: Int64; var replicaID: String; var sequence: Int64; var count: Int }
+        struct Entry: Codable { var version: Int64; var replicaID: String; var sequence: Int64; var count: Int; var chain: Int64? }
     }
 
     public static func encode(_ request: SyncPushRequest) throws -> Data {
@@ -44,8 +45,9 @@ public enum SyncWire {
     }
 
     public static func encode(_ response: SyncPullResponse) throws -> Data {
-        let header = PullHeader(hubVersion: response.hubVersion, snapshotNeeded: response.snapshotNeeded ? true : nil, entries: response.entries.map {
-            .init(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, count: $0.changeset.count)
+        let header = PullHeader(hubVersion: response.hubVersion, snapshotNeeded: response.snapshotNeeded ? true : nil,
+                                hubRolledBack: response.hubRolledBack ? true : nil, entries: response.entries.map {
+            .init(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, count: $0.changeset.count, chain: $0.chain)
         })
         return try frame(header, response.entries.map(\.changeset))
     }
@@ -54,24 +56,25 @@ public enum SyncWire {
         let (header, body): (PullHeader, Data) = try unframe(data)
         let changesets = try split(body, counts: header.entries.map(\.count))
         return SyncPullResponse(entries: zip(header.entries, changesets).map {
-            SyncLogEntry(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, changeset: $1)
-        }, hubVersion: header.hubVersion, snapshotNeeded: header.snapshotNeeded ?? false)
+            SyncLogEntry(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, changeset: $1, chain: $0.chain)
+        }, hubVersion: header.hubVersion, snapshotNeeded: header.snapshotNeeded ?? false, hubRolledBack: header.hubRolledBack ?? false)
     }
 
     private struct SnapshotHeader: Codable {
         var version: Int64
         var count: Int
+        var chain: Int64?
     }
 
     public static func encode(_ snapshot: SyncSnapshot) throws -> Data {
-        try frame(SnapshotHeader(version: snapshot.version, count: snapshot.database.count), [snapshot.database])
+        try frame(SnapshotHeader(version: snapshot.version, count: snapshot.database.count, chain: snapshot.chain), [snapshot.database])
     }
 
     public static func decodeSnapshot(_ data: Data) throws -> SyncSnapshot {
         let (header, body): (SnapshotHeader, Data) = try unframe(data)
         guard header.version >= 0 else { throw SyncError.refused("the snapshot's version \(header.version) is negative") }
         let image = try split(body, counts: [header.count])[0]
-        return SyncSnapshot(version: header.version, database: Data(image))
+        return SyncSnapshot(version: header.version, database: Data(image), chain: header.chain)
     }
 
     private static func frame<Header: Encodable>(_ header: Header, _ payloads: [Data]) throws -> Data {
@@ -171,7 +174,7 @@ public struct HTTPSyncTransport: SyncTransport {
             URLQueryItem(name: "after", value: String(request.after)),
             URLQueryItem(name: "limit", value: String(request.limit)),
             URLQueryItem(name: "wait", value: String(waitMilliseconds)),
-        ]
+        ] + (request.afterChain.map { [URLQueryItem(name: "chain", value: String($0))] } ?? [])
         guard let pullURL = components?.url else { throw SyncError.refused("cannot make a pull URL from \(url)") }
         return try SyncWire.decodePullResponse(try await send(URLRequest(url: pullURL)))
     }

@@ -78,7 +78,8 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         let wait = min(Duration.milliseconds(waitMilliseconds), limits.maximumPullWait)
         let pull = SyncPullRequest(space: space, replicaID: replicaID,
                                    tables: (query.get("tables") ?? "").split(separator: ",").map(String.init),
-                                   schemaFingerprint: query.get("fingerprint") ?? "", after: after, limit: limit)
+                                   schemaFingerprint: query.get("fingerprint") ?? "", after: after, limit: limit,
+                                   afterChain: query.get("chain").flatMap { Int64($0) })
         do {
             var response = try hub.pull(pull)
             let deadline = ContinuousClock.now + wait
