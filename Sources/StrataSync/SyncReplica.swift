@@ -418,6 +418,7 @@ public struct SyncStatus: Sendable, Equatable {
     /// Why the last sync failed; nil once one succeeds.
     public var lastError: String?
 
+    /// A status made of its parts.
     public init(pendingChangeCount: Int, lastPulledVersion: Int64, lastError: String?) {
         self.pendingChangeCount = pendingChangeCount
         self.lastPulledVersion = lastPulledVersion

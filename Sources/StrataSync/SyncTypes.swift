@@ -150,6 +150,7 @@ public struct SyncOutboxEntry: Codable, Sendable, Equatable {
     public var sequence: Int64
     /// The changeset's bytes.
     public var changeset: Data
+    /// An outbox entry.
     public init(sequence: Int64, changeset: Data) { self.sequence = sequence; self.changeset = changeset }
 }
 
@@ -167,6 +168,7 @@ public struct SyncLogEntry: Codable, Sendable, Equatable {
     /// replica sends back with its cursor so that a hub restored to an older copy is noticed;
     /// nil from a hub that keeps none.
     public var chain: Int64?
+    /// A log entry.
     public init(version: Int64, replicaID: String, sequence: Int64, changeset: Data, chain: Int64? = nil) {
         self.version = version; self.replicaID = replicaID; self.sequence = sequence; self.changeset = changeset; self.chain = chain
     }
@@ -174,11 +176,17 @@ public struct SyncLogEntry: Codable, Sendable, Equatable {
 
 /// A replica's push: its entries in order, for the space and tables whose schema it names.
 public struct SyncPushRequest: Codable, Sendable {
+    /// The space the entries are for.
     public var space: String
+    /// The pushing replica's name.
     public var replicaID: String
+    /// The synced tables the entries cover.
     public var tables: [String]
+    /// The replica's fingerprint of those tables' definitions, which must match the hub's.
     public var schemaFingerprint: String
+    /// The outbox entries, in sequence order.
     public var entries: [SyncOutboxEntry]
+    /// A push of `entries` from `replicaID`.
     public init(space: String, replicaID: String, tables: [String], schemaFingerprint: String, entries: [SyncOutboxEntry]) {
         self.space = space; self.replicaID = replicaID; self.tables = tables
         self.schemaFingerprint = schemaFingerprint; self.entries = entries
@@ -188,12 +196,16 @@ public struct SyncPushRequest: Codable, Sendable {
 /// What the hub did with a push: every entry is acknowledged (applied now or before), with the
 /// hub's rows where a conflict settled differently from the replica's change.
 public struct SyncPushResponse: Codable, Sendable {
+    /// The sequences the hub has applied (now or before).
     public var acknowledged: [Int64]
+    /// Rows where the hub's policy settled a conflict otherwise than the replica's change.
     public var corrections: [SyncRow]
+    /// The hub's newest version after the push.
     public var hubVersion: Int64
     /// The hub's log chain at `hubVersion` (nil from a hub that keeps none): a later pull that
     /// finds another chain there knows the hub was restored and may have lost this push.
     public var chain: Int64?
+    /// A push's answer.
     public init(acknowledged: [Int64], corrections: [SyncRow], hubVersion: Int64, chain: Int64? = nil) {
         self.acknowledged = acknowledged; self.corrections = corrections; self.hubVersion = hubVersion; self.chain = chain
     }
@@ -201,15 +213,22 @@ public struct SyncPushResponse: Codable, Sendable {
 
 /// A replica's pull: log entries after `after`, at most `limit`.
 public struct SyncPullRequest: Codable, Sendable {
+    /// The space to pull from.
     public var space: String
+    /// The pulling replica's name.
     public var replicaID: String
+    /// The synced tables.
     public var tables: [String]
+    /// The replica's fingerprint of those tables' definitions.
     public var schemaFingerprint: String
+    /// The version the replica has pulled up to.
     public var after: Int64
+    /// At most this many entries in the answer.
     public var limit: Int
     /// The log chain at `after` as this replica pulled it (nil: not checked). A hub whose chain
     /// there differs, or which has no `after` at all, was restored from an older copy.
     public var afterChain: Int64?
+    /// A pull after `after`, at most `limit` entries.
     public init(space: String, replicaID: String, tables: [String], schemaFingerprint: String, after: Int64, limit: Int, afterChain: Int64? = nil) {
         self.space = space; self.replicaID = replicaID; self.tables = tables
         self.schemaFingerprint = schemaFingerprint; self.after = after; self.limit = limit; self.afterChain = afterChain
@@ -218,7 +237,9 @@ public struct SyncPullRequest: Codable, Sendable {
 
 /// The entries after the cursor, and the hub's newest version.
 public struct SyncPullResponse: Codable, Sendable {
+    /// The log entries after the cursor, in version order.
     public var entries: [SyncLogEntry]
+    /// The hub's newest version.
     public var hubVersion: Int64
     /// The hub has trimmed the log entries after the cursor: the replica catches up from a
     /// ``SyncSnapshot`` instead (``SyncReplica/pull()`` does so by itself).
@@ -227,6 +248,7 @@ public struct SyncPullResponse: Codable, Sendable {
     /// copy, by Litestream say): the replica sends again what it pushed, then starts over from a
     /// snapshot (``SyncReplica/pull()`` does so by itself).
     public var hubRolledBack: Bool
+    /// A pull's answer.
     public init(entries: [SyncLogEntry], hubVersion: Int64, snapshotNeeded: Bool = false, hubRolledBack: Bool = false) {
         self.entries = entries; self.hubVersion = hubVersion; self.snapshotNeeded = snapshotNeeded || hubRolledBack
         self.hubRolledBack = hubRolledBack
@@ -247,10 +269,15 @@ public struct SyncPullResponse: Codable, Sendable {
 /// A replica's request for a snapshot of the synced tables, for the space and tables whose schema
 /// it names.
 public struct SyncSnapshotRequest: Codable, Sendable {
+    /// The space to copy.
     public var space: String
+    /// The asking replica's name.
     public var replicaID: String
+    /// The synced tables.
     public var tables: [String]
+    /// The replica's fingerprint of those tables' definitions.
     public var schemaFingerprint: String
+    /// A request for a snapshot of `tables` of `space`.
     public init(space: String, replicaID: String, tables: [String], schemaFingerprint: String) {
         self.space = space; self.replicaID = replicaID; self.tables = tables; self.schemaFingerprint = schemaFingerprint
     }
@@ -265,6 +292,7 @@ public struct SyncSnapshot: Sendable, Equatable {
     public var database: Data
     /// The hub's log chain at ``version`` (nil from a hub that keeps none).
     public var chain: Int64?
+    /// A snapshot of the synced tables at `version`.
     public init(version: Int64, database: Data, chain: Int64? = nil) { self.version = version; self.database = database; self.chain = chain }
 }
 

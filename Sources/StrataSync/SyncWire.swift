@@ -30,6 +30,7 @@ public enum SyncWire {
         struct Entry: Codable { var version: Int64; var replicaID: String; var sequence: Int64; var count: Int; var chain: Int64? }
     }
 
+    /// A push request's network body.
     public static func encode(_ request: SyncPushRequest) throws -> Data {
         let header = PushHeader(space: request.space, replicaID: request.replicaID, tables: request.tables,
                                 schemaFingerprint: request.schemaFingerprint,
@@ -37,6 +38,7 @@ public enum SyncWire {
         return try frame(header, request.entries.map(\.changeset))
     }
 
+    /// A push request from its network body, every length checked.
     public static func decodePushRequest(_ data: Data) throws -> SyncPushRequest {
         let (header, body): (PushHeader, Data) = try unframe(data)
         let changesets = try split(body, counts: header.entries.map(\.count))
@@ -44,6 +46,7 @@ public enum SyncWire {
                                entries: zip(header.entries, changesets).map { SyncOutboxEntry(sequence: $0.sequence, changeset: $1) })
     }
 
+    /// A pull answer's network body.
     public static func encode(_ response: SyncPullResponse) throws -> Data {
         let header = PullHeader(hubVersion: response.hubVersion, snapshotNeeded: response.snapshotNeeded ? true : nil,
                                 hubRolledBack: response.hubRolledBack ? true : nil, entries: response.entries.map {
@@ -52,6 +55,7 @@ public enum SyncWire {
         return try frame(header, response.entries.map(\.changeset))
     }
 
+    /// A pull answer from its network body, every length checked.
     public static func decodePullResponse(_ data: Data) throws -> SyncPullResponse {
         let (header, body): (PullHeader, Data) = try unframe(data)
         let changesets = try split(body, counts: header.entries.map(\.count))
@@ -66,10 +70,12 @@ public enum SyncWire {
         var chain: Int64?
     }
 
+    /// A snapshot's network body (its version, then the image's bytes).
     public static func encode(_ snapshot: SyncSnapshot) throws -> Data {
         try frame(SnapshotHeader(version: snapshot.version, count: snapshot.database.count, chain: snapshot.chain), [snapshot.database])
     }
 
+    /// A snapshot from its network body, every length checked.
     public static func decodeSnapshot(_ data: Data) throws -> SyncSnapshot {
         let (header, body): (SnapshotHeader, Data) = try unframe(data)
         guard header.version >= 0 else { throw SyncError.refused("the snapshot's version \(header.version) is negative") }
@@ -127,7 +133,9 @@ public enum SyncWire {
 /// NIO on the device. Network failures are retried with backoff; the hub's refusals are thrown as
 /// the ``SyncError`` it names.
 public struct HTTPSyncTransport: SyncTransport {
+    /// The hub's base URL (`/spaces/...` is appended).
     public let url: URL
+    /// The bearer token sent with every request, if any.
     public let token: String?
     /// Attempts per request for failures that may pass (no connection, a 5xx answer).
     public var attempts = 4
@@ -146,6 +154,7 @@ public struct HTTPSyncTransport: SyncTransport {
         return URLSession(configuration: configuration)
     }()
 
+    /// A transport to the hub at `url`, authenticating with `token`.
     public init(url: URL, token: String? = nil) {
         self.url = url
         self.token = token
@@ -234,12 +243,18 @@ public struct HTTPSyncTransport: SyncTransport {
 
 /// A ``SyncError`` as the hub's HTTP answer carries it.
 public struct SyncErrorAnswer: Codable, Sendable {
+    /// The error's case name.
     public var kind: String
+    /// The table, for `tableNeedsGlobalKey`.
     public var table: String?
+    /// The replica's fingerprint, for `schemaMismatch`.
     public var local: String?
+    /// The hub's fingerprint, for `schemaMismatch`.
     public var remote: String?
+    /// The space or the reason, for the other cases.
     public var message: String?
 
+    /// The answer that carries `error`.
     public init(_ error: SyncError) {
         switch error {
         case .tableNeedsGlobalKey(let table): kind = "tableNeedsGlobalKey"; self.table = table
@@ -249,6 +264,7 @@ public struct SyncErrorAnswer: Codable, Sendable {
         }
     }
 
+    /// The error this answer carries.
     public var error: SyncError {
         switch kind {
         case "tableNeedsGlobalKey": return .tableNeedsGlobalKey(table: table ?? "")
