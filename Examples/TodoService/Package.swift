@@ -32,7 +32,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
-        .executableTarget(name: "strata-sync-hub", dependencies: ["SyncHubKit"]),
+        .executableTarget(name: "strata-sync-hub", dependencies: ["SyncHubKit", .product(name: "StrataServer", package: "Strata")]),
         // StrataSync's latency and throughput over loopback HTTP (README numbers).
         .executableTarget(name: "strata-sync-bench", dependencies: ["SyncHubKit"]),
         // Tests only: a replica process of the cross-process chaos test.

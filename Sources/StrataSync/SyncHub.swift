@@ -24,16 +24,20 @@ public final class SyncHub: Sendable {
     public let directory: URL
     private let spaces = Locked<[String: ConnectionQueue]>([:])
     private let policies = Locked<[String: SyncPolicy]>([:])
+    private let configureConnection: @Sendable (Connection) throws -> Void
 
-    /// Opens the hub in `directory`, creating the folder if needed.
-    public init(directory: URL) throws {
+    /// Opens the hub in `directory`, creating the folder if needed. `configureConnection` runs on
+    /// each space's connection when the hub opens it (to instrument it with StrataServer's
+    /// `connection.instrument(_:)`, set a busy timeout, ...).
+    public init(directory: URL, configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in }) throws {
         self.directory = directory
+        self.configureConnection = configureConnection
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
     /// Opens the hub in the folder at `directory` (a path), creating it if needed.
-    public convenience init(directory: String) throws {
-        try self.init(directory: URL(fileURLWithPath: directory))
+    public convenience init(directory: String, configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in }) throws {
+        try self.init(directory: URL(fileURLWithPath: directory), configureConnection: configureConnection)
     }
 
     /// Creates the space `name`: `schema` makes its tables, which replicas must match.
@@ -56,6 +60,7 @@ public final class SyncHub: Sendable {
                 try Self.prepareBookkeeping(connection)
             }
             try connection.execute("PRAGMA foreign_keys = ON")
+            try configureConnection(connection)
             spaces.withLock { $0[name] = ConnectionQueue(connection: connection) }
         } catch {
             try? FileManager.default.removeItem(at: url)
@@ -265,6 +270,7 @@ public final class SyncHub: Sendable {
             try connection.execute("PRAGMA foreign_keys = ON")
             guard try connection.schemaReader.table(named: syncTablePrefix + "log") != nil else { throw SyncError.unknownSpace(name) }
             try Self.prepareBookkeeping(connection)
+            try configureConnection(connection)
             let queue = ConnectionQueue(connection: connection)
             spaces[name] = queue
             return queue

@@ -2,6 +2,7 @@
 // apps using Strata and StrataSync never fetch SwiftNIO.
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import Strata
 import StrataSync
@@ -36,9 +37,13 @@ public typealias SyncHubAuthorizer = @Sendable (_ token: String?, _ space: Strin
 /// Refusals answer with a status and a `SyncErrorAnswer` JSON body: 401 (no or wrong token),
 /// 404 (unknown space), 409 (schema mismatch), 413 (too large), 400 (a damaged body), 422 (the
 /// hub refused the changes, e.g. a foreign key).
-public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimits(),
+///
+/// `requestLogLevel` logs every request at that level (through the application's logger).
+public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimits(), requestLogLevel: Logger.Level? = nil,
                                authorize: @escaping SyncHubAuthorizer = { _, _, _ in true }) -> Router<SyncHubRequestContext> {
     let router = Router(context: SyncHubRequestContext.self)
+    // Middleware applies to the routes added after it.
+    if let requestLogLevel { router.add(middleware: LogRequestsMiddleware(requestLogLevel)) }
     router.get("health") { _, _ in "ok" }
     router.post("spaces/:space/push") { request, context -> Response in
         let space = context.parameters.get("space") ?? ""

@@ -3,6 +3,8 @@
 // `SyncHub.createSpace`, or `--create NAME "CREATE TABLE ..."`).
 import Foundation
 import Hummingbird
+import Logging
+import StrataServer
 import StrataSync
 import SyncHubKit
 
@@ -23,8 +25,13 @@ if let index = arguments.firstIndex(of: "--create") {
 }
 let port = arguments.first.flatMap { Int($0) } ?? 8080
 let token = arguments.dropFirst().first
-let hub = try SyncHub(directory: URL(fileURLWithPath: folder))
+var logger = Logger(label: "strata-sync-hub")
+logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+// Every space's statements logged, measured and traced by StrataServer, as a service's database.
+let instrumentation = StrataInstrumentation(logger: logger)
+let hub = try SyncHub(directory: URL(fileURLWithPath: folder)) { connection in connection.instrument(instrumentation) }
 if let (space, sql) = create { try hub.createSpace(space) { try $0.execute(sql) } }
-let router = buildSyncHubRouter(hub: hub) { given, _, _ in token == nil || given == token }
-let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
+let router = buildSyncHubRouter(hub: hub, requestLogLevel: .info) { given, _, _ in token == nil || given == token }
+let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: logger)
+// runService: ServiceLifecycle's graceful shutdown on SIGTERM and SIGINT (requests in flight end).
 try await app.runService()

@@ -125,6 +125,8 @@ import Testing
         }
         print("sync chaos (seed \(seed)): \(kills.hub) hub kills, \(kills.replicas) replica kills, \(expected.count) rows, \(acknowledged) acknowledged inserts checked, hub version \(newest)")
         #expect(acknowledged > 0, "no replica had an insert acknowledged: the run proves nothing")
+        // The hub command logs its requests (and StrataServer its statements at debug level).
+        #expect(chaosLog(folder, "hub").contains("[Hummingbird] Request"))
     }
 
     static func waitForHealth(port: Int, hub: ChaosChild, folder: URL) async throws {
