@@ -8,9 +8,109 @@ import StrataSync
 struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Inspect a StrataSync replica.",
-        subcommands: [SyncStatusCommand.self]
+        abstract: "Inspect a StrataSync replica, write through it and sync it with a hub.",
+        subcommands: [SyncStatusCommand.self, SyncWriteCommand.self, SyncNowCommand.self]
     )
+}
+
+/// Where a replica's hub is and what it syncs: the options `strata sync write` and `strata sync
+/// now` share.
+struct ReplicaOptions: ParsableArguments {
+    @Argument(help: "Path to the replica's database file (its synced tables must exist).") var database: String
+    @Option(help: "The hub's URL (the strata-sync-hub service).") var hub: String?
+    @Option(help: "A folder of hub spaces used directly, in this process, instead of --hub.") var hubFolder: String?
+    @Option(help: "The bearer token for --hub.") var token: String?
+    @Option(help: "The hub's space.") var space: String
+    @Option(help: "This replica's name at the hub (unique per device and database).") var replica: String
+    @Option(help: "The synced tables, comma-separated.") var tables: String
+
+    func validate() throws {
+        guard (hub == nil) != (hubFolder == nil) else { throw ValidationError("give exactly one of --hub and --hub-folder") }
+        if let hub, URL(string: hub)?.scheme == nil { throw ValidationError("--hub must be a URL such as http://127.0.0.1:8080") }
+    }
+
+    /// Opens the replica; its transport goes to --hub over HTTP or to --hub-folder in process.
+    func open() throws -> SyncReplica {
+        let transport: any SyncTransport
+        if let hub, let url = URL(string: hub) {
+            transport = HTTPSyncTransport(url: url, token: token)
+        } else {
+            transport = InProcessSyncTransport(hub: try SyncHub(directory: hubFolder ?? "."))
+        }
+        _ = try DatabaseFile.openExisting(database)
+        let names = tables.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return try SyncReplica(database: try Database(path: database), replicaID: replica, space: space, tables: names, transport: transport)
+    }
+}
+
+/// Runs async work to its end from the command's synchronous `run()`, on the main thread, which
+/// is not one of the cooperative pool's threads the work needs.
+func waitFor<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+    let result = Locked<Result<T, any Error>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do {
+            let value = try await work()
+            result.withLock { $0 = .success(value) }
+        } catch {
+            result.withLock { $0 = .failure(error) }
+        }
+        done.signal()
+    }
+    done.wait()
+    guard let outcome = result.current else { throw CLIError("the sync did not finish") }
+    return try outcome.get()
+}
+
+func printStatus(_ status: SyncStatus) {
+    print("pending changes:    \(status.pendingChangeCount)")
+    print("pulled version:     \(status.lastPulledVersion)")
+    print("last error:         \(status.lastError.map(ValueText.singleLine) ?? "none")")
+}
+
+/// `strata sync write DB SQL --hub URL ...`: runs SQL through the replica, so its changes are
+/// captured, then syncs.
+struct SyncWriteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "write",
+        abstract: "Run SQL through a replica (its changes captured in the outbox in the same transaction), then sync with the hub.",
+        discussion: "Writes made with `strata query` are not captured: write synced tables through this command or the app's replica."
+    )
+
+    @OptionGroup var options: ReplicaOptions
+    @Argument(help: "The SQL to run (one transaction; several statements allowed).") var sql: String
+    @Flag(help: "Only capture the write; sync later with `strata sync now`.") var noSync = false
+
+    func run() throws {
+        let replica = try options.open()
+        let sql = self.sql
+        let noSync = self.noSync
+        let status = try waitFor {
+            try await replica.write { try $0.execute(sql) }
+            if !noSync { try await replica.sync() }
+            return try await replica.status
+        }
+        printStatus(status)
+    }
+}
+
+/// `strata sync now DB --hub URL ...`: pushes the outbox and pulls until caught up.
+struct SyncNowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "now",
+        abstract: "Push a replica's outbox to the hub and pull until caught up."
+    )
+
+    @OptionGroup var options: ReplicaOptions
+
+    func run() throws {
+        let replica = try options.open()
+        let status = try waitFor {
+            try await replica.sync()
+            return try await replica.status
+        }
+        printStatus(status)
+    }
 }
 
 /// `strata sync status DB`: the outbox, the pulled version and the last error.
@@ -27,10 +127,7 @@ struct SyncStatusCommand: ParsableCommand {
         guard try connection.schemaReader.table(named: "_strata_sync_outbox") != nil else {
             throw CLIError("\(database) is not a StrataSync replica (it has no outbox)")
         }
-        let status = try SyncStatus.read(connection)
-        print("pending changes:    \(status.pendingChangeCount)")
-        print("pulled version:     \(status.lastPulledVersion)")
-        print("last error:         \(status.lastError.map(ValueText.singleLine) ?? "none")")
+        printStatus(try SyncStatus.read(connection))
     }
 }
 #endif

@@ -1,0 +1,48 @@
+#if !canImport(Darwin) && !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
+import Foundation
+import Strata
+import StrataSync
+import Testing
+
+/// `strata sync write` and `strata sync now`: replicas on the command line.
+@Suite struct SyncReplicaCommandTests {
+    /// Two command-line replicas of one list through a hub: each writes through `strata sync
+    /// write`, `strata sync now` brings the other's changes, and both end equal to the hub.
+    @Test func twoCommandLineReplicasConverge() throws {
+        let sandbox = try Sandbox()
+        let schema = "CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT, done INTEGER NOT NULL DEFAULT 0)"
+        let hub = try SyncHub(directory: URL(fileURLWithPath: sandbox.path("hub")))
+        try hub.createSpace("list") { try $0.execute(schema) }
+        for name in ["phone.db", "laptop.db"] {
+            let connection = try Connection(storageLocation: .onDisk(sandbox.path(name)))
+            try connection.execute(schema)
+        }
+        func sync(_ arguments: String...) throws -> CLIResult {
+            let result = try sandbox.run(try strataBinary().path, ["sync"] + arguments + ["--hub-folder", "hub", "--space", "list", "--tables", "todo"])
+            #expect(result.status == 0, "strata sync \(arguments): \(result.stderr)")
+            return result
+        }
+        _ = try sync("write", "phone.db", "--replica", "phone", "INSERT INTO todo(id, title) VALUES ('1', 'milk ''2%''')")
+        _ = try sync("write", "laptop.db", "--replica", "laptop", "INSERT INTO todo(id, title) VALUES ('2', 'bread')")
+        _ = try sync("now", "phone.db", "--replica", "phone")
+        _ = try sync("write", "phone.db", "--replica", "phone", "--no-sync", "UPDATE todo SET done = 1 WHERE id = '2'")
+        _ = try sync("now", "phone.db", "--replica", "phone")
+        let last = try sync("now", "laptop.db", "--replica", "laptop")
+        #expect(last.stdout.contains("pending changes:    0"))
+        let expected: [String] = try hub.withSpace("list") { try $0.query("SELECT id || '|' || title || '|' || done FROM todo ORDER BY id") }
+        #expect(expected == ["1|milk '2%'|0", "2|bread|1"])
+        for name in ["phone.db", "laptop.db"] {
+            let connection = try Connection(storageLocation: .onDisk(sandbox.path(name)))
+            #expect(try connection.query("SELECT id || '|' || title || '|' || done FROM todo ORDER BY id") as [String] == expected)
+        }
+        // Bad input: one line, exit non-zero, nothing written.
+        let both = try sandbox.run(try strataBinary().path, ["sync", "now", "phone.db", "--hub", "http://127.0.0.1:1", "--hub-folder", "hub",
+                                                             "--space", "list", "--replica", "phone", "--tables", "todo"])
+        #expect(both.status != 0 && both.stderr.contains("exactly one of --hub and --hub-folder"))
+        let failing = try sandbox.run(try strataBinary().path, ["sync", "write", "phone.db", "--hub-folder", "hub", "--space", "list",
+                                                                "--replica", "phone", "--tables", "todo", "INSERT INTO todo(id) VALUES ('1')"])
+        #expect(failing.status == 1)
+        #expect(try hub.version(ofSpace: "list") == 3)
+    }
+}
+#endif
