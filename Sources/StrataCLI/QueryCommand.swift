@@ -15,13 +15,14 @@ struct QueryCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "Path to an existing database file.") var database: String
+    @Argument(help: "Path to an existing database file (or a new one, with --create).") var database: String
     @Argument(help: "The SQL to run.") var sql: String
     @Option(name: .customLong("param"), parsing: .unconditionalSingleValue, help: ArgumentHelp("A value to bind, in order (repeat for several).", valueName: "value")) var parameters: [String] = []
     @Option(help: "How to print the rows.") var format: OutputFormat = .table
+    @Flag(help: "Create the database file if it does not exist.") var create = false
 
     func run() throws {
-        let connection = try DatabaseFile.openExisting(database)
+        let connection = try create ? DatabaseFile.openOrCreate(database) : DatabaseFile.openExisting(database)
         // The kernel's cursor compiles each statement after the previous one ran, so a later
         // statement may use what an earlier one created.
         let cursor = connection.statements(in: sql)

@@ -14,8 +14,7 @@ import Testing
         let hub = try SyncHub(directory: URL(fileURLWithPath: sandbox.path("hub")))
         try hub.createSpace("list") { try $0.execute(schema) }
         for name in ["phone.db", "laptop.db"] {
-            let connection = try Connection(storageLocation: .onDisk(sandbox.path(name)))
-            try connection.execute(schema)
+            #expect(try sandbox.strata("query", "--create", name, schema).status == 0)
         }
         func sync(_ arguments: String...) throws -> CLIResult {
             let result = try sandbox.run(try strataBinary().path, ["sync"] + arguments + ["--hub-folder", "hub", "--space", "list", "--tables", "todo"])
