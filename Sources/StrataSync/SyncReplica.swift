@@ -56,7 +56,7 @@ public final class SyncReplica: Sendable {
             for table in tables { _ = try SchemaFingerprint.keyColumns(of: table, in: connection) }
             // Refuses here, by name, a table the session extension cannot record (generated
             // columns on SQLite 3.40), rather than failing every write.
-            try connection.recordChanges(tables: tables).close()
+            try ChangeSession.refuseUnrecordable(tables: tables, on: connection)
             try connection.execute("""
                 CREATE TABLE IF NOT EXISTS \(syncTablePrefix)outbox(sequence INTEGER PRIMARY KEY AUTOINCREMENT, changeset BLOB NOT NULL);
                 CREATE TABLE IF NOT EXISTS \(syncTablePrefix)state(key TEXT PRIMARY KEY, value) WITHOUT ROWID;

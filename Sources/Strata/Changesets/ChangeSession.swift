@@ -51,14 +51,8 @@ public final class ChangeSession {
 
     /// Records one more table too.
     ///
-    /// - Throws: ``ChangesetError/sessionClosed``; ``ChangesetError/generatedColumnsUnsupported(table:)``
-    ///   for a table with generated columns where the linked SQLite cannot record them;
-    ///   `SQLiteError` from SQLite.
+    /// - Throws: ``ChangesetError/sessionClosed``; `SQLiteError` from SQLite.
     public func attach(table: String) throws {
-        if !SessionExtension.recordsGeneratedColumns,
-           try connection.schemaReader.columns(ofTable: table).contains(where: { $0.hidden == 2 || $0.hidden == 3 }) {
-            throw ChangesetError.generatedColumnsUnsupported(table: table)
-        }
         try checkSession(sqlite3session_attach(try open(), table), "session")
         if tables != nil, !(tables ?? []).contains(where: { sameIdentifier($0, table) }) { tables?.append(table) }
     }
@@ -85,10 +79,34 @@ public final class ChangeSession {
 
     /// The recorded changes, with old and new values.
     ///
-    /// - Throws: ``ChangesetError/sessionClosed``; `SQLiteError` from SQLite.
+    /// - Throws: ``ChangesetError/sessionClosed``; ``ChangesetError/generatedColumnsUnsupported(table:)``
+    ///   for a recorded table with generated columns where the linked SQLite cannot record them;
+    ///   `SQLiteError` from SQLite.
     public func changeset() throws -> Changeset {
         let session = try open()
-        return try Changeset.output { sqlite3session_changeset(session, $0, $1) }
+        return try explainingGeneratedColumns { try Changeset.output { sqlite3session_changeset(session, $0, $1) } }
+    }
+
+    /// Refuses, by name, a table whose changes the linked SQLite cannot record (generated columns
+    /// on SQLite 3.40): for a caller that will record it on every write and wants to know first.
+    /// Checked here rather than on every attach, which runs inside write transactions.
+    package static func refuseUnrecordable(tables: [String], on connection: Connection) throws {
+        guard !SessionExtension.recordsGeneratedColumns else { return }
+        for table in tables where try connection.schemaReader.columns(ofTable: table).contains(where: { $0.hidden == 2 || $0.hidden == 3 }) {
+            throw ChangesetError.generatedColumnsUnsupported(table: table)
+        }
+    }
+
+    /// SQLite 3.40's session answers SQLITE_SCHEMA for a table with generated columns: that
+    /// failure is named for what it is.
+    private func explainingGeneratedColumns<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError where error.code == SQLITE_SCHEMA && !SessionExtension.recordsGeneratedColumns {
+            let recorded = try tables ?? connection.schemaReader.userTableNames()
+            try Self.refuseUnrecordable(tables: recorded, on: connection)
+            throw error
+        }
     }
 
     /// The recorded changes as a patchset: new values only (smaller; cannot be inverted).
@@ -96,7 +114,7 @@ public final class ChangeSession {
     /// - Throws: ``ChangesetError/sessionClosed``; `SQLiteError` from SQLite.
     public func patchset() throws -> Patchset {
         let session = try open()
-        return try Changeset.output { sqlite3session_patchset(session, $0, $1) }
+        return try explainingGeneratedColumns { try Changeset.output { sqlite3session_patchset(session, $0, $1) } }
     }
 
     /// Writes the changeset to a file in pieces, for changesets larger than memory.
