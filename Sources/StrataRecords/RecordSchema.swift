@@ -69,8 +69,10 @@ public struct RecordSchema: Sendable {
     /// `PRAGMA foreign_key_check` runs on the changed tables before the commit. Inside the
     /// caller's transaction the plan runs under a savepoint; a plan that rebuilds a table then
     /// needs foreign keys off before that transaction began.
-    /// - Parameter allowingDataLoss: whether to apply a plan that drops a column or table holding
-    ///   data; without it such a plan is refused and nothing changes.
+    /// - Parameters:
+    ///   - db: The connection whose main database is migrated.
+    ///   - allowingDataLoss: Whether to apply a plan that drops a column or table holding data;
+    ///     without it such a plan is refused and nothing changes.
     /// - Throws: ``RecordSchemaError/wouldLoseData(_:)``;
     ///   ``RecordSchemaError/foreignKeysViolated(_:)``; `TableRebuildError` or `SQLiteError` from a
     ///   step (a NOT NULL column over rows holding NULL, say). The database is then unchanged.
