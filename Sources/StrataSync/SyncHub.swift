@@ -49,6 +49,9 @@ public final class SyncHub: Sendable {
         guard !FileManager.default.fileExists(atPath: url.path) else { throw SyncError.refused("the space \(name) exists already") }
         do {
             let connection = try Connection(storageLocation: .onDisk(url.path))
+            // Another process may use the space's file (a second hub process, `strata sync
+            // --hub-folder`): wait for its locks rather than failing at once.
+            try connection.busyHandler(.timeout(10))
             try connection.execute("PRAGMA journal_mode = WAL")
             try connection.transaction {
                 try schema(connection)
@@ -92,10 +95,12 @@ public final class SyncHub: Sendable {
         let policies = self.policies.current
         return try queue.execute { connection in
             try Self.checkSchema(request.tables, request.schemaFingerprint, connection)
+            let fastPath = try Self.entriesAreTheChangesMade(tables: request.tables, connection)
             var acknowledged: [Int64] = []
             var corrections: [SyncRow] = []
             for entry in request.entries {
-                let conflicts = try Self.apply(entry, from: request.replicaID, tables: request.tables, policies: policies, on: connection)
+                let conflicts = try Self.apply(entry, from: request.replicaID, tables: request.tables, policies: policies,
+                                               fastPath: fastPath, on: connection)
                 acknowledged.append(entry.sequence)
                 for (table, key) in conflicts {
                     let keyColumns = try SchemaFingerprint.keyColumns(of: table, in: connection)
@@ -113,7 +118,8 @@ public final class SyncHub: Sendable {
     public func pull(_ request: SyncPullRequest) throws -> SyncPullResponse {
         try queue(of: request.space).execute { connection in
             try Self.checkSchema(request.tables, request.schemaFingerprint, connection)
-            if try Self.rolledBack(after: request.after, chain: request.afterChain, connection) {
+            if try Self.rolledBack(after: request.after, chain: request.afterChain, replica: request.replicaID,
+                                   lastAcknowledged: request.lastAcknowledged, connection) {
                 return SyncPullResponse(entries: [], hubVersion: try Self.currentVersion(connection), hubRolledBack: true)
             }
             if request.after < (try Self.trimmedThrough(connection)) {
@@ -193,6 +199,23 @@ public final class SyncHub: Sendable {
         }
     }
 
+    /// Whether applying an entry without a conflict makes exactly the entry's changes: no
+    /// trigger and no foreign key action (CASCADE, SET NULL, SET DEFAULT) can add others.
+    private static func entriesAreTheChangesMade(tables: [String], _ connection: Connection) throws -> Bool {
+        let reader = connection.schemaReader
+        if try reader.entries().contains(where: { $0.type == "trigger" }) { return false }
+        let temporaryTriggers: Int = try connection.query(literal: "SELECT count(*) FROM temp.sqlite_master WHERE type = 'trigger'") ?? 0
+        if temporaryTriggers > 0 { return false }
+        let inert: Set<String> = ["NO ACTION", "RESTRICT"]
+        for table in try reader.userTableNames() {
+            for key in try reader.foreignKeys(ofTable: table)
+            where !inert.contains(key.onDelete.uppercased()) || !inert.contains(key.onUpdate.uppercased()) {
+                return false
+            }
+        }
+        return true
+    }
+
     /// Tables a space needs beside its log and applied entries (also in a space made before them).
     private static func prepareBookkeeping(_ connection: Connection) throws {
         try connection.execute("CREATE TABLE IF NOT EXISTS \(syncTablePrefix)meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID")
@@ -246,10 +269,18 @@ public final class SyncHub: Sendable {
 
     /// Whether the history a replica pulled up to `after` (ending in `chain`) is not this hub's:
     /// the hub was restored from an older copy (and may have logged other changes since).
-    private static func rolledBack(after: Int64, chain: Int64?, _ connection: Connection) throws -> Bool {
-        guard let chain else { return false }
+    private static func rolledBack(after: Int64, chain: Int64?, replica: String, lastAcknowledged: Int64?,
+                                   _ connection: Connection) throws -> Bool {
         if after > (try currentVersion(connection)) { return true }
-        guard let known = try Self.chain(at: after, connection) else { return false }
+        // The applied entries are never trimmed: a push this hub acknowledged and has no record of
+        // was acknowledged by a copy it was restored over.
+        if let sequence = lastAcknowledged, sequence > 0 {
+            let known: Int64? = try connection.query(literal: """
+                SELECT sequence FROM \(identifier: syncTablePrefix + "applied") WHERE replica = \(replica) AND sequence = \(sequence)
+                """)
+            if known == nil { return true }
+        }
+        guard let chain, let known = try Self.chain(at: after, connection) else { return false }
         return known != chain
     }
 
@@ -267,6 +298,9 @@ public final class SyncHub: Sendable {
             let url = fileURL(of: name)
             guard FileManager.default.fileExists(atPath: url.path) else { throw SyncError.unknownSpace(name) }
             let connection = try Connection(storageLocation: .onDisk(url.path))
+            // Another process may use the space's file (a second hub process, `strata sync
+            // --hub-folder`): wait for its locks rather than failing at once.
+            try connection.busyHandler(.timeout(10))
             try connection.execute("PRAGMA foreign_keys = ON")
             guard try connection.schemaReader.table(named: syncTablePrefix + "log") != nil else { throw SyncError.unknownSpace(name) }
             try Self.prepareBookkeeping(connection)
@@ -299,7 +333,7 @@ public final class SyncHub: Sendable {
     /// Applies one entry in one transaction, unless it was applied before; returns the rows whose
     /// conflicts the policy settled otherwise than by the replica's change.
     private static func apply(_ entry: SyncOutboxEntry, from replica: String, tables: [String], policies: [String: SyncPolicy],
-                              on connection: Connection) throws -> [(String, [SyncValue])] {
+                              fastPath: Bool, on connection: Connection) throws -> [(String, [SyncValue])] {
         let applied: String? = try connection.query(literal: """
             SELECT conflicts FROM \(identifier: syncTablePrefix + "applied") WHERE replica = \(replica) AND sequence = \(entry.sequence)
             """)
@@ -311,13 +345,26 @@ public final class SyncHub: Sendable {
                 // Most entries meet no conflict, and then the change the hub made is the entry
                 // itself: applied without a session, aborting (SQLite undoes the whole apply) at
                 // the first conflict, which takes the recorded path below. Halves the hub's cost.
-                var conflicted = false
-                do {
-                    try connection.apply(Changeset(data: entry.changeset), filter: { synced.contains($0.lowercased()) }) { _ in
-                        conflicted = true
-                        return .abort
-                    }
-                } catch where conflicted {}
+                // Not when the hub's own triggers or foreign key actions would add changes, nor
+                // for an entry touching a table the hub does not sync (the log keeps only what
+                // the hub did).
+                var conflicted = !fastPath
+                if fastPath {
+                    try connection.execute("SAVEPOINT strata_sync_fast")
+                    do {
+                        try connection.apply(Changeset(data: entry.changeset), filter: { table in
+                            guard synced.contains(table.lowercased()) else { conflicted = true; return false }
+                            return true
+                        }) { _ in
+                            conflicted = true
+                            return .abort
+                        }
+                    } catch where conflicted {}
+                    // A conflict aborted the apply (SQLite undid it); a skipped table did not:
+                    // either way the recorded path starts from the state before.
+                    if conflicted { try connection.execute("ROLLBACK TO SAVEPOINT strata_sync_fast") }
+                    try connection.execute("RELEASE SAVEPOINT strata_sync_fast")
+                }
                 let made: Changeset
                 if !conflicted {
                     made = Changeset(data: entry.changeset)

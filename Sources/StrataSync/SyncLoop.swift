@@ -98,6 +98,8 @@ final class SyncWakeup: Sendable {
     private struct State {
         var pending = false
         var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+        /// Waits whose timeout or cancellation came before they registered.
+        var expired: Set<UUID> = []
     }
     private let state = Locked(State())
 
@@ -128,7 +130,7 @@ final class SyncWakeup: Sendable {
                 // waiter registered or is seen here, never neither.
                 let resumeNow = state.withLock { state -> Bool in
                     if state.pending { state.pending = false; return true }
-                    if Task.isCancelled { return true }
+                    if Task.isCancelled || state.expired.remove(id) != nil { return true }
                     state.waiters[id] = continuation
                     return false
                 }
@@ -138,10 +140,16 @@ final class SyncWakeup: Sendable {
             resume(id)
         }
         timer?.cancel()
+        state.withLock { _ = $0.expired.remove(id) }
     }
 
+    /// Ends the wait `id`: at once if it is waiting, or as soon as it registers.
     private func resume(_ id: UUID) {
-        state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+        state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if let waiter = state.waiters.removeValue(forKey: id) { return waiter }
+            state.expired.insert(id)
+            return nil
+        }?.resume()
     }
 }
 #endif

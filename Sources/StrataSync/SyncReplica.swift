@@ -213,13 +213,15 @@ public final class SyncReplica: Sendable {
             // The pushes acknowledged before this request: the hub had them at their versions
             // then, so its answer must reach those versions (a push acknowledged meanwhile, by the
             // loop's other lane, may be newer than the answer).
-            let (after, afterChain, acknowledgedBefore) = try await database.read { connection in
+            let (after, afterChain, acknowledgedBefore, lastAcknowledged) = try await database.read { connection in
                 (try SyncStatus.read(connection).lastPulledVersion, try SyncStatus.pulledChain(connection),
-                 Set(try connection.query(literal: "SELECT sequence FROM \(identifier: syncTablePrefix + "inflight")") as [Int64]))
+                 Set(try connection.query(literal: "SELECT sequence FROM \(identifier: syncTablePrefix + "inflight")") as [Int64]),
+                 try connection.query(literal: "SELECT max(sequence) FROM \(identifier: syncTablePrefix + "sent")") as Int64?)
             }
             let response = try await transport.pull(SyncPullRequest(space: space, replicaID: replicaID, tables: tables,
                                                                     schemaFingerprint: fingerprint, after: after, limit: 500,
-                                                                    afterChain: after == 0 ? 0 : afterChain))
+                                                                    afterChain: after == 0 ? 0 : afterChain,
+                                                                    lastAcknowledged: lastAcknowledged))
             if response.hubRolledBack {
                 try await recoverFromHubRollback()
                 continue
@@ -357,18 +359,38 @@ public final class SyncReplica: Sendable {
         throw SyncError.refused("the outbox kept filling while catching up from a snapshot of \(request.space)")
     }
 
-    /// Empties each synced table and fills it from the attached snapshot, with values copied by
-    /// SQLite itself (no conversion: invalid UTF-8 text, -0.0 and blobs stay as they were).
+    /// Makes each synced table hold the attached snapshot's rows, with values copied by SQLite
+    /// itself (no conversion: invalid UTF-8 text, -0.0 and blobs stay as they were): rows the
+    /// snapshot lacks are deleted (children first), the others inserted or updated where they
+    /// differ. Rows that stay are never deleted, so `ON DELETE` actions of foreign keys from the
+    /// replica's own tables do not fire for them.
     private static func copyTables(_ tables: [String], from schema: String, on connection: Connection) throws {
+        let snapshot = quoteIdentifier(schema)
         try connection.withForeignKeysDeferred {
             for table in tables {
-                try connection.run(literal: "DELETE FROM \(identifier: "main").\(identifier: table)")
+                let name = quoteIdentifier(table)
+                let same = try SchemaFingerprint.keyColumns(of: table, in: connection)
+                    .map { "s." + quoteIdentifier($0) + " IS " + quoteIdentifier("main") + "." + name + "." + quoteIdentifier($0) }
+                    .joined(separator: " AND ")
+                try connection.run(literal: SQLFragment(sql: "DELETE FROM " + quoteIdentifier("main") + "." + name
+                    + " WHERE NOT EXISTS (SELECT 1 FROM " + snapshot + "." + name + " AS s WHERE " + same + ")"))
             }
             for table in tables.reversed() {
-                let columns = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map { quoteIdentifier($0.name) }
-                    .joined(separator: ", ")
-                try connection.run(literal: SQLFragment(sql: "INSERT INTO " + quoteIdentifier("main") + "." + quoteIdentifier(table)
-                    + "(" + columns + ") SELECT " + columns + " FROM " + quoteIdentifier(schema) + "." + quoteIdentifier(table)))
+                let name = quoteIdentifier(table)
+                let keys = try SchemaFingerprint.keyColumns(of: table, in: connection)
+                let columns = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map(\.name)
+                let others = columns.filter { column in !keys.contains { sameIdentifier($0, column) } }
+                let list = columns.map(quoteIdentifier).joined(separator: ", ")
+                var sql = "INSERT INTO " + quoteIdentifier("main") + "." + name + "(" + list + ") SELECT " + list + " FROM "
+                    + snapshot + "." + name + " WHERE true ON CONFLICT(" + keys.map(quoteIdentifier).joined(separator: ", ") + ") DO "
+                if others.isEmpty {
+                    sql += "NOTHING"
+                } else {
+                    sql += "UPDATE SET " + others.map { quoteIdentifier($0) + " = excluded." + quoteIdentifier($0) }.joined(separator: ", ")
+                        + " WHERE " + others.map { name + "." + quoteIdentifier($0) + " IS NOT excluded." + quoteIdentifier($0) }
+                            .joined(separator: " OR ")
+                }
+                try connection.run(literal: SQLFragment(sql: sql))
             }
         }
     }
@@ -464,12 +486,17 @@ final class AsyncSerializer: Sendable {
     private let tail = Locked<Task<Void, Never>?>(nil)
 
     func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        let previous = tail.withLock { $0 }
-        let task = Task { () async throws -> T in
-            await previous?.value
-            return try await body()
+        // Reading the tail and storing the new one under one lock: two callers arriving together
+        // must not both chain onto the same previous task and then run side by side.
+        let task = tail.withLock { tail -> Task<T, any Error> in
+            let previous = tail
+            let task = Task { () async throws -> T in
+                await previous?.value
+                return try await body()
+            }
+            tail = Task { _ = try? await task.value }
+            return task
         }
-        tail.withLock { $0 = Task { _ = try? await task.value } }
         return try await task.value
     }
 }

@@ -228,10 +228,16 @@ public struct SyncPullRequest: Codable, Sendable {
     /// The log chain at `after` as this replica pulled it (nil: not checked). A hub whose chain
     /// there differs, or which has no `after` at all, was restored from an older copy.
     public var afterChain: Int64?
+    /// The newest of this replica's sequences the hub acknowledged (nil: not checked). A hub that
+    /// has no record of applying it was restored from a copy older than that acknowledgement,
+    /// whatever its log shows (which may be trimmed).
+    public var lastAcknowledged: Int64?
     /// A pull after `after`, at most `limit` entries.
-    public init(space: String, replicaID: String, tables: [String], schemaFingerprint: String, after: Int64, limit: Int, afterChain: Int64? = nil) {
+    public init(space: String, replicaID: String, tables: [String], schemaFingerprint: String, after: Int64, limit: Int,
+                afterChain: Int64? = nil, lastAcknowledged: Int64? = nil) {
         self.space = space; self.replicaID = replicaID; self.tables = tables
         self.schemaFingerprint = schemaFingerprint; self.after = after; self.limit = limit; self.afterChain = afterChain
+        self.lastAcknowledged = lastAcknowledged
     }
 }
 

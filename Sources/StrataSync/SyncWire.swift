@@ -184,6 +184,7 @@ public struct HTTPSyncTransport: SyncTransport {
             URLQueryItem(name: "limit", value: String(request.limit)),
             URLQueryItem(name: "wait", value: String(waitMilliseconds)),
         ] + (request.afterChain.map { [URLQueryItem(name: "chain", value: String($0))] } ?? [])
+          + (request.lastAcknowledged.map { [URLQueryItem(name: "acked", value: String($0))] } ?? [])
         guard let pullURL = components?.url else { throw SyncError.refused("cannot make a pull URL from \(url)") }
         return try SyncWire.decodePullResponse(try await send(URLRequest(url: pullURL)))
     }

@@ -31,6 +31,37 @@ import Testing
         try await replica.database.read { try $0.query("SELECT id || '=' || title FROM todo ORDER BY id") }
     }
 
+    /// The restored hub has logged other changes and trimmed its log past the replica's cursor:
+    /// no chain is left to compare, but the hub's record of applied pushes lacks the replica's
+    /// last acknowledged one, so it is still sent again.
+    @Test func aRestoredHubWithATrimmedLogStillGetsBackWhatItLost() async throws {
+        let folder = try SyncFolder()
+        let original = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try original.createSpace("s") { try $0.execute(Self.schema) }
+        let transport = Redirectable(original)
+        let a = try Self.replica("a", folder, transport)
+        try await a.write { try $0.run("INSERT INTO todo VALUES ('a1', 'kept')") }
+        try await a.sync()
+        let restoredFolder = URL(fileURLWithPath: folder.path("restored"))
+        try FileManager.default.createDirectory(at: restoredFolder, withIntermediateDirectories: true)
+        try original.withSpace("s") { try $0.run("VACUUM INTO ?", restoredFolder.appendingPathComponent("s.sqlite").path) }
+        try await a.write { try $0.run("INSERT INTO todo VALUES ('a2', 'lost at the hub')") }
+        try await a.write { try $0.run("INSERT INTO todo VALUES ('a3', 'lost too')") }
+        try await a.sync()
+        let restored = try SyncHub(directory: restoredFolder)
+        transport.hub.withLock { $0 = restored }
+        let c = try Self.replica("c", folder, transport)
+        for index in 1...5 { try await c.write { try $0.run("INSERT INTO todo VALUES (?, 'from c')", "c\(index)") } }
+        try await c.sync()
+        try restored.trimLog(ofSpace: "s", keepingLast: 0)
+        try await a.sync()
+        try await c.sync()
+        let hubRows: [String] = try restored.withSpace("s") { try $0.query("SELECT id FROM todo ORDER BY id") }
+        #expect(hubRows == ["a1", "a2", "a3", "c1", "c2", "c3", "c4", "c5"])
+        #expect(try await a.database.read { try $0.query("SELECT id FROM todo ORDER BY id") as [String] } == hubRows)
+        #expect(try await c.database.read { try $0.query("SELECT id FROM todo ORDER BY id") as [String] } == hubRows)
+    }
+
     @Test(arguments: [false, true])
     func replicasResendWhatARestoredHubLostAndConverge(versionsReused: Bool) async throws {
         let folder = try SyncFolder()

@@ -75,6 +75,49 @@ import Testing
         }
     }
 
+    /// A catch-up from a snapshot deletes only rows the hub no longer has: a table of the
+    /// replica's own (not synced) whose foreign key cascades from a synced row keeps its rows.
+    @Test func aCatchUpKeepsTheReplicasOwnRowsThatCascadeFromSyncedRows() async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.makeHub(folder)
+        let transport = InProcessSyncTransport(hub: hub)
+        let writer = try Self.makeReplica("writer", folder, transport)
+        let local = try Self.makeReplica("local", folder, transport)
+        try await local.database.writeWithoutTransaction {
+            try $0.execute("CREATE TABLE mine(id INTEGER PRIMARY KEY, item TEXT REFERENCES item(id) ON DELETE CASCADE, memo TEXT)")
+        }
+        try await writer.write { try $0.run("INSERT INTO item(id, v) VALUES ('a', 1), ('b', 2)") }
+        try await writer.sync()
+        try await local.sync()
+        try await local.database.writeInTransaction { try $0.run("INSERT INTO mine(item, memo) VALUES ('a', 'keep'), ('b', 'goes with b')") }
+        try await writer.write { try $0.execute("UPDATE item SET v = 10 WHERE id = 'a'; DELETE FROM item WHERE id = 'b'") }
+        try await writer.sync()
+        try hub.trimLog(ofSpace: "s", keepingLast: 0)
+        try await local.sync()
+        #expect(try await local.database.read { try Self.contents($0) } == hub.withSpace("s") { try Self.contents($0) })
+        #expect(try await local.database.read { try $0.query("SELECT memo FROM mine") as [String] } == ["keep"])
+    }
+
+    /// Two callers of the replica's serialized push arrive together: never side by side.
+    @Test func pushesFromTheLoopAndTheAppNeverOverlap() async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.makeHub(folder)
+        let replica = try Self.makeReplica("r", folder, InProcessSyncTransport(hub: hub))
+        for index in 0..<20 { try await replica.write { try $0.run("INSERT INTO item(id, v) VALUES (?, 1)", "i\(index)") } }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 { group.addTask { try await replica.push() } }
+            for _ in 0..<4 { group.addTask { try await replica.sync() } }
+            try await group.waitForAll()
+        }
+        try await replica.sync()
+        #expect(try hub.version(ofSpace: "s") == 20)
+        #expect(try await replica.database.read { try Self.contents($0) } == hub.withSpace("s") { try Self.contents($0) })
+        let duplicates = try hub.withSpace("s") {
+            try $0.query("SELECT count(*) FROM (SELECT replica, sequence FROM _strata_sync_log GROUP BY 1, 2 HAVING count(*) > 1)") as Int?
+        }
+        #expect(duplicates == 0)
+    }
+
     @Test func trimmingByAgeKeepsTheVersionCounting() async throws {
         let folder = try SyncFolder()
         let hub = try Self.makeHub(folder)

@@ -84,7 +84,8 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         let pull = SyncPullRequest(space: space, replicaID: replicaID,
                                    tables: (query.get("tables") ?? "").split(separator: ",").map(String.init),
                                    schemaFingerprint: query.get("fingerprint") ?? "", after: after, limit: limit,
-                                   afterChain: query.get("chain").flatMap { Int64($0) })
+                                   afterChain: query.get("chain").flatMap { Int64($0) },
+                                   lastAcknowledged: query.get("acked").flatMap { Int64($0) })
         do {
             var response = try hub.pull(pull)
             let deadline = ContinuousClock.now + wait
