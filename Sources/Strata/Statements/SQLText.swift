@@ -199,6 +199,20 @@ package func sameIdentifier(_ a: String, _ b: String) -> Bool {
     }
 }
 
+/// Whether two strings hold the same UTF-8 bytes: how SQL text and names are compared (Swift's
+/// `==` also calls canonically equivalent strings equal, such as `é` and `e` + U+0301).
+@inlinable
+package func sameBytes(_ left: String, _ right: String) -> Bool {
+    guard left.utf8.count == right.utf8.count else { return false }
+    let compared: Bool? = left.utf8.withContiguousStorageIfAvailable { l in
+        right.utf8.withContiguousStorageIfAvailable { r in
+            guard let a = l.baseAddress, let b = r.baseAddress else { return l.count == r.count }
+            return memcmp(a, b, l.count) == 0
+        }
+    } ?? nil
+    return compared ?? left.utf8.elementsEqual(right.utf8)
+}
+
 /// A set of names compared as SQLite compares identifiers: by their UTF-8 bytes with ASCII
 /// letters folded, never by Unicode case folding or canonical equivalence (a `Set<String>` of
 /// lowercased names calls `É_data` and `é_data`, or `é` and `e` + U+0301, the same table).

@@ -47,20 +47,27 @@ package struct StatementCacheKey: Hashable, @unchecked Sendable {
         return nil
     }
 
+    // SQL text is compared and hashed by its UTF-8 bytes, never as Swift `String`s: those are
+    // equal when canonically equivalent, so `SELECT 'é'` (U+00E9) and `SELECT 'é'` (e + U+0301)
+    // shared one cached statement and one returned the other's bytes (found by the ten-fold
+    // string-literal property run).
     package static func == (lhs: StatementCacheKey, rhs: StatementCacheKey) -> Bool {
         switch (lhs.storage, rhs.storage) {
         case (.token(let left), .token(let right)): return left === right
-        case (.text(let left), .text(let right)): return left == right
+        case (.text(let left), .text(let right)): return Strata.sameBytes(left, right)
         default: return false
         }
     }
 
     package func hash(into hasher: inout Hasher) {
         switch storage {
-        case .text(let sql): hasher.combine(sql)
+        case .text(let sql):
+            let hashed: Void? = sql.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            if hashed == nil { for byte in sql.utf8 { hasher.combine(byte) } }
         case .token(let token): hasher.combine(ObjectIdentifier(token))
         }
     }
+
 }
 
 /// A bounded cache of prepared statements, least recently used evicted first.

@@ -26,7 +26,7 @@ final class InsertPlanMemo {
 
     /// Whether `table` and the key count match the last insert, so its plan may apply.
     func matches(_ table: String, keyCount: Int) -> Bool {
-        key != nil && keyCount == keyOrder.count && table == self.table
+        key != nil && keyCount == keyOrder.count && sameBytes(table, self.table)
     }
 
     /// The remembered statement checked out of `connection`'s cache (the entry found last is
@@ -48,7 +48,7 @@ final class InsertPlanMemo {
         let handle = prepared.handle
         var position = 0
         for (key, value) in values {
-            guard position < keyOrder.count, key == keyOrder[position] else { return false }
+            guard position < keyOrder.count, sameBytes(key, keyOrder[position]) else { return false }
             let index = positions[position]
             let code = try value?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
             if code != SQLITE_OK { try connection.bindFailed(prepared, code: code, index: index) }
@@ -60,7 +60,9 @@ final class InsertPlanMemo {
     /// The statement key for `table` with `keys`, and the 1-based parameter of each key in
     /// `keys`'s order.
     func plan(_ table: String, keys: Dictionary<String, Bindable?>.Keys) -> (StatementCacheKey, [Int32]) {
-        if let key, table == self.table, keys.count == keyOrder.count, keys.elementsEqual(keyOrder) {
+        // Names compared by bytes, as SQLite does (String equality would take `é` and `e` +
+        // U+0301 for one table or column).
+        if let key, sameBytes(table, self.table), keys.count == keyOrder.count, keys.elementsEqual(keyOrder, by: sameBytes) {
             return (key, positions)
         }
         let sorted = keys.sorted()
@@ -70,7 +72,7 @@ final class InsertPlanMemo {
         self.table = table
         keyOrder = Array(keys)
         positions = keyOrder.map { parameterOfColumn[$0] ?? 0 }
-        if key?.sql != sql { key = StatementCacheKey(reusing: sql) }
+        if let current = key?.sql, sameBytes(current, sql) {} else { key = StatementCacheKey(reusing: sql) }
         return (key ?? StatementCacheKey(sql: sql), positions)
     }
 }

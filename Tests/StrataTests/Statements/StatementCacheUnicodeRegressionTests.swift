@@ -1,0 +1,35 @@
+import Foundation
+import Strata
+import Testing
+
+/// The statement cache filed statements under their SQL as a Swift `String`, which is equal to
+/// any canonically equivalent string: `SELECT 'é'` written with U+00E9 and with e + U+0301 shared
+/// one prepared statement, so the second query returned the first one's bytes (found by the
+/// ten-fold string-literal property run in CI).
+@Suite struct StatementCacheUnicodeRegressionTests {
+    @Test func canonicallyEquivalentSQLIsNotOneStatement() throws {
+        let connection = try Connection()
+        let composed = "\u{E9}"
+        let decomposed = "e\u{301}"
+        #expect(composed == decomposed)   // Swift's String equality, the trap
+        let first: Data? = try connection.query("SELECT CAST('\(composed)' AS BLOB)")
+        let second: Data? = try connection.query("SELECT CAST('\(decomposed)' AS BLOB)")
+        #expect(first == Data(composed.utf8))
+        #expect(second == Data(decomposed.utf8))
+        // Names too: two tables SQLite tells apart, each queried through the cache.
+        try connection.execute("CREATE TABLE \"\(composed)\"(v); CREATE TABLE \"\(decomposed)\"(v)")
+        try connection.run("INSERT INTO \"\(composed)\" VALUES ('composed')")
+        try connection.run("INSERT INTO \"\(decomposed)\" VALUES ('decomposed')")
+        let a: String? = try connection.query("SELECT v FROM \"\(composed)\"")
+        let b: String? = try connection.query("SELECT v FROM \"\(decomposed)\"")
+        #expect(a == "composed")
+        #expect(b == "decomposed")
+        // The insert helper remembers its last table and statement: the same trap.
+        try connection.insertInto(composed, values: ["v": "by insertInto, composed"])
+        try connection.insertInto(decomposed, values: ["v": "by insertInto, decomposed"])
+        let composedRows: [String] = try connection.query("SELECT v FROM \"\(composed)\" ORDER BY rowid")
+        let decomposedRows: [String] = try connection.query("SELECT v FROM \"\(decomposed)\" ORDER BY rowid")
+        #expect(composedRows == ["composed", "by insertInto, composed"])
+        #expect(decomposedRows == ["decomposed", "by insertInto, decomposed"])
+    }
+}
