@@ -243,14 +243,13 @@ public final class SyncHub: Sendable {
     /// The log chain after one more entry: FNV-1a over the previous chain and the entry, enough
     /// to tell one history from another (it guards against a restored copy, not an attacker).
     static func chain(after previous: Int64, replica: String, sequence: Int64, changeset: Data) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        withUnsafeBytes(of: previous.littleEndian) { for byte in $0 { mix(byte) } }
-        for byte in replica.utf8 { mix(byte) }
-        mix(0)
-        withUnsafeBytes(of: sequence.littleEndian) { for byte in $0 { mix(byte) } }
-        for byte in changeset { mix(byte) }
-        return Int64(bitPattern: hash)
+        var hash = FNV1a()
+        hash.add(previous)
+        hash.add(replica.utf8)
+        hash.add(CollectionOfOne(UInt8(0)))
+        hash.add(sequence)
+        hash.add(changeset)
+        return Int64(bitPattern: hash.value)
     }
 
     /// The chain at `version`, where the hub still knows it: the newest, a logged entry's, or

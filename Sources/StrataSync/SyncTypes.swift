@@ -343,9 +343,9 @@ enum SchemaFingerprint {
                 text += "\(column.name.lowercased())|\(column.declaredType.uppercased())|\(column.notNull)|\(column.primaryKeyIndex)|\(column.defaultValue ?? "-")\n"
             }
         }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        let hex = String(hash, radix: 16)
+        var hash = FNV1a()
+        hash.add(text.utf8)
+        let hex = String(hash.value, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
@@ -357,6 +357,16 @@ enum SchemaFingerprint {
         guard !keys.isEmpty, try reader.rowIDAliasColumn(ofTable: table) == nil else { throw SyncError.tableNeedsGlobalKey(table: table) }
         return keys.map(\.name)
     }
+}
+
+/// FNV-1a, 64 bits: the schema fingerprint and the hub's log chain (telling one history or schema
+/// from another, not resisting an attacker).
+struct FNV1a {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    mutating func add<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+        for byte in bytes { value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+    }
+    mutating func add(_ integer: Int64) { withUnsafeBytes(of: integer.littleEndian) { add($0) } }
 }
 
 /// The names of the sync engine's own tables start so; they are never synced.

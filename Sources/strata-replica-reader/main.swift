@@ -16,7 +16,10 @@ import Foundation
 import Strata
 
 func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line.replacingOccurrences(of: "\n", with: " ") + "\n").utf8))
+    // Newlines replaced on bytes: a Character-level replace misses a "\n" a combining mark follows.
+    var bytes = Array(line.utf8).map { $0 == UInt8(ascii: "\n") ? UInt8(ascii: " ") : $0 }
+    bytes.append(UInt8(ascii: "\n"))
+    FileHandle.standardOutput.write(Data(bytes))
 }
 
 func text(_ error: Error) -> String { "error: \(error)" }
