@@ -26,6 +26,7 @@ struct ReplicaOptions: ParsableArguments {
 
     func validate() throws {
         guard (hub == nil) != (hubFolder == nil) else { throw ValidationError("give exactly one of --hub and --hub-folder") }
+        guard !tableNames.isEmpty else { throw ValidationError("--tables names no table") }
         if let hub, URL(string: hub)?.scheme == nil { throw ValidationError("--hub must be a URL such as http://127.0.0.1:8080") }
     }
 
@@ -38,8 +39,11 @@ struct ReplicaOptions: ParsableArguments {
             transport = InProcessSyncTransport(hub: try SyncHub(directory: hubFolder ?? "."))
         }
         _ = try DatabaseFile.openExisting(database)
-        let names = tables.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        return try SyncReplica(database: try Database(path: database), replicaID: replica, space: space, tables: names, transport: transport)
+        return try SyncReplica(database: try Database(path: database), replicaID: replica, space: space, tables: tableNames, transport: transport)
+    }
+
+    var tableNames: [String] {
+        tables.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 }
 
@@ -86,7 +90,19 @@ struct SyncWriteCommand: ParsableCommand {
         let sql = self.sql
         let noSync = self.noSync
         let status = try waitFor {
-            try await replica.write { try $0.execute(sql) }
+            try await replica.write { connection in
+                // Statement by statement: a COMMIT or ROLLBACK in the SQL would end the replica's
+                // transaction, committing rows the outbox never captures. Such statements (read-only
+                // and without result columns: transaction control, settings) are refused before
+                // they run; the transaction is then rolled back whole.
+                let cursor = connection.statements(in: sql)
+                while let statement = try cursor.next() {
+                    guard !(statement.isReadOnly && statement.columnCount == 0) else {
+                        throw CLIError("strata sync write runs statements that read or change data, not \(ValueText.singleLine(statement.sql)): nothing was written")
+                    }
+                    try statement.run()
+                }
+            }
             if !noSync { try await replica.sync() }
             return try await replica.status
         }

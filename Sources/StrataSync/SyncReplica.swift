@@ -52,6 +52,7 @@ public final class SyncReplica: Sendable {
         self.space = space
         self.tables = tables
         self.transport = transport
+        guard !tables.isEmpty else { throw SyncError.refused("a replica needs at least one table to sync") }
         fingerprint = try database.executeWrite { connection in
             for table in tables { _ = try SchemaFingerprint.keyColumns(of: table, in: connection) }
             // Refuses here, by name, a table the session extension cannot record (generated
@@ -80,6 +81,11 @@ public final class SyncReplica: Sendable {
             let session = try connection.recordChanges(tables: tables)
             defer { session.close() }
             let result = try body(connection)
+            // A COMMIT or ROLLBACK run by `body` ended the transaction: what it committed is
+            // beyond the outbox's reach, and nothing more may run as if it were one transaction.
+            guard connection.isInTransaction else {
+                throw SyncError.refused("the write ended its own transaction (COMMIT or ROLLBACK inside it): what it committed before is not captured; write without transaction control")
+            }
             let changeset = try session.changeset()
             if !changeset.isEmpty {
                 try connection.run(literal: "INSERT INTO \(identifier: syncTablePrefix + "outbox")(changeset) VALUES (\(changeset.data))")
