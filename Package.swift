@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import CompilerPluginSupport
 import PackageDescription
 
@@ -26,6 +26,14 @@ let package = Package(
         .library(name: "StrataFaultVFSPreload", type: .dynamic, targets: ["StrataFaultVFS"]),
         // Logging, metrics, tracing and graceful shutdown for server programs (swift-server ecosystem).
         .library(name: "StrataServer", targets: ["StrataServer"]),
+    ],
+    // The server stack (swift-log, swift-metrics, swift-distributed-tracing, service-lifecycle) is
+    // behind a trait that is off by default, so a package that depends on Strata, StrataRecords or
+    // any other product neither fetches nor builds it; `StrataServer` users enable it with
+    // `.package(url: ..., from: ..., traits: ["Server"])`, and `swift test --traits Server` runs
+    // its suite here.
+    traits: [
+        .trait(name: "Server", description: "StrataServer: logs, metrics, spans and ServiceLifecycle around a Database."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -121,20 +129,20 @@ let package = Package(
             name: "StrataServer",
             dependencies: [
                 "Strata",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Server"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Server"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
             ]
         ),
         .testTarget(
             name: "StrataServerTests",
             dependencies: [
                 "StrataServer",
-                .product(name: "InMemoryLogging", package: "swift-log"),
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
-                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
-                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "InMemoryLogging", package: "swift-log", condition: .when(traits: ["Server"])),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Server"])),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["Server"])),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
             ]
         ),
         // The process the blob-stream memory test runs and measures (peak RSS; tests only).

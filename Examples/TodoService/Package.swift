@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // An HTTP service on Strata: Hummingbird routes over `@Record` todos, with StrataServer's logs,
@@ -8,7 +8,7 @@ let package = Package(
     name: "TodoService",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Strata", path: "../.."),
+        .package(name: "Strata", path: "../..", traits: ["Server"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
         // The same routes on Vapor's SQLite driver, for the HTTP benchmark (`--backend sqlite-nio`).
         .package(url: "https://github.com/vapor/sqlite-nio", exact: "1.13.2"),

@@ -51,61 +51,62 @@ extension Storage {
 
 
     private func sync(_ table: AnyTable, preserve: Bool) throws -> SyncSchemaResult {
-        guard try tableExists(with: table.name) else {
+        let keys = table.primaryKeyColumns
+        let declared = DeclaredTable(
+            name: table.name,
+            columns: table.columns.map { column in
+                // ALTER TABLE ADD COLUMN cannot add a key or UNIQUE column, nor NOT NULL without a default.
+                DeclaredTable.Column(name: column.name,
+                                     isAddable: !column.isPrimaryKey && !column.isUnique && (!column.isNotNull || column.hasDefault),
+                                     addColumnSQL: TableDefinition.addColumnSQL(table: table.name, column: column.definition(inlinePrimaryKey: false)))
+            },
+            definitionSQL: table.definitionSQL,
+            tableOptions: nil)
+        // The one schema-sync engine (records' `RecordSchema` runs on it too) compares and plans.
+        guard try tableExists(with: table.name), let comparison = try connection.compareTable(declared) else {
             try connection.execute(table.createSQL)
             return .newTableCreated
         }
-        let existing = try connection.tableInfoForTableNamed(table.name)?.columns ?? []
-        if let module = try connection.readSchema().tableNamed(table.name)?.virtualTableModule {
-            return try syncVirtual(table, module: module, existing: existing)
+        if let module = comparison.entry.virtualTableModule {
+            return try syncVirtual(table, module: module, existing: comparison.existing)
         }
-        let existingByName = Dictionary(existing.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
-        let mappedNames = Set(table.columns.map { $0.name.lowercased() })
-        let keys = table.primaryKeyColumns
-
-        let excess = existing.filter { !mappedNames.contains($0.name.lowercased()) }
-        let added = table.columns.filter { existingByName[$0.name.lowercased()] == nil }
-        let rowIDAlias = try connection.schemaReader.rowIDAliasColumn(ofTable: table.name)
+        let rowIDAlias = try connection.schemaReader.rowIDAliasColumn(ofTable: comparison.entry.name)
+        // A column whose type affinity, NOT NULL, key position or rowid aliasing changed.
         let changed = table.columns.filter { column in
-            guard let current = existingByName[column.name.lowercased()] else { return false }
+            guard let current = comparison.existingColumn(named: column.name) else { return false }
             let keyPosition = keys.firstIndex { $0 === column }.map { $0 + 1 } ?? 0
             let aliasesRowID = rowIDAlias.map { sameIdentifier($0.name, current.name) } ?? false
-            return DeclaredTypeAffinity(declaredType: current.type) != DeclaredTypeAffinity(declaredType: column.sqlType)
+            return DeclaredTypeAffinity(declaredType: current.declaredType) != DeclaredTypeAffinity(declaredType: column.sqlType)
                 || current.notNull != column.isNotNull
                 || current.primaryKeyIndex != keyPosition
                 || aliasesRowID != (column === table.rowidColumn)
         }
-        // ALTER TABLE ADD COLUMN cannot add a key or UNIQUE column, nor NOT NULL without a default.
-        let addable = added.allSatisfy { !$0.isPrimaryKey && !$0.isUnique && (!$0.isNotNull || $0.hasDefault) }
-        let requiresRecreation = !changed.isEmpty || !addable
-
-        if excess.isEmpty && added.isEmpty && changed.isEmpty { return .alredyInSync }
-        if excess.isEmpty && !requiresRecreation {
-            for column in added {
-                try connection.execute(TableDefinition.addColumnSQL(table: table.name, column: column.definition(inlinePrimaryKey: false)))
-            }
+        let requiresRecreation = !changed.isEmpty || comparison.missing.contains { !$0.isAddable }
+        // The model's defaults, read only when a rebuild copies rows.
+        var defaults: [String]?
+        let plan = try connection.planTableSync(declared, comparison: comparison, rebuildReasons: changed.map(\.name)) { declaredColumn, old in
+            guard preserve, let position = table.columns.firstIndex(where: { $0.name == declaredColumn.name }) else { return nil }
+            if defaults == nil { defaults = try defaultLiterals(of: table) }
+            let literal = defaults.map { $0[position] } ?? "NULL"
+            return try copyExpression(for: table.columns[position], in: table, old: old, literal: literal)
+        }
+        switch plan {
+        case .inSync:
+            return .alredyInSync
+        case .addColumns(let statements):
+            for sql in statements { try connection.execute(sql) }
             return .newColumnsAdded
-        }
-        guard preserve else {
-            try connection.execute("DROP TABLE \(table.name.quotedIdentifier)")
-            try connection.execute(table.createSQL)
-            return .droppedAndRecreated
-        }
-        let copies = try copyExpressions(for: table, existing: existingByName)
-        try dropIndexes(of: table.name, onColumns: excess)
-        try connection.rebuildTable(named: table.name, definition: table.definitionSQL, copying: copies)
-        if requiresRecreation { return .droppedAndRecreated }
-        return added.isEmpty ? .oldColumnsRemoved : .newColumnsAddedAndOldColumnsRemoved
-    }
-
-    /// Drops the indexes made by `CREATE INDEX` that key on one of `columns`, which go with them
-    /// (the rebuild could not make them again), as the schema DSL drops a column's indexes.
-    private func dropIndexes(of table: String, onColumns columns: [ColumnInfo]) throws {
-        let names = Set(columns.map { $0.name.lowercased() })
-        guard !names.isEmpty else { return }
-        for index in try connection.schemaReader.indexes(ofTable: table) where index.origin == .createIndex
-            && index.columnNames.contains(where: { names.contains($0.lowercased()) }) {
-            try connection.execute("DROP INDEX main.\(index.name.quotedIdentifier)")
+        case .rebuild(let rebuild):
+            guard preserve else {
+                try connection.execute("DROP TABLE \(table.name.quotedIdentifier)")
+                try connection.execute(table.createSQL)
+                return .droppedAndRecreated
+            }
+            // An index made by hand over a column that goes is dropped with it, as the schema DSL does.
+            for sql in rebuild.dropIndexSQL { try connection.execute(sql) }
+            try connection.applyTableRebuild(rebuild)
+            if requiresRecreation { return .droppedAndRecreated }
+            return comparison.missing.isEmpty ? .oldColumnsRemoved : .newColumnsAddedAndOldColumnsRemoved
         }
     }
 
@@ -114,9 +115,9 @@ extension Storage {
     /// types, so only their names are compared.
     ///
     /// - Throws: `ORMError.invalidDefinition` when the mapped columns are not the table's.
-    private func syncVirtual(_ table: AnyTable, module: String, existing: [ColumnInfo]) throws -> SyncSchemaResult {
-        let existingNames = Set(existing.map { $0.name.lowercased() })
-        let missing = table.columns.map(\.name).filter { !existingNames.contains($0.lowercased()) }
+    private func syncVirtual(_ table: AnyTable, module: String, existing: [TableColumn]) throws -> SyncSchemaResult {
+        let existingNames = IdentifierSet(existing.map(\.name))
+        let missing = table.columns.map(\.name).filter { !existingNames.contains($0) }
         guard missing.isEmpty else {
             throw ORMError.invalidDefinition(
                 "syncSchema cannot change '\(table.name)': it is a virtual table (USING \(module)) and lacks the mapped column(s) "
@@ -126,37 +127,29 @@ extension Storage {
         return .alredyInSync
     }
 
-    /// For each column of the new table, what to fill it with from the old row: the old column
-    /// (NULLs replaced by the model's default when the column is NOT NULL now), or, for a new
-    /// NOT NULL column without a default, the model's default; other new columns take their default.
+    /// What fills `column` of the rebuilt table from the old row: the old column (NULLs replaced
+    /// by the model's default when the column is NOT NULL now), or, for a new NOT NULL column
+    /// without a default, the model's default (`literal`); other new columns take their default.
     ///
     /// - Throws: `ORMError.invalidDefinition` when a NOT NULL column's only fill is the model's nil
     ///   and some row needs it: `preserve: true` never drops rows, so the caller decides.
-    private func copyExpressions(for table: AnyTable, existing: [String: ColumnInfo]) throws
-        -> [(column: String, expression: String)] {
-        let defaults = try defaultLiterals(of: table)
-        var copies: [(column: String, expression: String)] = []
-        for (column, literal) in zip(table.columns, defaults) {
-            let old = existing[column.name.lowercased()]
-            if column.isNotNull, !column.hasDefault, literal == "NULL", old.map({ !$0.notNull }) ?? true {
-                let filter = old.map { " WHERE \($0.name.quotedIdentifier) IS NULL" } ?? ""
-                let needed: Bool? = try connection.query("SELECT EXISTS(SELECT 1 FROM \(table.name.quotedIdentifier)\(filter))")
-                if needed == true {
-                    throw ORMError.invalidDefinition(
-                        "syncSchema(preserve: true) cannot keep the rows of '\(table.name)': column '\(column.name)' is NOT NULL "
-                            + "without a default and a new object leaves it nil; give it a default or a non-nil initial value, "
-                            + "or call syncSchema(preserve: false)"
-                    )
-                }
-            }
-            if let old = existing[column.name.lowercased()] {
-                let source = old.name.quotedIdentifier
-                copies.append((column.name, column.isNotNull && !old.notNull ? "coalesce(\(source), \(literal))" : source))
-            } else if column.isNotNull && !column.hasDefault {
-                copies.append((column.name, literal))
+    private func copyExpression(for column: AnyColumn, in table: AnyTable, old: TableColumn?, literal: String) throws -> String? {
+        if column.isNotNull, !column.hasDefault, literal == "NULL", old.map({ !$0.notNull }) ?? true {
+            let filter = old.map { " WHERE \($0.name.quotedIdentifier) IS NULL" } ?? ""
+            let needed: Bool? = try connection.query("SELECT EXISTS(SELECT 1 FROM \(table.name.quotedIdentifier)\(filter))")
+            if needed == true {
+                throw ORMError.invalidDefinition(
+                    "syncSchema(preserve: true) cannot keep the rows of '\(table.name)': column '\(column.name)' is NOT NULL "
+                        + "without a default and a new object leaves it nil; give it a default or a non-nil initial value, "
+                        + "or call syncSchema(preserve: false)"
+                )
             }
         }
-        return copies
+        if let old {
+            let source = old.name.quotedIdentifier
+            return column.isNotNull && !old.notNull ? "coalesce(\(source), \(literal))" : source
+        }
+        return column.isNotNull && !column.hasDefault ? literal : nil
     }
 
     /// Each column's value in a fresh model object, as an SQL literal.

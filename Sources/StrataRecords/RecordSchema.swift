@@ -82,20 +82,18 @@ public struct RecordSchema: Sendable {
         if plan.losesData && !allowingDataLoss {
             throw RecordSchemaError.wouldLoseData(plan.steps.filter(\.losesData).map(\.summary))
         }
-        let changed = Set(plan.steps.map { $0.table.lowercased() })
+        let changed = IdentifierSet(plan.steps.map(\.table))
         func apply() throws {
             for step in plan.steps {
                 if let rebuild = step.rebuild {
-                    try db.rebuildTable(named: step.table, definition: rebuild.definition,
-                                        copying: zip(rebuild.columns, rebuild.expressions).map { (column: $0, expression: $1) },
-                                        tableOptions: "")
+                    try db.applyTableRebuild(rebuild)
                 } else {
                     for sql in step.sql { try db.execute(sql) }
                 }
             }
             // Only the rows the plan touched: a violation elsewhere was there before.
             let violations = try db.foreignKeyViolations().filter {
-                changed.contains($0.table.lowercased()) || changed.contains($0.parentTable.lowercased())
+                changed.contains($0.table) || changed.contains($0.parentTable)
             }
             if !violations.isEmpty { throw RecordSchemaError.foreignKeysViolated(violations) }
         }
@@ -134,19 +132,26 @@ public struct RecordSchema: Sendable {
             return []
         }
         let table = entry.name
-        let databaseColumns = try reader.columns(ofTable: table)
-        func databaseColumn(_ name: String) -> TableColumn? {
-            databaseColumns.first { $0.name == name } ?? databaseColumns.first { sameIdentifier($0.name, name) }
-        }
         func label(_ column: String) -> String { "column \(quoteIdentifier(column)) of table \(quotedTable)" }
 
+        // The one schema-sync engine decides between nothing, ADD COLUMN and a rebuild; the records'
+        // comparison (`checkSchema`'s) and their CHECKs are the reasons to rebuild it is given.
         let constrained = Set(record.constraints.filter { if case .indexed = $0.kind { return false } else { return true } }.map(\.column))
-        let missing = record.columns.filter { databaseColumn($0.name) == nil && !isRowIDName($0.name) }
-        let addable = missing.filter { $0.isOptional && !$0.isPrimaryKey && !unique.contains($0.name) && !constrained.contains($0.name) }
-        let extra = databaseColumns.filter { column in
-            column.hidden == 0 && !record.columns.contains { sameIdentifier($0.name, column.name) }
-        }
-        let missingLabels = Set(missing.map { label($0.name) + " is missing" })
+        let declared = DeclaredTable(
+            name: table,
+            // The rowid (`@Column("rowid")`) is no declared column, yet reads and writes reach it.
+            columns: try record.columns.filter { column in
+                try !isRowIDName(column.name) || db.schemaReader.columns(ofTable: table).contains { sameIdentifier($0.name, column.name) }
+            }.map { column in
+                DeclaredTable.Column(
+                    name: column.name,
+                    isAddable: column.isOptional && !column.isPrimaryKey && !unique.contains(column.name) && !constrained.contains(column.name),
+                    addColumnSQL: TableDefinition.addColumnSQL(table: table, column: TableDefinition.Column(column.name, type: column.sqlType.isEmpty ? nil : column.sqlType)))
+            },
+            definitionSQL: record.statements.tableDefinition(ifNotExists: false, unique: unique, constraints: tableConstraints).bodySQL,
+            tableOptions: "")
+        guard let comparison = try db.compareTable(declared) else { return [] }
+        let missingLabels = Set(comparison.missing.map { label($0.name) + " is missing" })
         let indexLabels = Set(indexes.map { label($0.column) + " has no index" })
         let otherDifferences = differences.filter { !missingLabels.contains($0) && !indexLabels.contains($0) }
         // SQLite keeps a CHECK only in the table's text: one the record declares must be there as `createTable` writes it.
@@ -155,64 +160,37 @@ public struct RecordSchema: Sendable {
             guard case .check = constraint else { return false }
             return !containsBytes(tableSQL, Array(constraint.sql.utf8))
         }
-        let needsRebuild = !otherDifferences.isEmpty || !extra.isEmpty || !missingChecks.isEmpty || missing.count != addable.count
+        let reasons = otherDifferences + missingChecks.map { "table \(quotedTable) gains \($0.sql)" }
+        let plan = try db.planTableSync(declared, comparison: comparison, rebuildReasons: reasons) { _, old in
+            old.map { quoteIdentifier($0.name) }
+        }
 
         var steps: [RecordSchemaPlan.Step] = []
-        if needsRebuild {
-            let extraNames = Set(extra.map { $0.name.lowercased() })
-            // An index over a column that goes cannot be made again after the rebuild.
-            let doomedIndexes = try reader.indexes(ofTable: table).filter { index in
-                index.origin == .createIndex && index.columnNames.contains { extraNames.contains($0.lowercased()) }
+        switch plan {
+        case .inSync:
+            break
+        case .addColumns:
+            for column in comparison.missing {
+                steps.append(RecordSchemaPlan.Step(kind: .addColumn, table: record.table, summary: "add \(label(column.name))", sql: [column.addColumnSQL], losesData: false))
             }
-            for index in doomedIndexes {
+        case .rebuild(let rebuild):
+            for (index, sql) in zip(rebuild.droppedIndexes, rebuild.dropIndexSQL) {
                 steps.append(RecordSchemaPlan.Step(kind: .dropIndex, table: record.table,
-                                                   summary: "drop index \(quoteIdentifier(index.name)), which covers a column to be dropped",
-                                                   sql: ["DROP INDEX main." + quoteIdentifier(index.name)], losesData: false))
+                                                   summary: "drop index \(quoteIdentifier(index)), which covers a column to be dropped",
+                                                   sql: [sql], losesData: false))
             }
-            var lossy: [String] = []
-            for column in extra {
-                let holdsData: Int? = try db.query("SELECT EXISTS (SELECT 1 FROM main.\(quoteIdentifier(table)) WHERE \(quoteIdentifier(column.name)) IS NOT NULL)")
-                if holdsData == 1 { lossy.append(column.name) }
-            }
-            let definition = record.statements.tableDefinition(ifNotExists: false, unique: unique, constraints: tableConstraints).bodySQL
-            var copied: [(column: String, expression: String)] = []
-            for column in record.columns {
-                if let found = databaseColumn(column.name) { copied.append((column.name, quoteIdentifier(found.name))) }
-            }
-            var reasons = otherDifferences
-            reasons += extra.map { label($0.name) + (lossy.contains($0.name) ? " is dropped, with its data" : " is dropped") }
-            reasons += missing.map { label($0.name) + " is added" }
-            reasons += missingChecks.map { "table \(quotedTable) gains \($0.sql)" }
-            let summary = "rebuild table \(quotedTable): " + reasons.joined(separator: "; ")
-            let temporary = quoteIdentifier("strata_rebuild_0_" + table)
-            var sql = [
-                "CREATE TABLE main.\(temporary) (\(definition))",
-                "INSERT INTO main.\(temporary) (\(copied.map { quoteIdentifier($0.column) }.joined(separator: ", "))) SELECT \(copied.map(\.expression).joined(separator: ", ")) FROM main.\(quoteIdentifier(table))",
-                "DROP TABLE main.\(quoteIdentifier(table))",
-                // Legacy renaming, as the kernel's rebuild does: a view naming the table would
-                // otherwise fail the rename while the table is gone.
-                "PRAGMA legacy_alter_table = ON",
-                "ALTER TABLE main.\(temporary) RENAME TO \(quoteIdentifier(table))",
-                "PRAGMA legacy_alter_table = OFF",
-            ]
-            if copied.isEmpty { sql.remove(at: 1) }
-            let doomed = Set(doomedIndexes.map { $0.name.lowercased() })
-            sql += try reader.entries().filter { entry in
-                (entry.type == "index" || entry.type == "trigger") && sameIdentifier(entry.tableName, table) && entry.sql != nil
-                    && !doomed.contains(entry.name.lowercased())
-            }.compactMap(\.sql)
-            steps.append(RecordSchemaPlan.Step(kind: .rebuildTable, table: record.table, summary: summary, sql: sql, losesData: !lossy.isEmpty,
-                                               rebuild: .init(definition: definition, columns: copied.map(\.column), expressions: copied.map(\.expression))))
-        } else {
-            for column in addable {
-                let sql = TableDefinition.addColumnSQL(table: table, column: TableDefinition.Column(column.name, type: column.sqlType.isEmpty ? nil : column.sqlType))
-                steps.append(RecordSchemaPlan.Step(kind: .addColumn, table: record.table, summary: "add \(label(column.name))", sql: [sql], losesData: false))
-            }
+            let losing = IdentifierSet(rebuild.columnsLosingData)
+            var summaryReasons = otherDifferences
+            summaryReasons += rebuild.droppedColumns.map { label($0) + (losing.contains($0) ? " is dropped, with its data" : " is dropped") }
+            summaryReasons += comparison.missing.map { label($0.name) + " is added" }
+            summaryReasons += missingChecks.map { "table \(quotedTable) gains \($0.sql)" }
+            steps.append(RecordSchemaPlan.Step(kind: .rebuildTable, table: record.table, summary: "rebuild table \(quotedTable): " + summaryReasons.joined(separator: "; "),
+                                               sql: rebuild.sql, losesData: !rebuild.columnsLosingData.isEmpty, rebuild: rebuild))
         }
         // Indexes a rebuild keeps are there already; the ones the records add are made after it.
-        let existingIndexNames = Set(try reader.indexes(ofTable: table).map { $0.name.lowercased() })
+        let existingIndexNames = IdentifierSet(try reader.indexes(ofTable: table).map(\.name))
         for index in indexes where differences.contains(label(index.column) + " has no index")
-            && !existingIndexNames.contains(recordIndexName(table: record.table, column: index.column).lowercased()) {
+            && !existingIndexNames.contains(recordIndexName(table: record.table, column: index.column)) {
             steps.append(RecordSchemaPlan.Step(kind: .createIndex, table: record.table, summary: "index \(label(index.column))", sql: [index.sql], losesData: false))
         }
         return steps
@@ -250,15 +228,10 @@ public struct RecordSchemaPlan: Sendable, Equatable, CustomStringConvertible {
         /// Whether the step drops a column or table that holds non-NULL values.
         public let losesData: Bool
 
-        let rebuild: Rebuild?
+        /// The engine's rebuild, which `migrate` runs.
+        let rebuild: TableRebuildPlan?
 
-        struct Rebuild: Sendable, Equatable {
-            let definition: String
-            let columns: [String]
-            let expressions: [String]
-        }
-
-        init(kind: Kind, table: String, summary: String, sql: [String], losesData: Bool, rebuild: Rebuild? = nil) {
+        init(kind: Kind, table: String, summary: String, sql: [String], losesData: Bool, rebuild: TableRebuildPlan? = nil) {
             self.kind = kind
             self.table = table
             self.summary = summary

@@ -1,3 +1,5 @@
+// Compiled only with the package trait `Server` (its dependencies are fetched only then).
+#if Server
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -106,3 +108,4 @@ extension Database: Service {
         try await DatabaseService(self).run()
     }
 }
+#endif

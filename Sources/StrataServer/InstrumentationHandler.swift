@@ -1,3 +1,5 @@
+// Compiled only with the package trait `Server` (its dependencies are fetched only then).
+#if Server
 import Foundation
 import Logging
 import Metrics
@@ -403,3 +405,4 @@ extension Duration {
         return overflow ? .max : product &+ attoseconds / 1_000_000_000
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Compiled only with the package trait `Server` (its dependencies are fetched only then).
+#if Server
 // StrataServer: Strata on servers. Statement logs (swift-log), metrics (swift-metrics), spans
 // (swift-distributed-tracing) and the Database as a ServiceLifecycle service, all heard through the
 // core's generic `DatabaseEventHandler`, so the `Strata` module itself depends on none of them.
@@ -81,3 +83,4 @@ extension Connection {
         setEventHandler(InstrumentationHandler(instrumentation))
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Compiled only with the package trait `Server` (its dependencies are fetched only then).
+#if Server
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -173,3 +175,4 @@ import Testing
         #expect(try Self.count(at: test.path) == 1)
     }
 }
+#endif

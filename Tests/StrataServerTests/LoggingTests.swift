@@ -1,3 +1,5 @@
+// Compiled only with the package trait `Server` (its dependencies are fetched only then).
+#if Server
 import Foundation
 import Logging
 import Strata
@@ -123,3 +125,4 @@ final class TraceLines: @unchecked Sendable {
     func append(_ line: String) { lock.withLock { stored.append(line) } }
     var lines: [String] { lock.withLock { stored } }
 }
+#endif

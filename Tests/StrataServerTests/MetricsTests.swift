@@ -1,3 +1,5 @@
+// Compiled only with the package trait `Server` (its dependencies are fetched only then).
+#if Server
 import Foundation
 import MetricsTestKit
 import Strata
@@ -151,3 +153,4 @@ final class ReaderGate: @unchecked Sendable {
         while arrived < count, condition.wait(until: limit) {}
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Compiled only with the package trait `Server` (its dependencies are fetched only then).
+#if Server
 import Foundation
 import Strata
 import Testing
@@ -37,3 +39,4 @@ import Testing
         #expect(InstrumentationHandler.databaseName(connection) == "names.sqlite") // from the memo
     }
 }
+#endif

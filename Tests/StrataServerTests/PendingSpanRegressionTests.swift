@@ -1,3 +1,5 @@
+// Compiled only with the package trait `Server` (its dependencies are fetched only then).
+#if Server
 import Foundation
 import InMemoryTracing
 import Strata
@@ -29,3 +31,4 @@ import Tracing
         #expect(spans.filter { $0.operationName == "sqlite.write" }.count == 1)
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Compiled only with the package trait `Server` (its dependencies are fetched only then).
+#if Server
 import Foundation
 import InMemoryLogging
 import Logging
@@ -47,3 +49,4 @@ import Testing
         await #expect(throws: DatabaseError.closed) { try await database.read { _ in 1 } }
     }
 }
+#endif

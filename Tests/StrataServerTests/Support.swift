@@ -1,3 +1,5 @@
+// Compiled only with the package trait `Server` (its dependencies are fetched only then).
+#if Server
 import Foundation
 import InMemoryLogging
 import InMemoryTracing
@@ -54,3 +56,4 @@ struct Backends {
         logs.entries.filter { $0.metadata["db.statement"] == .string(sql) }
     }
 }
+#endif

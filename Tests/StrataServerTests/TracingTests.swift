@@ -1,3 +1,5 @@
+// Compiled only with the package trait `Server` (its dependencies are fetched only then).
+#if Server
 import Foundation
 import InMemoryTracing
 import Strata
@@ -104,3 +106,4 @@ import Tracing
         ).totalValue == 1)
     }
 }
+#endif

@@ -89,7 +89,7 @@ extension Connection {
         guard let handle = try? FileHandle(forReadingFrom: url) else { throw DumpError.io("cannot read \(url.path)") }
         defer { try? handle.close() }
         try restoring {
-            var splitter = StatementSplitter()
+            var splitter = SQLStatementSplitter()
             while true {
                 let chunk: Data?
                 do { chunk = try handle.read(upToCount: 1 << 16) } catch { throw DumpError.io("cannot read \(url.path): \(error)") }
@@ -154,36 +154,6 @@ private struct FileOutput: TextOutputStream {
         }
         buffer.removeAll(keepingCapacity: true)
         if let failure { throw DumpError.io("cannot write the dump: \(failure)") }
-    }
-}
-
-/// Cuts SQL text arriving in chunks into complete statements, as the kernel's `isCompleteSQL`
-/// (SQLite's `sqlite3_complete`) sees them.
-struct StatementSplitter {
-    private var pending: [UInt8] = []
-    /// Where the next statement's text starts in `pending`.
-    private var start = 0
-
-    /// Adds a chunk; calls `statement` with each statement it completes.
-    mutating func append(_ chunk: Data, statement: (String) throws -> Void) throws {
-        var searchFrom = pending.count
-        pending.append(contentsOf: chunk)
-        while let semicolon = pending[searchFrom...].firstIndex(of: UInt8(ascii: ";")) {
-            searchFrom = semicolon + 1
-            guard isCompleteSQL(pending[start...semicolon]) else { continue }
-            try statement(String(decoding: pending[start...semicolon], as: UTF8.self))
-            start = semicolon + 1
-        }
-        if start > 1 << 16 {
-            pending.removeFirst(start)
-            start = 0
-        }
-    }
-
-    /// The text after the last complete statement, when it holds more than whitespace and comments.
-    var remainder: String? {
-        let rest = String(decoding: pending[start...], as: UTF8.self)
-        return sqlTextHasStatement(Substring(rest)) ? rest : nil
     }
 }
 

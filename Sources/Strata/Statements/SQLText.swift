@@ -277,15 +277,55 @@ where Bytes.Element == UInt8, Bytes.SubSequence == Bytes {
 /// needs it (a statement that fails to compile is named without the rest of its script).
 package func sqlStatementEnd<Bytes: Collection>(in text: Bytes) -> Bytes.Index
 where Bytes.Element == UInt8, Bytes.SubSequence == Bytes {
-    var candidate: [UInt8] = []
-    var searchFrom = text.startIndex
-    while let semicolon = text[searchFrom...].firstIndex(of: UInt8(ascii: ";")) {
+    completeStatementEnd(in: text, searchingFrom: text.startIndex) ?? text.endIndex
+}
+
+/// The one statement-end scanner: just past the first `;` at or after `searchFrom` that completes
+/// the statement beginning at the start of `text` (as `sqlite3_complete` reads it), or nil when
+/// none does yet. `sqlStatementEnd(in:)` and `SQLStatementSplitter` (the dump's reader) are
+/// both this loop.
+package func completeStatementEnd<Bytes: Collection>(in text: Bytes, searchingFrom searchFrom: Bytes.Index) -> Bytes.Index?
+where Bytes.Element == UInt8, Bytes.SubSequence == Bytes {
+    var from = searchFrom
+    while let semicolon = text[from...].firstIndex(of: UInt8(ascii: ";")) {
         let end = text.index(after: semicolon)
-        candidate.append(contentsOf: text[searchFrom..<end])
-        if isCompleteSQL(candidate) { return end }
-        searchFrom = end
+        if isCompleteSQL(text[..<end]) { return end }
+        from = end
     }
-    return text.endIndex
+    return nil
+}
+
+/// Cuts SQL text arriving in chunks into complete statements with `completeStatementEnd(in:searchingFrom:)`
+/// (a file restored in constant memory).
+package struct SQLStatementSplitter {
+    private var pending: [UInt8] = []
+    /// Where the next statement's text starts in `pending`.
+    private var start = 0
+    /// Bytes before this were searched for a `;` already.
+    private var searched = 0
+
+    package init() {}
+
+    /// Adds a chunk; calls `statement` with each statement it completes.
+    package mutating func append<Chunk: Sequence>(_ chunk: Chunk, statement: (String) throws -> Void) throws where Chunk.Element == UInt8 {
+        pending.append(contentsOf: chunk)
+        while let end = completeStatementEnd(in: pending[start...], searchingFrom: max(searched, start)) {
+            try statement(String(decoding: pending[start..<end], as: UTF8.self))
+            start = end
+        }
+        searched = pending.count
+        if start > 1 << 16 {
+            pending.removeFirst(start)
+            searched -= start
+            start = 0
+        }
+    }
+
+    /// The text after the last complete statement, when it holds more than whitespace and comments.
+    package var remainder: String? {
+        let rest = String(decoding: pending[start...], as: UTF8.self)
+        return sqlTextHasStatement(Substring(rest)) ? rest : nil
+    }
 }
 
 /// Whether `statement` ends a complete statement, as `sqlite3_complete` reads it (a NUL byte

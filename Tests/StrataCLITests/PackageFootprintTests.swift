@@ -1,0 +1,62 @@
+#if os(Linux) || os(macOS)
+import Foundation
+import Testing
+
+/// What a package that depends on Strata fetches: a client package in a temporary folder names
+/// this repository by path and one product, `swift package resolve` runs, and the checkouts it
+/// made are the answer. The server stack is behind the `Server` trait; test-only packages
+/// (macro testing, snapshot testing) are never a client's.
+@Suite(.serialized)
+struct PackageFootprintTests {
+    static let serverStack: Set<String> = [
+        "swift-log", "swift-metrics", "swift-distributed-tracing", "swift-service-lifecycle", "swift-nio",
+        "swift-async-algorithms", "swift-service-context",
+    ]
+    static let testOnly: Set<String> = ["swift-macro-testing", "swift-snapshot-testing", "swift-custom-dump", "xctest-dynamic-overlay"]
+
+    @Test(arguments: ["Strata", "StrataRecords", "StrataSqueal", "StrataORM", "StrataSync"])
+    func aClientOfOneProductFetchesNoServerStackAndNoTestPackage(product: String) throws {
+        let fetched = try resolveClient(product: product, traits: nil)
+        let unwanted = fetched.intersection(Self.serverStack.union(Self.testOnly))
+        #expect(unwanted.isEmpty, "a client of \(product) fetched \(unwanted.sorted()) (all: \(fetched.sorted()))")
+        // What remains is what the products themselves need: the CLI's argument parser, and
+        // swift-syntax for the @Record macro's plugin.
+        #expect(fetched.isSubset(of: ["swift-argument-parser", "swift-syntax"]), "\(fetched.sorted())")
+    }
+
+    /// The control: with the trait on, the same resolution does fetch the stack, so the test
+    /// above sees checkouts where there are some.
+    @Test func theServerTraitFetchesTheServerStack() throws {
+        let fetched = try resolveClient(product: "StrataServer", traits: ["Server"])
+        for package in ["swift-log", "swift-metrics", "swift-distributed-tracing", "swift-service-lifecycle"] {
+            #expect(fetched.contains(package), "\(package) missing from \(fetched.sorted())")
+        }
+        #expect(fetched.intersection(Self.testOnly).isEmpty, "\(fetched.sorted())")
+    }
+
+    /// The folder names under the client's `.build/checkouts` after `swift package resolve`.
+    private func resolveClient(product: String, traits: [String]?) throws -> Set<String> {
+        let repository = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let sandbox = try Sandbox()
+        let traitList = traits.map { ", traits: [" + $0.map { "\"\($0)\"" }.joined(separator: ", ") + "]" } ?? ""
+        try sandbox.write("""
+            // swift-tools-version:6.1
+            import PackageDescription
+            let package = Package(
+                name: "Client",
+                dependencies: [.package(name: "Strata", path: "\(repository.path)"\(traitList))],
+                targets: [.executableTarget(name: "Client", dependencies: [.product(name: "\(product)", package: "Strata")])]
+            )
+            """, to: "Package.swift")
+        try sandbox.write("import \(product)\n", to: "Sources/Client/main.swift")
+        let result = try sandbox.run(try executable(named: "swift"), ["package", "resolve"], timeout: 300)
+        guard result.status == 0 else {
+            throw TestFailure(message: "swift package resolve failed (\(result.status)): \(result.stderr)\(result.stdout)")
+        }
+        let checkouts = sandbox.work.appendingPathComponent(".build/checkouts")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: checkouts.path)) ?? []
+        return Set(names.map { $0.hasSuffix(".git") ? String($0.dropLast(4)) : $0 })
+    }
+}
+#endif
