@@ -1,7 +1,8 @@
 // The module's composition: which folder fills an extension point that a folder below it
-// declares. Dependencies point one way everywhere else: the kernel, Maintenance and Concurrency
-// declare what they ask (as types they own), and only this file names what answers them. Each
-// list is a constant, fixed before any connection opens, so nothing here changes at run time.
+// declares. Dependencies point one way everywhere else (.ci/layering.py checks it): the kernel,
+// Schema, Maintenance and Concurrency declare what they ask (as types they own), and only this
+// file names what answers them. Each list or maker is a constant, fixed before any connection
+// opens, so nothing here changes at run time.
 
 extension SchemaReader {
     /// Name prefixes (lowercase) of the tables that tools beside the application keep in its
@@ -17,4 +18,14 @@ extension Connection {
 extension Database {
     /// What opening a database asks about its path (see ``WriteRefusalRule``).
     static let writeRefusalRules: [WriteRefusalRule] = [{ LitestreamVFS.writeRefusal(path: $0, flags: $1) }]
+}
+
+extension ConnectionQueue {
+    /// What each queue keeps for the layers above (see ``companion``): observation's center,
+    /// tracking the connection's commits from the start.
+    static let makeCompanion: @Sendable (Connection) -> any AnyObject & Sendable = { connection in
+        let center = ObservationCenter()
+        center.trackCommits(of: connection)
+        return center
+    }
 }

@@ -18,8 +18,10 @@ public final class ConnectionQueue: @unchecked Sendable {
     public let connection: Connection
     private let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
-    /// The observations of this connection's data, and the tracking of its commits they rely on.
-    package let observationCenter = ObservationCenter()
+    /// What the layers above keep for this queue's connection (observation's center, which tracks
+    /// its commits), made by the module's composition (`Strata.swift`, ``makeCompanion``) as the
+    /// queue is made, before the connection is shared; this folder names none of their types.
+    package let companion: any AnyObject & Sendable
 
     /// Who ends what each closure leaves running on the connection (see
     /// ``Connection/endLeftoverWork(returningTo:)``) when it returns; nil for a queue whose owner
@@ -41,9 +43,9 @@ public final class ConnectionQueue: @unchecked Sendable {
         self.connection = connection
         self.leftoverWorkOwner = owner
         self.queue = DispatchQueue(label: "strata.connection-queue")
-        queue.setSpecific(key: queueKey, value: ObjectIdentifier(queue))
         // Dormant (one atomic load per statement) until someone observes.
-        observationCenter.trackCommits(of: connection)
+        self.companion = Self.makeCompanion(connection)
+        queue.setSpecific(key: queueKey, value: ObjectIdentifier(queue))
     }
 
     /// Whether the current thread is already running one of this queue's closures.

@@ -1,6 +1,6 @@
 // Connection, with Statements the kernel: the connection handle and what is built on it once
-// (open flags and gate, errors and result codes, the introspection reader, the authorizer hub and
-// access monitor, per-connection slots for the layers above). Every other folder and module calls
+// (open flags and gate, errors and result codes, limits, the authorizer hub and access monitor,
+// the event handler, per-connection slots for the layers above). Every other folder and module calls
 // it; it names none of them.
 
 import Foundation
@@ -38,9 +38,6 @@ open class Connection {
 
     /// Statements prepared for the convenience calls (`run`, `query`, helpers), keyed by SQL.
     let statementCache = StatementCache(capacity: 64)
-
-    /// The connection's one introspection reader, cached by schema version.
-    package private(set) lazy var schemaReader = SchemaReader(connection: self)
 
     /// Closures registered with SQLite (functions, hooks, ...), kept alive while registered.
     var callbackBoxes: [String: AnyObject] = [:]

@@ -1,5 +1,6 @@
-// Hooks: what SQLite calls back on a connection (commit, rollback and update hooks, the
-// authorizer, trace), each closure kept alive while it is registered.
+// Hooks: what SQLite calls back on a connection (commit, rollback and update hooks, trace, the
+// event handler's statements), each closure kept alive while it is registered. The authorizer
+// and the event handler's types are the kernel's (Connection/): every statement passes them.
 import Foundation
 #if canImport(SQLite3)
 import SQLite3

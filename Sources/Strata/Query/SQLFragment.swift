@@ -1,8 +1,9 @@
 // Query: how Strata composes the SQL it generates. `SQLFragment` (SQL text, bound values and
 // identifiers that can be qualified later) is the one currency of every builder: the records'
 // typed columns and predicates, the ORM's expressions, and `run(literal:)`/`query(literal:)`.
-// `Helpers/` holds Squeal's SQL helpers (`insertInto`, `selectFrom`, …). Quoting itself lives in
-// Statements/SQLText.swift; statements run through the connection's one statement cache.
+// Squeal's SQL helpers (`insertInto`, `selectFrom`, …) are in Compatibility/Squeal/Helpers, the
+// table definition in Schema/Definition. Quoting itself lives in Statements/SQLText.swift;
+// statements run through the connection's one statement cache.
 
 import Foundation
 
@@ -294,12 +295,6 @@ extension SQLFragment: ExpressibleByStringInterpolation {
             segments.append(.binding(value))
         }
 
-        /// `\(ZeroBlob(count: n))`: SQLite's `zeroblob(?)` with `n` bound, so the zeros are never
-        /// allocated (a fragment holds values, and a zero blob's value would be all its bytes).
-        public mutating func appendInterpolation(_ value: ZeroBlob) {
-            segments.append(.bound("zeroblob(?)", [.integer(Int64(value.count))]))
-        }
-
         /// `\(optional)`: a `?`, with the value bound, or NULL when it is nil. (Typed optional, so
         /// interpolating one is no mistake the compiler warns about.)
         public mutating func appendInterpolation<Value: Bindable>(_ value: Value?) {
@@ -382,22 +377,4 @@ extension SQLFragment: CustomStringConvertible, CustomDebugStringConvertible {
 
     /// The SQL text and the values it binds.
     public var debugDescription: String { "SQLFragment(\(sql.debugDescription), arguments: \(arguments))" }
-}
-
-/// A binding whose ``Bindable/bindingValue`` is NULL when its value cannot be encoded, and which
-/// can say why: builders turn that NULL into an error instead of writing or comparing it.
-package protocol EncodingCheckedBinding {
-    /// The error encoding the value throws, or nil when it encodes.
-    var encodingError: (any Error)? { get }
-}
-
-/// Why `value` binds NULL when it is a binding whose encoding failed; nil otherwise.
-package func bindingEncodingError(of value: Any) -> (any Error)? {
-    switch value {
-    case let checked as any EncodingCheckedBinding: return checked.encodingError
-    case let codable as any CodableBinding:
-        do { _ = try CodableBindingCoder.encode(codable) } catch { return error }
-        return nil
-    default: return nil
-    }
 }

@@ -2,7 +2,7 @@
 // options and tokenizers, external content kept in sync by triggers), `FTS5Pattern` (MATCH
 // patterns that are safe to build from user text) and tokenizers written in Swift, registered
 // through SQLite's `fts5_api`. Tables are rendered by the one table definition
-// (Query/TableDefinition.swift); quoting comes from Statements/SQLText.swift.
+// (Schema/Definition/TableDefinition.swift); quoting comes from Statements/SQLText.swift.
 import Foundation
 #if canImport(SQLite3)
 import SQLite3

@@ -1,5 +1,6 @@
-// Serialization: a database (or one attached schema) to `Data` and back (`sqlite3_serialize` and
-// `sqlite3_deserialize`), in memory, read-only or writable, with a size limit.
+// Export: a database (or one attached schema) to `Data` and back (`sqlite3_serialize` and
+// `sqlite3_deserialize`), in memory, read-only or writable, with a size limit. The SQL-text
+// form, dump and restore, is beside it in Connection+Dump.swift.
 
 import Foundation
 #if canImport(SQLite3)

@@ -278,3 +278,21 @@ package final class SchemaReader {
         }
     }
 }
+
+/// Where a connection keeps its one reader: made on first use, released with the connection
+/// (the reader holds the connection unowned, so there is no cycle).
+private final class SchemaReaderHolder {
+    var reader: SchemaReader?
+    static let slot = ConnectionSlot { SchemaReaderHolder() }
+}
+
+extension Connection {
+    /// The connection's one introspection reader, cached by schema version.
+    package var schemaReader: SchemaReader {
+        let holder = state(in: SchemaReaderHolder.slot)
+        if let reader = holder.reader { return reader }
+        let reader = SchemaReader(connection: self)
+        holder.reader = reader
+        return reader
+    }
+}

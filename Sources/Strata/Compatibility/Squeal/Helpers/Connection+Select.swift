@@ -1,5 +1,5 @@
-// Query/Helpers: the SQL helpers Squeal introduced (`insertInto`,
-// `selectFrom`, `countFrom`, `update`, `deleteFrom`, schema helpers), in core because any code may use them.
+// Compatibility/Squeal/Helpers: the SQL helpers Squeal introduced (`insertInto`, `selectFrom`,
+// `countFrom`, `update`, `deleteFrom`, schema helpers), in core because any code may use them.
 
 import Foundation
 

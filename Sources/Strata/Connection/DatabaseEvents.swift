@@ -107,17 +107,6 @@ public struct DatabaseCheckpointEvent {
 }
 
 extension Connection {
-    /// Reports this connection's statements, failures and checkpoints to `handler` (nil stops).
-    /// Call it where the connection is used (on its queue); a ``Database`` sets it on all its
-    /// connections with ``Database/setEventHandler(_:)``.
-    ///
-    /// Statements are heard through SQLite's trace callback, beside what ``traceEvent(mask:closure:)``
-    /// registers; Strata's own bookkeeping statements are not reported, as there.
-    public func setEventHandler(_ handler: (any DatabaseEventHandler)?) {
-        eventHandler = handler
-        installTrace()
-    }
-
     /// The size of the main database's WAL file in bytes, nil when it has none.
     var walFileSize: Int64? {
         let path = fileName
