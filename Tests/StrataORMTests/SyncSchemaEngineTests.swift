@@ -23,11 +23,14 @@ private func wordTable(column: String) -> Table<Word> {
     /// sync said "in sync" and every insert then failed with "no such column".
     @Test(arguments: [("\u{C9}", "\u{E9}"), ("e\u{301}", "\u{E9}"), ("\u{E9}", "e\u{301}")])
     func aColumnThatDiffersOnlyBeyondASCIICaseIsAnotherColumn(existing: String, mapped: String) throws {
-        let storage = try Storage(filename: ":memory:", wordTable(column: mapped))
+        let directory = try TemporaryDirectory()
+        let first = try Storage(filename: directory.path("words.sqlite"), wordTable(column: existing))
+        _ = try first.syncSchema(preserve: true)
+        _ = try first.insert(Word(id: 0, accent: "old"))
+        let storage = try Storage(filename: directory.path("words.sqlite"), wordTable(column: mapped))
         let db = storage.connection
-        try db.execute("CREATE TABLE words (id INTEGER PRIMARY KEY NOT NULL, \(quoted(existing)) TEXT)")
-        try db.execute("INSERT INTO words VALUES (1, 'old')")
-        #expect(try storage.syncSchema(preserve: true) == ["words": .newColumnsAddedAndOldColumnsRemoved])
+        let result = try storage.syncSchema(preserve: true)
+        #expect(result == ["words": .newColumnsAddedAndOldColumnsRemoved])
         let names: [String] = try db.query("SELECT name FROM pragma_table_info('words') ORDER BY cid")
         #expect(names.map { Array($0.utf8) } == [Array("id".utf8), Array(mapped.utf8)])
         _ = try storage.insert(Word(id: 0, accent: "new"))
@@ -36,10 +39,13 @@ private func wordTable(column: String) -> Table<Word> {
 
     /// An ASCII case difference is the same column: nothing to do, the rows stay.
     @Test func anASCIICaseDifferenceIsTheSameColumn() throws {
-        let storage = try Storage(filename: ":memory:", wordTable(column: "Accent"))
-        try storage.connection.execute("CREATE TABLE words (id INTEGER PRIMARY KEY NOT NULL, accent TEXT)")
-        try storage.connection.execute("INSERT INTO words VALUES (1, 'kept')")
-        #expect(try storage.syncSchema(preserve: true) == ["words": .alredyInSync])
+        let directory = try TemporaryDirectory()
+        let first = try Storage(filename: directory.path("words.sqlite"), wordTable(column: "accent"))
+        _ = try first.syncSchema(preserve: true)
+        _ = try first.insert(Word(id: 0, accent: "kept"))
+        let storage = try Storage(filename: directory.path("words.sqlite"), wordTable(column: "Accent"))
+        let result = try storage.syncSchema(preserve: true)
+        #expect(result == ["words": .alredyInSync])
         #expect(try storage.getAll(all: Word.self).map(\.accent) == ["kept"])
     }
 
@@ -59,14 +65,4 @@ private func wordTable(column: String) -> Table<Word> {
         let gone: String? = try db.query("SELECT gone FROM words WHERE id = 1")
         #expect(gone == "x")
     }
-}
-
-private func quoted(_ name: String) -> String {
-    var bytes: [UInt8] = [UInt8(ascii: "\"")]
-    for byte in name.utf8 {
-        bytes.append(byte)
-        if byte == UInt8(ascii: "\"") { bytes.append(byte) }
-    }
-    bytes.append(UInt8(ascii: "\""))
-    return String(decoding: bytes, as: UTF8.self)
 }
