@@ -13,19 +13,23 @@ import Testing
         try await database.write { try $0.execute("CREATE TABLE t(x)") }
         database.trackWork()
 
-        let entered = DispatchSemaphore(value: 0)
+        // Polled, not waited on: a blocking wait here would hold one of the cooperative pool's
+        // threads (two on a two-core machine), which the fetch may need under a loaded test run.
+        let entered = Locked(false)
         let release = DispatchSemaphore(value: 0)
         let delivered = Locked<[Result<Int, any Error>]>([])
         let token = database.observe({ connection -> Int in
-            entered.signal()
-            _ = release.wait(timeout: .now() + 10)
+            entered.withLock { $0 = true }
+            _ = release.wait(timeout: .now() + 60)
             return try connection.query("SELECT count(*) FROM t") as Int? ?? -1
         }) { result in delivered.withLock { $0.append(result) } }
         defer { token.cancel() }
-        await Task.detached { _ = entered.wait(timeout: .now() + 10) }.value
+        let started = ContinuousClock.now + .seconds(60)
+        while !entered.current, ContinuousClock.now < started { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(entered.current, "the fetch started")
         #expect(database.runningWorkCount == 1, "the running fetch is counted")
         release.signal()
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while delivered.current.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(database.runningWorkCount == 0)
 
