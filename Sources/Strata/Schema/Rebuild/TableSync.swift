@@ -84,7 +84,7 @@ package struct TableRebuildPlan: Sendable, Equatable {
     /// Columns that go (empty or not).
     package let droppedColumns: [String]
     /// The procedure as SQL, for a reader: the statements SQLite's documentation gives, then
-    /// the indexes and triggers made again. ``Connection/applyTableRebuild(_:)`` runs the
+    /// the indexes and triggers made again. `applyTableRebuild(_:)` runs the
     /// kernel's `rebuildTable`, which also keeps views and `AUTOINCREMENT` counters.
     package let sql: [String]
 
@@ -188,7 +188,7 @@ extension Connection {
     }
 
     /// Runs a planned rebuild: the kernel's `rebuildTable` (indexes, triggers and views kept).
-    /// The indexes the plan drops must be dropped first (``TableRebuildPlan/dropIndexSQL``).
+    /// The indexes the plan drops must be dropped first (`TableRebuildPlan.dropIndexSQL`).
     package func applyTableRebuild(_ plan: TableRebuildPlan) throws {
         try rebuildTable(named: plan.table, definition: plan.definitionSQL,
                          copying: plan.copies.map { (column: $0.column, expression: $0.expression) },
