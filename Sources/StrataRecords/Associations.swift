@@ -88,12 +88,12 @@ extension Record {
     }
 
     /// Every record with its associated one, dropping records that have none (an inner join).
-    public static func including<Association: ToOneAssociation>(required association: Association) -> JoinQuery<Self, Association.Destination, Association.Destination> where Association.Origin == Self {
+    public static func including<Association: ToOneAssociation, Destination>(required association: Association) -> JoinQuery<Self, Destination> where Association.Origin == Self, Association.Destination == Destination {
         all().including(required: association)
     }
 
     /// Every record with its associated one, or nil where it has none (a left join).
-    public static func including<Association: ToOneAssociation>(optional association: Association) -> JoinQuery<Self, Association.Destination, Association.Destination?> where Association.Origin == Self {
+    public static func including<Association: ToOneAssociation, Destination>(optional association: Association) -> JoinQuery<Self, Destination?> where Association.Origin == Self, Association.Destination == Destination {
         all().including(optional: association)
     }
 
@@ -110,15 +110,15 @@ extension Record {
 
 extension RecordQuery {
     /// The query's records with their associated one, dropping those that have none.
-    public func including<Association: ToOneAssociation>(required association: Association) -> JoinQuery<R, Association.Destination, Association.Destination> where Association.Origin == R {
-        JoinQuery(base: queryParts, aQualifier: qualifier, kind: "JOIN", alias: nil, reader: Association.Destination.requiredReader) { _, _, origin, destination in
+    public func including<Association: ToOneAssociation, Destination>(required association: Association) -> JoinQuery<R, Destination> where Association.Origin == R, Association.Destination == Destination {
+        JoinQuery(base: queryParts, qualifier: qualifier, kind: "JOIN", alias: nil) { _, _, origin, destination in
             association.condition(originQualifier: origin, destinationQualifier: destination)
         }
     }
 
     /// The query's records with their associated one, or nil where they have none.
-    public func including<Association: ToOneAssociation>(optional association: Association) -> JoinQuery<R, Association.Destination, Association.Destination?> where Association.Origin == R {
-        JoinQuery(base: queryParts, aQualifier: qualifier, kind: "LEFT JOIN", alias: nil, reader: Association.Destination.optionalReader) { _, _, origin, destination in
+    public func including<Association: ToOneAssociation, Destination>(optional association: Association) -> JoinQuery<R, Destination?> where Association.Origin == R, Association.Destination == Destination {
+        JoinQuery(base: queryParts, qualifier: qualifier, kind: "LEFT JOIN", alias: nil) { _, _, origin, destination in
             association.condition(originQualifier: origin, destinationQualifier: destination)
         }
     }

@@ -59,7 +59,7 @@ public macro Column(_ name: String) = #externalMacro(module: "StrataRecordsMacro
 ///
 /// A record is an `ExpressibleByRow`, so `let players: [Player] = try db.query("SELECT * FROM player")`
 /// works as for hand-written models.
-public protocol Record: ExpressibleByRow {
+public protocol Record: ExpressibleByRow, JoinMember where Joined == Self {
     /// The table's name: the type name with its first letter lowercased, or `@Record(table:)`.
     static var tableName: String { get }
     /// The columns, one per stored property, in declaration order.

@@ -371,10 +371,16 @@ extension Record {
 /// so the message says both what is missing and which declaration expects it.
 @usableFromInline
 func runningTypedQuery<T>(of records: @autoclosure () -> [Any.Type], _ body: () throws -> T) throws -> T {
+    try runningTypedQuery(named: records().map { "\($0)" }, body)
+}
+
+/// ``runningTypedQuery(of:_:)`` with the record types' names.
+@usableFromInline
+func runningTypedQuery<T>(named records: @autoclosure () -> [String], _ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch var error as SQLiteError where error.message.hasPrefix("no such column") || error.message.hasPrefix("no such table") {
-        let names = records().map { "\($0)" }.joined(separator: ", ")
+        let names = records().joined(separator: ", ")
         error.message += " (in a typed query of \(names): the database lacks a table or column the record declares)"
         throw error
     }

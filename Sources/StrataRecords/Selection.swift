@@ -106,14 +106,17 @@ extension Selection {
         return ordered(direction == .descending ? column.descending.orderingFragment : column.orderingFragment)
     }
 
-    /// Adds an ORDER BY term over the joined records' columns.
-    public func order<A: Record, B: Record, BRow, Term: OrderingTerm>(_ term: (A.Columns, B.Columns) -> Term) -> Selection where Source == JoinQuery<A, B, BRow> {
-        ordered(QueryScope.within(source.qualifiers) { term(source.aColumns, source.bColumns) }.orderingFragment)
+    /// Adds an ORDER BY term over the two joined records' columns.
+    public func order<A: Record, B: JoinMember, Term: OrderingTerm>(_ term: (A.Columns, B.Joined.Columns) -> Term) -> Selection
+    where Source == JoinQuery<A, B> {
+        ordered(source.withBothColumns(term).orderingFragment)
     }
 
-    /// Adds an ORDER BY term over the three joined records' columns.
-    public func order<A: Record, B: Record, C: Record, BRow, CRow, Term: OrderingTerm>(_ term: (A.Columns, B.Columns, C.Columns) -> Term) -> Selection where Source == JoinQuery3<A, B, C, BRow, CRow> {
-        ordered(QueryScope.within(source.qualifiers) { term(source.aColumns, source.bColumns, source.cColumns) }.orderingFragment)
+    /// Adds an ORDER BY term over three or more joined records' columns.
+    public func order<A: Record, M1: JoinMember, M2: JoinMember, each M: JoinMember, Term: OrderingTerm>(
+        _ term: (A.Columns, M1.Joined.Columns, M2.Joined.Columns, repeat (each M).Joined.Columns) -> Term
+    ) -> Selection where Source == JoinQuery<A, (M1, M2, repeat each M)> {
+        ordered(source.withColumns(term).orderingFragment)
     }
 }
 
