@@ -16,34 +16,37 @@ public struct QueryClauses {
     }
 
     /// Appends ` WHERE ... ORDER BY ... LIMIT ? OFFSET ?` (whichever are present).
-    func appendClauses(to serializer: inout SQLSerializer) throws {
+    /// The clauses for the core's one statement renderer: the `where_` conditions joined by AND,
+    /// the orderings with their directions, the limit and offset (bound when rendered). Columns
+    /// the expressions name are resolved, and recorded, by `serializer`.
+    func statementClauses(_ serializer: inout SQLSerializer) throws -> StatementClauses {
+        var clauses = StatementClauses()
         if !whereExpressions.isEmpty {
-            serializer.append(" WHERE ")
+            let start = serializer.fragment
+            serializer.fragment = SQLFragment()
             for (index, expression) in whereExpressions.enumerated() {
                 if index > 0 { serializer.append(" AND ") }
                 try serializer.append(expression)
             }
+            clauses.predicate = serializer.fragment
+            serializer.fragment = start
         }
-        if !orderings.isEmpty {
-            serializer.append(" ORDER BY ")
-            for (index, ordering) in orderings.enumerated() {
-                if index > 0 { serializer.append(", ") }
-                try serializer.append(ordering.expression)
-                if let direction = ordering.direction { serializer.append(" " + direction) }
-            }
+        for ordering in orderings {
+            let start = serializer.fragment
+            serializer.fragment = SQLFragment()
+            try serializer.append(ordering.expression)
+            if let direction = ordering.direction { serializer.append(" " + direction) }
+            clauses.orderings.append(serializer.fragment)
+            serializer.fragment = start
         }
         if let limit {
-            serializer.append(" LIMIT ")
-            serializer.appendValue(limit.count)
-            if let offset = limit.offset {
-                serializer.append(" OFFSET ")
-                serializer.appendValue(offset)
-            }
+            clauses.limit = limit.count
+            clauses.offset = limit.offset
         }
+        return clauses
     }
 }
 
-/// `WHERE condition`; several `where_` clauses are joined with AND.
 public struct Where: SelectConstraint {
     let expression: any Expression
 

@@ -64,10 +64,8 @@ extension Storage {
     @usableFromInline
     func selectAllQuery(_ table: AnyTable, _ constraints: [SelectConstraint]) throws -> SQLFragment {
         var serializer = SQLSerializer(schema: schema)
-        serializer.append("SELECT \(table.columnList) FROM ")
-        serializer.appendTable(table)
-        try QueryClauses(constraints).appendClauses(to: &serializer)
-        return serializer.fragment
+        return try QueryClauses(constraints).statementClauses(&serializer)
+            .select(SQLFragment(segments: [.text(table.columnList)]), from: .identifier(table.name))
     }
 
     /// Runs `body` with the cached statement for `fragment`'s SQL (written once per call, never
@@ -138,13 +136,12 @@ extension Storage {
                    readRow: (SQLiteStatementHandle) throws -> R) throws -> [R] {
         let clauses = QueryClauses(constraints)
         var serializer = SQLSerializer(schema: schema)
-        serializer.append("SELECT ")
         for (index, expression) in expressions.enumerated() {
             if index > 0 { serializer.append(", ") }
             try serializer.append(expression)
         }
         var clauseSerializer = SQLSerializer(schema: schema)
-        try clauses.appendClauses(to: &clauseSerializer)
+        let rendered = try clauses.statementClauses(&clauseSerializer)
         var tables = try clauses.fromTypes.map { try schema.table(forAnyType: $0) }
         if tables.isEmpty {
             tables = serializer.referencedTables
@@ -155,13 +152,8 @@ extension Storage {
         guard !tables.isEmpty else {
             throw ORMError.invalidQuery("the select names no column of a table: add from(Type.self)")
         }
-        serializer.append(" FROM ")
-        for (index, table) in tables.enumerated() {
-            if index > 0 { serializer.append(", ") }
-            serializer.appendTable(table)
-        }
-        serializer.fragment.append(clauseSerializer.fragment)
-        return try withStatement(fragment: serializer.fragment) { statement, handle in
+        let source = tables.map { SQLFragment.identifier($0.name) }.joined(separator: ", ")
+        return try withStatement(fragment: rendered.select(serializer.fragment, from: source)) { statement, handle in
             var rows: [R] = []
             while try statement.step() { rows.append(try readRow(handle)) }
             return rows
@@ -184,9 +176,6 @@ extension Storage {
         let table = try schema.table(for: T.self)
         guard !set.assignments.isEmpty else { return }
         var serializer = SQLSerializer(schema: schema)
-        serializer.append("UPDATE ")
-        serializer.appendTable(table)
-        serializer.append(" SET ")
         for (index, assignment) in set.assignments.enumerated() {
             guard let mapped = schema.columnsByKeyPath[assignment.keyPath], mapped.table === table else {
                 throw ORMError.columnIsNotMapped(keyPath: "\(assignment.keyPath)")
@@ -196,7 +185,8 @@ extension Storage {
             serializer.append(" = ")
             try serializer.append(assignment.value)
         }
-        try runWriting(&serializer, table: table, constraints)
+        let assignments = serializer.fragment
+        try runWriting(&serializer, constraints) { $0.update(.identifier(table.name), set: assignments) }
     }
 
     /// Deletes every row of `T`'s table that matches `constraints`' `where_` conditions (all rows
@@ -213,20 +203,20 @@ extension Storage {
     func delete<T: Initializable>(all type: T.Type, _ constraints: [SelectConstraint]) throws {
         let table = try schema.table(for: T.self)
         var serializer = SQLSerializer(schema: schema)
-        serializer.append("DELETE FROM ")
-        serializer.appendTable(table)
-        try runWriting(&serializer, table: table, constraints)
+        try runWriting(&serializer, constraints) { $0.delete(from: .identifier(table.name)) }
     }
 
-    /// Appends the `where_` conditions of `constraints` (writes take no order or limit) and runs.
-    private func runWriting(_ serializer: inout SQLSerializer, table: AnyTable, _ constraints: [SelectConstraint]) throws {
+    /// Renders the statement `head` makes with the `where_` conditions of `constraints` (writes
+    /// take no order or limit) and runs it.
+    private func runWriting(_ serializer: inout SQLSerializer, _ constraints: [SelectConstraint],
+                            head: (StatementClauses) -> SQLFragment) throws {
         var clauses = QueryClauses(constraints)
         guard clauses.orderings.isEmpty, clauses.limit == nil else {
             throw ORMError.invalidQuery("update(all:) and delete(all:) take where_ conditions only")
         }
         clauses.fromTypes = []
-        try clauses.appendClauses(to: &serializer)
-        try withStatement(fragment: serializer.fragment) { statement, _ in
+        let statement = head(try clauses.statementClauses(&serializer))
+        try withStatement(fragment: statement) { statement, _ in
             while try statement.step() {}
         }
     }

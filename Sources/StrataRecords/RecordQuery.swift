@@ -68,27 +68,15 @@ public struct QueryParts: Sendable {
         self.from = from
     }
 
-    /// The clauses after FROM, values bound.
-    func clauses(ordering: Bool = true, limiting: Bool = true) -> SQLFragment {
-        var clauses = SQLFragment()
-        if let predicate { clauses += " WHERE \(predicate.fragment)" }
-        if !groups.isEmpty { clauses += " GROUP BY \(groups.joined(separator: ", "))" }
-        if let having { clauses += " HAVING \(having.fragment)" }
-        if ordering, !orderings.isEmpty { clauses += " ORDER BY \(orderings.joined(separator: ", "))" }
-        if limiting {
-            switch (limitCount, offsetCount == 0 ? nil : offsetCount) {
-            case (nil, nil): break
-            case (let limit?, nil): clauses += " LIMIT \(limit)"
-            case (nil, let offset?): clauses += " LIMIT -1 OFFSET \(offset)"
-            case (let limit?, let offset?): clauses += " LIMIT \(limit) OFFSET \(offset)"
-            }
-        }
-        return clauses
+    /// The clauses as the core's one statement renderer takes them.
+    var statementClauses: StatementClauses {
+        StatementClauses(predicate: predicate?.fragment, groups: groups, having: having?.fragment, orderings: orderings,
+                         limit: limitCount, offset: offsetCount)
     }
 
     /// `SELECT list FROM … clauses`.
     func select(_ list: SQLFragment, ordering: Bool = true, limiting: Bool = true) -> SQLFragment {
-        SQLFragment(segments: [.text("SELECT "), .fragment(list), .text(" FROM "), .fragment(from)]) + clauses(ordering: ordering, limiting: limiting)
+        statementClauses.select(list, from: from, ordering: ordering, limiting: limiting)
     }
 
     /// `SELECT count(*)` of the rows the query returns (within its limit), selecting `list`
@@ -258,7 +246,7 @@ public struct RecordQuery<R: Record>: QuerySource {
     @discardableResult
     public func deleteAll(_ db: Connection) throws -> Int {
         let clauses = try unlimitedClauses(for: "deleteAll")
-        try db.run(literal: "DELETE FROM \(identifier: R.tableName)\(clauses)")
+        try db.run(literal: clauses.delete(from: .identifier(R.tableName)))
         return db.changes
     }
 
@@ -272,7 +260,7 @@ public struct RecordQuery<R: Record>: QuerySource {
         let assigned = building(assignments)
         guard !assigned.isEmpty else { return 0 }
         let clauses = try unlimitedClauses(for: "update")
-        try db.run(literal: "UPDATE \(identifier: R.tableName) SET \(assigned.map(\.fragment).joined(separator: ", "))\(clauses)")
+        try db.run(literal: clauses.update(.identifier(R.tableName), set: assigned.map(\.fragment).joined(separator: ", ")))
         return db.changes
     }
 
@@ -282,11 +270,11 @@ public struct RecordQuery<R: Record>: QuerySource {
         try update(db, set: { [assignment($0)] })
     }
 
-    private func unlimitedClauses(for operation: String) throws -> SQLFragment {
+    private func unlimitedClauses(for operation: String) throws -> StatementClauses {
         guard queryParts.limitCount == nil, queryParts.orderings.isEmpty, queryParts.groups.isEmpty, queryParts.having == nil else {
             throw RecordQueryError.unsupported("\(operation) on \(R.self) takes a query without order, limit, group or having")
         }
-        return queryParts.clauses(ordering: false, limiting: false)
+        return queryParts.statementClauses
     }
 }
 

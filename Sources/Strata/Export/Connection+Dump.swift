@@ -259,8 +259,10 @@ private struct DumpWriter {
         let selected = (explicitRowid.map { [$0] } ?? []) + columns.map { quoteIdentifier($0.name) }
         guard !selected.isEmpty else { return }
         let head = "INSERT INTO " + quoteIdentifier(table.name) + "(" + selected.joined(separator: ",") + ") VALUES("
-        let select = "SELECT " + selected.joined(separator: ", ") + " FROM main." + quoteIdentifier(table.name) + clause("ORDER BY", order)
-        let statement = try connection.prepare(select)
+        let select = StatementClauses(orderings: SQLFragment.written(order).map { [$0] } ?? [])
+            .select(SQLFragment(segments: [.text(selected.joined(separator: ", "))]),
+                    from: SQLFragment(segments: [.text("main.")]) + .identifier(table.name))
+        let statement = try connection.prepare(select.sql)
         let handle = statement.handle
         let count = Int32(selected.count)
         var line = ""

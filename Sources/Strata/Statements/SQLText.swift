@@ -147,22 +147,6 @@ package func placeholders(_ count: Int) -> String {
     count <= 0 ? "" : "?" + String(repeating: ", ?", count: count - 1)
 }
 
-/// `" KEYWORD fragment"`, or nothing when the fragment is nil or empty.
-package func clause(_ keyword: String, _ fragment: String?) -> String {
-    guard let fragment, !fragment.isEmpty else { return "" }
-    return " " + keyword + " " + fragment
-}
-
-/// `" LIMIT ? OFFSET ?"` with the values to bind after the caller's parameters.
-package func limitClause(limit: Int?, offset: Int?) -> (sql: String, parameters: [Bindable?]) {
-    switch (limit, offset) {
-    case (nil, nil): return ("", [])
-    case (let limit?, nil): return (" LIMIT ?", [limit])
-    case (nil, let offset?): return (" LIMIT -1 OFFSET ?", [offset])
-    case (let limit?, let offset?): return (" LIMIT ? OFFSET ?", [limit, offset])
-    }
-}
-
 /// `INSERT INTO "table" ("a", "b") VALUES (?, ?)`, or `DEFAULT VALUES` with no columns.
 /// `verb` may be `INSERT OR REPLACE` and so on.
 package func insertSQL(into table: String, columns: [String], verb: String = "INSERT") -> SQL {

@@ -21,8 +21,6 @@ import Testing
         #expect(insertSQL(into: "t", columns: []) == #"INSERT INTO "t" DEFAULT VALUES"#)
         #expect(insertSQL(into: "t", columns: ["a"], verb: "INSERT OR REPLACE") == #"INSERT OR REPLACE INTO "t" ("a") VALUES (?)"#)
         #expect(assignmentList(["a", "b"]) == #""a" = ?, "b" = ?"#)
-        #expect(clause("WHERE", nil) == "" && clause("WHERE", "") == "" && clause("WHERE", "a = 1") == " WHERE a = 1")
-        #expect(limitClause(limit: nil, offset: 5).sql == " LIMIT -1 OFFSET ?")
         // What the builders write runs.
         let db = try Connection(storageLocation: .inMemory)
         try db.execute(#"CREATE TABLE "my table"(a, b)"#)

@@ -12,7 +12,7 @@ extension Connection {
     ///   that does not match.
     @discardableResult
     public func deleteFrom(_ tableName: String, whereExpr: String? = nil, parameters: [Bindable?] = []) throws -> Int {
-        try runCountingChanges("DELETE FROM " + quoteIdentifier(tableName) + clause("WHERE", whereExpr), parameters)
+        try runCountingChanges(deleteSQL(tableName, whereExpr: whereExpr), parameters)
     }
 
     /// Deletes the rows with the given rowids; returns how many were deleted.
@@ -22,7 +22,7 @@ extension Connection {
     public func deleteFrom(_ tableName: String, rowIds: [Int64]) throws -> Int {
         var deleted = 0
         for chunk in rowIdChunks(rowIds) {
-            let sql = "DELETE FROM " + quoteIdentifier(tableName) + " WHERE _ROWID_ IN (" + placeholders(chunk.count) + ")"
+            let sql = deleteSQL(tableName, whereExpr: "_ROWID_ IN (" + placeholders(chunk.count) + ")")
             deleted += try runCountingChanges(sql, chunk.map { $0 as Bindable? })
         }
         return deleted
@@ -32,6 +32,11 @@ extension Connection {
     ///
     /// - Throws: `SQLiteError` for invalid SQL or a parameter count that does not match.
     public func prepareDeleteFrom(_ tableName: String, whereExpr: String? = nil, parameters: [Bindable?] = []) throws -> Statement {
-        try prepare("DELETE FROM " + quoteIdentifier(tableName) + clause("WHERE", whereExpr), parameters)
+        try prepare(deleteSQL(tableName, whereExpr: whereExpr), parameters)
+    }
+
+    /// `DELETE FROM "table" WHERE whereExpr`, through the one statement renderer.
+    func deleteSQL(_ tableName: String, whereExpr: String?) -> SQL {
+        StatementClauses(predicate: .written(whereExpr)).delete(from: .identifier(tableName)).sql
     }
 }

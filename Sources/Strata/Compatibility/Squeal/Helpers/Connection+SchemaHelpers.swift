@@ -52,7 +52,7 @@ extension Connection {
     ) throws {
         let list = try sqlColumnList(columns, of: tableName)
         try runSingleStatement("CREATE " + (unique ? "UNIQUE " : "") + "INDEX " + (ifNotExists ? "IF NOT EXISTS " : "")
-            + quoteIdentifier(name) + " ON " + quoteIdentifier(tableName) + " (" + list + ")" + clause("WHERE", partialExpr))
+            + quoteIdentifier(name) + " ON " + quoteIdentifier(tableName) + " (" + list + ")" + (partialExpr.map { $0.isEmpty ? "" : " WHERE " + $0 } ?? ""))
     }
 
     /// Drops an index.

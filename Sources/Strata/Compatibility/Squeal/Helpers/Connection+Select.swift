@@ -115,8 +115,10 @@ extension Connection {
     ) throws -> Int64 {
         let source = try sqlSource(from)
         let list = try sqlColumnList(columns, of: source.table)
-        let sql = "SELECT count(" + list + ") FROM " + source.sql + clause("WHERE", whereExpr)
-        return try withStatement(cachedFor: sql, .positional(parameters)) { statement in
+        let (sql, bound) = StatementClauses(predicate: .written(whereExpr))
+            .select(SQLFragment(segments: [.text("count(" + list + ")")]), from: SQLFragment(segments: [.text(source.sql)]))
+            .positional(after: parameters)
+        return try withStatement(cachedFor: sql, .positional(bound)) { statement in
             try statement.step() ? statement.int64ValueAtIndex(0) ?? 0 : 0
         }
     }
@@ -128,10 +130,12 @@ extension Connection {
         orderBy: String?, limit: Int?, offset: Int?, parameters: [Bindable?]
     ) throws -> (SQL, [Bindable?]) {
         let source = try sqlSource(from)
-        let paging = limitClause(limit: limit, offset: offset)
-        var sql = "SELECT " + (try sqlColumnList(columns, of: source.table)) + " FROM " + source.sql
-        sql += clause("WHERE", whereExpr) + clause("GROUP BY", groupBy) + clause("HAVING", having)
-        sql += clause("ORDER BY", orderBy) + paging.sql
-        return (sql, paging.parameters.isEmpty ? parameters : parameters + paging.parameters)
+        // The helpers' fragments stay SQL text as written, placed into the one renderer's clauses.
+        let clauses = StatementClauses(predicate: .written(whereExpr), groups: SQLFragment.written(groupBy).map { [$0] } ?? [],
+                                       having: .written(having), orderings: SQLFragment.written(orderBy).map { [$0] } ?? [],
+                                       limit: limit, offset: offset)
+        let statement = clauses.select(SQLFragment(segments: [.text(try sqlColumnList(columns, of: source.table))]),
+                                       from: SQLFragment(segments: [.text(source.sql)]))
+        return statement.positional(after: parameters)
     }
 }

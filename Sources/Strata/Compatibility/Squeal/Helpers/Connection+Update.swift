@@ -26,8 +26,7 @@ extension Connection {
     /// - Throws: `SQLiteError` for invalid SQL or a parameter count that does not match.
     @discardableResult
     public func update(_ tableName: String, setExpr: String, whereExpr: String? = nil, parameters: [Bindable?] = []) throws -> Int {
-        let sql = "UPDATE " + quoteIdentifier(tableName) + " SET " + setExpr + clause("WHERE", whereExpr)
-        return try runCountingChanges(sql, parameters)
+        return try runCountingChanges(updateSQL(tableName, setExpr: setExpr, whereExpr: whereExpr), parameters)
     }
 
     /// Sets `columns` to `values` (in order) in the rows `whereExpr` selects; returns the
@@ -62,7 +61,7 @@ extension Connection {
     ///
     /// - Throws: `SQLiteError` for invalid SQL or a parameter count that does not match.
     public func prepareUpdate(_ tableName: String, setExpr: String, whereExpr: String? = nil, parameters: [Bindable?] = []) throws -> Statement {
-        try prepare("UPDATE " + quoteIdentifier(tableName) + " SET " + setExpr + clause("WHERE", whereExpr), parameters)
+        try prepare(updateSQL(tableName, setExpr: setExpr, whereExpr: whereExpr), parameters)
     }
 
     /// Prepares `UPDATE table SET "a" = ?, ... WHERE whereExpr`: bind the column values first,
@@ -77,7 +76,12 @@ extension Connection {
         guard !columns.isEmpty else {
             throw SQLiteError(code: SQLITE_MISUSE, message: "An update of \(quoteIdentifier(tableName)) needs at least one column to set")
         }
-        return "UPDATE " + quoteIdentifier(tableName) + " SET " + assignmentList(columns) + clause("WHERE", whereExpr)
+        return updateSQL(tableName, setExpr: assignmentList(columns), whereExpr: whereExpr)
+    }
+
+    /// `UPDATE "table" SET setExpr WHERE whereExpr`, through the one statement renderer.
+    func updateSQL(_ tableName: String, setExpr: String, whereExpr: String?) -> SQL {
+        StatementClauses(predicate: .written(whereExpr)).update(.identifier(tableName), set: SQLFragment(segments: [.text(setExpr)])).sql
     }
 
     /// Runs a statement from the cache and returns `changes`.

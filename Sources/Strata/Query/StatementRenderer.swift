@@ -1,0 +1,109 @@
+// The one renderer of SELECT, UPDATE and DELETE. Records' typed queries, the ORM, Squeal's helpers
+// and the dump fill `StatementClauses` and render here, so a clause is written one way: WHERE,
+// GROUP BY, HAVING, ORDER BY in that order, LIMIT and OFFSET always bound (one prepared statement
+// serves every page). Persistence statements cached as strings (insert, update and delete by key)
+// are built once per type elsewhere, as GRDB's are.
+
+/// The clauses that follow a statement's head, filled by each layer and rendered once.
+///
+/// A layer combines its own conditions into `predicate` (records parenthesize each operand, the
+/// ORM joins its `where_` conditions with AND, Squeal's helpers pass their text as written); the
+/// renderer only places the clauses.
+package struct StatementClauses: Sendable {
+    /// The WHERE condition, or nil.
+    package var predicate: SQLFragment?
+    /// The GROUP BY terms.
+    package var groups: [SQLFragment] = []
+    /// The HAVING condition, or nil.
+    package var having: SQLFragment?
+    /// The ORDER BY terms, each with its direction if any.
+    package var orderings: [SQLFragment] = []
+    /// At most this many rows.
+    package var limit: Int?
+    /// After skipping this many rows (0 and nil write nothing).
+    package var offset: Int?
+
+    package init(predicate: SQLFragment? = nil, groups: [SQLFragment] = [], having: SQLFragment? = nil,
+                 orderings: [SQLFragment] = [], limit: Int? = nil, offset: Int? = nil) {
+        self.predicate = predicate
+        self.groups = groups
+        self.having = having
+        self.orderings = orderings
+        self.limit = limit
+        self.offset = offset
+    }
+
+    /// ` WHERE … GROUP BY … HAVING … ORDER BY … LIMIT ? OFFSET ?`, values bound; `ordering` and
+    /// `limiting` leave out the last two (a count of the rows, a nested EXISTS).
+    package func rendered(ordering: Bool = true, limiting: Bool = true) -> SQLFragment {
+        var clauses = SQLFragment()
+        if let predicate, !predicate.isEmpty { clauses.append(segment: .text(" WHERE ")); clauses.append(predicate) }
+        if !groups.isEmpty { clauses.append(segment: .text(" GROUP BY ")); clauses.append(groups.joined(separator: ", ")) }
+        if let having, !having.isEmpty { clauses.append(segment: .text(" HAVING ")); clauses.append(having) }
+        if ordering, !orderings.isEmpty { clauses.append(segment: .text(" ORDER BY ")); clauses.append(orderings.joined(separator: ", ")) }
+        if limiting {
+            switch (limit, offset == 0 ? nil : offset) {
+            case (nil, nil): break
+            case (let limit?, nil):
+                clauses.append(segment: .text(" LIMIT ")); clauses.append(segment: .value(.integer(Int64(limit))))
+            case (nil, let offset?):
+                clauses.append(segment: .text(" LIMIT -1 OFFSET ")); clauses.append(segment: .value(.integer(Int64(offset))))
+            case (let limit?, let offset?):
+                clauses.append(segment: .text(" LIMIT ")); clauses.append(segment: .value(.integer(Int64(limit))))
+                clauses.append(segment: .text(" OFFSET ")); clauses.append(segment: .value(.integer(Int64(offset))))
+            }
+        }
+        return clauses
+    }
+
+    /// `SELECT [DISTINCT] columns FROM source clauses`.
+    package func select(_ columns: SQLFragment, from source: SQLFragment, distinct: Bool = false,
+                        ordering: Bool = true, limiting: Bool = true) -> SQLFragment {
+        var statement = SQLFragment(segments: [.text(distinct ? "SELECT DISTINCT " : "SELECT "), .fragment(columns), .text(" FROM "), .fragment(source)])
+        statement.append(rendered(ordering: ordering, limiting: limiting))
+        return statement
+    }
+
+    /// `UPDATE table SET assignments WHERE …`: the predicate only (SQLite takes ORDER BY and
+    /// LIMIT on an UPDATE only when built with SQLITE_ENABLE_UPDATE_DELETE_LIMIT, and no GROUP BY).
+    package func update(_ table: SQLFragment, set assignments: SQLFragment) -> SQLFragment {
+        var statement = SQLFragment(segments: [.text("UPDATE "), .fragment(table), .text(" SET "), .fragment(assignments)])
+        statement.append(StatementClauses(predicate: predicate).rendered())
+        return statement
+    }
+
+    /// `DELETE FROM table WHERE …`: the predicate only, as for `update(_:set:)`.
+    package func delete(from table: SQLFragment) -> SQLFragment {
+        var statement = SQLFragment(segments: [.text("DELETE FROM "), .fragment(table)])
+        statement.append(StatementClauses(predicate: predicate).rendered())
+        return statement
+    }
+}
+
+extension SQLFragment {
+    /// SQL text written by the caller (a Squeal helper's `whereExpr`, say), spliced as written;
+    /// nil when empty, so a clause is left out.
+    package static func written(_ text: String?) -> SQLFragment? {
+        guard let text, !text.isEmpty else { return nil }
+        return SQLFragment(segments: [.text(text)])
+    }
+}
+
+extension SQLFragment {
+    /// The SQL text and, after `parameters` (the values of `?`s the caller wrote in its own
+    /// text, which all come before the renderer's bound values), the values to bind: how
+    /// Squeal's helpers, which take positional parameters beside SQL text, run a rendered statement.
+    package func positional(after parameters: [Bindable?]) -> (sql: SQL, parameters: [Bindable?]) {
+        let values = arguments
+        guard !values.isEmpty else { return (sql, parameters) }
+        return (sql, parameters + values.map { value -> Bindable? in
+            switch value {
+            case .null: return nil
+            case .integer(let integer): return integer
+            case .real(let real): return real
+            case .text(let text): return text
+            case .blob(let data): return data
+            }
+        })
+    }
+}
