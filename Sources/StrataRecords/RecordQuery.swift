@@ -278,29 +278,6 @@ public struct RecordQuery<R: Record>: QuerySource {
     }
 }
 
-/// The tables named by the queries whose closures are running, so that a query built inside one
-/// (a subquery) gives its table an alias of its own when the outer query already names it.
-@usableFromInline
-enum QueryScope {
-    @TaskLocal static var qualifiers: [String] = []
-
-    /// `table`, or `table_2`, `table_3`… when an enclosing query already names `table`.
-    @usableFromInline
-    static func freeQualifier(for table: String, taken: [String] = []) -> String {
-        let scope = qualifiers
-        guard scope.contains(table) || taken.contains(table) else { return table }
-        var number = 2
-        while scope.contains("\(table)_\(number)") || taken.contains("\(table)_\(number)") { number += 1 }
-        return "\(table)_\(number)"
-    }
-
-    /// Runs `body` with `added` in scope.
-    @usableFromInline
-    static func within<T>(_ added: [String], _ body: () throws -> T) rethrows -> T {
-        try $qualifiers.withValue(qualifiers + added, operation: body)
-    }
-}
-
 /// A query the builder cannot run as asked.
 public enum RecordQueryError: Error, CustomStringConvertible, Equatable {
     /// The operation does not accept part of the query.

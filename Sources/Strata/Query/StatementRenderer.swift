@@ -107,3 +107,29 @@ extension SQLFragment {
         })
     }
 }
+
+/// The renderer's alias scope: the tables named by the statements whose closures are running, so
+/// that a statement built inside one (a subquery, a join inside a subquery) gives a table the
+/// enclosing statement already names a distinct alias, and qualifies its columns through it.
+@usableFromInline
+package enum QueryScope {
+    @TaskLocal package static var qualifiers: [String] = []
+
+    /// `table`, or `table_2`, `table_3`… when an enclosing statement (or `taken`) already names
+    /// `table` as SQLite compares names.
+    @usableFromInline
+    package static func freeQualifier(for table: String, taken: [String] = []) -> String {
+        var used = IdentifierSet(qualifiers)
+        used.formUnion(taken)
+        guard used.contains(table) else { return table }
+        var number = 2
+        while used.contains("\(table)_\(number)") { number += 1 }
+        return "\(table)_\(number)"
+    }
+
+    /// Runs `body` with `added` in scope.
+    @usableFromInline
+    package static func within<T>(_ added: [String], _ body: () throws -> T) rethrows -> T {
+        try $qualifiers.withValue(qualifiers + added, operation: body)
+    }
+}
