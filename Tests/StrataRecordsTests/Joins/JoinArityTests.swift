@@ -5,7 +5,23 @@ import Foundation
 import Testing
 import StrataRecords
 
+/// The `book` table under another spelling: SQLite folds ASCII case, so it is the same table.
+@Record(table: "BOOK") struct ShoutedBook: Equatable {
+    @PrimaryKey var id: Int64?; var authorId: Int64; var title: String; var year: Int; var price: Double?
+}
+
 @Suite struct JoinArityTests {
+    /// Joining `book` with `BOOK` is a self-join: the second gets an alias, or every column of
+    /// the ON clause would be ambiguous.
+    @Test func aTableSpelledInAnotherCaseIsAliasedAsItself() throws {
+        let db = try makeBigLibrary()
+        let pairs = try Book.join(ShoutedBook.self, on: { $0.authorId == $1.authorId && $0.id != $1.id })
+            .order { book, other in book.id }
+            .fetchAll(db)
+        #expect(pairs.map { [$0.0.title, $0.1.title] } == [["The Dispossessed", "Lavinia"], ["Lavinia", "The Dispossessed"]])
+        #expect(Book.join(ShoutedBook.self, on: { $0.id == $1.id }).sql.contains(#"AS "BOOK_2""#))
+    }
+
     /// Book, its author, its edition (left) and that edition's publisher (left), as SQLite reads
     /// the hand-written join.
     @Test func fourRecordsReadAsTheHandWrittenJoin() throws {
