@@ -221,15 +221,20 @@ extension JoinQuery where Members: JoinMember {
     /// Joins a third record; `on:` sees all three tables' columns.
     public func join<C: Record>(_ other: C.Type, as alias: String? = nil,
                                 on condition: (A.Columns, Members.Joined.Columns, C.Columns) -> RecordPredicate) -> JoinQuery<A, (Members, C)> {
-        var (joined, clause) = appendingTable(C.self, kind: "JOIN", alias: alias, as: (Members, C).self)
-        joined.addOnClause(clause, joined.withColumns(condition))
-        return joined
+        adding(C.self, kind: "JOIN", alias: alias, on: condition)
     }
 
     /// Left-joins a third record: nil where nothing matched.
     public func leftJoin<C: Record>(_ other: C.Type, as alias: String? = nil,
                                     on condition: (A.Columns, Members.Joined.Columns, C.Columns) -> RecordPredicate) -> JoinQuery<A, (Members, C?)> {
-        var (joined, clause) = appendingTable(C.self, kind: "LEFT JOIN", alias: alias, as: (Members, C?).self)
+        adding(C?.self, kind: "LEFT JOIN", alias: alias, on: condition)
+    }
+
+    /// The third table, as `JOIN` or `LEFT JOIN` (`Member` is its record or an optional one).
+    private func adding<Member: JoinMember>(_ member: Member.Type, kind: String, alias: String?,
+                                            on condition: (A.Columns, Members.Joined.Columns, Member.Joined.Columns) -> RecordPredicate)
+        -> JoinQuery<A, (Members, Member)> {
+        var (joined, clause) = appendingTable(Member.Joined.self, kind: kind, alias: alias, as: (Members, Member).self)
         joined.addOnClause(clause, joined.withColumns(condition))
         return joined
     }
@@ -341,9 +346,7 @@ extension JoinQuery {
         _ other: C.Type, as alias: String? = nil,
         on condition: (A.Columns, M1.Joined.Columns, M2.Joined.Columns, repeat (each M).Joined.Columns, C.Columns) -> RecordPredicate
     ) -> JoinQuery<A, (M1, M2, repeat each M, C)> where Members == (M1, M2, repeat each M) {
-        var (joined, clause) = appendingTable(C.self, kind: "JOIN", alias: alias, as: (M1, M2, repeat each M, C).self)
-        joined.addOnClause(clause, joined.withColumns(condition))
-        return joined
+        adding(C.self, kind: "JOIN", alias: alias, on: condition)
     }
 
     /// Left-joins one more record: nil where nothing matched.
@@ -351,7 +354,16 @@ extension JoinQuery {
         _ other: C.Type, as alias: String? = nil,
         on condition: (A.Columns, M1.Joined.Columns, M2.Joined.Columns, repeat (each M).Joined.Columns, C.Columns) -> RecordPredicate
     ) -> JoinQuery<A, (M1, M2, repeat each M, C?)> where Members == (M1, M2, repeat each M) {
-        var (joined, clause) = appendingTable(C.self, kind: "LEFT JOIN", alias: alias, as: (M1, M2, repeat each M, C?).self)
+        adding(C?.self, kind: "LEFT JOIN", alias: alias, on: condition)
+    }
+
+    /// One more table, as `JOIN` or `LEFT JOIN` (`Member` is its record or an optional one); the
+    /// ON clause is built over the joined query's columns, the new table's last.
+    private func adding<M1: JoinMember, M2: JoinMember, each M: JoinMember, Member: JoinMember>(
+        _ member: Member.Type, kind: String, alias: String?,
+        on condition: (A.Columns, M1.Joined.Columns, M2.Joined.Columns, repeat (each M).Joined.Columns, Member.Joined.Columns) -> RecordPredicate
+    ) -> JoinQuery<A, (M1, M2, repeat each M, Member)> where Members == (M1, M2, repeat each M) {
+        var (joined, clause) = appendingTable(Member.Joined.self, kind: kind, alias: alias, as: (M1, M2, repeat each M, Member).self)
         joined.addOnClause(clause, joined.withColumns(condition))
         return joined
     }
