@@ -70,8 +70,9 @@ public struct QueryParts: Sendable {
 
     /// The clauses as the core's one statement renderer takes them.
     var statementClauses: StatementClauses {
+        // `limit(n)` sets offset 0, which writes no OFFSET.
         StatementClauses(predicate: predicate?.fragment, groups: groups, having: having?.fragment, orderings: orderings,
-                         limit: limitCount, offset: offsetCount)
+                         limit: limitCount, offset: offsetCount == 0 ? nil : offsetCount)
     }
 
     /// `SELECT list FROM … clauses`.

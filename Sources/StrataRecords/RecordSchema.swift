@@ -150,7 +150,8 @@ public struct RecordSchema: Sendable {
             },
             definitionSQL: record.statements.tableDefinition(ifNotExists: false, unique: unique, constraints: tableConstraints).bodySQL,
             tableOptions: "")
-        guard let comparison = try db.compareTable(declared) else { return [] }
+        // A generated column the record declares is matched, so a rebuild copies its values.
+        guard let comparison = try db.compareTable(declared, matchingGeneratedColumns: true) else { return [] }
         let missingLabels = Set(comparison.missing.map { label($0.name) + " is missing" })
         let indexLabels = Set(indexes.map { label($0.column) + " has no index" })
         let otherDifferences = differences.filter { !missingLabels.contains($0) && !indexLabels.contains($0) }

@@ -20,7 +20,8 @@ package struct StatementClauses: Sendable {
     package var orderings: [SQLFragment] = []
     /// At most this many rows.
     package var limit: Int?
-    /// After skipping this many rows (0 and nil write nothing).
+    /// After skipping this many rows; nil writes nothing, 0 is bound like any other (a statement
+    /// prepared once is paged by rebinding both values).
     package var offset: Int?
 
     package init(predicate: SQLFragment? = nil, groups: [SQLFragment] = [], having: SQLFragment? = nil,
@@ -42,7 +43,7 @@ package struct StatementClauses: Sendable {
         if let having, !having.isEmpty { clauses.append(segment: .text(" HAVING ")); clauses.append(having) }
         if ordering, !orderings.isEmpty { clauses.append(segment: .text(" ORDER BY ")); clauses.append(orderings.joined(separator: ", ")) }
         if limiting {
-            switch (limit, offset == 0 ? nil : offset) {
+            switch (limit, offset) {
             case (nil, nil): break
             case (let limit?, nil):
                 clauses.append(segment: .text(" LIMIT ")); clauses.append(segment: .value(.integer(Int64(limit))))

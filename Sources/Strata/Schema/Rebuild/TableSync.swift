@@ -42,8 +42,8 @@ package struct DeclaredTable: Sendable {
 package struct TableComparison: Sendable {
     /// The table's schema entry (its name as the database spells it, its SQL).
     package let entry: SchemaEntryInfo
-    /// The database's visible columns (hidden and generated ones left out: a declaration never
-    /// names them, and a rebuild keeps what its definition says).
+    /// The database's visible columns, and its generated ones when the caller matches them
+    /// (a virtual table's hidden columns never: a declaration does not name them).
     package let existing: [TableColumn]
     /// Declared columns the table has, each with the table's column.
     package let matches: [(declared: DeclaredTable.Column, existing: TableColumn)]
@@ -105,10 +105,13 @@ package struct TableRebuildPlan: Sendable, Equatable {
 extension Connection {
     /// The declared table beside the database's, or nil when the main database has no table of
     /// that name (a view or a virtual table is returned; callers decide what they may do to it).
-    package func compareTable(_ declared: DeclaredTable) throws -> TableComparison? {
+    /// - Parameter matchingGeneratedColumns: Whether a declared column may match a generated
+    ///   one (records: its values are copied when the table is rebuilt); never counted as extra.
+    package func compareTable(_ declared: DeclaredTable, matchingGeneratedColumns: Bool = false) throws -> TableComparison? {
         let reader = schemaReader
         guard let entry = try reader.table(named: declared.name, includingViews: true) else { return nil }
-        let existing = try reader.columns(ofTable: entry.name).filter { $0.hidden == 0 }
+        let all = try reader.columns(ofTable: entry.name)
+        let existing = all.filter { $0.hidden == 0 || (matchingGeneratedColumns && $0.hidden >= 2) }
         var matches: [(declared: DeclaredTable.Column, existing: TableColumn)] = []
         var missing: [DeclaredTable.Column] = []
         var matched = IdentifierSet()
@@ -121,7 +124,7 @@ extension Connection {
                 missing.append(column)
             }
         }
-        let extra = existing.filter { !matched.contains($0.name) }
+        let extra = existing.filter { $0.hidden == 0 && !matched.contains($0.name) }
         return TableComparison(entry: entry, existing: existing, matches: matches, missing: missing, extra: extra)
     }
 
