@@ -108,4 +108,14 @@ extension Database: Service {
         try await DatabaseService(self).run()
     }
 }
+#else
+// Without the trait the module is empty but for these: naming one says what to enable, where an
+// empty module would only say "cannot find 'DatabaseService' in scope".
+/// Needs the package trait `Server`: `.package(url: ..., from: ..., traits: ["Server"])`.
+@available(*, unavailable, message: "StrataServer needs the package trait Server: .package(url: ..., from: ..., traits: [\"Server\"])")
+public struct DatabaseService {}
+
+/// Needs the package trait `Server`: `.package(url: ..., from: ..., traits: ["Server"])`.
+@available(*, unavailable, message: "StrataServer needs the package trait Server: .package(url: ..., from: ..., traits: [\"Server\"])")
+public struct StrataInstrumentation {}
 #endif
