@@ -54,11 +54,14 @@ private struct BlobStreamFailure: Error, CustomStringConvertible {
             let large = try peakResidentKiB(streaming: 100, in: directory)
             let growth = large - baseline
             print("blob stream peak RSS: 1 MiB run \(baseline) KiB, 100 MiB run \(large) KiB, growth \(growth) KiB")
-            // AddressSanitizer's shadow memory and allocator metadata grow with what SQLite's page
-            // cache and the chunk buffers touch (a fresh-clone CI run measured 49 MiB): a copy of
-            // the blob would still cost more than 100 MiB there, so 80 MiB still tells them apart.
+            // Under AddressSanitizer the growth is noise-dominated: its shadow memory, quarantine
+            // and allocator metadata grow with what SQLite's page cache and the chunk buffers
+            // touch (fresh-clone CI runs measured 49 MiB and 91 MiB). The 40 MiB bound of the
+            // uninstrumented run in `swift test` is the real check; under ASan the run is there
+            // for ASan's own checks, and 160 MiB only catches a gross regression (a copy of the
+            // blob costs 100 MiB plus ASan's eighth in shadow, above that noise).
             let underAddressSanitizer = ProcessInfo.processInfo.environment["STRATA_SANITIZER"] == "address"
-            let bound = (underAddressSanitizer ? 80 : 40) * 1024
+            let bound = (underAddressSanitizer ? 160 : 40) * 1024
             #expect(growth < bound, "streaming 100 MiB raised the peak RSS by \(growth) KiB (bound \(bound) KiB)")
         }
     }
