@@ -21,16 +21,9 @@ public struct FunctionCall<Value>: ResultExpression {
         self.castToReal = castToReal
     }
 
-    public func appendSQL(to serializer: inout SQLSerializer) throws {
-        if castToReal { serializer.append("CAST(") }
-        defer { if castToReal { serializer.append(" AS REAL)") } }
-        serializer.append(name + "(" + (distinct ? "DISTINCT " : ""))
-        if star { serializer.append("*") }
-        for (index, argument) in arguments.enumerated() {
-            if index > 0 { serializer.append(", ") }
-            try serializer.append(argument)
-        }
-        serializer.append(")")
+    public var fragment: SQLFragment {
+        let call = SQLFragment.call(name, star ? ["*"] : arguments.map(\.fragment), distinct: distinct)
+        return castToReal ? "CAST(\(call) AS REAL)" : call
     }
 }
 

@@ -2,12 +2,19 @@ import Foundation
 
 /// Something the ORM writes into a query: a column (a key path), a value, an operator, a function.
 ///
-/// Values never reach the SQL text: they become `?` parameters, bound when the query runs.
-public protocol Expression {
-    /// Appends the expression's SQL and parameters.
+/// An ORM expression is one of the core's typed expressions (`SQLExpressible`): its fragment holds
+/// its key paths as late columns, which the storage resolves to its tables' columns when it
+/// renders a statement. Values never reach the SQL text: they become `?` parameters, bound when
+/// the query runs.
+public protocol Expression: SQLExpressible {}
+
+extension Expression {
+    /// Appends the expression's SQL and parameters, its key paths resolved.
     ///
     /// - Throws: `ORMError.columnIsNotMapped` for a key path that is no column of the storage.
-    func appendSQL(to serializer: inout SQLSerializer) throws
+    public func appendSQL(to serializer: inout SQLSerializer) throws {
+        try serializer.append(self)
+    }
 }
 
 /// An expression that is a column, an operator or a function (not a bare value): what
@@ -15,18 +22,14 @@ public protocol Expression {
 public protocol OperableExpression: Expression {}
 
 /// An expression with a result type, which `select` reads.
-public protocol ResultExpression: OperableExpression {
-    /// The Swift type a row of the result reads as.
-    associatedtype Value
-}
+public protocol ResultExpression: OperableExpression {}
 
 /// A plain value in an expression: bound as a parameter.
-public protocol ValueExpression: Expression, Strata.Bindable {}
+public protocol ValueExpression: Expression, Strata.Bindable where Value == Self {}
 
 extension ValueExpression {
-    public func appendSQL(to serializer: inout SQLSerializer) throws {
-        serializer.appendValue(self)
-    }
+    /// `?`, the value bound (NULL for a nil optional).
+    public var fragment: SQLFragment { .value(self) }
 }
 
 extension Int: ValueExpression {}
@@ -48,19 +51,9 @@ extension Date: ValueExpression {}
 extension URL: ValueExpression {}
 
 /// An optional value (`\User.imageUrl == name`, where `name: String?`): bound, or NULL when nil.
-extension Optional: Expression, ValueExpression where Wrapped: ValueExpression {}
-
-/// Tells a nil optional value, so `==` and `!=` with one compare with IS / IS NOT.
-protocol NilCheckable {
-    var isNilValue: Bool { get }
-}
-
-extension Optional: NilCheckable {
-    var isNilValue: Bool { self == nil }
-}
+extension Optional: SQLExpressible, Expression, ValueExpression where Wrapped: ValueExpression {}
 
 extension KeyPath: Expression, OperableExpression, ResultExpression {
-    public func appendSQL(to serializer: inout SQLSerializer) throws {
-        try serializer.appendColumn(self)
-    }
+    /// The property's column, named when the storage renders the statement.
+    public var fragment: SQLFragment { .lateColumn(LateColumn(key: self)) }
 }

@@ -1,21 +1,18 @@
-/// `lhs op rhs`, in parentheses.
+/// `(lhs op rhs)`.
 public struct BinaryOperator: ResultExpression {
     public typealias Value = Bool
     let lhs: any Expression
-    let op: String
+    let op: SQLOperator
     let rhs: any Expression
 
-    public func appendSQL(to serializer: inout SQLSerializer) throws {
-        serializer.append("(")
-        try serializer.append(lhs)
+    public var fragment: SQLFragment {
+        let (left, right) = (lhs.fragment, rhs.fragment)
         // `= NULL` is never true: a nil optional value compares with IS / IS NOT, as Swift's == does.
         var op = op
-        if op == "=" || op == "<>", (rhs as? NilCheckable)?.isNilValue == true || (lhs as? NilCheckable)?.isNilValue == true {
-            op = op == "=" ? "IS" : "IS NOT"
+        if op == .equal || op == .notEqual, left.isNullValue || right.isNullValue {
+            op = op == .equal ? .is : .isNot
         }
-        serializer.append(" \(op) ")
-        try serializer.append(rhs)
-        serializer.append(")")
+        return "(\(SQLFragment.infix(left, op, right)))"
     }
 }
 
@@ -23,21 +20,17 @@ public struct BinaryOperator: ResultExpression {
 public struct ArithmeticOperator<Value>: ResultExpression {
     let base: BinaryOperator
 
-    public func appendSQL(to serializer: inout SQLSerializer) throws { try base.appendSQL(to: &serializer) }
+    public var fragment: SQLFragment { base.fragment }
 }
 
-/// `NOT expression`, `expression IS NULL`, `expression IN (...)`, and similar.
+/// `NOT expression`, `expression IS NULL`, and similar.
 public struct UnaryOperator: ResultExpression {
     public typealias Value = Bool
     let prefix: String
     let operand: any Expression
     let suffix: String
 
-    public func appendSQL(to serializer: inout SQLSerializer) throws {
-        serializer.append("(" + prefix)
-        try serializer.append(operand)
-        serializer.append(suffix + ")")
-    }
+    public var fragment: SQLFragment { "(\(sql: prefix)\(operand.fragment)\(sql: suffix))" }
 }
 
 /// `expression [NOT] IN (?, ?, ...)`, each value bound.
@@ -47,23 +40,16 @@ public struct InOperator: ResultExpression {
     let values: [any Strata.Bindable]
     let negated: Bool
 
-    public func appendSQL(to serializer: inout SQLSerializer) throws {
-        serializer.append("(")
-        try serializer.append(operand)
-        serializer.append(negated ? " NOT IN (" : " IN (")
-        for (index, value) in values.enumerated() {
-            if index > 0 { serializer.append(", ") }
-            serializer.appendValue(value)
-        }
-        serializer.append("))")
+    public var fragment: SQLFragment {
+        "(\(operand.fragment.membership(in: values.map { .bound($0.bindingValue) }, negated: negated)))"
     }
 }
 
 extension OperableExpression {
     /// `self LIKE pattern` (the pattern is bound).
-    public func like(_ pattern: String) -> BinaryOperator { BinaryOperator(lhs: self, op: "LIKE", rhs: pattern) }
+    public func like(_ pattern: String) -> BinaryOperator { BinaryOperator(lhs: self, op: .like, rhs: pattern) }
     /// `self GLOB pattern` (the pattern is bound).
-    public func glob(_ pattern: String) -> BinaryOperator { BinaryOperator(lhs: self, op: "GLOB", rhs: pattern) }
+    public func glob(_ pattern: String) -> BinaryOperator { BinaryOperator(lhs: self, op: .glob, rhs: pattern) }
     /// `self IN (values)`, each value bound.
     public func `in`<V: Strata.Bindable>(_ values: [V]) -> InOperator { InOperator(operand: self, values: values, negated: false) }
     /// `self NOT IN (values)`, each value bound.

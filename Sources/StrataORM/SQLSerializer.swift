@@ -1,5 +1,6 @@
-/// Turns expressions into a `SQLFragment`: SQL text, values bound as `?` parameters, and key
-/// paths resolved to column segments of the storage's columns (quoted; a join can qualify them).
+/// Resolves expressions into a `SQLFragment` for the core's renderer: each key path (a late
+/// column of the expression's fragment) becomes a column segment of the storage's columns
+/// (quoted; a join can qualify them), and the tables they belong to are recorded.
 public struct SQLSerializer {
     let schema: Schema
     /// What the expressions wrote so far.
@@ -12,26 +13,26 @@ public struct SQLSerializer {
     /// The SQL written so far, `?` for each value.
     var sql: String { fragment.sql }
 
-    mutating func append(_ text: String) { fragment.append(segment: .text(text)) }
+    mutating func append(_ text: String) { fragment.append(.text(text)) }
 
-    mutating func appendValue(_ value: any Strata.Bindable) {
-        fragment.append(segment: .value(value.bindingValue))
-    }
-
-    mutating func appendColumn(_ keyPath: AnyKeyPath) throws {
-        guard let mapped = schema.columnsByKeyPath[keyPath] else {
-            throw ORMError.columnIsNotMapped(keyPath: "\(keyPath)")
-        }
-        if !referencedTables.contains(where: { $0 === mapped.table }) { referencedTables.append(mapped.table) }
-        fragment.append(segment: .column(mapped.column.name, qualifier: nil))
-    }
-
-    /// A table's quoted name.
-    mutating func appendTable(_ table: AnyTable) {
-        fragment.append(segment: .identifier(table.name))
-    }
-
+    /// Appends `expression`'s SQL, its key paths resolved.
+    /// - Throws: `ORMError.columnIsNotMapped` for a key path that is no column of the storage.
     mutating func append(_ expression: any Expression) throws {
-        try expression.appendSQL(to: &self)
+        fragment.append(try resolved(expression.fragment))
+    }
+
+    /// `fragment` with its key paths resolved to the storage's columns.
+    /// - Throws: `ORMError.columnIsNotMapped` for a key path that is no column of the storage.
+    mutating func resolved(_ fragment: SQLFragment) throws -> SQLFragment {
+        let schema = schema
+        var tables = referencedTables
+        defer { referencedTables = tables }
+        return try fragment.resolvingLateColumns { column in
+            guard let keyPath = column.key.base as? AnyKeyPath, let mapped = schema.columnsByKeyPath[keyPath] else {
+                throw ORMError.columnIsNotMapped(keyPath: column.description)
+            }
+            if !tables.contains(where: { $0 === mapped.table }) { tables.append(mapped.table) }
+            return (mapped.column.name, nil)
+        }
     }
 }

@@ -250,47 +250,48 @@ extension Optional: OptionalColumnValue {}
 
 /// A custom ``Bindable`` value in a query: bound as a parameter.
 struct CustomValue: Expression, Strata.Bindable {
+    typealias Value = BindingValue
     let bindingValue: BindingValue
 
     init<V: Bindable>(_ value: V) { bindingValue = RecordingBinder.bindingValue(of: value) }
 
-    func appendSQL(to serializer: inout SQLSerializer) throws { serializer.appendValue(self) }
+    var fragment: SQLFragment { .bound(bindingValue) }
 }
 
 /// `column = value` for a custom ``Bindable`` value: `where_(\Item.price == Money(cents: 5))`.
 @_disfavoredOverload
 public func == <L: OperableExpression, R: Bindable>(lhs: L, rhs: R) -> BinaryOperator {
-    BinaryOperator(lhs: lhs, op: "=", rhs: CustomValue(rhs))
+    BinaryOperator(lhs: lhs, op: .equal, rhs: CustomValue(rhs))
 }
 
 /// `column <> value` for a custom ``Bindable`` value.
 @_disfavoredOverload
 public func != <L: OperableExpression, R: Bindable>(lhs: L, rhs: R) -> BinaryOperator {
-    BinaryOperator(lhs: lhs, op: "<>", rhs: CustomValue(rhs))
+    BinaryOperator(lhs: lhs, op: .notEqual, rhs: CustomValue(rhs))
 }
 
 /// `column < value` for a custom ``Bindable`` value.
 @_disfavoredOverload
 public func < <L: OperableExpression, R: Bindable>(lhs: L, rhs: R) -> BinaryOperator {
-    BinaryOperator(lhs: lhs, op: "<", rhs: CustomValue(rhs))
+    BinaryOperator(lhs: lhs, op: .less, rhs: CustomValue(rhs))
 }
 
 /// `column <= value` for a custom ``Bindable`` value.
 @_disfavoredOverload
 public func <= <L: OperableExpression, R: Bindable>(lhs: L, rhs: R) -> BinaryOperator {
-    BinaryOperator(lhs: lhs, op: "<=", rhs: CustomValue(rhs))
+    BinaryOperator(lhs: lhs, op: .lessOrEqual, rhs: CustomValue(rhs))
 }
 
 /// `column > value` for a custom ``Bindable`` value.
 @_disfavoredOverload
 public func > <L: OperableExpression, R: Bindable>(lhs: L, rhs: R) -> BinaryOperator {
-    BinaryOperator(lhs: lhs, op: ">", rhs: CustomValue(rhs))
+    BinaryOperator(lhs: lhs, op: .greater, rhs: CustomValue(rhs))
 }
 
 /// `column >= value` for a custom ``Bindable`` value.
 @_disfavoredOverload
 public func >= <L: OperableExpression, R: Bindable>(lhs: L, rhs: R) -> BinaryOperator {
-    BinaryOperator(lhs: lhs, op: ">=", rhs: CustomValue(rhs))
+    BinaryOperator(lhs: lhs, op: .greaterOrEqual, rhs: CustomValue(rhs))
 }
 
 /// `column = value` (bound) for a custom ``Bindable`` value: `set(assign(\Item.price, Money(cents: 7)))`.

@@ -30,5 +30,6 @@ public func set(_ assignments: Assignment...) -> SetClause { SetClause(assignmen
 
 /// SQL NULL as an expression.
 struct NullValue: Expression {
-    func appendSQL(to serializer: inout SQLSerializer) throws { serializer.append("NULL") }
+    typealias Value = Never?
+    var fragment: SQLFragment { "NULL" }
 }

@@ -180,7 +180,7 @@ public struct IncludingAllQuery<Parent: Record, Child: Record>: Sendable {
 
     private func fetchBoth(_ db: Connection) throws -> [(Parent, [Child])] {
         let key = SQLFragment.column(referencedKey(of: Parent.self), table: parents.qualifier)
-        let parentList = SQLFragment(segments: [.fragment(parents.selectList), .text(", "), .fragment(key)])
+        let parentList: SQLFragment = "\(parents.selectList), \(key)"
         let keyIndex = Int32(Parent.recordColumns.count)
         let found: [(Parent, BindingValue)] = try db.query(literal: parents.queryParts.select(parentList)) { row in
             (try Parent(columnOrderedRow: row), associationKey(row, keyIndex))
@@ -192,7 +192,7 @@ public struct IncludingAllQuery<Parent: Record, Child: Record>: Sendable {
         var seen: Set<BindingValue> = []
         for (_, key) in found where key != .null && seen.insert(key).inserted { keys.append(key) }
         let childKey = SQLFragment.column(foreignKey, table: Child.tableName)
-        let childList = SQLFragment(segments: [.text(Child.qualifiedSelectList(Child.tableName).sql + ", "), .fragment(childKey)])
+        let childList: SQLFragment = "\(Child.qualifiedSelectList(Child.tableName)), \(childKey)"
         let childKeyIndex = Int32(Child.recordColumns.count)
         var children: [BindingValue: [Child]] = [:]
         children.reserveCapacity(keys.count)
@@ -200,16 +200,10 @@ public struct IncludingAllQuery<Parent: Record, Child: Record>: Sendable {
         // bound values under every SQLite's limit (999 before 3.32).
         let batchSize = 500
         for start in stride(from: 0, to: keys.count, by: batchSize) {
-            var segments: [SQLFragment.Segment] = [
-                .text("SELECT "), .fragment(childList), .text(" FROM "), .identifier(Child.tableName),
-                .text(" WHERE "), .fragment(childKey), .text(" IN ("),
-            ]
-            for (offset, value) in keys[start..<min(start + batchSize, keys.count)].enumerated() {
-                if offset > 0 { segments.append(.text(", ")) }
-                segments.append(.value(value))
-            }
-            segments.append(.text(")"))
-            _ = try db.query(literal: SQLFragment(segments: segments)) { row -> Void in
+            let batch = keys[start..<min(start + batchSize, keys.count)].map(SQLFragment.bound)
+            let statement = StatementClauses(predicate: childKey.membership(in: batch))
+                .select(childList, from: .identifier(Child.tableName))
+            _ = try db.query(literal: statement) { row -> Void in
                 let child = try Child(columnOrderedRow: row)
                 children[associationKey(row, childKeyIndex), default: []].append(child)
             } as [Void]

@@ -30,7 +30,7 @@ extension Record {
 
     /// The record's columns in declaration order, qualified by `qualifier`.
     static func qualifiedSelectList(_ qualifier: String) -> SQLFragment {
-        SQLFragment(segments: [.text(recordColumns.map { quoteIdentifier(qualifier) + "." + quoteIdentifier($0.name) }.joined(separator: ", "))])
+        .text(recordColumns.map { quoteIdentifier(qualifier) + "." + quoteIdentifier($0.name) }.joined(separator: ", "))
     }
 
     /// The typed columns, qualified by `qualifier` unless it is the table's own name.
@@ -55,8 +55,8 @@ private func joinClause(_ kind: String, table: String, alias: String?, taken: [S
     // A record joined with itself without an alias gets one, so its columns stay apart; so does
     // a table an enclosing query names (a join inside a subquery).
     let qualifier = alias ?? QueryScope.freeQualifier(for: table, taken: taken)
-    var clause = SQLFragment(segments: [.text(" " + kind + " "), .identifier(table)])
-    if qualifier != table { clause += SQLFragment(segments: [.text(" AS "), .identifier(qualifier)]) }
+    var clause: SQLFragment = " \(sql: kind) \(identifier: table)"
+    if qualifier != table { clause = clause.aliased(qualifier) }
     return (clause, qualifier)
 }
 
@@ -115,7 +115,7 @@ extension JoinQuery where Members: JoinMember {
         let predicate = QueryScope.within(qualifiers) {
             condition(A.columns(qualifiedBy: qualifier), Members.Joined.columns(qualifiedBy: joinedQualifier), qualifier, joinedQualifier)
         }
-        queryParts.from = base.from + clause + SQLFragment(segments: [.text(" ON ")]) + predicate.fragment
+        queryParts.from = "\(base.from)\(clause) ON \(predicate.fragment)"
     }
 }
 
@@ -133,15 +133,12 @@ extension JoinQuery {
 
     /// Adds `predicate` as the ON clause of the table `clause` joins.
     mutating func addOnClause(_ clause: SQLFragment, _ predicate: RecordPredicate) {
-        queryParts.from = queryParts.from + clause + SQLFragment(segments: [.text(" ON ")]) + predicate.fragment
+        queryParts.from = "\(queryParts.from)\(clause) ON \(predicate.fragment)"
     }
 
     /// At most `count` rows, after skipping `offset`.
     public func limit(_ count: Int, offset: Int = 0) -> JoinQuery {
-        var query = self
-        query.queryParts.limitCount = count
-        query.queryParts.offsetCount = offset
-        return query
+        modifyingParts { $0.limit(count, offset: offset) }
     }
 
     /// The SELECT the join runs, values bound: every record's columns, qualified.
@@ -156,7 +153,7 @@ extension JoinQuery {
 
     /// `EXISTS (join)`.
     public func exists() -> RecordPredicate {
-        RecordPredicate(SQLFragment(segments: [.text("EXISTS ("), .fragment(queryParts.nested("1")), .text(")")]))
+        RecordPredicate(.exists(queryParts.nested("1")))
     }
 
     /// Reads one joined record at its offset and moves to the next.
@@ -180,16 +177,12 @@ extension JoinQuery where Members: JoinMember {
 
     /// Narrows the join (conditions given several times must all hold).
     public func `where`(_ condition: (A.Columns, Members.Joined.Columns) -> RecordPredicate) -> JoinQuery {
-        var query = self
-        query.queryParts.addPredicate(withBothColumns(condition))
-        return query
+        modifyingParts { $0.addPredicate(withBothColumns(condition)) }
     }
 
     /// Adds an ORDER BY term; chain `order` again for more terms.
     public func order<Term: OrderingTerm>(_ term: (A.Columns, Members.Joined.Columns) -> Term) -> JoinQuery {
-        var query = self
-        query.queryParts.orderings.append(withBothColumns(term).orderingFragment)
-        return query
+        modifyingParts { $0.orderings.append(withBothColumns(term).orderingFragment) }
     }
 
     /// Groups the rows by one expression or a tuple of them.
@@ -202,9 +195,7 @@ extension JoinQuery where Members: JoinMember {
 
     /// Keeps the groups for which `condition` holds.
     public func having(_ condition: (A.Columns, Members.Joined.Columns) -> RecordPredicate) -> JoinQuery {
-        var query = self
-        query.queryParts.addHaving(withBothColumns(condition))
-        return query
+        modifyingParts { $0.addHaving(withBothColumns(condition)) }
     }
 
     /// Selects columns and expressions of both records, read as a tuple of their types.
@@ -284,18 +275,14 @@ extension JoinQuery {
     public func `where`<M1: JoinMember, M2: JoinMember, each M: JoinMember>(
         _ condition: (A.Columns, M1.Joined.Columns, M2.Joined.Columns, repeat (each M).Joined.Columns) -> RecordPredicate
     ) -> JoinQuery where Members == (M1, M2, repeat each M) {
-        var query = self
-        query.queryParts.addPredicate(withColumns(condition))
-        return query
+        modifyingParts { $0.addPredicate(withColumns(condition)) }
     }
 
     /// Adds an ORDER BY term; chain `order` again for more terms.
     public func order<M1: JoinMember, M2: JoinMember, each M: JoinMember, Term: OrderingTerm>(
         _ term: (A.Columns, M1.Joined.Columns, M2.Joined.Columns, repeat (each M).Joined.Columns) -> Term
     ) -> JoinQuery where Members == (M1, M2, repeat each M) {
-        var query = self
-        query.queryParts.orderings.append(withColumns(term).orderingFragment)
-        return query
+        modifyingParts { $0.orderings.append(withColumns(term).orderingFragment) }
     }
 
     /// Groups the rows by one expression or a tuple of them.
@@ -312,18 +299,14 @@ extension JoinQuery {
     public func group<M1: JoinMember, M2: JoinMember, each M: JoinMember, E: QueryExpression>(
         _ term: (A.Columns, M1.Joined.Columns, M2.Joined.Columns, repeat (each M).Joined.Columns) -> E
     ) -> JoinQuery where Members == (M1, M2, repeat each M) {
-        var query = self
-        query.queryParts.groups.append(withColumns(term).fragment)
-        return query
+        modifyingParts { $0.groups.append(withColumns(term).fragment) }
     }
 
     /// Keeps the groups for which `condition` holds.
     public func having<M1: JoinMember, M2: JoinMember, each M: JoinMember>(
         _ condition: (A.Columns, M1.Joined.Columns, M2.Joined.Columns, repeat (each M).Joined.Columns) -> RecordPredicate
     ) -> JoinQuery where Members == (M1, M2, repeat each M) {
-        var query = self
-        query.queryParts.addHaving(withColumns(condition))
-        return query
+        modifyingParts { $0.addHaving(withColumns(condition)) }
     }
 
     /// Selects columns and expressions of the joined records, read as a tuple of their types.
@@ -437,3 +420,4 @@ extension Record {
         all().leftJoin(other, as: alias, on: condition)
     }
 }
+extension JoinQuery: ModifiableQuery {}

@@ -11,11 +11,7 @@ import SQLite3
 ///     .select { ($0.authorId, $0.id.count()) }
 ///     .fetchAll(db)
 /// ```
-public protocol QueryExpression<Value>: Sendable {
-    /// The Swift type of the expression's value.
-    associatedtype Value
-    /// The expression's SQL, its values bound.
-    var fragment: SQLFragment { get }
+public protocol QueryExpression<Value>: SQLExpressible, Sendable {
     /// Reads the expression's value from result column `index` of `handle`'s current row.
     /// - Throws: ``RecordError`` when the value does not convert.
     func readValue(from handle: SQLiteStatementHandle, at index: Int32) throws -> Value
@@ -85,37 +81,78 @@ func aggregateReader<T: Extractable>(_ name: String) -> (SQLiteStatementHandle, 
     { handle, index in try optionalColumnValue(columnValue(of: handle, at: index, as: T.self), handle, index, name, "aggregate") }
 }
 
+extension QueryExpression {
+    /// `self op rhs`: every comparison of records, written once by the core (`= NULL` as `IS NULL`).
+    func compared(_ op: SQLOperator, _ rhs: SQLFragment) -> RecordPredicate {
+        RecordPredicate(.comparison(fragment, op, rhs))
+    }
+}
+
 extension SQLExpression where Value: Bindable {
-    func comparison(_ operator: String, _ value: Value) -> RecordPredicate {
-        RecordPredicate(fragment + SQLFragment(segments: [.text(" " + `operator` + " "), .binding(value)]))
-    }
-
-    /// `expression op value`, or `expression nullTest` when `value` is nil (`= NULL` matches nothing).
-    func equality(_ operator: String, _ value: Value, nullTest: String) -> RecordPredicate {
-        let bound = SQLFragment.Segment.binding(value)
-        if case .value(.null) = bound { return RecordPredicate(fragment + SQLFragment(segments: [.text(nullTest)])) }
-        return RecordPredicate(fragment + SQLFragment(segments: [.text(" " + `operator` + " "), bound]))
-    }
-
     /// `expression = value`; `expression IS NULL` when `value` is nil.
-    public static func == (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.equality("=", rhs, nullTest: " IS NULL") }
+    public static func == (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.compared(.equal, .value(rhs)) }
     /// `expression <> value`; `expression IS NOT NULL` when `value` is nil.
-    public static func != (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.equality("<>", rhs, nullTest: " IS NOT NULL") }
+    public static func != (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.compared(.notEqual, .value(rhs)) }
     /// `expression < value`.
-    public static func < (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.comparison("<", rhs) }
+    public static func < (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.compared(.less, .value(rhs)) }
     /// `expression <= value`.
-    public static func <= (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.comparison("<=", rhs) }
+    public static func <= (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.compared(.lessOrEqual, .value(rhs)) }
     /// `expression > value`.
-    public static func > (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.comparison(">", rhs) }
+    public static func > (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.compared(.greater, .value(rhs)) }
     /// `expression >= value`.
-    public static func >= (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.comparison(">=", rhs) }
+    public static func >= (lhs: SQLExpression, rhs: Value) -> RecordPredicate { lhs.compared(.greaterOrEqual, .value(rhs)) }
+}
+
+// MARK: - Expression against expression
+
+// One generic path for every pair of expressions (columns, aggregates, JSON paths, of any
+// table), in three type relations per operator, so a key compares with the optional key of
+// another table (`book.authorId == author.id`, Int64 against Int64?) and the compiler still
+// rejects operands of unrelated types. NULL never equals anything, as in SQL.
+extension QueryExpression {
+    /// `lhs = rhs`.
+    public static func == <R: QueryExpression>(lhs: Self, rhs: R) -> RecordPredicate where R.Value == Value { lhs.compared(.equal, rhs.fragment) }
+    /// `lhs = rhs`, the right side optional.
+    public static func == <R: QueryExpression>(lhs: Self, rhs: R) -> RecordPredicate where R.Value == Value? { lhs.compared(.equal, rhs.fragment) }
+    /// `lhs = rhs`, the left side optional.
+    public static func == <R: QueryExpression, W>(lhs: Self, rhs: R) -> RecordPredicate where Value == W?, R.Value == W { lhs.compared(.equal, rhs.fragment) }
+    /// `lhs <> rhs`.
+    public static func != <R: QueryExpression>(lhs: Self, rhs: R) -> RecordPredicate where R.Value == Value { lhs.compared(.notEqual, rhs.fragment) }
+    /// `lhs <> rhs`, the right side optional.
+    public static func != <R: QueryExpression>(lhs: Self, rhs: R) -> RecordPredicate where R.Value == Value? { lhs.compared(.notEqual, rhs.fragment) }
+    /// `lhs <> rhs`, the left side optional.
+    public static func != <R: QueryExpression, W>(lhs: Self, rhs: R) -> RecordPredicate where Value == W?, R.Value == W { lhs.compared(.notEqual, rhs.fragment) }
+    /// `lhs < rhs`.
+    public static func < <R: QueryExpression>(lhs: Self, rhs: R) -> RecordPredicate where R.Value == Value { lhs.compared(.less, rhs.fragment) }
+    /// `lhs < rhs`, the right side optional.
+    public static func < <R: QueryExpression>(lhs: Self, rhs: R) -> RecordPredicate where R.Value == Value? { lhs.compared(.less, rhs.fragment) }
+    /// `lhs < rhs`, the left side optional.
+    public static func < <R: QueryExpression, W>(lhs: Self, rhs: R) -> RecordPredicate where Value == W?, R.Value == W { lhs.compared(.less, rhs.fragment) }
+    /// `lhs <= rhs`.
+    public static func <= <R: QueryExpression>(lhs: Self, rhs: R) -> RecordPredicate where R.Value == Value { lhs.compared(.lessOrEqual, rhs.fragment) }
+    /// `lhs <= rhs`, the right side optional.
+    public static func <= <R: QueryExpression>(lhs: Self, rhs: R) -> RecordPredicate where R.Value == Value? { lhs.compared(.lessOrEqual, rhs.fragment) }
+    /// `lhs <= rhs`, the left side optional.
+    public static func <= <R: QueryExpression, W>(lhs: Self, rhs: R) -> RecordPredicate where Value == W?, R.Value == W { lhs.compared(.lessOrEqual, rhs.fragment) }
+    /// `lhs > rhs`.
+    public static func > <R: QueryExpression>(lhs: Self, rhs: R) -> RecordPredicate where R.Value == Value { lhs.compared(.greater, rhs.fragment) }
+    /// `lhs > rhs`, the right side optional.
+    public static func > <R: QueryExpression>(lhs: Self, rhs: R) -> RecordPredicate where R.Value == Value? { lhs.compared(.greater, rhs.fragment) }
+    /// `lhs > rhs`, the left side optional.
+    public static func > <R: QueryExpression, W>(lhs: Self, rhs: R) -> RecordPredicate where Value == W?, R.Value == W { lhs.compared(.greater, rhs.fragment) }
+    /// `lhs >= rhs`.
+    public static func >= <R: QueryExpression>(lhs: Self, rhs: R) -> RecordPredicate where R.Value == Value { lhs.compared(.greaterOrEqual, rhs.fragment) }
+    /// `lhs >= rhs`, the right side optional.
+    public static func >= <R: QueryExpression>(lhs: Self, rhs: R) -> RecordPredicate where R.Value == Value? { lhs.compared(.greaterOrEqual, rhs.fragment) }
+    /// `lhs >= rhs`, the left side optional.
+    public static func >= <R: QueryExpression, W>(lhs: Self, rhs: R) -> RecordPredicate where Value == W?, R.Value == W { lhs.compared(.greaterOrEqual, rhs.fragment) }
 }
 
 // MARK: - Aggregates
 
 extension TypedColumn {
     private func aggregate(_ function: String, distinct: Bool = false) -> SQLFragment {
-        SQLFragment(segments: [.text(function + (distinct ? "(DISTINCT " : "(")), .fragment(fragment), .text(")")])
+        .call(function, [fragment], distinct: distinct)
     }
 
     /// `count(column)`: the rows where the column is not NULL; `distinct` counts each value once.
@@ -177,11 +214,11 @@ public struct SQLOrdering: OrderingTerm {
 
 extension QueryExpression {
     /// The expression as an ascending ORDER BY term.
-    public var orderingFragment: SQLFragment { fragment + SQLFragment(segments: [.text(" ASC")]) }
+    public var orderingFragment: SQLFragment { fragment.ascending }
     /// Smallest first.
     public var ascending: SQLOrdering { SQLOrdering(orderingFragment: orderingFragment) }
     /// Largest first.
-    public var descending: SQLOrdering { SQLOrdering(orderingFragment: fragment + SQLFragment(segments: [.text(" DESC")])) }
+    public var descending: SQLOrdering { SQLOrdering(orderingFragment: fragment.descending) }
 }
 
 extension TypedColumn: OrderingTerm {}

@@ -109,7 +109,7 @@ extension TypedColumn {
     public func json<T: Bindable & Extractable>(_ path: String, as type: T.Type) -> SQLExpression<T?> {
         let name = "\(self.name) \(path)"
         let record = self.record
-        return SQLExpression(SQLFragment(segments: [.text("json_extract("), .fragment(fragment), .text(", "), .value(.text(path)), .text(")")]), moduleReader: { handle, index in
+        return SQLExpression(.call("json_extract", [fragment, "\(path)"]), moduleReader: { handle, index in
             try optionalColumnValue(columnValue(of: handle, at: index, as: T.self), handle, index, name, record)
         })
     }
@@ -150,46 +150,43 @@ extension TypedColumn {
 /// `=` does. With a path, only an array's elements count (json_each also walks a scalar or an
 /// object there); JSON `null` matches an optional element's nil.
 func jsonArrayContainsPredicate<Element>(_ json: SQLFragment, path: String?, _ element: Element) -> RecordPredicate {
-    var segments: [SQLFragment.Segment] = [.text("EXISTS (SELECT 1 FROM json_each("), .fragment(json)]
-    if let path { segments += [.text(", "), .value(.text(path))] }
-    segments.append(.text(") WHERE "))
-    if path != nil { segments.append(.text("typeof(json_each.key) = 'integer' AND ")) }
+    let source: SQLFragment = path.map { "json_each(\(json), \($0))" } ?? "json_each(\(json))"
+    let match: SQLFragment
     if let codable = element as? any Codable {
-        segments += jsonElementMatch(json, codable)
+        match = jsonElementMatch(json, codable)
     } else if let bindable = element as? any Bindable {
-        segments += [.text("json_each.value = "), bindableSegment(bindable)]
+        match = "json_each.value = \(boundFragment(bindable))"
     } else {
-        segments.append(.text("0"))
+        match = "0"
     }
-    segments.append(.text(")"))
-    return RecordPredicate(SQLFragment(segments: segments))
+    let arrayOnly: SQLFragment = path == nil ? "" : "typeof(json_each.key) = 'integer' AND "
+    return RecordPredicate(.exists("SELECT 1 FROM \(source) WHERE \(arrayOnly)\(match)"))
 }
 
-private func bindableSegment<T: Bindable>(_ value: T) -> SQLFragment.Segment { .binding(value) }
+private func boundFragment<T: Bindable>(_ value: T) -> SQLFragment { .value(value) }
 
 /// The condition on a `json_each` row of `json` that its element is `element` as encoded.
-private func jsonElementMatch<T: Codable>(_ json: SQLFragment, _ element: T) -> [SQLFragment.Segment] {
+private func jsonElementMatch<T: Codable>(_ json: SQLFragment, _ element: T) -> SQLFragment {
     let binding = JSONBinding(element)
     // A value JSON cannot hold stays a segment that makes running the SQL throw.
     guard case .text(let encoded) = binding.bindingValue else {
-        return [.text("json_each.value = json_extract("), .binding(binding), .text(", '$')")]
+        return "json_each.value = json_extract(\(binding), '$')"
     }
-    if encoded == "null" { return [.text("json_each.type = 'null'")] }
-    let value: [SQLFragment.Segment] = [.text("json_each.value = json_extract("), .value(.text(encoded)), .text(", '$')")]
+    if encoded == "null" { return "json_each.type = 'null'" }
+    let value: SQLFragment = "json_each.value = json_extract(\(encoded), '$')"
     guard encoded.utf8.first == UInt8(ascii: "\"") else { return value }
     // SQLite before 3.45 cuts a JSON string's text at an escaped NUL (`\u0000`), so "a\0b" and
     // "a" read as equal values. The element as the array writes it settles that: json_extract
     // with two paths renders them as JSON, each string as stored, escapes and all.
-    let stored: [SQLFragment.Segment] = [.text("json_extract("), .fragment(json), .text(", json_each.fullkey, json_each.fullkey)")]
-    let pair: [SQLFragment.Segment] = [.value(.text("[" + encoded + "," + encoded + "]"))]
-    let exact = stored + [.text(" = ")] + pair
+    let stored: SQLFragment = "json_extract(\(json), json_each.fullkey, json_each.fullkey)"
+    let exact: SQLFragment = "\(stored) = \("[" + encoded + "," + encoded + "]")"
     let nul = "\\u0000"
     if containsBytes(encoded, nul) {
-        return value + [.text(" AND ")] + exact
+        return "\(value) AND \(exact)"
     }
     // Without NUL on either side, the values are the strings; the rendering is asked only on a
     // match, and only to rule out a stored string that has one.
-    return value + [.text(" AND (instr(")] + stored + [.text(", \(quoteStringLiteral(nul))) = 0 OR ")] + exact + [.text(")")]
+    return "\(value) AND (instr(\(stored), \(sql: quoteStringLiteral(nul))) = 0 OR \(exact))"
 }
 
 /// Whether `text`'s UTF-8 holds `part`'s.
@@ -221,7 +218,7 @@ public struct JSONArrayPath<Element: Codable>: QueryExpression, OrderingTerm {
 
     /// `function(column, path)`, the path bound.
     private func call(_ function: String) -> SQLFragment {
-        SQLFragment(segments: [.text(function + "("), .fragment(json), .text(", "), .value(.text(path)), .text(")")])
+        .call(function, [json, "\(path)"])
     }
 
     /// Decodes the array; nil for NULL.
@@ -247,6 +244,6 @@ public struct JSONArrayPath<Element: Codable>: QueryExpression, OrderingTerm {
 
     /// Whether the array has no elements (`json_array_length(column, path) = 0`).
     public var isEmpty: RecordPredicate {
-        RecordPredicate(call("json_array_length") + SQLFragment(segments: [.text(" = 0")]))
+        RecordPredicate(.infix(call("json_array_length"), .equal, "0"))
     }
 }

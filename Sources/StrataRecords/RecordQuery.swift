@@ -14,34 +14,29 @@ public struct RecordPredicate: Sendable {
     /// The values, in the order of the `?`s.
     public var arguments: [BindingValue] { fragment.arguments }
 
-    /// `lhs` and `rhs`, each in parentheses, `separator` between them.
-    private static func combining(_ lhs: RecordPredicate, _ separator: String, _ rhs: RecordPredicate) -> RecordPredicate {
-        RecordPredicate(SQLFragment(segments: [.text("("), .fragment(lhs.fragment), .text(separator), .fragment(rhs.fragment), .text(")")]))
-    }
-
     /// Both conditions.
     public static func && (lhs: RecordPredicate, rhs: RecordPredicate) -> RecordPredicate {
-        combining(lhs, ") AND (", rhs)
+        RecordPredicate(.grouped(lhs.fragment, .and, rhs.fragment))
     }
 
     /// Either condition.
     public static func || (lhs: RecordPredicate, rhs: RecordPredicate) -> RecordPredicate {
-        combining(lhs, ") OR (", rhs)
+        RecordPredicate(.grouped(lhs.fragment, .or, rhs.fragment))
     }
 
     /// The condition's negation.
     public static prefix func ! (predicate: RecordPredicate) -> RecordPredicate {
-        RecordPredicate(SQLFragment(segments: [.text("NOT ("), .fragment(predicate.fragment), .text(")")]))
+        RecordPredicate(predicate.fragment.negated)
     }
 }
 
 /// One `column = value` of an UPDATE built with ``TypedColumn/set(_:)``.
 public struct ColumnAssignment: Sendable {
     let column: String
-    let value: SQLFragment.Segment
+    let value: SQLFragment
 
     /// `"column" = ?`, the value bound.
-    var fragment: SQLFragment { SQLFragment(segments: [.column(column, qualifier: nil), .text(" = "), value]) }
+    var fragment: SQLFragment { .infix(.column(column), .equal, value) }
 }
 
 /// The direction of an ORDER BY term.
@@ -83,7 +78,7 @@ public struct QueryParts: Sendable {
     /// `SELECT count(*)` of the rows the query returns (within its limit), selecting `list`
     /// (a grouped selection's rows are its groups).
     func countStatement(of list: SQLFragment = "1") -> SQLFragment {
-        SQLFragment(segments: [.text("SELECT count(*) FROM ("), .fragment(select(list, ordering: false)), .text(")")])
+        "SELECT count(*) FROM (\(select(list, ordering: false)))"
     }
 
     /// The query rendered once, to nest as a subquery (its columns are qualified by their
@@ -91,8 +86,14 @@ public struct QueryParts: Sendable {
     func nested(_ list: SQLFragment) -> SQLFragment {
         let query = select(list)
         // A value that could not be encoded stays a segment, so running the outer query throws.
-        guard let rendered = try? query.rendered else { return SQLFragment(segments: [.fragment(query)]) }
-        return SQLFragment(segments: [.bound(rendered.sql, rendered.arguments)])
+        guard let rendered = try? query.rendered else { return query }
+        return SQLFragment(sql: rendered.sql, arguments: rendered.arguments)
+    }
+
+    /// At most `count` rows, after skipping `offset`.
+    mutating func limit(_ count: Int, offset: Int) {
+        limitCount = count
+        offsetCount = offset
     }
 
     mutating func addPredicate(_ added: RecordPredicate) {
@@ -108,6 +109,20 @@ public struct QueryParts: Sendable {
 public protocol QuerySource: Sendable {
     /// The query's clauses.
     var queryParts: QueryParts { get }
+}
+
+/// A query whose builders return a copy with changed clauses.
+protocol ModifiableQuery: QuerySource {
+    var queryParts: QueryParts { get set }
+}
+
+extension ModifiableQuery {
+    /// A copy of the query with `change` made to its clauses.
+    func modifyingParts(_ change: (inout QueryParts) -> Void) -> Self {
+        var query = self
+        change(&query.queryParts)
+        return query
+    }
 }
 
 /// A query of a record's table, built from typed columns; values are always bound.
@@ -130,7 +145,7 @@ public struct RecordQuery<R: Record>: QuerySource {
     init() {
         qualifier = QueryScope.freeQualifier(for: R.tableName)
         var from = SQLFragment.identifier(R.tableName)
-        if qualifier != R.tableName { from += SQLFragment(segments: [.text(" AS "), .identifier(qualifier)]) }
+        if qualifier != R.tableName { from = from.aliased(qualifier) }
         queryParts = QueryParts(from: from)
     }
 
@@ -146,9 +161,7 @@ public struct RecordQuery<R: Record>: QuerySource {
 
     /// Narrows the query (conditions given several times must all hold).
     public func `where`(_ condition: (R.Columns) -> RecordPredicate) -> RecordQuery {
-        var query = self
-        query.queryParts.addPredicate(building(condition))
-        return query
+        modifyingParts { $0.addPredicate(building(condition)) }
     }
 
     /// Adds an ORDER BY term (terms apply in the order they are added).
@@ -163,17 +176,12 @@ public struct RecordQuery<R: Record>: QuerySource {
     /// Book.order { $0.year.descending }.order { $0.title }
     /// ```
     public func order<Term: OrderingTerm>(_ term: (R.Columns) -> Term) -> RecordQuery {
-        var query = self
-        query.queryParts.orderings.append(building(term).orderingFragment)
-        return query
+        modifyingParts { $0.orderings.append(building(term).orderingFragment) }
     }
 
     /// At most `count` rows, after skipping `offset`.
     public func limit(_ count: Int, offset: Int = 0) -> RecordQuery {
-        var query = self
-        query.queryParts.limitCount = count
-        query.queryParts.offsetCount = offset
-        return query
+        modifyingParts { $0.limit(count, offset: offset) }
     }
 
     /// Groups the rows by a column, for the aggregates of `select` and ``having(_:)``.
@@ -191,9 +199,7 @@ public struct RecordQuery<R: Record>: QuerySource {
 
     /// Keeps the groups for which `condition` holds (conditions given several times must all hold).
     public func having(_ condition: (R.Columns) -> RecordPredicate) -> RecordQuery {
-        var query = self
-        query.queryParts.addHaving(building(condition))
-        return query
+        modifyingParts { $0.addHaving(building(condition)) }
     }
 
     /// The SELECT this query runs, values bound; built once per fetch, never per row.
@@ -202,7 +208,7 @@ public struct RecordQuery<R: Record>: QuerySource {
 
     /// The record's columns in declaration order, qualified as the query names its table.
     var selectList: SQLFragment {
-        qualifier == R.tableName ? SQLFragment(segments: [.text(R.recordStatements.qualifiedSelectList)]) : R.qualifiedSelectList(qualifier)
+        qualifier == R.tableName ? .text(R.recordStatements.qualifiedSelectList) : R.qualifiedSelectList(qualifier)
     }
 
     /// The SELECT this query runs, with `?` for its values (for logging and tests).
@@ -238,7 +244,7 @@ public struct RecordQuery<R: Record>: QuerySource {
     /// Author.where { author in Book.where { $0.authorId == author.id }.exists() }
     /// ```
     public func exists() -> RecordPredicate {
-        RecordPredicate(SQLFragment(segments: [.text("EXISTS ("), .fragment(queryParts.nested("1")), .text(")")]))
+        RecordPredicate(.exists(queryParts.nested("1")))
     }
 
     /// Deletes the matching records; returns how many.
@@ -351,3 +357,4 @@ func runningTypedQuery<T>(named records: @autoclosure () -> [String], _ body: ()
         throw error
     }
 }
+extension RecordQuery: ModifiableQuery {}

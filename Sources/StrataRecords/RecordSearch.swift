@@ -47,10 +47,8 @@ extension Record {
     /// BookText.matching(pattern).order { _ in BookText.bm25(10, 1) }
     /// ```
     public static func bm25(_ weights: Double...) -> SQLExpression<Double?> {
-        var segments: [SQLFragment.Segment] = [.text("bm25("), .identifier(tableName)]
-        for weight in weights { segments += [.text(", "), .value(.real(weight))] }
-        segments.append(.text(")"))
-        return SQLExpression(SQLFragment(segments: segments), moduleReader: aggregateReader("bm25"))
+        let arguments = [SQLFragment.identifier(tableName)] + weights.map { "\($0)" }
+        return SQLExpression(.call("bm25", arguments), moduleReader: aggregateReader("bm25"))
     }
 
     /// `highlight(table, column, open, close)`: the column's text with each match wrapped.
@@ -72,10 +70,8 @@ extension Record {
         let name = columns[keyPath: column].name
         // FTS5 numbers the table's columns from 0; the record's columns are in that order.
         let index = ftsColumns.firstIndex(of: name) ?? -1
-        var segments: [SQLFragment.Segment] = [.text(function + "("), .identifier(tableName), .text(", "), .value(.integer(Int64(index)))]
-        for argument in arguments { segments += [.text(", "), .value(argument)] }
-        segments.append(.text(")"))
-        return SQLExpression(SQLFragment(segments: segments), moduleReader: aggregateReader("\(function)(\(name))"))
+        let all = [SQLFragment.identifier(tableName), "\(Int64(index))"] + arguments.map(SQLFragment.bound)
+        return SQLExpression(.call(function, all), moduleReader: aggregateReader("\(function)(\(name))"))
     }
 }
 
@@ -84,7 +80,7 @@ extension RecordQuery {
     public func matching(_ pattern: FTS5Pattern?) -> RecordQuery {
         guard let pattern else { return self.where { _ in RecordPredicate("0") } }
         return self.where { _ in
-            RecordPredicate(SQLFragment(segments: [.identifier(R.tableName), .text(" MATCH "), .value(pattern.bindingValue)]))
+            RecordPredicate(.infix(.identifier(R.tableName), .match, "\(pattern)"))
         }
     }
 
@@ -99,6 +95,6 @@ extension TypedColumn {
     /// for nil. Works on a joined FTS5 record too.
     public func match(_ pattern: FTS5Pattern?) -> RecordPredicate {
         guard let pattern else { return RecordPredicate("0") }
-        return comparison("MATCH", .value(pattern.bindingValue))
+        return compared(.match, "\(pattern)")
     }
 }

@@ -36,10 +36,7 @@ public struct Selection<Source: QuerySource, Output>: QuerySource, @unchecked Se
 
     /// At most `count` rows, after skipping `offset`.
     public func limit(_ count: Int, offset: Int = 0) -> Selection {
-        var selection = self
-        selection.queryParts.limitCount = count
-        selection.queryParts.offsetCount = offset
-        return selection
+        modifyingParts { $0.limit(count, offset: offset) }
     }
 
     /// Every selected row.
@@ -81,16 +78,14 @@ public struct Selection<Source: QuerySource, Output>: QuerySource, @unchecked Se
 
     /// `EXISTS (selection)`.
     public func exists() -> RecordPredicate {
-        RecordPredicate(SQLFragment(segments: [.text("EXISTS ("), .fragment(queryParts.nested(list)), .text(")")]))
+        RecordPredicate(.exists(queryParts.nested(list)))
     }
 
     /// The selection rendered once, to nest inside another query.
     var nested: SQLFragment { queryParts.nested(list) }
 
     func ordered(_ term: SQLFragment) -> Selection {
-        var selection = self
-        selection.queryParts.orderings.append(term)
-        return selection
+        modifyingParts { $0.orderings.append(term) }
     }
 }
 
@@ -254,7 +249,7 @@ extension Record {
 
 extension TypedColumn {
     private func inSubquery(_ nested: SQLFragment) -> RecordPredicate {
-        RecordPredicate(fragment + SQLFragment(segments: [.text(" IN ("), .fragment(nested), .text(")")]))
+        RecordPredicate(fragment.membership(inSubquery: nested))
     }
 
     /// `column IN (subquery)`.
@@ -268,3 +263,4 @@ extension TypedColumn {
     /// `column IN (subquery)`, the subquery's values optional.
     public func `in`<S>(_ subquery: Selection<S, Value?>) -> RecordPredicate { inSubquery(subquery.nested) }
 }
+extension Selection: ModifiableQuery {}

@@ -93,125 +93,47 @@ public struct TypedColumn<Value>: @unchecked Sendable {
         fragment = .column(name, table: qualifier)
     }
 
-    /// `value` as a bound segment; one that could not be encoded makes running the SQL throw.
-    func segment(_ value: Value) -> SQLFragment.Segment {
-        let bound = binding(value)
-        if bound == .null, let error = encodingError?(value) { return .unbindable(error) }
-        return .value(bound)
-    }
-
-    /// `column op ?`, the value bound.
-    func comparison(_ operator: String, _ value: SQLFragment.Segment) -> RecordPredicate {
-        RecordPredicate(fragment + SQLFragment(segments: [.text(" " + `operator` + " "), value]))
-    }
-
-    /// `column op other`.
-    func comparison<Other>(_ operator: String, _ other: TypedColumn<Other>) -> RecordPredicate {
-        RecordPredicate(fragment + SQLFragment(segments: [.text(" " + `operator` + " "), .fragment(other.fragment)]))
-    }
-
-    /// `column` followed by SQL text that binds nothing (`IS NULL`).
-    func suffixed(_ text: String) -> RecordPredicate {
-        RecordPredicate(fragment + SQLFragment(segments: [.text(text)]))
+    /// `value` bound; one that could not be encoded makes running the SQL throw.
+    func bound(_ value: Value) -> SQLFragment {
+        let binding = binding(value)
+        if binding == .null, let error = encodingError?(value) { return SQLFragment(segments: [.unbindable(error)]) }
+        return .bound(binding)
     }
 
     /// `column = value`; `column IS NULL` when `value` is nil.
-    public static func == (column: TypedColumn, value: Value) -> RecordPredicate {
-        let bound = column.segment(value)
-        if case .value(.null) = bound { return column.isNull }
-        return column.comparison("=", bound)
-    }
-
+    public static func == (column: TypedColumn, value: Value) -> RecordPredicate { column.compared(.equal, column.bound(value)) }
     /// `column <> value`; `column IS NOT NULL` when `value` is nil.
-    public static func != (column: TypedColumn, value: Value) -> RecordPredicate {
-        let bound = column.segment(value)
-        if case .value(.null) = bound { return column.suffixed(" IS NOT NULL") }
-        return column.comparison("<>", bound)
-    }
-
+    public static func != (column: TypedColumn, value: Value) -> RecordPredicate { column.compared(.notEqual, column.bound(value)) }
     /// `column < value`.
-    public static func < (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison("<", column.segment(value)) }
+    public static func < (column: TypedColumn, value: Value) -> RecordPredicate { column.compared(.less, column.bound(value)) }
     /// `column <= value`.
-    public static func <= (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison("<=", column.segment(value)) }
+    public static func <= (column: TypedColumn, value: Value) -> RecordPredicate { column.compared(.lessOrEqual, column.bound(value)) }
     /// `column > value`.
-    public static func > (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison(">", column.segment(value)) }
+    public static func > (column: TypedColumn, value: Value) -> RecordPredicate { column.compared(.greater, column.bound(value)) }
     /// `column >= value`.
-    public static func >= (column: TypedColumn, value: Value) -> RecordPredicate { column.comparison(">=", column.segment(value)) }
+    public static func >= (column: TypedColumn, value: Value) -> RecordPredicate { column.compared(.greaterOrEqual, column.bound(value)) }
 
     /// `column IS NULL`.
-    public var isNull: RecordPredicate { suffixed(" IS NULL") }
+    public var isNull: RecordPredicate { RecordPredicate(fragment.isNull) }
 
     /// `column LIKE pattern` (SQLite's LIKE: `%` and `_`, ASCII case-insensitive).
-    public func like(_ pattern: String) -> RecordPredicate {
-        comparison("LIKE", .value(.text(pattern)))
-    }
+    public func like(_ pattern: String) -> RecordPredicate { compared(.like, "\(pattern)") }
 
     /// `column IN (values)`; false for no values.
     public func `in`(_ values: [Value]) -> RecordPredicate {
         guard !values.isEmpty else { return RecordPredicate("0") }
-        var segments: [SQLFragment.Segment] = [.text(" IN (")]
-        segments.reserveCapacity(2 * values.count + 1)
-        for (index, value) in values.enumerated() {
-            if index > 0 { segments.append(.text(", ")) }
-            segments.append(segment(value))
-        }
-        segments.append(.text(")"))
-        return RecordPredicate(fragment + SQLFragment(segments: segments))
+        return RecordPredicate(fragment.membership(in: values.map(bound)))
     }
 
     /// `column BETWEEN low AND high` (both ends included).
     public func between(_ low: Value, _ high: Value) -> RecordPredicate {
-        RecordPredicate(fragment + SQLFragment(segments: [.text(" BETWEEN "), segment(low), .text(" AND "), segment(high)]))
+        RecordPredicate(fragment.between(bound(low), bound(high)))
     }
 
     /// `column = value`, for `RecordQuery.update(_:set:)`.
     public func set(_ value: Value) -> ColumnAssignment {
-        ColumnAssignment(column: name, value: segment(value))
+        ColumnAssignment(column: name, value: bound(value))
     }
-}
-
-// MARK: - Column against column
-
-// Three forms per operator, so a key compares with the optional key of another table
-// (`book.authorId == author.id`, Int64 against Int64?) and the compiler still rejects columns of
-// unrelated types. NULL never equals anything, as in SQL.
-extension TypedColumn {
-    /// `column = other`.
-    public static func == (lhs: TypedColumn, rhs: TypedColumn) -> RecordPredicate { lhs.comparison("=", rhs) }
-    /// `column = other`, the other optional.
-    public static func == (lhs: TypedColumn, rhs: TypedColumn<Value?>) -> RecordPredicate { lhs.comparison("=", rhs) }
-    /// `column = other`, this one optional.
-    public static func == <Wrapped>(lhs: TypedColumn, rhs: TypedColumn<Wrapped>) -> RecordPredicate where Value == Wrapped? { lhs.comparison("=", rhs) }
-    /// `column <> other`.
-    public static func != (lhs: TypedColumn, rhs: TypedColumn) -> RecordPredicate { lhs.comparison("<>", rhs) }
-    /// `column <> other`, the other optional.
-    public static func != (lhs: TypedColumn, rhs: TypedColumn<Value?>) -> RecordPredicate { lhs.comparison("<>", rhs) }
-    /// `column <> other`, this one optional.
-    public static func != <Wrapped>(lhs: TypedColumn, rhs: TypedColumn<Wrapped>) -> RecordPredicate where Value == Wrapped? { lhs.comparison("<>", rhs) }
-    /// `column < other`.
-    public static func < (lhs: TypedColumn, rhs: TypedColumn) -> RecordPredicate { lhs.comparison("<", rhs) }
-    /// `column < other`, the other optional.
-    public static func < (lhs: TypedColumn, rhs: TypedColumn<Value?>) -> RecordPredicate { lhs.comparison("<", rhs) }
-    /// `column < other`, this one optional.
-    public static func < <Wrapped>(lhs: TypedColumn, rhs: TypedColumn<Wrapped>) -> RecordPredicate where Value == Wrapped? { lhs.comparison("<", rhs) }
-    /// `column <= other`.
-    public static func <= (lhs: TypedColumn, rhs: TypedColumn) -> RecordPredicate { lhs.comparison("<=", rhs) }
-    /// `column <= other`, the other optional.
-    public static func <= (lhs: TypedColumn, rhs: TypedColumn<Value?>) -> RecordPredicate { lhs.comparison("<=", rhs) }
-    /// `column <= other`, this one optional.
-    public static func <= <Wrapped>(lhs: TypedColumn, rhs: TypedColumn<Wrapped>) -> RecordPredicate where Value == Wrapped? { lhs.comparison("<=", rhs) }
-    /// `column > other`.
-    public static func > (lhs: TypedColumn, rhs: TypedColumn) -> RecordPredicate { lhs.comparison(">", rhs) }
-    /// `column > other`, the other optional.
-    public static func > (lhs: TypedColumn, rhs: TypedColumn<Value?>) -> RecordPredicate { lhs.comparison(">", rhs) }
-    /// `column > other`, this one optional.
-    public static func > <Wrapped>(lhs: TypedColumn, rhs: TypedColumn<Wrapped>) -> RecordPredicate where Value == Wrapped? { lhs.comparison(">", rhs) }
-    /// `column >= other`.
-    public static func >= (lhs: TypedColumn, rhs: TypedColumn) -> RecordPredicate { lhs.comparison(">=", rhs) }
-    /// `column >= other`, the other optional.
-    public static func >= (lhs: TypedColumn, rhs: TypedColumn<Value?>) -> RecordPredicate { lhs.comparison(">=", rhs) }
-    /// `column >= other`, this one optional.
-    public static func >= <Wrapped>(lhs: TypedColumn, rhs: TypedColumn<Wrapped>) -> RecordPredicate where Value == Wrapped? { lhs.comparison(">=", rhs) }
 }
 
 /// The error for a column value that did not read as `expected`; nil when it is NULL and the

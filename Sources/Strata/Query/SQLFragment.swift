@@ -45,6 +45,9 @@ public struct SQLFragment: Sendable {
         /// A value that could not be encoded (a `JSONBinding` of `Double.nan`): written as `?`
         /// bound to NULL, and running the fragment throws `error`, as binding the value would.
         case unbindable(any Error)
+        /// A column named later (the ORM's key paths): ``SQLFragment/resolvingLateColumns(_:)``
+        /// turns it into a column; rendered unresolved, running the fragment throws.
+        case lateColumn(LateColumn)
 
         /// `value` bound, or ``unbindable(_:)`` when it binds NULL only because its encoding
         /// failed (so no builder writes or compares NULL in its place).
@@ -93,7 +96,7 @@ public struct SQLFragment: Sendable {
             case .text(let text): return text.isEmpty
             case .bound(let text, let arguments): return text.isEmpty && arguments.isEmpty
             case .fragment(let nested): return nested.isEmpty
-            case .value, .identifier, .column, .unbindable: return false
+            case .value, .identifier, .column, .unbindable, .lateColumn: return false
             }
         }
     }
@@ -145,6 +148,7 @@ public struct SQLFragment: Sendable {
             switch segment {
             case .unbindable(let error): return error
             case .fragment(let nested): if let error = nested.unbindableError { return error }
+            case .lateColumn(let column): return SQLFragmentError.unresolvedColumn(column.description)
             case .text, .value, .identifier, .column, .bound: continue
             }
         }
@@ -173,6 +177,9 @@ public struct SQLFragment: Sendable {
                 if failure == nil { failure = error }
                 sql += "?"
                 if collectingArguments { arguments.append(.null) }
+            case .lateColumn(let column):
+                if failure == nil { failure = SQLFragmentError.unresolvedColumn(column.description) }
+                sql += quoteIdentifier(column.description)
             }
         }
     }
@@ -184,7 +191,7 @@ public struct SQLFragment: Sendable {
             case .bound(_, let values): arguments.append(contentsOf: values)
             case .fragment(let nested): nested.collect(&arguments)
             case .unbindable: arguments.append(.null)
-            case .text, .identifier, .column: break
+            case .text, .identifier, .column, .lateColumn: break
             }
         }
     }
@@ -221,9 +228,31 @@ public struct SQLFragment: Sendable {
             switch segment {
             case .column(let name, let qualifier): return .column(name, qualifier: transform(name, qualifier))
             case .fragment(let nested): return .fragment(nested.mapColumns(transform))
-            case .text, .value, .identifier, .bound, .unbindable: return segment
+            case .text, .value, .identifier, .bound, .unbindable, .lateColumn: return segment
             }
         })
+    }
+
+    /// The fragment with each late column, nested ones included, replaced by the column
+    /// `resolve` names for it: the ORM resolves its key paths against its storage's tables here.
+    /// - Throws: What `resolve` throws (a key path that is no column).
+    package func resolvingLateColumns(_ resolve: (LateColumn) throws -> (name: String, qualifier: String?)) throws -> SQLFragment {
+        // A loop, not `map`: a throw out of a recursive `rethrows` map closure crashed here
+        // (Swift 6.3, debug builds) in generic metadata instantiation.
+        var resolved: [Segment] = []
+        resolved.reserveCapacity(segments.count)
+        for segment in segments {
+            switch segment {
+            case .lateColumn(let column):
+                let name = try resolve(column)
+                resolved.append(.column(name.name, qualifier: name.qualifier))
+            case .fragment(let nested):
+                resolved.append(.fragment(try nested.resolvingLateColumns(resolve)))
+            case .text, .value, .identifier, .column, .bound, .unbindable:
+                resolved.append(segment)
+            }
+        }
+        return SQLFragment(segments: resolved)
     }
 
     // MARK: - Composing
@@ -311,6 +340,20 @@ extension SQLFragment: ExpressibleByStringInterpolation {
             segments.append(.identifier(name))
         }
 
+        /// SQL text Strata writes itself (an operator, a keyword), never user input.
+        package mutating func appendInterpolation(sql text: String) {
+            guard !text.isEmpty else { return }
+            segments.append(.text(text))
+        }
+
+        /// Fragments one after another, `separator` (SQL text) between each two.
+        package mutating func appendInterpolation(_ fragments: [SQLFragment], separator: String) {
+            for (index, fragment) in fragments.enumerated() {
+                if index > 0, !separator.isEmpty { segments.append(.text(separator)) }
+                segments.append(.fragment(fragment))
+            }
+        }
+
         /// `\(column: "year")` or `\(column: "year", table: "b")`: a quoted column name that
         /// ``SQLFragment/qualifyingColumns(with:)`` can qualify later.
         public mutating func appendInterpolation(column name: String, table: String? = nil) {
@@ -330,6 +373,7 @@ extension SQLFragment: Hashable {
         case identifier(String)
         case column(String, qualifier: String?)
         case unbindable(String)
+        case lateColumn(LateColumn)
     }
 
     private var pieces: [Piece] {
@@ -355,6 +399,7 @@ extension SQLFragment: Hashable {
                     pieces.append(contentsOf: values.map(Piece.value))
                 case .fragment(let nested): add(nested)
                 case .unbindable(let error): pieces.append(.unbindable("\(error)"))
+                case .lateColumn(let column): pieces.append(.lateColumn(column))
                 }
             }
         }

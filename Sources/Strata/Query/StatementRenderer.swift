@@ -60,24 +60,18 @@ package struct StatementClauses: Sendable {
     /// `SELECT [DISTINCT] columns FROM source clauses`.
     package func select(_ columns: SQLFragment, from source: SQLFragment, distinct: Bool = false,
                         ordering: Bool = true, limiting: Bool = true) -> SQLFragment {
-        var statement = SQLFragment(segments: [.text(distinct ? "SELECT DISTINCT " : "SELECT "), .fragment(columns), .text(" FROM "), .fragment(source)])
-        statement.append(rendered(ordering: ordering, limiting: limiting))
-        return statement
+        "SELECT \(sql: distinct ? "DISTINCT " : "")\(columns) FROM \(source)\(rendered(ordering: ordering, limiting: limiting))"
     }
 
     /// `UPDATE table SET assignments WHERE …`: the predicate only (SQLite takes ORDER BY and
     /// LIMIT on an UPDATE only when built with SQLITE_ENABLE_UPDATE_DELETE_LIMIT, and no GROUP BY).
     package func update(_ table: SQLFragment, set assignments: SQLFragment) -> SQLFragment {
-        var statement = SQLFragment(segments: [.text("UPDATE "), .fragment(table), .text(" SET "), .fragment(assignments)])
-        statement.append(StatementClauses(predicate: predicate).rendered())
-        return statement
+        "UPDATE \(table) SET \(assignments)\(StatementClauses(predicate: predicate).rendered())"
     }
 
     /// `DELETE FROM table WHERE …`: the predicate only, as for `update(_:set:)`.
     package func delete(from table: SQLFragment) -> SQLFragment {
-        var statement = SQLFragment(segments: [.text("DELETE FROM "), .fragment(table)])
-        statement.append(StatementClauses(predicate: predicate).rendered())
-        return statement
+        "DELETE FROM \(table)\(StatementClauses(predicate: predicate).rendered())"
     }
 }
 
@@ -86,7 +80,7 @@ extension SQLFragment {
     /// nil when empty, so a clause is left out.
     package static func written(_ text: String?) -> SQLFragment? {
         guard let text, !text.isEmpty else { return nil }
-        return SQLFragment(segments: [.text(text)])
+        return .text(text)
     }
 }
 
