@@ -4,26 +4,15 @@
 /// let lengths: [Int?] = try storage.select(length(\User.firstName), from(User.self))
 /// ```
 public struct FunctionCall<Value>: ResultExpression {
-    let name: String
-    let arguments: [any Expression]
-    let distinct: Bool
-    /// `count(*)` takes a star, not an argument.
-    let star: Bool
-    /// Wraps the call in `CAST(... AS REAL)`, for a result typed Double that SQLite may return
-    /// as an INTEGER (`sum` of integers), since extraction converts only a matching storage class.
-    let castToReal: Bool
+    /// The call, built once: its key paths resolve when the storage renders it.
+    public let fragment: SQLFragment
 
+    /// `name(arguments)`; `star` writes `count(*)`, and `castToReal` wraps the call in
+    /// `CAST(... AS REAL)`, for a result typed Double that SQLite may return as an INTEGER (`sum`
+    /// of integers), since extraction converts only a matching storage class.
     init(_ name: String, _ arguments: [any Expression], distinct: Bool = false, star: Bool = false, castToReal: Bool = false) {
-        self.name = name
-        self.arguments = arguments
-        self.distinct = distinct
-        self.star = star
-        self.castToReal = castToReal
-    }
-
-    public var fragment: SQLFragment {
         let call = SQLFragment.call(name, star ? ["*"] : arguments.map(\.fragment), distinct: distinct)
-        return castToReal ? "CAST(\(call) AS REAL)" : call
+        fragment = castToReal ? "CAST(\(call) AS REAL)" : call
     }
 }
 

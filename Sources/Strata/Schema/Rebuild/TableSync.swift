@@ -92,10 +92,6 @@ package struct TableRebuildPlan: Sendable, Equatable {
     package struct Copy: Sendable, Equatable {
         package let column: String
         package let expression: String
-        package init(column: String, expression: String) {
-            self.column = column
-            self.expression = expression
-        }
     }
 
     /// `DROP INDEX` for each index that goes.
