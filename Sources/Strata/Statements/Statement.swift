@@ -119,14 +119,21 @@ open class Statement {
     @discardableResult @inlinable
     public final func bind<each Value: Bindable>(named parameters: repeat (String, each Value)) throws -> Statement {
         resetForNewExecution()
-        sqlite3_clear_bindings(handle)
-        var position = 0
-        for parameter in repeat each parameters {
-            let index = try parameterIndex(named: parameter.0, position: position)
-            let code = try parameter.1.bind(to: handle, at: index)
-            if code != SQLITE_OK { try checkBind(code, index: index) }
-            position += 1
+        var coverage = NamedBindCoverage(handle)
+        do {
+            var position = 0
+            for parameter in repeat each parameters {
+                let index = try parameterIndex(named: parameter.0, position: position)
+                let code = try parameter.1.bind(to: handle, at: index)
+                if code != SQLITE_OK { try checkBind(code, index: index) }
+                coverage.bound(index)
+                position += 1
+            }
+        } catch {
+            sqlite3_clear_bindings(handle)
+            throw error
         }
+        coverage.bindNullToTheRest(handle)
         return self
     }
 
@@ -168,12 +175,19 @@ open class Statement {
     @discardableResult
     public func bind(_ parameters: [String: Bindable?]) throws -> Statement {
         resetForNewExecution()
-        sqlite3_clear_bindings(handle)
-        for (position, (key, value)) in parameters.enumerated() {
-            let index = try parameterIndex(named: key, position: position)
-            let code = try value?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
-            try checkBind(code, index: index)
+        var coverage = NamedBindCoverage(handle)
+        do {
+            for (position, (key, value)) in parameters.enumerated() {
+                let index = try parameterIndex(named: key, position: position)
+                let code = try value?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
+                try checkBind(code, index: index)
+                coverage.bound(index)
+            }
+        } catch {
+            sqlite3_clear_bindings(handle)
+            throw error
         }
+        coverage.bindNullToTheRest(handle)
         return self
     }
 
@@ -351,6 +365,45 @@ extension PreparedStatement {
                 }
                 return statement
             }
+        }
+    }
+}
+
+/// Which parameters a named bind set, so the others are bound to NULL afterwards instead of
+/// clearing every binding first (`sqlite3_clear_bindings` released and reset every parameter on
+/// each call, a third of a named insert's own cost): the statement ends up exactly as SQift's
+/// clear-then-bind leaves it. Statements with more than 64 parameters are cleared up front.
+@usableFromInline
+struct NamedBindCoverage {
+    /// Bit `i - 1` for parameter `i` once bound.
+    @usableFromInline var mask: UInt64 = 0
+    /// The bits of every parameter; 0 when the statement was cleared up front.
+    @usableFromInline let all: UInt64
+
+    @inlinable
+    init(_ handle: SQLiteStatementHandle) {
+        let count = sqlite3_bind_parameter_count(handle)
+        if count > 64 {
+            sqlite3_clear_bindings(handle)
+            all = 0
+        } else {
+            all = count == 64 ? .max : (UInt64(1) << UInt64(count)) - 1
+        }
+    }
+
+    @inlinable @inline(__always)
+    mutating func bound(_ index: Int32) {
+        if index >= 1 && index <= 64 { mask |= UInt64(1) << UInt64(index - 1) }
+    }
+
+    /// Binds NULL to each parameter the bind did not name.
+    @inlinable @inline(__always)
+    func bindNullToTheRest(_ handle: SQLiteStatementHandle) {
+        var missing = all & ~mask
+        while missing != 0 {
+            let bit = missing.trailingZeroBitCount
+            sqlite3_bind_null(handle, Int32(bit + 1))
+            missing &= missing - 1
         }
     }
 }
