@@ -200,8 +200,8 @@ public struct IncludingAllQuery<Parent: Record, Child: Record>: Sendable {
         // bound values under every SQLite's limit (999 before 3.32).
         let batchSize = 500
         for start in stride(from: 0, to: keys.count, by: batchSize) {
-            let batch = keys[start..<min(start + batchSize, keys.count)].map(SQLFragment.bound)
-            let statement = StatementClauses(predicate: childKey.membership(in: batch))
+            let batch = keys[start..<min(start + batchSize, keys.count)]
+            let statement = StatementClauses(predicate: childKey.membership(inBound: batch))
                 .select(childList, from: .identifier(Child.tableName))
             _ = try db.query(literal: statement) { row -> Void in
                 let child = try Child(columnOrderedRow: row)

@@ -112,6 +112,15 @@ extension SQLFragment {
         "\(self) \(sql: negated ? "NOT IN" : "IN") (\(values, separator: ", "))"
     }
 
+    /// `self IN (?, ?, …)` with `values` bound: one segment for the whole list, for lists of
+    /// thousands (an association's keys).
+    package func membership(inBound values: some Collection<BindingValue>) -> SQLFragment {
+        var placeholders = ""
+        placeholders.reserveCapacity(3 * values.count)
+        for index in 0..<values.count { placeholders += index == 0 ? "?" : ", ?" }
+        return "\(self) IN (\(SQLFragment(sql: placeholders, arguments: Array(values))))"
+    }
+
     /// `self IN (subquery)`.
     package func membership(inSubquery subquery: SQLFragment) -> SQLFragment {
         "\(self) IN (\(subquery))"
