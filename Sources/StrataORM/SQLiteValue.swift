@@ -236,9 +236,14 @@ final class RecordingBinder: Binder {
 
     /// What `value` binds.
     static func bindingValue<V: Bindable>(of value: V) -> BindingValue {
+        recorded(value).value
+    }
+
+    /// What `value` binds, and the result code its `bind(to:)` returned.
+    static func recorded<V: Bindable>(_ value: V) -> (value: BindingValue, code: Int32) {
         let binder = RecordingBinder()
-        _ = value.bind(to: binder)
-        return binder.value
+        let code = value.bind(to: binder)
+        return (binder.value, code)
     }
 }
 
@@ -252,10 +257,18 @@ extension Optional: OptionalColumnValue {}
 struct CustomValue: Expression, Strata.Bindable {
     typealias Value = BindingValue
     let bindingValue: BindingValue
+    /// Why the value could not be bound: running a statement that holds it throws this, rather
+    /// than binding NULL in its place (where `==` would match every NULL row).
+    let failure: ORMError?
 
-    init<V: Bindable>(_ value: V) { bindingValue = RecordingBinder.bindingValue(of: value) }
+    init<V: Bindable>(_ value: V) {
+        let recorded = RecordingBinder.recorded(value)
+        bindingValue = recorded.value
+        failure = recorded.code == SQLITE_OK ? nil
+            : .invalidQuery("a \(V.self) value could not be bound (its bind(to:) returned \(recorded.code))")
+    }
 
-    var fragment: SQLFragment { .bound(bindingValue) }
+    var fragment: SQLFragment { failure.map { .unbindable($0) } ?? .bound(bindingValue) }
 }
 
 /// `column = value` for a custom ``Bindable`` value: `where_(\Item.price == Money(cents: 5))`.

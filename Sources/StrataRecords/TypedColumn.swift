@@ -96,7 +96,7 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     /// `value` bound; one that could not be encoded makes running the SQL throw.
     func bound(_ value: Value) -> SQLFragment {
         let binding = binding(value)
-        if binding == .null, let error = encodingError?(value) { return SQLFragment(segments: [.unbindable(error)]) }
+        if binding == .null, let error = encodingError?(value) { return .unbindable(error) }
         return .bound(binding)
     }
 

@@ -79,9 +79,10 @@ extension SQLFragment {
     /// `lhs op rhs`, where `= NULL` and `<> NULL` (never true in SQL) are written
     /// `lhs IS NULL` and `lhs IS NOT NULL`, as Swift's `==` and `!=` with nil mean.
     package static func comparison(_ lhs: SQLFragment, _ op: SQLOperator, _ rhs: SQLFragment) -> SQLFragment {
-        if rhs.isNullValue {
-            if op == .equal { return lhs.isNull }
-            if op == .notEqual { return lhs.isNotNull }
+        if op == .equal || op == .notEqual {
+            // NULL on either side: the other side is tested (`nil == column` reads as `column == nil`).
+            let (tested, null) = rhs.isNullValue ? (lhs, true) : lhs.isNullValue ? (rhs, true) : (lhs, false)
+            if null { return op == .equal ? tested.isNull : tested.isNotNull }
         }
         return infix(lhs, op, rhs)
     }
@@ -149,6 +150,11 @@ extension SQLFragment {
     /// A value already converted for binding: `?`, bound.
     package static func bound(_ value: BindingValue) -> SQLFragment {
         SQLFragment(segments: [.value(value)])
+    }
+
+    /// A value that could not be encoded or bound: `?` bound to NULL, and running it throws `error`.
+    package static func unbindable(_ error: any Error) -> SQLFragment {
+        SQLFragment(segments: [.unbindable(error)])
     }
 
     /// A late column (see ``LateColumn``).

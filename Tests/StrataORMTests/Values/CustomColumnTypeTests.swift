@@ -192,3 +192,31 @@ private struct Sample: Initializable {
         #expect(snapshots[3].text == "hi" && snapshots[3].integer == 0)
     }
 }
+
+/// A custom value whose `bind(to:)` fails without binding anything.
+private struct Unbindable: Bindable {
+    func bind(to binder: Binder) -> Int32 { 1 }
+    static func sqliteTypeName() -> String { "INTEGER" }
+}
+
+/// Custom values in conditions: one that binds NULL compares as Swift's nil does, one that fails
+/// to bind makes the statement throw, and neither touches a row it was not meant to.
+@Suite struct CustomValueConditionTests {
+    @Test func aCustomValueThatBindsNullComparesWithIs() throws {
+        let storage = try productStorage()
+        try storage.insert(Product(id: 0, sku: SKU("a"), price: Cents(1), salePrice: nil))
+        try storage.insert(Product(id: 0, sku: SKU("b"), price: Cents(2), salePrice: Cents(1)))
+        let noSale: [Product] = try storage.getAll(where_(\Product.salePrice == (nil as Cents?)))
+        #expect(noSale.map(\.sku.code) == ["a"])
+        let onSale: [Product] = try storage.getAll(where_(\Product.salePrice != (nil as Cents?)))
+        #expect(onSale.map(\.sku.code) == ["b"])
+    }
+
+    @Test func aCustomValueThatFailsToBindThrowsAndDeletesNothing() throws {
+        let storage = try productStorage()
+        try storage.insert(Product(id: 0, sku: SKU("a"), price: Cents(1), salePrice: nil))
+        #expect(throws: ORMError.self) { try storage.delete(all: Product.self, where_(\Product.salePrice == Unbindable())) }
+        #expect(throws: ORMError.self) { let _: [Product] = try storage.getAll(where_(\Product.salePrice == Unbindable())) }
+        #expect(try storage.count(all: Product.self) == 1)
+    }
+}

@@ -70,3 +70,12 @@ private struct ColumnX: SQLExpressible {
         }
     }
 }
+
+@Suite struct SQLComparisonNullSideTests {
+    @Test func aNullOnTheLeftTestsTheRightSide() {
+        let x = SQLFragment.column("x")
+        #expect(SQLFragment.comparison(.bound(.null), .equal, x).sql == #""x" IS NULL"#)
+        #expect(SQLFragment.comparison(.bound(.null), .notEqual, x).sql == #""x" IS NOT NULL"#)
+        #expect(SQLFragment.comparison(.unbindable(SQLFragmentError.unresolvedColumn("v")), .equal, x).sql == #"? = "x""#)
+    }
+}
