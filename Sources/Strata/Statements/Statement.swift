@@ -120,20 +120,16 @@ open class Statement {
     public final func bind<each Value: Bindable>(named parameters: repeat (String, each Value)) throws -> Statement {
         resetForNewExecution()
         var coverage = NamedBindCoverage(handle)
-        do {
-            var position = 0
-            for parameter in repeat each parameters {
-                let index = try parameterIndex(named: parameter.0, position: position)
-                let code = try parameter.1.bind(to: handle, at: index)
-                if code != SQLITE_OK { try checkBind(code, index: index) }
-                coverage.bound(index)
-                position += 1
-            }
-        } catch {
-            sqlite3_clear_bindings(handle)
-            throw error
+        defer { coverage.finish(handle) }
+        var position = 0
+        for parameter in repeat each parameters {
+            let index = try parameterIndex(named: parameter.0, position: position)
+            let code = try parameter.1.bind(to: handle, at: index)
+            if code != SQLITE_OK { try checkBind(code, index: index) }
+            coverage.bound(index)
+            position += 1
         }
-        coverage.bindNullToTheRest(handle)
+        coverage.succeeded = true
         return self
     }
 
@@ -176,18 +172,14 @@ open class Statement {
     public func bind(_ parameters: [String: Bindable?]) throws -> Statement {
         resetForNewExecution()
         var coverage = NamedBindCoverage(handle)
-        do {
-            for (position, (key, value)) in parameters.enumerated() {
-                let index = try parameterIndex(named: key, position: position)
-                let code = try value?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
-                try checkBind(code, index: index)
-                coverage.bound(index)
-            }
-        } catch {
-            sqlite3_clear_bindings(handle)
-            throw error
+        defer { coverage.finish(handle) }
+        for (position, (key, value)) in parameters.enumerated() {
+            let index = try parameterIndex(named: key, position: position)
+            let code = try value?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
+            try checkBind(code, index: index)
+            coverage.bound(index)
         }
-        coverage.bindNullToTheRest(handle)
+        coverage.succeeded = true
         return self
     }
 
@@ -394,6 +386,16 @@ struct NamedBindCoverage {
     @inlinable @inline(__always)
     mutating func bound(_ index: Int32) {
         if index >= 1 && index <= 64 { mask |= UInt64(1) << UInt64(index - 1) }
+    }
+
+    /// Whether every named value was bound; set last, so a thrown bind leaves it false.
+    @usableFromInline var succeeded = false
+
+    /// Ends the bind: NULL to each parameter it did not name, or, after a failed bind, NULL to
+    /// every parameter.
+    @inlinable @inline(__always)
+    func finish(_ handle: SQLiteStatementHandle) {
+        if succeeded { bindNullToTheRest(handle) } else { sqlite3_clear_bindings(handle) }
     }
 
     /// Binds NULL to each parameter the bind did not name.
