@@ -41,7 +41,7 @@ public struct InOperator: ResultExpression {
     let negated: Bool
 
     public var fragment: SQLFragment {
-        "(\(operand.fragment.membership(in: values.map { .bound($0.bindingValue) }, negated: negated)))"
+        "(\(operand.fragment.membership(inBound: values.map(\.bindingValue), negated: negated)))"
     }
 }
 

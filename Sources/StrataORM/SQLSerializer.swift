@@ -10,10 +10,7 @@ public struct SQLSerializer {
 
     init(schema: Schema) { self.schema = schema }
 
-    /// The SQL written so far, `?` for each value.
-    var sql: String { fragment.sql }
-
-    mutating func append(_ text: String) { fragment.append(.text(text)) }
+    mutating func append(_ text: String) { fragment.append(SQLFragment(sql: text)) }
 
     /// Appends `expression`'s SQL, its key paths resolved.
     /// - Throws: `ORMError.columnIsNotMapped` for a key path that is no column of the storage.

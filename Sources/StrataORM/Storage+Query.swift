@@ -65,7 +65,7 @@ extension Storage {
     func selectAllQuery(_ table: AnyTable, _ constraints: [SelectConstraint]) throws -> SQLFragment {
         var serializer = SQLSerializer(schema: schema)
         return try QueryClauses(constraints).statementClauses(&serializer)
-            .select(.text(table.columnList), from: .identifier(table.name))
+            .select(SQLFragment(sql: table.columnList), from: .identifier(table.name))
     }
 
     /// Runs `body` with the cached statement for `fragment`'s SQL (written once per call, never

@@ -30,7 +30,7 @@ extension Record {
 
     /// The record's columns in declaration order, qualified by `qualifier`.
     static func qualifiedSelectList(_ qualifier: String) -> SQLFragment {
-        .text(recordColumns.map { quoteIdentifier(qualifier) + "." + quoteIdentifier($0.name) }.joined(separator: ", "))
+        SQLFragment(sql: recordColumns.map { quoteIdentifier(qualifier) + "." + quoteIdentifier($0.name) }.joined(separator: ", "))
     }
 
     /// The typed columns, qualified by `qualifier` unless it is the table's own name.

@@ -208,7 +208,7 @@ public struct RecordQuery<R: Record>: QuerySource {
 
     /// The record's columns in declaration order, qualified as the query names its table.
     var selectList: SQLFragment {
-        qualifier == R.tableName ? .text(R.recordStatements.qualifiedSelectList) : R.qualifiedSelectList(qualifier)
+        qualifier == R.tableName ? SQLFragment(sql: R.recordStatements.qualifiedSelectList) : R.qualifiedSelectList(qualifier)
     }
 
     /// The SELECT this query runs, with `?` for its values (for logging and tests).

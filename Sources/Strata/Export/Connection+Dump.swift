@@ -260,8 +260,8 @@ private struct DumpWriter {
         guard !selected.isEmpty else { return }
         let head = "INSERT INTO " + quoteIdentifier(table.name) + "(" + selected.joined(separator: ",") + ") VALUES("
         let select = StatementClauses(orderings: SQLFragment.written(order).map { [$0] } ?? [])
-            .select(.text(selected.joined(separator: ", ")),
-                    from: .text("main.") + .identifier(table.name))
+            .select(SQLFragment(sql: selected.joined(separator: ", ")),
+                    from: "main.\(identifier: table.name)")
         let statement = try connection.prepare(select.sql)
         let handle = statement.handle
         let count = Int32(selected.count)

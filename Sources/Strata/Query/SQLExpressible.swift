@@ -113,13 +113,13 @@ extension SQLFragment {
         "\(self) \(sql: negated ? "NOT IN" : "IN") (\(values, separator: ", "))"
     }
 
-    /// `self IN (?, ?, …)` with `values` bound: one segment for the whole list, for lists of
-    /// thousands (an association's keys).
-    package func membership(inBound values: some Collection<BindingValue>) -> SQLFragment {
+    /// `self IN (?, ?, …)` or `self NOT IN (…)` with `values` bound: one segment for the whole
+    /// list, for lists of thousands (an association's keys).
+    package func membership(inBound values: some Collection<BindingValue>, negated: Bool = false) -> SQLFragment {
         var placeholders = ""
         placeholders.reserveCapacity(3 * values.count)
         for index in 0..<values.count { placeholders += index == 0 ? "?" : ", ?" }
-        return "\(self) IN (\(SQLFragment(sql: placeholders, arguments: Array(values))))"
+        return "\(self) \(sql: negated ? "NOT IN" : "IN") (\(SQLFragment(sql: placeholders, arguments: Array(values))))"
     }
 
     /// `self IN (subquery)`.
@@ -140,11 +140,6 @@ extension SQLFragment {
     /// `self AS alias`, the alias quoted.
     package func aliased(_ alias: String) -> SQLFragment {
         "\(self) AS \(identifier: alias)"
-    }
-
-    /// SQL text Strata writes itself (a column list it quoted, a keyword): never user input.
-    package static func text(_ sql: String) -> SQLFragment {
-        SQLFragment(segments: sql.isEmpty ? [] : [.text(sql)])
     }
 
     /// A value already converted for binding: `?`, bound.

@@ -80,7 +80,7 @@ extension SQLFragment {
     /// nil when empty, so a clause is left out.
     package static func written(_ text: String?) -> SQLFragment? {
         guard let text, !text.isEmpty else { return nil }
-        return .text(text)
+        return SQLFragment(sql: text)
     }
 }
 

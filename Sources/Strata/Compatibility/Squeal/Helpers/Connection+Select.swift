@@ -116,7 +116,7 @@ extension Connection {
         let source = try sqlSource(from)
         let list = try sqlColumnList(columns, of: source.table)
         let (sql, bound) = StatementClauses(predicate: .written(whereExpr))
-            .select(.text("count(" + list + ")"), from: .text(source.sql))
+            .select(SQLFragment(sql: "count(" + list + ")"), from: SQLFragment(sql: source.sql))
             .positional(after: parameters)
         return try withStatement(cachedFor: sql, .positional(bound)) { statement in
             try statement.step() ? statement.int64ValueAtIndex(0) ?? 0 : 0
@@ -134,8 +134,8 @@ extension Connection {
         let clauses = StatementClauses(predicate: .written(whereExpr), groups: SQLFragment.written(groupBy).map { [$0] } ?? [],
                                        having: .written(having), orderings: SQLFragment.written(orderBy).map { [$0] } ?? [],
                                        limit: limit, offset: offset)
-        let statement = clauses.select(.text(try sqlColumnList(columns, of: source.table)),
-                                       from: .text(source.sql))
+        let statement = clauses.select(SQLFragment(sql: try sqlColumnList(columns, of: source.table)),
+                                       from: SQLFragment(sql: source.sql))
         return statement.positional(after: parameters)
     }
 }

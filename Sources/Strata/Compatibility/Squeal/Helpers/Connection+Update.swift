@@ -81,7 +81,7 @@ extension Connection {
 
     /// `UPDATE "table" SET setExpr WHERE whereExpr`, through the one statement renderer.
     func updateSQL(_ tableName: String, setExpr: String, whereExpr: String?) -> SQL {
-        StatementClauses(predicate: .written(whereExpr)).update(.identifier(tableName), set: .text(setExpr)).sql
+        StatementClauses(predicate: .written(whereExpr)).update(.identifier(tableName), set: SQLFragment(sql: setExpr)).sql
     }
 
     /// Runs a statement from the cache and returns `changes`.
