@@ -5,15 +5,9 @@ public struct BinaryOperator: ResultExpression {
     let op: SQLOperator
     let rhs: any Expression
 
-    public var fragment: SQLFragment {
-        let (left, right) = (lhs.fragment, rhs.fragment)
-        // `= NULL` is never true: a nil optional value compares with IS / IS NOT, as Swift's == does.
-        var op = op
-        if op == .equal || op == .notEqual, left.isNullValue || right.isNullValue {
-            op = op == .equal ? .is : .isNot
-        }
-        return "(\(SQLFragment.infix(left, op, right)))"
-    }
+    /// `(lhs op rhs)`; `==`/`!=` with a nil value on either side test the other side with
+    /// `IS NULL`/`IS NOT NULL` (`= NULL` is never true), through the core's one comparison.
+    public var fragment: SQLFragment { "(\(SQLFragment.comparison(lhs.fragment, op, rhs.fragment)))" }
 }
 
 /// An arithmetic result (`\User.id + 1`), typed as its left side's values.

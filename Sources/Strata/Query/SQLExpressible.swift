@@ -57,7 +57,6 @@ public enum SQLFragmentError: Error, CustomStringConvertible, Equatable {
 /// The operators Strata writes, each spelled once.
 package enum SQLOperator: String, Sendable {
     case equal = "=", notEqual = "<>", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
-    case `is` = "IS", isNot = "IS NOT"
     case and = "AND", or = "OR"
     case like = "LIKE", glob = "GLOB", match = "MATCH"
     case plus = "+", minus = "-", times = "*", divide = "/", remainder = "%", concatenate = "||"
