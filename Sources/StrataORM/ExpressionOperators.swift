@@ -35,7 +35,7 @@ public struct InOperator: ResultExpression {
     let negated: Bool
 
     public var fragment: SQLFragment {
-        "(\(operand.fragment.membership(inBound: values.map(\.bindingValue), negated: negated)))"
+        "(\(operand.fragment.membership(in: values.map { .value($0) }, negated: negated)))"
     }
 }
 

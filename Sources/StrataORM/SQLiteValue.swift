@@ -254,21 +254,28 @@ extension Optional: OptionalColumnValue {}
 // MARK: - Custom values in conditions and assignments
 
 /// A custom ``Bindable`` value in a query: bound as a parameter.
-struct CustomValue: Expression, Strata.Bindable {
+// The kernel's EncodingCheckedBinding: a value whose bind(to:) failed is never written or
+// compared as the NULL it recorded (where `==` would match every NULL row); a statement that
+// holds it throws, in a query and as a key (`get(id:)`) alike.
+struct CustomValue: Expression, Strata.Bindable, EncodingCheckedBinding {
     typealias Value = BindingValue
     let bindingValue: BindingValue
-    /// Why the value could not be bound: running a statement that holds it throws this, rather
-    /// than binding NULL in its place (where `==` would match every NULL row).
-    let failure: ORMError?
+    /// Why the value could not be bound, or nil.
+    let encodingError: (any Swift.Error)?
 
     init<V: Bindable>(_ value: V) {
         let recorded = RecordingBinder.recorded(value)
         bindingValue = recorded.value
-        failure = recorded.code == SQLITE_OK ? nil
-            : .invalidQuery("a \(V.self) value could not be bound (its bind(to:) returned \(recorded.code))")
+        encodingError = recorded.code == SQLITE_OK ? nil
+            : ORMError.invalidQuery("a \(V.self) value could not be bound (its bind(to:) returned \(recorded.code))")
     }
 
-    var fragment: SQLFragment { failure.map { .unbindable($0) } ?? .bound(bindingValue) }
+    var fragment: SQLFragment { .value(self) }
+
+    func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32 {
+        if let encodingError { throw encodingError }
+        return bindingValue.bind(to: statement, at: index)
+    }
 }
 
 /// `column = value` for a custom ``Bindable`` value: `where_(\Item.price == Money(cents: 5))`.

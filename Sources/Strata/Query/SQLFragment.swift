@@ -26,7 +26,8 @@ import Foundation
 /// ``requalifyingColumns(from:to:)`` moves them to another alias (a self-join).
 ///
 /// Two fragments are equal when they are made of the same text, values, names and columns,
-/// however they were nested or concatenated.
+/// however they were nested or concatenated; text that holds its own `?`s
+/// (``init(sql:arguments:)`` with arguments) compares as one unit with its values.
 public struct SQLFragment: Sendable {
     /// One piece of a fragment, in order.
     package enum Segment: Sendable {
@@ -374,6 +375,9 @@ extension SQLFragment: Hashable {
         case column(String, qualifier: String?)
         case unbindable(String)
         case lateColumn(LateColumn)
+        /// Text holding its own `?`s, with their values: a unit, since a `?` in it cannot be told
+        /// from a value segment's.
+        case bound(String, [BindingValue])
     }
 
     private var pieces: [Piece] {
@@ -394,9 +398,7 @@ extension SQLFragment: Hashable {
                 case .identifier(let name): pieces.append(.identifier(name))
                 case .column(let name, let qualifier): pieces.append(.column(name, qualifier: qualifier))
                 case .bound(let text, let values):
-                    // Text with placeholders compares by its text and values as a whole.
-                    addText(text)
-                    pieces.append(contentsOf: values.map(Piece.value))
+                    pieces.append(.bound(text, values))
                 case .fragment(let nested): add(nested)
                 case .unbindable(let error): pieces.append(.unbindable("\(error)"))
                 case .lateColumn(let column): pieces.append(.lateColumn(column))

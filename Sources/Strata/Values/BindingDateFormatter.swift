@@ -37,6 +37,13 @@ final class DefaultBindingDateFormatter: DateFormatter, @unchecked Sendable {
     override var locale: Locale! { didSet { isPristine = false } }
     override var calendar: Calendar! { didSet { isPristine = false } }
     override var isLenient: Bool { didSet { isPristine = false } }
+    // These change what the formatter reads without going through `dateFormat`'s setter.
+    override var dateStyle: DateFormatter.Style { didSet { isPristine = false } }
+    override var timeStyle: DateFormatter.Style { didSet { isPristine = false } }
+    override var defaultDate: Date? { didSet { isPristine = false } }
+    override var twoDigitStartDate: Date? { didSet { isPristine = false } }
+    override var generatesCalendarDates: Bool { didSet { isPristine = false } }
+    override var doesRelativeDateFormatting: Bool { didSet { isPristine = false } }
 }
 
 /// Formatting and parsing of `Date` binding text, with a hand-written parser for the default format.

@@ -219,4 +219,11 @@ private struct Unbindable: Bindable {
         #expect(throws: ORMError.self) { let _: [Product] = try storage.getAll(where_(\Product.salePrice == Unbindable())) }
         #expect(try storage.count(all: Product.self) == 1)
     }
+
+    @Test func aCustomKeyThatFailsToBindThrowsInGet() throws {
+        let storage = try productStorage()
+        try storage.insert(Shelf(sku: SKU("a"), count: 1))
+        #expect(throws: ORMError.self) { let _: Shelf? = try storage.get(id: Unbindable()) }
+        #expect(throws: ORMError.self) { let _: [Product] = try storage.getAll(where_((\Product.id).in([1, 2]) && \Product.salePrice == Unbindable())) }
+    }
 }

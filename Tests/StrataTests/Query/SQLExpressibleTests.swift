@@ -79,3 +79,14 @@ private struct ColumnX: SQLExpressible {
         #expect(SQLFragment.comparison(.unbindable(SQLFragmentError.unresolvedColumn("v")), .equal, x).sql == #"? = "x""#)
     }
 }
+
+@Suite struct SQLFragmentEqualityRegressionTests {
+    @Test func textWithItsOwnPlaceholdersIsNotTextFollowedByAValue() {
+        let written = SQLFragment(sql: "x = ?", arguments: [.integer(1)])
+        let interpolated: SQLFragment = "x = ?\(1)"
+        #expect(written.sql != interpolated.sql)
+        #expect(written != interpolated)
+        #expect(written == SQLFragment(sql: "x = ?", arguments: [.integer(1)]))
+        #expect(Set([written, interpolated]).count == 2)
+    }
+}

@@ -82,3 +82,29 @@ import Testing
         #expect(BindingDateFormat.fastPathEnabled(for: bindingDateFormatter))
     }
 }
+
+/// Every setter that changes what the default formatter reads turns the hand-written parser off,
+/// not only `dateFormat` (a style replaces the format without going through its setter).
+@Suite struct DateFormatterStyleRegressionTests {
+    @Test(arguments: 0..<6) func everyReadingSettingTurnsTheFastPathOff(setting: Int) {
+        let formatter = BindingDateFormat.makeDefaultFormatter()
+        switch setting {
+        case 0: formatter.dateStyle = .short
+        case 1: formatter.timeStyle = .short
+        case 2: formatter.defaultDate = Date(timeIntervalSince1970: 0)
+        case 3: formatter.twoDigitStartDate = Date(timeIntervalSince1970: 0)
+        case 4: formatter.generatesCalendarDates = true
+        default: formatter.doesRelativeDateFormatting = true
+        }
+        #expect(!BindingDateFormat.fastPathEnabled(for: formatter))
+    }
+
+    @Test func aStyledFormatterReadsWhatItsFormatSays() {
+        let formatter = BindingDateFormat.makeDefaultFormatter()
+        formatter.dateStyle = .short
+        formatter.timeStyle = .short
+        var text = "2020-01-02T03:04:05.678"
+        let read = text.withUTF8 { BindingDateFormat.date(fromUTF8: $0, formatter: formatter) }
+        #expect(read == formatter.date(from: text))
+    }
+}
