@@ -213,18 +213,28 @@ public final class ObservationToken: Sendable, Hashable {
 enum ObservationDelivery {
     static func task(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
         if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
-            return Task(executorPreference: ObservationDeliveryExecutor.shared, operation: operation)
+            // The task may outlive every other reference to its executor (a cancelled token is
+            // dropped while its last job runs), so the operation keeps it alive to the end.
+            let executor = ObservationDeliveryExecutor()
+            return Task(executorPreference: executor) {
+                await operation()
+                withExtendedLifetime(executor) {}
+            }
         }
         return Task(operation: operation)
     }
 }
 
-/// Runs the jobs of observation tasks on a concurrent dispatch queue (one task's jobs run one at a
-/// time, as on any executor); a fetch blocked in SQLite holds one of its threads, not the pool's.
+/// Runs one observation task's jobs on a serial dispatch queue of its own.
+///
+/// One queue per observation, not one concurrent queue for all: libdispatch runs a concurrent
+/// queue's work on as many threads as there are cores, so on a one- or two-core machine a single
+/// fetch blocked in SQLite (a busy database, a caller's semaphore) stalled every other
+/// observation. A serial queue runs on libdispatch's overcommitting pool, which starts another
+/// thread when one blocks.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 final class ObservationDeliveryExecutor: TaskExecutor {
-    static let shared = ObservationDeliveryExecutor()
-    private let queue = DispatchQueue(label: "strata.observation-delivery", attributes: .concurrent)
+    private let queue = DispatchQueue(label: "strata.observation-delivery")
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
