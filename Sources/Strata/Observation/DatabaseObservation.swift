@@ -28,6 +28,8 @@ public struct DatabaseObservation<Value: Sendable>: AsyncSequence, Sendable {
     /// Runs the fetch on a reader, returning its value and what it read.
     let fetchOnReader: @Sendable () async throws -> (Value, DatabaseAccess)
     let isDuplicate: (@Sendable (Value, Value) -> Bool)?
+    /// Where the fetches run; each iterator makes its own when nil.
+    var thread: ObservationThread? = nil
 
     /// Starts the observation (each iterator is an observation of its own).
     public func makeAsyncIterator() -> Iterator { Iterator(observation: self) }
@@ -39,8 +41,12 @@ public struct DatabaseObservation<Value: Sendable>: AsyncSequence, Sendable {
         private var last: Value?
         private var isFinished = false
         private var inBurst = false
+        private let thread: ObservationThread
 
-        init(observation: DatabaseObservation) { self.observation = observation }
+        init(observation: DatabaseObservation) {
+            self.observation = observation
+            thread = observation.thread ?? ObservationThread()
+        }
 
         /// The next value: the current one first, then one after each change to what it read;
         /// nil once cancelled.
@@ -69,7 +75,8 @@ public struct DatabaseObservation<Value: Sendable>: AsyncSequence, Sendable {
                     let lanes = observation.center.fetchLanes
                     let lane = try await lanes.checkOut(whenCancelled: .stopWaiting) { FetchLane() }
                     defer { lanes.checkIn(lane) }
-                    (value, region) = try await observation.fetchOnReader()
+                    let fetch = observation.fetchOnReader
+                    (value, region) = try await thread.run { try await fetch() }
                 } catch {
                     _ = finish()
                     if error is CancellationError || Task.isCancelled { return nil }
@@ -138,7 +145,11 @@ public final class ObservationToken: Sendable, Hashable {
     init<Value: Sendable>(observation: DatabaseObservation<Value>, onChange: @escaping @Sendable (Result<Value, any Error>) -> Void) {
         let cancelled = Locked(false)
         isCancelledFlag = cancelled
-        task = ObservationDelivery.task {
+        let thread = ObservationThread()
+        var onThread = observation
+        onThread.thread = thread
+        let observation = onThread
+        task = thread.task {
             var retryDelay = ObservationToken.firstRetryDelay
             while !cancelled.current, !Task.isCancelled {
                 do {
@@ -207,34 +218,56 @@ public final class ObservationToken: Sendable, Hashable {
     deinit { cancel() }
 }
 
-/// Where closure-based observations run: on threads of Strata's own, not Swift's cooperative pool,
-/// whose few threads (one a core) a caller may block (a semaphore in synchronous code, as SQift's
-/// users write), which would stall every delivery.
-enum ObservationDelivery {
-    static func task(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+/// The thread an observation's fetches run on: a serial dispatch queue of the observation's own,
+/// not Swift's cooperative pool.
+///
+/// The pool has one thread a core, which a fetch blocked in SQLite (a busy database, an endless
+/// query waiting to be interrupted) or a caller's semaphore would hold: on a one-core machine the
+/// task that was to cancel the fetch could never run. One queue per observation rather than one
+/// concurrent queue for all, because libdispatch also runs a concurrent queue's work on one thread
+/// a core, where a serial queue runs on its overcommitting pool, which starts another thread when
+/// one blocks. Task executors arrived in macOS 15 and its siblings; before them the fetches run
+/// on the cooperative pool.
+final class ObservationThread: Sendable {
+    // Untyped so that the class exists where `TaskExecutor` does not.
+    private let executor: (any Sendable)?
+
+    init() {
         if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
-            // The task may outlive every other reference to its executor (a cancelled token is
+            executor = ObservationDeliveryExecutor()
+        } else {
+            executor = nil
+        }
+    }
+
+    /// A task whose jobs all run on this thread.
+    func task(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *),
+           let executor = executor as? ObservationDeliveryExecutor {
+            // The task may outlive every other reference to its thread (a cancelled token is
             // dropped while its last job runs), so the operation keeps it alive to the end.
-            let executor = ObservationDeliveryExecutor()
             return Task(executorPreference: executor) {
                 await operation()
-                withExtendedLifetime(executor) {}
+                withExtendedLifetime(self) {}
             }
         }
         return Task(operation: operation)
     }
+
+    /// Runs `operation` on this thread (no hop when the task already runs here).
+    func run<T>(_ operation: () async throws -> T) async throws -> T {
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *),
+           let executor = executor as? ObservationDeliveryExecutor {
+            return try await withTaskExecutorPreference(executor, operation: operation)
+        }
+        return try await operation()
+    }
 }
 
-/// Runs one observation task's jobs on a serial dispatch queue of its own.
-///
-/// One queue per observation, not one concurrent queue for all: libdispatch runs a concurrent
-/// queue's work on as many threads as there are cores, so on a one- or two-core machine a single
-/// fetch blocked in SQLite (a busy database, a caller's semaphore) stalled every other
-/// observation. A serial queue runs on libdispatch's overcommitting pool, which starts another
-/// thread when one blocks.
+/// Runs one observation's jobs on its serial dispatch queue (see ``ObservationThread``).
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 final class ObservationDeliveryExecutor: TaskExecutor {
-    private let queue = DispatchQueue(label: "strata.observation-delivery")
+    private let queue = DispatchQueue(label: "strata.observation")
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
