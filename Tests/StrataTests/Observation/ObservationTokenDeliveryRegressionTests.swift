@@ -39,4 +39,61 @@ import Testing
         while delivered.current.last != 1, Date() < deadline { usleep(2_000) }
         #expect(delivered.current.last == 1, "delivered while the pool was blocked: \(delivered.current)")
     }
+
+    /// More blocked fetches than cores (a busy database, a caller's semaphore) stall no other
+    /// observation: each runs on a thread of its own. A concurrent dispatch queue shared by all
+    /// tokens ran on one thread a core, and async-sequence fetches ran on the cooperative pool,
+    /// so two blocked fetches on a two-core CI machine stalled every observation of the test run.
+    @Test func blockedFetchesBeyondTheCoreCountStallNoOtherObservation() async throws {
+        let clock = ContinuousClock()
+        let began = clock.now
+        let directory = try TemporaryDirectory()
+        let blocked = ProcessInfo.processInfo.activeProcessorCount + 2
+        let release = DispatchSemaphore(value: 0)
+        let entered = Locked(0)
+        var tokens: [ObservationToken] = []
+        var iterations: [Task<Void, Never>] = []
+        defer {
+            for _ in 0..<blocked { release.signal() }
+            tokens.forEach { $0.cancel() }
+            iterations.forEach { $0.cancel() }
+        }
+        // One database each: fetches of one database share its fetch lanes and would wait there.
+        for index in 0..<blocked {
+            let database = try Database(storageLocation: .onDisk(directory.path("blocked-\(index).sqlite")))
+            let fetch: @Sendable (Connection) throws -> Int = { _ in
+                entered.withLock { $0 += 1 }
+                _ = release.wait(timeout: .now() + 30)
+                return 0
+            }
+            if index.isMultiple(of: 2) {
+                tokens.append(database.observe(fetch) { _ in })
+            } else {
+                let observation = database.observe(fetch)
+                iterations.append(Task { do { for try await _ in observation {} } catch {} })
+            }
+        }
+        let allBlocked = clock.now + .seconds(10)
+        while entered.current < blocked, clock.now < allBlocked { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(entered.current == blocked, "every blocking fetch started")
+
+        let database = try ObservationTests.makeDatabase(directory)
+        try await database.write { try $0.execute("CREATE TABLE t(x)") }
+        let delivered = Locked<[Int]>([])
+        let token = database.observe({ try $0.query("SELECT count(*) FROM t") as Int? ?? -1 }) { result in
+            if case .success(let count) = result { delivered.withLock { $0.append(count) } }
+        }
+        defer { token.cancel() }
+        let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? -1 })
+        defer { observed.cancel() }
+        try await database.write { try $0.execute("INSERT INTO t VALUES(1)") }
+        let deadline = clock.now + .seconds(10)
+        while delivered.current.last != 1 || observed.values.last != 1, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(delivered.current.last == 1, "the token delivered: \(delivered.current)")
+        #expect(observed.values.last == 1, "the sequence delivered: \(observed.values)")
+        // The blocked fetches give up after 30 s; a stalled run gets here only then.
+        #expect(clock.now - began < .seconds(20), "delivered while the others were blocked")
+    }
 }
