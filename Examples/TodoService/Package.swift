@@ -13,6 +13,9 @@ let package = Package(
         // The same routes on Vapor's SQLite driver, for the HTTP benchmark (`--backend sqlite-nio`).
         .package(url: "https://github.com/vapor/sqlite-nio", exact: "1.13.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The benchmark's metrics backend (`--instrumentation all`) and its no-op tracer.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
     ],
     targets: [
         .target(
@@ -39,7 +42,9 @@ let package = Package(
         .executableTarget(name: "strata-sync-chaos-replica", dependencies: [.product(name: "StrataSync", package: "Strata")]),
         .executableTarget(
             name: "TodoService",
-            dependencies: ["TodoKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["TodoKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "Prometheus", package: "swift-prometheus"),
+                           .product(name: "Tracing", package: "swift-distributed-tracing")]
         ),
         .testTarget(
             name: "TodoServiceTests",

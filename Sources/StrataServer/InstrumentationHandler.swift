@@ -70,10 +70,14 @@ final class InstrumentationHandler: DatabaseEventHandler {
     func statementDidFinish(_ event: DatabaseStatementEvent) {
         // Runs for every statement: the names come from the connection's memo, the metrics from
         // one lookup, and the log metadata is built only when a line is written.
-        let database = Self.databaseName(event.connection)
-        let operation = Self.operation(of: event.sql)
+        let names = event.connection.state(in: ConnectionNames.slot)
+        let database = Self.databaseName(event.connection, names)
         let duration = event.duration ?? .zero
-        let (statements, durations) = metrics.statementMetrics(database: database, operation: operation)
+        let (operation, statements, durations) = names.statement(event.sql, of: metrics) { sql in
+            let operation = Self.operation(of: sql)
+            let (statements, durations) = metrics.statementMetrics(database: database, operation: operation)
+            return (operation, statements, durations)
+        }
         statements.increment()
         durations.recordNanoseconds(duration.nanoseconds)
 
@@ -177,7 +181,10 @@ final class InstrumentationHandler: DatabaseEventHandler {
     /// The database file's name (not its directory, which may name a user), or `memory`; worked
     /// out once per connection (its main file never changes), on the connection's thread.
     static func databaseName(_ connection: Connection) -> String {
-        let memo = connection.state(in: ConnectionNames.slot)
+        databaseName(connection, connection.state(in: ConnectionNames.slot))
+    }
+
+    private static func databaseName(_ connection: Connection, _ memo: ConnectionNames) -> String {
         if let name = memo.databaseName { return name }
         let name = databaseName(path: connection.fileName)
         memo.databaseName = name
@@ -241,6 +248,36 @@ final class InstrumentationHandler: DatabaseEventHandler {
 final class ConnectionNames {
     static let slot = ConnectionSlot { ConnectionNames() }
     var databaseName: String?
+
+    /// The operation and metrics of recent statements by their SQL: a cached statement run again
+    /// reports the same `String` (compared by identity first), which skips parsing its keyword
+    /// and a locked lookup of its metrics. The database of a connection never changes, so the
+    /// SQL alone is the key.
+    private var recent: [(sql: String, operation: String, statements: Counter, durations: Metrics.Timer)] = []
+    private var nextRecent = 0
+    private static let recentCount = 16
+    /// Whose metrics `recent` holds: a database instrumented again starts afresh.
+    /// (Held, not identified: a new cache at a freed one's address would pass for it.)
+    private var recentOwner: MetricsCache?
+
+    func statement(
+        _ sql: String, of owner: MetricsCache, make: (String) -> (String, Counter, Metrics.Timer)
+    ) -> (operation: String, statements: Counter, durations: Metrics.Timer) {
+        if recentOwner !== owner {
+            recent.removeAll()
+            nextRecent = 0
+            recentOwner = owner
+        }
+        for entry in recent where entry.sql == sql { return (entry.operation, entry.statements, entry.durations) }
+        let (operation, statements, durations) = make(sql)
+        if recent.count < Self.recentCount {
+            recent.append((sql, operation, statements, durations))
+        } else {
+            recent[nextRecent] = (sql, operation, statements, durations)
+            nextRecent = (nextRecent + 1) % Self.recentCount
+        }
+        return (operation, statements, durations)
+    }
 }
 
 /// A statement's span, kept open until the connection's next event says whether it failed.

@@ -32,6 +32,50 @@ import Testing
         #expect(!metrics.counters.contains { $0.dimensions.contains { $0.1.contains("items") } })
     }
 
+    /// A connection remembers its recent statements' metrics; instrumenting the database again
+    /// sends the same cached statements to the new backend only.
+    @Test func aSecondInstrumentationCountsTheSameStatementsInItsOwnBackend() async throws {
+        let test = try TestDatabase()
+        defer { test.remove() }
+        let first = Backends(), second = Backends()
+        test.database.instrument(first.instrumentation())
+        for name in ["a", "b"] {
+            try await test.database.write { try $0.run("INSERT INTO items(name) VALUES(?)", name) }
+        }
+        test.database.instrument(second.instrumentation())
+        for name in ["c", "d", "e"] {
+            try await test.database.write { try $0.run("INSERT INTO items(name) VALUES(?)", name) }
+        }
+        let dimensions = [("database", "app.sqlite"), ("operation", "INSERT")]
+        #expect(try first.metrics.expectCounter("strata_statements_total", dimensions).totalValue == 2)
+        #expect(try second.metrics.expectCounter("strata_statements_total", dimensions).totalValue == 3)
+    }
+
+    /// Statements prepared, finalized and prepared again (SQLite may reuse an address for
+    /// different SQL) are each counted under their own operation, with their own text logged.
+    @Test func statementsPreparedOverAndOverKeepTheirOwnText() async throws {
+        let test = try TestDatabase()
+        defer { test.remove() }
+        let backends = Backends()
+        test.database.instrument(backends.instrumentation())
+        try await test.database.write { connection in
+            for round in 0..<20 {
+                // Uncached statements: each is finalized before the next is prepared.
+                _ = try connection.prepare("INSERT INTO items(name) VALUES('r\(round)')").run()
+                _ = try connection.prepare("SELECT count(*) FROM items WHERE name = 'r\(round)'").query() as Int?
+                _ = try connection.prepare("DELETE FROM items WHERE name = 'r\(round)'").run()
+            }
+        }
+        for operation in ["INSERT", "DELETE"] {
+            let counter = try backends.metrics.expectCounter("strata_statements_total", [("database", "app.sqlite"), ("operation", operation)])
+            #expect(counter.totalValue == 20, "\(operation)")
+        }
+        for round in 0..<20 {
+            #expect(backends.entries(for: "DELETE FROM items WHERE name = 'r\(round)'").count == 1)
+            #expect(backends.entries(for: "SELECT count(*) FROM items WHERE name = 'r\(round)'").count == 1)
+        }
+    }
+
     @Test func errorsAreCountedByResultCode() async throws {
         let test = try TestDatabase()
         defer { test.remove() }

@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
-# The HTTP benchmark: wrk over loopback against the service's list and create routes, once on
-# Strata and once on sqlite-nio (the same routes, `--backend sqlite-nio`), release builds, a fresh
-# database of 1,000 todos for each. Prints requests per second and p99 latency as a Markdown table.
-# usage: Scripts/wrk-bench.sh [SECONDS] [CONNECTIONS]   (from Examples/TodoService; needs wrk:
-# `apt-get install wrk`; CONFIG=debug measures the debug build). Everything it starts is stopped
-# when it ends.
+# The HTTP benchmark: wrk over loopback against the service's routes, on Strata (instrumentation
+# all on, and none) and on sqlite-nio, both doing the same work: `GET /todos` reads its page and
+# total in one read snapshot (a transaction on a reader of its own) or as two separate statements,
+# both stores with the same number of readers. Release builds, a fresh database of 1,000 todos
+# for each server start; the configurations take turns within each run, so drift spreads evenly.
+# Prints, per route, the median requests per second of RUNS runs with their range, and the median
+# p99 latency, as a Markdown table.
+#
+# usage: Scripts/wrk-bench.sh [SECONDS] [CONNECTIONS] [RUNS]   (from Examples/TodoService; needs
+# wrk: `apt-get install wrk`; CONFIG=debug measures the debug build; READERS sets the reader
+# count, 2 by default). Everything it starts is stopped when it ends.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-10}
 connections=${2:-64}
+runs=${3:-3}
+readers=${READERS:-2}
 command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)"; exit 1; }
 config=${CONFIG:-release}
 swift build -c "$config" --product TodoService >/tmp/todo-wrk-build.log 2>&1 || { tail -20 /tmp/todo-wrk-build.log; exit 1; }
@@ -23,40 +30,88 @@ wrk.body = '{"title": "a todo from wrk"}'
 wrk.headers["Content-Type"] = "application/json"
 LUA
 
-# start BACKEND: runs the service on a free port, seeds 1,000 todos, sets $server and $port.
+# start NAME ARGS...: runs the service on a free port with ARGS, seeds 1,000 todos, sets $server
+# and $port.
 start() {
-  "$binary" --backend "$1" --db "$work/$1.sqlite" --port 0 --log-level error > "$work/$1.out" &
+  local name=$1; shift
+  rm -f "$work/$name.sqlite"*
+  "$binary" "$@" --db "$work/$name.sqlite" --port 0 --readers "$readers" --log-level info > "$work/$name.out" &
   server=$!
-  for _ in $(seq 100); do grep -q "listening on" "$work/$1.out" 2>/dev/null && break; sleep 0.1; done
-  port=$(awk '/listening on/ {print $3; exit}' "$work/$1.out")
+  for _ in $(seq 100); do grep -q "listening on" "$work/$name.out" 2>/dev/null && break; sleep 0.1; done
+  port=$(awk '/listening on/ {print $3; exit}' "$work/$name.out")
   for i in $(seq 1000); do
     curl -s -o /dev/null -X POST -H 'Content-Type: application/json' -d "{\"title\": \"seed $i\"}" "http://127.0.0.1:$port/todos"
   done
 }
 stop() { kill -TERM "$server"; wait "$server" || true; server=""; }
 
-# measure LABEL URL [SCRIPT]: prints "req/s p99" from wrk --latency.
+# measure URL [SCRIPT]: prints "req/s p99-in-ms" from wrk --latency.
 measure() {
   local out
-  out=$(wrk -t2 -c"$connections" -d"${seconds}s" --latency ${3:+-s "$3"} "$2")
+  out=$(wrk -t2 -c"$connections" -d"${seconds}s" --latency ${2:+-s "$2"} "$1")
   local rps p99
   rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
-  p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
+  p99=$(awk '$1 == "99%" { v = $2; if (v ~ /us$/) { sub(/us$/, "", v); v = v / 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v) } else if (v ~ /s$/) { sub(/s$/, "", v); v = v * 1000 }; printf "%.2f", v }' <<<"$out")
   echo "$rps $p99"
 }
 
-echo "| route | Strata req/s | Strata p99 | sqlite-nio req/s | sqlite-nio p99 |"
-echo "|---|---:|---:|---:|---:|"
-declare -A results
-for backend in strata sqlite-nio; do
-  start "$backend"
-  results[$backend-list]=$(measure list "http://127.0.0.1:$port/todos?limit=20&offset=100")
-  results[$backend-create]=$(measure create "http://127.0.0.1:$port/todos" "$work/create.lua")
-  stop
+# The configurations: name and service arguments.
+configs=(
+  "strata-all-snapshot|--backend strata --instrumentation all --consistency snapshot"
+  "strata-none-snapshot|--backend strata --instrumentation none --consistency snapshot"
+  "nio-snapshot|--backend sqlite-nio --consistency snapshot"
+  "strata-all-separate|--backend strata --instrumentation all --consistency separate"
+  "strata-none-separate|--backend strata --instrumentation none --consistency separate"
+  "nio-separate|--backend sqlite-nio --consistency separate"
+)
+results="$work/results.txt"   # lines: config route run rps p99
+: > "$results"
+for run in $(seq "$runs"); do
+  for entry in "${configs[@]}"; do
+    name=${entry%%|*}; args=${entry#*|}
+    echo "run $run: $name" >&2
+    # shellcheck disable=SC2086
+    start "$name" $args
+    echo "$name list $run $(measure "http://127.0.0.1:$port/todos?limit=20&offset=100")" >> "$results"
+    case $name in
+      *-snapshot)
+        echo "$name one $run $(measure "http://127.0.0.1:$port/todos/500")" >> "$results"
+        echo "$name search $run $(measure "http://127.0.0.1:$port/todos/search?q=seed%2050&limit=20")" >> "$results"
+        echo "$name create $run $(measure "http://127.0.0.1:$port/todos" "$work/create.lua")" >> "$results"
+        ;;
+    esac
+    stop
+  done
 done
-for route in list create; do
-  read -r s_rps s_p99 <<<"${results[strata-$route]}"
-  read -r n_rps n_p99 <<<"${results[sqlite-nio-$route]}"
-  case $route in list) name='`GET /todos?limit=20`' ;; create) name='`POST /todos`' ;; esac
-  echo "| $name | $s_rps | $s_p99 | $n_rps | $n_p99 |"
+
+# median, min and max of column COLUMN for CONFIG ROUTE: "median min max".
+stats() {
+  awk -v c="$1" -v r="$2" -v col="$3" '$1 == c && $2 == r { print $col }' "$results" | sort -g |
+    awk '{ v[NR] = $1 } END { if (NR == 0) { print "- - -"; exit } m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.0f %.0f %.0f\n", m, v[1], v[NR] }'
+}
+p99() {
+  awk -v c="$1" -v r="$2" '$1 == c && $2 == r { print $5 }' "$results" | sort -g |
+    awk '{ v[NR] = $1 } END { if (NR == 0) { print "-"; exit } m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.2f\n", m }'
+}
+cell() { read -r m lo hi <<<"$(stats "$1" "$2" 4)"; echo "$m ($lo–$hi), p99 $(p99 "$1" "$2") ms"; }
+ratio() {
+  read -r a _ _ <<<"$(stats "$1" "$3" 4)"; read -r b _ _ <<<"$(stats "$2" "$3" 4)"
+  awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }'
+}
+
+echo "| route | reads | Strata, instrumented | Strata, no instrumentation | sqlite-nio | Strata/nio (instr. / none) |"
+echo "|---|---|---:|---:|---:|---:|"
+for row in "list snapshot" "list separate" "one snapshot" "search snapshot" "create snapshot"; do
+  read -r route mode <<<"$row"
+  case $route in
+    list) name='`GET /todos?limit=20&offset=100`' ;;
+    one) name='`GET /todos/500`' ;;
+    search) name='`GET /todos/search?q=seed 50`' ;;
+    create) name='`POST /todos`' ;;
+  esac
+  [ "$route" = list ] || mode="-"
+  m=${mode/-/snapshot}
+  echo "| $name | $mode | $(cell "strata-all-$m" "$route") | $(cell "strata-none-$m" "$route") | $(cell "nio-$m" "$route") | $(ratio "strata-all-$m" "nio-$m" "$route") / $(ratio "strata-none-$m" "nio-$m" "$route") |"
 done
+echo
+echo "req/s: median of $runs runs of ${seconds} s (range in parentheses); $connections connections, wrk -t2; $readers readers each; $config build; $(nproc) cores."

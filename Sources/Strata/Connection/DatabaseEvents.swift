@@ -124,16 +124,19 @@ extension Connection {
     }
 
     /// Reports a finished statement from the trace callback.
-    func reportStatementFinished(_ statement: SQLiteStatementHandle, nanoseconds: Int64) {
-        guard let handler = eventHandler, !authorizerHub.bookkeeping.isActive,
-              let text = sqlite3_sql(statement) else { return }
+    /// Whether a finished statement goes to the event handler now: there is one, and the
+    /// statement is not the authorizer's own bookkeeping.
+    var reportsStatementEvents: Bool { eventHandler != nil && !authorizerHub.bookkeeping.isActive }
+
+    func reportStatementFinished(_ statement: SQLiteStatementHandle, sql: String, nanoseconds: Int64) {
+        guard let handler = eventHandler, !authorizerHub.bookkeeping.isActive else { return }
         var expanded: String?
         if handler.wantsExpandedSQL, let pointer = sqlite3_expanded_sql(statement) {
             expanded = String(cString: pointer)
             sqlite3_free(pointer)
         }
         handler.statementDidFinish(DatabaseStatementEvent(
-            sql: String(cString: text), expandedSQL: expanded, duration: .nanoseconds(nanoseconds), error: nil,
+            sql: sql, expandedSQL: expanded, duration: .nanoseconds(nanoseconds), error: nil,
             connection: self, context: eventContext
         ))
     }

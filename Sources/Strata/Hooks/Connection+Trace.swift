@@ -116,8 +116,32 @@ extension Connection {
         }
 
         /// When each running statement started (`DispatchTime` nanoseconds): SQLite's own profile
-        /// time has the VFS clock's millisecond resolution, too coarse for most statements.
-        private var starts: [UnsafeMutableRawPointer: UInt64] = [:]
+        /// time has the VFS clock's millisecond resolution, too coarse for most statements. A
+        /// list, not a dictionary: one statement runs at a time on a connection (a few while a
+        /// cursor is open), and hashing cost more than the search.
+        private var starts: [(statement: UnsafeMutableRawPointer, start: UInt64)] = []
+
+        /// The text of recently finished statements, so that a cached statement run again reports
+        /// the same `String` instead of decoding SQLite's copy each time. An entry is used only
+        /// when its text equals SQLite's byte for byte: a statement finalized and another
+        /// prepared at the same address is found out.
+        private var recentSQL: [(pointer: UnsafePointer<CChar>, text: String)] = []
+        private var nextRecentSQL = 0
+        private static let recentSQLCount = 8
+
+        private func sqlText(_ pointer: UnsafePointer<CChar>) -> String {
+            for entry in recentSQL where entry.pointer == pointer {
+                if entry.text.withCString({ strcmp($0, pointer) }) == 0 { return entry.text }
+            }
+            let text = String(cString: pointer)
+            if recentSQL.count < Self.recentSQLCount {
+                recentSQL.append((pointer, text))
+            } else {
+                recentSQL[nextRecentSQL] = (pointer, text)
+                nextRecentSQL = (nextRecentSQL + 1) % Self.recentSQLCount
+            }
+            return text
+        }
 
         func deliver(mask: UInt32, p: UnsafeMutableRawPointer?, x: UnsafeMutableRawPointer?) {
             if let user, user.mask & mask != 0, let event = TraceEvent(mask: mask, p: p, x: x) { user.closure(event) }
@@ -125,15 +149,16 @@ extension Connection {
             switch Int32(mask) {
             case SQLITE_TRACE_STMT:
                 // A trigger's statements report the same handle: keep the outer statement's start.
-                if starts[p] == nil { starts[p] = DispatchTime.now().uptimeNanoseconds }
+                if !starts.contains(where: { $0.statement == p }) { starts.append((p, DispatchTime.now().uptimeNanoseconds)) }
             case SQLITE_TRACE_PROFILE:
                 let nanoseconds: Int64
-                if let start = starts.removeValue(forKey: p) {
-                    nanoseconds = Int64(clamping: DispatchTime.now().uptimeNanoseconds &- start)
+                if let index = starts.lastIndex(where: { $0.statement == p }) {
+                    nanoseconds = Int64(clamping: DispatchTime.now().uptimeNanoseconds &- starts.remove(at: index).start)
                 } else {
                     nanoseconds = x?.assumingMemoryBound(to: Int64.self).pointee ?? 0
                 }
-                connection.reportStatementFinished(SQLiteStatementHandle(p), nanoseconds: nanoseconds)
+                guard connection.reportsStatementEvents, let text = sqlite3_sql(OpaquePointer(p)) else { return }
+                connection.reportStatementFinished(SQLiteStatementHandle(p), sql: sqlText(text), nanoseconds: nanoseconds)
             default:
                 break
             }

@@ -7,14 +7,20 @@ import Synchronization
 
 /// The same todos on sqlite-nio (Vapor's SQLite driver), for the HTTP benchmark: one writer
 /// connection and a few readers, WAL, every change one statement (`RETURNING`), since sqlite-nio
-/// has no connection pool or transaction scope of its own to share a connection safely.
+/// has no connection pool or transaction scope of its own to share a connection safely. A
+/// snapshot list (``ListConsistency/snapshot``) takes a reader for itself while its transaction
+/// runs: a `BEGIN` on a connection other requests share would take them into its transaction.
 public final class NIOTodoStore: TodoStore {
     let writer: SQLiteConnection
     let readers: [SQLiteConnection]
     let next = Mutex(0)
+    let exclusiveReaders: ExclusiveReaders
+    /// How ``list(limit:offset:)`` reads the page and the total.
+    public let listConsistency: ListConsistency
 
     /// Opens `path` (its schema made by ``StrataTodoStore`` beforehand, so both are alike).
-    public static func open(path: String, readerCount: Int = 2, logger: Logger) async throws -> NIOTodoStore {
+    public static func open(path: String, readerCount: Int = 2, listConsistency: ListConsistency = .separate,
+                            logger: Logger) async throws -> NIOTodoStore {
         let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         _ = try await writer.query("PRAGMA journal_mode = WAL")
         _ = try await writer.query("PRAGMA busy_timeout = 5000")
@@ -24,12 +30,14 @@ public final class NIOTodoStore: TodoStore {
             _ = try await reader.query("PRAGMA busy_timeout = 5000")
             readers.append(reader)
         }
-        return NIOTodoStore(writer: writer, readers: readers)
+        return NIOTodoStore(writer: writer, readers: readers, listConsistency: listConsistency)
     }
 
-    init(writer: SQLiteConnection, readers: [SQLiteConnection]) {
+    init(writer: SQLiteConnection, readers: [SQLiteConnection], listConsistency: ListConsistency) {
         self.writer = writer
         self.readers = readers
+        self.listConsistency = listConsistency
+        exclusiveReaders = ExclusiveReaders(readers)
     }
 
     /// Closes every connection.
@@ -60,7 +68,25 @@ public final class NIOTodoStore: TodoStore {
     }
 
     public func list(limit: Int, offset: Int) async throws -> TodoPage {
-        let connection = reader
+        switch listConsistency {
+        case .separate:
+            return try await page(on: reader, limit: limit, offset: offset)
+        case .snapshot:
+            let connection = await exclusiveReaders.checkOut()
+            defer { exclusiveReaders.checkIn(connection) }
+            _ = try await connection.query("BEGIN")
+            do {
+                let page = try await page(on: connection, limit: limit, offset: offset)
+                _ = try await connection.query("COMMIT")
+                return page
+            } catch {
+                _ = try? await connection.query("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    func page(on connection: SQLiteConnection, limit: Int, offset: Int) async throws -> TodoPage {
         let rows = try await connection.query(
             #"SELECT "id", "title", "completed" FROM "todo" ORDER BY "id" LIMIT ? OFFSET ?"#,
             [.integer(limit), .integer(offset)])
@@ -98,6 +124,41 @@ public final class NIOTodoStore: TodoStore {
 
     public func checkHealth() async throws {
         _ = try await reader.query("SELECT 1")
+    }
+}
+
+/// Readers lent to one caller at a time; a caller finding none free waits, in arrival order.
+final class ExclusiveReaders: Sendable {
+    private struct State {
+        var free: [SQLiteConnection]
+        var waiting: [CheckedContinuation<SQLiteConnection, Never>] = []
+    }
+    private let state: Mutex<State>
+
+    init(_ readers: [SQLiteConnection]) { state = Mutex(State(free: readers)) }
+
+    func checkOut() async -> SQLiteConnection {
+        await withCheckedContinuation { continuation in
+            let connection = state.withLock { state -> SQLiteConnection? in
+                guard let connection = state.free.popLast() else {
+                    state.waiting.append(continuation)
+                    return nil
+                }
+                return connection
+            }
+            if let connection { continuation.resume(returning: connection) }
+        }
+    }
+
+    func checkIn(_ connection: SQLiteConnection) {
+        let waiter = state.withLock { state -> CheckedContinuation<SQLiteConnection, Never>? in
+            guard !state.waiting.isEmpty else {
+                state.free.append(connection)
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        waiter?.resume(returning: connection)
     }
 }
 

@@ -8,12 +8,17 @@ import StrataServer
 public struct StrataTodoStore: TodoStore {
     /// The database; run it as a `Service` (``database``) so shutdown checkpoints and closes it.
     public let database: Database
+    /// How ``list(limit:offset:)`` reads the page and the total.
+    public let listConsistency: ListConsistency
 
     /// Opens (creating when needed) the database at `path` in WAL mode, with the schema.
     /// - Throws: `SQLiteError` when the file cannot be opened or the schema created.
-    public init(path: String, instrumentation: StrataInstrumentation? = nil) throws {
+    public init(path: String, instrumentation: StrataInstrumentation? = nil, listConsistency: ListConsistency = .snapshot,
+                readerCount: Int = ConnectionPool.defaultMaximumConnectionCount) throws {
+        self.listConsistency = listConsistency
         database = try Database(
             storageLocation: .onDisk(path),
+            maximumReaderCount: readerCount,
             writerConnectionPreparation: { try $0.execute("PRAGMA journal_mode = WAL") }
         )
         if let instrumentation { database.instrument(instrumentation) }
@@ -33,11 +38,15 @@ public struct StrataTodoStore: TodoStore {
     }
 
     public func list(limit: Int, offset: Int) async throws -> TodoPage {
-        try await database.read { db in
-            // One read transaction: the page and the total come from the same snapshot.
-            try db.transaction {
+        let consistency = listConsistency
+        return try await database.read { db in
+            let page = {
                 let items = try Todo.order(by: \.id).limit(limit, offset: offset).fetchAll(db)
                 return TodoPage(items: items, total: try Todo.fetchCount(db), limit: limit, offset: offset)
+            }
+            switch consistency {
+            case .snapshot: return try db.transaction(closure: page)
+            case .separate: return try page()
             }
         }
     }

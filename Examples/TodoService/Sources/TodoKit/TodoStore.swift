@@ -18,3 +18,12 @@ public protocol TodoStore: Sendable {
     /// Throws when the database cannot answer a query.
     func checkHealth() async throws
 }
+
+/// How `GET /todos` reads a page and the total, so that both stores can be measured doing the
+/// same work.
+public enum ListConsistency: String, Sendable, CaseIterable {
+    /// The page and the total in one read transaction: they agree, whatever commits meanwhile.
+    case snapshot
+    /// Two statements on one connection, each seeing what was committed when it started.
+    case separate
+}

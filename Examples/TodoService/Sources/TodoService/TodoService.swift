@@ -3,6 +3,8 @@ import Foundation
 import Hummingbird
 import NIOCore
 import Logging
+import Prometheus
+import Tracing
 import ServiceLifecycle
 import Strata
 import StrataServer
@@ -27,11 +29,38 @@ struct TodoServiceCommand: AsyncParsableCommand {
     var backend = "strata"
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
+    @Option(help: "How GET /todos reads the page and the total: snapshot (one read transaction) or separate (two statements). Default: snapshot on Strata, separate on sqlite-nio.")
+    var consistency: String?
+    @Option(help: "Strata's instrumentation: all (logs at the log level, metrics to a Prometheus registry, spans to a no-op tracer), logs (logs only), or none.")
+    var instrumentation = "all"
+    @Option(help: "Reader connections (both backends).")
+    var readers: Int?
 
     func run() async throws {
         var logger = Logger(label: "TodoService")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        let strata = try StrataTodoStore(path: db, instrumentation: StrataInstrumentation(logger: logger))
+        let listConsistency: ListConsistency?
+        if let consistency {
+            guard let chosen = ListConsistency(rawValue: consistency) else {
+                throw ValidationError("unknown consistency \(consistency): use snapshot or separate")
+            }
+            listConsistency = chosen
+        } else {
+            listConsistency = nil
+        }
+        let instruments: StrataInstrumentation?
+        switch instrumentation {
+        case "all":
+            // A real metrics backend (the registry a /metrics route would render) and a tracer
+            // that drops its spans, so the cost measured is Strata's, not an exporter's.
+            instruments = StrataInstrumentation(logger: logger, metricsFactory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()),
+                                                tracing: true, tracer: NoOpTracer())
+        case "logs": instruments = StrataInstrumentation(logger: logger, tracing: false)
+        case "none": instruments = nil
+        default: throw ValidationError("unknown instrumentation \(instrumentation): use all, logs or none")
+        }
+        let strata = try StrataTodoStore(path: db, instrumentation: instruments, listConsistency: listConsistency ?? .snapshot,
+                                         readerCount: readers ?? ConnectionPool.defaultMaximumConnectionCount)
         let announce: @Sendable (any Channel) async -> Void = { channel in
             // Tests and scripts start the service on port 0 and read the port here.
             FileHandle.standardOutput.write(Data("listening on \(channel.localAddress?.port ?? 0)\n".utf8))
@@ -49,7 +78,7 @@ struct TodoServiceCommand: AsyncParsableCommand {
         case "sqlite-nio":
             // The schema comes from the Strata store above, so both backends serve the same tables.
             try await strata.database.write { _ in }
-            let nio = try await NIOTodoStore.open(path: db, logger: logger)
+            let nio = try await NIOTodoStore.open(path: db, readerCount: readers ?? 2, listConsistency: listConsistency ?? .separate, logger: logger)
             let app = Application(
                 router: buildRouter(store: nio),
                 configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "TodoService"),
