@@ -29,6 +29,13 @@ import TodoKit
             #expect(fromStrata.items == fromNIO.items, "limit \(limit) offset \(offset)")
             #expect(fromStrata.total == 25 && fromNIO.total == 25)
         }
+        for words in ["todo", "quoted 1", "todo 2 ü", "nothing"] {
+            let fromStrata = try await strata.search(words, limit: 10)
+            let fromNIO = try await nio.search(words, limit: 10)
+            #expect(Set(fromStrata.map(\.id)) == Set(fromNIO.map(\.id)), "\(words)")
+            #expect(fromStrata.count == fromNIO.count)
+        }
+        #expect(try await strata.search("todo", limit: 10).count == 10)
         try await nio.close()
         try await strata.database.close()
     }
