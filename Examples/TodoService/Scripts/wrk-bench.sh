@@ -37,8 +37,8 @@ start() {
   rm -f "$work/$name.sqlite"*
   "$binary" "$@" --db "$work/$name.sqlite" --port 0 --readers "$readers" --log-level info > "$work/$name.out" &
   server=$!
-  for _ in $(seq 100); do grep -q "listening on" "$work/$name.out" 2>/dev/null && break; sleep 0.1; done
-  port=$(awk '/listening on/ {print $3; exit}' "$work/$name.out")
+  for _ in $(seq 100); do grep -q "^listening on" "$work/$name.out" 2>/dev/null && break; sleep 0.1; done
+  port=$(awk '/^listening on/ {print $3; exit}' "$work/$name.out")
   for i in $(seq 1000); do
     curl -s -o /dev/null -X POST -H 'Content-Type: application/json' -d "{\"title\": \"seed $i\"}" "http://127.0.0.1:$port/todos"
   done
