@@ -53,6 +53,14 @@ public struct DatabaseObservation<Value: Sendable>: AsyncSequence, Sendable {
         /// - Throws: what the fetch throws (the observation then ends).
         public mutating func next() async throws -> Value? {
             guard !isFinished else { return nil }
+            // All of it on the observation's thread, not only the fetch: a fetch lane handed on
+            // by the observer before then wakes this one where it fetches, one thread switch in
+            // the chain of observers taking turns rather than two.
+            let thread = self.thread
+            return try await thread.run { try await self.nextOnThread() }
+        }
+
+        private mutating func nextOnThread() async throws -> Value? {
             let registration: Registration
             if let existing = self.registration {
                 registration = existing
@@ -75,8 +83,7 @@ public struct DatabaseObservation<Value: Sendable>: AsyncSequence, Sendable {
                     let lanes = observation.center.fetchLanes
                     let lane = try await lanes.checkOut(whenCancelled: .stopWaiting) { FetchLane() }
                     defer { lanes.checkIn(lane) }
-                    let fetch = observation.fetchOnReader
-                    (value, region) = try await thread.run { try await fetch() }
+                    (value, region) = try await observation.fetchOnReader()
                 } catch {
                     _ = finish()
                     if error is CancellationError || Task.isCancelled { return nil }
