@@ -46,12 +46,20 @@ public final class NIOTodoStore: TodoStore {
         try await writer.close()
     }
 
-    var reader: SQLiteConnection {
-        let index = next.withLock { value in
-            value &+= 1
-            return value
+    /// Runs `body` on a reader. With snapshot lists every read takes its reader for itself, as
+    /// those lists do: a read on a connection inside another request's `BEGIN` would see that
+    /// transaction's older snapshot. Without them, reads share the readers in turn.
+    func withReader<T>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
+        guard listConsistency == .snapshot else {
+            let index = next.withLock { value in
+                value &+= 1
+                return value
+            }
+            return try await body(readers[index % readers.count])
         }
-        return readers[index % readers.count]
+        let connection = await exclusiveReaders.checkOut()
+        defer { exclusiveReaders.checkIn(connection) }
+        return try await body(connection)
     }
 
     static func todo(_ row: SQLiteRow) -> Todo? {
@@ -68,12 +76,8 @@ public final class NIOTodoStore: TodoStore {
     }
 
     public func list(limit: Int, offset: Int) async throws -> TodoPage {
-        switch listConsistency {
-        case .separate:
-            return try await page(on: reader, limit: limit, offset: offset)
-        case .snapshot:
-            let connection = await exclusiveReaders.checkOut()
-            defer { exclusiveReaders.checkIn(connection) }
+        try await withReader { connection in
+            guard listConsistency == .snapshot else { return try await page(on: connection, limit: limit, offset: offset) }
             _ = try await connection.query("BEGIN")
             do {
                 let page = try await page(on: connection, limit: limit, offset: offset)
@@ -96,7 +100,7 @@ public final class NIOTodoStore: TodoStore {
     }
 
     public func todo(id: Int64) async throws -> Todo? {
-        let rows = try await reader.query(#"SELECT "id", "title", "completed" FROM "todo" WHERE "id" = ?"#, [.integer(Int(id))])
+        let rows = try await withReader { try await $0.query(#"SELECT "id", "title", "completed" FROM "todo" WHERE "id" = ?"#, [.integer(Int(id))]) }
         return rows.first.flatMap(Self.todo)
     }
 
@@ -116,14 +120,14 @@ public final class NIOTodoStore: TodoStore {
         let words = text.split(whereSeparator: { !$0.isLetter && !$0.isNumber })
         guard !words.isEmpty else { return [] }
         let pattern = words.map { "\"" + $0 + "\"" }.joined(separator: " ")
-        let rows = try await reader.query(
+        let rows = try await withReader { reader in try await reader.query(
             #"SELECT "todo"."id", "todo"."title", "todo"."completed" FROM "todo_search" JOIN "todo" ON "todo"."id" = "todo_search"."rowid" WHERE "todo_search" MATCH ? ORDER BY rank LIMIT ?"#,
-            [.text(pattern), .integer(limit)])
+            [.text(pattern), .integer(limit)]) }
         return rows.compactMap(Self.todo)
     }
 
     public func checkHealth() async throws {
-        _ = try await reader.query("SELECT 1")
+        _ = try await withReader { try await $0.query("SELECT 1") }
     }
 }
 
