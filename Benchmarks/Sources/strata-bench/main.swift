@@ -128,6 +128,7 @@ do {
     results += try ObservationWorkloads.measureAll()
     results += try RecordWorkloads.measureAll()
     results += try QueryWorkloads.measureAll()
+    results += try NorthwindWorkloads.measureAll()
     results += try SearchJSONWorkloads.measureAll()
     results += try ScriptWorkloads.measureAll()
     results += try TableValuedFunctionWorkloads.measureAll()
