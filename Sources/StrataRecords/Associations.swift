@@ -131,8 +131,8 @@ extension RecordQuery {
 
 /// Records with all their children, in two statements: the records, then every child of them.
 public struct IncludingAllQuery<Parent: Record, Child: Record>: Sendable {
-    var parents: RecordQuery<Parent>
-    let foreignKey: String
+    @usableFromInline var parents: RecordQuery<Parent>
+    @usableFromInline let foreignKey: String
 
     /// Narrows the parents.
     public func `where`(_ condition: (Parent.Columns) -> RecordPredicate) -> IncludingAllQuery {
@@ -164,12 +164,14 @@ public struct IncludingAllQuery<Parent: Record, Child: Record>: Sendable {
 
     /// Each parent with its children (in the child table's order), parents in the query's order.
     /// - Throws: `SQLiteError`; ``RecordError`` for a row that does not map.
+    @inlinable
     public func fetchAll(_ db: Connection) throws -> [(Parent, [Child])] {
-        // Both statements read one snapshot: a commit between them cannot leave a child without
-        // its parent, or a parent without its new children.
+        // Inlined into the caller, so the row loops and the grouping are specialized for the two
+        // record types (unspecialized, each child's append looked up metadata); the SQL is built
+        // out of line, once per query. Both statements read one snapshot: a commit between them
+        // cannot leave a child without its parent, or a parent without its new children.
         try runningTypedQuery(of: [Parent.self, Child.self]) {
-            if db.isInTransaction { return try fetchBoth(db) }
-            return try db.strataSavepoint(named: "strata_including_all") { try fetchBoth(db) }
+            try withSnapshot(db) { try fetchBoth(db) }
         }
     }
 
@@ -178,31 +180,25 @@ public struct IncludingAllQuery<Parent: Record, Child: Record>: Sendable {
         try limit(1, offset: parents.queryParts.offsetCount ?? 0).fetchAll(db).first
     }
 
-    private func fetchBoth(_ db: Connection) throws -> [(Parent, [Child])] {
-        let key = SQLFragment.column(referencedKey(of: Parent.self), table: parents.qualifier)
-        let parentList: SQLFragment = "\(parents.selectList), \(key)"
+    /// Runs `body` in the current transaction, or in a savepoint of its own.
+    @usableFromInline
+    func withSnapshot<T>(_ db: Connection, _ body: () throws -> T) throws -> T {
+        if db.isInTransaction { return try body() }
+        return try db.strataSavepoint(named: "strata_including_all") { try body() }
+    }
+
+    @inlinable
+    func fetchBoth(_ db: Connection) throws -> [(Parent, [Child])] {
         let keyIndex = Int32(Parent.recordColumns.count)
-        let found: [(Parent, BindingValue)] = try db.query(literal: parents.queryParts.select(parentList)) { row in
+        let found: [(Parent, BindingValue)] = try db.query(literal: parentsStatement()) { row in
             (try Parent(columnOrderedRow: row), associationKey(row, keyIndex))
         }
         guard !found.isEmpty else { return [] }
-        // The children of exactly the parents read, by their keys bound: running the parents'
-        // query again as a subquery could pick other rows (a limit without a total order).
-        var keys: [BindingValue] = []
-        var seen: Set<BindingValue> = []
-        for (_, key) in found where key != .null && seen.insert(key).inserted { keys.append(key) }
-        let childKey = SQLFragment.column(foreignKey, table: Child.tableName)
-        let childList: SQLFragment = "\(Child.qualifiedSelectList(Child.tableName)), \(childKey)"
         let childKeyIndex = Int32(Child.recordColumns.count)
+        let (keyCount, statements) = childStatements(for: found.lazy.map(\.1))
         var children: [BindingValue: [Child]] = [:]
-        children.reserveCapacity(keys.count)
-        // Children come in the child table's order within each batch; batches keep the number of
-        // bound values under every SQLite's limit (999 before 3.32).
-        let batchSize = 500
-        for start in stride(from: 0, to: keys.count, by: batchSize) {
-            let batch = keys[start..<min(start + batchSize, keys.count)]
-            let statement = StatementClauses(predicate: childKey.membership(inBound: batch))
-                .select(childList, from: .identifier(Child.tableName))
+        children.reserveCapacity(keyCount)
+        for statement in statements {
             _ = try db.query(literal: statement) { row -> Void in
                 let child = try Child(columnOrderedRow: row)
                 children[associationKey(row, childKeyIndex), default: []].append(child)
@@ -210,11 +206,38 @@ public struct IncludingAllQuery<Parent: Record, Child: Record>: Sendable {
         }
         return found.map { parent, key in (parent, children[key] ?? []) }
     }
+
+    /// The parents' SELECT, their primary key (or rowid) last.
+    @usableFromInline
+    func parentsStatement() -> SQLFragment {
+        let key = SQLFragment.column(referencedKey(of: Parent.self), table: parents.qualifier)
+        return parents.queryParts.select("\(parents.selectList), \(key)")
+    }
+
+    /// The children's SELECTs, their foreign key last, for exactly the parents read: keys bound
+    /// (running the parents' query again as a subquery could pick other rows, a limit without a
+    /// total order), in batches under every SQLite's limit of bound values (999 before 3.32).
+    /// Children come in the child table's order within each batch.
+    @usableFromInline
+    func childStatements(for parentKeys: some Sequence<BindingValue>) -> (keyCount: Int, [SQLFragment]) {
+        var keys: [BindingValue] = []
+        var seen: Set<BindingValue> = []
+        for key in parentKeys where key != .null && seen.insert(key).inserted { keys.append(key) }
+        let childKey = SQLFragment.column(foreignKey, table: Child.tableName)
+        let childList: SQLFragment = "\(Child.qualifiedSelectList(Child.tableName)), \(childKey)"
+        let batchSize = 500
+        let statements = stride(from: 0, to: keys.count, by: batchSize).map { start in
+            StatementClauses(predicate: childKey.membership(inBound: keys[start..<min(start + batchSize, keys.count)]))
+                .select(childList, from: .identifier(Child.tableName))
+        }
+        return (keys.count, statements)
+    }
 }
 
 /// A key read for matching parents and children, in its own storage class (the kernel's reader),
 /// so a parent's integer key meets its children's integer foreign key.
-private func associationKey(_ row: Row, _ index: Int32) -> BindingValue {
+@inlinable
+func associationKey(_ row: Row, _ index: Int32) -> BindingValue {
     guard let value = sqlite3_column_value(row.statementHandle, index) else { return .null }
     return BindingValue(reading: value)
 }
