@@ -65,9 +65,13 @@ enum BindingDateFormat {
     /// Whether `formatter` is the default one, unchanged, so the hand-written parser applies.
     @inline(__always)
     static func fastPathEnabled(for formatter: DateFormatter) -> Bool {
-        // The class is final, so its exact type is the cast's answer, without a cast's walk.
-        guard type(of: formatter) == DefaultBindingDateFormatter.self else { return false }
-        return unsafeDowncast(formatter, to: DefaultBindingDateFormatter.self).isPristine
+        // The class is final, so its exact type answers without a cast's walk; the cast stays
+        // for an instance whose runtime class is another (Objective-C's key-value observing
+        // swaps in a hidden subclass), which must keep the same fast path and signed years.
+        if type(of: formatter) == DefaultBindingDateFormatter.self {
+            return unsafeDowncast(formatter, to: DefaultBindingDateFormatter.self).isPristine
+        }
+        return (formatter as? DefaultBindingDateFormatter)?.isPristine == true
     }
 
     /// 0001-01-01T00:00:00.000 in the calendar the default formatter uses (Julian before 1582),

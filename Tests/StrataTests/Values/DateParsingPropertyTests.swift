@@ -54,4 +54,24 @@ import Testing
         }
         #expect(text.withUnsafeBufferPointer { BindingDateFormat.fastDate(fromUTF8: $0) } != nil)
     }
+
+    /// Well-formed text out of range: the parser declines it (years before 1583 and impossible
+    /// fields are the formatter's to read or refuse), and accepts the edges just inside.
+    @Test func fieldsOutOfRangeAreDeclined() {
+        func parses(_ text: String) -> Bool {
+            Array(text.utf8).withUnsafeBufferPointer { BindingDateFormat.fastDate(fromUTF8: $0) } != nil
+        }
+        for text in ["1582-12-31T23:59:59.999", "1000-01-01T00:00:00.000", "0000-01-01T00:00:00.000",
+                     "2023-02-29T00:00:00.000", "2024-02-30T00:00:00.000", "1900-02-29T00:00:00.000",
+                     "2024-04-31T00:00:00.000", "2024-06-31T00:00:00.000", "2024-09-31T00:00:00.000",
+                     "2024-11-31T00:00:00.000", "2024-01-32T00:00:00.000", "2024-01-00T00:00:00.000",
+                     "2024-00-10T00:00:00.000", "2024-13-10T00:00:00.000", "2024-01-10T24:00:00.000",
+                     "2024-01-10T00:60:00.000", "2024-01-10T00:00:60.000"] {
+            #expect(!parses(text), "\(text)")
+        }
+        for text in ["1583-01-01T00:00:00.000", "2000-02-29T00:00:00.000", "2024-02-29T23:59:59.999",
+                     "2024-04-30T00:00:00.000", "2024-12-31T00:00:00.000", "9999-12-31T23:59:59.999"] {
+            #expect(parses(text), "\(text)")
+        }
+    }
 }
