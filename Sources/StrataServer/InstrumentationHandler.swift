@@ -250,10 +250,12 @@ final class ConnectionNames {
     var databaseName: String?
 
     /// The operation and metrics of recent statements by their SQL: a cached statement run again
-    /// reports the same text, which skips parsing its keyword
+    /// reports the same `String` (compared by identity first), which skips parsing its keyword
     /// and a locked lookup of its metrics. The database of a connection never changes, so the
     /// SQL alone is the key.
-    private var recent = RecentEntries<(sql: String, operation: String, statements: Counter, durations: Metrics.Timer)>(capacity: 16)
+    private var recent: [(sql: String, operation: String, statements: Counter, durations: Metrics.Timer)] = []
+    private var nextRecent = 0
+    private static let recentCount = 16
     /// Whose metrics `recent` holds: a database instrumented again starts afresh.
     /// (Held, not identified: a new cache at a freed one's address would pass for it.)
     private var recentOwner: MetricsCache?
@@ -263,13 +265,17 @@ final class ConnectionNames {
     ) -> (operation: String, statements: Counter, durations: Metrics.Timer) {
         if recentOwner !== owner {
             recent.removeAll()
+            nextRecent = 0
             recentOwner = owner
         }
-        // By bytes, as the kernel compares SQL text (Swift's == calls canonically equivalent
-        // text equal).
-        if let entry = recent.first(where: { sameBytes($0.sql, sql) }) { return (entry.operation, entry.statements, entry.durations) }
+        for entry in recent where entry.sql == sql { return (entry.operation, entry.statements, entry.durations) }
         let (operation, statements, durations) = make(sql)
-        recent.insert((sql, operation, statements, durations))
+        if recent.count < Self.recentCount {
+            recent.append((sql, operation, statements, durations))
+        } else {
+            recent[nextRecent] = (sql, operation, statements, durations)
+            nextRecent = (nextRecent + 1) % Self.recentCount
+        }
         return (operation, statements, durations)
     }
 }

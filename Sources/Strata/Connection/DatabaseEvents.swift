@@ -117,20 +117,19 @@ extension Connection {
 
     /// Reports a statement that failed to prepare or run (cold paths only).
     func reportStatementFailure(_ error: SQLiteError, sql: String?) {
-        guard let handler = statementEventHandler else { return }
+        guard let handler = eventHandler, !authorizerHub.bookkeeping.isActive else { return }
         handler.statementDidFail(DatabaseStatementEvent(
             sql: sql ?? error.sql ?? "", expandedSQL: nil, duration: nil, error: error, connection: self, context: eventContext
         ))
     }
 
     /// Reports a finished statement from the trace callback.
-    /// The handler a finished statement goes to now: none while the statement is the authorizer's
-    /// own bookkeeping.
-    var statementEventHandler: (any DatabaseEventHandler)? {
-        authorizerHub.bookkeeping.isActive ? nil : eventHandler
-    }
+    /// Whether a finished statement goes to the event handler now: there is one, and the
+    /// statement is not the authorizer's own bookkeeping.
+    var reportsStatementEvents: Bool { eventHandler != nil && !authorizerHub.bookkeeping.isActive }
 
-    func reportStatementFinished(_ statement: SQLiteStatementHandle, sql: String, nanoseconds: Int64, to handler: any DatabaseEventHandler) {
+    func reportStatementFinished(_ statement: SQLiteStatementHandle, sql: String, nanoseconds: Int64) {
+        guard let handler = eventHandler, !authorizerHub.bookkeeping.isActive else { return }
         var expanded: String?
         if handler.wantsExpandedSQL, let pointer = sqlite3_expanded_sql(statement) {
             expanded = String(cString: pointer)

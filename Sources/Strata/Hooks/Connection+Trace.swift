@@ -125,14 +125,21 @@ extension Connection {
         /// the same `String` instead of decoding SQLite's copy each time. An entry is used only
         /// when its text equals SQLite's byte for byte: a statement finalized and another
         /// prepared at the same address is found out.
-        private var recentSQL = RecentEntries<(pointer: UnsafePointer<CChar>, text: String)>(capacity: 8)
+        private var recentSQL: [(pointer: UnsafePointer<CChar>, text: String)] = []
+        private var nextRecentSQL = 0
+        private static let recentSQLCount = 8
 
         private func sqlText(_ pointer: UnsafePointer<CChar>) -> String {
-            if let entry = recentSQL.first(where: { $0.pointer == pointer && $0.text.withCString { strcmp($0, pointer) } == 0 }) {
-                return entry.text
+            for entry in recentSQL where entry.pointer == pointer {
+                if entry.text.withCString({ strcmp($0, pointer) }) == 0 { return entry.text }
             }
             let text = String(cString: pointer)
-            recentSQL.insert((pointer, text))
+            if recentSQL.count < Self.recentSQLCount {
+                recentSQL.append((pointer, text))
+            } else {
+                recentSQL[nextRecentSQL] = (pointer, text)
+                nextRecentSQL = (nextRecentSQL + 1) % Self.recentSQLCount
+            }
             return text
         }
 
@@ -150,8 +157,8 @@ extension Connection {
                 } else {
                     nanoseconds = x?.assumingMemoryBound(to: Int64.self).pointee ?? 0
                 }
-                guard let handler = connection.statementEventHandler, let text = sqlite3_sql(OpaquePointer(p)) else { return }
-                connection.reportStatementFinished(SQLiteStatementHandle(p), sql: sqlText(text), nanoseconds: nanoseconds, to: handler)
+                guard connection.reportsStatementEvents, let text = sqlite3_sql(OpaquePointer(p)) else { return }
+                connection.reportStatementFinished(SQLiteStatementHandle(p), sql: sqlText(text), nanoseconds: nanoseconds)
             default:
                 break
             }
