@@ -195,16 +195,39 @@ public struct IncludingAllQuery<Parent: Record, Child: Record>: Sendable {
         }
         guard !found.isEmpty else { return [] }
         let childKeyIndex = Int32(Child.recordColumns.count)
-        let (keyCount, statements) = childStatements(for: found.lazy.map(\.1))
+        let (parentKeys, statements) = childStatements(for: found.lazy.map(\.1))
         var children: [BindingValue: [Child]] = [:]
-        children.reserveCapacity(keyCount)
+        children.reserveCapacity(parentKeys.count)
+        let parentClasses = parentKeys.reduce(0) { $0 | $1.storageClassBit }
+        var otherClass = false
         for statement in statements {
             _ = try db.query(literal: statement) { row -> Void in
                 let child = try Child(columnOrderedRow: row)
-                children[associationKey(row, childKeyIndex), default: []].append(child)
+                let key = associationKey(row, childKeyIndex)
+                otherClass = otherClass || key.storageClassBit & parentClasses == 0
+                children[key, default: []].append(child)
             } as [Void]
         }
+        if otherClass {
+            children = regroupedByValue(children, parentKeys: parentKeys)
+        }
         return found.map { parent, key in (parent, children[key] ?? []) }
+    }
+
+    /// Children whose key SQLite matched to a parent's in another storage class (a TEXT foreign
+    /// key `'1'` for an INTEGER key 1: the column's affinity converts for the comparison), moved
+    /// under that parent's key, after the children that matched it exactly.
+    @usableFromInline
+    func regroupedByValue(_ children: [BindingValue: [Child]], parentKeys: Set<BindingValue>) -> [BindingValue: [Child]] {
+        var byValue: [BindingValue: BindingValue] = [:]
+        for key in parentKeys { byValue[key.comparedByValue] = byValue[key.comparedByValue] ?? key }
+        var regrouped: [BindingValue: [Child]] = [:]
+        for (key, group) in children where parentKeys.contains(key) { regrouped[key, default: []] += group }
+        for (key, group) in children where !parentKeys.contains(key) {
+            guard let parent = byValue[key.comparedByValue] else { continue }
+            regrouped[parent, default: []] += group
+        }
+        return regrouped
     }
 
     /// The parents' SELECT, their primary key (or rowid) last.
@@ -219,7 +242,7 @@ public struct IncludingAllQuery<Parent: Record, Child: Record>: Sendable {
     /// total order), in batches under every SQLite's limit of bound values (999 before 3.32).
     /// Children come in the child table's order within each batch.
     @usableFromInline
-    func childStatements(for parentKeys: some Sequence<BindingValue>) -> (keyCount: Int, [SQLFragment]) {
+    func childStatements(for parentKeys: some Sequence<BindingValue>) -> (keys: Set<BindingValue>, [SQLFragment]) {
         var keys: [BindingValue] = []
         var seen: Set<BindingValue> = []
         for key in parentKeys where key != .null && seen.insert(key).inserted { keys.append(key) }
@@ -230,7 +253,7 @@ public struct IncludingAllQuery<Parent: Record, Child: Record>: Sendable {
             StatementClauses(predicate: childKey.membership(inBound: keys[start..<min(start + batchSize, keys.count)]))
                 .select(childList, from: .identifier(Child.tableName))
         }
-        return (keys.count, statements)
+        return (seen, statements)
     }
 }
 
@@ -240,4 +263,37 @@ public struct IncludingAllQuery<Parent: Record, Child: Record>: Sendable {
 func associationKey(_ row: Row, _ index: Int32) -> BindingValue {
     guard let value = sqlite3_column_value(row.statementHandle, index) else { return .null }
     return BindingValue(reading: value)
+}
+
+extension BindingValue {
+    /// One bit per storage class.
+    @usableFromInline
+    var storageClassBit: UInt8 {
+        switch self {
+        case .null: return 1
+        case .integer: return 2
+        case .real: return 4
+        case .text: return 8
+        case .blob: return 16
+        }
+    }
+
+    /// The value as SQLite's affinity conversions compare it: text that reads as a number, and a
+    /// real with an integer's value, become that number. For matching keys read in another
+    /// storage class than the one they were compared in.
+    @usableFromInline
+    var comparedByValue: BindingValue {
+        switch self {
+        case .text(let text):
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            if let integer = Int64(trimmed) { return .integer(integer) }
+            if let real = Double(trimmed), real.isFinite { return BindingValue.real(real).comparedByValue }
+            return self
+        case .real(let real):
+            if let integer = Int64(exactly: real) { return .integer(integer) }
+            return self
+        default:
+            return self
+        }
+    }
 }
