@@ -1,6 +1,7 @@
 #if os(Linux) || os(macOS)
 import Foundation
 import Testing
+import StrataTestSupport
 
 /// What a package that depends on Strata fetches: a client package in a temporary folder names
 /// this repository by path and one product, `swift package resolve` runs, and the checkouts it
@@ -15,8 +16,8 @@ struct PackageFootprintTests {
     static let testOnly: Set<String> = ["swift-macro-testing", "swift-snapshot-testing", "swift-custom-dump", "xctest-dynamic-overlay"]
 
     @Test(arguments: ["Strata", "StrataRecords", "StrataSqueal", "StrataORM", "StrataSync"])
-    func aClientOfOneProductFetchesNoServerStackAndNoTestPackage(product: String) throws {
-        let fetched = try resolveClient(product: product, traits: nil)
+    func aClientOfOneProductFetchesNoServerStackAndNoTestPackage(product: String) async throws {
+        let fetched = try await Self.resolveClient(product: product, traits: nil)
         let unwanted = fetched.intersection(Self.serverStack.union(Self.testOnly))
         #expect(unwanted.isEmpty, "a client of \(product) fetched \(unwanted.sorted()) (all: \(fetched.sorted()))")
         // What remains is what the products themselves need: the CLI's argument parser, and
@@ -26,16 +27,22 @@ struct PackageFootprintTests {
 
     /// The control: with the trait on, the same resolution does fetch the stack, so the test
     /// above sees checkouts where there are some.
-    @Test func theServerTraitFetchesTheServerStack() throws {
-        let fetched = try resolveClient(product: "StrataServer", traits: ["Server"])
+    @Test func theServerTraitFetchesTheServerStack() async throws {
+        let fetched = try await Self.resolveClient(product: "StrataServer", traits: ["Server"])
         for package in ["swift-log", "swift-metrics", "swift-distributed-tracing", "swift-service-lifecycle"] {
             #expect(fetched.contains(package), "\(package) missing from \(fetched.sorted())")
         }
         #expect(fetched.intersection(Self.testOnly).isEmpty, "\(fetched.sorted())")
     }
 
-    /// The folder names under the client's `.build/checkouts` after `swift package resolve`.
-    private func resolveClient(product: String, traits: [String]?) throws -> Set<String> {
+    /// The folder names under the client's `.build/checkouts` after `swift package resolve`,
+    /// which runs for seconds: waited for on a thread of its own, so that the cooperative pool
+    /// (two threads on CI) keeps running the tests beside it.
+    private static func resolveClient(product: String, traits: [String]?) async throws -> Set<String> {
+        try await onOwnThread { try resolveClientBlocking(product: product, traits: traits) }
+    }
+
+    private static func resolveClientBlocking(product: String, traits: [String]?) throws -> Set<String> {
         let repository = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let sandbox = try Sandbox()
