@@ -12,9 +12,36 @@ final class InstrumentationHandler: DatabaseEventHandler {
     private let metrics: MetricsCache
     private let spans = SpanBook()
 
+    /// Where spans go, decided once: a tracer given in the configuration cannot change, so only
+    /// the global one is looked up (under its lock) per event, and no cast runs per statement.
+    private enum TracerSource {
+        case none
+        case given(any Tracer)
+        case global
+    }
+    private let tracerSource: TracerSource
+    /// Whether spans may be made at all: checked first, so that an untraced statement does not
+    /// copy the tracer out of `tracerSource` only to find none.
+    private let hasTracer: Bool
+    /// The slow-statement threshold in nanoseconds, as statements' durations arrive.
+    private let slowStatementNanoseconds: Int64
+
     init(_ configuration: StrataInstrumentation) {
         self.configuration = configuration
         self.metrics = MetricsCache(prefix: configuration.metricsPrefix, factory: configuration.metricsFactory)
+        if !configuration.tracing {
+            tracerSource = .none
+        } else if let tracer = configuration.tracer {
+            tracerSource = tracer is NoOpTracer ? .none : .given(tracer)
+        } else {
+            tracerSource = .global
+        }
+        // Rounded up, so that a whole-nanosecond duration is slow exactly when the `Duration`
+        // comparison would say so.
+        let threshold = configuration.slowStatementThreshold
+        let partial = threshold.components.attoseconds % 1_000_000_000 > 0
+        if case .none = tracerSource { hasTracer = false } else { hasTracer = true }
+        slowStatementNanoseconds = threshold.nanoseconds &+ (partial && threshold.nanoseconds < .max ? 1 : 0)
     }
 
     var wantsExpandedSQL: Bool { configuration.logStatementValues }
@@ -22,9 +49,13 @@ final class InstrumentationHandler: DatabaseEventHandler {
     /// The tracer spans go to; nil when tracing is off or goes nowhere (the no-op tracer of an
     /// unbootstrapped `InstrumentationSystem`), so no span is made, named or kept for it.
     private var tracer: (any Tracer)? {
-        guard configuration.tracing else { return nil }
-        let tracer = configuration.tracer ?? InstrumentationSystem.tracer
-        return tracer is NoOpTracer ? nil : tracer
+        switch tracerSource {
+        case .none: return nil
+        case .given(let tracer): return tracer
+        case .global:
+            let tracer = InstrumentationSystem.tracer
+            return tracer is NoOpTracer ? nil : tracer
+        }
     }
 
     // MARK: - Calls
@@ -72,22 +103,23 @@ final class InstrumentationHandler: DatabaseEventHandler {
         // one lookup, and the log metadata is built only when a line is written.
         let names = event.connection.state(in: ConnectionNames.slot)
         let database = Self.databaseName(event.connection, names)
-        let duration = event.duration ?? .zero
-        let (operation, statements, durations) = names.statement(event.sql, of: metrics) { sql in
+        let nanoseconds = event.durationNanoseconds ?? 0
+        let known = names.statement(event.sql, of: metrics) { sql in
             let operation = Self.operation(of: sql)
             let (statements, durations) = metrics.statementMetrics(database: database, operation: operation)
-            return (operation, statements, durations)
+            return KnownStatement(operation: operation, statements: statements, durations: durations)
         }
-        statements.increment()
-        durations.recordNanoseconds(duration.nanoseconds)
+        let operation = known.operation
+        known.statements.increment()
+        known.durations.recordNanoseconds(nanoseconds)
 
-        let slow = duration >= configuration.slowStatementThreshold
+        let slow = nanoseconds >= slowStatementNanoseconds
         if slow || configuration.logger.logLevel <= .debug {
             var metadata: Logger.Metadata = [
                 "db.statement": "\(event.sql)",
                 "db.operation": "\(operation)",
                 "db.name": "\(database)",
-                "db.duration_ms": "\(Double(duration.nanoseconds) / 1_000_000)",
+                "db.duration_ms": "\(Double(nanoseconds) / 1_000_000)",
             ]
             if configuration.logStatementValues, let expanded = event.expandedSQL {
                 metadata["db.statement.values"] = "\(expanded)"
@@ -99,11 +131,11 @@ final class InstrumentationHandler: DatabaseEventHandler {
             }
         }
 
-        guard let tracer else { return }
+        guard hasTracer, let tracer else { return }
         spans.endPendingStatement(on: event.connection)
         let end = DefaultTracerClock.now
         let start = DefaultTracerClock.Timestamp(
-            nanosecondsSinceEpoch: end.nanosecondsSinceEpoch - min(end.nanosecondsSinceEpoch, UInt64(max(0, duration.nanoseconds)))
+            nanosecondsSinceEpoch: end.nanosecondsSinceEpoch - min(end.nanosecondsSinceEpoch, UInt64(max(0, nanoseconds)))
         )
         let span = tracer.startSpan(
             "\(operation) \(database)", context: spans.parentContext(on: event.connection, fallback: event.context),
@@ -247,36 +279,49 @@ final class InstrumentationHandler: DatabaseEventHandler {
 /// its thread only, as the connection is).
 final class ConnectionNames {
     static let slot = ConnectionSlot { ConnectionNames() }
-    var databaseName: String?
+    // A connection's state, used on its thread one statement at a time (as `ConnectionSlot`
+    // says), so the runtime's exclusivity tracking buys nothing on this per-statement path.
+    @exclusivity(unchecked) var databaseName: String?
 
     /// The operation and metrics of recent statements by their SQL: a cached statement run again
     /// reports the same `String` (compared by identity first), which skips parsing its keyword
     /// and a locked lookup of its metrics. The database of a connection never changes, so the
     /// SQL alone is the key.
-    private var recent: [(sql: String, operation: String, statements: Counter, durations: Metrics.Timer)] = []
-    private var nextRecent = 0
+    @exclusivity(unchecked) private var recent: [(sql: String, known: KnownStatement)] = []
+    @exclusivity(unchecked) private var nextRecent = 0
     private static let recentCount = 16
     /// Whose metrics `recent` holds: a database instrumented again starts afresh.
     /// (Held, not identified: a new cache at a freed one's address would pass for it.)
-    private var recentOwner: MetricsCache?
+    @exclusivity(unchecked) private var recentOwner: MetricsCache?
 
-    func statement(
-        _ sql: String, of owner: MetricsCache, make: (String) -> (String, Counter, Metrics.Timer)
-    ) -> (operation: String, statements: Counter, durations: Metrics.Timer) {
+    func statement(_ sql: String, of owner: MetricsCache, make: (String) -> KnownStatement) -> KnownStatement {
         if recentOwner !== owner {
             recent.removeAll()
             nextRecent = 0
             recentOwner = owner
         }
-        for entry in recent where entry.sql == sql { return (entry.operation, entry.statements, entry.durations) }
-        let (operation, statements, durations) = make(sql)
+        for entry in recent where entry.sql == sql { return entry.known }
+        let known = make(sql)
         if recent.count < Self.recentCount {
-            recent.append((sql, operation, statements, durations))
+            recent.append((sql, known))
         } else {
-            recent[nextRecent] = (sql, operation, statements, durations)
+            recent[nextRecent] = (sql, known)
             nextRecent = (nextRecent + 1) % Self.recentCount
         }
-        return (operation, statements, durations)
+        return known
+    }
+}
+
+/// A statement's operation keyword and its metrics, kept together in one object so that the
+/// per-statement lookup hands back one reference, not three.
+final class KnownStatement {
+    let operation: String
+    let statements: Counter
+    let durations: Metrics.Timer
+    init(operation: String, statements: Counter, durations: Metrics.Timer) {
+        self.operation = operation
+        self.statements = statements
+        self.durations = durations
     }
 }
 

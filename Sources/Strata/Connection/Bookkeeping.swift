@@ -8,13 +8,14 @@
 
 /// How deep the connection is in Strata's own bookkeeping; read on the connection's thread only.
 final class BookkeepingMarker {
-    fileprivate(set) var depth = 0
+    // The connection's, on its thread: unchecked, since every reported statement reads all three.
+    @exclusivity(unchecked) fileprivate(set) var depth = 0
     /// How deep the connection is in an introspection call the user made (`readSchema()`):
     /// its reads answer the program, so they are the program's statements.
-    fileprivate(set) var requestedDepth = 0
+    @exclusivity(unchecked) fileprivate(set) var requestedDepth = 0
     /// How deep the connection is in a cache check (`PRAGMA schema_version`): Strata's own even
     /// inside a requested introspection, which a warm cache answers without reading anything.
-    fileprivate(set) var cacheCheckDepth = 0
+    @exclusivity(unchecked) fileprivate(set) var cacheCheckDepth = 0
 
     /// Whether the statement SQLite reports now is Strata's own.
     var isActive: Bool { cacheCheckDepth > 0 || (depth > 0 && requestedDepth == 0) }

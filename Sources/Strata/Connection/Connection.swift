@@ -80,11 +80,13 @@ open class Connection {
 
     /// Hears of this connection's statements, failures and checkpoints (see
     /// ``setEventHandler(_:)``); nil, the usual case, costs one check on failure paths only.
-    public internal(set) final var eventHandler: (any DatabaseEventHandler)?
+    // Unchecked for the same reason as `accessMonitor`: read for every statement an instrumented
+    // connection runs, set on the connection's own queue.
+    @exclusivity(unchecked) public internal(set) final var eventHandler: (any DatabaseEventHandler)?
 
     /// The context of the ``Database`` call running on this connection, for the events of its
     /// statements; set and read on the connection's queue only.
-    package final var eventContext: (any Sendable)?
+    @exclusivity(unchecked) package final var eventContext: (any Sendable)?
 
     // MARK: - Opening
 
@@ -135,6 +137,9 @@ open class Connection {
     }
 
     deinit {
+        // Before statements are finalized: their last trace events must not hand the event
+        // handler a connection being destroyed.
+        endTraceReports()
         statementCache.removeAll()
         sqlite3_close_v2(handle)
     }

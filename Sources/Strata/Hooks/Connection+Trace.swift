@@ -106,27 +106,36 @@ extension Connection {
         let user: UserTrace?
         /// Whether statements go to the connection's event handler.
         let reportsEvents: Bool
-        /// Weak: nil while the connection is being destroyed (its deinit finalizes statements,
-        /// which end with a trace event), when no handler may see it.
-        weak var connection: Connection?
+        /// Unowned: the connection holds this dispatcher (its callback box) and clears this in
+        /// its deinit, before it finalizes statements (which end with trace events), so no
+        /// handler sees a connection being destroyed. Not weak: a weak reference gives the
+        /// connection a side table, which puts every retain and release of it, on every path,
+        /// on the runtime's slow path (about 500 instructions a statement, measured).
+        @exclusivity(unchecked) unowned(unsafe) var connection: Connection?
         init(user: UserTrace?, reportsEvents: Bool, connection: Connection) {
             self.user = user
             self.reportsEvents = reportsEvents
             self.connection = connection
         }
 
-        /// When each running statement started (`DispatchTime` nanoseconds): SQLite's own profile
-        /// time has the VFS clock's millisecond resolution, too coarse for most statements. A
-        /// list, not a dictionary: one statement runs at a time on a connection (a few while a
-        /// cursor is open), and hashing cost more than the search.
-        private var starts: [(statement: UnsafeMutableRawPointer, start: UInt64)] = []
+        // The state below is the connection's, used on its thread one callback at a time (a
+        // connection is not shared across threads while it runs), so it skips the runtime's
+        // exclusivity tracking: ten checks a statement cost more than the rest of the dispatch.
+
+        /// The running statement and when it started (monotonic nanoseconds): SQLite's own
+        /// profile time has the VFS clock's millisecond resolution, too coarse for most
+        /// statements. One slot serves the usual case, one statement at a time; `nested` holds
+        /// those started while it runs (a cursor left open, a statement run from a function).
+        @exclusivity(unchecked) private var running: UnsafeMutableRawPointer?
+        @exclusivity(unchecked) private var runningStart: UInt64 = 0
+        @exclusivity(unchecked) private var nested: [(statement: UnsafeMutableRawPointer, start: UInt64)] = []
 
         /// The text of recently finished statements, so that a cached statement run again reports
         /// the same `String` instead of decoding SQLite's copy each time. An entry is used only
         /// when its text equals SQLite's byte for byte: a statement finalized and another
         /// prepared at the same address is found out.
-        private var recentSQL: [(pointer: UnsafePointer<CChar>, text: String)] = []
-        private var nextRecentSQL = 0
+        @exclusivity(unchecked) private var recentSQL: [(pointer: UnsafePointer<CChar>, text: String)] = []
+        @exclusivity(unchecked) private var nextRecentSQL = 0
         private static let recentSQLCount = 8
 
         private func sqlText(_ pointer: UnsafePointer<CChar>) -> String {
@@ -143,26 +152,46 @@ extension Connection {
             return text
         }
 
+        private func statementStarted(_ statement: UnsafeMutableRawPointer) {
+            // A trigger's statements report the same handle: keep the outer statement's start.
+            if running == statement || nested.contains(where: { $0.statement == statement }) { return }
+            if running == nil {
+                running = statement
+                runningStart = monotonicNanoseconds()
+            } else {
+                nested.append((statement, monotonicNanoseconds()))
+            }
+        }
+
+        /// How long `statement` ran, by its start; nil when its start was not seen.
+        private func statementEnded(_ statement: UnsafeMutableRawPointer) -> Int64? {
+            if running == statement {
+                running = nil
+                return Int64(clamping: monotonicNanoseconds() &- runningStart)
+            }
+            guard let index = nested.lastIndex(where: { $0.statement == statement }) else { return nil }
+            return Int64(clamping: monotonicNanoseconds() &- nested.remove(at: index).start)
+        }
+
         func deliver(mask: UInt32, p: UnsafeMutableRawPointer?, x: UnsafeMutableRawPointer?) {
             if let user, user.mask & mask != 0, let event = TraceEvent(mask: mask, p: p, x: x) { user.closure(event) }
             guard reportsEvents, let p, let connection else { return }
             switch Int32(mask) {
             case SQLITE_TRACE_STMT:
-                // A trigger's statements report the same handle: keep the outer statement's start.
-                if !starts.contains(where: { $0.statement == p }) { starts.append((p, DispatchTime.now().uptimeNanoseconds)) }
+                statementStarted(p)
             case SQLITE_TRACE_PROFILE:
-                let nanoseconds: Int64
-                if let index = starts.lastIndex(where: { $0.statement == p }) {
-                    nanoseconds = Int64(clamping: DispatchTime.now().uptimeNanoseconds &- starts.remove(at: index).start)
-                } else {
-                    nanoseconds = x?.assumingMemoryBound(to: Int64.self).pointee ?? 0
-                }
+                let nanoseconds = statementEnded(p) ?? x?.assumingMemoryBound(to: Int64.self).pointee ?? 0
                 guard connection.reportsStatementEvents, let text = sqlite3_sql(OpaquePointer(p)) else { return }
                 connection.reportStatementFinished(SQLiteStatementHandle(p), sql: sqlText(text), nanoseconds: nanoseconds)
             default:
                 break
             }
         }
+    }
+
+    /// Stops statement reports to the event handler, for good: the connection is being destroyed.
+    func endTraceReports() {
+        (callbackBoxes["trace"] as? CallbackBox<TraceDispatcher>)?.value.connection = nil
     }
 
     /// Registers the trace callback for what the user and the event handler want, or none.
@@ -173,7 +202,12 @@ extension Connection {
         registerCallback("trace", dispatcher) { handle, pointer in
             sqlite3_trace_v2(handle, pointer == nil ? 0 : mask, pointer.map { _ in { eventMask, pointer, p, x in
                 guard let pointer else { return 0 }
-                CallbackBox<TraceDispatcher>.from(pointer).deliver(mask: eventMask, p: p, x: x)
+                // The connection's `callbackBoxes` holds the box for as long as SQLite holds the
+                // pointer, so the call borrows it: no retain and release of box and dispatcher
+                // on each of a statement's two events.
+                Unmanaged<CallbackBox<TraceDispatcher>>.fromOpaque(pointer)._withUnsafeGuaranteedRef {
+                    $0.value.deliver(mask: eventMask, p: p, x: x)
+                }
                 return 0
             } }, pointer)
         }
