@@ -33,8 +33,14 @@ struct TodoServiceCommand: AsyncParsableCommand {
     var consistency: String?
     @Option(help: "Strata's instrumentation: all (logs at the log level, metrics to a Prometheus registry, spans to a no-op tracer), logs (logs only), or none.")
     var instrumentation = "all"
-    @Option(help: "Reader connections (both backends).")
+    @Option(help: "Reader connections (both backends), at least 1.")
     var readers: Int?
+
+    func validate() throws {
+        // Both stores need a reader to serve a read: sqlite-nio's clamped 0 to 1, Strata's pool
+        // would have waited forever for a connection it may not open.
+        if let readers, readers < 1 { throw ValidationError("--readers must be at least 1, not \(readers)") }
+    }
 
     func run() async throws {
         var logger = Logger(label: "TodoService")

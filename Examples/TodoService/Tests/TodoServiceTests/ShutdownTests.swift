@@ -104,3 +104,30 @@ final class ServiceProcess: @unchecked Sendable {
         }
     }
 }
+
+/// Options the service cannot serve with are refused before it opens anything.
+@Suite struct OptionValidationTests {
+    @Test(arguments: ["0", "-3"])
+    func fewerThanOneReaderIsRefused(readers: String) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("todo-readers-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("todos.sqlite").path
+        let process = Process()
+        process.executableURL = try serviceBinary()
+        process.arguments = ["--db", database, "--port", "0", "--readers=\(readers)"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        // A service that accepted the option would run until killed: give it 30 s to refuse.
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationReason == .exit && process.terminationStatus != 0, "refused, not killed")
+        #expect(message.contains("--readers must be at least 1"), "\(message)")
+        #expect(!FileManager.default.fileExists(atPath: database), "nothing opened")
+    }
+}
