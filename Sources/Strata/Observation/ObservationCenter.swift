@@ -7,12 +7,9 @@ import Foundation
 /// The observers of one writer connection and the tracking of its commits.
 package final class ObservationCenter: Sendable {
     private struct State {
-        var observers: [Int: Observer] = [:]
-        /// The same observers as an array, kept with `observers`: each commit takes it by
-        /// retaining one buffer, where copying the dictionary's values allocated and retained
-        /// every observer, on the writer's thread, per commit.
-        var list: [Observer] = []
-        var lastID = 0
+        /// An array: each commit takes it by retaining one buffer (copying a dictionary's values
+        /// allocated and retained every observer, on the writer's thread, per commit).
+        var observers: [Observer] = []
         var poller: ExternalChangePoller?
         /// Wakes the writer's monitor while anyone observes.
         var monitor: AccessMonitor.AwakeSwitch?
@@ -43,10 +40,8 @@ package final class ObservationCenter: Sendable {
     /// Registers an observer whose next fetch is due at once.
     func register(externalChanges: ExternalChanges?) -> Observer {
         let (observer, pollerToStart): (Observer, ExternalChangePoller?) = state.withLock { state in
-            state.lastID += 1
-            let observer = Observer(id: state.lastID, seesExternalChanges: externalChanges != nil)
-            state.observers[observer.id] = observer
-            state.list.append(observer)
+            let observer = Observer(seesExternalChanges: externalChanges != nil)
+            state.observers.append(observer)
             // Woken before the first fetch starts: every commit that fetch cannot see is reported.
             if state.observers.count == 1 { state.monitor?.wake() }
             guard let externalChanges else { return (observer, nil) }
@@ -67,10 +62,10 @@ package final class ObservationCenter: Sendable {
     /// Forgets an observer; the shared poller stops with the last observer that needed it.
     func unregister(_ observer: Observer) {
         let poller: ExternalChangePoller? = state.withLock { state in
-            guard state.observers.removeValue(forKey: observer.id) != nil else { return nil }
-            state.list.removeAll { $0 === observer }
+            guard let index = state.observers.firstIndex(where: { $0 === observer }) else { return nil }
+            state.observers.remove(at: index)
             if state.observers.isEmpty { state.monitor?.sleep() }
-            guard state.list.contains(where: { $0.seesExternalChanges }) == false else { return nil }
+            guard state.observers.contains(where: { $0.seesExternalChanges }) == false else { return nil }
             defer { state.poller = nil }
             return state.poller
         }
@@ -87,12 +82,12 @@ package final class ObservationCenter: Sendable {
 
     /// Called on the writer's thread after each commit.
     func committed(_ written: DatabaseAccess) {
-        let observers = state.withLock { $0.list }
+        let observers = state.withLock { $0.observers }
         for observer in observers { observer.changed(written) }
     }
 
     private func externalChangeSeen() {
-        let observers = state.withLock { $0.list }
+        let observers = state.withLock { $0.observers }
         for observer in observers where observer.seesExternalChanges { observer.changed(.everything) }
     }
 }
@@ -124,12 +119,10 @@ final class Observer: Sendable {
         var isCancelled = false
     }
 
-    let id: Int
     let seesExternalChanges: Bool
     private let state = Locked(State())
 
-    init(id: Int, seesExternalChanges: Bool) {
-        self.id = id
+    init(seesExternalChanges: Bool) {
         self.seesExternalChanges = seesExternalChanges
     }
 

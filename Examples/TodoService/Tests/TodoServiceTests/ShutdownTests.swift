@@ -18,6 +18,20 @@ func builtBinary(_ name: String) throws -> URL {
     throw ServiceProcessError(message: "no \(name) binary next to the tests in \(candidates.map(\.path))")
 }
 
+/// The exit status of `process`, waiting at most `seconds` (then it is killed and this throws).
+func waitForExit(_ process: Process, seconds: Double) throws -> Int32 {
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning {
+        if Date() > deadline {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw ServiceProcessError(message: "the service did not exit within \(seconds) s")
+        }
+        usleep(50_000)
+    }
+    return process.terminationStatus
+}
+
 struct ServiceProcessError: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
@@ -55,16 +69,7 @@ final class ServiceProcess: @unchecked Sendable {
 
     /// The exit status, waiting at most `seconds` (then the process is killed and this throws).
     func waitForExit(seconds: Double) throws -> Int32 {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning {
-            if Date() > deadline {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                throw ServiceProcessError(message: "the service did not exit within \(seconds) s")
-            }
-            usleep(50_000)
-        }
-        return process.terminationStatus
+        try TodoServiceTests.waitForExit(process, seconds: seconds)
     }
 
     deinit {
@@ -121,12 +126,9 @@ final class ServiceProcess: @unchecked Sendable {
         process.standardOutput = Pipe()
         try process.run()
         // A service that accepted the option would run until killed: give it 30 s to refuse.
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        let status = try waitForExit(process, seconds: 30)
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationReason == .exit && process.terminationStatus != 0, "refused, not killed")
+        #expect(process.terminationReason == .exit && status != 0, "refused, not killed")
         #expect(message.contains("--readers must be at least 1"), "\(message)")
         #expect(!FileManager.default.fileExists(atPath: database), "nothing opened")
     }
