@@ -21,7 +21,8 @@ final class InstrumentationHandler: DatabaseEventHandler {
     }
     private let tracerSource: TracerSource
     /// Whether spans may be made at all: checked first, so that an untraced statement does not
-    /// copy the tracer out of `tracerSource` only to find none.
+    /// copy the tracer out of `tracerSource` only to find none. Stored, not derived: matching
+    /// `tracerSource` per statement copies its existential (46 instructions, measured).
     private let hasTracer: Bool
     /// The slow-statement threshold in nanoseconds, as statements' durations arrive.
     private let slowStatementNanoseconds: Int64
