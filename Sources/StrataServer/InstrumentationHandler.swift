@@ -481,11 +481,13 @@ final class MetricsCache: Sendable {
 }
 
 extension Duration {
-    /// The duration in whole nanoseconds (saturating).
+    /// The duration in whole nanoseconds (saturating, toward the duration's sign).
     var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : product &+ attoseconds / 1_000_000_000
+        if overflow { return seconds < 0 ? .min : .max }
+        let (sum, sumOverflow) = product.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return sumOverflow ? (seconds < 0 ? .min : .max) : sum
     }
 }
 #endif

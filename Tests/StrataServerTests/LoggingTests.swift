@@ -52,6 +52,22 @@ import Testing
         #expect(entry.metadata["db.duration_ms"] != nil)
     }
 
+    /// The threshold is compared in nanoseconds: one below any duration (however negative, even
+    /// past Int64's nanoseconds) makes every statement slow, one above none, as `Duration` says.
+    @Test(arguments: [(Duration.seconds(Int64.min), true), (.seconds(-10_000_000_000), true), (.nanoseconds(-1), true),
+                      (.zero, true), (.seconds(Int64.max), false), (.seconds(60), false)])
+    func thresholdsAtTheExtremesClassifyAsDurationsCompare(threshold: Duration, slow: Bool) async throws {
+        let test = try TestDatabase()
+        defer { test.remove() }
+        let backends = Backends()
+        test.database.instrument(backends.instrumentation(slowStatementThreshold: threshold))
+
+        _ = try await test.database.read { try $0.query("SELECT count(*) FROM items") as Int? }
+
+        let entry = try #require(backends.entries(for: "SELECT count(*) FROM items").first)
+        #expect(entry.level == (slow ? .warning : .debug), "threshold \(threshold)")
+    }
+
     @Test func failuresCarryTheSQLAndResultCodes() async throws {
         let test = try TestDatabase()
         defer { test.remove() }

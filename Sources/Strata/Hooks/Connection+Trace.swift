@@ -202,12 +202,11 @@ extension Connection {
         registerCallback("trace", dispatcher) { handle, pointer in
             sqlite3_trace_v2(handle, pointer == nil ? 0 : mask, pointer.map { _ in { eventMask, pointer, p, x in
                 guard let pointer else { return 0 }
-                // The connection's `callbackBoxes` holds the box for as long as SQLite holds the
-                // pointer, so the call borrows it: no retain and release of box and dispatcher
-                // on each of a statement's two events.
-                Unmanaged<CallbackBox<TraceDispatcher>>.fromOpaque(pointer)._withUnsafeGuaranteedRef {
-                    $0.value.deliver(mask: eventMask, p: p, x: x)
-                }
+                // The box is borrowed (the connection's `callbackBoxes` holds it while SQLite
+                // holds the pointer), but the dispatcher is held for the call: the user's trace
+                // or the event handler it calls may install another trace, which frees this box.
+                let dispatcher = Unmanaged<CallbackBox<TraceDispatcher>>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.value }
+                dispatcher.deliver(mask: eventMask, p: p, x: x)
                 return 0
             } }, pointer)
         }

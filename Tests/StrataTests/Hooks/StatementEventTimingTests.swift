@@ -78,3 +78,42 @@ import Testing
         #expect(try connection.query("SELECT count(*) FROM log") as Int? == 2)
     }
 }
+
+/// A trace closure or event handler that installs another trace from inside its callback frees
+/// the dispatcher that called it; the call it is in must still end safely.
+@Suite struct TraceReentrancyTests {
+    @Test func aTraceClosureThatRemovesItselfAndTheHandlerMidCallbackEndsSafely() throws {
+        let connection = try Connection(storageLocation: .inMemory)
+        let handler = StatementEventTimingTests.Finished()
+        connection.setEventHandler(handler)
+        let seen = Locked<[String]>([])
+        connection.traceEvent(mask: Connection.TraceEvent.statementMask | Connection.TraceEvent.profileMask) { [unowned connection] (event: Connection.TraceEvent) in
+            seen.withLock { $0.append("\(event)") }
+            // Replaces the trace (and its dispatcher) while SQLite is inside its callback.
+            connection.traceEvent(closure: nil)
+            connection.setEventHandler(nil)
+            connection.setEventHandler(handler)
+        }
+        for value in 0..<20 { #expect(try connection.query("SELECT ?", value) as Int? == value) }
+        #expect(seen.current.count == 1, "the closure removed itself at its first event")
+        #expect(handler.seen.count >= 19, "the handler, installed again, hears the later statements")
+    }
+
+    @Test func anEventHandlerThatRemovesItselfMidEventEndsSafely() throws {
+        final class Removing: DatabaseEventHandler, @unchecked Sendable {
+            // @unchecked Sendable: used on the test's thread only.
+            var count = 0
+            func statementDidFinish(_ event: DatabaseStatementEvent) {
+                count += 1
+                event.connection.setEventHandler(nil)
+            }
+        }
+        let connection = try Connection(storageLocation: .inMemory)
+        let handler = Removing()
+        for value in 0..<10 {
+            connection.setEventHandler(handler)
+            #expect(try connection.query("SELECT ?", value) as Int? == value)
+        }
+        #expect(handler.count == 10)
+    }
+}
