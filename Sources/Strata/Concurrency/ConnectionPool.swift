@@ -206,18 +206,73 @@ public final class ConnectionPool: Sendable {
         }
     }
 
+    /// The drain timer, at most one pending however many connections come back: scheduling
+    /// one per check-in put a timer on libdispatch's heap for every call (20,000 a second for a
+    /// busy server, each waking a thread when it fired).
+    private struct DrainSchedule {
+        /// Whether a timer is pending; the check-ins meanwhile only move the times below.
+        var pending = false
+        /// The pool's idle generation at the latest check-in (``PoolCore/checkIn(_:)``).
+        var generation = 0
+        /// When the latest check-in happened (``monotonicNanoseconds()``).
+        var lastCheckIn: UInt64 = 0
+        /// How many timers were started, for tests.
+        var timersStarted = 0
+    }
+    private let drainSchedule = Locked(DrainSchedule())
+
+    /// How many drain timers the pool has started (tests check that check-ins share one).
+    var drainTimersStarted: Int { drainSchedule.withLock { $0.timersStarted } }
+
+    /// ``availableConnectionDrainDelay`` in nanoseconds, within what a timer can wait for.
+    private var drainDelayNanoseconds: UInt64 {
+        let delay = availableConnectionDrainDelay
+        guard delay > 0 else { return 0 } // NaN and negative delays drain at once, as before
+        return delay >= 1e9 ? 1_000_000_000_000_000_000 : UInt64(delay * 1e9)
+    }
+
+    /// Notes a check-in that left the pool idle at `generation`; starts the timer if none runs.
     private func scheduleDrain(generation: Int) {
-        drainQueue.asyncAfter(deadline: .now() + availableConnectionDrainDelay) { [weak self] in
-            self?.drainIfIdle(generation: generation)
+        let now = monotonicNanoseconds()
+        let start = drainSchedule.withLock { schedule -> Bool in
+            // Check-ins racing to this lock may arrive out of order: keep the latest.
+            schedule.generation = max(schedule.generation, generation)
+            schedule.lastCheckIn = max(schedule.lastCheckIn, now)
+            guard !schedule.pending else { return false }
+            schedule.pending = true
+            return true
+        }
+        if start { startDrainTimer(after: drainDelayNanoseconds) }
+    }
+
+    private func startDrainTimer(after nanoseconds: UInt64) {
+        drainSchedule.withLock { $0.timersStarted += 1 }
+        drainQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(min(nanoseconds, UInt64(Int.max))))) { [weak self] in
+            self?.drainTimerFired()
         }
     }
 
-    /// Closes idle connections down to one, if nothing happened since `generation` and no
-    /// connection is busy; otherwise tries again after the delay.
-    private func drainIfIdle(generation: Int) {
+    /// Closes idle connections down to one when the delay has passed since the latest check-in
+    /// and nothing is out; otherwise waits again (for the rest of the delay, or all of it while
+    /// connections are out).
+    private func drainTimerFired() {
+        let delay = drainDelayNanoseconds
+        let now = monotonicNanoseconds()
+        let (remaining, generation) = drainSchedule.withLock { schedule -> (UInt64?, Int) in
+            let due = schedule.lastCheckIn &+ delay
+            return (now < due ? due - now : nil, schedule.generation)
+        }
+        if let remaining { return startDrainTimer(after: remaining) }
         let (retry, closing) = core.drainIdle(ifStillAt: generation, keeping: 1)
         _ = closing // released here, outside the lock: closing a connection takes time
-        if retry { scheduleDrain(generation: generation) }
+        // A check-in after the read above found the timer pending and left it to this one.
+        let again = drainSchedule.withLock { schedule -> UInt64? in
+            if retry { return delay }
+            if schedule.generation != generation { return 0 } // waits out the rest of that one's delay
+            schedule.pending = false
+            return nil
+        }
+        if let again { startDrainTimer(after: again) }
     }
 }
 

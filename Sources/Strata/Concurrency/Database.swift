@@ -196,6 +196,32 @@ public final class Database: Sendable {
         return try await readerConnectionPool.perform(closure)
     }
 
+    /// Runs a short `closure` on a reader on the calling task's own thread: the form of
+    /// ``read(_:)`` for reads of a few microseconds (a row by key, a page), where going to the
+    /// reader's queue and back costs more than the read.
+    ///
+    /// The calling task still suspends, without blocking its thread, while every reader is busy;
+    /// once it has one, the closure runs on its thread, which is held until the closure returns,
+    /// so keep long reads (a report, a scan) on ``read(_:)``. Transactions, cancellation and
+    /// events are as for ``read(_:)``. For a database private to one connection (in memory)
+    /// reads go to the writer's queue, as ``read(_:)``'s do.
+    ///
+    /// ```swift
+    /// let book = try await database.readOnCallingThread { db in try Book.fetchOne(db, id: 42) }
+    /// ```
+    /// - Throws: ``DatabaseError/closed`` after ``close()``; `CancellationError` when cancelled;
+    ///   what `closure` throws.
+    public func readOnCallingThread<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        if readsUseWriter { return try await read(closure) }
+        let closure = callsRunInTransactions ? Self.inOneSnapshot(closure) : closure
+        if let tracker = activeTracker {
+            return try await tracker.perform(.read, onReader: true, closure: closure) { body in
+                try await readerConnectionPool.performOnCallingThread(body)
+            }
+        }
+        return try await readerConnectionPool.performOnCallingThread(closure)
+    }
+
     /// `closure` inside a deferred transaction: its first read takes the snapshot, which lasts until the COMMIT.
     private static func inOneSnapshot<T>(_ closure: @escaping @Sendable (Connection) throws -> T) -> @Sendable (Connection) throws -> T {
         { connection in try connection.transaction(transactionType: .deferred) { try closure(connection) } }

@@ -74,6 +74,54 @@ import SQLite3
         #expect(pool.availableConnections.count == 1)
     }
 
+    /// Check-ins share one drain timer: a busy pool used to put one on libdispatch's heap per
+    /// call, each waking a thread when it fired.
+    @Test func checkInsShareOneDrainTimer() throws {
+        let directory = try TemporaryDirectory()
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)), availableConnectionDrainDelay: 60)
+        for _ in 0..<1_000 { try pool.execute { _ in } }
+        let queues = try (0..<3).map { _ in try pool.dequeueConnectionForUse() }
+        queues.forEach(pool.enqueueConnectionForReuse)
+        #expect(pool.drainTimersStarted == 1)
+        #expect(pool.availableConnections.count == 3)
+    }
+
+    /// The drain comes the delay after the latest check-in, not the first: a timer that fires
+    /// early waits for the rest.
+    @Test func theDrainWaitsForTheDelayAfterTheLatestCheckIn() throws {
+        let directory = try TemporaryDirectory()
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)), availableConnectionDrainDelay: 1)
+        let queues = try (0..<3).map { _ in try pool.dequeueConnectionForUse() }
+        queues.forEach(pool.enqueueConnectionForReuse)
+        Thread.sleep(forTimeInterval: 0.6)
+        let latest = ContinuousClock.now
+        try pool.execute { _ in }
+        Thread.sleep(forTimeInterval: 0.6)
+        let idle = pool.availableConnections.count
+        // Only meaningful while less than the delay has passed since the latest check-in (a
+        // loaded machine may oversleep); the first timer fired 1 s after the first check-ins.
+        if ContinuousClock.now - latest < .milliseconds(900) { #expect(idle == 3) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while pool.availableConnections.count > 1 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(pool.availableConnections.count == 1)
+        #expect(pool.drainTimersStarted >= 2)
+    }
+
+    /// While a connection is out the pool does not drain; it does once everything is back.
+    @Test func aBusyPoolDrainsOnceEverythingIsBack() throws {
+        let directory = try TemporaryDirectory()
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)), availableConnectionDrainDelay: 0.05)
+        let queues = try (0..<3).map { _ in try pool.dequeueConnectionForUse() }
+        pool.enqueueConnectionForReuse(queues[0])
+        pool.enqueueConnectionForReuse(queues[1])
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(pool.availableConnections.count == 2)
+        pool.enqueueConnectionForReuse(queues[2])
+        let deadline = ContinuousClock.now + .seconds(30)
+        while pool.availableConnections.count > 1 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(pool.availableConnections.count == 1)
+    }
+
     @Test func missingFileThrows() {
         let pool = ConnectionPool(storageLocation: .onDisk("/nonexistent/dir/db.sqlite"))
         #expect(throws: SQLiteError.self) { try pool.execute { _ in } }

@@ -10,12 +10,15 @@ public struct StrataTodoStore: TodoStore {
     public let database: Database
     /// How ``list(limit:offset:)`` reads the page and the total.
     public let listConsistency: ListConsistency
+    /// Where the reads run.
+    public let reads: StrataReads
 
     /// Opens (creating when needed) the database at `path` in WAL mode, with the schema.
     /// - Throws: `SQLiteError` when the file cannot be opened or the schema created.
     public init(path: String, instrumentation: StrataInstrumentation? = nil, listConsistency: ListConsistency = .snapshot,
-                readerCount: Int = ConnectionPool.defaultMaximumConnectionCount) throws {
+                readerCount: Int = ConnectionPool.defaultMaximumConnectionCount, reads: StrataReads = .callingThread) throws {
         self.listConsistency = listConsistency
+        self.reads = reads
         database = try Database(
             storageLocation: .onDisk(path),
             maximumReaderCount: readerCount,
@@ -39,7 +42,7 @@ public struct StrataTodoStore: TodoStore {
 
     public func list(limit: Int, offset: Int) async throws -> TodoPage {
         let consistency = listConsistency
-        return try await database.read { db in
+        return try await read { db in
             let page = {
                 let items = try Todo.order(by: \.id).limit(limit, offset: offset).fetchAll(db)
                 return TodoPage(items: items, total: try Todo.fetchCount(db), limit: limit, offset: offset)
@@ -52,7 +55,7 @@ public struct StrataTodoStore: TodoStore {
     }
 
     public func todo(id: Int64) async throws -> Todo? {
-        try await database.read { try Todo.fetchOne($0, id: id) }
+        try await read { try Todo.fetchOne($0, id: id) }
     }
 
     public func update(id: Int64, title: String?, completed: Bool?) async throws -> Todo? {
@@ -71,13 +74,22 @@ public struct StrataTodoStore: TodoStore {
 
     public func search(_ text: String, limit: Int) async throws -> [Todo] {
         guard let pattern = FTS5Pattern(matchingAllTokensIn: text) else { return [] }
-        return try await database.read { db in
+        return try await read { db in
             // One statement, as the sqlite-nio store's: the matches joined to their todos, best first.
             try TodoTitle.matching(pattern).orderByRank()
                 .join(Todo.self, on: { $0.id == $1.id })
                 .limit(limit)
                 .fetchAll(db)
                 .map(\.1)
+        }
+    }
+
+    /// Each route's reads are short (a row, a page, twenty matches), so by default they run on
+    /// the request's thread and skip the trip to a reader's queue and back.
+    private func read<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        switch reads {
+        case .callingThread: return try await database.readOnCallingThread(closure)
+        case .readerQueue: return try await database.read(closure)
         }
     }
 

@@ -27,3 +27,12 @@ public enum ListConsistency: String, Sendable, CaseIterable {
     /// Two statements on one connection, each seeing what was committed when it started.
     case separate
 }
+
+/// Where the Strata store runs its reads, so that both can be measured.
+public enum StrataReads: String, Sendable, CaseIterable {
+    /// On the request's own thread (`Database.readOnCallingThread`): no trip to a reader's
+    /// queue and back, which for a short read costs more than the read.
+    case callingThread = "calling-thread"
+    /// On the reader's dispatch queue (`Database.read`), leaving the request's thread free.
+    case readerQueue = "reader-queue"
+}

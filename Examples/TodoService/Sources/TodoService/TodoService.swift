@@ -35,11 +35,16 @@ struct TodoServiceCommand: AsyncParsableCommand {
     var instrumentation = "all"
     @Option(help: "Reader connections (both backends), at least 1.")
     var readers: Int?
+    @Option(help: "Where the Strata store's reads run: calling-thread (the request's own thread, Database.readOnCallingThread) or reader-queue (the reader's dispatch queue, Database.read).")
+    var strataReads = "calling-thread"
 
     func validate() throws {
         // Both stores need a reader to serve a read: sqlite-nio's clamped 0 to 1, Strata's pool
         // would have waited forever for a connection it may not open.
         if let readers, readers < 1 { throw ValidationError("--readers must be at least 1, not \(readers)") }
+        guard StrataReads(rawValue: strataReads) != nil else {
+            throw ValidationError("unknown --strata-reads \(strataReads): use calling-thread or reader-queue")
+        }
     }
 
     func run() async throws {
@@ -66,7 +71,8 @@ struct TodoServiceCommand: AsyncParsableCommand {
         default: throw ValidationError("unknown instrumentation \(instrumentation): use all, logs or none")
         }
         let strata = try StrataTodoStore(path: db, instrumentation: instruments, listConsistency: listConsistency ?? .snapshot,
-                                         readerCount: readers ?? ConnectionPool.defaultMaximumConnectionCount)
+                                         readerCount: readers ?? ConnectionPool.defaultMaximumConnectionCount,
+                                         reads: StrataReads(rawValue: strataReads) ?? .callingThread)
         let announce: @Sendable (any Channel) async -> Void = { channel in
             // Tests and scripts start the service on port 0 and read the port here.
             FileHandle.standardOutput.write(Data("listening on \(channel.localAddress?.port ?? 0)\n".utf8))
