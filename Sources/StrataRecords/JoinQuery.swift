@@ -30,7 +30,15 @@ extension Record {
 
     /// The record's columns in declaration order, qualified by `qualifier`.
     static func qualifiedSelectList(_ qualifier: String) -> SQLFragment {
-        SQLFragment(sql: recordColumns.map { quoteIdentifier(qualifier) + "." + quoteIdentifier($0.name) }.joined(separator: ", "))
+        // Built in one string, the qualifier quoted once: a join runs this per query.
+        let prefix = quoteIdentifier(qualifier) + "."
+        var list = ""
+        for (index, column) in recordColumns.enumerated() {
+            if index > 0 { list += ", " }
+            list += prefix
+            list += quoteIdentifier(column.name)
+        }
+        return SQLFragment(sql: list)
     }
 
     /// The typed columns, qualified by `qualifier` unless it is the table's own name.

@@ -20,7 +20,7 @@ import Testing
             #expect(printed.take() == ["UPDATE cars SET name = strip_accents('Škoda') WHERE id = 2", "update row 2 on cars", "-1"])
             #expect(try db.query("SELECT name FROM cars WHERE id = 2") as String? == "Skoda")
             try await example6()
-            #expect(printed.take() == ["2", #"["Audi"]"#, "0"])
+            #expect(printed.take() == ["2", #"["Audi"]"#, "52642", "0"])
             #expect(((try? FileManager.default.attributesOfItem(atPath: "app.sqlite-wal"))?[.size] as? NSNumber)?.intValue ?? 0 == 0)
             try example7()
             #expect(printed.take() == ["id: 1", "name: Alice"])
@@ -172,6 +172,8 @@ import Testing
         try await database.writeWithoutTransaction { try $0.execute("VACUUM") }   // VACUUM and pragmas: no transaction
         let names = try await database.read { try $0.query("SELECT name FROM cars") as [String] }
         print(names)                                                           // ["Audi"]
+        let audi = try await database.readOnCallingThread { try $0.query("SELECT price FROM cars WHERE name = ?", "Audi") as Int? }   // a short read: no thread hop
+        print(audi ?? 0)                                                       // 52642
         try await database.close()   // drains and checkpoints: app.sqlite alone now holds every row
 
         // SQift's initializer keeps SQift's behaviour: SQLite's defaults, and no transaction it did not ask for.

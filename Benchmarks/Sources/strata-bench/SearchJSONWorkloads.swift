@@ -15,6 +15,21 @@ struct BenchDoc {
     var checksum: Int64 { (id ?? 0) &* 3 &+ Int64(title.utf8.count) &* 5 &+ Int64(body.utf8.count) }
 }
 
+/// `fts-lookup`'s rows: a todo and the FTS5 index over its titles (external content), as in
+/// Examples/TodoService.
+@Record(table: "todo")
+struct BenchTodo {
+    @PrimaryKey var id: Int64?
+    var title: String
+    var completed: Bool
+}
+
+@Record(table: "todo_search")
+struct BenchTodoTitle {
+    @PrimaryKey @Column("rowid") var id: Int64?
+    var title: String
+}
+
 @Record(table: "article")
 struct BenchArticle {
     @PrimaryKey var id: Int64?
@@ -36,11 +51,26 @@ enum SearchJSONWorkloads {
     enum Kind: String, CaseIterable {
         case ftsMatch = "fts-match"
         case jsonRecord = "json-record"
-        var defaultRows: Int { self == .ftsMatch ? 100_000 : 200_000 }
+        /// Many small searches (one match each, joined to its row), as TodoService's search route
+        /// runs one per request: the per-query cost, not the per-row one. `rows` is the searches.
+        case ftsLookup = "fts-lookup"
+        /// Many reads of one record by its key, as TodoService's `GET /todos/:id`: `rows` is the reads.
+        case recordLookup = "record-lookup"
+        var defaultRows: Int {
+            switch self {
+            case .ftsMatch: return 100_000
+            case .jsonRecord: return 200_000
+            case .ftsLookup: return 20_000
+            case .recordLookup: return 200_000
+            }
+        }
     }
 
     static let words = ["spice", "desert", "water", "sand", "worm", "house", "emperor", "guild", "planet", "storm"]
     static let matchSQL = #"SELECT "docs"."rowid", "docs"."title", "docs"."body" FROM "docs" WHERE "docs" MATCH ? ORDER BY "docs"."rank" ASC"#
+    static let lookupSQL = #"SELECT "todo"."id", "todo"."title", "todo"."completed" FROM "todo_search" JOIN "todo" ON "todo"."id" = "todo_search"."rowid" WHERE "todo_search" MATCH ? ORDER BY rank LIMIT ?"#
+    /// The searches: "seed K" for K cycling through the 1,000 titles.
+    static func lookupText(_ index: Int) -> String { "seed \(index % 1_000 + 1)" }
     static let articleSQL = #"SELECT "article"."id", "article"."title", "article"."tags" FROM "article""#
 
     static func populate(_ kind: Kind, path: String, rows: Int) throws {
@@ -61,6 +91,15 @@ enum SearchJSONWorkloads {
                 guard sqlite3_step(insert) == SQLITE_DONE else { throw BenchError.sqlite("insert doc") }
                 sqlite3_reset(insert)
             }
+        case .ftsLookup, .recordLookup:
+            try Raw.exec(db, """
+                CREATE TABLE todo(id INTEGER PRIMARY KEY, title TEXT NOT NULL, completed INTEGER NOT NULL);
+                CREATE VIRTUAL TABLE todo_search USING fts5(title, content='todo', content_rowid='id');
+                WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000)
+                INSERT INTO todo(title, completed) SELECT 'seed ' || x, x % 2 FROM c;
+                INSERT INTO todo_search(todo_search) VALUES ('rebuild');
+                BEGIN
+                """)
         case .jsonRecord:
             try Raw.exec(db, "CREATE TABLE article(id INTEGER PRIMARY KEY, title TEXT NOT NULL, tags TEXT NOT NULL); BEGIN")
             let insert = try Raw.prepare(db, "INSERT INTO article VALUES (?, ?, ?)")
@@ -96,16 +135,32 @@ enum SearchJSONWorkloads {
                         let db = try Raw.open(path)
                         defer { sqlite3_close_v2(db) }
                         start = DispatchTime.now().uptimeNanoseconds
-                        result = kind == .ftsMatch ? try rawFTSMatch(db) : try rawJSONRecord(db)
+                        switch kind {
+                        case .ftsMatch: result = try rawFTSMatch(db)
+                        case .jsonRecord: result = try rawJSONRecord(db)
+                        case .ftsLookup: result = try rawFTSLookup(db, searches: rows)
+                        case .recordLookup: result = try rawRecordLookup(db, reads: rows)
+                        }
                     case 1:
                         let db = try Connection(storageLocation: .onDisk(path))
                         try db.execute(Workloads.pragmas)
                         start = DispatchTime.now().uptimeNanoseconds
-                        result = kind == .ftsMatch ? try strataFTSMatch(db) : try strataJSONRecord(db)
+                        switch kind {
+                        case .ftsMatch: result = try strataFTSMatch(db)
+                        case .jsonRecord: result = try strataJSONRecord(db)
+                        case .ftsLookup: result = try strataFTSLookup(db, searches: rows)
+                        case .recordLookup: result = try strataRecordLookup(db, reads: rows)
+                        }
                     default:
                         let queue = try RecordWorkloads.grdbQueue(path)
                         start = DispatchTime.now().uptimeNanoseconds
-                        result = try queue.read { kind == .ftsMatch ? try grdbFTSMatch($0) : try grdbJSONRecord($0) }
+                        switch kind {
+                        case .ftsMatch: result = try queue.read { try grdbFTSMatch($0) }
+                        case .jsonRecord: result = try queue.read { try grdbJSONRecord($0) }
+                        // Outside `read`, so each search runs on its own, as a request's would.
+                        case .ftsLookup: result = try grdbFTSLookup(queue, searches: rows)
+                        case .recordLookup: result = try grdbRecordLookup(queue, reads: rows)
+                        }
                     }
                     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
                     if let expected, expected != result {
@@ -149,6 +204,101 @@ enum SearchJSONWorkloads {
         var docs: [BenchDoc] = []
         while let row = try rows.next() { docs.append(BenchDoc(id: row[0], title: row[1], body: row[2])) }
         return docs.enumerated().reduce(0) { $0 &+ $1.element.checksum &* Int64($1.offset + 1) }
+    }
+
+    // Each search on its own (autocommit), as one request's; the statement prepared once, as a
+    // statement cache keeps it.
+    @inline(never) static func rawFTSLookup(_ db: OpaquePointer, searches: Int) throws -> Int64 {
+        let statement = try Raw.prepare(db, lookupSQL)
+        defer { sqlite3_finalize(statement) }
+        var sum: Int64 = 0
+        for index in 0..<searches {
+            let words = lookupText(index).split(separator: " ").map { "\"\($0)\"" }.joined(separator: " ")
+            sqlite3_bind_text(statement, 1, words, -1, Raw.transient)
+            sqlite3_bind_int64(statement, 2, 20)
+            var todos: [BenchTodo] = []
+            while sqlite3_step(statement) == SQLITE_ROW {
+                todos.append(BenchTodo(id: sqlite3_column_int64(statement, 0), title: QueryWorkloads.text(statement, 1),
+                                       completed: sqlite3_column_int64(statement, 2) != 0))
+            }
+            sqlite3_reset(statement)
+            for todo in todos { sum = sum &+ (todo.id ?? 0) &* 3 &+ Int64(todo.title.utf8.count) &+ (todo.completed ? 1 : 0) }
+        }
+        return sum
+    }
+
+    /// As TodoService's Strata store searches: a typed join of the matches to their todos.
+    @inline(never) static func strataFTSLookup(_ db: Connection, searches: Int) throws -> Int64 {
+        var sum: Int64 = 0
+        for index in 0..<searches {
+            guard let pattern = Strata.FTS5Pattern(matchingAllTokensIn: lookupText(index)) else { continue }
+            let todos = try BenchTodoTitle.matching(pattern).orderByRank()
+                .join(BenchTodo.self, on: { $0.id == $1.id })
+                .limit(20)
+                .fetchAll(db)
+                .map(\.1)
+            for todo in todos { sum = sum &+ (todo.id ?? 0) &* 3 &+ Int64(todo.title.utf8.count) &+ (todo.completed ? 1 : 0) }
+        }
+        return sum
+    }
+
+    @inline(never) static func grdbFTSLookup(_ queue: DatabaseQueue, searches: Int) throws -> Int64 {
+        var sum: Int64 = 0
+        for index in 0..<searches {
+            let pattern: String = Strata.FTS5Pattern(matchingAllTokensIn: lookupText(index)).map { "\($0)" } ?? ""
+            let rows = try queue.read { db in try GRDB.Row.fetchAll(db.cachedStatement(sql: lookupSQL), arguments: [pattern, 20]) }
+            for row in rows {
+                let id: Int64 = row[0]
+                let title: String = row[1]
+                let completed: Bool = row[2]
+                sum = sum &+ id &* 3 &+ Int64(title.utf8.count) &+ (completed ? 1 : 0)
+            }
+        }
+        return sum
+    }
+
+    static let lookupByIDSQL = #"SELECT "todo"."id", "todo"."title", "todo"."completed" FROM "todo" WHERE "todo"."id" = ?"#
+
+    @inline(never) static func rawRecordLookup(_ db: OpaquePointer, reads: Int) throws -> Int64 {
+        let statement = try Raw.prepare(db, lookupByIDSQL)
+        defer { sqlite3_finalize(statement) }
+        var sum: Int64 = 0
+        for index in 0..<reads {
+            sqlite3_bind_int64(statement, 1, Int64(index % 1_000 + 1))
+            if sqlite3_step(statement) == SQLITE_ROW {
+                let todo = BenchTodo(id: sqlite3_column_int64(statement, 0), title: QueryWorkloads.text(statement, 1),
+                                     completed: sqlite3_column_int64(statement, 2) != 0)
+                sum = sum &+ (todo.id ?? 0) &* 3 &+ Int64(todo.title.utf8.count) &+ (todo.completed ? 1 : 0)
+            }
+            sqlite3_reset(statement)
+        }
+        return sum
+    }
+
+    /// As TodoService's Strata store reads a todo: `fetchOne(_:id:)`.
+    @inline(never) static func strataRecordLookup(_ db: Connection, reads: Int) throws -> Int64 {
+        var sum: Int64 = 0
+        for index in 0..<reads {
+            if let todo = try BenchTodo.fetchOne(db, id: Int64(index % 1_000 + 1)) {
+                sum = sum &+ (todo.id ?? 0) &* 3 &+ Int64(todo.title.utf8.count) &+ (todo.completed ? 1 : 0)
+            }
+        }
+        return sum
+    }
+
+    /// Each read on its own, as a request's (a `read` per lookup, its statement cached).
+    @inline(never) static func grdbRecordLookup(_ queue: DatabaseQueue, reads: Int) throws -> Int64 {
+        var sum: Int64 = 0
+        for index in 0..<reads {
+            let row = try queue.read { db in try GRDB.Row.fetchOne(db.cachedStatement(sql: lookupByIDSQL), arguments: [Int64(index % 1_000 + 1)]) }
+            if let row {
+                let id: Int64 = row[0]
+                let title: String = row[1]
+                let completed: Bool = row[2]
+                sum = sum &+ id &* 3 &+ Int64(title.utf8.count) &+ (completed ? 1 : 0)
+            }
+        }
+        return sum
     }
 
     @inline(never) static func rawJSONRecord(_ db: OpaquePointer) throws -> Int64 {

@@ -114,22 +114,33 @@ final class ServiceProcess: @unchecked Sendable {
 @Suite struct OptionValidationTests {
     @Test(arguments: ["0", "-3"])
     func fewerThanOneReaderIsRefused(readers: String) throws {
+        try expectRefusal(["--readers=\(readers)"], saying: "--readers must be at least 1")
+    }
+
+    @Test(arguments: ["", "queue", "Calling-Thread"])
+    func anUnknownPlaceForStrataReadsIsRefused(reads: String) throws {
+        try expectRefusal(["--strata-reads=\(reads)"], saying: "unknown --strata-reads")
+    }
+
+    /// Runs the service with `options`; it must exit with an error saying `message` before it
+    /// opens the database.
+    func expectRefusal(_ options: [String], saying message: String) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("todo-readers-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent("todos.sqlite").path
         let process = Process()
         process.executableURL = try serviceBinary()
-        process.arguments = ["--db", database, "--port", "0", "--readers=\(readers)"]
+        process.arguments = ["--db", database, "--port", "0"] + options
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = Pipe()
         try process.run()
         // A service that accepted the option would run until killed: give it 30 s to refuse.
         let status = try waitForExit(process, seconds: 30)
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationReason == .exit && status != 0, "refused, not killed")
-        #expect(message.contains("--readers must be at least 1"), "\(message)")
+        #expect(said.contains(message), "\(said)")
         #expect(!FileManager.default.fileExists(atPath: database), "nothing opened")
     }
 }
