@@ -117,7 +117,7 @@ final class ServiceProcess: @unchecked Sendable {
         try expectRefusal(["--readers=\(readers)"], saying: "--readers must be at least 1")
     }
 
-    @Test(arguments: ["", "queue", "Calling-Thread"])
+    @Test(arguments: ["queue", "Calling-Thread", "calling-thread "])
     func anUnknownPlaceForStrataReadsIsRefused(reads: String) throws {
         try expectRefusal(["--strata-reads=\(reads)"], saying: "unknown --strata-reads")
     }
