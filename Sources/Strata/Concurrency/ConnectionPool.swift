@@ -224,15 +224,23 @@ public final class ConnectionPool: Sendable {
     /// How many drain timers the pool has started (tests check that check-ins share one).
     var drainTimersStarted: Int { drainSchedule.withLock { $0.timersStarted } }
 
-    /// ``availableConnectionDrainDelay`` in nanoseconds, within what a timer can wait for.
-    private var drainDelayNanoseconds: UInt64 {
+    /// ``availableConnectionDrainDelay`` in nanoseconds, within what a timer can wait for; nil
+    /// for a delay that never ends (NaN and infinity, which Dispatch never fired either).
+    private var drainDelayNanoseconds: UInt64? {
         let delay = availableConnectionDrainDelay
-        guard delay > 0 else { return 0 } // NaN and negative delays drain at once, as before
+        guard !delay.isNaN, delay != .infinity else { return nil }
+        guard delay > 0 else { return 0 } // a negative delay drains at once, as before
         return delay >= 1e9 ? 1_000_000_000_000_000_000 : UInt64(delay * 1e9)
     }
 
+    /// How long a timer that found connections out waits before it looks again: the delay, but
+    /// not less than a millisecond, so that a delay of 0 does not spin a thread while a
+    /// connection is out.
+    private static let minimumRetryNanoseconds: UInt64 = 1_000_000
+
     /// Notes a check-in that left the pool idle at `generation`; starts the timer if none runs.
     private func scheduleDrain(generation: Int) {
+        guard let delay = drainDelayNanoseconds else { return }
         let now = monotonicNanoseconds()
         let start = drainSchedule.withLock { schedule -> Bool in
             // Check-ins racing to this lock may arrive out of order: keep the latest.
@@ -242,7 +250,7 @@ public final class ConnectionPool: Sendable {
             schedule.pending = true
             return true
         }
-        if start { startDrainTimer(after: drainDelayNanoseconds) }
+        if start { startDrainTimer(after: delay) }
     }
 
     private func startDrainTimer(after nanoseconds: UInt64) {
@@ -256,7 +264,8 @@ public final class ConnectionPool: Sendable {
     /// and nothing is out; otherwise waits again (for the rest of the delay, or all of it while
     /// connections are out).
     private func drainTimerFired() {
-        let delay = drainDelayNanoseconds
+        // A closed pool closes what comes back as it comes back.
+        guard !isClosed.load(), let delay = drainDelayNanoseconds else { return }
         let now = monotonicNanoseconds()
         let (remaining, generation) = drainSchedule.withLock { schedule -> (UInt64?, Int) in
             let due = schedule.lastCheckIn &+ delay
@@ -267,7 +276,7 @@ public final class ConnectionPool: Sendable {
         _ = closing // released here, outside the lock: closing a connection takes time
         // A check-in after the read above found the timer pending and left it to this one.
         let again = drainSchedule.withLock { schedule -> UInt64? in
-            if retry { return delay }
+            if retry { return max(delay, Self.minimumRetryNanoseconds) }
             if schedule.generation != generation { return 0 } // waits out the rest of that one's delay
             schedule.pending = false
             return nil

@@ -201,10 +201,14 @@ public final class Database: Sendable {
     /// reader's queue and back costs more than the read.
     ///
     /// The calling task still suspends, without blocking its thread, while every reader is busy;
-    /// once it has one, the closure runs on its thread, which is held until the closure returns,
-    /// so keep long reads (a report, a scan) on ``read(_:)``. Transactions, cancellation and
-    /// events are as for ``read(_:)``. For a database private to one connection (in memory)
-    /// reads go to the writer's queue, as ``read(_:)``'s do.
+    /// once it has one, the closure runs on its thread (a thread of the cooperative pool, one per
+    /// core), which is held until the closure returns. So keep long reads (a report, a scan) on
+    /// ``read(_:)``, and never wait inside the closure for something another task must do: a
+    /// nested ``executeRead(closure:)`` on a full pool, a semaphore. With one such closure per
+    /// core, no thread is left to run the tasks that would return a reader, and the calls
+    /// deadlock where ``read(_:)``'s would not. Transactions, cancellation and events are as for
+    /// ``read(_:)``. For a database private to one connection (in memory) reads go to the
+    /// writer's queue, as ``read(_:)``'s do.
     ///
     /// ```swift
     /// let book = try await database.readOnCallingThread { db in try Book.fetchOne(db, id: 42) }

@@ -122,6 +122,36 @@ import SQLite3
         #expect(pool.availableConnections.count == 1)
     }
 
+    /// A delay of 0 (or less) with a connection out re-arms at most once a millisecond, not in a
+    /// loop that keeps a core busy.
+    @Test(arguments: [0.0, -1.0, 1e-12])
+    func aZeroDelayDoesNotSpinWhileAConnectionIsOut(delay: Double) throws {
+        let directory = try TemporaryDirectory()
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)), availableConnectionDrainDelay: delay)
+        let queues = try (0..<2).map { _ in try pool.dequeueConnectionForUse() }
+        pool.enqueueConnectionForReuse(queues[0])
+        Thread.sleep(forTimeInterval: 0.3)
+        // 300 at most at one a millisecond; the loop this replaces started about a million.
+        #expect(pool.drainTimersStarted <= 400)
+        pool.enqueueConnectionForReuse(queues[1])
+        let deadline = ContinuousClock.now + .seconds(30)
+        while pool.availableConnections.count > 1 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(pool.availableConnections.count == 1)
+    }
+
+    /// A delay that never ends (NaN, infinity) never drains and starts no timer, as Dispatch
+    /// never fired one scheduled that far.
+    @Test(arguments: [Double.nan, Double.infinity])
+    func aDelayThatNeverEndsNeverDrains(delay: Double) throws {
+        let directory = try TemporaryDirectory()
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)), availableConnectionDrainDelay: delay)
+        let queues = try (0..<3).map { _ in try pool.dequeueConnectionForUse() }
+        queues.forEach(pool.enqueueConnectionForReuse)
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(pool.availableConnections.count == 3)
+        #expect(pool.drainTimersStarted == 0)
+    }
+
     @Test func missingFileThrows() {
         let pool = ConnectionPool(storageLocation: .onDisk("/nonexistent/dir/db.sqlite"))
         #expect(throws: SQLiteError.self) { try pool.execute { _ in } }
