@@ -185,15 +185,7 @@ public final class Database: Sendable {
     /// statement sees the data committed when it starts.
     /// - Throws: ``DatabaseError/closed`` after ``close()``; what `closure` throws.
     public func read<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        let closure = callsRunInTransactions ? Self.inOneSnapshot(closure) : closure
-        if let tracker = activeTracker {
-            let onReader = !readsUseWriter
-            return try await tracker.perform(.read, onReader: onReader, closure: closure) { body in
-                onReader ? try await readerConnectionPool.perform(body) : try await writerConnectionQueue.perform(body)
-            }
-        }
-        if readsUseWriter { return try await writerConnectionQueue.perform(closure) }
-        return try await readerConnectionPool.perform(closure)
+        try await performRead(closure) { try await readerConnectionPool.perform($0) }
     }
 
     /// Runs a short `closure` on a reader on the calling task's own thread: the form of
@@ -216,14 +208,23 @@ public final class Database: Sendable {
     /// - Throws: ``DatabaseError/closed`` after ``close()``; `CancellationError` when cancelled;
     ///   what `closure` throws.
     public func readOnCallingThread<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        if readsUseWriter { return try await read(closure) }
+        try await performRead(closure) { try await readerConnectionPool.performOnCallingThread($0) }
+    }
+
+    /// What both reads share: the snapshot, the tracking, and the writer for a database private
+    /// to one connection; `onReader` runs the call on a reader of the pool.
+    private func performRead<T: Sendable>(
+        _ closure: @escaping @Sendable (Connection) throws -> T,
+        onReader: (@escaping @Sendable (Connection) throws -> T) async throws -> T
+    ) async throws -> T {
         let closure = callsRunInTransactions ? Self.inOneSnapshot(closure) : closure
+        let usesReader = !readsUseWriter
         if let tracker = activeTracker {
-            return try await tracker.perform(.read, onReader: true, closure: closure) { body in
-                try await readerConnectionPool.performOnCallingThread(body)
+            return try await tracker.perform(.read, onReader: usesReader, closure: closure) { body in
+                usesReader ? try await onReader(body) : try await writerConnectionQueue.perform(body)
             }
         }
-        return try await readerConnectionPool.performOnCallingThread(closure)
+        return usesReader ? try await onReader(closure) : try await writerConnectionQueue.perform(closure)
     }
 
     /// `closure` inside a deferred transaction: its first read takes the snapshot, which lasts until the COMMIT.
