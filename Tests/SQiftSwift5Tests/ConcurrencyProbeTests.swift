@@ -31,6 +31,40 @@ import SQLite3
         try pool.execute { _ in }
     }
 
+    /// SQift's drain test: reads in parallel from a utility queue (four at once here, so four
+    /// connections open), then the pool is back down to one idle connection after the delay.
+    @Test func poolDrainsToOneConnectionAfterTheDelay() throws {
+        let directory = try TestDirectory()
+        let path = directory.path("drain.db")
+        let writer = try Connection(storageLocation: .onDisk(path))
+        try writer.execute("CREATE TABLE agents(id INTEGER PRIMARY KEY); INSERT INTO agents VALUES (1), (2)")
+        let pool = ConnectionPool(storageLocation: .onDisk(path), availableConnectionDrainDelay: 0.1)
+        let group = DispatchGroup()
+        let seen = Locked<[Int]>([])
+        let allIn = DispatchSemaphore(value: 0)
+        let entered = Locked(0)
+        let busyAtOnce = Locked(0)
+        for _ in 0..<4 {
+            DispatchQueue.global(qos: .utility).async(group: group) {
+                try? pool.execute { connection in
+                    let count: Int = try connection.query("SELECT count(*) FROM agents")
+                    seen.withLock { $0.append(count) }
+                    if entered.withLock({ $0 += 1; return $0 }) == 4 {
+                        busyAtOnce.withLock { $0 = pool.busyConnections.count }
+                        for _ in 0..<4 { allIn.signal() }
+                    }
+                    _ = allIn.wait(timeout: .now() + 30)
+                }
+            }
+        }
+        #expect(group.wait(timeout: .now() + 60) == .success)
+        #expect(busyAtOnce.current == 4)
+        let deadline = Date().addingTimeInterval(30)
+        while pool.availableConnections.count > 1 && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(pool.availableConnections.count == 1)
+        #expect(seen.current == Array(repeating: 2, count: 4))
+    }
+
     @Test func databaseInitialiserForms() throws {
         let directory = try TestDirectory()
         let path = directory.path("d.db")
