@@ -103,8 +103,10 @@ let package = Package(
             name: "StrataRecordsMacrosTests",
             dependencies: [
                 "StrataRecordsMacros",
+                "StrataTestSupport",
                 .product(name: "MacroTesting", package: "swift-macro-testing"),
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
             ]
         ),
         // The README's examples word for word, run in order and checked against what they print.

@@ -283,15 +283,21 @@ public struct RecordMacro: ExtensionMacro {
 
     // MARK: - Writing the extension
 
+    /// `text` as a Swift string literal. Escapes Unicode scalars, not `Character`s: on Linux a
+    /// `"` followed by a combining mark is one `Character`, which a per-character switch would
+    /// copy unescaped and so end the literal early (and `\r\n` is one `Character` too).
     static func literal(_ text: String) -> String {
         var escaped = ""
-        for character in text {
-            switch character {
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "\\": escaped += "\\\\"
             case "\"": escaped += "\\\""
             case "\n": escaped += "\\n"
             case "\r": escaped += "\\r"
-            default: escaped.append(character)
+            case "\t": escaped += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                escaped += "\\u{\(String(scalar.value, radix: 16))}"
+            default: escaped.unicodeScalars.append(scalar)
             }
         }
         return "\"\(escaped)\""
