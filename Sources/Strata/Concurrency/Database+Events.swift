@@ -126,8 +126,12 @@ final class DatabaseWorkTracker: Sendable {
     }
 
     func interruptAll() {
-        let interrupters = state.withLock { $0.busy.values.map(\.interrupter) }
-        for interrupter in interrupters { interrupter.interrupt() }
+        // Under the lock: an entry leaves `busy` (under it) before its connection goes back to the
+        // pool, so every handle interrupted here is open; copied out, a reader closed meanwhile
+        // (a closed pool, a drain) would be interrupted after it was freed.
+        state.withLock { state in
+            for entry in state.busy.values { entry.interrupter.interrupt() }
+        }
     }
 
     /// Runs a synchronous call: `submit` hands the wrapped closure to its connection.

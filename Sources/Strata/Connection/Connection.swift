@@ -141,7 +141,33 @@ open class Connection {
         // handler a connection being destroyed.
         endTraceReports()
         statementCache.removeAll()
+        // A statement still unfinalized (one the app kept, a cursor) makes `sqlite3_close_v2` leave
+        // a zombie that SQLite closes only when that statement is finalized: its last profile
+        // event, and the rollback of a transaction left open, then call the trace and hooks after
+        // this object is gone. What SQLite holds a pointer to must outlive that moment.
+        if sqlite3_next_stmt(handle, nil) != nil { keepCallbacksUntilClosed() }
         sqlite3_close_v2(handle)
+    }
+
+    /// Hands the callback boxes and the authorizer hub (everything SQLite holds by a +0 pointer)
+    /// to SQLite itself: a function registered with a destroy callback is destroyed when the
+    /// connection finally closes, after the rollback of an open transaction. Where SQLite cannot
+    /// take it, the callbacks are unregistered instead, so nothing calls through a freed pointer.
+    private func keepCallbacksUntilClosed() {
+        let kept: [AnyObject] = Array(callbackBoxes.values) + [authorizerHub]
+        let pointer = CallbackBox(kept).retainedPointer()
+        let code = sqlite3_create_function_v2(
+            handle, "strata_connection_callbacks_until_close", 0, SQLITE_UTF8, pointer,
+            { context, _, _ in sqlite3_result_null(context) }, nil, nil, { CallbackBox<[AnyObject]>.release($0) }
+        )
+        // SQLite calls the destroy callback itself when registration fails.
+        guard code != SQLITE_OK else { return }
+        sqlite3_trace_v2(handle, 0, nil, nil)
+        sqlite3_commit_hook(handle, nil, nil)
+        sqlite3_rollback_hook(handle, nil, nil)
+        sqlite3_update_hook(handle, nil, nil)
+        sqlite3_busy_handler(handle, nil, nil)
+        sqlite3_set_authorizer(handle, nil, nil)
     }
 
     // MARK: - Properties

@@ -70,7 +70,7 @@ public struct DatabaseObservation<Value: Sendable>: AsyncSequence, Sendable {
             }
             let observer = registration.observer
             while true {
-                guard await observer.waitUntilDue(), !Task.isCancelled else { return finish() }
+                guard try await observer.waitUntilDue(), !Task.isCancelled else { return finish() }
                 if inBurst {
                     // The writer committed during the last fetch and likely goes on: let a few more
                     // commits land, so one fetch covers them (a lone commit is fetched at once).

@@ -115,7 +115,7 @@ final class Observer: Sendable {
         /// Unsafe rather than checked: every commit visits every observer's state, and a checked
         /// continuation is a reference, retained and released at each visit (about 250
         /// instructions). Resumed exactly once: whoever takes it under the lock resumes it.
-        var waiter: UnsafeContinuation<Bool, Never>?
+        var waiter: UnsafeContinuation<Bool?, Never>?
         var isCancelled = false
     }
 
@@ -128,7 +128,7 @@ final class Observer: Sendable {
 
     /// A commit wrote `written`: a fetch becomes due if it touched the region.
     func changed(_ written: DatabaseAccess) {
-        let waiter: UnsafeContinuation<Bool, Never>? = state.withLock { state in
+        let waiter: UnsafeContinuation<Bool?, Never>? = state.withLock { state in
             if state.isFetching {
                 // The running fetch may have read before this commit; its new region decides.
                 state.writtenDuringFetch.formUnion(written)
@@ -143,25 +143,32 @@ final class Observer: Sendable {
     }
 
     /// Waits, holding no connection, until a fetch is due; false when cancelled.
-    func waitUntilDue() async -> Bool {
-        await withTaskCancellationHandler {
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<Bool, Never>) in
-                let ready: Bool? = state.withLock { state in
+    /// - Throws: ``ObservationError/concurrentIteration`` when another task already waits on this
+    ///   observer (two copies of one iterator): there is one waiter slot, and taking it over would
+    ///   leave the first task suspended for ever.
+    func waitUntilDue() async throws -> Bool {
+        let outcome: Bool? = await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Bool?, Never>) in
+                // nil is the answer only this call gives, when the slot is taken.
+                let ready: Bool?? = state.withLock { state in
                     if state.isCancelled { return false }
                     if state.isDue { return true }
+                    if state.waiter != nil { return .some(nil) }
                     state.waiter = continuation
-                    return nil
+                    return .none
                 }
                 if let ready { continuation.resume(returning: ready) }
             }
         } onCancel: {
             cancel()
         }
+        guard let outcome else { throw ObservationError.concurrentIteration }
+        return outcome
     }
 
     /// Ends the observation: a waiting consumer gets no more values.
     func cancel() {
-        let waiter: UnsafeContinuation<Bool, Never>? = state.withLock { state in
+        let waiter: UnsafeContinuation<Bool?, Never>? = state.withLock { state in
             state.isCancelled = true
             return state.waiter.take()
         }

@@ -14,9 +14,13 @@ import SQLite3
 /// ```
 /// A statement belongs to its connection's thread rules. See <https://www.sqlite.org/c3ref/stmt.html>.
 open class Statement {
+    // `prepared` is declared before `connection` on purpose: Swift destroys stored properties
+    // in declaration order, so a statement dropped last is finalized (its last trace and event
+    // reports delivered) while its connection lives, and the connection then closes with no
+    // statement left. `Connection.deinit` stays safe in the other order too.
+    @usableFromInline let prepared: PreparedStatement
     /// The connection the statement was prepared on (kept alive by the statement).
     public let connection: Connection
-    @usableFromInline let prepared: PreparedStatement
     @usableFromInline let handle: SQLiteStatementHandle
 
     /// Prepares `sql`, which must hold exactly one statement.
