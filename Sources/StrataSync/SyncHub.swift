@@ -8,6 +8,14 @@ import Strata
 // header declares no session functions though the library exports them).
 #if !canImport(Darwin)
 
+/// Why the hub did not apply one entry; becomes a ``SyncRefusal`` in the push's answer.
+struct EntryRefusal: Error {
+    let reason: SyncRefusal.Reason
+    let table: String?
+    let key: [SyncValue]?
+    let message: String
+}
+
 /// The server side of sync: one SQLite file per space in a folder, each holding the space's
 /// tables, a log numbered by hub version, and the entries applied so far.
 ///
@@ -25,19 +33,59 @@ public final class SyncHub: Sendable {
     private let spaces = Locked<[String: ConnectionQueue]>([:])
     private let policies = Locked<[String: SyncPolicy]>([:])
     private let configureConnection: @Sendable (Connection) throws -> Void
+    /// What one push or pull may carry.
+    public let limits: SyncLimits
+    /// Long polls waiting for a space to pass a version, woken by the push that commits it.
+    private let waiters = Locked<[String: [(after: Int64, id: UUID, continuation: CheckedContinuation<Void, Never>)]]>([:])
 
     /// Opens the hub in `directory`, creating the folder if needed. `configureConnection` runs on
     /// each space's connection when the hub opens it (to instrument it with StrataServer's
     /// `connection.instrument(_:)`, set a busy timeout, ...).
-    public init(directory: URL, configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in }) throws {
+    public init(directory: URL, limits: SyncLimits = SyncLimits(),
+                configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in }) throws {
         self.directory = directory
+        self.limits = limits
         self.configureConnection = configureConnection
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
     /// Opens the hub in the folder at `directory` (a path), creating it if needed.
-    public convenience init(directory: String, configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in }) throws {
-        try self.init(directory: URL(fileURLWithPath: directory), configureConnection: configureConnection)
+    public convenience init(directory: String, limits: SyncLimits = SyncLimits(),
+                            configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in }) throws {
+        try self.init(directory: URL(fileURLWithPath: directory), limits: limits, configureConnection: configureConnection)
+    }
+
+    /// Returns once the space's version is past `version`, or after `timeout`, or when the task is
+    /// cancelled: a long poll waits here, woken by the push that commits (no polling).
+    public func waitForVersion(ofSpace name: String, after version: Int64, timeout: Duration) async throws {
+        guard try self.version(ofSpace: name) <= version, timeout > .zero else { return }
+        let id = UUID()
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            self?.wake(name, id: id)
+        }
+        defer { timer.cancel() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                waiters.withLock { $0[name, default: []].append((version, id, continuation)) }
+                // A push that committed between the check above and the registration woke nobody.
+                if (try? self.version(ofSpace: name)).map({ $0 > version }) ?? true { wake(name, id: id) }
+            }
+        } onCancel: {
+            wake(name, id: id)
+        }
+    }
+
+    /// Wakes the wait `id`, or every wait on `name` behind `version` when `id` is nil.
+    private func wake(_ name: String, id: UUID? = nil, reached version: Int64 = .max) {
+        let woken = waiters.withLock { waiters -> [CheckedContinuation<Void, Never>] in
+            guard let list = waiters[name] else { return [] }
+            let (wake, keep) = (list.filter { id == nil ? $0.after < version : $0.id == id },
+                                list.filter { id == nil ? $0.after >= version : $0.id != id })
+            waiters[name] = keep.isEmpty ? nil : keep
+            return wake.map(\.continuation)
+        }
+        for continuation in woken { continuation.resume() }
     }
 
     /// Creates the space `name`: `schema` makes its tables, which replicas must match.
@@ -58,7 +106,7 @@ public final class SyncHub: Sendable {
                 try connection.execute("""
                     CREATE TABLE \(syncTablePrefix)log(version INTEGER PRIMARY KEY AUTOINCREMENT, replica TEXT NOT NULL, sequence INTEGER NOT NULL, changeset BLOB NOT NULL,
                         at INTEGER NOT NULL DEFAULT (CAST(strftime('%s', 'now') AS INTEGER)), chain INTEGER);
-                    CREATE TABLE \(syncTablePrefix)applied(replica TEXT NOT NULL, sequence INTEGER NOT NULL, version INTEGER NOT NULL, conflicts TEXT NOT NULL, PRIMARY KEY(replica, sequence)) WITHOUT ROWID;
+                    CREATE TABLE \(syncTablePrefix)applied(replica TEXT NOT NULL, sequence INTEGER NOT NULL, version INTEGER NOT NULL, conflicts TEXT NOT NULL, digest INTEGER, PRIMARY KEY(replica, sequence)) WITHOUT ROWID;
                     """)
                 try Self.prepareBookkeeping(connection)
             }
@@ -89,19 +137,41 @@ public final class SyncHub: Sendable {
 
     // MARK: - Serving replicas
 
-    /// Applies a replica's entries in order (each once), and acknowledges them.
+    /// Applies a replica's entries in order (each once), and acknowledges them with the version
+    /// each was applied at. An entry the hub refuses (a foreign key, a constraint, the policy) is
+    /// answered in `refused` and the others are applied.
+    /// - Throws: ``SyncError/refused(_:)`` for a push over ``limits``;
+    ///   ``SyncError/duplicateEntry(replicaID:sequence:)`` for an entry applied before with other
+    ///   content (the entries before it are applied and stay so; the push is answered by none).
     public func push(_ request: SyncPushRequest) throws -> SyncPushResponse {
+        guard request.entries.count <= limits.maximumEntriesPerPush else {
+            throw SyncError.refused("a push is limited to \(limits.maximumEntriesPerPush) entries, this one has \(request.entries.count)")
+        }
+        let bytes = request.entries.reduce(0) { $0 + $1.changeset.count }
+        guard bytes <= limits.maximumPushBytes else {
+            throw SyncError.refused("a push is limited to \(limits.maximumPushBytes) changeset bytes, this one has \(bytes)")
+        }
         let queue = try queue(of: request.space)
         let policies = self.policies.current
-        return try queue.execute { connection in
+        let response = try queue.execute { connection in
             try Self.checkSchema(request.tables, request.schemaFingerprint, connection)
             let fastPath = try Self.entriesAreTheChangesMade(tables: request.tables, connection)
             var acknowledged: [Int64] = []
+            var versions: [Int64] = []
+            var refused: [SyncRefusal] = []
             var corrections: [SyncRow] = []
             for entry in request.entries {
-                let conflicts = try Self.apply(entry, from: request.replicaID, tables: request.tables, policies: policies,
-                                               fastPath: fastPath, on: connection)
+                let conflicts: [(String, [SyncValue])], version: Int64
+                do {
+                    (conflicts, version) = try Self.apply(entry, from: request.replicaID, tables: request.tables, policies: policies,
+                                                          fastPath: fastPath, on: connection)
+                } catch let refusal as EntryRefusal {
+                    refused.append(SyncRefusal(sequence: entry.sequence, reason: refusal.reason, table: refusal.table,
+                                               key: refusal.key, message: refusal.message))
+                    continue
+                }
                 acknowledged.append(entry.sequence)
+                versions.append(version)
                 for (table, key) in conflicts {
                     let keyColumns = try SchemaFingerprint.keyColumns(of: table, in: connection)
                     corrections.append(try connection.syncRow(table: table, keyColumns: keyColumns, key: key))
@@ -109,8 +179,11 @@ public final class SyncHub: Sendable {
             }
             let version = try Self.currentVersion(connection)
             return SyncPushResponse(acknowledged: acknowledged, corrections: corrections, hubVersion: version,
-                                    chain: try Self.chain(at: version, connection))
+                                    chain: try Self.chain(at: version, connection), versions: versions,
+                                    refused: refused.isEmpty ? nil : refused)
         }
+        wake(request.space, reached: response.hubVersion)
+        return response
     }
 
     /// The log entries after the request's cursor; when the hub has trimmed entries after it, none,
@@ -125,13 +198,21 @@ public final class SyncHub: Sendable {
             if request.after < (try Self.trimmedThrough(connection)) {
                 return SyncPullResponse(entries: [], hubVersion: try Self.currentVersion(connection), snapshotNeeded: true)
             }
+            let limit = min(max(1, request.limit), max(1, limits.maximumEntriesPerPull))
             let rows: [Row] = try connection.query(literal: """
                 SELECT version, replica, sequence, changeset, chain FROM \(identifier: syncTablePrefix + "log")
-                WHERE version > \(request.after) ORDER BY version LIMIT \(max(1, request.limit))
+                WHERE version > \(request.after) ORDER BY version LIMIT \(limit)
                 """)
-            let entries = rows.map { row in
-                SyncLogEntry(version: row.value(at: 0) ?? 0, replicaID: row.value(at: 1) ?? "", sequence: row.value(at: 2) ?? 0,
-                             changeset: row.value(at: 3) ?? Data(), chain: row.value(at: 4))
+            var entries: [SyncLogEntry] = []
+            var bytes = 0
+            for row in rows {
+                let entry = SyncLogEntry(version: row.value(at: 0) ?? 0, replicaID: row.value(at: 1) ?? "", sequence: row.value(at: 2) ?? 0,
+                                         changeset: row.value(at: 3) ?? Data(), chain: row.value(at: 4))
+                // The page ends before the entry that would take it over the byte limit (the
+                // first entry goes whatever its size, or the replica could never pass it).
+                if !entries.isEmpty, bytes + entry.changeset.count > limits.maximumPullBytes { break }
+                bytes += entry.changeset.count
+                entries.append(entry)
             }
             return SyncPullResponse(entries: entries, hubVersion: try Self.currentVersion(connection))
         }
@@ -225,6 +306,9 @@ public final class SyncHub: Sendable {
         }
         if !logColumns.contains("chain") {
             try connection.execute("ALTER TABLE \(syncTablePrefix)log ADD COLUMN chain INTEGER")
+        }
+        if try !connection.schemaReader.columns(ofTable: syncTablePrefix + "applied").contains(where: { $0.name.lowercased() == "digest" }) {
+            try connection.execute("ALTER TABLE \(syncTablePrefix)applied ADD COLUMN digest INTEGER")
         }
     }
 
@@ -330,14 +414,26 @@ public final class SyncHub: Sendable {
     }
 
     /// Applies one entry in one transaction, unless it was applied before; returns the rows whose
-    /// conflicts the policy settled otherwise than by the replica's change.
+    /// conflicts the policy settled otherwise than by the replica's change, and the version the
+    /// entry was applied at.
+    /// - Throws: ``EntryRefusal`` when the entry cannot be applied (nothing of it is);
+    ///   ``SyncError/duplicateEntry(replicaID:sequence:)`` when it was, with other content.
     private static func apply(_ entry: SyncOutboxEntry, from replica: String, tables: [String], policies: [String: SyncPolicy],
-                              fastPath: Bool, on connection: Connection) throws -> [(String, [SyncValue])] {
-        let applied: String? = try connection.query(literal: """
-            SELECT conflicts FROM \(identifier: syncTablePrefix + "applied") WHERE replica = \(replica) AND sequence = \(entry.sequence)
+                              fastPath: Bool, on connection: Connection) throws -> ([(String, [SyncValue])], Int64) {
+        let digest = Self.digest(entry.changeset)
+        let applied: Row? = try connection.query(literal: """
+            SELECT conflicts, version, digest FROM \(identifier: syncTablePrefix + "applied") WHERE replica = \(replica) AND sequence = \(entry.sequence)
             """)
-        if let applied { return decodeConflicts(applied) }
+        if let applied {
+            // The same (replica, sequence) with other bytes is another database under this name,
+            // not a retry: taking it for one would drop its write without a word.
+            if let known: Int64 = applied.value(at: 2), known != digest {
+                throw SyncError.duplicateEntry(replicaID: replica, sequence: entry.sequence)
+            }
+            return (decodeConflicts(applied.value(at: 0) ?? "[]"), applied.value(at: 1) ?? 0)
+        }
         var settled: [(String, [SyncValue])] = []
+        var version: Int64 = 0
         do {
             try connection.transaction(transactionType: .immediate) {
                 let synced = Set(tables.map { $0.lowercased() })
@@ -379,7 +475,7 @@ public final class SyncHub: Sendable {
                     }
                     made = try session.changeset()
                 }
-                var version: Int64 = try currentVersion(connection)
+                version = try currentVersion(connection)
                 if !made.isEmpty {
                     let chain = Self.chain(after: try meta("chain", connection) ?? 0, replica: replica, sequence: entry.sequence, changeset: made.data)
                     try connection.run(literal: """
@@ -390,24 +486,36 @@ public final class SyncHub: Sendable {
                     try setMeta("chain", chain, connection)
                 }
                 try connection.run(literal: """
-                    INSERT INTO \(identifier: syncTablePrefix + "applied")(replica, sequence, version, conflicts)
-                    VALUES (\(replica), \(entry.sequence), \(version), \(encodeConflicts(settled)))
+                    INSERT INTO \(identifier: syncTablePrefix + "applied")(replica, sequence, version, conflicts, digest)
+                    VALUES (\(replica), \(entry.sequence), \(version), \(encodeConflicts(settled)), \(digest))
                     """)
             }
         } catch let error as SyncError {
             throw error
+        } catch let refusal as EntryRefusal {
+            throw refusal
         } catch {
-            throw SyncError.refused("entry \(entry.sequence) of \(replica) was not applied: \(error)")
+            throw EntryRefusal(reason: .damaged, table: nil, key: nil, message: "entry \(entry.sequence) of \(replica) was not applied: \(error)")
         }
-        return settled
+        return (settled, version)
+    }
+
+    /// An entry's content, to tell a retry (same bytes) from another database's entry.
+    private static func digest(_ changeset: Data) -> Int64 {
+        var hash = FNV1a()
+        hash.add(changeset)
+        return Int64(bitPattern: hash.value)
     }
 
     private static func resolve(_ conflict: Conflict, replica: String, policies: [String: SyncPolicy]) throws -> ConflictResolution {
+        let key = conflict.change.primaryKey.map { SyncValue($0) }
         switch conflict.kind {
         case .foreignKey:
-            throw SyncError.refused("the change would break a foreign key (\(conflict.foreignKeyViolations) violation(s)); the replica keeps it")
+            throw EntryRefusal(reason: .foreignKey, table: nil, key: nil,
+                               message: "the change would break a foreign key (\(conflict.foreignKeyViolations) violation(s)); the replica keeps it")
         case .constraint:
-            throw SyncError.refused("the change to \(conflict.change.table) breaks a constraint")
+            throw EntryRefusal(reason: .constraint, table: conflict.change.table, key: key,
+                               message: "the change to \(conflict.change.table) breaks a constraint (a UNIQUE value taken, a CHECK, NOT NULL)")
         default:
             break
         }
@@ -419,7 +527,10 @@ public final class SyncHub: Sendable {
         case .custom(let decide):
             let resolution = decide(SyncConflict(replicaID: replica, table: conflict.change.table, kind: conflict.kind,
                                                  change: conflict.change, currentValues: conflict.currentValues))
-            if resolution == .abort { throw SyncError.refused("the hub's policy for \(conflict.change.table) refused the change") }
+            if resolution == .abort {
+                throw EntryRefusal(reason: .policy, table: conflict.change.table, key: key,
+                                   message: "the hub's policy for \(conflict.change.table) refused the change")
+            }
             return conflict.kind == .notFound ? .omit : resolution
         }
     }

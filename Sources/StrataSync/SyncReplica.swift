@@ -33,6 +33,14 @@ public final class SyncReplica: Sendable {
     public let tables: [String]
     /// How pushes and pulls reach the hub.
     public let transport: any SyncTransport
+    /// Page and batch sizes.
+    public let settings: SyncReplicaSettings
+    /// An identity this database generated for itself when it first became a replica (empty for
+    /// a replica made before incarnations): a reinstalled app, or another device given the same
+    /// ``replicaID``, is a new incarnation, whose writes the hub never takes for another's.
+    public let incarnation: String
+    /// The name the hub knows this replica by: ``replicaID`` and ``incarnation``.
+    public var hubReplicaID: String { incarnation.isEmpty ? replicaID : replicaID + "#" + incarnation }
     private let fingerprint: String
     /// One sync at a time, so the outbox is pushed and acknowledged in order.
     private let syncing = AsyncSerializer()
@@ -40,60 +48,154 @@ public final class SyncReplica: Sendable {
     private let pushing = AsyncSerializer()
     /// Signalled after each write commits, for a running ``SyncLoop``.
     let localWrites = SyncWakeup()
+    /// Key columns of synced tables that accept NULL, refused at write time by the triggers
+    /// installed on the writer (the session extension skips a row whose key is NULL).
+    private let nullableKeys: [(table: String, column: String)]
 
     /// Prepares `database` to sync `tables` of `space` (creating the outbox and state tables).
     /// - Throws: ``SyncError/tableNeedsGlobalKey(table:)`` for a table without a key every
     ///   replica agrees on; ``SyncError/refused(_:)`` for a missing table;
     ///   `ChangesetError.generatedColumnsUnsupported(table:)` for a table with generated columns
     ///   where the linked SQLite's session extension cannot record them (3.40 cannot).
-    public init(database: Database, replicaID: String, space: String, tables: [String], transport: any SyncTransport) throws {
+    public init(database: Database, replicaID: String, space: String, tables: [String], transport: any SyncTransport,
+                settings: SyncReplicaSettings = SyncReplicaSettings()) throws {
         self.database = database
         self.replicaID = replicaID
         self.space = space
         self.tables = tables
         self.transport = transport
+        self.settings = settings
         guard !tables.isEmpty else { throw SyncError.refused("a replica needs at least one table to sync") }
-        fingerprint = try database.executeWrite { connection in
+        let prepared = try database.executeWrite { connection -> (String, String, [(table: String, column: String)]) in
             for table in tables { _ = try SchemaFingerprint.keyColumns(of: table, in: connection) }
             // Refuses here, by name, a table the session extension cannot record (generated
             // columns on SQLite 3.40), rather than failing every write.
             try ChangeSession.refuseUnrecordable(tables: tables, on: connection)
-            try connection.execute("""
-                CREATE TABLE IF NOT EXISTS \(syncTablePrefix)outbox(sequence INTEGER PRIMARY KEY AUTOINCREMENT, changeset BLOB NOT NULL);
-                CREATE TABLE IF NOT EXISTS \(syncTablePrefix)state(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
-                CREATE TABLE IF NOT EXISTS \(syncTablePrefix)inflight(sequence INTEGER PRIMARY KEY, version INTEGER NOT NULL, changeset BLOB NOT NULL, chain INTEGER);
-                CREATE TABLE IF NOT EXISTS \(syncTablePrefix)sent(sequence INTEGER PRIMARY KEY, changeset BLOB NOT NULL, at INTEGER NOT NULL);
-                """)
-            // A replica made before hub chains were kept has no chain column yet.
-            if try !connection.schemaReader.columns(ofTable: syncTablePrefix + "inflight").contains(where: { $0.name == "chain" }) {
-                try connection.execute("ALTER TABLE \(syncTablePrefix)inflight ADD COLUMN chain INTEGER")
+            return try connection.transaction(transactionType: .immediate) {
+                try connection.execute("""
+                    CREATE TABLE IF NOT EXISTS \(syncTablePrefix)outbox(sequence INTEGER PRIMARY KEY AUTOINCREMENT, changeset BLOB NOT NULL);
+                    CREATE TABLE IF NOT EXISTS \(syncTablePrefix)state(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+                    CREATE TABLE IF NOT EXISTS \(syncTablePrefix)inflight(sequence INTEGER PRIMARY KEY, version INTEGER NOT NULL, changeset BLOB NOT NULL, chain INTEGER);
+                    CREATE TABLE IF NOT EXISTS \(syncTablePrefix)sent(sequence INTEGER PRIMARY KEY, changeset BLOB NOT NULL, at INTEGER NOT NULL);
+                    CREATE TABLE IF NOT EXISTS \(syncTablePrefix)refused(sequence INTEGER PRIMARY KEY, refusal TEXT NOT NULL);
+                    """)
+                // A replica made before hub chains were kept has no chain column yet.
+                if try !connection.schemaReader.columns(ofTable: syncTablePrefix + "inflight").contains(where: { $0.name == "chain" }) {
+                    try connection.execute("ALTER TABLE \(syncTablePrefix)inflight ADD COLUMN chain INTEGER")
+                }
+                let incarnation = try Self.incarnation(connection)
+                try Self.noteSyncedTables(tables, connection)
+                let nullable = try Self.installNullKeyGuards(tables: tables, connection)
+                return (try SchemaFingerprint.of(tables: tables, in: connection), incarnation, nullable)
             }
-            return try SchemaFingerprint.of(tables: tables, in: connection)
         }
+        (fingerprint, incarnation, nullableKeys) = prepared
     }
+
+    /// The incarnation kept in the database, made now for a new replica. A database that synced
+    /// before incarnations existed keeps the plain name, so the hub still knows its entries.
+    private static func incarnation(_ connection: Connection) throws -> String {
+        if let kept: String = try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'incarnation'") {
+            return kept
+        }
+        let history: Int = try connection.query(literal: """
+            SELECT (SELECT count(*) FROM \(identifier: syncTablePrefix + "outbox")) + (SELECT count(*) FROM \(identifier: syncTablePrefix + "inflight"))
+                 + (SELECT count(*) FROM \(identifier: syncTablePrefix + "sent"))
+                 + (SELECT count(*) FROM \(identifier: syncTablePrefix + "state") WHERE key = 'pulled')
+                 + coalesce((SELECT seq FROM sqlite_sequence WHERE name = \(syncTablePrefix + "outbox")), 0)
+            """) ?? 0
+        let made = history > 0 ? "" : UUID().uuidString.lowercased()
+        try SyncStatus.setState("incarnation", .text(made), connection)
+        return made
+    }
+
+    /// Remembers the synced tables; a table added to the list since the last pull needs the hub's
+    /// rows from before (its log entries went past this replica's cursor unapplied), which the
+    /// next pull fetches from a snapshot.
+    private static func noteSyncedTables(_ tables: [String], _ connection: Connection) throws {
+        let names = Set(tables.map { $0.lowercased() }).sorted().joined(separator: "\n")
+        let known: String? = try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'tables'")
+        if let known, known != names {
+            let before = Set(known.utf8.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) })
+            let pulled = try SyncStatus.read(connection).lastPulledVersion
+            if pulled > 0, !Set(tables.map { $0.lowercased() }).isSubset(of: before) {
+                try SyncStatus.setState("snapshot_needed", .integer(1), connection)
+            }
+        } else if known == nil, try SyncStatus.read(connection).lastPulledVersion > 0 {
+            // Synced before the list was kept: which tables it pulled is unknown.
+            try SyncStatus.setState("snapshot_needed", .integer(1), connection)
+        }
+        try SyncStatus.setState("tables", .text(names), connection)
+    }
+
+    /// Temporary triggers on the writer that refuse, at the statement, a NULL in a key column
+    /// that accepts one (`id TEXT PRIMARY KEY` does): SQLite stores such a row, and the session
+    /// extension skips it, so it would never sync and nothing would say so.
+    private static func installNullKeyGuards(tables: [String], _ connection: Connection) throws -> [(table: String, column: String)] {
+        var nullable: [(table: String, column: String)] = []
+        for table in tables {
+            guard let entry = try connection.schemaReader.table(named: table) else { continue }
+            // A WITHOUT ROWID table's key is NOT NULL by itself.
+            if tableOptionsAreWithoutRowID(Connection.tableOptions(ofCreateTableSQL: entry.sql ?? "")) { continue }
+            let keys = try connection.schemaReader.columns(ofTable: table).filter { $0.primaryKeyIndex > 0 && !$0.notNull }
+            for key in keys {
+                let index = nullable.count
+                nullable.append((table, key.name))
+                let message = sqlLiteral(.text("\(nullKeyMarker)\(index): the key column \(key.name) of the synced table \(table) is NULL; such a row never syncs"))
+                for event in ["INSERT", "UPDATE OF " + quoteIdentifier(key.name)] {
+                    let name = quoteIdentifier("\(syncTablePrefix)null_key_\(index)_\(event.hasPrefix("INSERT") ? "insert" : "update")")
+                    try connection.execute("DROP TRIGGER IF EXISTS temp.\(name)")
+                    try connection.execute("""
+                        CREATE TEMP TRIGGER \(name) BEFORE \(event) ON main.\(quoteIdentifier(table))
+                        WHEN NEW.\(quoteIdentifier(key.name)) IS NULL BEGIN SELECT RAISE(ABORT, \(message)); END
+                        """)
+                }
+            }
+        }
+        return nullable
+    }
+
+    /// The start of the message of a NULL-key refusal, followed by the guard's index.
+    private static let nullKeyMarker = "strata-sync-null-key "
 
     /// Runs `body` in one IMMEDIATE transaction and stores what it changed in the synced tables
     /// in the outbox, in that same transaction: both commit or neither does.
+    /// - Throws: ``SyncError/nullKey(table:column:)`` when the write leaves a NULL in a synced
+    ///   table's key column (nothing is written); what `body` throws.
     @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         let tables = self.tables
-        let result = try await database.writeInTransaction(transactionType: .immediate) { connection in
-            let session = try connection.recordChanges(tables: tables)
-            defer { session.close() }
-            let result = try body(connection)
-            // A COMMIT or ROLLBACK run by `body` ended the transaction: what it committed is
-            // beyond the outbox's reach, and nothing more may run as if it were one transaction.
-            guard connection.isInTransaction else {
-                throw SyncError.refused("the write ended its own transaction (COMMIT or ROLLBACK inside it): what it committed before is not captured; write without transaction control")
+        let result: T
+        do {
+            result = try await database.writeInTransaction(transactionType: .immediate) { connection in
+                let session = try connection.recordChanges(tables: tables)
+                defer { session.close() }
+                let result = try body(connection)
+                // A COMMIT or ROLLBACK run by `body` ended the transaction: what it committed is
+                // beyond the outbox's reach, and nothing more may run as if it were one transaction.
+                guard connection.isInTransaction else {
+                    throw SyncError.refused("the write ended its own transaction (COMMIT or ROLLBACK inside it): what it committed before is not captured; write without transaction control")
+                }
+                let changeset = try session.changeset()
+                if !changeset.isEmpty {
+                    try connection.run(literal: "INSERT INTO \(identifier: syncTablePrefix + "outbox")(changeset) VALUES (\(changeset.data))")
+                }
+                return result
             }
-            let changeset = try session.changeset()
-            if !changeset.isEmpty {
-                try connection.run(literal: "INSERT INTO \(identifier: syncTablePrefix + "outbox")(changeset) VALUES (\(changeset.data))")
-            }
-            return result
+        } catch let error as SQLiteError {
+            throw nullKeyError(error) ?? error
         }
         localWrites.signal()
         return result
+    }
+
+    /// The named error for a NULL-key guard's refusal, nil for any other error.
+    private func nullKeyError(_ error: SQLiteError) -> SyncError? {
+        let message = error.message
+        guard let range = message.range(of: Self.nullKeyMarker) else { return nil }
+        let digits = message[range.upperBound...].unicodeScalars.prefix { ("0"..."9").contains($0) }
+        guard let index = Int(String(String.UnicodeScalarView(digits))), nullableKeys.indices.contains(index) else { return nil }
+        return .nullKey(table: nullableKeys[index].table, column: nullableKeys[index].column)
     }
 
     /// Writes captured and not yet acknowledged by the hub.
@@ -103,6 +205,33 @@ public final class SyncReplica: Sendable {
         }
     }
 
+    /// The writes not yet acknowledged by the hub, oldest first, each with the hub's refusal
+    /// where it refused one: an app shows them, and drops one with ``discard(_:)``.
+    public var pendingChanges: [SyncPendingChange] {
+        get async throws {
+            try await database.read { connection in
+                let rows: [Row] = try connection.query(literal: """
+                    SELECT o.sequence, o.changeset, r.refusal FROM \(identifier: syncTablePrefix + "outbox") AS o
+                    LEFT JOIN \(identifier: syncTablePrefix + "refused") AS r ON r.sequence = o.sequence ORDER BY o.sequence
+                    """)
+                return try rows.map { row in
+                    let changeset = Changeset(data: row.value(at: 1) ?? Data())
+                    let refusal = (row.value(at: 2) as String?).flatMap { try? JSONDecoder().decode(SyncRefusal.self, from: Data($0.utf8)) }
+                    return SyncPendingChange(sequence: row.value(at: 0) ?? 0, changeset: changeset,
+                                             tables: try Self.tableNames(in: changeset), refusal: refusal)
+                }
+            }
+        }
+    }
+
+    private static func tableNames(in changeset: Changeset) throws -> [String] {
+        var names: [String] = []
+        try changeset.forEachChange { change in
+            if !names.contains(change.table) { names.append(change.table) }
+        }
+        return names
+    }
+
     /// The hub version this replica has pulled up to.
     public var lastPulledVersion: Int64 {
         get async throws { try await database.read { try SyncStatus.read($0).lastPulledVersion } }
@@ -110,11 +239,20 @@ public final class SyncReplica: Sendable {
 
     /// Pushes the outbox, then pulls until caught up with the hub. A failure is kept as the
     /// status's `lastError` until a sync succeeds.
+    /// - Throws: ``SyncError/entryRefused(_:)`` after the pull when the hub refused a pending
+    ///   write (the others are pushed and the pull is applied around it; see ``pendingChanges``).
     public func sync() async throws {
         try await syncing.run {
             try await self.recordingStatus {
-                try await self.push()
+                var refusal: SyncError?
+                do {
+                    try await self.push()
+                } catch let error as SyncError {
+                    guard case .entryRefused = error else { throw error }
+                    refusal = error
+                }
                 try await self.pull()
+                if let refusal { throw refusal }
             }
         }
     }
@@ -140,9 +278,16 @@ public final class SyncReplica: Sendable {
     /// and the replica's rows of the synced tables become the hub's.
     public func bootstrap() async throws {
         try await syncing.run {
-            try await self.push()
+            var refusal: SyncError?
+            do {
+                try await self.push()
+            } catch let error as SyncError {
+                guard case .entryRefused = error else { throw error }
+                refusal = error
+            }
             try await self.catchUpFromSnapshot()
             try await self.pull()
+            if let refusal { throw refusal }
         }
     }
 
@@ -157,75 +302,213 @@ public final class SyncReplica: Sendable {
         database.observe { try SyncStatus.read($0) }
     }
 
-    /// Sends the outbox in order; what the hub acknowledged waits for the pull that reaches it.
+    /// Sends the outbox in order, in batches within ``SyncReplicaSettings``; what the hub
+    /// acknowledged waits for the pull that reaches the version it got.
+    /// - Throws: ``SyncError/entryRefused(_:)`` once the rest is pushed, when the hub refused a
+    ///   write or one is larger than a push may carry (it stays pending, see ``pendingChanges``).
     public func push() async throws {
         try await pushing.run { try await self.pushOutbox() }
     }
 
     private func pushOutbox() async throws {
-        let entries: [SyncOutboxEntry] = try await database.read { connection in
-            let rows: [Row] = try connection.query(literal: "SELECT sequence, changeset FROM \(identifier: syncTablePrefix + "outbox") ORDER BY sequence")
-            return rows.map { SyncOutboxEntry(sequence: $0.value(at: 0) ?? 0, changeset: $0.value(at: 1) ?? Data()) }
+        var after: Int64 = 0
+        var refusals: [SyncRefusal] = []
+        let settings = self.settings
+        while true {
+            let batchLimit = max(1, settings.maximumPushEntries)
+            let from = after
+            let candidates: [SyncOutboxEntry] = try await database.read { connection in
+                let rows: [Row] = try connection.query(literal: """
+                    SELECT sequence, changeset FROM \(identifier: syncTablePrefix + "outbox") WHERE sequence > \(from) ORDER BY sequence LIMIT \(batchLimit)
+                    """)
+                return rows.map { SyncOutboxEntry(sequence: $0.value(at: 0) ?? 0, changeset: $0.value(at: 1) ?? Data()) }
+            }
+            guard !candidates.isEmpty else { break }
+            var entries: [SyncOutboxEntry] = []
+            var bytes = 0
+            for entry in candidates {
+                if entry.changeset.count > settings.maximumPushBytes {
+                    // Never pushable as it is: said by name, the rest goes on.
+                    if entries.isEmpty { after = entry.sequence }
+                    let refusal = SyncRefusal(sequence: entry.sequence, reason: .tooLarge, table: nil, key: nil,
+                                              message: "the write is \(entry.changeset.count) bytes, over the \(settings.maximumPushBytes) a push may carry")
+                    refusals.append(refusal)
+                    try await database.write { try Self.record([refusal], $0) }
+                    if entries.isEmpty { continue } else { break }
+                }
+                if !entries.isEmpty, bytes + entry.changeset.count > settings.maximumPushBytes { break }
+                bytes += entry.changeset.count
+                entries.append(entry)
+            }
+            guard let last = entries.last else { continue }
+            after = last.sequence
+            let response = try await transport.push(SyncPushRequest(space: space, replicaID: hubReplicaID, tables: tables,
+                                                                     schemaFingerprint: fingerprint, entries: entries))
+            try await acknowledge(entries, response)
+            refusals += response.refused ?? []
         }
-        guard !entries.isEmpty else { return }
-        let response = try await transport.push(SyncPushRequest(space: space, replicaID: replicaID, tables: tables,
-                                                                 schemaFingerprint: fingerprint, entries: entries))
-        let acknowledged = Set(response.acknowledged)
-        let acknowledgedEntries = entries.filter { acknowledged.contains($0.sequence) }
+        if let first = refusals.first { throw SyncError.entryRefused(first) }
+    }
+
+    /// Files what the hub acknowledged under the version each entry got, and its refusals.
+    private func acknowledge(_ entries: [SyncOutboxEntry], _ response: SyncPushResponse) async throws {
+        let byEntry = Dictionary(entries.map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
         try await database.writeInTransaction(transactionType: .immediate) { connection in
-            // Acknowledged entries wait, with the hub version they were applied by, until the
-            // pull passes that version: the pull first undoes them, applies the hub's log in its
-            // order (which holds the hub's own account of them), and so ends exactly at the hub.
-            // Acknowledged entries are also kept for a while (``sentRetention``): a hub restored
-            // from an older copy may have lost them, and they are then sent again.
+            // Acknowledged entries wait, with the hub version each was applied at, until the
+            // pull passes that version. They are also kept for a while (``sentRetention``): a hub
+            // restored from an older copy may have lost them, and they are then sent again.
             let now = Int64(Date().timeIntervalSince1970)
-            for entry in acknowledgedEntries {
+            for (index, sequence) in response.acknowledged.enumerated() {
+                guard let entry = byEntry[sequence] else { continue }
+                let version = response.versions.flatMap { $0.indices.contains(index) ? $0[index] : nil } ?? response.hubVersion
+                // Another syncer of this file (a second process, a second `Database`) may have
+                // settled the entry already: then its outbox row is gone and nothing is filed again.
+                try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "outbox") WHERE sequence = \(sequence)")
+                guard connection.changes == 1 else { continue }
+                let chain = version == response.hubVersion ? response.chain : nil
                 try connection.run(literal: """
                     INSERT OR REPLACE INTO \(identifier: syncTablePrefix + "inflight")(sequence, version, changeset, chain)
-                    VALUES (\(entry.sequence), \(response.hubVersion), \(entry.changeset), \(response.chain))
+                    VALUES (\(sequence), \(version), \(entry.changeset), \(chain))
                     """)
                 try connection.run(literal: """
-                    INSERT OR REPLACE INTO \(identifier: syncTablePrefix + "sent")(sequence, changeset, at) VALUES (\(entry.sequence), \(entry.changeset), \(now))
+                    INSERT OR REPLACE INTO \(identifier: syncTablePrefix + "sent")(sequence, changeset, at) VALUES (\(sequence), \(entry.changeset), \(now))
                     """)
-                try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "outbox") WHERE sequence = \(entry.sequence)")
+                try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "refused") WHERE sequence = \(sequence)")
             }
+            try Self.record(response.refused ?? [], connection)
             try connection.run(literal: """
                 DELETE FROM \(identifier: syncTablePrefix + "sent") WHERE at < \(now - Int64(Self.sentRetention.components.seconds))
                 """)
         }
     }
 
-    /// Undoes the writes the hub has not acknowledged and empties the outbox: for a push the hub
-    /// refuses (a foreign key a concurrent delete broke, a constraint), once the app has decided
-    /// the local changes should go. Returns how many entries were discarded.
-    @discardableResult
-    public func discardPendingChanges() async throws -> Int {
-        let tables = Set(self.tables.map { $0.lowercased() })
-        return try await database.writeInTransaction(transactionType: .immediate) { connection in
-            let rows: [Row] = try connection.query(literal: "SELECT changeset FROM \(identifier: syncTablePrefix + "outbox") ORDER BY sequence DESC")
-            for row in rows {
-                try connection.apply(try Changeset(data: row.value(at: 0) ?? Data()).inverted(), filter: { tables.contains($0.lowercased()) },
-                                     onConflict: Self.replaceConflicts)
-            }
-            try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "outbox")")
-            return rows.count
+    /// Keeps refusals of entries still pending, for ``pendingChanges``.
+    private static func record(_ refusals: [SyncRefusal], _ connection: Connection) throws {
+        for refusal in refusals {
+            let pending: Int = try connection.query(literal: """
+                SELECT count(*) FROM \(identifier: syncTablePrefix + "outbox") WHERE sequence = \(refusal.sequence)
+                """) ?? 0
+            guard pending == 1 else { continue }
+            let text = String(decoding: try JSONEncoder().encode(refusal), as: UTF8.self)
+            try connection.run(literal: """
+                INSERT OR REPLACE INTO \(identifier: syncTablePrefix + "refused")(sequence, refusal) VALUES (\(refusal.sequence), \(text))
+                """)
         }
     }
 
-    /// Applies the hub's log after this replica's cursor, in pages, until caught up. A page is
-    /// applied only when the outbox is empty; otherwise the outbox is pushed first.
+    /// Undoes the writes the hub has not acknowledged and empties the outbox: for a push the hub
+    /// refuses (a foreign key a concurrent delete broke, a constraint), once the app has decided
+    /// the local changes should go. Returns how many entries were discarded. To drop only the
+    /// refused write, use ``discard(_:)``.
+    @discardableResult
+    public func discardPendingChanges() async throws -> Int {
+        let tables = self.tables
+        return try await database.writeInTransaction(transactionType: .immediate) { connection in
+            let sequences: [Int64] = try connection.query(literal: "SELECT sequence FROM \(identifier: syncTablePrefix + "outbox")")
+            try Self.rebase(tables: tables, dropping: Set(sequences), connection) { _ in nil }
+            return sequences.count
+        }
+    }
+
+    /// Undoes one pending write and removes it from the outbox, keeping every other: for a write
+    /// the hub refused (``SyncPendingChange/refusal``). Later writes stay, made again without it.
+    /// - Returns: Whether the write was still pending (the hub may have acknowledged it meanwhile).
+    @discardableResult
+    public func discard(_ change: SyncPendingChange) async throws -> Bool {
+        let tables = self.tables
+        return try await database.writeInTransaction(transactionType: .immediate) { connection in
+            let pending: Int = try connection.query(literal: """
+                SELECT count(*) FROM \(identifier: syncTablePrefix + "outbox") WHERE sequence = \(change.sequence)
+                """) ?? 0
+            guard pending == 1 else { return false }
+            try Self.rebase(tables: tables, dropping: [change.sequence], connection) { _ in nil }
+            return true
+        }
+    }
+
+    /// This replica's own writes not yet covered by a pulled version: the acknowledged ones (with
+    /// the hub version each got) and the pending ones, in the order they were written.
+    private struct LocalEntry {
+        let sequence: Int64
+        let version: Int64?
+        let chain: Int64?
+        let changeset: Changeset
+    }
+
+    private static func localEntries(_ connection: Connection) throws -> [LocalEntry] {
+        let rows: [Row] = try connection.query(literal: """
+            SELECT sequence, version, chain, changeset FROM \(identifier: syncTablePrefix + "inflight")
+            UNION ALL SELECT sequence, NULL, NULL, changeset FROM \(identifier: syncTablePrefix + "outbox")
+            ORDER BY 1
+            """)
+        return rows.map { LocalEntry(sequence: $0.value(at: 0) ?? 0, version: $0.value(at: 1), chain: $0.value(at: 2),
+                                      changeset: Changeset(data: $0.value(at: 3) ?? Data())) }
+    }
+
+    /// Takes the synced tables back to the hub's state at the cursor, runs `moveCursor` (which
+    /// applies a page, or copies a snapshot, and returns the version it reached), drops the
+    /// local entries the hub's log now holds and those in `dropping`, and makes the rest again.
+    ///
+    /// Exact both ways: the writes since the last rebase are undone newest first from the
+    /// changesets their sessions recorded, then the rebase's own changes from the changeset a
+    /// session recorded while it made them (conflicts settled as they were then), so the tables
+    /// are the hub's at the cursor; the rest made again is recorded the same way for next time.
+    private static func rebase(tables: [String], dropping: Set<Int64>, _ connection: Connection,
+                               moveCursor: (Connection) throws -> Int64?) throws {
+        let synced = Set(tables.map { $0.lowercased() })
+        let filter: (String) -> Bool = { synced.contains($0.lowercased()) }
+        let local = try localEntries(connection)
+        let through: Int64 = try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'rebase_through'") ?? 0
+        let made: Data? = try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'rebase'")
+        try connection.withForeignKeysDeferred {
+            for entry in local.reversed() where entry.sequence > through {
+                try connection.apply(try entry.changeset.inverted(), filter: filter, onConflict: undoConflicts)
+            }
+            if let made, !made.isEmpty {
+                try connection.apply(try Changeset(data: made).inverted(), filter: filter, onConflict: undoConflicts)
+            }
+            let reached = try moveCursor(connection)
+            if let reached {
+                try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "inflight") WHERE version <= \(reached)")
+            }
+            for sequence in dropping {
+                try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "outbox") WHERE sequence = \(sequence)")
+                try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "refused") WHERE sequence = \(sequence)")
+            }
+            let remaining = local.filter { entry in
+                !dropping.contains(entry.sequence) && (reached == nil || entry.version == nil || entry.version! > reached!)
+            }
+            let session = try connection.recordChanges(tables: tables)
+            defer { session.close() }
+            for entry in remaining {
+                try connection.apply(entry.changeset, filter: filter, onConflict: remakeConflicts)
+            }
+            let remade = try session.changeset()
+            try SyncStatus.setState("rebase", .blob(remade.data), connection)
+            try SyncStatus.setState("rebase_through", .integer(max(through, local.last?.sequence ?? 0)), connection)
+        }
+    }
+
+    /// Applies the hub's log after this replica's cursor, in pages, until caught up. Pending
+    /// writes stay pending: each page is applied under them (they are undone, the page applied,
+    /// and they are made again), so a write the hub refused never stops the pull.
     public func pull() async throws {
-        for _ in 0..<10_000 {
+        if try await database.read({ connection in
+            try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'snapshot_needed'") as Int64?
+        }) == 1 {
+            try await catchUpFromSnapshot()
+        }
+        for _ in 0..<100_000 {
             // The pushes acknowledged before this request: the hub had them at their versions
             // then, so its answer must reach those versions (a push acknowledged meanwhile, by the
             // loop's other lane, may be newer than the answer).
-            let (after, afterChain, acknowledgedBefore, lastAcknowledged) = try await database.read { connection in
+            let (after, afterChain, lastAcknowledged) = try await database.read { connection in
                 (try SyncStatus.read(connection).lastPulledVersion, try SyncStatus.pulledChain(connection),
-                 Set(try connection.query(literal: "SELECT sequence FROM \(identifier: syncTablePrefix + "inflight")") as [Int64]),
                  try connection.query(literal: "SELECT max(sequence) FROM \(identifier: syncTablePrefix + "sent")") as Int64?)
             }
-            let response = try await transport.pull(SyncPullRequest(space: space, replicaID: replicaID, tables: tables,
-                                                                    schemaFingerprint: fingerprint, after: after, limit: 500,
+            let response = try await transport.pull(SyncPullRequest(space: space, replicaID: hubReplicaID, tables: tables,
+                                                                    schemaFingerprint: fingerprint, after: after,
+                                                                    limit: max(1, settings.pullPageSize),
                                                                     afterChain: after == 0 ? 0 : afterChain,
                                                                     lastAcknowledged: lastAcknowledged))
             if response.hubRolledBack {
@@ -237,53 +520,32 @@ public final class SyncReplica: Sendable {
                 try await catchUpFromSnapshot()
                 continue
             }
-            let tables = Set(self.tables.map { $0.lowercased() })
+            let tables = self.tables
+            let synced = Set(tables.map { $0.lowercased() })
             let outcome: PageOutcome = try await database.writeInTransaction(transactionType: .immediate) { connection in
-                let pending: Int = try connection.query(literal: "SELECT count(*) FROM \(identifier: syncTablePrefix + "outbox")") ?? 0
-                guard pending == 0 else { return .pushFirst }
-                // Another pull (the app's beside a running loop) applied a page since this one
-                // was asked for: this page is not applied twice; the next request starts after it.
+                // Another pull (the app's beside a running loop, another process on this file)
+                // applied a page since this one was asked for: this page is not applied twice; the
+                // next request starts after it.
                 guard try SyncStatus.read(connection).lastPulledVersion == after else { return .applied }
-                let inflight: [Row] = try connection.query(literal: """
-                    SELECT sequence, version, changeset, chain FROM \(identifier: syncTablePrefix + "inflight") ORDER BY sequence
-                    """)
-                let pushed = inflight.map { (sequence: $0.value(at: 0) ?? Int64(0), version: $0.value(at: 1) ?? Int64(0),
-                                             changeset: Changeset(data: $0.value(at: 2) ?? Data()), chain: $0.value(at: 3) as Int64?) }
-                // The hub acknowledged a push at a version it no longer has, or has with another
-                // history: it was restored from an older copy and may have lost that push.
-                if pushed.contains(where: { acknowledgedBefore.contains($0.sequence) && $0.version > response.hubVersion }) { return .hubRolledBack }
+                let inflight = try Self.localEntries(connection).filter { $0.version != nil }
                 for entry in response.entries {
-                    if let mine = pushed.first(where: { $0.version == entry.version }), let ours = mine.chain, let theirs = entry.chain, ours != theirs {
+                    if let mine = inflight.first(where: { $0.version == entry.version }), let ours = mine.chain, let theirs = entry.chain, ours != theirs {
                         return .hubRolledBack
                     }
                 }
-                // Back to the state at the cursor: this replica's pushed changes undone, newest first.
-                for entry in pushed.reversed() {
-                    try connection.apply(try entry.changeset.inverted(), filter: { tables.contains($0.lowercased()) }, onConflict: Self.replaceConflicts)
-                }
-                guard !response.entries.isEmpty else {
-                    // Caught up: what the log holds of them is applied; the rest the hub dropped.
-                    try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "inflight")")
-                    return .applied
-                }
-                for entry in response.entries {
-                    try connection.apply(Changeset(data: entry.changeset), filter: { tables.contains($0.lowercased()) }, onConflict: Self.replaceConflicts)
-                    try SyncStatus.setState("pulled", .integer(entry.version), connection)
-                    try SyncStatus.setState("pulled_chain", entry.chain.map { .integer($0) } ?? .null, connection)
-                }
-                // Pushed changes the log has not reached yet are made again (undone by the next page).
-                let reached = response.entries.last?.version ?? 0
-                for entry in pushed {
-                    if entry.version <= reached {
-                        try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "inflight") WHERE sequence = \(entry.sequence)")
-                    } else {
-                        try connection.apply(entry.changeset, filter: { tables.contains($0.lowercased()) }, onConflict: Self.replaceConflicts)
+                try Self.rebase(tables: tables, dropping: [], connection) { connection in
+                    for entry in response.entries {
+                        try connection.apply(Changeset(data: entry.changeset), filter: { synced.contains($0.lowercased()) }, onConflict: Self.replaceConflicts)
+                        try SyncStatus.setState("pulled", .integer(entry.version), connection)
+                        try SyncStatus.setState("pulled_chain", entry.chain.map { .integer($0) } ?? .null, connection)
                     }
+                    // Caught up (an empty page): the log holds every acknowledged entry up to the
+                    // cursor, the rest it dropped.
+                    return response.entries.last?.version ?? after
                 }
                 return .applied
             }
             switch outcome {
-            case .pushFirst: try await push()
             case .hubRolledBack: try await recoverFromHubRollback()
             case .applied: if response.entries.isEmpty { return }
             }
@@ -307,62 +569,48 @@ public final class SyncReplica: Sendable {
                 """)
             try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "inflight")")
         }
-        try await push()
+        do {
+            try await push()
+        } catch let error as SyncError {
+            guard case .entryRefused = error else { throw error }
+        }
         try await catchUpFromSnapshot()
     }
 
     /// Replaces the synced tables' rows with a hub snapshot's, in one transaction: the log entries
     /// up to the snapshot's version are in it, so pushed changes it covers are done, and those it
-    /// does not are made again, as after a pull.
+    /// does not, and the pending ones, are made again, as after a pull.
     private func catchUpFromSnapshot() async throws {
-        let request = SyncSnapshotRequest(space: space, replicaID: replicaID, tables: tables, schemaFingerprint: fingerprint)
-        for _ in 0..<100 {
-            let snapshot = try await transport.snapshot(request)
-            let tables = self.tables
-            let applied: Bool = try await database.writeWithoutTransaction { connection in
-                // ATTACH cannot run inside a transaction, so the image is attached around it.
-                let schema = "strata_sync_snapshot"
-                try connection.execute("ATTACH ':memory:' AS " + quoteIdentifier(schema))
-                defer { try? connection.execute("DETACH " + quoteIdentifier(schema)) }
-                do {
-                    // Writable: BEGIN IMMEDIATE would fail on a read-only attached schema. It is
-                    // the replica's own in-memory copy and nothing writes it.
-                    try connection.deserialize(snapshot.database, schema: schema)
-                } catch {
-                    throw SyncError.refused("the hub's snapshot of \(request.space) is not a database: \(error)")
-                }
-                // A damaged image may open and fail only where a copy reads it: check it whole first.
-                let check: [String] = (try? connection.query("PRAGMA " + quoteIdentifier(schema) + ".quick_check")) ?? ["unreadable"]
-                guard check == ["ok"] else {
-                    throw SyncError.refused("the hub's snapshot of \(request.space) is damaged: \(check.prefix(3).joined(separator: "; "))")
-                }
-                return try connection.transaction(transactionType: .immediate) {
-                    let pending: Int = try connection.query(literal: "SELECT count(*) FROM \(identifier: syncTablePrefix + "outbox")") ?? 0
-                    guard pending == 0 else { return false }
+        let request = SyncSnapshotRequest(space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint)
+        let snapshot = try await transport.snapshot(request)
+        let tables = self.tables
+        try await database.writeWithoutTransaction { connection in
+            // ATTACH cannot run inside a transaction, so the image is attached around it.
+            let schema = "strata_sync_snapshot"
+            try connection.execute("ATTACH ':memory:' AS " + quoteIdentifier(schema))
+            defer { try? connection.execute("DETACH " + quoteIdentifier(schema)) }
+            do {
+                // Writable: BEGIN IMMEDIATE would fail on a read-only attached schema. It is
+                // the replica's own in-memory copy and nothing writes it.
+                try connection.deserialize(snapshot.database, schema: schema)
+            } catch {
+                throw SyncError.refused("the hub's snapshot of \(request.space) is not a database: \(error)")
+            }
+            // A damaged image may open and fail only where a copy reads it: check it whole first.
+            let check: [String] = (try? connection.query("PRAGMA " + quoteIdentifier(schema) + ".quick_check")) ?? ["unreadable"]
+            guard check == ["ok"] else {
+                throw SyncError.refused("the hub's snapshot of \(request.space) is damaged: \(check.prefix(3).joined(separator: "; "))")
+            }
+            try connection.transaction(transactionType: .immediate) {
+                try Self.rebase(tables: tables, dropping: [], connection) { connection in
                     try Self.copyTables(Self.childrenFirst(tables, connection), from: schema, on: connection)
-                    let inflight: [Row] = try connection.query(literal: """
-                        SELECT sequence, version, changeset FROM \(identifier: syncTablePrefix + "inflight") ORDER BY sequence
-                        """)
-                    let synced = Set(tables.map { $0.lowercased() })
-                    for row in inflight {
-                        let sequence: Int64 = row.value(at: 0) ?? 0
-                        let version: Int64 = row.value(at: 1) ?? 0
-                        if version <= snapshot.version {
-                            try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "inflight") WHERE sequence = \(sequence)")
-                        } else {
-                            try connection.apply(Changeset(data: row.value(at: 2) ?? Data()), filter: { synced.contains($0.lowercased()) },
-                                                 onConflict: Self.replaceConflicts)
-                        }
-                    }
                     try SyncStatus.setState("pulled", .integer(snapshot.version), connection)
                     try SyncStatus.setState("pulled_chain", snapshot.chain.map { .integer($0) } ?? .null, connection)
-                    return true
+                    try SyncStatus.setState("snapshot_needed", .null, connection)
+                    return snapshot.version
                 }
             }
-            if applied { return }
-            try await push()
         }
-        throw SyncError.refused("the outbox kept filling while catching up from a snapshot of \(request.space)")
     }
 
     /// Makes each synced table hold the attached snapshot's rows, with values copied by SQLite
@@ -430,11 +678,62 @@ public final class SyncReplica: Sendable {
         case .constraint, .foreignKey: return .abort
         }
     }
+
+    /// Undoing recorded changes meets what they made; anything else is a state the undo cannot
+    /// take back, and the row stays as it is.
+    private static func undoConflicts(_ conflict: Conflict) -> ConflictResolution {
+        switch conflict.kind {
+        case .data, .conflict: return .replace
+        case .notFound, .constraint: return .omit
+        case .foreignKey: return .abort
+        }
+    }
+
+    /// A pending write made again over the hub's newer rows: it wins where it can, and one the
+    /// hub's rows now refuse (a UNIQUE value another replica took) is left out locally, still
+    /// pending, as the hub will refuse it too.
+    private static func remakeConflicts(_ conflict: Conflict) -> ConflictResolution {
+        switch conflict.kind {
+        case .data, .conflict: return .replace
+        case .notFound, .constraint: return .omit
+        case .foreignKey: return .abort
+        }
+    }
 }
 
 /// What one transaction of a pull did with a page.
 private enum PageOutcome: Sendable {
-    case applied, pushFirst, hubRolledBack
+    case applied, hubRolledBack
+}
+
+/// How a replica pages its pulls and batches its pushes.
+public struct SyncReplicaSettings: Sendable, Equatable {
+    /// Log entries asked for per pull request (the hub may answer fewer).
+    public var pullPageSize: Int
+    /// Outbox entries per push request, within the hub's limit (1,000 by default).
+    public var maximumPushEntries: Int
+    /// Changeset bytes per push request, within the hub's body limit (8 MiB by default); a
+    /// single write larger than this is never pushed and is reported as refused (`.tooLarge`).
+    public var maximumPushBytes: Int
+
+    /// Settings with the defaults: pages of 500, pushes of at most 500 entries and 4 MiB.
+    public init(pullPageSize: Int = 500, maximumPushEntries: Int = 500, maximumPushBytes: Int = 4 << 20) {
+        self.pullPageSize = pullPageSize
+        self.maximumPushEntries = maximumPushEntries
+        self.maximumPushBytes = maximumPushBytes
+    }
+}
+
+/// A write captured by a replica and not yet acknowledged by the hub.
+public struct SyncPendingChange: Sendable, Equatable {
+    /// The write's place in the replica's order.
+    public let sequence: Int64
+    /// What the write changed.
+    public let changeset: Changeset
+    /// The synced tables it changed.
+    public let tables: [String]
+    /// Why the hub refused it at the last push, if it did.
+    public let refusal: SyncRefusal?
 }
 
 /// What an app shows about a replica's sync.

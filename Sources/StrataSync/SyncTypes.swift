@@ -15,8 +15,20 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case schemaMismatch(local: String, remote: String)
     /// The hub has no space of that name.
     case unknownSpace(String)
-    /// The hub refused the push or pull (a foreign key, a damaged changeset, a bad name).
+    /// The hub refused the push or pull (a damaged request, a bad name, a limit).
     case refused(String)
+    /// The hub refused one pending write (a foreign key, a constraint, its policy, or the write is
+    /// larger than a push may carry): the write stays pending and the others sync around it; the
+    /// app finds it in ``SyncReplica/pendingChanges`` and drops it with ``SyncReplica/discard(_:)``
+    /// or writes a corrected one.
+    case entryRefused(SyncRefusal)
+    /// The hub already applied this replica's entry `sequence` with other content: another
+    /// database pushes under the same replica ID (an old copy of the file, a second process with
+    /// its own file under one name). Nothing was applied from the entry.
+    case duplicateEntry(replicaID: String, sequence: Int64)
+    /// A write put NULL in a key column of a synced table: SQLite allows it where the column is
+    /// not declared NOT NULL, but such a row never syncs. Nothing was written.
+    case nullKey(table: String, column: String)
 
     public var description: String {
         switch self {
@@ -28,7 +40,74 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the hub has no space named \(space); create it with SyncHub.createSpace"
         case .refused(let reason):
             return "the hub refused: \(reason)"
+        case .entryRefused(let refusal):
+            return "\(refusal); the write stays pending while the others sync: find it in pendingChanges, then discard(_:) it or write a corrected one"
+        case .duplicateEntry(let replica, let sequence):
+            return "the hub has entry \(sequence) of replica \(replica) with other content: two databases push under one replica ID; give each database its own ID"
+        case .nullKey(let table, let column):
+            return "the write puts NULL in \(table).\(column), a key column of a synced table: a row with a NULL key never syncs, so nothing was written (declare the column NOT NULL, or give every row a key)"
         }
+    }
+}
+
+/// A pending write the hub would not apply, and why.
+public struct SyncRefusal: Codable, Sendable, Equatable, CustomStringConvertible {
+    /// Why a write was refused.
+    public enum Reason: String, Codable, Sendable, Equatable {
+        /// It would leave a row referring to one that is not there (another replica deleted it).
+        case foreignKey
+        /// It breaks a constraint (a UNIQUE value another replica took, a CHECK, NOT NULL).
+        case constraint
+        /// The table's ``SyncPolicy/custom(_:)`` policy aborted it.
+        case policy
+        /// Its changeset is damaged.
+        case damaged
+        /// It is larger than a push may carry (``SyncReplicaSettings/maximumPushBytes``).
+        case tooLarge
+    }
+    /// The write's place in the replica's order (``SyncPendingChange/sequence``).
+    public var sequence: Int64
+    /// Why it was refused.
+    public var reason: Reason
+    /// The table of the refused row, where one row was refused.
+    public var table: String?
+    /// That row's key, one value per key column.
+    public var key: [SyncValue]?
+    /// What the hub said.
+    public var message: String
+
+    /// A refusal of the write `sequence`.
+    public init(sequence: Int64, reason: Reason, table: String?, key: [SyncValue]?, message: String) {
+        self.sequence = sequence; self.reason = reason; self.table = table; self.key = key; self.message = message
+    }
+
+    /// The refusal in words: which write, which row, why.
+    public var description: String {
+        var text = "write \(sequence) was refused (\(reason.rawValue))"
+        if let table { text += " at \(table)" }
+        if let key { text += " key \(key.map(\.description).joined(separator: ", "))" }
+        return text + ": " + message
+    }
+}
+
+/// The limits a hub keeps on what one request may carry.
+public struct SyncLimits: Sendable, Equatable {
+    /// Entries per push.
+    public var maximumEntriesPerPush: Int
+    /// Changeset bytes per push.
+    public var maximumPushBytes: Int
+    /// Entries per pull answer (a request asking for more gets this many).
+    public var maximumEntriesPerPull: Int
+    /// Changeset bytes per pull answer (at least one entry is always sent).
+    public var maximumPullBytes: Int
+
+    /// The defaults: 1,000 entries and 8 MiB both ways.
+    public init(maximumEntriesPerPush: Int = 1_000, maximumPushBytes: Int = 8 << 20,
+                maximumEntriesPerPull: Int = 1_000, maximumPullBytes: Int = 8 << 20) {
+        self.maximumEntriesPerPush = maximumEntriesPerPush
+        self.maximumPushBytes = maximumPushBytes
+        self.maximumEntriesPerPull = maximumEntriesPerPull
+        self.maximumPullBytes = maximumPullBytes
     }
 }
 
@@ -129,6 +208,19 @@ public enum SyncValue: Codable, Sendable, Equatable {
     }
 }
 
+extension SyncValue: CustomStringConvertible {
+    /// The value as SQL would spell it (text quoted, a blob in hex).
+    public var description: String {
+        switch self {
+        case .null: return "NULL"
+        case .integer(let v): return String(v)
+        case .real(let v): return String(v)
+        case .text(let v): return "'" + v + "'"
+        case .blob(let v): return "X'" + v.map { String(format: "%02X", $0) }.joined() + "'"
+        }
+    }
+}
+
 /// One row as the hub has it after a push, sent back to the replica whose change conflicted:
 /// `values` nil when the hub has no such row.
 public struct SyncRow: Codable, Sendable, Equatable {
@@ -205,9 +297,17 @@ public struct SyncPushResponse: Codable, Sendable {
     /// The hub's log chain at `hubVersion` (nil from a hub that keeps none): a later pull that
     /// finds another chain there knows the hub was restored and may have lost this push.
     public var chain: Int64?
+    /// The hub version each acknowledged entry was applied at, in `acknowledged` order (nil from
+    /// a hub that sends none: then `hubVersion` stands for all). A pull page that ends between
+    /// two of them holds the hub's account of the first and not yet of the second.
+    public var versions: [Int64]?
+    /// The entries the hub refused (not applied, not acknowledged; the others were).
+    public var refused: [SyncRefusal]?
     /// A push's answer.
-    public init(acknowledged: [Int64], corrections: [SyncRow], hubVersion: Int64, chain: Int64? = nil) {
+    public init(acknowledged: [Int64], corrections: [SyncRow], hubVersion: Int64, chain: Int64? = nil,
+                versions: [Int64]? = nil, refused: [SyncRefusal]? = nil) {
         self.acknowledged = acknowledged; self.corrections = corrections; self.hubVersion = hubVersion; self.chain = chain
+        self.versions = versions; self.refused = refused
     }
 }
 

@@ -254,6 +254,12 @@ public struct SyncErrorAnswer: Codable, Sendable {
     public var remote: String?
     /// The space or the reason, for the other cases.
     public var message: String?
+    /// The refused write, for `entryRefused`.
+    public var refusal: SyncRefusal?
+    /// The entry's sequence, for `duplicateEntry`.
+    public var sequence: Int64?
+    /// The column, for `nullKey`.
+    public var column: String?
 
     /// The answer that carries `error`.
     public init(_ error: SyncError) {
@@ -262,6 +268,9 @@ public struct SyncErrorAnswer: Codable, Sendable {
         case .schemaMismatch(let local, let remote): kind = "schemaMismatch"; self.local = local; self.remote = remote
         case .unknownSpace(let space): kind = "unknownSpace"; message = space
         case .refused(let reason): kind = "refused"; message = reason
+        case .entryRefused(let refusal): kind = "entryRefused"; self.refusal = refusal; message = refusal.message
+        case .duplicateEntry(let replica, let sequence): kind = "duplicateEntry"; message = replica; self.sequence = sequence
+        case .nullKey(let table, let column): kind = "nullKey"; self.table = table; self.column = column
         }
     }
 
@@ -271,6 +280,9 @@ public struct SyncErrorAnswer: Codable, Sendable {
         case "tableNeedsGlobalKey": return .tableNeedsGlobalKey(table: table ?? "")
         case "schemaMismatch": return .schemaMismatch(local: local ?? "", remote: remote ?? "")
         case "unknownSpace": return .unknownSpace(message ?? "")
+        case "entryRefused": return refusal.map { .entryRefused($0) } ?? .refused(message ?? "")
+        case "duplicateEntry": return .duplicateEntry(replicaID: message ?? "", sequence: sequence ?? 0)
+        case "nullKey": return .nullKey(table: table ?? "", column: column ?? "")
         default: return .refused(message ?? "")
         }
     }

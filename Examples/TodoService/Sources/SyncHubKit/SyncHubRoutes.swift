@@ -127,7 +127,8 @@ private func status(of error: SyncError) -> HTTPResponse.Status {
     switch error {
     case .unknownSpace: return .notFound
     case .schemaMismatch: return .conflict
-    case .tableNeedsGlobalKey, .refused: return .unprocessableContent
+    case .tableNeedsGlobalKey, .refused, .entryRefused, .nullKey: return .unprocessableContent
+    case .duplicateEntry: return .conflict
     }
 }
 
