@@ -93,8 +93,10 @@ enum ChangesetFormat {
                 columns = Int(count)
                 keys = []
                 for _ in 0..<columns {
-                    guard let flag = try source.byte(), flag <= 1 else { throw damaged("a primary key flag that is not 0 or 1") }
-                    keys.append(flag == 1)
+                    // The session extension writes each key column's position in the key (1, 2,
+                    // ... for a composite key), which SQLite's own reader takes as nonzero.
+                    guard let flag = try source.byte() else { throw damaged("a table header without its primary key flags") }
+                    keys.append(flag != 0)
                 }
                 var nameLength = 0
                 while true {
