@@ -89,9 +89,10 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         do {
             var response = try hub.pull(pull)
             let deadline = ContinuousClock.now + wait
-            while response.entries.isEmpty, !response.snapshotNeeded, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(10))
-                if try hub.version(ofSpace: space) > after { response = try hub.pull(pull) }
+            // Woken by the push that commits a newer version (no polling), or at the deadline.
+            while response.entries.isEmpty, !response.snapshotNeeded, !response.hubRolledBack, ContinuousClock.now < deadline {
+                try await hub.waitForVersion(ofSpace: space, after: after, timeout: deadline - ContinuousClock.now)
+                response = try hub.pull(pull)
             }
             return Response(status: .ok, headers: [.contentType: "application/vnd.strata.sync"],
                             body: .init(byteBuffer: ByteBuffer(bytes: try SyncWire.encode(response))))
@@ -119,8 +120,13 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
 }
 
 private func bearerToken(_ request: Request) -> String? {
-    guard let value = request.headers[.authorization], value.hasPrefix("Bearer ") else { return nil }
-    return String(value.dropFirst("Bearer ".count))
+    // The scheme is case-insensitive (RFC 9110): `bearer` and `BEARER` are the same; compared on
+    // ASCII bytes, not Characters.
+    guard let value = request.headers[.authorization] else { return nil }
+    let bytes = Array(value.utf8)
+    let scheme = Array("bearer ".utf8)
+    guard bytes.count >= scheme.count, zip(bytes, scheme).allSatisfy({ $1 == 0x20 ? $0 == 0x20 : ($0 | 0x20) == $1 }) else { return nil }
+    return String(decoding: bytes[scheme.count...], as: UTF8.self)
 }
 
 private func status(of error: SyncError) -> HTTPResponse.Status {
@@ -135,4 +141,17 @@ private func status(of error: SyncError) -> HTTPResponse.Status {
 private func answer(_ status: HTTPResponse.Status, _ error: SyncError) -> Response {
     let body = (try? JSONEncoder().encode(SyncErrorAnswer(error))) ?? Data()
     return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+}
+
+/// Whether `given` is `expected`, comparing their UTF-8 bytes in time that depends on the
+/// lengths only (a token compared with `==` stops at the first differing byte, which a timing
+/// attacker can measure).
+public func tokenMatches(_ given: String?, _ expected: String) -> Bool {
+    guard let given else { return false }
+    let a = Array(given.utf8), b = Array(expected.utf8)
+    var difference = UInt8(a.count == b.count ? 0 : 1)
+    for index in 0..<max(a.count, b.count) {
+        difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)
+    }
+    return difference == 0
 }

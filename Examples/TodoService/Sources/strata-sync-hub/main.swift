@@ -31,7 +31,7 @@ logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logge
 let instrumentation = StrataInstrumentation(logger: logger)
 let hub = try SyncHub(directory: URL(fileURLWithPath: folder)) { connection in connection.instrument(instrumentation) }
 if let (space, sql) = create { try hub.createSpace(space) { try $0.execute(sql) } }
-let router = buildSyncHubRouter(hub: hub, requestLogLevel: .info) { given, _, _ in token == nil || given == token }
+let router = buildSyncHubRouter(hub: hub, requestLogLevel: .info) { given, _, _ in token.map { tokenMatches(given, $0) } ?? true }
 let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: logger)
 // runService: ServiceLifecycle's graceful shutdown on SIGTERM and SIGINT (requests in flight end).
 try await app.runService()
