@@ -436,6 +436,11 @@ public final class SyncHub: Sendable {
         var version: Int64 = 0
         do {
             try connection.transaction(transactionType: .immediate) {
+              // The entry holds what the replica's triggers did to synced tables: the hub's
+              // triggers that write synced tables stay off while it is applied, so the hub and
+              // every replica agree; the others (local state) see the rows.
+              let triggers = try SyncTriggers.writingSyncedTables(tables, connection)
+              try SyncTriggers.withoutTriggers(triggers, connection) {
                 let synced = Set(tables.map { $0.lowercased() })
                 // Most entries meet no conflict, and then the change the hub made is the entry
                 // itself: applied without a session, aborting (SQLite undoes the whole apply) at
@@ -489,6 +494,7 @@ public final class SyncHub: Sendable {
                     INSERT INTO \(identifier: syncTablePrefix + "applied")(replica, sequence, version, conflicts, digest)
                     VALUES (\(replica), \(entry.sequence), \(version), \(encodeConflicts(settled)), \(digest))
                     """)
+              }
             }
         } catch let error as SyncError {
             throw error

@@ -460,7 +460,10 @@ public final class SyncReplica: Sendable {
         let local = try localEntries(connection)
         let through: Int64 = try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'rebase_through'") ?? 0
         let made: Data? = try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'rebase'")
-        try connection.withForeignKeysDeferred {
+        // The changesets hold what the origin's triggers did to synced tables: those triggers
+        // stay off while they are applied; the others (an FTS5 index's) see every row.
+        let triggers = try SyncTriggers.writingSyncedTables(tables, connection)
+        try connection.withForeignKeysDeferred { try SyncTriggers.withoutTriggers(triggers, connection) {
             for entry in local.reversed() where entry.sequence > through {
                 try connection.apply(try entry.changeset.inverted(), filter: filter, onConflict: undoConflicts)
             }
@@ -486,7 +489,7 @@ public final class SyncReplica: Sendable {
             let remade = try session.changeset()
             try SyncStatus.setState("rebase", .blob(remade.data), connection)
             try SyncStatus.setState("rebase_through", .integer(max(through, local.last?.sequence ?? 0)), connection)
-        }
+        } }
     }
 
     /// Moves the cursor over a page without undoing and redoing anything, where that is exact:

@@ -250,6 +250,50 @@ import Testing
         #expect(try await Self.rows(phone) == ["small1=1", "small2=2"])
     }
 
+    // 6. Triggers that write synced tables, and triggers that keep local state.
+
+    static let triggerSchema = """
+        CREATE TABLE t(id TEXT PRIMARY KEY, v);
+        CREATE TABLE tag(id TEXT PRIMARY KEY, n INTEGER);
+        CREATE TRIGGER counting AFTER INSERT ON t BEGIN
+            INSERT INTO tag VALUES ('count', 1) ON CONFLICT(id) DO UPDATE SET n = n + 1;
+        END;
+        CREATE TRIGGER uncounting AFTER DELETE ON t BEGIN UPDATE tag SET n = n - 1 WHERE id = 'count'; END;
+        CREATE VIRTUAL TABLE t_fts USING fts5(v, content = 't', content_rowid = 'rowid');
+        CREATE TRIGGER t_fts_insert AFTER INSERT ON t BEGIN INSERT INTO t_fts(rowid, v) VALUES (new.rowid, new.v); END;
+        CREATE TRIGGER t_fts_delete AFTER DELETE ON t BEGIN INSERT INTO t_fts(t_fts, rowid, v) VALUES ('delete', old.rowid, old.v); END
+        """
+
+    /// Both orders of the synced tables: a changeset applies its tables in that order, so the
+    /// counter's own change may come before or after the insert that fires the trigger.
+    @Test(arguments: [["t", "tag"], ["tag", "t"]])
+    func triggersThatWriteSyncedTablesAgreeEverywhereAndLocalIndexesSeeArrivals(tables: [String]) async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder, schema: Self.triggerSchema)
+        let phone = try Self.replica(folder, "phone", schema: Self.triggerSchema, tables: tables, transport: InProcessSyncTransport(hub: hub))
+        let laptop = try Self.replica(folder, "laptop", schema: Self.triggerSchema, tables: tables, transport: InProcessSyncTransport(hub: hub))
+        try await phone.write { try $0.execute("INSERT INTO t VALUES ('a', 'apple pie')") }
+        try await laptop.write { try $0.execute("INSERT INTO t VALUES ('b', 'banana bread')") }
+        try await phone.sync()
+        try await laptop.sync()
+        try await phone.sync()
+        try await laptop.write { try $0.execute("DELETE FROM t WHERE id = 'a'") }
+        try await laptop.write { try $0.execute("INSERT INTO t VALUES ('c', 'cherry apple')") }
+        try await laptop.sync()
+        try await phone.sync()
+        let count: @Sendable (Connection) throws -> Int? = { try $0.query("SELECT n FROM tag WHERE id = 'count'") }
+        let atHub = try hub.withSpace("s") { try count($0) }
+        #expect(try await phone.database.read(count) == atHub)
+        #expect(try await laptop.database.read(count) == atHub)
+        #expect(try Self.hubRows(hub) == (try await Self.rows(phone)))
+        // The FTS index, kept by local triggers, found the rows that arrived by sync.
+        for replica in [phone, laptop] {
+            let found: [String] = try await replica.database.read { try $0.query("SELECT v FROM t_fts WHERE t_fts MATCH 'apple' ORDER BY v") }
+            #expect(found == ["cherry apple"], "\(replica.replicaID)")
+            #expect(try await replica.database.read { try $0.query("SELECT count(*) FROM t_fts WHERE t_fts MATCH 'bread'") as Int? } == 1)
+        }
+    }
+
     // 7. A table added to the synced list later.
 
     @Test func aTableAddedToTheListGetsTheHubsEarlierRows() async throws {

@@ -50,4 +50,20 @@ extension Connection {
         // Statements compiled under the previous rules must not bypass the new ones.
         statementCache.removeAll()
     }
+
+    /// Runs `body` with `inspector` hearing every authorizer action of the statements compiled
+    /// meanwhile (SQLite's action code, its two arguments, the database, and the innermost
+    /// trigger or view), beside the user's authorizer and observation's recorders: for a layer
+    /// that learns what a statement, with its triggers, would do without running it.
+    package func inspectingCompiles<T>(_ inspector: @escaping (Int32, String?, String?, String?, String?) -> Void,
+                                       _ body: () throws -> T) rethrows -> T {
+        let previous = authorizerHub.inspector
+        authorizerHub.inspector = inspector
+        installAuthorizerHubIfNeeded(forceReinstall: true)
+        defer {
+            authorizerHub.inspector = previous
+            installAuthorizerHubIfNeeded(forceReinstall: false)
+        }
+        return try body()
+    }
 }

@@ -178,11 +178,16 @@ final class AuthorizerHub {
     /// hear of it.
     let bookkeeping = BookkeepingMarker()
 
-    var isNeeded: Bool { user != nil || isMonitoring }
+    /// Hears every action of the statements compiled while a layer above inspects them
+    /// (``Connection/inspectingCompiles(_:_:)``); never changes an answer.
+    var inspector: ((Int32, String?, String?, String?, String?) -> Void)?
+
+    var isNeeded: Bool { user != nil || isMonitoring || inspector != nil }
 
     func authorize(_ code: Int32, _ p1: UnsafePointer<CChar>?, _ p2: UnsafePointer<CChar>?,
                    _ p3: UnsafePointer<CChar>?, _ p4: UnsafePointer<CChar>?) -> Int32 {
         let string: (UnsafePointer<CChar>?) -> String? = { $0.map { String(cString: $0) } }
+        if let inspector { inspector(code, string(p1), string(p2), string(p3), string(p4)) }
         if capture != nil {
             // Temporary tables count too: no reader of the pool sees them, but a fetch on this
             // connection (a ConnectionQueue's, an in-memory database's) does.
