@@ -225,18 +225,31 @@ public final class SyncHub: Sendable {
     public func snapshot(_ request: SyncSnapshotRequest) throws -> SyncSnapshot {
         try queue(of: request.space).execute { connection in
             try Self.checkSchema(request.tables, request.schemaFingerprint, connection)
-            // The queue runs one closure at a time and every write to the space goes through it,
-            // so the version and the image agree.
-            let version = try Self.currentVersion(connection)
-            let chain = try Self.chain(at: version, connection)
-            let copy = try Connection(deserializing: try connection.serialize())
-            // The image carries the space's tables, not the hub's bookkeeping (the log can be far
-            // larger than the tables it made).
-            let bookkeeping: [String] = try copy.query(literal: """
-                SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, \(syncTablePrefix.utf8.count)) = \(syncTablePrefix)
-                """)
-            for table in bookkeeping { try copy.execute("DROP TABLE " + quoteIdentifier(table)) }
-            try copy.execute("VACUUM")
+            // Only the synced tables are copied, never the log (which can be far larger than the
+            // tables it made): a new in-memory database gets each table's own definition, then its
+            // rows, read from the space's file in one read transaction with the version, so the
+            // image and the version agree even with another hub process writing the file.
+            let copy = try Connection(storageLocation: .inMemory)
+            var definitions: [String] = []
+            for table in request.tables {
+                guard let sql: String = try connection.query(literal: """
+                    SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = \(table) COLLATE NOCASE
+                    """) else { throw SyncError.schemaMismatch(local: request.schemaFingerprint, remote: "no table \(table)") }
+                definitions.append(sql)
+            }
+            for sql in definitions { try copy.execute(sql) }
+            try copy.run("ATTACH DATABASE ? AS " + quoteIdentifier("space"), connection.fileName)
+            defer { try? copy.execute("DETACH DATABASE " + quoteIdentifier("space")) }
+            let (version, chain): (Int64, Int64?) = try copy.transaction {
+                let version = try Self.currentVersion(copy, schema: "space")
+                for table in request.tables {
+                    let columns = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map { quoteIdentifier($0.name) }
+                        .joined(separator: ", ")
+                    try copy.execute("INSERT INTO " + quoteIdentifier("main") + "." + quoteIdentifier(table) + "(" + columns + ") SELECT "
+                                     + columns + " FROM " + quoteIdentifier("space") + "." + quoteIdentifier(table))
+                }
+                return (version, try Self.chain(at: version, connection))
+            }
             return SyncSnapshot(version: version, database: try copy.serialize(), chain: chain)
         }
     }
@@ -395,11 +408,12 @@ public final class SyncHub: Sendable {
     }
 
     /// The newest version: AUTOINCREMENT's counter, which a trimmed (even empty) log keeps.
-    private static func currentVersion(_ connection: Connection) throws -> Int64 {
-        try connection.query(literal: """
-            SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = \(syncTablePrefix + "log")), 0),
-                       coalesce((SELECT max(version) FROM \(identifier: syncTablePrefix + "log")), 0))
-            """) ?? 0
+    private static func currentVersion(_ connection: Connection, schema: String = "main") throws -> Int64 {
+        let database = quoteIdentifier(schema)
+        return try connection.query(literal: SQLFragment(sql: """
+            SELECT max(coalesce((SELECT seq FROM \(database).sqlite_sequence WHERE name = ?), 0),
+                       coalesce((SELECT max(version) FROM \(database).\(quoteIdentifier(syncTablePrefix + "log"))), 0))
+            """, arguments: [.text(syncTablePrefix + "log")])) ?? 0
     }
 
     private static func checkSchema(_ tables: [String], _ fingerprint: String, _ connection: Connection) throws {

@@ -29,6 +29,9 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A write put NULL in a key column of a synced table: SQLite allows it where the column is
     /// not declared NOT NULL, but such a row never syncs. Nothing was written.
     case nullKey(table: String, column: String)
+    /// The hub did not answer (no connection, a timeout, a name that does not resolve) after
+    /// every retry. Nothing is lost: the writes stay in the outbox for the next sync.
+    case hubUnreachable(url: String, reason: String)
 
     public var description: String {
         switch self {
@@ -44,6 +47,8 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(refusal); the write stays pending while the others sync: find it in pendingChanges, then discard(_:) it or write a corrected one"
         case .duplicateEntry(let replica, let sequence):
             return "the hub has entry \(sequence) of replica \(replica) with other content: two databases push under one replica ID; give each database its own ID"
+        case .hubUnreachable(let url, let reason):
+            return "cannot reach the hub at \(url): \(reason); the writes are kept in the outbox and go with the next sync"
         case .nullKey(let table, let column):
             return "the write puts NULL in \(table).\(column), a key column of a synced table: a row with a NULL key never syncs, so nothing was written (declare the column NOT NULL, or give every row a key)"
         }

@@ -165,6 +165,8 @@ public struct HTTPSyncTransport: SyncTransport {
         urlRequest.httpMethod = "POST"
         urlRequest.httpBody = try SyncWire.encode(request)
         urlRequest.setValue("application/vnd.strata.sync", forHTTPHeaderField: "Content-Type")
+        // The hub checks the token for this replica before it reads the body.
+        urlRequest.setValue(request.replicaID, forHTTPHeaderField: "Strata-Replica")
         let data = try await send(urlRequest)
         do {
             return try JSONDecoder().decode(SyncPushResponse.self, from: data)
@@ -225,12 +227,34 @@ public struct HTTPSyncTransport: SyncTransport {
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
-                guard attempt < attempts else { throw error }
+                guard attempt < attempts else {
+                    throw SyncError.hubUnreachable(url: url.absoluteString, reason: Self.words(for: error, attempts: attempts))
+                }
                 try await Task.sleep(for: delay)
                 delay *= 2
             }
         }
-        throw SyncError.refused("no answer from \(url)")
+        throw SyncError.hubUnreachable(url: url.absoluteString, reason: "no answer after \(attempts) attempts")
+    }
+
+    /// What a network failure was, in words (Foundation's `URLError` prints as a domain and a code).
+    static func words(for error: any Error, attempts: Int) -> String {
+        let what: String
+        if let error = error as? URLError {
+            switch error.code {
+            case .cannotConnectToHost: what = "the connection was refused (is the hub running on that port?)"
+            case .cannotFindHost, .dnsLookupFailed: what = "the host name does not resolve"
+            case .timedOut: what = "the request timed out"
+            case .networkConnectionLost: what = "the connection was lost mid-request"
+            case .notConnectedToInternet: what = "there is no network connection"
+            case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate:
+                what = "the TLS connection failed (\(error.localizedDescription))"
+            default: what = "network error \(error.code.rawValue) (\(error.localizedDescription))"
+            }
+        } else {
+            what = String(describing: error)
+        }
+        return what + ", \(attempts) attempt\(attempts == 1 ? "" : "s")"
     }
 
     /// The hub's answer as the error it stands for: its body is the error's JSON.
@@ -271,6 +295,7 @@ public struct SyncErrorAnswer: Codable, Sendable {
         case .entryRefused(let refusal): kind = "entryRefused"; self.refusal = refusal; message = refusal.message
         case .duplicateEntry(let replica, let sequence): kind = "duplicateEntry"; message = replica; self.sequence = sequence
         case .nullKey(let table, let column): kind = "nullKey"; self.table = table; self.column = column
+        case .hubUnreachable(let url, let reason): kind = "hubUnreachable"; table = url; message = reason
         }
     }
 
@@ -283,6 +308,7 @@ public struct SyncErrorAnswer: Codable, Sendable {
         case "entryRefused": return refusal.map { .entryRefused($0) } ?? .refused(message ?? "")
         case "duplicateEntry": return .duplicateEntry(replicaID: message ?? "", sequence: sequence ?? 0)
         case "nullKey": return .nullKey(table: table ?? "", column: column ?? "")
+        case "hubUnreachable": return .hubUnreachable(url: table ?? "", reason: message ?? "")
         default: return .refused(message ?? "")
         }
     }

@@ -18,7 +18,35 @@ public struct SyncHubLimits: Sendable {
     public var maximumBodyBytes = 8 << 20
     public var maximumEntriesPerPush = 1_000
     public var maximumPullWait: Duration = .seconds(30)
+    /// Long polls waiting at once on one space, and with one token; more get 503 with `Retry-After`.
+    public var maximumPollsPerSpace = 256
+    public var maximumPollsPerToken = 32
     public init() {}
+}
+
+/// The long polls waiting now, by space and by token, for the caps in ``SyncHubLimits``.
+final class PollCounts: Sendable {
+    private let counts = Locked<(spaces: [String: Int], tokens: [String: Int])>(([:], [:]))
+
+    /// Takes a place for a poll on `space` with `token`; false when either is full.
+    func enter(space: String, token: String?, limits: SyncHubLimits) -> Bool {
+        counts.withLock { counts in
+            let tokenKey = token ?? ""
+            guard counts.spaces[space, default: 0] < limits.maximumPollsPerSpace,
+                  counts.tokens[tokenKey, default: 0] < limits.maximumPollsPerToken else { return false }
+            counts.spaces[space, default: 0] += 1
+            counts.tokens[tokenKey, default: 0] += 1
+            return true
+        }
+    }
+
+    func leave(space: String, token: String?) {
+        counts.withLock { counts in
+            let tokenKey = token ?? ""
+            if let count = counts.spaces[space] { counts.spaces[space] = count > 1 ? count - 1 : nil }
+            if let count = counts.tokens[tokenKey] { counts.tokens[tokenKey] = count > 1 ? count - 1 : nil }
+        }
+    }
 }
 
 /// Decides whether `token` may sync `replicaID` in `space` (a bearer token from the
@@ -45,8 +73,14 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
     // Middleware applies to the routes added after it.
     if let requestLogLevel { router.add(middleware: LogRequestsMiddleware(requestLogLevel)) }
     router.get("health") { _, _ in "ok" }
+    let polls = PollCounts()
     router.post("spaces/:space/push") { request, context -> Response in
         let space = context.parameters.get("space") ?? ""
+        // The token is checked before the body is read: an unauthenticated client cannot make the
+        // hub read 8 MB first. The replica is the one the transport names in a header (the body
+        // must name the same), or none.
+        let namedReplica = request.headers[syncReplicaHeader]
+        guard authorize(bearerToken(request), space, namedReplica ?? "") else { return answer(.unauthorized, .refused("not authorized for \(space)")) }
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: limits.maximumBodyBytes)
@@ -62,6 +96,9 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         guard push.space == space else { return answer(.badRequest, .refused("the body names space \(push.space), the URL \(space)")) }
         guard push.entries.count <= limits.maximumEntriesPerPush else {
             return answer(.contentTooLarge, .refused("a push is limited to \(limits.maximumEntriesPerPush) entries"))
+        }
+        if let namedReplica, namedReplica != push.replicaID {
+            return answer(.badRequest, .refused("the body names replica \(push.replicaID), the header \(namedReplica)"))
         }
         guard authorize(bearerToken(request), space, push.replicaID) else { return answer(.unauthorized, .refused("not authorized for \(space)")) }
         do {
@@ -88,6 +125,18 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
                                    lastAcknowledged: query.get("acked").flatMap { Int64($0) })
         do {
             var response = try hub.pull(pull)
+            // Only a poll that would wait takes a place; when the space or the token has all
+            // theirs taken, it is told to come back (503, Retry-After), never queued.
+            let waits = response.entries.isEmpty && !response.snapshotNeeded && wait > .zero
+            let token = bearerToken(request)
+            if waits {
+                guard polls.enter(space: space, token: token, limits: limits) else {
+                    var refusal = answer(.serviceUnavailable, .refused("too many long polls on \(space) or with this token; retry in a second"))
+                    refusal.headers[.retryAfter] = "1"
+                    return refusal
+                }
+            }
+            defer { if waits { polls.leave(space: space, token: token) } }
             let deadline = ContinuousClock.now + wait
             // Woken by the push that commits a newer version (no polling), or at the deadline.
             while response.entries.isEmpty, !response.snapshotNeeded, !response.hubRolledBack, ContinuousClock.now < deadline {
@@ -119,6 +168,9 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
     return router
 }
 
+/// The header a replica names itself in on a push, so the token is checked before the body is read.
+public let syncReplicaHeader = HTTPField.Name("Strata-Replica")!
+
 private func bearerToken(_ request: Request) -> String? {
     // The scheme is case-insensitive (RFC 9110): `bearer` and `BEARER` are the same; compared on
     // ASCII bytes, not Characters.
@@ -135,6 +187,7 @@ private func status(of error: SyncError) -> HTTPResponse.Status {
     case .schemaMismatch: return .conflict
     case .tableNeedsGlobalKey, .refused, .entryRefused, .nullKey: return .unprocessableContent
     case .duplicateEntry: return .conflict
+    case .hubUnreachable: return .badGateway
     }
 }
 
