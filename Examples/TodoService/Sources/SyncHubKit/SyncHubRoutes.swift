@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import Strata
 import StrataSync
+import Synchronization
 
 /// The hub's request context: a push body over `SyncHubLimits.maximumBodyBytes` is refused (413).
 public struct SyncHubRequestContext: RequestContext {
@@ -26,7 +27,7 @@ public struct SyncHubLimits: Sendable {
 
 /// The long polls waiting now, by space and by token, for the caps in ``SyncHubLimits``.
 final class PollCounts: Sendable {
-    private let counts = Locked<(spaces: [String: Int], tokens: [String: Int])>(([:], [:]))
+    private let counts = Mutex<(spaces: [String: Int], tokens: [String: Int])>(([:], [:]))
 
     /// Takes a place for a poll on `space` with `token`; false when either is full.
     func enter(space: String, token: String?, limits: SyncHubLimits) -> Bool {
@@ -79,7 +80,7 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         // The token is checked before the body is read: an unauthenticated client cannot make the
         // hub read 8 MB first. The replica is the one the transport names in a header (the body
         // must name the same), or none.
-        let namedReplica = request.headers[syncReplicaHeader]
+        let namedReplica = request.headers.first { $0.name.canonicalName == syncReplicaHeader }?.value
         guard authorize(bearerToken(request), space, namedReplica ?? "") else { return answer(.unauthorized, .refused("not authorized for \(space)")) }
         let buffer: ByteBuffer
         do {
@@ -168,8 +169,9 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
     return router
 }
 
-/// The header a replica names itself in on a push, so the token is checked before the body is read.
-public let syncReplicaHeader = HTTPField.Name("Strata-Replica")!
+/// The header a replica names itself in on a push (lower case, as header names compare), so the
+/// token is checked before the body is read.
+public let syncReplicaHeader = "strata-replica"
 
 private func bearerToken(_ request: Request) -> String? {
     // The scheme is case-insensitive (RFC 9110): `bearer` and `BEARER` are the same; compared on
