@@ -26,6 +26,9 @@ let package = Package(
         .library(name: "StrataFaultVFSPreload", type: .dynamic, targets: ["StrataFaultVFS"]),
         // Logging, metrics, tracing and graceful shutdown for server programs (swift-server ecosystem).
         .library(name: "StrataServer", targets: ["StrataServer"]),
+        // StrataSync's hub over HTTP (Hummingbird), for embedding in a server, and as a command.
+        .library(name: "StrataSyncHub", targets: ["StrataSyncHub"]),
+        .executable(name: "strata-sync-hub", targets: ["strata-sync-hub"]),
     ],
     // The server stack (swift-log, swift-metrics, swift-distributed-tracing, service-lifecycle) is
     // behind a trait that is off by default, so a package that depends on Strata, StrataRecords or
@@ -34,6 +37,7 @@ let package = Package(
     // its suite here.
     traits: [
         .trait(name: "Server", description: "StrataServer: logs, metrics, spans and ServiceLifecycle around a Database."),
+        .trait(name: "Hub", description: "StrataSyncHub and strata-sync-hub: StrataSync's hub over HTTP (Hummingbird, JWT)."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -48,6 +52,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // StrataSyncHub only (the `Hub` trait): the HTTP server and JWT verification.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     ],
     targets: [
         .systemLibrary(
@@ -149,6 +156,33 @@ let package = Package(
         ),
         // The process the blob-stream memory test runs and measures (peak RSS; tests only).
         .executableTarget(name: "strata-blob-stream", dependencies: ["Strata"]),
+        // StrataSync's hub over HTTP: the routes and their authentication (shared token or JWT)
+        // as a library, and the command that serves a folder of spaces.
+        .target(
+            name: "StrataSyncHub",
+            dependencies: [
+                "Strata", "StrataSync",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hub"])),
+                .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Hub"])),
+            ]
+        ),
+        .executableTarget(
+            name: "strata-sync-hub",
+            dependencies: [
+                "StrataSyncHub", "StrataSync",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hub"])),
+            ]
+        ),
+        .testTarget(
+            name: "StrataSyncHubTests",
+            dependencies: [
+                "StrataSyncHub", "StrataSync", "strata-sync-hub",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hub"])),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hub"])),
+                .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Hub"])),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,7 +8,8 @@ let package = Package(
     name: "TodoService",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Strata", path: "../..", traits: ["Server"]),
+        // The `Hub` trait brings StrataSyncHub and the strata-sync-hub command.
+        .package(name: "Strata", path: "../..", traits: ["Server", "Hub"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
         // The same routes on Vapor's SQLite driver, for the HTTP benchmark (`--backend sqlite-nio`).
         .package(url: "https://github.com/vapor/sqlite-nio", exact: "1.13.2"),
@@ -27,17 +28,9 @@ let package = Package(
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]
         ),
-        // StrataSync's hub over HTTP, and its command.
-        .target(
-            name: "SyncHubKit",
-            dependencies: [
-                .product(name: "StrataSync", package: "Strata"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-            ]
-        ),
-        .executableTarget(name: "strata-sync-hub", dependencies: ["SyncHubKit", .product(name: "StrataServer", package: "Strata")]),
         // StrataSync's latency and throughput over loopback HTTP (README numbers).
-        .executableTarget(name: "strata-sync-bench", dependencies: ["SyncHubKit"]),
+        .executableTarget(name: "strata-sync-bench", dependencies: [.product(name: "StrataSyncHub", package: "Strata"),
+                                                                  .product(name: "Hummingbird", package: "hummingbird")]),
         // Tests only: a replica process of the cross-process chaos test.
         .executableTarget(name: "strata-sync-chaos-replica", dependencies: [.product(name: "StrataSync", package: "Strata")]),
         .executableTarget(
@@ -48,7 +41,8 @@ let package = Package(
         ),
         .testTarget(
             name: "TodoServiceTests",
-            dependencies: ["TodoKit", "TodoService", "SyncHubKit", "strata-sync-hub", "strata-sync-chaos-replica",
+            dependencies: ["TodoKit", "TodoService", .product(name: "StrataSyncHub", package: "Strata"),
+                           .product(name: "strata-sync-hub", package: "Strata"), "strata-sync-chaos-replica",
                            .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
     ],

@@ -14,11 +14,13 @@ struct PackageFootprintTests {
         "swift-async-algorithms", "swift-service-context",
     ]
     static let testOnly: Set<String> = ["swift-macro-testing", "swift-snapshot-testing", "swift-custom-dump", "xctest-dynamic-overlay"]
+    /// The hub's HTTP stack, behind the `Hub` trait.
+    static let hubStack: Set<String> = ["hummingbird", "jwt-kit", "swift-crypto", "swift-certificates"]
 
     @Test(arguments: ["Strata", "StrataRecords", "StrataSqueal", "StrataORM", "StrataSync"])
     func aClientOfOneProductFetchesNoServerStackAndNoTestPackage(product: String) async throws {
         let fetched = try await Self.resolveClient(product: product, traits: nil)
-        let unwanted = fetched.intersection(Self.serverStack.union(Self.testOnly))
+        let unwanted = fetched.intersection(Self.serverStack.union(Self.testOnly).union(Self.hubStack))
         #expect(unwanted.isEmpty, "a client of \(product) fetched \(unwanted.sorted()) (all: \(fetched.sorted()))")
         // What remains is what the products themselves need: the CLI's argument parser, and
         // swift-syntax for the @Record macro's plugin.
@@ -30,6 +32,16 @@ struct PackageFootprintTests {
     @Test func theServerTraitFetchesTheServerStack() async throws {
         let fetched = try await Self.resolveClient(product: "StrataServer", traits: ["Server"])
         for package in ["swift-log", "swift-metrics", "swift-distributed-tracing", "swift-service-lifecycle"] {
+            #expect(fetched.contains(package), "\(package) missing from \(fetched.sorted())")
+        }
+        #expect(fetched.intersection(Self.testOnly).isEmpty, "\(fetched.sorted())")
+    }
+
+    /// The hub's control: a client of `StrataSyncHub` with the `Hub` trait fetches Hummingbird and
+    /// jwt-kit (and a client of StrataSync without it, above, fetches neither).
+    @Test func theHubTraitFetchesHummingbirdAndJWTKit() async throws {
+        let fetched = try await Self.resolveClient(product: "StrataSyncHub", traits: ["Hub"])
+        for package in ["hummingbird", "jwt-kit"] {
             #expect(fetched.contains(package), "\(package) missing from \(fetched.sorted())")
         }
         #expect(fetched.intersection(Self.testOnly).isEmpty, "\(fetched.sorted())")

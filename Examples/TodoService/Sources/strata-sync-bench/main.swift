@@ -13,7 +13,7 @@ import Hummingbird
 import Strata
 import StrataSync
 import Synchronization
-import SyncHubKit
+import StrataSyncHub
 
 #if !canImport(Darwin)
 let seconds = CommandLine.arguments.dropFirst().first.flatMap(Double.init) ?? 10

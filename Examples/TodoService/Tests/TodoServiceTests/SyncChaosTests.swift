@@ -41,7 +41,7 @@ import Testing
         // A port nobody listens on: tried until the hub binds one (then kept across restarts).
         var port = 20_000 + Int(random.next() % 40_000)
         func startHub() async throws -> ChaosChild {
-            let hub = try ChaosChild(hubBinary, [hubFolder.path, String(port), token], log: folder.appendingPathComponent("hub.log"))
+            let hub = try ChaosChild(hubBinary, [hubFolder.path, "--port", String(port), "--token", token], log: folder.appendingPathComponent("hub.log"))
             try await waitForHealth(port: port, hub: hub, folder: folder)
             return hub
         }

@@ -4,7 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import Strata
 import StrataSync
-import SyncHubKit
+import StrataSyncHub
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -4,7 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import Strata
 import StrataSync
-import SyncHubKit
+import StrataSyncHub
 import Testing
 
 /// StrataSync's hub over HTTP on a real loopback port, with replicas on `HTTPSyncTransport`

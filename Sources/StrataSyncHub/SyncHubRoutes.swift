@@ -1,5 +1,6 @@
-// StrataSync's hub on the network: Hummingbird routes over a `SyncHub`, in this package so that
-// apps using Strata and StrataSync never fetch SwiftNIO.
+// StrataSync's hub on the network: Hummingbird routes over a `SyncHub`, behind the package trait
+// `Hub`, so that apps using Strata and StrataSync never fetch SwiftNIO.
+#if Hub
 import Foundation
 import Hummingbird
 import Logging
@@ -63,13 +64,21 @@ public typealias SyncHubAuthorizer = @Sendable (_ token: String?, _ space: Strin
 /// - `GET /spaces/:space/snapshot?replica=&tables=&fingerprint=`: the synced tables at the hub's
 ///   newest version as a ``SyncWire`` snapshot body (a database image), for a new replica or one
 ///   behind the trimmed log
-/// Refusals answer with a status and a `SyncErrorAnswer` JSON body: 401 (no or wrong token),
-/// 404 (unknown space), 409 (schema mismatch), 413 (too large), 400 (a damaged body), 422 (the
-/// hub refused the changes, e.g. a foreign key).
+/// Refusals answer with a status and a `SyncErrorAnswer` JSON body: 401 (no, wrong or expired
+/// token), 403 (a token that does not allow this space, replica or write), 404 (unknown space),
+/// 409 (schema mismatch), 413 (too large), 400 (a damaged body), 422 (the hub refused the
+/// changes), 503 (too many long polls; `Retry-After`).
 ///
 /// `requestLogLevel` logs every request at that level (through the application's logger).
 public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimits(), requestLogLevel: Logger.Level? = nil,
-                               authorize: @escaping SyncHubAuthorizer = { _, _, _ in true }) -> Router<SyncHubRequestContext> {
+                               authorize: @escaping SyncHubAuthorizer) -> Router<SyncHubRequestContext> {
+    buildSyncHubRouter(hub: hub, limits: limits, requestLogLevel: requestLogLevel, authentication: .custom(authorize))
+}
+
+/// The routes of ``buildSyncHubRouter(hub:limits:requestLogLevel:authorize:)``, with who may sync
+/// what said by `authentication` (a shared token, JWTs, or none).
+public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimits(), requestLogLevel: Logger.Level? = nil,
+                               authentication: SyncHubAuthentication = .none) -> Router<SyncHubRequestContext> {
     let router = Router(context: SyncHubRequestContext.self)
     // Middleware applies to the routes added after it.
     if let requestLogLevel { router.add(middleware: LogRequestsMiddleware(requestLogLevel)) }
@@ -81,7 +90,9 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         // hub read 8 MB first. The replica is the one the transport names in a header (the body
         // must name the same), or none.
         let namedReplica = request.headers.first { $0.name.canonicalName == syncReplicaHeader }?.value
-        guard authorize(bearerToken(request), space, namedReplica ?? "") else { return answer(.unauthorized, .refused("not authorized for \(space)")) }
+        if let refusal = await authentication.refusal(token: bearerToken(request), space: space, replica: namedReplica, writes: true) {
+            return refusal
+        }
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: limits.maximumBodyBytes)
@@ -101,7 +112,9 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         if let namedReplica, namedReplica != push.replicaID {
             return answer(.badRequest, .refused("the body names replica \(push.replicaID), the header \(namedReplica)"))
         }
-        guard authorize(bearerToken(request), space, push.replicaID) else { return answer(.unauthorized, .refused("not authorized for \(space)")) }
+        if let refusal = await authentication.refusal(token: bearerToken(request), space: space, replica: push.replicaID, writes: true) {
+            return refusal
+        }
         do {
             let response = try hub.push(push)
             return Response(status: .ok, headers: [.contentType: "application/json"],
@@ -114,7 +127,9 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         let space = context.parameters.get("space") ?? ""
         let query = request.uri.queryParameters
         let replicaID = query.get("replica") ?? ""
-        guard authorize(bearerToken(request), space, replicaID) else { return answer(.unauthorized, .refused("not authorized for \(space)")) }
+        if let refusal = await authentication.refusal(token: bearerToken(request), space: space, replica: replicaID, writes: false) {
+            return refusal
+        }
         guard let after = query.get("after").flatMap({ Int64($0) }), after >= 0 else { return answer(.badRequest, .refused("after must be a version")) }
         let limit = query.get("limit").flatMap { Int($0) }.map { min(max($0, 1), 1_000) } ?? 500
         let waitMilliseconds = query.get("wait").flatMap { Int($0) }.map { max(0, $0) } ?? 0
@@ -154,7 +169,9 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         let space = context.parameters.get("space") ?? ""
         let query = request.uri.queryParameters
         let replicaID = query.get("replica") ?? ""
-        guard authorize(bearerToken(request), space, replicaID) else { return answer(.unauthorized, .refused("not authorized for \(space)")) }
+        if let refusal = await authentication.refusal(token: bearerToken(request), space: space, replica: replicaID, writes: false) {
+            return refusal
+        }
         let snapshotRequest = SyncSnapshotRequest(space: space, replicaID: replicaID,
                                                   tables: (query.get("tables") ?? "").split(separator: ",").map(String.init),
                                                   schemaFingerprint: query.get("fingerprint") ?? "")
@@ -193,7 +210,7 @@ private func status(of error: SyncError) -> HTTPResponse.Status {
     }
 }
 
-private func answer(_ status: HTTPResponse.Status, _ error: SyncError) -> Response {
+func answer(_ status: HTTPResponse.Status, _ error: SyncError) -> Response {
     let body = (try? JSONEncoder().encode(SyncErrorAnswer(error))) ?? Data()
     return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
 }
@@ -210,3 +227,4 @@ public func tokenMatches(_ given: String?, _ expected: String) -> Bool {
     }
     return difference == 0
 }
+#endif

@@ -1,0 +1,104 @@
+// Who may sync what: a shared token for local development, or JWTs the app's backend issues,
+// naming the user, the spaces they may read or write, and the one replica the token is for.
+#if Hub
+import Foundation
+import Hummingbird
+import JWTKit
+import StrataSync
+
+/// How the hub tells who is asking, and what they may do.
+public enum SyncHubAuthentication: Sendable {
+    /// Anyone may push and pull anything: local development on a machine of one's own.
+    case none
+    /// One token every replica sends: for local development. Whoever holds it may push under
+    /// any replica ID, so a real deployment uses ``jwt(_:)``.
+    case sharedToken(String)
+    /// JSON Web Tokens signed with a key in the collection, carrying ``SyncHubClaims``: the hub
+    /// refuses an expired or unsigned token (401), and a space, a write or a replica the claims
+    /// do not give (403, with the reason).
+    case jwt(JWTKeyCollection)
+    /// A closure decides from the bearer token, the space and the replica ID (false is 401).
+    case custom(SyncHubAuthorizer)
+
+    /// JWT authentication with the key in `file`: a PEM public key (`-----BEGIN PUBLIC KEY-----`)
+    /// verifies ES256 tokens; anything else is an HS256 secret (a trailing newline is not part
+    /// of it).
+    /// - Throws: the file's error, or JWTKit's for a PEM it cannot read.
+    public static func jwt(keyFile: URL) async throws -> SyncHubAuthentication {
+        let contents = try Data(contentsOf: keyFile)
+        let text = String(decoding: contents, as: UTF8.self)
+        let keys = JWTKeyCollection()
+        if text.contains("-----BEGIN PUBLIC KEY-----") {
+            await keys.add(ecdsa: try ES256PublicKey(pem: text))
+        } else {
+            var secret = Array(contents)
+            while let last = secret.last, last == 0x0A || last == 0x0D { secret.removeLast() }
+            guard !secret.isEmpty else { throw SyncError.refused("the key file \(keyFile.path) is empty") }
+            await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+        }
+        return .jwt(keys)
+    }
+
+    /// The answer refusing the request, or nil when it may go on. `replica` nil: not known yet
+    /// (a push before its body is read), so only the token and the space are checked.
+    func refusal(token: String?, space: String, replica: String?, writes: Bool) async -> Response? {
+        switch self {
+        case .none:
+            return nil
+        case .sharedToken(let expected):
+            return tokenMatches(token, expected) ? nil : answer(.unauthorized, .refused("a valid bearer token is needed for \(space)"))
+        case .custom(let authorize):
+            return authorize(token, space, replica ?? "") ? nil : answer(.unauthorized, .refused("not authorized for \(space)"))
+        case .jwt(let keys):
+            guard let token else { return answer(.unauthorized, .refused("a bearer token (a JWT) is needed for \(space)")) }
+            let claims: SyncHubClaims
+            do {
+                claims = try await keys.verify(token, as: SyncHubClaims.self)
+            } catch let error as JWTError where error.errorType == .claimVerificationFailure {
+                return answer(.unauthorized, .refused("the token expired: ask the app's backend for a new one"))
+            } catch {
+                return answer(.unauthorized, .refused("the token is not valid here (its signature, its form or its claims): \(error)"))
+            }
+            guard let access = claims.spaces[space] else {
+                return answer(.forbidden, .refused("the token of \(claims.sub.value) gives no access to the space \(space)"))
+            }
+            guard access == "rw" || (access == "r" && !writes) else {
+                return answer(.forbidden, .refused(access == "r"
+                    ? "the token of \(claims.sub.value) may read \(space), not write it"
+                    : "the token's access to \(space) is \(access.debugDescription), neither \"r\" nor \"rw\""))
+            }
+            // A replica sends its name and incarnation ("phone#…"): the token names the replica.
+            if let replica, replica != claims.replica, !replica.hasPrefix(claims.replica + "#") {
+                return answer(.forbidden, .refused("the token is for replica \(claims.replica), not \(replica)"))
+            }
+            return nil
+        }
+    }
+}
+
+/// The claims of a hub token: `sub` (the user), `spaces` (space name to `"rw"` or `"r"`),
+/// `replica` (the replica ID the token is bound to) and `exp`.
+public struct SyncHubClaims: JWTPayload, Equatable {
+    /// The user the token was issued to.
+    public var sub: SubjectClaim
+    /// Each space the user may sync: `"rw"` to push and pull, `"r"` to pull only.
+    public var spaces: [String: String]
+    /// The replica ID the token is for; a push or pull under another is refused.
+    public var replica: String
+    /// When the token stops being accepted.
+    public var exp: ExpirationClaim
+
+    /// Claims for `subject` on `spaces`, bound to `replica`, until `expiration`.
+    public init(subject: String, spaces: [String: String], replica: String, expiration: Date) {
+        sub = SubjectClaim(value: subject)
+        self.spaces = spaces
+        self.replica = replica
+        exp = ExpirationClaim(value: expiration)
+    }
+
+    /// Refuses an expired token.
+    public func verify(using algorithm: some JWTAlgorithm) async throws {
+        try exp.verifyNotExpired()
+    }
+}
+#endif

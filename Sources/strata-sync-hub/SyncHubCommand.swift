@@ -1,0 +1,143 @@
+// strata-sync-hub: serves a folder of StrataSync spaces over HTTP until SIGTERM or SIGINT.
+import ArgumentParser
+import Foundation
+#if Hub
+import Hummingbird
+import Logging
+import StrataSync
+import StrataSyncHub
+
+@main
+struct SyncHubCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "strata-sync-hub",
+        abstract: "Serve StrataSync spaces over HTTP: replicas push their writes and pull everyone else's.",
+        discussion: """
+            FOLDER holds one SQLite file per space (<space>.sqlite); it is created if missing. Make a \
+            space with --create SPACE --schema FILE (the SQL that creates its tables, the same tables \
+            the replicas have), then point replicas at http://HOST:PORT with HTTPSyncTransport.
+
+            Tokens: --jwt-key FILE verifies the JWTs your backend issues (an HS256 secret, or an ES256 \
+            public key in PEM), with the claims sub, spaces ({"team": "rw"}), replica and exp. \
+            --token T accepts one shared token from every replica: for local development only, since \
+            whoever holds it may push under any replica's name. With neither, anyone may sync.
+
+            Examples:
+              strata-sync-hub hub --create team --schema team.sql --token dev-token
+              strata-sync-hub hub --port 8443 --jwt-key hub-key.pem --policy todo=hubWins
+            Behind a TLS proxy, keep --host at 127.0.0.1. SIGTERM ends the hub gracefully (requests in \
+            flight finish).
+            """
+    )
+
+    @Argument(help: "The folder of spaces (created if missing).")
+    var folder: String
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0 picks a free one).")
+    var port = 8080
+
+    @Option(help: "A token every replica sends (local development only).")
+    var token: String?
+
+    @Option(name: .customLong("jwt-key"), help: ArgumentHelp("A file with the JWT key: an HS256 secret, or an ES256 public key in PEM.", valueName: "file"))
+    var jwtKey: String?
+
+    @Option(help: ArgumentHelp("Create this space at start (with --schema), unless it exists.", valueName: "space"))
+    var create: String?
+
+    @Option(help: ArgumentHelp("The SQL file that creates the new space's tables.", valueName: "file"))
+    var schema: String?
+
+    @Option(name: .customLong("policy"), parsing: .singleValue,
+            help: ArgumentHelp("How a table settles conflicts: TABLE=lastWriterWins or TABLE=hubWins (repeatable).", valueName: "table=policy"))
+    var policies: [String] = []
+
+    @Option(help: "The largest push body accepted, in bytes.")
+    var maxBodyBytes = 8 << 20
+
+    @Option(help: "The most entries one push may carry.")
+    var maxPushEntries = 1_000
+
+    @Option(help: "The longest a pull may wait for a change, in seconds.")
+    var maxPullWait = 30
+
+    @Option(help: "Long polls waiting at once per space.")
+    var maxPollsPerSpace = 256
+
+    @Option(help: "Long polls waiting at once per token.")
+    var maxPollsPerToken = 32
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        if token != nil, jwtKey != nil { throw ValidationError("--token and --jwt-key are exclusive: a hub uses one way of checking tokens") }
+        if (create == nil) != (schema == nil) { throw ValidationError("--create SPACE and --schema FILE go together") }
+        if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        for value in [maxBodyBytes, maxPushEntries, maxPullWait, maxPollsPerSpace, maxPollsPerToken] where value < 1 {
+            throw ValidationError("the limits must be 1 or more")
+        }
+        _ = try parsedPolicies()
+    }
+
+    func parsedPolicies() throws -> [(String, SyncPolicy)] {
+        try policies.map { text in
+            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("--policy takes TABLE=POLICY, not \(text.debugDescription)") }
+            switch parts[1].lowercased() {
+            case "lastwriterwins", "last-writer-wins": return (String(parts[0]), .lastWriterWins)
+            case "hubwins", "hub-wins": return (String(parts[0]), .hubWins)
+            default: throw ValidationError("--policy \(parts[0]): the policy is lastWriterWins or hubWins, not \(String(parts[1]).debugDescription)")
+            }
+        }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "strata-sync-hub")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        var limits = SyncHubLimits()
+        limits.maximumBodyBytes = maxBodyBytes
+        limits.maximumEntriesPerPush = maxPushEntries
+        limits.maximumPullWait = .seconds(maxPullWait)
+        limits.maximumPollsPerSpace = maxPollsPerSpace
+        limits.maximumPollsPerToken = maxPollsPerToken
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder),
+                              limits: SyncLimits(maximumEntriesPerPush: maxPushEntries, maximumPushBytes: maxBodyBytes))
+        if let create, let schema {
+            let sql = try String(contentsOfFile: schema, encoding: .utf8)
+            if (try? hub.version(ofSpace: create)) == nil {
+                try hub.createSpace(create) { try $0.execute(sql) }
+                logger.info("created space \(create)")
+            }
+        }
+        for (table, policy) in try parsedPolicies() { hub.setPolicy(policy, forTable: table) }
+        let authentication: SyncHubAuthentication
+        if let jwtKey {
+            authentication = try await .jwt(keyFile: URL(fileURLWithPath: jwtKey))
+        } else if let token {
+            authentication = .sharedToken(token)
+        } else {
+            logger.warning("no --token or --jwt-key: anyone who reaches the hub may sync (local development only)")
+            authentication = .none
+        }
+        let router = buildSyncHubRouter(hub: hub, limits: limits, requestLogLevel: logger.logLevel <= .debug ? .debug : nil,
+                                        authentication: authentication)
+        let app = Application(router: router, configuration: .init(address: .hostname(host, port: port)), logger: logger)
+        // ServiceLifecycle's graceful shutdown on SIGTERM and SIGINT: requests in flight end.
+        try await app.runService()
+    }
+}
+#else
+/// Built without the `Hub` trait: the hub needs Hummingbird, which only that trait fetches.
+@main
+struct SyncHubCommand {
+    static func main() {
+        FileHandle.standardError.write(Data("strata-sync-hub was built without the Hub trait: build it with `swift build --traits Hub` (or `traits: [\"Hub\"]` in your Package.swift)\n".utf8))
+        exit(69)
+    }
+}
+#endif
