@@ -154,7 +154,7 @@ public final class SyncHub: Sendable {
         let queue = try queue(of: request.space)
         let policies = self.policies.current
         let response = try queue.execute { connection in
-            try Self.checkSchema(request.tables, request.schemaFingerprint, connection)
+            let widths = try Self.checkSchema(request.tables, request.schemaFingerprint, connection)
             let fastPath = try Self.entriesAreTheChangesMade(tables: request.tables, connection)
             var acknowledged: [Int64] = []
             var versions: [Int64] = []
@@ -174,7 +174,13 @@ public final class SyncHub: Sendable {
                 versions.append(version)
                 for (table, key) in conflicts {
                     let keyColumns = try SchemaFingerprint.keyColumns(of: table, in: connection)
-                    corrections.append(try connection.syncRow(table: table, keyColumns: keyColumns, key: key))
+                    var row = try connection.syncRow(table: table, keyColumns: keyColumns, key: key)
+                    // The columns a replica on an earlier schema version has.
+                    if let width = widths?[table.lowercased()], width < row.columns.count {
+                        row.columns = Array(row.columns.prefix(width))
+                        row.values = row.values.map { Array($0.prefix(width)) }
+                    }
+                    corrections.append(row)
                 }
             }
             let version = try Self.currentVersion(connection)
@@ -190,7 +196,8 @@ public final class SyncHub: Sendable {
     /// with `snapshotNeeded` set.
     public func pull(_ request: SyncPullRequest) throws -> SyncPullResponse {
         try queue(of: request.space).execute { connection in
-            try Self.checkSchema(request.tables, request.schemaFingerprint, connection)
+            // A replica on an earlier schema version gets each entry cut to the columns it has.
+            let widths = try Self.checkSchema(request.tables, request.schemaFingerprint, connection)
             if try Self.rolledBack(after: request.after, chain: request.afterChain, replica: request.replicaID,
                                    lastAcknowledged: request.lastAcknowledged, connection) {
                 return SyncPullResponse(entries: [], hubVersion: try Self.currentVersion(connection), hubRolledBack: true)
@@ -206,8 +213,12 @@ public final class SyncHub: Sendable {
             var entries: [SyncLogEntry] = []
             var bytes = 0
             for row in rows {
+                var changeset: Data = row.value(at: 3) ?? Data()
+                if let widths {
+                    changeset = try Changeset(data: changeset).keepingLeadingColumns { widths[$0.lowercased()] }.data
+                }
                 let entry = SyncLogEntry(version: row.value(at: 0) ?? 0, replicaID: row.value(at: 1) ?? "", sequence: row.value(at: 2) ?? 0,
-                                         changeset: row.value(at: 3) ?? Data(), chain: row.value(at: 4))
+                                         changeset: changeset, chain: row.value(at: 4))
                 // The page ends before the entry that would take it over the byte limit (the
                 // first entry goes whatever its size, or the replica could never pass it).
                 if !entries.isEmpty, bytes + entry.changeset.count > limits.maximumPullBytes { break }
@@ -313,6 +324,14 @@ public final class SyncHub: Sendable {
     /// Tables a space needs beside its log and applied entries (also in a space made before them).
     private static func prepareBookkeeping(_ connection: Connection) throws {
         try connection.execute("CREATE TABLE IF NOT EXISTS \(syncTablePrefix)meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID")
+        try connection.execute("""
+            CREATE TABLE IF NOT EXISTS \(syncTablePrefix)schema(version INTEGER NOT NULL, name TEXT NOT NULL, columns INTEGER NOT NULL,
+                signature TEXT NOT NULL, PRIMARY KEY(version, name)) WITHOUT ROWID
+            """)
+        // A space made before schema versions: what it has now is its version 1.
+        if try connection.query(literal: "SELECT count(*) FROM \(identifier: syncTablePrefix + "schema")") as Int? == 0 {
+            try recordSchema(version: 1, connection)
+        }
         let logColumns = try connection.schemaReader.columns(ofTable: syncTablePrefix + "log").map { $0.name.lowercased() }
         if !logColumns.contains("at") {
             try connection.execute("ALTER TABLE \(syncTablePrefix)log ADD COLUMN at INTEGER NOT NULL DEFAULT 0")
@@ -326,11 +345,11 @@ public final class SyncHub: Sendable {
     }
 
     /// A value kept in the space's meta table.
-    private static func meta(_ key: String, _ connection: Connection) throws -> Int64? {
+    static func meta(_ key: String, _ connection: Connection) throws -> Int64? {
         try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "meta") WHERE key = \(key)")
     }
 
-    private static func setMeta(_ key: String, _ value: Int64, _ connection: Connection) throws {
+    static func setMeta(_ key: String, _ value: Int64, _ connection: Connection) throws {
         try connection.run(literal: """
             INSERT INTO \(identifier: syncTablePrefix + "meta")(key, value) VALUES (\(key), \(value))
             ON CONFLICT(key) DO UPDATE SET value = excluded.value
@@ -387,7 +406,7 @@ public final class SyncHub: Sendable {
 
     private func fileURL(of space: String) -> URL { directory.appendingPathComponent(space + ".sqlite") }
 
-    private func queue(of name: String) throws -> ConnectionQueue {
+    func queue(of name: String) throws -> ConnectionQueue {
         try validateSpaceName(name)
         return try spaces.withLock { spaces in
             if let queue = spaces[name] { return queue }
@@ -416,7 +435,10 @@ public final class SyncHub: Sendable {
             """, arguments: [.text(syncTablePrefix + "log")])) ?? 0
     }
 
-    private static func checkSchema(_ tables: [String], _ fingerprint: String, _ connection: Connection) throws {
+    /// Which of the space's schema versions the replica's tables are; the tables' widths at that
+    /// version when it is an earlier one (nil for the current).
+    @discardableResult
+    private static func checkSchema(_ tables: [String], _ fingerprint: String, _ connection: Connection) throws -> [String: Int]? {
         for table in tables {
             guard !table.lowercased().hasPrefix(syncTablePrefix) else { throw SyncError.refused("\(table) is the sync engine's own table") }
             guard try connection.schemaReader.table(named: table) != nil else {
@@ -424,7 +446,110 @@ public final class SyncHub: Sendable {
             }
         }
         let ours = try SchemaFingerprint.of(tables: tables, in: connection)
-        guard ours == fingerprint else { throw SyncError.schemaMismatch(local: fingerprint, remote: ours) }
+        if ours == fingerprint { return nil }
+        // A replica on an earlier version of the space's schema syncs the columns it has.
+        let rows: [Row] = try connection.query(literal: """
+            SELECT version, name, columns, signature FROM \(identifier: syncTablePrefix + "schema") ORDER BY version DESC
+            """)
+        var byVersion: [Int64: [String: (columns: Int, signature: String)]] = [:]
+        for row in rows {
+            byVersion[row.value(at: 0) ?? 0, default: [:]][(row.value(at: 1) as String? ?? "").lowercased()] = (row.value(at: 2) ?? 0, row.value(at: 3) ?? "")
+        }
+        for version in byVersion.keys.sorted(by: >) {
+            guard let known = byVersion[version] else { continue }
+            let parts = tables.map { known[$0.lowercased()] }
+            guard parts.allSatisfy({ $0 != nil }) else { continue }
+            if try SchemaFingerprint.hash(parts.compactMap { $0?.signature }) == fingerprint {
+                var widths: [String: Int] = [:]
+                for (table, part) in zip(tables, parts) { widths[table.lowercased()] = part?.columns }
+                return widths
+            }
+        }
+        throw SyncError.schemaMismatch(local: fingerprint, remote: ours)
+    }
+
+    /// Records the space's tables as they are now as schema `version`.
+    static func recordSchema(version: Int, _ connection: Connection) throws {
+        for table in try connection.schemaReader.userTableNames() where !table.lowercased().hasPrefix(syncTablePrefix) {
+            let columns = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.count
+            let signature = try SchemaFingerprint.signature(of: table, in: connection)
+            try connection.run(literal: """
+                INSERT OR REPLACE INTO \(identifier: syncTablePrefix + "schema")(version, name, columns, signature)
+                VALUES (\(version), \(table), \(columns), \(signature))
+                """)
+        }
+        try setMeta("schema_version", Int64(version), connection)
+    }
+
+    /// The space's schema version (1 until ``migrateSpace(_:to:_:)``).
+    public func schemaVersion(ofSpace name: String) throws -> Int {
+        try queue(of: name).execute { connection in Int(try Self.meta("schema_version", connection) ?? 1) }
+    }
+
+    /// Moves the space's schema to `version` with the additive steps `body` runs (add a table, add
+    /// a column with a default or NULL, add an index), in one transaction, and records it. Replicas
+    /// on earlier versions go on syncing the columns they know: their rows arrive with the new
+    /// columns' defaults, and they receive rows without the columns they lack.
+    ///
+    /// ```swift
+    /// try hub.migrateSpace("team", to: 2) { db in
+    ///     try db.execute("ALTER TABLE todo ADD COLUMN priority INTEGER NOT NULL DEFAULT 0")
+    /// }
+    /// ```
+    /// - Throws: ``SyncError/schemaChangeRefused(space:version:reason:)`` for a step that drops or
+    ///   renames a table, a column or an index, changes a column, or adds a key column, and for a
+    ///   version not after the space's; what `body` throws. The space is then as it was.
+    public func migrateSpace(_ name: String, to version: Int, _ body: (Connection) throws -> Void) throws {
+        try queue(of: name).execute { connection in
+            let current = Int(try Self.meta("schema_version", connection) ?? 1)
+            guard version > current else {
+                throw SyncError.schemaChangeRefused(space: name, version: version, reason: "the space is at version \(current) already")
+            }
+            try connection.transaction(transactionType: .immediate) {
+                let before = try Self.schemaShape(connection)
+                try body(connection)
+                let after = try Self.schemaShape(connection)
+                if let reason = Self.destructiveChange(from: before, to: after) {
+                    throw SyncError.schemaChangeRefused(space: name, version: version, reason: reason)
+                }
+                try Self.recordSchema(version: version, connection)
+            }
+        }
+    }
+
+    /// Each user table's columns (name, type, NOT NULL, default, key position) and every index.
+    private static func schemaShape(_ connection: Connection) throws -> (tables: [String: [String]], indexes: Set<String>) {
+        var tables: [String: [String]] = [:]
+        for table in try connection.schemaReader.userTableNames() where !table.lowercased().hasPrefix(syncTablePrefix) {
+            tables[table.lowercased()] = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map {
+                "\($0.name)|\($0.declaredType.uppercased())|\($0.notNull)|\($0.defaultValue ?? "-")|\($0.primaryKeyIndex)"
+            }
+        }
+        let indexes: [String] = try connection.query(literal: "SELECT name FROM main.sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+        return (tables, Set(indexes.map { $0.lowercased() }))
+    }
+
+    /// Why going from `before` to `after` is not additive, or nil when it is.
+    private static func destructiveChange(from before: (tables: [String: [String]], indexes: Set<String>),
+                                          to after: (tables: [String: [String]], indexes: Set<String>)) -> String? {
+        for (table, columns) in before.tables.sorted(by: { $0.key < $1.key }) {
+            guard let now = after.tables[table] else { return "it drops or renames the table \(table), which replicas on earlier versions sync" }
+            for (index, column) in columns.enumerated() {
+                let name = String(column.prefix { $0 != "|" })
+                guard index < now.count else { return "it drops the column \(table).\(name)" }
+                guard now[index] == column else {
+                    let renamed = String(now[index].prefix { $0 != "|" })
+                    return renamed == name ? "it changes the column \(table).\(name)" : "it renames or drops the column \(table).\(name)"
+                }
+            }
+            for column in now.dropFirst(columns.count) where !column.hasSuffix("|0") {
+                return "it adds a key column to \(table) (\(column.prefix { $0 != "|" }))"
+            }
+        }
+        if let dropped = before.indexes.subtracting(after.indexes).sorted().first {
+            return "it drops the index \(dropped)"
+        }
+        return nil
     }
 
     /// Applies one entry in one transaction, unless it was applied before; returns the rows whose
@@ -485,13 +610,27 @@ public final class SyncHub: Sendable {
                 } else {
                     let session = try connection.recordChanges(tables: tables)
                     defer { session.close() }
+                    var narrowInserts: [Change] = []
+                    var widths: [String: Int] = [:]
+                    for table in tables {
+                        widths[table.lowercased()] = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.count
+                    }
                     try connection.apply(Changeset(data: entry.changeset), filter: { synced.contains($0.lowercased()) }) { conflict in
-                        let resolution = try resolve(conflict, replica: replica, policies: policies)
+                        var resolution = try resolve(conflict, replica: replica, policies: policies)
+                        // An insert from a replica on an earlier schema version that meets a row:
+                        // REPLACE would reset the columns it does not know to their defaults, so
+                        // only the columns it has are written, after the apply.
+                        if conflict.kind == .conflict, resolution == .replace,
+                           let width = widths[conflict.change.table.lowercased()], width > conflict.change.newValues.count {
+                            narrowInserts.append(conflict.change)
+                            resolution = .omit
+                        }
                         if conflict.kind != .foreignKey, conflict.kind != .constraint {
                             settled.append((conflict.change.table, conflict.change.primaryKey.map { SyncValue($0) }))
                         }
                         return resolution
                     }
+                    for change in narrowInserts { try updateKnownColumns(change, connection) }
                     made = try session.changeset()
                 }
                 version = try currentVersion(connection)
@@ -518,6 +657,25 @@ public final class SyncHub: Sendable {
             throw EntryRefusal(reason: .damaged, table: nil, key: nil, message: "entry \(entry.sequence) of \(replica) was not applied: \(error)")
         }
         return (settled, version)
+    }
+
+    /// Writes the columns an insert from a narrower replica carries into the row it met.
+    private static func updateKnownColumns(_ change: Change, _ connection: Connection) throws {
+        let columns = try connection.schemaReader.columns(ofTable: change.table).filter { $0.hidden == 0 }.map(\.name)
+        var assignments: [String] = [], values: [BindingValue] = [], keys: [String] = [], keyValues: [BindingValue] = []
+        for (index, value) in change.newValues.enumerated() where index < columns.count {
+            if change.primaryKeyColumns[index] {
+                keys.append(quoteIdentifier(columns[index]) + " IS ?")
+                keyValues.append(value ?? .null)
+            } else if let value {
+                assignments.append(quoteIdentifier(columns[index]) + " = ?")
+                values.append(value)
+            }
+        }
+        guard !assignments.isEmpty, !keys.isEmpty else { return }
+        try connection.run(literal: SQLFragment(
+            sql: "UPDATE " + quoteIdentifier(change.table) + " SET " + assignments.joined(separator: ", ") + " WHERE " + keys.joined(separator: " AND "),
+            arguments: values + keyValues))
     }
 
     /// An entry's content, to tell a retry (same bytes) from another database's entry.

@@ -479,14 +479,43 @@ public final class SyncReplica: Sendable {
                 try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "refused") WHERE sequence = \(sequence)")
             }
             let remaining = local.filter { entry in
-                !dropping.contains(entry.sequence) && (reached == nil || entry.version == nil || entry.version! > reached!)
+                guard !dropping.contains(entry.sequence) else { return false }
+                guard let reached, let version = entry.version else { return true }
+                return version > reached
             }
-            let session = try connection.recordChanges(tables: tables)
-            defer { session.close() }
-            for entry in remaining {
-                try connection.apply(entry.changeset, filter: filter, onConflict: remakeConflicts)
+            // A pending write that the hub's newer rows make break a foreign key (a child of a row
+            // another replica deleted) is left out locally, as the hub will refuse it: each try
+            // starts again from the same point without it, so the rebase never fails for one write.
+            var leftOut = Set<Int64>()
+            var remade = Changeset(data: Data())
+            while true {
+                try connection.execute("SAVEPOINT strata_sync_remake")
+                let session = try connection.recordChanges(tables: tables)
+                var broken: Int64?
+                for entry in remaining where !leftOut.contains(entry.sequence) {
+                    var breaksForeignKey = false
+                    do {
+                        try connection.apply(entry.changeset, filter: filter) { conflict in
+                            if conflict.kind == .foreignKey { breaksForeignKey = true }
+                            return remakeConflicts(conflict)
+                        }
+                    } catch where breaksForeignKey {
+                        broken = entry.sequence
+                        break
+                    }
+                }
+                if let broken {
+                    session.close()
+                    try connection.execute("ROLLBACK TO SAVEPOINT strata_sync_remake")
+                    try connection.execute("RELEASE SAVEPOINT strata_sync_remake")
+                    leftOut.insert(broken)
+                    continue
+                }
+                remade = try session.changeset()
+                session.close()
+                try connection.execute("RELEASE SAVEPOINT strata_sync_remake")
+                break
             }
-            let remade = try session.changeset()
             try SyncStatus.setState("rebase", .blob(remade.data), connection)
             try SyncStatus.setState("rebase_through", .integer(max(through, local.last?.sequence ?? 0)), connection)
         } }

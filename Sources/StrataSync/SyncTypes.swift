@@ -32,6 +32,10 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The hub did not answer (no connection, a timeout, a name that does not resolve) after
     /// every retry. Nothing is lost: the writes stay in the outbox for the next sync.
     case hubUnreachable(url: String, reason: String)
+    /// ``SyncHub/migrateSpace(_:to:_:)`` refused a step: it would drop or rename what replicas
+    /// on an earlier version still sync, or the version does not follow the space's. Nothing
+    /// changed.
+    case schemaChangeRefused(space: String, version: Int, reason: String)
 
     public var description: String {
         switch self {
@@ -47,6 +51,8 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(refusal); the write stays pending while the others sync: find it in pendingChanges, then discard(_:) it or write a corrected one"
         case .duplicateEntry(let replica, let sequence):
             return "the hub has entry \(sequence) of replica \(replica) with other content: two databases push under one replica ID; give each database its own ID"
+        case .schemaChangeRefused(let space, let version, let reason):
+            return "migrating \(space) to version \(version) was refused: \(reason); nothing changed (add tables, columns with a default, or indexes; never drop or rename what replicas on earlier versions sync)"
         case .hubUnreachable(let url, let reason):
             return "cannot reach the hub at \(url): \(reason); the writes are kept in the outbox and go with the next sync"
         case .nullKey(let table, let column):
@@ -441,13 +447,22 @@ public struct InProcessSyncTransport: SyncTransport {
 /// positions, NOT NULL, defaults; not the SQL text, whose spacing may differ), as a short hash.
 enum SchemaFingerprint {
     static func of(tables: [String], in connection: Connection) throws -> String {
-        var text = ""
-        for table in tables.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            text += "T:" + table.lowercased() + "\n"
-            for column in try connection.schemaReader.columns(ofTable: table) where column.hidden == 0 {
-                text += "\(column.name.lowercased())|\(column.declaredType.uppercased())|\(column.notNull)|\(column.primaryKeyIndex)|\(column.defaultValue ?? "-")\n"
-            }
+        try hash(tables.map { try signature(of: $0, in: connection) })
+    }
+
+    /// One table's part of a fingerprint: its name and each column's definition, one a line.
+    static func signature(of table: String, in connection: Connection) throws -> String {
+        var text = "T:" + table.lowercased() + "\n"
+        for column in try connection.schemaReader.columns(ofTable: table) where column.hidden == 0 {
+            text += "\(column.name.lowercased())|\(column.declaredType.uppercased())|\(column.notNull)|\(column.primaryKeyIndex)|\(column.defaultValue ?? "-")\n"
         }
+        return text
+    }
+
+    /// The fingerprint of tables given by their signatures (in any order).
+    static func hash(_ signatures: [String]) throws -> String {
+        // Each signature starts with its table's name, so sorting them sorts by name.
+        let text = signatures.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.joined()
         var hash = FNV1a()
         hash.add(text.utf8)
         let hex = String(hash.value, radix: 16)

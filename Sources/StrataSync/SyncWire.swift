@@ -296,6 +296,8 @@ public struct SyncErrorAnswer: Codable, Sendable {
         case .duplicateEntry(let replica, let sequence): kind = "duplicateEntry"; message = replica; self.sequence = sequence
         case .nullKey(let table, let column): kind = "nullKey"; self.table = table; self.column = column
         case .hubUnreachable(let url, let reason): kind = "hubUnreachable"; table = url; message = reason
+        case .schemaChangeRefused(let space, let version, let reason):
+            kind = "schemaChangeRefused"; table = space; sequence = Int64(version); message = reason
         }
     }
 
@@ -309,6 +311,7 @@ public struct SyncErrorAnswer: Codable, Sendable {
         case "duplicateEntry": return .duplicateEntry(replicaID: message ?? "", sequence: sequence ?? 0)
         case "nullKey": return .nullKey(table: table ?? "", column: column ?? "")
         case "hubUnreachable": return .hubUnreachable(url: table ?? "", reason: message ?? "")
+        case "schemaChangeRefused": return .schemaChangeRefused(space: table ?? "", version: Int(clamping: sequence ?? 0), reason: message ?? "")
         default: return .refused(message ?? "")
         }
     }

@@ -207,6 +207,7 @@ private func status(of error: SyncError) -> HTTPResponse.Status {
     case .tableNeedsGlobalKey, .refused, .entryRefused, .nullKey: return .unprocessableContent
     case .duplicateEntry: return .conflict
     case .hubUnreachable: return .badGateway
+    case .schemaChangeRefused: return .conflict
     }
 }
 

@@ -159,3 +159,102 @@ enum ChangesetFormat {
         return value
     }
 }
+
+extension Changeset {
+    /// The changeset with each table cut to its first columns, as `width` gives them by table name
+    /// (nil: the table as it is): what a replica whose tables lack the columns added since (a
+    /// schema version behind) can apply. An UPDATE that changed none of the columns kept goes.
+    /// Columns are only ever added at the end of a table (`ALTER TABLE ADD COLUMN`), so the first
+    /// ones are the older schema's.
+    /// - Throws: `SQLITE_CORRUPT` for damaged bytes; `SQLITE_MISUSE` for a patchset, or a width
+    ///   that would drop a key column.
+    package func keepingLeadingColumns(_ width: (String) -> Int?) throws -> Changeset {
+        try ChangesetFormat.validate(data)
+        return try data.withUnsafeBytes { bytes -> Changeset in
+            var reader = ChangesetFormat.BufferSource(bytes)
+            var output = Data()
+            output.reserveCapacity(bytes.count)
+            var columns = 0, kept = 0
+            func field() throws -> (start: Int, end: Int, defined: Bool) {
+                let start = reader.offset
+                guard let type = reader.byte() else { throw ChangesetFormat.damaged("a record cut short") }
+                switch type {
+                case 1, 2: _ = reader.skip(8)
+                case 3, 4:
+                    var length: UInt64 = 0
+                    for index in 0..<9 {
+                        guard let byte = reader.byte() else { throw ChangesetFormat.damaged("a number cut short") }
+                        if index == 8 { length = (length << 8) | UInt64(byte); break }
+                        length = (length << 7) | UInt64(byte & 0x7F)
+                        if byte & 0x80 == 0 { break }
+                    }
+                    _ = reader.skip(length)
+                default: break
+                }
+                return (start, reader.offset, type != 0)
+            }
+            /// Reads a record of `columns` fields; returns the kept fields' bytes and whether any
+            /// kept field past the key is defined.
+            func record(keys: [Bool]) throws -> (Data, Bool) {
+                var bytesKept = Data()
+                var changed = false
+                for index in 0..<columns {
+                    let (start, end, defined) = try field()
+                    if index < kept {
+                        bytesKept.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+                        if defined, !keys[index] { changed = true }
+                    }
+                }
+                return (bytesKept, changed)
+            }
+            var keys: [Bool] = []
+            while let marker = reader.byte() {
+                switch marker {
+                case UInt8(ascii: "T"):
+                    var count: UInt64 = 0
+                    for index in 0..<9 {
+                        guard let byte = reader.byte() else { throw ChangesetFormat.damaged("a number cut short") }
+                        if index == 8 { count = (count << 8) | UInt64(byte); break }
+                        count = (count << 7) | UInt64(byte & 0x7F)
+                        if byte & 0x80 == 0 { break }
+                    }
+                    columns = Int(count)
+                    var flags: [UInt8] = []
+                    for _ in 0..<columns { flags.append(reader.byte() ?? 0) }
+                    keys = flags.map { $0 != 0 }
+                    var name: [UInt8] = []
+                    while let character = reader.byte(), character != 0 { name.append(character) }
+                    let table = String(decoding: name, as: UTF8.self)
+                    kept = Swift.min(columns, Swift.max(0, width(table) ?? columns))
+                    if keys[kept...].contains(true) {
+                        throw SQLiteError(code: SQLITE_MISUSE, message: "Cannot cut \(table) to \(kept) columns: a key column would go")
+                    }
+                    output.append(UInt8(ascii: "T"))
+                    // The count is at most 32,767 (checked above): one or two varint bytes.
+                    if kept < 0x80 { output.append(UInt8(kept)) } else { output.append(contentsOf: [UInt8(0x80 | (kept >> 7)), UInt8(kept & 0x7F)]) }
+                    output.append(contentsOf: flags[..<kept])
+                    output.append(contentsOf: name)
+                    output.append(0)
+                case 0x12, 0x09:
+                    let indirect = reader.byte() ?? 0
+                    let (fields, _) = try record(keys: keys)
+                    output.append(marker)
+                    output.append(indirect)
+                    output.append(fields)
+                case 0x17:
+                    let indirect = reader.byte() ?? 0
+                    let (old, _) = try record(keys: keys)
+                    let (new, changed) = try record(keys: keys)
+                    guard changed else { continue }
+                    output.append(marker)
+                    output.append(indirect)
+                    output.append(old)
+                    output.append(new)
+                default:
+                    throw SQLiteError(code: SQLITE_MISUSE, message: "Only a changeset, not a patchset, can be cut to fewer columns")
+                }
+            }
+            return Changeset(data: output)
+        }
+    }
+}
