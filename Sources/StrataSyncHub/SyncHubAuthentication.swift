@@ -21,9 +21,10 @@ public enum SyncHubAuthentication: Sendable {
     case custom(SyncHubAuthorizer)
 
     /// JWT authentication with the key in `file`: a PEM public key (`-----BEGIN PUBLIC KEY-----`)
-    /// verifies ES256 tokens; anything else is an HS256 secret (a trailing newline is not part
-    /// of it).
-    /// - Throws: the file's error, or JWTKit's for a PEM it cannot read.
+    /// verifies ES256 tokens; anything else is an HS256 secret of at least 32 bytes (a trailing
+    /// newline is not part of it).
+    /// - Throws: the file's error, ``SyncError/refused(_:)`` for a secret under 32 bytes, or
+    ///   JWTKit's for a PEM it cannot read.
     public static func jwt(keyFile: URL) async throws -> SyncHubAuthentication {
         let contents = try Data(contentsOf: keyFile)
         let text = String(decoding: contents, as: UTF8.self)
@@ -33,7 +34,10 @@ public enum SyncHubAuthentication: Sendable {
         } else {
             var secret = Array(contents)
             while let last = secret.last, last == 0x0A || last == 0x0D { secret.removeLast() }
-            guard !secret.isEmpty else { throw SyncError.refused("the key file \(keyFile.path) is empty") }
+            // HS256's key is at least as long as its hash (RFC 7518, 3.2); jwt-kit traps on a shorter one.
+            guard secret.count >= 32 else {
+                throw SyncError.refused("the HS256 secret in \(keyFile.path) has \(secret.count) bytes; it needs at least 32 (or give an ES256 public key in PEM)")
+            }
             await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
         }
         return .jwt(keys)

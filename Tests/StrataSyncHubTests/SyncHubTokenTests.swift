@@ -1,5 +1,8 @@
 #if Hub
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Hummingbird
 import HummingbirdTesting
 import JWTKit
@@ -50,12 +53,12 @@ final class HubFolder: Sendable {
         let folder = try HubFolder()
         let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
         try hub.createSpace("team") { try $0.execute(Self.schema) }
-        try Data("a-long-hub-secret\n".utf8).write(to: folder.url.appendingPathComponent("key"))
+        try Data("a-long-hub-secret-of-more-than-32-bytes\n".utf8).write(to: folder.url.appendingPathComponent("key"))
         let authentication = try await SyncHubAuthentication.jwt(keyFile: folder.url.appendingPathComponent("key"))
         let keys = JWTKeyCollection()
-        await keys.add(hmac: "a-long-hub-secret", digestAlgorithm: .sha256)
+        await keys.add(hmac: "a-long-hub-secret-of-more-than-32-bytes", digestAlgorithm: .sha256)
         let wrongKeys = JWTKeyCollection()
-        await wrongKeys.add(hmac: "another-secret", digestAlgorithm: .sha256)
+        await wrongKeys.add(hmac: "another-secret-that-is-32-bytes-or-more", digestAlgorithm: .sha256)
         let app = Application(router: buildSyncHubRouter(hub: hub, authentication: authentication),
                               configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
@@ -84,7 +87,7 @@ final class HubFolder: Sendable {
         let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
         try hub.createSpace("team") { try $0.execute(Self.schema) }
         let keys = JWTKeyCollection()
-        await keys.add(hmac: "secret-for-statuses", digestAlgorithm: .sha256)
+        await keys.add(hmac: "secret-for-statuses-of-32-bytes-at-least", digestAlgorithm: .sha256)
         let app = Application(router: buildSyncHubRouter(hub: hub, authentication: .jwt(keys)),
                               configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
@@ -121,6 +124,12 @@ final class HubFolder: Sendable {
             await other.add(ecdsa: ES256PrivateKey())
             #expect(try await Self.outcome(folder, port: port, token: try await Self.token(other))?.contains("not valid") == true)
         }
+    }
+
+    @Test func aShortSecretIsRefusedByName() async throws {
+        let folder = try HubFolder()
+        try Data("short\n".utf8).write(to: folder.url.appendingPathComponent("key"))
+        await #expect(throws: SyncError.self) { _ = try await SyncHubAuthentication.jwt(keyFile: folder.url.appendingPathComponent("key")) }
     }
 
     @Test func aSharedTokenIsComparedWhole() async throws {
