@@ -124,7 +124,8 @@ struct SyncHubCommand: AsyncParsableCommand {
             logger.warning("no --token or --jwt-key: anyone who reaches the hub may sync (local development only)")
             authentication = .none
         }
-        let router = buildSyncHubRouter(hub: hub, limits: limits, requestLogLevel: logger.logLevel <= .debug ? .debug : nil,
+        // Every request is logged at info (the default level); --log-level warning quiets them.
+        let router = buildSyncHubRouter(hub: hub, limits: limits, requestLogLevel: logger.logLevel <= .info ? .info : nil,
                                         authentication: authentication)
         let app = Application(router: router, configuration: .init(address: .hostname(host, port: port)), logger: logger)
         // ServiceLifecycle's graceful shutdown on SIGTERM and SIGINT: requests in flight end.
