@@ -140,7 +140,7 @@ public final class SyncHub: Sendable {
     /// Applies a replica's entries in order (each once), and acknowledges them with the version
     /// each was applied at. An entry the hub refuses (a foreign key, a constraint, the policy) is
     /// answered in `refused` and the others are applied.
-    /// - Throws: ``SyncError/refused(_:)`` for a push over ``limits``;
+    /// - Throws: ``SyncError/refused(_:)`` for a push over ``SyncHub/limits``;
     ///   ``SyncError/duplicateEntry(replicaID:sequence:)`` for an entry applied before with other
     ///   content (the entries before it are applied and stay so; the push is answered by none).
     public func push(_ request: SyncPushRequest) throws -> SyncPushResponse {
@@ -555,7 +555,7 @@ public final class SyncHub: Sendable {
     /// Applies one entry in one transaction, unless it was applied before; returns the rows whose
     /// conflicts the policy settled otherwise than by the replica's change, and the version the
     /// entry was applied at.
-    /// - Throws: ``EntryRefusal`` when the entry cannot be applied (nothing of it is);
+    /// - Throws: `EntryRefusal` when the entry cannot be applied (nothing of it is);
     ///   ``SyncError/duplicateEntry(replicaID:sequence:)`` when it was, with other content.
     private static func apply(_ entry: SyncOutboxEntry, from replica: String, tables: [String], policies: [String: SyncPolicy],
                               fastPath: Bool, on connection: Connection) throws -> ([(String, [SyncValue])], Int64) {

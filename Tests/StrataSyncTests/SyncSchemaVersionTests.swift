@@ -21,7 +21,11 @@ import Testing
 
     @Test func versionOneAndVersionTwoReplicasSyncSideBySide() async throws {
         var seeds: [UInt64] = []
-        try PropertyCheck.run("schema versions side by side", cases: 4) { random in seeds.append(random.next()) }
+        if let text = ProcessInfo.processInfo.environment["STRATA_SYNC_SCHEMA_SEED"], let seed = UInt64(text) {
+            seeds = [seed]
+        } else {
+            try PropertyCheck.run("schema versions side by side", cases: 4) { random in seeds.append(random.next()) }
+        }
         for seed in seeds {
             do {
                 try await Self.sideBySide(seed: seed)
@@ -46,13 +50,18 @@ import Testing
         var expected: [String: String] = ["before": "0|none"]   // id -> v|extra at the hub
         for step in 0..<random.int(10...40) {
             let id = "k\(random.int(0...6))", value = random.int(0...99)
+            // Each writer starts from the hub's newest rows: a changeset carries only the columns a
+            // write changed from what the writer saw, so a write on a stale copy that leaves a
+            // value as it saw it does not set it (the model would expect it to).
             if random.oneIn(2) {
+                try await old.sync()
                 try await old.write { try $0.run("INSERT INTO t(id, v) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET v = excluded.v", id, value) }
                 try await old.sync()
                 let extra = expected[id].map { String($0.split(separator: "|")[1]) } ?? "none"
                 expected[id] = "\(value)|\(extra)"
             } else {
                 let extra = "x\(step)"
+                try await new.sync()
                 try await new.write { try $0.run("INSERT INTO t(id, v, extra) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET v = excluded.v, extra = excluded.extra", id, value, extra) }
                 try await new.sync()
                 expected[id] = "\(value)|\(extra)"
@@ -61,7 +70,7 @@ import Testing
         try await old.sync()
         try await new.sync()
         let atHub: [String] = try hub.withSpace("s") { try $0.query("SELECT id || '=' || v || '|' || extra FROM t ORDER BY id") }
-        #expect(atHub == expected.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }, "seed \(seed)")
+        #expect(atHub == expected.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }, "replay with STRATA_SYNC_SCHEMA_SEED=\(seed)")
         let hubNarrow: [String] = try hub.withSpace("s") { try $0.query("SELECT id || '=' || v FROM t ORDER BY id") }
         #expect(try await old.database.read { try $0.query("SELECT id || '=' || v FROM t ORDER BY id") as [String] } == hubNarrow, "seed \(seed)")
         #expect(try await new.database.read { try $0.query("SELECT id || '=' || v || '|' || extra FROM t ORDER BY id") as [String] } == atHub, "seed \(seed)")
