@@ -83,7 +83,7 @@ import Testing
             try process.run()
             defer { if process.isRunning { process.terminate() } }
             var healthy = false
-            for _ in 0..<200 where process.isRunning {
+            for _ in 0..<1_200 where process.isRunning {
                 if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!),
                    (response as? HTTPURLResponse)?.statusCode == 200 {
                     healthy = true
