@@ -95,7 +95,7 @@ public final class SyncReplica: Sendable {
     /// The incarnation kept in the database, made now for a new replica. A database that synced
     /// before incarnations existed keeps the plain name, so the hub still knows its entries.
     private static func incarnation(_ connection: Connection) throws -> String {
-        if let kept: String = try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'incarnation'") {
+        if let kept: String = try SyncStatus.state("incarnation", connection) {
             return kept
         }
         let history: Int = try connection.query(literal: """
@@ -114,7 +114,7 @@ public final class SyncReplica: Sendable {
     /// next pull fetches from a snapshot.
     private static func noteSyncedTables(_ tables: [String], _ connection: Connection) throws {
         let names = Set(tables.map { $0.lowercased() }).sorted().joined(separator: "\n")
-        let known: String? = try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'tables'")
+        let known: String? = try SyncStatus.state("tables", connection)
         if let known, known != names {
             let before = Set(known.utf8.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) })
             let pulled = try SyncStatus.read(connection).lastPulledVersion
@@ -244,16 +244,22 @@ public final class SyncReplica: Sendable {
     public func sync() async throws {
         try await syncing.run {
             try await self.recordingStatus {
-                var refusal: SyncError?
-                do {
-                    try await self.push()
-                } catch let error as SyncError {
-                    guard case .entryRefused = error else { throw error }
-                    refusal = error
-                }
+                let refusal = try await self.pushKeepingRefusal()
                 try await self.pull()
                 if let refusal { throw refusal }
             }
+        }
+    }
+
+    /// Pushes; a refused write (which stays pending) is returned rather than thrown, so the pull
+    /// after it still runs; any other failure is thrown.
+    private func pushKeepingRefusal() async throws -> SyncError? {
+        do {
+            try await push()
+            return nil
+        } catch let error as SyncError {
+            guard case .entryRefused = error else { throw error }
+            return error
         }
     }
 
@@ -278,13 +284,7 @@ public final class SyncReplica: Sendable {
     /// and the replica's rows of the synced tables become the hub's.
     public func bootstrap() async throws {
         try await syncing.run {
-            var refusal: SyncError?
-            do {
-                try await self.push()
-            } catch let error as SyncError {
-                guard case .entryRefused = error else { throw error }
-                refusal = error
-            }
+            let refusal = try await self.pushKeepingRefusal()
             try await self.catchUpFromSnapshot()
             try await self.pull()
             if let refusal { throw refusal }
@@ -458,8 +458,8 @@ public final class SyncReplica: Sendable {
         let synced = Set(tables.map { $0.lowercased() })
         let filter: (String) -> Bool = { synced.contains($0.lowercased()) }
         let local = try localEntries(connection)
-        let through: Int64 = try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'rebase_through'") ?? 0
-        let made: Data? = try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'rebase'")
+        let through: Int64 = try SyncStatus.state("rebase_through", connection) ?? 0
+        let made: Data? = try SyncStatus.state("rebase", connection)
         // The changesets hold what the origin's triggers did to synced tables: those triggers
         // stay off while they are applied; the others (an FTS5 index's) see every row.
         let triggers = try SyncTriggers.writingSyncedTables(tables, connection)
@@ -532,9 +532,9 @@ public final class SyncReplica: Sendable {
         if page.isEmpty {
             return !local.contains { entry in entry.version.map { $0 <= after } ?? false }
         }
-        let made: Data? = try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'rebase'")
+        let made: Data? = try SyncStatus.state("rebase", connection)
         guard made?.isEmpty ?? true, local.count >= page.count else { return false }
-        let through: Int64 = try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'rebase_through'") ?? 0
+        let through: Int64 = try SyncStatus.state("rebase_through", connection) ?? 0
         for (entry, mine) in zip(page, local) {
             guard entry.replicaID == origin, entry.sequence == mine.sequence, mine.sequence > through, mine.version == entry.version,
                   entry.changeset == mine.changeset.data else { return false }
@@ -553,9 +553,7 @@ public final class SyncReplica: Sendable {
     /// writes stay pending: each page is applied under them (they are undone, the page applied,
     /// and they are made again), so a write the hub refused never stops the pull.
     public func pull() async throws {
-        if try await database.read({ connection in
-            try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'snapshot_needed'") as Int64?
-        }) == 1 {
+        if try await database.read({ try SyncStatus.state("snapshot_needed", $0) as Int64? }) == 1 {
             try await catchUpFromSnapshot()
         }
         for _ in 0..<100_000 {
@@ -630,11 +628,7 @@ public final class SyncReplica: Sendable {
                 """)
             try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "inflight")")
         }
-        do {
-            try await push()
-        } catch let error as SyncError {
-            guard case .entryRefused = error else { throw error }
-        }
+        _ = try await pushKeepingRefusal()
         try await catchUpFromSnapshot()
     }
 
@@ -828,6 +822,11 @@ public struct SyncStatus: Sendable, Equatable {
     static func pulledChain(_ connection: Connection) throws -> Int64? {
         guard try connection.schemaReader.table(named: syncTablePrefix + "state") != nil else { return nil }
         return try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'pulled_chain'")
+    }
+
+    /// A value kept in the replica's state table.
+    static func state<Value: Extractable>(_ key: String, _ connection: Connection) throws -> Value? where Value.DataType == Value {
+        try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = \(key)")
     }
 
     static func setState(_ key: String, _ value: BindingValue, _ connection: Connection) throws {

@@ -27,7 +27,7 @@ enum SyncTriggers {
             if !targets.contains(where: { $0.lowercased() == table.lowercased() }) { targets.append(table) }
         }
         var writers = Set<String>()
-        let writes: Set<Int32> = [18, 23, 9] // SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE
+        let writes: Set<Int32> = [Connection.AuthorizerAction.insert, .update, .delete].map(\.rawValue).reduce(into: []) { $0.insert($1) }
         connection.inspectingCompiles({ code, table, _, _, trigger in
             guard writes.contains(code), let trigger, let table, synced.contains(table.lowercased()) else { return }
             writers.insert(trigger.lowercased())

@@ -148,7 +148,7 @@ enum ChangesetFormat {
     }
 
     /// SQLite's varint: 7 bits a byte, high bit set to continue, the ninth byte whole.
-    private static func varint<S: Source>(_ source: inout S) throws -> UInt64 {
+    static func varint<S: Source>(_ source: inout S) throws -> UInt64 {
         var value: UInt64 = 0
         for index in 0..<9 {
             guard let byte = try source.byte() else { throw damaged("a number cut short") }
@@ -180,15 +180,7 @@ extension Changeset {
                 guard let type = reader.byte() else { throw ChangesetFormat.damaged("a record cut short") }
                 switch type {
                 case 1, 2: _ = reader.skip(8)
-                case 3, 4:
-                    var length: UInt64 = 0
-                    for index in 0..<9 {
-                        guard let byte = reader.byte() else { throw ChangesetFormat.damaged("a number cut short") }
-                        if index == 8 { length = (length << 8) | UInt64(byte); break }
-                        length = (length << 7) | UInt64(byte & 0x7F)
-                        if byte & 0x80 == 0 { break }
-                    }
-                    _ = reader.skip(length)
+                case 3, 4: _ = reader.skip(try ChangesetFormat.varint(&reader))
                 default: break
                 }
                 return (start, reader.offset, type != 0)
@@ -211,14 +203,7 @@ extension Changeset {
             while let marker = reader.byte() {
                 switch marker {
                 case UInt8(ascii: "T"):
-                    var count: UInt64 = 0
-                    for index in 0..<9 {
-                        guard let byte = reader.byte() else { throw ChangesetFormat.damaged("a number cut short") }
-                        if index == 8 { count = (count << 8) | UInt64(byte); break }
-                        count = (count << 7) | UInt64(byte & 0x7F)
-                        if byte & 0x80 == 0 { break }
-                    }
-                    columns = Int(count)
+                    columns = Int(try ChangesetFormat.varint(&reader))
                     var flags: [UInt8] = []
                     for _ in 0..<columns { flags.append(reader.byte() ?? 0) }
                     keys = flags.map { $0 != 0 }
