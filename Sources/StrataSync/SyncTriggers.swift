@@ -57,11 +57,16 @@ enum SyncTriggers {
         guard connection.isInTransaction else {
             throw SyncError.refused("sync changes are applied inside a transaction, and none is open to switch the triggers off in")
         }
-        for trigger in triggers {
-            try connection.execute("DROP TRIGGER " + quoteIdentifier("main") + "." + quoteIdentifier(trigger.name))
+        // Strata's own statements: kept out of the user's trace and authorizer.
+        try connection.withBookkeeping {
+            for trigger in triggers {
+                try connection.execute("DROP TRIGGER " + quoteIdentifier("main") + "." + quoteIdentifier(trigger.name))
+            }
         }
         let result = try body()
-        for trigger in triggers { try connection.execute(trigger.sql) }
+        try connection.withBookkeeping {
+            for trigger in triggers { try connection.execute(trigger.sql) }
+        }
         return result
     }
 }

@@ -294,6 +294,23 @@ import Testing
         }
     }
 
+    /// A refused entry rolls back, with its transaction, the triggers switched off for it.
+    @Test func aRefusedEntryLeavesTheHubsTriggersAsTheyWere() async throws {
+        let folder = try SyncFolder()
+        let schema = Self.triggerSchema + "; CREATE UNIQUE INDEX t_v ON t(v)"
+        let hub = try Self.hub(folder, schema: schema)
+        let triggersBefore: [String] = try hub.withSpace("s") { try $0.query("SELECT sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name") }
+        let phone = try Self.replica(folder, "phone", schema: schema, tables: ["t", "tag"], transport: InProcessSyncTransport(hub: hub))
+        let laptop = try Self.replica(folder, "laptop", schema: schema, tables: ["t", "tag"], transport: InProcessSyncTransport(hub: hub))
+        try await phone.write { try $0.execute("INSERT INTO t VALUES ('a', 'same')") }
+        try await laptop.write { try $0.execute("INSERT INTO t VALUES ('b', 'same')") }
+        try await phone.sync()
+        await #expect(throws: SyncError.self) { try await laptop.sync() }
+        #expect(try hub.withSpace("s") { try $0.query("SELECT sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name") as [String] } == triggersBefore)
+        #expect(try hub.withSpace("s") { !$0.isInTransaction })
+        #expect(try await laptop.database.read { try $0.query("SELECT sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name") as [String] } == triggersBefore)
+    }
+
     // 7. A table added to the synced list later.
 
     @Test func aTableAddedToTheListGetsTheHubsEarlierRows() async throws {

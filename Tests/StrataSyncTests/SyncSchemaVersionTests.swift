@@ -97,6 +97,7 @@ import Testing
             #expect(space == "s" && version == 2 && why.contains(reason), "\(why)")
         }
         #expect(try hub.schemaVersion(ofSpace: "s") == 1)
+        #expect(try hub.withSpace("s") { !$0.isInTransaction }, "the refused step's transaction is gone")
         #expect(try hub.withSpace("s") { try $0.query("SELECT sql FROM sqlite_master ORDER BY name") as [String] } == before)
         #expect(try hub.withSpace("s") { try $0.query("SELECT count(*) FROM t") as Int? } == 1)
         // A version that does not follow the space's is refused too.

@@ -53,8 +53,8 @@ extension Connection {
 
     /// Runs `body` with `inspector` hearing every authorizer action of the statements compiled
     /// meanwhile (SQLite's action code, its two arguments, the database, and the innermost
-    /// trigger or view), beside the user's authorizer and observation's recorders: for a layer
-    /// that learns what a statement, with its triggers, would do without running it.
+    /// trigger or view): for a layer that learns what a statement, with its triggers, would do
+    /// without running it. Those compiles are bookkeeping, which the user's authorizer does not hear.
     package func inspectingCompiles<T>(_ inspector: @escaping (Int32, String?, String?, String?, String?) -> Void,
                                        _ body: () throws -> T) rethrows -> T {
         let previous = authorizerHub.inspector
@@ -64,6 +64,7 @@ extension Connection {
             authorizerHub.inspector = previous
             installAuthorizerHubIfNeeded(forceReinstall: false)
         }
-        return try body()
+        // The layer's own compiles: the user's authorizer and trace never hear of them.
+        return try withBookkeeping(body)
     }
 }
