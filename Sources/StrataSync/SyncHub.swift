@@ -160,7 +160,19 @@ public final class SyncHub: Sendable {
             var versions: [Int64] = []
             var refused: [SyncRefusal] = []
             var corrections: [SyncRow] = []
+            // Rows a refused entry touched: a later entry of the push that touches one waits with
+            // it (applied alone it would meet a row that is not there and be dropped).
+            var held: [String: Int64] = [:]
             for entry in request.entries {
+                if !held.isEmpty, try !Self.isApplied(entry, from: request.replicaID, connection) {
+                    let rows = rowsTouched(by: entry.changeset)
+                    if let blocker = rows.lazy.compactMap({ held[$0] }).first {
+                        refused.append(SyncRefusal(sequence: entry.sequence, reason: .dependsOnRefused, table: nil, key: nil,
+                                                   message: "it changes a row that write \(blocker), refused, made or changed; it waits for that write"))
+                        for row in rows where held[row] == nil { held[row] = entry.sequence }
+                        continue
+                    }
+                }
                 let conflicts: [(String, [SyncValue])], version: Int64
                 do {
                     (conflicts, version) = try Self.apply(entry, from: request.replicaID, tables: request.tables, policies: policies,
@@ -168,6 +180,7 @@ public final class SyncHub: Sendable {
                 } catch let refusal as EntryRefusal {
                     refused.append(SyncRefusal(sequence: entry.sequence, reason: refusal.reason, table: refusal.table,
                                                key: refusal.key, message: refusal.message))
+                    for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = entry.sequence }
                     continue
                 }
                 acknowledged.append(entry.sequence)
@@ -676,6 +689,13 @@ public final class SyncHub: Sendable {
         try connection.run(literal: SQLFragment(
             sql: "UPDATE " + quoteIdentifier(change.table) + " SET " + assignments.joined(separator: ", ") + " WHERE " + keys.joined(separator: " AND "),
             arguments: values + keyValues))
+    }
+
+    /// Whether the hub applied `entry` of `replica` before.
+    private static func isApplied(_ entry: SyncOutboxEntry, from replica: String, _ connection: Connection) throws -> Bool {
+        try connection.query(literal: """
+            SELECT count(*) FROM \(identifier: syncTablePrefix + "applied") WHERE replica = \(replica) AND sequence = \(entry.sequence)
+            """) ?? 0 > 0
     }
 
     /// An entry's content, to tell a retry (same bytes) from another database's entry.

@@ -313,6 +313,8 @@ public final class SyncReplica: Sendable {
     private func pushOutbox() async throws {
         var after: Int64 = 0
         var refusals: [SyncRefusal] = []
+        // Rows refused writes touched, and which write: a later write on one waits with it.
+        var held: [String: Int64] = [:]
         let settings = self.settings
         while true {
             let batchLimit = max(1, settings.maximumPushEntries)
@@ -327,7 +329,19 @@ public final class SyncReplica: Sendable {
             var entries: [SyncOutboxEntry] = []
             var bytes = 0
             for entry in candidates {
+                // (A batch cut short meets its last refused write again: it is not its own blocker.)
+                let blocker = held.isEmpty ? nil : rowsTouched(by: entry.changeset).lazy.compactMap { held[$0] }.first { $0 != entry.sequence }
+                if let blocker {
+                    if entries.isEmpty { after = entry.sequence }
+                    let refusal = SyncRefusal(sequence: entry.sequence, reason: .dependsOnRefused, table: nil, key: nil,
+                                              message: "it changes a row that write \(blocker), refused, made or changed; it waits for that write")
+                    refusals.append(refusal)
+                    for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = entry.sequence }
+                    try await database.write { try Self.record([refusal], $0) }
+                    if entries.isEmpty { continue } else { break }
+                }
                 if entry.changeset.count > settings.maximumPushBytes {
+                    for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = entry.sequence }
                     // Never pushable as it is: said by name, the rest goes on.
                     if entries.isEmpty { after = entry.sequence }
                     let refusal = SyncRefusal(sequence: entry.sequence, reason: .tooLarge, table: nil, key: nil,
@@ -345,7 +359,11 @@ public final class SyncReplica: Sendable {
             let response = try await transport.push(SyncPushRequest(space: space, replicaID: hubReplicaID, tables: tables,
                                                                      schemaFingerprint: fingerprint, entries: entries))
             try await acknowledge(entries, response)
-            refusals += response.refused ?? []
+            for refusal in response.refused ?? [] {
+                refusals.append(refusal)
+                guard let entry = entries.first(where: { $0.sequence == refusal.sequence }) else { continue }
+                for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = refusal.sequence }
+            }
         }
         if let first = refusals.first { throw SyncError.entryRefused(first) }
     }

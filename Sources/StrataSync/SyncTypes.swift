@@ -75,6 +75,9 @@ public struct SyncRefusal: Codable, Sendable, Equatable, CustomStringConvertible
         case damaged
         /// It is larger than a push may carry (``SyncReplicaSettings/maximumPushBytes``).
         case tooLarge
+        /// It changes a row that an earlier refused write made or changed, so it waits for that
+        /// write (applied alone it would do nothing, and be lost).
+        case dependsOnRefused
     }
     /// The write's place in the replica's order (``SyncPendingChange/sequence``).
     public var sequence: Int64
@@ -487,6 +490,18 @@ struct FNV1a {
         for byte in bytes { value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
     }
     mutating func add(_ integer: Int64) { withUnsafeBytes(of: integer.littleEndian) { add($0) } }
+}
+
+/// The rows a changeset changes, as table and key: a write that touches one a refused write
+/// touched waits for it.
+func rowsTouched(by changeset: Data) -> Set<String> {
+    var rows = Set<String>()
+    // A changeset that does not parse is refused on its own; it holds nothing back.
+    try? Changeset(data: changeset).forEachChange { change in
+        let key = (try? JSONEncoder().encode(change.primaryKey.map { SyncValue($0) })) ?? Data()
+        rows.insert(change.table.lowercased() + "\u{0}" + key.base64EncodedString())
+    }
+    return rows
 }
 
 /// The names of the sync engine's own tables start so; they are never synced.

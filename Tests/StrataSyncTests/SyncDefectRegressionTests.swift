@@ -360,6 +360,45 @@ import Testing
         #expect(try await Self.rows(laptop) == (try Self.hubRows(hub)))
     }
 
+    /// Found by a review's probe: a write on top of a refused one was acknowledged as a no-op (its
+    /// row was not at the hub) and lost once the refused write went through. It now waits with it.
+    @Test func aWriteOnTopOfARefusedOneWaitsWithItAndArrives() async throws {
+        let folder = try SyncFolder()
+        let schema = "CREATE TABLE t(id TEXT PRIMARY KEY, v UNIQUE, n)"
+        let hub = try Self.hub(folder, schema: schema)
+        let other = try Self.replica(folder, "other", schema: schema, transport: InProcessSyncTransport(hub: hub))
+        let phone = try Self.replica(folder, "phone", schema: schema, transport: InProcessSyncTransport(hub: hub))
+        try await other.write { try $0.run("INSERT INTO t VALUES ('o', 'u', 0)") }
+        try await other.sync()
+        try await phone.write { try $0.run("INSERT INTO t VALUES ('p', 'u', 1)") }
+        try await phone.write { try $0.run("UPDATE t SET n = 2 WHERE id = 'p'") }
+        try await phone.write { try $0.run("INSERT INTO t VALUES ('q', 'free', 3)") }
+        await #expect(throws: SyncError.self) { try await phone.sync() }
+        let pending = try await phone.pendingChanges
+        #expect(pending.map(\.refusal?.reason) == [.constraint, .dependsOnRefused], "the unrelated write went; the dependent one waits")
+        try await other.write { try $0.run("DELETE FROM t WHERE id = 'o'") }
+        try await other.sync()
+        try await phone.sync()
+        let query = "SELECT id || quote(v) || quote(n) FROM t ORDER BY id"
+        let atHub: [String] = try hub.withSpace("s") { try $0.query(query) }
+        #expect(atHub == ["p'u'2", "q'free'3"])
+        #expect(try await phone.database.read { try $0.query(query) as [String] } == atHub)
+        #expect(try await phone.pendingChangeCount == 0)
+    }
+
+    @Test func aWriteOnTopOfOneTooLargeWaitsWithIt() async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder)
+        let phone = try Self.replica(folder, "phone", transport: InProcessSyncTransport(hub: hub),
+                                     settings: SyncReplicaSettings(maximumPushEntries: 1, maximumPushBytes: 4_096))
+        try await phone.write { try $0.run("INSERT INTO t VALUES ('big', ?)", Data(repeating: 7, count: 10_000)) }
+        try await phone.write { try $0.run("UPDATE t SET v = 'small now' WHERE id = 'big'") }
+        try await phone.write { try $0.run("INSERT INTO t VALUES ('other', 1)") }
+        await #expect(throws: SyncError.self) { try await phone.sync() }
+        #expect(try await phone.pendingChanges.map(\.refusal?.reason) == [.tooLarge, .dependsOnRefused])
+        #expect(try Self.hubRows(hub) == ["other=1"], "the dependent update was not sent alone")
+    }
+
     // 9. A long poll waits on the push that commits, not on a timer.
 
     @Test func aWaitingPollIsWokenByThePushThatCommits() async throws {
