@@ -63,10 +63,11 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        // The session extension's declarations come from the system-library shim, so changesets
-        // compile where Strata links that target; elsewhere (Apple platforms, whose SQLite
-        // module lacks them) the changeset types are not compiled at all.
-        .target(name: "Strata", dependencies: [sqliteDependency],
+        // The session extension's declarations, on every platform: Apple's libsqlite3 exports the
+        // functions, but no SDK header declares them (nor does a system-library shim's, for its
+        // importers), so changesets and StrataSync compile from Strata's own header everywhere.
+        .target(name: "StrataSQLiteSession", path: "Sources/StrataSQLiteSession"),
+        .target(name: "Strata", dependencies: [sqliteDependency, "StrataSQLiteSession"],
                 swiftSettings: [.define("STRATA_SQLITE_SHIM", .when(platforms: [.linux, .android, .windows, .openbsd, .wasi]))]),
         .target(name: "StrataSqueal", dependencies: ["Strata"]),
         .target(name: "StrataORM", dependencies: ["Strata", sqliteDependency]),

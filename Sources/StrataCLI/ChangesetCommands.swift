@@ -3,7 +3,6 @@ import Foundation
 import Strata
 
 // Changesets compile where Strata links its own SQLite3 target (not on Apple platforms).
-#if !canImport(Darwin)
 
 /// `strata diff A B`: the changes that turn database A into database B, through the session
 /// extension's diff (tables with a primary key present in both).
@@ -168,4 +167,3 @@ struct ApplyCommand: ParsableCommand {
     }
 }
 
-#endif

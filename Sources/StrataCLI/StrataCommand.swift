@@ -18,11 +18,7 @@ struct StrataCommand: ParsableCommand {
         CheckCommand.self, CheckpointCommand.self, VacuumCommand.self, WatchCommand.self, DumpCommand.self,
     ]
 
-    #if !canImport(Darwin)
     static let changesetSubcommands: [ParsableCommand.Type] = [DiffCommand.self, ApplyCommand.self, SyncCommand.self]
-    #else
-    static let changesetSubcommands: [ParsableCommand.Type] = []
-    #endif
 }
 
 /// Runs the command line; every failure becomes one line on standard error and a non-zero exit.

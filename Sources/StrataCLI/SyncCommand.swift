@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Strata
-#if !canImport(Darwin)
 import StrataSync
 
 /// `strata sync`: a StrataSync replica's state, read from its database file.
@@ -146,4 +145,3 @@ struct SyncStatusCommand: ParsableCommand {
         printStatus(try SyncStatus.read(connection))
     }
 }
-#endif

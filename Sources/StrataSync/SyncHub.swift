@@ -4,10 +4,6 @@
 import Foundation
 import Strata
 
-// Changesets compile where Strata links its SQLite shim (not yet on Apple platforms, whose SDK
-// header declares no session functions though the library exports them).
-#if !canImport(Darwin)
-
 /// Why the hub did not apply one entry; becomes a ``SyncRefusal`` in the push's answer.
 struct EntryRefusal: Error {
     let reason: SyncRefusal.Reason
@@ -745,4 +741,3 @@ public final class SyncHub: Sendable {
         return items.map { ($0.table, $0.key) }
     }
 }
-#endif

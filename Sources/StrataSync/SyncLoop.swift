@@ -4,10 +4,6 @@
 import Foundation
 import Strata
 
-// Changesets compile where Strata links its SQLite shim (not yet on Apple platforms, whose SDK
-// header declares no session functions though the library exports them).
-#if !canImport(Darwin)
-
 /// A running sync of one replica, from ``SyncReplica/startSyncing(interval:maximumBackoff:)``
 /// until ``stop()``. Everything it needs is in the replica's database (outbox, cursor), so a
 /// loop started again after the process restarts resumes where the last one was.
@@ -152,4 +148,3 @@ final class SyncWakeup: Sendable {
         }?.resume()
     }
 }
-#endif

@@ -3,10 +3,6 @@
 import Foundation
 import Strata
 
-// Changesets compile where Strata links its SQLite shim (not yet on Apple platforms, whose SDK
-// header declares no session functions though the library exports them).
-#if !canImport(Darwin)
-
 /// A local-first copy of a hub's space, kept in a Strata `Database`.
 ///
 /// ```swift
@@ -883,4 +879,3 @@ final class AsyncSerializer: Sendable {
         return try await task.value
     }
 }
-#endif

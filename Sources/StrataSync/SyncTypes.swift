@@ -2,10 +2,6 @@
 import Foundation
 import Strata
 
-// Changesets compile where Strata links its SQLite shim (not yet on Apple platforms, whose SDK
-// header declares no session functions though the library exports them).
-#if !canImport(Darwin)
-
 /// Why a sync step was refused. Each case says what to do in its description.
 public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The table has no primary key that is the same on every replica: none at all, or an
@@ -546,4 +542,3 @@ extension Connection {
         try run(literal: SQLFragment(sql: sql, arguments: values.map(\.binding)))
     }
 }
-#endif

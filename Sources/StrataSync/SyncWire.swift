@@ -6,10 +6,6 @@ import FoundationNetworking
 #endif
 import Strata
 
-// Changesets compile where Strata links its SQLite shim (not yet on Apple platforms, whose SDK
-// header declares no session functions though the library exports them).
-#if !canImport(Darwin)
-
 /// Encodes and decodes ``SyncPushRequest`` and ``SyncPullResponse`` bodies for a network
 /// transport; every length is checked, so damaged or hostile bytes throw ``SyncError/refused(_:)``.
 public enum SyncWire {
@@ -129,8 +125,8 @@ public enum SyncWire {
     }
 }
 
-/// A transport to a hub over HTTP (the hub service in Examples/TodoService): URLSession only, no
-/// NIO on the device. Network failures are retried with backoff; the hub's refusals are thrown as
+/// A transport to a hub over HTTP (`strata-sync-hub`, or `StrataSyncHub` in a server): URLSession
+/// on every platform (FoundationNetworking's on Linux), no NIO on the device. Network failures are retried with backoff; the hub's refusals are thrown as
 /// the ``SyncError`` it names.
 public struct HTTPSyncTransport: SyncTransport {
     /// The hub's base URL (`/spaces/...` is appended).
@@ -316,4 +312,3 @@ public struct SyncErrorAnswer: Codable, Sendable {
         }
     }
 }
-#endif

@@ -5,7 +5,6 @@ import Foundation
 import Strata
 import StrataSync
 
-#if !canImport(Darwin)
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
     FileHandle.standardError.write(Data("usage: strata-sync-writer FOLDER REPLICA-ID\n".utf8))
@@ -33,6 +32,3 @@ do {
     FileHandle.standardError.write(Data("strata-sync-writer: \(error)\n".utf8))
     exit(1)
 }
-#else
-print("changesets are not available on this platform")
-#endif

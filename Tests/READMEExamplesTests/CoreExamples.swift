@@ -50,20 +50,16 @@ import Testing
             #expect(printed.take() == ["wal"])
             try example18()
             #expect(printed.take() == [])
-            #if !canImport(Darwin)
             try example19()
             #expect(printed.take() == ["100 200"])
-            #endif
             try ormExample20()
             #expect(printed.take() == [#"["users": new table created]"#, "John 1 1"])
             try example21()
             #expect(printed.take() == [#"SELECT count(*) FROM "book" WHERE year > ? AND title IS NOT NULL"#, "1"])
             try example22()
             #expect(printed.take() == [#"["Dune"]"#, "sci-fi"])
-            #if !canImport(Darwin)
             try await syncExample24()
             #expect(printed.take() == ["0 1"])
-            #endif
         }
     }
 
@@ -260,9 +256,6 @@ import Testing
         }
     }
 
-    // Changesets need SQLite's session extension, which Apple's SQLite lacks (Strata compiles
-    // them where it links its own system-library shim).
-    #if !canImport(Darwin)
     func example19() throws {
         // README:begin 20
         let setup = "CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER); INSERT INTO cars VALUES(1, 'Audi', 100)"
@@ -279,7 +272,6 @@ import Testing
         print(try db.query("SELECT price FROM cars") as Int? ?? 0, try copy.query("SELECT price FROM cars") as Int? ?? 0)   // 100 200
         // README:end
     }
-    #endif
 
     func example21() throws {
         // README:begin 22

@@ -1,6 +1,5 @@
 // The README's StrataSync example, word for word between the markers; it runs last in
 // `READMEExamples.everyExampleRunsAsPrintedInOrder`, in that test's folder.
-#if !canImport(Darwin)
 import Foundation
 import Strata
 import StrataSync
@@ -21,4 +20,3 @@ extension READMEExamples {
         // README:end
     }
 }
-#endif

@@ -3,7 +3,6 @@ import Foundation
 import Strata
 import Testing
 
-#if !canImport(Darwin)
 /// `diff` and `apply`, run as the built tool against real files.
 @Suite struct ChangesetCommandTests {
     func makePair(_ sandbox: Sandbox) throws -> (String, String) {
@@ -72,5 +71,4 @@ import Testing
     }
 }
 
-#endif
 #endif

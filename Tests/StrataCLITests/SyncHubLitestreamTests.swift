@@ -1,4 +1,3 @@
-#if !canImport(Darwin)
 import Foundation
 import Strata
 import StrataSync
@@ -100,4 +99,3 @@ struct SyncHubLitestreamTests {
         print("sync hub restored by litestream: version \(restoredVersion) of \(lostFrom); \(hubRows.count) rows after the replicas sent the rest again")
     }
 }
-#endif

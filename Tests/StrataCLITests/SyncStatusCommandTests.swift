@@ -1,4 +1,4 @@
-#if !canImport(Darwin) && !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
 import Foundation
 import Strata
 import StrataSync

@@ -16,7 +16,6 @@ import Testing
         #expect(try integer("SELECT count(*) FROM t", in: path) == 0, "nothing was inserted")
     }
 
-    #if !canImport(Darwin)
     @Test func diffReportsTablesOnlyInTheFirstDatabaseAndApplyRefuses() throws {
         let sandbox = try Sandbox()
         let a = try sandbox.makeCarsDatabase("a.db")
@@ -55,6 +54,5 @@ import Testing
         let apply = try sandbox.strata("diff", "a.db", "b.db", "--apply")
         #expect(apply.status == 1)
     }
-    #endif
 }
 #endif

@@ -58,7 +58,6 @@ extension FaultSweeps {
             )()
         }
 
-        #if !canImport(Darwin)  // Apple's SQLite has no session extension
         @Test func changesetApply() throws {
             // The changeset: made on a copy in memory with the same rows.
             let scratch = try Connection(storageLocation: .inMemory)
@@ -78,6 +77,5 @@ extension FaultSweeps {
                 state: allRows
             )()
         }
-        #endif
     }
 }

@@ -1,4 +1,3 @@
-#if !canImport(Darwin)
 import Foundation
 import Strata
 import StrataSync
@@ -170,9 +169,7 @@ final class SyncFolder: Sendable {
         throw SyncError.refused("no fingerprint")
     }
 }
-#endif
 
-#if !canImport(Darwin)
 /// The network form round-trips every request and answer, and refuses damaged bytes with an
 /// error, never a crash.
 @Suite struct SyncWirePropertyTests {
@@ -205,4 +202,3 @@ final class SyncFolder: Sendable {
         }
     }
 }
-#endif

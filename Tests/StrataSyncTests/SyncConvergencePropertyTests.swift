@@ -1,4 +1,3 @@
-#if !canImport(Darwin)
 import Foundation
 import Strata
 import StrataSync
@@ -148,4 +147,3 @@ struct FlakyTransport: SyncTransport {
         }
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if !canImport(Darwin)
 import Foundation
 import Strata
 import StrataSync
@@ -419,4 +418,3 @@ import Testing
         try await hub.waitForVersion(ofSpace: "s", after: 5, timeout: .milliseconds(50))
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if !canImport(Darwin)
 import Foundation
 import Strata
 import StrataSync
@@ -118,4 +117,3 @@ import Testing
         #expect(try restored.withSpace("s") { try $0.query("PRAGMA integrity_check") as String? } == "ok")
     }
 }
-#endif

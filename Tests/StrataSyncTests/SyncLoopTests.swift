@@ -1,4 +1,3 @@
-#if !canImport(Darwin)
 import Foundation
 import Strata
 import StrataSync
@@ -80,4 +79,3 @@ import Testing
         #expect(try await replica.pendingChangeCount == 0)
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if !canImport(Darwin)
 import Foundation
 import Strata
 import StrataSync
@@ -284,4 +283,3 @@ extension Gen {
         }
     }
 }
-#endif

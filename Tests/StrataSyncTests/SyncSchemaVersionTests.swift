@@ -1,4 +1,3 @@
-#if !canImport(Darwin)
 import Foundation
 import Strata
 import StrataSync
@@ -128,4 +127,3 @@ import Testing
         #expect(try await upgraded.database.read { try $0.query("SELECT id || '|' || extra FROM t ORDER BY id") as [String] } == ["o|none", "pending|none"])
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if !canImport(Darwin)
 import Foundation
 import Strata
 import StrataSync
@@ -254,4 +253,3 @@ import Testing
         }
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if !canImport(Darwin)
 import Foundation
 import Strata
 import StrataSync
@@ -32,9 +31,7 @@ import Testing
         #expect(try await replica.status.lastError == nil)
     }
 }
-#endif
 
-#if !canImport(Darwin)
 @Suite struct SyncHubPathTests {
     @Test func aHubOpensOnAPathAsOnAURL() throws {
         let folder = try SyncFolder()
@@ -45,4 +42,3 @@ import Testing
         #expect(try again.version(ofSpace: "team") == 0)
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if !canImport(Darwin)
 import Foundation
 import Strata
 import StrataSync
@@ -30,4 +29,3 @@ final class SyncSwift5Tests: XCTestCase {
         XCTAssertEqual(network.url.absoluteString, "http://127.0.0.1:8080")
     }
 }
-#endif

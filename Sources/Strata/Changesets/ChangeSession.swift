@@ -2,8 +2,7 @@ import Foundation
 #if canImport(SQLite3)
 import SQLite3
 #endif
-
-#if STRATA_SQLITE_SHIM
+import StrataSQLiteSession
 
 /// Records the changes made through one connection, to turn them into a changeset.
 ///
@@ -175,5 +174,3 @@ extension Connection {
         try ChangeSession(connection: self, tables: tables)
     }
 }
-
-#endif

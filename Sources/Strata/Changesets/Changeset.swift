@@ -1,13 +1,12 @@
 // Changesets: a capability beyond the seeds, over SQLite's session
 // extension (record what a connection changes, invert, combine, apply with conflict handling,
-// rebase). It is declared by the system-library shim (so it compiles where Strata links that
-// target: STRATA_SQLITE_SHIM) and checked once at run time.
+// rebase). It is declared by Strata's own StrataSQLiteSession header on every platform and
+// checked once at run time (the linked library may lack it).
 import Foundation
 #if canImport(SQLite3)
 import SQLite3
 #endif
-
-#if STRATA_SQLITE_SHIM
+import StrataSQLiteSession
 
 /// What can go wrong with changesets before SQLite is asked.
 public enum ChangesetError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -262,5 +261,3 @@ public struct Changeset: Sendable, Equatable, Sequence {
 /// A patchset: a changeset that records only the new values of updates and the keys of deleted
 /// rows (smaller; it cannot be inverted). SQLite's functions take both.
 public typealias Patchset = Changeset
-
-#endif

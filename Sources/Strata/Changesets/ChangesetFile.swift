@@ -2,8 +2,7 @@ import Foundation
 #if canImport(SQLite3)
 import SQLite3
 #endif
-
-#if STRATA_SQLITE_SHIM
+import StrataSQLiteSession
 
 /// Changesets in files, read and written in pieces through SQLite's streaming functions.
 enum ChangesetFile {
@@ -103,5 +102,3 @@ extension Changeset {
         try ChangesetFile.forEachChange(in: url, body)
     }
 }
-
-#endif

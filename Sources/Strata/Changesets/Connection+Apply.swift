@@ -2,8 +2,7 @@ import Foundation
 #if canImport(SQLite3)
 import SQLite3
 #endif
-
-#if STRATA_SQLITE_SHIM
+import StrataSQLiteSession
 
 /// Why SQLite could not apply a change as recorded. See <https://www.sqlite.org/session/c_changeset_conflict.html>.
 public enum ConflictKind: Sendable, Equatable {
@@ -304,5 +303,3 @@ public final class ChangeGroup {
         try Changeset.output { sqlite3changegroup_output(handle, $0, $1) }
     }
 }
-
-#endif

@@ -5,7 +5,6 @@ import Testing
 import SQLite3
 #endif
 
-#if !canImport(Darwin)
 /// Changesets over SQLite's session extension, against real databases.
 @Suite struct ChangesetTests {
     static let schema = """
@@ -351,4 +350,3 @@ struct SplitMix {
     }
 }
 
-#endif

@@ -1,4 +1,3 @@
-#if !canImport(Darwin)  // Apple's SQLite has no session extension
 import Foundation
 import Strata
 import Testing
@@ -27,4 +26,3 @@ import Testing
         #expect(try plainOnly.changeset().changes().count == 1)
     }
 }
-#endif
