@@ -99,12 +99,7 @@ public final class SyncHub: Sendable {
             try connection.execute("PRAGMA journal_mode = WAL")
             try connection.transaction {
                 try schema(connection)
-                try connection.execute("""
-                    CREATE TABLE \(syncTablePrefix)log(version INTEGER PRIMARY KEY AUTOINCREMENT, replica TEXT NOT NULL, sequence INTEGER NOT NULL, changeset BLOB NOT NULL,
-                        at INTEGER NOT NULL DEFAULT (CAST(strftime('%s', 'now') AS INTEGER)), chain INTEGER);
-                    CREATE TABLE \(syncTablePrefix)applied(replica TEXT NOT NULL, sequence INTEGER NOT NULL, version INTEGER NOT NULL, conflicts TEXT NOT NULL, digest INTEGER, PRIMARY KEY(replica, sequence)) WITHOUT ROWID;
-                    """)
-                try Self.prepareBookkeeping(connection)
+                try SyncLog(connection).prepare()
             }
             try connection.execute("PRAGMA foreign_keys = ON")
             try configureConnection(connection)
@@ -123,7 +118,7 @@ public final class SyncHub: Sendable {
 
     /// The space's newest version (0 before any change).
     public func version(ofSpace name: String) throws -> Int64 {
-        try queue(of: name).execute { try Self.currentVersion($0) }
+        try queue(of: name).execute { try SyncLog($0).currentVersion() }
     }
 
     /// Runs `body` on the space's connection (to read the hub's state, or migrate it).
@@ -192,9 +187,9 @@ public final class SyncHub: Sendable {
                     corrections.append(row)
                 }
             }
-            let version = try Self.currentVersion(connection)
+            let version = try SyncLog(connection).currentVersion()
             return SyncPushResponse(acknowledged: acknowledged, corrections: corrections, hubVersion: version,
-                                    chain: try Self.chain(at: version, connection), versions: versions,
+                                    chain: try SyncLog(connection).chain(at: version), versions: versions,
                                     refused: refused.isEmpty ? nil : refused)
         }
         wake(request.space, reached: response.hubVersion)
@@ -209,32 +204,25 @@ public final class SyncHub: Sendable {
             let widths = try Self.checkSchema(request.tables, request.schemaFingerprint, connection)
             if try Self.rolledBack(after: request.after, chain: request.afterChain, replica: request.replicaID,
                                    lastAcknowledged: request.lastAcknowledged, connection) {
-                return SyncPullResponse(entries: [], hubVersion: try Self.currentVersion(connection), hubRolledBack: true)
+                return SyncPullResponse(entries: [], hubVersion: try SyncLog(connection).currentVersion(), hubRolledBack: true)
             }
-            if request.after < (try Self.trimmedThrough(connection)) {
-                return SyncPullResponse(entries: [], hubVersion: try Self.currentVersion(connection), snapshotNeeded: true)
+            if request.after < (try SyncLog(connection).trimmedThrough()) {
+                return SyncPullResponse(entries: [], hubVersion: try SyncLog(connection).currentVersion(), snapshotNeeded: true)
             }
             let limit = min(max(1, request.limit), max(1, limits.maximumEntriesPerPull))
-            let rows: [Row] = try connection.query(literal: """
-                SELECT version, replica, sequence, changeset, chain FROM \(identifier: syncTablePrefix + "log")
-                WHERE version > \(request.after) ORDER BY version LIMIT \(limit)
-                """)
             var entries: [SyncLogEntry] = []
             var bytes = 0
-            for row in rows {
-                var changeset: Data = row.value(at: 3) ?? Data()
+            for var entry in try SyncLog(connection).entries(after: request.after, limit: limit) {
                 if let widths {
-                    changeset = try Changeset(data: changeset).keepingLeadingColumns { widths[$0.lowercased()] }.data
+                    entry.changeset = try Changeset(data: entry.changeset).keepingLeadingColumns { widths[$0.lowercased()] }.data
                 }
-                let entry = SyncLogEntry(version: row.value(at: 0) ?? 0, replicaID: row.value(at: 1) ?? "", sequence: row.value(at: 2) ?? 0,
-                                         changeset: changeset, chain: row.value(at: 4))
                 // The page ends before the entry that would take it over the byte limit (the
                 // first entry goes whatever its size, or the replica could never pass it).
                 if !entries.isEmpty, bytes + entry.changeset.count > limits.maximumPullBytes { break }
                 bytes += entry.changeset.count
                 entries.append(entry)
             }
-            return SyncPullResponse(entries: entries, hubVersion: try Self.currentVersion(connection))
+            return SyncPullResponse(entries: entries, hubVersion: try SyncLog(connection).currentVersion())
         }
     }
 
@@ -261,14 +249,14 @@ public final class SyncHub: Sendable {
             try copy.run("ATTACH DATABASE ? AS " + quoteIdentifier("space"), connection.fileName)
             defer { try? copy.execute("DETACH DATABASE " + quoteIdentifier("space")) }
             let (version, chain): (Int64, Int64?) = try copy.transaction {
-                let version = try Self.currentVersion(copy, schema: "space")
+                let version = try SyncLog(copy, schema: "space").currentVersion()
                 for table in request.tables {
                     let columns = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map { quoteIdentifier($0.name) }
                         .joined(separator: ", ")
                     try copy.execute("INSERT INTO " + quoteIdentifier("main") + "." + quoteIdentifier(table) + "(" + columns + ") SELECT "
                                      + columns + " FROM " + quoteIdentifier("space") + "." + quoteIdentifier(table))
                 }
-                return (version, try Self.chain(at: version, connection))
+                return (version, try SyncLog(connection).chain(at: version))
             }
             return SyncSnapshot(version: version, database: try copy.serialize(), chain: chain)
         }
@@ -279,7 +267,7 @@ public final class SyncHub: Sendable {
     @discardableResult
     public func trimLog(ofSpace name: String, keepingLast count: Int) throws -> Int {
         try trim(name) { connection in
-            let newest = try Self.currentVersion(connection)
+            let newest = try SyncLog(connection).currentVersion()
             return newest - Int64(max(0, count))
         }
     }
@@ -289,9 +277,7 @@ public final class SyncHub: Sendable {
     public func trimLog(ofSpace name: String, olderThan date: Date) throws -> Int {
         try trim(name) { connection in
             let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
-            return try connection.query(literal: """
-                SELECT coalesce(max(version), 0) FROM \(identifier: syncTablePrefix + "log") WHERE at < \(seconds)
-                """) ?? 0
+            return try SyncLog(connection).newestVersion(before: seconds)
         }
     }
 
@@ -301,14 +287,7 @@ public final class SyncHub: Sendable {
     private func trim(_ name: String, horizon: @escaping (Connection) throws -> Int64) throws -> Int {
         try queue(of: name).execute { connection in
             try connection.transaction(transactionType: .immediate) {
-                let through = try horizon(connection)
-                guard through > (try Self.trimmedThrough(connection)) else { return 0 }
-                let trimmedChain = try Self.chain(at: through, connection)
-                try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "log") WHERE version <= \(through)")
-                let removed = connection.changes
-                try Self.setMeta("trimmed_through", through, connection)
-                if let chain = trimmedChain { try Self.setMeta("trimmed_chain", chain, connection) }
-                return removed
+                try SyncLog(connection).trim(through: try horizon(connection))
             }
         }
     }
@@ -330,87 +309,18 @@ public final class SyncHub: Sendable {
         return true
     }
 
-    /// Tables a space needs beside its log and applied entries (also in a space made before them).
-    private static func prepareBookkeeping(_ connection: Connection) throws {
-        try connection.execute("CREATE TABLE IF NOT EXISTS \(syncTablePrefix)meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID")
-        try connection.execute("""
-            CREATE TABLE IF NOT EXISTS \(syncTablePrefix)schema(version INTEGER NOT NULL, name TEXT NOT NULL, columns INTEGER NOT NULL,
-                signature TEXT NOT NULL, PRIMARY KEY(version, name)) WITHOUT ROWID
-            """)
-        // A space made before schema versions: what it has now is its version 1.
-        if try connection.query(literal: "SELECT count(*) FROM \(identifier: syncTablePrefix + "schema")") as Int? == 0 {
-            try recordSchema(version: 1, connection)
-        }
-        let logColumns = try connection.schemaReader.columns(ofTable: syncTablePrefix + "log").map { $0.name.lowercased() }
-        if !logColumns.contains("at") {
-            try connection.execute("ALTER TABLE \(syncTablePrefix)log ADD COLUMN at INTEGER NOT NULL DEFAULT 0")
-        }
-        if !logColumns.contains("chain") {
-            try connection.execute("ALTER TABLE \(syncTablePrefix)log ADD COLUMN chain INTEGER")
-        }
-        if try !connection.schemaReader.columns(ofTable: syncTablePrefix + "applied").contains(where: { $0.name.lowercased() == "digest" }) {
-            try connection.execute("ALTER TABLE \(syncTablePrefix)applied ADD COLUMN digest INTEGER")
-        }
-    }
-
-    /// A value kept in the space's meta table.
-    static func meta(_ key: String, _ connection: Connection) throws -> Int64? {
-        try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "meta") WHERE key = \(key)")
-    }
-
-    static func setMeta(_ key: String, _ value: Int64, _ connection: Connection) throws {
-        try connection.run(literal: """
-            INSERT INTO \(identifier: syncTablePrefix + "meta")(key, value) VALUES (\(key), \(value))
-            ON CONFLICT(key) DO UPDATE SET value = excluded.value
-            """)
-    }
-
-    /// The log chain after one more entry: FNV-1a over the previous chain and the entry, enough
-    /// to tell one history from another (it guards against a restored copy, not an attacker).
-    static func chain(after previous: Int64, replica: String, sequence: Int64, changeset: Data) -> Int64 {
-        var hash = FNV1a()
-        hash.add(previous)
-        hash.add(replica.utf8)
-        hash.add(CollectionOfOne(UInt8(0)))
-        hash.add(sequence)
-        hash.add(changeset)
-        return Int64(bitPattern: hash.value)
-    }
-
-    /// The chain at `version`, where the hub still knows it: the newest, a logged entry's, or
-    /// the one at the trimmed horizon; 0 before any entry.
-    private static func chain(at version: Int64, _ connection: Connection) throws -> Int64? {
-        if version == 0 { return 0 }
-        if version == (try currentVersion(connection)) { return try meta("chain", connection) }
-        if let logged: Int64 = try connection.query(literal: """
-            SELECT chain FROM \(identifier: syncTablePrefix + "log") WHERE version = \(version)
-            """) {
-            return logged
-        }
-        if version == (try trimmedThrough(connection)) { return try meta("trimmed_chain", connection) }
-        return nil
-    }
-
     /// Whether the history a replica pulled up to `after` (ending in `chain`) is not this hub's:
     /// the hub was restored from an older copy (and may have logged other changes since).
     private static func rolledBack(after: Int64, chain: Int64?, replica: String, lastAcknowledged: Int64?,
                                    _ connection: Connection) throws -> Bool {
-        if after > (try currentVersion(connection)) { return true }
+        if after > (try SyncLog(connection).currentVersion()) { return true }
         // The applied entries are never trimmed: a push this hub acknowledged and has no record of
         // was acknowledged by a copy it was restored over.
         if let sequence = lastAcknowledged, sequence > 0 {
-            let known: Int64? = try connection.query(literal: """
-                SELECT sequence FROM \(identifier: syncTablePrefix + "applied") WHERE replica = \(replica) AND sequence = \(sequence)
-                """)
-            if known == nil { return true }
+            if try !SyncLog(connection).isApplied(replica: replica, sequence: sequence) { return true }
         }
-        guard let chain, let known = try Self.chain(at: after, connection) else { return false }
+        guard let chain, let known = try SyncLog(connection).chain(at: after) else { return false }
         return known != chain
-    }
-
-    /// The newest version the log has dropped (0 when it has dropped none).
-    private static func trimmedThrough(_ connection: Connection) throws -> Int64 {
-        try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "meta") WHERE key = 'trimmed_through'") ?? 0
     }
 
     private func fileURL(of space: String) -> URL { directory.appendingPathComponent(space + ".sqlite") }
@@ -426,8 +336,9 @@ public final class SyncHub: Sendable {
             // --hub-folder`): wait for its locks rather than failing at once.
             try connection.busyHandler(.timeout(10))
             try connection.execute("PRAGMA foreign_keys = ON")
-            guard try connection.schemaReader.table(named: syncTablePrefix + "log") != nil else { throw SyncError.unknownSpace(name) }
-            try Self.prepareBookkeeping(connection)
+            let log = SyncLog(connection)
+            guard try log.exists() else { throw SyncError.unknownSpace(name) }
+            try log.prepare()
             try configureConnection(connection)
             let queue = ConnectionQueue(connection: connection)
             spaces[name] = queue
@@ -435,64 +346,22 @@ public final class SyncHub: Sendable {
         }
     }
 
-    /// The newest version: AUTOINCREMENT's counter, which a trimmed (even empty) log keeps.
-    private static func currentVersion(_ connection: Connection, schema: String = "main") throws -> Int64 {
-        let database = quoteIdentifier(schema)
-        return try connection.query(literal: SQLFragment(sql: """
-            SELECT max(coalesce((SELECT seq FROM \(database).sqlite_sequence WHERE name = ?), 0),
-                       coalesce((SELECT max(version) FROM \(database).\(quoteIdentifier(syncTablePrefix + "log"))), 0))
-            """, arguments: [.text(syncTablePrefix + "log")])) ?? 0
-    }
-
     /// Which of the space's schema versions the replica's tables are; the tables' widths at that
     /// version when it is an earlier one (nil for the current).
     @discardableResult
     private static func checkSchema(_ tables: [String], _ fingerprint: String, _ connection: Connection) throws -> [String: Int]? {
         for table in tables {
-            guard !table.lowercased().hasPrefix(syncTablePrefix) else { throw SyncError.refused("\(table) is the sync engine's own table") }
+            guard !SyncBookkeeping.isBookkeeping(table) else { throw SyncError.refused("\(table) is the sync engine's own table") }
             guard try connection.schemaReader.table(named: table) != nil else {
                 throw SyncError.schemaMismatch(local: fingerprint, remote: "no table \(table)")
             }
         }
-        let ours = try SchemaFingerprint.of(tables: tables, in: connection)
-        if ours == fingerprint { return nil }
         // A replica on an earlier version of the space's schema syncs the columns it has.
-        let rows: [Row] = try connection.query(literal: """
-            SELECT version, name, columns, signature FROM \(identifier: syncTablePrefix + "schema") ORDER BY version DESC
-            """)
-        var byVersion: [Int64: [String: (columns: Int, signature: String)]] = [:]
-        for row in rows {
-            byVersion[row.value(at: 0) ?? 0, default: [:]][(row.value(at: 1) as String? ?? "").lowercased()] = (row.value(at: 2) ?? 0, row.value(at: 3) ?? "")
-        }
-        for version in byVersion.keys.sorted(by: >) {
-            guard let known = byVersion[version] else { continue }
-            let parts = tables.map { known[$0.lowercased()] }
-            guard parts.allSatisfy({ $0 != nil }) else { continue }
-            if try SchemaFingerprint.hash(parts.compactMap { $0?.signature }) == fingerprint {
-                var widths: [String: Int] = [:]
-                for (table, part) in zip(tables, parts) { widths[table.lowercased()] = part?.columns }
-                return widths
-            }
-        }
-        throw SyncError.schemaMismatch(local: fingerprint, remote: ours)
+        return try SpaceSchemaHistory.widths(of: tables, fingerprint: fingerprint, connection)
     }
-
-    /// Records the space's tables as they are now as schema `version`.
-    static func recordSchema(version: Int, _ connection: Connection) throws {
-        for table in try connection.schemaReader.userTableNames() where !table.lowercased().hasPrefix(syncTablePrefix) {
-            let columns = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.count
-            let signature = try SchemaFingerprint.signature(of: table, in: connection)
-            try connection.run(literal: """
-                INSERT OR REPLACE INTO \(identifier: syncTablePrefix + "schema")(version, name, columns, signature)
-                VALUES (\(version), \(table), \(columns), \(signature))
-                """)
-        }
-        try setMeta("schema_version", Int64(version), connection)
-    }
-
     /// The space's schema version (1 until ``migrateSpace(_:to:_:)``).
     public func schemaVersion(ofSpace name: String) throws -> Int {
-        try queue(of: name).execute { connection in Int(try Self.meta("schema_version", connection) ?? 1) }
+        try queue(of: name).execute { connection in try SpaceSchemaHistory.version(connection) }
     }
 
     /// Moves the space's schema to `version` with the additive steps `body` runs (add a table, add
@@ -510,55 +379,20 @@ public final class SyncHub: Sendable {
     ///   version not after the space's; what `body` throws. The space is then as it was.
     public func migrateSpace(_ name: String, to version: Int, _ body: (Connection) throws -> Void) throws {
         try queue(of: name).execute { connection in
-            let current = Int(try Self.meta("schema_version", connection) ?? 1)
+            let current = try SpaceSchemaHistory.version(connection)
             guard version > current else {
                 throw SyncError.schemaChangeRefused(space: name, version: version, reason: "the space is at version \(current) already")
             }
             try connection.transaction(transactionType: .immediate) {
-                let before = try Self.schemaShape(connection)
+                let before = try SpaceSchemaHistory.shape(connection)
                 try body(connection)
-                let after = try Self.schemaShape(connection)
-                if let reason = Self.destructiveChange(from: before, to: after) {
+                let after = try SpaceSchemaHistory.shape(connection)
+                if let reason = SpaceSchemaHistory.destructiveChange(from: before, to: after) {
                     throw SyncError.schemaChangeRefused(space: name, version: version, reason: reason)
                 }
-                try Self.recordSchema(version: version, connection)
+                try SpaceSchemaHistory.record(version: version, connection)
             }
         }
-    }
-
-    /// Each user table's columns (name, type, NOT NULL, default, key position) and every index.
-    private static func schemaShape(_ connection: Connection) throws -> (tables: [String: [String]], indexes: Set<String>) {
-        var tables: [String: [String]] = [:]
-        for table in try connection.schemaReader.userTableNames() where !table.lowercased().hasPrefix(syncTablePrefix) {
-            tables[table.lowercased()] = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map {
-                "\($0.name)|\($0.declaredType.uppercased())|\($0.notNull)|\($0.defaultValue ?? "-")|\($0.primaryKeyIndex)"
-            }
-        }
-        let indexes: [String] = try connection.query(literal: "SELECT name FROM main.sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
-        return (tables, Set(indexes.map { $0.lowercased() }))
-    }
-
-    /// Why going from `before` to `after` is not additive, or nil when it is.
-    private static func destructiveChange(from before: (tables: [String: [String]], indexes: Set<String>),
-                                          to after: (tables: [String: [String]], indexes: Set<String>)) -> String? {
-        for (table, columns) in before.tables.sorted(by: { $0.key < $1.key }) {
-            guard let now = after.tables[table] else { return "it drops or renames the table \(table), which replicas on earlier versions sync" }
-            for (index, column) in columns.enumerated() {
-                let name = String(column.prefix { $0 != "|" })
-                guard index < now.count else { return "it drops the column \(table).\(name)" }
-                guard now[index] == column else {
-                    let renamed = String(now[index].prefix { $0 != "|" })
-                    return renamed == name ? "it changes the column \(table).\(name)" : "it renames or drops the column \(table).\(name)"
-                }
-            }
-            for column in now.dropFirst(columns.count) where !column.hasSuffix("|0") {
-                return "it adds a key column to \(table) (\(column.prefix { $0 != "|" }))"
-            }
-        }
-        if let dropped = before.indexes.subtracting(after.indexes).sorted().first {
-            return "it drops the index \(dropped)"
-        }
-        return nil
     }
 
     /// Applies one entry in one transaction, unless it was applied before; returns the rows whose
@@ -569,16 +403,14 @@ public final class SyncHub: Sendable {
     private static func apply(_ entry: SyncOutboxEntry, from replica: String, tables: [String], policies: [String: SyncPolicy],
                               fastPath: Bool, on connection: Connection) throws -> ([(String, [SyncValue])], Int64) {
         let digest = Self.digest(entry.changeset)
-        let applied: Row? = try connection.query(literal: """
-            SELECT conflicts, version, digest FROM \(identifier: syncTablePrefix + "applied") WHERE replica = \(replica) AND sequence = \(entry.sequence)
-            """)
-        if let applied {
+        let log = SyncLog(connection)
+        if let applied = try log.applied(replica: replica, sequence: entry.sequence) {
             // The same (replica, sequence) with other bytes is another database under this name,
             // not a retry: taking it for one would drop its write without a word.
-            if let known: Int64 = applied.value(at: 2), known != digest {
+            if let known = applied.digest, known != digest {
                 throw SyncError.duplicateEntry(replicaID: replica, sequence: entry.sequence)
             }
-            return (decodeConflicts(applied.value(at: 0) ?? "[]"), applied.value(at: 1) ?? 0)
+            return (decodeConflicts(applied.conflicts), applied.version)
         }
         var settled: [(String, [SyncValue])] = []
         var version: Int64 = 0
@@ -642,20 +474,12 @@ public final class SyncHub: Sendable {
                     for change in narrowInserts { try updateKnownColumns(change, connection) }
                     made = try session.changeset()
                 }
-                version = try currentVersion(connection)
+                version = try log.currentVersion()
                 if !made.isEmpty {
-                    let chain = Self.chain(after: try meta("chain", connection) ?? 0, replica: replica, sequence: entry.sequence, changeset: made.data)
-                    try connection.run(literal: """
-                        INSERT INTO \(identifier: syncTablePrefix + "log")(replica, sequence, changeset, chain)
-                        VALUES (\(replica), \(entry.sequence), \(made.data), \(chain))
-                        """)
-                    version = connection.lastInsertRowID
-                    try setMeta("chain", chain, connection)
+                    version = try log.append(replica: replica, sequence: entry.sequence, changeset: made.data)
                 }
-                try connection.run(literal: """
-                    INSERT INTO \(identifier: syncTablePrefix + "applied")(replica, sequence, version, conflicts, digest)
-                    VALUES (\(replica), \(entry.sequence), \(version), \(encodeConflicts(settled)), \(digest))
-                    """)
+                try log.recordApplied(replica: replica, sequence: entry.sequence, version: version,
+                                      conflicts: encodeConflicts(settled), digest: digest)
               }
             }
         } catch let error as SyncError {
@@ -689,9 +513,7 @@ public final class SyncHub: Sendable {
 
     /// Whether the hub applied `entry` of `replica` before.
     private static func isApplied(_ entry: SyncOutboxEntry, from replica: String, _ connection: Connection) throws -> Bool {
-        try connection.query(literal: """
-            SELECT count(*) FROM \(identifier: syncTablePrefix + "applied") WHERE replica = \(replica) AND sequence = \(entry.sequence)
-            """) ?? 0 > 0
+        try SyncLog(connection).isApplied(replica: replica, sequence: entry.sequence)
     }
 
     /// An entry's content, to tell a retry (same bytes) from another database's entry.

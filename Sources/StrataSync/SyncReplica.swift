@@ -68,17 +68,7 @@ public final class SyncReplica: Sendable {
             // columns on SQLite 3.40), rather than failing every write.
             try ChangeSession.refuseUnrecordable(tables: tables, on: connection)
             return try connection.transaction(transactionType: .immediate) {
-                try connection.execute("""
-                    CREATE TABLE IF NOT EXISTS \(syncTablePrefix)outbox(sequence INTEGER PRIMARY KEY AUTOINCREMENT, changeset BLOB NOT NULL);
-                    CREATE TABLE IF NOT EXISTS \(syncTablePrefix)state(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
-                    CREATE TABLE IF NOT EXISTS \(syncTablePrefix)inflight(sequence INTEGER PRIMARY KEY, version INTEGER NOT NULL, changeset BLOB NOT NULL, chain INTEGER);
-                    CREATE TABLE IF NOT EXISTS \(syncTablePrefix)sent(sequence INTEGER PRIMARY KEY, changeset BLOB NOT NULL, at INTEGER NOT NULL);
-                    CREATE TABLE IF NOT EXISTS \(syncTablePrefix)refused(sequence INTEGER PRIMARY KEY, refusal TEXT NOT NULL);
-                    """)
-                // A replica made before hub chains were kept has no chain column yet.
-                if try !connection.schemaReader.columns(ofTable: syncTablePrefix + "inflight").contains(where: { $0.name == "chain" }) {
-                    try connection.execute("ALTER TABLE \(syncTablePrefix)inflight ADD COLUMN chain INTEGER")
-                }
+                try SyncOutbox(connection).prepare()
                 let incarnation = try Self.incarnation(connection)
                 try Self.noteSyncedTables(tables, connection)
                 let nullable = try Self.installNullKeyGuards(tables: tables, connection)
@@ -94,13 +84,7 @@ public final class SyncReplica: Sendable {
         if let kept: String = try SyncStatus.state("incarnation", connection) {
             return kept
         }
-        let history: Int = try connection.query(literal: """
-            SELECT (SELECT count(*) FROM \(identifier: syncTablePrefix + "outbox")) + (SELECT count(*) FROM \(identifier: syncTablePrefix + "inflight"))
-                 + (SELECT count(*) FROM \(identifier: syncTablePrefix + "sent"))
-                 + (SELECT count(*) FROM \(identifier: syncTablePrefix + "state") WHERE key = 'pulled')
-                 + coalesce((SELECT seq FROM sqlite_sequence WHERE name = \(syncTablePrefix + "outbox")), 0)
-            """) ?? 0
-        let made = history > 0 ? "" : UUID().uuidString.lowercased()
+        let made = try SyncOutbox(connection).hasHistory() ? "" : UUID().uuidString.lowercased()
         try SyncStatus.setState("incarnation", .text(made), connection)
         return made
     }
@@ -139,7 +123,7 @@ public final class SyncReplica: Sendable {
                 nullable.append((table, key.name))
                 let message = sqlLiteral(.text("\(nullKeyMarker)\(index): the key column \(key.name) of the synced table \(table) is NULL; such a row never syncs"))
                 for event in ["INSERT", "UPDATE OF " + quoteIdentifier(key.name)] {
-                    let name = quoteIdentifier("\(syncTablePrefix)null_key_\(index)_\(event.hasPrefix("INSERT") ? "insert" : "update")")
+                    let name = quoteIdentifier("\(SyncBookkeeping.prefix)null_key_\(index)_\(event.hasPrefix("INSERT") ? "insert" : "update")")
                     try connection.execute("DROP TRIGGER IF EXISTS temp.\(name)")
                     try connection.execute("""
                         CREATE TEMP TRIGGER \(name) BEFORE \(event) ON main.\(quoteIdentifier(table))
@@ -174,7 +158,7 @@ public final class SyncReplica: Sendable {
                 }
                 let changeset = try session.changeset()
                 if !changeset.isEmpty {
-                    try connection.run(literal: "INSERT INTO \(identifier: syncTablePrefix + "outbox")(changeset) VALUES (\(changeset.data))")
+                    try SyncOutbox(connection).append(changeset)
                 }
                 return result
             }
@@ -197,7 +181,7 @@ public final class SyncReplica: Sendable {
     /// Writes captured and not yet acknowledged by the hub.
     public var pendingChangeCount: Int {
         get async throws {
-            try await database.read { try $0.query(literal: "SELECT count(*) FROM \(identifier: syncTablePrefix + "outbox")") ?? 0 }
+            try await database.read { try SyncOutbox($0).count() }
         }
     }
 
@@ -206,14 +190,10 @@ public final class SyncReplica: Sendable {
     public var pendingChanges: [SyncPendingChange] {
         get async throws {
             try await database.read { connection in
-                let rows: [Row] = try connection.query(literal: """
-                    SELECT o.sequence, o.changeset, r.refusal FROM \(identifier: syncTablePrefix + "outbox") AS o
-                    LEFT JOIN \(identifier: syncTablePrefix + "refused") AS r ON r.sequence = o.sequence ORDER BY o.sequence
-                    """)
-                return try rows.map { row in
-                    let changeset = Changeset(data: row.value(at: 1) ?? Data())
-                    let refusal = (row.value(at: 2) as String?).flatMap { try? JSONDecoder().decode(SyncRefusal.self, from: Data($0.utf8)) }
-                    return SyncPendingChange(sequence: row.value(at: 0) ?? 0, changeset: changeset,
+                try SyncOutbox(connection).pendingWithRefusals().map { row in
+                    let changeset = Changeset(data: row.changeset)
+                    let refusal = row.refusal.flatMap { try? JSONDecoder().decode(SyncRefusal.self, from: Data($0.utf8)) }
+                    return SyncPendingChange(sequence: row.sequence, changeset: changeset,
                                              tables: try Self.tableNames(in: changeset), refusal: refusal)
                 }
             }
@@ -315,12 +295,7 @@ public final class SyncReplica: Sendable {
         while true {
             let batchLimit = max(1, settings.maximumPushEntries)
             let from = after
-            let candidates: [SyncOutboxEntry] = try await database.read { connection in
-                let rows: [Row] = try connection.query(literal: """
-                    SELECT sequence, changeset FROM \(identifier: syncTablePrefix + "outbox") WHERE sequence > \(from) ORDER BY sequence LIMIT \(batchLimit)
-                    """)
-                return rows.map { SyncOutboxEntry(sequence: $0.value(at: 0) ?? 0, changeset: $0.value(at: 1) ?? Data()) }
-            }
+            let candidates = try await database.read { try SyncOutbox($0).entries(after: from, limit: batchLimit) }
             guard !candidates.isEmpty else { break }
             var entries: [SyncOutboxEntry] = []
             var bytes = 0
@@ -372,41 +347,25 @@ public final class SyncReplica: Sendable {
             // pull passes that version. They are also kept for a while (``sentRetention``): a hub
             // restored from an older copy may have lost them, and they are then sent again.
             let now = Int64(Date().timeIntervalSince1970)
+            let outbox = SyncOutbox(connection)
             for (index, sequence) in response.acknowledged.enumerated() {
                 guard let entry = byEntry[sequence] else { continue }
                 let version = response.versions.flatMap { $0.indices.contains(index) ? $0[index] : nil } ?? response.hubVersion
                 // Another syncer of this file (a second process, a second `Database`) may have
                 // settled the entry already: then its outbox row is gone and nothing is filed again.
-                try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "outbox") WHERE sequence = \(sequence)")
-                guard connection.changes == 1 else { continue }
                 let chain = version == response.hubVersion ? response.chain : nil
-                try connection.run(literal: """
-                    INSERT OR REPLACE INTO \(identifier: syncTablePrefix + "inflight")(sequence, version, changeset, chain)
-                    VALUES (\(sequence), \(version), \(entry.changeset), \(chain))
-                    """)
-                try connection.run(literal: """
-                    INSERT OR REPLACE INTO \(identifier: syncTablePrefix + "sent")(sequence, changeset, at) VALUES (\(sequence), \(entry.changeset), \(now))
-                    """)
-                try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "refused") WHERE sequence = \(sequence)")
+                _ = try outbox.acknowledge(entry, version: version, chain: chain, at: now)
             }
             try Self.record(response.refused ?? [], connection)
-            try connection.run(literal: """
-                DELETE FROM \(identifier: syncTablePrefix + "sent") WHERE at < \(now - Int64(Self.sentRetention.components.seconds))
-                """)
+            try outbox.forgetSent(before: now - Int64(Self.sentRetention.components.seconds))
         }
     }
 
     /// Keeps refusals of entries still pending, for ``pendingChanges``.
     private static func record(_ refusals: [SyncRefusal], _ connection: Connection) throws {
         for refusal in refusals {
-            let pending: Int = try connection.query(literal: """
-                SELECT count(*) FROM \(identifier: syncTablePrefix + "outbox") WHERE sequence = \(refusal.sequence)
-                """) ?? 0
-            guard pending == 1 else { continue }
             let text = String(decoding: try JSONEncoder().encode(refusal), as: UTF8.self)
-            try connection.run(literal: """
-                INSERT OR REPLACE INTO \(identifier: syncTablePrefix + "refused")(sequence, refusal) VALUES (\(refusal.sequence), \(text))
-                """)
+            try SyncOutbox(connection).recordRefusal(sequence: refusal.sequence, json: text)
         }
     }
 
@@ -418,7 +377,7 @@ public final class SyncReplica: Sendable {
     public func discardPendingChanges() async throws -> Int {
         let tables = self.tables
         return try await database.writeInTransaction(transactionType: .immediate) { connection in
-            let sequences: [Int64] = try connection.query(literal: "SELECT sequence FROM \(identifier: syncTablePrefix + "outbox")")
+            let sequences = try SyncOutbox(connection).sequences()
             try Self.rebase(tables: tables, dropping: Set(sequences), connection) { _ in nil }
             return sequences.count
         }
@@ -431,32 +390,10 @@ public final class SyncReplica: Sendable {
     public func discard(_ change: SyncPendingChange) async throws -> Bool {
         let tables = self.tables
         return try await database.writeInTransaction(transactionType: .immediate) { connection in
-            let pending: Int = try connection.query(literal: """
-                SELECT count(*) FROM \(identifier: syncTablePrefix + "outbox") WHERE sequence = \(change.sequence)
-                """) ?? 0
-            guard pending == 1 else { return false }
+            guard try SyncOutbox(connection).contains(change.sequence) else { return false }
             try Self.rebase(tables: tables, dropping: [change.sequence], connection) { _ in nil }
             return true
         }
-    }
-
-    /// This replica's own writes not yet covered by a pulled version: the acknowledged ones (with
-    /// the hub version each got) and the pending ones, in the order they were written.
-    private struct LocalEntry {
-        let sequence: Int64
-        let version: Int64?
-        let chain: Int64?
-        let changeset: Changeset
-    }
-
-    private static func localEntries(_ connection: Connection) throws -> [LocalEntry] {
-        let rows: [Row] = try connection.query(literal: """
-            SELECT sequence, version, chain, changeset FROM \(identifier: syncTablePrefix + "inflight")
-            UNION ALL SELECT sequence, NULL, NULL, changeset FROM \(identifier: syncTablePrefix + "outbox")
-            ORDER BY 1
-            """)
-        return rows.map { LocalEntry(sequence: $0.value(at: 0) ?? 0, version: $0.value(at: 1), chain: $0.value(at: 2),
-                                      changeset: Changeset(data: $0.value(at: 3) ?? Data())) }
     }
 
     /// Takes the synced tables back to the hub's state at the cursor, runs `moveCursor` (which
@@ -471,7 +408,7 @@ public final class SyncReplica: Sendable {
                                moveCursor: (Connection) throws -> Int64?) throws {
         let synced = Set(tables.map { $0.lowercased() })
         let filter: (String) -> Bool = { synced.contains($0.lowercased()) }
-        let local = try localEntries(connection)
+        let local = try SyncOutbox(connection).localEntries()
         let through: Int64 = try SyncStatus.state("rebase_through", connection) ?? 0
         let made: Data? = try SyncStatus.state("rebase", connection)
         // The changesets hold what the origin's triggers did to synced tables: those triggers
@@ -486,12 +423,9 @@ public final class SyncReplica: Sendable {
             }
             let reached = try moveCursor(connection)
             if let reached {
-                try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "inflight") WHERE version <= \(reached)")
+                try SyncOutbox(connection).settle(through: reached)
             }
-            for sequence in dropping {
-                try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "outbox") WHERE sequence = \(sequence)")
-                try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "refused") WHERE sequence = \(sequence)")
-            }
+            for sequence in dropping { try SyncOutbox(connection).drop(sequence) }
             let remaining = local.filter { entry in
                 guard !dropping.contains(entry.sequence) else { return false }
                 guard let reached, let version = entry.version else { return true }
@@ -542,7 +476,7 @@ public final class SyncReplica: Sendable {
     /// its own 2,000 offline writes in pages of 3 pays one small transaction a page, not a redo of
     /// all of them.
     private static func fastForward(_ page: [SyncLogEntry], after: Int64, origin: String, _ connection: Connection) throws -> Bool {
-        let local = try localEntries(connection)
+        let local = try SyncOutbox(connection).localEntries()
         if page.isEmpty {
             return !local.contains { entry in entry.version.map { $0 <= after } ?? false }
         }
@@ -554,7 +488,7 @@ public final class SyncReplica: Sendable {
                   entry.changeset == mine.changeset.data else { return false }
         }
         for entry in page {
-            try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "inflight") WHERE sequence = \(entry.sequence)")
+            try SyncOutbox(connection).settle(sequence: entry.sequence)
         }
         if let last = page.last {
             try SyncStatus.setState("pulled", .integer(last.version), connection)
@@ -576,7 +510,7 @@ public final class SyncReplica: Sendable {
             // loop's other lane, may be newer than the answer).
             let (after, afterChain, lastAcknowledged) = try await database.read { connection in
                 (try SyncStatus.read(connection).lastPulledVersion, try SyncStatus.pulledChain(connection),
-                 try connection.query(literal: "SELECT max(sequence) FROM \(identifier: syncTablePrefix + "sent")") as Int64?)
+                 try SyncOutbox(connection).lastSent())
             }
             let response = try await transport.pull(SyncPullRequest(space: space, replicaID: hubReplicaID, tables: tables,
                                                                     schemaFingerprint: fingerprint, after: after,
@@ -599,7 +533,7 @@ public final class SyncReplica: Sendable {
                 // applied a page since this one was asked for: this page is not applied twice; the
                 // next request starts after it.
                 guard try SyncStatus.read(connection).lastPulledVersion == after else { return .applied }
-                let inflight = try Self.localEntries(connection).filter { $0.version != nil }
+                let inflight = try SyncOutbox(connection).localEntries().filter { $0.version != nil }
                 for entry in response.entries {
                     if let mine = inflight.first(where: { $0.version == entry.version }), let ours = mine.chain, let theirs = entry.chain, ours != theirs {
                         return .hubRolledBack
@@ -636,11 +570,7 @@ public final class SyncReplica: Sendable {
     /// from a snapshot, its synced tables becoming the restored hub's.
     private func recoverFromHubRollback() async throws {
         try await database.writeInTransaction(transactionType: .immediate) { connection in
-            try connection.run(literal: """
-                INSERT OR IGNORE INTO \(identifier: syncTablePrefix + "outbox")(sequence, changeset)
-                SELECT sequence, changeset FROM \(identifier: syncTablePrefix + "sent") ORDER BY sequence
-                """)
-            try connection.run(literal: "DELETE FROM \(identifier: syncTablePrefix + "inflight")")
+            try SyncOutbox(connection).resendSent()
         }
         _ = try await pushKeepingRefusal()
         try await catchUpFromSnapshot()
@@ -823,30 +753,28 @@ public struct SyncStatus: Sendable, Equatable {
 
     /// The status of the replica kept in `connection`'s database (zeros before its first sync).
     public static func read(_ connection: Connection) throws -> SyncStatus {
-        guard try connection.schemaReader.table(named: syncTablePrefix + "outbox") != nil else {
+        let outbox = SyncOutbox(connection)
+        guard try outbox.exists() else {
             return SyncStatus(pendingChangeCount: 0, lastPulledVersion: 0, lastError: nil)
         }
-        let pending: Int = try connection.query(literal: "SELECT count(*) FROM \(identifier: syncTablePrefix + "outbox")") ?? 0
-        let pulled: Int64 = try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'pulled'") ?? 0
-        let error: String? = try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'last_error'")
+        let pending = try outbox.count()
+        let pulled: Int64 = try outbox.state("pulled") ?? 0
+        let error: String? = try outbox.state("last_error")
         return SyncStatus(pendingChangeCount: pending, lastPulledVersion: pulled, lastError: error)
     }
 
     /// The hub's log chain at the pulled version, as the last pull or snapshot brought it.
     static func pulledChain(_ connection: Connection) throws -> Int64? {
-        guard try connection.schemaReader.table(named: syncTablePrefix + "state") != nil else { return nil }
-        return try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = 'pulled_chain'")
+        try SyncOutbox(connection).state("pulled_chain")
     }
 
     /// A value kept in the replica's state table.
     static func state<Value: Extractable>(_ key: String, _ connection: Connection) throws -> Value? where Value.DataType == Value {
-        try connection.query(literal: "SELECT value FROM \(identifier: syncTablePrefix + "state") WHERE key = \(key)")
+        try SyncOutbox(connection).state(key)
     }
 
     static func setState(_ key: String, _ value: BindingValue, _ connection: Connection) throws {
-        try connection.run(literal: SQLFragment(
-            sql: "INSERT INTO " + quoteIdentifier(syncTablePrefix + "state") + "(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            arguments: [.text(key), value]))
+        try SyncOutbox(connection).setState(key, value)
     }
 }
 

@@ -500,9 +500,6 @@ func rowsTouched(by changeset: Data) -> Set<String> {
     return rows
 }
 
-/// The names of the sync engine's own tables start so; they are never synced.
-let syncTablePrefix = "_strata_sync_"
-
 /// A space name is a file name in the hub's folder: letters, digits, `-`, `_` and `.` only.
 func validateSpaceName(_ name: String) throws {
     let allowed = name.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "_" || $0 == "." }

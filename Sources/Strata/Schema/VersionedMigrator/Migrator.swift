@@ -46,24 +46,21 @@ open class Migrator {
         (try? readMigrationTableExists()) ?? false
     }
 
+    /// Where the versions are kept: SQift's `schema_migrations` table.
+    private let store = SchemaMigrationsTable()
+
     /// The highest version recorded, or 0 when there is no `schema_migrations` table.
     /// - Throws: `SQLiteError` when the database or its `schema_migrations` table cannot be read.
     func readCurrentSchemaVersion() throws -> UInt64 {
-        guard try readMigrationTableExists() else { return 0 }
-        let version: Int64? = try connection.query("SELECT max(version) FROM schema_migrations")
-        return UInt64(max(0, version ?? 0))
+        UInt64(try store.currentVersion(connection))
     }
 
     func readMigrationTableExists() throws -> Bool {
-        try connection.schemaReader.table(named: "schema_migrations") != nil
+        try store.exists(connection)
     }
 
     func createMigrationTable() throws {
-        let table = TableDefinition("schema_migrations", columns: [
-            .init("version", type: "INTEGER", [.unique(), .notNull()]),
-            .init("migration_timestamp", type: "TEXT", [.notNull()]),
-        ], ifNotExists: true)
-        try connection.execute(table.sql)
+        try store.create(connection)
     }
 
     /// Runs the SQL for each missing version, each version and its bookkeeping row in one
@@ -127,13 +124,7 @@ open class Migrator {
                 throw MigratorError.versionOutOfRange(version)
             }
             willMigrateToSchemaVersion?(version)
-            try step(version) {
-                if createsTableInFirstStep && ran == 0 { try createMigrationTable() }
-                try connection.run(
-                    "INSERT INTO schema_migrations(version, migration_timestamp) VALUES(?, ?)",
-                    storedVersion, BindingDateFormat.string(from: Date())
-                )
-            }
+            try step(version) { try store.record(storedVersion, connection) }
             ran += 1
             didMigrateToSchemaVersion?(version)
         }

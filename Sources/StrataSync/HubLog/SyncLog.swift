@@ -1,0 +1,138 @@
+// The hub's side of the bookkeeping, per space: the log replicas pull, the record of the entries
+// applied (so a retried push is applied once), and the chain, trim horizon and schema version in
+// the meta table. Every statement on those tables is here.
+import Foundation
+import Strata
+
+/// One space's log and applied-entry record, in the space's connection.
+struct SyncLog {
+    let connection: Connection
+    /// The schema that holds the tables (`main`, or an attached copy's name).
+    let schema: String
+
+    init(_ connection: Connection, schema: String = "main") {
+        self.connection = connection
+        self.schema = schema
+    }
+
+    private typealias Tables = SyncBookkeeping
+
+    /// Creates or upgrades the tables; inside the caller's transaction when one is open.
+    func prepare() throws { try Tables.hub.migrate(connection) }
+
+    /// Whether the file is a space (it has a log).
+    func exists() throws -> Bool { try connection.schemaReader.table(named: Tables.log.name) != nil }
+
+    // MARK: Meta
+
+    func meta(_ key: String) throws -> Int64? { try Tables.meta.value(key, connection) }
+
+    func setMeta(_ key: String, _ value: Int64) throws { try Tables.meta.set(key, .integer(value), connection) }
+
+    /// The newest version the log has dropped (0 when it has dropped none).
+    func trimmedThrough() throws -> Int64 { try meta("trimmed_through") ?? 0 }
+
+    // MARK: Versions
+
+    /// The newest version: AUTOINCREMENT's counter, which a trimmed (even empty) log keeps.
+    func currentVersion() throws -> Int64 {
+        let database = quoteIdentifier(schema)
+        return try connection.query(literal: SQLFragment(sql: """
+            SELECT max(coalesce((SELECT seq FROM \(database).sqlite_sequence WHERE name = ?), 0),
+                       coalesce((SELECT max(version) FROM \(database).\(quoteIdentifier(Tables.log.name))), 0))
+            """, arguments: [.text(Tables.log.name)])) ?? 0
+    }
+
+    /// The chain at `version`, where the hub still knows it: the newest, a logged entry's, or
+    /// the one at the trimmed horizon; 0 before any entry.
+    func chain(at version: Int64) throws -> Int64? {
+        if version == 0 { return 0 }
+        if version == (try currentVersion()) { return try meta("chain") }
+        if let logged: Int64 = try connection.query(literal: """
+            SELECT chain FROM \(identifier: Tables.log.name) WHERE version = \(version)
+            """) {
+            return logged
+        }
+        if version == (try trimmedThrough()) { return try meta("trimmed_chain") }
+        return nil
+    }
+
+    /// The log chain after one more entry: FNV-1a over the previous chain and the entry, enough
+    /// to tell one history from another (it guards against a restored copy, not an attacker).
+    static func chain(after previous: Int64, replica: String, sequence: Int64, changeset: Data) -> Int64 {
+        var hash = FNV1a()
+        hash.add(previous)
+        hash.add(replica.utf8)
+        hash.add(CollectionOfOne(UInt8(0)))
+        hash.add(sequence)
+        hash.add(changeset)
+        return Int64(bitPattern: hash.value)
+    }
+
+    // MARK: The log
+
+    /// Logs what the hub made of one entry, extending the chain; returns the entry's version.
+    func append(replica: String, sequence: Int64, changeset: Data) throws -> Int64 {
+        let chain = Self.chain(after: try meta("chain") ?? 0, replica: replica, sequence: sequence, changeset: changeset)
+        let now = Int64(Date().timeIntervalSince1970.rounded(.down))
+        try connection.run(literal: """
+            INSERT INTO \(identifier: Tables.log.name)(replica, sequence, changeset, at, chain)
+            VALUES (\(replica), \(sequence), \(changeset), \(now), \(chain))
+            """)
+        let version = connection.lastInsertRowID
+        try setMeta("chain", chain)
+        return version
+    }
+
+    /// Up to `limit` entries after `version`, in order.
+    func entries(after version: Int64, limit: Int) throws -> [SyncLogEntry] {
+        let rows: [Row] = try connection.query(literal: """
+            SELECT version, replica, sequence, changeset, chain FROM \(identifier: Tables.log.name)
+            WHERE version > \(version) ORDER BY version LIMIT \(limit)
+            """)
+        return rows.map { SyncLogEntry(version: $0.value(at: 0) ?? 0, replicaID: $0.value(at: 1) ?? "", sequence: $0.value(at: 2) ?? 0,
+                                       changeset: $0.value(at: 3) ?? Data(), chain: $0.value(at: 4)) }
+    }
+
+    /// The newest version logged before `seconds` (since 1970), 0 for none.
+    func newestVersion(before seconds: Int64) throws -> Int64 {
+        try connection.query(literal: """
+            SELECT coalesce(max(version), 0) FROM \(identifier: Tables.log.name) WHERE at < \(seconds)
+            """) ?? 0
+    }
+
+    /// Drops the log through `version`, remembering the horizon and its chain; returns how many
+    /// entries went.
+    func trim(through version: Int64) throws -> Int {
+        guard version > (try trimmedThrough()) else { return 0 }
+        let trimmedChain = try chain(at: version)
+        try connection.run(literal: "DELETE FROM \(identifier: Tables.log.name) WHERE version <= \(version)")
+        let removed = connection.changes
+        try setMeta("trimmed_through", version)
+        if let trimmedChain { try setMeta("trimmed_chain", trimmedChain) }
+        return removed
+    }
+
+    // MARK: Applied entries
+
+    /// What the hub recorded when it applied entry `sequence` of `replica`, if it did.
+    func applied(replica: String, sequence: Int64) throws -> (conflicts: String, version: Int64, digest: Int64?)? {
+        let row: Row? = try connection.query(literal: """
+            SELECT conflicts, version, digest FROM \(identifier: Tables.applied.name) WHERE replica = \(replica) AND sequence = \(sequence)
+            """)
+        return row.map { ($0.value(at: 0) ?? "[]", $0.value(at: 1) ?? 0, $0.value(at: 2)) }
+    }
+
+    func isApplied(replica: String, sequence: Int64) throws -> Bool {
+        try connection.query(literal: """
+            SELECT count(*) FROM \(identifier: Tables.applied.name) WHERE replica = \(replica) AND sequence = \(sequence)
+            """) ?? 0 > 0
+    }
+
+    func recordApplied(replica: String, sequence: Int64, version: Int64, conflicts: String, digest: Int64) throws {
+        try connection.run(literal: """
+            INSERT INTO \(identifier: Tables.applied.name)(replica, sequence, version, conflicts, digest)
+            VALUES (\(replica), \(sequence), \(version), \(conflicts), \(digest))
+            """)
+    }
+}

@@ -1,0 +1,160 @@
+// The replica's side of the bookkeeping: the outbox of captured writes, the acknowledged ones
+// waiting for their pull (`inflight`), the recently sent ones a restored hub may need again
+// (`sent`), the hub's refusals, and the replica's state. Every statement on those tables is here.
+import Foundation
+import Strata
+
+/// The replica's outbox and what goes with it, in one connection's database.
+struct SyncOutbox {
+    let connection: Connection
+
+    init(_ connection: Connection) { self.connection = connection }
+
+    private typealias Tables = SyncBookkeeping
+
+    /// Creates or upgrades the tables; inside the caller's transaction when one is open.
+    func prepare() throws { try Tables.replica.migrate(connection) }
+
+    /// Whether this database was ever a replica.
+    func exists() throws -> Bool { try connection.schemaReader.table(named: Tables.outbox.name) != nil }
+
+    // MARK: State
+
+    func state<Value: Extractable>(_ key: String) throws -> Value? where Value.DataType == Value {
+        guard try Tables.state.exists(connection) else { return nil }
+        return try Tables.state.value(key, connection)
+    }
+
+    func setState(_ key: String, _ value: BindingValue) throws { try Tables.state.set(key, value, connection) }
+
+    // MARK: Pending writes
+
+    /// Adds a captured write; its sequence is the next of this database's, never reused.
+    func append(_ changeset: Changeset) throws {
+        try connection.run(literal: "INSERT INTO \(identifier: Tables.outbox.name)(changeset) VALUES (\(changeset.data))")
+    }
+
+    func count() throws -> Int {
+        try connection.query(literal: "SELECT count(*) FROM \(identifier: Tables.outbox.name)") ?? 0
+    }
+
+    func contains(_ sequence: Int64) throws -> Bool {
+        try connection.query(literal: "SELECT count(*) FROM \(identifier: Tables.outbox.name) WHERE sequence = \(sequence)") ?? 0 == 1
+    }
+
+    func sequences() throws -> [Int64] {
+        try connection.query(literal: "SELECT sequence FROM \(identifier: Tables.outbox.name) ORDER BY sequence")
+    }
+
+    /// Up to `limit` pending writes after `sequence`, in order.
+    func entries(after sequence: Int64, limit: Int) throws -> [SyncOutboxEntry] {
+        let rows: [Row] = try connection.query(literal: """
+            SELECT sequence, changeset FROM \(identifier: Tables.outbox.name) WHERE sequence > \(sequence) ORDER BY sequence LIMIT \(limit)
+            """)
+        return rows.map { SyncOutboxEntry(sequence: $0.value(at: 0) ?? 0, changeset: $0.value(at: 1) ?? Data()) }
+    }
+
+    /// The pending writes with the hub's refusal of each, as JSON, where it refused one.
+    func pendingWithRefusals() throws -> [(sequence: Int64, changeset: Data, refusal: String?)] {
+        let rows: [Row] = try connection.query(literal: """
+            SELECT o.sequence, o.changeset, r.refusal FROM \(identifier: Tables.outbox.name) AS o
+            LEFT JOIN \(identifier: Tables.refused.name) AS r ON r.sequence = o.sequence ORDER BY o.sequence
+            """)
+        return rows.map { ($0.value(at: 0) ?? 0, $0.value(at: 1) ?? Data(), $0.value(at: 2)) }
+    }
+
+    /// Keeps the hub's refusal of a write that is still pending.
+    func recordRefusal(sequence: Int64, json: String) throws {
+        guard try contains(sequence) else { return }
+        try connection.run(literal: """
+            INSERT OR REPLACE INTO \(identifier: Tables.refused.name)(sequence, refusal) VALUES (\(sequence), \(json))
+            """)
+    }
+
+    /// Removes a pending write and its refusal.
+    func drop(_ sequence: Int64) throws {
+        try connection.run(literal: "DELETE FROM \(identifier: Tables.outbox.name) WHERE sequence = \(sequence)")
+        try connection.run(literal: "DELETE FROM \(identifier: Tables.refused.name) WHERE sequence = \(sequence)")
+    }
+
+    // MARK: Acknowledged writes
+
+    /// Moves an acknowledged write from the outbox to wait for the pull that reaches `version`,
+    /// and keeps a copy as sent. Returns false, filing nothing, when the write is no longer in
+    /// the outbox (another syncer of this file settled it).
+    func acknowledge(_ entry: SyncOutboxEntry, version: Int64, chain: Int64?, at now: Int64) throws -> Bool {
+        try connection.run(literal: "DELETE FROM \(identifier: Tables.outbox.name) WHERE sequence = \(entry.sequence)")
+        guard connection.changes == 1 else { return false }
+        try connection.run(literal: """
+            INSERT OR REPLACE INTO \(identifier: Tables.inflight.name)(sequence, version, changeset, chain)
+            VALUES (\(entry.sequence), \(version), \(entry.changeset), \(chain))
+            """)
+        try connection.run(literal: """
+            INSERT OR REPLACE INTO \(identifier: Tables.sent.name)(sequence, changeset, at) VALUES (\(entry.sequence), \(entry.changeset), \(now))
+            """)
+        try connection.run(literal: "DELETE FROM \(identifier: Tables.refused.name) WHERE sequence = \(entry.sequence)")
+        return true
+    }
+
+    /// Forgets sent copies older than `seconds` (since 1970).
+    func forgetSent(before seconds: Int64) throws {
+        try connection.run(literal: "DELETE FROM \(identifier: Tables.sent.name) WHERE at < \(seconds)")
+    }
+
+    /// The newest write sent and acknowledged, if one is kept.
+    func lastSent() throws -> Int64? {
+        try connection.query(literal: "SELECT max(sequence) FROM \(identifier: Tables.sent.name)")
+    }
+
+    /// Acknowledged writes the pull has now reached: done.
+    func settle(through version: Int64) throws {
+        try connection.run(literal: "DELETE FROM \(identifier: Tables.inflight.name) WHERE version <= \(version)")
+    }
+
+    /// One acknowledged write the pull reached: done.
+    func settle(sequence: Int64) throws {
+        try connection.run(literal: "DELETE FROM \(identifier: Tables.inflight.name) WHERE sequence = \(sequence)")
+    }
+
+    /// The sent writes go back to the outbox (a hub restored from an older copy may have lost them).
+    func resendSent() throws {
+        try connection.run(literal: """
+            INSERT OR IGNORE INTO \(identifier: Tables.outbox.name)(sequence, changeset)
+            SELECT sequence, changeset FROM \(identifier: Tables.sent.name) ORDER BY sequence
+            """)
+        try connection.run(literal: "DELETE FROM \(identifier: Tables.inflight.name)")
+    }
+
+    /// This replica's own writes not yet covered by a pulled version: the acknowledged ones (with
+    /// the version and chain each got) and the pending ones, in the order they were written.
+    func localEntries() throws -> [LocalEntry] {
+        let rows: [Row] = try connection.query(literal: """
+            SELECT sequence, version, chain, changeset FROM \(identifier: Tables.inflight.name)
+            UNION ALL SELECT sequence, NULL, NULL, changeset FROM \(identifier: Tables.outbox.name)
+            ORDER BY 1
+            """)
+        return rows.map { LocalEntry(sequence: $0.value(at: 0) ?? 0, version: $0.value(at: 1), chain: $0.value(at: 2),
+                                      changeset: Changeset(data: $0.value(at: 3) ?? Data())) }
+    }
+
+    /// Whether this database has synced or captured anything (a new incarnation is made only
+    /// for one that has not).
+    func hasHistory() throws -> Bool {
+        let history: Int = try connection.query(literal: """
+            SELECT (SELECT count(*) FROM \(identifier: Tables.outbox.name)) + (SELECT count(*) FROM \(identifier: Tables.inflight.name))
+                 + (SELECT count(*) FROM \(identifier: Tables.sent.name))
+                 + (SELECT count(*) FROM \(identifier: Tables.state.definition.name) WHERE key = 'pulled')
+                 + coalesce((SELECT seq FROM sqlite_sequence WHERE name = \(Tables.outbox.name)), 0)
+            """) ?? 0
+        return history > 0
+    }
+}
+
+/// One of the replica's own writes not yet covered by a pulled version.
+struct LocalEntry {
+    let sequence: Int64
+    /// The hub version it was applied at, once acknowledged.
+    let version: Int64?
+    let chain: Int64?
+    let changeset: Changeset
+}

@@ -1,0 +1,161 @@
+// The sync engine's own tables, in the replica's database and in each of the hub's space files:
+// declared once here as `TableDefinition`s, created and upgraded by numbered steps through the
+// kernel's `VersionedMigration`. The version reached is kept in the component's own key-value
+// table, never in the app's `user_version` or `schema_migrations`, so the app's migrations and
+// the sync engine's never meet.
+import Foundation
+import Strata
+
+enum SyncBookkeeping {
+    /// Every bookkeeping table's name starts with this; a synced table may not.
+    static let prefix = "_strata_sync_"
+
+    static func isBookkeeping(_ table: String) -> Bool { table.lowercased().hasPrefix(prefix) }
+
+    // MARK: The replica's tables
+
+    /// Captured writes not yet acknowledged, in the order they were made.
+    static let outbox = TableDefinition(prefix + "outbox", columns: [
+        .init("sequence", type: "INTEGER", [.primaryKey(autoincrement: true)]),
+        .init("changeset", type: "BLOB", [.notNull()]),
+    ], ifNotExists: true)
+    /// The replica's cursor, incarnation, rebase record and last error.
+    static let state = SyncKeyValues(prefix + "state")
+    /// Acknowledged writes waiting for the pull that reaches the version the hub gave them.
+    static let inflight = TableDefinition(prefix + "inflight", columns: [
+        .init("sequence", type: "INTEGER", [.primaryKey()]),
+        .init("version", type: "INTEGER", [.notNull()]),
+        .init("changeset", type: "BLOB", [.notNull()]),
+    ], ifNotExists: true)
+    /// Version 2: the hub's chain at the version, to tell a restored hub.
+    static let inflightChain = TableDefinition.Column("chain", type: "INTEGER")
+    /// Acknowledged writes kept for a while, to be sent again to a hub restored from a copy.
+    static let sent = TableDefinition(prefix + "sent", columns: [
+        .init("sequence", type: "INTEGER", [.primaryKey()]),
+        .init("changeset", type: "BLOB", [.notNull()]),
+        .init("at", type: "INTEGER", [.notNull()]),
+    ], ifNotExists: true)
+    /// The hub's refusal of a pending write, as JSON.
+    static let refused = TableDefinition(prefix + "refused", columns: [
+        .init("sequence", type: "INTEGER", [.primaryKey()]),
+        .init("refusal", type: "TEXT", [.notNull()]),
+    ], ifNotExists: true)
+
+    static let replica = VersionedMigration(steps: [
+        .init(1) { connection in
+            for table in [outbox, state.definition, inflight, sent, refused] { try connection.execute(table.sql) }
+        },
+        .init(2) { connection in
+            try connection.execute(TableDefinition.addColumnSQL(table: inflight.name, column: inflightChain))
+        },
+    ], store: SyncBookkeepingVersion(table: state, legacyVersion: replicaLegacyVersion))
+
+    /// A replica made before versions were recorded, known by its shape (once: then recorded).
+    private static func replicaLegacyVersion(_ connection: Connection) throws -> Int64 {
+        guard try connection.schemaReader.table(named: outbox.name) != nil else { return 0 }
+        return try hasColumn(inflight.name, inflightChain.name, connection) ? 2 : 1
+    }
+
+    // MARK: The hub's tables (one set per space file)
+
+    /// What the hub applied, in order: the versions replicas pull.
+    static let log = TableDefinition(prefix + "log", columns: [
+        .init("version", type: "INTEGER", [.primaryKey(autoincrement: true)]),
+        .init("replica", type: "TEXT", [.notNull()]),
+        .init("sequence", type: "INTEGER", [.notNull()]),
+        .init("changeset", type: "BLOB", [.notNull()]),
+    ], ifNotExists: true)
+    /// Version 2: when the hub applied the entry (seconds since 1970), for trimming by age.
+    static let logAt = TableDefinition.Column("at", type: "INTEGER", [.notNull(), .defaultValue(.integer(0))])
+    /// Version 3: the chain over the log up to the entry.
+    static let logChain = TableDefinition.Column("chain", type: "INTEGER")
+    /// Which (replica, sequence) entries the hub applied, at which version, with the conflicts
+    /// its policy settled: a retried push is answered from here.
+    static let applied = TableDefinition(prefix + "applied", columns: [
+        .init("replica", type: "TEXT", [.notNull()]),
+        .init("sequence", type: "INTEGER", [.notNull()]),
+        .init("version", type: "INTEGER", [.notNull()]),
+        .init("conflicts", type: "TEXT", [.notNull()]),
+    ], constraints: [.primaryKey(["replica", "sequence"])], options: .withoutRowID, ifNotExists: true)
+    /// Version 4: the entry's content digest, to tell a retry from another database's entry.
+    static let appliedDigest = TableDefinition.Column("digest", type: "INTEGER")
+    /// The hub's chain, trim horizon and schema version.
+    static let meta = SyncKeyValues(prefix + "meta")
+    /// Version 4: each schema version's tables (their width and signature).
+    static let schema = TableDefinition(prefix + "schema", columns: [
+        .init("version", type: "INTEGER", [.notNull()]),
+        .init("name", type: "TEXT", [.notNull()]),
+        .init("columns", type: "INTEGER", [.notNull()]),
+        .init("signature", type: "TEXT", [.notNull()]),
+    ], constraints: [.primaryKey(["version", "name"])], options: .withoutRowID, ifNotExists: true)
+
+    static let hub = VersionedMigration(steps: [
+        .init(1) { connection in
+            for table in [log, applied, meta.definition] { try connection.execute(table.sql) }
+        },
+        .init(2) { connection in try connection.execute(TableDefinition.addColumnSQL(table: log.name, column: logAt)) },
+        .init(3) { connection in try connection.execute(TableDefinition.addColumnSQL(table: log.name, column: logChain)) },
+        .init(4) { connection in
+            try connection.execute(TableDefinition.addColumnSQL(table: applied.name, column: appliedDigest))
+            try connection.execute(schema.sql)
+            // What the space holds now is its schema version 1.
+            try SpaceSchemaHistory.record(version: 1, connection)
+        },
+    ], store: SyncBookkeepingVersion(table: meta, legacyVersion: hubLegacyVersion))
+
+    /// A space made before versions were recorded, known by its shape (once: then recorded).
+    private static func hubLegacyVersion(_ connection: Connection) throws -> Int64 {
+        guard try connection.schemaReader.table(named: log.name) != nil else { return 0 }
+        guard try hasColumn(log.name, logAt.name, connection) else { return 1 }
+        guard try hasColumn(log.name, logChain.name, connection) else { return 2 }
+        guard try hasColumn(applied.name, appliedDigest.name, connection),
+              try connection.schemaReader.table(named: schema.name) != nil else { return 3 }
+        return 4
+    }
+
+    private static func hasColumn(_ table: String, _ column: String, _ connection: Connection) throws -> Bool {
+        try connection.schemaReader.columns(ofTable: table).contains { $0.name.lowercased() == column }
+    }
+}
+
+/// A bookkeeping table of keys and values (`key TEXT PRIMARY KEY, value`, WITHOUT ROWID).
+struct SyncKeyValues: Sendable {
+    let definition: TableDefinition
+
+    init(_ name: String) {
+        definition = TableDefinition(name, columns: [.init("key", type: "TEXT", [.primaryKey()]), .init("value")],
+                                     options: .withoutRowID, ifNotExists: true)
+    }
+
+    func exists(_ connection: Connection) throws -> Bool {
+        try connection.schemaReader.table(named: definition.name) != nil
+    }
+
+    func value<Value: Extractable>(_ key: String, _ connection: Connection) throws -> Value? where Value.DataType == Value {
+        try connection.query(literal: "SELECT value FROM \(identifier: definition.name) WHERE key = \(key)")
+    }
+
+    func set(_ key: String, _ value: BindingValue, _ connection: Connection) throws {
+        try connection.run(literal: SQLFragment(
+            sql: "INSERT INTO " + quoteIdentifier(definition.name) + "(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            arguments: [.text(key), value]))
+    }
+}
+
+/// The bookkeeping's version, under the key `bookkeeping_version` of its own key-value table;
+/// a database from before versions were kept is recognized by its shape.
+struct SyncBookkeepingVersion: MigrationVersionStore {
+    let table: SyncKeyValues
+    let legacyVersion: @Sendable (Connection) throws -> Int64
+    private static let key = "bookkeeping_version"
+
+    func currentVersion(_ connection: Connection) throws -> Int64 {
+        if try table.exists(connection), let version: Int64 = try table.value(Self.key, connection) { return version }
+        return try legacyVersion(connection)
+    }
+
+    func record(_ version: Int64, _ connection: Connection) throws {
+        try connection.execute(table.definition.sql)
+        try table.set(Self.key, .integer(version), connection)
+    }
+}
