@@ -165,6 +165,7 @@ let package = Package(
                 "Strata", "StrataSync",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hub"])),
                 .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Hub"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hub"])),
             ]
         ),
         .executableTarget(
@@ -173,6 +174,7 @@ let package = Package(
                 "StrataSyncHub", "StrataSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hub"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hub"])),
             ]
         ),
         .testTarget(

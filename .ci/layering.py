@@ -146,11 +146,6 @@ EXCEPTIONS = {
     ("Strata/Connection", "Strata/Statements", "Strata/Values"):
         "the kernel: a connection prepares and caches statements, statements run on their connection, "
         "values bind and read through statement handles",
-    # Modules that arrive through Hummingbird without being declared (declaring them in
-    # Package.swift is the fix: swift-nio's NIOCore, swift-log's Logging for these targets).
-    ("StrataSyncHub/SyncHubRoutes.swift", "Logging"): "undeclared: comes with Hummingbird",
-    ("StrataSyncHub/SyncHubRoutes.swift", "NIOCore"): "undeclared: comes with Hummingbird (ByteBuffer)",
-    ("strata-sync-hub/SyncHubCommand.swift", "Logging"): "undeclared: comes with Hummingbird",
 }
 
 DECL = re.compile(

@@ -62,7 +62,7 @@ extension Storage {
             },
             definitionSQL: table.definitionSQL,
             tableOptions: nil)
-        // The one schema-sync engine (records' `RecordSchema` runs on it too) compares and plans.
+        // The one schema-reconciliation engine (records' `RecordSchema` runs on it too) compares and plans.
         guard try tableExists(with: table.name), let comparison = try connection.compareTable(declared) else {
             try connection.execute(table.createSQL)
             return .newTableCreated
@@ -84,7 +84,7 @@ extension Storage {
         let requiresRecreation = !changed.isEmpty || comparison.missing.contains { !$0.isAddable }
         // The model's defaults, read only when a rebuild copies rows.
         var defaults: [String]?
-        let plan = try connection.planTableSync(declared, comparison: comparison, rebuildReasons: changed.map(\.name)) { declaredColumn, old in
+        let plan = try connection.planTableReconciliation(declared, comparison: comparison, rebuildReasons: changed.map(\.name)) { declaredColumn, old in
             guard preserve, let position = table.columns.firstIndex(where: { $0.name == declaredColumn.name }) else { return nil }
             if defaults == nil { defaults = try defaultLiterals(of: table) }
             let literal = defaults.map { $0[position] } ?? "NULL"

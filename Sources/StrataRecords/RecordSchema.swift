@@ -134,7 +134,7 @@ public struct RecordSchema: Sendable {
         let table = entry.name
         func label(_ column: String) -> String { "column \(quoteIdentifier(column)) of table \(quotedTable)" }
 
-        // The one schema-sync engine decides between nothing, ADD COLUMN and a rebuild; the records'
+        // The one schema-reconciliation engine decides between nothing, ADD COLUMN and a rebuild; the records'
         // comparison (`checkSchema`'s) and their CHECKs are the reasons to rebuild it is given.
         let constrained = Set(record.constraints.filter { if case .indexed = $0.kind { return false } else { return true } }.map(\.column))
         let declared = DeclaredTable(
@@ -162,7 +162,7 @@ public struct RecordSchema: Sendable {
             return !containsBytes(tableSQL, Array(constraint.sql.utf8))
         }
         let reasons = otherDifferences + missingChecks.map { "table \(quotedTable) gains \($0.sql)" }
-        let plan = try db.planTableSync(declared, comparison: comparison, rebuildReasons: reasons) { _, old in
+        let plan = try db.planTableReconciliation(declared, comparison: comparison, rebuildReasons: reasons) { _, old in
             old.map { quoteIdentifier($0.name) }
         }
 

@@ -4,7 +4,6 @@
 import Foundation
 import Hummingbird
 import Logging
-import NIOCore
 import Strata
 import StrataSync
 import Synchronization

@@ -38,7 +38,7 @@ struct SyncOutbox {
         try connection.query(literal: "SELECT count(*) FROM \(identifier: Tables.outbox.name)") ?? 0
     }
 
-    func contains(_ sequence: Int64) throws -> Bool {
+    func isPending(_ sequence: Int64) throws -> Bool {
         try connection.query(literal: "SELECT count(*) FROM \(identifier: Tables.outbox.name) WHERE sequence = \(sequence)") ?? 0 == 1
     }
 
@@ -65,7 +65,7 @@ struct SyncOutbox {
 
     /// Keeps the hub's refusal of a write that is still pending.
     func recordRefusal(sequence: Int64, json: String) throws {
-        guard try contains(sequence) else { return }
+        guard try isPending(sequence) else { return }
         try connection.run(literal: """
             INSERT OR REPLACE INTO \(identifier: Tables.refused.name)(sequence, refusal) VALUES (\(sequence), \(json))
             """)

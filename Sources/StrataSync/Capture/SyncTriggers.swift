@@ -9,7 +9,7 @@ import Strata
 enum SyncTriggers {
     struct Trigger {
         let name: String
-        let sql: String
+        let createSQL: String
     }
 
     /// The triggers of the main schema that write one of `tables` (directly; a trigger that
@@ -46,7 +46,7 @@ enum SyncTriggers {
         return rows.compactMap { row in
             let name: String = row.value(at: 0) ?? ""
             guard writers.contains(name.lowercased()), let sql: String = row.value(at: 2) else { return nil }
-            return Trigger(name: name, sql: sql)
+            return Trigger(name: name, createSQL: sql)
         }
     }
 
@@ -65,7 +65,7 @@ enum SyncTriggers {
         }
         let result = try body()
         try connection.withBookkeeping {
-            for trigger in triggers { try connection.execute(trigger.sql) }
+            for trigger in triggers { try connection.execute(trigger.createSQL) }
         }
         return result
     }

@@ -1,4 +1,4 @@
-// The one schema-sync engine: a table as a higher layer declares it (records' `RecordSchema`, the
+// The one schema-reconciliation engine: a table as a higher layer declares it (records' `RecordSchema`, the
 // ORM's `syncSchema(preserve:)`) compared with the database, and the plan that brings the table to
 // the declaration: nothing, `ADD COLUMN`s, or the kernel's twelve-step rebuild with the rows
 // copied. Both layers call it; each keeps only its own policy (what counts as a change worth a
@@ -59,7 +59,7 @@ package struct TableComparison: Sendable {
 }
 
 /// What the engine would do to one table.
-package enum TableSyncPlan: Sendable, Equatable {
+package enum TableReconciliationPlan: Sendable, Equatable {
     /// The table matches the declaration.
     case inSync
     /// Columns `ALTER TABLE … ADD COLUMN` adds, one statement each.
@@ -133,12 +133,12 @@ extension Connection {
     ///   - copyExpression: For each declared column, the SQL (over the old row) that fills it in
     ///     the rebuilt table, given the old column when there is one; nil leaves it to its
     ///     default. It may throw to refuse the rebuild (the ORM does when rows cannot be kept).
-    package func planTableSync(
+    package func planTableReconciliation(
         _ declared: DeclaredTable,
         comparison: TableComparison,
         rebuildReasons: [String],
         copyExpression: (DeclaredTable.Column, TableColumn?) throws -> String?
-    ) throws -> TableSyncPlan {
+    ) throws -> TableReconciliationPlan {
         let needsRebuild = !rebuildReasons.isEmpty || !comparison.extra.isEmpty || comparison.missing.contains { !$0.isAddable }
         guard needsRebuild else {
             return comparison.missing.isEmpty ? .inSync : .addColumns(comparison.missing.map(\.addColumnSQL))

@@ -1,0 +1,35 @@
+// The hub's corrections: a row read as the hub has it, and made so on a replica.
+import Foundation
+import Strata
+
+extension Connection {
+    /// The row of `table` whose key is `key`, every stored column, as the hub sends it back.
+    func syncRow(table: String, keyColumns: [String], key: [SyncValue]) throws -> SyncRow {
+        let columns = try schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map(\.name)
+        var fragment = SQLFragment(sql: "SELECT " + columns.map(quoteIdentifier).joined(separator: ", ") + " FROM " + quoteIdentifier(table) + " WHERE ")
+        for (index, column) in keyColumns.enumerated() {
+            fragment = fragment + SQLFragment(sql: (index == 0 ? "" : " AND ") + quoteIdentifier(column) + " IS ?", arguments: [key[index].binding])
+        }
+        let row: Row? = try query(literal: fragment)
+        return SyncRow(table: table, keyColumns: keyColumns, key: key, columns: columns,
+                       values: row.map { row in (0..<columns.count).map { SyncValue(any: row.value(at: $0)) } })
+    }
+
+    /// Makes the row as the hub has it: an upsert (not REPLACE, which would fire ON DELETE
+    /// actions of foreign keys), or a delete when the hub has none.
+    func applySyncRow(_ row: SyncRow) throws {
+        guard let values = row.values else {
+            var fragment = SQLFragment(sql: "DELETE FROM " + quoteIdentifier(row.table) + " WHERE ")
+            for (index, column) in row.keyColumns.enumerated() {
+                fragment = fragment + SQLFragment(sql: (index == 0 ? "" : " AND ") + quoteIdentifier(column) + " IS ?", arguments: [row.key[index].binding])
+            }
+            try run(literal: fragment)
+            return
+        }
+        let others = row.columns.filter { column in !row.keyColumns.contains { $0.lowercased() == column.lowercased() } }
+        var sql = "INSERT INTO " + quoteIdentifier(row.table) + "(" + row.columns.map(quoteIdentifier).joined(separator: ", ") + ") VALUES ("
+            + row.columns.map { _ in "?" }.joined(separator: ", ") + ") ON CONFLICT(" + row.keyColumns.map(quoteIdentifier).joined(separator: ", ") + ") DO "
+        sql += others.isEmpty ? "NOTHING" : "UPDATE SET " + others.map { quoteIdentifier($0) + " = excluded." + quoteIdentifier($0) }.joined(separator: ", ")
+        try run(literal: SQLFragment(sql: sql, arguments: values.map(\.binding)))
+    }
+}

@@ -1,0 +1,171 @@
+// The hub: the authoritative copy of each space, an append-only log of the changes it applied,
+// and the record of which (replica, sequence) entries it has applied, so a retried push is applied
+// once.
+import Foundation
+import Strata
+
+/// The server side of sync: one SQLite file per space in a folder, each holding the space's
+/// tables, a log numbered by hub version, and the entries applied so far.
+///
+/// ```swift
+/// let hub = try SyncHub(directory: hubFolder)
+/// try hub.createSpace("team") { db in try db.execute("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)") }
+/// hub.setPolicy(.lastWriterWins, forTable: "todo")
+/// ```
+/// A push is applied entry by entry, each in one transaction under the table's ``SyncPolicy``
+/// with foreign keys enforced; an entry the hub cannot apply is answered as a ``SyncRefusal``
+/// (the replica keeps it) and the others are applied.
+public final class SyncHub: Sendable {
+    /// The folder holding one `<space>.sqlite` per space.
+    public let directory: URL
+    let spaces = Locked<[String: ConnectionQueue]>([:])
+    let policies = Locked<[String: SyncPolicy]>([:])
+    let configureConnection: @Sendable (Connection) throws -> Void
+    /// What one push or pull may carry.
+    public let limits: SyncLimits
+    /// Long polls waiting for a space to pass a version, woken by the push that commits it.
+    let waiters = Locked<[String: [(after: Int64, id: UUID, continuation: CheckedContinuation<Void, Never>)]]>([:])
+
+    /// Opens the hub in `directory`, creating the folder if needed. `configureConnection` runs on
+    /// each space's connection when the hub opens it (to instrument it with StrataServer's
+    /// `connection.instrument(_:)`, set a busy timeout, ...).
+    public init(directory: URL, limits: SyncLimits = SyncLimits(),
+                configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in }) throws {
+        self.directory = directory
+        self.limits = limits
+        self.configureConnection = configureConnection
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    /// Opens the hub in the folder at `directory` (a path), creating it if needed.
+    public convenience init(directory: String, limits: SyncLimits = SyncLimits(),
+                            configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in }) throws {
+        try self.init(directory: URL(fileURLWithPath: directory), limits: limits, configureConnection: configureConnection)
+    }
+
+    /// Returns once the space's version is past `version`, or after `timeout`, or when the task is
+    /// cancelled: a long poll waits here, woken by the push that commits (no polling).
+    public func waitForVersion(ofSpace name: String, after version: Int64, timeout: Duration) async throws {
+        guard try self.version(ofSpace: name) <= version, timeout > .zero else { return }
+        let id = UUID()
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            self?.wake(name, id: id)
+        }
+        defer { timer.cancel() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                waiters.withLock { $0[name, default: []].append((version, id, continuation)) }
+                // A push that committed between the check above and the registration woke nobody.
+                if (try? self.version(ofSpace: name)).map({ $0 > version }) ?? true { wake(name, id: id) }
+            }
+        } onCancel: {
+            wake(name, id: id)
+        }
+    }
+
+    /// Wakes the wait `id`, or every wait on `name` behind `version` when `id` is nil.
+    func wake(_ name: String, id: UUID? = nil, reached version: Int64 = .max) {
+        let woken = waiters.withLock { waiters -> [CheckedContinuation<Void, Never>] in
+            guard let list = waiters[name] else { return [] }
+            let (wake, keep) = (list.filter { id == nil ? $0.after < version : $0.id == id },
+                                list.filter { id == nil ? $0.after >= version : $0.id != id })
+            waiters[name] = keep.isEmpty ? nil : keep
+            return wake.map(\.continuation)
+        }
+        for continuation in woken { continuation.resume() }
+    }
+
+    /// Creates the space `name`: `schema` makes its tables, which replicas must match.
+    /// - Throws: ``SyncError/refused(_:)`` for a bad name or an existing space; what `schema`
+    ///   throws (then no space is created).
+    public func createSpace(_ name: String, schema: (Connection) throws -> Void) throws {
+        try validateSpaceName(name)
+        let url = fileURL(of: name)
+        guard !FileManager.default.fileExists(atPath: url.path) else { throw SyncError.refused("the space \(name) exists already") }
+        do {
+            let connection = try Connection(storageLocation: .onDisk(url.path))
+            // Another process may use the space's file (a second hub process, `strata sync
+            // --hub-folder`): wait for its locks rather than failing at once.
+            try connection.busyHandler(.timeout(10))
+            try connection.execute("PRAGMA journal_mode = WAL")
+            try connection.transaction {
+                try schema(connection)
+                try SyncLog(connection).prepare()
+            }
+            try connection.execute("PRAGMA foreign_keys = ON")
+            try configureConnection(connection)
+            spaces.withLock { $0[name] = ConnectionQueue(connection: connection) }
+        } catch {
+            try? FileManager.default.removeItem(at: url)
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+            throw error
+        }
+    }
+
+    /// Settles conflicts on `table` by `policy` from now on (`.lastWriterWins` until set).
+    public func setPolicy(_ policy: SyncPolicy, forTable table: String) {
+        policies.withLock { $0[table.lowercased()] = policy }
+    }
+
+    /// The space's newest version (0 before any change).
+    public func version(ofSpace name: String) throws -> Int64 {
+        try queue(of: name).execute { try SyncLog($0).currentVersion() }
+    }
+
+    /// Runs `body` on the space's connection (to read the hub's state, or migrate it).
+    public func withSpace<T>(_ name: String, _ body: (Connection) throws -> T) throws -> T {
+        try queue(of: name).execute(closure: body)
+    }
+
+    /// Removes log entries, keeping the newest `count`; returns how many went. A replica whose
+    /// cursor is behind what was removed catches up from a ``snapshot(_:)``.
+    @discardableResult
+    public func trimLog(ofSpace name: String, keepingLast count: Int) throws -> Int {
+        try trim(name) { connection in
+            let newest = try SyncLog(connection).currentVersion()
+            return newest - Int64(max(0, count))
+        }
+    }
+
+    /// Removes log entries the hub applied before `date` (to the second); returns how many went.
+    @discardableResult
+    public func trimLog(ofSpace name: String, olderThan date: Date) throws -> Int {
+        try trim(name) { connection in
+            let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+            return try SyncLog(connection).newestVersion(before: seconds)
+        }
+    }
+
+    /// Removes the log through the version `horizon` returns, and remembers that it did.
+    func trim(_ name: String, horizon: @escaping (Connection) throws -> Int64) throws -> Int {
+        try queue(of: name).execute { connection in
+            try connection.transaction(transactionType: .immediate) {
+                try SyncLog(connection).trim(through: try horizon(connection))
+            }
+        }
+    }
+
+    func fileURL(of space: String) -> URL { directory.appendingPathComponent(space + ".sqlite") }
+
+    func queue(of name: String) throws -> ConnectionQueue {
+        try validateSpaceName(name)
+        return try spaces.withLock { spaces in
+            if let queue = spaces[name] { return queue }
+            let url = fileURL(of: name)
+            guard FileManager.default.fileExists(atPath: url.path) else { throw SyncError.unknownSpace(name) }
+            let connection = try Connection(storageLocation: .onDisk(url.path))
+            // Another process may use the space's file (a second hub process, `strata sync
+            // --hub-folder`): wait for its locks rather than failing at once.
+            try connection.busyHandler(.timeout(10))
+            try connection.execute("PRAGMA foreign_keys = ON")
+            let log = SyncLog(connection)
+            guard try log.exists() else { throw SyncError.unknownSpace(name) }
+            try log.prepare()
+            try configureConnection(connection)
+            let queue = ConnectionQueue(connection: connection)
+            spaces[name] = queue
+            return queue
+        }
+    }
+}

@@ -1,0 +1,109 @@
+// What can go wrong, by name: the errors sync throws, the hub's refusal of one entry.
+import Foundation
+import Strata
+
+/// Why a sync step was refused. Each case says what to do in its description.
+public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The table has no primary key that is the same on every replica: none at all, or an
+    /// `INTEGER PRIMARY KEY` that SQLite assigns per database (two replicas would both make row 1).
+    case tableNeedsGlobalKey(table: String)
+    /// Replica and hub disagree on the synced tables' definitions (each side's fingerprint).
+    case schemaMismatch(local: String, remote: String)
+    /// The hub has no space of that name.
+    case unknownSpace(String)
+    /// The hub refused the push or pull (a damaged request, a bad name, a limit).
+    case refused(String)
+    /// The hub refused one pending write (a foreign key, a constraint, its policy, or the write is
+    /// larger than a push may carry): the write stays pending and the others sync around it; the
+    /// app finds it in ``SyncReplica/pendingChanges`` and drops it with ``SyncReplica/discard(_:)``
+    /// or writes a corrected one.
+    case entryRefused(SyncRefusal)
+    /// The hub already applied this replica's entry `sequence` with other content: another
+    /// database pushes under the same replica ID (an old copy of the file, a second process with
+    /// its own file under one name). Nothing was applied from the entry.
+    case duplicateEntry(replicaID: String, sequence: Int64)
+    /// A write put NULL in a key column of a synced table: SQLite allows it where the column is
+    /// not declared NOT NULL, but such a row never syncs. Nothing was written.
+    case nullKey(table: String, column: String)
+    /// The hub did not answer (no connection, a timeout, a name that does not resolve) after
+    /// every retry. Nothing is lost: the writes stay in the outbox for the next sync.
+    case hubUnreachable(url: String, reason: String)
+    /// ``SyncHub/migrateSpace(_:to:_:)`` refused a step: it would drop or rename what replicas
+    /// on an earlier version still sync, or the version does not follow the space's. Nothing
+    /// changed.
+    case schemaChangeRefused(space: String, version: Int, reason: String)
+
+    public var description: String {
+        switch self {
+        case .tableNeedsGlobalKey(let table):
+            return "table \(table) cannot be synced: it needs a primary key that is unique across replicas (UUID text or blob, or a key the app assigns), not none or an INTEGER PRIMARY KEY that SQLite assigns"
+        case .schemaMismatch(let local, let remote):
+            return "the synced tables differ between this replica (\(local)) and the hub (\(remote)); migrate both to the same schema, then sync again"
+        case .unknownSpace(let space):
+            return "the hub has no space named \(space); create it with SyncHub.createSpace"
+        case .refused(let reason):
+            return "the hub refused: \(reason)"
+        case .entryRefused(let refusal):
+            return "\(refusal); the write stays pending while the others sync: find it in pendingChanges, then discard(_:) it or write a corrected one"
+        case .duplicateEntry(let replica, let sequence):
+            return "the hub has entry \(sequence) of replica \(replica) with other content: two databases push under one replica ID; give each database its own ID"
+        case .schemaChangeRefused(let space, let version, let reason):
+            return "migrating \(space) to version \(version) was refused: \(reason); nothing changed (add tables, columns with a default, or indexes; never drop or rename what replicas on earlier versions sync)"
+        case .hubUnreachable(let url, let reason):
+            return "cannot reach the hub at \(url): \(reason); the writes are kept in the outbox and go with the next sync"
+        case .nullKey(let table, let column):
+            return "the write puts NULL in \(table).\(column), a key column of a synced table: a row with a NULL key never syncs, so nothing was written (declare the column NOT NULL, or give every row a key)"
+        }
+    }
+}
+
+/// A pending write the hub would not apply, and why.
+public struct SyncRefusal: Codable, Sendable, Equatable, CustomStringConvertible {
+    /// Why a write was refused.
+    public enum Reason: String, Codable, Sendable, Equatable {
+        /// It would leave a row referring to one that is not there (another replica deleted it).
+        case foreignKey
+        /// It breaks a constraint (a UNIQUE value another replica took, a CHECK, NOT NULL).
+        case constraint
+        /// The table's ``SyncPolicy/custom(_:)`` policy aborted it.
+        case policy
+        /// Its changeset is damaged.
+        case damaged
+        /// It is larger than a push may carry (``SyncReplicaSettings/maximumPushBytes``).
+        case tooLarge
+        /// It changes a row that an earlier refused write made or changed, so it waits for that
+        /// write (applied alone it would do nothing, and be lost).
+        case dependsOnRefused
+    }
+    /// The write's place in the replica's order (``SyncPendingChange/sequence``).
+    public var sequence: Int64
+    /// Why it was refused.
+    public var reason: Reason
+    /// The table of the refused row, where one row was refused.
+    public var table: String?
+    /// That row's key, one value per key column.
+    public var key: [SyncValue]?
+    /// What the hub said.
+    public var message: String
+
+    /// A refusal of the write `sequence`.
+    public init(sequence: Int64, reason: Reason, table: String?, key: [SyncValue]?, message: String) {
+        self.sequence = sequence; self.reason = reason; self.table = table; self.key = key; self.message = message
+    }
+
+    /// The refusal in words: which write, which row, why.
+    public var description: String {
+        var text = "write \(sequence) was refused (\(reason.rawValue))"
+        if let table { text += " at \(table)" }
+        if let key { text += " key \(key.map(\.description).joined(separator: ", "))" }
+        return text + ": " + message
+    }
+}
+
+/// Why the hub did not apply one entry; becomes a ``SyncRefusal`` in the push's answer.
+struct EntryRefusal: Error {
+    let reason: SyncRefusal.Reason
+    let table: String?
+    let key: [SyncValue]?
+    let message: String
+}

@@ -1,0 +1,294 @@
+// Pulling the hub's log: pages applied under the pending writes (undone, the page applied, made
+// again), fast-forwarded where that is exact, and snapshots for a cursor the log no longer covers.
+import Foundation
+import Strata
+
+extension SyncReplica {
+    /// Takes the synced tables back to the hub's state at the cursor, runs `moveCursor` (which
+    /// applies a page, or copies a snapshot, and returns the version it reached), drops the
+    /// local entries the hub's log now holds and those in `dropping`, and makes the rest again.
+    ///
+    /// Exact both ways: the writes since the last rebase are undone newest first from the
+    /// changesets their sessions recorded, then the rebase's own changes from the changeset a
+    /// session recorded while it made them (conflicts settled as they were then), so the tables
+    /// are the hub's at the cursor; the rest made again is recorded the same way for next time.
+    static func rebase(tables: [String], dropping: Set<Int64>, _ connection: Connection,
+                               moveCursor: (Connection) throws -> Int64?) throws {
+        let synced = Set(tables.map { $0.lowercased() })
+        let filter: (String) -> Bool = { synced.contains($0.lowercased()) }
+        let local = try SyncOutbox(connection).localEntries()
+        let through: Int64 = try SyncStatus.state("rebase_through", connection) ?? 0
+        let made: Data? = try SyncStatus.state("rebase", connection)
+        // The changesets hold what the origin's triggers did to synced tables: those triggers
+        // stay off while they are applied; the others (an FTS5 index's) see every row.
+        let triggers = try SyncTriggers.writingSyncedTables(tables, connection)
+        try connection.withForeignKeysDeferred { try SyncTriggers.withoutTriggers(triggers, connection) {
+            for entry in local.reversed() where entry.sequence > through {
+                try connection.apply(try entry.changeset.inverted(), filter: filter, onConflict: ReplicaConflicts.undoConflicts)
+            }
+            if let made, !made.isEmpty {
+                try connection.apply(try Changeset(data: made).inverted(), filter: filter, onConflict: ReplicaConflicts.undoConflicts)
+            }
+            let reached = try moveCursor(connection)
+            if let reached {
+                try SyncOutbox(connection).settle(through: reached)
+            }
+            for sequence in dropping { try SyncOutbox(connection).drop(sequence) }
+            let remaining = local.filter { entry in
+                guard !dropping.contains(entry.sequence) else { return false }
+                guard let reached, let version = entry.version else { return true }
+                return version > reached
+            }
+            // A pending write that the hub's newer rows make break a foreign key (a child of a row
+            // another replica deleted) is left out locally, as the hub will refuse it: each try
+            // starts again from the same point without it, so the rebase never fails for one write.
+            var leftOut = Set<Int64>()
+            var remade = Changeset(data: Data())
+            while true {
+                try connection.execute("SAVEPOINT strata_sync_remake")
+                let session = try connection.recordChanges(tables: tables)
+                var broken: Int64?
+                for entry in remaining where !leftOut.contains(entry.sequence) {
+                    var breaksForeignKey = false
+                    do {
+                        try connection.apply(entry.changeset, filter: filter) { conflict in
+                            if conflict.kind == .foreignKey { breaksForeignKey = true }
+                            return ReplicaConflicts.remakeConflicts(conflict)
+                        }
+                    } catch where breaksForeignKey {
+                        broken = entry.sequence
+                        break
+                    }
+                }
+                if let broken {
+                    session.close()
+                    try connection.execute("ROLLBACK TO SAVEPOINT strata_sync_remake")
+                    try connection.execute("RELEASE SAVEPOINT strata_sync_remake")
+                    leftOut.insert(broken)
+                    continue
+                }
+                remade = try session.changeset()
+                session.close()
+                try connection.execute("RELEASE SAVEPOINT strata_sync_remake")
+                break
+            }
+            try SyncStatus.setState("rebase", .blob(remade.data), connection)
+            try SyncStatus.setState("rebase_through", .integer(max(through, local.last?.sequence ?? 0)), connection)
+        } }
+    }
+
+    /// Moves the cursor over a page without undoing and redoing anything, where that is exact:
+    /// an empty page with no acknowledged entry to settle, or a page that is this replica's own
+    /// oldest writes, logged by the hub byte for byte as they were made (no conflict, no trigger),
+    /// made directly on the hub's state at the cursor (no rebase since). A replica pulling back
+    /// its own 2,000 offline writes in pages of 3 pays one small transaction a page, not a redo of
+    /// all of them.
+    static func fastForward(_ page: [SyncLogEntry], after: Int64, origin: String, _ connection: Connection) throws -> Bool {
+        let local = try SyncOutbox(connection).localEntries()
+        if page.isEmpty {
+            return !local.contains { entry in entry.version.map { $0 <= after } ?? false }
+        }
+        let made: Data? = try SyncStatus.state("rebase", connection)
+        guard made?.isEmpty ?? true, local.count >= page.count else { return false }
+        let through: Int64 = try SyncStatus.state("rebase_through", connection) ?? 0
+        for (entry, mine) in zip(page, local) {
+            guard entry.replicaID == origin, entry.sequence == mine.sequence, mine.sequence > through, mine.version == entry.version,
+                  entry.changeset == mine.changeset.data else { return false }
+        }
+        for entry in page {
+            try SyncOutbox(connection).settle(sequence: entry.sequence)
+        }
+        if let last = page.last {
+            try SyncStatus.setState("pulled", .integer(last.version), connection)
+            try SyncStatus.setState("pulled_chain", last.chain.map { .integer($0) } ?? .null, connection)
+        }
+        return true
+    }
+
+    /// Applies the hub's log after this replica's cursor, in pages, until caught up. Pending
+    /// writes stay pending: each page is applied under them (they are undone, the page applied,
+    /// and they are made again), so a write the hub refused never stops the pull.
+    public func pull() async throws {
+        if try await database.read({ try SyncStatus.state("snapshot_needed", $0) as Int64? }) == 1 {
+            try await catchUpFromSnapshot()
+        }
+        for _ in 0..<100_000 {
+            // The pushes acknowledged before this request: the hub had them at their versions
+            // then, so its answer must reach those versions (a push acknowledged meanwhile, by the
+            // loop's other lane, may be newer than the answer).
+            let (after, afterChain, lastAcknowledged) = try await database.read { connection in
+                (try SyncStatus.read(connection).lastPulledVersion, try SyncStatus.pulledChain(connection),
+                 try SyncOutbox(connection).lastSent())
+            }
+            let response = try await transport.pull(SyncPullRequest(space: space, replicaID: hubReplicaID, tables: tables,
+                                                                    schemaFingerprint: fingerprint, after: after,
+                                                                    limit: max(1, settings.pullPageSize),
+                                                                    afterChain: after == 0 ? 0 : afterChain,
+                                                                    lastAcknowledged: lastAcknowledged))
+            if response.hubRolledBack {
+                try await recoverFromHubRollback()
+                continue
+            }
+            if response.snapshotNeeded {
+                // The hub trimmed the log past this replica's cursor.
+                try await catchUpFromSnapshot()
+                continue
+            }
+            let tables = self.tables
+            let synced = Set(tables.map { $0.lowercased() })
+            let outcome: PageOutcome = try await database.writeInTransaction(transactionType: .immediate) { connection in
+                // Another pull (the app's beside a running loop, another process on this file)
+                // applied a page since this one was asked for: this page is not applied twice; the
+                // next request starts after it.
+                guard try SyncStatus.read(connection).lastPulledVersion == after else { return .applied }
+                let inflight = try SyncOutbox(connection).localEntries().filter { $0.version != nil }
+                for entry in response.entries {
+                    if let mine = inflight.first(where: { $0.version == entry.version }), let ours = mine.chain, let theirs = entry.chain, ours != theirs {
+                        return .hubRolledBack
+                    }
+                }
+                if try Self.fastForward(response.entries, after: after, origin: self.hubReplicaID, connection) { return .applied }
+                try Self.rebase(tables: tables, dropping: [], connection) { connection in
+                    for entry in response.entries {
+                        try connection.apply(Changeset(data: entry.changeset), filter: { synced.contains($0.lowercased()) }, onConflict: ReplicaConflicts.replaceConflicts)
+                        try SyncStatus.setState("pulled", .integer(entry.version), connection)
+                        try SyncStatus.setState("pulled_chain", entry.chain.map { .integer($0) } ?? .null, connection)
+                    }
+                    // Caught up (an empty page): the log holds every acknowledged entry up to the
+                    // cursor, the rest it dropped.
+                    return response.entries.last?.version ?? after
+                }
+                return .applied
+            }
+            switch outcome {
+            case .hubRolledBack: try await recoverFromHubRollback()
+            case .applied: if response.entries.isEmpty { return }
+            }
+        }
+    }
+
+    /// How long pushed entries are kept after the hub acknowledged them, to be sent again if the
+    /// hub is restored from an older copy within that time (a Litestream restore loses at most
+    /// its last seconds).
+    public static let sentRetention: Duration = .seconds(7 * 24 * 3600)
+
+    /// The hub no longer has the history this replica pulled (restored from an older copy): what
+    /// this replica pushed within ``sentRetention`` goes back to the outbox and is pushed again
+    /// (the hub applies once what it still has, anew what it lost), then the replica starts over
+    /// from a snapshot, its synced tables becoming the restored hub's.
+    func recoverFromHubRollback() async throws {
+        try await database.writeInTransaction(transactionType: .immediate) { connection in
+            try SyncOutbox(connection).resendSent()
+        }
+        _ = try await pushKeepingRefusal()
+        try await catchUpFromSnapshot()
+    }
+
+    /// Replaces the synced tables' rows with a hub snapshot's, in one transaction: the log entries
+    /// up to the snapshot's version are in it, so pushed changes it covers are done, and those it
+    /// does not, and the pending ones, are made again, as after a pull.
+    func catchUpFromSnapshot() async throws {
+        let request = SyncSnapshotRequest(space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint)
+        let snapshot = try await transport.snapshot(request)
+        let tables = self.tables
+        try await database.writeWithoutTransaction { connection in
+            // ATTACH cannot run inside a transaction, so the image is attached around it.
+            let schema = "strata_sync_snapshot"
+            try connection.execute("ATTACH ':memory:' AS " + quoteIdentifier(schema))
+            defer { try? connection.execute("DETACH " + quoteIdentifier(schema)) }
+            do {
+                // Writable: BEGIN IMMEDIATE would fail on a read-only attached schema. It is
+                // the replica's own in-memory copy and nothing writes it.
+                try connection.deserialize(snapshot.database, schema: schema)
+            } catch {
+                throw SyncError.refused("the hub's snapshot of \(request.space) is not a database: \(error)")
+            }
+            // A damaged image may open and fail only where a copy reads it: check it whole first.
+            let check: [String] = (try? connection.query("PRAGMA " + quoteIdentifier(schema) + ".quick_check")) ?? ["unreadable"]
+            guard check == ["ok"] else {
+                throw SyncError.refused("the hub's snapshot of \(request.space) is damaged: \(check.prefix(3).joined(separator: "; "))")
+            }
+            try connection.transaction(transactionType: .immediate) {
+                try Self.rebase(tables: tables, dropping: [], connection) { connection in
+                    try Self.copyTables(Self.childrenFirst(tables, connection), from: schema, on: connection)
+                    try SyncStatus.setState("pulled", .integer(snapshot.version), connection)
+                    try SyncStatus.setState("pulled_chain", snapshot.chain.map { .integer($0) } ?? .null, connection)
+                    try SyncStatus.setState("snapshot_needed", .null, connection)
+                    return snapshot.version
+                }
+            }
+        }
+    }
+
+    /// Makes each synced table hold the attached snapshot's rows, with values copied by SQLite
+    /// itself (no conversion: invalid UTF-8 text, -0.0 and blobs stay as they were): rows the
+    /// snapshot lacks are deleted (children first), the others inserted or updated where they
+    /// differ. Rows that stay are never deleted, so `ON DELETE` actions of foreign keys from the
+    /// replica's own tables do not fire for them.
+    static func copyTables(_ tables: [String], from schema: String, on connection: Connection) throws {
+        let snapshot = quoteIdentifier(schema)
+        try connection.withForeignKeysDeferred {
+            for table in tables {
+                let name = quoteIdentifier(table)
+                let same = try SchemaFingerprint.keyColumns(of: table, in: connection)
+                    .map { "s." + quoteIdentifier($0) + " IS " + quoteIdentifier("main") + "." + name + "." + quoteIdentifier($0) }
+                    .joined(separator: " AND ")
+                try connection.run(literal: SQLFragment(sql: "DELETE FROM " + quoteIdentifier("main") + "." + name
+                    + " WHERE NOT EXISTS (SELECT 1 FROM " + snapshot + "." + name + " AS s WHERE " + same + ")"))
+            }
+            for table in tables.reversed() {
+                let name = quoteIdentifier(table)
+                let keys = try SchemaFingerprint.keyColumns(of: table, in: connection)
+                let columns = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map(\.name)
+                let others = columns.filter { column in !keys.contains { sameIdentifier($0, column) } }
+                let list = columns.map(quoteIdentifier).joined(separator: ", ")
+                var sql = "INSERT INTO " + quoteIdentifier("main") + "." + name + "(" + list + ") SELECT " + list + " FROM "
+                    + snapshot + "." + name + " WHERE true ON CONFLICT(" + keys.map(quoteIdentifier).joined(separator: ", ") + ") DO "
+                if others.isEmpty {
+                    sql += "NOTHING"
+                } else {
+                    sql += "UPDATE SET " + others.map { quoteIdentifier($0) + " = excluded." + quoteIdentifier($0) }.joined(separator: ", ")
+                        + " WHERE " + others.map { name + "." + quoteIdentifier($0) + " IS NOT excluded." + quoteIdentifier($0) }
+                            .joined(separator: " OR ")
+                }
+                try connection.run(literal: SQLFragment(sql: sql))
+            }
+        }
+    }
+
+    /// The synced tables with every table before the synced tables it references, so emptying them
+    /// in this order never meets an `ON DELETE RESTRICT` (a cycle keeps its declared order).
+    static func childrenFirst(_ tables: [String], _ connection: Connection) throws -> [String] {
+        var parents: [String: Set<String>] = [:]
+        let names = Set(tables.map { $0.lowercased() })
+        for table in tables {
+            parents[table.lowercased()] = Set(try connection.schemaReader.foreignKeys(ofTable: table).map { $0.parentTable.lowercased() })
+                .intersection(names).subtracting([table.lowercased()])
+        }
+        var ordered: [String] = []
+        var remaining = tables
+        while !remaining.isEmpty {
+            // A table no remaining table references goes next.
+            let next = remaining.firstIndex { candidate in
+                !remaining.contains { other in other != candidate && parents[other.lowercased()]?.contains(candidate.lowercased()) == true }
+            } ?? 0
+            ordered.append(remaining.remove(at: next))
+        }
+        return ordered
+    }
+}
+
+/// What one transaction of a pull did with a page.
+private enum PageOutcome: Sendable {
+    case applied, hubRolledBack
+}
+
+extension Connection {
+    /// Runs `body` with foreign keys checked at commit, so rows corrected one by one may pass
+    /// through states between.
+    func withForeignKeysDeferred(_ body: () throws -> Void) throws {
+        try execute("PRAGMA defer_foreign_keys = ON")
+        defer { try? execute("PRAGMA defer_foreign_keys = OFF") }
+        try body()
+    }
+}

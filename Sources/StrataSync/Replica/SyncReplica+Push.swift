@@ -1,0 +1,97 @@
+// Pushing the outbox: in order, in batches within the settings, a write held back with the refused
+// write it builds on; what the hub acknowledged filed under the version it got.
+import Foundation
+import Strata
+
+extension SyncReplica {
+    /// Sends the outbox in order, in batches within ``SyncReplicaSettings``; what the hub
+    /// acknowledged waits for the pull that reaches the version it got.
+    /// - Throws: ``SyncError/entryRefused(_:)`` once the rest is pushed, when the hub refused a
+    ///   write or one is larger than a push may carry (it stays pending, see ``pendingChanges``).
+    public func push() async throws {
+        try await pushing.run { try await self.pushOutbox() }
+    }
+
+    func pushOutbox() async throws {
+        var after: Int64 = 0
+        var refusals: [SyncRefusal] = []
+        // Rows refused writes touched, and which write: a later write on one waits with it.
+        var held: [String: Int64] = [:]
+        let settings = self.settings
+        while true {
+            let batchLimit = max(1, settings.maximumPushEntries)
+            let from = after
+            let candidates = try await database.read { try SyncOutbox($0).entries(after: from, limit: batchLimit) }
+            guard !candidates.isEmpty else { break }
+            var entries: [SyncOutboxEntry] = []
+            var bytes = 0
+            for entry in candidates {
+                // (A batch cut short meets its last refused write again: it is not its own blocker.)
+                let blocker = held.isEmpty ? nil : rowsTouched(by: entry.changeset).lazy.compactMap { held[$0] }.first { $0 != entry.sequence }
+                if let blocker {
+                    if entries.isEmpty { after = entry.sequence }
+                    let refusal = SyncRefusal(sequence: entry.sequence, reason: .dependsOnRefused, table: nil, key: nil,
+                                              message: "it changes a row that write \(blocker), refused, made or changed; it waits for that write")
+                    refusals.append(refusal)
+                    for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = entry.sequence }
+                    try await database.write { try Self.record([refusal], $0) }
+                    if entries.isEmpty { continue } else { break }
+                }
+                if entry.changeset.count > settings.maximumPushBytes {
+                    for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = entry.sequence }
+                    // Never pushable as it is: said by name, the rest goes on.
+                    if entries.isEmpty { after = entry.sequence }
+                    let refusal = SyncRefusal(sequence: entry.sequence, reason: .tooLarge, table: nil, key: nil,
+                                              message: "the write is \(entry.changeset.count) bytes, over the \(settings.maximumPushBytes) a push may carry")
+                    refusals.append(refusal)
+                    try await database.write { try Self.record([refusal], $0) }
+                    if entries.isEmpty { continue } else { break }
+                }
+                if !entries.isEmpty, bytes + entry.changeset.count > settings.maximumPushBytes { break }
+                bytes += entry.changeset.count
+                entries.append(entry)
+            }
+            guard let last = entries.last else { continue }
+            after = last.sequence
+            let response = try await transport.push(SyncPushRequest(space: space, replicaID: hubReplicaID, tables: tables,
+                                                                     schemaFingerprint: fingerprint, entries: entries))
+            try await acknowledge(entries, response)
+            for refusal in response.refused ?? [] {
+                refusals.append(refusal)
+                guard let entry = entries.first(where: { $0.sequence == refusal.sequence }) else { continue }
+                for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = refusal.sequence }
+            }
+        }
+        if let first = refusals.first { throw SyncError.entryRefused(first) }
+    }
+
+    /// Files what the hub acknowledged under the version each entry got, and its refusals.
+    func acknowledge(_ entries: [SyncOutboxEntry], _ response: SyncPushResponse) async throws {
+        let byEntry = Dictionary(entries.map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
+        try await database.writeInTransaction(transactionType: .immediate) { connection in
+            // Acknowledged entries wait, with the hub version each was applied at, until the
+            // pull passes that version. They are also kept for a while (``sentRetention``): a hub
+            // restored from an older copy may have lost them, and they are then sent again.
+            let now = Int64(Date().timeIntervalSince1970)
+            let outbox = SyncOutbox(connection)
+            for (index, sequence) in response.acknowledged.enumerated() {
+                guard let entry = byEntry[sequence] else { continue }
+                let version = response.versions.flatMap { $0.indices.contains(index) ? $0[index] : nil } ?? response.hubVersion
+                // Another syncer of this file (a second process, a second `Database`) may have
+                // settled the entry already: then its outbox row is gone and nothing is filed again.
+                let chain = version == response.hubVersion ? response.chain : nil
+                _ = try outbox.acknowledge(entry, version: version, chain: chain, at: now)
+            }
+            try Self.record(response.refused ?? [], connection)
+            try outbox.forgetSent(before: now - Int64(Self.sentRetention.components.seconds))
+        }
+    }
+
+    /// Keeps refusals of entries still pending, for ``pendingChanges``.
+    static func record(_ refusals: [SyncRefusal], _ connection: Connection) throws {
+        for refusal in refusals {
+            let text = String(decoding: try JSONEncoder().encode(refusal), as: UTF8.self)
+            try SyncOutbox(connection).recordRefusal(sequence: refusal.sequence, json: text)
+        }
+    }
+}

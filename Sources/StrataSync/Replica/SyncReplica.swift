@@ -1,0 +1,277 @@
+// The device side of sync: writes through the replica are captured as changesets in an outbox
+// in the same transaction; `sync()` pushes the outbox, then pulls the hub's log.
+import Foundation
+import Strata
+
+/// A local-first copy of a hub's space, kept in a Strata `Database`.
+///
+/// ```swift
+/// let replica = try SyncReplica(database: database, replicaID: "phone-1", space: "team",
+///                               tables: ["todo"], transport: InProcessSyncTransport(hub: hub))
+/// try await replica.write { db in try db.run("INSERT INTO todo(id, title) VALUES (?, ?)", UUID().uuidString, "milk") }
+/// try await replica.sync()
+/// ```
+/// Only writes made through ``write(_:)`` are captured: a write through another connection or
+/// process reaches the hub only if made through a replica there. A pull is applied when the
+/// outbox is empty (after a push): it undoes this replica's pushed changes, applies the hub's log
+/// in the hub's order (which holds the hub's account of those changes, conflicts settled), and
+/// so ends where the hub is. Pulls are ordinary commits, which observations see. A replica whose
+/// cursor is behind the hub's trimmed log (``SyncHub/trimLog(ofSpace:keepingLast:)``) catches up
+/// from a ``SyncSnapshot``, as ``bootstrap()`` does for a new one.
+public final class SyncReplica: Sendable {
+    /// The local database the replica keeps the space in.
+    public let database: Database
+    /// This replica's name at the hub; unique per device and database.
+    public let replicaID: String
+    /// The hub's space this replica copies.
+    public let space: String
+    /// The synced tables.
+    public let tables: [String]
+    /// How pushes and pulls reach the hub.
+    public let transport: any SyncTransport
+    /// Page and batch sizes.
+    public let settings: SyncReplicaSettings
+    /// An identity this database generated for itself when it first became a replica (empty for
+    /// a replica made before incarnations): a reinstalled app, or another device given the same
+    /// ``replicaID``, is a new incarnation, whose writes the hub never takes for another's.
+    public let incarnation: String
+    /// The name the hub knows this replica by: ``replicaID`` and ``incarnation``.
+    public var hubReplicaID: String { incarnation.isEmpty ? replicaID : replicaID + "#" + incarnation }
+    let fingerprint: String
+    /// One sync at a time, so the outbox is pushed and acknowledged in order.
+    let syncing = AsyncSerializer()
+    /// One push at a time (a running ``SyncLoop`` pushes beside the app's own calls).
+    let pushing = AsyncSerializer()
+    /// Signalled after each write commits, for a running ``SyncLoop``.
+    let localWrites = SyncWakeup()
+    /// Key columns of synced tables that accept NULL, refused at write time by the triggers
+    /// installed on the writer (the session extension skips a row whose key is NULL).
+    let nullableKeys: [(table: String, column: String)]
+
+    /// Prepares `database` to sync `tables` of `space` (creating the outbox and state tables).
+    /// - Throws: ``SyncError/tableNeedsGlobalKey(table:)`` for a table without a key every
+    ///   replica agrees on; ``SyncError/refused(_:)`` for a missing table;
+    ///   `ChangesetError.generatedColumnsUnsupported(table:)` for a table with generated columns
+    ///   where the linked SQLite's session extension cannot record them (3.40 cannot).
+    public init(database: Database, replicaID: String, space: String, tables: [String], transport: any SyncTransport,
+                settings: SyncReplicaSettings = SyncReplicaSettings()) throws {
+        self.database = database
+        self.replicaID = replicaID
+        self.space = space
+        self.tables = tables
+        self.transport = transport
+        self.settings = settings
+        guard !tables.isEmpty else { throw SyncError.refused("a replica needs at least one table to sync") }
+        let prepared = try database.executeWrite { connection -> (String, String, [(table: String, column: String)]) in
+            for table in tables { _ = try SchemaFingerprint.keyColumns(of: table, in: connection) }
+            // Refuses here, by name, a table the session extension cannot record (generated
+            // columns on SQLite 3.40), rather than failing every write.
+            try ChangeSession.refuseUnrecordable(tables: tables, on: connection)
+            return try connection.transaction(transactionType: .immediate) {
+                try SyncOutbox(connection).prepare()
+                let incarnation = try Self.incarnation(connection)
+                try Self.noteSyncedTables(tables, connection)
+                let nullable = try NullKeyGuards.installNullKeyGuards(tables: tables, connection)
+                return (try SchemaFingerprint.of(tables: tables, in: connection), incarnation, nullable)
+            }
+        }
+        (fingerprint, incarnation, nullableKeys) = prepared
+    }
+
+    /// The incarnation kept in the database, made now for a new replica. A database that synced
+    /// before incarnations existed keeps the plain name, so the hub still knows its entries.
+    static func incarnation(_ connection: Connection) throws -> String {
+        if let kept: String = try SyncStatus.state("incarnation", connection) {
+            return kept
+        }
+        let made = try SyncOutbox(connection).hasHistory() ? "" : UUID().uuidString.lowercased()
+        try SyncStatus.setState("incarnation", .text(made), connection)
+        return made
+    }
+
+    /// Remembers the synced tables; a table added to the list since the last pull needs the hub's
+    /// rows from before (its log entries went past this replica's cursor unapplied), which the
+    /// next pull fetches from a snapshot.
+    static func noteSyncedTables(_ tables: [String], _ connection: Connection) throws {
+        let names = Set(tables.map { $0.lowercased() }).sorted().joined(separator: "\n")
+        let known: String? = try SyncStatus.state("tables", connection)
+        if let known, known != names {
+            let before = Set(known.utf8.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) })
+            let pulled = try SyncStatus.read(connection).lastPulledVersion
+            if pulled > 0, !Set(tables.map { $0.lowercased() }).isSubset(of: before) {
+                try SyncStatus.setState("snapshot_needed", .integer(1), connection)
+            }
+        } else if known == nil, try SyncStatus.read(connection).lastPulledVersion > 0 {
+            // Synced before the list was kept: which tables it pulled is unknown.
+            try SyncStatus.setState("snapshot_needed", .integer(1), connection)
+        }
+        try SyncStatus.setState("tables", .text(names), connection)
+    }
+
+    /// Runs `body` in one IMMEDIATE transaction and stores what it changed in the synced tables
+    /// in the outbox, in that same transaction: both commit or neither does.
+    /// - Throws: ``SyncError/nullKey(table:column:)`` when the write leaves a NULL in a synced
+    ///   table's key column (nothing is written); what `body` throws.
+    @discardableResult
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        let tables = self.tables
+        let result: T
+        do {
+            result = try await database.writeInTransaction(transactionType: .immediate) { connection in
+                let session = try connection.recordChanges(tables: tables)
+                defer { session.close() }
+                let result = try body(connection)
+                // A COMMIT or ROLLBACK run by `body` ended the transaction: what it committed is
+                // beyond the outbox's reach, and nothing more may run as if it were one transaction.
+                guard connection.isInTransaction else {
+                    throw SyncError.refused("the write ended its own transaction (COMMIT or ROLLBACK inside it): what it committed before is not captured; write without transaction control")
+                }
+                let changeset = try session.changeset()
+                if !changeset.isEmpty {
+                    try SyncOutbox(connection).append(changeset)
+                }
+                return result
+            }
+        } catch let error as SQLiteError {
+            throw nullKeyError(error) ?? error
+        }
+        localWrites.signal()
+        return result
+    }
+
+    /// Writes captured and not yet acknowledged by the hub.
+    public var pendingChangeCount: Int {
+        get async throws {
+            try await database.read { try SyncOutbox($0).count() }
+        }
+    }
+
+    /// The writes not yet acknowledged by the hub, oldest first, each with the hub's refusal
+    /// where it refused one: an app shows them, and drops one with ``discard(_:)``.
+    public var pendingChanges: [SyncPendingChange] {
+        get async throws {
+            try await database.read { connection in
+                try SyncOutbox(connection).pendingWithRefusals().map { row in
+                    let changeset = Changeset(data: row.changeset)
+                    let refusal = row.refusal.flatMap { try? JSONDecoder().decode(SyncRefusal.self, from: Data($0.utf8)) }
+                    return SyncPendingChange(sequence: row.sequence, changeset: changeset,
+                                             tables: try Self.tableNames(in: changeset), refusal: refusal)
+                }
+            }
+        }
+    }
+
+    static func tableNames(in changeset: Changeset) throws -> [String] {
+        var names: [String] = []
+        try changeset.forEachChange { change in
+            if !names.contains(change.table) { names.append(change.table) }
+        }
+        return names
+    }
+
+    /// The hub version this replica has pulled up to.
+    public var lastPulledVersion: Int64 {
+        get async throws { try await database.read { try SyncStatus.read($0).lastPulledVersion } }
+    }
+
+    /// Pushes the outbox, then pulls until caught up with the hub. A failure is kept as the
+    /// status's `lastError` until a sync succeeds.
+    /// - Throws: ``SyncError/entryRefused(_:)`` after the pull when the hub refused a pending
+    ///   write (the others are pushed and the pull is applied around it; see ``pendingChanges``).
+    public func sync() async throws {
+        try await syncing.run {
+            try await self.recordingStatus {
+                let refusal = try await self.pushKeepingRefusal()
+                try await self.pull()
+                if let refusal { throw refusal }
+            }
+        }
+    }
+
+    /// Pushes; a refused write (which stays pending) is returned rather than thrown, so the pull
+    /// after it still runs; any other failure is thrown.
+    func pushKeepingRefusal() async throws -> SyncError? {
+        do {
+            try await push()
+            return nil
+        } catch let error as SyncError {
+            guard case .entryRefused = error else { throw error }
+            return error
+        }
+    }
+
+    /// Runs `body`, keeping its failure as the status's `lastError`, or clearing it on success.
+    func recordingStatus(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+            if try await status.lastError != nil {
+                try await database.write { try SyncStatus.setState("last_error", .null, $0) }
+            }
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            let message = String(describing: error)
+            _ = try? await database.write { try SyncStatus.setState("last_error", .text(message), $0) }
+            throw error
+        }
+    }
+
+    /// Catches up from a snapshot of the hub's synced tables rather than its log, then pulls what
+    /// came after: for a new replica of a space with a long history. Local writes are pushed first
+    /// and the replica's rows of the synced tables become the hub's.
+    public func bootstrap() async throws {
+        try await syncing.run {
+            let refusal = try await self.pushKeepingRefusal()
+            try await self.catchUpFromSnapshot()
+            try await self.pull()
+            if let refusal { throw refusal }
+        }
+    }
+
+    /// The replica's status now: pending writes, the pulled version, the last error.
+    public var status: SyncStatus {
+        get async throws { try await database.read { try SyncStatus.read($0) } }
+    }
+
+    /// The status now and after every change to it (a write, a push, a pull, an error), as an
+    /// async sequence of values.
+    public func statusUpdates() -> DatabaseObservation<SyncStatus> {
+        database.observe { try SyncStatus.read($0) }
+    }
+
+    /// Undoes the writes the hub has not acknowledged and empties the outbox: for a push the hub
+    /// refuses (a foreign key a concurrent delete broke, a constraint), once the app has decided
+    /// the local changes should go. Returns how many entries were discarded. To drop only the
+    /// refused write, use ``discard(_:)``.
+    @discardableResult
+    public func discardPendingChanges() async throws -> Int {
+        let tables = self.tables
+        return try await database.writeInTransaction(transactionType: .immediate) { connection in
+            let sequences = try SyncOutbox(connection).sequences()
+            try Self.rebase(tables: tables, dropping: Set(sequences), connection) { _ in nil }
+            return sequences.count
+        }
+    }
+
+    /// Undoes one pending write and removes it from the outbox, keeping every other: for a write
+    /// the hub refused (``SyncPendingChange/refusal``). Later writes stay, made again without it.
+    /// - Returns: Whether the write was still pending (the hub may have acknowledged it meanwhile).
+    @discardableResult
+    public func discard(_ change: SyncPendingChange) async throws -> Bool {
+        let tables = self.tables
+        return try await database.writeInTransaction(transactionType: .immediate) { connection in
+            guard try SyncOutbox(connection).isPending(change.sequence) else { return false }
+            try Self.rebase(tables: tables, dropping: [change.sequence], connection) { _ in nil }
+            return true
+        }
+    }
+
+    /// The named error for a NULL-key guard's refusal, nil for any other error.
+    func nullKeyError(_ error: SQLiteError) -> SyncError? {
+        let message = error.message
+        guard let range = message.range(of: NullKeyGuards.nullKeyMarker) else { return nil }
+        let digits = message[range.upperBound...].unicodeScalars.prefix { ("0"..."9").contains($0) }
+        guard let index = Int(String(String.UnicodeScalarView(digits))), nullableKeys.indices.contains(index) else { return nil }
+        return .nullKey(table: nullableKeys[index].table, column: nullableKeys[index].column)
+    }
+}

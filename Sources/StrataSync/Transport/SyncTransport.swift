@@ -1,0 +1,22 @@
+// How a replica reaches its hub: the protocol every transport implements.
+import Foundation
+import Strata
+
+/// Carries pushes and pulls to a hub: in process (``InProcessSyncTransport``) or over a network.
+public protocol SyncTransport: Sendable {
+    /// Sends a push to the hub and returns its answer.
+    func push(_ request: SyncPushRequest) async throws -> SyncPushResponse
+    /// Asks the hub for log entries after a version.
+    func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse
+    /// Downloads the synced tables as they are at the hub's newest version, for a new replica or
+    /// one behind the hub's trimmed log.
+    func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot
+}
+
+extension SyncTransport {
+    /// A transport written before snapshots existed cannot fetch one: such a replica syncs only
+    /// while the hub keeps the log after its cursor.
+    public func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot {
+        throw SyncError.refused("this transport (\(type(of: self))) cannot download a snapshot of \(request.space)")
+    }
+}
