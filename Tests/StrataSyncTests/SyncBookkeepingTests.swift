@@ -96,4 +96,42 @@ import Testing
             try VersionedMigration(steps: [], store: SyncBookkeepingVersion(table: SyncKeyValues("kv"), legacyVersion: { _ in 0 })).migrate(connection)
         }
     }
+
+    /// Sequences are never given twice, though the outbox has no AUTOINCREMENT counter: not after
+    /// the outbox empties by acknowledgement, nor after a discard, nor across the upgrade from
+    /// the counter (a replica whose outbox was emptied keeps counting from its old high mark).
+    @Test func sequencesAreNeverReused() async throws {
+        let folder = try SyncFolder()
+        let hub = try SyncHub(directory: folder.url)
+        try hub.createSpace("s") { try $0.execute("CREATE TABLE t(id TEXT NOT NULL PRIMARY KEY, v)") }
+        let database = try Database(storageLocation: .onDisk(folder.path("r.sqlite")))
+        try database.executeWrite { connection in
+            try connection.execute("""
+                CREATE TABLE t(id TEXT NOT NULL PRIMARY KEY, v);
+                CREATE TABLE _strata_sync_outbox(sequence INTEGER PRIMARY KEY AUTOINCREMENT, changeset BLOB NOT NULL);
+                CREATE TABLE _strata_sync_state(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+                CREATE TABLE _strata_sync_inflight(sequence INTEGER PRIMARY KEY, version INTEGER NOT NULL, changeset BLOB NOT NULL, chain INTEGER);
+                CREATE TABLE _strata_sync_sent(sequence INTEGER PRIMARY KEY, changeset BLOB NOT NULL, at INTEGER NOT NULL);
+                CREATE TABLE _strata_sync_refused(sequence INTEGER PRIMARY KEY, refusal TEXT NOT NULL);
+                INSERT INTO _strata_sync_outbox VALUES (41, x'00');
+                DELETE FROM _strata_sync_outbox;
+                """)
+        }
+        let replica = try SyncReplica(database: database, replicaID: "r", space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
+        #expect(replica.incarnation == "", "a database with history keeps the plain name")
+        try await replica.write { try $0.run("INSERT INTO t VALUES (?, ?)", "a", 1) }
+        #expect(try await replica.pendingChanges.map(\.sequence) == [42])
+        try await replica.sync()
+        try await replica.write { try $0.run("INSERT INTO t VALUES (?, ?)", "b", 2) }
+        let second = try await replica.pendingChanges
+        #expect(second.map(\.sequence) == [43])
+        if let change = second.first { #expect(try await replica.discard(change)) }
+        try await replica.write { try $0.run("INSERT INTO t VALUES (?, ?)", "c", 3) }
+        #expect(try await replica.pendingChanges.map(\.sequence) == [44])
+        try await replica.sync()
+        let sequences = try hub.withSpace("s") { try $0.query("SELECT group_concat(sequence, ',') FROM (SELECT sequence FROM _strata_sync_log ORDER BY version)") as String? }
+        #expect(sequences == "42,44")
+        let autoincrement = try database.executeRead { try $0.query("SELECT count(*) FROM sqlite_sequence WHERE name = '_strata_sync_outbox'") as Int? }
+        #expect(autoincrement == 0)
+    }
 }

@@ -2,7 +2,6 @@ import Foundation
 import SQLite3
 import Strata
 
-#if !canImport(Darwin)  // Apple's SQLite has no session extension
 
 /// Record the changes of one UPDATE over every row with the session extension, then apply the
 /// changeset to a copy of the original: raw C against Strata's changeset API (GRDB has none).
@@ -88,4 +87,3 @@ enum ChangesetWorkloads {
         try other.apply(changeset) { _ in .abort }
     }
 }
-#endif

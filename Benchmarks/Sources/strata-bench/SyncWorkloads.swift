@@ -2,7 +2,6 @@ import Foundation
 import Strata
 import StrataSync
 
-#if !canImport(Darwin)  // StrataSync needs the session extension, which Apple's SQLite lacks
 
 /// StrataSync's costs against the same work without sync, in one run:
 /// - `sync-capture`: single-row write transactions through `SyncReplica.write` (each also records
@@ -175,4 +174,3 @@ enum SyncWorkloads {
         throw BenchError.mismatch("the hub accepted a wrong fingerprint")
     }
 }
-#endif

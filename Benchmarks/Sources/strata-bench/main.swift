@@ -113,18 +113,14 @@ func cell(_ measurement: Measurement) -> String {
 let kinds = Workloads.Kind.allCases.filter { options.filter == nil || $0.rawValue.contains(options.filter!) }
 var results: [Result] = []
 var nioResults: [NIOWorkloads.Result] = []
-#if !canImport(Darwin)
 var syncResults: [SyncWorkloads.Result] = []
-#endif
 do {
     for kind in kinds {
         if !options.json { FileHandle.standardError.write(Data("running \(kind.rawValue)...\n".utf8)) }
         results.append(try measure(kind))
     }
     results += try ORMWorkloads.measureAll()
-    #if !canImport(Darwin)  // Apple's SQLite has no session extension
     results += try ChangesetWorkloads.measureAll()
-    #endif
     results += try ObservationWorkloads.measureAll()
     results += try RecordWorkloads.measureAll()
     results += try QueryWorkloads.measureAll()
@@ -134,9 +130,7 @@ do {
     results += try TableValuedFunctionWorkloads.measureAll()
     nioResults = try NIOWorkloads.measureAll()
     results += try await BlobWorkloads.measureAll()
-    #if !canImport(Darwin)
     syncResults = try await SyncWorkloads.measureAll()
-    #endif
 } catch {
     FileHandle.standardError.write(Data("strata-bench failed: \(error)\n".utf8))
     exit(1)
@@ -165,7 +159,6 @@ if options.json {
         ]
     }
     var syncObjects: [[String: Any]] = []
-    #if !canImport(Darwin)
     syncObjects = syncResults.map { result in
         [
             "workload": result.workload,
@@ -176,7 +169,6 @@ if options.json {
             "sync_baseline_ratio": result.sync.median.flatMap { s in result.baseline.median.map { s / $0 } } as Any? ?? NSNull(),
         ]
     }
-    #endif
     let data = try JSONSerialization.data(withJSONObject: objects + nioObjects + syncObjects, options: [.prettyPrinted, .sortedKeys])
     print(String(decoding: data, as: UTF8.self))
 } else {
@@ -194,7 +186,6 @@ if options.json {
             print("| \(result.workload) | \(result.rows) | \(cell(result.raw)) | \(cell(result.strata)) | \(cell(result.grdb)) | \(cell(result.nio)) | \(ratio(result.strata.median, result.raw.median)) | \(ratio(result.nio.median, result.raw.median)) | \(ratio(result.nio.median, result.strata.median)) |")
         }
     }
-    #if !canImport(Darwin)
     if !syncResults.isEmpty {
         print("\nStrataSync against the same work without sync (in process), same run:\n")
         print("| workload | rows | baseline | baseline ms | StrataSync ms | ratio |")
@@ -203,5 +194,4 @@ if options.json {
             print("| \(result.workload) | \(result.rows) | \(result.baselineName) | \(cell(result.baseline)) | \(cell(result.sync)) | \(ratio(result.sync.median, result.baseline.median)) |")
         }
     }
-    #endif
 }

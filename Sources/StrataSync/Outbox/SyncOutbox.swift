@@ -29,9 +29,24 @@ struct SyncOutbox {
 
     // MARK: Pending writes
 
-    /// Adds a captured write; its sequence is the next of this database's, never reused.
+    /// Adds a captured write; its sequence is the next of this database's, never reused: above
+    /// every pending one and above the floor every entry raised when it left the outbox. Reads
+    /// only (no counter row written), so a captured commit writes one page more than a plain one.
     func append(_ changeset: Changeset) throws {
-        try connection.run(literal: "INSERT INTO \(identifier: Tables.outbox.name)(changeset) VALUES (\(changeset.data))")
+        try connection.run(literal: """
+            INSERT INTO \(identifier: Tables.outbox.name)(sequence, changeset) VALUES (
+                max(coalesce((SELECT max(sequence) FROM \(identifier: Tables.outbox.name)), 0),
+                    coalesce((SELECT value FROM \(identifier: Tables.state.definition.name) WHERE key = \(Tables.sequenceFloorKey)), 0)) + 1,
+                \(changeset.data))
+            """)
+    }
+
+    /// Raises the floor to `sequence`, which leaves the outbox now, so it is never given again.
+    private func leaving(_ sequence: Int64) throws {
+        try connection.run(literal: SQLFragment(sql: """
+            INSERT INTO \(quoteIdentifier(Tables.state.definition.name))(key, value) VALUES (?, ?)
+            ON CONFLICT(key) DO UPDATE SET value = max(coalesce(value, 0), excluded.value)
+            """, arguments: [.text(Tables.sequenceFloorKey), .integer(sequence)]))
     }
 
     func count() throws -> Int {
@@ -73,6 +88,7 @@ struct SyncOutbox {
 
     /// Removes a pending write and its refusal.
     func drop(_ sequence: Int64) throws {
+        try leaving(sequence)
         try connection.run(literal: "DELETE FROM \(identifier: Tables.outbox.name) WHERE sequence = \(sequence)")
         try connection.run(literal: "DELETE FROM \(identifier: Tables.refused.name) WHERE sequence = \(sequence)")
     }
@@ -85,6 +101,7 @@ struct SyncOutbox {
     func acknowledge(_ entry: SyncOutboxEntry, version: Int64, chain: Int64?, at now: Int64) throws -> Bool {
         try connection.run(literal: "DELETE FROM \(identifier: Tables.outbox.name) WHERE sequence = \(entry.sequence)")
         guard connection.changes == 1 else { return false }
+        try leaving(entry.sequence)
         try connection.run(literal: """
             INSERT OR REPLACE INTO \(identifier: Tables.inflight.name)(sequence, version, changeset, chain)
             VALUES (\(entry.sequence), \(version), \(entry.changeset), \(chain))
@@ -144,7 +161,7 @@ struct SyncOutbox {
             SELECT (SELECT count(*) FROM \(identifier: Tables.outbox.name)) + (SELECT count(*) FROM \(identifier: Tables.inflight.name))
                  + (SELECT count(*) FROM \(identifier: Tables.sent.name))
                  + (SELECT count(*) FROM \(identifier: Tables.state.definition.name) WHERE key = 'pulled')
-                 + coalesce((SELECT seq FROM sqlite_sequence WHERE name = \(Tables.outbox.name)), 0)
+                 + coalesce((SELECT value FROM \(identifier: Tables.state.definition.name) WHERE key = \(Tables.sequenceFloorKey)), 0)
             """) ?? 0
         return history > 0
     }

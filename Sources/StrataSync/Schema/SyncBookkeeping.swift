@@ -14,7 +14,7 @@ enum SyncBookkeeping {
 
     // MARK: The replica's tables
 
-    /// Captured writes not yet acknowledged, in the order they were made.
+    /// Captured writes not yet acknowledged, in the order they were made (version 1's shape).
     static let outbox = TableDefinition(prefix + "outbox", columns: [
         .init("sequence", type: "INTEGER", [.primaryKey(autoincrement: true)]),
         .init("changeset", type: "BLOB", [.notNull()]),
@@ -48,7 +48,36 @@ enum SyncBookkeeping {
         .init(2) { connection in
             try connection.execute(TableDefinition.addColumnSQL(table: inflight.name, column: inflightChain))
         },
+        // The outbox without AUTOINCREMENT: its `sqlite_sequence` row was one more page written
+        // by every captured commit. Sequences stay never reused through the floor kept in the
+        // state table, raised whenever an entry leaves the outbox.
+        .init(3) { connection in
+            let floor: Int64 = try connection.query(literal: """
+                SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = \(outbox.name)), 0),
+                           coalesce((SELECT max(sequence) FROM \(identifier: outbox.name)), 0),
+                           coalesce((SELECT max(sequence) FROM \(identifier: inflight.name)), 0),
+                           coalesce((SELECT max(sequence) FROM \(identifier: sent.name)), 0))
+                """) ?? 0
+            var rebuilt = outboxWithoutAutoincrement
+            rebuilt.name = prefix + "outbox_rebuilt"
+            try connection.execute(rebuilt.sql)
+            try connection.run(literal: """
+                INSERT INTO \(identifier: rebuilt.name)(sequence, changeset) SELECT sequence, changeset FROM \(identifier: outbox.name)
+                """)
+            try connection.execute("DROP TABLE " + quoteIdentifier(outbox.name))
+            try connection.execute("ALTER TABLE " + quoteIdentifier(rebuilt.name) + " RENAME TO " + quoteIdentifier(outbox.name))
+            try state.set(sequenceFloorKey, .integer(floor), connection)
+        },
     ], store: SyncBookkeepingVersion(table: state, legacyVersion: replicaLegacyVersion))
+
+    /// Version 3's outbox: the sequence is the rowid, given by ``SyncOutbox/append(_:)``.
+    static let outboxWithoutAutoincrement = TableDefinition(prefix + "outbox", columns: [
+        .init("sequence", type: "INTEGER", [.primaryKey()]),
+        .init("changeset", type: "BLOB", [.notNull()]),
+    ], ifNotExists: true)
+
+    /// The state key of the highest sequence that ever left the outbox; a new entry's is above it.
+    static let sequenceFloorKey = "sequence_floor"
 
     /// A replica made before versions were recorded, known by its shape (once: then recorded).
     private static func replicaLegacyVersion(_ connection: Connection) throws -> Int64 {
