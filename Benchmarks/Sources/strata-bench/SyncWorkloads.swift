@@ -6,6 +6,10 @@ import StrataSync
 /// StrataSync's costs against the same work without sync, in one run:
 /// - `sync-capture`: single-row write transactions through `SyncReplica.write` (each also records
 ///   a changeset and stores it in the outbox) against `Database.write` of the same rows.
+/// - `sync-capture-parts`: where capture's cost goes, each part alone against the same plain
+///   writes: a session recording the transaction and making its changeset (stored nowhere); one
+///   more row (the changeset's size) in another table of the same transaction; and the whole
+///   capture on a table whose key is NOT NULL (no NULL-key guard triggers).
 /// - `sync-hub-apply`: one push of 100 entries holding all rows, applied by the hub (dedupe,
 ///   conflict policy, a session recording its own log entry, one transaction per entry) against
 ///   `Connection.apply` of the same changesets into an identical file.
@@ -46,6 +50,7 @@ enum SyncWorkloads {
     @MainActor static func measureAll() async throws -> [Result] {
         var results: [Result] = []
         if selected("sync-capture") { results.append(try await capture()) }
+        if selected("sync-capture-parts") { results += try await captureParts() }
         if selected("sync-hub-apply") { results.append(try await hubApply()) }
         if selected("sync-bootstrap") { results.append(try await bootstrap()) }
         return results
@@ -83,6 +88,80 @@ enum SyncWorkloads {
             try await replicaDatabase.close()
         }
         return Result(workload: "sync-capture", rows: commits, baseline: plain, sync: synced, baselineName: "Database.write")
+    }
+
+    /// Single-row write transactions on a new database, with `extra` run in each after the insert.
+    static func timedWrites(_ name: String, schema: String = schema, commits: Int,
+                            _ extra: @escaping @Sendable (Connection, Int) throws -> Void) async throws -> Double {
+        let path = directory.appendingPathComponent(name + "-" + UUID().uuidString + ".sqlite").path
+        let database = try Database(path: path)
+        try database.executeWrite { try $0.execute(schema + "; CREATE TABLE side(sequence INTEGER PRIMARY KEY, changeset BLOB NOT NULL)") }
+        let start = DispatchTime.now().uptimeNanoseconds
+        for index in 0..<commits {
+            try await database.write { connection in
+                try connection.run("INSERT INTO item(id, v, label) VALUES (?, ?, ?)", "id-\(index)", index, "item \(index)")
+                try extra(connection, index)
+            }
+        }
+        let time = elapsed(start)
+        guard try count(database) == commits else { throw BenchError.mismatch("sync-capture-parts: \(name) left the wrong count") }
+        try await database.close()
+        return time
+    }
+
+    @MainActor static func captureParts() async throws -> [Result] {
+        progress("sync-capture-parts")
+        let commits = options.rows.map { min($0, 2_000) } ?? 2_000
+        let notNullSchema = "CREATE TABLE item(id TEXT NOT NULL PRIMARY KEY, v INTEGER NOT NULL, label TEXT NOT NULL)"
+        var plain = Measurement(), session = Measurement(), row = Measurement(), plainNotNull = Measurement(), replicaNotNull = Measurement()
+        // A changeset of one such row is about 40 bytes: the side row carries as many.
+        let payload = Data(repeating: 7, count: 40)
+        for round in 0...options.runs {
+            let plainTime = try await timedWrites("parts-plain", commits: commits) { _, _ in }
+            let rowTime = try await timedWrites("parts-row", commits: commits) { connection, index in
+                try connection.run("INSERT INTO side(sequence, changeset) VALUES (?, ?)", index + 1, payload)
+            }
+            // The session must see the insert: it is opened before it, in its own write.
+            let sessionPath = directory.appendingPathComponent("parts-session2-" + UUID().uuidString + ".sqlite").path
+            let sessionDatabase = try Database(path: sessionPath)
+            try sessionDatabase.executeWrite { try $0.execute(schema) }
+            var start = DispatchTime.now().uptimeNanoseconds
+            for index in 0..<commits {
+                try await sessionDatabase.write { connection in
+                    let recorder = try connection.recordChanges(tables: ["item"])
+                    defer { recorder.close() }
+                    try connection.run("INSERT INTO item(id, v, label) VALUES (?, ?, ?)", "id-\(index)", index, "item \(index)")
+                    guard try !recorder.changeset().isEmpty else { throw BenchError.mismatch("sync-capture-parts: the session saw nothing") }
+                }
+            }
+            let sessionTime = elapsed(start)
+            try await sessionDatabase.close()
+            let notNullPlain = try await timedWrites("parts-plain-notnull", schema: notNullSchema, commits: commits) { _, _ in }
+            let replicaDatabase = try Database(path: directory.appendingPathComponent("parts-replica-" + UUID().uuidString + ".sqlite").path)
+            try replicaDatabase.executeWrite { try $0.execute(notNullSchema) }
+            let hub = try SyncHub(directory: directory.appendingPathComponent("hub-" + UUID().uuidString))
+            try hub.createSpace("bench") { try $0.execute(notNullSchema) }
+            let replica = try SyncReplica(database: replicaDatabase, replicaID: "r", space: "bench", tables: ["item"],
+                                          transport: InProcessSyncTransport(hub: hub))
+            start = DispatchTime.now().uptimeNanoseconds
+            for index in 0..<commits {
+                try await replica.write { try $0.run("INSERT INTO item(id, v, label) VALUES (?, ?, ?)", "id-\(index)", index, "item \(index)") }
+            }
+            let replicaTime = elapsed(start)
+            try await replicaDatabase.close()
+            if round > 0 {
+                plain.times.append(plainTime); row.times.append(rowTime); session.times.append(sessionTime)
+                plainNotNull.times.append(notNullPlain); replicaNotNull.times.append(replicaTime)
+            }
+        }
+        return [
+            Result(workload: "sync-capture-parts: a session per write transaction (changeset made, not stored)", rows: commits,
+                   baseline: plain, sync: session, baselineName: "Database.write"),
+            Result(workload: "sync-capture-parts: one more 40-byte row in another table", rows: commits,
+                   baseline: plain, sync: row, baselineName: "Database.write"),
+            Result(workload: "sync-capture (key NOT NULL: no guard triggers)", rows: commits,
+                   baseline: plainNotNull, sync: replicaNotNull, baselineName: "Database.write"),
+        ]
     }
 
     @MainActor static func hubApply() async throws -> Result {
