@@ -1,0 +1,147 @@
+// Named migrations registered as closures, for new code (GRDB's shape): each runs once, in the
+// order registered, through the same engine as SQift's `Migrator` (`VersionedMigration`), with
+// the names applied kept in `strata_migrations`.
+import Foundation
+
+/// Named schema migrations, each run once, in the order they were registered.
+///
+/// ```swift
+/// var migrator = DatabaseMigrator()
+/// migrator.registerMigration("v1") { db in
+///     try db.execute("CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+/// }
+/// migrator.registerMigration("v2") { db in
+///     try db.execute("ALTER TABLE player ADD COLUMN score INTEGER NOT NULL DEFAULT 0")
+/// }
+/// try migrator.migrate(connection)          // or: try await migrator.migrate(database)
+/// ```
+/// The migrations not yet applied run in one `IMMEDIATE` transaction, with foreign keys checked
+/// before it commits: a migration that throws (or breaks a foreign key) leaves the database
+/// exactly as it was. Names applied are kept in `strata_migrations`, apart from SQift's
+/// `schema_migrations` and `PRAGMA user_version`, so the three never disagree.
+public struct DatabaseMigrator: Sendable {
+    private var migrations: [(identifier: String, migrate: @Sendable (Connection) throws -> Void)] = []
+
+    /// An empty migrator.
+    public init() {}
+
+    /// The registered names, in order.
+    public var migrationIdentifiers: [String] { migrations.map(\.identifier) }
+
+    /// Registers the migration `identifier`, run after those registered before it.
+    ///
+    /// Registering one name twice is a programming error and stops the program.
+    public mutating func registerMigration(_ identifier: String, migrate: @escaping @Sendable (Connection) throws -> Void) {
+        precondition(!migrations.contains { $0.identifier == identifier }, "the migration \(identifier.debugDescription) is registered twice")
+        migrations.append((identifier, migrate))
+    }
+
+    /// Runs the migrations not applied yet; returns their names.
+    ///
+    /// - Throws: ``DatabaseMigratorError/unknownMigration(_:)`` when the database has a migration
+    ///   this migrator does not register (a newer app wrote it); what a migration throws;
+    ///   `SQLiteError` for a foreign key a migration broke. The database is then as it was.
+    @discardableResult
+    public func migrate(_ connection: Connection) throws -> [String] {
+        try migrate(connection, upTo: migrations.last?.identifier)
+    }
+
+    /// Runs the migrations not applied yet, up to and including `target`; returns their names.
+    ///
+    /// - Throws: ``DatabaseMigratorError/unregistered(_:)`` when `target` is not registered; as
+    ///   ``migrate(_:)``.
+    @discardableResult
+    public func migrate(_ connection: Connection, upTo target: String?) throws -> [String] {
+        guard let target else { return [] }
+        guard let last = migrations.firstIndex(where: { $0.identifier == target }) else {
+            throw DatabaseMigratorError.unregistered(target)
+        }
+        let chosen = Array(migrations[...last])
+        let store = NamedMigrationStore(identifiers: chosen.map(\.identifier), registered: migrationIdentifiers)
+        let before = try store.currentVersion(connection)
+        let engine = VersionedMigration(
+            steps: chosen.enumerated().map { index, migration in VersionedMigration.Step(Int64(index + 1), migration.migrate) },
+            store: store)
+        try engine.migrate(connection)
+        return chosen.dropFirst(Int(before)).map(\.identifier)
+    }
+
+    /// Runs the migrations not applied yet on the database's writer; returns their names.
+    @discardableResult
+    public func migrate(_ database: Database) async throws -> [String] {
+        let migrator = self
+        return try await database.writeWithoutTransaction { try migrator.migrate($0) }
+    }
+
+    /// The names already applied to the connection's database, in the order they were applied.
+    public func appliedIdentifiers(_ connection: Connection) throws -> [String] {
+        try NamedMigrationStore.applied(connection)
+    }
+
+    /// Whether every registered migration has been applied.
+    public func hasCompletedMigrations(_ connection: Connection) throws -> Bool {
+        Set(try appliedIdentifiers(connection)).isSuperset(of: migrationIdentifiers)
+    }
+}
+
+/// Why a ``DatabaseMigrator`` did not run.
+public enum DatabaseMigratorError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The database has a migration applied that this migrator does not register: it was
+    /// migrated by a newer version of the app.
+    case unknownMigration(String)
+    /// `migrate(_:upTo:)` named a migration that is not registered.
+    case unregistered(String)
+    /// A registered migration was applied without one registered before it (the order changed).
+    case outOfOrder(applied: String, missing: String)
+
+    public var description: String {
+        switch self {
+        case .unknownMigration(let name):
+            return "the database has the migration \(name.debugDescription) applied, which this migrator does not register (a newer app migrated it)"
+        case .unregistered(let name):
+            return "no migration named \(name.debugDescription) is registered"
+        case .outOfOrder(let applied, let missing):
+            return "the migration \(applied.debugDescription) was applied before \(missing.debugDescription), which is registered before it: registrations must keep their order"
+        }
+    }
+}
+
+/// The named migrations' version store: version n means the first n registered names are applied.
+private struct NamedMigrationStore: MigrationVersionStore {
+    /// The names being migrated to, in order (a prefix of the registered ones).
+    let identifiers: [String]
+    /// Every registered name, to tell a newer database from a target short of the last.
+    let registered: [String]
+
+    static let definition = TableDefinition("strata_migrations", columns: [
+        .init("identifier", type: "TEXT", [.primaryKey(), .notNull()]),
+        .init("applied_at", type: "TEXT", [.notNull()]),
+    ], ifNotExists: true)
+
+    static func applied(_ connection: Connection) throws -> [String] {
+        guard try connection.schemaReader.table(named: definition.name) != nil else { return [] }
+        return try connection.query(literal: "SELECT identifier FROM \(identifier: definition.name) ORDER BY rowid")
+    }
+
+    func currentVersion(_ connection: Connection) throws -> Int64 {
+        let applied = try Self.applied(connection)
+        if let unknown = applied.first(where: { !registered.contains($0) }) {
+            throw DatabaseMigratorError.unknownMigration(unknown)
+        }
+        let done = Set(applied)
+        var version = 0
+        while version < identifiers.count, done.contains(identifiers[version]) { version += 1 }
+        if let later = identifiers.dropFirst(version).first(where: { done.contains($0) }) {
+            throw DatabaseMigratorError.outOfOrder(applied: later, missing: identifiers[version])
+        }
+        return Int64(version)
+    }
+
+    func record(_ version: Int64, _ connection: Connection) throws {
+        try connection.execute(Self.definition.sql)
+        try connection.run(literal: """
+            INSERT INTO \(identifier: Self.definition.name)(identifier, applied_at)
+            VALUES (\(identifiers[Int(version) - 1]), \(BindingDateFormat.string(from: Date())))
+            """)
+    }
+}
