@@ -17,6 +17,7 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataSqueal", targets: ["StrataSqueal"]),
+        .library(name: "StrataSwiftly", targets: ["StrataSwiftly"]),
         .library(name: "StrataORM", targets: ["StrataORM"]),
         .library(name: "StrataRecords", targets: ["StrataRecords"]),
         .library(name: "StrataSync", targets: ["StrataSync"]),
@@ -70,6 +71,8 @@ let package = Package(
         .target(name: "Strata", dependencies: [sqliteDependency, "StrataSQLiteSession"],
                 swiftSettings: [.define("STRATA_SQLITE_SHIM", .when(platforms: [.linux, .android, .windows, .openbsd, .wasi]))]),
         .target(name: "StrataSqueal", dependencies: ["Strata"]),
+        // SQLite.swiftly's described tables, for code ported by changing `import SQLite_Swiftly`.
+        .target(name: "StrataSwiftly", dependencies: ["Strata"]),
         .target(name: "StrataORM", dependencies: ["Strata", sqliteDependency]),
         // @Record: generated row mapping, persistence and typed columns (a product of its own, so
         // code that imports only Strata never builds swift-syntax).
@@ -87,11 +90,11 @@ let package = Package(
         // folders may differ only by case, which macOS's file systems would merge).
         .executableTarget(
             name: "StrataCLI",
-            dependencies: ["Strata", "StrataSqueal", "StrataORM", "StrataSync", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Strata", "StrataSqueal", "StrataSwiftly", "StrataORM", "StrataSync", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Tests only: seeded generators of hard inputs for the property-based and differential tests.
         .target(name: "StrataTestSupport", dependencies: ["Strata", sqliteDependency], path: "Tests/StrataTestSupport"),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", sqliteDependency, "strata-blob-stream", "StrataTestSupport"]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataSwiftly", sqliteDependency, "strata-blob-stream", "StrataTestSupport"]),
         // Tests only: the "strata-faults" VFS, which fails chosen file calls below SQLite.
         .target(name: "StrataFaultVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         // Sweeps of I/O errors, full disks and failed syncs under every layer, and the CLI's.
@@ -122,12 +125,13 @@ let package = Package(
         // core examples must not find StrataSqueal's non-throwing `Connection()`.
         .testTarget(
             name: "READMEExamplesTests",
-            dependencies: ["StrataSqueal", "StrataORM", "StrataRecords", "StrataSync"],
+            dependencies: ["StrataSqueal", "StrataSwiftly", "StrataORM", "StrataRecords", "StrataSync"],
             swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
         ),
         // Seed-README code in Swift 5 language mode, one target per module a seed's users import.
         .testTarget(name: "SQiftSwift5Tests", dependencies: ["Strata", sqliteDependency], swiftSettings: swift5),
         .testTarget(name: "SquealSwift5Tests", dependencies: ["StrataSqueal"], swiftSettings: swift5),
+        .testTarget(name: "SwiftlySwift5Tests", dependencies: ["StrataSwiftly"], swiftSettings: swift5),
         .testTarget(name: "ORMSwift5Tests", dependencies: ["StrataORM"], swiftSettings: swift5),
         .testTarget(name: "RecordsSwift5Tests", dependencies: ["StrataRecords"], swiftSettings: swift5),
         .testTarget(name: "StrataSyncTests", dependencies: ["StrataSync", "StrataTestSupport", "strata-sync-writer"]),

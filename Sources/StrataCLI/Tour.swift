@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataSwiftly
 
 /// A walk through Strata on a temporary database, printing each step.
 struct Tour: ParsableCommand {

@@ -6,9 +6,11 @@ import SQLite3
 extension Storage {
     // MARK: - Insert and replace
 
-    /// Inserts `object` and returns its rowid; a primary key that aliases the rowid (a single
-    /// `INTEGER` key, not `DESC`) is left for SQLite to assign, whatever the object holds. Any
-    /// other key, `INTEGER PRIMARY KEY DESC` included, is stored from the object.
+    /// Inserts `object` and returns the key of the row stored, for `get(id:)`; a primary key that
+    /// aliases the rowid (a single `INTEGER` key, not `DESC`) is left for SQLite to assign,
+    /// whatever the object holds. Any other key, `INTEGER PRIMARY KEY DESC` included, is stored
+    /// from the object, and a single integer one is what this returns; for a composite or
+    /// non-integer key it returns the row's rowid.
     ///
     /// ```swift
     /// let insertedId = try storage.insert(object: user)
@@ -19,7 +21,8 @@ extension Storage {
         try insert(object)
     }
 
-    /// Inserts `object` and returns its rowid (upstream's spelling).
+    /// Inserts `object` and returns the key of the row stored, as ``insert(object:)`` (upstream's
+    /// spelling).
     ///
     /// - Throws: `ORMError.typeIsNotMapped`; `SQLiteError` for a failed constraint.
     @discardableResult @inlinable
@@ -28,7 +31,21 @@ extension Storage {
         try runStatement(.insert, of: table) { handle in
             try bindColumns(of: object, with: table.insertBinders, handle: handle)
         }
-        return connection.lastInsertRowID
+        return try insertedKey(of: table)
+    }
+
+    /// The key of the row of `table` just inserted: its rowid when the key aliases it (or there is
+    /// no single key to read), otherwise the stored key read back by rowid, or the rowid when
+    /// that key is not an integer.
+    @usableFromInline
+    func insertedKey(of table: AnyTable) throws -> Int64 {
+        let rowid = connection.lastInsertRowID
+        guard let readBack = table.insertedKeyStatement else { return rowid }
+        return try connection.withStatement(cachedFor: readBack) { statement in
+            try statement.bind([rowid])
+            guard try statement.step(), let key = statement.value(at: 0, as: Int64.self) else { return rowid }
+            return key
+        }
     }
 
     /// Inserts `object` with every column, its primary key included, replacing the row that has

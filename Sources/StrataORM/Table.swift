@@ -12,6 +12,11 @@ public class AnyTable {
     /// The column that aliases the rowid (a single INTEGER primary key, not `DESC`), which
     /// inserts omit so SQLite assigns it.
     @usableFromInline let rowidColumn: AnyColumn?
+    /// The statement that reads back the key of the row an insert stored, by its rowid, when the
+    /// key is one column that does not alias the rowid (`INTEGER PRIMARY KEY DESC`, say): the
+    /// insert returns that key, as it returns an alias key, so `get(id:)` finds the row. Nil for
+    /// an alias key, a composite or TEXT key, or columns that hide every name of the rowid.
+    let insertedKeyStatement: StatementCacheKey?
 
     init(name: String, columns: [AnyColumn], objectType: Any.Type, definitionError: ORMError?) {
         self.name = name
@@ -22,6 +27,18 @@ public class AnyTable {
         rowidColumn = AnyTable.rowidColumn(of: columns)
         statementKeys = AnyTable.crudSQL(name: name, columns: columns, keys: primaryKeyColumns, rowid: rowidColumn)
             .map(StatementCacheKey.init(reusing:))
+        insertedKeyStatement = AnyTable.insertedKeySQL(name: name, columns: columns, keys: primaryKeyColumns, rowid: rowidColumn)
+            .map(StatementCacheKey.init(reusing:))
+    }
+
+    /// `SELECT "key" FROM "table" WHERE rowid = ?` for ``insertedKeyStatement``, naming the rowid
+    /// by the first of `rowid`, `oid`, `_rowid_` that no column hides.
+    private static func insertedKeySQL(name: String, columns: [AnyColumn], keys: [AnyColumn], rowid: AnyColumn?) -> SQL? {
+        // A TEXT key never holds an integer, so there is no key to return in its place.
+        guard rowid == nil, keys.count == 1, DeclaredTypeAffinity(declaredType: keys[0].sqlType) != .text else { return nil }
+        let rowidName = ["rowid", "oid", "_rowid_"].first { alias in !columns.contains { sameIdentifier($0.name, alias) } }
+        guard let rowidName else { return nil }
+        return "SELECT \(keys[0].name.quotedIdentifier) FROM \(name.quotedIdentifier) WHERE \(rowidName) = ?"
     }
 
     /// The column among `columns` that aliases the rowid, by SQLite's rule (the kernel's

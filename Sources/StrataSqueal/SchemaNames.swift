@@ -1,7 +1,7 @@
 import Strata
 
-// Squeal's names for the schema DSL, introspection and migration types. These shadow core's
-// SQLite.swiftly `ColumnType` for code that imports StrataSqueal, so `.Text` resolves here.
+// Squeal's names for the schema DSL, introspection and migration types, under the names Squeal
+// gave them (`ColumnType` is Squeal's here; SQLite.swiftly's is StrataSwiftly's, not core's).
 
 /// Squeal's `Table`: a table as a schema version declares it.
 public typealias Table = SchemaTable

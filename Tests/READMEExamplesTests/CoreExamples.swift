@@ -22,7 +22,7 @@ import Testing
             try await example6()
             #expect(printed.take() == ["2", #"["Audi"]"#, "52642", "0"])
             #expect(((try? FileManager.default.attributesOfItem(atPath: "app.sqlite-wal"))?[.size] as? NSNumber)?.intValue ?? 0 == 0)
-            try example7()
+            try swiftlyExample7()
             #expect(printed.take() == ["id: 1", "name: Alice"])
             try example8()
             #expect(printed.take() == ["2"])
@@ -176,22 +176,6 @@ import Testing
         let sqift = try Database(storageLocation: .onDisk("sqift.sqlite"))
         try sqift.executeWrite { try $0.execute("PRAGMA journal_mode = WAL") }   // readers never wait for the writer
         try sqift.executeRead { connection in print(try connection.query("PRAGMA foreign_keys") as Int? ?? -1) }   // 0
-        // README:end
-    }
-
-    func example7() throws {
-        // README:begin 7
-        let id = ColumnDescription(name: "id", type: .int(size: 11), nullable: false)
-        let name = ColumnDescription(name: "name", type: .char(size: 255), nullable: false)
-        let contacts = TableDescription(name: "contact", columns: [id, name])
-        let db = try Connection(toNewDatabaseAt: "contacts.sqlite")
-        try db.createTable(describedBy: contacts)
-        try db.prepareInsertIntoTable(describedBy: contacts).insert([id.name: 1, name.name: "Alice"])
-        for row in try db.readAllRows(fromTable: contacts) {
-            for (column, value) in row { print("\(column.name): \(value ?? "NULL")") }
-        }
-        // id: 1
-        // name: Alice
         // README:end
     }
 

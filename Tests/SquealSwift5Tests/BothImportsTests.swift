@@ -3,8 +3,8 @@ import Strata
 import StrataSqueal
 
 // A file importing both Strata and StrataSqueal: in expressions Squeal's names win; in type
-// position `Database` and `ColumnType` are ambiguous (the compiler's type lookup does not apply
-// the re-export shadowing), so such a file qualifies them. Squeal code imports only StrataSqueal.
+// position `Database` is ambiguous (the compiler's type lookup does not apply
+// the re-export shadowing), so such a file qualifies it. Squeal code imports only StrataSqueal.
 @Test func squealNamesWithStrataImportedTooInSwift5() throws {
     let db = Database()
     let squealDB: StrataSqueal.Database = db

@@ -73,7 +73,7 @@ let AppSchema = Schema(identifier:"contacts") { schema in
     try AppSchema.migrate(db)
     let emails: [String] = try db.selectFrom("contacts", orderBy: "id") { $0.stringValue("email") ?? "" }
     #expect(emails == ["amelia@gastrobot.xyz"])
-    // Squeal's ColumnType, not SQLite.swiftly's, is what `ColumnType` means here.
+    // Squeal's ColumnType is what `ColumnType` means here.
     let type: ColumnType = .Text
     #expect(type.rawValue == "TEXT")
     let schemaColumn: Column = Column(name: "x", type: .Integer)

@@ -17,7 +17,7 @@ struct PackageFootprintTests {
     /// The hub's HTTP stack, behind the `Hub` trait.
     static let hubStack: Set<String> = ["hummingbird", "jwt-kit", "swift-crypto", "swift-certificates"]
 
-    @Test(arguments: ["Strata", "StrataRecords", "StrataSqueal", "StrataORM", "StrataSync"])
+    @Test(arguments: ["Strata", "StrataRecords", "StrataSqueal", "StrataSwiftly", "StrataORM", "StrataSync"])
     func aClientOfOneProductFetchesNoServerStackAndNoTestPackage(product: String) async throws {
         let fetched = try await Self.resolveClient(product: product, traits: nil)
         let unwanted = fetched.intersection(Self.serverStack.union(Self.testOnly).union(Self.hubStack))

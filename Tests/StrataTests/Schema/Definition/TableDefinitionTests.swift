@@ -5,6 +5,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataSwiftly
 
 private typealias Column = TableDefinition.Column
 

@@ -1,6 +1,8 @@
-// Compatibility/Swiftly: SQLite.swiftly's vocabulary, table and column descriptions from which SQL is generated.
+// SQLite.swiftly's vocabulary: table and column descriptions from which SQL is generated, rendered
+// by the kernel's one table definition.
 
 import Foundation
+import Strata
 
 /// A column's SQL type, as SQLite.swiftly describes it.
 public enum ColumnType: Hashable, Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 extension Connection {
     /// Creates a database file at `path`; throws if a file is already there.
@@ -47,12 +48,10 @@ extension Connection {
     public func readAllRows(fromTable table: TableDescription) throws -> [TableRow] {
         let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
         let sql = "SELECT \(columns) FROM \(quoteIdentifier(table.name))" + (try rowOrder(ofTable: table.name))
-        return try withStatement(cachedFor: sql, .positional([])) { statement in
-            try statement.query { row in
-                TableRow(columns: table.columns, values: table.columns.indices.map { index in
-                    TableRow.value(in: row, at: index, as: table.columns[index].type)
-                })
-            }
+        return try query(sql, [Bindable?]()) { row in
+            TableRow(columns: table.columns, values: table.columns.indices.map { index in
+                TableRow.value(in: row, at: index, as: table.columns[index].type)
+            })
         }
     }
 }
