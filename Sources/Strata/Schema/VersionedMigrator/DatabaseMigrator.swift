@@ -66,13 +66,6 @@ public struct DatabaseMigrator: Sendable {
         return chosen.dropFirst(Int(before)).map(\.identifier)
     }
 
-    /// Runs the migrations not applied yet on the database's writer; returns their names.
-    @discardableResult
-    public func migrate(_ database: Database) async throws -> [String] {
-        let migrator = self
-        return try await database.writeWithoutTransaction { try migrator.migrate($0) }
-    }
-
     /// The names already applied to the connection's database, in the order they were applied.
     public func appliedIdentifiers(_ connection: Connection) throws -> [String] {
         try NamedMigrationStore.applied(connection)
