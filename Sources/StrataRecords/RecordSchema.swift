@@ -272,3 +272,35 @@ private func containsBytes(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
     }
     return false
 }
+
+extension RecordSchemaPlan {
+    /// The plan as Swift source for one ``DatabaseMigrator`` migration named `identifier`, to
+    /// paste into the app's migrations: the step frozen as it is today, while later changes to the
+    /// records become later migrations.
+    ///
+    /// ```swift
+    /// print(try RecordSchema(Author.self, Book.self).plan(for: db).frozenMigration("v3"))
+    /// // migrator.registerMigration("v3", sql: #"""
+    /// // ALTER TABLE "book" ADD COLUMN "note" TEXT;
+    /// // """#)
+    /// ```
+    /// The migrator runs it in one transaction with foreign keys checked at the end, as
+    /// `migrate` runs the plan.
+    public func frozenMigration(_ identifier: String) -> String {
+        let text = sql.map { statement in
+            statement.unicodeScalars.last == ";" ? statement : statement + ";"
+        }.joined(separator: "\n")
+        // Enough `#`s that nothing in the SQL ends the raw string or starts an escape in it,
+        // looked for in UTF-8 bytes (as the compiler reads them: a `#` followed by a combining
+        // mark still counts).
+        let bytes = Array(text.utf8)
+        func occurs(_ needle: String) -> Bool {
+            let pattern = Array(needle.utf8)
+            guard bytes.count >= pattern.count else { return false }
+            return (0...(bytes.count - pattern.count)).contains { bytes[$0..<($0 + pattern.count)].elementsEqual(pattern) }
+        }
+        var hashes = "#"
+        while occurs("\"\"\"" + hashes) || occurs("\\" + hashes) { hashes += "#" }
+        return "migrator.registerMigration(\(identifier.debugDescription), sql: \(hashes)\"\"\"\n\(text)\n\"\"\"\(hashes))"
+    }
+}

@@ -1,7 +1,8 @@
 import Foundation
 import SQLite3
 import Strata
-
+// The session extension's declarations, which Strata's own header gives on every platform.
+import StrataSQLiteSession
 
 /// Record the changes of one UPDATE over every row with the session extension, then apply the
 /// changeset to a copy of the original: raw C against Strata's changeset API (GRDB has none).

@@ -51,6 +51,11 @@ int sqlite3changegroup_add(sqlite3_changegroup *pGrp, int nData, void *pData);
 int sqlite3changegroup_output(sqlite3_changegroup *pGrp, int *pnData, void **ppData);
 void sqlite3changegroup_delete(sqlite3_changegroup *pGrp);
 
+int sqlite3changeset_apply(
+    sqlite3 *db, int nChangeset, void *pChangeset,
+    int (*xFilter)(void *pCtx, const char *zTab),
+    int (*xConflict)(void *pCtx, int eConflict, sqlite3_changeset_iter *p),
+    void *pCtx);
 int sqlite3changeset_apply_v2(
     sqlite3 *db, int nChangeset, void *pChangeset,
     int (*xFilter)(void *pCtx, const char *zTab),

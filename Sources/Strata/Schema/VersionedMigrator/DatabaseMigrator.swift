@@ -15,9 +15,10 @@ import Foundation
 /// }
 /// try migrator.migrate(connection)          // or: try await migrator.migrate(database)
 /// ```
-/// The migrations not yet applied run in one `IMMEDIATE` transaction, with foreign keys checked
-/// before it commits: a migration that throws (or breaks a foreign key) leaves the database
-/// exactly as it was. Names applied are kept in `strata_migrations`, apart from SQift's
+/// The migrations not yet applied run in one `IMMEDIATE` transaction, with foreign key
+/// enforcement off while they run (a table rebuild fires no `ON DELETE` action) and every key
+/// checked before the commit: a migration that throws (or breaks a foreign key) leaves the
+/// database exactly as it was. Names applied are kept in `strata_migrations`, apart from SQift's
 /// `schema_migrations` and `PRAGMA user_version`, so the three never disagree.
 public struct DatabaseMigrator: Sendable {
     private var migrations: [(identifier: String, migrate: @Sendable (Connection) throws -> Void)] = []
@@ -34,6 +35,12 @@ public struct DatabaseMigrator: Sendable {
     public mutating func registerMigration(_ identifier: String, migrate: @escaping @Sendable (Connection) throws -> Void) {
         precondition(!migrations.contains { $0.identifier == identifier }, "the migration \(identifier.debugDescription) is registered twice")
         migrations.append((identifier, migrate))
+    }
+
+    /// Registers the migration `identifier` as SQL text (one or more statements): a migration
+    /// frozen as written, such as `RecordSchemaPlan.frozenMigration(_:)` prints.
+    public mutating func registerMigration(_ identifier: String, sql: String) {
+        registerMigration(identifier) { try $0.execute(sql) }
     }
 
     /// Runs the migrations not applied yet; returns their names.

@@ -52,8 +52,10 @@ package struct SchemaMigrationsTable: MigrationVersionStore {
 /// ``MigrationVersionStore``.
 ///
 /// ``migrate(_:)`` runs every missing step in one `IMMEDIATE` transaction (a savepoint when one is
-/// already open) and checks foreign keys before it commits, so a failing step leaves the database
-/// exactly as it was. A database past the last step is refused, not touched.
+/// already open), with foreign key enforcement off while the steps run and every foreign key
+/// checked before the commit, so a table rebuild fires no `ON DELETE` action and a failing step
+/// (or a broken key) leaves the database exactly as it was. A database past the last step is
+/// refused, not touched.
 package struct VersionedMigration: Sendable {
     /// One step: what version `version` adds.
     package struct Step: Sendable {
@@ -103,6 +105,12 @@ package struct VersionedMigration: Sendable {
         if connection.isInTransaction {
             return try connection.savepoint(named: "strata_versioned_migration", closure: body)
         }
+        // Foreign keys off while the steps run (a table rebuild's DROP TABLE would otherwise
+        // fire ON DELETE actions), checked as a whole before the commit, and on again after.
+        // SQLite ignores the pragma inside a transaction, hence set before it begins.
+        let enforced: Bool = try connection.query("PRAGMA foreign_keys") ?? false
+        if enforced { try connection.execute("PRAGMA foreign_keys = OFF") }
+        defer { if enforced { try? connection.execute("PRAGMA foreign_keys = ON") } }
         return try connection.transaction(transactionType: .immediate, closure: body)
     }
 
