@@ -11,7 +11,7 @@ see SKIPPED_TARGETS):
    Anything else is a violation: it builds only because a dependency happens to bring it.
 
 2. Layers inside a target. LAYERS below is the one place the allowed directions are written
-   down (for Strata, README's "Layout" shows the same order): per target, its folders, lowest
+   down (for Strata, the "Layout" section of the Development article in Strata.docc shows the same order): per target, its folders, lowest
    layer first. A file may use what its own layer and the layers below declare, never what a
    layer above declares. Files directly in the target's folder are its composition root: they
    may use anything, and nothing in a folder may use them. A target without subfolders has only
