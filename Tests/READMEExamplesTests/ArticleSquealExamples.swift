@@ -36,7 +36,7 @@ extension READMEExamples {
         // DOC:end
         #expect(migrator.currentSchemaVersion == 2)
 
-        let db = try Connection()
+        let db = Connection()
         // DOC:begin Migrations 2
         let AppSchema = Schema(identifier: "contacts") { schema in
             schema.version(1) { v1 in
@@ -80,7 +80,7 @@ extension READMEExamples {
         // DOC:end
         #expect(try db.query("SELECT email FROM contacts") as String? == "ann@example.com")
 
-        let withSearch = try Connection()
+        let withSearch = Connection()
         let FourVersions = Schema(identifier: "contacts") { schema in
             schema.version(1) { v1 in
                 v1.createTable("contacts") { contacts in
