@@ -11,12 +11,12 @@ see SKIPPED_TARGETS):
    Anything else is a violation: it builds only because a dependency happens to bring it.
 
 2. Layers inside a target. LAYERS below is the one place the allowed directions are written
-   down (for Strata, README's "Layout" shows the same order): per target, its folders, lowest
-   layer first. A file may use what its own layer and the layers below declare, never what a
-   layer above declares. Files directly in the target's folder are its composition root: they
-   may use anything, and nothing in a folder may use them. A target without subfolders has only
-   a root and passes. A folder that is in no layer is an error; a listed folder that does not
-   exist (yet) is skipped.
+   down (for Strata, the "Layout" section of Strata.docc's Development article shows the same
+   order): per target, its folders, lowest layer first. A file may use what its own layer and
+   the layers below declare, never what a layer above declares. Files directly in the target's
+   folder are its composition root: they may use anything, and nothing in a folder may use them.
+   A target without subfolders has only a root and passes. A folder that is in no layer is an
+   error; a listed folder that does not exist (yet) is skipped.
 
    What counts as a use, outside comments and string literals (interpolations are code):
    - a type: an identifier equal to the name of a struct, class, enum, protocol, actor or

@@ -1,11 +1,13 @@
-// The README's examples for `import Strata`, word for word between the `README:` markers (the
-// README sync test holds them to the README), each followed by what it must have printed.
+// The examples for `import Strata` of the README (between `README:` markers) and of the Strata
+// catalog's Examples article (between `DOC:begin Examples N` markers), word for word (the sync test
+// holds them to the documents), each followed by what it must have printed.
 import Foundation
 import Strata
 import Testing
 
 @Suite(.serialized) struct READMEExamples {
-    /// Every example in README order, in one new folder, as a reader would run them.
+    /// The README's examples and the Examples article's that continue them, in the order they were
+    /// once all in the README, in one new folder, as a reader would run them.
     @Test func everyExampleRunsAsPrintedInOrder() async throws {
         try await inNewFolder {
             let db = try example1()
@@ -60,7 +62,97 @@ import Testing
             #expect(printed.take() == [#"["Dune"]"#, "sci-fi"])
             try await syncExample24()
             #expect(printed.take() == ["0 1"])
+            try await cAPIExample()
+            #expect(printed.take().count == 1)   // two counters whose values vary
         }
+    }
+
+    /// The README's short examples of `Database`, observation, Squeal's helpers and the ORM, in a folder of
+    /// their own (their files and tables would meet the examples above).
+    @Test func shortReadmeExamplesRunAsPrinted() async throws {
+        try await inNewFolder {
+            let database = try await databaseExample3()
+            #expect(printed.take() == [#"["Audi"]"#])
+            try await observationExample4(database: database)
+            #expect(printed.take() == [#"["Audi"]"#, #"["Audi", "Fiat"]"#])
+            try await database.close()
+            try squealExample7()
+            #expect(printed.take() == [#"["amelia@gastrobot.xyz"] 1"#])
+            try ormExample11()
+            #expect(printed.take() == [#"["users": new table created]"#, "1 O'Brien"])
+        }
+    }
+
+    func databaseExample3() async throws -> Database {
+        // README:begin 3
+        let database = try Database(path: "app.sqlite")   // WAL, foreign keys on, a 5 s busy timeout
+        try await database.write { db in                    // one IMMEDIATE transaction: rolled back if the closure throws
+            try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT)")
+            try db.run("INSERT INTO cars(name) VALUES(?)", "Audi")
+        }
+        let names = try await database.read { try $0.query("SELECT name FROM cars ORDER BY id") as [String] }   // one snapshot
+        print(names)   // ["Audi"]
+        // README:end
+        return database
+    }
+
+    func observationExample4(database: Database) async throws {
+        // README:begin 4
+        for try await names in database.observe({ try $0.query("SELECT name FROM cars ORDER BY id") as [String] }) {
+            print(names)                    // ["Audi"], then ["Audi", "Fiat"]
+            if names.count == 2 { break }   // leaving the loop ends the observation
+            try await database.write { try $0.run("INSERT INTO cars(name) VALUES(?)", "Fiat") }
+        }
+        // README:end
+    }
+
+    /// The Examples article's tour of the rest of SQLite's C API, with what it assumes.
+    func cAPIExample() async throws {
+        let connection = try Connection(storageLocation: .onDisk("capi.sqlite"))
+        let database = try Database(storageLocation: .onDisk("capi-pool.sqlite"))
+        let input = URL(fileURLWithPath: "video.mp4")
+        let content = Data((0..<200_000).map { UInt8($0 % 251) })
+        try content.write(to: input)
+        _ = FileManager.default.createFile(atPath: "video-copy.mp4", contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: "video-copy.mp4"))
+        // DOC:begin Examples 14
+        // Stream a file into a row and back out, one 64 KiB chunk in memory at a time.
+        try connection.execute("CREATE TABLE files(id INTEGER PRIMARY KEY, name TEXT, body BLOB)")
+        let size = try FileManager.default.attributesOfItem(atPath: input.path)[.size] as? Int ?? 0
+        try connection.run("INSERT INTO files(name, body) VALUES(?, ?)", "video.mp4", ZeroBlob(count: size))
+        let blob = try connection.openBlob(table: "files", column: "body", rowID: connection.lastInsertRowID, writable: true)
+        try blob.copy(from: input)                      // or: try await blob.write(from: someAsyncSequenceOfData)
+        for try await chunk in blob.chunks(ofSize: 64 * 1024) { try output.write(contentsOf: chunk) }
+        blob.close()                                    // an open blob keeps a transaction from committing
+
+        // A table-valued function: rows from Swift, on every connection of a Database.
+        let series = TableValuedFunction(name: "series", columns: ["value"], parameters: ["start", "stop", "step"]) { arguments in
+            let start = arguments[0].integerValue ?? 0, stop = arguments[1].integerValue ?? start
+            return stride(from: start, through: stop, by: Int(arguments[2].integerValue ?? 1)).map { [$0] }
+        }
+        try database.createTableValuedFunction(series)
+        let total: Int? = try await database.read { try $0.query("SELECT sum(value) FROM series(1, 100)") }   // 5050
+
+        // A database as bytes and back; a dump as SQL text and back.
+        let bytes = try connection.serialize()
+        let copy = try Connection(deserializing: bytes, sizeLimit: 16 << 20)   // writes past 16 MB: SQLITE_FULL
+        try connection.dump(to: URL(fileURLWithPath: "backup.sql"))
+        try Connection(storageLocation: .onDisk("restored.db")).restore(fromDumpAt: URL(fileURLWithPath: "backup.sql"))
+
+        // Limits and status; a named in-memory database that a Database's writer and readers share.
+        connection.limits[.length] = 1_000_000           // no string or blob over 1 MB on this connection
+        print(connection.status().cacheUsed.current, SQLiteProcessStatus.current().memoryUsed.highwater)
+        let scratch = try Database(storageLocation: .namedInMemory("scratch"))   // gone with its last connection
+        // DOC:end
+        try output.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: "video-copy.mp4")) == content)
+        #expect(total == 5050)
+        #expect(try copy.query("SELECT length(body) FROM files") as Int? == content.count)
+        #expect(try Connection(storageLocation: .onDisk("restored.db")).query("SELECT length(body) FROM files") as Int? == content.count)
+        #expect(connection.limits[.length] == 1_000_000)
+        try scratch.executeWrite { try $0.execute("CREATE TABLE t(x)") }
+        try await scratch.close()
+        try await database.close()
     }
 
     func example1() throws -> Connection {
@@ -89,7 +181,7 @@ import Testing
     }
 
     func example2(db: Connection) throws {
-        // README:begin 2
+        // DOC:begin Examples 1
         struct Car: ExpressibleByRow {
             let name: String
             let price: Int
@@ -103,11 +195,11 @@ import Testing
         }
         let cars: [Car] = try db.query("SELECT name, price FROM cars WHERE price > ?", 20_000)
         print(cars.map(\.name))   // ["Audi", "Mercedes"]
-        // README:end
+        // DOC:end
     }
 
     func example3(db: Connection) throws {
-        // README:begin 3
+        // DOC:begin Examples 2
         try db.execute("CREATE TABLE accounts(id INTEGER PRIMARY KEY, balance INTEGER NOT NULL CHECK (balance >= 0))")
         try db.run("INSERT INTO accounts VALUES(1, 100), (2, 0)")
         try db.transaction(transactionType: .immediate) {
@@ -119,11 +211,11 @@ import Testing
             try db.run("UPDATE accounts SET balance = balance - ? WHERE id = ?", 70, 1)   // CHECK fails: all undone
         }
         print(try db.query("SELECT balance FROM accounts ORDER BY id") as [Int])   // [30, 70]
-        // README:end
+        // DOC:end
     }
 
     func example4(db: Connection) throws {
-        // README:begin 4
+        // README:begin 2
         do { try db.run("INSERT INTO cars(id, name) VALUES(?, ?)", 1, "Volvo") }
         catch let error as SQLiteError {
             print(error.resultCode, error.resultCode.primary)   // constraintPrimaryKey constraint
@@ -135,7 +227,7 @@ import Testing
     }
 
     func example5(db: Connection) throws {
-        // README:begin 5
+        // DOC:begin Examples 3
         try db.addScalarFunction(named: "strip_accents", argumentCount: 1, deterministic: true) { _, values in
             values[0].isNull ? .null : .text(values[0].text.folding(options: .diacriticInsensitive, locale: nil))
         }
@@ -152,11 +244,11 @@ import Testing
         try db.busyHandler(.timeout(1.0))
         let checkpoint = try db.checkpoint(mode: .passive)
         print(checkpoint.logFrames)   // -1: cars.sqlite is not in WAL mode
-        // README:end
+        // DOC:end
     }
 
     func example6() async throws {
-        // README:begin 6
+        // DOC:begin Examples 4
         let database = try Database(path: "app.sqlite")   // WAL, foreign keys on, 5 s busy timeout: Database.Configuration()
         try await database.write { db in                    // one IMMEDIATE transaction: rolled back if the closure throws
             try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
@@ -176,11 +268,11 @@ import Testing
         let sqift = try Database(storageLocation: .onDisk("sqift.sqlite"))
         try sqift.executeWrite { try $0.execute("PRAGMA journal_mode = WAL") }   // readers never wait for the writer
         try sqift.executeRead { connection in print(try connection.query("PRAGMA foreign_keys") as Int? ?? -1) }   // 0
-        // README:end
+        // DOC:end
     }
 
     func example8() throws {
-        // README:begin 8
+        // README:begin 5
         let db = try Connection(storageLocation: .onDisk("garage.sqlite"))
         let migrator = Migrator(connection: db, desiredSchemaVersion: 2)
         try migrator.runMigrationsIfNecessary(migrationSQLForSchemaVersion: { version in
@@ -191,18 +283,18 @@ import Testing
     }
 
     func example9() throws {
-        // README:begin 9
+        // DOC:begin Examples 5
         let db = try Connection()   // in memory
         try db.execute("CREATE TABLE t(x, y); INSERT INTO t VALUES(1, 2)")
         let before: [Int] = try db.query("SELECT * FROM t") { row in row["y"] }   // [2]
         try db.execute("DROP TABLE t; CREATE TABLE t(y, x); INSERT INTO t VALUES(20, 10)")
         let after: [Int] = try db.query("SELECT * FROM t") { row in row["y"] }    // [20], not x's 10
         print(before, after)   // [2] [20]
-        // README:end
+        // DOC:end
     }
 
     func example10() throws {
-        // README:begin 10
+        // DOC:begin Examples 6
         let db = try Connection()   // in memory
         let cursor = db.statements(in: """
             CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT);
@@ -214,11 +306,11 @@ import Testing
             if cursor.isAtLastStatement { names = try statement.query() } else { try statement.run() }
         }
         print(names)   // ["Audi", "Volvo"]
-        // README:end
+        // DOC:end
     }
 
     func example17() throws {
-        // README:begin 18
+        // README:begin 9
         let database = try Database(storageLocation: .onDisk("ledger.sqlite"), replicationSafety: .litestream)
         try database.executeWrite { try $0.execute("CREATE TABLE orders(id INTEGER PRIMARY KEY, total INTEGER)") }
         print(try database.executeRead { try $0.query("PRAGMA journal_mode") as String? } ?? "")   // wal
@@ -229,11 +321,11 @@ import Testing
     /// that); here it must refuse with the error the README names.
     func example18() throws {
         do {
-            // README:begin 19
+            // DOC:begin Examples 13
             let replica = try Database(replicaOf: "s3://my-bucket/ledger.sqlite", litestreamVFS: "/opt/litestream/litestream-vfs.so")
             let count = try replica.executeRead { try $0.query("SELECT count(*) FROM orders") as Int? }
             // replica is read-only: replica.executeWrite { ... } throws LitestreamReplicaError.writeRefused
-            // README:end
+            // DOC:end
             Issue.record("opened a replica without LITESTREAM_REPLICA_URL: \(count ?? -1)")
         } catch let error as LitestreamReplicaError {
             guard case .notInEnvironment = error else { Issue.record("unexpected \(error)"); return }
@@ -241,7 +333,7 @@ import Testing
     }
 
     func example19() throws {
-        // README:begin 20
+        // README:begin 10
         let setup = "CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER); INSERT INTO cars VALUES(1, 'Audi', 100)"
         let db = try Connection(storageLocation: .onDisk("shop.sqlite"))
         let copy = try Connection(storageLocation: .onDisk("shop-copy.sqlite"))
@@ -258,7 +350,7 @@ import Testing
     }
 
     func example21() throws {
-        // README:begin 22
+        // README:begin 12
         let db = try Connection()   // in memory
         try db.execute("CREATE TABLE book(id INTEGER PRIMARY KEY, title TEXT, year INTEGER)")
         let title = "Dune'); DROP TABLE book; --"        // stays a value
@@ -273,7 +365,7 @@ import Testing
     }
 
     func example22() throws {
-        // README:begin 23
+        // README:begin 13
         let db = try Connection()   // in memory
         try db.createFTS5Table("docs", columns: ["title", "body"], options: FTS5Options(tokenizer: .porter(.unicode61())))
         try db.run("INSERT INTO docs(title, body) VALUES (?, ?)", "Dune", "Spice must flow")

@@ -1,9 +1,26 @@
-// The README's example for `import StrataORM`.
+// The README's and the Examples article's examples for `import StrataORM`.
 import StrataORM
 
 extension READMEExamples {
+    func ormExample11() throws {
+        // README:begin 11
+        struct User: Initializable {
+            var id = 0
+            var firstName = ""
+        }
+        let storage = try Storage(filename: "",   // in memory
+            Table<User>(name: "users",
+                Column(name: "id", keyPath: \User.id, constraints: primaryKey(), notNull()),
+                Column(name: "first_name", keyPath: \User.firstName, constraints: notNull())))
+        print(try storage.syncSchema(preserve: true))   // ["users": new table created]
+        let id = try storage.insert(object: User(id: 0, firstName: "O'Brien"))   // a value, never SQL
+        let found: [User] = try storage.getAll(where_(\User.firstName == "O'Brien"))
+        print(id, found.first?.firstName ?? "")        // 1 O'Brien
+        // README:end
+    }
+
     func ormExample20() throws {
-        // README:begin 21
+        // DOC:begin Examples 15
         struct User: Initializable {
             var id = 0
             var firstName = ""
@@ -25,6 +42,6 @@ extension READMEExamples {
         let count = try storage.count(all: User.self)
         try storage.update(all: User.self, set(assign(\User.imageUrl, nil as String?)), where_(\User.id > 100))
         print(john?.firstName ?? "", some.count, count)    // John 1 1
-        // README:end
+        // DOC:end
     }
 }

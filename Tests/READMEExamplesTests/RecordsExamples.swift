@@ -4,7 +4,7 @@ import Foundation
 import StrataRecords
 import Testing
 
-// README:begin 14
+// README:begin 8
 @Record                       // table "player"; @Record(table: "players") overrides it
 struct Player: Equatable {
     @PrimaryKey var id: Int64?         // nil on insert: assigned and written back
@@ -14,18 +14,18 @@ struct Player: Equatable {
 }
 // README:end
 
-// README:begin 16
+// DOC:begin Examples 11
 @Record struct Author: Equatable { @PrimaryKey var id: Int64?; var name: String; var country: String }
 @Record struct Book: Equatable {
     @PrimaryKey var id: Int64?; var authorId: Int64; var title: String; var year: Int; var price: Double?
 }
 extension Author { static let books = hasMany(Book.self, using: \.authorId) }
 extension Book { static let author = belongsTo(Author.self, using: \.authorId) }
-// README:end
+// DOC:end
 
 extension READMEExamples {
     func recordsExample16() throws {
-        // README:begin 16
+        // DOC:begin Examples 11
         let db = try Connection()
         try Author.createTable(db)
         try Book.createTable(db)
@@ -56,11 +56,11 @@ extension READMEExamples {
         }.fetchAll(db)
         let shelves = try Author.including(all: Author.books).order(by: \.name).fetchAll(db)
         print(recentAuthors.map(\.name), shelves.map { "\($0.0.name): \($0.1.count)" })   // ["Le Guin"] ["Le Guin: 2", "Vian: 1"]
-        // README:end
+        // DOC:end
     }
 
     func recordsExample14() throws {
-        // README:begin 14
+        // README:begin 8
         let db = try Connection()                  // in memory
         try Player.createTable(db)                 // column types, NOT NULL and the key from the declaration
         var ann = Player(id: nil, name: "Ann", score: 12, team: nil)
@@ -75,18 +75,18 @@ extension READMEExamples {
     }
 
     func recordsExample15() async throws -> Database {
-        // README:begin 15
+        // DOC:begin Examples 10
         let database = try Database(storageLocation: .onDisk("players.sqlite"))
         try await database.write { try Player.createTable($0) }
         let bob = Player(id: nil, name: "Bob", score: 7, team: "red")
         let saved = try await database.write { try bob.inserted($0) }   // also saved($0), upserted($0)
         print(saved.id ?? 0)                                            // 1
-        // README:end
+        // DOC:end
         return database
     }
 
     func recordsExample17(database: Database) async throws {
-        // README:begin 17
+        // DOC:begin Examples 12
         // The current count, then a new one after each commit that touches `player`.
         for try await count in database.observe({ try Player.fetchCount($0) }) {
             print("players:", count)               // players: 1, then players: 2
@@ -101,7 +101,7 @@ extension READMEExamples {
         }) { result in
             if case .success(let names) = result { print(names) }   // ["Cy", "Bob"]
         }.store(in: &observations)
-        // README:end
+        // DOC:end
         // What a reader's program would do next: let the observation deliver, then end it.
         #expect(await printed.waitFor(#"["Cy", "Bob"]"#))
         observations.removeAll()

@@ -1,10 +1,20 @@
-// The README's examples for `import StrataSqueal`. In this file `Database` is Squeal's (a
+// The README's and the Examples article's examples for `import StrataSqueal`. In this file `Database` is Squeal's (a
 // `Connection`), as the README says of a file that imports StrataSqueal.
 import StrataSqueal
 
 extension READMEExamples {
+    func squealExample7() throws {
+        // README:begin 7
+        let db = Database()                       // Squeal's Database is a Strata Connection
+        try db.createTable("contacts", definitions: ["id INTEGER PRIMARY KEY", "name TEXT", "email TEXT NOT NULL"])
+        let id = try db.insertInto("contacts", values: ["name": "Amelia Grey", "email": "amelia@gastrobot.xyz"])
+        let emails = try db.selectFrom("contacts", whereExpr: "id = ?", parameters: [id]) { $0.stringValue("email") ?? "" }
+        print(emails, try db.countFrom("contacts"))   // ["amelia@gastrobot.xyz"] 1
+        // README:end
+    }
+
     func squealExample11() throws {
-        // README:begin 11
+        // DOC:begin Examples 7
         let db = Database()                       // Squeal's Database is a Strata Connection
         try db.createTable("contacts", definitions: ["id INTEGER PRIMARY KEY", "name TEXT", "email TEXT NOT NULL"])
         let contactId = try db.insertInto("contacts", values: ["name": "Amelia Grey", "email": "amelia@gastrobot.xyz"])
@@ -28,11 +38,11 @@ extension READMEExamples {
             return .Commit
         }
         print(try db.countFrom("contacts"))       // 1: the address changed, so nothing matched
-        // README:end
+        // DOC:end
     }
 
     func squealExample12() throws -> Database {
-        // README:begin 12
+        // DOC:begin Examples 8
         let AppSchema = Schema(identifier: "contacts") { schema in
             schema.version(1) { v1 in
                 v1.createTable("contacts") { contacts in
@@ -58,12 +68,12 @@ extension READMEExamples {
         try AppSchema.migrate(db, toVersion: 0)   // down to nothing
         try AppSchema.migrate(db)                 // and up again, to version 2
         print(try db.tableInfoForTableNamed("contacts")?.columnNames ?? [])   // ["id", "name", "email", "url"]
-        // README:end
+        // DOC:end
         return db
     }
 
     func squealExample13(db: Database) throws {
-        // README:begin 13
+        // DOC:begin Examples 9
         try db.rebuildTable(
             named: "contacts",
             definition: #""id" INTEGER PRIMARY KEY, "email" TEXT NOT NULL"#,    // drops "name" and "url"
@@ -71,6 +81,6 @@ extension READMEExamples {
         )
         let columns = try db.tableInfoForTableNamed("contacts")?.columnNames
         print(columns ?? [])   // ["id", "email"]
-        // README:end
+        // DOC:end
     }
 }

@@ -4,7 +4,7 @@ import StrataSwiftly
 
 extension READMEExamples {
     func swiftlyExample7() throws {
-        // README:begin 7
+        // README:begin 6
         let id = ColumnDescription(name: "id", type: .int(size: 11), nullable: false)
         let name = ColumnDescription(name: "name", type: .char(size: 255), nullable: false)
         let contacts = TableDescription(name: "contact", columns: [id, name])

@@ -6,7 +6,7 @@ import StrataSync
 
 extension READMEExamples {
     func syncExample24() async throws {
-        // README:begin 24
+        // README:begin 14
         let hub = try SyncHub(directory: URL(fileURLWithPath: "hub"))
         try hub.createSpace("team") { db in try db.execute("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT, done INTEGER NOT NULL DEFAULT 0)") }
         hub.setPolicy(.lastWriterWins, forTable: "todo")      // or .hubWins, or .custom { conflict in ... }
