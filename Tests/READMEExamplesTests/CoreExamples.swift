@@ -27,7 +27,7 @@ import Testing
             try swiftlyExample7()
             #expect(printed.take() == ["id: 1", "name: Alice"])
             try example8()
-            #expect(printed.take() == ["2"])
+            #expect(printed.take() == [#"["v1", "v2"]"#])
             try example9()
             #expect(printed.take() == ["[2] [20]"])
             try example10()
@@ -274,11 +274,10 @@ import Testing
     func example8() throws {
         // README:begin 5
         let db = try Connection(storageLocation: .onDisk("garage.sqlite"))
-        let migrator = Migrator(connection: db, desiredSchemaVersion: 2)
-        try migrator.runMigrationsIfNecessary(migrationSQLForSchemaVersion: { version in
-            version == 1 ? "CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT)" : "ALTER TABLE cars ADD COLUMN price INTEGER"
-        })
-        print(migrator.currentSchemaVersion)   // 2
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT)") }
+        migrator.registerMigration("v2") { db in try db.execute("ALTER TABLE cars ADD COLUMN price INTEGER") }
+        print(try migrator.migrate(db))   // ["v1", "v2"]
         // README:end
     }
 
