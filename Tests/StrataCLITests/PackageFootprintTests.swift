@@ -7,7 +7,11 @@ import StrataTestSupport
 /// this repository by path and one product, `swift package resolve` runs, and the checkouts it
 /// made are the answer. The server stack is behind the `Server` trait; test-only packages
 /// (macro testing, snapshot testing) are never a client's.
-@Suite(.serialized)
+///
+/// Each case resolves a package (seconds apiece), so it stays out of the default `swift test`:
+/// `.ci/run` runs the suite with `STRATA_FOOTPRINT_TESTS=1`.
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["STRATA_FOOTPRINT_TESTS"] != nil,
+                             "resolves packages: set STRATA_FOOTPRINT_TESTS=1 (.ci/run does)"))
 struct PackageFootprintTests {
     static let serverStack: Set<String> = [
         "swift-log", "swift-metrics", "swift-distributed-tracing", "swift-service-lifecycle", "swift-nio",
