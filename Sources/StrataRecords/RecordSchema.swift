@@ -274,7 +274,7 @@ private func containsBytes(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
 }
 
 extension RecordSchemaPlan {
-    /// The plan as Swift source for one ``DatabaseMigrator`` migration named `identifier`, to
+    /// The plan as Swift source for one `DatabaseMigrator` migration named `identifier`, to
     /// paste into the app's migrations: the step frozen as it is today, while later changes to the
     /// records become later migrations.
     ///

@@ -56,7 +56,7 @@ public struct DatabaseMigrator: Sendable {
     /// Runs the migrations not applied yet, up to and including `target`; returns their names.
     ///
     /// - Throws: ``DatabaseMigratorError/unregistered(_:)`` when `target` is not registered; as
-    ///   ``migrate(_:)``.
+    ///   `migrate(_:)` on a connection.
     @discardableResult
     public func migrate(_ connection: Connection, upTo target: String?) throws -> [String] {
         guard let target else { return [] }
