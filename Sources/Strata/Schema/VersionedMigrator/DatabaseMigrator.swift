@@ -47,7 +47,8 @@ public struct DatabaseMigrator: Sendable {
     ///
     /// - Throws: ``DatabaseMigratorError/unknownMigration(_:)`` when the database has a migration
     ///   this migrator does not register (a newer app wrote it); what a migration throws;
-    ///   `SQLiteError` for a foreign key a migration broke. The database is then as it was.
+    ///   ``DatabaseMigratorError/foreignKeysViolated(_:)`` for the foreign keys the migrations
+    ///   broke. The database is then as it was.
     @discardableResult
     public func migrate(_ connection: Connection) throws -> [String] {
         try migrate(connection, upTo: migrations.last?.identifier)
@@ -93,6 +94,9 @@ public enum DatabaseMigratorError: Error, Equatable, Sendable, CustomStringConve
     case unregistered(String)
     /// A registered migration was applied without one registered before it (the order changed).
     case outOfOrder(applied: String, missing: String)
+    /// The migrations left rows whose foreign keys point nowhere (each violation they added);
+    /// nothing of them was kept.
+    case foreignKeysViolated([ForeignKeyViolation])
 
     public var description: String {
         switch self {
@@ -100,6 +104,8 @@ public enum DatabaseMigratorError: Error, Equatable, Sendable, CustomStringConve
             return "the database has the migration \(name.debugDescription) applied, which this migrator does not register (a newer app migrated it)"
         case .unregistered(let name):
             return "no migration named \(name.debugDescription) is registered"
+        case .foreignKeysViolated(let violations):
+            return "the migration broke \(violations.count) foreign key(s), first \(violations.first.map { "\($0)" } ?? "?"); nothing of it was kept"
         case .outOfOrder(let applied, let missing):
             return "the migration \(applied.debugDescription) was applied before \(missing.debugDescription), which is registered before it: registrations must keep their order"
         }

@@ -3,9 +3,6 @@
 // database (StrataSync's), each with a store of its own so an app's versions and a component's
 // never mix.
 import Foundation
-#if canImport(SQLite3)
-import SQLite3
-#endif
 
 /// Where a versioned migration keeps the version a database has reached.
 package protocol MigrationVersionStore: Sendable {
@@ -83,7 +80,8 @@ package struct VersionedMigration: Sendable {
     /// Runs the steps past the store's version and records them; returns how many ran.
     ///
     /// - Throws: ``MigratorError/databaseNewerThanCode(current:desired:)`` for a database past
-    ///   the last step; what a step throws; `SQLiteError` for a foreign key a step broke.
+    ///   the last step; what a step throws; ``DatabaseMigratorError/foreignKeysViolated(_:)`` for
+    ///   the foreign keys the steps broke.
     @discardableResult
     package func migrate(_ connection: Connection) throws -> Int {
         // Read first, outside a write transaction: a database already current (every open after
@@ -93,25 +91,25 @@ package struct VersionedMigration: Sendable {
             let current = try store.currentVersion(connection)
             try refuseNewer(current)
             let missing = steps.filter { $0.version > current }
+            guard !missing.isEmpty else { return 0 }
+            // Only the violations the steps add: a database may hold older ones on purpose.
+            let before = Set(try connection.foreignKeyViolations())
             for step in missing {
                 try step.run(connection)
                 try store.record(step.version, connection)
             }
-            if !missing.isEmpty, let violation = try connection.foreignKeyViolations().first {
-                throw SQLiteError(code: SQLITE_CONSTRAINT, message: "migrating to version \(latestVersion) broke a foreign key: \(violation)")
-            }
+            let added = try connection.foreignKeyViolations().filter { !before.contains($0) }
+            if !added.isEmpty { throw DatabaseMigratorError.foreignKeysViolated(added) }
             return missing.count
         }
         if connection.isInTransaction {
-            return try connection.savepoint(named: "strata_versioned_migration", closure: body)
+            return try connection.strataSavepoint(named: "strata_versioned_migration", closure: body)
         }
-        // Foreign keys off while the steps run (a table rebuild's DROP TABLE would otherwise
-        // fire ON DELETE actions), checked as a whole before the commit, and on again after.
-        // SQLite ignores the pragma inside a transaction, hence set before it begins.
-        let enforced: Bool = try connection.query("PRAGMA foreign_keys") ?? false
-        if enforced { try connection.execute("PRAGMA foreign_keys = OFF") }
-        defer { if enforced { try? connection.execute("PRAGMA foreign_keys = ON") } }
-        return try connection.transaction(transactionType: .immediate, closure: body)
+        // Enforcement off while the steps run (SQLite ignores the pragma inside a transaction,
+        // so around it): a table rebuild's DROP TABLE then fires no ON DELETE action.
+        return try connection.withForeignKeysDisabled {
+            try connection.transaction(transactionType: .immediate, closure: body)
+        }
     }
 
     /// Whether a step is missing.
