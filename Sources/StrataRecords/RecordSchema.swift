@@ -288,7 +288,11 @@ extension RecordSchemaPlan {
     /// `migrate` runs the plan.
     public func frozenMigration(_ identifier: String) -> String {
         let text = sql.map { statement in
-            statement.unicodeScalars.last == ";" ? statement : statement + ";"
+            guard statement.unicodeScalars.last != ";" else { return statement }
+            // A `;` after a trailing `--` comment would be inside it: it goes on a line of its own.
+            let lastLine = statement.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).last ?? []
+            let commented = zip(lastLine, lastLine.dropFirst()).contains { $0 == "-" && $1 == "-" }
+            return statement + (commented ? "\n;" : ";")
         }.joined(separator: "\n")
         // Enough `#`s that nothing in the SQL ends the raw string or starts an escape in it,
         // looked for in UTF-8 bytes (as the compiler reads them: a `#` followed by a combining
@@ -301,6 +305,18 @@ extension RecordSchemaPlan {
         }
         var hashes = "#"
         while occurs("\"\"\"" + hashes) || occurs("\\" + hashes) { hashes += "#" }
-        return "migrator.registerMigration(\(identifier.debugDescription), sql: \(hashes)\"\"\"\n\(text)\n\"\"\"\(hashes))"
+        // A multi-line literal turns CR and CRLF into LF and refuses other control characters:
+        // those are written as escapes, which a raw string reads with its `#`s.
+        var body = ""
+        for scalar in text.unicodeScalars {
+            if scalar == "\r" {
+                body += "\\" + hashes + "r"
+            } else if (scalar.value < 0x20 && scalar != "\n" && scalar != "\t") || scalar.value == 0x7F {
+                body += "\\" + hashes + "u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                body.unicodeScalars.append(scalar)
+            }
+        }
+        return "migrator.registerMigration(\(identifier.debugDescription), sql: \(hashes)\"\"\"\n\(body)\n\"\"\"\(hashes))"
     }
 }

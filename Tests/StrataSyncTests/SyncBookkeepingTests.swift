@@ -115,6 +115,7 @@ import Testing
                 CREATE TABLE _strata_sync_refused(sequence INTEGER PRIMARY KEY, refusal TEXT NOT NULL);
                 INSERT INTO _strata_sync_outbox VALUES (41, x'00');
                 DELETE FROM _strata_sync_outbox;
+                CREATE VIEW pending AS SELECT count(*) AS n FROM _strata_sync_outbox;
                 """)
         }
         let replica = try SyncReplica(database: database, replicaID: "r", space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
@@ -133,5 +134,8 @@ import Testing
         #expect(sequences == "42,44")
         let autoincrement = try database.executeRead { try $0.query("SELECT count(*) FROM sqlite_sequence WHERE name = '_strata_sync_outbox'") as Int? }
         #expect(autoincrement == 0)
+        // The app's view over the outbox survived the rebuild and reads the new table.
+        let viewed = try database.executeRead { try $0.query("SELECT n FROM pending") as Int? }
+        #expect(viewed == 0)
     }
 }

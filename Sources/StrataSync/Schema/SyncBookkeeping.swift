@@ -65,10 +65,18 @@ enum SyncBookkeeping {
                 INSERT INTO \(identifier: rebuilt.name)(sequence, changeset) SELECT sequence, changeset FROM \(identifier: outbox.name)
                 """)
             try connection.execute("DROP TABLE " + quoteIdentifier(outbox.name))
+            // An app's view or trigger over the outbox names it: SQLite's rename re-parses the
+            // schema and would refuse while the table is gone, unless in its legacy mode, in
+            // which the view simply names the rebuilt table.
+            let legacy: Bool = try connection.query("PRAGMA legacy_alter_table") ?? false
+            if !legacy { try connection.execute("PRAGMA legacy_alter_table = ON") }
+            defer { if !legacy { try? connection.execute("PRAGMA legacy_alter_table = OFF") } }
             try connection.execute("ALTER TABLE " + quoteIdentifier(rebuilt.name) + " RENAME TO " + quoteIdentifier(outbox.name))
             try state.set(sequenceFloorKey, .integer(floor), connection)
         },
-    ], store: SyncBookkeepingVersion(table: state, legacyVersion: replicaLegacyVersion))
+    ], store: SyncBookkeepingVersion(table: state, legacyVersion: replicaLegacyVersion),
+       // Runs inside the app's transaction; the steps drop only the outbox, which nothing references.
+       stepsMayRebuildTables: false)
 
     /// Version 3's outbox: the sequence is the rowid, given by ``SyncOutbox/append(_:)``.
     static let outboxWithoutAutoincrement = TableDefinition(prefix + "outbox", columns: [
@@ -130,7 +138,7 @@ enum SyncBookkeeping {
             // What the space holds now is its schema version 1.
             try SpaceSchemaHistory.record(version: 1, connection)
         },
-    ], store: SyncBookkeepingVersion(table: meta, legacyVersion: hubLegacyVersion))
+    ], store: SyncBookkeepingVersion(table: meta, legacyVersion: hubLegacyVersion), stepsMayRebuildTables: false)
 
     /// A space made before versions were recorded, known by its shape (once: then recorded).
     private static func hubLegacyVersion(_ connection: Connection) throws -> Int64 {

@@ -66,12 +66,12 @@ public struct DatabaseMigrator: Sendable {
         }
         let chosen = Array(migrations[...last])
         let store = NamedMigrationStore(identifiers: chosen.map(\.identifier), registered: migrationIdentifiers)
-        let before = try store.currentVersion(connection)
         let engine = VersionedMigration(
             steps: chosen.enumerated().map { index, migration in VersionedMigration.Step(Int64(index + 1), migration.migrate) },
             store: store)
-        try engine.migrate(connection)
-        return chosen.dropFirst(Int(before)).map(\.identifier)
+        // The engine runs the last `ran` of them (another process may have run earlier ones).
+        let ran = try engine.migrate(connection)
+        return chosen.suffix(ran).map(\.identifier)
     }
 
     /// The names already applied to the connection's database, in the order they were applied.
@@ -94,9 +94,14 @@ public enum DatabaseMigratorError: Error, Equatable, Sendable, CustomStringConve
     case unregistered(String)
     /// A registered migration was applied without one registered before it (the order changed).
     case outOfOrder(applied: String, missing: String)
-    /// The migrations left rows whose foreign keys point nowhere (each violation they added);
-    /// nothing of them was kept.
+    /// The migrations left rows whose foreign keys point nowhere (the violations of each key
+    /// whose count they raised); nothing of them was kept.
     case foreignKeysViolated([ForeignKeyViolation])
+    /// Called inside an open transaction with foreign keys enforced, on a database whose keys
+    /// have ON DELETE or ON UPDATE actions: SQLite cannot turn enforcement off there, so a table
+    /// rebuild would run those actions. Migrate outside a transaction (`migrate(_:)` on a
+    /// `Database` does).
+    case foreignKeysEnforcedInTransaction
 
     public var description: String {
         switch self {
@@ -106,6 +111,8 @@ public enum DatabaseMigratorError: Error, Equatable, Sendable, CustomStringConve
             return "no migration named \(name.debugDescription) is registered"
         case .foreignKeysViolated(let violations):
             return "the migration broke \(violations.count) foreign key(s), first \(violations.first.map { "\($0)" } ?? "?"); nothing of it was kept"
+        case .foreignKeysEnforcedInTransaction:
+            return "migrations cannot run inside a transaction with foreign keys enforced on a database whose keys cascade (a rebuild would delete or change rows): migrate outside the transaction, e.g. DatabaseMigrator.migrate(database)"
         case .outOfOrder(let applied, let missing):
             return "the migration \(applied.debugDescription) was applied before \(missing.debugDescription), which is registered before it: registrations must keep their order"
         }

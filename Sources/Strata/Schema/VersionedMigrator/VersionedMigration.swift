@@ -66,12 +66,18 @@ package struct VersionedMigration: Sendable {
 
     package let steps: [Step]
     package let store: any MigrationVersionStore
+    /// Whether the steps are the caller's own code, which may rebuild any table: inside an open
+    /// transaction with foreign keys enforced (SQLite cannot turn them off there), a database
+    /// whose keys have ON DELETE or ON UPDATE actions is then refused, since a rebuild's DROP
+    /// TABLE would run them. A component whose steps drop nothing that is referenced says false.
+    package let stepsMayRebuildTables: Bool
 
     /// Steps must be numbered 1, 2, … without gaps; anything else is a programming error.
-    package init(steps: [Step], store: any MigrationVersionStore) {
+    package init(steps: [Step], store: any MigrationVersionStore, stepsMayRebuildTables: Bool = true) {
         precondition(steps.enumerated().allSatisfy { Int64($0.offset + 1) == $0.element.version }, "steps are numbered 1, 2, … in order")
         self.steps = steps
         self.store = store
+        self.stepsMayRebuildTables = stepsMayRebuildTables
     }
 
     /// The last step's version.
@@ -87,22 +93,33 @@ package struct VersionedMigration: Sendable {
         // Read first, outside a write transaction: a database already current (every open after
         // the first) takes no write lock.
         guard try pending(connection) else { return 0 }
+        // Checked only where enforcement is on (as the app runs), and only as counts per
+        // foreign key: a database may hold older violations on purpose, and a rebuild renumbers
+        // the rows that hold them.
+        let enforced = try connection.foreignKeysEnabled()
         let body = {
             let current = try store.currentVersion(connection)
             try refuseNewer(current)
             let missing = steps.filter { $0.version > current }
             guard !missing.isEmpty else { return 0 }
-            // Only the violations the steps add: a database may hold older ones on purpose.
-            let before = Set(try connection.foreignKeyViolations())
+            let before = enforced ? Self.violationCounts(try connection.foreignKeyViolations()) : [:]
             for step in missing {
                 try step.run(connection)
                 try store.record(step.version, connection)
             }
-            let added = try connection.foreignKeyViolations().filter { !before.contains($0) }
-            if !added.isEmpty { throw DatabaseMigratorError.foreignKeysViolated(added) }
+            if enforced {
+                let after = try connection.foreignKeyViolations()
+                let counts = Self.violationCounts(after)
+                let grown = Set(counts.filter { $0.value > before[$0.key, default: 0] }.map(\.key))
+                let added = after.filter { grown.contains(ViolationKey($0)) }
+                if !added.isEmpty { throw DatabaseMigratorError.foreignKeysViolated(added) }
+            }
             return missing.count
         }
         if connection.isInTransaction {
+            if enforced, stepsMayRebuildTables, try Self.hasForeignKeyActions(connection) {
+                throw DatabaseMigratorError.foreignKeysEnforcedInTransaction
+            }
             return try connection.strataSavepoint(named: "strata_versioned_migration", closure: body)
         }
         // Enforcement off while the steps run (SQLite ignores the pragma inside a transaction,
@@ -110,6 +127,33 @@ package struct VersionedMigration: Sendable {
         return try connection.withForeignKeysDisabled {
             try connection.transaction(transactionType: .immediate, closure: body)
         }
+    }
+
+    private struct ViolationKey: Hashable {
+        let table: String
+        let parentTable: String
+        let foreignKeyIndex: Int
+        init(_ violation: ForeignKeyViolation) {
+            table = violation.table.lowercased()
+            parentTable = violation.parentTable.lowercased()
+            foreignKeyIndex = violation.foreignKeyIndex
+        }
+    }
+
+    private static func violationCounts(_ violations: [ForeignKeyViolation]) -> [ViolationKey: Int] {
+        violations.reduce(into: [:]) { $0[ViolationKey($1), default: 0] += 1 }
+    }
+
+    /// Whether a foreign key of the main database acts on its rows (CASCADE, SET NULL, SET DEFAULT).
+    private static func hasForeignKeyActions(_ connection: Connection) throws -> Bool {
+        let inert: Set<String> = ["NO ACTION", "RESTRICT"]
+        for table in try connection.schemaReader.userTableNames() {
+            for key in try connection.schemaReader.foreignKeys(ofTable: table)
+            where !inert.contains(key.onDelete.uppercased()) || !inert.contains(key.onUpdate.uppercased()) {
+                return true
+            }
+        }
+        return false
     }
 
     /// Whether a step is missing.

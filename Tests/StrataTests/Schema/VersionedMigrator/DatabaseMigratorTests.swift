@@ -111,4 +111,34 @@ import Testing
         #expect(count == 2)
         try await database.close()
     }
+
+    /// Inside an open transaction SQLite cannot turn enforcement off: on a database whose keys
+    /// cascade, the migrator refuses by name rather than let a rebuild delete the children.
+    @Test func insideATransactionWithCascadingKeysItRefusesByName() async throws {
+        let folder = try TemporaryDirectory()
+        let database = try Database(path: folder.path("app.sqlite"))
+        try await database.write { db in
+            try db.execute("""
+                CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT);
+                CREATE TABLE member(id INTEGER PRIMARY KEY, team INTEGER REFERENCES team(id) ON DELETE CASCADE);
+                INSERT INTO team VALUES (1, 'a'); INSERT INTO member VALUES (1, 1), (2, 1);
+                """)
+        }
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("rebuild team", sql: """
+            CREATE TABLE team_new(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            INSERT INTO team_new SELECT id, coalesce(name, '') FROM team;
+            DROP TABLE team;
+            ALTER TABLE team_new RENAME TO team;
+            """)
+        let inside = migrator
+        await #expect(throws: DatabaseMigratorError.foreignKeysEnforcedInTransaction) {
+            try await database.write { try inside.migrate($0) }
+        }
+        // The Database form runs outside a transaction, with enforcement off around it.
+        #expect(try await migrator.migrate(database) == ["rebuild team"])
+        let members = try await database.read { try $0.query("SELECT count(*) FROM member") as Int? }
+        #expect(members == 2)
+        try await database.close()
+    }
 }
