@@ -70,7 +70,9 @@ let package = Package(
         .target(name: "StrataSQLiteSession", path: "Sources/StrataSQLiteSession"),
         .target(name: "Strata", dependencies: [sqliteDependency, "StrataSQLiteSession"],
                 swiftSettings: [.define("STRATA_SQLITE_SHIM", .when(platforms: [.linux, .android, .windows, .openbsd, .wasi]))]),
-        .target(name: "StrataSqueal", dependencies: ["Strata"]),
+        // Squeal's spellings (its type names, SQL helpers, getters, statement extras, transaction
+        // forms, DatabasePool), for code ported by changing `import Squeal`; core carries none of them.
+        .target(name: "StrataSqueal", dependencies: ["Strata", sqliteDependency]),
         // SQLite.swiftly's described tables, for code ported by changing `import SQLite_Swiftly`.
         .target(name: "StrataSwiftly", dependencies: ["Strata"]),
         .target(name: "StrataORM", dependencies: ["Strata", sqliteDependency]),

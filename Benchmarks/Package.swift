@@ -22,6 +22,7 @@ let package = Package(
                 .product(name: "Strata", package: strataIdentity),
                 .product(name: "StrataORM", package: strataIdentity),
                 .product(name: "StrataRecords", package: strataIdentity),
+                .product(name: "StrataSqueal", package: strataIdentity),
                 .product(name: "StrataSync", package: strataIdentity),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSqueal
 
 extension Tour {
     /// A Squeal-style row type: helper blocks receive the statement positioned on the row.

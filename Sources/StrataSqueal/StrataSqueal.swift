@@ -1,10 +1,16 @@
-// Module StrataSqueal: Squeal's type names (`Database`, `Table`, `ColumnType`, ...) over Strata, so
-// code written for Squeal ports by changing its import.
+// Module StrataSqueal: Squeal's spellings over Strata, so code written for Squeal ports by changing
+// its import: its type names (`Database`, `Table`, `ColumnType`, ...; here), its SQL helpers, the
+// getters on `Statement` and `Row`, the statement extras, its transaction and savepoint forms, its
+// connection surface and `DatabasePool` (the other files). `import Strata` alone carries none of
+// them; they run on the kernel's own mechanisms (statement cache, renderer, pool core, savepoints).
 
 @_exported import Strata
 // Squeal's own code and its users' code lean on Foundation (`Data`, `NSNull`, `NSError`) without
 // importing it, as Squeal's Apple-only builds made it visible; re-exported so that code ports as is.
 @_exported import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
 
 /// Squeal's database type: a Strata `Connection`, with Squeal's helpers (`insertInto`,
 /// `selectFrom`, `countFrom`, ...). Declared here, it shadows SQift's `Database` pool type for
@@ -49,8 +55,7 @@ extension Connection {
     @_disfavoredOverload
     public func updateUserVersionNumber(_ number: Int) throws {
         guard let narrow = Int32(exactly: number) else {
-            // 25 is SQLITE_RANGE (StrataSqueal does not import the SQLite module).
-            throw SQLiteError(code: 25, message: "user_version \(number) does not fit in 32 bits")
+            throw SQLiteError(code: SQLITE_RANGE, message: "user_version \(number) does not fit in 32 bits")
         }
         try updateUserVersionNumber(narrow)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSqueal
 
 /// A model read the way Squeal code reads rows: by column name, from the statement.
 struct SquealTenInts {

@@ -1,5 +1,5 @@
 // Concurrency: `ConnectionQueue`, `ConnectionPool`, `Database` and their async twins, over the
-// kernel's pool core (which Squeal's `DatabasePool`, in Compatibility/Squeal, shares).
+// kernel's pool core (which Squeal's `DatabasePool`, in StrataSqueal, shares).
 
 import Foundation
 #if canImport(SQLite3)

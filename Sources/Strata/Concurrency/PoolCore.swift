@@ -15,7 +15,7 @@ import Foundation
 /// never holds up callers that can reuse an idle element, and never lets the pool overshoot.
 /// Elements are told apart by identity. An element moves between threads only by being handed over
 /// under the pool's lock, which is why the synchronous API needs no `Sendable` element.
-final class PoolCore<Element: AnyObject>: Sendable {
+package final class PoolCore<Element: AnyObject>: Sendable {
     /// What a caller is given: an element to reuse, or leave to open a new one.
     enum Grant {
         case reuse(Element)
@@ -101,7 +101,7 @@ final class PoolCore<Element: AnyObject>: Sendable {
     private let recycle: (@Sendable (Element) -> Void)?
 
     /// - Parameter recycle: runs on each element checked in, on the returning caller's thread.
-    init(maximum: Int?, recycle: (@Sendable (Element) -> Void)? = nil) {
+    package init(maximum: Int?, recycle: (@Sendable (Element) -> Void)? = nil) {
         self.maximum = maximum.map { max(1, $0) }
         self.recycle = recycle
     }
@@ -110,7 +110,7 @@ final class PoolCore<Element: AnyObject>: Sendable {
 
     /// An idle element, a new one from `open`, or (when the pool is full) the next one returned.
     /// - Throws: what `open` throws; the slot is then free for the next caller.
-    func checkOut(opening open: () throws -> Element) throws -> Element {
+    package func checkOut(opening open: () throws -> Element) throws -> Element {
         // The common case takes the lock once and makes no waiter (a waiter owns a semaphore).
         if let grant = state.withLock({ $0.grantNow(maximum: maximum) }) {
             return try fulfil(grant, opening: open)
@@ -194,7 +194,7 @@ final class PoolCore<Element: AnyObject>: Sendable {
     // MARK: - Returning and removing
 
     /// What became of a returned element.
-    enum CheckIn: Equatable {
+    package enum CheckIn: Equatable {
         /// The pool did not hand it out (or it was removed): nothing changed.
         case notOurs
         /// A waiting caller has it now.
@@ -206,7 +206,7 @@ final class PoolCore<Element: AnyObject>: Sendable {
     /// Takes back an element it handed out, readied for reuse: to the first waiter if any, else
     /// to the idle list.
     @discardableResult
-    func checkIn(_ element: Element) -> CheckIn {
+    package func checkIn(_ element: Element) -> CheckIn {
         // Outside the lock (a rollback takes time), and only while the element is still out with
         // the returning caller, so no other thread can be using it.
         if let recycle, isCheckedOut(element) { recycle(element) }
@@ -229,7 +229,7 @@ final class PoolCore<Element: AnyObject>: Sendable {
 
     /// Forgets an element, idle or out; its slot goes to the first waiter. False when it was not the pool's.
     @discardableResult
-    func remove(_ element: Element) -> Bool {
+    package func remove(_ element: Element) -> Bool {
         let (removed, next): (Bool, (Waiter, Grant)?) = state.withLock { state in
             var removed = state.busy.removeValue(forKey: ObjectIdentifier(element)) != nil
             if let index = state.idle.firstIndex(where: { $0 === element }) {
@@ -244,7 +244,7 @@ final class PoolCore<Element: AnyObject>: Sendable {
 
     /// Removes idle elements down to `keeping` (the oldest go) and returns them, for the caller to
     /// close outside the lock: closing a connection takes time.
-    func drainIdle(keeping: Int = 0) -> [Element] {
+    package func drainIdle(keeping: Int = 0) -> [Element] {
         state.withLock { $0.removeOldestIdle(keeping: keeping) }
     }
 
@@ -262,13 +262,13 @@ final class PoolCore<Element: AnyObject>: Sendable {
     // MARK: - Inspecting
 
     /// The idle elements, oldest first (settable, as SQift's tests reset a pool's sets).
-    var idleElements: [Element] {
+    package var idleElements: [Element] {
         get { state.withLock { $0.idle } }
         set { state.withLock { $0.idle = newValue } }
     }
 
     /// The elements out with callers (settable, as SQift's tests reset a pool's sets).
-    var checkedOutElements: [Element] {
+    package var checkedOutElements: [Element] {
         get { state.withLock { Array($0.busy.values) } }
         set {
             let busy = Dictionary(newValue.map { (ObjectIdentifier($0), $0) }, uniquingKeysWith: { first, _ in first })

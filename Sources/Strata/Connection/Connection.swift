@@ -37,7 +37,7 @@ open class Connection {
     public let handle: SQLiteConnectionHandle
 
     /// Statements prepared for the convenience calls (`run`, `query`, helpers), keyed by SQL.
-    let statementCache = StatementCache(capacity: 64)
+    package let statementCache = StatementCache(capacity: 64)
 
     /// Closures registered with SQLite (functions, hooks, ...), kept alive while registered.
     var callbackBoxes: [String: AnyObject] = [:]
@@ -46,7 +46,7 @@ open class Connection {
     var appliedPoolRegistrationCount = 0
 
     /// The path the connection was opened with (`":memory:"`, `""` for temporary, or a file).
-    let openedPath: String
+    package let openedPath: String
 
     /// The values of the `ConnectionSlot`s higher layers declared, by slot index; nil until used.
     // Read once per call by the layers that keep state here (one thread at a time, as the

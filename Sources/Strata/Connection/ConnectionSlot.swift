@@ -1,4 +1,4 @@
-// Per-connection state that folders above the kernel keep (Squeal's insert plan, say) without the
+// Per-connection state that layers above the kernel keep (Squeal's insert plan, say) without the
 // kernel naming their types: each declares a typed slot once, and every connection holds one value
 // per slot, made on first use and released with the connection.
 import Foundation

@@ -1,7 +1,7 @@
 // Query: how Strata composes the SQL it generates. `SQLFragment` (SQL text, bound values and
 // identifiers that can be qualified later) is the one currency of every builder: the records'
 // typed columns and predicates, the ORM's expressions, and `run(literal:)`/`query(literal:)`.
-// Squeal's SQL helpers (`insertInto`, `selectFrom`, …) are in Compatibility/Squeal/Helpers, the
+// Squeal's SQL helpers (`insertInto`, `selectFrom`, …) are in the StrataSqueal module, the
 // table definition in Schema/Definition. Quoting itself lives in Statements/SQLText.swift;
 // statements run through the connection's one statement cache.
 

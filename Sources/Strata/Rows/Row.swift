@@ -17,7 +17,7 @@ import SQLite3
 /// convert; the non-optional ones stop the program in those cases, as in SQift, so prefer the
 /// optional ones where the SQL is decoupled from the reading code.
 public struct Row {
-    @usableFromInline let statement: Statement
+    @usableFromInline package let statement: Statement
 
     @inlinable
     init(statement: Statement) { self.statement = statement }

@@ -10,7 +10,7 @@ import SQLite3
 extension Connection {
     /// The statement cached under `key`, prepared on first use (or afresh when an enclosing call
     /// is using the cached one), marked in use: the caller resets it and clears `isInUse`.
-    func checkOutStatement(cachedFor key: StatementCacheKey) throws -> PreparedStatement {
+    package func checkOutStatement(cachedFor key: StatementCacheKey) throws -> PreparedStatement {
         let prepared: PreparedStatement
         if let cached = statementCache.available(for: key) {
             prepared = cached
@@ -43,13 +43,13 @@ extension Connection {
     }
 
     /// Throws the connection's error for a failed `sqlite3_bind_*` on a checked-out statement.
-    func bindFailed(_ prepared: PreparedStatement, code: Int32, index: Int32) throws {
+    package func bindFailed(_ prepared: PreparedStatement, code: Int32, index: Int32) throws {
         try Statement(connection: self, prepared: prepared).checkBind(code, index: index)
     }
 
     /// Steps a checked-out statement, its parameters bound, to completion: one `sqlite3_step`
     /// when it is done at once; a row, a lock to retry or an error take a `Statement`'s path.
-    func runToCompletion(_ prepared: PreparedStatement) throws {
+    package func runToCompletion(_ prepared: PreparedStatement) throws {
         let code = sqlite3_step(prepared.handle)
         if code == SQLITE_DONE {
             prepared.executionFinished(on: self)

@@ -5,7 +5,7 @@ import SQLite3
 
 /// Parameters for a convenience call: positional or named.
 @usableFromInline
-enum StatementParameters {
+package enum StatementParameters {
     case positional([Bindable?])
     case named([String: Bindable?])
 
@@ -98,7 +98,7 @@ extension Connection {
     /// when the cached one is busy in an enclosing call), bound with `parameters`, and resets it
     /// afterwards so it holds no locks.
     @usableFromInline
-    func withStatement<R>(cachedFor sql: SQL, _ parameters: StatementParameters, _ body: (Statement) throws -> R) throws -> R {
+    package func withStatement<R>(cachedFor sql: SQL, _ parameters: StatementParameters, _ body: (Statement) throws -> R) throws -> R {
         try withStatement(cachedFor: StatementCacheKey(sql: sql)) { statement in
             try parameters.bind(to: statement)
             return try body(statement)
@@ -125,5 +125,5 @@ extension Connection {
     }
 
     /// The number of statements in the convenience-call cache.
-    var cachedStatementCount: Int { statementCache.count }
+    package var cachedStatementCount: Int { statementCache.count }
 }

@@ -7,8 +7,8 @@ import SQLite3
 /// name → index table. Shared by a `Statement` and the connection's statement cache, so it holds
 /// no reference back to the connection.
 @usableFromInline
-final class PreparedStatement {
-    @usableFromInline let handle: SQLiteStatementHandle
+package final class PreparedStatement {
+    @usableFromInline package let handle: SQLiteStatementHandle
     /// The SQL text the statement was prepared from.
     var sql: SQL { givenSQL ?? sqlite3_sql(handle).map { String(cString: $0) } ?? "" }
     /// The text the statement was prepared from, as given; nil for a statement of a script,
@@ -16,7 +16,7 @@ final class PreparedStatement {
     private let givenSQL: SQL?
     /// Set while a convenience call uses this cached statement, so a nested call with the same
     /// SQL prepares its own instead of resetting this one mid-iteration.
-    var isInUse = false
+    package var isInUse = false
     var lastUse: UInt64 = 0
 
     /// What the statement reads and writes, learned while it compiled on a monitored
@@ -101,7 +101,7 @@ final class PreparedStatement {
 
     /// Resets the statement to the start of a new execution (bindings are kept).
     @inline(__always) @usableFromInline
-    func reset() {
+    package func reset() {
         sqlite3_reset(handle)
         hasProducedRow = false
         if awaitsEndReport { executionAbandoned() }

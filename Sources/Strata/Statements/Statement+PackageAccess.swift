@@ -7,7 +7,7 @@ import SQLite3
 // paths, without boxing them: `package` access, so it never reaches clients.
 extension Statement {
     /// The `sqlite3_stmt *`, to pass to `Bindable.bind(to:at:)`.
-    package var statementHandle: SQLiteStatementHandle { handle }
+    @inlinable package var statementHandle: SQLiteStatementHandle { handle }
 
     /// Resets the statement for a new execution, keeping its bindings.
     package func resetKeepingBindings() { resetForNewExecution() }

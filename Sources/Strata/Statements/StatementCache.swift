@@ -42,7 +42,7 @@ package struct StatementCacheKey: Hashable, @unchecked Sendable {
     }
 
     /// The identity of a key built once; nil for a key that is SQL text.
-    var identity: ObjectIdentifier? {
+    package var identity: ObjectIdentifier? {
         if case .token(let token) = storage { return ObjectIdentifier(token) }
         return nil
     }
@@ -74,7 +74,7 @@ package struct StatementCacheKey: Hashable, @unchecked Sendable {
 ///
 /// A connection is used by one thread at a time, so the cache's state needs no lock and no
 /// exclusivity checks.
-final class StatementCache {
+package final class StatementCache {
     let capacity: Int
     @exclusivity(unchecked) private var entries: [StatementCacheKey: PreparedStatement] = [:]
     @exclusivity(unchecked) private var clock: UInt64 = 0
@@ -114,7 +114,7 @@ final class StatementCache {
     /// caller that runs one statement row after row and keeps its key (so the identity is that
     /// live key's): no key is copied, switched on or hashed.
     @inline(__always)
-    func availableAgain(identity: ObjectIdentifier) -> PreparedStatement? {
+    package func availableAgain(identity: ObjectIdentifier) -> PreparedStatement? {
         guard identity == lastIdentity, let lastStatement, !lastStatement.isInUse else { return nil }
         clock &+= 1
         lastStatement.lastUse = clock

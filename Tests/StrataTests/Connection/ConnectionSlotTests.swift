@@ -57,23 +57,4 @@ private final class Other {
         #expect(mine.state(in: Self.tallySlot) === tally)
         #expect(mine.state(in: Self.tallySlot).count == 5)
     }
-
-    /// Squeal's insert plan is per-connection state of the Query folder: rows with the same keys
-    /// reuse it, and it stays right when another connection changes the table under it.
-    @Test func theInsertPlanFollowsAnotherConnectionsSchemaChange() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("insert.sqlite")
-        let mine = try Connection(storageLocation: .onDisk(path))
-        let other = try Connection(storageLocation: .onDisk(path))
-        try mine.execute("CREATE TABLE t(a, b)")
-        try mine.insertInto("t", values: ["a": 1, "b": 2])
-        try mine.insertInto("t", values: ["a": 3, "b": 4])
-        try other.execute("DROP TABLE t; CREATE TABLE t(b, c DEFAULT 9, a)")
-        try mine.insertInto("t", values: ["a": 5, "b": 6])
-        try mine.insertInto("t", values: ["a": 7, "b": 8])
-        let rows: [[Int]] = try mine.query("SELECT a, b, c FROM t ORDER BY a") { row in
-            [row["a"] as Int? ?? -1, row["b"] as Int? ?? -1, row["c"] as Int? ?? -1]
-        }
-        #expect(rows == [[5, 6, 9], [7, 8, 9]])
-    }
 }

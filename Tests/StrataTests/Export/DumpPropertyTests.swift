@@ -25,7 +25,7 @@ import Testing
         for index in 0..<random.int(1...4) {
             let table = names[index]
             let columns = Gen.distinctIdentifiers(&random, count: random.int(1...4), prefix: "c")
-            let quoted = columns.map(escapeIdentifier)
+            let quoted = columns.map(quoteIdentifier)
             let kind = random.int(0...5)
             var definitions: [String]
             var tail = ""
@@ -48,7 +48,7 @@ import Testing
             default:
                 definitions = quoted.map { $0 + " " + random.pick(["", "INTEGER", "REAL", "TEXT", "BLOB", "NUMERIC", "ANY"]) }
             }
-            try run("CREATE TABLE \(escapeIdentifier(table))(\(definitions.joined(separator: ", ")))\(tail)")
+            try run("CREATE TABLE \(quoteIdentifier(table))(\(definitions.joined(separator: ", ")))\(tail)")
             for row in 0..<random.int(0...8) {
                 var values: [Bindable?] = []
                 var placeholders: [String] = []
@@ -65,9 +65,9 @@ import Testing
                         placeholders.append("?")
                     }
                 }
-                try run("INSERT INTO \(escapeIdentifier(table))(\(fills.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", ")))", values)
+                try run("INSERT INTO \(quoteIdentifier(table))(\(fills.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", ")))", values)
             }
-            if kind != 2, random.oneIn(3) { try run("DELETE FROM \(escapeIdentifier(table)) WHERE rowid % 3 = 0") }
+            if kind != 2, random.oneIn(3) { try run("DELETE FROM \(quoteIdentifier(table)) WHERE rowid % 3 = 0") }
             generated.comparedTables.append(table)
             if kind == 3 { generated.comparedTables.append("sqlite_sequence") }
             if kind == 0 || kind == 1 { plainTables.append((table, columns)) }
@@ -76,36 +76,36 @@ import Testing
         let words = ["alpha", "beta", "gamma", "delta", "x'y", "Ω"]
         if random.oneIn(2) {
             let fts = names[4]
-            try run("CREATE VIRTUAL TABLE \(escapeIdentifier(fts)) USING fts5(body, extra)")
+            try run("CREATE VIRTUAL TABLE \(quoteIdentifier(fts)) USING fts5(body, extra)")
             for _ in 0..<random.int(0...5) {
-                try run("INSERT INTO \(escapeIdentifier(fts))(body, extra) VALUES (?, ?)", [random.pick(words) + " " + Gen.text(&random, nul: false), Gen.text(&random)])
+                try run("INSERT INTO \(quoteIdentifier(fts))(body, extra) VALUES (?, ?)", [random.pick(words) + " " + Gen.text(&random, nul: false), Gen.text(&random)])
             }
             generated.comparedTables.append(fts)
         }
         if random.oneIn(2) {
             let fts = names[5]
-            try run("CREATE VIRTUAL TABLE \(escapeIdentifier(fts)) USING fts5(body, content='')")
+            try run("CREATE VIRTUAL TABLE \(quoteIdentifier(fts)) USING fts5(body, content='')")
             for rowid in 0..<random.int(0...5) {
-                try run("INSERT INTO \(escapeIdentifier(fts))(rowid, body) VALUES (?, ?)", [rowid * 7, random.pick(words) + " " + random.pick(words)])
+                try run("INSERT INTO \(quoteIdentifier(fts))(rowid, body) VALUES (?, ?)", [rowid * 7, random.pick(words) + " " + random.pick(words)])
             }
             generated.comparedTables += [fts + "_data", fts + "_idx", fts + "_docsize", fts + "_config"]
         }
         if let (table, columns) = plainTables.first {
             // An external-content index over a table, and one over a view of a view.
             let fts = names[6]
-            let column = escapeIdentifier(columns[0])
-            try run("CREATE VIRTUAL TABLE \(escapeIdentifier(fts)) USING fts5(\(column), content=\(table.sqift.addingSQLEscapes()))")
-            try run("INSERT INTO \(escapeIdentifier(fts))(\(escapeIdentifier(fts))) VALUES ('rebuild')")
+            let column = quoteIdentifier(columns[0])
+            try run("CREATE VIRTUAL TABLE \(quoteIdentifier(fts)) USING fts5(\(column), content=\(table.sqift.addingSQLEscapes()))")
+            try run("INSERT INTO \(quoteIdentifier(fts))(\(quoteIdentifier(fts))) VALUES ('rebuild')")
             generated.comparedTables += [fts + "_data", fts + "_idx", fts + "_docsize", fts + "_config"]
             let view = names[7]
-            try run("CREATE VIEW \(escapeIdentifier(view + "v")) AS SELECT rowid AS r, \(column) FROM \(escapeIdentifier(table))")
-            try run("CREATE VIEW \(escapeIdentifier(view)) AS SELECT r, \(column) FROM \(escapeIdentifier(view + "v")) WHERE r > 0")
-            try run("CREATE VIRTUAL TABLE \(escapeIdentifier(view + "fts")) USING fts5(\(column), content=\(view.sqift.addingSQLEscapes()), content_rowid='r')")
-            try run("INSERT INTO \(escapeIdentifier(view + "fts"))(\(escapeIdentifier(view + "fts"))) VALUES ('rebuild')")
+            try run("CREATE VIEW \(quoteIdentifier(view + "v")) AS SELECT rowid AS r, \(column) FROM \(quoteIdentifier(table))")
+            try run("CREATE VIEW \(quoteIdentifier(view)) AS SELECT r, \(column) FROM \(quoteIdentifier(view + "v")) WHERE r > 0")
+            try run("CREATE VIRTUAL TABLE \(quoteIdentifier(view + "fts")) USING fts5(\(column), content=\(view.sqift.addingSQLEscapes()), content_rowid='r')")
+            try run("INSERT INTO \(quoteIdentifier(view + "fts"))(\(quoteIdentifier(view + "fts"))) VALUES ('rebuild')")
             generated.comparedTables += [view + "fts_data", view + "fts_idx", view + "fts_docsize", view + "fts_config"]
-            try run("CREATE INDEX \(escapeIdentifier(table + "i")) ON \(escapeIdentifier(table))(\(column) DESC)")
-            try run("CREATE TABLE \(escapeIdentifier(table + "log"))(n)")
-            try run("CREATE TRIGGER \(escapeIdentifier(table + "trig")) AFTER INSERT ON \(escapeIdentifier(table)) BEGIN INSERT INTO \(escapeIdentifier(table + "log")) VALUES (new.rowid); END")
+            try run("CREATE INDEX \(quoteIdentifier(table + "i")) ON \(quoteIdentifier(table))(\(column) DESC)")
+            try run("CREATE TABLE \(quoteIdentifier(table + "log"))(n)")
+            try run("CREATE TRIGGER \(quoteIdentifier(table + "trig")) AFTER INSERT ON \(quoteIdentifier(table)) BEGIN INSERT INTO \(quoteIdentifier(table + "log")) VALUES (new.rowid); END")
             generated.comparedTables.append(table + "log")
         }
         try run("PRAGMA user_version = \(Int32.random(in: .min ... .max, using: &random))")
@@ -161,7 +161,7 @@ import Testing
                 let ourObjects = Set(try restored.query("SELECT type || ' ' || name FROM sqlite_master") as [String])
                 try require(anchorObjects.isSubset(of: ourObjects), "SQLite's dump keeps \(anchorObjects.subtracting(ourObjects)) that ours loses\(context)")
                 for table in generated.comparedTables where anchorObjects.contains("table " + table) {
-                    let quoted = escapeIdentifier(table)
+                    let quoted = quoteIdentifier(table)
                     let theirCount: Int = try anchor.query("SELECT count(*) FROM \(quoted)") ?? -1
                     let ourCount: Int = try restored.query("SELECT count(*) FROM \(quoted)") ?? -1
                     try require(ourCount >= theirCount, "\(table): SQLite's dump keeps \(theirCount) rows, ours \(ourCount)\(context)")

@@ -20,10 +20,10 @@ import Testing
                 let _: [String] = try connection.query(literal: "SELECT a FROM \(identifier: hostile)")
             }
             // As a real table name it round-trips exactly.
-            try connection.execute("CREATE TABLE \(escapeIdentifier(hostile))(x)")
+            try connection.execute("CREATE TABLE \(quoteIdentifier(hostile))(x)")
             let name: String? = try connection.query("SELECT name FROM sqlite_master WHERE name = ?", hostile)
             #expect(name == hostile)
-            try connection.execute("DROP TABLE \(escapeIdentifier(hostile))")
+            try connection.execute("DROP TABLE \(quoteIdentifier(hostile))")
         }
         #expect("e'\u{301}te".sqift.addingSQLEscapes() == "'e''\u{301}te'")
     }
@@ -66,8 +66,8 @@ import Testing
         try source.execute("CREATE VIRTUAL TABLE \"é\" USING fts5(body); INSERT INTO \"é\" VALUES ('alpha')")
         let lookalikes = ["É_data", "e\u{301}_data", "é_DATA_x", "É_config"]
         for (index, name) in lookalikes.enumerated() {
-            try source.execute("CREATE TABLE \(escapeIdentifier(name))(k INTEGER PRIMARY KEY, v TEXT)")
-            try source.run("INSERT INTO \(escapeIdentifier(name)) VALUES (?, ?)", index, name)
+            try source.execute("CREATE TABLE \(quoteIdentifier(name))(k INTEGER PRIMARY KEY, v TEXT)")
+            try source.run("INSERT INTO \(quoteIdentifier(name)) VALUES (?, ?)", index, name)
         }
         let tables = try source.readSchema().tables.map(\.name)
         for name in lookalikes {
@@ -80,7 +80,7 @@ import Testing
         try restored.restore(fromDump: text)
         #expect(try DatabaseSnapshot(restored) == DatabaseSnapshot(source))
         for name in lookalikes {
-            let value: String? = try restored.query("SELECT v FROM \(escapeIdentifier(name))")
+            let value: String? = try restored.query("SELECT v FROM \(quoteIdentifier(name))")
             #expect(value.map { $0.utf8.elementsEqual(name.utf8) } == true)
             try source.rebuildTable(named: name, definition: #""k" INTEGER PRIMARY KEY, "v" TEXT"#,
                                     copying: [(column: "k", expression: #""k""#), (column: "v", expression: #""v""#)])

@@ -30,7 +30,7 @@ import Testing
         #expect(try connection.query(Self.busy) as Int? == 50_000)
         #expect(try outer.step())
         #expect(try !outer.step())
-        try outer.reset()
+        outer.resetKeepingBindings()
 
         let seen = handler.seen
         #expect(seen.map(\.sql) == [Self.busy, "SELECT 1 UNION ALL SELECT 2"])
@@ -50,9 +50,9 @@ import Testing
         #expect(try first.step())
         #expect(try second.step())
         #expect(try connection.query(Self.busy) as Int? == 50_000)
-        try first.reset()
+        first.resetKeepingBindings()
         #expect(try connection.query("SELECT 5") as Int? == 5)
-        try second.reset()
+        second.resetKeepingBindings()
 
         let seen = handler.seen
         #expect(seen.map(\.sql) == [Self.busy, "SELECT 1 UNION ALL SELECT 2", "SELECT 5", "SELECT 3 UNION ALL SELECT 4"])

@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(SQLite3)
+import SQLite3
+#endif
 @testable import Strata
 
 /// Collects an observation's values from a task of its own.
@@ -163,21 +166,26 @@ struct Fetched: Sendable {
         observed.cancel()
     }
 
-    @Test func writesThroughSquealHelpersAndTheDSLAreSeen() async throws {
+    @Test func writesThroughCachedStatementsAndTheDSLAreSeen() async throws {
         let directory = try TemporaryDirectory()
         let database = try Self.makeDatabase(directory)
         try await database.write { try $0.execute("CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT)") }
         let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM people") as Int? ?? 0 })
         await observed.wait { $0 == [0] }
-        try await database.write { _ = try $0.insertInto("people", values: ["name": "Ann"]) }
+        // The raw-handle path (no `Statement`) that records' and Squeal's inserts take.
+        let insert = StatementCacheKey(reusing: "INSERT INTO people(name) VALUES(?)")
+        try await database.write { try $0.runCachedStatement(insert) { handle in
+            let code = try "Ann".bind(to: handle, at: 1)
+            return code == SQLITE_OK ? nil : (code, 1)
+        } }
         await observed.wait { $0.last == 1 }
-        try await database.write { _ = try $0.deleteFrom("people") }
+        try await database.write { try $0.run("DELETE FROM people") }
         await observed.wait { $0.last == 0 }
         // The DSL's migration creates a table and adds a row to the observed one.
         let schema = Schema(identifier: "people") { schema in
             schema.version(1) { v1 in
                 v1.createTable("emails") { emails in emails.primaryKey("id"); emails.column("address", type: .Text) }
-                v1.execute { db in _ = try db.insertInto("people", values: ["name": "Bo"]) }
+                v1.execute { db in try db.run("INSERT INTO people(name) VALUES(?)", "Bo") }
             }
         }
         try database.executeWrite { _ = try schema.migrate($0) }

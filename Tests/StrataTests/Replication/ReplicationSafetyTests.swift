@@ -82,13 +82,10 @@ import SQLite3
                 try db.run("INSERT INTO t VALUES(?)", 1)
             }
             #expect(!db.isInTransaction)
-            try db.savepoint("squeal") { (_: Connection) -> SavepointResult in
-                expectWriteLockHeld()
-                return .Release
-            }
-            try db.beginSavepoint("manual")
+            // The savepoint primitives every other form (Squeal's in StrataSqueal too) goes through.
+            try db.openSavepoint("manual")
             expectWriteLockHeld()
-            try db.releaseSavepoint("manual")
+            try db.releaseSavepoint(named: "manual")
             #expect(!db.isInTransaction)
         }
         try database.writerConnectionQueue.executeInSavepoint("queue") { _ in expectWriteLockHeld() }
@@ -137,24 +134,24 @@ import SQLite3
         }
         #expect(!db.isInTransaction)
 
-        try db.beginSavepoint("m")
+        try db.openSavepoint("m")
         try db.run("INSERT INTO t VALUES(?)", 5)
-        try db.beginSavepoint("n")
+        try db.openSavepoint("n")
         try db.run("INSERT INTO t VALUES(?)", 6)
-        try db.rollbackSavepoint("m")       // undoes 5 and 6, keeps m open, n gone
+        try db.rollbackToSavepoint(named: "m")       // undoes 5 and 6, keeps m open, n gone
         #expect(db.isInTransaction)
-        #expect(throws: SQLiteError.self) { try db.releaseSavepoint("n") }
+        #expect(throws: SQLiteError.self) { try db.releaseSavepoint(named: "n") }
         try db.run("INSERT INTO t VALUES(?)", 7)
-        try db.releaseSavepoint("m")
+        try db.releaseSavepoint(named: "m")
         #expect(!db.isInTransaction)
 
         try db.transaction {
             try db.savepoint(named: "inside") { try db.run("INSERT INTO t VALUES(?)", 8) }
             #expect(db.isInTransaction)
-            try db.savepoint("squeal") { (squeal: Connection) -> SavepointResult in
-                try squeal.run("INSERT INTO t VALUES(?)", 9)
-                return .Rollback
-            }
+            try db.openSavepoint("rolled back")
+            try db.run("INSERT INTO t VALUES(?)", 9)
+            try db.rollbackToSavepoint(named: "rolled back")
+            try db.releaseSavepoint(named: "rolled back")
             #expect(db.isInTransaction)
         }
         #expect(!db.isInTransaction)

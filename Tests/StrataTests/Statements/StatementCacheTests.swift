@@ -47,6 +47,6 @@ import Testing
         try db.execute("ALTER TABLE t ADD COLUMN c")
         let row = try db.withStatement(cachedFor: key) { try $0.query() as Row? }
         #expect(row?.columnCount == 3)
-        #expect(row?.columnNames == ["a", "b", "c"])
+        #expect(row?.columns.map(\.name) == ["a", "b", "c"])
     }
 }

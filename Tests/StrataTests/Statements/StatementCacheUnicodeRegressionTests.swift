@@ -24,12 +24,5 @@ import Testing
         let b: String? = try connection.query("SELECT v FROM \"\(decomposed)\"")
         #expect(a == "composed")
         #expect(b == "decomposed")
-        // The insert helper remembers its last table and statement: the same trap.
-        try connection.insertInto(composed, values: ["v": "by insertInto, composed"])
-        try connection.insertInto(decomposed, values: ["v": "by insertInto, decomposed"])
-        let composedRows: [String] = try connection.query("SELECT v FROM \"\(composed)\" ORDER BY rowid")
-        let decomposedRows: [String] = try connection.query("SELECT v FROM \"\(decomposed)\" ORDER BY rowid")
-        #expect(composedRows == ["composed", "by insertInto, composed"])
-        #expect(decomposedRows == ["decomposed", "by insertInto, decomposed"])
     }
 }

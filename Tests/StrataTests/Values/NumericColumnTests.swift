@@ -44,15 +44,6 @@ private struct Payment: DecodableRow, Equatable {
                              Payment(id: 3, amount: 9_007_199_254_740_992, fee: nil)])
     }
 
-    @Test func squealGettersReadIntegersAsDouble() throws {
-        let db = try makeDatabase()
-        let amounts = try db.selectFrom("payments", orderBy: "id") { $0.doubleValue("amount") }
-        #expect(amounts == expected)
-        let realAmounts = try db.selectFrom("payments", orderBy: "id") { $0.realValueAtIndex(1) }
-        #expect(realAmounts == expected)
-        #expect(try db.selectDouble("SELECT amount FROM payments WHERE id = 1") == 32.0)
-    }
-
     @Test func functionArgumentsReadIntegersAsDouble() throws {
         let db = try makeDatabase()
         try db.addScalarFunction(named: "half", argumentCount: 1, deterministic: true) { _, values in

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// The DSL's `constraints` and `partialExpr` are SQL fragments: each step's statement runs alone,
 /// so a fragment that ends it and starts another fails the migration, which changes nothing.
 @Suite struct SchemaSingleStatementTests {
     @Test(arguments: ["column constraints", "table constraint", "partial index", "added column"])
     func stackedSQLInTheDSLIsRefused(place: String) throws {
-        let db = try HelperSingleStatementTests().makeDatabase()
+        let db = try SingleStatementFixture.makeDatabase()
         let stacked = "); DROP TABLE users; CREATE TABLE z (y"
         let schema = Schema(identifier: "stacked") { schema in
             schema.version(1) { v1 in
@@ -30,10 +31,10 @@ import Testing
             }
         }
         try schema.migrate(db, toVersion: 1)
-        let before = try HelperSingleStatementTests.snapshot(db)
+        let before = try SingleStatementFixture.snapshot(db)
         let error = try #require(sqliteError { _ = try schema.migrate(db) })
         #expect(error.message.contains("more than one statement"), "\(error)")
-        #expect(try HelperSingleStatementTests.snapshot(db) == before)
+        #expect(try SingleStatementFixture.snapshot(db) == before)
         #expect(try db.query("PRAGMA user_version") as Int? == 1)
     }
 }

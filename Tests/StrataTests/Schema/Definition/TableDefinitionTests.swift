@@ -314,21 +314,6 @@ private struct Note: CodableBinding, Equatable {
         #expect(try storedSQL(db, #"peo"ple"#) == table.createSQL)
     }
 
-    @Test func squealHelpersKeepTheirSQL() throws {
-        let db = try Connection()
-        var traced: [String] = []
-        db.trace { traced.append($0) }
-        try db.createTable(#"con"tacts"#, definitions: ["id INTEGER PRIMARY KEY", "name TEXT", "UNIQUE (name)"], ifNotExists: true)
-        try db.createTable("plain", definitions: ["x"])
-        try db.addColumnToTable("plain", column: "y TEXT NOT NULL DEFAULT 'a'")
-        db.trace(nil)
-        #expect(traced == [
-            #"CREATE TABLE IF NOT EXISTS "con""tacts" (id INTEGER PRIMARY KEY, name TEXT, UNIQUE (name))"#,
-            #"CREATE TABLE "plain" (x)"#,
-            #"ALTER TABLE "plain" ADD COLUMN y TEXT NOT NULL DEFAULT 'a'"#,
-        ])
-    }
-
     @Test func migratorBookkeepingTableQuotesItsNames() throws {
         let db = try Connection()
         let migrator = Migrator(connection: db, desiredSchemaVersion: 1)

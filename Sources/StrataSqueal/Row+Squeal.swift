@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Squeal's getters on a SQift `Row`, so either can be handed to Squeal-style code. They read
 /// as the same getters on ``Statement`` do (SQLite's conversions; nil for NULL or a missing column).

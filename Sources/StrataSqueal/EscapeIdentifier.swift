@@ -1,3 +1,5 @@
+import Strata
+
 /// Quotes `identifier` as an SQL identifier: `"name"`, with inner `"` doubled.
 ///
 /// ```swift

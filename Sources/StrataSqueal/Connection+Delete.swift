@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Squeal's DELETE helpers: the table name is quoted; `whereExpr` is an SQL fragment whose
 /// `parameters` are bound.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Strata
+import StrataSqueal
 #if canImport(SQLite3)
 import SQLite3
 #endif

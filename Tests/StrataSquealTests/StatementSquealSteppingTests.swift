@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Strata
+import StrataSqueal
 
 /// Squeal's statement extras: binding one parameter at a time, `next`, `reset`, `select`.
 @Suite struct StatementSquealSteppingTests {

@@ -1,3 +1,4 @@
+import Strata
 #if canImport(SQLite3)
 import SQLite3
 #endif

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(SQLite3)
-import SQLite3
-#endif
+import Strata
 
 /// Squeal's stepping API: `next()`, `reset()` (bindings kept), `execute`, `select` and the
 /// `selectNext...` reads. Blocks receive the statement positioned on the current row.
@@ -21,7 +19,7 @@ extension Statement {
     ///
     /// - Throws: never today; kept throwing for code written for Squeal.
     public final func reset() throws {
-        resetForNewExecution()
+        resetKeepingBindings()
     }
 
     /// Runs the statement to completion, after binding `parameters` when given (otherwise with
@@ -100,7 +98,7 @@ extension Statement {
         if let parameters {
             try bind(parameters)
         } else {
-            resetForNewExecution()
+            resetKeepingBindings()
         }
     }
 }

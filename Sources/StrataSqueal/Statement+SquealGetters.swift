@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 #if canImport(SQLite3)
 import SQLite3
 #endif
@@ -14,15 +15,15 @@ extension Statement {
     @inlinable @inline(__always)
     final func nonNullValue(at index: Int) -> SQLiteValueHandle? {
         // Out-of-range indexes (and no current row) read as NULL in SQLite.
-        guard let value = sqlite3_column_value(handle, Int32(clamping: index)),
+        guard let value = sqlite3_column_value(statementHandle, Int32(clamping: index)),
               sqlite3_value_type(value) != SQLITE_NULL else { return nil }
         return value
     }
 
     @inlinable @inline(__always)
     final func nonNullValue(named name: String) -> SQLiteValueHandle? {
-        guard let index = prepared.columnIndex(forName: name) else { return nil }
-        return nonNullValue(at: Int(index))
+        guard let index = columnIndex(forName: name) else { return nil }
+        return nonNullValue(at: index)
     }
 
     /// The value at `index` as an `Int`, or nil.
@@ -104,7 +105,7 @@ extension Statement {
 
     /// The value of the column named `name` in its storage class, or nil.
     public final func valueOf(_ name: String) -> Bindable? {
-        prepared.columnIndex(forName: name).flatMap { valueAtIndex(Int($0)) }
+        columnIndex(forName: name).flatMap(valueAtIndex)
     }
 
     /// The value at `columnIndex` in its storage class, or nil.
@@ -137,7 +138,7 @@ extension Statement {
     /// The storage class of the value at `index` in the current row (Squeal's
     /// `SQLiteColumnType`); `.null` for NULL, an index out of range, or no current row.
     public final func typeOfColumnAtIndex(_ index: Int) -> SQLiteStorageClass {
-        guard let value = sqlite3_column_value(handle, Int32(clamping: index)) else { return .null }
+        guard let value = sqlite3_column_value(statementHandle, Int32(clamping: index)) else { return .null }
         return SQLiteStorageClass(of: value)
     }
 

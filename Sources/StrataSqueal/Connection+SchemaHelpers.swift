@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Squeal's DDL helpers. Table, index and column names are quoted; column definitions and
 /// `partialExpr` are SQL fragments, and each helper runs exactly the one statement it builds

@@ -1,7 +1,8 @@
-// Compatibility/Squeal/Helpers: the SQL helpers Squeal introduced (`insertInto`, `selectFrom`,
-// `countFrom`, `update`, `deleteFrom`, schema helpers), in core because any code may use them.
+// StrataSqueal: the SQL helpers Squeal introduced (`insertInto`, `selectFrom`,
+// `countFrom`, `update`, `deleteFrom`, schema helpers): Squeal's spellings, so only in StrataSqueal.
 
 import Foundation
+import Strata
 
 /// Squeal's SELECT helpers. `from`, `whereExpr`, `groupBy`, `having` and `orderBy` are SQL
 /// fragments by design (joins, expressions); values go in `parameters`, bound in order.

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Squeal's single-value and row queries on raw SQL; values in `parameters` are bound.
 /// The values convert as Squeal's getters do (see ``Statement/intValueAtIndex(_:)``).

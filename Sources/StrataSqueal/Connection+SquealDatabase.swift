@@ -1,10 +1,8 @@
 // Squeal's spellings that exist for ported code: its getters, `next()`/`selectNext…`, bindings by
-// name, its transaction forms and its connection surface. `import StrataSqueal` adds its type names.
+// name, its transaction forms and its connection surface, beside its type names (StrataSqueal.swift).
 
 import Foundation
-#if canImport(SQLite3)
-import SQLite3
-#endif
+import Strata
 
 /// Squeal's `Database` surface on `Connection`: opening by path, where the data lives, and
 /// running one statement with positional parameters.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Strata
+import StrataSqueal
 
 /// Squeal's `DatabasePool` (its connections are Squeal's `Database`, Strata's `Connection`), on a
 /// file database in WAL mode.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Strata
+import StrataSqueal
 
 /// Values are always bound; `whereExpr`, `orderBy` and `setExpr` are fragments whose
 /// `parameters` are bound; prepared statements are reused.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Strata
+import StrataSqueal
 
 /// Squeal's `Database` surface on `Connection`: paths, statements, user version, single values.
 @Suite struct SquealDatabaseTests {

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Told when a ``DatabasePool`` opens or closes a connection, e.g. to set pragmas or register
 /// functions on each one.

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// What a Squeal-style `transaction { db in ... }` block asks for when it returns.
 public enum TransactionResult: Sendable, Equatable {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Strata
+import StrataSqueal
 
 /// Squeal's transaction and savepoint spellings, beside SQift's.
 @Suite struct SquealTransactionTests {

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// How the helpers turn Squeal's `from` and `columns` arguments into SQL.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 #if canImport(SQLite3)
 import SQLite3
 #endif
@@ -12,7 +13,7 @@ extension Statement {
     /// for any of them), or nil.
     public final func indexOfParameterNamed(_ name: String) -> Int? {
         for candidate in [name, ":" + name, "@" + name, "$" + name] {
-            let index = sqlite3_bind_parameter_index(handle, candidate)
+            let index = sqlite3_bind_parameter_index(statementHandle, candidate)
             if index > 0 { return Int(index) }
             if let first = name.first, ":@$?".contains(first) { break }
         }
@@ -21,7 +22,7 @@ extension Statement {
 
     /// Sets every parameter to NULL.
     public final func clearParameters() {
-        sqlite3_clear_bindings(handle)
+        sqlite3_clear_bindings(statementHandle)
     }
 
     /// Binds each value to the parameter of that name.
@@ -49,10 +50,8 @@ extension Statement {
     /// - Throws: `SQLiteError` (`SQLITE_RANGE`) for an index out of range, `SQLITE_MISUSE` for
     ///   a busy statement.
     public final func bindValue(_ value: Bindable?, atIndex index: Int) throws {
-        let position = Int32(clamping: index)
-        if !isBusy { resetForNewExecution() }
-        let code = try value?.bind(to: handle, at: position) ?? sqlite3_bind_null(handle, position)
-        try checkBind(code, index: position)
+        if !isBusy { resetKeepingBindings() }
+        try bindValue(value, toParameter: Int32(clamping: index))
     }
 
     /// Binds NULL to the 1-based parameter `index`.

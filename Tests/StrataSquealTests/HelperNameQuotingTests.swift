@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Strata
+import StrataSqueal
 
 /// Table, column and index names with spaces, quotes and keywords through every helper.
 @Suite struct HelperNameQuotingTests {
@@ -90,7 +90,7 @@ import Testing
 
         let column = #"new "col""#
         try db.addColumnToTable(Self.table, column: escapeIdentifier(column) + " TEXT DEFAULT 'd'")
-        #expect(try db.columnNames(ofTable: Self.table).last == column)
+        #expect(try db.tableInfoForTableNamed(Self.table)?.columnNames.last == column)
         let renamed = "select"
         try db.renameTable(Self.table, to: renamed)
         #expect(try db.selectFrom(renamed) { $0.stringValue(column) } == ["d"])
