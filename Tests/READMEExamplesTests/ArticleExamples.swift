@@ -19,6 +19,7 @@ extension READMEExamples {
         try await inNewFolder { try fullTextSearch() }
         try await inNewFolder { try changesets() }
         try await inNewFolder { try sqlHelpers1() }
+        try await inNewFolder { try strataSquealLanding() }
         try await inNewFolder { try migrations() }
         #expect(printed.take() == [])
     }

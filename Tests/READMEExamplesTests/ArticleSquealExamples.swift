@@ -1,4 +1,4 @@
-// The SQLHelpers and Migrations articles' Swift blocks, word for word between `DOC:begin Article N`
+// The SQLHelpers, StrataSqueal and Migrations articles' Swift blocks, word for word between `DOC:begin Article N`
 // markers. In this file `Database` is Squeal's (a `Connection`), as those articles write it.
 import StrataSqueal
 import Testing
@@ -21,6 +21,16 @@ extension READMEExamples {
         #expect(named.map(\.name) == ["Amelia Grey"])
         #expect(remaining == 1)
         #expect(try db.query("SELECT email FROM contacts") as String? == "amelia@example.com")
+    }
+
+    func strataSquealLanding() throws {
+        // DOC:begin StrataSqueal 1
+        let db = Database()
+        try db.createTable("contacts", definitions: ["id INTEGER PRIMARY KEY", "name TEXT"])
+        let id = try db.insertInto("contacts", values: ["name": "Amelia"])
+        // DOC:end
+        #expect(id == 1)
+        #expect(try db.query("SELECT name FROM contacts WHERE id = ?", id) as String? == "Amelia")
     }
 
     func migrations() throws {

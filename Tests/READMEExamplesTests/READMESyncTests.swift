@@ -2,7 +2,7 @@
 // the other (indentation, blank lines and `import` lines aside):
 // - the Nth ```swift block of the README's "Examples" section equals the code between this
 //   target's `README:begin N` and `README:end` markers;
-// - the Nth ```swift block of an article `Name.md` in the Strata catalog (Sources/Strata/Strata.docc)
+// - the Nth ```swift block of an article `Name.md` in the Strata or StrataSqueal catalog
 //   equals the code between `DOC:begin Name N` and `DOC:end` (several regions of one key are
 //   joined in file order), for every article but the one listed in `articlesNotHeld`, and no
 //   marked region names a block that is not there.
@@ -13,7 +13,10 @@ import Testing
     static let testsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     static let packageFolder = testsFolder.deletingLastPathComponent().deletingLastPathComponent()
     static let readme = packageFolder.appendingPathComponent("README.md")
-    static let catalog = packageFolder.appendingPathComponent("Sources/Strata/Strata.docc")
+    /// The catalogs whose articles' Swift blocks are held here (article names are unique across them).
+    static let catalogs = ["Sources/Strata/Strata.docc", "Sources/StrataSqueal/StrataSqueal.docc"].map {
+        packageFolder.appendingPathComponent($0)
+    }
 
     /// The article whose Swift blocks cannot run here: its read replica needs a process started
     /// with `LITESTREAM_REPLICA_URL` (LitestreamReplicaTests runs the README's equivalent there).
@@ -48,7 +51,7 @@ import Testing
 
     /// Every held article of the catalog, by name (the file name without `.md`), with its Swift blocks.
     static func articleBlocks() throws -> [String: [[String]]] {
-        let files = try FileManager.default.contentsOfDirectory(at: catalog, includingPropertiesForKeys: nil)
+        let files = try catalogs.flatMap { try FileManager.default.contentsOfDirectory(at: $0, includingPropertiesForKeys: nil) }
             .filter { $0.pathExtension == "md" }
         var articles: [String: [[String]]] = [:]
         for file in files {
@@ -110,7 +113,7 @@ import Testing
         let articles = try Self.articleBlocks()
         let regions = try Self.markedRegions().filter { !$0.key.hasPrefix("README ") }
         #expect(articles["Examples"]?.count == 15)
-        #expect(articles.values.map(\.count).reduce(0, +) == 37)
+        #expect(articles.values.map(\.count).reduce(0, +) == 38)
         for (name, blocks) in articles {
             for (index, block) in blocks.enumerated() {
                 let key = "\(name) \(index + 1)"
