@@ -98,7 +98,7 @@ extension SyncHub {
                               fastPath: Bool, on connection: Connection) throws -> ([(String, [SyncValue])], Int64) {
         let digest = Self.digest(entry.changeset)
         let log = SyncLog(connection)
-        if let applied = try log.applied(replica: replica, sequence: entry.sequence) {
+        func answer(_ applied: (conflicts: String, version: Int64, digest: Int64?)) throws -> ([(String, [SyncValue])], Int64) {
             // The same (replica, sequence) with other bytes is another database under this name,
             // not a retry: taking it for one would drop its write without a word.
             if let known = applied.digest, known != digest {
@@ -106,10 +106,18 @@ extension SyncHub {
             }
             return (decodeConflicts(applied.conflicts), applied.version)
         }
+        if let applied = try log.applied(replica: replica, sequence: entry.sequence) { return try answer(applied) }
         var settled: [(String, [SyncValue])] = []
         var version: Int64 = 0
+        var appliedMeanwhile: (conflicts: String, version: Int64, digest: Int64?)?
         do {
             try connection.transaction(transactionType: .immediate) {
+              // Another hub process on this space may have applied the entry since the look
+              // above: the write lock is this transaction's only now.
+              if let applied = try log.applied(replica: replica, sequence: entry.sequence) {
+                  appliedMeanwhile = applied
+                  return
+              }
               // The entry holds what the replica's triggers did to synced tables: the hub's
               // triggers that write synced tables stay off while it is applied, so the hub and
               // every replica agree; the others (local state) see the rows.
@@ -183,6 +191,7 @@ extension SyncHub {
         } catch {
             throw EntryRefusal(reason: .damaged, table: nil, key: nil, message: "entry \(entry.sequence) of \(replica) was not applied: \(error)")
         }
+        if let appliedMeanwhile { return try answer(appliedMeanwhile) }
         return (settled, version)
     }
 
