@@ -22,6 +22,8 @@ import Foundation
 /// `schema_migrations` and `PRAGMA user_version`, so the three never disagree.
 public struct DatabaseMigrator: Sendable {
     private var migrations: [(identifier: String, migrate: @Sendable (Connection) throws -> Void)] = []
+    /// A name registered twice, reported by `migrate` (registration itself cannot throw).
+    private var duplicate: String?
 
     /// An empty migrator.
     public init() {}
@@ -31,9 +33,10 @@ public struct DatabaseMigrator: Sendable {
 
     /// Registers the migration `identifier`, run after those registered before it.
     ///
-    /// Registering one name twice is a programming error and stops the program.
+    /// Registering one name twice makes every `migrate` throw
+    /// ``DatabaseMigratorError/registeredTwice(_:)``, before anything runs.
     public mutating func registerMigration(_ identifier: String, migrate: @escaping @Sendable (Connection) throws -> Void) {
-        precondition(!migrations.contains { $0.identifier == identifier }, "the migration \(identifier.debugDescription) is registered twice")
+        if duplicate == nil, migrations.contains(where: { $0.identifier == identifier }) { duplicate = identifier }
         migrations.append((identifier, migrate))
     }
 
@@ -60,6 +63,7 @@ public struct DatabaseMigrator: Sendable {
     ///   `migrate(_:)` on a connection.
     @discardableResult
     public func migrate(_ connection: Connection, upTo target: String?) throws -> [String] {
+        if let duplicate { throw DatabaseMigratorError.registeredTwice(duplicate) }
         guard let target else { return [] }
         guard let last = migrations.firstIndex(where: { $0.identifier == target }) else {
             throw DatabaseMigratorError.unregistered(target)
@@ -92,6 +96,8 @@ public enum DatabaseMigratorError: Error, Equatable, Sendable, CustomStringConve
     case unknownMigration(String)
     /// `migrate(_:upTo:)` named a migration that is not registered.
     case unregistered(String)
+    /// Two migrations were registered under one name.
+    case registeredTwice(String)
     /// A registered migration was applied without one registered before it (the order changed).
     case outOfOrder(applied: String, missing: String)
     /// The migrations left rows whose foreign keys point nowhere (the violations of each key
@@ -107,6 +113,8 @@ public enum DatabaseMigratorError: Error, Equatable, Sendable, CustomStringConve
         switch self {
         case .unknownMigration(let name):
             return "the database has the migration \(name.debugDescription) applied, which this migrator does not register (a newer app migrated it)"
+        case .registeredTwice(let name):
+            return "two migrations are registered as \(name.debugDescription): each name must be registered once"
         case .unregistered(let name):
             return "no migration named \(name.debugDescription) is registered"
         case .foreignKeysViolated(let violations):

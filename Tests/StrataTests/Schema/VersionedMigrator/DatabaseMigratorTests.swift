@@ -29,6 +29,14 @@ import Testing
         #expect(try db.schemaReader.table(named: "schema_migrations") == nil)
     }
 
+    @Test func aNameRegisteredTwiceIsThrownBeforeAnythingRuns() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        var migrator = Self.migrator()
+        migrator.registerMigration("v1") { try $0.execute("CREATE TABLE other(x)") }
+        #expect(throws: DatabaseMigratorError.registeredTwice("v1")) { try migrator.migrate(db) }
+        #expect(try db.schemaReader.userTableNames().isEmpty)
+    }
+
     @Test func upToStopsAtTheNamedMigration() throws {
         let db = try Connection(storageLocation: .inMemory)
         let migrator = Self.migrator()
