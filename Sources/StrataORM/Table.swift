@@ -80,16 +80,14 @@ public class AnyTable {
     /// The SQL of each CRUD statement, in ``CRUDStatement`` order. Statements that need a
     /// primary key are only run when the table has one.
     private static func crudSQL(name: String, columns: [AnyColumn], keys: [AnyColumn], rowid: AnyColumn?) -> [SQL] {
-        let table = name.quotedIdentifier
-        let keyCondition = keys.map { $0.name.quotedIdentifier + " = ?" }.joined(separator: " AND ")
-        let values = columns.filter { !$0.isPrimaryKey }.map(\.name)
+        let byKey = StatementClauses.byKey(name, keyColumns: keys.map(\.name))
         return CRUDStatement.allCases.map { kind in
             switch kind {
-            case .insert: return insertSQL(into: name, columns: columns.filter { $0 !== rowid }.map(\.name))
-            case .replace: return insertSQL(into: name, columns: columns.map(\.name), verb: "REPLACE")
-            case .get: return "SELECT \(columns.map(\.name.quotedIdentifier).joined(separator: ", ")) FROM \(table) WHERE \(keyCondition)"
-            case .update: return "UPDATE \(table) SET \(assignmentList(values)) WHERE \(keyCondition)"
-            case .delete: return "DELETE FROM \(table) WHERE \(keyCondition)"
+            case .insert: return StatementClauses.insert(into: name, columns: columns.filter { $0 !== rowid }.map(\.name)).sql
+            case .replace: return StatementClauses.insert(into: name, columns: columns.map(\.name), onConflict: .replace).sql
+            case .get: return byKey.select(columns.map(\.name))
+            case .update: return byKey.update(columns.filter { !$0.isPrimaryKey }.map(\.name))
+            case .delete: return byKey.delete()
             }
         }
     }

@@ -26,16 +26,14 @@ public final class RecordStatements: Sendable {
         let quotedTable = quoteIdentifier(table)
         selectList = names.map(quoteIdentifier).joined(separator: ", ")
         qualifiedSelectList = names.map { quotedTable + "." + quoteIdentifier($0) }.joined(separator: ", ")
-        insert = StatementCacheKey(reusing: insertSQL(into: table, columns: names))
-        let nonKey = names.filter { $0 != keyColumn }
+        insert = StatementCacheKey(reusing: StatementClauses.insert(into: table, columns: names).sql)
         if let keyColumn {
-            let keyMatch = " WHERE " + quoteIdentifier(keyColumn) + " = ?"
-            let updates = nonKey.map { quoteIdentifier($0) + " = excluded." + quoteIdentifier($0) }.joined(separator: ", ")
-            let onConflict = " ON CONFLICT(" + quoteIdentifier(keyColumn) + ") DO " + (nonKey.isEmpty ? "NOTHING" : "UPDATE SET " + updates)
-            upsert = StatementCacheKey(reusing: insertSQL(into: table, columns: names) + onConflict)
-            update = nonKey.isEmpty ? nil : StatementCacheKey(reusing: "UPDATE " + quotedTable + " SET " + assignmentList(nonKey) + keyMatch)
-            delete = StatementCacheKey(reusing: "DELETE FROM " + quotedTable + keyMatch)
-            fetchByKey = StatementCacheKey(reusing: "SELECT " + selectList + " FROM " + quotedTable + keyMatch)
+            let byKey = StatementClauses.byKey(table, keyColumns: [keyColumn])
+            upsert = StatementCacheKey(reusing: StatementClauses.insert(into: table, columns: names, onConflict: .updateAll(conflictTarget: [keyColumn])).sql)
+            let nonKey = names.filter { $0 != keyColumn }
+            update = nonKey.isEmpty ? nil : StatementCacheKey(reusing: byKey.update(nonKey))
+            delete = StatementCacheKey(reusing: byKey.delete())
+            fetchByKey = StatementCacheKey(reusing: byKey.select(names))
         } else {
             upsert = insert
             update = nil

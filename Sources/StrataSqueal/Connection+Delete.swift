@@ -23,7 +23,7 @@ extension Connection {
     public func deleteFrom(_ tableName: String, rowIds: [Int64]) throws -> Int {
         var deleted = 0
         for chunk in rowIdChunks(rowIds) {
-            let sql = deleteSQL(tableName, whereExpr: "_ROWID_ IN (" + placeholders(chunk.count) + ")")
+            let sql = deleteSQL(tableName, whereExpr: "_ROWID_ IN (" + StatementClauses.parameterMarkers(chunk.count) + ")")
             deleted += try runCountingChanges(sql, chunk.map { $0 as Bindable? })
         }
         return deleted

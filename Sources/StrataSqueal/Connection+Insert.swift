@@ -48,7 +48,7 @@ extension Connection {
     /// - Throws: `SQLiteError` (`SQLITE_MISUSE`) when the counts differ; SQLite's error otherwise.
     @discardableResult
     public func insertInto(_ tableName: String, columns: [String], values: [Bindable?]) throws -> Int64 {
-        _ = try withStatement(cachedFor: insertSQL(into: tableName, columns: columns), .positional(values)) { try $0.run() }
+        _ = try withStatement(cachedFor: StatementClauses.insert(into: tableName, columns: columns).sql, .positional(values)) { try $0.run() }
         return lastInsertRowID
     }
 
@@ -60,6 +60,6 @@ extension Connection {
     /// ```
     /// - Throws: `SQLiteError` for an unknown table or column.
     public func prepareInsertInto(_ tableName: String, columns: [String]) throws -> Statement {
-        try prepare(insertSQL(into: tableName, columns: columns))
+        try prepare(StatementClauses.insert(into: tableName, columns: columns).sql)
     }
 }

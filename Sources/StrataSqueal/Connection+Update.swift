@@ -52,7 +52,7 @@ extension Connection {
         let bound = columns.map { values[$0] ?? nil }
         var changed = 0
         for chunk in rowIdChunks(rowIds) {
-            let sql = try updateSQL(tableName, columns: columns, whereExpr: "_ROWID_ IN (" + placeholders(chunk.count) + ")")
+            let sql = try updateSQL(tableName, columns: columns, whereExpr: "_ROWID_ IN (" + StatementClauses.parameterMarkers(chunk.count) + ")")
             changed += try runCountingChanges(sql, bound + chunk.map { $0 as Bindable? })
         }
         return changed
@@ -77,7 +77,7 @@ extension Connection {
         guard !columns.isEmpty else {
             throw SQLiteError(code: SQLITE_MISUSE, message: "An update of \(quoteIdentifier(tableName)) needs at least one column to set")
         }
-        return updateSQL(tableName, setExpr: assignmentList(columns), whereExpr: whereExpr)
+        return updateSQL(tableName, setExpr: StatementClauses.assignments(columns).sql, whereExpr: whereExpr)
     }
 
     /// `UPDATE "table" SET setExpr WHERE whereExpr`, through the one statement renderer.

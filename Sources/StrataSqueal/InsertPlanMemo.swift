@@ -69,7 +69,7 @@ final class InsertPlanMemo {
         let sorted = keys.sorted()
         var parameterOfColumn: [String: Int32] = [:]
         for (offset, column) in sorted.enumerated() { parameterOfColumn[column] = Int32(offset + 1) }
-        let sql = insertSQL(into: table, columns: sorted)
+        let sql = StatementClauses.insert(into: table, columns: sorted).sql
         self.table = table
         keyOrder = Array(keys)
         positions = keyOrder.map { parameterOfColumn[$0] ?? 0 }

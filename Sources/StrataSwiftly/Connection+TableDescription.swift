@@ -96,7 +96,7 @@ open class InsertStatement: Statement {
     /// Prepares `INSERT INTO "table"("a", "b") VALUES(?, ?)` for every column of `table`.
     public init(insertingIntoTable table: TableDescription, on connection: Connection) throws {
         self.table = table
-        try super.init(connection: connection, sql: insertSQL(into: table.name, columns: table.columns.map(\.name)))
+        try super.init(connection: connection, sql: StatementClauses.insert(into: table.name, columns: table.columns.map(\.name)).sql)
     }
 
     /// Inserts one row. Every column must have a value (nil for NULL) and every key must name a

@@ -1,8 +1,10 @@
-// The one renderer of SELECT, UPDATE and DELETE. Records' typed queries, the ORM, Squeal's helpers
-// and the dump fill `StatementClauses` and render here, so a clause is written one way: WHERE,
-// GROUP BY, HAVING, ORDER BY in that order, LIMIT and OFFSET always bound (one prepared statement
-// serves every page). Persistence statements cached as strings (insert, update and delete by key)
-// are built once per type elsewhere, as GRDB's are.
+// The one renderer of every statement Strata writes: SELECT, INSERT (with its conflict clauses),
+// UPDATE and DELETE. Records' typed queries and persistence, the ORM, Squeal's and SQLite.swiftly's
+// helpers and the dump fill `StatementClauses` (or name an insert's columns) and render here, so a
+// clause is written one way: WHERE, GROUP BY, HAVING, ORDER BY in that order, LIMIT and OFFSET
+// always bound (one prepared statement serves every page). Persistence statements (insert,
+// upsert, update, delete and fetch by key) are rendered once per type with a `?` per value and
+// cached by identity, as GRDB's are.
 
 /// The clauses that follow a statement's head, filled by each layer and rendered once.
 ///
@@ -72,6 +74,100 @@ package struct StatementClauses: Sendable {
     /// `DELETE FROM table WHERE …`: the predicate only, as for `update(_:set:)`.
     package func delete(from table: SQLFragment) -> SQLFragment {
         "DELETE FROM \(table)\(StatementClauses(predicate: predicate).rendered())"
+    }
+}
+
+/// What an INSERT does when its row collides with a stored one (same key or unique value).
+package enum InsertConflictAction: Sendable, Equatable {
+    /// A plain `INSERT`: the collision fails the statement (SQLite's ABORT).
+    case abort
+    /// `REPLACE INTO`: the stored row is deleted and the new one inserted.
+    case replace
+    /// `INSERT OR IGNORE`: the new row is dropped, whatever constraint it breaks.
+    case ignore
+    /// `ON CONFLICT (target) DO NOTHING`: only a collision on `target` drops the row.
+    case doNothing(conflictTarget: [String])
+    /// `ON CONFLICT (target) DO UPDATE SET` every inserted column outside `target` to the value
+    /// offered (`excluded."column"`); with nothing outside the target, `DO NOTHING`.
+    case updateAll(conflictTarget: [String])
+    /// `ON CONFLICT (target) DO UPDATE SET` only `columns` to the values offered.
+    case update(columns: [String], conflictTarget: [String])
+}
+
+extension StatementClauses {
+    /// `INSERT INTO "table" ("a", "b") VALUES (?, ?)`, a `?` per column for a statement prepared
+    /// once and bound per row, or `DEFAULT VALUES` without columns; then the conflict clause.
+    package static func insert(into table: String, columns: [String], onConflict: InsertConflictAction = .abort) -> SQLFragment {
+        var sql = SQLFragment(sql: {
+            switch onConflict {
+            case .replace: return "REPLACE INTO "
+            case .ignore: return "INSERT OR IGNORE INTO "
+            case .abort, .doNothing, .updateAll, .update: return "INSERT INTO "
+            }
+        }())
+        sql.append(segment: .identifier(table))
+        if columns.isEmpty {
+            sql.append(segment: .text(" DEFAULT VALUES"))
+        } else {
+            sql.append(segment: .text(" ("))
+            sql.append(columns.map(SQLFragment.identifier).joined(separator: ", "))
+            sql.append(segment: .text(") VALUES (" + parameterMarkers(columns.count) + ")"))
+        }
+        func target(_ names: [String]) -> SQLFragment {
+            " ON CONFLICT (\(names.map(SQLFragment.identifier).joined(separator: ", ")))"
+        }
+        func doUpdate(_ names: [String]) -> SQLFragment {
+            guard !names.isEmpty else { return " DO NOTHING" }
+            return " DO UPDATE SET " + names.map { "\(identifier: $0) = excluded.\(identifier: $0)" as SQLFragment }.joined(separator: ", ")
+        }
+        switch onConflict {
+        case .abort, .replace, .ignore: break
+        case .doNothing(let conflictTarget):
+            sql.append(target(conflictTarget)); sql.append(segment: .text(" DO NOTHING"))
+        case .updateAll(let conflictTarget):
+            let keys = IdentifierSet(conflictTarget)
+            sql.append(target(conflictTarget)); sql.append(doUpdate(columns.filter { !keys.contains($0) }))
+        case .update(let updated, let conflictTarget):
+            sql.append(target(conflictTarget)); sql.append(doUpdate(updated))
+        }
+        return sql
+    }
+
+    /// `"a" = ? AND "b" = ?`: a row found by its key, the key's values bound per call.
+    package static func keyMatch(_ keyColumns: [String]) -> SQLFragment {
+        keyColumns.map { "\(identifier: $0) = ?" as SQLFragment }.joined(separator: " AND ")
+    }
+
+    /// `"a" = ?, "b" = ?`: an UPDATE's SET list, its values bound per call.
+    package static func assignments(_ columns: [String]) -> SQLFragment {
+        columns.map { "\(identifier: $0) = ?" as SQLFragment }.joined(separator: ", ")
+    }
+
+    /// `?, ?, ?`: `count` parameters.
+    package static func parameterMarkers(_ count: Int) -> String {
+        count <= 0 ? "" : "?" + String(repeating: ", ?", count: count - 1)
+    }
+
+    /// The statements that read, change and remove one row of `table` by `keyColumns`, each
+    /// rendered once with a `?` per value.
+    package static func byKey(_ table: String, keyColumns: [String]) -> ByKey { ByKey(table: table, keyColumns: keyColumns) }
+
+    /// Statements on one row found by its key (see ``byKey(_:keyColumns:)``).
+    package struct ByKey: Sendable {
+        package let table: String
+        package let keyColumns: [String]
+        private var clauses: StatementClauses { StatementClauses(predicate: StatementClauses.keyMatch(keyColumns)) }
+
+        /// `SELECT columns FROM "table" WHERE "key" = ?`.
+        package func select(_ columns: [String]) -> SQL {
+            clauses.select(columns.map(SQLFragment.identifier).joined(separator: ", "), from: .identifier(table)).sql
+        }
+        /// `UPDATE "table" SET "a" = ?, … WHERE "key" = ?`: the values first, then the key's.
+        package func update(_ columns: [String]) -> SQL {
+            clauses.update(.identifier(table), set: StatementClauses.assignments(columns)).sql
+        }
+        /// `DELETE FROM "table" WHERE "key" = ?`.
+        package func delete() -> SQL { clauses.delete(from: .identifier(table)).sql }
     }
 }
 

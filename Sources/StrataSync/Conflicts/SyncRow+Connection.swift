@@ -19,17 +19,14 @@ extension Connection {
     /// actions of foreign keys), or a delete when the hub has none.
     func applySyncRow(_ row: SyncRow) throws {
         guard let values = row.values else {
-            var fragment = SQLFragment(sql: "DELETE FROM " + quoteIdentifier(row.table) + " WHERE ")
-            for (index, column) in row.keyColumns.enumerated() {
-                fragment = fragment + SQLFragment(sql: (index == 0 ? "" : " AND ") + quoteIdentifier(column) + " IS ?", arguments: [row.key[index].binding])
-            }
-            try run(literal: fragment)
+            // IS, not =: a key column may hold NULL (SQLite allows it outside INTEGER keys).
+            let match = zip(row.keyColumns, row.key).map { column, value in
+                "\(identifier: column) IS \(SQLFragment(sql: "?", arguments: [value.binding]))" as SQLFragment
+            }.joined(separator: " AND ")
+            try run(literal: StatementClauses(predicate: match).delete(from: .identifier(row.table)))
             return
         }
-        let others = row.columns.filter { column in !row.keyColumns.contains { $0.lowercased() == column.lowercased() } }
-        var sql = "INSERT INTO " + quoteIdentifier(row.table) + "(" + row.columns.map(quoteIdentifier).joined(separator: ", ") + ") VALUES ("
-            + row.columns.map { _ in "?" }.joined(separator: ", ") + ") ON CONFLICT(" + row.keyColumns.map(quoteIdentifier).joined(separator: ", ") + ") DO "
-        sql += others.isEmpty ? "NOTHING" : "UPDATE SET " + others.map { quoteIdentifier($0) + " = excluded." + quoteIdentifier($0) }.joined(separator: ", ")
-        try run(literal: SQLFragment(sql: sql, arguments: values.map(\.binding)))
+        let upsert = StatementClauses.insert(into: row.table, columns: row.columns, onConflict: .updateAll(conflictTarget: row.keyColumns))
+        try run(literal: SQLFragment(sql: upsert.sql, arguments: values.map(\.binding)))
     }
 }

@@ -173,9 +173,8 @@ struct SyncKeyValues: Sendable {
     }
 
     func set(_ key: String, _ value: BindingValue, _ connection: Connection) throws {
-        try connection.run(literal: SQLFragment(
-            sql: "INSERT INTO " + quoteIdentifier(definition.name) + "(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            arguments: [.text(key), value]))
+        let upsert = StatementClauses.insert(into: definition.name, columns: ["key", "value"], onConflict: .updateAll(conflictTarget: ["key"]))
+        try connection.run(literal: SQLFragment(sql: upsert.sql, arguments: [.text(key), value]))
     }
 }
 

@@ -1,0 +1,98 @@
+// Literals for the places SQLite accepts no parameters (a column's DEFAULT, a rebuild's fill
+// value); everywhere else values are bound.
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// A literal SQLite reads as exactly `value` (finite): the shortest decimal when the linked
+/// SQLite reads it back exactly, else a significand times powers of two, each read exactly, whose
+/// product is exact. SQLite's decimal reader before 3.47 is off by one bit for about one value in
+/// ten thousand at any magnitude (5.066453936035476e+245 reads as ...4755e+245) and for many near
+/// the ends of the range, so the linked library itself is asked.
+package func exactRealLiteral(_ value: Double) -> String {
+    var shortest = "\(value)"
+    if !shortest.unicodeScalars.contains(where: { $0 == "." || $0 == "e" }) { shortest += ".0" }
+    if value == 0 { return shortest }
+    let reader = LinkedRealReader.shared
+    for candidate in [shortest, String(format: "%.17e", value)] where reader.reads(candidate, as: value) {
+        return candidate
+    }
+    let product = realProductLiteral(value)
+    return reader.evaluates(product, to: value) ? product : shortest
+}
+
+/// SQLite's own decimal reader (the one its tokenizer uses for a REAL literal, reached through
+/// `CAST(text AS REAL)`), on a private in-memory database.
+final class LinkedRealReader: @unchecked Sendable {  // the handle and statement are used under `lock` only
+    static let shared = LinkedRealReader()
+    private let lock = NSLock()
+    private var database: OpaquePointer?
+    private var statement: OpaquePointer?
+
+    private init() {
+        guard sqlite3_open_v2(":memory:", &database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else { return }
+        sqlite3_prepare_v2(database, "SELECT CAST(?1 AS REAL)", -1, &statement, nil)
+    }
+
+    /// Whether SQLite reads `text` as exactly `value`; false when it cannot be asked (then the
+    /// caller writes the exact product, which needs no reader).
+    func reads(_ text: String, as value: Double) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let statement else { return false }
+        defer { sqlite3_reset(statement) }
+        guard sqlite3_bind_text(statement, 1, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self)) == SQLITE_OK,
+              sqlite3_step(statement) == SQLITE_ROW, sqlite3_column_type(statement, 0) == SQLITE_FLOAT else { return false }
+        return sqlite3_column_double(statement, 0).bitPattern == value.bitPattern
+    }
+
+    /// Whether SQLite evaluates the expression `sql` (a product of literals) to exactly `value`.
+    func evaluates(_ sql: String, to value: Double) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let database else { return true }
+        var expression: OpaquePointer?
+        guard sqlite3_prepare_v2(database, "SELECT " + sql, -1, &expression, nil) == SQLITE_OK, let expression else { return false }
+        defer { sqlite3_finalize(expression) }
+        guard sqlite3_step(expression) == SQLITE_ROW else { return false }
+        return sqlite3_column_double(expression, 0).bitPattern == value.bitPattern
+    }
+}
+
+/// `value` (finite) as `(significand*2^k*...)`: each factor reads exactly and scaling by a power
+/// of two is exact, so the product is exactly `value` whatever SQLite's decimal reader does.
+package func realProductLiteral(_ value: Double) -> String {
+    let significand = Double(sign: value.sign, exponent: 0, significand: value.significand)
+    var factors = ["\(significand)"]
+    var exponent = Int(value.exponent)
+    while exponent != 0 {
+        let step = max(-60, min(60, exponent))
+        factors.append(String(format: "%.17e", Double(sign: .plus, exponent: step, significand: 1)))
+        exponent -= step
+    }
+    return "(" + factors.joined(separator: "*") + ")"
+}
+
+/// A SQL literal for a value, for the places SQLite accepts no parameters (a column's DEFAULT in
+/// CREATE TABLE, a fill value in a table rebuild). Text quotes are doubled; blobs are hex.
+@usableFromInline
+package func sqlLiteral(_ value: BindingValue) -> String {
+    switch value {
+    case .null:
+        return "NULL"
+    case .integer(let integer):
+        return String(integer)
+    case .real(let real):
+        if real.isNaN { return "NULL" }
+        if real.isInfinite { return real > 0 ? "9e999" : "-9e999" }
+        return exactRealLiteral(real)
+    case .text(let text):
+        // NUL ends SQL text: such a string is written as its bytes, cast (in parentheses, which
+        // a DEFAULT needs for an expression).
+        guard text.utf8.contains(0) else { return quoteStringLiteral(text) }
+        return "(CAST(X'" + text.utf8.map { String(format: "%02X", $0) }.joined() + "' AS TEXT))"
+    case .blob(let data):
+        return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
+    }
+}
