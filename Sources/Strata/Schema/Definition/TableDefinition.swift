@@ -82,22 +82,31 @@ package struct TableDefinition: Equatable, Sendable {
 
     /// The whole statement.
     package var sql: String {
-        var sql = isTemporary && !isVirtual ? "CREATE TEMP " : "CREATE "
-        sql += isVirtual ? "VIRTUAL TABLE " : "TABLE "
-        if ifNotExists { sql += "IF NOT EXISTS " }
-        if let schema = schema ?? (isTemporary && isVirtual ? "temp" : nil) { sql += quoteIdentifier(schema) + "." }
-        sql += quoteIdentifier(name)
         switch kind {
         case .ordinary(let options):
-            sql += (spaceBeforeColumnList ? " (" : "(") + bodySQL + ")"
             let words = [options.contains(.withoutRowID) ? "WITHOUT ROWID" : nil, options.contains(.strict) ? "STRICT" : nil].compactMap { $0 }
-            if !words.isEmpty { sql += " " + words.joined(separator: ", ") }
+            return Self.createTableSQL(temporary: isTemporary, ifNotExists: ifNotExists, schema: schema, name: name,
+                                       spaceBeforeColumnList: spaceBeforeColumnList, body: bodySQL, options: words.joined(separator: ", "))
         case .virtual(let module, let arguments):
-            sql += " USING " + quoteIdentifier(module)
+            var sql = "CREATE VIRTUAL TABLE " + (ifNotExists ? "IF NOT EXISTS " : "")
+            if let schema = schema ?? (isTemporary ? "temp" : nil) { sql += quoteIdentifier(schema) + "." }
+            sql += quoteIdentifier(name) + " USING " + quoteIdentifier(module)
             let all = columns.map(\.sql) + arguments
             if !all.isEmpty { sql += "(" + all.joined(separator: ", ") + ")" }
+            return sql
         }
-        return sql
+    }
+
+    /// The one place `CREATE TABLE` is written: `CREATE [TEMP] TABLE [IF NOT EXISTS] "schema"."name"
+    /// (body) options`. A rebuild passes the body and options as SQL (copied from the stored table
+    /// or from a declaration); everything else renders a definition through ``sql``.
+    package static func createTableSQL(temporary: Bool = false, ifNotExists: Bool = false, schema: String?, name: String,
+                                       spaceBeforeColumnList: Bool = true, body: String, options: String) -> String {
+        var sql = temporary ? "CREATE TEMP TABLE " : "CREATE TABLE "
+        if ifNotExists { sql += "IF NOT EXISTS " }
+        if let schema { sql += quoteIdentifier(schema) + "." }
+        sql += quoteIdentifier(name) + (spaceBeforeColumnList ? " (" : "(") + body + ")"
+        return options.isEmpty ? sql : sql + " " + options
     }
 
     /// The text between the parentheses of an ordinary table: column definitions, then constraints.

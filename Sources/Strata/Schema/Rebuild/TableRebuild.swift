@@ -90,7 +90,7 @@ extension Connection {
         let temporaryName = try unusedTableName(basedOn: table)
 
         // 3-4. the new table under a temporary name
-        try runSingleStatement("CREATE TABLE main.\(quoteIdentifier(temporaryName)) (\(definition))\(options.isEmpty ? "" : " " + options)")
+        try runSingleStatement(TableDefinition.createTableSQL(schema: "main", name: temporaryName, body: definition, options: options))
 
         // 5. copy the rows; SQLite refuses any value for a generated column, and computes it
         let generated = Set(try schemaReader.columns(ofTable: temporaryName).filter { $0.hidden >= 2 }.map { $0.name.lowercased() })

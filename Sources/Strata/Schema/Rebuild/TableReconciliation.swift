@@ -160,10 +160,10 @@ extension Connection {
             let old = comparison.existingColumn(named: column.name)
             if let expression = try copyExpression(column, old) { copies.append(.init(column: column.name, expression: expression)) }
         }
-        let temporary = quoteIdentifier("strata_rebuild_0_" + table)
+        let temporaryName = "strata_rebuild_0_" + table
+        let temporary = quoteIdentifier(temporaryName)
         let tableOptions = declared.tableOptions ?? Connection.tableOptions(ofCreateTableSQL: comparison.entry.sql ?? "")
-        let options = tableOptions.isEmpty ? "" : " " + tableOptions
-        var sql = ["CREATE TABLE main.\(temporary) (\(declared.definitionSQL))\(options)"]
+        var sql = [TableDefinition.createTableSQL(schema: "main", name: temporaryName, body: declared.definitionSQL, options: tableOptions)]
         if !copies.isEmpty {
             sql.append("INSERT INTO main.\(temporary) (\(copies.map { quoteIdentifier($0.column) }.joined(separator: ", "))) SELECT "
                 + copies.map(\.expression).joined(separator: ", ") + " FROM main.\(quotedTable)")
