@@ -33,12 +33,9 @@ extension Storage {
     @discardableResult
     public func syncSchema(preserve: Bool) throws -> [String: SyncSchemaResult] {
         defer { connection.removeUnusedCachedStatements() }
-        return try connection.withForeignKeysDisabled {
-            if connection.isInTransaction {
-                return try connection.strataSavepoint(named: "strata_orm_sync_schema") { try syncTables(preserve: preserve) }
-            }
-            return try connection.transaction(transactionType: .immediate) { try syncTables(preserve: preserve) }
-        }
+        // SQLiteORM's sync_schema checks no foreign keys; rebuilds run with enforcement off.
+        return try SchemaChange(savepointName: "strata_orm_sync_schema", foreignKeyCheck: .none)
+            .run(on: connection) { try syncTables(preserve: preserve) }
     }
 
     private func syncTables(preserve: Bool) throws -> [String: SyncSchemaResult] {

@@ -82,34 +82,20 @@ public struct RecordSchema: Sendable {
         if plan.losesData && !allowingDataLoss {
             throw RecordSchemaError.wouldLoseData(plan.steps.filter(\.losesData).map(\.summary))
         }
-        let changed = IdentifierSet(plan.steps.map(\.table))
-        func apply() throws {
-            for step in plan.steps {
-                if let rebuild = step.rebuild {
-                    try db.applyTableRebuild(rebuild)
-                } else {
-                    for sql in step.sql { try db.execute(sql) }
+        // Only a rebuild drops a table, which would fire ON DELETE actions with foreign keys on.
+        try SchemaChange(savepointName: "strata_record_schema",
+                         disablesForeignKeys: plan.steps.contains { $0.rebuild != nil },
+                         foreignKeyCheck: .always,
+                         violationError: { RecordSchemaError.foreignKeysViolated($0) })
+            .run(on: db) {
+                for step in plan.steps {
+                    if let rebuild = step.rebuild {
+                        try db.applyTableRebuild(rebuild)
+                    } else {
+                        for sql in step.sql { try db.execute(sql) }
+                    }
                 }
             }
-            // Only the rows the plan touched: a violation elsewhere was there before.
-            let violations = try db.foreignKeyViolations().filter {
-                changed.contains($0.table) || changed.contains($0.parentTable)
-            }
-            if !violations.isEmpty { throw RecordSchemaError.foreignKeysViolated(violations) }
-        }
-        func applyAtomically() throws {
-            if db.isInTransaction {
-                try db.strataSavepoint(named: "strata_record_schema", closure: apply)
-            } else {
-                try db.transaction(transactionType: .immediate, closure: apply)
-            }
-        }
-        // Only a rebuild drops a table, which would fire ON DELETE actions with foreign keys on.
-        if plan.steps.contains(where: { $0.rebuild != nil }) {
-            try db.withForeignKeysDisabled(applyAtomically)
-        } else {
-            try applyAtomically()
-        }
     }
 
     // MARK: - Planning one table

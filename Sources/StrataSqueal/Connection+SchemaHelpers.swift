@@ -67,7 +67,7 @@ extension Connection {
     ///
     /// - Throws: `SQLiteError` when the pragma fails.
     public func queryUserVersionNumber() throws -> Int {
-        try selectInt("PRAGMA user_version") ?? 0
+        Int(try UserVersionStore().currentVersion(self))
     }
 
     /// Sets `PRAGMA user_version` (pragmas take no parameters; the integer is formatted, never
@@ -75,6 +75,6 @@ extension Connection {
     ///
     /// - Throws: `SQLiteError` when the pragma fails (e.g. on a read-only database).
     public func updateUserVersionNumber(_ number: Int32) throws {
-        try execute("PRAGMA user_version = \(number)")
+        try UserVersionStore().record(Int64(number), self)
     }
 }

@@ -54,9 +54,6 @@ extension Connection {
     ///   field; `SQLiteError` when the pragma fails.
     @_disfavoredOverload
     public func updateUserVersionNumber(_ number: Int) throws {
-        guard let narrow = Int32(exactly: number) else {
-            throw SQLiteError(code: SQLITE_RANGE, message: "user_version \(number) does not fit in 32 bits")
-        }
-        try updateUserVersionNumber(narrow)
+        try UserVersionStore().record(Int64(number), self)
     }
 }

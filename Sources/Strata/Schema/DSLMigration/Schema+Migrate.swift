@@ -28,17 +28,9 @@ extension Schema {
     @discardableResult
     public func migrate(_ db: Connection, toVersion: Int? = nil, options: MigrationOptions = []) throws -> Bool {
         if let declarationError { throw declarationError }
-        if db.isInTransaction {
-            return try db.strataSavepoint(named: "strata_schema_migrate") {
-                try migrateInTransaction(db, toVersion: toVersion, options: options, checkForeignKeys: db.foreignKeysEnabled())
-            }
-        }
-        let enforced = try db.foreignKeysEnabled()
-        return try db.withForeignKeysDisabled {
-            try db.transaction(transactionType: .immediate) {
-                try migrateInTransaction(db, toVersion: toVersion, options: options, checkForeignKeys: enforced)
-            }
-        }
+        return try SchemaChange(savepointName: "strata_schema_migrate", foreignKeyCheck: .whenEnforced,
+                                violationError: { SchemaMigrationError.foreignKeysViolated(violations: $0) })
+            .run(on: db) { try migrateInTransaction(db, toVersion: toVersion, options: options) }
     }
 
     /// Drops every table, index, view and trigger of the main database and sets its version to 0,
@@ -46,17 +38,13 @@ extension Schema {
     ///
     /// - Throws: `SQLiteError` if a drop fails; the database is then as before.
     public func reset(_ db: Connection) throws {
-        if db.isInTransaction {
-            try db.strataSavepoint(named: "strata_schema_reset") { try Self.dropEverything(db) }
-            return
-        }
-        try db.withForeignKeysDisabled {
-            try db.transaction(transactionType: .immediate) { try Self.dropEverything(db) }
-        }
+        try SchemaChange(savepointName: "strata_schema_reset", foreignKeyCheck: .none)
+            .run(on: db) { try Self.dropEverything(db) }
     }
 
-    private func migrateInTransaction(_ db: Connection, toVersion: Int?, options: MigrationOptions, checkForeignKeys: Bool) throws -> Bool {
-        let dbVersion: Int = try db.query("PRAGMA user_version") ?? 0
+    private func migrateInTransaction(_ db: Connection, toVersion: Int?, options: MigrationOptions) throws -> Bool {
+        let store = UserVersionStore()
+        let dbVersion = Int(try store.currentVersion(db))
         if dbVersion > latestVersion { throw SchemaMigrationError.unknownDatabaseVersion(dbVersion: dbVersion) }
         let target = toVersion ?? latestVersion
         guard target == 0 || versionNumbered(target) != nil else {
@@ -72,7 +60,6 @@ extension Schema {
         }
         guard current != target else { return current != dbVersion }
 
-        let violationsBefore = checkForeignKeys ? Set(try db.foreignKeyViolations()) : []
         do {
             if target > current {
                 for version in versions where version.number > current && version.number <= target {
@@ -91,17 +78,10 @@ extension Schema {
         } catch TableRebuildError.foreignKeysViolated(_, let violations) {
             throw SchemaMigrationError.foreignKeysViolated(violations: violations)
         }
-        if checkForeignKeys {
-            let added = try db.foreignKeyViolations().filter { !violationsBefore.contains($0) }
-            if !added.isEmpty { throw SchemaMigrationError.foreignKeysViolated(violations: added) }
-        }
-        try db.execute("PRAGMA user_version = \(target)")
+        try store.record(Int64(target), db)
         return true
     }
 
-    /// Whether the database has every table (with exactly the declared column names) and every
-    /// index of a declared state: after migrating down, this catches an `execute` block that
-    /// changed the schema without declaring how to undo it.
     private static func database(_ db: Connection, matches state: SchemaState) throws -> Bool {
         for table in state.tables {
             guard try db.schemaReader.table(named: table.name) != nil else { return false }
@@ -130,6 +110,6 @@ extension Schema {
             try db.execute("DROP TABLE IF EXISTS main.\(quoteIdentifier(entry.name))")
         }
         if try db.tableSQL(named: "sqlite_sequence") != nil { try db.execute("DELETE FROM main.sqlite_sequence") }
-        try db.execute("PRAGMA user_version = 0")
+        try UserVersionStore().record(0, db)
     }
 }

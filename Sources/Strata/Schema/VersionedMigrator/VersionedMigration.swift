@@ -3,6 +3,9 @@
 // database (StrataSync's), each with a store of its own so an app's versions and a component's
 // never mix.
 import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
 
 /// Where a versioned migration keeps the version a database has reached.
 package protocol MigrationVersionStore: Sendable {
@@ -42,6 +45,25 @@ package struct SchemaMigrationsTable: MigrationVersionStore {
         try connection.run(literal: """
             INSERT INTO \(identifier: Self.definition.name)(version, migration_timestamp) VALUES (\(version), \(BindingDateFormat.string(from: Date())))
             """)
+    }
+}
+
+/// Squeal's store, and the Schema DSL's: `PRAGMA user_version`, the 32-bit field of the database
+/// header (no table).
+package struct UserVersionStore: MigrationVersionStore {
+    package init() {}
+
+    package func currentVersion(_ connection: Connection) throws -> Int64 {
+        try connection.query("PRAGMA main.user_version") ?? 0
+    }
+
+    /// - Throws: `SQLiteError` (`SQLITE_RANGE`) for a version the field cannot hold.
+    package func record(_ version: Int64, _ connection: Connection) throws {
+        // Pragmas take no parameters: the integer is formatted, after its range is checked.
+        guard let narrow = Int32(exactly: version) else {
+            throw SQLiteError(code: SQLITE_RANGE, message: "user_version \(version) does not fit in 32 bits")
+        }
+        try connection.execute("PRAGMA main.user_version = \(narrow)")
     }
 }
 
@@ -93,67 +115,20 @@ package struct VersionedMigration: Sendable {
         // Read first, outside a write transaction: a database already current (every open after
         // the first) takes no write lock.
         guard try pending(connection) else { return 0 }
-        // Checked only where enforcement is on (as the app runs), and only as counts per
-        // foreign key: a database may hold older violations on purpose, and a rebuild renumbers
-        // the rows that hold them.
-        let enforced = try connection.foreignKeysEnabled()
-        let body = {
+        var refusal: (@Sendable () -> any Error)?
+        if stepsMayRebuildTables { refusal = { DatabaseMigratorError.foreignKeysEnforcedInTransaction } }
+        let change = SchemaChange(savepointName: "strata_versioned_migration", foreignKeyCheck: .whenEnforced,
+                                  keyActionsInTransactionError: refusal)
+        return try change.run(on: connection) { () throws -> Int in
             let current = try store.currentVersion(connection)
             try refuseNewer(current)
             let missing = steps.filter { $0.version > current }
-            guard !missing.isEmpty else { return 0 }
-            let before = enforced ? Self.violationCounts(try connection.foreignKeyViolations()) : [:]
             for step in missing {
                 try step.run(connection)
                 try store.record(step.version, connection)
             }
-            if enforced {
-                let after = try connection.foreignKeyViolations()
-                let counts = Self.violationCounts(after)
-                let grown = Set(counts.filter { $0.value > before[$0.key, default: 0] }.map(\.key))
-                let added = after.filter { grown.contains(ViolationKey($0)) }
-                if !added.isEmpty { throw DatabaseMigratorError.foreignKeysViolated(added) }
-            }
             return missing.count
         }
-        if connection.isInTransaction {
-            if enforced, stepsMayRebuildTables, try Self.hasForeignKeyActions(connection) {
-                throw DatabaseMigratorError.foreignKeysEnforcedInTransaction
-            }
-            return try connection.strataSavepoint(named: "strata_versioned_migration", closure: body)
-        }
-        // Enforcement off while the steps run (SQLite ignores the pragma inside a transaction,
-        // so around it): a table rebuild's DROP TABLE then fires no ON DELETE action.
-        return try connection.withForeignKeysDisabled {
-            try connection.transaction(transactionType: .immediate, closure: body)
-        }
-    }
-
-    private struct ViolationKey: Hashable {
-        let table: String
-        let parentTable: String
-        let foreignKeyIndex: Int
-        init(_ violation: ForeignKeyViolation) {
-            table = violation.table.lowercased()
-            parentTable = violation.parentTable.lowercased()
-            foreignKeyIndex = violation.foreignKeyIndex
-        }
-    }
-
-    private static func violationCounts(_ violations: [ForeignKeyViolation]) -> [ViolationKey: Int] {
-        violations.reduce(into: [:]) { $0[ViolationKey($1), default: 0] += 1 }
-    }
-
-    /// Whether a foreign key of the main database acts on its rows (CASCADE, SET NULL, SET DEFAULT).
-    private static func hasForeignKeyActions(_ connection: Connection) throws -> Bool {
-        let inert: Set<String> = ["NO ACTION", "RESTRICT"]
-        for table in try connection.schemaReader.userTableNames() {
-            for key in try connection.schemaReader.foreignKeys(ofTable: table)
-            where !inert.contains(key.onDelete.uppercased()) || !inert.contains(key.onUpdate.uppercased()) {
-                return true
-            }
-        }
-        return false
     }
 
     /// Whether a step is missing.
