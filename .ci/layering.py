@@ -136,10 +136,6 @@ EXCEPTIONS = {
     # Strata: calls from the kernel (and Concurrency) into a layer above it.
     ("Strata/Connection/Connection.swift", "endTraceReports"):
         "Connection's deinit stops the trace callback (Hooks) before finalizing its statements",
-    ("Strata/Connection/Connection+Busy.swift", "registerCallback"):
-        "busyHandler(_:) installs its callback through Hooks' callback-box registry",
-    ("Strata/Statements/Statement.swift", "checkTransactionSurvived"):
-        "a failed statement asks Transactions whether SQLite rolled back the transaction wrapper it ran in",
     ("Strata/Concurrency/Database.swift", "loadExtension"):
         "Database(extensions:) loads the extensions (Extensions, a layer above) on every connection it opens",
     # Strata: the kernel is one layer whose folders use each other both ways.

@@ -42,7 +42,6 @@ extension Connection {
             } catch {
                 leftovers.append("whose ROLLBACK failed (\(error))")
             }
-            savepointsInImmediateTransaction = []
         }
         #if DEBUG
         if !leftovers.isEmpty {

@@ -56,22 +56,10 @@ open class Connection {
     /// The one authorizer SQLite calls; the user's rules and observation's recorders hang off it.
     let authorizerHub = AuthorizerHub()
 
-    /// Whether a DEFERRED transaction Strata begins is begun IMMEDIATE instead: a writer under an
-    /// external replicator takes the write lock at BEGIN, so it never fails to upgrade later.
-    package final var beginsDeferredTransactionsImmediately = false
-
-    /// The savepoints opened through `openSavepoint` inside a transaction Strata began IMMEDIATE
-    /// for the outermost of them (see ``beginsDeferredTransactionsImmediately``), oldest first;
-    /// empty otherwise. Releasing the first one is the COMMIT it stands for.
-    package final var savepointsInImmediateTransaction: [String] = []
-
-    /// How many of Strata's transaction wrappers (`transaction`, a savepoint that opened the
-    /// transaction) are running on this connection.
-    package final var transactionWrapperDepth = 0
-
-    /// The error with which SQLite ended the transaction of a running wrapper by itself (an
-    /// `OR ROLLBACK` conflict, a full disk); the wrapper throws it instead of committing.
-    package final var transactionEndedBySQLite: SQLiteError?
+    /// Hears of a statement that failed, for a layer above that must act on it (Transactions:
+    /// SQLite may have rolled back a wrapper's transaction); nil costs one check on failure paths.
+    // Set and read on the connection's one thread, as the connection is used.
+    @exclusivity(unchecked) package final var statementFailureObserver: (@Sendable (Connection, SQLiteError) -> Void)?
 
     /// Hears of every statement execution once observation uses this connection.
     // Read on every execution; a connection is used by one thread at a time and the monitor is

@@ -292,7 +292,7 @@ open class Statement {
         prepared.reset()
         connection.accessMonitor?.statementEnded(prepared, on: connection, afterRow: afterRow)
         if connection.eventHandler != nil { connection.reportStatementFailure(error, sql: sql) }
-        if connection.transactionWrapperDepth > 0 { connection.checkTransactionSurvived(error) }
+        connection.statementFailureObserver?(connection, error)
         throw error
     }
 

@@ -20,7 +20,7 @@ extension Connection {
     @discardableResult
     public func transaction<T>(transactionType: TransactionType = .deferred, closure: () throws -> T) throws -> T {
         try beginTransaction(transactionType)
-        transactionWrapperDepth += 1
+        transactionWrapperBegan()
         defer { transactionWrapperEnded() }
         do {
             let result = try closure()
@@ -61,7 +61,7 @@ extension Connection {
         }
         let opensTransaction = !isInTransaction
         try statements { try openSavepoint(name) }
-        if opensTransaction { transactionWrapperDepth += 1 }
+        if opensTransaction { transactionWrapperBegan() }
         defer { if opensTransaction { transactionWrapperEnded() } }
         do {
             let result = try closure()
@@ -75,18 +75,46 @@ extension Connection {
     }
 }
 
+/// What the transaction wrappers keep per connection, in a slot the kernel does not name.
+final class TransactionState {
+    static let slot = ConnectionSlot { TransactionState() }
+    /// See ``Connection/beginsDeferredTransactionsImmediately``.
+    var beginsDeferredTransactionsImmediately = false
+    /// The savepoints opened through `openSavepoint` inside a transaction Strata began IMMEDIATE
+    /// for the outermost of them, oldest first; empty otherwise. Releasing the first one is the
+    /// COMMIT it stands for.
+    var savepointsInImmediateTransaction: [String] = []
+    /// How many of Strata's transaction wrappers (`transaction`, a savepoint that opened the
+    /// transaction) are running on the connection.
+    var wrapperDepth = 0
+    /// The error with which SQLite ended the transaction of a running wrapper by itself (an
+    /// `OR ROLLBACK` conflict, a full disk); the wrapper throws it instead of committing.
+    var endedBySQLite: SQLiteError?
+}
+
+extension Connection {
+    var transactionState: TransactionState { state(in: TransactionState.slot) }
+
+    /// Whether a DEFERRED transaction Strata begins is begun IMMEDIATE instead: a writer under an
+    /// external replicator takes the write lock at BEGIN, so it never fails to upgrade later.
+    package var beginsDeferredTransactionsImmediately: Bool {
+        get { transactionState.beginsDeferredTransactionsImmediately }
+        set { transactionState.beginsDeferredTransactionsImmediately = newValue }
+    }
+}
+
 // The transaction statements, written once: every transaction and savepoint form (SQift's,
 // Squeal's, the ORM's, the rebuild's) goes through these, so names are quoted one way.
 extension Connection {
     package func beginTransaction(_ type: TransactionType) throws {
-        let type = type == .deferred && beginsDeferredTransactionsImmediately ? .immediate : type
+        let type = type == .deferred && transactionState.beginsDeferredTransactionsImmediately ? .immediate : type
         try execute("BEGIN \(type.rawValue) TRANSACTION")
-        savepointsInImmediateTransaction = []
+        transactionState.savepointsInImmediateTransaction = []
     }
 
     package func commitTransaction() throws {
         try execute("COMMIT")
-        savepointsInImmediateTransaction = []
+        transactionState.savepointsInImmediateTransaction = []
     }
 
     package func rollbackTransaction() throws {
@@ -100,9 +128,9 @@ extension Connection {
     package func openSavepoint(_ name: String) throws {
         forgetSavepointsOfEndedTransaction()
         let sql = "SAVEPOINT " + quoteIdentifier(name)
-        guard beginsDeferredTransactionsImmediately, !isInTransaction else {
+        guard transactionState.beginsDeferredTransactionsImmediately, !isInTransaction else {
             try execute(sql)
-            if !savepointsInImmediateTransaction.isEmpty { savepointsInImmediateTransaction.append(name) }
+            if !transactionState.savepointsInImmediateTransaction.isEmpty { transactionState.savepointsInImmediateTransaction.append(name) }
             return
         }
         try beginTransaction(.immediate)
@@ -112,7 +140,7 @@ extension Connection {
             try? rollbackTransaction()
             throw error
         }
-        savepointsInImmediateTransaction = [name]
+        transactionState.savepointsInImmediateTransaction = [name]
     }
 
     /// Releases a savepoint (and those opened after it). Releasing the outermost savepoint of a
@@ -120,7 +148,7 @@ extension Connection {
     /// transaction would be; refused (`SQLITE_BUSY`), both leave the savepoint open.
     package func releaseSavepoint(named name: String) throws {
         forgetSavepointsOfEndedTransaction()
-        guard let index = savepointsInImmediateTransaction.lastIndex(where: { sameIdentifier($0, name) }) else {
+        guard let index = transactionState.savepointsInImmediateTransaction.lastIndex(where: { sameIdentifier($0, name) }) else {
             try execute("RELEASE SAVEPOINT " + quoteIdentifier(name))
             return
         }
@@ -128,7 +156,7 @@ extension Connection {
             try commitTransaction()
         } else {
             try execute("RELEASE SAVEPOINT " + quoteIdentifier(name))
-            savepointsInImmediateTransaction.removeSubrange(index...)
+            transactionState.savepointsInImmediateTransaction.removeSubrange(index...)
         }
     }
 
@@ -136,8 +164,8 @@ extension Connection {
     package func rollbackToSavepoint(named name: String) throws {
         forgetSavepointsOfEndedTransaction()
         try execute("ROLLBACK TO SAVEPOINT " + quoteIdentifier(name))
-        if let index = savepointsInImmediateTransaction.lastIndex(where: { sameIdentifier($0, name) }) {
-            savepointsInImmediateTransaction.removeSubrange((index + 1)...)
+        if let index = transactionState.savepointsInImmediateTransaction.lastIndex(where: { sameIdentifier($0, name) }) {
+            transactionState.savepointsInImmediateTransaction.removeSubrange((index + 1)...)
         }
     }
 
@@ -160,8 +188,8 @@ extension Connection {
     /// opened again at once, so nothing the closure runs afterwards commits, and the wrapper rolls it
     /// back and throws instead of committing.
     func checkTransactionSurvived(_ error: SQLiteError) {
-        guard transactionEndedBySQLite == nil, !isInTransaction else { return }
-        transactionEndedBySQLite = SQLiteError(
+        guard transactionState.endedBySQLite == nil, !isInTransaction else { return }
+        transactionState.endedBySQLite = SQLiteError(
             code: error.code,
             message: "the transaction was rolled back by SQLite (\(error.message)); nothing it wrote was committed",
             extendedCode: error.extendedCode
@@ -171,7 +199,7 @@ extension Connection {
 
     /// Throws, after rolling back what ran since, when SQLite ended the wrapper's transaction.
     func throwIfTransactionEndedBySQLite() throws {
-        guard let error = transactionEndedBySQLite else { return }
+        guard let error = transactionState.endedBySQLite else { return }
         if isInTransaction { try? rollbackTransaction() }
         throw error
     }
@@ -180,20 +208,31 @@ extension Connection {
     /// a deferred foreign key) it rolls back itself, which is the wrapper's failure, not a statement
     /// ending the transaction under the closure.
     private func endingWrapper<R>(_ body: () throws -> R) rethrows -> R {
-        let depth = transactionWrapperDepth
-        transactionWrapperDepth = 0
-        defer { transactionWrapperDepth = depth }
+        let state = transactionState
+        let depth = state.wrapperDepth
+        state.wrapperDepth = 0
+        defer { state.wrapperDepth = depth }
         return try body()
     }
 
+    private func transactionWrapperBegan() {
+        transactionState.wrapperDepth += 1
+        if statementFailureObserver == nil {
+            statementFailureObserver = { connection, error in
+                if connection.transactionState.wrapperDepth > 0 { connection.checkTransactionSurvived(error) }
+            }
+        }
+    }
+
     private func transactionWrapperEnded() {
-        transactionWrapperDepth -= 1
-        if transactionWrapperDepth == 0 { transactionEndedBySQLite = nil }
+        let state = transactionState
+        state.wrapperDepth -= 1
+        if state.wrapperDepth == 0 { state.endedBySQLite = nil }
     }
 
     /// The tracked savepoints belong to a transaction that has ended (a COMMIT or ROLLBACK run as
     /// SQL, or an error SQLite rolled back): forget them.
     private func forgetSavepointsOfEndedTransaction() {
-        if !savepointsInImmediateTransaction.isEmpty, !isInTransaction { savepointsInImmediateTransaction = [] }
+        if !transactionState.savepointsInImmediateTransaction.isEmpty, !isInTransaction { transactionState.savepointsInImmediateTransaction = [] }
     }
 }
