@@ -78,18 +78,23 @@ public final class RecordStatements: Sendable {
 
     /// The kernel's definition of the table `createTableSQL` creates.
     func tableDefinition(ifNotExists: Bool, unique: Set<String> = [], constraints: [TableDefinition.Constraint] = []) -> TableDefinition {
-        let definitions = columns.map { column -> TableDefinition.Column in
-            var constraints: [TableDefinition.ColumnConstraint] = []
-            if column.isPrimaryKey {
-                constraints.append(.primaryKey())
-                if column.sqlType != "INTEGER" { constraints.append(.notNull()) }
-            } else if !column.isOptional {
-                constraints.append(.notNull())
-            }
-            if unique.contains(column.name) { constraints.append(.unique()) }
-            return TableDefinition.Column(column.name, type: column.sqlType, constraints)
-        }
+        let definitions = columns.map { columnDefinition($0, unique: unique) }
         return TableDefinition(table, columns: definitions, constraints: constraints, ifNotExists: ifNotExists)
+    }
+
+    /// One column as `CREATE TABLE` and `ALTER TABLE … ADD COLUMN` write it: its type, the key,
+    /// NOT NULL for a non-optional, UNIQUE when `unique` names it, and its `@Default`.
+    func columnDefinition(_ column: RecordColumn, unique: Set<String> = []) -> TableDefinition.Column {
+        var constraints: [TableDefinition.ColumnConstraint] = []
+        if column.isPrimaryKey {
+            constraints.append(.primaryKey())
+            if column.sqlType != "INTEGER" { constraints.append(.notNull()) }
+        } else if !column.isOptional {
+            constraints.append(.notNull())
+        }
+        if unique.contains(column.name) { constraints.append(.unique()) }
+        if let value = column.defaultValue { constraints.append(.defaultValue(value)) }
+        return TableDefinition.Column(column.name, type: column.sqlType, constraints)
     }
 }
 

@@ -26,9 +26,39 @@ import Foundation
 /// whose declared type cannot be a column (functions, tuples, bare arrays and dictionaries); a
 /// named type it cannot see through is checked by the compiler where the generated code binds and
 /// reads it. `table` must be a string literal: it is written into SQL when the macro expands.
+/// `columnNaming` says how a property's name becomes its column's (see ``ColumnNaming``); it too
+/// is read when the macro expands, so it is written out (`.snakeCase`), not computed.
 @attached(member, names: named(recordConstraints))
 @attached(extension, conformances: Record, names: named(tableName), named(recordColumns), named(primaryKeyIndex), named(Columns), named(columns), named(init(row:)), named(init(row:columnIndexes:)), named(init(columnOrderedRow:)), named(init(columnOrderedRow:startingAt:)), named(bindRecordColumns(to:order:)), named(hasNilPrimaryKey), named(recordDidInsert(rowID:)), named(recordStatements))
-public macro Record(table: String? = nil) = #externalMacro(module: "StrataRecordsMacros", type: "RecordMacro")
+public macro Record(table: String? = nil, columnNaming: ColumnNaming = .propertyName) = #externalMacro(module: "StrataRecordsMacros", type: "RecordMacro")
+
+/// How `@Record` names the column of a property that has no `@Column("name")`: an existing
+/// database's naming convention is met once, on the record, instead of on every property.
+///
+/// ```swift
+/// @Record(table: "posts", columnNaming: .snakeCase)
+/// struct Post {
+///     @PrimaryKey var id: Int64?
+///     var authorId: Int64              // column "author_id"
+///     var URLString: String            // column "url_string"
+///     @Column("body") var text: String // @Column wins: column "body"
+/// }
+/// ```
+/// Typed queries, joins, constraints and indexes all use the mapped names; SQL written by hand
+/// (`@Check("…")`, raw queries) must name the columns as the table spells them.
+public enum ColumnNaming: Sendable {
+    /// The property's name as written (without backticks): the default.
+    case propertyName
+    /// The property's name in snake_case. A word starts at an uppercase letter that follows a
+    /// lowercase letter or a digit, and at the last uppercase letter of a run of them that a
+    /// lowercase letter follows; an underscore is inserted there and every letter is lowercased
+    /// (`authorId` → `author_id`, `URLString` → `url_string`, `userID` → `user_id`, `score2` →
+    /// `score2`, `version2Beta` → `version2_beta`). Only ASCII letters have a case here, as in
+    /// SQLite's own name comparison: other characters, digits and underscores are kept as written
+    /// and start no word (`caféAu` → `caféau`, `ÉtatX` → `État_x`). Two properties that map to one
+    /// column (as SQLite compares names) are refused when the macro expands.
+    case snakeCase
+}
 
 /// Marks the record's primary key. An optional integer key left nil is assigned by SQLite on
 /// insert and written back to the value.
@@ -54,6 +84,26 @@ public macro JSON() = #externalMacro(module: "StrataRecordsMacros", type: "Recor
 /// literal: it is written into SQL when the macro expands).
 @attached(peer)
 public macro Column(_ name: String) = #externalMacro(module: "StrataRecordsMacros", type: "RecordPropertyMarkerMacro")
+
+/// Gives a record property's column a `DEFAULT`, so `RecordSchema` can add a new non-optional
+/// column to a table that already has rows with `ALTER TABLE … ADD COLUMN … NOT NULL DEFAULT …`:
+/// the existing rows get the default, and no rebuild is needed.
+///
+/// ```swift
+/// @Record struct Player {
+///     @PrimaryKey var id: Int64?
+///     var name: String
+///     @Default(0) var score: Int                     // "score" INTEGER NOT NULL DEFAULT 0
+///     @Default("") @Column("team_name") var team: String
+///     @Default(false) var retired: Bool               // stored as 0
+/// }
+/// ```
+/// The value is a literal of the property's type: an integer, a floating-point number, a string
+/// without interpolation, `true`, `false`, or `nil` for an optional. It only shapes the schema:
+/// reads and writes of a record still carry every property's value. `checkSchema` does not
+/// compare defaults, and a table whose column lacks one is not rebuilt to gain it.
+@attached(peer)
+public macro Default(_ value: Any?) = #externalMacro(module: "StrataRecordsMacros", type: "RecordPropertyMarkerMacro")
 
 /// A struct mapped to a table by `@Record`; the macro writes every requirement.
 ///
@@ -121,14 +171,23 @@ public struct RecordColumn: Sendable, Equatable {
     public let isOptional: Bool
     /// Whether the column is the primary key.
     public let isPrimaryKey: Bool
+    /// The column's `DEFAULT` (`@Default`), or nil for none; `.null` is `DEFAULT NULL`.
+    public let defaultValue: BindingValue?
 
     /// Describes a column by its parts (the macro uses the `describing` forms, which derive the
     /// SQL type and nullability from the property type).
-    public init(name: String, sqlType: String, isOptional: Bool, isPrimaryKey: Bool) {
+    public init(name: String, sqlType: String, isOptional: Bool, isPrimaryKey: Bool, defaultValue: BindingValue? = nil) {
         self.name = name
         self.sqlType = sqlType
         self.isOptional = isOptional
         self.isPrimaryKey = isPrimaryKey
+        self.defaultValue = defaultValue
+    }
+
+    /// The column with `value` as its `DEFAULT` (`@Default(value)`). `type` is the property's
+    /// type, so the compiler checks the literal against it.
+    public func defaulting<T: Bindable>(to value: T, as type: T.Type) -> RecordColumn {
+        RecordColumn(name: name, sqlType: sqlType, isOptional: isOptional, isPrimaryKey: isPrimaryKey, defaultValue: value.bindingValue)
     }
 
     /// The one type mapping; a binding outside the four storage classes declares no type.

@@ -48,10 +48,13 @@ public struct RecordSchema: Sendable {
     /// The steps that make the database match the records; empty when it does.
     ///
     /// A missing table is created as `createTable` creates it, with its indexes. A missing
-    /// column SQLite can add (optional, not a key, not UNIQUE, no foreign key or CHECK on it) is
-    /// added with `ALTER TABLE … ADD COLUMN`. Any other change (a type, nullability, key, foreign
-    /// key, UNIQUE or CHECK, a column to drop) rebuilds the table with SQLite's twelve steps,
-    /// keeping its rows, indexes, triggers and views. A missing index is created.
+    /// column SQLite can add (optional or with a `@Default`, not a key, not UNIQUE, no foreign key
+    /// or CHECK on it) is added with `ALTER TABLE … ADD COLUMN`, the existing rows taking its
+    /// default. Any other change (a type, nullability, key, foreign key, UNIQUE or CHECK, a column
+    /// to drop) rebuilds the table with SQLite's twelve steps, keeping its rows, indexes, triggers
+    /// and views. A missing index is created. A column's default alone is not compared. A new
+    /// non-optional column without `@Default` over a table that has rows is planned as a rebuild
+    /// whose summary says it needs a default; `migrate` refuses it.
     /// - Throws: `SQLiteError` when the schema cannot be read; ``RecordError/noPrimaryKey(record:)``
     ///   for a reference to a record without a key.
     public func plan(for db: Connection) throws -> RecordSchemaPlan {
@@ -74,6 +77,8 @@ public struct RecordSchema: Sendable {
     ///   - allowingDataLoss: Whether to apply a plan that drops a column or table holding data;
     ///     without it such a plan is refused and nothing changes.
     /// - Throws: ``RecordSchemaError/wouldLoseData(_:)``;
+    ///   ``RecordSchemaError/newColumnNeedsDefault(table:column:)`` for a new non-optional column
+    ///   without `@Default` over a table that has rows (before anything runs);
     ///   ``RecordSchemaError/foreignKeysViolated(_:)``; `TableRebuildError` or `SQLiteError` from a
     ///   step (a NOT NULL column over rows holding NULL, say). The database is then unchanged.
     public func migrate(_ db: Connection, allowingDataLoss: Bool = false) throws {
@@ -81,6 +86,9 @@ public struct RecordSchema: Sendable {
         guard !plan.isEmpty else { return }
         if plan.losesData && !allowingDataLoss {
             throw RecordSchemaError.wouldLoseData(plan.steps.filter(\.losesData).map(\.summary))
+        }
+        if let step = plan.steps.first(where: { !$0.columnsNeedingDefault.isEmpty }) {
+            throw RecordSchemaError.newColumnNeedsDefault(table: step.table, column: step.columnsNeedingDefault[0])
         }
         // Only a rebuild drops a table, which would fire ON DELETE actions with foreign keys on.
         try SchemaChange(savepointName: "strata_record_schema",
@@ -131,13 +139,22 @@ public struct RecordSchema: Sendable {
             }.map { column in
                 DeclaredTable.Column(
                     name: column.name,
-                    isAddable: column.isOptional && !column.isPrimaryKey && !unique.contains(column.name) && !constrained.contains(column.name),
-                    addColumnSQL: TableDefinition.addColumnSQL(table: table, column: TableDefinition.Column(column.name, type: column.sqlType.isEmpty ? nil : column.sqlType)))
+                    isAddable: (column.isOptional || column.hasValueDefault) && column.hasConstantDefault && !column.isPrimaryKey
+                        && !unique.contains(column.name) && !constrained.contains(column.name),
+                    addColumnSQL: TableDefinition.addColumnSQL(table: table, column: record.statements.columnDefinition(column, unique: unique)))
             },
             definitionSQL: record.statements.tableDefinition(ifNotExists: false, unique: unique, constraints: tableConstraints).bodySQL,
             tableOptions: "")
         // A generated column the record declares is matched, so a rebuild copies its values.
         guard let comparison = try db.compareTable(declared, matchingGeneratedColumns: true) else { return [] }
+        // A new NOT NULL column without a default cannot be filled for the rows already there:
+        // `migrate` says so, with the fix, rather than meet the constraint failure in the rebuild.
+        var needingDefault: [String] = []
+        for missing in comparison.missing {
+            guard let column = record.columns.first(where: { $0.name == missing.name }), column.needsValueForExistingRows else { continue }
+            let hasRows: Int? = try db.query("SELECT EXISTS (SELECT 1 FROM main.\(quoteIdentifier(table)))")
+            if hasRows == 1 { needingDefault.append(column.name) }
+        }
         let missingLabels = Set(comparison.missing.map { label($0.name) + " is missing" })
         let indexLabels = Set(indexes.map { label($0.column) + " has no index" })
         let otherDifferences = differences.filter { !missingLabels.contains($0) && !indexLabels.contains($0) }
@@ -169,10 +186,13 @@ public struct RecordSchema: Sendable {
             let losing = IdentifierSet(rebuild.columnsLosingData)
             var summaryReasons = otherDifferences
             summaryReasons += rebuild.droppedColumns.map { label($0) + (losing.contains($0) ? " is dropped, with its data" : " is dropped") }
-            summaryReasons += comparison.missing.map { label($0.name) + " is added" }
+            summaryReasons += comparison.missing.map { column in
+                label(column.name) + (needingDefault.contains(column.name) ? " is added, but needs a @Default to fill the rows there" : " is added")
+            }
             summaryReasons += missingChecks.map { "table \(quotedTable) gains \($0.sql)" }
             steps.append(RecordSchemaPlan.Step(kind: .rebuildTable, table: record.table, summary: "rebuild table \(quotedTable): " + summaryReasons.joined(separator: "; "),
-                                               sql: rebuild.sql, losesData: !rebuild.columnsLosingData.isEmpty, rebuild: rebuild))
+                                               sql: rebuild.sql, losesData: !rebuild.columnsLosingData.isEmpty, rebuild: rebuild,
+                                               columnsNeedingDefault: needingDefault))
         }
         // Indexes a rebuild keeps are there already; the ones the records add are made after it.
         let existingIndexNames = IdentifierSet(try reader.indexes(ofTable: table).map(\.name))
@@ -217,14 +237,18 @@ public struct RecordSchemaPlan: Sendable, Equatable, CustomStringConvertible {
 
         /// The engine's rebuild, which `migrate` runs.
         let rebuild: TableRebuildPlan?
+        /// New NOT NULL columns without a default over a table with rows, which `migrate` refuses.
+        let columnsNeedingDefault: [String]
 
-        init(kind: Kind, table: String, summary: String, sql: [String], losesData: Bool, rebuild: TableRebuildPlan? = nil) {
+        init(kind: Kind, table: String, summary: String, sql: [String], losesData: Bool, rebuild: TableRebuildPlan? = nil,
+             columnsNeedingDefault: [String] = []) {
             self.kind = kind
             self.table = table
             self.summary = summary
             self.sql = sql
             self.losesData = losesData
             self.rebuild = rebuild
+            self.columnsNeedingDefault = columnsNeedingDefault
         }
 
         /// The summary, marked when the step loses data.
@@ -304,5 +328,28 @@ extension RecordSchemaPlan {
             }
         }
         return "migrator.registerMigration(\(identifier.debugDescription), sql: \(hashes)\"\"\"\n\(body)\n\"\"\"\(hashes))"
+    }
+}
+
+extension RecordColumn {
+    /// Whether the column has a `@Default` other than NULL, which a NOT NULL column added to a
+    /// table with rows needs.
+    var hasValueDefault: Bool {
+        guard let defaultValue else { return false }
+        return defaultValue != .null
+    }
+
+    /// Whether the column's default (if any) is a plain literal, which `ADD COLUMN` accepts; a
+    /// default SQLite cannot read as one literal (text holding NUL, some reals) is written as a
+    /// parenthesized expression, which only `CREATE TABLE` (a rebuild) accepts.
+    var hasConstantDefault: Bool {
+        guard let defaultValue else { return true }
+        return sqlLiteral(defaultValue).utf8.first != UInt8(ascii: "(")
+    }
+
+    /// Whether a new column of this kind needs a value for each existing row that nothing
+    /// supplies: NOT NULL without a default, and not the rowid (an integer key), which SQLite fills.
+    var needsValueForExistingRows: Bool {
+        !isOptional && !hasValueDefault && !(isPrimaryKey && sqlType == "INTEGER")
     }
 }

@@ -14,6 +14,9 @@ public enum RecordSchemaError: Error, CustomStringConvertible, Equatable {
     /// `RecordSchema.migrate` found rows without a parent after applying the plan, and rolled
     /// the plan back.
     case foreignKeysViolated([ForeignKeyViolation])
+    /// `RecordSchema.migrate` found a new non-optional column without a `@Default` for a table
+    /// that has rows, which nothing could fill. Nothing was changed.
+    case newColumnNeedsDefault(table: String, column: String)
 
     /// The differences, one per line.
     public var description: String {
@@ -25,6 +28,9 @@ public enum RecordSchemaError: Error, CustomStringConvertible, Equatable {
                 + steps.map { "- " + $0 }.joined(separator: "\n")
         case .foreignKeysViolated(let violations):
             return "Migrating would leave rows without a parent, so it was rolled back: " + violations.map(\.description).joined(separator: "; ")
+        case .newColumnNeedsDefault(let table, let column):
+            return "Column \(quoteIdentifier(column)) of table \(quoteIdentifier(table)) is new and not optional, but the table has rows and the column no default "
+                + "to give them, so nothing was changed: declare one on the property with @Default(…), or make the property optional"
         }
     }
 }
@@ -40,6 +46,8 @@ extension Record {
     /// try Book.checkSchema(db)   // throws RecordSchemaError.mismatch([...]) when they differ
     /// ```
     /// `@Check` expressions are not compared: SQLite keeps them only inside the table's SQL text.
+    /// Nor are column defaults (`@Default`): a record writes every column, so a default only
+    /// fills rows that were there before its column.
     /// - Throws: ``RecordSchemaError/mismatch(_:)``; `SQLiteError` when the schema cannot be read.
     public static func checkSchema(_ db: Connection) throws {
         let differences = try schemaDifferences(in: db)

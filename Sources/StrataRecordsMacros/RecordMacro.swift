@@ -13,8 +13,8 @@ struct StrataRecordsPlugin: CompilerPlugin {
     let providingMacros: [Macro.Type] = [RecordMacro.self, RecordPropertyMarkerMacro.self]
 }
 
-/// `@PrimaryKey`, `@Column("name")`, `@JSON` and the constraints (`@References`, `@Indexed`,
-/// `@Unique`, `@Check`): markers that `@Record` reads; they generate nothing.
+/// `@PrimaryKey`, `@Column("name")`, `@Default(value)`, `@JSON` and the constraints
+/// (`@References`, `@Indexed`, `@Unique`, `@Check`): markers that `@Record` reads; they generate nothing.
 public struct RecordPropertyMarkerMacro: PeerMacro {
     public static func expansion(
         of node: AttributeSyntax,
@@ -38,6 +38,49 @@ struct RecordProperty {
     var isJSON = false
     /// The constraint attributes, in source order.
     var constraints: [ConstraintAttribute] = []
+    /// `@Default(literal)`: the literal as written, passed on to `RecordColumn.defaulting(to:as:)`.
+    var defaultLiteral: String?
+    /// Where the property is declared, for a diagnostic about it.
+    var node: Syntax?
+}
+
+/// How a property's name becomes its column's when it has no `@Column` (`ColumnNaming` in
+/// StrataRecords, read from `@Record(columnNaming:)`).
+enum ColumnNamingRule: String {
+    case propertyName, snakeCase
+
+    func columnName(for property: String) -> String {
+        switch self {
+        case .propertyName: return property
+        case .snakeCase: return Self.snakeCase(property)
+        }
+    }
+
+    /// `property` in snake_case, on Unicode scalars, where only ASCII letters have a case: an
+    /// underscore before an uppercase letter that follows a lowercase letter or an ASCII digit,
+    /// and before the last uppercase letter of a run that a lowercase letter follows; then every
+    /// letter lowercased. Other scalars are kept and start no word. `authorId` → `author_id`,
+    /// `URLString` → `url_string`.
+    static func snakeCase(_ property: String) -> String {
+        let scalars = Array(property.unicodeScalars)
+        func isUpper(_ index: Int) -> Bool { index >= 0 && index < scalars.count && ("A"..."Z").contains(scalars[index]) }
+        func isLower(_ index: Int) -> Bool { index >= 0 && index < scalars.count && ("a"..."z").contains(scalars[index]) }
+        func isDigit(_ index: Int) -> Bool { index >= 0 && index < scalars.count && ("0"..."9").contains(scalars[index]) }
+        var result = String.UnicodeScalarView()
+        for index in scalars.indices {
+            if isUpper(index), (isLower(index - 1) || isDigit(index - 1)) || (isUpper(index - 1) && isLower(index + 1)) {
+                result.append("_")
+            }
+            let scalar = scalars[index]
+            result.append(("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32) ?? scalar : scalar)
+        }
+        return String(result)
+    }
+}
+
+/// A `@Default` literal's kind, checked against the property's type where the macro knows it.
+enum DefaultLiteralKind: String {
+    case integer = "an integer", float = "a floating-point number", string = "a string", boolean = "a Boolean", `nil` = "nil"
 }
 
 /// A constraint attribute on a property, kept as the arguments written, which the generated code
@@ -82,7 +125,9 @@ public struct RecordMacro: ExtensionMacro {
         // Both the table name and the properties are read before giving up, so every mistake in
         // the declaration is reported at once.
         let tableArgument = Result { try tableNameArgument(of: node, in: context) }
-        guard let properties = storedProperties(of: structDecl, in: context),
+        let namingArgument = Result { try columnNamingArgument(of: node, in: context) }
+        guard case .success(let naming) = namingArgument,
+              let properties = storedProperties(of: structDecl, naming: naming, in: context),
               case .success(let tableArgumentValue) = tableArgument else { return [] }
         guard !properties.isEmpty else {
             context.diagnose(Diagnostic(node: Syntax(structDecl.name), message: RecordDiagnostic.noStoredProperties(typeName)))
@@ -101,8 +146,10 @@ public struct RecordMacro: ExtensionMacro {
 
     // MARK: - Reading the declaration
 
-    /// The stored properties in declaration order; nil after a diagnostic.
-    static func storedProperties(of decl: StructDeclSyntax, in context: some MacroExpansionContext) -> [RecordProperty]? {
+    /// The stored properties in declaration order, each column named by `@Column` or else by
+    /// `naming`; nil after a diagnostic.
+    static func storedProperties(of decl: StructDeclSyntax, naming: ColumnNamingRule = .propertyName,
+                                 in context: some MacroExpansionContext) -> [RecordProperty]? {
         var result: [RecordProperty] = []
         var failed = false
         for member in decl.memberBlock.members {
@@ -113,9 +160,11 @@ public struct RecordMacro: ExtensionMacro {
             let isJSON = hasAttribute("JSON", on: variable)
             let columnName: String?
             let constraints: [ConstraintAttribute]
+            let defaultValue: (expression: ExprSyntax, kind: DefaultLiteralKind)?
             do {
                 columnName = try columnArgument(of: variable, in: context)
                 constraints = try constraintAttributes(of: variable, in: context)
+                defaultValue = try defaultArgument(of: variable, isPrimaryKey: isPrimaryKey, isJSON: isJSON, in: context)
             } catch {
                 failed = true
                 continue
@@ -143,11 +192,119 @@ public struct RecordMacro: ExtensionMacro {
                     failed = true
                     continue
                 }
-                result.append(RecordProperty(name: name, column: columnName ?? name, type: type, isPrimaryKey: isPrimaryKey, isJSON: isJSON,
-                                             constraints: constraints))
+                if let defaultValue, let expected = mismatch(of: defaultValue.kind, with: type) {
+                    context.diagnose(Diagnostic(node: Syntax(defaultValue.expression),
+                                                message: RecordDiagnostic.defaultWrongKind(name, type.description, defaultValue.kind.rawValue, expected)))
+                    failed = true
+                    continue
+                }
+                result.append(RecordProperty(name: name, column: columnName ?? naming.columnName(for: name), type: type, isPrimaryKey: isPrimaryKey,
+                                             isJSON: isJSON, constraints: constraints, defaultLiteral: defaultValue?.expression.trimmedDescription,
+                                             node: Syntax(binding)))
+            }
+        }
+        // SQLite compares column names with ASCII case folded: two properties on one column
+        // would fail `CREATE TABLE` and read each other's values.
+        var seen: [String: String] = [:]
+        for property in result {
+            let key = asciiLowercased(property.column)
+            if let first = seen[key] {
+                context.diagnose(Diagnostic(node: property.node ?? Syntax(decl.name),
+                                            message: RecordDiagnostic.duplicateColumn(property.name, property.column, first)))
+                failed = true
+            } else {
+                seen[key] = property.name
             }
         }
         return failed ? nil : result
+    }
+
+    /// `text` with its ASCII letters lowercased, as SQLite compares identifiers.
+    static func asciiLowercased(_ text: String) -> String {
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            result.append(("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32) ?? scalar : scalar)
+        }
+        return String(result)
+    }
+
+    /// The `@Default` literal and its kind, nil without the attribute; a diagnostic (and a thrown
+    /// stop) for anything but one literal, a second `@Default`, or one on a key or a `@JSON` property.
+    static func defaultArgument(of variable: VariableDeclSyntax, isPrimaryKey: Bool, isJSON: Bool,
+                                in context: some MacroExpansionContext) throws -> (expression: ExprSyntax, kind: DefaultLiteralKind)? {
+        let attributes = variable.attributes.compactMap { $0.as(AttributeSyntax.self) }.filter { $0.attributeName.trimmedDescription == "Default" }
+        guard let attribute = attributes.first else { return nil }
+        if attributes.count > 1 {
+            context.diagnose(Diagnostic(node: Syntax(attributes[1]), message: RecordDiagnostic.severalDefaults()))
+            throw AlreadyDiagnosed()
+        }
+        if isPrimaryKey || isJSON {
+            context.diagnose(Diagnostic(node: Syntax(attribute), message: RecordDiagnostic.defaultNotApplicable(isPrimaryKey ? "@PrimaryKey" : "@JSON")))
+            throw AlreadyDiagnosed()
+        }
+        let arguments = attribute.arguments?.as(LabeledExprListSyntax.self)
+        guard let arguments, arguments.count == 1, let argument = arguments.first, argument.label == nil,
+              let kind = literalKind(of: argument.expression) else {
+            let node = arguments?.first.map { Syntax($0.expression) } ?? Syntax(attribute)
+            context.diagnose(Diagnostic(node: node, message: RecordDiagnostic.defaultNotALiteral()))
+            throw AlreadyDiagnosed()
+        }
+        // Not trimmed: a diagnostic about the literal points at it in the source.
+        return (argument.expression, kind)
+    }
+
+    /// What kind of literal `expression` is (a minus sign before a number included), or nil.
+    static func literalKind(of expression: ExprSyntax) -> DefaultLiteralKind? {
+        if expression.is(IntegerLiteralExprSyntax.self) { return .integer }
+        if expression.is(FloatLiteralExprSyntax.self) { return .float }
+        if expression.is(BooleanLiteralExprSyntax.self) { return .boolean }
+        if expression.is(NilLiteralExprSyntax.self) { return .nil }
+        if let string = expression.as(StringLiteralExprSyntax.self) {
+            return string.representedLiteralValue == nil ? nil : .string
+        }
+        if let prefix = expression.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-" {
+            if prefix.expression.is(IntegerLiteralExprSyntax.self) { return .integer }
+            if prefix.expression.is(FloatLiteralExprSyntax.self) { return .float }
+        }
+        return nil
+    }
+
+    /// What a property of `type` needs instead of a `kind` literal, when the macro can tell it
+    /// does not fit: the standard numeric, text and Boolean types, and `nil` for a non-optional.
+    /// Other types are left to the compiler, which checks the literal in the generated code.
+    static func mismatch(of kind: DefaultLiteralKind, with type: TypeSyntax) -> String? {
+        var inner = type
+        var isOptional = false
+        while true {
+            if let optional = inner.as(OptionalTypeSyntax.self) {
+                inner = optional.wrappedType; isOptional = true
+            } else if let implicitly = inner.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
+                inner = implicitly.wrappedType; isOptional = true
+            } else if let identifier = inner.as(IdentifierTypeSyntax.self), identifier.name.text == "Optional",
+                      let wrapped = identifier.genericArgumentClause?.arguments.first {
+                guard let wrappedType = Syntax(wrapped.argument).as(TypeSyntax.self) else { return nil }
+                inner = wrappedType; isOptional = true
+            } else {
+                break
+            }
+        }
+        if kind == .nil { return isOptional ? nil : "a value (only an optional property takes nil)" }
+        let name: String
+        if let identifier = inner.as(IdentifierTypeSyntax.self), identifier.genericArgumentClause == nil {
+            name = identifier.name.text
+        } else if let member = inner.as(MemberTypeSyntax.self), member.genericArgumentClause == nil,
+                  ["Swift", "Foundation", "CoreGraphics"].contains(member.baseType.trimmedDescription) {
+            name = member.name.text
+        } else {
+            return nil
+        }
+        let integers: Set<String> = ["Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64"]
+        let floats: Set<String> = ["Double", "Float", "Float32", "Float64", "CGFloat"]
+        if integers.contains(name) { return kind == .integer ? nil : DefaultLiteralKind.integer.rawValue }
+        if floats.contains(name) { return kind == .integer || kind == .float ? nil : DefaultLiteralKind.float.rawValue }
+        if name == "String" { return kind == .string ? nil : DefaultLiteralKind.string.rawValue }
+        if name == "Bool" { return kind == .boolean ? nil : "true or false" }
+        return nil
     }
 
     /// Whether the compiler gives the struct a memberwise init that takes exactly `properties`
@@ -161,7 +318,7 @@ public struct RecordMacro: ExtensionMacro {
             guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
             if variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) }) { continue }
             if variable.modifiers.contains(where: { ["private", "fileprivate"].contains($0.name.text) }) { return false }
-            let markers = ["PrimaryKey", "Column", "JSON"] + ConstraintAttribute.names.keys
+            let markers = ["PrimaryKey", "Column", "Default", "JSON"] + ConstraintAttribute.names.keys
             if variable.attributes.contains(where: { !markers.contains($0.as(AttributeSyntax.self)?.attributeName.trimmedDescription ?? "") }) { return false }
             let isLetWithValue = variable.bindingSpecifier.text == "let"
             for binding in variable.bindings {
@@ -240,6 +397,22 @@ public struct RecordMacro: ExtensionMacro {
         return result
     }
 
+    /// `columnNaming:` as written (`.snakeCase`, `ColumnNaming.snakeCase`), `.propertyName`
+    /// without it; a diagnostic (and a thrown stop) for anything computed.
+    static func columnNamingArgument(of node: AttributeSyntax, in context: some MacroExpansionContext) throws -> ColumnNamingRule {
+        guard let arguments = node.arguments?.as(LabeledExprListSyntax.self) else { return .propertyName }
+        for argument in arguments where argument.label?.text == "columnNaming" {
+            if let member = argument.expression.as(MemberAccessExprSyntax.self),
+               member.base.map({ ["ColumnNaming", "StrataRecords.ColumnNaming"].contains($0.trimmedDescription) }) ?? true,
+               let rule = ColumnNamingRule(rawValue: member.declName.baseName.text) {
+                return rule
+            }
+            context.diagnose(Diagnostic(node: Syntax(argument.expression), message: RecordDiagnostic.namingNotALiteral()))
+            throw AlreadyDiagnosed()
+        }
+        return .propertyName
+    }
+
     static func tableNameArgument(of node: AttributeSyntax, in context: some MacroExpansionContext) throws -> String? {
         guard let arguments = node.arguments?.as(LabeledExprListSyntax.self) else { return nil }
         for argument in arguments where argument.label?.text == "table" {
@@ -306,6 +479,7 @@ public struct RecordMacro: ExtensionMacro {
     static func makeExtension(type: some TypeSyntaxProtocol, access: String, tableName: String, properties: [RecordProperty], key: RecordProperty?, memberwise: Bool = false) throws -> ExtensionDeclSyntax {
         let columnsList = properties.map { property in
             "StrataRecords.RecordColumn.\(property.isJSON ? "describingJSON" : "describing")(\(literal(property.column)), as: (\(property.type)).self, isPrimaryKey: \(property.isPrimaryKey))"
+                + (property.defaultLiteral.map { ".defaulting(to: \($0), as: (\(property.type)).self)" } ?? "")
         }.joined(separator: ",\n    ")
         let typedColumns = properties.map { property in
             "    \(access)let \(property.name): StrataRecords.TypedColumn<\(property.type)>"
@@ -409,8 +583,10 @@ extension RecordMacro: MemberMacro {
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
         // The extension role reports what is wrong with the declaration; this one stays silent.
+        let silent = SilentContext(context)
         guard let structDecl = declaration.as(StructDeclSyntax.self), structDecl.genericParameterClause == nil,
-              let properties = storedProperties(of: structDecl, in: SilentContext(context)) else { return [] }
+              let naming = try? columnNamingArgument(of: node, in: silent),
+              let properties = storedProperties(of: structDecl, naming: naming, in: silent) else { return [] }
         let constraints = properties.flatMap { property in property.constraints.map { $0.expression(column: property.column) } }
         guard !constraints.isEmpty else { return [] }
         // Computed, not stored: a reference reads the other record's key, and a stored static
@@ -484,6 +660,26 @@ struct RecordDiagnostic: DiagnosticMessage {
     }
     static func emptyCheck() -> Self {
         Self("emptyCheck", "@Check takes an SQL expression that a row must satisfy, such as \"year > 0\"; this one is empty")
+    }
+    static func namingNotALiteral() -> Self {
+        Self("namingNotALiteral", "columnNaming takes .propertyName or .snakeCase written out: the macro names the columns at compile time")
+    }
+    static func defaultNotALiteral() -> Self {
+        Self("defaultNotALiteral", "@Default takes one literal: an integer, a floating-point number, a string without interpolation, true, false, or nil; the default is part of the table's schema, fixed when the record is declared")
+    }
+    static func defaultWrongKind(_ property: String, _ type: String, _ given: String, _ expected: String) -> Self {
+        Self("defaultWrongKind", "@Default gives \(given) to property '\(property)' of type '\(type)', which needs \(expected)")
+    }
+    static func defaultNotApplicable(_ marker: String) -> Self {
+        Self("defaultNotApplicable", "@Default does not apply to a \(marker) property: " + (marker == "@JSON"
+            ? "its column holds JSON text; make the property optional to add it to a table with rows"
+            : "a key's value comes from the record or from SQLite's rowid"))
+    }
+    static func severalDefaults() -> Self {
+        Self("severalDefaults", "a property takes one @Default")
+    }
+    static func duplicateColumn(_ property: String, _ column: String, _ first: String) -> Self {
+        Self("duplicateColumn", "property '\(property)' maps to column '\(column)', which property '\(first)' maps to already (SQLite ignores ASCII case in column names); name one of them with @Column")
     }
     static func nameNotALiteral(_ marker: String) -> Self {
         Self("nameNotALiteral", "@\(marker) takes a non-empty string literal without interpolation: the macro writes the name into SQL at compile time")

@@ -59,7 +59,9 @@ enum PlanSwift5 {
                 #expect(steps.count == 1)
             }
             try db.execute("UPDATE book SET blurb = NULL")
-            #expect(throws: SQLiteError.self) { try schema.migrate(db) }           // year NOT NULL over an existing row
+            #expect(throws: RecordSchemaError.newColumnNeedsDefault(table: "book", column: "year")) {
+                try schema.migrate(db)                                           // year NOT NULL over an existing row, no @Default
+            }
             try db.execute("UPDATE book SET blurb = 'back'")
             // Fill `year` for the existing row, as a hand-written step before the records' plan would.
             try db.execute("ALTER TABLE book ADD COLUMN year INTEGER DEFAULT 1947")
