@@ -41,6 +41,15 @@ struct ReplicaOptions: ParsableArguments {
         return try SyncReplica(database: try Database(path: database), replicaID: replica, space: space, tables: tableNames, transport: transport)
     }
 
+    /// Opens the replica, runs `work` on it to its end, then prints the replica's status.
+    func runThenPrintStatus(_ work: @escaping @Sendable (SyncReplica) async throws -> Void) throws {
+        let replica = try open()
+        printStatus(try waitFor {
+            try await work(replica)
+            return try await replica.status
+        })
+    }
+
     var tableNames: [String] {
         tables.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
@@ -85,10 +94,9 @@ struct SyncWriteCommand: ParsableCommand {
     @Flag(help: "Only capture the write; sync later with `strata sync now`.") var noSync = false
 
     func run() throws {
-        let replica = try options.open()
         let sql = self.sql
         let noSync = self.noSync
-        let status = try waitFor {
+        try options.runThenPrintStatus { replica in
             try await replica.write { connection in
                 // Statement by statement: a COMMIT or ROLLBACK in the SQL would end the replica's
                 // transaction, committing rows the outbox never captures. Such statements (read-only
@@ -103,9 +111,7 @@ struct SyncWriteCommand: ParsableCommand {
                 }
             }
             if !noSync { try await replica.sync() }
-            return try await replica.status
         }
-        printStatus(status)
     }
 }
 
@@ -119,12 +125,7 @@ struct SyncNowCommand: ParsableCommand {
     @OptionGroup var options: ReplicaOptions
 
     func run() throws {
-        let replica = try options.open()
-        let status = try waitFor {
-            try await replica.sync()
-            return try await replica.status
-        }
-        printStatus(status)
+        try options.runThenPrintStatus { try await $0.sync() }
     }
 }
 

@@ -91,13 +91,7 @@ public struct RecordRowReader<R> {
     /// - Throws: ``RecordError/valueMismatch(column:record:expected:storageClass:)``.
     @inlinable @inline(__always)
     public func read<T: Extractable>(_ index: Int32, _ column: String) throws -> T? {
-        // NULL is decided from the one storage-class lookup the read needs anyway: the error path
-        // (a second lookup, the record's name as text) is only for values that do not convert.
-        guard let value = sqlite3_column_value(handle, index) else { return nil }
-        let type = sqlite3_value_type(value)
-        if type == SQLITE_NULL { return nil }
-        if let result = T.extractSelf(from: value, type: type) { return result }
-        throw mismatchReadError(at: index, column: column, expected: T.self)
+        try optionalValue(index, column)
     }
 
     /// A `RawRepresentable` property, read from its raw value.
@@ -127,6 +121,15 @@ public struct RecordRowReader<R> {
     /// The optional form of the above.
     @inlinable @inline(__always)
     public func read<T: Extractable & RawRepresentable>(_ index: Int32, _ column: String) throws -> T? where T.RawValue: Extractable {
+        try optionalValue(index, column)
+    }
+
+    /// The read of both optional `Extractable` overloads (which exist apart only so that a type
+    /// that is also `RawRepresentable` reads as itself, not through its raw value).
+    @inlinable @inline(__always)
+    func optionalValue<T: Extractable>(_ index: Int32, _ column: String) throws -> T? {
+        // NULL is decided from the one storage-class lookup the read needs anyway: the error path
+        // (a second lookup, the record's name as text) is only for values that do not convert.
         guard let value = sqlite3_column_value(handle, index) else { return nil }
         let type = sqlite3_value_type(value)
         if type == SQLITE_NULL { return nil }

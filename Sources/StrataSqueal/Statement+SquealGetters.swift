@@ -20,12 +20,6 @@ extension Statement {
         return value
     }
 
-    @inlinable @inline(__always)
-    final func nonNullValue(named name: String) -> SQLiteValueHandle? {
-        guard let index = columnIndex(forName: name) else { return nil }
-        return nonNullValue(at: index)
-    }
-
     /// The value at `index` as an `Int`, or nil.
     @inlinable @inline(__always) public final func intValueAtIndex(_ index: Int) -> Int? {
         nonNullValue(at: index).flatMap { Int(exactly: sqlite3_value_int64($0)) }
@@ -61,17 +55,17 @@ extension Statement {
 
     /// The value of the column named `name` as an `Int`, or nil.
     @inlinable @inline(__always) public final func intValue(_ name: String) -> Int? {
-        nonNullValue(named: name).flatMap { Int(exactly: sqlite3_value_int64($0)) }
+        columnIndex(forName: name).flatMap(intValueAtIndex)
     }
 
     /// The value of the column named `name` as an `Int64`, or nil.
     @inlinable @inline(__always) public final func int64Value(_ name: String) -> Int64? {
-        nonNullValue(named: name).map { sqlite3_value_int64($0) }
+        columnIndex(forName: name).flatMap(int64ValueAtIndex)
     }
 
     /// The value of the column named `name` as a `Double`, or nil.
     @inlinable @inline(__always) public final func doubleValue(_ name: String) -> Double? {
-        nonNullValue(named: name).map { sqlite3_value_double($0) }
+        columnIndex(forName: name).flatMap(doubleValueAtIndex)
     }
 
     /// The value of the column named `name` as a `Double` (alias of ``doubleValue(_:)``).
@@ -79,17 +73,17 @@ extension Statement {
 
     /// The value of the column named `name` as a `String`, or nil.
     @inlinable public final func stringValue(_ name: String) -> String? {
-        nonNullValue(named: name).map(readText)
+        columnIndex(forName: name).flatMap(stringValueAtIndex)
     }
 
     /// The value of the column named `name` as a `Bool` (non-zero is true), or nil.
     @inlinable @inline(__always) public final func boolValue(_ name: String) -> Bool? {
-        nonNullValue(named: name).map { sqlite3_value_int64($0) != 0 }
+        columnIndex(forName: name).flatMap(boolValueAtIndex)
     }
 
     /// The value of the column named `name` as `Data`, or nil.
     public final func blobValue(_ name: String) -> Data? {
-        nonNullValue(named: name).map(readBlob)
+        columnIndex(forName: name).flatMap(blobValueAtIndex)
     }
 
     /// The value at `index` in its storage class (`Int64`, `Double`, `String` or `Data`), or nil.

@@ -114,6 +114,15 @@ public struct StatusValue: Sendable, Hashable {
         self.current = current
         self.highwater = highwater
     }
+
+    /// Reads one counter through `read`, a call to `sqlite3_db_status` or `sqlite3_status64`
+    /// that fills in the value now and the high-water mark (at the width that call uses).
+    init<Counter: BinaryInteger>(reading read: (UnsafeMutablePointer<Counter>, UnsafeMutablePointer<Counter>) -> Int32) {
+        var current: Counter = 0
+        var highwater: Counter = 0
+        _ = read(&current, &highwater)
+        self.init(current: Int64(current), highwater: Int64(highwater))
+    }
 }
 
 /// A connection's memory and cache counters (`sqlite3_db_status`), in bytes or events.
@@ -159,10 +168,7 @@ extension Connection {
     ///   spill counts) after reading them.
     public func status(resettingHighwater: Bool = false) -> ConnectionStatus {
         func value(_ operation: Int32) -> StatusValue {
-            var current: Int32 = 0
-            var highwater: Int32 = 0
-            sqlite3_db_status(handle, operation, &current, &highwater, resettingHighwater ? 1 : 0)
-            return StatusValue(current: Int64(current), highwater: Int64(highwater))
+            StatusValue(reading: { sqlite3_db_status(handle, operation, $0, $1, resettingHighwater ? 1 : 0) })
         }
         return ConnectionStatus(
             lookasideUsed: value(SQLITE_DBSTATUS_LOOKASIDE_USED),
@@ -210,10 +216,7 @@ public struct SQLiteProcessStatus: Sendable, Hashable {
     /// - Parameter resettingHighwater: Reset the high-water marks after reading them.
     public static func current(resettingHighwater: Bool = false) -> SQLiteProcessStatus {
         func value(_ operation: Int32) -> StatusValue {
-            var current: sqlite3_int64 = 0
-            var highwater: sqlite3_int64 = 0
-            sqlite3_status64(operation, &current, &highwater, resettingHighwater ? 1 : 0)
-            return StatusValue(current: Int64(current), highwater: Int64(highwater))
+            StatusValue(reading: { sqlite3_status64(operation, $0, $1, resettingHighwater ? 1 : 0) })
         }
         return SQLiteProcessStatus(
             memoryUsed: value(SQLITE_STATUS_MEMORY_USED),

@@ -67,23 +67,45 @@ extension Connection {
 
 // MARK: - Raw structures
 
-private let vtabHeaderSize = (MemoryLayout<sqlite3_vtab>.stride + 15) & ~15
-private let cursorHeaderSize = (MemoryLayout<sqlite3_vtab_cursor>.stride + 15) & ~15
+// SQLite's `sqlite3_vtab` and `sqlite3_vtab_cursor` are each allocated with one slot after them
+// that holds a retained Swift object: the table's definition, the cursor's state.
 
-private func definitionPointerSlot(of vtab: UnsafeMutablePointer<sqlite3_vtab>) -> UnsafeMutablePointer<UnsafeMutableRawPointer> {
-    (UnsafeMutableRawPointer(vtab) + vtabHeaderSize).assumingMemoryBound(to: UnsafeMutableRawPointer.self)
+/// Where the object slot after a `Header` starts (16-byte aligned).
+private func headerSize<Header>(_ header: Header.Type) -> Int {
+    (MemoryLayout<Header>.stride + 15) & ~15
+}
+
+private func objectSlot<Header>(of header: UnsafeMutablePointer<Header>) -> UnsafeMutablePointer<UnsafeMutableRawPointer> {
+    (UnsafeMutableRawPointer(header) + headerSize(Header.self)).assumingMemoryBound(to: UnsafeMutableRawPointer.self)
+}
+
+/// `header` in memory SQLite can hold on to, followed by a slot that retains `object` until
+/// `deallocate(_:releasing:)`.
+private func allocate<Header>(_ header: Header, retaining object: AnyObject) -> UnsafeMutablePointer<Header> {
+    let raw = UnsafeMutableRawPointer.allocate(byteCount: headerSize(Header.self) + MemoryLayout<UnsafeMutableRawPointer>.stride,
+                                               alignment: 16)
+    let pointer = raw.bindMemory(to: Header.self, capacity: 1)
+    pointer.initialize(to: header)
+    objectSlot(of: pointer).initialize(to: Unmanaged.passRetained(object).toOpaque())
+    return pointer
+}
+
+/// Releases the `Object` that `allocate(_:retaining:)` stored after `header`, then frees both.
+private func deallocate<Header, Object: AnyObject>(_ header: UnsafeMutablePointer<Header>, releasing _: Object.Type) {
+    Unmanaged<Object>.fromOpaque(objectSlot(of: header).pointee).release()
+    UnsafeMutableRawPointer(header).deallocate()
+}
+
+private func object<Header, Object: AnyObject>(of header: UnsafeMutablePointer<Header>, as _: Object.Type) -> Object {
+    Unmanaged<Object>.fromOpaque(objectSlot(of: header).pointee).takeUnretainedValue()
 }
 
 private func definition(of vtab: UnsafeMutablePointer<sqlite3_vtab>) -> VirtualTableDefinition {
-    Unmanaged<VirtualTableDefinition>.fromOpaque(definitionPointerSlot(of: vtab).pointee).takeUnretainedValue()
-}
-
-private func stateSlot(of cursor: UnsafeMutablePointer<sqlite3_vtab_cursor>) -> UnsafeMutablePointer<UnsafeMutableRawPointer> {
-    (UnsafeMutableRawPointer(cursor) + cursorHeaderSize).assumingMemoryBound(to: UnsafeMutableRawPointer.self)
+    object(of: vtab, as: VirtualTableDefinition.self)
 }
 
 private func state(of cursor: UnsafeMutablePointer<sqlite3_vtab_cursor>) -> VirtualTableCursorState {
-    Unmanaged<VirtualTableCursorState>.fromOpaque(stateSlot(of: cursor).pointee).takeUnretainedValue()
+    object(of: cursor, as: VirtualTableCursorState.self)
 }
 
 /// A copy of `message` in memory from `sqlite3_malloc`, as `zErrMsg` and `idxStr` must be.
@@ -143,18 +165,13 @@ nonisolated(unsafe) private let swiftVirtualTableModule: UnsafeMutablePointer<sq
             errorOut?.pointee = sqliteString("cannot declare \(definition.declaration)")
             return code
         }
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: vtabHeaderSize + MemoryLayout<UnsafeMutableRawPointer>.stride, alignment: 16)
-        let vtab = raw.bindMemory(to: sqlite3_vtab.self, capacity: 1)
-        vtab.initialize(to: sqlite3_vtab())
-        definitionPointerSlot(of: vtab).initialize(to: Unmanaged.passRetained(definition).toOpaque())
-        vtabOut.pointee = vtab
+        vtabOut.pointee = allocate(sqlite3_vtab(), retaining: definition)
         return SQLITE_OK
     }
     module.xDisconnect = { vtab in
         guard let vtab else { return SQLITE_OK }
-        Unmanaged<VirtualTableDefinition>.fromOpaque(definitionPointerSlot(of: vtab).pointee).release()
         sqlite3_free(vtab.pointee.zErrMsg)
-        UnsafeMutableRawPointer(vtab).deallocate()
+        deallocate(vtab, releasing: VirtualTableDefinition.self)
         return SQLITE_OK
     }
     module.xBestIndex = { vtab, info in
@@ -192,18 +209,12 @@ nonisolated(unsafe) private let swiftVirtualTableModule: UnsafeMutablePointer<sq
     }
     module.xOpen = { vtab, cursorOut in
         guard let vtab, let cursorOut else { return SQLITE_MISUSE }
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: cursorHeaderSize + MemoryLayout<UnsafeMutableRawPointer>.stride, alignment: 16)
-        let cursor = raw.bindMemory(to: sqlite3_vtab_cursor.self, capacity: 1)
-        cursor.initialize(to: sqlite3_vtab_cursor())
-        let state = VirtualTableCursorState(definition: definition(of: vtab))
-        stateSlot(of: cursor).initialize(to: Unmanaged.passRetained(state).toOpaque())
-        cursorOut.pointee = cursor
+        cursorOut.pointee = allocate(sqlite3_vtab_cursor(), retaining: VirtualTableCursorState(definition: definition(of: vtab)))
         return SQLITE_OK
     }
     module.xClose = { cursor in
         guard let cursor else { return SQLITE_OK }
-        Unmanaged<VirtualTableCursorState>.fromOpaque(stateSlot(of: cursor).pointee).release()
-        UnsafeMutableRawPointer(cursor).deallocate()
+        deallocate(cursor, releasing: VirtualTableCursorState.self)
         return SQLITE_OK
     }
     module.xFilter = { cursor, number, name, argumentCount, arguments in

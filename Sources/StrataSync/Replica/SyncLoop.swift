@@ -22,36 +22,42 @@ public final class SyncLoop: Sendable {
         let loop = Task {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    var backoff: Duration = .milliseconds(100)
-                    while !Task.isCancelled {
-                        do {
-                            try await replica.recordingStatus { try await replica.push() }
-                            backoff = .milliseconds(100)
-                            // Caught up: until the next write (or, now and then, to retry what a
-                            // pull pushed back).
-                            await wakeup.wait(timeout: interval)
-                        } catch {
-                            await wakeup.wait(timeout: backoff)
-                            backoff = min(backoff * 2, maximumBackoff)
-                        }
-                    }
+                    // Caught up: until the next write (or, now and then, to retry what a pull
+                    // pushed back).
+                    await SyncLoop.repeatUntilCancelled(interval: interval, maximumBackoff: maximumBackoff) {
+                        try await replica.recordingStatus { try await replica.push() }
+                    } pause: { await wakeup.wait(timeout: $0) }
                 }
                 group.addTask {
-                    var backoff: Duration = .milliseconds(100)
-                    while !Task.isCancelled {
-                        do {
-                            try await replica.recordingStatus { try await replica.pull() }
-                            backoff = .milliseconds(100)
-                            try await Task.sleep(for: interval)
-                        } catch {
-                            try? await Task.sleep(for: backoff)
-                            backoff = min(backoff * 2, maximumBackoff)
-                        }
-                    }
+                    await SyncLoop.repeatUntilCancelled(interval: interval, maximumBackoff: maximumBackoff) {
+                        try await replica.recordingStatus { try await replica.pull() }
+                    } pause: { try? await Task.sleep(for: $0) }
                 }
             }
         }
         task.withLock { $0 = loop }
+    }
+
+    /// Runs `attempt` until the task is cancelled, pausing (`pause`: each lane waits its own way)
+    /// for `interval` after a success, and after a failure for a backoff that starts at 100 ms and
+    /// doubles with each failure in a row up to `maximumBackoff`.
+    private static func repeatUntilCancelled(
+        interval: Duration,
+        maximumBackoff: Duration,
+        _ attempt: () async throws -> Void,
+        pause: (Duration) async -> Void
+    ) async {
+        var backoff: Duration = .milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                try await attempt()
+                backoff = .milliseconds(100)
+                await pause(interval)
+            } catch {
+                await pause(backoff)
+                backoff = min(backoff * 2, maximumBackoff)
+            }
+        }
     }
 
     /// Stops the loop and waits for the requests in progress to end (a long poll may run to its
