@@ -41,13 +41,15 @@ import Testing
         process.arguments = ["watch", path, "SELECT name FROM t ORDER BY rowid", "--interval", "0.1"]
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = Pipe()
+        let errors = Pipe()
+        process.standardError = errors
         let collected = Collected()
         output.fileHandleForReading.readabilityHandler = { collected.append($0.availableData) }
         try process.run()
         defer { if process.isRunning { process.terminate() } }
 
-        #expect(await Self.waitFor(collected) { $0.contains("first") })
+        let printedFirst = await Self.waitFor(collected) { $0.contains("first") }
+        #expect(printedFirst, "strata watch printed \(collected.current.debugDescription); running: \(process.isRunning); stderr: \(process.isRunning ? "" : String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
         try writer.run("INSERT INTO t VALUES('second')")
         #expect(await Self.waitFor(collected) { $0.contains("second") })
         // The table was printed twice: once before the change and once after.
