@@ -65,10 +65,10 @@ public struct Int8Vector: Hashable, Sendable {
     /// The values alone, one byte each: sqlite-vec's `vec_int8` layout (without the scale).
     public var sqliteVecBlob: Data { Data(values.map { UInt8(bitPattern: $0) }) }
 
-    /// The float vector the values stand for (`valueᵢ × scale`; a −128 read from a BLOB at the
-    /// largest scales is kept finite at `-Float.greatestFiniteMagnitude`).
+    /// The float vector the values stand for (`valueᵢ × scale`; at the largest scales a product
+    /// that rounds past float32's range is kept at `±Float.greatestFiniteMagnitude`).
     public var dequantized: FloatVector {
-        FloatVector(checked: values.map { max(Float($0) * scale, -.greatestFiniteMagnitude) })
+        FloatVector(checked: values.map { min(max(Float($0) * scale, -.greatestFiniteMagnitude), .greatestFiniteMagnitude) })
     }
 }
 

@@ -118,16 +118,16 @@ package enum VectorKernels {
         return nil
     }
 
-    /// Sums of squares below this lose precision in float32 (their terms are subnormal or
-    /// underflow to 0), so they are computed again in Double.
+    /// Sums below this may have lost precision in float32 (their terms are subnormal or
+    /// underflow to 0), so they are computed again in Double (so is an exact 0, rarely met).
     static let smallestPreciseSum: Float = 1e-28
 
     /// The distance between two `dimensions`-float32 vectors under `metric`.
     ///
     /// Float32 sums are checked once at the end, never per component: a non-finite result with a
     /// NaN or infinite component throws; otherwise a non-finite result (float32 overflow, for
-    /// components beyond about 1e18) or a sum of squares too small for float32 (components below
-    /// about 1e-14) is computed again in Double. So finite vectors always have a finite distance,
+    /// components beyond about 1e18) or a sum too small for float32 (components below about
+    /// 1e-14) is computed again in Double. So finite vectors always have a finite distance,
     /// tiny ones an accurate one, and a zero vector's cosine distance is exactly 1.
     /// - Throws: ``VectorError/nonFinite(index:)``.
     package static func distance(_ metric: VectorMetric, _ a: UnsafeRawPointer, _ b: UnsafeRawPointer, dimensions: Int) throws -> Double {
@@ -137,7 +137,8 @@ package enum VectorKernels {
             let squares = sumOfSquaredDifferences(a, b, count: dimensions)
             raw = squares < smallestPreciseSum ? .nan : squares.squareRoot()
         case .innerProduct:
-            raw = -dot(a, b, count: dimensions)
+            let product = dot(a, b, count: dimensions)
+            raw = abs(product) < smallestPreciseSum ? .nan : -product
         case .cosine:
             let sums = dotAndNorms(a, b, count: dimensions)
             if sums.a >= smallestPreciseSum, sums.b >= smallestPreciseSum, sums.a.isFinite, sums.b.isFinite, sums.dot.isFinite {
