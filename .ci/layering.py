@@ -85,7 +85,7 @@ LAYERS = {
         ["Concurrency"],
         # Capabilities built on the above.
         ["Observation", "Blobs", "Changesets", "Extensions", "VirtualTables", "Search", "Export",
-         "Replication"],
+         "Replication", "Vectors"],
         # Spellings that exist only for code ported from the seed libraries.
         ["Compatibility"],
     ],
@@ -119,14 +119,15 @@ TOOLCHAIN_MODULES = {
 # - names nearly every type declares, or witnesses of the standard library's protocols;
 # - names the standard library, Foundation or Dispatch also declare on their own types, met in
 #   these sources as uses of theirs (`array.filter`, `.success(`, `.nanoseconds(` of
-#   DispatchTimeInterval, `Swift.type(of:)`, CodingKey's `stringValue`, NSNumber's `int64Value`).
+#   DispatchTimeInterval, `Swift.type(of:)`, CodingKey's `stringValue`, NSNumber's `int64Value`,
+#   Strideable's `distance(to:)`).
 STOPLIST = {
     "description", "debugDescription", "hash", "hashValue", "encode", "makeIterator", "next",
     "callAsFunction", "run", "execute", "close", "reset", "count", "isEmpty", "value", "name",
     "rawValue", "init", "none", "some",
     "filter", "prefix", "joined", "remove", "values", "index", "key", "base", "type", "start",
     "read", "write", "open", "success", "failure", "plus", "nanoseconds", "stringValue",
-    "int64Value",
+    "int64Value", "distance",
 }
 
 # Violations that need a redesign rather than a move, each with its one-line reason. Keys:

@@ -114,6 +114,7 @@ let kinds = Workloads.Kind.allCases.filter { options.filter == nil || $0.rawValu
 var results: [Result] = []
 var nioResults: [NIOWorkloads.Result] = []
 var syncResults: [SyncWorkloads.Result] = []
+var vectorResults: [VectorWorkloads.Result] = []
 do {
     for kind in kinds {
         if !options.json { FileHandle.standardError.write(Data("running \(kind.rawValue)...\n".utf8)) }
@@ -128,6 +129,7 @@ do {
     results += try SearchJSONWorkloads.measureAll()
     results += try ScriptWorkloads.measureAll()
     results += try TableValuedFunctionWorkloads.measureAll()
+    vectorResults = try VectorWorkloads.measureAll()
     nioResults = try NIOWorkloads.measureAll()
     results += try await BlobWorkloads.measureAll()
     syncResults = try await SyncWorkloads.measureAll()
@@ -169,7 +171,14 @@ if options.json {
             "sync_baseline_ratio": result.sync.median.flatMap { s in result.baseline.median.map { s / $0 } } as Any? ?? NSNull(),
         ]
     }
-    let data = try JSONSerialization.data(withJSONObject: objects + nioObjects + syncObjects, options: [.prettyPrinted, .sortedKeys])
+    let vectorObjects: [[String: Any]] = vectorResults.map { result in
+        var object: [String: Any] = ["workload": result.workload, "rows": result.rows, "dimensions": VectorWorkloads.dimensions]
+        for contender in VectorWorkloads.contenders {
+            object[contender.replacingOccurrences(of: " ", with: "_") + "_ms"] = result.times[contender]?.median as Any? ?? NSNull()
+        }
+        return object
+    }
+    let data = try JSONSerialization.data(withJSONObject: objects + nioObjects + syncObjects + vectorObjects, options: [.prettyPrinted, .sortedKeys])
     print(String(decoding: data, as: UTF8.self))
 } else {
     print("Runs: \(options.runs) (after one warm-up round), medians in ms (min–max)\n")
@@ -184,6 +193,16 @@ if options.json {
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for result in nioResults {
             print("| \(result.workload) | \(result.rows) | \(cell(result.raw)) | \(cell(result.strata)) | \(cell(result.grdb)) | \(cell(result.nio)) | \(ratio(result.strata.median, result.raw.median)) | \(ratio(result.nio.median, result.raw.median)) | \(ratio(result.nio.median, result.strata.median)) |")
+        }
+    }
+    if !vectorResults.isEmpty {
+        print("\nExact k=\(VectorWorkloads.k) nearest neighbours over \(VectorWorkloads.dimensions)-float vectors (sqlite-vec 0.1.9 when installed), same run:\n")
+        print("| workload | rows | " + VectorWorkloads.contenders.joined(separator: " | ") + " | Strata nearest/loop |")
+        print("|---|---:|" + VectorWorkloads.contenders.map { _ in "---:|" }.joined() + "---:|")
+        for result in vectorResults {
+            let cells = VectorWorkloads.contenders.map { result.times[$0].map(cell) ?? "n/a" }
+            print("| \(result.workload) | \(result.rows) | " + cells.joined(separator: " | ")
+                  + " | \(ratio(result.times["Strata nearest"]?.median, result.times["swift loop"]?.median)) |")
         }
     }
     if !syncResults.isEmpty {

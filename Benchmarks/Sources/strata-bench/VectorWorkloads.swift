@@ -1,0 +1,164 @@
+import Foundation
+import SQLite3
+import StrataRecords
+
+/// A document with a 384-float embedding, for the exact k-NN rows.
+@Record(table: "doc")
+struct VectorDoc {
+    @PrimaryKey var id: Int64?
+    var embedding: FloatVector
+}
+
+// Issue 55's rows: exact k = 10 nearest neighbours (L2 and cosine) over N×384 float32 vectors.
+// Contenders: a plain Swift loop over the same floats held in one array (the floor: no SQLite at
+// all), Strata's typed `nearest(to:by:metric:k:)` scan, Strata's SQL function in an ORDER BY,
+// and sqlite-vec 0.1.9 (`vec_distance_*` in an ORDER BY, and its `vec0` virtual table's KNN
+// query), loaded with `Connection.loadExtension(at:)` when `pip install sqlite-vec==0.1.9` put
+// it where Python finds it (or STRATA_SQLITE_VEC names it); skipped with a note otherwise.
+enum VectorWorkloads {
+    static let dimensions = 384
+    static let k = 10
+
+    struct Result {
+        let workload: String
+        let rows: Int
+        var times: [String: Measurement] = [:]
+    }
+
+    static let contenders = ["swift loop", "Strata nearest", "Strata SQL fn", "sqlite-vec fn", "sqlite-vec vec0"]
+
+    static func sqliteVecPath() -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        if let path = environment["STRATA_SQLITE_VEC"], !path.isEmpty { return path }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import sqlite_vec; print(sqlite_vec.loadable_path())"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        let path = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return [path, path + ".so", path + ".dylib"].first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// Deterministic components in -1...1 (SplitMix64).
+    static func makeFloats(count: Int, seed: UInt64) -> [Float] {
+        var state = seed
+        return (0..<count).map { _ in
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            z ^= z >> 31
+            return Float(z >> 40) / Float(1 << 23) - 1
+        }
+    }
+
+    @MainActor static func measureAll() throws -> [Result] {
+        let names = ["vector-knn-l2", "vector-knn-cosine"]
+        let selected = names.filter { options.filter == nil || $0.contains(options.filter!) }
+        guard !selected.isEmpty else { return [] }
+        let rows = options.rows ?? 100_000
+        let floats = makeFloats(count: rows * dimensions, seed: 55)
+        let target = try FloatVector(makeFloats(count: dimensions, seed: 56))
+        let extensionPath = sqliteVecPath()
+        if extensionPath == nil {
+            FileHandle.standardError.write(Data("vector-knn: sqlite-vec not found (pip install sqlite-vec==0.1.9, or set STRATA_SQLITE_VEC); its columns stay empty\n".utf8))
+        }
+
+        let path = directory.appendingPathComponent("vector-knn.sqlite").path
+        try? FileManager.default.removeItem(atPath: path)
+        let setup = try Connection(storageLocation: .onDisk(path))
+        try setup.execute("PRAGMA journal_mode = WAL; CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)")
+        try setup.transaction {
+            for row in 0..<rows {
+                let vector = try FloatVector(Array(floats[row * dimensions ..< (row + 1) * dimensions]))
+                try setup.run(literal: "INSERT INTO doc(id, embedding) VALUES (\(Int64(row + 1)), \(vector))")
+            }
+        }
+        if let extensionPath {
+            try setup.loadExtension(at: extensionPath)
+            try setup.execute("""
+                CREATE VIRTUAL TABLE vdoc_l2 USING vec0(embedding float[\(dimensions)]);
+                CREATE VIRTUAL TABLE vdoc_cosine USING vec0(embedding float[\(dimensions)] distance_metric=cosine);
+                INSERT INTO vdoc_l2(rowid, embedding) SELECT id, embedding FROM doc;
+                INSERT INTO vdoc_cosine(rowid, embedding) SELECT id, embedding FROM doc;
+                PRAGMA wal_checkpoint(TRUNCATE)
+                """)
+        }
+
+        var results: [Result] = []
+        for name in selected {
+            if !options.json { FileHandle.standardError.write(Data("running \(name)...\n".utf8)) }
+            let metric: VectorMetric = name.hasSuffix("cosine") ? .cosine : .l2
+            var result = Result(workload: name, rows: rows)
+            let connection = try Connection(storageLocation: .onDisk(path))
+            try connection.addVectorFunctions()
+            if let extensionPath { try connection.loadExtension(at: extensionPath) }
+            for round in 0...options.runs {
+                for contender in contenders {
+                    if contender.hasPrefix("sqlite-vec"), extensionPath == nil { continue }
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    let ids: [Int64]
+                    switch contender {
+                    case "swift loop": ids = swiftLoop(floats, rows: rows, target: target.values, metric: metric)
+                    case "Strata nearest":
+                        ids = try VectorDoc.nearest(to: target, by: \.embedding, metric: metric, k: k).fetchAll(connection).map { $0.record.id ?? 0 }
+                    case "Strata SQL fn":
+                        let function = metric == .l2 ? "strata_vec_distance_l2" : "strata_vec_distance_cosine"
+                        ids = try connection.query(literal: "SELECT id FROM doc ORDER BY \(SQLFragment(sql: function))(embedding, \(target)), id LIMIT \(k)")
+                    case "sqlite-vec fn":
+                        let function = metric == .l2 ? "vec_distance_l2" : "vec_distance_cosine"
+                        ids = try connection.query(literal: "SELECT id FROM doc ORDER BY \(SQLFragment(sql: function))(embedding, \(target)), id LIMIT \(k)")
+                    default:
+                        let table = metric == .l2 ? "vdoc_l2" : "vdoc_cosine"
+                        ids = try connection.query(literal: "SELECT rowid FROM \(identifier: table) WHERE embedding MATCH \(target) AND k = \(k) ORDER BY distance")
+                    }
+                    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
+                    guard ids.count == min(k, rows) else { throw BenchError.mismatch("\(name): \(contender) returned \(ids.count) rows") }
+                    // float32 sums in another order may swap near-equal neighbours; the nearest must agree.
+                    let floor = swiftLoop(floats, rows: rows, target: target.values, metric: metric)
+                    if round == 0, ids.first != floor.first {
+                        FileHandle.standardError.write(Data("\(name): \(contender) nearest id \(String(describing: ids.first)), the loop's \(String(describing: floor.first))\n".utf8))
+                    }
+                    if round > 0 { result.times[contender, default: Measurement()].times.append(elapsed) }
+                }
+            }
+            results.append(result)
+        }
+        return results
+    }
+
+    /// The floor: a plain loop over the floats in memory, top k by insertion into a sorted array.
+    @inline(never) static func swiftLoop(_ floats: [Float], rows: Int, target: [Float], metric: VectorMetric) -> [Int64] {
+        var best: [(distance: Float, id: Int64)] = []
+        floats.withUnsafeBufferPointer { all in
+            target.withUnsafeBufferPointer { q in
+                let d = q.count
+                for row in 0..<rows {
+                    let base = row * d
+                    var distance: Float
+                    if metric == .l2 {
+                        var sum: Float = 0
+                        for i in 0..<d { let x = all[base + i] - q[i]; sum += x * x }
+                        distance = sum.squareRoot()
+                    } else {
+                        var dot: Float = 0, aa: Float = 0, bb: Float = 0
+                        for i in 0..<d { let x = all[base + i], y = q[i]; dot += x * y; aa += x * x; bb += y * y }
+                        distance = aa == 0 || bb == 0 ? 1 : 1 - dot / (aa.squareRoot() * bb.squareRoot())
+                    }
+                    if best.count < k || distance < best[best.count - 1].distance {
+                        let entry = (distance: distance, id: Int64(row + 1))
+                        let index = best.firstIndex { $0.distance > distance } ?? best.count
+                        best.insert(entry, at: index)
+                        if best.count > k { best.removeLast() }
+                    }
+                }
+            }
+        }
+        return best.map(\.id)
+    }
+}

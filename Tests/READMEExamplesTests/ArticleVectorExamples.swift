@@ -1,0 +1,59 @@
+// The VectorSearch article's Swift blocks, word for word between `DOC:begin VectorSearch N`
+// markers, run in order on one connection and checked after each.
+import Foundation
+import StrataRecords
+import Testing
+
+// DOC:begin VectorSearch 4
+@Record(table: "passage") struct Passage { @PrimaryKey var id: Int64?; var lang: String; var embedding: FloatVector }
+// DOC:end
+
+extension READMEExamples {
+    @Test func vectorSearchArticleExamplesRun() async throws {
+        try await inNewFolder { try vectorSearch() }
+        #expect(printed.take() == [])
+    }
+
+    func vectorSearch() throws {
+        let db = try Connection(storageLocation: .onDisk("vectors.sqlite"))
+        // DOC:begin VectorSearch 1
+        let embedding = try FloatVector([0.12, -0.5, 0.33])
+        try db.execute("CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT, embedding BLOB)")
+        try db.run(literal: "INSERT INTO doc(body, embedding) VALUES (\("spice"), \(embedding))")
+        let stored: FloatVector? = try db.query("SELECT embedding FROM doc")
+        let decoded = try FloatVector(blob: embedding.blob, dimensions: 3)   // a BLOB from elsewhere, checked
+        // DOC:end
+        #expect(stored == embedding)
+        #expect(decoded == embedding)
+        // DOC:begin VectorSearch 2
+        let small = Int8Vector(quantizing: embedding)     // 1 byte per dimension + 4 for the scale
+        let bits = BitVector(quantizing: embedding)       // 1 bit per dimension
+        let approximate = small.dequantized               // back to float32, each component within scale / 2
+        // DOC:end
+        #expect(small.blob.count == 7)
+        #expect(bits.bytes == [0b101])
+        #expect(zip(approximate.values, embedding.values).allSatisfy { abs($0 - $1) <= small.scale / 2 })
+        try db.run(literal: "INSERT INTO doc(body, embedding) VALUES ('salt', \(try FloatVector([-0.12, 0.5, -0.33])))")
+        // DOC:begin VectorSearch 3
+        try db.addVectorFunctions()
+        let ranked: [String] = try db.query(literal: """
+            SELECT body FROM doc ORDER BY strata_vec_distance_cosine(embedding, \(embedding)) LIMIT 10
+            """)
+        // DOC:end
+        #expect(ranked == ["spice", "salt"])
+        // DOC:begin VectorSearch 4
+        try Passage.createTable(db)
+        // DOC:end
+        for (lang, values) in [("en", [0.1, -0.4, 0.3] as [Float]), ("fr", [0.12, -0.5, 0.33]), ("en", [-1, 0, 0])] {
+            var passage = Passage(id: nil, lang: lang, embedding: try FloatVector(values))
+            try passage.insert(db)
+        }
+        // DOC:begin VectorSearch 4
+        let hits = try Passage.where { $0.lang == "en" }
+            .nearest(to: embedding, by: \.embedding, metric: .cosine, k: 10)
+            .fetchAll(db)                                  // [(record: Passage, distance: Double)]
+        // DOC:end
+        #expect(hits.map(\.record.id) == [1, 3])
+        #expect(hits[0].distance < 0.01 && hits[1].distance > 1)
+    }
+}
