@@ -19,7 +19,7 @@ extension SyncHub {
 
     /// The space's schema version (1 until ``migrateSpace(_:to:_:)``).
     public func schemaVersion(ofSpace name: String) throws -> Int {
-        try queue(of: name).execute { connection in try SpaceSchemaHistory.version(connection) }
+        try space(name) { try $0.schemaVersion() }
     }
 
     /// Moves the space's schema to `version` with the additive steps `body` runs (add a table, add
@@ -36,20 +36,6 @@ extension SyncHub {
     ///   renames a table, a column or an index, changes a column, or adds a key column, and for a
     ///   version not after the space's; what `body` throws. The space is then as it was.
     public func migrateSpace(_ name: String, to version: Int, _ body: (Connection) throws -> Void) throws {
-        try queue(of: name).execute { connection in
-            let current = try SpaceSchemaHistory.version(connection)
-            guard version > current else {
-                throw SyncError.schemaChangeRefused(space: name, version: version, reason: "the space is at version \(current) already")
-            }
-            try connection.transaction(transactionType: .immediate) {
-                let before = try SpaceSchemaHistory.shape(connection)
-                try body(connection)
-                let after = try SpaceSchemaHistory.shape(connection)
-                if let reason = SpaceSchemaHistory.destructiveChange(from: before, to: after) {
-                    throw SyncError.schemaChangeRefused(space: name, version: version, reason: reason)
-                }
-                try SpaceSchemaHistory.record(version: version, connection)
-            }
-        }
+        try space(name) { try $0.migrate(space: name, to: version, body) }
     }
 }
