@@ -42,7 +42,8 @@ extension SyncHub {
     public func snapshot(_ request: SyncSnapshotRequest) throws -> SyncSnapshot {
         try space(request.space) { storage in
             _ = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
-            return try storage.snapshot(tables: request.tables, fingerprint: request.schemaFingerprint)
+            let (version, image) = try storage.snapshot(tables: request.tables)
+            return SyncSnapshot(version: version, database: image, chain: try HubSpace(storage: storage).chain(at: version))
         }
     }
 

@@ -69,23 +69,6 @@ extension SyncHub {
         return response
     }
 
-    /// Whether applying an entry without a conflict makes exactly the entry's changes: no
-    /// trigger and no foreign key action (CASCADE, SET NULL, SET DEFAULT) can add others.
-    static func entriesAreTheChangesMade(tables: [String], _ connection: Connection) throws -> Bool {
-        let reader = connection.schemaReader
-        if try reader.entries().contains(where: { $0.type == "trigger" }) { return false }
-        let temporaryTriggers: Int = try connection.query(literal: "SELECT count(*) FROM temp.sqlite_master WHERE type = 'trigger'") ?? 0
-        if temporaryTriggers > 0 { return false }
-        let inert: Set<String> = ["NO ACTION", "RESTRICT"]
-        for table in try reader.userTableNames() {
-            for key in try reader.foreignKeys(ofTable: table)
-            where !inert.contains(key.onDelete.uppercased()) || !inert.contains(key.onUpdate.uppercased()) {
-                return false
-            }
-        }
-        return true
-    }
-
     /// Applies one entry in one transaction, unless it was applied before; returns the rows whose
     /// conflicts the policy settled otherwise than by the replica's change, and the version the
     /// entry was applied at.

@@ -8,7 +8,7 @@ package enum HubApply {
     /// Applies `changeset` to `connection` (inside the caller's transaction) under `policies`;
     /// returns the changes made and the rows the policy settled otherwise than by the entry.
     /// `fastPath` allows the apply without a session when nothing conflicts (see
-    /// `SyncHub.entriesAreTheChangesMade`).
+    /// ``entriesAreTheChangesMade(tables:_:)``).
     /// - Throws: `EntryRefusal` for a foreign key, a constraint or a policy's refusal.
     package static func apply(_ changeset: Data, replica: String, tables: [String], policies: [String: SyncPolicy],
                               fastPath: Bool, on connection: Connection) throws -> AppliedChanges {
@@ -63,6 +63,23 @@ package enum HubApply {
         return AppliedChanges(made: try session.changeset().data, settled: settled)
     }
 
+    /// Whether applying an entry without a conflict makes exactly the entry's changes: no
+    /// trigger and no foreign key action (CASCADE, SET NULL, SET DEFAULT) can add others.
+    static func entriesAreTheChangesMade(tables: [String], _ connection: Connection) throws -> Bool {
+        let reader = connection.schemaReader
+        if try reader.entries().contains(where: { $0.type == "trigger" }) { return false }
+        let temporaryTriggers: Int = try connection.query(literal: "SELECT count(*) FROM temp.sqlite_master WHERE type = 'trigger'") ?? 0
+        if temporaryTriggers > 0 { return false }
+        let inert: Set<String> = ["NO ACTION", "RESTRICT"]
+        for table in try reader.userTableNames() {
+            for key in try reader.foreignKeys(ofTable: table)
+            where !inert.contains(key.onDelete.uppercased()) || !inert.contains(key.onUpdate.uppercased()) {
+                return false
+            }
+        }
+        return true
+    }
+
     /// Writes the columns an insert from a narrower replica carries into the row it met.
     static func updateKnownColumns(_ change: Change, _ connection: Connection) throws {
         let columns = try connection.schemaReader.columns(ofTable: change.table).filter { $0.hidden == 0 }.map(\.name)
@@ -94,5 +111,49 @@ package enum HubApply {
         }
         try fill(copy)
         return try copy.serialize()
+    }
+}
+
+/// The hub's schema knowledge over a SQLite connection holding a space's tables, for stores
+/// that keep the space's SQLite definitions beside their own tables.
+package enum HubSchema {
+    /// Creates the hub's bookkeeping tables (and records schema version 1) in `connection`.
+    package static func prepareSpace(_ connection: Connection) throws { try SyncLog(connection).prepare() }
+
+    /// See ``SyncSpaceStorage/schemaWidths(tables:fingerprint:)``.
+    package static func widths(tables: [String], fingerprint: String, _ connection: Connection) throws -> [String: Int]? {
+        try checkSchema(tables, fingerprint, connection)
+    }
+
+    /// Which of the space's schema versions the replica's tables are; the tables' widths at that
+    /// version when it is an earlier one (nil for the current).
+    static func checkSchema(_ tables: [String], _ fingerprint: String, _ connection: Connection) throws -> [String: Int]? {
+        for table in tables {
+            guard !SyncBookkeeping.isBookkeeping(table) else { throw SyncError.refused("\(table) is the sync engine's own table") }
+            guard try connection.schemaReader.table(named: table) != nil else {
+                throw SyncError.schemaMismatch(local: fingerprint, remote: "no table \(table)")
+            }
+        }
+        // A replica on an earlier version of the space's schema syncs the columns it has.
+        return try SpaceSchemaHistory.widths(of: tables, fingerprint: fingerprint, connection)
+    }
+
+    /// The space's schema version recorded in `connection`.
+    package static func version(_ connection: Connection) throws -> Int { try SpaceSchemaHistory.version(connection) }
+
+    /// Whether `table` is one of the sync engine's own.
+    package static func isBookkeeping(_ table: String) -> Bool { SyncBookkeeping.isBookkeeping(table) }
+
+    /// A row as the hub sends it back.
+    package static func row(table: String, keyColumns: [String], key: [SyncValue], columns: [String], values: [BindingValue]?) -> SyncRow {
+        SyncRow(table: table, keyColumns: keyColumns, key: key, columns: columns, values: values.map { $0.map { SyncValue($0) } })
+    }
+}
+
+extension HubApply {
+    /// Logs `changeset` as the next entry of the space, extending its chain (for changes a
+    /// store found in its tables that no replica pushed); returns the entry's version.
+    package static func appendToLog(_ storage: any SyncSpaceStorage, replica: String, sequence: Int64, changeset: Data) throws -> Int64 {
+        try HubSpace(storage: storage).append(replica: replica, sequence: sequence, changeset: changeset)
     }
 }

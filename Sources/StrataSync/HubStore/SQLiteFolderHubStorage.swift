@@ -89,12 +89,12 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
     }
 
     func schemaWidths(tables: [String], fingerprint: String) throws -> [String: Int]? {
-        try SyncHub.checkSchema(tables, fingerprint, connection)
+        try HubSchema.checkSchema(tables, fingerprint, connection)
     }
 
     func schemaVersion() throws -> Int { try SpaceSchemaHistory.version(connection) }
 
-    func migrate(space name: String, to version: Int, _ body: (Connection) throws -> Void) throws {
+    func migrateSchema(space name: String, to version: Int, _ body: (Connection) throws -> Void) throws {
         let current = try SpaceSchemaHistory.version(connection)
         guard version > current else {
             throw SyncError.schemaChangeRefused(space: name, version: version, reason: "the space is at version \(current) already")
@@ -137,7 +137,7 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
         // that write synced tables stay off while it is applied, so the hub and every replica
         // agree; the others (local state) see the rows.
         let triggers = try SyncTriggers.writingSyncedTables(tables, connection)
-        let fastPath = try SyncHub.entriesAreTheChangesMade(tables: tables, connection)
+        let fastPath = try HubApply.entriesAreTheChangesMade(tables: tables, connection)
         return try SyncTriggers.withoutTriggers(triggers, connection) {
             try HubApply.apply(changeset, replica: replica, tables: tables, policies: policies, fastPath: fastPath, on: connection)
         }
@@ -148,16 +148,16 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
         return try connection.syncRow(table: table, keyColumns: keyColumns, key: key)
     }
 
-    func snapshot(tables: [String], fingerprint: String) throws -> SyncSnapshot {
+    func snapshot(tables: [String]) throws -> (version: Int64, database: Data) {
         // Only the synced tables are copied, never the log (which can be far larger than the
         // tables it made): a new in-memory database gets each table's own definition, then its
         // rows, read from the space's file in one read transaction with the version, so the image
         // and the version agree even with another hub process writing the file.
-        var result: (Int64, Int64?) = (0, nil)
+        var version: Int64 = 0
         let image = try HubApply.snapshotImage(tables: tables, schema: connection) { copy in
             try copy.run("ATTACH DATABASE ? AS " + quoteIdentifier("space"), connection.fileName)
             defer { try? copy.execute("DETACH DATABASE " + quoteIdentifier("space")) }
-            result = try copy.transaction {
+            version = try copy.transaction {
                 let version = try SyncLog(copy, schema: "space").currentVersion()
                 for table in tables {
                     let columns = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map { quoteIdentifier($0.name) }
@@ -165,9 +165,9 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
                     try copy.execute("INSERT INTO " + quoteIdentifier("main") + "." + quoteIdentifier(table) + "(" + columns + ") SELECT "
                                      + columns + " FROM " + quoteIdentifier("space") + "." + quoteIdentifier(table))
                 }
-                return (version, try HubSpace(storage: self).chain(at: version))
+                return version
             }
         }
-        return SyncSnapshot(version: result.0, database: image, chain: result.1)
+        return (version, image)
     }
 }

@@ -77,7 +77,7 @@ package protocol SyncSpaceStorage {
     /// The space's schema version.
     func schemaVersion() throws -> Int
     /// An additive migration of the space (``SyncHub/migrateSpace(_:to:_:)``).
-    func migrate(space: String, to version: Int, _ body: (Connection) throws -> Void) throws
+    func migrateSchema(space: String, to version: Int, _ body: (Connection) throws -> Void) throws
 
     /// A meta value (`chain`, `trimmed_through`, `trimmed_chain`).
     func meta(_ key: String) throws -> Int64?
@@ -104,6 +104,6 @@ package protocol SyncSpaceStorage {
                     policies: [String: SyncPolicy]) throws -> AppliedChanges
     /// The row of `table` with `key`, every column, as the hub sends it back.
     func row(table: String, key: [SyncValue]) throws -> SyncRow
-    /// The synced tables as a SQLite database image, with the version and chain they are at.
-    func snapshot(tables: [String], fingerprint: String) throws -> SyncSnapshot
+    /// The synced tables as a SQLite database image, with the version they are at (read together).
+    func snapshot(tables: [String]) throws -> (version: Int64, database: Data)
 }
