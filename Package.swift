@@ -140,7 +140,12 @@ let package = Package(
         .testTarget(name: "SwiftlySwift5Tests", dependencies: ["StrataSwiftly"], swiftSettings: swift5),
         .testTarget(name: "ORMSwift5Tests", dependencies: ["StrataORM"], swiftSettings: swift5),
         .testTarget(name: "RecordsSwift5Tests", dependencies: ["StrataRecords"], swiftSettings: swift5),
-        .testTarget(name: "StrataSyncTests", dependencies: ["StrataSync", "StrataTestSupport", "strata-sync-writer"]),
+        // With the `Hub` trait, the model-based test also runs against the PostgreSQL store.
+        .testTarget(name: "StrataSyncTests", dependencies: [
+            "StrataSync", "StrataTestSupport", "strata-sync-writer",
+            .target(name: "StrataSyncPostgres", condition: .when(traits: ["Hub"])),
+            .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Hub"])),
+        ]),
         // The replica process StrataSync's crash test kills (tests only).
         .executableTarget(name: "strata-sync-writer", dependencies: ["Strata", "StrataSync"]),
         .testTarget(name: "SyncSwift5Tests", dependencies: ["StrataSync"], swiftSettings: swift5),

@@ -108,6 +108,12 @@ final class PostgresHubStorage: SyncHubStorage {
                     }
                     parts.append("PRIMARY KEY (" + table.keyColumns.map(quotePostgresIdentifier).joined(separator: ", ") + ")")
                     try link.query("CREATE TABLE " + space + "." + quotePostgresIdentifier(table.name) + " (" + parts.joined(separator: ", ") + ")")
+                    // UNIQUE as in the definitions: a clash with a row the entry does not touch is
+                    // refused by PostgreSQL, as SQLite refuses it.
+                    for columns in table.uniqueColumns {
+                        try link.query("CREATE UNIQUE INDEX ON " + space + "." + quotePostgresIdentifier(table.name)
+                                       + " (" + columns.map(quotePostgresIdentifier).joined(separator: ", ") + ")")
+                    }
                 }
                 try link.query("""
                     CREATE TABLE \(space)."_strata_sync_log" (version bigint PRIMARY KEY, replica text NOT NULL,
@@ -149,7 +155,19 @@ final class PostgresHubStorage: SyncHubStorage {
             }
             let keys = columns.indices.filter { columns[$0].keyIndex > 0 }.sorted { columns[$0].keyIndex < columns[$1].keyIndex }
             guard !keys.isEmpty else { throw PostgresHubError.tableWithoutPrimaryKey(name) }
-            tables.append(PostgresTable(name: name, columns: columns, keyPositions: keys))
+            // Unique indexes on plain columns (not the primary key's, not partial ones).
+            var unique: [[String]] = []
+            let indexes: [Row] = try definitions.query(literal: SQLFragment(
+                sql: "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND origin <> 'pk' AND partial = 0", arguments: [.text(name)]))
+            for index in indexes {
+                guard let indexName: String = index.value(at: 0) else { continue }
+                let names: [Row] = try definitions.query(literal: SQLFragment(
+                    sql: "SELECT name FROM pragma_index_info(?) ORDER BY seqno", arguments: [.text(indexName)]))
+                let columns = names.map { $0.value(at: 0) as String? }
+                guard !columns.isEmpty, columns.allSatisfy({ $0 != nil }) else { continue }
+                unique.append(columns.compactMap { $0 })
+            }
+            tables.append(PostgresTable(name: name, columns: columns, keyPositions: keys, uniqueColumns: unique))
         }
         return tables
     }

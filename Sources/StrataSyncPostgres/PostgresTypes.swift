@@ -105,6 +105,8 @@ struct PostgresTable: Sendable {
     var columns: [PostgresColumn]
     /// The key columns' positions in `columns`, in key order.
     var keyPositions: [Int]
+    /// The columns of each UNIQUE index.
+    var uniqueColumns: [[String]] = []
     var keyColumns: [String] { keyPositions.map { columns[$0].name } }
 }
 
