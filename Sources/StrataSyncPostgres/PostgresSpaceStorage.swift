@@ -207,8 +207,8 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
                     try upsert(table, values)
                 }
             }
-        } catch let error as PSQLError {
-            throw refusal(error)
+        } catch PostgresHubError.server(let state, let message) {
+            throw refusal(state, message)
         }
         return applied
     }
@@ -277,17 +277,14 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     }
 
     /// A PostgreSQL error writing an entry's rows, as the refusal the replica is told.
-    func refusal(_ error: PSQLError) -> Error {
-        let state = error.serverInfo?[.sqlState] ?? ""
-        let message = error.serverInfo?[.message] ?? "\(error)"
-        let detail = error.serverInfo?[.detail].map { " (\($0))" } ?? ""
+    func refusal(_ state: String, _ message: String) -> Error {
         if state == "23503" {
-            return EntryRefusal(reason: .foreignKey, table: nil, key: nil, message: "the change would break a foreign key in PostgreSQL: \(message)\(detail)")
+            return EntryRefusal(reason: .foreignKey, table: nil, key: nil, message: "the change would break a foreign key in PostgreSQL: \(message)")
         }
         if state.hasPrefix("23") || state.hasPrefix("22") {
-            return EntryRefusal(reason: .constraint, table: nil, key: nil, message: "PostgreSQL refused the change: \(message)\(detail)")
+            return EntryRefusal(reason: .constraint, table: nil, key: nil, message: "PostgreSQL refused the change: \(message)")
         }
-        return error
+        return PostgresHubError.server(sqlState: state, message: message)
     }
 
     // MARK: Snapshots

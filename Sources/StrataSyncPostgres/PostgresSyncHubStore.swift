@@ -54,7 +54,11 @@ final class PostgresHubStorage: SyncHubStorage {
 
     deinit {
         let connections = [state.withLock { $0.connection }, listener.withLock { $0 }]
-        for connection in connections.compactMap({ $0 }) { _ = connection.close() }
+        for connection in connections.compactMap({ $0 }) {
+            // Kept until closed: a connection released while it closes stops a debug build.
+            let closed: EventLoopFuture<Void> = connection.close()
+            closed.whenComplete { _ in withExtendedLifetime(connection) {} }
+        }
     }
 
     var description: String {
@@ -75,8 +79,13 @@ final class PostgresHubStorage: SyncHubStorage {
     /// The working connection, opened again when it was closed.
     func connection(_ state: inout State) throws -> PostgresLink {
         if let connection = state.connection, !connection.isClosed { return PostgresLink(connection: connection, logger: logger) }
-        let connection = try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
+        let connection: PostgresConnection
+        do {
+            connection = try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
                                                         id: 1, logger: logger).wait()
+        } catch {
+            throw PostgresHubError.from(error)
+        }
         state.connection = connection
         // The spaces' definitions are read again (another process may have changed them).
         state.spaces = [:]
@@ -105,6 +114,7 @@ final class PostgresHubStorage: SyncHubStorage {
                 for table in tables {
                     var parts = table.columns.map { column in
                         quotePostgresIdentifier(column.name) + " " + column.type.rawValue + (column.notNull ? " NOT NULL" : "")
+                            + (column.defaultLiteral.map { " DEFAULT " + $0 } ?? "")
                     }
                     parts.append("PRIMARY KEY (" + table.keyColumns.map(quotePostgresIdentifier).joined(separator: ", ") + ")")
                     try link.query("CREATE TABLE " + space + "." + quotePostgresIdentifier(table.name) + " (" + parts.joined(separator: ", ") + ")")
@@ -150,8 +160,10 @@ final class PostgresHubStorage: SyncHubStorage {
             try checkPostgresIdentifier(name)
             let columns = try definitions.schemaReader.columns(ofTable: name).filter { $0.hidden == 0 }.map { column in
                 try checkPostgresIdentifier(column.name)
-                return PostgresColumn(name: column.name, type: PostgresColumnType(declaredType: column.declaredType),
-                                      notNull: column.notNull || column.primaryKeyIndex > 0, keyIndex: column.primaryKeyIndex)
+                let type = PostgresColumnType(declaredType: column.declaredType)
+                return PostgresColumn(name: column.name, type: type, notNull: column.notNull || column.primaryKeyIndex > 0,
+                                      keyIndex: column.primaryKeyIndex,
+                                      defaultLiteral: PostgresColumn.defaultLiteral(column.defaultValue, type: type))
             }
             let keys = columns.indices.filter { columns[$0].keyIndex > 0 }.sorted { columns[$0].keyIndex < columns[$1].keyIndex }
             guard !keys.isEmpty else { throw PostgresHubError.tableWithoutPrimaryKey(name) }
@@ -260,7 +272,11 @@ struct PostgresLink {
 
     @discardableResult
     func query(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> [PostgresRow] {
-        try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).wait().rows
+        do {
+            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).wait().rows
+        } catch {
+            throw PostgresHubError.from(error)
+        }
     }
 
     @discardableResult
@@ -272,7 +288,11 @@ struct PostgresLink {
 
     /// How many rows the statement changed.
     func run(_ sql: String, _ binds: PostgresBindings) throws -> Int {
-        try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).wait().metadata.rows ?? 0
+        do {
+            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).wait().metadata.rows ?? 0
+        } catch {
+            throw PostgresHubError.from(error)
+        }
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.

@@ -17,6 +17,8 @@ public enum PostgresHubError: Error, Equatable, Sendable, CustomStringConvertibl
     case tableWithoutPrimaryKey(String)
     /// Something the PostgreSQL store does not do yet.
     case unsupported(String)
+    /// The server refused a statement: its SQLSTATE code and message (with detail and hint).
+    case server(sqlState: String, message: String)
 
     public var description: String {
         switch self {
@@ -28,7 +30,21 @@ public enum PostgresHubError: Error, Equatable, Sendable, CustomStringConvertibl
             return "the table \(table) has no primary key, which the PostgreSQL store needs"
         case .unsupported(let what):
             return "the PostgreSQL hub store does not support \(what) yet"
+        case .server(let state, let message):
+            return "PostgreSQL refused a statement (SQLSTATE \(state)): \(message)"
         }
+    }
+}
+
+extension PostgresHubError {
+    /// A PostgreSQL error as one that says what the server said (PSQLError's description hides it).
+    static func from(_ error: any Error) -> any Error {
+        guard let error = error as? PSQLError else { return error }
+        guard let info = error.serverInfo else { return PostgresHubError.server(sqlState: "", message: String(reflecting: error)) }
+        var message = info[.message] ?? ""
+        if let detail = info[.detail] { message += " (\(detail))" }
+        if let hint = info[.hint] { message += "; hint: \(hint)" }
+        return PostgresHubError.server(sqlState: info[.sqlState] ?? "", message: message)
     }
 }
 
@@ -97,6 +113,43 @@ struct PostgresColumn: Sendable {
     var notNull: Bool
     /// The column's position in the primary key (1-based), 0 when it is not in it.
     var keyIndex: Int
+    /// The column's DEFAULT, when SQLite's is a literal PostgreSQL reads the same way for the
+    /// column's type (a number, a quoted string, NULL); other defaults are not carried over.
+    var defaultLiteral: String? = nil
+
+    /// SQLite's default text as a PostgreSQL literal of `type`, or nil. Checked character by
+    /// character (DDL takes no parameters): only a number or a single-quoted string passes.
+    static func defaultLiteral(_ text: String?, type: PostgresColumnType) -> String? {
+        guard var text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        while text.hasPrefix("("), text.hasSuffix(")"), text.count >= 2 { text = String(text.dropFirst().dropLast()) }
+        if text.uppercased() == "NULL" { return nil }
+        let scalars = Array(text.unicodeScalars)
+        switch type {
+        case .bigint, .double, .numeric:
+            var body = scalars[...]
+            if let first = body.first, first == "-" || first == "+" { body = body.dropFirst() }
+            let digits = body.filter { ("0"..."9").contains($0) }.count
+            let allowed = body.allSatisfy { ("0"..."9").contains($0) || (type != .bigint && ($0 == "." || $0 == "e" || $0 == "E" || $0 == "-" || $0 == "+")) }
+            guard digits > 0, allowed, Double(text) != nil else { return nil }
+            if type == .bigint, Int64(text) == nil { return nil }
+            return text
+        case .text:
+            guard scalars.count >= 2, scalars.first == "'", scalars.last == "'", !scalars.contains("\u{0}") else { return nil }
+            // Inside, a quote only as a doubled pair.
+            var index = 1
+            while index < scalars.count - 1 {
+                if scalars[index] == "'" {
+                    guard index + 1 < scalars.count - 1, scalars[index + 1] == "'" else { return nil }
+                    index += 2
+                } else {
+                    index += 1
+                }
+            }
+            return text
+        case .bytea:
+            return nil
+        }
+    }
 }
 
 /// One of a space's tables: its SQLite name and columns, in table order.

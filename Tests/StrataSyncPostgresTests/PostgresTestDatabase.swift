@@ -56,9 +56,15 @@ final class PostgresTestDatabase: Sendable {
     func query(_ sql: String) throws -> [PostgresRow] {
         let connection = try connect()
         defer { _ = try? connection.close().wait() }
-        return try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait().rows
+        do {
+            return try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait().rows
+        } catch {
+            throw TestQueryError(description: "\(sql): \(String(reflecting: error))")
+        }
     }
 }
+
+struct TestQueryError: Error, CustomStringConvertible { let description: String }
 
 /// A temporary folder, removed when released.
 final class TestFolder: Sendable {
@@ -66,6 +72,13 @@ final class TestFolder: Sendable {
     init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
     deinit { try? FileManager.default.removeItem(at: url) }
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+/// Syncs `replica`; a write the hub refused stays pending (read it in `pendingChanges`).
+func syncKeepingRefusals(_ replica: SyncReplica) async throws {
+    do {
+        try await replica.sync()
+    } catch SyncError.entryRefused {}
 }
 
 /// A replica on a new file in `folder`, with `schema`, syncing `tables` through `hub`.
