@@ -72,7 +72,7 @@ struct PostgresHubStoreTests {
         var carried: [String] = []
         for row in try database.query("""
             SELECT column_name::text, column_default::text FROM information_schema.columns
-            WHERE table_schema = 'dflt' AND column_default IS NOT NULL ORDER BY ordinal_position
+            WHERE table_schema = 'dflt' AND table_name = 'd' AND column_default IS NOT NULL ORDER BY ordinal_position
             """) {
             let (column, value) = try row.decode((String, String).self)
             carried.append(column + "=" + value)
