@@ -20,7 +20,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         try link.transaction {
             // Every write of the space, in every hub process, one at a time: versions are dense
             // and in commit order.
-            try link.query("SELECT pg_advisory_xact_lock($1)", [lockKey])
+            try link.query("SELECT pg_advisory_xact_lock($1)", [spaceLockKey(space.name)])
             // The hub's own writes are not logged again by the tables' triggers.
             try link.query("SELECT set_config('strata.applying', 'on', true)")
             let before = try currentVersion()
@@ -32,15 +32,6 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             }
             return result
         }
-    }
-
-    var lockKey: Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in ("strata_sync:" + space.name).utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
-        return Int64(bitPattern: hash)
     }
 
     func read<T>(_ body: () throws -> T) throws -> T {

@@ -107,7 +107,7 @@ final class PostgresHubStorage: SyncHubStorage {
             let link = try connection(&state)
             let space = quotePostgresIdentifier(name)
             try link.transaction {
-                try link.query("SELECT pg_advisory_xact_lock($1)", [lockKey(name)])
+                try link.query("SELECT pg_advisory_xact_lock($1)", [spaceLockKey(name)])
                 let exists = try link.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [name])
                 guard exists.isEmpty else { throw SyncError.refused("the space \(name) exists already") }
                 try link.query("CREATE SCHEMA " + space)
@@ -237,16 +237,16 @@ final class PostgresHubStorage: SyncHubStorage {
             logger.error("strata-sync: cannot listen for commits: \(error)")
         }
     }
+}
 
-    /// The advisory lock key of a space: FNV-1a of its name, as a bigint.
-    func lockKey(_ space: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in ("strata_sync:" + space).utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
-        return Int64(bitPattern: hash)
+/// The advisory lock key of a space, the same in every hub process: FNV-1a of its name.
+func spaceLockKey(_ space: String) -> Int64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in ("strata_sync:" + space).utf8 {
+        hash ^= UInt64(byte)
+        hash &*= 0x100_0000_01b3
     }
+    return Int64(bitPattern: hash)
 }
 
 /// A space as the store knows it: its SQLite definitions (also the scratch database the policies

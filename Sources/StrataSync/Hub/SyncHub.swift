@@ -17,8 +17,8 @@ import Strata
 /// with foreign keys enforced; an entry the hub cannot apply is answered as a ``SyncRefusal``
 /// (the replica keeps it) and the others are applied.
 public final class SyncHub: Sendable {
-    /// The folder holding one `<space>.sqlite` per space (for the SQLite store; for another
-    /// store, an empty URL).
+    /// The folder holding one `<space>.sqlite` per space, for the SQLite folder store; a hub
+    /// over another store keeps nothing in a folder (this is then `URL(fileURLWithPath: "")`).
     public let directory: URL
     /// Where the spaces are kept.
     public let store: SyncHubStore
