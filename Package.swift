@@ -29,6 +29,8 @@ let package = Package(
         .library(name: "StrataServer", targets: ["StrataServer"]),
         // StrataSync's hub over HTTP (Hummingbird), for embedding in a server, and as a command.
         .library(name: "StrataSyncHub", targets: ["StrataSyncHub"]),
+        // The hub's store on PostgreSQL (the `Hub` trait): several hub processes on one database.
+        .library(name: "StrataSyncPostgres", targets: ["StrataSyncPostgres"]),
         .executable(name: "strata-sync-hub", targets: ["strata-sync-hub"]),
     ],
     // The server stack (swift-log, swift-metrics, swift-distributed-tracing, service-lifecycle) is
@@ -56,6 +58,8 @@ let package = Package(
         // StrataSyncHub only (the `Hub` trait): the HTTP server and JWT verification.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        // StrataSyncPostgres only (the `Hub` trait): the hub's store on PostgreSQL.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -136,7 +140,12 @@ let package = Package(
         .testTarget(name: "SwiftlySwift5Tests", dependencies: ["StrataSwiftly"], swiftSettings: swift5),
         .testTarget(name: "ORMSwift5Tests", dependencies: ["StrataORM"], swiftSettings: swift5),
         .testTarget(name: "RecordsSwift5Tests", dependencies: ["StrataRecords"], swiftSettings: swift5),
-        .testTarget(name: "StrataSyncTests", dependencies: ["StrataSync", "StrataTestSupport", "strata-sync-writer"]),
+        // With the `Hub` trait, the model-based test also runs against the PostgreSQL store.
+        .testTarget(name: "StrataSyncTests", dependencies: [
+            "StrataSync", "StrataTestSupport", "strata-sync-writer",
+            .target(name: "StrataSyncPostgres", condition: .when(traits: ["Hub"])),
+            .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Hub"])),
+        ]),
         // The replica process StrataSync's crash test kills (tests only).
         .executableTarget(name: "strata-sync-writer", dependencies: ["Strata", "StrataSync"]),
         .testTarget(name: "SyncSwift5Tests", dependencies: ["StrataSync"], swiftSettings: swift5),
@@ -174,10 +183,27 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hub"])),
             ]
         ),
+        // The hub's store on PostgreSQL: a space's tables as Postgres tables a backend can query
+        // (postgres-nio only under the `Hub` trait, so `import StrataSync` never fetches it).
+        .target(
+            name: "StrataSyncPostgres",
+            dependencies: [
+                "Strata", "StrataSync",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Hub"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hub"])),
+            ]
+        ),
+        .testTarget(
+            name: "StrataSyncPostgresTests",
+            dependencies: [
+                "StrataSyncPostgres", "StrataSync", "Strata", "StrataTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Hub"])),
+            ]
+        ),
         .executableTarget(
             name: "strata-sync-hub",
             dependencies: [
-                "StrataSyncHub", "StrataSync",
+                "StrataSyncHub", "StrataSync", "StrataSyncPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hub"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hub"])),

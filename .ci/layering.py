@@ -98,6 +98,9 @@ LAYERS = {
         ["Capture", "Outbox", "HubLog", "Conflicts"],
         # Moving entries between a replica and a hub.
         ["Transport"],
+        # Where a hub keeps its spaces: the store protocol, the SQLite folder store, and the
+        # pieces of the hub's logic every store uses (the log's chain, applying an entry).
+        ["HubStore"],
         # The two ends.
         ["Replica", "Hub"],
     ],

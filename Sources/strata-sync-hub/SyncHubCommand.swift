@@ -6,6 +6,7 @@ import Hummingbird
 import Logging
 import StrataSync
 import StrataSyncHub
+import StrataSyncPostgres
 
 @main
 struct SyncHubCommand: AsyncParsableCommand {
@@ -13,7 +14,9 @@ struct SyncHubCommand: AsyncParsableCommand {
         commandName: "strata-sync-hub",
         abstract: "Serve StrataSync spaces over HTTP: replicas push their writes and pull everyone else's.",
         discussion: """
-            FOLDER holds one SQLite file per space (<space>.sqlite); it is created if missing. Make a \
+            FOLDER holds one SQLite file per space (<space>.sqlite); it is created if missing. With \
+            --postgres URL instead, the spaces live in PostgreSQL (a schema per space, its tables \
+            PostgreSQL tables a backend may query and write), and several hubs may serve one database. Make a \
             space with --create SPACE --schema FILE (the SQL that creates its tables, the same tables \
             the replicas have), then point replicas at http://HOST:PORT with HTTPSyncTransport.
 
@@ -25,13 +28,17 @@ struct SyncHubCommand: AsyncParsableCommand {
             Examples:
               strata-sync-hub hub --create team --schema team.sql --token dev-token
               strata-sync-hub hub --port 8443 --jwt-key hub-key.pem --policy todo=hubWins
+              strata-sync-hub --postgres postgres://hub@127.0.0.1:5432/sync --token dev-token
             Behind a TLS proxy, keep --host at 127.0.0.1. SIGTERM ends the hub gracefully (requests in \
             flight finish).
             """
     )
 
-    @Argument(help: "The folder of spaces (created if missing).")
-    var folder: String
+    @Argument(help: "The folder of spaces (created if missing); not with --postgres.")
+    var folder: String?
+
+    @Option(help: ArgumentHelp("Keep the spaces in PostgreSQL at this URL instead of a folder.", valueName: "url"))
+    var postgres: String?
 
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
@@ -74,6 +81,9 @@ struct SyncHubCommand: AsyncParsableCommand {
     var logLevel = "info"
 
     func validate() throws {
+        if (folder == nil) == (postgres == nil) {
+            throw ValidationError("give the folder of spaces, or --postgres URL (one of them)")
+        }
         if token != nil, jwtKey != nil { throw ValidationError("--token and --jwt-key are exclusive: a hub uses one way of checking tokens") }
         if (create == nil) != (schema == nil) { throw ValidationError("--create SPACE and --schema FILE go together") }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
@@ -105,8 +115,13 @@ struct SyncHubCommand: AsyncParsableCommand {
         limits.maximumPullWait = .seconds(maxPullWait)
         limits.maximumPollsPerSpace = maxPollsPerSpace
         limits.maximumPollsPerToken = maxPollsPerToken
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder),
-                              limits: SyncLimits(maximumEntriesPerPush: maxPushEntries, maximumPushBytes: maxBodyBytes))
+        let syncLimits = SyncLimits(maximumEntriesPerPush: maxPushEntries, maximumPushBytes: maxBodyBytes)
+        let hub: SyncHub
+        if let postgres {
+            hub = SyncHub(store: try .postgres(url: postgres), limits: syncLimits)
+        } else {
+            hub = try SyncHub(directory: URL(fileURLWithPath: folder ?? "."), limits: syncLimits)
+        }
         if let create, let schema {
             let sql = try String(contentsOfFile: schema, encoding: .utf8)
             if (try? hub.version(ofSpace: create)) == nil {

@@ -18,8 +18,8 @@ struct PackageFootprintTests {
         "swift-async-algorithms", "swift-service-context",
     ]
     static let testOnly: Set<String> = ["swift-macro-testing", "swift-snapshot-testing", "swift-custom-dump", "xctest-dynamic-overlay"]
-    /// The hub's HTTP stack, behind the `Hub` trait.
-    static let hubStack: Set<String> = ["hummingbird", "jwt-kit", "swift-crypto", "swift-certificates"]
+    /// The hub's HTTP stack and its PostgreSQL store, behind the `Hub` trait.
+    static let hubStack: Set<String> = ["hummingbird", "jwt-kit", "swift-crypto", "swift-certificates", "postgres-nio", "swift-nio-ssl"]
 
     @Test(arguments: ["Strata", "StrataRecords", "StrataSqueal", "StrataSwiftly", "StrataORM", "StrataSync"])
     func aClientOfOneProductFetchesNoServerStackAndNoTestPackage(product: String) async throws {
@@ -48,6 +48,14 @@ struct PackageFootprintTests {
         for package in ["hummingbird", "jwt-kit"] {
             #expect(fetched.contains(package), "\(package) missing from \(fetched.sorted())")
         }
+        #expect(fetched.intersection(Self.testOnly).isEmpty, "\(fetched.sorted())")
+    }
+
+    /// The PostgreSQL store's control: a client of `StrataSyncPostgres` with the `Hub` trait
+    /// fetches postgres-nio (and a client of StrataSync without it, above, does not).
+    @Test func theHubTraitFetchesPostgresNIOForThePostgresStore() async throws {
+        let fetched = try await Self.resolveClient(product: "StrataSyncPostgres", traits: ["Hub"])
+        #expect(fetched.contains("postgres-nio"), "postgres-nio missing from \(fetched.sorted())")
         #expect(fetched.intersection(Self.testOnly).isEmpty, "\(fetched.sorted())")
     }
 

@@ -44,7 +44,7 @@ import Testing
         #expect(status == 0)
         // Compared with its lines unwrapped: the parser wraps help to the terminal's width.
         let output = printed.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
-        for expected in ["USAGE: strata-sync-hub [<options>] <folder>", "--jwt-key", "--token", "--create", "--schema", "--policy",
+        for expected in ["USAGE: strata-sync-hub [<options>] [<folder>]", "--postgres", "--jwt-key", "--token", "--create", "--schema", "--policy",
                          "local development", "SIGTERM", "HS256", "ES256"] {
             #expect(output.contains(expected), "\(expected) missing from:\n\(output)")
         }
@@ -59,6 +59,7 @@ import Testing
         (["hub", "--port", "70000"], "--port"),
         (["hub", "--log-level", "loud"], "--log-level"),
         ([], "folder"),
+        (["hub", "--postgres", "postgres://u@127.0.0.1/db"], "one of them"),
     ])
     func badArgumentsExit64WithAMessage(arguments: [String], message: String) throws {
         let folder = try HubFolder()

@@ -20,13 +20,27 @@ import Testing
 /// was told about by `entryRefused`, discarded one by one as an app would): every replica equals
 /// the hub row for row; every own-row write whose `write` returned is at the hub with its last
 /// value unless a later write deleted it; no (replica, sequence) is logged twice; every outbox
-/// is empty. Not covered here: HTTP (the routes have their own tests), triggers that write synced
+/// is empty. Each schedule runs against both hub stores: the SQLite folder, and PostgreSQL
+/// (with the `Hub` trait and STRATA_POSTGRES_URL; typed columns there, since a PostgreSQL column
+/// holds one type, and text values a PostgreSQL `text` holds). Not covered here: HTTP (the routes have their own tests), triggers that write synced
 /// tables, schema changes between versions, hub restores (SyncHubRestoreTests).
 @Suite struct SyncModelPropertyTests {
     static let schema = """
         CREATE TABLE own(id TEXT PRIMARY KEY, v);
         CREATE TABLE shared(id TEXT PRIMARY KEY, v, u UNIQUE)
         """
+
+    /// The same tables with a declared type per column, for the PostgreSQL store.
+    static let postgresSchema = """
+        CREATE TABLE own(id TEXT PRIMARY KEY, v TEXT);
+        CREATE TABLE shared(id TEXT PRIMARY KEY, v INTEGER, u TEXT UNIQUE)
+        """
+
+    /// Where the hub under test keeps its spaces.
+    enum Store: String, Sendable, CaseIterable {
+        case sqlite, postgres
+        var schema: String { self == .sqlite ? SyncModelPropertyTests.schema : SyncModelPropertyTests.postgresSchema }
+    }
 
     /// What the app was promised about its own rows: the last value each write gave each id, nil
     /// once deleted.
@@ -47,8 +61,19 @@ import Testing
         init(name: String, file: String, syncers: [SyncReplica]) { self.name = name; self.file = file; self.syncers = syncers }
     }
 
-    @Test(arguments: ["lastWriterWins", "hubWins"])
-    func generatedSchedulesLoseNoWriteAndConverge(policy: String) async throws {
+    @Test(arguments: ["lastWriterWins", "hubWins"], Store.allCases)
+    func generatedSchedulesLoseNoWriteAndConverge(policy: String, store: Store) async throws {
+        if store == .postgres {
+            #if Hub
+            guard ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] != nil else {
+                print("SyncModelPropertyTests on PostgreSQL skipped: STRATA_POSTGRES_URL is unset (eval \"$(.ci/postgres.sh start)\")")
+                return
+            }
+            #else
+            print("SyncModelPropertyTests on PostgreSQL skipped: built without the Hub trait")
+            return
+            #endif
+        }
         var seeds: [UInt64] = []
         if let text = ProcessInfo.processInfo.environment["STRATA_SYNC_MODEL_SEED"],
            let seed = UInt64(text.hasPrefix("0x") ? String(text.dropFirst(2)) : text, radix: 16) {
@@ -61,16 +86,16 @@ import Testing
         let burst = Int(ProcessInfo.processInfo.environment["STRATA_SYNC_MODEL_BURST"] ?? "") ?? 200
         for seed in seeds {
             do {
-                try await Self.run(seed: seed, policy: policy, maximumBurst: max(1, burst))
+                try await Self.run(seed: seed, policy: policy, store: store, maximumBurst: max(1, burst))
             } catch {
-                Issue.record("sync model (\(policy)) failed; reproduce with STRATA_SYNC_MODEL_SEED=0x\(String(seed, radix: 16, uppercase: true)) — \(error)")
+                Issue.record("sync model (\(policy), \(store.rawValue) hub) failed; reproduce with STRATA_SYNC_MODEL_SEED=0x\(String(seed, radix: 16, uppercase: true)) — \(error)")
                 throw error
             }
         }
     }
 
     static func open(_ folder: SyncFolder, _ device: String, file: String, transport: any SyncTransport,
-                     settings: SyncReplicaSettings) throws -> SyncReplica {
+                     settings: SyncReplicaSettings, schema: String = schema) throws -> SyncReplica {
         let database = try Database(storageLocation: .onDisk(folder.path(file + ".sqlite")))
         try database.executeWrite { connection in
             try connection.execute("PRAGMA journal_mode = WAL")
@@ -86,7 +111,7 @@ import Testing
         return (own + ["--"] + shared).joined(separator: "\n")
     }
 
-    static func run(seed: UInt64, policy: String, maximumBurst: Int) async throws {
+    static func run(seed: UInt64, policy: String, store: Store, maximumBurst: Int) async throws {
         var random = SeededRandom(seed: seed)
         let folder = try SyncFolder()
         let small = [3, 7]
@@ -94,14 +119,28 @@ import Testing
                                 maximumEntriesPerPull: random.pick(small), maximumPullBytes: random.pick([200, 1_000, 1 << 20]))
         let settings = SyncReplicaSettings(pullPageSize: random.pick(small), maximumPushEntries: limits.maximumEntriesPerPush,
                                            maximumPushBytes: 1 << 20)
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")), limits: limits)
-        try hub.createSpace("space") { try $0.execute(Self.schema) }
+        let hub: SyncHub
+        #if Hub
+        var postgres: SyncModelPostgresDatabase?
+        if store == .postgres, let server = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] {
+            let database = try SyncModelPostgresDatabase(server: server)
+            postgres = database
+            hub = SyncHub(store: try .postgres(url: database.url), limits: limits)
+        } else {
+            hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")), limits: limits)
+        }
+        defer { withExtendedLifetime(postgres) {} }
+        #else
+        hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")), limits: limits)
+        #endif
+        let schema = store.schema
+        try hub.createSpace("space") { try $0.execute(schema) }
         for table in ["own", "shared"] { hub.setPolicy(policy == "hubWins" ? .hubWins : .lastWriterWins, forTable: table) }
         let transport = FlakyTransport(hub: hub, failures: Locked(SeededRandom(seed: random.next())))
         var devices: [Device] = []
         for index in 0..<random.int(2...6) {
             let name = "d\(index)"
-            devices.append(Device(name: name, file: name, syncers: [try open(folder, name, file: name, transport: transport, settings: settings)]))
+            devices.append(Device(name: name, file: name, syncers: [try open(folder, name, file: name, transport: transport, settings: settings, schema: schema)]))
         }
         var model = Model()
         var reinstalls = 0
@@ -112,9 +151,9 @@ import Testing
             case 0, 1:
                 // An offline burst of own rows and updates of them.
                 let count = random.int(1...(random.oneIn(4) ? maximumBurst : 20))
-                for _ in 0..<count { try await ownWrite(device, &random, &model, step: step) }
+                for _ in 0..<count { try await ownWrite(device, &random, &model, step: step, store: store) }
             case 2, 3, 4:
-                try await ownWrite(device, &random, &model, step: step)
+                try await ownWrite(device, &random, &model, step: step, store: store)
             case 5, 6:
                 let id = "s\(random.int(0...5))", value = random.int(0...9), unique = random.int(0...3)
                 let write: @Sendable (Connection) throws -> Void
@@ -132,7 +171,7 @@ import Testing
             case 11:
                 // A second syncer on the same file, from now on used beside the first.
                 if device.syncers.count == 1 {
-                    device.syncers.append(try open(folder, device.name, file: device.file, transport: transport, settings: settings))
+                    device.syncers.append(try open(folder, device.name, file: device.file, transport: transport, settings: settings, schema: schema))
                 }
             case 12:
                 // A reinstall: once nothing is pending, the file goes and a new one takes the name.
@@ -143,7 +182,7 @@ import Testing
                 device.syncers = []
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: folder.path(device.file + ".sqlite") + suffix) }
                 let file = device.name + "-reinstalled-\(reinstalls)"
-                let fresh = try open(folder, device.name, file: file, transport: transport, settings: settings)
+                let fresh = try open(folder, device.name, file: file, transport: transport, settings: settings, schema: schema)
                 devices[devices.firstIndex { $0 === device } ?? 0] = Device(name: device.name, file: file, syncers: [fresh])
             default:
                 if random.oneIn(3) { _ = try? hub.trimLog(ofSpace: "space", keepingLast: random.int(0...5)) }
@@ -175,13 +214,29 @@ import Testing
             }
             try require(false, "the replicas never settled: " + report.joined(separator: "; "))
         }
-        let expected = try hub.withSpace("space") { try Self.rows($0) }
-        let duplicates = try hub.withSpace("space") {
-            try $0.query("SELECT count(*) FROM (SELECT replica, sequence FROM _strata_sync_log GROUP BY 1, 2 HAVING count(*) > 1)") as Int?
+        // The hub's rows: read in its file, or (PostgreSQL) in a replica made now from its snapshot.
+        let witness: SyncReplica?
+        if store == .sqlite {
+            witness = nil
+            let duplicates = try hub.withSpace("space") {
+                try $0.query("SELECT count(*) FROM (SELECT replica, sequence FROM _strata_sync_log GROUP BY 1, 2 HAVING count(*) > 1)") as Int?
+            }
+            try require(duplicates == 0, "an entry was logged twice")
+        } else {
+            let fresh = try open(folder, "witness", file: "witness", transport: InProcessSyncTransport(hub: hub), settings: settings, schema: schema)
+            try await fresh.bootstrap()
+            witness = fresh
+            #if Hub
+            try require(try postgres?.duplicateEntries(space: "space") == 0, "an entry was logged twice")
+            #endif
         }
-        try require(duplicates == 0, "an entry was logged twice")
+        func readHub<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+            if let witness { return try await witness.database.read(body) }
+            return try hub.withSpace("space", body)
+        }
+        let expected = try await readHub { try Self.rows($0) }
         for (id, value) in model.own {
-            let stored: SyncValue? = try hub.withSpace("space") { connection in
+            let stored: SyncValue? = try await readHub { connection in
                 let row: Row? = try connection.query("SELECT v FROM own WHERE id = ?", id)
                 return row.map { Gen.syncValue(of: $0.value(at: 0)) }
             }
@@ -205,9 +260,9 @@ import Testing
 
     /// A write to the device's own rows: a new row, or an update or delete of one this
     /// incarnation made, recorded in the model once `write` returns.
-    static func ownWrite(_ device: Device, _ random: inout SeededRandom, _ model: inout Model, step: Int) async throws {
+    static func ownWrite(_ device: Device, _ random: inout SeededRandom, _ model: inout Model, step: Int, store: Store) async throws {
         let syncer = syncer(device, &random)
-        let value = Gen.pickValue(&random)
+        let value = store == .sqlite ? Gen.pickValue(&random) : Gen.pickText(&random)
         switch random.int(0...5) {
         case 0, 1, 2:
             device.written += 1
@@ -269,6 +324,11 @@ extension Gen {
         case let v as Data: return .blob(v)
         default: return .null
         }
+    }
+
+    /// A value a TEXT column keeps as it is and PostgreSQL's text holds (no NUL), or NULL.
+    static func pickText(_ random: inout SeededRandom) -> SyncValue {
+        random.oneIn(8) ? .null : .text(random.pick(["'\u{301}", "\r\n", "", "SELECT", "é\"", "🙂", "\(random.int(-100...100))"]))
     }
 
     /// A value of any storage class, with the awkward ones often.

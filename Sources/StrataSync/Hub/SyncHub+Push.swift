@@ -18,11 +18,9 @@ extension SyncHub {
         guard bytes <= limits.maximumPushBytes else {
             throw SyncError.refused("a push is limited to \(limits.maximumPushBytes) changeset bytes, this one has \(bytes)")
         }
-        let queue = try queue(of: request.space)
         let policies = self.policies.current
-        let response = try queue.execute { connection in
-            let widths = try Self.checkSchema(request.tables, request.schemaFingerprint, connection)
-            let fastPath = try Self.entriesAreTheChangesMade(tables: request.tables, connection)
+        let response = try space(request.space) { storage in
+            let widths = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
             var acknowledged: [Int64] = []
             var versions: [Int64] = []
             var refused: [SyncRefusal] = []
@@ -31,7 +29,7 @@ extension SyncHub {
             // it (applied alone it would meet a row that is not there and be dropped).
             var held: [String: Int64] = [:]
             for entry in request.entries {
-                if !held.isEmpty, try !Self.isApplied(entry, from: request.replicaID, connection) {
+                if !held.isEmpty, try !HubSpace(storage: storage).isApplied(replica: request.replicaID, sequence: entry.sequence) {
                     let rows = rowsTouched(by: entry.changeset)
                     if let blocker = rows.lazy.compactMap({ held[$0] }).first {
                         refused.append(SyncRefusal(sequence: entry.sequence, reason: .dependsOnRefused, table: nil, key: nil,
@@ -43,7 +41,7 @@ extension SyncHub {
                 let conflicts: [(String, [SyncValue])], version: Int64
                 do {
                     (conflicts, version) = try Self.apply(entry, from: request.replicaID, tables: request.tables, policies: policies,
-                                                          fastPath: fastPath, on: connection)
+                                                          on: storage)
                 } catch let refusal as EntryRefusal {
                     refused.append(SyncRefusal(sequence: entry.sequence, reason: refusal.reason, table: refusal.table,
                                                key: refusal.key, message: refusal.message))
@@ -53,8 +51,7 @@ extension SyncHub {
                 acknowledged.append(entry.sequence)
                 versions.append(version)
                 for (table, key) in conflicts {
-                    let keyColumns = try SchemaFingerprint.keyColumns(of: table, in: connection)
-                    var row = try connection.syncRow(table: table, keyColumns: keyColumns, key: key)
+                    var row = try storage.row(table: table, key: key)
                     // The columns a replica on an earlier schema version has.
                     if let width = widths?[table.lowercased()], width < row.columns.count {
                         row.columns = Array(row.columns.prefix(width))
@@ -63,30 +60,13 @@ extension SyncHub {
                     corrections.append(row)
                 }
             }
-            let version = try SyncLog(connection).currentVersion()
+            let version = try storage.currentVersion()
             return SyncPushResponse(acknowledged: acknowledged, corrections: corrections, hubVersion: version,
-                                    chain: try SyncLog(connection).chain(at: version), versions: versions,
+                                    chain: try HubSpace(storage: storage).chain(at: version), versions: versions,
                                     refused: refused.isEmpty ? nil : refused)
         }
         wake(request.space, reached: response.hubVersion)
         return response
-    }
-
-    /// Whether applying an entry without a conflict makes exactly the entry's changes: no
-    /// trigger and no foreign key action (CASCADE, SET NULL, SET DEFAULT) can add others.
-    static func entriesAreTheChangesMade(tables: [String], _ connection: Connection) throws -> Bool {
-        let reader = connection.schemaReader
-        if try reader.entries().contains(where: { $0.type == "trigger" }) { return false }
-        let temporaryTriggers: Int = try connection.query(literal: "SELECT count(*) FROM temp.sqlite_master WHERE type = 'trigger'") ?? 0
-        if temporaryTriggers > 0 { return false }
-        let inert: Set<String> = ["NO ACTION", "RESTRICT"]
-        for table in try reader.userTableNames() {
-            for key in try reader.foreignKeys(ofTable: table)
-            where !inert.contains(key.onDelete.uppercased()) || !inert.contains(key.onUpdate.uppercased()) {
-                return false
-            }
-        }
-        return true
     }
 
     /// Applies one entry in one transaction, unless it was applied before; returns the rows whose
@@ -95,10 +75,10 @@ extension SyncHub {
     /// - Throws: `EntryRefusal` when the entry cannot be applied (nothing of it is);
     ///   ``SyncError/duplicateEntry(replicaID:sequence:)`` when it was, with other content.
     static func apply(_ entry: SyncOutboxEntry, from replica: String, tables: [String], policies: [String: SyncPolicy],
-                              fastPath: Bool, on connection: Connection) throws -> ([(String, [SyncValue])], Int64) {
+                      on storage: any SyncSpaceStorage) throws -> ([(String, [SyncValue])], Int64) {
         let digest = Self.digest(entry.changeset)
-        let log = SyncLog(connection)
-        func answer(_ applied: (conflicts: String, version: Int64, digest: Int64?)) throws -> ([(String, [SyncValue])], Int64) {
+        let space = HubSpace(storage: storage)
+        func answer(_ applied: AppliedRecord) throws -> ([(String, [SyncValue])], Int64) {
             // The same (replica, sequence) with other bytes is another database under this name,
             // not a retry: taking it for one would drop its write without a word.
             if let known = applied.digest, known != digest {
@@ -106,83 +86,27 @@ extension SyncHub {
             }
             return (decodeConflicts(applied.conflicts), applied.version)
         }
-        if let applied = try log.applied(replica: replica, sequence: entry.sequence) { return try answer(applied) }
+        if let applied = try storage.applied(replica: replica, sequence: entry.sequence) { return try answer(applied) }
         var settled: [(String, [SyncValue])] = []
         var version: Int64 = 0
-        var appliedMeanwhile: (conflicts: String, version: Int64, digest: Int64?)?
+        var appliedMeanwhile: AppliedRecord?
         do {
-            try connection.transaction(transactionType: .immediate) {
-              // Another hub process on this space may have applied the entry since the look
-              // above: the write lock is this transaction's only now.
-              if let applied = try log.applied(replica: replica, sequence: entry.sequence) {
-                  appliedMeanwhile = applied
-                  return
-              }
-              // The entry holds what the replica's triggers did to synced tables: the hub's
-              // triggers that write synced tables stay off while it is applied, so the hub and
-              // every replica agree; the others (local state) see the rows.
-              let triggers = try SyncTriggers.writingSyncedTables(tables, connection)
-              try SyncTriggers.withoutTriggers(triggers, connection) {
-                let synced = Set(tables.map { $0.lowercased() })
-                // Most entries meet no conflict, and then the change the hub made is the entry
-                // itself: applied without a session, aborting (SQLite undoes the whole apply) at
-                // the first conflict, which takes the recorded path below. Halves the hub's cost.
-                // Not when the hub's own triggers or foreign key actions would add changes, nor
-                // for an entry touching a table the hub does not sync (the log keeps only what
-                // the hub did).
-                var conflicted = !fastPath
-                if fastPath {
-                    try connection.execute("SAVEPOINT strata_sync_fast")
-                    do {
-                        try connection.apply(Changeset(data: entry.changeset), filter: { table in
-                            guard synced.contains(table.lowercased()) else { conflicted = true; return false }
-                            return true
-                        }) { _ in
-                            conflicted = true
-                            return .abort
-                        }
-                    } catch where conflicted {}
-                    // A conflict aborted the apply (SQLite undid it); a skipped table did not:
-                    // either way the recorded path starts from the state before.
-                    if conflicted { try connection.execute("ROLLBACK TO SAVEPOINT strata_sync_fast") }
-                    try connection.execute("RELEASE SAVEPOINT strata_sync_fast")
+            try storage.write {
+                // Another hub process on this space may have applied the entry since the look
+                // above: the write lock is this transaction's only now.
+                if let applied = try storage.applied(replica: replica, sequence: entry.sequence) {
+                    appliedMeanwhile = applied
+                    return
                 }
-                let made: Changeset
-                if !conflicted {
-                    made = Changeset(data: entry.changeset)
-                } else {
-                    let session = try connection.recordChanges(tables: tables)
-                    defer { session.close() }
-                    var narrowInserts: [Change] = []
-                    var widths: [String: Int] = [:]
-                    for table in tables {
-                        widths[table.lowercased()] = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.count
-                    }
-                    try connection.apply(Changeset(data: entry.changeset), filter: { synced.contains($0.lowercased()) }) { conflict in
-                        var resolution = try HubConflicts.resolve(conflict, replica: replica, policies: policies)
-                        // An insert from a replica on an earlier schema version that meets a row:
-                        // REPLACE would reset the columns it does not know to their defaults, so
-                        // only the columns it has are written, after the apply.
-                        if conflict.kind == .conflict, resolution == .replace,
-                           let width = widths[conflict.change.table.lowercased()], width > conflict.change.newValues.count {
-                            narrowInserts.append(conflict.change)
-                            resolution = .omit
-                        }
-                        if conflict.kind != .foreignKey, conflict.kind != .constraint {
-                            settled.append((conflict.change.table, conflict.change.primaryKey.map { SyncValue($0) }))
-                        }
-                        return resolution
-                    }
-                    for change in narrowInserts { try updateKnownColumns(change, connection) }
-                    made = try session.changeset()
+                let made = try storage.applyEntry(entry.changeset, sequence: entry.sequence, replica: replica,
+                                                  tables: tables, policies: policies)
+                settled = made.settled
+                version = try space.currentVersion()
+                if !made.made.isEmpty {
+                    version = try space.append(replica: replica, sequence: entry.sequence, changeset: made.made)
                 }
-                version = try log.currentVersion()
-                if !made.isEmpty {
-                    version = try log.append(replica: replica, sequence: entry.sequence, changeset: made.data)
-                }
-                try log.recordApplied(replica: replica, sequence: entry.sequence, version: version,
-                                      conflicts: encodeConflicts(settled), digest: digest)
-              }
+                try storage.recordApplied(replica: replica, sequence: entry.sequence, version: version,
+                                          conflicts: encodeConflicts(settled), digest: digest)
             }
         } catch let error as SyncError {
             throw error
@@ -193,30 +117,6 @@ extension SyncHub {
         }
         if let appliedMeanwhile { return try answer(appliedMeanwhile) }
         return (settled, version)
-    }
-
-    /// Writes the columns an insert from a narrower replica carries into the row it met.
-    static func updateKnownColumns(_ change: Change, _ connection: Connection) throws {
-        let columns = try connection.schemaReader.columns(ofTable: change.table).filter { $0.hidden == 0 }.map(\.name)
-        var assignments: [String] = [], values: [BindingValue] = [], keys: [String] = [], keyValues: [BindingValue] = []
-        for (index, value) in change.newValues.enumerated() where index < columns.count {
-            if change.primaryKeyColumns[index] {
-                keys.append(quoteIdentifier(columns[index]) + " IS ?")
-                keyValues.append(value ?? .null)
-            } else if let value {
-                assignments.append(quoteIdentifier(columns[index]) + " = ?")
-                values.append(value)
-            }
-        }
-        guard !assignments.isEmpty, !keys.isEmpty else { return }
-        try connection.run(literal: SQLFragment(
-            sql: "UPDATE " + quoteIdentifier(change.table) + " SET " + assignments.joined(separator: ", ") + " WHERE " + keys.joined(separator: " AND "),
-            arguments: values + keyValues))
-    }
-
-    /// Whether the hub applied `entry` of `replica` before.
-    static func isApplied(_ entry: SyncOutboxEntry, from replica: String, _ connection: Connection) throws -> Bool {
-        try SyncLog(connection).isApplied(replica: replica, sequence: entry.sequence)
     }
 
     /// An entry's content, to tell a retry (same bytes) from another database's entry.

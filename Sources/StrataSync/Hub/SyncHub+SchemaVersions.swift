@@ -3,23 +3,9 @@ import Foundation
 import Strata
 
 extension SyncHub {
-    /// Which of the space's schema versions the replica's tables are; the tables' widths at that
-    /// version when it is an earlier one (nil for the current).
-    @discardableResult
-    static func checkSchema(_ tables: [String], _ fingerprint: String, _ connection: Connection) throws -> [String: Int]? {
-        for table in tables {
-            guard !SyncBookkeeping.isBookkeeping(table) else { throw SyncError.refused("\(table) is the sync engine's own table") }
-            guard try connection.schemaReader.table(named: table) != nil else {
-                throw SyncError.schemaMismatch(local: fingerprint, remote: "no table \(table)")
-            }
-        }
-        // A replica on an earlier version of the space's schema syncs the columns it has.
-        return try SpaceSchemaHistory.widths(of: tables, fingerprint: fingerprint, connection)
-    }
-
     /// The space's schema version (1 until ``migrateSpace(_:to:_:)``).
     public func schemaVersion(ofSpace name: String) throws -> Int {
-        try queue(of: name).execute { connection in try SpaceSchemaHistory.version(connection) }
+        try space(name) { try $0.schemaVersion() }
     }
 
     /// Moves the space's schema to `version` with the additive steps `body` runs (add a table, add
@@ -36,20 +22,6 @@ extension SyncHub {
     ///   renames a table, a column or an index, changes a column, or adds a key column, and for a
     ///   version not after the space's; what `body` throws. The space is then as it was.
     public func migrateSpace(_ name: String, to version: Int, _ body: (Connection) throws -> Void) throws {
-        try queue(of: name).execute { connection in
-            let current = try SpaceSchemaHistory.version(connection)
-            guard version > current else {
-                throw SyncError.schemaChangeRefused(space: name, version: version, reason: "the space is at version \(current) already")
-            }
-            try connection.transaction(transactionType: .immediate) {
-                let before = try SpaceSchemaHistory.shape(connection)
-                try body(connection)
-                let after = try SpaceSchemaHistory.shape(connection)
-                if let reason = SpaceSchemaHistory.destructiveChange(from: before, to: after) {
-                    throw SyncError.schemaChangeRefused(space: name, version: version, reason: reason)
-                }
-                try SpaceSchemaHistory.record(version: version, connection)
-            }
-        }
+        try space(name) { try $0.migrateSchema(space: name, to: version, body) }
     }
 }

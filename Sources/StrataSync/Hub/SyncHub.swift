@@ -4,8 +4,9 @@
 import Foundation
 import Strata
 
-/// The server side of sync: one SQLite file per space in a folder, each holding the space's
-/// tables, a log numbered by hub version, and the entries applied so far.
+/// The server side of sync: each space's tables, a log numbered by hub version, and the entries
+/// applied so far, in a ``SyncHubStore`` (one SQLite file per space in a folder by default, or
+/// PostgreSQL).
 ///
 /// ```swift
 /// let hub = try SyncHub(directory: hubFolder)
@@ -16,11 +17,13 @@ import Strata
 /// with foreign keys enforced; an entry the hub cannot apply is answered as a ``SyncRefusal``
 /// (the replica keeps it) and the others are applied.
 public final class SyncHub: Sendable {
-    /// The folder holding one `<space>.sqlite` per space.
+    /// The folder holding one `<space>.sqlite` per space, for the SQLite folder store; a hub
+    /// over another store keeps nothing in a folder (this is then `URL(fileURLWithPath: "")`).
     public let directory: URL
-    let spaces = Locked<[String: ConnectionQueue]>([:])
+    /// Where the spaces are kept.
+    public let store: SyncHubStore
+    let storage: any SyncHubStorage
     let policies = Locked<[String: SyncPolicy]>([:])
-    let configureConnection: @Sendable (Connection) throws -> Void
     /// What one push or pull may carry.
     public let limits: SyncLimits
     /// Long polls waiting for a space to pass a version, woken by the push that commits it.
@@ -29,18 +32,30 @@ public final class SyncHub: Sendable {
     /// Opens the hub in `directory`, creating the folder if needed. `configureConnection` runs on
     /// each space's connection when the hub opens it (to instrument it with StrataServer's
     /// `connection.instrument(_:)`, set a busy timeout, ...).
-    public init(directory: URL, limits: SyncLimits = SyncLimits(),
-                configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in }) throws {
-        self.directory = directory
-        self.limits = limits
-        self.configureConnection = configureConnection
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    public convenience init(directory: URL, limits: SyncLimits = SyncLimits(),
+                            configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in }) throws {
+        try self.init(store: .sqliteFolder(directory, configureConnection: configureConnection), limits: limits, directory: directory)
     }
 
     /// Opens the hub in the folder at `directory` (a path), creating it if needed.
     public convenience init(directory: String, limits: SyncLimits = SyncLimits(),
                             configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in }) throws {
         try self.init(directory: URL(fileURLWithPath: directory), limits: limits, configureConnection: configureConnection)
+    }
+
+    /// Opens a hub over `store` (``SyncHubStore/sqliteFolder(_:configureConnection:)``, or
+    /// PostgreSQL with `StrataSyncPostgres`).
+    public convenience init(store: SyncHubStore, limits: SyncLimits = SyncLimits()) {
+        self.init(store: store, limits: limits, directory: URL(fileURLWithPath: ""))
+    }
+
+    init(store: SyncHubStore, limits: SyncLimits, directory: URL) {
+        self.directory = directory
+        self.store = store
+        self.storage = store.storage
+        self.limits = limits
+        // A commit another hub process made on a shared store wakes the long polls here.
+        storage.observeCommits { [weak self] space, version in self?.wake(space, reached: version) }
     }
 
     /// Returns once the space's version is past `version`, or after `timeout`, or when the task is
@@ -81,26 +96,7 @@ public final class SyncHub: Sendable {
     ///   throws (then no space is created).
     public func createSpace(_ name: String, schema: (Connection) throws -> Void) throws {
         try validateSpaceName(name)
-        let url = fileURL(of: name)
-        guard !FileManager.default.fileExists(atPath: url.path) else { throw SyncError.refused("the space \(name) exists already") }
-        do {
-            let connection = try Connection(storageLocation: .onDisk(url.path))
-            // Another process may use the space's file (a second hub process, `strata sync
-            // --hub-folder`): wait for its locks rather than failing at once.
-            try connection.busyHandler(.timeout(10))
-            try connection.execute("PRAGMA journal_mode = WAL")
-            try connection.transaction {
-                try schema(connection)
-                try SyncLog(connection).prepare()
-            }
-            try connection.execute("PRAGMA foreign_keys = ON")
-            try configureConnection(connection)
-            spaces.withLock { $0[name] = ConnectionQueue(connection: connection) }
-        } catch {
-            try? FileManager.default.removeItem(at: url)
-            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
-            throw error
-        }
+        try storage.createSpace(name, schema: schema)
     }
 
     /// Settles conflicts on `table` by `policy` from now on (`.lastWriterWins` until set).
@@ -110,62 +106,46 @@ public final class SyncHub: Sendable {
 
     /// The space's newest version (0 before any change).
     public func version(ofSpace name: String) throws -> Int64 {
-        try queue(of: name).execute { try SyncLog($0).currentVersion() }
+        try space(name) { try $0.currentVersion() }
     }
 
-    /// Runs `body` on the space's connection (to read the hub's state, or migrate it).
+    /// Runs `body` on the space's connection (to read the hub's state, or migrate it); for the
+    /// SQLite store only (another store throws ``SyncError/refused(_:)``).
     public func withSpace<T>(_ name: String, _ body: (Connection) throws -> T) throws -> T {
-        try queue(of: name).execute(closure: body)
+        try validateSpaceName(name)
+        return try storage.withConnection(name, body)
     }
 
     /// Removes log entries, keeping the newest `count`; returns how many went. A replica whose
     /// cursor is behind what was removed catches up from a ``snapshot(_:)``.
     @discardableResult
     public func trimLog(ofSpace name: String, keepingLast count: Int) throws -> Int {
-        try trim(name) { connection in
-            let newest = try SyncLog(connection).currentVersion()
-            return newest - Int64(max(0, count))
+        try trim(name) { storage in
+            try storage.currentVersion() - Int64(max(0, count))
         }
     }
 
     /// Removes log entries the hub applied before `date` (to the second); returns how many went.
     @discardableResult
     public func trimLog(ofSpace name: String, olderThan date: Date) throws -> Int {
-        try trim(name) { connection in
+        try trim(name) { storage in
             let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
-            return try SyncLog(connection).newestVersion(before: seconds)
+            return try storage.newestVersion(before: seconds)
         }
     }
 
     /// Removes the log through the version `horizon` returns, and remembers that it did.
-    func trim(_ name: String, horizon: @escaping (Connection) throws -> Int64) throws -> Int {
-        try queue(of: name).execute { connection in
-            try connection.transaction(transactionType: .immediate) {
-                try SyncLog(connection).trim(through: try horizon(connection))
+    func trim(_ name: String, horizon: @escaping (any SyncSpaceStorage) throws -> Int64) throws -> Int {
+        try space(name) { storage in
+            try storage.write {
+                try HubSpace(storage: storage).trim(through: try horizon(storage))
             }
         }
     }
 
-    func fileURL(of space: String) -> URL { directory.appendingPathComponent(space + ".sqlite") }
-
-    func queue(of name: String) throws -> ConnectionQueue {
+    /// Runs `body` with the space's storage, one caller at a time.
+    func space<T>(_ name: String, _ body: (any SyncSpaceStorage) throws -> T) throws -> T {
         try validateSpaceName(name)
-        return try spaces.withLock { spaces in
-            if let queue = spaces[name] { return queue }
-            let url = fileURL(of: name)
-            guard FileManager.default.fileExists(atPath: url.path) else { throw SyncError.unknownSpace(name) }
-            let connection = try Connection(storageLocation: .onDisk(url.path))
-            // Another process may use the space's file (a second hub process, `strata sync
-            // --hub-folder`): wait for its locks rather than failing at once.
-            try connection.busyHandler(.timeout(10))
-            try connection.execute("PRAGMA foreign_keys = ON")
-            let log = SyncLog(connection)
-            guard try log.exists() else { throw SyncError.unknownSpace(name) }
-            try log.prepare()
-            try configureConnection(connection)
-            let queue = ConnectionQueue(connection: connection)
-            spaces[name] = queue
-            return queue
-        }
+        return try storage.withSpace(name, body)
     }
 }

@@ -29,9 +29,6 @@ struct SyncLog {
 
     func setMeta(_ key: String, _ value: Int64) throws { try Tables.meta.set(key, .integer(value), connection) }
 
-    /// The newest version the log has dropped (0 when it has dropped none).
-    func trimmedThrough() throws -> Int64 { try meta("trimmed_through") ?? 0 }
-
     // MARK: Versions
 
     /// The newest version: AUTOINCREMENT's counter, which a trimmed (even empty) log keeps.
@@ -43,18 +40,11 @@ struct SyncLog {
             """, arguments: [.text(Tables.log.name)])) ?? 0
     }
 
-    /// The chain at `version`, where the hub still knows it: the newest, a logged entry's, or
-    /// the one at the trimmed horizon; 0 before any entry.
-    func chain(at version: Int64) throws -> Int64? {
-        if version == 0 { return 0 }
-        if version == (try currentVersion()) { return try meta("chain") }
-        if let logged: Int64 = try connection.query(literal: """
+    /// The chain of the logged entry at `version`, if it is still in the log.
+    func loggedChain(version: Int64) throws -> Int64? {
+        try connection.query(literal: """
             SELECT chain FROM \(identifier: Tables.log.name) WHERE version = \(version)
-            """) {
-            return logged
-        }
-        if version == (try trimmedThrough()) { return try meta("trimmed_chain") }
-        return nil
+            """)
     }
 
     /// The log chain after one more entry: FNV-1a over the previous chain and the entry, enough
@@ -71,17 +61,13 @@ struct SyncLog {
 
     // MARK: The log
 
-    /// Logs what the hub made of one entry, extending the chain; returns the entry's version.
-    func append(replica: String, sequence: Int64, changeset: Data) throws -> Int64 {
-        let chain = Self.chain(after: try meta("chain") ?? 0, replica: replica, sequence: sequence, changeset: changeset)
-        let now = Int64(Date().timeIntervalSince1970.rounded(.down))
+    /// Logs what the hub made of one entry with its chain; returns the entry's version.
+    func append(replica: String, sequence: Int64, changeset: Data, at now: Int64, chain: Int64) throws -> Int64 {
         try connection.run(literal: """
             INSERT INTO \(identifier: Tables.log.name)(replica, sequence, changeset, at, chain)
             VALUES (\(replica), \(sequence), \(changeset), \(now), \(chain))
             """)
-        let version = connection.lastInsertRowID
-        try setMeta("chain", chain)
-        return version
+        return connection.lastInsertRowID
     }
 
     /// Up to `limit` entries after `version`, in order.
@@ -101,16 +87,10 @@ struct SyncLog {
             """) ?? 0
     }
 
-    /// Drops the log through `version`, remembering the horizon and its chain; returns how many
-    /// entries went.
-    func trim(through version: Int64) throws -> Int {
-        guard version > (try trimmedThrough()) else { return 0 }
-        let trimmedChain = try chain(at: version)
+    /// Drops the log through `version`; returns how many entries went.
+    func deleteLog(through version: Int64) throws -> Int {
         try connection.run(literal: "DELETE FROM \(identifier: Tables.log.name) WHERE version <= \(version)")
-        let removed = connection.changes
-        try setMeta("trimmed_through", version)
-        if let trimmedChain { try setMeta("trimmed_chain", trimmedChain) }
-        return removed
+        return connection.changes
     }
 
     // MARK: Applied entries

@@ -101,9 +101,16 @@ public struct SyncRefusal: Codable, Sendable, Equatable, CustomStringConvertible
 }
 
 /// Why the hub did not apply one entry; becomes a ``SyncRefusal`` in the push's answer.
-struct EntryRefusal: Error {
-    let reason: SyncRefusal.Reason
-    let table: String?
-    let key: [SyncValue]?
-    let message: String
+package struct EntryRefusal: Error {
+    package let reason: SyncRefusal.Reason
+    package let table: String?
+    package let key: [SyncValue]?
+    package let message: String
+
+    package init(reason: SyncRefusal.Reason, table: String?, key: [SyncValue]?, message: String) {
+        self.reason = reason
+        self.table = table
+        self.key = key
+        self.message = message
+    }
 }

@@ -15,7 +15,7 @@ public enum SyncValue: Codable, Sendable, Equatable {
     /// A BLOB.
     case blob(Data)
 
-    init(_ value: BindingValue?) {
+    package init(_ value: BindingValue?) {
         switch value {
         case .none, .null?: self = .null
         case .integer(let v)?: self = .integer(v)
@@ -36,7 +36,7 @@ public enum SyncValue: Codable, Sendable, Equatable {
         }
     }
 
-    var binding: BindingValue {
+    package var binding: BindingValue {
         switch self {
         case .null: return .null
         case .integer(let v): return .integer(v)

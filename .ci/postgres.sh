@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# A PostgreSQL server of its own for the tests, in a folder of its own, on a loopback port.
+#
+#   eval "$(.ci/postgres.sh start)"   # prints: export STRATA_POSTGRES_URL=...; export STRATA_POSTGRES_DIR=...
+#   .ci/postgres.sh stop              # stops the server in $STRATA_POSTGRES_DIR and removes the folder
+#
+# It installs Debian's PostgreSQL server when pg_ctl or initdb is missing. The server refuses to
+# run as root, so as root it runs as the `postgres` user (Debian's package makes it) or `nobody`.
+# Logins are trusted on 127.0.0.1 only; the superuser is `strata`.
+set -euo pipefail
+
+find_bin() {
+    local name="$1"
+    if command -v "$name" >/dev/null 2>&1; then command -v "$name"; return; fi
+    local found
+    found="$(ls -d /usr/lib/postgresql/*/bin/"$name" 2>/dev/null | sort -V | tail -n 1 || true)"
+    [ -n "$found" ] && echo "$found"
+}
+
+as_owner() {
+    if [ "$(id -u)" -eq 0 ]; then
+        local user=postgres
+        id postgres >/dev/null 2>&1 || user=nobody
+        setpriv --reuid="$(id -u "$user")" --regid="$(id -g "$user")" --clear-groups "$@"
+    else
+        "$@"
+    fi
+}
+
+case "${1:-}" in
+start)
+    if [ -z "$(find_bin pg_ctl)" ] || [ -z "$(find_bin initdb)" ]; then
+        echo "Installing postgresql" >&2
+        SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+        $SUDO apt-get update -qq >&2
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql >&2
+    fi
+    PG_CTL="$(find_bin pg_ctl)"; INITDB="$(find_bin initdb)"
+    DIR="${2:-$(mktemp -d /tmp/strata-postgres.XXXXXX)}"
+    mkdir -p "$DIR"
+    PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+    if [ "$(id -u)" -eq 0 ]; then
+        user=postgres; id postgres >/dev/null 2>&1 || user=nobody
+        chown "$user" "$DIR"
+    fi
+    chmod 700 "$DIR"
+    as_owner "$INITDB" -D "$DIR/data" -U strata --auth=trust -E UTF8 --locale=C >"$DIR/initdb.log" 2>&1 \
+        || { cat "$DIR/initdb.log" >&2; exit 1; }
+    as_owner "$PG_CTL" -D "$DIR/data" -l "$DIR/server.log" -w -o "-p $PORT -k $DIR -h 127.0.0.1 -c fsync=off" start >&2 \
+        || { cat "$DIR/server.log" >&2; exit 1; }
+    echo "export STRATA_POSTGRES_URL=postgres://strata@127.0.0.1:$PORT/postgres"
+    echo "export STRATA_POSTGRES_DIR=$DIR"
+    ;;
+stop)
+    DIR="${2:-${STRATA_POSTGRES_DIR:-}}"
+    [ -n "$DIR" ] && [ -d "$DIR/data" ] || { echo "no server folder to stop" >&2; exit 0; }
+    PG_CTL="$(find_bin pg_ctl)"
+    as_owner "$PG_CTL" -D "$DIR/data" -m fast -w stop >&2 || true
+    rm -rf "$DIR"
+    ;;
+*)
+    echo "usage: $0 start [DIR] | stop [DIR]" >&2
+    exit 2
+    ;;
+esac

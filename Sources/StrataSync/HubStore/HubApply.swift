@@ -1,0 +1,159 @@
+// Applying one entry's changeset to a SQLite connection under the policies, recording what was
+// made: the SQLite store does it on the space's file; the PostgreSQL store on a scratch SQLite
+// copy of the rows the entry touches, so both stores settle conflicts the same way.
+import Foundation
+import Strata
+
+package enum HubApply {
+    /// Applies `changeset` to `connection` (inside the caller's transaction) under `policies`;
+    /// returns the changes made and the rows the policy settled otherwise than by the entry.
+    /// `fastPath` allows the apply without a session when nothing conflicts (see
+    /// ``entriesAreTheChangesMade(tables:_:)``).
+    /// - Throws: `EntryRefusal` for a foreign key, a constraint or a policy's refusal.
+    package static func apply(_ changeset: Data, replica: String, tables: [String], policies: [String: SyncPolicy],
+                              fastPath: Bool, on connection: Connection) throws -> AppliedChanges {
+        var settled: [(String, [SyncValue])] = []
+        let synced = Set(tables.map { $0.lowercased() })
+        // Most entries meet no conflict, and then the change the hub made is the entry itself:
+        // applied without a session, aborting (SQLite undoes the whole apply) at the first
+        // conflict, which takes the recorded path below. Halves the hub's cost. Not when the
+        // hub's own triggers or foreign key actions would add changes, nor for an entry touching
+        // a table the hub does not sync (the log keeps only what the hub did).
+        var conflicted = !fastPath
+        if fastPath {
+            try connection.execute("SAVEPOINT strata_sync_fast")
+            do {
+                try connection.apply(Changeset(data: changeset), filter: { table in
+                    guard synced.contains(table.lowercased()) else { conflicted = true; return false }
+                    return true
+                }) { _ in
+                    conflicted = true
+                    return .abort
+                }
+            } catch where conflicted {}
+            // A conflict aborted the apply (SQLite undid it); a skipped table did not: either
+            // way the recorded path starts from the state before.
+            if conflicted { try connection.execute("ROLLBACK TO SAVEPOINT strata_sync_fast") }
+            try connection.execute("RELEASE SAVEPOINT strata_sync_fast")
+        }
+        if !conflicted { return AppliedChanges(made: changeset, settled: []) }
+        let session = try connection.recordChanges(tables: tables)
+        defer { session.close() }
+        var narrowInserts: [Change] = []
+        var widths: [String: Int] = [:]
+        for table in tables {
+            widths[table.lowercased()] = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.count
+        }
+        try connection.apply(Changeset(data: changeset), filter: { synced.contains($0.lowercased()) }) { conflict in
+            var resolution = try HubConflicts.resolve(conflict, replica: replica, policies: policies)
+            // An insert from a replica on an earlier schema version that meets a row: REPLACE
+            // would reset the columns it does not know to their defaults, so only the columns it
+            // has are written, after the apply.
+            if conflict.kind == .conflict, resolution == .replace,
+               let width = widths[conflict.change.table.lowercased()], width > conflict.change.newValues.count {
+                narrowInserts.append(conflict.change)
+                resolution = .omit
+            }
+            if conflict.kind != .foreignKey, conflict.kind != .constraint {
+                settled.append((conflict.change.table, conflict.change.primaryKey.map { SyncValue($0) }))
+            }
+            return resolution
+        }
+        for change in narrowInserts { try updateKnownColumns(change, connection) }
+        return AppliedChanges(made: try session.changeset().data, settled: settled)
+    }
+
+    /// Whether applying an entry without a conflict makes exactly the entry's changes: no
+    /// trigger and no foreign key action (CASCADE, SET NULL, SET DEFAULT) can add others.
+    static func entriesAreTheChangesMade(tables: [String], _ connection: Connection) throws -> Bool {
+        let reader = connection.schemaReader
+        if try reader.entries().contains(where: { $0.type == "trigger" }) { return false }
+        let temporaryTriggers: Int = try connection.query(literal: "SELECT count(*) FROM temp.sqlite_master WHERE type = 'trigger'") ?? 0
+        if temporaryTriggers > 0 { return false }
+        let inert: Set<String> = ["NO ACTION", "RESTRICT"]
+        for table in try reader.userTableNames() {
+            for key in try reader.foreignKeys(ofTable: table)
+            where !inert.contains(key.onDelete.uppercased()) || !inert.contains(key.onUpdate.uppercased()) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Writes the columns an insert from a narrower replica carries into the row it met.
+    static func updateKnownColumns(_ change: Change, _ connection: Connection) throws {
+        let columns = try connection.schemaReader.columns(ofTable: change.table).filter { $0.hidden == 0 }.map(\.name)
+        var assignments: [String] = [], values: [BindingValue] = [], keys: [String] = [], keyValues: [BindingValue] = []
+        for (index, value) in change.newValues.enumerated() where index < columns.count {
+            if change.primaryKeyColumns[index] {
+                keys.append(quoteIdentifier(columns[index]) + " IS ?")
+                keyValues.append(value ?? .null)
+            } else if let value {
+                assignments.append(quoteIdentifier(columns[index]) + " = ?")
+                values.append(value)
+            }
+        }
+        guard !assignments.isEmpty, !keys.isEmpty else { return }
+        try connection.run(literal: SQLFragment(
+            sql: "UPDATE " + quoteIdentifier(change.table) + " SET " + assignments.joined(separator: ", ") + " WHERE " + keys.joined(separator: " AND "),
+            arguments: values + keyValues))
+    }
+
+    /// Builds a SQLite database image holding `tables` as defined in `schema` (their `CREATE
+    /// TABLE` text), filled by `fill` (given the copy), for a snapshot.
+    package static func snapshotImage(tables: [String], schema: Connection, fill: (Connection) throws -> Void) throws -> Data {
+        let copy = try Connection(storageLocation: .inMemory)
+        for table in tables {
+            guard let sql: String = try schema.query(literal: """
+                SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = \(table) COLLATE NOCASE
+                """) else { throw SyncError.refused("no table \(table)") }
+            try copy.execute(sql)
+        }
+        try fill(copy)
+        return try copy.serialize()
+    }
+}
+
+/// The hub's schema knowledge over a SQLite connection holding a space's tables, for stores
+/// that keep the space's SQLite definitions beside their own tables.
+package enum HubSchema {
+    /// Creates the hub's bookkeeping tables (and records schema version 1) in `connection`.
+    package static func prepareSpace(_ connection: Connection) throws { try SyncLog(connection).prepare() }
+
+    /// See ``SyncSpaceStorage/schemaWidths(tables:fingerprint:)``.
+    package static func widths(tables: [String], fingerprint: String, _ connection: Connection) throws -> [String: Int]? {
+        try checkSchema(tables, fingerprint, connection)
+    }
+
+    /// Which of the space's schema versions the replica's tables are; the tables' widths at that
+    /// version when it is an earlier one (nil for the current).
+    static func checkSchema(_ tables: [String], _ fingerprint: String, _ connection: Connection) throws -> [String: Int]? {
+        for table in tables {
+            guard !SyncBookkeeping.isBookkeeping(table) else { throw SyncError.refused("\(table) is the sync engine's own table") }
+            guard try connection.schemaReader.table(named: table) != nil else {
+                throw SyncError.schemaMismatch(local: fingerprint, remote: "no table \(table)")
+            }
+        }
+        // A replica on an earlier version of the space's schema syncs the columns it has.
+        return try SpaceSchemaHistory.widths(of: tables, fingerprint: fingerprint, connection)
+    }
+
+    /// The space's schema version recorded in `connection`.
+    package static func version(_ connection: Connection) throws -> Int { try SpaceSchemaHistory.version(connection) }
+
+    /// Whether `table` is one of the sync engine's own.
+    package static func isBookkeeping(_ table: String) -> Bool { SyncBookkeeping.isBookkeeping(table) }
+
+    /// A row as the hub sends it back.
+    package static func row(table: String, keyColumns: [String], key: [SyncValue], columns: [String], values: [BindingValue]?) -> SyncRow {
+        SyncRow(table: table, keyColumns: keyColumns, key: key, columns: columns, values: values.map { $0.map { SyncValue($0) } })
+    }
+}
+
+extension HubApply {
+    /// Logs `changeset` as the next entry of the space, extending its chain (for changes a
+    /// store found in its tables that no replica pushed); returns the entry's version.
+    package static func appendToLog(_ storage: any SyncSpaceStorage, replica: String, sequence: Int64, changeset: Data) throws -> Int64 {
+        try HubSpace(storage: storage).append(replica: replica, sequence: sequence, changeset: changeset)
+    }
+}

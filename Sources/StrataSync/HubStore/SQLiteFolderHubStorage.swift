@@ -1,0 +1,173 @@
+// The embedded hub store: one SQLite file per space in a folder, each holding the space's tables,
+// its log, its applied entries and its meta values.
+import Foundation
+import Strata
+
+/// One `<space>.sqlite` per space in `directory`.
+final class SQLiteFolderHubStorage: SyncHubStorage {
+    let directory: URL
+    let spaces = Locked<[String: ConnectionQueue]>([:])
+    let configureConnection: @Sendable (Connection) throws -> Void
+
+    init(directory: URL, configureConnection: @escaping @Sendable (Connection) throws -> Void) throws {
+        self.directory = directory
+        self.configureConnection = configureConnection
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    var description: String { "SQLite folder \(directory.path)" }
+
+    func fileURL(of space: String) -> URL { directory.appendingPathComponent(space + ".sqlite") }
+
+    func createSpace(_ name: String, schema: (Connection) throws -> Void) throws {
+        let url = fileURL(of: name)
+        guard !FileManager.default.fileExists(atPath: url.path) else { throw SyncError.refused("the space \(name) exists already") }
+        do {
+            let connection = try Connection(storageLocation: .onDisk(url.path))
+            // Another process may use the space's file (a second hub process, `strata sync
+            // --hub-folder`): wait for its locks rather than failing at once.
+            try connection.busyHandler(.timeout(10))
+            try connection.execute("PRAGMA journal_mode = WAL")
+            try connection.transaction {
+                try schema(connection)
+                try SyncLog(connection).prepare()
+            }
+            try connection.execute("PRAGMA foreign_keys = ON")
+            try configureConnection(connection)
+            spaces.withLock { $0[name] = ConnectionQueue(connection: connection) }
+        } catch {
+            try? FileManager.default.removeItem(at: url)
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+            throw error
+        }
+    }
+
+    func withSpace<T>(_ name: String, _ body: (any SyncSpaceStorage) throws -> T) throws -> T {
+        try queue(of: name).execute { connection in try body(SQLiteSpaceStorage(connection: connection)) }
+    }
+
+    func withConnection<T>(_ name: String, _ body: (Connection) throws -> T) throws -> T {
+        try queue(of: name).execute(closure: body)
+    }
+
+    // Other processes on the files are not observed: their pushes reach a long poll here at its
+    // next look (the routes look again when the wait ends).
+    func observeCommits(_ onCommit: @escaping @Sendable (String, Int64) -> Void) {}
+
+    func queue(of name: String) throws -> ConnectionQueue {
+        try spaces.withLock { spaces in
+            if let queue = spaces[name] { return queue }
+            let url = fileURL(of: name)
+            guard FileManager.default.fileExists(atPath: url.path) else { throw SyncError.unknownSpace(name) }
+            let connection = try Connection(storageLocation: .onDisk(url.path))
+            // Another process may use the space's file (a second hub process, `strata sync
+            // --hub-folder`): wait for its locks rather than failing at once.
+            try connection.busyHandler(.timeout(10))
+            try connection.execute("PRAGMA foreign_keys = ON")
+            let log = SyncLog(connection)
+            guard try log.exists() else { throw SyncError.unknownSpace(name) }
+            try log.prepare()
+            try configureConnection(connection)
+            let queue = ConnectionQueue(connection: connection)
+            spaces[name] = queue
+            return queue
+        }
+    }
+}
+
+/// One space's file, through its connection.
+struct SQLiteSpaceStorage: SyncSpaceStorage {
+    let connection: Connection
+    var log: SyncLog { SyncLog(connection) }
+
+    func write<T>(_ body: () throws -> T) throws -> T {
+        try connection.transaction(transactionType: .immediate) { try body() }
+    }
+
+    func read<T>(_ body: () throws -> T) throws -> T {
+        try connection.transaction(transactionType: .deferred) { try body() }
+    }
+
+    func schemaWidths(tables: [String], fingerprint: String) throws -> [String: Int]? {
+        try HubSchema.checkSchema(tables, fingerprint, connection)
+    }
+
+    func schemaVersion() throws -> Int { try SpaceSchemaHistory.version(connection) }
+
+    func migrateSchema(space name: String, to version: Int, _ body: (Connection) throws -> Void) throws {
+        let current = try SpaceSchemaHistory.version(connection)
+        guard version > current else {
+            throw SyncError.schemaChangeRefused(space: name, version: version, reason: "the space is at version \(current) already")
+        }
+        try connection.transaction(transactionType: .immediate) {
+            let before = try SpaceSchemaHistory.shape(connection)
+            try body(connection)
+            let after = try SpaceSchemaHistory.shape(connection)
+            if let reason = SpaceSchemaHistory.destructiveChange(from: before, to: after) {
+                throw SyncError.schemaChangeRefused(space: name, version: version, reason: reason)
+            }
+            try SpaceSchemaHistory.record(version: version, connection)
+        }
+    }
+
+    func meta(_ key: String) throws -> Int64? { try log.meta(key) }
+    func setMeta(_ key: String, _ value: Int64) throws { try log.setMeta(key, value) }
+    func currentVersion() throws -> Int64 { try log.currentVersion() }
+    func loggedChain(version: Int64) throws -> Int64? { try log.loggedChain(version: version) }
+
+    func appendLog(replica: String, sequence: Int64, changeset: Data, at seconds: Int64, chain: Int64) throws -> Int64 {
+        try log.append(replica: replica, sequence: sequence, changeset: changeset, at: seconds, chain: chain)
+    }
+
+    func entries(after version: Int64, limit: Int) throws -> [SyncLogEntry] { try log.entries(after: version, limit: limit) }
+    func newestVersion(before seconds: Int64) throws -> Int64 { try log.newestVersion(before: seconds) }
+    func deleteLog(through version: Int64) throws -> Int { try log.deleteLog(through: version) }
+
+    func applied(replica: String, sequence: Int64) throws -> AppliedRecord? {
+        try log.applied(replica: replica, sequence: sequence).map { AppliedRecord(conflicts: $0.conflicts, version: $0.version, digest: $0.digest) }
+    }
+
+    func recordApplied(replica: String, sequence: Int64, version: Int64, conflicts: String, digest: Int64) throws {
+        try log.recordApplied(replica: replica, sequence: sequence, version: version, conflicts: conflicts, digest: digest)
+    }
+
+    func applyEntry(_ changeset: Data, sequence: Int64, replica: String, tables: [String],
+                    policies: [String: SyncPolicy]) throws -> AppliedChanges {
+        // The entry holds what the replica's triggers did to synced tables: the hub's triggers
+        // that write synced tables stay off while it is applied, so the hub and every replica
+        // agree; the others (local state) see the rows.
+        let triggers = try SyncTriggers.writingSyncedTables(tables, connection)
+        let fastPath = try HubApply.entriesAreTheChangesMade(tables: tables, connection)
+        return try SyncTriggers.withoutTriggers(triggers, connection) {
+            try HubApply.apply(changeset, replica: replica, tables: tables, policies: policies, fastPath: fastPath, on: connection)
+        }
+    }
+
+    func row(table: String, key: [SyncValue]) throws -> SyncRow {
+        let keyColumns = try SchemaFingerprint.keyColumns(of: table, in: connection)
+        return try connection.syncRow(table: table, keyColumns: keyColumns, key: key)
+    }
+
+    func snapshot(tables: [String]) throws -> (version: Int64, database: Data) {
+        // Only the synced tables are copied, never the log (which can be far larger than the
+        // tables it made): a new in-memory database gets each table's own definition, then its
+        // rows, read from the space's file in one read transaction with the version, so the image
+        // and the version agree even with another hub process writing the file.
+        var version: Int64 = 0
+        let image = try HubApply.snapshotImage(tables: tables, schema: connection) { copy in
+            try copy.run("ATTACH DATABASE ? AS " + quoteIdentifier("space"), connection.fileName)
+            defer { try? copy.execute("DETACH DATABASE " + quoteIdentifier("space")) }
+            version = try copy.transaction {
+                let version = try SyncLog(copy, schema: "space").currentVersion()
+                for table in tables {
+                    let columns = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map { quoteIdentifier($0.name) }
+                        .joined(separator: ", ")
+                    try copy.execute("INSERT INTO " + quoteIdentifier("main") + "." + quoteIdentifier(table) + "(" + columns + ") SELECT "
+                                     + columns + " FROM " + quoteIdentifier("space") + "." + quoteIdentifier(table))
+                }
+                return version
+            }
+        }
+        return (version, image)
+    }
+}

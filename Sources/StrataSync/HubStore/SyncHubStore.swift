@@ -1,0 +1,109 @@
+// Where a hub keeps its spaces: the storage a `SyncHub` runs its logic over (policies, dedup,
+// versions, the restore chain, trimming and snapshots are the hub's, written once; a store only
+// keeps and reads what the hub decides). Two stores: a folder of SQLite files (the default) and
+// PostgreSQL (`StrataSyncPostgres`, behind the package trait `Hub`).
+import Foundation
+import Strata
+
+/// Where a ``SyncHub`` keeps its spaces: a folder of SQLite files (``sqliteFolder(_:configureConnection:)``,
+/// the default), or PostgreSQL (`SyncHubStore.postgres(url:)` in `StrataSyncPostgres`).
+///
+/// ```swift
+/// let hub = try SyncHub(store: .sqliteFolder(hubFolder), limits: SyncLimits())
+/// ```
+/// The hub's logic (policies, applied-entry dedup, dense versions, the restore chain, trimming,
+/// snapshots) is the same over every store.
+public struct SyncHubStore: Sendable {
+    package let storage: any SyncHubStorage
+
+    package init(storage: any SyncHubStorage) { self.storage = storage }
+
+    /// One SQLite file per space in `directory` (created if needed): the embedded default.
+    /// `configureConnection` runs on each space's connection when the hub opens it.
+    public static func sqliteFolder(_ directory: URL,
+                                    configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in }) throws -> SyncHubStore {
+        SyncHubStore(storage: try SQLiteFolderHubStorage(directory: directory, configureConnection: configureConnection))
+    }
+
+    /// A short description of the store (its kind and place), for logs.
+    public var description: String { storage.description }
+}
+
+/// The hub store protocol: what a store keeps for the hub. Each space's operations run through
+/// ``withSpace(_:_:)``, one caller at a time in the process; ``SyncSpaceStorage/write(_:)``
+/// excludes the other processes that share the store.
+package protocol SyncHubStorage: Sendable {
+    /// Creates the space `name`: `schema` makes its tables on a SQLite connection, whose
+    /// definitions are the space's (replicas must match them).
+    func createSpace(_ name: String, schema: (Connection) throws -> Void) throws
+    /// Runs `body` with the space's storage; ``SyncError/unknownSpace(_:)`` when there is none.
+    func withSpace<T>(_ name: String, _ body: (any SyncSpaceStorage) throws -> T) throws -> T
+    /// Runs `body` on the space's SQLite connection, for stores that have one (``SyncHub/withSpace(_:_:)``).
+    func withConnection<T>(_ name: String, _ body: (Connection) throws -> T) throws -> T
+    /// Calls `onCommit(space, version)` when a write another process committed is seen, so
+    /// long polls wake; a store shared by no other process never calls it.
+    func observeCommits(_ onCommit: @escaping @Sendable (String, Int64) -> Void)
+    /// Kind and place, for logs.
+    var description: String { get }
+}
+
+/// What one entry's apply made: the changes the store now holds (as a changeset, logged as
+/// they are), and the rows whose conflicts the policy settled otherwise than by the entry.
+package struct AppliedChanges {
+    package var made: Data
+    package var settled: [(String, [SyncValue])]
+    package init(made: Data, settled: [(String, [SyncValue])]) { self.made = made; self.settled = settled }
+}
+
+/// What the hub recorded when it applied an entry.
+package struct AppliedRecord {
+    package var conflicts: String
+    package var version: Int64
+    package var digest: Int64?
+    package init(conflicts: String, version: Int64, digest: Int64?) { self.conflicts = conflicts; self.version = version; self.digest = digest }
+}
+
+/// One space in a store: its tables, its log, its applied-entry records and its meta values.
+package protocol SyncSpaceStorage {
+    /// Runs `body` in one write transaction that excludes every other writer of the space (other
+    /// processes too); nothing of it stays when it throws.
+    func write<T>(_ body: () throws -> T) throws -> T
+    /// Runs `body` in one read transaction (a consistent view).
+    func read<T>(_ body: () throws -> T) throws -> T
+
+    /// Which schema version `tables` with `fingerprint` are (nil: the current); throws
+    /// ``SyncError/schemaMismatch(local:remote:)`` or ``SyncError/refused(_:)``.
+    func schemaWidths(tables: [String], fingerprint: String) throws -> [String: Int]?
+    /// The space's schema version.
+    func schemaVersion() throws -> Int
+    /// An additive migration of the space (``SyncHub/migrateSpace(_:to:_:)``).
+    func migrateSchema(space: String, to version: Int, _ body: (Connection) throws -> Void) throws
+
+    /// A meta value (`chain`, `trimmed_through`, `trimmed_chain`).
+    func meta(_ key: String) throws -> Int64?
+    func setMeta(_ key: String, _ value: Int64) throws
+    /// The newest version given (a trimmed log keeps it).
+    func currentVersion() throws -> Int64
+    /// The chain a logged entry has, if it is still in the log.
+    func loggedChain(version: Int64) throws -> Int64?
+    /// Logs an entry at the next version (one more than ``currentVersion()``); returns it.
+    func appendLog(replica: String, sequence: Int64, changeset: Data, at seconds: Int64, chain: Int64) throws -> Int64
+    /// Up to `limit` entries after `version`, in order.
+    func entries(after version: Int64, limit: Int) throws -> [SyncLogEntry]
+    /// The newest version logged before `seconds` (since 1970), 0 for none.
+    func newestVersion(before seconds: Int64) throws -> Int64
+    /// Drops the log through `version`; returns how many entries went.
+    func deleteLog(through version: Int64) throws -> Int
+
+    func applied(replica: String, sequence: Int64) throws -> AppliedRecord?
+    func recordApplied(replica: String, sequence: Int64, version: Int64, conflicts: String, digest: Int64) throws
+
+    /// Applies one entry's changes to the space's tables under the policies (inside ``write(_:)``).
+    /// - Throws: `EntryRefusal` when it cannot be applied.
+    func applyEntry(_ changeset: Data, sequence: Int64, replica: String, tables: [String],
+                    policies: [String: SyncPolicy]) throws -> AppliedChanges
+    /// The row of `table` with `key`, every column, as the hub sends it back.
+    func row(table: String, key: [SyncValue]) throws -> SyncRow
+    /// The synced tables as a SQLite database image, with the version they are at (read together).
+    func snapshot(tables: [String]) throws -> (version: Int64, database: Data)
+}

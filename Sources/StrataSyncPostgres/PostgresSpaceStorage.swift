@@ -1,0 +1,304 @@
+// One space in PostgreSQL: the primitives the hub's logic runs over. An entry is settled by the
+// same SQLite conflict handling as on the SQLite store, in the space's scratch SQLite database
+// holding only the rows the entry touches (read FOR UPDATE); what that made is written to the
+// PostgreSQL tables in the entry's transaction.
+#if Hub
+import Foundation
+import PostgresNIO
+import Strata
+import StrataSync
+
+struct PostgresSpaceStorage: SyncSpaceStorage {
+    let space: PostgresSpace
+    let link: PostgresLink
+
+    var schema: String { quotePostgresIdentifier(space.name) }
+    func bookkeeping(_ table: String) -> String { schema + "." + quotePostgresIdentifier("_strata_sync_" + table) }
+    func qualified(_ table: PostgresTable) -> String { schema + "." + quotePostgresIdentifier(table.name) }
+
+    func write<T>(_ body: () throws -> T) throws -> T {
+        try link.transaction {
+            // Every write of the space, in every hub process, one at a time: versions are dense
+            // and in commit order.
+            try link.query("SELECT pg_advisory_xact_lock($1)", [spaceLockKey(space.name)])
+            // The hub's own writes are not logged again by the tables' triggers.
+            try link.query("SELECT set_config('strata.applying', 'on', true)")
+            let before = try currentVersion()
+            let result = try body()
+            let after = try currentVersion()
+            if after != before {
+                // Delivered at commit, to every hub process listening (long polls wake).
+                try link.query("SELECT pg_notify($1, $2)", [notifyChannel, "\(after) \(space.name)"])
+            }
+            return result
+        }
+    }
+
+    func read<T>(_ body: () throws -> T) throws -> T {
+        try link.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+    }
+
+    func schemaWidths(tables: [String], fingerprint: String) throws -> [String: Int]? {
+        try HubSchema.widths(tables: tables, fingerprint: fingerprint, space.definitions)
+    }
+
+    func schemaVersion() throws -> Int { try HubSchema.version(space.definitions) }
+
+    func migrateSchema(space name: String, to version: Int, _ body: (Connection) throws -> Void) throws {
+        throw PostgresHubError.unsupported("migrating a space's schema")
+    }
+
+    // MARK: Meta and log
+
+    func meta(_ key: String) throws -> Int64? {
+        try link.query("SELECT value FROM \(bookkeeping("meta")) WHERE key = $1", [key]).first?.first?.decode(Int64.self)
+    }
+
+    func setMeta(_ key: String, _ value: Int64) throws {
+        try link.query("""
+            INSERT INTO \(bookkeeping("meta")) (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value
+            """, [key, value])
+    }
+
+    func currentVersion() throws -> Int64 { try meta("version") ?? 0 }
+
+    func loggedChain(version: Int64) throws -> Int64? {
+        try link.query("SELECT chain FROM \(bookkeeping("log")) WHERE version = $1", [version]).first?.first?.decode(Int64.self)
+    }
+
+    func appendLog(replica: String, sequence: Int64, changeset: Data, at seconds: Int64, chain: Int64) throws -> Int64 {
+        let version = try currentVersion() + 1
+        try link.query("""
+            INSERT INTO \(bookkeeping("log")) (version, replica, sequence, changeset, at, chain) VALUES ($1, $2, $3, $4, $5, $6)
+            """, [version, replica, sequence, changeset, seconds, chain])
+        try setMeta("version", version)
+        return version
+    }
+
+    func entries(after version: Int64, limit: Int) throws -> [SyncLogEntry] {
+        try link.query("""
+            SELECT version, replica, sequence, changeset, chain FROM \(bookkeeping("log")) WHERE version > $1 ORDER BY version LIMIT $2
+            """, [version, Int64(limit)]).map { row in
+            let (version, replica, sequence, changeset, chain) = try row.decode((Int64, String, Int64, Data, Int64).self)
+            return SyncLogEntry(version: version, replicaID: replica, sequence: sequence, changeset: changeset, chain: chain)
+        }
+    }
+
+    func newestVersion(before seconds: Int64) throws -> Int64 {
+        try link.query("SELECT coalesce(max(version), 0) FROM \(bookkeeping("log")) WHERE at < $1", [seconds])
+            .first?.first?.decode(Int64.self) ?? 0
+    }
+
+    func deleteLog(through version: Int64) throws -> Int {
+        var binds = PostgresBindings()
+        binds.append(version)
+        return try link.run("DELETE FROM \(bookkeeping("log")) WHERE version <= $1", binds)
+    }
+
+    func applied(replica: String, sequence: Int64) throws -> AppliedRecord? {
+        guard let row = try link.query("""
+            SELECT conflicts, version, digest FROM \(bookkeeping("applied")) WHERE replica = $1 AND sequence = $2
+            """, [replica, sequence]).first else { return nil }
+        let (conflicts, version, digest) = try row.decode((String, Int64, Int64?).self)
+        return AppliedRecord(conflicts: conflicts, version: version, digest: digest)
+    }
+
+    func recordApplied(replica: String, sequence: Int64, version: Int64, conflicts: String, digest: Int64) throws {
+        try link.query("""
+            INSERT INTO \(bookkeeping("applied")) (replica, sequence, version, conflicts, digest) VALUES ($1, $2, $3, $4, $5)
+            """, [replica, sequence, version, conflicts, digest])
+    }
+
+    // MARK: Rows
+
+    func table(_ name: String) throws -> PostgresTable {
+        guard let table = space.byName[name.lowercased()] else { throw SyncError.refused("no table named \(name)") }
+        return table
+    }
+
+    /// `WHERE key = $n AND ...` for `key`, its values appended to `binds`.
+    func keyCondition(_ table: PostgresTable, _ key: [BindingValue], _ binds: inout PostgresBindings) throws -> String {
+        guard key.count == table.keyPositions.count else {
+            throw EntryRefusal(reason: .damaged, table: table.name, key: key.map { SyncValue($0) },
+                               message: "a change to \(table.name) carries \(key.count) key values; the table's key has \(table.keyPositions.count)")
+        }
+        var parts: [String] = []
+        for (value, position) in zip(key, table.keyPositions) {
+            let column = table.columns[position]
+            if case .null = value {
+                throw EntryRefusal(reason: .constraint, table: table.name, key: key.map { SyncValue($0) },
+                                   message: "the key column \(table.name).\(column.name) is NULL, which a PostgreSQL key cannot hold")
+            }
+            try binds.append(value, for: column, of: table.name)
+            parts.append(quotePostgresIdentifier(column.name) + " = " + column.type.placeholder(binds.count))
+        }
+        return parts.joined(separator: " AND ")
+    }
+
+    /// The row of `table` with `key` as SQLite values, or nil.
+    func fetch(_ table: PostgresTable, key: [BindingValue], forUpdate: Bool) throws -> [BindingValue]? {
+        var binds = PostgresBindings()
+        let condition = try keyCondition(table, key, &binds)
+        let sql = "SELECT " + table.columns.map { $0.type.selectExpression($0.name) }.joined(separator: ", ") + " FROM " + qualified(table)
+            + " WHERE " + condition + (forUpdate ? " FOR UPDATE" : "")
+        guard let row = try link.query(sql, binds).first else { return nil }
+        return try zip(row, table.columns).map { cell, column in try cell.bindingValue(column.type) }
+    }
+
+    func row(table name: String, key: [SyncValue]) throws -> SyncRow {
+        let table = try table(name)
+        let values = try fetch(table, key: key.map(\.binding), forUpdate: false)
+        return HubSchema.row(table: table.name, keyColumns: table.keyColumns, key: key, columns: table.columns.map(\.name), values: values)
+    }
+
+    // MARK: Applying an entry
+
+    func applyEntry(_ changeset: Data, sequence: Int64, replica: String, tables: [String],
+                    policies: [String: SyncPolicy]) throws -> AppliedChanges {
+        let changes: [Change]
+        do {
+            changes = try Changeset(data: changeset).changes()
+        } catch {
+            throw EntryRefusal(reason: .damaged, table: nil, key: nil, message: "entry \(sequence) of \(replica) cannot be read: \(error)")
+        }
+        let synced = Set(tables.map { $0.lowercased() })
+        let scratch = space.definitions
+        try scratch.execute("PRAGMA foreign_keys = OFF")
+        try scratch.execute("BEGIN")
+        defer { try? scratch.execute("ROLLBACK") }
+        // The rows the entry touches, as PostgreSQL has them (locked until the commit).
+        var before: [String: [String: [BindingValue]]] = [:]
+        for change in changes where synced.contains(change.table.lowercased()) {
+            let table = try table(change.table)
+            let key = change.primaryKey
+            let id = Self.identity(key)
+            if before[table.name, default: [:]][id] != nil { continue }
+            guard let values = try fetch(table, key: key, forUpdate: true) else { continue }
+            before[table.name, default: [:]][id] = values
+            try scratch.run(literal: SQLFragment(
+                sql: "INSERT INTO " + quoteIdentifier(table.name) + " (" + table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+                    + ") VALUES (" + table.columns.map { _ in "?" }.joined(separator: ", ") + ")",
+                arguments: values))
+        }
+        // The policies settle the entry as on the SQLite store; the session records what it made.
+        let applied = try HubApply.apply(changeset, replica: replica, tables: tables, policies: policies, fastPath: false, on: scratch)
+        if applied.made.isEmpty { return applied }
+        let touched = Set(try Changeset(data: applied.made).changes().map { $0.table.lowercased() })
+        do {
+            for table in space.tables where touched.contains(table.name.lowercased()) {
+                let after = try scratchRows(table, scratch)
+                let old = before[table.name] ?? [:]
+                for (id, _) in old where after[id] == nil {
+                    var binds = PostgresBindings()
+                    let key = table.keyPositions.map { old[id]?[$0] ?? .null }
+                    let condition = try keyCondition(table, key, &binds)
+                    try link.query("DELETE FROM " + qualified(table) + " WHERE " + condition, binds)
+                }
+                for (id, values) in after where !Self.same(old[id], values) {
+                    try upsert(table, values)
+                }
+            }
+        } catch PostgresHubError.server(let state, let message) {
+            throw refusal(state, message)
+        }
+        return applied
+    }
+
+    /// Writes `values` as the row of `table` (inserted, or updated where its key is).
+    func upsert(_ table: PostgresTable, _ values: [BindingValue]) throws {
+        var binds = PostgresBindings()
+        for (value, column) in zip(values, table.columns) { try binds.append(value, for: column, of: table.name) }
+        let others = table.columns.indices.filter { table.columns[$0].keyIndex == 0 }.map { table.columns[$0].name }
+        let sql = "INSERT INTO " + qualified(table) + " (" + table.columns.map { quotePostgresIdentifier($0.name) }.joined(separator: ", ")
+            + ") VALUES (" + table.columns.indices.map { table.columns[$0].type.placeholder($0 + 1) }.joined(separator: ", ")
+            + ") ON CONFLICT (" + table.keyColumns.map(quotePostgresIdentifier).joined(separator: ", ") + ") DO "
+            + (others.isEmpty ? "NOTHING"
+               : "UPDATE SET " + others.map { quotePostgresIdentifier($0) + " = excluded." + quotePostgresIdentifier($0) }.joined(separator: ", "))
+        try link.query(sql, binds)
+    }
+
+    /// Every row of `table` in the scratch database, by key; text that is not valid UTF-8 is
+    /// refused by name (PostgreSQL's text cannot hold it).
+    func scratchRows(_ table: PostgresTable, _ scratch: Connection) throws -> [String: [BindingValue]] {
+        let columns = table.columns.map { quoteIdentifier($0.name) }
+        let sql = "SELECT " + columns.map { "typeof(\($0)), CAST(\($0) AS BLOB), \($0)" }.joined(separator: ", ") + " FROM " + quoteIdentifier(table.name)
+        var rows: [String: [BindingValue]] = [:]
+        for row in try scratch.query(literal: SQLFragment(sql: sql, arguments: [])) as [Row] {
+            var values: [BindingValue] = []
+            for (index, column) in table.columns.enumerated() {
+                let type: String = row.value(at: index * 3) ?? "null"
+                switch type {
+                case "integer": values.append(.integer(row.value(at: index * 3 + 2) ?? 0))
+                case "real": values.append(.real(row.value(at: index * 3 + 2) ?? 0))
+                case "text":
+                    let bytes: Data = row.value(at: index * 3 + 1) ?? Data()
+                    guard let text = String(validating: bytes, as: UTF8.self) else {
+                        throw doesNotFit(table.name, column, "the text is not valid UTF-8")
+                    }
+                    values.append(.text(text))
+                case "blob": values.append(.blob(row.value(at: index * 3 + 1) ?? Data()))
+                default: values.append(.null)
+                }
+            }
+            rows[Self.identity(table.keyPositions.map { values[$0] })] = values
+        }
+        return rows
+    }
+
+    /// A key as a dictionary key.
+    static func identity(_ key: [BindingValue]) -> String {
+        key.map { value -> String in
+            switch value {
+            case .null: return "n"
+            case .integer(let integer): return "i\(integer)"
+            case .real(let real): return "r\(real.bitPattern)"
+            case .text(let text): return "t" + text.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: ".")
+            case .blob(let blob): return "b" + blob.map { String($0, radix: 16) }.joined(separator: ".")
+            }
+        }.joined(separator: "|")
+    }
+
+    /// Whether two rows hold the same values (reals by their bits: -0.0 is not 0.0).
+    static func same(_ old: [BindingValue]?, _ new: [BindingValue]) -> Bool {
+        guard let old, old.count == new.count else { return false }
+        return zip(old, new).allSatisfy { pair in
+            if case .real(let a) = pair.0, case .real(let b) = pair.1 { return a.bitPattern == b.bitPattern }
+            return pair.0 == pair.1
+        }
+    }
+
+    /// A PostgreSQL error writing an entry's rows, as the refusal the replica is told.
+    func refusal(_ state: String, _ message: String) -> Error {
+        if state == "23503" {
+            return EntryRefusal(reason: .foreignKey, table: nil, key: nil, message: "the change would break a foreign key in PostgreSQL: \(message)")
+        }
+        if state.hasPrefix("23") || state.hasPrefix("22") {
+            return EntryRefusal(reason: .constraint, table: nil, key: nil, message: "PostgreSQL refused the change: \(message)")
+        }
+        return PostgresHubError.server(sqlState: state, message: message)
+    }
+
+    // MARK: Snapshots
+
+    func snapshot(tables: [String]) throws -> (version: Int64, database: Data) {
+        try read {
+            let version = try currentVersion()
+            let image = try HubApply.snapshotImage(tables: tables, schema: space.definitions) { copy in
+                try copy.transaction {
+                    for name in tables {
+                        let table = try table(name)
+                        let sql = "SELECT " + table.columns.map { $0.type.selectExpression($0.name) }.joined(separator: ", ") + " FROM " + qualified(table)
+                        let insert = "INSERT INTO " + quoteIdentifier(table.name) + " (" + table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+                            + ") VALUES (" + table.columns.map { _ in "?" }.joined(separator: ", ") + ")"
+                        for row in try link.query(sql) {
+                            let values = try zip(row, table.columns).map { cell, column in try cell.bindingValue(column.type) }
+                            try copy.run(literal: SQLFragment(sql: insert, arguments: values))
+                        }
+                    }
+                }
+            }
+            return (version, image)
+        }
+    }
+}
+#endif

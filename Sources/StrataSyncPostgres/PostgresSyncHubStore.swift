@@ -1,0 +1,312 @@
+// The hub's store on PostgreSQL (behind the package trait `Hub`): each space a schema holding
+// its tables as PostgreSQL tables a backend can query, beside the log, the applied entries, the
+// meta values and the space's SQLite definitions. A space's writes are serialized across hub
+// processes by an advisory lock per space; commits are announced with NOTIFY.
+#if Hub
+import Foundation
+import Logging
+import PostgresNIO
+import Strata
+import StrataSync
+
+extension SyncHubStore {
+    /// PostgreSQL at `url` (`postgres://user[:password]@host[:port]/database`): each space a
+    /// schema of that name, its tables PostgreSQL tables with the same names, keys and columns
+    /// (see <doc:ChoosingAHubStore> for the type mapping), its log and applied entries beside
+    /// them. Several hub processes may share the database.
+    ///
+    /// ```swift
+    /// let hub = try SyncHub(store: .postgres(url: "postgres://hub@127.0.0.1:5432/sync"))
+    /// ```
+    /// - Throws: ``PostgresHubError/invalidURL(_:)``; the connection's error when the server
+    ///   cannot be reached or refuses the login.
+    public static func postgres(url: String) throws -> SyncHubStore {
+        SyncHubStore(storage: try PostgresHubStorage(url: url))
+    }
+}
+
+/// The channel a commit is announced on (payload: `<version> <space>`).
+let notifyChannel = "strata_sync"
+
+/// The store: one connection for the hub's work (one call at a time), one that listens.
+final class PostgresHubStorage: SyncHubStorage {
+    let configuration: PostgresConnection.Configuration
+    let logger: Logger
+    let url: String
+    /// The working connection and the spaces opened so far (their SQLite definitions).
+    // Locked holds a non-Sendable `Connection` per space: every use is under its lock.
+    let state = Locked<State>(State())
+    let listener = Locked<PostgresConnection?>(nil)
+
+    struct State {
+        var connection: PostgresConnection?
+        var spaces: [String: PostgresSpace] = [:]
+    }
+
+    init(url: String) throws {
+        self.url = url
+        configuration = try Self.configuration(url: url)
+        var logger = Logger(label: "strata.sync.postgres")
+        logger.logLevel = .critical
+        self.logger = logger
+        try state.withLock { state in _ = try self.connection(&state) }
+    }
+
+    deinit {
+        let connections = [state.withLock { $0.connection }, listener.withLock { $0 }]
+        for connection in connections.compactMap({ $0 }) {
+            // Kept until closed: a connection released while it closes stops a debug build.
+            let closed: EventLoopFuture<Void> = connection.close()
+            closed.whenComplete { _ in withExtendedLifetime(connection) {} }
+        }
+    }
+
+    var description: String {
+        "PostgreSQL \(configuration.host ?? "?"):\(configuration.port ?? 5432)/\(configuration.database ?? "")"
+    }
+
+    static func configuration(url: String) throws -> PostgresConnection.Configuration {
+        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
+              let host = components.host, !host.isEmpty, let user = components.user, !user.isEmpty else {
+            throw PostgresHubError.invalidURL(url)
+        }
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        return PostgresConnection.Configuration(host: host, port: components.port ?? 5432, username: user,
+                                                password: components.password, database: database.isEmpty ? user : database,
+                                                tls: .disable)
+    }
+
+    /// The working connection, opened again when it was closed.
+    func connection(_ state: inout State) throws -> PostgresLink {
+        if let connection = state.connection, !connection.isClosed { return PostgresLink(connection: connection, logger: logger) }
+        let connection: PostgresConnection
+        do {
+            connection = try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
+                                                        id: 1, logger: logger).wait()
+        } catch {
+            throw PostgresHubError.from(error)
+        }
+        state.connection = connection
+        // The spaces' definitions are read again (another process may have changed them).
+        state.spaces = [:]
+        return PostgresLink(connection: connection, logger: logger)
+    }
+
+    func createSpace(_ name: String, schema: (Connection) throws -> Void) throws {
+        try checkSpaceName(name)
+        // The space's SQLite definitions, and the hub's bookkeeping (its schema history), in a
+        // database of their own: kept as an image in PostgreSQL, read when the space opens.
+        let definitions = try Connection(storageLocation: .inMemory)
+        try definitions.transaction {
+            try schema(definitions)
+            try HubSchema.prepareSpace(definitions)
+        }
+        let tables = try Self.tables(of: definitions)
+        let image = try definitions.serialize()
+        try state.withLock { state in
+            let link = try connection(&state)
+            let space = quotePostgresIdentifier(name)
+            try link.transaction {
+                try link.query("SELECT pg_advisory_xact_lock($1)", [spaceLockKey(name)])
+                let exists = try link.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [name])
+                guard exists.isEmpty else { throw SyncError.refused("the space \(name) exists already") }
+                try link.query("CREATE SCHEMA " + space)
+                for table in tables {
+                    var parts = table.columns.map { column in
+                        quotePostgresIdentifier(column.name) + " " + column.type.rawValue + (column.notNull ? " NOT NULL" : "")
+                            + (column.defaultLiteral.map { " DEFAULT " + $0 } ?? "")
+                    }
+                    parts.append("PRIMARY KEY (" + table.keyColumns.map(quotePostgresIdentifier).joined(separator: ", ") + ")")
+                    try link.query("CREATE TABLE " + space + "." + quotePostgresIdentifier(table.name) + " (" + parts.joined(separator: ", ") + ")")
+                    // UNIQUE as in the definitions: a clash with a row the entry does not touch is
+                    // refused by PostgreSQL, as SQLite refuses it.
+                    for columns in table.uniqueColumns {
+                        try link.query("CREATE UNIQUE INDEX ON " + space + "." + quotePostgresIdentifier(table.name)
+                                       + " (" + columns.map(quotePostgresIdentifier).joined(separator: ", ") + ")")
+                    }
+                }
+                try link.query("""
+                    CREATE TABLE \(space)."_strata_sync_log" (version bigint PRIMARY KEY, replica text NOT NULL,
+                        sequence bigint NOT NULL, changeset bytea NOT NULL, at bigint NOT NULL, chain bigint NOT NULL)
+                    """)
+                try link.query("""
+                    CREATE TABLE \(space)."_strata_sync_applied" (replica text NOT NULL, sequence bigint NOT NULL,
+                        version bigint NOT NULL, conflicts text NOT NULL, digest bigint, PRIMARY KEY (replica, sequence))
+                    """)
+                try link.query("CREATE TABLE \(space).\"_strata_sync_meta\" (key text PRIMARY KEY, value bigint NOT NULL)")
+                try link.query("""
+                    CREATE TABLE \(space)."_strata_sync_definitions" (id integer PRIMARY KEY CHECK (id = 1), image bytea NOT NULL)
+                    """)
+                try link.query("INSERT INTO \(space).\"_strata_sync_definitions\" (id, image) VALUES (1, $1)", [image])
+                for statement in Self.captureStatements(space: name, tables: tables) { try link.query(statement) }
+            }
+            state.spaces[name] = PostgresSpace(name: name, definitions: definitions, tables: tables)
+        }
+    }
+
+    /// Refuses a space name PostgreSQL cannot hold as a schema of its own.
+    func checkSpaceName(_ name: String) throws {
+        try checkPostgresIdentifier(name)
+        let lowered = name.lowercased()
+        if lowered.hasPrefix("pg_") || lowered == "public" || lowered == "information_schema" {
+            throw PostgresHubError.invalidIdentifier(name, reason: "PostgreSQL reserves it (pg_*, public, information_schema)")
+        }
+    }
+
+    /// The user tables of a space's SQLite definitions, as PostgreSQL tables.
+    static func tables(of definitions: Connection) throws -> [PostgresTable] {
+        var tables: [PostgresTable] = []
+        for name in try definitions.schemaReader.userTableNames() where !HubSchema.isBookkeeping(name) {
+            try checkPostgresIdentifier(name)
+            let columns = try definitions.schemaReader.columns(ofTable: name).filter { $0.hidden == 0 }.map { column in
+                try checkPostgresIdentifier(column.name)
+                let type = PostgresColumnType(declaredType: column.declaredType)
+                return PostgresColumn(name: column.name, type: type, notNull: column.notNull || column.primaryKeyIndex > 0,
+                                      keyIndex: column.primaryKeyIndex,
+                                      defaultLiteral: PostgresColumn.defaultLiteral(column.defaultValue, type: type))
+            }
+            let keys = columns.indices.filter { columns[$0].keyIndex > 0 }.sorted { columns[$0].keyIndex < columns[$1].keyIndex }
+            guard !keys.isEmpty else { throw PostgresHubError.tableWithoutPrimaryKey(name) }
+            // Unique indexes on plain columns (not the primary key's, not partial ones).
+            var unique: [[String]] = []
+            let indexes: [Row] = try definitions.query(literal: SQLFragment(
+                sql: "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND origin <> 'pk' AND partial = 0", arguments: [.text(name)]))
+            for index in indexes {
+                guard let indexName: String = index.value(at: 0) else { continue }
+                let names: [Row] = try definitions.query(literal: SQLFragment(
+                    sql: "SELECT name FROM pragma_index_info(?) ORDER BY seqno", arguments: [.text(indexName)]))
+                let columns = names.map { $0.value(at: 0) as String? }
+                guard !columns.isEmpty, columns.allSatisfy({ $0 != nil }) else { continue }
+                unique.append(columns.compactMap { $0 })
+            }
+            tables.append(PostgresTable(name: name, columns: columns, keyPositions: keys, uniqueColumns: unique))
+        }
+        return tables
+    }
+
+    func withSpace<T>(_ name: String, _ body: (any SyncSpaceStorage) throws -> T) throws -> T {
+        try state.withLock { state in
+            let link = try connection(&state)
+            let space: PostgresSpace
+            if let known = state.spaces[name] {
+                space = known
+            } else {
+                space = try open(name, link)
+                state.spaces[name] = space
+            }
+            let storage = PostgresSpaceStorage(space: space, link: link)
+            // What a backend wrote since is logged first: every read and push sees it.
+            try storage.logBackendWrites()
+            return try body(storage)
+        }
+    }
+
+    /// Reads the space's definitions; ``SyncError/unknownSpace(_:)`` when there is no such space.
+    func open(_ name: String, _ link: PostgresLink) throws -> PostgresSpace {
+        let found = try link.query("""
+            SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = '_strata_sync_definitions'
+            """, [name])
+        guard !found.isEmpty else { throw SyncError.unknownSpace(name) }
+        let rows = try link.query("SELECT image FROM \(quotePostgresIdentifier(name)).\"_strata_sync_definitions\" WHERE id = 1")
+        guard let cell = rows.first?.first else { throw SyncError.unknownSpace(name) }
+        let definitions = try Connection(storageLocation: .inMemory)
+        try definitions.deserialize(try cell.decode(Data.self))
+        return PostgresSpace(name: name, definitions: definitions, tables: try Self.tables(of: definitions))
+    }
+
+    func withConnection<T>(_ name: String, _ body: (Connection) throws -> T) throws -> T {
+        throw PostgresHubError.unsupported("SyncHub.withSpace (a SQLite connection on the space): query the space's schema in PostgreSQL")
+    }
+
+    func observeCommits(_ onCommit: @escaping @Sendable (String, Int64) -> Void) {
+        do {
+            try listener.withLock { listener in
+                let connection = try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(),
+                                                                configuration: configuration, id: 2, logger: logger).wait()
+                connection.addListener(channel: notifyChannel) { _, notification in
+                    let parts = notification.payload.split(separator: " ", maxSplits: 1)
+                    guard parts.count == 2, let version = Int64(parts[0]) else { return }
+                    // -1: a backend wrote the space's tables; its entry is logged at the next look.
+                    onCommit(String(parts[1]), version < 0 ? .max : version)
+                }
+                _ = try connection.query(PostgresQuery(unsafeSQL: "LISTEN " + quotePostgresIdentifier(notifyChannel)), logger: logger).wait()
+                listener = connection
+            }
+        } catch {
+            // Without the listener a long poll still ends at its timeout and looks again.
+            logger.error("strata-sync: cannot listen for commits: \(error)")
+        }
+    }
+}
+
+/// The advisory lock key of a space, the same in every hub process: FNV-1a of its name.
+func spaceLockKey(_ space: String) -> Int64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in ("strata_sync:" + space).utf8 {
+        hash ^= UInt64(byte)
+        hash &*= 0x100_0000_01b3
+    }
+    return Int64(bitPattern: hash)
+}
+
+/// A space as the store knows it: its SQLite definitions (also the scratch database the policies
+/// run in) and its tables.
+final class PostgresSpace {
+    let name: String
+    let definitions: Connection
+    let tables: [PostgresTable]
+    let byName: [String: PostgresTable]
+
+    init(name: String, definitions: Connection, tables: [PostgresTable]) {
+        self.name = name
+        self.definitions = definitions
+        self.tables = tables
+        byName = Dictionary(tables.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+    }
+}
+
+/// The working connection, answering one query at a time (the caller waits).
+struct PostgresLink {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    @discardableResult
+    func query(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> [PostgresRow] {
+        do {
+            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).wait().rows
+        } catch {
+            throw PostgresHubError.from(error)
+        }
+    }
+
+    @discardableResult
+    func query(_ sql: String, _ values: [any PostgresThrowingDynamicTypeEncodable]) throws -> [PostgresRow] {
+        var binds = PostgresBindings()
+        for value in values { try binds.append(value) }
+        return try query(sql, binds)
+    }
+
+    /// How many rows the statement changed.
+    func run(_ sql: String, _ binds: PostgresBindings) throws -> Int {
+        do {
+            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).wait().metadata.rows ?? 0
+        } catch {
+            throw PostgresHubError.from(error)
+        }
+    }
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    func transaction<T>(_ begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
+        try query(begin)
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            _ = try? query("ROLLBACK")
+            throw error
+        }
+        try query("COMMIT")
+        return result
+    }
+}
+#endif
