@@ -44,8 +44,8 @@ public struct NearestQuery<R: Record>: Sendable {
     public var sql: String { selectFragment.sql }
 
     /// The nearest records, nearest first, with their distances.
-    /// - Throws: ``VectorError/wrongDimension(expected:actual:)``,
-    ///   ``VectorError/malformedBlob(bytes:layout:)`` or ``VectorError/nonFinite(index:)`` for a
+    /// - Throws: `VectorError.wrongDimension`,
+    ///   `VectorError.malformedBlob` or `VectorError.nonFinite` for a
     ///   row whose vector is not one of the target's dimension; ``RecordError`` for a vector that
     ///   is not a BLOB or a row that does not map; ``RecordQueryError`` for a negative `k`, or a
     ///   query with a limit, group or having (`k` is the limit); `SQLiteError`.
