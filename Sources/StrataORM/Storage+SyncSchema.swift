@@ -28,11 +28,16 @@ extension Storage {
     /// over it makes the sync throw `TableRebuildError.indexDoesNotFit`). Defaults, `UNIQUE` and
     /// conflict clauses are not compared (as in SQLiteORM). Everything runs in one transaction with foreign keys off: a failure (a copy
     /// that breaks the new primary key, say) leaves the database exactly as it was.
-    /// - Throws: `SQLiteError`, `TableRebuildError`, or `ORMError.invalidDefinition` (a mapped
+    /// - Throws: `SQLiteError`, `TableRebuildError` (`foreignKeysEnabledInTransaction` inside a transaction with foreign keys enforced), or `ORMError.invalidDefinition` (a mapped
     ///   virtual table lacks mapped columns), after rolling everything back.
     @discardableResult
     public func syncSchema(preserve: Bool) throws -> [String: SyncSchemaResult] {
         defer { connection.removeUnusedCachedStatements() }
+        // Inside the caller's transaction SQLite keeps enforcement on, so a dropped table's rows
+        // would be deleted through its children's ON DELETE actions: refused before anything runs.
+        if connection.isInTransaction, try connection.foreignKeysEnabled() {
+            throw TableRebuildError.foreignKeysEnabledInTransaction(table: "")
+        }
         // SQLiteORM's sync_schema checks no foreign keys; rebuilds run with enforcement off.
         return try SchemaChange(savepointName: "strata_orm_sync_schema", foreignKeyCheck: .none)
             .run(on: connection) { try syncTables(preserve: preserve) }

@@ -65,7 +65,14 @@ extension Connection {
         defer { if opensTransaction { transactionWrapperEnded() } }
         do {
             let result = try closure()
-            if opensTransaction { try throwIfTransactionEndedBySQLite() }
+            if opensTransaction {
+                try throwIfTransactionEndedBySQLite()
+            } else if let ended = transactionState.endedBySQLite {
+                // SQLite ended the enclosing transaction: its error, not the RELEASE of a savepoint
+                // that is gone. The transaction opened again in its place stays for the outer
+                // wrapper to roll back, so nothing the caller runs next commits on its own.
+                throw ended
+            }
             try statements { opensTransaction ? try endingWrapper { try releaseSavepoint(named: name) } : try releaseSavepoint(named: name) }
             return result
         } catch {

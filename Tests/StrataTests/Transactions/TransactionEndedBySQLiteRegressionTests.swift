@@ -31,6 +31,29 @@ import Testing
         #expect(try ids(connection) == [1, 4])
     }
 
+    /// The inner savepoint says what happened (the transaction is gone), not that its own
+    /// RELEASE found no savepoint; the outer wrapper still rolls everything back.
+    @Test func anInnerSavepointReportsTheTransactionSQLiteEnded() throws {
+        let connection = try makeConnection()
+        var inner: SQLiteError?
+        #expect(throws: SQLiteError.self) {
+            try connection.transaction {
+                try connection.run("INSERT INTO t VALUES(2)")
+                do {
+                    try connection.savepoint(named: "inner") {
+                        _ = try? connection.run("INSERT OR ROLLBACK INTO t VALUES(1)")
+                    }
+                } catch let error as SQLiteError {
+                    inner = error
+                }
+                try connection.run("INSERT INTO t VALUES(3)")
+            }
+        }
+        #expect(inner?.message.contains("rolled back by SQLite") == true, "\(String(describing: inner))")
+        #expect(try ids(connection) == [1])
+        #expect(!connection.isInTransaction)
+    }
+
     @Test func anOrRollbackConflictCaughtInTheTransactionCommitsNothing() throws {
         let connection = try makeConnection()
         #expect(throws: SQLiteError.self) {
