@@ -114,7 +114,8 @@ extension StatementClauses {
             sql.append(segment: .text(") VALUES (" + parameterMarkers(columns.count) + ")"))
         }
         func target(_ names: [String]) -> SQLFragment {
-            " ON CONFLICT (\(names.map(SQLFragment.identifier).joined(separator: ", ")))"
+            // No target: any uniqueness conflict (SQLite accepts that for DO NOTHING only).
+            names.isEmpty ? " ON CONFLICT" : " ON CONFLICT (\(names.map(SQLFragment.identifier).joined(separator: ", ")))"
         }
         func doUpdate(_ names: [String]) -> SQLFragment {
             guard !names.isEmpty else { return " DO NOTHING" }
@@ -133,9 +134,11 @@ extension StatementClauses {
         return sql
     }
 
-    /// `"a" = ? AND "b" = ?`: a row found by its key, the key's values bound per call.
+    /// `"a" = ? AND "b" = ?`: a row found by its key, the key's values bound per call. No key
+    /// matches no row (`false`), never every row.
     package static func keyMatch(_ keyColumns: [String]) -> SQLFragment {
-        keyColumns.map { "\(identifier: $0) = ?" as SQLFragment }.joined(separator: " AND ")
+        guard !keyColumns.isEmpty else { return "false" }
+        return keyColumns.map { "\(identifier: $0) = ?" as SQLFragment }.joined(separator: " AND ")
     }
 
     /// `"a" = ?, "b" = ?`: an UPDATE's SET list, its values bound per call.

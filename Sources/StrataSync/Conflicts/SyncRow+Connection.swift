@@ -18,6 +18,10 @@ extension Connection {
     /// Makes the row as the hub has it: an upsert (not REPLACE, which would fire ON DELETE
     /// actions of foreign keys), or a delete when the hub has none.
     func applySyncRow(_ row: SyncRow) throws {
+        // A row is found by its key; without one a DELETE would match every row.
+        guard !row.keyColumns.isEmpty, row.keyColumns.count == row.key.count else {
+            throw SyncError.tableNeedsGlobalKey(table: row.table)
+        }
         guard let values = row.values else {
             // IS, not =: a key column may hold NULL (SQLite allows it outside INTEGER keys).
             let match = zip(row.keyColumns, row.key).map { column, value in

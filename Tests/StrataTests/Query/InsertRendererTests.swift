@@ -26,6 +26,10 @@ import StrataTestSupport
         #expect(byKey.update(["a", "b"]) == #"UPDATE "t" SET "a" = ?, "b" = ? WHERE "k1" = ? AND "k2" = ?"#)
         #expect(byKey.delete() == #"DELETE FROM "t" WHERE "k1" = ? AND "k2" = ?"#)
         #expect(StatementClauses.assignments(["a", "b"]).sql == #""a" = ?, "b" = ?"#)
+        // No key matches no row; no conflict target is any conflict.
+        #expect(StatementClauses.byKey("t", keyColumns: []).delete() == #"DELETE FROM "t" WHERE false"#)
+        #expect(StatementClauses.insert(into: "t", columns: ["a"], onConflict: .doNothing(conflictTarget: [])).sql
+                == #"INSERT INTO "t" ("a") VALUES (?) ON CONFLICT DO NOTHING"#)
     }
 
     /// One action for each case below; `hand` is the same statement written out by hand.
