@@ -97,16 +97,7 @@ extension PostgresColumnType {
             }
             return .blob(data)
         case .numeric:
-            if let integer = Int64(text) { return .integer(integer) }
-            switch text {
-            case "Infinity": return .real(.infinity)
-            case "-Infinity": return .real(-.infinity)
-            case "NaN": return .null
-            default:
-                guard let real = Double(text) else { return .null }
-                if real == real.rounded(), abs(real) < 0x1p63 { return .integer(Int64(real)) }
-                return .real(real)
-            }
+            return PostgresCell.numericValue(text: text)
         }
     }
 }

@@ -225,19 +225,23 @@ extension PostgresCell {
             return real.isNaN ? .null : .real(real)
         case .text: return .text(try decode(String.self))
         case .bytea: return .blob(try decode(Data.self))
-        case .numeric:
-            let text = try decode(String.self)
-            if let integer = Int64(text) { return .integer(integer) }
-            switch text {
-            case "Infinity": return .real(.infinity)
-            case "-Infinity": return .real(-.infinity)
-            case "NaN": return .null
-            default:
-                // NUMERIC affinity: a real that is exactly an integer is one.
-                guard let real = Double(text) else { return .null }
-                if real == real.rounded(), abs(real) < 0x1p63 { return .integer(Int64(real)) }
-                return .real(real)
-            }
+        case .numeric: return Self.numericValue(text: try decode(String.self))
+        }
+    }
+
+    /// A `numeric` as PostgreSQL prints it, kept as SQLite's NUMERIC affinity keeps it: an
+    /// integer when it is one (a real that is exactly an integer too), a real otherwise; NaN,
+    /// which SQLite never stores, as NULL.
+    static func numericValue(text: String) -> BindingValue {
+        if let integer = Int64(text) { return .integer(integer) }
+        switch text {
+        case "Infinity": return .real(.infinity)
+        case "-Infinity": return .real(-.infinity)
+        case "NaN": return .null
+        default:
+            guard let real = Double(text) else { return .null }
+            if real == real.rounded(), abs(real) < 0x1p63 { return .integer(Int64(real)) }
+            return .real(real)
         }
     }
 }
