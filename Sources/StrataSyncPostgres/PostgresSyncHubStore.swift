@@ -224,8 +224,8 @@ final class PostgresHubStorage: SyncHubStorage {
                 let connection = try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(),
                                                                 configuration: configuration, id: 2, logger: logger).wait()
                 connection.addListener(channel: notifyChannel) { _, notification in
-                    let parts = notification.payload.split(separator: " ", maxSplits: 1)
-                    guard parts.count == 2, let version = Int64(parts[0]) else { return }
+                    let parts = notification.payload.unicodeScalars.split(separator: " ", maxSplits: 1)
+                    guard parts.count == 2, let version = Int64(String(parts[0])) else { return }
                     // -1: a backend wrote the space's tables; its entry is logged at the next look.
                     onCommit(String(parts[1]), version < 0 ? .max : version)
                 }

@@ -48,17 +48,9 @@ extension PostgresHubError {
     }
 }
 
-/// `name` as a PostgreSQL identifier: in double quotes, each `"` doubled (on Unicode scalars).
-package func quotePostgresIdentifier(_ name: String) -> String {
-    var scalars = String.UnicodeScalarView()
-    scalars.append("\"")
-    for scalar in name.unicodeScalars {
-        if scalar == "\"" { scalars.append(scalar) }
-        scalars.append(scalar)
-    }
-    scalars.append("\"")
-    return String(scalars)
-}
+/// `name` as a PostgreSQL identifier: PostgreSQL quotes names as SQLite does (double quotes,
+/// each `"` doubled), so this is the kernel's one quoting, on bytes.
+package func quotePostgresIdentifier(_ name: String) -> String { quoteIdentifier(name) }
 
 /// Throws unless PostgreSQL keeps `name` as it is (it truncates names past 63 bytes).
 func checkPostgresIdentifier(_ name: String) throws {

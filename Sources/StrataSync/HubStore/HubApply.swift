@@ -70,33 +70,23 @@ package enum HubApply {
         if try reader.entries().contains(where: { $0.type == "trigger" }) { return false }
         let temporaryTriggers: Int = try connection.query(literal: "SELECT count(*) FROM temp.sqlite_master WHERE type = 'trigger'") ?? 0
         if temporaryTriggers > 0 { return false }
-        let inert: Set<String> = ["NO ACTION", "RESTRICT"]
-        for table in try reader.userTableNames() {
-            for key in try reader.foreignKeys(ofTable: table)
-            where !inert.contains(key.onDelete.uppercased()) || !inert.contains(key.onUpdate.uppercased()) {
-                return false
-            }
-        }
-        return true
+        return try !reader.hasForeignKeyActions()
     }
 
     /// Writes the columns an insert from a narrower replica carries into the row it met.
     static func updateKnownColumns(_ change: Change, _ connection: Connection) throws {
         let columns = try connection.schemaReader.columns(ofTable: change.table).filter { $0.hidden == 0 }.map(\.name)
-        var assignments: [String] = [], values: [BindingValue] = [], keys: [String] = [], keyValues: [BindingValue] = []
+        var assignments: [SQLFragment] = [], keys: [SQLFragment] = []
         for (index, value) in change.newValues.enumerated() where index < columns.count {
             if change.primaryKeyColumns[index] {
-                keys.append(quoteIdentifier(columns[index]) + " IS ?")
-                keyValues.append(value ?? .null)
+                keys.append("\(identifier: columns[index]) IS \(SQLFragment(sql: "?", arguments: [value ?? .null]))")
             } else if let value {
-                assignments.append(quoteIdentifier(columns[index]) + " = ?")
-                values.append(value)
+                assignments.append("\(identifier: columns[index]) = \(SQLFragment(sql: "?", arguments: [value]))")
             }
         }
         guard !assignments.isEmpty, !keys.isEmpty else { return }
-        try connection.run(literal: SQLFragment(
-            sql: "UPDATE " + quoteIdentifier(change.table) + " SET " + assignments.joined(separator: ", ") + " WHERE " + keys.joined(separator: " AND "),
-            arguments: values + keyValues))
+        try connection.run(literal: StatementClauses(predicate: keys.joined(separator: " AND "))
+            .update(.identifier(change.table), set: assignments.joined(separator: ", ")))
     }
 
     /// Builds a SQLite database image holding `tables` as defined in `schema` (their `CREATE
@@ -104,9 +94,7 @@ package enum HubApply {
     package static func snapshotImage(tables: [String], schema: Connection, fill: (Connection) throws -> Void) throws -> Data {
         let copy = try Connection(storageLocation: .inMemory)
         for table in tables {
-            guard let sql: String = try schema.query(literal: """
-                SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = \(table) COLLATE NOCASE
-                """) else { throw SyncError.refused("no table \(table)") }
+            guard let sql = try schema.schemaReader.table(named: table)?.sql else { throw SyncError.refused("no table \(table)") }
             try copy.execute(sql)
         }
         try fill(copy)

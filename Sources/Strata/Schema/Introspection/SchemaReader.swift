@@ -105,6 +105,20 @@ package final class SchemaReader {
         try entries().first { sameIdentifier($0.name, name) && (types?.contains($0.type) ?? true) }
     }
 
+    /// Whether a foreign key of the main database acts on its rows (ON DELETE or ON UPDATE
+    /// CASCADE, SET NULL, SET DEFAULT): a DROP TABLE or an applied change may then change rows
+    /// the statement does not name.
+    package func hasForeignKeyActions() throws -> Bool {
+        let inert: Set<String> = ["NO ACTION", "RESTRICT"]
+        for table in try userTableNames() {
+            for key in try foreignKeys(ofTable: table)
+            where !inert.contains(key.onDelete.uppercased()) || !inert.contains(key.onUpdate.uppercased()) {
+                return true
+            }
+        }
+        return false
+    }
+
     /// The table (or view, when `includingViews`) named `name`, found as SQLite finds it.
     package func table(named name: String, includingViews: Bool = false) throws -> SchemaEntryInfo? {
         try entry(named: name, types: includingViews ? ["table", "view"] : ["table"])

@@ -61,7 +61,7 @@ package struct SchemaChange {
             return result
         }
         if connection.isInTransaction {
-            if let keyActionsInTransactionError, enforced, try Self.hasForeignKeyActions(connection) {
+            if let keyActionsInTransactionError, enforced, try connection.schemaReader.hasForeignKeyActions() {
                 throw keyActionsInTransactionError()
             }
             return try connection.strataSavepoint(named: savepointName, closure: checked)
@@ -83,17 +83,5 @@ package struct SchemaChange {
 
     private static func violationCounts(_ violations: [ForeignKeyViolation]) -> [ViolationKey: Int] {
         violations.reduce(into: [:]) { $0[ViolationKey($1), default: 0] += 1 }
-    }
-
-    /// Whether a foreign key of the main database acts on its rows (CASCADE, SET NULL, SET DEFAULT).
-    private static func hasForeignKeyActions(_ connection: Connection) throws -> Bool {
-        let inert: Set<String> = ["NO ACTION", "RESTRICT"]
-        for table in try connection.schemaReader.userTableNames() {
-            for key in try connection.schemaReader.foreignKeys(ofTable: table)
-            where !inert.contains(key.onDelete.uppercased()) || !inert.contains(key.onUpdate.uppercased()) {
-                return true
-            }
-        }
-        return false
     }
 }

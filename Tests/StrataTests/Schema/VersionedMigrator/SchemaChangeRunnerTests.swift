@@ -36,6 +36,9 @@ import Testing
         #expect(try db.query("SELECT count(*) FROM child") as Int? == 2)
         #expect(try db.schemaReader.columns(ofTable: "child").map(\.name) == ["id", "parent"])
         #expect(try db.foreignKeysEnabled())
+        #expect(!db.isInTransaction)   // sqlite3_get_autocommit: the rollback ended it
+        // The statement cache holds nothing still running after the throw.
+        #expect(try db.query("SELECT count(*) FROM parent") as Int? == 1)
     }
 
     /// Enforcement is off while the change runs, so dropping a parent cascades nothing; the
