@@ -112,16 +112,18 @@ extension PostgresSpaceStorage {
             let rows = try link.query("SELECT id, \"table\", key::text, old::text FROM \(noted) ORDER BY id FOR UPDATE")
             guard !rows.isEmpty else { return }
             var last: Int64 = 0
+            var readIDs: [Int64] = []
             // Per row: the values before the first change noted (nil: it was not there).
             var order: [(PostgresTable, String, [BindingValue])] = []
             var before: [String: [BindingValue]?] = [:]
             for row in rows {
                 let (id, name, keyText, oldText) = try row.decode((Int64, String, String, String?).self)
                 last = max(last, id)
+                readIDs.append(id)
                 let table = try table(name)
                 let keyTexts = try JSONDecoder().decode([String?].self, from: Data(keyText.utf8))
                 let key = try zip(keyTexts, table.keyPositions).map { text, position in try table.columns[position].type.value(fromText: text) }
-                let id2 = table.name.lowercased() + "\u{1}" + Self.identity(key)
+                let id2 = String(decoding: IdentifierSet.key(table.name), as: UTF8.self) + "\u{1}" + Self.identity(key)
                 if before[id2] != nil { continue }
                 var old: [BindingValue]?
                 if let oldText {
@@ -158,7 +160,9 @@ extension PostgresSpaceStorage {
             if !made.isEmpty {
                 _ = try HubApply.appendToLog(self, replica: backendReplicaID, sequence: last, changeset: made.data)
             }
-            try link.query("DELETE FROM \(noted) WHERE id <= $1", [last])
+            // Exactly the notes read: a backend transaction that began earlier may commit notes
+            // with lower ids meanwhile, and those must wait for the next look, not vanish.
+            try link.query("DELETE FROM \(noted) WHERE id = ANY($1)", [readIDs])
         }
     }
 

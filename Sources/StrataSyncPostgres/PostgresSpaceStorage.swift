@@ -112,7 +112,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     // MARK: Rows
 
     func table(_ name: String) throws -> PostgresTable {
-        guard let table = space.byName[name.lowercased()] else { throw SyncError.refused("no table named \(name)") }
+        guard let table = space.byName[IdentifierSet.key(name)] else { throw SyncError.refused("no table named \(name)") }
         return table
     }
 
@@ -153,22 +153,47 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
 
     // MARK: Applying an entry
 
+    /// A row the entry found absent was inserted by another transaction before the entry's write.
+    struct RowAppeared: Error {}
+
     func applyEntry(_ changeset: Data, sequence: Int64, replica: String, tables: [String],
                     policies: [String: SyncPolicy]) throws -> AppliedChanges {
+        // Each attempt in a savepoint of the write's transaction: an attempt that met a row
+        // inserted meanwhile is undone and the entry settled again, now seeing that row (READ
+        // COMMITTED reads what has committed at each statement).
+        for _ in 1...3 {
+            try link.query("SAVEPOINT strata_entry")
+            do {
+                let applied = try applyEntryOnce(changeset, sequence: sequence, replica: replica, tables: tables, policies: policies)
+                try link.query("RELEASE SAVEPOINT strata_entry")
+                return applied
+            } catch is RowAppeared {
+                try link.query("ROLLBACK TO SAVEPOINT strata_entry")
+            } catch {
+                _ = try? link.query("ROLLBACK TO SAVEPOINT strata_entry")
+                throw error
+            }
+        }
+        // Not a refusal: the replica keeps the entry and pushes it again.
+        throw PostgresHubError.server(sqlState: "40001", message: "rows of entry \(sequence) of \(replica) kept being inserted by other transactions; push again")
+    }
+
+    private func applyEntryOnce(_ changeset: Data, sequence: Int64, replica: String, tables: [String],
+                                policies: [String: SyncPolicy]) throws -> AppliedChanges {
         let changes: [Change]
         do {
             changes = try Changeset(data: changeset).changes()
         } catch {
             throw EntryRefusal(reason: .damaged, table: nil, key: nil, message: "entry \(sequence) of \(replica) cannot be read: \(error)")
         }
-        let synced = Set(tables.map { $0.lowercased() })
+        let synced = IdentifierSet(tables)
         let scratch = space.definitions
         try scratch.execute("PRAGMA foreign_keys = OFF")
         try scratch.execute("BEGIN")
         defer { try? scratch.execute("ROLLBACK") }
         // The rows the entry touches, as PostgreSQL has them (locked until the commit).
         var before: [String: [String: [BindingValue]]] = [:]
-        for change in changes where synced.contains(change.table.lowercased()) {
+        for change in changes where synced.contains(change.table) {
             let table = try table(change.table)
             let key = change.primaryKey
             let id = Self.identity(key)
@@ -181,11 +206,16 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
                 arguments: values))
         }
         // The policies settle the entry as on the SQLite store; the session records what it made.
-        let applied = try HubApply.apply(changeset, replica: replica, tables: tables, policies: policies, fastPath: false, on: scratch)
+        // The hub's triggers that write synced tables stay off while the entry is applied, as on
+        // the SQLite store: the entry already holds what the replica's triggers did.
+        let triggers = try SyncTriggers.writingSyncedTables(tables, scratch)
+        let applied = try SyncTriggers.withoutTriggers(triggers, scratch) {
+            try HubApply.apply(changeset, replica: replica, tables: tables, policies: policies, fastPath: false, on: scratch)
+        }
         if applied.made.isEmpty { return applied }
-        let touched = Set(try Changeset(data: applied.made).changes().map { $0.table.lowercased() })
+        let touched = IdentifierSet(try Changeset(data: applied.made).changes().map(\.table))
         do {
-            for table in space.tables where touched.contains(table.name.lowercased()) {
+            for table in space.tables where touched.contains(table.name) {
                 let after = try scratchRows(table, scratch)
                 let old = before[table.name] ?? [:]
                 for (id, _) in old where after[id] == nil {
@@ -195,7 +225,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
                     try link.query("DELETE FROM " + qualified(table) + " WHERE " + condition, binds)
                 }
                 for (id, values) in after where !Self.same(old[id], values) {
-                    try upsert(table, values)
+                    try upsert(table, values, wasAbsent: old[id] == nil)
                 }
             }
         } catch PostgresHubError.server(let state, let message) {
@@ -204,17 +234,21 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         return applied
     }
 
-    /// Writes `values` as the row of `table` (inserted, or updated where its key is).
-    func upsert(_ table: PostgresTable, _ values: [BindingValue]) throws {
+    /// Writes `values` as the row of `table`: updated where the locked row was, inserted where
+    /// none was. A row another transaction inserted after the entry's rows were read (which
+    /// `FOR UPDATE` cannot see or lock before it commits) is never written over: that throws
+    /// ``RowAppeared`` and the entry is settled again against it.
+    func upsert(_ table: PostgresTable, _ values: [BindingValue], wasAbsent: Bool) throws {
         var binds = PostgresBindings()
         for (value, column) in zip(values, table.columns) { try binds.append(value, for: column, of: table.name) }
         let others = table.columns.indices.filter { table.columns[$0].keyIndex == 0 }.map { table.columns[$0].name }
         let sql = "INSERT INTO " + qualified(table) + " (" + table.columns.map { quotePostgresIdentifier($0.name) }.joined(separator: ", ")
             + ") VALUES (" + table.columns.indices.map { table.columns[$0].type.placeholder($0 + 1) }.joined(separator: ", ")
             + ") ON CONFLICT (" + table.keyColumns.map(quotePostgresIdentifier).joined(separator: ", ") + ") DO "
-            + (others.isEmpty ? "NOTHING"
+            + (others.isEmpty || wasAbsent ? "NOTHING"
                : "UPDATE SET " + others.map { quotePostgresIdentifier($0) + " = excluded." + quotePostgresIdentifier($0) }.joined(separator: ", "))
-        try link.query(sql, binds)
+        let inserted = try link.query(sql + (wasAbsent ? " RETURNING 1" : ""), binds)
+        if wasAbsent && inserted.isEmpty { throw RowAppeared() }
     }
 
     /// Every row of `table` in the scratch database, by key; text that is not valid UTF-8 is

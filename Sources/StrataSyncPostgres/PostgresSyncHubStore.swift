@@ -255,13 +255,15 @@ final class PostgresSpace {
     let name: String
     let definitions: Connection
     let tables: [PostgresTable]
-    let byName: [String: PostgresTable]
+    /// The tables by name as SQLite compares names (ASCII letters folded, nothing else: `"Ä"`
+    /// and `"ä"` are two tables, in SQLite and in PostgreSQL).
+    let byName: [[UInt8]: PostgresTable]
 
     init(name: String, definitions: Connection, tables: [PostgresTable]) {
         self.name = name
         self.definitions = definitions
         self.tables = tables
-        byName = Dictionary(tables.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        byName = Dictionary(tables.map { (IdentifierSet.key($0.name), $0) }, uniquingKeysWith: { first, _ in first })
     }
 }
 

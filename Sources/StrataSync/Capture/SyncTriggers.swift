@@ -6,8 +6,8 @@ import Foundation
 import Strata
 
 /// The triggers that write synced tables, switched off while sync changes are applied.
-enum SyncTriggers {
-    struct Trigger {
+package enum SyncTriggers {
+    package struct Trigger {
         let name: String
         let createSQL: String
     }
@@ -17,7 +17,7 @@ enum SyncTriggers {
     /// learned by compiling, not running, an INSERT, an UPDATE of every column and a DELETE on
     /// each table that has triggers: SQLite codes the triggers then, and its authorizer names the
     /// trigger behind each write. Read at each use, so a trigger added later is seen.
-    static func writingSyncedTables(_ tables: [String], _ connection: Connection) throws -> [Trigger] {
+    package static func writingSyncedTables(_ tables: [String], _ connection: Connection) throws -> [Trigger] {
         let rows: [Row] = try connection.query(literal: SQLFragment(sql: "SELECT name, tbl_name, sql FROM main.sqlite_master WHERE type = 'trigger' AND sql IS NOT NULL"))
         guard !rows.isEmpty else { return [] }
         let synced = Set(tables.map { $0.lowercased() })
@@ -52,7 +52,7 @@ enum SyncTriggers {
 
     /// Runs `body` with `triggers` dropped, and makes them again after, in the caller's
     /// transaction: no other connection ever sees them missing, and a failure rolls back both.
-    static func withoutTriggers<T>(_ triggers: [Trigger], _ connection: Connection, _ body: () throws -> T) throws -> T {
+    package static func withoutTriggers<T>(_ triggers: [Trigger], _ connection: Connection, _ body: () throws -> T) throws -> T {
         guard !triggers.isEmpty else { return try body() }
         guard connection.isInTransaction else {
             throw SyncError.refused("sync changes are applied inside a transaction, and none is open to switch the triggers off in")

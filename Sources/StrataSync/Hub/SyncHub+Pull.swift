@@ -11,28 +11,34 @@ extension SyncHub {
             let space = HubSpace(storage: storage)
             // A replica on an earlier schema version gets each entry cut to the columns it has.
             let widths = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
-            if try Self.rolledBack(after: request.after, chain: request.afterChain, replica: request.replicaID,
-                                   lastAcknowledged: request.lastAcknowledged, space) {
-                return SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), hubRolledBack: true)
-            }
-            if request.after < (try space.trimmedThrough()) {
-                return SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), snapshotNeeded: true)
-            }
-            let limit = min(max(1, request.limit), max(1, limits.maximumEntriesPerPull))
-            var entries: [SyncLogEntry] = []
-            var bytes = 0
-            for var entry in try storage.entries(after: request.after, limit: limit) {
-                if let widths {
-                    entry.changeset = try Changeset(data: entry.changeset).keepingLeadingColumns { widths[$0.lowercased()] }.data
-                }
-                // The page ends before the entry that would take it over the byte limit (the
-                // first entry goes whatever its size, or the replica could never pass it).
-                if !entries.isEmpty, bytes + entry.changeset.count > limits.maximumPullBytes { break }
-                bytes += entry.changeset.count
-                entries.append(entry)
-            }
-            return SyncPullResponse(entries: entries, hubVersion: try space.currentVersion())
+            // One read snapshot: a trim another hub process commits between the check of what
+            // was trimmed and the read of the log would otherwise leave a gap in the page.
+            return try storage.read { try pullPage(request, widths: widths, space, storage) }
         }
+    }
+
+    private func pullPage(_ request: SyncPullRequest, widths: [String: Int]?, _ space: HubSpace, _ storage: any SyncSpaceStorage) throws -> SyncPullResponse {
+        if try Self.rolledBack(after: request.after, chain: request.afterChain, replica: request.replicaID,
+                               lastAcknowledged: request.lastAcknowledged, space) {
+            return SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), hubRolledBack: true)
+        }
+        if request.after < (try space.trimmedThrough()) {
+            return SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), snapshotNeeded: true)
+        }
+        let limit = min(max(1, request.limit), max(1, limits.maximumEntriesPerPull))
+        var entries: [SyncLogEntry] = []
+        var bytes = 0
+        for var entry in try storage.entries(after: request.after, limit: limit) {
+            if let widths {
+                entry.changeset = try Changeset(data: entry.changeset).keepingLeadingColumns { widths[$0.lowercased()] }.data
+            }
+            // The page ends before the entry that would take it over the byte limit (the
+            // first entry goes whatever its size, or the replica could never pass it).
+            if !entries.isEmpty, bytes + entry.changeset.count > limits.maximumPullBytes { break }
+            bytes += entry.changeset.count
+            entries.append(entry)
+        }
+        return SyncPullResponse(entries: entries, hubVersion: try space.currentVersion())
     }
 
     /// The synced tables as they are now, with the version they are at, for a replica to start
