@@ -50,6 +50,11 @@ public struct NearestQuery<R: Record>: Sendable {
     ///   is not a BLOB or a row that does not map; ``RecordQueryError`` for a negative `k`, or a
     ///   query with a limit, group or having (`k` is the limit); `SQLiteError`.
     public func fetchAll(_ db: Connection) throws -> [(record: R, distance: Double)] {
+        try rankedEntries(db).map { (record: $0.record, distance: $0.distance) }
+    }
+
+    /// The nearest rows with their rowids, nearest first (what hybrid search fuses by rowid).
+    func rankedEntries(_ db: Connection) throws -> [NearestHeap<R>.Entry] {
         guard k >= 0 else { throw RecordQueryError.unsupported("nearest(to:by:metric:k:) on \(R.self) takes k ≥ 0, not \(k)") }
         let parts = base.queryParts
         guard parts.limitCount == nil, parts.groups.isEmpty, parts.having == nil else {
@@ -88,7 +93,7 @@ public struct NearestQuery<R: Record>: Sendable {
                 }
             }
         }
-        return heap.sortedEntries().map { (record: $0.record, distance: $0.distance) }
+        return heap.sortedEntries()
     }
 }
 

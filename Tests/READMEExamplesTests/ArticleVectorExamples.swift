@@ -7,6 +7,10 @@ import Testing
 // DOC:begin VectorSearch 4
 @Record(table: "passage") struct Passage { @PrimaryKey var id: Int64?; var lang: String; var embedding: FloatVector }
 // DOC:end
+// DOC:begin VectorSearch 5
+@Record(table: "article") struct Article { @PrimaryKey var id: Int64?; var body: String; var embedding: FloatVector }
+@Record(table: "article_text") struct ArticleText { @PrimaryKey @Column("rowid") var id: Int64?; var body: String }
+// DOC:end
 
 extension READMEExamples {
     @Test func vectorSearchArticleExamplesRun() async throws {
@@ -55,5 +59,22 @@ extension READMEExamples {
         // DOC:end
         #expect(hits.map(\.record.id) == [1, 3])
         #expect(hits[0].distance < 0.01 && hits[1].distance > 1)
+        // DOC:begin VectorSearch 5
+        try Article.createTable(db)
+        try ArticleText.createFTS5Table(db, options: FTS5Options(content: .external(table: "article", rowID: "id")))
+        // DOC:end
+        for (body, values) in [("the spice trade", [-1, 0, 0] as [Float]), ("salt roads", [0.12, -0.5, 0.3]), ("trade winds", [0, 1, 0])] {
+            var article = Article(id: nil, body: body, embedding: try FloatVector(values))
+            try article.insert(db)
+        }
+        // DOC:begin VectorSearch 5
+
+        let results = try Article.hybridSearch(matching: FTS5Pattern(matchingAllTokensIn: "spice trade"), in: ArticleText.self,
+                                               nearest: embedding, by: \.embedding, metric: .cosine, k: 10)
+            .fetchAll(db)                                  // [HybridMatch<Article>], best first
+        // DOC:end
+        // The only text match (1) is second by vector, so it beats the nearest vector (2).
+        #expect(results.map(\.record.id) == [1, 2, 3])
+        #expect(results[0].textRank == 1 && results[0].vectorRank == 2 && results[1].textRank == nil && results[1].vectorRank == 1)
     }
 }

@@ -1,0 +1,231 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+// Hybrid search: an FTS5 match and an exact vector search over the same rows, fused by
+// reciprocal rank. Both lists are ranked under the query's conditions and fused by rowid (an
+// FTS5 index over a record's table shares its rowids, as an external-content index does), so
+// the fusion is the one a hand-written `FULL OUTER JOIN` of the two ranked lists computes.
+
+/// How hybrid search merges its two ranked lists.
+public struct HybridFusion: Sendable, Hashable {
+    /// The rank constant: a row at rank `r` (from 1) in a list scores `weight / (k + r)`.
+    public let k: Int
+    /// The text list's weight.
+    public let textWeight: Double
+    /// The vector list's weight.
+    public let vectorWeight: Double
+
+    /// Reciprocal rank fusion: a row's score is `textWeight / (k + textRank) + vectorWeight /
+    /// (k + vectorRank)`, a list the row is absent from adding nothing. `k = 60` is the usual
+    /// constant; a smaller `k` favours the top of each list more.
+    public static func reciprocalRank(k: Int = 60, textWeight: Double = 1, vectorWeight: Double = 1) -> HybridFusion {
+        HybridFusion(k: k, textWeight: textWeight, vectorWeight: vectorWeight)
+    }
+
+    /// The score of ranks (from 1) in each list, nil where the row is absent; the text term first,
+    /// as `coalesce(…) + coalesce(…)` adds them in SQL, so both give the same Double.
+    func score(textRank: Int?, vectorRank: Int?) -> Double {
+        // Added as Doubles, so a huge `k` cannot overflow; exact for any rank SQLite can count.
+        let text = textRank.map { textWeight / (Double(k) + Double($0)) } ?? 0
+        let vector = vectorRank.map { vectorWeight / (Double(k) + Double($0)) } ?? 0
+        return text + vector
+    }
+}
+
+/// One result of a hybrid search: the record, its fused score (larger is better) and where it
+/// stood in each list.
+public struct HybridMatch<R> {
+    /// The record.
+    public let record: R
+    /// The fused score; results are ordered by it, largest first, then by rowid.
+    public let score: Double
+    /// The record's rank (from 1) among the text matches, nil when it was not among them.
+    public let textRank: Int?
+    /// The record's rank (from 1) among the nearest vectors, nil when it was not among them.
+    public let vectorRank: Int?
+    /// The vector's distance from the query vector, when the record was among the nearest.
+    public let distance: Double?
+}
+
+extension HybridMatch: Sendable where R: Sendable {}
+extension HybridMatch: Equatable where R: Equatable {}
+
+/// A full-text match and a vector search over one record's rows, fused into one ranking.
+///
+/// ```swift
+/// let hits = try Doc.where { $0.lang == "en" }
+///     .hybridSearch(matching: FTS5Pattern(matchingAllTokensIn: text), in: DocText.self,
+///                   nearest: queryVector, by: \.embedding, metric: .cosine, k: 10)
+///     .fetchAll(db)                    // [HybridMatch<Doc>]: record, score, textRank, vectorRank
+/// ```
+/// The text list is the FTS5 table's matches among the rows the query's conditions keep, best
+/// `rank` first; the vector list is ``NearestQuery``'s exact scan of the same rows. Each list
+/// contributes its best `candidates` rows (`k` unless given), fused by ``HybridFusion`` (reciprocal
+/// rank, k = 60). The FTS5 table's rowid must be the record's rowid, as an external-content
+/// index declared with `content_rowid` set to the table's integer key is. Ties in a list go by
+/// rowid, and so do ties in the fused score, so the result does not depend on scan order.
+public struct HybridQuery<R: Record>: Sendable {
+    let base: RecordQuery<R>
+    /// The FTS5 table searched.
+    public let textTable: String
+    /// The text pattern; nil (user text without a token) matches nothing, leaving the vector list.
+    public let pattern: FTS5Pattern?
+    let nearest: NearestQuery<R>
+    /// How many results at most.
+    public let k: Int
+    /// How many of each list's best rows are fused.
+    public let candidates: Int
+    /// How the lists are fused.
+    public let fusion: HybridFusion
+
+    /// Narrows the rows both lists rank (conditions given several times must all hold).
+    public func `where`(_ condition: (R.Columns) -> RecordPredicate) -> HybridQuery {
+        let narrowed = base.where(condition)
+        return HybridQuery(base: narrowed, textTable: textTable, pattern: pattern,
+                           nearest: NearestQuery(base: narrowed, column: nearest.column, target: nearest.target,
+                                                 metric: nearest.metric, k: nearest.k),
+                           k: k, candidates: candidates, fusion: fusion)
+    }
+
+    /// The text list's SELECT: matched rowids among the rows the query keeps, best rank first.
+    var textSelect: SQLFragment? {
+        guard let pattern else { return nil }
+        let rowID = SQLFragment.column("rowid", table: textTable)
+        let keptRows = base.queryParts.select(.column("rowid", table: base.qualifier), ordering: false, limiting: false)
+        return "SELECT \(rowID) FROM \(SQLFragment.identifier(textTable)) WHERE \(SQLFragment.identifier(textTable)) MATCH \(pattern) AND \(rowID) IN (\(keptRows)) ORDER BY \(SQLFragment.column("rank", table: textTable)), \(rowID) LIMIT \(Int64(candidates))"
+    }
+
+    /// The fused results, best first.
+    /// - Throws: ``RecordQueryError`` for a negative `k` or `candidates`, a negative fusion
+    ///   constant, or a query with a limit, group or having; what ``NearestQuery/fetchAll(_:)``
+    ///   throws for the vectors; `SQLiteError` (no such FTS5 table, a malformed pattern).
+    public func fetchAll(_ db: Connection) throws -> [HybridMatch<R>] {
+        guard k >= 0, candidates >= 0 else {
+            throw RecordQueryError.unsupported("hybridSearch on \(R.self) takes k ≥ 0 and candidates ≥ 0, not k = \(k), candidates = \(candidates)")
+        }
+        guard fusion.k >= 0, fusion.textWeight.isFinite, fusion.vectorWeight.isFinite else {
+            throw RecordQueryError.unsupported("hybridSearch on \(R.self) takes a fusion constant ≥ 0 and finite weights")
+        }
+        let parts = base.queryParts
+        guard parts.limitCount == nil, parts.groups.isEmpty, parts.having == nil else {
+            throw RecordQueryError.unsupported("hybridSearch on \(R.self) takes a query without limit, group or having: k is its limit")
+        }
+        guard k > 0, candidates > 0 else { return [] }
+
+        let textRowIDs: [Int64] = try textSelect.map { try db.query(literal: $0) } ?? []
+        let vectorEntries = try nearest.rankedEntries(db)
+
+        var textRanks: [Int64: Int] = [:]
+        for (offset, rowID) in textRowIDs.enumerated() where textRanks[rowID] == nil { textRanks[rowID] = offset + 1 }
+        var vectorRanks: [Int64: (rank: Int, entry: NearestHeap<R>.Entry)] = [:]
+        for (offset, entry) in vectorEntries.enumerated() { vectorRanks[entry.rowID] = (offset + 1, entry) }
+
+        let ranked = Set(textRanks.keys).union(vectorRanks.keys).map { rowID in
+            (rowID: rowID, score: fusion.score(textRank: textRanks[rowID], vectorRank: vectorRanks[rowID]?.rank))
+        }
+        .sorted { ($0.score, $1.rowID) > ($1.score, $0.rowID) }
+        .prefix(k)
+
+        // Rows found only by text are read once, together, under the query's conditions.
+        let textOnly = ranked.map(\.rowID).filter { vectorRanks[$0] == nil }
+        let textRecords = try records(rowIDs: textOnly, db)
+        return try ranked.map { hit in
+            let vector = vectorRanks[hit.rowID]
+            guard let record = vector?.entry.record ?? textRecords[hit.rowID] else {
+                throw RecordQueryError.unsupported("hybridSearch on \(R.self): the row with rowid \(hit.rowID) changed while it was read")
+            }
+            return HybridMatch(record: record, score: hit.score, textRank: textRanks[hit.rowID],
+                               vectorRank: vector?.rank, distance: vector?.entry.distance)
+        }
+    }
+
+    /// The records with these rowids, keyed by rowid.
+    private func records(rowIDs: [Int64], _ db: Connection) throws -> [Int64: R] {
+        guard !rowIDs.isEmpty else { return [:] }
+        let rowID = SQLFragment.column("rowid", table: base.qualifier)
+        let markers = rowIDs.map { SQLFragment.value($0) }.joined(separator: ", ")
+        var parts = base.queryParts
+        parts.addPredicate(RecordPredicate("\(rowID) IN (\(markers))"))
+        let statement = parts.select([base.selectList, rowID].joined(separator: ", "), ordering: false, limiting: false)
+        let rowIDIndex = Int32(R.recordColumns.count)
+        var found: [Int64: R] = [:]
+        let _: [Void] = try runningTypedQuery(of: [R.self]) {
+            try db.query(literal: statement) { row in
+                found[sqlite3_column_int64(row.statementHandle, rowIDIndex)] = try R(columnOrderedRow: row)
+            }
+        }
+        return found
+    }
+}
+
+extension RecordQuery {
+    /// The `k` best records by an FTS5 match in `textIndex` and nearness to `vector` by the
+    /// `FloatVector` column `column`, fused by reciprocal rank, among the rows this query's
+    /// conditions keep (see ``HybridQuery``).
+    ///
+    /// ```swift
+    /// try Doc.all().hybridSearch(matching: pattern, in: DocText.self, nearest: q, by: \.embedding, k: 10).fetchAll(db)
+    /// ```
+    public func hybridSearch<T: Record>(matching pattern: FTS5Pattern?, in textIndex: T.Type,
+                                        nearest vector: FloatVector, by column: KeyPath<R.Columns, TypedColumn<FloatVector>>,
+                                        metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
+                                        fusion: HybridFusion = .reciprocalRank()) -> HybridQuery<R> {
+        hybridSearch(matching: pattern, inTable: T.tableName, nearest: nearest(to: vector, by: column, metric: metric, k: candidates ?? k),
+                     k: k, candidates: candidates ?? k, fusion: fusion)
+    }
+
+    /// The same, for an optional vector column: rows whose vector is NULL can still match by text.
+    public func hybridSearch<T: Record>(matching pattern: FTS5Pattern?, in textIndex: T.Type,
+                                        nearest vector: FloatVector, by column: KeyPath<R.Columns, TypedColumn<FloatVector?>>,
+                                        metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
+                                        fusion: HybridFusion = .reciprocalRank()) -> HybridQuery<R> {
+        hybridSearch(matching: pattern, inTable: T.tableName, nearest: nearest(to: vector, by: column, metric: metric, k: candidates ?? k),
+                     k: k, candidates: candidates ?? k, fusion: fusion)
+    }
+
+    /// The same, naming the FTS5 table instead of a record over it.
+    public func hybridSearch(matching pattern: FTS5Pattern?, inTable textTable: String,
+                             nearest vector: FloatVector, by column: KeyPath<R.Columns, TypedColumn<FloatVector>>,
+                             metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
+                             fusion: HybridFusion = .reciprocalRank()) -> HybridQuery<R> {
+        hybridSearch(matching: pattern, inTable: textTable, nearest: nearest(to: vector, by: column, metric: metric, k: candidates ?? k),
+                     k: k, candidates: candidates ?? k, fusion: fusion)
+    }
+
+    /// The same, naming the FTS5 table, for an optional vector column.
+    public func hybridSearch(matching pattern: FTS5Pattern?, inTable textTable: String,
+                             nearest vector: FloatVector, by column: KeyPath<R.Columns, TypedColumn<FloatVector?>>,
+                             metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
+                             fusion: HybridFusion = .reciprocalRank()) -> HybridQuery<R> {
+        hybridSearch(matching: pattern, inTable: textTable, nearest: nearest(to: vector, by: column, metric: metric, k: candidates ?? k),
+                     k: k, candidates: candidates ?? k, fusion: fusion)
+    }
+
+    private func hybridSearch(matching pattern: FTS5Pattern?, inTable textTable: String, nearest: NearestQuery<R>,
+                              k: Int, candidates: Int, fusion: HybridFusion) -> HybridQuery<R> {
+        HybridQuery(base: self, textTable: textTable, pattern: pattern, nearest: nearest, k: k, candidates: candidates, fusion: fusion)
+    }
+}
+
+extension Record {
+    /// The `k` best records by an FTS5 match and nearness to a vector, fused by reciprocal rank
+    /// (see ``HybridQuery``).
+    public static func hybridSearch<T: Record>(matching pattern: FTS5Pattern?, in textIndex: T.Type,
+                                               nearest vector: FloatVector, by column: KeyPath<Columns, TypedColumn<FloatVector>>,
+                                               metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
+                                               fusion: HybridFusion = .reciprocalRank()) -> HybridQuery<Self> {
+        all().hybridSearch(matching: pattern, in: textIndex, nearest: vector, by: column, metric: metric, k: k,
+                           candidates: candidates, fusion: fusion)
+    }
+
+    /// The same, for an optional vector column.
+    public static func hybridSearch<T: Record>(matching pattern: FTS5Pattern?, in textIndex: T.Type,
+                                               nearest vector: FloatVector, by column: KeyPath<Columns, TypedColumn<FloatVector?>>,
+                                               metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
+                                               fusion: HybridFusion = .reciprocalRank()) -> HybridQuery<Self> {
+        all().hybridSearch(matching: pattern, in: textIndex, nearest: vector, by: column, metric: metric, k: k,
+                           candidates: candidates, fusion: fusion)
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import StrataTestSupport
+import Testing
+import StrataRecords
+
+@Record(table: "hybrid_doc")
+struct HybridDoc: Equatable, Sendable {
+    @PrimaryKey var id: Int64?
+    var lang: String
+    var body: String
+    var embedding: FloatVector?
+}
+
+/// An external-content FTS5 index of `hybrid_doc`: its rowid is the document's `id`.
+@Record(table: "hybrid_doc_text")
+struct HybridDocText: Equatable, Sendable {
+    @PrimaryKey @Column("rowid") var id: Int64?
+    var body: String
+}
+
+/// Hybrid search (FTS5 match + exact vector search, fused by reciprocal rank), checked against the
+/// same fusion written by hand in SQL: a `FULL OUTER JOIN` of two ranked lists.
+@Suite struct HybridSearchTests {
+    func corpus(_ docs: [(String, String, [Float]?)]) throws -> Connection {
+        let db = try Connection()
+        try HybridDoc.createTable(db)
+        try HybridDocText.createFTS5Table(db, options: FTS5Options(content: .external(table: "hybrid_doc", rowID: "id")))
+        for (lang, body, vector) in docs {
+            var doc = HybridDoc(id: nil, lang: lang, body: body, embedding: try vector.map { try FloatVector($0) })
+            try doc.insert(db)
+        }
+        try db.execute("INSERT INTO hybrid_doc_text(hybrid_doc_text) VALUES ('rebuild')")
+        return db
+    }
+
+    @Test func fusesTextAndVectorRanks() throws {
+        let db = try corpus([
+            ("en", "spice spice spice", [10, 0]),   // 1: best text match, far vector
+            ("en", "spice trade", [1, 0]),          // 2: in both lists
+            ("en", "quiet harbour", [0, 0]),        // 3: nearest vector, no text
+            ("fr", "spice", [0, 0.5]),              // 4: filtered out below
+            ("en", "spice", nil),                   // 5: text only, no vector
+        ])
+        let pattern = FTS5Pattern(matchingAllTokensIn: "spice")
+        let hits = try HybridDoc.where { $0.lang == "en" }
+            .hybridSearch(matching: pattern, in: HybridDocText.self, nearest: try FloatVector([0, 0]), by: \.embedding, k: 10)
+            .fetchAll(db)
+        // Text ranks (bm25, ties by rowid): 1, 5, 2; vector ranks: 3, 2, 1 (5 has no vector).
+        let byID = Dictionary(uniqueKeysWithValues: hits.map { ($0.record.id ?? -1, $0) })
+        #expect(Set(byID.keys) == [1, 2, 3, 5])
+        // Rows in both lists first (1: 1/61 + 1/63, 2: 1/63 + 1/62), then 3 (1/61) before 5 (1/62).
+        #expect(hits.map(\.record.id) == [1, 2, 3, 5])
+        #expect(byID[1]?.textRank == 1 && byID[1]?.vectorRank == 3 && byID[2]?.textRank == 3)
+        #expect(byID[2]?.vectorRank == 2 && byID[2]?.distance == 1)
+        #expect(byID[5]?.vectorRank == nil && byID[5]?.distance == nil && byID[5]?.record.body == "spice")
+        #expect(byID[3]?.textRank == nil && byID[3]?.vectorRank == 1)
+        for hit in hits {
+            let expected = (hit.textRank.map { 1 / Double(60 + $0) } ?? 0) + (hit.vectorRank.map { 1 / Double(60 + $0) } ?? 0)
+            #expect(hit.score == expected)
+        }
+        #expect(hits.map(\.score) == hits.map(\.score).sorted(by: >))
+        // k cuts the fused list; a nil pattern (no token) leaves the vector list alone.
+        let top = try HybridDoc.where { $0.lang == "en" }
+            .hybridSearch(matching: pattern, in: HybridDocText.self, nearest: try FloatVector([0, 0]), by: \.embedding, k: 1).fetchAll(db)
+        #expect(top.map(\.record.id) == [1])
+        // With one candidate per list, only the heads meet: 1 (text) and 3 (vector) tie; rowid decides.
+        let heads = try HybridDoc.where { $0.lang == "en" }
+            .hybridSearch(matching: pattern, in: HybridDocText.self, nearest: try FloatVector([0, 0]), by: \.embedding, k: 5, candidates: 1)
+            .fetchAll(db)
+        #expect(heads.map(\.record.id) == [1, 3])
+        #expect(heads[0].score == heads[1].score)
+        let vectorOnly = try HybridDoc.hybridSearch(matching: FTS5Pattern(matchingAllTokensIn: " ?! "), in: HybridDocText.self,
+                                                    nearest: try FloatVector([0, 0]), by: \.embedding, k: 2).fetchAll(db)
+        #expect(vectorOnly.map(\.record.id) == [3, 4])   // equal distance 0 and 0.5: 3 first
+        #expect(vectorOnly.allSatisfy { $0.textRank == nil })
+        // Conditions added after the search narrow both lists.
+        let french = try HybridDoc.hybridSearch(matching: pattern, in: HybridDocText.self, nearest: try FloatVector([0, 0]), by: \.embedding, k: 5)
+            .where { $0.lang == "fr" }.fetchAll(db)
+        #expect(french.map(\.record.id) == [4])
+        #expect(french.first?.textRank == 1 && french.first?.vectorRank == 1)
+    }
+
+    @Test func refusesWhatItCannotAnswer() throws {
+        let db = try corpus([("en", "spice", [1, 2])])
+        let pattern = FTS5Pattern(matchingAllTokensIn: "spice")
+        let q = try FloatVector([0, 0])
+        #expect(try HybridDoc.hybridSearch(matching: pattern, in: HybridDocText.self, nearest: q, by: \.embedding, k: 0).fetchAll(db).isEmpty)
+        #expect(throws: RecordQueryError.self) {
+            try HybridDoc.hybridSearch(matching: pattern, in: HybridDocText.self, nearest: q, by: \.embedding, k: -1).fetchAll(db)
+        }
+        #expect(throws: RecordQueryError.self) {
+            try HybridDoc.hybridSearch(matching: pattern, in: HybridDocText.self, nearest: q, by: \.embedding, k: 3,
+                                       fusion: .reciprocalRank(textWeight: .nan)).fetchAll(db)
+        }
+        #expect(throws: RecordQueryError.self) {
+            try HybridDoc.all().limit(2, offset: 0).hybridSearch(matching: pattern, in: HybridDocText.self, nearest: q, by: \.embedding, k: 3).fetchAll(db)
+        }
+        #expect(throws: VectorError.self) {
+            try HybridDoc.hybridSearch(matching: pattern, in: HybridDocText.self, nearest: try FloatVector([0, 0, 0]), by: \.embedding, k: 3).fetchAll(db)
+        }
+        // Not an FTS5 table: SQLite's error, nothing else.
+        #expect(throws: SQLiteError.self) {
+            try HybridDoc.all().hybridSearch(matching: pattern, inTable: "hybrid_doc", nearest: q, by: \.embedding, k: 3).fetchAll(db)
+        }
+    }
+
+    @Test func matchesTheFusionWrittenByHandInSQL() throws {
+        let vocabulary = ["spice", "harbour", "quiet", "trade", "select", "café", "e\u{301}te\u{301}", "o'brien", "\"x\""]
+        try PropertyCheck.run("hybridSearch equals a FULL OUTER JOIN of the two ranked lists", cases: 40) { random in
+            let dimensions = random.pick([1, 2, 3, 5])
+            let palette = try (0..<random.int(1...5)).map { _ in
+                try FloatVector((0..<dimensions).map { _ in Float(random.int(-2...2)) })
+            }
+            var docs: [(String, String, [Float]?)] = []
+            for _ in 0..<random.int(0...60) {
+                let words = (0..<random.int(0...5)).map { _ in random.pick(vocabulary) }
+                let noise = random.oneIn(4) ? " " + Gen.text(&random, maxPieces: 3, nul: false) : ""
+                let vector = random.oneIn(6) ? nil : random.pick(palette).values
+                docs.append((random.pick(["en", "fr"]), words.joined(separator: " ") + noise, vector))
+            }
+            let db = try corpus(docs)
+            try db.addVectorFunctions()
+            let target = try FloatVector((0..<dimensions).map { _ in Float(random.int(-2...2)) })
+            let metric = random.pick(VectorMetric.allCases)
+            let k = random.int(1...12)
+            let candidates = random.pick([nil, 1, 3, 20])
+            let fusion = HybridFusion.reciprocalRank(k: random.pick([60, 0, 1, 10]), textWeight: random.pick([1, 0.5, 2]),
+                                                     vectorWeight: random.pick([1, 0.3, 3]))
+            let words = (0..<random.int(1...2)).map { _ in random.pick(vocabulary) }.joined(separator: " ")
+            let any = random.oneIn(2)
+            let pattern = any ? FTS5Pattern(matchingAnyTokenIn: words) : FTS5Pattern(matchingAllTokensIn: words)
+            let onlyEnglish = random.oneIn(2)
+            let query = onlyEnglish ? HybridDoc.where { $0.lang == "en" } : HybridDoc.all()
+            let hits = try query.hybridSearch(matching: pattern, in: HybridDocText.self, nearest: target, by: \.embedding,
+                                              metric: metric, k: k, candidates: candidates, fusion: fusion).fetchAll(db)
+
+            let distance = switch metric {
+            case .l2: "strata_vec_distance_l2(embedding, ?1)"
+            case .cosine: "strata_vec_distance_cosine(embedding, ?1)"
+            case .innerProduct: "(-strata_vec_inner_product(embedding, ?1))"
+            }
+            let filter = onlyEnglish ? "lang = 'en'" : "1"
+            let sql = """
+                WITH vec AS (SELECT id, row_number() OVER (ORDER BY d, id) AS r
+                             FROM (SELECT id, \(distance) AS d FROM hybrid_doc WHERE \(filter) AND embedding IS NOT NULL)
+                             ORDER BY d, id LIMIT ?3),
+                     txt AS (SELECT rowid AS id, row_number() OVER (ORDER BY rank, rowid) AS r FROM hybrid_doc_text
+                             WHERE hybrid_doc_text MATCH ?2 AND rowid IN (SELECT id FROM hybrid_doc WHERE \(filter))
+                             ORDER BY rank, rowid LIMIT ?3)
+                SELECT coalesce(txt.id, vec.id) AS id,
+                       coalesce(?5 / (?4 + txt.r), 0.0) + coalesce(?6 / (?4 + vec.r), 0.0) AS score
+                FROM txt FULL OUTER JOIN vec ON vec.id = txt.id
+                ORDER BY score DESC, id LIMIT ?7
+                """
+            let arguments: [BindingValue] = [target.bindingValue, pattern.map { .text($0.description) } ?? .null,
+                                             .integer(Int64(candidates ?? k)), .integer(Int64(fusion.k)),
+                                             .real(fusion.textWeight), .real(fusion.vectorWeight), .integer(Int64(k))]
+            let rows: [Row] = try db.query(literal: SQLFragment(sql: sql, arguments: arguments))
+            let expectedIDs: [Int64] = rows.map { $0[0] }
+            let expectedScores: [Double] = rows.map { $0[1] }
+            try require(hits.map { $0.record.id ?? -1 } == expectedIDs,
+                        "\(metric) k=\(k) \(fusion) pattern \(pattern?.description ?? "nil"): \(hits.map(\.record.id)) vs \(expectedIDs)")
+            try require(hits.map(\.score) == expectedScores, "scores \(hits.map(\.score)) vs \(expectedScores)")
+            // Each hit's record is the stored row, and a distance is reported exactly when it ranked by vector.
+            for hit in hits {
+                let stored = try HybridDoc.fetchOne(db, id: hit.record.id ?? -1)
+                try require(stored == hit.record, "record \(String(describing: hit.record.id)) differs from the stored row")
+                try require((hit.distance == nil) == (hit.vectorRank == nil), "distance without a vector rank")
+            }
+        }
+    }
+}
