@@ -63,9 +63,11 @@ extension HybridMatch: Equatable where R: Equatable {}
 /// The text list is the FTS5 table's matches among the rows the query's conditions keep, best
 /// `rank` first; the vector list is ``NearestQuery``'s exact scan of the same rows. Each list
 /// contributes its best `candidates` rows (`k` unless given), fused by ``HybridFusion`` (reciprocal
-/// rank, k = 60). The FTS5 table's rowid must be the record's rowid, as an external-content
-/// index declared with `content_rowid` set to the table's integer key is. Ties in a list go by
-/// rowid, and so do ties in the fused score, so the result does not depend on scan order.
+/// rank, k = 60). The FTS5 index is over the record's table: either an external-content index
+/// under the table's rowids (`.external(table:rowID:)`, for an integer key), or a keyed one
+/// (`.externalByKey(table:key:)`, for a TEXT key such as a synced table's), whose map is joined
+/// back to the record by its primary key. Ties in a list go by rowid (the index's, for the text
+/// list), and so do ties in the fused score, so the result does not depend on scan order.
 public struct HybridQuery<R: Record>: Sendable {
     let base: RecordQuery<R>
     /// The FTS5 table searched.
@@ -89,12 +91,31 @@ public struct HybridQuery<R: Record>: Sendable {
                            k: k, candidates: candidates, fusion: fusion)
     }
 
-    /// The text list's SELECT: matched rowids among the rows the query keeps, best rank first.
-    var textSelect: SQLFragment? {
+    /// The text list's SELECT: the rowids of matched rows among those the query keeps, best rank
+    /// first. Over a keyed index (``FTS5Options/Content/externalByKey(table:key:)``) the index's
+    /// rowids are the key map's, joined back to the record's rows by its primary key.
+    func textSelect(keyed: Bool) throws -> SQLFragment? {
         guard let pattern else { return nil }
-        let rowID = SQLFragment.column("rowid", table: textTable)
-        let keptRows = base.queryParts.select(.column("rowid", table: base.qualifier), ordering: false, limiting: false)
-        return "SELECT \(rowID) FROM \(SQLFragment.identifier(textTable)) WHERE \(SQLFragment.identifier(textTable)) MATCH \(pattern) AND \(rowID) IN (\(keptRows)) ORDER BY \(SQLFragment.column("rank", table: textTable)), \(rowID) LIMIT \(Int64(candidates))"
+        let index = SQLFragment.identifier(textTable)
+        let indexRowID = SQLFragment.column("rowid", table: textTable)
+        let order: SQLFragment = "ORDER BY \(SQLFragment.column("rank", table: textTable)), \(indexRowID) LIMIT \(Int64(candidates))"
+        let recordRowID = SQLFragment.column("rowid", table: base.qualifier)
+        guard keyed else {
+            let keptRows = base.queryParts.select(recordRowID, ordering: false, limiting: false)
+            return "SELECT \(indexRowID) FROM \(index) WHERE \(index) MATCH \(pattern) AND \(indexRowID) IN (\(keptRows)) \(order)"
+        }
+        guard let keyIndex = R.primaryKeyIndex else {
+            throw RecordQueryError.unsupported("hybridSearch on \(R.self): the keyed index \(textTable) maps keys, and \(R.self) has no primary key to join them to")
+        }
+        let keyColumn = SQLFragment.column(R.recordColumns[keyIndex].name, table: base.qualifier)
+        let kept = base.queryParts.select("\(recordRowID) AS \(SQLFragment.identifier("strata_rowid")), \(keyColumn) AS \(SQLFragment.identifier("strata_key"))",
+                                          ordering: false, limiting: false)
+        let map = SQLFragment.identifier(Connection.fts5KeyMapTable(textTable))
+        return """
+            SELECT "strata_kept"."strata_rowid" FROM \(index) JOIN \(map) AS "strata_map" ON "strata_map".\(SQLFragment.identifier(Connection.fts5KeyMapIDColumn)) = \(indexRowID) \
+            JOIN (\(kept)) AS "strata_kept" ON "strata_kept"."strata_key" = "strata_map"."key" \
+            WHERE \(index) MATCH \(pattern) \(order)
+            """
     }
 
     /// The fused results, best first.
@@ -114,7 +135,7 @@ public struct HybridQuery<R: Record>: Sendable {
         }
         guard k > 0, candidates > 0 else { return [] }
 
-        let textRowIDs: [Int64] = try textSelect.map { try db.query(literal: $0) } ?? []
+        let textRowIDs: [Int64] = try textSelect(keyed: pattern != nil && db.isKeyedFTS5Index(textTable)).map { try db.query(literal: $0) } ?? []
         let vectorEntries = try nearest.rankedEntries(db)
 
         var textRanks: [Int64: Int] = [:]

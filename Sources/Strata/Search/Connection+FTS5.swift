@@ -107,6 +107,12 @@ public struct FTS5Options: Sendable, Hashable {
         /// `rowid`). ``Connection/createFTS5Table(_:columns:options:)`` fills the index from it
         /// and creates triggers that keep the index in sync with it.
         case external(table: String, rowID: String = "rowid")
+        /// In another table whose key is not its rowid (a TEXT key, a UUID, as synced tables
+        /// have). The index's rowids come from a key map the library keeps, `<index>_keys(id
+        /// INTEGER PRIMARY KEY, key UNIQUE)`, read through the view `<index>_content`, so they
+        /// stay the same through `VACUUM` (which may renumber such a table's rowids), sync pulls
+        /// and rebuilds. Triggers keep the map and the index in step with the table.
+        case externalByKey(table: String, key: String)
     }
 
     /// The tokenizer; nil for FTS5's default (`unicode61`).
@@ -147,6 +153,9 @@ extension Connection {
         case .external(let table, let rowID):
             arguments.append("content = " + quoteStringLiteral(table))
             if !sameIdentifier(rowID, "rowid") { arguments.append("content_rowid = " + quoteStringLiteral(rowID)) }
+        case .externalByKey:
+            arguments.append("content = " + quoteStringLiteral(fts5KeyedContentView(name)))
+            arguments.append("content_rowid = " + quoteStringLiteral(fts5KeyMapIDColumn))
         }
         if !options.prefixes.isEmpty {
             arguments.append("prefix = " + quoteStringLiteral(options.prefixes.map(String.init).joined(separator: " ")))
@@ -175,9 +184,15 @@ extension Connection {
     /// sync triggers and the statement that fills the index from the content table.
     static func fts5CreateStatements(_ name: String, columns: [String], options: FTS5Options) -> [String] {
         var statements = [fts5TableDefinition(name, columns: columns, options: options).sql]
-        if case .external(let table, let rowID) = options.content {
+        switch options.content {
+        case .external(let table, let rowID):
             statements += fts5SyncTriggers(index: name, columns: columns, contentTable: table, rowID: rowID)
             statements.append(fts5RebuildSQL(name))
+        case .externalByKey(let table, let key):
+            statements += fts5KeyMapStatements(index: name, columns: columns, contentTable: table, key: key)
+            statements.append(fts5RebuildSQL(name))
+        case .internal, .contentless:
+            break
         }
         return statements
     }
@@ -186,10 +201,18 @@ extension Connection {
     /// otherwise fail every later write to the content table), then the table and its shadow tables.
     static func fts5DropStatements(_ name: String, options: FTS5Options) -> [String] {
         var statements: [String] = []
-        if case .external = options.content {
+        switch options.content {
+        case .external, .externalByKey:
             statements = fts5SyncTriggerSuffixes.map { "DROP TRIGGER IF EXISTS main." + quoteIdentifier(name + "_" + $0) }
+        case .internal, .contentless:
+            break
         }
-        return statements + ["DROP TABLE main." + quoteIdentifier(name)]
+        statements.append("DROP TABLE main." + quoteIdentifier(name))
+        if case .externalByKey = options.content {
+            statements.append("DROP VIEW IF EXISTS main." + quoteIdentifier(fts5KeyedContentView(name)))
+            statements.append("DROP TABLE IF EXISTS main." + quoteIdentifier(fts5KeyMapTable(name)))
+        }
+        return statements
     }
 
     /// Rebuilds an FTS5 index from its content (the external table, for external content).
@@ -224,5 +247,63 @@ extension Connection {
         }
         let bodies = [("INSERT", insert), ("DELETE", delete), ("UPDATE", delete + " " + insert)]
         return zip(fts5SyncTriggerSuffixes, bodies).map { trigger($0, $1.0, $1.1) }
+    }
+
+    // MARK: - Keyed external content
+
+    /// Whether `index` is a keyed external-content index (``FTS5Options/Content/externalByKey(table:key:)``):
+    /// its rowids are the key map's ids, not the content table's rowids.
+    package func isKeyedFTS5Index(_ index: String) throws -> Bool {
+        try schemaReader.entry(named: Self.fts5KeyMapTable(index), types: ["table"]) != nil
+            && schemaReader.entry(named: Self.fts5KeyedContentView(index), types: ["view"]) != nil
+    }
+
+    /// The key map of a keyed external-content index: a stable integer per key.
+    package static func fts5KeyMapTable(_ index: String) -> String { index + "_keys" }
+    /// The view the index reads its content through: the table's columns under the map's ids.
+    package static func fts5KeyedContentView(_ index: String) -> String { index + "_content" }
+    /// The key map's integer column, and the view's rowid column (a name no user column is
+    /// likely to have; the view fails to create, and nothing is left, if one does).
+    package static let fts5KeyMapIDColumn = "strata_fts_id"
+
+    /// The key map, its content view, the triggers that keep both and the index in step, and
+    /// the map filled from the table's rows (the index is then rebuilt through the view).
+    static func fts5KeyMapStatements(index: String, columns: [String], contentTable: String, key: String) -> [String] {
+        let map = quoteIdentifier(fts5KeyMapTable(index))
+        let id = quoteIdentifier(fts5KeyMapIDColumn)
+        let target = quoteIdentifier(index)
+        let table = quoteIdentifier(contentTable)
+        let keyColumn = quoteIdentifier(key)
+        let columnList = columns.map(quoteIdentifier).joined(separator: ", ")
+        // Written as INSERT … SELECT from the map, so a row without a mapped key (a NULL key)
+        // adds nothing to the index instead of an entry under a rowid FTS5 picks.
+        func fromMap(_ row: String, _ command: String?) -> String {
+            let list = (command.map { [quoteStringLiteral($0)] } ?? []) + ["m." + id] + columns.map { row + "." + quoteIdentifier($0) }
+            let into = (command == nil ? "" : target + ", ") + "rowid, " + columnList
+            return "INSERT INTO \(target)(\(into)) SELECT \(list.joined(separator: ", ")) FROM \(map) AS m WHERE m.\"key\" = \(row).\(keyColumn);"
+        }
+        let view = "CREATE VIEW " + quoteIdentifier(fts5KeyedContentView(index)) + " AS SELECT m." + id + " AS " + id
+            + columns.map { ", t." + quoteIdentifier($0) + " AS " + quoteIdentifier($0) }.joined()
+            + " FROM " + table + " AS t JOIN " + map + " AS m ON m.\"key\" = t." + keyColumn
+        // No conflict clause (OR IGNORE, OR REPLACE) in these bodies: an outer statement's
+        // conflict handling, an upsert's included, overrides a trigger's, so each is a guarded write.
+        let addKey = "INSERT INTO \(map)(\"key\") SELECT new.\(keyColumn) WHERE new.\(keyColumn) IS NOT NULL"
+            + " AND NOT EXISTS (SELECT 1 FROM \(map) WHERE \"key\" = new.\(keyColumn));"
+        let insert = fromMap("new", nil)
+        let delete = fromMap("old", "delete")
+        // A re-keyed row keeps its id: the index entry moves with it. A key set to NULL (which a
+        // non-integer PRIMARY KEY allows) leaves the map and the index; one set from NULL joins.
+        let rekey = "UPDATE \(map) SET \"key\" = new.\(keyColumn) WHERE \"key\" = old.\(keyColumn)"
+            + " AND new.\(keyColumn) IS NOT old.\(keyColumn) AND new.\(keyColumn) IS NOT NULL;"
+            + " DELETE FROM \(map) WHERE \"key\" = old.\(keyColumn) AND new.\(keyColumn) IS NULL;"
+        let dropKey = "DELETE FROM \(map) WHERE \"key\" = old.\(keyColumn);"
+        func trigger(_ suffix: String, _ event: String, _ body: String) -> String {
+            "CREATE TRIGGER " + quoteIdentifier(index + "_" + suffix) + " AFTER " + event + " ON " + table + " BEGIN " + body + " END"
+        }
+        let bodies = [("INSERT", addKey + " " + insert), ("DELETE", delete + " " + dropKey), ("UPDATE", delete + " " + rekey + " " + addKey + " " + insert)]
+        return ["CREATE TABLE \(map)(\(id) INTEGER PRIMARY KEY, \"key\" NOT NULL UNIQUE)",
+                "INSERT OR IGNORE INTO \(map)(\"key\") SELECT \(keyColumn) FROM \(table) WHERE \(keyColumn) IS NOT NULL ORDER BY rowid",
+                view]
+            + zip(fts5SyncTriggerSuffixes, bodies).map { trigger($0, $1.0, $1.1) }
     }
 }

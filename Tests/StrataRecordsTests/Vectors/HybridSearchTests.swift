@@ -18,6 +18,21 @@ struct HybridDocText: Equatable, Sendable {
     var body: String
 }
 
+/// A synced-style table: a TEXT key, indexed through a key map (`externalByKey`).
+@Record(table: "hybrid_keyed_doc")
+struct HybridKeyedDoc: Equatable, Sendable {
+    @PrimaryKey var id: String
+    var lang: String
+    var body: String
+    var embedding: FloatVector?
+}
+
+@Record(table: "hybrid_keyed_doc_text")
+struct HybridKeyedDocText: Equatable, Sendable {
+    @PrimaryKey @Column("rowid") var id: Int64?
+    var body: String
+}
+
 /// Hybrid search (FTS5 match + exact vector search, fused by reciprocal rank), checked against the
 /// same fusion written by hand in SQL: a `FULL OUTER JOIN` of two ranked lists.
 @Suite struct HybridSearchTests {
@@ -167,6 +182,53 @@ struct HybridDocText: Equatable, Sendable {
                 try require(stored == hit.record, "record \(String(describing: hit.record.id)) differs from the stored row")
                 try require((hit.distance == nil) == (hit.vectorRank == nil), "distance without a vector rank")
             }
+        }
+    }
+
+    @Test func aTextKeyedTableThroughItsKeyMapRanksAsAnIntegerKeyedOne() throws {
+        let vocabulary = ["spice", "harbour", "trade", "select", "café", "o'brien"]
+        try PropertyCheck.run("hybridSearch over a keyed index equals it over rowids", cases: 25) { random in
+            let db = try corpus([])
+            try HybridKeyedDoc.createTable(db)
+            try HybridKeyedDocText.createFTS5Table(db, options: FTS5Options(content: .externalByKey(table: "hybrid_keyed_doc", key: "id")))
+            // Rowids from 1000 and map ids from 1: only the map joins them right. The same empty
+            // row in both tables, so both indexes count the same documents (BM25 depends on it).
+            try db.execute("INSERT INTO hybrid_doc(id, lang, body, embedding) VALUES (1000, 'xx', '', NULL)")
+            try db.execute("INSERT INTO hybrid_keyed_doc(rowid, id, lang, body, embedding) VALUES (1000, 'doc-1000', 'xx', '', NULL)")
+            var live: [Int64] = []
+            for step in 0..<random.int(0...50) {
+                if !live.isEmpty && random.oneIn(5) {
+                    let id = random.pick(live)
+                    live.removeAll { $0 == id }
+                    try db.run("DELETE FROM hybrid_doc WHERE id = ?", id)
+                    try db.run("DELETE FROM hybrid_keyed_doc WHERE id = ?", "doc-\(id)")
+                    continue
+                }
+                let body = (0..<random.int(0...4)).map { _ in random.pick(vocabulary) }.joined(separator: " ")
+                let vector = random.oneIn(6) ? nil : try FloatVector([Float(random.int(-2...2)), Float(random.int(-2...2))])
+                let lang = random.pick(["en", "fr"])
+                var doc = HybridDoc(id: nil, lang: lang, body: body, embedding: vector)
+                try doc.insert(db)
+                let id = try #require(doc.id)
+                live.append(id)
+                var keyed = HybridKeyedDoc(id: "doc-\(id)", lang: lang, body: body, embedding: vector)
+                try keyed.insert(db)
+                if random.oneIn(10) { try db.execute("VACUUM") }
+                _ = step
+            }
+            let pattern = FTS5Pattern(matchingAnyTokenIn: (0..<2).map { _ in random.pick(vocabulary) }.joined(separator: " "))
+            let target = try FloatVector([Float(random.int(-2...2)), Float(random.int(-2...2))])
+            let k = random.int(1...10), candidates = random.pick([nil, 2, 30])
+            let english = random.oneIn(2)
+            let plain = try (english ? HybridDoc.where { $0.lang == "en" } : HybridDoc.all())
+                .hybridSearch(matching: pattern, in: HybridDocText.self, nearest: target, by: \.embedding, k: k, candidates: candidates)
+                .fetchAll(db)
+            let keyed = try (english ? HybridKeyedDoc.where { $0.lang == "en" } : HybridKeyedDoc.all())
+                .hybridSearch(matching: pattern, in: HybridKeyedDocText.self, nearest: target, by: \.embedding, k: k, candidates: candidates)
+                .fetchAll(db)
+            try require(keyed.map(\.record.id) == plain.map { "doc-\($0.record.id ?? -1)" },
+                        "\(keyed.map(\.record.id)) vs \(plain.map(\.record.id))")
+            try require(keyed.map(\.score) == plain.map(\.score) && keyed.map(\.textRank) == plain.map(\.textRank), "scores or ranks differ")
         }
     }
 }
