@@ -151,7 +151,7 @@ public struct HybridQuery<R: Record>: Sendable {
 
         // Rows found only by text are read once, together, under the query's conditions.
         let textOnly = ranked.map(\.rowID).filter { vectorRanks[$0] == nil }
-        let textRecords = try records(rowIDs: textOnly, db)
+        let textRecords = try base.records(rowIDs: textOnly, db)
         return try ranked.map { hit in
             let vector = vectorRanks[hit.rowID]
             guard let record = vector?.entry.record ?? textRecords[hit.rowID] else {
@@ -160,24 +160,6 @@ public struct HybridQuery<R: Record>: Sendable {
             return HybridMatch(record: record, score: hit.score, textRank: textRanks[hit.rowID],
                                vectorRank: vector?.rank, distance: vector?.entry.distance)
         }
-    }
-
-    /// The records with these rowids, keyed by rowid.
-    private func records(rowIDs: [Int64], _ db: Connection) throws -> [Int64: R] {
-        guard !rowIDs.isEmpty else { return [:] }
-        let rowID = SQLFragment.column("rowid", table: base.qualifier)
-        let markers = rowIDs.map { SQLFragment.value($0) }.joined(separator: ", ")
-        var parts = base.queryParts
-        parts.addPredicate(RecordPredicate("\(rowID) IN (\(markers))"))
-        let statement = parts.select([base.selectList, rowID].joined(separator: ", "), ordering: false, limiting: false)
-        let rowIDIndex = Int32(R.recordColumns.count)
-        var found: [Int64: R] = [:]
-        let _: [Void] = try runningTypedQuery(of: [R.self]) {
-            try db.query(literal: statement) { row in
-                found[sqlite3_column_int64(row.statementHandle, rowIDIndex)] = try R(columnOrderedRow: row)
-            }
-        }
-        return found
     }
 }
 
@@ -248,5 +230,28 @@ extension Record {
                                                fusion: HybridFusion = .reciprocalRank()) -> HybridQuery<Self> {
         all().hybridSearch(matching: pattern, in: textIndex, nearest: vector, by: column, metric: metric, k: k,
                            candidates: candidates, fusion: fusion)
+    }
+}
+
+extension RecordQuery {
+    /// The records with these rowids among the rows the query keeps, keyed by rowid (read in one
+    /// statement: what a search found by rowid, decoded once).
+    func records(rowIDs: [Int64], _ db: Connection) throws -> [Int64: R] {
+        let rowID = SQLFragment.column("rowid", table: qualifier)
+        let rowIDIndex = Int32(R.recordColumns.count)
+        var found: [Int64: R] = [:]
+        // In slices, under SQLite's limit on bound values in one statement.
+        for start in stride(from: 0, to: rowIDs.count, by: 500) {
+            let markers = rowIDs[start..<min(start + 500, rowIDs.count)].map { SQLFragment.value($0) }.joined(separator: ", ")
+            var parts = queryParts
+            parts.addPredicate(RecordPredicate("\(rowID) IN (\(markers))"))
+            let statement = parts.select([selectList, rowID].joined(separator: ", "), ordering: false, limiting: false)
+            let _: [Void] = try runningTypedQuery(of: [R.self]) {
+                try db.query(literal: statement) { row in
+                    found[sqlite3_column_int64(row.statementHandle, rowIDIndex)] = try R(columnOrderedRow: row)
+                }
+            }
+        }
+        return found
     }
 }

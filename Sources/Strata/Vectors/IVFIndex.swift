@@ -1,0 +1,434 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+// An IVF (inverted file) index over a float32 vector column, kept in ordinary SQLite tables so
+// it is transactional, crash-safe, dumpable and syncable like the rest:
+//   <name>_config     the table, column, metric, dimension and list count (one row)
+//   <name>_centroids  one k-means centroid per list
+//   <name>_entries    (list, row, vector), clustered by list (WITHOUT ROWID), so a probed list is
+//                     one range read
+//   <name>_pending    rows written since they were last assigned to a list
+// Triggers on the table use plain SQL only (no function of ours), so any connection or tool can
+// keep writing the table: a write queues its row in `_pending` and drops its stale entry, a
+// search scans pending rows exactly, and `updateIVFIndex` files them into their lists.
+
+/// An IVF index over a table's `FloatVector` column (see ``Connection/createIVFIndex(_:on:column:options:)``).
+public struct IVFIndex: Sendable, Hashable {
+    /// The index's name, the prefix of its tables and triggers.
+    public let name: String
+    /// The indexed table.
+    public let table: String
+    /// The indexed column: float32 vector BLOBs in sqlite-vec's layout.
+    public let column: String
+    /// The distance searches rank by.
+    public let metric: VectorMetric
+    /// The vectors' dimension; the triggers refuse a vector of another one.
+    public let dimensions: Int
+    /// How many lists (k-means centroids) the vectors are filed in.
+    public let lists: Int
+}
+
+/// How an IVF index is built.
+public struct IVFIndexOptions: Sendable, Hashable {
+    /// The distance searches rank by.
+    public var metric: VectorMetric
+    /// How many lists; nil for √(vectors), at least 1.
+    public var lists: Int?
+    /// How many vectors k-means trains on; nil for 64 per list (all vectors when there are fewer).
+    public var trainingSampleSize: Int?
+    /// k-means rounds.
+    public var iterations: Int
+    /// The seed of the sample and of the first centroids, so a build is reproducible.
+    public var seed: UInt64
+
+    /// Options for an IVF index.
+    public init(metric: VectorMetric = .l2, lists: Int? = nil, trainingSampleSize: Int? = nil, iterations: Int = 10, seed: UInt64 = 0x5EED) {
+        self.metric = metric
+        self.lists = lists
+        self.trainingSampleSize = trainingSampleSize
+        self.iterations = iterations
+        self.seed = seed
+    }
+}
+
+/// Why an IVF index could not be built, found or searched.
+public enum VectorIndexError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No IVF index of this name in the main schema.
+    case noSuchIndex(String)
+    /// An option out of range (named with its value).
+    case invalidOption(String)
+    /// The column holds no vector to learn lists from.
+    case noVectors(table: String, column: String)
+
+    /// What went wrong.
+    public var description: String {
+        switch self {
+        case .noSuchIndex(let name): return "No IVF index named \(name)"
+        case .invalidOption(let detail): return "Invalid IVF index option: \(detail)"
+        case .noVectors(let table, let column): return "\(table).\(column) holds no vector to build an IVF index from"
+        }
+    }
+}
+
+extension IVFIndex {
+    var configTable: String { name + "_config" }
+    var centroidsTable: String { name + "_centroids" }
+    var entriesTable: String { name + "_entries" }
+    var pendingTable: String { name + "_pending" }
+    static let triggerSuffixes = ["ai", "au", "ad"]
+
+    /// The tables and triggers, in creation order.
+    var createStatements: [String] {
+        let config = quoteIdentifier(configTable), centroids = quoteIdentifier(centroidsTable)
+        let entries = quoteIdentifier(entriesTable), pending = quoteIdentifier(pendingTable)
+        let source = quoteIdentifier(table), vector = quoteIdentifier(column)
+        let bytes = dimensions * 4
+        // A vector of another dimension would be unsearchable: refused at write time, in SQL.
+        let refuse = "SELECT RAISE(ABORT, \(quoteStringLiteral("\(name): \(table).\(column) takes float32 vectors of \(dimensions) dimensions (\(bytes) bytes)")))"
+            + " WHERE new.\(vector) IS NOT NULL AND (typeof(new.\(vector)) != 'blob' OR length(new.\(vector)) != \(bytes));"
+        // Guarded inserts, no conflict clause: an outer statement's would override a trigger's.
+        let queue = "INSERT INTO \(pending)(\"row\") SELECT new.rowid WHERE new.\(vector) IS NOT NULL"
+            + " AND NOT EXISTS (SELECT 1 FROM \(pending) WHERE \"row\" = new.rowid);"
+        let forgetOld = "DELETE FROM \(entries) WHERE \"row\" = old.rowid; DELETE FROM \(pending) WHERE \"row\" = old.rowid;"
+        func trigger(_ suffix: String, _ event: String, _ body: String) -> String {
+            "CREATE TRIGGER " + quoteIdentifier(name + "_" + suffix) + " AFTER " + event + " ON " + source + " BEGIN " + body + " END"
+        }
+        return [
+            "CREATE TABLE \(config)(id INTEGER PRIMARY KEY CHECK (id = 1), \"table\" TEXT NOT NULL, \"column\" TEXT NOT NULL, metric TEXT NOT NULL, dimensions INTEGER NOT NULL, lists INTEGER NOT NULL)",
+            "CREATE TABLE \(centroids)(list INTEGER PRIMARY KEY, centroid BLOB NOT NULL)",
+            "CREATE TABLE \(entries)(list INTEGER NOT NULL, \"row\" INTEGER NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (list, \"row\")) WITHOUT ROWID",
+            "CREATE INDEX \(quoteIdentifier(entriesTable + "_row")) ON \(entries)(\"row\")",
+            "CREATE TABLE \(pending)(\"row\" INTEGER PRIMARY KEY)",
+            trigger("ai", "INSERT", refuse + " " + queue),
+            trigger("au", "UPDATE", refuse + " " + forgetOld + " " + queue),
+            trigger("ad", "DELETE", forgetOld),
+        ]
+    }
+
+    /// What removes the index: triggers first, so no write meets half an index.
+    var dropStatements: [String] {
+        Self.triggerSuffixes.map { "DROP TRIGGER IF EXISTS main." + quoteIdentifier(name + "_" + $0) }
+            + [configTable, centroidsTable, entriesTable, pendingTable].map { "DROP TABLE IF EXISTS main." + quoteIdentifier($0) }
+    }
+}
+
+extension Connection {
+    /// Builds an IVF index over `table.column`: k-means centroids learned from a sample of the
+    /// vectors, every vector filed under its nearest centroid, and triggers that keep the index
+    /// in step with later writes (see ``searchIVFIndex(_:nearest:k:nprobe:among:)``).
+    ///
+    /// ```swift
+    /// let index = try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(metric: .cosine))
+    /// let hits = try db.searchIVFIndex("doc_ivf", nearest: query, k: 10, nprobe: 8)   // [(rowID:, distance:)]
+    /// ```
+    /// Everything happens in one savepoint: a failure leaves the database as it was.
+    /// - Throws: ``VectorIndexError`` (options out of range, no vector), ``VectorError`` (a vector
+    ///   of another dimension than the first, a malformed BLOB), `SQLiteError` (a name taken).
+    @discardableResult
+    public func createIVFIndex(_ name: String, on table: String, column: String, options: IVFIndexOptions = IVFIndexOptions()) throws -> IVFIndex {
+        guard options.iterations >= 0, options.iterations <= 1_000 else {
+            throw VectorIndexError.invalidOption("iterations \(options.iterations) is not within 0…1000")
+        }
+        if let lists = options.lists, lists < 1 { throw VectorIndexError.invalidOption("lists \(lists) is below 1") }
+        if let sample = options.trainingSampleSize, sample < 1 { throw VectorIndexError.invalidOption("trainingSampleSize \(sample) is below 1") }
+        return try strataSavepoint(named: "strata_ivf") {
+            let vectors = try IVFBuilder.vectors(in: table, column: column, self)
+            guard let dimensions = vectors.dimensions, vectors.count > 0 else { throw VectorIndexError.noVectors(table: table, column: column) }
+            let lists = min(options.lists ?? max(1, Int(Double(vectors.count).squareRoot())), vectors.count)
+            let index = IVFIndex(name: name, table: table, column: column, metric: options.metric, dimensions: dimensions, lists: lists)
+            for statement in index.createStatements { try execute(statement) }
+            try run(literal: "INSERT INTO \(identifier: index.configTable) VALUES (1, \(table), \(column), \(options.metric.rawValue), \(Int64(dimensions)), \(Int64(lists)))")
+            var random = IVFBuilder.SplitMix(state: options.seed)
+            let centroids = IVFBuilder.train(vectors, lists: lists, metric: options.metric,
+                                             sampleSize: options.trainingSampleSize ?? lists * 64,
+                                             iterations: options.iterations, random: &random)
+            for list in 0..<lists {
+                let centroid = Data(centroids[list * dimensions ..< (list + 1) * dimensions].withUnsafeBytes { Array($0) })
+                try run(literal: "INSERT INTO \(identifier: index.centroidsTable)(list, centroid) VALUES (\(Int64(list)), \(centroid))")
+            }
+            try IVFBuilder.file(vectors, into: index, centroids: centroids, self)
+            return index
+        }
+    }
+
+    /// The IVF index named `name`, as its configuration table records it.
+    /// - Throws: ``VectorIndexError/noSuchIndex(_:)``; `SQLiteError`.
+    public func ivfIndex(named name: String) throws -> IVFIndex {
+        guard try schemaReader.entry(named: name + "_config", types: ["table"]) != nil,
+              let row: Row = try query(literal: "SELECT \"table\", \"column\", metric, dimensions, lists FROM \(identifier: name + "_config") WHERE id = 1"),
+              let table: String = row.value(at: 0), let column: String = row.value(at: 1),
+              let metricName: String = row.value(at: 2), let metric = VectorMetric(rawValue: metricName),
+              let dimensions: Int = row.value(at: 3), let lists: Int = row.value(at: 4), dimensions > 0, lists > 0
+        else { throw VectorIndexError.noSuchIndex(name) }
+        return IVFIndex(name: name, table: table, column: column, metric: metric, dimensions: dimensions, lists: lists)
+    }
+
+    /// Files the rows written since the last update under their nearest centroids (the
+    /// centroids stay as built; drop and create the index to learn them again). Returns how
+    /// many rows were filed. Searches are exact for pending rows, so this only makes them cheaper.
+    /// - Throws: ``VectorIndexError/noSuchIndex(_:)``; `SQLiteError`.
+    @discardableResult
+    public func updateIVFIndex(_ name: String) throws -> Int {
+        try strataSavepoint(named: "strata_ivf") {
+            let index = try ivfIndex(named: name)
+            let centroids = try IVFBuilder.centroids(of: index, self)
+            let pendingRows: SQLFragment = "SELECT t.rowid, t.\(identifier: index.column) FROM \(identifier: index.pendingTable) AS p JOIN \(identifier: index.table) AS t ON t.rowid = p.\"row\""
+            let vectors = try IVFBuilder.vectors(literal: pendingRows, expecting: index.dimensions, self)
+            try run(literal: "DELETE FROM \(identifier: index.entriesTable) WHERE \"row\" IN (SELECT \"row\" FROM \(identifier: index.pendingTable))")
+            try IVFBuilder.file(vectors, into: index, centroids: centroids, self)
+            try run(literal: "DELETE FROM \(identifier: index.pendingTable)")
+            return vectors.count
+        }
+    }
+
+    /// Removes an IVF index: its triggers and tables.
+    /// - Throws: ``VectorIndexError/noSuchIndex(_:)``; `SQLiteError`.
+    public func dropIVFIndex(_ name: String) throws {
+        let index = try ivfIndex(named: name)
+        try strataSavepoint(named: "strata_ivf") {
+            for statement in index.dropStatements { try execute(statement) }
+        }
+    }
+
+    /// The `k` rows nearest `vector` among the `nprobe` lists whose centroids are nearest it,
+    /// and every row written since the last ``updateIVFIndex(_:)``: approximate (a near row in
+    /// an unprobed list is missed; more lists probed, better recall, slower), nearest first, ties
+    /// by rowid. `among`, a `SELECT` of rowids, restricts the rows ranked.
+    /// - Throws: ``VectorIndexError``; ``VectorError/wrongDimension(expected:actual:)`` for a
+    ///   query vector of another dimension; `SQLiteError`.
+    public func searchIVFIndex(_ name: String, nearest vector: FloatVector, k: Int, nprobe: Int,
+                               among rowIDs: SQLFragment? = nil) throws -> [(rowID: Int64, distance: Double)] {
+        guard k >= 0 else { throw VectorIndexError.invalidOption("k \(k) is below 0") }
+        guard nprobe >= 1 else { throw VectorIndexError.invalidOption("nprobe \(nprobe) is below 1") }
+        let index = try ivfIndex(named: name)
+        guard vector.dimensions == index.dimensions else {
+            throw VectorError.wrongDimension(expected: index.dimensions, actual: vector.dimensions)
+        }
+        guard k > 0 else { return [] }
+        let centroids = try IVFBuilder.centroids(of: index, self)
+        let probed = vector.values.withUnsafeBytes { query in
+            IVFBuilder.nearestLists(query.baseAddress!, centroids: centroids, dimensions: index.dimensions, metric: index.metric, count: nprobe)
+        }
+        let restriction: SQLFragment = rowIDs.map { " AND \"row\" IN (\($0))" } ?? ""
+        let lists = probed.map { SQLFragment.value(Int64($0)) }.joined(separator: ", ")
+        // Pending rows are ranked from the table itself, and their stale entries skipped.
+        let filed: SQLFragment = "SELECT \"row\", vector FROM \(identifier: index.entriesTable) WHERE list IN (\(lists))"
+            + " AND \"row\" NOT IN (SELECT \"row\" FROM \(identifier: index.pendingTable))" + restriction
+        let pendingRestriction: SQLFragment = rowIDs.map { " AND t.rowid IN (\($0))" } ?? ""
+        let pending: SQLFragment = "SELECT t.rowid, t.\(identifier: index.column) FROM \(identifier: index.pendingTable) AS p JOIN \(identifier: index.table) AS t ON t.rowid = p.\"row\" WHERE t.\(identifier: index.column) IS NOT NULL" + pendingRestriction
+        var best = IVFBuilder.TopK(capacity: k)
+        try vector.values.withUnsafeBytes { query in
+            guard let target = query.baseAddress else { throw VectorError.empty }
+            for statement in [filed, pending] {
+                try withStatement(literal: statement) { prepared in
+                    let handle = prepared.handle
+                    while try prepared.step() {
+                        guard sqlite3_column_type(handle, 1) == SQLITE_BLOB,
+                              Int(sqlite3_column_bytes(handle, 1)) == index.dimensions * 4,
+                              let bytes = sqlite3_column_blob(handle, 1) else {
+                            throw VectorError.malformedBlob(bytes: Int(sqlite3_column_bytes(handle, 1)), layout: .float32)
+                        }
+                        let distance = try VectorKernels.distance(index.metric, target, bytes, dimensions: index.dimensions)
+                        best.offer(distance: distance, rowID: sqlite3_column_int64(handle, 0))
+                    }
+                }
+            }
+        }
+        return best.ranked()
+    }
+}
+
+/// k-means, filing and probing, on float32 arrays.
+enum IVFBuilder {
+    /// Vectors read from a table: their rowids and their components, back to back.
+    struct Vectors {
+        var rowIDs: [Int64] = []
+        var components: [Float] = []
+        var dimensions: Int?
+        var count: Int { rowIDs.count }
+    }
+
+    /// A small seeded generator (SplitMix64), so a build is the same on every platform.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static func vectors(in table: String, column: String, _ db: Connection) throws -> Vectors {
+        try vectors(literal: "SELECT rowid, \(identifier: column) FROM \(identifier: table) WHERE \(identifier: column) IS NOT NULL ORDER BY rowid", expecting: nil, db)
+    }
+
+    /// Every row's vector from `literal` (rowid, vector); the first fixes the dimension unless
+    /// `expecting` does.
+    static func vectors(literal: SQLFragment, expecting: Int?, _ db: Connection) throws -> Vectors {
+        var result = Vectors(dimensions: expecting)
+        try db.withStatement(literal: literal) { statement in
+            let handle = statement.handle
+            while try statement.step() {
+                guard sqlite3_column_type(handle, 1) != SQLITE_NULL else { continue }
+                let bytes = Int(sqlite3_column_bytes(handle, 1))
+                guard sqlite3_column_type(handle, 1) == SQLITE_BLOB, let pointer = sqlite3_column_blob(handle, 1) else {
+                    throw VectorError.malformedBlob(bytes: bytes, layout: .float32)
+                }
+                let dimensions = try FloatVector.dimensions(ofBlobBytes: bytes)
+                if let expected = result.dimensions, expected != dimensions {
+                    throw VectorError.wrongDimension(expected: expected, actual: dimensions)
+                }
+                result.dimensions = dimensions
+                if let bad = VectorKernels.firstNonFinite(pointer, count: dimensions) { throw VectorError.nonFinite(index: bad) }
+                result.rowIDs.append(sqlite3_column_int64(handle, 0))
+                let floats = UnsafeRawBufferPointer(start: pointer, count: bytes)
+                result.components.append(contentsOf: floats.bindMemory(to: Float.self))
+            }
+        }
+        return result
+    }
+
+    static func centroids(of index: IVFIndex, _ db: Connection) throws -> [Float] {
+        var centroids = [Float](repeating: 0, count: index.lists * index.dimensions)
+        var seen = 0
+        try db.withStatement(literal: "SELECT list, centroid FROM \(identifier: index.centroidsTable) ORDER BY list") { statement in
+            let handle = statement.handle
+            while try statement.step() {
+                let list = Int(sqlite3_column_int64(handle, 0))
+                let bytes = Int(sqlite3_column_bytes(handle, 1))
+                guard list >= 0, list < index.lists, bytes == index.dimensions * 4, let pointer = sqlite3_column_blob(handle, 1) else {
+                    throw VectorIndexError.noSuchIndex("\(index.name) (its centroid \(list) is damaged)")
+                }
+                centroids.withUnsafeMutableBytes { target in
+                    target.baseAddress!.advanced(by: list * bytes).copyMemory(from: pointer, byteCount: bytes)
+                }
+                seen += 1
+            }
+        }
+        guard seen == index.lists else { throw VectorIndexError.noSuchIndex("\(index.name) (\(seen) of \(index.lists) centroids)") }
+        return centroids
+    }
+
+    /// How well `vector` fits a centroid, smaller better: the squared distance for L2; for
+    /// cosine (centroids normalized) and inner product, the negated dot product.
+    @inline(__always)
+    static func fit(_ vector: UnsafeRawPointer, _ centroid: UnsafeRawPointer, dimensions: Int, metric: VectorMetric) -> Float {
+        switch metric {
+        case .l2: return VectorKernels.sumOfSquaredDifferences(vector, centroid, count: dimensions)
+        case .cosine, .innerProduct: return -VectorKernels.dot(vector, centroid, count: dimensions)
+        }
+    }
+
+    /// The list whose centroid fits `vector` best (the lowest list on a tie, and for NaN fits).
+    static func nearestList(_ vector: UnsafeRawPointer, centroids: UnsafeRawPointer, lists: Int, dimensions: Int, metric: VectorMetric) -> Int {
+        var best = 0
+        var bestFit = Float.infinity
+        for list in 0..<lists {
+            let fit = fit(vector, centroids + list * dimensions * 4, dimensions: dimensions, metric: metric)
+            if fit < bestFit { bestFit = fit; best = list }
+        }
+        return best
+    }
+
+    /// The `count` lists whose centroids fit `vector` best, best first (ties by list).
+    static func nearestLists(_ vector: UnsafeRawPointer, centroids: [Float], dimensions: Int, metric: VectorMetric, count: Int) -> [Int] {
+        let lists = centroids.count / dimensions
+        let fits = centroids.withUnsafeBytes { base in
+            (0..<lists).map { list in fit(vector, base.baseAddress! + list * dimensions * 4, dimensions: dimensions, metric: metric) }
+        }
+        return (0..<lists).sorted { (fits[$0].isNaN ? .infinity : fits[$0], $0) < (fits[$1].isNaN ? .infinity : fits[$1], $1) }
+            .prefix(count).map { $0 }
+    }
+
+    /// k-means (Lloyd's rounds) on a seeded sample; for cosine, on unit vectors with unit
+    /// centroids (spherical k-means). A list left empty takes a sampled vector.
+    static func train(_ vectors: Vectors, lists: Int, metric: VectorMetric, sampleSize: Int, iterations: Int,
+                      random: inout SplitMix) -> [Float] {
+        let dimensions = vectors.dimensions ?? 1
+        var order = Array(0..<vectors.count)
+        let size = min(max(sampleSize, lists), vectors.count)
+        for position in 0..<size { order.swapAt(position, Int.random(in: position..<vectors.count, using: &random)) }
+        var sample = [Float](); sample.reserveCapacity(size * dimensions)
+        for position in 0..<size {
+            let start = order[position] * dimensions
+            var vector = Array(vectors.components[start..<start + dimensions])
+            if metric == .cosine { normalize(&vector) }
+            sample.append(contentsOf: vector)
+        }
+        // The first centroids: the first `lists` vectors of the shuffled sample.
+        var centroids = Array(sample[0..<lists * dimensions])
+        let assignMetric: VectorMetric = metric == .innerProduct ? .l2 : metric
+        for _ in 0..<iterations {
+            var sums = [Double](repeating: 0, count: lists * dimensions)
+            var counts = [Int](repeating: 0, count: lists)
+            sample.withUnsafeBytes { samples in
+                centroids.withUnsafeBytes { centres in
+                    for position in 0..<size {
+                        let vector = samples.baseAddress! + position * dimensions * 4
+                        let list = nearestList(vector, centroids: centres.baseAddress!, lists: lists, dimensions: dimensions, metric: assignMetric)
+                        counts[list] += 1
+                        for component in 0..<dimensions { sums[list * dimensions + component] += Double(sample[position * dimensions + component]) }
+                    }
+                }
+            }
+            for list in 0..<lists {
+                if counts[list] == 0 {
+                    let donor = Int.random(in: 0..<size, using: &random) * dimensions
+                    for component in 0..<dimensions { centroids[list * dimensions + component] = sample[donor + component] }
+                    continue
+                }
+                var centroid = (0..<dimensions).map { Float(sums[list * dimensions + $0] / Double(counts[list])) }
+                if metric == .cosine { normalize(&centroid) }
+                for component in 0..<dimensions { centroids[list * dimensions + component] = centroid[component] }
+            }
+        }
+        return centroids
+    }
+
+    static func normalize(_ vector: inout [Float]) {
+        let norm = vector.reduce(0.0) { $0 + Double($1) * Double($1) }.squareRoot()
+        guard norm > 0, norm.isFinite else { return }
+        for index in vector.indices { vector[index] = Float(Double(vector[index]) / norm) }
+    }
+
+    /// Files each vector under its nearest centroid.
+    static func file(_ vectors: Vectors, into index: IVFIndex, centroids: [Float], _ db: Connection) throws {
+        guard vectors.count > 0 else { return }
+        let sql = "INSERT INTO " + quoteIdentifier(index.entriesTable) + "(list, \"row\", vector) VALUES (?, ?, ?)"
+        let bytes = index.dimensions * 4
+        try db.withStatement(cachedFor: StatementCacheKey(sql: sql)) { statement in
+            try vectors.components.withUnsafeBytes { components in
+                try centroids.withUnsafeBytes { centres in
+                    guard let first = components.baseAddress, let centre = centres.baseAddress else { return }
+                    for position in 0..<vectors.count {
+                        let vector = first + position * bytes
+                        let list = nearestList(vector, centroids: centre, lists: index.lists, dimensions: index.dimensions, metric: index.metric)
+                        try statement.bind(values: [.integer(Int64(list)), .integer(vectors.rowIDs[position]), .blob(Data(bytes: vector, count: bytes))])
+                        try statement.run()
+                    }
+                }
+            }
+        }
+    }
+
+    /// The best `capacity` (distance, rowid) pairs seen, kept sorted (k is small).
+    struct TopK {
+        let capacity: Int
+        private(set) var entries: [(distance: Double, rowID: Int64)] = []
+
+        init(capacity: Int) { self.capacity = capacity }
+
+        mutating func offer(distance: Double, rowID: Int64) {
+            if entries.count == capacity, let worst = entries.last, (distance, rowID) >= (worst.distance, worst.rowID) { return }
+            let position = entries.firstIndex { (distance, rowID) < ($0.distance, $0.rowID) } ?? entries.count
+            entries.insert((distance, rowID), at: position)
+            if entries.count > capacity { entries.removeLast() }
+        }
+
+        func ranked() -> [(rowID: Int64, distance: Double)] { entries.map { (rowID: $0.rowID, distance: $0.distance) } }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Strata
+import StrataTestSupport
+import Testing
+
+/// IVF indexes: probing every list is the exact answer (through any writes, before and after
+/// `updateIVFIndex`); fewer lists trade recall for speed; bad input is a named error and a
+/// failed build leaves nothing.
+@Suite struct IVFIndexTests {
+    /// The exact top k by sorting every distance, ties by rowid.
+    static func exact(_ db: Connection, _ target: FloatVector, _ metric: VectorMetric, k: Int, filter: String = "1") throws -> [(rowID: Int64, distance: Double)] {
+        let rows: [Row] = try db.query(literal: SQLFragment(sql: "SELECT rowid, embedding FROM doc WHERE embedding IS NOT NULL AND \(filter)"))
+        return try rows.map { row -> (rowID: Int64, distance: Double) in
+            let vector = try #require(row[1] as FloatVector?)
+            return (rowID: row[0], distance: try vector.distance(to: target, metric: metric))
+        }
+        .sorted { ($0.distance, $0.rowID) < ($1.distance, $1.rowID) }
+        .prefix(k).map { $0 }
+    }
+
+    @Test func probingEveryListIsExactThroughWritesAndUpdates() throws {
+        try PropertyCheck.run("IVF with nprobe = lists equals the exact top k", cases: 25) { random in
+            let db = try Connection()
+            try db.execute("CREATE TABLE doc(id INTEGER PRIMARY KEY, lang TEXT, embedding BLOB)")
+            let dimensions = random.pick([1, 2, 3, 8, 17])
+            let palette = try (0..<random.int(1...8)).map { _ in
+                try FloatVector((0..<dimensions).map { _ in Float(random.int(-4...4)) / 2 })
+            }
+            func vector() throws -> FloatVector {
+                random.oneIn(3) ? random.pick(palette) : try FloatVector((0..<dimensions).map { _ in Float(random.int(-100...100)) / 10 })
+            }
+            for _ in 0..<random.int(1...150) {
+                let embedding: FloatVector? = random.oneIn(10) ? nil : try vector()
+                try db.run(literal: "INSERT INTO doc(lang, embedding) VALUES (\(random.pick(["en", "fr"])), \(embedding))")
+            }
+            guard try db.query("SELECT count(embedding) FROM doc") as Int > 0 else { return }
+            let metric = random.pick(VectorMetric.allCases)
+            let options = IVFIndexOptions(metric: metric, lists: random.pick([nil, 1, 3, 10]), trainingSampleSize: random.pick([nil, 5]),
+                                          iterations: random.int(0...5), seed: random.next())
+            let index = try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: options)
+            func check(_ when: String) throws {
+                let target = try vector()
+                let k = random.int(0...20)
+                let english = random.oneIn(3)
+                let found = try db.searchIVFIndex("doc_ivf", nearest: target, k: k, nprobe: index.lists,
+                                                  among: english ? "SELECT rowid FROM doc WHERE lang = 'en'" : nil)
+                let expected = try Self.exact(db, target, metric, k: k, filter: english ? "lang = 'en'" : "1")
+                try require(found.map(\.rowID) == expected.map(\.rowID), "\(when) \(metric) k=\(k): \(found.map(\.rowID)) vs \(expected.map(\.rowID))")
+                try require(found.map(\.distance) == expected.map(\.distance), "\(when): distances differ")
+            }
+            try check("after the build")
+            for _ in 0..<random.int(0...30) {
+                switch random.int(0...3) {
+                case 0: try db.run(literal: "INSERT INTO doc(lang, embedding) VALUES ('en', \(try vector()))")
+                case 1: try db.run(literal: "UPDATE doc SET embedding = \(try vector()) WHERE id = \(Int64(random.int(1...200)))")
+                case 2: try db.run(literal: "DELETE FROM doc WHERE id = \(Int64(random.int(1...200)))")
+                default: try db.run(literal: "UPDATE doc SET embedding = NULL, id = id + 1000 WHERE id = \(Int64(random.int(1...200)))")
+                }
+            }
+            try check("with pending rows")
+            let pending: Int = try db.query("SELECT count(*) FROM doc_ivf_pending")
+            let filed = try db.updateIVFIndex("doc_ivf")
+            try require(filed <= pending, "filed \(filed) of \(pending) pending")
+            try require(try db.query("SELECT count(*) FROM doc_ivf_pending") as Int == 0, "rows still pending")
+            // Every vector is filed once, under its row.
+            let entries: Int = try db.query("SELECT count(*) FROM doc_ivf_entries")
+            let vectors: Int = try db.query("SELECT count(embedding) FROM doc")
+            try require(entries == vectors, "\(entries) entries for \(vectors) vectors")
+            try check("after updateIVFIndex")
+        }
+    }
+
+    @Test func fewerListsStillFindWellSeparatedNeighbours() throws {
+        var random = SeededRandom(seed: 0x1F)
+        let db = try Connection()
+        try db.execute("CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB)")
+        let dimensions = 16
+        let centres = (0..<20).map { _ in (0..<dimensions).map { _ in Float(random.int(-1000...1000)) } }
+        for row in 0..<2_000 {
+            let centre = centres[row % centres.count]
+            let embedding = try FloatVector(centre.map { $0 + Float(random.int(-50...50)) / 10 })
+            try db.run(literal: "INSERT INTO doc(embedding) VALUES (\(embedding))")
+        }
+        let index = try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 20, iterations: 10))
+        #expect(index.lists == 20 && index.dimensions == 16)
+        var hits = 0, total = 0
+        for query in 0..<50 {
+            let centre = centres[query % centres.count]
+            let target = try FloatVector(centre.map { $0 + Float(random.int(-50...50)) / 10 })
+            let found = try db.searchIVFIndex("doc_ivf", nearest: target, k: 10, nprobe: 2).map(\.rowID)
+            let expected = try Self.exact(db, target, .l2, k: 10).map(\.rowID)
+            hits += Set(found).intersection(expected).count
+            total += expected.count
+        }
+        // Clusters far apart: the nearest centroid's list holds the true neighbours.
+        #expect(Double(hits) / Double(total) >= 0.95, "recall@10 \(Double(hits) / Double(total))")
+    }
+
+    @Test func refusalsAreNamedAndLeaveNothing() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("ivf.sqlite")
+        let db = try Connection(storageLocation: .onDisk(path))
+        try db.execute("CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB)")
+        #expect(throws: VectorIndexError.noVectors(table: "doc", column: "embedding")) {
+            try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding")
+        }
+        try db.run(literal: "INSERT INTO doc(embedding) VALUES (\(try FloatVector([1, 2])))")
+        try db.run(literal: "INSERT INTO doc(embedding) VALUES (\(try FloatVector([1, 2, 3])))")
+        #expect(throws: VectorError.wrongDimension(expected: 2, actual: 3)) {
+            try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding")
+        }
+        try db.execute("UPDATE doc SET embedding = x'0000803f0000803f' WHERE id = 2")   // [1, 1]
+        try db.execute("INSERT INTO doc(embedding) VALUES (x'010203')")
+        #expect(throws: VectorError.malformedBlob(bytes: 3, layout: .float32)) {
+            try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 1))
+        }
+        #expect(throws: VectorIndexError.self) { try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 0)) }
+        #expect(throws: VectorIndexError.self) { try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(iterations: -1)) }
+        let objects: Int = try db.query("SELECT count(*) FROM sqlite_master WHERE name LIKE 'doc_ivf%'")
+        #expect(objects == 0)
+        #expect(throws: VectorIndexError.noSuchIndex("doc_ivf")) { try db.searchIVFIndex("doc_ivf", nearest: try FloatVector([1, 2]), k: 1, nprobe: 1) }
+
+        try db.execute("DELETE FROM doc WHERE id > 1")
+        try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding")
+        // The triggers refuse a vector the index could not rank, from any connection.
+        let refused = try #require(sqliteError { try db.run(literal: "INSERT INTO doc(embedding) VALUES (\(try FloatVector([1, 2, 3])))") })
+        #expect(refused.message.contains("2 dimensions"))
+        #expect(sqliteError { try db.execute("UPDATE doc SET embedding = 'text'") } != nil)
+        #expect(throws: VectorError.wrongDimension(expected: 2, actual: 3)) {
+            try db.searchIVFIndex("doc_ivf", nearest: try FloatVector([1, 2, 3]), k: 1, nprobe: 1)
+        }
+        #expect(throws: VectorIndexError.self) { try db.searchIVFIndex("doc_ivf", nearest: try FloatVector([1, 2]), k: 1, nprobe: 0) }
+        // Another connection finds the index as the file records it.
+        let other = try Connection(storageLocation: .onDisk(path))
+        let found = try other.ivfIndex(named: "doc_ivf")
+        #expect(found.table == "doc" && found.column == "embedding" && found.metric == .l2 && found.dimensions == 2 && found.lists == 1)
+        #expect(try other.searchIVFIndex("doc_ivf", nearest: try FloatVector([0, 0]), k: 5, nprobe: 1).map(\.rowID) == [1])
+        try other.dropIVFIndex("doc_ivf")
+        #expect(try db.query("SELECT count(*) FROM sqlite_master WHERE name LIKE 'doc_ivf%'") as Int == 0)
+        try db.run(literal: "INSERT INTO doc(embedding) VALUES (\(try FloatVector([1, 2, 3])))")   // no trigger left
+    }
+}
