@@ -35,7 +35,9 @@ public struct QueryClauses {
             let start = serializer.fragment
             serializer.fragment = SQLFragment()
             try serializer.append(ordering.expression)
+            if let collation = ordering.collation { serializer.append(" COLLATE " + quoteIdentifier(collation)) }
             if let direction = ordering.direction { serializer.append(" " + direction) }
+            if let nulls = ordering.nulls { serializer.append(" " + nulls) }
             clauses.orderings.append(serializer.fragment)
             serializer.fragment = start
         }
@@ -53,15 +55,34 @@ public struct Where: SelectConstraint {
     public func apply(to query: inout QueryClauses) { query.whereExpressions.append(expression) }
 }
 
-/// `ORDER BY expression [ASC|DESC]`.
+/// `ORDER BY expression [COLLATE name] [ASC|DESC] [NULLS FIRST|LAST]`.
 public struct OrderBy: SelectConstraint {
     let expression: any Expression
-    let direction: String?
+    var direction: String?
+    var collation: String?
+    var nulls: String?
+
+    init(expression: any Expression, direction: String?) {
+        self.expression = expression
+        self.direction = direction
+    }
 
     /// Ascending order.
-    public func asc() -> OrderBy { OrderBy(expression: expression, direction: "ASC") }
+    public func asc() -> OrderBy { with { $0.direction = "ASC" } }
     /// Descending order.
-    public func desc() -> OrderBy { OrderBy(expression: expression, direction: "DESC") }
+    public func desc() -> OrderBy { with { $0.direction = "DESC" } }
+    /// Compares with the collation `name` (`BINARY`, `NOCASE`, `RTRIM` or one the connection added); the name is quoted.
+    public func collate(_ name: String) -> OrderBy { with { $0.collation = name } }
+    /// NULLs before every value.
+    public func nullsFirst() -> OrderBy { with { $0.nulls = "NULLS FIRST" } }
+    /// NULLs after every value.
+    public func nullsLast() -> OrderBy { with { $0.nulls = "NULLS LAST" } }
+
+    private func with(_ change: (inout OrderBy) -> Void) -> OrderBy {
+        var copy = self
+        change(&copy)
+        return copy
+    }
 
     public func apply(to query: inout QueryClauses) { query.orderings.append(self) }
 }
