@@ -14,6 +14,10 @@ extension Connection {
     /// - `strata_vec_inner_product(a, b)`: the dot product (larger is more similar).
     /// - `strata_vec_distance_hamming(a, b)`: differing bits of two bit vectors (``BitVector``).
     /// - `strata_vec_dims(a)`: the dimension of a float32 vector.
+    /// - `strata_vec_top_k(table, column, query, k, metric)`: a table of the exact `k` nearest
+    ///   rows, columns `rowid` and `distance` (``nearestRows(in:column:to:metric:k:)``).
+    /// - `strata_vec_ivf_search(index, query, k, nprobe)`: the same through an IVF index
+    ///   (``searchIVFIndex(_:nearest:k:nprobe:among:)``).
     ///
     /// ```swift
     /// try db.addVectorFunctions()
@@ -38,6 +42,9 @@ extension Connection {
         try addScalarFunction(named: "strata_vec_dims", argumentCount: 1, deterministic: true) { _, arguments in
             VectorSQLFunctions.dimensions(arguments)
         }
+        let box = VectorSearchConnection(self)
+        try createTableValuedFunction(VectorSearchFunctions.topK(box))
+        try createTableValuedFunction(VectorSearchFunctions.ivfSearch(box))
     }
 }
 
