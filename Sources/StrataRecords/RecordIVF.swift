@@ -21,6 +21,8 @@ public struct ProbingNearestQuery<R: Record>: Sendable {
     public let index: String
     /// How many lists are searched.
     public let nprobe: Int
+    /// In a quantized index, how many candidates per result are rescored by their float32 vectors.
+    public let rescoring: Int
 
     /// The nearest records the probed lists hold, nearest first, with their distances.
     /// - Throws: ``RecordQueryError`` when the index is over another table, column or metric, or
@@ -41,7 +43,7 @@ public struct ProbingNearestQuery<R: Record>: Sendable {
         }
         let restriction = parts.predicate == nil ? nil
             : base.queryParts.select(.column("rowid", table: base.qualifier), ordering: false, limiting: false)
-        let found = try db.searchIVFIndex(index, nearest: nearest.target, k: nearest.k, nprobe: nprobe, among: restriction)
+        let found = try db.searchIVFIndex(index, nearest: nearest.target, k: nearest.k, nprobe: nprobe, rescoring: rescoring, among: restriction)
         let records = try base.records(rowIDs: found.map(\.rowID), db)
         // A row the index holds but the table no longer does (triggers bypassed) is left out.
         return found.compactMap { hit in records[hit.rowID].map { (record: $0, distance: hit.distance) } }
@@ -50,9 +52,10 @@ public struct ProbingNearestQuery<R: Record>: Sendable {
 
 extension NearestQuery {
     /// The same query answered by the IVF index `index`, searching the `nprobe` lists whose
-    /// centroids are nearest the query vector (see ``ProbingNearestQuery``).
-    public func probing(_ index: String, nprobe: Int = 8) -> ProbingNearestQuery<R> {
-        ProbingNearestQuery(nearest: self, index: index, nprobe: nprobe)
+    /// centroids are nearest the query vector (see ``ProbingNearestQuery``); in a quantized
+    /// index the `k × rescoring` best candidates by their codes are ranked again exactly.
+    public func probing(_ index: String, nprobe: Int = 8, rescoring: Int = 8) -> ProbingNearestQuery<R> {
+        ProbingNearestQuery(nearest: self, index: index, nprobe: nprobe, rescoring: rescoring)
     }
 }
 

@@ -28,6 +28,21 @@ public struct IVFIndex: Sendable, Hashable {
     public let dimensions: Int
     /// How many lists (k-means centroids) the vectors are filed in.
     public let lists: Int
+    /// How the filed vectors are stored and first compared; the best candidates are then
+    /// ranked again by their float32 vectors in the table.
+    public let quantization: VectorQuantization
+}
+
+/// How an IVF index stores the vectors it files.
+public enum VectorQuantization: String, Sendable, Hashable, CaseIterable {
+    /// float32, as in the table: distances are exact within the probed lists.
+    case none
+    /// One signed byte per dimension and a scale (``Int8Vector``): a quarter of the bytes read;
+    /// candidates are rescored against the float32 vectors.
+    case int8
+    /// One bit per dimension (``BitVector``), compared by Hamming distance: a thirty-second of the
+    /// bytes; candidates are rescored against the float32 vectors.
+    case bit
 }
 
 /// How an IVF index is built.
@@ -42,9 +57,14 @@ public struct IVFIndexOptions: Sendable, Hashable {
     public var iterations: Int
     /// The seed of the sample and of the first centroids, so a build is reproducible.
     public var seed: UInt64
+    /// How filed vectors are stored: `.int8` or `.bit` for quantized search with rescoring
+    /// (with `lists: 1`, a flat quantized index).
+    public var quantization: VectorQuantization
 
     /// Options for an IVF index.
-    public init(metric: VectorMetric = .l2, lists: Int? = nil, trainingSampleSize: Int? = nil, iterations: Int = 10, seed: UInt64 = 0x5EED) {
+    public init(metric: VectorMetric = .l2, lists: Int? = nil, trainingSampleSize: Int? = nil, iterations: Int = 10, seed: UInt64 = 0x5EED,
+                quantization: VectorQuantization = .none) {
+        self.quantization = quantization
         self.metric = metric
         self.lists = lists
         self.trainingSampleSize = trainingSampleSize
@@ -96,7 +116,7 @@ extension IVFIndex {
             "CREATE TRIGGER " + quoteIdentifier(name + "_" + suffix) + " AFTER " + event + " ON " + source + " BEGIN " + body + " END"
         }
         return [
-            "CREATE TABLE \(config)(id INTEGER PRIMARY KEY CHECK (id = 1), \"table\" TEXT NOT NULL, \"column\" TEXT NOT NULL, metric TEXT NOT NULL, dimensions INTEGER NOT NULL, lists INTEGER NOT NULL)",
+            "CREATE TABLE \(config)(id INTEGER PRIMARY KEY CHECK (id = 1), \"table\" TEXT NOT NULL, \"column\" TEXT NOT NULL, metric TEXT NOT NULL, dimensions INTEGER NOT NULL, lists INTEGER NOT NULL, quantization TEXT NOT NULL)",
             "CREATE TABLE \(centroids)(list INTEGER PRIMARY KEY, centroid BLOB NOT NULL)",
             "CREATE TABLE \(entries)(list INTEGER NOT NULL, \"row\" INTEGER NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (list, \"row\")) WITHOUT ROWID",
             "CREATE INDEX \(quoteIdentifier(entriesTable + "_row")) ON \(entries)(\"row\")",
@@ -137,9 +157,10 @@ extension Connection {
             let vectors = try IVFBuilder.vectors(in: table, column: column, self)
             guard let dimensions = vectors.dimensions, vectors.count > 0 else { throw VectorIndexError.noVectors(table: table, column: column) }
             let lists = min(options.lists ?? max(1, Int(Double(vectors.count).squareRoot())), vectors.count)
-            let index = IVFIndex(name: name, table: table, column: column, metric: options.metric, dimensions: dimensions, lists: lists)
+            let index = IVFIndex(name: name, table: table, column: column, metric: options.metric, dimensions: dimensions, lists: lists,
+                                 quantization: options.quantization)
             for statement in index.createStatements { try execute(statement) }
-            try run(literal: "INSERT INTO \(identifier: index.configTable) VALUES (1, \(table), \(column), \(options.metric.rawValue), \(Int64(dimensions)), \(Int64(lists)))")
+            try run(literal: "INSERT INTO \(identifier: index.configTable) VALUES (1, \(table), \(column), \(options.metric.rawValue), \(Int64(dimensions)), \(Int64(lists)), \(options.quantization.rawValue))")
             var random = IVFBuilder.SplitMix(state: options.seed)
             let centroids = IVFBuilder.train(vectors, lists: lists, metric: options.metric,
                                              sampleSize: options.trainingSampleSize ?? lists * 64,
@@ -157,12 +178,13 @@ extension Connection {
     /// - Throws: ``VectorIndexError/noSuchIndex(_:)``; `SQLiteError`.
     public func ivfIndex(named name: String) throws -> IVFIndex {
         guard try schemaReader.entry(named: name + "_config", types: ["table"]) != nil,
-              let row: Row = try query(literal: "SELECT \"table\", \"column\", metric, dimensions, lists FROM \(identifier: name + "_config") WHERE id = 1"),
+              let row: Row = try query(literal: "SELECT \"table\", \"column\", metric, dimensions, lists, quantization FROM \(identifier: name + "_config") WHERE id = 1"),
               let table: String = row.value(at: 0), let column: String = row.value(at: 1),
               let metricName: String = row.value(at: 2), let metric = VectorMetric(rawValue: metricName),
-              let dimensions: Int = row.value(at: 3), let lists: Int = row.value(at: 4), dimensions > 0, lists > 0
+              let dimensions: Int = row.value(at: 3), let lists: Int = row.value(at: 4), dimensions > 0, lists > 0,
+              let quantizationName: String = row.value(at: 5), let quantization = VectorQuantization(rawValue: quantizationName)
         else { throw VectorIndexError.noSuchIndex(name) }
-        return IVFIndex(name: name, table: table, column: column, metric: metric, dimensions: dimensions, lists: lists)
+        return IVFIndex(name: name, table: table, column: column, metric: metric, dimensions: dimensions, lists: lists, quantization: quantization)
     }
 
     /// Files the rows written since the last update under their nearest centroids (the
@@ -195,13 +217,16 @@ extension Connection {
     /// The `k` rows nearest `vector` among the `nprobe` lists whose centroids are nearest it,
     /// and every row written since the last ``updateIVFIndex(_:)``: approximate (a near row in
     /// an unprobed list is missed; more lists probed, better recall, slower), nearest first, ties
-    /// by rowid. `among`, a `SELECT` of rowids, restricts the rows ranked.
+    /// by rowid. `among`, a `SELECT` of rowids, restricts the rows ranked. In a quantized index
+    /// the `k × rescoring` best candidates by their codes are ranked again by their float32
+    /// vectors, so the distances returned are exact.
     /// - Throws: ``VectorIndexError``; ``VectorError/wrongDimension(expected:actual:)`` for a
     ///   query vector of another dimension; `SQLiteError`.
-    public func searchIVFIndex(_ name: String, nearest vector: FloatVector, k: Int, nprobe: Int,
+    public func searchIVFIndex(_ name: String, nearest vector: FloatVector, k: Int, nprobe: Int, rescoring: Int = 8,
                                among rowIDs: SQLFragment? = nil) throws -> [(rowID: Int64, distance: Double)] {
         guard k >= 0 else { throw VectorIndexError.invalidOption("k \(k) is below 0") }
         guard nprobe >= 1 else { throw VectorIndexError.invalidOption("nprobe \(nprobe) is below 1") }
+        guard rescoring >= 1 else { throw VectorIndexError.invalidOption("rescoring \(rescoring) is below 1") }
         let index = try ivfIndex(named: name)
         guard vector.dimensions == index.dimensions else {
             throw VectorError.wrongDimension(expected: index.dimensions, actual: vector.dimensions)
@@ -219,22 +244,19 @@ extension Connection {
         let pendingRestriction: SQLFragment = rowIDs.map { " AND t.rowid IN (\($0))" } ?? ""
         let pending: SQLFragment = "SELECT t.rowid, t.\(identifier: index.column) FROM \(identifier: index.pendingTable) AS p JOIN \(identifier: index.table) AS t ON t.rowid = p.\"row\" WHERE t.\(identifier: index.column) IS NOT NULL" + pendingRestriction
         var best = IVFBuilder.TopK(capacity: k)
-        try vector.values.withUnsafeBytes { query in
-            guard let target = query.baseAddress else { throw VectorError.empty }
-            for statement in [filed, pending] {
-                try withStatement(literal: statement) { prepared in
-                    let handle = prepared.handle
-                    while try prepared.step() {
-                        guard sqlite3_column_type(handle, 1) == SQLITE_BLOB,
-                              Int(sqlite3_column_bytes(handle, 1)) == index.dimensions * 4,
-                              let bytes = sqlite3_column_blob(handle, 1) else {
-                            throw VectorError.malformedBlob(bytes: Int(sqlite3_column_bytes(handle, 1)), layout: .float32)
-                        }
-                        let distance = try VectorKernels.distance(index.metric, target, bytes, dimensions: index.dimensions)
-                        best.offer(distance: distance, rowID: sqlite3_column_int64(handle, 0))
-                    }
-                }
-            }
+        try IVFBuilder.scanFloat(pending, vector, index, self) { best.offer(distance: $0, rowID: $1) }
+        if index.quantization == .none {
+            try IVFBuilder.scanFloat(filed, vector, index, self) { best.offer(distance: $0, rowID: $1) }
+            return best.ranked()
+        }
+        // Candidates by their codes, then their exact distances from the table's vectors.
+        var candidates = IVFBuilder.TopK(capacity: k > Int.max / rescoring ? Int.max : k * rescoring)
+        try IVFBuilder.scanCodes(filed, vector, index, self) { candidates.offer(distance: $0, rowID: $1) }
+        let rowIDList = candidates.ranked().map(\.rowID)
+        for start in stride(from: 0, to: rowIDList.count, by: 500) {
+            let slice = rowIDList[start..<min(start + 500, rowIDList.count)].map { SQLFragment.value($0) }.joined(separator: ", ")
+            let rescored: SQLFragment = "SELECT rowid, \(identifier: index.column) FROM \(identifier: index.table) WHERE rowid IN (\(slice)) AND \(identifier: index.column) IS NOT NULL"
+            try IVFBuilder.scanFloat(rescored, vector, index, self) { best.offer(distance: $0, rowID: $1) }
         }
         return best.ranked()
     }
@@ -407,11 +429,108 @@ enum IVFBuilder {
                     for position in 0..<vectors.count {
                         let vector = first + position * bytes
                         let list = nearestList(vector, centroids: centre, lists: index.lists, dimensions: index.dimensions, metric: index.metric)
-                        try statement.bind(values: [.integer(Int64(list)), .integer(vectors.rowIDs[position]), .blob(Data(bytes: vector, count: bytes))])
+                        try statement.bind(values: [.integer(Int64(list)), .integer(vectors.rowIDs[position]),
+                                                    .blob(code(vector, dimensions: index.dimensions, quantization: index.quantization))])
                         try statement.run()
                     }
                 }
             }
+        }
+    }
+
+    /// Ranks the rows of `literal` (rowid, float32 vector) by their exact distance to `vector`.
+    static func scanFloat(_ literal: SQLFragment, _ vector: FloatVector, _ index: IVFIndex, _ db: Connection,
+                          _ offer: (Double, Int64) -> Void) throws {
+        try vector.values.withUnsafeBytes { query in
+            guard let target = query.baseAddress else { throw VectorError.empty }
+            try db.withStatement(literal: literal) { prepared in
+                let handle = prepared.handle
+                while try prepared.step() {
+                    guard sqlite3_column_type(handle, 1) == SQLITE_BLOB,
+                          Int(sqlite3_column_bytes(handle, 1)) == index.dimensions * 4,
+                          let bytes = sqlite3_column_blob(handle, 1) else {
+                        throw VectorError.malformedBlob(bytes: Int(sqlite3_column_bytes(handle, 1)), layout: .float32)
+                    }
+                    offer(try VectorKernels.distance(index.metric, target, bytes, dimensions: index.dimensions), sqlite3_column_int64(handle, 0))
+                }
+            }
+        }
+    }
+
+    /// Ranks the filed codes of `literal` (row, code) by their approximate distance to `vector`.
+    static func scanCodes(_ literal: SQLFragment, _ vector: FloatVector, _ index: IVFIndex, _ db: Connection,
+                          _ offer: (Double, Int64) -> Void) throws {
+        let bits = BitVector(quantizing: vector)
+        let queryNorm = vector.values.reduce(Float(0)) { $0 + $1 * $1 }.squareRoot()
+        try vector.values.withUnsafeBytes { query in
+            try bits.bytes.withUnsafeBytes { queryBits in
+                guard let target = query.baseAddress, let targetBits = queryBits.baseAddress else { throw VectorError.empty }
+                try db.withStatement(literal: literal) { prepared in
+                    let handle = prepared.handle
+                    let expected = index.quantization == .int8 ? index.dimensions + 4 : bits.bytes.count
+                    while try prepared.step() {
+                        let count = Int(sqlite3_column_bytes(handle, 1))
+                        guard count == expected, let code = sqlite3_column_blob(handle, 1) else {
+                            throw VectorError.malformedBlob(bytes: count, layout: index.quantization == .int8 ? .int8 : .bit)
+                        }
+                        let distance: Double
+                        if index.quantization == .int8 {
+                            distance = int8Distance(target, queryNorm, code, dimensions: index.dimensions, metric: index.metric)
+                        } else {
+                            distance = Double(VectorKernels.hamming(targetBits, code, byteCount: count))
+                        }
+                        offer(distance, sqlite3_column_int64(handle, 0))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The metric's distance from a float32 query to an int8 code (values, then its scale), in
+    /// float32; only an order for choosing candidates, which are rescored exactly.
+    static func int8Distance(_ query: UnsafeRawPointer, _ queryNorm: Float, _ code: UnsafeRawPointer, dimensions: Int, metric: VectorMetric) -> Double {
+        let scale = Float(bitPattern: UInt32(littleEndian: code.loadUnaligned(fromByteOffset: dimensions, as: UInt32.self)))
+        var squares = SIMD16<Float>(), dots = SIMD16<Float>(), norms = SIMD16<Float>()
+        let chunks = dimensions / 16
+        var chunk = 0
+        while chunk < chunks {
+            let q = query.loadUnaligned(fromByteOffset: chunk &* 64, as: SIMD16<Float>.self)
+            let c = SIMD16<Float>(code.loadUnaligned(fromByteOffset: chunk &* 16, as: SIMD16<Int8>.self))
+            let difference = q - c * scale
+            squares += difference * difference
+            dots += q * c
+            norms += c * c
+            chunk &+= 1
+        }
+        var square = squares.sum(), dot = dots.sum(), norm = norms.sum()
+        var tail = chunks &* 16
+        while tail < dimensions {
+            let q = query.loadUnaligned(fromByteOffset: tail &* 4, as: Float.self)
+            let c = Float(code.load(fromByteOffset: tail, as: Int8.self))
+            let difference = q - c * scale
+            square += difference * difference
+            dot += q * c
+            norm += c * c
+            tail &+= 1
+        }
+        switch metric {
+        case .l2: return Double(square)
+        case .innerProduct: return -Double(dot * scale)
+        case .cosine:
+            let denominator = queryNorm * norm.squareRoot()
+            return denominator > 0 ? 1 - Double(dot / denominator) : 1
+        }
+    }
+
+    /// What a filed vector is stored as.
+    static func code(_ vector: UnsafeRawPointer, dimensions: Int, quantization: VectorQuantization) -> Data {
+        let bytes = UnsafeRawBufferPointer(start: vector, count: dimensions * 4)
+        switch quantization {
+        case .none: return Data(bytes)
+        case .int8, .bit:
+            // Finite by construction: the vectors were checked when read.
+            guard let floats = try? FloatVector(Array(bytes.bindMemory(to: Float.self))) else { return Data(bytes) }
+            return quantization == .int8 ? Int8Vector(quantizing: floats).blob : BitVector(quantizing: floats).blob
         }
     }
 

@@ -35,17 +35,19 @@ import Testing
             }
             guard try db.query("SELECT count(embedding) FROM doc") as Int > 0 else { return }
             let metric = random.pick(VectorMetric.allCases)
+            let quantization = random.pick(VectorQuantization.allCases)
             let options = IVFIndexOptions(metric: metric, lists: random.pick([nil, 1, 3, 10]), trainingSampleSize: random.pick([nil, 5]),
-                                          iterations: random.int(0...5), seed: random.next())
+                                          iterations: random.int(0...5), seed: random.next(), quantization: quantization)
             let index = try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: options)
             func check(_ when: String) throws {
                 let target = try vector()
                 let k = random.int(0...20)
                 let english = random.oneIn(3)
-                let found = try db.searchIVFIndex("doc_ivf", nearest: target, k: k, nprobe: index.lists,
+                // Every list probed and (quantized) every candidate rescored: the exact answer.
+                let found = try db.searchIVFIndex("doc_ivf", nearest: target, k: k, nprobe: index.lists, rescoring: 1_000,
                                                   among: english ? "SELECT rowid FROM doc WHERE lang = 'en'" : nil)
                 let expected = try Self.exact(db, target, metric, k: k, filter: english ? "lang = 'en'" : "1")
-                try require(found.map(\.rowID) == expected.map(\.rowID), "\(when) \(metric) k=\(k): \(found.map(\.rowID)) vs \(expected.map(\.rowID))")
+                try require(found.map(\.rowID) == expected.map(\.rowID), "\(when) \(metric) \(quantization) k=\(k): \(found.map(\.rowID)) vs \(expected.map(\.rowID))")
                 try require(found.map(\.distance) == expected.map(\.distance), "\(when): distances differ")
             }
             try check("after the build")
@@ -54,7 +56,7 @@ import Testing
                 case 0: try db.run(literal: "INSERT INTO doc(lang, embedding) VALUES ('en', \(try vector()))")
                 case 1: try db.run(literal: "UPDATE doc SET embedding = \(try vector()) WHERE id = \(Int64(random.int(1...200)))")
                 case 2: try db.run(literal: "DELETE FROM doc WHERE id = \(Int64(random.int(1...200)))")
-                default: try db.run(literal: "UPDATE doc SET embedding = NULL, id = id + 1000 WHERE id = \(Int64(random.int(1...200)))")
+                default: try db.run(literal: "UPDATE doc SET embedding = NULL, id = -id WHERE id = \(Int64(random.int(1...200)))")
                 }
             }
             try check("with pending rows")
@@ -94,6 +96,43 @@ import Testing
         }
         // Clusters far apart: the nearest centroid's list holds the true neighbours.
         #expect(Double(hits) / Double(total) >= 0.95, "recall@10 \(Double(hits) / Double(total))")
+    }
+
+    @Test func quantizedCandidatesRescoredKeepRecall() throws {
+        var random = SeededRandom(seed: 0x58)
+        let db = try Connection()
+        try db.execute("CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB)")
+        let dimensions = 48
+        try db.transaction {
+            for _ in 0..<1_000 {
+                let embedding = try FloatVector((0..<dimensions).map { _ in Float(random.int(-1000...1000)) / 1000 })
+                try db.run(literal: "INSERT INTO doc(embedding) VALUES (\(embedding))")
+            }
+        }
+        for (quantization, floor) in [(VectorQuantization.int8, 0.95), (.bit, 0.5)] {
+            for metric in [VectorMetric.l2, .cosine] {
+                let name = "doc_\(quantization)_\(metric)"
+                try db.createIVFIndex(name, on: "doc", column: "embedding", options: IVFIndexOptions(metric: metric, lists: 1, quantization: quantization))
+                var hits = 0, total = 0
+                for _ in 0..<12 {
+                    let target = try FloatVector((0..<dimensions).map { _ in Float(random.int(-1000...1000)) / 1000 })
+                    let found = try db.searchIVFIndex(name, nearest: target, k: 10, nprobe: 1, rescoring: quantization == .int8 ? 4 : 20)
+                    let all = try Self.exact(db, target, metric, k: 1_000)
+                    let expected = all.prefix(10)
+                    hits += Set(found.map(\.rowID)).intersection(expected.map(\.rowID)).count
+                    total += expected.count
+                    // Rescored: every distance returned is the exact one.
+                    let exactDistances = Dictionary(uniqueKeysWithValues: all.map { ($0.rowID, $0.distance) })
+                    #expect(found.allSatisfy { exactDistances[$0.rowID] == $0.distance })
+                }
+                let recall = Double(hits) / Double(total)
+                #expect(recall >= floor, "\(quantization) \(metric): recall@10 \(recall)")
+            }
+        }
+        // The codes take a quarter (int8: one byte per dimension and a 4-byte scale) or a 32nd (bits).
+        let int8Bytes: Int = try db.query("SELECT length(vector) FROM doc_int8_l2_entries LIMIT 1")
+        let bitBytes: Int = try db.query("SELECT length(vector) FROM doc_bit_l2_entries LIMIT 1")
+        #expect(int8Bytes == dimensions + 4 && bitBytes == dimensions / 8)
     }
 
     @Test func refusalsAreNamedAndLeaveNothing() throws {
