@@ -35,7 +35,8 @@ public func like(_ pattern: some Expression, _ x: some Expression, _ escape: som
 /// literal; any other is bound, and SQLite's error says why.
 public func likelihood<E: ResultExpression>(_ x: E, _ probability: Double) -> FunctionCall<E.Value> {
     guard probability >= 0, probability <= 1 else { return FunctionCall("likelihood", [x, probability]) }
-    return FunctionCall("likelihood", [x, NumberLiteral(value: probability)])
+    // `+ 0.0` makes -0.0 zero: SQLite reads "-0.0" as a negation, not a constant.
+    return FunctionCall("likelihood", [x, NumberLiteral(value: probability + 0.0)])
 }
 
 /// A number written into the SQL text: only for a finite Double the caller has checked.

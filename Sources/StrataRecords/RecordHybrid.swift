@@ -94,20 +94,20 @@ public struct HybridQuery<R: Record>: Sendable {
     /// The text list's SELECT: the rowids of matched rows among those the query keeps, best rank
     /// first. Over a keyed index (``FTS5Options/Content/externalByKey(table:key:)``) the index's
     /// rowids are the key map's, joined back to the record's rows by its primary key.
-    func textSelect(keyed: Bool) throws -> SQLFragment? {
+    func textSelect(keySource: (table: String, key: String)?) throws -> SQLFragment? {
         guard let pattern else { return nil }
         let index = SQLFragment.identifier(textTable)
         let indexRowID = SQLFragment.column("rowid", table: textTable)
         let order: SQLFragment = "ORDER BY \(SQLFragment.column("rank", table: textTable)), \(indexRowID) LIMIT \(Int64(candidates))"
         let recordRowID = SQLFragment.column("rowid", table: base.qualifier)
-        guard keyed else {
+        guard let keySource else {
             let keptRows = base.queryParts.select(recordRowID, ordering: false, limiting: false)
             return "SELECT \(indexRowID) FROM \(index) WHERE \(index) MATCH \(pattern) AND \(indexRowID) IN (\(keptRows)) \(order)"
         }
-        guard let keyIndex = R.primaryKeyIndex else {
-            throw RecordQueryError.unsupported("hybridSearch on \(R.self): the keyed index \(textTable) maps keys, and \(R.self) has no primary key to join them to")
+        guard sameIdentifier(keySource.table, R.tableName) else {
+            throw RecordQueryError.unsupported("hybridSearch on \(R.self): the keyed index \(textTable) is over \(keySource.table), not \(R.tableName)")
         }
-        let keyColumn = SQLFragment.column(R.recordColumns[keyIndex].name, table: base.qualifier)
+        let keyColumn = SQLFragment.column(keySource.key, table: base.qualifier)
         let kept = base.queryParts.select("\(recordRowID) AS \(SQLFragment.identifier("strata_rowid")), \(keyColumn) AS \(SQLFragment.identifier("strata_key"))",
                                           ordering: false, limiting: false)
         let map = SQLFragment.identifier(Connection.fts5KeyMapTable(textTable))
@@ -135,7 +135,12 @@ public struct HybridQuery<R: Record>: Sendable {
         }
         guard k > 0, candidates > 0 else { return [] }
 
-        let textRowIDs: [Int64] = try textSelect(keyed: pattern != nil && db.isKeyedFTS5Index(textTable)).map { try db.query(literal: $0) } ?? []
+        // Its statements read one snapshot: a row written between them cannot be half seen.
+        return try db.strataSavepoint(named: "strata_hybrid") { try fetchInSnapshot(db) }
+    }
+
+    private func fetchInSnapshot(_ db: Connection) throws -> [HybridMatch<R>] {
+        let textRowIDs: [Int64] = try textSelect(keySource: pattern == nil ? nil : db.fts5KeySource(textTable)).map { try db.query(literal: $0) } ?? []
         let vectorEntries = try nearest.rankedEntries(db)
 
         var textRanks: [Int64: Int] = [:]

@@ -43,10 +43,12 @@ public struct ProbingNearestQuery<R: Record>: Sendable {
         }
         let restriction = parts.predicate == nil ? nil
             : base.queryParts.select(.column("rowid", table: base.qualifier), ordering: false, limiting: false)
-        let found = try db.searchIVFIndex(index, nearest: nearest.target, k: nearest.k, nprobe: nprobe, rescoring: rescoring, among: restriction)
-        let records = try base.records(rowIDs: found.map(\.rowID), db)
-        // A row the index holds but the table no longer does (triggers bypassed) is left out.
-        return found.compactMap { hit in records[hit.rowID].map { (record: $0, distance: hit.distance) } }
+        // The search and the records read one snapshot.
+        return try db.strataSavepoint(named: "strata_ivf_records") {
+            let found = try db.searchIVFIndex(index, nearest: nearest.target, k: nearest.k, nprobe: nprobe, rescoring: rescoring, among: restriction)
+            let records = try base.records(rowIDs: found.map(\.rowID), db)
+            return found.compactMap { hit in records[hit.rowID].map { (record: $0, distance: hit.distance) } }
+        }
     }
 }
 

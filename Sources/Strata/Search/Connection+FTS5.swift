@@ -175,6 +175,9 @@ extension Connection {
     /// Everything is created in one savepoint: on failure nothing is left behind.
     /// - Throws: `SQLiteError` (FTS5 missing, an unknown tokenizer, a missing content column).
     public func createFTS5Table(_ name: String, columns: [String], options: FTS5Options = FTS5Options()) throws {
+        if case .externalByKey = options.content, let clash = columns.first(where: { sameIdentifier($0, Self.fts5KeyMapIDColumn) }) {
+            throw SQLiteError(code: SQLITE_ERROR, message: "A keyed FTS5 index reads its rowid as \(Self.fts5KeyMapIDColumn); the column \(clash) cannot be indexed under that name")
+        }
         try strataSavepoint(named: "strata_fts5") {
             for statement in Self.fts5CreateStatements(name, columns: columns, options: options) { try execute(statement) }
         }
@@ -211,6 +214,7 @@ extension Connection {
         if case .externalByKey = options.content {
             statements.append("DROP VIEW IF EXISTS main." + quoteIdentifier(fts5KeyedContentView(name)))
             statements.append("DROP TABLE IF EXISTS main." + quoteIdentifier(fts5KeyMapTable(name)))
+            statements.append("DROP TABLE IF EXISTS main." + quoteIdentifier(fts5KeySourceTable(name)))
         }
         return statements
     }
@@ -220,7 +224,15 @@ extension Connection {
     /// Use it after changing the content table with the triggers bypassed or dropped.
     /// - Throws: `SQLiteError` (no such table, a contentless table, which has nothing to rebuild from).
     public func rebuildFTS5Table(_ name: String) throws {
-        try execute(Self.fts5RebuildSQL(name))
+        // A keyed index reads its content through the map: the map is brought back in step
+        // with the table first (keys the bypassed triggers did not add or remove).
+        guard let source = try fts5KeySource(name) else { return try execute(Self.fts5RebuildSQL(name)) }
+        try strataSavepoint(named: "strata_fts5") {
+            let map = quoteIdentifier(Self.fts5KeyMapTable(name)), table = quoteIdentifier(source.table), key = quoteIdentifier(source.key)
+            try execute("DELETE FROM \(map) WHERE \"key\" NOT IN (SELECT \(key) FROM \(table) WHERE \(key) IS NOT NULL)")
+            try execute("INSERT INTO \(map)(\"key\") SELECT \(key) FROM \(table) WHERE \(key) IS NOT NULL AND \(key) NOT IN (SELECT \"key\" FROM \(map)) ORDER BY \(key)")
+            try execute(Self.fts5RebuildSQL(name))
+        }
     }
 
     /// FTS5's `rebuild` command for a table.
@@ -254,16 +266,30 @@ extension Connection {
     /// Whether `index` is a keyed external-content index (``FTS5Options/Content/externalByKey(table:key:)``):
     /// its rowids are the key map's ids, not the content table's rowids.
     package func isKeyedFTS5Index(_ index: String) throws -> Bool {
-        try schemaReader.entry(named: Self.fts5KeyMapTable(index), types: ["table"]) != nil
-            && schemaReader.entry(named: Self.fts5KeyedContentView(index), types: ["view"]) != nil
+        try fts5KeySource(index) != nil
     }
+
+    /// The table and key column a keyed index maps, as its `<index>_key_source` row records them;
+    /// nil for any other index.
+    package func fts5KeySource(_ index: String) throws -> (table: String, key: String)? {
+        guard try schemaReader.entry(named: Self.fts5KeySourceTable(index), types: ["table"]) != nil,
+              try schemaReader.entry(named: Self.fts5KeyMapTable(index), types: ["table"]) != nil,
+              try schemaReader.entry(named: Self.fts5KeyedContentView(index), types: ["view"]) != nil,
+              let row: Row = try query(literal: "SELECT \"table\", \"key\" FROM \(identifier: Self.fts5KeySourceTable(index))"),
+              let table: String = row.value(at: 0), let key: String = row.value(at: 1)
+        else { return nil }
+        return (table, key)
+    }
+
+    /// Where a keyed index records what it maps (one row): read by searches that join back.
+    package static func fts5KeySourceTable(_ index: String) -> String { index + "_key_source" }
 
     /// The key map of a keyed external-content index: a stable integer per key.
     package static func fts5KeyMapTable(_ index: String) -> String { index + "_keys" }
     /// The view the index reads its content through: the table's columns under the map's ids.
     package static func fts5KeyedContentView(_ index: String) -> String { index + "_content" }
-    /// The key map's integer column, and the view's rowid column (a name no user column is
-    /// likely to have; the view fails to create, and nothing is left, if one does).
+    /// The key map's integer column, and the view's rowid column (a content column of this
+    /// name is refused by `createFTS5Table`).
     package static let fts5KeyMapIDColumn = "strata_fts_id"
 
     /// The key map, its content view, the triggers that keep both and the index in step, and
@@ -301,8 +327,12 @@ extension Connection {
             "CREATE TRIGGER " + quoteIdentifier(index + "_" + suffix) + " AFTER " + event + " ON " + table + " BEGIN " + body + " END"
         }
         let bodies = [("INSERT", addKey + " " + insert), ("DELETE", delete + " " + dropKey), ("UPDATE", delete + " " + rekey + " " + addKey + " " + insert)]
+        let sourceTable = quoteIdentifier(fts5KeySourceTable(index))
+        // ORDER BY the key, not rowid: a WITHOUT ROWID table has none.
         return ["CREATE TABLE \(map)(\(id) INTEGER PRIMARY KEY, \"key\" NOT NULL UNIQUE)",
-                "INSERT OR IGNORE INTO \(map)(\"key\") SELECT \(keyColumn) FROM \(table) WHERE \(keyColumn) IS NOT NULL ORDER BY rowid",
+                "INSERT OR IGNORE INTO \(map)(\"key\") SELECT \(keyColumn) FROM \(table) WHERE \(keyColumn) IS NOT NULL ORDER BY \(keyColumn)",
+                "CREATE TABLE \(sourceTable)(\"table\" TEXT NOT NULL, \"key\" TEXT NOT NULL)",
+                "INSERT INTO \(sourceTable) VALUES (\(quoteStringLiteral(contentTable)), \(quoteStringLiteral(key)))",
                 view]
             + zip(fts5SyncTriggerSuffixes, bodies).map { trigger($0, $1.0, $1.1) }
     }

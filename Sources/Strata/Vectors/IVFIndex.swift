@@ -112,17 +112,22 @@ extension IVFIndex {
         let queue = "INSERT INTO \(pending)(\"row\") SELECT new.rowid WHERE new.\(vector) IS NOT NULL"
             + " AND NOT EXISTS (SELECT 1 FROM \(pending) WHERE \"row\" = new.rowid);"
         let forgetOld = "DELETE FROM \(entries) WHERE \"row\" = old.rowid; DELETE FROM \(pending) WHERE \"row\" = old.rowid;"
-        func trigger(_ suffix: String, _ event: String, _ body: String) -> String {
-            "CREATE TRIGGER " + quoteIdentifier(name + "_" + suffix) + " AFTER " + event + " ON " + source + " BEGIN " + body + " END"
+        // A REPLACE removes the row it replaces without its delete trigger (unless
+        // recursive_triggers is on): the new row's rowid may still have an entry to drop.
+        let forgetNew = "DELETE FROM \(entries) WHERE \"row\" = new.rowid;"
+        func trigger(_ suffix: String, _ event: String, _ body: String, when: String = "") -> String {
+            "CREATE TRIGGER " + quoteIdentifier(name + "_" + suffix) + " AFTER " + event + " ON " + source + when + " BEGIN " + body + " END"
         }
+        // Only a change of the vector or the rowid concerns the index: other updates keep its lists.
+        let vectorOrRowChanged = " WHEN new.rowid IS NOT old.rowid OR new.\(vector) IS NOT old.\(vector)"
         return [
             "CREATE TABLE \(config)(id INTEGER PRIMARY KEY CHECK (id = 1), \"table\" TEXT NOT NULL, \"column\" TEXT NOT NULL, metric TEXT NOT NULL, dimensions INTEGER NOT NULL, lists INTEGER NOT NULL, quantization TEXT NOT NULL)",
             "CREATE TABLE \(centroids)(list INTEGER PRIMARY KEY, centroid BLOB NOT NULL)",
             "CREATE TABLE \(entries)(list INTEGER NOT NULL, \"row\" INTEGER NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (list, \"row\")) WITHOUT ROWID",
             "CREATE INDEX \(quoteIdentifier(entriesTable + "_row")) ON \(entries)(\"row\")",
             "CREATE TABLE \(pending)(\"row\" INTEGER PRIMARY KEY)",
-            trigger("ai", "INSERT", refuse + " " + queue),
-            trigger("au", "UPDATE", refuse + " " + forgetOld + " " + queue),
+            trigger("ai", "INSERT", refuse + " " + forgetNew + " " + queue),
+            trigger("au", "UPDATE", refuse + " " + forgetOld + " " + forgetNew + " " + queue, when: vectorOrRowChanged),
             trigger("ad", "DELETE", forgetOld),
         ]
     }
@@ -177,7 +182,9 @@ extension Connection {
     /// The IVF index named `name`, as its configuration table records it.
     /// - Throws: ``VectorIndexError/noSuchIndex(_:)``; `SQLiteError`.
     public func ivfIndex(named name: String) throws -> IVFIndex {
+        // Another `<name>_config` (an FTS5 table's shadow table) is no IVF index.
         guard try schemaReader.entry(named: name + "_config", types: ["table"]) != nil,
+              try schemaReader.columns(ofTable: name + "_config").contains(where: { sameIdentifier($0.name, "quantization") }),
               let row: Row = try query(literal: "SELECT \"table\", \"column\", metric, dimensions, lists, quantization FROM \(identifier: name + "_config") WHERE id = 1"),
               let table: String = row.value(at: 0), let column: String = row.value(at: 1),
               let metricName: String = row.value(at: 2), let metric = VectorMetric(rawValue: metricName),
@@ -224,6 +231,16 @@ extension Connection {
     ///   query vector of another dimension; `SQLiteError`.
     public func searchIVFIndex(_ name: String, nearest vector: FloatVector, k: Int, nprobe: Int, rescoring: Int = 8,
                                among rowIDs: SQLFragment? = nil) throws -> [(rowID: Int64, distance: Double)] {
+        // Its statements read one snapshot: a write committed between them cannot show a row twice.
+        try strataSavepoint(named: "strata_ivf_search") {
+            try searchIVFIndexInSnapshot(name, nearest: vector, k: k, nprobe: nprobe, rescoring: rescoring, among: rowIDs)
+        }
+    }
+
+    /// ``searchIVFIndex(_:nearest:k:nprobe:rescoring:among:)`` for a caller already reading one
+    /// snapshot (a table-valued function inside its statement).
+    func searchIVFIndexInSnapshot(_ name: String, nearest vector: FloatVector, k: Int, nprobe: Int, rescoring: Int = 8,
+                                  among rowIDs: SQLFragment? = nil) throws -> [(rowID: Int64, distance: Double)] {
         guard k >= 0 else { throw VectorIndexError.invalidOption("k \(k) is below 0") }
         guard nprobe >= 1 else { throw VectorIndexError.invalidOption("nprobe \(nprobe) is below 1") }
         guard rescoring >= 1 else { throw VectorIndexError.invalidOption("rescoring \(rescoring) is below 1") }
@@ -243,22 +260,35 @@ extension Connection {
             + " AND \"row\" NOT IN (SELECT \"row\" FROM \(identifier: index.pendingTable))" + restriction
         let pendingRestriction: SQLFragment = rowIDs.map { " AND t.rowid IN (\($0))" } ?? ""
         let pending: SQLFragment = "SELECT t.rowid, t.\(identifier: index.column) FROM \(identifier: index.pendingTable) AS p JOIN \(identifier: index.table) AS t ON t.rowid = p.\"row\" WHERE t.\(identifier: index.column) IS NOT NULL" + pendingRestriction
-        var best = IVFBuilder.TopK(capacity: k)
-        try IVFBuilder.scanFloat(pending, vector, index, self) { best.offer(distance: $0, rowID: $1) }
-        if index.quantization == .none {
-            try IVFBuilder.scanFloat(filed, vector, index, self) { best.offer(distance: $0, rowID: $1) }
-            return best.ranked()
+        var pendingBest = IVFBuilder.TopK(capacity: k)
+        try IVFBuilder.scanFloat(pending, vector, index, self) { pendingBest.offer(distance: $0, rowID: $1) }
+        // Entries of rows gone without their delete trigger (a REPLACE through another UNIQUE
+        // column) are skipped once found, and the lists ranked again: rare, so checked on the
+        // winners only.
+        var gone = Set<Int64>()
+        while true {
+            var best = pendingBest
+            if index.quantization == .none {
+                try IVFBuilder.scanFloat(filed, vector, index, self) { if !gone.contains($1) { best.offer(distance: $0, rowID: $1) } }
+            } else {
+                // Candidates by their codes, then their exact distances from the table's vectors
+                // (a gone row has no vector left to read, so it drops out here).
+                var candidates = IVFBuilder.TopK(capacity: k > Int.max / rescoring ? Int.max : k * rescoring)
+                try IVFBuilder.scanCodes(filed, vector, index, self) { candidates.offer(distance: $0, rowID: $1) }
+                let rowIDList = candidates.ranked().map(\.rowID)
+                for start in stride(from: 0, to: rowIDList.count, by: 500) {
+                    let slice = rowIDList[start..<min(start + 500, rowIDList.count)].map { SQLFragment.value($0) }.joined(separator: ", ")
+                    let rescored: SQLFragment = "SELECT rowid, \(identifier: index.column) FROM \(identifier: index.table) WHERE rowid IN (\(slice)) AND \(identifier: index.column) IS NOT NULL"
+                    try IVFBuilder.scanFloat(rescored, vector, index, self) { best.offer(distance: $0, rowID: $1) }
+                }
+                return best.ranked()
+            }
+            let winners = best.ranked()
+            let present = try IVFBuilder.existingRows(winners.map(\.rowID), in: index, self)
+            let missing = winners.map(\.rowID).filter { !present.contains($0) }
+            if missing.isEmpty { return winners }
+            gone.formUnion(missing)
         }
-        // Candidates by their codes, then their exact distances from the table's vectors.
-        var candidates = IVFBuilder.TopK(capacity: k > Int.max / rescoring ? Int.max : k * rescoring)
-        try IVFBuilder.scanCodes(filed, vector, index, self) { candidates.offer(distance: $0, rowID: $1) }
-        let rowIDList = candidates.ranked().map(\.rowID)
-        for start in stride(from: 0, to: rowIDList.count, by: 500) {
-            let slice = rowIDList[start..<min(start + 500, rowIDList.count)].map { SQLFragment.value($0) }.joined(separator: ", ")
-            let rescored: SQLFragment = "SELECT rowid, \(identifier: index.column) FROM \(identifier: index.table) WHERE rowid IN (\(slice)) AND \(identifier: index.column) IS NOT NULL"
-            try IVFBuilder.scanFloat(rescored, vector, index, self) { best.offer(distance: $0, rowID: $1) }
-        }
-        return best.ranked()
     }
 }
 
@@ -455,6 +485,17 @@ enum IVFBuilder {
                 }
             }
         }
+    }
+
+    /// Which of `rowIDs` the indexed table still has with a vector.
+    static func existingRows(_ rowIDs: [Int64], in index: IVFIndex, _ db: Connection) throws -> Set<Int64> {
+        var present = Set<Int64>()
+        for start in stride(from: 0, to: rowIDs.count, by: 500) {
+            let slice = rowIDs[start..<min(start + 500, rowIDs.count)].map { SQLFragment.value($0) }.joined(separator: ", ")
+            let rows: [Int64] = try db.query(literal: "SELECT rowid FROM \(identifier: index.table) WHERE rowid IN (\(slice)) AND \(identifier: index.column) IS NOT NULL")
+            present.formUnion(rows)
+        }
+        return present
     }
 
     /// Ranks the filed codes of `literal` (row, code) by their approximate distance to `vector`.

@@ -72,7 +72,8 @@ enum VectorSearchFunctions {
             let target = try vector(arguments[1], function)
             let k = try count(arguments[2], function, "k", minimum: 0)
             let nprobe = arguments[3] == .null ? 8 : try count(arguments[3], function, "nprobe", minimum: 1)
-            return rows(try connection.searchIVFIndex(index, nearest: target, k: k, nprobe: nprobe))
+            // Inside the caller's statement: already one snapshot, and no savepoint may open here.
+            return rows(try connection.searchIVFIndexInSnapshot(index, nearest: target, k: k, nprobe: nprobe))
         }
     }
 }

@@ -46,6 +46,7 @@ import StrataORM
         #expect(try storage.select(likely(\Person.age), orderBy(\Person.id)) == [30, 40, 50, 40])
         #expect(try storage.select(unlikely(\Person.age), orderBy(\Person.id)) == [30, 40, 50, 40])
         #expect(try storage.select(likelihood(\Person.age, 0.5), orderBy(\Person.id)) == [30, 40, 50, 40])
+        #expect(try storage.select(likelihood(\Person.age, -0.0), orderBy(\Person.id)) == [30, 40, 50, 40])   // not "-0.0" in SQL
         #expect(try storage.select(like("_o%", \Person.name, "\\"), orderBy(\Person.id)) == [false, true, false, false])
         #expect(try storage.select(zeroblob(3), from(Person.self), orderBy(\Person.id)).first == Data([0, 0, 0]))
         #expect(try storage.select(randomblob(4), from(Person.self), orderBy(\Person.id)).allSatisfy { $0?.count == 4 })

@@ -231,4 +231,27 @@ struct HybridKeyedDocText: Equatable, Sendable {
             try require(keyed.map(\.score) == plain.map(\.score) && keyed.map(\.textRank) == plain.map(\.textRank), "scores or ranks differ")
         }
     }
+
+    /// A review's probe: a keyed index over a UNIQUE TEXT column that is not the primary key was
+    /// joined on the primary key, so no text match ever counted.
+    @Test func aKeyedIndexOverAnotherColumnJoinsOnThatColumn() throws {
+        let db = try Connection()
+        try db.execute("CREATE TABLE uuid_doc(id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL, body TEXT, embedding BLOB)")
+        for (index, body) in ["spice trade", "salt roads", "quiet harbour"].enumerated() {
+            try db.run(literal: "INSERT INTO uuid_doc(uuid, body, embedding) VALUES (\("u-\(index)"), \(body), \(try FloatVector([Float(index), 0])))")
+        }
+        try db.createFTS5Table("uuid_doc_text", columns: ["body"], options: FTS5Options(content: .externalByKey(table: "uuid_doc", key: "uuid")))
+        let hits = try UUIDDoc.all().hybridSearch(matching: FTS5Pattern(matchingAllTokensIn: "harbour"), inTable: "uuid_doc_text",
+                                                   nearest: try FloatVector([0, 0]), by: \.embedding, k: 3).fetchAll(db)
+        #expect(hits.first { $0.record.uuid == "u-2" }?.textRank == 1)
+        #expect(hits.filter { $0.textRank != nil }.map(\.record.uuid) == ["u-2"])
+    }
+}
+
+@Record(table: "uuid_doc")
+struct UUIDDoc: Equatable, Sendable {
+    @PrimaryKey var id: Int64?
+    var uuid: String
+    var body: String
+    var embedding: FloatVector
 }
