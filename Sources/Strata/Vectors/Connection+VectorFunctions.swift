@@ -17,7 +17,7 @@ extension Connection {
     /// - `strata_vec_top_k(table, column, query, k, metric)`: a table of the exact `k` nearest
     ///   rows, columns `rowid` and `distance` (``nearestRows(in:column:to:metric:k:)``).
     /// - `strata_vec_ivf_search(index, query, k, nprobe)`: the same through an IVF index
-    ///   (``searchIVFIndex(_:nearest:k:nprobe:among:)``).
+    ///   (``searchIVFIndex(_:nearest:k:nprobe:rescoring:among:)``).
     ///
     /// ```swift
     /// try db.addVectorFunctions()

@@ -142,7 +142,7 @@ extension IVFIndex {
 extension Connection {
     /// Builds an IVF index over `table.column`: k-means centroids learned from a sample of the
     /// vectors, every vector filed under its nearest centroid, and triggers that keep the index
-    /// in step with later writes (see ``searchIVFIndex(_:nearest:k:nprobe:among:)``).
+    /// in step with later writes (see ``searchIVFIndex(_:nearest:k:nprobe:rescoring:among:)``).
     ///
     /// ```swift
     /// let index = try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(metric: .cosine))
