@@ -197,6 +197,8 @@ let package = Package(
             name: "StrataSyncPostgresTests",
             dependencies: [
                 "StrataSyncPostgres", "StrataSync", "Strata", "StrataTestSupport",
+                // The chaos test runs hub and replica processes.
+                "strata-sync-hub", "strata-sync-writer",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Hub"])),
             ]
         ),

@@ -3,6 +3,7 @@
 #
 #   eval "$(.ci/postgres.sh start)"   # prints: export STRATA_POSTGRES_URL=...; export STRATA_POSTGRES_DIR=...
 #   .ci/postgres.sh stop              # stops the server in $STRATA_POSTGRES_DIR and removes the folder
+#   .ci/postgres.sh restart DIR       # a fast shutdown (every session ended) and a start, same port and folder
 #
 # It installs Debian's PostgreSQL server when pg_ctl or initdb is missing. The server refuses to
 # run as root, so as root it runs as the `postgres` user (Debian's package makes it) or `nobody`.
@@ -58,8 +59,21 @@ stop)
     as_owner "$PG_CTL" -D "$DIR/data" -m fast -w stop >&2 || true
     rm -rf "$DIR"
     ;;
+restart)
+    DIR="${2:-${STRATA_POSTGRES_DIR:-}}"
+    [ -n "$DIR" ] && [ -d "$DIR/data" ] || { echo "no server folder to restart" >&2; exit 1; }
+    PG_CTL="$(find_bin pg_ctl)"
+    # The server outlives this script: it must not keep a descriptor its caller inherited (Swift's
+    # Foundation.Process learns that its child ended from one, and would wait for the server).
+    for fd in /proc/$$/fd/*; do
+        fd="${fd##*/}"
+        [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-" 2>/dev/null || true
+    done
+    # pg_ctl starts it again with the options it last ran with (postmaster.opts): the same port.
+    as_owner "$PG_CTL" -D "$DIR/data" -l "$DIR/server.log" -m fast -w restart >&2
+    ;;
 *)
-    echo "usage: $0 start [DIR] | stop [DIR]" >&2
+    echo "usage: $0 start [DIR] | stop [DIR] | restart [DIR]" >&2
     exit 2
     ;;
 esac

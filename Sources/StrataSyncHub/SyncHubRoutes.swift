@@ -66,7 +66,8 @@ public typealias SyncHubAuthorizer = @Sendable (_ token: String?, _ space: Strin
 /// Refusals answer with a status and a `SyncErrorAnswer` JSON body: 401 (no, wrong or expired
 /// token), 403 (a token that does not allow this space, replica or write), 404 (unknown space),
 /// 409 (schema mismatch), 413 (too large), 400 (a damaged body), 422 (the hub refused the
-/// changes), 503 (too many long polls; `Retry-After`).
+/// changes), 503 (too many long polls, or the hub's store failed for a reason that passes such as
+/// a lost database connection; `Retry-After`).
 ///
 /// `requestLogLevel` logs every request at that level (through the application's logger).
 public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimits(), requestLogLevel: Logger.Level? = nil,
@@ -120,6 +121,8 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
                             body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(response))))
         } catch let error as SyncError {
             return answer(status(of: error), error)
+        } catch let error as SyncHubStoreUnavailable {
+            return unavailable(error)
         }
     }
     router.get("spaces/:space/pull") { request, context -> Response in
@@ -162,6 +165,8 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
                             body: .init(byteBuffer: ByteBuffer(bytes: try SyncWire.encode(response))))
         } catch let error as SyncError {
             return answer(status(of: error), error)
+        } catch let error as SyncHubStoreUnavailable {
+            return unavailable(error)
         }
     }
     router.get("spaces/:space/snapshot") { request, context -> Response in
@@ -180,6 +185,8 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
                             body: .init(byteBuffer: ByteBuffer(bytes: try SyncWire.encode(snapshot))))
         } catch let error as SyncError {
             return answer(status(of: error), error)
+        } catch let error as SyncHubStoreUnavailable {
+            return unavailable(error)
         }
     }
     return router
@@ -208,6 +215,13 @@ private func status(of error: SyncError) -> HTTPResponse.Status {
     case .hubUnreachable: return .badGateway
     case .schemaChangeRefused: return .conflict
     }
+}
+
+/// A store failure that passes, as 503 with `Retry-After`: the transport sends the request again.
+func unavailable(_ error: SyncHubStoreUnavailable) -> Response {
+    var response = answer(.serviceUnavailable, .refused(error.description))
+    response.headers[.retryAfter] = "1"
+    return response
 }
 
 func answer(_ status: HTTPResponse.Status, _ error: SyncError) -> Response {

@@ -79,17 +79,42 @@ final class PostgresHubStorage: SyncHubStorage {
     /// The working connection, opened again when it was closed.
     func connection(_ state: inout State) throws -> PostgresLink {
         if let connection = state.connection, !connection.isClosed { return PostgresLink(connection: connection, logger: logger) }
-        let connection: PostgresConnection
-        do {
-            connection = try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
-                                                        id: 1, logger: logger).wait()
-        } catch {
-            throw PostgresHubError.from(error)
-        }
+        let connection = try connect(id: 1)
         state.connection = connection
         // The spaces' definitions are read again (another process may have changed them).
         state.spaces = [:]
         return PostgresLink(connection: connection, logger: logger)
+    }
+
+    /// A new connection; a server that cannot be reached (down, restarting) is
+    /// `SyncHubStoreUnavailable`, one that refuses the login its own error.
+    func connect(id: Int) throws -> PostgresConnection {
+        do {
+            return try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
+                                                  id: id, logger: logger).wait()
+        } catch {
+            let converted = PostgresHubError.from(error)
+            if converted is PostgresHubError || converted is SyncHubStoreUnavailable { throw converted }
+            throw SyncHubStoreUnavailable(reason: "cannot connect to \(description): \(String(reflecting: error))")
+        }
+    }
+
+    /// Runs `body` on the working connection; after a failure that passes, the connection is
+    /// closed (its session may be mid-transaction or gone) and the next call opens another.
+    func withLink<T>(_ body: (inout State, PostgresLink) throws -> T) throws -> T {
+        try state.withLock { state in
+            let link = try connection(&state)
+            do {
+                return try body(&state, link)
+            } catch let error as SyncHubStoreUnavailable {
+                if let connection = state.connection {
+                    state.connection = nil
+                    let closed: EventLoopFuture<Void> = connection.close()
+                    closed.whenComplete { _ in withExtendedLifetime(connection) {} }
+                }
+                throw error
+            }
+        }
     }
 
     func createSpace(_ name: String, schema: (Connection) throws -> Void) throws {
@@ -103,8 +128,7 @@ final class PostgresHubStorage: SyncHubStorage {
         }
         let tables = try Self.tables(of: definitions)
         let image = try definitions.serialize()
-        try state.withLock { state in
-            let link = try connection(&state)
+        try withLink { state, link in
             let space = quotePostgresIdentifier(name)
             try link.transaction {
                 try link.query("SELECT pg_advisory_xact_lock($1)", [spaceLockKey(name)])
@@ -185,8 +209,7 @@ final class PostgresHubStorage: SyncHubStorage {
     }
 
     func withSpace<T>(_ name: String, _ body: (any SyncSpaceStorage) throws -> T) throws -> T {
-        try state.withLock { state in
-            let link = try connection(&state)
+        try withLink { state, link in
             let space: PostgresSpace
             if let known = state.spaces[name] {
                 space = known
@@ -218,23 +241,53 @@ final class PostgresHubStorage: SyncHubStorage {
         throw PostgresHubError.unsupported("SyncHub.withSpace (a SQLite connection on the space): query the space's schema in PostgreSQL")
     }
 
-    func observeCommits(_ onCommit: @escaping @Sendable (String, Int64) -> Void) {
+    func observeCommits(_ onCommit: @escaping @Sendable (String?, Int64) -> Void) {
+        let listening = listen(onCommit, announce: false)
+        let done = DispatchSemaphore(value: 0)
+        listening.whenComplete { _ in done.signal() }
+        // Not for ever: a LISTEN sent as the connection closed is never answered (that close
+        // listens again anyway).
+        guard done.wait(timeout: .now() + .seconds(15)) == .success else { return }
         do {
-            try listener.withLock { listener in
-                let connection = try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(),
-                                                                configuration: configuration, id: 2, logger: logger).wait()
-                connection.addListener(channel: notifyChannel) { _, notification in
-                    let parts = notification.payload.unicodeScalars.split(separator: " ", maxSplits: 1)
-                    guard parts.count == 2, let version = Int64(String(parts[0])) else { return }
-                    // -1: a backend wrote the space's tables; its entry is logged at the next look.
-                    onCommit(String(parts[1]), version < 0 ? .max : version)
-                }
-                _ = try connection.query(PostgresQuery(unsafeSQL: "LISTEN " + quotePostgresIdentifier(notifyChannel)), logger: logger).wait()
-                listener = connection
-            }
+            try listening.wait()
         } catch {
-            // Without the listener a long poll still ends at its timeout and looks again.
-            logger.error("strata-sync: cannot listen for commits: \(error)")
+            // Tried again in the background; meanwhile a long poll still ends at its timeout.
+            logger.error("strata-sync: cannot listen for commits yet: \(error)")
+        }
+    }
+
+    /// A listening connection, kept: when it closes (the server restarted, the session was
+    /// ended) or cannot be opened, another listens in its place a moment later. `announce`: every
+    /// space's long polls look again once it listens, since commits while nobody listened were
+    /// not announced to this process.
+    func listen(_ onCommit: @escaping @Sendable (String?, Int64) -> Void, announce: Bool) -> EventLoopFuture<Void> {
+        let logger = self.logger
+        let connecting = PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
+                                                    id: 2, logger: logger)
+        connecting.whenFailure { [weak self] _ in self?.listenAgain(onCommit, after: .seconds(1)) }
+        return connecting.flatMap { connection in
+            connection.addListener(channel: notifyChannel) { _, notification in
+                let parts = notification.payload.unicodeScalars.split(separator: " ", maxSplits: 1)
+                guard parts.count == 2, let version = Int64(String(parts[0])) else { return }
+                // -1: a backend wrote the space's tables; its entry is logged at the next look.
+                onCommit(String(parts[1]), version < 0 ? .max : version)
+            }
+            self.listener.withLock { $0 = connection }
+            // Watched before LISTEN is sent: a connection that closes at any point is replaced.
+            connection.closeFuture.whenComplete { [weak self] _ in self?.listenAgain(onCommit, after: .milliseconds(200)) }
+            let listened = connection.query(PostgresQuery(unsafeSQL: "LISTEN " + quotePostgresIdentifier(notifyChannel)), logger: logger)
+            return listened.flatMapError { error in
+                // Closed, so its close listens again.
+                connection.close().flatMapThrowing { throw error }
+            }.map { _ in
+                if announce { onCommit(nil, .max) }
+            }
+        }
+    }
+
+    func listenAgain(_ onCommit: @escaping @Sendable (String?, Int64) -> Void, after delay: TimeAmount) {
+        PostgresConnection.defaultEventLoopGroup.any().scheduleTask(in: delay) { [weak self] in
+            _ = self?.listen(onCommit, announce: true)
         }
     }
 }
@@ -274,8 +327,25 @@ struct PostgresLink {
 
     @discardableResult
     func query(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> [PostgresRow] {
+        try answer(to: sql, binds).rows
+    }
+
+    /// The statement's result, or a failure once the connection is closed: postgres-nio never
+    /// answers a statement sent on a connection that has closed (the server ended the session,
+    /// e.g. in a fast shutdown, and a ROLLBACK followed), so a plain `wait()` would block the
+    /// request, and the lock every request of the process takes, for ever.
+    func answer(to sql: String, _ binds: PostgresBindings) throws -> PostgresQueryResult {
+        let future = connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+        let done = DispatchSemaphore(value: 0)
+        future.whenComplete { _ in done.signal() }
+        // A statement may wait long for a lock: only a closed connection ends the wait.
+        while done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+            if connection.isClosed, done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+                throw SyncHubStoreUnavailable(reason: "the PostgreSQL connection closed while a statement ran")
+            }
+        }
         do {
-            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).wait().rows
+            return try future.wait()
         } catch {
             throw PostgresHubError.from(error)
         }
@@ -290,11 +360,7 @@ struct PostgresLink {
 
     /// How many rows the statement changed.
     func run(_ sql: String, _ binds: PostgresBindings) throws -> Int {
-        do {
-            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).wait().metadata.rows ?? 0
-        } catch {
-            throw PostgresHubError.from(error)
-        }
+        try answer(to: sql, binds).metadata.rows ?? 0
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.

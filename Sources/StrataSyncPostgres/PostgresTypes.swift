@@ -37,14 +37,34 @@ public enum PostgresHubError: Error, Equatable, Sendable, CustomStringConvertibl
 }
 
 extension PostgresHubError {
-    /// A PostgreSQL error as one that says what the server said (PSQLError's description hides it).
+    /// A PostgreSQL error as one that says what the server said (PSQLError's description hides it);
+    /// a failure that passes (see ``isTransient(sqlState:)``, or the connection lost) as
+    /// `SyncHubStoreUnavailable`, so the request is sent again rather than refused.
     static func from(_ error: any Error) -> any Error {
         guard let error = error as? PSQLError else { return error }
-        guard let info = error.serverInfo else { return PostgresHubError.server(sqlState: "", message: String(reflecting: error)) }
+        guard let info = error.serverInfo else {
+            switch error.code {
+            case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown:
+                return SyncHubStoreUnavailable(reason: "the PostgreSQL connection was lost (\(error.code))")
+            default:
+                return PostgresHubError.server(sqlState: "", message: String(reflecting: error))
+            }
+        }
         var message = info[.message] ?? ""
         if let detail = info[.detail] { message += " (\(detail))" }
         if let hint = info[.hint] { message += "; hint: \(hint)" }
-        return PostgresHubError.server(sqlState: info[.sqlState] ?? "", message: message)
+        let sqlState = info[.sqlState] ?? ""
+        if isTransient(sqlState: sqlState) {
+            return SyncHubStoreUnavailable(reason: "PostgreSQL SQLSTATE \(sqlState): \(message)")
+        }
+        return PostgresHubError.server(sqlState: sqlState, message: message)
+    }
+
+    /// Whether a statement failing with `sqlState` would likely succeed when run again: a
+    /// connection failure (class 08), a serialization failure (40001), a deadlock (40P01), a
+    /// server shutting down or starting (57P01, 57P02, 57P03), too many connections (53300).
+    static func isTransient(sqlState: String) -> Bool {
+        sqlState.utf8.starts(with: "08".utf8) || ["40001", "40P01", "57P01", "57P02", "57P03", "53300"].contains(sqlState)
     }
 }
 

@@ -38,7 +38,20 @@ final class PostgresTestDatabase: Sendable {
     }
 
     deinit {
-        _ = try? admin.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)"), logger: logger).wait()
+        let drop = PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)")
+        // A statement on a closed connection is never answered: after a server restart (the chaos
+        // test) a new connection drops the database.
+        if admin.isClosed || (try? admin.query(drop, logger: logger).wait()) == nil, let server = PostgresServer.url,
+           let components = URLComponents(string: server) {
+            let configuration = PostgresConnection.Configuration(host: components.host ?? "127.0.0.1", port: components.port ?? 5432,
+                                                                 username: components.user ?? "postgres", password: components.password,
+                                                                 database: String(components.path.dropFirst()), tls: .disable)
+            if let again = try? PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
+                                                           id: 97, logger: logger).wait() {
+                _ = try? again.query(drop, logger: logger).wait()
+                _ = try? again.close().wait()
+            }
+        }
         _ = try? admin.close().wait()
     }
 

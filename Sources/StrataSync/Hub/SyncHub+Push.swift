@@ -9,7 +9,9 @@ extension SyncHub {
     /// answered in `refused` and the others are applied.
     /// - Throws: ``SyncError/refused(_:)`` for a push over ``SyncHub/limits``;
     ///   ``SyncError/duplicateEntry(replicaID:sequence:)`` for an entry applied before with other
-    ///   content (the entries before it are applied and stay so; the push is answered by none).
+    ///   content (the entries before it are applied and stay so; the push is answered by none);
+    ///   ``SyncHubStoreUnavailable`` when the store failed for a reason that passes (send the push
+    ///   again: what was applied before the failure is answered, not applied twice).
     public func push(_ request: SyncPushRequest) throws -> SyncPushResponse {
         guard request.entries.count <= limits.maximumEntriesPerPush else {
             throw SyncError.refused("a push is limited to \(limits.maximumEntriesPerPush) entries, this one has \(request.entries.count)")
@@ -112,6 +114,10 @@ extension SyncHub {
             throw error
         } catch let refusal as EntryRefusal {
             throw refusal
+        } catch let unavailable as SyncHubStoreUnavailable {
+            // Not the entry's fault: refusing it would have the replica hold a good write back
+            // (and an app may discard it); the whole push fails and is sent again.
+            throw unavailable
         } catch {
             throw EntryRefusal(reason: .damaged, table: nil, key: nil, message: "entry \(entry.sequence) of \(replica) was not applied: \(error)")
         }

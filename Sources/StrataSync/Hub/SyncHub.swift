@@ -55,7 +55,10 @@ public final class SyncHub: Sendable {
         self.storage = store.storage
         self.limits = limits
         // A commit another hub process made on a shared store wakes the long polls here.
-        storage.observeCommits { [weak self] space, version in self?.wake(space, reached: version) }
+        storage.observeCommits { [weak self] space, version in
+            guard let self else { return }
+            if let space { self.wake(space, reached: version) } else { self.wakeEverySpace() }
+        }
     }
 
     /// Returns once the space's version is past `version`, or after `timeout`, or when the task is
@@ -80,6 +83,15 @@ public final class SyncHub: Sendable {
     }
 
     /// Wakes the wait `id`, or every wait on `name` behind `version` when `id` is nil.
+    /// Wakes every long poll, to look again: commits may have gone unseen.
+    func wakeEverySpace() {
+        let woken = waiters.withLock { waiters -> [CheckedContinuation<Void, Never>] in
+            defer { waiters = [:] }
+            return waiters.values.flatMap { $0.map(\.continuation) }
+        }
+        for continuation in woken { continuation.resume() }
+    }
+
     func wake(_ name: String, id: UUID? = nil, reached version: Int64 = .max) {
         let woken = waiters.withLock { waiters -> [CheckedContinuation<Void, Never>] in
             guard let list = waiters[name] else { return [] }

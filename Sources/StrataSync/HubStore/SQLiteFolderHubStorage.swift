@@ -52,7 +52,7 @@ final class SQLiteFolderHubStorage: SyncHubStorage {
 
     // Other processes on the files are not observed: their pushes reach a long poll here at its
     // next look (the routes look again when the wait ends).
-    func observeCommits(_ onCommit: @escaping @Sendable (String, Int64) -> Void) {}
+    func observeCommits(_ onCommit: @escaping @Sendable (String?, Int64) -> Void) {}
 
     func queue(of name: String) throws -> ConnectionQueue {
         try spaces.withLock { spaces in

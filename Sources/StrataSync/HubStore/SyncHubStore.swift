@@ -41,10 +41,27 @@ package protocol SyncHubStorage: Sendable {
     /// Runs `body` on the space's SQLite connection, for stores that have one (``SyncHub/withSpace(_:_:)``).
     func withConnection<T>(_ name: String, _ body: (Connection) throws -> T) throws -> T
     /// Calls `onCommit(space, version)` when a write another process committed is seen, so
-    /// long polls wake; a store shared by no other process never calls it.
-    func observeCommits(_ onCommit: @escaping @Sendable (String, Int64) -> Void)
+    /// long polls wake; `onCommit(nil, _)` when commits may have gone unseen (the store listened
+    /// again after losing its connection), so every space's polls look again. A store shared by
+    /// no other process never calls it.
+    func observeCommits(_ onCommit: @escaping @Sendable (String?, Int64) -> Void)
     /// Kind and place, for logs.
     var description: String { get }
+}
+
+/// The hub's store failed for a reason that passes: a lost connection, a database server
+/// restarting or refusing connections for now, a deadlock or a serialization failure. Nothing of
+/// the request is refused: the replica keeps its writes and sends them again (the hub's HTTP
+/// routes answer 503 with `Retry-After`), and an entry that committed before the failure is
+/// recognized then and not applied twice.
+public struct SyncHubStoreUnavailable: Error, Sendable, CustomStringConvertible {
+    /// What failed, as the store said it.
+    public let reason: String
+
+    /// A failure of the store described by `reason`.
+    public init(reason: String) { self.reason = reason }
+
+    public var description: String { "the hub's store is unavailable for now (\(reason)); the request can be sent again" }
 }
 
 /// What one entry's apply made: the changes the store now holds (as a changeset, logged as

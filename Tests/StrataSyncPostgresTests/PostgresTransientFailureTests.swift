@@ -1,0 +1,131 @@
+#if Hub
+import Foundation
+import PostgresNIO
+import Strata
+import StrataSync
+@testable import StrataSyncPostgres
+import StrataTestSupport
+import Synchronization
+import Testing
+
+/// Failures of PostgreSQL that pass (a deadlock, sessions ended as a server restart ends them)
+/// fail the request so that it is sent again: never a refusal of the replica's write, and the
+/// hub's connections, the listening one too, come back by themselves.
+@Suite(.enabled(if: PostgresServer.isSet, PostgresServer.skipReason), .serialized)
+struct PostgresTransientFailureTests {
+    static let schema = "CREATE TABLE note(id TEXT PRIMARY KEY, body TEXT, n INTEGER)"
+
+    @Test func aDeadlockInAPushIsSentAgainNotRefused() async throws {
+        let database = try PostgresTestDatabase()
+        let folder = try TestFolder()
+        let hub = SyncHub(store: try .postgres(url: database.url))
+        try hub.createSpace("team") { try $0.execute(Self.schema) }
+        let replica = try makeReplica("r", in: folder, hub: hub, space: "team", schema: Self.schema, tables: ["note"])
+        try await replica.write { try $0.execute("INSERT INTO note(id, body, n) VALUES ('a', 'first', 1)") }
+        try await replica.sync()
+
+        // A backend session holds row a, then asks for the space's lock, which the hub holds
+        // while it waits for row a: a deadlock. The backend looks for it only after 10 s, so the
+        // hub's session (1 s) is the one PostgreSQL ends, with 40P01.
+        let backend = try database.connect()
+        let logger = database.logger
+        _ = try await backend.query("SET deadlock_timeout = '10s'", logger: logger)
+        _ = try await backend.query("BEGIN", logger: logger)
+        _ = try await backend.query("UPDATE team.note SET n = 2 WHERE id = 'a'", logger: logger)
+        try await replica.write { try $0.execute("UPDATE note SET body = 'second' WHERE id = 'a'") }
+        let syncing = Task { () -> (any Error)? in
+            do { try await replica.sync(); return nil } catch { return error }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let key = spaceLockKey("team")
+        let locked = Task { _ = try await backend.query("SELECT pg_advisory_xact_lock(\(key))", logger: logger) }
+        let failure = await syncing.value
+        try await locked.value
+        _ = try await backend.query("ROLLBACK", logger: logger)
+        try await backend.close()
+
+        #expect(failure is SyncHubStoreUnavailable, "the deadlock should fail the push to be sent again, not: \(String(describing: failure))")
+        #expect(try await replica.pendingChanges.allSatisfy { $0.refusal == nil }, "a write was refused for the hub's deadlock")
+        try await replica.sync()
+        #expect(try await replica.pendingChangeCount == 0)
+        let rows = try database.query("SELECT body, n FROM team.note WHERE id = 'a'").map { try $0.decode((String, Int64).self) }
+        #expect(rows.map { "\($0.0) \($0.1)" } == ["second 1"])
+    }
+
+    @Test func aStatementOnAConnectionTheServerEndedFailsInsteadOfWaitingForever() async throws {
+        let database = try PostgresTestDatabase()
+        let connection = try database.connect()
+        var pid: Int32 = 0
+        for try await row in try await connection.query("SELECT pg_backend_pid()", logger: database.logger) { pid = try row.decode(Int32.self) }
+        _ = try database.query("SELECT pg_terminate_backend(\(pid))")
+        for _ in 0..<100 where !connection.isClosed { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(connection.isClosed)
+        // As a request's ROLLBACK after its session ended: postgres-nio never answers it.
+        let link = PostgresLink(connection: connection, logger: database.logger)
+        let outcome = Mutex<String?>(nil)
+        Thread.detachNewThread {
+            let result: String
+            do {
+                try link.query("ROLLBACK")
+                result = "answered"
+            } catch is SyncHubStoreUnavailable {
+                result = "unavailable"
+            } catch {
+                result = "\(error)"
+            }
+            outcome.withLock { $0 = result }
+        }
+        for _ in 0..<100 where outcome.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(outcome.withLock { $0 } == "unavailable", "the statement on a closed connection was never answered")
+    }
+
+    @Test func endedSessionsFailARequestToBeSentAgainThenTheHubReconnects() async throws {
+        let database = try PostgresTestDatabase()
+        let folder = try TestFolder()
+        let hub = SyncHub(store: try .postgres(url: database.url))
+        try hub.createSpace("team") { try $0.execute(Self.schema) }
+        let replica = try makeReplica("r", in: folder, hub: hub, space: "team", schema: Self.schema, tables: ["note"])
+        for round in 0..<5 {
+            try await replica.write { try $0.run("INSERT INTO note(id, body, n) VALUES (?, 'x', ?)", "n\(round)", Int64(round)) }
+            // Every session of the hub ended, as a server's fast shutdown ends them (57P01).
+            _ = try database.query("""
+                SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+                """)
+            do {
+                try await replica.sync()
+            } catch let error as SyncHubStoreUnavailable {
+                // The hub had not seen its session end yet: the push fails, to be sent again.
+                _ = error
+            }
+            try await replica.sync()
+            #expect(try await replica.pendingChangeCount == 0, "round \(round)")
+        }
+        let count = try database.query("SELECT count(*) FROM team.note").map { try $0.decode(Int64.self) }
+        #expect(count == [5])
+    }
+
+    @Test func aLongPollStillWakesAfterTheListeningSessionEnded() async throws {
+        let database = try PostgresTestDatabase()
+        let folder = try TestFolder()
+        let first = SyncHub(store: try .postgres(url: database.url))
+        let second = SyncHub(store: try .postgres(url: database.url))
+        try first.createSpace("team") { try $0.execute(Self.schema) }
+        let writer = try makeReplica("writer", in: folder, hub: first, space: "team", schema: Self.schema, tables: ["note"])
+        _ = try database.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """)
+        // Time to see the sessions end and listen again.
+        try await Task.sleep(for: .milliseconds(1_500))
+        _ = try? second.version(ofSpace: "team")
+        let clock = ContinuousClock()
+        let start = clock.now
+        async let waited: Void = second.waitForVersion(ofSpace: "team", after: 0, timeout: .seconds(20))
+        try await Task.sleep(for: .milliseconds(300))
+        try await writer.write { try $0.execute("INSERT INTO note(id, body, n) VALUES ('a', 'b', 1)") }
+        do { try await writer.sync() } catch is SyncHubStoreUnavailable { try await writer.sync() }
+        try await waited
+        #expect(clock.now - start < .seconds(10), "the long poll was not woken by the commit (no one listened)")
+        #expect(try second.version(ofSpace: "team") == 1)
+    }
+}
+#endif
