@@ -37,9 +37,11 @@ extension NearestQuery where R: Sendable {
         let query = self
         let table = SQLFragment.identifier(R.tableName)
         // The table's whole rowid range, whatever the conditions: two seeks at the b-tree's ends.
+        // (One SELECT of both min and max would scan the table: SQLite seeks for one alone.)
         let bounds: ClosedRange<Int64>? = try await database.read { db in
             try runningTypedQuery(of: [R.self]) {
-                let rows: [ClosedRange<Int64>?] = try db.query(literal: "SELECT min(rowid), max(rowid) FROM \(table)") { row in
+                let statement: SQLFragment = "SELECT (SELECT min(rowid) FROM \(table)), (SELECT max(rowid) FROM \(table))"
+                let rows: [ClosedRange<Int64>?] = try db.query(literal: statement) { row in
                     let handle = row.statementHandle
                     guard sqlite3_column_type(handle, 0) != SQLITE_NULL else { return nil }
                     return sqlite3_column_int64(handle, 0) ... sqlite3_column_int64(handle, 1)

@@ -34,6 +34,21 @@ enum VectorWorkloads {
         let workload: String
         let rows: Int
         var times: [String: Measurement] = [:]
+        /// The process's CPU time (user + system, all threads) per call: steadier than wall time
+        /// on a shared machine, and for the parallel scan the work its readers did together.
+        var cpu: [String: Measurement] = [:]
+    }
+
+    /// User + system CPU time of the whole process so far, in ms.
+    static func processCPU() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)   // Glibc imports RUSAGE_SELF as an enum case
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func ms(_ time: timeval) -> Double { Double(time.tv_sec) * 1000 + Double(time.tv_usec) / 1000 }
+        return ms(usage.ru_utime) + ms(usage.ru_stime)
     }
 
     static let allContenders = ["swift loop", "Strata nearest", "Strata parallel", "Strata SQL fn", "sqlite-vec fn", "sqlite-vec vec0"]
@@ -142,6 +157,7 @@ enum VectorWorkloads {
             for round in 0...options.runs {
                 for contender in contenders {
                     if contender.hasPrefix("sqlite-vec"), !hasVec0 { continue }
+                    let cpuStart = processCPU()
                     let start = DispatchTime.now().uptimeNanoseconds
                     let ids: [Int64]
                     switch contender {
@@ -161,6 +177,7 @@ enum VectorWorkloads {
                         ids = try connection.query(literal: "SELECT rowid FROM \(identifier: table) WHERE embedding MATCH \(target) AND k = \(k) ORDER BY distance")
                     }
                     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
+                    let cpu = processCPU() - cpuStart
                     guard ids.count == min(k, rows) else { throw BenchError.mismatch("\(name): \(contender) returned \(ids.count) rows") }
                     // The parallel scan must return exactly the serial scan's records.
                     if contender.hasPrefix("Strata"), contender != "Strata SQL fn" {
@@ -171,7 +188,10 @@ enum VectorWorkloads {
                     if round == 0, ids.first != floor.first {
                         FileHandle.standardError.write(Data("\(name): \(contender) nearest id \(String(describing: ids.first)), the loop's \(String(describing: floor.first))\n".utf8))
                     }
-                    if round > 0 { result.times[contender, default: Measurement()].times.append(elapsed) }
+                    if round > 0 {
+                        result.times[contender, default: Measurement()].times.append(elapsed)
+                        result.cpu[contender, default: Measurement()].times.append(cpu)
+                    }
                 }
             }
             try await database.close()

@@ -222,6 +222,14 @@ if options.json {
             print("| \(result.workload) | \(result.rows) | " + cells.joined(separator: " | ")
                   + " | \(ratio(result.times["Strata nearest"]?.median, result.times["sqlite-vec vec0"]?.median)) | \(ratio(result.times["Strata parallel"]?.median, result.times["sqlite-vec vec0"]?.median)) |")
         }
+        print("\nThe same calls' process CPU time (user + system, all threads), medians in ms:\n")
+        print("| workload | rows | " + VectorWorkloads.contenders.joined(separator: " | ") + " | nearest/vec0 |")
+        print("|---|---:|" + VectorWorkloads.contenders.map { _ in "---:|" }.joined() + "---:|")
+        for result in vectorResults {
+            let cells = VectorWorkloads.contenders.map { format(result.cpu[$0]?.median) }
+            print("| \(result.workload) | \(result.rows) | " + cells.joined(separator: " | ")
+                  + " | \(ratio(result.cpu["Strata nearest"]?.median, result.cpu["sqlite-vec vec0"]?.median)) |")
+        }
     }
     if !syncResults.isEmpty {
         print("\nStrataSync against the same work without sync (in process), same run:\n")
