@@ -27,10 +27,11 @@ extension NearestQuery where R: Sendable {
     /// Spans are as wide in rowids, not in rows: a table whose rowids cluster (many deleted in
     /// one range) gets uneven spans.
     /// - Parameters:
+    ///   - database: the database whose readers scan (its writer, for one in memory).
     ///   - parallelism: how many spans, at most the pool's readers; the machine's active
     ///     processor count by default.
     /// - Throws: what ``fetchAll(_:)-(Connection)`` throws; ``NearestQueryError/rowChanged(rowID:)``;
-    ///   ``DatabaseError/closed``; `CancellationError`.
+    ///   `DatabaseError.closed`; `CancellationError`.
     public func fetchAll(_ database: Database, parallelism: Int? = nil) async throws -> [(record: R, distance: Double)] {
         guard try checked() else { return [] }
         let spans = max(1, min(parallelism ?? ProcessInfo.processInfo.activeProcessorCount, database.readerConnectionPool.maximumConnectionCount))

@@ -21,9 +21,9 @@ import SQLite3
 /// result does not depend on the order SQLite returns rows in. Build it with
 /// `RecordQuery.nearest(to:by:metric:k:)` or `Record.nearest(to:by:metric:k:)`.
 ///
-/// The scan reads pages through SQLite's pager; on a large table, `PRAGMA mmap_size` (say
-/// 1 GiB) lets it read them in place instead of copying each page, which is most of a scan's
-/// cost (see the VectorSearch article).
+/// Most of a large scan's time is SQLite reading pages and stepping rows, not the distances;
+/// `PRAGMA mmap_size` changes how pages are read, faster for some tables and slower for others
+/// (see the VectorSearch article), so measure it on your data.
 public struct NearestQuery<R: Record>: Sendable {
     /// The query whose rows are ranked: its conditions apply, its order is replaced by distance.
     let base: RecordQuery<R>
