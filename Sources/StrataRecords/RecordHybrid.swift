@@ -145,7 +145,7 @@ public struct HybridQuery<R: Record>: Sendable {
 
         var textRanks: [Int64: Int] = [:]
         for (offset, rowID) in textRowIDs.enumerated() where textRanks[rowID] == nil { textRanks[rowID] = offset + 1 }
-        var vectorRanks: [Int64: (rank: Int, entry: NearestHeap<R>.Entry)] = [:]
+        var vectorRanks: [Int64: (rank: Int, entry: (rowID: Int64, record: R, distance: Double))] = [:]
         for (offset, entry) in vectorEntries.enumerated() { vectorRanks[entry.rowID] = (offset + 1, entry) }
 
         let ranked = Set(textRanks.keys).union(vectorRanks.keys).map { rowID in

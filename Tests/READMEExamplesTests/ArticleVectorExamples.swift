@@ -7,15 +7,29 @@ import Testing
 // DOC:begin VectorSearch 4
 @Record(table: "passage") struct Passage { @PrimaryKey var id: Int64?; var lang: String; var embedding: FloatVector }
 // DOC:end
-// DOC:begin VectorSearch 6
+// DOC:begin VectorSearch 7
 @Record(table: "article") struct Article { @PrimaryKey var id: Int64?; var body: String; var embedding: FloatVector }
 @Record(table: "article_text") struct ArticleText { @PrimaryKey @Column("rowid") var id: Int64?; var body: String }
 // DOC:end
 
 extension READMEExamples {
     @Test func vectorSearchArticleExamplesRun() async throws {
-        try await inNewFolder { try vectorSearch() }
+        try await inNewFolder {
+            try vectorSearch()
+            try await parallelVectorSearch()
+        }
         #expect(printed.take() == [])
+    }
+
+    /// The parallel scan, on a Database over the file the examples above wrote.
+    func parallelVectorSearch() async throws {
+        let database = try Database(storageLocation: .onDisk("vectors.sqlite"))
+        let embedding = try FloatVector([0.12, -0.5, 0.33])
+        // DOC:begin VectorSearch 5
+        let hits = try await Passage.nearest(to: embedding, by: \.embedding, k: 10).fetchAll(database)
+        // DOC:end
+        let serial = try await database.read { try Passage.nearest(to: embedding, by: \.embedding, k: 10).fetchAll($0) }
+        #expect(hits.map(\.record.id) == serial.map(\.record.id) && hits.count == 3)
     }
 
     func vectorSearch() throws {
@@ -59,7 +73,7 @@ extension READMEExamples {
         // DOC:end
         #expect(hits.map(\.record.id) == [1, 3])
         #expect(hits[0].distance < 0.01 && hits[1].distance > 1)
-        // DOC:begin VectorSearch 5
+        // DOC:begin VectorSearch 6
         try Passage.createIVFIndex(db, named: "passage_ivf", on: \.embedding, options: IVFIndexOptions(metric: .cosine, lists: 2))
         let probed = try Passage.where { $0.lang == "en" }
             .nearest(to: embedding, by: \.embedding, metric: .cosine, k: 10)
@@ -70,7 +84,7 @@ extension READMEExamples {
         let everyList = try Passage.where { $0.lang == "en" }.nearest(to: embedding, by: \.embedding, metric: .cosine, k: 10)
             .probing("passage_ivf", nprobe: 2).fetchAll(db)
         #expect(everyList.map(\.record.id) == hits.map(\.record.id))
-        // DOC:begin VectorSearch 6
+        // DOC:begin VectorSearch 7
         try Article.createTable(db)
         try ArticleText.createFTS5Table(db, options: FTS5Options(content: .external(table: "article", rowID: "id")))
         // DOC:end
@@ -78,7 +92,7 @@ extension READMEExamples {
             var article = Article(id: nil, body: body, embedding: try FloatVector(values))
             try article.insert(db)
         }
-        // DOC:begin VectorSearch 6
+        // DOC:begin VectorSearch 7
 
         let results = try Article.hybridSearch(matching: FTS5Pattern(matchingAllTokensIn: "spice trade"), in: ArticleText.self,
                                                nearest: embedding, by: \.embedding, metric: .cosine, k: 10)

@@ -4,28 +4,58 @@ import StrataRecords
 
 /// A document with a 384-float embedding, for the exact k-NN rows.
 @Record(table: "doc")
-struct VectorDoc {
+struct VectorDoc: Sendable {
     @PrimaryKey var id: Int64?
     var embedding: FloatVector
 }
 
-// Issue 55's rows: exact k = 10 nearest neighbours (L2 and cosine) over N×384 float32 vectors.
-// Contenders: a plain Swift loop over the same floats held in one array (the floor: no SQLite at
-// all), Strata's typed `nearest(to:by:metric:k:)` scan, Strata's SQL function in an ORDER BY,
-// and sqlite-vec 0.1.9 (`vec_distance_*` in an ORDER BY, and its `vec0` virtual table's KNN
-// query), loaded with `Connection.loadExtension(at:)` when `pip install sqlite-vec==0.1.9` put
-// it where Python finds it (or STRATA_SQLITE_VEC names it); skipped with a note otherwise.
+// Issue 55's rows: exact k = 10 nearest neighbours (L2 and cosine) over N×D float32 vectors
+// (100,000 × 384 by default; --rows and --dimensions for 1,000,000 × 128). Contenders: a plain
+// Swift loop over the same floats held in one array (the floor: no SQLite at all), Strata's
+// typed `nearest(to:by:metric:k:)` scan on one connection, the same query scanned in parallel
+// on a `Database`'s reader pool, Strata's SQL function in an ORDER BY, and sqlite-vec 0.1.9
+// (`vec_distance_*` in an ORDER BY, and its `vec0` virtual table's KNN query), loaded with
+// `Connection.loadExtension(at:)` when `pip install sqlite-vec==0.1.9` put it where Python
+// finds it (or STRATA_SQLITE_VEC names it); skipped with a note otherwise.
+//
+// Every contender reads the same file with the same connection settings: `--mmap BYTES` sets
+// `PRAGMA mmap_size` on the serial connection (which also runs vec0) and on every reader of the
+// pool (0, SQLite's default, when not given). The file is built once per rows × dimensions and
+// kept in the temporary directory (strata-bench-vectors/), since building 1M rows and vec0's
+// tables takes minutes; the vectors are SplitMix64 from a fixed seed, so it is the same file.
+// `--page-size BYTES` builds (and caches) the file with another page size.
+// `--vector-rss FILE` instead runs one exact scan on a cached file and prints the process's
+// peak RSS (VmHWM) before and after, for the memory row.
 enum VectorWorkloads {
-    static let dimensions = 384
+    static var dimensions: Int { options.dimensions ?? 384 }
     static let k = 10
 
     struct Result {
         let workload: String
         let rows: Int
         var times: [String: Measurement] = [:]
+        /// The process's CPU time (user + system, all threads) per call: steadier than wall time
+        /// on a shared machine, and for the parallel scan the work its readers did together.
+        var cpu: [String: Measurement] = [:]
     }
 
-    static let contenders = ["swift loop", "Strata nearest", "Strata SQL fn", "sqlite-vec fn", "sqlite-vec vec0"]
+    /// User + system CPU time of the whole process so far, in ms.
+    static func processCPU() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)   // Glibc imports RUSAGE_SELF as an enum case
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func ms(_ time: timeval) -> Double { Double(time.tv_sec) * 1000 + Double(time.tv_usec) / 1000 }
+        return ms(usage.ru_utime) + ms(usage.ru_stime)
+    }
+
+    static let allContenders = ["swift loop", "Strata nearest", "Strata parallel", "Strata SQL fn", "sqlite-vec fn", "sqlite-vec vec0"]
+    static var contenders: [String] {
+        guard let chosen = options.contenders else { return allContenders }
+        return allContenders.filter { chosen.contains($0) }
+    }
 
     static func sqliteVecPath() -> String? {
         let environment = ProcessInfo.processInfo.environment
@@ -47,17 +77,59 @@ enum VectorWorkloads {
     /// Deterministic components in -1...1 (SplitMix64).
     static func makeFloats(count: Int, seed: UInt64) -> [Float] {
         var state = seed
-        return (0..<count).map { _ in
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            return Float(z >> 40) / Float(1 << 23) - 1
+        return [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
+            for index in 0..<count {
+                state &+= 0x9E37_79B9_7F4A_7C15
+                var z = state
+                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+                z ^= z >> 31
+                buffer[index] = Float(z >> 40) / Float(1 << 23) - 1
+            }
+            initialized = count
         }
     }
 
-    @MainActor static func measureAll() throws -> [Result] {
+    /// The cached file for `rows` × `dimensions` (built when missing), and whether it has vec0's tables.
+    static func cachedFile(rows: Int, floats: [Float], extensionPath: String?) throws -> (path: String, hasVec0: Bool) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bench-vectors")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let pageSize = options.pageSize.map { "-page\($0)" } ?? ""
+        let path = folder.appendingPathComponent("knn-\(rows)x\(dimensions)\(pageSize)\(extensionPath == nil ? "" : "-vec0").sqlite").path
+        if !FileManager.default.fileExists(atPath: path) {
+            let partial = path + ".partial"
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: partial + suffix) }
+            FileHandle.standardError.write(Data("vector-knn: building \(path)...\n".utf8))
+            do {   // the connection closes at the end of this scope, before the file moves
+                let setup = try Connection(storageLocation: .onDisk(partial))
+                try setup.execute("PRAGMA page_size = \(options.pageSize ?? 4096); PRAGMA journal_mode = WAL; CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)")
+                try setup.transaction {
+                    for row in 0..<rows {
+                        let vector = try FloatVector(Array(floats[row * dimensions ..< (row + 1) * dimensions]))
+                        try setup.run(literal: "INSERT INTO doc(id, embedding) VALUES (\(Int64(row + 1)), \(vector))")
+                    }
+                }
+                if let extensionPath {
+                    try setup.loadExtension(at: extensionPath)
+                    try setup.execute("""
+                        CREATE VIRTUAL TABLE vdoc_l2 USING vec0(embedding float[\(dimensions)]);
+                        CREATE VIRTUAL TABLE vdoc_cosine USING vec0(embedding float[\(dimensions)] distance_metric=cosine);
+                        INSERT INTO vdoc_l2(rowid, embedding) SELECT id, embedding FROM doc;
+                        INSERT INTO vdoc_cosine(rowid, embedding) SELECT id, embedding FROM doc;
+                        """)
+                }
+                try setup.execute("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE")
+            }
+            try FileManager.default.moveItem(atPath: partial, toPath: path)
+        }
+        return (path, extensionPath != nil)
+    }
+
+    static func prepare(_ connection: Connection) throws {
+        try connection.execute("PRAGMA mmap_size = \(options.mmap ?? 0)")
+    }
+
+    @MainActor static func measureAll() async throws -> [Result] {
         let names = ["vector-knn-l2", "vector-knn-cosine"]
         let selected = names.filter { options.filter == nil || $0.contains(options.filter!) }
         guard !selected.isEmpty else { return [] }
@@ -68,27 +140,7 @@ enum VectorWorkloads {
         if extensionPath == nil {
             FileHandle.standardError.write(Data("vector-knn: sqlite-vec not found (pip install sqlite-vec==0.1.9, or set STRATA_SQLITE_VEC); its columns stay empty\n".utf8))
         }
-
-        let path = directory.appendingPathComponent("vector-knn.sqlite").path
-        try? FileManager.default.removeItem(atPath: path)
-        let setup = try Connection(storageLocation: .onDisk(path))
-        try setup.execute("PRAGMA journal_mode = WAL; CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)")
-        try setup.transaction {
-            for row in 0..<rows {
-                let vector = try FloatVector(Array(floats[row * dimensions ..< (row + 1) * dimensions]))
-                try setup.run(literal: "INSERT INTO doc(id, embedding) VALUES (\(Int64(row + 1)), \(vector))")
-            }
-        }
-        if let extensionPath {
-            try setup.loadExtension(at: extensionPath)
-            try setup.execute("""
-                CREATE VIRTUAL TABLE vdoc_l2 USING vec0(embedding float[\(dimensions)]);
-                CREATE VIRTUAL TABLE vdoc_cosine USING vec0(embedding float[\(dimensions)] distance_metric=cosine);
-                INSERT INTO vdoc_l2(rowid, embedding) SELECT id, embedding FROM doc;
-                INSERT INTO vdoc_cosine(rowid, embedding) SELECT id, embedding FROM doc;
-                PRAGMA wal_checkpoint(TRUNCATE)
-                """)
-        }
+        let (path, hasVec0) = try cachedFile(rows: rows, floats: floats, extensionPath: extensionPath)
 
         var results: [Result] = []
         for name in selected {
@@ -96,17 +148,24 @@ enum VectorWorkloads {
             let metric: VectorMetric = name.hasSuffix("cosine") ? .cosine : .l2
             var result = Result(workload: name, rows: rows)
             let connection = try Connection(storageLocation: .onDisk(path))
+            try prepare(connection)
             try connection.addVectorFunctions()
-            if let extensionPath { try connection.loadExtension(at: extensionPath) }
+            if hasVec0, let extensionPath { try connection.loadExtension(at: extensionPath) }
+            let database = try Database(storageLocation: .onDisk(path), readerConnectionPreparation: prepare)
+            let floor = swiftLoop(floats, rows: rows, target: target.values, metric: metric)
+            var serial: [Int64]?
             for round in 0...options.runs {
                 for contender in contenders {
-                    if contender.hasPrefix("sqlite-vec"), extensionPath == nil { continue }
+                    if contender.hasPrefix("sqlite-vec"), !hasVec0 { continue }
+                    let cpuStart = processCPU()
                     let start = DispatchTime.now().uptimeNanoseconds
                     let ids: [Int64]
                     switch contender {
                     case "swift loop": ids = swiftLoop(floats, rows: rows, target: target.values, metric: metric)
                     case "Strata nearest":
                         ids = try VectorDoc.nearest(to: target, by: \.embedding, metric: metric, k: k).fetchAll(connection).map { $0.record.id ?? 0 }
+                    case "Strata parallel":
+                        ids = try await VectorDoc.nearest(to: target, by: \.embedding, metric: metric, k: k).fetchAll(database).map { $0.record.id ?? 0 }
                     case "Strata SQL fn":
                         let function = metric == .l2 ? "strata_vec_distance_l2" : "strata_vec_distance_cosine"
                         ids = try connection.query(literal: "SELECT id FROM doc ORDER BY \(SQLFragment(sql: function))(embedding, \(target)), id LIMIT \(k)")
@@ -118,18 +177,45 @@ enum VectorWorkloads {
                         ids = try connection.query(literal: "SELECT rowid FROM \(identifier: table) WHERE embedding MATCH \(target) AND k = \(k) ORDER BY distance")
                     }
                     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
+                    let cpu = processCPU() - cpuStart
                     guard ids.count == min(k, rows) else { throw BenchError.mismatch("\(name): \(contender) returned \(ids.count) rows") }
+                    // The parallel scan must return exactly the serial scan's records.
+                    if contender.hasPrefix("Strata"), contender != "Strata SQL fn" {
+                        if let serial, serial != ids { throw BenchError.mismatch("\(name): \(contender) returned \(ids), the serial scan \(serial)") }
+                        serial = ids
+                    }
                     // float32 sums in another order may swap near-equal neighbours; the nearest must agree.
-                    let floor = swiftLoop(floats, rows: rows, target: target.values, metric: metric)
                     if round == 0, ids.first != floor.first {
                         FileHandle.standardError.write(Data("\(name): \(contender) nearest id \(String(describing: ids.first)), the loop's \(String(describing: floor.first))\n".utf8))
                     }
-                    if round > 0 { result.times[contender, default: Measurement()].times.append(elapsed) }
+                    if round > 0 {
+                        result.times[contender, default: Measurement()].times.append(elapsed)
+                        result.cpu[contender, default: Measurement()].times.append(cpu)
+                    }
                 }
             }
+            try await database.close()
             results.append(result)
         }
         return results
+    }
+
+    /// One exact scan (L2) over a cached file, in a process that has done nothing else: prints
+    /// VmHWM (peak resident set) and RssAnon/RssFile after opening and after the scan.
+    static func measurePeakMemory(path: String) throws {
+        func status() -> String {
+            let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").filter { $0.hasPrefix("VmHWM") || $0.hasPrefix("RssAnon") || $0.hasPrefix("RssFile") }
+                .map { $0.replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "\t", with: " ") }.joined(separator: ", ")
+        }
+        let connection = try Connection(storageLocation: .onDisk(path))
+        try prepare(connection)
+        // max(rowid) is one seek; count(*) would read (and, mapped, make resident) every page.
+        let rows: Int = try connection.query("SELECT max(rowid) FROM doc") ?? 0
+        print("opened (\(rows) rows, mmap_size \(options.mmap ?? 0)): \(status())")
+        let target = try FloatVector(makeFloats(count: dimensions, seed: 56))
+        let hits = try VectorDoc.nearest(to: target, by: \.embedding, metric: .l2, k: k).fetchAll(connection)
+        print("after one exact scan (\(hits.count) hits): \(status())")
     }
 
     /// The floor: a plain loop over the floats in memory, top k by insertion into a sorted array.

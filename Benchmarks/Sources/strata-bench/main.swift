@@ -7,6 +7,11 @@ struct Options {
     var filter: String?
     var json = false
     var quick = false
+    var dimensions: Int?
+    var mmap: Int?
+    var pageSize: Int?
+    var contenders: Set<String>?
+    var vectorRSS: String?
 
     static func parse(_ arguments: [String]) -> Options {
         var options = Options()
@@ -18,8 +23,13 @@ struct Options {
             case "--filter": options.filter = iterator.next()
             case "--json": options.json = true
             case "--quick": options.quick = true
+            case "--dimensions": options.dimensions = iterator.next().flatMap(Int.init)
+            case "--mmap": options.mmap = iterator.next().flatMap(Int.init)
+            case "--page-size": options.pageSize = iterator.next().flatMap(Int.init)
+            case "--contenders": options.contenders = iterator.next().map { Set($0.split(separator: ",").map(String.init)) }
+            case "--vector-rss": options.vectorRSS = iterator.next()
             case "-h", "--help":
-                print("usage: strata-bench [--rows N] [--runs N] [--filter NAME] [--json] [--quick]")
+                print("usage: strata-bench [--rows N] [--runs N] [--filter NAME] [--json] [--quick] [--dimensions N] [--mmap BYTES] [--page-size BYTES] [--contenders a,b] [--vector-rss FILE]")
                 exit(0)
             default:
                 FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
@@ -110,6 +120,14 @@ func cell(_ measurement: Measurement) -> String {
     return "\(format(median)) (\(format(low))–\(format(high)))"
 }
 
+if let path = options.vectorRSS {
+    do { try VectorWorkloads.measurePeakMemory(path: path) } catch {
+        FileHandle.standardError.write(Data("strata-bench failed: \(error)\n".utf8))
+        exit(1)
+    }
+    exit(0)
+}
+
 let kinds = Workloads.Kind.allCases.filter { options.filter == nil || $0.rawValue.contains(options.filter!) }
 var results: [Result] = []
 var nioResults: [NIOWorkloads.Result] = []
@@ -129,7 +147,7 @@ do {
     results += try SearchJSONWorkloads.measureAll()
     results += try ScriptWorkloads.measureAll()
     results += try TableValuedFunctionWorkloads.measureAll()
-    vectorResults = try VectorWorkloads.measureAll()
+    vectorResults = try await VectorWorkloads.measureAll()
     nioResults = try NIOWorkloads.measureAll()
     results += try await BlobWorkloads.measureAll()
     syncResults = try await SyncWorkloads.measureAll()
@@ -172,7 +190,7 @@ if options.json {
         ]
     }
     let vectorObjects: [[String: Any]] = vectorResults.map { result in
-        var object: [String: Any] = ["workload": result.workload, "rows": result.rows, "dimensions": VectorWorkloads.dimensions]
+        var object: [String: Any] = ["workload": result.workload, "rows": result.rows, "dimensions": VectorWorkloads.dimensions, "mmap_size": options.mmap ?? 0]
         for contender in VectorWorkloads.contenders {
             object[contender.replacingOccurrences(of: " ", with: "_") + "_ms"] = result.times[contender]?.median as Any? ?? NSNull()
         }
@@ -196,13 +214,21 @@ if options.json {
         }
     }
     if !vectorResults.isEmpty {
-        print("\nExact k=\(VectorWorkloads.k) nearest neighbours over \(VectorWorkloads.dimensions)-float vectors (sqlite-vec 0.1.9 when installed), same run:\n")
-        print("| workload | rows | " + VectorWorkloads.contenders.joined(separator: " | ") + " | Strata nearest/loop |")
-        print("|---|---:|" + VectorWorkloads.contenders.map { _ in "---:|" }.joined() + "---:|")
+        print("\nExact k=\(VectorWorkloads.k) nearest neighbours over \(VectorWorkloads.dimensions)-float vectors (sqlite-vec 0.1.9 when installed; PRAGMA mmap_size = \(options.mmap ?? 0) on every connection, page size \(options.pageSize ?? 4096)), same run:\n")
+        print("| workload | rows | " + VectorWorkloads.contenders.joined(separator: " | ") + " | nearest/vec0 | parallel/vec0 |")
+        print("|---|---:|" + VectorWorkloads.contenders.map { _ in "---:|" }.joined() + "---:|---:|")
         for result in vectorResults {
             let cells = VectorWorkloads.contenders.map { result.times[$0].map(cell) ?? "n/a" }
             print("| \(result.workload) | \(result.rows) | " + cells.joined(separator: " | ")
-                  + " | \(ratio(result.times["Strata nearest"]?.median, result.times["swift loop"]?.median)) |")
+                  + " | \(ratio(result.times["Strata nearest"]?.median, result.times["sqlite-vec vec0"]?.median)) | \(ratio(result.times["Strata parallel"]?.median, result.times["sqlite-vec vec0"]?.median)) |")
+        }
+        print("\nThe same calls' process CPU time (user + system, all threads), medians in ms:\n")
+        print("| workload | rows | " + VectorWorkloads.contenders.joined(separator: " | ") + " | nearest/vec0 |")
+        print("|---|---:|" + VectorWorkloads.contenders.map { _ in "---:|" }.joined() + "---:|")
+        for result in vectorResults {
+            let cells = VectorWorkloads.contenders.map { format(result.cpu[$0]?.median) }
+            print("| \(result.workload) | \(result.rows) | " + cells.joined(separator: " | ")
+                  + " | \(ratio(result.cpu["Strata nearest"]?.median, result.cpu["sqlite-vec vec0"]?.median)) |")
         }
     }
     if !syncResults.isEmpty {

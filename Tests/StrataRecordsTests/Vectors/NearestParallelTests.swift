@@ -1,0 +1,159 @@
+import Foundation
+import StrataTestSupport
+import Testing
+@testable import StrataRecords
+
+/// The parallel exact scan on a `Database`'s readers, checked against the serial scan and against
+/// sorting every distance by hand, on generated tables with ties, gaps and extreme rowids.
+@Suite struct NearestParallelTests {
+    struct SeededFailure: Error, CustomStringConvertible {
+        let seed: UInt64
+        let underlying: any Error
+        var description: String {
+            "failed with seed 0x\(String(seed, radix: 16, uppercase: true)) (STRATA_PROPERTY_SEED to reproduce): \(underlying)"
+        }
+    }
+
+    /// PropertyCheck.run's seeding for an async body: one seed per case, printed on failure.
+    static func cases(_ count: Int, _ body: (inout SeededRandom) async throws -> Void) async throws {
+        var seeds = SeededRandom(seed: PropertyCheck.baseSeed)
+        for index in 0..<PropertyCheck.caseCount(default: count) {
+            let seed = index == 0 ? seeds.state : seeds.next()
+            var random = SeededRandom(seed: seed)
+            do {
+                try await body(&random)
+            } catch {
+                let failure = SeededFailure(seed: seed, underlying: error)
+                FileHandle.standardError.write(Data((failure.description + "\n").utf8))
+                throw failure
+            }
+        }
+    }
+
+    static func temporaryFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nearest-parallel-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test func parallelScanReturnsTheSerialScansResult() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await Self.cases(20) { random in
+            let database = try Database(path: folder.appendingPathComponent("\(UUID().uuidString).sqlite").path)
+            let dimensions = random.pick([1, 3, 16, 17, 40])
+            // Few distinct vectors, so equal distances are common and ties must go by rowid.
+            let palette = try (0..<random.int(1...5)).map { _ in
+                try FloatVector((0..<dimensions).map { _ in Float(random.int(-2...2)) })
+            }
+            // Rowids anywhere in Int64, clustered or spread, so spans are uneven and some empty.
+            let spread = random.pick([Int64(10), 1_000, Int64.max / 4])
+            let base = random.pick([Int64(1), -500, Int64.min + 1, Int64.max - 2_000])
+            let count = random.int(0...150)
+            var ids = Set<Int64>()
+            for _ in 0..<count {
+                let offset = Int64.random(in: 0...spread, using: &random)
+                ids.insert(base.addingReportingOverflow(offset).overflow ? base : base + offset)
+            }
+            var docs: [VectorDoc] = []
+            for id in ids.sorted() { docs.append(VectorDoc(id: id, lang: random.pick(["en", "fr"]), embedding: random.pick(palette))) }
+            let rows = docs
+            try await database.write { db in
+                try VectorDoc.createTable(db)
+                for var doc in rows { try doc.insert(db) }
+            }
+            let target = try FloatVector((0..<dimensions).map { _ in Float(random.int(-2...2)) })
+            let k = random.int(0...count + 2)
+            let metric = random.pick(VectorMetric.allCases)
+            let onlyEnglish = random.oneIn(2)
+            let query = (onlyEnglish ? VectorDoc.where { $0.lang == "en" } : VectorDoc.all())
+                .nearest(to: target, by: \.embedding, metric: metric, k: k)
+            let parallelism = random.int(1...7)
+
+            let parallel = try await query.fetchAll(database, parallelism: parallelism)
+            let serial = try await database.read { db in try query.fetchAll(db) }
+            try require(parallel.map(\.record) == serial.map(\.record),
+                        "\(metric) k=\(k) parallelism=\(parallelism): \(parallel.map(\.record.id)) vs serial \(serial.map(\.record.id))")
+            try require(parallel.map(\.distance) == serial.map(\.distance), "distances differ from the serial scan's")
+            let expected = try docs.filter { !onlyEnglish || $0.lang == "en" }
+                .map { (doc: $0, distance: try $0.embedding.distance(to: target, metric: metric)) }
+                .sorted { ($0.distance, $0.doc.id ?? 0) < ($1.distance, $1.doc.id ?? 0) }
+                .prefix(k)
+            try require(parallel.map(\.record) == expected.map(\.doc), "parallel differs from sorting every distance")
+            try await database.close()
+        }
+    }
+
+    @Test func spansCoverTheRangeInOrderWithoutOverlap() throws {
+        try PropertyCheck.run("split covers a rowid range exactly", cases: 200) { random in
+            let bounds = [Int64.min, Int64.min + 1, -7, 0, 1, 2, 99, Int64.max - 1, Int64.max]
+            var low = random.oneIn(2) ? random.pick(bounds) : Int64.random(in: Int64.min...Int64.max, using: &random)
+            var high = random.oneIn(2) ? random.pick(bounds) : Int64.random(in: Int64.min...Int64.max, using: &random)
+            if low > high { swap(&low, &high) }
+            let count = random.int(1...9)
+            let spans = NearestQuery<VectorDoc>.split(low...high, into: count)
+            try require(!spans.isEmpty && spans.count <= count, "\(spans.count) spans for \(count)")
+            try require(spans.first?.lowerBound == low && spans.last?.upperBound == high, "\(spans) do not span \(low)...\(high)")
+            for (left, right) in zip(spans, spans.dropFirst()) {
+                try require(left.upperBound < Int64.max && left.upperBound + 1 == right.lowerBound, "gap or overlap in \(spans)")
+            }
+        }
+    }
+
+    @Test func emptyTablesZeroKAndRefusedQueries() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = try Database(path: folder.appendingPathComponent("empty.sqlite").path)
+        try await database.write { try VectorDoc.createTable($0) }
+        let target = try FloatVector([1, 2])
+        #expect(try await VectorDoc.nearest(to: target, by: \.embedding, k: 3).fetchAll(database).isEmpty)
+        try await database.write { db in
+            var doc = VectorDoc(id: nil, lang: "en", embedding: try FloatVector([1, 2]))
+            try doc.insert(db)
+        }
+        #expect(try await VectorDoc.nearest(to: target, by: \.embedding, k: 0).fetchAll(database).isEmpty)
+        await #expect(throws: RecordQueryError.self) {
+            try await VectorDoc.nearest(to: target, by: \.embedding, k: -1).fetchAll(database)
+        }
+        await #expect(throws: VectorError.wrongDimension(expected: 3, actual: 2)) {
+            try await VectorDoc.nearest(to: try FloatVector([1, 2, 3]), by: \.embedding, k: 1).fetchAll(database)
+        }
+        try await database.close()
+    }
+
+    @Test func inMemoryDatabaseScansOnTheWriter() async throws {
+        let database = try Database(storageLocation: .inMemory)
+        try await database.write { db in
+            try VectorDoc.createTable(db)
+            for index in 0..<40 {
+                var doc = VectorDoc(id: nil, lang: "en", embedding: try FloatVector([Float(index % 7), 1]))
+                try doc.insert(db)
+            }
+        }
+        let query = VectorDoc.nearest(to: try FloatVector([3, 1]), by: \.embedding, k: 12)
+        let parallel = try await query.fetchAll(database, parallelism: 4)
+        let serial = try await database.read { try query.fetchAll($0) }
+        #expect(parallel.map(\.record) == serial.map(\.record))
+        #expect(parallel.first?.distance == 0)
+    }
+
+    /// A ranked row gone or changed before its record is read (a parallel scan's snapshots) is
+    /// reported, never returned with a stale distance.
+    @Test func rankedRowsThatChangedAreReported() throws {
+        let db = try Connection()
+        try VectorDoc.createTable(db)
+        var doc = VectorDoc(id: nil, lang: "en", embedding: try FloatVector([3, 4]))
+        try doc.insert(db)
+        let rowID = try #require(doc.id)
+        let query = VectorDoc.nearest(to: try FloatVector([0, 0]), by: \.embedding, k: 1)
+        let target = PreparedVectorTarget(query.target, metric: query.metric)
+        let found = try query.records(for: [VectorCandidate(distance: 5, rowID: rowID)], db, checkingDistancesWith: target)
+        #expect(found.map(\.record) == [doc])
+        #expect(throws: NearestQueryError.rowChanged(rowID: rowID)) {
+            try query.records(for: [VectorCandidate(distance: 4, rowID: rowID)], db, checkingDistancesWith: target)
+        }
+        #expect(throws: NearestQueryError.rowChanged(rowID: rowID + 1)) {
+            try query.records(for: [VectorCandidate(distance: 5, rowID: rowID + 1)], db, checkingDistancesWith: target)
+        }
+    }
+}
