@@ -73,18 +73,6 @@ final class FailoverTransport: SyncTransport {
     func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try await attempt { try await $0.snapshot(request) } }
 }
 
-/// SplitMix64: the same writes for the same seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
 func runOverHTTP(urls: String, folder: String, replicaID: String, seed: String, seconds: String) async -> Never {

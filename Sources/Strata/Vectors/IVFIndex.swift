@@ -166,7 +166,7 @@ extension Connection {
                                  quantization: options.quantization)
             for statement in index.createStatements { try execute(statement) }
             try run(literal: "INSERT INTO \(identifier: index.configTable) VALUES (1, \(table), \(column), \(options.metric.rawValue), \(Int64(dimensions)), \(Int64(lists)), \(options.quantization.rawValue))")
-            var random = IVFBuilder.SplitMix(state: options.seed)
+            var random = SeededGenerator(state: options.seed)
             let centroids = IVFBuilder.train(vectors, lists: lists, metric: options.metric,
                                              sampleSize: options.trainingSampleSize ?? lists * 64,
                                              iterations: options.iterations, random: &random)
@@ -302,18 +302,6 @@ enum IVFBuilder {
         var count: Int { rowIDs.count }
     }
 
-    /// A small seeded generator (SplitMix64), so a build is the same on every platform.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func vectors(in table: String, column: String, _ db: Connection) throws -> Vectors {
         try vectors(literal: "SELECT rowid, \(identifier: column) FROM \(identifier: table) WHERE \(identifier: column) IS NOT NULL ORDER BY rowid", expecting: nil, db)
     }
@@ -399,7 +387,7 @@ enum IVFBuilder {
     /// k-means (Lloyd's rounds) on a seeded sample; for cosine, on unit vectors with unit
     /// centroids (spherical k-means). A list left empty takes a sampled vector.
     static func train(_ vectors: Vectors, lists: Int, metric: VectorMetric, sampleSize: Int, iterations: Int,
-                      random: inout SplitMix) -> [Float] {
+                      random: inout SeededGenerator) -> [Float] {
         let dimensions = vectors.dimensions ?? 1
         var order = Array(0..<vectors.count)
         let size = min(max(sampleSize, lists), vectors.count)
