@@ -133,6 +133,12 @@ public enum SQLiteShell {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = ["-batch", database] + arguments
+        // The shell is SQLite's own, the oracle: never through the fault VFS a test run preloads
+        // (whose early initialization also makes the shell print warnings into its output).
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_PRELOAD"] = nil
+        environment["STRATA_FAULT_VFS"] = nil
+        process.environment = environment
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
