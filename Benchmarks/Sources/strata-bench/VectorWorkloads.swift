@@ -247,4 +247,55 @@ enum VectorWorkloads {
         }
         return best.map(\.id)
     }
+
+    /// `--ivf`: on a copy of the cached file, an IVF index (√rows lists), an int8-coded one and a
+    /// flat int8 one are built (time and size printed); then, for several `nprobe`, the median
+    /// time of a k = 10 search and its recall@10 against the exact scan, over 20 query vectors.
+    static func measureIVF() throws {
+        let rows = options.rows ?? 100_000
+        let floats = makeFloats(count: rows * dimensions, seed: 55)
+        let (cached, _) = try cachedFile(rows: rows, floats: floats, extensionPath: nil)
+        let path = cached + ".ivf"
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        try FileManager.default.copyItem(atPath: cached, toPath: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let db = try Connection(storageLocation: .onDisk(path))
+        try prepare(db)
+        func fileBytes() throws -> Int { (try db.query("PRAGMA page_count") as Int? ?? 0) * (try db.query("PRAGMA page_size") as Int? ?? 0) }
+        let queries = try (0..<20).map { try FloatVector(makeFloats(count: dimensions, seed: 1_000 + UInt64($0))) }
+        var exactTimes: [Double] = []
+        let exact = try queries.map { query -> Set<Int64> in
+            let start = DispatchTime.now().uptimeNanoseconds
+            let ids = try db.nearestRows(in: "doc", column: "embedding", to: query, k: k).map(\.rowID)
+            exactTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
+            return Set(ids)
+        }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        print("IVF over \(rows) × \(dimensions) float32 (k = \(k), 20 queries, medians; exact scan \(format(median(exactTimes))) ms)\n")
+        print("| index | build s | size MB | nprobe | search ms | recall@10 | time / exact |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        let lists = max(1, Int(Double(rows).squareRoot()))
+        for (name, table, options) in [("IVF float32", "ivf_float", IVFIndexOptions(lists: lists)),
+                                       ("IVF int8", "ivf_int8", IVFIndexOptions(lists: lists, quantization: .int8)),
+                                       ("flat int8", "flat_int8", IVFIndexOptions(lists: 1, quantization: .int8))] {
+            let before = try fileBytes()
+            let start = DispatchTime.now().uptimeNanoseconds
+            let index = try db.createIVFIndex(table, on: "doc", column: "embedding", options: options)
+            let build = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000_000
+            let size = Double(try fileBytes() - before) / 1_000_000
+            let probes = index.lists == 1 ? [1] : [1, 4, 16, 64].filter { $0 <= index.lists }
+            for nprobe in probes {
+                var times: [Double] = []
+                var hits = 0
+                for (query, truth) in zip(queries, exact) {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    let found = try db.searchIVFIndex(index.name, nearest: query, k: k, nprobe: nprobe, rescoring: 4)
+                    times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
+                    hits += found.filter { truth.contains($0.rowID) }.count
+                }
+                let recall = Double(hits) / Double(queries.count * k)
+                print("| \(name) (\(index.lists) lists) | \(format(build)) | \(format(size)) | \(nprobe) | \(format(median(times))) | \(String(format: "%.3f", recall)) | \(String(format: "%.3f", median(times) / median(exactTimes))) |")
+            }
+        }
+    }
 }

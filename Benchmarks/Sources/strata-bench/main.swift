@@ -12,6 +12,7 @@ struct Options {
     var pageSize: Int?
     var contenders: Set<String>?
     var vectorRSS: String?
+    var ivf = false
 
     static func parse(_ arguments: [String]) -> Options {
         var options = Options()
@@ -28,8 +29,9 @@ struct Options {
             case "--page-size": options.pageSize = iterator.next().flatMap(Int.init)
             case "--contenders": options.contenders = iterator.next().map { Set($0.split(separator: ",").map(String.init)) }
             case "--vector-rss": options.vectorRSS = iterator.next()
+            case "--ivf": options.ivf = true
             case "-h", "--help":
-                print("usage: strata-bench [--rows N] [--runs N] [--filter NAME] [--json] [--quick] [--dimensions N] [--mmap BYTES] [--page-size BYTES] [--contenders a,b] [--vector-rss FILE]")
+                print("usage: strata-bench [--rows N] [--runs N] [--filter NAME] [--json] [--quick] [--dimensions N] [--mmap BYTES] [--page-size BYTES] [--contenders a,b] [--vector-rss FILE] [--ivf]")
                 exit(0)
             default:
                 FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
@@ -118,6 +120,14 @@ func ratio(_ a: Double?, _ b: Double?) -> String {
 func cell(_ measurement: Measurement) -> String {
     guard let median = measurement.median, let low = measurement.times.min(), let high = measurement.times.max() else { return "n/a" }
     return "\(format(median)) (\(format(low))–\(format(high)))"
+}
+
+if options.ivf {
+    do { try VectorWorkloads.measureIVF() } catch {
+        FileHandle.standardError.write(Data("strata-bench failed: \(error)\n".utf8))
+        exit(1)
+    }
+    exit(0)
 }
 
 if let path = options.vectorRSS {
