@@ -260,7 +260,7 @@ extension Connection {
             + " AND \"row\" NOT IN (SELECT \"row\" FROM \(identifier: index.pendingTable))" + restriction
         let pendingRestriction: SQLFragment = rowIDs.map { " AND t.rowid IN (\($0))" } ?? ""
         let pending: SQLFragment = "SELECT t.rowid, t.\(identifier: index.column) FROM \(identifier: index.pendingTable) AS p JOIN \(identifier: index.table) AS t ON t.rowid = p.\"row\" WHERE t.\(identifier: index.column) IS NOT NULL" + pendingRestriction
-        var pendingBest = IVFBuilder.TopK(capacity: k)
+        var pendingBest = VectorTopK(capacity: k)
         try IVFBuilder.scanFloat(pending, vector, index, self) { pendingBest.offer(distance: $0, rowID: $1) }
         // Entries of rows gone without their delete trigger (a REPLACE through another UNIQUE
         // column) are skipped once found, and the lists ranked again: rare, so checked on the
@@ -273,17 +273,17 @@ extension Connection {
             } else {
                 // Candidates by their codes, then their exact distances from the table's vectors
                 // (a gone row has no vector left to read, so it drops out here).
-                var candidates = IVFBuilder.TopK(capacity: k > Int.max / rescoring ? Int.max : k * rescoring)
+                var candidates = VectorTopK(capacity: k > Int.max / rescoring ? Int.max : k * rescoring)
                 try IVFBuilder.scanCodes(filed, vector, index, self) { candidates.offer(distance: $0, rowID: $1) }
-                let rowIDList = candidates.ranked().map(\.rowID)
+                let rowIDList = candidates.ranked.map(\.rowID)
                 for start in stride(from: 0, to: rowIDList.count, by: 500) {
                     let slice = rowIDList[start..<min(start + 500, rowIDList.count)].map { SQLFragment.value($0) }.joined(separator: ", ")
                     let rescored: SQLFragment = "SELECT rowid, \(identifier: index.column) FROM \(identifier: index.table) WHERE rowid IN (\(slice)) AND \(identifier: index.column) IS NOT NULL"
                     try IVFBuilder.scanFloat(rescored, vector, index, self) { best.offer(distance: $0, rowID: $1) }
                 }
-                return best.ranked()
+                return best.ranked
             }
-            let winners = best.ranked()
+            let winners = best.ranked
             let present = try IVFBuilder.existingRows(winners.map(\.rowID), in: index, self)
             let missing = winners.map(\.rowID).filter { !present.contains($0) }
             if missing.isEmpty { return winners }
@@ -459,18 +459,16 @@ enum IVFBuilder {
     /// Ranks the rows of `literal` (rowid, float32 vector) by their exact distance to `vector`.
     static func scanFloat(_ literal: SQLFragment, _ vector: FloatVector, _ index: IVFIndex, _ db: Connection,
                           _ offer: (Double, Int64) -> Void) throws {
-        try vector.values.withUnsafeBytes { query in
-            guard let target = query.baseAddress else { throw VectorError.empty }
-            try db.withStatement(literal: literal) { prepared in
-                let handle = prepared.handle
-                while try prepared.step() {
-                    guard sqlite3_column_type(handle, 1) == SQLITE_BLOB,
-                          Int(sqlite3_column_bytes(handle, 1)) == index.dimensions * 4,
-                          let bytes = sqlite3_column_blob(handle, 1) else {
-                        throw VectorError.malformedBlob(bytes: Int(sqlite3_column_bytes(handle, 1)), layout: .float32)
-                    }
-                    offer(try VectorKernels.distance(index.metric, target, bytes, dimensions: index.dimensions), sqlite3_column_int64(handle, 0))
+        let prepared = PreparedVectorTarget(vector, metric: index.metric)
+        try db.withStatement(literal: literal) { statement in
+            let handle = statement.handle
+            while try statement.step() {
+                guard sqlite3_column_type(handle, 1) == SQLITE_BLOB,
+                      Int(sqlite3_column_bytes(handle, 1)) == index.dimensions * 4,
+                      let bytes = sqlite3_column_blob(handle, 1) else {
+                    throw VectorError.malformedBlob(bytes: Int(sqlite3_column_bytes(handle, 1)), layout: .float32)
                 }
+                offer(try prepared.distance(to: bytes), sqlite3_column_int64(handle, 0))
             }
         }
     }
@@ -562,21 +560,9 @@ enum IVFBuilder {
             return quantization == .int8 ? Int8Vector(quantizing: floats).blob : BitVector(quantizing: floats).blob
         }
     }
+}
 
-    /// The best `capacity` (distance, rowid) pairs seen, kept sorted (k is small).
-    struct TopK {
-        let capacity: Int
-        private(set) var entries: [(distance: Double, rowID: Int64)] = []
-
-        init(capacity: Int) { self.capacity = capacity }
-
-        mutating func offer(distance: Double, rowID: Int64) {
-            if entries.count == capacity, let worst = entries.last, (distance, rowID) >= (worst.distance, worst.rowID) { return }
-            let position = entries.firstIndex { (distance, rowID) < ($0.distance, $0.rowID) } ?? entries.count
-            entries.insert((distance, rowID), at: position)
-            if entries.count > capacity { entries.removeLast() }
-        }
-
-        func ranked() -> [(rowID: Int64, distance: Double)] { entries.map { (rowID: $0.rowID, distance: $0.distance) } }
-    }
+extension VectorTopK {
+    /// The kept candidates, nearest first, as (rowid, distance) pairs.
+    var ranked: [(rowID: Int64, distance: Double)] { nearestFirst.map { (rowID: $0.rowID, distance: $0.distance) } }
 }

@@ -86,23 +86,20 @@ extension Connection {
     public func nearestRows(in table: String, column: String, to vector: FloatVector, metric: VectorMetric = .l2,
                             k: Int) throws -> [(rowID: Int64, distance: Double)] {
         guard k > 0 else { return [] }
-        var best = IVFBuilder.TopK(capacity: k)
-        try vector.values.withUnsafeBytes { query in
-            guard let target = query.baseAddress else { throw VectorError.empty }
-            try withStatement(literal: "SELECT rowid, \(identifier: column) FROM \(identifier: table) WHERE \(identifier: column) IS NOT NULL") { statement in
-                let handle = statement.handle
-                while try statement.step() {
-                    let bytes = Int(sqlite3_column_bytes(handle, 1))
-                    guard sqlite3_column_type(handle, 1) == SQLITE_BLOB, let pointer = sqlite3_column_blob(handle, 1) else {
-                        throw VectorError.malformedBlob(bytes: bytes, layout: .float32)
-                    }
-                    let dimensions = try FloatVector.dimensions(ofBlobBytes: bytes)
-                    guard dimensions == vector.dimensions else { throw VectorError.wrongDimension(expected: vector.dimensions, actual: dimensions) }
-                    let distance = try VectorKernels.distance(metric, target, pointer, dimensions: dimensions)
-                    best.offer(distance: distance, rowID: sqlite3_column_int64(handle, 0))
+        var best = VectorTopK(capacity: k)
+        let prepared = PreparedVectorTarget(vector, metric: metric)
+        try withStatement(literal: "SELECT rowid, \(identifier: column) FROM \(identifier: table) WHERE \(identifier: column) IS NOT NULL") { statement in
+            let handle = statement.handle
+            while try statement.step() {
+                let bytes = Int(sqlite3_column_bytes(handle, 1))
+                guard sqlite3_column_type(handle, 1) == SQLITE_BLOB, let pointer = sqlite3_column_blob(handle, 1) else {
+                    throw VectorError.malformedBlob(bytes: bytes, layout: .float32)
                 }
+                let dimensions = try FloatVector.dimensions(ofBlobBytes: bytes)
+                guard dimensions == vector.dimensions else { throw VectorError.wrongDimension(expected: vector.dimensions, actual: dimensions) }
+                best.offer(distance: try prepared.distance(to: pointer), rowID: sqlite3_column_int64(handle, 0))
             }
         }
-        return best.ranked()
+        return best.ranked
     }
 }
