@@ -317,10 +317,11 @@ extension Connection {
             + " AND NOT EXISTS (SELECT 1 FROM \(map) WHERE \"key\" = new.\(keyColumn));"
         let insert = fromMap("new", nil)
         let delete = fromMap("old", "delete")
-        // A re-keyed row keeps its id: the index entry moves with it. A key set to NULL (which a
+        // A re-keyed row keeps its id: the index entry moves with it. Compared as the map
+        // compares (BINARY): under a NOCASE key 'A' → 'a' is a change the map must follow. A key set to NULL (which a
         // non-integer PRIMARY KEY allows) leaves the map and the index; one set from NULL joins.
         let rekey = "UPDATE \(map) SET \"key\" = new.\(keyColumn) WHERE \"key\" = old.\(keyColumn)"
-            + " AND new.\(keyColumn) IS NOT old.\(keyColumn) AND new.\(keyColumn) IS NOT NULL;"
+            + " AND new.\(keyColumn) IS NOT old.\(keyColumn) COLLATE BINARY AND new.\(keyColumn) IS NOT NULL;"
             + " DELETE FROM \(map) WHERE \"key\" = old.\(keyColumn) AND new.\(keyColumn) IS NULL;"
         let dropKey = "DELETE FROM \(map) WHERE \"key\" = old.\(keyColumn);"
         func trigger(_ suffix: String, _ event: String, _ body: String) -> String {

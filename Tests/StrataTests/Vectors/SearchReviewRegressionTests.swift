@@ -107,4 +107,16 @@ import Testing
         #expect(try db.query("SELECT group_concat(\"key\") FROM (SELECT \"key\" FROM doc_fts_keys ORDER BY 1)") as String? == "b,c")
         try db.execute("INSERT INTO doc_fts(doc_fts, rank) VALUES ('integrity-check', 1)")
     }
+
+    /// A second review's probe: a key re-keyed by case under a NOCASE key left the old key in the map.
+    @Test func aKeyChangedOnlyByCaseUnderNocaseMovesInTheMap() throws {
+        let db = try Connection()
+        try db.execute("CREATE TABLE doc(id TEXT PRIMARY KEY COLLATE NOCASE, body TEXT)")
+        try db.execute("INSERT INTO doc VALUES ('A', 'hello')")
+        try db.createFTS5Table("doc_fts", columns: ["body"], options: FTS5Options(content: .externalByKey(table: "doc", key: "id")))
+        try db.execute("UPDATE doc SET id = 'a'")
+        #expect(try db.query("SELECT group_concat(\"key\") FROM doc_fts_keys") as String? == "a")
+        try db.execute("DELETE FROM doc")
+        #expect(try db.query("SELECT count(*) FROM doc_fts_keys") as Int == 0)
+    }
 }
