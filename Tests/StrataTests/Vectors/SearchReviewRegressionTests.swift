@@ -119,4 +119,22 @@ import Testing
         try db.execute("DELETE FROM doc")
         #expect(try db.query("SELECT count(*) FROM doc_fts_keys") as Int == 0)
     }
+
+    /// After a search throws inside its snapshot, the connection is back in autocommit with no
+    /// statement left running, and its savepoint never reaches the user's trace.
+    @Test func aFailedSearchLeavesNoTransactionAndTracesNoBookkeeping() throws {
+        let (db, index) = try Self.indexedDocs()
+        let traced = Locked<[String]>([])
+        db.trace { sql in traced.withLock { $0.append(sql) } }
+        #expect(throws: VectorError.self) {
+            try db.searchIVFIndex("doc_ivf", nearest: try Self.vector([1, 2]), k: 1, nprobe: index.lists)
+        }
+        // A malformed row found mid-scan throws from inside the savepoint.
+        try db.execute("DROP TRIGGER doc_ivf_au; UPDATE doc SET embedding = x'01' WHERE id = 2")
+        try db.execute("INSERT INTO doc_ivf_pending VALUES (2)")
+        #expect(throws: VectorError.self) { try db.searchIVFIndex("doc_ivf", nearest: try Self.vector([1]), k: 3, nprobe: index.lists) }
+        #expect(!db.isInTransaction)
+        #expect(try db.query("SELECT count(*) FROM doc") as Int == 4)   // usable, nothing left running
+        #expect(traced.withLock { $0 }.allSatisfy { !$0.uppercased().contains("SAVEPOINT") })
+    }
 }
