@@ -53,20 +53,18 @@ extension NearestQuery where R: Sendable {
         guard let bounds else { return [] }
         let target = PreparedVectorTarget(self.target, metric: metric)
         let capacity = k
-        let winners = try await withThrowingTaskGroup(of: [VectorCandidate].self) { group in
-            for span in Self.split(bounds, into: spans) {
-                group.addTask {
-                    try await database.read { db in
-                        var top = VectorTopK(capacity: capacity)
-                        try query.scan(db, rowIDs: span, target: target, into: &top)
-                        return top.nearestFirst
-                    }
-                }
+        // The spans run one after another: run concurrently on the pool's readers they crashed
+        // the process now and then (an unexplained memory fault, left open), so the speed-up waits.
+        var merged = VectorTopK(capacity: capacity)
+        for span in Self.split(bounds, into: spans) {
+            let best = try await database.read { db in
+                var top = VectorTopK(capacity: capacity)
+                try query.scan(db, rowIDs: span, target: target, into: &top)
+                return top.nearestFirst
             }
-            var top = VectorTopK(capacity: capacity)
-            for try await best in group { top.merge(best) }
-            return top.nearestFirst
+            merged.merge(best)
         }
+        let winners = merged.nearestFirst
         return try await database.read { db in try query.records(for: winners, db, checkingDistancesWith: target) }
     }
 
