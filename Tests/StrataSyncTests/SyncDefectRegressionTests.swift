@@ -417,4 +417,34 @@ import Testing
         try await hub.waitForVersion(ofSpace: "s", after: 0, timeout: .seconds(20))
         try await hub.waitForVersion(ofSpace: "s", after: 5, timeout: .milliseconds(50))
     }
+
+    // 7. A write the hub's policy dropped, pushed after the replica had pulled the hub's newest
+    //    version: acknowledged with a version the pull already passed, it stayed on the replica
+    //    (nothing pending, the hub's newest version pulled, its own row shown) until a later pull.
+
+    @Test(arguments: [true, false])
+    func aWriteTheHubsPolicyDroppedIsUndoneWhenItsPushIsAnswered(hubWins: Bool) async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder)
+        hub.setPolicy(hubWins ? .hubWins : .lastWriterWins, forTable: "t")
+        let phone = try Self.replica(folder, "phone", transport: InProcessSyncTransport(hub: hub))
+        let laptop = try Self.replica(folder, "laptop", transport: InProcessSyncTransport(hub: hub))
+        try await phone.write { try $0.run("INSERT INTO t VALUES ('k', 'phone')") }
+        try await phone.sync()
+        try await laptop.write { try $0.run("INSERT INTO t VALUES ('k', 'laptop') ON CONFLICT(id) DO NOTHING") }
+        try await laptop.pull()
+        #expect(try await Self.rows(laptop) == ["k='laptop'"], "a pending write stays on top of what a pull brings")
+        try await laptop.push()
+        #expect(try await laptop.pendingChangeCount == 0)
+        #expect(try Self.hubRows(hub) == [hubWins ? "k='phone'" : "k='laptop'"])
+        if hubWins {
+            // Nothing more to pull, and the replica already shows what the hub kept.
+            #expect(try await laptop.lastPulledVersion == (try hub.version(ofSpace: "s")))
+            #expect(try await Self.rows(laptop) == ["k='phone'"])
+        }
+        try await laptop.sync()
+        try await phone.sync()
+        #expect(try await Self.rows(laptop) == (try Self.hubRows(hub)))
+        #expect(try await Self.rows(phone) == (try Self.hubRows(hub)))
+    }
 }

@@ -84,6 +84,14 @@ extension SyncReplica {
             }
             try Self.record(response.refused ?? [], connection)
             try outbox.forgetSent(before: now - Int64(Self.sentRetention.components.seconds))
+            // An entry the hub dropped (its policy kept the hub's row) or applied before this
+            // replica's last pull gets a version the pull already passed: no later page settles
+            // it, and until one did the replica would show its own row while reporting nothing
+            // pending and the hub's newest version. Settled here, as an empty page would.
+            let pulled = try SyncStatus.read(connection).lastPulledVersion
+            if try outbox.localEntries().contains(where: { entry in entry.version.map { $0 <= pulled } ?? false }) {
+                try Self.rebase(tables: self.tables, dropping: [], connection) { _ in pulled }
+            }
         }
     }
 
