@@ -53,18 +53,20 @@ extension NearestQuery where R: Sendable {
         guard let bounds else { return [] }
         let target = PreparedVectorTarget(self.target, metric: metric)
         let capacity = k
-        // The spans run one after another: run concurrently on the pool's readers they crashed
-        // the process now and then (an unexplained memory fault, left open), so the speed-up waits.
-        var merged = VectorTopK(capacity: capacity)
-        for span in Self.split(bounds, into: spans) {
-            let best = try await database.read { db in
-                var top = VectorTopK(capacity: capacity)
-                try query.scan(db, rowIDs: span, target: target, into: &top)
-                return top.nearestFirst
+        let winners = try await withThrowingTaskGroup(of: [VectorCandidate].self) { group in
+            for span in Self.split(bounds, into: spans) {
+                group.addTask {
+                    try await database.read { db in
+                        var top = VectorTopK(capacity: capacity)
+                        try query.scan(db, rowIDs: span, target: target, into: &top)
+                        return top.nearestFirst
+                    }
+                }
             }
-            merged.merge(best)
+            var top = VectorTopK(capacity: capacity)
+            for try await best in group { top.merge(best) }
+            return top.nearestFirst
         }
-        let winners = merged.nearestFirst
         return try await database.read { db in try query.records(for: winners, db, checkingDistancesWith: target) }
     }
 
@@ -73,6 +75,10 @@ extension NearestQuery where R: Sendable {
     static func split(_ range: ClosedRange<Int64>, into count: Int) -> [ClosedRange<Int64>] {
         let width = UInt64(bitPattern: range.upperBound &- range.lowerBound)   // rows - 1
         let parts = UInt64(max(1, count))
+        // One span is the range itself; and for Int64.min...Int64.max the step below, the width
+        // plus one, would overflow (a trap that ended a test process now and then, a generated
+        // range reaching it).
+        guard parts > 1 else { return [range] }
         let step = width / parts + 1
         var spans: [ClosedRange<Int64>] = []
         var start = range.lowerBound

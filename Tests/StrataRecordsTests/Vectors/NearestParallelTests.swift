@@ -100,6 +100,23 @@ import Testing
         }
     }
 
+    /// The whole of Int64 in one span overflowed `split` (width + 1) and trapped.
+    @Test(arguments: [1, 2, 7])
+    func rowidsAtBothEndsOfInt64(parallelism: Int) async throws {
+        #expect(NearestQuery<VectorDoc>.split(Int64.min...Int64.max, into: 1) == [Int64.min...Int64.max])
+        #expect(NearestQuery<VectorDoc>.split(5...5, into: 1) == [5...5])
+        let database = try Database(storageLocation: .inMemory)
+        try await database.write { db in
+            try VectorDoc.createTable(db)
+            for (id, value) in [(Int64.min, Float(3)), (0, 1), (Int64.max, 2)] {
+                var doc = VectorDoc(id: id, lang: "en", embedding: try FloatVector([value]))
+                try doc.insert(db)
+            }
+        }
+        let found = try await VectorDoc.nearest(to: try FloatVector([0]), by: \.embedding, k: 3).fetchAll(database, parallelism: parallelism)
+        #expect(found.map(\.record.id) == [0, Int64.max, Int64.min])
+    }
+
     @Test func emptyTablesZeroKAndRefusedQueries() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
