@@ -98,6 +98,13 @@ import Testing
         return regions
     }
 
+    /// The README is the front door; the depth lives in the articles.
+    @Test func theReadmeStaysUnderFourHundredLines() throws {
+        let text = try String(contentsOf: Self.readme, encoding: .utf8)
+        let lines = text.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        #expect(lines <= 400, "README.md has \(lines) lines: move the detail to a DocC article")
+    }
+
     @Test func everyReadmeExampleIsInThisTargetWordForWord() throws {
         let blocks = try Self.readmeBlocks()
         let regions = try Self.markedRegions().filter { $0.key.hasPrefix("README ") }
