@@ -78,4 +78,46 @@ import Testing
         await loop.stop()
         #expect(try await replica.pendingChangeCount == 0)
     }
+
+    /// Answers each push after `delay`, as a slow hub does, counting the pushes.
+    struct Slow: SyncTransport {
+        let hub: SyncHub
+        let delay: Duration
+        let pushes: Locked<Int>
+        func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
+            pushes.withLock { $0 += 1 }
+            try? await Task.sleep(for: delay)   // a request in flight ends even when its task is cancelled
+            return try hub.push(request)
+        }
+        func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
+    }
+
+    /// Stopping a loop that is sending a large backlog ends after the push in flight, not after
+    /// the whole backlog; the rest stays pending and a later sync sends it.
+    @Test func stoppingALoopEndsAfterThePushInFlightNotTheBacklog() async throws {
+        let folder = try SyncFolder()
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try hub.createSpace("s") { try $0.execute(Self.schema) }
+        let transport = Slow(hub: hub, delay: .milliseconds(100), pushes: Locked(0))
+        let database = try Database(storageLocation: .onDisk(folder.path("phone.sqlite")))
+        try database.executeWrite { try $0.execute(Self.schema) }
+        let phone = try SyncReplica(database: database, replicaID: "phone", space: "s", tables: ["todo"], transport: transport,
+                                    settings: SyncReplicaSettings(maximumPushEntries: 5))
+        for n in 0..<200 { try await phone.write { try $0.run("INSERT INTO todo VALUES (?, ?)", "t\(n)", "x") } }
+        let loop = phone.startSyncing(interval: .milliseconds(50))
+        try await Self.eventually("the first push starts") { transport.pushes.current >= 1 }
+        let stopping = ContinuousClock.now
+        await loop.stop()
+        let stopped = ContinuousClock.now - stopping
+        // 40 pushes of 5 at 100 ms each would take 4 s; one or two end the loop.
+        #expect(stopped < .seconds(2), "stop() took \(stopped)")
+        let pending = try await phone.pendingChangeCount
+        #expect(pending > 0 && pending < 200, "\(pending) pending")
+        let sentWhileStopping = transport.pushes.current
+        #expect(try hub.version(ofSpace: "s") == Int64(200 - pending))
+        try await phone.sync()
+        #expect(try await phone.pendingChangeCount == 0)
+        #expect(try hub.version(ofSpace: "s") == 200)
+        #expect(transport.pushes.current > sentWhileStopping)
+    }
 }

@@ -2,7 +2,7 @@
 import Foundation
 import Strata
 
-/// Runs async bodies one at a time, in order of arrival.
+/// Runs async bodies one at a time, in order of arrival; a caller's cancellation reaches its body.
 final class AsyncSerializer: Sendable {
     private let tail = Locked<Task<Void, Never>?>(nil)
 
@@ -18,6 +18,12 @@ final class AsyncSerializer: Sendable {
             tail = Task { _ = try? await task.value }
             return task
         }
-        return try await task.value
+        // The body runs in a task of its own (to keep the order); the caller's cancellation is
+        // passed on to it, so a cancelled caller's body can stop (a stopping SyncLoop's push).
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
     }
 }

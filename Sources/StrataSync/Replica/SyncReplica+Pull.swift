@@ -108,11 +108,15 @@ extension SyncReplica {
     /// Applies the hub's log after this replica's cursor, in pages, until caught up. Pending
     /// writes stay pending: each page is applied under them (they are undone, the page applied,
     /// and they are made again), so a write the hub refused never stops the pull.
+    /// - Throws: `CancellationError` when the task is cancelled (checked between pages; each
+    ///   page is applied whole or not at all).
     public func pull() async throws {
         if try await database.read({ try SyncStatus.state("snapshot_needed", $0) as Int64? }) == 1 {
             try await catchUpFromSnapshot()
         }
         for _ in 0..<100_000 {
+            // Between pages, as between a push's batches: a stopping loop ends after this page.
+            try Task.checkCancellation()
             // The pushes acknowledged before this request: the hub had them at their versions
             // then, so its answer must reach those versions (a push acknowledged meanwhile, by the
             // loop's other lane, may be newer than the answer).

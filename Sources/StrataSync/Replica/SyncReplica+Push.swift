@@ -7,7 +7,9 @@ extension SyncReplica {
     /// Sends the outbox in order, in batches within ``SyncReplicaSettings``; what the hub
     /// acknowledged waits for the pull that reaches the version it got.
     /// - Throws: ``SyncError/entryRefused(_:)`` once the rest is pushed, when the hub refused a
-    ///   write or one is larger than a push may carry (it stays pending, see ``pendingChanges``).
+    ///   write or one is larger than a push may carry (it stays pending, see ``pendingChanges``);
+    ///   `CancellationError` when the task is cancelled (checked between batches: what the hub
+    ///   acknowledged is filed, the rest stays pending).
     public func push() async throws {
         try await pushing.run { try await self.pushOutbox() }
     }
@@ -19,6 +21,9 @@ extension SyncReplica {
         var held: [String: Int64] = [:]
         let settings = self.settings
         while true {
+            // Between batches: a cancelled caller (a stopping SyncLoop) gets its answer after
+            // the request in flight, not after a backlog of thousands of writes is sent.
+            try Task.checkCancellation()
             let batchLimit = max(1, settings.maximumPushEntries)
             let from = after
             let candidates = try await database.read { try SyncOutbox($0).entries(after: from, limit: batchLimit) }
@@ -55,7 +60,10 @@ extension SyncReplica {
             after = last.sequence
             let response = try await transport.push(SyncPushRequest(space: space, replicaID: hubReplicaID, tables: tables,
                                                                      schemaFingerprint: fingerprint, entries: entries))
-            try await acknowledge(entries, response)
+            // The hub committed these: filed even when the caller was cancelled meanwhile (a
+            // cancelled database write would leave them to be sent, and answered, again).
+            let batch = entries
+            try await Task { try await self.acknowledge(batch, response) }.value
             for refusal in response.refused ?? [] {
                 refusals.append(refusal)
                 guard let entry = entries.first(where: { $0.sequence == refusal.sequence }) else { continue }
