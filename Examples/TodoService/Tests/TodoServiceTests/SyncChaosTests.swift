@@ -66,7 +66,11 @@ import Testing
         for name in names { replicas[name] = try startReplica(name, &random) }
         var kills = (hub: 0, replicas: 0)
         let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
+        // A run must have an acknowledged insert to prove anything: on a loaded machine the
+        // chaos goes on past its time (up to four times as long) until a replica has one.
+        let latest = Date().addingTimeInterval(seconds * 4)
+        func someInsertAcknowledged() -> Bool { names.contains { chaosLog(folder, $0).contains("\nacked ") || chaosLog(folder, $0).hasPrefix("acked ") } }
+        while Date() < end || (!someInsertAcknowledged() && Date() < latest) {
             try await Task.sleep(for: .milliseconds(150 + Int(random.next() % 500)))
             if random.next() % 4 == 0 {
                 hub.kill9()
