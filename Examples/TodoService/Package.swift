@@ -17,6 +17,9 @@ let package = Package(
         // The benchmark's metrics backend (`--instrumentation all`) and its no-op tracer.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
+        // The sync benchmark's floor: a plain multi-row INSERT into PostgreSQL.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         .target(
@@ -30,7 +33,10 @@ let package = Package(
         ),
         // StrataSync's latency and throughput over loopback HTTP (README numbers).
         .executableTarget(name: "strata-sync-bench", dependencies: [.product(name: "StrataSyncHub", package: "Strata"),
-                                                                  .product(name: "Hummingbird", package: "hummingbird")]),
+                                                                  .product(name: "StrataSyncPostgres", package: "Strata"),
+                                                                  .product(name: "Hummingbird", package: "hummingbird"),
+                                                                  .product(name: "PostgresNIO", package: "postgres-nio"),
+                                                                  .product(name: "Logging", package: "swift-log")]),
         // Tests only: a replica process of the cross-process chaos test.
         .executableTarget(name: "strata-sync-chaos-replica", dependencies: [.product(name: "StrataSync", package: "Strata")]),
         .executableTarget(
