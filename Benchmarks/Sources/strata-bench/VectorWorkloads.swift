@@ -90,12 +90,38 @@ enum VectorWorkloads {
         }
     }
 
+    /// `count` vectors of `dimensions` drawn around `clusters` centres (uniform in -1...1, from
+    /// `centreSeed`), each component offset by Gaussian noise of deviation `spread` (from
+    /// `noiseSeed`): data with the structure real embeddings have (topics), where uniform random
+    /// vectors have none and are IVF's worst case. Deterministic (SplitMix64).
+    static func makeClusteredFloats(count: Int, clusters: Int, spread: Float, centreSeed: UInt64, noiseSeed: UInt64) -> [Float] {
+        let centres = makeFloats(count: clusters * dimensions, seed: centreSeed)
+        var state = noiseSeed
+        func unit() -> Float {   // in (0, 1]
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            z ^= z >> 31
+            return (Float(z >> 40) + 1) / Float(1 << 24)
+        }
+        var result = [Float](repeating: 0, count: count * dimensions)
+        for row in 0..<count {
+            let cluster = min(clusters - 1, Int(unit() * Float(clusters)))
+            for component in 0..<dimensions {
+                let gaussian = (-2 * logf(unit())).squareRoot() * cosf(2 * .pi * unit())   // Box–Muller
+                result[row * dimensions + component] = centres[cluster * dimensions + component] + spread * gaussian
+            }
+        }
+        return result
+    }
+
     /// The cached file for `rows` × `dimensions` (built when missing), and whether it has vec0's tables.
-    static func cachedFile(rows: Int, floats: [Float], extensionPath: String?) throws -> (path: String, hasVec0: Bool) {
+    static func cachedFile(rows: Int, floats: [Float], extensionPath: String?, variant: String = "") throws -> (path: String, hasVec0: Bool) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bench-vectors")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let pageSize = options.pageSize.map { "-page\($0)" } ?? ""
-        let path = folder.appendingPathComponent("knn-\(rows)x\(dimensions)\(pageSize)\(extensionPath == nil ? "" : "-vec0").sqlite").path
+        let path = folder.appendingPathComponent("knn-\(rows)x\(dimensions)\(variant)\(pageSize)\(extensionPath == nil ? "" : "-vec0").sqlite").path
         if !FileManager.default.fileExists(atPath: path) {
             let partial = path + ".partial"
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: partial + suffix) }
@@ -253,8 +279,14 @@ enum VectorWorkloads {
     /// time of a k = 10 search and its recall@10 against the exact scan, over 20 query vectors.
     static func measureIVF() throws {
         let rows = options.rows ?? 100_000
-        let floats = makeFloats(count: rows * dimensions, seed: 55)
-        let (cached, _) = try cachedFile(rows: rows, floats: floats, extensionPath: nil)
+        // Clustered: a cluster per 1,000 rows, and queries drawn from the same clusters (as an
+        // app's queries resemble its documents); uniform: every vector and query random.
+        let clusters = max(1, rows / 1_000)
+        let spread: Float = 0.5
+        let floats = options.clustered ? makeClusteredFloats(count: rows, clusters: clusters, spread: spread, centreSeed: 55, noiseSeed: 56)
+            : makeFloats(count: rows * dimensions, seed: 55)
+        let (cached, _) = try cachedFile(rows: rows, floats: floats, extensionPath: nil,
+                                         variant: options.clustered ? "-clustered\(clusters)" : "")
         let path = cached + ".ivf"
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         try FileManager.default.copyItem(atPath: cached, toPath: path)
@@ -262,7 +294,9 @@ enum VectorWorkloads {
         let db = try Connection(storageLocation: .onDisk(path))
         try prepare(db)
         func fileBytes() throws -> Int { (try db.query("PRAGMA page_count") as Int? ?? 0) * (try db.query("PRAGMA page_size") as Int? ?? 0) }
-        let queries = try (0..<20).map { try FloatVector(makeFloats(count: dimensions, seed: 1_000 + UInt64($0))) }
+        let queryFloats = options.clustered ? makeClusteredFloats(count: 20, clusters: clusters, spread: spread, centreSeed: 55, noiseSeed: 1_000)
+            : makeFloats(count: 20 * dimensions, seed: 1_000)
+        let queries = try (0..<20).map { try FloatVector(Array(queryFloats[$0 * dimensions ..< ($0 + 1) * dimensions])) }
         var exactTimes: [Double] = []
         let exact = try queries.map { query -> Set<Int64> in
             let start = DispatchTime.now().uptimeNanoseconds
@@ -271,7 +305,8 @@ enum VectorWorkloads {
             return Set(ids)
         }
         func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-        print("IVF over \(rows) × \(dimensions) float32 (k = \(k), 20 queries, medians; exact scan \(format(median(exactTimes))) ms)\n")
+        let data = options.clustered ? "\(clusters) Gaussian clusters (σ = \(spread) per component)" : "uniform random"
+        print("IVF over \(rows) × \(dimensions) float32, \(data) (k = \(k), 20 queries, medians; exact scan \(format(median(exactTimes))) ms)\n")
         print("| index | build s | size MB | nprobe | search ms | recall@10 | time / exact |")
         print("|---|---:|---:|---:|---:|---:|---:|")
         let lists = max(1, Int(Double(rows).squareRoot()))

@@ -13,6 +13,7 @@ struct Options {
     var contenders: Set<String>?
     var vectorRSS: String?
     var ivf = false
+    var clustered = false
 
     static func parse(_ arguments: [String]) -> Options {
         var options = Options()
@@ -30,8 +31,9 @@ struct Options {
             case "--contenders": options.contenders = iterator.next().map { Set($0.split(separator: ",").map(String.init)) }
             case "--vector-rss": options.vectorRSS = iterator.next()
             case "--ivf": options.ivf = true
+            case "--clustered": options.clustered = true
             case "-h", "--help":
-                print("usage: strata-bench [--rows N] [--runs N] [--filter NAME] [--json] [--quick] [--dimensions N] [--mmap BYTES] [--page-size BYTES] [--contenders a,b] [--vector-rss FILE] [--ivf]")
+                print("usage: strata-bench [--rows N] [--runs N] [--filter NAME] [--json] [--quick] [--dimensions N] [--mmap BYTES] [--page-size BYTES] [--contenders a,b] [--vector-rss FILE] [--ivf [--clustered]]")
                 exit(0)
             default:
                 FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
