@@ -4,6 +4,7 @@
 #   eval "$(.ci/postgres.sh start)"   # prints: export STRATA_POSTGRES_URL=...; export STRATA_POSTGRES_DIR=...
 #   .ci/postgres.sh stop              # stops the server in $STRATA_POSTGRES_DIR and removes the folder
 #   .ci/postgres.sh restart DIR       # a fast shutdown (every session ended) and a start, same port and folder
+#   .ci/postgres.sh pause DIR         # a fast shutdown, the folder kept; `resume DIR` starts it again on its port
 #
 # It installs Debian's PostgreSQL server when pg_ctl or initdb is missing. The server refuses to
 # run as root, so as root it runs as the `postgres` user (Debian's package makes it) or `nobody`.
@@ -28,6 +29,15 @@ as_owner() {
     fi
 }
 
+# The server outlives this script: it must not keep a descriptor the script's caller inherited
+# (Swift's Foundation.Process learns that its child ended from one, and would wait for the server).
+close_inherited() {
+    for fd in /proc/$$/fd/*; do
+        fd="${fd##*/}"
+        [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-" 2>/dev/null || true
+    done
+}
+
 case "${1:-}" in
 start)
     if [ -z "$(find_bin pg_ctl)" ] || [ -z "$(find_bin initdb)" ]; then
@@ -45,10 +55,12 @@ start)
         chown "$user" "$DIR"
     fi
     chmod 700 "$DIR"
+    close_inherited
     as_owner "$INITDB" -D "$DIR/data" -U strata --auth=trust -E UTF8 --locale=C >"$DIR/initdb.log" 2>&1 \
         || { cat "$DIR/initdb.log" >&2; exit 1; }
     as_owner "$PG_CTL" -D "$DIR/data" -l "$DIR/server.log" -w -o "-p $PORT -k $DIR -h 127.0.0.1 -c fsync=off" start >&2 \
         || { cat "$DIR/server.log" >&2; exit 1; }
+    echo "$PORT" >"$DIR/port"
     echo "export STRATA_POSTGRES_URL=postgres://strata@127.0.0.1:$PORT/postgres"
     echo "export STRATA_POSTGRES_DIR=$DIR"
     ;;
@@ -63,17 +75,24 @@ restart)
     DIR="${2:-${STRATA_POSTGRES_DIR:-}}"
     [ -n "$DIR" ] && [ -d "$DIR/data" ] || { echo "no server folder to restart" >&2; exit 1; }
     PG_CTL="$(find_bin pg_ctl)"
-    # The server outlives this script: it must not keep a descriptor its caller inherited (Swift's
-    # Foundation.Process learns that its child ended from one, and would wait for the server).
-    for fd in /proc/$$/fd/*; do
-        fd="${fd##*/}"
-        [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-" 2>/dev/null || true
-    done
+    close_inherited
     # pg_ctl starts it again with the options it last ran with (postmaster.opts): the same port.
     as_owner "$PG_CTL" -D "$DIR/data" -l "$DIR/server.log" -m fast -w restart >&2
     ;;
+pause)
+    DIR="${2:-${STRATA_POSTGRES_DIR:-}}"
+    [ -n "$DIR" ] && [ -d "$DIR/data" ] || { echo "no server folder to pause" >&2; exit 1; }
+    as_owner "$(find_bin pg_ctl)" -D "$DIR/data" -m fast -w stop >&2
+    ;;
+resume)
+    DIR="${2:-${STRATA_POSTGRES_DIR:-}}"
+    [ -n "$DIR" ] && [ -f "$DIR/port" ] || { echo "no paused server folder to resume" >&2; exit 1; }
+    close_inherited
+    as_owner "$(find_bin pg_ctl)" -D "$DIR/data" -l "$DIR/server.log" -w \
+        -o "-p $(cat "$DIR/port") -k $DIR -h 127.0.0.1 -c fsync=off" start >&2
+    ;;
 *)
-    echo "usage: $0 start [DIR] | stop [DIR] | restart [DIR]" >&2
+    echo "usage: $0 start [DIR] | stop [DIR] | restart [DIR] | pause DIR | resume DIR" >&2
     exit 2
     ;;
 esac

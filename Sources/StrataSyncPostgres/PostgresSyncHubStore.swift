@@ -18,8 +18,9 @@ extension SyncHubStore {
     /// ```swift
     /// let hub = try SyncHub(store: .postgres(url: "postgres://hub@127.0.0.1:5432/sync"))
     /// ```
-    /// - Throws: ``PostgresHubError/invalidURL(_:)``; the connection's error when the server
-    ///   cannot be reached or refuses the login.
+    /// - Throws: ``PostgresHubError/invalidURL(_:)``; the server's error when it refuses the
+    ///   login. A server that cannot be reached yet is not an error here: the hub's calls throw
+    ///   `SyncHubStoreUnavailable` until it answers.
     public static func postgres(url: String) throws -> SyncHubStore {
         SyncHubStore(storage: try PostgresHubStorage(url: url))
     }
@@ -49,7 +50,15 @@ final class PostgresHubStorage: SyncHubStorage {
         var logger = Logger(label: "strata.sync.postgres")
         logger.logLevel = .critical
         self.logger = logger
-        try state.withLock { state in _ = try self.connection(&state) }
+        // A server that cannot be reached yet (starting, restarting, a deploy that brings the hub
+        // up first) does not stop the hub: its calls fail with SyncHubStoreUnavailable (HTTP 503,
+        // which replicas retry) and the next call connects again. A login the server refuses is
+        // a mistake to report at once.
+        do {
+            try state.withLock { state in _ = try self.connection(&state) }
+        } catch let unavailable as SyncHubStoreUnavailable {
+            logger.warning("strata-sync: \(unavailable.reason); the hub starts and connects when PostgreSQL answers")
+        }
     }
 
     deinit {

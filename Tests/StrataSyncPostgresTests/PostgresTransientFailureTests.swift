@@ -127,5 +127,52 @@ struct PostgresTransientFailureTests {
         #expect(clock.now - start < .seconds(10), "the long poll was not woken by the commit (no one listened)")
         #expect(try second.version(ofSpace: "team") == 1)
     }
+
+    /// Runs `.ci/postgres.sh` with `arguments`; its output goes to a file (a server it starts
+    /// must not hold a pipe of this process open) and is returned.
+    static func postgresScript(_ arguments: [String], in folder: TestFolder) throws -> String {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".ci/postgres.sh")
+        let output = folder.path("script-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        defer { try? handle.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [script.path] + arguments
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        guard process.terminationStatus == 0 else { throw SyncError.refused("postgres.sh \(arguments) failed: \(text)") }
+        return text
+    }
+
+    /// A hub whose PostgreSQL is down when it starts (a deploy that brings the hub up first)
+    /// starts, answers "unavailable" (HTTP 503, retried by replicas) meanwhile, and works once
+    /// the server is up, with no restart of the hub.
+    @Test func aHubStartedWhileItsServerIsDownWorksOnceTheServerIsUp() async throws {
+        let folder = try TestFolder()
+        let directory = folder.path("server")
+        let started = try Self.postgresScript(["start", directory], in: folder)
+        defer { _ = try? Self.postgresScript(["stop", directory], in: folder) }
+        let prefix = "export STRATA_POSTGRES_URL="
+        let url = try #require(started.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
+        _ = try Self.postgresScript(["pause", directory], in: folder)
+
+        let hub = SyncHub(store: try .postgres(url: url))
+        #expect(throws: SyncHubStoreUnavailable.self) { try hub.createSpace("team") { try $0.execute(Self.schema) } }
+        let replica = try makeReplica("r", in: folder, hub: hub, space: "team", schema: Self.schema, tables: ["note"])
+        try await replica.write { try $0.execute("INSERT INTO note(id, body, n) VALUES ('a', 'kept', 1)") }
+        await #expect(throws: SyncHubStoreUnavailable.self) { try await replica.sync() }
+        #expect(try await replica.pendingChangeCount == 1, "a write pushed while the store was down stays pending")
+
+        _ = try Self.postgresScript(["resume", directory], in: folder)
+        try hub.createSpace("team") { try $0.execute(Self.schema) }
+        try await replica.sync()
+        #expect(try await replica.pendingChangeCount == 0)
+        #expect(try hub.version(ofSpace: "team") == 1)
+    }
 }
 #endif
