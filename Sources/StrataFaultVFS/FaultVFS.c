@@ -90,6 +90,14 @@ static int count_call(int scope, unsigned generation, int kind, int method, int 
 
 #define FILE_OF(f) ((FaultFile *)(f))
 #define COUNT(f, method, sw) count_call(FILE_OF(f)->scope, FILE_OF(f)->generation, FILE_OF(f)->kind, method, sw)
+/* The body of every counted method that fails plainly: a due fault answers for the real file,
+   otherwise the call goes through unchanged. */
+#define COUNTED_CALL(f, fault, method, ...) do { \
+    int rc = COUNT(f, fault, NULL); \
+    if (rc != SQLITE_OK) return rc; \
+    sqlite3_file *real = FILE_OF(f)->real; \
+    return real->pMethods->method(real, __VA_ARGS__); \
+} while (0)
 
 static int fault_close(sqlite3_file *f) {
     sqlite3_file *real = FILE_OF(f)->real;
@@ -98,10 +106,7 @@ static int fault_close(sqlite3_file *f) {
 }
 
 static int fault_read(sqlite3_file *f, void *buffer, int amount, sqlite3_int64 offset) {
-    int rc = COUNT(f, STRATA_FAULT_READ, NULL);
-    if (rc != SQLITE_OK) return rc;
-    sqlite3_file *real = FILE_OF(f)->real;
-    return real->pMethods->xRead(real, buffer, amount, offset);
+    COUNTED_CALL(f, STRATA_FAULT_READ, xRead, buffer, amount, offset);
 }
 
 static int fault_write(sqlite3_file *f, const void *buffer, int amount, sqlite3_int64 offset) {
@@ -116,31 +121,19 @@ static int fault_write(sqlite3_file *f, const void *buffer, int amount, sqlite3_
 }
 
 static int fault_truncate(sqlite3_file *f, sqlite3_int64 size) {
-    int rc = COUNT(f, STRATA_FAULT_TRUNCATE, NULL);
-    if (rc != SQLITE_OK) return rc;
-    sqlite3_file *real = FILE_OF(f)->real;
-    return real->pMethods->xTruncate(real, size);
+    COUNTED_CALL(f, STRATA_FAULT_TRUNCATE, xTruncate, size);
 }
 
 static int fault_sync(sqlite3_file *f, int flags) {
-    int rc = COUNT(f, STRATA_FAULT_SYNC, NULL);
-    if (rc != SQLITE_OK) return rc;
-    sqlite3_file *real = FILE_OF(f)->real;
-    return real->pMethods->xSync(real, flags);
+    COUNTED_CALL(f, STRATA_FAULT_SYNC, xSync, flags);
 }
 
 static int fault_file_size(sqlite3_file *f, sqlite3_int64 *size) {
-    int rc = COUNT(f, STRATA_FAULT_FILE_SIZE, NULL);
-    if (rc != SQLITE_OK) return rc;
-    sqlite3_file *real = FILE_OF(f)->real;
-    return real->pMethods->xFileSize(real, size);
+    COUNTED_CALL(f, STRATA_FAULT_FILE_SIZE, xFileSize, size);
 }
 
 static int fault_lock(sqlite3_file *f, int level) {
-    int rc = COUNT(f, STRATA_FAULT_LOCK, NULL);
-    if (rc != SQLITE_OK) return rc;
-    sqlite3_file *real = FILE_OF(f)->real;
-    return real->pMethods->xLock(real, level);
+    COUNTED_CALL(f, STRATA_FAULT_LOCK, xLock, level);
 }
 
 static int fault_unlock(sqlite3_file *f, int level) {

@@ -20,6 +20,18 @@ final class ColumnAccessor<T> {
     }
 }
 
+extension ColumnAccessor {
+    /// A property of a core `Bindable` type binds and becomes a literal the same way whether or
+    /// not it is optional (`Optional` binds NULL itself); only reading differs.
+    @inlinable
+    convenience init<V: Strata.Bindable>(binding property: PropertyAccess<T, V>,
+                                         read: @escaping (inout T, SQLiteStatementHandle, Int32) -> Bool) {
+        self.init(bind: { object, statement, index in try property.get(object).bind(to: statement, at: index) },
+                  read: read,
+                  literal: { object in sqlLiteral(property.get(object).bindingValue) })
+    }
+}
+
 /// Reads and writes one property of `T`: through its byte offset when `T` is a struct and the
 /// property is stored (what `MemoryLayout.offset(of:)` documents for direct access), otherwise
 /// through the key path.

@@ -19,6 +19,13 @@ func sqliteConvertedOutOfLine<V>(_ type: V.Type, _ value: SQLiteValueHandle, sto
     storageClass == SQLITE_NULL ? nil : sqliteConverted(V.self, value)
 }
 
+/// The column readers' read of a value whose storage class is known: the strict read inline,
+/// the conversions out of line, for the optional and non-optional columns alike.
+@inlinable @inline(__always)
+func readStrictOrConverted<V: Binding>(_ type: V.Type, _ value: SQLiteValueHandle, storageClass: Int32) -> V? where V.DataType == V {
+    V.extract(from: value, type: storageClass) ?? sqliteConvertedOutOfLine(V.self, value, storageClass: storageClass)
+}
+
 /// A column value that core's strict reading refused (another storage class), converted the way
 /// SQLiteORM-Swift reads it: with SQLite's own conversions (`'42'` is 42, `2.7` is 2, an INTEGER
 /// is a REAL). An integer that does not fit the property's type, and types SQLite cannot convert

@@ -255,17 +255,22 @@ public enum RecordError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case .missingColumn(let column, let record, let available):
-            return "Column '\(column)' of record \(record) is missing from the row (columns: \(available.joined(separator: ", "))): select it, or rename the property's column with @Column"
+            return Self.column(column, of: record, "is missing from the row (columns: \(available.joined(separator: ", "))): select it, or rename the property's column with @Column")
         case .nullInNonOptional(let column, let record):
-            return "Column '\(column)' of record \(record) holds NULL, but its property is not optional: make the property optional or fix the data"
+            return Self.column(column, of: record, "holds NULL, but its property is not optional: make the property optional or fix the data")
         case .valueMismatch(let column, let record, let expected, let storageClass):
-            return "Column '\(column)' of record \(record) holds \(storageClass), which does not convert to \(expected)"
+            return Self.column(column, of: record, "holds \(storageClass), which does not convert to \(expected)")
         case .invalidJSON(let column, let record, let reason):
-            return "Column '\(column)' of record \(record) does not hold the property's JSON: \(reason)"
+            return Self.column(column, of: record, "does not hold the property's JSON: \(reason)")
         case .noPrimaryKey(let record):
             return "Record \(record) declares no @PrimaryKey, which this operation needs"
         case .notFound(let record):
             return "No \(record) row has this record's primary key: nothing was updated"
         }
+    }
+
+    /// The column errors all open by naming the column and its record the same way.
+    private static func column(_ column: String, of record: String, _ problem: String) -> String {
+        "Column '\(column)' of record \(record) \(problem)"
     }
 }

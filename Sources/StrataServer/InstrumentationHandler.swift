@@ -288,9 +288,7 @@ final class ConnectionNames {
     /// reports the same `String` (compared by identity first), which skips parsing its keyword
     /// and a locked lookup of its metrics. The database of a connection never changes, so the
     /// SQL alone is the key.
-    @exclusivity(unchecked) private var recent: [(sql: String, known: KnownStatement)] = []
-    @exclusivity(unchecked) private var nextRecent = 0
-    private static let recentCount = 16
+    @exclusivity(unchecked) private var recent = RecentEntries<(sql: String, known: KnownStatement)>(capacity: 16)
     /// Whose metrics `recent` holds: a database instrumented again starts afresh.
     /// (Held, not identified: a new cache at a freed one's address would pass for it.)
     @exclusivity(unchecked) private var recentOwner: MetricsCache?
@@ -298,17 +296,11 @@ final class ConnectionNames {
     func statement(_ sql: String, of owner: MetricsCache, make: (String) -> KnownStatement) -> KnownStatement {
         if recentOwner !== owner {
             recent.removeAll()
-            nextRecent = 0
             recentOwner = owner
         }
-        for entry in recent where entry.sql == sql { return entry.known }
+        for entry in recent.entries where entry.sql == sql { return entry.known }
         let known = make(sql)
-        if recent.count < Self.recentCount {
-            recent.append((sql, known))
-        } else {
-            recent[nextRecent] = (sql, known)
-            nextRecent = (nextRecent + 1) % Self.recentCount
-        }
+        recent.insert((sql, known))
         return known
     }
 }

@@ -115,33 +115,24 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         if let refusal = await authentication.refusal(token: bearerToken(request), space: space, replica: push.replicaID, writes: true) {
             return refusal
         }
-        do {
+        return try await answeringHubErrors {
             let response = try hub.push(push)
             return Response(status: .ok, headers: [.contentType: "application/json"],
                             body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(response))))
-        } catch let error as SyncError {
-            return answer(status(of: error), error)
-        } catch let error as SyncHubStoreUnavailable {
-            return unavailable(error)
         }
     }
     router.get("spaces/:space/pull") { request, context -> Response in
-        let space = context.parameters.get("space") ?? ""
-        let query = request.uri.queryParameters
-        let replicaID = query.get("replica") ?? ""
-        if let refusal = await authentication.refusal(token: bearerToken(request), space: space, replica: replicaID, writes: false) {
-            return refusal
-        }
-        guard let after = query.get("after").flatMap({ Int64($0) }), after >= 0 else { return answer(.badRequest, .refused("after must be a version")) }
-        let limit = query.get("limit").flatMap { Int($0) }.map { min(max($0, 1), 1_000) } ?? 500
-        let waitMilliseconds = query.get("wait").flatMap { Int($0) }.map { max(0, $0) } ?? 0
-        let wait = min(Duration.milliseconds(waitMilliseconds), limits.maximumPullWait)
-        let pull = SyncPullRequest(space: space, replicaID: replicaID,
-                                   tables: (query.get("tables") ?? "").split(separator: ",").map(String.init),
-                                   schemaFingerprint: query.get("fingerprint") ?? "", after: after, limit: limit,
-                                   afterChain: query.get("chain").flatMap { Int64($0) },
-                                   lastAcknowledged: query.get("acked").flatMap { Int64($0) })
-        do {
+        try await readingReplica(request, context, authentication) { space, replicaID in
+            let query = request.uri.queryParameters
+            guard let after = query.get("after").flatMap({ Int64($0) }), after >= 0 else { return answer(.badRequest, .refused("after must be a version")) }
+            let limit = query.get("limit").flatMap { Int($0) }.map { min(max($0, 1), 1_000) } ?? 500
+            let waitMilliseconds = query.get("wait").flatMap { Int($0) }.map { max(0, $0) } ?? 0
+            let wait = min(Duration.milliseconds(waitMilliseconds), limits.maximumPullWait)
+            let pull = SyncPullRequest(space: space, replicaID: replicaID,
+                                       tables: (query.get("tables") ?? "").split(separator: ",").map(String.init),
+                                       schemaFingerprint: query.get("fingerprint") ?? "", after: after, limit: limit,
+                                       afterChain: query.get("chain").flatMap { Int64($0) },
+                                       lastAcknowledged: query.get("acked").flatMap { Int64($0) })
             var response = try hub.pull(pull)
             // Only a poll that would wait takes a place; when the space or the token has all
             // theirs taken, it is told to come back (503, Retry-After), never queued.
@@ -163,33 +154,46 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
             }
             return Response(status: .ok, headers: [.contentType: "application/vnd.strata.sync"],
                             body: .init(byteBuffer: ByteBuffer(bytes: try SyncWire.encode(response))))
-        } catch let error as SyncError {
-            return answer(status(of: error), error)
-        } catch let error as SyncHubStoreUnavailable {
-            return unavailable(error)
         }
     }
     router.get("spaces/:space/snapshot") { request, context -> Response in
-        let space = context.parameters.get("space") ?? ""
-        let query = request.uri.queryParameters
-        let replicaID = query.get("replica") ?? ""
-        if let refusal = await authentication.refusal(token: bearerToken(request), space: space, replica: replicaID, writes: false) {
-            return refusal
-        }
-        let snapshotRequest = SyncSnapshotRequest(space: space, replicaID: replicaID,
-                                                  tables: (query.get("tables") ?? "").split(separator: ",").map(String.init),
-                                                  schemaFingerprint: query.get("fingerprint") ?? "")
-        do {
+        try await readingReplica(request, context, authentication) { space, replicaID in
+            let query = request.uri.queryParameters
+            let snapshotRequest = SyncSnapshotRequest(space: space, replicaID: replicaID,
+                                                      tables: (query.get("tables") ?? "").split(separator: ",").map(String.init),
+                                                      schemaFingerprint: query.get("fingerprint") ?? "")
             let snapshot = try hub.snapshot(snapshotRequest)
             return Response(status: .ok, headers: [.contentType: "application/vnd.strata.sync"],
                             body: .init(byteBuffer: ByteBuffer(bytes: try SyncWire.encode(snapshot))))
-        } catch let error as SyncError {
-            return answer(status(of: error), error)
-        } catch let error as SyncHubStoreUnavailable {
-            return unavailable(error)
         }
     }
     return router
+}
+
+/// How the GET routes start: the space and replica the request names, refused unless its token
+/// may read them; then `body`, with the hub's errors answered as every route answers them.
+private func readingReplica(
+    _ request: Request, _ context: SyncHubRequestContext, _ authentication: SyncHubAuthentication,
+    _ body: (_ space: String, _ replicaID: String) async throws -> Response
+) async throws -> Response {
+    let space = context.parameters.get("space") ?? ""
+    let replicaID = request.uri.queryParameters.get("replica") ?? ""
+    if let refusal = await authentication.refusal(token: bearerToken(request), space: space, replica: replicaID, writes: false) {
+        return refusal
+    }
+    return try await answeringHubErrors { try await body(space, replicaID) }
+}
+
+/// A hub refusal as its status with the error's JSON, a store failure that passes as 503; any
+/// other error goes on to the router.
+private func answeringHubErrors(_ body: () async throws -> Response) async throws -> Response {
+    do {
+        return try await body()
+    } catch let error as SyncError {
+        return answer(status(of: error), error)
+    } catch let error as SyncHubStoreUnavailable {
+        return unavailable(error)
+    }
 }
 
 /// The header a replica names itself in on a push (lower case, as header names compare), so the

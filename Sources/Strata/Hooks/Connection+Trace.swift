@@ -134,21 +134,14 @@ extension Connection {
         /// the same `String` instead of decoding SQLite's copy each time. An entry is used only
         /// when its text equals SQLite's byte for byte: a statement finalized and another
         /// prepared at the same address is found out.
-        @exclusivity(unchecked) private var recentSQL: [(pointer: UnsafePointer<CChar>, text: String)] = []
-        @exclusivity(unchecked) private var nextRecentSQL = 0
-        private static let recentSQLCount = 8
+        @exclusivity(unchecked) private var recentSQL = RecentEntries<(pointer: UnsafePointer<CChar>, text: String)>(capacity: 8)
 
         private func sqlText(_ pointer: UnsafePointer<CChar>) -> String {
-            for entry in recentSQL where entry.pointer == pointer {
+            for entry in recentSQL.entries where entry.pointer == pointer {
                 if entry.text.withCString({ strcmp($0, pointer) }) == 0 { return entry.text }
             }
             let text = String(cString: pointer)
-            if recentSQL.count < Self.recentSQLCount {
-                recentSQL.append((pointer, text))
-            } else {
-                recentSQL[nextRecentSQL] = (pointer, text)
-                nextRecentSQL = (nextRecentSQL + 1) % Self.recentSQLCount
-            }
+            recentSQL.insert((pointer, text))
             return text
         }
 

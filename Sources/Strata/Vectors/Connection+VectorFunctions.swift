@@ -79,8 +79,7 @@ enum VectorSQLFunctions {
     }
 
     static func distance(_ metric: VectorMetric, _ function: String, _ arguments: [Connection.FunctionValue]) -> Connection.FunctionResult {
-        guard arguments.count == 2 else { return .error(message: "\(function) takes 2 arguments", code: nil) }
-        do {
+        evaluate(function, arguments, count: 2) {
             guard let a = try blob(arguments[0], 1, function, "float32 vector").get(),
                   let b = try blob(arguments[1], 2, function, "float32 vector").get() else { return .null }
             let dimensions = try FloatVector.dimensions(ofBlobBytes: a.count)
@@ -90,32 +89,40 @@ enum VectorSQLFunctions {
             let distance = try VectorKernels.distance(metric, aBase, bBase, dimensions: dimensions)
             // The SQL function reports the dot product itself; the metric negates it.
             return .double(metric == .innerProduct ? -distance : distance)
-        } catch {
-            return failure(function, error)
         }
     }
 
     static func hamming(_ arguments: [Connection.FunctionValue]) -> Connection.FunctionResult {
         let function = "strata_vec_distance_hamming"
-        guard arguments.count == 2 else { return .error(message: "\(function) takes 2 arguments", code: nil) }
-        do {
+        return evaluate(function, arguments, count: 2) {
             guard let a = try blob(arguments[0], 1, function, "bit vector").get(),
                   let b = try blob(arguments[1], 2, function, "bit vector").get() else { return .null }
             guard let aBase = a.baseAddress, a.count > 0 else { throw VectorError.malformedBlob(bytes: 0, layout: .bit) }
             guard let bBase = b.baseAddress, b.count > 0 else { throw VectorError.malformedBlob(bytes: 0, layout: .bit) }
             guard a.count == b.count else { throw VectorError.wrongDimension(expected: a.count * 8, actual: b.count * 8) }
             return .long(Int64(VectorKernels.hamming(aBase, bBase, byteCount: a.count)))
-        } catch {
-            return failure(function, error)
         }
     }
 
     static func dimensions(_ arguments: [Connection.FunctionValue]) -> Connection.FunctionResult {
         let function = "strata_vec_dims"
-        guard arguments.count == 1 else { return .error(message: "\(function) takes 1 argument", code: nil) }
-        do {
+        return evaluate(function, arguments, count: 1) {
             guard let a = try blob(arguments[0], 1, function, "float32 vector").get() else { return .null }
             return .long(Int64(try FloatVector.dimensions(ofBlobBytes: a.count)))
+        }
+    }
+
+    /// Every vector function refuses a wrong argument count and reports a thrown error the same
+    /// way, so the bodies only read their arguments.
+    static func evaluate(
+        _ function: String, _ arguments: [Connection.FunctionValue], count: Int,
+        _ body: () throws -> Connection.FunctionResult
+    ) -> Connection.FunctionResult {
+        guard arguments.count == count else {
+            return .error(message: "\(function) takes \(count) argument\(count == 1 ? "" : "s")", code: nil)
+        }
+        do {
+            return try body()
         } catch {
             return failure(function, error)
         }

@@ -72,13 +72,21 @@ package enum VectorKernels {
 
     /// Σaᵢbᵢ, Σaᵢ² and Σbᵢ² in one pass.
     package static func dotAndNorms(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> (dot: Float, a: Float, b: Float) {
+        sums(a, b, count: count, summingA: true)
+    }
+
+    /// The one loop of ``dotAndNorms(_:_:count:)`` and ``dotAndNorm(_:_:count:)``. Inlined with a
+    /// constant `summingA`, the Σaᵢ² lanes vanish where they are not wanted, and each lane adds
+    /// in the same order either way, so both give the same bits.
+    @inline(__always)
+    static func sums(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int, summingA: Bool) -> (dot: Float, a: Float, b: Float) {
         var dot = SIMD16<Float>(), aa = SIMD16<Float>(), bb = SIMD16<Float>()
         let chunks = count / 16
         var index = 0
         while index < chunks {
             let x = chunk(a, index), y = chunk(b, index)
             dot += x * y
-            aa += x * x
+            if summingA { aa += x * x }
             bb += y * y
             index &+= 1
         }
@@ -87,7 +95,7 @@ package enum VectorKernels {
         while tail < count {
             let x = scalar(a, tail), y = scalar(b, tail)
             result.dot.addProduct(x, y)
-            result.a.addProduct(x, x)
+            if summingA { result.a.addProduct(x, x) }
             result.b.addProduct(y, y)
             tail &+= 1
         }

@@ -59,24 +59,8 @@ extension VectorKernels {
     /// Σaᵢbᵢ and Σbᵢ² in one pass: ``dotAndNorms(_:_:count:)`` without Σaᵢ², for a target whose
     /// norm is known. Each lane adds in the same order, so the sums are the same bits.
     package static func dotAndNorm(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> (dot: Float, b: Float) {
-        var dot = SIMD16<Float>(), bb = SIMD16<Float>()
-        let chunks = count / 16
-        var index = 0
-        while index < chunks {
-            let x = chunk(a, index), y = chunk(b, index)
-            dot += x * y
-            bb += y * y
-            index &+= 1
-        }
-        var result = (dot: dot.sum(), b: bb.sum())
-        var tail = chunks &* 16
-        while tail < count {
-            let x = scalar(a, tail), y = scalar(b, tail)
-            result.dot.addProduct(x, y)
-            result.b.addProduct(y, y)
-            tail &+= 1
-        }
-        return result
+        let result = sums(a, b, count: count, summingA: false)
+        return (result.dot, result.b)
     }
 }
 

@@ -26,23 +26,27 @@ public enum SchemaMigrationError: Error, Equatable, Sendable, CustomStringConver
     public var description: String {
         switch self {
         case .unimplemented(let feature):
-            return "Schema migration: \(feature) is not supported"
+            return Self.notMigrated("\(feature) is not supported")
         case .unknownDatabaseVersion(let version):
-            return "Schema migration: the database is at version \(version), newer than every version this schema declares; "
-                + "it was migrated by newer code"
+            return Self.notMigrated("the database is at version \(version), newer than every version this schema declares; "
+                + "it was migrated by newer code")
         case .unreachableDatabaseVersion(let from, let to):
-            return "Schema migration: cannot migrate from version \(from) to version \(to): "
-                + "one of them is not declared, or a step between them cannot be undone (give its execute block a down: block)"
+            return Self.notMigrated("cannot migrate from version \(from) to version \(to): "
+                + "one of them is not declared, or a step between them cannot be undone (give its execute block a down: block)")
         case .foreignKeysViolated(let violations):
-            return "Schema migration rolled back: foreign keys violated: " + violations.map(\.description).joined(separator: "; ")
+            return Self.rolledBack("foreign keys violated: " + violations.map(\.description).joined(separator: "; "))
         case .invalidSchema(let reason):
             return "Invalid schema declaration: \(reason)"
         case .foreignKeysEnabledInTransaction(let table):
-            return "Schema migration rolled back: dropping table \"\(table)\" inside a transaction while foreign keys are on "
+            return Self.rolledBack("dropping table \"\(table)\" inside a transaction while foreign keys are on "
                 + "would fire the ON DELETE actions of the tables that reference it; turn foreign keys off before beginning "
-                + "the transaction (Connection.withForeignKeysDisabled), or migrate outside a transaction"
+                + "the transaction (Connection.withForeignKeysDisabled), or migrate outside a transaction")
         }
     }
+
+    /// One opening for the refusals and one for the undone migrations, so the two read apart.
+    private static func notMigrated(_ reason: String) -> String { "Schema migration: " + reason }
+    private static func rolledBack(_ reason: String) -> String { "Schema migration rolled back: " + reason }
 
     /// The same message as ``description``.
     public var errorDescription: String? { description }

@@ -28,25 +28,28 @@ public enum TableRebuildError: Error, Equatable, Sendable, CustomStringConvertib
     public var description: String {
         switch self {
         case .noSuchTable(let table):
-            return "Cannot rebuild table \"\(table)\": no such table"
+            return Self.refusal(table, "no such table")
         case .virtualTable(let table, let module):
-            return "Cannot rebuild table \"\(table)\": it is a virtual table (USING \(module)), whose rows the module keeps; "
-                + "drop it and create it again instead"
+            return Self.refusal(table, "it is a virtual table (USING \(module)), whose rows the module keeps; "
+                + "drop it and create it again instead")
         case .shadowTable(let table):
-            return "Cannot rebuild table \"\(table)\": it is a shadow table, where a virtual table keeps its data"
+            return Self.refusal(table, "it is a shadow table, where a virtual table keeps its data")
         case .foreignKeysEnabledInTransaction(let table):
             return "Cannot \(table.isEmpty ? "turn foreign keys off" : "rebuild table \"\(table)\"") inside a transaction while foreign keys are on: "
                 + "turn foreign keys off before beginning the transaction (Connection.withForeignKeysDisabled)"
         case .indexDoesNotFit(let index, let table):
-            return "Cannot rebuild table \"\(table)\": index \"\(index)\" names a column the new definition lacks; "
-                + "drop or change the index first"
+            return Self.refusal(table, "index \"\(index)\" names a column the new definition lacks; drop or change the index first")
         case .viewDoesNotFit(let view, let table):
-            return "Cannot rebuild table \"\(table)\": view \"\(view)\" selects a column the new definition lacks; "
-                + "drop or change the view first"
+            return Self.refusal(table, "view \"\(view)\" selects a column the new definition lacks; drop or change the view first")
         case .foreignKeysViolated(let table, let violations):
             return "Rebuilding table \"\(table)\" would violate foreign keys, so it was rolled back: "
                 + violations.map(\.description).joined(separator: "; ")
         }
+    }
+
+    /// Every refusal names the table the same way, so callers can match on the opening words.
+    private static func refusal(_ table: String, _ reason: String) -> String {
+        "Cannot rebuild table \"\(table)\": \(reason)"
     }
 
     /// The same message as ``description``.
