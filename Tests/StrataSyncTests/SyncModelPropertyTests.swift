@@ -105,9 +105,15 @@ import Testing
                                transport: transport, settings: settings)
     }
 
+    /// Every row as stored: `quote` with the storage class (0 and 0.0 differ) and the sign of a
+    /// real zero (`quote` shows -0.0 as 0.0).
     static func rows(_ connection: Connection) throws -> String {
-        let own: [String] = try connection.query("SELECT id || '=' || quote(v) FROM own ORDER BY id")
-        let shared: [String] = try connection.query("SELECT id || '=' || quote(v) || '/' || quote(u) FROM shared ORDER BY id")
+        func exact(_ column: String) -> String {
+            "typeof(\(column)) || ':' || quote(\(column)) || CASE WHEN typeof(\(column)) = 'real' AND \(column) = 0 "
+                + "AND atan2(\(column), -1) < 0 THEN '(-)' ELSE '' END"
+        }
+        let own: [String] = try connection.query("SELECT id || '=' || \(exact("v")) FROM own ORDER BY id")
+        let shared: [String] = try connection.query("SELECT id || '=' || \(exact("v")) || '/' || \(exact("u")) FROM shared ORDER BY id")
         return (own + ["--"] + shared).joined(separator: "\n")
     }
 

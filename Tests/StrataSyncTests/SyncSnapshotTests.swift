@@ -252,4 +252,54 @@ import Testing
             } catch is SyncError {}
         }
     }
+
+    /// A snapshot's value that SQL calls equal to the replica's yet is stored otherwise (0.0 for
+    /// 0, -0.0 for 0.0, 'A' for 'a' under NOCASE, a key 'K' for 'k' under NOCASE) replaces it:
+    /// the catch-up once compared with `IS NOT` and kept the replica's, for good.
+    @Test func aSnapshotReplacesValuesSQLCallsEqualButStoredOtherwise() async throws {
+        let schema = "CREATE TABLE t(id TEXT COLLATE NOCASE PRIMARY KEY, v, w TEXT COLLATE NOCASE)"
+        let folder = try SyncFolder()
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try hub.createSpace("s") { try $0.execute(schema) }
+        let transport = InProcessSyncTransport(hub: hub)
+        func replica(_ name: String) throws -> SyncReplica {
+            let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
+            try database.executeWrite { try $0.execute(schema) }
+            return try SyncReplica(database: database, replicaID: name, space: "s", tables: ["t"], transport: transport)
+        }
+        let writer = try replica("writer"), reader = try replica("reader")
+        try await writer.write { try $0.execute("INSERT INTO t VALUES ('k', 0, 'a'), ('z', 0.0, 'x'), ('n', 0, 'y')") }
+        try await writer.sync()
+        try await reader.sync()
+        #expect(try await reader.database.read { try Self.exactRows($0) } == hub.withSpace("s") { try Self.exactRows($0) })
+        try await writer.write { try $0.execute("UPDATE t SET v = 0.0, w = 'A' WHERE id = 'k'") }
+        // Through 1, since a session records no change from 0.0 to -0.0 (equal as doubles).
+        try await writer.write { try $0.execute("UPDATE t SET v = 1 WHERE id = 'z'") }
+        try await writer.write { try $0.execute("UPDATE t SET v = -0.0 WHERE id = 'z'; UPDATE t SET v = -0.0 WHERE id = 'n'") }
+        try await writer.write { try $0.execute("DELETE FROM t WHERE id = 'k'") }
+        try await writer.write { try $0.execute("INSERT INTO t VALUES ('K', 0.0, 'A')") }
+        try await writer.sync()
+        try hub.trimLog(ofSpace: "s", keepingLast: 0)
+        try await reader.sync()
+        let expected = try hub.withSpace("s") { try Self.exactRows($0) }
+        #expect(expected == ["text:K|real:0|text:A", "text:n|real:8000000000000000|text:y", "text:z|real:8000000000000000|text:x"])
+        #expect(try await reader.database.read { try Self.exactRows($0) } == expected)
+        #expect(try await reader.pendingChangeCount == 0)
+    }
+
+    /// Storage class, bytes, and a real zero's sign, which `quote` and `hex` do not show.
+    static func exactRows(_ connection: Connection) throws -> [String] {
+        let rows: [Row] = try connection.query(literal: "SELECT id, v, w FROM t ORDER BY id COLLATE BINARY")
+        return rows.map { row in
+            (0..<3).map { index -> String in
+                switch row.value(at: index) {
+                case let value as Double: return "real:" + String(value.bitPattern, radix: 16)
+                case let value as Int64: return "integer:\(value)"
+                case let value as String: return "text:" + value
+                case nil: return "null"
+                case let value?: return "other:\(value)"
+                }
+            }.joined(separator: "|")
+        }
+    }
 }

@@ -231,9 +231,14 @@ extension SyncReplica {
     /// replica's own tables do not fire for them.
     static func copyTables(_ tables: [String], from schema: String, on connection: Connection) throws {
         let snapshot = quoteIdentifier(schema)
+        try connection.addScalarFunction(named: negativeZeroFunction, argumentCount: 1, deterministic: true) { _, values in
+            .integer(values[0].double.sign == .minus ? 1 : 0)
+        }
         try connection.withForeignKeysDeferred {
             for table in tables {
                 let name = quoteIdentifier(table)
+                // The same row as the table's key sees it (its collations, 1 = 1.0): what differs
+                // within it is updated below.
                 let same = try SchemaFingerprint.keyColumns(of: table, in: connection)
                     .map { "s." + quoteIdentifier($0) + " IS " + quoteIdentifier("main") + "." + name + "." + quoteIdentifier($0) }
                     .joined(separator: " AND ")
@@ -244,20 +249,27 @@ extension SyncReplica {
                 let name = quoteIdentifier(table)
                 let keys = try SchemaFingerprint.keyColumns(of: table, in: connection)
                 let columns = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map(\.name)
-                let others = columns.filter { column in !keys.contains { sameIdentifier($0, column) } }
                 let list = columns.map(quoteIdentifier).joined(separator: ", ")
-                var sql = "INSERT INTO " + quoteIdentifier("main") + "." + name + "(" + list + ") SELECT " + list + " FROM "
+                // Every column, keys too: a key the index calls the same ('A' under NOCASE, 1.0
+                // for 1) may still be stored otherwise than the hub's.
+                let sql = "INSERT INTO " + quoteIdentifier("main") + "." + name + "(" + list + ") SELECT " + list + " FROM "
                     + snapshot + "." + name + " WHERE true ON CONFLICT(" + keys.map(quoteIdentifier).joined(separator: ", ") + ") DO "
-                if others.isEmpty {
-                    sql += "NOTHING"
-                } else {
-                    sql += "UPDATE SET " + others.map { quoteIdentifier($0) + " = excluded." + quoteIdentifier($0) }.joined(separator: ", ")
-                        + " WHERE " + others.map { name + "." + quoteIdentifier($0) + " IS NOT excluded." + quoteIdentifier($0) }
-                            .joined(separator: " OR ")
-                }
+                    + "UPDATE SET " + columns.map { quoteIdentifier($0) + " = excluded." + quoteIdentifier($0) }.joined(separator: ", ")
+                    + " WHERE " + columns.map { differs(name + "." + quoteIdentifier($0), "excluded." + quoteIdentifier($0)) }
+                        .joined(separator: " OR ")
                 try connection.run(literal: SQLFragment(sql: sql))
             }
         }
+    }
+
+    static let negativeZeroFunction = "strata_sync_negative_zero"
+
+    /// SQL true when two values are not stored alike. `IS NOT` alone is not that: it compares 0
+    /// and 0.0 as numbers, text under the column's collation, and -0.0 equal to 0.0, so a
+    /// snapshot's 0.0 (or 'A' under NOCASE) would leave the replica's 0 (or 'a') in place.
+    static func differs(_ left: String, _ right: String) -> String {
+        "(typeof(\(left)) IS NOT typeof(\(right)) OR \(left) IS NOT \(right) COLLATE BINARY OR (typeof(\(left)) = 'real' AND "
+            + "\(negativeZeroFunction)(\(left)) IS NOT \(negativeZeroFunction)(\(right))))"
     }
 
     /// The synced tables with every table before the synced tables it references, so emptying them
