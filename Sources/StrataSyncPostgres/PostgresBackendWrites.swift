@@ -13,11 +13,17 @@ let backendReplicaID = "_postgres"
 extension PostgresHubStorage {
     /// The statements that create the capture table and each table's trigger.
     static func captureStatements(space: String, tables: [PostgresTable]) -> [String] {
+        let noted = quotePostgresIdentifier(space) + "." + quotePostgresIdentifier("_strata_sync_backend")
+        return ["""
+            CREATE TABLE \(noted) (id bigserial PRIMARY KEY, "table" text NOT NULL, key jsonb NOT NULL, old jsonb)
+            """] + triggerStatements(space: space, tables: tables)
+    }
+
+    /// Each table's capture function and trigger (the function lists every column).
+    static func triggerStatements(space: String, tables: [PostgresTable]) -> [String] {
         let schema = quotePostgresIdentifier(space)
         let noted = schema + "." + quotePostgresIdentifier("_strata_sync_backend")
-        var statements = ["""
-            CREATE TABLE \(noted) (id bigserial PRIMARY KEY, "table" text NOT NULL, key jsonb NOT NULL, old jsonb)
-            """]
+        var statements: [String] = []
         for (index, table) in tables.enumerated() {
             func array(_ row: String, _ columns: [String]) -> String {
                 "jsonb_build_array(" + columns.map { row + "." + quotePostgresIdentifier($0) + "::text" }.joined(separator: ", ") + ")"
@@ -105,10 +111,24 @@ extension PostgresColumnType {
 extension PostgresSpaceStorage {
     /// Turns the backend's writes the triggers noted into one log entry (the rows' values before
     /// the first noted change, and as they are now), and forgets them; nothing when none.
+    /// Whether a backend's writes wait to be logged, and the schema version PostgreSQL records
+    /// for the space (1 before any migration): one round trip at the start of each request.
+    func look() throws -> (noted: Bool, schemaVersion: Int) {
+        let row = try link.query("""
+            SELECT EXISTS (SELECT 1 FROM \(bookkeeping("backend"))), (SELECT value FROM \(bookkeeping("meta")) WHERE key = 'schema_version')
+            """).first
+        let (noted, version) = try row?.decode((Bool, Int64?).self) ?? (false, nil)
+        return (noted, Int(version ?? 1))
+    }
+
     func logBackendWrites() throws {
+        try write { try logNotedWrites() }
+    }
+
+    /// Logs what the capture triggers noted, as one entry (inside ``write(_:)``).
+    func logNotedWrites() throws {
         let noted = bookkeeping("backend")
-        guard !(try link.query("SELECT 1 FROM \(noted) LIMIT 1")).isEmpty else { return }
-        try write {
+        do {
             let rows = try link.query("SELECT id, \"table\", key::text, old::text FROM \(noted) ORDER BY id FOR UPDATE")
             guard !rows.isEmpty else { return }
             var last: Int64 = 0

@@ -44,8 +44,53 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
 
     func schemaVersion() throws -> Int { try HubSchema.version(space.definitions) }
 
+    /// Runs the migration on the space's SQLite definitions (as the SQLite store does, with the
+    /// same check that it is additive), then makes PostgreSQL's tables match in the same
+    /// transaction: new tables, new columns (`ADD COLUMN` with the mapped type and default), new
+    /// UNIQUE indexes, and capture triggers that list the new columns. Other hub processes see
+    /// the new version at their next request and read the definitions again.
     func migrateSchema(space name: String, to version: Int, _ body: (Connection) throws -> Void) throws {
-        throw PostgresHubError.unsupported("migrating a space's schema")
+        try write {
+            // Read under the space's lock: another process may have migrated since this one read.
+            let rows = try link.query("SELECT image FROM \(bookkeeping("definitions")) WHERE id = 1 FOR UPDATE")
+            guard let cell = rows.first?.first else { throw SyncError.unknownSpace(name) }
+            let definitions = try Connection(storageLocation: .inMemory)
+            try definitions.deserialize(try cell.decode(Data.self))
+            let before = try PostgresHubStorage.tables(of: definitions)
+            try HubSchema.migrate(space: name, to: version, definitions, body)
+            let after = try PostgresHubStorage.tables(of: definitions)
+            for table in after {
+                guard let old = before.first(where: { IdentifierSet.key($0.name) == IdentifierSet.key(table.name) }) else {
+                    for statement in PostgresHubStorage.createStatements(space: name, table: table) { try link.query(statement) }
+                    continue
+                }
+                // Additive (checked above): the new columns follow the old ones.
+                for column in table.columns.dropFirst(old.columns.count) {
+                    if column.notNull && column.defaultLiteral == nil {
+                        throw SyncError.schemaChangeRefused(space: name, version: version, reason: """
+                            PostgreSQL cannot add the NOT NULL column \(table.name).\(column.name): its default is not a literal \
+                            PostgreSQL reads the same way for \(column.type.rawValue)
+                            """)
+                    }
+                    try link.query("ALTER TABLE " + qualified(table) + " ADD COLUMN " + PostgresHubStorage.columnDefinition(column))
+                }
+                for columns in table.uniqueColumns where !old.uniqueColumns.contains(columns) {
+                    try link.query(PostgresHubStorage.uniqueIndexStatement(space: name, table: table, columns: columns))
+                }
+            }
+            // A backend's writes noted before the ALTERs took their tables' locks were noted with
+            // the old columns: logged now, under the definitions they were noted with.
+            try logNotedWrites()
+            for table in before {
+                try link.query("DROP TRIGGER IF EXISTS \"_strata_sync_capture\" ON " + qualified(table))
+            }
+            for index in before.indices {
+                try link.query("DROP FUNCTION IF EXISTS " + schema + "." + quotePostgresIdentifier("_strata_sync_capture_\(index)") + "()")
+            }
+            for statement in PostgresHubStorage.triggerStatements(space: name, tables: after) { try link.query(statement) }
+            try link.query("UPDATE \(bookkeeping("definitions")) SET image = $1 WHERE id = 1", [try definitions.serialize()])
+            try setMeta("schema_version", Int64(version))
+        }
     }
 
     // MARK: Meta and log

@@ -145,18 +145,7 @@ final class PostgresHubStorage: SyncHubStorage {
                 guard exists.isEmpty else { throw SyncError.refused("the space \(name) exists already") }
                 try link.query("CREATE SCHEMA " + space)
                 for table in tables {
-                    var parts = table.columns.map { column in
-                        quotePostgresIdentifier(column.name) + " " + column.type.rawValue + (column.notNull ? " NOT NULL" : "")
-                            + (column.defaultLiteral.map { " DEFAULT " + $0 } ?? "")
-                    }
-                    parts.append("PRIMARY KEY (" + table.keyColumns.map(quotePostgresIdentifier).joined(separator: ", ") + ")")
-                    try link.query("CREATE TABLE " + space + "." + quotePostgresIdentifier(table.name) + " (" + parts.joined(separator: ", ") + ")")
-                    // UNIQUE as in the definitions: a clash with a row the entry does not touch is
-                    // refused by PostgreSQL, as SQLite refuses it.
-                    for columns in table.uniqueColumns {
-                        try link.query("CREATE UNIQUE INDEX ON " + space + "." + quotePostgresIdentifier(table.name)
-                                       + " (" + columns.map(quotePostgresIdentifier).joined(separator: ", ") + ")")
-                    }
+                    for statement in Self.createStatements(space: name, table: table) { try link.query(statement) }
                 }
                 try link.query("""
                     CREATE TABLE \(space)."_strata_sync_log" (version bigint PRIMARY KEY, replica text NOT NULL,
@@ -173,8 +162,28 @@ final class PostgresHubStorage: SyncHubStorage {
                 try link.query("INSERT INTO \(space).\"_strata_sync_definitions\" (id, image) VALUES (1, $1)", [image])
                 for statement in Self.captureStatements(space: name, tables: tables) { try link.query(statement) }
             }
-            state.spaces[name] = PostgresSpace(name: name, definitions: definitions, tables: tables)
+            state.spaces[name] = PostgresSpace(name: name, definitions: definitions, tables: tables, schemaVersion: 1)
         }
+    }
+
+    /// The statements that make `table` in the space's schema, with its UNIQUE indexes.
+    static func createStatements(space: String, table: PostgresTable) -> [String] {
+        var parts = table.columns.map(columnDefinition)
+        parts.append("PRIMARY KEY (" + table.keyColumns.map(quotePostgresIdentifier).joined(separator: ", ") + ")")
+        return ["CREATE TABLE " + quotePostgresIdentifier(space) + "." + quotePostgresIdentifier(table.name) + " (" + parts.joined(separator: ", ") + ")"]
+            + table.uniqueColumns.map { uniqueIndexStatement(space: space, table: table, columns: $0) }
+    }
+
+    static func columnDefinition(_ column: PostgresColumn) -> String {
+        quotePostgresIdentifier(column.name) + " " + column.type.rawValue + (column.notNull ? " NOT NULL" : "")
+            + (column.defaultLiteral.map { " DEFAULT " + $0 } ?? "")
+    }
+
+    /// UNIQUE as in the definitions: a clash with a row the entry does not touch is refused by
+    /// PostgreSQL, as SQLite refuses it.
+    static func uniqueIndexStatement(space: String, table: PostgresTable, columns: [String]) -> String {
+        "CREATE UNIQUE INDEX ON " + quotePostgresIdentifier(space) + "." + quotePostgresIdentifier(table.name)
+            + " (" + columns.map(quotePostgresIdentifier).joined(separator: ", ") + ")"
     }
 
     /// Refuses a space name PostgreSQL cannot hold as a schema of its own.
@@ -219,16 +228,24 @@ final class PostgresHubStorage: SyncHubStorage {
 
     func withSpace<T>(_ name: String, _ body: (any SyncSpaceStorage) throws -> T) throws -> T {
         try withLink { state, link in
-            let space: PostgresSpace
+            var space: PostgresSpace
             if let known = state.spaces[name] {
                 space = known
             } else {
                 space = try open(name, link)
                 state.spaces[name] = space
             }
-            let storage = PostgresSpaceStorage(space: space, link: link)
+            var storage = PostgresSpaceStorage(space: space, link: link)
+            let (noted, schemaVersion) = try storage.look()
+            if schemaVersion != space.schemaVersion {
+                // Migrated since it was read (here or by another hub process): read again, so
+                // every request runs on the space's current definitions.
+                space = try open(name, link)
+                state.spaces[name] = space
+                storage = PostgresSpaceStorage(space: space, link: link)
+            }
             // What a backend wrote since is logged first: every read and push sees it.
-            try storage.logBackendWrites()
+            if noted { try storage.logBackendWrites() }
             return try body(storage)
         }
     }
@@ -243,7 +260,8 @@ final class PostgresHubStorage: SyncHubStorage {
         guard let cell = rows.first?.first else { throw SyncError.unknownSpace(name) }
         let definitions = try Connection(storageLocation: .inMemory)
         try definitions.deserialize(try cell.decode(Data.self))
-        return PostgresSpace(name: name, definitions: definitions, tables: try Self.tables(of: definitions))
+        return PostgresSpace(name: name, definitions: definitions, tables: try Self.tables(of: definitions),
+                             schemaVersion: try HubSchema.version(definitions))
     }
 
     func withConnection<T>(_ name: String, _ body: (Connection) throws -> T) throws -> T {
@@ -317,14 +335,18 @@ final class PostgresSpace {
     let name: String
     let definitions: Connection
     let tables: [PostgresTable]
+    /// The schema version of `definitions`, compared with the one PostgreSQL records to see a
+    /// migration made since they were read.
+    let schemaVersion: Int
     /// The tables by name as SQLite compares names (ASCII letters folded, nothing else: `"Ä"`
     /// and `"ä"` are two tables, in SQLite and in PostgreSQL).
     let byName: [[UInt8]: PostgresTable]
 
-    init(name: String, definitions: Connection, tables: [PostgresTable]) {
+    init(name: String, definitions: Connection, tables: [PostgresTable], schemaVersion: Int) {
         self.name = name
         self.definitions = definitions
         self.tables = tables
+        self.schemaVersion = schemaVersion
         byName = Dictionary(tables.map { (IdentifierSet.key($0.name), $0) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -32,6 +32,18 @@ final class SyncModelPostgresDatabase: Sendable {
 
     /// How many (replica, sequence) pairs the space's log holds more than once.
     func duplicateEntries(space: String) throws -> Int64 {
+        try rows("""
+            SELECT count(*) FROM (SELECT replica, sequence FROM "\(space)"._strata_sync_log GROUP BY 1, 2 HAVING count(*) > 1) AS d
+            """).first?.decode(Int64.self) ?? 0
+    }
+
+    /// The first column of `sql`'s rows, as text.
+    func texts(_ sql: String) throws -> [String] {
+        try rows(sql).map { try $0.decode(String.self) }
+    }
+
+    /// `sql`'s rows, on a connection of its own to this database.
+    func rows(_ sql: String) throws -> [PostgresRow] {
         guard let components = URLComponents(string: url) else { throw PostgresHubError.invalidURL(url) }
         let configuration = PostgresConnection.Configuration(host: components.host ?? "127.0.0.1", port: components.port ?? 5432,
                                                              username: components.user ?? "postgres", password: components.password,
@@ -39,10 +51,7 @@ final class SyncModelPostgresDatabase: Sendable {
         let connection = try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
                                                         id: 96, logger: logger).wait()
         defer { _ = try? connection.close().wait() }
-        let rows = try connection.query(PostgresQuery(unsafeSQL: """
-            SELECT count(*) FROM (SELECT replica, sequence FROM "\(space)"._strata_sync_log GROUP BY 1, 2 HAVING count(*) > 1) AS d
-            """), logger: logger).wait().rows
-        return try rows.first?.decode(Int64.self) ?? 0
+        return Array(try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait().rows)
     }
 }
 #endif

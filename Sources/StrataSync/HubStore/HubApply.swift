@@ -129,6 +129,27 @@ package enum HubSchema {
     /// The space's schema version recorded in `connection`.
     package static func version(_ connection: Connection) throws -> Int { try SpaceSchemaHistory.version(connection) }
 
+    /// Runs an additive migration (``SyncHub/migrateSpace(_:to:_:)``) on the space's definitions
+    /// in `connection`, in one transaction, and records `version`; every store's migration.
+    /// - Throws: ``SyncError/schemaChangeRefused(space:version:reason:)`` for a version not after
+    ///   the space's or a step that is not additive; what `body` throws. `connection` is then as
+    ///   it was.
+    package static func migrate(space: String, to version: Int, _ connection: Connection, _ body: (Connection) throws -> Void) throws {
+        let current = try SpaceSchemaHistory.version(connection)
+        guard version > current else {
+            throw SyncError.schemaChangeRefused(space: space, version: version, reason: "the space is at version \(current) already")
+        }
+        try connection.transaction(transactionType: .immediate) {
+            let before = try SpaceSchemaHistory.shape(connection)
+            try body(connection)
+            let after = try SpaceSchemaHistory.shape(connection)
+            if let reason = SpaceSchemaHistory.destructiveChange(from: before, to: after) {
+                throw SyncError.schemaChangeRefused(space: space, version: version, reason: reason)
+            }
+            try SpaceSchemaHistory.record(version: version, connection)
+        }
+    }
+
     /// Whether `table` is one of the sync engine's own.
     package static func isBookkeeping(_ table: String) -> Bool { SyncBookkeeping.isBookkeeping(table) }
 

@@ -95,19 +95,7 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
     func schemaVersion() throws -> Int { try SpaceSchemaHistory.version(connection) }
 
     func migrateSchema(space name: String, to version: Int, _ body: (Connection) throws -> Void) throws {
-        let current = try SpaceSchemaHistory.version(connection)
-        guard version > current else {
-            throw SyncError.schemaChangeRefused(space: name, version: version, reason: "the space is at version \(current) already")
-        }
-        try connection.transaction(transactionType: .immediate) {
-            let before = try SpaceSchemaHistory.shape(connection)
-            try body(connection)
-            let after = try SpaceSchemaHistory.shape(connection)
-            if let reason = SpaceSchemaHistory.destructiveChange(from: before, to: after) {
-                throw SyncError.schemaChangeRefused(space: name, version: version, reason: reason)
-            }
-            try SpaceSchemaHistory.record(version: version, connection)
-        }
+        try HubSchema.migrate(space: name, to: version, connection, body)
     }
 
     func meta(_ key: String) throws -> Int64? { try log.meta(key) }
