@@ -57,7 +57,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             let definitions = try Connection(storageLocation: .inMemory)
             try definitions.deserialize(try cell.decode(Data.self))
             let before = try PostgresHubStorage.tables(of: definitions)
-            try HubSchema.migrate(space: name, to: version, definitions, body)
+            try HubSchema.runMigration(space: name, to: version, definitions, body)
             let after = try PostgresHubStorage.tables(of: definitions)
             for table in after {
                 guard let old = before.first(where: { IdentifierSet.key($0.name) == IdentifierSet.key(table.name) }) else {

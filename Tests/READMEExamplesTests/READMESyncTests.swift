@@ -102,7 +102,7 @@ import Testing
     @Test func theReadmeStaysUnderFourHundredLines() throws {
         let text = try String(contentsOf: Self.readme, encoding: .utf8)
         let lines = text.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-        #expect(lines <= 400, "README.md has \(lines) lines: move the detail to a DocC article")
+        #expect(lines < 400, "README.md has \(lines) lines: move the detail to a DocC article")
     }
 
     @Test func everyReadmeExampleIsInThisTargetWordForWord() throws {

@@ -134,7 +134,7 @@ package enum HubSchema {
     /// - Throws: ``SyncError/schemaChangeRefused(space:version:reason:)`` for a version not after
     ///   the space's or a step that is not additive; what `body` throws. `connection` is then as
     ///   it was.
-    package static func migrate(space: String, to version: Int, _ connection: Connection, _ body: (Connection) throws -> Void) throws {
+    package static func runMigration(space: String, to version: Int, _ connection: Connection, _ body: (Connection) throws -> Void) throws {
         let current = try SpaceSchemaHistory.version(connection)
         guard version > current else {
             throw SyncError.schemaChangeRefused(space: space, version: version, reason: "the space is at version \(current) already")

@@ -95,7 +95,7 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
     func schemaVersion() throws -> Int { try SpaceSchemaHistory.version(connection) }
 
     func migrateSchema(space name: String, to version: Int, _ body: (Connection) throws -> Void) throws {
-        try HubSchema.migrate(space: name, to: version, connection, body)
+        try HubSchema.runMigration(space: name, to: version, connection, body)
     }
 
     func meta(_ key: String) throws -> Int64? { try log.meta(key) }
