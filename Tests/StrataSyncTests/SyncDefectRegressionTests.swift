@@ -447,4 +447,29 @@ import Testing
         #expect(try await Self.rows(laptop) == (try Self.hubRows(hub)))
         #expect(try await Self.rows(phone) == (try Self.hubRows(hub)))
     }
+
+    // 10. A key renamed to one its collation calls equal ('k' to 'K' under NOCASE): the session
+    //     recorded an UPDATE setting the key, which the hub refused as damaged, for good.
+
+    @Test(arguments: ["UPDATE t SET id = 'K', v = 'renamed' WHERE id = 'k'", "UPDATE t SET id = 'K' WHERE id = 'k'",
+                      "DELETE FROM t WHERE id = 'k'; INSERT INTO t VALUES ('K', 'renamed')"])
+    func aKeyRenamedUnderItsCollationSyncsAsADeleteAndAnInsert(write: String) async throws {
+        let schema = "CREATE TABLE t(id TEXT COLLATE NOCASE PRIMARY KEY, v)"
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder, schema: schema)
+        let phone = try Self.replica(folder, "phone", schema: schema, transport: InProcessSyncTransport(hub: hub))
+        let laptop = try Self.replica(folder, "laptop", schema: schema, transport: InProcessSyncTransport(hub: hub))
+        try await phone.write { try $0.execute("INSERT INTO t VALUES ('k', 'first'), ('x', 'other')") }
+        try await phone.sync()
+        try await laptop.sync()
+        try await phone.write { try $0.execute(write) }
+        try await phone.sync()
+        try await laptop.sync()
+        #expect(try await phone.pendingChangeCount == 0)
+        let hubRows: [String] = try hub.withSpace("s") { try $0.query("SELECT id || '=' || v FROM t ORDER BY id COLLATE BINARY") }
+        #expect(hubRows.first?.hasPrefix("K=") == true && hubRows.count == 2, "\(hubRows)")
+        for replica in [phone, laptop] {
+            #expect(try await replica.database.read { try $0.query("SELECT id || '=' || v FROM t ORDER BY id COLLATE BINARY") as [String] } == hubRows)
+        }
+    }
 }

@@ -83,7 +83,8 @@ public final class ChangeSession {
     ///   `SQLiteError` from SQLite.
     public func changeset() throws -> Changeset {
         let session = try open()
-        return try explainingGeneratedColumns { try Changeset.output { sqlite3session_changeset(session, $0, $1) } }
+        // A key renamed under its collation comes out as an UPDATE no apply accepts: made a DELETE.
+        return try explainingGeneratedColumns { try Changeset.output { sqlite3session_changeset(session, $0, $1) } }.withKeyChangesAsDeletes()
     }
 
     /// Refuses, by name, a table whose changes the linked SQLite cannot record (generated columns

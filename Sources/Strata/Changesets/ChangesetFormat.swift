@@ -243,3 +243,171 @@ extension Changeset {
         }
     }
 }
+
+extension Changeset {
+    /// The same changes with each table's DELETEs first, then its UPDATEs, then its INSERTs (each
+    /// kind in its own order); the changeset itself when it is in that order already.
+    ///
+    /// A session lists a table's changes in the order of its hash table, so a key renamed under
+    /// a collation (`'k'` to `'K'` in a `COLLATE NOCASE` key: a DELETE and an INSERT) can come
+    /// INSERT first, which clashes with the row it replaces; a value a DELETE or UPDATE frees
+    /// (a UNIQUE one) is free before an INSERT takes it. Changes to one key never appear twice
+    /// in a session's changeset, so the order changes no outcome but these clashes.
+    /// - Precondition: the bytes were validated (``ChangesetFormat/validate(_:)``).
+    func deletesFirst() -> Changeset {
+        data.withUnsafeBytes { bytes -> Changeset in
+            var reader = ChangesetFormat.BufferSource(bytes)
+            // Per table block: its header's bytes, and each change's bytes by kind.
+            var blocks: [(header: Range<Int>, changes: [[Range<Int>]])] = []
+            var columns = 0, keyCount = 0, isPatchset = false, rank = 0, ordered = true
+            func skip(fields: Int) {
+                for _ in 0..<fields {
+                    switch reader.byte() {
+                    case 1, 2: _ = reader.skip(8)
+                    case 3, 4: _ = reader.skip((try? ChangesetFormat.varint(&reader)) ?? 0)
+                    default: break
+                    }
+                }
+            }
+            while reader.offset < bytes.count {
+                let start = reader.offset
+                guard let marker = reader.byte() else { break }
+                switch marker {
+                case UInt8(ascii: "T"), UInt8(ascii: "P"):
+                    isPatchset = marker == UInt8(ascii: "P")
+                    columns = Int((try? ChangesetFormat.varint(&reader)) ?? 0)
+                    keyCount = 0
+                    for _ in 0..<columns {
+                        if (reader.byte() ?? 0) != 0 { keyCount += 1 }
+                    }
+                    while let character = reader.byte(), character != 0 {}
+                    blocks.append((start..<reader.offset, [[], [], []]))
+                    rank = 0
+                default:
+                    _ = reader.byte()   // the indirect flag
+                    let kind: Int
+                    switch marker {
+                    case 0x09:
+                        kind = 0
+                        skip(fields: isPatchset ? keyCount : columns)
+                    case 0x17:
+                        kind = 1
+                        skip(fields: columns)
+                        if !isPatchset { skip(fields: columns) }
+                    default:
+                        kind = 2
+                        skip(fields: columns)
+                    }
+                    if kind < rank { ordered = false }
+                    rank = kind
+                    if !blocks.isEmpty { blocks[blocks.count - 1].changes[kind].append(start..<reader.offset) }
+                }
+            }
+            guard !ordered else { return self }
+            var output = Data()
+            output.reserveCapacity(bytes.count)
+            for block in blocks {
+                output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[block.header]))
+                for kind in block.changes {
+                    for range in kind { output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range])) }
+                }
+            }
+            return Changeset(data: output)
+        }
+    }
+}
+
+extension Changeset {
+    /// The changeset with each UPDATE that changes its row's key made a DELETE of the old row.
+    ///
+    /// SQLite's session extension finds a row again by its key under the key's collation: a key
+    /// renamed to one that collation calls equal (`'k'` to `'K'` under `COLLATE NOCASE`, `1` to
+    /// `1.0` in an untyped key) is recorded as the INSERT of the new row and an UPDATE of the old
+    /// whose new key is set, which no apply accepts ("SQL logic error"). The old row's values the
+    /// UPDATE leaves out are the new row's (the session compared the old row with it), which the
+    /// INSERT holds; without that INSERT the changeset is returned as it is.
+    /// - Precondition: the bytes were validated (``ChangesetFormat/validate(_:)``).
+    func withKeyChangesAsDeletes() -> Changeset {
+        data.withUnsafeBytes { bytes -> Changeset in
+            var reader = ChangesetFormat.BufferSource(bytes)
+            typealias Field = Range<Int>
+            func fields(_ count: Int) -> [Field] {
+                (0..<count).map { _ in
+                    let start = reader.offset
+                    switch reader.byte() {
+                    case 1, 2: _ = reader.skip(8)
+                    case 3, 4: _ = reader.skip((try? ChangesetFormat.varint(&reader)) ?? 0)
+                    default: break
+                    }
+                    return start..<reader.offset
+                }
+            }
+            func defined(_ field: Field) -> Bool { bytes[field.lowerBound] != 0 }
+            func same(_ left: Field, _ right: Field) -> Bool { bytes[left].elementsEqual(bytes[right]) }
+            // Per change: its bytes, and for the changes that matter here their fields.
+            enum Item { case bytes(Range<Int>), insert(Range<Int>, [Field]), keyUpdate(indirect: UInt8, old: [Field], new: [Field]) }
+            var items: [(table: Int, item: Item)] = []
+            var keys: [Bool] = [], tableKeys: [[Bool]] = [], columns = 0, table = -1, isPatchset = false, found = false
+            while reader.offset < bytes.count {
+                let start = reader.offset
+                guard let marker = reader.byte() else { break }
+                switch marker {
+                case UInt8(ascii: "T"), UInt8(ascii: "P"):
+                    isPatchset = marker == UInt8(ascii: "P")
+                    columns = Int((try? ChangesetFormat.varint(&reader)) ?? 0)
+                    keys = (0..<columns).map { _ in (reader.byte() ?? 0) != 0 }
+                    while let character = reader.byte(), character != 0 {}
+                    table += 1
+                    tableKeys.append(keys)
+                    items.append((table, .bytes(start..<reader.offset)))
+                case 0x17 where !isPatchset:
+                    let indirect = reader.byte() ?? 0
+                    let old = fields(columns), new = fields(columns)
+                    if zip(keys, new).contains(where: { $0.0 && defined($0.1) }) {
+                        found = true
+                        items.append((table, .keyUpdate(indirect: indirect, old: old, new: new)))
+                    } else {
+                        items.append((table, .bytes(start..<reader.offset)))
+                    }
+                case 0x12:
+                    _ = reader.byte()
+                    let values = fields(columns)
+                    items.append((table, .insert(start..<reader.offset, values)))
+                default:
+                    _ = reader.byte()
+                    switch marker {
+                    case 0x09: _ = fields(isPatchset ? keys.filter { $0 }.count : columns)
+                    case 0x17: _ = fields(columns)
+                    default: _ = fields(columns)
+                    }
+                    items.append((table, .bytes(start..<reader.offset)))
+                }
+            }
+            guard found else { return self }
+            var output = Data()
+            output.reserveCapacity(bytes.count)
+            for entry in items {
+                switch entry.item {
+                case .bytes(let range), .insert(let range, _):
+                    output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range]))
+                case .keyUpdate(let indirect, let old, let new):
+                    // The INSERT of the row under its new key (each key column the UPDATE's new
+                    // value, or its old one where it left it), in the same table block.
+                    let key = tableKeys[entry.table].indices.filter { tableKeys[entry.table][$0] }.map { defined(new[$0]) ? new[$0] : old[$0] }
+                    let positions = tableKeys[entry.table].indices.filter { tableKeys[entry.table][$0] }
+                    let row = items.lazy.filter { $0.table == entry.table }.compactMap { candidate -> [Field]? in
+                        guard case .insert(_, let values) = candidate.item, values.count == old.count else { return nil }
+                        return zip(positions, key).allSatisfy { same(values[$0.0], $0.1) } ? values : nil
+                    }.first
+                    guard let row else { return self }
+                    output.append(0x09)
+                    output.append(indirect)
+                    for (field, fallback) in zip(old, row) {
+                        output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[defined(field) ? field : fallback]))
+                    }
+                }
+            }
+            return Changeset(data: output)
+        }
+    }
+}

@@ -147,7 +147,9 @@ private let applyConflict: @convention(c) (UnsafeMutableRawPointer?, Int32, Opaq
 
 extension Connection {
     /// Applies a changeset to the main database, in one savepoint: an abort, a failure, or an
-    /// error thrown by `onConflict` leaves the database exactly as it was.
+    /// error thrown by `onConflict` leaves the database exactly as it was. Each table's DELETEs
+    /// are applied first, then its UPDATEs, then its INSERTs, so a key renamed under a collation
+    /// or a UNIQUE value moved to a new row applies without a clash.
     ///
     /// ```swift
     /// try replica.apply(changeset) { conflict in
@@ -166,8 +168,9 @@ extension Connection {
     public func apply(_ changeset: Changeset, filter: ((String) -> Bool)? = nil, options: ApplyOptions = [],
                       onConflict: (Conflict) throws -> ConflictResolution) throws -> ChangesetRebase {
         try SessionExtension.require()
-        // withBytes checks the whole format first, so damaged bytes fail before anything is written.
-        return try changeset.withBytes { count, bytes in
+        // The format is checked first, so damaged bytes fail before anything is written.
+        try ChangesetFormat.validate(changeset.data)
+        return try changeset.deletesFirst().withBytes(validating: false) { count, bytes in
             try withApplyContext(filter: filter, options: options, onConflict: onConflict) { context, flags, rebase, rebaseCount in
                 sqlite3changeset_apply_v2(handle, count, bytes, applyFilter, applyConflict, context, rebase, rebaseCount, flags)
             }
