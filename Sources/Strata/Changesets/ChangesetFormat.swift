@@ -34,6 +34,26 @@ enum ChangesetFormat {
             offset += Int(count)
             return true
         }
+
+        /// Reads one field of a validated record; returns its bytes' range.
+        mutating func field() -> Range<Int> {
+            let start = offset
+            switch byte() {
+            case 1, 2: _ = skip(8)
+            case 3, 4: _ = skip((try? ChangesetFormat.varint(&self)) ?? 0)
+            default: break
+            }
+            return start..<offset
+        }
+
+        /// Reads the rest of a validated table header (after its marker); returns each column's
+        /// primary-key flag.
+        mutating func tableHeader() -> [Bool] {
+            let columns = Int((try? ChangesetFormat.varint(&self)) ?? 0)
+            let keys = (0..<columns).map { _ in (byte() ?? 0) != 0 }
+            while let character = byte(), character != 0 {}
+            return keys
+        }
     }
 
     struct FileSource: Source {
@@ -261,13 +281,7 @@ extension Changeset {
             var blocks: [(header: Range<Int>, changes: [[Range<Int>]])] = []
             var columns = 0, keyCount = 0, isPatchset = false, rank = 0, ordered = true
             func skip(fields: Int) {
-                for _ in 0..<fields {
-                    switch reader.byte() {
-                    case 1, 2: _ = reader.skip(8)
-                    case 3, 4: _ = reader.skip((try? ChangesetFormat.varint(&reader)) ?? 0)
-                    default: break
-                    }
-                }
+                for _ in 0..<fields { _ = reader.field() }
             }
             while reader.offset < bytes.count {
                 let start = reader.offset
@@ -275,12 +289,9 @@ extension Changeset {
                 switch marker {
                 case UInt8(ascii: "T"), UInt8(ascii: "P"):
                     isPatchset = marker == UInt8(ascii: "P")
-                    columns = Int((try? ChangesetFormat.varint(&reader)) ?? 0)
-                    keyCount = 0
-                    for _ in 0..<columns {
-                        if (reader.byte() ?? 0) != 0 { keyCount += 1 }
-                    }
-                    while let character = reader.byte(), character != 0 {}
+                    let keys = reader.tableHeader()
+                    columns = keys.count
+                    keyCount = keys.filter { $0 }.count
                     blocks.append((start..<reader.offset, [[], [], []]))
                     rank = 0
                 default:
@@ -331,17 +342,7 @@ extension Changeset {
         data.withUnsafeBytes { bytes -> Changeset in
             var reader = ChangesetFormat.BufferSource(bytes)
             typealias Field = Range<Int>
-            func fields(_ count: Int) -> [Field] {
-                (0..<count).map { _ in
-                    let start = reader.offset
-                    switch reader.byte() {
-                    case 1, 2: _ = reader.skip(8)
-                    case 3, 4: _ = reader.skip((try? ChangesetFormat.varint(&reader)) ?? 0)
-                    default: break
-                    }
-                    return start..<reader.offset
-                }
-            }
+            func fields(_ count: Int) -> [Field] { (0..<count).map { _ in reader.field() } }
             func defined(_ field: Field) -> Bool { bytes[field.lowerBound] != 0 }
             func same(_ left: Field, _ right: Field) -> Bool { bytes[left].elementsEqual(bytes[right]) }
             // Per change: its bytes, and for the changes that matter here their fields.
@@ -354,9 +355,8 @@ extension Changeset {
                 switch marker {
                 case UInt8(ascii: "T"), UInt8(ascii: "P"):
                     isPatchset = marker == UInt8(ascii: "P")
-                    columns = Int((try? ChangesetFormat.varint(&reader)) ?? 0)
-                    keys = (0..<columns).map { _ in (reader.byte() ?? 0) != 0 }
-                    while let character = reader.byte(), character != 0 {}
+                    keys = reader.tableHeader()
+                    columns = keys.count
                     table += 1
                     tableKeys.append(keys)
                     items.append((table, .bytes(start..<reader.offset)))
