@@ -47,32 +47,32 @@ public final class SafeStorage {
 
     /// ``Storage/insert(_:)``.
     @discardableResult
-    public func insert<T: Initializable>(_ object: T) -> Result<Int64, ORMError> { result { try storage.insert(object) } }
+    public func insert<T>(_ object: T) -> Result<Int64, ORMError> { result { try storage.insert(object) } }
     /// ``Storage/insert(object:)``.
     @discardableResult
-    public func insert<T: Initializable>(object: T) -> Result<Int64, ORMError> { insert(object) }
+    public func insert<T>(object: T) -> Result<Int64, ORMError> { insert(object) }
     /// ``Storage/replace(_:)``.
     @discardableResult
-    public func replace<T: Initializable>(_ object: T) -> Result<Void, ORMError> { result { try storage.replace(object) } }
+    public func replace<T>(_ object: T) -> Result<Void, ORMError> { result { try storage.replace(object) } }
     /// ``Storage/replace(object:)``.
     @discardableResult
-    public func replace<T: Initializable>(object: T) -> Result<Void, ORMError> { replace(object) }
+    public func replace<T>(object: T) -> Result<Void, ORMError> { replace(object) }
     /// `Storage.get(id:)`.
     public func get<T: Initializable>(id: Strata.Bindable...) -> Result<T?, ORMError> {
         result { try storage.get(ids: id) }
     }
     /// ``Storage/update(_:)``.
     @discardableResult
-    public func update<T: Initializable>(_ object: T) -> Result<Void, ORMError> { result { try storage.update(object) } }
+    public func update<T>(_ object: T) -> Result<Void, ORMError> { result { try storage.update(object) } }
     /// ``Storage/update(object:)``.
     @discardableResult
-    public func update<T: Initializable>(object: T) -> Result<Void, ORMError> { update(object) }
+    public func update<T>(object: T) -> Result<Void, ORMError> { update(object) }
     /// ``Storage/delete(_:)``.
     @discardableResult
-    public func delete<T: Initializable>(_ object: T) -> Result<Void, ORMError> { result { try storage.delete(object) } }
+    public func delete<T>(_ object: T) -> Result<Void, ORMError> { result { try storage.delete(object) } }
     /// ``Storage/delete(object:)``.
     @discardableResult
-    public func delete<T: Initializable>(object: T) -> Result<Void, ORMError> { delete(object) }
+    public func delete<T>(object: T) -> Result<Void, ORMError> { delete(object) }
     /// ``Storage/getAll(_:)``.
     public func getAll<T: Initializable>(_ constraints: SelectConstraint...) -> Result<[T], ORMError> {
         result { try storage.getAll(all: T.self, constraints) }
@@ -88,16 +88,16 @@ public final class SafeStorage {
     }
     /// ``Storage/update(all:_:_:)``.
     @discardableResult
-    public func update<T: Initializable>(all type: T.Type, _ set: SetClause, _ constraints: SelectConstraint...) -> Result<Void, ORMError> {
+    public func update<T>(all type: T.Type, _ set: SetClause, _ constraints: SelectConstraint...) -> Result<Void, ORMError> {
         result { try storage.update(all: type, set, constraints) }
     }
     /// ``Storage/delete(all:_:)``.
     @discardableResult
-    public func delete<T: Initializable>(all type: T.Type, _ constraints: SelectConstraint...) -> Result<Void, ORMError> {
+    public func delete<T>(all type: T.Type, _ constraints: SelectConstraint...) -> Result<Void, ORMError> {
         result { try storage.delete(all: type, constraints) }
     }
     /// ``Storage/count(all:_:)``.
-    public func count<T: Initializable>(all type: T.Type, _ constraints: SelectConstraint...) -> Result<Int, ORMError> {
+    public func count<T>(all type: T.Type, _ constraints: SelectConstraint...) -> Result<Int, ORMError> {
         result { try storage.count(all: type, constraints) }
     }
     /// ``Storage/beginTransaction()``.

@@ -34,7 +34,7 @@ struct Schema {
     ///
     /// - Throws: `ORMError.typeIsNotMapped`.
     @inlinable
-    func table<T: Initializable>(for type: T.Type) throws -> Table<T> {
+    func table<T>(for type: T.Type) throws -> Table<T> {
         guard let table = tablesByType[ObjectIdentifier(type)] else {
             throw ORMError.typeIsNotMapped(type: "\(type)")
         }

@@ -5,11 +5,11 @@ extension Storage {
     /// let users = try storage.count(all: User.self, where_(\User.typeId == 3))
     /// ```
     /// - Throws: `ORMError` for an unmapped type or key path; `SQLiteError`.
-    public func count<T: Initializable>(all type: T.Type, _ constraints: SelectConstraint...) throws -> Int {
+    public func count<T>(all type: T.Type, _ constraints: SelectConstraint...) throws -> Int {
         try count(all: type, constraints)
     }
 
-    func count<T: Initializable>(all type: T.Type, _ constraints: [SelectConstraint]) throws -> Int {
+    func count<T>(all type: T.Type, _ constraints: [SelectConstraint]) throws -> Int {
         try aggregate(StrataORM.count(), Int.self, constraints + [From(type: type)])
     }
 

@@ -17,7 +17,7 @@ extension Storage {
     /// ```
     /// - Throws: `ORMError.typeIsNotMapped`; `SQLiteError` for a failed constraint.
     @discardableResult @inlinable
-    public func insert<T: Initializable>(object: T) throws -> Int64 {
+    public func insert<T>(object: T) throws -> Int64 {
         try insert(object)
     }
 
@@ -26,7 +26,7 @@ extension Storage {
     ///
     /// - Throws: `ORMError.typeIsNotMapped`; `SQLiteError` for a failed constraint.
     @discardableResult @inlinable
-    public func insert<T: Initializable>(_ object: T) throws -> Int64 {
+    public func insert<T>(_ object: T) throws -> Int64 {
         let table = try schema.table(for: T.self)
         try runStatement(.insert, of: table) { handle in
             try bindColumns(of: object, with: table.insertBinders, handle: handle)
@@ -52,14 +52,14 @@ extension Storage {
     /// the same key (`REPLACE INTO`).
     ///
     /// - Throws: `ORMError.typeIsNotMapped`; `SQLiteError` for a failed constraint.
-    public func replace<T: Initializable>(object: T) throws {
+    public func replace<T>(object: T) throws {
         try replace(object)
     }
 
     /// `REPLACE INTO` with every column (upstream's spelling).
     ///
     /// - Throws: `ORMError.typeIsNotMapped`; `SQLiteError` for a failed constraint.
-    public func replace<T: Initializable>(_ object: T) throws {
+    public func replace<T>(_ object: T) throws {
         let table = try schema.table(for: T.self)
         try runStatement(.replace, of: table) { handle in
             try bindColumns(of: object, with: table.binders, handle: handle)
@@ -99,14 +99,14 @@ extension Storage {
     /// try storage.update(object: user)
     /// ```
     /// - Throws: `ORMError.tableHasNoPrimaryKey`; `SQLiteError` for a failed constraint.
-    public func update<T: Initializable>(object: T) throws {
+    public func update<T>(object: T) throws {
         try update(object)
     }
 
     /// Updates the row of `object` by primary key (upstream's spelling).
     ///
     /// - Throws: `ORMError.tableHasNoPrimaryKey`; `SQLiteError` for a failed constraint.
-    public func update<T: Initializable>(_ object: T) throws {
+    public func update<T>(_ object: T) throws {
         let table = try schema.table(for: T.self)
         _ = try primaryKey(of: table)
         let values = table.columns.indices.filter { !table.columns[$0].isPrimaryKey }
@@ -128,14 +128,14 @@ extension Storage {
     /// Deletes the row whose primary key equals the object's.
     ///
     /// - Throws: `ORMError.tableHasNoPrimaryKey`; `SQLiteError`.
-    public func delete<T: Initializable>(object: T) throws {
+    public func delete<T>(object: T) throws {
         try delete(object)
     }
 
     /// Deletes the row of `object` by primary key (upstream's spelling).
     ///
     /// - Throws: `ORMError.tableHasNoPrimaryKey`; `SQLiteError`.
-    public func delete<T: Initializable>(_ object: T) throws {
+    public func delete<T>(_ object: T) throws {
         let table = try schema.table(for: T.self)
         _ = try primaryKey(of: table)
         try withStatement(.delete, of: table) { statement, handle in

@@ -168,11 +168,11 @@ extension Storage {
     /// try storage.update(all: User.self, set(assign(\User.typeId, 4)), where_(\User.typeId == 3))
     /// ```
     /// - Throws: `ORMError.columnIsNotMapped` for a key path outside the table; `SQLiteError`.
-    public func update<T: Initializable>(all type: T.Type, _ set: SetClause, _ constraints: SelectConstraint...) throws {
+    public func update<T>(all type: T.Type, _ set: SetClause, _ constraints: SelectConstraint...) throws {
         try update(all: type, set, constraints)
     }
 
-    func update<T: Initializable>(all type: T.Type, _ set: SetClause, _ constraints: [SelectConstraint]) throws {
+    func update<T>(all type: T.Type, _ set: SetClause, _ constraints: [SelectConstraint]) throws {
         let table = try schema.table(for: T.self)
         guard !set.assignments.isEmpty else { return }
         var serializer = SQLSerializer(schema: schema)
@@ -196,11 +196,11 @@ extension Storage {
     /// try storage.delete(all: User.self, where_(\User.id > 100))
     /// ```
     /// - Throws: `ORMError` for an unmapped type or key path; `SQLiteError`.
-    public func delete<T: Initializable>(all type: T.Type, _ constraints: SelectConstraint...) throws {
+    public func delete<T>(all type: T.Type, _ constraints: SelectConstraint...) throws {
         try delete(all: type, constraints)
     }
 
-    func delete<T: Initializable>(all type: T.Type, _ constraints: [SelectConstraint]) throws {
+    func delete<T>(all type: T.Type, _ constraints: [SelectConstraint]) throws {
         let table = try schema.table(for: T.self)
         var serializer = SQLSerializer(schema: schema)
         try runWriting(&serializer, constraints) { $0.delete(from: .identifier(table.name)) }

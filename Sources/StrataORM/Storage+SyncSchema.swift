@@ -154,12 +154,11 @@ extension Storage {
         return column.isNotNull && !column.hasDefault ? literal : nil
     }
 
-    /// Each column's value in a fresh model object, as an SQL literal.
+    /// Each column's value in a fresh model object, as an SQL literal; NULL for a model that is
+    /// not `Initializable` (no fresh object to read), so a NOT NULL column without a default that
+    /// rows need is refused by name.
     private func defaultLiterals(of table: AnyTable) throws -> [String] {
-        guard let literals = (table as? DefaultLiteralProviding)?.defaultLiterals else {
-            throw ORMError.invalidDefinition("table '\(table.name)' is not a Table<T>")
-        }
-        return literals
+        (table as? DefaultLiteralProviding)?.defaultLiterals ?? Array(repeating: "NULL", count: table.columns.count)
     }
 }
 
@@ -168,7 +167,7 @@ protocol DefaultLiteralProviding {
     var defaultLiterals: [String] { get }
 }
 
-extension Table: DefaultLiteralProviding {
+extension Table: DefaultLiteralProviding where T: Initializable {
     var defaultLiterals: [String] {
         let object = T()
         return accessors.map { $0.literal(object) }

@@ -107,7 +107,7 @@ enum CRUDStatement: Int, CaseIterable {
 ///                 Column(name: "name", keyPath: \UserType.name, constraints: notNull()))
 /// ```
 /// A column mapped to another type, or two columns with one name, make `Storage(...)` throw.
-public final class Table<T: Initializable>: AnyTable {
+public final class Table<T>: AnyTable {
     /// The accessors, parallel to `columns`.
     @usableFromInline let accessors: [ColumnAccessor<T>]
     /// The accessors' read closures, held directly so a row costs one closure load per column.
