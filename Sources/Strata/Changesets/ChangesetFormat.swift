@@ -264,6 +264,48 @@ extension Changeset {
     }
 }
 
+extension ChangesetFormat {
+    /// One change of a validated changeset or patchset: its operation byte, indirect flag, its
+    /// bytes, and its records' fields (`old`: a DELETE's or an UPDATE's old values; `new`: an
+    /// INSERT's or an UPDATE's new values; a patchset's UPDATE has `new` only).
+    struct ChangeBytes {
+        var operation: UInt8
+        var indirect: UInt8
+        var range: Range<Int>
+        var old: [Range<Int>] = []
+        var new: [Range<Int>] = []
+    }
+
+    /// Walks validated changeset bytes: `table` for each table header (its bytes, its key flags),
+    /// then `change` for each of its changes.
+    static func walk(_ bytes: UnsafeRawBufferPointer, table: (Range<Int>, [Bool]) -> Void, change: (ChangeBytes) -> Void) {
+        var reader = BufferSource(bytes)
+        var keys: [Bool] = [], isPatchset = false
+        func fields(_ count: Int) -> [Range<Int>] { (0..<count).map { _ in reader.field() } }
+        while reader.offset < bytes.count {
+            let start = reader.offset
+            guard let marker = reader.byte() else { break }
+            switch marker {
+            case UInt8(ascii: "T"), UInt8(ascii: "P"):
+                isPatchset = marker == UInt8(ascii: "P")
+                keys = reader.tableHeader()
+                table(start..<reader.offset, keys)
+            default:
+                var item = ChangeBytes(operation: marker, indirect: reader.byte() ?? 0, range: start..<start)
+                switch marker {
+                case 0x09: item.old = fields(isPatchset ? keys.filter { $0 }.count : keys.count)
+                case 0x17:
+                    if !isPatchset { item.old = fields(keys.count) }
+                    item.new = fields(keys.count)
+                default: item.new = fields(keys.count)
+                }
+                item.range = start..<reader.offset
+                change(item)
+            }
+        }
+    }
+}
+
 extension Changeset {
     /// The same changes with each table's DELETEs first, then its UPDATEs, then its INSERTs (each
     /// kind in its own order); the changeset itself when it is in that order already.
@@ -276,44 +318,18 @@ extension Changeset {
     /// - Precondition: the bytes were validated (``ChangesetFormat/validate(_:)``).
     func deletesFirst() -> Changeset {
         data.withUnsafeBytes { bytes -> Changeset in
-            var reader = ChangesetFormat.BufferSource(bytes)
             // Per table block: its header's bytes, and each change's bytes by kind.
             var blocks: [(header: Range<Int>, changes: [[Range<Int>]])] = []
-            var columns = 0, keyCount = 0, isPatchset = false, rank = 0, ordered = true
-            func skip(fields: Int) {
-                for _ in 0..<fields { _ = reader.field() }
-            }
-            while reader.offset < bytes.count {
-                let start = reader.offset
-                guard let marker = reader.byte() else { break }
-                switch marker {
-                case UInt8(ascii: "T"), UInt8(ascii: "P"):
-                    isPatchset = marker == UInt8(ascii: "P")
-                    let keys = reader.tableHeader()
-                    columns = keys.count
-                    keyCount = keys.filter { $0 }.count
-                    blocks.append((start..<reader.offset, [[], [], []]))
-                    rank = 0
-                default:
-                    _ = reader.byte()   // the indirect flag
-                    let kind: Int
-                    switch marker {
-                    case 0x09:
-                        kind = 0
-                        skip(fields: isPatchset ? keyCount : columns)
-                    case 0x17:
-                        kind = 1
-                        skip(fields: columns)
-                        if !isPatchset { skip(fields: columns) }
-                    default:
-                        kind = 2
-                        skip(fields: columns)
-                    }
-                    if kind < rank { ordered = false }
-                    rank = kind
-                    if !blocks.isEmpty { blocks[blocks.count - 1].changes[kind].append(start..<reader.offset) }
-                }
-            }
+            var rank = 0, ordered = true
+            ChangesetFormat.walk(bytes, table: { header, _ in
+                blocks.append((header, [[], [], []]))
+                rank = 0
+            }, change: { change in
+                let kind = change.operation == 0x09 ? 0 : change.operation == 0x17 ? 1 : 2
+                if kind < rank { ordered = false }
+                rank = kind
+                if !blocks.isEmpty { blocks[blocks.count - 1].changes[kind].append(change.range) }
+            })
             guard !ordered else { return self }
             var output = Data()
             output.reserveCapacity(bytes.count)
@@ -326,9 +342,7 @@ extension Changeset {
             return Changeset(data: output)
         }
     }
-}
 
-extension Changeset {
     /// The changeset with each UPDATE that changes its row's key made a DELETE of the old row.
     ///
     /// SQLite's session extension finds a row again by its key under the key's collation: a key
@@ -340,71 +354,48 @@ extension Changeset {
     /// - Precondition: the bytes were validated (``ChangesetFormat/validate(_:)``).
     func withKeyChangesAsDeletes() -> Changeset {
         data.withUnsafeBytes { bytes -> Changeset in
-            var reader = ChangesetFormat.BufferSource(bytes)
             typealias Field = Range<Int>
-            func fields(_ count: Int) -> [Field] { (0..<count).map { _ in reader.field() } }
             func defined(_ field: Field) -> Bool { bytes[field.lowerBound] != 0 }
             func same(_ left: Field, _ right: Field) -> Bool { bytes[left].elementsEqual(bytes[right]) }
-            // Per change: its bytes, and for the changes that matter here their fields.
-            enum Item { case bytes(Range<Int>), insert(Range<Int>, [Field]), keyUpdate(indirect: UInt8, old: [Field], new: [Field]) }
-            var items: [(table: Int, item: Item)] = []
-            var keys: [Bool] = [], tableKeys: [[Bool]] = [], columns = 0, table = -1, isPatchset = false, found = false
-            while reader.offset < bytes.count {
-                let start = reader.offset
-                guard let marker = reader.byte() else { break }
-                switch marker {
-                case UInt8(ascii: "T"), UInt8(ascii: "P"):
-                    isPatchset = marker == UInt8(ascii: "P")
-                    keys = reader.tableHeader()
-                    columns = keys.count
-                    table += 1
-                    tableKeys.append(keys)
-                    items.append((table, .bytes(start..<reader.offset)))
-                case 0x17 where !isPatchset:
-                    let indirect = reader.byte() ?? 0
-                    let old = fields(columns), new = fields(columns)
-                    if zip(keys, new).contains(where: { $0.0 && defined($0.1) }) {
-                        found = true
-                        items.append((table, .keyUpdate(indirect: indirect, old: old, new: new)))
-                    } else {
-                        items.append((table, .bytes(start..<reader.offset)))
-                    }
-                case 0x12:
-                    _ = reader.byte()
-                    let values = fields(columns)
-                    items.append((table, .insert(start..<reader.offset, values)))
-                default:
-                    _ = reader.byte()
-                    switch marker {
-                    case 0x09: _ = fields(isPatchset ? keys.filter { $0 }.count : columns)
-                    case 0x17: _ = fields(columns)
-                    default: _ = fields(columns)
-                    }
-                    items.append((table, .bytes(start..<reader.offset)))
+            // Each table header and change, by table block, and each block's key flags.
+            var items: [(table: Int, header: Range<Int>?, change: ChangesetFormat.ChangeBytes?)] = []
+            var tableKeys: [[Bool]] = [], isChangeset = true, found = false
+            ChangesetFormat.walk(bytes, table: { header, keys in
+                isChangeset = bytes[header.lowerBound] == UInt8(ascii: "T")
+                tableKeys.append(keys)
+                items.append((tableKeys.count - 1, header, nil))
+            }, change: { change in
+                if isChangeset, change.operation == 0x17, zip(tableKeys[tableKeys.count - 1], change.new).contains(where: { $0.0 && defined($0.1) }) {
+                    found = true
                 }
-            }
+                items.append((tableKeys.count - 1, nil, change))
+            })
             guard found else { return self }
             var output = Data()
             output.reserveCapacity(bytes.count)
-            for entry in items {
-                switch entry.item {
-                case .bytes(let range), .insert(let range, _):
-                    output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range]))
-                case .keyUpdate(let indirect, let old, let new):
-                    // The INSERT of the row under its new key (each key column the UPDATE's new
-                    // value, or its old one where it left it), in the same table block.
-                    let key = tableKeys[entry.table].indices.filter { tableKeys[entry.table][$0] }.map { defined(new[$0]) ? new[$0] : old[$0] }
-                    let positions = tableKeys[entry.table].indices.filter { tableKeys[entry.table][$0] }
-                    let row = items.lazy.filter { $0.table == entry.table }.compactMap { candidate -> [Field]? in
-                        guard case .insert(_, let values) = candidate.item, values.count == old.count else { return nil }
-                        return zip(positions, key).allSatisfy { same(values[$0.0], $0.1) } ? values : nil
-                    }.first
-                    guard let row else { return self }
-                    output.append(0x09)
-                    output.append(indirect)
-                    for (field, fallback) in zip(old, row) {
-                        output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[defined(field) ? field : fallback]))
-                    }
+            for item in items {
+                guard let change = item.change else {
+                    if let header = item.header { output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[header])) }
+                    continue
+                }
+                let keys = tableKeys[item.table]
+                guard change.operation == 0x17, !change.old.isEmpty, zip(keys, change.new).contains(where: { $0.0 && defined($0.1) }) else {
+                    output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[change.range]))
+                    continue
+                }
+                // The INSERT of the row under its new key (each key column the UPDATE's new
+                // value, or its old one where it left it), in the same table block.
+                let positions = keys.indices.filter { keys[$0] }
+                let key = positions.map { defined(change.new[$0]) ? change.new[$0] : change.old[$0] }
+                let row = items.lazy.filter { $0.table == item.table }.compactMap { candidate -> [Field]? in
+                    guard let insert = candidate.change, insert.operation == 0x12, insert.new.count == change.old.count else { return nil }
+                    return zip(positions, key).allSatisfy { same(insert.new[$0.0], $0.1) } ? insert.new : nil
+                }.first
+                guard let row else { return self }
+                output.append(0x09)
+                output.append(change.indirect)
+                for (field, fallback) in zip(change.old, row) {
+                    output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[defined(field) ? field : fallback]))
                 }
             }
             return Changeset(data: output)

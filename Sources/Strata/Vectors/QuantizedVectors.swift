@@ -72,23 +72,7 @@ public struct Int8Vector: Hashable, Sendable {
     }
 }
 
-extension Int8Vector: Binding {
-    public typealias BindingType = Data
-    public var bindingValue: BindingValue { .blob(blob) }
-
-    public static func fromBindingValue(_ value: Any) -> Int8Vector? {
-        (value as? Data).flatMap { try? Int8Vector(blob: $0) }
-    }
-
-    public static func extract(from value: SQLiteValueHandle) -> Int8Vector? {
-        extract(from: value, type: sqlite3_value_type(value))
-    }
-
-    /// BLOB only; one not in the layout reads as nil.
-    public static func extract(from value: SQLiteValueHandle, type: Int32) -> Int8Vector? {
-        type == SQLITE_BLOB ? try? Int8Vector(blob: readBlob(value)) : nil
-    }
-}
+extension Int8Vector: BlobVector {}
 
 /// A float vector reduced to one bit per dimension, its sign (set for a component above 0), as
 /// sqlite-vec's `vec_quantize_binary` does: 1/32 of the space, compared by Hamming distance.
@@ -154,20 +138,30 @@ public struct BitVector: Hashable, Sendable {
     }
 }
 
-extension BitVector: Binding {
-    public typealias BindingType = Data
+extension BitVector: BlobVector {}
+
+/// A vector type stored as one BLOB of its own layout (``Int8Vector``, ``BitVector``): binds as
+/// that BLOB and reads back from one (anything else, or a BLOB not in the layout, reads as nil).
+public protocol BlobVector: Binding where BindingType == Data {
+    /// Reads the BLOB ``blob`` writes; with `dimensions`, one of another dimension is refused.
+    init(blob: Data, dimensions: Int?) throws
+    /// The BLOB the vector is stored as.
+    var blob: Data { get }
+}
+
+extension BlobVector {
     public var bindingValue: BindingValue { .blob(blob) }
 
-    public static func fromBindingValue(_ value: Any) -> BitVector? {
-        (value as? Data).flatMap { try? BitVector(blob: $0) }
+    public static func fromBindingValue(_ value: Any) -> Self? {
+        (value as? Data).flatMap { try? Self(blob: $0, dimensions: nil) }
     }
 
-    public static func extract(from value: SQLiteValueHandle) -> BitVector? {
+    public static func extract(from value: SQLiteValueHandle) -> Self? {
         extract(from: value, type: sqlite3_value_type(value))
     }
 
-    /// BLOB only; an empty BLOB reads as nil.
-    public static func extract(from value: SQLiteValueHandle, type: Int32) -> BitVector? {
-        type == SQLITE_BLOB ? try? BitVector(blob: readBlob(value)) : nil
+    /// BLOB only; one not in the layout reads as nil.
+    public static func extract(from value: SQLiteValueHandle, type: Int32) -> Self? {
+        type == SQLITE_BLOB ? try? Self(blob: readBlob(value), dimensions: nil) : nil
     }
 }
