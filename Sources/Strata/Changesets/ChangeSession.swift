@@ -76,14 +76,16 @@ public final class ChangeSession {
         }
     }
 
-    /// The recorded changes, with old and new values.
+    /// The recorded changes, with old and new values. A key renamed to one its collation calls
+    /// equal (`'k'` to `'K'` under NOCASE) is the DELETE of the old row and the INSERT of the new.
     ///
     /// - Throws: ``ChangesetError/sessionClosed``; ``ChangesetError/generatedColumnsUnsupported(table:)``
     ///   for a recorded table with generated columns where the linked SQLite cannot record them;
     ///   `SQLiteError` from SQLite.
     public func changeset() throws -> Changeset {
         let session = try open()
-        // A key renamed under its collation comes out as an UPDATE no apply accepts: made a DELETE.
+        // A key renamed under its collation comes out as an UPDATE no apply accepts: made a DELETE
+        // (not in `patchset()`, whose UPDATE lacks the old key, nor in the streamed file).
         return try explainingGeneratedColumns { try Changeset.output { sqlite3session_changeset(session, $0, $1) } }.withKeyChangesAsDeletes()
     }
 

@@ -307,36 +307,39 @@ extension ChangesetFormat {
 }
 
 extension Changeset {
-    /// The same changes with each table's DELETEs first, then its UPDATEs, then its INSERTs (each
-    /// kind in its own order); the changeset itself when it is in that order already.
+    /// The same changes with each table's INSERTs after its other changes (each in its own
+    /// order), or before them when `inverting` (an inverted INSERT is a DELETE); the changeset
+    /// itself when it is in that order already.
     ///
     /// A session lists a table's changes in the order of its hash table, so a key renamed under
     /// a collation (`'k'` to `'K'` in a `COLLATE NOCASE` key: a DELETE and an INSERT) can come
-    /// INSERT first, which clashes with the row it replaces; a value a DELETE or UPDATE frees
-    /// (a UNIQUE one) is free before an INSERT takes it. Changes to one key never appear twice
-    /// in a session's changeset, so the order changes no outcome but these clashes.
+    /// INSERT first, which clashes with the row it replaces, and a value a DELETE or UPDATE frees
+    /// (a UNIQUE one) may be taken by an INSERT listed before. Only INSERTs move: a DELETE and
+    /// the UPDATEs its foreign key actions made (`ON DELETE SET NULL` within one table) keep the
+    /// order the session gave them, which their apply needs.
     /// - Precondition: the bytes were validated (``ChangesetFormat/validate(_:)``).
-    func deletesFirst() -> Changeset {
+    func insertsLast(inverting: Bool = false) -> Changeset {
         data.withUnsafeBytes { bytes -> Changeset in
-            // Per table block: its header's bytes, and each change's bytes by kind.
-            var blocks: [(header: Range<Int>, changes: [[Range<Int>]])] = []
-            var rank = 0, ordered = true
+            // Per table block: its header's bytes, its INSERTs and its other changes.
+            var blocks: [(header: Range<Int>, inserts: [Range<Int>], others: [Range<Int>])] = []
+            var seenLast = false, ordered = true
             ChangesetFormat.walk(bytes, table: { header, _ in
-                blocks.append((header, [[], [], []]))
-                rank = 0
+                blocks.append((header, [], []))
+                seenLast = false
             }, change: { change in
-                let kind = change.operation == 0x09 ? 0 : change.operation == 0x17 ? 1 : 2
-                if kind < rank { ordered = false }
-                rank = kind
-                if !blocks.isEmpty { blocks[blocks.count - 1].changes[kind].append(change.range) }
+                guard !blocks.isEmpty else { return }
+                let isInsert = change.operation == 0x12
+                // In order while what goes last has not been followed by what goes first.
+                if isInsert != inverting { seenLast = true } else if seenLast { ordered = false }
+                if isInsert { blocks[blocks.count - 1].inserts.append(change.range) } else { blocks[blocks.count - 1].others.append(change.range) }
             })
             guard !ordered else { return self }
             var output = Data()
             output.reserveCapacity(bytes.count)
             for block in blocks {
                 output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[block.header]))
-                for kind in block.changes {
-                    for range in kind { output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range])) }
+                for range in inverting ? block.inserts + block.others : block.others + block.inserts {
+                    output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range]))
                 }
             }
             return Changeset(data: output)
@@ -350,7 +353,8 @@ extension Changeset {
     /// `1.0` in an untyped key) is recorded as the INSERT of the new row and an UPDATE of the old
     /// whose new key is set, which no apply accepts ("SQL logic error"). The old row's values the
     /// UPDATE leaves out are the new row's (the session compared the old row with it), which the
-    /// INSERT holds; without that INSERT the changeset is returned as it is.
+    /// INSERT holds; an UPDATE without that INSERT stays as it is. Patchsets are left alone: a
+    /// patchset's UPDATE does not keep the old key.
     /// - Precondition: the bytes were validated (``ChangesetFormat/validate(_:)``).
     func withKeyChangesAsDeletes() -> Changeset {
         data.withUnsafeBytes { bytes -> Changeset in
@@ -391,7 +395,11 @@ extension Changeset {
                     guard let insert = candidate.change, insert.operation == 0x12, insert.new.count == change.old.count else { return nil }
                     return zip(positions, key).allSatisfy { same(insert.new[$0.0], $0.1) } ? insert.new : nil
                 }.first
-                guard let row else { return self }
+                guard let row else {
+                    // Nothing to complete the old row from (a diff has no INSERT): as it was.
+                    output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[change.range]))
+                    continue
+                }
                 output.append(0x09)
                 output.append(change.indirect)
                 for (field, fallback) in zip(change.old, row) {

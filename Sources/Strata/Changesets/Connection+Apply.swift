@@ -147,9 +147,10 @@ private let applyConflict: @convention(c) (UnsafeMutableRawPointer?, Int32, Opaq
 
 extension Connection {
     /// Applies a changeset to the main database, in one savepoint: an abort, a failure, or an
-    /// error thrown by `onConflict` leaves the database exactly as it was. Each table's DELETEs
-    /// are applied first, then its UPDATEs, then its INSERTs, so a key renamed under a collation
-    /// or a UNIQUE value moved to a new row applies without a clash.
+    /// error thrown by `onConflict` leaves the database exactly as it was. Each table's INSERTs
+    /// are applied after its other changes, so a key renamed under a collation or a UNIQUE value
+    /// moved to a new row applies without a clash (``apply(contentsOf:filter:options:onConflict:)``
+    /// streams the file and applies in the order it holds).
     ///
     /// ```swift
     /// try replica.apply(changeset) { conflict in
@@ -170,7 +171,7 @@ extension Connection {
         try SessionExtension.require()
         // The format is checked first, so damaged bytes fail before anything is written.
         try ChangesetFormat.validate(changeset.data)
-        return try changeset.deletesFirst().withBytes(validating: false) { count, bytes in
+        return try changeset.insertsLast(inverting: options.contains(.invert)).withBytes(validating: false) { count, bytes in
             try withApplyContext(filter: filter, options: options, onConflict: onConflict) { context, flags, rebase, rebaseCount in
                 sqlite3changeset_apply_v2(handle, count, bytes, applyFilter, applyConflict, context, rebase, rebaseCount, flags)
             }
