@@ -62,20 +62,20 @@ public protocol Extractable {
 }
 
 extension Extractable {
-    /// Reads the value as its `BindingType` and converts it with ``fromBindingValue(_:)``.
+    /// Reads the value as its `BindingType` and converts it with ``Extractable/fromBindingValue(_:)``.
     @inlinable
     public static func extract(from value: SQLiteValueHandle) -> DataType? {
         guard let any = bindingTypeValue(of: value, as: BindingType.self) else { return nil }
         return fromBindingValue(any)
     }
 
-    /// Ignores `type` and calls ``extract(from:)``.
+    /// Ignores `type` and calls ``Extractable/extract(from:)``.
     @inlinable
     public static func extract(from value: SQLiteValueHandle, type: Int32) -> DataType? {
         extract(from: value)
     }
 
-    /// Reads the value with ``extract(from:type:)`` and casts the result to `Self`.
+    /// Reads the value with ``Extractable/extract(from:type:)`` and casts the result to `Self`.
     @inlinable
     public static func extractSelf(from value: SQLiteValueHandle, type: Int32) -> Self? {
         extract(from: value, type: type) as? Self
@@ -84,7 +84,7 @@ extension Extractable {
 
 extension Extractable where DataType == Self {
     // Chosen over the unconstrained default for every type whose DataType is itself.
-    /// Returns ``extract(from:type:)`` directly: no cast, as `DataType` is already `Self`.
+    /// Returns ``Extractable/extract(from:type:)`` directly: no cast, as `DataType` is already `Self`.
     @inlinable @inline(__always)
     public static func extractSelf(from value: SQLiteValueHandle, type: Int32) -> Self? {
         extract(from: value, type: type)

@@ -150,17 +150,21 @@ public protocol BlobVector: Binding where BindingType == Data {
 }
 
 extension BlobVector {
+    /// The vector as its BLOB.
     public var bindingValue: BindingValue { .blob(blob) }
 
+    /// The vector a BLOB (`Data`) holds, or nil for anything else.
     public static func fromBindingValue(_ value: Any) -> Self? {
         (value as? Data).flatMap { try? Self(blob: $0, dimensions: nil) }
     }
 
+    /// The vector an SQL value holds: BLOB only; one not in the layout reads as nil.
     public static func extract(from value: SQLiteValueHandle) -> Self? {
         extract(from: value, type: sqlite3_value_type(value))
     }
 
-    /// BLOB only; one not in the layout reads as nil.
+    /// The vector an SQL value of storage class `type` holds: BLOB only; one not in the layout
+    /// reads as nil.
     public static func extract(from value: SQLiteValueHandle, type: Int32) -> Self? {
         type == SQLITE_BLOB ? try? Self(blob: readBlob(value), dimensions: nil) : nil
     }
