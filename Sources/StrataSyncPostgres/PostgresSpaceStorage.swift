@@ -21,8 +21,14 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             // Every write of the space, in every hub process, one at a time: versions are dense
             // and in commit order.
             try link.query("SELECT pg_advisory_xact_lock($1)", [spaceLockKey(space.name)])
-            // The hub's own writes are not logged again by the tables' triggers.
-            try link.query("SELECT set_config('strata.applying', 'on', true)")
+            // The hub's own writes are not logged again by the tables' triggers. In the same round
+            // trip, under the lock: the schema version, which another process may have moved
+            // since this request read the definitions (a write on the old ones would log changes
+            // of the old width). The request is run again on the new ones.
+            let version = try applyingAndSchemaVersion()
+            guard version == space.schemaVersion else {
+                throw SyncHubStoreUnavailable(reason: "space \(space.name) was migrated to schema version \(version) by another hub process during this request")
+            }
             let before = try currentVersion()
             let result = try body()
             let after = try currentVersion()
@@ -32,6 +38,16 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             }
             return result
         }
+    }
+
+    /// Marks the transaction as the hub's own and reads the space's schema version (1 before any
+    /// migration), in one round trip.
+    private func applyingAndSchemaVersion() throws -> Int {
+        let sql = "SELECT set_config('strata.applying', 'on', true), (SELECT value FROM " + bookkeeping("meta")
+            + " WHERE key = 'schema_version')"
+        guard let row = try link.query(sql).first else { return 1 }
+        let (_, version): (String, Int64?) = try row.decode((String, Int64?).self)
+        return Int(version ?? 1)
     }
 
     func read<T>(_ body: () throws -> T) throws -> T {

@@ -228,25 +228,36 @@ final class PostgresHubStorage: SyncHubStorage {
 
     func withSpace<T>(_ name: String, _ body: (any SyncSpaceStorage) throws -> T) throws -> T {
         try withLink { state, link in
-            var space: PostgresSpace
-            if let known = state.spaces[name] {
-                space = known
-            } else {
-                space = try open(name, link)
-                state.spaces[name] = space
+            var attempts = 0
+            while true {
+                var space: PostgresSpace
+                if let known = state.spaces[name] {
+                    space = known
+                } else {
+                    space = try open(name, link)
+                    state.spaces[name] = space
+                }
+                var storage = PostgresSpaceStorage(space: space, link: link)
+                let (noted, schemaVersion) = try storage.look()
+                if schemaVersion != space.schemaVersion {
+                    // Migrated since it was read (here or by another hub process): read again, so
+                    // every request runs on the space's current definitions.
+                    space = try open(name, link)
+                    state.spaces[name] = space
+                    storage = PostgresSpaceStorage(space: space, link: link)
+                }
+                do {
+                    // What a backend wrote since is logged first: every read and push sees it.
+                    if noted { try storage.logBackendWrites() }
+                    return try body(storage)
+                } catch let error as SyncHubStoreUnavailable {
+                    // A write found the space migrated by another process after the look above
+                    // (its transaction rolled back): run the request again on the new definitions.
+                    guard attempts < 2, try storage.look().schemaVersion != space.schemaVersion else { throw error }
+                    attempts += 1
+                    state.spaces[name] = nil
+                }
             }
-            var storage = PostgresSpaceStorage(space: space, link: link)
-            let (noted, schemaVersion) = try storage.look()
-            if schemaVersion != space.schemaVersion {
-                // Migrated since it was read (here or by another hub process): read again, so
-                // every request runs on the space's current definitions.
-                space = try open(name, link)
-                state.spaces[name] = space
-                storage = PostgresSpaceStorage(space: space, link: link)
-            }
-            // What a backend wrote since is logged first: every read and push sees it.
-            if noted { try storage.logBackendWrites() }
-            return try body(storage)
         }
     }
 

@@ -174,5 +174,34 @@ struct PostgresTransientFailureTests {
         #expect(try await replica.pendingChangeCount == 0)
         #expect(try hub.version(ofSpace: "team") == 1)
     }
+
+    /// Another hub process migrates the space between a request's first look and its write: the
+    /// write, under the space's lock, finds the new schema version and the request runs again on
+    /// the new definitions, instead of logging a change of the old width.
+    @Test func aSpaceMigratedDuringARequestRunsItAgainOnTheNewDefinitions() throws {
+        let database = try PostgresTestDatabase()
+        let other = SyncHub(store: try .postgres(url: database.url))
+        try other.createSpace("team") { try $0.execute(Self.schema) }
+        let storage = try PostgresHubStorage(url: database.url)
+        var versionsSeen: [Int] = []
+        let written = try storage.withSpace("team") { space -> Int in
+            versionsSeen.append(try space.schemaVersion())
+            if versionsSeen.count == 1 {
+                try other.migrateSpace("team", to: 2) { try $0.execute("ALTER TABLE note ADD COLUMN tag TEXT") }
+            }
+            return try space.write { try space.schemaVersion() }
+        }
+        #expect(versionsSeen == [1, 2])
+        #expect(written == 2)
+        // A failure with the version unchanged is not run again.
+        var calls = 0
+        #expect(throws: SyncHubStoreUnavailable.self) {
+            try storage.withSpace("team") { _ in
+                calls += 1
+                throw SyncHubStoreUnavailable(reason: "a failure that passes")
+            }
+        }
+        #expect(calls == 1)
+    }
 }
 #endif

@@ -64,15 +64,11 @@ extension VectorKernels {
     }
 }
 
-/// One row a nearest-neighbour scan ranked: its distance and rowid, the record read later.
+/// One row a nearest-neighbour scan ranked: its distance and rowid, the record read later. Made
+/// only inside the kernel (and by tests through `@testable`), so the memberwise initializer serves.
 package struct VectorCandidate: Sendable, Hashable {
     package let distance: Double
     package let rowID: Int64
-
-    package init(distance: Double, rowID: Int64) {
-        self.distance = distance
-        self.rowID = rowID
-    }
 
     /// Whether `self` ranks after `other`: farther, or as far with a larger rowid (so the order
     /// is total and a result never depends on the order rows were visited in).

@@ -1,6 +1,7 @@
 import Foundation
 import StrataTestSupport
 import Testing
+@testable import Strata
 @testable import StrataRecords
 
 /// The parallel exact scan on a `Database`'s readers, checked against the serial scan and against
