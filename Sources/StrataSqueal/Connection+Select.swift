@@ -74,15 +74,9 @@ extension Connection {
         offset: Int? = nil,
         parameters: [Bindable?] = []
     ) throws -> [Int64] {
-        let (sql, bound) = try selectSQL(from, columns: [idColumn], whereExpr: whereExpr, groupBy: nil, having: nil,
-                                         orderBy: orderBy, limit: limit, offset: offset, parameters: parameters)
-        return try withStatement(cachedFor: sql, .positional(bound)) { statement in
-            var ids: [Int64] = []
-            while try statement.step() {
-                if let id = statement.int64ValueAtIndex(0) { ids.append(id) }
-            }
-            return ids
-        }
+        try selectFrom(from, columns: [idColumn], whereExpr: whereExpr, orderBy: orderBy, limit: limit, offset: offset,
+                       parameters: parameters) { $0.int64ValueAtIndex(0) }
+            .compactMap { $0 }
     }
 
     /// Prepares the statement ``selectIdsFrom(_:idColumn:whereExpr:orderBy:limit:offset:parameters:)`` would run.
@@ -97,9 +91,8 @@ extension Connection {
         offset: Int? = nil,
         parameters: [Bindable?] = []
     ) throws -> Statement {
-        let (sql, bound) = try selectSQL(from, columns: [idColumn], whereExpr: whereExpr, groupBy: nil, having: nil,
-                                         orderBy: orderBy, limit: limit, offset: offset, parameters: parameters)
-        return try prepare(sql, bound)
+        try prepareSelectFrom(from, columns: [idColumn], whereExpr: whereExpr, orderBy: orderBy, limit: limit, offset: offset,
+                              parameters: parameters)
     }
 
     /// Counts the selected rows (`count(*)`, or `count(columns)` when given).

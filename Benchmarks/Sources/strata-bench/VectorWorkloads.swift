@@ -282,11 +282,11 @@ enum VectorWorkloads {
         // Clustered: a cluster per 1,000 rows, and queries drawn from the same clusters (as an
         // app's queries resemble its documents); uniform: every vector and query random.
         let clusters = max(1, rows / 1_000)
-        let spread: Float = 0.5
+        let spread = options.spread
         let floats = options.clustered ? makeClusteredFloats(count: rows, clusters: clusters, spread: spread, centreSeed: 55, noiseSeed: 56)
             : makeFloats(count: rows * dimensions, seed: 55)
         let (cached, _) = try cachedFile(rows: rows, floats: floats, extensionPath: nil,
-                                         variant: options.clustered ? "-clustered\(clusters)" : "")
+                                         variant: options.clustered ? "-clustered\(clusters)" + (spread == 0.5 ? "" : "-spread\(spread)") : "")
         let path = cached + ".ivf"
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         try FileManager.default.copyItem(atPath: cached, toPath: path)

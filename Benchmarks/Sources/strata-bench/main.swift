@@ -14,6 +14,8 @@ struct Options {
     var vectorRSS: String?
     var ivf = false
     var clustered = false
+    /// `--spread S`: the clusters' Gaussian deviation per component (0.5 by default); larger overlaps them more.
+    var spread: Float = 0.5
 
     static func parse(_ arguments: [String]) -> Options {
         var options = Options()
@@ -32,8 +34,9 @@ struct Options {
             case "--vector-rss": options.vectorRSS = iterator.next()
             case "--ivf": options.ivf = true
             case "--clustered": options.clustered = true
+            case "--spread": options.spread = iterator.next().flatMap(Float.init) ?? 0.5
             case "-h", "--help":
-                print("usage: strata-bench [--rows N] [--runs N] [--filter NAME] [--json] [--quick] [--dimensions N] [--mmap BYTES] [--page-size BYTES] [--contenders a,b] [--vector-rss FILE] [--ivf [--clustered]]")
+                print("usage: strata-bench [--rows N] [--runs N] [--filter NAME] [--json] [--quick] [--dimensions N] [--mmap BYTES] [--page-size BYTES] [--contenders a,b] [--vector-rss FILE] [--ivf [--clustered [--spread S]]]")
                 exit(0)
             default:
                 FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))

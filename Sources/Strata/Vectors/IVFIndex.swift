@@ -81,6 +81,9 @@ public enum VectorIndexError: Error, Equatable, Sendable, CustomStringConvertibl
     case invalidOption(String)
     /// The column holds no vector to learn lists from.
     case noVectors(table: String, column: String)
+    /// An index built by an earlier Strata, which filed one row per vector: drop it and create it
+    /// again (its lists are now kept in chunks).
+    case outdatedLayout(String)
 
     /// What went wrong.
     public var description: String {
@@ -88,6 +91,8 @@ public enum VectorIndexError: Error, Equatable, Sendable, CustomStringConvertibl
         case .noSuchIndex(let name): return "No IVF index named \(name)"
         case .invalidOption(let detail): return "Invalid IVF index option: \(detail)"
         case .noVectors(let table, let column): return "\(table).\(column) holds no vector to build an IVF index from"
+        case .outdatedLayout(let name):
+            return "The IVF index \(name) was built by an earlier Strata (one row per vector); drop it with dropIVFIndex and create it again"
         }
     }
 }
@@ -109,12 +114,11 @@ extension IVFIndex {
         let refuse = "SELECT RAISE(ABORT, \(quoteStringLiteral("\(name): \(table).\(column) takes float32 vectors of \(dimensions) dimensions (\(bytes) bytes)")))"
             + " WHERE new.\(vector) IS NOT NULL AND (typeof(new.\(vector)) != 'blob' OR length(new.\(vector)) != \(bytes));"
         // Guarded inserts, no conflict clause: an outer statement's would override a trigger's.
-        let queue = "INSERT INTO \(pending)(\"row\") SELECT new.rowid WHERE new.\(vector) IS NOT NULL"
-            + " AND NOT EXISTS (SELECT 1 FROM \(pending) WHERE \"row\" = new.rowid);"
-        let forgetOld = "DELETE FROM \(entries) WHERE \"row\" = old.rowid; DELETE FROM \(pending) WHERE \"row\" = old.rowid;"
-        // A REPLACE removes the row it replaces without its delete trigger (unless
-        // recursive_triggers is on): the new row's rowid may still have an entry to drop.
-        let forgetNew = "DELETE FROM \(entries) WHERE \"row\" = new.rowid;"
+        // A row queued is ranked from the table itself and its filed entry (if any) skipped until
+        // `updateIVFIndex` files it again: entries live in chunks, which a trigger cannot edit.
+        func queue(_ row: String) -> String {
+            "INSERT INTO \(pending)(\"row\") SELECT \(row) WHERE NOT EXISTS (SELECT 1 FROM \(pending) WHERE \"row\" = \(row));"
+        }
         func trigger(_ suffix: String, _ event: String, _ body: String, when: String = "") -> String {
             "CREATE TRIGGER " + quoteIdentifier(name + "_" + suffix) + " AFTER " + event + " ON " + source + when + " BEGIN " + body + " END"
         }
@@ -123,12 +127,15 @@ extension IVFIndex {
         return [
             "CREATE TABLE \(config)(id INTEGER PRIMARY KEY CHECK (id = 1), \"table\" TEXT NOT NULL, \"column\" TEXT NOT NULL, metric TEXT NOT NULL, dimensions INTEGER NOT NULL, lists INTEGER NOT NULL, quantization TEXT NOT NULL)",
             "CREATE TABLE \(centroids)(list INTEGER PRIMARY KEY, centroid BLOB NOT NULL)",
-            "CREATE TABLE \(entries)(list INTEGER NOT NULL, \"row\" INTEGER NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (list, \"row\")) WITHOUT ROWID",
-            "CREATE INDEX \(quoteIdentifier(entriesTable + "_row")) ON \(entries)(\"row\")",
+            // The rowids before the codes: an update reads the rowids without the codes' pages.
+            "CREATE TABLE \(entries)(list INTEGER NOT NULL, \"rows\" BLOB NOT NULL, codes BLOB NOT NULL)",
+            "CREATE INDEX \(quoteIdentifier(entriesTable + "_list")) ON \(entries)(list)",
             "CREATE TABLE \(pending)(\"row\" INTEGER PRIMARY KEY)",
-            trigger("ai", "INSERT", refuse + " " + forgetNew + " " + queue),
-            trigger("au", "UPDATE", refuse + " " + forgetOld + " " + forgetNew + " " + queue, when: vectorOrRowChanged),
-            trigger("ad", "DELETE", forgetOld),
+            // A REPLACE removes the row it replaces without its delete trigger (unless
+            // recursive_triggers is on): queuing the new rowid skips such a row's entry too.
+            trigger("ai", "INSERT", refuse + " " + queue("new.rowid")),
+            trigger("au", "UPDATE", refuse + " " + queue("old.rowid") + " " + queue("new.rowid"), when: vectorOrRowChanged),
+            trigger("ad", "DELETE", queue("old.rowid")),
         ]
     }
 
@@ -180,8 +187,18 @@ extension Connection {
     }
 
     /// The IVF index named `name`, as its configuration table records it.
-    /// - Throws: ``VectorIndexError/noSuchIndex(_:)``; `SQLiteError`.
+    /// - Throws: ``VectorIndexError/noSuchIndex(_:)``; ``VectorIndexError/outdatedLayout(_:)`` for
+    ///   an index an earlier Strata built (drop it and create it again); `SQLiteError`.
     public func ivfIndex(named name: String) throws -> IVFIndex {
+        let index = try ivfIndexConfiguration(named: name)
+        guard try schemaReader.columns(ofTable: index.entriesTable).contains(where: { sameIdentifier($0.name, "codes") }) else {
+            throw VectorIndexError.outdatedLayout(name)
+        }
+        return index
+    }
+
+    /// The index's configuration, whatever the layout of its lists (so an outdated one can be dropped).
+    func ivfIndexConfiguration(named name: String) throws -> IVFIndex {
         // Another `<name>_config` (an FTS5 table's shadow table) is no IVF index.
         guard try schemaReader.entry(named: name + "_config", types: ["table"]) != nil,
               try schemaReader.columns(ofTable: name + "_config").contains(where: { sameIdentifier($0.name, "quantization") }),
@@ -205,7 +222,7 @@ extension Connection {
             let centroids = try IVFBuilder.centroids(of: index, self)
             let pendingRows: SQLFragment = "SELECT t.rowid, t.\(identifier: index.column) FROM \(identifier: index.pendingTable) AS p JOIN \(identifier: index.table) AS t ON t.rowid = p.\"row\""
             let vectors = try IVFBuilder.vectors(literal: pendingRows, expecting: index.dimensions, self)
-            try run(literal: "DELETE FROM \(identifier: index.entriesTable) WHERE \"row\" IN (SELECT \"row\" FROM \(identifier: index.pendingTable))")
+            try IVFBuilder.unfile(try IVFBuilder.pendingRows(of: index, self), from: index, self)
             try IVFBuilder.file(vectors, into: index, centroids: centroids, self)
             try run(literal: "DELETE FROM \(identifier: index.pendingTable)")
             return vectors.count
@@ -215,7 +232,7 @@ extension Connection {
     /// Removes an IVF index: its triggers and tables.
     /// - Throws: ``VectorIndexError/noSuchIndex(_:)``; `SQLiteError`.
     public func dropIVFIndex(_ name: String) throws {
-        let index = try ivfIndex(named: name)
+        let index = try ivfIndexConfiguration(named: name)
         try strataSavepoint(named: "strata_ivf") {
             for statement in index.dropStatements { try execute(statement) }
         }
@@ -253,11 +270,11 @@ extension Connection {
         let probed = vector.values.withUnsafeBytes { query in
             IVFBuilder.nearestLists(query.baseAddress!, centroids: centroids, dimensions: index.dimensions, metric: index.metric, count: nprobe)
         }
-        let restriction: SQLFragment = rowIDs.map { " AND \"row\" IN (\($0))" } ?? ""
         let lists = probed.map { SQLFragment.value(Int64($0)) }.joined(separator: ", ")
-        // Pending rows are ranked from the table itself, and their stale entries skipped.
-        let filed: SQLFragment = "SELECT \"row\", vector FROM \(identifier: index.entriesTable) WHERE list IN (\(lists))"
-            + " AND \"row\" NOT IN (SELECT \"row\" FROM \(identifier: index.pendingTable))" + restriction
+        // Pending rows are ranked from the table itself, and their filed entries skipped.
+        let skipped = try IVFBuilder.pendingRows(of: index, self)
+        let allowed = try rowIDs.map { try IVFBuilder.rowIDs(selectedBy: $0, self) }
+        let filed: SQLFragment = "SELECT \"rows\", codes FROM \(identifier: index.entriesTable) WHERE list IN (\(lists))"
         let pendingRestriction: SQLFragment = rowIDs.map { " AND t.rowid IN (\($0))" } ?? ""
         let pending: SQLFragment = "SELECT t.rowid, t.\(identifier: index.column) FROM \(identifier: index.pendingTable) AS p JOIN \(identifier: index.table) AS t ON t.rowid = p.\"row\" WHERE t.\(identifier: index.column) IS NOT NULL" + pendingRestriction
         var pendingBest = VectorTopK(capacity: k)
@@ -268,13 +285,21 @@ extension Connection {
         var gone = Set<Int64>()
         while true {
             var best = pendingBest
+            func counts(_ row: Int64) -> Bool {
+                !skipped.contains(row) && !gone.contains(row) && allowed?.contains(row) != false
+            }
             if index.quantization == .none {
-                try IVFBuilder.scanFloat(filed, vector, index, self) { if !gone.contains($1) { best.offer(distance: $0, rowID: $1) } }
+                let prepared = PreparedVectorTarget(vector, metric: index.metric)
+                try IVFBuilder.scanChunks(filed, index, self) { row, code in
+                    if counts(row) { best.offer(distance: try prepared.distance(to: code), rowID: row) }
+                }
             } else {
                 // Candidates by their codes, then their exact distances from the table's vectors
                 // (a gone row has no vector left to read, so it drops out here).
                 var candidates = VectorTopK(capacity: k > Int.max / rescoring ? Int.max : k * rescoring)
-                try IVFBuilder.scanCodes(filed, vector, index, self) { candidates.offer(distance: $0, rowID: $1) }
+                try IVFBuilder.scanCodes(filed, vector, index, self) { distance, row in
+                    if counts(row) { candidates.offer(distance: distance, rowID: row) }
+                }
                 let rowIDList = candidates.ranked.map(\.rowID)
                 for start in stride(from: 0, to: rowIDList.count, by: 500) {
                     let slice = rowIDList[start..<min(start + 500, rowIDList.count)].map { SQLFragment.value($0) }.joined(separator: ", ")
@@ -435,22 +460,147 @@ enum IVFBuilder {
         for index in vector.indices { vector[index] = Float(Double(vector[index]) / norm) }
     }
 
-    /// Files each vector under its nearest centroid.
+    /// How many vectors a chunk of a list holds at most. A probe steps one SQLite row per chunk,
+    /// not per vector: stepping rows, not computing distances, was most of a probe's time.
+    static let chunkCapacity = 256
+
+    /// The bytes of one filed code: float32 as in the table, int8 with its scale, or bits.
+    static func codeBytes(_ index: IVFIndex) -> Int {
+        switch index.quantization {
+        case .none: index.dimensions * 4
+        case .int8: index.dimensions + 4
+        case .bit: (index.dimensions + 7) / 8
+        }
+    }
+
+    /// Files each vector under its nearest centroid: appended to its list's last chunk while it
+    /// has room, then in new chunks.
     static func file(_ vectors: Vectors, into index: IVFIndex, centroids: [Float], _ db: Connection) throws {
         guard vectors.count > 0 else { return }
-        let sql = "INSERT INTO " + quoteIdentifier(index.entriesTable) + "(list, \"row\", vector) VALUES (?, ?, ?)"
         let bytes = index.dimensions * 4
-        try db.withStatement(cachedFor: StatementCacheKey(sql: sql)) { statement in
+        var byList: [Int: [Int]] = [:]
+        vectors.components.withUnsafeBytes { components in
+            centroids.withUnsafeBytes { centres in
+                guard let first = components.baseAddress, let centre = centres.baseAddress else { return }
+                for position in 0..<vectors.count {
+                    let list = nearestList(first + position * bytes, centroids: centre, lists: index.lists,
+                                           dimensions: index.dimensions, metric: index.metric)
+                    byList[list, default: []].append(position)
+                }
+            }
+        }
+        for (list, positions) in byList.sorted(by: { $0.key < $1.key }) {
+            var chunk: (id: Int64?, rows: Data, codes: Data) = (nil, Data(), Data())
+            let last: Row? = try db.query(literal: "SELECT rowid, \"rows\", codes FROM \(identifier: index.entriesTable) WHERE list = \(Int64(list)) ORDER BY rowid DESC LIMIT 1")
+            if let last, let id: Int64 = last.value(at: 0), let rows: Data = last.value(at: 1), let codes: Data = last.value(at: 2),
+               rows.count / 8 < chunkCapacity {
+                chunk = (id, rows, codes)
+            }
+            func flush() throws {
+                if let id = chunk.id {
+                    try db.run(literal: "UPDATE \(identifier: index.entriesTable) SET \"rows\" = \(chunk.rows), codes = \(chunk.codes) WHERE rowid = \(id)")
+                } else {
+                    try db.run(literal: "INSERT INTO \(identifier: index.entriesTable)(list, \"rows\", codes) VALUES (\(Int64(list)), \(chunk.rows), \(chunk.codes))")
+                }
+                chunk = (nil, Data(), Data())
+            }
             try vectors.components.withUnsafeBytes { components in
-                try centroids.withUnsafeBytes { centres in
-                    guard let first = components.baseAddress, let centre = centres.baseAddress else { return }
-                    for position in 0..<vectors.count {
-                        let vector = first + position * bytes
-                        let list = nearestList(vector, centroids: centre, lists: index.lists, dimensions: index.dimensions, metric: index.metric)
-                        try statement.bind(values: [.integer(Int64(list)), .integer(vectors.rowIDs[position]),
-                                                    .blob(code(vector, dimensions: index.dimensions, quantization: index.quantization))])
-                        try statement.run()
-                    }
+                guard let first = components.baseAddress else { return }
+                for position in positions {
+                    withUnsafeBytes(of: vectors.rowIDs[position].littleEndian) { chunk.rows.append(contentsOf: $0) }
+                    chunk.codes.append(code(first + position * bytes, dimensions: index.dimensions, quantization: index.quantization))
+                    if chunk.rows.count / 8 == chunkCapacity { try flush() }
+                }
+            }
+            if !chunk.rows.isEmpty { try flush() }
+        }
+    }
+
+    /// Removes `rows` from the chunks that hold them (rewritten, or deleted when emptied).
+    static func unfile(_ rows: Set<Int64>, from index: IVFIndex, _ db: Connection) throws {
+        guard !rows.isEmpty else { return }
+        var touched: [Int64] = []
+        try db.withStatement(literal: "SELECT rowid, \"rows\" FROM \(identifier: index.entriesTable)") { statement in
+            let handle = statement.handle
+            while try statement.step() {
+                let count = Int(sqlite3_column_bytes(handle, 1)) / 8
+                guard let pointer = sqlite3_column_blob(handle, 1) else { continue }
+                if (0..<count).contains(where: { rows.contains(Int64(littleEndian: pointer.loadUnaligned(fromByteOffset: $0 * 8, as: Int64.self))) }) {
+                    touched.append(sqlite3_column_int64(handle, 0))
+                }
+            }
+        }
+        let codeBytes = codeBytes(index)
+        for id in touched {
+            guard let chunk: Row = try db.query(literal: "SELECT \"rows\", codes FROM \(identifier: index.entriesTable) WHERE rowid = \(id)"),
+                  let oldRows: Data = chunk.value(at: 0), let oldCodes: Data = chunk.value(at: 1) else { continue }
+            try checkChunk(rows: oldRows.count, codes: oldCodes.count, codeBytes: codeBytes, index)
+            var keptRows = Data(), keptCodes = Data()
+            for entry in 0..<oldRows.count / 8 {
+                let row = oldRows.withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(fromByteOffset: entry * 8, as: Int64.self)) }
+                guard !rows.contains(row) else { continue }
+                keptRows.append(oldRows[oldRows.startIndex + entry * 8 ..< oldRows.startIndex + (entry + 1) * 8])
+                keptCodes.append(oldCodes[oldCodes.startIndex + entry * codeBytes ..< oldCodes.startIndex + (entry + 1) * codeBytes])
+            }
+            if keptRows.isEmpty {
+                try db.run(literal: "DELETE FROM \(identifier: index.entriesTable) WHERE rowid = \(id)")
+            } else {
+                try db.run(literal: "UPDATE \(identifier: index.entriesTable) SET \"rows\" = \(keptRows), codes = \(keptCodes) WHERE rowid = \(id)")
+            }
+        }
+    }
+
+    /// A chunk's two BLOBs must hold the same number of entries.
+    static func checkChunk(rows: Int, codes: Int, codeBytes: Int, _ index: IVFIndex) throws {
+        guard rows % 8 == 0, codes == rows / 8 * codeBytes else {
+            let layout: VectorLayout = switch index.quantization { case .none: .float32; case .int8: .int8; case .bit: .bit }
+            throw VectorError.malformedBlob(bytes: codes, layout: layout)
+        }
+    }
+
+    /// The rows queued since the last update (written, moved or deleted).
+    static func pendingRows(of index: IVFIndex, _ db: Connection) throws -> Set<Int64> {
+        Set(try db.query(literal: "SELECT \"row\" FROM \(identifier: index.pendingTable)") as [Int64])
+    }
+
+    /// The rowids `select` returns, as `"row" IN (select)` would match them: integers, and reals
+    /// or text that are integers.
+    static func rowIDs(selectedBy select: SQLFragment, _ db: Connection) throws -> Set<Int64> {
+        var result = Set<Int64>()
+        try db.withStatement(literal: select) { statement in
+            let handle = statement.handle
+            while try statement.step() {
+                switch sqlite3_column_type(handle, 0) {
+                case SQLITE_INTEGER:
+                    result.insert(sqlite3_column_int64(handle, 0))
+                case SQLITE_FLOAT:
+                    if let row = Int64(exactly: sqlite3_column_double(handle, 0)) { result.insert(row) }
+                case SQLITE_TEXT:
+                    let text = String(cString: sqlite3_column_text(handle, 0))
+                    if let row = Int64(text) ?? Double(text).flatMap({ Int64(exactly: $0) }) { result.insert(row) }
+                default:
+                    break
+                }
+            }
+        }
+        return result
+    }
+
+    /// Calls `body` with each filed entry of the chunks `literal` selects (rows, codes): its
+    /// rowid and a pointer to its code, in place.
+    static func scanChunks(_ literal: SQLFragment, _ index: IVFIndex, _ db: Connection,
+                           _ body: (Int64, UnsafeRawPointer) throws -> Void) throws {
+        let codeBytes = codeBytes(index)
+        try db.withStatement(literal: literal) { statement in
+            let handle = statement.handle
+            while try statement.step() {
+                // Both BLOBs in place (each column's pointer stays valid until the next step).
+                let rows = sqlite3_column_blob(handle, 0), rowBytes = Int(sqlite3_column_bytes(handle, 0))
+                let codes = sqlite3_column_blob(handle, 1), codeCount = Int(sqlite3_column_bytes(handle, 1))
+                try checkChunk(rows: rowBytes, codes: codeCount, codeBytes: codeBytes, index)
+                guard let rows, let codes else { continue }
+                for entry in 0..<rowBytes / 8 {
+                    try body(Int64(littleEndian: rows.loadUnaligned(fromByteOffset: entry &* 8, as: Int64.self)), codes + entry &* codeBytes)
                 }
             }
         }
@@ -484,29 +634,21 @@ enum IVFBuilder {
         return present
     }
 
-    /// Ranks the filed codes of `literal` (row, code) by their approximate distance to `vector`.
+    /// Ranks the filed codes of the chunks `literal` selects by their approximate distance to
+    /// `vector`.
     static func scanCodes(_ literal: SQLFragment, _ vector: FloatVector, _ index: IVFIndex, _ db: Connection,
                           _ offer: (Double, Int64) -> Void) throws {
         let bits = BitVector(quantizing: vector)
         let queryNorm = vector.values.reduce(Float(0)) { $0 + $1 * $1 }.squareRoot()
+        let byteCount = bits.bytes.count
         try vector.values.withUnsafeBytes { query in
             try bits.bytes.withUnsafeBytes { queryBits in
                 guard let target = query.baseAddress, let targetBits = queryBits.baseAddress else { throw VectorError.empty }
-                try db.withStatement(literal: literal) { prepared in
-                    let handle = prepared.handle
-                    let expected = index.quantization == .int8 ? index.dimensions + 4 : bits.bytes.count
-                    while try prepared.step() {
-                        let count = Int(sqlite3_column_bytes(handle, 1))
-                        guard count == expected, let code = sqlite3_column_blob(handle, 1) else {
-                            throw VectorError.malformedBlob(bytes: count, layout: index.quantization == .int8 ? .int8 : .bit)
-                        }
-                        let distance: Double
-                        if index.quantization == .int8 {
-                            distance = int8Distance(target, queryNorm, code, dimensions: index.dimensions, metric: index.metric)
-                        } else {
-                            distance = Double(VectorKernels.hamming(targetBits, code, byteCount: count))
-                        }
-                        offer(distance, sqlite3_column_int64(handle, 0))
+                try scanChunks(literal, index, db) { row, code in
+                    if index.quantization == .int8 {
+                        offer(int8Distance(target, queryNorm, code, dimensions: index.dimensions, metric: index.metric), row)
+                    } else {
+                        offer(Double(VectorKernels.hamming(targetBits, code, byteCount: byteCount)), row)
                     }
                 }
             }

@@ -29,7 +29,9 @@ import Testing
             func vector() throws -> FloatVector {
                 random.oneIn(3) ? random.pick(palette) : try FloatVector((0..<dimensions).map { _ in Float(random.int(-100...100)) / 10 })
             }
-            for _ in 0..<random.int(1...150) {
+            // Sometimes more rows than a chunk holds (256), so lists span several chunks.
+            let rowCount = random.oneIn(4) ? random.int(257...700) : random.int(1...150)
+            for _ in 0..<rowCount {
                 let embedding: FloatVector? = random.oneIn(10) ? nil : try vector()
                 try db.run(literal: "INSERT INTO doc(lang, embedding) VALUES (\(random.pick(["en", "fr"])), \(embedding))")
             }
@@ -65,11 +67,77 @@ import Testing
             try require(filed <= pending, "filed \(filed) of \(pending) pending")
             try require(try db.query("SELECT count(*) FROM doc_ivf_pending") as Int == 0, "rows still pending")
             // Every vector is filed once, under its row.
-            let entries: Int = try db.query("SELECT count(*) FROM doc_ivf_entries")
+            let entries: Int = try db.query("SELECT coalesce(sum(length(\"rows\")), 0) / 8 FROM doc_ivf_entries")
             let vectors: Int = try db.query("SELECT count(embedding) FROM doc")
             try require(entries == vectors, "\(entries) entries for \(vectors) vectors")
+            let distinct: Int = try db.query("SELECT count(*) FROM doc WHERE embedding IS NOT NULL")
+            try require(distinct == entries, "a row filed twice or missing")
+            let largest: Int = try db.query("SELECT coalesce(max(length(\"rows\")), 0) / 8 FROM doc_ivf_entries")
+            try require(largest <= 256, "a chunk of \(largest) entries, over its capacity")
             try check("after updateIVFIndex")
         }
+    }
+
+    /// Lists are kept in chunks of at most 256 vectors; deleting, moving and rewriting rows across
+    /// chunks, then updating, leaves each vector filed once and the flat search exact.
+    @Test func chunksOfAFlatIndexStayExactThroughDeletesAndUpdates() throws {
+        var random = SeededRandom(seed: 0xC4)
+        let db = try Connection()
+        try db.execute("CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB)")
+        func vector() throws -> FloatVector { try FloatVector((0..<4).map { _ in Float(random.int(-50...50)) / 5 }) }
+        for _ in 0..<900 { try db.run(literal: "INSERT INTO doc(embedding) VALUES (\(try vector()))") }
+        for quantization in VectorQuantization.allCases {
+            let name = "flat_\(quantization.rawValue)"
+            try db.createIVFIndex(name, on: "doc", column: "embedding", options: IVFIndexOptions(lists: 1, quantization: quantization))
+            #expect(try db.query(literal: "SELECT count(*) FROM \(identifier: name + "_entries")") as Int == 4)   // 256 + 256 + 256 + 132
+        }
+        for round in 0..<3 {
+            for _ in 0..<120 {
+                switch random.int(0...3) {
+                case 0: try db.run(literal: "DELETE FROM doc WHERE id = \(Int64(random.int(1...1_000)))")
+                case 1: try db.run(literal: "UPDATE doc SET embedding = \(try vector()) WHERE id = \(Int64(random.int(1...1_000)))")
+                case 2: try db.run(literal: "UPDATE OR IGNORE doc SET id = id + 5000 WHERE id = \(Int64(random.int(1...1_000)))")
+                default: try db.run(literal: "INSERT INTO doc(embedding) VALUES (\(try vector()))")
+                }
+            }
+            for quantization in VectorQuantization.allCases {
+                let name = "flat_\(quantization.rawValue)"
+                let target = try vector()
+                let expected = try Self.exact(db, target, .l2, k: 15)
+                func search() throws -> [(rowID: Int64, distance: Double)] {
+                    try db.searchIVFIndex(name, nearest: target, k: 15, nprobe: 1, rescoring: 2_000)
+                }
+                #expect(try search().map(\.rowID) == expected.map(\.rowID), "round \(round) \(quantization), pending")
+                try db.updateIVFIndex(name)
+                #expect(try search().map(\.rowID) == expected.map(\.rowID), "round \(round) \(quantization), updated")
+                let entries: Int = try db.query(literal: "SELECT sum(length(\"rows\")) / 8 FROM \(identifier: name + "_entries")")
+                let rows: Int = try db.query("SELECT count(*) FROM doc")
+                #expect(entries == rows, "round \(round) \(quantization): \(entries) filed of \(rows)")
+            }
+        }
+    }
+
+    /// An index in the layout of an earlier Strata (a row per vector) is named as such, and a
+    /// chunk whose two BLOBs disagree is a malformed BLOB: neither is read as if it were sound.
+    @Test func anOutdatedLayoutAndADamagedChunkAreNamedErrors() throws {
+        let db = try Connection()
+        try db.execute("CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB)")
+        try db.run(literal: "INSERT INTO doc(embedding) VALUES (\(try FloatVector([1, 2])))")
+        try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 1))
+        try db.execute("UPDATE doc_ivf_entries SET codes = x'00'")
+        #expect(throws: VectorError.malformedBlob(bytes: 1, layout: .float32)) {
+            try db.searchIVFIndex("doc_ivf", nearest: try FloatVector([1, 2]), k: 1, nprobe: 1)
+        }
+        try db.execute("""
+            DROP TABLE doc_ivf_entries;
+            CREATE TABLE doc_ivf_entries(list INTEGER NOT NULL, "row" INTEGER NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (list, "row")) WITHOUT ROWID
+            """)
+        #expect(throws: VectorIndexError.outdatedLayout("doc_ivf")) { try db.ivfIndex(named: "doc_ivf") }
+        #expect(throws: VectorIndexError.outdatedLayout("doc_ivf")) {
+            try db.searchIVFIndex("doc_ivf", nearest: try FloatVector([1, 2]), k: 1, nprobe: 1)
+        }
+        try db.dropIVFIndex("doc_ivf")
+        #expect(try db.query("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'doc_ivf%'") as Int == 0)
     }
 
     @Test func fewerListsStillFindWellSeparatedNeighbours() throws {
@@ -130,8 +198,8 @@ import Testing
             }
         }
         // The codes take a quarter (int8: one byte per dimension and a 4-byte scale) or a 32nd (bits).
-        let int8Bytes: Int = try db.query("SELECT length(vector) FROM doc_int8_l2_entries LIMIT 1")
-        let bitBytes: Int = try db.query("SELECT length(vector) FROM doc_bit_l2_entries LIMIT 1")
+        let int8Bytes: Int = try db.query("SELECT length(codes) / (length(\"rows\") / 8) FROM doc_int8_l2_entries LIMIT 1")
+        let bitBytes: Int = try db.query("SELECT length(codes) / (length(\"rows\") / 8) FROM doc_bit_l2_entries LIMIT 1")
         #expect(int8Bytes == dimensions + 4 && bitBytes == dimensions / 8)
     }
 
