@@ -318,7 +318,7 @@ enum VectorWorkloads {
             let index = try db.createIVFIndex(table, on: "doc", column: "embedding", options: options)
             let build = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000_000
             let size = Double(try fileBytes() - before) / 1_000_000
-            let probes = index.lists == 1 ? [1] : [1, 4, 16, 64].filter { $0 <= index.lists }
+            let probes = index.lists == 1 ? [1] : [1, 4, 16, 64, 128, 256].filter { $0 <= index.lists }
             for nprobe in probes {
                 var times: [Double] = []
                 var hits = 0

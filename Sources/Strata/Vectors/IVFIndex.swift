@@ -285,8 +285,10 @@ extension Connection {
         var gone = Set<Int64>()
         while true {
             var best = pendingBest
+            // Most searches skip nothing: then no row is hashed.
+            let filtering = !skipped.isEmpty || !gone.isEmpty || allowed != nil
             func counts(_ row: Int64) -> Bool {
-                !skipped.contains(row) && !gone.contains(row) && allowed?.contains(row) != false
+                !filtering || (!skipped.contains(row) && !gone.contains(row) && allowed?.contains(row) != false)
             }
             if index.quantization == .none {
                 let prepared = PreparedVectorTarget(vector, metric: index.metric)
@@ -656,8 +658,27 @@ enum IVFBuilder {
     }
 
     /// The metric's distance from a float32 query to an int8 code (values, then its scale), in
-    /// float32; only an order for choosing candidates, which are rescored exactly.
+    /// float32; only an order for choosing candidates, which are rescored exactly. Each metric
+    /// sums only what it needs: the codes are most of a flat quantized search's work.
     static func int8Distance(_ query: UnsafeRawPointer, _ queryNorm: Float, _ code: UnsafeRawPointer, dimensions: Int, metric: VectorMetric) -> Double {
+        switch metric {
+        case .l2:
+            return Double(int8Sums(query, code, dimensions: dimensions, squares: true, norms: false).squares)
+        case .innerProduct:
+            let scale = Float(bitPattern: UInt32(littleEndian: code.loadUnaligned(fromByteOffset: dimensions, as: UInt32.self)))
+            return -Double(int8Sums(query, code, dimensions: dimensions, squares: false, norms: false).dot * scale)
+        case .cosine:
+            let sums = int8Sums(query, code, dimensions: dimensions, squares: false, norms: true)
+            let denominator = queryNorm * sums.norm.squareRoot()
+            return denominator > 0 ? 1 - Double(sums.dot / denominator) : 1
+        }
+    }
+
+    /// Σ(qᵢ − s·cᵢ)² when `squares`, else Σqᵢcᵢ (and Σcᵢ² when `norms`), for an int8 code `c`
+    /// with scale `s`; the flags are constants at each inlined call, so each loop sums only those.
+    @inline(__always)
+    static func int8Sums(_ query: UnsafeRawPointer, _ code: UnsafeRawPointer, dimensions: Int, squares computeSquares: Bool,
+                         norms computeNorms: Bool) -> (squares: Float, dot: Float, norm: Float) {
         let scale = Float(bitPattern: UInt32(littleEndian: code.loadUnaligned(fromByteOffset: dimensions, as: UInt32.self)))
         var squares = SIMD16<Float>(), dots = SIMD16<Float>(), norms = SIMD16<Float>()
         let chunks = dimensions / 16
@@ -665,10 +686,13 @@ enum IVFBuilder {
         while chunk < chunks {
             let q = query.loadUnaligned(fromByteOffset: chunk &* 64, as: SIMD16<Float>.self)
             let c = SIMD16<Float>(code.loadUnaligned(fromByteOffset: chunk &* 16, as: SIMD16<Int8>.self))
-            let difference = q - c * scale
-            squares += difference * difference
-            dots += q * c
-            norms += c * c
+            if computeSquares {
+                let difference = q - c * scale
+                squares += difference * difference
+            } else {
+                dots += q * c
+                if computeNorms { norms += c * c }
+            }
             chunk &+= 1
         }
         var square = squares.sum(), dot = dots.sum(), norm = norms.sum()
@@ -676,19 +700,16 @@ enum IVFBuilder {
         while tail < dimensions {
             let q = query.loadUnaligned(fromByteOffset: tail &* 4, as: Float.self)
             let c = Float(code.load(fromByteOffset: tail, as: Int8.self))
-            let difference = q - c * scale
-            square += difference * difference
-            dot += q * c
-            norm += c * c
+            if computeSquares {
+                let difference = q - c * scale
+                square += difference * difference
+            } else {
+                dot += q * c
+                if computeNorms { norm += c * c }
+            }
             tail &+= 1
         }
-        switch metric {
-        case .l2: return Double(square)
-        case .innerProduct: return -Double(dot * scale)
-        case .cosine:
-            let denominator = queryNorm * norm.squareRoot()
-            return denominator > 0 ? 1 - Double(dot / denominator) : 1
-        }
+        return (square, dot, norm)
     }
 
     /// What a filed vector is stored as.
