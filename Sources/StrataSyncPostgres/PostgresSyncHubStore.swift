@@ -253,7 +253,8 @@ final class PostgresHubStorage: SyncHubStorage {
                 } catch let error as SyncHubStoreUnavailable {
                     // A write found the space migrated by another process after the look above
                     // (its transaction rolled back): run the request again on the new definitions.
-                    guard attempts < 2, try storage.look().schemaVersion != space.schemaVersion else { throw error }
+                    // When the look fails too (the connection is gone), the first failure is the one to report.
+                    guard attempts < 2, let now = try? storage.look().schemaVersion, now != space.schemaVersion else { throw error }
                     attempts += 1
                     state.spaces[name] = nil
                 }

@@ -224,6 +224,7 @@ extension Connection {
             let vectors = try IVFBuilder.vectors(literal: pendingRows, expecting: index.dimensions, self)
             try IVFBuilder.unfile(try IVFBuilder.pendingRows(of: index, self), from: index, self)
             try IVFBuilder.file(vectors, into: index, centroids: centroids, self)
+            try IVFBuilder.compact(index, self)
             try run(literal: "DELETE FROM \(identifier: index.pendingTable)")
             return vectors.count
         }
@@ -273,7 +274,7 @@ extension Connection {
         let lists = probed.map { SQLFragment.value(Int64($0)) }.joined(separator: ", ")
         // Pending rows are ranked from the table itself, and their filed entries skipped.
         let skipped = try IVFBuilder.pendingRows(of: index, self)
-        let allowed = try rowIDs.map { try IVFBuilder.rowIDs(selectedBy: $0, self) }
+        let allowed = try rowIDs.map { try IVFBuilder.rowIDs(selectedBy: $0, in: index, self) }
         let filed: SQLFragment = "SELECT \"rows\", codes FROM \(identifier: index.entriesTable) WHERE list IN (\(lists))"
         let pendingRestriction: SQLFragment = rowIDs.map { " AND t.rowid IN (\($0))" } ?? ""
         let pending: SQLFragment = "SELECT t.rowid, t.\(identifier: index.column) FROM \(identifier: index.pendingTable) AS p JOIN \(identifier: index.table) AS t ON t.rowid = p.\"row\" WHERE t.\(identifier: index.column) IS NOT NULL" + pendingRestriction
@@ -303,12 +304,20 @@ extension Connection {
                     if counts(row) { candidates.offer(distance: distance, rowID: row) }
                 }
                 let rowIDList = candidates.ranked.map(\.rowID)
+                var rescoredRows = Set<Int64>()
                 for start in stride(from: 0, to: rowIDList.count, by: 500) {
                     let slice = rowIDList[start..<min(start + 500, rowIDList.count)].map { SQLFragment.value($0) }.joined(separator: ", ")
                     let rescored: SQLFragment = "SELECT rowid, \(identifier: index.column) FROM \(identifier: index.table) WHERE rowid IN (\(slice)) AND \(identifier: index.column) IS NOT NULL"
-                    try IVFBuilder.scanFloat(rescored, vector, index, self) { best.offer(distance: $0, rowID: $1) }
+                    try IVFBuilder.scanFloat(rescored, vector, index, self) { distance, row in
+                        best.offer(distance: distance, rowID: row)
+                        rescoredRows.insert(row)
+                    }
                 }
-                return best.ranked
+                // A candidate with no vector left took the place of one that has: rank again without it.
+                let missing = rowIDList.filter { !rescoredRows.contains($0) }
+                if missing.isEmpty { return best.ranked }
+                gone.formUnion(missing)
+                continue
             }
             let winners = best.ranked
             let present = try IVFBuilder.existingRows(winners.map(\.rowID), in: index, self)
@@ -493,10 +502,9 @@ enum IVFBuilder {
         }
         for (list, positions) in byList.sorted(by: { $0.key < $1.key }) {
             var chunk: (id: Int64?, rows: Data, codes: Data) = (nil, Data(), Data())
-            let last: Row? = try db.query(literal: "SELECT rowid, \"rows\", codes FROM \(identifier: index.entriesTable) WHERE list = \(Int64(list)) ORDER BY rowid DESC LIMIT 1")
-            if let last, let id: Int64 = last.value(at: 0), let rows: Data = last.value(at: 1), let codes: Data = last.value(at: 2),
-               rows.count / 8 < chunkCapacity {
-                chunk = (id, rows, codes)
+            let last = try chunks(literal: "SELECT rowid, \"rows\", codes FROM \(identifier: index.entriesTable) WHERE list = \(Int64(list)) ORDER BY rowid DESC LIMIT 1", index, db)
+            if let last = last.first, last.rows.count / 8 < chunkCapacity {
+                chunk = (last.id, last.rows, last.codes)
             }
             func flush() throws {
                 if let id = chunk.id {
@@ -518,31 +526,35 @@ enum IVFBuilder {
         }
     }
 
-    /// Removes `rows` from the chunks that hold them (rewritten, or deleted when emptied).
+    /// Removes `rows` from the chunks that hold them (rewritten, or deleted when emptied). Reads
+    /// every chunk's rowids, not its codes: an update's cost grows with the index's size.
     static func unfile(_ rows: Set<Int64>, from index: IVFIndex, _ db: Connection) throws {
         guard !rows.isEmpty else { return }
         var touched: [Int64] = []
-        try db.withStatement(literal: "SELECT rowid, \"rows\" FROM \(identifier: index.entriesTable)") { statement in
+        let codeBytes = codeBytes(index)
+        // typeof and length read no BLOB content.
+        try db.withStatement(literal: "SELECT rowid, \"rows\", typeof(codes), length(codes) FROM \(identifier: index.entriesTable)") { statement in
             let handle = statement.handle
             while try statement.step() {
-                let count = Int(sqlite3_column_bytes(handle, 1)) / 8
+                let rowBytes = Int(sqlite3_column_bytes(handle, 1))
+                guard sqlite3_column_type(handle, 1) == SQLITE_BLOB, String(cString: sqlite3_column_text(handle, 2)) == "blob" else {
+                    throw VectorError.malformedBlob(bytes: Int(sqlite3_column_int64(handle, 3)), layout: layout(index))
+                }
+                try checkChunk(rows: rowBytes, codes: Int(sqlite3_column_int64(handle, 3)), codeBytes: codeBytes, index)
                 guard let pointer = sqlite3_column_blob(handle, 1) else { continue }
-                if (0..<count).contains(where: { rows.contains(Int64(littleEndian: pointer.loadUnaligned(fromByteOffset: $0 * 8, as: Int64.self))) }) {
+                if (0..<rowBytes / 8).contains(where: { rows.contains(Int64(littleEndian: pointer.loadUnaligned(fromByteOffset: $0 * 8, as: Int64.self))) }) {
                     touched.append(sqlite3_column_int64(handle, 0))
                 }
             }
         }
-        let codeBytes = codeBytes(index)
         for id in touched {
-            guard let chunk: Row = try db.query(literal: "SELECT \"rows\", codes FROM \(identifier: index.entriesTable) WHERE rowid = \(id)"),
-                  let oldRows: Data = chunk.value(at: 0), let oldCodes: Data = chunk.value(at: 1) else { continue }
-            try checkChunk(rows: oldRows.count, codes: oldCodes.count, codeBytes: codeBytes, index)
+            guard let chunk = try chunks(literal: "SELECT rowid, \"rows\", codes FROM \(identifier: index.entriesTable) WHERE rowid = \(id)", index, db).first else { continue }
             var keptRows = Data(), keptCodes = Data()
-            for entry in 0..<oldRows.count / 8 {
-                let row = oldRows.withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(fromByteOffset: entry * 8, as: Int64.self)) }
+            for entry in 0..<chunk.rows.count / 8 {
+                let row = chunk.rows.withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(fromByteOffset: entry * 8, as: Int64.self)) }
                 guard !rows.contains(row) else { continue }
-                keptRows.append(oldRows[oldRows.startIndex + entry * 8 ..< oldRows.startIndex + (entry + 1) * 8])
-                keptCodes.append(oldCodes[oldCodes.startIndex + entry * codeBytes ..< oldCodes.startIndex + (entry + 1) * codeBytes])
+                keptRows.append(chunk.rows[chunk.rows.startIndex + entry * 8 ..< chunk.rows.startIndex + (entry + 1) * 8])
+                keptCodes.append(chunk.codes[chunk.codes.startIndex + entry * codeBytes ..< chunk.codes.startIndex + (entry + 1) * codeBytes])
             }
             if keptRows.isEmpty {
                 try db.run(literal: "DELETE FROM \(identifier: index.entriesTable) WHERE rowid = \(id)")
@@ -552,11 +564,68 @@ enum IVFBuilder {
         }
     }
 
+    /// Rewrites each list that has more chunks than its entries need (rows removed from the
+    /// middle of chunks leave them part full) as full chunks, so churn never drifts back towards a
+    /// row per vector. `length` reads no BLOB content, so finding them reads no codes.
+    static func compact(_ index: IVFIndex, _ db: Connection) throws {
+        let capacity = Int64(chunkCapacity)
+        let lists: [Int64] = try db.query(literal: "SELECT list FROM \(identifier: index.entriesTable) GROUP BY list HAVING count(*) > (sum(length(\"rows\")) / 8 + \(capacity - 1)) / \(capacity)")
+        for list in lists {
+            let chunks = try chunks(literal: "SELECT rowid, \"rows\", codes FROM \(identifier: index.entriesTable) WHERE list = \(list) ORDER BY rowid", index, db)
+            var rows = Data(), codes = Data()
+            for chunk in chunks { rows.append(chunk.rows); codes.append(chunk.codes) }
+            try db.run(literal: "DELETE FROM \(identifier: index.entriesTable) WHERE list = \(list)")
+            let codeBytes = codeBytes(index), count = rows.count / 8
+            for start in stride(from: 0, to: count, by: chunkCapacity) {
+                let end = min(start + chunkCapacity, count)
+                let chunkRows = rows[rows.startIndex + start * 8 ..< rows.startIndex + end * 8]
+                let chunkCodes = codes[codes.startIndex + start * codeBytes ..< codes.startIndex + end * codeBytes]
+                try db.run(literal: "INSERT INTO \(identifier: index.entriesTable)(list, \"rows\", codes) VALUES (\(list), \(Data(chunkRows)), \(Data(chunkCodes)))")
+            }
+        }
+    }
+
+    /// The chunks `literal` selects (rowid, rows, codes), copied and checked.
+    static func chunks(literal: SQLFragment, _ index: IVFIndex, _ db: Connection) throws -> [(id: Int64, rows: Data, codes: Data)] {
+        var result: [(id: Int64, rows: Data, codes: Data)] = []
+        let codeBytes = codeBytes(index)
+        try db.withStatement(literal: literal) { statement in
+            let handle = statement.handle
+            while try statement.step() {
+                let chunk = try chunkBlobs(handle, 1, index, codeBytes: codeBytes)
+                result.append((sqlite3_column_int64(handle, 0),
+                               chunk.rows.map { Data(bytes: $0, count: chunk.count * 8) } ?? Data(),
+                               chunk.codes.map { Data(bytes: $0, count: chunk.count * codeBytes) } ?? Data()))
+            }
+        }
+        return result
+    }
+
+    /// The rowids and codes of the chunk in columns `column` and `column + 1` of the current row,
+    /// in place, and how many entries it holds; a chunk that is not two BLOBs of agreeing sizes
+    /// is ``VectorError/malformedBlob(bytes:layout:)``.
+    @inline(__always)
+    static func chunkBlobs(_ handle: OpaquePointer, _ column: Int32, _ index: IVFIndex, codeBytes: Int) throws
+        -> (rows: UnsafeRawPointer?, codes: UnsafeRawPointer?, count: Int) {
+        // Each column's pointer stays valid until the next step.
+        let rows = sqlite3_column_blob(handle, column), rowBytes = Int(sqlite3_column_bytes(handle, column))
+        let codes = sqlite3_column_blob(handle, column + 1), codeCount = Int(sqlite3_column_bytes(handle, column + 1))
+        guard sqlite3_column_type(handle, column) == SQLITE_BLOB, sqlite3_column_type(handle, column + 1) == SQLITE_BLOB else {
+            throw VectorError.malformedBlob(bytes: codeCount, layout: layout(index))
+        }
+        try checkChunk(rows: rowBytes, codes: codeCount, codeBytes: codeBytes, index)
+        return (rows, codes, rowBytes / 8)
+    }
+
+    /// The layout an index's codes are named by in errors.
+    static func layout(_ index: IVFIndex) -> VectorLayout {
+        switch index.quantization { case .none: .float32; case .int8: .int8; case .bit: .bit }
+    }
+
     /// A chunk's two BLOBs must hold the same number of entries.
     static func checkChunk(rows: Int, codes: Int, codeBytes: Int, _ index: IVFIndex) throws {
         guard rows % 8 == 0, codes == rows / 8 * codeBytes else {
-            let layout: VectorLayout = switch index.quantization { case .none: .float32; case .int8: .int8; case .bit: .bit }
-            throw VectorError.malformedBlob(bytes: codes, layout: layout)
+            throw VectorError.malformedBlob(bytes: codes, layout: layout(index))
         }
     }
 
@@ -565,27 +634,10 @@ enum IVFBuilder {
         Set(try db.query(literal: "SELECT \"row\" FROM \(identifier: index.pendingTable)") as [Int64])
     }
 
-    /// The rowids `select` returns, as `"row" IN (select)` would match them: integers, and reals
-    /// or text that are integers.
-    static func rowIDs(selectedBy select: SQLFragment, _ db: Connection) throws -> Set<Int64> {
-        var result = Set<Int64>()
-        try db.withStatement(literal: select) { statement in
-            let handle = statement.handle
-            while try statement.step() {
-                switch sqlite3_column_type(handle, 0) {
-                case SQLITE_INTEGER:
-                    result.insert(sqlite3_column_int64(handle, 0))
-                case SQLITE_FLOAT:
-                    if let row = Int64(exactly: sqlite3_column_double(handle, 0)) { result.insert(row) }
-                case SQLITE_TEXT:
-                    let text = String(cString: sqlite3_column_text(handle, 0))
-                    if let row = Int64(text) ?? Double(text).flatMap({ Int64(exactly: $0) }) { result.insert(row) }
-                default:
-                    break
-                }
-            }
-        }
-        return result
+    /// The rows of the indexed table among the rowids `select` returns, matched by SQLite's own
+    /// `IN` (so text, reals and NULLs match as they do in SQL, and as the pending rows are).
+    static func rowIDs(selectedBy select: SQLFragment, in index: IVFIndex, _ db: Connection) throws -> Set<Int64> {
+        Set(try db.query(literal: "SELECT rowid FROM \(identifier: index.table) WHERE rowid IN (" + select + ")") as [Int64])
     }
 
     /// Calls `body` with each filed entry of the chunks `literal` selects (rows, codes): its
@@ -596,12 +648,9 @@ enum IVFBuilder {
         try db.withStatement(literal: literal) { statement in
             let handle = statement.handle
             while try statement.step() {
-                // Both BLOBs in place (each column's pointer stays valid until the next step).
-                let rows = sqlite3_column_blob(handle, 0), rowBytes = Int(sqlite3_column_bytes(handle, 0))
-                let codes = sqlite3_column_blob(handle, 1), codeCount = Int(sqlite3_column_bytes(handle, 1))
-                try checkChunk(rows: rowBytes, codes: codeCount, codeBytes: codeBytes, index)
-                guard let rows, let codes else { continue }
-                for entry in 0..<rowBytes / 8 {
+                let chunk = try chunkBlobs(handle, 0, index, codeBytes: codeBytes)
+                guard let rows = chunk.rows, let codes = chunk.codes else { continue }
+                for entry in 0..<chunk.count {
                     try body(Int64(littleEndian: rows.loadUnaligned(fromByteOffset: entry &* 8, as: Int64.self)), codes + entry &* codeBytes)
                 }
             }
