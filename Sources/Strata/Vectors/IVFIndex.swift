@@ -730,11 +730,7 @@ enum IVFBuilder {
                          norms computeNorms: Bool) -> (squares: Float, dot: Float, norm: Float) {
         let scale = Float(bitPattern: UInt32(littleEndian: code.loadUnaligned(fromByteOffset: dimensions, as: UInt32.self)))
         var squares = SIMD16<Float>(), dots = SIMD16<Float>(), norms = SIMD16<Float>()
-        let chunks = dimensions / 16
-        var chunk = 0
-        while chunk < chunks {
-            let q = query.loadUnaligned(fromByteOffset: chunk &* 64, as: SIMD16<Float>.self)
-            let c = SIMD16<Float>(code.loadUnaligned(fromByteOffset: chunk &* 16, as: SIMD16<Int8>.self))
+        @inline(__always) func add(_ q: SIMD16<Float>, _ c: SIMD16<Float>) {
             if computeSquares {
                 let difference = q - c * scale
                 squares += difference * difference
@@ -742,23 +738,24 @@ enum IVFBuilder {
                 dots += q * c
                 if computeNorms { norms += c * c }
             }
+        }
+        let chunks = dimensions / 16
+        var chunk = 0
+        while chunk < chunks {
+            add(query.loadUnaligned(fromByteOffset: chunk &* 64, as: SIMD16<Float>.self),
+                SIMD16<Float>(code.loadUnaligned(fromByteOffset: chunk &* 16, as: SIMD16<Int8>.self)))
             chunk &+= 1
         }
-        var square = squares.sum(), dot = dots.sum(), norm = norms.sum()
-        var tail = chunks &* 16
-        while tail < dimensions {
-            let q = query.loadUnaligned(fromByteOffset: tail &* 4, as: Float.self)
-            let c = Float(code.load(fromByteOffset: tail, as: Int8.self))
-            if computeSquares {
-                let difference = q - c * scale
-                square += difference * difference
-            } else {
-                dot += q * c
-                if computeNorms { norm += c * c }
+        // The last components, padded with zeros (which add nothing to any sum).
+        if chunks &* 16 < dimensions {
+            var q = SIMD16<Float>(), c = SIMD16<Float>()
+            for lane in 0..<(dimensions - chunks &* 16) {
+                q[lane] = query.loadUnaligned(fromByteOffset: (chunks &* 16 &+ lane) &* 4, as: Float.self)
+                c[lane] = Float(code.load(fromByteOffset: chunks &* 16 &+ lane, as: Int8.self))
             }
-            tail &+= 1
+            add(q, c)
         }
-        return (square, dot, norm)
+        return (squares.sum(), dots.sum(), norms.sum())
     }
 
     /// What a filed vector is stored as.
