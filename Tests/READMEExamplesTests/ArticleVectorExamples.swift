@@ -7,7 +7,7 @@ import Testing
 // DOC:begin VectorSearch 4
 @Record(table: "passage") struct Passage { @PrimaryKey var id: Int64?; var lang: String; var embedding: FloatVector }
 // DOC:end
-// DOC:begin VectorSearch 7
+// DOC:begin VectorSearch 8
 @Record(table: "article") struct Article { @PrimaryKey var id: Int64?; var body: String; var embedding: FloatVector }
 @Record(table: "article_text") struct ArticleText { @PrimaryKey @Column("rowid") var id: Int64?; var body: String }
 // DOC:end
@@ -74,6 +74,12 @@ extension READMEExamples {
         #expect(hits.map(\.record.id) == [1, 3])
         #expect(hits[0].distance < 0.01 && hits[1].distance > 1)
         // DOC:begin VectorSearch 6
+        try db.createIVFIndex("doc_flat", on: "doc", column: "embedding", options: IVFIndexOptions(metric: .cosine, lists: 1))
+        let exact = try db.searchIVFIndex("doc_flat", nearest: embedding, k: 10, nprobe: 1)   // [(rowID:, distance:)]
+        // DOC:end
+        let scanned: [Int64] = try db.query(literal: "SELECT rowid FROM doc ORDER BY strata_vec_distance_cosine(embedding, \(embedding)), rowid")
+        #expect(exact.map(\.rowID) == scanned && scanned.count == 2)
+        // DOC:begin VectorSearch 7
         try Passage.createIVFIndex(db, named: "passage_ivf", on: \.embedding, options: IVFIndexOptions(metric: .cosine, lists: 2))
         let probed = try Passage.where { $0.lang == "en" }
             .nearest(to: embedding, by: \.embedding, metric: .cosine, k: 10)
@@ -84,7 +90,7 @@ extension READMEExamples {
         let everyList = try Passage.where { $0.lang == "en" }.nearest(to: embedding, by: \.embedding, metric: .cosine, k: 10)
             .probing("passage_ivf", nprobe: 2).fetchAll(db)
         #expect(everyList.map(\.record.id) == hits.map(\.record.id))
-        // DOC:begin VectorSearch 7
+        // DOC:begin VectorSearch 8
         try Article.createTable(db)
         try ArticleText.createFTS5Table(db, options: FTS5Options(content: .external(table: "article", rowID: "id")))
         // DOC:end
@@ -92,7 +98,7 @@ extension READMEExamples {
             var article = Article(id: nil, body: body, embedding: try FloatVector(values))
             try article.insert(db)
         }
-        // DOC:begin VectorSearch 7
+        // DOC:begin VectorSearch 8
 
         let results = try Article.hybridSearch(matching: FTS5Pattern(matchingAllTokensIn: "spice trade"), in: ArticleText.self,
                                                nearest: embedding, by: \.embedding, metric: .cosine, k: 10)

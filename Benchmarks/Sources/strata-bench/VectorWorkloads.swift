@@ -51,7 +51,9 @@ enum VectorWorkloads {
         return ms(usage.ru_utime) + ms(usage.ru_stime)
     }
 
-    static let allContenders = ["swift loop", "Strata nearest", "Strata parallel", "Strata SQL fn", "sqlite-vec fn", "sqlite-vec vec0"]
+    /// "Strata flat index" searches a flat IVF index (`lists: 1`, float32): every vector compared
+    /// from chunks, as vec0 compares its own chunked copy, so its answer is the exact one.
+    static let allContenders = ["swift loop", "Strata nearest", "Strata parallel", "Strata flat index", "Strata SQL fn", "sqlite-vec fn", "sqlite-vec vec0"]
     static var contenders: [String] {
         guard let chosen = options.contenders else { return allContenders }
         return allContenders.filter { chosen.contains($0) }
@@ -177,6 +179,13 @@ enum VectorWorkloads {
             try prepare(connection)
             try connection.addVectorFunctions()
             if hasVec0, let extensionPath { try connection.loadExtension(at: extensionPath) }
+            // The flat index lives in the cached file beside vec0's tables, built once per metric.
+            let flatIndex = "doc_flat_\(metric.rawValue)"
+            if contenders.contains("Strata flat index"), (try? connection.ivfIndex(named: flatIndex)) == nil {
+                try? connection.dropIVFIndex(flatIndex)   // one of an earlier layout
+                FileHandle.standardError.write(Data("vector-knn: building the flat index \(flatIndex)...\n".utf8))
+                try connection.createIVFIndex(flatIndex, on: "doc", column: "embedding", options: IVFIndexOptions(metric: metric, lists: 1))
+            }
             let database = try Database(storageLocation: .onDisk(path), readerConnectionPreparation: prepare)
             let floor = swiftLoop(floats, rows: rows, target: target.values, metric: metric)
             var serial: [Int64]?
@@ -192,6 +201,8 @@ enum VectorWorkloads {
                         ids = try VectorDoc.nearest(to: target, by: \.embedding, metric: metric, k: k).fetchAll(connection).map { $0.record.id ?? 0 }
                     case "Strata parallel":
                         ids = try await VectorDoc.nearest(to: target, by: \.embedding, metric: metric, k: k).fetchAll(database).map { $0.record.id ?? 0 }
+                    case "Strata flat index":
+                        ids = try connection.searchIVFIndex(flatIndex, nearest: target, k: k, nprobe: 1).map(\.rowID)
                     case "Strata SQL fn":
                         let function = metric == .l2 ? "strata_vec_distance_l2" : "strata_vec_distance_cosine"
                         ids = try connection.query(literal: "SELECT id FROM doc ORDER BY \(SQLFragment(sql: function))(embedding, \(target)), id LIMIT \(k)")
@@ -312,7 +323,9 @@ enum VectorWorkloads {
         let lists = max(1, Int(Double(rows).squareRoot()))
         for (name, table, options) in [("IVF float32", "ivf_float", IVFIndexOptions(lists: lists)),
                                        ("IVF int8", "ivf_int8", IVFIndexOptions(lists: lists, quantization: .int8)),
-                                       ("flat int8", "flat_int8", IVFIndexOptions(lists: 1, quantization: .int8))] {
+                                       ("flat int8", "flat_int8", IVFIndexOptions(lists: 1, quantization: .int8)),
+                                       // Every vector compared, from chunks: exact, as the scan is.
+                                       ("flat float32", "flat_float", IVFIndexOptions(lists: 1))] {
             let before = try fileBytes()
             let start = DispatchTime.now().uptimeNanoseconds
             let index = try db.createIVFIndex(table, on: "doc", column: "embedding", options: options)
