@@ -7,12 +7,13 @@ import SQLite3
 // it is transactional, crash-safe, dumpable and syncable like the rest:
 //   <name>_config     the table, column, metric, dimension and list count (one row)
 //   <name>_centroids  one k-means centroid per list
-//   <name>_entries    (list, row, vector), clustered by list (WITHOUT ROWID), so a probed list is
-//                     one range read
-//   <name>_pending    rows written since they were last assigned to a list
+//   <name>_entries    each list in chunks of up to 256 entries: (list, rowids BLOB, codes BLOB),
+//                     indexed by list, so a probed list is a few rows read
+//   <name>_pending    rows written, moved or deleted since the last update
 // Triggers on the table use plain SQL only (no function of ours), so any connection or tool can
-// keep writing the table: a write queues its row in `_pending` and drops its stale entry, a
-// search scans pending rows exactly, and `updateIVFIndex` files them into their lists.
+// keep writing the table: a write queues its row in `_pending`, a search ranks pending rows
+// exactly and skips their filed entries, and `updateIVFIndex` files them into their lists.
+// Entries name rows by rowid, so the table must have an INTEGER PRIMARY KEY (VACUUM keeps those).
 
 /// An IVF index over a table's `FloatVector` column (see ``Connection/createIVFIndex(_:on:column:options:)``).
 public struct IVFIndex: Sendable, Hashable {
@@ -84,6 +85,13 @@ public enum VectorIndexError: Error, Equatable, Sendable, CustomStringConvertibl
     /// An index built by an earlier Strata, which filed one row per vector: drop it and create it
     /// again (its lists are now kept in chunks).
     case outdatedLayout(String)
+    /// The table's rowids are not its own: it has no `INTEGER PRIMARY KEY` (whose values are the
+    /// rowids), so `VACUUM` may renumber them and the lists would name other rows; or it is a
+    /// view, a virtual table or a `WITHOUT ROWID` table.
+    case unstableRowIDs(table: String)
+    /// The indexed column is no longer in the table (renamed or dropped): drop the index and
+    /// create it again.
+    case missingColumn(index: String, table: String, column: String)
 
     /// What went wrong.
     public var description: String {
@@ -93,6 +101,10 @@ public enum VectorIndexError: Error, Equatable, Sendable, CustomStringConvertibl
         case .noVectors(let table, let column): return "\(table).\(column) holds no vector to build an IVF index from"
         case .outdatedLayout(let name):
             return "The IVF index \(name) was built by an earlier Strata (one row per vector); drop it with dropIVFIndex and create it again"
+        case .unstableRowIDs(let table):
+            return "An IVF index files rows by rowid, and \(table) has no INTEGER PRIMARY KEY to keep them: VACUUM may renumber its rows (give it an INTEGER PRIMARY KEY, or keep the vectors in a table that has one)"
+        case .missingColumn(let index, let table, let column):
+            return "The IVF index \(index) indexes \(table).\(column), which is no longer there; drop it with dropIVFIndex and create it again"
         }
     }
 }
@@ -106,8 +118,10 @@ extension IVFIndex {
 
     /// The tables and triggers, in creation order.
     var createStatements: [String] {
-        let config = quoteIdentifier(configTable), centroids = quoteIdentifier(centroidsTable)
-        let entries = quoteIdentifier(entriesTable), pending = quoteIdentifier(pendingTable)
+        // Created in main by name: a TEMP table of the same name would otherwise take them (the
+        // triggers' bodies are bound to main, their own schema, by SQLite).
+        let config = "main." + quoteIdentifier(configTable), centroids = "main." + quoteIdentifier(centroidsTable)
+        let entries = "main." + quoteIdentifier(entriesTable), pending = quoteIdentifier(pendingTable)
         let source = quoteIdentifier(table), vector = quoteIdentifier(column)
         let bytes = dimensions * 4
         // A vector of another dimension would be unsearchable: refused at write time, in SQL.
@@ -120,7 +134,7 @@ extension IVFIndex {
             "INSERT INTO \(pending)(\"row\") SELECT \(row) WHERE NOT EXISTS (SELECT 1 FROM \(pending) WHERE \"row\" = \(row));"
         }
         func trigger(_ suffix: String, _ event: String, _ body: String, when: String = "") -> String {
-            "CREATE TRIGGER " + quoteIdentifier(name + "_" + suffix) + " AFTER " + event + " ON " + source + when + " BEGIN " + body + " END"
+            "CREATE TRIGGER main." + quoteIdentifier(name + "_" + suffix) + " AFTER " + event + " ON " + source + when + " BEGIN " + body + " END"
         }
         // Only a change of the vector or the rowid concerns the index: other updates keep its lists.
         let vectorOrRowChanged = " WHEN new.rowid IS NOT old.rowid OR new.\(vector) IS NOT old.\(vector)"
@@ -129,8 +143,8 @@ extension IVFIndex {
             "CREATE TABLE \(centroids)(list INTEGER PRIMARY KEY, centroid BLOB NOT NULL)",
             // The rowids before the codes: an update reads the rowids without the codes' pages.
             "CREATE TABLE \(entries)(list INTEGER NOT NULL, \"rows\" BLOB NOT NULL, codes BLOB NOT NULL)",
-            "CREATE INDEX \(quoteIdentifier(entriesTable + "_list")) ON \(entries)(list)",
-            "CREATE TABLE \(pending)(\"row\" INTEGER PRIMARY KEY)",
+            "CREATE INDEX main.\(quoteIdentifier(entriesTable + "_list")) ON \(quoteIdentifier(entriesTable))(list)",
+            "CREATE TABLE main.\(pending)(\"row\" INTEGER PRIMARY KEY)",
             // A REPLACE removes the row it replaces without its delete trigger (unless
             // recursive_triggers is on): queuing the new rowid skips such a row's entry too.
             trigger("ai", "INSERT", refuse + " " + queue("new.rowid")),
@@ -165,6 +179,10 @@ extension Connection {
         }
         if let lists = options.lists, lists < 1 { throw VectorIndexError.invalidOption("lists \(lists) is below 1") }
         if let sample = options.trainingSampleSize, sample < 1 { throw VectorIndexError.invalidOption("trainingSampleSize \(sample) is below 1") }
+        // A table that is not there is SQLite's own error, from the first read.
+        if try schemaReader.table(named: table, includingViews: true) != nil, try schemaReader.rowIDAliasColumn(ofTable: table) == nil {
+            throw VectorIndexError.unstableRowIDs(table: table)
+        }
         return try strataSavepoint(named: "strata_ivf") {
             let vectors = try IVFBuilder.vectors(in: table, column: column, self)
             guard let dimensions = vectors.dimensions, vectors.count > 0 else { throw VectorIndexError.noVectors(table: table, column: column) }
@@ -172,14 +190,14 @@ extension Connection {
             let index = IVFIndex(name: name, table: table, column: column, metric: options.metric, dimensions: dimensions, lists: lists,
                                  quantization: options.quantization)
             for statement in index.createStatements { try execute(statement) }
-            try run(literal: "INSERT INTO \(identifier: index.configTable) VALUES (1, \(table), \(column), \(options.metric.rawValue), \(Int64(dimensions)), \(Int64(lists)), \(options.quantization.rawValue))")
+            try run(literal: "INSERT INTO main.\(identifier: index.configTable) VALUES (1, \(table), \(column), \(options.metric.rawValue), \(Int64(dimensions)), \(Int64(lists)), \(options.quantization.rawValue))")
             var random = SeededGenerator(state: options.seed)
             let centroids = IVFBuilder.train(vectors, lists: lists, metric: options.metric,
                                              sampleSize: options.trainingSampleSize ?? lists * 64,
                                              iterations: options.iterations, random: &random)
             for list in 0..<lists {
                 let centroid = Data(centroids[list * dimensions ..< (list + 1) * dimensions].withUnsafeBytes { Array($0) })
-                try run(literal: "INSERT INTO \(identifier: index.centroidsTable)(list, centroid) VALUES (\(Int64(list)), \(centroid))")
+                try run(literal: "INSERT INTO main.\(identifier: index.centroidsTable)(list, centroid) VALUES (\(Int64(list)), \(centroid))")
             }
             try IVFBuilder.file(vectors, into: index, centroids: centroids, self)
             return index
@@ -187,12 +205,18 @@ extension Connection {
     }
 
     /// The IVF index named `name`, as its configuration table records it.
+    /// A table renamed since (`ALTER TABLE … RENAME TO`) is followed: SQLite moves the index's
+    /// triggers with it.
     /// - Throws: ``VectorIndexError/noSuchIndex(_:)``; ``VectorIndexError/outdatedLayout(_:)`` for
-    ///   an index an earlier Strata built (drop it and create it again); `SQLiteError`.
+    ///   an index an earlier Strata built (drop it and create it again);
+    ///   ``VectorIndexError/missingColumn(index:table:column:)``; `SQLiteError`.
     public func ivfIndex(named name: String) throws -> IVFIndex {
         let index = try ivfIndexConfiguration(named: name)
         guard try schemaReader.columns(ofTable: index.entriesTable).contains(where: { sameIdentifier($0.name, "codes") }) else {
             throw VectorIndexError.outdatedLayout(name)
+        }
+        guard try schemaReader.columns(ofTable: index.table).contains(where: { sameIdentifier($0.name, index.column) }) else {
+            throw VectorIndexError.missingColumn(index: name, table: index.table, column: index.column)
         }
         return index
     }
@@ -202,13 +226,15 @@ extension Connection {
         // Another `<name>_config` (an FTS5 table's shadow table) is no IVF index.
         guard try schemaReader.entry(named: name + "_config", types: ["table"]) != nil,
               try schemaReader.columns(ofTable: name + "_config").contains(where: { sameIdentifier($0.name, "quantization") }),
-              let row: Row = try query(literal: "SELECT \"table\", \"column\", metric, dimensions, lists, quantization FROM \(identifier: name + "_config") WHERE id = 1"),
+              let row: Row = try query(literal: "SELECT \"table\", \"column\", metric, dimensions, lists, quantization FROM main.\(identifier: name + "_config") WHERE id = 1"),
               let table: String = row.value(at: 0), let column: String = row.value(at: 1),
               let metricName: String = row.value(at: 2), let metric = VectorMetric(rawValue: metricName),
               let dimensions: Int = row.value(at: 3), let lists: Int = row.value(at: 4), dimensions > 0, lists > 0,
               let quantizationName: String = row.value(at: 5), let quantization = VectorQuantization(rawValue: quantizationName)
         else { throw VectorIndexError.noSuchIndex(name) }
-        return IVFIndex(name: name, table: table, column: column, metric: metric, dimensions: dimensions, lists: lists, quantization: quantization)
+        // The insert trigger is on the table under its name now, whatever `_config` recorded.
+        let current = try schemaReader.entry(named: name + "_ai", types: ["trigger"])?.tableName ?? table
+        return IVFIndex(name: name, table: current, column: column, metric: metric, dimensions: dimensions, lists: lists, quantization: quantization)
     }
 
     /// Files the rows written since the last update under their nearest centroids (the
@@ -220,12 +246,12 @@ extension Connection {
         try strataSavepoint(named: "strata_ivf") {
             let index = try ivfIndex(named: name)
             let centroids = try IVFBuilder.centroids(of: index, self)
-            let pendingRows: SQLFragment = "SELECT t.rowid, t.\(identifier: index.column) FROM \(identifier: index.pendingTable) AS p JOIN \(identifier: index.table) AS t ON t.rowid = p.\"row\""
+            let pendingRows: SQLFragment = "SELECT t.rowid, t.\(identifier: index.column) FROM main.\(identifier: index.pendingTable) AS p JOIN main.\(identifier: index.table) AS t ON t.rowid = p.\"row\""
             let vectors = try IVFBuilder.vectors(literal: pendingRows, expecting: index.dimensions, self)
             try IVFBuilder.unfile(try IVFBuilder.pendingRows(of: index, self), from: index, self)
             try IVFBuilder.file(vectors, into: index, centroids: centroids, self)
             try IVFBuilder.compact(index, self)
-            try run(literal: "DELETE FROM \(identifier: index.pendingTable)")
+            try run(literal: "DELETE FROM main.\(identifier: index.pendingTable)")
             return vectors.count
         }
     }
@@ -244,7 +270,10 @@ extension Connection {
     /// an unprobed list is missed; more lists probed, better recall, slower), nearest first, ties
     /// by rowid. `among`, a `SELECT` of rowids, restricts the rows ranked. In a quantized index
     /// the `k × rescoring` best candidates by their codes are ranked again by their float32
-    /// vectors, so the distances returned are exact.
+    /// vectors, so the distances returned are exact. A stored vector with a NaN or an infinity
+    /// has no distance: the index never files it and searches pass over it (the triggers refuse
+    /// a vector of another size, but looking inside each one would slow every write; an exact
+    /// scan of the table throws ``VectorError/nonFinite(index:)`` for it instead).
     /// - Throws: ``VectorIndexError``; ``VectorError/wrongDimension(expected:actual:)`` for a
     ///   query vector of another dimension; `SQLiteError`.
     public func searchIVFIndex(_ name: String, nearest vector: FloatVector, k: Int, nprobe: Int, rescoring: Int = 8,
@@ -275,9 +304,9 @@ extension Connection {
         // Pending rows are ranked from the table itself, and their filed entries skipped.
         let skipped = try IVFBuilder.pendingRows(of: index, self)
         let allowed = try rowIDs.map { try IVFBuilder.rowIDs(selectedBy: $0, in: index, self) }
-        let filed: SQLFragment = "SELECT \"rows\", codes FROM \(identifier: index.entriesTable) WHERE list IN (\(lists))"
+        let filed: SQLFragment = "SELECT \"rows\", codes FROM main.\(identifier: index.entriesTable) WHERE list IN (\(lists))"
         let pendingRestriction: SQLFragment = rowIDs.map { " AND t.rowid IN (\($0))" } ?? ""
-        let pending: SQLFragment = "SELECT t.rowid, t.\(identifier: index.column) FROM \(identifier: index.pendingTable) AS p JOIN \(identifier: index.table) AS t ON t.rowid = p.\"row\" WHERE t.\(identifier: index.column) IS NOT NULL" + pendingRestriction
+        let pending: SQLFragment = "SELECT t.rowid, t.\(identifier: index.column) FROM main.\(identifier: index.pendingTable) AS p JOIN main.\(identifier: index.table) AS t ON t.rowid = p.\"row\" WHERE t.\(identifier: index.column) IS NOT NULL" + pendingRestriction
         var pendingBest = VectorTopK(capacity: k)
         try IVFBuilder.scanFloat(pending, vector, index, self) { pendingBest.offer(distance: $0, rowID: $1) }
         // Entries of rows gone without their delete trigger (a REPLACE through another UNIQUE
@@ -307,7 +336,7 @@ extension Connection {
                 var rescoredRows = Set<Int64>()
                 for start in stride(from: 0, to: rowIDList.count, by: 500) {
                     let slice = rowIDList[start..<min(start + 500, rowIDList.count)].map { SQLFragment.value($0) }.joined(separator: ", ")
-                    let rescored: SQLFragment = "SELECT rowid, \(identifier: index.column) FROM \(identifier: index.table) WHERE rowid IN (\(slice)) AND \(identifier: index.column) IS NOT NULL"
+                    let rescored: SQLFragment = "SELECT rowid, \(identifier: index.column) FROM main.\(identifier: index.table) WHERE rowid IN (\(slice)) AND \(identifier: index.column) IS NOT NULL"
                     try IVFBuilder.scanFloat(rescored, vector, index, self) { distance, row in
                         best.offer(distance: distance, rowID: row)
                         rescoredRows.insert(row)
@@ -339,11 +368,11 @@ enum IVFBuilder {
     }
 
     static func vectors(in table: String, column: String, _ db: Connection) throws -> Vectors {
-        try vectors(literal: "SELECT rowid, \(identifier: column) FROM \(identifier: table) WHERE \(identifier: column) IS NOT NULL ORDER BY rowid", expecting: nil, db)
+        try vectors(literal: "SELECT rowid, \(identifier: column) FROM main.\(identifier: table) WHERE \(identifier: column) IS NOT NULL ORDER BY rowid", expecting: nil, db)
     }
 
     /// Every row's vector from `literal` (rowid, vector); the first fixes the dimension unless
-    /// `expecting` does.
+    /// `expecting` does. A vector with a NaN or an infinity is left out: it is never filed.
     static func vectors(literal: SQLFragment, expecting: Int?, _ db: Connection) throws -> Vectors {
         var result = Vectors(dimensions: expecting)
         try db.withStatement(literal: literal) { statement in
@@ -359,7 +388,8 @@ enum IVFBuilder {
                     throw VectorError.wrongDimension(expected: expected, actual: dimensions)
                 }
                 result.dimensions = dimensions
-                if let bad = VectorKernels.firstNonFinite(pointer, count: dimensions) { throw VectorError.nonFinite(index: bad) }
+                // No distance to rank it by, and a trigger cannot afford to look for one per write.
+                if VectorKernels.firstNonFinite(pointer, count: dimensions) != nil { continue }
                 result.rowIDs.append(sqlite3_column_int64(handle, 0))
                 let floats = UnsafeRawBufferPointer(start: pointer, count: bytes)
                 result.components.append(contentsOf: floats.bindMemory(to: Float.self))
@@ -371,7 +401,7 @@ enum IVFBuilder {
     static func centroids(of index: IVFIndex, _ db: Connection) throws -> [Float] {
         var centroids = [Float](repeating: 0, count: index.lists * index.dimensions)
         var seen = 0
-        try db.withStatement(literal: "SELECT list, centroid FROM \(identifier: index.centroidsTable) ORDER BY list") { statement in
+        try db.withStatement(literal: "SELECT list, centroid FROM main.\(identifier: index.centroidsTable) ORDER BY list") { statement in
             let handle = statement.handle
             while try statement.step() {
                 let list = Int(sqlite3_column_int64(handle, 0))
@@ -502,15 +532,15 @@ enum IVFBuilder {
         }
         for (list, positions) in byList.sorted(by: { $0.key < $1.key }) {
             var chunk: (id: Int64?, rows: Data, codes: Data) = (nil, Data(), Data())
-            let last = try chunks(literal: "SELECT rowid, \"rows\", codes FROM \(identifier: index.entriesTable) WHERE list = \(Int64(list)) ORDER BY rowid DESC LIMIT 1", index, db)
+            let last = try chunks(literal: "SELECT rowid, \"rows\", codes FROM main.\(identifier: index.entriesTable) WHERE list = \(Int64(list)) ORDER BY rowid DESC LIMIT 1", index, db)
             if let last = last.first, last.rows.count / 8 < chunkCapacity {
                 chunk = (last.id, last.rows, last.codes)
             }
             func flush() throws {
                 if let id = chunk.id {
-                    try db.run(literal: "UPDATE \(identifier: index.entriesTable) SET \"rows\" = \(chunk.rows), codes = \(chunk.codes) WHERE rowid = \(id)")
+                    try db.run(literal: "UPDATE main.\(identifier: index.entriesTable) SET \"rows\" = \(chunk.rows), codes = \(chunk.codes) WHERE rowid = \(id)")
                 } else {
-                    try db.run(literal: "INSERT INTO \(identifier: index.entriesTable)(list, \"rows\", codes) VALUES (\(Int64(list)), \(chunk.rows), \(chunk.codes))")
+                    try db.run(literal: "INSERT INTO main.\(identifier: index.entriesTable)(list, \"rows\", codes) VALUES (\(Int64(list)), \(chunk.rows), \(chunk.codes))")
                 }
                 chunk = (nil, Data(), Data())
             }
@@ -533,7 +563,7 @@ enum IVFBuilder {
         var touched: [Int64] = []
         let codeBytes = codeBytes(index)
         // typeof and length read no BLOB content.
-        try db.withStatement(literal: "SELECT rowid, \"rows\", typeof(codes), length(codes) FROM \(identifier: index.entriesTable)") { statement in
+        try db.withStatement(literal: "SELECT rowid, \"rows\", typeof(codes), length(codes) FROM main.\(identifier: index.entriesTable)") { statement in
             let handle = statement.handle
             while try statement.step() {
                 let rowBytes = Int(sqlite3_column_bytes(handle, 1))
@@ -548,7 +578,7 @@ enum IVFBuilder {
             }
         }
         for id in touched {
-            guard let chunk = try chunks(literal: "SELECT rowid, \"rows\", codes FROM \(identifier: index.entriesTable) WHERE rowid = \(id)", index, db).first else { continue }
+            guard let chunk = try chunks(literal: "SELECT rowid, \"rows\", codes FROM main.\(identifier: index.entriesTable) WHERE rowid = \(id)", index, db).first else { continue }
             var keptRows = Data(), keptCodes = Data()
             for entry in 0..<chunk.rows.count / 8 {
                 let row = chunk.rows.withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(fromByteOffset: entry * 8, as: Int64.self)) }
@@ -557,9 +587,9 @@ enum IVFBuilder {
                 keptCodes.append(chunk.codes[chunk.codes.startIndex + entry * codeBytes ..< chunk.codes.startIndex + (entry + 1) * codeBytes])
             }
             if keptRows.isEmpty {
-                try db.run(literal: "DELETE FROM \(identifier: index.entriesTable) WHERE rowid = \(id)")
+                try db.run(literal: "DELETE FROM main.\(identifier: index.entriesTable) WHERE rowid = \(id)")
             } else {
-                try db.run(literal: "UPDATE \(identifier: index.entriesTable) SET \"rows\" = \(keptRows), codes = \(keptCodes) WHERE rowid = \(id)")
+                try db.run(literal: "UPDATE main.\(identifier: index.entriesTable) SET \"rows\" = \(keptRows), codes = \(keptCodes) WHERE rowid = \(id)")
             }
         }
     }
@@ -569,18 +599,18 @@ enum IVFBuilder {
     /// row per vector. `length` reads no BLOB content, so finding them reads no codes.
     static func compact(_ index: IVFIndex, _ db: Connection) throws {
         let capacity = Int64(chunkCapacity)
-        let lists: [Int64] = try db.query(literal: "SELECT list FROM \(identifier: index.entriesTable) GROUP BY list HAVING count(*) > (sum(length(\"rows\")) / 8 + \(capacity - 1)) / \(capacity)")
+        let lists: [Int64] = try db.query(literal: "SELECT list FROM main.\(identifier: index.entriesTable) GROUP BY list HAVING count(*) > (sum(length(\"rows\")) / 8 + \(capacity - 1)) / \(capacity)")
         for list in lists {
-            let chunks = try chunks(literal: "SELECT rowid, \"rows\", codes FROM \(identifier: index.entriesTable) WHERE list = \(list) ORDER BY rowid", index, db)
+            let chunks = try chunks(literal: "SELECT rowid, \"rows\", codes FROM main.\(identifier: index.entriesTable) WHERE list = \(list) ORDER BY rowid", index, db)
             var rows = Data(), codes = Data()
             for chunk in chunks { rows.append(chunk.rows); codes.append(chunk.codes) }
-            try db.run(literal: "DELETE FROM \(identifier: index.entriesTable) WHERE list = \(list)")
+            try db.run(literal: "DELETE FROM main.\(identifier: index.entriesTable) WHERE list = \(list)")
             let codeBytes = codeBytes(index), count = rows.count / 8
             for start in stride(from: 0, to: count, by: chunkCapacity) {
                 let end = min(start + chunkCapacity, count)
                 let chunkRows = rows[rows.startIndex + start * 8 ..< rows.startIndex + end * 8]
                 let chunkCodes = codes[codes.startIndex + start * codeBytes ..< codes.startIndex + end * codeBytes]
-                try db.run(literal: "INSERT INTO \(identifier: index.entriesTable)(list, \"rows\", codes) VALUES (\(list), \(Data(chunkRows)), \(Data(chunkCodes)))")
+                try db.run(literal: "INSERT INTO main.\(identifier: index.entriesTable)(list, \"rows\", codes) VALUES (\(list), \(Data(chunkRows)), \(Data(chunkCodes)))")
             }
         }
     }
@@ -631,13 +661,13 @@ enum IVFBuilder {
 
     /// The rows queued since the last update (written, moved or deleted).
     static func pendingRows(of index: IVFIndex, _ db: Connection) throws -> Set<Int64> {
-        Set(try db.query(literal: "SELECT \"row\" FROM \(identifier: index.pendingTable)") as [Int64])
+        Set(try db.query(literal: "SELECT \"row\" FROM main.\(identifier: index.pendingTable)") as [Int64])
     }
 
     /// The rows of the indexed table among the rowids `select` returns, matched by SQLite's own
     /// `IN` (so text, reals and NULLs match as they do in SQL, and as the pending rows are).
     static func rowIDs(selectedBy select: SQLFragment, in index: IVFIndex, _ db: Connection) throws -> Set<Int64> {
-        Set(try db.query(literal: "SELECT rowid FROM \(identifier: index.table) WHERE rowid IN (" + select + ")") as [Int64])
+        Set(try db.query(literal: "SELECT rowid FROM main.\(identifier: index.table) WHERE rowid IN (" + select + ")") as [Int64])
     }
 
     /// Calls `body` with each filed entry of the chunks `literal` selects (rows, codes): its
@@ -657,7 +687,8 @@ enum IVFBuilder {
         }
     }
 
-    /// Ranks the rows of `literal` (rowid, float32 vector) by their exact distance to `vector`.
+    /// Ranks the rows of `literal` (rowid, float32 vector) by their exact distance to `vector`,
+    /// passing over a vector with a NaN or an infinity (the query vector has none).
     static func scanFloat(_ literal: SQLFragment, _ vector: FloatVector, _ index: IVFIndex, _ db: Connection,
                           _ offer: (Double, Int64) -> Void) throws {
         let prepared = PreparedVectorTarget(vector, metric: index.metric)
@@ -669,7 +700,9 @@ enum IVFBuilder {
                       let bytes = sqlite3_column_blob(handle, 1) else {
                     throw VectorError.malformedBlob(bytes: Int(sqlite3_column_bytes(handle, 1)), layout: .float32)
                 }
-                offer(try prepared.distance(to: bytes), sqlite3_column_int64(handle, 0))
+                let distance: Double
+                do { distance = try prepared.distance(to: bytes) } catch VectorError.nonFinite { continue }
+                offer(distance, sqlite3_column_int64(handle, 0))
             }
         }
     }
@@ -679,7 +712,7 @@ enum IVFBuilder {
         var present = Set<Int64>()
         for start in stride(from: 0, to: rowIDs.count, by: 500) {
             let slice = rowIDs[start..<min(start + 500, rowIDs.count)].map { SQLFragment.value($0) }.joined(separator: ", ")
-            let rows: [Int64] = try db.query(literal: "SELECT rowid FROM \(identifier: index.table) WHERE rowid IN (\(slice)) AND \(identifier: index.column) IS NOT NULL")
+            let rows: [Int64] = try db.query(literal: "SELECT rowid FROM main.\(identifier: index.table) WHERE rowid IN (\(slice)) AND \(identifier: index.column) IS NOT NULL")
             present.formUnion(rows)
         }
         return present
