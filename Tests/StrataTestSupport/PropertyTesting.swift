@@ -87,19 +87,31 @@ public enum PropertyCheck {
     /// Runs `body` once per case with a generator seeded for that case; the first failure is
     /// rethrown as a `PropertyFailure` naming its seed (and printed, for logs that drop errors).
     public static func run(_ property: String, cases defaultCases: Int = 25, _ body: (inout SeededRandom) throws -> Void) throws {
-        let count = caseCount(default: defaultCases)
-        var seeds = SeededRandom(seed: baseSeed)
-        for index in 0..<count {
-            let seed = index == 0 ? seeds.state : seeds.next()
+        for (index, seed) in caseSeeds(default: defaultCases).enumerated() {
             var random = SeededRandom(seed: seed)
-            do {
-                try body(&random)
-            } catch {
-                let failure = PropertyFailure(property: property, seed: seed, caseIndex: index, underlying: error)
-                FileHandle.standardError.write(Data((failure.description + "\n").utf8))
-                throw failure
-            }
+            do { try body(&random) } catch { throw failure(property, seed: seed, caseIndex: index, error) }
         }
+    }
+
+    /// ``run(_:cases:_:)`` for an async body (a `Database`'s reads): the same seeds, the same report.
+    public static func runAsync(_ property: String, cases defaultCases: Int = 25, _ body: (inout SeededRandom) async throws -> Void) async throws {
+        for (index, seed) in caseSeeds(default: defaultCases).enumerated() {
+            var random = SeededRandom(seed: seed)
+            do { try await body(&random) } catch { throw failure(property, seed: seed, caseIndex: index, error) }
+        }
+    }
+
+    /// Each case's seed: the base seed, then what a generator seeded with it draws.
+    static func caseSeeds(default defaultCases: Int) -> [UInt64] {
+        var seeds = SeededRandom(seed: baseSeed)
+        return (0..<caseCount(default: defaultCases)).map { index in index == 0 ? seeds.state : seeds.next() }
+    }
+
+    /// The failure of one case, printed as well.
+    static func failure(_ property: String, seed: UInt64, caseIndex: Int, _ underlying: any Error) -> PropertyFailure {
+        let failure = PropertyFailure(property: property, seed: seed, caseIndex: caseIndex, underlying: underlying)
+        FileHandle.standardError.write(Data((failure.description + "\n").utf8))
+        return failure
     }
 }
 

@@ -7,30 +7,6 @@ import Testing
 /// The parallel exact scan on a `Database`'s readers, checked against the serial scan and against
 /// sorting every distance by hand, on generated tables with ties, gaps and extreme rowids.
 @Suite struct NearestParallelTests {
-    struct SeededFailure: Error, CustomStringConvertible {
-        let seed: UInt64
-        let underlying: any Error
-        var description: String {
-            "failed with seed 0x\(String(seed, radix: 16, uppercase: true)) (STRATA_PROPERTY_SEED to reproduce): \(underlying)"
-        }
-    }
-
-    /// PropertyCheck.run's seeding for an async body: one seed per case, printed on failure.
-    static func cases(_ count: Int, _ body: (inout SeededRandom) async throws -> Void) async throws {
-        var seeds = SeededRandom(seed: PropertyCheck.baseSeed)
-        for index in 0..<PropertyCheck.caseCount(default: count) {
-            let seed = index == 0 ? seeds.state : seeds.next()
-            var random = SeededRandom(seed: seed)
-            do {
-                try await body(&random)
-            } catch {
-                let failure = SeededFailure(seed: seed, underlying: error)
-                FileHandle.standardError.write(Data((failure.description + "\n").utf8))
-                throw failure
-            }
-        }
-    }
-
     static func temporaryFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nearest-parallel-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -40,7 +16,7 @@ import Testing
     @Test func parallelScanReturnsTheSerialScansResult() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await Self.cases(20) { random in
+        try await PropertyCheck.runAsync("the parallel scan returns the serial scan's result", cases: 20) { random in
             let database = try Database(path: folder.appendingPathComponent("\(UUID().uuidString).sqlite").path)
             let dimensions = random.pick([1, 3, 16, 17, 40])
             // Few distinct vectors, so equal distances are common and ties must go by rowid.
@@ -92,7 +68,7 @@ import Testing
             var high = random.oneIn(2) ? random.pick(bounds) : Int64.random(in: Int64.min...Int64.max, using: &random)
             if low > high { swap(&low, &high) }
             let count = random.int(1...9)
-            let spans = NearestQuery<VectorDoc>.split(low...high, into: count)
+            let spans = splitRowIDRange(low...high, into: count)
             try require(!spans.isEmpty && spans.count <= count, "\(spans.count) spans for \(count)")
             try require(spans.first?.lowerBound == low && spans.last?.upperBound == high, "\(spans) do not span \(low)...\(high)")
             for (left, right) in zip(spans, spans.dropFirst()) {
@@ -104,8 +80,8 @@ import Testing
     /// The whole of Int64 in one span overflowed `split` (width + 1) and trapped.
     @Test(arguments: [1, 2, 7])
     func rowidsAtBothEndsOfInt64(parallelism: Int) async throws {
-        #expect(NearestQuery<VectorDoc>.split(Int64.min...Int64.max, into: 1) == [Int64.min...Int64.max])
-        #expect(NearestQuery<VectorDoc>.split(5...5, into: 1) == [5...5])
+        #expect(splitRowIDRange(Int64.min...Int64.max, into: 1) == [Int64.min...Int64.max])
+        #expect(splitRowIDRange(5...5, into: 1) == [5...5])
         let database = try Database(storageLocation: .inMemory)
         try await database.write { db in
             try VectorDoc.createTable(db)

@@ -1,0 +1,79 @@
+import Foundation
+
+// An IVF search across the reader pool: the probed lists' chunks split into rowid spans, each
+// span ranked on its own reader, the spans' best merged under the search's total order
+// (distance, then rowid) and settled with the pending rows on one more read. For a flat index
+// (`lists: 1`) that is an exact search split across cores, reading the index's chunks rather
+// than the table's rows.
+
+extension Database {
+    /// ``Connection/searchIVFIndex(_:nearest:k:nprobe:rescoring:among:)`` with the probed lists
+    /// ranked in parallel on the reader pool: their chunks are split into `parallelism` rowid
+    /// spans, each ranked on its own reader, and the best of each merged. On a database nobody
+    /// writes meanwhile, the result is the serial search's, ties included.
+    ///
+    /// ```swift
+    /// try await database.write { db in try db.createIVFIndex("doc_flat", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 1)) }
+    /// let exact = try await database.searchIVFIndex("doc_flat", nearest: query, k: 10, nprobe: 1)
+    /// ```
+    /// Each span is read in its own snapshot (Debian's SQLite has no `sqlite3_snapshot_open` to
+    /// share one), and the pending rows once more at the end. A ranked row written while the
+    /// spans were read is noticed there, and that read then searches again on its own; a write
+    /// that moves rows the spans did not rank may still be seen by some reads only. A row never
+    /// comes back twice. When the answer must be of one instant while writes go on, run the
+    /// serial search inside one `database.read`.
+    /// - Parameters:
+    ///   - parallelism: how many spans, at most the pool's readers; the machine's active
+    ///     processor count by default.
+    /// - Throws: what the serial search throws; ``DatabaseError/closed``; `CancellationError`.
+    public func searchIVFIndex(_ name: String, nearest vector: FloatVector, k: Int, nprobe: Int, rescoring: Int = 8,
+                               among rowIDs: SQLFragment? = nil, parallelism: Int? = nil) async throws -> [(rowID: Int64, distance: Double)] {
+        let spanCount = max(1, min(parallelism ?? ProcessInfo.processInfo.activeProcessorCount, readerConnectionPool.maximumConnectionCount))
+        let plan: (probe: IVFProbe, chunks: ClosedRange<Int64>?)? = try await read { db in
+            guard let probe = try db.ivfProbe(name, nearest: vector, k: k, nprobe: nprobe, rescoring: rescoring) else { return nil }
+            return (probe, try db.ivfChunkBounds(probe.index))
+        }
+        guard let plan else { return [] }
+        guard spanCount > 1, let chunks = plan.chunks else {
+            return try await read { db in try db.searchIVFIndex(name, nearest: vector, k: k, nprobe: nprobe, rescoring: rescoring, among: rowIDs) }
+        }
+        let probe = plan.probe
+        let candidates = try await withThrowingTaskGroup(of: [VectorCandidate].self) { group in
+            for span in splitRowIDRange(chunks, into: spanCount) {
+                group.addTask {
+                    try await self.read { db in
+                        // The span's chunks and the rows they skip, read in one snapshot.
+                        try db.strataSavepoint(named: "strata_ivf_search") {
+                            let skipped = try IVFBuilder.pendingRows(of: probe.index, db)
+                            let allowed = try rowIDs.map { try IVFBuilder.rowIDs(selectedBy: $0, in: probe.index, db) }
+                            return try db.rankFiledEntries(probe, chunks: span, excluding: skipped, allowed: allowed).nearestFirst
+                        }
+                    }
+                }
+            }
+            var top = VectorTopK(capacity: probe.capacity)
+            for try await best in group { top.merge(best) }
+            return top.nearestFirst
+        }
+        return try await read { db in
+            try db.strataSavepoint(named: "strata_ivf_search") {
+                // A candidate pending now, or found in two chunks, was written while the spans
+                // were read: dropping it would leave its place empty, so this read searches
+                // again in one snapshot. So does a row gone without its delete trigger that took
+                // a winner's place (the serial search ranks again without it). Both are rare.
+                let pending = try IVFBuilder.pendingRows(of: probe.index, db)
+                var seen = Set<Int64>()
+                var filed = VectorTopK(capacity: probe.capacity)
+                for candidate in candidates {
+                    guard !pending.contains(candidate.rowID), seen.insert(candidate.rowID).inserted else {
+                        return try db.searchIVFIndexInSnapshot(name, nearest: vector, k: k, nprobe: nprobe, rescoring: rescoring, among: rowIDs)
+                    }
+                    filed.offer(distance: candidate.distance, rowID: candidate.rowID)
+                }
+                let settled = try db.settle(probe, candidates: filed, pendingBest: try db.rankPendingRows(probe, among: rowIDs))
+                if settled.missing.isEmpty { return settled.ranked }
+                return try db.searchIVFIndexInSnapshot(name, nearest: vector, k: k, nprobe: nprobe, rescoring: rescoring, among: rowIDs)
+            }
+        }
+    }
+}
