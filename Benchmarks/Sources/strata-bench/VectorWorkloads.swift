@@ -52,8 +52,10 @@ enum VectorWorkloads {
     }
 
     /// "Strata flat index" searches a flat IVF index (`lists: 1`, float32): every vector compared
-    /// from chunks, as vec0 compares its own chunked copy, so its answer is the exact one.
-    static let allContenders = ["swift loop", "Strata nearest", "Strata parallel", "Strata flat index", "Strata SQL fn", "sqlite-vec fn", "sqlite-vec vec0"]
+    /// from chunks, as vec0 compares its own chunked copy, so its answer is the exact one;
+    /// "Strata parallel flat" splits those chunks across the `Database`'s readers.
+    static let allContenders = ["swift loop", "Strata nearest", "Strata parallel", "Strata flat index", "Strata parallel flat", "Strata SQL fn",
+                                "sqlite-vec fn", "sqlite-vec vec0"]
     static var contenders: [String] {
         guard let chosen = options.contenders else { return allContenders }
         return allContenders.filter { chosen.contains($0) }
@@ -181,7 +183,7 @@ enum VectorWorkloads {
             if hasVec0, let extensionPath { try connection.loadExtension(at: extensionPath) }
             // The flat index lives in the cached file beside vec0's tables, built once per metric.
             let flatIndex = "doc_flat_\(metric.rawValue)"
-            if contenders.contains("Strata flat index"), (try? connection.ivfIndex(named: flatIndex)) == nil {
+            if contenders.contains(where: { $0.contains("flat") }), (try? connection.ivfIndex(named: flatIndex)) == nil {
                 try? connection.dropIVFIndex(flatIndex)   // one of an earlier layout
                 FileHandle.standardError.write(Data("vector-knn: building the flat index \(flatIndex)...\n".utf8))
                 try connection.createIVFIndex(flatIndex, on: "doc", column: "embedding", options: IVFIndexOptions(metric: metric, lists: 1))
@@ -203,6 +205,8 @@ enum VectorWorkloads {
                         ids = try await VectorDoc.nearest(to: target, by: \.embedding, metric: metric, k: k).fetchAll(database).map { $0.record.id ?? 0 }
                     case "Strata flat index":
                         ids = try connection.searchIVFIndex(flatIndex, nearest: target, k: k, nprobe: 1).map(\.rowID)
+                    case "Strata parallel flat":
+                        ids = try await database.searchIVFIndex(flatIndex, nearest: target, k: k, nprobe: 1).map(\.rowID)
                     case "Strata SQL fn":
                         let function = metric == .l2 ? "strata_vec_distance_l2" : "strata_vec_distance_cosine"
                         ids = try connection.query(literal: "SELECT id FROM doc ORDER BY \(SQLFragment(sql: function))(embedding, \(target)), id LIMIT \(k)")
