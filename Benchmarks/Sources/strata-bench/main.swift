@@ -230,14 +230,14 @@ if options.json {
     }
     if !vectorResults.isEmpty {
         print("\nExact k=\(VectorWorkloads.k) nearest neighbours over \(VectorWorkloads.dimensions)-float vectors (sqlite-vec 0.1.9 when installed; PRAGMA mmap_size = \(options.mmap ?? 0) on every connection, page size \(options.pageSize ?? 4096)), same run:\n")
-        print("| workload | rows | " + VectorWorkloads.contenders.joined(separator: " | ") + " | nearest/vec0 | parallel/vec0 | flat/vec0 |")
-        print("|---|---:|" + VectorWorkloads.contenders.map { _ in "---:|" }.joined() + "---:|---:|---:|")
+        print("| workload | rows | " + VectorWorkloads.contenders.joined(separator: " | ") + " | nearest/vec0 | parallel/vec0 | flat/vec0 | parallel flat/vec0 |")
+        print("|---|---:|" + VectorWorkloads.contenders.map { _ in "---:|" }.joined() + "---:|---:|---:|---:|")
         for result in vectorResults {
             let cells = VectorWorkloads.contenders.map { result.times[$0].map(cell) ?? "n/a" }
             let vec0 = result.times["sqlite-vec vec0"]?.median
             print("| \(result.workload) | \(result.rows) | " + cells.joined(separator: " | ")
                   + " | \(ratio(result.times["Strata nearest"]?.median, vec0)) | \(ratio(result.times["Strata parallel"]?.median, vec0))"
-                  + " | \(ratio(result.times["Strata flat index"]?.median, vec0)) |")
+                  + " | \(ratio(result.times["Strata flat index"]?.median, vec0)) | \(ratio(result.times["Strata parallel flat"]?.median, vec0)) |")
         }
         print("\nThe same calls' process CPU time (user + system, all threads), medians in ms:\n")
         print("| workload | rows | " + VectorWorkloads.contenders.joined(separator: " | ") + " | nearest/vec0 |")
