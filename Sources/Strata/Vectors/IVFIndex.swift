@@ -780,73 +780,113 @@ enum IVFBuilder {
     /// `vector`.
     static func scanCodes(_ literal: SQLFragment, _ vector: FloatVector, _ index: IVFIndex, _ db: Connection,
                           _ offer: (Double, Int64) -> Void) throws {
-        let bits = BitVector(quantizing: vector)
-        let queryNorm = vector.values.reduce(Float(0)) { $0 + $1 * $1 }.squareRoot()
-        let byteCount = bits.bytes.count
-        try vector.values.withUnsafeBytes { query in
+        switch index.quantization {
+        case .int8:
+            let query = Int8Query(vector)
+            try query.widened.withUnsafeBytes { widened in
+                guard let widened = widened.baseAddress else { throw VectorError.empty }
+                switch index.metric {
+                case .l2:
+                    try scanChunks(literal, index, db) { row, code in offer(query.l2(widened, code, dimensions: index.dimensions), row) }
+                case .cosine:
+                    try scanChunks(literal, index, db) { row, code in offer(query.cosine(widened, code, dimensions: index.dimensions), row) }
+                case .innerProduct:
+                    try scanChunks(literal, index, db) { row, code in offer(query.innerProduct(widened, code, dimensions: index.dimensions), row) }
+                }
+            }
+        case .bit, .none:
+            let bits = BitVector(quantizing: vector)
+            let byteCount = bits.bytes.count
             try bits.bytes.withUnsafeBytes { queryBits in
-                guard let target = query.baseAddress, let targetBits = queryBits.baseAddress else { throw VectorError.empty }
+                guard let targetBits = queryBits.baseAddress else { throw VectorError.empty }
                 try scanChunks(literal, index, db) { row, code in
-                    if index.quantization == .int8 {
-                        offer(int8Distance(target, queryNorm, code, dimensions: index.dimensions, metric: index.metric), row)
-                    } else {
-                        offer(Double(VectorKernels.hamming(targetBits, code, byteCount: byteCount)), row)
-                    }
+                    offer(Double(VectorKernels.hamming(targetBits, code, byteCount: byteCount)), row)
                 }
             }
         }
     }
 
-    /// The metric's distance from a float32 query to an int8 code (values, then its scale), in
-    /// float32; only an order for choosing candidates, which are rescored exactly. Each metric
-    /// sums only what it needs: the codes are most of a flat quantized search's work.
-    static func int8Distance(_ query: UnsafeRawPointer, _ queryNorm: Float, _ code: UnsafeRawPointer, dimensions: Int, metric: VectorMetric) -> Double {
-        switch metric {
-        case .l2:
-            return Double(int8Sums(query, code, dimensions: dimensions, squares: true, norms: false).squares)
-        case .innerProduct:
-            let scale = Float(bitPattern: UInt32(littleEndian: code.loadUnaligned(fromByteOffset: dimensions, as: UInt32.self)))
-            return -Double(int8Sums(query, code, dimensions: dimensions, squares: false, norms: false).dot * scale)
-        case .cosine:
-            let sums = int8Sums(query, code, dimensions: dimensions, squares: false, norms: true)
-            let denominator = queryNorm * sums.norm.squareRoot()
-            return denominator > 0 ? 1 - Double(sums.dot / denominator) : 1
-        }
-    }
+    /// A query made ready for int8 codes: quantized to int8 itself, so each code is compared in
+    /// integers (sixteen products and sums per step, with no conversion to float), which is most
+    /// of a flat quantized search's work. Its own rounding only orders candidates, which are
+    /// rescored exactly.
+    struct Int8Query {
+        /// The query's int8 values widened to Int16, zero-padded to a multiple of 16.
+        let widened: [Int16]
+        /// The query's scale: its components are about `scale × value`.
+        let scale: Float
+        /// Σq², of the float32 query.
+        let squares: Float
+        /// ‖q‖, summed in Double (a tiny query's Σq² underflows in float32, its norm need not).
+        let norm: Float
 
-    /// Σ(qᵢ − s·cᵢ)² when `squares`, else Σqᵢcᵢ (and Σcᵢ² when `norms`), for an int8 code `c`
-    /// with scale `s`; the flags are constants at each inlined call, so each loop sums only those.
-    @inline(__always)
-    static func int8Sums(_ query: UnsafeRawPointer, _ code: UnsafeRawPointer, dimensions: Int, squares computeSquares: Bool,
-                         norms computeNorms: Bool) -> (squares: Float, dot: Float, norm: Float) {
-        let scale = Float(bitPattern: UInt32(littleEndian: code.loadUnaligned(fromByteOffset: dimensions, as: UInt32.self)))
-        var squares = SIMD16<Float>(), dots = SIMD16<Float>(), norms = SIMD16<Float>()
-        @inline(__always) func add(_ q: SIMD16<Float>, _ c: SIMD16<Float>) {
-            if computeSquares {
-                let difference = q - c * scale
-                squares += difference * difference
-            } else {
-                dots += q * c
-                if computeNorms { norms += c * c }
+        init(_ vector: FloatVector) {
+            let quantized = Int8Vector(quantizing: vector)
+            var widened = quantized.values.map { Int16($0) }
+            widened.append(contentsOf: repeatElement(0, count: (16 - widened.count % 16) % 16))
+            self.widened = widened
+            scale = quantized.scale
+            let sum = vector.values.reduce(0.0) { $0 + Double($1) * Double($1) }
+            squares = Float(sum)
+            norm = Float(sum.squareRoot())
+        }
+
+        /// ‖q − s·c‖² as Σq² − 2·s·t·Σq′c + s²·Σc².
+        @inline(__always)
+        func l2(_ widened: UnsafeRawPointer, _ code: UnsafeRawPointer, dimensions: Int) -> Double {
+            let sums = Self.sums(widened, code, dimensions: dimensions, norm: true)
+            let s = Self.codeScale(code, dimensions: dimensions)
+            return Double(squares - 2 * s * scale * Float(sums.dot) + s * s * Float(sums.norm))
+        }
+
+        @inline(__always)
+        func cosine(_ widened: UnsafeRawPointer, _ code: UnsafeRawPointer, dimensions: Int) -> Double {
+            let sums = Self.sums(widened, code, dimensions: dimensions, norm: true)
+            let denominator = norm * Float(sums.norm).squareRoot()
+            return denominator > 0 ? 1 - Double(scale * Float(sums.dot) / denominator) : 1
+        }
+
+        @inline(__always)
+        func innerProduct(_ widened: UnsafeRawPointer, _ code: UnsafeRawPointer, dimensions: Int) -> Double {
+            let sums = Self.sums(widened, code, dimensions: dimensions, norm: false)
+            return -Double(Self.codeScale(code, dimensions: dimensions) * scale * Float(sums.dot))
+        }
+
+        @inline(__always)
+        static func codeScale(_ code: UnsafeRawPointer, dimensions: Int) -> Float {
+            Float(bitPattern: UInt32(littleEndian: code.loadUnaligned(fromByteOffset: dimensions, as: UInt32.self)))
+        }
+
+        /// Σq′ᵢcᵢ and (when `norm`) Σcᵢ² in integers. Each product of values within ±127 is at
+        /// most 16,129, so two added stay within Int16 before widening; wrapping arithmetic
+        /// keeps a tampered code (a -128) from trapping, only from ranking well.
+        @inline(__always)
+        static func sums(_ widened: UnsafeRawPointer, _ code: UnsafeRawPointer, dimensions: Int, norm computeNorm: Bool) -> (dot: Int32, norm: Int32) {
+            var dots = SIMD8<Int32>(), norms = SIMD8<Int32>()
+            @inline(__always) func add(_ q: SIMD16<Int16>, _ c: SIMD16<Int16>) {
+                let products = q &* c
+                dots &+= SIMD8<Int32>(truncatingIfNeeded: products.evenHalf &+ products.oddHalf)
+                if computeNorm {
+                    let squares = c &* c
+                    norms &+= SIMD8<Int32>(truncatingIfNeeded: squares.evenHalf &+ squares.oddHalf)
+                }
             }
-        }
-        let chunks = dimensions / 16
-        var chunk = 0
-        while chunk < chunks {
-            add(query.loadUnaligned(fromByteOffset: chunk &* 64, as: SIMD16<Float>.self),
-                SIMD16<Float>(code.loadUnaligned(fromByteOffset: chunk &* 16, as: SIMD16<Int8>.self)))
-            chunk &+= 1
-        }
-        // The last components, padded with zeros (which add nothing to any sum).
-        if chunks &* 16 < dimensions {
-            var q = SIMD16<Float>(), c = SIMD16<Float>()
-            for lane in 0..<(dimensions - chunks &* 16) {
-                q[lane] = query.loadUnaligned(fromByteOffset: (chunks &* 16 &+ lane) &* 4, as: Float.self)
-                c[lane] = Float(code.load(fromByteOffset: chunks &* 16 &+ lane, as: Int8.self))
+            let steps = dimensions / 16
+            var step = 0
+            while step < steps {
+                add(widened.loadUnaligned(fromByteOffset: step &* 32, as: SIMD16<Int16>.self),
+                    SIMD16<Int16>(truncatingIfNeeded: code.loadUnaligned(fromByteOffset: step &* 16, as: SIMD16<Int8>.self)))
+                step &+= 1
             }
-            add(q, c)
+            // The last values, padded with zeros (the query's padding is zero too); a code is
+            // followed by its scale, so it is not read past its end.
+            if steps &* 16 < dimensions {
+                var c = SIMD16<Int16>()
+                for lane in 0..<(dimensions - steps &* 16) { c[lane] = Int16(code.load(fromByteOffset: steps &* 16 &+ lane, as: Int8.self)) }
+                add(widened.loadUnaligned(fromByteOffset: steps &* 32, as: SIMD16<Int16>.self), c)
+            }
+            return (dots.wrappedSum(), norms.wrappedSum())
         }
-        return (squares.sum(), dots.sum(), norms.sum())
     }
 
     /// What a filed vector is stored as.
