@@ -243,3 +243,10 @@ public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T)
         thread.start()
     }
 }
+
+/// A new empty folder in the temporary directory, named `prefix` and a UUID; the caller removes it.
+public func temporaryFolder(_ prefix: String) throws -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(prefix + "-" + UUID().uuidString)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+}

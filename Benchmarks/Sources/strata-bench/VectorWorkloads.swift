@@ -330,7 +330,7 @@ enum VectorWorkloads {
                                        ("flat int8", "flat_int8", IVFIndexOptions(lists: 1, quantization: .int8)),
                                        // Every vector compared, from chunks: exact, as the scan is.
                                        ("flat float32", "flat_float", IVFIndexOptions(lists: 1))]
-        where options.contenders?.contains(name) ?? true {   // --contenders "flat int8,IVF int8" picks some
+        where strata_bench.options.contenders?.contains(name) ?? true {   // --contenders "flat int8,IVF int8" picks some
             let before = try fileBytes()
             let start = DispatchTime.now().uptimeNanoseconds
             let index = try db.createIVFIndex(table, on: "doc", column: "embedding", options: options)

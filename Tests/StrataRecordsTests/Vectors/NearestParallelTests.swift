@@ -7,14 +7,8 @@ import Testing
 /// The parallel exact scan on a `Database`'s readers, checked against the serial scan and against
 /// sorting every distance by hand, on generated tables with ties, gaps and extreme rowids.
 @Suite struct NearestParallelTests {
-    static func temporaryFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nearest-parallel-" + UUID().uuidString)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
-    }
-
     @Test func parallelScanReturnsTheSerialScansResult() async throws {
-        let folder = try Self.temporaryFolder()
+        let folder = try temporaryFolder("nearest-parallel")
         defer { try? FileManager.default.removeItem(at: folder) }
         try await PropertyCheck.runAsync("the parallel scan returns the serial scan's result", cases: 20) { random in
             let database = try Database(path: folder.appendingPathComponent("\(UUID().uuidString).sqlite").path)
@@ -95,7 +89,7 @@ import Testing
     }
 
     @Test func emptyTablesZeroKAndRefusedQueries() async throws {
-        let folder = try Self.temporaryFolder()
+        let folder = try temporaryFolder("nearest-parallel")
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = try Database(path: folder.appendingPathComponent("empty.sqlite").path)
         try await database.write { try VectorDoc.createTable($0) }

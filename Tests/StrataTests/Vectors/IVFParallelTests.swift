@@ -7,14 +7,8 @@ import Testing
 /// file: generated vectors with ties, every quantization and metric, pending rows, `among`, rows
 /// gone without their trigger; and under concurrent writes, never a row twice.
 @Suite struct IVFParallelTests {
-    static func temporaryFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ivf-parallel-" + UUID().uuidString)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
-    }
-
     @Test func theParallelSearchReturnsTheSerialSearchsResult() async throws {
-        let folder = try Self.temporaryFolder()
+        let folder = try temporaryFolder("ivf-parallel")
         defer { try? FileManager.default.removeItem(at: folder) }
         try await PropertyCheck.runAsync("parallel IVF search equals the serial one", cases: 15) { random in
             let database = try Database(path: folder.appendingPathComponent("\(UUID().uuidString).sqlite").path)
@@ -55,7 +49,7 @@ import Testing
     }
 
     @Test func argumentsAndAnEmptyIndexAreAsSerial() async throws {
-        let folder = try Self.temporaryFolder()
+        let folder = try temporaryFolder("ivf-parallel")
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = try Database(path: folder.appendingPathComponent("doc.sqlite").path)
         let query = try FloatVector([1, 2])
@@ -80,7 +74,7 @@ import Testing
     }
 
     @Test func concurrentWritesNeverShowARowTwice() async throws {
-        let folder = try Self.temporaryFolder()
+        let folder = try temporaryFolder("ivf-parallel")
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = try Database(path: folder.appendingPathComponent("doc.sqlite").path)
         let rowCount = 1_200
