@@ -311,27 +311,16 @@ extension Connection {
         let view = "CREATE VIEW " + quoteIdentifier(fts5KeyedContentView(index)) + " AS SELECT m." + id + " AS " + id
             + columns.map { ", t." + quoteIdentifier($0) + " AS " + quoteIdentifier($0) }.joined()
             + " FROM " + table + " AS t JOIN " + map + " AS m ON m.\"key\" = t." + keyColumn
-        // No conflict clause (OR IGNORE, OR REPLACE) in these bodies: an outer statement's
-        // conflict handling, an upsert's included, overrides a trigger's, so each is a guarded write.
-        let addKey = "INSERT INTO \(map)(\"key\") SELECT new.\(keyColumn) WHERE new.\(keyColumn) IS NOT NULL"
-            + " AND NOT EXISTS (SELECT 1 FROM \(map) WHERE \"key\" = new.\(keyColumn));"
+        let keyMap = KeyMapSQL(map: fts5KeyMapTable(index), idColumn: fts5KeyMapIDColumn, table: contentTable, key: key)
+        let addKey = keyMap.addNewKey, rekey = keyMap.rekey, dropKey = keyMap.dropOldKey
         let insert = fromMap("new", nil)
         let delete = fromMap("old", "delete")
-        // A re-keyed row keeps its id: the index entry moves with it. Compared as the map
-        // compares (BINARY): under a NOCASE key 'A' → 'a' is a change the map must follow. A key set to NULL (which a
-        // non-integer PRIMARY KEY allows) leaves the map and the index; one set from NULL joins.
-        let rekey = "UPDATE \(map) SET \"key\" = new.\(keyColumn) WHERE \"key\" = old.\(keyColumn)"
-            + " AND new.\(keyColumn) IS NOT old.\(keyColumn) COLLATE BINARY AND new.\(keyColumn) IS NOT NULL;"
-            + " DELETE FROM \(map) WHERE \"key\" = old.\(keyColumn) AND new.\(keyColumn) IS NULL;"
-        let dropKey = "DELETE FROM \(map) WHERE \"key\" = old.\(keyColumn);"
         func trigger(_ suffix: String, _ event: String, _ body: String) -> String {
             "CREATE TRIGGER " + quoteIdentifier(index + "_" + suffix) + " AFTER " + event + " ON " + table + " BEGIN " + body + " END"
         }
         let bodies = [("INSERT", addKey + " " + insert), ("DELETE", delete + " " + dropKey), ("UPDATE", delete + " " + rekey + " " + addKey + " " + insert)]
         let sourceTable = quoteIdentifier(fts5KeySourceTable(index))
-        // ORDER BY the key, not rowid: a WITHOUT ROWID table has none.
-        return ["CREATE TABLE \(map)(\(id) INTEGER PRIMARY KEY, \"key\" NOT NULL UNIQUE)",
-                "INSERT OR IGNORE INTO \(map)(\"key\") SELECT \(keyColumn) FROM \(table) WHERE \(keyColumn) IS NOT NULL ORDER BY \(keyColumn)",
+        return [keyMap.createTable(), keyMap.fill(),
                 "CREATE TABLE \(sourceTable)(\"table\" TEXT NOT NULL, \"key\" TEXT NOT NULL)",
                 "INSERT INTO \(sourceTable) VALUES (\(quoteStringLiteral(contentTable)), \(quoteStringLiteral(key)))",
                 view]

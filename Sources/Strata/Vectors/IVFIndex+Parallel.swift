@@ -71,7 +71,7 @@ extension Database {
                     filed.offer(distance: candidate.distance, rowID: candidate.rowID)
                 }
                 let settled = try db.settle(probe, candidates: filed, pendingBest: try db.rankPendingRows(probe, among: rowIDs))
-                if settled.missing.isEmpty { return settled.ranked }
+                if settled.missing.isEmpty { return try IVFBuilder.tableRowIDs(settled.ranked, probe.index, db) }
                 return try db.searchIVFIndexInSnapshot(name, nearest: vector, k: k, nprobe: nprobe, rescoring: rescoring, among: rowIDs)
             }
         }

@@ -32,6 +32,11 @@ public struct IVFIndex: Sendable, Hashable {
     /// How the filed vectors are stored and first compared; the best candidates are then
     /// ranked again by their float32 vectors in the table.
     public let quantization: VectorQuantization
+    /// The table's key column when its rowids are not its own (no `INTEGER PRIMARY KEY`, a
+    /// TEXT key as synced tables have): the index then files rows under the ids a key map,
+    /// `<name>_keys`, keeps per key, which `VACUUM` and reloads leave alone. nil when the table
+    /// has an `INTEGER PRIMARY KEY`, whose values are its rowids.
+    public let key: String?
 }
 
 /// How an IVF index stores the vectors it files.
@@ -85,9 +90,9 @@ public enum VectorIndexError: Error, Equatable, Sendable, CustomStringConvertibl
     /// An index built by an earlier Strata, which filed one row per vector: drop it and create it
     /// again (its lists are now kept in chunks).
     case outdatedLayout(String)
-    /// The table's rowids are not its own: it has no `INTEGER PRIMARY KEY` (whose values are the
-    /// rowids), so `VACUUM` may renumber them and the lists would name other rows; or it is a
-    /// view, a virtual table or a `WITHOUT ROWID` table.
+    /// Nothing in the table names a row for good: it has neither an `INTEGER PRIMARY KEY` nor a
+    /// one-column `PRIMARY KEY` to map (`VACUUM` may renumber its rowids, and the lists would
+    /// name other rows); or it is a view, a virtual table or a `WITHOUT ROWID` table.
     case unstableRowIDs(table: String)
     /// The indexed column is no longer in the table (renamed or dropped): drop the index and
     /// create it again.
@@ -102,7 +107,7 @@ public enum VectorIndexError: Error, Equatable, Sendable, CustomStringConvertibl
         case .outdatedLayout(let name):
             return "The IVF index \(name) was built by an earlier Strata (one row per vector); drop it with dropIVFIndex and create it again"
         case .unstableRowIDs(let table):
-            return "An IVF index files rows by rowid, and \(table) has no INTEGER PRIMARY KEY to keep them: VACUUM may renumber its rows (give it an INTEGER PRIMARY KEY, or keep the vectors in a table that has one)"
+            return "An IVF index files rows under their INTEGER PRIMARY KEY or the ids it maps a one-column PRIMARY KEY to, and \(table) has neither (or is a view, a virtual table or a WITHOUT ROWID table): VACUUM may renumber its rows"
         case .missingColumn(let index, let table, let column):
             return "The IVF index \(index) indexes \(table).\(column), which is no longer there; drop it with dropIVFIndex and create it again"
         }
@@ -114,7 +119,20 @@ extension IVFIndex {
     var centroidsTable: String { name + "_centroids" }
     var entriesTable: String { name + "_entries" }
     var pendingTable: String { name + "_pending" }
+    var keyMapTable: String { name + "_keys" }
     static let triggerSuffixes = ["ai", "au", "ad"]
+
+    /// The key map of a keyed index (see ``key``).
+    var keyMap: KeyMapSQL? { key.map { KeyMapSQL(map: keyMapTable, idColumn: "id", table: table, key: $0) } }
+
+    /// The table as `t`, joined to its key map as `m` when keyed: what ``rowID`` is read from.
+    var rowSource: SQLFragment {
+        guard let key else { return "main.\(identifier: table) AS t" }
+        return "main.\(identifier: table) AS t JOIN main.\(identifier: keyMapTable) AS m ON m.\"key\" = t.\(identifier: key)"
+    }
+
+    /// The id the index files a row of ``rowSource`` under: its rowid, or its key's mapped id.
+    var rowID: SQLFragment { key == nil ? "t.rowid" : "m.id" }
 
     /// The tables and triggers, in creation order.
     var createStatements: [String] {
@@ -136,10 +154,26 @@ extension IVFIndex {
         func trigger(_ suffix: String, _ event: String, _ body: String, when: String = "") -> String {
             "CREATE TRIGGER main." + quoteIdentifier(name + "_" + suffix) + " AFTER " + event + " ON " + source + when + " BEGIN " + body + " END"
         }
-        // Only a change of the vector or the rowid concerns the index: other updates keep its lists.
-        let vectorOrRowChanged = " WHEN new.rowid IS NOT old.rowid OR new.\(vector) IS NOT old.\(vector)"
+        let inserted: String, updated: String, deleted: String, changed: String
+        if let keyMap {
+            // Queued by mapped id; a row whose key is NULL is never mapped, so never indexed.
+            func queueMapped(_ row: String) -> String {
+                "INSERT INTO \(pending)(\"row\") SELECT m.id FROM \(keyMap.map) AS m WHERE m.\"key\" = \(row).\(keyMap.key)"
+                    + " AND NOT EXISTS (SELECT 1 FROM \(pending) WHERE \"row\" = m.id);"
+            }
+            inserted = keyMap.addNewKey + " " + queueMapped("new")
+            updated = queueMapped("old") + " " + keyMap.rekey + " " + keyMap.addNewKey + " " + queueMapped("new")
+            deleted = queueMapped("old") + " " + keyMap.dropOldKey
+            changed = " WHEN new.\(keyMap.key) IS NOT old.\(keyMap.key) COLLATE BINARY OR new.\(vector) IS NOT old.\(vector)"
+        } else {
+            inserted = queue("new.rowid")
+            updated = queue("old.rowid") + " " + queue("new.rowid")
+            deleted = queue("old.rowid")
+            changed = " WHEN new.rowid IS NOT old.rowid OR new.\(vector) IS NOT old.\(vector)"
+        }
+        // Only a change of the vector or the row's id concerns the index: other updates keep its lists.
         return [
-            "CREATE TABLE \(config)(id INTEGER PRIMARY KEY CHECK (id = 1), \"table\" TEXT NOT NULL, \"column\" TEXT NOT NULL, metric TEXT NOT NULL, dimensions INTEGER NOT NULL, lists INTEGER NOT NULL, quantization TEXT NOT NULL)",
+            "CREATE TABLE \(config)(id INTEGER PRIMARY KEY CHECK (id = 1), \"table\" TEXT NOT NULL, \"column\" TEXT NOT NULL, metric TEXT NOT NULL, dimensions INTEGER NOT NULL, lists INTEGER NOT NULL, quantization TEXT NOT NULL, \"key\" TEXT)",
             "CREATE TABLE \(centroids)(list INTEGER PRIMARY KEY, centroid BLOB NOT NULL)",
             // The rowids before the codes: an update reads the rowids without the codes' pages.
             "CREATE TABLE \(entries)(list INTEGER NOT NULL, \"rows\" BLOB NOT NULL, codes BLOB NOT NULL)",
@@ -147,16 +181,21 @@ extension IVFIndex {
             "CREATE TABLE main.\(pending)(\"row\" INTEGER PRIMARY KEY)",
             // A REPLACE removes the row it replaces without its delete trigger (unless
             // recursive_triggers is on): queuing the new rowid skips such a row's entry too.
-            trigger("ai", "INSERT", refuse + " " + queue("new.rowid")),
-            trigger("au", "UPDATE", refuse + " " + queue("old.rowid") + " " + queue("new.rowid"), when: vectorOrRowChanged),
-            trigger("ad", "DELETE", queue("old.rowid")),
+            trigger("ai", "INSERT", refuse + " " + inserted),
+            trigger("au", "UPDATE", refuse + " " + updated, when: changed),
+            trigger("ad", "DELETE", deleted),
         ]
+    }
+
+    /// A keyed index's map, created and filled before the vectors are read under its ids.
+    var keyMapStatements: [String] {
+        keyMap.map { [$0.createTable(schema: "main"), $0.fill(schema: "main")] } ?? []
     }
 
     /// What removes the index: triggers first, so no write meets half an index.
     var dropStatements: [String] {
         Self.triggerSuffixes.map { "DROP TRIGGER IF EXISTS main." + quoteIdentifier(name + "_" + $0) }
-            + [configTable, centroidsTable, entriesTable, pendingTable].map { "DROP TABLE IF EXISTS main." + quoteIdentifier($0) }
+            + [configTable, centroidsTable, entriesTable, pendingTable, keyMapTable].map { "DROP TABLE IF EXISTS main." + quoteIdentifier($0) }
     }
 }
 
@@ -179,18 +218,20 @@ extension Connection {
         }
         if let lists = options.lists, lists < 1 { throw VectorIndexError.invalidOption("lists \(lists) is below 1") }
         if let sample = options.trainingSampleSize, sample < 1 { throw VectorIndexError.invalidOption("trainingSampleSize \(sample) is below 1") }
-        // A table that is not there is SQLite's own error, from the first read.
-        if try schemaReader.table(named: table, includingViews: true) != nil, try schemaReader.rowIDAliasColumn(ofTable: table) == nil {
-            throw VectorIndexError.unstableRowIDs(table: table)
-        }
+        let key = try ivfKey(of: table)
         return try strataSavepoint(named: "strata_ivf") {
-            let vectors = try IVFBuilder.vectors(in: table, column: column, self)
+            // The map first (when keyed): the vectors are read under its ids.
+            let draft = IVFIndex(name: name, table: table, column: column, metric: options.metric, dimensions: 0, lists: 0,
+                                 quantization: options.quantization, key: key)
+            for statement in draft.keyMapStatements { try execute(statement) }
+            let vectors = try IVFBuilder.vectors(literal: "SELECT \(draft.rowID), t.\(identifier: column) FROM \(draft.rowSource) WHERE t.\(identifier: column) IS NOT NULL ORDER BY 1",
+                                                 expecting: nil, self)
             guard let dimensions = vectors.dimensions, vectors.count > 0 else { throw VectorIndexError.noVectors(table: table, column: column) }
             let lists = min(options.lists ?? max(1, Int(Double(vectors.count).squareRoot())), vectors.count)
             let index = IVFIndex(name: name, table: table, column: column, metric: options.metric, dimensions: dimensions, lists: lists,
-                                 quantization: options.quantization)
+                                 quantization: options.quantization, key: key)
             for statement in index.createStatements { try execute(statement) }
-            try run(literal: "INSERT INTO main.\(identifier: index.configTable) VALUES (1, \(table), \(column), \(options.metric.rawValue), \(Int64(dimensions)), \(Int64(lists)), \(options.quantization.rawValue))")
+            try run(literal: "INSERT INTO main.\(identifier: index.configTable)(id, \"table\", \"column\", metric, dimensions, lists, quantization, \"key\") VALUES (1, \(table), \(column), \(options.metric.rawValue), \(Int64(dimensions)), \(Int64(lists)), \(options.quantization.rawValue), \(key))")
             var random = SeededGenerator(state: options.seed)
             let centroids = IVFBuilder.train(vectors, lists: lists, metric: options.metric,
                                              sampleSize: options.trainingSampleSize ?? lists * 64,
@@ -204,6 +245,21 @@ extension Connection {
         }
     }
 
+    /// How an index over `table` names its rows: nil for by rowid (an `INTEGER PRIMARY KEY`,
+    /// or a table not there, which the first read reports), else the one-column key to map.
+    /// - Throws: ``VectorIndexError/unstableRowIDs(table:)`` for anything else.
+    func ivfKey(of table: String) throws -> String? {
+        guard let entry = try schemaReader.table(named: table, includingViews: true),
+              try schemaReader.rowIDAliasColumn(ofTable: table) == nil else { return nil }
+        guard entry.type == "table", !entry.isVirtualTable,
+              !tableOptionsAreWithoutRowID(Connection.tableOptions(ofCreateTableSQL: entry.sql ?? "")) else {
+            throw VectorIndexError.unstableRowIDs(table: table)
+        }
+        let keys = try schemaReader.columns(ofTable: entry.name).filter { $0.primaryKeyIndex > 0 }
+        guard keys.count == 1 else { throw VectorIndexError.unstableRowIDs(table: table) }
+        return keys[0].name
+    }
+
     /// The IVF index named `name`, as its configuration table records it.
     /// A table renamed since (`ALTER TABLE … RENAME TO`) is followed: SQLite moves the index's
     /// triggers with it.
@@ -215,8 +271,9 @@ extension Connection {
         guard try schemaReader.columns(ofTable: index.entriesTable).contains(where: { sameIdentifier($0.name, "codes") }) else {
             throw VectorIndexError.outdatedLayout(name)
         }
-        guard try schemaReader.columns(ofTable: index.table).contains(where: { sameIdentifier($0.name, index.column) }) else {
-            throw VectorIndexError.missingColumn(index: name, table: index.table, column: index.column)
+        let columns = try schemaReader.columns(ofTable: index.table)
+        for column in [index.column] + (index.key.map { [$0] } ?? []) where !columns.contains(where: { sameIdentifier($0.name, column) }) {
+            throw VectorIndexError.missingColumn(index: name, table: index.table, column: column)
         }
         return index
     }
@@ -232,9 +289,13 @@ extension Connection {
               let dimensions: Int = row.value(at: 3), let lists: Int = row.value(at: 4), dimensions > 0, lists > 0,
               let quantizationName: String = row.value(at: 5), let quantization = VectorQuantization(rawValue: quantizationName)
         else { throw VectorIndexError.noSuchIndex(name) }
+        // Indexes built before keyed tables were mapped have no key column: they are by rowid.
+        let keyed = try schemaReader.columns(ofTable: name + "_config").contains(where: { sameIdentifier($0.name, "key") })
+        let key: String? = keyed ? try query(literal: "SELECT \"key\" FROM main.\(identifier: name + "_config") WHERE id = 1") : nil
         // The insert trigger is on the table under its name now, whatever `_config` recorded.
         let current = try schemaReader.entry(named: name + "_ai", types: ["trigger"])?.tableName ?? table
-        return IVFIndex(name: name, table: current, column: column, metric: metric, dimensions: dimensions, lists: lists, quantization: quantization)
+        return IVFIndex(name: name, table: current, column: column, metric: metric, dimensions: dimensions, lists: lists, quantization: quantization,
+                        key: key)
     }
 
     /// Files the rows written since the last update under their nearest centroids (the
@@ -246,7 +307,7 @@ extension Connection {
         try strataSavepoint(named: "strata_ivf") {
             let index = try ivfIndex(named: name)
             let centroids = try IVFBuilder.centroids(of: index, self)
-            let pendingRows: SQLFragment = "SELECT t.rowid, t.\(identifier: index.column) FROM main.\(identifier: index.pendingTable) AS p JOIN main.\(identifier: index.table) AS t ON t.rowid = p.\"row\""
+            let pendingRows: SQLFragment = "SELECT \(index.rowID), t.\(identifier: index.column) FROM \(index.rowSource) JOIN main.\(identifier: index.pendingTable) AS p ON p.\"row\" = \(index.rowID)"
             let vectors = try IVFBuilder.vectors(literal: pendingRows, expecting: index.dimensions, self)
             try IVFBuilder.unfile(try IVFBuilder.pendingRows(of: index, self), from: index, self)
             try IVFBuilder.file(vectors, into: index, centroids: centroids, self)
@@ -300,7 +361,7 @@ extension Connection {
         while true {
             let candidates = try rankFiledEntries(probe, chunks: nil, excluding: skipped, gone, allowed: allowed)
             let settled = try settle(probe, candidates: candidates, pendingBest: pendingBest)
-            if settled.missing.isEmpty { return settled.ranked }
+            if settled.missing.isEmpty { return try IVFBuilder.tableRowIDs(settled.ranked, probe.index, self) }
             gone.formUnion(settled.missing)
         }
     }
@@ -328,7 +389,7 @@ extension Connection {
     func rankPendingRows(_ probe: IVFProbe, among rowIDs: SQLFragment?) throws -> VectorTopK {
         let index = probe.index
         let restriction: SQLFragment = rowIDs.map { " AND t.rowid IN (\($0))" } ?? ""
-        let pending: SQLFragment = "SELECT t.rowid, t.\(identifier: index.column) FROM main.\(identifier: index.pendingTable) AS p JOIN main.\(identifier: index.table) AS t ON t.rowid = p.\"row\" WHERE t.\(identifier: index.column) IS NOT NULL" + restriction
+        let pending: SQLFragment = "SELECT \(index.rowID), t.\(identifier: index.column) FROM \(index.rowSource) JOIN main.\(identifier: index.pendingTable) AS p ON p.\"row\" = \(index.rowID) WHERE t.\(identifier: index.column) IS NOT NULL" + restriction
         var best = VectorTopK(capacity: probe.k)
         try IVFBuilder.scanFloat(pending, probe.vector, index, self) { best.offer(distance: $0, rowID: $1) }
         return best
@@ -382,7 +443,7 @@ extension Connection {
         var rescoredRows = Set<Int64>()
         for start in stride(from: 0, to: candidateRows.count, by: 500) {
             let slice = candidateRows[start..<min(start + 500, candidateRows.count)].map { SQLFragment.value($0) }.joined(separator: ", ")
-            let rescored: SQLFragment = "SELECT rowid, \(identifier: index.column) FROM main.\(identifier: index.table) WHERE rowid IN (\(slice)) AND \(identifier: index.column) IS NOT NULL"
+            let rescored: SQLFragment = "SELECT \(index.rowID), t.\(identifier: index.column) FROM \(index.rowSource) WHERE \(index.rowID) IN (\(slice)) AND t.\(identifier: index.column) IS NOT NULL"
             try IVFBuilder.scanFloat(rescored, probe.vector, index, self) { distance, row in
                 best.offer(distance: distance, rowID: row)
                 rescoredRows.insert(row)
@@ -423,10 +484,6 @@ enum IVFBuilder {
         var components: [Float] = []
         var dimensions: Int?
         var count: Int { rowIDs.count }
-    }
-
-    static func vectors(in table: String, column: String, _ db: Connection) throws -> Vectors {
-        try vectors(literal: "SELECT rowid, \(identifier: column) FROM main.\(identifier: table) WHERE \(identifier: column) IS NOT NULL ORDER BY rowid", expecting: nil, db)
     }
 
     /// Every row's vector from `literal` (rowid, vector); the first fixes the dimension unless
@@ -717,6 +774,20 @@ enum IVFBuilder {
         }
     }
 
+    /// A keyed index's winners under the table's rowids now (the ids are the map's), in the
+    /// same order: by distance, ties by the map's ids.
+    static func tableRowIDs(_ ranked: [(rowID: Int64, distance: Double)], _ index: IVFIndex, _ db: Connection) throws
+        -> [(rowID: Int64, distance: Double)] {
+        guard index.key != nil, !ranked.isEmpty else { return ranked }
+        var rowIDs: [Int64: Int64] = [:]
+        for start in stride(from: 0, to: ranked.count, by: 500) {
+            let ids = ranked[start..<min(start + 500, ranked.count)].map { SQLFragment.value($0.rowID) }.joined(separator: ", ")
+            let pairs: [Row] = try db.query(literal: "SELECT m.id, t.rowid FROM \(index.rowSource) WHERE m.id IN (\(ids))")
+            for pair in pairs { rowIDs[pair[0]] = pair[1] }
+        }
+        return ranked.compactMap { entry in rowIDs[entry.rowID].map { (rowID: $0, distance: entry.distance) } }
+    }
+
     /// The rows queued since the last update (written, moved or deleted).
     static func pendingRows(of index: IVFIndex, _ db: Connection) throws -> Set<Int64> {
         Set(try db.query(literal: "SELECT \"row\" FROM main.\(identifier: index.pendingTable)") as [Int64])
@@ -725,7 +796,7 @@ enum IVFBuilder {
     /// The rows of the indexed table among the rowids `select` returns, matched by SQLite's own
     /// `IN` (so text, reals and NULLs match as they do in SQL, and as the pending rows are).
     static func rowIDs(selectedBy select: SQLFragment, in index: IVFIndex, _ db: Connection) throws -> Set<Int64> {
-        Set(try db.query(literal: "SELECT rowid FROM main.\(identifier: index.table) WHERE rowid IN (" + select + ")") as [Int64])
+        Set(try db.query(literal: "SELECT \(index.rowID) FROM \(index.rowSource) WHERE t.rowid IN (" + select + ")") as [Int64])
     }
 
     /// Calls `body` with each filed entry of the chunks `literal` selects (rows, codes): its
@@ -770,7 +841,7 @@ enum IVFBuilder {
         var present = Set<Int64>()
         for start in stride(from: 0, to: rowIDs.count, by: 500) {
             let slice = rowIDs[start..<min(start + 500, rowIDs.count)].map { SQLFragment.value($0) }.joined(separator: ", ")
-            let rows: [Int64] = try db.query(literal: "SELECT rowid FROM main.\(identifier: index.table) WHERE rowid IN (\(slice)) AND \(identifier: index.column) IS NOT NULL")
+            let rows: [Int64] = try db.query(literal: "SELECT \(index.rowID) FROM \(index.rowSource) WHERE \(index.rowID) IN (\(slice)) AND t.\(identifier: index.column) IS NOT NULL")
             present.formUnion(rows)
         }
         return present

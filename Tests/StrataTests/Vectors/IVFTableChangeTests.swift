@@ -34,16 +34,14 @@ import Testing
         try db.searchIVFIndex(name, nearest: query, k: k, nprobe: 3).map(\.rowID)
     }
 
-    @Test func aTableWithoutAnIntegerPrimaryKeyIsRefused() throws {
+    @Test func aTableWithNothingToNameItsRowsByIsRefused() throws {
         let db = try Connection()
         let vector = try FloatVector([1, 2])
         for (table, schema) in [("plain", "CREATE TABLE plain(id TEXT, embedding BLOB)"),
-                                ("texts", "CREATE TABLE texts(id TEXT PRIMARY KEY, embedding BLOB)"),
-                                // SQLite's quirk: as a column constraint, DESC makes no alias.
-                                ("descending", "CREATE TABLE descending(id INTEGER PRIMARY KEY DESC, embedding BLOB)"),
+                                ("pair", "CREATE TABLE pair(a TEXT, b TEXT, embedding BLOB, PRIMARY KEY (a, b))"),
                                 ("keyed", "CREATE TABLE keyed(id TEXT PRIMARY KEY, embedding BLOB) WITHOUT ROWID")] {
             try db.execute(schema)
-            try db.run(literal: "INSERT INTO \(identifier: table)(id, embedding) VALUES ('1', \(vector))")
+            try db.run(literal: "INSERT INTO \(identifier: table)(\(identifier: table == "pair" ? "a" : "id"), embedding) VALUES ('1', \(vector))")
             #expect(throws: VectorIndexError.unstableRowIDs(table: table)) {
                 try db.createIVFIndex("\(table)_ivf", on: table, column: "embedding", options: IVFIndexOptions(lists: 1))
             }
@@ -52,10 +50,15 @@ import Testing
         try db.execute("CREATE VIEW seen AS SELECT rowid, embedding FROM plain")
         #expect(throws: VectorIndexError.unstableRowIDs(table: "seen")) { try db.createIVFIndex("seen_ivf", on: "seen", column: "embedding") }
         #expect(VectorIndexError.unstableRowIDs(table: "plain").description.contains("INTEGER PRIMARY KEY"))
-        // As a table constraint, a descending key is an alias.
+        // As a table constraint, a descending key is an alias: filed by rowid, no map.
         try db.execute("CREATE TABLE quirk(id INTEGER, embedding BLOB, PRIMARY KEY (id DESC))")
         try db.run(literal: "INSERT INTO quirk(embedding) VALUES (\(vector))")
-        #expect(try db.createIVFIndex("quirk_ivf", on: "quirk", column: "embedding", options: IVFIndexOptions(lists: 1)).lists == 1)
+        #expect(try db.createIVFIndex("quirk_ivf", on: "quirk", column: "embedding", options: IVFIndexOptions(lists: 1)).key == nil)
+        // As a column constraint it is not (SQLite's quirk): the key is mapped.
+        try db.execute("CREATE TABLE quirk2(id INTEGER PRIMARY KEY DESC, embedding BLOB)")
+        try db.run(literal: "INSERT INTO quirk2(id, embedding) VALUES (5, \(vector))")
+        #expect(try db.createIVFIndex("quirk2_ivf", on: "quirk2", column: "embedding", options: IVFIndexOptions(lists: 1)).key == "id")
+        #expect(try db.searchIVFIndex("quirk2_ivf", nearest: vector, k: 1, nprobe: 1).map(\.rowID) == db.query("SELECT rowid FROM quirk2 WHERE id = 5"))
     }
 
     @Test func searchesStayExactThroughDeletesAndVacuum() throws {
