@@ -77,4 +77,50 @@ import Testing
         let stored: [Data] = try await laptop.database.read { try $0.query("SELECT embedding FROM doc WHERE embedding IS NOT NULL") }
         for blob in stored { _ = try FloatVector(blob: blob, dimensions: dimensions) }
     }
+
+    /// An IVF index over a synced table (TEXT key, so filed under its key map): rows a pull
+    /// writes, moves and deletes are queued by the index's triggers like local writes, and a
+    /// flat index's search equals the exact ranking on the pulling replica.
+    @Test func anIVFIndexKeepsStepWithPulledRows() async throws {
+        let folder = try SyncFolder()
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        let schema = "CREATE TABLE doc(id TEXT PRIMARY KEY, body TEXT, embedding BLOB)"
+        try hub.createSpace("vectors") { try $0.execute(schema) }
+        hub.setPolicy(.lastWriterWins, forTable: "doc")
+        func replica(_ name: String) throws -> SyncReplica {
+            let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
+            try database.executeWrite { try $0.execute(schema) }
+            try database.addVectorFunctions()
+            return try SyncReplica(database: database, replicaID: name, space: "vectors", tables: ["doc"],
+                                   transport: InProcessSyncTransport(hub: hub))
+        }
+        let phone = try replica("phone"), laptop = try replica("laptop")
+        var random = SeededRandom(seed: PropertyCheck.baseSeed)
+        func vector() throws -> FloatVector { try FloatVector((0..<4).map { _ in Float(random.int(-1000...1000)) / 7 }) }
+        let first = try vector()
+        try await laptop.write { db in
+            try db.run(literal: "INSERT INTO doc(id, body, embedding) VALUES ('local', 'x', \(first))")
+            try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 1))
+        }
+        for round in 0..<3 {
+            for step in 0..<20 {
+                let embedding = try vector()
+                let key = "p\(random.int(0...30))", removed: String? = random.oneIn(6) ? "p\(random.int(0...30))" : nil
+                try await phone.write { db in
+                    try db.run(literal: "INSERT OR REPLACE INTO doc(id, body, embedding) VALUES (\(key), \("r\(round)s\(step)"), \(embedding))")
+                    if let removed { try db.run(literal: "DELETE FROM doc WHERE id = \(removed)") }
+                }
+            }
+            try await phone.sync()
+            try await laptop.sync()
+            if round == 1 { try await laptop.write { try $0.updateIVFIndex("doc_ivf") } }
+            let target = try vector()
+            let exact: SQLFragment = "SELECT rowid FROM doc WHERE embedding IS NOT NULL ORDER BY strata_vec_distance_l2(embedding, \(target)), rowid LIMIT 8"
+            let expected: [Int64] = try await laptop.database.read { try $0.query(literal: exact) }
+            let found = try await laptop.database.read { try $0.searchIVFIndex("doc_ivf", nearest: target, k: 8, nprobe: 1) }
+            try require(found.map(\.rowID) == expected, "round \(round): \(found.map(\.rowID)) vs \(expected)")
+            let pulled: Int = try await laptop.database.read { try $0.query("SELECT count(*) FROM doc WHERE id LIKE 'p%'") ?? 0 }
+            try require(pulled > 0, "nothing pulled")
+        }
+    }
 }
