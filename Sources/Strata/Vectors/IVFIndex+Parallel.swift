@@ -23,6 +23,12 @@ extension Database {
     /// comes back twice. When the answer must be of one instant while writes go on, run the
     /// serial search inside one `database.read`.
     /// - Parameters:
+    ///   - name: the index.
+    ///   - vector: the query, of the index's dimension.
+    ///   - k: how many rows at most.
+    ///   - nprobe: how many lists, nearest centroids first.
+    ///   - rescoring: for a quantized index, how many candidates per row returned are ranked again.
+    ///   - rowIDs: a `SELECT` of the rowids that may be returned; nil for all.
     ///   - parallelism: how many spans, at most the pool's readers; the machine's active
     ///     processor count by default.
     /// - Throws: what the serial search throws; ``DatabaseError/closed``; `CancellationError`.
