@@ -25,8 +25,8 @@ public struct ProbingNearestQuery<R: Record>: Sendable {
     public let rescoring: Int
 
     /// The nearest records the probed lists hold, nearest first, with their distances.
-    /// - Throws: ``RecordQueryError`` when the index is over another table, column or metric, or
-    ///   the query has a limit, group or having; `VectorIndexError`; `VectorError`; `SQLiteError`.
+    /// - Throws: ``RecordQueryError`` when the index is over another table, column or metric, a
+    ///   TEMP table hides its table, or the query has a limit, group or having; `VectorIndexError`; `VectorError`; `SQLiteError`.
     public func fetchAll(_ db: Connection) throws -> [(record: R, distance: Double)] {
         let base = nearest.base
         let parts = base.queryParts
@@ -35,6 +35,11 @@ public struct ProbingNearestQuery<R: Record>: Sendable {
         }
         guard nearest.k >= 0 else { throw RecordQueryError.unsupported("nearest(to:by:metric:k:) on \(R.self) takes k ≥ 0, not \(nearest.k)") }
         let ivf = try db.ivfIndex(named: index)
+        // The index ranks main's rows; the filter and the records would be read from a TEMP
+        // table of the same name, which hides main's from unqualified SQL.
+        guard try !db.schemaReader.temporaryTableOrViewExists(named: R.tableName) else {
+            throw RecordQueryError.unsupported("a TEMP table or view named \(R.tableName) hides the table the IVF index \(index) is over")
+        }
         guard sameIdentifier(ivf.table, R.tableName), sameIdentifier(ivf.column, nearest.column.name) else {
             throw RecordQueryError.unsupported("the IVF index \(index) is over \(ivf.table).\(ivf.column), not \(R.tableName).\(nearest.column.name)")
         }

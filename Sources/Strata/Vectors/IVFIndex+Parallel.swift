@@ -17,11 +17,11 @@ extension Database {
     /// let exact = try await database.searchIVFIndex("doc_flat", nearest: query, k: 10, nprobe: 1)
     /// ```
     /// Each span is read in its own snapshot (Debian's SQLite has no `sqlite3_snapshot_open` to
-    /// share one), and the pending rows once more at the end. A ranked row written while the
-    /// spans were read is noticed there, and that read then searches again on its own; a write
-    /// that moves rows the spans did not rank may still be seen by some reads only. A row never
-    /// comes back twice. When the answer must be of one instant while writes go on, run the
-    /// serial search inside one `database.read`.
+    /// share one), and the pending rows once more at the end. An update of the index, or a
+    /// ranked row written, while the spans were read is noticed there, and that read then
+    /// searches again on its own; other writes committed meanwhile may be seen by some reads
+    /// only. A row never comes back twice. When the answer must be of one instant while writes
+    /// go on, run the serial search inside one `database.read`.
     /// - Parameters:
     ///   - name: the index.
     ///   - vector: the query, of the index's dimension.
@@ -44,33 +44,47 @@ extension Database {
             return try await read { db in try db.searchIVFIndex(name, nearest: vector, k: k, nprobe: nprobe, rescoring: rescoring, among: rowIDs) }
         }
         let probe = plan.probe
-        let candidates = try await withThrowingTaskGroup(of: [VectorCandidate].self) { group in
-            for span in splitRowIDRange(chunks, into: spanCount) {
+        // The first and last spans are open-ended: an update that rewrites chunks between the
+        // plan and a span's read files them above the planned bounds.
+        var spans = splitRowIDRange(chunks, into: spanCount)
+        spans[0] = Int64.min ... spans[0].upperBound
+        spans[spans.count - 1] = spans[spans.count - 1].lowerBound ... Int64.max
+        let ranked = try await withThrowingTaskGroup(of: (best: [VectorCandidate], skipped: Set<Int64>).self) { group in
+            for span in spans {
                 group.addTask {
                     try await self.read { db in
                         // The span's chunks and the rows they skip, read in one snapshot.
                         try db.strataSavepoint(named: "strata_ivf_search") {
                             let skipped = try IVFBuilder.pendingRows(of: probe.index, db)
                             let allowed = try rowIDs.map { try IVFBuilder.rowIDs(selectedBy: $0, in: probe.index, db) }
-                            return try db.rankFiledEntries(probe, chunks: span, excluding: skipped, allowed: allowed).nearestFirst
+                            return (try db.rankFiledEntries(probe, chunks: span, excluding: skipped, allowed: allowed).nearestFirst, skipped)
                         }
                     }
                 }
             }
             var top = VectorTopK(capacity: probe.capacity)
-            for try await best in group { top.merge(best) }
-            return top.nearestFirst
+            var skipped = Set<Int64>()
+            for try await span in group {
+                top.merge(span.best)
+                skipped.formUnion(span.skipped)
+            }
+            return (candidates: top.nearestFirst, skipped: skipped)
         }
         return try await read { db in
             try db.strataSavepoint(named: "strata_ivf_search") {
-                // A candidate pending now, or found in two chunks, was written while the spans
-                // were read: dropping it would leave its place empty, so this read searches
-                // again in one snapshot. So does a row gone without its delete trigger that took
-                // a winner's place (the serial search ranks again without it). Both are rare.
+                // The index changed while the spans were read when a row a span skipped as
+                // pending is no longer pending (an update filed it, perhaps where no span
+                // looked), or a candidate is pending now, or was found in two chunks. This read
+                // then searches again in one snapshot. So it does when a row gone without its
+                // delete trigger took a winner's place (the serial search ranks again without
+                // it). All are rare.
                 let pending = try IVFBuilder.pendingRows(of: probe.index, db)
+                guard ranked.skipped.isSubset(of: pending) else {
+                    return try db.searchIVFIndexInSnapshot(name, nearest: vector, k: k, nprobe: nprobe, rescoring: rescoring, among: rowIDs)
+                }
                 var seen = Set<Int64>()
                 var filed = VectorTopK(capacity: probe.capacity)
-                for candidate in candidates {
+                for candidate in ranked.candidates {
                     guard !pending.contains(candidate.rowID), seen.insert(candidate.rowID).inserted else {
                         return try db.searchIVFIndexInSnapshot(name, nearest: vector, k: k, nprobe: nprobe, rescoring: rescoring, among: rowIDs)
                     }

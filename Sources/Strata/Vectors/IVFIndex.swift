@@ -37,6 +37,10 @@ public struct IVFIndex: Sendable, Hashable {
     /// `<name>_keys`, keeps per key, which `VACUUM` and reloads leave alone. nil when the table
     /// has an `INTEGER PRIMARY KEY`, whose values are its rowids.
     public let key: String?
+    /// The name that reads the table's rowid: its `INTEGER PRIMARY KEY` column, else the first
+    /// of `rowid`, `_rowid_` and `oid` no column of the table takes (a column named `rowid`
+    /// hides the rowid from that name).
+    let rowIDColumn: String
 }
 
 /// How an IVF index stores the vectors it files.
@@ -132,7 +136,10 @@ extension IVFIndex {
     }
 
     /// The id the index files a row of ``rowSource`` under: its rowid, or its key's mapped id.
-    var rowID: SQLFragment { key == nil ? "t.rowid" : "m.id" }
+    var rowID: SQLFragment { key == nil ? tableRowID : "m.id" }
+
+    /// The table's own rowid, as `t`'s column.
+    var tableRowID: SQLFragment { "t.\(identifier: rowIDColumn)" }
 
     /// The tables and triggers, in creation order.
     var createStatements: [String] {
@@ -166,10 +173,11 @@ extension IVFIndex {
             deleted = queueMapped("old") + " " + keyMap.dropOldKey
             changed = " WHEN new.\(keyMap.key) IS NOT old.\(keyMap.key) COLLATE BINARY OR new.\(vector) IS NOT old.\(vector)"
         } else {
-            inserted = queue("new.rowid")
-            updated = queue("old.rowid") + " " + queue("new.rowid")
-            deleted = queue("old.rowid")
-            changed = " WHEN new.rowid IS NOT old.rowid OR new.\(vector) IS NOT old.\(vector)"
+            let rowID = quoteIdentifier(rowIDColumn)
+            inserted = queue("new." + rowID)
+            updated = queue("old." + rowID) + " " + queue("new." + rowID)
+            deleted = queue("old." + rowID)
+            changed = " WHEN new.\(rowID) IS NOT old.\(rowID) OR new.\(vector) IS NOT old.\(vector)"
         }
         // Only a change of the vector or the row's id concerns the index: other updates keep its lists.
         return [
@@ -219,17 +227,18 @@ extension Connection {
         if let lists = options.lists, lists < 1 { throw VectorIndexError.invalidOption("lists \(lists) is below 1") }
         if let sample = options.trainingSampleSize, sample < 1 { throw VectorIndexError.invalidOption("trainingSampleSize \(sample) is below 1") }
         let key = try ivfKey(of: table)
+        let rowIDColumn = try ivfRowIDColumn(of: table, keyed: key != nil)
         return try strataSavepoint(named: "strata_ivf") {
             // The map first (when keyed): the vectors are read under its ids.
             let draft = IVFIndex(name: name, table: table, column: column, metric: options.metric, dimensions: 0, lists: 0,
-                                 quantization: options.quantization, key: key)
+                                 quantization: options.quantization, key: key, rowIDColumn: rowIDColumn)
             for statement in draft.keyMapStatements { try execute(statement) }
             let vectors = try IVFBuilder.vectors(literal: "SELECT \(draft.rowID), t.\(identifier: column) FROM \(draft.rowSource) WHERE t.\(identifier: column) IS NOT NULL ORDER BY 1",
                                                  expecting: nil, self)
             guard let dimensions = vectors.dimensions, vectors.count > 0 else { throw VectorIndexError.noVectors(table: table, column: column) }
             let lists = min(options.lists ?? max(1, Int(Double(vectors.count).squareRoot())), vectors.count)
             let index = IVFIndex(name: name, table: table, column: column, metric: options.metric, dimensions: dimensions, lists: lists,
-                                 quantization: options.quantization, key: key)
+                                 quantization: options.quantization, key: key, rowIDColumn: rowIDColumn)
             for statement in index.createStatements { try execute(statement) }
             try run(literal: "INSERT INTO main.\(identifier: index.configTable)(id, \"table\", \"column\", metric, dimensions, lists, quantization, \"key\") VALUES (1, \(table), \(column), \(options.metric.rawValue), \(Int64(dimensions)), \(Int64(lists)), \(options.quantization.rawValue), \(key))")
             var random = SeededGenerator(state: options.seed)
@@ -258,6 +267,17 @@ extension Connection {
         let keys = try schemaReader.columns(ofTable: entry.name).filter { $0.primaryKeyIndex > 0 }
         guard keys.count == 1 else { throw VectorIndexError.unstableRowIDs(table: table) }
         return keys[0].name
+    }
+
+    /// The name that reads `table`'s rowid (see ``IVFIndex/rowIDColumn``).
+    /// - Throws: ``VectorIndexError/unstableRowIDs(table:)`` when columns take all three names.
+    func ivfRowIDColumn(of table: String, keyed: Bool) throws -> String {
+        if !keyed, let alias = try schemaReader.rowIDAliasColumn(ofTable: table) { return alias.name }
+        let names = try schemaReader.columns(ofTable: table).map(\.name)
+        guard let free = ["rowid", "_rowid_", "oid"].first(where: { name in !names.contains { sameIdentifier($0, name) } }) else {
+            throw VectorIndexError.unstableRowIDs(table: table)
+        }
+        return free
     }
 
     /// The IVF index named `name`, as its configuration table records it.
@@ -295,7 +315,7 @@ extension Connection {
         // The insert trigger is on the table under its name now, whatever `_config` recorded.
         let current = try schemaReader.entry(named: name + "_ai", types: ["trigger"])?.tableName ?? table
         return IVFIndex(name: name, table: current, column: column, metric: metric, dimensions: dimensions, lists: lists, quantization: quantization,
-                        key: key)
+                        key: key, rowIDColumn: try ivfRowIDColumn(of: current, keyed: key != nil))
     }
 
     /// Files the rows written since the last update under their nearest centroids (the
@@ -388,7 +408,7 @@ extension Connection {
     /// The best pending rows (written since the last update), ranked exactly from the table.
     func rankPendingRows(_ probe: IVFProbe, among rowIDs: SQLFragment?) throws -> VectorTopK {
         let index = probe.index
-        let restriction: SQLFragment = rowIDs.map { " AND t.rowid IN (\($0))" } ?? ""
+        let restriction: SQLFragment = rowIDs.map { " AND \(index.tableRowID) IN (\($0))" } ?? ""
         let pending: SQLFragment = "SELECT \(index.rowID), t.\(identifier: index.column) FROM \(index.rowSource) JOIN main.\(identifier: index.pendingTable) AS p ON p.\"row\" = \(index.rowID) WHERE t.\(identifier: index.column) IS NOT NULL" + restriction
         var best = VectorTopK(capacity: probe.k)
         try IVFBuilder.scanFloat(pending, probe.vector, index, self) { best.offer(distance: $0, rowID: $1) }
@@ -782,7 +802,7 @@ enum IVFBuilder {
         var rowIDs: [Int64: Int64] = [:]
         for start in stride(from: 0, to: ranked.count, by: 500) {
             let ids = ranked[start..<min(start + 500, ranked.count)].map { SQLFragment.value($0.rowID) }.joined(separator: ", ")
-            let pairs: [Row] = try db.query(literal: "SELECT m.id, t.rowid FROM \(index.rowSource) WHERE m.id IN (\(ids))")
+            let pairs: [Row] = try db.query(literal: "SELECT m.id, \(index.tableRowID) FROM \(index.rowSource) WHERE m.id IN (\(ids))")
             for pair in pairs { rowIDs[pair[0]] = pair[1] }
         }
         return ranked.compactMap { entry in rowIDs[entry.rowID].map { (rowID: $0, distance: entry.distance) } }
@@ -796,7 +816,7 @@ enum IVFBuilder {
     /// The rows of the indexed table among the rowids `select` returns, matched by SQLite's own
     /// `IN` (so text, reals and NULLs match as they do in SQL, and as the pending rows are).
     static func rowIDs(selectedBy select: SQLFragment, in index: IVFIndex, _ db: Connection) throws -> Set<Int64> {
-        Set(try db.query(literal: "SELECT \(index.rowID) FROM \(index.rowSource) WHERE t.rowid IN (" + select + ")") as [Int64])
+        Set(try db.query(literal: "SELECT \(index.rowID) FROM \(index.rowSource) WHERE \(index.tableRowID) IN (" + select + ")") as [Int64])
     }
 
     /// Calls `body` with each filed entry of the chunks `literal` selects (rows, codes): its
@@ -885,54 +905,61 @@ enum IVFBuilder {
         /// The query's int8 values widened to Int16, zero-padded to a multiple of 16.
         let widened: [Int16]
         /// The query's scale: its components are about `scale × value`.
-        let scale: Float
-        /// Σq², of the float32 query.
-        let squares: Float
-        /// ‖q‖, summed in Double (a tiny query's Σq² underflows in float32, its norm need not).
-        let norm: Float
+        let scale: Double
+        /// Σq² and ‖q‖ of the float32 query, in Double: float32 would overflow for components
+        /// beyond about 1e19 (and lose a tiny query's norm).
+        let squares: Double
+        let norm: Double
 
         init(_ vector: FloatVector) {
             let quantized = Int8Vector(quantizing: vector)
             var widened = quantized.values.map { Int16($0) }
             widened.append(contentsOf: repeatElement(0, count: (16 - widened.count % 16) % 16))
             self.widened = widened
-            scale = quantized.scale
-            let sum = vector.values.reduce(0.0) { $0 + Double($1) * Double($1) }
-            squares = Float(sum)
-            norm = Float(sum.squareRoot())
+            scale = Double(quantized.scale)
+            squares = vector.values.reduce(0.0) { $0 + Double($1) * Double($1) }
+            norm = squares.squareRoot()
         }
+
+        // The terms are combined in Double: in float32, s²·Σc² and Σq² overflow to infinity for
+        // large finite vectors, and their difference would be NaN for every code.
 
         /// ‖q − s·c‖² as Σq² − 2·s·t·Σq′c + s²·Σc².
         @inline(__always)
         func l2(_ widened: UnsafeRawPointer, _ code: UnsafeRawPointer, dimensions: Int) -> Double {
             let sums = Self.sums(widened, code, dimensions: dimensions, norm: true)
             let s = Self.codeScale(code, dimensions: dimensions)
-            return Double(squares - 2 * s * scale * Float(sums.dot) + s * s * Float(sums.norm))
+            return squares - 2 * s * scale * Double(sums.dot) + s * s * Double(sums.norm)
         }
 
         @inline(__always)
         func cosine(_ widened: UnsafeRawPointer, _ code: UnsafeRawPointer, dimensions: Int) -> Double {
             let sums = Self.sums(widened, code, dimensions: dimensions, norm: true)
-            let denominator = norm * Float(sums.norm).squareRoot()
-            return denominator > 0 ? 1 - Double(scale * Float(sums.dot) / denominator) : 1
+            let denominator = norm * Double(sums.norm).squareRoot()
+            return denominator > 0 ? 1 - scale * Double(sums.dot) / denominator : 1
         }
 
         @inline(__always)
         func innerProduct(_ widened: UnsafeRawPointer, _ code: UnsafeRawPointer, dimensions: Int) -> Double {
             let sums = Self.sums(widened, code, dimensions: dimensions, norm: false)
-            return -Double(Self.codeScale(code, dimensions: dimensions) * scale * Float(sums.dot))
+            return -(Self.codeScale(code, dimensions: dimensions) * scale * Double(sums.dot))
         }
 
         @inline(__always)
-        static func codeScale(_ code: UnsafeRawPointer, dimensions: Int) -> Float {
-            Float(bitPattern: UInt32(littleEndian: code.loadUnaligned(fromByteOffset: dimensions, as: UInt32.self)))
+        static func codeScale(_ code: UnsafeRawPointer, dimensions: Int) -> Double {
+            Double(Float(bitPattern: UInt32(littleEndian: code.loadUnaligned(fromByteOffset: dimensions, as: UInt32.self))))
         }
+
+        /// How many steps of 16 values the Int32 lanes add before they are moved to Int64: at
+        /// most 32,258 a lane a step, 4,096 steps stay below Int32's limit, and so do 8 lanes summed.
+        static let stepsPerBlock = 4_096
 
         /// Σq′ᵢcᵢ and (when `norm`) Σcᵢ² in integers. Each product of values within ±127 is at
         /// most 16,129, so two added stay within Int16 before widening; wrapping arithmetic
         /// keeps a tampered code (a -128) from trapping, only from ranking well.
         @inline(__always)
-        static func sums(_ widened: UnsafeRawPointer, _ code: UnsafeRawPointer, dimensions: Int, norm computeNorm: Bool) -> (dot: Int32, norm: Int32) {
+        static func sums(_ widened: UnsafeRawPointer, _ code: UnsafeRawPointer, dimensions: Int, norm computeNorm: Bool) -> (dot: Int64, norm: Int64) {
+            var dot: Int64 = 0, norm: Int64 = 0
             var dots = SIMD8<Int32>(), norms = SIMD8<Int32>()
             @inline(__always) func add(_ q: SIMD16<Int16>, _ c: SIMD16<Int16>) {
                 let products = q &* c
@@ -945,9 +972,16 @@ enum IVFBuilder {
             let steps = dimensions / 16
             var step = 0
             while step < steps {
-                add(widened.loadUnaligned(fromByteOffset: step &* 32, as: SIMD16<Int16>.self),
-                    SIMD16<Int16>(truncatingIfNeeded: code.loadUnaligned(fromByteOffset: step &* 16, as: SIMD16<Int8>.self)))
-                step &+= 1
+                let end = min(steps, step &+ stepsPerBlock)
+                while step < end {
+                    add(widened.loadUnaligned(fromByteOffset: step &* 32, as: SIMD16<Int16>.self),
+                        SIMD16<Int16>(truncatingIfNeeded: code.loadUnaligned(fromByteOffset: step &* 16, as: SIMD16<Int8>.self)))
+                    step &+= 1
+                }
+                dot &+= Int64(dots.wrappedSum())
+                norm &+= Int64(norms.wrappedSum())
+                dots = SIMD8<Int32>()
+                norms = SIMD8<Int32>()
             }
             // The last values, padded with zeros (the query's padding is zero too); a code is
             // followed by its scale, so it is not read past its end.
@@ -955,8 +989,10 @@ enum IVFBuilder {
                 var c = SIMD16<Int16>()
                 for lane in 0..<(dimensions - steps &* 16) { c[lane] = Int16(code.load(fromByteOffset: steps &* 16 &+ lane, as: Int8.self)) }
                 add(widened.loadUnaligned(fromByteOffset: steps &* 32, as: SIMD16<Int16>.self), c)
+                dot &+= Int64(dots.wrappedSum())
+                norm &+= Int64(norms.wrappedSum())
             }
-            return (dots.wrappedSum(), norms.wrappedSum())
+            return (dot, norm)
         }
     }
 

@@ -140,4 +140,16 @@ import Testing
         let parallel = try await database.searchIVFIndex("doc_ivf", nearest: query, k: 25, nprobe: 1, parallelism: 2)
         #expect(parallel.map(\.rowID) == serial.map(\.rowID) && serial.count == 25)
     }
+
+    @Test func columnsNamedRowidAreSteppedAround() throws {
+        let db = try Connection()
+        try db.execute("CREATE TABLE doc(id TEXT PRIMARY KEY, rowid TEXT, embedding BLOB)")
+        for row in 1...10 { try db.run(literal: "INSERT INTO doc(id, rowid, embedding) VALUES (\("k\(row)"), 'x', \(try FloatVector([Float(row)])))") }
+        try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 2))
+        let found = try db.searchIVFIndex("doc_ivf", nearest: try FloatVector([3.2]), k: 2, nprobe: 2)
+        #expect(found.map(\.rowID) == (try db.query("SELECT _rowid_ FROM doc WHERE id IN ('k3', 'k4') ORDER BY id") as [Int64]))
+        try db.execute("CREATE TABLE hidden(id TEXT PRIMARY KEY, rowid, _rowid_, oid, embedding BLOB)")
+        try db.run(literal: "INSERT INTO hidden(id, embedding) VALUES ('a', \(try FloatVector([1])))")
+        #expect(throws: VectorIndexError.unstableRowIDs(table: "hidden")) { try db.createIVFIndex("hidden_ivf", on: "hidden", column: "embedding") }
+    }
 }
