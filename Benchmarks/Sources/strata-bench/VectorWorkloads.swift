@@ -328,6 +328,7 @@ enum VectorWorkloads {
         for (name, table, options) in [("IVF float32", "ivf_float", IVFIndexOptions(lists: lists)),
                                        ("IVF int8", "ivf_int8", IVFIndexOptions(lists: lists, quantization: .int8)),
                                        ("flat int8", "flat_int8", IVFIndexOptions(lists: 1, quantization: .int8)),
+                                       ("flat bit", "flat_bit", IVFIndexOptions(lists: 1, quantization: .bit)),
                                        // Every vector compared, from chunks: exact, as the scan is.
                                        ("flat float32", "flat_float", IVFIndexOptions(lists: 1))]
         where strata_bench.options.contenders?.contains(name) ?? true {   // --contenders "flat int8,IVF int8" picks some
@@ -337,18 +338,21 @@ enum VectorWorkloads {
             let build = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000_000
             let size = Double(try fileBytes() - before) / 1_000_000
             let probes = index.lists == 1 ? [1] : [1, 4, 16, 64, 128, 256].filter { $0 <= index.lists }
-            for nprobe in probes {
+            // One bit per dimension orders candidates coarsely: more of them are rescored.
+            let rescorings = options.quantization == .bit ? [4, 16, 64] : [4]
+            for nprobe in probes { for rescoring in rescorings {
                 var times: [Double] = []
                 var hits = 0
                 for (query, truth) in zip(queries, exact) {
                     let start = DispatchTime.now().uptimeNanoseconds
-                    let found = try db.searchIVFIndex(index.name, nearest: query, k: k, nprobe: nprobe, rescoring: 4)
+                    let found = try db.searchIVFIndex(index.name, nearest: query, k: k, nprobe: nprobe, rescoring: rescoring)
                     times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
                     hits += found.filter { truth.contains($0.rowID) }.count
                 }
                 let recall = Double(hits) / Double(queries.count * k)
-                print("| \(name) (\(index.lists) lists) | \(format(build)) | \(format(size)) | \(nprobe) | \(format(median(times))) | \(String(format: "%.3f", recall)) | \(String(format: "%.3f", median(times) / median(exactTimes))) |")
-            }
+                let label = rescorings.count > 1 ? "\(name) (\(index.lists) lists, rescoring \(rescoring))" : "\(name) (\(index.lists) lists)"
+                print("| \(label) | \(format(build)) | \(format(size)) | \(nprobe) | \(format(median(times))) | \(String(format: "%.3f", recall)) | \(String(format: "%.3f", median(times) / median(exactTimes))) |")
+            } }
         }
     }
 }
