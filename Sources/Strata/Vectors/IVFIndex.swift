@@ -165,7 +165,7 @@ extension IVFIndex {
         if let keyMap {
             // Queued by mapped id; a row whose key is NULL is never mapped, so never indexed.
             func queueMapped(_ row: String) -> String {
-                "INSERT INTO \(pending)(\"row\") SELECT m.id FROM \(keyMap.map) AS m WHERE m.\"key\" = \(row).\(keyMap.key)"
+                "INSERT INTO \(pending)(\"row\") SELECT m.id FROM \(keyMap.mapTable) AS m WHERE m.\"key\" = \(row).\(keyMap.key)"
                     + " AND NOT EXISTS (SELECT 1 FROM \(pending) WHERE \"row\" = m.id);"
             }
             inserted = keyMap.addNewKey + " " + queueMapped("new")

@@ -7,7 +7,7 @@
 /// `table.key`. Every piece is plain SQL, so any connection or tool may keep writing the table.
 package struct KeyMapSQL: Sendable {
     /// The map table, quoted.
-    package let map: String
+    package let mapTable: String
     /// The map's id column, quoted.
     package let id: String
     /// The mapped table, quoted.
@@ -18,7 +18,7 @@ package struct KeyMapSQL: Sendable {
     /// Names are quoted here. Trigger bodies name tables unqualified (SQLite binds them to the
     /// trigger's own schema); ``createTable(schema:)`` and ``fill(schema:)`` may qualify them.
     package init(map: String, idColumn: String, table: String, key: String) {
-        self.map = quoteIdentifier(map)
+        self.mapTable = quoteIdentifier(map)
         self.id = quoteIdentifier(idColumn)
         self.table = quoteIdentifier(table)
         self.key = quoteIdentifier(key)
@@ -26,13 +26,13 @@ package struct KeyMapSQL: Sendable {
 
     /// Creates the map in `schema` (nil: unqualified).
     package func createTable(schema: String? = nil) -> String {
-        "CREATE TABLE \(schema.map { quoteIdentifier($0) + "." } ?? "")\(map)(\(id) INTEGER PRIMARY KEY, \"key\" NOT NULL UNIQUE)"
+        "CREATE TABLE \(schema.map { quoteIdentifier($0) + "." } ?? "")\(mapTable)(\(id) INTEGER PRIMARY KEY, \"key\" NOT NULL UNIQUE)"
     }
 
     /// Maps every key the table has, in key order (a WITHOUT ROWID table has no rowid to order by).
     package func fill(schema: String? = nil) -> String {
         let prefix = schema.map { quoteIdentifier($0) + "." } ?? ""
-        return "INSERT OR IGNORE INTO \(prefix)\(map)(\"key\") SELECT \(key) FROM \(prefix)\(table) WHERE \(key) IS NOT NULL ORDER BY \(key)"
+        return "INSERT OR IGNORE INTO \(prefix)\(mapTable)(\"key\") SELECT \(key) FROM \(prefix)\(table) WHERE \(key) IS NOT NULL ORDER BY \(key)"
     }
 
     // No conflict clause (OR IGNORE, OR REPLACE) in the trigger bodies below: an outer
@@ -41,8 +41,8 @@ package struct KeyMapSQL: Sendable {
 
     /// In an insert or update trigger: maps `new`'s key unless it is NULL or mapped already.
     package var addNewKey: String {
-        "INSERT INTO \(map)(\"key\") SELECT new.\(key) WHERE new.\(key) IS NOT NULL"
-            + " AND NOT EXISTS (SELECT 1 FROM \(map) WHERE \"key\" = new.\(key));"
+        "INSERT INTO \(mapTable)(\"key\") SELECT new.\(key) WHERE new.\(key) IS NOT NULL"
+            + " AND NOT EXISTS (SELECT 1 FROM \(mapTable) WHERE \"key\" = new.\(key));"
     }
 
     /// In an update trigger: a re-keyed row keeps its id, so what is filed under it moves with
@@ -50,18 +50,18 @@ package struct KeyMapSQL: Sendable {
     /// map must follow. A key set to NULL (which a non-integer PRIMARY KEY allows) leaves the
     /// map; one set from NULL joins it (``addNewKey``).
     package var rekey: String {
-        "UPDATE \(map) SET \"key\" = new.\(key) WHERE \"key\" = old.\(key)"
+        "UPDATE \(mapTable) SET \"key\" = new.\(key) WHERE \"key\" = old.\(key)"
             + " AND new.\(key) IS NOT old.\(key) COLLATE BINARY AND new.\(key) IS NOT NULL;"
-            + " DELETE FROM \(map) WHERE \"key\" = old.\(key) AND new.\(key) IS NULL;"
+            + " DELETE FROM \(mapTable) WHERE \"key\" = old.\(key) AND new.\(key) IS NULL;"
     }
 
     /// In a delete trigger: unmaps `old`'s key.
     package var dropOldKey: String {
-        "DELETE FROM \(map) WHERE \"key\" = old.\(key);"
+        "DELETE FROM \(mapTable) WHERE \"key\" = old.\(key);"
     }
 
     /// The id `row` (`new` or `old`) is mapped under, as a scalar subquery (NULL when unmapped).
     package func id(of row: String) -> String {
-        "(SELECT \(id) FROM \(map) WHERE \"key\" = \(row).\(key))"
+        "(SELECT \(id) FROM \(mapTable) WHERE \"key\" = \(row).\(key))"
     }
 }
