@@ -126,8 +126,18 @@ extension IVFIndex {
     var keyMapTable: String { name + "_keys" }
     static let triggerSuffixes = ["ai", "au", "ad"]
 
-    /// The key map of a keyed index (see ``key``).
-    var keyMap: KeyMapSQL? { key.map { KeyMapSQL(map: keyMapTable, idColumn: "id", table: table, key: $0) } }
+    /// The key map of a keyed index (see ``key``), its key declared with `collation`.
+    func keyMap(collation: String? = nil) -> KeyMapSQL? {
+        key.map { KeyMapSQL(map: keyMapTable, idColumn: "id", table: table, key: $0, collation: collation) }
+    }
+
+    /// The pending rows joined to the table (and map), pending first: SQLite would otherwise
+    /// scan the whole table and look each row up in the (mostly empty) pending table.
+    var pendingSource: SQLFragment {
+        let pending: SQLFragment = "main.\(identifier: pendingTable) AS p"
+        guard let key else { return pending + " CROSS JOIN main.\(identifier: table) AS t ON t.\(identifier: rowIDColumn) = p.\"row\"" }
+        return pending + " CROSS JOIN main.\(identifier: keyMapTable) AS m ON m.id = p.\"row\" CROSS JOIN main.\(identifier: table) AS t ON m.\"key\" = t.\(identifier: key)"
+    }
 
     /// The table as `t`, joined to its key map as `m` when keyed: what ``rowID`` is read from.
     var rowSource: SQLFragment {
@@ -162,7 +172,7 @@ extension IVFIndex {
             "CREATE TRIGGER main." + quoteIdentifier(name + "_" + suffix) + " AFTER " + event + " ON " + source + when + " BEGIN " + body + " END"
         }
         let inserted: String, updated: String, deleted: String, changed: String
-        if let keyMap {
+        if let keyMap = keyMap() {
             // Queued by mapped id; a row whose key is NULL is never mapped, so never indexed.
             func queueMapped(_ row: String) -> String {
                 "INSERT INTO \(pending)(\"row\") SELECT m.id FROM \(keyMap.mapTable) AS m WHERE m.\"key\" = \(row).\(keyMap.key)"
@@ -196,8 +206,8 @@ extension IVFIndex {
     }
 
     /// A keyed index's map, created and filled before the vectors are read under its ids.
-    var keyMapStatements: [String] {
-        keyMap.map { [$0.createTable(schema: "main"), $0.fill(schema: "main")] } ?? []
+    func keyMapStatements(collation: String?) -> [String] {
+        keyMap(collation: collation).map { [$0.createTable(schema: "main"), $0.fill(schema: "main")] } ?? []
     }
 
     /// What removes the index: triggers first, so no write meets half an index.
@@ -231,16 +241,16 @@ extension Connection {
         return try strataSavepoint(named: "strata_ivf") {
             // The map first (when keyed): the vectors are read under its ids.
             let draft = IVFIndex(name: name, table: table, column: column, metric: options.metric, dimensions: 0, lists: 0,
-                                 quantization: options.quantization, key: key, rowIDColumn: rowIDColumn)
-            for statement in draft.keyMapStatements { try execute(statement) }
+                                 quantization: options.quantization, key: key?.name, rowIDColumn: rowIDColumn)
+            for statement in draft.keyMapStatements(collation: key?.collation) { try execute(statement) }
             let vectors = try IVFBuilder.vectors(literal: "SELECT \(draft.rowID), t.\(identifier: column) FROM \(draft.rowSource) WHERE t.\(identifier: column) IS NOT NULL ORDER BY 1",
                                                  expecting: nil, self)
             guard let dimensions = vectors.dimensions, vectors.count > 0 else { throw VectorIndexError.noVectors(table: table, column: column) }
             let lists = min(options.lists ?? max(1, Int(Double(vectors.count).squareRoot())), vectors.count)
             let index = IVFIndex(name: name, table: table, column: column, metric: options.metric, dimensions: dimensions, lists: lists,
-                                 quantization: options.quantization, key: key, rowIDColumn: rowIDColumn)
+                                 quantization: options.quantization, key: key?.name, rowIDColumn: rowIDColumn)
             for statement in index.createStatements { try execute(statement) }
-            try run(literal: "INSERT INTO main.\(identifier: index.configTable)(id, \"table\", \"column\", metric, dimensions, lists, quantization, \"key\") VALUES (1, \(table), \(column), \(options.metric.rawValue), \(Int64(dimensions)), \(Int64(lists)), \(options.quantization.rawValue), \(key))")
+            try run(literal: "INSERT INTO main.\(identifier: index.configTable)(id, \"table\", \"column\", metric, dimensions, lists, quantization, \"key\") VALUES (1, \(table), \(column), \(options.metric.rawValue), \(Int64(dimensions)), \(Int64(lists)), \(options.quantization.rawValue), \(key?.name))")
             var random = SeededGenerator(state: options.seed)
             let centroids = IVFBuilder.train(vectors, lists: lists, metric: options.metric,
                                              sampleSize: options.trainingSampleSize ?? lists * 64,
@@ -255,9 +265,10 @@ extension Connection {
     }
 
     /// How an index over `table` names its rows: nil for by rowid (an `INTEGER PRIMARY KEY`,
-    /// or a table not there, which the first read reports), else the one-column key to map.
+    /// or a table not there, which the first read reports), else the one-column key to map and
+    /// its collation (nil for BINARY).
     /// - Throws: ``VectorIndexError/unstableRowIDs(table:)`` for anything else.
-    func ivfKey(of table: String) throws -> String? {
+    func ivfKey(of table: String) throws -> (name: String, collation: String?)? {
         guard let entry = try schemaReader.table(named: table, includingViews: true),
               try schemaReader.rowIDAliasColumn(ofTable: table) == nil else { return nil }
         guard entry.type == "table", !entry.isVirtualTable,
@@ -266,7 +277,9 @@ extension Connection {
         }
         let keys = try schemaReader.columns(ofTable: entry.name).filter { $0.primaryKeyIndex > 0 }
         guard keys.count == 1 else { throw VectorIndexError.unstableRowIDs(table: table) }
-        return keys[0].name
+        let keyIndex = try schemaReader.indexes(ofTable: entry.name).first { $0.origin == .primaryKeyConstraint }
+        let collation = keyIndex?.columns.first { $0.tableColumnIndex >= 0 }?.collation
+        return (keys[0].name, collation.flatMap { sameIdentifier($0, "BINARY") ? nil : $0 })
     }
 
     /// The name that reads `table`'s rowid (see ``IVFIndex/rowIDColumn``).
@@ -327,7 +340,7 @@ extension Connection {
         try strataSavepoint(named: "strata_ivf") {
             let index = try ivfIndex(named: name)
             let centroids = try IVFBuilder.centroids(of: index, self)
-            let pendingRows: SQLFragment = "SELECT \(index.rowID), t.\(identifier: index.column) FROM \(index.rowSource) JOIN main.\(identifier: index.pendingTable) AS p ON p.\"row\" = \(index.rowID)"
+            let pendingRows: SQLFragment = "SELECT \(index.rowID), t.\(identifier: index.column) FROM \(index.pendingSource)"
             let vectors = try IVFBuilder.vectors(literal: pendingRows, expecting: index.dimensions, self)
             try IVFBuilder.unfile(try IVFBuilder.pendingRows(of: index, self), from: index, self)
             try IVFBuilder.file(vectors, into: index, centroids: centroids, self)
@@ -409,7 +422,7 @@ extension Connection {
     func rankPendingRows(_ probe: IVFProbe, among rowIDs: SQLFragment?) throws -> VectorTopK {
         let index = probe.index
         let restriction: SQLFragment = rowIDs.map { " AND \(index.tableRowID) IN (\($0))" } ?? ""
-        let pending: SQLFragment = "SELECT \(index.rowID), t.\(identifier: index.column) FROM \(index.rowSource) JOIN main.\(identifier: index.pendingTable) AS p ON p.\"row\" = \(index.rowID) WHERE t.\(identifier: index.column) IS NOT NULL" + restriction
+        let pending: SQLFragment = "SELECT \(index.rowID), t.\(identifier: index.column) FROM \(index.pendingSource) WHERE t.\(identifier: index.column) IS NOT NULL" + restriction
         var best = VectorTopK(capacity: probe.k)
         try IVFBuilder.scanFloat(pending, probe.vector, index, self) { best.offer(distance: $0, rowID: $1) }
         return best

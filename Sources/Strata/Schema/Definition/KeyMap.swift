@@ -14,19 +14,24 @@ package struct KeyMapSQL: Sendable {
     package let table: String
     /// The table's key column, quoted.
     package let key: String
+    /// The key's collation, which the map's key column declares too (nil: BINARY), so the map
+    /// tells keys apart as the table does and a join on the key can use the table's key index.
+    package let collation: String?
 
     /// Names are quoted here. Trigger bodies name tables unqualified (SQLite binds them to the
     /// trigger's own schema); ``createTable(schema:)`` and ``fill(schema:)`` may qualify them.
-    package init(map: String, idColumn: String, table: String, key: String) {
+    package init(map: String, idColumn: String, table: String, key: String, collation: String? = nil) {
         self.mapTable = quoteIdentifier(map)
         self.id = quoteIdentifier(idColumn)
         self.table = quoteIdentifier(table)
         self.key = quoteIdentifier(key)
+        self.collation = collation
     }
 
     /// Creates the map in `schema` (nil: unqualified).
     package func createTable(schema: String? = nil) -> String {
-        "CREATE TABLE \(schema.map { quoteIdentifier($0) + "." } ?? "")\(mapTable)(\(id) INTEGER PRIMARY KEY, \"key\" NOT NULL UNIQUE)"
+        let collate = collation.map { " COLLATE " + quoteIdentifier($0) } ?? ""
+        return "CREATE TABLE \(schema.map { quoteIdentifier($0) + "." } ?? "")\(mapTable)(\(id) INTEGER PRIMARY KEY, \"key\" NOT NULL UNIQUE\(collate))"
     }
 
     /// Maps every key the table has, in key order (a WITHOUT ROWID table has no rowid to order by).
