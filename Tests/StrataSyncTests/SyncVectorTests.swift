@@ -20,8 +20,9 @@ import Testing
         }
     }
 
-    static func syncVectors(seed: UInt64) async throws {
-        var random = SeededRandom(seed: seed)
+    /// A hub with the space `vectors` (a TEXT-keyed `doc` with an embedding) and two replicas of
+    /// it; the folder holds their files.
+    static func phoneAndLaptop() throws -> (folder: SyncFolder, phone: SyncReplica, laptop: SyncReplica) {
         let folder = try SyncFolder()
         let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
         let schema = "CREATE TABLE doc(id TEXT PRIMARY KEY, body TEXT, embedding BLOB)"
@@ -34,7 +35,13 @@ import Testing
             return try SyncReplica(database: database, replicaID: name, space: "vectors", tables: ["doc"],
                                    transport: InProcessSyncTransport(hub: hub))
         }
-        let phone = try replica("phone"), laptop = try replica("laptop")
+        return (folder, try replica("phone"), try replica("laptop"))
+    }
+
+    static func syncVectors(seed: UInt64) async throws {
+        var random = SeededRandom(seed: seed)
+        let (folder, phone, laptop) = try Self.phoneAndLaptop()
+        defer { withExtendedLifetime(folder) {} }   // its files outlive the replicas' use
         let dimensions = random.pick([1, 3, 16, 384])
         // Components that test a float32 round trip: -0.0, subnormals, the largest finite values.
         let special: [Float] = [-0.0, 0, .leastNonzeroMagnitude, -.leastNormalMagnitude, .greatestFiniteMagnitude, -Float.leastNormalMagnitude / 4, 1]
@@ -82,19 +89,8 @@ import Testing
     /// writes, moves and deletes are queued by the index's triggers like local writes, and a
     /// flat index's search equals the exact ranking on the pulling replica.
     @Test func anIVFIndexKeepsStepWithPulledRows() async throws {
-        let folder = try SyncFolder()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        let schema = "CREATE TABLE doc(id TEXT PRIMARY KEY, body TEXT, embedding BLOB)"
-        try hub.createSpace("vectors") { try $0.execute(schema) }
-        hub.setPolicy(.lastWriterWins, forTable: "doc")
-        func replica(_ name: String) throws -> SyncReplica {
-            let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
-            try database.executeWrite { try $0.execute(schema) }
-            try database.addVectorFunctions()
-            return try SyncReplica(database: database, replicaID: name, space: "vectors", tables: ["doc"],
-                                   transport: InProcessSyncTransport(hub: hub))
-        }
-        let phone = try replica("phone"), laptop = try replica("laptop")
+        let (folder, phone, laptop) = try Self.phoneAndLaptop()
+        defer { withExtendedLifetime(folder) {} }   // its files outlive the replicas' use
         var random = SeededRandom(seed: PropertyCheck.baseSeed)
         func vector() throws -> FloatVector { try FloatVector((0..<4).map { _ in Float(random.int(-1000...1000)) / 7 }) }
         let first = try vector()
