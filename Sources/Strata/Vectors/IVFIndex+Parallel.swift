@@ -35,9 +35,11 @@ extension Database {
     public func searchIVFIndex(_ name: String, nearest vector: FloatVector, k: Int, nprobe: Int, rescoring: Int = 8,
                                among rowIDs: SQLFragment? = nil, parallelism: Int? = nil) async throws -> [(rowID: Int64, distance: Double)] {
         let spanCount = max(1, min(parallelism ?? ProcessInfo.processInfo.activeProcessorCount, readerConnectionPool.maximumConnectionCount))
-        let plan: (probe: IVFProbe, chunks: ClosedRange<Int64>?)? = try await read { db in
-            guard let probe = try db.ivfProbe(name, nearest: vector, k: k, nprobe: nprobe, rescoring: rescoring) else { return nil }
-            return (probe, try db.ivfChunkBounds(probe.index))
+        let plan: (probe: IVFProbe, chunks: ClosedRange<Int64>?, generation: Int64)? = try await read { db in
+            try db.strataSavepoint(named: "strata_ivf_search") {
+                guard let probe = try db.ivfProbe(name, nearest: vector, k: k, nprobe: nprobe, rescoring: rescoring) else { return nil }
+                return (probe, try db.ivfChunkBounds(probe.index), try db.ivfGeneration(probe.index))
+            }
         }
         guard let plan else { return [] }
         guard spanCount > 1, let chunks = plan.chunks else {
@@ -49,7 +51,8 @@ extension Database {
         var spans = splitRowIDRange(chunks, into: spanCount)
         spans[0] = Int64.min ... spans[0].upperBound
         spans[spans.count - 1] = spans[spans.count - 1].lowerBound ... Int64.max
-        let ranked = try await withThrowingTaskGroup(of: (best: [VectorCandidate], skipped: Set<Int64>).self) { group in
+        let generation = plan.generation
+        let ranked = try await withThrowingTaskGroup(of: (best: [VectorCandidate], skipped: Set<Int64>, generation: Int64).self) { group in
             for span in spans {
                 group.addTask {
                     try await self.read { db in
@@ -57,29 +60,32 @@ extension Database {
                         try db.strataSavepoint(named: "strata_ivf_search") {
                             let skipped = try IVFBuilder.pendingRows(of: probe.index, db)
                             let allowed = try rowIDs.map { try IVFBuilder.rowIDs(selectedBy: $0, in: probe.index, db) }
-                            return (try db.rankFiledEntries(probe, chunks: span, excluding: skipped, allowed: allowed).nearestFirst, skipped)
+                            return (try db.rankFiledEntries(probe, chunks: span, excluding: skipped, allowed: allowed).nearestFirst, skipped,
+                                    try db.ivfGeneration(probe.index))
                         }
                     }
                 }
             }
             var top = VectorTopK(capacity: probe.capacity)
             var skipped = Set<Int64>()
+            var sameGeneration = true
             for try await span in group {
                 top.merge(span.best)
                 skipped.formUnion(span.skipped)
+                sameGeneration = sameGeneration && span.generation == generation
             }
-            return (candidates: top.nearestFirst, skipped: skipped)
+            return (candidates: top.nearestFirst, skipped: skipped, sameGeneration: sameGeneration)
         }
         return try await read { db in
             try db.strataSavepoint(named: "strata_ivf_search") {
-                // The index changed while the spans were read when a row a span skipped as
-                // pending is no longer pending (an update filed it, perhaps where no span
-                // looked), or a candidate is pending now, or was found in two chunks. This read
-                // then searches again in one snapshot. So it does when a row gone without its
+                // The index changed while the spans were read when an update rewrote its chunks
+                // (its generation moved), a row a span skipped as pending is no longer pending,
+                // or a candidate is pending now, or was found in two chunks. This read then
+                // searches again in one snapshot. So it does when a row gone without its
                 // delete trigger took a winner's place (the serial search ranks again without
                 // it). All are rare.
                 let pending = try IVFBuilder.pendingRows(of: probe.index, db)
-                guard ranked.skipped.isSubset(of: pending) else {
+                guard ranked.sameGeneration, try db.ivfGeneration(probe.index) == generation, ranked.skipped.isSubset(of: pending) else {
                     return try db.searchIVFIndexInSnapshot(name, nearest: vector, k: k, nprobe: nprobe, rescoring: rescoring, among: rowIDs)
                 }
                 var seen = Set<Int64>()

@@ -178,8 +178,12 @@ extension IVFIndex {
                 "INSERT INTO \(pending)(\"row\") SELECT m.id FROM \(keyMap.mapTable) AS m WHERE m.\"key\" = \(row).\(keyMap.key)"
                     + " AND NOT EXISTS (SELECT 1 FROM \(pending) WHERE \"row\" = m.id);"
             }
+            // A stale entry the re-key drops may have filed entries: queued, they are skipped
+            // and, at the next update, removed.
+            let queueStale = "INSERT INTO \(pending)(\"row\") SELECT s.id FROM (\(keyMap.staleNewKey(thenDelete: false))) AS s"
+                + " WHERE NOT EXISTS (SELECT 1 FROM \(pending) WHERE \"row\" = s.id);"
             inserted = keyMap.addNewKey + " " + queueMapped("new")
-            updated = queueMapped("old") + " " + keyMap.rekey + " " + keyMap.addNewKey + " " + queueMapped("new")
+            updated = queueMapped("old") + " " + queueStale + " " + keyMap.rekey + " " + keyMap.addNewKey + " " + queueMapped("new")
             deleted = queueMapped("old") + " " + keyMap.dropOldKey
             changed = " WHEN new.\(keyMap.key) IS NOT old.\(keyMap.key) COLLATE BINARY OR new.\(vector) IS NOT old.\(vector)"
         } else {
@@ -191,7 +195,7 @@ extension IVFIndex {
         }
         // Only a change of the vector or the row's id concerns the index: other updates keep its lists.
         return [
-            "CREATE TABLE \(config)(id INTEGER PRIMARY KEY CHECK (id = 1), \"table\" TEXT NOT NULL, \"column\" TEXT NOT NULL, metric TEXT NOT NULL, dimensions INTEGER NOT NULL, lists INTEGER NOT NULL, quantization TEXT NOT NULL, \"key\" TEXT)",
+            "CREATE TABLE \(config)(id INTEGER PRIMARY KEY CHECK (id = 1), \"table\" TEXT NOT NULL, \"column\" TEXT NOT NULL, metric TEXT NOT NULL, dimensions INTEGER NOT NULL, lists INTEGER NOT NULL, quantization TEXT NOT NULL, \"key\" TEXT, generation INTEGER NOT NULL DEFAULT 0)",
             "CREATE TABLE \(centroids)(list INTEGER PRIMARY KEY, centroid BLOB NOT NULL)",
             // The rowids before the codes: an update reads the rowids without the codes' pages.
             "CREATE TABLE \(entries)(list INTEGER NOT NULL, \"rows\" BLOB NOT NULL, codes BLOB NOT NULL)",
@@ -210,10 +214,12 @@ extension IVFIndex {
         keyMap(collation: collation).map { [$0.createTable(schema: "main"), $0.fill(schema: "main")] } ?? []
     }
 
-    /// What removes the index: triggers first, so no write meets half an index.
+    /// What removes the index: triggers first, so no write meets half an index. The key map
+    /// only when the index has one: a table of that name is otherwise someone else's.
     var dropStatements: [String] {
         Self.triggerSuffixes.map { "DROP TRIGGER IF EXISTS main." + quoteIdentifier(name + "_" + $0) }
-            + [configTable, centroidsTable, entriesTable, pendingTable, keyMapTable].map { "DROP TABLE IF EXISTS main." + quoteIdentifier($0) }
+            + ([configTable, centroidsTable, entriesTable, pendingTable] + (key == nil ? [] : [keyMapTable]))
+                .map { "DROP TABLE IF EXISTS main." + quoteIdentifier($0) }
     }
 }
 
@@ -346,6 +352,11 @@ extension Connection {
             try IVFBuilder.file(vectors, into: index, centroids: centroids, self)
             try IVFBuilder.compact(index, self)
             try run(literal: "DELETE FROM main.\(identifier: index.pendingTable)")
+            // Chunks were rewritten: a parallel search whose reads straddle this commit notices.
+            if try !hasIVFGeneration(index) {
+                try run(literal: "ALTER TABLE main.\(identifier: index.configTable) ADD COLUMN generation INTEGER NOT NULL DEFAULT 0")
+            }
+            try run(literal: "UPDATE main.\(identifier: index.configTable) SET generation = generation + 1 WHERE id = 1")
             return vectors.count
         }
     }
@@ -362,7 +373,7 @@ extension Connection {
     /// The `k` rows nearest `vector` among the `nprobe` lists whose centroids are nearest it,
     /// and every row written since the last ``updateIVFIndex(_:)``: approximate (a near row in
     /// an unprobed list is missed; more lists probed, better recall, slower), nearest first, ties
-    /// by rowid. `among`, a `SELECT` of rowids, restricts the rows ranked. In a quantized index
+    /// by rowid (by the key map's ids over a keyed table). `among`, a `SELECT` of rowids, restricts the rows ranked. In a quantized index
     /// the `k × rescoring` best candidates by their codes are ranked again by their float32
     /// vectors, so the distances returned are exact. A stored vector with a NaN or an infinity
     /// has no distance: the index never files it and searches pass over it (the triggers refuse
@@ -483,6 +494,17 @@ extension Connection {
             }
         }
         return (best.nearestFirst.map { ($0.rowID, $0.distance) }, candidateRows.filter { !rescoredRows.contains($0) })
+    }
+
+    /// How many times ``updateIVFIndex(_:)`` has rewritten the index's chunks (0 for an index
+    /// built before it counted, until its next update).
+    func ivfGeneration(_ index: IVFIndex) throws -> Int64 {
+        guard try hasIVFGeneration(index) else { return 0 }
+        return try query(literal: "SELECT generation FROM main.\(identifier: index.configTable) WHERE id = 1") ?? 0
+    }
+
+    func hasIVFGeneration(_ index: IVFIndex) throws -> Bool {
+        try schemaReader.columns(ofTable: index.configTable).contains { sameIdentifier($0.name, "generation") }
     }
 
     /// The lowest and highest rowid of the index's chunks, or nil when it has none: two seeks.

@@ -53,11 +53,21 @@ package struct KeyMapSQL: Sendable {
     /// In an update trigger: a re-keyed row keeps its id, so what is filed under it moves with
     /// it. Compared as the map compares (BINARY): under a NOCASE key 'A' → 'a' is a change the
     /// map must follow. A key set to NULL (which a non-integer PRIMARY KEY allows) leaves the
-    /// map; one set from NULL joins it (``addNewKey``).
+    /// map; one set from NULL joins it (``addNewKey``). The new key may still be mapped for a
+    /// row a REPLACE removed without its delete trigger: that entry is stale (the key is this
+    /// row's now), and is dropped first, so the re-key cannot fail on the map's UNIQUE.
     package var rekey: String {
-        "UPDATE \(mapTable) SET \"key\" = new.\(key) WHERE \"key\" = old.\(key)"
+        staleNewKey(thenDelete: true)
+            + " UPDATE \(mapTable) SET \"key\" = new.\(key) WHERE \"key\" = old.\(key)"
             + " AND new.\(key) IS NOT old.\(key) COLLATE BINARY AND new.\(key) IS NOT NULL;"
             + " DELETE FROM \(mapTable) WHERE \"key\" = old.\(key) AND new.\(key) IS NULL;"
+    }
+
+    /// The map's entry for `new`'s key when it is not `old`'s (stale, see ``rekey``): as a
+    /// `SELECT` of its id (to queue it elsewhere first) or, `thenDelete`, the `DELETE` of it.
+    package func staleNewKey(thenDelete: Bool) -> String {
+        let match = "\"key\" = new.\(key) AND \"key\" IS NOT old.\(key)"
+        return thenDelete ? "DELETE FROM \(mapTable) WHERE \(match);" : "SELECT \(id) FROM \(mapTable) WHERE \(match)"
     }
 
     /// In a delete trigger: unmaps `old`'s key.
