@@ -13,7 +13,8 @@ import SQLite3
 // Triggers on the table use plain SQL only (no function of ours), so any connection or tool can
 // keep writing the table: a write queues its row in `_pending`, a search ranks pending rows
 // exactly and skips their filed entries, and `updateIVFIndex` files them into their lists.
-// Entries name rows by rowid, so the table must have an INTEGER PRIMARY KEY (VACUUM keeps those).
+// Entries name rows by their INTEGER PRIMARY KEY, or, for a table keyed otherwise, by the ids of
+//   <name>_keys       a key map (one id per key), since VACUUM and reloads may renumber rowids.
 
 /// An IVF index over a table's `FloatVector` column (see ``Connection/createIVFIndex(_:on:column:options:)``).
 public struct IVFIndex: Sendable, Hashable {
