@@ -108,23 +108,21 @@ enum SyncBookkeeping {
     static let logChain = TableDefinition.Column("chain", type: "INTEGER")
     /// Which (replica, sequence) entries the hub applied, at which version, with the conflicts
     /// its policy settled: a retried push is answered from here.
-    static let applied = TableDefinition(prefix + "applied", columns: [
-        .init("replica", type: "TEXT", [.notNull()]),
-        .init("sequence", type: "INTEGER", [.notNull()]),
-        .init("version", type: "INTEGER", [.notNull()]),
-        .init("conflicts", type: "TEXT", [.notNull()]),
-    ], constraints: [.primaryKey(["replica", "sequence"])], options: .withoutRowID, ifNotExists: true)
+    static let applied = keyedTable("applied", ["replica": "TEXT", "sequence": "INTEGER", "version": "INTEGER", "conflicts": "TEXT"],
+                                    key: ["replica", "sequence"])
     /// Version 4: the entry's content digest, to tell a retry from another database's entry.
     static let appliedDigest = TableDefinition.Column("digest", type: "INTEGER")
     /// The hub's chain, trim horizon and schema version.
     static let meta = SyncKeyValues(prefix + "meta")
     /// Version 4: each schema version's tables (their width and signature).
-    static let schema = TableDefinition(prefix + "schema", columns: [
-        .init("version", type: "INTEGER", [.notNull()]),
-        .init("name", type: "TEXT", [.notNull()]),
-        .init("columns", type: "INTEGER", [.notNull()]),
-        .init("signature", type: "TEXT", [.notNull()]),
-    ], constraints: [.primaryKey(["version", "name"])], options: .withoutRowID, ifNotExists: true)
+    static let schema = keyedTable("schema", ["version": "INTEGER", "name": "TEXT", "columns": "INTEGER", "signature": "TEXT"],
+                                   key: ["version", "name"])
+
+    /// A hub table of NOT NULL columns (name and type, in order), WITHOUT ROWID and keyed by `key`.
+    private static func keyedTable(_ name: String, _ columns: KeyValuePairs<String, String>, key: [String]) -> TableDefinition {
+        TableDefinition(prefix + name, columns: columns.map { .init($0.key, type: $0.value, [.notNull()]) },
+                        constraints: [.primaryKey(key)], options: .withoutRowID, ifNotExists: true)
+    }
 
     static let hub = VersionedMigration(steps: [
         .init(1) { connection in

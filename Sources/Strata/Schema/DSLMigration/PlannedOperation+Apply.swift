@@ -1,6 +1,6 @@
 import Foundation
 
-// How each declared step runs on a database, up and down (its derived inverse).
+// How each declared step runs on a database: up, and down as its derived inverse.
 extension PlannedOperation {
     func applyUp(to db: Connection) throws {
         switch operation {
@@ -30,36 +30,38 @@ extension PlannedOperation {
         }
     }
 
+    /// Down: the derived inverse, run forward from the state after this step. An alteration is
+    /// the one step undone in place: `unalter` rebuilds to the shape declared before it.
     func applyDown(to db: Connection) throws {
+        if case .alterTable(let name, let changes) = operation {
+            return try unalter(db, table: name, changes: changes)
+        }
+        for step in inverse { try step.applyUp(to: db) }
+    }
+
+    /// The steps that undo this one, each planned from the state after it back to the state before.
+    private var inverse: [PlannedOperation] {
+        let undo: [SchemaOperation]
         switch operation {
-        case .createTable(let table):
-            try Self.dropTable(db, named: table.name)
-        case .createVirtualTable(let table):
-            for statement in table.dropStatements { try db.execute(statement) }
-        case .alterTable(let name, let changes):
-            try unalter(db, table: name, changes: changes)
+        case .createTable(let table): undo = [.dropTable(table.name)]
+        case .createVirtualTable(let table): undo = [.dropTable(table.name)]
+        case .alterTable: undo = []
         case .dropTable(let name):
             if let table = before.virtualTable(name) {
-                for statement in table.createStatements { try db.execute(statement) }
-                return
+                undo = [.createVirtualTable(table)]
+            } else if let table = before.table(name) {
+                let indexes = before.indexes.filter { $0.tableName.caseInsensitiveCompare(table.name) == .orderedSame }
+                undo = [.createTable(table)] + indexes.map { .createIndex($0) }
+            } else {
+                undo = []
             }
-            guard let table = before.table(name) else { return }
-            try db.runSingleStatement(table.createSQL)
-            for index in before.indexes where index.tableName.caseInsensitiveCompare(table.name) == .orderedSame {
-                try db.runSingleStatement(index.createSQL)
-            }
-        case .renameTable(let old, let new):
-            try db.execute("ALTER TABLE \(quoteIdentifier(new)) RENAME TO \(quoteIdentifier(old))")
-        case .createIndex(let index):
-            try db.execute("DROP INDEX \(quoteIdentifier(index.name))")
-        case .dropIndex(let name):
-            if let index = before.index(name) { try db.runSingleStatement(index.createSQL) }
-        case .renameIndex(let old, let new):
-            try db.execute("DROP INDEX \(quoteIdentifier(new))")
-            if let index = before.index(old) { try db.runSingleStatement(index.createSQL) }
-        case .execute(_, let down):
-            try down?(db)
+        case .renameTable(let old, let new): undo = [.renameTable(new, to: old)]
+        case .createIndex(let index): undo = [.dropIndex(index.name)]
+        case .dropIndex(let name): undo = before.index(name).map { [.createIndex($0)] } ?? []
+        case .renameIndex(let old, let new): undo = [.renameIndex(new, to: old)]
+        case .execute(let up, let down): undo = [.execute(up: down ?? { _ in }, down: up)]
         }
+        return undo.map { PlannedOperation(operation: $0, before: after, after: before) }
     }
 
     /// `DROP TABLE`, refused where it would delete rows of other tables. Foreign keys are on here
