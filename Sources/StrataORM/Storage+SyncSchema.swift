@@ -58,9 +58,8 @@ extension Storage {
             name: table.name,
             columns: table.columns.map { column in
                 // ALTER TABLE ADD COLUMN cannot add a key or UNIQUE column, nor NOT NULL without a default.
-                DeclaredTable.Column(name: column.name,
-                                     isAddable: !column.isPrimaryKey && !column.isUnique && (!column.isNotNull || column.hasDefault),
-                                     addColumnSQL: TableDefinition.addColumnSQL(table: table.name, column: column.definition(inlinePrimaryKey: false)))
+                DeclaredTable.Column(column.definition(inlinePrimaryKey: false), of: table.name,
+                                     isAddable: !column.isPrimaryKey && !column.isUnique && (!column.isNotNull || column.hasDefault))
             },
             definitionSQL: table.definitionSQL,
             tableOptions: nil)

@@ -138,10 +138,9 @@ public struct RecordSchema: Sendable {
                 try !isRowIDName(column.name) || db.schemaReader.columns(ofTable: table).contains { sameIdentifier($0.name, column.name) }
             }.map { column in
                 DeclaredTable.Column(
-                    name: column.name,
+                    record.statements.columnDefinition(column, unique: unique), of: table,
                     isAddable: (column.isOptional || column.hasValueDefault) && column.hasConstantDefault && !column.isPrimaryKey
-                        && !unique.contains(column.name) && !constrained.contains(column.name),
-                    addColumnSQL: TableDefinition.addColumnSQL(table: table, column: record.statements.columnDefinition(column, unique: unique)))
+                        && !unique.contains(column.name) && !constrained.contains(column.name))
             },
             definitionSQL: record.statements.tableDefinition(ifNotExists: false, unique: unique, constraints: tableConstraints).bodySQL,
             tableOptions: "")

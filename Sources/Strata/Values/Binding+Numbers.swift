@@ -3,33 +3,50 @@ import Foundation
 import SQLite3
 #endif
 
-/// Signed integers and the narrow unsigned ones convert exactly: a value out of range reads as nil.
-public protocol ExactIntegerBinding: Binding, FixedWidthInteger where DataType == Self, BindingType == Int64 {}
+/// A value stored as an SQLite INTEGER. Conforming protocols give the one conversion each way;
+/// binding, SQift's `Any` form and reading (INTEGER only, SQift's rule: REAL, TEXT and BLOB read
+/// as nil, never converted) follow from it, written once here.
+public protocol Int64Representable: Binding where DataType == Self, BindingType == Int64 {
+    /// The INTEGER the value is stored as.
+    var int64Representation: Int64 { get }
+    /// The value a stored INTEGER reads as, or nil when it does not convert.
+    init?(int64Representation: Int64)
+}
 
-extension ExactIntegerBinding {
-    public var bindingValue: BindingValue { .integer(Int64(self)) }
+extension Int64Representable {
+    public var bindingValue: BindingValue { .integer(int64Representation) }
 
     @inlinable
     public func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32 {
-        sqlite3_bind_int64(statement, index, Int64(self))
+        sqlite3_bind_int64(statement, index, int64Representation)
     }
 
-    /// An `Int64` that fits; anything else (another storage class, out of range) is nil.
+    /// An `Int64` that converts; anything else is nil.
     public static func fromBindingValue(_ value: Any) -> Self? {
-        (value as? Int64).flatMap { Self(exactly: $0) }
+        (value as? Int64).flatMap { Self(int64Representation: $0) }
     }
 
-    /// Reads an INTEGER column that fits the type; nil for another storage class or out of range.
+    /// Reads an INTEGER column that converts; nil for another storage class.
     @inlinable
     public static func extract(from value: SQLiteValueHandle) -> Self? {
         extract(from: value, type: sqlite3_value_type(value))
     }
 
-    /// INTEGER only (SQift's rule): REAL, TEXT and BLOB read as nil, never converted.
+    /// INTEGER only (SQift's rule).
     @inlinable
     public static func extract(from value: SQLiteValueHandle, type: Int32) -> Self? {
-        type == SQLITE_INTEGER ? Self(exactly: sqlite3_value_int64(value)) : nil
+        type == SQLITE_INTEGER ? Self(int64Representation: sqlite3_value_int64(value)) : nil
     }
+}
+
+/// Signed integers and the narrow unsigned ones convert exactly: a value out of range reads as nil.
+public protocol ExactIntegerBinding: Int64Representable, FixedWidthInteger {}
+
+extension ExactIntegerBinding {
+    /// The value, widened.
+    @inlinable public var int64Representation: Int64 { Int64(self) }
+    /// The value when it fits the type; nil out of range.
+    @inlinable public init?(int64Representation value: Int64) { self.init(exactly: value) }
 }
 
 extension Int: ExactIntegerBinding { public typealias BindingType = Int64 }
@@ -43,36 +60,16 @@ extension UInt32: ExactIntegerBinding { public typealias BindingType = Int64 }
 
 /// `UInt64` and `UInt` are stored by bit pattern, as in SQift: `UInt64.max` is stored as -1 and
 /// reads back as `UInt64.max`. Order and compare them in Swift, not in SQL.
-public protocol BitPatternIntegerBinding: Binding, FixedWidthInteger where DataType == Self, BindingType == Int64 {
+public protocol BitPatternIntegerBinding: Int64Representable, FixedWidthInteger {
     /// Recreates the value from the 64-bit pattern it was stored as.
     init(bitPattern: Int64)
 }
 
 extension BitPatternIntegerBinding {
-    /// The value's bit pattern as an INTEGER (`UInt64.max` becomes -1).
-    public var bindingValue: BindingValue { .integer(Int64(truncatingIfNeeded: self)) }
-
-    @inlinable
-    public func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32 {
-        sqlite3_bind_int64(statement, index, Int64(truncatingIfNeeded: self))
-    }
-
-    /// An `Int64`, reinterpreted bit for bit (-1 reads as `max`); anything else is nil.
-    public static func fromBindingValue(_ value: Any) -> Self? {
-        (value as? Int64).map { Self(bitPattern: $0) }
-    }
-
-    /// Reads an INTEGER column by bit pattern; nil for another storage class.
-    @inlinable
-    public static func extract(from value: SQLiteValueHandle) -> Self? {
-        extract(from: value, type: sqlite3_value_type(value))
-    }
-
-    /// INTEGER only (SQift's rule).
-    @inlinable
-    public static func extract(from value: SQLiteValueHandle, type: Int32) -> Self? {
-        type == SQLITE_INTEGER ? Self(bitPattern: sqlite3_value_int64(value)) : nil
-    }
+    /// The value's bit pattern (`UInt64.max` is -1).
+    @inlinable public var int64Representation: Int64 { Int64(truncatingIfNeeded: self) }
+    /// The value of that bit pattern: every INTEGER converts.
+    @inlinable public init?(int64Representation value: Int64) { self.init(bitPattern: value) }
 }
 
 extension UInt64: BitPatternIntegerBinding { public typealias BindingType = Int64 }
@@ -81,29 +78,13 @@ extension UInt: BitPatternIntegerBinding {
     public init(bitPattern: Int64) { self.init(UInt64(bitPattern: bitPattern)) }
 }
 
-extension Bool: Binding {
+/// Stored as 1 or 0; any nonzero INTEGER reads as true.
+extension Bool: Int64Representable {
     public typealias BindingType = Int64
-    public var bindingValue: BindingValue { .integer(self ? 1 : 0) }
-
-    @inlinable
-    public func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32 {
-        sqlite3_bind_int64(statement, index, self ? 1 : 0)
-    }
-
-    public static func fromBindingValue(_ value: Any) -> Bool? {
-        (value as? Int64).map { $0 != 0 }
-    }
-
-    @inlinable
-    public static func extract(from value: SQLiteValueHandle) -> Bool? {
-        extract(from: value, type: sqlite3_value_type(value))
-    }
-
-    /// INTEGER only (SQift's rule): nonzero is true.
-    @inlinable
-    public static func extract(from value: SQLiteValueHandle, type: Int32) -> Bool? {
-        type == SQLITE_INTEGER ? sqlite3_value_int64(value) != 0 : nil
-    }
+    /// 1 or 0.
+    @inlinable public var int64Representation: Int64 { self ? 1 : 0 }
+    /// True for any nonzero value.
+    @inlinable public init?(int64Representation value: Int64) { self = value != 0 }
 }
 
 extension Double: Binding {

@@ -10,15 +10,16 @@ package struct DeclaredTable: Sendable {
     package struct Column: Sendable {
         package let name: String
         /// Whether `ALTER TABLE … ADD COLUMN` can add it (nullable or with a default, not a key,
-        /// not UNIQUE, no foreign key or CHECK of its own).
+        /// not UNIQUE, no foreign key or CHECK of its own): the layer that declares it knows.
         package let isAddable: Bool
-        /// The `ALTER TABLE … ADD COLUMN` statement that adds it.
+        /// The `ALTER TABLE … ADD COLUMN` statement that adds it to the declared table.
         package let addColumnSQL: String
 
-        package init(name: String, isAddable: Bool, addColumnSQL: String) {
-            self.name = name
+        /// The column `definition` declares, of the table named `table`.
+        package init(_ definition: TableDefinition.Column, of table: String, isAddable: Bool) {
+            name = definition.name
             self.isAddable = isAddable
-            self.addColumnSQL = addColumnSQL
+            addColumnSQL = TableDefinition.addColumnSQL(table: table, column: definition)
         }
     }
 
