@@ -172,6 +172,9 @@ extension Connection {
     /// ```
     /// With external content the index is filled from the content table now, and triggers named
     /// `<index>_ai`, `<index>_ad` and `<index>_au` keep it in sync on insert, delete and update.
+    /// A keyed index's `<index>_bi` and `<index>_bu` also keep aside, in `<index>_replaced`, a
+    /// row a REPLACE is about to remove (SQLite removes it without its delete trigger), so its
+    /// tokens go too; after a REPLACE into a rowid-keyed index's table, rebuild it.
     /// Everything is created in one savepoint: on failure nothing is left behind.
     /// - Throws: `SQLiteError` (FTS5 missing, an unknown tokenizer, a missing content column).
     public func createFTS5Table(_ name: String, columns: [String], options: FTS5Options = FTS5Options()) throws {
@@ -206,7 +209,7 @@ extension Connection {
         var statements: [String] = []
         switch options.content {
         case .external, .externalByKey:
-            statements = fts5SyncTriggerSuffixes.map { "DROP TRIGGER IF EXISTS main." + quoteIdentifier(name + "_" + $0) }
+            statements = (fts5SyncTriggerSuffixes + fts5ReplaceTriggerSuffixes).map { "DROP TRIGGER IF EXISTS main." + quoteIdentifier(name + "_" + $0) }
         case .internal, .contentless:
             break
         }
@@ -215,6 +218,7 @@ extension Connection {
             statements.append("DROP VIEW IF EXISTS main." + quoteIdentifier(fts5KeyedContentView(name)))
             statements.append("DROP TABLE IF EXISTS main." + quoteIdentifier(fts5KeyMapTable(name)))
             statements.append("DROP TABLE IF EXISTS main." + quoteIdentifier(fts5KeySourceTable(name)))
+            statements.append("DROP TABLE IF EXISTS main." + quoteIdentifier(fts5ReplacedRowTable(name)))
         }
         return statements
     }
@@ -242,9 +246,15 @@ extension Connection {
 
     /// The name suffixes of the sync triggers, on insert, delete and update.
     static let fts5SyncTriggerSuffixes = ["ai", "ad", "au"]
+    /// The name suffixes of a keyed index's BEFORE INSERT and BEFORE UPDATE triggers, which keep
+    /// aside the row a REPLACE is about to remove (see ``fts5ReplacedRowTable(_:)``).
+    static let fts5ReplaceTriggerSuffixes = ["bi", "bu"]
 
     /// The triggers that keep an external-content index in sync with its table. A change
     /// deletes the old row's tokens (FTS5 needs the old values to find them) and inserts the new.
+    /// These are the triggers SQLite's documentation gives: a REPLACE leaves the replaced row's
+    /// tokens behind (a keyed index's triggers keep that row aside; these add no table beside
+    /// the index, which users of this common form see), so rebuild after one.
     static func fts5SyncTriggers(index: String, columns: [String], contentTable: String, rowID: String) -> [String] {
         let target = quoteIdentifier(index)
         let table = quoteIdentifier(contentTable)
@@ -254,12 +264,18 @@ extension Connection {
         }
         let insert = "INSERT INTO \(target)(rowid, \(columnList)) VALUES (\(values("new")));"
         let delete = "INSERT INTO \(target)(\(target), rowid, \(columnList)) VALUES ('delete', \(values("old")));"
-        func trigger(_ suffix: String, _ event: String, _ body: String) -> String {
-            "CREATE TRIGGER " + quoteIdentifier(index + "_" + suffix) + " AFTER " + event + " ON " + table + " BEGIN " + body + " END"
-        }
-        let bodies = [("INSERT", insert), ("DELETE", delete), ("UPDATE", delete + " " + insert)]
-        return zip(fts5SyncTriggerSuffixes, bodies).map { trigger($0, $1.0, $1.1) }
+        let bodies = [insert, delete, delete + " " + insert]
+        return zip(fts5SyncTriggerSuffixes, zip(["INSERT", "DELETE", "UPDATE"], bodies)).map { fts5Trigger(index, $0, "AFTER", $1.0, table, $1.1) }
     }
+
+    /// One trigger of an index's set, `<index>_<suffix>`.
+    static func fts5Trigger(_ index: String, _ suffix: String, _ timing: String, _ event: String, _ table: String, _ body: String) -> String {
+        "CREATE TRIGGER " + quoteIdentifier(index + "_" + suffix) + " " + timing + " " + event + " ON " + table + " BEGIN " + body + " END"
+    }
+
+    /// Where a keyed index keeps aside, for one insert or update, the row a REPLACE is about to
+    /// remove without its delete trigger: its id in the index and its indexed values.
+    package static func fts5ReplacedRowTable(_ index: String) -> String { index + "_replaced" }
 
     // MARK: - Keyed external content
 
@@ -315,15 +331,66 @@ extension Connection {
         let addKey = keyMap.addNewKey, rekey = keyMap.rekey, dropKey = keyMap.dropOldKey
         let insert = fromMap("new", nil)
         let delete = fromMap("old", "delete")
-        func trigger(_ suffix: String, _ event: String, _ body: String) -> String {
-            "CREATE TRIGGER " + quoteIdentifier(index + "_" + suffix) + " AFTER " + event + " ON " + table + " BEGIN " + body + " END"
-        }
-        let bodies = [("INSERT", addKey + " " + insert), ("DELETE", delete + " " + dropKey), ("UPDATE", delete + " " + rekey + " " + addKey + " " + insert)]
+        let aside = FTS5ReplacedRow(index: index, columns: columns, table: table,
+                                    source: "SELECT m.\(id)", from: "\(table) AS t JOIN \(map) AS m ON m.\"key\" = t.\(keyColumn)",
+                                    key: "t.\(keyColumn)", newKey: "new.\(keyColumn)", oldKey: "old.\(keyColumn)")
+        // The replaced row's key leaves the map with its tokens.
+        let unmap = "DELETE FROM \(map) WHERE \(id) IN (SELECT \"row_id\" FROM \(aside.table));"
+        let bodies = [aside.unfile(then: unmap) + " " + addKey + " " + insert,
+                      aside.clear + " " + delete + " " + dropKey,
+                      aside.unfile(then: unmap) + " " + delete + " " + rekey + " " + addKey + " " + insert]
         let sourceTable = quoteIdentifier(fts5KeySourceTable(index))
         return [keyMap.createTable(), keyMap.fill(),
                 "CREATE TABLE \(sourceTable)(\"table\" TEXT NOT NULL, \"key\" TEXT NOT NULL)",
                 "INSERT INTO \(sourceTable) VALUES (\(quoteStringLiteral(contentTable)), \(quoteStringLiteral(key)))",
-                view]
-            + zip(fts5SyncTriggerSuffixes, bodies).map { trigger($0, $1.0, $1.1) }
+                aside.createTable, view]
+            + zip(fts5SyncTriggerSuffixes, zip(["INSERT", "DELETE", "UPDATE"], bodies)).map { fts5Trigger(index, $0, "AFTER", $1.0, table, $1.1) }
+            + aside.keepAsideTriggers.map { fts5Trigger(index, $0.suffix, "BEFORE", $0.event, table, $0.body) }
+    }
+}
+
+/// The row a REPLACE is about to remove from a keyed index's table. SQLite removes
+/// it without its delete trigger (unless recursive_triggers is on), and FTS5 can drop a row's
+/// tokens only given the values it indexed: so before each insert or update, the other row of
+/// the new key, if any (as the table compares keys: 'A' finds 'a' under NOCASE), is kept aside
+/// in `<index>_replaced`, and the AFTER trigger unfiles it first. The table holds that one row
+/// between a write's BEFORE and AFTER triggers, and every write clears it first, so what an
+/// ignored insert or an upsert's update leaves there is never used.
+private struct FTS5ReplacedRow {
+    /// The table, quoted.
+    let table: String
+    let index: String
+    let indexedColumns: [String]
+    let valueColumns: [String]
+    let keepAside: (insert: String, update: String)
+
+    /// `source` selects the row's id in the index from `from`, where `key` is the table's key
+    /// column, which `newKey` and `oldKey` name in the trigger.
+    init(index: String, columns: [String], table: String, source: String, from: String, key: String, newKey: String, oldKey: String) {
+        self.table = quoteIdentifier(Connection.fts5ReplacedRowTable(index))
+        self.index = quoteIdentifier(index)
+        indexedColumns = columns.map(quoteIdentifier)
+        valueColumns = columns.indices.map { quoteIdentifier("c\($0)") }
+        let select = "INSERT INTO \(self.table)(\"row_id\"\(valueColumns.map { ", " + $0 }.joined())) \(source)"
+            + columns.map { ", t." + quoteIdentifier($0) }.joined() + " FROM \(from) WHERE \(key) = \(newKey)"
+        // An update's own row matches its new key too (a NOCASE key re-spelled): not that one.
+        keepAside = ("DELETE FROM \(self.table); \(select);",
+                     "DELETE FROM \(self.table); \(select) AND \(key) IS NOT \(oldKey) COLLATE BINARY;")
+    }
+
+    var createTable: String {
+        "CREATE TABLE \(table)(\"row_id\" INTEGER\(valueColumns.map { ", " + $0 }.joined()))"
+    }
+
+    var keepAsideTriggers: [(suffix: String, event: String, body: String)] {
+        zip(Connection.fts5ReplaceTriggerSuffixes, [("INSERT", keepAside.insert), ("UPDATE", keepAside.update)]).map { ($0, $1.0, $1.1) }
+    }
+
+    var clear: String { "DELETE FROM \(table);" }
+
+    /// Drops the kept row's tokens, runs `then`, and clears the table.
+    func unfile(then: String = "") -> String {
+        "INSERT INTO \(index)(\(index), rowid, \(indexedColumns.joined(separator: ", "))) SELECT 'delete', \"row_id\""
+            + valueColumns.map { ", " + $0 }.joined() + " FROM \(table); \(then)\(then.isEmpty ? "" : " ")\(clear)"
     }
 }
