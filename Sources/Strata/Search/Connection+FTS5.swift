@@ -182,20 +182,26 @@ extension Connection {
             throw SQLiteError(code: SQLITE_ERROR, message: "A keyed FTS5 index reads its rowid as \(Self.fts5KeyMapIDColumn); the column \(clash) cannot be indexed under that name")
         }
         try strataSavepoint(named: "strata_fts5") {
-            for statement in Self.fts5CreateStatements(name, columns: columns, options: options) { try execute(statement) }
+            var keyCollation: String?
+            if case .externalByKey(let table, let key) = options.content {
+                keyCollation = try schemaReader.keyIndexCollation(ofTable: table, column: key)
+            }
+            for statement in Self.fts5CreateStatements(name, columns: columns, options: options, keyCollation: keyCollation) { try execute(statement) }
         }
     }
 
     /// Everything that creates an FTS5 table, in order: the table, then for external content the
     /// sync triggers and the statement that fills the index from the content table.
-    static func fts5CreateStatements(_ name: String, columns: [String], options: FTS5Options) -> [String] {
+    /// `keyCollation` is the collation a keyed table's key index declares, when known (nil: the
+    /// key column's own).
+    static func fts5CreateStatements(_ name: String, columns: [String], options: FTS5Options, keyCollation: String? = nil) -> [String] {
         var statements = [fts5TableDefinition(name, columns: columns, options: options).sql]
         switch options.content {
         case .external(let table, let rowID):
             statements += fts5SyncTriggers(index: name, columns: columns, contentTable: table, rowID: rowID)
             statements.append(fts5RebuildSQL(name))
         case .externalByKey(let table, let key):
-            statements += fts5KeyMapStatements(index: name, columns: columns, contentTable: table, key: key)
+            statements += fts5KeyMapStatements(index: name, columns: columns, contentTable: table, key: key, keyCollation: keyCollation)
             statements.append(fts5RebuildSQL(name))
         case .internal, .contentless:
             break
@@ -310,7 +316,7 @@ extension Connection {
 
     /// The key map, its content view, the triggers that keep both and the index in step, and
     /// the map filled from the table's rows (the index is then rebuilt through the view).
-    static func fts5KeyMapStatements(index: String, columns: [String], contentTable: String, key: String) -> [String] {
+    static func fts5KeyMapStatements(index: String, columns: [String], contentTable: String, key: String, keyCollation: String?) -> [String] {
         let map = quoteIdentifier(fts5KeyMapTable(index))
         let id = quoteIdentifier(fts5KeyMapIDColumn)
         let target = quoteIdentifier(index)
@@ -331,14 +337,11 @@ extension Connection {
         let addKey = keyMap.addNewKey, rekey = keyMap.rekey, dropKey = keyMap.dropOldKey
         let insert = fromMap("new", nil)
         let delete = fromMap("old", "delete")
-        let aside = FTS5ReplacedRow(index: index, columns: columns, table: table,
-                                    source: "SELECT m.\(id)", from: "\(table) AS t JOIN \(map) AS m ON m.\"key\" = t.\(keyColumn)",
-                                    key: "t.\(keyColumn)", newKey: "new.\(keyColumn)", oldKey: "old.\(keyColumn)")
-        // The replaced row's key leaves the map with its tokens.
-        let unmap = "DELETE FROM \(map) WHERE \(id) IN (SELECT \"row_id\" FROM \(aside.table));"
-        let bodies = [aside.unfile(then: unmap) + " " + addKey + " " + insert,
-                      aside.clear + " " + delete + " " + dropKey,
-                      aside.unfile(then: unmap) + " " + delete + " " + rekey + " " + addKey + " " + insert]
+        let aside = FTS5ReplacedRow(index: index, columns: columns, contentTable: table, key: keyColumn,
+                                    keyCollation: keyCollation, map: map, id: id)
+        let bodies = [aside.unfile + " " + addKey + " " + insert,
+                      aside.forgetDeleted + " " + delete + " " + dropKey,
+                      aside.unfile + " " + delete + " " + rekey + " " + addKey + " " + insert]
         let sourceTable = quoteIdentifier(fts5KeySourceTable(index))
         return [keyMap.createTable(), keyMap.fill(),
                 "CREATE TABLE \(sourceTable)(\"table\" TEXT NOT NULL, \"key\" TEXT NOT NULL)",
@@ -349,48 +352,55 @@ extension Connection {
     }
 }
 
-/// The row a REPLACE is about to remove from a keyed index's table. SQLite removes
-/// it without its delete trigger (unless recursive_triggers is on), and FTS5 can drop a row's
-/// tokens only given the values it indexed: so before each insert or update, the other row of
-/// the new key, if any (as the table compares keys: 'A' finds 'a' under NOCASE), is kept aside
-/// in `<index>_replaced`, and the AFTER trigger unfiles it first. The table holds that one row
-/// between a write's BEFORE and AFTER triggers, and every write clears it first, so what an
-/// ignored insert or an upsert's update leaves there is never used.
+/// The row a REPLACE is about to remove from a keyed index's table. SQLite removes it without
+/// its delete trigger (unless recursive_triggers is on), and FTS5 can drop a row's tokens only
+/// given the values it indexed: so before each insert or update, the other row of the new key,
+/// if any, is kept aside in `<index>_replaced` under the key being written, and that write's
+/// AFTER trigger unfiles it (tokens and map entry) when the row is really gone. Kept per key,
+/// so a write nested in between (a foreign-key action, a user's trigger) neither uses nor clears
+/// another write's row; what an ignored insert leaves is replaced at that key's next write, and
+/// a deleted row's copy goes with it.
 private struct FTS5ReplacedRow {
     /// The table, quoted.
     let table: String
-    let index: String
-    let indexedColumns: [String]
-    let valueColumns: [String]
+    /// Its CREATE TABLE statement.
+    let createTable: String
+    /// The AFTER trigger's statements that drop the replaced row's tokens and map entry.
+    let unfile: String
+    /// The BEFORE INSERT and BEFORE UPDATE trigger bodies that keep the row aside.
     let keepAside: (insert: String, update: String)
+    /// The AFTER DELETE trigger's statement that drops a copy of the deleted row (with
+    /// recursive_triggers on, a REPLACE's delete trigger has unfiled it already).
+    let forgetDeleted: String
 
-    /// `source` selects the row's id in the index from `from`, where `key` is the table's key
-    /// column, which `newKey` and `oldKey` name in the trigger.
-    init(index: String, columns: [String], table: String, source: String, from: String, key: String, newKey: String, oldKey: String) {
+    /// Names arrive quoted; `keyCollation` is the collation the table's key index compares
+    /// with (nil: the column's own), so the row kept aside is the one a REPLACE would remove.
+    init(index: String, columns: [String], contentTable table: String, key: String, keyCollation: String?, map: String, id: String) {
         self.table = quoteIdentifier(Connection.fts5ReplacedRowTable(index))
-        self.index = quoteIdentifier(index)
-        indexedColumns = columns.map(quoteIdentifier)
-        valueColumns = columns.indices.map { quoteIdentifier("c\($0)") }
-        let select = "INSERT INTO \(self.table)(\"row_id\"\(valueColumns.map { ", " + $0 }.joined())) \(source)"
-            + columns.map { ", t." + quoteIdentifier($0) }.joined() + " FROM \(from) WHERE \(key) = \(newKey)"
+        let target = quoteIdentifier(index)
+        let values = columns.indices.map { quoteIdentifier("c\($0)") }
+        let valueList = values.map { ", " + $0 }.joined()
+        let (newKey, oldKey, rowID) = (quoteIdentifier("new_key"), quoteIdentifier("old_key"), quoteIdentifier("row_id"))
+        createTable = "CREATE TABLE \(self.table)(\(newKey), \(oldKey), \(rowID) INTEGER\(valueList))"
+        let collate = keyCollation.map { " COLLATE " + quoteIdentifier($0) } ?? ""
+        let select = "INSERT INTO \(self.table)(\(newKey), \(oldKey), \(rowID)\(valueList)) SELECT new.\(key), t.\(key), m.\(id)"
+            + columns.map { ", t." + quoteIdentifier($0) }.joined()
+            + " FROM \(table) AS t JOIN \(map) AS m ON m.\"key\" = t.\(key) WHERE t.\(key) = new.\(key)\(collate)"
+        let forget = "DELETE FROM \(self.table) WHERE \(newKey) IS new.\(key);"
         // An update's own row matches its new key too (a NOCASE key re-spelled): not that one.
-        keepAside = ("DELETE FROM \(self.table); \(select);",
-                     "DELETE FROM \(self.table); \(select) AND \(key) IS NOT \(oldKey) COLLATE BINARY;")
-    }
-
-    var createTable: String {
-        "CREATE TABLE \(table)(\"row_id\" INTEGER\(valueColumns.map { ", " + $0 }.joined()))"
+        keepAside = ("\(forget) \(select);", "\(forget) \(select) AND t.\(key) IS NOT old.\(key) COLLATE BINARY;")
+        // Gone: the same key is written again, or no row keeps the replaced key's spelling (a
+        // key index that tells 'a' from 'A' under a NOCASE column kept both rows).
+        let gone = "r.\(newKey) IS new.\(key) AND (r.\(oldKey) IS new.\(key) COLLATE BINARY"
+            + " OR NOT EXISTS (SELECT 1 FROM \(table) AS t WHERE t.\(key) = r.\(oldKey) COLLATE BINARY))"
+        unfile = "INSERT INTO \(target)(\(target), rowid, \(columns.map(quoteIdentifier).joined(separator: ", ")))"
+            + " SELECT 'delete', r.\(rowID)\(values.map { ", r." + $0 }.joined()) FROM \(self.table) AS r WHERE \(gone);"
+            + " DELETE FROM \(map) WHERE \(id) IN (SELECT r.\(rowID) FROM \(self.table) AS r WHERE \(gone));"
+            + " \(forget)"
+        forgetDeleted = "DELETE FROM \(self.table) WHERE \(rowID) IN (SELECT \(id) FROM \(map) WHERE \"key\" = old.\(key));"
     }
 
     var keepAsideTriggers: [(suffix: String, event: String, body: String)] {
         zip(Connection.fts5ReplaceTriggerSuffixes, [("INSERT", keepAside.insert), ("UPDATE", keepAside.update)]).map { ($0, $1.0, $1.1) }
-    }
-
-    var clear: String { "DELETE FROM \(table);" }
-
-    /// Drops the kept row's tokens, runs `then`, and clears the table.
-    func unfile(then: String = "") -> String {
-        "INSERT INTO \(index)(\(index), rowid, \(indexedColumns.joined(separator: ", "))) SELECT 'delete', \"row_id\""
-            + valueColumns.map { ", " + $0 }.joined() + " FROM \(table); \(then)\(then.isEmpty ? "" : " ")\(clear)"
     }
 }

@@ -284,8 +284,7 @@ extension Connection {
         }
         let keys = try schemaReader.columns(ofTable: entry.name).filter { $0.primaryKeyIndex > 0 }
         guard keys.count == 1 else { throw VectorIndexError.unstableRowIDs(table: table) }
-        let keyIndex = try schemaReader.indexes(ofTable: entry.name).first { $0.origin == .primaryKeyConstraint }
-        let collation = keyIndex?.columns.first { $0.tableColumnIndex >= 0 }?.collation
+        let collation = try schemaReader.keyIndexCollation(ofTable: entry.name, column: keys[0].name)
         return (keys[0].name, collation.flatMap { sameIdentifier($0, "BINARY") ? nil : $0 })
     }
 

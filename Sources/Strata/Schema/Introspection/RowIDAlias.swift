@@ -49,4 +49,16 @@ extension SchemaReader {
                                  descendingColumnConstraint: !withoutRowID && keyIndex != nil, withoutRowID: withoutRowID)
         return alias ? keys[0] : nil
     }
+
+    /// The collation that tells `column`'s values apart as keys of `table`: the one its
+    /// one-column primary key or UNIQUE index declares (which may differ from the column's own),
+    /// the primary key's first. Nil when no such index exists (a rowid alias, no unique key).
+    package func keyIndexCollation(ofTable table: String, column: String) throws -> String? {
+        guard let entry = try self.table(named: table) else { return nil }
+        let keyIndexes = try indexes(ofTable: entry.name).filter { index in
+            index.isUnique && !index.isPartial && index.columns.count == 1 && index.columns[0].name.map { sameIdentifier($0, column) } == true
+        }
+        let keyIndex = keyIndexes.first { $0.origin == .primaryKeyConstraint } ?? keyIndexes.first
+        return keyIndex?.columns[0].collation
+    }
 }
