@@ -361,14 +361,12 @@ extension Connection {
 /// another write's row; what an ignored insert leaves is replaced at that key's next write, and
 /// a deleted row's copy goes with it.
 private struct FTS5ReplacedRow {
-    /// The table, quoted.
-    let table: String
-    /// Its CREATE TABLE statement.
+    /// The `<index>_replaced` table's CREATE TABLE statement.
     let createTable: String
     /// The AFTER trigger's statements that drop the replaced row's tokens and map entry.
     let unfile: String
-    /// The BEFORE INSERT and BEFORE UPDATE trigger bodies that keep the row aside.
-    let keepAside: (insert: String, update: String)
+    /// The BEFORE INSERT and BEFORE UPDATE triggers' suffixes, events and bodies, which keep the row aside.
+    let keepAsideTriggers: [(suffix: String, event: String, body: String)]
     /// The AFTER DELETE trigger's statement that drops a copy of the deleted row (with
     /// recursive_triggers on, a REPLACE's delete trigger has unfiled it already).
     let forgetDeleted: String
@@ -376,31 +374,30 @@ private struct FTS5ReplacedRow {
     /// Names arrive quoted; `keyCollation` is the collation the table's key index compares
     /// with (nil: the column's own), so the row kept aside is the one a REPLACE would remove.
     init(index: String, columns: [String], contentTable table: String, key: String, keyCollation: String?, map: String, id: String) {
-        self.table = quoteIdentifier(Connection.fts5ReplacedRowTable(index))
+        let aside = quoteIdentifier(Connection.fts5ReplacedRowTable(index))
         let target = quoteIdentifier(index)
         let values = columns.indices.map { quoteIdentifier("c\($0)") }
         let valueList = values.map { ", " + $0 }.joined()
         let (newKey, oldKey, rowID) = (quoteIdentifier("new_key"), quoteIdentifier("old_key"), quoteIdentifier("row_id"))
-        createTable = "CREATE TABLE \(self.table)(\(newKey), \(oldKey), \(rowID) INTEGER\(valueList))"
+        createTable = "CREATE TABLE \(aside)(\(newKey), \(oldKey), \(rowID) INTEGER\(valueList))"
         let collate = keyCollation.map { " COLLATE " + quoteIdentifier($0) } ?? ""
-        let select = "INSERT INTO \(self.table)(\(newKey), \(oldKey), \(rowID)\(valueList)) SELECT new.\(key), t.\(key), m.\(id)"
+        let select = "INSERT INTO \(aside)(\(newKey), \(oldKey), \(rowID)\(valueList)) SELECT new.\(key), t.\(key), m.\(id)"
             + columns.map { ", t." + quoteIdentifier($0) }.joined()
             + " FROM \(table) AS t JOIN \(map) AS m ON m.\"key\" = t.\(key) WHERE t.\(key) = new.\(key)\(collate)"
-        let forget = "DELETE FROM \(self.table) WHERE \(newKey) IS new.\(key);"
+        let forget = "DELETE FROM \(aside) WHERE \(newKey) IS new.\(key);"
         // An update's own row matches its new key too (a NOCASE key re-spelled): not that one.
-        keepAside = ("\(forget) \(select);", "\(forget) \(select) AND t.\(key) IS NOT old.\(key) COLLATE BINARY;")
+        keepAsideTriggers = zip(Connection.fts5ReplaceTriggerSuffixes, [
+            ("INSERT", "\(forget) \(select);"),
+            ("UPDATE", "\(forget) \(select) AND t.\(key) IS NOT old.\(key) COLLATE BINARY;"),
+        ]).map { ($0, $1.0, $1.1) }
         // Gone: the same key is written again, or no row keeps the replaced key's spelling (a
         // key index that tells 'a' from 'A' under a NOCASE column kept both rows).
         let gone = "r.\(newKey) IS new.\(key) AND (r.\(oldKey) IS new.\(key) COLLATE BINARY"
             + " OR NOT EXISTS (SELECT 1 FROM \(table) AS t WHERE t.\(key) = r.\(oldKey) COLLATE BINARY))"
         unfile = "INSERT INTO \(target)(\(target), rowid, \(columns.map(quoteIdentifier).joined(separator: ", ")))"
-            + " SELECT 'delete', r.\(rowID)\(values.map { ", r." + $0 }.joined()) FROM \(self.table) AS r WHERE \(gone);"
-            + " DELETE FROM \(map) WHERE \(id) IN (SELECT r.\(rowID) FROM \(self.table) AS r WHERE \(gone));"
+            + " SELECT 'delete', r.\(rowID)\(values.map { ", r." + $0 }.joined()) FROM \(aside) AS r WHERE \(gone);"
+            + " DELETE FROM \(map) WHERE \(id) IN (SELECT r.\(rowID) FROM \(aside) AS r WHERE \(gone));"
             + " \(forget)"
-        forgetDeleted = "DELETE FROM \(self.table) WHERE \(rowID) IN (SELECT \(id) FROM \(map) WHERE \"key\" = old.\(key));"
-    }
-
-    var keepAsideTriggers: [(suffix: String, event: String, body: String)] {
-        zip(Connection.fts5ReplaceTriggerSuffixes, [("INSERT", keepAside.insert), ("UPDATE", keepAside.update)]).map { ($0, $1.0, $1.1) }
+        forgetDeleted = "DELETE FROM \(aside) WHERE \(rowID) IN (SELECT \(id) FROM \(map) WHERE \"key\" = old.\(key));"
     }
 }

@@ -21,7 +21,9 @@ extension SchemaVersionBuilder {
     /// ```
     /// Migrating down past this version drops the table (with the triggers that keep external
     /// content in sync); migrating down past its `dropTable` creates it again with its columns and
-    /// options, and an external-content index is filled again from its table.
+    /// options, and an external-content index is filled again from its table. A keyed index's
+    /// triggers find a replaced row under its key column's collation: the statements are built
+    /// here, with no database to read a key index that declares another one from.
     public func createFTS5Table(_ name: String, columns: [String], options: FTS5Options = FTS5Options()) {
         createVirtualTable(SchemaVirtualTable(
             name: name, module: "fts5", columnNames: columns,
