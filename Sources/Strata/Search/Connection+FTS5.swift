@@ -184,7 +184,11 @@ extension Connection {
         try strataSavepoint(named: "strata_fts5") {
             var keyCollation: String?
             if case .externalByKey(let table, let key) = options.content {
-                keyCollation = try schemaReader.keyIndexCollation(ofTable: table, column: key)
+                // A key index that compares as BINARY is left to the column's collation, which
+                // a later rebuild of the table may change; a looser one (NOCASE) is named, so a
+                // REPLACE through it is caught. Finding too many rows is safe: a row kept aside
+                // is unfiled only if the write really removed it.
+                keyCollation = try schemaReader.keyIndexCollations(ofTable: table, column: key).first { !sameIdentifier($0, "BINARY") }
             }
             for statement in Self.fts5CreateStatements(name, columns: columns, options: options, keyCollation: keyCollation) { try execute(statement) }
         }
@@ -192,8 +196,8 @@ extension Connection {
 
     /// Everything that creates an FTS5 table, in order: the table, then for external content the
     /// sync triggers and the statement that fills the index from the content table.
-    /// `keyCollation` is the collation a keyed table's key index declares, when known (nil: the
-    /// key column's own).
+    /// `keyCollation` is a collation a keyed table's key index declares beside BINARY, when known
+    /// (nil: the key column's own).
     static func fts5CreateStatements(_ name: String, columns: [String], options: FTS5Options, keyCollation: String? = nil) -> [String] {
         var statements = [fts5TableDefinition(name, columns: columns, options: options).sql]
         switch options.content {

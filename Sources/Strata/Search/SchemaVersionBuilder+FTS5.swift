@@ -1,5 +1,6 @@
-// The schema DSL's FTS5 declaration: a version creates an FTS5 table with the same statements
-// as `Connection.createFTS5Table`, so migrating down (and back up) recreates it exactly.
+// The schema DSL's FTS5 declaration: a version creates an FTS5 table with the statements
+// `Connection.createFTS5Table` uses (bar a keyed index's key-index collation, which only a
+// database can tell), so migrating down (and back up) recreates it exactly.
 import Foundation
 
 extension SchemaVersionBuilder {
@@ -23,7 +24,9 @@ extension SchemaVersionBuilder {
     /// content in sync); migrating down past its `dropTable` creates it again with its columns and
     /// options, and an external-content index is filled again from its table. A keyed index's
     /// triggers find a replaced row under its key column's collation: the statements are built
-    /// here, with no database to read a key index that declares another one from.
+    /// here, with no database to read a key index that declares another one (`PRIMARY KEY(id
+    /// COLLATE NOCASE)` over a BINARY column) from; for such a table, use `createFTS5Table` on
+    /// the connection in an `execute` step.
     public func createFTS5Table(_ name: String, columns: [String], options: FTS5Options = FTS5Options()) {
         createVirtualTable(SchemaVirtualTable(
             name: name, module: "fts5", columnNames: columns,

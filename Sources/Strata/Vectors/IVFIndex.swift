@@ -284,7 +284,7 @@ extension Connection {
         }
         let keys = try schemaReader.columns(ofTable: entry.name).filter { $0.primaryKeyIndex > 0 }
         guard keys.count == 1 else { throw VectorIndexError.unstableRowIDs(table: table) }
-        let collation = try schemaReader.keyIndexCollation(ofTable: entry.name, column: keys[0].name)
+        let collation = try schemaReader.keyIndexCollations(ofTable: entry.name, column: keys[0].name).first
         return (keys[0].name, collation.flatMap { sameIdentifier($0, "BINARY") ? nil : $0 })
     }
 

@@ -50,15 +50,15 @@ extension SchemaReader {
         return alias ? keys[0] : nil
     }
 
-    /// The collation that tells `column`'s values apart as keys of `table`: the one its
-    /// one-column primary key or UNIQUE index declares (which may differ from the column's own),
-    /// the primary key's first. Nil when no such index exists (a rowid alias, no unique key).
-    package func keyIndexCollation(ofTable table: String, column: String) throws -> String? {
-        guard let entry = try self.table(named: table) else { return nil }
+    /// The collations that tell `column`'s values apart as keys of `table`: the ones its
+    /// one-column primary key and UNIQUE indexes declare (which may differ from the column's
+    /// own), the primary key's first. Empty when there is none (a rowid alias, no unique key).
+    package func keyIndexCollations(ofTable table: String, column: String) throws -> [String] {
+        guard let entry = try self.table(named: table) else { return [] }
         let keyIndexes = try indexes(ofTable: entry.name).filter { index in
             index.isUnique && !index.isPartial && index.columns.count == 1 && index.columns[0].name.map { sameIdentifier($0, column) } == true
         }
-        let keyIndex = keyIndexes.first { $0.origin == .primaryKeyConstraint } ?? keyIndexes.first
-        return keyIndex?.columns[0].collation
+        let ordered = keyIndexes.filter { $0.origin == .primaryKeyConstraint } + keyIndexes.filter { $0.origin != .primaryKeyConstraint }
+        return ordered.compactMap { $0.columns[0].collation }
     }
 }
