@@ -218,6 +218,7 @@ private func status(of error: SyncError) -> HTTPResponse.Status {
     case .duplicateEntry: return .conflict
     case .hubUnreachable: return .badGateway
     case .schemaChangeRefused: return .conflict
+    case .accessDenied(let denial): return denial.status == 401 ? .unauthorized : .forbidden
     }
 }
 

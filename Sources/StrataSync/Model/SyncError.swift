@@ -32,6 +32,11 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// on an earlier version still sync, or the version does not follow the space's. Nothing
     /// changed.
     case schemaChangeRefused(space: String, version: Int, reason: String)
+    /// The hub would not let this token do what was asked: the reason tells an app whether to
+    /// fetch a new token (``SyncAccessDenial/Reason/expired``, ``SyncAccessDenial/Reason/invalid``)
+    /// or that the user may not do it (``SyncAccessDenial/Reason/forbiddenSpace``,
+    /// ``SyncAccessDenial/Reason/readOnly``, ``SyncAccessDenial/Reason/wrongReplica``).
+    case accessDenied(SyncAccessDenial)
 
     public var description: String {
         switch self {
@@ -51,10 +56,64 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
             return "migrating \(space) to version \(version) was refused: \(reason); nothing changed (add tables, columns with a default, or indexes; never drop or rename what replicas on earlier versions sync)"
         case .hubUnreachable(let url, let reason):
             return "cannot reach the hub at \(url): \(reason); the writes are kept in the outbox and go with the next sync"
+        case .accessDenied(let denial):
+            return denial.description
         case .nullKey(let table, let column):
             return "the write puts NULL in \(table).\(column), a key column of a synced table: a row with a NULL key never syncs, so nothing was written (declare the column NOT NULL, or give every row a key)"
         }
     }
+}
+
+extension SyncError: LocalizedError {
+    /// The description, for `localizedDescription` (a SwiftUI alert, a log line).
+    public var errorDescription: String? { description }
+}
+
+/// Why the hub refused a token, with the HTTP status it answered (0 for an in-process hub).
+public struct SyncAccessDenial: Codable, Sendable, Equatable, CustomStringConvertible {
+    /// What was wrong with the token, by what an app does about it.
+    public enum Reason: String, Codable, Sendable, Equatable {
+        /// No token was sent where one is needed: sign in.
+        case missing
+        /// The token expired: ask the app's backend for a new one and sync again.
+        case expired
+        /// The token is not one the hub accepts (its signature, algorithm, form or claims).
+        case invalid
+        /// The token gives no access to this space.
+        case forbiddenSpace
+        /// The token may read the space, not write it.
+        case readOnly
+        /// The token was issued for another replica ID.
+        case wrongReplica
+    }
+    /// Why.
+    public var reason: Reason
+    /// The HTTP status the hub answered with (401 or 403; 0 when no HTTP was involved).
+    public var status: Int
+    /// What the hub said.
+    public var message: String
+
+    /// A denial for `reason`, answered with `status`.
+    public init(reason: Reason, status: Int, message: String) {
+        self.reason = reason; self.status = status; self.message = message
+    }
+
+    /// The denial in words, with what to do.
+    public var description: String {
+        let advice: String
+        switch reason {
+        case .missing, .expired, .invalid: advice = "sign in again or fetch a new token, then sync"
+        case .forbiddenSpace: advice = "this user has no access to the space"
+        case .readOnly: advice = "this user may read the space, not write it; local writes are refused (discard them)"
+        case .wrongReplica: advice = "the token was issued for another replica ID"
+        }
+        return "the hub denied access (\(reason.rawValue), HTTP \(status)): \(message); \(advice)"
+    }
+}
+
+extension SyncAccessDenial: LocalizedError {
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
 }
 
 /// A pending write the hub would not apply, and why.
@@ -74,6 +133,9 @@ public struct SyncRefusal: Codable, Sendable, Equatable, CustomStringConvertible
         /// It changes a row that an earlier refused write made or changed, so it waits for that
         /// write (applied alone it would do nothing, and be lost).
         case dependsOnRefused
+        /// The replica's token may read the space, not write it: the write never reaches the
+        /// hub; discard it (pulls go on around it).
+        case readOnly
     }
     /// The write's place in the replica's order (``SyncPendingChange/sequence``).
     public var sequence: Int64
@@ -98,6 +160,11 @@ public struct SyncRefusal: Codable, Sendable, Equatable, CustomStringConvertible
         if let key { text += " key \(key.map(\.description).joined(separator: ", "))" }
         return text + ": " + message
     }
+}
+
+extension SyncRefusal: LocalizedError {
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
 }
 
 /// Why the hub did not apply one entry; becomes a ``SyncRefusal`` in the push's answer.

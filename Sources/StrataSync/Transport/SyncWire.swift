@@ -280,6 +280,8 @@ public struct SyncErrorAnswer: Codable, Sendable {
     public var sequence: Int64?
     /// The column, for `nullKey`.
     public var column: String?
+    /// Why the token was refused, for `accessDenied`.
+    public var denial: SyncAccessDenial?
 
     /// The answer that carries `error`.
     public init(_ error: SyncError) {
@@ -294,6 +296,7 @@ public struct SyncErrorAnswer: Codable, Sendable {
         case .hubUnreachable(let url, let reason): kind = "hubUnreachable"; table = url; message = reason
         case .schemaChangeRefused(let space, let version, let reason):
             kind = "schemaChangeRefused"; table = space; sequence = Int64(version); message = reason
+        case .accessDenied(let denial): kind = "accessDenied"; self.denial = denial; message = denial.message
         }
     }
 
@@ -308,6 +311,7 @@ public struct SyncErrorAnswer: Codable, Sendable {
         case "nullKey": return .nullKey(table: table ?? "", column: column ?? "")
         case "hubUnreachable": return .hubUnreachable(url: table ?? "", reason: message ?? "")
         case "schemaChangeRefused": return .schemaChangeRefused(space: table ?? "", version: Int(clamping: sequence ?? 0), reason: message ?? "")
+        case "accessDenied": return denial.map { .accessDenied($0) } ?? .refused(message ?? "")
         default: return .refused(message ?? "")
         }
     }
