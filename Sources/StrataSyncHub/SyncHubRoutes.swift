@@ -97,7 +97,7 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         do {
             buffer = try await request.body.collect(upTo: limits.maximumBodyBytes)
         } catch {
-            return answer(.contentTooLarge, .refused("a push body is limited to \(limits.maximumBodyBytes) bytes"))
+            return answer(.contentTooLarge, .tooLarge("a push body is limited to \(limits.maximumBodyBytes) bytes"))
         }
         let push: SyncPushRequest
         do {
@@ -107,7 +107,7 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         }
         guard push.space == space else { return answer(.badRequest, .refused("the body names space \(push.space), the URL \(space)")) }
         guard push.entries.count <= limits.maximumEntriesPerPush else {
-            return answer(.contentTooLarge, .refused("a push is limited to \(limits.maximumEntriesPerPush) entries"))
+            return answer(.contentTooLarge, .tooLarge("a push is limited to \(limits.maximumEntriesPerPush) entries"))
         }
         if let namedReplica, namedReplica != push.replicaID {
             return answer(.badRequest, .refused("the body names replica \(push.replicaID), the header \(namedReplica)"))
@@ -219,6 +219,8 @@ private func status(of error: SyncError) -> HTTPResponse.Status {
     case .hubUnreachable: return .badGateway
     case .schemaChangeRefused: return .conflict
     case .accessDenied(let denial): return denial.status == 401 ? .unauthorized : .forbidden
+    case .tooLarge: return .contentTooLarge
+    case .spaceChanged: return .conflict
     }
 }
 

@@ -22,19 +22,62 @@ import Testing
 /// value unless a later write deleted it; no (replica, sequence) is logged twice; every outbox
 /// is empty. Each schedule runs against both hub stores: the SQLite folder, and PostgreSQL
 /// (with the `Hub` trait and STRATA_POSTGRES_URL; typed columns there, since a PostgreSQL column
-/// holds one type, and text values a PostgreSQL `text` holds). Not covered here: HTTP (the routes have their own tests), triggers that write synced
-/// tables, schema changes between versions, hub restores (SyncHubRestoreTests).
+/// holds one type, and text values a PostgreSQL `text` holds).
+///
+/// The weekly paths of a real app are in the schedules too: the hub migrating the space to a
+/// version 2 that adds a column (and sometimes a table), devices upgrading their own tables at
+/// their own pace and reopening their replicas; a device reopened under a new replica ID (a
+/// re-login) or for another space and back (a team switch, refused while writes are pending); a
+/// read-only member writing (its transport answers a push as the hub answers a read-only token);
+/// a TEMP trigger writing a synced table, a main trigger writing a synced table, and a main
+/// trigger keeping a local table. Besides the checks above: no row reaches a space it was not
+/// written to, no read-only member's write reaches the hub, and a local trigger never sees a row
+/// of a device that never switched spaces inserted twice. Not covered here: HTTP (the routes have
+/// their own tests), hub restores (SyncHubRestoreTests).
 @Suite struct SyncModelPropertyTests {
     static let schema = """
         CREATE TABLE own(id TEXT PRIMARY KEY, v);
-        CREATE TABLE shared(id TEXT PRIMARY KEY, v, u UNIQUE)
+        CREATE TABLE shared(id TEXT PRIMARY KEY, v, u UNIQUE);
+        CREATE TABLE tally(id TEXT PRIMARY KEY, n INTEGER)
         """
 
     /// The same tables with a declared type per column, for the PostgreSQL store.
     static let postgresSchema = """
         CREATE TABLE own(id TEXT PRIMARY KEY, v TEXT);
-        CREATE TABLE shared(id TEXT PRIMARY KEY, v INTEGER, u TEXT UNIQUE)
+        CREATE TABLE shared(id TEXT PRIMARY KEY, v INTEGER, u TEXT UNIQUE);
+        CREATE TABLE tally(id TEXT PRIMARY KEY, n INTEGER)
         """
+
+    /// What each replica's database has beside the space's tables: a main trigger keeping a local
+    /// table (how many times each own row was inserted here), and one writing a synced table.
+    static let replicaSchema = """
+        CREATE TABLE seen(id TEXT PRIMARY KEY, ins INTEGER NOT NULL);
+        CREATE TRIGGER seen_own AFTER INSERT ON own BEGIN
+            INSERT INTO seen VALUES (new.id, 1) ON CONFLICT(id) DO UPDATE SET ins = ins + 1;
+        END;
+        CREATE TRIGGER tally_shared_deletes AFTER DELETE ON shared BEGIN
+            INSERT INTO tally VALUES ('shared deletes', 1) ON CONFLICT(id) DO UPDATE SET n = n + 1;
+        END
+        """
+
+    /// The writer connection's TEMP trigger, writing a synced table.
+    static let temporaryTrigger: @Sendable (Connection) throws -> Void = { connection in
+        try connection.execute("""
+            CREATE TEMP TRIGGER tally_own_inserts AFTER INSERT ON main.own BEGIN
+                INSERT INTO tally VALUES ('own inserts', 1) ON CONFLICT(id) DO UPDATE SET n = n + 1;
+            END
+            """)
+    }
+
+    /// Version 2 of the space: a column on `own`, and with `newTable` a table as well.
+    static func upgrade(newTable: Bool) -> String {
+        "ALTER TABLE own ADD COLUMN extra TEXT DEFAULT 'none'" + (newTable ? "; CREATE TABLE note(id TEXT PRIMARY KEY, v TEXT)" : "")
+    }
+
+    /// The spaces a schedule's devices move between; own and shared ids written in the second
+    /// carry its mark, so a row in the wrong space is seen.
+    static let spaces = ["space", "other"]
+    static func mark(_ space: String) -> String { space == "other" ? "o:" : "" }
 
     /// Where the hub under test keeps its spaces.
     enum Store: String, Sendable, CaseIterable {
@@ -54,11 +97,53 @@ import Testing
         let file: String
         var syncers: [SyncReplica]
         var written = 0
-        /// The own rows this incarnation made: the only ones it changes. A reinstalled device may
-        /// act on a stale copy of its earlier rows until it has pulled them all (a change the hub
-        /// then settles by policy), which the model does not predict.
-        var created: [String] = []
-        init(name: String, file: String, syncers: [SyncReplica]) { self.name = name; self.file = file; self.syncers = syncers }
+        /// The own rows this incarnation made in each space: the only ones it changes. A
+        /// reinstalled device may act on a stale copy of its earlier rows until it has pulled them
+        /// all (a change the hub then settles by policy), which the model does not predict.
+        var created: [String: [String]] = [:]
+        /// The replica ID it syncs as (its name, then another after a re-login).
+        var replicaID: String
+        var space = "space"
+        /// Upgraded its own tables to the space's version 2.
+        var upgraded = false
+        /// Its token may only read: none of its writes is promised.
+        let readOnly: Bool
+        /// Has synced another space: its rows left and came back, so local triggers saw them again.
+        var switched = false
+        init(name: String, file: String, syncers: [SyncReplica], readOnly: Bool = false, replicaID: String? = nil) {
+            self.name = name; self.file = file; self.syncers = syncers; self.readOnly = readOnly; self.replicaID = replicaID ?? name
+        }
+    }
+
+    /// The hub's answer to a push with a read-only token, as HTTP gives it; pulls pass.
+    struct ReadOnlyTransport: SyncTransport {
+        let inner: any SyncTransport
+        func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
+            throw SyncError.accessDenied(SyncAccessDenial(reason: .readOnly, status: 403, message: "the token may read \(request.space), not write it"))
+        }
+        func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try await inner.pull(request) }
+        func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try await inner.snapshot(request) }
+    }
+
+    /// What a schedule's devices open with: the transport, the settings, the store's schema, and
+    /// whether the space is on version 2 (with a new table or not).
+    struct Setup {
+        let folder: SyncFolder
+        let transport: any SyncTransport
+        let settings: SyncReplicaSettings
+        let schema: String
+        var hubVersion2: Bool? = nil
+
+        func open(_ device: String, replicaID: String? = nil, file: String, space: String = "space", upgraded: Bool = false,
+                  readOnly: Bool = false) throws -> SyncReplica {
+            let newTable = hubVersion2 ?? false
+            var tables = ["own", "shared", "tally"]
+            if upgraded && newTable { tables.append("note") }
+            return try SyncModelPropertyTests.open(folder, replicaID ?? device, file: file,
+                                                   transport: readOnly ? ReadOnlyTransport(inner: transport) : transport,
+                                                   settings: settings, schema: schema, space: space, tables: tables,
+                                                   upgrade: upgraded ? SyncModelPropertyTests.upgrade(newTable: newTable) : nil)
+        }
     }
 
     @Test(arguments: ["lastWriterWins", "hubWins"], Store.allCases)
@@ -95,13 +180,20 @@ import Testing
     }
 
     static func open(_ folder: SyncFolder, _ device: String, file: String, transport: any SyncTransport,
-                     settings: SyncReplicaSettings, schema: String = schema) throws -> SyncReplica {
-        let database = try Database(storageLocation: .onDisk(folder.path(file + ".sqlite")))
-        try database.executeWrite { connection in
-            try connection.execute("PRAGMA journal_mode = WAL")
-            if try connection.query("SELECT count(*) FROM sqlite_master WHERE name = 'own'") as Int? == 0 { try connection.execute(schema) }
+                     settings: SyncReplicaSettings, schema: String = schema, space: String = "space",
+                     tables: [String] = ["own", "shared", "tally"], upgrade: String? = nil) throws -> SyncReplica {
+        // The schema first: the writer's preparation (a TEMP trigger) names its tables.
+        let connection = try Connection(storageLocation: .onDisk(folder.path(file + ".sqlite")))
+        try connection.execute("PRAGMA journal_mode = WAL")
+        if try connection.query("SELECT count(*) FROM sqlite_master WHERE name = 'own'") as Int? == 0 {
+            try connection.execute(schema + "; " + replicaSchema)
         }
-        return try SyncReplica(database: database, replicaID: device, space: "space", tables: ["own", "shared"],
+        // The app's own upgrade to version 2, once, before it opens its replica.
+        if let upgrade, try !connection.schemaReader.columns(ofTable: "own").contains(where: { $0.name == "extra" }) {
+            try connection.transaction { try connection.execute(upgrade) }
+        }
+        let database = try Database(storageLocation: .onDisk(folder.path(file + ".sqlite")), writerConnectionPreparation: temporaryTrigger)
+        return try SyncReplica(database: database, replicaID: device, space: space, tables: tables,
                                transport: transport, settings: settings)
     }
 
@@ -112,9 +204,15 @@ import Testing
             "typeof(\(column)) || ':' || quote(\(column)) || CASE WHEN typeof(\(column)) = 'real' AND \(column) = 0 "
                 + "AND atan2(\(column), -1) < 0 THEN '(-)' ELSE '' END"
         }
-        let own: [String] = try connection.query("SELECT id || '=' || \(exact("v")) FROM own ORDER BY id")
+        let extra = try connection.schemaReader.columns(ofTable: "own").contains { $0.name == "extra" } ? " || '/' || \(exact("extra"))" : ""
+        let own: [String] = try connection.query("SELECT id || '=' || \(exact("v"))\(extra) FROM own ORDER BY id")
         let shared: [String] = try connection.query("SELECT id || '=' || \(exact("v")) || '/' || \(exact("u")) FROM shared ORDER BY id")
-        return (own + ["--"] + shared).joined(separator: "\n")
+        let tally: [String] = try connection.query("SELECT id || '=' || \(exact("n")) FROM tally ORDER BY id")
+        var note: [String] = []
+        if try connection.schemaReader.table(named: "note") != nil {
+            note = ["--"] + (try connection.query("SELECT id || '=' || \(exact("v")) FROM note ORDER BY id") as [String])
+        }
+        return (own + ["--"] + shared + ["--"] + tally + note).joined(separator: "\n")
     }
 
     static func run(seed: UInt64, policy: String, store: Store, maximumBurst: Int) async throws {
@@ -140,20 +238,36 @@ import Testing
         hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")), limits: limits)
         #endif
         let schema = store.schema
-        try hub.createSpace("space") { try $0.execute(schema) }
-        for table in ["own", "shared"] { hub.setPolicy(policy == "hubWins" ? .hubWins : .lastWriterWins, forTable: table) }
+        for space in spaces { try hub.createSpace(space) { try $0.execute(schema) } }
+        for table in ["own", "shared", "tally", "note"] { hub.setPolicy(policy == "hubWins" ? .hubWins : .lastWriterWins, forTable: table) }
         let transport = FlakyTransport(hub: hub, failures: Locked(SeededRandom(seed: random.next())))
+        var setup = Setup(folder: folder, transport: transport, settings: settings, schema: schema)
         var devices: [Device] = []
         for index in 0..<random.int(2...6) {
             let name = "d\(index)"
-            devices.append(Device(name: name, file: name, syncers: [try open(folder, name, file: name, transport: transport, settings: settings, schema: schema)]))
+            devices.append(Device(name: name, file: name, syncers: [try setup.open(name, file: name)]))
+        }
+        // Sometimes a member whose token may only read, typing anyway.
+        if random.oneIn(2) {
+            devices.append(Device(name: "r0", file: "r0", syncers: [try setup.open("r0", file: "r0", readOnly: true)], readOnly: true))
         }
         var model = Model()
         var reinstalls = 0
+        var logins = 0
+
+        /// Opens `device`'s syncers again as it now is (after a re-login, a switch, an upgrade).
+        func reopen(_ device: Device) throws {
+            let count = max(1, device.syncers.count)
+            device.syncers = []
+            for _ in 0..<count {
+                device.syncers.append(try setup.open(device.name, replicaID: device.replicaID, file: device.file, space: device.space,
+                                                     upgraded: device.upgraded, readOnly: device.readOnly))
+            }
+        }
 
         for step in 0..<random.int(25...60) {
             let device = devices[random.int(0...devices.count - 1)]
-            switch random.int(0...13) {
+            switch random.int(0...17) {
             case 0, 1:
                 // An offline burst of own rows and updates of them.
                 let count = random.int(1...(random.oneIn(4) ? maximumBurst : 20))
@@ -161,7 +275,7 @@ import Testing
             case 2, 3, 4:
                 try await ownWrite(device, &random, &model, step: step, store: store)
             case 5, 6:
-                let id = "s\(random.int(0...5))", value = random.int(0...9), unique = random.int(0...3)
+                let id = mark(device.space) + "s\(random.int(0...5))", value = random.int(0...9), unique = random.int(0...3)
                 let write: @Sendable (Connection) throws -> Void
                 switch random.int(0...3) {
                 case 0: write = { try $0.run("INSERT INTO shared VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET v = excluded.v", id, value, "u\(unique)") }
@@ -177,7 +291,8 @@ import Testing
             case 11:
                 // A second syncer on the same file, from now on used beside the first.
                 if device.syncers.count == 1 {
-                    device.syncers.append(try open(folder, device.name, file: device.file, transport: transport, settings: settings, schema: schema))
+                    device.syncers.append(try setup.open(device.name, replicaID: device.replicaID, file: device.file, space: device.space,
+                                                         upgraded: device.upgraded, readOnly: device.readOnly))
                 }
             case 12:
                 // A reinstall: once nothing is pending, the file goes and a new one takes the name.
@@ -188,10 +303,55 @@ import Testing
                 device.syncers = []
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: folder.path(device.file + ".sqlite") + suffix) }
                 let file = device.name + "-reinstalled-\(reinstalls)"
-                let fresh = try open(folder, device.name, file: file, transport: transport, settings: settings, schema: schema)
-                devices[devices.firstIndex { $0 === device } ?? 0] = Device(name: device.name, file: file, syncers: [fresh])
+                let fresh = try setup.open(device.name, file: file, space: device.space, upgraded: device.upgraded, readOnly: device.readOnly)
+                let made = Device(name: device.name, file: file, syncers: [fresh], readOnly: device.readOnly)
+                made.space = device.space
+                made.upgraded = device.upgraded
+                made.switched = device.switched
+                devices[devices.firstIndex { $0 === device } ?? 0] = made
+            case 13:
+                // The hub migrates the space to version 2 (once), with a new table or not.
+                guard setup.hubVersion2 == nil else { break }
+                let newTable = random.oneIn(2)
+                for space in spaces { try hub.migrateSpace(space, to: 2) { try $0.execute(upgrade(newTable: newTable)) } }
+                setup.hubVersion2 = newTable
+            case 14:
+                // A device installs the release for version 2: it upgrades its tables, reopens.
+                guard setup.hubVersion2 != nil, !device.upgraded else { break }
+                device.upgraded = true
+                try reopen(device)
+            case 15:
+                // A re-login: the same file under a new replica ID, pending writes and all.
+                guard logins < 3 else { break }
+                logins += 1
+                device.replicaID = device.name + "-login\(logins)"
+                try reopen(device)
+            case 16:
+                // A team switch, refused while writes for the old space are pending.
+                let pending = try await device.syncers[0].pendingChangeCount
+                let target = device.space == "space" ? "other" : "space"
+                do {
+                    let opened = try setup.open(device.name, replicaID: device.replicaID, file: device.file, space: target,
+                                                upgraded: device.upgraded, readOnly: device.readOnly)
+                    try require(pending == 0, "\(device.name) switched spaces with \(pending) writes pending")
+                    device.space = target
+                    device.switched = true
+                    device.syncers = [opened]
+                    try reopen(device)
+                } catch SyncError.spaceChanged(let from, let to, let count) {
+                    try require(pending > 0 && count == pending && from == device.space && to == target,
+                                "\(device.name): spaceChanged(\(from), \(to), \(count)) with \(pending) pending")
+                }
             default:
-                if random.oneIn(3) { _ = try? hub.trimLog(ofSpace: "space", keepingLast: random.int(0...5)) }
+                if random.oneIn(3) { _ = try? hub.trimLog(ofSpace: random.pick(spaces), keepingLast: random.int(0...5)) }
+            }
+        }
+
+        // Every device installs the newest release before the end, so all compare whole.
+        if setup.hubVersion2 != nil {
+            for device in devices where !device.upgraded {
+                device.upgraded = true
+                try reopen(device)
             }
         }
 
@@ -201,8 +361,8 @@ import Testing
         for _ in 0..<5_000 {
             for device in devices { try await settle(device) }
             var done = true
-            let newest = try hub.version(ofSpace: "space")
             for device in devices {
+                let newest = try hub.version(ofSpace: device.space)
                 for syncer in device.syncers {
                     let pending = try await syncer.pendingChangeCount, pulled = try await syncer.lastPulledVersion
                     if pending != 0 || pulled != newest { done = false }
@@ -211,38 +371,49 @@ import Testing
             if done { settled = true; break }
         }
         if !settled {
-            var report: [String] = ["hub at \(try hub.version(ofSpace: "space"))"]
+            var report: [String] = spaces.map { "hub \($0) at \((try? hub.version(ofSpace: $0)) ?? -1)" }
             for device in devices {
                 for syncer in device.syncers {
                     let status = try await syncer.status
-                    report.append("\(device.name): \(status.pendingChangeCount) pending, pulled \(status.lastPulledVersion), last error \(status.lastError ?? "none")")
+                    report.append("\(device.name) (\(device.space)): \(status.pendingChangeCount) pending, pulled \(status.lastPulledVersion), last error \(status.lastError ?? "none")")
                 }
             }
             try require(false, "the replicas never settled: " + report.joined(separator: "; "))
         }
         // The hub's rows: read in its file, or (PostgreSQL) in a replica made now from its snapshot.
-        let witness: SyncReplica?
-        if store == .sqlite {
-            witness = nil
-            let duplicates = try hub.withSpace("space") {
-                try $0.query("SELECT count(*) FROM (SELECT replica, sequence FROM _strata_sync_log GROUP BY 1, 2 HAVING count(*) > 1)") as Int?
+        var witnesses: [String: SyncReplica] = [:]
+        for space in spaces {
+            if store == .sqlite {
+                let duplicates = try hub.withSpace(space) {
+                    try $0.query("SELECT count(*) FROM (SELECT replica, sequence FROM _strata_sync_log GROUP BY 1, 2 HAVING count(*) > 1)") as Int?
+                }
+                try require(duplicates == 0, "an entry was logged twice in \(space)")
+            } else {
+                let fresh = try setup.open("witness-" + space, file: "witness-" + space, space: space, upgraded: setup.hubVersion2 != nil)
+                try await fresh.bootstrap()
+                witnesses[space] = fresh
+                #if Hub
+                try require(try postgres?.duplicateEntries(space: space) == 0, "an entry was logged twice in \(space)")
+                #endif
             }
-            try require(duplicates == 0, "an entry was logged twice")
-        } else {
-            let fresh = try open(folder, "witness", file: "witness", transport: InProcessSyncTransport(hub: hub), settings: settings, schema: schema)
-            try await fresh.bootstrap()
-            witness = fresh
-            #if Hub
-            try require(try postgres?.duplicateEntries(space: "space") == 0, "an entry was logged twice")
-            #endif
         }
-        func readHub<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-            if let witness { return try await witness.database.read(body) }
-            return try hub.withSpace("space", body)
+        func readHub<T: Sendable>(_ space: String, _ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+            if let witness = witnesses[space] { return try await witness.database.read(body) }
+            return try hub.withSpace(space, body)
         }
-        let expected = try await readHub { try Self.rows($0) }
+        var expected: [String: String] = [:]
+        for space in spaces {
+            expected[space] = try await readHub(space) { try Self.rows($0) }
+            // No row reaches a space it was not written to, nor the hub from a read-only member.
+            let ids: [String] = try await readHub(space) { try $0.query("SELECT id FROM own UNION ALL SELECT id FROM shared") }
+            for id in ids {
+                try require(id.hasPrefix("o:") == (space == "other"), "row \(id) reached the space \(space)")
+                try require(!id.hasPrefix("r0-") && !id.hasPrefix("o:r0-"), "the read-only member's row \(id) reached the hub")
+            }
+        }
         for (id, value) in model.own {
-            let stored: SyncValue? = try await readHub { connection in
+            let space = id.hasPrefix("o:") ? "other" : "space"
+            let stored: SyncValue? = try await readHub(space) { connection in
                 let row: Row? = try connection.query("SELECT v FROM own WHERE id = ?", id)
                 return row.map { Gen.syncValue(of: $0.value(at: 0)) }
             }
@@ -253,9 +424,15 @@ import Testing
                 let pending = try await syncer.pendingChangeCount
                 try require(pending == 0, "\(device.name) keeps pending writes")
                 let state = try await syncer.database.read { try Self.rows($0) }
-                try require(state == expected, "\(device.name) differs from the hub:\n\(state)\nhub:\n\(expected)")
+                try require(state == expected[device.space], "\(device.name) differs from the hub's \(device.space):\n\(state)\nhub:\n\(expected[device.space] ?? "")")
                 let integrity = try await syncer.database.read { try $0.query("PRAGMA integrity_check") as String? }
                 try require(integrity == "ok", "\(device.name) integrity")
+                // A local trigger saw each own row inserted once (rows leave and come back only
+                // for a device that switched spaces).
+                if !device.switched {
+                    let twice: [String] = try await syncer.database.read { try $0.query("SELECT id || ' x' || ins FROM seen WHERE ins > 1") }
+                    try require(twice.isEmpty, "\(device.name)'s local trigger saw rows inserted again: \(twice.prefix(5))")
+                }
             }
         }
     }
@@ -269,30 +446,37 @@ import Testing
     static func ownWrite(_ device: Device, _ random: inout SeededRandom, _ model: inout Model, step: Int, store: Store) async throws {
         let syncer = syncer(device, &random)
         let value = store == .sqlite ? Gen.pickValue(&random) : Gen.pickText(&random)
-        switch random.int(0...5) {
+        let promised = !device.readOnly
+        switch random.int(0...6) {
         case 0, 1, 2:
             device.written += 1
-            let id = "\(device.name)-\(step)-\(device.written)"
+            let id = mark(device.space) + "\(device.name)-\(step)-\(device.written)"
             let bound = Gen.binding(value)
-            try await syncer.write { try $0.run(literal: SQLFragment(sql: "INSERT INTO own VALUES (?, ?)", arguments: [.text(id), bound])) }
-            model.own[id] = .some(value)
-            device.created.append(id)
+            try await syncer.write { try $0.run(literal: SQLFragment(sql: "INSERT INTO own(id, v) VALUES (?, ?)", arguments: [.text(id), bound])) }
+            if promised { model.own[id] = .some(value) }
+            device.created[device.space, default: []].append(id)
+        case 3:
+            // A version 2 write: the new column of one of its rows.
+            guard device.upgraded, let id = device.created[device.space]?.last else { return }
+            let text = "x\(step)"
+            _ = try await syncer.write { db -> Int in try db.run("UPDATE own SET extra = ? WHERE id = ?", text, id); return db.changes }
         default:
             // Only the incarnation that made a row changes it, so the order of its writes is the
             // order the hub sees (contention is the shared table's, checked by convergence).
-            guard !device.created.isEmpty else { return }
+            let created = device.created[device.space] ?? []
+            guard !created.isEmpty else { return }
             // Picked by the seed, so a failing schedule replays.
-            let id = device.created[random.int(0...device.created.count - 1)]
+            let id = created[random.int(0...created.count - 1)]
             if random.oneIn(2) {
                 let bound = Gen.binding(value)
                 let changed = try await syncer.write { db -> Int in
                     try db.run(literal: SQLFragment(sql: "UPDATE own SET v = ? WHERE id = ?", arguments: [bound, .text(id)]))
                     return db.changes
                 }
-                if changed == 1 { model.own[id] = .some(value) }
+                if changed == 1, promised { model.own[id] = .some(value) }
             } else {
                 let changed = try await syncer.write { db -> Int in try db.run("DELETE FROM own WHERE id = ?", id); return db.changes }
-                if changed == 1 { model.own[id] = .some(nil) }
+                if changed == 1, promised { model.own[id] = .some(nil) }
             }
         }
     }

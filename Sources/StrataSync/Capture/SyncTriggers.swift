@@ -8,23 +8,56 @@ import Strata
 /// The triggers that write synced tables, switched off while sync changes are applied.
 package enum SyncTriggers {
     package struct Trigger {
+        /// `main` or `temp`: a connection's TEMP triggers fire on the main schema's tables too.
+        let schema: String
         let name: String
+        let table: String
         let createSQL: String
     }
 
-    /// The triggers of the main schema that write one of `tables` (directly; a trigger that
+    /// Every trigger of the main and temp schemas, with the SQL that makes it again. SQLite
+    /// keeps a TEMP trigger's text without its TEMP keyword, so it is put back.
+    static func all(_ connection: Connection) throws -> [Trigger] {
+        let rows: [Row] = try connection.query(literal: SQLFragment(sql: """
+            SELECT 'main', name, tbl_name, sql FROM main.sqlite_master WHERE type = 'trigger' AND sql IS NOT NULL
+            UNION ALL SELECT 'temp', name, tbl_name, sql FROM temp.sqlite_master WHERE type = 'trigger' AND sql IS NOT NULL
+            """))
+        return rows.compactMap { row in
+            guard let schema: String = row.value(at: 0), let name: String = row.value(at: 1),
+                  let table: String = row.value(at: 2), let sql: String = row.value(at: 3) else { return nil }
+            var createSQL = sql
+            let create = Array("CREATE ".utf8)
+            if schema == "temp", sql.utf8.count > create.count,
+               zip(sql.utf8.prefix(create.count), create).allSatisfy({ ($0 | 0x20) == ($1 | 0x20) }) {
+                createSQL = "CREATE TEMP " + String(decoding: sql.utf8.dropFirst(create.count), as: UTF8.self)
+            }
+            return Trigger(schema: schema, name: name, table: table, createSQL: createSQL)
+        }
+    }
+
+    /// The triggers on `tables` that do not write a synced table (`writers`): they keep local
+    /// state (an FTS5 index, an audit log), so they must see each row that arrives once, and
+    /// never the undoing and remaking of the replica's own pending writes.
+    package static func keepingLocalState(on tables: [String], besides writers: [Trigger], _ connection: Connection) throws -> [Trigger] {
+        let synced = Set(tables.map { $0.lowercased() })
+        let skipped = Set(writers.map { $0.schema + "." + $0.name.lowercased() })
+        return try all(connection).filter { trigger in
+            synced.contains(trigger.table.lowercased()) && !skipped.contains(trigger.schema + "." + trigger.name.lowercased())
+        }
+    }
+
+    /// The triggers of the main and temp schemas that write one of `tables` (directly; a trigger that
     /// writes a local table whose own trigger writes a synced one stays, and that one goes),
     /// learned by compiling, not running, an INSERT, an UPDATE of every column and a DELETE on
     /// each table that has triggers: SQLite codes the triggers then, and its authorizer names the
     /// trigger behind each write. Read at each use, so a trigger added later is seen.
     package static func writingSyncedTables(_ tables: [String], _ connection: Connection) throws -> [Trigger] {
-        let rows: [Row] = try connection.query(literal: SQLFragment(sql: "SELECT name, tbl_name, sql FROM main.sqlite_master WHERE type = 'trigger' AND sql IS NOT NULL"))
-        guard !rows.isEmpty else { return [] }
+        let triggers = try all(connection)
+        guard !triggers.isEmpty else { return [] }
         let synced = Set(tables.map { $0.lowercased() })
         var targets: [String] = []
-        for row in rows {
-            let table: String = row.value(at: 1) ?? ""
-            if !targets.contains(where: { $0.lowercased() == table.lowercased() }) { targets.append(table) }
+        for trigger in triggers where !targets.contains(where: { $0.lowercased() == trigger.table.lowercased() }) {
+            targets.append(trigger.table)
         }
         var writers = Set<String>()
         let writes: Set<Int32> = [Connection.AuthorizerAction.insert, .update, .delete].map(\.rawValue).reduce(into: []) { $0.insert($1) }
@@ -43,11 +76,9 @@ package enum SyncTriggers {
                 for sql in statements { _ = try? connection.prepare(sql) }
             }
         }
-        return rows.compactMap { row in
-            let name: String = row.value(at: 0) ?? ""
-            guard writers.contains(name.lowercased()), let sql: String = row.value(at: 2) else { return nil }
-            return Trigger(name: name, createSQL: sql)
-        }
+        // The authorizer names a trigger without its schema: a main and a TEMP trigger of one
+        // name both count as writers.
+        return triggers.filter { writers.contains($0.name.lowercased()) }
     }
 
     /// Runs `body` with `triggers` dropped, and makes them again after, in the caller's
@@ -60,7 +91,7 @@ package enum SyncTriggers {
         // Strata's own statements: kept out of the user's trace and authorizer.
         try connection.withBookkeeping {
             for trigger in triggers {
-                try connection.execute("DROP TRIGGER " + quoteIdentifier("main") + "." + quoteIdentifier(trigger.name))
+                try connection.execute("DROP TRIGGER " + quoteIdentifier(trigger.schema) + "." + quoteIdentifier(trigger.name))
             }
         }
         let result = try body()

@@ -14,11 +14,11 @@ extension SyncHub {
     ///   again: what was applied before the failure is answered, not applied twice).
     public func push(_ request: SyncPushRequest) throws -> SyncPushResponse {
         guard request.entries.count <= limits.maximumEntriesPerPush else {
-            throw SyncError.refused("a push is limited to \(limits.maximumEntriesPerPush) entries, this one has \(request.entries.count)")
+            throw SyncError.tooLarge("a push is limited to \(limits.maximumEntriesPerPush) entries, this one has \(request.entries.count)")
         }
         let bytes = request.entries.reduce(0) { $0 + $1.changeset.count }
         guard bytes <= limits.maximumPushBytes else {
-            throw SyncError.refused("a push is limited to \(limits.maximumPushBytes) changeset bytes, this one has \(bytes)")
+            throw SyncError.tooLarge("a push is limited to \(limits.maximumPushBytes) changeset bytes, this one has \(bytes)")
         }
         let policies = self.policies.current
         let response = try space(request.space) { storage in

@@ -37,6 +37,15 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// or that the user may not do it (``SyncAccessDenial/Reason/forbiddenSpace``,
     /// ``SyncAccessDenial/Reason/readOnly``, ``SyncAccessDenial/Reason/wrongReplica``).
     case accessDenied(SyncAccessDenial)
+    /// The push was larger than the hub takes (its body or changeset limit); the replica sends
+    /// fewer writes at a time, and a single write over the limit is refused alone as
+    /// ``SyncRefusal/Reason/tooLarge``.
+    case tooLarge(String)
+    /// The database holds writes for the space `from` not yet pushed, and was opened as a
+    /// replica of `to`: pushing them there would copy one space's rows into another. Open it for
+    /// `from` and sync (or discard) them first; a database with nothing pending switches spaces
+    /// by starting over from the new space's snapshot.
+    case spaceChanged(from: String, to: String, pendingChanges: Int)
 
     public var description: String {
         switch self {
@@ -58,6 +67,10 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
             return "cannot reach the hub at \(url): \(reason); the writes are kept in the outbox and go with the next sync"
         case .accessDenied(let denial):
             return denial.description
+        case .tooLarge(let reason):
+            return "the push is too large for the hub: \(reason)"
+        case .spaceChanged(let from, let to, let pending):
+            return "this database holds \(pending) write\(pending == 1 ? "" : "s") for the space \(from) not yet pushed and was opened for \(to); open it as a replica of \(from) and sync or discard them first, so no row of \(from) reaches \(to)"
         case .nullKey(let table, let column):
             return "the write puts NULL in \(table).\(column), a key column of a synced table: a row with a NULL key never syncs, so nothing was written (declare the column NOT NULL, or give every row a key)"
         }

@@ -118,6 +118,23 @@ struct SyncOutbox {
         try connection.run(literal: "DELETE FROM \(identifier: Tables.sent.name) WHERE at < \(seconds)")
     }
 
+    /// Forgets every sent copy: they were sent under another replica ID, whose entries the hub
+    /// has; sent again under this one they would be applied as new writes.
+    func forgetSent() throws {
+        try connection.run(literal: "DELETE FROM \(identifier: Tables.sent.name)")
+    }
+
+    /// Forgets everything of the space this database synced before (its cursor, acknowledged
+    /// and sent writes, refusals, the rebase record), for one that starts over in another space.
+    /// The outbox is empty (checked by the caller); its sequence floor stays, so sequences are
+    /// never reused.
+    func forgetSpace() throws {
+        for table in [Tables.inflight.name, Tables.sent.name, Tables.refused.name] {
+            try connection.run(literal: "DELETE FROM \(identifier: table)")
+        }
+        for key in ["pulled", "pulled_chain", "rebase", "last_error"] { try setState(key, .null) }
+    }
+
     /// The newest write sent and acknowledged, if one is kept.
     func lastSent() throws -> Int64? {
         try connection.query(literal: "SELECT max(sequence) FROM \(identifier: Tables.sent.name)")

@@ -20,9 +20,16 @@ extension SyncReplica {
         let through: Int64 = try SyncStatus.state("rebase_through", connection) ?? 0
         let made: Data? = try SyncStatus.state("rebase", connection)
         // The changesets hold what the origin's triggers did to synced tables: those triggers
-        // stay off while they are applied; the others (an FTS5 index's) see every row.
+        // stay off while they are applied. Triggers that keep local state (an FTS5 index, an
+        // audit log) are off too while the pending writes are undone and made again (those rows
+        // never arrived): the rebase runs in a savepoint with every one of them off, recording
+        // its net change (the synced tables' and the bookkeeping's); the savepoint is rolled back
+        // (rows keep their rowids, which an index may name) and the net change applied with the
+        // local-state triggers on, so they see each row that arrived, or that the hub's rows
+        // settled otherwise than the pending write had it, once.
         let triggers = try SyncTriggers.writingSyncedTables(tables, connection)
-        try connection.withForeignKeysDeferred { try SyncTriggers.withoutTriggers(triggers, connection) {
+        let keepingLocalState = try SyncTriggers.keepingLocalState(on: tables, besides: triggers, connection)
+        func steps() throws {
             for entry in local.reversed() where entry.sequence > through {
                 try connection.apply(try entry.changeset.inverted(), filter: filter, onConflict: ReplicaConflicts.undoConflicts)
             }
@@ -74,7 +81,36 @@ extension SyncReplica {
             }
             try SyncStatus.setState("rebase", .blob(remade.data), connection)
             try SyncStatus.setState("rebase_through", .integer(max(through, local.last?.sequence ?? 0)), connection)
-        } }
+        }
+        try connection.withForeignKeysDeferred {
+            guard !keepingLocalState.isEmpty else {
+                try SyncTriggers.withoutTriggers(triggers, connection) { try steps() }
+                return
+            }
+            let recorded = tables + SyncBookkeeping.replicaTables
+            let net: Changeset = try SyncTriggers.withoutTriggers(triggers + keepingLocalState, connection) {
+                try connection.execute("SAVEPOINT strata_sync_net")
+                do {
+                    let session = try connection.recordChanges(tables: recorded)
+                    defer { session.close() }
+                    try steps()
+                    let net = try session.changeset()
+                    try connection.execute("ROLLBACK TO SAVEPOINT strata_sync_net")
+                    try connection.execute("RELEASE SAVEPOINT strata_sync_net")
+                    return net
+                } catch {
+                    try? connection.execute("ROLLBACK TO SAVEPOINT strata_sync_net")
+                    try? connection.execute("RELEASE SAVEPOINT strata_sync_net")
+                    throw error
+                }
+            }
+            if !net.isEmpty {
+                let names = Set(recorded.map { $0.lowercased() })
+                try SyncTriggers.withoutTriggers(triggers, connection) {
+                    _ = try connection.apply(net, filter: { names.contains($0.lowercased()) }, onConflict: ReplicaConflicts.replaceConflicts)
+                }
+            }
+        }
     }
 
     /// Moves the cursor over a page without undoing and redoing anything, where that is exact:

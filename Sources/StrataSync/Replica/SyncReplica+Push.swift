@@ -20,16 +20,25 @@ extension SyncReplica {
         // Rows refused writes touched, and which write: a later write on one waits with it.
         var held: [String: Int64] = [:]
         let settings = self.settings
+        // Counted as the hub counts a body (header and changesets), so a write just under the
+        // setting is not answered 413 for its header's bytes.
+        let baseBytes = SyncWire.pushBodyBytes(space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint)
+        // Lowered when the hub answers that a batch is too large (its limit below this
+        // replica's settings): fewer writes at a time, down to one, which is then refused alone.
+        var entryCap = max(1, settings.maximumPushEntries)
+        func hold(_ entry: SyncOutboxEntry, for blocker: Int64) {
+            for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = blocker }
+        }
         while true {
             // Between batches: a cancelled caller (a stopping SyncLoop) gets its answer after
             // the request in flight, not after a backlog of thousands of writes is sent.
             try Task.checkCancellation()
-            let batchLimit = max(1, settings.maximumPushEntries)
+            let batchLimit = entryCap
             let from = after
             let candidates = try await database.read { try SyncOutbox($0).entries(after: from, limit: batchLimit) }
             guard !candidates.isEmpty else { break }
             var entries: [SyncOutboxEntry] = []
-            var bytes = 0
+            var bytes = baseBytes
             for entry in candidates {
                 // (A batch cut short meets its last refused write again: it is not its own blocker.)
                 let blocker = held.isEmpty ? nil : rowsTouched(by: entry.changeset).lazy.compactMap { held[$0] }.first { $0 != entry.sequence }
@@ -38,28 +47,56 @@ extension SyncReplica {
                     let refusal = SyncRefusal(sequence: entry.sequence, reason: .dependsOnRefused, table: nil, key: nil,
                                               message: "it changes a row that write \(blocker), refused, made or changed; it waits for that write")
                     refusals.append(refusal)
-                    for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = entry.sequence }
+                    hold(entry, for: entry.sequence)
                     try await database.write { try Self.record([refusal], $0) }
                     if entries.isEmpty { continue } else { break }
                 }
-                if entry.changeset.count > settings.maximumPushBytes {
-                    for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = entry.sequence }
+                let entryBytes = SyncWire.pushEntryBytes(sequence: entry.sequence, changesetBytes: entry.changeset.count)
+                if baseBytes + entryBytes > settings.maximumPushBytes {
+                    hold(entry, for: entry.sequence)
                     // Never pushable as it is: said by name, the rest goes on.
                     if entries.isEmpty { after = entry.sequence }
                     let refusal = SyncRefusal(sequence: entry.sequence, reason: .tooLarge, table: nil, key: nil,
-                                              message: "the write is \(entry.changeset.count) bytes, over the \(settings.maximumPushBytes) a push may carry")
+                                              message: "the write takes \(baseBytes + entryBytes) bytes to send, over the \(settings.maximumPushBytes) a push may carry")
                     refusals.append(refusal)
                     try await database.write { try Self.record([refusal], $0) }
                     if entries.isEmpty { continue } else { break }
                 }
-                if !entries.isEmpty, bytes + entry.changeset.count > settings.maximumPushBytes { break }
-                bytes += entry.changeset.count
+                if !entries.isEmpty, bytes + entryBytes > settings.maximumPushBytes { break }
+                bytes += entryBytes
                 entries.append(entry)
             }
             guard let last = entries.last else { continue }
+            let response: SyncPushResponse
+            do {
+                response = try await transport.push(SyncPushRequest(space: space, replicaID: hubReplicaID, tables: tables,
+                                                                    schemaFingerprint: fingerprint, entries: entries))
+            } catch SyncError.tooLarge(let reason) {
+                if entries.count > 1 {
+                    entryCap = max(1, entries.count / 2)
+                    continue
+                }
+                // One write the hub will never take at its limit: refused alone, the rest goes on.
+                let entry = entries[0]
+                after = entry.sequence
+                hold(entry, for: entry.sequence)
+                let refusal = SyncRefusal(sequence: entry.sequence, reason: .tooLarge, table: nil, key: nil,
+                                          message: "the hub refused the write as too large: \(reason)")
+                refusals.append(refusal)
+                try await database.write { try Self.record([refusal], $0) }
+                continue
+            } catch SyncError.accessDenied(let denial) where denial.reason == .readOnly {
+                // The token may only read: no write of this replica can ever be pushed. Each is
+                // refused by name (an app discards it), and the pull goes on.
+                let pending = try await database.read { try SyncOutbox($0).entries(after: from, limit: Int.max) }
+                let readOnly = pending.map {
+                    SyncRefusal(sequence: $0.sequence, reason: .readOnly, table: nil, key: nil, message: denial.message)
+                }
+                try await database.write { try Self.record(readOnly, $0) }
+                refusals.append(contentsOf: readOnly)
+                break
+            }
             after = last.sequence
-            let response = try await transport.push(SyncPushRequest(space: space, replicaID: hubReplicaID, tables: tables,
-                                                                     schemaFingerprint: fingerprint, entries: entries))
             // The hub committed these: filed even when the caller was cancelled meanwhile (a
             // cancelled database write would leave them to be sent, and answered, again).
             let batch = entries
@@ -67,7 +104,7 @@ extension SyncReplica {
             for refusal in response.refused ?? [] {
                 refusals.append(refusal)
                 guard let entry = entries.first(where: { $0.sequence == refusal.sequence }) else { continue }
-                for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = refusal.sequence }
+                hold(entry, for: refusal.sequence)
             }
         }
         if let first = refusals.first { throw SyncError.entryRefused(first) }

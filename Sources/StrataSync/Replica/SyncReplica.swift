@@ -70,9 +70,11 @@ public final class SyncReplica: Sendable {
             return try connection.transaction(transactionType: .immediate) {
                 try SyncOutbox(connection).prepare()
                 let incarnation = try Self.incarnation(connection)
-                try Self.noteSyncedTables(tables, connection)
+                try Self.noteIdentity(replicaID: replicaID, space: space, connection)
+                let fingerprint = try SchemaFingerprint.of(tables: tables, in: connection)
+                try Self.noteSyncedTables(tables, fingerprint: fingerprint, connection)
                 let nullable = try NullKeyGuards.installNullKeyGuards(tables: tables, connection)
-                return (try SchemaFingerprint.of(tables: tables, in: connection), incarnation, nullable)
+                return (fingerprint, incarnation, nullable)
             }
         }
         (fingerprint, incarnation, nullableKeys) = prepared
@@ -89,23 +91,67 @@ public final class SyncReplica: Sendable {
         return made
     }
 
-    /// Remembers the synced tables; a table added to the list since the last pull needs the hub's
-    /// rows from before (its log entries went past this replica's cursor unapplied), which the
-    /// next pull fetches from a snapshot.
-    static func noteSyncedTables(_ tables: [String], _ connection: Connection) throws {
+    /// Remembers the synced tables and their definitions. A table added to the list since the
+    /// last pull, or one whose columns changed (the app migrated to a newer schema version),
+    /// needs the hub's rows from before: the log entries went past this replica's cursor
+    /// unapplied, or were cut to the columns it had. The next pull catches up from a snapshot.
+    static func noteSyncedTables(_ tables: [String], fingerprint: String, _ connection: Connection) throws {
         let names = Set(tables.map { $0.lowercased() }).sorted().joined(separator: "\n")
         let known: String? = try SyncStatus.state("tables", connection)
-        if let known, known != names {
-            let before = Set(known.utf8.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) })
-            let pulled = try SyncStatus.read(connection).lastPulledVersion
-            if pulled > 0, !Set(tables.map { $0.lowercased() }).isSubset(of: before) {
+        let knownFingerprint: String? = try SyncStatus.state("fingerprint", connection)
+        let pulled = try SyncStatus.read(connection).lastPulledVersion
+        if pulled > 0 {
+            if let known, known != names {
+                let before = Set(known.utf8.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) })
+                if !Set(tables.map { $0.lowercased() }).isSubset(of: before) {
+                    try SyncStatus.setState("snapshot_needed", .integer(1), connection)
+                }
+            } else if known == nil {
+                // Synced before the list was kept: which tables it pulled is unknown.
                 try SyncStatus.setState("snapshot_needed", .integer(1), connection)
             }
-        } else if known == nil, try SyncStatus.read(connection).lastPulledVersion > 0 {
-            // Synced before the list was kept: which tables it pulled is unknown.
-            try SyncStatus.setState("snapshot_needed", .integer(1), connection)
+            // Definitions not kept (a replica from before they were) or changed: the columns the
+            // pulled rows were cut to are unknown or narrower than now. A table that only lost
+            // columns or left the list needs nothing, but a snapshot is exact either way.
+            if knownFingerprint != fingerprint {
+                let widened = try knownFingerprint == nil || tables.contains { table in
+                    let signature = try SchemaFingerprint.signature(of: table, in: connection)
+                    let kept: String? = try SyncStatus.state("signature:" + table.lowercased(), connection)
+                    return kept != signature
+                }
+                if widened { try SyncStatus.setState("snapshot_needed", .integer(1), connection) }
+            }
         }
         try SyncStatus.setState("tables", .text(names), connection)
+        try SyncStatus.setState("fingerprint", .text(fingerprint), connection)
+        for table in tables {
+            try SyncStatus.setState("signature:" + table.lowercased(), .text(try SchemaFingerprint.signature(of: table, in: connection)), connection)
+        }
+    }
+
+    /// Remembers which replica ID and space this database syncs as. Under another replica ID
+    /// (a new login, a copied file given its own name) the writes the old name sent are the
+    /// hub's already: they are forgotten, never sent again under the new name (the hub would
+    /// take them as new, and an old value would overwrite a newer one). For another space (a
+    /// team switch) the database starts over from that space's snapshot, and refuses while it
+    /// holds writes for the old space not yet pushed, which must never reach the new one.
+    /// - Throws: ``SyncError/spaceChanged(from:to:pendingChanges:)``.
+    static func noteIdentity(replicaID: String, space: String, _ connection: Connection) throws {
+        let knownSpace: String? = try SyncStatus.state("space", connection)
+        let knownReplica: String? = try SyncStatus.state("replica_id", connection)
+        let outbox = SyncOutbox(connection)
+        if let knownSpace, knownSpace != space {
+            let pending = try outbox.count()
+            guard pending == 0 else { throw SyncError.spaceChanged(from: knownSpace, to: space, pendingChanges: pending) }
+            try outbox.forgetSpace()
+            // The synced tables hold the old space's rows: the snapshot replaces them whole
+            // (a pull from version 0 would apply the new space's log over them).
+            try SyncStatus.setState("snapshot_needed", .integer(1), connection)
+        } else if let knownReplica, knownReplica != replicaID {
+            try outbox.forgetSent()
+        }
+        try SyncStatus.setState("space", .text(space), connection)
+        try SyncStatus.setState("replica_id", .text(replicaID), connection)
     }
 
     /// Runs `body` in one IMMEDIATE transaction and stores what it changed in the synced tables

@@ -41,6 +41,9 @@ enum SyncBookkeeping {
         .init("refusal", type: "TEXT", [.notNull()]),
     ], ifNotExists: true)
 
+    /// The replica's tables (the state table's too), as a session records them.
+    static var replicaTables: [String] { [outbox.name, state.definition.name, inflight.name, sent.name, refused.name] }
+
     static let replica = VersionedMigration(steps: [
         .init(1) { connection in
             for table in [outbox, state.definition, inflight, sent, refused] { try connection.execute(table.sql) }

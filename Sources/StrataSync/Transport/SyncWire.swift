@@ -34,6 +34,19 @@ public enum SyncWire {
         return try frame(header, request.entries.map(\.changeset))
     }
 
+    /// The bytes a push body takes with no entries: what a replica counts against its limit
+    /// besides each entry's ``pushEntryBytes(sequence:changesetBytes:)``, so that what it sends
+    /// is what a hub's body limit counts.
+    package static func pushBodyBytes(space: String, replicaID: String, tables: [String], schemaFingerprint: String) -> Int {
+        let header = PushHeader(space: space, replicaID: replicaID, tables: tables, schemaFingerprint: schemaFingerprint, entries: [])
+        return 4 + ((try? JSONEncoder().encode(header).count) ?? 0)
+    }
+
+    /// The bytes one entry adds to a push body: its changeset, its part of the header, a comma.
+    package static func pushEntryBytes(sequence: Int64, changesetBytes: Int) -> Int {
+        changesetBytes + 1 + ((try? JSONEncoder().encode(PushHeader.Entry(sequence: sequence, count: changesetBytes)).count) ?? 64)
+    }
+
     /// A push request from its network body, every length checked.
     public static func decodePushRequest(_ data: Data) throws -> SyncPushRequest {
         let (header, body): (PushHeader, Data) = try unframe(data)
@@ -256,8 +269,11 @@ public struct HTTPSyncTransport: SyncTransport {
     /// The hub's answer as the error it stands for: its body is the error's JSON.
     static func error(status: Int, message: String) -> SyncError {
         if let data = message.data(using: .utf8), let answer = try? JSONDecoder().decode(SyncErrorAnswer.self, from: data) {
+            // A body limit is said as 413 whatever the words: the replica then sends less at a time.
+            if status == 413, case .refused(let reason) = answer.error { return .tooLarge(reason) }
             return answer.error
         }
+        if status == 413 { return .tooLarge("HTTP 413: \(message)") }
         return .refused("HTTP \(status): \(message)")
     }
 }
@@ -297,6 +313,8 @@ public struct SyncErrorAnswer: Codable, Sendable {
         case .schemaChangeRefused(let space, let version, let reason):
             kind = "schemaChangeRefused"; table = space; sequence = Int64(version); message = reason
         case .accessDenied(let denial): kind = "accessDenied"; self.denial = denial; message = denial.message
+        case .tooLarge(let reason): kind = "tooLarge"; message = reason
+        case .spaceChanged(let from, let to, let pending): kind = "spaceChanged"; table = from; message = to; sequence = Int64(pending)
         }
     }
 
@@ -312,6 +330,8 @@ public struct SyncErrorAnswer: Codable, Sendable {
         case "hubUnreachable": return .hubUnreachable(url: table ?? "", reason: message ?? "")
         case "schemaChangeRefused": return .schemaChangeRefused(space: table ?? "", version: Int(clamping: sequence ?? 0), reason: message ?? "")
         case "accessDenied": return denial.map { .accessDenied($0) } ?? .refused(message ?? "")
+        case "tooLarge": return .tooLarge(message ?? "")
+        case "spaceChanged": return .spaceChanged(from: table ?? "", to: message ?? "", pendingChanges: Int(clamping: sequence ?? 0))
         default: return .refused(message ?? "")
         }
     }
