@@ -114,7 +114,15 @@ final class SyncFolder: Sendable {
         #expect(try await replica.pendingChangeCount == 1)
         #expect(try hub.version(ofSpace: "s") == 0)
 
-        let elsewhere = try SyncReplica(database: database, replicaID: "r", space: "nowhere", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
+        // Another space while a write for this one is pending: refused at once, by name.
+        #expect(throws: SyncError.spaceChanged(from: "s", to: "nowhere", pendingChanges: 1)) {
+            try SyncReplica(database: database, replicaID: "r", space: "nowhere", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
+        }
+        #expect(try await replica.pendingChangeCount == 1)
+        let fresh = try Database(storageLocation: .onDisk(folder.path("fresh.sqlite")))
+        try await fresh.write { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v TEXT)") }
+        let elsewhere = try SyncReplica(database: fresh, replicaID: "r", space: "nowhere", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
+        try await elsewhere.write { try $0.run("INSERT INTO t(id, v) VALUES ('a', '1')") }
         do {
             try await elsewhere.sync()
             Issue.record("a sync to an unknown space went through")

@@ -135,12 +135,13 @@ import Testing
         var hubVersion2: Bool? = nil
 
         func open(_ device: String, replicaID: String? = nil, file: String, space: String = "space", upgraded: Bool = false,
-                  readOnly: Bool = false) throws -> SyncReplica {
+                  readOnly: Bool = false, reliable: SyncHub? = nil) throws -> SyncReplica {
             let newTable = hubVersion2 ?? false
             var tables = ["own", "shared", "tally"]
             if upgraded && newTable { tables.append("note") }
             return try SyncModelPropertyTests.open(folder, replicaID ?? device, file: file,
-                                                   transport: readOnly ? ReadOnlyTransport(inner: transport) : transport,
+                                                   transport: reliable.map { InProcessSyncTransport(hub: $0) as any SyncTransport }
+                                                       ?? (readOnly ? ReadOnlyTransport(inner: transport) : transport),
                                                    settings: settings, schema: schema, space: space, tables: tables,
                                                    upgrade: upgraded ? SyncModelPropertyTests.upgrade(newTable: newTable) : nil)
         }
@@ -389,7 +390,8 @@ import Testing
                 }
                 try require(duplicates == 0, "an entry was logged twice in \(space)")
             } else {
-                let fresh = try setup.open("witness-" + space, file: "witness-" + space, space: space, upgraded: setup.hubVersion2 != nil)
+                let fresh = try setup.open("witness-" + space, file: "witness-" + space, space: space, upgraded: setup.hubVersion2 != nil,
+                                           reliable: hub)
                 try await fresh.bootstrap()
                 witnesses[space] = fresh
                 #if Hub

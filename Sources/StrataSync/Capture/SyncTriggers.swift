@@ -37,12 +37,16 @@ package enum SyncTriggers {
 
     /// The triggers on `tables` that do not write a synced table (`writers`): they keep local
     /// state (an FTS5 index, an audit log), so they must see each row that arrives once, and
-    /// never the undoing and remaking of the replica's own pending writes.
+    /// never the undoing and remaking of the replica's own pending writes. (Their rebase applies a
+    /// session's net change, which cannot tell 0.0 from -0.0: a snapshot's -0.0 over a local 0.0
+    /// stays 0.0 on such a table, as a write from 0.0 to -0.0 is never captured either.)
     package static func keepingLocalState(on tables: [String], besides writers: [Trigger], _ connection: Connection) throws -> [Trigger] {
         let synced = Set(tables.map { $0.lowercased() })
         let skipped = Set(writers.map { $0.schema + "." + $0.name.lowercased() })
+        // The sync engine's own guards (a NULL key refused at the statement) keep nothing.
         return try all(connection).filter { trigger in
             synced.contains(trigger.table.lowercased()) && !skipped.contains(trigger.schema + "." + trigger.name.lowercased())
+                && !SyncBookkeeping.isBookkeeping(trigger.name)
         }
     }
 
