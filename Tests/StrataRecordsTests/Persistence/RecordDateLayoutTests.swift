@@ -130,4 +130,46 @@ struct DateSampleRecord {
             }
         }
     }
+
+    /// Date text with bytes inserted, removed or replaced: never a trap, and whatever records read
+    /// as a date SQLite reads as the same instant (the reverse need not hold: records refuse what
+    /// SQLite rolls over, and time-only text).
+    @Test func mangledDateTextIsReadAsSQLiteReadsItOrRefused() async throws {
+        let pieces = ["0", "1", "2", "5", "9", "-", ":", ".", "T", "t", " ", "Z", "z", "+", "\t", "\r\n", "\u{301}", "e", "\0", "24", "60", "99"]
+        try await onOwnThread {
+            try PropertyCheck.run("records read mangled date text as SQLite does", cases: 25) { random in
+                let db = try Connection()
+                try db.execute("CREATE TABLE date_sample(id INTEGER PRIMARY KEY, at)")
+                for _ in 0..<40 {
+                    var text = random.pick(["2026-11-27", "2026-11-27 07:52", "2026-11-27T07:52:00.000", "2026-11-27 07:52:00.123456Z",
+                                            "2026-11-27 07:52:00 +02:00", "1999-02-28T23:59:59-14:00", "1795765920.5"]).unicodeScalars.map(String.init)
+                    for _ in 0...random.int(0...3) {
+                        let at = random.int(0...text.count)
+                        switch random.int(0...2) {
+                        case 0: text.insert(random.pick(pieces), at: at)
+                        case 1: if at < text.count { text.remove(at: at) }
+                        default: if at < text.count { text[at] = random.pick(pieces) }
+                        }
+                    }
+                    let value = text.joined()
+                    try db.execute("DELETE FROM date_sample")
+                    try db.run("INSERT INTO date_sample VALUES (1, CAST(? AS TEXT))", Data(value.utf8))
+                    let read: Double?
+                    do { read = try DateSampleRecord.fetchAll(db).first?.at.timeIntervalSince1970 } catch is RecordError { read = nil }
+                    let sqlite: Double? = try db.query("SELECT (julianday(at) - 2440587.5) * 86400.0 FROM date_sample")
+                    let bytes = Array(value.utf8)
+                    // Date text (not a number, which SQLite alone takes as a Julian day).
+                    if let read, bytes.count > 4, bytes[4] == UInt8(ascii: "-"), bytes[0..<4].allSatisfy({ (0x30...0x39).contains($0) }) {
+                        // Text the core's own extraction reads (DateFormatter's leniency within
+                        // its format) keeps reading as it did; only printable ASCII is asked, as
+                        // DateFormatter traps on some other text.
+                        let printable = bytes.allSatisfy { (0x20..<0x7F).contains($0) }
+                        let core = printable ? Date.fromBindingValue(value)?.timeIntervalSince1970 : nil
+                        try require(sqlite.map { abs($0 - read) <= 0.001 } == true || core == read,
+                                    "\(value.debugDescription): records read \(read), SQLite \(String(describing: sqlite)), the core \(String(describing: core))")
+                    }
+                }
+            }
+        }
+    }
 }
