@@ -1,3 +1,5 @@
+import Foundation
+
 /// An error the ORM reports itself (SQLite's own errors arrive as `SQLiteError`).
 ///
 /// ```swift
@@ -47,7 +49,8 @@ public enum ORMError: Swift.Error, Equatable, Sendable, CustomStringConvertible 
         case .invalidDefinition(let reason):
             return "Invalid storage definition: \(reason)"
         case .valueDoesNotConvert(let table, let column, let type):
-            return "Column '\(column)' of table '\(table)' holds NULL or a value that does not convert to \(type): make the property optional or fix the data"
+            let hint = type == "\(Date.self)" || type == "\(Date?.self)" ? " (\(SQLiteDateText.acceptedLayouts))" : ""
+            return "Column '\(column)' of table '\(table)' holds NULL or a value that does not convert to \(type)\(hint): make the property optional or fix the data"
         case .invalidQuery(let reason):
             return "Invalid query: \(reason)"
         case .sqliteError(let error):

@@ -4,12 +4,13 @@ import SQLite3
 #endif
 
 /// A value that is not NULL, read strictly by core's rule or else with SQLite's conversions;
-/// nil for NULL or a value that does not convert.
+/// nil for NULL or a value that does not convert. A `Date` reads in any layout SQLite's date
+/// functions accept, as records read it (the kernel's one lenient date reader).
 @inlinable @inline(__always)
 func readNonNull<V: Binding>(_ type: V.Type, _ value: SQLiteValueHandle) -> V? where V.DataType == V {
     let storageClass = sqlite3_value_type(value)
     guard storageClass != SQLITE_NULL else { return nil }
-    return V.extract(from: value, type: storageClass) ?? sqliteConverted(V.self, value)
+    return extractWithLenientDates(V.self, from: value, type: storageClass) ?? sqliteConverted(V.self, value)
 }
 
 /// ``sqliteConverted(_:_:)`` out of line, nil for NULL, for the rare value the strict read
@@ -19,17 +20,19 @@ func sqliteConvertedOutOfLine<V>(_ type: V.Type, _ value: SQLiteValueHandle, sto
     storageClass == SQLITE_NULL ? nil : sqliteConverted(V.self, value)
 }
 
-/// The column readers' read of a value whose storage class is known: the strict read inline,
-/// the conversions out of line, for the optional and non-optional columns alike.
+/// The column readers' read of a value whose storage class is known: the strict read inline
+/// (dates in any layout SQLite accepts), the conversions out of line, for the optional and
+/// non-optional columns alike.
 @inlinable @inline(__always)
 func readStrictOrConverted<V: Binding>(_ type: V.Type, _ value: SQLiteValueHandle, storageClass: Int32) -> V? where V.DataType == V {
-    V.extract(from: value, type: storageClass) ?? sqliteConvertedOutOfLine(V.self, value, storageClass: storageClass)
+    extractWithLenientDates(V.self, from: value, type: storageClass) ?? sqliteConvertedOutOfLine(V.self, value, storageClass: storageClass)
 }
 
 /// A column value that core's strict reading refused (another storage class), converted the way
 /// SQLiteORM-Swift reads it: with SQLite's own conversions (`'42'` is 42, `2.7` is 2, an INTEGER
 /// is a REAL). An integer that does not fit the property's type, and types SQLite cannot convert
-/// to (`Data`, `Date`, `URL`, custom bindings), stay nil, which the caller reports as an error.
+/// to (`Data`, `URL`, custom bindings), stay nil, which the caller reports as an error; a `Date`
+/// has had its lenient read already.
 ///
 /// Specialized for the caller's `V`, the type checks fold away.
 @inlinable

@@ -78,7 +78,7 @@ public struct SQLExpression<Value>: QueryExpression, @unchecked Sendable {
 /// Reads an aggregate's result: nil for NULL (an empty group), else the value as `T`.
 /// - Throws: ``RecordError/valueMismatch(column:record:expected:storageClass:)``.
 func aggregateReader<T: Extractable>(_ name: String) -> (SQLiteStatementHandle, Int32) throws -> T? {
-    { handle, index in try optionalColumnValue(columnValue(of: handle, at: index, as: T.self), handle, index, name, "aggregate") }
+    { handle, index in try optionalColumnValue(columnValueWithLenientDates(of: handle, at: index, as: T.self), handle, index, name, "aggregate") }
 }
 
 extension QueryExpression {
@@ -159,7 +159,7 @@ extension TypedColumn {
     public func count(distinct: Bool = false) -> SQLExpression<Int> {
         let name = "count(\(self.name))"
         return SQLExpression(aggregate("count", distinct: distinct), moduleReader: { handle, index in
-            try requiredColumnValue(columnValue(of: handle, at: index, as: Int.self), handle, index, name, "aggregate")
+            try requiredColumnValue(columnValueWithLenientDates(of: handle, at: index, as: Int.self), handle, index, name, "aggregate")
         })
     }
 

@@ -259,7 +259,8 @@ public enum RecordError: Error, CustomStringConvertible, Equatable {
         case .nullInNonOptional(let column, let record):
             return Self.column(column, of: record, "holds NULL, but its property is not optional: make the property optional or fix the data")
         case .valueMismatch(let column, let record, let expected, let storageClass):
-            return Self.column(column, of: record, "holds \(storageClass), which does not convert to \(expected)")
+            let hint = expected == "\(Date.self)" ? " (\(SQLiteDateText.acceptedLayouts))" : ""
+            return Self.column(column, of: record, "holds \(storageClass), which does not convert to \(expected)\(hint)")
         case .invalidJSON(let column, let record, let reason):
             return Self.column(column, of: record, "does not hold the property's JSON: \(reason)")
         case .noPrimaryKey(let record):

@@ -110,7 +110,7 @@ extension TypedColumn {
         let name = "\(self.name) \(path)"
         let record = self.record
         return SQLExpression(.call("json_extract", [fragment, "\(path)"]), moduleReader: { handle, index in
-            try optionalColumnValue(columnValue(of: handle, at: index, as: T.self), handle, index, name, record)
+            try optionalColumnValue(columnValueWithLenientDates(of: handle, at: index, as: T.self), handle, index, name, record)
         })
     }
 
@@ -238,7 +238,7 @@ public struct JSONArrayPath<Element: Codable>: QueryExpression, OrderingTerm {
     public var count: SQLExpression<Int?> {
         let (name, record) = ("json_array_length(\(self.name))", self.record)
         return SQLExpression(call("json_array_length"), moduleReader: { handle, index in
-            try optionalColumnValue(columnValue(of: handle, at: index, as: Int.self), handle, index, name, record)
+            try optionalColumnValue(columnValueWithLenientDates(of: handle, at: index, as: Int.self), handle, index, name, record)
         })
     }
 

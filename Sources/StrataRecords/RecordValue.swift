@@ -83,7 +83,7 @@ public struct RecordRowReader<R> {
     /// - Throws: ``RecordError`` naming the column and record when it is NULL or does not convert.
     @inlinable @inline(__always)
     public func read<T: Extractable>(_ index: Int32, _ column: String) throws -> T {
-        if let value: T = columnValue(of: handle, at: index) { return value }
+        if let value: T = columnValueWithLenientDates(of: handle, at: index) { return value }
         throw nonOptionalReadError(at: index, column: column, expected: T.self)
     }
 
@@ -97,7 +97,7 @@ public struct RecordRowReader<R> {
     /// A `RawRepresentable` property, read from its raw value.
     @inlinable @inline(__always)
     public func read<T: RawRepresentable>(_ index: Int32, _ column: String) throws -> T where T.RawValue: Extractable {
-        if let raw: T.RawValue = columnValue(of: handle, at: index), let value = T(rawValue: raw) { return value }
+        if let raw: T.RawValue = columnValueWithLenientDates(of: handle, at: index), let value = T(rawValue: raw) { return value }
         throw nonOptionalReadError(at: index, column: column, expected: T.self)
     }
 
@@ -107,14 +107,14 @@ public struct RecordRowReader<R> {
         guard let value = sqlite3_column_value(handle, index) else { return nil }
         let type = sqlite3_value_type(value)
         if type == SQLITE_NULL { return nil }
-        if let raw = T.RawValue.extractSelf(from: value, type: type), let result = T(rawValue: raw) { return result }
+        if let raw = extractWithLenientDates(T.RawValue.self, from: value, type: type), let result = T(rawValue: raw) { return result }
         throw mismatchReadError(at: index, column: column, expected: T.self)
     }
 
     /// A property that is both a `Binding` and `RawRepresentable` reads as itself.
     @inlinable @inline(__always)
     public func read<T: Extractable & RawRepresentable>(_ index: Int32, _ column: String) throws -> T where T.RawValue: Extractable {
-        if let value: T = columnValue(of: handle, at: index) { return value }
+        if let value: T = columnValueWithLenientDates(of: handle, at: index) { return value }
         throw nonOptionalReadError(at: index, column: column, expected: T.self)
     }
 
@@ -133,7 +133,7 @@ public struct RecordRowReader<R> {
         guard let value = sqlite3_column_value(handle, index) else { return nil }
         let type = sqlite3_value_type(value)
         if type == SQLITE_NULL { return nil }
-        if let result = T.extractSelf(from: value, type: type) { return result }
+        if let result = extractWithLenientDates(T.self, from: value, type: type) { return result }
         throw mismatchReadError(at: index, column: column, expected: T.self)
     }
 

@@ -34,7 +34,7 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     @inlinable
     public init(_ name: String, qualifier: String? = nil, record: String = "") where Value: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.bindingValue }) { handle, index in
-            try requiredColumnValue(columnValue(of: handle, at: index), handle, index, name, record)
+            try requiredColumnValue(columnValueWithLenientDates(of: handle, at: index), handle, index, name, record)
         }
     }
 
@@ -43,7 +43,7 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     @inlinable
     public init<Wrapped: Bindable & Extractable>(_ name: String, qualifier: String? = nil, record: String = "") where Value == Wrapped? {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.bindingValue }) { handle, index in
-            try optionalColumnValue(columnValue(of: handle, at: index), handle, index, name, record)
+            try optionalColumnValue(columnValueWithLenientDates(of: handle, at: index), handle, index, name, record)
         }
     }
 
@@ -52,7 +52,7 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     @inlinable
     public init(_ name: String, qualifier: String? = nil, record: String = "") where Value: RawRepresentable, Value.RawValue: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.rawValue.bindingValue }) { handle, index in
-            try requiredColumnValue(columnValue(of: handle, at: index, as: Value.RawValue.self).flatMap(Value.init(rawValue:)), handle, index, name, record)
+            try requiredColumnValue(columnValueWithLenientDates(of: handle, at: index, as: Value.RawValue.self).flatMap(Value.init(rawValue:)), handle, index, name, record)
         }
     }
 
@@ -61,7 +61,7 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     @inlinable
     public init<Wrapped: RawRepresentable>(_ name: String, qualifier: String? = nil, record: String = "") where Value == Wrapped?, Wrapped.RawValue: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0?.rawValue.bindingValue ?? .null }) { handle, index in
-            try optionalColumnValue(columnValue(of: handle, at: index, as: Wrapped.RawValue.self).flatMap(Wrapped.init(rawValue:)), handle, index, name, record)
+            try optionalColumnValue(columnValueWithLenientDates(of: handle, at: index, as: Wrapped.RawValue.self).flatMap(Wrapped.init(rawValue:)), handle, index, name, record)
         }
     }
 
@@ -70,7 +70,7 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     @inlinable
     public init(_ name: String, qualifier: String? = nil, record: String = "") where Value: Bindable & Extractable & RawRepresentable, Value.RawValue: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.bindingValue }) { handle, index in
-            try requiredColumnValue(columnValue(of: handle, at: index), handle, index, name, record)
+            try requiredColumnValue(columnValueWithLenientDates(of: handle, at: index), handle, index, name, record)
         }
     }
 
@@ -78,7 +78,7 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     @inlinable
     public init<Wrapped: Bindable & Extractable & RawRepresentable>(_ name: String, qualifier: String? = nil, record: String = "") where Value == Wrapped?, Wrapped.RawValue: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.bindingValue }) { handle, index in
-            try optionalColumnValue(columnValue(of: handle, at: index), handle, index, name, record)
+            try optionalColumnValue(columnValueWithLenientDates(of: handle, at: index), handle, index, name, record)
         }
     }
 

@@ -13,6 +13,10 @@ import Foundation
 /// `0000`, 200 BC is `-0199`), which `yyyy` alone cannot tell from years AD; other dates are
 /// written exactly as `yyyy` writes them, and years past 9999 (five digits and more) are read by
 /// hand too. A replaced formatter reads and writes what its format says.
+///
+/// `Date`'s own extraction reads this format only, from TEXT only (SQift's contract). Records and
+/// the ORM read this format first and then every layout SQLite's date functions accept, and
+/// numbers as Unix seconds, since they read what other programs wrote.
 // A settable global is SQift's documented API. `nonisolated(unsafe)`: it is meant to be set once at
 // startup, before any connection uses it; DateFormatter itself is thread-safe for formatting.
 // `@exclusivity(unchecked)`: every date read and written reads it, and the runtime's access
