@@ -320,7 +320,7 @@ struct Fetched: Sendable {
     }
 
     #if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
-    @Test func anotherProcessInsertIsSeenWithinTwoIntervals() async throws {
+    @Test func anotherProcessInsertIsSeenByThePoll() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("shared.sqlite")
         let database = try Self.makeDatabase(directory)
@@ -339,13 +339,12 @@ struct Fetched: Sendable {
             process.waitUntilExit()
         }
         #expect(process.terminationStatus == 0)
-        let committed = Date()
+        // Only the poll can bring this value: no write of this process follows the first fetch.
+        // Not timed: on a quiet machine it comes in two intervals plus a fetch (0.35 s), but
+        // beside every other suite on a loaded two-core machine the task that collects it waited
+        // over 30 s for a thread of the cooperative pool. The observe-latency benchmark measures
+        // the latency.
         await observed.wait { $0.last == 1 }
-        // Two intervals plus a fetch is 0.35 s on a quiet machine; the bound leaves room for a
-        // loaded CI runner (this suite runs beside every other one), where it once took 3.7 s.
-        // Latency is measured in the benchmark package (observe-latency), not asserted here.
-        // A fresh-clone CI run, the pool busy with other suites, once took 8.4 s.
-        #expect(Date().timeIntervalSince(committed) < 30, "seen within a few intervals")
         observed.cancel()
     }
     #endif
