@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import StrataORM
+import StrataTestSupport
 
 /// The ORM writes through Strata's statements, so an observation of its connection sees them.
 @Suite struct ObservationThroughORMTests {
@@ -27,21 +28,23 @@ import StrataORM
 }
 
 /// Values delivered to a test, read from another task.
-final class LockedCounts: @unchecked Sendable {
-    // @unchecked Sendable: `storage` is only reached under `lock`.
-    private let lock = NSLock()
-    private var storage: [Int] = []
+final class LockedCounts: Sendable {
+    private let received = AwaitedValues<Int>()
 
-    func append(_ value: Int) { lock.withLock { storage.append(value) } }
-    var values: [Int] { lock.withLock { storage } }
+    func append(_ value: Int) { received.append(value) }
+    var values: [Int] { received.values }
 
-    // Generous: beside the whole suite on 2 cores the cooperative pool can be busy for seconds;
-    // a missed change still fails, only later.
-    func wait(seconds: Double = 60, until condition: ([Int]) -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition(values) {
-            guard Date() < deadline else { throw CancellationError() }
-            try await Task.sleep(for: .milliseconds(5))
+    /// Waits until `condition` holds, woken by each value. The bound is for a value that never
+    /// comes, not a measure of speed: beside the whole suite on a loaded two-core machine the
+    /// cooperative pool can be busy for tens of seconds, and a late value still counts.
+    func wait(seconds: Double = 180, until condition: ([Int]) -> Bool) async throws {
+        guard await received.wait(atMost: .seconds(seconds), until: condition) else {
+            throw TimedOut(values: values)
         }
+    }
+
+    struct TimedOut: Swift.Error, CustomStringConvertible {
+        let values: [Int]
+        var description: String { "timed out; values so far: \(values)" }
     }
 }

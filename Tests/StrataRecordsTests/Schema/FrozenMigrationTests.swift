@@ -89,56 +89,59 @@ import Testing
 
     /// The differential test: the Swift compiler itself reads the frozen literals back, byte for
     /// byte (CR, CRLF, control characters, quotes and `#`s included).
-    @Test func theCompilerReadsTheFrozenSQLByteForByte() throws {
-        let candidates = ["/opt/swift/usr/bin/swiftc", "/usr/bin/swiftc"]
-        guard let swiftc = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return }
-        let pieces = ["\"\"\"#", "\\#", "\\", "\"", "#", "e\u{301}", "\"\u{301}", "\r", "\r\n", "\n", "\u{1}", "\u{7F}", "\t",
-                      "x", "\\#r", "\\#u{41}", "-- c", "#\u{301}", "\u{0}"]
-        var texts: [String] = []
-        try PropertyCheck.run("frozen migration compiled", cases: 40) { random in
-            var text = "SELECT '"
-            for _ in 0..<Int(random.next() % 10) { text += pieces[Int(random.next() % UInt64(pieces.count))] }
-            texts.append(text + "'")
-        }
-        var program = "let texts: [String] = [\n"
-        for text in texts {
-            let plan = RecordSchemaPlan(steps: [.init(kind: .createIndex, table: "t", summary: "probe", sql: [text], losesData: false)])
-            let source = plan.frozenMigration("v")
-            // The literal: from the first `#` after `sql: ` to the last `#` before `)`.
-            let scalars = Array(source.unicodeScalars)
-            guard let start = scalars.firstIndex(of: "#"), let end = scalars.lastIndex(of: "#") else { Issue.record("no literal"); return }
-            var literal = String.UnicodeScalarView()
-            literal.append(contentsOf: scalars[start...end])
-            program += String(literal) + ",\n"
-        }
-        program += "]\nfor text in texts { print(text.utf8.map { String($0) }.joined(separator: \",\")) }\n"
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("frozen-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("main.swift")
-        try Data(program.utf8).write(to: file)
-        let binary = folder.appendingPathComponent("frozen")
-        func run(_ path: String, _ arguments: [String]) throws -> (Int32, String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let output = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: output, as: UTF8.self))
-        }
-        let (compiled, messages) = try run(swiftc, [file.path, "-o", binary.path])
-        #expect(compiled == 0, "\(messages)")
-        guard compiled == 0 else { return }
-        let (status, output) = try run(binary.path, [])
-        #expect(status == 0)
-        let lines = output.utf8.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
-        #expect(lines.count == texts.count)
-        for (text, line) in zip(texts, lines) {
-            #expect(line == Self.terminated(text).utf8.map { String($0) }.joined(separator: ","), "\(text.debugDescription)")
+    @Test func theCompilerReadsTheFrozenSQLByteForByte() async throws {
+        // A child process: on a thread of its own, not one of the cooperative pool's.
+        try await onOwnThread {
+            let candidates = ["/opt/swift/usr/bin/swiftc", "/usr/bin/swiftc"]
+            guard let swiftc = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return }
+            let pieces = ["\"\"\"#", "\\#", "\\", "\"", "#", "e\u{301}", "\"\u{301}", "\r", "\r\n", "\n", "\u{1}", "\u{7F}", "\t",
+                          "x", "\\#r", "\\#u{41}", "-- c", "#\u{301}", "\u{0}"]
+            var texts: [String] = []
+            try PropertyCheck.run("frozen migration compiled", cases: 40) { random in
+                var text = "SELECT '"
+                for _ in 0..<Int(random.next() % 10) { text += pieces[Int(random.next() % UInt64(pieces.count))] }
+                texts.append(text + "'")
+            }
+            var program = "let texts: [String] = [\n"
+            for text in texts {
+                let plan = RecordSchemaPlan(steps: [.init(kind: .createIndex, table: "t", summary: "probe", sql: [text], losesData: false)])
+                let source = plan.frozenMigration("v")
+                // The literal: from the first `#` after `sql: ` to the last `#` before `)`.
+                let scalars = Array(source.unicodeScalars)
+                guard let start = scalars.firstIndex(of: "#"), let end = scalars.lastIndex(of: "#") else { Issue.record("no literal"); return }
+                var literal = String.UnicodeScalarView()
+                literal.append(contentsOf: scalars[start...end])
+                program += String(literal) + ",\n"
+            }
+            program += "]\nfor text in texts { print(text.utf8.map { String($0) }.joined(separator: \",\")) }\n"
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("frozen-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let file = folder.appendingPathComponent("main.swift")
+            try Data(program.utf8).write(to: file)
+            let binary = folder.appendingPathComponent("frozen")
+            func run(_ path: String, _ arguments: [String]) throws -> (Int32, String) {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: path)
+                process.arguments = arguments
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                process.standardError = pipe
+                try process.run()
+                let output = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+            }
+            let (compiled, messages) = try run(swiftc, [file.path, "-o", binary.path])
+            #expect(compiled == 0, "\(messages)")
+            guard compiled == 0 else { return }
+            let (status, output) = try run(binary.path, [])
+            #expect(status == 0)
+            let lines = output.utf8.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
+            #expect(lines.count == texts.count)
+            for (text, line) in zip(texts, lines) {
+                #expect(line == Self.terminated(text).utf8.map { String($0) }.joined(separator: ","), "\(text.debugDescription)")
+            }
         }
     }
 }

@@ -275,7 +275,9 @@ import SQLite3
             }
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async { started.wait(); continuation.resume() }
+            // A thread of its own: on Linux the global queue is the cooperative pool's, whose threads
+            // (two on two cores) a semaphore wait would hold.
+            Thread.detachNewThread { started.wait(); continuation.resume() }
         }
         try await database.close()
         try await running.value   // it finished, committed, before the close's checkpoint

@@ -101,7 +101,9 @@ import Testing
             }
         }
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { holding.wait(); continuation.resume() }
+            // A thread of its own: on Linux the global queue is the cooperative pool's, whose threads
+            // (two on two cores) a semaphore wait would hold.
+            Thread.detachNewThread { holding.wait(); continuation.resume() }
         }
         let finished = Locked(false)
         let waiter = Task {

@@ -1,6 +1,7 @@
 #if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
 import Foundation
 import Testing
+import StrataTestSupport
 @testable import Strata
 
 /// Loadable extensions, with a real one: the test compiles a small extension with the system's
@@ -32,52 +33,61 @@ import Testing
         return libraryPath
     }
 
-    @Test func loadsARealExtensionForThatCallOnly() throws {
-        let directory = try TemporaryDirectory()
-        let path = try Self.buildExtension(in: directory)
-        let db = try Connection(storageLocation: .inMemory)
-        #expect(throws: SQLiteError.self) { try db.query("SELECT strata_twice(21)") as Int? }
-        try db.loadExtension(at: path, entryPoint: nil)
-        #expect(try db.query("SELECT strata_twice(21)") as Int? == 42)
-        // Loading stays off for SQL: load_extension() is refused after the call.
-        let error = sqliteError { _ = try db.query("SELECT load_extension(?)", path) as Int? }
-        #expect(error?.message.contains("not authorized") == true)
-        // An explicit entry point works too.
-        let other = try Connection(storageLocation: .inMemory)
-        try other.loadExtension(at: path, entryPoint: "sqlite3_strataext_init")
-        #expect(try other.query("SELECT strata_twice(-4)") as Int? == -8)
-    }
-
-    @Test func missingAndBrokenFilesGiveClearErrors() throws {
-        let directory = try TemporaryDirectory()
-        let db = try Connection(storageLocation: .inMemory)
-        let missing = directory.path("nope.so")
-        #expect(throws: ExtensionError.fileNotFound(path: missing)) { try db.loadExtension(at: missing) }
-        let text = directory.path("text.so")
-        try "not a library".write(toFile: text, atomically: true, encoding: .utf8)
-        do {
-            try db.loadExtension(at: text)
-            Issue.record("a text file must not load")
-        } catch ExtensionError.loadFailed(let path, let reason) {
-            #expect(path == text && !reason.isEmpty)
-        }
-        let path = try Self.buildExtension(in: directory)
-        do {
-            try db.loadExtension(at: path, entryPoint: "no_such_entry_point")
-            Issue.record("a missing entry point must fail")
-        } catch ExtensionError.loadFailed(_, let reason) {
-            #expect(reason.contains("no_such_entry_point"))
+    @Test func loadsARealExtensionForThatCallOnly() async throws {
+        // A child process: on a thread of its own, not one of the cooperative pool's.
+        try await onOwnThread {
+            let directory = try TemporaryDirectory()
+            let path = try Self.buildExtension(in: directory)
+            let db = try Connection(storageLocation: .inMemory)
+            #expect(throws: SQLiteError.self) { try db.query("SELECT strata_twice(21)") as Int? }
+            try db.loadExtension(at: path, entryPoint: nil)
+            #expect(try db.query("SELECT strata_twice(21)") as Int? == 42)
+            // Loading stays off for SQL: load_extension() is refused after the call.
+            let error = sqliteError { _ = try db.query("SELECT load_extension(?)", path) as Int? }
+            #expect(error?.message.contains("not authorized") == true)
+            // An explicit entry point works too.
+            let other = try Connection(storageLocation: .inMemory)
+            try other.loadExtension(at: path, entryPoint: "sqlite3_strataext_init")
+            #expect(try other.query("SELECT strata_twice(-4)") as Int? == -8)
         }
     }
 
-    @Test func aDatabaseLoadsItsExtensionsOnEveryConnection() throws {
-        let directory = try TemporaryDirectory()
-        let path = try Self.buildExtension(in: directory)
-        let database = try Database(storageLocation: .onDisk(directory.path("db.sqlite")), extensions: [path])
-        #expect(try database.executeWrite { try $0.query("SELECT strata_twice(5)") as Int? } == 10)
-        #expect(try database.executeRead { try $0.query("SELECT strata_twice(6)") as Int? } == 12)
-        #expect(throws: ExtensionError.self) {
-            _ = try Database(storageLocation: .onDisk(directory.path("other.sqlite")), extensions: [directory.path("nope.so")])
+    @Test func missingAndBrokenFilesGiveClearErrors() async throws {
+        // A child process: on a thread of its own, not one of the cooperative pool's.
+        try await onOwnThread {
+            let directory = try TemporaryDirectory()
+            let db = try Connection(storageLocation: .inMemory)
+            let missing = directory.path("nope.so")
+            #expect(throws: ExtensionError.fileNotFound(path: missing)) { try db.loadExtension(at: missing) }
+            let text = directory.path("text.so")
+            try "not a library".write(toFile: text, atomically: true, encoding: .utf8)
+            do {
+                try db.loadExtension(at: text)
+                Issue.record("a text file must not load")
+            } catch ExtensionError.loadFailed(let path, let reason) {
+                #expect(path == text && !reason.isEmpty)
+            }
+            let path = try Self.buildExtension(in: directory)
+            do {
+                try db.loadExtension(at: path, entryPoint: "no_such_entry_point")
+                Issue.record("a missing entry point must fail")
+            } catch ExtensionError.loadFailed(_, let reason) {
+                #expect(reason.contains("no_such_entry_point"))
+            }
+        }
+    }
+
+    @Test func aDatabaseLoadsItsExtensionsOnEveryConnection() async throws {
+        // A child process: on a thread of its own, not one of the cooperative pool's.
+        try await onOwnThread {
+            let directory = try TemporaryDirectory()
+            let path = try Self.buildExtension(in: directory)
+            let database = try Database(storageLocation: .onDisk(directory.path("db.sqlite")), extensions: [path])
+            #expect(try database.executeWrite { try $0.query("SELECT strata_twice(5)") as Int? } == 10)
+            #expect(try database.executeRead { try $0.query("SELECT strata_twice(6)") as Int? } == 12)
+            #expect(throws: ExtensionError.self) {
+                _ = try Database(storageLocation: .onDisk(directory.path("other.sqlite")), extensions: [directory.path("nope.so")])
+            }
         }
     }
 }

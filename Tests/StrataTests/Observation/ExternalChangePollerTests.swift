@@ -24,9 +24,9 @@ import Testing
         let observed = ObservedValues(database.observe(externalChanges: .seconds(Int64.max)) {
             try $0.query("SELECT count(*) FROM t") as Int? ?? 0
         })
-        await observed.wait(seconds: 30) { $0 == [0] }
+        await observed.wait { $0 == [0] }
         try await database.write { try $0.run("INSERT INTO t VALUES(1)") }
-        await observed.wait(seconds: 30) { $0.last == 1 }
+        await observed.wait { $0.last == 1 }
         observed.cancel()
         await observed.task.value
     }

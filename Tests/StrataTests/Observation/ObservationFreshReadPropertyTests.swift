@@ -119,7 +119,7 @@ import Testing
         func converged(after step: String) async throws {
             for (sql, observed) in zip(fetches, observations) {
                 let fresh = try await target.read(sql)
-                await observed.wait(seconds: 30, until: { $0.last == fresh })
+                await observed.wait(until: { $0.last == fresh })
                 if observed.values.last != fresh {
                     Issue.record("\(target.name), \(seed): after \(step), \(sql) observed \(String(describing: observed.values.last)), fresh read \(fresh)")
                     throw RolledBack()
@@ -140,10 +140,10 @@ import Testing
                 try await queue.perform { try inner.apply($0) }
                 let sql = fetches[index % fetches.count]
                 let inside = ObservedValues(queue.observe { try $0.query(sql) as String? ?? "" })
-                await inside.wait(seconds: 30, until: { !$0.isEmpty })
+                await inside.wait(until: { !$0.isEmpty })
                 try await queue.perform { try $0.execute("ROLLBACK") }
                 let fresh = try await target.read(sql)
-                await inside.wait(seconds: 30, until: { $0.last == fresh })
+                await inside.wait(until: { $0.last == fresh })
                 inside.cancel()
             default:
                 try await target.write(write)

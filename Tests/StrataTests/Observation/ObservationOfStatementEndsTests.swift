@@ -32,7 +32,7 @@ import Testing
         }
         let stored = try await database.read { try $0.query("SELECT count(*) FROM t") as Int? }
         #expect(stored == 2, "the rows before the failure stay")
-        await observed.wait(seconds: 30) { $0.last == 2 }
+        await observed.wait { $0.last == 2 }
         observed.cancel()
     }
 
@@ -60,7 +60,7 @@ import Testing
                 if ending == "reset" { try statement.bind() }
             }
         }
-        await observed.wait(seconds: 30) { $0.last == 2 }
+        await observed.wait { $0.last == 2 }
         observed.cancel()
     }
 
@@ -77,7 +77,7 @@ import Testing
             #expect(throws: SQLiteError.self) { try connection.execute("INSERT OR FAIL INTO t(id) VALUES (1), (2), (1)") }
             try connection.execute("COMMIT")
         }
-        await observed.wait(seconds: 30) { $0.last == 2 }
+        await observed.wait { $0.last == 2 }
         observed.cancel()
     }
 }

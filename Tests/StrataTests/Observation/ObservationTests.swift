@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StrataTestSupport
 #if canImport(SQLite3)
 import SQLite3
 #endif
@@ -7,32 +8,35 @@ import SQLite3
 
 /// Collects an observation's values from a task of its own.
 final class ObservedValues<Value: Sendable>: Sendable {
-    private let storage = Locked<[Value]>([])
+    private let received = AwaitedValues<Value>()
     private let failure = Locked<(any Error)?>(nil)
     let task: Task<Void, Never>
 
     init(_ observation: DatabaseObservation<Value>) {
-        let storage = self.storage, failure = self.failure
+        let received = self.received, failure = self.failure
         task = Task {
             do {
-                for try await value in observation { storage.withLock { $0.append(value) } }
+                for try await value in observation { received.append(value) }
             } catch {
                 failure.withLock { $0 = error }
             }
+            received.finish()
         }
     }
 
-    var values: [Value] { storage.current }
+    var values: [Value] { received.values }
     var error: (any Error)? { failure.current }
 
-    /// Waits until `condition` holds for the values so far, or fails after `seconds`.
-    func wait(seconds: Double = 30, sourceLocation: SourceLocation = #_sourceLocation, until condition: ([Value]) -> Bool) async {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition(values) { return }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        Issue.record("timed out; values so far: \(values.suffix(5)), error: \(String(describing: error))", sourceLocation: sourceLocation)
+    /// Waits until `condition` holds for the values so far, woken by each value; fails when the
+    /// observation ends without it, or when it still does not hold after `seconds`.
+    ///
+    /// The bound is for a value that never comes, not a measure of speed: beside every other suite
+    /// on a loaded two-core machine the cooperative pool, which runs this task and the one that
+    /// collects the values, can be busy for tens of seconds, and a late value still counts.
+    func wait(seconds: Double = 180, sourceLocation: SourceLocation = #_sourceLocation, until condition: ([Value]) -> Bool) async {
+        if await received.wait(atMost: .seconds(seconds), until: condition) { return }
+        let ending = received.isFinished ? "the observation ended" : "timed out after \(seconds) s"
+        Issue.record("\(ending); values so far: \(values.suffix(5)), error: \(String(describing: error))", sourceLocation: sourceLocation)
     }
 
     /// Waits long enough for a value that is not coming to have come.
@@ -80,14 +84,15 @@ struct Fetched: Sendable {
             try await database.writeInTransaction { connection in
                 try connection.run("INSERT INTO t VALUES(1)")
                 inserted.withLock { $0 = true }
-                // Held until the observer has its first value (at most 20 s).
-                let deadline = Date().addingTimeInterval(20)
+                // Held until the observer has its first value (at most 150 s, a bound for a first
+                // value that never comes: the pool that runs the observer can be busy for long).
+                let deadline = Date().addingTimeInterval(150)
                 while !release.current, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
             }
         }
         while !inserted.current { try await Task.sleep(for: .milliseconds(5)) }
         let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
-        await observed.wait(seconds: 15) { !$0.isEmpty }
+        await observed.wait(seconds: 120) { !$0.isEmpty }
         #expect(observed.values == [0], "the first value came from a reader while the write was open")
         release.withLock { $0 = true }
         try await writing.value
@@ -315,7 +320,7 @@ struct Fetched: Sendable {
     }
 
     #if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
-    @Test func anotherProcessInsertIsSeenWithinTwoIntervals() async throws {
+    @Test func anotherProcessInsertIsSeenByThePoll() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("shared.sqlite")
         let database = try Self.makeDatabase(directory)
@@ -327,16 +332,19 @@ struct Fetched: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('INSERT INTO t VALUES(1)'); c.commit()", path]
-        try process.run()
-        process.waitUntilExit()
+        // Waited for on a thread of its own: python's start on a loaded machine takes seconds,
+        // which would hold one of the cooperative pool's threads (two on two cores).
+        try await onOwnThread {
+            try process.run()
+            process.waitUntilExit()
+        }
         #expect(process.terminationStatus == 0)
-        let committed = Date()
+        // Only the poll can bring this value: no write of this process follows the first fetch.
+        // Not timed: on a quiet machine it comes in two intervals plus a fetch (0.35 s), but
+        // beside every other suite on a loaded two-core machine the task that collects it waited
+        // over 30 s for a thread of the cooperative pool. The observe-latency benchmark measures
+        // the latency.
         await observed.wait { $0.last == 1 }
-        // Two intervals plus a fetch is 0.35 s on a quiet machine; the bound leaves room for a
-        // loaded CI runner (this suite runs beside every other one), where it once took 3.7 s.
-        // Latency is measured in the benchmark package (observe-latency), not asserted here.
-        // A fresh-clone CI run, the pool busy with other suites, once took 8.4 s.
-        #expect(Date().timeIntervalSince(committed) < 30, "seen within a few intervals")
         observed.cancel()
     }
     #endif

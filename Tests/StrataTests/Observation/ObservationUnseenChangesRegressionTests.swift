@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StrataTestSupport
 @testable import Strata
 
 /// Changes the authorizer does not report, or under-reports: each reached observers' regions
@@ -20,14 +21,14 @@ import Testing
             defer { blob.close() }
             try blob.write(Data([0xAB, 0xCD]))
         }
-        await observed.wait(seconds: 30) { $0.last == "ABCD" }
+        await observed.wait { $0.last == "ABCD" }
         // Inside a transaction, reported with its commit.
         try await database.writeInTransaction { connection in
             let blob = try connection.openBlob(table: "t", column: "b", rowID: 1, writable: true)
             defer { blob.close() }
             try blob.write(Data([0x01]), at: 1)
         }
-        await observed.wait(seconds: 30) { $0.last == "AB01" }
+        await observed.wait { $0.last == "AB01" }
         observed.cancel()
     }
 
@@ -45,8 +46,8 @@ import Testing
         await virtual.wait { $0.last == 2 }
         await stored.wait { $0.last == 2 }
         try await database.write { try $0.run("UPDATE t SET x = 5") }
-        await virtual.wait(seconds: 30) { $0.last == 10 }
-        await stored.wait(seconds: 30) { $0.last == 6 }
+        await virtual.wait { $0.last == 10 }
+        await stored.wait { $0.last == 6 }
         virtual.cancel()
         stored.cancel()
     }
@@ -60,7 +61,7 @@ import Testing
         let observed = ObservedValues(database.observe { try $0.query("SELECT group_concat(v) FROM (SELECT v FROM t ORDER BY v)") as String? ?? "" })
         await observed.wait { $0.last == "a,b" }
         try await database.write { try $0.run("UPDATE OR REPLACE t SET k = 1 WHERE id = 2") }
-        await observed.wait(seconds: 30) { $0.last == "b" }
+        await observed.wait { $0.last == "b" }
         observed.cancel()
 
         // A REPLACE conflict clause in the table's definition does the same without OR REPLACE.
@@ -70,7 +71,7 @@ import Testing
         let declared = ObservedValues(database.observe { try $0.query("SELECT count(v) FROM r") as Int? ?? -1 })
         await declared.wait { $0.last == 2 }
         try await database.write { try $0.run("UPDATE r SET k = 1 WHERE id = 2") }
-        await declared.wait(seconds: 30) { $0.last == 1 }
+        await declared.wait { $0.last == 1 }
         declared.cancel()
     }
 
@@ -92,7 +93,7 @@ import Testing
         let observed = ObservedValues(queue.observe { try $0.query("SELECT count(*) FROM scratch") as Int? ?? -1 })
         await observed.wait { $0.last == 0 }
         try await queue.perform { try $0.run("INSERT INTO scratch VALUES(1)") }
-        await observed.wait(seconds: 30) { $0.last == 1 }
+        await observed.wait { $0.last == 1 }
         observed.cancel()
 
         let database = try Database(storageLocation: .inMemory)
@@ -100,7 +101,7 @@ import Testing
         let onWriter = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM scratch") as Int? ?? -1 })
         await onWriter.wait { $0.last == 0 }
         try await database.write { try $0.run("INSERT INTO scratch VALUES(1)") }
-        await onWriter.wait(seconds: 30) { $0.last == 1 }
+        await onWriter.wait { $0.last == 1 }
         onWriter.cancel()
     }
 
@@ -112,14 +113,14 @@ import Testing
         let observed = ObservedValues(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? -1 })
         await observed.wait { $0.last == 1 }
         try queue.execute { try $0.execute("ROLLBACK") }
-        await observed.wait(seconds: 30) { $0.last == 0 }
+        await observed.wait { $0.last == 0 }
 
         // Observed before the transaction began, then fetched inside it by a second observation.
         try queue.execute { try $0.execute("BEGIN; INSERT INTO t VALUES(2)") }
         let inside = ObservedValues(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? -1 })
         await inside.wait { $0.last == 1 }
         try queue.execute { try $0.execute("ROLLBACK") }
-        await inside.wait(seconds: 30) { $0.last == 0 }
+        await inside.wait { $0.last == 0 }
         observed.cancel()
         inside.cancel()
     }
@@ -128,12 +129,14 @@ import Testing
         let directory = try TemporaryDirectory()
         let queue = ConnectionQueue(connection: try Connection(storageLocation: .onDisk(directory.path("restored.sqlite"))))
         try queue.execute { try $0.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1)") }
-        let source = try Connection(storageLocation: .inMemory)
-        try source.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1), (2), (3)")
         let observed = ObservedValues(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? -1 })
         await observed.wait { $0.last == 1 }
         let backupQueue = DispatchQueue(label: "backup")
-        let result = try queue.execute { connection -> Connection.BackupResult? in
+        // On a thread of its own: the queue's connection is held (and this thread blocked) until
+        // the backup is done, which would hold a thread of the cooperative pool.
+        let result = try await onOwnThread { try queue.execute { connection -> Connection.BackupResult? in
+            let source = try Connection(storageLocation: .inMemory)
+            try source.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1), (2), (3)")
             // The queue's connection is held until the backup is done, as `backup` requires.
             let done = DispatchSemaphore(value: 0)
             let outcome = Locked<Connection.BackupResult?>(nil)
@@ -143,9 +146,9 @@ import Testing
             }
             done.wait()
             return outcome.current
-        }
+        } }
         #expect(result?.isSuccess == true)
-        await observed.wait(seconds: 30) { $0.last == 3 }
+        await observed.wait { $0.last == 3 }
         observed.cancel()
     }
 
@@ -163,7 +166,7 @@ import Testing
         let observed = ObservedValues(database.observe { try $0.query("PRAGMA freelist_count") as Int? ?? -1 })
         await observed.wait { ($0.last ?? 0) > 0 }
         try await database.write { try $0.execute("VACUUM") }
-        await observed.wait(seconds: 30) { $0.last == 0 }
+        await observed.wait { $0.last == 0 }
         observed.cancel()
     }
 
@@ -176,7 +179,7 @@ import Testing
         let observed = ObservedValues(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? -1 })
         await observed.wait { $0.last == 0 }
         try queue.execute { try $0.deserialize(bytes) }
-        await observed.wait(seconds: 30) { $0.last == 2 }
+        await observed.wait { $0.last == 2 }
         observed.cancel()
     }
 }

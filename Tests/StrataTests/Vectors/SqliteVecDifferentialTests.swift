@@ -45,59 +45,65 @@ enum SqliteVec {
 }
 
 @Suite struct SqliteVecDifferentialTests {
-    @Test func distancesAgreeWithSqliteVec() throws {
-        guard let db = try SqliteVec.connection(for: "distancesAgreeWithSqliteVec") else { return }
-        let version: String? = try db.query("SELECT vec_version()")
-        #expect(version == "v0.1.9")
-        try PropertyCheck.run("sqlite-vec's vec_distance_l2/cosine agree with strata_vec_*", cases: 60) { random in
-            let dimensions = VectorGen.dimension(&random)
-            // sqlite-vec sums in float32 without the Double pass, so stay where float32 sums are
-            // exact enough for both (magnitudes 1e-3…1e3), and away from zero vectors (NaN
-            // there, 1 here).
-            let scale = Float(pow(10, Double(random.int(-3...3))))
-            let a = try FloatVector(VectorGen.values(dimensions, .unit, &random).map { $0 * scale })
-            let b = try FloatVector(VectorGen.values(dimensions, .unit, &random).map { $0 * scale })
-            guard a.values.contains(where: { $0 != 0 }), b.values.contains(where: { $0 != 0 }) else { return }
-            let row: [Double?]? = try db.query(literal: """
-                SELECT vec_distance_l2(\(a), \(b)), strata_vec_distance_l2(\(a), \(b)),
-                       vec_distance_cosine(\(a), \(b)), strata_vec_distance_cosine(\(a), \(b))
-                """) { row in (0..<4).map { row[$0] as Double? } }
-            guard let values = row, values.count == 4, let theirL2 = values[0], let ourL2 = values[1],
-                  let theirCosine = values[2], let ourCosine = values[3] else {
-                throw PropertyViolation("no row: \(String(describing: row))")
+    @Test func distancesAgreeWithSqliteVec() async throws {
+        // A child process: on a thread of its own, not one of the cooperative pool's.
+        try await onOwnThread {
+            guard let db = try SqliteVec.connection(for: "distancesAgreeWithSqliteVec") else { return }
+            let version: String? = try db.query("SELECT vec_version()")
+            #expect(version == "v0.1.9")
+            try PropertyCheck.run("sqlite-vec's vec_distance_l2/cosine agree with strata_vec_*", cases: 60) { random in
+                let dimensions = VectorGen.dimension(&random)
+                // sqlite-vec sums in float32 without the Double pass, so stay where float32 sums are
+                // exact enough for both (magnitudes 1e-3…1e3), and away from zero vectors (NaN
+                // there, 1 here).
+                let scale = Float(pow(10, Double(random.int(-3...3))))
+                let a = try FloatVector(VectorGen.values(dimensions, .unit, &random).map { $0 * scale })
+                let b = try FloatVector(VectorGen.values(dimensions, .unit, &random).map { $0 * scale })
+                guard a.values.contains(where: { $0 != 0 }), b.values.contains(where: { $0 != 0 }) else { return }
+                let row: [Double?]? = try db.query(literal: """
+                    SELECT vec_distance_l2(\(a), \(b)), strata_vec_distance_l2(\(a), \(b)),
+                           vec_distance_cosine(\(a), \(b)), strata_vec_distance_cosine(\(a), \(b))
+                    """) { row in (0..<4).map { row[$0] as Double? } }
+                guard let values = row, values.count == 4, let theirL2 = values[0], let ourL2 = values[1],
+                      let theirCosine = values[2], let ourCosine = values[3] else {
+                    throw PropertyViolation("no row: \(String(describing: row))")
+                }
+                try require(abs(theirL2 - ourL2) <= 1e-4 * theirL2 + 1e-30, "L2: sqlite-vec \(theirL2), ours \(ourL2) (\(dimensions) dims)")
+                try require(abs(theirCosine - ourCosine) <= 1e-4, "cosine: sqlite-vec \(theirCosine), ours \(ourCosine) (\(dimensions) dims)")
             }
-            try require(abs(theirL2 - ourL2) <= 1e-4 * theirL2 + 1e-30, "L2: sqlite-vec \(theirL2), ours \(ourL2) (\(dimensions) dims)")
-            try require(abs(theirCosine - ourCosine) <= 1e-4, "cosine: sqlite-vec \(theirCosine), ours \(ourCosine) (\(dimensions) dims)")
         }
     }
 
-    @Test func sqliteVecBlobsReadBackWithOurDecoders() throws {
-        guard let db = try SqliteVec.connection(for: "sqliteVecBlobsReadBackWithOurDecoders") else { return }
-        let floats: FloatVector? = try db.query("SELECT vec_f32('[1.5, -2, 0.25, 3e10]')")
-        #expect(floats?.values == [1.5, -2, 0.25, 3e10])
-        let ours = try FloatVector([0.5, -1, 7])
-        let json: String? = try db.query(literal: "SELECT vec_to_json(\(ours))")
-        #expect(json == "[0.500000,-1.000000,7.000000]")
-        let length: Int? = try db.query(literal: "SELECT vec_length(\(ours))")
-        #expect(length == 3)
-        // vec_quantize_binary packs signs as BitVector does.
-        try PropertyCheck.run("vec_quantize_binary matches BitVector(quantizing:)", cases: 30) { random in
-            let dimensions = 8 * random.int(1...64)
-            let vector = try VectorGen.vector(dimensions, &random)
-            let bits: BitVector? = try db.query(literal: "SELECT vec_quantize_binary(\(vector))")
-            try require(bits == BitVector(quantizing: vector), "bits differ for \(dimensions) dims")
-            let reversed = try FloatVector(vector.values.reversed())
-            // vec_distance_hamming returns a REAL.
-            let hamming: [Double?]? = try db.query(literal: """
-                SELECT vec_distance_hamming(vec_quantize_binary(\(vector)), vec_quantize_binary(\(reversed))),
-                       strata_vec_distance_hamming(vec_quantize_binary(\(vector)), vec_quantize_binary(\(reversed)))
-                """) { row in [row[0] as Double?, (row[1] as Int?).map(Double.init)] }
-            try require(hamming?[0] != nil && hamming?[0] == hamming?[1], "hamming: sqlite-vec and ours \(String(describing: hamming))")
+    @Test func sqliteVecBlobsReadBackWithOurDecoders() async throws {
+        // A child process: on a thread of its own, not one of the cooperative pool's.
+        try await onOwnThread {
+            guard let db = try SqliteVec.connection(for: "sqliteVecBlobsReadBackWithOurDecoders") else { return }
+            let floats: FloatVector? = try db.query("SELECT vec_f32('[1.5, -2, 0.25, 3e10]')")
+            #expect(floats?.values == [1.5, -2, 0.25, 3e10])
+            let ours = try FloatVector([0.5, -1, 7])
+            let json: String? = try db.query(literal: "SELECT vec_to_json(\(ours))")
+            #expect(json == "[0.500000,-1.000000,7.000000]")
+            let length: Int? = try db.query(literal: "SELECT vec_length(\(ours))")
+            #expect(length == 3)
+            // vec_quantize_binary packs signs as BitVector does.
+            try PropertyCheck.run("vec_quantize_binary matches BitVector(quantizing:)", cases: 30) { random in
+                let dimensions = 8 * random.int(1...64)
+                let vector = try VectorGen.vector(dimensions, &random)
+                let bits: BitVector? = try db.query(literal: "SELECT vec_quantize_binary(\(vector))")
+                try require(bits == BitVector(quantizing: vector), "bits differ for \(dimensions) dims")
+                let reversed = try FloatVector(vector.values.reversed())
+                // vec_distance_hamming returns a REAL.
+                let hamming: [Double?]? = try db.query(literal: """
+                    SELECT vec_distance_hamming(vec_quantize_binary(\(vector)), vec_quantize_binary(\(reversed))),
+                           strata_vec_distance_hamming(vec_quantize_binary(\(vector)), vec_quantize_binary(\(reversed)))
+                    """) { row in [row[0] as Double?, (row[1] as Int?).map(Double.init)] }
+                try require(hamming?[0] != nil && hamming?[0] == hamming?[1], "hamming: sqlite-vec and ours \(String(describing: hamming))")
+            }
+            // sqlite-vec's int8 layout is Int8Vector's values alone.
+            let int8 = Int8Vector(quantizing: ours)
+            let int8Length: Int? = try db.query(literal: "SELECT vec_length(vec_int8(\(int8.sqliteVecBlob)))")
+            #expect(int8Length == 3)
         }
-        // sqlite-vec's int8 layout is Int8Vector's values alone.
-        let int8 = Int8Vector(quantizing: ours)
-        let int8Length: Int? = try db.query(literal: "SELECT vec_length(vec_int8(\(int8.sqliteVecBlob)))")
-        #expect(int8Length == 3)
     }
 }
 #endif
