@@ -108,14 +108,22 @@ enum BindingDateFormat {
         if defaultFormatterIsPristine {
             if let date = fastDate(fromUTF8: buffer) { return date }
             if let date = expandedYearDate(fromUTF8: buffer) { return date }
+            guard isPrintableASCII(buffer) else { return nil }
         }
         return bindingDateFormatter.date(from: String(decoding: buffer, as: UTF8.self))
+    }
+
+    /// Whether every byte is printable ASCII: text in the default format always is, and other
+    /// text (a combining mark after a date, a NUL) made Foundation's formatter trap on Linux.
+    static func isPrintableASCII(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        buffer.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
     }
 
     /// Default-format text read by hand when it can be (years from 1583, and years before 1),
     /// else by `formatter` (years 1 to 1582, in the Julian calendar).
     private static func defaultFormatDate(fromUTF8 buffer: UnsafeBufferPointer<UInt8>, formatter: DateFormatter) -> Date? {
         if let date = fastDate(fromUTF8: buffer) ?? expandedYearDate(fromUTF8: buffer) { return date }
+        guard isPrintableASCII(buffer) else { return nil }
         return formatter.date(from: String(decoding: buffer, as: UTF8.self))
     }
 
