@@ -7,7 +7,7 @@ import Strata
 /// its contract says: a date followed by a combining mark, a NUL or invalid UTF-8 once reached
 /// Foundation's formatter, which trapped on Linux.
 @Suite struct DateTextCrashRegressionTests {
-    @Test(arguments: ["2026-11-27\u{301}", "2026-11-27T07:52:00.000\u{301}", "2026-11-27\0", "'\u{301}", "2026-11-27 07:52:00.000"])
+    @Test(arguments: ["2026-11-27\u{301}", "2026-11-27T07:52:00.000\u{301}", "2026-11-27\0", "'\u{301}"])
     func textThatIsNoDefaultFormatDateReadsAsNil(text: String) throws {
         let db = try Connection(storageLocation: .inMemory)
         try db.execute("CREATE TABLE t(d TEXT)")
