@@ -14,10 +14,12 @@ public enum SyncHubAuthentication: Sendable {
     /// any replica ID, so a real deployment uses ``jwt(_:)``.
     case sharedToken(String)
     /// JSON Web Tokens signed with a key in the collection, carrying ``SyncHubClaims``: the hub
-    /// refuses an expired or unsigned token (401), and a space, a write or a replica the claims
-    /// do not give (403, with the reason).
+    /// refuses a token that is expired, unsigned, or whose header `alg` is not its key's (401),
+    /// and a space, a write or a replica the claims do not give (403), each as
+    /// ``SyncError/accessDenied(_:)`` with its reason.
     case jwt(JWTKeyCollection)
-    /// A closure decides from the bearer token, the space and the replica ID (false is 401).
+    /// A closure decides from the bearer token, the space and the replica ID (false is 401,
+    /// ``SyncAccessDenial/Reason/invalid``, or ``SyncAccessDenial/Reason/missing`` without a token).
     case custom(SyncHubAuthorizer)
 
     /// JWT authentication with the key in `file`: a PEM public key (`-----BEGIN PUBLIC KEY-----`)
@@ -46,37 +48,79 @@ public enum SyncHubAuthentication: Sendable {
     /// The answer refusing the request, or nil when it may go on. `replica` nil: not known yet
     /// (a push before its body is read), so only the token and the space are checked.
     func refusal(token: String?, space: String, replica: String?, writes: Bool) async -> Response? {
+        guard let denial = await denial(token: token, space: space, replica: replica, writes: writes) else { return nil }
+        return answer(denial.status == 401 ? .unauthorized : .forbidden, .accessDenied(denial))
+    }
+
+    /// Why the token may not do this, or nil when it may: typed, so that an app tells "fetch a
+    /// new token" (401) from "this user may not" (403) without reading the message.
+    func denial(token: String?, space: String, replica: String?, writes: Bool) async -> SyncAccessDenial? {
+        func unauthorized(_ reason: SyncAccessDenial.Reason, _ message: String) -> SyncAccessDenial {
+            SyncAccessDenial(reason: reason, status: 401, message: message)
+        }
+        func forbidden(_ reason: SyncAccessDenial.Reason, _ message: String) -> SyncAccessDenial {
+            SyncAccessDenial(reason: reason, status: 403, message: message)
+        }
         switch self {
         case .none:
             return nil
         case .sharedToken(let expected):
-            return tokenMatches(token, expected) ? nil : answer(.unauthorized, .refused("a valid bearer token is needed for \(space)"))
+            guard let token else { return unauthorized(.missing, "a bearer token is needed for \(space)") }
+            return tokenMatches(token, expected) ? nil : unauthorized(.invalid, "a valid bearer token is needed for \(space)")
         case .custom(let authorize):
-            return authorize(token, space, replica ?? "") ? nil : answer(.unauthorized, .refused("not authorized for \(space)"))
+            return authorize(token, space, replica ?? "") ? nil
+                : unauthorized(token == nil ? .missing : .invalid, "not authorized for \(space)")
         case .jwt(let keys):
-            guard let token else { return answer(.unauthorized, .refused("a bearer token (a JWT) is needed for \(space)")) }
+            guard let token else { return unauthorized(.missing, "a bearer token (a JWT) is needed for \(space)") }
             let claims: SyncHubClaims
             do {
+                try await Self.checkAlgorithm(of: token, keys)
                 claims = try await keys.verify(token, as: SyncHubClaims.self)
             } catch let error as JWTError where error.errorType == .claimVerificationFailure {
-                return answer(.unauthorized, .refused("the token expired: ask the app's backend for a new one"))
+                return unauthorized(.expired, "the token expired: ask the app's backend for a new one")
             } catch {
-                return answer(.unauthorized, .refused("the token is not valid here (its signature, its form or its claims): \(error)"))
+                return unauthorized(.invalid, "the token is not valid here (its signature, its algorithm, its form or its claims): \(error)")
             }
             guard let access = claims.spaces[space] else {
-                return answer(.forbidden, .refused("the token of \(claims.sub.value) gives no access to the space \(space)"))
+                return forbidden(.forbiddenSpace, "the token of \(claims.sub.value) gives no access to the space \(space)")
             }
-            guard access == "rw" || (access == "r" && !writes) else {
-                return answer(.forbidden, .refused(access == "r"
-                    ? "the token of \(claims.sub.value) may read \(space), not write it"
-                    : "the token's access to \(space) is \(access.debugDescription), neither \"r\" nor \"rw\""))
+            guard access == "r" || access == "rw" else {
+                // Neither a reader nor a writer: a claim the backend got wrong, not a permission.
+                return unauthorized(.invalid, "the token's access to \(space) is \(access.debugDescription), neither \"r\" nor \"rw\"")
+            }
+            if access == "r", writes {
+                return forbidden(.readOnly, "the token of \(claims.sub.value) may read \(space), not write it")
             }
             // A replica sends its name and incarnation ("phone#…"): the token names the replica.
             if let replica, replica != claims.replica, !replica.hasPrefix(claims.replica + "#") {
-                return answer(.forbidden, .refused("the token is for replica \(claims.replica), not \(replica)"))
+                return forbidden(.wrongReplica, "the token is for replica \(claims.replica), not \(replica)")
             }
             return nil
         }
+    }
+
+    /// Refuses a token whose header names another algorithm than its key's (RFC 8725, 3.1):
+    /// jwt-kit verifies the signature with the key's own algorithm whatever `alg` says, so an
+    /// `HS512` or `none` header over a valid HS256 signature would pass. A header without `alg`
+    /// is refused too.
+    static func checkAlgorithm(of token: String, _ keys: JWTKeyCollection) async throws {
+        struct Header: Decodable { var alg: String?; var kid: String? }
+        guard let encoded = token.split(separator: ".", omittingEmptySubsequences: false).first,
+              let data = base64URLDecoded(encoded),
+              let header = try? JSONDecoder().decode(Header.self, from: data) else {
+            throw JWTError.malformedToken(reason: "its header is not base64url JSON")
+        }
+        guard let alg = header.alg else { throw JWTError.malformedToken(reason: "its header names no algorithm (alg)") }
+        let key = try await keys.getKey(for: header.kid.map { JWKIdentifier(string: $0) }, alg: alg)
+        guard key.name == alg else {
+            throw JWTError.malformedToken(reason: "its header names the algorithm \(alg.debugDescription), the hub's key is \(key.name)")
+        }
+    }
+
+    private static func base64URLDecoded(_ text: Substring) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64)
     }
 }
 

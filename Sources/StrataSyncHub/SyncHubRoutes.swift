@@ -102,8 +102,8 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         let push: SyncPushRequest
         do {
             push = try SyncWire.decodePushRequest(Data(buffer.readableBytesView))
-        } catch let error as SyncError {
-            return answer(.badRequest, error)
+        } catch {
+            return answer(.badRequest, error as? SyncError ?? .refused("the push body is damaged: \(error)"))
         }
         guard push.space == space else { return answer(.badRequest, .refused("the body names space \(push.space), the URL \(space)")) }
         guard push.entries.count <= limits.maximumEntriesPerPush else {
@@ -184,8 +184,9 @@ private func readingReplica(
     return try await answeringHubErrors { try await body(space, replicaID) }
 }
 
-/// A hub refusal as its status with the error's JSON, a store failure that passes as 503; any
-/// other error goes on to the router.
+/// A hub refusal as its status with the error's JSON, a store failure that passes as 503, and
+/// any other failure as 500 with a `SyncErrorAnswer` too: a replica always gets words to show
+/// and log, never an empty 500 from the router.
 private func answeringHubErrors(_ body: () async throws -> Response) async throws -> Response {
     do {
         return try await body()
@@ -193,6 +194,10 @@ private func answeringHubErrors(_ body: () async throws -> Response) async throw
         return answer(status(of: error), error)
     } catch let error as SyncHubStoreUnavailable {
         return unavailable(error)
+    } catch is CancellationError {
+        throw CancellationError()
+    } catch {
+        return answer(.internalServerError, .refused("the hub failed on this request: \(String(describing: error))"))
     }
 }
 

@@ -59,6 +59,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     }
 
     func schemaVersion() throws -> Int { try HubSchema.version(space.definitions) }
+    func schemaDifference(from created: Connection) throws -> String? { try HubSchema.difference(of: created, from: space.definitions) }
 
     /// Runs the migration on the space's SQLite definitions (as the SQLite store does, with the
     /// same check that it is additive), then makes PostgreSQL's tables match in the same

@@ -36,6 +36,11 @@ public enum PostgresHubError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 }
 
+extension PostgresHubError: LocalizedError {
+    /// The description, for `localizedDescription` (Foundation's default is a domain and a code).
+    public var errorDescription: String? { description }
+}
+
 extension PostgresHubError {
     /// A PostgreSQL error as one that says what the server said (PSQLError's description hides it);
     /// a failure that passes (see ``isTransient(sqlState:)``, or the connection lost) as

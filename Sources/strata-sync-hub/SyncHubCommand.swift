@@ -52,7 +52,7 @@ struct SyncHubCommand: AsyncParsableCommand {
     @Option(name: .customLong("jwt-key"), help: ArgumentHelp("A file with the JWT key: an HS256 secret, or an ES256 public key in PEM.", valueName: "file"))
     var jwtKey: String?
 
-    @Option(help: ArgumentHelp("Create this space at start (with --schema), unless it exists.", valueName: "space"))
+    @Option(help: ArgumentHelp("Create this space at start (with --schema), unless it exists with that schema; waits for the store.", valueName: "space"))
     var create: String?
 
     @Option(help: ArgumentHelp("The SQL file that creates the new space's tables.", valueName: "file"))
@@ -106,6 +106,29 @@ struct SyncHubCommand: AsyncParsableCommand {
         }
     }
 
+    /// Creates the space unless it exists with these tables, waiting for a store that cannot be
+    /// reached yet (PostgreSQL starting after the hub) as requests wait for it: every hub of a
+    /// deploy may be started with the same --create, in any order, before the database.
+    static func createSpace(_ space: String, sql: String, on hub: SyncHub, logger: Logger) async throws {
+        var delay: Duration = .milliseconds(250)
+        var warned = false
+        while true {
+            do {
+                if try hub.createSpaceIfNeeded(space, schema: { try $0.execute(sql) }) {
+                    logger.info("created space \(space)")
+                } else {
+                    logger.info("space \(space) exists with the schema given")
+                }
+                return
+            } catch let unavailable as SyncHubStoreUnavailable {
+                if !warned { logger.warning("cannot create space \(space) yet: \(unavailable.reason); trying again until the store answers") }
+                warned = true
+                try await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(5))
+            }
+        }
+    }
+
     func run() async throws {
         var logger = Logger(label: "strata-sync-hub")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
@@ -124,10 +147,7 @@ struct SyncHubCommand: AsyncParsableCommand {
         }
         if let create, let schema {
             let sql = try String(contentsOfFile: schema, encoding: .utf8)
-            if (try? hub.version(ofSpace: create)) == nil {
-                try hub.createSpace(create) { try $0.execute(sql) }
-                logger.info("created space \(create)")
-            }
+            try await Self.createSpace(create, sql: sql, on: hub, logger: logger)
         }
         for (table, policy) in try parsedPolicies() { hub.setPolicy(policy, forTable: table) }
         let authentication: SyncHubAuthentication

@@ -109,5 +109,102 @@ import Testing
         }
         Issue.record(Comment(rawValue: lastError))
     }
+
+    /// A hub process on `port` with `arguments` (output to `log`), and whether its health answers
+    /// within `seconds` while it runs.
+    static func start(_ arguments: [String], port: Int, log: URL) throws -> Process {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments + ["--port", String(port)]
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        return process
+    }
+
+    static func healthy(_ process: Process, port: Int, within seconds: Double) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline, process.isRunning {
+            if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!),
+               (response as? HTTPURLResponse)?.statusCode == 200 {
+                return true
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    /// Issue 64, item 8: every hub of a deploy may start with the same --create.
+    @Test func threeHubsStartedAtOnceWithTheSameCreateAllComeUp() async throws {
+        let folder = try HubFolder()
+        try Data("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)".utf8).write(to: folder.url.appendingPathComponent("team.sql"))
+        let base = Int.random(in: 20_000...59_000)
+        let ports = [base, base + 1, base + 2]
+        let processes = try ports.map { port in
+            try Self.start([folder.path("hub"), "--create", "team", "--schema", folder.path("team.sql"), "--log-level", "warning"],
+                           port: port, log: folder.url.appendingPathComponent("hub-\(port).log"))
+        }
+        defer { for process in processes where process.isRunning { process.terminate() } }
+        for (process, port) in zip(processes, ports) {
+            let up = await Self.healthy(process, port: port, within: 60)
+            let log = (try? String(contentsOf: folder.url.appendingPathComponent("hub-\(port).log"), encoding: .utf8)) ?? ""
+            #expect(up, "the hub on \(port) did not come up: \(log)")
+        }
+        // A hub given another schema for the space says so and stops.
+        try Data("CREATE TABLE todo(id TEXT PRIMARY KEY)".utf8).write(to: folder.url.appendingPathComponent("other.sql"))
+        let (status, output) = try Self.run([folder.path("hub"), "--create", "team", "--schema", folder.path("other.sql"), "--port", "0"], in: folder.url)
+        #expect(status != 0 && output.contains("another schema"), "\(status): \(output)")
+    }
+
+    /// Issue 64, item 8: a hub started before PostgreSQL answers waits, then creates the space.
+    /// A server of the test's own (`.ci/postgres.sh`), paused while the hub starts.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] != nil, "needs PostgreSQL: eval \"$(.ci/postgres.sh start)\""))
+    func aHubStartedBeforePostgreSQLCreatesTheSpaceWhenItAnswers() async throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".ci/postgres.sh")
+        func postgres(_ arguments: [String]) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = [script.path] + arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw SyncError.refused(".ci/postgres.sh \(arguments) failed") }
+            return String(decoding: data, as: UTF8.self)
+        }
+        // Not in a HubFolder: the server's folder must outlive every use of the path (stop removes it).
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-hub-" + UUID().uuidString).path
+        let exports = try postgres(["start", directory])
+        defer { _ = try? postgres(["stop", directory]) }
+        let url = try #require(exports.split(separator: "\n").first { $0.contains("STRATA_POSTGRES_URL=") }?
+            .split(separator: "=", maxSplits: 1).last.map(String.init))
+        _ = try postgres(["pause", directory])
+
+        let folder = try HubFolder()
+        try Data("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)".utf8).write(to: folder.url.appendingPathComponent("team.sql"))
+        let port = Int.random(in: 20_000...59_000)
+        let log = folder.url.appendingPathComponent("hub.log")
+        let hub = try Self.start(["--postgres", url, "--create", "team", "--schema", folder.path("team.sql"), "--token", "dev"],
+                                 port: port, log: log)
+        defer { if hub.isRunning { hub.terminate() } }
+        try await Task.sleep(for: .seconds(2))
+        #expect(hub.isRunning, "the hub gave up before PostgreSQL answered: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        _ = try postgres(["resume", directory])
+        let up = await Self.healthy(hub, port: port, within: 60)
+        #expect(up, "the hub never came up: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        guard up else { return }
+        let database = try Database(storageLocation: .onDisk(folder.path("phone.sqlite")))
+        try database.executeWrite { try $0.execute("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)") }
+        let replica = try SyncReplica(database: database, replicaID: "phone", space: "team", tables: ["todo"],
+                                      transport: HTTPSyncTransport(url: URL(string: "http://127.0.0.1:\(port)")!, token: "dev"))
+        try await replica.write { try $0.run("INSERT INTO todo VALUES ('1', 'milk')") }
+        try await replica.sync()
+        #expect(try await replica.pendingChangeCount == 0, "the space was created and took the write")
+    }
 }
 #endif

@@ -7,7 +7,7 @@ import Hummingbird
 import HummingbirdTesting
 import JWTKit
 import Strata
-import StrataSync
+@testable import StrataSync
 import StrataSyncHub
 import Testing
 
@@ -144,6 +144,125 @@ final class HubFolder: Sendable {
             #expect(try await Self.outcome(folder, port: port, token: "dev-toke") != nil)
             #expect(try await Self.outcome(folder, port: port, token: "dev-token2") != nil)
         }
+    }
+
+    /// What the hub answered `transport` for a push (`write`) or a pull as `replica`: the typed
+    /// denial, nil when it let the request through (an answer past the token is not a denial).
+    static func denial(port: Int, token: String?, replica: String = "phone", write: Bool) async throws -> SyncAccessDenial? {
+        var transport = HTTPSyncTransport(url: URL(string: "http://127.0.0.1:\(port)")!, token: token)
+        transport.attempts = 1
+        do {
+            if write {
+                _ = try await transport.push(SyncPushRequest(space: "team", replicaID: replica, tables: ["t"], schemaFingerprint: "x", entries: []))
+            } else {
+                _ = try await transport.pull(SyncPullRequest(space: "team", replicaID: replica, tables: ["t"], schemaFingerprint: "x", after: 0, limit: 10))
+            }
+            return nil
+        } catch SyncError.accessDenied(let denial) {
+            return denial
+        } catch is SyncError {
+            return nil
+        }
+    }
+
+    /// Issue 64, item 10: each way a token fails arrives at the replica as its own reason with
+    /// its status, not as refused text an app would have to parse.
+    @Test func eachDenialArrivesTypedWithItsStatus() async throws {
+        let folder = try HubFolder()
+        let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
+        try hub.createSpace("team") { try $0.execute(Self.schema) }
+        let keys = JWTKeyCollection()
+        await keys.add(hmac: "secret-for-denials-of-32-bytes-at-least", digestAlgorithm: .sha256)
+        let app = Application(router: buildSyncHubRouter(hub: hub, authentication: .jwt(keys)),
+                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            func expect(_ denial: SyncAccessDenial?, _ reason: SyncAccessDenial.Reason, _ status: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+                #expect(denial?.reason == reason, "\(String(describing: denial))", sourceLocation: sourceLocation)
+                #expect(denial?.status == status, "\(String(describing: denial))", sourceLocation: sourceLocation)
+            }
+            let expired = try await Self.token(keys, expires: Date().addingTimeInterval(-60))
+            expect(try await Self.denial(port: port, token: expired, write: false), .expired, 401)
+            expect(try await Self.denial(port: port, token: "not-a-jwt", write: false), .invalid, 401)
+            expect(try await Self.denial(port: port, token: nil, write: true), .missing, 401)
+            let reader = try await Self.token(keys, spaces: ["team": "r"])
+            expect(try await Self.denial(port: port, token: reader, write: true), .readOnly, 403)
+            #expect(try await Self.denial(port: port, token: reader, write: false) == nil, "a reader pulls")
+            let otherSpace = try await Self.token(keys, spaces: ["other": "rw"])
+            expect(try await Self.denial(port: port, token: otherSpace, write: false), .forbiddenSpace, 403)
+            let otherReplica = try await Self.token(keys, replica: "laptop")
+            expect(try await Self.denial(port: port, token: otherReplica, write: true), .wrongReplica, 403)
+            let odd = try await Self.token(keys, spaces: ["team": "w"])
+            expect(try await Self.denial(port: port, token: odd, write: false), .invalid, 401)
+
+            // Through a replica's sync too, with words for an alert.
+            let replica = try Self.replica(folder, "phone", port: port, token: expired)
+            await #expect(throws: SyncError.accessDenied(SyncAccessDenial(reason: .expired, status: 401,
+                                                                          message: "the token expired: ask the app's backend for a new one"))) {
+                try await replica.sync()
+            }
+            let error: any Error = SyncError.accessDenied(SyncAccessDenial(reason: .expired, status: 401, message: "m"))
+            #expect(error.localizedDescription.contains("fetch a new token"))
+        }
+    }
+
+    @Test func aSharedTokenAndAnAuthorizerDenyTyped() async throws {
+        let folder = try HubFolder()
+        let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
+        try hub.createSpace("team") { try $0.execute(Self.schema) }
+        for authentication in [SyncHubAuthentication.sharedToken("dev-token"), .custom { token, _, _ in token == "dev-token" }] {
+            let app = Application(router: buildSyncHubRouter(hub: hub, authentication: authentication),
+                                  configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            try await app.test(.live) { client in
+                let port = try #require(client.port)
+                let wrong = try await Self.denial(port: port, token: "dev-toke", write: true)
+                #expect(wrong?.reason == .invalid && wrong?.status == 401, "\(String(describing: wrong))")
+                let none = try await Self.denial(port: port, token: nil, write: false)
+                #expect(none?.reason == .missing && none?.status == 401, "\(String(describing: none))")
+                #expect(try await Self.denial(port: port, token: "dev-token", write: false) == nil)
+            }
+        }
+    }
+
+    /// RFC 8725, 3.1: the header's `alg` must be the key's. jwt-kit verifies with the key's own
+    /// algorithm whatever the header says, so these tokens carry a valid HS256 signature.
+    @Test(arguments: ["HS512", "none", "ES256"])
+    func aHeaderNamingAnotherAlgorithmIsInvalid(alg: String) async throws {
+        let folder = try HubFolder()
+        let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
+        try hub.createSpace("team") { try $0.execute(Self.schema) }
+        let secret = "a-long-hub-secret-for-algorithm-tests!!"
+        try Data((secret + "\n").utf8).write(to: folder.url.appendingPathComponent("key"))
+        let authentication = try await SyncHubAuthentication.jwt(keyFile: folder.url.appendingPathComponent("key"))
+        let keys = JWTKeyCollection()
+        await keys.add(hmac: HMACKey(from: Array(secret.utf8)), digestAlgorithm: .sha256)
+        var header = JWTHeader()
+        header.alg = alg
+        let claims = SyncHubClaims(subject: "ada", spaces: ["team": "rw"], replica: "phone", expiration: Date().addingTimeInterval(600))
+        let forged = try await keys.sign(claims, header: header)
+        let headerJSON = try #require(Data(base64Encoded: Self.base64(String(forged.split(separator: ".")[0]))))
+        #expect(String(decoding: headerJSON, as: UTF8.self).contains("\"\(alg)\""), "the forged header names \(alg)")
+        let app = Application(router: buildSyncHubRouter(hub: hub, authentication: authentication),
+                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            #expect(try await Self.denial(port: port, token: try await keys.sign(claims), write: false) == nil, "the honest HS256 token passes")
+            let denial = try await Self.denial(port: port, token: forged, write: false)
+            #expect(denial?.reason == .invalid && denial?.status == 401, "\(String(describing: denial))")
+            #expect(denial?.message.contains("algorithm") == true, "\(String(describing: denial))")
+        }
+    }
+
+    static func base64(_ base64URL: String) -> String {
+        let text = base64URL.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        return text + String(repeating: "=", count: (4 - text.count % 4) % 4)
+    }
+
+    /// A proxy's 401 or 403 without the hub's JSON is a denial too.
+    @Test func aBareStatusIsADenial() {
+        #expect(HTTPSyncTransport.error(status: 401, message: "") == .accessDenied(SyncAccessDenial(reason: .invalid, status: 401, message: "HTTP 401")))
+        #expect(HTTPSyncTransport.error(status: 403, message: "<html>no</html>")
+                == .accessDenied(SyncAccessDenial(reason: .forbiddenSpace, status: 403, message: "<html>no</html>")))
     }
 }
 #endif

@@ -111,6 +111,42 @@ public final class SyncHub: Sendable {
         try storage.createSpace(name, schema: schema)
     }
 
+    /// Creates the space `name` unless it exists with the tables `schema` makes (its current
+    /// schema, or one it was migrated from); safe to run from every hub process that starts at
+    /// once (`strata-sync-hub --create`): one creates the space, the others find it.
+    /// - Returns: whether this call created the space.
+    /// - Throws: ``SyncError/refused(_:)`` for a bad name or a space that exists with other
+    ///   tables; ``SyncHubStoreUnavailable`` while the store cannot be reached (call again);
+    ///   what `schema` throws.
+    @discardableResult
+    public func createSpaceIfNeeded(_ name: String, schema: (Connection) throws -> Void) throws -> Bool {
+        try validateSpaceName(name)
+        let created = try Connection(storageLocation: .inMemory)
+        try created.transaction { try schema(created) }
+        /// Whether the space is there (with these tables: with others it is refused).
+        func exists() throws -> Bool {
+            do {
+                return try storage.withSpace(name) { storage in
+                    if let difference = try storage.schemaDifference(from: created) {
+                        throw SyncError.refused("the space \(name) exists with another schema than the one given: \(difference)")
+                    }
+                    return true
+                }
+            } catch SyncError.unknownSpace {
+                return false
+            }
+        }
+        if try exists() { return false }
+        do {
+            try storage.createSpace(name, schema: schema)
+            return true
+        } catch {
+            // Another process created it since the look above: its space is the one to compare.
+            if try exists() { return false }
+            throw error
+        }
+    }
+
     /// Settles conflicts on `table` by `policy` from now on (`.lastWriterWins` until set).
     public func setPolicy(_ policy: SyncPolicy, forTable table: String) {
         policies.withLock { $0[table.lowercased()] = policy }

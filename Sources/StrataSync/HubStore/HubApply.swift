@@ -92,6 +92,9 @@ package enum HubApply {
     /// Builds a SQLite database image holding `tables` as defined in `schema` (their `CREATE
     /// TABLE` text), filled by `fill` (given the copy), for a snapshot.
     package static func snapshotImage(tables: [String], schema: Connection, fill: (Connection) throws -> Void) throws -> Data {
+        // Checked here too, for a store's caller that skipped schemaWidths: a table named twice
+        // would be created twice in the copy, `sqlite_sequence` not at all.
+        try HubSchema.checkTableList(tables)
         let copy = try Connection(storageLocation: .inMemory)
         for table in tables {
             guard let sql = try schema.schemaReader.table(named: table)?.sql else { throw SyncError.refused("no table \(table)") }
@@ -116,14 +119,35 @@ package enum HubSchema {
     /// Which of the space's schema versions the replica's tables are; the tables' widths at that
     /// version when it is an earlier one (nil for the current).
     static func checkSchema(_ tables: [String], _ fingerprint: String, _ connection: Connection) throws -> [String: Int]? {
+        try checkTableList(tables)
         for table in tables {
-            guard !SyncBookkeeping.isBookkeeping(table) else { throw SyncError.refused("\(table) is the sync engine's own table") }
             guard try connection.schemaReader.table(named: table) != nil else {
                 throw SyncError.schemaMismatch(local: fingerprint, remote: "no table \(table)")
             }
         }
         // A replica on an earlier version of the space's schema syncs the columns it has.
         return try SpaceSchemaHistory.widths(of: tables, fingerprint: fingerprint, connection)
+    }
+
+    /// Refuses a list of tables no replica sends: an empty name, a table named twice (in any
+    /// case, as SQLite compares names), SQLite's own tables (`sqlite_*`) or the sync engine's;
+    /// every request reaches here before a store reads its tables, so a hostile list is a
+    /// refusal, never a failure deep in a snapshot or a changeset.
+    package static func checkTableList(_ tables: [String]) throws {
+        var seen: Set<String> = []
+        for table in tables {
+            guard !table.isEmpty else { throw SyncError.refused("the list of tables has an empty name") }
+            let lowered = table.lowercased()
+            guard !lowered.hasPrefix("sqlite_") else { throw SyncError.refused("\(table) is SQLite's own table; it is never synced") }
+            guard !SyncBookkeeping.isBookkeeping(table) else { throw SyncError.refused("\(table) is the sync engine's own table") }
+            guard seen.insert(lowered).inserted else { throw SyncError.refused("the list of tables names \(table) twice") }
+        }
+    }
+
+    /// Why the tables `created` makes are none of the space's schema versions (its definitions
+    /// in `connection`), or nil when they are one of them.
+    package static func difference(of created: Connection, from connection: Connection) throws -> String? {
+        try SpaceSchemaHistory.difference(of: created, from: connection)
     }
 
     /// The space's schema version recorded in `connection`.

@@ -22,23 +22,30 @@ final class SQLiteFolderHubStorage: SyncHubStorage {
     func createSpace(_ name: String, schema: (Connection) throws -> Void) throws {
         let url = fileURL(of: name)
         guard !FileManager.default.fileExists(atPath: url.path) else { throw SyncError.refused("the space \(name) exists already") }
-        do {
-            let connection = try Connection(storageLocation: .onDisk(url.path))
-            // Another process may use the space's file (a second hub process, `strata sync
-            // --hub-folder`): wait for its locks rather than failing at once.
-            try connection.busyHandler(.timeout(10))
-            try connection.execute("PRAGMA journal_mode = WAL")
-            try connection.transaction {
-                try schema(connection)
-                try SyncLog(connection).prepare()
-            }
-            try connection.execute("PRAGMA foreign_keys = ON")
-            try configureConnection(connection)
-            spaces.withLock { $0[name] = ConnectionQueue(connection: connection) }
-        } catch {
-            try? FileManager.default.removeItem(at: url)
-            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
-            throw error
+        // Made whole under a name of its own, then linked into place (link(2) fails when the
+        // name is taken): hubs started at once with the same --create never see a file half
+        // made, and the one that loses never removes the file the winner made.
+        let building = directory.appendingPathComponent(".\(name).\(UUID().uuidString).creating")
+        defer {
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: building.path + suffix) }
+        }
+        try Self.build(building, schema: schema)
+        guard link(building.path, url.path) == 0 else {
+            let code = errno
+            if code == EEXIST { throw SyncError.refused("the space \(name) exists already") }
+            throw SyncError.refused("cannot create the space \(name) in \(directory.path): \(String(cString: strerror(code)))")
+        }
+        _ = try queue(of: name)
+    }
+
+    /// Writes a space's file at `url`: its tables and the log's, in WAL mode. The connection is
+    /// closed when this returns (its WAL checkpointed into the file), before the file is linked.
+    private static func build(_ url: URL, schema: (Connection) throws -> Void) throws {
+        let connection = try Connection(storageLocation: .onDisk(url.path))
+        try connection.execute("PRAGMA journal_mode = WAL")
+        try connection.transaction {
+            try schema(connection)
+            try SyncLog(connection).prepare()
         }
     }
 
@@ -93,6 +100,7 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
     }
 
     func schemaVersion() throws -> Int { try SpaceSchemaHistory.version(connection) }
+    func schemaDifference(from created: Connection) throws -> String? { try HubSchema.difference(of: created, from: connection) }
 
     func migrateSchema(space name: String, to version: Int, _ body: (Connection) throws -> Void) throws {
         try HubSchema.runMigration(space: name, to: version, connection, body)

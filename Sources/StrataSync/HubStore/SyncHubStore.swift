@@ -64,6 +64,11 @@ public struct SyncHubStoreUnavailable: Error, Sendable, CustomStringConvertible 
     public var description: String { "the hub's store is unavailable for now (\(reason)); the request can be sent again" }
 }
 
+extension SyncHubStoreUnavailable: LocalizedError {
+    /// The description, for `localizedDescription` (Foundation's default is a domain and a code).
+    public var errorDescription: String? { description }
+}
+
 /// What one entry's apply made: the changes the store now holds (as a changeset, logged as
 /// they are), and the rows whose conflicts the policy settled otherwise than by the entry.
 package struct AppliedChanges {
@@ -93,6 +98,9 @@ package protocol SyncSpaceStorage {
     func schemaWidths(tables: [String], fingerprint: String) throws -> [String: Int]?
     /// The space's schema version.
     func schemaVersion() throws -> Int
+    /// Why the tables `created` makes are none of the space's schema versions, or nil when they
+    /// are one of them (``SyncHub/createSpaceIfNeeded(_:schema:)`` on an existing space).
+    func schemaDifference(from created: Connection) throws -> String?
     /// An additive migration of the space (``SyncHub/migrateSpace(_:to:_:)``).
     func migrateSchema(space: String, to version: Int, _ body: (Connection) throws -> Void) throws
 

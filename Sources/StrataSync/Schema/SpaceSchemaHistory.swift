@@ -51,6 +51,34 @@ enum SpaceSchemaHistory {
         throw SyncError.schemaMismatch(local: fingerprint, remote: ours)
     }
 
+    /// Why the tables `created` makes are none of the space's schema versions in `connection`,
+    /// or nil when they are one of them (the current one, or one the space was migrated from:
+    /// a deploy that keeps passing its first schema file to `--create` still starts).
+    static func difference(of created: Connection, from connection: Connection) throws -> String? {
+        func signatures(_ connection: Connection) throws -> [String: String] {
+            var signatures: [String: String] = [:]
+            for table in try connection.schemaReader.userTableNames() where !Tables.isBookkeeping(table) {
+                signatures[table.lowercased()] = try SchemaFingerprint.signature(of: table, in: connection)
+            }
+            return signatures
+        }
+        let wanted = try signatures(created)
+        let current = try signatures(connection)
+        if wanted == current { return nil }
+        let rows: [Row] = try connection.query(literal: "SELECT version, name, signature FROM \(identifier: Tables.schema.name)")
+        var byVersion: [Int64: [String: String]] = [:]
+        for row in rows {
+            byVersion[row.value(at: 0) ?? 0, default: [:]][(row.value(at: 1) as String? ?? "").lowercased()] = row.value(at: 2) ?? ""
+        }
+        if byVersion.values.contains(wanted) { return nil }
+        let missing = current.keys.filter { wanted[$0] == nil }.sorted()
+        let extra = wanted.keys.filter { current[$0] == nil }.sorted()
+        let changed = wanted.keys.filter { current[$0] != nil && current[$0] != wanted[$0] }.sorted()
+        let parts: [(String, [String])] = [("other columns in ", changed), ("tables the space does not have: ", extra),
+                                           ("none of the space's tables ", missing)]
+        return parts.filter { !$0.1.isEmpty }.map { $0.0 + $0.1.joined(separator: ", ") }.joined(separator: "; ")
+    }
+
     /// Each user table's columns (name, type, NOT NULL, default, key position) and every index.
     typealias Shape = (tables: [String: [String]], indexes: Set<String>)
 

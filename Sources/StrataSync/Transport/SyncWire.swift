@@ -266,14 +266,22 @@ public struct HTTPSyncTransport: SyncTransport {
         return what + ", \(attempts) attempt\(attempts == 1 ? "" : "s")"
     }
 
-    /// The hub's answer as the error it stands for: its body is the error's JSON.
+    /// The hub's answer as the error it stands for: its body is the error's JSON. A 401 or 403
+    /// is always ``SyncError/accessDenied(_:)``, also from a proxy in front of the hub or an
+    /// older hub that answers without a typed denial: `invalid` for 401, `forbiddenSpace` for 403.
     static func error(status: Int, message: String) -> SyncError {
-        if let data = message.data(using: .utf8), let answer = try? JSONDecoder().decode(SyncErrorAnswer.self, from: data) {
-            // A body limit is said as 413 whatever the words: the replica then sends less at a time.
-            if status == 413, case .refused(let reason) = answer.error { return .tooLarge(reason) }
-            return answer.error
+        let decoded = message.data(using: .utf8).flatMap { try? JSONDecoder().decode(SyncErrorAnswer.self, from: $0) }
+        if status == 401 || status == 403 {
+            if let decoded, case .accessDenied = decoded.error { return decoded.error }
+            let said = decoded?.message ?? (message.isEmpty ? "HTTP \(status)" : message)
+            return .accessDenied(SyncAccessDenial(reason: status == 401 ? .invalid : .forbiddenSpace, status: status, message: said))
         }
-        if status == 413 { return .tooLarge("HTTP 413: \(message)") }
+        // A body limit is said as 413 whatever the words: the replica then sends less at a time.
+        if status == 413 {
+            if let decoded, case .tooLarge = decoded.error { return decoded.error }
+            return .tooLarge(decoded?.message ?? "HTTP 413: \(message)")
+        }
+        if let decoded { return decoded.error }
         return .refused("HTTP \(status): \(message)")
     }
 }
