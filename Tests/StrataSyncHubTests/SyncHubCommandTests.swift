@@ -116,7 +116,7 @@ import Testing
         let process = Process()
         process.executableURL = try binary()
         process.arguments = arguments + ["--port", String(port)]
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle

@@ -130,14 +130,15 @@ package enum HubSchema {
     }
 
     /// Refuses a list of tables no replica sends: an empty name, a table named twice (in any
-    /// case, as SQLite compares names), SQLite's own tables (`sqlite_*`) or the sync engine's;
+    /// ASCII case, as SQLite compares names: `ä` and `Ä` are two tables), SQLite's own tables
+    /// (`sqlite_*`) or the sync engine's;
     /// every request reaches here before a store reads its tables, so a hostile list is a
     /// refusal, never a failure deep in a snapshot or a changeset.
     package static func checkTableList(_ tables: [String]) throws {
         var seen: Set<String> = []
         for table in tables {
             guard !table.isEmpty else { throw SyncError.refused("the list of tables has an empty name") }
-            let lowered = table.lowercased()
+            let lowered = String(decoding: table.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
             guard !lowered.hasPrefix("sqlite_") else { throw SyncError.refused("\(table) is SQLite's own table; it is never synced") }
             guard !SyncBookkeeping.isBookkeeping(table) else { throw SyncError.refused("\(table) is the sync engine's own table") }
             guard seen.insert(lowered).inserted else { throw SyncError.refused("the list of tables names \(table) twice") }
