@@ -285,3 +285,39 @@ import Testing
         func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.snapshot(request) }
     }
 }
+
+extension SyncWeeklyPathRegressionTests {
+    /// A write made on version 1, pushed after the app upgraded, then deleted on version 2: the
+    /// delete's old values (the new column's too) match the hub's row, so no policy drops it.
+    @Test(arguments: ["hubWins", "lastWriterWins"])
+    func aRowWrittenBeforeTheUpgradeIsDeletedAfterIt(policy: String) async throws {
+        let folder = try SyncFolder()
+        let hub = try Defects.hub(folder)
+        hub.setPolicy(policy == "hubWins" ? .hubWins : .lastWriterWins, forTable: "t")
+        let upgrade = "ALTER TABLE t ADD COLUMN extra TEXT DEFAULT 'none'"
+        let phone = try Self.open(folder, file: "phone", replicaID: "phone", hub: hub)
+        try await phone.write { try $0.execute("INSERT INTO t VALUES ('early', 1)") }
+        try await phone.sync()
+        try hub.migrateSpace("s", to: 2) { try $0.execute(upgrade) }
+        try await phone.write { try $0.execute("INSERT INTO t VALUES ('pending', -52)") }
+        try await phone.database.write { try $0.execute(upgrade) }
+        let upgraded = try SyncReplica(database: phone.database, replicaID: "phone", space: "s", tables: ["t"],
+                                       transport: InProcessSyncTransport(hub: hub))
+        try await upgraded.sync()
+        let read: @Sendable (Connection) throws -> [String] = { try $0.query("SELECT id || '=' || quote(v) || '/' || quote(extra) FROM t ORDER BY id") }
+        #expect(try await upgraded.database.read(read) == (try hub.withSpace("s", read)))
+        try await upgraded.write { try $0.execute("DELETE FROM t WHERE id = 'pending'") }
+        try await upgraded.write { try $0.execute("UPDATE t SET v = 2 WHERE id = 'early'") }
+        if ProcessInfo.processInfo.environment["DEBUG_UPGRADE"] != nil {
+            for change in try await upgraded.pendingChanges {
+                try change.changeset.forEachChange { print("DEBUG", $0.operation, $0.oldValues, $0.newValues) }
+            }
+            print("DEBUG hub", try hub.withSpace("s") { try $0.query("SELECT id || '=' || quote(v) || '/' || quote(extra) || typeof(extra) FROM t") as [String] })
+        }
+        try await upgraded.sync()
+        let atHub = try hub.withSpace("s", read)
+        let local = try await upgraded.database.read(read)
+        #expect(atHub == ["early=2/'none'"])
+        #expect(local == atHub)
+    }
+}

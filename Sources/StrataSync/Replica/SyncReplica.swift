@@ -114,18 +114,47 @@ public final class SyncReplica: Sendable {
             // pulled rows were cut to are unknown or narrower than now. A table that only lost
             // columns or left the list needs nothing, but a snapshot is exact either way.
             if knownFingerprint != fingerprint {
-                let widened = try knownFingerprint == nil || tables.contains { table in
+                var widened = knownFingerprint == nil
+                for table in tables {
                     let signature = try SchemaFingerprint.signature(of: table, in: connection)
                     let kept: String? = try SyncStatus.state("signature:" + table.lowercased(), connection)
-                    return kept != signature
+                    if let kept, kept != signature { widened = true }
                 }
                 if widened { try SyncStatus.setState("snapshot_needed", .integer(1), connection) }
+            }
+        }
+        // Pulled or not, rows written before an upgrade lack its columns.
+        if knownFingerprint != nil, knownFingerprint != fingerprint {
+            for table in tables {
+                guard let kept: String = try SyncStatus.state("signature:" + table.lowercased(), connection),
+                      kept != (try SchemaFingerprint.signature(of: table, in: connection)) else { continue }
+                try materializeAddedColumns(table, keptSignature: kept, connection)
             }
         }
         try SyncStatus.setState("tables", .text(names), connection)
         try SyncStatus.setState("fingerprint", .text(fingerprint), connection)
         for table in tables {
             try SyncStatus.setState("signature:" + table.lowercased(), .text(try SchemaFingerprint.signature(of: table, in: connection)), connection)
+        }
+    }
+
+    /// Writes the columns `table` gained since `keptSignature` into every row. SQLite keeps an
+    /// added column out of the rows written before `ALTER TABLE ... ADD COLUMN`, and 3.40's session
+    /// then records such a row's first update as changing the column from NULL to its default: the
+    /// hub, which stores the default, takes that for a conflict (`hubWins` drops the update) and
+    /// the replica's undo writes the NULL. Rewritten once, with the table's triggers off (no value
+    /// changes, so nothing is captured or synced).
+    static func materializeAddedColumns(_ table: String, keptSignature: String, _ connection: Connection) throws {
+        var known = Set<String>()
+        for line in keptSignature.utf8.split(separator: UInt8(ascii: "\n")).dropFirst() {
+            known.insert(String(decoding: line.prefix { $0 != UInt8(ascii: "|") }, as: UTF8.self))
+        }
+        let added = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 && !known.contains($0.name.lowercased()) }
+        guard !added.isEmpty else { return }
+        let triggers = try SyncTriggers.all(connection).filter { $0.table.lowercased() == table.lowercased() }
+        try SyncTriggers.withoutTriggers(triggers, connection) {
+            try connection.execute("UPDATE " + quoteIdentifier("main") + "." + quoteIdentifier(table) + " SET "
+                + added.map { quoteIdentifier($0.name) + " = " + quoteIdentifier($0.name) }.joined(separator: ", "))
         }
     }
 
