@@ -321,3 +321,66 @@ extension SyncWeeklyPathRegressionTests {
         #expect(local == atHub)
     }
 }
+
+extension SyncWeeklyPathRegressionTests {
+    static let foreignKeysOn: @Sendable (Connection) throws -> Void = { try $0.execute("PRAGMA foreign_keys = ON") }
+
+    /// With a local-state trigger, a page whose net change holds a cascade that would run before
+    /// a change to the row it removes (a move out of a list, then the list's delete) still ends as
+    /// the hub: the net change's conflict sends the rebase step by step.
+    @Test func aMoveThenTheOldParentsDeleteKeepsTheMovedRow() async throws {
+        let schema = """
+            CREATE TABLE lists(id TEXT PRIMARY KEY);
+            CREATE TABLE items(id TEXT PRIMARY KEY, list TEXT REFERENCES lists(id) ON DELETE CASCADE);
+            CREATE TABLE audit(n INTEGER PRIMARY KEY, what TEXT);
+            CREATE TRIGGER audit_items AFTER UPDATE ON items BEGIN INSERT INTO audit(what) VALUES ('move ' || new.id); END
+            """
+        let folder = try SyncFolder()
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try hub.createSpace("s") { try $0.execute(schema) }
+        func open(_ name: String) throws -> SyncReplica {
+            let connection = try Connection(storageLocation: .onDisk(folder.path(name + ".sqlite")))
+            try connection.execute(schema)
+            let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")), writerConnectionPreparation: Self.foreignKeysOn)
+            return try SyncReplica(database: database, replicaID: name, space: "s", tables: ["lists", "items"], transport: InProcessSyncTransport(hub: hub))
+        }
+        let a = try open("a"), b = try open("b")
+        try await a.write { try $0.execute("INSERT INTO lists VALUES ('P'), ('Q'); INSERT INTO items VALUES ('C', 'P')") }
+        try await a.sync()
+        try await b.sync()
+        try await a.write { try $0.execute("UPDATE items SET list = 'Q' WHERE id = 'C'") }
+        try await a.write { try $0.execute("DELETE FROM lists WHERE id = 'P'") }
+        try await a.sync()
+        try await b.sync()
+        let read: @Sendable (Connection) throws -> [String] = { try $0.query("SELECT id || '>' || coalesce(list, '-') FROM items ORDER BY id") }
+        #expect(try hub.withSpace("s", read) == ["C>Q"])
+        #expect(try await b.database.read(read) == ["C>Q"])
+    }
+
+    /// With a local-state trigger, a page whose net change swaps UNIQUE values (made one write at
+    /// a time through a free value) applies, and the replica does not stay stuck on it.
+    @Test func aSwapOfUniqueValuesAcrossAPageApplies() async throws {
+        let schema = """
+            CREATE TABLE t(id TEXT PRIMARY KEY, pos INTEGER UNIQUE);
+            CREATE TABLE audit(n INTEGER PRIMARY KEY, what TEXT);
+            CREATE TRIGGER audit_t AFTER UPDATE ON t BEGIN INSERT INTO audit(what) VALUES (new.id || '=' || new.pos); END
+            """
+        let folder = try SyncFolder()
+        let hub = try Defects.hub(folder, schema: "CREATE TABLE t(id TEXT PRIMARY KEY, pos INTEGER UNIQUE)")
+        let a = try Self.open(folder, file: "a", replicaID: "a", schema: schema, hub: hub)
+        let b = try Self.open(folder, file: "b", replicaID: "b", schema: schema, hub: hub)
+        try await a.write { try $0.execute("INSERT INTO t VALUES ('X', 1), ('Y', 2)") }
+        try await a.sync()
+        try await b.sync()
+        try await a.write { try $0.execute("UPDATE t SET pos = 3 WHERE id = 'X'") }
+        try await a.write { try $0.execute("UPDATE t SET pos = 1 WHERE id = 'Y'") }
+        try await a.write { try $0.execute("UPDATE t SET pos = 2 WHERE id = 'X'") }
+        try await a.sync()
+        try await b.write { try $0.execute("INSERT INTO t VALUES ('Z', 9)") }
+        try await b.sync()
+        let read: @Sendable (Connection) throws -> [String] = { try $0.query("SELECT id || '=' || pos FROM t ORDER BY id") }
+        #expect(try hub.withSpace("s", read) == ["X=2", "Y=1", "Z=9"])
+        #expect(try await b.database.read(read) == ["X=2", "Y=1", "Z=9"])
+        #expect(try await b.pendingChangeCount == 0)
+    }
+}

@@ -104,11 +104,27 @@ extension SyncReplica {
                     throw error
                 }
             }
-            if !net.isEmpty {
-                let names = Set(recorded.map { $0.lowercased() })
-                try SyncTriggers.withoutTriggers(triggers, connection) {
-                    _ = try connection.apply(net, filter: { names.contains($0.lowercased()) }, onConflict: ReplicaConflicts.replaceConflicts)
+            guard !net.isEmpty else { return }
+            let names = Set(recorded.map { $0.lowercased() })
+            // From the exact state the net change was recorded over, any conflict means its order
+            // cannot be kept: a foreign key's cascade run before a change to the row it removes,
+            // a swap of UNIQUE values that each step made one at a time. Then the rebase runs
+            // step by step with the local-state triggers on, as before they were kept off: the
+            // tables end exact, and those triggers may see a pending write again.
+            let applied = try SyncTriggers.withoutTriggers(triggers, connection) { () throws -> Bool in
+                try connection.execute("SAVEPOINT strata_sync_net_apply")
+                do {
+                    _ = try connection.apply(net, filter: { names.contains($0.lowercased()) }) { _ in .abort }
+                    try connection.execute("RELEASE SAVEPOINT strata_sync_net_apply")
+                    return true
+                } catch {
+                    try connection.execute("ROLLBACK TO SAVEPOINT strata_sync_net_apply")
+                    try connection.execute("RELEASE SAVEPOINT strata_sync_net_apply")
+                    return false
                 }
+            }
+            if !applied {
+                try SyncTriggers.withoutTriggers(triggers, connection) { try steps() }
             }
         }
     }
