@@ -17,7 +17,9 @@ import Testing
             try await replica.write { try $0.run("INSERT INTO t VALUES ('a', 1)") }
             try await replica.sync()
             try await replica.write { try $0.run("INSERT INTO t VALUES ('b', 2)") }
-            let lost = try SyncReplica(database: database, replicaID: "r", space: "gone", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
+            // A hub that lost the space: the sync fails and its error is kept.
+            let emptied = try SyncHub(directory: URL(fileURLWithPath: sandbox.path("emptied-hub")))
+            let lost = try SyncReplica(database: database, replicaID: "r", space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: emptied))
             do { try await lost.sync() } catch {}
         }
         let result = try sandbox.strata("sync", "status", "replica.db")
@@ -26,7 +28,7 @@ import Testing
         #expect(lines.count == 3)
         #expect(lines.first == "pending changes:    1")
         #expect(lines.dropFirst().first == "pulled version:     1")
-        #expect(lines.last?.hasPrefix("last error:         ") == true && lines.last?.contains("gone") == true)
+        #expect(lines.last?.hasPrefix("last error:         ") == true && lines.last?.contains("no space named s") == true)
 
         let plain = try Connection(storageLocation: .onDisk(sandbox.path("plain.db")))
         try plain.execute("CREATE TABLE x(a)")

@@ -188,6 +188,8 @@ import Testing
                      tables: [String] = ["own", "shared", "tally"], upgrade: String? = nil) throws -> SyncReplica {
         // The schema first: the writer's preparation (a TEMP trigger) names its tables.
         let connection = try Connection(storageLocation: .onDisk(folder.path(file + ".sqlite")))
+        // Another syncer of the file may be checkpointing: wait for it rather than fail.
+        try connection.execute("PRAGMA busy_timeout = 10000")
         try connection.execute("PRAGMA journal_mode = WAL")
         if try connection.query("SELECT count(*) FROM sqlite_master WHERE name = 'own'") as Int? == 0 {
             try connection.execute(schema + "; " + replicaSchema)

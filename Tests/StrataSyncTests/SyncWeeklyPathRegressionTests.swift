@@ -15,6 +15,8 @@ import Testing
                      tables: [String] = ["t"], hub: SyncHub, prepare: (@Sendable (Connection) throws -> Void)? = nil) throws -> SyncReplica {
         // The schema first: the writer's preparation (a TEMP trigger) names its tables.
         let connection = try Connection(storageLocation: .onDisk(folder.path(file + ".sqlite")))
+        // Another syncer of the file may be checkpointing: wait for it rather than fail.
+        try connection.execute("PRAGMA busy_timeout = 10000")
         if try connection.query("SELECT count(*) FROM sqlite_master WHERE name = 't'") as Int? == 0 { try connection.execute(schema) }
         let database = try Database(storageLocation: .onDisk(folder.path(file + ".sqlite")), writerConnectionPreparation: prepare)
         return try SyncReplica(database: database, replicaID: replicaID, space: space, tables: tables, transport: InProcessSyncTransport(hub: hub))
