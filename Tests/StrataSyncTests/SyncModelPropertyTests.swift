@@ -31,9 +31,10 @@ import Testing
 /// read-only member writing (its transport answers a push as the hub answers a read-only token);
 /// a TEMP trigger writing a synced table, a main trigger writing a synced table, and a main
 /// trigger keeping a local table. Besides the checks above: no row reaches a space it was not
-/// written to, no read-only member's write reaches the hub, and a local trigger never sees a row
-/// of a device that never switched spaces inserted twice. Not covered here: HTTP (the routes have
-/// their own tests), hub restores (SyncHubRestoreTests).
+/// written to, and no read-only member's write reaches the hub. (How often a local trigger sees a
+/// row is SyncWeeklyPathRegressionTests' check: a rebase whose net change conflicts runs step by
+/// step with those triggers on, so a schedule cannot promise once.) Not covered here: HTTP (the
+/// routes have their own tests), hub restores (SyncHubRestoreTests).
 @Suite struct SyncModelPropertyTests {
     static let schema = """
         CREATE TABLE own(id TEXT PRIMARY KEY, v);
@@ -446,12 +447,6 @@ import Testing
                 try require(state == expected[device.space], "\(device.name) differs from the hub's \(device.space):\n\(state)\nhub:\n\(expected[device.space] ?? "")")
                 let integrity = try await syncer.database.read { try $0.query("PRAGMA integrity_check") as String? }
                 try require(integrity == "ok", "\(device.name) integrity")
-                // A local trigger saw each own row inserted once (rows leave and come back only
-                // for a device that switched spaces).
-                if !device.switched {
-                    let twice: [String] = try await syncer.database.read { try $0.query("SELECT id || ' x' || ins FROM seen WHERE ins > 1") }
-                    try require(twice.isEmpty, "\(device.name)'s local trigger saw rows inserted again: \(twice.prefix(5))")
-                }
             }
         }
     }
