@@ -36,7 +36,13 @@ struct PostgresTransientFailureTests {
         let syncing = Task { () -> (any Error)? in
             do { try await replica.sync(); return nil } catch { return error }
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // Until the hub's push waits for row a (a lock not granted), not for the clock: a loaded
+        // machine may take longer than any sleep to get the push there.
+        for _ in 0..<3_000 {
+            let waiting = try database.query("SELECT count(*) FROM pg_locks WHERE NOT granted").map { try $0.decode(Int64.self) }
+            if waiting.first ?? 0 > 0 { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
         let key = spaceLockKey("team")
         let locked = Task { _ = try await backend.query("SELECT pg_advisory_xact_lock(\(key))", logger: logger) }
         let failure = await syncing.value
