@@ -83,6 +83,9 @@ import Testing
     static let spaces = ["space", "other"]
     static func mark(_ space: String) -> String { space == "other" ? "o:" : "" }
 
+    /// STRATA_SYNC_MODEL_TRACE prints a schedule's steps, writes and discards.
+    static let tracing = ProcessInfo.processInfo.environment["STRATA_SYNC_MODEL_TRACE"] != nil
+
     /// Where the hub under test keeps its spaces.
     enum Store: String, Sendable, CaseIterable {
         case sqlite, postgres
@@ -112,8 +115,6 @@ import Testing
         var upgraded = false
         /// Its token may only read: none of its writes is promised.
         let readOnly: Bool
-        /// Has synced another space: its rows left and came back, so local triggers saw them again.
-        var switched = false
         init(name: String, file: String, syncers: [SyncReplica], readOnly: Bool = false, replicaID: String? = nil) {
             self.name = name; self.file = file; self.syncers = syncers; self.readOnly = readOnly; self.replicaID = replicaID ?? name
         }
@@ -272,7 +273,6 @@ import Testing
             }
         }
 
-        let tracing = ProcessInfo.processInfo.environment["STRATA_SYNC_MODEL_TRACE"] != nil
         // Actions left out, to find which path a failing schedule needs (its draws stay the same).
         let skipped = Set((ProcessInfo.processInfo.environment["STRATA_SYNC_MODEL_SKIP"] ?? "").split(separator: ",").compactMap { Int($0) })
         for step in 0..<random.int(25...60) {
@@ -320,7 +320,6 @@ import Testing
                 let made = Device(name: device.name, file: file, syncers: [fresh], readOnly: device.readOnly)
                 made.space = device.space
                 made.upgraded = device.upgraded
-                made.switched = device.switched
                 devices[devices.firstIndex { $0 === device } ?? 0] = made
             case 13:
                 // The hub migrates the space to version 2 (once), with a new table or not.
@@ -348,7 +347,6 @@ import Testing
                                                 upgraded: device.upgraded, readOnly: device.readOnly)
                     try require(pending == 0, "\(device.name) switched spaces with \(pending) writes pending")
                     device.space = target
-                    device.switched = true
                     device.syncers = [opened]
                     try reopen(device)
                 } catch SyncError.spaceChanged(let from, let to, let count) {
@@ -433,7 +431,7 @@ import Testing
                 let row: Row? = try connection.query("SELECT v FROM own WHERE id = ?", id)
                 return row.map { Gen.syncValue(of: $0.value(at: 0)) }
             }
-            if stored != value, ProcessInfo.processInfo.environment["STRATA_SYNC_MODEL_TRACE"] != nil {
+            if stored != value, tracing {
                 print("hub rows:\n" + (expected[space] ?? ""))
                 for device in devices { print("\(device.name):\n" + (try await device.syncers[0].database.read { try Self.rows($0) })) }
             }
@@ -468,13 +466,13 @@ import Testing
             let bound = Gen.binding(value)
             try await syncer.write { try $0.run(literal: SQLFragment(sql: "INSERT INTO own(id, v) VALUES (?, ?)", arguments: [.text(id), bound])) }
             if promised { model.own[id] = .some(value) }
-            if ProcessInfo.processInfo.environment["STRATA_SYNC_MODEL_TRACE"] != nil { print("  insert \(id) = \(value)") }
+            if tracing { print("  insert \(id) = \(value)") }
             device.created[device.space, default: []].append(id)
         case 3:
             // A version 2 write: the new column of one of its rows.
             guard device.upgraded, let id = device.created[device.space]?.last else { return }
             let text = "x\(step)"
-            if ProcessInfo.processInfo.environment["STRATA_SYNC_MODEL_TRACE"] != nil { print("  extra \(id) = \(text)") }
+            if tracing { print("  extra \(id) = \(text)") }
             _ = try await syncer.write { db -> Int in try db.run("UPDATE own SET extra = ? WHERE id = ?", text, id); return db.changes }
         default:
             // Only the incarnation that made a row changes it, so the order of its writes is the
@@ -490,11 +488,11 @@ import Testing
                     return db.changes
                 }
                 if changed == 1, promised { model.own[id] = .some(value) }
-                if ProcessInfo.processInfo.environment["STRATA_SYNC_MODEL_TRACE"] != nil { print("  update \(id) = \(value) changed \(changed)") }
+                if tracing { print("  update \(id) = \(value) changed \(changed)") }
             } else {
                 let changed = try await syncer.write { db -> Int in try db.run("DELETE FROM own WHERE id = ?", id); return db.changes }
                 if changed == 1, promised { model.own[id] = .some(nil) }
-                if ProcessInfo.processInfo.environment["STRATA_SYNC_MODEL_TRACE"] != nil { print("  delete \(id) changed \(changed)") }
+                if tracing { print("  delete \(id) changed \(changed)") }
             }
         }
     }
@@ -507,7 +505,7 @@ import Testing
                 try await syncer.sync()
             } catch SyncError.entryRefused {
                 for change in try await syncer.pendingChanges where change.refusal != nil {
-                    if ProcessInfo.processInfo.environment["STRATA_SYNC_MODEL_TRACE"] != nil { print("  discarding \(change.refusal.map(String.init(describing:)) ?? "")") }
+                    if tracing { print("  discarding \(change.refusal.map(String.init(describing:)) ?? "")") }
                     try await syncer.discard(change)
                 }
             } catch {}

@@ -310,12 +310,6 @@ extension SyncWeeklyPathRegressionTests {
         #expect(try await upgraded.database.read(read) == (try hub.withSpace("s", read)))
         try await upgraded.write { try $0.execute("DELETE FROM t WHERE id = 'pending'") }
         try await upgraded.write { try $0.execute("UPDATE t SET v = 2 WHERE id = 'early'") }
-        if ProcessInfo.processInfo.environment["DEBUG_UPGRADE"] != nil {
-            for change in try await upgraded.pendingChanges {
-                try change.changeset.forEachChange { print("DEBUG", $0.operation, $0.oldValues, $0.newValues) }
-            }
-            print("DEBUG hub", try hub.withSpace("s") { try $0.query("SELECT id || '=' || quote(v) || '/' || quote(extra) || typeof(extra) FROM t") as [String] })
-        }
         try await upgraded.sync()
         let atHub = try hub.withSpace("s", read)
         let local = try await upgraded.database.read(read)
