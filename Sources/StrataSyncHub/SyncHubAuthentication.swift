@@ -99,6 +99,23 @@ public enum SyncHubAuthentication: Sendable {
         }
     }
 
+    /// Who the request comes from, for the space's rules (after ``denial(token:space:replica:writes:)``
+    /// let it through): a JWT's identity (`sub` the user, every other top-level string claim a
+    /// claim), or no user for the other kinds.
+    package func caller(token: String?) async -> SyncCaller {
+        guard case .jwt(let keys) = self, let token,
+              let claims = try? await keys.verify(token, as: SyncHubClaims.self) else { return .anonymous }
+        var strings: [String: String] = [:]
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 3, let data = Self.base64URLDecoded(parts[1]),
+           let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            for (name, value) in object where name != "sub" {
+                if let text = value as? String { strings[name] = text }
+            }
+        }
+        return .user(SyncIdentity(user: claims.sub.value, claims: strings))
+    }
+
     /// Refuses a token whose header names another algorithm than its key's (RFC 8725, 3.1):
     /// jwt-kit verifies the signature with the key's own algorithm whatever `alg` says, so an
     /// `HS512` or `none` header over a valid HS256 signature would pass. A header without `alg`

@@ -115,8 +115,9 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         if let refusal = await authentication.refusal(token: bearerToken(request), space: space, replica: push.replicaID, writes: true) {
             return refusal
         }
+        let caller = await authentication.caller(token: bearerToken(request))
         return try await answeringHubErrors {
-            let response = try hub.push(push)
+            let response = try hub.push(push, caller: caller)
             return Response(status: .ok, headers: [.contentType: "application/json"],
                             body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(response))))
         }
@@ -133,7 +134,8 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
                                        schemaFingerprint: query.get("fingerprint") ?? "", after: after, limit: limit,
                                        afterChain: query.get("chain").flatMap { Int64($0) },
                                        lastAcknowledged: query.get("acked").flatMap { Int64($0) })
-            var response = try hub.pull(pull)
+            let caller = await authentication.caller(token: bearerToken(request))
+            var response = try hub.pull(pull, caller: caller)
             // Only a poll that would wait takes a place; when the space or the token has all
             // theirs taken, it is told to come back (503, Retry-After), never queued.
             let waits = response.entries.isEmpty && !response.snapshotNeeded && wait > .zero
@@ -150,7 +152,7 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
             // Woken by the push that commits a newer version (no polling), or at the deadline.
             while response.entries.isEmpty, !response.snapshotNeeded, !response.hubRolledBack, ContinuousClock.now < deadline {
                 try await hub.waitForVersion(ofSpace: space, after: after, timeout: deadline - ContinuousClock.now)
-                response = try hub.pull(pull)
+                response = try hub.pull(pull, caller: caller)
             }
             return Response(status: .ok, headers: [.contentType: "application/vnd.strata.sync"],
                             body: .init(byteBuffer: ByteBuffer(bytes: try SyncWire.encode(response))))
@@ -162,7 +164,8 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
             let snapshotRequest = SyncSnapshotRequest(space: space, replicaID: replicaID,
                                                       tables: (query.get("tables") ?? "").split(separator: ",").map(String.init),
                                                       schemaFingerprint: query.get("fingerprint") ?? "")
-            let snapshot = try hub.snapshot(snapshotRequest)
+            let caller = await authentication.caller(token: bearerToken(request))
+            let snapshot = try hub.snapshot(snapshotRequest, caller: caller)
             return Response(status: .ok, headers: [.contentType: "application/vnd.strata.sync"],
                             body: .init(byteBuffer: ByteBuffer(bytes: try SyncWire.encode(snapshot))))
         }

@@ -396,5 +396,25 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             return (version, image)
         }
     }
+
+    // MARK: Rules (partial sync)
+
+    // Rules are not evaluated on this store yet: its typed columns read the rule language's
+    // untyped bound values otherwise than SQLite does. A space here has none, and setting some
+    // is refused by name rather than served unchecked.
+    func rules() throws -> (version: Int64, json: Data?) { (0, nil) }
+
+    func setRules(_ json: Data?) throws -> Int64 {
+        guard json == nil else { throw Self.noRules }
+        return 0
+    }
+
+    func viewRecord(replica: String, user: String, atOrBefore version: Int64) throws -> SyncViewRecord? { nil }
+    func recordView(_ record: SyncViewRecord, replica: String, user: String, keepingFrom: Int64) throws { throw Self.noRules }
+    var definitions: Connection { space.definitions }
+    var ruleDialect: RuleDialect { .postgres }
+    func ruleRows(_ sql: String, _ arguments: [BindingValue]) throws -> [[BindingValue]] { throw Self.noRules }
+
+    static let noRules = SyncError.invalidRules("the PostgreSQL hub store does not serve sync rules yet; use the SQLite folder store for a space with rules")
 }
 #endif

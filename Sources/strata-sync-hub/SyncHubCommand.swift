@@ -62,6 +62,10 @@ struct SyncHubCommand: AsyncParsableCommand {
             help: ArgumentHelp("How a table settles conflicts: TABLE=lastWriterWins or TABLE=hubWins (repeatable).", valueName: "table=policy"))
     var policies: [String] = []
 
+    @Option(name: .customLong("rules"), parsing: .singleValue,
+            help: ArgumentHelp("Set a space's sync rules from a JSON file at start: SPACE=FILE (repeatable).", valueName: "space=file"))
+    var rules: [String] = []
+
     @Option(help: "The largest push body accepted, in bytes.")
     var maxBodyBytes = 8 << 20
 
@@ -92,6 +96,17 @@ struct SyncHubCommand: AsyncParsableCommand {
             throw ValidationError("the limits must be 1 or more")
         }
         _ = try parsedPolicies()
+        _ = try parsedRules()
+    }
+
+    func parsedRules() throws -> [(space: String, file: String)] {
+        try rules.map { text in
+            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw ValidationError("--rules takes SPACE=FILE, not \(text.debugDescription)")
+            }
+            return (String(parts[0]), String(parts[1]))
+        }
     }
 
     func parsedPolicies() throws -> [(String, SyncPolicy)] {
@@ -150,6 +165,10 @@ struct SyncHubCommand: AsyncParsableCommand {
             try await Self.createSpace(create, sql: sql, on: hub, logger: logger)
         }
         for (table, policy) in try parsedPolicies() { hub.setPolicy(policy, forTable: table) }
+        for (space, file) in try parsedRules() {
+            try hub.setRules(try SyncRules(contentsOf: URL(fileURLWithPath: file)), forSpace: space)
+            logger.info("rules of \(space) set from \(file)")
+        }
         let authentication: SyncHubAuthentication
         if let jwtKey {
             authentication = try await .jwt(keyFile: URL(fileURLWithPath: jwtKey))

@@ -71,24 +71,7 @@ extension Connection {
     /// - Throws: `SQLiteError` when preparing, binding or stepping fails.
     @_disfavoredOverload  // an unannotated `let row = try db.query(literal: …)` is `Row?`, as with `query(_:)`
     public func query(literal: SQLFragment) throws -> [Row] {
-        let snapshots: (names: [String], rows: [[BindingValue]]) = try withStatement(literal: literal) { statement in
-            let handle = statement.handle
-            let count = Int32(statement.columnCount)
-            var rows: [[BindingValue]] = []
-            while try statement.step() {
-                var values: [BindingValue] = []
-                values.reserveCapacity(Int(count))
-                for index in 0..<count {
-                    guard let value = sqlite3_column_value(handle, index) else {
-                        values.append(.null)
-                        continue
-                    }
-                    values.append(BindingValue(reading: value))
-                }
-                rows.append(values)
-            }
-            return (statement.columnNames, rows)
-        }
+        let snapshots = try valueRows(literal: literal)
         guard !snapshots.rows.isEmpty else { return [] }
         // One SQL text for every row, so SQLite's parser runs once per row at most; the columns
         // keep their names (duplicates allowed in a SELECT list).
@@ -155,6 +138,30 @@ extension Connection {
     @inlinable
     public func query<Key: Hashable, Value>(literal: SQLFragment, body: ([Key: Value], Row) throws -> (Key, Value)) throws -> [Key: Value] {
         try withStatement(literal: literal) { try $0.query(body) }
+    }
+
+    /// Every row's values, each in its storage class, with the column names: for layers that
+    /// read rows as values (the sync engine's rules), without a `Row` per row.
+    /// - Throws: `SQLiteError` when preparing, binding or stepping fails.
+    package func valueRows(literal: SQLFragment) throws -> (names: [String], rows: [[BindingValue]]) {
+        try withStatement(literal: literal) { statement in
+            let handle = statement.handle
+            let count = Int32(statement.columnCount)
+            var rows: [[BindingValue]] = []
+            while try statement.step() {
+                var values: [BindingValue] = []
+                values.reserveCapacity(Int(count))
+                for index in 0..<count {
+                    guard let value = sqlite3_column_value(handle, index) else {
+                        values.append(.null)
+                        continue
+                    }
+                    values.append(BindingValue(reading: value))
+                }
+                rows.append(values)
+            }
+            return (statement.columnNames, rows)
+        }
     }
 
     /// Runs `body` with the cached statement for `literal`'s SQL, its values bound; resets it after.

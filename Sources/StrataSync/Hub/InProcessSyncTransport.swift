@@ -3,12 +3,34 @@ import Foundation
 import Strata
 
 /// A transport to a hub in the same process.
+///
+/// ```swift
+/// let trusted = InProcessSyncTransport(hub: hub)                                   // every row
+/// let alice = InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "alice"))  // her view
+/// ```
 public struct InProcessSyncTransport: SyncTransport {
     /// The hub every request goes to.
     public let hub: SyncHub
-    /// A transport to `hub`.
-    public init(hub: SyncHub) { self.hub = hub }
-    public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try hub.push(request) }
-    public func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
-    public func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.snapshot(request) }
+    /// Who syncs through it: nil for a trusted caller that sees and writes every row, whatever
+    /// the space's rules.
+    public let identity: SyncIdentity?
+
+    /// A trusted transport to `hub`: every row, whatever the space's rules.
+    public init(hub: SyncHub) {
+        self.hub = hub
+        self.identity = nil
+    }
+
+    /// A transport to `hub` for `identity`: on a space with rules, the rows of its buckets, and the
+    /// writes its write rules allow.
+    public init(hub: SyncHub, identity: SyncIdentity) {
+        self.hub = hub
+        self.identity = identity
+    }
+
+    private var caller: SyncCaller { identity.map { .user($0) } ?? .trusted }
+
+    public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try hub.push(request, caller: caller) }
+    public func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request, caller: caller) }
+    public func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.snapshot(request, caller: caller) }
 }

@@ -6,11 +6,47 @@ import Strata
 extension SyncHub {
     /// The log entries after the request's cursor; when the hub has trimmed entries after it, none,
     /// with `snapshotNeeded` set.
+    /// A trusted caller's pull (the app beside its hub, an admin tool): every row, whatever the
+    /// space's rules.
     public func pull(_ request: SyncPullRequest) throws -> SyncPullResponse {
+        try pull(request, caller: .trusted)
+    }
+
+    /// `identity`'s pull: on a space with rules, the moves between its view at the cursor and
+    /// its view now, in one entry (nil identity: a caller with no user, refused there).
+    /// - Throws: as ``pull(_:)``; ``SyncError/accessDenied(_:)`` for no identity on a space
+    ///   with rules.
+    public func pull(_ request: SyncPullRequest, identity: SyncIdentity?) throws -> SyncPullResponse {
+        try pull(request, caller: identity.map { .user($0) } ?? .anonymous)
+    }
+
+    package func pull(_ request: SyncPullRequest, caller: SyncCaller) throws -> SyncPullResponse {
         try space(request.space) { storage in
             let space = HubSpace(storage: storage)
             // A replica on an earlier schema version gets each entry cut to the columns it has.
             let widths = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
+            if let (rules, identity) = try viewer(caller, try compiledRules(request.space, storage), space: request.space) {
+                let view = SyncView(rules: rules, identity: identity, storage: storage)
+                let (response, record) = try storage.read { () throws -> (SyncPullResponse, SyncViewRecord?) in
+                    if try Self.rolledBack(after: request.after, chain: request.afterChain, replica: request.replicaID,
+                                           lastAcknowledged: request.lastAcknowledged, space) {
+                        return (SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), hubRolledBack: true), nil)
+                    }
+                    if request.after < (try space.trimmedThrough()) {
+                        return (SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), snapshotNeeded: true), nil)
+                    }
+                    let current = try space.currentVersion()
+                    return try view.pull(after: request.after, current: current, chain: try space.chain(at: current), request: request,
+                                         widths: widths, limits: limits)
+                }
+                if let record {
+                    try storage.write {
+                        let base = try storage.viewRecord(replica: request.replicaID, user: identity.user, atOrBefore: request.after)?.version ?? 0
+                        try storage.recordView(record, replica: request.replicaID, user: identity.user, keepingFrom: base)
+                    }
+                }
+                return response
+            }
             // One read snapshot: a trim another hub process commits between the check of what
             // was trimmed and the read of the log would otherwise leave a gap in the page.
             return try storage.read { try pullPage(request, widths: widths, space, storage) }
@@ -46,8 +82,30 @@ extension SyncHub {
     /// - Throws: ``SyncError/schemaMismatch(local:remote:)`` or ``SyncError/unknownSpace(_:)``
     ///   as a pull does.
     public func snapshot(_ request: SyncSnapshotRequest) throws -> SyncSnapshot {
+        try snapshot(request, caller: .trusted)
+    }
+
+    /// `identity`'s snapshot: on a space with rules, its view's rows only (nil identity: a caller
+    /// with no user, refused there).
+    /// - Throws: as ``snapshot(_:)``; ``SyncError/accessDenied(_:)``.
+    public func snapshot(_ request: SyncSnapshotRequest, identity: SyncIdentity?) throws -> SyncSnapshot {
+        try snapshot(request, caller: identity.map { .user($0) } ?? .anonymous)
+    }
+
+    package func snapshot(_ request: SyncSnapshotRequest, caller: SyncCaller) throws -> SyncSnapshot {
         try space(request.space) { storage in
             _ = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
+            if let (rules, identity) = try viewer(caller, try compiledRules(request.space, storage), space: request.space) {
+                try HubSchema.checkTableList(request.tables)
+                let view = SyncView(rules: rules, identity: identity, storage: storage)
+                let (version, image, instances) = try storage.read { () throws -> (Int64, Data, Set<CompiledRules.Instance>) in
+                    let instances = try view.instances()
+                    return (try storage.currentVersion(), try view.snapshot(tables: request.tables, instances: instances), instances)
+                }
+                let record = SyncViewRecord(version: version, rules: rules.version, instances: try SyncView.encode(instances))
+                try storage.write { try storage.recordView(record, replica: request.replicaID, user: identity.user, keepingFrom: version) }
+                return SyncSnapshot(version: version, database: image, chain: try HubSpace(storage: storage).chain(at: version))
+            }
             let (version, image) = try storage.snapshot(tables: request.tables)
             return SyncSnapshot(version: version, database: image, chain: try HubSpace(storage: storage).chain(at: version))
         }

@@ -13,6 +13,19 @@ extension SyncHub {
     ///   ``SyncHubStoreUnavailable`` when the store failed for a reason that passes (send the push
     ///   again: what was applied before the failure is answered, not applied twice).
     public func push(_ request: SyncPushRequest) throws -> SyncPushResponse {
+        try push(request, caller: .trusted)
+    }
+
+    /// `identity`'s push: on a space with rules, each entry's rows are checked against the
+    /// write rules (a refused entry is a ``SyncRefusal`` with reason
+    /// ``SyncRefusal/Reason/forbidden``), and a corrected row outside the user's view comes back
+    /// as absent (nil identity: a caller with no user, refused there).
+    /// - Throws: as ``push(_:)``; ``SyncError/accessDenied(_:)``.
+    public func push(_ request: SyncPushRequest, identity: SyncIdentity?) throws -> SyncPushResponse {
+        try push(request, caller: identity.map { .user($0) } ?? .anonymous)
+    }
+
+    package func push(_ request: SyncPushRequest, caller: SyncCaller) throws -> SyncPushResponse {
         guard request.entries.count <= limits.maximumEntriesPerPush else {
             throw SyncError.tooLarge("a push is limited to \(limits.maximumEntriesPerPush) entries, this one has \(request.entries.count)")
         }
@@ -23,6 +36,9 @@ extension SyncHub {
         let policies = self.policies.current
         let response = try space(request.space) { storage in
             let widths = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
+            let view = try viewer(caller, try compiledRules(request.space, storage), space: request.space)
+                .map { SyncView(rules: $0.0, identity: $0.1, storage: storage) }
+            var visible: Set<CompiledRules.Instance>?
             var acknowledged: [Int64] = []
             var versions: [Int64] = []
             var refused: [SyncRefusal] = []
@@ -43,7 +59,7 @@ extension SyncHub {
                 let conflicts: [(String, [SyncValue])], version: Int64
                 do {
                     (conflicts, version) = try Self.apply(entry, from: request.replicaID, tables: request.tables, policies: policies,
-                                                          on: storage)
+                                                          view: view, on: storage)
                 } catch let refusal as EntryRefusal {
                     refused.append(SyncRefusal(sequence: entry.sequence, reason: refusal.reason, table: refusal.table,
                                                key: refusal.key, message: refusal.message))
@@ -54,6 +70,11 @@ extension SyncHub {
                 versions.append(version)
                 for (table, key) in conflicts {
                     var row = try storage.row(table: table, key: key)
+                    // A row the user may not see comes back as absent: the replica drops its copy.
+                    if let view, row.values != nil {
+                        if visible == nil { visible = try view.instances() }
+                        if try !view.contains(table, key: key, instances: visible ?? []) { row.values = nil }
+                    }
                     // The columns a replica on an earlier schema version has.
                     if let width = widths?[table.lowercased()], width < row.columns.count {
                         row.columns = Array(row.columns.prefix(width))
@@ -77,7 +98,7 @@ extension SyncHub {
     /// - Throws: `EntryRefusal` when the entry cannot be applied (nothing of it is);
     ///   ``SyncError/duplicateEntry(replicaID:sequence:)`` when it was, with other content.
     static func apply(_ entry: SyncOutboxEntry, from replica: String, tables: [String], policies: [String: SyncPolicy],
-                      on storage: any SyncSpaceStorage) throws -> ([(String, [SyncValue])], Int64) {
+                      view: SyncView? = nil, on storage: any SyncSpaceStorage) throws -> ([(String, [SyncValue])], Int64) {
         let digest = Self.digest(entry.changeset)
         let space = HubSpace(storage: storage)
         func answer(_ applied: AppliedRecord) throws -> ([(String, [SyncValue])], Int64) {
@@ -100,8 +121,12 @@ extension SyncHub {
                     appliedMeanwhile = applied
                     return
                 }
+                // The rows as they are (old) and as the entry leaves them (new) must each pass the
+                // write rules; a refusal undoes the whole transaction.
+                try view?.checkWrites(entry.changeset, tables: tables, phase: "old")
                 let made = try storage.applyEntry(entry.changeset, sequence: entry.sequence, replica: replica,
                                                   tables: tables, policies: policies)
+                try view?.checkWrites(entry.changeset, tables: tables, phase: "new")
                 settled = made.settled
                 version = try space.currentVersion()
                 if !made.made.isEmpty {

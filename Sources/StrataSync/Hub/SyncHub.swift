@@ -24,6 +24,8 @@ public final class SyncHub: Sendable {
     public let store: SyncHubStore
     let storage: any SyncHubStorage
     let policies = Locked<[String: SyncPolicy]>([:])
+    /// Each space's rules as last compiled, with their version (checked on every request).
+    let ruleCache = Locked<[String: CompiledRules]>([:])
     /// What one push or pull may carry.
     public let limits: SyncLimits
     /// Long polls waiting for a space to pass a version, woken by the push that commits it.

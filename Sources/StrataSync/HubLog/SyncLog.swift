@@ -115,4 +115,41 @@ struct SyncLog {
             VALUES (\(replica), \(sequence), \(version), \(conflicts), \(digest))
             """)
     }
+
+    // MARK: Rules and views (partial sync)
+
+    /// The rules' version (0 before any) and JSON (nil: none).
+    func rules() throws -> (version: Int64, json: Data?) {
+        let version: Int64 = try Tables.meta.value("rules_version", connection) ?? 0
+        let json: Data? = try Tables.meta.value("rules", connection)
+        return (version, json)
+    }
+
+    /// Sets or removes the rules; returns their new version.
+    func setRules(_ json: Data?) throws -> Int64 {
+        let version = (try rules().version) + 1
+        try Tables.meta.set("rules", json.map { .blob($0) } ?? .null, connection)
+        try Tables.meta.set("rules_version", .integer(version), connection)
+        return version
+    }
+
+    /// The newest view recorded for `replica` and `user` at or before `version`.
+    func viewRecord(replica: String, user: String, atOrBefore version: Int64) throws -> SyncViewRecord? {
+        let row: Row? = try connection.query(literal: """
+            SELECT version, rules, instances FROM \(identifier: Tables.views.name)
+            WHERE replica = \(replica) AND user = \(user) AND version <= \(version) ORDER BY version DESC LIMIT 1
+            """)
+        return row.map { SyncViewRecord(version: $0.value(at: 0) ?? 0, rules: $0.value(at: 1) ?? 0, instances: $0.value(at: 2) ?? Data()) }
+    }
+
+    /// Records a view, dropping the replica's views older than `keepingFrom` (its cursor's).
+    func recordView(_ record: SyncViewRecord, replica: String, user: String, keepingFrom: Int64) throws {
+        try connection.run(literal: """
+            INSERT OR REPLACE INTO \(identifier: Tables.views.name)(replica, user, version, rules, instances)
+            VALUES (\(replica), \(user), \(record.version), \(record.rules), \(record.instances))
+            """)
+        try connection.run(literal: """
+            DELETE FROM \(identifier: Tables.views.name) WHERE replica = \(replica) AND user = \(user) AND version < \(keepingFrom)
+            """)
+    }
 }

@@ -166,4 +166,22 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
         }
         return (version, image)
     }
+
+    func rules() throws -> (version: Int64, json: Data?) { try log.rules() }
+    func setRules(_ json: Data?) throws -> Int64 { try log.setRules(json) }
+
+    func viewRecord(replica: String, user: String, atOrBefore version: Int64) throws -> SyncViewRecord? {
+        try log.viewRecord(replica: replica, user: user, atOrBefore: version)
+    }
+
+    func recordView(_ record: SyncViewRecord, replica: String, user: String, keepingFrom: Int64) throws {
+        try log.recordView(record, replica: replica, user: user, keepingFrom: keepingFrom)
+    }
+
+    var definitions: Connection { connection }
+    var ruleDialect: RuleDialect { .sqlite }
+
+    func ruleRows(_ sql: String, _ arguments: [BindingValue]) throws -> [[BindingValue]] {
+        try connection.valueRows(literal: SQLFragment(sql: sql, arguments: arguments)).rows
+    }
 }

@@ -85,6 +85,15 @@ package struct AppliedRecord {
     package init(conflicts: String, version: Int64, digest: Int64?) { self.conflicts = conflicts; self.version = version; self.digest = digest }
 }
 
+/// The bucket instances a replica's user had at a hub version, under a rules version.
+package struct SyncViewRecord: Sendable, Equatable {
+    package var version: Int64
+    package var rules: Int64
+    /// The instances, as JSON.
+    package var instances: Data
+    package init(version: Int64, rules: Int64, instances: Data) { self.version = version; self.rules = rules; self.instances = instances }
+}
+
 /// One space in a store: its tables, its log, its applied-entry records and its meta values.
 package protocol SyncSpaceStorage {
     /// Runs `body` in one write transaction that excludes every other writer of the space (other
@@ -131,4 +140,22 @@ package protocol SyncSpaceStorage {
     func row(table: String, key: [SyncValue]) throws -> SyncRow
     /// The synced tables as a SQLite database image, with the version they are at (read together).
     func snapshot(tables: [String]) throws -> (version: Int64, database: Data)
+
+    // MARK: Rules (partial sync)
+
+    /// The rules' version (0 before any were set) and JSON (nil: none).
+    func rules() throws -> (version: Int64, json: Data?)
+    /// Sets (nil: removes) the rules, inside ``write(_:)``; returns their new version.
+    func setRules(_ json: Data?) throws -> Int64
+    /// The newest view recorded for `replica` and `user` at or before `version`.
+    func viewRecord(replica: String, user: String, atOrBefore version: Int64) throws -> SyncViewRecord?
+    /// Records a view (inside ``write(_:)``), dropping that replica's views before `keepingFrom`.
+    func recordView(_ record: SyncViewRecord, replica: String, user: String, keepingFrom: Int64) throws
+    /// The SQLite connection holding the space's table definitions (rules compile on it).
+    var definitions: Connection { get }
+    /// How rule SQL is written for this store.
+    var ruleDialect: RuleDialect { get }
+    /// Runs rule SQL (written for ``ruleDialect``) on the space's tables, in the caller's read or
+    /// write; each row's values.
+    func ruleRows(_ sql: String, _ arguments: [BindingValue]) throws -> [[BindingValue]]
 }

@@ -46,6 +46,10 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `from` and sync (or discard) them first; a database with nothing pending switches spaces
     /// by starting over from the new space's snapshot.
     case spaceChanged(from: String, to: String, pendingChanges: Int)
+    /// Rules were refused when set (``SyncHub/setRules(_:forSpace:)``) or read: an unknown table
+    /// or column, a predicate that does not compile, a statement that is not a `SELECT`, or SQL
+    /// outside the rule language. The space's rules are as they were.
+    case invalidRules(String)
 
     public var description: String {
         switch self {
@@ -71,6 +75,8 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the push is too large for the hub: \(reason)"
         case .spaceChanged(let from, let to, let pending):
             return "this database holds \(pending) write\(pending == 1 ? "" : "s") for the space \(from) not yet pushed and was opened for \(to); open it as a replica of \(from) and sync or discard them first, so no row of \(from) reaches \(to)"
+        case .invalidRules(let reason):
+            return "the sync rules were refused: \(reason); the space's rules are as they were"
         case .nullKey(let table, let column):
             return "the write puts NULL in \(table).\(column), a key column of a synced table: a row with a NULL key never syncs, so nothing was written (declare the column NOT NULL, or give every row a key)"
         }
@@ -149,6 +155,10 @@ public struct SyncRefusal: Codable, Sendable, Equatable, CustomStringConvertible
         /// The replica's token may read the space, not write it: the write never reaches the
         /// hub; discard it (pulls go on around it).
         case readOnly
+        /// The space's rules do not let this user write this row (its old or its new values fail
+        /// the table's write rule, or the table has none); discard it, and the row returns to
+        /// what the user may see.
+        case forbidden
     }
     /// The write's place in the replica's order (``SyncPendingChange/sequence``).
     public var sequence: Int64

@@ -3,7 +3,7 @@ import Foundation
 import Strata
 
 /// A value as a transport carries it (JSON for the network), storage class kept.
-public enum SyncValue: Codable, Sendable, Equatable {
+public enum SyncValue: Codable, Sendable, Hashable {
     /// SQL NULL.
     case null
     /// An INTEGER.

@@ -121,6 +121,12 @@ enum SyncBookkeeping {
     static let schema = keyedTable("schema", ["version": "INTEGER", "name": "TEXT", "columns": "INTEGER", "signature": "TEXT"],
                                    key: ["version", "name"])
 
+    /// Version 5: the bucket instances (JSON) each replica's user had at the versions the hub
+    /// answered it at, under a rules version: a pull after one of them sends the moves between
+    /// that view and the current one.
+    static let views = keyedTable("views", ["replica": "TEXT", "user": "TEXT", "version": "INTEGER", "rules": "INTEGER", "instances": "BLOB"],
+                                  key: ["replica", "user", "version"])
+
     /// A hub table of NOT NULL columns (name and type, in order), WITHOUT ROWID and keyed by `key`.
     private static func keyedTable(_ name: String, _ columns: KeyValuePairs<String, String>, key: [String]) -> TableDefinition {
         TableDefinition(prefix + name, columns: columns.map { .init($0.key, type: $0.value, [.notNull()]) },
@@ -139,6 +145,7 @@ enum SyncBookkeeping {
             // What the space holds now is its schema version 1.
             try SpaceSchemaHistory.record(version: 1, connection)
         },
+        .init(5) { connection in try connection.execute(views.sql) },
     ], store: SyncBookkeepingVersion(table: meta, legacyVersion: hubLegacyVersion), stepsMayRebuildTables: false)
 
     /// A space made before versions were recorded, known by its shape (once: then recorded).

@@ -323,6 +323,7 @@ public struct SyncErrorAnswer: Codable, Sendable {
         case .accessDenied(let denial): kind = "accessDenied"; self.denial = denial; message = denial.message
         case .tooLarge(let reason): kind = "tooLarge"; message = reason
         case .spaceChanged(let from, let to, let pending): kind = "spaceChanged"; table = from; message = to; sequence = Int64(pending)
+        case .invalidRules(let reason): kind = "invalidRules"; message = reason
         }
     }
 
@@ -340,6 +341,7 @@ public struct SyncErrorAnswer: Codable, Sendable {
         case "accessDenied": return denial.map { .accessDenied($0) } ?? .refused(message ?? "")
         case "tooLarge": return .tooLarge(message ?? "")
         case "spaceChanged": return .spaceChanged(from: table ?? "", to: message ?? "", pendingChanges: Int(clamping: sequence ?? 0))
+        case "invalidRules": return .invalidRules(message ?? "")
         default: return .refused(message ?? "")
         }
     }

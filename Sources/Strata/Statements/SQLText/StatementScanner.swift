@@ -126,3 +126,12 @@ package func isKeyword<Bytes: Collection>(_ word: Bytes, _ keyword: StaticString
     word.count == keyword.utf8CodeUnitCount
         && zip(word, UnsafeBufferPointer(start: keyword.utf8Start, count: keyword.utf8CodeUnitCount)).allSatisfy { $0 & 0xDF == $1 }
 }
+
+/// Whether `word` is one of SQLite's keywords (any letter case), as the linked SQLite knows them
+/// (`sqlite3_keyword_check`): a rule language that allows a few keywords refuses the others.
+package func isSQLiteKeyword(_ word: String) -> Bool {
+    var word = word
+    return word.withUTF8 { bytes in
+        bytes.withMemoryRebound(to: CChar.self) { sqlite3_keyword_check($0.baseAddress, Int32($0.count)) != 0 }
+    }
+}

@@ -1,0 +1,115 @@
+// A space's rules checked against its tables (every predicate compiled by SQLite on the space's
+// definitions), kept by the hub per space and rules version.
+import Foundation
+import Strata
+
+/// Rules checked against a space's schema: each name resolved, each statement compiled.
+struct CompiledRules: Sendable {
+    struct Bucket: Sendable {
+        let name: String
+        let parameters: RuleText?
+        /// The parameter query's result columns (lower-cased), which `bucket.*` names.
+        let columns: [String]
+        /// Each table's predicate, by lower-cased table name.
+        let data: [String: RuleText]
+    }
+
+    let buckets: [Bucket]
+    /// Each table's write rule, by lower-cased table name.
+    let writes: [String: RuleText]
+    /// The rules version these were compiled from.
+    let version: Int64
+
+    /// The bucket instances an identity has.
+    struct Instance: Hashable, Sendable, Codable, Comparable {
+        var bucket: String
+        var values: [SyncValue]
+
+        static func < (left: Instance, right: Instance) -> Bool {
+            if left.bucket != right.bucket { return left.bucket < right.bucket }
+            return left.values.map(\.description).lexicographicallyPrecedes(right.values.map(\.description))
+        }
+    }
+
+    /// Checks `rules` against the tables in `schema` (a SQLite connection holding the space's
+    /// definitions; nothing is written to it).
+    /// - Throws: ``SyncError/invalidRules(_:)`` naming the rule at fault.
+    static func compile(_ rules: SyncRules, version: Int64, schema: Connection) throws -> CompiledRules {
+        var names: [String: String] = [:]
+        var tables: [String: String] = [:]
+        for entry in try schema.schemaReader.entries() where entry.type == "table" {
+            let lowered = entry.name.lowercased()
+            guard !lowered.hasPrefix("sqlite_"), !SyncBookkeeping.isBookkeeping(entry.name) else { continue }
+            tables[lowered] = entry.name
+            names[lowered] = entry.name
+            for column in try schema.schemaReader.columns(ofTable: entry.name) where names[column.name.lowercased()] == nil {
+                names[column.name.lowercased()] = column.name
+            }
+        }
+        func table(_ name: String, _ place: String) throws -> String {
+            guard let table = tables[name.lowercased()] else {
+                throw SyncError.invalidRules("\(place): the space has no table \(name)")
+            }
+            return table
+        }
+        func compiles(_ sql: String, _ place: String) throws -> Statement {
+            do {
+                return try schema.prepare(sql)
+            } catch {
+                throw SyncError.invalidRules("\(place): \(error)")
+            }
+        }
+        var seen: Set<String> = []
+        var buckets: [Bucket] = []
+        for bucket in rules.buckets {
+            let place = "bucket \(bucket.name)"
+            guard !bucket.name.isEmpty else { throw SyncError.invalidRules("a bucket has no name") }
+            guard seen.insert(bucket.name.lowercased()).inserted else { throw SyncError.invalidRules("two buckets are named \(bucket.name)") }
+            var columns: [String] = []
+            var parameters: RuleText?
+            if let text = bucket.parameters {
+                let parsed = try RuleText(text, where: "\(place), parameters", names: names)
+                guard parsed.startsWithSelect else { throw SyncError.invalidRules("\(place), parameters: not a SELECT") }
+                guard parsed.bucketNames.isEmpty else { throw SyncError.invalidRules("\(place), parameters: bucket.* is what it defines") }
+                var arguments: [BindingValue] = []
+                let statement = try compiles(parsed.render(.sqlite, identity: nil, bucket: [:], into: &arguments), "\(place), parameters")
+                guard statement.isReadOnly else { throw SyncError.invalidRules("\(place), parameters: not a SELECT") }
+                columns = statement.columnNames.map { $0.lowercased() }
+                guard Set(columns).count == columns.count else {
+                    throw SyncError.invalidRules("\(place), parameters: two result columns share a name (name them with AS)")
+                }
+                parameters = parsed
+            }
+            guard !bucket.data.isEmpty else { throw SyncError.invalidRules("\(place): data names no table") }
+            var data: [String: RuleText] = [:]
+            for (name, predicate) in bucket.data.sorted(by: { $0.key < $1.key }) {
+                let where_ = "\(place), data of \(name)"
+                let table = try table(name, where_)
+                guard data[table.lowercased()] == nil else { throw SyncError.invalidRules("\(where_): the table is named twice") }
+                let parsed = try RuleText(predicate, where: where_, names: names)
+                for used in parsed.bucketNames where !columns.contains(used) {
+                    throw SyncError.invalidRules("\(where_): bucket.\(used) is not a column of the bucket's parameters"
+                                                 + (columns.isEmpty ? " (it has none)" : " (\(columns.joined(separator: ", ")))"))
+                }
+                var arguments: [BindingValue] = []
+                _ = try compiles("SELECT 1 FROM " + quoteIdentifier(table) + " WHERE ("
+                                 + parsed.render(.sqlite, identity: nil, bucket: [:], into: &arguments) + ")", where_)
+                data[table.lowercased()] = parsed
+            }
+            buckets.append(Bucket(name: bucket.name, parameters: parameters, columns: columns, data: data))
+        }
+        var writes: [String: RuleText] = [:]
+        for (name, predicate) in rules.writes.sorted(by: { $0.key < $1.key }) {
+            let place = "write rule of \(name)"
+            let table = try table(name, place)
+            guard writes[table.lowercased()] == nil else { throw SyncError.invalidRules("\(place): the table is named twice") }
+            let parsed = try RuleText(predicate, where: place, names: names)
+            guard parsed.bucketNames.isEmpty else { throw SyncError.invalidRules("\(place): bucket.* is for data rules") }
+            var arguments: [BindingValue] = []
+            _ = try compiles("SELECT 1 FROM " + quoteIdentifier(table) + " WHERE ("
+                             + parsed.render(.sqlite, identity: nil, bucket: [:], into: &arguments) + ")", place)
+            writes[table.lowercased()] = parsed
+        }
+        return CompiledRules(buckets: buckets, writes: writes, version: version)
+    }
+}

@@ -1,0 +1,132 @@
+// Partial sync's public vocabulary: who is syncing (an identity), which rows each identity holds
+// (buckets) and which writes it may make (write rules), as a space keeps them.
+import Foundation
+import Strata
+
+/// Who is syncing: a user and the claims their token carries. Rules name them `auth.user` and
+/// `auth.<claim>`, always as bound values.
+///
+/// ```swift
+/// let alice = SyncIdentity(user: "alice", claims: ["org": "o1"])
+/// let transport = InProcessSyncTransport(hub: hub, identity: alice)
+/// ```
+/// Over HTTP the hub derives it from the verified JWT: `sub` is the user, every other top-level
+/// string claim a claim. A claim the identity lacks is NULL in the rules.
+public struct SyncIdentity: Codable, Sendable, Hashable, CustomStringConvertible {
+    /// The user (a JWT's `sub`).
+    public var user: String
+    /// The token's other string claims (`"org": "o1"`).
+    public var claims: [String: String]
+
+    /// An identity.
+    public init(user: String, claims: [String: String] = [:]) {
+        self.user = user
+        self.claims = claims
+    }
+
+    /// The value `auth.<name>` stands for (`user` for `auth.user`), NULL when absent.
+    func value(of name: String) -> BindingValue {
+        if name.lowercased() == "user" { return .text(user) }
+        if let value = claims[name] { return .text(value) }
+        if let match = claims.first(where: { $0.key.lowercased() == name.lowercased() }) { return .text(match.value) }
+        return .null
+    }
+
+    public var description: String { "user \(user)" }
+}
+
+/// Who a hub request comes from, as far as rules are concerned.
+package enum SyncCaller: Sendable, Equatable {
+    /// The app itself (``InProcessSyncTransport/init(hub:)``, an admin tool): sees every row.
+    case trusted
+    /// A user with an identity: sees the rows of its buckets, writes what write rules allow.
+    case user(SyncIdentity)
+    /// A caller with no user (a shared token, no authentication): refused on a space with rules.
+    case anonymous
+}
+
+/// One kind of bucket: its `parameters` query gives the instances an identity has (each result
+/// row one instance, its columns `bucket.<column>`), and `data` puts each table's rows in the
+/// instances whose predicate they satisfy.
+///
+/// ```swift
+/// SyncBucket(name: "lists",
+///            parameters: "SELECT id AS list FROM list WHERE owner = auth.user",
+///            data: ["list": "id = bucket.list", "todo": "list = bucket.list"])
+/// SyncBucket(name: "everyone", data: ["tag": "true"])   // one instance everyone has
+/// ```
+public struct SyncBucket: Codable, Sendable, Equatable {
+    /// The bucket's name (unique within the rules).
+    public var name: String
+    /// A `SELECT` over the space's tables that may use `auth.*`; nil: one instance for everyone.
+    public var parameters: String?
+    /// Each table's predicate, over that table's columns, that may use `bucket.*` and `auth.*`.
+    public var data: [String: String]
+
+    /// A bucket.
+    public init(name: String, parameters: String? = nil, data: [String: String]) {
+        self.name = name
+        self.parameters = parameters
+        self.data = data
+    }
+}
+
+/// A space's rules: which rows each identity holds (``buckets``) and which writes it may make
+/// (``writes``, a predicate per table that the old and the new row of each pushed change must
+/// satisfy). A table with no write rule may not be written by replicas once a space has rules.
+///
+/// ```swift
+/// try hub.setRules(SyncRules(buckets: [...], writes: ["todo": "owner = auth.user"]), forSpace: "team")
+/// ```
+/// The rule language is a small part of SQL that every hub store reads the same way: column
+/// names, literals (numbers, `'text'`, `NULL`, `TRUE`, `FALSE`), comparisons (`=`, `!=`, `<>`,
+/// `<`, `<=`, `>`, `>=`), `AND`/`OR`/`NOT`, `IN` over a list or a `SELECT`, `IS [NOT] NULL`,
+/// `EXISTS`, `+ - *`, and `SELECT … FROM … [JOIN … ON …] WHERE … [UNION [ALL] …]`. Functions,
+/// `LIKE`, `GLOB`, `COLLATE`, `CASE`, `CAST`, `||`, parameters and comments are refused
+/// (``SyncError/invalidRules(_:)``): stores read them differently.
+public struct SyncRules: Codable, Sendable, Equatable {
+    /// The buckets.
+    public var buckets: [SyncBucket]
+    /// Each table's write rule.
+    public var writes: [String: String]
+
+    /// Rules of `buckets` and `writes`.
+    public init(buckets: [SyncBucket], writes: [String: String] = [:]) {
+        self.buckets = buckets
+        self.writes = writes
+    }
+
+    /// Reads rules from a JSON file: `{"buckets": [{"name": …, "parameters": …, "data": {…}}],
+    /// "writes": {…}}`.
+    /// - Throws: ``SyncError/invalidRules(_:)`` when the file is not such JSON; what reading it
+    ///   throws.
+    public init(contentsOf url: URL) throws {
+        let data = try Data(contentsOf: url)
+        try self.init(json: data)
+    }
+
+    /// Reads rules from JSON bytes (the format of ``init(contentsOf:)``).
+    /// - Throws: ``SyncError/invalidRules(_:)``.
+    public init(json: Data) throws {
+        do {
+            self = try JSONDecoder().decode(SyncRules.self, from: json)
+        } catch {
+            throw SyncError.invalidRules("the rules are not JSON of the form {\"buckets\": [...], \"writes\": {...}}: \(error)")
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey { case buckets, writes }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        buckets = try container.decodeIfPresent([SyncBucket].self, forKey: .buckets) ?? []
+        writes = try container.decodeIfPresent([String: String].self, forKey: .writes) ?? [:]
+    }
+
+    /// The rules as JSON (keys sorted, so equal rules encode alike).
+    public func jsonData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(self)
+    }
+}
