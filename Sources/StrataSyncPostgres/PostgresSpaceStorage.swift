@@ -411,6 +411,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
 
     func viewRecord(replica: String, user: String, atOrBefore version: Int64) throws -> SyncViewRecord? { nil }
     func recordView(_ record: SyncViewRecord, replica: String, user: String, keepingFrom: Int64) throws { throw Self.noRules }
+    func forgetViews(replica: String, user: String) throws {}
     var definitions: Connection { space.definitions }
     var ruleDialect: RuleDialect { .postgres }
     func ruleRows(_ sql: String, _ arguments: [BindingValue]) throws -> [[BindingValue]] { throw Self.noRules }

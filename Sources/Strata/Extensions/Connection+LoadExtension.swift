@@ -62,3 +62,17 @@ extension Connection {
         #endif
     }
 }
+
+extension Connection {
+    /// Runs `body` with double-quoted strings off (`SQLITE_DBCONFIG_DQS_DML`): a quoted name that
+    /// names nothing is an error, not the string SQLite's legacy rule would make of it. For
+    /// layers that compile SQL they quote themselves (the sync engine's rules) to check names.
+    package func withoutDoubleQuotedStrings<T>(_ body: () throws -> T) throws -> T {
+        var previous: Int32 = 1
+        guard strata_db_config_int(handle, SQLITE_DBCONFIG_DQS_DML, -1, &previous) == SQLITE_OK else { return try body() }
+        _ = strata_db_config_int(handle, SQLITE_DBCONFIG_DQS_DML, 0, nil)
+        defer { _ = strata_db_config_int(handle, SQLITE_DBCONFIG_DQS_DML, previous, nil) }
+        // Statements prepared before keep the setting they were compiled under.
+        return try body()
+    }
+}

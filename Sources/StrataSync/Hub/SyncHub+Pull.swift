@@ -47,6 +47,11 @@ extension SyncHub {
                 }
                 return response
             }
+            // A replica that held a view under rules since removed holds too few rows for the log
+            // to complete: it starts over from a snapshot of the whole space.
+            if case .user(let identity) = caller, try storage.viewRecord(replica: request.replicaID, user: identity.user, atOrBefore: .max) != nil {
+                return SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), snapshotNeeded: true)
+            }
             // One read snapshot: a trim another hub process commits between the check of what
             // was trimmed and the read of the log would otherwise leave a gap in the page.
             return try storage.read { try pullPage(request, widths: widths, space, storage) }
@@ -105,6 +110,9 @@ extension SyncHub {
                 let record = SyncViewRecord(version: version, rules: rules.version, instances: try SyncView.encode(instances))
                 try storage.write { try storage.recordView(record, replica: request.replicaID, user: identity.user, keepingFrom: version) }
                 return SyncSnapshot(version: version, database: image, chain: try HubSpace(storage: storage).chain(at: version))
+            }
+            if case .user(let identity) = caller, try storage.viewRecord(replica: request.replicaID, user: identity.user, atOrBefore: .max) != nil {
+                try storage.write { try storage.forgetViews(replica: request.replicaID, user: identity.user) }
             }
             let (version, image) = try storage.snapshot(tables: request.tables)
             return SyncSnapshot(version: version, database: image, chain: try HubSpace(storage: storage).chain(at: version))

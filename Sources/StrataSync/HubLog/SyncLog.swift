@@ -152,4 +152,10 @@ struct SyncLog {
             DELETE FROM \(identifier: Tables.views.name) WHERE replica = \(replica) AND user = \(user) AND version < \(keepingFrom)
             """)
     }
+
+    func forgetViews(replica: String, user: String) throws {
+        try connection.run(literal: """
+            DELETE FROM \(identifier: Tables.views.name) WHERE replica = \(replica) AND user = \(user)
+            """)
+    }
 }

@@ -178,6 +178,8 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
         try log.recordView(record, replica: replica, user: user, keepingFrom: keepingFrom)
     }
 
+    func forgetViews(replica: String, user: String) throws { try log.forgetViews(replica: replica, user: user) }
+
     var definitions: Connection { connection }
     var ruleDialect: RuleDialect { .sqlite }
 

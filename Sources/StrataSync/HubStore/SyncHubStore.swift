@@ -151,6 +151,8 @@ package protocol SyncSpaceStorage {
     func viewRecord(replica: String, user: String, atOrBefore version: Int64) throws -> SyncViewRecord?
     /// Records a view (inside ``write(_:)``), dropping that replica's views before `keepingFrom`.
     func recordView(_ record: SyncViewRecord, replica: String, user: String, keepingFrom: Int64) throws
+    /// Forgets every view recorded for `replica` and `user` (inside ``write(_:)``).
+    func forgetViews(replica: String, user: String) throws
     /// The SQLite connection holding the space's table definitions (rules compile on it).
     var definitions: Connection { get }
     /// How rule SQL is written for this store.

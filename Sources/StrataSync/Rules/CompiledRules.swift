@@ -54,7 +54,9 @@ struct CompiledRules: Sendable {
         }
         func compiles(_ sql: String, _ place: String) throws -> Statement {
             do {
-                return try schema.prepare(sql)
+                // Every name is quoted: with double-quoted strings on, one that names no column
+                // would compile as a string.
+                return try schema.withoutDoubleQuotedStrings { try schema.prepare(sql) }
             } catch {
                 throw SyncError.invalidRules("\(place): \(error)")
             }

@@ -1,0 +1,270 @@
+import Foundation
+import Strata
+import StrataSync
+import StrataTestSupport
+import Testing
+
+/// Partial sync on the running example of the docs: lists with owners and members, their todos,
+/// and tags everyone has; each replica holds its user's view and writes what the rules allow.
+@Suite struct PartialSyncTests {
+    static let schema = """
+        CREATE TABLE list(id TEXT PRIMARY KEY NOT NULL, owner TEXT NOT NULL, name TEXT);
+        CREATE TABLE member(id TEXT PRIMARY KEY NOT NULL, list TEXT NOT NULL, user TEXT NOT NULL);
+        CREATE TABLE todo(id TEXT PRIMARY KEY NOT NULL, list TEXT NOT NULL, title TEXT);
+        CREATE TABLE tag(id TEXT PRIMARY KEY NOT NULL, name TEXT);
+        """
+    static let tables = ["list", "member", "todo", "tag"]
+
+    static let rules = SyncRules(buckets: [
+        SyncBucket(name: "lists",
+                   parameters: "SELECT id AS list FROM list WHERE owner = auth.user UNION SELECT list FROM member WHERE user = auth.user",
+                   data: ["list": "id = bucket.list", "todo": "list = bucket.list", "member": "list = bucket.list"]),
+        SyncBucket(name: "everyone", data: ["tag": "true"]),
+    ], writes: [
+        "list": "owner = auth.user",
+        "todo": "list IN (SELECT id FROM list WHERE owner = auth.user UNION SELECT list FROM member WHERE user = auth.user)",
+        "member": "list IN (SELECT id FROM list WHERE owner = auth.user)",
+    ])
+
+    /// What `user` may see, by a hand-written query on the hub's tables (the rules' meaning).
+    static let viewQueries: [String: String] = [
+        "list": "SELECT id, owner, name FROM list WHERE owner = ?1 OR id IN (SELECT list FROM member WHERE user = ?1)",
+        "member": "SELECT id, list, user FROM member WHERE list IN (SELECT id FROM list WHERE owner = ?1 UNION SELECT list FROM member WHERE user = ?1)",
+        "todo": "SELECT id, list, title FROM todo WHERE list IN (SELECT id FROM list WHERE owner = ?1 UNION SELECT list FROM member WHERE user = ?1)",
+        "tag": "SELECT id, name FROM tag WHERE ?1 IS NOT NULL",
+    ]
+
+    static func hub(_ folder: SyncFolder) throws -> SyncHub {
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try hub.createSpace("team") { try $0.execute(schema) }
+        try hub.setRules(rules, forSpace: "team")
+        return hub
+    }
+
+    static func replica(_ folder: SyncFolder, _ hub: SyncHub, user: String?, name: String? = nil) throws -> SyncReplica {
+        let file = name ?? user ?? "admin"
+        try Connection(storageLocation: .onDisk(folder.path(file + ".sqlite"))).execute(schema)
+        let database = try Database(storageLocation: .onDisk(folder.path(file + ".sqlite")))
+        let transport = user.map { InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: $0)) } ?? InProcessSyncTransport(hub: hub)
+        return try SyncReplica(database: database, replicaID: file, space: "team", tables: tables, transport: transport)
+    }
+
+    static func rows(_ connection: Connection, _ table: String) throws -> [String] {
+        let columns = try connection.schemaReader.columns(ofTable: table).map { "quote(" + quoteSQLName($0.name) + ")" }
+        return try connection.query("SELECT " + columns.joined(separator: " || '|' || ") + " FROM " + quoteSQLName(table) + " ORDER BY 1")
+    }
+
+    static func quoteSQLName(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+    /// The rows `user` may see, as the hand-written queries give them on the hub.
+    static func expectedView(_ hub: SyncHub, user: String, _ table: String) throws -> [String] {
+        try hub.withSpace("team") { connection in
+            let query = "SELECT " + (try connection.schemaReader.columns(ofTable: table).map { "quote(" + quoteSQLName($0.name) + ")" }
+                .joined(separator: " || '|' || ")) + " FROM (" + (viewQueries[table] ?? "") + ") ORDER BY 1"
+            return try connection.query(query, [user])
+        }
+    }
+
+    static func checkView(_ replica: SyncReplica, _ hub: SyncHub, user: String, _ context: String = "") async throws {
+        for table in tables {
+            let held = try await replica.database.read { try rows($0, table) }
+            let expected = try expectedView(hub, user: user, table)
+            try require(held == expected, "\(context) \(user) holds \(held) of \(table), the view is \(expected)")
+        }
+    }
+
+    /// Syncs, a refused write being no failure here; the refusals pending after it.
+    @discardableResult
+    static func sync(_ replica: SyncReplica) async throws -> [SyncRefusal] {
+        do { try await replica.sync() } catch SyncError.entryRefused {}
+        return try await replica.pendingChanges.compactMap(\.refusal)
+    }
+
+    static func seed(_ admin: SyncReplica) async throws {
+        try await admin.write { db in
+            try db.execute("""
+                INSERT INTO list VALUES ('L1', 'alice', 'groceries'), ('L2', 'bob', 'garage'), ('L3', 'carol', 'secret plans');
+                INSERT INTO member VALUES ('m1', 'L2', 'carol');
+                INSERT INTO todo VALUES ('t1', 'L1', 'milk'), ('t2', 'L2', 'paint'), ('t3', 'L3', 'private todo of carol');
+                INSERT INTO tag VALUES ('g1', 'urgent');
+                """)
+        }
+        try await admin.sync()
+    }
+
+    @Test func eachUserHoldsExactlyTheirView() async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder)
+        let admin = try Self.replica(folder, hub, user: nil)
+        try await Self.seed(admin)
+        var replicas: [String: SyncReplica] = [:]
+        for user in ["alice", "bob", "carol", "dave"] {
+            let replica = try Self.replica(folder, hub, user: user)
+            try await replica.sync()
+            try await Self.checkView(replica, hub, user: user)
+            replicas[user] = replica
+        }
+        let alice = try #require(replicas["alice"])
+        try await alice.sync()
+        #expect(try await alice.database.read { try $0.query("SELECT group_concat(id) FROM (SELECT id FROM todo ORDER BY id)") as String? } == "t1")
+        // The trusted replica still holds everything.
+        #expect(try await admin.database.read { try $0.query("SELECT count(*) FROM todo") as Int? } == 3)
+    }
+
+    @Test func aMembershipGrantMovesTheWholeListInOnePullAndARevocationTakesItOut() async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder)
+        let admin = try Self.replica(folder, hub, user: nil)
+        try await Self.seed(admin)
+        let alice = try Self.replica(folder, hub, user: "alice")
+        try await alice.sync()
+        let bob = try Self.replica(folder, hub, user: "bob")
+        try await bob.sync()
+        // Bob owns L2: he adds 100 todos, then alice as a member.
+        try await bob.write { db in
+            for index in 0..<100 { try db.run("INSERT INTO todo VALUES (?, 'L2', ?)", "b\(index)", "todo \(index)") }
+        }
+        try await bob.write { try $0.execute("INSERT INTO member VALUES ('m2', 'L2', 'alice')") }
+        try await bob.sync()
+        // One pull brings the list, its members and its 101 todos.
+        try await alice.pull()
+        try await Self.checkView(alice, hub, user: "alice", "after the grant")
+        #expect(try await alice.database.read { try $0.query("SELECT count(*) FROM todo WHERE list = 'L2'") as Int? } == 101)
+        // A todo moved into a list alice cannot see leaves her replica.
+        try await admin.sync()
+        try await admin.write { try $0.execute("UPDATE todo SET list = 'L3' WHERE id = 'b7'") }
+        try await admin.sync()
+        try await alice.sync()
+        try await Self.checkView(alice, hub, user: "alice", "after the move out")
+        // The owner changes: alice now owns L3, so its rows arrive.
+        try await admin.write { try $0.execute("UPDATE list SET owner = 'alice' WHERE id = 'L3'") }
+        try await admin.sync()
+        try await alice.sync()
+        try await Self.checkView(alice, hub, user: "alice", "after the owner change \(try await alice.database.read { try Self.rows($0, "todo") })")
+        #expect(try await alice.database.read { try $0.query("SELECT count(*) FROM todo WHERE list = 'L3'") as Int? } == 2)
+        // Bob revokes her membership: every row of L2 leaves her replica in one pull.
+        try await bob.sync()
+        try await bob.write { try $0.execute("DELETE FROM member WHERE id = 'm2'") }
+        try await bob.sync()
+        try await alice.pull()
+        try await Self.checkView(alice, hub, user: "alice", "after the revocation")
+        #expect(try await alice.database.read { try $0.query("SELECT count(*) FROM todo WHERE list = 'L2'") as Int? } == 0)
+    }
+
+    @Test func aWriteTheRulesRefuseIsReportedAsForbiddenAndDiscardingItRestoresTheView() async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder)
+        let admin = try Self.replica(folder, hub, user: nil)
+        try await Self.seed(admin)
+        let alice = try Self.replica(folder, hub, user: "alice")
+        try await alice.sync()
+        // Into a list she cannot see, a tag (no write rule), and one she may write.
+        try await alice.write { try $0.execute("INSERT INTO todo VALUES ('x1', 'L2', 'sneaky')") }
+        try await alice.write { try $0.execute("INSERT INTO tag VALUES ('g2', 'mine')") }
+        try await alice.write { try $0.execute("INSERT INTO todo VALUES ('ok', 'L1', 'bread')") }
+        let refusals = try await Self.sync(alice)
+        #expect(refusals.count == 2)
+        #expect(refusals.allSatisfy { $0.reason == .forbidden })
+        #expect(Set(refusals.compactMap(\.table)) == ["todo", "tag"])
+        #expect(refusals.first { $0.table == "todo" }?.key == [.text("x1")])
+        #expect(try Self.expectedView(hub, user: "alice", "todo").contains("'ok'|'L1'|'bread'"))
+        #expect(try hub.withSpace("team") { try $0.query("SELECT count(*) FROM todo WHERE id = 'x1'") as Int? } == 0)
+        // Pending, the refused rows stay on her replica (nothing is lost silently) ...
+        #expect(try await alice.database.read { try $0.query("SELECT count(*) FROM todo WHERE id = 'x1'") as Int? } == 1)
+        // ... until she discards them.
+        for change in try await alice.pendingChanges where change.refusal != nil { try await alice.discard(change) }
+        try await alice.sync()
+        try await Self.checkView(alice, hub, user: "alice", "after the discards")
+        // Changing a row she may see into one she may not (old row passes, new fails) is refused too.
+        try await alice.write { try $0.execute("UPDATE todo SET list = 'L3' WHERE id = 't1'") }
+        #expect(try await Self.sync(alice).map(\.reason) == [.forbidden])
+        #expect(try hub.withSpace("team") { try $0.query("SELECT list FROM todo WHERE id = 't1'") as String? } == "L1")
+    }
+
+    @Test func invalidRulesAreRefusedByNameAndChangeNothing() throws {
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder)
+        let bad: [(SyncRules, String)] = [
+            (SyncRules(buckets: [SyncBucket(name: "b", data: ["nope": "true"])]), "no table nope"),
+            (SyncRules(buckets: [SyncBucket(name: "b", data: ["todo": "missing_column = 1"])]), "missing_column"),
+            (SyncRules(buckets: [SyncBucket(name: "b", parameters: "DELETE FROM list", data: ["todo": "true"])]), "DELETE"),
+            (SyncRules(buckets: [SyncBucket(name: "b", data: ["todo": "lower(title) = 'x'"])]), "function"),
+            (SyncRules(buckets: [SyncBucket(name: "b", data: ["todo": "title LIKE 'x%'"])]), "LIKE"),
+            (SyncRules(buckets: [SyncBucket(name: "b", data: ["todo": "list = bucket.list"])]), "bucket.list"),
+            (SyncRules(buckets: [SyncBucket(name: "b", data: ["todo": "list = 'a'; DROP TABLE todo"])]), ";"),
+            (SyncRules(buckets: [SyncBucket(name: "b", data: ["todo": "list = ?"])]), "?"),
+            (SyncRules(buckets: [], writes: ["todo": "title = 'x' -- comment"]), "comments"),
+            (SyncRules(buckets: [SyncBucket(name: "b", data: ["todo": "(list = 'a'"])]), "not closed"),
+        ]
+        for (rules, needle) in bad {
+            do {
+                try hub.setRules(rules, forSpace: "team")
+                Issue.record("rules \(rules) were accepted (\(needle))")
+            } catch SyncError.invalidRules(let reason) {
+                #expect(reason.contains(needle), "\(reason) does not name \(needle)")
+            }
+            let kept = try hub.rules(ofSpace: "team")
+            #expect(kept == Self.rules, "\(String(describing: kept))")
+        }
+    }
+
+    @Test func rulesReadFromAJSONFileAreTheSameRules() throws {
+        let folder = try SyncFolder()
+        let url = URL(fileURLWithPath: folder.path("rules.json"))
+        try Self.rules.jsonData().write(to: url)
+        #expect(try SyncRules(contentsOf: url) == Self.rules)
+        let written = """
+            {"buckets": [{"name": "everyone", "data": {"tag": "true"}}], "writes": {"tag": "name IS NOT NULL"}}
+            """
+        try Data(written.utf8).write(to: url)
+        #expect(try SyncRules(contentsOf: url) == SyncRules(buckets: [SyncBucket(name: "everyone", data: ["tag": "true"])],
+                                                           writes: ["tag": "name IS NOT NULL"]))
+        try Data("{\"buckets\": 3}".utf8).write(to: url)
+        #expect(throws: SyncError.self) { try SyncRules(contentsOf: url) }
+    }
+
+    @Test func changingRulesOnALiveSpaceMovesEveryReplicaToItsNewView() async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder)
+        let admin = try Self.replica(folder, hub, user: nil)
+        try await Self.seed(admin)
+        let dave = try Self.replica(folder, hub, user: "dave")
+        try await dave.sync()
+        try await Self.checkView(dave, hub, user: "dave")
+        // Rules giving every todo to everyone, then none at all.
+        try hub.setRules(SyncRules(buckets: [SyncBucket(name: "all", data: ["todo": "true"])]), forSpace: "team")
+        try await dave.sync()
+        #expect(try await dave.database.read { try $0.query("SELECT count(*) FROM todo") as Int? } == 3)
+        #expect(try await dave.database.read { try $0.query("SELECT count(*) FROM tag") as Int? } == 0)
+        try hub.setRules(nil, forSpace: "team")
+        try await dave.sync()
+        #expect(try await dave.database.read { try $0.query("SELECT count(*) FROM tag") as Int? } == 1)
+    }
+
+    @Test func aCallerWithoutAUserIsRefusedOnASpaceWithRules() async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder)
+        // The fingerprint a replica of these tables sends: a trusted pull answers it.
+        try Connection(storageLocation: .onDisk(folder.path("probe.sqlite"))).execute(Self.schema)
+        let database = try Database(storageLocation: .onDisk(folder.path("probe.sqlite")))
+        final class Recorder: SyncTransport, @unchecked Sendable {
+            // Written once by the one pull below, read after it returns.
+            var fingerprint = ""
+            let hub: SyncHub
+            init(hub: SyncHub) { self.hub = hub }
+            func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try hub.push(request) }
+            func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { fingerprint = request.schemaFingerprint; return try hub.pull(request) }
+        }
+        let recorder = Recorder(hub: hub)
+        let replica = try SyncReplica(database: database, replicaID: "probe", space: "team", tables: Self.tables, transport: recorder)
+        try await replica.pull()
+        let request = SyncPullRequest(space: "team", replicaID: "x", tables: Self.tables, schemaFingerprint: recorder.fingerprint, after: 0, limit: 10)
+        do {
+            _ = try hub.pull(request, identity: nil)
+            Issue.record("a pull with no user was answered")
+        } catch SyncError.accessDenied(let denial) {
+            #expect(denial.reason == .missing)
+        }
+        #expect(try hub.pull(request, identity: SyncIdentity(user: "dave")).entries.count <= 1)
+    }
+}
