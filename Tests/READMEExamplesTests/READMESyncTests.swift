@@ -22,6 +22,9 @@ import Testing
     /// with `LITESTREAM_REPLICA_URL` (LitestreamReplicaTests runs the README's equivalent there).
     static let articlesNotHeld: Set<String> = ["RunningPastOneMachine"]
 
+    /// StrataSync's articles held here (the others show hubs over HTTP and deployments).
+    static let syncArticlesHeld = ["PartialSyncAndPermissions"]
+
     /// Lines without indentation, blank lines or imports: what the comparison looks at.
     static func normalized(_ lines: [Substring]) -> [String] {
         lines.map { $0.trimmingCharacters(in: .whitespaces) }
@@ -53,8 +56,11 @@ import Testing
     static func articleBlocks() throws -> [String: [[String]]] {
         let files = try catalogs.flatMap { try FileManager.default.contentsOfDirectory(at: $0, includingPropertiesForKeys: nil) }
             .filter { $0.pathExtension == "md" }
+        // StrataSync's catalog: the articles whose examples run in process.
+        let syncCatalog = packageFolder.appendingPathComponent("Sources/StrataSync/StrataSync.docc")
+        let syncFiles = syncArticlesHeld.map { syncCatalog.appendingPathComponent($0 + ".md") }
         var articles: [String: [[String]]] = [:]
-        for file in files {
+        for file in files + syncFiles {
             let name = file.deletingPathExtension().lastPathComponent
             guard !articlesNotHeld.contains(name) else { continue }
             articles[name] = swiftBlocks(in: Substring(try String(contentsOf: file, encoding: .utf8)))
