@@ -130,7 +130,12 @@ extension TypedColumn {
 public struct RecursiveRows<R: QueryableRecord>: Sendable {
     /// The name of the recursive named query, which also qualifies its columns.
     let name: String
+    /// Which recursive query these rows are: a step must join the rows it was given.
+    let token: RecursionToken
 }
+
+/// The identity of one recursive query (names can repeat: two queries built side by side).
+final class RecursionToken: Sendable {}
 
 /// One step of a recursive walk: the record joined to the rows found so far.
 ///
@@ -140,6 +145,7 @@ public struct RecursiveStep<R: QueryableRecord>: Sendable {
     var queryParts: QueryParts
     /// The recursive rows this step joined.
     let previous: String
+    let token: RecursionToken
     /// The joined record's qualifier.
     let qualifier: String
 
@@ -159,7 +165,7 @@ extension RecordQuery {
         let previousColumns = R.Columns(qualifier: previous.name)
         let on = QueryScope.within([qualifier, previous.name]) { condition(columns, previousColumns) }
         parts.from = "\(parts.from) JOIN \(identifier: previous.name) ON \(on.fragment)"
-        return RecursiveStep(queryParts: parts, previous: previous.name, qualifier: qualifier)
+        return RecursiveStep(queryParts: parts, previous: previous.name, token: previous.token, qualifier: qualifier)
     }
 }
 
@@ -207,10 +213,10 @@ extension QueryableRecord {
     private static func recursive(start: RecordQuery<Self>, step makeStep: (RecursiveRows<Self>) -> RecursiveStep<Self>,
                                   depthLimit: Int?) throws -> RecordQuery<Self> {
         let name = QueryScope.freeQualifier(for: tableName + "_recursive")
-        let previous = RecursiveRows<Self>(name: name)
+        let previous = RecursiveRows<Self>(name: name, token: RecursionToken())
         let step = QueryScope.within([name]) { makeStep(previous) }
-        guard step.previous == name else {
-            throw RecordQueryError.unsupported("recursive query of \(Self.self): its step joins \(step.previous), not the previous rows it was given")
+        guard step.token === previous.token else {
+            throw RecordQueryError.unsupported("recursive query of \(Self.self): its step joins the rows of another recursive query, not the previous rows it was given")
         }
         let depthColumn = "strata_depth"
         var hoisted = start.queryParts

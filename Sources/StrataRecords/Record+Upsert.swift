@@ -116,8 +116,8 @@ extension Record {
     }
 
     /// Inserts the record unless it collides with a stored row on `target`
-    /// (`ON CONFLICT ("email") DO NOTHING`); with `doNothing: false`, updates every other column
-    /// of that row instead.
+    /// (`ON CONFLICT ("email") DO NOTHING`); with `doNothing: false`, updates that row's other
+    /// columns instead (all but the target and the primary key, which keeps the row's identity).
     ///
     /// ```swift
     /// try user.upsert(db, onConflict: \.email, doNothing: true)
@@ -134,7 +134,12 @@ extension Record {
     @discardableResult
     public mutating func upsert(_ db: Connection, onConflict target: [PartialKeyPath<Columns>], doNothing: Bool) throws -> Bool {
         let target = try Self.columnNames(target, for: "upsert")
-        return try runInsert(db, doNothing ? .doNothing(conflictTarget: target) : .updateAll(conflictTarget: target))
+        guard !doNothing else { return try runInsert(db, .doNothing(conflictTarget: target)) }
+        // Every column but the target's and the key: the stored row keeps its identity (a nil
+        // key offered would otherwise renumber it).
+        let kept = IdentifierSet(target + (Self.statements.keyColumn.map { [$0] } ?? []))
+        let updated = Self.statements.columns.map(\.name).filter { !kept.contains($0) }
+        return try runInsert(db, .update(columns: updated, conflictTarget: target))
     }
 
     /// Inserts every record with one prepared statement, all or nothing, choosing what a

@@ -78,6 +78,13 @@ extension TypedColumn {
         assignment = expression.fragment
     }
 
+    /// Sets a non-optional column to an optional column's or expression's value (`new.id`, an
+    /// `INTEGER PRIMARY KEY` that is never NULL in a stored row); NULL fails the NOT NULL
+    /// constraint when the statement runs.
+    public mutating func set<E: QueryExpression>(to expression: E) where E.Value == Value? {
+        assignment = expression.fragment
+    }
+
     /// Adds to the column: `"count" = "count" + ?` in the UPDATE being built.
     public static func += (column: inout TypedColumn, value: Value) where Value: Numeric {
         column.assignment = .infix(column.assignedExpression, .plus, column.bound(value))
