@@ -43,11 +43,17 @@ public struct WriteStatement: Sendable {
 /// Collects a trigger's body: one typed write per line.
 @resultBuilder
 public enum TriggerBodyBuilder {
+    /// One statement of the body.
     public static func buildExpression(_ statement: WriteStatement) -> [WriteStatement] { [statement] }
+    /// The statements in the order written.
     public static func buildBlock(_ parts: [WriteStatement]...) -> [WriteStatement] { parts.flatMap { $0 } }
+    /// An `if` without `else`: its statements, or none.
     public static func buildOptional(_ part: [WriteStatement]?) -> [WriteStatement] { part ?? [] }
+    /// The first branch of an `if`/`else` or `switch`, chosen while the trigger is built.
     public static func buildEither(first part: [WriteStatement]) -> [WriteStatement] { part }
+    /// The second branch of an `if`/`else` or `switch`.
     public static func buildEither(second part: [WriteStatement]) -> [WriteStatement] { part }
+    /// A `for` loop's statements, one group per pass.
     public static func buildArray(_ parts: [[WriteStatement]]) -> [WriteStatement] { parts.flatMap { $0 } }
 }
 
