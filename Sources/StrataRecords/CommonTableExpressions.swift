@@ -60,6 +60,20 @@ public struct CTE<Output>: @unchecked Sendable {
         isRecursive = false
     }
 
+    /// Names `query` as `name`, its rows read as `record`s: the named query's columns take the
+    /// record's column names, in declaration order, so ``QueryableRecord/from(_:)`` reads it.
+    ///
+    /// ```swift
+    /// let totals = CTE("totals", as: AuthorTotal.self, Book.group(by: \.authorId).select { ($0.authorId, $0.id.count()) })
+    /// try AuthorTotal.from(totals).where { $0.books > 3 }.fetchAll(db)
+    /// ```
+    /// A query whose column count differs from the record's is SQLite's error when it runs.
+    public init<Query: SelectQuery>(_ name: String, as record: Output.Type, _ query: Query) where Output: QueryableRecord {
+        self.name = name
+        definition = StatementClauses.commonTable(name, columns: Output.recordColumns.map(\.name), as: query.selectStatement)
+        isRecursive = false
+    }
+
     init(name: String, definition: SQLFragment, isRecursive: Bool) {
         self.name = name
         self.definition = definition

@@ -58,6 +58,18 @@ func makeGeneratedLibrary(_ random: inout SeededRandom) throws -> Connection {
         #expect(inRecent.map(\.year) == [2005, 2010])
     }
 
+    @Test func aSelectionReadAsRecords() throws {
+        let db = try Connection()
+        try SBook.createTable(db)
+        for author in [1, 1, 2] as [Int64] { _ = try SBook(id: nil, authorId: author, title: "t", year: 2000, price: nil).inserted(db) }
+        let totals = CTE("totals", as: TypedSQLShelf.AuthorTotal.self, SBook.group(by: \.authorId).select { ($0.authorId, $0.id.count()) })
+        let busy = try TypedSQLShelf.AuthorTotal.from(totals).where { $0.books > 1 }.fetchAll(db)
+        #expect(busy == [TypedSQLShelf.AuthorTotal(authorId: 1, books: 2)])
+        // A query of another shape: SQLite's error, thrown.
+        let wrong = CTE("wrong", as: TypedSQLShelf.AuthorTotal.self, SBook.select(\.title))
+        #expect(throws: SQLiteError.self) { try TypedSQLShelf.AuthorTotal.from(wrong).fetchAll(db) }
+    }
+
     @Test func aNamedQueryNotDeclaredWithWithIsSQLitesError() throws {
         let db = try Connection()
         try SAuthor.createTable(db)
