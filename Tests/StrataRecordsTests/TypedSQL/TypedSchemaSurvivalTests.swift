@@ -26,6 +26,11 @@ enum SurvivalShelf {
         try SAuthor.createTable(db)
         try SBook.createTable(db)
         try SAuditEntry.createTable(db)
+        return try populate(db)
+    }
+
+    /// The author, the typed view and trigger, and one book, over the tables.
+    private func populate(_ db: Connection) throws -> Connection {
         _ = try SAuthor(id: nil, name: "Le Guin", bookCount: 0).inserted(db)
         try SAuthorTotal.createView(db)
         try SBook.afterInsert(named: "count_books") { new in
@@ -59,6 +64,38 @@ enum SurvivalShelf {
         try db.rebuildTable(named: "ts_book",
                             definition: #""id" INTEGER PRIMARY KEY, "authorId" INTEGER NOT NULL, "title" TEXT NOT NULL, "year" INTEGER NOT NULL, "price" REAL, "note" TEXT"#,
                             copying: ["id", "authorId", "title", "year", "price"].map { (column: $0, expression: "\"\($0)\"") })
+        try expectSurvived(db)
+    }
+
+    @Test func schemaDSLRebuild() throws {
+        let schema = Schema(identifier: "typed-sql") { schema in
+            schema.version(1) { v1 in
+                v1.createTable("ts_author") { t in
+                    t.primaryKey("id")
+                    t.column("name", type: .Text, constraints: ["NOT NULL"])
+                    t.column("bookCount", type: .Integer, constraints: ["NOT NULL"])
+                }
+                v1.createTable("ts_book") { t in
+                    t.primaryKey("id")
+                    t.column("authorId", type: .Integer, constraints: ["NOT NULL"])
+                    t.column("title", type: .Text, constraints: ["NOT NULL"])
+                    t.column("year", type: .Integer, constraints: ["NOT NULL"])
+                    t.column("price", type: .Real)
+                    t.column("note", type: .Text)
+                }
+                v1.createTable("audit") { t in
+                    t.primaryKey("id")
+                    t.column("bookId", type: .Integer, constraints: ["NOT NULL"])
+                    t.column("action", type: .Text, constraints: ["NOT NULL"])
+                    t.column("title", type: .Text, constraints: ["NOT NULL"])
+                }
+            }
+            schema.version(2) { v2 in v2.alterTable("ts_book") { t in t.dropColumn("note") } }   // the twelve steps
+        }
+        let db = try Connection()
+        try schema.migrate(db, toVersion: 1)
+        _ = try populate(db)
+        try schema.migrate(db, toVersion: 2)
         try expectSurvived(db)
     }
 
