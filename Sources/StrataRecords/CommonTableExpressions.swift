@@ -205,32 +205,41 @@ extension QueryableRecord {
     /// ```
     /// Rows are combined with UNION, so a row found twice is kept once and a cycle ends when it
     /// comes back to a row already found. The result is a query like any other: `where`,
-    /// `order`, `select`, joins and `fetchCount` apply to the rows found.
-    /// - Throws: ``RecordQueryError/unsupported(_:)`` when `step` joins another recursive
-    ///   query's rows instead of the `previous` it was given.
-    public static func recursive(start: RecordQuery<Self>, step: (RecursiveRows<Self>) -> RecursiveStep<Self>) throws -> RecordQuery<Self> {
-        try recursive(start: start, step: step, depthLimit: nil)
+    /// `order`, `select`, joins and `fetchCount` apply to the rows found, and it nests inside
+    /// another query's `where` (it does not throw while it is built, so a closure can build it).
+    ///
+    /// Running it throws ``RecordQueryError/unsupported(_:)`` when `step` joined another recursive
+    /// query's rows instead of the `previous` it was given.
+    public static func recursive(start: RecordQuery<Self>, step: (RecursiveRows<Self>) -> RecursiveStep<Self>) -> RecordQuery<Self> {
+        recursive(start: start, step: step, depthLimit: nil)
     }
 
     /// ``recursive(start:step:)`` that stops `maxDepth` steps away from `start`: the guard for
     /// data whose cycles pass through rows that differ (or for a walk only so deep). The start
     /// rows are depth 0; each row is returned once, however many paths reach it.
-    /// - Throws: ``RecordQueryError/unsupported(_:)`` for a negative `maxDepth`, or a step that
-    ///   does not join the `previous` it was given.
-    public static func recursive(start: RecordQuery<Self>, step: (RecursiveRows<Self>) -> RecursiveStep<Self>, maxDepth: Int) throws -> RecordQuery<Self> {
+    ///
+    /// Running it throws ``RecordQueryError/unsupported(_:)`` for a negative `maxDepth`, or a
+    /// step that did not join the `previous` it was given.
+    public static func recursive(start: RecordQuery<Self>, step: (RecursiveRows<Self>) -> RecursiveStep<Self>, maxDepth: Int) -> RecordQuery<Self> {
         guard maxDepth >= 0 else {
-            throw RecordQueryError.unsupported("recursive query of \(Self.self): maxDepth is \(maxDepth), and a walk is at least 0 steps deep")
+            return failing(.unsupported("recursive query of \(Self.self): maxDepth is \(maxDepth), and a walk is at least 0 steps deep"))
         }
-        return try recursive(start: start, step: step, depthLimit: maxDepth)
+        return recursive(start: start, step: step, depthLimit: maxDepth)
+    }
+
+    /// A query that throws `error` when it runs (alone, counted or nested): how a builder that
+    /// cannot throw, because a `where` closure may call it, reports a query built wrong.
+    private static func failing(_ error: RecordQueryError) -> RecordQuery<Self> {
+        all().where { _ in RecordPredicate("\(SQLFragment.unbindable(error)) IS NULL") }
     }
 
     private static func recursive(start: RecordQuery<Self>, step makeStep: (RecursiveRows<Self>) -> RecursiveStep<Self>,
-                                  depthLimit: Int?) throws -> RecordQuery<Self> {
+                                  depthLimit: Int?) -> RecordQuery<Self> {
         let name = QueryScope.freeQualifier(for: tableName + "_recursive")
         let previous = RecursiveRows<Self>(name: name, token: RecursionToken())
         let step = QueryScope.within([name]) { makeStep(previous) }
         guard step.token === previous.token else {
-            throw RecordQueryError.unsupported("recursive query of \(Self.self): its step joins the rows of another recursive query, not the previous rows it was given")
+            return failing(.unsupported("recursive query of \(Self.self): its step joins the rows of another recursive query, not the previous rows it was given"))
         }
         let depthColumn = "strata_depth"
         var hoisted = start.queryParts

@@ -142,6 +142,31 @@ extension Record {
         return try runInsert(db, .update(columns: updated, conflictTarget: target))
     }
 
+    // MARK: - Non-mutating forms, for @Sendable closures
+
+    /// ``insert(_:onConflict:)`` that returns the record as written (its key set when it was
+    /// inserted), for a `@Sendable` closure that cannot mutate a captured `var`.
+    public func inserted(_ db: Connection, onConflict: InsertConflict) throws -> Self {
+        var copy = self
+        try copy.insert(db, onConflict: onConflict)
+        return copy
+    }
+
+    /// ``upsert(_:onConflict:doUpdate:)`` that returns the record with the key of the row written.
+    public func upserted<V>(_ db: Connection, onConflict target: KeyPath<Columns, TypedColumn<V>>,
+                            doUpdate columns: [PartialKeyPath<Columns>]) throws -> Self {
+        var copy = self
+        try copy.upsert(db, onConflict: target, doUpdate: columns)
+        return copy
+    }
+
+    /// ``upsert(_:onConflict:doNothing:)`` that returns the record with the key of the row written.
+    public func upserted<V>(_ db: Connection, onConflict target: KeyPath<Columns, TypedColumn<V>>, doNothing: Bool) throws -> Self {
+        var copy = self
+        try copy.upsert(db, onConflict: target, doNothing: doNothing)
+        return copy
+    }
+
     /// Inserts every record with one prepared statement, all or nothing, choosing what a
     /// collision with a stored row does: in a transaction when none is open, in a savepoint
     /// inside an open one.

@@ -47,6 +47,15 @@ private typealias SUser = TypedSQLShelf.User
         #expect(try SUser.fetchCount(db) == 3)
     }
 
+    @Test func nonMutatingFormsReturnTheRecordAsWritten() throws {
+        let db = try makeDB()
+        let ann = SUser(id: nil, email: "a", name: "Ann", score: 1)
+        #expect(try ann.inserted(db, onConflict: .ignore).id == 1)
+        #expect(try ann.inserted(db, onConflict: .ignore).id == nil)
+        #expect(try ann.upserted(db, onConflict: \.email, doUpdate: [\.name]).id == 1)
+        #expect(try ann.upserted(db, onConflict: \.email, doNothing: true).id == nil)
+    }
+
     @Test func doNothingFalseUpdatesEveryOtherColumn() throws {
         let db = try makeDB()
         _ = try SUser(id: nil, email: "e", name: "a", score: 1).inserted(db)
