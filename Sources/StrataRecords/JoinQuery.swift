@@ -8,12 +8,12 @@ import SQLite3
 /// joined table.
 public protocol JoinMember {
     /// The record whose table is joined.
-    associatedtype Joined: Record
+    associatedtype Joined: QueryableRecord
     /// Reads the member from a joined row whose columns at `offset` and after are the record's.
     static func readJoined(from row: borrowing Row, at offset: Int32) throws -> Self
 }
 
-extension Record {
+extension QueryableRecord {
     /// A matched row's record.
     @inlinable
     public static func readJoined(from row: borrowing Row, at offset: Int32) throws -> Self {
@@ -47,7 +47,7 @@ extension Record {
     }
 }
 
-extension Optional: JoinMember where Wrapped: Record {
+extension Optional: JoinMember where Wrapped: QueryableRecord {
     /// The record a LEFT JOIN may not have matched.
     public typealias Joined = Wrapped
 
@@ -85,7 +85,7 @@ private func joinClause(_ kind: String, table: String, alias: String?, taken: [S
 ///     .fetchAll(db)
 /// ```
 /// Every column is qualified by its table (or alias), so two `id` columns never collide.
-public struct JoinQuery<A: Record, Members>: QuerySource {
+public struct JoinQuery<A: QueryableRecord, Members>: QuerySource {
     /// The query's clauses.
     public var queryParts: QueryParts
     /// The name each table's columns are qualified by: the first record's, then each joined one's.
@@ -129,7 +129,7 @@ extension JoinQuery where Members: JoinMember {
 
 extension JoinQuery {
     /// This join with one more table (`JOIN table [AS alias]`), its ON clause still to be added.
-    func appendingTable<NewMembers, Joined: Record>(_ joined: Joined.Type, kind: String, alias: String?,
+    func appendingTable<NewMembers, Joined: QueryableRecord>(_ joined: Joined.Type, kind: String, alias: String?,
                                                    as _: NewMembers.Type) -> (query: JoinQuery<A, NewMembers>, clause: SQLFragment) {
         let (clause, qualifier) = joinClause(kind, table: Joined.tableName, alias: alias, taken: qualifiers)
         let query = JoinQuery<A, NewMembers>(queryParts: queryParts, qualifiers: qualifiers + [qualifier], offsets: offsets + [nextOffset],
@@ -218,13 +218,13 @@ extension JoinQuery where Members: JoinMember {
     }
 
     /// Joins a third record; `on:` sees all three tables' columns.
-    public func join<C: Record>(_ other: C.Type, as alias: String? = nil,
+    public func join<C: QueryableRecord>(_ other: C.Type, as alias: String? = nil,
                                 on condition: (A.Columns, Members.Joined.Columns, C.Columns) -> RecordPredicate) -> JoinQuery<A, (Members, C)> {
         adding(C.self, kind: "JOIN", alias: alias, on: condition)
     }
 
     /// Left-joins a third record: nil where nothing matched.
-    public func leftJoin<C: Record>(_ other: C.Type, as alias: String? = nil,
+    public func leftJoin<C: QueryableRecord>(_ other: C.Type, as alias: String? = nil,
                                     on condition: (A.Columns, Members.Joined.Columns, C.Columns) -> RecordPredicate) -> JoinQuery<A, (Members, C?)> {
         adding(C?.self, kind: "LEFT JOIN", alias: alias, on: condition)
     }
@@ -333,7 +333,7 @@ extension JoinQuery {
     }
 
     /// Joins one more record; `on:` sees every table's columns, the new one's last.
-    public func join<M1: JoinMember, M2: JoinMember, each M: JoinMember, C: Record>(
+    public func join<M1: JoinMember, M2: JoinMember, each M: JoinMember, C: QueryableRecord>(
         _ other: C.Type, as alias: String? = nil,
         on condition: (A.Columns, M1.Joined.Columns, M2.Joined.Columns, repeat (each M).Joined.Columns, C.Columns) -> RecordPredicate
     ) -> JoinQuery<A, (M1, M2, repeat each M, C)> where Members == (M1, M2, repeat each M) {
@@ -341,7 +341,7 @@ extension JoinQuery {
     }
 
     /// Left-joins one more record: nil where nothing matched.
-    public func leftJoin<M1: JoinMember, M2: JoinMember, each M: JoinMember, C: Record>(
+    public func leftJoin<M1: JoinMember, M2: JoinMember, each M: JoinMember, C: QueryableRecord>(
         _ other: C.Type, as alias: String? = nil,
         on condition: (A.Columns, M1.Joined.Columns, M2.Joined.Columns, repeat (each M).Joined.Columns, C.Columns) -> RecordPredicate
     ) -> JoinQuery<A, (M1, M2, repeat each M, C?)> where Members == (M1, M2, repeat each M) {
@@ -399,23 +399,23 @@ extension RecordQuery {
     ///   - alias: The name the other table's columns are qualified by; needed only to name it in
     ///     SQL of your own, as a record joined with itself gets one anyway.
     ///   - condition: The join condition, over both records' columns.
-    public func join<B: Record>(_ other: B.Type, as alias: String? = nil, on condition: (R.Columns, B.Columns) -> RecordPredicate) -> JoinQuery<R, B> {
+    public func join<B: QueryableRecord>(_ other: B.Type, as alias: String? = nil, on condition: (R.Columns, B.Columns) -> RecordPredicate) -> JoinQuery<R, B> {
         JoinQuery(base: queryParts, qualifier: qualifier, kind: "JOIN", alias: alias) { a, b, _, _ in condition(a, b) }
     }
 
     /// Left-joins another record: every row of this query, with the other record or nil.
-    public func leftJoin<B: Record>(_ other: B.Type, as alias: String? = nil, on condition: (R.Columns, B.Columns) -> RecordPredicate) -> JoinQuery<R, B?> {
+    public func leftJoin<B: QueryableRecord>(_ other: B.Type, as alias: String? = nil, on condition: (R.Columns, B.Columns) -> RecordPredicate) -> JoinQuery<R, B?> {
         JoinQuery(base: queryParts, qualifier: qualifier, kind: "LEFT JOIN", alias: alias) { a, b, _, _ in condition(a, b) }
     }
 }
 
-extension Record {
+extension QueryableRecord {
     /// Joins another record: rows where `on:` holds, read as `(Self, B)`.
     ///
     /// ```swift
     /// let pairs: [(Book, Author)] = try Book.join(Author.self, on: { $0.authorId == $1.id }).fetchAll(db)
     /// ```
-    public static func join<B: Record>(_ other: B.Type, as alias: String? = nil, on condition: (Columns, B.Columns) -> RecordPredicate) -> JoinQuery<Self, B> {
+    public static func join<B: QueryableRecord>(_ other: B.Type, as alias: String? = nil, on condition: (Columns, B.Columns) -> RecordPredicate) -> JoinQuery<Self, B> {
         all().join(other, as: alias, on: condition)
     }
 
@@ -424,7 +424,7 @@ extension Record {
     /// ```swift
     /// let all: [(Author, Book?)] = try Author.leftJoin(Book.self, on: { $1.authorId == $0.id }).fetchAll(db)
     /// ```
-    public static func leftJoin<B: Record>(_ other: B.Type, as alias: String? = nil, on condition: (Columns, B.Columns) -> RecordPredicate) -> JoinQuery<Self, B?> {
+    public static func leftJoin<B: QueryableRecord>(_ other: B.Type, as alias: String? = nil, on condition: (Columns, B.Columns) -> RecordPredicate) -> JoinQuery<Self, B?> {
         all().leftJoin(other, as: alias, on: condition)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 // Records fetched with SQL written by hand, its values bound through interpolation.
-extension Record {
+extension QueryableRecord {
     /// The records `literal` selects; each row is read by column name, so select the record's
     /// columns (`SELECT *` of its table does).
     ///

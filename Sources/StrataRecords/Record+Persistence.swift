@@ -98,7 +98,7 @@ public final class RecordStatements: Sendable {
     }
 }
 
-extension Record {
+extension QueryableRecord {
     /// The record type's statements (built on first use, by the generated static).
     static var statements: RecordStatements { recordStatements }
 
@@ -107,6 +107,32 @@ extension Record {
         return key
     }
 
+    // MARK: - Type-level reads
+
+    /// Every row of the table (or view).
+    /// - Throws: `SQLiteError`; ``RecordError`` for a row that does not map.
+    @inlinable
+    public static func fetchAll(_ db: Connection) throws -> [Self] {
+        try all().fetchAll(db)
+    }
+
+    /// The row whose primary key is `id`, or nil.
+    /// - Throws: ``RecordError/noPrimaryKey(record:)``; `SQLiteError`; ``RecordError``.
+    public static func fetchOne<ID: Bindable>(_ db: Connection, id: ID) throws -> Self? {
+        let key = try require(statements.fetchByKey)
+        return try RecordStatements.withStatement(key, on: db, bind: { try $0.bind(id, at: 1) }) { statement -> Self? in
+            guard try statement.step() else { return nil }
+            return try Self(columnOrderedRow: statement.currentRow)
+        }
+    }
+
+    /// The number of rows in the table (or view).
+    public static func fetchCount(_ db: Connection) throws -> Int {
+        try all().fetchCount(db)
+    }
+}
+
+extension Record {
     // MARK: - Persistence
 
     /// Inserts the record; an optional integer key left nil is assigned by SQLite and written
@@ -219,28 +245,6 @@ extension Record {
     }
 
     // MARK: - Type-level calls
-
-    /// Every row of the table.
-    /// - Throws: `SQLiteError`; ``RecordError`` for a row that does not map.
-    @inlinable
-    public static func fetchAll(_ db: Connection) throws -> [Self] {
-        try all().fetchAll(db)
-    }
-
-    /// The row whose primary key is `id`, or nil.
-    /// - Throws: ``RecordError/noPrimaryKey(record:)``; `SQLiteError`; ``RecordError``.
-    public static func fetchOne<ID: Bindable>(_ db: Connection, id: ID) throws -> Self? {
-        let key = try require(statements.fetchByKey)
-        return try RecordStatements.withStatement(key, on: db, bind: { try $0.bind(id, at: 1) }) { statement -> Self? in
-            guard try statement.step() else { return nil }
-            return try Self(columnOrderedRow: statement.currentRow)
-        }
-    }
-
-    /// The number of rows in the table.
-    public static func fetchCount(_ db: Connection) throws -> Int {
-        try all().fetchCount(db)
-    }
 
     /// Deletes every row; returns how many there were.
     @discardableResult

@@ -29,8 +29,25 @@ import Foundation
 /// `columnNaming` says how a property's name becomes its column's (see ``ColumnNaming``); it too
 /// is read when the macro expands, so it is written out (`.snakeCase`), not computed.
 @attached(member, names: named(recordConstraints))
-@attached(extension, conformances: Record, names: named(tableName), named(recordColumns), named(primaryKeyIndex), named(Columns), named(columns), named(init(row:)), named(init(row:columnIndexes:)), named(init(columnOrderedRow:)), named(init(columnOrderedRow:startingAt:)), named(bindRecordColumns(to:order:)), named(hasNilPrimaryKey), named(recordDidInsert(rowID:)), named(recordStatements))
+@attached(extension, conformances: Record, QueryableRecord, names: named(tableName), named(recordColumns), named(primaryKeyIndex), named(Columns), named(columns), named(init(row:)), named(init(row:columnIndexes:)), named(init(columnOrderedRow:)), named(init(columnOrderedRow:startingAt:)), named(bindRecordColumns(to:order:)), named(hasNilPrimaryKey), named(recordDidInsert(rowID:)), named(recordStatements))
 public macro Record(table: String? = nil, columnNaming: ColumnNaming = .propertyName) = #externalMacro(module: "StrataRecordsMacros", type: "RecordMacro")
+
+/// Makes a struct a ``ViewRecord``: the rows of a view, read and queried like a table's records,
+/// with no persistence calls (writing one is a compile error).
+///
+/// ```swift
+/// @Record(view: "author_totals") struct AuthorTotal { var authorId: Int64; var books: Int }
+/// extension AuthorTotal {
+///     static let definition = Book.group(by: \.authorId).select { ($0.authorId, $0.id.count()) }
+/// }
+/// try AuthorTotal.createView(db)                          // CREATE VIEW IF NOT EXISTS …
+/// let busy = try AuthorTotal.where { $0.books > 3 }.fetchAll(db)
+/// ```
+/// The view's columns are the properties', in declaration order, and the definition selects
+/// one value per property in that order. `view` must be a string literal.
+@attached(member, names: named(recordConstraints))
+@attached(extension, conformances: ViewRecord, QueryableRecord, names: named(tableName), named(recordColumns), named(primaryKeyIndex), named(Columns), named(columns), named(init(row:)), named(init(row:columnIndexes:)), named(init(columnOrderedRow:)), named(init(columnOrderedRow:startingAt:)), named(bindRecordColumns(to:order:)), named(hasNilPrimaryKey), named(recordDidInsert(rowID:)), named(recordStatements))
+public macro Record(view: String, columnNaming: ColumnNaming = .propertyName) = #externalMacro(module: "StrataRecordsMacros", type: "RecordMacro")
 
 /// How `@Record` names the column of a property that has no `@Column("name")`: an existing
 /// database's naming convention is met once, on the record, instead of on every property.
@@ -108,8 +125,14 @@ public macro Default(_ value: Any?) = #externalMacro(module: "StrataRecordsMacro
 /// A struct mapped to a table by `@Record`; the macro writes every requirement.
 ///
 /// A record is an `ExpressibleByRow`, so `let players: [Player] = try db.query("SELECT * FROM player")`
-/// works as for hand-written models.
-public protocol Record: ExpressibleByRow, JoinMember where Joined == Self {
+/// works as for hand-written models. Its rows are read and queried as a ``QueryableRecord``'s
+/// and written by the persistence calls (`insert`, `update`, `upsert`, `delete`), which only a
+/// table's record has.
+public protocol Record: QueryableRecord {}
+
+/// A struct whose rows typed queries read: a table's ``Record``, or a view's ``ViewRecord``
+/// (`@Record(view:)`), which has no persistence calls, so writing one does not compile.
+public protocol QueryableRecord: ExpressibleByRow, JoinMember where Joined == Self {
     /// The table's name: the type name with its first letter lowercased, or `@Record(table:)`.
     static var tableName: String { get }
     /// The columns, one per stored property, in declaration order.

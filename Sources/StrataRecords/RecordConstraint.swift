@@ -116,7 +116,7 @@ public struct RecordConstraint: Sendable, Equatable {
     }
 }
 
-extension Record {
+extension QueryableRecord {
     /// No constraints beyond the key and NOT NULL: `@Record` writes this member when a property
     /// declares `@References`, `@Indexed`, `@Unique` or `@Check`.
     public static var recordConstraints: [RecordConstraint] { [] }

@@ -68,7 +68,7 @@ extension HybridMatch: Equatable where R: Equatable {}
 /// (`.externalByKey(table:key:)`, for a TEXT key such as a synced table's), whose map is joined
 /// back to the record by its primary key. Ties in a list go by rowid (the index's, for the text
 /// list), and so do ties in the fused score, so the result does not depend on scan order.
-public struct HybridQuery<R: Record>: Sendable {
+public struct HybridQuery<R: QueryableRecord>: Sendable {
     let base: RecordQuery<R>
     /// The FTS5 table searched.
     public let textTable: String
@@ -176,7 +176,7 @@ extension RecordQuery {
     /// ```swift
     /// try Doc.all().hybridSearch(matching: pattern, in: DocText.self, nearest: q, by: \.embedding, k: 10).fetchAll(db)
     /// ```
-    public func hybridSearch<T: Record>(matching pattern: FTS5Pattern?, in textIndex: T.Type,
+    public func hybridSearch<T: QueryableRecord>(matching pattern: FTS5Pattern?, in textIndex: T.Type,
                                         nearest vector: FloatVector, by column: KeyPath<R.Columns, TypedColumn<FloatVector>>,
                                         metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
                                         fusion: HybridFusion = .reciprocalRank()) -> HybridQuery<R> {
@@ -185,7 +185,7 @@ extension RecordQuery {
     }
 
     /// The same, for an optional vector column: rows whose vector is NULL can still match by text.
-    public func hybridSearch<T: Record>(matching pattern: FTS5Pattern?, in textIndex: T.Type,
+    public func hybridSearch<T: QueryableRecord>(matching pattern: FTS5Pattern?, in textIndex: T.Type,
                                         nearest vector: FloatVector, by column: KeyPath<R.Columns, TypedColumn<FloatVector?>>,
                                         metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
                                         fusion: HybridFusion = .reciprocalRank()) -> HybridQuery<R> {
@@ -220,7 +220,7 @@ extension RecordQuery {
 extension Record {
     /// The `k` best records by an FTS5 match and nearness to a vector, fused by reciprocal rank
     /// (see ``HybridQuery``).
-    public static func hybridSearch<T: Record>(matching pattern: FTS5Pattern?, in textIndex: T.Type,
+    public static func hybridSearch<T: QueryableRecord>(matching pattern: FTS5Pattern?, in textIndex: T.Type,
                                                nearest vector: FloatVector, by column: KeyPath<Columns, TypedColumn<FloatVector>>,
                                                metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
                                                fusion: HybridFusion = .reciprocalRank()) -> HybridQuery<Self> {
@@ -229,7 +229,7 @@ extension Record {
     }
 
     /// The same, for an optional vector column.
-    public static func hybridSearch<T: Record>(matching pattern: FTS5Pattern?, in textIndex: T.Type,
+    public static func hybridSearch<T: QueryableRecord>(matching pattern: FTS5Pattern?, in textIndex: T.Type,
                                                nearest vector: FloatVector, by column: KeyPath<Columns, TypedColumn<FloatVector?>>,
                                                metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
                                                fusion: HybridFusion = .reciprocalRank()) -> HybridQuery<Self> {

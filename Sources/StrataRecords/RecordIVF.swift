@@ -15,7 +15,7 @@ import Foundation
 /// The query's conditions restrict the rows ranked inside the probed lists, so a filtered
 /// search still returns up to `k` rows when the lists hold them. Rows written since the last
 /// `updateIVFIndex` are ranked exactly.
-public struct ProbingNearestQuery<R: Record>: Sendable {
+public struct ProbingNearestQuery<R: QueryableRecord>: Sendable {
     let nearest: NearestQuery<R>
     /// The IVF index searched.
     public let index: String

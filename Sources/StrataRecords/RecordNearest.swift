@@ -24,7 +24,7 @@ import SQLite3
 /// Most of a large scan's time is SQLite reading pages and stepping rows, not the distances;
 /// `PRAGMA mmap_size` changes how pages are read, faster for some tables and slower for others
 /// (see the VectorSearch article), so measure it on your data.
-public struct NearestQuery<R: Record>: Sendable {
+public struct NearestQuery<R: QueryableRecord>: Sendable {
     /// The query whose rows are ranked: its conditions apply, its order is replaced by distance.
     let base: RecordQuery<R>
     let column: TypedColumn<FloatVector?>

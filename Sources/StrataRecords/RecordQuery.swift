@@ -58,6 +58,11 @@ public struct QueryParts: Sendable {
     var orderings: [SQLFragment] = []
     var limitCount: Int?
     var offsetCount: Int?
+    /// The WITH clause's named queries (``CTE``s, a recursive walk), and whether one is recursive.
+    var commonTables: [SQLFragment] = []
+    var recursive = false
+    /// The names the WITH clause gives, so one named query is added once.
+    var commonTableNames: [String] = []
 
     init(from: SQLFragment) {
         self.from = from
@@ -66,8 +71,19 @@ public struct QueryParts: Sendable {
     /// The clauses as the core's one statement renderer takes them.
     var statementClauses: StatementClauses {
         // `limit(n)` sets offset 0, which writes no OFFSET.
-        StatementClauses(predicate: predicate?.fragment, groups: groups, having: having?.fragment, orderings: orderings,
-                         limit: limitCount, offset: offsetCount == 0 ? nil : offsetCount)
+        var clauses = StatementClauses(predicate: predicate?.fragment, groups: groups, having: having?.fragment, orderings: orderings,
+                                       limit: limitCount, offset: offsetCount == 0 ? nil : offsetCount)
+        clauses.commonTables = commonTables
+        clauses.recursive = recursive
+        return clauses
+    }
+
+    /// Adds a named query to the WITH clause, once per name (as SQLite compares names).
+    mutating func addCommonTable(_ name: String, _ definition: SQLFragment, recursive: Bool = false) {
+        guard !IdentifierSet(commonTableNames).contains(name) else { return }
+        commonTableNames.append(name)
+        commonTables.append(definition)
+        self.recursive = self.recursive || recursive
     }
 
     /// `SELECT list FROM … clauses`.
@@ -84,10 +100,10 @@ public struct QueryParts: Sendable {
     /// The query rendered once, to nest as a subquery (its columns are qualified by their
     /// tables, so a correlated subquery names the outer table's columns unambiguously).
     func nested(_ list: SQLFragment) -> SQLFragment {
-        let query = select(list)
-        // A value that could not be encoded stays a segment, so running the outer query throws.
-        guard let rendered = try? query.rendered else { return query }
-        return SQLFragment(sql: rendered.sql, arguments: rendered.arguments)
+        // Nested whole, not rendered to text: its values stay values, so a view or a trigger
+        // can write them as literals, and one that could not be encoded still throws when the
+        // outer query runs.
+        SQLFragment(segments: [.fragment(select(list))])
     }
 
     /// At most `count` rows, after skipping `offset`.
@@ -133,7 +149,7 @@ extension ModifiableQuery {
 ///     .limit(10, offset: 0)
 ///     .fetchAll(db)
 /// ```
-public struct RecordQuery<R: Record>: QuerySource {
+public struct RecordQuery<R: QueryableRecord>: QuerySource {
     /// The query's clauses.
     public var queryParts: QueryParts
     /// The name the table's columns are qualified by: the table's own, or an alias when the
@@ -251,7 +267,7 @@ public struct RecordQuery<R: Record>: QuerySource {
     /// - Throws: `SQLiteError`, or ``RecordQueryError`` for a limit, an order or a group (a
     ///   DELETE takes none of them here).
     @discardableResult
-    public func deleteAll(_ db: Connection) throws -> Int {
+    public func deleteAll(_ db: Connection) throws -> Int where R: Record {
         let clauses = try unlimitedClauses(for: "deleteAll")
         try db.run(literal: clauses.delete(from: .identifier(R.tableName)))
         return db.changes
@@ -263,7 +279,7 @@ public struct RecordQuery<R: Record>: QuerySource {
     /// try Player.where { $0.team == nil }.update(db, set: { [$0.team.set("free agents"), $0.score.set(0)] })
     /// ```
     @discardableResult
-    public func update(_ db: Connection, set assignments: (R.Columns) -> [ColumnAssignment]) throws -> Int {
+    public func update(_ db: Connection, set assignments: (R.Columns) -> [ColumnAssignment]) throws -> Int where R: Record {
         let assigned = building(assignments)
         guard !assigned.isEmpty else { return 0 }
         let clauses = try unlimitedClauses(for: "update")
@@ -273,11 +289,11 @@ public struct RecordQuery<R: Record>: QuerySource {
 
     /// Sets one column of the matching records; returns how many changed.
     @discardableResult
-    public func update(_ db: Connection, set assignment: (R.Columns) -> ColumnAssignment) throws -> Int {
+    public func update(_ db: Connection, set assignment: (R.Columns) -> ColumnAssignment) throws -> Int where R: Record {
         try update(db, set: { [assignment($0)] })
     }
 
-    private func unlimitedClauses(for operation: String) throws -> StatementClauses {
+    func unlimitedClauses(for operation: String) throws -> StatementClauses {
         guard queryParts.limitCount == nil, queryParts.orderings.isEmpty, queryParts.groups.isEmpty, queryParts.having == nil else {
             throw RecordQueryError.unsupported("\(operation) on \(R.self) takes a query without order, limit, group or having")
         }
@@ -298,7 +314,7 @@ public enum RecordQueryError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-extension Record {
+extension QueryableRecord {
     /// Every record of the table, as a query to narrow, order or limit.
     @inlinable
     public static func all() -> RecordQuery<Self> { RecordQuery() }

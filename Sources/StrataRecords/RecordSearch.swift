@@ -75,7 +75,7 @@ extension Record {
     }
 }
 
-extension RecordQuery {
+extension RecordQuery where R: Record {
     /// Narrows the query to the documents `pattern` matches (none for nil).
     public func matching(_ pattern: FTS5Pattern?) -> RecordQuery {
         guard let pattern else { return self.where { _ in RecordPredicate("0") } }

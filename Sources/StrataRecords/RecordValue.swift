@@ -155,7 +155,7 @@ public struct RecordRowReader<R> {
 extension Row {
     /// The index of each of `R`'s columns in this row's statement, resolved once per statement.
     /// - Throws: ``RecordError/missingColumn(column:record:available:)``.
-    public func recordColumnIndexes<R: Record>(for type: R.Type) throws -> [Int32] {
+    public func recordColumnIndexes<R: QueryableRecord>(for type: R.Type) throws -> [Int32] {
         switch columnIndexes(cachedFor: R.self, names: { R.recordColumns.map(\.name) }) {
         case .success(let indexes): return indexes
         case .failure(let missing):

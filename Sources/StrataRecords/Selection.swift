@@ -91,24 +91,24 @@ public struct Selection<Source: QuerySource, Output>: QuerySource, @unchecked Se
 
 extension Selection {
     /// Adds an ORDER BY term over the record's columns.
-    public func order<R: Record, Term: OrderingTerm>(_ term: (R.Columns) -> Term) -> Selection where Source == RecordQuery<R> {
+    public func order<R: QueryableRecord, Term: OrderingTerm>(_ term: (R.Columns) -> Term) -> Selection where Source == RecordQuery<R> {
         ordered(source.building(term).orderingFragment)
     }
 
     /// Adds an ORDER BY term by a column.
-    public func order<R: Record, V>(by column: KeyPath<R.Columns, TypedColumn<V>>, _ direction: SortDirection = .ascending) -> Selection where Source == RecordQuery<R> {
+    public func order<R: QueryableRecord, V>(by column: KeyPath<R.Columns, TypedColumn<V>>, _ direction: SortDirection = .ascending) -> Selection where Source == RecordQuery<R> {
         let column = source.columns[keyPath: column]
         return ordered(direction == .descending ? column.descending.orderingFragment : column.orderingFragment)
     }
 
     /// Adds an ORDER BY term over the two joined records' columns.
-    public func order<A: Record, B: JoinMember, Term: OrderingTerm>(_ term: (A.Columns, B.Joined.Columns) -> Term) -> Selection
+    public func order<A: QueryableRecord, B: JoinMember, Term: OrderingTerm>(_ term: (A.Columns, B.Joined.Columns) -> Term) -> Selection
     where Source == JoinQuery<A, B> {
         ordered(source.withBothColumns(term).orderingFragment)
     }
 
     /// Adds an ORDER BY term over three or more joined records' columns.
-    public func order<A: Record, M1: JoinMember, M2: JoinMember, each M: JoinMember, Term: OrderingTerm>(
+    public func order<A: QueryableRecord, M1: JoinMember, M2: JoinMember, each M: JoinMember, Term: OrderingTerm>(
         _ term: (A.Columns, M1.Joined.Columns, M2.Joined.Columns, repeat (each M).Joined.Columns) -> Term
     ) -> Selection where Source == JoinQuery<A, (M1, M2, repeat each M)> {
         ordered(source.withColumns(term).orderingFragment)
@@ -213,7 +213,7 @@ extension RecordQuery {
     }
 }
 
-extension Record {
+extension QueryableRecord {
     /// Selects one column of every record.
     @inlinable
     public static func select<V>(_ column: KeyPath<Columns, TypedColumn<V>>) -> Selection<RecordQuery<Self>, V> {

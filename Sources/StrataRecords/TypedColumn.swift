@@ -28,6 +28,8 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     @usableFromInline let reader: (SQLiteStatementHandle, Int32) throws -> Value
     /// The column as a column segment (qualified by ``qualifier``), built once with the record's columns.
     public let fragment: SQLFragment
+    /// What an UPDATE or INSERT being built sets the column to (`+=`, `set(to:)`), if anything.
+    var assignment: SQLFragment?
 
     /// A column of a property whose type binds and reads itself.
     // Inlinable: the reader closure is made where the record's columns are, for its concrete type.

@@ -140,8 +140,11 @@ public struct RecordMacro: ExtensionMacro {
         }
         let tableName = tableArgumentValue ?? defaultTableName(for: typeName)
         let access = accessModifier(of: structDecl)
+        // Both protocols are named: the compiler looks a conformance up through the macro only
+        // for a protocol the macro lists, so typed queries (on `QueryableRecord`) must find it too.
+        let isView = node.arguments?.as(LabeledExprListSyntax.self)?.contains { $0.label?.text == "view" } ?? false
         return [try makeExtension(type: type, access: access, tableName: tableName, properties: properties, key: keys.first,
-                                  memberwise: hasUsableMemberwiseInit(structDecl, properties: properties))]
+                                  memberwise: hasUsableMemberwiseInit(structDecl, properties: properties), isView: isView)]
     }
 
     // MARK: - Reading the declaration
@@ -415,7 +418,8 @@ public struct RecordMacro: ExtensionMacro {
 
     static func tableNameArgument(of node: AttributeSyntax, in context: some MacroExpansionContext) throws -> String? {
         guard let arguments = node.arguments?.as(LabeledExprListSyntax.self) else { return nil }
-        for argument in arguments where argument.label?.text == "table" {
+        // `view:` names a view the way `table:` names a table.
+        for argument in arguments where argument.label?.text == "table" || argument.label?.text == "view" {
             if argument.expression.is(NilLiteralExprSyntax.self) { return nil }
             return try stringLiteral(argument.expression, of: node, in: context)
         }
@@ -476,13 +480,15 @@ public struct RecordMacro: ExtensionMacro {
         return "\"\(escaped)\""
     }
 
-    static func makeExtension(type: some TypeSyntaxProtocol, access: String, tableName: String, properties: [RecordProperty], key: RecordProperty?, memberwise: Bool = false) throws -> ExtensionDeclSyntax {
+    static func makeExtension(type: some TypeSyntaxProtocol, access: String, tableName: String, properties: [RecordProperty], key: RecordProperty?, memberwise: Bool = false,
+                              isView: Bool = false) throws -> ExtensionDeclSyntax {
         let columnsList = properties.map { property in
             "StrataRecords.RecordColumn.\(property.isJSON ? "describingJSON" : "describing")(\(literal(property.column)), as: (\(property.type)).self, isPrimaryKey: \(property.isPrimaryKey))"
                 + (property.defaultLiteral.map { ".defaulting(to: \($0), as: (\(property.type)).self)" } ?? "")
         }.joined(separator: ",\n    ")
         let typedColumns = properties.map { property in
-            "    \(access)let \(property.name): StrataRecords.TypedColumn<\(property.type)>"
+            // `var`, so a trigger's UPDATE can write `$0.count += 1` on an `inout` copy.
+            "    \(access)var \(property.name): StrataRecords.TypedColumn<\(property.type)>"
         }.joined(separator: "\n")
         let recordName = literal(type.trimmedDescription)
         let typedColumnInits = properties.map { property in
@@ -520,7 +526,7 @@ public struct RecordMacro: ExtensionMacro {
         let keyIsNil = key.map { "StrataRecords.RecordValue.isNil(self.\($0.name))" } ?? "false"
 
         let source: DeclSyntax = """
-        extension \(type.trimmed): StrataRecords.Record {
+        extension \(type.trimmed): \(raw: isView ? "StrataRecords.ViewRecord" : "StrataRecords.Record"), StrataRecords.QueryableRecord {
         \(raw: access)static let tableName: String = \(raw: literal(tableName))
         \(raw: access)static let recordColumns: [StrataRecords.RecordColumn] = [
             \(raw: columnsList)

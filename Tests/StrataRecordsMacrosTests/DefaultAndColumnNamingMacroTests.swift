@@ -53,7 +53,7 @@ struct DefaultAndColumnNamingMacroTests {
                 }
             }
 
-            extension Post: StrataRecords.Record {
+            extension Post: StrataRecords.Record, StrataRecords.QueryableRecord {
                 static let tableName: String = "posts"
                 static let recordColumns: [StrataRecords.RecordColumn] = [
                     StrataRecords.RecordColumn.describing("id", as: (Int64?).self, isPrimaryKey: true),
@@ -65,11 +65,11 @@ struct DefaultAndColumnNamingMacroTests {
                 static let primaryKeyIndex: Int? = 0
                 static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
                 struct Columns: StrataRecords.RecordColumnSet {
-                    let id: StrataRecords.TypedColumn<Int64?>
-                    let authorId: StrataRecords.TypedColumn<Int64>
-                    let URLString: StrataRecords.TypedColumn<String>
-                    let text: StrataRecords.TypedColumn<String>
-                    let score2: StrataRecords.TypedColumn<Int>
+                    var id: StrataRecords.TypedColumn<Int64?>
+                    var authorId: StrataRecords.TypedColumn<Int64>
+                    var URLString: StrataRecords.TypedColumn<String>
+                    var text: StrataRecords.TypedColumn<String>
+                    var score2: StrataRecords.TypedColumn<Int>
                     init(qualifier: String?) {
                         self.id = StrataRecords.TypedColumn("id", qualifier: qualifier, record: "Post")
                         self.authorId = StrataRecords.TypedColumn("author_id", qualifier: qualifier, record: "Post")
@@ -159,7 +159,7 @@ struct DefaultAndColumnNamingMacroTests {
                 var authorId: Int64
             }
 
-            extension A: StrataRecords.Record {
+            extension A: StrataRecords.Record, StrataRecords.QueryableRecord {
                 static let tableName: String = "a"
                 static let recordColumns: [StrataRecords.RecordColumn] = [
                     StrataRecords.RecordColumn.describing("authorId", as: (Int64).self, isPrimaryKey: false)
@@ -167,7 +167,7 @@ struct DefaultAndColumnNamingMacroTests {
                 static let primaryKeyIndex: Int? = nil
                 static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
                 struct Columns: StrataRecords.RecordColumnSet {
-                    let authorId: StrataRecords.TypedColumn<Int64>
+                    var authorId: StrataRecords.TypedColumn<Int64>
                     init(qualifier: String?) {
                         self.authorId = StrataRecords.TypedColumn("authorId", qualifier: qualifier, record: "A")
                     }
@@ -209,7 +209,7 @@ struct DefaultAndColumnNamingMacroTests {
                 }
             }
 
-            extension B: StrataRecords.Record {
+            extension B: StrataRecords.Record, StrataRecords.QueryableRecord {
                 static let tableName: String = "b"
                 static let recordColumns: [StrataRecords.RecordColumn] = [
                     StrataRecords.RecordColumn.describing("author_id", as: (Int64).self, isPrimaryKey: false)
@@ -217,7 +217,7 @@ struct DefaultAndColumnNamingMacroTests {
                 static let primaryKeyIndex: Int? = nil
                 static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
                 struct Columns: StrataRecords.RecordColumnSet {
-                    let authorId: StrataRecords.TypedColumn<Int64>
+                    var authorId: StrataRecords.TypedColumn<Int64>
                     init(qualifier: String?) {
                         self.authorId = StrataRecords.TypedColumn("author_id", qualifier: qualifier, record: "B")
                     }
@@ -288,7 +288,7 @@ struct DefaultAndColumnNamingMacroTests {
                 var raw: Swift.String
             }
 
-            extension Settings: StrataRecords.Record {
+            extension Settings: StrataRecords.Record, StrataRecords.QueryableRecord {
                 static let tableName: String = "settings"
                 static let recordColumns: [StrataRecords.RecordColumn] = [
                     StrataRecords.RecordColumn.describing("id", as: (Int64?).self, isPrimaryKey: true),
@@ -302,13 +302,13 @@ struct DefaultAndColumnNamingMacroTests {
                 static let primaryKeyIndex: Int? = 0
                 static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
                 struct Columns: StrataRecords.RecordColumnSet {
-                    let id: StrataRecords.TypedColumn<Int64?>
-                    let score: StrataRecords.TypedColumn<Int>
-                    let note: StrataRecords.TypedColumn<String>
-                    let done: StrataRecords.TypedColumn<Bool>
-                    let ratio: StrataRecords.TypedColumn<Double>
-                    let tag: StrataRecords.TypedColumn<String?>
-                    let raw: StrataRecords.TypedColumn<Swift.String>
+                    var id: StrataRecords.TypedColumn<Int64?>
+                    var score: StrataRecords.TypedColumn<Int>
+                    var note: StrataRecords.TypedColumn<String>
+                    var done: StrataRecords.TypedColumn<Bool>
+                    var ratio: StrataRecords.TypedColumn<Double>
+                    var tag: StrataRecords.TypedColumn<String?>
+                    var raw: StrataRecords.TypedColumn<Swift.String>
                     init(qualifier: String?) {
                         self.id = StrataRecords.TypedColumn("id", qualifier: qualifier, record: "Settings")
                         self.score = StrataRecords.TypedColumn("score", qualifier: qualifier, record: "Settings")

@@ -52,7 +52,7 @@ struct RecordConstraintMacroTests {
                 }
             }
 
-            extension Book: StrataRecords.Record {
+            extension Book: StrataRecords.Record, StrataRecords.QueryableRecord {
                 public static let tableName: String = "book"
                 public static let recordColumns: [StrataRecords.RecordColumn] = [
                     StrataRecords.RecordColumn.describing("id", as: (Int64?).self, isPrimaryKey: true),
@@ -63,10 +63,10 @@ struct RecordConstraintMacroTests {
                 public static let primaryKeyIndex: Int? = 0
                 public static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
                 public struct Columns: StrataRecords.RecordColumnSet {
-                    public let id: StrataRecords.TypedColumn<Int64?>
-                    public let authorId: StrataRecords.TypedColumn<Int64>
-                    public let title: StrataRecords.TypedColumn<String>
-                    public let year: StrataRecords.TypedColumn<Int>
+                    public var id: StrataRecords.TypedColumn<Int64?>
+                    public var authorId: StrataRecords.TypedColumn<Int64>
+                    public var title: StrataRecords.TypedColumn<String>
+                    public var year: StrataRecords.TypedColumn<Int>
                     public init(qualifier: String?) {
                         self.id = StrataRecords.TypedColumn("id", qualifier: qualifier, record: "Book")
                         self.authorId = StrataRecords.TypedColumn("author_id", qualifier: qualifier, record: "Book")

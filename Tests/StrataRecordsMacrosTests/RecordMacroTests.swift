@@ -44,7 +44,7 @@ struct RecordMacroTests {
                 var level: Int = 1 { didSet { print(level) } }
             }
 
-            extension Player: StrataRecords.Record {
+            extension Player: StrataRecords.Record, StrataRecords.QueryableRecord {
                 static let tableName: String = "player"
                 static let recordColumns: [StrataRecords.RecordColumn] = [
                     StrataRecords.RecordColumn.describing("id", as: (Int64?).self, isPrimaryKey: true),
@@ -55,10 +55,10 @@ struct RecordMacroTests {
                 static let primaryKeyIndex: Int? = 0
                 static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
                 struct Columns: StrataRecords.RecordColumnSet {
-                    let id: StrataRecords.TypedColumn<Int64?>
-                    let name: StrataRecords.TypedColumn<String>
-                    let score: StrataRecords.TypedColumn<Int>
-                    let level: StrataRecords.TypedColumn<Int>
+                    var id: StrataRecords.TypedColumn<Int64?>
+                    var name: StrataRecords.TypedColumn<String>
+                    var score: StrataRecords.TypedColumn<Int>
+                    var level: StrataRecords.TypedColumn<Int>
                     init(qualifier: String?) {
                         self.id = StrataRecords.TypedColumn("id", qualifier: qualifier, record: "Player")
                         self.name = StrataRecords.TypedColumn("name", qualifier: qualifier, record: "Player")
@@ -135,7 +135,7 @@ struct RecordMacroTests {
                 public var name: String
             }
 
-            extension Person: StrataRecords.Record {
+            extension Person: StrataRecords.Record, StrataRecords.QueryableRecord {
                 public static let tableName: String = "people"
                 public static let recordColumns: [StrataRecords.RecordColumn] = [
                     StrataRecords.RecordColumn.describing("name", as: (String).self, isPrimaryKey: false)
@@ -143,7 +143,7 @@ struct RecordMacroTests {
                 public static let primaryKeyIndex: Int? = nil
                 public static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
                 public struct Columns: StrataRecords.RecordColumnSet {
-                    public let name: StrataRecords.TypedColumn<String>
+                    public var name: StrataRecords.TypedColumn<String>
                     public init(qualifier: String?) {
                         self.name = StrataRecords.TypedColumn("name", qualifier: qualifier, record: "Person")
                     }
@@ -206,7 +206,7 @@ struct RecordMacroTests {
                 var greeting: Swift.String
             }
 
-            extension Match: StrataRecords.Record {
+            extension Match: StrataRecords.Record, StrataRecords.QueryableRecord {
                 static let tableName: String = "match"
                 static let recordColumns: [StrataRecords.RecordColumn] = [
                     StrataRecords.RecordColumn.describing("code", as: (String).self, isPrimaryKey: true),
@@ -216,9 +216,9 @@ struct RecordMacroTests {
                 static let primaryKeyIndex: Int? = 0
                 static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
                 struct Columns: StrataRecords.RecordColumnSet {
-                    let code: StrataRecords.TypedColumn<String>
-                    let position: StrataRecords.TypedColumn<Position?>
-                    let greeting: StrataRecords.TypedColumn<Swift.String>
+                    var code: StrataRecords.TypedColumn<String>
+                    var position: StrataRecords.TypedColumn<Position?>
+                    var greeting: StrataRecords.TypedColumn<Swift.String>
                     init(qualifier: String?) {
                         self.code = StrataRecords.TypedColumn("code", qualifier: qualifier, record: "Match")
                         self.position = StrataRecords.TypedColumn("position", qualifier: qualifier, record: "Match")
@@ -293,7 +293,7 @@ struct RecordMacroTests {
                 @JSON var meta: [String: Int]?
             }
 
-            extension Article: StrataRecords.Record {
+            extension Article: StrataRecords.Record, StrataRecords.QueryableRecord {
                 static let tableName: String = "article"
                 static let recordColumns: [StrataRecords.RecordColumn] = [
                     StrataRecords.RecordColumn.describing("id", as: (Int64?).self, isPrimaryKey: true),
@@ -303,9 +303,9 @@ struct RecordMacroTests {
                 static let primaryKeyIndex: Int? = 0
                 static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
                 struct Columns: StrataRecords.RecordColumnSet {
-                    let id: StrataRecords.TypedColumn<Int64?>
-                    let tags: StrataRecords.TypedColumn<[String]>
-                    let meta: StrataRecords.TypedColumn<[String: Int]?>
+                    var id: StrataRecords.TypedColumn<Int64?>
+                    var tags: StrataRecords.TypedColumn<[String]>
+                    var meta: StrataRecords.TypedColumn<[String: Int]?>
                     init(qualifier: String?) {
                         self.id = StrataRecords.TypedColumn("id", qualifier: qualifier, record: "Article")
                         self.tags = StrataRecords.TypedColumn(json: "tags", qualifier: qualifier, record: "Article")

@@ -45,11 +45,16 @@ package struct LateColumn: Hashable, @unchecked Sendable, CustomStringConvertibl
 public enum SQLFragmentError: Error, CustomStringConvertible, Equatable {
     /// A column named late (an ORM key path) was never resolved to a table's column.
     case unresolvedColumn(String)
+    /// SQL text written with its own `?` placeholders went into a view or a trigger, where
+    /// SQLite takes no parameters (the text is carried).
+    case parametersInSchemaStatement(String)
 
     public var description: String {
         switch self {
         case .unresolvedColumn(let name):
             return "The column \(name) was not resolved to a table's column before the SQL ran"
+        case .parametersInSchemaStatement(let text):
+            return "A view or trigger cannot hold SQL text with its own ? placeholders (\(text)): SQLite takes no parameters there; build that part with typed columns and values instead"
         }
     }
 }

@@ -159,12 +159,27 @@ public struct SQLFragment: Sendable {
         return nil
     }
 
-    private func write(into sql: inout String, arguments: inout [BindingValue], collectingArguments: Bool, failure: inout (any Error)?) {
+    /// The SQL text with every value written as a literal (the kernel's ``sqlLiteral(_:)``), for
+    /// the schema statements SQLite takes no parameters in: a view's SELECT, a trigger's body.
+    /// - Throws: The encoding error of a value that could not be encoded;
+    ///   ``SQLFragmentError/parametersInSchemaStatement(_:)`` for text that holds its own `?`s.
+    package func sqlInliningValues() throws -> String {
+        var sql = ""
+        var unused: [BindingValue] = []
+        var failure: (any Error)?
+        write(into: &sql, arguments: &unused, collectingArguments: false, inliningValues: true, failure: &failure)
+        if let failure { throw failure }
+        return sql
+    }
+
+    private func write(into sql: inout String, arguments: inout [BindingValue], collectingArguments: Bool,
+                       inliningValues: Bool = false, failure: inout (any Error)?) {
         for segment in segments {
             switch segment {
             case .text(let text):
                 sql += text
             case .value(let value):
+                if inliningValues { sql += sqlLiteral(value); continue }
                 sql += "?"
                 if collectingArguments { arguments.append(value) }
             case .identifier(let name):
@@ -173,13 +188,15 @@ public struct SQLFragment: Sendable {
                 if let qualifier { sql += quoteIdentifier(qualifier) + "." }
                 sql += quoteIdentifier(name)
             case .bound(let text, let values):
+                if inliningValues, !values.isEmpty, failure == nil { failure = SQLFragmentError.parametersInSchemaStatement(text) }
                 sql += text
                 if collectingArguments { arguments.append(contentsOf: values) }
             case .fragment(let nested):
-                nested.write(into: &sql, arguments: &arguments, collectingArguments: collectingArguments, failure: &failure)
+                nested.write(into: &sql, arguments: &arguments, collectingArguments: collectingArguments,
+                             inliningValues: inliningValues, failure: &failure)
             case .unbindable(let error):
                 if failure == nil { failure = error }
-                sql += "?"
+                sql += inliningValues ? "NULL" : "?"
                 if collectingArguments { arguments.append(.null) }
             case .lateColumn(let column):
                 if failure == nil { failure = SQLFragmentError.unresolvedColumn(column.description) }

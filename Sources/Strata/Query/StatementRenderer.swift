@@ -25,6 +25,11 @@ package struct StatementClauses: Sendable {
     /// After skipping this many rows; nil writes nothing, 0 is bound like any other (a statement
     /// prepared once is paged by rebinding both values).
     package var offset: Int?
+    /// The WITH clause's named queries, each `"name"("a", …) AS (SELECT …)` (see
+    /// ``commonTable(_:columns:as:)``), written before the statement in order.
+    package var commonTables: [SQLFragment] = []
+    /// Whether the WITH clause is `WITH RECURSIVE` (a named query that reads itself).
+    package var recursive = false
 
     package init(predicate: SQLFragment? = nil, groups: [SQLFragment] = [], having: SQLFragment? = nil,
                  orderings: [SQLFragment] = [], limit: Int? = nil, offset: Int? = nil) {
@@ -59,21 +64,91 @@ package struct StatementClauses: Sendable {
         return clauses
     }
 
-    /// `SELECT [DISTINCT] columns FROM source clauses`.
+    /// `WITH [RECURSIVE] a AS (…), b AS (…) `, or nothing without named queries.
+    package var withClause: SQLFragment {
+        guard !commonTables.isEmpty else { return SQLFragment() }
+        return "\(sql: recursive ? "WITH RECURSIVE " : "WITH ")\(commonTables, separator: ", ") "
+    }
+
+    /// `[WITH …] SELECT [DISTINCT] columns FROM source clauses`.
     package func select(_ columns: SQLFragment, from source: SQLFragment, distinct: Bool = false,
                         ordering: Bool = true, limiting: Bool = true) -> SQLFragment {
-        "SELECT \(sql: distinct ? "DISTINCT " : "")\(columns) FROM \(source)\(rendered(ordering: ordering, limiting: limiting))"
+        "\(withClause)SELECT \(sql: distinct ? "DISTINCT " : "")\(columns) FROM \(source)\(rendered(ordering: ordering, limiting: limiting))"
     }
 
-    /// `UPDATE table SET assignments WHERE …`: the predicate only (SQLite takes ORDER BY and
-    /// LIMIT on an UPDATE only when built with SQLITE_ENABLE_UPDATE_DELETE_LIMIT, and no GROUP BY).
+    /// `[WITH …] UPDATE table SET assignments WHERE …`: the predicate only (SQLite takes ORDER BY
+    /// and LIMIT on an UPDATE only when built with SQLITE_ENABLE_UPDATE_DELETE_LIMIT, and no GROUP BY).
     package func update(_ table: SQLFragment, set assignments: SQLFragment) -> SQLFragment {
-        "UPDATE \(table) SET \(assignments)\(StatementClauses(predicate: predicate).rendered())"
+        "\(withClause)UPDATE \(table) SET \(assignments)\(StatementClauses(predicate: predicate).rendered())"
     }
 
-    /// `DELETE FROM table WHERE …`: the predicate only, as for `update(_:set:)`.
+    /// `[WITH …] DELETE FROM table WHERE …`: the predicate only, as for `update(_:set:)`.
     package func delete(from table: SQLFragment) -> SQLFragment {
-        "DELETE FROM \(table)\(StatementClauses(predicate: predicate).rendered())"
+        "\(withClause)DELETE FROM \(table)\(StatementClauses(predicate: predicate).rendered())"
+    }
+
+    /// `"name"("a", "b") AS (select)`: one named query of a WITH clause; without `columns` the
+    /// names are the select's own.
+    package static func commonTable(_ name: String, columns: [String] = [], as select: SQLFragment) -> SQLFragment {
+        var table = SQLFragment.identifier(name)
+        if !columns.isEmpty { table.append("(\(columns.map(SQLFragment.identifier).joined(separator: ", ")))") }
+        return "\(table) AS (\(select))"
+    }
+
+    /// `first UNION [ALL] second`: the two halves of a recursive named query.
+    package static func union(_ first: SQLFragment, _ second: SQLFragment, all: Bool = false) -> SQLFragment {
+        "\(first) \(sql: all ? "UNION ALL" : "UNION") \(second)"
+    }
+}
+
+// MARK: - Schema statements over typed queries (views, triggers)
+
+/// When a trigger fires, relative to its event.
+package enum TriggerTiming: String, Sendable {
+    case before = "BEFORE", after = "AFTER", insteadOf = "INSTEAD OF"
+}
+
+/// The event that fires a trigger.
+package enum TriggerEvent: Sendable, Equatable {
+    case insert, delete
+    /// An UPDATE; of the named columns only when `columns` is not empty.
+    case update(columns: [String])
+}
+
+extension StatementClauses {
+    /// `CREATE [TEMP] VIEW [IF NOT EXISTS] "name"("a", …) AS select`. SQLite takes no parameters
+    /// in a view: run it with ``SQLFragment/sqlInliningValues()``.
+    package static func createView(_ name: String, columns: [String], as select: SQLFragment,
+                                   temporary: Bool = false, ifNotExists: Bool = true) -> SQLFragment {
+        var sql = SQLFragment(sql: "CREATE \(temporary ? "TEMP " : "")VIEW \(ifNotExists ? "IF NOT EXISTS " : "")")
+        sql.append(segment: .identifier(name))
+        if !columns.isEmpty { sql.append("(\(columns.map(SQLFragment.identifier).joined(separator: ", ")))") }
+        sql.append(" AS \(select)")
+        return sql
+    }
+
+    /// `CREATE [TEMP] TRIGGER [IF NOT EXISTS] "name" timing event ON "table" FOR EACH ROW
+    /// [WHEN condition] BEGIN statement; … END`. SQLite takes no parameters in a trigger: run it
+    /// with ``SQLFragment/sqlInliningValues()``.
+    package static func createTrigger(_ name: String, timing: TriggerTiming, event: TriggerEvent, on table: String,
+                                      when condition: SQLFragment?, body: [SQLFragment],
+                                      temporary: Bool = false, ifNotExists: Bool = false) -> SQLFragment {
+        var sql = SQLFragment(sql: "CREATE \(temporary ? "TEMP " : "")TRIGGER \(ifNotExists ? "IF NOT EXISTS " : "")")
+        sql.append(segment: .identifier(name))
+        sql.append(segment: .text(" \(timing.rawValue) "))
+        switch event {
+        case .insert: sql.append(segment: .text("INSERT"))
+        case .delete: sql.append(segment: .text("DELETE"))
+        case .update(let columns):
+            sql.append(segment: .text("UPDATE"))
+            if !columns.isEmpty { sql.append(" OF \(columns.map(SQLFragment.identifier).joined(separator: ", "))") }
+        }
+        sql.append(" ON \(identifier: table) FOR EACH ROW")
+        if let condition, !condition.isEmpty { sql.append(" WHEN \(condition)") }
+        sql.append(segment: .text(" BEGIN "))
+        for statement in body { sql.append("\(statement); ") }
+        sql.append(segment: .text("END"))
+        return sql
     }
 }
 
