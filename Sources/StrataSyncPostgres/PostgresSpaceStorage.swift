@@ -65,20 +65,23 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     /// same check that it is additive), then makes PostgreSQL's tables match in the same
     /// transaction: new tables, new columns (`ADD COLUMN` with the mapped type and default), new
     /// UNIQUE indexes, and capture triggers that list the new columns. Other hub processes see
-    /// the new version at their next request and read the definitions again.
-    func migrateSchema(space name: String, to version: Int, _ body: (Connection) throws -> Void) throws {
+    /// the new version at their next request and read the definitions again. With `dryRun` the
+    /// same checks run and the plan lists the statements; none is run.
+    func migrateSchema(space name: String, to version: Int, dryRun: Bool, _ body: (Connection) throws -> Void) throws -> SyncMigrationPlan {
         try write {
             // Read under the space's lock: another process may have migrated since this one read.
             let rows = try link.query("SELECT image FROM \(bookkeeping("definitions")) WHERE id = 1 FOR UPDATE")
             guard let cell = rows.first?.first else { throw SyncError.unknownSpace(name) }
+            // A copy of the definitions: a dry run's changes to it are dropped with it.
             let definitions = try Connection(storageLocation: .inMemory)
             try definitions.deserialize(try cell.decode(Data.self))
             let before = try PostgresHubStorage.tables(of: definitions)
-            try HubSchema.runMigration(space: name, to: version, definitions, body)
+            var plan = try HubSchema.runMigration(space: name, to: version, definitions, body)
             let after = try PostgresHubStorage.tables(of: definitions)
+            var statements: [String] = []
             for table in after {
                 guard let old = before.first(where: { IdentifierSet.key($0.name) == IdentifierSet.key(table.name) }) else {
-                    for statement in PostgresHubStorage.createStatements(space: name, table: table) { try link.query(statement) }
+                    statements += PostgresHubStorage.createStatements(space: name, table: table)
                     continue
                 }
                 // Additive (checked above): the new columns follow the old ones.
@@ -89,12 +92,15 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
                             PostgreSQL reads the same way for \(column.type.rawValue)
                             """)
                     }
-                    try link.query("ALTER TABLE " + qualified(table) + " ADD COLUMN " + PostgresHubStorage.columnDefinition(column))
+                    statements.append("ALTER TABLE " + qualified(table) + " ADD COLUMN " + PostgresHubStorage.columnDefinition(column))
                 }
                 for columns in table.uniqueColumns where !old.uniqueColumns.contains(columns) {
-                    try link.query(PostgresHubStorage.uniqueIndexStatement(space: name, table: table, columns: columns))
+                    statements.append(PostgresHubStorage.uniqueIndexStatement(space: name, table: table, columns: columns))
                 }
             }
+            plan.storeStatements = statements
+            if dryRun { return plan }
+            for statement in statements { try link.query(statement) }
             // A backend's writes noted before the ALTERs took their tables' locks were noted with
             // the old columns: logged now, under the definitions they were noted with.
             try logNotedWrites()
@@ -107,6 +113,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             for statement in PostgresHubStorage.triggerStatements(space: name, tables: after) { try link.query(statement) }
             try link.query("UPDATE \(bookkeeping("definitions")) SET image = $1 WHERE id = 1", [try definitions.serialize()])
             try setMeta("schema_version", Int64(version))
+            return plan
         }
     }
 
@@ -155,6 +162,14 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         var binds = PostgresBindings()
         binds.append(version)
         return try link.run("DELETE FROM \(bookkeeping("log")) WHERE version <= $1", binds)
+    }
+
+    func inventory() throws -> (logEntries: Int, replicas: Int) {
+        guard let row = try link.query("""
+            SELECT (SELECT count(*) FROM \(bookkeeping("log"))), (SELECT count(DISTINCT replica) FROM \(bookkeeping("applied")))
+            """).first else { return (0, 0) }
+        let (entries, replicas) = try row.decode((Int64, Int64).self)
+        return (Int(entries), Int(replicas))
     }
 
     func applied(replica: String, sequence: Int64) throws -> AppliedRecord? {

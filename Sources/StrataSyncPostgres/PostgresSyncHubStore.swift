@@ -226,6 +226,13 @@ final class PostgresHubStorage: SyncHubStorage {
         return tables
     }
 
+    func spaceNames() throws -> [String] {
+        try withLink { _, link in
+            try link.query("SELECT schemaname FROM pg_tables WHERE tablename = '_strata_sync_definitions' ORDER BY schemaname COLLATE \"C\"")
+                .map { try $0.decode(String.self) }
+        }
+    }
+
     func withSpace<T>(_ name: String, _ body: (any SyncSpaceStorage) throws -> T) throws -> T {
         try withLink { state, link in
             var attempts = 0
