@@ -21,7 +21,8 @@ extension SyncHub {
             throw SyncError.tooLarge("a push is limited to \(limits.maximumPushBytes) changeset bytes, this one has \(bytes)")
         }
         let policies = self.policies.current
-        let response = try space(request.space) { storage in
+        // In one store transaction where the store has them (PostgreSQL), each entry a savepoint.
+        let response = try space(request.space) { storage in try storage.applyingPush {
             let widths = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
             var acknowledged: [Int64] = []
             var versions: [Int64] = []
@@ -66,7 +67,7 @@ extension SyncHub {
             return SyncPushResponse(acknowledged: acknowledged, corrections: corrections, hubVersion: version,
                                     chain: try HubSpace(storage: storage).chain(at: version), versions: versions,
                                     refused: refused.isEmpty ? nil : refused)
-        }
+        } }
         wake(request.space, reached: response.hubVersion)
         return response
     }
