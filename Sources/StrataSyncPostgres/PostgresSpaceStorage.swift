@@ -26,6 +26,8 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         var unwritten: Set<String> = []
         /// Entries found not applied, as `replica NUL sequence`.
         var notApplied: Set<String> = []
+        /// The push's entries applied before it began, read in one statement.
+        var appliedBefore: [String: AppliedRecord] = [:]
         /// Statements sent without waiting for their answers (postgres-nio sends them in order):
         /// each write's savepoint, its log row and its applied record, settled before the
         /// savepoint is released.
@@ -75,15 +77,26 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     /// for all its entries, each entry's ``write(_:)`` a savepoint, so a refused entry is undone
     /// alone and the others stay. The applied-entry record is still read under the lock before
     /// each entry, so several hub processes never apply one twice.
-    func applyingPush<T>(_ body: () throws -> T) throws -> T {
+    func applyingPush<T>(replica: String, sequences: [Int64], _ body: () throws -> T) throws -> T {
         guard !push.isOpen else { return try body() }
         var refusal: SyncError?
         let result: T? = try write {
+            // Which of the push's entries were applied before, in one look under the lock: the
+            // others are known not to be until this transaction applies them.
+            var appliedBefore: [String: AppliedRecord] = [:]
+            for row in try link.query("""
+                SELECT sequence, conflicts, version, digest FROM \(bookkeeping("applied")) WHERE replica = $1 AND sequence = ANY($2)
+                """, [replica, sequences]) {
+                let (sequence, conflicts, version, digest) = try row.decode((Int64, String, Int64, Int64?).self)
+                appliedBefore[PushTransaction.entry(replica, sequence)] = AppliedRecord(conflicts: conflicts, version: version, digest: digest)
+            }
             push.isOpen = true
-            push.known = ([:], [], [])
+            push.appliedBefore = appliedBefore
+            push.known = ([:], [], Set(sequences.map { PushTransaction.entry(replica, $0) }).subtracting(appliedBefore.keys))
             defer {
                 push.isOpen = false
                 push.known = ([:], [], [])
+                push.appliedBefore = [:]
                 push.unanswered = []
             }
             let result: T?
@@ -308,6 +321,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         if push.isOpen {
             let entry = PushTransaction.entry(replica, sequence)
             if push.notApplied.contains(entry) { return nil }
+            if let record = push.appliedBefore[entry] { return record }
             let record = try appliedInStore(replica: replica, sequence: sequence)
             if record == nil { push.notApplied.insert(entry) }
             return record

@@ -22,7 +22,8 @@ extension SyncHub {
         }
         let policies = self.policies.current
         // In one store transaction where the store has them (PostgreSQL), each entry a savepoint.
-        let response = try space(request.space) { storage in try storage.applyingPush {
+        let response = try space(request.space) { storage in
+            try storage.applyingPush(replica: request.replicaID, sequences: request.entries.map(\.sequence)) {
             let widths = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
             var acknowledged: [Int64] = []
             var versions: [Int64] = []

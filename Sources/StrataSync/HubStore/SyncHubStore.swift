@@ -108,7 +108,7 @@ package struct AppliedRecord {
 
 extension SyncSpaceStorage {
     /// Each entry's write a transaction of its own (the SQLite folder store).
-    package func applyingPush<T>(_ body: () throws -> T) throws -> T { try body() }
+    package func applyingPush<T>(replica: String, sequences: [Int64], _ body: () throws -> T) throws -> T { try body() }
 }
 
 /// One space in a store: its tables, its log, its applied-entry records and its meta values.
@@ -118,12 +118,12 @@ package protocol SyncSpaceStorage {
     func write<T>(_ body: () throws -> T) throws -> T
     /// Runs `body` in one read transaction (a consistent view).
     func read<T>(_ body: () throws -> T) throws -> T
-    /// Runs `body`, which answers one push and applies its entries each in a ``write(_:)`` of its
-    /// own. A store may hold one transaction around it, each write a savepoint of it (one lock
+    /// Runs `body`, which answers one push of `replica` (its entries' `sequences`) and applies
+    /// its entries each in a ``write(_:)`` of its own. A store may hold one transaction around it, each write a savepoint of it (one lock
     /// and one commit per push on PostgreSQL); when `body` throws a ``SyncError`` (the push
     /// refused from an entry on), the writes before it stay, as they would have committed each,
     /// and on any other error none does. By default each write is a transaction of its own.
-    func applyingPush<T>(_ body: () throws -> T) throws -> T
+    func applyingPush<T>(replica: String, sequences: [Int64], _ body: () throws -> T) throws -> T
 
     /// Which schema version `tables` with `fingerprint` are (nil: the current); throws
     /// ``SyncError/schemaMismatch(local:remote:)`` or ``SyncError/refused(_:)``.
