@@ -181,6 +181,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hub"])),
                 .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Hub"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hub"])),
+                // Already Hummingbird's dependency: the hub's metrics cost no extra package.
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Hub"])),
             ]
         ),
         // The hub's store on PostgreSQL: a space's tables as Postgres tables a backend can query
@@ -218,6 +220,9 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hub"])),
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hub"])),
                 .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Hub"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hub"])),
+                .product(name: "InMemoryLogging", package: "swift-log", condition: .when(traits: ["Hub"])),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Hub"])),
             ]
         ),
     ],

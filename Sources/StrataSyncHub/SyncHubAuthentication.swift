@@ -81,6 +81,8 @@ public enum SyncHubAuthentication: Sendable {
             } catch {
                 return unauthorized(.invalid, "the token is not valid here (its signature, its algorithm, its form or its claims): \(error)")
             }
+            // The request's log line names the user from here on (a refusal too).
+            SyncHubRequestRecord.current?.update { $0.user = claims.sub.value }
             guard let access = claims.spaces[space] else {
                 return forbidden(.forbiddenSpace, "the token of \(claims.sub.value) gives no access to the space \(space)")
             }

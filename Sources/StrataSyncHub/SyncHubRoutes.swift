@@ -4,6 +4,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import Metrics
 import Strata
 import StrataSync
 import Synchronization
@@ -69,19 +70,27 @@ public typealias SyncHubAuthorizer = @Sendable (_ token: String?, _ space: Strin
 /// changes), 503 (too many long polls, or the hub's store failed for a reason that passes such as
 /// a lost database connection; `Retry-After`).
 ///
-/// `requestLogLevel` logs every request at that level (through the application's logger).
+/// `requestLogLevel` logs every request at that level (through the application's logger), one
+/// line each once it is answered: method, path, status, the user (a JWT's `sub`), replica,
+/// space, entries and the reason of a refusal; never the token, nor the query string's values.
+/// `metricsFactory` receives the hub's metrics (pushes, pulls, refusals by reason, apply time,
+/// waiting polls, each space's version); the default is the program's bootstrapped backend.
 public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimits(), requestLogLevel: Logger.Level? = nil,
+                               metricsFactory: any MetricsFactory = MetricsSystem.factory,
                                authorize: @escaping SyncHubAuthorizer) -> Router<SyncHubRequestContext> {
-    buildSyncHubRouter(hub: hub, limits: limits, requestLogLevel: requestLogLevel, authentication: .custom(authorize))
+    buildSyncHubRouter(hub: hub, limits: limits, requestLogLevel: requestLogLevel, metricsFactory: metricsFactory,
+                       authentication: .custom(authorize))
 }
 
 /// The routes of ``buildSyncHubRouter(hub:limits:requestLogLevel:authorize:)``, with who may sync
 /// what said by `authentication` (a shared token, JWTs, or none).
 public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimits(), requestLogLevel: Logger.Level? = nil,
+                               metricsFactory: any MetricsFactory = MetricsSystem.factory,
                                authentication: SyncHubAuthentication = .none) -> Router<SyncHubRequestContext> {
     let router = Router(context: SyncHubRequestContext.self)
+    let metrics = SyncHubMetrics(factory: metricsFactory)
     // Middleware applies to the routes added after it.
-    if let requestLogLevel { router.add(middleware: LogRequestsMiddleware(requestLogLevel)) }
+    router.add(middleware: SyncHubRequestLogMiddleware(level: requestLogLevel, metrics: metrics))
     router.get("health") { _, _ in "ok" }
     let polls = PollCounts()
     router.post("spaces/:space/push") { request, context -> Response in
@@ -90,6 +99,7 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         // hub read 8 MB first. The replica is the one the transport names in a header (the body
         // must name the same), or none.
         let namedReplica = request.headers.first { $0.name.canonicalName == syncReplicaHeader }?.value
+        SyncHubRequestRecord.current?.update { $0.space = space; $0.replica = namedReplica }
         if let refusal = await authentication.refusal(token: bearerToken(request), space: space, replica: namedReplica, writes: true) {
             return refusal
         }
@@ -105,6 +115,7 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         } catch {
             return answer(.badRequest, error as? SyncError ?? .refused("the push body is damaged: \(error)"))
         }
+        SyncHubRequestRecord.current?.update { $0.replica = push.replicaID; $0.entries = push.entries.count }
         guard push.space == space else { return answer(.badRequest, .refused("the body names space \(push.space), the URL \(space)")) }
         guard push.entries.count <= limits.maximumEntriesPerPush else {
             return answer(.contentTooLarge, .tooLarge("a push is limited to \(limits.maximumEntriesPerPush) entries"))
@@ -117,7 +128,11 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         }
         let caller = await authentication.caller(token: bearerToken(request))
         return try await answeringHubErrors {
+            let start = ContinuousClock.now
             let response = try hub.push(push, caller: caller)
+            metrics.pushed(space: space, entries: push.entries.count, duration: ContinuousClock.now - start)
+            metrics.version(space: space, response.hubVersion)
+            SyncHubRequestRecord.current?.update { $0.refusedEntries = (response.refused ?? []).map(\.reason.rawValue) }
             return Response(status: .ok, headers: [.contentType: "application/json"],
                             body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(response))))
         }
@@ -136,6 +151,7 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
                                        lastAcknowledged: query.get("acked").flatMap { Int64($0) })
             let caller = await authentication.caller(token: bearerToken(request))
             var response = try hub.pull(pull, caller: caller)
+            metrics.pulled(space: space)
             // Only a poll that would wait takes a place; when the space or the token has all
             // theirs taken, it is told to come back (503, Retry-After), never queued.
             let waits = response.entries.isEmpty && !response.snapshotNeeded && wait > .zero
@@ -147,13 +163,20 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
                     return refusal
                 }
             }
-            defer { if waits { polls.leave(space: space, token: token) } }
+            if waits { metrics.waitingPolls(space: space, change: 1) }
+            defer {
+                if waits {
+                    polls.leave(space: space, token: token)
+                    metrics.waitingPolls(space: space, change: -1)
+                }
+            }
             let deadline = ContinuousClock.now + wait
             // Woken by the push that commits a newer version (no polling), or at the deadline.
             while response.entries.isEmpty, !response.snapshotNeeded, !response.hubRolledBack, ContinuousClock.now < deadline {
                 try await hub.waitForVersion(ofSpace: space, after: after, timeout: deadline - ContinuousClock.now)
                 response = try hub.pull(pull, caller: caller)
             }
+            SyncHubRequestRecord.current?.update { $0.entries = response.entries.count }
             return Response(status: .ok, headers: [.contentType: "application/vnd.strata.sync"],
                             body: .init(byteBuffer: ByteBuffer(bytes: try SyncWire.encode(response))))
         }
@@ -181,6 +204,7 @@ private func readingReplica(
 ) async throws -> Response {
     let space = context.parameters.get("space") ?? ""
     let replicaID = request.uri.queryParameters.get("replica") ?? ""
+    SyncHubRequestRecord.current?.update { $0.space = space; $0.replica = replicaID }
     if let refusal = await authentication.refusal(token: bearerToken(request), space: space, replica: replicaID, writes: false) {
         return refusal
     }
@@ -235,11 +259,13 @@ private func status(of error: SyncError) -> HTTPResponse.Status {
 /// A store failure that passes, as 503 with `Retry-After`: the transport sends the request again.
 func unavailable(_ error: SyncHubStoreUnavailable) -> Response {
     var response = answer(.serviceUnavailable, .refused(error.description))
+    SyncHubRequestRecord.current?.update { $0.reason = "storeUnavailable" }
     response.headers[.retryAfter] = "1"
     return response
 }
 
 func answer(_ status: HTTPResponse.Status, _ error: SyncError) -> Response {
+    SyncHubRequestRecord.refuse(error)
     let body = (try? JSONEncoder().encode(SyncErrorAnswer(error))) ?? Data()
     return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
 }

@@ -1,7 +1,8 @@
 // One space in PostgreSQL: the primitives the hub's logic runs over. An entry is settled by the
 // same SQLite conflict handling as on the SQLite store, in the space's scratch SQLite database
 // holding only the rows the entry touches (read FOR UPDATE); what that made is written to the
-// PostgreSQL tables in the entry's transaction.
+// PostgreSQL tables in the entry's write: a savepoint of the push's one transaction
+// (`applyingPush`), under the space's advisory lock taken once per push.
 #if Hub
 import Foundation
 import PostgresNIO
@@ -11,13 +12,137 @@ import StrataSync
 struct PostgresSpaceStorage: SyncSpaceStorage {
     let space: PostgresSpace
     let link: PostgresLink
+    /// Whether a push's transaction is open (``applyingPush(_:)``): each write is then a savepoint.
+    let push = PushTransaction()
+
+    /// The state of ``applyingPush(_:)``, shared by the copies of one storage value. Under the
+    /// space's advisory lock no other transaction writes the space's meta values or applied
+    /// records, so what this one read or wrote of them is known without asking again.
+    final class PushTransaction {
+        var isOpen = false
+        /// Meta values read or set in the transaction (nil: known to be absent).
+        var meta: [String: Int64?] = [:]
+        /// Meta values set and not written yet: written once, before the commit.
+        var unwritten: Set<String> = []
+        /// Entries found not applied, as `replica NUL sequence`.
+        var notApplied: Set<String> = []
+        /// The push's entries applied before it began, read in one statement.
+        var appliedBefore: [String: AppliedRecord] = [:]
+        /// Statements sent without waiting for their answers (postgres-nio sends them in order):
+        /// each write's savepoint, its log row and its applied record, settled before the
+        /// savepoint is released.
+        var unanswered: [EventLoopFuture<PostgresQueryResult>] = []
+
+        typealias Known = (meta: [String: Int64?], unwritten: Set<String>, notApplied: Set<String>)
+        var known: Known {
+            get { (meta, unwritten, notApplied) }
+            set { (meta, unwritten, notApplied) = newValue }
+        }
+
+        static func entry(_ replica: String, _ sequence: Int64) -> String { replica + "\u{0}" + String(sequence) }
+    }
+
+    /// Sends `sql` inside the push's transaction without waiting for its answer.
+    private func send(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) {
+        push.unanswered.append(link.connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: link.logger))
+    }
+
+    /// Waits for the statements sent without waiting; throws the first one's failure.
+    private func settleUnanswered() throws {
+        let unanswered = push.unanswered
+        push.unanswered = []
+        var failure: (any Error)?
+        for future in unanswered {
+            do {
+                _ = try link.wait(for: future)
+            } catch {
+                if failure == nil { failure = error }
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Writes the meta values set in the push's transaction.
+    private func writeUnwrittenMeta() throws {
+        for key in push.unwritten.sorted() {
+            guard let value = push.meta[key] ?? nil else { continue }
+            try link.query("""
+                INSERT INTO \(bookkeeping("meta")) (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                """, [key, value])
+        }
+        push.unwritten = []
+    }
+
+    /// One transaction for a push: the space's lock taken once and one commit (one WAL flush)
+    /// for all its entries, each entry's ``write(_:)`` a savepoint, so a refused entry is undone
+    /// alone and the others stay. The applied-entry record is still read under the lock before
+    /// each entry, so several hub processes never apply one twice.
+    func applyingPush<T>(replica: String, sequences: [Int64], _ body: () throws -> T) throws -> T {
+        guard !push.isOpen else { return try body() }
+        var refusal: SyncError?
+        let result: T? = try write {
+            // Which of the push's entries were applied before, in one look under the lock: the
+            // others are known not to be until this transaction applies them.
+            var appliedBefore: [String: AppliedRecord] = [:]
+            for row in try link.query("""
+                SELECT sequence, conflicts, version, digest FROM \(bookkeeping("applied")) WHERE replica = $1 AND sequence = ANY($2)
+                """, [replica, sequences]) {
+                let (sequence, conflicts, version, digest) = try row.decode((Int64, String, Int64, Int64?).self)
+                appliedBefore[PushTransaction.entry(replica, sequence)] = AppliedRecord(conflicts: conflicts, version: version, digest: digest)
+            }
+            push.isOpen = true
+            push.appliedBefore = appliedBefore
+            push.known = ([:], [], Set(sequences.map { PushTransaction.entry(replica, $0) }).subtracting(appliedBefore.keys))
+            defer {
+                push.isOpen = false
+                push.known = ([:], [], [])
+                push.appliedBefore = [:]
+                push.unanswered = []
+            }
+            let result: T?
+            do {
+                result = try body()
+            } catch let error as SyncError {
+                // The push refused from an entry on: the entries before it stay (committed), as
+                // with a transaction each.
+                refusal = error
+                result = nil
+            }
+            try settleUnanswered()
+            try writeUnwrittenMeta()
+            return result
+        }
+        guard let result else { throw refusal ?? SyncError.refused("the push was not applied") }
+        return result
+    }
 
     var schema: String { quotePostgresIdentifier(space.name) }
     func bookkeeping(_ table: String) -> String { schema + "." + quotePostgresIdentifier("_strata_sync_" + table) }
     func qualified(_ table: PostgresTable) -> String { schema + "." + quotePostgresIdentifier(table.name) }
 
     func write<T>(_ body: () throws -> T) throws -> T {
-        try link.transaction {
+        if push.isOpen {
+            // Inside a push's transaction, under its lock: undone alone when it throws, with
+            // what the push knew of the meta values and applied records then.
+            let known = push.known
+            send("SAVEPOINT strata_write")
+            let result: T
+            do {
+                result = try body()
+                send("RELEASE SAVEPOINT strata_write")
+                try settleUnanswered()
+            } catch {
+                // A statement sent without waiting may have failed first: its failure is the cause.
+                var cause = error
+                do { try settleUnanswered() } catch let earlier { cause = earlier }
+                push.known = known
+                _ = try? link.query("ROLLBACK TO SAVEPOINT strata_write")
+                _ = try? link.query("RELEASE SAVEPOINT strata_write")
+                throw cause
+            }
+            return result
+        }
+        return try link.transaction {
             // Every write of the space, in every hub process, one at a time: versions are dense
             // and in commit order.
             try link.query("SELECT pg_advisory_xact_lock($1)", [spaceLockKey(space.name)])
@@ -65,20 +190,23 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     /// same check that it is additive), then makes PostgreSQL's tables match in the same
     /// transaction: new tables, new columns (`ADD COLUMN` with the mapped type and default), new
     /// UNIQUE indexes, and capture triggers that list the new columns. Other hub processes see
-    /// the new version at their next request and read the definitions again.
-    func migrateSchema(space name: String, to version: Int, _ body: (Connection) throws -> Void) throws {
+    /// the new version at their next request and read the definitions again. With `dryRun` the
+    /// same checks run and the plan lists the statements; none is run.
+    func migrateSchema(space name: String, to version: Int, dryRun: Bool, _ body: (Connection) throws -> Void) throws -> SyncMigrationPlan {
         try write {
             // Read under the space's lock: another process may have migrated since this one read.
             let rows = try link.query("SELECT image FROM \(bookkeeping("definitions")) WHERE id = 1 FOR UPDATE")
             guard let cell = rows.first?.first else { throw SyncError.unknownSpace(name) }
+            // A copy of the definitions: a dry run's changes to it are dropped with it.
             let definitions = try Connection(storageLocation: .inMemory)
             try definitions.deserialize(try cell.decode(Data.self))
             let before = try PostgresHubStorage.tables(of: definitions)
-            try HubSchema.runMigration(space: name, to: version, definitions, body)
+            var plan = try HubSchema.runMigration(space: name, to: version, definitions, body)
             let after = try PostgresHubStorage.tables(of: definitions)
+            var statements: [String] = []
             for table in after {
                 guard let old = before.first(where: { IdentifierSet.key($0.name) == IdentifierSet.key(table.name) }) else {
-                    for statement in PostgresHubStorage.createStatements(space: name, table: table) { try link.query(statement) }
+                    statements += PostgresHubStorage.createStatements(space: name, table: table)
                     continue
                 }
                 // Additive (checked above): the new columns follow the old ones.
@@ -89,12 +217,15 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
                             PostgreSQL reads the same way for \(column.type.rawValue)
                             """)
                     }
-                    try link.query("ALTER TABLE " + qualified(table) + " ADD COLUMN " + PostgresHubStorage.columnDefinition(column))
+                    statements.append("ALTER TABLE " + qualified(table) + " ADD COLUMN " + PostgresHubStorage.columnDefinition(column))
                 }
                 for columns in table.uniqueColumns where !old.uniqueColumns.contains(columns) {
-                    try link.query(PostgresHubStorage.uniqueIndexStatement(space: name, table: table, columns: columns))
+                    statements.append(PostgresHubStorage.uniqueIndexStatement(space: name, table: table, columns: columns))
                 }
             }
+            plan.storeStatements = statements
+            if dryRun { return plan }
+            for statement in statements { try link.query(statement) }
             // A backend's writes noted before the ALTERs took their tables' locks were noted with
             // the old columns: logged now, under the definitions they were noted with.
             try logNotedWrites()
@@ -107,16 +238,30 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             for statement in PostgresHubStorage.triggerStatements(space: name, tables: after) { try link.query(statement) }
             try link.query("UPDATE \(bookkeeping("definitions")) SET image = $1 WHERE id = 1", [try definitions.serialize()])
             try setMeta("schema_version", Int64(version))
+            return plan
         }
     }
 
     // MARK: Meta and log
 
     func meta(_ key: String) throws -> Int64? {
+        if push.isOpen, let known = push.meta[key] { return known }
+        let value = try metaInStore(key)
+        if push.isOpen { push.meta[key] = .some(value) }
+        return value
+    }
+
+    private func metaInStore(_ key: String) throws -> Int64? {
         try link.query("SELECT value FROM \(bookkeeping("meta")) WHERE key = $1", [key]).first?.first?.decode(Int64.self)
     }
 
     func setMeta(_ key: String, _ value: Int64) throws {
+        if push.isOpen {
+            // Written once before the push commits (only this transaction reads it until then).
+            push.meta[key] = .some(value)
+            push.unwritten.insert(key)
+            return
+        }
         try link.query("""
             INSERT INTO \(bookkeeping("meta")) (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value
             """, [key, value])
@@ -130,9 +275,16 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
 
     func appendLog(replica: String, sequence: Int64, changeset: Data, at seconds: Int64, chain: Int64) throws -> Int64 {
         let version = try currentVersion() + 1
-        try link.query("""
+        let sql = """
             INSERT INTO \(bookkeeping("log")) (version, replica, sequence, changeset, at, chain) VALUES ($1, $2, $3, $4, $5, $6)
-            """, [version, replica, sequence, changeset, seconds, chain])
+            """
+        if push.isOpen {
+            var binds = PostgresBindings()
+            for value: any PostgresThrowingDynamicTypeEncodable in [version, replica, sequence, changeset, seconds, chain] { try binds.append(value) }
+            send(sql, binds)
+        } else {
+            try link.query(sql, [version, replica, sequence, changeset, seconds, chain])
+        }
         try setMeta("version", version)
         return version
     }
@@ -157,7 +309,27 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         return try link.run("DELETE FROM \(bookkeeping("log")) WHERE version <= $1", binds)
     }
 
+    func inventory() throws -> (logEntries: Int, replicas: Int) {
+        guard let row = try link.query("""
+            SELECT (SELECT count(*) FROM \(bookkeeping("log"))), (SELECT count(DISTINCT replica) FROM \(bookkeeping("applied")))
+            """).first else { return (0, 0) }
+        let (entries, replicas) = try row.decode((Int64, Int64).self)
+        return (Int(entries), Int(replicas))
+    }
+
     func applied(replica: String, sequence: Int64) throws -> AppliedRecord? {
+        if push.isOpen {
+            let entry = PushTransaction.entry(replica, sequence)
+            if push.notApplied.contains(entry) { return nil }
+            if let record = push.appliedBefore[entry] { return record }
+            let record = try appliedInStore(replica: replica, sequence: sequence)
+            if record == nil { push.notApplied.insert(entry) }
+            return record
+        }
+        return try appliedInStore(replica: replica, sequence: sequence)
+    }
+
+    private func appliedInStore(replica: String, sequence: Int64) throws -> AppliedRecord? {
         guard let row = try link.query("""
             SELECT conflicts, version, digest FROM \(bookkeeping("applied")) WHERE replica = $1 AND sequence = $2
             """, [replica, sequence]).first else { return nil }
@@ -166,9 +338,17 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     }
 
     func recordApplied(replica: String, sequence: Int64, version: Int64, conflicts: String, digest: Int64) throws {
-        try link.query("""
+        let sql = """
             INSERT INTO \(bookkeeping("applied")) (replica, sequence, version, conflicts, digest) VALUES ($1, $2, $3, $4, $5)
-            """, [replica, sequence, version, conflicts, digest])
+            """
+        guard push.isOpen else {
+            try link.query(sql, [replica, sequence, version, conflicts, digest])
+            return
+        }
+        push.notApplied.remove(PushTransaction.entry(replica, sequence))
+        var binds = PostgresBindings()
+        for value: any PostgresThrowingDynamicTypeEncodable in [replica, sequence, version, conflicts, digest] { try binds.append(value) }
+        send(sql, binds)
     }
 
     // MARK: Rows
@@ -223,16 +403,21 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         // Each attempt in a savepoint of the write's transaction: an attempt that met a row
         // inserted meanwhile is undone and the entry settled again, now seeing that row (READ
         // COMMITTED reads what has committed at each statement).
+        // In a push's transaction the entry's write is a savepoint already, taken just before:
+        // the attempt is undone to it (and the write's failure undoes it all).
+        let inPush = push.isOpen
+        let savepoint = inPush ? "strata_write" : "strata_entry"
         for _ in 1...3 {
-            try link.query("SAVEPOINT strata_entry")
+            if !inPush { try link.query("SAVEPOINT strata_entry") }
             do {
                 let applied = try applyEntryOnce(changeset, sequence: sequence, replica: replica, tables: tables, policies: policies)
-                try link.query("RELEASE SAVEPOINT strata_entry")
+                if !inPush { try link.query("RELEASE SAVEPOINT strata_entry") }
                 return applied
             } catch is RowAppeared {
-                try link.query("ROLLBACK TO SAVEPOINT strata_entry")
+                try settleUnanswered()
+                try link.query("ROLLBACK TO SAVEPOINT " + savepoint)
             } catch {
-                _ = try? link.query("ROLLBACK TO SAVEPOINT strata_entry")
+                if !inPush { _ = try? link.query("ROLLBACK TO SAVEPOINT strata_entry") }
                 throw error
             }
         }

@@ -226,6 +226,13 @@ final class PostgresHubStorage: SyncHubStorage {
         return tables
     }
 
+    func spaceNames() throws -> [String] {
+        try withLink { _, link in
+            try link.query("SELECT schemaname FROM pg_tables WHERE tablename = '_strata_sync_definitions' ORDER BY schemaname COLLATE \"C\"")
+                .map { try $0.decode(String.self) }
+        }
+    }
+
     func withSpace<T>(_ name: String, _ body: (any SyncSpaceStorage) throws -> T) throws -> T {
         try withLink { state, link in
             var attempts = 0
@@ -378,7 +385,11 @@ struct PostgresLink {
     /// e.g. in a fast shutdown, and a ROLLBACK followed), so a plain `wait()` would block the
     /// request, and the lock every request of the process takes, for ever.
     func answer(to sql: String, _ binds: PostgresBindings) throws -> PostgresQueryResult {
-        let future = connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+        try wait(for: connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger))
+    }
+
+    /// The answer `future` brings, or a failure once the connection is closed (see ``answer(to:_:)``).
+    func wait(for future: EventLoopFuture<PostgresQueryResult>) throws -> PostgresQueryResult {
         let done = DispatchSemaphore(value: 0)
         future.whenComplete { _ in done.signal() }
         // A statement may wait long for a lock: only a closed connection ends the wait.

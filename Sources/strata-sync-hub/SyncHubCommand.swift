@@ -8,7 +8,8 @@ import StrataSync
 import StrataSyncHub
 import StrataSyncPostgres
 
-@main
+/// Serves the spaces (`strata-sync-hub FOLDER ...`); `migrate` and `spaces` are dispatched
+/// before it (SyncHubOperatorCommands.swift).
 struct SyncHubCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata-sync-hub",
@@ -23,7 +24,12 @@ struct SyncHubCommand: AsyncParsableCommand {
             Tokens: --jwt-key FILE verifies the JWTs your backend issues (an HS256 secret, or an ES256 \
             public key in PEM), with the claims sub, spaces ({"team": "rw"}), replica and exp. \
             --token T accepts one shared token from every replica: for local development only, since \
-            whoever holds it may push under any replica's name. With neither, anyone may sync.
+            whoever holds it may push under any replica's name. With neither the hub refuses to start \
+            (exit 64) unless --insecure says so: then anyone who reaches it may sync.
+
+            An operator's tools (each --help says more):
+              strata-sync-hub migrate (FOLDER | --postgres URL) --space S --step FILE.sql [--dry-run]
+              strata-sync-hub spaces (FOLDER | --postgres URL)
 
             Examples:
               strata-sync-hub hub --create team --schema team.sql --token dev-token
@@ -51,6 +57,9 @@ struct SyncHubCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("jwt-key"), help: ArgumentHelp("A file with the JWT key: an HS256 secret, or an ES256 public key in PEM.", valueName: "file"))
     var jwtKey: String?
+
+    @Flag(help: "Start without --token or --jwt-key: anyone who reaches the hub may sync (local development only).")
+    var insecure = false
 
     @Option(help: ArgumentHelp("Create this space at start (with --schema), unless it exists with that schema; waits for the store.", valueName: "space"))
     var create: String?
@@ -97,6 +106,16 @@ struct SyncHubCommand: AsyncParsableCommand {
         }
         _ = try parsedPolicies()
         _ = try parsedRules()
+        if token == nil, jwtKey == nil, !insecure {
+            throw ValidationError("""
+                no --token and no --jwt-key: the hub would let anyone who reaches it read and write every space. \
+                Give --jwt-key FILE (the key your backend signs tokens with), --token T for local development, \
+                or --insecure to serve without authentication on purpose
+                """)
+        }
+        if insecure, token != nil || jwtKey != nil {
+            throw ValidationError("--insecure is for a hub with neither --token nor --jwt-key")
+        }
     }
 
     func parsedRules() throws -> [(space: String, file: String)] {
@@ -175,7 +194,7 @@ struct SyncHubCommand: AsyncParsableCommand {
         } else if let token {
             authentication = .sharedToken(token)
         } else {
-            logger.warning("no --token or --jwt-key: anyone who reaches the hub may sync (local development only)")
+            logger.warning("--insecure: no --token or --jwt-key, anyone who reaches the hub may sync (local development only)")
             authentication = .none
         }
         // Every request is logged at info (the default level); --log-level warning quiets them.

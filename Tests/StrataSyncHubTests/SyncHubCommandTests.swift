@@ -45,7 +45,9 @@ import Testing
         // Compared with its lines unwrapped: the parser wraps help to the terminal's width.
         let output = printed.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
         for expected in ["USAGE: strata-sync-hub [<options>] [<folder>]", "--postgres", "--jwt-key", "--token", "--create", "--schema", "--policy",
-                         "local development", "SIGTERM", "HS256", "ES256"] {
+                         "local development", "SIGTERM", "HS256", "ES256", "--insecure",
+                         "strata-sync-hub migrate (FOLDER | --postgres URL) --space S --step FILE.sql [--dry-run]",
+                         "strata-sync-hub spaces (FOLDER | --postgres URL)"] {
             #expect(output.contains(expected), "\(expected) missing from:\n\(output)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty, "--help made no folder")
@@ -60,6 +62,14 @@ import Testing
         (["hub", "--log-level", "loud"], "--log-level"),
         ([], "folder"),
         (["hub", "--postgres", "postgres://u@127.0.0.1/db"], "one of them"),
+        // Issue 66: a hub that would serve without authentication says so and does not start.
+        (["hub"], "no --token and no --jwt-key"),
+        (["hub"], "--insecure"),
+        (["hub", "--insecure", "--token", "t"], "neither --token nor --jwt-key"),
+        (["migrate", "--space", "team", "--step", "x.sql"], "one of them"),
+        (["migrate", "hub"], "--space"),
+        (["spaces"], "one of them"),
+        (["spaces", "no-such-folder"], "no folder of spaces"),
     ])
     func badArgumentsExit64WithAMessage(arguments: [String], message: String) throws {
         let folder = try HubFolder()
@@ -143,7 +153,7 @@ import Testing
         let base = Int.random(in: 20_000...59_000)
         let ports = [base, base + 1, base + 2]
         let processes = try ports.map { port in
-            try Self.start([folder.path("hub"), "--create", "team", "--schema", folder.path("team.sql"), "--log-level", "warning"],
+            try Self.start([folder.path("hub"), "--create", "team", "--schema", folder.path("team.sql"), "--log-level", "warning", "--insecure"],
                            port: port, log: folder.url.appendingPathComponent("hub-\(port).log"))
         }
         defer { for process in processes where process.isRunning { process.terminate() } }
@@ -154,7 +164,8 @@ import Testing
         }
         // A hub given another schema for the space says so and stops.
         try Data("CREATE TABLE todo(id TEXT PRIMARY KEY)".utf8).write(to: folder.url.appendingPathComponent("other.sql"))
-        let (status, output) = try Self.run([folder.path("hub"), "--create", "team", "--schema", folder.path("other.sql"), "--port", "0"], in: folder.url)
+        let (status, output) = try Self.run([folder.path("hub"), "--create", "team", "--schema", folder.path("other.sql"), "--port", "0", "--insecure"],
+                                            in: folder.url)
         #expect(status != 0 && output.contains("another schema"), "\(status): \(output)")
     }
 

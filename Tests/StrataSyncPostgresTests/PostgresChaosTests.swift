@@ -198,7 +198,7 @@ final class ChaosRun {
         for _ in 0..<20 {
             let process = Process()
             process.executableURL = try testExecutable("strata-sync-hub")
-            process.arguments = ["--postgres", database.url, "--port", String(ports[index]), "--log-level", "warning"] + extra
+            process.arguments = ["--postgres", database.url, "--port", String(ports[index]), "--log-level", "warning", "--insecure"] + extra
             let log = try logHandle("hub\(index).log")
             process.standardOutput = log
             process.standardError = log

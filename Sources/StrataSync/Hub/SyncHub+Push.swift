@@ -34,7 +34,9 @@ extension SyncHub {
             throw SyncError.tooLarge("a push is limited to \(limits.maximumPushBytes) changeset bytes, this one has \(bytes)")
         }
         let policies = self.policies.current
+        // In one store transaction where the store has them (PostgreSQL), each entry a savepoint.
         let response = try space(request.space) { storage in
+            try storage.applyingPush(replica: request.replicaID, sequences: request.entries.map(\.sequence)) {
             let widths = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
             let view = try viewer(caller, try compiledRules(request.space, storage), space: request.space)
                 .map { SyncView(rules: $0.0, identity: $0.1, storage: storage) }
@@ -87,7 +89,7 @@ extension SyncHub {
             return SyncPushResponse(acknowledged: acknowledged, corrections: corrections, hubVersion: version,
                                     chain: try HubSpace(storage: storage).chain(at: version), versions: versions,
                                     refused: refused.isEmpty ? nil : refused)
-        }
+        } }
         wake(request.space, reached: response.hubVersion)
         return response
     }

@@ -22,6 +22,12 @@ extension SyncHub {
     ///   renames a table, a column or an index, changes a column, or adds a key column, and for a
     ///   version not after the space's; what `body` throws. The space is then as it was.
     public func migrateSpace(_ name: String, to version: Int, _ body: (Connection) throws -> Void) throws {
-        try space(name) { try $0.migrateSchema(space: name, to: version, body) }
+        try space(name) { _ = try $0.migrateSchema(space: name, to: version, dryRun: false, body) }
+    }
+
+    /// ``migrateSpace(_:to:_:)`` with the same checks, returning what it changes; with `dryRun`
+    /// nothing of the space changes (`strata-sync-hub migrate --dry-run`).
+    package func migrateSpace(_ name: String, to version: Int, dryRun: Bool, _ body: (Connection) throws -> Void) throws -> SyncMigrationPlan {
+        try space(name) { try $0.migrateSchema(space: name, to: version, dryRun: dryRun, body) }
     }
 }

@@ -13,9 +13,10 @@ import Strata
 /// try hub.createSpace("team") { db in try db.execute("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)") }
 /// hub.setPolicy(.lastWriterWins, forTable: "todo")
 /// ```
-/// A push is applied entry by entry, each in one transaction under the table's ``SyncPolicy``
-/// with foreign keys enforced; an entry the hub cannot apply is answered as a ``SyncRefusal``
-/// (the replica keeps it) and the others are applied.
+/// A push is applied entry by entry, each in one transaction (on PostgreSQL a savepoint of the
+/// push's one transaction) under the table's ``SyncPolicy`` with foreign keys enforced; an entry
+/// the hub cannot apply is answered as a ``SyncRefusal`` (the replica keeps it) and the others
+/// are applied.
 public final class SyncHub: Sendable {
     /// The folder holding one `<space>.sqlite` per space, for the SQLite folder store; a hub
     /// over another store keeps nothing in a folder (this is then `URL(fileURLWithPath: "")`).

@@ -93,6 +93,14 @@ struct SyncLog {
         return connection.changes
     }
 
+    /// How many entries the log holds, and how many replicas (incarnations) the hub applied entries of.
+    func inventory() throws -> (logEntries: Int, replicas: Int) {
+        let row: Row? = try connection.query(literal: """
+            SELECT (SELECT count(*) FROM \(identifier: Tables.log.name)), (SELECT count(DISTINCT replica) FROM \(identifier: Tables.applied.name))
+            """)
+        return (row?.value(at: 0) ?? 0, row?.value(at: 1) ?? 0)
+    }
+
     // MARK: Applied entries
 
     /// What the hub recorded when it applied entry `sequence` of `replica`, if it did.

@@ -156,22 +156,36 @@ package enum HubSchema {
 
     /// Runs an additive migration (``SyncHub/migrateSpace(_:to:_:)``) on the space's definitions
     /// in `connection`, in one transaction, and records `version`; every store's migration.
+    /// Returns what it changed; with `dryRun` the transaction is rolled back after the checks
+    /// (`strata-sync-hub migrate --dry-run`).
     /// - Throws: ``SyncError/schemaChangeRefused(space:version:reason:)`` for a version not after
     ///   the space's or a step that is not additive; what `body` throws. `connection` is then as
     ///   it was.
-    package static func runMigration(space: String, to version: Int, _ connection: Connection, _ body: (Connection) throws -> Void) throws {
+    @discardableResult
+    package static func runMigration(space: String, to version: Int, dryRun: Bool = false, _ connection: Connection,
+                                     _ body: (Connection) throws -> Void) throws -> SyncMigrationPlan {
+        /// Ends a dry run's transaction (rolled back) with the plan it found.
+        struct DryRun: Error { var plan: SyncMigrationPlan }
         let current = try SpaceSchemaHistory.version(connection)
         guard version > current else {
             throw SyncError.schemaChangeRefused(space: space, version: version, reason: "the space is at version \(current) already")
         }
-        try connection.transaction(transactionType: .immediate) {
-            let before = try SpaceSchemaHistory.shape(connection)
-            try body(connection)
-            let after = try SpaceSchemaHistory.shape(connection)
-            if let reason = SpaceSchemaHistory.destructiveChange(from: before, to: after) {
-                throw SyncError.schemaChangeRefused(space: space, version: version, reason: reason)
+        do {
+            return try connection.transaction(transactionType: .immediate) {
+                let before = try SpaceSchemaHistory.shape(connection)
+                try body(connection)
+                let after = try SpaceSchemaHistory.shape(connection)
+                if let reason = SpaceSchemaHistory.destructiveChange(from: before, to: after) {
+                    throw SyncError.schemaChangeRefused(space: space, version: version, reason: reason)
+                }
+                try SpaceSchemaHistory.record(version: version, connection)
+                let plan = SyncMigrationPlan(space: space, fromVersion: current, toVersion: version,
+                                             additions: SpaceSchemaHistory.additions(from: before, to: after))
+                if dryRun { throw DryRun(plan: plan) }
+                return plan
             }
-            try SpaceSchemaHistory.record(version: version, connection)
+        } catch let dryRun as DryRun {
+            return dryRun.plan
         }
     }
 

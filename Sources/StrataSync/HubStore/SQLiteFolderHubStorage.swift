@@ -49,6 +49,14 @@ final class SQLiteFolderHubStorage: SyncHubStorage {
         }
     }
 
+    func spaceNames() throws -> [String] {
+        // A space half made is a hidden `.<name>.<uuid>.creating` file; `<name>.sqlite` is whole.
+        try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".sqlite") && !$0.hasPrefix(".") }
+            .map { String($0.dropLast(".sqlite".count)) }
+            .sorted()
+    }
+
     func withSpace<T>(_ name: String, _ body: (any SyncSpaceStorage) throws -> T) throws -> T {
         try queue(of: name).execute { connection in try body(SQLiteSpaceStorage(connection: connection)) }
     }
@@ -102,8 +110,8 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
     func schemaVersion() throws -> Int { try SpaceSchemaHistory.version(connection) }
     func schemaDifference(from created: Connection) throws -> String? { try HubSchema.difference(of: created, from: connection) }
 
-    func migrateSchema(space name: String, to version: Int, _ body: (Connection) throws -> Void) throws {
-        try HubSchema.runMigration(space: name, to: version, connection, body)
+    func migrateSchema(space name: String, to version: Int, dryRun: Bool, _ body: (Connection) throws -> Void) throws -> SyncMigrationPlan {
+        try HubSchema.runMigration(space: name, to: version, dryRun: dryRun, connection, body)
     }
 
     func meta(_ key: String) throws -> Int64? { try log.meta(key) }
@@ -118,6 +126,7 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
     func entries(after version: Int64, limit: Int) throws -> [SyncLogEntry] { try log.entries(after: version, limit: limit) }
     func newestVersion(before seconds: Int64) throws -> Int64 { try log.newestVersion(before: seconds) }
     func deleteLog(through version: Int64) throws -> Int { try log.deleteLog(through: version) }
+    func inventory() throws -> (logEntries: Int, replicas: Int) { try log.inventory() }
 
     func applied(replica: String, sequence: Int64) throws -> AppliedRecord? {
         try log.applied(replica: replica, sequence: sequence).map { AppliedRecord(conflicts: $0.conflicts, version: $0.version, digest: $0.digest) }

@@ -36,6 +36,8 @@ package protocol SyncHubStorage: Sendable {
     /// Creates the space `name`: `schema` makes its tables on a SQLite connection, whose
     /// definitions are the space's (replicas must match them).
     func createSpace(_ name: String, schema: (Connection) throws -> Void) throws
+    /// The names of the spaces the store holds, sorted (`strata-sync-hub spaces`).
+    func spaceNames() throws -> [String]
     /// Runs `body` with the space's storage; ``SyncError/unknownSpace(_:)`` when there is none.
     func withSpace<T>(_ name: String, _ body: (any SyncSpaceStorage) throws -> T) throws -> T
     /// Runs `body` on the space's SQLite connection, for stores that have one (``SyncHub/withSpace(_:_:)``).
@@ -77,6 +79,25 @@ package struct AppliedChanges {
     package init(made: Data, settled: [(String, [SyncValue])]) { self.made = made; self.settled = settled }
 }
 
+/// What an additive migration changes: one line per table, column or index it adds.
+package struct SyncMigrationPlan: Sendable, Equatable {
+    package var space: String
+    package var fromVersion: Int
+    package var toVersion: Int
+    /// `add table ...`, `add column table.column TYPE ...`, `add index ...`.
+    package var additions: [String]
+    /// The statements the store runs beyond the step itself (PostgreSQL's DDL), in order.
+    package var storeStatements: [String] = []
+
+    package init(space: String, fromVersion: Int, toVersion: Int, additions: [String], storeStatements: [String] = []) {
+        self.space = space
+        self.fromVersion = fromVersion
+        self.toVersion = toVersion
+        self.additions = additions
+        self.storeStatements = storeStatements
+    }
+}
+
 /// What the hub recorded when it applied an entry.
 package struct AppliedRecord {
     package var conflicts: String
@@ -94,6 +115,11 @@ package struct SyncViewRecord: Sendable, Equatable {
     package init(version: Int64, rules: Int64, instances: Data) { self.version = version; self.rules = rules; self.instances = instances }
 }
 
+extension SyncSpaceStorage {
+    /// Each entry's write a transaction of its own (the SQLite folder store).
+    package func applyingPush<T>(replica: String, sequences: [Int64], _ body: () throws -> T) throws -> T { try body() }
+}
+
 /// One space in a store: its tables, its log, its applied-entry records and its meta values.
 package protocol SyncSpaceStorage {
     /// Runs `body` in one write transaction that excludes every other writer of the space (other
@@ -101,6 +127,12 @@ package protocol SyncSpaceStorage {
     func write<T>(_ body: () throws -> T) throws -> T
     /// Runs `body` in one read transaction (a consistent view).
     func read<T>(_ body: () throws -> T) throws -> T
+    /// Runs `body`, which answers one push of `replica` (its entries' `sequences`) and applies
+    /// its entries each in a ``write(_:)`` of its own. A store may hold one transaction around it, each write a savepoint of it (one lock
+    /// and one commit per push on PostgreSQL); when `body` throws a ``SyncError`` (the push
+    /// refused from an entry on), the writes before it stay, as they would have committed each,
+    /// and on any other error none does. By default each write is a transaction of its own.
+    func applyingPush<T>(replica: String, sequences: [Int64], _ body: () throws -> T) throws -> T
 
     /// Which schema version `tables` with `fingerprint` are (nil: the current); throws
     /// ``SyncError/schemaMismatch(local:remote:)`` or ``SyncError/refused(_:)``.
@@ -110,8 +142,9 @@ package protocol SyncSpaceStorage {
     /// Why the tables `created` makes are none of the space's schema versions, or nil when they
     /// are one of them (``SyncHub/createSpaceIfNeeded(_:schema:)`` on an existing space).
     func schemaDifference(from created: Connection) throws -> String?
-    /// An additive migration of the space (``SyncHub/migrateSpace(_:to:_:)``).
-    func migrateSchema(space: String, to version: Int, _ body: (Connection) throws -> Void) throws
+    /// An additive migration of the space (``SyncHub/migrateSpace(_:to:_:)``): what it changes,
+    /// made unless `dryRun` (then the checks run and nothing of the space changes).
+    func migrateSchema(space: String, to version: Int, dryRun: Bool, _ body: (Connection) throws -> Void) throws -> SyncMigrationPlan
 
     /// A meta value (`chain`, `trimmed_through`, `trimmed_chain`).
     func meta(_ key: String) throws -> Int64?
@@ -128,6 +161,8 @@ package protocol SyncSpaceStorage {
     func newestVersion(before seconds: Int64) throws -> Int64
     /// Drops the log through `version`; returns how many entries went.
     func deleteLog(through version: Int64) throws -> Int
+    /// How many entries the log holds and how many replicas have pushed (`strata-sync-hub spaces`).
+    func inventory() throws -> (logEntries: Int, replicas: Int)
 
     func applied(replica: String, sequence: Int64) throws -> AppliedRecord?
     func recordApplied(replica: String, sequence: Int64, version: Int64, conflicts: String, digest: Int64) throws

@@ -93,6 +93,28 @@ enum SpaceSchemaHistory {
         return (tables, Set(indexes.map { $0.lowercased() }))
     }
 
+    /// What going from `before` to `after` adds, one line each, for an operator to read
+    /// (`add column todo.note TEXT DEFAULT ''`); `after` is additive (checked before).
+    static func additions(from before: Shape, to after: Shape) -> [String] {
+        func describe(_ column: String) -> String {
+            let parts = column.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 5 else { return column }
+            return [parts[0], parts[1].isEmpty ? nil : parts[1], parts[2] == "true" ? "NOT NULL" : nil,
+                    parts[3] == "-" ? nil : "DEFAULT " + parts[3], parts[4] == "0" ? nil : "PRIMARY KEY"]
+                .compactMap { $0 }.joined(separator: " ")
+        }
+        var lines: [String] = []
+        for (table, columns) in after.tables.sorted(by: { $0.key < $1.key }) {
+            if let old = before.tables[table] {
+                lines += columns.dropFirst(old.count).map { "add column \(table).\(describe($0))" }
+            } else {
+                lines += ["add table \(table) (\(columns.map(describe).joined(separator: ", ")))"]
+            }
+        }
+        lines += after.indexes.subtracting(before.indexes).sorted().map { "add index \($0)" }
+        return lines
+    }
+
     /// Why going from `before` to `after` is not additive, or nil when it is.
     static func destructiveChange(from before: Shape, to after: Shape) -> String? {
         for (table, columns) in before.tables.sorted(by: { $0.key < $1.key }) {

@@ -65,7 +65,7 @@ final class HubProcesses {
                 let port = Int.random(in: 20_000..<60_000)
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: binary)
-                process.arguments = store + ["--port", String(port), "--log-level", "warning", "--max-pull-wait", "30"]
+                process.arguments = store + ["--port", String(port), "--log-level", "warning", "--max-pull-wait", "30", "--insecure"]
                 let log = logFolder.appendingPathComponent("hub-\(index)-\(port).log")
                 _ = FileManager.default.createFile(atPath: log.path, contents: nil)
                 let handle = try FileHandle(forWritingTo: log)
