@@ -41,12 +41,13 @@ import Testing
         return hub
     }
 
-    static func replica(_ folder: SyncFolder, _ hub: SyncHub, user: String?, name: String? = nil) throws -> SyncReplica {
+    static func replica(_ folder: SyncFolder, _ hub: SyncHub, user: String?, name: String? = nil,
+                        wrap: (any SyncTransport) -> any SyncTransport = { $0 }) throws -> SyncReplica {
         let file = name ?? user ?? "admin"
         try Connection(storageLocation: .onDisk(folder.path(file + ".sqlite"))).execute(schema)
         let database = try Database(storageLocation: .onDisk(folder.path(file + ".sqlite")))
         let transport = user.map { InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: $0)) } ?? InProcessSyncTransport(hub: hub)
-        return try SyncReplica(database: database, replicaID: file, space: "team", tables: tables, transport: transport)
+        return try SyncReplica(database: database, replicaID: file, space: "team", tables: tables, transport: wrap(transport))
     }
 
     static func rows(_ connection: Connection, _ table: String) throws -> [String] {

@@ -23,11 +23,12 @@ extension SyncView {
         let now = try instances()
         let previous: Set<CompiledRules.Instance>
         var recorded: SyncViewRecord?
-        if after == 0 {
+        let found = try storage.viewRecord(replica: request.replicaID, user: identity.user, atOrBefore: after)
+        if after == 0, found == nil {
+            // A new replica: nothing yet (a pull at version 0 may have recorded its view since).
             previous = []
         } else {
-            guard let record = try storage.viewRecord(replica: request.replicaID, user: identity.user, atOrBefore: after),
-                  record.rules == rules.version, let decoded = try? Self.decode(record.instances) else {
+            guard let record = found, record.rules == rules.version, let decoded = try? Self.decode(record.instances) else {
                 // A replica from before these rules (or this user): its rows are not a view the
                 // hub can tell, so it starts over from a snapshot of its view.
                 return (SyncPullResponse(entries: [], hubVersion: current, snapshotNeeded: true), nil)
