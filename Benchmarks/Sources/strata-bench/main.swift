@@ -166,6 +166,7 @@ do {
     nioResults = try NIOWorkloads.measureAll()
     results += try await BlobWorkloads.measureAll()
     syncResults = try await SyncWorkloads.measureAll()
+    syncResults += try await PartialSyncWorkloads.measureAll()
 } catch {
     FileHandle.standardError.write(Data("strata-bench failed: \(error)\n".utf8))
     exit(1)
