@@ -85,9 +85,10 @@ enum PartialSyncWorkloads {
         var index = 0
         while index < changes {
             let batch = (index..<min(changes, index + 10)).map { ($0 * 7_919) % (total * 100) }
+            let title = "changed \(index)"
             try await admin.write { db in
                 for todo in batch where range.contains(todo / 100) {
-                    try db.run("UPDATE todo SET title = ? WHERE id = ?", "changed \(index)", "T\(todo / 100)-\(todo % 100)")
+                    try db.run("UPDATE todo SET title = ? WHERE id = ?", title, "T\(todo / 100)-\(todo % 100)")
                 }
             }
             index += 10

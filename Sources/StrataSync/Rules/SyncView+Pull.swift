@@ -77,20 +77,33 @@ extension SyncView {
         for key in order { changedByTable[key.table, default: []].append(key) }
         for (table, keys) in changedByTable {
             let columns = try storage.definitions.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map(\.name)
+            let keyColumns = try SchemaFingerprint.keyColumns(of: table, in: storage.definitions)
+            let keyIndexes = keyColumns.compactMap { key in columns.firstIndex { $0.lowercased() == key.lowercased() } }
+            // The changed rows as they are now, 200 keys a statement.
+            var current: [RowKey: [BindingValue]] = [:]
+            var start = 0
+            while start < keys.count {
+                let chunk = keys[start..<min(keys.count, start + 200)]
+                start += chunk.count
+                var arguments: [BindingValue] = []
+                let condition = keyCondition(keyColumns, chunk.map { $0.key.map(\.binding) }, into: &arguments)
+                for values in try rows(table, columns: columns, where: condition, arguments) {
+                    current[RowKey(table: table, key: keyIndexes.map { SyncValue(values[$0]) })] = values
+                }
+            }
             var nowRows: [[BindingValue]] = []
             var nowKeys: [RowKey] = []
             var thenRows: [[BindingValue]] = []
             var thenKeys: [RowKey] = []
             for key in keys {
-                let row = try storage.row(table: table, key: key.key)
-                if let values = row.values {
-                    nowRows.append(values.map(\.binding))
+                let values = current[key]
+                if let values {
+                    nowRows.append(values)
                     nowKeys.append(key)
                 }
                 if existedBefore[key] == true {
                     let known = before[key] ?? [:]
-                    let current = row.values?.map(\.binding)
-                    thenRows.append((0..<columns.count).map { known[$0] ?? current?[$0] ?? .null })
+                    thenRows.append((0..<columns.count).map { known[$0] ?? values?[$0] ?? .null })
                     thenKeys.append(key)
                 }
             }
