@@ -32,6 +32,7 @@ public struct SyncIdentity: Codable, Sendable, Hashable, CustomStringConvertible
         return .null
     }
 
+    /// The user, for logs (claims are left out: they may be personal).
     public var description: String { "user \(user)" }
 }
 
@@ -117,6 +118,7 @@ public struct SyncRules: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey { case buckets, writes }
 
+    /// Decodes rules, either key absent meaning none.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         buckets = try container.decodeIfPresent([SyncBucket].self, forKey: .buckets) ?? []
