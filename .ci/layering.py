@@ -101,6 +101,8 @@ LAYERS = {
         # Where a hub keeps its spaces: the store protocol, the SQLite folder store, and the
         # pieces of the hub's logic every store uses (the log's chain, applying an entry).
         ["HubStore"],
+        # Partial sync's rules over any store: identities, the rule language, views.
+        ["Rules"],
         # The two ends.
         ["Replica", "Hub"],
     ],
@@ -130,7 +132,7 @@ STOPLIST = {
     "rawValue", "init", "none", "some",
     "filter", "prefix", "joined", "remove", "values", "index", "key", "base", "type", "start",
     "read", "write", "open", "success", "failure", "plus", "nanoseconds", "stringValue",
-    "int64Value", "distance",
+    "int64Value", "distance", "data",
 }
 
 # Violations that need a redesign rather than a move, each with its one-line reason. Keys:

@@ -75,7 +75,7 @@ extension SyncHub {
                     // A row the user may not see comes back as absent: the replica drops its copy.
                     if let view, row.values != nil {
                         if visible == nil { visible = try view.instances() }
-                        if try !view.contains(table, key: key, instances: visible ?? []) { row.values = nil }
+                        if try !view.holds(table, key: key, instances: visible ?? []) { row.values = nil }
                     }
                     // The columns a replica on an earlier schema version has.
                     if let width = widths?[table.lowercased()], width < row.columns.count {

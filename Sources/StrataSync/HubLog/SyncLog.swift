@@ -167,3 +167,12 @@ struct SyncLog {
             """)
     }
 }
+
+/// The bucket instances a replica's user had at a hub version, under a rules version.
+package struct SyncViewRecord: Sendable, Equatable {
+    package var version: Int64
+    package var rules: Int64
+    /// The instances, as JSON.
+    package var instances: Data
+    package init(version: Int64, rules: Int64, instances: Data) { self.version = version; self.rules = rules; self.instances = instances }
+}

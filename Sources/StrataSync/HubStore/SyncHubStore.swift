@@ -106,13 +106,15 @@ package struct AppliedRecord {
     package init(conflicts: String, version: Int64, digest: Int64?) { self.conflicts = conflicts; self.version = version; self.digest = digest }
 }
 
-/// The bucket instances a replica's user had at a hub version, under a rules version.
-package struct SyncViewRecord: Sendable, Equatable {
-    package var version: Int64
-    package var rules: Int64
-    /// The instances, as JSON.
-    package var instances: Data
-    package init(version: Int64, rules: Int64, instances: Data) { self.version = version; self.rules = rules; self.instances = instances }
+/// How a store writes a rule's SQL: its parameters and its false.
+package struct RuleDialect: Sendable {
+    /// The placeholder of the `index`th argument (1-based).
+    package let placeholder: @Sendable (Int) -> String
+
+    /// SQLite's numbered parameters (`?1`), which SQLite also reads as positional.
+    package static let sqlite = RuleDialect { "?\($0)" }
+    /// PostgreSQL's `$1`.
+    package static let postgres = RuleDialect { "$\($0)" }
 }
 
 extension SyncSpaceStorage {

@@ -4,21 +4,10 @@
 import Foundation
 import Strata
 
-/// How a store writes a rule's SQL: its parameters and its false.
-package struct RuleDialect: Sendable {
-    /// The placeholder of the `index`th argument (1-based).
-    package let placeholder: @Sendable (Int) -> String
-
-    /// SQLite's numbered parameters (`?1`), which SQLite also reads as positional.
-    package static let sqlite = RuleDialect { "?\($0)" }
-    /// PostgreSQL's `$1`.
-    package static let postgres = RuleDialect { "$\($0)" }
-}
-
 /// One rule's SQL, checked and ready to render with its references bound.
 struct RuleText: Sendable, Equatable {
     enum Piece: Sendable, Equatable {
-        case sql(String)
+        case verbatim(String)
         case auth(String)
         case bucket(String)
     }
@@ -29,7 +18,7 @@ struct RuleText: Sendable, Equatable {
         Set(pieces.compactMap { if case .bucket(let name) = $0 { return name.lowercased() } else { return nil } })
     }
 
-    var startsWithSelect: Bool { pieces.first == .sql("SELECT") }
+    var startsWithSelect: Bool { pieces.first == .verbatim("SELECT") }
 
     /// Keywords the rule language allows (SQLite's other keywords are refused).
     static let allowedKeywords: Set<String> = ["SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "IN", "IS", "NULL", "EXISTS", "AS",
@@ -84,7 +73,7 @@ struct RuleText: Sendable, Equatable {
             if byte == UInt8(ascii: "'") {
                 let literal = try quotedToken(byte)
                 guard !literal.utf8.contains(0) else { throw refuse("a string holds a NUL byte") }
-                pieces.append(.sql(literal))
+                pieces.append(.verbatim(literal))
                 continue
             }
             if byte == UInt8(ascii: "\"") {
@@ -92,7 +81,7 @@ struct RuleText: Sendable, Equatable {
                 // The name inside, unquoted, resolved like a bare one.
                 let inner = String(decoding: Array(quoted.utf8.dropFirst().dropLast()), as: UTF8.self)
                 let unescaped = String(decoding: Self.undoubled(Array(inner.utf8), quote: UInt8(ascii: "\"")), as: UTF8.self)
-                pieces.append(.sql(name(unescaped)))
+                pieces.append(.verbatim(name(unescaped)))
                 continue
             }
             if isWordStart(byte) {
@@ -109,7 +98,7 @@ struct RuleText: Sendable, Equatable {
                     if nextNonSpace() == UInt8(ascii: "("), !Self.keywordsBeforeParenthesis.contains(upper) {
                         throw refuse("\(word)( is not in the rule language")
                     }
-                    pieces.append(.sql(upper))
+                    pieces.append(.verbatim(upper))
                     continue
                 }
                 if isSQLiteKeyword(word) && names[lower] == nil {
@@ -118,7 +107,7 @@ struct RuleText: Sendable, Equatable {
                 if nextNonSpace() == UInt8(ascii: "(") {
                     throw refuse("\(word)(…) is a function call; functions are not in the rule language (stores compute them differently)")
                 }
-                pieces.append(.sql(name(word)))
+                pieces.append(.verbatim(name(word)))
                 continue
             }
             if (0x30...0x39).contains(byte) {
@@ -129,12 +118,12 @@ struct RuleText: Sendable, Equatable {
                     while let digit = peek(), (0x30...0x39).contains(digit) { index += 1 }
                 }
                 if let next = peek(), isWordByte(next) { throw refuse("a number runs into a name (hex and exponents are not in the rule language)") }
-                pieces.append(.sql(String(decoding: bytes[start..<index], as: UTF8.self)))
+                pieces.append(.verbatim(String(decoding: bytes[start..<index], as: UTF8.self)))
                 continue
             }
             let two = peek(1).map { String(decoding: [byte, $0], as: UTF8.self) } ?? ""
             if ["!=", "<>", "<=", ">="].contains(two) {
-                pieces.append(.sql(two))
+                pieces.append(.verbatim(two))
                 index += 2
                 continue
             }
@@ -144,7 +133,7 @@ struct RuleText: Sendable, Equatable {
             switch byte {
             case UInt8(ascii: "="), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: ","),
                  UInt8(ascii: "."), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"):
-                pieces.append(.sql(String(decoding: [byte], as: UTF8.self)))
+                pieces.append(.verbatim(String(decoding: [byte], as: UTF8.self)))
                 index += 1
             default:
                 let shown = byte < 0x80 ? String(decoding: [byte], as: UTF8.self) : "byte \(byte)"
@@ -154,8 +143,8 @@ struct RuleText: Sendable, Equatable {
         guard !pieces.isEmpty else { throw refuse("the rule is empty") }
         var depth = 0
         for piece in pieces {
-            if piece == .sql("(") { depth += 1 }
-            if piece == .sql(")") { depth -= 1; if depth < 0 { throw refuse("a ) has no (") } }
+            if piece == .verbatim("(") { depth += 1 }
+            if piece == .verbatim(")") { depth -= 1; if depth < 0 { throw refuse("a ) has no (") } }
         }
         guard depth == 0 else { throw refuse("a ( is not closed") }
         self.pieces = pieces
@@ -181,7 +170,7 @@ struct RuleText: Sendable, Equatable {
         parts.reserveCapacity(pieces.count)
         for piece in pieces {
             switch piece {
-            case .sql(let sql): parts.append(sql)
+            case .verbatim(let sql): parts.append(sql)
             case .auth(let name):
                 arguments.append(identity?.value(of: name) ?? .null)
                 parts.append(dialect.placeholder(arguments.count))

@@ -28,7 +28,7 @@ extension SyncView {
             // A new replica: nothing yet (a pull at version 0 may have recorded its view since).
             previous = []
         } else {
-            guard let record = found, record.rules == rules.version, let decoded = try? Self.decode(record.instances) else {
+            guard let record = found, record.rules == rules.version, let decoded = try? Self.decodeInstances(record.instances) else {
                 // A replica from before these rules (or this user): its rows are not a view the
                 // hub can tell, so it starts over from a snapshot of its view.
                 return (SyncPullResponse(entries: [], hubVersion: current, snapshotNeeded: true), nil)
@@ -36,7 +36,7 @@ extension SyncView {
             previous = decoded
             recorded = record
         }
-        let record = SyncViewRecord(version: current, rules: rules.version, instances: try Self.encode(now))
+        let record = SyncViewRecord(version: current, rules: rules.version, instances: try Self.encodeInstances(now))
         let needsRecord = recorded == nil || previous != now
         if after >= current && previous == now {
             return (SyncPullResponse(entries: [], hubVersion: current), needsRecord ? record : nil)
@@ -87,7 +87,7 @@ extension SyncView {
                 start += chunk.count
                 var arguments: [BindingValue] = []
                 let condition = keyCondition(keyColumns, chunk.map { $0.key.map(\.binding) }, into: &arguments)
-                for values in try rows(table, columns: columns, where: condition, arguments) {
+                for values in try currentRows(table, columns: columns, where: condition, arguments) {
                     current[RowKey(table: table, key: keyIndexes.map { SyncValue(values[$0]) })] = values
                 }
             }
@@ -131,7 +131,7 @@ extension SyncView {
                 }
                 var arguments: [BindingValue] = []
                 if let condition = predicate(table, gained, into: &arguments) {
-                    for values in try rows(table, columns: columns, where: condition, arguments) {
+                    for values in try currentRows(table, columns: columns, where: condition, arguments) {
                         let key = rowKey(values)
                         if existedBefore[key] == nil { upserts[key] = (columns, values) }
                     }
@@ -139,7 +139,7 @@ extension SyncView {
                 arguments = []
                 if let condition = predicate(table, lost, into: &arguments) {
                     let keep = predicate(table, now, into: &arguments).map { " AND NOT coalesce(" + $0 + ", FALSE)" } ?? ""
-                    for values in try rows(table, columns: columns, where: "(" + condition + ")" + keep, arguments) {
+                    for values in try currentRows(table, columns: columns, where: "(" + condition + ")" + keep, arguments) {
                         let key = rowKey(values)
                         if existedBefore[key] == nil { deletes[key] = (columns, values) }
                     }
@@ -196,7 +196,7 @@ extension SyncView {
                 guard let condition = predicate(table, now, into: &arguments) else { continue }
                 let insert = "INSERT INTO " + quoteIdentifier(table) + "(" + columns.map(quoteIdentifier).joined(separator: ", ")
                     + ") VALUES (" + columns.map { _ in "?" }.joined(separator: ", ") + ")"
-                for values in try rows(table, columns: columns, where: condition, arguments) {
+                for values in try currentRows(table, columns: columns, where: condition, arguments) {
                     try copy.run(literal: SQLFragment(sql: insert, arguments: values))
                 }
             }

@@ -42,7 +42,7 @@ extension SyncView {
     }
 
     /// Whether the row of `table` with `key` is in this view now.
-    func contains(_ table: String, key: [SyncValue], instances: Set<CompiledRules.Instance>) throws -> Bool {
+    func holds(_ table: String, key: [SyncValue], instances: Set<CompiledRules.Instance>) throws -> Bool {
         let keyColumns = try SchemaFingerprint.keyColumns(of: table, in: storage.definitions)
         var arguments: [BindingValue] = []
         let condition = keyCondition(keyColumns, [key.map(\.binding)], into: &arguments)

@@ -1,0 +1,58 @@
+// Partial sync at the hub, over any store: the rules a space keeps, the bucket instances an
+// identity has, and each table's view predicate, rendered with every reference bound.
+import Foundation
+import Strata
+
+extension SyncHub {
+    /// Sets the rules of the space `name` (nil removes them: every replica then syncs the whole
+    /// space again). Rules are checked against the space's tables first; invalid rules change
+    /// nothing. Every hub process on the store serves the new rules from its next request, and
+    /// each replica catches up to its new view from a snapshot of it at its next pull.
+    ///
+    /// ```swift
+    /// try hub.setRules(SyncRules(buckets: [SyncBucket(name: "everyone", data: ["tag": "true"])],
+    ///                            writes: ["tag": "false"]), forSpace: "team")
+    /// ```
+    /// - Throws: ``SyncError/invalidRules(_:)``; ``SyncError/unknownSpace(_:)``.
+    public func setRules(_ rules: SyncRules?, forSpace name: String) throws {
+        try space(name) { storage in
+            let json = try rules.map { try $0.jsonData() }
+            if let rules {
+                // Checked before anything is written, against the definitions as they are.
+                _ = try CompiledRules.compile(rules, version: 0, schema: storage.definitions)
+            }
+            _ = try storage.write { try storage.setRules(json) }
+        }
+        ruleCache.withLock { $0[name] = nil }
+    }
+
+    /// The rules of the space `name` (nil: none, every replica syncs the whole space).
+    /// - Throws: ``SyncError/unknownSpace(_:)``.
+    public func rules(ofSpace name: String) throws -> SyncRules? {
+        try space(name) { storage in try storage.rules().json.map { try SyncRules(json: $0) } }
+    }
+
+    /// The space's rules, compiled, as the store holds them now (each request reads their
+    /// version, so a change another process made is served at once).
+    func compiledRules(_ space: String, _ storage: any SyncSpaceStorage) throws -> CompiledRules? {
+        let (version, json) = try storage.rules()
+        guard let json else { return nil }
+        if let cached = ruleCache.withLock({ $0[space] }), cached.version == version { return cached }
+        let compiled = try CompiledRules.compile(try SyncRules(json: json), version: version, schema: storage.definitions)
+        ruleCache.withLock { $0[space] = compiled }
+        return compiled
+    }
+
+    /// Whose view a request gets: nil for every row (a trusted caller, or a space without rules).
+    /// - Throws: ``SyncError/accessDenied(_:)`` for a caller with no user on a space with rules.
+    func viewer(_ caller: SyncCaller, _ rules: CompiledRules?, space: String) throws -> (CompiledRules, SyncIdentity)? {
+        guard let rules else { return nil }
+        switch caller {
+        case .trusted: return nil
+        case .user(let identity): return (rules, identity)
+        case .anonymous:
+            throw SyncError.accessDenied(SyncAccessDenial(reason: .missing, status: 401,
+                message: "the space \(space) has sync rules, which need a user: sign in with a token that names one (a JWT with sub)"))
+        }
+    }
+}
