@@ -1,0 +1,82 @@
+import Foundation
+import Strata
+import StrataSync
+import StrataTestSupport
+import Testing
+
+/// The rule language, generated: any text is accepted or refused by name (never another error,
+/// never a crash, the rules unchanged), and an accepted predicate gives a replica exactly the
+/// rows SQLite itself selects with the same predicate written by hand.
+@Suite struct SyncRuleLanguagePropertyTests {
+    static let schema = "CREATE TABLE item(id TEXT PRIMARY KEY NOT NULL, n INTEGER, r REAL, t TEXT, b BLOB)"
+    static let kept = SyncRules(buckets: [SyncBucket(name: "all", data: ["item": "true"])])
+
+    @Test func anyTextIsAcceptedOrRefusedByName() throws {
+        let folder = try SyncFolder()
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try hub.createSpace("s") { try $0.execute(Self.schema) }
+        try hub.setRules(Self.kept, forSpace: "s")
+        let pieces = ["n", "t", "r", "=", "<>", "AND", "OR", "NOT", "(", ")", "'x'", "1", "NULL", "IS", "IN", "auth.user",
+                      "bucket.x", "SELECT", "FROM", "item", ",", "\"n\"", "\"t\"\"\"", "--", ";", "?", "||", "LIKE", "lower(t)"]
+        try PropertyCheck.run("rule text", cases: 200) { random in
+            var text = ""
+            for _ in 0..<random.int(0...8) {
+                text += (random.oneIn(3) ? Gen.text(&random, maxPieces: 2) : random.pick(pieces)) + (random.oneIn(4) ? "" : " ")
+            }
+            do {
+                try hub.setRules(SyncRules(buckets: [SyncBucket(name: "b", data: ["item": text])]), forSpace: "s")
+                try hub.setRules(Self.kept, forSpace: "s")
+            } catch SyncError.invalidRules {
+                try require(try hub.rules(ofSpace: "s") == Self.kept, "a refused rule changed the rules: \(text.debugDescription)")
+            }
+        }
+    }
+
+    /// A predicate from the rule language's grammar, over the item table's columns.
+    static func predicate(_ random: inout SeededRandom, depth: Int = 0) -> String {
+        if depth < 2, random.oneIn(3) {
+            let left = predicate(&random, depth: depth + 1), right = predicate(&random, depth: depth + 1)
+            return random.pick(["(\(left) AND \(right))", "(\(left) OR \(right))", "NOT (\(left))"])
+        }
+        let column = random.pick(["n", "r", "t", "b", "id"])
+        switch random.int(0...3) {
+        case 0: return "\(column) IS \(random.oneIn(2) ? "" : "NOT ")NULL"
+        case 1: return "\(column) IN (\(random.int(-2...2)), '\(random.int(0...3))', NULL)"
+        case 2: return "\(column) IN (SELECT \(column) FROM item WHERE n > \(random.int(-5...5)))"
+        default:
+            let literal = random.pick(["0", "1", "-1", "2.5", "'a'", "'1'", "''", "'it''s'", "NULL", "TRUE", "FALSE",
+                                       "9223372036854775807"])
+            return "\(column) \(random.pick(["=", "!=", "<>", "<", "<=", ">", ">="])) \(literal)"
+        }
+    }
+
+    @Test func anAcceptedPredicateSelectsWhatSQLiteSelects() async throws {
+        try await PropertyCheck.runAsync("rule predicates against SQLite", cases: 25) { random in
+            let folder = try SyncFolder()
+            let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+            try hub.createSpace("s") { try $0.execute(Self.schema) }
+            let values: [BindingValue] = [.null, .integer(0), .integer(1), .integer(-1), .integer(.max), .integer(.min), .real(2.5),
+                                          .real(-0.0), .real(.infinity), .text("a"), .text("1"), .text(""), .text("it's"),
+                                          .text("'\u{301}\0"), .blob(Data([0, 1])), .blob(Data())]
+            var rows: [[BindingValue]] = []
+            for index in 0..<30 {
+                rows.append([.text("k\(index)")] + (0..<4).map { _ in random.pick(values) })
+            }
+            try hub.withSpace("s") { db in
+                for row in rows {
+                    try db.run(literal: SQLFragment(sql: "INSERT INTO item VALUES (?, ?, ?, ?, ?)", arguments: row))
+                }
+            }
+            let predicate = Self.predicate(&random)
+            try hub.setRules(SyncRules(buckets: [SyncBucket(name: "b", data: ["item": predicate])]), forSpace: "s")
+            try Connection(storageLocation: .onDisk(folder.path("r.sqlite"))).execute(Self.schema)
+            let replica = try SyncReplica(database: try Database(storageLocation: .onDisk(folder.path("r.sqlite"))), replicaID: "r",
+                                          space: "s", tables: ["item"],
+                                          transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "u")))
+            try await replica.sync()
+            let held: [String] = try await replica.database.read { try $0.query("SELECT id FROM item ORDER BY id") }
+            let expected: [String] = try hub.withSpace("s") { try $0.query("SELECT id FROM item WHERE " + predicate + " ORDER BY id") }
+            try require(held == expected, "\(predicate): the replica holds \(held), SQLite selects \(expected)")
+        }
+    }
+}
