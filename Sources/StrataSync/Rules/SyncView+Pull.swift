@@ -173,12 +173,11 @@ extension SyncView {
         for (key, row) in sortedDeletes { try insert(key.table, row) }
         let session = try copy.recordChanges(tables: tables)
         defer { session.close() }
-        for (key, row) in sortedDeletes {
+        for (key, _) in sortedDeletes {
             let keyColumns = try SchemaFingerprint.keyColumns(of: key.table, in: copy)
             let condition = keyColumns.map { quoteIdentifier($0) + " IS ?" }.joined(separator: " AND ")
             try copy.run(literal: SQLFragment(sql: "DELETE FROM " + quoteIdentifier(key.table) + " WHERE " + condition,
                                               arguments: key.key.map(\.binding)))
-            _ = row
         }
         for (key, row) in upserts.sorted(by: { "\($0.key.table)\($0.key.key)" < "\($1.key.table)\($1.key.key)" }) {
             try insert(key.table, row)
