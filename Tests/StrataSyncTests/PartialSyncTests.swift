@@ -269,4 +269,20 @@ import Testing
         }
         #expect(try hub.pull(request, identity: SyncIdentity(user: "dave")).entries.count <= 1)
     }
+
+    @Test func anotherUserSigningInOnTheSameFileKeepsNoRowOfTheFirstUsersView() async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder)
+        let admin = try Self.replica(folder, hub, user: nil)
+        try await Self.seed(admin)
+        let alice = try Self.replica(folder, hub, user: "alice", name: "shared")
+        try await alice.sync()
+        try await Self.checkView(alice, hub, user: "alice")
+        // The same file and replica ID, now Dave's: he starts from a snapshot of his own view.
+        let dave = try SyncReplica(database: alice.database, replicaID: "shared", space: "team", tables: Self.tables,
+                                   transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "dave")))
+        try await dave.sync()
+        try await Self.checkView(dave, hub, user: "dave", "after the sign-in")
+        #expect(try await dave.database.read { try $0.query("SELECT count(*) FROM todo") as Int? } == 0)
+    }
 }
