@@ -157,6 +157,7 @@ do {
     results += try ChangesetWorkloads.measureAll()
     results += try ObservationWorkloads.measureAll()
     results += try RecordWorkloads.measureAll()
+    results += try RecursiveWalkWorkloads.measureAll()
     results += try QueryWorkloads.measureAll()
     results += try NorthwindWorkloads.measureAll()
     results += try SearchJSONWorkloads.measureAll()
