@@ -96,7 +96,7 @@ let package = Package(
         // folders may differ only by case, which macOS's file systems would merge).
         .executableTarget(
             name: "StrataCLI",
-            dependencies: ["Strata", "StrataSqueal", "StrataSwiftly", "StrataORM", "StrataSync", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Strata", "StrataSqueal", "StrataSwiftly", "StrataORM", "StrataRecords", "StrataSync", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Tests only: seeded generators of hard inputs for the property-based and differential tests.
         .target(name: "StrataTestSupport", dependencies: ["Strata", sqliteDependency], path: "Tests/StrataTestSupport"),

@@ -3,7 +3,8 @@ import Foundation
 import Strata
 import StrataSwiftly
 
-/// A walk through Strata on a temporary database, printing each step.
+/// A walk through every layer of Strata on a temporary database, printing each step: the core,
+/// the four ported APIs, records, full-text and vector search, and sync.
 struct Tour: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Walk through Strata's features on a temporary database.")
 
@@ -135,6 +136,8 @@ struct Tour: ParsableCommand {
 
         try squealTour(db)
         try ormTour()
+        try recordsTour(db)
+        try syncTour(in: directory)
 
         section("Bad input is a thrown error, not a crash")
         do { try db.run("INSERT INTO cars(name) VALUES(?, ?)", "only one") } catch {

@@ -53,5 +53,21 @@ import Testing
         #expect(syncCommands.contains("status"), "no sync subcommands read from: \(syncHelp.stdout)")
         #expect(Self.commands(inArticle: article, under: "sync") == syncCommands)
     }
+
+    /// The tour walks through every layer, records, search, vectors and sync included, and each
+    /// step prints what it found, not only that it ran.
+    @Test func theTourWalksThroughEveryLayer() throws {
+        let sandbox = try Sandbox()
+        let tour = try sandbox.strata("tour")
+        #expect(tour.status == 0, "\(tour.stderr)")
+        for section in ["== Codable bindings", "== Described tables (SQLite.swiftly)", "== Records and typed queries (StrataRecords)",
+                        "== Full-text search (FTS5)", "== Vector search", "== Local-first sync (StrataSync)"] {
+            #expect(tour.stdout.contains(section), "the tour has no \(section)")
+        }
+        #expect(tour.stdout.contains("a recursive walk of a bill of materials: [\"bicycle\", \"wheel\", \"spoke\", \"frame\"]"))
+        #expect(tour.stdout.contains("finds [\"Dune\"]"))
+        #expect(tour.stdout.contains("k: 2): [\"Dune"))
+        #expect(tour.stdout.contains("the laptop pulled it: 1 todo"))
+    }
 }
 #endif
