@@ -27,6 +27,7 @@ for w in $workloads; do
     group-count) names="raw=rawGroupCount strata=strataGroupCount grdb=grdbGroupCount" ;;
     insert-all) names="raw=rawInsertAll strata=strataInsertAll grdb=grdbInsertAll" ;;
     wide-record) names="raw=rawWideRecord @Record=strataWideRecord strata-hand=strataHandWideRecord grdb-hand=grdbWideRecord" ;;
+    records-recursive-walk) names="raw=rawRecursiveWalk strata=strataRecursiveWalk grdb=grdbRecursiveWalk" ;;
     northwind-orders) names="raw=rawFetchAll @Record=recordFetchAll strata-hand=handFetchAll orm=ormFetchAll grdb-hand=grdbFetchAll" ;;
     *) echo "$w: unknown workload"; continue ;;
   esac
