@@ -138,6 +138,10 @@ public enum SQLiteShell {
         var environment = ProcessInfo.processInfo.environment
         environment["LD_PRELOAD"] = nil
         environment["STRATA_FAULT_VFS"] = nil
+        // Nor through the library a run loads in place of the system one (CI's second pass sets
+        // LD_LIBRARY_PATH to SQLite 3.54): the shell checks that the library is the one its header
+        // came from and exits 1 ("SQLite header and source version mismatch") on any other.
+        environment["LD_LIBRARY_PATH"] = nil
         process.environment = environment
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin
