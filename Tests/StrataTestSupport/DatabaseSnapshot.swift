@@ -122,6 +122,13 @@ public enum SQLiteShell {
         #endif
     }
 
+    /// The version of the shell's own SQLite ("3.40.1"), or nil without a shell. It differs from
+    /// the library a test run loaded on CI's second pass (SQLite 3.54 through LD_LIBRARY_PATH).
+    public static let version: String? = {
+        guard let result = try? run(database: ":memory:", arguments: ["SELECT sqlite_version()"]), result.status == 0 else { return nil }
+        return String(decoding: result.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }()
+
     /// Runs `sqlite3 <database> <arguments>` with `input` on standard input; returns standard
     /// output, standard error and the exit status.
     @discardableResult

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
 
 /// One moment of a WAL ``Database``: every ``read(_:)`` on it sees the data as it was when
 /// ``Database/readSnapshot()`` took it, while writes go on.
@@ -72,6 +75,10 @@ extension Database {
     ///   (or is in memory); ``DatabaseError/closed`` after ``close()``.
     public func readSnapshot() async throws -> DatabaseSnapshot {
         guard SQLiteLibrary.supportsSnapshots else { throw SQLiteLibraryError.snapshotsUnavailable }
+        // A database private to one connection (in memory) has no WAL file for readers to share.
+        guard !readsUseWriter else {
+            throw SQLiteError(code: SQLITE_ERROR, message: "a snapshot needs a database file in WAL mode, and this database is private to one connection")
+        }
         let pin = try readerConnectionPool.openConnectionOutsidePool()
         let walSnapshot = try await pin.perform { connection in
             try connection.execute("BEGIN DEFERRED")
