@@ -21,7 +21,23 @@ extension READMEExamples {
         try await inNewFolder { try sqlHelpers1() }
         try await inNewFolder { try strataSquealLanding() }
         try await inNewFolder { try migrations() }
+        try await inNewFolder { try encryption() }
         #expect(printed.take() == [])
+    }
+
+    /// The Encryption article's block: it encrypts where an encrypting SQLite is loaded (CI's
+    /// second pass) and is refused by name elsewhere.
+    func encryption() throws {
+        do {
+            // DOC:begin Encryption 1
+            var configuration = Database.Configuration()
+            configuration.passphrase = "correct horse battery staple"
+            let database = try Database(path: "secret.sqlite", configuration: configuration)
+            // DOC:end
+            #expect(try database.executeRead { try $0.query("SELECT count(*) FROM sqlite_master") as Int? } == 0)
+        } catch SQLiteLibraryError.encryptionUnavailable {
+            return
+        }
     }
 
     func gettingStarted1() throws {

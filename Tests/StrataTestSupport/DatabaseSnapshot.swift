@@ -122,6 +122,13 @@ public enum SQLiteShell {
         #endif
     }
 
+    /// The version of the shell's own SQLite ("3.40.1"), or nil without a shell. It differs from
+    /// the library a test run loaded on CI's second pass (SQLite 3.54 through LD_LIBRARY_PATH).
+    public static let version: String? = {
+        guard let result = try? run(database: ":memory:", arguments: ["SELECT sqlite_version()"]), result.status == 0 else { return nil }
+        return String(decoding: result.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }()
+
     /// Runs `sqlite3 <database> <arguments>` with `input` on standard input; returns standard
     /// output, standard error and the exit status.
     @discardableResult
@@ -138,6 +145,10 @@ public enum SQLiteShell {
         var environment = ProcessInfo.processInfo.environment
         environment["LD_PRELOAD"] = nil
         environment["STRATA_FAULT_VFS"] = nil
+        // Nor through the library a run loads in place of the system one (CI's second pass sets
+        // LD_LIBRARY_PATH to SQLite 3.54): the shell checks that the library is the one its header
+        // came from and exits 1 ("SQLite header and source version mismatch") on any other.
+        environment["LD_LIBRARY_PATH"] = nil
         process.environment = environment
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin

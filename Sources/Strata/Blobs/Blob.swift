@@ -86,10 +86,27 @@ public final class Blob {
     /// Whether the handle is open.
     public var isOpen: Bool { handle != nil }
 
+    /// Whether the linked SQLite refuses to open a blob in any table with a generated column
+    /// ("cannot open table with generated columns", SQLite 3.54 does, where 3.40 opened columns
+    /// and misplaced some), asked once of SQLite itself. Strata passes SQLite's refusal on.
+    package static let refusesTablesWithGeneratedColumns: Bool = {
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let db else {
+            sqlite3_close(db)
+            return false
+        }
+        defer { sqlite3_close(db) }
+        guard sqlite3_exec(db, "CREATE TABLE t(b, g AS (1)); INSERT INTO t(rowid, b) VALUES(1, x'01')", nil, nil, nil) == SQLITE_OK else { return false }
+        var blob: SQLiteBlobHandle?
+        defer { sqlite3_blob_close(blob) }
+        return sqlite3_blob_open(db, "main", "t", "b", 1, 0, &blob) != SQLITE_OK
+    }()
+
     /// Whether the linked SQLite opens the column after a VIRTUAL generated column instead of the
     /// one named (SQLite 3.40 does: it counts the generated column, which the row does not store),
-    /// asked once of SQLite itself.
+    /// asked once of SQLite itself. False where SQLite refuses such tables altogether.
     static let misplacesColumnsAfterVirtualGeneratedOnes: Bool = {
+        if refusesTablesWithGeneratedColumns { return false }
         var db: OpaquePointer?
         guard sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let db else {
             sqlite3_close(db)

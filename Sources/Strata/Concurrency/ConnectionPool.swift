@@ -164,6 +164,10 @@ public final class ConnectionPool: Sendable {
         return try await core.checkOut(whenCancelled: .stopWaiting, opening: openConnection)
     }
 
+    /// A connection opened and prepared as the pool's are, but not one of them: it counts
+    /// toward no limit and is never handed out (``DatabaseSnapshot`` keeps its read open on one).
+    package func openConnectionOutsidePool() throws -> ConnectionQueue { try openConnection() }
+
     private func openConnection() throws -> ConnectionQueue {
         if isClosed.load() { throw DatabaseError.closed }
         let connection = try Connection(storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags)

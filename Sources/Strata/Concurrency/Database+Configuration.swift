@@ -25,6 +25,13 @@ extension Database {
         public var synchronous: Synchronous = .normal
         /// The most reader connections open at once; reads past it wait for a free one.
         public var maximumReaderCount: Int = ConnectionPool.defaultMaximumConnectionCount
+        /// The passphrase of an encrypted database, or nil (the default) for a plain one. Every
+        /// connection, the writer and each reader, is keyed with it right after it opens and
+        /// before anything reads the file (``Connection/usePassphrase(_:)``), so a wrong
+        /// passphrase fails ``Database/init(path:configuration:)`` itself with `SQLITE_NOTADB`.
+        /// It needs an encrypting SQLite linked in place of libsqlite3; with any other, opening
+        /// throws ``SQLiteLibraryError/encryptionUnavailable`` (see the Encryption article).
+        public var passphrase: String?
 
         /// The defaults: foreign keys on, WAL, a 5 s busy timeout, `synchronous = NORMAL`, 5 readers.
         public init() {}
@@ -44,6 +51,8 @@ extension Database {
         func prepare(_ connection: Connection) throws {
             // First, so the pragmas below wait for a lock as the configuration says.
             try connection.busyHandler(.timeout(busyTimeout))
+            // Before anything reads the file: SQLite reads the first page with the key it has then.
+            if let passphrase { try connection.usePassphrase(passphrase) }
             try connection.execute("PRAGMA journal_mode = \(journalMode.rawValue)")
             try connection.execute("PRAGMA synchronous = \(synchronous.rawValue)")
             try connection.execute("PRAGMA foreign_keys = \(foreignKeys ? "ON" : "OFF")")

@@ -58,6 +58,9 @@ public final class Database: Sendable {
     let closing = Locked<Task<Void, any Error>?>(nil)
     /// Set when a task waiting in ``close()`` is cancelled: the calls still running are interrupted.
     let closeInterruptsRunningWork = AtomicFlag(false)
+    /// The connections whose open reads keep each live ``DatabaseSnapshot`` in the WAL, by
+    /// snapshot: ``close()`` ends those reads, or its TRUNCATE checkpoint would wait on them.
+    let snapshotPins = Locked<[ObjectIdentifier: ConnectionQueue]>([:])
     /// What every write throws, when a ``writeRefusalRules`` rule refused writes for the path this
     /// database was opened with (a read replica's); nil for a writable database.
     package let writeRefusal: (any Error & Sendable)?

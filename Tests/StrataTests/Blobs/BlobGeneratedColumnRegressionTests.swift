@@ -21,8 +21,13 @@ import Testing
             #expect(blob.count == 2)
             try blob.write(Data([9, 9]))
         } catch let error as SQLiteError {
-            #expect(Blob.misplacesColumnsAfterVirtualGeneratedOnes)
-            #expect(error.message.contains("VIRTUAL generated column"), "\(error.message)")
+            if Blob.refusesTablesWithGeneratedColumns {
+                // SQLite 3.54 refuses any table with a generated column itself.
+                #expect(error.message.contains("generated columns"), "\(error.message)")
+            } else {
+                #expect(Blob.misplacesColumnsAfterVirtualGeneratedOnes)
+                #expect(error.message.contains("VIRTUAL generated column"), "\(error.message)")
+            }
         }
         // c was never touched, whatever happened to b.
         #expect(try connection.query("SELECT hex(c) FROM t") as String? == "020202")
@@ -36,6 +41,12 @@ import Testing
             CREATE TABLE t(a, b BLOB, g AS (a * 2), s AS (a * 3) STORED, c BLOB);
             INSERT INTO t(rowid, a, b, c) VALUES(1, 1, x'0101', x'020202')
             """)
+        if Blob.refusesTablesWithGeneratedColumns {
+            // SQLite 3.54: no blob of such a table opens, and the refusal is SQLite's own.
+            let error = sqliteError { _ = try connection.openBlob(table: "t", column: "b", rowID: 1, writable: true) }
+            #expect(error?.message.contains("cannot open table with generated columns") == true, "\(String(describing: error))")
+            return
+        }
         let blob = try connection.openBlob(table: "t", column: "b", rowID: 1, writable: true)
         try blob.write(Data([7, 7]))
         blob.close()
@@ -55,7 +66,7 @@ import Testing
             CREATE TABLE other.t(a, g AS (a * 2), b BLOB, c BLOB);
             INSERT INTO other.t(rowid, a, b, c) VALUES(1, 1, x'0101', x'020202')
             """)
-        if Blob.misplacesColumnsAfterVirtualGeneratedOnes {
+        if Blob.misplacesColumnsAfterVirtualGeneratedOnes || Blob.refusesTablesWithGeneratedColumns {
             #expect(throws: SQLiteError.self) { try connection.openBlob(table: "t", column: "b", rowID: 1, schema: "other") }
         } else {
             let blob = try connection.openBlob(table: "t", column: "b", rowID: 1, schema: "other")

@@ -70,6 +70,11 @@ import Testing
                 try connection.run("DELETE FROM t WHERE k = ?", k)
             case .blob(let k, let byte):
                 guard let rowID: Int64 = try connection.query("SELECT id FROM t WHERE k = ? AND length(b) > 0", k) else { return }
+                // SQLite 3.54 opens no blob of a table with a generated column: the same change through SQL.
+                if Blob.refusesTablesWithGeneratedColumns {
+                    try connection.run("UPDATE t SET b = unhex(hex(?) || substr(hex(b), 3)) WHERE id = ?", Data([byte]), rowID)
+                    return
+                }
                 let blob = try connection.openBlob(table: "t", column: "b", rowID: rowID, writable: true)
                 defer { blob.close() }
                 try blob.write(Data([byte]))
