@@ -285,4 +285,118 @@ import Testing
         try await Self.checkView(dave, hub, user: "dave", "after the sign-in")
         #expect(try await dave.database.read { try $0.query("SELECT count(*) FROM todo") as Int? } == 0)
     }
+
+    @Test func writesPendingUnderOneUserAreNeverPushedUnderAnother() async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder)
+        let admin = try Self.replica(folder, hub, user: nil)
+        try await Self.seed(admin)
+        let alice = try Self.replica(folder, hub, user: "alice", name: "shared")
+        try await alice.sync()
+        // Written as alice, into her list; then bob (who may write L2, not L1) signs in on the file.
+        try await alice.write { try $0.execute("INSERT INTO todo VALUES ('a1', 'L1', 'hers')") }
+        func signIn(_ user: String) throws -> SyncReplica {
+            try SyncReplica(database: alice.database, replicaID: "shared", space: "team", tables: Self.tables,
+                            transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: user)))
+        }
+        let bob = try signIn("bob")
+        do {
+            try await bob.sync()
+            Issue.record("bob pushed alice's pending write")
+        } catch SyncError.accessDenied(let denial) {
+            #expect(denial.reason == .userChanged)
+            #expect(denial.status == 403)
+            #expect(denial.message.contains("alice") && denial.message.contains("bob"), "\(denial.message)")
+        }
+        #expect(try hub.withSpace("team") { try $0.query("SELECT count(*) FROM todo WHERE id = 'a1'") as Int? } == 0)
+        // A pull alone does not make her write again over his view either.
+        do {
+            try await bob.pull()
+            Issue.record("bob pulled his view under alice's pending write")
+        } catch SyncError.accessDenied(let denial) {
+            #expect(denial.reason == .userChanged)
+        }
+        #expect(try await bob.pendingChangeCount == 1)
+        // Alice signs in again: her write goes, as hers.
+        let again = try signIn("alice")
+        try await again.sync()
+        #expect(try hub.withSpace("team") { try $0.query("SELECT count(*) FROM todo WHERE id = 'a1'") as Int? } == 1)
+        // Bob with one pending write of alice's, which he discards: then his view, and his writes.
+        try await again.write { try $0.execute("INSERT INTO todo VALUES ('a2', 'L1', 'hers too')") }
+        let bobAgain = try signIn("bob")
+        await #expect(throws: SyncError.self) { try await bobAgain.sync() }
+        #expect(try await bobAgain.discardPendingChanges() == 1)
+        try await bobAgain.sync()
+        try await Self.checkView(bobAgain, hub, user: "bob", "after the discard")
+        try await bobAgain.write { try $0.execute("INSERT INTO todo VALUES ('b1', 'L2', 'his')") }
+        try await bobAgain.sync()
+        #expect(try hub.withSpace("team") { try $0.query("SELECT count(*) FROM todo WHERE id IN ('a2', 'b1')") as Int? } == 1)
+    }
+
+    @Test func theHubNamesTheUserOnlyOnASpaceWithRulesAndRefusesAPushWrittenUnderAnother() async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder)
+        try hub.createSpace("open") { try $0.execute(Self.schema) }
+        func fingerprint(_ space: String) throws -> String {
+            do {
+                _ = try hub.pull(SyncPullRequest(space: space, replicaID: "x", tables: Self.tables, schemaFingerprint: "?", after: 0, limit: 1))
+            } catch SyncError.schemaMismatch(_, let remote) {
+                return remote
+            }
+            throw SyncError.refused("no fingerprint")
+        }
+        let bob = SyncIdentity(user: "bob")
+        for space in ["team", "open"] {
+            let spaceFingerprint = try fingerprint(space)
+            let pulled = try hub.pull(SyncPullRequest(space: space, replicaID: "r", tables: Self.tables, schemaFingerprint: spaceFingerprint, after: 0, limit: 5),
+                                      identity: bob)
+            #expect(pulled.user == (space == "team" ? "bob" : nil))
+            #expect(try hub.pull(SyncPullRequest(space: space, replicaID: "r", tables: Self.tables, schemaFingerprint: spaceFingerprint, after: 0, limit: 5)).user == nil)
+            let push = SyncPushRequest(space: space, replicaID: "r", tables: Self.tables, schemaFingerprint: spaceFingerprint, entries: [], user: "alice")
+            if space == "team" {
+                do {
+                    _ = try hub.push(push, identity: bob)
+                    Issue.record("a push written under alice was taken from bob")
+                } catch SyncError.accessDenied(let denial) {
+                    #expect(denial.reason == .userChanged)
+                }
+                // A trusted caller writes as no user: it is not refused.
+                #expect(try hub.push(push).user == nil)
+            } else {
+                // Without rules nothing changes: the user a push names is not checked.
+                #expect(try hub.push(push, identity: bob).user == nil)
+            }
+            var own = push
+            own.user = "bob"
+            #expect(try hub.push(own, identity: bob).user == (space == "team" ? "bob" : nil))
+        }
+        // A space without rules: another user on the file pushes what is pending, as before.
+        let alice = try Self.replica(folder, hub, user: "alice", name: "open-file")
+        let onOpen = try SyncReplica(database: alice.database, replicaID: "open-file", space: "open", tables: Self.tables,
+                                     transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "alice")))
+        try await onOpen.sync()
+        try await onOpen.write { try $0.execute("INSERT INTO todo VALUES ('o1', 'L9', 'open')") }
+        let asBob = try SyncReplica(database: alice.database, replicaID: "open-file", space: "open", tables: Self.tables,
+                                    transport: InProcessSyncTransport(hub: hub, identity: bob))
+        try await asBob.sync()
+        #expect(try hub.withSpace("open") { try $0.query("SELECT count(*) FROM todo") as Int? } == 1)
+    }
+
+    @Test func theUserTravelsOnTheWireAndIsLeftOutWhenThereIsNone() throws {
+        let entry = SyncOutboxEntry(sequence: 1, changeset: Data([1, 2, 3]))
+        for user in ["o'brien\u{0}\u{301}", nil] as [String?] {
+            let push = SyncPushRequest(space: "team", replicaID: "r", tables: ["todo"], schemaFingerprint: "f", entries: [entry], user: user)
+            let body = try SyncWire.encode(push)
+            #expect(try SyncWire.decodePushRequest(body).user == user)
+            // A hub from before the field reads the same header: nothing is added when there is no user.
+            if user == nil { #expect(!String(decoding: body, as: UTF8.self).contains("\"user\"")) }
+            let pull = SyncPullResponse(entries: [SyncLogEntry(version: 2, replicaID: "r", sequence: 1, changeset: Data([4]))], hubVersion: 2, user: user)
+            #expect(try SyncWire.decodePullResponse(try SyncWire.encode(pull)).user == user)
+            let answer = SyncPushResponse(acknowledged: [1], corrections: [], hubVersion: 2, user: user)
+            #expect(try JSONDecoder().decode(SyncPushResponse.self, from: try JSONEncoder().encode(answer)).user == user)
+        }
+        // An answer from a hub from before the field.
+        let old = Data(#"{"acknowledged": [1], "corrections": [], "hubVersion": 2}"#.utf8)
+        #expect(try JSONDecoder().decode(SyncPushResponse.self, from: old).user == nil)
+    }
 }

@@ -40,6 +40,12 @@ extension SyncHub {
             let widths = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
             let view = try viewer(caller, try compiledRules(request.space, storage), space: request.space)
                 .map { SyncView(rules: $0.0, identity: $0.1, storage: storage) }
+            // Entries written while another user was signed in on the replica's file would be
+            // checked against this caller's permissions, and logged as theirs.
+            if let view, let writer = request.user, writer != view.identity.user {
+                throw SyncError.accessDenied(SyncAccessDenial(reason: .userChanged, status: 403,
+                    message: "the push holds writes made while \(writer) was signed in, and \(view.identity.user) sent it; the space \(request.space) has rules, so one user's writes are never applied under another's permissions"))
+            }
             var visible: Set<CompiledRules.Instance>?
             var acknowledged: [Int64] = []
             var versions: [Int64] = []
@@ -88,7 +94,7 @@ extension SyncHub {
             let version = try storage.currentVersion()
             return SyncPushResponse(acknowledged: acknowledged, corrections: corrections, hubVersion: version,
                                     chain: try HubSpace(storage: storage).chain(at: version), versions: versions,
-                                    refused: refused.isEmpty ? nil : refused)
+                                    refused: refused.isEmpty ? nil : refused, user: view?.identity.user)
         } }
         wake(request.space, reached: response.hubVersion)
         return response

@@ -104,6 +104,11 @@ public struct SyncAccessDenial: Codable, Sendable, Equatable, CustomStringConver
         case readOnly
         /// The token was issued for another replica ID.
         case wrongReplica
+        /// On a space with rules, the replica holds writes made while another user was signed
+        /// in, not yet pushed: the hub will not check one user's writes against another's
+        /// permissions. Sign that user in again and sync them, or discard them
+        /// (``SyncReplica/discardPendingChanges()``); the replica then syncs as the new user.
+        case userChanged
     }
     /// Why.
     public var reason: Reason
@@ -125,6 +130,7 @@ public struct SyncAccessDenial: Codable, Sendable, Equatable, CustomStringConver
         case .forbiddenSpace: advice = "this user has no access to the space"
         case .readOnly: advice = "this user may read the space, not write it; local writes are refused (discard them)"
         case .wrongReplica: advice = "the token was issued for another replica ID"
+        case .userChanged: advice = "sign the user who made the pending writes in again and sync them, or discard them (discardPendingChanges), then sync as the new user"
         }
         return "the hub denied access (\(reason.rawValue), HTTP \(status)): \(message); \(advice)"
     }

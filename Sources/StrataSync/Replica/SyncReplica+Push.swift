@@ -20,9 +20,10 @@ extension SyncReplica {
         // Rows refused writes touched, and which write: a later write on one waits with it.
         var held: [String: Int64] = [:]
         let settings = self.settings
+        let user = try await database.read { try SyncStatus.state("user", $0) as String? }
         // Counted as the hub counts a body (header and changesets), so a write just under the
         // setting is not answered 413 for its header's bytes.
-        let baseBytes = SyncWire.pushBodyBytes(space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint)
+        let baseBytes = SyncWire.pushBodyBytes(space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint, user: user)
         // Lowered when the hub answers that a batch is too large (its limit below this
         // replica's settings): fewer writes at a time, down to one, which is then refused alone.
         var entryCap = max(1, settings.maximumPushEntries)
@@ -70,7 +71,7 @@ extension SyncReplica {
             let response: SyncPushResponse
             do {
                 response = try await transport.push(SyncPushRequest(space: space, replicaID: hubReplicaID, tables: tables,
-                                                                    schemaFingerprint: fingerprint, entries: entries))
+                                                                    schemaFingerprint: fingerprint, entries: entries, user: user))
             } catch SyncError.tooLarge(let reason) {
                 if entries.count > 1 {
                     entryCap = max(1, entries.count / 2)
@@ -128,6 +129,7 @@ extension SyncReplica {
                 _ = try outbox.acknowledge(entry, version: version, chain: chain, at: now)
             }
             try Self.record(response.refused ?? [], connection)
+            try Self.noteUser(response.user, connection)
             try outbox.forgetSent(before: now - Int64(Self.sentRetention.components.seconds))
             // An entry the hub dropped (its policy kept the hub's row) or applied before this
             // replica's last pull gets a version the pull already passed: no later page settles
@@ -138,6 +140,28 @@ extension SyncReplica {
                 try Self.rebase(tables: self.tables, dropping: [], connection) { _ in pulled }
             }
         }
+    }
+
+    /// Remembers the user the hub named in an answer, under whom the next writes are made, unless
+    /// writes made under another user are still pending: those keep their user (the hub refuses
+    /// to take them as the new one's), and the replica refuses a pull that would make them again
+    /// over the new user's view.
+    /// - Throws: ``SyncError/accessDenied(_:)`` with ``SyncAccessDenial/Reason/userChanged``.
+    static func noteUser(_ user: String?, _ connection: Connection) throws {
+        // A space without rules, or a trusted caller: no user, and nothing changes.
+        guard let user else { return }
+        let known: String? = try SyncStatus.state("user", connection)
+        guard known != user else { return }
+        // Writes made before any answer named a user are taken as the first user's: no one else
+        // could have been known to make them.
+        if let known {
+            let pending = try SyncOutbox(connection).count()
+            if pending > 0 {
+                throw SyncError.accessDenied(SyncAccessDenial(reason: .userChanged, status: 0,
+                    message: "this replica holds \(pending) write\(pending == 1 ? "" : "s") made while \(known) was signed in, not yet pushed, and the hub now answers \(user)"))
+            }
+        }
+        try SyncStatus.setState("user", .text(user), connection)
     }
 
     /// Keeps refusals of entries still pending, for ``pendingChanges``.

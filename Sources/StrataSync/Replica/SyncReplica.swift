@@ -173,6 +173,8 @@ public final class SyncReplica: Sendable {
             let pending = try outbox.count()
             guard pending == 0 else { throw SyncError.spaceChanged(from: knownSpace, to: space, pendingChanges: pending) }
             try outbox.forgetSpace()
+            // The new space's answers name its user anew.
+            try SyncStatus.setState("user", .null, connection)
             // The synced tables hold the old space's rows: the snapshot replaces them whole
             // (a pull from version 0 would apply the new space's log over them).
             try SyncStatus.setState("snapshot_needed", .integer(1), connection)
