@@ -13,6 +13,8 @@ struct LossyUserTransport: SyncTransport {
 
     func roll() -> Int { failures.withLock { $0.int(0...5) } }
 
+    var signedInUser: String? { inner.signedInUser }
+
     func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
         let roll = roll()
         if roll == 0 { throw Dropped() }
@@ -53,8 +55,8 @@ struct LossyUserTransport: SyncTransport {
 /// `entryRefused` and ``SyncReplica/pendingChanges``, discarded one by one as an app would): the
 /// replica holds exactly its user's view, computed by hand-written SQL on the hub's tables (the
 /// admin: every row), so no replica holds a row outside its view at any quiescent point. A sync
-/// after another user signed in with writes pending is refused as
-/// ``SyncAccessDenial/Reason/userChanged``, and the app discards them. At the end (every device
+/// after another user signed in with writes pending refuses them as
+/// ``SyncRefusal/Reason/userChanged``, and the app discards them. At the end (every device
 /// synced until nothing is pending): each replica equals its view; every insert whose `write`
 /// returned was applied by the hub (an audit trigger in the hub's space records what it applied)
 /// or reported refused, never both; every applied todo and list is at the hub (none is deleted).
@@ -164,6 +166,10 @@ extension SyncModelPropertyTests {
         var ledger = RulesLedger()
         var lists: [String] = []
         var counter = 0
+        func inserted(_ token: String) {
+            ledger.inserted.insert(token)
+            if tracing { print("  insert \(token)") }
+        }
         func fresh(_ prefix: String) -> String { counter += 1; return "\(prefix)\(counter)" }
 
         // The admin starts the space: a list per user, a tag.
@@ -171,7 +177,7 @@ extension SyncModelPropertyTests {
             let list = fresh("L")
             lists.append(list)
             try await admin.syncers[0].write { try $0.run("INSERT INTO list VALUES (?, ?, ?)", list, user, "list of \(user)") }
-            ledger.inserted.insert("list:" + list)
+            inserted("list:" + list)
         }
         try await admin.syncers[0].write { try $0.execute("INSERT INTO tag VALUES ('g1', 'urgent')") }
 
@@ -184,8 +190,10 @@ extension SyncModelPropertyTests {
         func discardRefused(_ syncer: SyncReplica) async throws {
             for _ in 0..<1_000 {
                 guard let change = try await syncer.pendingChanges.first(where: { $0.refusal != nil }) else { return }
-                if tracing { print("  discarding \(change.refusal.map(String.init(describing:)) ?? "")") }
+                if tracing { print("  discarding \(change.refusal.map(String.init(describing:)) ?? "") with \(try insertsIn(change).sorted())") }
                 ledger.refusals += 1
+                // Writes made as the user signed in before are refused by name too, and dropped alike.
+                if change.refusal?.reason == .userChanged { ledger.userChanges += 1 }
                 ledger.reported.formUnion(try insertsIn(change))
                 try await syncer.discard(change)
             }
@@ -199,13 +207,6 @@ extension SyncModelPropertyTests {
                 try await syncer.sync()
             } catch SyncError.entryRefused {
                 refused = true
-            } catch SyncError.accessDenied(let denial) where denial.reason == .userChanged {
-                // Writes made as the user signed in before: the app drops them (told by name).
-                ledger.userChanges += 1
-                if tracing { print("  \(device.name): \(denial.message); discarding what is pending") }
-                for change in try await syncer.pendingChanges { ledger.reported.formUnion(try insertsIn(change)) }
-                try await syncer.discardPendingChanges()
-                return
             } catch let error as SyncError {
                 try require(false, "\(device.name) \(context): sync failed: \(error)")
             } catch {
@@ -246,7 +247,7 @@ extension SyncModelPropertyTests {
                 let id = fresh("t")
                 let title = random.pick(["milk", "it's", "'\u{301}", "e\u{301}", ""])
                 try await syncer.write { try $0.run("INSERT INTO todo VALUES (?, ?, ?)", id, list, title) }
-                ledger.inserted.insert("todo:" + id)
+                inserted("todo:" + id)
             case 3:
                 // A todo moves to another list (one it sees, or any).
                 guard !heldTodos.isEmpty else { break }
@@ -263,13 +264,13 @@ extension SyncModelPropertyTests {
                 let owner = device.user.map { random.oneIn(4) ? random.pick(users) : $0 } ?? random.pick(users)
                 try await syncer.write { try $0.run("INSERT INTO list VALUES (?, ?, ?)", list, owner, "made at \(step)") }
                 lists.append(list)
-                ledger.inserted.insert("list:" + list)
+                inserted("list:" + list)
             case 6:
                 // A grant, of a list it sees: allowed when it owns the list.
                 let list = heldLists.isEmpty ? anyList : random.pick(heldLists)
                 let id = fresh("m"), member = random.pick(users)
                 try await syncer.write { try $0.run("INSERT INTO member VALUES (?, ?, ?)", id, list, member) }
-                ledger.inserted.insert("member:" + id)
+                inserted("member:" + id)
             case 7:
                 // A revocation of a membership it sees.
                 let members = try await held(syncer, "SELECT id FROM member ORDER BY id")
@@ -293,8 +294,8 @@ extension SyncModelPropertyTests {
                 do {
                     try await syncer.pull()
                     if try await syncer.pendingChangeCount == 0 { try await checkView(device, syncer, "pull at step \(step)") }
-                } catch SyncError.accessDenied(let denial) where denial.reason == .userChanged {
-                    ledger.userChanges += 1
+                } catch let error as SyncError {
+                    try require(false, "\(device.name) pull at step \(step): \(error)")
                 } catch {}
             case 16:
                 // A second syncer on the same file, from now on used beside the first.

@@ -42,10 +42,7 @@ extension SyncHub {
                 .map { SyncView(rules: $0.0, identity: $0.1, storage: storage) }
             // Entries written while another user was signed in on the replica's file would be
             // checked against this caller's permissions, and logged as theirs.
-            if let view, let writer = request.user, writer != view.identity.user {
-                throw SyncError.accessDenied(SyncAccessDenial(reason: .userChanged, status: 403,
-                    message: "the push holds writes made while \(writer) was signed in, and \(view.identity.user) sent it; the space \(request.space) has rules, so one user's writes are never applied under another's permissions"))
-            }
+            let otherWriter = view.flatMap { view in request.user.flatMap { $0 == view.identity.user ? nil : $0 } }
             var visible: Set<CompiledRules.Instance>?
             var acknowledged: [Int64] = []
             var versions: [Int64] = []
@@ -63,6 +60,13 @@ extension SyncHub {
                         for row in rows where held[row] == nil { held[row] = entry.sequence }
                         continue
                     }
+                }
+                // One applied before (its answer lost) is answered as usual: it was that user's push.
+                if let writer = otherWriter, let view, try !HubSpace(storage: storage).isApplied(replica: request.replicaID, sequence: entry.sequence) {
+                    refused.append(SyncRefusal(sequence: entry.sequence, reason: .userChanged, table: nil, key: nil,
+                                               message: "it was written while \(writer.debugDescription) was signed in, and \(view.identity.user.debugDescription) pushed it; the space \(request.space) has rules, so one user's writes are never applied as another's"))
+                    for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = entry.sequence }
+                    continue
                 }
                 let conflicts: [(String, [SyncValue])], version: Int64
                 do {

@@ -104,11 +104,6 @@ public struct SyncAccessDenial: Codable, Sendable, Equatable, CustomStringConver
         case readOnly
         /// The token was issued for another replica ID.
         case wrongReplica
-        /// On a space with rules, the replica holds writes made while another user was signed
-        /// in, not yet pushed: the hub will not check one user's writes against another's
-        /// permissions. Sign that user in again and sync them, or discard them
-        /// (``SyncReplica/discardPendingChanges()``); the replica then syncs as the new user.
-        case userChanged
     }
     /// Why.
     public var reason: Reason
@@ -130,7 +125,6 @@ public struct SyncAccessDenial: Codable, Sendable, Equatable, CustomStringConver
         case .forbiddenSpace: advice = "this user has no access to the space"
         case .readOnly: advice = "this user may read the space, not write it; local writes are refused (discard them)"
         case .wrongReplica: advice = "the token was issued for another replica ID"
-        case .userChanged: advice = "sign the user who made the pending writes in again and sync them, or discard them (discardPendingChanges), then sync as the new user"
         }
         return "the hub denied access (\(reason.rawValue), HTTP \(status)): \(message); \(advice)"
     }
@@ -165,6 +159,12 @@ public struct SyncRefusal: Codable, Sendable, Equatable, CustomStringConvertible
         /// the table's write rule, or the table has none); discard it, and the row returns to
         /// what the user may see.
         case forbidden
+        /// On a space with rules, the write was made while another user was signed in on this
+        /// database (the user the hub named to the replica then), and another user pushed it:
+        /// the hub never checks one user's writes against another's permissions, nor logs them
+        /// as theirs. Sign that user in again and sync, or discard it; once nothing of the
+        /// earlier user is pending, the replica's writes are the new user's.
+        case userChanged
     }
     /// The write's place in the replica's order (``SyncPendingChange/sequence``).
     public var sequence: Int64

@@ -181,8 +181,6 @@ extension SyncReplica {
                                                                     limit: max(1, settings.pullPageSize),
                                                                     afterChain: after == 0 ? 0 : afterChain,
                                                                     lastAcknowledged: lastAcknowledged))
-            // Before anything of the answer is applied: a view of another user than the pending
-            // writes were made under is not made again over them.
             if let user = response.user, try await database.read({ try SyncStatus.state("user", $0) as String? }) != user {
                 try await database.write { try Self.noteUser(user, $0) }
             }

@@ -142,11 +142,10 @@ extension SyncReplica {
         }
     }
 
-    /// Remembers the user the hub named in an answer, under whom the next writes are made, unless
-    /// writes made under another user are still pending: those keep their user (the hub refuses
-    /// to take them as the new one's), and the replica refuses a pull that would make them again
-    /// over the new user's view.
-    /// - Throws: ``SyncError/accessDenied(_:)`` with ``SyncAccessDenial/Reason/userChanged``.
+    /// Remembers the user the hub named in an answer (or the transport names), under whom the
+    /// next writes are made, unless writes made under another user are still pending: those keep
+    /// their user, and the hub refuses them as the new one's (``SyncRefusal/Reason/userChanged``)
+    /// until they are discarded or that user signs in again.
     static func noteUser(_ user: String?, _ connection: Connection) throws {
         // A space without rules, or a trusted caller: no user, and nothing changes.
         guard let user else { return }
@@ -154,13 +153,7 @@ extension SyncReplica {
         guard known != user else { return }
         // Writes made before any answer named a user are taken as the first user's: no one else
         // could have been known to make them.
-        if let known {
-            let pending = try SyncOutbox(connection).count()
-            if pending > 0 {
-                throw SyncError.accessDenied(SyncAccessDenial(reason: .userChanged, status: 0,
-                    message: "this replica holds \(pending) write\(pending == 1 ? "" : "s") made while \(known) was signed in, not yet pushed, and the hub now answers \(user)"))
-            }
-        }
+        if known != nil, try SyncOutbox(connection).count() > 0 { return }
         try SyncStatus.setState("user", .text(user), connection)
     }
 

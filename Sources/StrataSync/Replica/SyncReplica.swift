@@ -71,6 +71,8 @@ public final class SyncReplica: Sendable {
                 try SyncOutbox(connection).prepare()
                 let incarnation = try Self.incarnation(connection)
                 try Self.noteIdentity(replicaID: replicaID, space: space, connection)
+                // Signed in as a user the transport knows: the writes from now on are theirs.
+                try Self.noteUser(transport.signedInUser, connection)
                 let fingerprint = try SchemaFingerprint.of(tables: tables, in: connection)
                 try Self.noteSyncedTables(tables, fingerprint: fingerprint, connection)
                 let nullable = try NullKeyGuards.installNullKeyGuards(tables: tables, connection)
