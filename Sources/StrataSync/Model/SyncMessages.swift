@@ -49,11 +49,16 @@ public struct SyncPushRequest: Codable, Sendable {
     /// refuses a push whose entries were written under another user than the caller, rather than
     /// check one user's writes against another's permissions.
     public var user: String?
+    /// The names the same database pushed under before its replica ID changed (a re-login),
+    /// while some of these entries were pending: an entry the hub applied under one of them
+    /// (same sequence, same bytes), its answer lost, is acknowledged, not applied a second time.
+    public var formerReplicaIDs: [String]?
     /// A push of `entries` from `replicaID`, written under `user`.
     public init(space: String, replicaID: String, tables: [String], schemaFingerprint: String, entries: [SyncOutboxEntry],
-                user: String? = nil) {
+                user: String? = nil, formerReplicaIDs: [String]? = nil) {
         self.space = space; self.replicaID = replicaID; self.tables = tables
         self.schemaFingerprint = schemaFingerprint; self.entries = entries; self.user = user
+        self.formerReplicaIDs = formerReplicaIDs
     }
 }
 

@@ -20,10 +20,14 @@ extension SyncReplica {
         // Rows refused writes touched, and which write: a later write on one waits with it.
         var held: [String: Int64] = [:]
         let settings = self.settings
-        let user = try await database.read { try SyncStatus.state("user", $0) as String? }
+        let (user, formerIDs) = try await database.read { connection in
+            (try SyncStatus.state("user", connection) as String?, try Self.formerReplicaIDs(connection))
+        }
+        let formers = formerIDs.isEmpty ? nil : formerIDs
         // Counted as the hub counts a body (header and changesets), so a write just under the
         // setting is not answered 413 for its header's bytes.
-        let baseBytes = SyncWire.pushBodyBytes(space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint, user: user)
+        let baseBytes = SyncWire.pushBodyBytes(space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint, user: user,
+                                               formerReplicaIDs: formers)
         // Lowered when the hub answers that a batch is too large (its limit below this
         // replica's settings): fewer writes at a time, down to one, which is then refused alone.
         var entryCap = max(1, settings.maximumPushEntries)
@@ -71,7 +75,8 @@ extension SyncReplica {
             let response: SyncPushResponse
             do {
                 response = try await transport.push(SyncPushRequest(space: space, replicaID: hubReplicaID, tables: tables,
-                                                                    schemaFingerprint: fingerprint, entries: entries, user: user))
+                                                                    schemaFingerprint: fingerprint, entries: entries, user: user,
+                                                                    formerReplicaIDs: formers))
             } catch SyncError.tooLarge(let reason) {
                 if entries.count > 1 {
                     entryCap = max(1, entries.count / 2)
@@ -130,6 +135,8 @@ extension SyncReplica {
             }
             try Self.record(response.refused ?? [], connection)
             try Self.noteUser(response.user, connection)
+            // Every write of the old names is answered: they are not named again.
+            if try outbox.count() == 0 { try Self.setFormerReplicaIDs([], connection) }
             try outbox.forgetSent(before: now - Int64(Self.sentRetention.components.seconds))
             // An entry the hub dropped (its policy kept the hub's row) or applied before this
             // replica's last pull gets a version the pull already passed: no later page settles

@@ -182,9 +182,28 @@ public final class SyncReplica: Sendable {
             try SyncStatus.setState("snapshot_needed", .integer(1), connection)
         } else if let knownReplica, knownReplica != replicaID {
             try outbox.forgetSent()
+            // A pending write may have reached the hub under the old name, its answer lost: the
+            // pushes name the old one too, so the hub answers it as applied, not applies it again.
+            if try outbox.count() > 0 {
+                let incarnation: String = try SyncStatus.state("incarnation", connection) ?? ""
+                let former = incarnation.isEmpty ? knownReplica : knownReplica + "#" + incarnation
+                try setFormerReplicaIDs(Array((try formerReplicaIDs(connection) + [former]).suffix(8)), connection)
+            }
         }
         try SyncStatus.setState("space", .text(space), connection)
         try SyncStatus.setState("replica_id", .text(replicaID), connection)
+    }
+
+    /// The names this database pushed under before its replica ID changed, while writes it may
+    /// have pushed under them are pending.
+    static func formerReplicaIDs(_ connection: Connection) throws -> [String] {
+        guard let text: String = try SyncStatus.state("former_replica_ids", connection) else { return [] }
+        return (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+    }
+
+    static func setFormerReplicaIDs(_ names: [String], _ connection: Connection) throws {
+        let text = names.isEmpty ? nil : String(decoding: try JSONEncoder().encode(names), as: UTF8.self)
+        try SyncStatus.setState("former_replica_ids", text.map { .text($0) } ?? .null, connection)
     }
 
     /// Runs `body` in one IMMEDIATE transaction and stores what it changed in the synced tables

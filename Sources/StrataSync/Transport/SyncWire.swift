@@ -17,6 +17,7 @@ public enum SyncWire {
         var entries: [Entry]
         // Optional, and left out when nil: a hub from before users were named reads the header as before.
         var user: String?
+        var formerReplicaIDs: [String]?
         struct Entry: Codable { var sequence: Int64; var count: Int }
     }
 
@@ -33,15 +34,18 @@ public enum SyncWire {
     public static func encode(_ request: SyncPushRequest) throws -> Data {
         let header = PushHeader(space: request.space, replicaID: request.replicaID, tables: request.tables,
                                 schemaFingerprint: request.schemaFingerprint,
-                                entries: request.entries.map { .init(sequence: $0.sequence, count: $0.changeset.count) }, user: request.user)
+                                entries: request.entries.map { .init(sequence: $0.sequence, count: $0.changeset.count) }, user: request.user,
+                                formerReplicaIDs: request.formerReplicaIDs)
         return try frame(header, request.entries.map(\.changeset))
     }
 
     /// The bytes a push body takes with no entries: what a replica counts against its limit
     /// besides each entry's ``pushEntryBytes(sequence:changesetBytes:)``, so that what it sends
     /// is what a hub's body limit counts.
-    package static func pushBodyBytes(space: String, replicaID: String, tables: [String], schemaFingerprint: String, user: String? = nil) -> Int {
-        let header = PushHeader(space: space, replicaID: replicaID, tables: tables, schemaFingerprint: schemaFingerprint, entries: [], user: user)
+    package static func pushBodyBytes(space: String, replicaID: String, tables: [String], schemaFingerprint: String, user: String? = nil,
+                                      formerReplicaIDs: [String]? = nil) -> Int {
+        let header = PushHeader(space: space, replicaID: replicaID, tables: tables, schemaFingerprint: schemaFingerprint, entries: [], user: user,
+                                formerReplicaIDs: formerReplicaIDs)
         return 4 + ((try? JSONEncoder().encode(header).count) ?? 0)
     }
 
@@ -56,7 +60,7 @@ public enum SyncWire {
         let changesets = try split(body, counts: header.entries.map(\.count))
         return SyncPushRequest(space: header.space, replicaID: header.replicaID, tables: header.tables, schemaFingerprint: header.schemaFingerprint,
                                entries: zip(header.entries, changesets).map { SyncOutboxEntry(sequence: $0.sequence, changeset: $1) },
-                               user: header.user)
+                               user: header.user, formerReplicaIDs: header.formerReplicaIDs)
     }
 
     /// A pull answer's network body.
