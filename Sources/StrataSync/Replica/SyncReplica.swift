@@ -163,7 +163,9 @@ public final class SyncReplica: Sendable {
     /// Remembers which replica ID and space this database syncs as. Under another replica ID
     /// (a new login, a copied file given its own name) the writes the old name sent are the
     /// hub's already: they are forgotten, never sent again under the new name (the hub would
-    /// take them as new, and an old value would overwrite a newer one). For another space (a
+    /// take them as new, and an old value would overwrite a newer one). The pending ones go
+    /// under the new name, which names the old ones too, so one the hub applied under them (its
+    /// answer lost) is answered as applied. For another space (a
     /// team switch) the database starts over from that space's snapshot, and refuses while it
     /// holds writes for the old space not yet pushed, which must never reach the new one.
     /// - Throws: ``SyncError/spaceChanged(from:to:pendingChanges:)``.
