@@ -402,11 +402,18 @@ import Testing
     @Test func theUserTravelsOnTheWireAndIsLeftOutWhenThereIsNone() throws {
         let entry = SyncOutboxEntry(sequence: 1, changeset: Data([1, 2, 3]))
         for user in ["o'brien\u{0}\u{301}", nil] as [String?] {
-            let push = SyncPushRequest(space: "team", replicaID: "r", tables: ["todo"], schemaFingerprint: "f", entries: [entry], user: user)
+            let formers = user.map { ["phone#\($0)", "tablet"] }
+            let push = SyncPushRequest(space: "team", replicaID: "r", tables: ["todo"], schemaFingerprint: "f", entries: [entry], user: user,
+                                       formerReplicaIDs: formers)
             let body = try SyncWire.encode(push)
-            #expect(try SyncWire.decodePushRequest(body).user == user)
-            // A hub from before the field reads the same header: nothing is added when there is no user.
-            if user == nil { #expect(!String(decoding: body, as: UTF8.self).contains("\"user\"")) }
+            let decoded = try SyncWire.decodePushRequest(body)
+            #expect(decoded.user == user)
+            #expect(decoded.formerReplicaIDs == formers)
+            // A hub from before the fields reads the same header: nothing is added when they are empty.
+            if user == nil {
+                let text = String(decoding: body, as: UTF8.self)
+                #expect(!text.contains("\"user\"") && !text.contains("formerReplicaIDs"))
+            }
             let pull = SyncPullResponse(entries: [SyncLogEntry(version: 2, replicaID: "r", sequence: 1, changeset: Data([4]))], hubVersion: 2, user: user)
             #expect(try SyncWire.decodePullResponse(try SyncWire.encode(pull)).user == user)
             let answer = SyncPushResponse(acknowledged: [1], corrections: [], hubVersion: 2, user: user)
