@@ -319,6 +319,8 @@ import Testing
                             transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: user)))
         }
         let bob = try signIn("bob")
+        // His own write, made before alice's is settled, is his.
+        try await bob.write { try $0.execute("INSERT INTO todo VALUES ('b0', 'L2', 'his first')") }
         do {
             try await bob.sync()
             Issue.record("bob pushed alice's pending write")
@@ -326,7 +328,7 @@ import Testing
             #expect(refusal.reason == .userChanged)
             #expect(refusal.message.contains("alice") && refusal.message.contains("bob"), "\(refusal.message)")
         }
-        #expect(try hub.withSpace("team") { try $0.query("SELECT count(*) FROM todo WHERE id = 'a1'") as Int? } == 0)
+        #expect(try hub.withSpace("team") { try $0.query("SELECT group_concat(id) FROM todo WHERE id IN ('a1', 'b0')") as String? } == "b0")
         #expect(try await bob.pendingChanges.map { $0.refusal?.reason } == [.userChanged])
         // Alice signs in again: her write goes, as hers.
         let again = try signIn("alice")

@@ -178,7 +178,7 @@ public final class SyncReplica: Sendable {
             guard pending == 0 else { throw SyncError.spaceChanged(from: knownSpace, to: space, pendingChanges: pending) }
             try outbox.forgetSpace()
             // The new space's answers name its user anew.
-            try SyncStatus.setState("user", .null, connection)
+            try setWriters(Writers(user: nil, later: []), connection)
             // The synced tables hold the old space's rows: the snapshot replaces them whole
             // (a pull from version 0 would apply the new space's log over them).
             try SyncStatus.setState("snapshot_needed", .integer(1), connection)
