@@ -8,7 +8,7 @@ import Testing
 extension READMEExamples {
     @Test func partialSyncArticleRunsAsPrinted() async throws {
         try await inNewFolder { try await partialSyncAndPermissions() }
-        #expect(printed.take() == ["1", "2", "1", "forbidden todo", "[\"everyone\"]"])
+        #expect(printed.take() == ["1", "2", "1", "forbidden todo", "userChanged", "[\"everyone\"]"])
     }
 
     func partialSyncAndPermissions() async throws {
@@ -77,7 +77,21 @@ extension READMEExamples {
         for change in try await alice.pendingChanges where change.refusal != nil { try await alice.discard(change) }
         // DOC:end
         #expect(try await alice.database.read { try $0.query("SELECT count(*) FROM todo WHERE id = 't3'") as Int? } == 0)
+        try await alice.write { db in try db.execute("INSERT INTO todo VALUES ('t4', 'groceries', 'bread')") }
+        let shared = try SyncReplica(database: alice.database, replicaID: "alice-phone", space: "team",
+                                     tables: ["list", "member", "todo", "tag"],
+                                     transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "bob")))
         // DOC:begin PartialSyncAndPermissions 5
+        do { try await shared.sync() } catch SyncError.entryRefused(let refusal) {
+            print(refusal.reason)                                            // userChanged
+            for change in try await shared.pendingChanges where change.refusal?.reason == .userChanged {
+                try await shared.discard(change)                             // or sign the previous user in again
+            }
+        }
+        // DOC:end
+        #expect(try await shared.pendingChangeCount == 0)
+        #expect(try hub.withSpace("team") { try $0.query("SELECT count(*) FROM todo WHERE id = 't4'") as Int? } == 0)
+        // DOC:begin PartialSyncAndPermissions 6
         let json = """
             {"buckets": [{"name": "everyone", "data": {"tag": "true"}}], "writes": {"tag": "name IS NOT NULL"}}
             """

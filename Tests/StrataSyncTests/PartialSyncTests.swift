@@ -285,4 +285,144 @@ import Testing
         try await Self.checkView(dave, hub, user: "dave", "after the sign-in")
         #expect(try await dave.database.read { try $0.query("SELECT count(*) FROM todo") as Int? } == 0)
     }
+
+    @Test func aUserSigningInAgainAfterAnotherOnTheSameFileGetsTheirViewBack() async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder)
+        let admin = try Self.replica(folder, hub, user: nil)
+        try await Self.seed(admin)
+        let alice = try Self.replica(folder, hub, user: "alice", name: "shared")
+        try await alice.sync()
+        func signIn(_ user: String) throws -> SyncReplica {
+            try SyncReplica(database: alice.database, replicaID: "shared", space: "team", tables: Self.tables,
+                            transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: user)))
+        }
+        try await signIn("bob").sync()
+        // The hub once recorded alice's view for this replica; the file holds bob's now, so her
+        // pull is not answered as moves from her old view (which kept bob's rows and lacked hers).
+        let again = try signIn("alice")
+        try await again.sync()
+        try await Self.checkView(again, hub, user: "alice", "alice after bob")
+    }
+
+    @Test func writesPendingUnderOneUserAreNeverPushedUnderAnother() async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder)
+        let admin = try Self.replica(folder, hub, user: nil)
+        try await Self.seed(admin)
+        let alice = try Self.replica(folder, hub, user: "alice", name: "shared")
+        try await alice.sync()
+        // Written as alice, into her list; then bob (who may write L2, not L1) signs in on the file.
+        try await alice.write { try $0.execute("INSERT INTO todo VALUES ('a1', 'L1', 'hers')") }
+        func signIn(_ user: String) throws -> SyncReplica {
+            try SyncReplica(database: alice.database, replicaID: "shared", space: "team", tables: Self.tables,
+                            transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: user)))
+        }
+        let bob = try signIn("bob")
+        // His own write, made before alice's is settled, is his.
+        try await bob.write { try $0.execute("INSERT INTO todo VALUES ('b0', 'L2', 'his first')") }
+        do {
+            try await bob.sync()
+            Issue.record("bob pushed alice's pending write")
+        } catch SyncError.entryRefused(let refusal) {
+            #expect(refusal.reason == .userChanged)
+            #expect(refusal.message.contains("alice") && refusal.message.contains("bob"), "\(refusal.message)")
+        }
+        #expect(try hub.withSpace("team") { try $0.query("SELECT group_concat(id) FROM todo WHERE id IN ('a1', 'b0')") as String? } == "b0")
+        #expect(try await bob.pendingChanges.map { $0.refusal?.reason } == [.userChanged])
+        // Alice signs in again: her write goes, as hers.
+        let again = try signIn("alice")
+        try await again.sync()
+        #expect(try hub.withSpace("team") { try $0.query("SELECT count(*) FROM todo WHERE id = 'a1'") as Int? } == 1)
+        try await Self.checkView(again, hub, user: "alice", "alice again")
+        // Bob with one pending write of alice's, which he discards: then his view, and his writes.
+        try await again.write { try $0.execute("INSERT INTO todo VALUES ('a2', 'L1', 'hers too')") }
+        let bobAgain = try signIn("bob")
+        await #expect(throws: SyncError.self) { try await bobAgain.sync() }
+        for change in try await bobAgain.pendingChanges where change.refusal?.reason == .userChanged { try await bobAgain.discard(change) }
+        try await bobAgain.sync()
+        try await Self.checkView(bobAgain, hub, user: "bob", "after the discard")
+        try await bobAgain.write { try $0.execute("INSERT INTO todo VALUES ('b1', 'L2', 'his')") }
+        try await bobAgain.sync()
+        #expect(try hub.withSpace("team") { try $0.query("SELECT group_concat(id) FROM todo WHERE id IN ('a2', 'b1')") as String? } == "b1")
+        // Nothing pending: carol signs in and writes at once, before any answer names her.
+        let carol = try signIn("carol")
+        try await carol.write { try $0.execute("INSERT INTO todo VALUES ('c1', 'L3', 'hers')") }
+        try await carol.sync()
+        try await Self.checkView(carol, hub, user: "carol", "carol's first write")
+        #expect(try hub.withSpace("team") { try $0.query("SELECT count(*) FROM todo WHERE id = 'c1'") as Int? } == 1)
+    }
+
+    @Test func theHubNamesTheUserOnlyOnASpaceWithRulesAndRefusesAPushWrittenUnderAnother() async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder)
+        try hub.createSpace("open") { try $0.execute(Self.schema) }
+        func fingerprint(_ space: String) throws -> String {
+            do {
+                _ = try hub.pull(SyncPullRequest(space: space, replicaID: "x", tables: Self.tables, schemaFingerprint: "?", after: 0, limit: 1))
+            } catch SyncError.schemaMismatch(_, let remote) {
+                return remote
+            }
+            throw SyncError.refused("no fingerprint")
+        }
+        let bob = SyncIdentity(user: "bob")
+        for space in ["team", "open"] {
+            let spaceFingerprint = try fingerprint(space)
+            let pulled = try hub.pull(SyncPullRequest(space: space, replicaID: "r", tables: Self.tables, schemaFingerprint: spaceFingerprint, after: 0, limit: 5),
+                                      identity: bob)
+            #expect(pulled.user == (space == "team" ? "bob" : nil))
+            #expect(try hub.pull(SyncPullRequest(space: space, replicaID: "r", tables: Self.tables, schemaFingerprint: spaceFingerprint, after: 0, limit: 5)).user == nil)
+            let push = SyncPushRequest(space: space, replicaID: "r", tables: Self.tables, schemaFingerprint: spaceFingerprint, entries: [], user: "alice")
+            if space == "team" {
+                var written = push
+                written.entries = [SyncOutboxEntry(sequence: 1, changeset: Data())]
+                let answer = try hub.push(written, identity: bob)
+                #expect(answer.refused?.map(\.reason) == [.userChanged])
+                #expect(answer.acknowledged.isEmpty)
+                // A trusted caller writes as no user: it is not refused.
+                #expect(try hub.push(push).user == nil)
+            } else {
+                // Without rules nothing changes: the user a push names is not checked.
+                #expect(try hub.push(push, identity: bob).user == nil)
+            }
+            var own = push
+            own.user = "bob"
+            #expect(try hub.push(own, identity: bob).user == (space == "team" ? "bob" : nil))
+        }
+        // A space without rules: another user on the file pushes what is pending, as before.
+        let alice = try Self.replica(folder, hub, user: "alice", name: "open-file")
+        let onOpen = try SyncReplica(database: alice.database, replicaID: "open-file", space: "open", tables: Self.tables,
+                                     transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "alice")))
+        try await onOpen.sync()
+        try await onOpen.write { try $0.execute("INSERT INTO todo VALUES ('o1', 'L9', 'open')") }
+        let asBob = try SyncReplica(database: alice.database, replicaID: "open-file", space: "open", tables: Self.tables,
+                                    transport: InProcessSyncTransport(hub: hub, identity: bob))
+        try await asBob.sync()
+        #expect(try hub.withSpace("open") { try $0.query("SELECT count(*) FROM todo") as Int? } == 1)
+    }
+
+    @Test func theUserTravelsOnTheWireAndIsLeftOutWhenThereIsNone() throws {
+        let entry = SyncOutboxEntry(sequence: 1, changeset: Data([1, 2, 3]))
+        for user in ["o'brien\u{0}\u{301}", nil] as [String?] {
+            let formers = user.map { ["phone#\($0)", "tablet"] }
+            let push = SyncPushRequest(space: "team", replicaID: "r", tables: ["todo"], schemaFingerprint: "f", entries: [entry], user: user,
+                                       formerReplicaIDs: formers)
+            let body = try SyncWire.encode(push)
+            let decoded = try SyncWire.decodePushRequest(body)
+            #expect(decoded.user == user)
+            #expect(decoded.formerReplicaIDs == formers)
+            // A hub from before the fields reads the same header: nothing is added when they are empty.
+            if user == nil {
+                let text = String(decoding: body, as: UTF8.self)
+                #expect(!text.contains("\"user\"") && !text.contains("formerReplicaIDs"))
+            }
+            let pull = SyncPullResponse(entries: [SyncLogEntry(version: 2, replicaID: "r", sequence: 1, changeset: Data([4]))], hubVersion: 2, user: user)
+            #expect(try SyncWire.decodePullResponse(try SyncWire.encode(pull)).user == user)
+            let answer = SyncPushResponse(acknowledged: [1], corrections: [], hubVersion: 2, user: user)
+            #expect(try JSONDecoder().decode(SyncPushResponse.self, from: try JSONEncoder().encode(answer)).user == user)
+        }
+        // An answer from a hub from before the field.
+        let old = Data(#"{"acknowledged": [1], "corrections": [], "hubVersion": 2}"#.utf8)
+        #expect(try JSONDecoder().decode(SyncPushResponse.self, from: old).user == nil)
+    }
 }

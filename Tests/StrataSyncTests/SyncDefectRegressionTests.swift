@@ -472,4 +472,49 @@ import Testing
             #expect(try await replica.database.read { try $0.query("SELECT id || '=' || v FROM t ORDER BY id COLLATE BINARY") as [String] } == hubRows)
         }
     }
+
+    // A re-login (the same file under a new replica ID) after a push whose answer was lost sent
+    // the applied write again under the new name, and the hub applied it a second time: an old
+    // value over a newer one.
+
+    @Test func aWriteWhoseAnswerWasLostIsNotAppliedAgainAfterAReLogin() async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder)
+        /// Applies the first push and loses its answer.
+        final class LosesFirstAnswer: SyncTransport, @unchecked Sendable {
+            let hub: SyncHub
+            // Touched by this test's one push at a time.
+            var lost = false
+            init(hub: SyncHub) { self.hub = hub }
+            func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
+                let response = try hub.push(request)
+                if !lost { lost = true; throw SyncError.hubUnreachable(url: "test", reason: "the answer was lost") }
+                return response
+            }
+            func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
+            func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.snapshot(request) }
+        }
+        let phone = try Self.replica(folder, "phone", transport: LosesFirstAnswer(hub: hub))
+        try await phone.sync()
+        try await phone.write { try $0.execute("INSERT INTO t VALUES ('a', 'old')") }
+        await #expect(throws: SyncError.self) { try await phone.push() }
+        // Another device changes the row meanwhile.
+        let laptop = try Self.replica(folder, "laptop", transport: InProcessSyncTransport(hub: hub))
+        try await laptop.sync()
+        try await laptop.write { try $0.execute("UPDATE t SET v = 'new' WHERE id = 'a'") }
+        try await laptop.sync()
+        // The phone signs in again under a new replica ID, its write still pending.
+        let relogged = try Self.replica(folder, "phone-2", file: "phone", transport: InProcessSyncTransport(hub: hub))
+        #expect(try await relogged.pendingChangeCount == 1)
+        try await relogged.sync()
+        #expect(try await relogged.pendingChangeCount == 0)
+        #expect(try Self.hubRows(hub) == ["a='new'"])
+        #expect(try await Self.rows(relogged) == ["a='new'"])
+        #expect(try hub.withSpace("s") { try $0.query("SELECT count(*) FROM _strata_sync_log") as Int? } == 2)
+        // Acknowledged under the new name too: a later pull does not take the hub for a restored one.
+        try await relogged.write { try $0.execute("INSERT INTO t VALUES ('b', 1)") }
+        try await relogged.sync()
+        try await relogged.sync()
+        #expect(try Self.hubRows(hub) == ["a='new'", "b=1"])
+    }
 }

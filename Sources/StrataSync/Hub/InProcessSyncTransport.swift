@@ -28,6 +28,9 @@ public struct InProcessSyncTransport: SyncTransport {
         self.identity = identity
     }
 
+    /// The identity's user (nil for a trusted caller).
+    public var signedInUser: String? { identity?.user }
+
     private var caller: SyncCaller { identity.map { .user($0) } ?? .trusted }
 
     public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try hub.push(request, caller: caller) }

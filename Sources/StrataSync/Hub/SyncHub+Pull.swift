@@ -45,7 +45,10 @@ extension SyncHub {
                         try storage.recordView(record, replica: request.replicaID, user: identity.user, keepingFrom: base)
                     }
                 }
-                return response
+                // Named so the replica knows whose writes its next entries are.
+                var named = response
+                named.user = identity.user
+                return named
             }
             // A replica that held a view under rules since removed holds too few rows for the log
             // to complete: it starts over from a snapshot of the whole space.

@@ -40,6 +40,13 @@ extension SyncHub {
             let widths = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
             let view = try viewer(caller, try compiledRules(request.space, storage), space: request.space)
                 .map { SyncView(rules: $0.0, identity: $0.1, storage: storage) }
+            // Entries written while another user was signed in on the replica's file would be
+            // checked against this caller's permissions, and logged as theirs.
+            let otherWriter = view.flatMap { view in request.user.flatMap { $0 == view.identity.user ? nil : $0 } }
+            let formers = request.formerReplicaIDs ?? []
+            func appliedBefore(_ entry: SyncOutboxEntry) throws -> Bool {
+                try Self.appliedRecord(entry, replica: request.replicaID, formerly: formers, storage) != nil
+            }
             var visible: Set<CompiledRules.Instance>?
             var acknowledged: [Int64] = []
             var versions: [Int64] = []
@@ -49,7 +56,7 @@ extension SyncHub {
             // it (applied alone it would meet a row that is not there and be dropped).
             var held: [String: Int64] = [:]
             for entry in request.entries {
-                if !held.isEmpty, try !HubSpace(storage: storage).isApplied(replica: request.replicaID, sequence: entry.sequence) {
+                if !held.isEmpty, try !appliedBefore(entry) {
                     let rows = rowsTouched(by: entry.changeset)
                     if let blocker = rows.lazy.compactMap({ held[$0] }).first {
                         refused.append(SyncRefusal(sequence: entry.sequence, reason: .dependsOnRefused, table: nil, key: nil,
@@ -58,10 +65,17 @@ extension SyncHub {
                         continue
                     }
                 }
+                // One applied before (its answer lost) is answered as usual: it was that user's push.
+                if let writer = otherWriter, let view, try !appliedBefore(entry) {
+                    refused.append(SyncRefusal(sequence: entry.sequence, reason: .userChanged, table: nil, key: nil,
+                                               message: "it was written while \(writer.debugDescription) was signed in, and \(view.identity.user.debugDescription) pushed it; the space \(request.space) has rules, so one user's writes are never applied as another's"))
+                    for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = entry.sequence }
+                    continue
+                }
                 let conflicts: [(String, [SyncValue])], version: Int64
                 do {
-                    (conflicts, version) = try Self.apply(entry, from: request.replicaID, tables: request.tables, policies: policies,
-                                                          view: view, on: storage)
+                    (conflicts, version) = try Self.apply(entry, from: request.replicaID, formerly: formers, tables: request.tables,
+                                                          policies: policies, view: view, on: storage)
                 } catch let refusal as EntryRefusal {
                     refused.append(SyncRefusal(sequence: entry.sequence, reason: refusal.reason, table: refusal.table,
                                                key: refusal.key, message: refusal.message))
@@ -88,7 +102,7 @@ extension SyncHub {
             let version = try storage.currentVersion()
             return SyncPushResponse(acknowledged: acknowledged, corrections: corrections, hubVersion: version,
                                     chain: try HubSpace(storage: storage).chain(at: version), versions: versions,
-                                    refused: refused.isEmpty ? nil : refused)
+                                    refused: refused.isEmpty ? nil : refused, user: view?.identity.user)
         } }
         wake(request.space, reached: response.hubVersion)
         return response
@@ -99,7 +113,7 @@ extension SyncHub {
     /// entry was applied at.
     /// - Throws: `EntryRefusal` when the entry cannot be applied (nothing of it is);
     ///   ``SyncError/duplicateEntry(replicaID:sequence:)`` when it was, with other content.
-    static func apply(_ entry: SyncOutboxEntry, from replica: String, tables: [String], policies: [String: SyncPolicy],
+    static func apply(_ entry: SyncOutboxEntry, from replica: String, formerly: [String] = [], tables: [String], policies: [String: SyncPolicy],
                       view: SyncView? = nil, on storage: any SyncSpaceStorage) throws -> ([(String, [SyncValue])], Int64) {
         let digest = Self.digest(entry.changeset)
         let space = HubSpace(storage: storage)
@@ -112,6 +126,17 @@ extension SyncHub {
             return (decodeConflicts(applied.conflicts), applied.version)
         }
         if let applied = try storage.applied(replica: replica, sequence: entry.sequence) { return try answer(applied) }
+        if let applied = try appliedRecord(entry, replica: replica, formerly: formerly, storage) {
+            // Applied under a name the database had before: filed under this one too, so a later
+            // check of what this replica had acknowledged (a restored hub's) finds it.
+            try storage.write {
+                if try storage.applied(replica: replica, sequence: entry.sequence) == nil {
+                    try storage.recordApplied(replica: replica, sequence: entry.sequence, version: applied.version,
+                                              conflicts: applied.conflicts, digest: digest)
+                }
+            }
+            return (decodeConflicts(applied.conflicts), applied.version)
+        }
         var settled: [(String, [SyncValue])] = []
         var version: Int64 = 0
         var appliedMeanwhile: AppliedRecord?
@@ -150,6 +175,18 @@ extension SyncHub {
         }
         if let appliedMeanwhile { return try answer(appliedMeanwhile) }
         return (settled, version)
+    }
+
+    /// The record of `entry` applied under `replica`, or under one of the names the database
+    /// pushed under `formerly` with the same bytes (another database's entry there is not it).
+    static func appliedRecord(_ entry: SyncOutboxEntry, replica: String, formerly: [String],
+                              _ storage: any SyncSpaceStorage) throws -> AppliedRecord? {
+        if let applied = try storage.applied(replica: replica, sequence: entry.sequence) { return applied }
+        let digest = Self.digest(entry.changeset)
+        for former in formerly where former != replica {
+            if let applied = try storage.applied(replica: former, sequence: entry.sequence), applied.digest == digest { return applied }
+        }
+        return nil
     }
 
     /// An entry's content, to tell a retry (same bytes) from another database's entry.

@@ -150,14 +150,18 @@ struct SyncLog {
         return row.map { SyncViewRecord(version: $0.value(at: 0) ?? 0, rules: $0.value(at: 1) ?? 0, instances: $0.value(at: 2) ?? Data()) }
     }
 
-    /// Records a view, dropping the replica's views older than `keepingFrom` (its cursor's).
+    /// Records a view, dropping the replica's views older than `keepingFrom` (its cursor's), and
+    /// those under any other user: the replica's rows are this user's view from now on, so a
+    /// user signing in on it again (alice, then bob, then alice) must not be answered as if it
+    /// still held the view recorded for them before, and starts over from a snapshot.
     func recordView(_ record: SyncViewRecord, replica: String, user: String, keepingFrom: Int64) throws {
         try connection.run(literal: """
             INSERT OR REPLACE INTO \(identifier: Tables.views.name)(replica, user, version, rules, instances)
             VALUES (\(replica), \(user), \(record.version), \(record.rules), \(record.instances))
             """)
         try connection.run(literal: """
-            DELETE FROM \(identifier: Tables.views.name) WHERE replica = \(replica) AND user = \(user) AND version < \(keepingFrom)
+            DELETE FROM \(identifier: Tables.views.name)
+            WHERE replica = \(replica) AND (user <> \(user) OR version < \(keepingFrom))
             """)
     }
 

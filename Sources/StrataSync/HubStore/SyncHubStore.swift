@@ -186,7 +186,8 @@ package protocol SyncSpaceStorage {
     func setRules(_ json: Data?) throws -> Int64
     /// The newest view recorded for `replica` and `user` at or before `version`.
     func viewRecord(replica: String, user: String, atOrBefore version: Int64) throws -> SyncViewRecord?
-    /// Records a view (inside ``write(_:)``), dropping that replica's views before `keepingFrom`.
+    /// Records a view (inside ``write(_:)``), dropping that replica's views before `keepingFrom`
+    /// and every view of it under another user (it holds this user's view from now on).
     func recordView(_ record: SyncViewRecord, replica: String, user: String, keepingFrom: Int64) throws
     /// Forgets every view recorded for `replica` and `user` (inside ``write(_:)``).
     func forgetViews(replica: String, user: String) throws

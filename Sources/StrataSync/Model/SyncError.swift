@@ -159,6 +159,12 @@ public struct SyncRefusal: Codable, Sendable, Equatable, CustomStringConvertible
         /// the table's write rule, or the table has none); discard it, and the row returns to
         /// what the user may see.
         case forbidden
+        /// On a space with rules, the write was made while another user was signed in on this
+        /// database (the user the hub named to the replica then), and another user pushed it:
+        /// the hub never checks one user's writes against another's permissions, nor logs them
+        /// as theirs. Sign that user in again and sync, or discard it; once nothing of the
+        /// earlier user is pending, the replica's writes are the new user's.
+        case userChanged
     }
     /// The write's place in the replica's order (``SyncPendingChange/sequence``).
     public var sequence: Int64

@@ -44,10 +44,21 @@ public struct SyncPushRequest: Codable, Sendable {
     public var schemaFingerprint: String
     /// The outbox entries, in sequence order.
     public var entries: [SyncOutboxEntry]
-    /// A push of `entries` from `replicaID`.
-    public init(space: String, replicaID: String, tables: [String], schemaFingerprint: String, entries: [SyncOutboxEntry]) {
+    /// The user the entries were written under, as the hub last named it to this replica (nil:
+    /// none yet, or a replica from before users were named). On a space with rules the hub
+    /// refuses a push whose entries were written under another user than the caller, rather than
+    /// check one user's writes against another's permissions.
+    public var user: String?
+    /// The names the same database pushed under before its replica ID changed (a re-login),
+    /// while some of these entries were pending: an entry the hub applied under one of them
+    /// (same sequence, same bytes), its answer lost, is acknowledged, not applied a second time.
+    public var formerReplicaIDs: [String]?
+    /// A push of `entries` from `replicaID`, written under `user`.
+    public init(space: String, replicaID: String, tables: [String], schemaFingerprint: String, entries: [SyncOutboxEntry],
+                user: String? = nil, formerReplicaIDs: [String]? = nil) {
         self.space = space; self.replicaID = replicaID; self.tables = tables
-        self.schemaFingerprint = schemaFingerprint; self.entries = entries
+        self.schemaFingerprint = schemaFingerprint; self.entries = entries; self.user = user
+        self.formerReplicaIDs = formerReplicaIDs
     }
 }
 
@@ -69,11 +80,14 @@ public struct SyncPushResponse: Codable, Sendable {
     public var versions: [Int64]?
     /// The entries the hub refused (not applied, not acknowledged; the others were).
     public var refused: [SyncRefusal]?
+    /// The user whose view and write rules the hub applied (nil: every row, a space without
+    /// rules or a trusted caller). The replica writes its next entries under this user.
+    public var user: String?
     /// A push's answer.
     public init(acknowledged: [Int64], corrections: [SyncRow], hubVersion: Int64, chain: Int64? = nil,
-                versions: [Int64]? = nil, refused: [SyncRefusal]? = nil) {
+                versions: [Int64]? = nil, refused: [SyncRefusal]? = nil, user: String? = nil) {
         self.acknowledged = acknowledged; self.corrections = corrections; self.hubVersion = hubVersion; self.chain = chain
-        self.versions = versions; self.refused = refused
+        self.versions = versions; self.refused = refused; self.user = user
     }
 }
 
@@ -120,13 +134,16 @@ public struct SyncPullResponse: Codable, Sendable {
     /// copy, by Litestream say): the replica sends again what it pushed, then starts over from a
     /// snapshot (``SyncReplica/pull()`` does so by itself).
     public var hubRolledBack: Bool
+    /// The user whose view the hub answered with (nil: every row, a space without rules or a
+    /// trusted caller).
+    public var user: String?
     /// A pull's answer.
-    public init(entries: [SyncLogEntry], hubVersion: Int64, snapshotNeeded: Bool = false, hubRolledBack: Bool = false) {
+    public init(entries: [SyncLogEntry], hubVersion: Int64, snapshotNeeded: Bool = false, hubRolledBack: Bool = false, user: String? = nil) {
         self.entries = entries; self.hubVersion = hubVersion; self.snapshotNeeded = snapshotNeeded || hubRolledBack
-        self.hubRolledBack = hubRolledBack
+        self.hubRolledBack = hubRolledBack; self.user = user
     }
 
-    private enum CodingKeys: String, CodingKey { case entries, hubVersion, snapshotNeeded, hubRolledBack }
+    private enum CodingKeys: String, CodingKey { case entries, hubVersion, snapshotNeeded, hubRolledBack, user }
 
     // A hub from before log trimming sends no `snapshotNeeded`.
     public init(from decoder: any Decoder) throws {
@@ -135,6 +152,7 @@ public struct SyncPullResponse: Codable, Sendable {
         hubVersion = try container.decode(Int64.self, forKey: .hubVersion)
         snapshotNeeded = try container.decodeIfPresent(Bool.self, forKey: .snapshotNeeded) ?? false
         hubRolledBack = try container.decodeIfPresent(Bool.self, forKey: .hubRolledBack) ?? false
+        user = try container.decodeIfPresent(String.self, forKey: .user)
     }
 }
 

@@ -57,6 +57,13 @@ struct SyncOutbox {
         try connection.query(literal: "SELECT count(*) FROM \(identifier: Tables.outbox.name) WHERE sequence = \(sequence)") ?? 0 == 1
     }
 
+    /// The oldest and newest pending sequences (nil when nothing is pending).
+    func pendingRange() throws -> (first: Int64, last: Int64)? {
+        let row: Row? = try connection.query(literal: "SELECT min(sequence), max(sequence) FROM \(identifier: Tables.outbox.name) WHERE true")
+        guard let row, let first: Int64 = row.value(at: 0), let last: Int64 = row.value(at: 1) else { return nil }
+        return (first, last)
+    }
+
     func sequences() throws -> [Int64] {
         try connection.query(literal: "SELECT sequence FROM \(identifier: Tables.outbox.name) ORDER BY sequence")
     }

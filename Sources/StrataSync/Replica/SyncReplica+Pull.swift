@@ -181,6 +181,12 @@ extension SyncReplica {
                                                                     limit: max(1, settings.pullPageSize),
                                                                     afterChain: after == 0 ? 0 : afterChain,
                                                                     lastAcknowledged: lastAcknowledged))
+            if let user = response.user, try await database.read({ connection -> String? in
+                let writers = try Self.writers(connection)
+                return writers.later.last.map(\.user) ?? writers.user
+            }) != user {
+                try await database.write { try Self.noteUser(user, $0) }
+            }
             if response.hubRolledBack {
                 try await recoverFromHubRollback()
                 continue

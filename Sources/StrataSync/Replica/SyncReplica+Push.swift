@@ -20,9 +20,16 @@ extension SyncReplica {
         // Rows refused writes touched, and which write: a later write on one waits with it.
         var held: [String: Int64] = [:]
         let settings = self.settings
+        let (writers, formerIDs) = try await database.read { connection in
+            (try Self.writers(connection), try Self.formerReplicaIDs(connection))
+        }
+        let formers = formerIDs.isEmpty ? nil : formerIDs
         // Counted as the hub counts a body (header and changesets), so a write just under the
-        // setting is not answered 413 for its header's bytes.
-        let baseBytes = SyncWire.pushBodyBytes(space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint)
+        // setting is not answered 413 for its header's bytes (the longest user's, as a batch
+        // carries one user's writes).
+        let longest = ([writers.user] + writers.later.map(\.user)).compactMap { $0 }.max { $0.utf8.count < $1.utf8.count }
+        let baseBytes = SyncWire.pushBodyBytes(space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint, user: longest,
+                                               formerReplicaIDs: formers)
         // Lowered when the hub answers that a batch is too large (its limit below this
         // replica's settings): fewer writes at a time, down to one, which is then refused alone.
         var entryCap = max(1, settings.maximumPushEntries)
@@ -40,6 +47,8 @@ extension SyncReplica {
             var entries: [SyncOutboxEntry] = []
             var bytes = baseBytes
             for entry in candidates {
+                // One user's writes a push: the hub checks each push's against its caller.
+                if let first = entries.first, writers.user(of: entry.sequence) != writers.user(of: first.sequence) { break }
                 // (A batch cut short meets its last refused write again: it is not its own blocker.)
                 let blocker = held.isEmpty ? nil : rowsTouched(by: entry.changeset).lazy.compactMap { held[$0] }.first { $0 != entry.sequence }
                 if let blocker {
@@ -70,7 +79,9 @@ extension SyncReplica {
             let response: SyncPushResponse
             do {
                 response = try await transport.push(SyncPushRequest(space: space, replicaID: hubReplicaID, tables: tables,
-                                                                    schemaFingerprint: fingerprint, entries: entries))
+                                                                    schemaFingerprint: fingerprint, entries: entries,
+                                                                    user: writers.user(of: last.sequence),
+                                                                    formerReplicaIDs: formers))
             } catch SyncError.tooLarge(let reason) {
                 if entries.count > 1 {
                     entryCap = max(1, entries.count / 2)
@@ -128,6 +139,9 @@ extension SyncReplica {
                 _ = try outbox.acknowledge(entry, version: version, chain: chain, at: now)
             }
             try Self.record(response.refused ?? [], connection)
+            try Self.noteUser(response.user, connection)
+            // Every write of the old names is answered: they are not named again.
+            if try outbox.count() == 0 { try Self.setFormerReplicaIDs([], connection) }
             try outbox.forgetSent(before: now - Int64(Self.sentRetention.components.seconds))
             // An entry the hub dropped (its policy kept the hub's row) or applied before this
             // replica's last pull gets a version the pull already passed: no later page settles
@@ -138,6 +152,69 @@ extension SyncReplica {
                 try Self.rebase(tables: self.tables, dropping: [], connection) { _ in pulled }
             }
         }
+    }
+
+    /// A user who signed in while writes of an earlier one were pending: the writes after
+    /// sequence `after` are theirs.
+    struct LaterUser: Codable, Equatable, Sendable {
+        var after: Int64
+        var user: String
+    }
+
+    /// Who made the pending writes: `user` (nil: not known yet) up to the first later sign-in,
+    /// then each later user after theirs.
+    struct Writers: Sendable {
+        var user: String?
+        var later: [LaterUser]
+
+        /// The user the write `sequence` was made under.
+        func user(of sequence: Int64) -> String? { later.last { $0.after < sequence }.map(\.user) ?? user }
+    }
+
+    /// The pending writes' users, with the sign-ins none of whose earlier writes are pending any
+    /// more settled (their user now makes every pending write up to the next one).
+    static func writers(_ connection: Connection) throws -> Writers {
+        var writers = Writers(user: try SyncStatus.state("user", connection), later: [])
+        if let text: String = try SyncStatus.state("later_users", connection) {
+            writers.later = (try? JSONDecoder().decode([LaterUser].self, from: Data(text.utf8))) ?? []
+        }
+        let first = try SyncOutbox(connection).pendingRange()?.first
+        while let next = writers.later.first, first.map({ $0 > next.after }) ?? true {
+            writers.user = next.user
+            writers.later.removeFirst()
+        }
+        return writers
+    }
+
+    static func setWriters(_ writers: Writers, _ connection: Connection) throws {
+        try SyncStatus.setState("user", writers.user.map { .text($0) } ?? .null, connection)
+        let text = writers.later.isEmpty ? nil : String(decoding: try JSONEncoder().encode(writers.later), as: UTF8.self)
+        try SyncStatus.setState("later_users", text.map { .text($0) } ?? .null, connection)
+    }
+
+    /// Remembers the user the hub named in an answer, or the transport names when the replica
+    /// opens: the writes from now on are theirs. Pending writes keep the user they were made
+    /// under, and the hub refuses those of another user than the caller
+    /// (``SyncRefusal/Reason/userChanged``) until they are discarded or that user signs in again.
+    static func noteUser(_ user: String?, _ connection: Connection) throws {
+        // A space without rules, or a trusted caller: no user, and nothing changes.
+        guard let user else { return }
+        var writers = try Self.writers(connection)
+        let pending = try SyncOutbox(connection).pendingRange()
+        if writers.user == nil || pending == nil {
+            // Writes made before any user was named are taken as the first one's: no one else
+            // could have been known to make them.
+            writers = Writers(user: user, later: [])
+        } else if (writers.later.last.map(\.user) ?? writers.user) != user, let last = pending?.last {
+            // A sign-in with no write since the one before it replaces it.
+            writers.later.removeAll { $0.after >= last }
+            writers.later.append(LaterUser(after: last, user: user))
+            // A user signing in again after another who wrote nothing makes one run of writes.
+            var merged: [LaterUser] = []
+            for entry in writers.later where entry.user != (merged.last.map(\.user) ?? writers.user) { merged.append(entry) }
+            writers.later = merged
+        }
+        try setWriters(writers, connection)
     }
 
     /// Keeps refusals of entries still pending, for ``pendingChanges``.

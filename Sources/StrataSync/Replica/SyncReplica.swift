@@ -71,6 +71,8 @@ public final class SyncReplica: Sendable {
                 try SyncOutbox(connection).prepare()
                 let incarnation = try Self.incarnation(connection)
                 try Self.noteIdentity(replicaID: replicaID, space: space, connection)
+                // Signed in as a user the transport knows: the writes from now on are theirs.
+                try Self.noteUser(transport.signedInUser, connection)
                 let fingerprint = try SchemaFingerprint.of(tables: tables, in: connection)
                 try Self.noteSyncedTables(tables, fingerprint: fingerprint, connection)
                 let nullable = try NullKeyGuards.installNullKeyGuards(tables: tables, connection)
@@ -161,7 +163,9 @@ public final class SyncReplica: Sendable {
     /// Remembers which replica ID and space this database syncs as. Under another replica ID
     /// (a new login, a copied file given its own name) the writes the old name sent are the
     /// hub's already: they are forgotten, never sent again under the new name (the hub would
-    /// take them as new, and an old value would overwrite a newer one). For another space (a
+    /// take them as new, and an old value would overwrite a newer one). The pending ones go
+    /// under the new name, which names the old ones too, so one the hub applied under them (its
+    /// answer lost) is answered as applied. For another space (a
     /// team switch) the database starts over from that space's snapshot, and refuses while it
     /// holds writes for the old space not yet pushed, which must never reach the new one.
     /// - Throws: ``SyncError/spaceChanged(from:to:pendingChanges:)``.
@@ -173,14 +177,35 @@ public final class SyncReplica: Sendable {
             let pending = try outbox.count()
             guard pending == 0 else { throw SyncError.spaceChanged(from: knownSpace, to: space, pendingChanges: pending) }
             try outbox.forgetSpace()
+            // The new space's answers name its user anew.
+            try setWriters(Writers(user: nil, later: []), connection)
             // The synced tables hold the old space's rows: the snapshot replaces them whole
             // (a pull from version 0 would apply the new space's log over them).
             try SyncStatus.setState("snapshot_needed", .integer(1), connection)
         } else if let knownReplica, knownReplica != replicaID {
             try outbox.forgetSent()
+            // A pending write may have reached the hub under the old name, its answer lost: the
+            // pushes name the old one too, so the hub answers it as applied, not applies it again.
+            if try outbox.count() > 0 {
+                let incarnation: String = try SyncStatus.state("incarnation", connection) ?? ""
+                let former = incarnation.isEmpty ? knownReplica : knownReplica + "#" + incarnation
+                try setFormerReplicaIDs(Array((try formerReplicaIDs(connection) + [former]).suffix(8)), connection)
+            }
         }
         try SyncStatus.setState("space", .text(space), connection)
         try SyncStatus.setState("replica_id", .text(replicaID), connection)
+    }
+
+    /// The names this database pushed under before its replica ID changed, while writes it may
+    /// have pushed under them are pending.
+    static func formerReplicaIDs(_ connection: Connection) throws -> [String] {
+        guard let text: String = try SyncStatus.state("former_replica_ids", connection) else { return [] }
+        return (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+    }
+
+    static func setFormerReplicaIDs(_ names: [String], _ connection: Connection) throws {
+        let text = names.isEmpty ? nil : String(decoding: try JSONEncoder().encode(names), as: UTF8.self)
+        try SyncStatus.setState("former_replica_ids", text.map { .text($0) } ?? .null, connection)
     }
 
     /// Runs `body` in one IMMEDIATE transaction and stores what it changed in the synced tables

@@ -11,9 +11,16 @@ public protocol SyncTransport: Sendable {
     /// Downloads the synced tables as they are at the hub's newest version, for a new replica or
     /// one behind the hub's trimmed log.
     func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot
+    /// The user this transport signs in as, where it knows (nil: it does not, or a trusted
+    /// caller). A replica opened with it makes its writes as that user at once, when nothing
+    /// of another user is pending; otherwise it learns the user from the hub's answers.
+    var signedInUser: String? { get }
 }
 
 extension SyncTransport {
+    /// Unknown: the replica learns its user from the hub's answers (a space with rules names it).
+    public var signedInUser: String? { nil }
+
     /// A transport written before snapshots existed cannot fetch one: such a replica syncs only
     /// while the hub keeps the log after its cursor.
     public func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot {

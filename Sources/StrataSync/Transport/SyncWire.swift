@@ -15,6 +15,9 @@ public enum SyncWire {
     private struct PushHeader: Codable {
         var space: String, replicaID: String, tables: [String], schemaFingerprint: String
         var entries: [Entry]
+        // Optional, and left out when nil: a hub from before users were named reads the header as before.
+        var user: String?
+        var formerReplicaIDs: [String]?
         struct Entry: Codable { var sequence: Int64; var count: Int }
     }
 
@@ -23,6 +26,7 @@ public enum SyncWire {
         var snapshotNeeded: Bool?
         var hubRolledBack: Bool?
         var entries: [Entry]
+        var user: String?
         struct Entry: Codable { var version: Int64; var replicaID: String; var sequence: Int64; var count: Int; var chain: Int64? }
     }
 
@@ -30,15 +34,18 @@ public enum SyncWire {
     public static func encode(_ request: SyncPushRequest) throws -> Data {
         let header = PushHeader(space: request.space, replicaID: request.replicaID, tables: request.tables,
                                 schemaFingerprint: request.schemaFingerprint,
-                                entries: request.entries.map { .init(sequence: $0.sequence, count: $0.changeset.count) })
+                                entries: request.entries.map { .init(sequence: $0.sequence, count: $0.changeset.count) }, user: request.user,
+                                formerReplicaIDs: request.formerReplicaIDs)
         return try frame(header, request.entries.map(\.changeset))
     }
 
     /// The bytes a push body takes with no entries: what a replica counts against its limit
     /// besides each entry's ``pushEntryBytes(sequence:changesetBytes:)``, so that what it sends
     /// is what a hub's body limit counts.
-    package static func pushBodyBytes(space: String, replicaID: String, tables: [String], schemaFingerprint: String) -> Int {
-        let header = PushHeader(space: space, replicaID: replicaID, tables: tables, schemaFingerprint: schemaFingerprint, entries: [])
+    package static func pushBodyBytes(space: String, replicaID: String, tables: [String], schemaFingerprint: String, user: String? = nil,
+                                      formerReplicaIDs: [String]? = nil) -> Int {
+        let header = PushHeader(space: space, replicaID: replicaID, tables: tables, schemaFingerprint: schemaFingerprint, entries: [], user: user,
+                                formerReplicaIDs: formerReplicaIDs)
         return 4 + ((try? JSONEncoder().encode(header).count) ?? 0)
     }
 
@@ -52,7 +59,8 @@ public enum SyncWire {
         let (header, body): (PushHeader, Data) = try unframe(data)
         let changesets = try split(body, counts: header.entries.map(\.count))
         return SyncPushRequest(space: header.space, replicaID: header.replicaID, tables: header.tables, schemaFingerprint: header.schemaFingerprint,
-                               entries: zip(header.entries, changesets).map { SyncOutboxEntry(sequence: $0.sequence, changeset: $1) })
+                               entries: zip(header.entries, changesets).map { SyncOutboxEntry(sequence: $0.sequence, changeset: $1) },
+                               user: header.user, formerReplicaIDs: header.formerReplicaIDs)
     }
 
     /// A pull answer's network body.
@@ -60,7 +68,7 @@ public enum SyncWire {
         let header = PullHeader(hubVersion: response.hubVersion, snapshotNeeded: response.snapshotNeeded ? true : nil,
                                 hubRolledBack: response.hubRolledBack ? true : nil, entries: response.entries.map {
             .init(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, count: $0.changeset.count, chain: $0.chain)
-        })
+        }, user: response.user)
         return try frame(header, response.entries.map(\.changeset))
     }
 
@@ -70,7 +78,8 @@ public enum SyncWire {
         let changesets = try split(body, counts: header.entries.map(\.count))
         return SyncPullResponse(entries: zip(header.entries, changesets).map {
             SyncLogEntry(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, changeset: $1, chain: $0.chain)
-        }, hubVersion: header.hubVersion, snapshotNeeded: header.snapshotNeeded ?? false, hubRolledBack: header.hubRolledBack ?? false)
+        }, hubVersion: header.hubVersion, snapshotNeeded: header.snapshotNeeded ?? false, hubRolledBack: header.hubRolledBack ?? false,
+           user: header.user)
     }
 
     private struct SnapshotHeader: Codable {
