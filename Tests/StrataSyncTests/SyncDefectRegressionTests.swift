@@ -517,4 +517,51 @@ import Testing
         try await relogged.sync()
         #expect(try Self.hubRows(hub) == ["a='new'", "b=1"])
     }
+
+    /// A push naming thousands of former replica IDs (duplicates among them) is looked up under
+    /// the newest 8 once each, as a replica keeps them: a client cannot make the hub run a
+    /// lookup per name per entry while it holds the space's lock. The real former ID, newest,
+    /// still keeps a write whose answer was lost from being applied twice.
+    @Test func aPushNamingThousandsOfFormerIDsIsReadForTheNewestEight() async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder)
+        final class LosesFirstAnswer: SyncTransport, @unchecked Sendable {
+            let hub: SyncHub
+            // Touched by this test's one push at a time.
+            var lost = false
+            init(hub: SyncHub) { self.hub = hub }
+            func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
+                let response = try hub.push(request)
+                if !lost { lost = true; throw SyncError.hubUnreachable(url: "test", reason: "the answer was lost") }
+                return response
+            }
+            func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
+            func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.snapshot(request) }
+        }
+        /// Pads every push's former IDs with 10,000 names (and repeats), the real ones kept newest.
+        struct PadsFormerIDs: SyncTransport {
+            let hub: SyncHub
+            func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
+                var padded = request
+                let junk = (0..<10_000).map { "stranger-\($0 % 5_000)" }
+                padded.formerReplicaIDs = junk + (request.formerReplicaIDs ?? [])
+                return try hub.push(padded)
+            }
+            func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
+            func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.snapshot(request) }
+        }
+        let phone = try Self.replica(folder, "phone", transport: LosesFirstAnswer(hub: hub))
+        try await phone.sync()
+        try await phone.write { try $0.execute("INSERT INTO t VALUES ('a', 'old')") }
+        await #expect(throws: SyncError.self) { try await phone.push() }
+        let laptop = try Self.replica(folder, "laptop", transport: InProcessSyncTransport(hub: hub))
+        try await laptop.sync()
+        try await laptop.write { try $0.execute("UPDATE t SET v = 'new' WHERE id = 'a'") }
+        try await laptop.sync()
+        let relogged = try Self.replica(folder, "phone-2", file: "phone", transport: PadsFormerIDs(hub: hub))
+        try await relogged.sync()
+        #expect(try await relogged.pendingChangeCount == 0)
+        #expect(try Self.hubRows(hub) == ["a='new'"])
+        #expect(try hub.withSpace("s") { try $0.query("SELECT count(*) FROM _strata_sync_log") as Int? } == 2)
+    }
 }

@@ -43,7 +43,7 @@ extension SyncHub {
             // Entries written while another user was signed in on the replica's file would be
             // checked against this caller's permissions, and logged as theirs.
             let otherWriter = view.flatMap { view in request.user.flatMap { $0 == view.identity.user ? nil : $0 } }
-            let formers = request.formerReplicaIDs ?? []
+            let formers = Self.formerNames(request.formerReplicaIDs)
             func appliedBefore(_ entry: SyncOutboxEntry) throws -> Bool {
                 try Self.appliedRecord(entry, replica: request.replicaID, formerly: formers, storage) != nil
             }
@@ -56,6 +56,15 @@ extension SyncHub {
             // it (applied alone it would meet a row that is not there and be dropped).
             var held: [String: Int64] = [:]
             for entry in request.entries {
+                // One applied before (its answer lost) is answered as usual: it was that user's push.
+                // Checked before the rows a refused write holds, so each of another user's
+                // writes is named as such (an app discards those by their reason).
+                if let writer = otherWriter, let view, try !appliedBefore(entry) {
+                    refused.append(SyncRefusal(sequence: entry.sequence, reason: .userChanged, table: nil, key: nil,
+                                               message: "it was written while \(writer.debugDescription) was signed in, and \(view.identity.user.debugDescription) pushed it; the space \(request.space) has rules, so one user's writes are never applied as another's"))
+                    for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = entry.sequence }
+                    continue
+                }
                 if !held.isEmpty, try !appliedBefore(entry) {
                     let rows = rowsTouched(by: entry.changeset)
                     if let blocker = rows.lazy.compactMap({ held[$0] }).first {
@@ -64,13 +73,6 @@ extension SyncHub {
                         for row in rows where held[row] == nil { held[row] = entry.sequence }
                         continue
                     }
-                }
-                // One applied before (its answer lost) is answered as usual: it was that user's push.
-                if let writer = otherWriter, let view, try !appliedBefore(entry) {
-                    refused.append(SyncRefusal(sequence: entry.sequence, reason: .userChanged, table: nil, key: nil,
-                                               message: "it was written while \(writer.debugDescription) was signed in, and \(view.identity.user.debugDescription) pushed it; the space \(request.space) has rules, so one user's writes are never applied as another's"))
-                    for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = entry.sequence }
-                    continue
                 }
                 let conflicts: [(String, [SyncValue])], version: Int64
                 do {
@@ -176,6 +178,21 @@ extension SyncHub {
         if let appliedMeanwhile { return try answer(appliedMeanwhile) }
         return (settled, version)
     }
+
+    /// The former names a push may have its entries looked up under: the newest 8, once each (a
+    /// replica keeps 8), so a push naming thousands cannot hold the space's lock for hours.
+    static func formerNames(_ names: [String]?) -> [String] {
+        guard let names, !names.isEmpty else { return [] }
+        var seen: Set<String> = []
+        var kept: [String] = []
+        for name in names.reversed() where kept.count < maximumFormerNames && seen.insert(name).inserted {
+            kept.append(name)
+        }
+        return kept.reversed()
+    }
+
+    /// How many former replica IDs a push's entries are looked up under (what a replica keeps).
+    static let maximumFormerNames = 8
 
     /// The record of `entry` applied under `replica`, or under one of the names the database
     /// pushed under `formerly` with the same bytes (another database's entry there is not it).

@@ -20,7 +20,7 @@ extension SyncReplica {
         // Rows refused writes touched, and which write: a later write on one waits with it.
         var held: [String: Int64] = [:]
         let settings = self.settings
-        let (writers, formerIDs) = try await database.read { connection in
+        var (writers, formerIDs) = try await database.read { connection in
             (try Self.writers(connection), try Self.formerReplicaIDs(connection))
         }
         let formers = formerIDs.isEmpty ? nil : formerIDs
@@ -42,7 +42,13 @@ extension SyncReplica {
             try Task.checkCancellation()
             let batchLimit = entryCap
             let from = after
-            let candidates = try await database.read { try SyncOutbox($0).entries(after: from, limit: batchLimit) }
+            // Who made each write is read again each batch: an answer (this push's, or a pull's
+            // meanwhile) may have named a new user, whose writes since are theirs, not the one
+            // read when this push began.
+            let (candidates, current) = try await database.read { connection in
+                (try SyncOutbox(connection).entries(after: from, limit: batchLimit), try Self.writers(connection))
+            }
+            writers = current
             guard !candidates.isEmpty else { break }
             var entries: [SyncOutboxEntry] = []
             var bytes = baseBytes
