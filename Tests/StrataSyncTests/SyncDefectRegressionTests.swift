@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataSync
 import StrataTestSupport
+import Synchronization
 import Testing
 
 /// One regression test per sync defect a review confirmed; each lost or split data on the main
@@ -480,29 +481,7 @@ import Testing
     @Test func aWriteWhoseAnswerWasLostIsNotAppliedAgainAfterAReLogin() async throws {
         let folder = try SyncFolder()
         let hub = try Self.hub(folder)
-        /// Applies the first push and loses its answer.
-        final class LosesFirstAnswer: SyncTransport, @unchecked Sendable {
-            let hub: SyncHub
-            // Touched by this test's one push at a time.
-            var lost = false
-            init(hub: SyncHub) { self.hub = hub }
-            func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
-                let response = try hub.push(request)
-                if !lost { lost = true; throw SyncError.hubUnreachable(url: "test", reason: "the answer was lost") }
-                return response
-            }
-            func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
-            func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.snapshot(request) }
-        }
-        let phone = try Self.replica(folder, "phone", transport: LosesFirstAnswer(hub: hub))
-        try await phone.sync()
-        try await phone.write { try $0.execute("INSERT INTO t VALUES ('a', 'old')") }
-        await #expect(throws: SyncError.self) { try await phone.push() }
-        // Another device changes the row meanwhile.
-        let laptop = try Self.replica(folder, "laptop", transport: InProcessSyncTransport(hub: hub))
-        try await laptop.sync()
-        try await laptop.write { try $0.execute("UPDATE t SET v = 'new' WHERE id = 'a'") }
-        try await laptop.sync()
+        try await Self.phoneWriteWhoseAnswerIsLostThenLaptopChangesIt(folder, hub)
         // The phone signs in again under a new replica ID, its write still pending.
         let relogged = try Self.replica(folder, "phone-2", file: "phone", transport: InProcessSyncTransport(hub: hub))
         #expect(try await relogged.pendingChangeCount == 1)
@@ -525,19 +504,6 @@ import Testing
     @Test func aPushNamingThousandsOfFormerIDsIsReadForTheNewestEight() async throws {
         let folder = try SyncFolder()
         let hub = try Self.hub(folder)
-        final class LosesFirstAnswer: SyncTransport, @unchecked Sendable {
-            let hub: SyncHub
-            // Touched by this test's one push at a time.
-            var lost = false
-            init(hub: SyncHub) { self.hub = hub }
-            func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
-                let response = try hub.push(request)
-                if !lost { lost = true; throw SyncError.hubUnreachable(url: "test", reason: "the answer was lost") }
-                return response
-            }
-            func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
-            func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.snapshot(request) }
-        }
         /// Pads every push's former IDs with 10,000 names (and repeats), the real ones kept newest.
         struct PadsFormerIDs: SyncTransport {
             let hub: SyncHub
@@ -550,18 +516,40 @@ import Testing
             func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
             func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.snapshot(request) }
         }
-        let phone = try Self.replica(folder, "phone", transport: LosesFirstAnswer(hub: hub))
-        try await phone.sync()
-        try await phone.write { try $0.execute("INSERT INTO t VALUES ('a', 'old')") }
-        await #expect(throws: SyncError.self) { try await phone.push() }
-        let laptop = try Self.replica(folder, "laptop", transport: InProcessSyncTransport(hub: hub))
-        try await laptop.sync()
-        try await laptop.write { try $0.execute("UPDATE t SET v = 'new' WHERE id = 'a'") }
-        try await laptop.sync()
+        try await Self.phoneWriteWhoseAnswerIsLostThenLaptopChangesIt(folder, hub)
         let relogged = try Self.replica(folder, "phone-2", file: "phone", transport: PadsFormerIDs(hub: hub))
         try await relogged.sync()
         #expect(try await relogged.pendingChangeCount == 0)
         #expect(try Self.hubRows(hub) == ["a='new'"])
         #expect(try hub.withSpace("s") { try $0.query("SELECT count(*) FROM _strata_sync_log") as Int? } == 2)
+    }
+
+    /// Applies the first push and loses its answer.
+    final class LosesFirstAnswer: SyncTransport, Sendable {
+        let hub: SyncHub
+        private let lost = Mutex(false)
+        init(hub: SyncHub) { self.hub = hub }
+        func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
+            let response = try hub.push(request)
+            if lost.withLock({ lost in defer { lost = true }; return !lost }) {
+                throw SyncError.hubUnreachable(url: "test", reason: "the answer was lost")
+            }
+            return response
+        }
+        func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
+        func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.snapshot(request) }
+    }
+
+    /// The phone's insert of 'a' is applied but its answer lost (still pending on the phone's
+    /// file "phone"); then another device changes the row at the hub to 'new'.
+    static func phoneWriteWhoseAnswerIsLostThenLaptopChangesIt(_ folder: SyncFolder, _ hub: SyncHub) async throws {
+        let phone = try replica(folder, "phone", transport: LosesFirstAnswer(hub: hub))
+        try await phone.sync()
+        try await phone.write { try $0.execute("INSERT INTO t VALUES ('a', 'old')") }
+        await #expect(throws: SyncError.self) { try await phone.push() }
+        let laptop = try replica(folder, "laptop", transport: InProcessSyncTransport(hub: hub))
+        try await laptop.sync()
+        try await laptop.write { try $0.execute("UPDATE t SET v = 'new' WHERE id = 'a'") }
+        try await laptop.sync()
     }
 }

@@ -89,36 +89,35 @@ public final class Blob {
     /// Whether the linked SQLite refuses to open a blob in any table with a generated column
     /// ("cannot open table with generated columns", SQLite 3.54 does, where 3.40 opened columns
     /// and misplaced some), asked once of SQLite itself. Strata passes SQLite's refusal on.
-    package static let refusesTablesWithGeneratedColumns: Bool = {
-        var db: OpaquePointer?
-        guard sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let db else {
-            sqlite3_close(db)
-            return false
-        }
-        defer { sqlite3_close(db) }
-        guard sqlite3_exec(db, "CREATE TABLE t(b, g AS (1)); INSERT INTO t(rowid, b) VALUES(1, x'01')", nil, nil, nil) == SQLITE_OK else { return false }
-        var blob: SQLiteBlobHandle?
-        defer { sqlite3_blob_close(blob) }
-        return sqlite3_blob_open(db, "main", "t", "b", 1, 0, &blob) != SQLITE_OK
-    }()
+    package static let refusesTablesWithGeneratedColumns: Bool = askSQLite(
+        "CREATE TABLE t(b, g AS (1)); INSERT INTO t(rowid, b) VALUES(1, x'01')", ifUnanswered: false
+    ) { blob in blob == nil }
 
     /// Whether the linked SQLite opens the column after a VIRTUAL generated column instead of the
     /// one named (SQLite 3.40 does: it counts the generated column, which the row does not store),
     /// asked once of SQLite itself. False where SQLite refuses such tables altogether.
     static let misplacesColumnsAfterVirtualGeneratedOnes: Bool = {
         if refusesTablesWithGeneratedColumns { return false }
+        return askSQLite("CREATE TABLE t(a, g AS (a), b, c); INSERT INTO t(rowid, a, b, c) VALUES(1, 0, x'01', x'0202')",
+                         ifUnanswered: true) { blob in blob.map { sqlite3_blob_bytes($0) != 1 } ?? true }
+    }()
+
+    /// Runs `setup` in a private in-memory database, opens column `b` of row 1 of table `t`
+    /// (nil when SQLite refuses), and returns `answer`'s verdict on it; `ifUnanswered` when the
+    /// database or `setup` fails. How the blob probes above ask the linked SQLite what it does.
+    private static func askSQLite(_ setup: String, ifUnanswered: Bool, _ answer: (SQLiteBlobHandle?) -> Bool) -> Bool {
         var db: OpaquePointer?
         guard sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let db else {
             sqlite3_close(db)
-            return true
+            return ifUnanswered
         }
         defer { sqlite3_close(db) }
-        guard sqlite3_exec(db, "CREATE TABLE t(a, g AS (a), b, c); INSERT INTO t(rowid, a, b, c) VALUES(1, 0, x'01', x'0202')", nil, nil, nil) == SQLITE_OK else { return true }
+        guard sqlite3_exec(db, setup, nil, nil, nil) == SQLITE_OK else { return ifUnanswered }
         var blob: SQLiteBlobHandle?
         defer { sqlite3_blob_close(blob) }
-        guard sqlite3_blob_open(db, "main", "t", "b", 1, 0, &blob) == SQLITE_OK, blob != nil else { return true }
-        return sqlite3_blob_bytes(blob) != 1
-    }()
+        guard sqlite3_blob_open(db, "main", "t", "b", 1, 0, &blob) == SQLITE_OK else { return answer(nil) }
+        return answer(blob)
+    }
 
     /// Throws instead of opening, and then reading or overwriting, another column than `column`
     /// on a SQLite that misplaces it (``misplacesColumnsAfterVirtualGeneratedOnes``).
