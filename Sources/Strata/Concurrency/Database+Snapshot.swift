@@ -91,6 +91,12 @@ extension Database {
                 throw error
             }
         }
-        return DatabaseSnapshot(database: self, pin: pin, walSnapshot: walSnapshot)
+        let snapshot = DatabaseSnapshot(database: self, pin: pin, walSnapshot: walSnapshot)
+        // A close() that began while the snapshot was being taken may have swept the pins
+        // before this one was registered, and would then checkpoint against its open read
+        // (SQLITE_BUSY after the busy timeout). Checked after registering: releasing the
+        // snapshot here ends its read, so that checkpoint goes through.
+        if closing.withLock({ $0 != nil }) { throw DatabaseError.closed }
+        return snapshot
     }
 }

@@ -20,10 +20,12 @@ extension Connection {
     /// ``Database`` keys every connection it opens, writer and readers, from
     /// ``Database/Configuration/passphrase``.
     /// - Throws: ``SQLiteLibraryError/encryptionUnavailable`` when the linked SQLite cannot
-    ///   encrypt (the system libsqlite3 of Debian or macOS); `SQLiteError` `SQLITE_NOTADB` when
+    ///   encrypt (the system libsqlite3 of Debian or macOS); `SQLiteError` `SQLITE_MISUSE` for an
+    ///   empty passphrase (which would not encrypt); `SQLiteError` `SQLITE_NOTADB` when
     ///   the passphrase does not open the file (or it is not encrypted, or not a database).
     public func usePassphrase(_ passphrase: String) throws {
         guard SQLiteLibrary.supportsEncryption else { throw SQLiteLibraryError.encryptionUnavailable }
+        try Self.refuseEmpty(passphrase)
         let bytes = Array(passphrase.utf8)
         try check(bytes.withUnsafeBytes { SQLiteLibrary.key(handle, $0) } ?? SQLITE_ERROR)
         try checkPassphrase()
@@ -38,11 +40,21 @@ extension Connection {
     /// others still hold the old key and would read the re-encrypted pages as garbage. A file in
     /// WAL mode stays in WAL mode (SQLite3 Multiple Ciphers 3.54 re-keys it in place; tested).
     /// - Throws: ``SQLiteLibraryError/encryptionUnavailable`` when the linked SQLite cannot
-    ///   encrypt; `SQLiteError` when SQLite refuses (a transaction is open, the file is busy).
+    ///   encrypt; `SQLiteError` `SQLITE_MISUSE` for an empty passphrase (which would decrypt the
+    ///   file silently); `SQLiteError` when SQLite refuses (a transaction is open, the file is busy).
     public func changePassphrase(_ passphrase: String) throws {
         guard SQLiteLibrary.supportsEncryption else { throw SQLiteLibraryError.encryptionUnavailable }
+        try Self.refuseEmpty(passphrase)
         let bytes = Array(passphrase.utf8)
         try check(bytes.withUnsafeBytes { SQLiteLibrary.rekey(handle, $0) } ?? SQLITE_ERROR)
+    }
+
+    /// An empty key means "no encryption" to SQLite3 Multiple Ciphers and SQLCipher: keying with
+    /// it would leave the file in plaintext, and re-keying to it would decrypt the file, both
+    /// silently. Refused by name instead.
+    private static func refuseEmpty(_ passphrase: String) throws {
+        guard passphrase.utf8.isEmpty else { return }
+        throw SQLiteError(code: SQLITE_MISUSE, message: "an empty passphrase does not encrypt: SQLite would keep or write the file in plaintext")
     }
 
     /// Reads the schema, the first read of the file, so a wrong key fails now and says so.

@@ -20,8 +20,9 @@ extension SyncReplica {
         // Rows refused writes touched, and which write: a later write on one waits with it.
         var held: [String: Int64] = [:]
         let settings = self.settings
-        var (writers, formerIDs) = try await database.read { connection in
-            (try Self.writers(connection), try Self.formerReplicaIDs(connection))
+        var (writers, formerIDs, pushedUnderName) = try await database.read { connection in
+            (try Self.writers(connection), try Self.formerReplicaIDs(connection),
+             (try SyncStatus.state("pushed_under_name", connection) as Int64?) == 1)
         }
         let formers = formerIDs.isEmpty ? nil : formerIDs
         // Counted as the hub counts a body (header and changesets), so a write just under the
@@ -82,6 +83,12 @@ extension SyncReplica {
                 entries.append(entry)
             }
             guard let last = entries.last else { continue }
+            if !pushedUnderName {
+                // Noted before the request leaves: its answer may be lost after the hub applied
+                // it, and a re-login must then name this ID to the hub (``formerReplicaIDs``).
+                try await database.write { try SyncStatus.setState("pushed_under_name", .integer(1), $0) }
+                pushedUnderName = true
+            }
             let response: SyncPushResponse
             do {
                 response = try await transport.push(SyncPushRequest(space: space, replicaID: hubReplicaID, tables: tables,

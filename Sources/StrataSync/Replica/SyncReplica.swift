@@ -177,8 +177,11 @@ public final class SyncReplica: Sendable {
             let pending = try outbox.count()
             guard pending == 0 else { throw SyncError.spaceChanged(from: knownSpace, to: space, pendingChanges: pending) }
             try outbox.forgetSpace()
-            // The new space's answers name its user anew.
+            // The new space's answers name its user anew, and no write of the old one is pending
+            // under any name.
             try setWriters(Writers(user: nil, later: []), connection)
+            try setFormerReplicaIDs([], connection)
+            try SyncStatus.setState("pushed_under_name", .null, connection)
             // The synced tables hold the old space's rows: the snapshot replaces them whole
             // (a pull from version 0 would apply the new space's log over them).
             try SyncStatus.setState("snapshot_needed", .integer(1), connection)
@@ -186,11 +189,17 @@ public final class SyncReplica: Sendable {
             try outbox.forgetSent()
             // A pending write may have reached the hub under the old name, its answer lost: the
             // pushes name the old one too, so the hub answers it as applied, not applies it again.
-            if try outbox.count() > 0 {
+            // Only a name a push went out under can hold an applied write, so a file reopened
+            // offline under several names, or switching back and forth between two, keeps the
+            // name that matters among the 8 (once each) instead of pushing it out.
+            let pushedUnderOldName: Int64? = try SyncStatus.state("pushed_under_name", connection)
+            if try outbox.count() > 0, pushedUnderOldName == 1 {
                 let incarnation: String = try SyncStatus.state("incarnation", connection) ?? ""
                 let former = incarnation.isEmpty ? knownReplica : knownReplica + "#" + incarnation
-                try setFormerReplicaIDs(Array((try formerReplicaIDs(connection) + [former]).suffix(8)), connection)
+                let others = try formerReplicaIDs(connection).filter { $0 != former }
+                try setFormerReplicaIDs(Array((others + [former]).suffix(8)), connection)
             }
+            try SyncStatus.setState("pushed_under_name", .null, connection)
         }
         try SyncStatus.setState("space", .text(space), connection)
         try SyncStatus.setState("replica_id", .text(replicaID), connection)
@@ -349,6 +358,7 @@ public final class SyncReplica: Sendable {
         return try await database.writeInTransaction(transactionType: .immediate) { connection in
             let sequences = try SyncOutbox(connection).sequences()
             try Self.rebase(tables: tables, dropping: Set(sequences), connection) { _ in nil }
+            try Self.setFormerReplicaIDs([], connection)
             return sequences.count
         }
     }
@@ -362,6 +372,7 @@ public final class SyncReplica: Sendable {
         return try await database.writeInTransaction(transactionType: .immediate) { connection in
             guard try SyncOutbox(connection).isPending(change.sequence) else { return false }
             try Self.rebase(tables: tables, dropping: [change.sequence], connection) { _ in nil }
+            if try SyncOutbox(connection).count() == 0 { try Self.setFormerReplicaIDs([], connection) }
             return true
         }
     }

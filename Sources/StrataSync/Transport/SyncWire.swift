@@ -172,10 +172,37 @@ public struct HTTPSyncTransport: SyncTransport {
         return URLSession(configuration: configuration)
     }()
 
-    /// A transport to the hub at `url`, authenticating with `token`.
-    public init(url: URL, token: String? = nil) {
+    /// The user this transport signs in as: `user` when given, else the `sub` claim of a JWT
+    /// `token` (the user the hub will see: it verifies the token and takes `sub`), else nil (a
+    /// shared token, or none). A replica opened with it credits its writes to that user from
+    /// the start, so after another user signs in on the same file neither user's writes are
+    /// taken for the other's while the hub's first answer is still on its way.
+    public var signedInUser: String? { user ?? Self.subject(ofJWT: token) }
+
+    /// The user named when the transport was made (``signedInUser`` reads the token otherwise).
+    public let user: String?
+
+    /// A transport to the hub at `url`, authenticating with `token`; `user` names the user the
+    /// token signs in as, where it is not a JWT whose `sub` says so.
+    public init(url: URL, token: String? = nil, user: String? = nil) {
         self.url = url
         self.token = token
+        self.user = user
+    }
+
+    /// The `sub` claim of a JWT (header.payload.signature, base64url), unverified: the hub
+    /// verifies; this only predicts whom it will name. Nil for anything that is not a JWT.
+    static func subject(ofJWT token: String?) -> String? {
+        guard let token else { return nil }
+        let parts = Array(token.utf8).split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        var base64 = String(decoding: parts[1].map { $0 == UInt8(ascii: "-") ? UInt8(ascii: "+") : $0 == UInt8(ascii: "_") ? UInt8(ascii: "/") : $0 },
+                            as: UTF8.self)
+        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
+        guard let payload = Data(base64Encoded: base64),
+              let claims = (try? JSONSerialization.jsonObject(with: payload)) as? [String: Any],
+              let subject = claims["sub"] as? String, !subject.isEmpty else { return nil }
+        return subject
     }
 
     public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {

@@ -1,0 +1,105 @@
+import Foundation
+import Strata
+@testable import StrataSync
+import StrataTestSupport
+import Synchronization
+import Testing
+
+/// Defects a probe of user switches and re-logins found, one test each.
+@Suite struct SyncUserSwitchRegressionTests {
+    /// Loses the answer of the first push once `losing` (the hub applied it), and records every
+    /// push request it sends.
+    final class Recording: SyncTransport, Sendable {
+        let inner: InProcessSyncTransport
+        private let state: Mutex<(losing: Bool, requests: [SyncPushRequest])>
+        init(_ inner: InProcessSyncTransport, losing: Bool) {
+            self.inner = inner
+            state = Mutex((losing, []))
+        }
+        var signedInUser: String? { inner.signedInUser }
+        var requests: [SyncPushRequest] { state.withLock { $0.requests } }
+        func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
+            state.withLock { $0.requests.append(request) }
+            let response = try await inner.push(request)
+            if state.withLock({ state in defer { state.losing = false }; return state.losing }) {
+                throw SyncError.hubUnreachable(url: "test", reason: "the answer was lost")
+            }
+            return response
+        }
+        func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try await inner.pull(request) }
+        func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try await inner.snapshot(request) }
+    }
+
+    /// The phone's write applied but its answer lost, the laptop's newer value over it; then the
+    /// phone's file reopened under each of `names` with no sync between, and synced under the last.
+    static func reopenedUnder(_ names: [String]) async throws -> (rows: [String], requests: [SyncPushRequest]) {
+        let folder = try SyncFolder()
+        let hub = try SyncDefectRegressionTests.hub(folder)
+        try await SyncDefectRegressionTests.phoneWriteWhoseAnswerIsLostThenLaptopChangesIt(folder, hub)
+        let recording = Recording(InProcessSyncTransport(hub: hub), losing: false)
+        var last: SyncReplica?
+        for name in names {
+            last = try SyncDefectRegressionTests.replica(folder, name, file: "phone", transport: recording)
+        }
+        try await #require(last).sync()
+        return (try SyncDefectRegressionTests.hubRows(hub), recording.requests)
+    }
+
+    /// Nine re-logins offline pushed the one name that held the applied write out of the 8
+    /// kept, and the write was applied again over a newer value. Only names a push went out
+    /// under are kept now.
+    @Test func nineOfflineReLoginsDoNotReplayALostAnswer() async throws {
+        let (rows, requests) = try await Self.reopenedUnder((2...10).map { "phone-\($0)" })
+        #expect(rows == ["a='new'"])
+        #expect(requests.first?.formerReplicaIDs?.count == 1)
+    }
+
+    /// Switching back and forth between two accounts kept duplicates of their names, which
+    /// pushed the first name out after three distinct ones.
+    @Test func switchingBackAndForthKeepsTheNameThatHoldsTheWrite() async throws {
+        let (rows, requests) = try await Self.reopenedUnder(["phone-2", "phone-3", "phone-2", "phone-3", "phone-2", "phone-3", "phone-2", "phone-3", "phone-2"])
+        #expect(rows == ["a='new'"])
+        let formers = requests.first?.formerReplicaIDs ?? []
+        #expect(Set(formers).count == formers.count)
+    }
+
+    /// A space switch (after the pending write was discarded) kept the old space's former IDs,
+    /// and every push to the new space named them.
+    @Test func aSpaceSwitchForgetsFormerIDs() async throws {
+        let folder = try SyncFolder()
+        let hub = try SyncDefectRegressionTests.hub(folder)
+        try hub.createSpace("s2") { try $0.execute(SyncDefectRegressionTests.schema) }
+        try await SyncDefectRegressionTests.phoneWriteWhoseAnswerIsLostThenLaptopChangesIt(folder, hub)
+        let relogged = try SyncDefectRegressionTests.replica(folder, "phone-2", file: "phone", transport: InProcessSyncTransport(hub: hub))
+        #expect(try await relogged.discardPendingChanges() == 1)
+        let recording = Recording(InProcessSyncTransport(hub: hub), losing: false)
+        let moved = try SyncReplica(database: relogged.database, replicaID: "phone-2", space: "s2", tables: ["t"], transport: recording)
+        try await moved.sync()
+        try await moved.write { try $0.execute("INSERT INTO t VALUES ('z', 1)") }
+        try await moved.sync()
+        #expect(!recording.requests.isEmpty)
+        #expect(recording.requests.allSatisfy { $0.formerReplicaIDs == nil })
+    }
+
+    /// The HTTP transport named no user, so after another user signed in on a file, that user's
+    /// own writes were taken for the previous user's until the hub's first answer, refused as
+    /// `userChanged`, and later applied under the previous user. It now names the JWT's `sub`
+    /// (the user the hub will verify), or the user it was given.
+    @Test func theHTTPTransportNamesItsJWTsSubject() throws {
+        func jwt(_ payload: String) -> String {
+            let encoded = Data(payload.utf8).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            return "eyJhbGciOiJIUzI1NiJ9." + encoded + ".c2lnbmF0dXJl"
+        }
+        let url = URL(fileURLWithPath: "/")
+        #expect(HTTPSyncTransport(url: url, token: jwt(#"{"sub":"bob","org":"o1"}"#)).signedInUser == "bob")
+        // Base64url with its padding removed, and a name that needs it: '?' and '>' encode to '/' and '+'.
+        #expect(HTTPSyncTransport(url: url, token: jwt(#"{"sub":"o'brien?>~"}"#)).signedInUser == "o'brien?>~")
+        #expect(HTTPSyncTransport(url: url, token: "a-shared-token").signedInUser == nil)
+        #expect(HTTPSyncTransport(url: url, token: jwt(#"{"org":"o1"}"#)).signedInUser == nil)
+        #expect(HTTPSyncTransport(url: url, token: "a.b.c").signedInUser == nil)
+        #expect(HTTPSyncTransport(url: url).signedInUser == nil)
+        #expect(HTTPSyncTransport(url: url, token: "shared", user: "carol").signedInUser == "carol")
+    }
+}
