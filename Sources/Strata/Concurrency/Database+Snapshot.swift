@@ -45,7 +45,7 @@ public final class DatabaseSnapshot: Sendable {
     /// Rolls back the read that keeps a snapshot in the WAL (a no-op once done).
     static func endPinningRead(on pin: ConnectionQueue) {
         _ = try? pin.execute { connection in
-            if connection.isInTransaction { try connection.execute("ROLLBACK") }
+            if connection.isInTransaction { try connection.withBookkeeping { try connection.execute("ROLLBACK") } }
         }
     }
 
@@ -80,15 +80,18 @@ extension Database {
             throw SQLiteError(code: SQLITE_ERROR, message: "a snapshot needs a database file in WAL mode, and this database is private to one connection")
         }
         let pin = try readerConnectionPool.openConnectionOutsidePool()
+        // The pinning read is Strata's bookkeeping: out of the user's trace and authorizer.
         let walSnapshot = try await pin.perform { connection in
-            try connection.execute("BEGIN DEFERRED")
-            do {
-                // The first read starts the read transaction the snapshot is taken of.
-                try connection.execute("SELECT count(*) FROM main.sqlite_master")
-                return try connection.takeSnapshot()
-            } catch {
-                try? connection.execute("ROLLBACK")
-                throw error
+            try connection.withBookkeeping {
+                try connection.execute("BEGIN DEFERRED")
+                do {
+                    // The first read starts the read transaction the snapshot is taken of.
+                    try connection.execute("SELECT count(*) FROM main.sqlite_master")
+                    return try connection.takeSnapshot()
+                } catch {
+                    try? connection.execute("ROLLBACK")
+                    throw error
+                }
             }
         }
         let snapshot = DatabaseSnapshot(database: self, pin: pin, walSnapshot: walSnapshot)

@@ -59,7 +59,8 @@ extension Connection {
 
     /// Reads the schema, the first read of the file, so a wrong key fails now and says so.
     private func checkPassphrase() throws {
-        let code = sqlite3_exec(handle, "SELECT count(*) FROM main.sqlite_master", nil, nil, nil)
+        // Strata's check, not the user's statement: out of their trace and authorizer.
+        let code = withBookkeeping { sqlite3_exec(handle, "SELECT count(*) FROM main.sqlite_master", nil, nil, nil) }
         guard code != SQLITE_OK else { return }
         let error = SQLiteError(handle: handle, code: code)
         guard code & 0xFF == SQLITE_NOTADB else { throw error }

@@ -59,4 +59,19 @@ import SQLite3
             #expect(closeError == nil, "round \(round): close threw \(String(describing: closeError))")
         }
     }
+
+    /// The passphrase's check reads the schema for Strata, not for the user: it stays out of a
+    /// trace installed before it.
+    @Test func thePassphraseCheckStaysOutOfTheUsersTrace() throws {
+        guard SQLiteLibrary.supportsEncryption else { return }
+        let directory = try TemporaryDirectory()
+        let connection = try Connection(storageLocation: .onDisk(directory.path("traced.sqlite")))
+        nonisolated(unsafe) var traced: [String] = []
+        connection.traceEvent(mask: Connection.TraceEvent.statementMask) { event in
+            if case .statement(_, let sql) = event { traced.append(sql) }
+        }
+        try connection.usePassphrase("k")
+        try connection.execute("CREATE TABLE t(x)")
+        #expect(traced == ["CREATE TABLE t(x)"])
+    }
 }
