@@ -584,23 +584,153 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
 
     // MARK: Rules (partial sync)
 
-    // Rules are not evaluated on this store yet: its typed columns read the rule language's
-    // untyped bound values otherwise than SQLite does. A space here has none, and setting some
-    // is refused by name rather than served unchecked.
-    func rules() throws -> (version: Int64, json: Data?) { (0, nil) }
+    // Rules run on PostgreSQL's own tables. Each value a rule binds travels untyped, as text
+    // (blobs as bytea), and takes the type of what it is compared with, as a value meets a
+    // column's affinity in SQLite; a row's values stand in a VALUES list cast to their columns'
+    // types. PostgreSQL plans every rule when it is set (``checkRules(_:)``), so what its types
+    // would refuse (an integer column compared with TRUE, a predicate that is not a boolean) is
+    // refused then, by name, never when a replica pulls.
 
-    func setRules(_ json: Data?) throws -> Int64 {
-        guard json == nil else { throw Self.noRules }
-        return 0
+    func rules() throws -> (version: Int64, json: Data?) {
+        guard let row = try link.query("SELECT version, json FROM \(bookkeeping("rules")) WHERE id = 1").first else { return (0, nil) }
+        let (version, json) = try row.decode((Int64, Data?).self)
+        return (version, json)
     }
 
-    func viewRecord(replica: String, user: String, atOrBefore version: Int64) throws -> SyncViewRecord? { nil }
-    func recordView(_ record: SyncViewRecord, replica: String, user: String, keepingFrom: Int64) throws { throw Self.noRules }
-    func forgetViews(replica: String, user: String) throws {}
+    func setRules(_ json: Data?) throws -> Int64 {
+        var binds = PostgresBindings()
+        if let json { try binds.append(json) } else { binds.appendNull() }
+        let rows = try link.query("""
+            INSERT INTO \(bookkeeping("rules")) (id, version, json) VALUES (1, 1, $1)
+            ON CONFLICT (id) DO UPDATE SET version = \(bookkeeping("rules")).version + 1, json = excluded.json RETURNING version
+            """, binds)
+        return try rows.first?.first?.decode(Int64.self) ?? 1
+    }
+
+    func viewRecord(replica: String, user: String, atOrBefore version: Int64) throws -> SyncViewRecord? {
+        guard let row = try link.query("""
+            SELECT version, rules, instances FROM \(bookkeeping("views"))
+            WHERE replica = $1 AND "user" = $2 AND version <= $3 ORDER BY version DESC LIMIT 1
+            """, [replica, user, version]).first else { return nil }
+        let (found, rules, instances) = try row.decode((Int64, Int64, Data).self)
+        return SyncViewRecord(version: found, rules: rules, instances: instances)
+    }
+
+    func recordView(_ record: SyncViewRecord, replica: String, user: String, keepingFrom: Int64) throws {
+        try link.query("""
+            INSERT INTO \(bookkeeping("views")) (replica, "user", version, rules, instances) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (replica, "user", version) DO UPDATE SET rules = excluded.rules, instances = excluded.instances
+            """, [replica, user, record.version, record.rules, record.instances])
+        // This user's view from now on (as on the SQLite store): another user's are dropped.
+        try link.query("""
+            DELETE FROM \(bookkeeping("views")) WHERE replica = $1 AND ("user" <> $2 OR version < $3)
+            """, [replica, user, keepingFrom])
+    }
+
+    func forgetViews(replica: String, user: String) throws {
+        try link.query("DELETE FROM \(bookkeeping("views")) WHERE replica = $1 AND \"user\" = $2", [replica, user])
+    }
+
     var definitions: Connection { space.definitions }
     var ruleDialect: RuleDialect { .postgres }
-    func ruleRows(_ sql: String, _ arguments: [BindingValue]) throws -> [[BindingValue]] { throw Self.noRules }
 
-    static let noRules = SyncError.invalidRules("the PostgreSQL hub store does not serve sync rules yet; use the SQLite folder store for a space with rules")
+    func ruleRows(_ sql: String, _ arguments: [BindingValue]) throws -> [[BindingValue]] {
+        try inSpaceSchema()
+        var binds = PostgresBindings()
+        for value in arguments { try Self.bindRuleValue(value, into: &binds) }
+        return try link.query(sql, binds).map { row in try row.map { cell in try cell.ruleValue() } }
+    }
+
+    func ruleValue(_ index: Int, table name: String, column: String) throws -> String {
+        let table = try table(name)
+        guard let found = table.columns.first(where: { IdentifierSet.key($0.name) == IdentifierSet.key(column) }) else {
+            return "$\(index)"
+        }
+        return "$\(index)::" + found.type.rawValue
+    }
+
+    func ruleTableRows(_ name: String, columns: [String], where condition: String, _ arguments: [BindingValue]) throws -> [[BindingValue]] {
+        let table = try table(name)
+        let typed = try columns.map { column in
+            guard let found = table.columns.first(where: { IdentifierSet.key($0.name) == IdentifierSet.key(column) }) else {
+                throw SyncError.refused("\(name) has no column \(column) in PostgreSQL")
+            }
+            return found
+        }
+        try inSpaceSchema()
+        var binds = PostgresBindings()
+        for value in arguments { try Self.bindRuleValue(value, into: &binds) }
+        let sql = "SELECT " + typed.map { $0.type.selectExpression($0.name) }.joined(separator: ", ") + " FROM " + qualified(table) + " WHERE " + condition
+        return try link.query(sql, binds).map { row in try zip(row, typed).map { cell, column in try cell.bindingValue(column.type) } }
+    }
+
+    func checkRules(_ probes: [RuleProbe]) throws {
+        try inSpaceSchema()
+        for probe in probes {
+            var binds = PostgresBindings()
+            for value in probe.arguments { try Self.bindRuleValue(value, into: &binds) }
+            do {
+                _ = try link.query(probe.statement, binds)
+            } catch PostgresHubError.server(let state, let message) {
+                // The transaction is refused with it: nothing of the rules is written.
+                throw SyncError.invalidRules("\(probe.place): PostgreSQL reads it otherwise than SQLite (SQLSTATE \(state)): \(message)")
+            }
+        }
+    }
+
+    /// Names the rules' SQL leaves unqualified resolve in the space's schema, until the
+    /// transaction ends.
+    private func inSpaceSchema() throws {
+        try link.query("SELECT set_config('search_path', $1, true)", [schema])
+    }
+
+    /// Binds a rule's value: text and numbers untyped (PostgreSQL gives each the type of what it
+    /// is compared with, as SQLite applies a column's affinity), blobs as bytea.
+    static func bindRuleValue(_ value: BindingValue, into binds: inout PostgresBindings) throws {
+        switch value {
+        case .null: binds.appendNull()
+        case .integer(let integer): binds.append(UntypedText(String(integer)))
+        case .real(let real):
+            guard !real.isNaN else { binds.appendNull(); return }
+            binds.append(UntypedText(real.isInfinite ? (real < 0 ? "-Infinity" : "Infinity") : "\(real)"))
+        case .text(let text):
+            // PostgreSQL's text holds no NUL, so no value there equals one that has it.
+            guard !text.unicodeScalars.contains("\u{0}") else {
+                throw SyncError.refused("a value the rules compare holds a NUL character, which PostgreSQL's text cannot hold")
+            }
+            binds.append(UntypedText(text))
+        case .blob(let blob): try binds.append(blob)
+        }
+    }
+}
+
+/// A parameter sent as text with no type: PostgreSQL infers its type from where it stands.
+struct UntypedText: PostgresDynamicTypeEncodable {
+    let text: String
+    init(_ text: String) { self.text = text }
+    var psqlType: PostgresDataType { .null }
+    var psqlFormat: PostgresFormat { .text }
+    func encode<JSONEncoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+        byteBuffer.writeString(text)
+    }
+}
+
+extension PostgresCell {
+    /// A rule's result cell as SQLite would hold it, by the type PostgreSQL gave it.
+    func ruleValue() throws -> BindingValue {
+        guard bytes != nil else { return .null }
+        switch dataType {
+        case .int2: return .integer(Int64(try decode(Int16.self)))
+        case .int4: return .integer(Int64(try decode(Int32.self)))
+        case .int8: return .integer(try decode(Int64.self))
+        case .bool: return .integer(try decode(Bool.self) ? 1 : 0)
+        case .float4, .float8:
+            let real = try decode(Double.self)
+            return real.isNaN ? .null : .real(real)
+        case .numeric: return Self.numericValue(text: "\(try decode(Decimal.self))")
+        case .bytea: return .blob(try decode(Data.self))
+        default: return .text(try decode(String.self))
+        }
+    }
 }
 #endif

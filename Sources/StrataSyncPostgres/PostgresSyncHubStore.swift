@@ -160,10 +160,22 @@ final class PostgresHubStorage: SyncHubStorage {
                     CREATE TABLE \(space)."_strata_sync_definitions" (id integer PRIMARY KEY CHECK (id = 1), image bytea NOT NULL)
                     """)
                 try link.query("INSERT INTO \(space).\"_strata_sync_definitions\" (id, image) VALUES (1, $1)", [image])
+                for statement in Self.ruleTableStatements(space: name) { try link.query(statement) }
                 for statement in Self.captureStatements(space: name, tables: tables) { try link.query(statement) }
             }
             state.spaces[name] = PostgresSpace(name: name, definitions: definitions, tables: tables, schemaVersion: 1)
         }
+    }
+
+    /// The tables partial sync keeps per space: its rules (one row, with their version) and the
+    /// bucket instances each replica's user was answered with, by hub version.
+    static func ruleTableStatements(space: String) -> [String] {
+        let schema = quotePostgresIdentifier(space)
+        return [
+            "CREATE TABLE IF NOT EXISTS \(schema).\"_strata_sync_rules\" (id integer PRIMARY KEY CHECK (id = 1), version bigint NOT NULL, json bytea)",
+            "CREATE TABLE IF NOT EXISTS \(schema).\"_strata_sync_views\" (replica text NOT NULL, \"user\" text NOT NULL, version bigint NOT NULL, "
+                + "rules bigint NOT NULL, instances bytea NOT NULL, PRIMARY KEY (replica, \"user\", version))",
+        ]
     }
 
     /// The statements that make `table` in the space's schema, with its UNIQUE indexes.
@@ -275,6 +287,16 @@ final class PostgresHubStorage: SyncHubStorage {
             SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = '_strata_sync_definitions'
             """, [name])
         guard !found.isEmpty else { throw SyncError.unknownSpace(name) }
+        // A space made before partial sync came to this store gets its rule tables, once, under
+        // the space's lock (another process may be adding them too).
+        let ruleTables = try link.query("SELECT count(*) FROM pg_tables WHERE schemaname = $1 "
+                                        + "AND tablename IN ('_strata_sync_rules', '_strata_sync_views')", [name])
+        if try ruleTables.first?.first?.decode(Int64.self) != 2 {
+            try link.transaction {
+                try link.query("SELECT pg_advisory_xact_lock($1)", [spaceLockKey(name)])
+                for statement in Self.ruleTableStatements(space: name) { try link.query(statement) }
+            }
+        }
         let rows = try link.query("SELECT image FROM \(quotePostgresIdentifier(name)).\"_strata_sync_definitions\" WHERE id = 1")
         guard let cell = rows.first?.first else { throw SyncError.unknownSpace(name) }
         let definitions = try Connection(storageLocation: .inMemory)

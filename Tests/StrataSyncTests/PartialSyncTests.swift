@@ -60,11 +60,14 @@ import Testing
 
     /// The rows `user` may see, as the hand-written queries give them on the hub.
     static func expectedView(_ hub: SyncHub, user: String, _ table: String) throws -> [String] {
-        try hub.withSpace("team") { connection in
-            let query = "SELECT " + (try connection.schemaReader.columns(ofTable: table).map { "quote(" + quoteSQLName($0.name) + ")" }
-                .joined(separator: " || '|' || ")) + " FROM (" + (viewQueries[table] ?? "") + ") ORDER BY 1"
-            return try connection.query(query, [user])
-        }
+        try hub.withSpace("team") { try expectedView($0, user: user, table) }
+    }
+
+    /// The rows `user` may see, by the hand-written queries on `connection` (the hub's tables).
+    static func expectedView(_ connection: Connection, user: String, _ table: String) throws -> [String] {
+        let query = "SELECT " + (try connection.schemaReader.columns(ofTable: table).map { "quote(" + quoteSQLName($0.name) + ")" }
+            .joined(separator: " || '|' || ")) + " FROM (" + (viewQueries[table] ?? "") + ") ORDER BY 1"
+        return try connection.query(query, [user])
     }
 
     static func checkView(_ replica: SyncReplica, _ hub: SyncHub, user: String, _ context: String = "") async throws {

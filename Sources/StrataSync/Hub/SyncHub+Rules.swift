@@ -17,11 +17,13 @@ extension SyncHub {
     public func setRules(_ rules: SyncRules?, forSpace name: String) throws {
         try space(name) { storage in
             let json = try rules.map { try $0.jsonData() }
-            if let rules {
-                // Checked before anything is written, against the definitions as they are.
-                _ = try CompiledRules.compile(rules, version: 0, schema: storage.definitions)
+            // Checked before anything is written, against the definitions as they are, and then
+            // by the store (PostgreSQL plans each rule: its types refuse what SQLite would run).
+            let compiled = try rules.map { try CompiledRules.compile($0, version: 0, schema: storage.definitions) }
+            _ = try storage.write {
+                if let compiled { try storage.checkRules(compiled.probes(storage.ruleDialect)) }
+                return try storage.setRules(json)
             }
-            _ = try storage.write { try storage.setRules(json) }
         }
         ruleCache.withLock { $0[name] = nil }
     }

@@ -111,10 +111,14 @@ package struct RuleDialect: Sendable {
     /// The placeholder of the `index`th argument (1-based).
     package let placeholder: @Sendable (Int) -> String
 
+    /// The placeholder of an argument that is always an integer (a row's position), typed where
+    /// the store would otherwise read it as text.
+    package let integerPlaceholder: @Sendable (Int) -> String
+
     /// SQLite's numbered parameters (`?1`), which SQLite also reads as positional.
-    package static let sqlite = RuleDialect { "?\($0)" }
-    /// PostgreSQL's `$1`.
-    package static let postgres = RuleDialect { "$\($0)" }
+    package static let sqlite = RuleDialect(placeholder: { "?\($0)" }, integerPlaceholder: { "?\($0)" })
+    /// PostgreSQL's `$1`: each value travels untyped and takes the type of what it meets.
+    package static let postgres = RuleDialect(placeholder: { "$\($0)" }, integerPlaceholder: { "$\($0)::bigint" })
 }
 
 extension SyncSpaceStorage {
@@ -198,4 +202,34 @@ package protocol SyncSpaceStorage {
     /// Runs rule SQL (written for ``ruleDialect``) on the space's tables, in the caller's read or
     /// write; each row's values.
     func ruleRows(_ sql: String, _ arguments: [BindingValue]) throws -> [[BindingValue]]
+    /// The placeholder for argument `index` standing for a value of `table`'s `column` (a row's
+    /// values stood in for by a `VALUES` list, which has no column types of its own).
+    func ruleValue(_ index: Int, table: String, column: String) throws -> String
+    /// `columns` of the rows of `table` that satisfy `condition` (rule SQL), each value as SQLite
+    /// holds it; in the caller's read or write.
+    func ruleTableRows(_ table: String, columns: [String], where condition: String, _ arguments: [BindingValue]) throws -> [[BindingValue]]
+    /// Checks rules, each as a statement that reads no row, against what this store runs (its own
+    /// reading of their SQL), inside ``write(_:)`` before they are set.
+    /// - Throws: ``SyncError/invalidRules(_:)`` naming the rule the store reads otherwise.
+    func checkRules(_ probes: [RuleProbe]) throws
+}
+
+extension SyncSpaceStorage {
+    package func ruleValue(_ index: Int, table: String, column: String) throws -> String { ruleDialect.placeholder(index) }
+
+    package func ruleTableRows(_ table: String, columns: [String], where condition: String,
+                               _ arguments: [BindingValue]) throws -> [[BindingValue]] {
+        let sql = "SELECT " + columns.map(quoteIdentifier).joined(separator: ", ") + " FROM " + quoteIdentifier(table) + " WHERE " + condition
+        return try ruleRows(sql, arguments)
+    }
+
+    package func checkRules(_ probes: [RuleProbe]) throws {}
+}
+
+/// One rule as a statement that reads no row, every reference bound to NULL, and the place that
+/// names the rule in messages.
+package struct RuleProbe: Sendable {
+    package var place: String
+    package var statement: String
+    package var arguments: [BindingValue]
 }

@@ -4,7 +4,7 @@ import Foundation
 import Strata
 
 /// Rules checked against a space's schema: each name resolved, each statement compiled.
-struct CompiledRules: Sendable {
+package struct CompiledRules: Sendable {
     struct Bucket: Sendable {
         let name: String
         let parameters: RuleText?
@@ -19,6 +19,8 @@ struct CompiledRules: Sendable {
     let writes: [String: RuleText]
     /// The rules version these were compiled from.
     let version: Int64
+    /// Each table the rules name, as the space spells it, by lower-cased name.
+    var tableNames: [String: String] = [:]
 
     /// The bucket instances an identity has.
     struct Instance: Hashable, Sendable, Codable, Comparable {
@@ -29,6 +31,35 @@ struct CompiledRules: Sendable {
             if left.bucket != right.bucket { return left.bucket < right.bucket }
             return left.values.map(\.description).lexicographicallyPrecedes(right.values.map(\.description))
         }
+    }
+
+    /// Every rule as a statement of `dialect` that reads no row, each reference bound to NULL, with
+    /// the place that names the rule: a store that reads SQL otherwise than SQLite (types,
+    /// operators) plans each one to refuse a rule it would read differently.
+    package func probes(_ dialect: RuleDialect) -> [RuleProbe] {
+        var probes: [RuleProbe] = []
+        for bucket in buckets {
+            if let parameters = bucket.parameters {
+                var arguments: [BindingValue] = []
+                let sql = parameters.render(dialect, identity: nil, bucket: [:], into: &arguments)
+                probes.append(RuleProbe(place: "bucket \(bucket.name), parameters", statement: "SELECT * FROM (" + sql + ") AS \"probe\" LIMIT 0", arguments: arguments))
+            }
+            for (table, predicate) in bucket.data.sorted(by: { $0.key < $1.key }) {
+                var arguments: [BindingValue] = []
+                let sql = predicate.render(dialect, identity: nil, bucket: [:], into: &arguments)
+                probes.append(RuleProbe(place: "bucket \(bucket.name), data of \(table)",
+                                        statement: "SELECT 1 FROM " + quoteIdentifier(tableNames[table] ?? table) + " WHERE (" + sql + ") LIMIT 0",
+                                        arguments: arguments))
+            }
+        }
+        for (table, rule) in writes.sorted(by: { $0.key < $1.key }) {
+            var arguments: [BindingValue] = []
+            let sql = rule.render(dialect, identity: nil, bucket: [:], into: &arguments)
+            probes.append(RuleProbe(place: "write rule of \(table)",
+                                    statement: "SELECT 1 FROM " + quoteIdentifier(tableNames[table] ?? table) + " WHERE NOT coalesce((" + sql + "), FALSE) LIMIT 0",
+                                    arguments: arguments))
+        }
+        return probes
     }
 
     /// Checks `rules` against the tables in `schema` (a SQLite connection holding the space's
@@ -112,6 +143,8 @@ struct CompiledRules: Sendable {
                              + parsed.render(.sqlite, identity: nil, bucket: [:], into: &arguments) + ")", place)
             writes[table.lowercased()] = parsed
         }
-        return CompiledRules(buckets: buckets, writes: writes, version: version)
+        var named: [String: String] = [:]
+        for key in Set(buckets.flatMap(\.data.keys)).union(writes.keys) { named[key] = tables[key] }
+        return CompiledRules(buckets: buckets, writes: writes, version: version, tableNames: named)
     }
 }

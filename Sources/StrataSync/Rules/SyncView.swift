@@ -66,10 +66,10 @@ struct SyncView {
             var tuples: [String] = []
             for index in start..<end {
                 arguments.append(.integer(Int64(index)))
-                var placeholders = [dialect.placeholder(arguments.count)]
+                var placeholders = [dialect.integerPlaceholder(arguments.count)]
                 for column in 0..<columns.count {
                     arguments.append(column < rows[index].count ? rows[index][column] : .null)
-                    placeholders.append(dialect.placeholder(arguments.count))
+                    placeholders.append(try storage.ruleValue(arguments.count, table: table, column: columns[column]))
                 }
                 tuples.append("(" + placeholders.joined(separator: ", ") + ")")
             }
@@ -88,8 +88,7 @@ struct SyncView {
 
     /// The rows of `table` (every column) that satisfy `condition`, as the table holds them now.
     func currentRows(_ table: String, columns: [String], where condition: String, _ arguments: [BindingValue]) throws -> [[BindingValue]] {
-        let sql = "SELECT " + columns.map(quoteIdentifier).joined(separator: ", ") + " FROM " + quoteIdentifier(table) + " WHERE " + condition
-        return try storage.ruleRows(sql, arguments)
+        try storage.ruleTableRows(table, columns: columns, where: condition, arguments)
     }
 
     /// SQL matching the rows of `keys` (each the key columns' values), its values appended.
