@@ -217,6 +217,7 @@ let package = Package(
             name: "StrataSyncHubTests",
             dependencies: [
                 "StrataSyncHub", "StrataSync", "strata-sync-hub",
+                .byName(name: "StrataSyncPostgres", condition: .when(traits: ["Hub"])),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hub"])),
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hub"])),
                 .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Hub"])),
