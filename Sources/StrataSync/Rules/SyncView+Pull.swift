@@ -21,16 +21,23 @@ extension SyncView {
     func pull(after: Int64, current: Int64, chain: Int64?, request: SyncPullRequest,
               widths: [String: Int]?, limits: SyncLimits) throws -> (SyncPullResponse, SyncViewRecord?) {
         let now = try instances()
+        let previous: Set<CompiledRules.Instance>
+        var recorded: SyncViewRecord?
         let found = try storage.viewRecord(replica: request.replicaID, user: identity.user, atOrBefore: after)
-        // No view recorded for this replica and user (a new replica, one from before these rules,
-        // or a file another user signed in on, whose rows are that user's view, its cursor at 0 or
-        // not): its rows are none the hub can tell, so it starts from a snapshot of its view,
-        // which replaces them all.
-        guard let recorded = found, recorded.rules == rules.version, let previous = try? Self.decodeInstances(recorded.instances) else {
-            return (SyncPullResponse(entries: [], hubVersion: current, snapshotNeeded: true), nil)
+        if after == 0, found == nil {
+            // A new replica: nothing yet (a pull at version 0 may have recorded its view since).
+            previous = []
+        } else {
+            guard let record = found, record.rules == rules.version, let decoded = try? Self.decodeInstances(record.instances) else {
+                // A replica from before these rules (or this user): its rows are not a view the
+                // hub can tell, so it starts over from a snapshot of its view.
+                return (SyncPullResponse(entries: [], hubVersion: current, snapshotNeeded: true), nil)
+            }
+            previous = decoded
+            recorded = record
         }
         let record = SyncViewRecord(version: current, rules: rules.version, instances: try Self.encodeInstances(now))
-        let needsRecord = previous != now
+        let needsRecord = recorded == nil || previous != now
         if after >= current && previous == now {
             return (SyncPullResponse(entries: [], hubVersion: current), needsRecord ? record : nil)
         }
