@@ -636,30 +636,24 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
 
     func ruleRows(_ sql: String, _ arguments: [BindingValue]) throws -> [[BindingValue]] {
         try inSpaceSchema()
-        var binds = PostgresBindings()
-        for value in arguments { try Self.bindRuleValue(value, into: &binds) }
-        return try link.query(sql, binds).map { row in try row.map { cell in try cell.ruleValue() } }
+        return try link.query(sql, try Self.ruleBindings(arguments)).map { row in try row.map { cell in try cell.ruleValue() } }
     }
 
     func ruleValue(_ index: Int, table name: String, column: String) throws -> String {
-        let table = try table(name)
-        guard let found = table.columns.first(where: { IdentifierSet.key($0.name) == IdentifierSet.key(column) }) else {
-            return "$\(index)"
-        }
+        guard let found = try table(name).column(named: column) else { return "$\(index)" }
         return "$\(index)::" + found.type.rawValue
     }
 
     func ruleTableRows(_ name: String, columns: [String], where condition: String, _ arguments: [BindingValue]) throws -> [[BindingValue]] {
         let table = try table(name)
         let typed = try columns.map { column in
-            guard let found = table.columns.first(where: { IdentifierSet.key($0.name) == IdentifierSet.key(column) }) else {
+            guard let found = table.column(named: column) else {
                 throw SyncError.refused("\(name) has no column \(column) in PostgreSQL")
             }
             return found
         }
         try inSpaceSchema()
-        var binds = PostgresBindings()
-        for value in arguments { try Self.bindRuleValue(value, into: &binds) }
+        let binds = try Self.ruleBindings(arguments)
         let sql = "SELECT " + typed.map { $0.type.selectExpression($0.name) }.joined(separator: ", ") + " FROM " + qualified(table) + " WHERE " + condition
         return try link.query(sql, binds).map { row in try zip(row, typed).map { cell, column in try cell.bindingValue(column.type) } }
     }
@@ -667,10 +661,8 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     func checkRules(_ probes: [RuleProbe]) throws {
         try inSpaceSchema()
         for probe in probes {
-            var binds = PostgresBindings()
-            for value in probe.arguments { try Self.bindRuleValue(value, into: &binds) }
             do {
-                _ = try link.query(probe.statement, binds)
+                _ = try link.query(probe.statement, try Self.ruleBindings(probe.arguments))
             } catch PostgresHubError.server(let state, let message) {
                 // The transaction is refused with it: nothing of the rules is written.
                 throw SyncError.invalidRules("\(probe.place): PostgreSQL reads it otherwise than SQLite (SQLSTATE \(state)): \(message)")
@@ -682,6 +674,13 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     /// transaction ends.
     private func inSpaceSchema() throws {
         try link.query("SELECT set_config('search_path', $1, true)", [schema])
+    }
+
+    /// A rule's arguments, each bound by ``bindRuleValue(_:into:)``.
+    static func ruleBindings(_ arguments: [BindingValue]) throws -> PostgresBindings {
+        var binds = PostgresBindings(capacity: arguments.count)
+        for value in arguments { try bindRuleValue(value, into: &binds) }
+        return binds
     }
 
     /// Binds a rule's value: text and numbers untyped (PostgreSQL gives each the type of what it

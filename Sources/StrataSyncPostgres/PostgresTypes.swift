@@ -178,6 +178,10 @@ struct PostgresTable: Sendable {
     /// The columns of each UNIQUE index.
     var uniqueColumns: [[String]] = []
     var keyColumns: [String] { keyPositions.map { columns[$0].name } }
+    /// The column named `name` (SQLite's case-insensitive match), if any.
+    func column(named name: String) -> PostgresColumn? {
+        columns.first { IdentifierSet.key($0.name) == IdentifierSet.key(name) }
+    }
 }
 
 /// Why a value does not fit: an entry refusal naming the table and the column.
