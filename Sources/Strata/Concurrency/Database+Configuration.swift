@@ -70,7 +70,8 @@ extension Database {
     /// try await database.close()
     /// ```
     /// SQift's initializers (``init(storageLocation:tableLockPolicy:multiThreaded:sharedCache:drainDelay:maximumReaderCount:extensions:writerConnectionPreparation:readerConnectionPreparation:)``)
-    /// keep SQift's behaviour: no pragmas, and bare `write` and `read` calls.
+    /// keep SQift's behaviour: no pragmas, and bare `executeWrite` and `read` calls; the async
+    /// `write` is one IMMEDIATE transaction on every database.
     /// - Throws: `SQLiteError` when the file cannot be opened or a pragma fails.
     public convenience init(path: String, configuration: Configuration = Configuration()) throws {
         try self.init(
@@ -78,7 +79,7 @@ extension Database {
             maximumReaderCount: configuration.maximumReaderCount, extensions: [],
             writerConnectionPreparation: configuration.prepare,
             readerConnectionPreparation: configuration.prepare,
-            callsRunInTransactions: true
+            readsRunInOneSnapshot: true
         )
         // Counted from the start, so `close()` can wait for every call still running.
         trackWork()

@@ -51,9 +51,10 @@ public final class Database: Sendable {
     public let readerConnectionPool: ConnectionPool
     /// Whether reads go to the writer (a database private to one connection).
     let readsUseWriter: Bool
-    /// Whether the async `write` runs in an IMMEDIATE transaction and `read` in one snapshot: true
-    /// for ``init(path:configuration:)``, false for SQift's initializers (their calls stay bare).
-    let callsRunInTransactions: Bool
+    /// Whether the async `read` runs in one snapshot: true for ``init(path:configuration:)``, false
+    /// for SQift's initializers, whose reads stay bare as ``executeRead(closure:)``'s. (The async
+    /// `write` is a transaction whatever made the database.)
+    let readsRunInOneSnapshot: Bool
     /// The one shutdown ``close()`` starts; every later call waits for it.
     let closing = Locked<Task<Void, any Error>?>(nil)
     /// Set when a task waiting in ``close()`` is cancelled: the calls still running are interrupted.
@@ -116,11 +117,11 @@ public final class Database: Sendable {
             storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags, drainDelay: drainDelay,
             maximumReaderCount: maximumReaderCount, extensions: extensions,
             writerConnectionPreparation: writerConnectionPreparation, readerConnectionPreparation: readerConnectionPreparation,
-            callsRunInTransactions: false
+            readsRunInOneSnapshot: false
         )
     }
 
-    /// The one designated initializer; `callsRunInTransactions` is true for ``init(path:configuration:)``.
+    /// The one designated initializer; `readsRunInOneSnapshot` is true for ``init(path:configuration:)``.
     init(
         storageLocation: StorageLocation,
         tableLockPolicy: TableLockPolicy,
@@ -130,9 +131,9 @@ public final class Database: Sendable {
         extensions: [String],
         writerConnectionPreparation: ((Connection) throws -> Void)?,
         readerConnectionPreparation: ((Connection) throws -> Void)?,
-        callsRunInTransactions: Bool
+        readsRunInOneSnapshot: Bool
     ) throws {
-        self.callsRunInTransactions = callsRunInTransactions
+        self.readsRunInOneSnapshot = readsRunInOneSnapshot
         writeRefusal = Self.writeRefusalRules.lazy.compactMap { $0(storageLocation.path, flags) }.first
         let writer = try Connection(storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags)
         try writer.busyHandler(.timeout(ConnectionPool.defaultBusyTimeout))
@@ -220,7 +221,7 @@ public final class Database: Sendable {
         _ closure: @escaping @Sendable (Connection) throws -> T,
         onReader: (@escaping @Sendable (Connection) throws -> T) async throws -> T
     ) async throws -> T {
-        let closure = callsRunInTransactions ? Self.inOneSnapshot(closure) : closure
+        let closure = readsRunInOneSnapshot ? Self.inOneSnapshot(closure) : closure
         let usesReader = !readsUseWriter
         if let tracker = activeTracker {
             return try await tracker.perform(.read, onReader: usesReader, closure: closure) { body in
@@ -235,19 +236,17 @@ public final class Database: Sendable {
         { connection in try connection.transaction(transactionType: .deferred) { try closure(connection) } }
     }
 
-    /// Runs `closure` on the writer, serialized with every other write, without blocking the
-    /// caller's thread; returns its value.
+    /// Runs `closure` on the writer in one IMMEDIATE transaction, serialized with every other
+    /// write, without blocking the caller's thread; returns its value.
     ///
-    /// For a database made by ``init(path:configuration:)`` the closure runs in one IMMEDIATE
-    /// transaction (the write lock taken at its start, so it never fails to upgrade later): it
-    /// commits when the closure returns and rolls back when it throws. Use
-    /// ``writeWithoutTransaction(_:)`` for `VACUUM` and pragmas, which cannot run in a
-    /// transaction. For one made by SQift's initializers it is the async twin of
-    /// ``executeWrite(closure:)``, with no transaction of its own.
+    /// The write lock is taken at the start, so the transaction never fails to upgrade later; it
+    /// commits when the closure returns and rolls back when it throws, whichever initializer made
+    /// the database. Inside it, nest with ``Connection/savepoint(named:closure:)`` (SQLite's
+    /// transactions do not nest). Use ``writeWithoutTransaction(_:)`` for `VACUUM` and pragmas,
+    /// which cannot run in a transaction; SQift's ``executeWrite(closure:)`` stays bare too.
     /// - Throws: ``DatabaseError/closed`` after ``close()``; what `closure` or the COMMIT throws.
     public func write<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        if callsRunInTransactions { return try await writeInTransaction(transactionType: .immediate, closure) }
-        return try await writeWithoutTransaction(closure)
+        try await writeInTransaction(transactionType: .immediate, closure)
     }
 
     /// Runs `closure` on the writer with no transaction around it (for `VACUUM`, `PRAGMA
@@ -261,9 +260,10 @@ public final class Database: Sendable {
         return try await writerConnectionQueue.perform(closure)
     }
 
-    /// Runs `closure` in a transaction on the writer, without blocking the caller's thread.
+    /// Runs `closure` in a transaction on the writer, without blocking the caller's thread;
+    /// IMMEDIATE unless `transactionType` says otherwise, as ``write(_:)``.
     public func writeInTransaction<T: Sendable>(
-        transactionType: Connection.TransactionType = .deferred,
+        transactionType: Connection.TransactionType = .immediate,
         _ closure: @escaping @Sendable (Connection) throws -> T
     ) async throws -> T {
         if let writeRefusal { throw writeRefusal }

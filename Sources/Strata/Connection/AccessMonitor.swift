@@ -236,9 +236,11 @@ extension Connection {
     func widenedWhereUnderReported(_ access: StatementAccess, of statement: SQLiteStatementHandle) -> StatementAccess {
         var access = access
         if access.writes.isEverything { return access }
-        // BEGIN, COMMIT, ROLLBACK, SAVEPOINT and RELEASE count as read-only for SQLite.
         if access.writes.isEmpty {
-            if sqlite3_stmt_readonly(statement) == 0 { access.writes.insertEverything() }
+            // BEGIN IMMEDIATE and BEGIN EXCLUSIVE are not read-only for SQLite (they take the write
+            // lock) yet write nothing: widened, every `Database.write` woke every observer.
+            let controlsTransaction = access.writes.beginsTransaction || access.writes.endsTransaction || access.writes.rollsBack
+            if !controlsTransaction, sqlite3_stmt_readonly(statement) == 0 { access.writes.insertEverything() }
             return access
         }
         let updated = Array(access.writes.columns.keys)

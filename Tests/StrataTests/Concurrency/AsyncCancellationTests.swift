@@ -84,6 +84,6 @@ import Testing
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(try await database.read { try $0.query("SELECT v FROM t") as [Int] } == [1])
-        #expect(try await database.write { $0.isInTransaction } == false)
+        #expect(try await database.writeWithoutTransaction { $0.isInTransaction } == false)
     }
 }

@@ -11,7 +11,7 @@ import SQLite3
     @Test func asyncReadsDoNotHoldCooperativeThreads() async throws {
         let directory = try TemporaryDirectory()
         let database = try Database(storageLocation: .onDisk(directory.path("db")), drainDelay: 0.2)
-        try await database.write { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES(1)") }
+        try await database.writeWithoutTransaction { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES(1)") }
         let running = UsageCounter()
         let results = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<16 {
@@ -37,7 +37,7 @@ import SQLite3
     @Test func asyncWritesAndReadsInterleave() async throws {
         let directory = try TemporaryDirectory()
         let database = try Database(storageLocation: .onDisk(directory.path("db")))
-        try await database.write { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x INTEGER)") }
+        try await database.writeWithoutTransaction { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x INTEGER)") }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for value in 1...50 {
                 group.addTask { try await database.writeInTransaction { try $0.run("INSERT INTO t VALUES(?)", value) } }

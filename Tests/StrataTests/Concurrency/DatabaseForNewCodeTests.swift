@@ -90,17 +90,18 @@ import SQLite3
         try await database.close()
     }
 
-    /// SQift's initializers keep SQift's behaviour: SQLite's defaults, a bare async `write`
-    /// (no transaction) and a `read` whose statements each see the latest commit.
+    /// SQift's initializers keep SQift's behaviour: SQLite's defaults, a bare `executeWrite`
+    /// and `writeWithoutTransaction`, and a `read` whose statements each see the latest commit.
     @Test func sqiftInitializersKeepSQiftsBehaviour() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("sqift.sqlite")
         let database = try Database(storageLocation: .onDisk(path))
-        let pragmas = try await database.write { try Pragmas($0) }
+        let pragmas = try await database.writeWithoutTransaction { try Pragmas($0) }
         #expect(pragmas.foreignKeys == 0)
         #expect(pragmas.journalMode == "delete")
-        #expect(try await database.write { $0.isInTransaction } == false)
-        try await database.write { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES(1)") }
+        #expect(try database.executeWrite { $0.isInTransaction } == false)
+        #expect(try await database.writeWithoutTransaction { $0.isInTransaction } == false)
+        try await database.writeWithoutTransaction { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES(1)") }
         let counts = try await database.read { db in
             let before = try Self.count(db)
             let other = try Connection(storageLocation: .onDisk(path))
@@ -108,6 +109,34 @@ import SQLite3
             return [before, try Self.count(db)]
         }
         #expect(counts == [1, 2])
+    }
+
+    /// The trap issue 67 removed: `write` on a `Database` made by SQift's initializer was bare,
+    /// so a failing second statement left the first one committed. Now it is one IMMEDIATE
+    /// transaction there too, and the first statement is rolled back with the second.
+    @Test(arguments: [false, true]) func writeIsATransactionWhicheverInitializerMadeTheDatabase(sqift: Bool) async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.sqlite")
+        let database = sqift ? try Database(storageLocation: .onDisk(path)) : try Database(path: path)
+        try await database.write { try $0.execute("CREATE TABLE t(x INTEGER PRIMARY KEY)") }
+        #expect(try await database.write { $0.isInTransaction })
+        let error = await #expect(throws: SQLiteError.self) {
+            try await database.write { db in
+                try db.run("INSERT INTO t VALUES(?)", 1)
+                try db.run("INSERT INTO t VALUES(?)", 1)   // a duplicate key: SQLITE_CONSTRAINT
+            }
+        }
+        #expect(error?.code == SQLITE_CONSTRAINT)
+        #expect(try await database.read { try Self.count($0) } == 0)
+        #expect(try Connection(storageLocation: .onDisk(path)).query("SELECT count(*) FROM t") == 0)
+        // writeInTransaction's default is IMMEDIATE too: the lock is held before anything is written.
+        let lockHeld = try await database.writeInTransaction { _ -> Bool in
+            let other = try Connection(storageLocation: .onDisk(path))
+            try other.busyHandler(.timeout(0))
+            return sqliteError({ try other.execute("BEGIN IMMEDIATE") })?.code == SQLITE_BUSY
+        }
+        #expect(lockHeld)
+        try await database.close()
     }
 
     // MARK: - write

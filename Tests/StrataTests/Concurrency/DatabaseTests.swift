@@ -147,7 +147,7 @@ import SQLite3
             #expect(!db.isInTransaction)
             try db.transaction { try db.run("INSERT INTO t VALUES(?)", 2) }
         }
-        try await database.write { try $0.execute("BEGIN IMMEDIATE; INSERT INTO t VALUES(3)") }
+        try await database.writeWithoutTransaction { try $0.execute("BEGIN IMMEDIATE; INSERT INTO t VALUES(3)") }
         try await database.writeInTransaction { try $0.run("INSERT INTO t VALUES(?)", 4) }
         // A nested call runs inline and must not end the outer closure's transaction.
         try database.executeWrite { db in

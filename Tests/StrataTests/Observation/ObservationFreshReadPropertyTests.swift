@@ -202,6 +202,9 @@ import Testing
                             try write.apply(connection)
                             throw RolledBack()
                         }
+                    } else if case .vacuum = write {
+                        // VACUUM cannot run inside the transaction `write` opens.
+                        try await database.writeWithoutTransaction { try write.apply($0) }
                     } else {
                         try await database.write { try write.apply($0) }
                     }

@@ -26,7 +26,8 @@ import Testing
         let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
         await observed.wait { $0 == [0] }
         await #expect(throws: SQLiteError.self) {
-            try await database.write { connection in
+            // Bare, so the statement autocommits what it wrote before failing.
+            try await database.writeWithoutTransaction { connection in
                 if cached { try connection.run(sql) } else { try connection.execute(sql) }
             }
         }
@@ -72,7 +73,7 @@ import Testing
         try await database.write { try $0.execute(Self.setupSQL) }
         let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
         await observed.wait { $0 == [0] }
-        try await database.write { connection in
+        try await database.writeWithoutTransaction { connection in
             try connection.execute("BEGIN")
             #expect(throws: SQLiteError.self) { try connection.execute("INSERT OR FAIL INTO t(id) VALUES (1), (2), (1)") }
             try connection.execute("COMMIT")

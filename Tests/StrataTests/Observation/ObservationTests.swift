@@ -137,7 +137,8 @@ struct Fetched: Sendable {
     func everyKindOfChangeYieldsAValue(sql: String) async throws {
         let directory = try TemporaryDirectory()
         let database = try Self.makeDatabase(directory)
-        try await database.write {
+        // Without a transaction: inside one, SQLite ignores PRAGMA foreign_keys.
+        try await database.writeWithoutTransaction {
             try $0.execute("""
                 PRAGMA foreign_keys = ON;
                 CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER);
@@ -204,7 +205,7 @@ struct Fetched: Sendable {
         try await database.write { try $0.execute("CREATE TABLE t(v)") }
         let observed = ObservedValues(database.observe { Fetched(numbers: try $0.query("SELECT v FROM t")) })
         await observed.wait { $0.count == 1 }
-        try await database.write { try $0.execute("BEGIN; INSERT INTO t VALUES(1); ROLLBACK") }
+        try await database.writeWithoutTransaction { try $0.execute("BEGIN; INSERT INTO t VALUES(1); ROLLBACK") }
         await observed.settle()
         #expect(observed.values.count == 1)
         observed.cancel()

@@ -165,7 +165,7 @@ import StrataTestSupport
         }
         let observed = ObservedValues(database.observe { try $0.query("PRAGMA freelist_count") as Int? ?? -1 })
         await observed.wait { ($0.last ?? 0) > 0 }
-        try await database.write { try $0.execute("VACUUM") }
+        try await database.writeWithoutTransaction { try $0.execute("VACUUM") }
         await observed.wait { $0.last == 0 }
         observed.cancel()
     }
