@@ -18,7 +18,8 @@ struct BackupCommand: ParsableCommand {
 
     @Argument(help: "Path to the database to copy.") var source: String
     @Argument(help: "Path of the copy.") var destination: String
-    @Option(parsing: .unconditional, help: ArgumentHelp("Pages copied per step (-1 copies everything in one step).", valueName: "pages")) var pagesPerStep: Int32 = 100
+    @Option(parsing: .unconditional, help: ArgumentHelp("Pages copied per step (-1 copies everything in one step).", valueName: "pages")) var pagesPerStep:
+        Int32 = 100
     @Flag(help: "Overwrite an existing destination.") var force = false
 
     /// Restarts observed before the copy is taken in one step instead.
@@ -81,16 +82,20 @@ struct BackupCommand: ParsableCommand {
     }
 
     /// Runs one backup until it finishes or restarts too often.
-    private func copy(from source: Connection, to destination: Connection, pageSize: Int32,
-                      display: ProgressDisplay) throws -> Copy {
+    private func copy(
+        from source: Connection, to destination: Connection, pageSize: Int32,
+        display: ProgressDisplay
+    ) throws -> Copy {
         let finished = DispatchSemaphore(value: 0)
         let outcome = BackupOutcome()
         // The two counts are read as one pair: read apart, they can come from two steps.
         let pages = BackupPageCounter()
         // The completion runs on our own queue: a command-line tool has no main run loop.
-        let progress = try source.backup(to: destination, pageSize: pageSize,
-                                         completionQueue: DispatchQueue(label: "strata.backup.completion"),
-                                         pageCounter: pages) { result in
+        let progress = try source.backup(
+            to: destination, pageSize: pageSize,
+            completionQueue: DispatchQueue(label: "strata.backup.completion"),
+            pageCounter: pages
+        ) { result in
             outcome.set(result)
             finished.signal()
         }

@@ -12,16 +12,17 @@ struct CSVWriter: RowWriter {
     }
 
     mutating func write(_ values: [Any?]) {
-        output(values.map { value in
-            switch value {
-            case nil: return ""
-            case let value as Int64: return String(value)
-            case let value as Double: return ValueText.real(value)
-            case let value as String: return Self.field(value)
-            case let value as Data: return value.base64EncodedString()
-            case let value?: return Self.field("\(value)")
-            }
-        }.joined(separator: ",") + "\r\n")
+        output(
+            values.map { value in
+                switch value {
+                case nil: return ""
+                case let value as Int64: return String(value)
+                case let value as Double: return ValueText.real(value)
+                case let value as String: return Self.field(value)
+                case let value as Data: return value.base64EncodedString()
+                case let value?: return Self.field("\(value)")
+                }
+            }.joined(separator: ",") + "\r\n")
     }
 
     mutating func finish() {}

@@ -58,7 +58,9 @@ struct DiffCommand: ParsableCommand {
             let condition = key.map { quoteIdentifier($0) + " IS NULL" }.joined(separator: " OR ")
             for (schema, name) in [("main", to), ("strata_diff_from", from)] {
                 let count: Int = try target.query("SELECT count(*) FROM \(quoteIdentifier(schema)).\(quoteIdentifier(table)) WHERE \(condition)") ?? 0
-                if count > 0 { nullKeys.append("skipped: \(table) has \(count) row\(count == 1 ? "" : "s") with a NULL primary key in \(name) (the diff ignores them)") }
+                if count > 0 {
+                    nullKeys.append("skipped: \(table) has \(count) row\(count == 1 ? "" : "s") with a NULL primary key in \(name) (the diff ignores them)")
+                }
             }
         }
         let changes = try session.changeset()
@@ -153,7 +155,9 @@ struct ApplyCommand: ParsableCommand {
                 conflicts += 1
                 switch onConflict {
                 case .abort:
-                    printError("conflict (\(conflict.kind)) on \(conflict.change.table) [\(conflict.change.primaryKey.map(DiffCommand.text).joined(separator: ", "))]; nothing applied")
+                    printError(
+                        "conflict (\(conflict.kind)) on \(conflict.change.table) [\(conflict.change.primaryKey.map(DiffCommand.text).joined(separator: ", "))]; nothing applied"
+                    )
                     return .abort
                 case .omit: return .omit
                 case .replace: return conflict.kind == .data || conflict.kind == .conflict ? .replace : .omit
@@ -163,7 +167,8 @@ struct ApplyCommand: ParsableCommand {
             _ = error
             throw ExitCode(1)
         }
-        print("Applied \(file) to \(database): \(applied) change\(applied == 1 ? "" : "s"), \(conflicts) conflict\(conflicts == 1 ? "" : "s") (\(onConflict.rawValue)).")
+        print(
+            "Applied \(file) to \(database): \(applied) change\(applied == 1 ? "" : "s"), \(conflicts) conflict\(conflicts == 1 ? "" : "s") (\(onConflict.rawValue))."
+        )
     }
 }
-

@@ -102,8 +102,10 @@ struct CheckCommand: ParsableCommand {
     }
 
     /// The rows of a check, or SQLite's error when the check itself cannot run (a damaged page).
-    private static func results(of sql: String, on connection: Connection,
-                                _ line: (Row) -> String) -> Result<[String], SQLiteError> {
+    private static func results(
+        of sql: String, on connection: Connection,
+        _ line: (Row) -> String
+    ) -> Result<[String], SQLiteError> {
         do {
             return .success(try connection.query(sql) { line($0) })
         } catch let error as SQLiteError {

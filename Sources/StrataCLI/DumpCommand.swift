@@ -16,8 +16,10 @@ struct DumpCommand: ParsableCommand {
     )
 
     @Argument(help: "Path to the database to dump.") var database: String
-    @Option(help: ArgumentHelp("Only these tables or views (comma-separated, or repeat the option), with their indexes and triggers.",
-                               valueName: "names"))
+    @Option(
+        help: ArgumentHelp(
+            "Only these tables or views (comma-separated, or repeat the option), with their indexes and triggers.",
+            valueName: "names"))
     var tables: [String] = []
     @Option(name: [.short, .long], help: ArgumentHelp("Write the dump to this file instead of standard output.", valueName: "file"))
     var output: String?

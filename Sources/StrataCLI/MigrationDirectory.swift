@@ -73,7 +73,8 @@ struct MigrationDirectory {
         guard let underscore = stem.firstIndex(of: "_") else { return nil }
         let digits = stem[..<underscore]
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-              stem.index(after: underscore) < stem.endIndex else { return nil }
+            stem.index(after: underscore) < stem.endIndex
+        else { return nil }
         return UInt64(digits)
     }
 }

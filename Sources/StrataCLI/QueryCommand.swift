@@ -17,7 +17,9 @@ struct QueryCommand: ParsableCommand {
 
     @Argument(help: "Path to an existing database file (or a new one, with --create).") var database: String
     @Argument(help: "The SQL to run.") var sql: String
-    @Option(name: .customLong("param"), parsing: .unconditionalSingleValue, help: ArgumentHelp("A value to bind, in order (repeat for several).", valueName: "value")) var parameters: [String] = []
+    @Option(
+        name: .customLong("param"), parsing: .unconditionalSingleValue,
+        help: ArgumentHelp("A value to bind, in order (repeat for several).", valueName: "value")) var parameters: [String] = []
     @Option(help: "How to print the rows.") var format: OutputFormat = .table
     @Flag(help: "Create the database file if it does not exist.") var create = false
 
@@ -78,9 +80,7 @@ struct QueryCommand: ParsableCommand {
         var digits = 0
         var seenPoint = false
         while let scalar = scalars.first {
-            if ("0"..."9").contains(scalar) { digits += 1 }
-            else if scalar == "." && allowingFraction && !seenPoint { seenPoint = true }
-            else { break }
+            if ("0"..."9").contains(scalar) { digits += 1 } else if scalar == "." && allowingFraction && !seenPoint { seenPoint = true } else { break }
             scalars = scalars.dropFirst()
         }
         guard digits > 0 else { return false }

@@ -35,22 +35,25 @@ struct SchemaCommand: ParsableCommand {
             guard let info = try connection.tableInfoForTableNamed(table.name) else { continue }
             lines.append("TABLE \(info.name)")
             let compositeKey = info.columns.filter(\.isPrimaryKey).count > 1
-            lines += aligned(info.columns.map { column in
-                var traits: [String] = []
-                if column.isPrimaryKey {
-                    traits.append(compositeKey ? "PRIMARY KEY (\(column.primaryKeyIndex))" : "PRIMARY KEY")
+            lines += aligned(
+                info.columns.map { column in
+                    var traits: [String] = []
+                    if column.isPrimaryKey {
+                        traits.append(compositeKey ? "PRIMARY KEY (\(column.primaryKeyIndex))" : "PRIMARY KEY")
+                    }
+                    if column.notNull { traits.append("NOT NULL") }
+                    if let value = column.defaultValue { traits.append("DEFAULT \(value)") }
+                    return [column.name, column.type.isEmpty ? "(no type)" : column.type, traits.joined(separator: " ")]
                 }
-                if column.notNull { traits.append("NOT NULL") }
-                if let value = column.defaultValue { traits.append("DEFAULT \(value)") }
-                return [column.name, column.type.isEmpty ? "(no type)" : column.type, traits.joined(separator: " ")]
-            }).map { "  " + $0 }
+            ).map { "  " + $0 }
             lines += try foreignKeyLines(of: info.name, connection).map { "  " + $0 }
             lines += try connection.schemaReader.checkConstraints(ofTable: info.name).map { "  " + $0 }
             // Indexes made by CREATE INDEX; the automatic ones restate UNIQUE and PRIMARY KEY.
             for index in info.indexes where index.origin == .createIndex {
                 let columns = index.columns.map { ($0.name ?? "<expression>") + ($0.isDescending ? " DESC" : "") }
                 let partial = index.isPartial ? (schema.entryNamed(index.name)?.sql.flatMap(partialClause) ?? " WHERE ...") : ""
-                indexLines.append((index.name, "\(index.isUnique ? "UNIQUE " : "")INDEX \(index.name) ON \(info.name) (\(columns.joined(separator: ", ")))\(partial)"))
+                indexLines.append(
+                    (index.name, "\(index.isUnique ? "UNIQUE " : "")INDEX \(index.name) ON \(info.name) (\(columns.joined(separator: ", ")))\(partial)"))
             }
         }
         if !indexLines.isEmpty { lines += [""] + indexLines.sorted { $0.name < $1.name }.map(\.line) }
@@ -94,7 +97,8 @@ struct SchemaCommand: ParsableCommand {
     /// ` WHERE ...` of a partial index's SQL, or nil.
     private func partialClause(_ sql: String) -> String? {
         guard let range = sql.range(of: " WHERE ", options: [.caseInsensitive, .backwards]),
-              sql[..<range.lowerBound].contains(")") else { return nil }
+            sql[..<range.lowerBound].contains(")")
+        else { return nil }
         return " WHERE " + String(sql[range.upperBound...]).trimmingWhitespace()
     }
 

@@ -15,7 +15,7 @@ struct StrataCommand: ParsableCommand {
 
     static let commonSubcommands: [ParsableCommand.Type] = [
         Tour.self, QueryCommand.self, SchemaCommand.self, MigrateCommand.self, BackupCommand.self,
-        CheckCommand.self, CheckpointCommand.self, VacuumCommand.self, WatchCommand.self, DumpCommand.self,
+        CheckCommand.self, CheckpointCommand.self, VacuumCommand.self, WatchCommand.self, DumpCommand.self
     ]
 
     static let changesetSubcommands: [ParsableCommand.Type] = [DiffCommand.self, ApplyCommand.self, SyncCommand.self]
@@ -37,7 +37,7 @@ enum StrataMain {
         } catch {
             let code = StrataCommand.exitCode(for: error)
             if code == .success {
-                StrataCommand.exit(withError: error)   // --help and friends print to stdout
+                StrataCommand.exit(withError: error) // --help and friends print to stdout
             }
             printError(oneLineMessage(for: error))
             Foundation.exit(code.rawValue)

@@ -44,10 +44,11 @@ struct ReplicaOptions: ParsableArguments {
     /// Opens the replica, runs `work` on it to its end, then prints the replica's status.
     func runThenPrintStatus(_ work: @escaping @Sendable (SyncReplica) async throws -> Void) throws {
         let replica = try open()
-        printStatus(try waitFor {
-            try await work(replica)
-            return try await replica.status
-        })
+        printStatus(
+            try waitFor {
+                try await work(replica)
+                return try await replica.status
+            })
     }
 
     var tableNames: [String] {
@@ -105,7 +106,8 @@ struct SyncWriteCommand: ParsableCommand {
                 let cursor = connection.statements(in: sql)
                 while let statement = try cursor.next() {
                     guard !(statement.isReadOnly && statement.columnCount == 0) else {
-                        throw CLIError("strata sync write runs statements that read or change data, not \(ValueText.singleLine(statement.sql)): nothing was written")
+                        throw CLIError(
+                            "strata sync write runs statements that read or change data, not \(ValueText.singleLine(statement.sql)): nothing was written")
                     }
                     try statement.run()
                 }

@@ -13,16 +13,17 @@ struct TableWriter: RowWriter {
     }
 
     mutating func write(_ values: [Any?]) {
-        rows.append(values.map { value in
-            switch value {
-            case nil: return ("NULL", false)
-            case let value as Int64: return (String(value), true)
-            case let value as Double: return (ValueText.real(value), true)
-            case let value as String: return (ValueText.singleLine(value), false)
-            case let value as Data: return (ValueText.blobHex(value), false)
-            case let value?: return ("\(value)", false)
-            }
-        })
+        rows.append(
+            values.map { value in
+                switch value {
+                case nil: return ("NULL", false)
+                case let value as Int64: return (String(value), true)
+                case let value as Double: return (ValueText.real(value), true)
+                case let value as String: return (ValueText.singleLine(value), false)
+                case let value as Data: return (ValueText.blobHex(value), false)
+                case let value?: return ("\(value)", false)
+                }
+            })
     }
 
     mutating func finish() {

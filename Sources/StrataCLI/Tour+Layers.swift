@@ -18,7 +18,7 @@ extension Tour {
         section("Records and typed queries (StrataRecords)")
         try TourBook.createTable(db)
         let books: [(String, Int, [Float])] = [
-            ("Dune", 1965, [0.9, 0.1, 0.0]), ("Emma", 1815, [0.0, 0.2, 0.9]), ("Neuromancer", 1984, [0.8, 0.3, 0.1]),
+            ("Dune", 1965, [0.9, 0.1, 0.0]), ("Emma", 1815, [0.0, 0.2, 0.9]), ("Neuromancer", 1984, [0.8, 0.3, 0.1])
         ]
         for (title, year, embedding) in books {
             var book = TourBook(id: nil, title: title, year: year, embedding: try FloatVector(embedding))
@@ -62,8 +62,10 @@ extension Tour {
         for name in ["phone", "laptop"] {
             let database = try Database(path: directory.appendingPathComponent(name + ".sqlite").path)
             try database.executeWrite { try $0.execute(schema) }
-            replicas.append(try SyncReplica(database: database, replicaID: name, space: "team", tables: ["todo"],
-                                            transport: InProcessSyncTransport(hub: hub)))
+            replicas.append(
+                try SyncReplica(
+                    database: database, replicaID: name, space: "team", tables: ["todo"],
+                    transport: InProcessSyncTransport(hub: hub)))
         }
         let (phone, laptop) = (replicas[0], replicas[1])
         let seen: Int = try waitFor {

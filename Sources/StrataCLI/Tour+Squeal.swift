@@ -47,6 +47,8 @@ extension Tour {
         show("version \(try db.queryUserVersionNumber()): columns \(try db.tableInfoForTableNamed("notes")?.columnNames ?? [])")
         try schema.migrate(db, toVersion: 1)
         let body: String? = try db.query("SELECT body FROM notes")
-        show("back down to version \(try db.queryUserVersionNumber()): columns \(try db.tableInfoForTableNamed("notes")?.columnNames ?? []), body \(body ?? "nil")")
+        show(
+            "back down to version \(try db.queryUserVersionNumber()): columns \(try db.tableInfoForTableNamed("notes")?.columnNames ?? []), body \(body ?? "nil")"
+        )
     }
 }

@@ -65,7 +65,7 @@ struct Tour: ParsableCommand {
         do {
             try db.transaction {
                 try db.run("DELETE FROM cars")
-                try db.run("INSERT INTO cars(name) VALUES(?)", nil)   // NOT NULL fails
+                try db.run("INSERT INTO cars(name) VALUES(?)", nil) // NOT NULL fails
             }
         } catch let error as SQLiteError {
             show("transaction failed: \(error.message)")
@@ -107,7 +107,9 @@ struct Tour: ParsableCommand {
             finished.signal()
         }
         finished.wait()
-        show("backup \(outcome): \(progress.completedUnitCount)/\(progress.totalUnitCount) pages, copy has \(try copy.query("SELECT count(*) FROM cars") as Int? ?? 0) cars")
+        show(
+            "backup \(outcome): \(progress.completedUnitCount)/\(progress.totalUnitCount) pages, copy has \(try copy.query("SELECT count(*) FROM cars") as Int? ?? 0) cars"
+        )
 
         section("Database: one writer, parallel readers, migrations")
         let database = try Database(storageLocation: .onDisk(copyPath))

@@ -17,8 +17,10 @@ public class AnyColumn: TableElement {
     let accessor: AnyObject
 
     @usableFromInline
-    init(name: String, constraints: [ColumnConstraint], sqlType: String, isOptional: Bool,
-         keyPath: AnyKeyPath, objectType: Any.Type, valueType: Any.Type, accessor: AnyObject) {
+    init(
+        name: String, constraints: [ColumnConstraint], sqlType: String, isOptional: Bool,
+        keyPath: AnyKeyPath, objectType: Any.Type, valueType: Any.Type, accessor: AnyObject
+    ) {
         self.name = name
         self.constraints = constraints
         self.sqlType = sqlType

@@ -14,10 +14,13 @@ import SQLite3
 public final class Column<T, V>: AnyColumn {
     /// The one registration all the initializers share; they differ only in their accessor.
     @usableFromInline
-    init(name: String, keyPath: WritableKeyPath<T, V>, constraints: [ConstraintBuilder], sqlType: String, isOptional: Bool,
-         accessor: ColumnAccessor<T>) {
-        super.init(name: name, constraints: constraints.map(\.constraint), sqlType: sqlType, isOptional: isOptional,
-                   keyPath: keyPath, objectType: T.self, valueType: V.self, accessor: accessor)
+    init(
+        name: String, keyPath: WritableKeyPath<T, V>, constraints: [ConstraintBuilder], sqlType: String, isOptional: Bool,
+        accessor: ColumnAccessor<T>
+    ) {
+        super.init(
+            name: name, constraints: constraints.map(\.constraint), sqlType: sqlType, isOptional: isOptional,
+            keyPath: keyPath, objectType: T.self, valueType: V.self, accessor: accessor)
     }
 
     /// A column for a non-optional property.
@@ -34,7 +37,9 @@ public final class Column<T, V>: AnyColumn {
             property.set(&object, converted)
             return true
         }
-        self.init(name: name, keyPath: keyPath, constraints: constraints, sqlType: sqlDeclaredType(of: V.self, unmapped: .blob), isOptional: false, accessor: accessor)
+        self.init(
+            name: name, keyPath: keyPath, constraints: constraints, sqlType: sqlDeclaredType(of: V.self, unmapped: .blob), isOptional: false, accessor: accessor
+        )
     }
 
     /// A column for an optional property: NULL reads as nil.
@@ -53,7 +58,9 @@ public final class Column<T, V>: AnyColumn {
             property.set(&object, converted)
             return true
         }
-        self.init(name: name, keyPath: keyPath, constraints: constraints, sqlType: sqlDeclaredType(of: Wrapped.self, unmapped: .blob), isOptional: true, accessor: accessor)
+        self.init(
+            name: name, keyPath: keyPath, constraints: constraints, sqlType: sqlDeclaredType(of: Wrapped.self, unmapped: .blob), isOptional: true,
+            accessor: accessor)
     }
 
     /// A column for a custom type, through SQLiteORM-Swift's extension points: the type binds

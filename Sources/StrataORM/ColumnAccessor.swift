@@ -11,9 +11,11 @@ final class ColumnAccessor<T> {
     @usableFromInline let literal: (T) -> String
 
     @usableFromInline
-    init(bind: @escaping (T, SQLiteStatementHandle, Int32) throws -> Int32,
-         read: @escaping (inout T, SQLiteStatementHandle, Int32) -> Bool,
-         literal: @escaping (T) -> String) {
+    init(
+        bind: @escaping (T, SQLiteStatementHandle, Int32) throws -> Int32,
+        read: @escaping (inout T, SQLiteStatementHandle, Int32) -> Bool,
+        literal: @escaping (T) -> String
+    ) {
         self.bind = bind
         self.read = read
         self.literal = literal
@@ -24,11 +26,14 @@ extension ColumnAccessor {
     /// A property of a core `Bindable` type binds and becomes a literal the same way whether or
     /// not it is optional (`Optional` binds NULL itself); only reading differs.
     @inlinable
-    convenience init<V: Strata.Bindable>(binding property: PropertyAccess<T, V>,
-                                         read: @escaping (inout T, SQLiteStatementHandle, Int32) -> Bool) {
-        self.init(bind: { object, statement, index in try property.get(object).bind(to: statement, at: index) },
-                  read: read,
-                  literal: { object in sqlLiteral(property.get(object).bindingValue) })
+    convenience init<V: Strata.Bindable>(
+        binding property: PropertyAccess<T, V>,
+        read: @escaping (inout T, SQLiteStatementHandle, Int32) -> Bool
+    ) {
+        self.init(
+            bind: { object, statement, index in try property.get(object).bind(to: statement, at: index) },
+            read: read,
+            literal: { object in sqlLiteral(property.get(object).bindingValue) })
     }
 }
 

@@ -50,7 +50,8 @@ public enum ORMError: Swift.Error, Equatable, Sendable, CustomStringConvertible 
             return "Invalid storage definition: \(reason)"
         case .valueDoesNotConvert(let table, let column, let type):
             let hint = type == "\(Date.self)" || type == "\(Date?.self)" ? " (\(SQLiteDateText.acceptedLayouts))" : ""
-            return "Column '\(column)' of table '\(table)' holds NULL or a value that does not convert to \(type)\(hint): make the property optional or fix the data"
+            return
+                "Column '\(column)' of table '\(table)' holds NULL or a value that does not convert to \(type)\(hint): make the property optional or fix the data"
         case .invalidQuery(let reason):
             return "Invalid query: \(reason)"
         case .sqliteError(let error):

@@ -266,7 +266,9 @@ struct CustomValue: Expression, Strata.Bindable, EncodingCheckedBinding {
     init<V: Bindable>(_ value: V) {
         let recorded = RecordingBinder.recorded(value)
         bindingValue = recorded.value
-        encodingError = recorded.code == SQLITE_OK ? nil
+        encodingError =
+            recorded.code == SQLITE_OK
+            ? nil
             : ORMError.invalidQuery("a \(V.self) value could not be bound (its bind(to:) returned \(recorded.code))")
     }
 

@@ -21,8 +21,11 @@ extension SafeStorage {
         result { try storage.aggregate(StrataORM.groupConcat(keyPath), String?.self, constraints) }
     }
     /// ``Storage/groupConcat(_:separator:_:)``.
-    public func groupConcat<T, V>(_ keyPath: KeyPath<T, V>, separator: String, _ constraints: SelectConstraint...)
-        -> Result<String?, ORMError> {
+    public func groupConcat<T, V>(
+        _ keyPath: KeyPath<T, V>, separator: String, _ constraints: SelectConstraint...
+    )
+        -> Result<String?, ORMError>
+    {
         result { try storage.aggregate(StrataORM.groupConcat(keyPath, separator: separator), String?.self, constraints) }
     }
     /// `Storage.max(_:_:)`.
@@ -66,8 +69,10 @@ extension SafeStorage {
     where E1.Value: SelectableValue, E2.Value: SelectableValue, E3.Value: SelectableValue {
         result {
             try storage.select([first, second, third], constraints) { handle in
-                (try storage.read(E1.Value.self, handle, 0), try storage.read(E2.Value.self, handle, 1),
-                 try storage.read(E3.Value.self, handle, 2))
+                (
+                    try storage.read(E1.Value.self, handle, 0), try storage.read(E2.Value.self, handle, 1),
+                    try storage.read(E3.Value.self, handle, 2)
+                )
             }
         }
     }

@@ -29,7 +29,9 @@ public func iif<E: ResultExpression>(_ condition: some Expression, _ then: E, _ 
 /// `instr(x, y)`: the 1-based position of `y` in `x`, 0 when absent.
 public func instr(_ x: some Expression, _ y: some Expression) -> FunctionCall<Int?> { FunctionCall("instr", [x, y]) }
 /// `like(pattern, x, escape)`: whether `x` matches `pattern` with `escape` before literal `%` and `_`.
-public func like(_ pattern: some Expression, _ x: some Expression, _ escape: some Expression) -> FunctionCall<Bool?> { FunctionCall("like", [pattern, x, escape]) }
+public func like(_ pattern: some Expression, _ x: some Expression, _ escape: some Expression) -> FunctionCall<Bool?> {
+    FunctionCall("like", [pattern, x, escape])
+}
 /// `likelihood(x, p)`: `x`, with a planner hint that it is true with probability `p`.
 /// SQLite takes only a constant there, so a probability within 0…1 is written as a number
 /// literal; any other is bound, and SQLite's error says why.
@@ -52,7 +54,9 @@ public func unlikely<E: ResultExpression>(_ x: E) -> FunctionCall<E.Value> { Fun
 /// `load_extension(path)`: loads an extension; fails unless extension loading is enabled.
 public func loadExtension(_ path: some Expression) -> FunctionCall<String?> { FunctionCall("load_extension", [path]) }
 /// `load_extension(path, entryPoint)`.
-public func loadExtension(_ path: some Expression, _ entryPoint: some Expression) -> FunctionCall<String?> { FunctionCall("load_extension", [path, entryPoint]) }
+public func loadExtension(_ path: some Expression, _ entryPoint: some Expression) -> FunctionCall<String?> {
+    FunctionCall("load_extension", [path, entryPoint])
+}
 /// `ltrim(x, characters)`: without leading `characters`.
 public func ltrim(_ x: some Expression, _ characters: some Expression) -> FunctionCall<String?> { FunctionCall("ltrim", [x, characters]) }
 /// `rtrim(x, characters)`: without trailing `characters`.
@@ -94,11 +98,15 @@ public func sqliteSourceId() -> FunctionCall<String> { FunctionCall("sqlite_sour
 /// `sqlite_version()`: the running SQLite's version.
 public func sqliteVersion() -> FunctionCall<String> { FunctionCall("sqlite_version", []) }
 /// `substr(x, start, length)`: characters of text (bytes of a blob) from a 1-based `start`.
-public func substr(_ x: some Expression, _ start: some Expression, _ length: some Expression) -> FunctionCall<String?> { FunctionCall("substr", [x, start, length]) }
+public func substr(_ x: some Expression, _ start: some Expression, _ length: some Expression) -> FunctionCall<String?> {
+    FunctionCall("substr", [x, start, length])
+}
 /// `substr(x, start)`: from a 1-based `start` to the end.
 public func substr(_ x: some Expression, _ start: some Expression) -> FunctionCall<String?> { FunctionCall("substr", [x, start]) }
 /// `substr(x, start, length)` under its other name (`substring` is SQLite 3.34+; `substr` runs everywhere).
-public func substring(_ x: some Expression, _ start: some Expression, _ length: some Expression) -> FunctionCall<String?> { FunctionCall("substr", [x, start, length]) }
+public func substring(_ x: some Expression, _ start: some Expression, _ length: some Expression) -> FunctionCall<String?> {
+    FunctionCall("substr", [x, start, length])
+}
 /// `substr(x, start)` under its other name.
 public func substring(_ x: some Expression, _ start: some Expression) -> FunctionCall<String?> { FunctionCall("substr", [x, start]) }
 /// `unicode(x)`: the code point of the first character.

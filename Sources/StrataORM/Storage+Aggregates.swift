@@ -89,8 +89,10 @@ extension Storage {
     }
 
     /// Runs a one-row aggregate query and reads its value with `readValue`.
-    func aggregate<V>(_ call: any Expression, _ constraints: [SelectConstraint],
-                      readValue: (SQLiteStatementHandle) throws -> V) throws -> V {
+    func aggregate<V>(
+        _ call: any Expression, _ constraints: [SelectConstraint],
+        readValue: (SQLiteStatementHandle) throws -> V
+    ) throws -> V {
         let rows = try select([call], constraints, readRow: readValue)
         guard let first = rows.first else {
             throw ORMError.invalidQuery("the aggregate returned no row")

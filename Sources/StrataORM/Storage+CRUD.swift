@@ -159,8 +159,10 @@ extension Storage {
     /// Binds the properties `binders` read to parameters 1...n; nil, or the first failing
     /// `sqlite3_bind_*` result and its parameter, for ``runStatement(_:of:binding:)`` to throw.
     @inlinable @inline(__always)
-    func bindColumns<T>(of object: T, with binders: [(T, SQLiteStatementHandle, Int32) throws -> Int32],
-                        handle: SQLiteStatementHandle) throws -> (code: Int32, index: Int32)? {
+    func bindColumns<T>(
+        of object: T, with binders: [(T, SQLiteStatementHandle, Int32) throws -> Int32],
+        handle: SQLiteStatementHandle
+    ) throws -> (code: Int32, index: Int32)? {
         var index: Int32 = 1
         for bind in binders {
             let code = try bind(object, handle, index)
@@ -171,8 +173,10 @@ extension Storage {
     }
 
     @inline(__always)
-    func bindColumn<T>(_ position: Int, of object: T, in table: Table<T>, to statement: Strata.Statement,
-                       handle: SQLiteStatementHandle, at index: Int32) throws {
+    func bindColumn<T>(
+        _ position: Int, of object: T, in table: Table<T>, to statement: Strata.Statement,
+        handle: SQLiteStatementHandle, at index: Int32
+    ) throws {
         let code = try table.binders[position](object, handle, index)
         if code != SQLITE_OK { try bindFailed(statement, code: code, index: index) }
     }

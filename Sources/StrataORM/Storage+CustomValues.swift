@@ -12,8 +12,10 @@ import SQLite3
 /// nil when the value is NULL and `V` is not optional (upstream would build it from NULL's 0 or
 /// `""`, which hides the missing value). `isOptional` says whether `V` is an `Optional`, for
 /// callers that have already asked once.
-func constructedValue<V: ConstructableFromSQLiteValue>(_ type: V.Type, _ statement: SQLiteStatementHandle, _ index: Int32,
-                                                       isOptional: Bool = V.self is OptionalColumnValue.Type) -> V? {
+func constructedValue<V: ConstructableFromSQLiteValue>(
+    _ type: V.Type, _ statement: SQLiteStatementHandle, _ index: Int32,
+    isOptional: Bool = V.self is OptionalColumnValue.Type
+) -> V? {
     if !isOptional, sqlite3_column_type(statement, index) == SQLITE_NULL { return nil }
     return V(sqliteValue: StatementPosition(statement, index))
 }
@@ -75,8 +77,10 @@ extension Storage {
     }
 
     /// Result column `index` of the current row as a custom type.
-    func readConstructed<V: ConstructableFromSQLiteValue>(_ type: V.Type, _ handle: SQLiteStatementHandle,
-                                                          _ index: Int32) throws -> V {
+    func readConstructed<V: ConstructableFromSQLiteValue>(
+        _ type: V.Type, _ handle: SQLiteStatementHandle,
+        _ index: Int32
+    ) throws -> V {
         guard let value = constructedValue(V.self, handle, index) else {
             throw resultDoesNotConvert(V.self, handle, index)
         }

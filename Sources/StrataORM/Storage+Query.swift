@@ -132,8 +132,10 @@ extension Storage {
     }
 
     /// Builds `SELECT expressions FROM tables clauses`, runs it and reads each row with `readRow`.
-    func select<R>(_ expressions: [any Expression], _ constraints: [SelectConstraint],
-                   readRow: (SQLiteStatementHandle) throws -> R) throws -> [R] {
+    func select<R>(
+        _ expressions: [any Expression], _ constraints: [SelectConstraint],
+        readRow: (SQLiteStatementHandle) throws -> R
+    ) throws -> [R] {
         let clauses = QueryClauses(constraints)
         var serializer = SQLSerializer(schema: schema)
         for (index, expression) in expressions.enumerated() {
@@ -208,8 +210,10 @@ extension Storage {
 
     /// Renders the statement `head` makes with the `where_` conditions of `constraints` (writes
     /// take no order or limit) and runs it.
-    private func runWriting(_ serializer: inout SQLSerializer, _ constraints: [SelectConstraint],
-                            head: (StatementClauses) -> SQLFragment) throws {
+    private func runWriting(
+        _ serializer: inout SQLSerializer, _ constraints: [SelectConstraint],
+        head: (StatementClauses) -> SQLFragment
+    ) throws {
         var clauses = QueryClauses(constraints)
         guard clauses.orderings.isEmpty, clauses.limit == nil else {
             throw ORMError.invalidQuery("update(all:) and delete(all:) take where_ conditions only")

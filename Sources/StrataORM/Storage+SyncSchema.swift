@@ -51,15 +51,15 @@ extension Storage {
         return results
     }
 
-
     private func sync(_ table: AnyTable, preserve: Bool) throws -> SyncSchemaResult {
         let keys = table.primaryKeyColumns
         let declared = DeclaredTable(
             name: table.name,
             columns: table.columns.map { column in
                 // ALTER TABLE ADD COLUMN cannot add a key or UNIQUE column, nor NOT NULL without a default.
-                DeclaredTable.Column(column.definition(inlinePrimaryKey: false), of: table.name,
-                                     isAddable: !column.isPrimaryKey && !column.isUnique && (!column.isNotNull || column.hasDefault))
+                DeclaredTable.Column(
+                    column.definition(inlinePrimaryKey: false), of: table.name,
+                    isAddable: !column.isPrimaryKey && !column.isUnique && (!column.isNotNull || column.hasDefault))
             },
             definitionSQL: table.definitionSQL,
             tableOptions: nil)

@@ -59,8 +59,10 @@ public final class Storage {
     /// Runs `body` with the table's `kind` statement from the connection's statement cache
     /// (prepared the first time), reset afterwards.
     @usableFromInline
-    func withStatement<R>(_ kind: CRUDStatement, of table: AnyTable,
-                          _ body: (Strata.Statement, SQLiteStatementHandle) throws -> R) throws -> R {
+    func withStatement<R>(
+        _ kind: CRUDStatement, of table: AnyTable,
+        _ body: (Strata.Statement, SQLiteStatementHandle) throws -> R
+    ) throws -> R {
         try connection.withStatement(cachedFor: table.statementKey(kind)) { statement in
             try body(statement, statement.statementHandle)
         }
@@ -70,8 +72,10 @@ public final class Storage {
     /// once, `bind` binding its parameters onto the handle (no `Statement` object per call, the
     /// way generated record writes run; observers hear the write as from any statement).
     @usableFromInline
-    func runStatement(_ kind: CRUDStatement, of table: AnyTable,
-                      binding bind: (SQLiteStatementHandle) throws -> (code: Int32, index: Int32)?) throws {
+    func runStatement(
+        _ kind: CRUDStatement, of table: AnyTable,
+        binding bind: (SQLiteStatementHandle) throws -> (code: Int32, index: Int32)?
+    ) throws {
         try connection.runCachedStatement(table.statementKey(kind), binding: bind)
     }
 

@@ -48,8 +48,9 @@ public class AnyTable {
     static func rowidColumn(of columns: [AnyColumn]) -> AnyColumn? {
         let keys = columns.filter(\.isPrimaryKey)
         guard keys.count == 1 else { return nil }
-        return isRowIDAlias(declaredType: keys[0].sqlType, isSolePrimaryKey: true,
-                            descendingColumnConstraint: keys[0].primaryKeyOrder == .desc, withoutRowID: false) ? keys[0] : nil
+        return isRowIDAlias(
+            declaredType: keys[0].sqlType, isSolePrimaryKey: true,
+            descendingColumnConstraint: keys[0].primaryKeyOrder == .desc, withoutRowID: false) ? keys[0] : nil
     }
 
     /// The table in the one table definition: a single-column primary key inline, a composite
@@ -57,8 +58,9 @@ public class AnyTable {
     /// SQLiteORM).
     var tableDefinition: TableDefinition {
         let keys = primaryKeyColumns
-        return TableDefinition(name, columns: columns.map { $0.definition(inlinePrimaryKey: keys.count == 1) },
-                               constraints: keys.count > 1 ? [.primaryKey(keys.map(\.name))] : [])
+        return TableDefinition(
+            name, columns: columns.map { $0.definition(inlinePrimaryKey: keys.count == 1) },
+            constraints: keys.count > 1 ? [.primaryKey(keys.map(\.name))] : [])
     }
 
     /// The text between the parentheses of the table's CREATE TABLE.

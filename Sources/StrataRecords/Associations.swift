@@ -71,29 +71,37 @@ private func columnsEqual(_ lhs: SQLFragment, _ rhs: SQLFragment) -> RecordPredi
 extension Record {
     /// Declares that this record has many `destination`s, whose `foreignKey` holds this record's
     /// primary key (its rowid when it declares none).
-    public static func hasMany<Destination: Record, Key>(_ destination: Destination.Type, using foreignKey: KeyPath<Destination.Columns, TypedColumn<Key>>) -> HasMany<Self, Destination> {
+    public static func hasMany<Destination: Record, Key>(
+        _ destination: Destination.Type, using foreignKey: KeyPath<Destination.Columns, TypedColumn<Key>>
+    ) -> HasMany<Self, Destination> {
         HasMany(foreignKey: Destination.columns[keyPath: foreignKey].name)
     }
 
     /// Declares that this record has at most one `destination`, whose `foreignKey` holds this
     /// record's primary key.
-    public static func hasOne<Destination: Record, Key>(_ destination: Destination.Type, using foreignKey: KeyPath<Destination.Columns, TypedColumn<Key>>) -> HasOne<Self, Destination> {
+    public static func hasOne<Destination: Record, Key>(
+        _ destination: Destination.Type, using foreignKey: KeyPath<Destination.Columns, TypedColumn<Key>>
+    ) -> HasOne<Self, Destination> {
         HasOne(foreignKey: Destination.columns[keyPath: foreignKey].name)
     }
 
     /// Declares that this record belongs to a `destination`, whose primary key this record's
     /// `foreignKey` holds.
-    public static func belongsTo<Destination: Record, Key>(_ destination: Destination.Type, using foreignKey: KeyPath<Columns, TypedColumn<Key>>) -> BelongsTo<Self, Destination> {
+    public static func belongsTo<Destination: Record, Key>(
+        _ destination: Destination.Type, using foreignKey: KeyPath<Columns, TypedColumn<Key>>
+    ) -> BelongsTo<Self, Destination> {
         BelongsTo(foreignKey: columns[keyPath: foreignKey].name)
     }
 
     /// Every record with its associated one, dropping records that have none (an inner join).
-    public static func including<Association: ToOneAssociation, Destination>(required association: Association) -> JoinQuery<Self, Destination> where Association.Origin == Self, Association.Destination == Destination {
+    public static func including<Association: ToOneAssociation, Destination>(required association: Association) -> JoinQuery<Self, Destination>
+    where Association.Origin == Self, Association.Destination == Destination {
         all().including(required: association)
     }
 
     /// Every record with its associated one, or nil where it has none (a left join).
-    public static func including<Association: ToOneAssociation, Destination>(optional association: Association) -> JoinQuery<Self, Destination?> where Association.Origin == Self, Association.Destination == Destination {
+    public static func including<Association: ToOneAssociation, Destination>(optional association: Association) -> JoinQuery<Self, Destination?>
+    where Association.Origin == Self, Association.Destination == Destination {
         all().including(optional: association)
     }
 
@@ -110,14 +118,16 @@ extension Record {
 
 extension RecordQuery {
     /// The query's records with their associated one, dropping those that have none.
-    public func including<Association: ToOneAssociation, Destination>(required association: Association) -> JoinQuery<R, Destination> where Association.Origin == R, Association.Destination == Destination {
+    public func including<Association: ToOneAssociation, Destination>(required association: Association) -> JoinQuery<R, Destination>
+    where Association.Origin == R, Association.Destination == Destination {
         JoinQuery(base: queryParts, qualifier: qualifier, kind: "JOIN", alias: nil) { _, _, origin, destination in
             association.condition(originQualifier: origin, destinationQualifier: destination)
         }
     }
 
     /// The query's records with their associated one, or nil where they have none.
-    public func including<Association: ToOneAssociation, Destination>(optional association: Association) -> JoinQuery<R, Destination?> where Association.Origin == R, Association.Destination == Destination {
+    public func including<Association: ToOneAssociation, Destination>(optional association: Association) -> JoinQuery<R, Destination?>
+    where Association.Origin == R, Association.Destination == Destination {
         JoinQuery(base: queryParts, qualifier: qualifier, kind: "LEFT JOIN", alias: nil) { _, _, origin, destination in
             association.condition(originQualifier: origin, destinationQualifier: destination)
         }
@@ -201,12 +211,13 @@ public struct IncludingAllQuery<Parent: Record, Child: Record>: Sendable {
         let parentClasses = parentKeys.reduce(0) { $0 | $1.storageClassBit }
         var otherClass = false
         for statement in statements {
-            _ = try db.query(literal: statement) { row -> Void in
-                let child = try Child(columnOrderedRow: row)
-                let key = associationKey(row, childKeyIndex)
-                otherClass = otherClass || key.storageClassBit & parentClasses == 0
-                children[key, default: []].append(child)
-            } as [Void]
+            _ =
+                try db.query(literal: statement) { row -> Void in
+                    let child = try Child(columnOrderedRow: row)
+                    let key = associationKey(row, childKeyIndex)
+                    otherClass = otherClass || key.storageClassBit & parentClasses == 0
+                    children[key, default: []].append(child)
+                } as [Void]
         }
         if otherClass {
             children = regroupedByValue(children, parentKeys: parentKeys)

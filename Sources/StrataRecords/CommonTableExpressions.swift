@@ -233,13 +233,16 @@ extension QueryableRecord {
         all().where { _ in RecordPredicate("\(SQLFragment.unbindable(error)) IS NULL") }
     }
 
-    private static func recursive(start: RecordQuery<Self>, step makeStep: (RecursiveRows<Self>) -> RecursiveStep<Self>,
-                                  depthLimit: Int?) -> RecordQuery<Self> {
+    private static func recursive(
+        start: RecordQuery<Self>, step makeStep: (RecursiveRows<Self>) -> RecursiveStep<Self>,
+        depthLimit: Int?
+    ) -> RecordQuery<Self> {
         let name = QueryScope.freeQualifier(for: tableName + "_recursive")
         let previous = RecursiveRows<Self>(name: name, token: RecursionToken())
         let step = QueryScope.within([name]) { makeStep(previous) }
         guard step.token === previous.token else {
-            return failing(.unsupported("recursive query of \(Self.self): its step joins the rows of another recursive query, not the previous rows it was given"))
+            return failing(
+                .unsupported("recursive query of \(Self.self): its step joins the rows of another recursive query, not the previous rows it was given"))
         }
         let depthColumn = "strata_depth"
         var hoisted = start.queryParts

@@ -112,14 +112,17 @@ public struct JoinQuery<A: QueryableRecord, Members>: QuerySource {
 extension JoinQuery where Members: JoinMember {
     /// The first join: `base` (the first record's query, its table qualified by `qualifier`)
     /// joined with one table. `condition` sees both tables' columns and qualifiers.
-    init(base: QueryParts, qualifier: String, kind: String, alias: String?,
-         on condition: (A.Columns, Members.Joined.Columns, String, String) -> RecordPredicate) {
+    init(
+        base: QueryParts, qualifier: String, kind: String, alias: String?,
+        on condition: (A.Columns, Members.Joined.Columns, String, String) -> RecordPredicate
+    ) {
         let (clause, joinedQualifier) = joinClause(kind, table: Members.Joined.tableName, alias: alias, taken: [qualifier])
         let aCount = Int32(A.recordColumns.count)
-        self.init(queryParts: base, qualifiers: [qualifier, joinedQualifier], offsets: [aCount],
-                  nextOffset: aCount + Int32(Members.Joined.recordColumns.count),
-                  selectList: A.qualifiedSelectList(qualifier) + ", " + Members.Joined.qualifiedSelectList(joinedQualifier),
-                  recordNames: ["\(A.self)", "\(Members.Joined.self)"])
+        self.init(
+            queryParts: base, qualifiers: [qualifier, joinedQualifier], offsets: [aCount],
+            nextOffset: aCount + Int32(Members.Joined.recordColumns.count),
+            selectList: A.qualifiedSelectList(qualifier) + ", " + Members.Joined.qualifiedSelectList(joinedQualifier),
+            recordNames: ["\(A.self)", "\(Members.Joined.self)"])
         let predicate = QueryScope.within(qualifiers) {
             condition(A.columns(qualifiedBy: qualifier), Members.Joined.columns(qualifiedBy: joinedQualifier), qualifier, joinedQualifier)
         }
@@ -129,13 +132,16 @@ extension JoinQuery where Members: JoinMember {
 
 extension JoinQuery {
     /// This join with one more table (`JOIN table [AS alias]`), its ON clause still to be added.
-    func appendingTable<NewMembers, Joined: QueryableRecord>(_ joined: Joined.Type, kind: String, alias: String?,
-                                                   as _: NewMembers.Type) -> (query: JoinQuery<A, NewMembers>, clause: SQLFragment) {
+    func appendingTable<NewMembers, Joined: QueryableRecord>(
+        _ joined: Joined.Type, kind: String, alias: String?,
+        as _: NewMembers.Type
+    ) -> (query: JoinQuery<A, NewMembers>, clause: SQLFragment) {
         let (clause, qualifier) = joinClause(kind, table: Joined.tableName, alias: alias, taken: qualifiers)
-        let query = JoinQuery<A, NewMembers>(queryParts: queryParts, qualifiers: qualifiers + [qualifier], offsets: offsets + [nextOffset],
-                                             nextOffset: nextOffset + Int32(Joined.recordColumns.count),
-                                             selectList: selectList + ", " + Joined.qualifiedSelectList(qualifier),
-                                             recordNames: recordNames + ["\(Joined.self)"])
+        let query = JoinQuery<A, NewMembers>(
+            queryParts: queryParts, qualifiers: qualifiers + [qualifier], offsets: offsets + [nextOffset],
+            nextOffset: nextOffset + Int32(Joined.recordColumns.count),
+            selectList: selectList + ", " + Joined.qualifiedSelectList(qualifier),
+            recordNames: recordNames + ["\(Joined.self)"])
         return (query, clause)
     }
 
@@ -166,7 +172,9 @@ extension JoinQuery {
 
     /// Reads one joined record at its offset and moves to the next.
     @inlinable
-    static func readMember<Member: JoinMember>(_: Member.Type, _ row: borrowing Row, _ offsets: UnsafeBufferPointer<Int32>, _ position: inout Int) throws -> Member {
+    static func readMember<Member: JoinMember>(
+        _: Member.Type, _ row: borrowing Row, _ offsets: UnsafeBufferPointer<Int32>, _ position: inout Int
+    ) throws -> Member {
         defer { position += 1 }
         return try Member.readJoined(from: row, at: offsets[position])
     }
@@ -207,7 +215,9 @@ extension JoinQuery where Members: JoinMember {
     }
 
     /// Selects columns and expressions of both records, read as a tuple of their types.
-    public func select<each E: QueryExpression>(_ expressions: (A.Columns, Members.Joined.Columns) -> (repeat each E)) -> Selection<JoinQuery, (repeat (each E).Value)> {
+    public func select<each E: QueryExpression>(
+        _ expressions: (A.Columns, Members.Joined.Columns) -> (repeat each E)
+    ) -> Selection<JoinQuery, (repeat (each E).Value)> {
         let built = withBothColumns(expressions)
         return makeSelection(self, repeat each built)
     }
@@ -218,21 +228,28 @@ extension JoinQuery where Members: JoinMember {
     }
 
     /// Joins a third record; `on:` sees all three tables' columns.
-    public func join<C: QueryableRecord>(_ other: C.Type, as alias: String? = nil,
-                                on condition: (A.Columns, Members.Joined.Columns, C.Columns) -> RecordPredicate) -> JoinQuery<A, (Members, C)> {
+    public func join<C: QueryableRecord>(
+        _ other: C.Type, as alias: String? = nil,
+        on condition: (A.Columns, Members.Joined.Columns, C.Columns) -> RecordPredicate
+    ) -> JoinQuery<A, (Members, C)> {
         adding(C.self, kind: "JOIN", alias: alias, on: condition)
     }
 
     /// Left-joins a third record: nil where nothing matched.
-    public func leftJoin<C: QueryableRecord>(_ other: C.Type, as alias: String? = nil,
-                                    on condition: (A.Columns, Members.Joined.Columns, C.Columns) -> RecordPredicate) -> JoinQuery<A, (Members, C?)> {
+    public func leftJoin<C: QueryableRecord>(
+        _ other: C.Type, as alias: String? = nil,
+        on condition: (A.Columns, Members.Joined.Columns, C.Columns) -> RecordPredicate
+    ) -> JoinQuery<A, (Members, C?)> {
         adding(C?.self, kind: "LEFT JOIN", alias: alias, on: condition)
     }
 
     /// The third table, as `JOIN` or `LEFT JOIN` (`Member` is its record or an optional one).
-    private func adding<Member: JoinMember>(_ member: Member.Type, kind: String, alias: String?,
-                                            on condition: (A.Columns, Members.Joined.Columns, Member.Joined.Columns) -> RecordPredicate)
-        -> JoinQuery<A, (Members, Member)> {
+    private func adding<Member: JoinMember>(
+        _ member: Member.Type, kind: String, alias: String?,
+        on condition: (A.Columns, Members.Joined.Columns, Member.Joined.Columns) -> RecordPredicate
+    )
+        -> JoinQuery<A, (Members, Member)>
+    {
         var (joined, clause) = appendingTable(Member.Joined.self, kind: kind, alias: alias, as: (Members, Member).self)
         joined.addOnClause(clause, joined.withColumns(condition))
         return joined
@@ -370,8 +387,10 @@ extension JoinQuery {
             try offsets.withUnsafeBufferPointer { offsets in
                 try db.query(literal: statement) { row in
                     var position = 2
-                    return (try A(columnOrderedRow: row), try M1.readJoined(from: row, at: offsets[0]), try M2.readJoined(from: row, at: offsets[1]),
-                            repeat try Self.readMember((each M).self, row, offsets, &position))
+                    return (
+                        try A(columnOrderedRow: row), try M1.readJoined(from: row, at: offsets[0]), try M2.readJoined(from: row, at: offsets[1]),
+                        repeat try Self.readMember((each M).self, row, offsets, &position)
+                    )
                 }
             }
         }
@@ -404,7 +423,9 @@ extension RecordQuery {
     }
 
     /// Left-joins another record: every row of this query, with the other record or nil.
-    public func leftJoin<B: QueryableRecord>(_ other: B.Type, as alias: String? = nil, on condition: (R.Columns, B.Columns) -> RecordPredicate) -> JoinQuery<R, B?> {
+    public func leftJoin<B: QueryableRecord>(
+        _ other: B.Type, as alias: String? = nil, on condition: (R.Columns, B.Columns) -> RecordPredicate
+    ) -> JoinQuery<R, B?> {
         JoinQuery(base: queryParts, qualifier: qualifier, kind: "LEFT JOIN", alias: alias) { a, b, _, _ in condition(a, b) }
     }
 }
@@ -415,7 +436,9 @@ extension QueryableRecord {
     /// ```swift
     /// let pairs: [(Book, Author)] = try Book.join(Author.self, on: { $0.authorId == $1.id }).fetchAll(db)
     /// ```
-    public static func join<B: QueryableRecord>(_ other: B.Type, as alias: String? = nil, on condition: (Columns, B.Columns) -> RecordPredicate) -> JoinQuery<Self, B> {
+    public static func join<B: QueryableRecord>(
+        _ other: B.Type, as alias: String? = nil, on condition: (Columns, B.Columns) -> RecordPredicate
+    ) -> JoinQuery<Self, B> {
         all().join(other, as: alias, on: condition)
     }
 
@@ -424,7 +447,9 @@ extension QueryableRecord {
     /// ```swift
     /// let all: [(Author, Book?)] = try Author.leftJoin(Book.self, on: { $1.authorId == $0.id }).fetchAll(db)
     /// ```
-    public static func leftJoin<B: QueryableRecord>(_ other: B.Type, as alias: String? = nil, on condition: (Columns, B.Columns) -> RecordPredicate) -> JoinQuery<Self, B?> {
+    public static func leftJoin<B: QueryableRecord>(
+        _ other: B.Type, as alias: String? = nil, on condition: (Columns, B.Columns) -> RecordPredicate
+    ) -> JoinQuery<Self, B?> {
         all().leftJoin(other, as: alias, on: condition)
     }
 }

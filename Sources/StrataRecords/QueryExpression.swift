@@ -121,7 +121,9 @@ extension QueryExpression {
     /// `lhs <> rhs`, the right side optional.
     public static func != <R: QueryExpression>(lhs: Self, rhs: R) -> RecordPredicate where R.Value == Value? { lhs.compared(.notEqual, rhs.fragment) }
     /// `lhs <> rhs`, the left side optional.
-    public static func != <R: QueryExpression, W>(lhs: Self, rhs: R) -> RecordPredicate where Value == W?, R.Value == W { lhs.compared(.notEqual, rhs.fragment) }
+    public static func != <R: QueryExpression, W>(lhs: Self, rhs: R) -> RecordPredicate where Value == W?, R.Value == W {
+        lhs.compared(.notEqual, rhs.fragment)
+    }
     /// `lhs < rhs`.
     public static func < <R: QueryExpression>(lhs: Self, rhs: R) -> RecordPredicate where R.Value == Value { lhs.compared(.less, rhs.fragment) }
     /// `lhs < rhs`, the right side optional.
@@ -133,7 +135,9 @@ extension QueryExpression {
     /// `lhs <= rhs`, the right side optional.
     public static func <= <R: QueryExpression>(lhs: Self, rhs: R) -> RecordPredicate where R.Value == Value? { lhs.compared(.lessOrEqual, rhs.fragment) }
     /// `lhs <= rhs`, the left side optional.
-    public static func <= <R: QueryExpression, W>(lhs: Self, rhs: R) -> RecordPredicate where Value == W?, R.Value == W { lhs.compared(.lessOrEqual, rhs.fragment) }
+    public static func <= <R: QueryExpression, W>(lhs: Self, rhs: R) -> RecordPredicate where Value == W?, R.Value == W {
+        lhs.compared(.lessOrEqual, rhs.fragment)
+    }
     /// `lhs > rhs`.
     public static func > <R: QueryExpression>(lhs: Self, rhs: R) -> RecordPredicate where R.Value == Value { lhs.compared(.greater, rhs.fragment) }
     /// `lhs > rhs`, the right side optional.
@@ -145,7 +149,9 @@ extension QueryExpression {
     /// `lhs >= rhs`, the right side optional.
     public static func >= <R: QueryExpression>(lhs: Self, rhs: R) -> RecordPredicate where R.Value == Value? { lhs.compared(.greaterOrEqual, rhs.fragment) }
     /// `lhs >= rhs`, the left side optional.
-    public static func >= <R: QueryExpression, W>(lhs: Self, rhs: R) -> RecordPredicate where Value == W?, R.Value == W { lhs.compared(.greaterOrEqual, rhs.fragment) }
+    public static func >= <R: QueryExpression, W>(lhs: Self, rhs: R) -> RecordPredicate where Value == W?, R.Value == W {
+        lhs.compared(.greaterOrEqual, rhs.fragment)
+    }
 }
 
 // MARK: - Aggregates
@@ -158,9 +164,11 @@ extension TypedColumn {
     /// `count(column)`: the rows where the column is not NULL; `distinct` counts each value once.
     public func count(distinct: Bool = false) -> SQLExpression<Int> {
         let name = "count(\(self.name))"
-        return SQLExpression(aggregate("count", distinct: distinct), moduleReader: { handle, index in
-            try requiredColumnValue(columnValueWithLenientDates(of: handle, at: index, as: Int.self), handle, index, name, "aggregate")
-        })
+        return SQLExpression(
+            aggregate("count", distinct: distinct),
+            moduleReader: { handle, index in
+                try requiredColumnValue(columnValueWithLenientDates(of: handle, at: index, as: Int.self), handle, index, name, "aggregate")
+            })
     }
 
     /// `min(column)`: nil for no rows.
@@ -174,28 +182,44 @@ extension TypedColumn {
 
     private func extremum(_ function: String) -> SQLExpression<Value?> {
         let read = reader
-        return SQLExpression(aggregate(function), moduleReader: { handle, index in
-            sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : try read(handle, index)
-        })
+        return SQLExpression(
+            aggregate(function),
+            moduleReader: { handle, index in
+                sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : try read(handle, index)
+            })
     }
 
     /// `sum(column)` of an integer column: nil for no rows or only NULLs.
     public func sum() -> SQLExpression<Int?> where Value: BinaryInteger { SQLExpression(aggregate("sum"), moduleReader: aggregateReader("sum(\(name))")) }
     /// `sum(column)` of an optional integer column.
-    public func sum<Wrapped: BinaryInteger>() -> SQLExpression<Int?> where Value == Wrapped? { SQLExpression(aggregate("sum"), moduleReader: aggregateReader("sum(\(name))")) }
+    public func sum<Wrapped: BinaryInteger>() -> SQLExpression<Int?> where Value == Wrapped? {
+        SQLExpression(aggregate("sum"), moduleReader: aggregateReader("sum(\(name))"))
+    }
     /// `sum(column)` of a real column: nil for no rows or only NULLs.
-    public func sum() -> SQLExpression<Double?> where Value: BinaryFloatingPoint { SQLExpression(aggregate("sum"), moduleReader: aggregateReader("sum(\(name))")) }
+    public func sum() -> SQLExpression<Double?> where Value: BinaryFloatingPoint {
+        SQLExpression(aggregate("sum"), moduleReader: aggregateReader("sum(\(name))"))
+    }
     /// `sum(column)` of an optional real column.
-    public func sum<Wrapped: BinaryFloatingPoint>() -> SQLExpression<Double?> where Value == Wrapped? { SQLExpression(aggregate("sum"), moduleReader: aggregateReader("sum(\(name))")) }
+    public func sum<Wrapped: BinaryFloatingPoint>() -> SQLExpression<Double?> where Value == Wrapped? {
+        SQLExpression(aggregate("sum"), moduleReader: aggregateReader("sum(\(name))"))
+    }
 
     /// `avg(column)` of an integer column: nil for no rows or only NULLs.
-    public func average() -> SQLExpression<Double?> where Value: BinaryInteger { SQLExpression(aggregate("avg"), moduleReader: aggregateReader("avg(\(name))")) }
+    public func average() -> SQLExpression<Double?> where Value: BinaryInteger {
+        SQLExpression(aggregate("avg"), moduleReader: aggregateReader("avg(\(name))"))
+    }
     /// `avg(column)` of an optional integer column.
-    public func average<Wrapped: BinaryInteger>() -> SQLExpression<Double?> where Value == Wrapped? { SQLExpression(aggregate("avg"), moduleReader: aggregateReader("avg(\(name))")) }
+    public func average<Wrapped: BinaryInteger>() -> SQLExpression<Double?> where Value == Wrapped? {
+        SQLExpression(aggregate("avg"), moduleReader: aggregateReader("avg(\(name))"))
+    }
     /// `avg(column)` of a real column: nil for no rows or only NULLs.
-    public func average() -> SQLExpression<Double?> where Value: BinaryFloatingPoint { SQLExpression(aggregate("avg"), moduleReader: aggregateReader("avg(\(name))")) }
+    public func average() -> SQLExpression<Double?> where Value: BinaryFloatingPoint {
+        SQLExpression(aggregate("avg"), moduleReader: aggregateReader("avg(\(name))"))
+    }
     /// `avg(column)` of an optional real column.
-    public func average<Wrapped: BinaryFloatingPoint>() -> SQLExpression<Double?> where Value == Wrapped? { SQLExpression(aggregate("avg"), moduleReader: aggregateReader("avg(\(name))")) }
+    public func average<Wrapped: BinaryFloatingPoint>() -> SQLExpression<Double?> where Value == Wrapped? {
+        SQLExpression(aggregate("avg"), moduleReader: aggregateReader("avg(\(name))"))
+    }
 }
 
 // MARK: - Ordering

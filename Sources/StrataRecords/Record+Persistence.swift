@@ -59,8 +59,10 @@ public final class RecordStatements: Sendable {
     }
 
     /// Runs the statement cached under `key` with `body`, after `bind` bound its parameters.
-    static func withStatement<T>(_ key: StatementCacheKey, on db: Connection, bind: (inout RecordBinder) throws -> Void,
-                                 _ body: (Statement) throws -> T) throws -> T {
+    static func withStatement<T>(
+        _ key: StatementCacheKey, on db: Connection, bind: (inout RecordBinder) throws -> Void,
+        _ body: (Statement) throws -> T
+    ) throws -> T {
         try db.withStatement(cachedFor: key) { statement in
             var binder = RecordBinder(statement.statementHandle)
             try bind(&binder)

@@ -101,15 +101,19 @@ extension Record {
     /// - Throws: ``RecordQueryError/unsupported(_:)`` for a key path that is no column;
     ///   `SQLiteError` when `target` is not a unique column or key ("ON CONFLICT clause does not
     ///   match any PRIMARY KEY or UNIQUE constraint"), or for a collision on another constraint.
-    public mutating func upsert<V>(_ db: Connection, onConflict target: KeyPath<Columns, TypedColumn<V>>,
-                                   doUpdate columns: [PartialKeyPath<Columns>]) throws {
+    public mutating func upsert<V>(
+        _ db: Connection, onConflict target: KeyPath<Columns, TypedColumn<V>>,
+        doUpdate columns: [PartialKeyPath<Columns>]
+    ) throws {
         try upsert(db, onConflict: [target], doUpdate: columns)
     }
 
     /// ``upsert(_:onConflict:doUpdate:)`` on a conflict target of several columns (a composite
     /// unique constraint or key).
-    public mutating func upsert(_ db: Connection, onConflict target: [PartialKeyPath<Columns>],
-                                doUpdate columns: [PartialKeyPath<Columns>]) throws {
+    public mutating func upsert(
+        _ db: Connection, onConflict target: [PartialKeyPath<Columns>],
+        doUpdate columns: [PartialKeyPath<Columns>]
+    ) throws {
         let target = try Self.columnNames(target, for: "upsert")
         let updated = try Self.columnNames(columns, for: "upsert")
         _ = try runInsert(db, .update(columns: updated, conflictTarget: target))
@@ -153,8 +157,10 @@ extension Record {
     }
 
     /// ``upsert(_:onConflict:doUpdate:)`` that returns the record with the key of the row written.
-    public func upserted<V>(_ db: Connection, onConflict target: KeyPath<Columns, TypedColumn<V>>,
-                            doUpdate columns: [PartialKeyPath<Columns>]) throws -> Self {
+    public func upserted<V>(
+        _ db: Connection, onConflict target: KeyPath<Columns, TypedColumn<V>>,
+        doUpdate columns: [PartialKeyPath<Columns>]
+    ) throws -> Self {
         var copy = self
         try copy.upsert(db, onConflict: target, doUpdate: columns)
         return copy
@@ -181,9 +187,14 @@ extension Record {
     public static func insertAll(_ db: Connection, _ records: [Self], onConflict: InsertConflict) throws -> [Int64?] {
         guard !records.isEmpty else { return [] }
         let statements = Self.statements
-        let key = onConflict == .abort ? statements.insert
-            : StatementCacheKey(sql: StatementClauses.insert(into: statements.table, columns: statements.columns.map(\.name),
-                                                             onConflict: onConflict.action).sql)
+        let key =
+            onConflict == .abort
+            ? statements.insert
+            : StatementCacheKey(
+                sql: StatementClauses.insert(
+                    into: statements.table, columns: statements.columns.map(\.name),
+                    onConflict: onConflict.action
+                ).sql)
         return try db.strataSavepoint(named: "strata_insert_all") {
             var rowIDs: [Int64?] = []
             rowIDs.reserveCapacity(records.count)

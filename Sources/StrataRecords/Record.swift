@@ -29,7 +29,10 @@ import Foundation
 /// `columnNaming` says how a property's name becomes its column's (see ``ColumnNaming``); it too
 /// is read when the macro expands, so it is written out (`.snakeCase`), not computed.
 @attached(member, names: named(recordConstraints))
-@attached(extension, conformances: Record, QueryableRecord, names: named(tableName), named(recordColumns), named(primaryKeyIndex), named(Columns), named(columns), named(init(row:)), named(init(row:columnIndexes:)), named(init(columnOrderedRow:)), named(init(columnOrderedRow:startingAt:)), named(bindRecordColumns(to:order:)), named(hasNilPrimaryKey), named(recordDidInsert(rowID:)), named(recordStatements))
+@attached(
+    extension, conformances: Record, QueryableRecord, names: named(tableName), named(recordColumns), named(primaryKeyIndex), named(Columns), named(columns),
+    named(init(row:)), named(init(row:columnIndexes:)), named(init(columnOrderedRow:)), named(init(columnOrderedRow:startingAt:)),
+    named(bindRecordColumns(to:order:)), named(hasNilPrimaryKey), named(recordDidInsert(rowID:)), named(recordStatements))
 public macro Record(table: String? = nil, columnNaming: ColumnNaming = .propertyName) = #externalMacro(module: "StrataRecordsMacros", type: "RecordMacro")
 
 /// Makes a struct a ``ViewRecord``: the rows of a view, read and queried like a table's records,
@@ -46,7 +49,10 @@ public macro Record(table: String? = nil, columnNaming: ColumnNaming = .property
 /// The view's columns are the properties', in declaration order, and the definition selects
 /// one value per property in that order. `view` must be a string literal.
 @attached(member, names: named(recordConstraints))
-@attached(extension, conformances: ViewRecord, QueryableRecord, names: named(tableName), named(recordColumns), named(primaryKeyIndex), named(Columns), named(columns), named(init(row:)), named(init(row:columnIndexes:)), named(init(columnOrderedRow:)), named(init(columnOrderedRow:startingAt:)), named(bindRecordColumns(to:order:)), named(hasNilPrimaryKey), named(recordDidInsert(rowID:)), named(recordStatements))
+@attached(
+    extension, conformances: ViewRecord, QueryableRecord, names: named(tableName), named(recordColumns), named(primaryKeyIndex), named(Columns), named(columns),
+    named(init(row:)), named(init(row:columnIndexes:)), named(init(columnOrderedRow:)), named(init(columnOrderedRow:startingAt:)),
+    named(bindRecordColumns(to:order:)), named(hasNilPrimaryKey), named(recordDidInsert(rowID:)), named(recordStatements))
 public macro Record(view: String, columnNaming: ColumnNaming = .propertyName) = #externalMacro(module: "StrataRecordsMacros", type: "RecordMacro")
 
 /// How `@Record` names the column of a property that has no `@Column("name")`: an existing
@@ -249,12 +255,14 @@ public struct RecordColumn: Sendable, Equatable {
     }
 
     /// A property that is both a `Binding` and `RawRepresentable` binds as itself.
-    public static func describing<T: Extractable & RawRepresentable>(_ name: String, as type: T.Type, isPrimaryKey: Bool) -> RecordColumn where T.RawValue: Extractable {
+    public static func describing<T: Extractable & RawRepresentable>(_ name: String, as type: T.Type, isPrimaryKey: Bool) -> RecordColumn
+    where T.RawValue: Extractable {
         RecordColumn(name: name, sqlType: sqlType(of: T.self), isOptional: false, isPrimaryKey: isPrimaryKey)
     }
 
     /// The optional form of the above.
-    public static func describing<T: Extractable & RawRepresentable>(_ name: String, as type: T?.Type, isPrimaryKey: Bool) -> RecordColumn where T.RawValue: Extractable {
+    public static func describing<T: Extractable & RawRepresentable>(_ name: String, as type: T?.Type, isPrimaryKey: Bool) -> RecordColumn
+    where T.RawValue: Extractable {
         RecordColumn(name: name, sqlType: sqlType(of: T.self), isOptional: true, isPrimaryKey: isPrimaryKey)
     }
 }
@@ -278,7 +286,9 @@ public enum RecordError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case .missingColumn(let column, let record, let available):
-            return Self.column(column, of: record, "is missing from the row (columns: \(available.joined(separator: ", "))): select it, or rename the property's column with @Column")
+            return Self.column(
+                column, of: record,
+                "is missing from the row (columns: \(available.joined(separator: ", "))): select it, or rename the property's column with @Column")
         case .nullInNonOptional(let column, let record):
             return Self.column(column, of: record, "holds NULL, but its property is not optional: make the property optional or fix the data")
         case .valueMismatch(let column, let record, let expected, let storageClass):

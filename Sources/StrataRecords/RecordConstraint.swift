@@ -17,7 +17,8 @@ import Foundation
 /// The referenced record must declare a `@PrimaryKey`: `createTable` throws
 /// ``RecordError/noPrimaryKey(record:)`` otherwise.
 @attached(peer)
-public macro References<Referenced: Record>(_ record: Referenced.Type, onDelete: ForeignKeyAction? = nil, onUpdate: ForeignKeyAction? = nil) = #externalMacro(module: "StrataRecordsMacros", type: "RecordPropertyMarkerMacro")
+public macro References<Referenced: Record>(_ record: Referenced.Type, onDelete: ForeignKeyAction? = nil, onUpdate: ForeignKeyAction? = nil) =
+    #externalMacro(module: "StrataRecordsMacros", type: "RecordPropertyMarkerMacro")
 
 /// Marks a property whose column `createTable` indexes (`CREATE INDEX "<table>_<column>_idx"`).
 @attached(peer)
@@ -85,11 +86,16 @@ public struct RecordConstraint: Sendable, Equatable {
     }
 
     /// `@References`: a foreign key to `record`'s primary key.
-    public static func references<Referenced: Record>(_ column: String, _ record: Referenced.Type, onDelete: ForeignKeyAction? = nil,
-                                                      onUpdate: ForeignKeyAction? = nil) -> RecordConstraint {
-        RecordConstraint(column: column, kind: .references(record: "\(Referenced.self)", table: Referenced.tableName,
-                                                           key: Referenced.primaryKeyIndex.map { Referenced.recordColumns[$0].name },
-                                                           onDelete: onDelete, onUpdate: onUpdate))
+    public static func references<Referenced: Record>(
+        _ column: String, _ record: Referenced.Type, onDelete: ForeignKeyAction? = nil,
+        onUpdate: ForeignKeyAction? = nil
+    ) -> RecordConstraint {
+        RecordConstraint(
+            column: column,
+            kind: .references(
+                record: "\(Referenced.self)", table: Referenced.tableName,
+                key: Referenced.primaryKeyIndex.map { Referenced.recordColumns[$0].name },
+                onDelete: onDelete, onUpdate: onUpdate))
     }
 
     /// `@Indexed`.
@@ -147,8 +153,12 @@ extension RecordStatements {
         for constraint in constraints {
             guard case .references(let record, let table, let key, let onDelete, let onUpdate) = constraint.kind else { continue }
             guard let key else { throw RecordError.noPrimaryKey(record: record) }
-            tableConstraints.append(.foreignKey([constraint.column], .init(table: table, columns: [key], onDelete: onDelete?.tableDefinitionAction,
-                                                                          onUpdate: onUpdate?.tableDefinitionAction)))
+            tableConstraints.append(
+                .foreignKey(
+                    [constraint.column],
+                    .init(
+                        table: table, columns: [key], onDelete: onDelete?.tableDefinitionAction,
+                        onUpdate: onUpdate?.tableDefinitionAction)))
         }
         for constraint in constraints {
             if case .check(let sql) = constraint.kind { tableConstraints.append(.check(sql)) }
@@ -163,8 +173,12 @@ extension RecordStatements {
         if let keyColumn { indexed.insert(keyColumn) }
         var sql: [(column: String, sql: String)] = []
         for constraint in constraints where constraint.wantsIndex && indexed.insert(constraint.column).inserted {
-            sql.append((constraint.column, "CREATE INDEX " + (ifNotExists ? "IF NOT EXISTS " : "") + quoteIdentifier(recordIndexName(table: table, column: constraint.column))
-                       + " ON " + quoteIdentifier(table) + " (" + quoteIdentifier(constraint.column) + ")"))
+            sql.append(
+                (
+                    constraint.column,
+                    "CREATE INDEX " + (ifNotExists ? "IF NOT EXISTS " : "") + quoteIdentifier(recordIndexName(table: table, column: constraint.column))
+                        + " ON " + quoteIdentifier(table) + " (" + quoteIdentifier(constraint.column) + ")"
+                ))
         }
         return sql
     }

@@ -85,10 +85,12 @@ public struct HybridQuery<R: QueryableRecord>: Sendable {
     /// Narrows the rows both lists rank (conditions given several times must all hold).
     public func `where`(_ condition: (R.Columns) -> RecordPredicate) -> HybridQuery {
         let narrowed = base.where(condition)
-        return HybridQuery(base: narrowed, textTable: textTable, pattern: pattern,
-                           nearest: NearestQuery(base: narrowed, column: nearest.column, target: nearest.target,
-                                                 metric: nearest.metric, k: nearest.k),
-                           k: k, candidates: candidates, fusion: fusion)
+        return HybridQuery(
+            base: narrowed, textTable: textTable, pattern: pattern,
+            nearest: NearestQuery(
+                base: narrowed, column: nearest.column, target: nearest.target,
+                metric: nearest.metric, k: nearest.k),
+            k: k, candidates: candidates, fusion: fusion)
     }
 
     /// The text list's SELECT: the rowids of matched rows among those the query keeps, best rank
@@ -108,8 +110,9 @@ public struct HybridQuery<R: QueryableRecord>: Sendable {
             throw RecordQueryError.unsupported("hybridSearch on \(R.self): the keyed index \(textTable) is over \(keySource.table), not \(R.tableName)")
         }
         let keyColumn = SQLFragment.column(keySource.key, table: base.qualifier)
-        let kept = base.queryParts.select("\(recordRowID) AS \(SQLFragment.identifier("strata_rowid")), \(keyColumn) AS \(SQLFragment.identifier("strata_key"))",
-                                          ordering: false, limiting: false)
+        let kept = base.queryParts.select(
+            "\(recordRowID) AS \(SQLFragment.identifier("strata_rowid")), \(keyColumn) AS \(SQLFragment.identifier("strata_key"))",
+            ordering: false, limiting: false)
         let map = SQLFragment.identifier(Connection.fts5KeyMapTable(textTable))
         return """
             SELECT "strata_kept"."strata_rowid" FROM \(index) JOIN \(map) AS "strata_map" ON "strata_map".\(SQLFragment.identifier(Connection.fts5KeyMapIDColumn)) = \(indexRowID) \
@@ -162,8 +165,9 @@ public struct HybridQuery<R: QueryableRecord>: Sendable {
             guard let record = vector?.entry.record ?? textRecords[hit.rowID] else {
                 throw RecordQueryError.unsupported("hybridSearch on \(R.self): the row with rowid \(hit.rowID) changed while it was read")
             }
-            return HybridMatch(record: record, score: hit.score, textRank: textRanks[hit.rowID],
-                               vectorRank: vector?.rank, distance: vector?.entry.distance)
+            return HybridMatch(
+                record: record, score: hit.score, textRank: textRanks[hit.rowID],
+                vectorRank: vector?.rank, distance: vector?.entry.distance)
         }
     }
 }
@@ -176,43 +180,57 @@ extension RecordQuery {
     /// ```swift
     /// try Doc.all().hybridSearch(matching: pattern, in: DocText.self, nearest: q, by: \.embedding, k: 10).fetchAll(db)
     /// ```
-    public func hybridSearch<T: QueryableRecord>(matching pattern: FTS5Pattern?, in textIndex: T.Type,
-                                        nearest vector: FloatVector, by column: KeyPath<R.Columns, TypedColumn<FloatVector>>,
-                                        metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
-                                        fusion: HybridFusion = .reciprocalRank()) -> HybridQuery<R> {
-        hybridSearch(matching: pattern, inTable: T.tableName, nearest: nearest(to: vector, by: column, metric: metric, k: candidates ?? k),
-                     k: k, candidates: candidates ?? k, fusion: fusion)
+    public func hybridSearch<T: QueryableRecord>(
+        matching pattern: FTS5Pattern?, in textIndex: T.Type,
+        nearest vector: FloatVector, by column: KeyPath<R.Columns, TypedColumn<FloatVector>>,
+        metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
+        fusion: HybridFusion = .reciprocalRank()
+    ) -> HybridQuery<R> {
+        hybridSearch(
+            matching: pattern, inTable: T.tableName, nearest: nearest(to: vector, by: column, metric: metric, k: candidates ?? k),
+            k: k, candidates: candidates ?? k, fusion: fusion)
     }
 
     /// The same, for an optional vector column: rows whose vector is NULL can still match by text.
-    public func hybridSearch<T: QueryableRecord>(matching pattern: FTS5Pattern?, in textIndex: T.Type,
-                                        nearest vector: FloatVector, by column: KeyPath<R.Columns, TypedColumn<FloatVector?>>,
-                                        metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
-                                        fusion: HybridFusion = .reciprocalRank()) -> HybridQuery<R> {
-        hybridSearch(matching: pattern, inTable: T.tableName, nearest: nearest(to: vector, by: column, metric: metric, k: candidates ?? k),
-                     k: k, candidates: candidates ?? k, fusion: fusion)
+    public func hybridSearch<T: QueryableRecord>(
+        matching pattern: FTS5Pattern?, in textIndex: T.Type,
+        nearest vector: FloatVector, by column: KeyPath<R.Columns, TypedColumn<FloatVector?>>,
+        metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
+        fusion: HybridFusion = .reciprocalRank()
+    ) -> HybridQuery<R> {
+        hybridSearch(
+            matching: pattern, inTable: T.tableName, nearest: nearest(to: vector, by: column, metric: metric, k: candidates ?? k),
+            k: k, candidates: candidates ?? k, fusion: fusion)
     }
 
     /// The same, naming the FTS5 table instead of a record over it.
-    public func hybridSearch(matching pattern: FTS5Pattern?, inTable textTable: String,
-                             nearest vector: FloatVector, by column: KeyPath<R.Columns, TypedColumn<FloatVector>>,
-                             metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
-                             fusion: HybridFusion = .reciprocalRank()) -> HybridQuery<R> {
-        hybridSearch(matching: pattern, inTable: textTable, nearest: nearest(to: vector, by: column, metric: metric, k: candidates ?? k),
-                     k: k, candidates: candidates ?? k, fusion: fusion)
+    public func hybridSearch(
+        matching pattern: FTS5Pattern?, inTable textTable: String,
+        nearest vector: FloatVector, by column: KeyPath<R.Columns, TypedColumn<FloatVector>>,
+        metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
+        fusion: HybridFusion = .reciprocalRank()
+    ) -> HybridQuery<R> {
+        hybridSearch(
+            matching: pattern, inTable: textTable, nearest: nearest(to: vector, by: column, metric: metric, k: candidates ?? k),
+            k: k, candidates: candidates ?? k, fusion: fusion)
     }
 
     /// The same, naming the FTS5 table, for an optional vector column.
-    public func hybridSearch(matching pattern: FTS5Pattern?, inTable textTable: String,
-                             nearest vector: FloatVector, by column: KeyPath<R.Columns, TypedColumn<FloatVector?>>,
-                             metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
-                             fusion: HybridFusion = .reciprocalRank()) -> HybridQuery<R> {
-        hybridSearch(matching: pattern, inTable: textTable, nearest: nearest(to: vector, by: column, metric: metric, k: candidates ?? k),
-                     k: k, candidates: candidates ?? k, fusion: fusion)
+    public func hybridSearch(
+        matching pattern: FTS5Pattern?, inTable textTable: String,
+        nearest vector: FloatVector, by column: KeyPath<R.Columns, TypedColumn<FloatVector?>>,
+        metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
+        fusion: HybridFusion = .reciprocalRank()
+    ) -> HybridQuery<R> {
+        hybridSearch(
+            matching: pattern, inTable: textTable, nearest: nearest(to: vector, by: column, metric: metric, k: candidates ?? k),
+            k: k, candidates: candidates ?? k, fusion: fusion)
     }
 
-    private func hybridSearch(matching pattern: FTS5Pattern?, inTable textTable: String, nearest: NearestQuery<R>,
-                              k: Int, candidates: Int, fusion: HybridFusion) -> HybridQuery<R> {
+    private func hybridSearch(
+        matching pattern: FTS5Pattern?, inTable textTable: String, nearest: NearestQuery<R>,
+        k: Int, candidates: Int, fusion: HybridFusion
+    ) -> HybridQuery<R> {
         HybridQuery(base: self, textTable: textTable, pattern: pattern, nearest: nearest, k: k, candidates: candidates, fusion: fusion)
     }
 }
@@ -220,21 +238,27 @@ extension RecordQuery {
 extension Record {
     /// The `k` best records by an FTS5 match and nearness to a vector, fused by reciprocal rank
     /// (see ``HybridQuery``).
-    public static func hybridSearch<T: QueryableRecord>(matching pattern: FTS5Pattern?, in textIndex: T.Type,
-                                               nearest vector: FloatVector, by column: KeyPath<Columns, TypedColumn<FloatVector>>,
-                                               metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
-                                               fusion: HybridFusion = .reciprocalRank()) -> HybridQuery<Self> {
-        all().hybridSearch(matching: pattern, in: textIndex, nearest: vector, by: column, metric: metric, k: k,
-                           candidates: candidates, fusion: fusion)
+    public static func hybridSearch<T: QueryableRecord>(
+        matching pattern: FTS5Pattern?, in textIndex: T.Type,
+        nearest vector: FloatVector, by column: KeyPath<Columns, TypedColumn<FloatVector>>,
+        metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
+        fusion: HybridFusion = .reciprocalRank()
+    ) -> HybridQuery<Self> {
+        all().hybridSearch(
+            matching: pattern, in: textIndex, nearest: vector, by: column, metric: metric, k: k,
+            candidates: candidates, fusion: fusion)
     }
 
     /// The same, for an optional vector column.
-    public static func hybridSearch<T: QueryableRecord>(matching pattern: FTS5Pattern?, in textIndex: T.Type,
-                                               nearest vector: FloatVector, by column: KeyPath<Columns, TypedColumn<FloatVector?>>,
-                                               metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
-                                               fusion: HybridFusion = .reciprocalRank()) -> HybridQuery<Self> {
-        all().hybridSearch(matching: pattern, in: textIndex, nearest: vector, by: column, metric: metric, k: k,
-                           candidates: candidates, fusion: fusion)
+    public static func hybridSearch<T: QueryableRecord>(
+        matching pattern: FTS5Pattern?, in textIndex: T.Type,
+        nearest vector: FloatVector, by column: KeyPath<Columns, TypedColumn<FloatVector?>>,
+        metric: VectorMetric = .l2, k: Int, candidates: Int? = nil,
+        fusion: HybridFusion = .reciprocalRank()
+    ) -> HybridQuery<Self> {
+        all().hybridSearch(
+            matching: pattern, in: textIndex, nearest: vector, by: column, metric: metric, k: k,
+            candidates: candidates, fusion: fusion)
     }
 }
 

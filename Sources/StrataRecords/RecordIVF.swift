@@ -46,7 +46,9 @@ public struct ProbingNearestQuery<R: QueryableRecord>: Sendable {
         guard ivf.metric == nearest.metric else {
             throw RecordQueryError.unsupported("the IVF index \(index) ranks by \(ivf.metric.rawValue), and this query by \(nearest.metric.rawValue)")
         }
-        let restriction = parts.predicate == nil ? nil
+        let restriction =
+            parts.predicate == nil
+            ? nil
             : base.queryParts.select(.column("rowid", table: base.qualifier), ordering: false, limiting: false)
         // The search and the records read one snapshot.
         return try db.strataSavepoint(named: "strata_ivf_records") {
@@ -70,15 +72,19 @@ extension Record {
     /// Builds an IVF index named `name` over the `FloatVector` column `column` (see
     /// `Connection.createIVFIndex(_:on:column:options:)`).
     @discardableResult
-    public static func createIVFIndex(_ db: Connection, named name: String, on column: KeyPath<Columns, TypedColumn<FloatVector>>,
-                                      options: IVFIndexOptions = IVFIndexOptions()) throws -> IVFIndex {
+    public static func createIVFIndex(
+        _ db: Connection, named name: String, on column: KeyPath<Columns, TypedColumn<FloatVector>>,
+        options: IVFIndexOptions = IVFIndexOptions()
+    ) throws -> IVFIndex {
         try db.createIVFIndex(name, on: tableName, column: columns[keyPath: column].name, options: options)
     }
 
     /// The same, for an optional column (rows whose vector is NULL are not indexed).
     @discardableResult
-    public static func createIVFIndex(_ db: Connection, named name: String, on column: KeyPath<Columns, TypedColumn<FloatVector?>>,
-                                      options: IVFIndexOptions = IVFIndexOptions()) throws -> IVFIndex {
+    public static func createIVFIndex(
+        _ db: Connection, named name: String, on column: KeyPath<Columns, TypedColumn<FloatVector?>>,
+        options: IVFIndexOptions = IVFIndexOptions()
+    ) throws -> IVFIndex {
         try db.createIVFIndex(name, on: tableName, column: columns[keyPath: column].name, options: options)
     }
 }

@@ -109,9 +109,11 @@ extension TypedColumn {
     public func json<T: Bindable & Extractable>(_ path: String, as type: T.Type) -> SQLExpression<T?> {
         let name = "\(self.name) \(path)"
         let record = self.record
-        return SQLExpression(.call("json_extract", [fragment, "\(path)"]), moduleReader: { handle, index in
-            try optionalColumnValue(columnValueWithLenientDates(of: handle, at: index, as: T.self), handle, index, name, record)
-        })
+        return SQLExpression(
+            .call("json_extract", [fragment, "\(path)"]),
+            moduleReader: { handle, index in
+                try optionalColumnValue(columnValueWithLenientDates(of: handle, at: index, as: T.self), handle, index, name, record)
+            })
     }
 
     /// The array at `path` of a JSON column, for `contains`, `count` and `isEmpty`; selected or
@@ -237,9 +239,11 @@ public struct JSONArrayPath<Element: Codable>: QueryExpression, OrderingTerm {
     /// 0 where it holds something other than an array.
     public var count: SQLExpression<Int?> {
         let (name, record) = ("json_array_length(\(self.name))", self.record)
-        return SQLExpression(call("json_array_length"), moduleReader: { handle, index in
-            try optionalColumnValue(columnValueWithLenientDates(of: handle, at: index, as: Int.self), handle, index, name, record)
-        })
+        return SQLExpression(
+            call("json_array_length"),
+            moduleReader: { handle, index in
+                try optionalColumnValue(columnValueWithLenientDates(of: handle, at: index, as: Int.self), handle, index, name, record)
+            })
     }
 
     /// Whether the array has no elements (`json_array_length(column, path) = 0`).

@@ -45,7 +45,7 @@ extension NearestQuery where R: Sendable {
                 let rows: [ClosedRange<Int64>?] = try db.query(literal: statement) { row in
                     let handle = row.statementHandle
                     guard sqlite3_column_type(handle, 0) != SQLITE_NULL else { return nil }
-                    return sqlite3_column_int64(handle, 0) ... sqlite3_column_int64(handle, 1)
+                    return sqlite3_column_int64(handle, 0)...sqlite3_column_int64(handle, 1)
                 }
                 return rows.first ?? nil
             }

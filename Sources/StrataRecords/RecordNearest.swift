@@ -125,8 +125,10 @@ public struct NearestQuery<R: QueryableRecord>: Sendable {
     /// The records of `candidates` (ranked), read by rowid, with their distances. With
     /// `checkingDistancesWith`, each vector is compared again and a row whose distance changed
     /// since the scan throws (a parallel scan's spans and this read are separate snapshots).
-    func records(for candidates: [VectorCandidate], _ db: Connection,
-                 checkingDistancesWith target: PreparedVectorTarget? = nil) throws -> [(record: R, distance: Double)] {
+    func records(
+        for candidates: [VectorCandidate], _ db: Connection,
+        checkingDistancesWith target: PreparedVectorTarget? = nil
+    ) throws -> [(record: R, distance: Double)] {
         guard !candidates.isEmpty else { return [] }
         var byRowID: [Int64: (record: R, distance: Double?)] = [:]
         byRowID.reserveCapacity(candidates.count)
@@ -135,7 +137,7 @@ public struct NearestQuery<R: QueryableRecord>: Sendable {
         let list = [base.selectList, rowID, column.fragment].joined(separator: ", ")
         // Batches of rowids stay under SQLite's limit on bound values, whatever k is.
         for start in stride(from: 0, to: candidates.count, by: 500) {
-            let batch = candidates[start ..< min(start + 500, candidates.count)].map { SQLFragment.value($0.rowID) }
+            let batch = candidates[start..<min(start + 500, candidates.count)].map { SQLFragment.value($0.rowID) }
             let query = base.modifyingParts {
                 $0.addPredicate(RecordPredicate("\(rowID) IN (\(batch, separator: ", "))"))
             }
@@ -144,8 +146,9 @@ public struct NearestQuery<R: QueryableRecord>: Sendable {
                     let handle = row.statementHandle
                     var distance: Double?
                     if let target, sqlite3_column_type(handle, rowIDIndex + 1) == SQLITE_BLOB,
-                       Int(sqlite3_column_bytes(handle, rowIDIndex + 1)) == target.dimensions &* 4,
-                       let pointer = sqlite3_column_blob(handle, rowIDIndex + 1) {
+                        Int(sqlite3_column_bytes(handle, rowIDIndex + 1)) == target.dimensions &* 4,
+                        let pointer = sqlite3_column_blob(handle, rowIDIndex + 1)
+                    {
                         distance = try target.distance(to: pointer)
                     }
                     byRowID[sqlite3_column_int64(handle, rowIDIndex)] = (try R(columnOrderedRow: row), distance)
@@ -170,30 +173,38 @@ extension RecordQuery {
     /// ```swift
     /// try Doc.where { $0.lang == "en" }.nearest(to: query, by: \.embedding, metric: .cosine, k: 10).fetchAll(db)
     /// ```
-    public func nearest(to vector: FloatVector, by column: KeyPath<R.Columns, TypedColumn<FloatVector>>,
-                        metric: VectorMetric = .l2, k: Int) -> NearestQuery<R> {
+    public func nearest(
+        to vector: FloatVector, by column: KeyPath<R.Columns, TypedColumn<FloatVector>>,
+        metric: VectorMetric = .l2, k: Int
+    ) -> NearestQuery<R> {
         let typed = columns[keyPath: column]
         let optional = TypedColumn<FloatVector?>(typed.name, qualifier: typed.qualifier, record: typed.record)
         return NearestQuery(base: self, column: optional, target: vector, metric: metric, k: k)
     }
 
     /// The same, for an optional column: rows whose vector is NULL are skipped.
-    public func nearest(to vector: FloatVector, by column: KeyPath<R.Columns, TypedColumn<FloatVector?>>,
-                        metric: VectorMetric = .l2, k: Int) -> NearestQuery<R> {
+    public func nearest(
+        to vector: FloatVector, by column: KeyPath<R.Columns, TypedColumn<FloatVector?>>,
+        metric: VectorMetric = .l2, k: Int
+    ) -> NearestQuery<R> {
         NearestQuery(base: self, column: columns[keyPath: column], target: vector, metric: metric, k: k)
     }
 }
 
 extension Record {
     /// The `k` records nearest `vector` by the `FloatVector` column `column` (see ``NearestQuery``).
-    public static func nearest(to vector: FloatVector, by column: KeyPath<Columns, TypedColumn<FloatVector>>,
-                               metric: VectorMetric = .l2, k: Int) -> NearestQuery<Self> {
+    public static func nearest(
+        to vector: FloatVector, by column: KeyPath<Columns, TypedColumn<FloatVector>>,
+        metric: VectorMetric = .l2, k: Int
+    ) -> NearestQuery<Self> {
         all().nearest(to: vector, by: column, metric: metric, k: k)
     }
 
     /// The same, for an optional column: rows whose vector is NULL are skipped.
-    public static func nearest(to vector: FloatVector, by column: KeyPath<Columns, TypedColumn<FloatVector?>>,
-                               metric: VectorMetric = .l2, k: Int) -> NearestQuery<Self> {
+    public static func nearest(
+        to vector: FloatVector, by column: KeyPath<Columns, TypedColumn<FloatVector?>>,
+        metric: VectorMetric = .l2, k: Int
+    ) -> NearestQuery<Self> {
         all().nearest(to: vector, by: column, metric: metric, k: k)
     }
 }

@@ -71,8 +71,9 @@ public struct QueryParts: Sendable {
     /// The clauses as the core's one statement renderer takes them.
     var statementClauses: StatementClauses {
         // `limit(n)` sets offset 0, which writes no OFFSET.
-        var clauses = StatementClauses(predicate: predicate?.fragment, groups: groups, having: having?.fragment, orderings: orderings,
-                                       limit: limitCount, offset: offsetCount == 0 ? nil : offsetCount)
+        var clauses = StatementClauses(
+            predicate: predicate?.fragment, groups: groups, having: having?.fragment, orderings: orderings,
+            limit: limitCount, offset: offsetCount == 0 ? nil : offsetCount)
         clauses.commonTables = commonTables
         clauses.recursive = recursive
         return clauses

@@ -40,8 +40,9 @@ public struct RecordSchema: Sendable {
     /// The schema of `records`, in the order given.
     public init(_ records: [any Record.Type]) {
         self.records = records.map { record in
-            TableDeclaration(record: "\(record)", table: record.tableName, columns: record.recordColumns, primaryKeyIndex: record.primaryKeyIndex,
-                             constraints: record.recordConstraints, statements: record.recordStatements)
+            TableDeclaration(
+                record: "\(record)", table: record.tableName, columns: record.recordColumns, primaryKeyIndex: record.primaryKeyIndex,
+                constraints: record.recordConstraints, statements: record.recordStatements)
         }
     }
 
@@ -91,19 +92,21 @@ public struct RecordSchema: Sendable {
             throw RecordSchemaError.newColumnNeedsDefault(table: step.table, column: step.columnsNeedingDefault[0])
         }
         // Only a rebuild drops a table, which would fire ON DELETE actions with foreign keys on.
-        try SchemaChange(savepointName: "strata_record_schema",
-                         disablesForeignKeys: plan.steps.contains { $0.rebuild != nil },
-                         foreignKeyCheck: .always,
-                         violationError: { RecordSchemaError.foreignKeysViolated($0) })
-            .run(on: db) {
-                for step in plan.steps {
-                    if let rebuild = step.rebuild {
-                        try db.applyTableRebuild(rebuild)
-                    } else {
-                        for sql in step.sql { try db.execute(sql) }
-                    }
+        try SchemaChange(
+            savepointName: "strata_record_schema",
+            disablesForeignKeys: plan.steps.contains { $0.rebuild != nil },
+            foreignKeyCheck: .always,
+            violationError: { RecordSchemaError.foreignKeysViolated($0) }
+        )
+        .run(on: db) {
+            for step in plan.steps {
+                if let rebuild = step.rebuild {
+                    try db.applyTableRebuild(rebuild)
+                } else {
+                    for sql in step.sql { try db.execute(sql) }
                 }
             }
+        }
     }
 
     // MARK: - Planning one table
@@ -118,8 +121,9 @@ public struct RecordSchema: Sendable {
             let sql = try record.statements.createTableStatements(ifNotExists: false, constraints: record.constraints)
             return [RecordSchemaPlan.Step(kind: .createTable, table: record.table, summary: "create table \(quotedTable)", sql: sql, losesData: false)]
         }
-        let differences = try recordSchemaDifferences(table: record.table, columns: record.columns, primaryKeyIndex: record.primaryKeyIndex,
-                                                      constraints: record.constraints, in: db)
+        let differences = try recordSchemaDifferences(
+            table: record.table, columns: record.columns, primaryKeyIndex: record.primaryKeyIndex,
+            constraints: record.constraints, in: db)
         let isPlainTable = entry.type == "table" && entry.virtualTableModule == nil
         guard isPlainTable else {
             // A view or a virtual table is not the records' to rebuild; `checkSchema` says what differs.
@@ -174,13 +178,17 @@ public struct RecordSchema: Sendable {
             break
         case .addColumns:
             for column in comparison.missing {
-                steps.append(RecordSchemaPlan.Step(kind: .addColumn, table: record.table, summary: "add \(label(column.name))", sql: [column.addColumnSQL], losesData: false))
+                steps.append(
+                    RecordSchemaPlan.Step(
+                        kind: .addColumn, table: record.table, summary: "add \(label(column.name))", sql: [column.addColumnSQL], losesData: false))
             }
         case .rebuild(let rebuild):
             for (index, sql) in zip(rebuild.droppedIndexes, rebuild.dropIndexSQL) {
-                steps.append(RecordSchemaPlan.Step(kind: .dropIndex, table: record.table,
-                                                   summary: "drop index \(quoteIdentifier(index)), which covers a column to be dropped",
-                                                   sql: [sql], losesData: false))
+                steps.append(
+                    RecordSchemaPlan.Step(
+                        kind: .dropIndex, table: record.table,
+                        summary: "drop index \(quoteIdentifier(index)), which covers a column to be dropped",
+                        sql: [sql], losesData: false))
             }
             let losing = IdentifierSet(rebuild.columnsLosingData)
             var summaryReasons = otherDifferences
@@ -189,15 +197,20 @@ public struct RecordSchema: Sendable {
                 label(column.name) + (needingDefault.contains(column.name) ? " is added, but needs a @Default to fill the rows there" : " is added")
             }
             summaryReasons += missingChecks.map { "table \(quotedTable) gains \($0.sql)" }
-            steps.append(RecordSchemaPlan.Step(kind: .rebuildTable, table: record.table, summary: "rebuild table \(quotedTable): " + summaryReasons.joined(separator: "; "),
-                                               sql: rebuild.sql, losesData: !rebuild.columnsLosingData.isEmpty, rebuild: rebuild,
-                                               columnsNeedingDefault: needingDefault))
+            steps.append(
+                RecordSchemaPlan.Step(
+                    kind: .rebuildTable, table: record.table, summary: "rebuild table \(quotedTable): " + summaryReasons.joined(separator: "; "),
+                    sql: rebuild.sql, losesData: !rebuild.columnsLosingData.isEmpty, rebuild: rebuild,
+                    columnsNeedingDefault: needingDefault))
         }
         // Indexes a rebuild keeps are there already; the ones the records add are made after it.
         let existingIndexNames = IdentifierSet(try reader.indexes(ofTable: table).map(\.name))
-        for index in indexes where differences.contains(label(index.column) + " has no index")
-            && !existingIndexNames.contains(recordIndexName(table: record.table, column: index.column)) {
-            steps.append(RecordSchemaPlan.Step(kind: .createIndex, table: record.table, summary: "index \(label(index.column))", sql: [index.sql], losesData: false))
+        for index in indexes
+        where differences.contains(label(index.column) + " has no index")
+            && !existingIndexNames.contains(recordIndexName(table: record.table, column: index.column))
+        {
+            steps.append(
+                RecordSchemaPlan.Step(kind: .createIndex, table: record.table, summary: "index \(label(index.column))", sql: [index.sql], losesData: false))
         }
         return steps
     }
@@ -239,8 +252,10 @@ public struct RecordSchemaPlan: Sendable, Equatable, CustomStringConvertible {
         /// New NOT NULL columns without a default over a table with rows, which `migrate` refuses.
         let columnsNeedingDefault: [String]
 
-        init(kind: Kind, table: String, summary: String, sql: [String], losesData: Bool, rebuild: TableRebuildPlan? = nil,
-             columnsNeedingDefault: [String] = []) {
+        init(
+            kind: Kind, table: String, summary: String, sql: [String], losesData: Bool, rebuild: TableRebuildPlan? = nil,
+            columnsNeedingDefault: [String] = []
+        ) {
             self.kind = kind
             self.table = table
             self.summary = summary

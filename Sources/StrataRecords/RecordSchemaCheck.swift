@@ -29,7 +29,8 @@ public enum RecordSchemaError: Error, CustomStringConvertible, Equatable {
         case .foreignKeysViolated(let violations):
             return "Migrating would leave rows without a parent, so it was rolled back: " + violations.map(\.description).joined(separator: "; ")
         case .newColumnNeedsDefault(let table, let column):
-            return "Column \(quoteIdentifier(column)) of table \(quoteIdentifier(table)) is new and not optional, but the table has rows and the column no default "
+            return
+                "Column \(quoteIdentifier(column)) of table \(quoteIdentifier(table)) is new and not optional, but the table has rows and the column no default "
                 + "to give them, so nothing was changed: declare one on the property with @Default(…), or make the property optional"
         }
     }
@@ -62,8 +63,10 @@ extension Record {
 
 /// The differences between a record's declared table (`table` with `columns`, the key at
 /// `primaryKeyIndex`, `constraints`) and the database's.
-func recordSchemaDifferences(table: String, columns recordColumns: [RecordColumn], primaryKeyIndex: Int?, constraints: [RecordConstraint],
-                             in db: Connection) throws -> [String] {
+func recordSchemaDifferences(
+    table: String, columns recordColumns: [RecordColumn], primaryKeyIndex: Int?, constraints: [RecordConstraint],
+    in db: Connection
+) throws -> [String] {
     let reader = db.schemaReader
     guard let entry = try reader.table(named: table, includingViews: true) else {
         return ["table \(quoteIdentifier(table)) is missing"]
@@ -107,16 +110,21 @@ func recordSchemaDifferences(table: String, columns recordColumns: [RecordColumn
     }
     guard isPlainTable else { return differences }
 
-    for column in databaseColumns where !matched.contains(column.name.lowercased()) && column.hidden == 0 && column.notNull
-        && column.defaultValue == nil && !(rowIDAlias.map { sameIdentifier($0, column.name) } ?? false) {
-        differences.append("column \(quoteIdentifier(column.name)) of table \(name) is NOT NULL without a default, and the record has no property for it: inserting a record would fail")
+    for column in databaseColumns
+    where !matched.contains(column.name.lowercased()) && column.hidden == 0 && column.notNull
+        && column.defaultValue == nil && !(rowIDAlias.map { sameIdentifier($0, column.name) } ?? false)
+    {
+        differences.append(
+            "column \(quoteIdentifier(column.name)) of table \(name) is NOT NULL without a default, and the record has no property for it: inserting a record would fail"
+        )
     }
 
     let key = primaryKeyIndex.map { recordColumns[$0].name }
     if let key {
         let databaseKey = databaseColumns.filter { $0.primaryKeyIndex > 0 }.sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }.map(\.name)
         // A key that is the rowid itself needs no declared key, or the column that aliases it.
-        let keyIsRowID = !withoutRowID && isRowIDName(key) && !databaseColumns.contains { sameIdentifier($0.name, key) }
+        let keyIsRowID =
+            !withoutRowID && isRowIDName(key) && !databaseColumns.contains { sameIdentifier($0.name, key) }
             && (databaseKey.isEmpty || rowIDAlias != nil)
         if !keyIsRowID, databaseKey.count != 1 || !sameIdentifier(databaseKey[0], key) {
             let actual = databaseKey.isEmpty ? "has no primary key" : "has the primary key (" + databaseKey.map(quoteIdentifier).joined(separator: ", ") + ")"
@@ -143,13 +151,16 @@ func recordSchemaDifferences(table: String, columns recordColumns: [RecordColumn
                 differences.append("\(label) has no foreign key to \(target)")
             } else if !candidates.contains(where: { $0.onDelete == wanted.delete && $0.onUpdate == wanted.update }) {
                 let actual = candidates[0]
-                differences.append("\(label) references \(target) ON DELETE \(actual.onDelete) ON UPDATE \(actual.onUpdate), but the record declares ON DELETE \(wanted.delete) ON UPDATE \(wanted.update)")
+                differences.append(
+                    "\(label) references \(target) ON DELETE \(actual.onDelete) ON UPDATE \(actual.onUpdate), but the record declares ON DELETE \(wanted.delete) ON UPDATE \(wanted.update)"
+                )
             }
             if !isIndexed(constraint.column, in: indexes, key: key) { differences.append("\(label) has no index") }
         case .indexed:
             if !isIndexed(constraint.column, in: indexes, key: key) { differences.append("\(label) has no index") }
         case .unique:
-            let isUnique = indexes.contains { $0.isUnique && $0.columns.count == 1 && $0.columnNames.count == 1 && sameIdentifier($0.columnNames[0], constraint.column) }
+            let isUnique =
+                indexes.contains { $0.isUnique && $0.columns.count == 1 && $0.columnNames.count == 1 && sameIdentifier($0.columnNames[0], constraint.column) }
                 || (key.map { sameIdentifier($0, constraint.column) } ?? false)
             if !isUnique { differences.append("\(label) is not UNIQUE") }
         case .check:
@@ -185,7 +196,7 @@ func affinityProblem(recordType: String, declaredType: String) -> String? {
     case "INTEGER": accepted = [.integer, .numeric, .blob]
     case "REAL": accepted = [.real, .numeric, .integer, .blob]
     case "TEXT": accepted = [.text, .blob]
-    default: return nil   // BLOB, or a custom binding that declares no type
+    default: return nil // BLOB, or a custom binding that declares no type
     }
     guard !accepted.contains(affinity) else { return nil }
     let declared = declaredType.isEmpty ? "no type" : quoteStringLiteral(declaredType)

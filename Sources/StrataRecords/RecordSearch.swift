@@ -61,8 +61,10 @@ extension Record {
     }
 
     /// `snippet(table, column, open, close, ellipsis, tokens)`: a short extract around the matches.
-    public static func snippet<V>(_ column: KeyPath<Columns, TypedColumn<V>>, open: String, close: String,
-                                  ellipsis: String = "…", tokens: Int = 16) -> SQLExpression<String?> {
+    public static func snippet<V>(
+        _ column: KeyPath<Columns, TypedColumn<V>>, open: String, close: String,
+        ellipsis: String = "…", tokens: Int = 16
+    ) -> SQLExpression<String?> {
         auxiliary("snippet", column, [.text(open), .text(close), .text(ellipsis), .integer(Int64(tokens))])
     }
 

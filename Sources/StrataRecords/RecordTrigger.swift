@@ -190,7 +190,8 @@ extension Record {
         if assigned.isEmpty {
             insert.append(" DEFAULT VALUES")
         } else {
-            insert.append(" (\(assigned.map { SQLFragment.identifier($0.column) }.joined(separator: ", "))) VALUES (\(assigned.map(\.value).joined(separator: ", ")))")
+            insert.append(
+                " (\(assigned.map { SQLFragment.identifier($0.column) }.joined(separator: ", "))) VALUES (\(assigned.map(\.value).joined(separator: ", ")))")
         }
         return WriteStatement(insert)
     }
@@ -230,9 +231,11 @@ public struct Trigger<R: Record>: Sendable {
         if let failure { throw failure }
         guard !body.isEmpty else { throw RecordQueryError.unsupported("trigger \(name) on \(R.self) has no statement in its body") }
         if let failure = body.lazy.compactMap(\.failure).first { throw failure }
-        return try StatementClauses.createTrigger(name, timing: timing, event: event, on: R.tableName, when: condition,
-                                                  body: body.map(\.fragment), temporary: temporary, ifNotExists: ifNotExists)
-            .sqlInliningValues()
+        return try StatementClauses.createTrigger(
+            name, timing: timing, event: event, on: R.tableName, when: condition,
+            body: body.map(\.fragment), temporary: temporary, ifNotExists: ifNotExists
+        )
+        .sqlInliningValues()
     }
 
     /// Creates the trigger; `temporary` makes it the connection's own (`TEMP`), gone when it closes.
@@ -249,8 +252,10 @@ public struct Trigger<R: Record>: Sendable {
 }
 
 extension Record {
-    private static func trigger(_ name: String?, _ timing: TriggerTiming, _ event: TriggerEvent, failure: RecordQueryError? = nil,
-                                _ build: (Columns, Columns) -> (SQLFragment?, [WriteStatement])) -> Trigger<Self> {
+    private static func trigger(
+        _ name: String?, _ timing: TriggerTiming, _ event: TriggerEvent, failure: RecordQueryError? = nil,
+        _ build: (Columns, Columns) -> (SQLFragment?, [WriteStatement])
+    ) -> Trigger<Self> {
         let eventName: String
         switch event {
         case .insert: eventName = "insert"
@@ -262,16 +267,20 @@ extension Record {
         return Trigger(name: name, timing: timing, event: event, condition: condition, body: body, failure: failure)
     }
 
-    private static func rowTrigger(_ name: String?, _ timing: TriggerTiming, _ event: TriggerEvent, row: KeyPath<(old: Columns, new: Columns), Columns>,
-                                   when condition: ((Columns) -> RecordPredicate)?, _ body: (Columns) -> [WriteStatement]) -> Trigger<Self> {
+    private static func rowTrigger(
+        _ name: String?, _ timing: TriggerTiming, _ event: TriggerEvent, row: KeyPath<(old: Columns, new: Columns), Columns>,
+        when condition: ((Columns) -> RecordPredicate)?, _ body: (Columns) -> [WriteStatement]
+    ) -> Trigger<Self> {
         trigger(name, timing, event) { old, new in
             let columns = (old: old, new: new)[keyPath: row]
             return (condition?(columns).fragment, body(columns))
         }
     }
 
-    private static func updateTrigger(_ name: String?, _ timing: TriggerTiming, of columns: [PartialKeyPath<Columns>],
-                                      when condition: ((Columns, Columns) -> RecordPredicate)?, _ body: (Columns, Columns) -> [WriteStatement]) -> Trigger<Self> {
+    private static func updateTrigger(
+        _ name: String?, _ timing: TriggerTiming, of columns: [PartialKeyPath<Columns>],
+        when condition: ((Columns, Columns) -> RecordPredicate)?, _ body: (Columns, Columns) -> [WriteStatement]
+    ) -> Trigger<Self> {
         var failure: RecordQueryError?
         var names: [String] = []
         do { names = try columnNames(columns, for: "an update trigger") } catch let error as RecordQueryError { failure = error } catch {}
@@ -280,43 +289,55 @@ extension Record {
 
     /// A trigger that runs `body` after each row is inserted; `new` is the row's columns. With
     /// no name, it is named `<table>_after_insert`.
-    public static func afterInsert(named name: String? = nil, when condition: ((Columns) -> RecordPredicate)? = nil,
-                                   @TriggerBodyBuilder _ body: (_ new: Columns) -> [WriteStatement]) -> Trigger<Self> {
+    public static func afterInsert(
+        named name: String? = nil, when condition: ((Columns) -> RecordPredicate)? = nil,
+        @TriggerBodyBuilder _ body: (_ new: Columns) -> [WriteStatement]
+    ) -> Trigger<Self> {
         rowTrigger(name, .after, .insert, row: \.new, when: condition, body)
     }
 
     /// A trigger that runs `body` before each row is inserted (`<table>_before_insert`).
-    public static func beforeInsert(named name: String? = nil, when condition: ((Columns) -> RecordPredicate)? = nil,
-                                    @TriggerBodyBuilder _ body: (_ new: Columns) -> [WriteStatement]) -> Trigger<Self> {
+    public static func beforeInsert(
+        named name: String? = nil, when condition: ((Columns) -> RecordPredicate)? = nil,
+        @TriggerBodyBuilder _ body: (_ new: Columns) -> [WriteStatement]
+    ) -> Trigger<Self> {
         rowTrigger(name, .before, .insert, row: \.new, when: condition, body)
     }
 
     /// A trigger that runs `body` after each row is deleted; `old` is the row's columns
     /// (`<table>_after_delete`).
-    public static func afterDelete(named name: String? = nil, when condition: ((Columns) -> RecordPredicate)? = nil,
-                                   @TriggerBodyBuilder _ body: (_ old: Columns) -> [WriteStatement]) -> Trigger<Self> {
+    public static func afterDelete(
+        named name: String? = nil, when condition: ((Columns) -> RecordPredicate)? = nil,
+        @TriggerBodyBuilder _ body: (_ old: Columns) -> [WriteStatement]
+    ) -> Trigger<Self> {
         rowTrigger(name, .after, .delete, row: \.old, when: condition, body)
     }
 
     /// A trigger that runs `body` before each row is deleted (`<table>_before_delete`).
-    public static func beforeDelete(named name: String? = nil, when condition: ((Columns) -> RecordPredicate)? = nil,
-                                    @TriggerBodyBuilder _ body: (_ old: Columns) -> [WriteStatement]) -> Trigger<Self> {
+    public static func beforeDelete(
+        named name: String? = nil, when condition: ((Columns) -> RecordPredicate)? = nil,
+        @TriggerBodyBuilder _ body: (_ old: Columns) -> [WriteStatement]
+    ) -> Trigger<Self> {
         rowTrigger(name, .before, .delete, row: \.old, when: condition, body)
     }
 
     /// A trigger that runs `body` after each row is updated (only an UPDATE that sets one of
     /// `columns`, when any are given); it receives the row's columns before and after
     /// (`<table>_after_update[_column…]`).
-    public static func afterUpdate(named name: String? = nil, of columns: PartialKeyPath<Columns>...,
-                                   when condition: ((_ old: Columns, _ new: Columns) -> RecordPredicate)? = nil,
-                                   @TriggerBodyBuilder _ body: (_ old: Columns, _ new: Columns) -> [WriteStatement]) -> Trigger<Self> {
+    public static func afterUpdate(
+        named name: String? = nil, of columns: PartialKeyPath<Columns>...,
+        when condition: ((_ old: Columns, _ new: Columns) -> RecordPredicate)? = nil,
+        @TriggerBodyBuilder _ body: (_ old: Columns, _ new: Columns) -> [WriteStatement]
+    ) -> Trigger<Self> {
         updateTrigger(name, .after, of: columns, when: condition, body)
     }
 
     /// A trigger that runs `body` before each row is updated (see ``afterUpdate(named:of:when:_:)``).
-    public static func beforeUpdate(named name: String? = nil, of columns: PartialKeyPath<Columns>...,
-                                    when condition: ((_ old: Columns, _ new: Columns) -> RecordPredicate)? = nil,
-                                    @TriggerBodyBuilder _ body: (_ old: Columns, _ new: Columns) -> [WriteStatement]) -> Trigger<Self> {
+    public static func beforeUpdate(
+        named name: String? = nil, of columns: PartialKeyPath<Columns>...,
+        when condition: ((_ old: Columns, _ new: Columns) -> RecordPredicate)? = nil,
+        @TriggerBodyBuilder _ body: (_ old: Columns, _ new: Columns) -> [WriteStatement]
+    ) -> Trigger<Self> {
         updateTrigger(name, .before, of: columns, when: condition, body)
     }
 }

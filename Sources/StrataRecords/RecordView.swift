@@ -29,8 +29,10 @@ extension ViewRecord {
     /// - Throws: The encoding error of a value that could not be encoded;
     ///   `SQLFragmentError.parametersInSchemaStatement` for SQL text with its own `?`s.
     public static func createViewSQL(temporary: Bool = false, ifNotExists: Bool = true) throws -> String {
-        try StatementClauses.createView(tableName, columns: recordColumns.map(\.name), as: definition.selectStatement,
-                                        temporary: temporary, ifNotExists: ifNotExists).sqlInliningValues()
+        try StatementClauses.createView(
+            tableName, columns: recordColumns.map(\.name), as: definition.selectStatement,
+            temporary: temporary, ifNotExists: ifNotExists
+        ).sqlInliningValues()
     }
 
     /// Creates the view from ``ViewRecord/definition`` unless one of that name exists

@@ -96,7 +96,8 @@ extension Selection {
     }
 
     /// Adds an ORDER BY term by a column.
-    public func order<R: QueryableRecord, V>(by column: KeyPath<R.Columns, TypedColumn<V>>, _ direction: SortDirection = .ascending) -> Selection where Source == RecordQuery<R> {
+    public func order<R: QueryableRecord, V>(by column: KeyPath<R.Columns, TypedColumn<V>>, _ direction: SortDirection = .ascending) -> Selection
+    where Source == RecordQuery<R> {
         let column = source.columns[keyPath: column]
         return ordered(direction == .descending ? column.descending.orderingFragment : column.orderingFragment)
     }
@@ -141,7 +142,9 @@ func makeSelection1<Source: QuerySource, E: QueryExpression>(_ source: Source, _
 /// Two expressions, read without a pack: the optimizer specializes a tuple of two concrete
 /// reads fully, where a pack still costs a generic loop per row.
 @inlinable
-func makeSelection2<Source: QuerySource, E1: QueryExpression, E2: QueryExpression>(_ source: Source, _ e1: E1, _ e2: E2) -> Selection<Source, (E1.Value, E2.Value)> {
+func makeSelection2<Source: QuerySource, E1: QueryExpression, E2: QueryExpression>(
+    _ source: Source, _ e1: E1, _ e2: E2
+) -> Selection<Source, (E1.Value, E2.Value)> {
     let (r1, r2) = (e1.valueReader, e2.valueReader)
     return Selection(source: source, list: [e1.fragment, e2.fragment].joined(separator: ", ")) { handle in
         (try r1(handle, 0), try r2(handle, 1))
@@ -207,7 +210,9 @@ extension RecordQuery {
 
     /// Selects three columns or expressions, read as a triple without a parameter pack.
     @inlinable
-    public func select<E1: QueryExpression, E2: QueryExpression, E3: QueryExpression>(_ expressions: (R.Columns) -> (E1, E2, E3)) -> Selection<RecordQuery, (E1.Value, E2.Value, E3.Value)> {
+    public func select<E1: QueryExpression, E2: QueryExpression, E3: QueryExpression>(
+        _ expressions: (R.Columns) -> (E1, E2, E3)
+    ) -> Selection<RecordQuery, (E1.Value, E2.Value, E3.Value)> {
         let (e1, e2, e3) = building(expressions)
         return makeSelection3(self, e1, e2, e3)
     }
@@ -234,13 +239,17 @@ extension QueryableRecord {
 
     /// Selects two columns or expressions over every record, read as a pair.
     @inlinable
-    public static func select<E1: QueryExpression, E2: QueryExpression>(_ expressions: (Columns) -> (E1, E2)) -> Selection<RecordQuery<Self>, (E1.Value, E2.Value)> {
+    public static func select<E1: QueryExpression, E2: QueryExpression>(
+        _ expressions: (Columns) -> (E1, E2)
+    ) -> Selection<RecordQuery<Self>, (E1.Value, E2.Value)> {
         all().select(expressions)
     }
 
     /// Selects three columns or expressions over every record, read as a triple.
     @inlinable
-    public static func select<E1: QueryExpression, E2: QueryExpression, E3: QueryExpression>(_ expressions: (Columns) -> (E1, E2, E3)) -> Selection<RecordQuery<Self>, (E1.Value, E2.Value, E3.Value)> {
+    public static func select<E1: QueryExpression, E2: QueryExpression, E3: QueryExpression>(
+        _ expressions: (Columns) -> (E1, E2, E3)
+    ) -> Selection<RecordQuery<Self>, (E1.Value, E2.Value, E3.Value)> {
         all().select(expressions)
     }
 }

@@ -54,23 +54,27 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     @inlinable
     public init(_ name: String, qualifier: String? = nil, record: String = "") where Value: RawRepresentable, Value.RawValue: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.rawValue.bindingValue }) { handle, index in
-            try requiredColumnValue(columnValueWithLenientDates(of: handle, at: index, as: Value.RawValue.self).flatMap(Value.init(rawValue:)), handle, index, name, record)
+            try requiredColumnValue(
+                columnValueWithLenientDates(of: handle, at: index, as: Value.RawValue.self).flatMap(Value.init(rawValue:)), handle, index, name, record)
         }
     }
 
     /// A column of an optional `RawRepresentable` property.
     // Inlinable: the reader closure is made where the record's columns are, for its concrete type.
     @inlinable
-    public init<Wrapped: RawRepresentable>(_ name: String, qualifier: String? = nil, record: String = "") where Value == Wrapped?, Wrapped.RawValue: Bindable & Extractable {
+    public init<Wrapped: RawRepresentable>(_ name: String, qualifier: String? = nil, record: String = "")
+    where Value == Wrapped?, Wrapped.RawValue: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0?.rawValue.bindingValue ?? .null }) { handle, index in
-            try optionalColumnValue(columnValueWithLenientDates(of: handle, at: index, as: Wrapped.RawValue.self).flatMap(Wrapped.init(rawValue:)), handle, index, name, record)
+            try optionalColumnValue(
+                columnValueWithLenientDates(of: handle, at: index, as: Wrapped.RawValue.self).flatMap(Wrapped.init(rawValue:)), handle, index, name, record)
         }
     }
 
     /// A column of a property that is both: it binds and reads as itself.
     // Inlinable: the reader closure is made where the record's columns are, for its concrete type.
     @inlinable
-    public init(_ name: String, qualifier: String? = nil, record: String = "") where Value: Bindable & Extractable & RawRepresentable, Value.RawValue: Bindable & Extractable {
+    public init(_ name: String, qualifier: String? = nil, record: String = "")
+    where Value: Bindable & Extractable & RawRepresentable, Value.RawValue: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.bindingValue }) { handle, index in
             try requiredColumnValue(columnValueWithLenientDates(of: handle, at: index), handle, index, name, record)
         }
@@ -78,15 +82,18 @@ public struct TypedColumn<Value>: @unchecked Sendable {
 
     /// The optional form of the above.
     @inlinable
-    public init<Wrapped: Bindable & Extractable & RawRepresentable>(_ name: String, qualifier: String? = nil, record: String = "") where Value == Wrapped?, Wrapped.RawValue: Bindable & Extractable {
+    public init<Wrapped: Bindable & Extractable & RawRepresentable>(_ name: String, qualifier: String? = nil, record: String = "")
+    where Value == Wrapped?, Wrapped.RawValue: Bindable & Extractable {
         self.init(name, qualifier: qualifier, record: record, binding: { $0.bindingValue }) { handle, index in
             try optionalColumnValue(columnValueWithLenientDates(of: handle, at: index), handle, index, name, record)
         }
     }
 
     @usableFromInline
-    init(_ name: String, qualifier: String?, record: String, binding: @escaping (Value) -> BindingValue,
-                 reader: @escaping (SQLiteStatementHandle, Int32) throws -> Value) {
+    init(
+        _ name: String, qualifier: String?, record: String, binding: @escaping (Value) -> BindingValue,
+        reader: @escaping (SQLiteStatementHandle, Int32) throws -> Value
+    ) {
         self.name = name
         self.qualifier = qualifier
         self.record = record

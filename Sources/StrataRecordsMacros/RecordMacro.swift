@@ -110,10 +110,15 @@ public struct RecordMacro: ExtensionMacro {
     ) throws -> [ExtensionDeclSyntax] {
         guard let structDecl = declaration.as(StructDeclSyntax.self) else {
             let kind: String
-            if declaration.is(ClassDeclSyntax.self) { kind = "a class" }
-            else if declaration.is(EnumDeclSyntax.self) { kind = "an enum" }
-            else if declaration.is(ActorDeclSyntax.self) { kind = "an actor" }
-            else { kind = "not a struct" }
+            if declaration.is(ClassDeclSyntax.self) {
+                kind = "a class"
+            } else if declaration.is(EnumDeclSyntax.self) {
+                kind = "an enum"
+            } else if declaration.is(ActorDeclSyntax.self) {
+                kind = "an actor"
+            } else {
+                kind = "not a struct"
+            }
             context.diagnose(Diagnostic(node: Syntax(node), message: RecordDiagnostic.notAStruct(kind)))
             return []
         }
@@ -127,8 +132,9 @@ public struct RecordMacro: ExtensionMacro {
         let tableArgument = Result { try tableNameArgument(of: node, in: context) }
         let namingArgument = Result { try columnNamingArgument(of: node, in: context) }
         guard case .success(let naming) = namingArgument,
-              let properties = storedProperties(of: structDecl, naming: naming, in: context),
-              case .success(let tableArgumentValue) = tableArgument else { return [] }
+            let properties = storedProperties(of: structDecl, naming: naming, in: context),
+            case .success(let tableArgumentValue) = tableArgument
+        else { return [] }
         guard !properties.isEmpty else {
             context.diagnose(Diagnostic(node: Syntax(structDecl.name), message: RecordDiagnostic.noStoredProperties(typeName)))
             return []
@@ -143,16 +149,21 @@ public struct RecordMacro: ExtensionMacro {
         // Both protocols are named: the compiler looks a conformance up through the macro only
         // for a protocol the macro lists, so typed queries (on `QueryableRecord`) must find it too.
         let isView = node.arguments?.as(LabeledExprListSyntax.self)?.contains { $0.label?.text == "view" } ?? false
-        return [try makeExtension(type: type, access: access, tableName: tableName, properties: properties, key: keys.first,
-                                  memberwise: hasUsableMemberwiseInit(structDecl, properties: properties), isView: isView)]
+        return [
+            try makeExtension(
+                type: type, access: access, tableName: tableName, properties: properties, key: keys.first,
+                memberwise: hasUsableMemberwiseInit(structDecl, properties: properties), isView: isView)
+        ]
     }
 
     // MARK: - Reading the declaration
 
     /// The stored properties in declaration order, each column named by `@Column` or else by
     /// `naming`; nil after a diagnostic.
-    static func storedProperties(of decl: StructDeclSyntax, naming: ColumnNamingRule = .propertyName,
-                                 in context: some MacroExpansionContext) -> [RecordProperty]? {
+    static func storedProperties(
+        of decl: StructDeclSyntax, naming: ColumnNamingRule = .propertyName,
+        in context: some MacroExpansionContext
+    ) -> [RecordProperty]? {
         var result: [RecordProperty] = []
         var failed = false
         for member in decl.memberBlock.members {
@@ -196,14 +207,18 @@ public struct RecordMacro: ExtensionMacro {
                     continue
                 }
                 if let defaultValue, let expected = mismatch(of: defaultValue.kind, with: type) {
-                    context.diagnose(Diagnostic(node: Syntax(defaultValue.expression),
-                                                message: RecordDiagnostic.defaultWrongKind(name, type.description, defaultValue.kind.rawValue, expected)))
+                    context.diagnose(
+                        Diagnostic(
+                            node: Syntax(defaultValue.expression),
+                            message: RecordDiagnostic.defaultWrongKind(name, type.description, defaultValue.kind.rawValue, expected)))
                     failed = true
                     continue
                 }
-                result.append(RecordProperty(name: name, column: columnName ?? naming.columnName(for: name), type: type, isPrimaryKey: isPrimaryKey,
-                                             isJSON: isJSON, constraints: constraints, defaultLiteral: defaultValue?.expression.trimmedDescription,
-                                             node: Syntax(binding)))
+                result.append(
+                    RecordProperty(
+                        name: name, column: columnName ?? naming.columnName(for: name), type: type, isPrimaryKey: isPrimaryKey,
+                        isJSON: isJSON, constraints: constraints, defaultLiteral: defaultValue?.expression.trimmedDescription,
+                        node: Syntax(binding)))
             }
         }
         // SQLite compares column names with ASCII case folded: two properties on one column
@@ -212,8 +227,10 @@ public struct RecordMacro: ExtensionMacro {
         for property in result {
             let key = asciiLowercased(property.column)
             if let first = seen[key] {
-                context.diagnose(Diagnostic(node: property.node ?? Syntax(decl.name),
-                                            message: RecordDiagnostic.duplicateColumn(property.name, property.column, first)))
+                context.diagnose(
+                    Diagnostic(
+                        node: property.node ?? Syntax(decl.name),
+                        message: RecordDiagnostic.duplicateColumn(property.name, property.column, first)))
                 failed = true
             } else {
                 seen[key] = property.name
@@ -233,8 +250,10 @@ public struct RecordMacro: ExtensionMacro {
 
     /// The `@Default` literal and its kind, nil without the attribute; a diagnostic (and a thrown
     /// stop) for anything but one literal, a second `@Default`, or one on a key or a `@JSON` property.
-    static func defaultArgument(of variable: VariableDeclSyntax, isPrimaryKey: Bool, isJSON: Bool,
-                                in context: some MacroExpansionContext) throws -> (expression: ExprSyntax, kind: DefaultLiteralKind)? {
+    static func defaultArgument(
+        of variable: VariableDeclSyntax, isPrimaryKey: Bool, isJSON: Bool,
+        in context: some MacroExpansionContext
+    ) throws -> (expression: ExprSyntax, kind: DefaultLiteralKind)? {
         let attributes = variable.attributes.compactMap { $0.as(AttributeSyntax.self) }.filter { $0.attributeName.trimmedDescription == "Default" }
         guard let attribute = attributes.first else { return nil }
         if attributes.count > 1 {
@@ -247,7 +266,8 @@ public struct RecordMacro: ExtensionMacro {
         }
         let arguments = attribute.arguments?.as(LabeledExprListSyntax.self)
         guard let arguments, arguments.count == 1, let argument = arguments.first, argument.label == nil,
-              let kind = literalKind(of: argument.expression) else {
+            let kind = literalKind(of: argument.expression)
+        else {
             let node = arguments?.first.map { Syntax($0.expression) } ?? Syntax(attribute)
             context.diagnose(Diagnostic(node: node, message: RecordDiagnostic.defaultNotALiteral()))
             throw AlreadyDiagnosed()
@@ -284,7 +304,8 @@ public struct RecordMacro: ExtensionMacro {
             } else if let implicitly = inner.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
                 inner = implicitly.wrappedType; isOptional = true
             } else if let identifier = inner.as(IdentifierTypeSyntax.self), identifier.name.text == "Optional",
-                      let wrapped = identifier.genericArgumentClause?.arguments.first {
+                let wrapped = identifier.genericArgumentClause?.arguments.first
+            {
                 guard let wrappedType = Syntax(wrapped.argument).as(TypeSyntax.self) else { return nil }
                 inner = wrappedType; isOptional = true
             } else {
@@ -296,7 +317,8 @@ public struct RecordMacro: ExtensionMacro {
         if let identifier = inner.as(IdentifierTypeSyntax.self), identifier.genericArgumentClause == nil {
             name = identifier.name.text
         } else if let member = inner.as(MemberTypeSyntax.self), member.genericArgumentClause == nil,
-                  ["Swift", "Foundation", "CoreGraphics"].contains(member.baseType.trimmedDescription) {
+            ["Swift", "Foundation", "CoreGraphics"].contains(member.baseType.trimmedDescription)
+        {
             name = member.name.text
         } else {
             return nil
@@ -317,7 +339,9 @@ public struct RecordMacro: ExtensionMacro {
     static func hasUsableMemberwiseInit(_ decl: StructDeclSyntax, properties: [RecordProperty]) -> Bool {
         var stored: [String] = []
         for member in decl.memberBlock.members {
-            if member.decl.is(InitializerDeclSyntax.self) || member.decl.is(IfConfigDeclSyntax.self) || member.decl.is(MacroExpansionDeclSyntax.self) { return false }
+            if member.decl.is(InitializerDeclSyntax.self) || member.decl.is(IfConfigDeclSyntax.self) || member.decl.is(MacroExpansionDeclSyntax.self) {
+                return false
+            }
             guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
             if variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) }) { continue }
             if variable.modifiers.contains(where: { ["private", "fileprivate"].contains($0.name.text) }) { return false }
@@ -343,7 +367,9 @@ public struct RecordMacro: ExtensionMacro {
         if inner.is(FunctionTypeSyntax.self) { return "a function is not stored in a column" }
         if inner.is(TupleTypeSyntax.self) { return "a tuple has no single column value" }
         if inner.is(ArrayTypeSyntax.self) { return "an array is not a Binding; mark it @JSON to store it as JSON text, or wrap it in ArrayBinding" }
-        if inner.is(DictionaryTypeSyntax.self) { return "a dictionary is not a Binding; mark it @JSON to store it as JSON text, or wrap it in DictionaryBinding" }
+        if inner.is(DictionaryTypeSyntax.self) {
+            return "a dictionary is not a Binding; mark it @JSON to store it as JSON text, or wrap it in DictionaryBinding"
+        }
         if inner.is(MetatypeTypeSyntax.self) { return "a metatype is not a Binding" }
         if inner.is(SomeOrAnyTypeSyntax.self) { return "an existential or opaque type has no fixed column type" }
         return nil
@@ -388,10 +414,12 @@ public struct RecordMacro: ExtensionMacro {
         var result: [ConstraintAttribute] = []
         for element in variable.attributes {
             guard let attribute = element.as(AttributeSyntax.self),
-                  let kind = ConstraintAttribute.names[attribute.attributeName.trimmedDescription] else { continue }
+                let kind = ConstraintAttribute.names[attribute.attributeName.trimmedDescription]
+            else { continue }
             let arguments = attribute.arguments?.as(LabeledExprListSyntax.self)
             if kind == .check, let literal = arguments?.first?.expression.as(StringLiteralExprSyntax.self),
-               literal.representedLiteralValue?.allSatisfy(\.isWhitespace) ?? false {
+                literal.representedLiteralValue?.allSatisfy(\.isWhitespace) ?? false
+            {
                 context.diagnose(Diagnostic(node: Syntax(literal), message: RecordDiagnostic.emptyCheck()))
                 throw AlreadyDiagnosed()
             }
@@ -406,8 +434,9 @@ public struct RecordMacro: ExtensionMacro {
         guard let arguments = node.arguments?.as(LabeledExprListSyntax.self) else { return .propertyName }
         for argument in arguments where argument.label?.text == "columnNaming" {
             if let member = argument.expression.as(MemberAccessExprSyntax.self),
-               member.base.map({ ["ColumnNaming", "StrataRecords.ColumnNaming"].contains($0.trimmedDescription) }) ?? true,
-               let rule = ColumnNamingRule(rawValue: member.declName.baseName.text) {
+                member.base.map({ ["ColumnNaming", "StrataRecords.ColumnNaming"].contains($0.trimmedDescription) }) ?? true,
+                let rule = ColumnNamingRule(rawValue: member.declName.baseName.text)
+            {
                 return rule
             }
             context.diagnose(Diagnostic(node: Syntax(argument.expression), message: RecordDiagnostic.namingNotALiteral()))
@@ -480,8 +509,10 @@ public struct RecordMacro: ExtensionMacro {
         return "\"\(escaped)\""
     }
 
-    static func makeExtension(type: some TypeSyntaxProtocol, access: String, tableName: String, properties: [RecordProperty], key: RecordProperty?, memberwise: Bool = false,
-                              isView: Bool = false) throws -> ExtensionDeclSyntax {
+    static func makeExtension(
+        type: some TypeSyntaxProtocol, access: String, tableName: String, properties: [RecordProperty], key: RecordProperty?, memberwise: Bool = false,
+        isView: Bool = false
+    ) throws -> ExtensionDeclSyntax {
         let columnsList = properties.map { property in
             "StrataRecords.RecordColumn.\(property.isJSON ? "describingJSON" : "describing")(\(literal(property.column)), as: (\(property.type)).self, isPrimaryKey: \(property.isPrimaryKey))"
                 + (property.defaultLiteral.map { ".defaulting(to: \($0), as: (\(property.type)).self)" } ?? "")
@@ -526,51 +557,51 @@ public struct RecordMacro: ExtensionMacro {
         let keyIsNil = key.map { "StrataRecords.RecordValue.isNil(self.\($0.name))" } ?? "false"
 
         let source: DeclSyntax = """
-        extension \(type.trimmed): \(raw: isView ? "StrataRecords.ViewRecord" : "StrataRecords.Record"), StrataRecords.QueryableRecord {
-        \(raw: access)static let tableName: String = \(raw: literal(tableName))
-        \(raw: access)static let recordColumns: [StrataRecords.RecordColumn] = [
-            \(raw: columnsList)
-        ]
-        \(raw: access)static let primaryKeyIndex: Int? = \(raw: primaryKeyIndex)
-        \(raw: access)static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
-        \(raw: access)struct Columns: StrataRecords.RecordColumnSet {
-        \(raw: typedColumns)
-            \(raw: access)init(qualifier: String?) {
-        \(raw: typedColumnInits)
+            extension \(type.trimmed): \(raw: isView ? "StrataRecords.ViewRecord" : "StrataRecords.Record"), StrataRecords.QueryableRecord {
+            \(raw: access)static let tableName: String = \(raw: literal(tableName))
+            \(raw: access)static let recordColumns: [StrataRecords.RecordColumn] = [
+                \(raw: columnsList)
+            ]
+            \(raw: access)static let primaryKeyIndex: Int? = \(raw: primaryKeyIndex)
+            \(raw: access)static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
+            \(raw: access)struct Columns: StrataRecords.RecordColumnSet {
+            \(raw: typedColumns)
+                \(raw: access)init(qualifier: String?) {
+            \(raw: typedColumnInits)
+                }
             }
-        }
-        \(raw: access)static let columns = Columns(qualifier: tableName)
-        \(raw: access)init(row: Strata.Row) throws {
-            try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
-        }
-        \(raw: access)init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
-            let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-        \(raw: readsByIndex)
-        }
-        \(raw: access)init(columnOrderedRow row: borrowing Strata.Row) throws {
-            let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-        \(raw: readsInOrder)
-        }
-        \(raw: access)init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
-            let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-        \(raw: readsFromOffset)
-        }
-        \(raw: access)func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
-            switch order {
-            case .all:
-                \(raw: all)
-            case .keyLast:
-                \(raw: keyLast)
-            case .keyOnly:
-                \(raw: keyOnly)
+            \(raw: access)static let columns = Columns(qualifier: tableName)
+            \(raw: access)init(row: Strata.Row) throws {
+                try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
             }
-        }
-        \(raw: access)var hasNilPrimaryKey: Bool { \(raw: keyIsNil) }
-        \(raw: access)mutating func recordDidInsert(rowID: Int64) {
-            \(raw: didInsert)
-        }
-        }
-        """
+            \(raw: access)init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
+                let reader = StrataRecords.RecordRowReader(row, for: Self.self)
+            \(raw: readsByIndex)
+            }
+            \(raw: access)init(columnOrderedRow row: borrowing Strata.Row) throws {
+                let reader = StrataRecords.RecordRowReader(row, for: Self.self)
+            \(raw: readsInOrder)
+            }
+            \(raw: access)init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
+                let reader = StrataRecords.RecordRowReader(row, for: Self.self)
+            \(raw: readsFromOffset)
+            }
+            \(raw: access)func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
+                switch order {
+                case .all:
+                    \(raw: all)
+                case .keyLast:
+                    \(raw: keyLast)
+                case .keyOnly:
+                    \(raw: keyOnly)
+                }
+            }
+            \(raw: access)var hasNilPrimaryKey: Bool { \(raw: keyIsNil) }
+            \(raw: access)mutating func recordDidInsert(rowID: Int64) {
+                \(raw: didInsert)
+            }
+            }
+            """
         guard let decl = source.as(ExtensionDeclSyntax.self) else {
             throw RecordExpansionError.malformed
         }
@@ -591,19 +622,20 @@ extension RecordMacro: MemberMacro {
         // The extension role reports what is wrong with the declaration; this one stays silent.
         let silent = SilentContext(context)
         guard let structDecl = declaration.as(StructDeclSyntax.self), structDecl.genericParameterClause == nil,
-              let naming = try? columnNamingArgument(of: node, in: silent),
-              let properties = storedProperties(of: structDecl, naming: naming, in: silent) else { return [] }
+            let naming = try? columnNamingArgument(of: node, in: silent),
+            let properties = storedProperties(of: structDecl, naming: naming, in: silent)
+        else { return [] }
         let constraints = properties.flatMap { property in property.constraints.map { $0.expression(column: property.column) } }
         guard !constraints.isEmpty else { return [] }
         // Computed, not stored: a reference reads the other record's key, and a stored static
         // reading its own type's (a self-reference) would deadlock in its lazy initialization.
         let member: DeclSyntax = """
-        \(raw: accessModifier(of: structDecl))static var recordConstraints: [StrataRecords.RecordConstraint] {
-            [
-                \(raw: constraints.joined(separator: ",\n        "))
-            ]
-        }
-        """
+            \(raw: accessModifier(of: structDecl))static var recordConstraints: [StrataRecords.RecordConstraint] {
+                [
+                    \(raw: constraints.joined(separator: ",\n        "))
+                ]
+            }
+            """
         return [member]
     }
 }
@@ -662,7 +694,10 @@ struct RecordDiagnostic: DiagnosticMessage {
         Self("markerOnNonProperty", "@\(marker) marks a stored property of a @Record struct")
     }
     static func genericStruct(_ type: String) -> Self {
-        Self("genericStruct", "@Record does not apply to generic struct '\(type)': a record's table, columns and statements are static stored properties, which generic types cannot have")
+        Self(
+            "genericStruct",
+            "@Record does not apply to generic struct '\(type)': a record's table, columns and statements are static stored properties, which generic types cannot have"
+        )
     }
     static func emptyCheck() -> Self {
         Self("emptyCheck", "@Check takes an SQL expression that a row must satisfy, such as \"year > 0\"; this one is empty")
@@ -671,21 +706,30 @@ struct RecordDiagnostic: DiagnosticMessage {
         Self("namingNotALiteral", "columnNaming takes .propertyName or .snakeCase written out: the macro names the columns at compile time")
     }
     static func defaultNotALiteral() -> Self {
-        Self("defaultNotALiteral", "@Default takes one literal: an integer, a floating-point number, a string without interpolation, true, false, or nil; the default is part of the table's schema, fixed when the record is declared")
+        Self(
+            "defaultNotALiteral",
+            "@Default takes one literal: an integer, a floating-point number, a string without interpolation, true, false, or nil; the default is part of the table's schema, fixed when the record is declared"
+        )
     }
     static func defaultWrongKind(_ property: String, _ type: String, _ given: String, _ expected: String) -> Self {
         Self("defaultWrongKind", "@Default gives \(given) to property '\(property)' of type '\(type)', which needs \(expected)")
     }
     static func defaultNotApplicable(_ marker: String) -> Self {
-        Self("defaultNotApplicable", "@Default does not apply to a \(marker) property: " + (marker == "@JSON"
-            ? "its column holds JSON text; make the property optional to add it to a table with rows"
-            : "a key's value comes from the record or from SQLite's rowid"))
+        Self(
+            "defaultNotApplicable",
+            "@Default does not apply to a \(marker) property: "
+                + (marker == "@JSON"
+                    ? "its column holds JSON text; make the property optional to add it to a table with rows"
+                    : "a key's value comes from the record or from SQLite's rowid"))
     }
     static func severalDefaults() -> Self {
         Self("severalDefaults", "a property takes one @Default")
     }
     static func duplicateColumn(_ property: String, _ column: String, _ first: String) -> Self {
-        Self("duplicateColumn", "property '\(property)' maps to column '\(column)', which property '\(first)' maps to already (SQLite ignores ASCII case in column names); name one of them with @Column")
+        Self(
+            "duplicateColumn",
+            "property '\(property)' maps to column '\(column)', which property '\(first)' maps to already (SQLite ignores ASCII case in column names); name one of them with @Column"
+        )
     }
     static func nameNotALiteral(_ marker: String) -> Self {
         Self("nameNotALiteral", "@\(marker) takes a non-empty string literal without interpolation: the macro writes the name into SQL at compile time")

@@ -78,9 +78,11 @@ public struct DatabaseService: Service {
         await database.waitForRunningWork {
             guard interruptingAtOnce || Task.isCancelled || ContinuousClock.now >= deadline else { return false }
             if !interrupted {
-                logger.warning("database shutdown interrupts running calls", metadata: [
-                    "db.name": "\(name)", "db.running_calls": "\(database.runningWorkCount)",
-                ])
+                logger.warning(
+                    "database shutdown interrupts running calls",
+                    metadata: [
+                        "db.name": "\(name)", "db.running_calls": "\(database.runningWorkCount)"
+                    ])
             }
             interrupted = true
             return true
@@ -89,10 +91,12 @@ public struct DatabaseService: Service {
         do {
             let result = try database.writerConnectionQueue.execute { try Database.shutdownCheckpoint(on: $0)?.result }
             if let result {
-                logger.info("database checkpointed", metadata: [
-                    "db.name": "\(name)", "db.sqlite.wal_frames": "\(result.logFrames)",
-                    "db.sqlite.checkpointed_frames": "\(result.checkpointedFrames)",
-                ])
+                logger.info(
+                    "database checkpointed",
+                    metadata: [
+                        "db.name": "\(name)", "db.sqlite.wal_frames": "\(result.logFrames)",
+                        "db.sqlite.checkpointed_frames": "\(result.checkpointedFrames)"
+                    ])
             }
         } catch {
             logger.warning("database shutdown checkpoint failed", metadata: ["db.name": "\(name)", "error": "\(error)"])

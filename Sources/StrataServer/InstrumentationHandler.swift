@@ -120,7 +120,7 @@ final class InstrumentationHandler: DatabaseEventHandler {
                 "db.statement": "\(event.sql)",
                 "db.operation": "\(operation)",
                 "db.name": "\(database)",
-                "db.duration_ms": "\(Double(nanoseconds) / 1_000_000)",
+                "db.duration_ms": "\(Double(nanoseconds) / 1_000_000)"
             ]
             if configuration.logStatementValues, let expanded = event.expandedSQL {
                 metadata["db.statement.values"] = "\(expanded)"
@@ -151,14 +151,16 @@ final class InstrumentationHandler: DatabaseEventHandler {
         guard let error = event.error else { return }
         let database = Self.databaseName(event.connection)
         metrics.counter("errors_total", ["database": database, "code": error.resultCode.primary.description]).increment()
-        configuration.logger.error("SQL statement failed", metadata: [
-            "db.statement": "\(event.sql)",
-            "db.name": "\(database)",
-            "db.sqlite.code": "\(error.code)",
-            "db.sqlite.extended_code": "\(error.extendedCode)",
-            "db.sqlite.result": "\(error.resultCode)",
-            "error.message": "\(error.message)",
-        ])
+        configuration.logger.error(
+            "SQL statement failed",
+            metadata: [
+                "db.statement": "\(event.sql)",
+                "db.name": "\(database)",
+                "db.sqlite.code": "\(error.code)",
+                "db.sqlite.extended_code": "\(error.extendedCode)",
+                "db.sqlite.result": "\(error.resultCode)",
+                "error.message": "\(error.message)"
+            ])
 
         guard let tracer else { return }
         if let pending = spans.takePendingStatement(on: event.connection) {
@@ -190,12 +192,14 @@ final class InstrumentationHandler: DatabaseEventHandler {
         if let size = event.walSizeBytes {
             metrics.gauge("wal_size_bytes", ["database": Self.databaseName(event.connection)]).record(size)
         }
-        configuration.logger.debug("WAL checkpoint", metadata: [
-            "db.name": "\(Self.databaseName(event.connection))",
-            "db.sqlite.wal_frames": "\(event.result.logFrames)",
-            "db.sqlite.checkpointed_frames": "\(event.result.checkpointedFrames)",
-            "db.sqlite.wal_size_bytes": "\(event.walSizeBytes.map(String.init) ?? "none")",
-        ])
+        configuration.logger.debug(
+            "WAL checkpoint",
+            metadata: [
+                "db.name": "\(Self.databaseName(event.connection))",
+                "db.sqlite.wal_frames": "\(event.result.logFrames)",
+                "db.sqlite.checkpointed_frames": "\(event.result.checkpointedFrames)",
+                "db.sqlite.wal_size_bytes": "\(event.walSizeBytes.map(String.init) ?? "none")"
+            ])
     }
 
     func observationDidFetch(on connection: Connection) {
@@ -234,7 +238,7 @@ final class InstrumentationHandler: DatabaseEventHandler {
     private static let operations: Set<String> = [
         "SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE", "WITH", "VALUES", "BEGIN", "COMMIT", "END", "ROLLBACK",
         "SAVEPOINT", "RELEASE", "CREATE", "DROP", "ALTER", "PRAGMA", "VACUUM", "ANALYZE", "ATTACH", "DETACH",
-        "REINDEX", "EXPLAIN",
+        "REINDEX", "EXPLAIN"
     ]
 
     /// The statement's first keyword, upper-cased, past blanks and comments; `OTHER` when it is

@@ -52,8 +52,10 @@ extension Connection {
         ifNotExists: Bool = false
     ) throws {
         let list = try sqlColumnList(columns, of: tableName)
-        try runSingleStatement("CREATE " + (unique ? "UNIQUE " : "") + "INDEX " + (ifNotExists ? "IF NOT EXISTS " : "")
-            + quoteIdentifier(name) + " ON " + quoteIdentifier(tableName) + " (" + list + ")" + (partialExpr.map { $0.isEmpty ? "" : " WHERE " + $0 } ?? ""))
+        try runSingleStatement(
+            "CREATE " + (unique ? "UNIQUE " : "") + "INDEX " + (ifNotExists ? "IF NOT EXISTS " : "")
+                + quoteIdentifier(name) + " ON " + quoteIdentifier(tableName) + " (" + list + ")" + (partialExpr.map { $0.isEmpty ? "" : " WHERE " + $0 } ?? "")
+        )
     }
 
     /// Drops an index.

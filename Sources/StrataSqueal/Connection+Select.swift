@@ -28,8 +28,9 @@ extension Connection {
         parameters: [Bindable?] = [],
         block: (Statement) throws -> T
     ) throws -> [T] {
-        let (sql, bound) = try selectSQL(from, columns: columns, whereExpr: whereExpr, groupBy: groupBy, having: having,
-                                         orderBy: orderBy, limit: limit, offset: offset, parameters: parameters)
+        let (sql, bound) = try selectSQL(
+            from, columns: columns, whereExpr: whereExpr, groupBy: groupBy, having: having,
+            orderBy: orderBy, limit: limit, offset: offset, parameters: parameters)
         return try withStatement(cachedFor: sql, .positional(bound)) { statement in
             var results: [T] = []
             while try statement.step() {
@@ -54,8 +55,9 @@ extension Connection {
         offset: Int? = nil,
         parameters: [Bindable?] = []
     ) throws -> Statement {
-        let (sql, bound) = try selectSQL(from, columns: columns, whereExpr: whereExpr, groupBy: groupBy, having: having,
-                                         orderBy: orderBy, limit: limit, offset: offset, parameters: parameters)
+        let (sql, bound) = try selectSQL(
+            from, columns: columns, whereExpr: whereExpr, groupBy: groupBy, having: having,
+            orderBy: orderBy, limit: limit, offset: offset, parameters: parameters)
         return try prepare(sql, bound)
     }
 
@@ -74,9 +76,11 @@ extension Connection {
         offset: Int? = nil,
         parameters: [Bindable?] = []
     ) throws -> [Int64] {
-        try selectFrom(from, columns: [idColumn], whereExpr: whereExpr, orderBy: orderBy, limit: limit, offset: offset,
-                       parameters: parameters) { $0.int64ValueAtIndex(0) }
-            .compactMap { $0 }
+        try selectFrom(
+            from, columns: [idColumn], whereExpr: whereExpr, orderBy: orderBy, limit: limit, offset: offset,
+            parameters: parameters
+        ) { $0.int64ValueAtIndex(0) }
+        .compactMap { $0 }
     }
 
     /// Prepares the statement ``selectIdsFrom(_:idColumn:whereExpr:orderBy:limit:offset:parameters:)`` would run.
@@ -91,8 +95,9 @@ extension Connection {
         offset: Int? = nil,
         parameters: [Bindable?] = []
     ) throws -> Statement {
-        try prepareSelectFrom(from, columns: [idColumn], whereExpr: whereExpr, orderBy: orderBy, limit: limit, offset: offset,
-                              parameters: parameters)
+        try prepareSelectFrom(
+            from, columns: [idColumn], whereExpr: whereExpr, orderBy: orderBy, limit: limit, offset: offset,
+            parameters: parameters)
     }
 
     /// Counts the selected rows (`count(*)`, or `count(columns)` when given).
@@ -125,11 +130,13 @@ extension Connection {
     ) throws -> (SQL, [Bindable?]) {
         let source = try sqlSource(from)
         // The helpers' fragments stay SQL text as written, placed into the one renderer's clauses.
-        let clauses = StatementClauses(predicate: .written(whereExpr), groups: SQLFragment.written(groupBy).map { [$0] } ?? [],
-                                       having: .written(having), orderings: SQLFragment.written(orderBy).map { [$0] } ?? [],
-                                       limit: limit, offset: offset)
-        let statement = clauses.select(SQLFragment(sql: try sqlColumnList(columns, of: source.table)),
-                                       from: SQLFragment(sql: source.sql))
+        let clauses = StatementClauses(
+            predicate: .written(whereExpr), groups: SQLFragment.written(groupBy).map { [$0] } ?? [],
+            having: .written(having), orderings: SQLFragment.written(orderBy).map { [$0] } ?? [],
+            limit: limit, offset: offset)
+        let statement = clauses.select(
+            SQLFragment(sql: try sqlColumnList(columns, of: source.table)),
+            from: SQLFragment(sql: source.sql))
         return statement.positional(after: parameters)
     }
 }

@@ -16,7 +16,8 @@ extension Statement {
     final func nonNullValue(at index: Int) -> SQLiteValueHandle? {
         // Out-of-range indexes (and no current row) read as NULL in SQLite.
         guard let value = sqlite3_column_value(statementHandle, Int32(clamping: index)),
-              sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+            sqlite3_value_type(value) != SQLITE_NULL
+        else { return nil }
         return value
     }
 

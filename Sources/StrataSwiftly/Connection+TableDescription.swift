@@ -49,9 +49,11 @@ extension Connection {
         let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
         let sql = "SELECT \(columns) FROM \(quoteIdentifier(table.name))" + (try rowOrder(ofTable: table.name))
         return try query(sql, [Bindable?]()) { row in
-            TableRow(columns: table.columns, values: table.columns.indices.map { index in
-                TableRow.value(in: row, at: index, as: table.columns[index].type)
-            })
+            TableRow(
+                columns: table.columns,
+                values: table.columns.indices.map { index in
+                    TableRow.value(in: row, at: index, as: table.columns[index].type)
+                })
         }
     }
 }

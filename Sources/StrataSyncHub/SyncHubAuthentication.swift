@@ -38,7 +38,8 @@ public enum SyncHubAuthentication: Sendable {
             while let last = secret.last, last == 0x0A || last == 0x0D { secret.removeLast() }
             // HS256's key is at least as long as its hash (RFC 7518, 3.2); jwt-kit traps on a shorter one.
             guard secret.count >= 32 else {
-                throw SyncError.refused("the HS256 secret in \(keyFile.path) has \(secret.count) bytes; it needs at least 32 (or give an ES256 public key in PEM)")
+                throw SyncError.refused(
+                    "the HS256 secret in \(keyFile.path) has \(secret.count) bytes; it needs at least 32 (or give an ES256 public key in PEM)")
             }
             await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
         }
@@ -68,7 +69,8 @@ public enum SyncHubAuthentication: Sendable {
             guard let token else { return unauthorized(.missing, "a bearer token is needed for \(space)") }
             return tokenMatches(token, expected) ? nil : unauthorized(.invalid, "a valid bearer token is needed for \(space)")
         case .custom(let authorize):
-            return authorize(token, space, replica ?? "") ? nil
+            return authorize(token, space, replica ?? "")
+                ? nil
                 : unauthorized(token == nil ? .missing : .invalid, "not authorized for \(space)")
         case .jwt(let keys):
             guard let token else { return unauthorized(.missing, "a bearer token (a JWT) is needed for \(space)") }
@@ -106,11 +108,13 @@ public enum SyncHubAuthentication: Sendable {
     /// claim), or no user for the other kinds.
     package func caller(token: String?) async -> SyncCaller {
         guard case .jwt(let keys) = self, let token,
-              let claims = try? await keys.verify(token, as: SyncHubClaims.self) else { return .anonymous }
+            let claims = try? await keys.verify(token, as: SyncHubClaims.self)
+        else { return .anonymous }
         var strings: [String: String] = [:]
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         if parts.count == 3, let data = Self.base64URLDecoded(parts[1]),
-           let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        {
             for (name, value) in object where name != "sub" {
                 if let text = value as? String { strings[name] = text }
             }
@@ -125,8 +129,9 @@ public enum SyncHubAuthentication: Sendable {
     static func checkAlgorithm(of token: String, _ keys: JWTKeyCollection) async throws {
         struct Header: Decodable { var alg: String?; var kid: String? }
         guard let encoded = token.split(separator: ".", omittingEmptySubsequences: false).first,
-              let data = base64URLDecoded(encoded),
-              let header = try? JSONDecoder().decode(Header.self, from: data) else {
+            let data = base64URLDecoded(encoded),
+            let header = try? JSONDecoder().decode(Header.self, from: data)
+        else {
             throw JWTError.malformedToken(reason: "its header is not base64url JSON")
         }
         guard let alg = header.alg else { throw JWTError.malformedToken(reason: "its header names no algorithm (alg)") }

@@ -35,7 +35,8 @@ final class PollCounts: Sendable {
         counts.withLock { counts in
             let tokenKey = token ?? ""
             guard counts.spaces[space, default: 0] < limits.maximumPollsPerSpace,
-                  counts.tokens[tokenKey, default: 0] < limits.maximumPollsPerToken else { return false }
+                counts.tokens[tokenKey, default: 0] < limits.maximumPollsPerToken
+            else { return false }
             counts.spaces[space, default: 0] += 1
             counts.tokens[tokenKey, default: 0] += 1
             return true
@@ -75,18 +76,23 @@ public typealias SyncHubAuthorizer = @Sendable (_ token: String?, _ space: Strin
 /// space, entries and the reason of a refusal; never the token, nor the query string's values.
 /// `metricsFactory` receives the hub's metrics (pushes, pulls, refusals by reason, apply time,
 /// waiting polls, each space's version); the default is the program's bootstrapped backend.
-public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimits(), requestLogLevel: Logger.Level? = nil,
-                               metricsFactory: any MetricsFactory = MetricsSystem.factory,
-                               authorize: @escaping SyncHubAuthorizer) -> Router<SyncHubRequestContext> {
-    buildSyncHubRouter(hub: hub, limits: limits, requestLogLevel: requestLogLevel, metricsFactory: metricsFactory,
-                       authentication: .custom(authorize))
+public func buildSyncHubRouter(
+    hub: SyncHub, limits: SyncHubLimits = SyncHubLimits(), requestLogLevel: Logger.Level? = nil,
+    metricsFactory: any MetricsFactory = MetricsSystem.factory,
+    authorize: @escaping SyncHubAuthorizer
+) -> Router<SyncHubRequestContext> {
+    buildSyncHubRouter(
+        hub: hub, limits: limits, requestLogLevel: requestLogLevel, metricsFactory: metricsFactory,
+        authentication: .custom(authorize))
 }
 
 /// The routes of ``buildSyncHubRouter(hub:limits:requestLogLevel:authorize:)``, with who may sync
 /// what said by `authentication` (a shared token, JWTs, or none).
-public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimits(), requestLogLevel: Logger.Level? = nil,
-                               metricsFactory: any MetricsFactory = MetricsSystem.factory,
-                               authentication: SyncHubAuthentication = .none) -> Router<SyncHubRequestContext> {
+public func buildSyncHubRouter(
+    hub: SyncHub, limits: SyncHubLimits = SyncHubLimits(), requestLogLevel: Logger.Level? = nil,
+    metricsFactory: any MetricsFactory = MetricsSystem.factory,
+    authentication: SyncHubAuthentication = .none
+) -> Router<SyncHubRequestContext> {
     let router = Router(context: SyncHubRequestContext.self)
     let metrics = SyncHubMetrics(factory: metricsFactory)
     // Middleware applies to the routes added after it.
@@ -99,7 +105,9 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         // hub read 8 MB first. The replica is the one the transport names in a header (the body
         // must name the same), or none.
         let namedReplica = request.headers.first { $0.name.canonicalName == syncReplicaHeader }?.value
-        SyncHubRequestRecord.current?.update { $0.space = space; $0.replica = namedReplica }
+        SyncHubRequestRecord.current?.update {
+            $0.space = space; $0.replica = namedReplica
+        }
         if let refusal = await authentication.refusal(token: bearerToken(request), space: space, replica: namedReplica, writes: true) {
             return refusal
         }
@@ -115,7 +123,9 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
         } catch {
             return answer(.badRequest, error as? SyncError ?? .refused("the push body is damaged: \(error)"))
         }
-        SyncHubRequestRecord.current?.update { $0.replica = push.replicaID; $0.entries = push.entries.count }
+        SyncHubRequestRecord.current?.update {
+            $0.replica = push.replicaID; $0.entries = push.entries.count
+        }
         guard push.space == space else { return answer(.badRequest, .refused("the body names space \(push.space), the URL \(space)")) }
         guard push.entries.count <= limits.maximumEntriesPerPush else {
             return answer(.contentTooLarge, .tooLarge("a push is limited to \(limits.maximumEntriesPerPush) entries"))
@@ -133,8 +143,9 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
             metrics.pushed(space: space, entries: push.entries.count, duration: ContinuousClock.now - start)
             metrics.version(space: space, response.hubVersion)
             SyncHubRequestRecord.current?.update { $0.refusedEntries = (response.refused ?? []).map(\.reason.rawValue) }
-            return Response(status: .ok, headers: [.contentType: "application/json"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(response))))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(response))))
         }
     }
     router.get("spaces/:space/pull") { request, context -> Response in
@@ -144,11 +155,12 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
             let limit = query.get("limit").flatMap { Int($0) }.map { min(max($0, 1), 1_000) } ?? 500
             let waitMilliseconds = query.get("wait").flatMap { Int($0) }.map { max(0, $0) } ?? 0
             let wait = min(Duration.milliseconds(waitMilliseconds), limits.maximumPullWait)
-            let pull = SyncPullRequest(space: space, replicaID: replicaID,
-                                       tables: (query.get("tables") ?? "").split(separator: ",").map(String.init),
-                                       schemaFingerprint: query.get("fingerprint") ?? "", after: after, limit: limit,
-                                       afterChain: query.get("chain").flatMap { Int64($0) },
-                                       lastAcknowledged: query.get("acked").flatMap { Int64($0) })
+            let pull = SyncPullRequest(
+                space: space, replicaID: replicaID,
+                tables: (query.get("tables") ?? "").split(separator: ",").map(String.init),
+                schemaFingerprint: query.get("fingerprint") ?? "", after: after, limit: limit,
+                afterChain: query.get("chain").flatMap { Int64($0) },
+                lastAcknowledged: query.get("acked").flatMap { Int64($0) })
             let caller = await authentication.caller(token: bearerToken(request))
             var response = try hub.pull(pull, caller: caller)
             metrics.pulled(space: space)
@@ -177,20 +189,23 @@ public func buildSyncHubRouter(hub: SyncHub, limits: SyncHubLimits = SyncHubLimi
                 response = try hub.pull(pull, caller: caller)
             }
             SyncHubRequestRecord.current?.update { $0.entries = response.entries.count }
-            return Response(status: .ok, headers: [.contentType: "application/vnd.strata.sync"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: try SyncWire.encode(response))))
+            return Response(
+                status: .ok, headers: [.contentType: "application/vnd.strata.sync"],
+                body: .init(byteBuffer: ByteBuffer(bytes: try SyncWire.encode(response))))
         }
     }
     router.get("spaces/:space/snapshot") { request, context -> Response in
         try await readingReplica(request, context, authentication) { space, replicaID in
             let query = request.uri.queryParameters
-            let snapshotRequest = SyncSnapshotRequest(space: space, replicaID: replicaID,
-                                                      tables: (query.get("tables") ?? "").split(separator: ",").map(String.init),
-                                                      schemaFingerprint: query.get("fingerprint") ?? "")
+            let snapshotRequest = SyncSnapshotRequest(
+                space: space, replicaID: replicaID,
+                tables: (query.get("tables") ?? "").split(separator: ",").map(String.init),
+                schemaFingerprint: query.get("fingerprint") ?? "")
             let caller = await authentication.caller(token: bearerToken(request))
             let snapshot = try hub.snapshot(snapshotRequest, caller: caller)
-            return Response(status: .ok, headers: [.contentType: "application/vnd.strata.sync"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: try SyncWire.encode(snapshot))))
+            return Response(
+                status: .ok, headers: [.contentType: "application/vnd.strata.sync"],
+                body: .init(byteBuffer: ByteBuffer(bytes: try SyncWire.encode(snapshot))))
         }
     }
     return router
@@ -204,7 +219,9 @@ private func readingReplica(
 ) async throws -> Response {
     let space = context.parameters.get("space") ?? ""
     let replicaID = request.uri.queryParameters.get("replica") ?? ""
-    SyncHubRequestRecord.current?.update { $0.space = space; $0.replica = replicaID }
+    SyncHubRequestRecord.current?.update {
+        $0.space = space; $0.replica = replicaID
+    }
     if let refusal = await authentication.refusal(token: bearerToken(request), space: space, replica: replicaID, writes: false) {
         return refusal
     }

@@ -14,9 +14,11 @@ extension PostgresHubStorage {
     /// The statements that create the capture table and each table's trigger.
     static func captureStatements(space: String, tables: [PostgresTable]) -> [String] {
         let noted = quotePostgresIdentifier(space) + "." + quotePostgresIdentifier("_strata_sync_backend")
-        return ["""
+        return [
+            """
             CREATE TABLE \(noted) (id bigserial PRIMARY KEY, "table" text NOT NULL, key jsonb NOT NULL, old jsonb)
-            """] + triggerStatements(space: space, tables: tables)
+            """
+        ] + triggerStatements(space: space, tables: tables)
     }
 
     /// Each table's capture function and trigger (the function lists every column).
@@ -53,7 +55,8 @@ extension PostgresHubStorage {
             while body.contains(tag) { counter += 1; tag = "$strata\(counter)$" }
             body = tag + "\n" + body + "\n" + tag
             statements.append("CREATE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS \(body)")
-            statements.append("""
+            statements.append(
+                """
                 CREATE TRIGGER \(quotePostgresIdentifier("_strata_sync_capture")) AFTER INSERT OR UPDATE OR DELETE ON \
                 \(schema).\(quotePostgresIdentifier(table.name)) FOR EACH ROW EXECUTE FUNCTION \(function)()
                 """)
@@ -114,9 +117,11 @@ extension PostgresSpaceStorage {
     /// Whether a backend's writes wait to be logged, and the schema version PostgreSQL records
     /// for the space (1 before any migration): one round trip at the start of each request.
     func look() throws -> (noted: Bool, schemaVersion: Int) {
-        let row = try link.query("""
+        let row = try link.query(
+            """
             SELECT EXISTS (SELECT 1 FROM \(bookkeeping("backend"))), (SELECT value FROM \(bookkeeping("meta")) WHERE key = 'schema_version')
-            """).first
+            """
+        ).first
         let (noted, version) = try row?.decode((Bool, Int64?).self) ?? (false, nil)
         return (noted, Int(version ?? 1))
     }
@@ -166,7 +171,8 @@ extension PostgresSpaceStorage {
                 let now = try fetch(table, key: key, forUpdate: true)
                 if let now {
                     let others = table.columns.indices.filter { table.columns[$0].keyIndex == 0 }.map { quoteIdentifier(table.columns[$0].name) }
-                    let sql = "INSERT INTO " + quoteIdentifier(table.name) + " (" + table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+                    let sql =
+                        "INSERT INTO " + quoteIdentifier(table.name) + " (" + table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
                         + ") VALUES (" + table.columns.map { _ in "?" }.joined(separator: ", ") + ") ON CONFLICT ("
                         + table.keyColumns.map(quoteIdentifier).joined(separator: ", ") + ") DO "
                         + (others.isEmpty ? "NOTHING" : "UPDATE SET " + others.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
@@ -187,10 +193,11 @@ extension PostgresSpaceStorage {
     }
 
     func scratchInsert(_ table: PostgresTable, _ values: [BindingValue], _ scratch: Connection) throws {
-        try scratch.run(literal: SQLFragment(
-            sql: "INSERT INTO " + quoteIdentifier(table.name) + " (" + table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
-                + ") VALUES (" + table.columns.map { _ in "?" }.joined(separator: ", ") + ")",
-            arguments: values))
+        try scratch.run(
+            literal: SQLFragment(
+                sql: "INSERT INTO " + quoteIdentifier(table.name) + " (" + table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+                    + ") VALUES (" + table.columns.map { _ in "?" }.joined(separator: ", ") + ")",
+                arguments: values))
     }
 }
 #endif

@@ -66,7 +66,8 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     private func writeUnwrittenMeta() throws {
         for key in push.unwritten.sorted() {
             guard let value = push.meta[key] ?? nil else { continue }
-            try link.query("""
+            try link.query(
+                """
                 INSERT INTO \(bookkeeping("meta")) (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value
                 """, [key, value])
         }
@@ -84,9 +85,11 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             // Which of the push's entries were applied before, in one look under the lock: the
             // others are known not to be until this transaction applies them.
             var appliedBefore: [String: AppliedRecord] = [:]
-            for row in try link.query("""
+            for row in try link.query(
+                """
                 SELECT sequence, conflicts, version, digest FROM \(bookkeeping("applied")) WHERE replica = $1 AND sequence = ANY($2)
-                """, [replica, sequences]) {
+                """, [replica, sequences])
+            {
                 let (sequence, conflicts, version, digest) = try row.decode((Int64, String, Int64, Int64?).self)
                 appliedBefore[PushTransaction.entry(replica, sequence)] = AppliedRecord(conflicts: conflicts, version: version, digest: digest)
             }
@@ -152,7 +155,8 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             // of the old width). The request is run again on the new ones.
             let version = try applyingAndSchemaVersion()
             guard version == space.schemaVersion else {
-                throw SyncHubStoreUnavailable(reason: "space \(space.name) was migrated to schema version \(version) by another hub process during this request")
+                throw SyncHubStoreUnavailable(
+                    reason: "space \(space.name) was migrated to schema version \(version) by another hub process during this request")
             }
             let before = try currentVersion()
             let result = try body()
@@ -168,7 +172,8 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     /// Marks the transaction as the hub's own and reads the space's schema version (1 before any
     /// migration), in one round trip.
     private func applyingAndSchemaVersion() throws -> Int {
-        let sql = "SELECT set_config('strata.applying', 'on', true), (SELECT value FROM " + bookkeeping("meta")
+        let sql =
+            "SELECT set_config('strata.applying', 'on', true), (SELECT value FROM " + bookkeeping("meta")
             + " WHERE key = 'schema_version')"
         guard let row = try link.query(sql).first else { return 1 }
         let (_, version): (String, Int64?) = try row.decode((String, Int64?).self)
@@ -212,10 +217,12 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
                 // Additive (checked above): the new columns follow the old ones.
                 for column in table.columns.dropFirst(old.columns.count) {
                     if column.notNull && column.defaultLiteral == nil {
-                        throw SyncError.schemaChangeRefused(space: name, version: version, reason: """
-                            PostgreSQL cannot add the NOT NULL column \(table.name).\(column.name): its default is not a literal \
-                            PostgreSQL reads the same way for \(column.type.rawValue)
-                            """)
+                        throw SyncError.schemaChangeRefused(
+                            space: name, version: version,
+                            reason: """
+                                PostgreSQL cannot add the NOT NULL column \(table.name).\(column.name): its default is not a literal \
+                                PostgreSQL reads the same way for \(column.type.rawValue)
+                                """)
                     }
                     statements.append("ALTER TABLE " + qualified(table) + " ADD COLUMN " + PostgresHubStorage.columnDefinition(column))
                 }
@@ -262,7 +269,8 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             push.unwritten.insert(key)
             return
         }
-        try link.query("""
+        try link.query(
+            """
             INSERT INTO \(bookkeeping("meta")) (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value
             """, [key, value])
     }
@@ -290,9 +298,11 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     }
 
     func entries(after version: Int64, limit: Int) throws -> [SyncLogEntry] {
-        try link.query("""
+        try link.query(
+            """
             SELECT version, replica, sequence, changeset, chain FROM \(bookkeeping("log")) WHERE version > $1 ORDER BY version LIMIT $2
-            """, [version, Int64(limit)]).map { row in
+            """, [version, Int64(limit)]
+        ).map { row in
             let (version, replica, sequence, changeset, chain) = try row.decode((Int64, String, Int64, Data, Int64).self)
             return SyncLogEntry(version: version, replicaID: replica, sequence: sequence, changeset: changeset, chain: chain)
         }
@@ -310,9 +320,13 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     }
 
     func inventory() throws -> (logEntries: Int, replicas: Int) {
-        guard let row = try link.query("""
-            SELECT (SELECT count(*) FROM \(bookkeeping("log"))), (SELECT count(DISTINCT replica) FROM \(bookkeeping("applied")))
-            """).first else { return (0, 0) }
+        guard
+            let row = try link.query(
+                """
+                SELECT (SELECT count(*) FROM \(bookkeeping("log"))), (SELECT count(DISTINCT replica) FROM \(bookkeeping("applied")))
+                """
+            ).first
+        else { return (0, 0) }
         let (entries, replicas) = try row.decode((Int64, Int64).self)
         return (Int(entries), Int(replicas))
     }
@@ -330,9 +344,13 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     }
 
     private func appliedInStore(replica: String, sequence: Int64) throws -> AppliedRecord? {
-        guard let row = try link.query("""
-            SELECT conflicts, version, digest FROM \(bookkeeping("applied")) WHERE replica = $1 AND sequence = $2
-            """, [replica, sequence]).first else { return nil }
+        guard
+            let row = try link.query(
+                """
+                SELECT conflicts, version, digest FROM \(bookkeeping("applied")) WHERE replica = $1 AND sequence = $2
+                """, [replica, sequence]
+            ).first
+        else { return nil }
         let (conflicts, version, digest) = try row.decode((String, Int64, Int64?).self)
         return AppliedRecord(conflicts: conflicts, version: version, digest: digest)
     }
@@ -361,15 +379,17 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     /// `WHERE key = $n AND ...` for `key`, its values appended to `binds`.
     func keyCondition(_ table: PostgresTable, _ key: [BindingValue], _ binds: inout PostgresBindings) throws -> String {
         guard key.count == table.keyPositions.count else {
-            throw EntryRefusal(reason: .damaged, table: table.name, key: key.map { SyncValue($0) },
-                               message: "a change to \(table.name) carries \(key.count) key values; the table's key has \(table.keyPositions.count)")
+            throw EntryRefusal(
+                reason: .damaged, table: table.name, key: key.map { SyncValue($0) },
+                message: "a change to \(table.name) carries \(key.count) key values; the table's key has \(table.keyPositions.count)")
         }
         var parts: [String] = []
         for (value, position) in zip(key, table.keyPositions) {
             let column = table.columns[position]
             if case .null = value {
-                throw EntryRefusal(reason: .constraint, table: table.name, key: key.map { SyncValue($0) },
-                                   message: "the key column \(table.name).\(column.name) is NULL, which a PostgreSQL key cannot hold")
+                throw EntryRefusal(
+                    reason: .constraint, table: table.name, key: key.map { SyncValue($0) },
+                    message: "the key column \(table.name).\(column.name) is NULL, which a PostgreSQL key cannot hold")
             }
             try binds.append(value, for: column, of: table.name)
             parts.append(quotePostgresIdentifier(column.name) + " = " + column.type.placeholder(binds.count))
@@ -381,7 +401,8 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     func fetch(_ table: PostgresTable, key: [BindingValue], forUpdate: Bool) throws -> [BindingValue]? {
         var binds = PostgresBindings()
         let condition = try keyCondition(table, key, &binds)
-        let sql = "SELECT " + table.columns.map { $0.type.selectExpression($0.name) }.joined(separator: ", ") + " FROM " + qualified(table)
+        let sql =
+            "SELECT " + table.columns.map { $0.type.selectExpression($0.name) }.joined(separator: ", ") + " FROM " + qualified(table)
             + " WHERE " + condition + (forUpdate ? " FOR UPDATE" : "")
         guard let row = try link.query(sql, binds).first else { return nil }
         return try zip(row, table.columns).map { cell, column in try cell.bindingValue(column.type) }
@@ -398,8 +419,10 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     /// A row the entry found absent was inserted by another transaction before the entry's write.
     struct RowAppeared: Error {}
 
-    func applyEntry(_ changeset: Data, sequence: Int64, replica: String, tables: [String],
-                    policies: [String: SyncPolicy]) throws -> AppliedChanges {
+    func applyEntry(
+        _ changeset: Data, sequence: Int64, replica: String, tables: [String],
+        policies: [String: SyncPolicy]
+    ) throws -> AppliedChanges {
         // Each attempt in a savepoint of the write's transaction: an attempt that met a row
         // inserted meanwhile is undone and the entry settled again, now seeing that row (READ
         // COMMITTED reads what has committed at each statement).
@@ -422,11 +445,14 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             }
         }
         // Not a refusal: the replica keeps the entry and pushes it again.
-        throw PostgresHubError.server(sqlState: "40001", message: "rows of entry \(sequence) of \(replica) kept being inserted by other transactions; push again")
+        throw PostgresHubError.server(
+            sqlState: "40001", message: "rows of entry \(sequence) of \(replica) kept being inserted by other transactions; push again")
     }
 
-    private func applyEntryOnce(_ changeset: Data, sequence: Int64, replica: String, tables: [String],
-                                policies: [String: SyncPolicy]) throws -> AppliedChanges {
+    private func applyEntryOnce(
+        _ changeset: Data, sequence: Int64, replica: String, tables: [String],
+        policies: [String: SyncPolicy]
+    ) throws -> AppliedChanges {
         let changes: [Change]
         do {
             changes = try Changeset(data: changeset).changes()
@@ -447,10 +473,11 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             if before[table.name, default: [:]][id] != nil { continue }
             guard let values = try fetch(table, key: key, forUpdate: true) else { continue }
             before[table.name, default: [:]][id] = values
-            try scratch.run(literal: SQLFragment(
-                sql: "INSERT INTO " + quoteIdentifier(table.name) + " (" + table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
-                    + ") VALUES (" + table.columns.map { _ in "?" }.joined(separator: ", ") + ")",
-                arguments: values))
+            try scratch.run(
+                literal: SQLFragment(
+                    sql: "INSERT INTO " + quoteIdentifier(table.name) + " (" + table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+                        + ") VALUES (" + table.columns.map { _ in "?" }.joined(separator: ", ") + ")",
+                    arguments: values))
         }
         // The policies settle the entry as on the SQLite store; the session records what it made.
         // The hub's triggers that write synced tables stay off while the entry is applied, as on
@@ -489,11 +516,13 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         var binds = PostgresBindings()
         for (value, column) in zip(values, table.columns) { try binds.append(value, for: column, of: table.name) }
         let others = table.columns.indices.filter { table.columns[$0].keyIndex == 0 }.map { table.columns[$0].name }
-        let sql = "INSERT INTO " + qualified(table) + " (" + table.columns.map { quotePostgresIdentifier($0.name) }.joined(separator: ", ")
+        let sql =
+            "INSERT INTO " + qualified(table) + " (" + table.columns.map { quotePostgresIdentifier($0.name) }.joined(separator: ", ")
             + ") VALUES (" + table.columns.indices.map { table.columns[$0].type.placeholder($0 + 1) }.joined(separator: ", ")
             + ") ON CONFLICT (" + table.keyColumns.map(quotePostgresIdentifier).joined(separator: ", ") + ") DO "
-            + (others.isEmpty || wasAbsent ? "NOTHING"
-               : "UPDATE SET " + others.map { quotePostgresIdentifier($0) + " = excluded." + quotePostgresIdentifier($0) }.joined(separator: ", "))
+            + (others.isEmpty || wasAbsent
+                ? "NOTHING"
+                : "UPDATE SET " + others.map { quotePostgresIdentifier($0) + " = excluded." + quotePostgresIdentifier($0) }.joined(separator: ", "))
         let inserted = try link.query(sql + (wasAbsent ? " RETURNING 1" : ""), binds)
         if wasAbsent && inserted.isEmpty { throw RowAppeared() }
     }
@@ -569,7 +598,8 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
                     for name in tables {
                         let table = try table(name)
                         let sql = "SELECT " + table.columns.map { $0.type.selectExpression($0.name) }.joined(separator: ", ") + " FROM " + qualified(table)
-                        let insert = "INSERT INTO " + quoteIdentifier(table.name) + " (" + table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+                        let insert =
+                            "INSERT INTO " + quoteIdentifier(table.name) + " (" + table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
                             + ") VALUES (" + table.columns.map { _ in "?" }.joined(separator: ", ") + ")"
                         for row in try link.query(sql) {
                             let values = try zip(row, table.columns).map { cell, column in try cell.bindingValue(column.type) }
@@ -600,7 +630,8 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     func setRules(_ json: Data?) throws -> Int64 {
         var binds = PostgresBindings()
         if let json { try binds.append(json) } else { binds.appendNull() }
-        let rows = try link.query("""
+        let rows = try link.query(
+            """
             INSERT INTO \(bookkeeping("rules")) (id, version, json) VALUES (1, 1, $1)
             ON CONFLICT (id) DO UPDATE SET version = \(bookkeeping("rules")).version + 1, json = excluded.json RETURNING version
             """, binds)
@@ -608,21 +639,27 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     }
 
     func viewRecord(replica: String, user: String, atOrBefore version: Int64) throws -> SyncViewRecord? {
-        guard let row = try link.query("""
-            SELECT version, rules, instances FROM \(bookkeeping("views"))
-            WHERE replica = $1 AND "user" = $2 AND version <= $3 ORDER BY version DESC LIMIT 1
-            """, [replica, user, version]).first else { return nil }
+        guard
+            let row = try link.query(
+                """
+                SELECT version, rules, instances FROM \(bookkeeping("views"))
+                WHERE replica = $1 AND "user" = $2 AND version <= $3 ORDER BY version DESC LIMIT 1
+                """, [replica, user, version]
+            ).first
+        else { return nil }
         let (found, rules, instances) = try row.decode((Int64, Int64, Data).self)
         return SyncViewRecord(version: found, rules: rules, instances: instances)
     }
 
     func recordView(_ record: SyncViewRecord, replica: String, user: String, keepingFrom: Int64) throws {
-        try link.query("""
+        try link.query(
+            """
             INSERT INTO \(bookkeeping("views")) (replica, "user", version, rules, instances) VALUES ($1, $2, $3, $4, $5)
             ON CONFLICT (replica, "user", version) DO UPDATE SET rules = excluded.rules, instances = excluded.instances
             """, [replica, user, record.version, record.rules, record.instances])
         // This user's view from now on (as on the SQLite store): another user's are dropped.
-        try link.query("""
+        try link.query(
+            """
             DELETE FROM \(bookkeeping("views")) WHERE replica = $1 AND ("user" <> $2 OR version < $3)
             """, [replica, user, keepingFrom])
     }

@@ -76,13 +76,15 @@ final class PostgresHubStorage: SyncHubStorage {
 
     static func configuration(url: String) throws -> PostgresConnection.Configuration {
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
-              let host = components.host, !host.isEmpty, let user = components.user, !user.isEmpty else {
+            let host = components.host, !host.isEmpty, let user = components.user, !user.isEmpty
+        else {
             throw PostgresHubError.invalidURL(url)
         }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        return PostgresConnection.Configuration(host: host, port: components.port ?? 5432, username: user,
-                                                password: components.password, database: database.isEmpty ? user : database,
-                                                tls: .disable)
+        return PostgresConnection.Configuration(
+            host: host, port: components.port ?? 5432, username: user,
+            password: components.password, database: database.isEmpty ? user : database,
+            tls: .disable)
     }
 
     /// The working connection, opened again when it was closed.
@@ -99,8 +101,10 @@ final class PostgresHubStorage: SyncHubStorage {
     /// `SyncHubStoreUnavailable`, one that refuses the login its own error.
     func connect(id: Int) throws -> PostgresConnection {
         do {
-            return try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
-                                                  id: id, logger: logger).wait()
+            return try PostgresConnection.connect(
+                on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
+                id: id, logger: logger
+            ).wait()
         } catch {
             let converted = PostgresHubError.from(error)
             if converted is PostgresHubError || converted is SyncHubStoreUnavailable { throw converted }
@@ -147,16 +151,19 @@ final class PostgresHubStorage: SyncHubStorage {
                 for table in tables {
                     for statement in Self.createStatements(space: name, table: table) { try link.query(statement) }
                 }
-                try link.query("""
+                try link.query(
+                    """
                     CREATE TABLE \(space)."_strata_sync_log" (version bigint PRIMARY KEY, replica text NOT NULL,
                         sequence bigint NOT NULL, changeset bytea NOT NULL, at bigint NOT NULL, chain bigint NOT NULL)
                     """)
-                try link.query("""
+                try link.query(
+                    """
                     CREATE TABLE \(space)."_strata_sync_applied" (replica text NOT NULL, sequence bigint NOT NULL,
                         version bigint NOT NULL, conflicts text NOT NULL, digest bigint, PRIMARY KEY (replica, sequence))
                     """)
                 try link.query("CREATE TABLE \(space).\"_strata_sync_meta\" (key text PRIMARY KEY, value bigint NOT NULL)")
-                try link.query("""
+                try link.query(
+                    """
                     CREATE TABLE \(space)."_strata_sync_definitions" (id integer PRIMARY KEY CHECK (id = 1), image bytea NOT NULL)
                     """)
                 try link.query("INSERT INTO \(space).\"_strata_sync_definitions\" (id, image) VALUES (1, $1)", [image])
@@ -174,7 +181,7 @@ final class PostgresHubStorage: SyncHubStorage {
         return [
             "CREATE TABLE IF NOT EXISTS \(schema).\"_strata_sync_rules\" (id integer PRIMARY KEY CHECK (id = 1), version bigint NOT NULL, json bytea)",
             "CREATE TABLE IF NOT EXISTS \(schema).\"_strata_sync_views\" (replica text NOT NULL, \"user\" text NOT NULL, version bigint NOT NULL, "
-                + "rules bigint NOT NULL, instances bytea NOT NULL, PRIMARY KEY (replica, \"user\", version))",
+                + "rules bigint NOT NULL, instances bytea NOT NULL, PRIMARY KEY (replica, \"user\", version))"
         ]
     }
 
@@ -215,20 +222,23 @@ final class PostgresHubStorage: SyncHubStorage {
             let columns = try definitions.schemaReader.columns(ofTable: name).filter { $0.hidden == 0 }.map { column in
                 try checkPostgresIdentifier(column.name)
                 let type = PostgresColumnType(declaredType: column.declaredType)
-                return PostgresColumn(name: column.name, type: type, notNull: column.notNull || column.primaryKeyIndex > 0,
-                                      keyIndex: column.primaryKeyIndex,
-                                      defaultLiteral: PostgresColumn.defaultLiteral(column.defaultValue, type: type))
+                return PostgresColumn(
+                    name: column.name, type: type, notNull: column.notNull || column.primaryKeyIndex > 0,
+                    keyIndex: column.primaryKeyIndex,
+                    defaultLiteral: PostgresColumn.defaultLiteral(column.defaultValue, type: type))
             }
             let keys = columns.indices.filter { columns[$0].keyIndex > 0 }.sorted { columns[$0].keyIndex < columns[$1].keyIndex }
             guard !keys.isEmpty else { throw PostgresHubError.tableWithoutPrimaryKey(name) }
             // Unique indexes on plain columns (not the primary key's, not partial ones).
             var unique: [[String]] = []
-            let indexes: [Row] = try definitions.query(literal: SQLFragment(
-                sql: "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND origin <> 'pk' AND partial = 0", arguments: [.text(name)]))
+            let indexes: [Row] = try definitions.query(
+                literal: SQLFragment(
+                    sql: "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND origin <> 'pk' AND partial = 0", arguments: [.text(name)]))
             for index in indexes {
                 guard let indexName: String = index.value(at: 0) else { continue }
-                let names: [Row] = try definitions.query(literal: SQLFragment(
-                    sql: "SELECT name FROM pragma_index_info(?) ORDER BY seqno", arguments: [.text(indexName)]))
+                let names: [Row] = try definitions.query(
+                    literal: SQLFragment(
+                        sql: "SELECT name FROM pragma_index_info(?) ORDER BY seqno", arguments: [.text(indexName)]))
                 let columns = names.map { $0.value(at: 0) as String? }
                 guard !columns.isEmpty, columns.allSatisfy({ $0 != nil }) else { continue }
                 unique.append(columns.compactMap { $0 })
@@ -283,14 +293,16 @@ final class PostgresHubStorage: SyncHubStorage {
 
     /// Reads the space's definitions; ``SyncError/unknownSpace(_:)`` when there is no such space.
     func open(_ name: String, _ link: PostgresLink) throws -> PostgresSpace {
-        let found = try link.query("""
+        let found = try link.query(
+            """
             SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = '_strata_sync_definitions'
             """, [name])
         guard !found.isEmpty else { throw SyncError.unknownSpace(name) }
         // A space made before partial sync came to this store gets its rule tables, once, under
         // the space's lock (another process may be adding them too).
-        let ruleTables = try link.query("SELECT count(*) FROM pg_tables WHERE schemaname = $1 "
-                                        + "AND tablename IN ('_strata_sync_rules', '_strata_sync_views')", [name])
+        let ruleTables = try link.query(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = $1 "
+                + "AND tablename IN ('_strata_sync_rules', '_strata_sync_views')", [name])
         if try ruleTables.first?.first?.decode(Int64.self) != 2 {
             try link.transaction {
                 try link.query("SELECT pg_advisory_xact_lock($1)", [spaceLockKey(name)])
@@ -301,8 +313,9 @@ final class PostgresHubStorage: SyncHubStorage {
         guard let cell = rows.first?.first else { throw SyncError.unknownSpace(name) }
         let definitions = try Connection(storageLocation: .inMemory)
         try definitions.deserialize(try cell.decode(Data.self))
-        return PostgresSpace(name: name, definitions: definitions, tables: try Self.tables(of: definitions),
-                             schemaVersion: try HubSchema.version(definitions))
+        return PostgresSpace(
+            name: name, definitions: definitions, tables: try Self.tables(of: definitions),
+            schemaVersion: try HubSchema.version(definitions))
     }
 
     func withConnection<T>(_ name: String, _ body: (Connection) throws -> T) throws -> T {
@@ -330,8 +343,9 @@ final class PostgresHubStorage: SyncHubStorage {
     /// not announced to this process.
     func listen(_ onCommit: @escaping @Sendable (String?, Int64) -> Void, announce: Bool) -> EventLoopFuture<Void> {
         let logger = self.logger
-        let connecting = PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
-                                                    id: 2, logger: logger)
+        let connecting = PostgresConnection.connect(
+            on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
+            id: 2, logger: logger)
         connecting.whenFailure { [weak self] _ in self?.listenAgain(onCommit, after: .seconds(1)) }
         return connecting.flatMap { connection in
             connection.addListener(channel: notifyChannel) { _, notification in

@@ -107,11 +107,17 @@ enum PostgresColumnType: String, Sendable {
 
     init(declaredType: String) {
         let type = declaredType.uppercased()
-        if type.contains("INT") { self = .bigint }
-        else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") { self = .text }
-        else if type.contains("BLOB") || type.isEmpty { self = .bytea }
-        else if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") { self = .double }
-        else { self = .numeric }
+        if type.contains("INT") {
+            self = .bigint
+        } else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") {
+            self = .text
+        } else if type.contains("BLOB") || type.isEmpty {
+            self = .bytea
+        } else if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") {
+            self = .double
+        } else {
+            self = .numeric
+        }
     }
 
     /// The expression that reads `column` (numeric reads as text, to keep its exact digits).
@@ -186,8 +192,9 @@ struct PostgresTable: Sendable {
 
 /// Why a value does not fit: an entry refusal naming the table and the column.
 func doesNotFit(_ table: String, _ column: PostgresColumn, _ reason: String) -> EntryRefusal {
-    EntryRefusal(reason: .constraint, table: table, key: nil,
-                 message: "the value for \(table).\(column.name) cannot be stored in PostgreSQL's \(column.type.rawValue): \(reason)")
+    EntryRefusal(
+        reason: .constraint, table: table, key: nil,
+        message: "the value for \(table).\(column.name) cannot be stored in PostgreSQL's \(column.type.rawValue): \(reason)")
 }
 
 extension PostgresBindings {

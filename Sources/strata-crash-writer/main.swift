@@ -15,7 +15,8 @@ do {
     let safety: ReplicationSafety = arguments.count == 3 ? .litestreamHeavyWrites : .litestream
     let database = try Database(storageLocation: .onDisk(arguments[1]), replicationSafety: safety)
     try database.executeWrite { db in
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE IF NOT EXISTS ledger (n INTEGER PRIMARY KEY, payload TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS parts (n INTEGER NOT NULL, k INTEGER NOT NULL, PRIMARY KEY (n, k));
             """)

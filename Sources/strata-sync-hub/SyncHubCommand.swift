@@ -67,12 +67,14 @@ struct SyncHubCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The SQL file that creates the new space's tables.", valueName: "file"))
     var schema: String?
 
-    @Option(name: .customLong("policy"), parsing: .singleValue,
-            help: ArgumentHelp("How a table settles conflicts: TABLE=lastWriterWins or TABLE=hubWins (repeatable).", valueName: "table=policy"))
+    @Option(
+        name: .customLong("policy"), parsing: .singleValue,
+        help: ArgumentHelp("How a table settles conflicts: TABLE=lastWriterWins or TABLE=hubWins (repeatable).", valueName: "table=policy"))
     var policies: [String] = []
 
-    @Option(name: .customLong("rules"), parsing: .singleValue,
-            help: ArgumentHelp("Set a space's sync rules from a JSON file at start: SPACE=FILE (repeatable).", valueName: "space=file"))
+    @Option(
+        name: .customLong("rules"), parsing: .singleValue,
+        help: ArgumentHelp("Set a space's sync rules from a JSON file at start: SPACE=FILE (repeatable).", valueName: "space=file"))
     var rules: [String] = []
 
     @Option(help: "The largest push body accepted, in bytes.")
@@ -107,7 +109,8 @@ struct SyncHubCommand: AsyncParsableCommand {
         _ = try parsedPolicies()
         _ = try parsedRules()
         if token == nil, jwtKey == nil, !insecure {
-            throw ValidationError("""
+            throw ValidationError(
+                """
                 no --token and no --jwt-key: the hub would let anyone who reaches it read and write every space. \
                 Give --jwt-key FILE (the key your backend signs tokens with), --token T for local development, \
                 or --insecure to serve without authentication on purpose
@@ -198,8 +201,9 @@ struct SyncHubCommand: AsyncParsableCommand {
             authentication = .none
         }
         // Every request is logged at info (the default level); --log-level warning quiets them.
-        let router = buildSyncHubRouter(hub: hub, limits: limits, requestLogLevel: logger.logLevel <= .info ? .info : nil,
-                                        authentication: authentication)
+        let router = buildSyncHubRouter(
+            hub: hub, limits: limits, requestLogLevel: logger.logLevel <= .info ? .info : nil,
+            authentication: authentication)
         let app = Application(router: router, configuration: .init(address: .hostname(host, port: port)), logger: logger)
         // ServiceLifecycle's graceful shutdown on SIGTERM and SIGINT: requests in flight end.
         try await app.runService()
@@ -210,7 +214,10 @@ struct SyncHubCommand: AsyncParsableCommand {
 @main
 struct SyncHubCommand {
     static func main() {
-        FileHandle.standardError.write(Data("strata-sync-hub was built without the Hub trait: build it with `swift build --traits Hub` (or `traits: [\"Hub\"]` in your Package.swift)\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "strata-sync-hub was built without the Hub trait: build it with `swift build --traits Hub` (or `traits: [\"Hub\"]` in your Package.swift)\n"
+                    .utf8))
         exit(69)
     }
 }

@@ -116,7 +116,8 @@ struct SyncHubSpacesCommand: AsyncParsableCommand {
         let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {
             let cells = row.enumerated().map { index, cell in
-                index == 0 ? cell.padding(toLength: widths[0], withPad: " ", startingAt: 0)
+                index == 0
+                    ? cell.padding(toLength: widths[0], withPad: " ", startingAt: 0)
                     : String(repeating: " ", count: widths[index] - cell.count) + cell
             }
             print(cells.joined(separator: "  "))

@@ -26,8 +26,9 @@ do {
     let hub = try SyncHub(directory: folder.appendingPathComponent("hub"))
     let database = try Database(storageLocation: .onDisk(folder.appendingPathComponent(replicaID + ".sqlite").path))
     try database.executeWrite { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE IF NOT EXISTS item(id TEXT PRIMARY KEY, n INTEGER)") }
-    let replica = try SyncReplica(database: database, replicaID: replicaID, space: "crash", tables: ["item"],
-                                  transport: InProcessSyncTransport(hub: hub))
+    let replica = try SyncReplica(
+        database: database, replicaID: replicaID, space: "crash", tables: ["item"],
+        transport: InProcessSyncTransport(hub: hub))
     var n = 0
     while true {
         n += 1
@@ -93,8 +94,9 @@ func runOverHTTP(urls: String, folder: String, replicaID: String, seed: String, 
     do {
         let database = try Database(storageLocation: .onDisk(URL(fileURLWithPath: folder).appendingPathComponent(replicaID + ".sqlite").path))
         try database.executeWrite { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE IF NOT EXISTS item(id TEXT PRIMARY KEY, v TEXT)") }
-        let replica = try SyncReplica(database: database, replicaID: replicaID, space: "chaos", tables: ["item"],
-                                      transport: FailoverTransport(hubs: hubs))
+        let replica = try SyncReplica(
+            database: database, replicaID: replicaID, space: "chaos", tables: ["item"],
+            transport: FailoverTransport(hubs: hubs))
         var random = SeededGenerator(state: seedValue)
         var live: [String] = []
         let deadline = Date().addingTimeInterval(duration)

@@ -18,27 +18,37 @@ struct Probe: Initializable {
 }
 
 func makeProbeStorage() throws -> Storage {
-    let table = Table<Probe>(name: "probes",
-                             columns: Column(name: "id", keyPath: \Probe.id, constraints: primaryKey().autoincrement(), notNull()),
-                             Column(name: "name", keyPath: \Probe.name, constraints: notNull().onConflict().abort(), unique().onConflict().replace()),
-                             Column(name: "score", keyPath: \Probe.score, constraints: notNull()),
-                             Column(name: "ratio", keyPath: \Probe.ratio),
-                             Column(name: "note", keyPath: \Probe.note),
-                             Column(name: "flag", keyPath: \Probe.flag),
-                             Column(name: "small", keyPath: \Probe.small),
-                             Column(name: "big", keyPath: \Probe.big),
-                             Column(name: "data", keyPath: \Probe.data),
-                             Column(name: "date", keyPath: \Probe.date),
-                             Column(name: "maybe_int", keyPath: \Probe.maybeInt))
+    let table = Table<Probe>(
+        name: "probes",
+        columns: Column(name: "id", keyPath: \Probe.id, constraints: primaryKey().autoincrement(), notNull()),
+        Column(name: "name", keyPath: \Probe.name, constraints: notNull().onConflict().abort(), unique().onConflict().replace()),
+        Column(name: "score", keyPath: \Probe.score, constraints: notNull()),
+        Column(name: "ratio", keyPath: \Probe.ratio),
+        Column(name: "note", keyPath: \Probe.note),
+        Column(name: "flag", keyPath: \Probe.flag),
+        Column(name: "small", keyPath: \Probe.small),
+        Column(name: "big", keyPath: \Probe.big),
+        Column(name: "data", keyPath: \Probe.data),
+        Column(name: "date", keyPath: \Probe.date),
+        Column(name: "maybe_int", keyPath: \Probe.maybeInt))
     let storage = try Storage(filename: ":memory:", tables: [table])
     _ = try storage.syncSchema(preserve: false)
     return storage
 }
 
 func seedProbes(_ storage: Storage) throws {
-    try storage.insert(Probe(id: 0, name: "a", score: 1, ratio: 0.5, note: nil, flag: true, small: -3, big: UInt64(Int64.max), data: Data([1, 2]), date: Date(timeIntervalSince1970: 100), maybeInt: nil))
-    try storage.insert(object: Probe(id: 0, name: "b", score: 2, ratio: 1.5, note: "x", flag: false, small: 4, big: 7, data: Data(), date: Date(timeIntervalSince1970: 200), maybeInt: 5))
-    try storage.insert(Probe(id: 0, name: "c", score: 3, ratio: 2.5, note: "y", flag: true, small: 0, big: 0, data: Data([9]), date: Date(timeIntervalSince1970: 300), maybeInt: 6))
+    try storage.insert(
+        Probe(
+            id: 0, name: "a", score: 1, ratio: 0.5, note: nil, flag: true, small: -3, big: UInt64(Int64.max), data: Data([1, 2]),
+            date: Date(timeIntervalSince1970: 100), maybeInt: nil))
+    try storage.insert(
+        object: Probe(
+            id: 0, name: "b", score: 2, ratio: 1.5, note: "x", flag: false, small: 4, big: 7, data: Data(), date: Date(timeIntervalSince1970: 200), maybeInt: 5)
+    )
+    try storage.insert(
+        Probe(
+            id: 0, name: "c", score: 3, ratio: 2.5, note: "y", flag: true, small: 0, big: 0, data: Data([9]), date: Date(timeIntervalSince1970: 300),
+            maybeInt: 6))
 }
 
 @Suite struct APIProbeTests {
@@ -47,12 +57,15 @@ func seedProbes(_ storage: Storage) throws {
             primaryKey(), primaryKey().autoincrement(), primaryKey().asc(), primaryKey().desc(),
             primaryKey().onConflict().replace(), primaryKey().onConflict().rollback(), primaryKey().onConflict().abort(),
             primaryKey().onConflict().fail(), primaryKey().onConflict().ignore(), primaryKey().asc().autoincrement(),
-            notNull(), notNull().onConflict().replace(), unique(), unique().onConflict().ignore(), defaultValue(3),
+            notNull(), notNull().onConflict().replace(), unique(), unique().onConflict().ignore(), defaultValue(3)
         ]
         #expect(chains.count == 15)
         _ = Table<UserType>(name: "t", elements: [Column(name: "id", keyPath: \UserType.id, constraints: primaryKey())])
-        let storage = try Storage(filename: "", Table<UserType>(name: "t", Column(name: "id", keyPath: \UserType.id, constraints: primaryKey().onConflict().replace()),
-                                                                 Column(name: "name", keyPath: \UserType.name, constraints: unique().onConflict().replace())))
+        let storage = try Storage(
+            filename: "",
+            Table<UserType>(
+                name: "t", Column(name: "id", keyPath: \UserType.id, constraints: primaryKey().onConflict().replace()),
+                Column(name: "name", keyPath: \UserType.name, constraints: unique().onConflict().replace())))
         _ = try storage.syncSchema(preserve: false)
         // insert leaves out the primary key (SQLite assigns it); the UNIQUE ... REPLACE name
         // replaces the first row.
@@ -231,8 +244,9 @@ func seedProbes(_ storage: Storage) throws {
     }
 
     @Test func storageInitialisers() throws {
-        let types = Table<UserType>(name: "user_types", Column(name: "id", keyPath: \UserType.id, constraints: primaryKey()),
-                                    Column(name: "name", keyPath: \UserType.name))
+        let types = Table<UserType>(
+            name: "user_types", Column(name: "id", keyPath: \UserType.id, constraints: primaryKey()),
+            Column(name: "name", keyPath: \UserType.name))
         _ = try Storage(filename: "")
         _ = try SafeStorage(filename: "")
         _ = try Storage(filename: ":memory:", types)
@@ -300,9 +314,12 @@ func seedProbes(_ storage: Storage) throws {
         #expect(throws: Error.self) { let _: [Int] = try storage.select(count()) }
         #expect(throws: Error.self) { try storage.delete(all: Probe.self, limit(1)) }
 
-        let loose = try Storage(filename: "", Table<Loose>(name: "loose", Column(name: "a", keyPath: \Loose.a),
-                                                           Column(name: "b", keyPath: \Loose.b),
-                                                           Column(name: "c", keyPath: \Loose.c)))
+        let loose = try Storage(
+            filename: "",
+            Table<Loose>(
+                name: "loose", Column(name: "a", keyPath: \Loose.a),
+                Column(name: "b", keyPath: \Loose.b),
+                Column(name: "c", keyPath: \Loose.c)))
         _ = try loose.syncSchema(preserve: true)
         try loose.insert(Loose(a: 1, b: 1.5, c: 3))
         #expect(throws: Error.tableHasNoPrimaryKey(table: "loose")) { let _: Loose? = try loose.get(id: 1) }
@@ -328,12 +345,15 @@ func seedProbes(_ storage: Storage) throws {
     }
 
     @Test func urlAndSmallTypesInConditions() throws {
-        let storage = try Storage(filename: "", Table<Link>(name: "links",
-                                                           Column(name: "id", keyPath: \Link.id, constraints: primaryKey()),
-                                                           Column(name: "url", keyPath: \Link.url),
-                                                           Column(name: "mirror", keyPath: \Link.mirror),
-                                                           Column(name: "weight", keyPath: \Link.weight),
-                                                           Column(name: "tiny", keyPath: \Link.tiny)))
+        let storage = try Storage(
+            filename: "",
+            Table<Link>(
+                name: "links",
+                Column(name: "id", keyPath: \Link.id, constraints: primaryKey()),
+                Column(name: "url", keyPath: \Link.url),
+                Column(name: "mirror", keyPath: \Link.mirror),
+                Column(name: "weight", keyPath: \Link.weight),
+                Column(name: "tiny", keyPath: \Link.tiny)))
         _ = try storage.syncSchema(preserve: true)
         let target = URL(string: "https://swift.org")!
         try storage.insert(Link(id: 0, url: target, mirror: nil, weight: 0.5, tiny: 200))
@@ -357,10 +377,13 @@ func seedProbes(_ storage: Storage) throws {
     }
 
     @Test func compositeAndTextKeys() throws {
-        let storage = try Storage(filename: "", tables: Table<Visit>(name: "visits",
-                                                                    columns: Column(name: "user_id", keyPath: \Visit.userId, constraints: primaryKey()),
-                                                                    Column(name: "day", keyPath: \Visit.day, constraints: primaryKey()),
-                                                                    Column(name: "count", keyPath: \Visit.count, constraints: notNull(), defaultValue(0))))
+        let storage = try Storage(
+            filename: "",
+            tables: Table<Visit>(
+                name: "visits",
+                columns: Column(name: "user_id", keyPath: \Visit.userId, constraints: primaryKey()),
+                Column(name: "day", keyPath: \Visit.day, constraints: primaryKey()),
+                Column(name: "count", keyPath: \Visit.count, constraints: notNull(), defaultValue(0))))
         #expect(try storage.syncSchema(preserve: true) == ["visits": .newTableCreated])
         try storage.replace(Visit(userId: 1, day: "mon", count: 2))
         try storage.replace(object: Visit(userId: 1, day: "tue", count: 3))

@@ -22,14 +22,18 @@ struct Item: Initializable, Equatable {
 }
 
 private func itemStorage() throws -> Storage {
-    let storage = try Storage(filename: "", tables: [
-        Table<Item>(name: "items", elements: [
-            Column(name: "id", keyPath: \Item.id, constraints: primaryKey(), notNull()),
-            Column(name: "name", keyPath: \Item.name, constraints: notNull()),
-            Column(name: "price", keyPath: \Item.price, constraints: notNull()),
-            Column(name: "discount", keyPath: \Item.discount),
-        ]),
-    ])
+    let storage = try Storage(
+        filename: "",
+        tables: [
+            Table<Item>(
+                name: "items",
+                elements: [
+                    Column(name: "id", keyPath: \Item.id, constraints: primaryKey(), notNull()),
+                    Column(name: "name", keyPath: \Item.name, constraints: notNull()),
+                    Column(name: "price", keyPath: \Item.price, constraints: notNull()),
+                    Column(name: "discount", keyPath: \Item.discount)
+                ])
+        ])
     _ = try storage.syncSchema(preserve: false)
     return storage
 }
@@ -47,8 +51,11 @@ final class ValueMock: SQLiteValue {
     try storage.replace(Item(id: 1, name: "tea", price: Money(cents: 350), discount: nil))
     try storage.replace(Item(id: 2, name: "cake", price: Money(cents: 525), discount: Money(cents: 25)))
     let all: [Item] = try storage.getAll()
-    #expect(all.sorted { $0.id < $1.id } == [Item(id: 1, name: "tea", price: Money(cents: 350), discount: nil),
-                                             Item(id: 2, name: "cake", price: Money(cents: 525), discount: Money(cents: 25))])
+    #expect(
+        all.sorted { $0.id < $1.id } == [
+            Item(id: 1, name: "tea", price: Money(cents: 350), discount: nil),
+            Item(id: 2, name: "cake", price: Money(cents: 525), discount: Money(cents: 25))
+        ])
     let dear: [Item] = try storage.getAll(where_(\Item.price > Money(cents: 400)))
     #expect(dear.map(\.name) == ["cake"])
     let exact: [Item] = try storage.getAll(where_(\Item.price == Money(cents: 350)))
@@ -63,13 +70,17 @@ final class ValueMock: SQLiteValue {
 }
 
 @Test func nullInANonOptionalCustomColumnIsAnErrorInSwift5() throws {
-    let storage = try Storage(filename: "", tables: [
-        Table<Item>(name: "items", elements: [
-            Column(name: "id", keyPath: \Item.id, constraints: primaryKey()),
-            Column(name: "name", keyPath: \Item.name),
-            Column(name: "price", keyPath: \Item.price),
-        ]),
-    ])
+    let storage = try Storage(
+        filename: "",
+        tables: [
+            Table<Item>(
+                name: "items",
+                elements: [
+                    Column(name: "id", keyPath: \Item.id, constraints: primaryKey()),
+                    Column(name: "name", keyPath: \Item.name),
+                    Column(name: "price", keyPath: \Item.price)
+                ])
+        ])
     _ = try storage.syncSchema(preserve: false)
     try storage.connection.execute("INSERT INTO items (id, name, price) VALUES (1, 'x', NULL)")
     #expect(throws: ORMError.valueDoesNotConvert(table: "items", column: "price", type: "Money")) {
@@ -79,15 +90,19 @@ final class ValueMock: SQLiteValue {
 
 @Test func constraintsAreComparableValuesInSwift5() {
     #expect(primaryKey().constraint == .primaryKey(order: nil, conflictClause: nil, autoincrement: false))
-    #expect(primaryKey().desc().onConflict().replace().autoincrement().constraint
+    #expect(
+        primaryKey().desc().onConflict().replace().autoincrement().constraint
             == .primaryKey(order: .desc, conflictClause: .replace, autoincrement: true))
     #expect(primaryKey().asc().autoincrement().constraint == .primaryKey(order: .asc, conflictClause: nil, autoincrement: true))
     #expect(notNull().onConflict().ignore().constraint == .notNull(conflictClause: .ignore))
     #expect(unique().constraint == .unique(conflictClause: nil))
     #expect(unique().onConflict().fail().constraint != .unique(conflictClause: .abort))
     let builders: [ConstraintBuilder] = [primaryKey(), notNull(), unique().onConflict().rollback()]
-    #expect(builders.map(\.constraint) == [.primaryKey(order: nil, conflictClause: nil, autoincrement: false),
-                                           .notNull(conflictClause: nil), .unique(conflictClause: .rollback)])
+    #expect(
+        builders.map(\.constraint) == [
+            .primaryKey(order: nil, conflictClause: nil, autoincrement: false),
+            .notNull(conflictClause: nil), .unique(conflictClause: .rollback)
+        ])
     let order: Order = .asc
     let clause: ConflictClause = .abort
     #expect(order != .desc && clause != .replace)
@@ -119,34 +134,47 @@ struct Payment: Initializable, Equatable {
 }
 
 @Test func numericColumnsReadAsDoubleThroughTheORMInSwift5() throws {
-    let storage = try Storage(filename: "", tables: [
-        Table<Payment>(name: "payments", elements: [
-            Column(name: "id", keyPath: \Payment.id, constraints: primaryKey()),
-            Column(name: "amount", keyPath: \Payment.amount, constraints: notNull()),
-            Column(name: "tip", keyPath: \Payment.tip),
-        ]),
-    ])
+    let storage = try Storage(
+        filename: "",
+        tables: [
+            Table<Payment>(
+                name: "payments",
+                elements: [
+                    Column(name: "id", keyPath: \Payment.id, constraints: primaryKey()),
+                    Column(name: "amount", keyPath: \Payment.amount, constraints: notNull()),
+                    Column(name: "tip", keyPath: \Payment.tip)
+                ])
+        ])
     // A table made by another tool, as real databases declare money.
-    try storage.connection.execute("""
+    try storage.connection.execute(
+        """
         CREATE TABLE payments (id INTEGER PRIMARY KEY, amount NUMERIC NOT NULL, tip DECIMAL(10,2));
         INSERT INTO payments VALUES (1, 32.00, 1.00), (2, 16.75, NULL), (3, 9007199254740992, 0.25);
         """)
     let payments: [Payment] = try storage.getAll()
-    #expect(payments.sorted { $0.id < $1.id } == [Payment(id: 1, amount: 32, tip: 1), Payment(id: 2, amount: 16.75, tip: nil),
-                                                 Payment(id: 3, amount: 9_007_199_254_740_992, tip: 0.25)])
+    #expect(
+        payments.sorted { $0.id < $1.id } == [
+            Payment(id: 1, amount: 32, tip: 1), Payment(id: 2, amount: 16.75, tip: nil),
+            Payment(id: 3, amount: 9_007_199_254_740_992, tip: 0.25)
+        ])
     #expect(try storage.select(\Payment.amount, where_(\Payment.id == 1)) == [32.0])
     #expect(try storage.total(\Payment.amount) == 9_007_199_254_741_040.75)
 }
 
 @Test func nullInANonOptionalDoubleIsANamedErrorInSwift5() throws {
-    let storage = try Storage(filename: "", tables: [
-        Table<Payment>(name: "payments", elements: [
-            Column(name: "id", keyPath: \Payment.id, constraints: primaryKey()),
-            Column(name: "amount", keyPath: \Payment.amount),
-            Column(name: "tip", keyPath: \Payment.tip),
-        ]),
-    ])
-    try storage.connection.execute("""
+    let storage = try Storage(
+        filename: "",
+        tables: [
+            Table<Payment>(
+                name: "payments",
+                elements: [
+                    Column(name: "id", keyPath: \Payment.id, constraints: primaryKey()),
+                    Column(name: "amount", keyPath: \Payment.amount),
+                    Column(name: "tip", keyPath: \Payment.tip)
+                ])
+        ])
+    try storage.connection.execute(
+        """
         CREATE TABLE payments (id INTEGER PRIMARY KEY, amount NUMERIC, tip NUMERIC);
         INSERT INTO payments VALUES (1, 32.00, 16.75), (2, NULL, NULL);
         """)
@@ -180,10 +208,14 @@ struct Payment: Initializable, Equatable {
 
 @Test func everyConflictClauseOfNotNullAndUniqueInSwift5() {
     let clauses: [ConflictClause] = [.rollback, .abort, .fail, .ignore, .replace]
-    let notNulls: [ConstraintBuilder] = [notNull().onConflict().rollback(), notNull().onConflict().abort(),
-                                         notNull().onConflict().fail(), notNull().onConflict().ignore(), notNull().onConflict().replace()]
-    let uniques: [ConstraintBuilder] = [unique().onConflict().rollback(), unique().onConflict().abort(),
-                                        unique().onConflict().fail(), unique().onConflict().ignore(), unique().onConflict().replace()]
+    let notNulls: [ConstraintBuilder] = [
+        notNull().onConflict().rollback(), notNull().onConflict().abort(),
+        notNull().onConflict().fail(), notNull().onConflict().ignore(), notNull().onConflict().replace()
+    ]
+    let uniques: [ConstraintBuilder] = [
+        unique().onConflict().rollback(), unique().onConflict().abort(),
+        unique().onConflict().fail(), unique().onConflict().ignore(), unique().onConflict().replace()
+    ]
     #expect(notNulls.map { $0.constraint } == clauses.map { ColumnConstraint.notNull(conflictClause: $0) })
     #expect(uniques.map { $0.constraint } == clauses.map { ColumnConstraint.unique(conflictClause: $0) })
     #expect(notNull().constraint != unique().constraint)
@@ -204,20 +236,30 @@ struct Shelf: Initializable, Equatable {
     #expect(try storage.max(\Item.price) == Money(cents: 525))
     #expect(try storage.min(\Item.discount) == Money(cents: 25))
     // A custom type as the primary key, found by get(id:).
-    let shelves = try Storage(filename: "", tables: [
-        Table<Shelf>(name: "shelves", elements: [
-            Column(name: "price", keyPath: \Shelf.price, constraints: primaryKey()),
-            Column(name: "code", keyPath: \Shelf.code),
-        ]),
-    ])
+    let shelves = try Storage(
+        filename: "",
+        tables: [
+            Table<Shelf>(
+                name: "shelves",
+                elements: [
+                    Column(name: "price", keyPath: \Shelf.price, constraints: primaryKey()),
+                    Column(name: "code", keyPath: \Shelf.code)
+                ])
+        ])
     _ = try shelves.syncSchema(preserve: false)
     try shelves.replace(Shelf(code: "A", price: Money(cents: 99)))
     let found: Shelf? = try shelves.get(id: Money(cents: 99))
     #expect(found == Shelf(code: "A", price: Money(cents: 99)))
-    let safe = try SafeStorage(filename: "", tables: [Table<Item>(name: "items", elements: [
-        Column(name: "id", keyPath: \Item.id, constraints: primaryKey()),
-        Column(name: "price", keyPath: \Item.price),
-    ])])
+    let safe = try SafeStorage(
+        filename: "",
+        tables: [
+            Table<Item>(
+                name: "items",
+                elements: [
+                    Column(name: "id", keyPath: \Item.id, constraints: primaryKey()),
+                    Column(name: "price", keyPath: \Item.price)
+                ])
+        ])
     _ = try safe.syncSchema(preserve: false).get()
     try safe.replace(Item(id: 3, name: "", price: Money(cents: 1), discount: nil)).get()
     #expect(try safe.get(of: Item.self, id: 3).get()?.price == Money(cents: 1))

@@ -22,10 +22,16 @@ private struct Pupil: Initializable, Equatable {
 }
 
 @Test func bothBindablesByModuleNameInSwift5() throws {
-    let storage = try Storage(filename: "", tables: [Table<Pupil>(name: "pupils", elements: [
-        Column(name: "id", keyPath: \Pupil.id, constraints: primaryKey()),
-        Column(name: "grade", keyPath: \Pupil.grade),
-    ])])
+    let storage = try Storage(
+        filename: "",
+        tables: [
+            Table<Pupil>(
+                name: "pupils",
+                elements: [
+                    Column(name: "id", keyPath: \Pupil.id, constraints: primaryKey()),
+                    Column(name: "grade", keyPath: \Pupil.grade)
+                ])
+        ])
     _ = try storage.syncSchema(preserve: false)
     try storage.replace(Pupil(id: 1, grade: Grade("A")))
     let found: [Pupil] = try storage.getAll(where_(\Pupil.grade == Grade("A")))

@@ -12,10 +12,11 @@ struct Reading {
 
 @Suite struct NonInitializableModelTests {
     func makeStorage(_ file: String = ":memory:") throws -> Storage {
-        let table = Table<Reading>(name: "readings",
-                                   columns: Column(name: "id", keyPath: \Reading.id, constraints: primaryKey(), notNull()),
-                                   Column(name: "sensor", keyPath: \Reading.sensor, constraints: notNull()),
-                                   Column(name: "value", keyPath: \Reading.value, constraints: notNull()))
+        let table = Table<Reading>(
+            name: "readings",
+            columns: Column(name: "id", keyPath: \Reading.id, constraints: primaryKey(), notNull()),
+            Column(name: "sensor", keyPath: \Reading.sensor, constraints: notNull()),
+            Column(name: "value", keyPath: \Reading.value, constraints: notNull()))
         let storage = try Storage(filename: file, tables: [table])
         _ = try storage.syncSchema(preserve: false)
         return storage
@@ -39,9 +40,14 @@ struct Reading {
         #expect(try storage.total(\Reading.value) == 10)
         try storage.delete(all: Reading.self, where_(\Reading.sensor == "b"))
         #expect(try storage.count(all: Reading.self) == 1)
-        let safe = try SafeStorage(filename: ":memory:", tables: [Table<Reading>(name: "readings",
-            columns: Column(name: "id", keyPath: \Reading.id, constraints: primaryKey(), notNull()),
-            Column(name: "value", keyPath: \Reading.value))])
+        let safe = try SafeStorage(
+            filename: ":memory:",
+            tables: [
+                Table<Reading>(
+                    name: "readings",
+                    columns: Column(name: "id", keyPath: \Reading.id, constraints: primaryKey(), notNull()),
+                    Column(name: "value", keyPath: \Reading.value))
+            ])
         _ = safe.syncSchema(preserve: false)
         // As upstream, an insert leaves the rowid key to SQLite.
         #expect(try safe.insert(Reading(id: 7, sensor: "-", value: 1)).get() == 1)
@@ -54,16 +60,26 @@ struct Reading {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("readings.sqlite").path
         do {
-            let storage = try Storage(filename: file, tables: [Table<Reading>(name: "readings",
-                columns: Column(name: "id", keyPath: \Reading.id, constraints: primaryKey(), notNull()),
-                Column(name: "value", keyPath: \Reading.value, constraints: notNull()))])
+            let storage = try Storage(
+                filename: file,
+                tables: [
+                    Table<Reading>(
+                        name: "readings",
+                        columns: Column(name: "id", keyPath: \Reading.id, constraints: primaryKey(), notNull()),
+                        Column(name: "value", keyPath: \Reading.value, constraints: notNull()))
+                ])
             _ = try storage.syncSchema(preserve: false)
             try storage.replace(Reading(id: 1, sensor: "ignored", value: 2))
         }
-        let storage = try Storage(filename: file, tables: [Table<Reading>(name: "readings",
-            columns: Column(name: "id", keyPath: \Reading.id, constraints: primaryKey(), notNull()),
-            Column(name: "sensor", keyPath: \Reading.sensor, constraints: notNull()),
-            Column(name: "value", keyPath: \Reading.value, constraints: notNull()))])
+        let storage = try Storage(
+            filename: file,
+            tables: [
+                Table<Reading>(
+                    name: "readings",
+                    columns: Column(name: "id", keyPath: \Reading.id, constraints: primaryKey(), notNull()),
+                    Column(name: "sensor", keyPath: \Reading.sensor, constraints: notNull()),
+                    Column(name: "value", keyPath: \Reading.value, constraints: notNull()))
+            ])
         #expect(throws: ORMError.self) { _ = try storage.syncSchema(preserve: true) }
         #expect(try storage.count(all: Reading.self) == 1, "the refused sync left the rows as they were")
         #expect(try storage.total(\Reading.value) == 2)

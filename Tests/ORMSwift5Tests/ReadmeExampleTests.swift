@@ -20,17 +20,20 @@ struct UserType: Initializable {
 }
 
 func makeStorage(path: String) throws -> Storage {
-    return try Storage(filename: path,
-                       Table<User>(name: "users",
-                                   Column(name: "id", keyPath: \User.id, constraints: primaryKey(), notNull()),
-                                   Column(name: "first_name", keyPath: \User.firstName, constraints: notNull()),
-                                   Column(name: "last_name", keyPath: \User.lastName, constraints: notNull()),
-                                   Column(name: "birth_date", keyPath: \User.birthDate, constraints: notNull()),
-                                   Column(name: "image_url", keyPath: \User.imageUrl),
-                                   Column(name: "type_id", keyPath: \User.typeId, constraints: notNull())),
-                       Table<UserType>(name: "user_types",
-                                       Column(name: "id", keyPath: \UserType.id, constraints: primaryKey(), notNull()),
-                                       Column(name: "name", keyPath: \UserType.name, constraints: notNull())))
+    return try Storage(
+        filename: path,
+        Table<User>(
+            name: "users",
+            Column(name: "id", keyPath: \User.id, constraints: primaryKey(), notNull()),
+            Column(name: "first_name", keyPath: \User.firstName, constraints: notNull()),
+            Column(name: "last_name", keyPath: \User.lastName, constraints: notNull()),
+            Column(name: "birth_date", keyPath: \User.birthDate, constraints: notNull()),
+            Column(name: "image_url", keyPath: \User.imageUrl),
+            Column(name: "type_id", keyPath: \User.typeId, constraints: notNull())),
+        Table<UserType>(
+            name: "user_types",
+            Column(name: "id", keyPath: \UserType.id, constraints: primaryKey(), notNull()),
+            Column(name: "name", keyPath: \UserType.name, constraints: notNull())))
 }
 
 func temporaryDatabasePath() throws -> (directory: URL, path: String) {
@@ -126,14 +129,16 @@ func runReadmeExample(path: String) throws {
 
 @Suite struct UpstreamSpellingTests {
     @Test func currentUpstreamSpellingsCompileAndRun() throws {
-        let storage = try Storage(filename: "",
-                                  tables: Table<User>(name: "users",
-                                                      columns: Column(name: "id", keyPath: \User.id, constraints: primaryKey().autoincrement(), notNull()),
-                                                      Column(name: "first_name", keyPath: \User.firstName, constraints: notNull()),
-                                                      Column(name: "last_name", keyPath: \User.lastName, constraints: notNull()),
-                                                      Column(name: "birth_date", keyPath: \User.birthDate, constraints: notNull()),
-                                                      Column(name: "image_url", keyPath: \User.imageUrl),
-                                                      Column(name: "type_id", keyPath: \User.typeId, constraints: notNull())))
+        let storage = try Storage(
+            filename: "",
+            tables: Table<User>(
+                name: "users",
+                columns: Column(name: "id", keyPath: \User.id, constraints: primaryKey().autoincrement(), notNull()),
+                Column(name: "first_name", keyPath: \User.firstName, constraints: notNull()),
+                Column(name: "last_name", keyPath: \User.lastName, constraints: notNull()),
+                Column(name: "birth_date", keyPath: \User.birthDate, constraints: notNull()),
+                Column(name: "image_url", keyPath: \User.imageUrl),
+                Column(name: "type_id", keyPath: \User.typeId, constraints: notNull())))
         _ = try storage.syncSchema(preserve: false)
         var user = User(id: 0, firstName: "A", lastName: "B", birthDate: 1, imageUrl: nil, typeId: 1)
         user.id = Int(try storage.insert(user))
@@ -164,10 +169,12 @@ func runReadmeExample(path: String) throws {
     }
 
     @Test func safeStorageReturnsResults() throws {
-        let storage = try SafeStorage(filename: ":memory:",
-                                      tables: Table<UserType>(name: "user_types",
-                                                              columns: Column(name: "id", keyPath: \UserType.id, constraints: primaryKey(), notNull()),
-                                                              Column(name: "name", keyPath: \UserType.name, constraints: notNull())))
+        let storage = try SafeStorage(
+            filename: ":memory:",
+            tables: Table<UserType>(
+                name: "user_types",
+                columns: Column(name: "id", keyPath: \UserType.id, constraints: primaryKey(), notNull()),
+                Column(name: "name", keyPath: \UserType.name, constraints: notNull())))
         switch storage.syncSchema(preserve: true) {
         case .success(let results): #expect(results["user_types"] == .newTableCreated)
         case .failure(let error): Issue.record("\(error)")
@@ -212,7 +219,8 @@ func runReadmeExample(path: String) throws {
         let (directory, path) = try temporaryDatabasePath()
         defer { try? FileManager.default.removeItem(at: directory) }
         let setup = try Connection(storageLocation: .onDisk(path))
-        try setup.execute("""
+        try setup.execute(
+            """
             CREATE TABLE users (
                 id INTEGER PRIMARY KEY NOT NULL,
                 first_name TEXT NOT NULL,

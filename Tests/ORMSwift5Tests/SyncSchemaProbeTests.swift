@@ -66,8 +66,9 @@ private func storage(_ path: String, _ columns: AnyColumn...) throws -> Storage 
         // a new object leaves it nil, so there is nothing to fill the existing rows with.
         // preserve: true never drops rows: it throws and changes nothing; preserve: false
         // drops and recreates, as the seed documents.
-        let notNullNoDefault = try storage(path, id, Column(name: "name", keyPath: \Pet.name), ageDefault,
-                                           Column(name: "nick", keyPath: \Pet.nick, constraints: notNull()))
+        let notNullNoDefault = try storage(
+            path, id, Column(name: "name", keyPath: \Pet.name), ageDefault,
+            Column(name: "nick", keyPath: \Pet.nick, constraints: notNull()))
         #expect(throws: ORMError.self) { try notNullNoDefault.syncSchema(preserve: true) }
         #expect(try notNullNoDefault.count(all: Pet.self) == 1)
         #expect(try notNullNoDefault.syncSchema(preserve: false) == ["pets": .droppedAndRecreated])

@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (The README and article examples here are compared word for word; their layout is theirs.)
 // The Swift blocks of the Strata catalog's older articles (GettingStarted, Concurrency,
 // FullTextSearch, WorkingWithChangesets), word for word between `DOC:begin Article N` markers, each
 // run with what its article assumes (supplied before the marker) and checked after it.

@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (The README and article examples here are compared word for word; their layout is theirs.)
 // The ObservingTheDatabase article's Swift blocks, word for word between `DOC:begin` markers. Its
 // loops never end by themselves, so each runs in a task that is cancelled once it has printed what
 // it must (cancelling the iterating task ends an observation, as the article says).

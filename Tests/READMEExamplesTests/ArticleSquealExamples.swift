@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (The README and article examples here are compared word for word; their layout is theirs.)
 // The SQLHelpers, StrataSqueal and Migrations articles' Swift blocks, word for word between `DOC:begin Article N`
 // markers. In this file `Database` is Squeal's (a `Connection`), as those articles write it.
 import StrataSqueal

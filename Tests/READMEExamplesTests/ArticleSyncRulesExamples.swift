@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (The README and article examples here are compared word for word; their layout is theirs.)
 // StrataSync's "Partial sync and permissions" article, word for word between the markers, run in
 // a new folder and checked by what it prints.
 import Foundation

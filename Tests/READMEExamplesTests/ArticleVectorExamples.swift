@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (The README and article examples here are compared word for word; their layout is theirs.)
 // The VectorSearch article's Swift blocks, word for word between `DOC:begin VectorSearch N`
 // markers, run in order on one connection and checked after each.
 import Foundation

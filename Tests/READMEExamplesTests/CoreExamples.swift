@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (The README and article examples here are compared word for word; their layout is theirs.)
 // The examples for `import Strata` of the README (between `README:` markers) and of the Strata
 // catalog's Examples article (between `DOC:begin Examples N` markers), word for word (the sync test
 // holds them to the documents), each followed by what it must have printed.

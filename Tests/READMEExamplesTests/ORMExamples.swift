@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (The README and article examples here are compared word for word; their layout is theirs.)
 // The README's and the Examples article's examples for `import StrataORM`.
 import StrataORM
 

@@ -13,7 +13,11 @@ final class PrintedLines: @unchecked Sendable {
     func append(_ line: String) { lock.withLock { lines.append(line) } }
 
     /// The lines printed since the last call, emptying the record.
-    func take() -> [String] { lock.withLock { defer { lines = [] }; return lines } }
+    func take() -> [String] {
+        lock.withLock {
+            defer { lines = [] }; return lines
+        }
+    }
 
     /// Waits up to `seconds` until a line equal to `line` was printed; returns whether it was.
     func waitFor(_ line: String, seconds: Double = 30) async -> Bool {

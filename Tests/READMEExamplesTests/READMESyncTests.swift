@@ -36,9 +36,13 @@ import Testing
         var blocks: [[String]] = []
         var current: [Substring]?
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if current == nil, line == "```swift" { current = [] }
-            else if current != nil, line == "```" { blocks.append(normalized(current ?? [])); current = nil }
-            else { current?.append(line) }
+            if current == nil, line == "```swift" {
+                current = []
+            } else if current != nil, line == "```" {
+                blocks.append(normalized(current ?? [])); current = nil
+            } else {
+                current?.append(line)
+            }
         }
         return blocks
     }
@@ -89,13 +93,15 @@ import Testing
                     key = parts.joined(separator: " ")
                     lines = []
                 } else if let open = key, trimmed == "// README:end" || trimmed == "// DOC:end" {
-                    #expect(open.hasPrefix("README ") == (trimmed == "// README:end"),
-                            "\(open) in \(file.lastPathComponent) is closed by \(trimmed)")
+                    #expect(
+                        open.hasPrefix("README ") == (trimmed == "// README:end"),
+                        "\(open) in \(file.lastPathComponent) is closed by \(trimmed)")
                     regions[open, default: []] += normalized(lines)
                     key = nil
                 } else if key != nil {
-                    #expect(!trimmed.hasPrefix("// README:begin") && !trimmed.hasPrefix("// DOC:begin"),
-                            "a marker opens inside \(key ?? "") in \(file.lastPathComponent)")
+                    #expect(
+                        !trimmed.hasPrefix("// README:begin") && !trimmed.hasPrefix("// DOC:begin"),
+                        "a marker opens inside \(key ?? "") in \(file.lastPathComponent)")
                     lines.append(line)
                 }
             }
@@ -138,8 +144,9 @@ import Testing
             let parts = key.split(separator: " ")
             let article = String(parts[0])
             let number = Int(parts[1]) ?? 0
-            #expect(number >= 1 && number <= articles[article]?.count ?? 0,
-                    "`DOC:begin \(key)` marks code that no held article's Swift block shows")
+            #expect(
+                number >= 1 && number <= articles[article]?.count ?? 0,
+                "`DOC:begin \(key)` marks code that no held article's Swift block shows")
         }
     }
 

@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (The README and article examples here are compared word for word; their layout is theirs.)
 // The README's examples for `import StrataRecords`. `@Record` types live at file scope (a macro
 // that adds conformances cannot expand on a local type); the rest runs in the functions below.
 import Foundation

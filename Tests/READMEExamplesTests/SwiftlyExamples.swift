@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (The README and article examples here are compared word for word; their layout is theirs.)
 // The README's example for `import StrataSwiftly`: SQLite.swiftly's described tables, which
 // `import Strata` alone does not carry.
 import StrataSwiftly

@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (The README and article examples here are compared word for word; their layout is theirs.)
 // The README's StrataSync example, word for word between the markers; it runs last in
 // `READMEExamples.everyExampleRunsAsPrintedInOrder`, in that test's folder.
 import Foundation

@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (The README and article examples here are compared word for word; their layout is theirs.)
 // The README's vector search example, word for word between the markers, run on its own
 // in-memory connection and checked against what it prints.
 import Foundation

@@ -25,12 +25,13 @@ enum DefaultsSwift5 {
             try first.insert(db)
             let schema = RecordSchema(Task.self)
             let plan = try schema.plan(for: db)
-            #expect(plan.sql == [
-                #"ALTER TABLE "task" ADD COLUMN "is_done" INTEGER NOT NULL DEFAULT 0"#,
-                #"ALTER TABLE "task" ADD COLUMN "priority_level" INTEGER NOT NULL DEFAULT 0"#,
-                #"ALTER TABLE "task" ADD COLUMN "memo" TEXT NOT NULL DEFAULT ''"#,
-                #"ALTER TABLE "task" ADD COLUMN "due_at" REAL DEFAULT NULL"#,
-            ])
+            #expect(
+                plan.sql == [
+                    #"ALTER TABLE "task" ADD COLUMN "is_done" INTEGER NOT NULL DEFAULT 0"#,
+                    #"ALTER TABLE "task" ADD COLUMN "priority_level" INTEGER NOT NULL DEFAULT 0"#,
+                    #"ALTER TABLE "task" ADD COLUMN "memo" TEXT NOT NULL DEFAULT ''"#,
+                    #"ALTER TABLE "task" ADD COLUMN "due_at" REAL DEFAULT NULL"#
+                ])
             try schema.migrate(db)
             #expect(try Task.fetchAll(db) == [Task(id: 1, title: "write", isDone: false, priorityLevel: 0, noteText: "", dueAt: nil)])
             #expect(try Task.where { $0.priorityLevel == 0 && $0.isDone == false }.fetchCount(db) == 1)

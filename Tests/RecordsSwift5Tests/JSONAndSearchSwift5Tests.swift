@@ -5,7 +5,7 @@ import Testing
 // API.md section 6's JSON spellings, and typed search, as Swift 5 client code writes them.
 @Record struct Article: Equatable {
     @PrimaryKey var id: Int64?; var title: String
-    @JSON var tags: [String]            // any Codable property, stored as JSON text SQLite's json functions read
+    @JSON var tags: [String] // any Codable property, stored as JSON text SQLite's json functions read
     @JSON var meta: [String: Int]?
 }
 

@@ -21,7 +21,7 @@ import Testing
         try later.insert(db)
         let y = 1999
         let id: Int64 = 1
-        let books: [Book] = try Book.fetchAll(db, literal: "SELECT * FROM book WHERE year > \(y)")   // StrataRecords
+        let books: [Book] = try Book.fetchAll(db, literal: "SELECT * FROM book WHERE year > \(y)") // StrataRecords
         let one: Book? = try Book.fetchOne(db, literal: "SELECT * FROM book WHERE id = \(id)")
         #expect(books == [later])
         #expect(one == book)

@@ -28,10 +28,10 @@ enum PlanSwift5 {
         @Test func planAndMigrateSpellings() throws {
             let db = try Connection()
             try db.execute("PRAGMA foreign_keys = ON")
-            let schema = RecordSchema(Author.self, Book.self)                     // also RecordSchema([Author.self, Book.self])
+            let schema = RecordSchema(Author.self, Book.self) // also RecordSchema([Author.self, Book.self])
             let plan: RecordSchemaPlan = try schema.plan(for: db)
             #expect(!plan.isEmpty)
-            #expect(plan.sql.count == 4)                                         // two tables, two indexes
+            #expect(plan.sql.count == 4) // two tables, two indexes
             #expect(!plan.losesData)
             try schema.migrate(db)
             #expect(try RecordSchema([Author.self, Book.self]).plan(for: db).isEmpty)
@@ -45,13 +45,14 @@ enum PlanSwift5 {
             try BookV1.createTable(db)
             var author = Author(id: nil, name: "Vian")
             try author.insert(db)
-            var book = BookV1(id: nil, authorId: author.id ?? 0, title: "L'Écume des jours", blurb: "a novel",
-                              metadata: Metadata(tags: ["novel"], rating: nil))
+            var book = BookV1(
+                id: nil, authorId: author.id ?? 0, title: "L'Écume des jours", blurb: "a novel",
+                metadata: Metadata(tags: ["novel"], rating: nil))
             try book.insert(db)
 
             let schema = RecordSchema(Author.self, Book.self)
             let plan = try schema.plan(for: db)
-            #expect(plan.losesData)                                              // `blurb` holds data
+            #expect(plan.losesData) // `blurb` holds data
             do {
                 try schema.migrate(db)
                 Issue.record("migrate dropped data without being allowed")
@@ -60,14 +61,18 @@ enum PlanSwift5 {
             }
             try db.execute("UPDATE book SET blurb = NULL")
             #expect(throws: RecordSchemaError.newColumnNeedsDefault(table: "book", column: "year")) {
-                try schema.migrate(db)                                           // year NOT NULL over an existing row, no @Default
+                try schema.migrate(db) // year NOT NULL over an existing row, no @Default
             }
             try db.execute("UPDATE book SET blurb = 'back'")
             // Fill `year` for the existing row, as a hand-written step before the records' plan would.
             try db.execute("ALTER TABLE book ADD COLUMN year INTEGER DEFAULT 1947")
             try schema.migrate(db, allowingDataLoss: true)
-            #expect(try Book.fetchAll(db) == [Book(id: book.id, authorId: author.id ?? 0, title: "L'Écume des jours", year: 1947,
-                                                   metadata: Metadata(tags: ["novel"], rating: nil))])
+            #expect(
+                try Book.fetchAll(db) == [
+                    Book(
+                        id: book.id, authorId: author.id ?? 0, title: "L'Écume des jours", year: 1947,
+                        metadata: Metadata(tags: ["novel"], rating: nil))
+                ])
             #expect(try schema.plan(for: db).isEmpty)
         }
     }

@@ -20,10 +20,12 @@ struct ShelfMetadata: Codable, Equatable { var tags: [String]; var rating: Doubl
     @Test func typedJSONPathSpellings() throws {
         let db = try Connection()
         try ShelfBook.createTable(db)
-        try ShelfBook.insertAll(db, [
-            ShelfBook(id: nil, title: "Dune", metadata: ShelfMetadata(tags: ["sci-fi", "classic"], rating: 4.5)),
-            ShelfBook(id: nil, title: "Emma", metadata: ShelfMetadata(tags: ["classic"], rating: nil)),
-        ])
+        try ShelfBook.insertAll(
+            db,
+            [
+                ShelfBook(id: nil, title: "Dune", metadata: ShelfMetadata(tags: ["sci-fi", "classic"], rating: 4.5)),
+                ShelfBook(id: nil, title: "Emma", metadata: ShelfMetadata(tags: ["classic"], rating: nil))
+            ])
         let sciFi = try ShelfBook.where { $0.metadata.json("$.tags", as: [String].self).contains("sci-fi") }.fetchAll(db)
         #expect(sciFi.map(\.title) == ["Dune"])
         let tagged = try ShelfBook.where { $0.metadata.json("$.tags", as: [String].self).count >= 2 }.fetchAll(db)

@@ -11,11 +11,17 @@ extension Book { static let author = belongsTo(Author.self, using: \.authorId) }
         let db = try Connection()
         try Author.createTable(db)
         try Book.createTable(db)
-        try Author.insertAll(db, [Author(id: nil, name: "Vian", country: "FR"), Author(id: nil, name: "Le Guin", country: "US"),
-                                  Author(id: nil, name: "Perec", country: "FR")])
-        let books = [Book(id: nil, authorId: 1, title: "L'Arrache-cœur", year: 1953, price: nil),
-                     Book(id: nil, authorId: 1, title: "Trouble dans les andains", year: 2001, price: 7),
-                     Book(id: nil, authorId: 2, title: "Lavinia", year: 2008, price: 14)]
+        try Author.insertAll(
+            db,
+            [
+                Author(id: nil, name: "Vian", country: "FR"), Author(id: nil, name: "Le Guin", country: "US"),
+                Author(id: nil, name: "Perec", country: "FR")
+            ])
+        let books = [
+            Book(id: nil, authorId: 1, title: "L'Arrache-cœur", year: 1953, price: nil),
+            Book(id: nil, authorId: 1, title: "Trouble dans les andains", year: 2001, price: 7),
+            Book(id: nil, authorId: 2, title: "Lavinia", year: 2008, price: 14)
+        ]
         let ids: [Int64] = try Book.insertAll(db, books)
         #expect(ids == [1, 2, 3])
         return db

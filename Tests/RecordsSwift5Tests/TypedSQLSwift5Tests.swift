@@ -44,9 +44,11 @@ enum TypedSQLSwift5 {
                 step: { previous in Comment.join(previous, on: { comment, parent in comment.parentId == parent.id }) }
             ).order(by: \.id).fetchAll(db)
             #expect(thread.count == 3)
-            let near = try Comment.recursive(start: Comment.where { $0.id == rootID },
-                                             step: { previous in Comment.join(previous, on: { comment, parent in comment.parentId == parent.id }) },
-                                             maxDepth: 1).fetchAll(db)
+            let near = try Comment.recursive(
+                start: Comment.where { $0.id == rootID },
+                step: { previous in Comment.join(previous, on: { comment, parent in comment.parentId == parent.id }) },
+                maxDepth: 1
+            ).fetchAll(db)
             #expect(near.count == 2)
 
             try AuthorTotal.createView(db)

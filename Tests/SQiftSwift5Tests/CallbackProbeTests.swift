@@ -29,11 +29,16 @@ import SQLite3
         let c: Int? = try db.query("SELECT cnt(1, 2) FROM (SELECT 1 UNION SELECT 2)")
         #expect(c == 2)
         try db.removeFunction(named: "cnt", argumentCount: -1)
-        let results: [Connection.FunctionResult] = [.null, .integer(1), .long(1), .double(1), .text(""), .date(Date()), .data(Data()), .zeroData(1), .error(message: "m", code: nil)]
+        let results: [Connection.FunctionResult] = [
+            .null, .integer(1), .long(1), .double(1), .text(""), .date(Date()), .data(Data()), .zeroData(1), .error(message: "m", code: nil)
+        ]
         #expect(results.count == 9)
         db.createCollation(named: "rev") { a, b in b.compare(a) }
         var events: [String] = []
-        db.traceEvent(mask: Connection.TraceEvent.statementMask | Connection.TraceEvent.profileMask | Connection.TraceEvent.rowMask | Connection.TraceEvent.connectionClosedMask) { event in
+        db.traceEvent(
+            mask: Connection.TraceEvent.statementMask | Connection.TraceEvent.profileMask | Connection.TraceEvent.rowMask
+                | Connection.TraceEvent.connectionClosedMask
+        ) { event in
             events.append(event.description)
         }
         let _: Int? = try db.query("SELECT ?", 5)
@@ -43,7 +48,7 @@ import SQLite3
         db.updateHook(nil)
         db.commitHook { false }
         db.commitHook(nil)
-        db.rollbackHook { }
+        db.rollbackHook {}
         db.rollbackHook(nil)
         try db.authorizer { action, p1, p2, p3, p4 in
             _ = (p1, p2, p3, p4)

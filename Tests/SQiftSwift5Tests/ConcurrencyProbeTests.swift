@@ -49,7 +49,9 @@ import SQLite3
                 try? pool.execute { connection in
                     let count: Int = try connection.query("SELECT count(*) FROM agents")
                     seen.withLock { $0.append(count) }
-                    if entered.withLock({ $0 += 1; return $0 }) == 4 {
+                    if entered.withLock({
+                        $0 += 1; return $0
+                    }) == 4 {
                         busyAtOnce.withLock { $0 = pool.busyConnections.count }
                         for _ in 0..<4 { allIn.signal() }
                     }

@@ -7,8 +7,8 @@ import Strata
     @Test func apiSpellings() async throws {
         let directory = try TestDirectory()
         let path = directory.path("app.sqlite")
-        var configuration = Database.Configuration()   // defaults: foreignKeys = true, journalMode = .wal,
-        configuration.maximumReaderCount = 5           // busyTimeout = 5 s, synchronous = .normal, maximumReaderCount = 5
+        var configuration = Database.Configuration() // defaults: foreignKeys = true, journalMode = .wal,
+        configuration.maximumReaderCount = 5 // busyTimeout = 5 s, synchronous = .normal, maximumReaderCount = 5
         #expect(configuration.foreignKeys && configuration.journalMode == .wal && configuration.synchronous == .normal)
         #expect(configuration.busyTimeout == 5)
         let database = try Database(path: path, configuration: configuration)
@@ -16,7 +16,9 @@ import Strata
         try await defaulted.close()
 
         try await database.writeWithoutTransaction { db in try db.execute("CREATE TABLE book(title TEXT NOT NULL)") }
-        let n: Int = try await database.write { db in try db.run("INSERT INTO book VALUES('Dune')"); return 1 }
+        let n: Int = try await database.write { db in
+            try db.run("INSERT INTO book VALUES('Dune')"); return 1
+        }
         #expect(n == 1)
         try await database.writeWithoutTransaction { db in try db.execute("VACUUM") }
         let rows = try await database.read { db in try db.query("SELECT title FROM book") as [String] }

@@ -22,7 +22,8 @@ import SQLite3
             shared.interrupt()
         }
         do {
-            let _: Int? = try connection.query("""
+            let _: Int? = try connection.query(
+                """
                 WITH RECURSIVE c(x) AS (SELECT started() UNION ALL SELECT x + 1 FROM c)
                 SELECT count(*) FROM c
                 """)

@@ -12,7 +12,7 @@ import Testing
         let frag: SQLFragment = "SELECT * FROM \(identifier: "book") WHERE year > \(1999) AND title = \(title)"
         #expect(frag.sql == "SELECT * FROM \"book\" WHERE year > ? AND title = ?")
         #expect(frag.arguments == [.integer(1999), .text(title)])
-        let more = frag + " AND price IS NOT NULL"            // SQLFragment + SQLFragment; \(frag) nests one in another
+        let more = frag + " AND price IS NOT NULL" // SQLFragment + SQLFragment; \(frag) nests one in another
         #expect(more.sql == frag.sql + " AND price IS NOT NULL")
         let nested: SQLFragment = "SELECT count(*) FROM (\(more))"
         #expect(nested.arguments == frag.arguments)
@@ -20,7 +20,7 @@ import Testing
         try db.run(literal: "INSERT INTO author(name, country) VALUES (\(name), \(country))")
         try db.run(literal: "INSERT INTO book(authorId, title, year, price) VALUES (\(1), \(title), \(2000), \(nil as Double?))")
         let y = 1999
-        let n: Int? = try db.query(literal: "SELECT count(*) FROM book WHERE year > \(y)")   // every return type query(_:) has
+        let n: Int? = try db.query(literal: "SELECT count(*) FROM book WHERE year > \(y)") // every return type query(_:) has
         #expect(n == 1)
         let t = title
         let rows: [Row] = try db.query(literal: "SELECT * FROM book WHERE title = \(t)")

@@ -187,12 +187,13 @@ struct Point: Codable, Equatable {
         try connection.prepare("INSERT INTO employees VALUES(?, ?)").bind(2, "Phil Knight").run()
         let names: [String] = try connection.query("SELECT name FROM employees")
         #expect(names.count == 2)
-        #expect(output == [
-            "CREATE TABLE employees(id INTEGER PRIMARY KEY, name TEXT)",
-            "INSERT INTO employees VALUES(1, 'Bill Bowerman')",
-            "INSERT INTO employees VALUES(2, 'Phil Knight')",
-            "SELECT name FROM employees",
-        ])
+        #expect(
+            output == [
+                "CREATE TABLE employees(id INTEGER PRIMARY KEY, name TEXT)",
+                "INSERT INTO employees VALUES(1, 'Bill Bowerman')",
+                "INSERT INTO employees VALUES(2, 'Phil Knight')",
+                "SELECT name FROM employees"
+            ])
     }
 
     @Test func collationsFunctionsAndHooks() throws {
@@ -225,7 +226,8 @@ struct Point: Codable, Equatable {
             messages.append(message)
         }
         try connection.execute("CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT)")
-        try connection.execute("""
+        try connection.execute(
+            """
             INSERT INTO person(name) VALUES('Phil Knight');
             UPDATE person SET name = 'Bill Bowerman' WHERE id = 1;
             DELETE FROM person WHERE id = 1
@@ -323,8 +325,11 @@ struct Point: Codable, Equatable {
                 log.append("Did migrate to schema version: \(version)")
             }
         )
-        #expect(log == ["Will migrate to schema version: 1", "Did migrate to schema version: 1",
-                        "Will migrate to schema version: 2", "Did migrate to schema version: 2"])
+        #expect(
+            log == [
+                "Will migrate to schema version: 1", "Did migrate to schema version: 1",
+                "Will migrate to schema version: 2", "Did migrate to schema version: 2"
+            ])
         #expect(migrator.currentSchemaVersion == 2)
 
         // The closure form may open its own transactions, as in SQift.

@@ -7,7 +7,8 @@ import Testing
 @Suite struct ResultCodeSwift5Tests {
     func constrained() throws -> Connection {
         let db = try Connection()
-        try db.execute("""
+        try db.execute(
+            """
             PRAGMA foreign_keys = ON;
             CREATE TABLE team(code TEXT PRIMARY KEY);
             CREATE TABLE player(id INTEGER PRIMARY KEY, email TEXT UNIQUE, name TEXT NOT NULL,
@@ -35,9 +36,9 @@ import Testing
             try db.run("INSERT INTO player(id, name) VALUES(?, ?)", 1, "Bob")
             Issue.record("expected a primary key error")
         } catch let error as SQLiteError {
-            #expect(error.resultCode == .constraintPrimaryKey)   // the extended code
-            #expect(error.resultCode.primary == .constraint)     // .constraint for .constraintPrimaryKey
-            #expect(error.code == 19)                            // SQift's `code: Int32` as it was
+            #expect(error.resultCode == .constraintPrimaryKey) // the extended code
+            #expect(error.resultCode.primary == .constraint) // .constraint for .constraintPrimaryKey
+            #expect(error.code == 19) // SQift's `code: Int32` as it was
             #expect(error.resultCode.rawValue == 1555)
             switch error.resultCode {
             case .constraintUnique: Issue.record("not unique")
@@ -54,10 +55,12 @@ import Testing
         #expect(code(db, "INSERT INTO player(id, name) VALUES ('x', 'Bob')") == .mismatch)
         #expect(code(db, "SELEC 1") == .error)
         #expect(code(db, "SELECT 1") == nil)
-        let names: [SQLiteResultCode] = [.ok, .error, .busy, .locked, .readOnly, .interrupt, .ioError, .corrupt,
-                                         .full, .cantOpen, .constraint, .constraintPrimaryKey, .constraintUnique,
-                                         .constraintNotNull, .constraintForeignKey, .constraintCheck, .mismatch,
-                                         .misuse, .range]
+        let names: [SQLiteResultCode] = [
+            .ok, .error, .busy, .locked, .readOnly, .interrupt, .ioError, .corrupt,
+            .full, .cantOpen, .constraint, .constraintPrimaryKey, .constraintUnique,
+            .constraintNotNull, .constraintForeignKey, .constraintCheck, .mismatch,
+            .misuse, .range
+        ]
         #expect(Set(names).count == names.count)
         #expect("\(SQLiteResultCode.constraintForeignKey)" == "constraintForeignKey")
     }

@@ -46,7 +46,8 @@ import SQLite3
             if let tableName = tableName { message += ".\(tableName)" }
             messages.append(message)
         }
-        try connection.execute("""
+        try connection.execute(
+            """
             INSERT INTO person(name) VALUES('Phil Knight');
             UPDATE person SET name = 'Bill Bowerman' WHERE id = 1;
             DELETE FROM person WHERE id = 1

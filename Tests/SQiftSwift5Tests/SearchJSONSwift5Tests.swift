@@ -6,21 +6,24 @@ import Testing
 @Suite struct SearchJSONSwift5Tests {
     @Test func fullTextSearchSpellings() throws {
         let db = try Connection()
-        try db.createFTS5Table("docs", columns: ["title", "body"])                     // options: FTS5Options = FTS5Options()
+        try db.createFTS5Table("docs", columns: ["title", "body"]) // options: FTS5Options = FTS5Options()
         try db.createFTS5Table("docs2", columns: ["body"], options: FTS5Options(tokenizer: .porter(.unicode61())))
         try db.execute("CREATE TABLE book(id INTEGER PRIMARY KEY, title TEXT)")
         try db.run("INSERT INTO book(title) VALUES ('Dune')")
-        try db.createFTS5Table("book_fts", columns: ["title"],
-                               options: FTS5Options(content: .external(table: "book", rowID: "id")))
+        try db.createFTS5Table(
+            "book_fts", columns: ["title"],
+            options: FTS5Options(content: .external(table: "book", rowID: "id")))
         try db.run("INSERT INTO book(title) VALUES ('Dune Messiah')")
-        let tokenizers: [FTS5Tokenizer] = [.unicode61(), .ascii, .porter(.ascii), .trigram, .custom(name: "unicode61"),
-                                           .custom(name: "unicode61", arguments: ["remove_diacritics", "2"])]
+        let tokenizers: [FTS5Tokenizer] = [
+            .unicode61(), .ascii, .porter(.ascii), .trigram, .custom(name: "unicode61"),
+            .custom(name: "unicode61", arguments: ["remove_diacritics", "2"])
+        ]
         for (index, tokenizer) in tokenizers.enumerated() {
             try db.createFTS5Table("t\(index)", columns: ["body"], options: FTS5Options(tokenizer: tokenizer))
         }
         try db.run("INSERT INTO docs(title, body) VALUES ('Sand', 'dune worms and spice')")
         let userText = "dune \"spice\" *("
-        let p = FTS5Pattern(matchingAllTokensIn: userText)     // FTS5Pattern?; nil when the text has no token
+        let p = FTS5Pattern(matchingAllTokensIn: userText) // FTS5Pattern?; nil when the text has no token
         #expect(FTS5Pattern(matchingAnyTokenIn: userText) != nil)
         #expect(FTS5Pattern(matchingPhrase: userText) != nil)
         let hits: [String] = try db.query(literal: "SELECT title FROM docs WHERE docs MATCH \(p) ORDER BY rank")
@@ -45,7 +48,7 @@ import Testing
         let db = try Connection()
         try db.execute("CREATE TABLE t(j)")
         try db.run("INSERT INTO t(j) VALUES (?)", JSONBinding(["a", "b"]))
-        let back: JSONBinding<[String]>? = try db.query("SELECT j FROM t")        // back?.value == ["a", "b"]
+        let back: JSONBinding<[String]>? = try db.query("SELECT j FROM t") // back?.value == ["a", "b"]
         #expect(back?.value == ["a", "b"])
     }
 }

@@ -6,10 +6,10 @@ import StrataSqueal
 // could not compile (missing brackets; `insertInto` and `selectFrom` lacked their table name).
 
 struct Contact {
-    let id:Int
-    let name:String?
-    let email:String
-    init(row:Statement) throws {
+    let id: Int
+    let name: String?
+    let email: String
+    init(row: Statement) throws {
         id = row.intValue("id") ?? 0
         name = row.stringValue("name")
         email = row.stringValue("email") ?? ""
@@ -20,10 +20,12 @@ struct Contact {
     let db = Database()
 
     // Create:
-    try db.createTable("contacts", definitions: [
-        "name TEXT",
-        "email TEXT NOT NULL"
-    ])
+    try db.createTable(
+        "contacts",
+        definitions: [
+            "name TEXT",
+            "email TEXT NOT NULL"
+        ])
 
     // Insert:
     let contactId = try db.insertInto(
@@ -35,9 +37,9 @@ struct Contact {
     )
 
     // Select:
-    let contacts:[Contact] = try db.selectFrom(
+    let contacts: [Contact] = try db.selectFrom(
         "contacts",
-        whereExpr:"name IS NOT NULL",
+        whereExpr: "name IS NOT NULL",
         block: Contact.init
     )
 

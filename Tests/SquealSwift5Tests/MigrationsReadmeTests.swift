@@ -7,21 +7,21 @@ import StrataSqueal
 // restored from Squeal's published README. The code is otherwise unchanged.
 
 // Define a Schema:
-let AppSchema = Schema(identifier:"contacts") { schema in
+let AppSchema = Schema(identifier: "contacts") { schema in
     // Version 1:
     schema.version(1) { v1 in
         // Create a Table:
         v1.createTable("contacts") { contacts in
             contacts.primaryKey("id")
-            contacts.column("name", type:.Text)
-            contacts.column("email", type:.Text, constraints:["NOT NULL"])
+            contacts.column("name", type: .Text)
+            contacts.column("email", type: .Text, constraints: ["NOT NULL"])
         }
 
         // Add an index
         v1.createIndex(
             "contacts_email",
             on: "contacts",
-            columns: [ "email" ]
+            columns: ["email"]
         )
     }
 
@@ -35,7 +35,7 @@ let AppSchema = Schema(identifier:"contacts") { schema in
         v2.alterTable("contacts") { contacts in
             contacts.alterColumn(
                 "name",
-                setConstraints: [ "NOT NULL" ]
+                setConstraints: ["NOT NULL"]
             )
             contacts.addColumn("url", type: .Text)
         }

@@ -44,7 +44,9 @@ private func contactsDB() throws -> Database {
     try insert.execute()
     #expect(amelia == 1 && bob == 2)
 
-    let names: [String] = try db.selectFrom("contacts", columns: ["name"], whereExpr: "age IS NULL OR age > ?", orderBy: "name DESC", limit: 2, offset: 0, parameters: [1]) { $0.stringValue("name") ?? "" }
+    let names: [String] = try db.selectFrom(
+        "contacts", columns: ["name"], whereExpr: "age IS NULL OR age > ?", orderBy: "name DESC", limit: 2, offset: 0, parameters: [1]
+    ) { $0.stringValue("name") ?? "" }
     #expect(names == ["Cy", "Bob"])
     let ids: [RowId] = try db.selectIdsFrom("contacts", whereExpr: "email LIKE ?", parameters: ["%@x"])
     #expect(ids == [1, 2, 3])
@@ -243,7 +245,8 @@ let ProbeSchema = Schema { schema in
     let db = Database()
     try db.createTable("v", definitions: ["a", "b", "c", "d", "e", "f", "g", "h"])
     let optional: String? = nil
-    _ = try db.insertInto("v", columns: ["a", "b", "c", "d", "e", "f", "g", "h"], values: [1, "s", 2.5, true, Data([1]), NSData(data: Data([2])), Int64(3), optional])
+    _ = try db.insertInto(
+        "v", columns: ["a", "b", "c", "d", "e", "f", "g", "h"], values: [1, "s", 2.5, true, Data([1]), NSData(data: Data([2])), Int64(3), optional])
     let row = try #require(try db.selectFirst("SELECT * FROM v") { $0.dictionaryValue })
     #expect(row["a"] as? Int64 == 1)
     #expect(row["d"] as? Int64 == 1)

@@ -55,7 +55,9 @@ import StrataSqueal
     #expect(statement.valueAtIndex(Int.max) == nil)
     #expect(throws: (any Error).self) { try statement.bindIntValue(1, atIndex: Int.max) }
     #expect(throws: (any Error).self) { try statement.bindParameter("missing", value: 1) }
-    #expect(throws: (any Error).self) { try db.updateUserVersionNumber(Int32.min); _ = try Schema { $0.version(1) { _ in } }.migrate(db) }
+    #expect(throws: (any Error).self) {
+        try db.updateUserVersionNumber(Int32.min); _ = try Schema { $0.version(1) { _ in } }.migrate(db)
+    }
 }
 
 @Test func squealSchemaMistakesThrowInSwift5() throws {

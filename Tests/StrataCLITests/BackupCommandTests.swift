@@ -1,4 +1,4 @@
-#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -10,11 +10,16 @@ import Testing
         let initial = try integer("SELECT count(*) FROM t", in: source) ?? 0
         // A second process: a shell that keeps inserting through the tool until told to stop.
         let binary = try strataBinary().path
-        let writer = try sandbox.start("/bin/sh", ["-c", """
-            while [ ! -f stop ]; do
-              "$0" query live.db "INSERT INTO t(v) VALUES(randomblob(400))" || exit 1
-            done
-            """, binary])
+        let writer = try sandbox.start(
+            "/bin/sh",
+            [
+                "-c",
+                """
+                while [ ! -f stop ]; do
+                  "$0" query live.db "INSERT INTO t(v) VALUES(randomblob(400))" || exit 1
+                done
+                """, binary
+            ])
         defer { if writer.process.isRunning { writer.process.terminate() } }
         try waitUntil { (try integer("SELECT count(*) FROM t", in: source) ?? 0) >= initial + 3 }
 

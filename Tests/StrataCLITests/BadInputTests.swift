@@ -1,4 +1,4 @@
-#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -15,7 +15,7 @@ import Testing
         ["vacuum", "DB"],
         ["vacuum", "DB", "--into", "compact.db"],
         ["backup", "DB", "copy.db"],
-        ["migrate", "DB", "--dir", "migrations"],
+        ["migrate", "DB", "--dir", "migrations"]
     ]
 
     enum Input: String, CaseIterable {
@@ -70,7 +70,7 @@ import Testing
         for (sql, message) in [
             ("SELECT * FROM nope", "no such table: nope"),
             ("SELEC 1", "near \"SELEC\": syntax error"),
-            ("INSERT INTO cars(name) VALUES(NULL)", "NOT NULL constraint failed: cars.name"),
+            ("INSERT INTO cars(name) VALUES(NULL)", "NOT NULL constraint failed: cars.name")
         ] {
             let result = try sandbox.strata("query", "cars.db", sql)
             #expect(result.status == 1)
@@ -85,8 +85,10 @@ import Testing
         (["--bogus"], "strata: Unknown option '--bogus' (see 'strata --help')"),
         (["frobnicate", "cars.db"], "strata: 2 unexpected arguments: 'frobnicate', 'cars.db' (see 'strata --help')"),
         (["query", "cars.db"], "strata: Missing expected argument '<sql>' (see 'strata query --help')"),
-        (["backup", "cars.db", "copy.db", "--pages-per-step", "0"],
-         "strata: --pages-per-step must be a positive number of pages, or -1 for all at once (see 'strata backup --help')"),
+        (
+            ["backup", "cars.db", "copy.db", "--pages-per-step", "0"],
+            "strata: --pages-per-step must be a positive number of pages, or -1 for all at once (see 'strata backup --help')"
+        )
     ])
     func anUnknownOptionOrBadUsage(arguments: [String], message: String) throws {
         let sandbox = try Sandbox()

@@ -1,4 +1,4 @@
-#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -110,9 +110,10 @@ final class Sandbox {
         let stderrURL: URL
 
         func result() -> CLIResult {
-            CLIResult(status: process.terminationStatus,
-                      stdout: String(decoding: (try? Data(contentsOf: stdoutURL)) ?? Data(), as: UTF8.self),
-                      stderr: String(decoding: (try? Data(contentsOf: stderrURL)) ?? Data(), as: UTF8.self))
+            CLIResult(
+                status: process.terminationStatus,
+                stdout: String(decoding: (try? Data(contentsOf: stdoutURL)) ?? Data(), as: UTF8.self),
+                stderr: String(decoding: (try? Data(contentsOf: stderrURL)) ?? Data(), as: UTF8.self))
         }
     }
 
@@ -139,7 +140,8 @@ final class Sandbox {
         let path = self.path(name)
         let connection = try Connection(storageLocation: .onDisk(path))
         if wal { try connection.execute("PRAGMA journal_mode = WAL") }
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL, photo BLOB);
             INSERT INTO cars(name, price, photo) VALUES('Audi', 52642, x'00FF10');
             INSERT INTO cars(name, price, photo) VALUES('Mercedes, "E"', 57127.5, NULL);
@@ -155,7 +157,8 @@ final class Sandbox {
         let connection = try Connection(storageLocation: .onDisk(path))
         if wal { try connection.execute("PRAGMA journal_mode = WAL") }
         try connection.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)")
-        try connection.run("""
+        try connection.run(
+            """
             WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?)
             INSERT INTO t(v) SELECT randomblob(400) FROM c
             """, rows)

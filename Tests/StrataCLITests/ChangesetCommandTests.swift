@@ -1,4 +1,4 @@
-#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -9,7 +9,8 @@ import Testing
         let a = try sandbox.makeCarsDatabase("a.db")
         let b = try sandbox.makeCarsDatabase("b.db")
         let connection = try Connection(storageLocation: .onDisk(b))
-        try connection.execute("""
+        try connection.execute(
+            """
             UPDATE cars SET price = 50000 WHERE id = 1;
             DELETE FROM cars WHERE id = 3;
             INSERT INTO cars(id, name, price) VALUES (4, 'Volvo', 29000);

@@ -1,4 +1,4 @@
-#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
 import Testing
 
@@ -60,8 +60,10 @@ import Testing
         let sandbox = try Sandbox()
         let tour = try sandbox.strata("tour")
         #expect(tour.status == 0, "\(tour.stderr)")
-        for section in ["== Codable bindings", "== Described tables (SQLite.swiftly)", "== Records and typed queries (StrataRecords)",
-                        "== Full-text search (FTS5)", "== Vector search", "== Local-first sync (StrataSync)"] {
+        for section in [
+            "== Codable bindings", "== Described tables (SQLite.swiftly)", "== Records and typed queries (StrataRecords)",
+            "== Full-text search (FTS5)", "== Vector search", "== Local-first sync (StrataSync)"
+        ] {
             #expect(tour.stdout.contains(section), "the tour has no \(section)")
         }
         #expect(tour.stdout.contains("a recursive walk of a bill of materials: [\"bicycle\", \"wheel\", \"spoke\", \"frame\"]"))

@@ -1,4 +1,4 @@
-#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -89,13 +89,13 @@ struct LitestreamReplicaTests {
 
         let config = sandbox.path("litestream.yml")
         try """
-            dbs:
-              - path: \(primaryPath)
-                replicas:
-                  - type: file
-                    path: \(replicaFolder)
-                    sync-interval: 100ms
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        dbs:
+          - path: \(primaryPath)
+            replicas:
+              - type: file
+                path: \(replicaFolder)
+                sync-interval: 100ms
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let replicator = try Litestream.replicate(config: config)
         defer { Litestream.stop(replicator) }
         let shipped = try await offThePool { Litestream.wait(seconds: 30) { Litestream.hasSnapshot(replicaFolder) } }
@@ -103,8 +103,10 @@ struct LitestreamReplicaTests {
 
         // This test process did not start with the URL in its environment, so the VFS could not
         // read it: refused with what to do.
-        #expect(throws: LitestreamReplicaError.notInEnvironment(
-            replicaURL: url, found: ProcessInfo.processInfo.environment["LITESTREAM_REPLICA_URL"])) {
+        #expect(
+            throws: LitestreamReplicaError.notInEnvironment(
+                replicaURL: url, found: ProcessInfo.processInfo.environment["LITESTREAM_REPLICA_URL"])
+        ) {
             try Database(replicaOf: url, litestreamVFS: vfs)
         }
 
@@ -150,8 +152,11 @@ struct LitestreamReplicaTests {
 
         // The same URL again is fine; another is refused, since the VFS reads one per process.
         #expect(try await ask("replica \(url)") == "ok")
-        #expect(try await ask("replica file:///elsewhere") == "error: " + LitestreamReplicaError.anotherReplicaLoaded(
-            loaded: url, requested: "file:///elsewhere").description)
+        #expect(
+            try await ask("replica file:///elsewhere") == "error: "
+                + LitestreamReplicaError.anotherReplicaLoaded(
+                    loaded: url, requested: "file:///elsewhere"
+                ).description)
     }
 }
 #endif

@@ -1,4 +1,4 @@
-#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
 import Strata
 
@@ -22,8 +22,9 @@ enum Litestream {
     static func vfsExtension() -> String? {
         if let path = environment["STRATA_LITESTREAM_VFS"], !path.isEmpty { return path }
         guard let python = try? python(),
-              let result = try? run(python, ["-c", "import litestream_vfs; print(litestream_vfs.loadable_path())"]),
-              result.status == 0 else { return nil }
+            let result = try? run(python, ["-c", "import litestream_vfs; print(litestream_vfs.loadable_path())"]),
+            result.status == 0
+        else { return nil }
         let path = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
         return FileManager.default.fileExists(atPath: path) ? path : nil
     }
@@ -95,7 +96,8 @@ enum Litestream {
         guard let handle = FileHandle(forReadingAtPath: restored) else { return false }
         defer { try? handle.close() }
         guard let header = try? handle.read(upToCount: 100), header.count == 100,
-              header.starts(with: Array("SQLite format 3\0".utf8)) else { return false }
+            header.starts(with: Array("SQLite format 3\0".utf8))
+        else { return false }
         let pageSize = Int(header[16]) << 8 | Int(header[17])
         let bytesPerPage = pageSize == 1 ? 65_536 : pageSize
         let declared = header[28..<32].reduce(0) { $0 << 8 | Int($1) }
@@ -145,10 +147,15 @@ final class MotoServer {
             try process.run()
             let bucketCreated = Litestream.wait(seconds: 20) {
                 guard process.isRunning else { return false }
-                let result = try? Litestream.run(python, ["-c", """
-                    import urllib.request
-                    urllib.request.urlopen(urllib.request.Request("http://127.0.0.1:\(port)/\(bucket)", method="PUT"), timeout=2)
-                    """])
+                let result = try? Litestream.run(
+                    python,
+                    [
+                        "-c",
+                        """
+                        import urllib.request
+                        urllib.request.urlopen(urllib.request.Request("http://127.0.0.1:\(port)/\(bucket)", method="PUT"), timeout=2)
+                        """
+                    ])
                 return result?.status == 0
             }
             if bucketCreated {

@@ -1,4 +1,4 @@
-#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -8,7 +8,8 @@ import Testing
     @Test func schemaShowsColumnsThenIndexesViewsAndTriggers() throws {
         let sandbox = try Sandbox()
         let connection = try Connection(storageLocation: .onDisk(sandbox.path("shop.db")))
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TABLE owners(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT 'nobody');
             CREATE TABLE cars(maker TEXT, model TEXT, price REAL NOT NULL DEFAULT 0, owner INTEGER REFERENCES owners(id),
                               PRIMARY KEY(maker, model));
@@ -20,35 +21,36 @@ import Testing
             """)
         let result = try sandbox.strata("schema", "shop.db")
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == """
-            TABLE cars
-              maker  TEXT     PRIMARY KEY (1)
-              model  TEXT     PRIMARY KEY (2)
-              price  REAL     NOT NULL DEFAULT 0
-              owner  INTEGER
-              FOREIGN KEY (owner) REFERENCES owners (id)
-            TABLE owners
-              id    INTEGER  PRIMARY KEY
-              name  TEXT     NOT NULL DEFAULT 'nobody'
+        #expect(
+            result.stdout == """
+                TABLE cars
+                  maker  TEXT     PRIMARY KEY (1)
+                  model  TEXT     PRIMARY KEY (2)
+                  price  REAL     NOT NULL DEFAULT 0
+                  owner  INTEGER
+                  FOREIGN KEY (owner) REFERENCES owners (id)
+                TABLE owners
+                  id    INTEGER  PRIMARY KEY
+                  name  TEXT     NOT NULL DEFAULT 'nobody'
 
-            INDEX cheap_cars ON cars (price, maker) WHERE price < 1000
-            INDEX owners_by_lower_name ON owners (<expression> DESC, id)
-            UNIQUE INDEX owners_by_name ON owners (name)
+                INDEX cheap_cars ON cars (price, maker) WHERE price < 1000
+                INDEX owners_by_lower_name ON owners (<expression> DESC, id)
+                UNIQUE INDEX owners_by_name ON owners (name)
 
-            VIEW expensive
-              CREATE VIEW expensive AS SELECT * FROM cars WHERE price > 50000
+                VIEW expensive
+                  CREATE VIEW expensive AS SELECT * FROM cars WHERE price > 50000
 
-            TRIGGER no_free_cars ON cars
-              CREATE TRIGGER no_free_cars BEFORE INSERT ON cars WHEN new.price = 0 BEGIN SELECT raise(ABORT, 'free'); END
+                TRIGGER no_free_cars ON cars
+                  CREATE TRIGGER no_free_cars BEFORE INSERT ON cars WHEN new.price = 0 BEGIN SELECT raise(ABORT, 'free'); END
 
-            """)
+                """)
     }
 
     @Test func checkReportsAHealthyDatabase() throws {
         let sandbox = try Sandbox()
         try sandbox.makeBigDatabase("big.db", rows: 100)
         let connection = try Connection(storageLocation: .onDisk(sandbox.path("big.db")))
-        try connection.execute("DELETE FROM t WHERE id > 50")   // some free pages; the WAL stays open
+        try connection.execute("DELETE FROM t WHERE id > 50") // some free pages; the WAL stays open
         let result = try sandbox.strata("check", "big.db")
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
@@ -71,7 +73,8 @@ import Testing
     @Test func checkFailsOnForeignKeyViolations() throws {
         let sandbox = try Sandbox()
         let connection = try Connection(storageLocation: .onDisk(sandbox.path("fk.db")))
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TABLE owners(id INTEGER PRIMARY KEY);
             CREATE TABLE cars(id INTEGER PRIMARY KEY, owner INTEGER REFERENCES owners(id));
             INSERT INTO cars VALUES(7, 42);

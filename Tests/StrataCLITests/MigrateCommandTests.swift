@@ -1,4 +1,4 @@
-#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -21,15 +21,16 @@ import Testing
         try writeMigrations(in: sandbox)
         let result = try sandbox.strata("migrate", "app.db", "--dir", "migrations")
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == """
-            app.db is at version 0.
-            Applying version 1: 001_create_cars.sql
-            Applying version 2: 002_index_cars.sql
-            Applying version 3: 003_add_price.sql
-            Now at version 3.
-            Pending: none.
+        #expect(
+            result.stdout == """
+                app.db is at version 0.
+                Applying version 1: 001_create_cars.sql
+                Applying version 2: 002_index_cars.sql
+                Applying version 3: 003_add_price.sql
+                Now at version 3.
+                Pending: none.
 
-            """)
+                """)
         #expect(try versions(in: sandbox.path("app.db")) == [1, 2, 3])
         let again = try sandbox.strata("migrate", "app.db", "--dir", "migrations")
         #expect(again.stdout == "app.db is at version 3.\nNow at version 3.\nPending: none.\n")
@@ -52,20 +53,23 @@ import Testing
         try writeMigrations(in: sandbox)
         let fresh = try sandbox.strata("migrate", "app.db", "--dir", "migrations", "--dry-run")
         #expect(fresh.status == 0)
-        #expect(fresh.stdout.contains("Would apply version 1: 001_create_cars.sql\nWould apply version 2: 002_index_cars.sql\nWould apply version 3: 003_add_price.sql\n"))
+        #expect(
+            fresh.stdout.contains(
+                "Would apply version 1: 001_create_cars.sql\nWould apply version 2: 002_index_cars.sql\nWould apply version 3: 003_add_price.sql\n"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.path("app.db")))
 
         _ = try sandbox.strata("migrate", "app.db", "--dir", "migrations", "--to", "1")
         let before = try sandbox.snapshot()
         let partial = try sandbox.strata("migrate", "app.db", "--dir", "migrations", "--dry-run")
-        #expect(partial.stdout == """
-            app.db is at version 1.
-            Would apply version 2: 002_index_cars.sql
-            Would apply version 3: 003_add_price.sql
-            Pending: none.
-            Dry run: nothing was changed.
+        #expect(
+            partial.stdout == """
+                app.db is at version 1.
+                Would apply version 2: 002_index_cars.sql
+                Would apply version 3: 003_add_price.sql
+                Pending: none.
+                Dry run: nothing was changed.
 
-            """)
+                """)
         #expect(try sandbox.snapshot() == before)
     }
 
@@ -99,7 +103,7 @@ import Testing
         (["001_a.sql", "002_b.sql", "002_c.sql"], "strata: duplicate migration version 2: 002_b.sql and 002_c.sql"),
         (["001_a.sql", "01_b.sql"], "strata: duplicate migration version 1: 001_a.sql and 01_b.sql"),
         (["001_a.sql", "add_b.sql"], "strata: migration file add_b.sql is not named NNN_name.sql"),
-        (["000_a.sql"], "strata: migration file 000_a.sql has version 0; versions start at 1"),
+        (["000_a.sql"], "strata: migration file 000_a.sql has version 0; versions start at 1")
     ])
     func badDirectoriesAreRefusedBeforeAnythingRuns(files: [String], message: String) throws {
         let sandbox = try Sandbox()

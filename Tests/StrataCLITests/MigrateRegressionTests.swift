@@ -1,4 +1,4 @@
-#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -11,12 +11,13 @@ import Testing
         let before = try sandbox.snapshot()
         let result = try sandbox.strata("migrate", "new.db", "--dir", "m", "--to", "0")
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == """
-            new.db is at version 0 (no file yet).
-            Nothing to apply; no file was created.
-            Pending: 001_create_cars.sql.
+        #expect(
+            result.stdout == """
+                new.db is at version 0 (no file yet).
+                Nothing to apply; no file was created.
+                Pending: 001_create_cars.sql.
 
-            """)
+                """)
         #expect(try sandbox.snapshot() == before)
         for suffix in ["", "-journal", "-wal", "-shm"] {
             #expect(!FileManager.default.fileExists(atPath: sandbox.path("new.db" + suffix)))

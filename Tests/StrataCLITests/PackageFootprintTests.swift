@@ -10,12 +10,15 @@ import StrataTestSupport
 ///
 /// Each case resolves a package (seconds apiece), so it stays out of the default `swift test`:
 /// `.ci/run` runs the suite with `STRATA_FOOTPRINT_TESTS=1`.
-@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["STRATA_FOOTPRINT_TESTS"] != nil,
-                             "resolves packages: set STRATA_FOOTPRINT_TESTS=1 (.ci/run does)"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: ProcessInfo.processInfo.environment["STRATA_FOOTPRINT_TESTS"] != nil,
+        "resolves packages: set STRATA_FOOTPRINT_TESTS=1 (.ci/run does)"))
 struct PackageFootprintTests {
     static let serverStack: Set<String> = [
         "swift-log", "swift-metrics", "swift-distributed-tracing", "swift-service-lifecycle", "swift-nio",
-        "swift-async-algorithms", "swift-service-context",
+        "swift-async-algorithms", "swift-service-context"
     ]
     static let testOnly: Set<String> = ["swift-macro-testing", "swift-snapshot-testing", "swift-custom-dump", "xctest-dynamic-overlay"]
     /// The hub's HTTP stack and its PostgreSQL store, behind the `Hub` trait.
@@ -71,7 +74,8 @@ struct PackageFootprintTests {
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let sandbox = try Sandbox()
         let traitList = traits.map { ", traits: [" + $0.map { "\"\($0)\"" }.joined(separator: ", ") + "]" } ?? ""
-        try sandbox.write("""
+        try sandbox.write(
+            """
             // swift-tools-version:6.1
             import PackageDescription
             let package = Package(

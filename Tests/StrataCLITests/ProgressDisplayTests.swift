@@ -1,4 +1,4 @@
-#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -31,10 +31,12 @@ import Testing
         (Int64.min, Int64.min, 0, 0, Int64(0), Int64(0)),
         // Counts whose product with the width or 100 overflows Int64.
         (Int64.max, Int64.max, 30, 100, Int64.max, Int64.max),
-        (Int64.max / 2, Int64.max, 14, 49, Int64.max / 2, Int64.max),
+        (Int64.max / 2, Int64.max, 14, 49, Int64.max / 2, Int64.max)
     ])
-    func countsOutOfRangeAreClampedNotTrapped(completed: Int64, total: Int64, cells: Int, percent: Int64,
-                                              shownCompleted: Int64, shownTotal: Int64) {
+    func countsOutOfRangeAreClampedNotTrapped(
+        completed: Int64, total: Int64, cells: Int, percent: Int64,
+        shownCompleted: Int64, shownTotal: Int64
+    ) {
         let count = BackupPageCount(completed: completed, total: total)
         let bar = count.bar(width: 30)
         #expect(bar == String(repeating: "#", count: cells) + String(repeating: "-", count: 30 - cells))
@@ -52,8 +54,10 @@ import Testing
         let pages = BackupPageCounter()
         let done = DispatchSemaphore(value: 0)
         let outcome = SharedValue<Bool?>(nil)
-        try source.backup(to: destination, pageSize: 7, completionQueue: DispatchQueue(label: "test.backup"),
-                          pageCounter: pages) { result in
+        try source.backup(
+            to: destination, pageSize: 7, completionQueue: DispatchQueue(label: "test.backup"),
+            pageCounter: pages
+        ) { result in
             outcome.set(result.isSuccess)
             done.signal()
         }

@@ -1,4 +1,4 @@
-#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -21,14 +21,15 @@ import Testing
         try sandbox.makeCarsDatabase()
         let result = try sandbox.strata("query", "cars.db", "SELECT id, name, price, photo FROM cars ORDER BY id")
         #expect(result.status == 0)
-        #expect(result.stdout == """
-            id  name           price    photo
-            --  -------------  -------  ---------
-             1  Audi           52642.0  x'00FF10'
-             2  Mercedes, "E"  57127.5  NULL
-             3  Skoda          NULL     NULL
+        #expect(
+            result.stdout == """
+                id  name           price    photo
+                --  -------------  -------  ---------
+                 1  Audi           52642.0  x'00FF10'
+                 2  Mercedes, "E"  57127.5  NULL
+                 3  Skoda          NULL     NULL
 
-            """)
+                """)
         #expect(result.stderr.isEmpty)
     }
 
@@ -37,7 +38,10 @@ import Testing
         try sandbox.makeCarsDatabase()
         let result = try sandbox.strata("query", "cars.db", "SELECT id, name, price, photo, 'two\nlines' AS note FROM cars ORDER BY id", "--format", "csv")
         #expect(result.status == 0)
-        #expect(result.stdout == "id,name,price,photo,note\r\n1,Audi,52642.0,AP8Q,\"two\nlines\"\r\n2,\"Mercedes, \"\"E\"\"\",57127.5,,\"two\nlines\"\r\n3,Skoda,,,\"two\nlines\"\r\n")
+        #expect(
+            result.stdout
+                == "id,name,price,photo,note\r\n1,Audi,52642.0,AP8Q,\"two\nlines\"\r\n2,\"Mercedes, \"\"E\"\"\",57127.5,,\"two\nlines\"\r\n3,Skoda,,,\"two\nlines\"\r\n"
+        )
     }
 
     /// On Linux a `"` followed by a combining mark, an enclosing mark or a variation selector is
@@ -59,14 +63,15 @@ import Testing
         try sandbox.makeCarsDatabase()
         let result = try sandbox.strata("query", "cars.db", "SELECT id, name, price, photo, 1e999 AS big FROM cars ORDER BY id", "--format", "json")
         #expect(result.status == 0)
-        #expect(result.stdout == """
-            [
-              {"id": 1, "name": "Audi", "price": 52642.0, "photo": "AP8Q", "big": 9e999},
-              {"id": 2, "name": "Mercedes, \\"E\\"", "price": 57127.5, "photo": null, "big": 9e999},
-              {"id": 3, "name": "Skoda", "price": null, "photo": null, "big": 9e999}
-            ]
+        #expect(
+            result.stdout == """
+                [
+                  {"id": 1, "name": "Audi", "price": 52642.0, "photo": "AP8Q", "big": 9e999},
+                  {"id": 2, "name": "Mercedes, \\"E\\"", "price": 57127.5, "photo": null, "big": 9e999},
+                  {"id": 3, "name": "Skoda", "price": null, "photo": null, "big": 9e999}
+                ]
 
-            """)
+                """)
         // Foundation's parser agrees it is JSON, with the types above.
         let parsed = try JSONSerialization.jsonObject(with: Data(result.stdout.replacingOccurrences(of: "9e999", with: "0").utf8)) as? [[String: Any]]
         #expect(parsed?.count == 3)

@@ -8,7 +8,8 @@ import Testing
     @Test func schemaShowsForeignKeysAndCheckConstraints() throws {
         let sandbox = try Sandbox()
         let connection = try Connection(storageLocation: .onDisk(sandbox.path("library.db")))
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
             CREATE TABLE edition(isbn TEXT, printing INTEGER, PRIMARY KEY(isbn, printing));
             CREATE TABLE book(
@@ -24,27 +25,28 @@ import Testing
             """)
         let result = try sandbox.strata("schema", "library.db")
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == """
-            TABLE author
-              id    INTEGER  PRIMARY KEY
-              name  TEXT     NOT NULL
-            TABLE book
-              id        INTEGER  PRIMARY KEY
-              authorId  INTEGER  NOT NULL
-              year      INTEGER
-              title     TEXT
-              isbn      TEXT
-              printing  INTEGER
-              FOREIGN KEY (authorId) REFERENCES author (id) ON DELETE CASCADE
-              FOREIGN KEY (isbn, printing) REFERENCES edition (isbn, printing) ON DELETE RESTRICT ON UPDATE SET NULL
-              CHECK (year > 0)
-              CHECK (title <> 'it''s (not) a title')
-              CONSTRAINT "sane year" CHECK (year < 3000 AND year IS NOT NULL)
-            TABLE edition
-              isbn      TEXT     PRIMARY KEY (1)
-              printing  INTEGER  PRIMARY KEY (2)
+        #expect(
+            result.stdout == """
+                TABLE author
+                  id    INTEGER  PRIMARY KEY
+                  name  TEXT     NOT NULL
+                TABLE book
+                  id        INTEGER  PRIMARY KEY
+                  authorId  INTEGER  NOT NULL
+                  year      INTEGER
+                  title     TEXT
+                  isbn      TEXT
+                  printing  INTEGER
+                  FOREIGN KEY (authorId) REFERENCES author (id) ON DELETE CASCADE
+                  FOREIGN KEY (isbn, printing) REFERENCES edition (isbn, printing) ON DELETE RESTRICT ON UPDATE SET NULL
+                  CHECK (year > 0)
+                  CHECK (title <> 'it''s (not) a title')
+                  CONSTRAINT "sane year" CHECK (year < 3000 AND year IS NOT NULL)
+                TABLE edition
+                  isbn      TEXT     PRIMARY KEY (1)
+                  printing  INTEGER  PRIMARY KEY (2)
 
-            """)
+                """)
     }
 
     /// A WAL left by a program that is still running (or never closed its database).
@@ -68,15 +70,17 @@ import Testing
         let result = try sandbox.strata("checkpoint", "app.db")
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        #expect(lines == [
-            "Checkpoint (truncate): \(frames) of \(frames) WAL frames written back; the WAL is truncated.",
-            "WAL size: \(walSize) bytes (\(String(format: "%.1f", Double(walSize) / 1024)) KiB) before, 0 bytes after.",
-        ])
+        #expect(
+            lines == [
+                "Checkpoint (truncate): \(frames) of \(frames) WAL frames written back; the WAL is truncated.",
+                "WAL size: \(walSize) bytes (\(String(format: "%.1f", Double(walSize) / 1024)) KiB) before, 0 bytes after."
+            ])
         #expect(try connection.query("SELECT count(*) FROM t") as Int? == 300)
 
         // Other modes report what SQLite reports; an empty WAL is 0 of 0.
         let again = try sandbox.strata("checkpoint", "app.db")
-        #expect(again.stdout.hasPrefix("Checkpoint (truncate): 0 of 0 WAL frames written back; the WAL is truncated.\nWAL size: 0 bytes before, 0 bytes after."))
+        #expect(
+            again.stdout.hasPrefix("Checkpoint (truncate): 0 of 0 WAL frames written back; the WAL is truncated.\nWAL size: 0 bytes before, 0 bytes after."))
         try connection.execute("UPDATE t SET v = randomblob(400) WHERE id <= 20")
         let full = try sandbox.strata("checkpoint", "app.db", "--mode", "full")
         let fullLines = full.stdout.split(separator: "\n").map(String.init)

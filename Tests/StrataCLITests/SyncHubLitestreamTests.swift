@@ -28,13 +28,13 @@ struct SyncHubLitestreamTests {
         let replicaFolder = sandbox.work.appendingPathComponent("litestream-replica").path
         let config = sandbox.work.appendingPathComponent("litestream.yml").path
         try """
-            dbs:
-              - path: \(spaceFile)
-                replicas:
-                  - type: file
-                    path: \(replicaFolder)
-                    sync-interval: 100ms
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        dbs:
+          - path: \(spaceFile)
+            replicas:
+              - type: file
+                path: \(replicaFolder)
+                sync-interval: 100ms
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let replicator = try Litestream.replicate(config: config)
         defer { Litestream.stop(replicator) }
         try await Task.sleep(for: .seconds(1))
@@ -76,8 +76,12 @@ struct SyncHubLitestreamTests {
         // A new machine: the space restored from Litestream's replica.
         let restoredFolder = sandbox.work.appendingPathComponent("restored-hub")
         try FileManager.default.createDirectory(at: restoredFolder, withIntermediateDirectories: true)
-        let restore = try Litestream.run(try Litestream.binary(), ["restore", "-config", config, "-o",
-                                                                   restoredFolder.appendingPathComponent("s.sqlite").path, spaceFile])
+        let restore = try Litestream.run(
+            try Litestream.binary(),
+            [
+                "restore", "-config", config, "-o",
+                restoredFolder.appendingPathComponent("s.sqlite").path, spaceFile
+            ])
         try #require(restore.status == 0, "litestream restore failed: \(restore.output)")
         let restored = try SyncHub(directory: restoredFolder)
         let restoredVersion = try restored.version(ofSpace: "s")

@@ -35,26 +35,42 @@ import Testing
             #expect(try connection.query("SELECT id || '|' || title || '|' || done FROM todo ORDER BY id") as [String] == expected)
         }
         // Bad input: one line, exit non-zero, nothing written.
-        let both = try sandbox.run(try strataBinary().path, ["sync", "now", "phone.db", "--hub", "http://127.0.0.1:1", "--hub-folder", "hub",
-                                                             "--space", "list", "--replica", "phone", "--tables", "todo"])
+        let both = try sandbox.run(
+            try strataBinary().path,
+            [
+                "sync", "now", "phone.db", "--hub", "http://127.0.0.1:1", "--hub-folder", "hub",
+                "--space", "list", "--replica", "phone", "--tables", "todo"
+            ])
         #expect(both.status != 0 && both.stderr.contains("exactly one of --hub and --hub-folder"))
-        let failing = try sandbox.run(try strataBinary().path, ["sync", "write", "phone.db", "--hub-folder", "hub", "--space", "list",
-                                                                "--replica", "phone", "--tables", "todo", "INSERT INTO todo(id) VALUES ('1')"])
+        let failing = try sandbox.run(
+            try strataBinary().path,
+            [
+                "sync", "write", "phone.db", "--hub-folder", "hub", "--space", "list",
+                "--replica", "phone", "--tables", "todo", "INSERT INTO todo(id) VALUES ('1')"
+            ])
         #expect(failing.status == 1)
         #expect(try hub.version(ofSpace: "list") == 3)
 
         // Transaction control in the SQL would commit rows the outbox never sees: refused before
         // anything runs, nothing written (found by a probe: rows a2 and a3 reached the replica only).
-        let committing = try sandbox.run(try strataBinary().path, ["sync", "write", "phone.db", "--hub-folder", "hub", "--space", "list",
-                                                                   "--replica", "phone", "--tables", "todo", "--no-sync",
-                                                                   "INSERT INTO todo(id, title) VALUES ('a2', 'x'); COMMIT; INSERT INTO todo(id, title) VALUES ('a3', 'y')"])
+        let committing = try sandbox.run(
+            try strataBinary().path,
+            [
+                "sync", "write", "phone.db", "--hub-folder", "hub", "--space", "list",
+                "--replica", "phone", "--tables", "todo", "--no-sync",
+                "INSERT INTO todo(id, title) VALUES ('a2', 'x'); COMMIT; INSERT INTO todo(id, title) VALUES ('a3', 'y')"
+            ])
         #expect(committing.status == 1)
         #expect(committing.stderr.contains("not COMMIT"))
         let phone = try Connection(storageLocation: .onDisk(sandbox.path("phone.db")))
         #expect(try phone.query("SELECT count(*) FROM todo WHERE id IN ('a2', 'a3')") as Int? == 0)
         #expect(try phone.query("SELECT count(*) FROM _strata_sync_outbox") as Int? == 0)
-        let noTables = try sandbox.run(try strataBinary().path, ["sync", "now", "phone.db", "--hub-folder", "hub", "--space", "list",
-                                                                 "--replica", "phone", "--tables", ", ,"])
+        let noTables = try sandbox.run(
+            try strataBinary().path,
+            [
+                "sync", "now", "phone.db", "--hub-folder", "hub", "--space", "list",
+                "--replica", "phone", "--tables", ", ,"
+            ])
         #expect(noTables.status != 0 && noTables.stderr.contains("--tables names no table"))
     }
 }

@@ -1,4 +1,4 @@
-#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -51,7 +51,10 @@ import Testing
         defer { if process.isRunning { process.terminate() } }
 
         let printedFirst = await Self.waitFor(collected) { $0.contains("first") }
-        #expect(printedFirst, "strata watch printed \(collected.current.debugDescription); running: \(process.isRunning); stderr: \(process.isRunning ? "" : String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
+        #expect(
+            printedFirst,
+            "strata watch printed \(collected.current.debugDescription); running: \(process.isRunning); stderr: \(process.isRunning ? "" : String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))"
+        )
         try writer.run("INSERT INTO t VALUES('second')")
         #expect(await Self.waitFor(collected) { $0.contains("second") })
         // The table was printed twice: once before the change and once after.

@@ -1,4 +1,4 @@
-#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
 import Strata
 import Testing
@@ -64,8 +64,10 @@ extension FaultSweeps {
         static func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 
         /// Runs `command` with the fault at N = 1, 2, ... until it succeeds; returns the points tried.
-        static func sweep(_ name: String, setUp: (FaultScope) throws -> Void, arguments: [String], target: String,
-                          checkSuccess: (FaultScope) throws -> Void) throws -> Int {
+        static func sweep(
+            _ name: String, setUp: (FaultScope) throws -> Void, arguments: [String], target: String,
+            checkSuccess: (FaultScope) throws -> Void
+        ) throws -> Int {
             var points = 0
             for nth in 1...200 {
                 let scope = try FaultScope()
@@ -100,30 +102,40 @@ extension FaultSweeps {
         }
 
         @Test func backupOntoAFullDisk() throws {
-            _ = try Self.sweep("backup", setUp: { try Self.makeSource($0.path("source.sqlite")) },
-                               arguments: ["backup", "source.sqlite", "copy.sqlite", "--pages-per-step", "5"], target: "copy.sqlite") { scope in
+            _ = try Self.sweep(
+                "backup", setUp: { try Self.makeSource($0.path("source.sqlite")) },
+                arguments: ["backup", "source.sqlite", "copy.sqlite", "--pages-per-step", "5"], target: "copy.sqlite"
+            ) { scope in
                 let copy = try Connection(storageLocation: .onDisk(scope.path("copy.sqlite")))
                 #expect(try copy.query("SELECT count(*) FROM items") as Int? == 40)
             }
         }
 
         @Test func vacuumOntoAFullDisk() throws {
-            _ = try Self.sweep("vacuum --into", setUp: { try Self.makeSource($0.path("source.sqlite")) },
-                               arguments: ["vacuum", "source.sqlite", "--into", "vacuumed.sqlite"], target: "vacuumed.sqlite") { scope in
+            _ = try Self.sweep(
+                "vacuum --into", setUp: { try Self.makeSource($0.path("source.sqlite")) },
+                arguments: ["vacuum", "source.sqlite", "--into", "vacuumed.sqlite"], target: "vacuumed.sqlite"
+            ) { scope in
                 let copy = try Connection(storageLocation: .onDisk(scope.path("vacuumed.sqlite")))
                 #expect(try copy.query("SELECT count(*) FROM items") as Int? == 40)
             }
         }
 
         @Test func migrateOnAFullDisk() throws {
-            _ = try Self.sweep("migrate", setUp: { scope in
-                try Self.makeSource(scope.path("source.sqlite"))
-                let migrations = scope.directory.appendingPathComponent("migrations")
-                try FileManager.default.createDirectory(at: migrations, withIntermediateDirectories: true)
-                // One version: each version is its own transaction, so the old state is the only other.
-                try Data("CREATE TABLE more(id INTEGER PRIMARY KEY, note TEXT); INSERT INTO more SELECT id, hex(payload) FROM items; UPDATE items SET payload = randomblob(1200);".utf8)
+            _ = try Self.sweep(
+                "migrate",
+                setUp: { scope in
+                    try Self.makeSource(scope.path("source.sqlite"))
+                    let migrations = scope.directory.appendingPathComponent("migrations")
+                    try FileManager.default.createDirectory(at: migrations, withIntermediateDirectories: true)
+                    // One version: each version is its own transaction, so the old state is the only other.
+                    try Data(
+                        "CREATE TABLE more(id INTEGER PRIMARY KEY, note TEXT); INSERT INTO more SELECT id, hex(payload) FROM items; UPDATE items SET payload = randomblob(1200);"
+                            .utf8
+                    )
                     .write(to: migrations.appendingPathComponent("001_more.sql"))
-            }, arguments: ["migrate", "source.sqlite", "--dir", "migrations"], target: "source.sqlite") { scope in
+                }, arguments: ["migrate", "source.sqlite", "--dir", "migrations"], target: "source.sqlite"
+            ) { scope in
                 let db = try Connection(storageLocation: .onDisk(scope.path("source.sqlite")))
                 #expect(try db.query("SELECT count(*) FROM more") as Int? == 40)
             }

@@ -63,7 +63,8 @@ extension FaultSweeps {
             let scratch = try Connection(storageLocation: .inMemory)
             try Self.players(scratch)
             let session = try scratch.recordChanges()
-            try scratch.execute("""
+            try scratch.execute(
+                """
                 INSERT INTO "player"(id, name, team, score) VALUES (200, 'x', 'green', 1), (201, 'y', NULL, 2);
                 UPDATE "player" SET score = score * 10 WHERE team = 'blue';
                 DELETE FROM "player" WHERE id BETWEEN 10 AND 20;

@@ -110,7 +110,9 @@ extension FaultSweeps {
                 let truth = try await database.read { try $0.query("SELECT count(*) FROM t") as Int? ?? -1 }
                 if !failures.isEmpty {
                     // A new commit is not needed: the observation retries by itself.
-                    #expect(await waitFor { lastValue() == truth }, "call \(nth): the observation did not resume (\(results.current.last.map { "\($0)" } ?? "nothing"))")
+                    #expect(
+                        await waitFor { lastValue() == truth },
+                        "call \(nth): the observation did not resume (\(results.current.last.map { "\($0)" } ?? "nothing"))")
                 } else {
                     #expect(await waitFor { lastValue() == truth }, "call \(nth): stuck at \(lastValue() ?? -1), truth \(truth)")
                 }

@@ -66,14 +66,14 @@ struct Fault: Sendable, CustomStringConvertible {
         .write(.mainDatabase), .write(.journal), .write(.mainDatabase, persistent: false), .write(.journal, persistent: false),
         .full(.mainDatabase), .full(.journal), .shortWrite(.journal), .shortWrite(.mainDatabase),
         .sync(.mainDatabase), .sync(.journal), .read(.mainDatabase), .read(.journal), .truncate(.any),
-        .fileSize(.any), .lock(.mainDatabase), .open(.journal),
+        .fileSize(.any), .lock(.mainDatabase), .open(.journal)
     ]
 
     /// The faults every sweep of a WAL database runs.
     static let walModeFaults: [Fault] = [
         .write(.mainDatabase), .write(.wal), .write(.wal, persistent: false), .full(.wal), .full(.mainDatabase),
         .shortWrite(.wal), .sync(.wal), .sync(.mainDatabase), .read(.mainDatabase), .read(.wal), .truncate(.any),
-        .fileSize(.any), .lock(.mainDatabase), .shmMap,
+        .fileSize(.any), .lock(.mainDatabase), .shmMap
     ]
 }
 
@@ -84,7 +84,7 @@ struct Fault: Sendable, CustomStringConvertible {
 let faultVFSRegistered: Bool = strata_fault_vfs_register(1) == SQLITE_OK
 
 /// A temporary directory whose files' calls are counted and can be failed.
-final class FaultScope: @unchecked Sendable {   // the id never changes; the C side locks its state
+final class FaultScope: @unchecked Sendable { // the id never changes; the C side locks its state
     let id: Int32
     let directory: URL
 
@@ -105,8 +105,9 @@ final class FaultScope: @unchecked Sendable {   // the id never changes; the C s
 
     /// Arms `fault` at the `nth` matching call from now (counters restart).
     func arm(_ fault: Fault, at nth: Int) {
-        strata_fault_arm(id, fault.kind.rawValue, fault.method.rawValue, Int32(clamping: nth), fault.code,
-                         fault.persistent ? 1 : 0, fault.shortWrite ? 1 : 0)
+        strata_fault_arm(
+            id, fault.kind.rawValue, fault.method.rawValue, Int32(clamping: nth), fault.code,
+            fault.persistent ? 1 : 0, fault.shortWrite ? 1 : 0)
     }
 
     func clear() { strata_fault_clear(id) }

@@ -26,7 +26,7 @@ extension FaultSweeps {
             return tables == 0 ? "empty" : try allRows(copy)
         }
 
-        final class BackupEnds: @unchecked Sendable {   // written once before the semaphore signals
+        final class BackupEnds: @unchecked Sendable { // written once before the semaphore signals
             var result: Connection.BackupResult?
         }
 

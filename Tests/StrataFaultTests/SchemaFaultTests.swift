@@ -21,7 +21,7 @@ extension FaultSweeps {
             }
             schema.version(2) { v2 in
                 v2.alterTable("owners") { t in
-                    t.addColumn("nickname", type: .Text)                              // ALTER TABLE ADD COLUMN
+                    t.addColumn("nickname", type: .Text) // ALTER TABLE ADD COLUMN
                     t.alterColumn("age", changeTypeTo: .Real, setValue: #""age" * 1.5"#) // a rebuild
                 }
                 v2.createTable("pets") { t in
@@ -56,8 +56,9 @@ extension FaultSweeps {
                 name: "table rebuild", faults: Fault.journalModeFaults, setUp: Self.migrated(to: 1),
                 open: { path, _ in try Connection(storageLocation: .onDisk(path)) }, connection: { $0 },
                 run: { db in
-                    try db.rebuildTable(named: "owners", definition: #""id" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "born" INTEGER"#,
-                                        copying: [("id", #""id""#), ("name", #"upper("name")"#), ("born", #"2000 - "age""#)])
+                    try db.rebuildTable(
+                        named: "owners", definition: #""id" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "born" INTEGER"#,
+                        copying: [("id", #""id""#), ("name", #"upper("name")"#), ("born", #"2000 - "age""#)])
                 },
                 state: allRows
             )()
@@ -66,8 +67,12 @@ extension FaultSweeps {
         @Test func migrator() throws {
             func migrations(_ version: UInt64) -> String {
                 switch version {
-                case 1: return "CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER); INSERT INTO cars VALUES (1, 'Audi', 52642), (2, 'Mercedes', 57127)"
-                default: return "CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT); UPDATE cars SET price = price + 1; INSERT INTO person SELECT id, name FROM cars"
+                case 1:
+                    return
+                        "CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER); INSERT INTO cars VALUES (1, 'Audi', 52642), (2, 'Mercedes', 57127)"
+                default:
+                    return
+                        "CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT); UPDATE cars SET price = price + 1; INSERT INTO person SELECT id, name FROM cars"
                 }
             }
             try Sweep<Connection>(
@@ -94,11 +99,14 @@ extension FaultSweeps {
                     for id in 1...30 { try db.run("INSERT INTO people VALUES(?, ?, ?, ?)", id, "p\(id)", "\(id)", "x") }
                 },
                 open: { path, _ in
-                    try Storage(filename: path, Table<Person>(name: "people",
-                        Column(name: "id", keyPath: \Person.id, constraints: primaryKey(), notNull()),
-                        Column(name: "name", keyPath: \Person.name, constraints: notNull()),
-                        Column(name: "age", keyPath: \Person.age, constraints: notNull(), defaultValue(0)),
-                        Column(name: "email", keyPath: \Person.email)))
+                    try Storage(
+                        filename: path,
+                        Table<Person>(
+                            name: "people",
+                            Column(name: "id", keyPath: \Person.id, constraints: primaryKey(), notNull()),
+                            Column(name: "name", keyPath: \Person.name, constraints: notNull()),
+                            Column(name: "age", keyPath: \Person.age, constraints: notNull(), defaultValue(0)),
+                            Column(name: "email", keyPath: \Person.email)))
                 },
                 connection: { $0.connection },
                 run: { storage in _ = try storage.syncSchema(preserve: true) },

@@ -72,7 +72,9 @@ struct Sweep<Context> {
                 } else if outcome.state == newState {
                     tally.newState += 1
                 } else {
-                    Issue.record("\(name), \(fault) at call \(nth): the file holds neither the old nor the new state:\n\(outcome.state)\nold:\n\(oldState)\nnew:\n\(newState)")
+                    Issue.record(
+                        "\(name), \(fault) at call \(nth): the file holds neither the old nor the new state:\n\(outcome.state)\nold:\n\(oldState)\nnew:\n\(newState)"
+                    )
                 }
                 if !outcome.threw && outcome.injected == 0 { break }
                 nth += 1
@@ -152,8 +154,9 @@ struct Sweep<Context> {
         let expected = fault.code != 0 ? fault.code & 0xFF : (fault.method == .open ? SQLITE_CANTOPEN : SQLITE_IOERR)
         if sqliteTranslations.contains(where: { $0.code == error.code && $0.message == error.message }) { return }
         #expect(error.code == expected, "\(label): code \(error.code) (\(error.message)), expected \(expected)")
-        #expect(!error.message.isEmpty && error.message != "unknown error" && error.message != "not an error",
-                "\(label): generic message \(error.message)")
+        #expect(
+            !error.message.isEmpty && error.message != "unknown error" && error.message != "not an error",
+            "\(label): generic message \(error.message)")
         if expected == SQLITE_FULL {
             #expect(error.message.contains("disk") && error.message.contains("full"), "\(label): message \(error.message)")
         }
@@ -181,4 +184,3 @@ func allRows(_ connection: Connection) throws -> String {
     lines.append("user_version \(try connection.query("PRAGMA user_version") as Int? ?? -1)")
     return lines.joined(separator: "\n")
 }
-

@@ -17,7 +17,7 @@ import Testing
             "Default": MacroSpec(type: RecordPropertyMarkerMacro.self),
             "JSON": MacroSpec(type: RecordPropertyMarkerMacro.self),
             "References": MacroSpec(type: RecordPropertyMarkerMacro.self),
-            "Indexed": MacroSpec(type: RecordPropertyMarkerMacro.self),
+            "Indexed": MacroSpec(type: RecordPropertyMarkerMacro.self)
         ],
         indentationWidth: .spaces(4),
         record: .never
@@ -566,7 +566,7 @@ struct DefaultAndColumnNamingMacroTests {
             ("version2Beta", "version2_beta"), ("HTTPServer2", "http_server2"), ("a", "a"), ("A", "a"), ("ID", "id"),
             ("_privateName", "_private_name"), ("already_snake", "already_snake"), ("my_Name", "my_name"), ("fooURL", "foo_url"),
             ("IDs", "i_ds"), ("aB", "a_b"), ("caféAu", "caféau"), ("ÉtatX", "État_x"), ("aÉ", "aÉ"), ("x9Y", "x9_y"),
-            ("x\u{663}Y", "x\u{663}y"), ("ÉÉb", "ÉÉb"),
+            ("x\u{663}Y", "x\u{663}y"), ("ÉÉb", "ÉÉb")
         ]
         for (name, column) in cases {
             #expect(ColumnNamingRule.snakeCase(name) == column, "\(name)")
@@ -576,8 +576,10 @@ struct DefaultAndColumnNamingMacroTests {
     }
 
     @Test func matchesTheReferenceOnGeneratedNames() throws {
-        let pieces = ["a", "b", "x", "Z", "Q", "id", "ID", "URL", "Url", "url", "Name", "name", "HTTP", "X2", "2", "09", "_", "__",
-                      "é", "É", "ß", "Ω", "ω", "AB", "ABC", "Ab", "aB", "\u{301}", "\u{663}", "ǅ", "😀"]
+        let pieces = [
+            "a", "b", "x", "Z", "Q", "id", "ID", "URL", "Url", "url", "Name", "name", "HTTP", "X2", "2", "09", "_", "__",
+            "é", "É", "ß", "Ω", "ω", "AB", "ABC", "Ab", "aB", "\u{301}", "\u{663}", "ǅ", "😀"
+        ]
         try PropertyCheck.run("snake_case matches the two-pass reference", cases: 2000) { random in
             var name = ""
             // Leading and trailing uppercase runs, single letters and digits come from the pieces.
@@ -588,8 +590,9 @@ struct DefaultAndColumnNamingMacroTests {
             try require(column == Self.reference(name), "\(name): \(column) but the reference gives \(Self.reference(name))")
             // Only underscores are added, every ASCII letter is lowercase, and the rule is idempotent.
             try require(!column.unicodeScalars.contains { $0.value >= 65 && $0.value <= 90 }, "\(name): \(column) keeps an uppercase letter")
-            try require(Array(column.unicodeScalars.filter { $0 != "_" }) == Array(RecordMacro.asciiLowercased(name).unicodeScalars.filter { $0 != "_" }),
-                        "\(name): \(column) changed more than case and underscores")
+            try require(
+                Array(column.unicodeScalars.filter { $0 != "_" }) == Array(RecordMacro.asciiLowercased(name).unicodeScalars.filter { $0 != "_" }),
+                "\(name): \(column) changed more than case and underscores")
             try require(ColumnNamingRule.snakeCase(column) == column, "\(name): \(column) is not stable")
         }
     }

@@ -15,7 +15,7 @@ import Testing
             "References": MacroSpec(type: RecordPropertyMarkerMacro.self),
             "Indexed": MacroSpec(type: RecordPropertyMarkerMacro.self),
             "Unique": MacroSpec(type: RecordPropertyMarkerMacro.self),
-            "Check": MacroSpec(type: RecordPropertyMarkerMacro.self),
+            "Check": MacroSpec(type: RecordPropertyMarkerMacro.self)
         ],
         indentationWidth: .spaces(4),
         record: .never

@@ -11,7 +11,7 @@ import Testing
         [
             "Record": MacroSpec(type: RecordMacro.self, conformances: ["Record"]),
             "PrimaryKey": MacroSpec(type: RecordPropertyMarkerMacro.self),
-            "Column": MacroSpec(type: RecordPropertyMarkerMacro.self),
+            "Column": MacroSpec(type: RecordPropertyMarkerMacro.self)
         ],
         indentationWidth: .spaces(4),
         record: .never

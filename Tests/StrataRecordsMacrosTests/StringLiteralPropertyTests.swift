@@ -13,8 +13,9 @@ import Testing
     static func parsedValue(of literal: String) -> String? {
         let file = Parser.parse(source: "let name = \(literal)\n")
         guard !file.hasError, file.statements.count == 1,
-              let binding = file.statements.first?.item.as(VariableDeclSyntax.self)?.bindings.first,
-              let string = binding.initializer?.value.as(StringLiteralExprSyntax.self) else { return nil }
+            let binding = file.statements.first?.item.as(VariableDeclSyntax.self)?.bindings.first,
+            let string = binding.initializer?.value.as(StringLiteralExprSyntax.self)
+        else { return nil }
         return string.representedLiteralValue
     }
 
@@ -28,8 +29,9 @@ import Testing
         try PropertyCheck.run("a name written as a Swift literal parses back to itself", cases: 400) { random in
             let name = Gen.text(&random, maxPieces: 10)
             let literal = RecordMacro.literal(name)
-            try require(Self.parsedValue(of: literal) == name,
-                        "\(Array(name.unicodeScalars)) was written as \(literal)")
+            try require(
+                Self.parsedValue(of: literal) == name,
+                "\(Array(name.unicodeScalars)) was written as \(literal)")
         }
     }
 }

@@ -54,8 +54,10 @@ import Testing
 
     /// The threshold is compared in nanoseconds: one below any duration (however negative, even
     /// past Int64's nanoseconds) makes every statement slow, one above none, as `Duration` says.
-    @Test(arguments: [(Duration.seconds(Int64.min), true), (.seconds(-10_000_000_000), true), (.nanoseconds(-1), true),
-                      (.zero, true), (.seconds(Int64.max), false), (.seconds(60), false)])
+    @Test(arguments: [
+        (Duration.seconds(Int64.min), true), (.seconds(-10_000_000_000), true), (.nanoseconds(-1), true),
+        (.zero, true), (.seconds(Int64.max), false), (.seconds(60), false)
+    ])
     func thresholdsAtTheExtremesClassifyAsDurationsCompare(threshold: Duration, slow: Bool) async throws {
         let test = try TestDatabase()
         defer { test.remove() }

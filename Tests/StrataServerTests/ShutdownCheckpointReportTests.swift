@@ -20,7 +20,7 @@ import Testing
         let logs = InMemoryLogHandler()
         let service = DatabaseService(test.database, logger: Logger(label: "report-test") { _ in logs })
         let running = Task { try await service.run() }
-        running.cancel()   // a shutdown at once: nothing runs, so nothing is interrupted
+        running.cancel() // a shutdown at once: nothing runs, so nothing is interrupted
         try await running.value
         let metadata = try #require(logs.entries.first { $0.message == "database checkpointed" }?.metadata)
         let frames = Int(metadata["db.sqlite.wal_frames"]?.description ?? "")

@@ -101,9 +101,10 @@ import Tracing
 
         #expect(backends.tracer.finishedSpans.isEmpty)
         #expect(backends.tracer.activeSpans.isEmpty)
-        #expect(try backends.metrics.expectCounter(
-            "strata_statements_total", [("database", "app.sqlite"), ("operation", "INSERT")]
-        ).totalValue == 1)
+        #expect(
+            try backends.metrics.expectCounter(
+                "strata_statements_total", [("database", "app.sqlite"), ("operation", "INSERT")]
+            ).totalValue == 1)
     }
 }
 #endif

@@ -20,17 +20,19 @@ import StrataSqueal
         let db = Database()
 
         // Create:
-        try db.createTable("contacts", definitions: [
-            "name TEXT",
-            "email TEXT NOT NULL",
-        ])
+        try db.createTable(
+            "contacts",
+            definitions: [
+                "name TEXT",
+                "email TEXT NOT NULL"
+            ])
 
         // Insert:
         let contactId = try db.insertInto(
             "contacts",
             values: [
                 "name": "Amelia Grey",
-                "email": "amelia@gastrobot.xyz",
+                "email": "amelia@gastrobot.xyz"
             ]
         )
 

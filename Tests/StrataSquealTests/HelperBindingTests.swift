@@ -32,8 +32,10 @@ import StrataSqueal
             try db.insertInto("x", values: ["name": name, "score": score])
         }
         // whereExpr and orderBy parameters, then limit and offset.
-        let nearest = try db.selectFrom("x", columns: ["name"], whereExpr: "score > ?", orderBy: "abs(score - ?)",
-                                        limit: 2, offset: 0, parameters: [10, 33]) { $0.stringValue("name") }
+        let nearest = try db.selectFrom(
+            "x", columns: ["name"], whereExpr: "score > ?", orderBy: "abs(score - ?)",
+            limit: 2, offset: 0, parameters: [10, 33]
+        ) { $0.stringValue("name") }
         #expect(nearest == ["c", "d"])
         #expect(try db.selectFrom("x", orderBy: "score", offset: 3) { $0.stringValue("name") } == ["d"])
         // setExpr parameters come before whereExpr's.

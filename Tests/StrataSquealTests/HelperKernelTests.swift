@@ -31,7 +31,7 @@ import StrataSqueal
         let connection = try Connection(storageLocation: .inMemory)
         let composed = "\u{E9}"
         let decomposed = "e\u{301}"
-        #expect(composed == decomposed)   // Swift's String equality, the trap
+        #expect(composed == decomposed) // Swift's String equality, the trap
         try connection.execute("CREATE TABLE \"\(composed)\"(v); CREATE TABLE \"\(decomposed)\"(v)")
         try connection.insertInto(composed, values: ["v": "by insertInto, composed"])
         try connection.insertInto(decomposed, values: ["v": "by insertInto, decomposed"])
@@ -49,18 +49,20 @@ import StrataSqueal
         try db.createTable("plain", definitions: ["x"])
         try db.addColumnToTable("plain", column: "y TEXT NOT NULL DEFAULT 'a'")
         db.trace(nil)
-        #expect(traced == [
-            #"CREATE TABLE IF NOT EXISTS "con""tacts" (id INTEGER PRIMARY KEY, name TEXT, UNIQUE (name))"#,
-            #"CREATE TABLE "plain" (x)"#,
-            #"ALTER TABLE "plain" ADD COLUMN y TEXT NOT NULL DEFAULT 'a'"#,
-        ])
+        #expect(
+            traced == [
+                #"CREATE TABLE IF NOT EXISTS "con""tacts" (id INTEGER PRIMARY KEY, name TEXT, UNIQUE (name))"#,
+                #"CREATE TABLE "plain" (x)"#,
+                #"ALTER TABLE "plain" ADD COLUMN y TEXT NOT NULL DEFAULT 'a'"#
+            ])
     }
 
     /// A NUMERIC column stores whole amounts as INTEGER; Squeal's getters read them back as the
     /// `Double` that was written.
     @Test func squealGettersReadIntegersAsDouble() throws {
         let db = try Connection(storageLocation: .inMemory)
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE payments (id INTEGER PRIMARY KEY, amount NUMERIC NOT NULL);
             INSERT INTO payments (amount) VALUES (32.00), (16.75), (9007199254740992);
             """)

@@ -11,12 +11,14 @@ import StrataSqueal
 
     func makeTable() throws -> Connection {
         let db = try Connection(storageLocation: .inMemory)
-        try db.createTable(Self.table, definitions: [
-            "id INTEGER PRIMARY KEY",
-            escapeIdentifier(Self.order) + " INTEGER",
-            escapeIdentifier(Self.first) + " TEXT",
-            escapeIdentifier(Self.quoted) + " TEXT",
-        ])
+        try db.createTable(
+            Self.table,
+            definitions: [
+                "id INTEGER PRIMARY KEY",
+                escapeIdentifier(Self.order) + " INTEGER",
+                escapeIdentifier(Self.first) + " TEXT",
+                escapeIdentifier(Self.quoted) + " TEXT"
+            ])
         return db
     }
 
@@ -118,8 +120,10 @@ import StrataSqueal
         try db.createTable("b", definitions: ["a_id INTEGER", "tag TEXT"])
         try db.insertInto("a", values: ["id": 1, "name": "one"])
         try db.insertInto("b", values: ["a_id": 1, "tag": "t"])
-        let joined = try db.selectFrom("a JOIN b ON b.a_id = a.id", columns: ["a.name", "b.tag", "count(*) AS n"],
-                                       groupBy: "a.id", having: "count(*) > ?", parameters: [0]) {
+        let joined = try db.selectFrom(
+            "a JOIN b ON b.a_id = a.id", columns: ["a.name", "b.tag", "count(*) AS n"],
+            groupBy: "a.id", having: "count(*) > ?", parameters: [0]
+        ) {
             "\($0.stringValue("name") ?? "") \($0.stringValue("tag") ?? "") \($0.intValue("n") ?? 0)"
         }
         #expect(joined == ["one t 1"])

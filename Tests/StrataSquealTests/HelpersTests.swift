@@ -17,12 +17,14 @@ import StrataSqueal
 
     func makeDatabase() throws -> Database {
         let db = Database()
-        try db.createTable("contact list", definitions: [
-            "id INTEGER PRIMARY KEY",
-            escapeIdentifier("full name") + " TEXT NOT NULL",
-            escapeIdentifier("e-mail") + " TEXT",
-            escapeIdentifier("group") + " TEXT",
-        ])
+        try db.createTable(
+            "contact list",
+            definitions: [
+                "id INTEGER PRIMARY KEY",
+                escapeIdentifier("full name") + " TEXT NOT NULL",
+                escapeIdentifier("e-mail") + " TEXT",
+                escapeIdentifier("group") + " TEXT"
+            ])
         return db
     }
 

@@ -33,8 +33,14 @@ import StrataSqueal
 
     @Test func transactionBlockCommitsRollsBackAndRethrows() throws {
         let db = try makeDatabase()
-        #expect(try db.transaction { db in try db.insertInto("t", values: ["v": "commit"]); return .Commit } == .Commit)
-        #expect(try db.transaction { db in try db.insertInto("t", values: ["v": "rollback"]); return .Rollback } == .Rollback)
+        #expect(
+            try db.transaction { db in
+                try db.insertInto("t", values: ["v": "commit"]); return .Commit
+            } == .Commit)
+        #expect(
+            try db.transaction { db in
+                try db.insertInto("t", values: ["v": "rollback"]); return .Rollback
+            } == .Rollback)
         #expect(throws: Boom.self) {
             try db.transaction { db in
                 try db.insertInto("t", values: ["v": "thrown"])

@@ -54,16 +54,21 @@ final class RecordingTransport: SyncTransport, @unchecked Sendable {
 @Suite struct PartialSyncLeakTests {
     static let secretMarkers = ["ALICE-PRIVATE-TITLE", "ALICE-LIST-NAME", "ALICE-SECOND-TODO-ID", "ALICE-LATE-TITLE"]
 
-    static func replica(_ folder: HubFolder, _ name: String, space: String, port: Int, token: String,
-                        wait: Duration = .zero) throws -> (SyncReplica, RecordingTransport) {
+    static func replica(
+        _ folder: HubFolder, _ name: String, space: String, port: Int, token: String,
+        wait: Duration = .zero
+    ) throws -> (SyncReplica, RecordingTransport) {
         let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
         try database.executeWrite { try $0.execute(PartialSyncHubExample.schema) }
         var http = HTTPSyncTransport(url: URL(string: "http://127.0.0.1:\(port)")!, token: token)
         http.attempts = 1
         http.pullWait = wait
         let transport = RecordingTransport(http)
-        return (try SyncReplica(database: database, replicaID: name, space: space, tables: PartialSyncHubExample.tables,
-                                transport: transport), transport)
+        return (
+            try SyncReplica(
+                database: database, replicaID: name, space: space, tables: PartialSyncHubExample.tables,
+                transport: transport), transport
+        )
     }
 
     /// `sql`'s first column as text, run on the hub's tables (a trusted snapshot, on either store).
@@ -71,8 +76,10 @@ final class RecordingTransport: SyncTransport, @unchecked Sendable {
         var fingerprint = "?"
         for _ in 0..<2 {
             do {
-                let snapshot = try hub.snapshot(SyncSnapshotRequest(space: space, replicaID: "leak-oracle", tables: PartialSyncHubExample.tables,
-                                                                   schemaFingerprint: fingerprint))
+                let snapshot = try hub.snapshot(
+                    SyncSnapshotRequest(
+                        space: space, replicaID: "leak-oracle", tables: PartialSyncHubExample.tables,
+                        schemaFingerprint: fingerprint))
                 let connection = try Connection(storageLocation: .inMemory)
                 try connection.deserialize(snapshot.database)
                 return try connection.query(sql)
@@ -106,14 +113,16 @@ final class RecordingTransport: SyncTransport, @unchecked Sendable {
         let expires = Date().addingTimeInterval(600)
         let aliceToken = try await keys.sign(SyncHubClaims(subject: "alice", spaces: [space: "rw"], replica: "alice", expiration: expires))
         let malloryToken = try await keys.sign(SyncHubClaims(subject: "mallory", spaces: [space: "rw"], replica: "mallory", expiration: expires))
-        let app = Application(router: buildSyncHubRouter(hub: hub, authentication: .jwt(keys)),
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let app = Application(
+            router: buildSyncHubRouter(hub: hub, authentication: .jwt(keys)),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let port = try #require(client.port)
             let (alice, _) = try Self.replica(folder, "alice", space: space, port: port, token: aliceToken)
             let (mallory, seen) = try Self.replica(folder, "mallory", space: space, port: port, token: malloryToken, wait: .seconds(2))
             try await alice.write { db in
-                try db.execute("""
+                try db.execute(
+                    """
                     INSERT INTO list VALUES ('secret-list', 'alice', 'ALICE-LIST-NAME');
                     INSERT INTO todo VALUES ('private-todo', 'secret-list', 'ALICE-PRIVATE-TITLE');
                     INSERT INTO todo VALUES ('ALICE-SECOND-TODO-ID', 'secret-list', 'two');
@@ -174,16 +183,19 @@ enum PartialSyncHubExample {
         CREATE TABLE tag(id TEXT PRIMARY KEY NOT NULL, name TEXT);
         """
     static let tables = ["list", "member", "todo", "tag"]
-    static let rules = SyncRules(buckets: [
-        SyncBucket(name: "lists",
-                   parameters: "SELECT id AS list FROM list WHERE owner = auth.user UNION SELECT list FROM member WHERE user = auth.user",
-                   data: ["list": "id = bucket.list", "todo": "list = bucket.list", "member": "list = bucket.list"]),
-        SyncBucket(name: "everyone", data: ["tag": "true"]),
-    ], writes: [
-        "list": "owner = auth.user",
-        "todo": "list IN (SELECT id FROM list WHERE owner = auth.user UNION SELECT list FROM member WHERE user = auth.user)",
-        "member": "list IN (SELECT id FROM list WHERE owner = auth.user)",
-        "tag": "true",
-    ])
+    static let rules = SyncRules(
+        buckets: [
+            SyncBucket(
+                name: "lists",
+                parameters: "SELECT id AS list FROM list WHERE owner = auth.user UNION SELECT list FROM member WHERE user = auth.user",
+                data: ["list": "id = bucket.list", "todo": "list = bucket.list", "member": "list = bucket.list"]),
+            SyncBucket(name: "everyone", data: ["tag": "true"])
+        ],
+        writes: [
+            "list": "owner = auth.user",
+            "todo": "list IN (SELECT id FROM list WHERE owner = auth.user UNION SELECT list FROM member WHERE user = auth.user)",
+            "member": "list IN (SELECT id FROM list WHERE owner = auth.user)",
+            "tag": "true"
+        ])
 }
 #endif

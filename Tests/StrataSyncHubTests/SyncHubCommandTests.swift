@@ -16,8 +16,10 @@ import Testing
         for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
             candidates.append(bundle.bundleURL.deletingLastPathComponent())
         }
-        guard let binary = candidates.map({ $0.appendingPathComponent("strata-sync-hub") })
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+        guard
+            let binary = candidates.map({ $0.appendingPathComponent("strata-sync-hub") })
+                .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+        else {
             throw SyncError.refused("no strata-sync-hub next to the tests in \(candidates.map(\.path))")
         }
         return binary
@@ -44,10 +46,12 @@ import Testing
         #expect(status == 0)
         // Compared with its lines unwrapped: the parser wraps help to the terminal's width.
         let output = printed.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
-        for expected in ["USAGE: strata-sync-hub [<options>] [<folder>]", "--postgres", "--jwt-key", "--token", "--create", "--schema", "--policy",
-                         "local development", "SIGTERM", "HS256", "ES256", "--insecure",
-                         "strata-sync-hub migrate (FOLDER | --postgres URL) --space S --step FILE.sql [--dry-run]",
-                         "strata-sync-hub spaces (FOLDER | --postgres URL)"] {
+        for expected in [
+            "USAGE: strata-sync-hub [<options>] [<folder>]", "--postgres", "--jwt-key", "--token", "--create", "--schema", "--policy",
+            "local development", "SIGTERM", "HS256", "ES256", "--insecure",
+            "strata-sync-hub migrate (FOLDER | --postgres URL) --space S --step FILE.sql [--dry-run]",
+            "strata-sync-hub spaces (FOLDER | --postgres URL)"
+        ] {
             #expect(output.contains(expected), "\(expected) missing from:\n\(output)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty, "--help made no folder")
@@ -69,7 +73,7 @@ import Testing
         (["migrate", "--space", "team", "--step", "x.sql"], "one of them"),
         (["migrate", "hub"], "--space"),
         (["spaces"], "one of them"),
-        (["spaces", "no-such-folder"], "no folder of spaces"),
+        (["spaces", "no-such-folder"], "no folder of spaces")
     ])
     func badArgumentsExit64WithAMessage(arguments: [String], message: String) throws {
         let folder = try HubFolder()
@@ -87,8 +91,10 @@ import Testing
             let port = Int.random(in: 20_000...60_000)
             let process = Process()
             process.executableURL = try Self.binary()
-            process.arguments = [folder.path("hub"), "--port", String(port), "--token", "dev", "--create", "team",
-                                 "--schema", folder.path("team.sql"), "--policy", "todo=hubWins"]
+            process.arguments = [
+                folder.path("hub"), "--port", String(port), "--token", "dev", "--create", "team",
+                "--schema", folder.path("team.sql"), "--policy", "todo=hubWins"
+            ]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -96,7 +102,8 @@ import Testing
             var healthy = false
             for _ in 0..<1_200 where process.isRunning {
                 if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!),
-                   (response as? HTTPURLResponse)?.statusCode == 200 {
+                    (response as? HTTPURLResponse)?.statusCode == 200
+                {
                     healthy = true
                     break
                 }
@@ -105,8 +112,9 @@ import Testing
             guard healthy else { lastError = "the hub on \(port) never answered"; continue }
             let database = try Database(storageLocation: .onDisk(folder.path("phone.sqlite")))
             try database.executeWrite { try $0.execute(schema) }
-            let replica = try SyncReplica(database: database, replicaID: "phone", space: "team", tables: ["todo"],
-                                          transport: HTTPSyncTransport(url: URL(string: "http://127.0.0.1:\(port)")!, token: "dev"))
+            let replica = try SyncReplica(
+                database: database, replicaID: "phone", space: "team", tables: ["todo"],
+                transport: HTTPSyncTransport(url: URL(string: "http://127.0.0.1:\(port)")!, token: "dev"))
             try await replica.write { try $0.run("INSERT INTO todo VALUES ('1', 'milk')") }
             try await replica.sync()
             #expect(try await replica.pendingChangeCount == 0)
@@ -138,7 +146,8 @@ import Testing
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline, process.isRunning {
             if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!),
-               (response as? HTTPURLResponse)?.statusCode == 200 {
+                (response as? HTTPURLResponse)?.statusCode == 200
+            {
                 return true
             }
             try? await Task.sleep(for: .milliseconds(50))
@@ -153,8 +162,9 @@ import Testing
         let base = Int.random(in: 20_000...59_000)
         let ports = [base, base + 1, base + 2]
         let processes = try ports.map { port in
-            try Self.start([folder.path("hub"), "--create", "team", "--schema", folder.path("team.sql"), "--log-level", "warning", "--insecure"],
-                           port: port, log: folder.url.appendingPathComponent("hub-\(port).log"))
+            try Self.start(
+                [folder.path("hub"), "--create", "team", "--schema", folder.path("team.sql"), "--log-level", "warning", "--insecure"],
+                port: port, log: folder.url.appendingPathComponent("hub-\(port).log"))
         }
         defer { for process in processes where process.isRunning { process.terminate() } }
         for (process, port) in zip(processes, ports) {
@@ -164,8 +174,9 @@ import Testing
         }
         // A hub given another schema for the space says so and stops.
         try Data("CREATE TABLE todo(id TEXT PRIMARY KEY)".utf8).write(to: folder.url.appendingPathComponent("other.sql"))
-        let (status, output) = try Self.run([folder.path("hub"), "--create", "team", "--schema", folder.path("other.sql"), "--port", "0", "--insecure"],
-                                            in: folder.url)
+        let (status, output) = try Self.run(
+            [folder.path("hub"), "--create", "team", "--schema", folder.path("other.sql"), "--port", "0", "--insecure"],
+            in: folder.url)
         #expect(status != 0 && output.contains("another schema"), "\(status): \(output)")
     }
 
@@ -192,16 +203,18 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-hub-" + UUID().uuidString).path
         let exports = try postgres(["start", directory])
         defer { _ = try? postgres(["stop", directory]) }
-        let url = try #require(exports.split(separator: "\n").first { $0.contains("STRATA_POSTGRES_URL=") }?
-            .split(separator: "=", maxSplits: 1).last.map(String.init))
+        let url = try #require(
+            exports.split(separator: "\n").first { $0.contains("STRATA_POSTGRES_URL=") }?
+                .split(separator: "=", maxSplits: 1).last.map(String.init))
         _ = try postgres(["pause", directory])
 
         let folder = try HubFolder()
         try Data("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)".utf8).write(to: folder.url.appendingPathComponent("team.sql"))
         let port = Int.random(in: 20_000...59_000)
         let log = folder.url.appendingPathComponent("hub.log")
-        let hub = try Self.start(["--postgres", url, "--create", "team", "--schema", folder.path("team.sql"), "--token", "dev"],
-                                 port: port, log: log)
+        let hub = try Self.start(
+            ["--postgres", url, "--create", "team", "--schema", folder.path("team.sql"), "--token", "dev"],
+            port: port, log: log)
         defer { if hub.isRunning { hub.terminate() } }
         try await Task.sleep(for: .seconds(2))
         #expect(hub.isRunning, "the hub gave up before PostgreSQL answered: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
@@ -211,8 +224,9 @@ import Testing
         guard up else { return }
         let database = try Database(storageLocation: .onDisk(folder.path("phone.sqlite")))
         try database.executeWrite { try $0.execute("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)") }
-        let replica = try SyncReplica(database: database, replicaID: "phone", space: "team", tables: ["todo"],
-                                      transport: HTTPSyncTransport(url: URL(string: "http://127.0.0.1:\(port)")!, token: "dev"))
+        let replica = try SyncReplica(
+            database: database, replicaID: "phone", space: "team", tables: ["todo"],
+            transport: HTTPSyncTransport(url: URL(string: "http://127.0.0.1:\(port)")!, token: "dev"))
         try await replica.write { try $0.run("INSERT INTO todo VALUES ('1', 'milk')") }
         try await replica.sync()
         #expect(try await replica.pendingChangeCount == 0, "the space was created and took the write")

@@ -16,8 +16,9 @@ import Testing
         }
         try Data("ALTER TABLE todo ADD COLUMN note TEXT DEFAULT ''; CREATE TABLE tag(id TEXT PRIMARY KEY, name TEXT);".utf8)
             .write(to: folder.url.appendingPathComponent("add.sql"))
-        let dry = try SyncHubCommandTests.run(["migrate", hubFolder.path, "--space", "team", "--step", folder.path("add.sql"), "--dry-run"],
-                                              in: folder.url)
+        let dry = try SyncHubCommandTests.run(
+            ["migrate", hubFolder.path, "--space", "team", "--step", folder.path("add.sql"), "--dry-run"],
+            in: folder.url)
         #expect(dry.status == 0, "\(dry.output)")
         for expected in ["from schema version 1 to 2", "dry run", "add column todo.note TEXT DEFAULT ''", "add table tag (id TEXT PRIMARY KEY, name TEXT)"] {
             #expect(dry.output.contains(expected), "\(expected) missing from:\n\(dry.output)")
@@ -48,8 +49,9 @@ import Testing
         for name in ["phone", "laptop"] {
             let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
             try database.executeWrite { try $0.execute("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)") }
-            let replica = try SyncReplica(database: database, replicaID: name, space: "team", tables: ["todo"],
-                                          transport: InProcessSyncTransport(hub: hub))
+            let replica = try SyncReplica(
+                database: database, replicaID: name, space: "team", tables: ["todo"],
+                transport: InProcessSyncTransport(hub: hub))
             for n in 0..<3 { try await replica.write { try $0.run("INSERT INTO todo VALUES (?, 'x')", "\(name)-\(n)") } }
             try await replica.sync()
         }

@@ -27,8 +27,9 @@ import Testing
         let logs = InMemoryLogHandler()
         let metrics = TestMetrics()
         let router = buildSyncHubRouter(hub: hub, requestLogLevel: .info, metricsFactory: metrics, authentication: .jwt(keys))
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              logger: Logger(label: "hub") { _ in logs })
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            logger: Logger(label: "hub") { _ in logs })
         let good = try await SyncHubTokenTests.token(keys)
         let readOnly = try await SyncHubTokenTests.token(keys, spaces: ["team": "r"])
         let expired = try await SyncHubTokenTests.token(keys, expires: Date().addingTimeInterval(-60))
@@ -40,8 +41,9 @@ import Testing
         }
         let lines = logs.entries.filter { $0.metadata["status"] != nil }
         func value(_ entry: InMemoryLogHandler.Entry, _ key: String) -> String? { entry.metadata[key].map { "\($0)" } }
-        let push = try #require(lines.first { "\($0.message)".hasPrefix("POST /spaces/team/push") && value($0, "status") == "200" },
-                                "\(lines)")
+        let push = try #require(
+            lines.first { "\($0.message)".hasPrefix("POST /spaces/team/push") && value($0, "status") == "200" },
+            "\(lines)")
         #expect(value(push, "user") == "ada")
         #expect(value(push, "space") == "team")
         #expect(value(push, "replica")?.hasPrefix("phone") == true)

@@ -27,8 +27,10 @@ import Testing
                 let fingerprint = (try? hub.withSpace("S") { try SchemaFingerprint.of(tables: list, in: $0) }) ?? "x"
                 for route in ["snapshot", "pull"] {
                     var components = URLComponents(string: "http://127.0.0.1:\(port)/spaces/S/\(route)")!
-                    components.queryItems = [.init(name: "replica", value: "r"), .init(name: "tables", value: tables),
-                                             .init(name: "fingerprint", value: fingerprint), .init(name: "after", value: "0")]
+                    components.queryItems = [
+                        .init(name: "replica", value: "r"), .init(name: "tables", value: tables),
+                        .init(name: "fingerprint", value: fingerprint), .init(name: "after", value: "0")
+                    ]
                     let (data, response) = try await URLSession.shared.data(from: components.url!)
                     let status = (response as? HTTPURLResponse)?.statusCode ?? 0
                     let answer = try? JSONDecoder().decode(SyncErrorAnswer.self, from: data)

@@ -24,8 +24,10 @@ final class HubFolder: Sendable {
 @Suite struct SyncHubTokenTests {
     static let schema = "CREATE TABLE t(id TEXT PRIMARY KEY, v)"
 
-    static func token(_ keys: JWTKeyCollection, spaces: [String: String] = ["team": "rw"], replica: String = "phone",
-                      expires: Date = Date().addingTimeInterval(600)) async throws -> String {
+    static func token(
+        _ keys: JWTKeyCollection, spaces: [String: String] = ["team": "rw"], replica: String = "phone",
+        expires: Date = Date().addingTimeInterval(600)
+    ) async throws -> String {
         try await keys.sign(SyncHubClaims(subject: "ada", spaces: spaces, replica: replica, expiration: expires))
     }
 
@@ -59,8 +61,9 @@ final class HubFolder: Sendable {
         await keys.add(hmac: "a-long-hub-secret-of-more-than-32-bytes", digestAlgorithm: .sha256)
         let wrongKeys = JWTKeyCollection()
         await wrongKeys.add(hmac: "another-secret-that-is-32-bytes-or-more", digestAlgorithm: .sha256)
-        let app = Application(router: buildSyncHubRouter(hub: hub, authentication: authentication),
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let app = Application(
+            router: buildSyncHubRouter(hub: hub, authentication: authentication),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let port = try #require(client.port)
             #expect(try await Self.outcome(folder, port: port, token: try await Self.token(keys)) == nil, "a valid token syncs")
@@ -88,8 +91,9 @@ final class HubFolder: Sendable {
         try hub.createSpace("team") { try $0.execute(Self.schema) }
         let keys = JWTKeyCollection()
         await keys.add(hmac: "secret-for-statuses-of-32-bytes-at-least", digestAlgorithm: .sha256)
-        let app = Application(router: buildSyncHubRouter(hub: hub, authentication: .jwt(keys)),
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let app = Application(
+            router: buildSyncHubRouter(hub: hub, authentication: .jwt(keys)),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let port = try #require(client.port)
             func status(_ token: String?) async throws -> Int {
@@ -115,8 +119,9 @@ final class HubFolder: Sendable {
         let signer = JWTKeyCollection()
         await signer.add(ecdsa: privateKey)
         let authentication = try await SyncHubAuthentication.jwt(keyFile: folder.url.appendingPathComponent("key.pem"))
-        let app = Application(router: buildSyncHubRouter(hub: hub, authentication: authentication),
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let app = Application(
+            router: buildSyncHubRouter(hub: hub, authentication: authentication),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let port = try #require(client.port)
             #expect(try await Self.outcome(folder, port: port, token: try await Self.token(signer)) == nil)
@@ -136,8 +141,9 @@ final class HubFolder: Sendable {
         let folder = try HubFolder()
         let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
         try hub.createSpace("team") { try $0.execute(Self.schema) }
-        let app = Application(router: buildSyncHubRouter(hub: hub, authentication: .sharedToken("dev-token")),
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let app = Application(
+            router: buildSyncHubRouter(hub: hub, authentication: .sharedToken("dev-token")),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let port = try #require(client.port)
             #expect(try await Self.outcome(folder, port: port, token: "dev-token") == nil)
@@ -173,8 +179,9 @@ final class HubFolder: Sendable {
         try hub.createSpace("team") { try $0.execute(Self.schema) }
         let keys = JWTKeyCollection()
         await keys.add(hmac: "secret-for-denials-of-32-bytes-at-least", digestAlgorithm: .sha256)
-        let app = Application(router: buildSyncHubRouter(hub: hub, authentication: .jwt(keys)),
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let app = Application(
+            router: buildSyncHubRouter(hub: hub, authentication: .jwt(keys)),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let port = try #require(client.port)
             func expect(_ denial: SyncAccessDenial?, _ reason: SyncAccessDenial.Reason, _ status: Int, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -197,8 +204,12 @@ final class HubFolder: Sendable {
 
             // Through a replica's sync too, with words for an alert.
             let replica = try Self.replica(folder, "phone", port: port, token: expired)
-            await #expect(throws: SyncError.accessDenied(SyncAccessDenial(reason: .expired, status: 401,
-                                                                          message: "the token expired: ask the app's backend for a new one"))) {
+            await #expect(
+                throws: SyncError.accessDenied(
+                    SyncAccessDenial(
+                        reason: .expired, status: 401,
+                        message: "the token expired: ask the app's backend for a new one"))
+            ) {
                 try await replica.sync()
             }
             let error: any Error = SyncError.accessDenied(SyncAccessDenial(reason: .expired, status: 401, message: "m"))
@@ -211,8 +222,9 @@ final class HubFolder: Sendable {
         let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
         try hub.createSpace("team") { try $0.execute(Self.schema) }
         for authentication in [SyncHubAuthentication.sharedToken("dev-token"), .custom { token, _, _ in token == "dev-token" }] {
-            let app = Application(router: buildSyncHubRouter(hub: hub, authentication: authentication),
-                                  configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            let app = Application(
+                router: buildSyncHubRouter(hub: hub, authentication: authentication),
+                configuration: .init(address: .hostname("127.0.0.1", port: 0)))
             try await app.test(.live) { client in
                 let port = try #require(client.port)
                 let wrong = try await Self.denial(port: port, token: "dev-toke", write: true)
@@ -242,8 +254,9 @@ final class HubFolder: Sendable {
         let forged = try await keys.sign(claims, header: header)
         let headerJSON = try #require(Data(base64Encoded: Self.base64(String(forged.split(separator: ".")[0]))))
         #expect(String(decoding: headerJSON, as: UTF8.self).contains("\"\(alg)\""), "the forged header names \(alg)")
-        let app = Application(router: buildSyncHubRouter(hub: hub, authentication: authentication),
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let app = Application(
+            router: buildSyncHubRouter(hub: hub, authentication: authentication),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let port = try #require(client.port)
             #expect(try await Self.denial(port: port, token: try await keys.sign(claims), write: false) == nil, "the honest HS256 token passes")
@@ -261,7 +274,8 @@ final class HubFolder: Sendable {
     /// A proxy's 401 or 403 without the hub's JSON is a denial too.
     @Test func aBareStatusIsADenial() {
         #expect(HTTPSyncTransport.error(status: 401, message: "") == .accessDenied(SyncAccessDenial(reason: .invalid, status: 401, message: "HTTP 401")))
-        #expect(HTTPSyncTransport.error(status: 403, message: "<html>no</html>")
+        #expect(
+            HTTPSyncTransport.error(status: 403, message: "<html>no</html>")
                 == .accessDenied(SyncAccessDenial(reason: .forbiddenSpace, status: 403, message: "<html>no</html>")))
     }
 }

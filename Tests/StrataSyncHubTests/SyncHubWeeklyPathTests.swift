@@ -16,8 +16,10 @@ import Testing
 @Suite struct SyncHubWeeklyPathTests {
     static let schema = "CREATE TABLE t(id TEXT PRIMARY KEY, v)"
 
-    static func replica(_ folder: HubFolder, _ name: String, port: Int, token: String?,
-                        settings: SyncReplicaSettings = SyncReplicaSettings()) throws -> SyncReplica {
+    static func replica(
+        _ folder: HubFolder, _ name: String, port: Int, token: String?,
+        settings: SyncReplicaSettings = SyncReplicaSettings()
+    ) throws -> SyncReplica {
         let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
         try database.executeWrite { try $0.execute(schema) }
         var transport = HTTPSyncTransport(url: URL(string: "http://127.0.0.1:\(port)")!, token: token)
@@ -39,8 +41,9 @@ import Testing
         let expires = Date().addingTimeInterval(600)
         let writerToken = try await keys.sign(SyncHubClaims(subject: "ann", spaces: ["team": "rw"], replica: "writer", expiration: expires))
         let readerToken = try await keys.sign(SyncHubClaims(subject: "bob", spaces: ["team": "r"], replica: "reader", expiration: expires))
-        let app = Application(router: buildSyncHubRouter(hub: hub, authentication: .jwt(keys)),
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let app = Application(
+            router: buildSyncHubRouter(hub: hub, authentication: .jwt(keys)),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let port = try #require(client.port)
             let writer = try Self.replica(folder, "writer", port: port, token: writerToken)
@@ -78,8 +81,9 @@ import Testing
         let settings = SyncReplicaSettings()
         var limits = SyncHubLimits()
         limits.maximumBodyBytes = settings.maximumPushBytes
-        let app = Application(router: buildSyncHubRouter(hub: hub, limits: limits),
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let app = Application(
+            router: buildSyncHubRouter(hub: hub, limits: limits),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let port = try #require(client.port)
             let phone = try Self.replica(folder, "phone", port: port, token: nil, settings: settings)

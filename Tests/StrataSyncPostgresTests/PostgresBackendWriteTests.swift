@@ -14,7 +14,8 @@ struct PostgresBackendWriteTests {
 
     func rows(_ replica: SyncReplica) async throws -> [String] {
         try await replica.database.read {
-            try $0.query("""
+            try $0.query(
+                """
                 SELECT id || '|' || quote(title) || '|' || done || '|' || CASE WHEN score IS NULL THEN 'NULL' WHEN score > 1e308 THEN 'Inf' ELSE score END
                        || '|' || quote(data) FROM todo ORDER BY id
                 """) as [String]

@@ -20,9 +20,11 @@ import Testing
 /// the PostgreSQL table row for row, every write a writer committed is there (or a later write of
 /// its own removed it), the hub refused none, and the log is dense with no entry twice.
 /// `STRATA_CHAOS_SEED` replays a run; the seed is in every failure's message.
-@Suite(.enabled(if: PostgresServer.isSet && ProcessInfo.processInfo.environment["STRATA_CHAOS_TESTS"] == "1",
-                "set STRATA_CHAOS_TESTS=1 (and start a server with .ci/postgres.sh)"),
-       .serialized)
+@Suite(
+    .enabled(
+        if: PostgresServer.isSet && ProcessInfo.processInfo.environment["STRATA_CHAOS_TESTS"] == "1",
+        "set STRATA_CHAOS_TESTS=1 (and start a server with .ci/postgres.sh)"),
+    .serialized)
 struct PostgresChaosTests {
     @Test func hubsKilledAndTheServerRestartedLoseNoWrite() async throws {
         let seed = ProcessInfo.processInfo.environment["STRATA_CHAOS_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
@@ -110,8 +112,9 @@ final class ChaosRun {
         // Quiescence: the writers end their writes and sync until nothing of theirs is pending.
         for (index, writer) in writers.enumerated() {
             await waitForExit(writer, timeout: .seconds(150))
-            #expect(!writer.isRunning && writer.terminationStatus == 0,
-                    "\(comment): writer w\(index) did not drain: \(tail("w\(index).err"))")
+            #expect(
+                !writer.isRunning && writer.terminationStatus == 0,
+                "\(comment): writer w\(index) did not drain: \(tail("w\(index).err"))")
         }
         let versionRows = try database.query("SELECT coalesce(max(version), 0) FROM chaos._strata_sync_log")
         let hubVersion = try versionRows.first?.decode(Int64.self) ?? -1
@@ -120,8 +123,9 @@ final class ChaosRun {
         for index in 0..<4 {
             let file = try Database(storageLocation: .onDisk(folder.path("w\(index).sqlite")))
             guard let url = URL(string: "http://127.0.0.1:\(ports[index % 3])") else { throw SyncError.refused("no URL") }
-            let replica = try SyncReplica(database: file, replicaID: "w\(index)", space: "chaos", tables: ["item"],
-                                          transport: HTTPSyncTransport(url: url))
+            let replica = try SyncReplica(
+                database: file, replicaID: "w\(index)", space: "chaos", tables: ["item"],
+                transport: HTTPSyncTransport(url: url))
             try await replica.sync()
             #expect(try await replica.pendingChangeCount == 0, "\(comment): w\(index) has writes pending")
             #expect(try await replica.lastPulledVersion == hubVersion, "\(comment): w\(index) did not pull to \(hubVersion)")
@@ -168,11 +172,14 @@ final class ChaosRun {
         // The log: versions 1...n, each once; each replica's entry logged once.
         let log = try database.query("SELECT count(*), count(DISTINCT version), coalesce(min(version), 0) FROM chaos._strata_sync_log")
             .map { try $0.decode((Int64, Int64, Int64).self) }
-        #expect(log.first.map { $0.0 == hubVersion && $0.1 == hubVersion && $0.2 == 1 } == true,
-                "\(comment): the log is not 1...\(hubVersion) each once: \(log)")
-        let twice = try database.query("""
+        #expect(
+            log.first.map { $0.0 == hubVersion && $0.1 == hubVersion && $0.2 == 1 } == true,
+            "\(comment): the log is not 1...\(hubVersion) each once: \(log)")
+        let twice = try database.query(
+            """
             SELECT count(*) FROM (SELECT replica, sequence FROM chaos._strata_sync_log GROUP BY 1, 2 HAVING count(*) > 1) AS d
-            """).map { try $0.decode(Int64.self) }
+            """
+        ).map { try $0.decode(Int64.self) }
         #expect(twice == [0], "\(comment): entries logged twice: \(twice)")
         // The run did what it claims: many writes, several kills, all through.
         #expect(writes > 400 && kills >= 5, "\(comment): only \(writes) writes and \(kills) hub kills")
@@ -207,8 +214,9 @@ final class ChaosRun {
             let deadline = clock.now + .seconds(15)
             while clock.now < deadline, process.isRunning {
                 if let url = URL(string: "http://127.0.0.1:\(ports[index])/health"),
-                   let (_, response) = try? await URLSession.shared.data(for: URLRequest(url: url, timeoutInterval: 2)),
-                   (response as? HTTPURLResponse)?.statusCode == 200 {
+                    let (_, response) = try? await URLSession.shared.data(for: URLRequest(url: url, timeoutInterval: 2)),
+                    (response as? HTTPURLResponse)?.statusCode == 200
+                {
                     return
                 }
                 try await Task.sleep(for: .milliseconds(50))
@@ -239,7 +247,8 @@ final class ChaosRun {
         guard !process.isRunning else { throw SyncError.refused("the server's restart did not end in 120 s: \(tail("postgres-restart.log"))") }
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw SyncError.refused("""
+            throw SyncError.refused(
+                """
                 the server's restart ended with status \(process.terminationStatus) (\(process.terminationReason == .uncaughtSignal ? "signal" : "exit")) \
                 after \(clock.now - started): \(tail("postgres-restart.log"))
                 """)
@@ -266,8 +275,10 @@ func testExecutable(_ name: String) throws -> URL {
     for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
         candidates.append(bundle.bundleURL.deletingLastPathComponent())
     }
-    guard let binary = candidates.map({ $0.appendingPathComponent(name) })
-        .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+    guard
+        let binary = candidates.map({ $0.appendingPathComponent(name) })
+            .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+    else {
         throw SyncError.refused("no \(name) next to the tests in \(candidates.map(\.path))")
     }
     return binary

@@ -44,8 +44,11 @@ struct PostgresCreateAndTableListTests {
             let fingerprint = (try? SchemaFingerprint.of(tables: tables, in: definitions)) ?? "x"
             let requests: [(String, () throws -> Void)] = [
                 ("snapshot", { _ = try hub.snapshot(SyncSnapshotRequest(space: "s", replicaID: "r", tables: tables, schemaFingerprint: fingerprint)) }),
-                ("pull", { _ = try hub.pull(SyncPullRequest(space: "s", replicaID: "r", tables: tables, schemaFingerprint: fingerprint, after: 0, limit: 10)) }),
-                ("push", { _ = try hub.push(SyncPushRequest(space: "s", replicaID: "r", tables: tables, schemaFingerprint: fingerprint, entries: [])) }),
+                (
+                    "pull",
+                    { _ = try hub.pull(SyncPullRequest(space: "s", replicaID: "r", tables: tables, schemaFingerprint: fingerprint, after: 0, limit: 10)) }
+                ),
+                ("push", { _ = try hub.push(SyncPushRequest(space: "s", replicaID: "r", tables: tables, schemaFingerprint: fingerprint, entries: [])) })
             ]
             for (name, request) in requests {
                 do {

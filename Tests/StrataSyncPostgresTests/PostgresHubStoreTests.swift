@@ -35,13 +35,15 @@ struct PostgresHubStoreTests {
         let database = try PostgresTestDatabase()
         let hub = SyncHub(store: try .postgres(url: database.url))
         try hub.createSpace("team") { db in
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE item(id TEXT PRIMARY KEY, n INTEGER NOT NULL, r REAL, t VARCHAR(20), b BLOB, d NUMERIC, x, f DOUBLE PRECISION,
                                   "we""ird" TEXT);
                 CREATE TABLE pair(a INTEGER, b TEXT, v TEXT, PRIMARY KEY (b, a))
                 """)
         }
-        let rows = try database.query("""
+        let rows = try database.query(
+            """
             SELECT table_name::text, column_name::text, data_type::text, is_nullable::text FROM information_schema.columns
             WHERE table_schema = 'team' ORDER BY table_name, ordinal_position
             """)
@@ -50,30 +52,38 @@ struct PostgresHubStoreTests {
             let (table, column, type, nullable) = try row.decode((String, String, String, String).self)
             columns.append("\(table).\(column) \(type) \(nullable)")
         }
-        #expect(columns.filter { !$0.hasPrefix("_strata_sync_") } == [
-            "item.id text NO", "item.n bigint NO", "item.r double precision YES", "item.t text YES", "item.b bytea YES",
-            "item.d numeric YES", "item.x bytea YES", "item.f double precision YES", "item.we\"ird text YES",
-            "pair.a bigint NO", "pair.b text NO", "pair.v text YES",
-        ])
-        let keys = try database.query("""
+        #expect(
+            columns.filter { !$0.hasPrefix("_strata_sync_") } == [
+                "item.id text NO", "item.n bigint NO", "item.r double precision YES", "item.t text YES", "item.b bytea YES",
+                "item.d numeric YES", "item.x bytea YES", "item.f double precision YES", "item.we\"ird text YES",
+                "pair.a bigint NO", "pair.b text NO", "pair.v text YES"
+            ])
+        let keys = try database.query(
+            """
             SELECT k.column_name::text FROM information_schema.table_constraints c
             JOIN information_schema.key_column_usage k ON k.constraint_name = c.constraint_name AND k.table_schema = c.table_schema
             WHERE c.table_schema = 'team' AND c.table_name = 'pair' AND c.constraint_type = 'PRIMARY KEY' ORDER BY k.ordinal_position
-            """).map { try $0.decode(String.self) }
+            """
+        ).map { try $0.decode(String.self) }
         #expect(keys == ["b", "a"])
-        let defaults = try database.query("""
+        let defaults = try database.query(
+            """
             SELECT column_name::text, column_default::text FROM information_schema.columns
             WHERE table_schema = 'dflt' AND column_default IS NOT NULL ORDER BY ordinal_position
             """)
         #expect(defaults.isEmpty)
         try hub.createSpace("dflt") { db in
-            try db.execute("CREATE TABLE d(id TEXT PRIMARY KEY, a INTEGER DEFAULT 0, b TEXT DEFAULT 'it''s', c REAL DEFAULT (-1.5e3), e TEXT DEFAULT CURRENT_TIMESTAMP, f INTEGER DEFAULT 1.5)")
+            try db.execute(
+                "CREATE TABLE d(id TEXT PRIMARY KEY, a INTEGER DEFAULT 0, b TEXT DEFAULT 'it''s', c REAL DEFAULT (-1.5e3), e TEXT DEFAULT CURRENT_TIMESTAMP, f INTEGER DEFAULT 1.5)"
+            )
         }
         var carried: [String] = []
-        for row in try database.query("""
+        for row in try database.query(
+            """
             SELECT column_name::text, column_default::text FROM information_schema.columns
             WHERE table_schema = 'dflt' AND table_name = 'd' AND column_default IS NOT NULL ORDER BY ordinal_position
-            """) {
+            """)
+        {
             let (column, value) = try row.decode((String, String).self)
             carried.append(column + "=" + value)
         }
@@ -121,8 +131,11 @@ struct PostgresHubStoreTests {
     }
 
     /// Two replicas change the same row while offline; the second to push meets the first's.
-    func contend(_ policy: SyncPolicy, phoneWrite: String, laptopWrite: String) async throws
-        -> (hub: [String], phone: [String], laptop: [String], database: PostgresTestDatabase, laptopPending: [SyncPendingChange]) {
+    func contend(
+        _ policy: SyncPolicy, phoneWrite: String, laptopWrite: String
+    ) async throws
+        -> (hub: [String], phone: [String], laptop: [String], database: PostgresTestDatabase, laptopPending: [SyncPendingChange])
+    {
         let database = try PostgresTestDatabase()
         let folder = try TestFolder()
         let hub = SyncHub(store: try .postgres(url: database.url))
@@ -172,14 +185,16 @@ struct PostgresHubStoreTests {
     }
 
     @Test func aCustomPolicyThatAbortsRefusesTheEntryByName() async throws {
-        let result = try await contend(.custom { _ in .abort }, phoneWrite: "UPDATE todo SET title = 'phone'",
-                                       laptopWrite: "UPDATE todo SET title = 'laptop'")
+        let result = try await contend(
+            .custom { _ in .abort }, phoneWrite: "UPDATE todo SET title = 'phone'",
+            laptopWrite: "UPDATE todo SET title = 'laptop'")
         #expect(result.hub == ["a=phone"])
         #expect(result.laptopPending.count == 1)
         #expect(result.laptopPending.first?.refusal?.reason == .policy)
-        let inserts = try await contend(.custom { conflict in conflict.kind == .conflict ? .replace : .omit },
-                                        phoneWrite: "INSERT INTO todo(id, title) VALUES ('b', 'phone')",
-                                        laptopWrite: "INSERT INTO todo(id, title) VALUES ('b', 'laptop')")
+        let inserts = try await contend(
+            .custom { conflict in conflict.kind == .conflict ? .replace : .omit },
+            phoneWrite: "INSERT INTO todo(id, title) VALUES ('b', 'phone')",
+            laptopWrite: "INSERT INTO todo(id, title) VALUES ('b', 'laptop')")
         #expect(inserts.hub == ["a=first", "b=laptop"])
         #expect(inserts.phone == ["a=first", "b=laptop"])
     }

@@ -30,16 +30,19 @@ struct PostgresOperatorCommandTests {
         let hub = SyncHub(store: try .postgres(url: database.url))
         try hub.createSpace("team") { try $0.execute("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)") }
         try hub.createSpace("news") { try $0.execute("CREATE TABLE item(id TEXT PRIMARY KEY)") }
-        let replica = try makeReplica("phone", in: folder, hub: hub, space: "team",
-                                      schema: "CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)", tables: ["todo"])
+        let replica = try makeReplica(
+            "phone", in: folder, hub: hub, space: "team",
+            schema: "CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)", tables: ["todo"])
         try await replica.write { try $0.execute("INSERT INTO todo VALUES ('a', 'x'), ('b', 'y')") }
         try await replica.sync()
         try Data("ALTER TABLE todo ADD COLUMN done INTEGER NOT NULL DEFAULT 0;".utf8).write(to: folder.url.appendingPathComponent("step.sql"))
 
         let dry = try Self.run(["migrate", "--postgres", database.url, "--space", "team", "--step", folder.path("step.sql"), "--dry-run"])
         #expect(dry.status == 0, "\(dry.output)")
-        for expected in ["would move from schema version 1 to 2", "add column todo.done INTEGER NOT NULL DEFAULT 0",
-                         #"ALTER TABLE "team"."todo" ADD COLUMN "done" bigint NOT NULL DEFAULT 0;"#] {
+        for expected in [
+            "would move from schema version 1 to 2", "add column todo.done INTEGER NOT NULL DEFAULT 0",
+            #"ALTER TABLE "team"."todo" ADD COLUMN "done" bigint NOT NULL DEFAULT 0;"#
+        ] {
             #expect(dry.output.contains(expected), "\(expected) missing from:\n\(dry.output)")
         }
         #expect(try hub.schemaVersion(ofSpace: "team") == 1, "a dry run changes nothing")
@@ -54,8 +57,9 @@ struct PostgresOperatorCommandTests {
         let spaces = try Self.run(["spaces", "--postgres", database.url])
         #expect(spaces.status == 0, "\(spaces.output)")
         let rows = spaces.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
-        #expect(rows == [["SPACE", "SCHEMA", "VERSION", "LOG", "REPLICAS"], ["news", "1", "0", "0", "0"], ["team", "2", "1", "1", "1"]],
-                "\(spaces.output)")
+        #expect(
+            rows == [["SPACE", "SCHEMA", "VERSION", "LOG", "REPLICAS"], ["news", "1", "0", "0", "0"], ["team", "2", "1", "1", "1"]],
+            "\(spaces.output)")
     }
 }
 #endif

@@ -93,8 +93,10 @@ struct PostgresPushTransactionTests {
         let entries = try await Self.entries("l", in: folder, hub: hub, rows: (0..<count).map { ("l-\($0)", $0) })
         let start = ContinuousClock.now
         for batch in stride(from: 0, to: count, by: 100) {
-            _ = try hub.push(SyncPushRequest(space: "team", replicaID: "l", tables: ["item"], schemaFingerprint: fingerprint,
-                                             entries: Array(entries[batch..<min(batch + 100, count)])))
+            _ = try hub.push(
+                SyncPushRequest(
+                    space: "team", replicaID: "l", tables: ["item"], schemaFingerprint: fingerprint,
+                    entries: Array(entries[batch..<min(batch + 100, count)])))
         }
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -120,8 +122,11 @@ struct PostgresPushTransactionTests {
                 binds.append(Int64(n))
                 rows.append("($\(base + 1), $\(base + 2), $\(base + 3))")
             }
-            _ = try connection.query(PostgresQuery(unsafeSQL: "INSERT INTO floor (id, writer, n) VALUES " + rows.joined(separator: ", "),
-                                                   binds: binds), logger: database.logger).wait()
+            _ = try connection.query(
+                PostgresQuery(
+                    unsafeSQL: "INSERT INTO floor (id, writer, n) VALUES " + rows.joined(separator: ", "),
+                    binds: binds), logger: database.logger
+            ).wait()
         }
         let floorElapsed = ContinuousClock.now - floorStart
         let floorSeconds = Double(floorElapsed.components.seconds) + Double(floorElapsed.components.attoseconds) / 1e18

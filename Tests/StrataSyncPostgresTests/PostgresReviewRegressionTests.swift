@@ -13,8 +13,10 @@ import Testing
 @Suite(.enabled(if: PostgresServer.isSet, PostgresServer.skipReason), .serialized)
 struct PostgresReviewRegressionTests {
     func hubs(_ database: PostgresTestDatabase, _ folder: TestFolder) throws -> [(String, SyncHub)] {
-        [("pg", SyncHub(store: try .postgres(url: database.url))),
-         ("sqlite", SyncHub(store: try .sqliteFolder(folder.url.appendingPathComponent("hub"))))]
+        [
+            ("pg", SyncHub(store: try .postgres(url: database.url))),
+            ("sqlite", SyncHub(store: try .sqliteFolder(folder.url.appendingPathComponent("hub"))))
+        ]
     }
 
     @Test func tablesNamedApartOnlyByNonASCIICaseStayApart() async throws {
@@ -44,20 +46,22 @@ struct PostgresReviewRegressionTests {
         #expect(phoneRows == "upper2,lower2")
         let laptop = try makeReplica("laptop", in: folder, hub: hub, space: "team", schema: schema, tables: ["Ä", "ä"])
         try await laptop.bootstrap()
-        let laptopRows = try await laptop.database.read { try $0.query("SELECT (SELECT group_concat(v) FROM \"Ä\") || ',' || (SELECT group_concat(v) FROM \"ä\")") as String? }
+        let laptopRows = try await laptop.database.read {
+            try $0.query("SELECT (SELECT group_concat(v) FROM \"Ä\") || ',' || (SELECT group_concat(v) FROM \"ä\")") as String?
+        }
         #expect(upper2 == ["upper2"] && lower2 == ["lower2"])
         #expect(laptopRows == "upper2,lower2")
     }
 
-
     @Test func theHubsTriggersOnSyncedTablesStayOffWhileEntriesApply() async throws {
         let schema = "CREATE TABLE item(id TEXT PRIMARY KEY, v TEXT); CREATE TABLE audit(id TEXT PRIMARY KEY, note TEXT);"
-        let hubSchema = schema + """
-            CREATE TABLE stats(id TEXT PRIMARY KEY, n INTEGER NOT NULL); INSERT INTO stats VALUES ('items', 0);
-            CREATE TRIGGER item_audit AFTER INSERT ON item BEGIN
-              INSERT INTO audit VALUES ('audit-' || NEW.id, 'hub'); UPDATE stats SET n = n + 1 WHERE id = 'items';
-            END;
-            """
+        let hubSchema =
+            schema + """
+                CREATE TABLE stats(id TEXT PRIMARY KEY, n INTEGER NOT NULL); INSERT INTO stats VALUES ('items', 0);
+                CREATE TRIGGER item_audit AFTER INSERT ON item BEGIN
+                  INSERT INTO audit VALUES ('audit-' || NEW.id, 'hub'); UPDATE stats SET n = n + 1 WHERE id = 'items';
+                END;
+                """
         let database = try PostgresTestDatabase()
         let folder = try TestFolder()
         for (kind, hub) in try hubs(database, folder) {
@@ -78,7 +82,6 @@ struct PostgresReviewRegressionTests {
         }
     }
 
-
     @Test func aBackendNoteCommittedWhileTheHubLogsIsLoggedLater() async throws {
         let schema = "CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)"
         let database = try PostgresTestDatabase()
@@ -90,9 +93,9 @@ struct PostgresReviewRegressionTests {
         let b1 = try database.connect()
         func q(_ sql: String) throws { _ = try b1.query(PostgresQuery(unsafeSQL: sql), logger: database.logger).wait() }
         try q("BEGIN")
-        try q("INSERT INTO team.todo VALUES ('y', 'from b1')")          // noted id 1, not committed
-        _ = try database.query("INSERT INTO team.todo VALUES ('x', 'from b2')")  // noted id 2, committed
-        try q("SELECT 1 FROM team.todo WHERE id = 'x' FOR UPDATE")      // the hub's fetch of x waits for b1
+        try q("INSERT INTO team.todo VALUES ('y', 'from b1')") // noted id 1, not committed
+        _ = try database.query("INSERT INTO team.todo VALUES ('x', 'from b2')") // noted id 2, committed
+        try q("SELECT 1 FROM team.todo WHERE id = 'x' FOR UPDATE") // the hub's fetch of x waits for b1
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             do { _ = try hub.version(ofSpace: "team") } catch { Issue.record(error) }
@@ -169,7 +172,7 @@ struct PostgresReviewRegressionTests {
         let pg = try database.query("SELECT title FROM team.todo WHERE id = 'k'").map { try $0.decode(String.self) }
         let local = try await phone.database.read { try $0.query("SELECT title FROM todo WHERE id = 'k'") as String? }
         #expect(pg == ["backend"])
-        #expect(local == "backend")   // the hub wins, and corrects the replica
+        #expect(local == "backend") // the hub wins, and corrects the replica
     }
 
 }

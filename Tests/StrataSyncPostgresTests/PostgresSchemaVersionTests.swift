@@ -36,12 +36,17 @@ struct PostgresSchemaVersionTests {
 
         try hub.migrateSpace("team", to: 2) { try $0.execute(Self.version2Steps) }
         #expect(try hub.schemaVersion(ofSpace: "team") == 2)
-        let columns = try texts(database, """
+        let columns = try texts(
+            database,
+            """
             SELECT table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' ' || coalesce(column_default, '-')
             FROM information_schema.columns WHERE table_schema = 'team' AND table_name IN ('todo', 'tag') ORDER BY table_name, ordinal_position
             """)
-        #expect(columns == ["tag.id text NO -", "tag.name text NO 'none'::text", "tag.todo text YES -",
-                            "todo.id text NO -", "todo.title text YES -", "todo.done bigint NO 0", "todo.note \"x\" text YES -"], "\(columns)")
+        #expect(
+            columns == [
+                "tag.id text NO -", "tag.name text NO 'none'::text", "tag.todo text YES -",
+                "todo.id text NO -", "todo.title text YES -", "todo.done bigint NO 0", "todo.note \"x\" text YES -"
+            ], "\(columns)")
         #expect(try texts(database, "SELECT id || ' ' || done FROM team.todo ORDER BY id") == ["a 0", "b 0"])
         let unique = try texts(database, "SELECT indexdef FROM pg_indexes WHERE schemaname = 'team' AND tablename = 'tag' AND indexdef LIKE '%UNIQUE%(name)%'")
         #expect(unique.count == 1, "\(unique)")
@@ -49,15 +54,20 @@ struct PostgresSchemaVersionTests {
         // The backend writes the new columns and the new table; the capture sees them.
         _ = try database.query("UPDATE team.todo SET done = 1, \"note \"\"x\"\"\" = 'n' WHERE id = 'a'")
         _ = try database.query("INSERT INTO team.tag (id, name, todo) VALUES ('t1', 'home', 'a')")
-        let new = try makeReplica("new", in: folder, hub: hub, space: "team", schema: Self.version1 + "; " + Self.version2Steps,
-                                  tables: ["todo", "tag"])
+        let new = try makeReplica(
+            "new", in: folder, hub: hub, space: "team", schema: Self.version1 + "; " + Self.version2Steps,
+            tables: ["todo", "tag"])
         try await new.sync()
-        #expect(try await new.database.read { try $0.query("SELECT id || '|' || title || '|' || done || '|' || coalesce(\"note \"\"x\"\"\", '-') FROM todo ORDER BY id") as [String] }
+        #expect(
+            try await new.database.read {
+                try $0.query("SELECT id || '|' || title || '|' || done || '|' || coalesce(\"note \"\"x\"\"\", '-') FROM todo ORDER BY id") as [String]
+            }
                 == ["a|before|1|n", "b|backend, before|0|-"])
         #expect(try await new.database.read { try $0.query("SELECT id || '|' || name || '|' || todo FROM tag") as [String] } == ["t1|home|a"])
         // The replica on version 1 goes on with the columns it has.
         try await old.sync()
-        #expect(try await old.database.read { try $0.query("SELECT id || '|' || title FROM todo ORDER BY id") as [String] }
+        #expect(
+            try await old.database.read { try $0.query("SELECT id || '|' || title FROM todo ORDER BY id") as [String] }
                 == ["a|before", "b|backend, before"])
         try await old.write { try $0.execute("UPDATE todo SET title = 'from old' WHERE id = 'a'") }
         try await old.sync()
@@ -88,8 +98,9 @@ struct PostgresSchemaVersionTests {
 
         try first.migrateSpace("team", to: 2) { try $0.execute(Self.version2Steps) }
         #expect(try second.schemaVersion(ofSpace: "team") == 2)
-        let upgraded = try makeReplica("upgraded", in: folder, hub: second, space: "team", schema: Self.version1 + "; " + Self.version2Steps,
-                                       tables: ["todo", "tag"])
+        let upgraded = try makeReplica(
+            "upgraded", in: folder, hub: second, space: "team", schema: Self.version1 + "; " + Self.version2Steps,
+            tables: ["todo", "tag"])
         try await upgraded.write { try $0.execute("INSERT INTO todo(id, title, done) VALUES ('b', 'y', 1)") }
         try await upgraded.sync()
         // The version-1 replica, through the second process, gets rows without the new columns.

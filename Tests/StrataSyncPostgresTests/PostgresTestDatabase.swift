@@ -27,11 +27,14 @@ final class PostgresTestDatabase: Sendable {
             throw PostgresHubError.invalidURL(PostgresServer.url ?? "")
         }
         logger = Logger(label: "strata.tests.postgres")
-        let configuration = PostgresConnection.Configuration(host: components.host ?? "127.0.0.1", port: components.port ?? 5432,
-                                                             username: components.user ?? "postgres", password: components.password,
-                                                             database: String(components.path.dropFirst()), tls: .disable)
-        admin = try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
-                                               id: 99, logger: logger).wait()
+        let configuration = PostgresConnection.Configuration(
+            host: components.host ?? "127.0.0.1", port: components.port ?? 5432,
+            username: components.user ?? "postgres", password: components.password,
+            database: String(components.path.dropFirst()), tls: .disable)
+        admin = try PostgresConnection.connect(
+            on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
+            id: 99, logger: logger
+        ).wait()
         _ = try admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \"\(name)\""), logger: logger).wait()
         components.path = "/" + name
         url = components.string ?? server
@@ -42,12 +45,16 @@ final class PostgresTestDatabase: Sendable {
         // A statement on a closed connection is never answered: after a server restart (the chaos
         // test) a new connection drops the database.
         if admin.isClosed || (try? admin.query(drop, logger: logger).wait()) == nil, let server = PostgresServer.url,
-           let components = URLComponents(string: server) {
-            let configuration = PostgresConnection.Configuration(host: components.host ?? "127.0.0.1", port: components.port ?? 5432,
-                                                                 username: components.user ?? "postgres", password: components.password,
-                                                                 database: String(components.path.dropFirst()), tls: .disable)
-            if let again = try? PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
-                                                           id: 97, logger: logger).wait() {
+            let components = URLComponents(string: server)
+        {
+            let configuration = PostgresConnection.Configuration(
+                host: components.host ?? "127.0.0.1", port: components.port ?? 5432,
+                username: components.user ?? "postgres", password: components.password,
+                database: String(components.path.dropFirst()), tls: .disable)
+            if let again = try? PostgresConnection.connect(
+                on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
+                id: 97, logger: logger
+            ).wait() {
                 _ = try? again.query(drop, logger: logger).wait()
                 _ = try? again.close().wait()
             }
@@ -58,11 +65,14 @@ final class PostgresTestDatabase: Sendable {
     /// A connection to this database, for reading it as a backend would.
     func connect() throws -> PostgresConnection {
         guard let components = URLComponents(string: url) else { throw PostgresHubError.invalidURL(url) }
-        let configuration = PostgresConnection.Configuration(host: components.host ?? "127.0.0.1", port: components.port ?? 5432,
-                                                             username: components.user ?? "postgres", password: components.password,
-                                                             database: name, tls: .disable)
-        return try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
-                                              id: 98, logger: logger).wait()
+        let configuration = PostgresConnection.Configuration(
+            host: components.host ?? "127.0.0.1", port: components.port ?? 5432,
+            username: components.user ?? "postgres", password: components.password,
+            database: name, tls: .disable)
+        return try PostgresConnection.connect(
+            on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
+            id: 98, logger: logger
+        ).wait()
     }
 
     /// Runs `sql` on a connection of its own; returns the rows.

@@ -94,7 +94,8 @@ struct PostgresTransientFailureTests {
         for round in 0..<5 {
             try await replica.write { try $0.run("INSERT INTO note(id, body, n) VALUES (?, 'x', ?)", "n\(round)", Int64(round)) }
             // Every session of the hub ended, as a server's fast shutdown ends them (57P01).
-            _ = try database.query("""
+            _ = try database.query(
+                """
                 SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
                 """)
             do {
@@ -117,7 +118,8 @@ struct PostgresTransientFailureTests {
         let second = SyncHub(store: try .postgres(url: database.url))
         try first.createSpace("team") { try $0.execute(Self.schema) }
         let writer = try makeReplica("writer", in: folder, hub: first, space: "team", schema: Self.schema, tables: ["note"])
-        _ = try database.query("""
+        _ = try database.query(
+            """
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
             """)
         // Time to see the sessions end and listen again.

@@ -21,8 +21,10 @@ struct PostgresTwoHubsTests {
         try first.createSpace("team") { try $0.execute(Self.schema) }
         var replicas: [SyncReplica] = []
         for index in 0..<4 {
-            replicas.append(try makeReplica("r\(index)", in: folder, hub: index % 2 == 0 ? first : second, space: "team",
-                                            schema: Self.schema, tables: ["note"]))
+            replicas.append(
+                try makeReplica(
+                    "r\(index)", in: folder, hub: index % 2 == 0 ? first : second, space: "team",
+                    schema: Self.schema, tables: ["note"]))
         }
         let writes = 12
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -32,8 +34,9 @@ struct PostgresTwoHubsTests {
                         try await replica.write { db in
                             try db.run("INSERT INTO note(id, body, n) VALUES (?, ?, ?)", "r\(index)-\(step)", "from \(index)", Int64(step))
                             // A shared row every replica changes: its last value is one of theirs.
-                            try db.run("INSERT INTO note(id, body, n) VALUES ('shared', ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body, n = excluded.n",
-                                       "from \(index)", Int64(step))
+                            try db.run(
+                                "INSERT INTO note(id, body, n) VALUES ('shared', ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body, n = excluded.n",
+                                "from \(index)", Int64(step))
                         }
                         if step % 3 == 2 { try await replica.sync() }
                     }

@@ -19,8 +19,10 @@ struct PostgresTypeMappingTests {
     }
 
     static func real(_ random: inout SeededRandom) -> Double {
-        random.pick([-0.0, 0.0, .infinity, -.infinity, .greatestFiniteMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude,
-                     0.1, 1e300, -2.5, Double(bitPattern: random.next() & 0x7FEF_FFFF_FFFF_FFFF), 0x1p63])
+        random.pick([
+            -0.0, 0.0, .infinity, -.infinity, .greatestFiniteMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude,
+            0.1, 1e300, -2.5, Double(bitPattern: random.next() & 0x7FEF_FFFF_FFFF_FFFF), 0x1p63
+        ])
     }
 
     static func value(_ column: String, _ random: inout SeededRandom) -> BindingValue {

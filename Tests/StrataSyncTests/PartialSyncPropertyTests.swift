@@ -23,7 +23,11 @@ import Testing
             // @unchecked Sendable: `count` is only touched under `lock`.
             private let lock = NSLock()
             private var count = 0
-            func next() -> Int { lock.withLock { count += 1; return count } }
+            func next() -> Int {
+                lock.withLock {
+                    count += 1; return count
+                }
+            }
         }
 
         func lose<T>(_ answer: T) throws -> T {
@@ -126,14 +130,17 @@ import Testing
                 }
                 // Sync one replica and check it at this quiescent point.
                 let syncing = random.pick(Self.users)
-                if Self.tracing { FileHandle.standardError.write(Data("step \(step): \(user.debugDescription) acted, \(syncing.debugDescription) syncs\n".utf8)) }
+                if Self.tracing {
+                    FileHandle.standardError.write(Data("step \(step): \(user.debugDescription) acted, \(syncing.debugDescription) syncs\n".utf8))
+                }
                 guard let synced = replicas[syncing] else { continue }
                 let started = ContinuousClock.now
                 let refusals = try await sync(synced)
                 if Self.tracing { FileHandle.standardError.write(Data("  sync took \(ContinuousClock.now - started)\n".utf8)) }
                 for refusal in refusals {
-                    try require(refusal.reason == .forbidden || refusal.reason == .dependsOnRefused,
-                                "step \(step): \(syncing)'s write was refused for another reason: \(refusal)")
+                    try require(
+                        refusal.reason == .forbidden || refusal.reason == .dependsOnRefused,
+                        "step \(step): \(syncing)'s write was refused for another reason: \(refusal)")
                 }
                 if !refusals.isEmpty {
                     for change in try await synced.pendingChanges where change.refusal != nil { _ = try await synced.discard(change) }

@@ -15,23 +15,26 @@ import Testing
         """
     static let tables = ["list", "member", "todo", "tag"]
 
-    static let rules = SyncRules(buckets: [
-        SyncBucket(name: "lists",
-                   parameters: "SELECT id AS list FROM list WHERE owner = auth.user UNION SELECT list FROM member WHERE user = auth.user",
-                   data: ["list": "id = bucket.list", "todo": "list = bucket.list", "member": "list = bucket.list"]),
-        SyncBucket(name: "everyone", data: ["tag": "true"]),
-    ], writes: [
-        "list": "owner = auth.user",
-        "todo": "list IN (SELECT id FROM list WHERE owner = auth.user UNION SELECT list FROM member WHERE user = auth.user)",
-        "member": "list IN (SELECT id FROM list WHERE owner = auth.user)",
-    ])
+    static let rules = SyncRules(
+        buckets: [
+            SyncBucket(
+                name: "lists",
+                parameters: "SELECT id AS list FROM list WHERE owner = auth.user UNION SELECT list FROM member WHERE user = auth.user",
+                data: ["list": "id = bucket.list", "todo": "list = bucket.list", "member": "list = bucket.list"]),
+            SyncBucket(name: "everyone", data: ["tag": "true"])
+        ],
+        writes: [
+            "list": "owner = auth.user",
+            "todo": "list IN (SELECT id FROM list WHERE owner = auth.user UNION SELECT list FROM member WHERE user = auth.user)",
+            "member": "list IN (SELECT id FROM list WHERE owner = auth.user)"
+        ])
 
     /// What `user` may see, by a hand-written query on the hub's tables (the rules' meaning).
     static let viewQueries: [String: String] = [
         "list": "SELECT id, owner, name FROM list WHERE owner = ?1 OR id IN (SELECT list FROM member WHERE user = ?1)",
         "member": "SELECT id, list, user FROM member WHERE list IN (SELECT id FROM list WHERE owner = ?1 UNION SELECT list FROM member WHERE user = ?1)",
         "todo": "SELECT id, list, title FROM todo WHERE list IN (SELECT id FROM list WHERE owner = ?1 UNION SELECT list FROM member WHERE user = ?1)",
-        "tag": "SELECT id, name FROM tag WHERE ?1 IS NOT NULL",
+        "tag": "SELECT id, name FROM tag WHERE ?1 IS NOT NULL"
     ]
 
     static func hub(_ folder: SyncFolder) throws -> SyncHub {
@@ -41,8 +44,10 @@ import Testing
         return hub
     }
 
-    static func replica(_ folder: SyncFolder, _ hub: SyncHub, user: String?, name: String? = nil,
-                        wrap: (any SyncTransport) -> any SyncTransport = { $0 }) throws -> SyncReplica {
+    static func replica(
+        _ folder: SyncFolder, _ hub: SyncHub, user: String?, name: String? = nil,
+        wrap: (any SyncTransport) -> any SyncTransport = { $0 }
+    ) throws -> SyncReplica {
         let file = name ?? user ?? "admin"
         try Connection(storageLocation: .onDisk(folder.path(file + ".sqlite"))).execute(schema)
         let database = try Database(storageLocation: .onDisk(folder.path(file + ".sqlite")))
@@ -65,8 +70,10 @@ import Testing
 
     /// The rows `user` may see, by the hand-written queries on `connection` (the hub's tables).
     static func expectedView(_ connection: Connection, user: String, _ table: String) throws -> [String] {
-        let query = "SELECT " + (try connection.schemaReader.columns(ofTable: table).map { "quote(" + quoteSQLName($0.name) + ")" }
-            .joined(separator: " || '|' || ")) + " FROM (" + (viewQueries[table] ?? "") + ") ORDER BY 1"
+        let query =
+            "SELECT "
+            + (try connection.schemaReader.columns(ofTable: table).map { "quote(" + quoteSQLName($0.name) + ")" }
+                .joined(separator: " || '|' || ")) + " FROM (" + (viewQueries[table] ?? "") + ") ORDER BY 1"
         return try connection.query(query, [user])
     }
 
@@ -87,7 +94,8 @@ import Testing
 
     static func seed(_ admin: SyncReplica) async throws {
         try await admin.write { db in
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO list VALUES ('L1', 'alice', 'groceries'), ('L2', 'bob', 'garage'), ('L3', 'carol', 'secret plans');
                 INSERT INTO member VALUES ('m1', 'L2', 'carol');
                 INSERT INTO todo VALUES ('t1', 'L1', 'milk'), ('t2', 'L2', 'paint'), ('t3', 'L3', 'private todo of carol');
@@ -199,7 +207,7 @@ import Testing
             (SyncRules(buckets: [SyncBucket(name: "b", data: ["todo": "list = 'a'; DROP TABLE todo"])]), ";"),
             (SyncRules(buckets: [SyncBucket(name: "b", data: ["todo": "list = ?"])]), "?"),
             (SyncRules(buckets: [], writes: ["todo": "title = 'x' -- comment"]), "comments"),
-            (SyncRules(buckets: [SyncBucket(name: "b", data: ["todo": "(list = 'a'"])]), "not closed"),
+            (SyncRules(buckets: [SyncBucket(name: "b", data: ["todo": "(list = 'a'"])]), "not closed")
         ]
         for (rules, needle) in bad {
             do {
@@ -222,8 +230,11 @@ import Testing
             {"buckets": [{"name": "everyone", "data": {"tag": "true"}}], "writes": {"tag": "name IS NOT NULL"}}
             """
         try Data(written.utf8).write(to: url)
-        #expect(try SyncRules(contentsOf: url) == SyncRules(buckets: [SyncBucket(name: "everyone", data: ["tag": "true"])],
-                                                           writes: ["tag": "name IS NOT NULL"]))
+        #expect(
+            try SyncRules(contentsOf: url)
+                == SyncRules(
+                    buckets: [SyncBucket(name: "everyone", data: ["tag": "true"])],
+                    writes: ["tag": "name IS NOT NULL"]))
         try Data("{\"buckets\": 3}".utf8).write(to: url)
         #expect(throws: SyncError.self) { try SyncRules(contentsOf: url) }
     }
@@ -282,8 +293,9 @@ import Testing
         try await alice.sync()
         try await Self.checkView(alice, hub, user: "alice")
         // The same file and replica ID, now Dave's: he starts from a snapshot of his own view.
-        let dave = try SyncReplica(database: alice.database, replicaID: "shared", space: "team", tables: Self.tables,
-                                   transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "dave")))
+        let dave = try SyncReplica(
+            database: alice.database, replicaID: "shared", space: "team", tables: Self.tables,
+            transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "dave")))
         try await dave.sync()
         try await Self.checkView(dave, hub, user: "dave", "after the sign-in")
         #expect(try await dave.database.read { try $0.query("SELECT count(*) FROM todo") as Int? } == 0)
@@ -297,8 +309,9 @@ import Testing
         let alice = try Self.replica(folder, hub, user: "alice", name: "shared")
         try await alice.sync()
         func signIn(_ user: String) throws -> SyncReplica {
-            try SyncReplica(database: alice.database, replicaID: "shared", space: "team", tables: Self.tables,
-                            transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: user)))
+            try SyncReplica(
+                database: alice.database, replicaID: "shared", space: "team", tables: Self.tables,
+                transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: user)))
         }
         try await signIn("bob").sync()
         // The hub once recorded alice's view for this replica; the file holds bob's now, so her
@@ -318,8 +331,9 @@ import Testing
         // Written as alice, into her list; then bob (who may write L2, not L1) signs in on the file.
         try await alice.write { try $0.execute("INSERT INTO todo VALUES ('a1', 'L1', 'hers')") }
         func signIn(_ user: String) throws -> SyncReplica {
-            try SyncReplica(database: alice.database, replicaID: "shared", space: "team", tables: Self.tables,
-                            transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: user)))
+            try SyncReplica(
+                database: alice.database, replicaID: "shared", space: "team", tables: Self.tables,
+                transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: user)))
         }
         let bob = try signIn("bob")
         // His own write, made before alice's is settled, is his.
@@ -371,10 +385,13 @@ import Testing
         let bob = SyncIdentity(user: "bob")
         for space in ["team", "open"] {
             let spaceFingerprint = try fingerprint(space)
-            let pulled = try hub.pull(SyncPullRequest(space: space, replicaID: "r", tables: Self.tables, schemaFingerprint: spaceFingerprint, after: 0, limit: 5),
-                                      identity: bob)
+            let pulled = try hub.pull(
+                SyncPullRequest(space: space, replicaID: "r", tables: Self.tables, schemaFingerprint: spaceFingerprint, after: 0, limit: 5),
+                identity: bob)
             #expect(pulled.user == (space == "team" ? "bob" : nil))
-            #expect(try hub.pull(SyncPullRequest(space: space, replicaID: "r", tables: Self.tables, schemaFingerprint: spaceFingerprint, after: 0, limit: 5)).user == nil)
+            #expect(
+                try hub.pull(SyncPullRequest(space: space, replicaID: "r", tables: Self.tables, schemaFingerprint: spaceFingerprint, after: 0, limit: 5)).user
+                    == nil)
             let push = SyncPushRequest(space: space, replicaID: "r", tables: Self.tables, schemaFingerprint: spaceFingerprint, entries: [], user: "alice")
             if space == "team" {
                 var written = push
@@ -394,12 +411,14 @@ import Testing
         }
         // A space without rules: another user on the file pushes what is pending, as before.
         let alice = try Self.replica(folder, hub, user: "alice", name: "open-file")
-        let onOpen = try SyncReplica(database: alice.database, replicaID: "open-file", space: "open", tables: Self.tables,
-                                     transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "alice")))
+        let onOpen = try SyncReplica(
+            database: alice.database, replicaID: "open-file", space: "open", tables: Self.tables,
+            transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "alice")))
         try await onOpen.sync()
         try await onOpen.write { try $0.execute("INSERT INTO todo VALUES ('o1', 'L9', 'open')") }
-        let asBob = try SyncReplica(database: alice.database, replicaID: "open-file", space: "open", tables: Self.tables,
-                                    transport: InProcessSyncTransport(hub: hub, identity: bob))
+        let asBob = try SyncReplica(
+            database: alice.database, replicaID: "open-file", space: "open", tables: Self.tables,
+            transport: InProcessSyncTransport(hub: hub, identity: bob))
         try await asBob.sync()
         #expect(try hub.withSpace("open") { try $0.query("SELECT count(*) FROM todo") as Int? } == 1)
     }
@@ -408,8 +427,9 @@ import Testing
         let entry = SyncOutboxEntry(sequence: 1, changeset: Data([1, 2, 3]))
         for user in ["o'brien\u{0}\u{301}", nil] as [String?] {
             let formers = user.map { ["phone#\($0)", "tablet"] }
-            let push = SyncPushRequest(space: "team", replicaID: "r", tables: ["todo"], schemaFingerprint: "f", entries: [entry], user: user,
-                                       formerReplicaIDs: formers)
+            let push = SyncPushRequest(
+                space: "team", replicaID: "r", tables: ["todo"], schemaFingerprint: "f", entries: [entry], user: user,
+                formerReplicaIDs: formers)
             let body = try SyncWire.encode(push)
             let decoded = try SyncWire.decodePushRequest(body)
             #expect(decoded.user == user)

@@ -99,8 +99,13 @@ import Testing
             (SyncRules(buckets: [SyncBucket(name: "b", data: ["item": "done"])]), "bucket b, data of item"),
             (SyncRules(buckets: [SyncBucket(name: "b", data: ["item": "owner = 1"])]), "bucket b, data of item"),
             (SyncRules(buckets: [SyncBucket(name: "b", data: ["item": "true"])], writes: ["item": "owner"]), "write rule of item"),
-            (SyncRules(buckets: [SyncBucket(name: "b", parameters: "SELECT id AS i FROM item WHERE done = 'yes' OR TRUE = 1",
-                                            data: ["item": "id = bucket.i"])]), "bucket b, parameters"),
+            (
+                SyncRules(buckets: [
+                    SyncBucket(
+                        name: "b", parameters: "SELECT id AS i FROM item WHERE done = 'yes' OR TRUE = 1",
+                        data: ["item": "id = bucket.i"])
+                ]), "bucket b, parameters"
+            )
         ]
         for (rules, place) in bad {
             do {
@@ -112,9 +117,13 @@ import Testing
             #expect(try hub.rules(ofSpace: "typed") == nil)
         }
         // Typed values compare as on SQLite: integers, reals and text with quotes, bound, never spliced.
-        let rules = SyncRules(buckets: [SyncBucket(name: "mine", parameters: "SELECT id AS item FROM item WHERE owner = auth.user AND done = 0",
-                                                   data: ["item": "id = bucket.item OR weight > 1.5"])],
-                              writes: ["item": "owner = auth.user"])
+        let rules = SyncRules(
+            buckets: [
+                SyncBucket(
+                    name: "mine", parameters: "SELECT id AS item FROM item WHERE owner = auth.user AND done = 0",
+                    data: ["item": "id = bucket.item OR weight > 1.5"])
+            ],
+            writes: ["item": "owner = auth.user"])
         try hub.setRules(rules, forSpace: "typed")
         let folder = try SyncFolder()
         func replica(_ user: String?, _ file: String) throws -> SyncReplica {
@@ -122,12 +131,14 @@ import Testing
             try Connection(storageLocation: .onDisk(path))
                 .execute("CREATE TABLE item(id BIGINT PRIMARY KEY NOT NULL, done INTEGER NOT NULL, owner TEXT NOT NULL, weight REAL)")
             let transport = user.map { InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: $0)) } ?? InProcessSyncTransport(hub: hub)
-            return try SyncReplica(database: try Database(storageLocation: .onDisk(path)), replicaID: file, space: "typed",
-                                   tables: ["item"], transport: transport)
+            return try SyncReplica(
+                database: try Database(storageLocation: .onDisk(path)), replicaID: file, space: "typed",
+                tables: ["item"], transport: transport)
         }
         let admin = try replica(nil, "admin")
         try await admin.write { db in
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO item VALUES (1, 0, 'o''brien', 1.0), (2, 1, 'o''brien', NULL), (3, 0, 'x'' OR ''1''=''1', 2.0),
                     (-9223372036854775808, 0, 'o''brien', -0.0), (9223372036854775807, 0, 'e'||char(769), 1e308)
                 """)

@@ -24,8 +24,9 @@ final class SyncFolder: Sendable {
         func makeReplica(_ name: String) throws -> SyncReplica {
             let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
             try database.executeWrite { try $0.execute("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT, done INTEGER NOT NULL DEFAULT 0)") }
-            return try SyncReplica(database: database, replicaID: name, space: "team",
-                                   tables: ["todo"], transport: InProcessSyncTransport(hub: hub))
+            return try SyncReplica(
+                database: database, replicaID: name, space: "team",
+                tables: ["todo"], transport: InProcessSyncTransport(hub: hub))
         }
         let phone = try makeReplica("phone-1")
         let laptop = try makeReplica("laptop-1")
@@ -55,7 +56,9 @@ final class SyncFolder: Sendable {
         let replica = try SyncReplica(database: database, replicaID: "r", space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
         struct Failed: Error {}
         do {
-            try await replica.write { db in try db.run("INSERT INTO t VALUES ('a', 1)"); throw Failed() }
+            try await replica.write { db in
+                try db.run("INSERT INTO t VALUES ('a', 1)"); throw Failed()
+            }
             Issue.record("the write did not throw")
         } catch is Failed {}
         #expect(try await replica.pendingChangeCount == 0)
@@ -85,7 +88,9 @@ final class SyncFolder: Sendable {
         let folder = try SyncFolder()
         let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
         let database = try Database(storageLocation: .onDisk(folder.path("r.sqlite")))
-        try database.executeWrite { try $0.execute("CREATE TABLE counted(id INTEGER PRIMARY KEY, v); CREATE TABLE keyless(v); CREATE TABLE ok(id INTEGER PRIMARY KEY DESC, v)") }
+        try database.executeWrite {
+            try $0.execute("CREATE TABLE counted(id INTEGER PRIMARY KEY, v); CREATE TABLE keyless(v); CREATE TABLE ok(id INTEGER PRIMARY KEY DESC, v)")
+        }
         for table in ["counted", "keyless"] {
             #expect(throws: SyncError.tableNeedsGlobalKey(table: table)) {
                 try SyncReplica(database: database, replicaID: "r", space: "s", tables: [table], transport: InProcessSyncTransport(hub: hub))
@@ -155,8 +160,10 @@ final class SyncFolder: Sendable {
             let before = try hub.withSpace("s") { try $0.query("SELECT count(*) FROM t") as Int? }
             let loggedBefore = try hub.version(ofSpace: "s")
             do {
-                _ = try hub.push(SyncPushRequest(space: "s", replicaID: "fuzz", tables: ["t"], schemaFingerprint: fingerprint,
-                                                 entries: [SyncOutboxEntry(sequence: Int64(random.int(1...1_000_000)), changeset: Data(bytes))]))
+                _ = try hub.push(
+                    SyncPushRequest(
+                        space: "s", replicaID: "fuzz", tables: ["t"], schemaFingerprint: fingerprint,
+                        entries: [SyncOutboxEntry(sequence: Int64(random.int(1...1_000_000)), changeset: Data(bytes))]))
             } catch is SyncError {}
             let integrity = try hub.withSpace("s") { try $0.query("PRAGMA integrity_check") as String? }
             try require(integrity == "ok", "integrity \(integrity ?? "nil")")
@@ -186,14 +193,16 @@ final class SyncFolder: Sendable {
             let entries = (0..<random.int(0...4)).map { index in
                 SyncOutboxEntry(sequence: Int64(index) + Int64(random.int(0...9)), changeset: Gen.bytes(&random))
             }
-            let request = SyncPushRequest(space: Gen.text(&random, maxPieces: 2), replicaID: Gen.text(&random, maxPieces: 2),
-                                          tables: [Gen.identifier(&random)], schemaFingerprint: "f", entries: entries)
+            let request = SyncPushRequest(
+                space: Gen.text(&random, maxPieces: 2), replicaID: Gen.text(&random, maxPieces: 2),
+                tables: [Gen.identifier(&random)], schemaFingerprint: "f", entries: entries)
             let data = try SyncWire.encode(request)
             let back = try SyncWire.decodePushRequest(data)
             try require(back.entries == request.entries && back.space == request.space && back.replicaID == request.replicaID, "push round trip")
-            let pull = SyncPullResponse(entries: entries.enumerated().map {
-                SyncLogEntry(version: Int64($0.offset + 1), replicaID: "r", sequence: $0.element.sequence, changeset: $0.element.changeset)
-            }, hubVersion: Gen.int64(&random))
+            let pull = SyncPullResponse(
+                entries: entries.enumerated().map {
+                    SyncLogEntry(version: Int64($0.offset + 1), replicaID: "r", sequence: $0.element.sequence, changeset: $0.element.changeset)
+                }, hubVersion: Gen.int64(&random))
             let pulled = try SyncWire.decodePullResponse(try SyncWire.encode(pull))
             try require(pulled.entries == pull.entries && pulled.hubVersion == pull.hubVersion, "pull round trip")
             // Damage: truncate, flip bytes, or forge lengths.
@@ -202,7 +211,8 @@ final class SyncFolder: Sendable {
             case 0: bytes = Array(bytes.prefix(random.int(0...bytes.count)))
             case 1: for _ in 0..<random.int(1...3) where !bytes.isEmpty { bytes[random.int(0...bytes.count - 1)] = UInt8(random.int(0...255)) }
             default:
-                let forged = #"{"space":"s","replicaID":"r","tables":[],"schemaFingerprint":"f","entries":[{"sequence":1,"count":9223372036854775807},{"sequence":2,"count":2}]}"#
+                let forged =
+                    #"{"space":"s","replicaID":"r","tables":[],"schemaFingerprint":"f","entries":[{"sequence":1,"count":9223372036854775807},{"sequence":2,"count":2}]}"#
                 let json = Array(forged.utf8)
                 bytes = [0, 0, UInt8(json.count >> 8), UInt8(json.count & 0xFF)] + json + [1]
             }

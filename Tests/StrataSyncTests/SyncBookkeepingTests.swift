@@ -16,18 +16,22 @@ import Testing
         try database.executeWrite { try $0.execute("CREATE TABLE t(id TEXT NOT NULL PRIMARY KEY, v)") }
         _ = try SyncReplica(database: database, replicaID: "r", space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
         let (replicaVersion, tables, inflightColumns) = try database.executeRead { connection in
-            (try SyncBookkeepingVersion(table: SyncBookkeeping.state, legacyVersion: { _ in -1 }).currentVersion(connection),
-             try [SyncBookkeeping.outbox, SyncBookkeeping.inflight, SyncBookkeeping.sent, SyncBookkeeping.refused].filter {
-                 try connection.schemaReader.table(named: $0.name) != nil
-             }.count,
-             try connection.schemaReader.columns(ofTable: SyncBookkeeping.inflight.name).map(\.name))
+            (
+                try SyncBookkeepingVersion(table: SyncBookkeeping.state, legacyVersion: { _ in -1 }).currentVersion(connection),
+                try [SyncBookkeeping.outbox, SyncBookkeeping.inflight, SyncBookkeeping.sent, SyncBookkeeping.refused].filter {
+                    try connection.schemaReader.table(named: $0.name) != nil
+                }.count,
+                try connection.schemaReader.columns(ofTable: SyncBookkeeping.inflight.name).map(\.name)
+            )
         }
         #expect(replicaVersion == SyncBookkeeping.replica.latestVersion)
         #expect(tables == 4)
         #expect(inflightColumns.contains("chain"))
         let (hubVersion, logColumns) = try hub.withSpace("s") { connection in
-            (try SyncBookkeepingVersion(table: SyncBookkeeping.meta, legacyVersion: { _ in -1 }).currentVersion(connection),
-             try connection.schemaReader.columns(ofTable: SyncBookkeeping.log.name).map(\.name))
+            (
+                try SyncBookkeepingVersion(table: SyncBookkeeping.meta, legacyVersion: { _ in -1 }).currentVersion(connection),
+                try connection.schemaReader.columns(ofTable: SyncBookkeeping.log.name).map(\.name)
+            )
         }
         #expect(hubVersion == SyncBookkeeping.hub.latestVersion)
         #expect(logColumns == ["version", "replica", "sequence", "changeset", "at", "chain"])
@@ -40,7 +44,8 @@ import Testing
     @Test func aSpaceAndAReplicaFromTheFirstShapeUpgradeAndSync() async throws {
         let folder = try SyncFolder()
         let space = try Connection(storageLocation: .onDisk(folder.path("s.sqlite")))
-        try space.execute("""
+        try space.execute(
+            """
             CREATE TABLE t(id TEXT NOT NULL PRIMARY KEY, v);
             CREATE TABLE _strata_sync_log(version INTEGER PRIMARY KEY AUTOINCREMENT, replica TEXT NOT NULL, sequence INTEGER NOT NULL, changeset BLOB NOT NULL);
             CREATE TABLE _strata_sync_applied(replica TEXT NOT NULL, sequence INTEGER NOT NULL, version INTEGER NOT NULL, conflicts TEXT NOT NULL, PRIMARY KEY(replica, sequence)) WITHOUT ROWID;
@@ -48,7 +53,8 @@ import Testing
             """)
         let database = try Database(storageLocation: .onDisk(folder.path("r.sqlite")))
         try database.executeWrite { connection in
-            try connection.execute("""
+            try connection.execute(
+                """
                 CREATE TABLE t(id TEXT NOT NULL PRIMARY KEY, v);
                 INSERT INTO t VALUES ('a', 1);
                 CREATE TABLE _strata_sync_outbox(sequence INTEGER PRIMARY KEY AUTOINCREMENT, changeset BLOB NOT NULL);
@@ -65,9 +71,11 @@ import Testing
         try await replica.write { try $0.run("INSERT INTO t VALUES (?, ?)", "b", 2) }
         try await replica.sync()
         let (ids, at, digests) = try hub.withSpace("s") { connection in
-            (try connection.query("SELECT group_concat(id, ',') FROM (SELECT id FROM t ORDER BY id)") as String?,
-             try connection.query("SELECT at FROM _strata_sync_log ORDER BY version DESC LIMIT 1") as Int64? ?? 0,
-             try connection.query("SELECT count(*) FROM _strata_sync_applied WHERE digest IS NOT NULL") as Int?)
+            (
+                try connection.query("SELECT group_concat(id, ',') FROM (SELECT id FROM t ORDER BY id)") as String?,
+                try connection.query("SELECT at FROM _strata_sync_log ORDER BY version DESC LIMIT 1") as Int64? ?? 0,
+                try connection.query("SELECT count(*) FROM _strata_sync_applied WHERE digest IS NOT NULL") as Int?
+            )
         }
         #expect(ids == "a,b")
         #expect(abs(at - Int64(Date().timeIntervalSince1970)) < 3600)
@@ -81,15 +89,17 @@ import Testing
     @Test func aFailingStepLeavesNothingBehind() throws {
         let connection = try Connection(storageLocation: .inMemory)
         struct Boom: Error {}
-        let migration = VersionedMigration(steps: [
-            .init(1) { try $0.execute("CREATE TABLE a(x)") },
-            .init(2) { _ in throw Boom() },
-        ], store: SyncBookkeepingVersion(table: SyncKeyValues("kv"), legacyVersion: { _ in 0 }))
+        let migration = VersionedMigration(
+            steps: [
+                .init(1) { try $0.execute("CREATE TABLE a(x)") },
+                .init(2) { _ in throw Boom() }
+            ], store: SyncBookkeepingVersion(table: SyncKeyValues("kv"), legacyVersion: { _ in 0 }))
         #expect(throws: Boom.self) { try migration.migrate(connection) }
         #expect(try connection.schemaReader.userTableNames().isEmpty)
         #expect(!connection.isInTransaction)
-        let newer = VersionedMigration(steps: [.init(1) { try $0.execute("CREATE TABLE a(x)") }],
-                                       store: SyncBookkeepingVersion(table: SyncKeyValues("kv"), legacyVersion: { _ in 0 }))
+        let newer = VersionedMigration(
+            steps: [.init(1) { try $0.execute("CREATE TABLE a(x)") }],
+            store: SyncBookkeepingVersion(table: SyncKeyValues("kv"), legacyVersion: { _ in 0 }))
         #expect(try newer.migrate(connection) == 1)
         #expect(try newer.migrate(connection) == 0)
         #expect(throws: MigratorError.self) {
@@ -106,7 +116,8 @@ import Testing
         try hub.createSpace("s") { try $0.execute("CREATE TABLE t(id TEXT NOT NULL PRIMARY KEY, v)") }
         let database = try Database(storageLocation: .onDisk(folder.path("r.sqlite")))
         try database.executeWrite { connection in
-            try connection.execute("""
+            try connection.execute(
+                """
                 CREATE TABLE t(id TEXT NOT NULL PRIMARY KEY, v);
                 CREATE TABLE _strata_sync_outbox(sequence INTEGER PRIMARY KEY AUTOINCREMENT, changeset BLOB NOT NULL);
                 CREATE TABLE _strata_sync_state(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -130,7 +141,9 @@ import Testing
         try await replica.write { try $0.run("INSERT INTO t VALUES (?, ?)", "c", 3) }
         #expect(try await replica.pendingChanges.map(\.sequence) == [44])
         try await replica.sync()
-        let sequences = try hub.withSpace("s") { try $0.query("SELECT group_concat(sequence, ',') FROM (SELECT sequence FROM _strata_sync_log ORDER BY version)") as String? }
+        let sequences = try hub.withSpace("s") {
+            try $0.query("SELECT group_concat(sequence, ',') FROM (SELECT sequence FROM _strata_sync_log ORDER BY version)") as String?
+        }
         #expect(sequences == "42,44")
         let autoincrement = try database.executeRead { try $0.query("SELECT count(*) FROM sqlite_sequence WHERE name = '_strata_sync_outbox'") as Int? }
         #expect(autoincrement == 0)

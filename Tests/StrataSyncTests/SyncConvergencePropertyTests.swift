@@ -60,10 +60,11 @@ struct FlakyTransport: SyncTransport {
         case 2: return { try $0.run("UPDATE item SET b = ? WHERE id = ?", text, id) }
         case 3: return { try $0.run("UPDATE item SET a = a + 1, c = ? WHERE id = ?", Double(value), id) }
         case 4: return { try $0.run("DELETE FROM item WHERE id = ?", id) }
-        case 5: return { db in
-            guard try db.query("SELECT count(*) FROM item WHERE id = ?", id) as Int? == 1 else { return }
-            try db.run("INSERT INTO note(id, item, body) VALUES (?, ?, ?)", noteID, id, text)
-        }
+        case 5:
+            return { db in
+                guard try db.query("SELECT count(*) FROM item WHERE id = ?", id) as Int? == 1 else { return }
+                try db.run("INSERT INTO note(id, item, body) VALUES (?, ?, ?)", noteID, id, text)
+            }
         default: return { try $0.run("UPDATE note SET body = ? WHERE item = ?", text, id) }
         }
     }
@@ -71,7 +72,9 @@ struct FlakyTransport: SyncTransport {
     @Test(arguments: ["lastWriterWins", "hubWins"])
     func replicasConvergeWithTheHub(policy: String) async throws {
         var cases: [UInt64] = []
-        if let text = ProcessInfo.processInfo.environment["STRATA_SYNC_SEED"], let seed = UInt64(text.hasPrefix("0x") ? String(text.dropFirst(2)) : text, radix: 16) {
+        if let text = ProcessInfo.processInfo.environment["STRATA_SYNC_SEED"],
+            let seed = UInt64(text.hasPrefix("0x") ? String(text.dropFirst(2)) : text, radix: 16)
+        {
             cases = [seed]
         } else {
             try PropertyCheck.run("sync convergence (\(policy))", cases: 4) { random in cases.append(random.next()) }

@@ -12,8 +12,10 @@ import Testing
         for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
             candidates.append(bundle.bundleURL.deletingLastPathComponent())
         }
-        guard let binary = candidates.map({ $0.appendingPathComponent("strata-sync-writer") })
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+        guard
+            let binary = candidates.map({ $0.appendingPathComponent("strata-sync-writer") })
+                .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+        else {
             throw SyncError.refused("no strata-sync-writer next to the tests in \(candidates.map(\.path))")
         }
         return binary
@@ -41,8 +43,9 @@ import Testing
         }
         // The replica reopened, as the app would after a crash.
         let database = try Database(storageLocation: .onDisk(folder.path("writer.sqlite")))
-        let replica = try SyncReplica(database: database, replicaID: "writer", space: "crash", tables: ["item"],
-                                      transport: InProcessSyncTransport(hub: hub))
+        let replica = try SyncReplica(
+            database: database, replicaID: "writer", space: "crash", tables: ["item"],
+            transport: InProcessSyncTransport(hub: hub))
         let local: [String] = try await database.read { try $0.query("SELECT id FROM item ORDER BY id") }
         let atHubBefore: [String] = try hub.withSpace("crash") { try $0.query("SELECT id FROM item ORDER BY id") }
         #expect(Set(atHubBefore).isSubset(of: Set(local)), "the hub has rows the replica lost")

@@ -17,8 +17,10 @@ import Testing
         return hub
     }
 
-    static func replica(_ folder: SyncFolder, _ name: String, file: String? = nil, schema: String = schema, tables: [String] = ["t"],
-                        transport: any SyncTransport, settings: SyncReplicaSettings = SyncReplicaSettings()) throws -> SyncReplica {
+    static func replica(
+        _ folder: SyncFolder, _ name: String, file: String? = nil, schema: String = schema, tables: [String] = ["t"],
+        transport: any SyncTransport, settings: SyncReplicaSettings = SyncReplicaSettings()
+    ) throws -> SyncReplica {
         let database = try Database(storageLocation: .onDisk(folder.path((file ?? name) + ".sqlite")))
         try database.executeWrite { connection in
             if try connection.query("SELECT count(*) FROM sqlite_master WHERE name = 't'") as Int? == 0 { try connection.execute(schema) }
@@ -71,7 +73,11 @@ import Testing
         struct Lost: Error {}
         func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
             let response = try hub.push(request)
-            if lost.withLock({ lost in defer { lost = true }; return !lost }) { throw Lost() }
+            if lost.withLock({ lost in
+                defer { lost = true }; return !lost
+            }) {
+                throw Lost()
+            }
             return response
         }
         func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
@@ -164,9 +170,10 @@ import Testing
         let impostor = try Self.replica(folder, "phone", file: "impostor", transport: InProcessSyncTransport(hub: hub))
         try await impostor.write { try $0.run("INSERT INTO t VALUES ('b', 2)") }
         let entry = try #require(try await impostor.pendingChanges.first)
-        let request = SyncPushRequest(space: "s", replicaID: phone.hubReplicaID, tables: ["t"],
-                                      schemaFingerprint: try Self.fingerprint(hub),
-                                      entries: [SyncOutboxEntry(sequence: 1, changeset: entry.changeset.data)])
+        let request = SyncPushRequest(
+            space: "s", replicaID: phone.hubReplicaID, tables: ["t"],
+            schemaFingerprint: try Self.fingerprint(hub),
+            entries: [SyncOutboxEntry(sequence: 1, changeset: entry.changeset.data)])
         #expect(throws: SyncError.duplicateEntry(replicaID: phone.hubReplicaID, sequence: 1)) { try hub.push(request) }
         #expect(try Self.hubRows(hub) == ["a=1"])
         // Under its own incarnation the impostor's write goes through.
@@ -190,7 +197,7 @@ import Testing
         ("CREATE TABLE t(id TEXT PRIMARY KEY, v)", "INSERT INTO t VALUES (NULL, 1)", "id"),
         ("CREATE TABLE t(id INT PRIMARY KEY, v)", "INSERT INTO t VALUES (NULL, 1)", "id"),
         ("CREATE TABLE t(id INTEGER PRIMARY KEY DESC, v)", "INSERT INTO t VALUES (NULL, 1)", "id"),
-        ("CREATE TABLE t(a TEXT, b TEXT, v, PRIMARY KEY(a, b))", "INSERT INTO t VALUES ('x', NULL, 1)", "b"),
+        ("CREATE TABLE t(a TEXT, b TEXT, v, PRIMARY KEY(a, b))", "INSERT INTO t VALUES ('x', NULL, 1)", "b")
     ])
     func aNullKeyIsRefusedAtTheWriteByName(schema: String, insert: String, column: String) async throws {
         let folder = try SyncFolder()
@@ -219,8 +226,11 @@ import Testing
         let laptop = try Self.replica(folder, "laptop", transport: InProcessSyncTransport(hub: hub), settings: settings)
         for n in 0..<110 { try await phone.write { try $0.run("INSERT INTO t VALUES (?, ?)", "k\(n)", n) } }
         #expect(throws: SyncError.self) {
-            try hub.push(SyncPushRequest(space: "s", replicaID: "x", tables: ["t"], schemaFingerprint: "", entries: Array(
-                repeating: SyncOutboxEntry(sequence: 1, changeset: Data()), count: 8)))
+            try hub.push(
+                SyncPushRequest(
+                    space: "s", replicaID: "x", tables: ["t"], schemaFingerprint: "",
+                    entries: Array(
+                        repeating: SyncOutboxEntry(sequence: 1, changeset: Data()), count: 8)))
         }
         try await phone.sync()
         try await laptop.sync()
@@ -231,8 +241,9 @@ import Testing
     @Test func aWriteLargerThanAPushMayCarryIsNamedAndTheRestSyncs() async throws {
         let folder = try SyncFolder()
         let hub = try Self.hub(folder)
-        let phone = try Self.replica(folder, "phone", transport: InProcessSyncTransport(hub: hub),
-                                     settings: SyncReplicaSettings(maximumPushBytes: 4_096))
+        let phone = try Self.replica(
+            folder, "phone", transport: InProcessSyncTransport(hub: hub),
+            settings: SyncReplicaSettings(maximumPushBytes: 4_096))
         try await phone.write { try $0.run("INSERT INTO t VALUES ('small1', 1)") }
         try await phone.write { try $0.run("INSERT INTO t VALUES ('big', ?)", Data(repeating: 7, count: 10_000)) }
         try await phone.write { try $0.run("INSERT INTO t VALUES ('small2', 2)") }
@@ -308,7 +319,8 @@ import Testing
         await #expect(throws: SyncError.self) { try await laptop.sync() }
         #expect(try hub.withSpace("s") { try $0.query("SELECT sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name") as [String] } == triggersBefore)
         #expect(try hub.withSpace("s") { !$0.isInTransaction })
-        #expect(try await laptop.database.read { try $0.query("SELECT sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name") as [String] } == triggersBefore)
+        #expect(
+            try await laptop.database.read { try $0.query("SELECT sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name") as [String] } == triggersBefore)
     }
 
     // 7. A table added to the synced list later.
@@ -324,8 +336,9 @@ import Testing
         try await version1.sync()
         #expect(try await Self.rows(version1) == ["a=1"])
         #expect(try await Self.rows(version1, "tag") == [])
-        let version2 = try SyncReplica(database: version1.database, replicaID: "phone", space: "s", tables: ["t", "tag"],
-                                       transport: InProcessSyncTransport(hub: hub))
+        let version2 = try SyncReplica(
+            database: version1.database, replicaID: "phone", space: "s", tables: ["t", "tag"],
+            transport: InProcessSyncTransport(hub: hub))
         try await version2.sync()
         #expect(try await Self.rows(version2, "tag") == ["red=1"])
         #expect(version2.hubReplicaID == version1.hubReplicaID)
@@ -389,8 +402,9 @@ import Testing
     @Test func aWriteOnTopOfOneTooLargeWaitsWithIt() async throws {
         let folder = try SyncFolder()
         let hub = try Self.hub(folder)
-        let phone = try Self.replica(folder, "phone", transport: InProcessSyncTransport(hub: hub),
-                                     settings: SyncReplicaSettings(maximumPushEntries: 1, maximumPushBytes: 4_096))
+        let phone = try Self.replica(
+            folder, "phone", transport: InProcessSyncTransport(hub: hub),
+            settings: SyncReplicaSettings(maximumPushEntries: 1, maximumPushBytes: 4_096))
         try await phone.write { try $0.run("INSERT INTO t VALUES ('big', ?)", Data(repeating: 7, count: 10_000)) }
         try await phone.write { try $0.run("UPDATE t SET v = 'small now' WHERE id = 'big'") }
         try await phone.write { try $0.run("INSERT INTO t VALUES ('other', 1)") }
@@ -452,8 +466,10 @@ import Testing
     // 10. A key renamed to one its collation calls equal ('k' to 'K' under NOCASE): the session
     //     recorded an UPDATE setting the key, which the hub refused as damaged, for good.
 
-    @Test(arguments: ["UPDATE t SET id = 'K', v = 'renamed' WHERE id = 'k'", "UPDATE t SET id = 'K' WHERE id = 'k'",
-                      "DELETE FROM t WHERE id = 'k'; INSERT INTO t VALUES ('K', 'renamed')"])
+    @Test(arguments: [
+        "UPDATE t SET id = 'K', v = 'renamed' WHERE id = 'k'", "UPDATE t SET id = 'K' WHERE id = 'k'",
+        "DELETE FROM t WHERE id = 'k'; INSERT INTO t VALUES ('K', 'renamed')"
+    ])
     func aKeyRenamedUnderItsCollationSyncsAsADeleteAndAnInsert(write: String) async throws {
         let schema = "CREATE TABLE t(id TEXT COLLATE NOCASE PRIMARY KEY, v)"
         let folder = try SyncFolder()
@@ -531,7 +547,9 @@ import Testing
         init(hub: SyncHub) { self.hub = hub }
         func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
             let response = try hub.push(request)
-            if lost.withLock({ lost in defer { lost = true }; return !lost }) {
+            if lost.withLock({ lost in
+                defer { lost = true }; return !lost
+            }) {
                 throw SyncError.hubUnreachable(url: "test", reason: "the answer was lost")
             }
             return response

@@ -25,10 +25,11 @@ import Testing
         let reader = try replica("reader", indexed: true)
         func matches(_ word: String) async throws -> [String] {
             try await reader.database.read { db in
-                try db.query(literal: """
-                    SELECT m."key" FROM note_fts JOIN note_fts_keys AS m ON m.strata_fts_id = note_fts.rowid
-                    WHERE note_fts MATCH \(word) ORDER BY m."key"
-                    """)
+                try db.query(
+                    literal: """
+                        SELECT m."key" FROM note_fts JOIN note_fts_keys AS m ON m.strata_fts_id = note_fts.rowid
+                        WHERE note_fts MATCH \(word) ORDER BY m."key"
+                        """)
             }
         }
         try await writer.write { db in

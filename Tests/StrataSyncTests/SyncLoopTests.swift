@@ -14,7 +14,13 @@ import Testing
         let hub: SyncHub
         let failures: Locked<Int>
         struct Down: Error {}
-        func fail() throws { if failures.withLock({ count in count -= 1; return count >= 0 }) { throw Down() } }
+        func fail() throws {
+            if failures.withLock({ count in
+                count -= 1; return count >= 0
+            }) {
+                throw Down()
+            }
+        }
         func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try fail(); return try hub.push(request) }
         func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try fail(); return try hub.pull(request) }
     }
@@ -86,7 +92,7 @@ import Testing
         let pushes: Locked<Int>
         func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
             pushes.withLock { $0 += 1 }
-            try? await Task.sleep(for: delay)   // a request in flight ends even when its task is cancelled
+            try? await Task.sleep(for: delay) // a request in flight ends even when its task is cancelled
             return try hub.push(request)
         }
         func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
@@ -101,8 +107,9 @@ import Testing
         let transport = Slow(hub: hub, delay: .milliseconds(100), pushes: Locked(0))
         let database = try Database(storageLocation: .onDisk(folder.path("phone.sqlite")))
         try database.executeWrite { try $0.execute(Self.schema) }
-        let phone = try SyncReplica(database: database, replicaID: "phone", space: "s", tables: ["todo"], transport: transport,
-                                    settings: SyncReplicaSettings(maximumPushEntries: 5))
+        let phone = try SyncReplica(
+            database: database, replicaID: "phone", space: "s", tables: ["todo"], transport: transport,
+            settings: SyncReplicaSettings(maximumPushEntries: 5))
         for n in 0..<200 { try await phone.write { try $0.run("INSERT INTO todo VALUES (?, ?)", "t\(n)", "x") } }
         let loop = phone.startSyncing(interval: .milliseconds(50))
         try await Self.eventually("the first push starts") { transport.pushes.current >= 1 }

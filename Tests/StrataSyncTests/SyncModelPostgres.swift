@@ -15,11 +15,14 @@ final class SyncModelPostgresDatabase: Sendable {
 
     init(server: String) throws {
         guard var components = URLComponents(string: server) else { throw PostgresHubError.invalidURL(server) }
-        let configuration = PostgresConnection.Configuration(host: components.host ?? "127.0.0.1", port: components.port ?? 5432,
-                                                             username: components.user ?? "postgres", password: components.password,
-                                                             database: String(components.path.dropFirst()), tls: .disable)
-        admin = try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
-                                               id: 97, logger: logger).wait()
+        let configuration = PostgresConnection.Configuration(
+            host: components.host ?? "127.0.0.1", port: components.port ?? 5432,
+            username: components.user ?? "postgres", password: components.password,
+            database: String(components.path.dropFirst()), tls: .disable)
+        admin = try PostgresConnection.connect(
+            on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
+            id: 97, logger: logger
+        ).wait()
         _ = try admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \"\(name)\""), logger: logger).wait()
         components.path = "/" + name
         url = components.string ?? server
@@ -32,9 +35,11 @@ final class SyncModelPostgresDatabase: Sendable {
 
     /// How many (replica, sequence) pairs the space's log holds more than once.
     func duplicateEntries(space: String) throws -> Int64 {
-        try rows("""
+        try rows(
+            """
             SELECT count(*) FROM (SELECT replica, sequence FROM "\(space)"._strata_sync_log GROUP BY 1, 2 HAVING count(*) > 1) AS d
-            """).first?.decode(Int64.self) ?? 0
+            """
+        ).first?.decode(Int64.self) ?? 0
     }
 
     /// The first column of `sql`'s rows, as text.
@@ -45,11 +50,14 @@ final class SyncModelPostgresDatabase: Sendable {
     /// `sql`'s rows, on a connection of its own to this database.
     func rows(_ sql: String) throws -> [PostgresRow] {
         guard let components = URLComponents(string: url) else { throw PostgresHubError.invalidURL(url) }
-        let configuration = PostgresConnection.Configuration(host: components.host ?? "127.0.0.1", port: components.port ?? 5432,
-                                                             username: components.user ?? "postgres", password: components.password,
-                                                             database: name, tls: .disable)
-        let connection = try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
-                                                        id: 96, logger: logger).wait()
+        let configuration = PostgresConnection.Configuration(
+            host: components.host ?? "127.0.0.1", port: components.port ?? 5432,
+            username: components.user ?? "postgres", password: components.password,
+            database: name, tls: .disable)
+        let connection = try PostgresConnection.connect(
+            on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
+            id: 96, logger: logger
+        ).wait()
         defer { _ = try? connection.close().wait() }
         return Array(try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait().rows)
     }

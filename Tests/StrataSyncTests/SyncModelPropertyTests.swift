@@ -66,7 +66,8 @@ import Testing
 
     /// The writer connection's TEMP trigger, writing a synced table.
     static let temporaryTrigger: @Sendable (Connection) throws -> Void = { connection in
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TEMP TRIGGER tally_own_inserts AFTER INSERT ON main.own BEGIN
                 INSERT INTO tally VALUES ('inserted ' || new.id, 1) ON CONFLICT(id) DO UPDATE SET n = n + 1;
             END
@@ -139,16 +140,19 @@ import Testing
         let schema: String
         var hubVersion2: Bool? = nil
 
-        func open(_ device: String, replicaID: String? = nil, file: String, space: String = "space", upgraded: Bool = false,
-                  readOnly: Bool = false, reliable: SyncHub? = nil) throws -> SyncReplica {
+        func open(
+            _ device: String, replicaID: String? = nil, file: String, space: String = "space", upgraded: Bool = false,
+            readOnly: Bool = false, reliable: SyncHub? = nil
+        ) throws -> SyncReplica {
             let newTable = hubVersion2 ?? false
             var tables = ["own", "shared", "tally"]
             if upgraded && newTable { tables.append("note") }
-            return try SyncModelPropertyTests.open(folder, replicaID ?? device, file: file,
-                                                   transport: reliable.map { InProcessSyncTransport(hub: $0) as any SyncTransport }
-                                                       ?? (readOnly ? ReadOnlyTransport(inner: transport) : transport),
-                                                   settings: settings, schema: schema, space: space, tables: tables,
-                                                   upgrade: upgraded ? SyncModelPropertyTests.upgrade(newTable: newTable) : nil)
+            return try SyncModelPropertyTests.open(
+                folder, replicaID ?? device, file: file,
+                transport: reliable.map { InProcessSyncTransport(hub: $0) as any SyncTransport }
+                    ?? (readOnly ? ReadOnlyTransport(inner: transport) : transport),
+                settings: settings, schema: schema, space: space, tables: tables,
+                upgrade: upgraded ? SyncModelPropertyTests.upgrade(newTable: newTable) : nil)
         }
     }
 
@@ -167,7 +171,8 @@ import Testing
         }
         var seeds: [UInt64] = []
         if let text = ProcessInfo.processInfo.environment["STRATA_SYNC_MODEL_SEED"],
-           let seed = UInt64(text.hasPrefix("0x") ? String(text.dropFirst(2)) : text, radix: 16) {
+            let seed = UInt64(text.hasPrefix("0x") ? String(text.dropFirst(2)) : text, radix: 16)
+        {
             seeds = [seed]
         } else {
             try PropertyCheck.run("sync model (\(policy))", cases: 3) { random in seeds.append(random.next()) }
@@ -179,15 +184,19 @@ import Testing
             do {
                 try await Self.run(seed: seed, policy: policy, store: store, maximumBurst: max(1, burst))
             } catch {
-                Issue.record("sync model (\(policy), \(store.rawValue) hub) failed; reproduce with STRATA_SYNC_MODEL_SEED=0x\(String(seed, radix: 16, uppercase: true)) — \(error)")
+                Issue.record(
+                    "sync model (\(policy), \(store.rawValue) hub) failed; reproduce with STRATA_SYNC_MODEL_SEED=0x\(String(seed, radix: 16, uppercase: true)) — \(error)"
+                )
                 throw error
             }
         }
     }
 
-    static func open(_ folder: SyncFolder, _ device: String, file: String, transport: any SyncTransport,
-                     settings: SyncReplicaSettings, schema: String = schema, space: String = "space",
-                     tables: [String] = ["own", "shared", "tally"], upgrade: String? = nil) throws -> SyncReplica {
+    static func open(
+        _ folder: SyncFolder, _ device: String, file: String, transport: any SyncTransport,
+        settings: SyncReplicaSettings, schema: String = schema, space: String = "space",
+        tables: [String] = ["own", "shared", "tally"], upgrade: String? = nil
+    ) throws -> SyncReplica {
         // The schema first: the writer's preparation (a TEMP trigger) names its tables.
         let connection = try Connection(storageLocation: .onDisk(folder.path(file + ".sqlite")))
         // Another syncer of the file may be checkpointing: wait for it rather than fail.
@@ -201,8 +210,9 @@ import Testing
             try connection.transaction { try connection.execute(upgrade) }
         }
         let database = try Database(storageLocation: .onDisk(folder.path(file + ".sqlite")), writerConnectionPreparation: temporaryTrigger)
-        return try SyncReplica(database: database, replicaID: device, space: space, tables: tables,
-                               transport: transport, settings: settings)
+        return try SyncReplica(
+            database: database, replicaID: device, space: space, tables: tables,
+            transport: transport, settings: settings)
     }
 
     /// Every row as stored: `quote` with the storage class (0 and 0.0 differ) and the sign of a
@@ -227,10 +237,12 @@ import Testing
         var random = SeededRandom(seed: seed)
         let folder = try SyncFolder()
         let small = [3, 7]
-        let limits = SyncLimits(maximumEntriesPerPush: random.pick(small), maximumPushBytes: 1 << 20,
-                                maximumEntriesPerPull: random.pick(small), maximumPullBytes: random.pick([200, 1_000, 1 << 20]))
-        let settings = SyncReplicaSettings(pullPageSize: random.pick(small), maximumPushEntries: limits.maximumEntriesPerPush,
-                                           maximumPushBytes: 1 << 20)
+        let limits = SyncLimits(
+            maximumEntriesPerPush: random.pick(small), maximumPushBytes: 1 << 20,
+            maximumEntriesPerPull: random.pick(small), maximumPullBytes: random.pick([200, 1_000, 1 << 20]))
+        let settings = SyncReplicaSettings(
+            pullPageSize: random.pick(small), maximumPushEntries: limits.maximumEntriesPerPush,
+            maximumPushBytes: 1 << 20)
         let hub: SyncHub
         #if Hub
         var postgres: SyncModelPostgresDatabase?
@@ -268,8 +280,10 @@ import Testing
             let count = max(1, device.syncers.count)
             device.syncers = []
             for _ in 0..<count {
-                device.syncers.append(try setup.open(device.name, replicaID: device.replicaID, file: device.file, space: device.space,
-                                                     upgraded: device.upgraded, readOnly: device.readOnly))
+                device.syncers.append(
+                    try setup.open(
+                        device.name, replicaID: device.replicaID, file: device.file, space: device.space,
+                        upgraded: device.upgraded, readOnly: device.readOnly))
             }
         }
 
@@ -304,8 +318,10 @@ import Testing
             case 11:
                 // A second syncer on the same file, from now on used beside the first.
                 if device.syncers.count == 1 {
-                    device.syncers.append(try setup.open(device.name, replicaID: device.replicaID, file: device.file, space: device.space,
-                                                         upgraded: device.upgraded, readOnly: device.readOnly))
+                    device.syncers.append(
+                        try setup.open(
+                            device.name, replicaID: device.replicaID, file: device.file, space: device.space,
+                            upgraded: device.upgraded, readOnly: device.readOnly))
                 }
             case 12:
                 // A reinstall: once nothing is pending, the file goes and a new one takes the name.
@@ -343,15 +359,17 @@ import Testing
                 let pending = try await device.syncers[0].pendingChangeCount
                 let target = device.space == "space" ? "other" : "space"
                 do {
-                    let opened = try setup.open(device.name, replicaID: device.replicaID, file: device.file, space: target,
-                                                upgraded: device.upgraded, readOnly: device.readOnly)
+                    let opened = try setup.open(
+                        device.name, replicaID: device.replicaID, file: device.file, space: target,
+                        upgraded: device.upgraded, readOnly: device.readOnly)
                     try require(pending == 0, "\(device.name) switched spaces with \(pending) writes pending")
                     device.space = target
                     device.syncers = [opened]
                     try reopen(device)
                 } catch SyncError.spaceChanged(let from, let to, let count) {
-                    try require(pending > 0 && count == pending && from == device.space && to == target,
-                                "\(device.name): spaceChanged(\(from), \(to), \(count)) with \(pending) pending")
+                    try require(
+                        pending > 0 && count == pending && from == device.space && to == target,
+                        "\(device.name): spaceChanged(\(from), \(to), \(count)) with \(pending) pending")
                 }
             case -1:
                 break
@@ -388,7 +406,9 @@ import Testing
             for device in devices {
                 for syncer in device.syncers {
                     let status = try await syncer.status
-                    report.append("\(device.name) (\(device.space)): \(status.pendingChangeCount) pending, pulled \(status.lastPulledVersion), last error \(status.lastError ?? "none")")
+                    report.append(
+                        "\(device.name) (\(device.space)): \(status.pendingChangeCount) pending, pulled \(status.lastPulledVersion), last error \(status.lastError ?? "none")"
+                    )
                 }
             }
             try require(false, "the replicas never settled: " + report.joined(separator: "; "))
@@ -402,8 +422,9 @@ import Testing
                 }
                 try require(duplicates == 0, "an entry was logged twice in \(space)")
             } else {
-                let fresh = try setup.open("witness-" + space, file: "witness-" + space, space: space, upgraded: setup.hubVersion2 != nil,
-                                           reliable: hub)
+                let fresh = try setup.open(
+                    "witness-" + space, file: "witness-" + space, space: space, upgraded: setup.hubVersion2 != nil,
+                    reliable: hub)
                 try await fresh.bootstrap()
                 witnesses[space] = fresh
                 #if Hub
@@ -442,7 +463,8 @@ import Testing
                 let pending = try await syncer.pendingChangeCount
                 try require(pending == 0, "\(device.name) keeps pending writes")
                 let state = try await syncer.database.read { try Self.rows($0) }
-                try require(state == expected[device.space], "\(device.name) differs from the hub's \(device.space):\n\(state)\nhub:\n\(expected[device.space] ?? "")")
+                try require(
+                    state == expected[device.space], "\(device.name) differs from the hub's \(device.space):\n\(state)\nhub:\n\(expected[device.space] ?? "")")
                 let integrity = try await syncer.database.read { try $0.query("PRAGMA integrity_check") as String? }
                 try require(integrity == "ok", "\(device.name) integrity")
             }
@@ -473,7 +495,9 @@ import Testing
             guard device.upgraded, let id = device.created[device.space]?.last else { return }
             let text = "x\(step)"
             if tracing { print("  extra \(id) = \(text)") }
-            _ = try await syncer.write { db -> Int in try db.run("UPDATE own SET extra = ? WHERE id = ?", text, id); return db.changes }
+            _ = try await syncer.write { db -> Int in
+                try db.run("UPDATE own SET extra = ? WHERE id = ?", text, id); return db.changes
+            }
         default:
             // Only the incarnation that made a row changes it, so the order of its writes is the
             // order the hub sees (contention is the shared table's, checked by convergence).
@@ -490,7 +514,9 @@ import Testing
                 if changed == 1, promised { model.own[id] = .some(value) }
                 if tracing { print("  update \(id) = \(value) changed \(changed)") }
             } else {
-                let changed = try await syncer.write { db -> Int in try db.run("DELETE FROM own WHERE id = ?", id); return db.changes }
+                let changed = try await syncer.write { db -> Int in
+                    try db.run("DELETE FROM own WHERE id = ?", id); return db.changes
+                }
                 if changed == 1, promised { model.own[id] = .some(nil) }
                 if tracing { print("  delete \(id) changed \(changed)") }
             }

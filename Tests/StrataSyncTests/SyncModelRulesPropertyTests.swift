@@ -112,7 +112,8 @@ extension SyncModelPropertyTests {
         }
         var seeds: [UInt64] = []
         if let text = ProcessInfo.processInfo.environment["STRATA_SYNC_RULES_MODEL_SEED"],
-           let seed = UInt64(text.hasPrefix("0x") ? String(text.dropFirst(2)) : text, radix: 16) {
+            let seed = UInt64(text.hasPrefix("0x") ? String(text.dropFirst(2)) : text, radix: 16)
+        {
             seeds = [seed]
         } else {
             try PropertyCheck.run("sync model with rules", cases: 6) { random in seeds.append(random.next()) }
@@ -121,7 +122,8 @@ extension SyncModelPropertyTests {
             do {
                 try await Self.runRules(seed: seed, store: store)
             } catch {
-                Issue.record("sync model with rules failed; reproduce with STRATA_SYNC_RULES_MODEL_SEED=0x\(String(seed, radix: 16, uppercase: true)) — \(error)")
+                Issue.record(
+                    "sync model with rules failed; reproduce with STRATA_SYNC_RULES_MODEL_SEED=0x\(String(seed, radix: 16, uppercase: true)) — \(error)")
                 throw error
             }
         }
@@ -131,10 +133,12 @@ extension SyncModelPropertyTests {
         var random = SeededRandom(seed: seed)
         let folder = try SyncFolder()
         let small = [3, 7]
-        let limits = SyncLimits(maximumEntriesPerPush: random.pick(small), maximumPushBytes: 1 << 20,
-                                maximumEntriesPerPull: random.pick(small), maximumPullBytes: random.pick([200, 1_000, 1 << 20]))
-        let settings = SyncReplicaSettings(pullPageSize: random.pick(small), maximumPushEntries: limits.maximumEntriesPerPush,
-                                           maximumPushBytes: 1 << 20)
+        let limits = SyncLimits(
+            maximumEntriesPerPush: random.pick(small), maximumPushBytes: 1 << 20,
+            maximumEntriesPerPull: random.pick(small), maximumPullBytes: random.pick([200, 1_000, 1 << 20]))
+        let settings = SyncReplicaSettings(
+            pullPageSize: random.pick(small), maximumPushEntries: limits.maximumEntriesPerPush,
+            maximumPushBytes: 1 << 20)
         let hub: SyncHub
         let readAudit: () throws -> [String]
         #if Hub
@@ -154,7 +158,7 @@ extension SyncModelPropertyTests {
                 """
                 CREATE FUNCTION team.audit_insert() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN INSERT INTO team.audit VALUES (TG_TABLE_NAME || ':' || NEW.id); RETURN NEW; END $$
-                """,
+                """
             ] + ["list", "member", "todo"].map({ "CREATE TRIGGER audit AFTER INSERT ON team.\($0) FOR EACH ROW EXECUTE FUNCTION team.audit_insert()" }) {
                 _ = try database.rows(statement)
             }
@@ -192,9 +196,10 @@ extension SyncModelPropertyTests {
                 try connection.execute(PartialSyncTests.schema)
             }
             let inner = device.user.map { InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: $0)) } ?? InProcessSyncTransport(hub: hub)
-            return try SyncReplica(database: try Database(storageLocation: .onDisk(path)), replicaID: device.replicaID, space: "team",
-                                   tables: PartialSyncTests.tables, transport: LossyUserTransport(inner: inner, failures: failures),
-                                   settings: settings)
+            return try SyncReplica(
+                database: try Database(storageLocation: .onDisk(path)), replicaID: device.replicaID, space: "team",
+                tables: PartialSyncTests.tables, transport: LossyUserTransport(inner: inner, failures: failures),
+                settings: settings)
         }
         func reopen(_ device: UserDevice) throws {
             let count = max(1, device.syncers.count)
@@ -288,8 +293,10 @@ extension SyncModelPropertyTests {
             for table in PartialSyncTests.tables {
                 let mine = try await syncer.database.read { try PartialSyncTests.rows($0, table) }
                 let expected = try device.user.map { try PartialSyncTests.expectedView(image, user: $0, table) } ?? PartialSyncTests.rows(image, table)
-                try require(mine == expected, "\(device.name) \(context) (seed \(seed)): \(device.user.map { $0.debugDescription } ?? "admin") "
-                            + "holds \(mine) of \(table), the view is \(expected)")
+                try require(
+                    mine == expected,
+                    "\(device.name) \(context) (seed \(seed)): \(device.user.map { $0.debugDescription } ?? "admin") "
+                        + "holds \(mine) of \(table), the view is \(expected)")
             }
         }
 
@@ -421,7 +428,9 @@ extension SyncModelPropertyTests {
             try require(atHub.contains(token), "the accepted insert \(token.debugDescription) is not at the hub")
         }
         if tracing {
-            print("seed \(seed): \(steps) steps, \(ledger.inserted.count) inserts, \(ledger.refusals) refusals, \(ledger.userChanges) user changes, \(ledger.viewChecks) view checks")
+            print(
+                "seed \(seed): \(steps) steps, \(ledger.inserted.count) inserts, \(ledger.refusals) refusals, \(ledger.userChanges) user changes, \(ledger.viewChecks) view checks"
+            )
         }
     }
 
@@ -431,8 +440,10 @@ extension SyncModelPropertyTests {
         var fingerprint = "?"
         for _ in 0..<2 {
             do {
-                let snapshot = try hub.snapshot(SyncSnapshotRequest(space: "team", replicaID: "model-oracle", tables: PartialSyncTests.tables,
-                                                                   schemaFingerprint: fingerprint))
+                let snapshot = try hub.snapshot(
+                    SyncSnapshotRequest(
+                        space: "team", replicaID: "model-oracle", tables: PartialSyncTests.tables,
+                        schemaFingerprint: fingerprint))
                 let connection = try Connection(storageLocation: .inMemory)
                 try connection.deserialize(snapshot.database)
                 return connection

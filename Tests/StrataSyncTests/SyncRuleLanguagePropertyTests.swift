@@ -16,8 +16,10 @@ import Testing
         let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
         try hub.createSpace("s") { try $0.execute(Self.schema) }
         try hub.setRules(Self.kept, forSpace: "s")
-        let pieces = ["n", "t", "r", "=", "<>", "AND", "OR", "NOT", "(", ")", "'x'", "1", "NULL", "IS", "IN", "auth.user",
-                      "bucket.x", "SELECT", "FROM", "item", ",", "\"n\"", "\"t\"\"\"", "--", ";", "?", "||", "LIKE", "lower(t)"]
+        let pieces = [
+            "n", "t", "r", "=", "<>", "AND", "OR", "NOT", "(", ")", "'x'", "1", "NULL", "IS", "IN", "auth.user",
+            "bucket.x", "SELECT", "FROM", "item", ",", "\"n\"", "\"t\"\"\"", "--", ";", "?", "||", "LIKE", "lower(t)"
+        ]
         try PropertyCheck.run("rule text", cases: 200) { random in
             var text = ""
             for _ in 0..<random.int(0...8) {
@@ -44,8 +46,10 @@ import Testing
         case 1: return "\(column) IN (\(random.int(-2...2)), '\(random.int(0...3))', NULL)"
         case 2: return "\(column) IN (SELECT \(column) FROM item WHERE n > \(random.int(-5...5)))"
         default:
-            let literal = random.pick(["0", "1", "-1", "2.5", "'a'", "'1'", "''", "'it''s'", "NULL", "TRUE", "FALSE",
-                                       "9223372036854775807"])
+            let literal = random.pick([
+                "0", "1", "-1", "2.5", "'a'", "'1'", "''", "'it''s'", "NULL", "TRUE", "FALSE",
+                "9223372036854775807"
+            ])
             return "\(column) \(random.pick(["=", "!=", "<>", "<", "<=", ">", ">="])) \(literal)"
         }
     }
@@ -55,9 +59,11 @@ import Testing
             let folder = try SyncFolder()
             let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
             try hub.createSpace("s") { try $0.execute(Self.schema) }
-            let values: [BindingValue] = [.null, .integer(0), .integer(1), .integer(-1), .integer(.max), .integer(.min), .real(2.5),
-                                          .real(-0.0), .real(.infinity), .text("a"), .text("1"), .text(""), .text("it's"),
-                                          .text("'\u{301}\0"), .blob(Data([0, 1])), .blob(Data())]
+            let values: [BindingValue] = [
+                .null, .integer(0), .integer(1), .integer(-1), .integer(.max), .integer(.min), .real(2.5),
+                .real(-0.0), .real(.infinity), .text("a"), .text("1"), .text(""), .text("it's"),
+                .text("'\u{301}\0"), .blob(Data([0, 1])), .blob(Data())
+            ]
             var rows: [[BindingValue]] = []
             for index in 0..<30 {
                 rows.append([.text("k\(index)")] + (0..<4).map { _ in random.pick(values) })
@@ -70,9 +76,10 @@ import Testing
             let predicate = Self.predicate(&random)
             try hub.setRules(SyncRules(buckets: [SyncBucket(name: "b", data: ["item": predicate])]), forSpace: "s")
             try Connection(storageLocation: .onDisk(folder.path("r.sqlite"))).execute(Self.schema)
-            let replica = try SyncReplica(database: try Database(storageLocation: .onDisk(folder.path("r.sqlite"))), replicaID: "r",
-                                          space: "s", tables: ["item"],
-                                          transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "u")))
+            let replica = try SyncReplica(
+                database: try Database(storageLocation: .onDisk(folder.path("r.sqlite"))), replicaID: "r",
+                space: "s", tables: ["item"],
+                transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "u")))
             try await replica.sync()
             let held: [String] = try await replica.database.read { try $0.query("SELECT id FROM item ORDER BY id") }
             let expected: [String] = try hub.withSpace("s") { try $0.query("SELECT id FROM item WHERE " + predicate + " ORDER BY id") }

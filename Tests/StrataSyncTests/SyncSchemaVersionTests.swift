@@ -12,7 +12,8 @@ import Testing
 @Suite struct SyncSchemaVersionTests {
     typealias Store = SyncModelPropertyTests.Store
     static let version1 = "CREATE TABLE t(id TEXT NOT NULL PRIMARY KEY, v INTEGER)"
-    static let version2Steps = "ALTER TABLE t ADD COLUMN extra TEXT NOT NULL DEFAULT 'none'; CREATE TABLE tag(id TEXT NOT NULL PRIMARY KEY, name TEXT); CREATE INDEX t_v ON t(v)"
+    static let version2Steps =
+        "ALTER TABLE t ADD COLUMN extra TEXT NOT NULL DEFAULT 'none'; CREATE TABLE tag(id TEXT NOT NULL PRIMARY KEY, name TEXT); CREATE INDEX t_v ON t(v)"
 
     /// A hub on `store` with space "s" made by `schema`, or nil (saying why) when PostgreSQL is
     /// not at hand.
@@ -59,8 +60,9 @@ import Testing
     static func replica(_ folder: SyncFolder, _ name: String, version: Int, hub: SyncHub) throws -> SyncReplica {
         let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
         try database.executeWrite { try $0.execute(version1 + (version == 2 ? "; " + version2Steps : "")) }
-        return try SyncReplica(database: database, replicaID: name, space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: hub),
-                               settings: SyncReplicaSettings(pullPageSize: 3, maximumPushEntries: 7))
+        return try SyncReplica(
+            database: database, replicaID: name, space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: hub),
+            settings: SyncReplicaSettings(pullPageSize: 3, maximumPushEntries: 7))
     }
 
     @Test(arguments: Store.allCases)
@@ -92,7 +94,7 @@ import Testing
         try hub.migrateSpace("s", to: 2) { try $0.execute(Self.version2Steps) }
         #expect(try hub.schemaVersion(ofSpace: "s") == 2)
         let new = try replica(folder, "new", version: 2, hub: hub)
-        var expected: [String: String] = ["before": "0|none"]   // id -> v|extra at the hub
+        var expected: [String: String] = ["before": "0|none"] // id -> v|extra at the hub
         for step in 0..<random.int(10...40) {
             let id = "k\(random.int(0...6))", value = random.int(0...99)
             // Each writer starts from the hub's newest rows: a changeset carries only the columns a
@@ -107,7 +109,10 @@ import Testing
             } else {
                 let extra = "x\(step)"
                 try await new.sync()
-                try await new.write { try $0.run("INSERT INTO t(id, v, extra) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET v = excluded.v, extra = excluded.extra", id, value, extra) }
+                try await new.write {
+                    try $0.run(
+                        "INSERT INTO t(id, v, extra) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET v = excluded.v, extra = excluded.extra", id, value, extra)
+                }
                 try await new.sync()
                 expected[id] = "\(value)|\(extra)"
             }
@@ -129,7 +134,7 @@ import Testing
         ("ALTER TABLE t RENAME TO u", "drops or renames the table t"),
         ("ALTER TABLE t RENAME COLUMN v TO w", "renames or drops the column t.v"),
         ("DROP INDEX t_v; ALTER TABLE t DROP COLUMN v", "drops the column t.v"),
-        ("DROP INDEX t_v", "drops the index t_v"),
+        ("DROP INDEX t_v", "drops the index t_v")
     ]
 
     @Test(arguments: Store.allCases)
@@ -168,7 +173,8 @@ import Testing
     static func shape(_ testHub: TestHub) throws -> [String] {
         #if Hub
         if let postgres = testHub.postgres {
-            return try postgres.texts("""
+            return try postgres.texts(
+                """
                 SELECT table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' ' || coalesce(column_default, '-')
                 FROM information_schema.columns WHERE table_schema = 's' ORDER BY 1
                 """) + postgres.texts("SELECT indexdef FROM pg_indexes WHERE schemaname = 's' ORDER BY 1")
@@ -195,8 +201,9 @@ import Testing
         // The app's version 2: the hub first, then the app's own migration, then a new replica.
         try hub.migrateSpace("s", to: 2) { try $0.execute(Self.version2Steps) }
         try await phone.database.write { try $0.execute(Self.version2Steps) }
-        let upgraded = try SyncReplica(database: phone.database, replicaID: "phone", space: "s", tables: ["t"],
-                                       transport: InProcessSyncTransport(hub: hub))
+        let upgraded = try SyncReplica(
+            database: phone.database, replicaID: "phone", space: "s", tables: ["t"],
+            transport: InProcessSyncTransport(hub: hub))
         #expect(try await upgraded.pendingChangeCount == 1)
         #expect(try await upgraded.lastPulledVersion == pulled)
         #expect(upgraded.hubReplicaID == phone.hubReplicaID)

@@ -26,7 +26,8 @@ import Testing
 
     /// Every synced row with each value's storage class and bytes, so a conversion shows.
     static func contents(_ connection: Connection) throws -> [String] {
-        let items: [String] = try connection.query("SELECT id || '|' || typeof(v) || '|' || coalesce(hex(v), '') || '|' || typeof(n) || '|' || coalesce(quote(n), '') FROM item ORDER BY id")
+        let items: [String] = try connection.query(
+            "SELECT id || '|' || typeof(v) || '|' || coalesce(hex(v), '') || '|' || typeof(n) || '|' || coalesce(quote(n), '') FROM item ORDER BY id")
         let notes: [String] = try connection.query("SELECT id || '|' || coalesce(item, '-') || '|' || coalesce(hex(body), '-') FROM note ORDER BY id")
         return items + ["--"] + notes
     }
@@ -152,12 +153,18 @@ import Testing
             var rows: [(String, BindingValue, Bool)] = []
             for index in 0..<random.int(1...25) {
                 let asInvalidText = random.oneIn(4)
-                rows.append(("k\(index)" + Gen.text(&random, maxPieces: 2, nul: false), asInvalidText ? .blob(Gen.invalidUTF8(&random)) : Gen.value(&random), asInvalidText))
+                rows.append(
+                    (
+                        "k\(index)" + Gen.text(&random, maxPieces: 2, nul: false), asInvalidText ? .blob(Gen.invalidUTF8(&random)) : Gen.value(&random),
+                        asInvalidText
+                    ))
             }
             let batch = rows
             try await writer.write { db in
                 for (id, value, asText) in batch {
-                    try db.run(asText ? "INSERT OR REPLACE INTO item(id, v) VALUES (?, CAST(? AS TEXT))" : "INSERT OR REPLACE INTO item(id, v) VALUES (?, ?)", id, value.bindable)
+                    try db.run(
+                        asText ? "INSERT OR REPLACE INTO item(id, v) VALUES (?, CAST(? AS TEXT))" : "INSERT OR REPLACE INTO item(id, v) VALUES (?, ?)", id,
+                        value.bindable)
                 }
             }
             try await writer.sync()
@@ -202,13 +209,16 @@ import Testing
             await #expect(throws: SyncError.self) { try await replica.sync() }
             #expect(try await replica.database.read { try $0.query("SELECT id FROM item") as [String] } == ["local"])
             #expect(try await replica.lastPulledVersion == 0)
-            #expect(try await replica.database.read { try $0.query("SELECT count(*) FROM pragma_database_list WHERE name = 'strata_sync_snapshot'") as Int? } == 0)
+            #expect(
+                try await replica.database.read { try $0.query("SELECT count(*) FROM pragma_database_list WHERE name = 'strata_sync_snapshot'") as Int? } == 0)
         }
         let fingerprintless = SyncSnapshotRequest(space: "s", replicaID: "x", tables: ["item"], schemaFingerprint: "nope")
         #expect { try hub.snapshot(fingerprintless) } throws: { error in
             if case SyncError.schemaMismatch = error { return true } else { return false }
         }
-        #expect(throws: SyncError.unknownSpace("none")) { try hub.snapshot(SyncSnapshotRequest(space: "none", replicaID: "x", tables: [], schemaFingerprint: "")) }
+        #expect(throws: SyncError.unknownSpace("none")) {
+            try hub.snapshot(SyncSnapshotRequest(space: "none", replicaID: "x", tables: [], schemaFingerprint: ""))
+        }
     }
 
     /// SQLite 3.40's session extension cannot record a table with a generated column (every

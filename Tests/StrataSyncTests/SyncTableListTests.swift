@@ -20,8 +20,10 @@ import Testing
         try definitions.execute(schema)
         try definitions.execute("INSERT INTO counter(n) VALUES (1)")
         try SyncLog(definitions).prepare()
-        let lists: [[String]] = [["t", "t"], ["t", "T"], ["sqlite_sequence"], ["sqlite_master"], ["_strata_sync_log"],
-                                 ["_Strata_Sync_Meta"], ["nope"], [""], ["t", ""]]
+        let lists: [[String]] = [
+            ["t", "t"], ["t", "T"], ["sqlite_sequence"], ["sqlite_master"], ["_strata_sync_log"],
+            ["_Strata_Sync_Meta"], ["nope"], [""], ["t", ""]
+        ]
         return lists.map { ($0, (try? SchemaFingerprint.of(tables: $0, in: definitions)) ?? "x") }
     }
 
@@ -30,8 +32,11 @@ import Testing
         for (tables, fingerprint) in try badLists() {
             let requests: [(String, () throws -> Void)] = [
                 ("snapshot", { _ = try hub.snapshot(SyncSnapshotRequest(space: "s", replicaID: "r", tables: tables, schemaFingerprint: fingerprint)) }),
-                ("pull", { _ = try hub.pull(SyncPullRequest(space: "s", replicaID: "r", tables: tables, schemaFingerprint: fingerprint, after: 0, limit: 10)) }),
-                ("push", { _ = try hub.push(SyncPushRequest(space: "s", replicaID: "r", tables: tables, schemaFingerprint: fingerprint, entries: [])) }),
+                (
+                    "pull",
+                    { _ = try hub.pull(SyncPullRequest(space: "s", replicaID: "r", tables: tables, schemaFingerprint: fingerprint, after: 0, limit: 10)) }
+                ),
+                ("push", { _ = try hub.push(SyncPushRequest(space: "s", replicaID: "r", tables: tables, schemaFingerprint: fingerprint, entries: [])) })
             ]
             for (name, request) in requests {
                 do {
@@ -75,7 +80,10 @@ import Testing
         // Migrated since: the first schema still names one of its versions.
         try hub.migrateSpace("s", to: 2) { try $0.execute("ALTER TABLE t ADD COLUMN w TEXT") }
         #expect(try !hub.createSpaceIfNeeded("s") { try $0.execute(Self.schema) })
-        #expect(try !hub.createSpaceIfNeeded("s") { try $0.execute(Self.schema + "; ") ; try $0.execute("ALTER TABLE t ADD COLUMN w TEXT") })
+        #expect(
+            try !hub.createSpaceIfNeeded("s") {
+                try $0.execute(Self.schema + "; "); try $0.execute("ALTER TABLE t ADD COLUMN w TEXT")
+            })
     }
 
     @Test func concurrentCreatesOnOneFolderAllSucceedOnce() async throws {

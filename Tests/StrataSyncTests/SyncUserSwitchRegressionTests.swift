@@ -21,7 +21,9 @@ import Testing
         func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
             state.withLock { $0.requests.append(request) }
             let response = try await inner.push(request)
-            if state.withLock({ state in defer { state.losing = false }; return state.losing }) {
+            if state.withLock({ state in
+                defer { state.losing = false }; return state.losing
+            }) {
                 throw SyncError.hubUnreachable(url: "test", reason: "the answer was lost")
             }
             return response

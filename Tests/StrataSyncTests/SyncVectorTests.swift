@@ -32,8 +32,9 @@ import Testing
             let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
             try database.executeWrite { try $0.execute(schema) }
             try database.addVectorFunctions()
-            return try SyncReplica(database: database, replicaID: name, space: "vectors", tables: ["doc"],
-                                   transport: InProcessSyncTransport(hub: hub))
+            return try SyncReplica(
+                database: database, replicaID: name, space: "vectors", tables: ["doc"],
+                transport: InProcessSyncTransport(hub: hub))
         }
         return (folder, try replica("phone"), try replica("laptop"))
     }
@@ -41,14 +42,15 @@ import Testing
     static func syncVectors(seed: UInt64) async throws {
         var random = SeededRandom(seed: seed)
         let (folder, phone, laptop) = try Self.phoneAndLaptop()
-        defer { withExtendedLifetime(folder) {} }   // its files outlive the replicas' use
+        defer { withExtendedLifetime(folder) {} } // its files outlive the replicas' use
         let dimensions = random.pick([1, 3, 16, 384])
         // Components that test a float32 round trip: -0.0, subnormals, the largest finite values.
         let special: [Float] = [-0.0, 0, .leastNonzeroMagnitude, -.leastNormalMagnitude, .greatestFiniteMagnitude, -Float.leastNormalMagnitude / 4, 1]
         func vector(_ random: inout SeededRandom) throws -> FloatVector {
-            try FloatVector((0..<dimensions).map { _ in
-                random.oneIn(4) ? random.pick(special) : Float(random.int(-1000...1000)) / 7
-            })
+            try FloatVector(
+                (0..<dimensions).map { _ in
+                    random.oneIn(4) ? random.pick(special) : Float(random.int(-1000...1000)) / 7
+                })
         }
         var ids: [String] = []
         for step in 0..<random.int(5...40) {
@@ -90,7 +92,7 @@ import Testing
     /// flat index's search equals the exact ranking on the pulling replica.
     @Test func anIVFIndexKeepsStepWithPulledRows() async throws {
         let (folder, phone, laptop) = try Self.phoneAndLaptop()
-        defer { withExtendedLifetime(folder) {} }   // its files outlive the replicas' use
+        defer { withExtendedLifetime(folder) {} } // its files outlive the replicas' use
         var random = SeededRandom(seed: PropertyCheck.baseSeed)
         func vector() throws -> FloatVector { try FloatVector((0..<4).map { _ in Float(random.int(-1000...1000)) / 7 }) }
         let first = try vector()

@@ -11,8 +11,10 @@ import Testing
 @Suite struct SyncWeeklyPathRegressionTests {
     typealias Defects = SyncDefectRegressionTests
 
-    static func open(_ folder: SyncFolder, file: String, replicaID: String, space: String = "s", schema: String = Defects.schema,
-                     tables: [String] = ["t"], hub: SyncHub, prepare: (@Sendable (Connection) throws -> Void)? = nil) throws -> SyncReplica {
+    static func open(
+        _ folder: SyncFolder, file: String, replicaID: String, space: String = "s", schema: String = Defects.schema,
+        tables: [String] = ["t"], hub: SyncHub, prepare: (@Sendable (Connection) throws -> Void)? = nil
+    ) throws -> SyncReplica {
         // The schema first: the writer's preparation (a TEMP trigger) names its tables.
         let connection = try Connection(storageLocation: .onDisk(folder.path(file + ".sqlite")))
         // Another syncer of the file may be checkpointing: wait for it rather than fail.
@@ -42,8 +44,9 @@ import Testing
         #expect(try await old.database.read { try $0.query("SELECT count(*) FROM t") as Int? } == 2)
         // The app upgrades as SchemaVersions describes, and reopens its replica.
         try await old.database.write { try $0.execute(upgrade) }
-        let upgraded = try SyncReplica(database: old.database, replicaID: "old", space: "s", tables: ["t"],
-                                       transport: InProcessSyncTransport(hub: hub))
+        let upgraded = try SyncReplica(
+            database: old.database, replicaID: "old", space: "s", tables: ["t"],
+            transport: InProcessSyncTransport(hub: hub))
         try await upgraded.sync()
         let read: @Sendable (Connection) throws -> [String] = { try $0.query("SELECT id || '=' || quote(v) || '/' || extra FROM t ORDER BY id") }
         #expect(try await upgraded.database.read(read) == ["a=1/set by v2", "b=2/born in v2"])
@@ -71,8 +74,9 @@ import Testing
         // A write made offline under the old name, not yet pushed: it is this user's, and goes.
         try await alice.write { try $0.execute("INSERT INTO t VALUES ('c', 'offline')") }
         let version = try hub.version(ofSpace: "s")
-        let relogin = try SyncReplica(database: alice.database, replicaID: "alice-phone-2", space: "s", tables: ["t"],
-                                      transport: InProcessSyncTransport(hub: hub))
+        let relogin = try SyncReplica(
+            database: alice.database, replicaID: "alice-phone-2", space: "s", tables: ["t"],
+            transport: InProcessSyncTransport(hub: hub))
         try await relogin.sync()
         #expect(try Defects.hubRows(hub) == ["a='newer'", "c='offline'"])
         #expect(try await Defects.rows(relogin) == (try Defects.hubRows(hub)))
@@ -101,8 +105,9 @@ import Testing
         }
         try await alice.sync()
         let s2Version = try hub.version(ofSpace: "s2")
-        let switched = try SyncReplica(database: alice.database, replicaID: "alice", space: "s2", tables: ["t"],
-                                       transport: InProcessSyncTransport(hub: hub))
+        let switched = try SyncReplica(
+            database: alice.database, replicaID: "alice", space: "s2", tables: ["t"],
+            transport: InProcessSyncTransport(hub: hub))
         try await switched.sync()
         let s2: @Sendable (Connection) throws -> [String] = { try $0.query("SELECT id || '=' || quote(v) FROM t ORDER BY id") }
         #expect(try hub.withSpace("s2", s2) == ["x='team two'"])
@@ -123,7 +128,8 @@ import Testing
 
     static let counterSchema = "CREATE TABLE t(id TEXT PRIMARY KEY, v); CREATE TABLE tally(id TEXT PRIMARY KEY, n INTEGER)"
     static let temporaryCounter: @Sendable (Connection) throws -> Void = { connection in
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TEMP TRIGGER counting AFTER INSERT ON main.t BEGIN
                 INSERT INTO tally VALUES ('count', 1) ON CONFLICT(id) DO UPDATE SET n = n + 1;
             END
@@ -133,10 +139,12 @@ import Testing
     @Test func aTemporaryTriggerWritingASyncedTableFiresOnlyWhereTheWriteIsMade() async throws {
         let folder = try SyncFolder()
         let hub = try Defects.hub(folder, schema: Self.counterSchema)
-        let phone = try Self.open(folder, file: "phone", replicaID: "phone", schema: Self.counterSchema, tables: ["t", "tally"],
-                                  hub: hub, prepare: Self.temporaryCounter)
-        let laptop = try Self.open(folder, file: "laptop", replicaID: "laptop", schema: Self.counterSchema, tables: ["t", "tally"],
-                                   hub: hub, prepare: Self.temporaryCounter)
+        let phone = try Self.open(
+            folder, file: "phone", replicaID: "phone", schema: Self.counterSchema, tables: ["t", "tally"],
+            hub: hub, prepare: Self.temporaryCounter)
+        let laptop = try Self.open(
+            folder, file: "laptop", replicaID: "laptop", schema: Self.counterSchema, tables: ["t", "tally"],
+            hub: hub, prepare: Self.temporaryCounter)
         try await phone.write { try $0.execute("INSERT INTO t VALUES ('a', 1)") }
         try await phone.sync()
         try await laptop.sync()
@@ -255,8 +263,9 @@ import Testing
         let recorder = BodyRecorder(hub: hub)
         let database = try Database(storageLocation: .onDisk(folder.path("phone.sqlite")))
         try await database.write { try $0.execute(Defects.schema) }
-        let phone = try SyncReplica(database: database, replicaID: "phone", space: "s", tables: ["t"], transport: recorder,
-                                    settings: SyncReplicaSettings(maximumPushBytes: limit))
+        let phone = try SyncReplica(
+            database: database, replicaID: "phone", space: "s", tables: ["t"], transport: recorder,
+            settings: SyncReplicaSettings(maximumPushBytes: limit))
         // Changesets from well under the limit to just over it, in steps smaller than a body's
         // header: each fits in a body within the limit, or is refused by name, never sent over it.
         let sizes = Array(stride(from: limit - 400, through: limit + 40, by: 20))
@@ -303,8 +312,9 @@ extension SyncWeeklyPathRegressionTests {
         try hub.migrateSpace("s", to: 2) { try $0.execute(upgrade) }
         try await phone.write { try $0.execute("INSERT INTO t VALUES ('pending', -52)") }
         try await phone.database.write { try $0.execute(upgrade) }
-        let upgraded = try SyncReplica(database: phone.database, replicaID: "phone", space: "s", tables: ["t"],
-                                       transport: InProcessSyncTransport(hub: hub))
+        let upgraded = try SyncReplica(
+            database: phone.database, replicaID: "phone", space: "s", tables: ["t"],
+            transport: InProcessSyncTransport(hub: hub))
         try await upgraded.sync()
         let read: @Sendable (Connection) throws -> [String] = { try $0.query("SELECT id || '=' || quote(v) || '/' || quote(extra) FROM t ORDER BY id") }
         #expect(try await upgraded.database.read(read) == (try hub.withSpace("s", read)))

@@ -116,7 +116,7 @@ public enum SQLiteShell {
     /// The shell's path, or nil when it is not installed (.ci/run installs it).
     public static var path: String? {
         #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
-        return nil  // no child processes there
+        return nil // no child processes there
         #else
         return ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/opt/homebrew/bin/sqlite3"].first { FileManager.default.isExecutableFile(atPath: $0) }
         #endif

@@ -36,7 +36,7 @@ public enum SQLiteDateLayouts {
         ("integer", "CAST(floor($t) AS INTEGER)"),
         ("real", "$t"),
         ("number text", "CAST($t AS TEXT)"),
-        ("integer text", "CAST(CAST(floor($t) AS INTEGER) AS TEXT)"),
+        ("integer text", "CAST(CAST(floor($t) AS INTEGER) AS TEXT)")
     ]
 
     /// 1583-01-01 and 9999-01-01 as Unix seconds. SQLite's functions write years 0 to 9999; before
@@ -69,11 +69,13 @@ public enum SQLiteDateLayouts {
             let seconds = Double(milliseconds) / 1000
             let layout = random.pick(layouts)
             let offsetMinutes = random.int(-14 * 60...14 * 60)
-            let offsetText = (random.oneIn(3) ? " " : "") + (offsetMinutes < 0 ? "-" : "+")
+            let offsetText =
+                (random.oneIn(3) ? " " : "") + (offsetMinutes < 0 ? "-" : "+")
                 + String(format: "%02d:%02d", abs(offsetMinutes) / 60, abs(offsetMinutes) % 60)
             let parameters: [String: Bindable?] = ["$t": seconds, "$o": Double(offsetMinutes * 60), "$s": offsetText]
-            try db.run("INSERT INTO \(table)(id, at) VALUES ($id, \(layout.sql))",
-                       parameters.filter { layout.sql.contains($0.key) }.merging(["$id": id]) { $1 })
+            try db.run(
+                "INSERT INTO \(table)(id, at) VALUES ($id, \(layout.sql))",
+                parameters.filter { layout.sql.contains($0.key) }.merging(["$id": id]) { $1 })
             let sample: SQLiteDateSample? = try db.query(
                 "SELECT CAST(at AS TEXT), typeof(at), (julianday(at) - 2440587.5) * 86400.0, CAST(at AS REAL) FROM \(table) WHERE id = ?", id
             ) { row -> SQLiteDateSample in
@@ -81,8 +83,9 @@ public enum SQLiteDateLayouts {
                 let julian: Double? = row[2]
                 let number: Double = row[3]
                 let isNumber = storageClass != "text" || layout.name.hasSuffix("text")
-                return SQLiteDateSample(id: id, layout: layout.name, stored: row[0] ?? "", storageClass: storageClass,
-                                        expected: isNumber ? number : julian ?? .nan)
+                return SQLiteDateSample(
+                    id: id, layout: layout.name, stored: row[0] ?? "", storageClass: storageClass,
+                    expected: isNumber ? number : julian ?? .nan)
             }
             guard let sample else { throw PropertyViolation("row \(id) was not written") }
             try require(sample.expected.isFinite, "SQLite does not read its own \(sample)")
@@ -91,7 +94,8 @@ public enum SQLiteDateLayouts {
                 let precision: Int64 = layout.name.contains("milli") || layout.name.contains("digits") ? 1 : layout.name.contains("minutes") ? 60_000 : 1000
                 var truncated = milliseconds / precision * precision
                 if truncated > milliseconds { truncated -= precision } // floor, before 1970 too
-                try require(abs(sample.expected - Double(truncated) / 1000) <= 0.001, "SQLite reads \(sample), not the instant \(truncated) ms it was written from")
+                try require(
+                    abs(sample.expected - Double(truncated) / 1000) <= 0.001, "SQLite reads \(sample), not the instant \(truncated) ms it was written from")
             }
             samples.append(sample)
         }

@@ -123,7 +123,7 @@ public enum Gen {
         "\u{301}", "e\u{301}", "\r", "\n", "\r\n", "\t", " ", "--", "/*", "*/", ";", "`", "[", "]",
         "\\", "%", "_", "*", "?", ":a", "$b", "@c", "()", ",", "NEAR", "AND", "OR", "NOT", "^",
         "SELECT", "order", "group", "table", "rowid", "x", "Ω", "日本", "🙂", "👩‍👩‍👧", "\u{200D}",
-        "\u{FEFF}", "\u{7F}", "\u{1}", "0", "-1", "1e999",
+        "\u{FEFF}", "\u{7F}", "\u{1}", "0", "-1", "1e999"
     ]
 
     /// SQL keywords used as names.
@@ -170,7 +170,8 @@ public enum Gen {
     public static func double(_ random: inout SeededRandom) -> Double {
         switch random.int(0...9) {
         case 0: return random.pick([0.0, -0.0, .infinity, -.infinity])
-        case 1: return random.pick([Double.leastNonzeroMagnitude, -Double.leastNonzeroMagnitude, Double.leastNormalMagnitude, Double.leastNormalMagnitude.nextDown])
+        case 1:
+            return random.pick([Double.leastNonzeroMagnitude, -Double.leastNonzeroMagnitude, Double.leastNormalMagnitude, Double.leastNormalMagnitude.nextDown])
         case 2: return random.pick([Double.greatestFiniteMagnitude, -Double.greatestFiniteMagnitude, 0.1, 1.0 / 3.0, Double(1 << 53).nextUp, 1e16, 1e-7])
         case 3...6:
             var value: Double

@@ -11,53 +11,53 @@ import Testing
 // warning asking to restate the `@unchecked Sendable` that TableDescription declares; restated here.
 class ContactTableDescription: TableDescription, @unchecked Sendable {
 
-  let idColumn = ColumnDescription(name: "id", type: .int(size: 11), nullable: false)
-  let nameColumn = ColumnDescription(name: "name", type: .char(size: 255), nullable: false)
+    let idColumn = ColumnDescription(name: "id", type: .int(size: 11), nullable: false)
+    let nameColumn = ColumnDescription(name: "name", type: .char(size: 255), nullable: false)
 
-  init() {
-    super.init(name: "colors", columns: [idColumn, nameColumn])
-  }
+    init() {
+        super.init(name: "colors", columns: [idColumn, nameColumn])
+    }
 
-  struct Row {
-    let id: Int
-    let name: String
-  }
+    struct Row {
+        let id: Int
+        let name: String
+    }
 }
 
 struct MyDatabaseSchema {
-  static let contactTableDescription = ContactTableDescription()
+    static let contactTableDescription = ContactTableDescription()
 }
 
 class ContactInsertStatement: InsertStatement {
 
-  init(connection: Connection) throws {
-    try super.init(insertingIntoTable: MyDatabaseSchema.contactTableDescription, on: connection)
-  }
+    init(connection: Connection) throws {
+        try super.init(insertingIntoTable: MyDatabaseSchema.contactTableDescription, on: connection)
+    }
 
-  func insert(id: Int, name: String) throws {
-    let table = MyDatabaseSchema.contactTableDescription
-    try insert([
-      table.idColumn.name: id,
-      table.nameColumn.name: name,
-    ])
-  }
+    func insert(id: Int, name: String) throws {
+        let table = MyDatabaseSchema.contactTableDescription
+        try insert([
+            table.idColumn.name: id,
+            table.nameColumn.name: name
+        ])
+    }
 }
 
 class MyDatabaseConnection: Connection {
 
-  func prepareContactInsert() throws -> ContactInsertStatement {
-    return try ContactInsertStatement(connection: self)
-  }
-
-  func readAllContacts() throws -> [ContactTableDescription.Row] {
-    let table = MyDatabaseSchema.contactTableDescription
-    return try readAllRows(fromTable: table).map { columnValues in
-      return ContactTableDescription.Row(
-        id: columnValues[table.idColumn.name] as! Int,
-        name: columnValues[table.nameColumn.name] as! String,
-      )
+    func prepareContactInsert() throws -> ContactInsertStatement {
+        return try ContactInsertStatement(connection: self)
     }
-  }
+
+    func readAllContacts() throws -> [ContactTableDescription.Row] {
+        let table = MyDatabaseSchema.contactTableDescription
+        return try readAllRows(fromTable: table).map { columnValues in
+            return ContactTableDescription.Row(
+                id: columnValues[table.idColumn.name] as! Int,
+                name: columnValues[table.nameColumn.name] as! String,
+            )
+        }
+    }
 }
 
 @Suite struct SwiftlyReadmeTests {
@@ -84,20 +84,20 @@ class MyDatabaseConnection: Connection {
 
         // Insert data into the table
         try insertStatement.insert([
-          idColumnDescription.name: 1,
-          nameColumnDescription.name: "Alice"
+            idColumnDescription.name: 1,
+            nameColumnDescription.name: "Alice"
         ])
         try insertStatement.insert([
-          idColumnDescription.name: 2,
-          nameColumnDescription.name: "Bob"
+            idColumnDescription.name: 2,
+            nameColumnDescription.name: "Bob"
         ])
 
         // Read data
         let rows = try db.readlAllRows(fromTable: contactTableDescription)
         for row in rows {
-          for (column, value) in row {
-            print("\(column.name): \(String(describing: value))")
-          }
+            for (column, value) in row {
+                print("\(column.name): \(String(describing: value))")
+            }
         }
 
         // The README's comments show "id: 1"; `value` is an `Any?`, so `String(describing:)`
@@ -108,7 +108,8 @@ class MyDatabaseConnection: Connection {
         let reopened = try Connection(toExistingDatabaseAt: directory.path("db.sqlite"))
         let names: [String] = try reopened.query("SELECT name FROM contact ORDER BY id")
         #expect(names == ["Alice", "Bob"])
-        #expect(try reopened.query("SELECT sql FROM sqlite_master WHERE name = 'contact'") as String?
+        #expect(
+            try reopened.query("SELECT sql FROM sqlite_master WHERE name = 'contact'") as String?
                 == #"CREATE TABLE "contact"("id" INT(11) NOT NULL, "name" CHAR(255) NOT NULL)"#)
     }
 

@@ -15,8 +15,9 @@ final class SyncSwift5Tests: XCTestCase {
         hub.setPolicy(.custom { (conflict: SyncConflict) -> ConflictResolution in conflict.kind == .data ? .replace : .omit }, forTable: "todo")
         let database = try Database(storageLocation: .onDisk(folder.appendingPathComponent("phone.sqlite").path))
         try database.executeWrite { try $0.execute("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT, done INTEGER NOT NULL DEFAULT 0)") }
-        let replica = try SyncReplica(database: database, replicaID: "phone-1", space: "team",
-                                      tables: ["todo"], transport: InProcessSyncTransport(hub: hub))
+        let replica = try SyncReplica(
+            database: database, replicaID: "phone-1", space: "team",
+            tables: ["todo"], transport: InProcessSyncTransport(hub: hub))
         try await replica.write { db in try db.run("INSERT INTO todo(id, title) VALUES (?, ?)", UUID().uuidString, "milk") }
         try await replica.sync()
         let pending: Int = try await replica.pendingChangeCount

@@ -4,8 +4,9 @@ import GRDB
 struct GRDBTenInts: FetchableRecord {
     let value: TenInts
     init(row: GRDB.Row) throws {
-        value = TenInts(a0: row[0], a1: row[1], a2: row[2], a3: row[3], a4: row[4],
-                        a5: row[5], a6: row[6], a7: row[7], a8: row[8], a9: row[9])
+        value = TenInts(
+            a0: row[0], a1: row[1], a2: row[2], a3: row[3], a4: row[4],
+            a5: row[5], a6: row[6], a7: row[7], a8: row[8], a9: row[9])
     }
 }
 
@@ -46,8 +47,10 @@ enum GRDBBench {
             try queue.write { db in
                 let statement = try db.makeStatement(sql: Workloads.insertNamedSQL)
                 for row in 0..<rows {
-                    try statement.execute(arguments: ["a0": row, "a1": row + 1, "a2": row + 2, "a3": row + 3, "a4": row + 4,
-                                                      "a5": row + 5, "a6": row + 6, "a7": row + 7, "a8": row + 8, "a9": row + 9])
+                    try statement.execute(arguments: [
+                        "a0": row, "a1": row + 1, "a2": row + 2, "a3": row + 3, "a4": row + 4,
+                        "a5": row + 5, "a6": row + 6, "a7": row + 7, "a8": row + 8, "a9": row + 9
+                    ])
                 }
             }
             return Int64(rows)
@@ -96,17 +99,18 @@ extension GRDBBench {
         var configuration = Configuration()
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         let pool = try DatabasePool(path: path, configuration: configuration)
-        return Prepared(work: {
-            try sumOnTwoThreads {
-                try pool.read { db -> Int64 in
-                    var sum: Int64 = 0
-                    let cursor = try GRDB.Row.fetchCursor(db, sql: Workloads.selectIntsSQL)
-                    while let row = try cursor.next() {
-                        for column in 0..<10 { sum &+= row[column] as Int64 }
+        return Prepared(
+            work: {
+                try sumOnTwoThreads {
+                    try pool.read { db -> Int64 in
+                        var sum: Int64 = 0
+                        let cursor = try GRDB.Row.fetchCursor(db, sql: Workloads.selectIntsSQL)
+                        while let row = try cursor.next() {
+                            for column in 0..<10 { sum &+= row[column] as Int64 }
+                        }
+                        return sum
                     }
-                    return sum
                 }
-            }
-        }, close: { try? pool.close() })
+            }, close: { try? pool.close() })
     }
 }

@@ -66,8 +66,9 @@ enum NIOWorkloads {
             // A model per row, by column name: sqlite-nio's rows are read that way.
             let rows = try connection.query(Workloads.selectIntsSQL).wait()
             let items = rows.map { row in
-                TenInts(a0: int(row, "a0"), a1: int(row, "a1"), a2: int(row, "a2"), a3: int(row, "a3"), a4: int(row, "a4"),
-                        a5: int(row, "a5"), a6: int(row, "a6"), a7: int(row, "a7"), a8: int(row, "a8"), a9: int(row, "a9"))
+                TenInts(
+                    a0: int(row, "a0"), a1: int(row, "a1"), a2: int(row, "a2"), a3: int(row, "a3"), a4: int(row, "a4"),
+                    a5: int(row, "a5"), a6: int(row, "a6"), a7: int(row, "a7"), a8: int(row, "a8"), a9: int(row, "a9"))
             }
             return items.reduce(0) { $0 &+ $1.sum }
         default:

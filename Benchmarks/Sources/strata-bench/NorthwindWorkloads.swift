@@ -56,10 +56,11 @@ struct NorthwindORMOrder: Initializable {
     var shipCountry: String?
 
     var order: NorthwindOrder {
-        NorthwindOrder(id: Int64(id), customerID: customerID, employeeID: employeeID.map(Int64.init), orderDate: orderDate,
-                       requiredDate: requiredDate, shippedDate: shippedDate, shipVia: shipVia.map(Int64.init), freight: freight,
-                       shipName: shipName, shipAddress: shipAddress, shipCity: shipCity, shipRegion: shipRegion,
-                       shipPostalCode: shipPostalCode, shipCountry: shipCountry)
+        NorthwindOrder(
+            id: Int64(id), customerID: customerID, employeeID: employeeID.map(Int64.init), orderDate: orderDate,
+            requiredDate: requiredDate, shippedDate: shippedDate, shipVia: shipVia.map(Int64.init), freight: freight,
+            shipName: shipName, shipAddress: shipAddress, shipCity: shipCity, shipRegion: shipRegion,
+            shipPostalCode: shipPostalCode, shipCountry: shipCountry)
     }
 }
 
@@ -67,9 +68,10 @@ struct NorthwindORMOrder: Initializable {
 struct HandNorthwindOrder: ExpressibleByRow {
     let value: NorthwindOrder
     init(row: Strata.Row) throws {
-        value = NorthwindOrder(id: row[0], customerID: row[1], employeeID: row[2], orderDate: row[3], requiredDate: row[4],
-                               shippedDate: row[5], shipVia: row[6], freight: row[7], shipName: row[8], shipAddress: row[9],
-                               shipCity: row[10], shipRegion: row[11], shipPostalCode: row[12], shipCountry: row[13])
+        value = NorthwindOrder(
+            id: row[0], customerID: row[1], employeeID: row[2], orderDate: row[3], requiredDate: row[4],
+            shippedDate: row[5], shipVia: row[6], freight: row[7], shipName: row[8], shipAddress: row[9],
+            shipCity: row[10], shipRegion: row[11], shipPostalCode: row[12], shipCountry: row[13])
     }
 }
 
@@ -77,9 +79,10 @@ struct HandNorthwindOrder: ExpressibleByRow {
 struct GRDBNorthwindOrder: FetchableRecord {
     let value: NorthwindOrder
     init(row: GRDB.Row) throws {
-        value = NorthwindOrder(id: row[0], customerID: row[1], employeeID: row[2], orderDate: row[3], requiredDate: row[4],
-                               shippedDate: row[5], shipVia: row[6], freight: row[7], shipName: row[8], shipAddress: row[9],
-                               shipCity: row[10], shipRegion: row[11], shipPostalCode: row[12], shipCountry: row[13])
+        value = NorthwindOrder(
+            id: row[0], customerID: row[1], employeeID: row[2], orderDate: row[3], requiredDate: row[4],
+            shippedDate: row[5], shipVia: row[6], freight: row[7], shipName: row[8], shipAddress: row[9],
+            shipCity: row[10], shipRegion: row[11], shipPostalCode: row[12], shipCountry: row[13])
     }
 }
 
@@ -107,28 +110,38 @@ enum NorthwindWorkloads {
            [ShipPostalCode]TEXT,
            [ShipCountry]TEXT)
         """
-    static let columns = ["OrderID", "CustomerID", "EmployeeID", "OrderDate", "RequiredDate", "ShippedDate", "ShipVia",
-                          "Freight", "ShipName", "ShipAddress", "ShipCity", "ShipRegion", "ShipPostalCode", "ShipCountry"]
+    static let columns = [
+        "OrderID", "CustomerID", "EmployeeID", "OrderDate", "RequiredDate", "ShippedDate", "ShipVia",
+        "Freight", "ShipName", "ShipAddress", "ShipCity", "ShipRegion", "ShipPostalCode", "ShipCountry"
+    ]
     static let selectSQL = "SELECT " + columns.map { "\"\($0)\"" }.joined(separator: ", ") + " FROM \"Orders\""
 
     /// A deterministic stand-in for the sample's shipping addresses: about a third have no region,
     /// a few no postal code, as in Northwind.
     static func location(_ index: Int) -> [String?] {
-        let cities = ["Reims", "Münster", "Rio de Janeiro", "Lyon", "Charleroi", "Bern", "Genève", "Resende", "San Cristóbal",
-                      "Graz", "México D.F.", "Köln", "Albuquerque", "Bräcke", "Strasbourg", "Boise", "London", "Cunewalde"]
-        let countries = ["France", "Germany", "Brazil", "Belgium", "Switzerland", "Venezuela", "Austria", "Mexico", "USA",
-                         "Sweden", "UK"]
+        let cities = [
+            "Reims", "Münster", "Rio de Janeiro", "Lyon", "Charleroi", "Bern", "Genève", "Resende", "San Cristóbal",
+            "Graz", "México D.F.", "Köln", "Albuquerque", "Bräcke", "Strasbourg", "Boise", "London", "Cunewalde"
+        ]
+        let countries = [
+            "France", "Germany", "Brazil", "Belgium", "Switzerland", "Venezuela", "Austria", "Mexico", "USA",
+            "Sweden", "UK"
+        ]
         let regions: [String?] = [nil, "RJ", "SP", nil, "NM", "Táchira", nil, "ID", nil, "WA", "Lara", nil]
-        return ["Shipping Partner Nr. \(index) & Söhne", "\(index * 7 % 400) Rue de l'Abbaye", cities[index % cities.count],
-                regions[index % regions.count], index % 23 == 0 ? nil : "\(10_000 + index * 379 % 89_999)",
-                countries[index % countries.count]]
+        return [
+            "Shipping Partner Nr. \(index) & Söhne", "\(index * 7 % 400) Rue de l'Abbaye", cities[index % cities.count],
+            regions[index % regions.count], index % 23 == 0 ? nil : "\(10_000 + index * 379 % 89_999)",
+            countries[index % countries.count]
+        ]
     }
 
     static func populate(path: String, rows: Int) throws {
         let db = try Raw.open(path)
         defer { sqlite3_close_v2(db) }
         try Raw.exec(db, createSQL + ";BEGIN")
-        let insert = try Raw.prepare(db, """
+        let insert = try Raw.prepare(
+            db,
+            """
             INSERT INTO [Orders] (CustomerID, EmployeeID, OrderDate, RequiredDate, ShippedDate, ShipVia, Freight, ShipName,
               ShipAddress, ShipCity, ShipRegion, ShipPostalCode, ShipCountry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
@@ -139,21 +152,26 @@ enum NorthwindWorkloads {
             return Int((state >> 33) % UInt64(bound))
         }
         func date(_ seconds: Int) -> String {
-            let day = Date(timeIntervalSince1970: 1_341_878_400 + Double(seconds))  // from 2012-07-10
+            let day = Date(timeIntervalSince1970: 1_341_878_400 + Double(seconds)) // from 2012-07-10
             var time = time_t(day.timeIntervalSince1970)
             var parts = tm()
             gmtime_r(&time, &parts)
-            return String(format: "%04d-%02d-%02d %02d:%02d:%02d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-                          parts.tm_hour, parts.tm_min, parts.tm_sec)
+            return String(
+                format: "%04d-%02d-%02d %02d:%02d:%02d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+                parts.tm_hour, parts.tm_min, parts.tm_sec)
         }
         for row in 0..<rows {
             let customer = (0..<5).map { _ in Character(Unicode.Scalar(UInt8(65 + next(26)))) }
             let ordered = next(400_000_000)
-            let values: [String?] = [String(customer), nil, date(ordered), date(ordered + 86_400 * (14 + next(46))),
-                                     row % 40 == 0 ? nil : date(ordered + 86_400 * (1 + next(29)))]
+            let values: [String?] = [
+                String(customer), nil, date(ordered), date(ordered + 86_400 * (14 + next(46))),
+                row % 40 == 0 ? nil : date(ordered + 86_400 * (1 + next(29)))
+            ]
             for (offset, value) in values.enumerated() {
                 if offset == 1 { sqlite3_bind_int64(insert, 2, Int64(1 + next(9))); continue }
-                if let value { sqlite3_bind_text(insert, Int32(offset + 1), value, -1, Raw.transient) } else {
+                if let value {
+                    sqlite3_bind_text(insert, Int32(offset + 1), value, -1, Raw.transient)
+                } else {
                     sqlite3_bind_null(insert, Int32(offset + 1))
                 }
             }
@@ -161,7 +179,9 @@ enum NorthwindWorkloads {
             // The sample's 830 orders have a freight; the generated ones 0 (NUMERIC: stored as an integer).
             if row < 830 { sqlite3_bind_double(insert, 7, Double(next(100_000)) / 100) } else { sqlite3_bind_double(insert, 7, 0) }
             for (offset, value) in location(next(89)).enumerated() {
-                if let value { sqlite3_bind_text(insert, Int32(offset + 8), value, -1, Raw.transient) } else {
+                if let value {
+                    sqlite3_bind_text(insert, Int32(offset + 8), value, -1, Raw.transient)
+                } else {
                     sqlite3_bind_null(insert, Int32(offset + 8))
                 }
             }
@@ -194,28 +214,31 @@ enum NorthwindWorkloads {
                 return Prepared(work: { try handFetchAll(db) }, close: {})
             },
             Contestant(name: "orm") { path in
-                let storage = try Storage(filename: path, Table<NorthwindORMOrder>(name: "Orders",
-                    Column(name: "OrderID", keyPath: \NorthwindORMOrder.id, constraints: primaryKey(), notNull()),
-                    Column(name: "CustomerID", keyPath: \NorthwindORMOrder.customerID),
-                    Column(name: "EmployeeID", keyPath: \NorthwindORMOrder.employeeID),
-                    Column(name: "OrderDate", keyPath: \NorthwindORMOrder.orderDate),
-                    Column(name: "RequiredDate", keyPath: \NorthwindORMOrder.requiredDate),
-                    Column(name: "ShippedDate", keyPath: \NorthwindORMOrder.shippedDate),
-                    Column(name: "ShipVia", keyPath: \NorthwindORMOrder.shipVia),
-                    Column(name: "Freight", keyPath: \NorthwindORMOrder.freight),
-                    Column(name: "ShipName", keyPath: \NorthwindORMOrder.shipName),
-                    Column(name: "ShipAddress", keyPath: \NorthwindORMOrder.shipAddress),
-                    Column(name: "ShipCity", keyPath: \NorthwindORMOrder.shipCity),
-                    Column(name: "ShipRegion", keyPath: \NorthwindORMOrder.shipRegion),
-                    Column(name: "ShipPostalCode", keyPath: \NorthwindORMOrder.shipPostalCode),
-                    Column(name: "ShipCountry", keyPath: \NorthwindORMOrder.shipCountry)))
+                let storage = try Storage(
+                    filename: path,
+                    Table<NorthwindORMOrder>(
+                        name: "Orders",
+                        Column(name: "OrderID", keyPath: \NorthwindORMOrder.id, constraints: primaryKey(), notNull()),
+                        Column(name: "CustomerID", keyPath: \NorthwindORMOrder.customerID),
+                        Column(name: "EmployeeID", keyPath: \NorthwindORMOrder.employeeID),
+                        Column(name: "OrderDate", keyPath: \NorthwindORMOrder.orderDate),
+                        Column(name: "RequiredDate", keyPath: \NorthwindORMOrder.requiredDate),
+                        Column(name: "ShippedDate", keyPath: \NorthwindORMOrder.shippedDate),
+                        Column(name: "ShipVia", keyPath: \NorthwindORMOrder.shipVia),
+                        Column(name: "Freight", keyPath: \NorthwindORMOrder.freight),
+                        Column(name: "ShipName", keyPath: \NorthwindORMOrder.shipName),
+                        Column(name: "ShipAddress", keyPath: \NorthwindORMOrder.shipAddress),
+                        Column(name: "ShipCity", keyPath: \NorthwindORMOrder.shipCity),
+                        Column(name: "ShipRegion", keyPath: \NorthwindORMOrder.shipRegion),
+                        Column(name: "ShipPostalCode", keyPath: \NorthwindORMOrder.shipPostalCode),
+                        Column(name: "ShipCountry", keyPath: \NorthwindORMOrder.shipCountry)))
                 try storage.connection.execute(Workloads.pragmas)
                 return Prepared(work: { try ormFetchAll(storage) }, close: {})
             },
             Contestant(name: "grdb") { path in
                 let queue = try RecordWorkloads.grdbQueue(path)
                 return Prepared(work: { try queue.read { try grdbFetchAll($0) } }, close: {})
-            },
+            }
         ]
     }
 
@@ -230,12 +253,13 @@ enum NorthwindWorkloads {
         func text(_ index: Int32) -> String? { QueryWorkloads.optionalText(statement, index) }
         var orders: [NorthwindOrder] = []
         while sqlite3_step(statement) == SQLITE_ROW {
-            orders.append(NorthwindOrder(
-                id: sqlite3_column_int64(statement, 0), customerID: text(1), employeeID: int(2), orderDate: text(3),
-                requiredDate: text(4), shippedDate: text(5), shipVia: int(6),
-                freight: sqlite3_column_type(statement, 7) == SQLITE_NULL ? nil : sqlite3_column_double(statement, 7),
-                shipName: text(8), shipAddress: text(9), shipCity: text(10), shipRegion: text(11), shipPostalCode: text(12),
-                shipCountry: text(13)))
+            orders.append(
+                NorthwindOrder(
+                    id: sqlite3_column_int64(statement, 0), customerID: text(1), employeeID: int(2), orderDate: text(3),
+                    requiredDate: text(4), shippedDate: text(5), shipVia: int(6),
+                    freight: sqlite3_column_type(statement, 7) == SQLITE_NULL ? nil : sqlite3_column_double(statement, 7),
+                    shipName: text(8), shipAddress: text(9), shipCity: text(10), shipRegion: text(11), shipPostalCode: text(12),
+                    shipCountry: text(13)))
         }
         return orders.reduce(0) { $0 &+ $1.checksum }
     }
@@ -288,7 +312,7 @@ enum NorthwindWorkloads {
         return [
             Result(workload: "\(name) (@Record)", rows: rows, raw: measurements[0], strata: measurements[1], grdb: measurements[4]),
             Result(workload: "\(name) (Strata hand-written)", rows: rows, raw: measurements[0], strata: measurements[2], grdb: measurements[4]),
-            Result(workload: "\(name) (StrataORM)", rows: rows, raw: measurements[0], strata: measurements[3], grdb: measurements[4]),
+            Result(workload: "\(name) (StrataORM)", rows: rows, raw: measurements[0], strata: measurements[3], grdb: measurements[4])
         ]
     }
 }

@@ -21,8 +21,9 @@ struct BenchUser: Initializable {
     }
 
     static func make(_ row: Int) -> BenchUser {
-        BenchUser(id: 0, firstName: "First \(row)", lastName: "Last", birthDate: 600_000_000 + row,
-                  imageUrl: row % 3 == 0 ? nil : "https://example.com/\(row).png", typeId: row % 5)
+        BenchUser(
+            id: 0, firstName: "First \(row)", lastName: "Last", birthDate: 600_000_000 + row,
+            imageUrl: row % 3 == 0 ? nil : "https://example.com/\(row).png", typeId: row % 5)
     }
 }
 
@@ -43,7 +44,7 @@ enum ORMWorkloads {
 
     /// Raw C, the ORM and GRDB, in the order of `main.swift`'s columns.
     @MainActor static let contenders: [(name: String, make: (Kind) -> Contender)] = [
-        ("raw", rawContender), ("strata-orm", ormContender), ("grdb", grdbContender),
+        ("raw", rawContender), ("strata-orm", ormContender), ("grdb", grdbContender)
     ]
 
     /// Measures the ORM workloads the filter selects, as `main.swift` measures the others.
@@ -123,10 +124,11 @@ enum ORMWorkloads {
         defer { sqlite3_finalize(statement) }
         var users: [BenchUser] = []
         while sqlite3_step(statement) == SQLITE_ROW {
-            users.append(BenchUser(
-                id: Int(sqlite3_column_int64(statement, 0)), firstName: rawText(statement, 1) ?? "",
-                lastName: rawText(statement, 2) ?? "", birthDate: Int(sqlite3_column_int64(statement, 3)),
-                imageUrl: rawText(statement, 4), typeId: Int(sqlite3_column_int64(statement, 5))))
+            users.append(
+                BenchUser(
+                    id: Int(sqlite3_column_int64(statement, 0)), firstName: rawText(statement, 1) ?? "",
+                    lastName: rawText(statement, 2) ?? "", birthDate: Int(sqlite3_column_int64(statement, 3)),
+                    imageUrl: rawText(statement, 4), typeId: Int(sqlite3_column_int64(statement, 5))))
         }
         return users
     }
@@ -135,19 +137,20 @@ enum ORMWorkloads {
         { path, rows in
             let db = try Raw.open(path)
             let users = kind == .insert ? (0..<rows).map(BenchUser.make) : []
-            return Prepared(work: {
-                switch kind {
-                case .insert:
-                    let statement = try Raw.prepare(db, insertSQL)
-                    defer { sqlite3_finalize(statement) }
-                    try Raw.exec(db, "BEGIN")
-                    for user in users { try rawInsert(user, statement: statement, db: db) }
-                    try Raw.exec(db, "COMMIT")
-                    return Int64(users.count)
-                case .getAll:
-                    return try rawGetAll(db).reduce(0) { $0 &+ $1.checksum }
-                }
-            }, close: { sqlite3_close_v2(db) })
+            return Prepared(
+                work: {
+                    switch kind {
+                    case .insert:
+                        let statement = try Raw.prepare(db, insertSQL)
+                        defer { sqlite3_finalize(statement) }
+                        try Raw.exec(db, "BEGIN")
+                        for user in users { try rawInsert(user, statement: statement, db: db) }
+                        try Raw.exec(db, "COMMIT")
+                        return Int64(users.count)
+                    case .getAll:
+                        return try rawGetAll(db).reduce(0) { $0 &+ $1.checksum }
+                    }
+                }, close: { sqlite3_close_v2(db) })
         }
     }
 
@@ -155,27 +158,31 @@ enum ORMWorkloads {
 
     static func ormContender(_ kind: Kind) -> Contender {
         { path, rows in
-            let storage = try Storage(filename: path, Table<BenchUser>(name: "users",
-                Column(name: "id", keyPath: \BenchUser.id, constraints: primaryKey(), notNull()),
-                Column(name: "first_name", keyPath: \BenchUser.firstName, constraints: notNull()),
-                Column(name: "last_name", keyPath: \BenchUser.lastName, constraints: notNull()),
-                Column(name: "birth_date", keyPath: \BenchUser.birthDate, constraints: notNull()),
-                Column(name: "image_url", keyPath: \BenchUser.imageUrl),
-                Column(name: "type_id", keyPath: \BenchUser.typeId, constraints: notNull())))
+            let storage = try Storage(
+                filename: path,
+                Table<BenchUser>(
+                    name: "users",
+                    Column(name: "id", keyPath: \BenchUser.id, constraints: primaryKey(), notNull()),
+                    Column(name: "first_name", keyPath: \BenchUser.firstName, constraints: notNull()),
+                    Column(name: "last_name", keyPath: \BenchUser.lastName, constraints: notNull()),
+                    Column(name: "birth_date", keyPath: \BenchUser.birthDate, constraints: notNull()),
+                    Column(name: "image_url", keyPath: \BenchUser.imageUrl),
+                    Column(name: "type_id", keyPath: \BenchUser.typeId, constraints: notNull())))
             try storage.connection.execute(Workloads.pragmas)
             let users = kind == .insert ? (0..<rows).map(BenchUser.make) : []
-            return Prepared(work: {
-                switch kind {
-                case .insert:
-                    try storage.transaction {
-                        for user in users { try storage.insert(user) }
+            return Prepared(
+                work: {
+                    switch kind {
+                    case .insert:
+                        try storage.transaction {
+                            for user in users { try storage.insert(user) }
+                        }
+                        return Int64(users.count)
+                    case .getAll:
+                        let all: [BenchUser] = try storage.getAll()
+                        return all.reduce(0) { $0 &+ $1.checksum }
                     }
-                    return Int64(users.count)
-                case .getAll:
-                    let all: [BenchUser] = try storage.getAll()
-                    return all.reduce(0) { $0 &+ $1.checksum }
-                }
-            }, close: {})
+                }, close: {})
         }
     }
 
@@ -206,18 +213,19 @@ enum ORMWorkloads {
             configuration.prepareDatabase { db in try db.execute(sql: Workloads.pragmas) }
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             let users = kind == .insert ? (0..<rows).map { GRDBUser(BenchUser.make($0)) } : []
-            return Prepared(work: {
-                switch kind {
-                case .insert:
-                    try queue.write { db in
-                        for user in users { try user.insert(db) }
+            return Prepared(
+                work: {
+                    switch kind {
+                    case .insert:
+                        try queue.write { db in
+                            for user in users { try user.insert(db) }
+                        }
+                        return Int64(users.count)
+                    case .getAll:
+                        let all = try queue.read { db in try GRDBUser.fetchAll(db, sql: selectSQL) }
+                        return all.reduce(0) { $0 &+ $1.value.checksum }
                     }
-                    return Int64(users.count)
-                case .getAll:
-                    let all = try queue.read { db in try GRDBUser.fetchAll(db, sql: selectSQL) }
-                    return all.reduce(0) { $0 &+ $1.value.checksum }
-                }
-            }, close: { try? queue.close() })
+                }, close: { try? queue.close() })
         }
     }
 }

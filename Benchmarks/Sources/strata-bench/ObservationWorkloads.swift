@@ -25,7 +25,7 @@ enum ObservationWorkloads {
                 let runs: [(String) throws -> Double] = [
                     { try raw(path: $0, commits: commits) },
                     { try strata(path: $0, commits: commits, observers: count) },
-                    { try grdb(path: $0, commits: commits, observers: count) },
+                    { try grdb(path: $0, commits: commits, observers: count) }
                 ]
                 for (index, run) in runs.enumerated() {
                     let path = directory.appendingPathComponent("observe-\(count)-\(index)-\(round).sqlite").path
@@ -50,11 +50,12 @@ enum ObservationWorkloads {
                 try makeDatabase(grdbPath)
                 let grdbLatencies = try grdbLatency(path: grdbPath, samples: samples, observers: count)
                 for (label, pick) in [("median", 0.5), ("p99", 0.99)] {
-                    results.append(Result(
-                        workload: "observe-latency-\(count)-\(label) (µs)", rows: samples, raw: Measurement(),
-                        strata: Measurement(times: [percentile(strataLatencies, pick)]),
-                        grdb: Measurement(times: [percentile(grdbLatencies, pick)])
-                    ))
+                    results.append(
+                        Result(
+                            workload: "observe-latency-\(count)-\(label) (µs)", rows: samples, raw: Measurement(),
+                            strata: Measurement(times: [percentile(strataLatencies, pick)]),
+                            grdb: Measurement(times: [percentile(grdbLatencies, pick)])
+                        ))
                 }
             }
         }

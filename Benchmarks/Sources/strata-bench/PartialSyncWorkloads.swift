@@ -22,15 +22,18 @@ enum PartialSyncWorkloads {
         CREATE INDEX list_owner ON list(owner);
         """
     static let tables = ["list", "member", "todo"]
-    static let rules = SyncRules(buckets: [
-        SyncBucket(name: "lists",
-                   parameters: "SELECT id AS list FROM list WHERE owner = auth.user UNION SELECT list FROM member WHERE user = auth.user",
-                   data: ["list": "id = bucket.list", "todo": "list = bucket.list", "member": "list = bucket.list"]),
-    ], writes: [
-        "list": "owner = auth.user",
-        "todo": "list IN (SELECT id FROM list WHERE owner = auth.user UNION SELECT list FROM member WHERE user = auth.user)",
-        "member": "list IN (SELECT id FROM list WHERE owner = auth.user)",
-    ])
+    static let rules = SyncRules(
+        buckets: [
+            SyncBucket(
+                name: "lists",
+                parameters: "SELECT id AS list FROM list WHERE owner = auth.user UNION SELECT list FROM member WHERE user = auth.user",
+                data: ["list": "id = bucket.list", "todo": "list = bucket.list", "member": "list = bucket.list"])
+        ],
+        writes: [
+            "list": "owner = auth.user",
+            "todo": "list IN (SELECT id FROM list WHERE owner = auth.user UNION SELECT list FROM member WHERE user = auth.user)",
+            "member": "list IN (SELECT id FROM list WHERE owner = auth.user)"
+        ])
 
     static func selected(_ name: String) -> Bool { SyncWorkloads.selected(name) }
 
@@ -125,8 +128,9 @@ enum PartialSyncWorkloads {
                 throw BenchError.mismatch("sync-partial-pull: the user's rows differ between the spaces (\(rowsBig.count), \(rowsSmall.count))")
             }
         }
-        return Result(workload: "sync-partial-pull (\(total) lists x 100 todos, 10,000 changes; user in 3 lists)", rows: 300,
-                      baseline: inSmall, sync: inBig, baselineName: "the same rows from a space of their 3 lists")
+        return Result(
+            workload: "sync-partial-pull (\(total) lists x 100 todos, 10,000 changes; user in 3 lists)", rows: 300,
+            baseline: inSmall, sync: inBig, baselineName: "the same rows from a space of their 3 lists")
     }
 
     @MainActor static func push() async throws -> Result {
@@ -151,8 +155,9 @@ enum PartialSyncWorkloads {
                 if round > 0 { if withRules { ruled.times.append(time) } else { plain.times.append(time) } }
             }
         }
-        return Result(workload: "sync-partial-push (\(entries) one-row entries from 10 owners)", rows: entries, baseline: plain,
-                      sync: ruled, baselineName: "the same pushes without rules")
+        return Result(
+            workload: "sync-partial-push (\(entries) one-row entries from 10 owners)", rows: entries, baseline: plain,
+            sync: ruled, baselineName: "the same pushes without rules")
     }
 
     @MainActor static func move() async throws -> Result {
@@ -180,8 +185,9 @@ enum PartialSyncWorkloads {
             }
             if round > 0 { quiet.times.append(quietTime); moved.times.append(movedTime) }
         }
-        return Result(workload: "sync-partial-move (a grant brings 100 todos in one pull)", rows: 100, baseline: quiet, sync: moved,
-                      baselineName: "a pull with nothing to bring")
+        return Result(
+            workload: "sync-partial-move (a grant brings 100 todos in one pull)", rows: 100, baseline: quiet, sync: moved,
+            baselineName: "a pull with nothing to bring")
     }
 }
 

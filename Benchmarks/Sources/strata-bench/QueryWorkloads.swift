@@ -29,8 +29,9 @@ struct BenchBook {
 
     /// The values `QueryWorkloads.populate` writes for book `row` (0-based) of `authors` authors.
     static func make(_ row: Int, authors: Int, id: Int64?) -> BenchBook {
-        BenchBook(id: id, authorId: Int64(row % authors + 1), title: "Book title number \(row)",
-                  year: 1950 + row % 75, price: row % 3 == 0 ? nil : Double(row % 500) * 0.25 + 1)
+        BenchBook(
+            id: id, authorId: Int64(row % authors + 1), title: "Book title number \(row)",
+            year: 1950 + row % 75, price: row % 3 == 0 ? nil : Double(row % 500) * 0.25 + 1)
     }
 }
 
@@ -71,9 +72,10 @@ struct Contact {
 struct HandContact: ExpressibleByRow {
     let value: Contact
     init(row: Strata.Row) throws {
-        value = Contact(id: row[0], name: row[1], email: row[2], phone: row[3], company: row[4], jobTitle: row[5],
-                        street: row[6], city: row[7], postalCode: row[8], country: row[9], notes: row[10],
-                        score: row[11], createdAt: row[12], updatedAt: row[13])
+        value = Contact(
+            id: row[0], name: row[1], email: row[2], phone: row[3], company: row[4], jobTitle: row[5],
+            street: row[6], city: row[7], postalCode: row[8], country: row[9], notes: row[10],
+            score: row[11], createdAt: row[12], updatedAt: row[13])
     }
 }
 
@@ -120,9 +122,10 @@ struct GRDBAuthorWithBooks: FetchableRecord {
 struct GRDBContact: FetchableRecord {
     var value: Contact
     init(row: GRDB.Row) throws {
-        value = Contact(id: row[0], name: row[1], email: row[2], phone: row[3], company: row[4], jobTitle: row[5],
-                        street: row[6], city: row[7], postalCode: row[8], country: row[9], notes: row[10],
-                        score: row[11], createdAt: row[12], updatedAt: row[13])
+        value = Contact(
+            id: row[0], name: row[1], email: row[2], phone: row[3], company: row[4], jobTitle: row[5],
+            street: row[6], city: row[7], postalCode: row[8], country: row[9], notes: row[10],
+            score: row[11], createdAt: row[12], updatedAt: row[13])
     }
 }
 
@@ -154,8 +157,10 @@ enum QueryWorkloads {
     static let childrenSQL = #"SELECT "id", "authorId", "title", "year", "price" FROM "book" WHERE "authorId" IN (SELECT "id" FROM "author")"#
     static let groupCountSQL = #"SELECT "book"."authorId", count("book"."id") FROM "book" GROUP BY "book"."authorId""#
     static let insertSQL = #"INSERT INTO "book" ("id", "authorId", "title", "year", "price") VALUES (?, ?, ?, ?, ?)"#
-    static let contactColumns = ["id", "name", "email", "phone", "company", "jobTitle", "street", "city", "postalCode",
-                                 "country", "notes", "score", "createdAt", "updatedAt"]
+    static let contactColumns = [
+        "id", "name", "email", "phone", "company", "jobTitle", "street", "city", "postalCode",
+        "country", "notes", "score", "createdAt", "updatedAt"
+    ]
     static let contactSQL = "SELECT " + contactColumns.map { "\"\($0)\"" }.joined(separator: ", ") + " FROM \"contact\""
 
     static func populate(_ kind: Kind, path: String, rows: Int) throws {
@@ -190,7 +195,9 @@ enum QueryWorkloads {
     }
 
     static func populateContacts(_ db: OpaquePointer, rows: Int) throws {
-        try Raw.exec(db, """
+        try Raw.exec(
+            db,
+            """
             CREATE TABLE contact(id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT, phone TEXT, company TEXT,
               jobTitle TEXT, street TEXT, city TEXT, postalCode TEXT, country TEXT, notes TEXT, score REAL,
               createdAt TEXT NOT NULL, updatedAt TEXT);
@@ -201,9 +208,11 @@ enum QueryWorkloads {
         defer { sqlite3_finalize(statement) }
         for row in 0..<rows {
             // About a third of the optional text is NULL, varying by column.
-            let texts = ["Contact \(row)", "contact.\(row)@example.com", "+33 1 45 67 \(row % 100)", "Company \(row % 997)",
-                         "Engineer", "\(row % 300) rue de la République", "Lyon", "\(69_000 + row % 9)", "FR",
-                         "Met at the conference of \(2000 + row % 24), follow up"]
+            let texts = [
+                "Contact \(row)", "contact.\(row)@example.com", "+33 1 45 67 \(row % 100)", "Company \(row % 997)",
+                "Engineer", "\(row % 300) rue de la République", "Lyon", "\(69_000 + row % 9)", "FR",
+                "Met at the conference of \(2000 + row % 24), follow up"
+            ]
             sqlite3_bind_int64(statement, 1, Int64(row + 1))
             for (offset, text) in texts.enumerated() {
                 if offset > 0, (row + offset) % 3 == 0 { sqlite3_bind_null(statement, Int32(offset + 2)); continue }
@@ -270,7 +279,8 @@ enum QueryWorkloads {
             }
             if kind == .wideRecord {
                 results.append(Result(workload: "wide-record (@Record)", rows: rows, raw: measurements[0], strata: measurements[1], grdb: measurements[3]))
-                results.append(Result(workload: "wide-record (Strata hand-written)", rows: rows, raw: measurements[0], strata: measurements[2], grdb: measurements[3]))
+                results.append(
+                    Result(workload: "wide-record (Strata hand-written)", rows: rows, raw: measurements[0], strata: measurements[2], grdb: measurements[3]))
             } else {
                 results.append(Result(workload: kind.rawValue, rows: rows, raw: measurements[0], strata: measurements[1], grdb: measurements[2]))
             }
@@ -295,20 +305,25 @@ enum QueryWorkloads {
         func grdb(write: Bool = false, _ work: @escaping (GRDB.Database, Int) throws -> Int64) -> Contestant {
             Contestant(name: "grdb") { path, rows in
                 let queue = try RecordWorkloads.grdbQueue(path)
-                return Prepared(work: {
-                    write ? try queue.write { try work($0, rows) } : try queue.read { try work($0, rows) }
-                }, close: {})
+                return Prepared(
+                    work: {
+                        write ? try queue.write { try work($0, rows) } : try queue.read { try work($0, rows) }
+                    }, close: {})
             }
         }
         switch kind {
         case .join:
             return [raw { db, _ in try rawJoin(db) }, strata { db, _ in try strataJoin(db) }, grdb { db, _ in try grdbJoin(db) }]
         case .includingAll:
-            return [raw { db, _ in try rawIncludingAll(db) }, strata { db, _ in try strataIncludingAll(db) },
-                    grdb { db, _ in try grdbIncludingAll(db) }]
+            return [
+                raw { db, _ in try rawIncludingAll(db) }, strata { db, _ in try strataIncludingAll(db) },
+                grdb { db, _ in try grdbIncludingAll(db) }
+            ]
         case .groupCount:
-            return [raw { db, _ in try rawGroupCount(db) }, strata { db, _ in try strataGroupCount(db) },
-                    grdb { db, _ in try grdbGroupCount(db) }]
+            return [
+                raw { db, _ in try rawGroupCount(db) }, strata { db, _ in try strataGroupCount(db) },
+                grdb { db, _ in try grdbGroupCount(db) }
+            ]
         case .insertAll:
             // The records exist before the clock starts: the rows compare the inserts alone.
             func books(_ rows: Int) -> [BenchBook] {
@@ -331,11 +346,13 @@ enum QueryWorkloads {
                     let queue = try RecordWorkloads.grdbQueue(path)
                     let records = books(rows).map(GRDBBook.init)
                     return Prepared(work: { try queue.write { try grdbInsertAll($0, records) } }, close: {})
-                },
+                }
             ]
         case .wideRecord:
-            return [raw { db, _ in try rawWideRecord(db) }, strata { db, _ in try strataWideRecord(db) },
-                    strata("strata hand-written") { db, _ in try strataHandWideRecord(db) }, grdb { db, _ in try grdbWideRecord(db) }]
+            return [
+                raw { db, _ in try rawWideRecord(db) }, strata { db, _ in try strataWideRecord(db) },
+                strata("strata hand-written") { db, _ in try strataHandWideRecord(db) }, grdb { db, _ in try grdbWideRecord(db) }
+            ]
         }
     }
 
@@ -351,9 +368,10 @@ enum QueryWorkloads {
     }
 
     @inline(__always) static func readBook(_ statement: OpaquePointer, at offset: Int32) -> BenchBook {
-        BenchBook(id: sqlite3_column_int64(statement, offset), authorId: sqlite3_column_int64(statement, offset + 1),
-                  title: text(statement, offset + 2), year: Int(sqlite3_column_int64(statement, offset + 3)),
-                  price: sqlite3_column_type(statement, offset + 4) == SQLITE_NULL ? nil : sqlite3_column_double(statement, offset + 4))
+        BenchBook(
+            id: sqlite3_column_int64(statement, offset), authorId: sqlite3_column_int64(statement, offset + 1),
+            title: text(statement, offset + 2), year: Int(sqlite3_column_int64(statement, offset + 3)),
+            price: sqlite3_column_type(statement, offset + 4) == SQLITE_NULL ? nil : sqlite3_column_double(statement, offset + 4))
     }
 
     @inline(__always) static func readAuthor(_ statement: OpaquePointer, at offset: Int32) -> BenchAuthor {
@@ -484,13 +502,14 @@ enum QueryWorkloads {
         var contacts: [Contact] = []
         while sqlite3_step(statement) == SQLITE_ROW {
             guard let createdAt = date(12) else { throw BenchError.sqlite("createdAt") }
-            contacts.append(Contact(
-                id: sqlite3_column_int64(statement, 0), name: text(statement, 1), email: optionalText(statement, 2),
-                phone: optionalText(statement, 3), company: optionalText(statement, 4), jobTitle: optionalText(statement, 5),
-                street: optionalText(statement, 6), city: optionalText(statement, 7), postalCode: optionalText(statement, 8),
-                country: optionalText(statement, 9), notes: optionalText(statement, 10),
-                score: sqlite3_column_type(statement, 11) == SQLITE_NULL ? nil : sqlite3_column_double(statement, 11),
-                createdAt: createdAt, updatedAt: date(13)))
+            contacts.append(
+                Contact(
+                    id: sqlite3_column_int64(statement, 0), name: text(statement, 1), email: optionalText(statement, 2),
+                    phone: optionalText(statement, 3), company: optionalText(statement, 4), jobTitle: optionalText(statement, 5),
+                    street: optionalText(statement, 6), city: optionalText(statement, 7), postalCode: optionalText(statement, 8),
+                    country: optionalText(statement, 9), notes: optionalText(statement, 10),
+                    score: sqlite3_column_type(statement, 11) == SQLITE_NULL ? nil : sqlite3_column_double(statement, 11),
+                    createdAt: createdAt, updatedAt: date(13)))
         }
         return contacts.reduce(0) { $0 &+ $1.checksum }
     }

@@ -80,12 +80,13 @@ enum Raw {
             defer { sqlite3_finalize(statement) }
             var items: [TenInts] = []
             while sqlite3_step(statement) == SQLITE_ROW {
-                items.append(TenInts(
-                    a0: Int(sqlite3_column_int64(statement, 0)), a1: Int(sqlite3_column_int64(statement, 1)),
-                    a2: Int(sqlite3_column_int64(statement, 2)), a3: Int(sqlite3_column_int64(statement, 3)),
-                    a4: Int(sqlite3_column_int64(statement, 4)), a5: Int(sqlite3_column_int64(statement, 5)),
-                    a6: Int(sqlite3_column_int64(statement, 6)), a7: Int(sqlite3_column_int64(statement, 7)),
-                    a8: Int(sqlite3_column_int64(statement, 8)), a9: Int(sqlite3_column_int64(statement, 9))))
+                items.append(
+                    TenInts(
+                        a0: Int(sqlite3_column_int64(statement, 0)), a1: Int(sqlite3_column_int64(statement, 1)),
+                        a2: Int(sqlite3_column_int64(statement, 2)), a3: Int(sqlite3_column_int64(statement, 3)),
+                        a4: Int(sqlite3_column_int64(statement, 4)), a5: Int(sqlite3_column_int64(statement, 5)),
+                        a6: Int(sqlite3_column_int64(statement, 6)), a7: Int(sqlite3_column_int64(statement, 7)),
+                        a8: Int(sqlite3_column_int64(statement, 8)), a9: Int(sqlite3_column_int64(statement, 9))))
             }
             return items.reduce(0) { $0 &+ $1.sum }
         case .fetchMixed:
@@ -98,8 +99,10 @@ enum Raw {
                 let name = text.map { String(decoding: UnsafeBufferPointer(start: $0, count: textCount), as: UTF8.self) } ?? ""
                 let blobCount = Int(sqlite3_column_bytes(statement, 3))
                 let blob = sqlite3_column_blob(statement, 3).map { Data(bytes: $0, count: blobCount) } ?? Data()
-                items.append(Mixed(id: sqlite3_column_int64(statement, 0), name: name,
-                                   score: sqlite3_column_double(statement, 2), payload: blob))
+                items.append(
+                    Mixed(
+                        id: sqlite3_column_int64(statement, 0), name: name,
+                        score: sqlite3_column_double(statement, 2), payload: blob))
             }
             return items.reduce(0) { $0 &+ $1.checksum }
         case .parseDates:

@@ -80,13 +80,17 @@ enum RecordWorkloads {
                     var result = try run(path, rows)
                     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
                     if kind == .insert { result = try Workloads.insertedChecksum(path: path) }
-                    if let expected, expected != result { throw BenchError.mismatch("\(kind.rawValue): contender \(index) computed \(result), expected \(expected)") }
+                    if let expected, expected != result {
+                        throw BenchError.mismatch("\(kind.rawValue): contender \(index) computed \(result), expected \(expected)")
+                    }
                     expected = result
                     if round > 0 { measurements[index].times.append(elapsed) }
                 }
             }
-            results.append(Result(workload: kind.rawValue + " (GRDB Codable)", rows: rows, raw: measurements[0], strata: measurements[1], grdb: measurements[2]))
-            results.append(Result(workload: kind.rawValue + " (GRDB hand-written)", rows: rows, raw: measurements[0], strata: measurements[1], grdb: measurements[3]))
+            results.append(
+                Result(workload: kind.rawValue + " (GRDB Codable)", rows: rows, raw: measurements[0], strata: measurements[1], grdb: measurements[2]))
+            results.append(
+                Result(workload: kind.rawValue + " (GRDB hand-written)", rows: rows, raw: measurements[0], strata: measurements[1], grdb: measurements[3]))
         }
         return results
     }
@@ -195,7 +199,9 @@ enum RecordWorkloads {
     @inline(never) static func grdbCodableInsert(_ db: GRDB.Database, rows: Int) throws {
         for row in 0..<rows {
             let item = ItemRecord.make(row)
-            try GRDBCodableItem(a0: item.a0, a1: item.a1, a2: item.a2, a3: item.a3, a4: item.a4, a5: item.a5, a6: item.a6, a7: item.a7, a8: item.a8, a9: item.a9).insert(db)
+            try GRDBCodableItem(
+                a0: item.a0, a1: item.a1, a2: item.a2, a3: item.a3, a4: item.a4, a5: item.a5, a6: item.a6, a7: item.a7, a8: item.a8, a9: item.a9
+            ).insert(db)
         }
     }
 

@@ -63,7 +63,9 @@ enum RecursiveWalkWorkloads {
     static func populate(path: String, rows: Int) throws {
         let db = try Raw.open(path)
         defer { sqlite3_close_v2(db) }
-        try Raw.exec(db, """
+        try Raw.exec(
+            db,
+            """
             CREATE TABLE node(id INTEGER PRIMARY KEY, parentId INTEGER, title TEXT NOT NULL);
             CREATE INDEX node_parent ON node(parentId);
             BEGIN

@@ -68,7 +68,8 @@ enum SearchJSONWorkloads {
 
     static let words = ["spice", "desert", "water", "sand", "worm", "house", "emperor", "guild", "planet", "storm"]
     static let matchSQL = #"SELECT "docs"."rowid", "docs"."title", "docs"."body" FROM "docs" WHERE "docs" MATCH ? ORDER BY "docs"."rank" ASC"#
-    static let lookupSQL = #"SELECT "todo"."id", "todo"."title", "todo"."completed" FROM "todo_search" JOIN "todo" ON "todo"."id" = "todo_search"."rowid" WHERE "todo_search" MATCH ? ORDER BY rank LIMIT ?"#
+    static let lookupSQL =
+        #"SELECT "todo"."id", "todo"."title", "todo"."completed" FROM "todo_search" JOIN "todo" ON "todo"."id" = "todo_search"."rowid" WHERE "todo_search" MATCH ? ORDER BY rank LIMIT ?"#
     /// The searches: "seed K" for K cycling through the 1,000 titles.
     static func lookupText(_ index: Int) -> String { "seed \(index % 1_000 + 1)" }
     static let articleSQL = #"SELECT "article"."id", "article"."title", "article"."tags" FROM "article""#
@@ -92,7 +93,9 @@ enum SearchJSONWorkloads {
                 sqlite3_reset(insert)
             }
         case .ftsLookup, .recordLookup:
-            try Raw.exec(db, """
+            try Raw.exec(
+                db,
+                """
                 CREATE TABLE todo(id INTEGER PRIMARY KEY, title TEXT NOT NULL, completed INTEGER NOT NULL);
                 CREATE VIRTUAL TABLE todo_search USING fts5(title, content='todo', content_rowid='id');
                 WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000)
@@ -218,8 +221,10 @@ enum SearchJSONWorkloads {
             sqlite3_bind_int64(statement, 2, 20)
             var todos: [BenchTodo] = []
             while sqlite3_step(statement) == SQLITE_ROW {
-                todos.append(BenchTodo(id: sqlite3_column_int64(statement, 0), title: QueryWorkloads.text(statement, 1),
-                                       completed: sqlite3_column_int64(statement, 2) != 0))
+                todos.append(
+                    BenchTodo(
+                        id: sqlite3_column_int64(statement, 0), title: QueryWorkloads.text(statement, 1),
+                        completed: sqlite3_column_int64(statement, 2) != 0))
             }
             sqlite3_reset(statement)
             for todo in todos { sum = sum &+ (todo.id ?? 0) &* 3 &+ Int64(todo.title.utf8.count) &+ (todo.completed ? 1 : 0) }
@@ -266,8 +271,9 @@ enum SearchJSONWorkloads {
         for index in 0..<reads {
             sqlite3_bind_int64(statement, 1, Int64(index % 1_000 + 1))
             if sqlite3_step(statement) == SQLITE_ROW {
-                let todo = BenchTodo(id: sqlite3_column_int64(statement, 0), title: QueryWorkloads.text(statement, 1),
-                                     completed: sqlite3_column_int64(statement, 2) != 0)
+                let todo = BenchTodo(
+                    id: sqlite3_column_int64(statement, 0), title: QueryWorkloads.text(statement, 1),
+                    completed: sqlite3_column_int64(statement, 2) != 0)
                 sum = sum &+ (todo.id ?? 0) &* 3 &+ Int64(todo.title.utf8.count) &+ (todo.completed ? 1 : 0)
             }
             sqlite3_reset(statement)
@@ -308,8 +314,10 @@ enum SearchJSONWorkloads {
         var articles: [BenchArticle] = []
         while sqlite3_step(statement) == SQLITE_ROW {
             let json = Data(bytes: sqlite3_column_blob(statement, 2), count: Int(sqlite3_column_bytes(statement, 2)))
-            articles.append(BenchArticle(id: sqlite3_column_int64(statement, 0), title: QueryWorkloads.text(statement, 1),
-                                         tags: try decoder.decode([String].self, from: json)))
+            articles.append(
+                BenchArticle(
+                    id: sqlite3_column_int64(statement, 0), title: QueryWorkloads.text(statement, 1),
+                    tags: try decoder.decode([String].self, from: json)))
         }
         return articles.reduce(0) { $0 &+ $1.checksum }
     }

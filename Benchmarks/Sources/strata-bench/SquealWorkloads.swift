@@ -6,10 +6,11 @@ import StrataSqueal
 struct SquealTenInts {
     let value: TenInts
     init(row: Statement) throws {
-        value = TenInts(a0: row.intValue("a0") ?? 0, a1: row.intValue("a1") ?? 0, a2: row.intValue("a2") ?? 0,
-                        a3: row.intValue("a3") ?? 0, a4: row.intValue("a4") ?? 0, a5: row.intValue("a5") ?? 0,
-                        a6: row.intValue("a6") ?? 0, a7: row.intValue("a7") ?? 0, a8: row.intValue("a8") ?? 0,
-                        a9: row.intValue("a9") ?? 0)
+        value = TenInts(
+            a0: row.intValue("a0") ?? 0, a1: row.intValue("a1") ?? 0, a2: row.intValue("a2") ?? 0,
+            a3: row.intValue("a3") ?? 0, a4: row.intValue("a4") ?? 0, a5: row.intValue("a5") ?? 0,
+            a6: row.intValue("a6") ?? 0, a7: row.intValue("a7") ?? 0, a8: row.intValue("a8") ?? 0,
+            a9: row.intValue("a9") ?? 0)
     }
 }
 
@@ -21,8 +22,10 @@ enum SquealWorkloads {
     /// same work without the dictionary.
     @inline(never)
     static func values(_ row: Int) -> [String: Bindable?] {
-        ["a0": row, "a1": row + 1, "a2": row + 2, "a3": row + 3, "a4": row + 4,
-         "a5": row + 5, "a6": row + 6, "a7": row + 7, "a8": row + 8, "a9": row + 9]
+        [
+            "a0": row, "a1": row + 1, "a2": row + 2, "a3": row + 3, "a4": row + 4,
+            "a5": row + 5, "a6": row + 6, "a7": row + 7, "a8": row + 8, "a9": row + 9
+        ]
     }
 
     /// Keeps the optimizer from dropping a value nobody reads.

@@ -4,8 +4,9 @@ import Strata
 struct StrataTenInts: ExpressibleByRow {
     let value: TenInts
     init(row: Row) throws {
-        value = TenInts(a0: row[0], a1: row[1], a2: row[2], a3: row[3], a4: row[4],
-                        a5: row[5], a6: row[6], a7: row[7], a8: row[8], a9: row[9])
+        value = TenInts(
+            a0: row[0], a1: row[1], a2: row[2], a3: row[3], a4: row[4],
+            a5: row[5], a6: row[6], a7: row[7], a8: row[8], a9: row[9])
     }
 }
 
@@ -45,8 +46,10 @@ enum StrataBench {
             let statement = try db.prepare(Workloads.insertNamedSQL)
             try db.transaction {
                 for row in 0..<rows {
-                    try statement.bind(named: (":a0", row), (":a1", row + 1), (":a2", row + 2), (":a3", row + 3), (":a4", row + 4),
-                                       (":a5", row + 5), (":a6", row + 6), (":a7", row + 7), (":a8", row + 8), (":a9", row + 9)).run()
+                    try statement.bind(
+                        named: (":a0", row), (":a1", row + 1), (":a2", row + 2), (":a3", row + 3), (":a4", row + 4),
+                        (":a5", row + 5), (":a6", row + 6), (":a7", row + 7), (":a8", row + 8), (":a9", row + 9)
+                    ).run()
                 }
             }
             return Int64(rows)
@@ -54,8 +57,10 @@ enum StrataBench {
             let statement = try db.prepare(Workloads.insertNamedSQL)
             try db.transaction {
                 for row in 0..<rows {
-                    try statement.bind([":a0": row, ":a1": row + 1, ":a2": row + 2, ":a3": row + 3, ":a4": row + 4,
-                                        ":a5": row + 5, ":a6": row + 6, ":a7": row + 7, ":a8": row + 8, ":a9": row + 9]).run()
+                    try statement.bind([
+                        ":a0": row, ":a1": row + 1, ":a2": row + 2, ":a3": row + 3, ":a4": row + 4,
+                        ":a5": row + 5, ":a6": row + 6, ":a7": row + 7, ":a8": row + 8, ":a9": row + 9
+                    ]).run()
                 }
             }
             return Int64(rows)
@@ -100,12 +105,15 @@ extension StrataBench {
         let database = try Database(storageLocation: .onDisk(path), readerConnectionPreparation: { try $0.execute(Workloads.pragmas) })
         // Open both readers before timing.
         DispatchQueue.concurrentPerform(iterations: 2) { _ in
-            _ = try? database.executeRead { connection in Thread.sleep(forTimeInterval: 0.05); return connection.readOnly }
-        }
-        return Prepared(work: {
-            try sumOnTwoThreads {
-                try database.executeRead { try run(.fetchPositional, db: $0, rows: rows) }
+            _ = try? database.executeRead { connection in
+                Thread.sleep(forTimeInterval: 0.05); return connection.readOnly
             }
-        }, close: {})
+        }
+        return Prepared(
+            work: {
+                try sumOnTwoThreads {
+                    try database.executeRead { try run(.fetchPositional, db: $0, rows: rows) }
+                }
+            }, close: {})
     }
 }

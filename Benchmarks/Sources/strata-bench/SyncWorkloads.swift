@@ -2,7 +2,6 @@ import Foundation
 import Strata
 import StrataSync
 
-
 /// StrataSync's costs against the same work without sync, in one run:
 /// - `sync-capture`: single-row write transactions through `SyncReplica.write` (each also records
 ///   a changeset and stores it in the outbox) against `Database.write` of the same rows.
@@ -75,8 +74,9 @@ enum SyncWorkloads {
             try await database.close()
 
             let replicaDatabase = try newDatabase("capture-sync")
-            let replica = try SyncReplica(database: replicaDatabase, replicaID: "r", space: "bench", tables: ["item"],
-                                          transport: InProcessSyncTransport(hub: try newHub()))
+            let replica = try SyncReplica(
+                database: replicaDatabase, replicaID: "r", space: "bench", tables: ["item"],
+                transport: InProcessSyncTransport(hub: try newHub()))
             start = DispatchTime.now().uptimeNanoseconds
             for index in 0..<commits {
                 try await replica.write { try $0.run("INSERT INTO item(id, v, label) VALUES (?, ?, ?)", "id-\(index)", index, "item \(index)") }
@@ -91,8 +91,10 @@ enum SyncWorkloads {
     }
 
     /// Single-row write transactions on a new database, with `extra` run in each after the insert.
-    static func timedWrites(_ name: String, schema: String = schema, commits: Int,
-                            _ extra: @escaping @Sendable (Connection, Int) throws -> Void) async throws -> Double {
+    static func timedWrites(
+        _ name: String, schema: String = schema, commits: Int,
+        _ extra: @escaping @Sendable (Connection, Int) throws -> Void
+    ) async throws -> Double {
         let path = directory.appendingPathComponent(name + "-" + UUID().uuidString + ".sqlite").path
         let database = try Database(path: path)
         try database.executeWrite { try $0.execute(schema + "; CREATE TABLE side(sequence INTEGER PRIMARY KEY, changeset BLOB NOT NULL)") }
@@ -141,8 +143,9 @@ enum SyncWorkloads {
             try replicaDatabase.executeWrite { try $0.execute(notNullSchema) }
             let hub = try SyncHub(directory: directory.appendingPathComponent("hub-" + UUID().uuidString))
             try hub.createSpace("bench") { try $0.execute(notNullSchema) }
-            let replica = try SyncReplica(database: replicaDatabase, replicaID: "r", space: "bench", tables: ["item"],
-                                          transport: InProcessSyncTransport(hub: hub))
+            let replica = try SyncReplica(
+                database: replicaDatabase, replicaID: "r", space: "bench", tables: ["item"],
+                transport: InProcessSyncTransport(hub: hub))
             start = DispatchTime.now().uptimeNanoseconds
             for index in 0..<commits {
                 try await replica.write { try $0.run("INSERT INTO item(id, v, label) VALUES (?, ?, ?)", "id-\(index)", index, "item \(index)") }
@@ -155,12 +158,15 @@ enum SyncWorkloads {
             }
         }
         return [
-            Result(workload: "sync-capture-parts: a session per write transaction (changeset made, not stored)", rows: commits,
-                   baseline: plain, sync: session, baselineName: "Database.write"),
-            Result(workload: "sync-capture-parts: one more 40-byte row in another table", rows: commits,
-                   baseline: plain, sync: row, baselineName: "Database.write"),
-            Result(workload: "sync-capture (key NOT NULL: no guard triggers)", rows: commits,
-                   baseline: plainNotNull, sync: replicaNotNull, baselineName: "Database.write"),
+            Result(
+                workload: "sync-capture-parts: a session per write transaction (changeset made, not stored)", rows: commits,
+                baseline: plain, sync: session, baselineName: "Database.write"),
+            Result(
+                workload: "sync-capture-parts: one more 40-byte row in another table", rows: commits,
+                baseline: plain, sync: row, baselineName: "Database.write"),
+            Result(
+                workload: "sync-capture (key NOT NULL: no guard triggers)", rows: commits,
+                baseline: plainNotNull, sync: replicaNotNull, baselineName: "Database.write")
         ]
     }
 
@@ -171,8 +177,9 @@ enum SyncWorkloads {
         let perEntry = max(1, rows / entryCount)
         // The changesets: a replica's 100 write transactions, captured once.
         let source = try newDatabase("apply-source")
-        let capturing = try SyncReplica(database: source, replicaID: "r", space: "bench", tables: ["item"],
-                                        transport: InProcessSyncTransport(hub: try newHub()))
+        let capturing = try SyncReplica(
+            database: source, replicaID: "r", space: "bench", tables: ["item"],
+            transport: InProcessSyncTransport(hub: try newHub()))
         for entry in 0..<entryCount {
             try await capturing.write { db in
                 for index in (entry * perEntry)..<((entry + 1) * perEntry) {
@@ -216,8 +223,9 @@ enum SyncWorkloads {
         progress("sync-bootstrap")
         let logEntries = options.rows.map { min($0, 10_000) } ?? 10_000
         let hub = try newHub()
-        let writer = try SyncReplica(database: try newDatabase("bootstrap-writer"), replicaID: "w", space: "bench", tables: ["item"],
-                                     transport: InProcessSyncTransport(hub: hub))
+        let writer = try SyncReplica(
+            database: try newDatabase("bootstrap-writer"), replicaID: "w", space: "bench", tables: ["item"],
+            transport: InProcessSyncTransport(hub: hub))
         for index in 0..<logEntries {
             try await writer.write { try $0.run("INSERT INTO item(id, v, label) VALUES (?, ?, ?)", "id-\(index)", index, "item \(index)") }
             if index % 1_000 == 999 { try await writer.push() }
@@ -227,8 +235,9 @@ enum SyncWorkloads {
         for round in 0...options.runs {
             for (index, useSnapshot) in [false, true].enumerated() {
                 let database = try newDatabase("bootstrap-\(index)")
-                let replica = try SyncReplica(database: database, replicaID: "new-\(round)-\(index)", space: "bench", tables: ["item"],
-                                              transport: InProcessSyncTransport(hub: hub))
+                let replica = try SyncReplica(
+                    database: database, replicaID: "new-\(round)-\(index)", space: "bench", tables: ["item"],
+                    transport: InProcessSyncTransport(hub: hub))
                 let start = DispatchTime.now().uptimeNanoseconds
                 if useSnapshot { try await replica.bootstrap() } else { try await replica.sync() }
                 let time = elapsed(start)
@@ -239,8 +248,9 @@ enum SyncWorkloads {
                 try await database.close()
             }
         }
-        return Result(workload: "sync-bootstrap (log of one-row entries)", rows: logEntries, baseline: pulled, sync: bootstrapped,
-                      baselineName: "sync() through the log")
+        return Result(
+            workload: "sync-bootstrap (log of one-row entries)", rows: logEntries, baseline: pulled, sync: bootstrapped,
+            baselineName: "sync() through the log")
     }
 
     /// The schema fingerprint a replica of `schema` sends, as the hub reports it in a refusal.

@@ -65,7 +65,7 @@ enum TableValuedFunctionWorkloads {
         return [
             Result(workload: "tvf-scan", rows: rows, raw: table, strata: swiftSeries, grdb: Measurement()),
             Result(workload: "tvf-scan-vs-cte", rows: rows, raw: cte, strata: swiftSeries, grdb: Measurement()),
-            Result(workload: "vtab-scan", rows: rows, raw: table, strata: source, grdb: Measurement()),
+            Result(workload: "vtab-scan", rows: rows, raw: table, strata: source, grdb: Measurement())
         ]
     }
 

@@ -43,7 +43,7 @@ enum VectorWorkloads {
     static func processCPU() -> Double {
         var usage = rusage()
         #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)   // Glibc imports RUSAGE_SELF as an enum case
+        getrusage(RUSAGE_SELF.rawValue, &usage) // Glibc imports RUSAGE_SELF as an enum case
         #else
         getrusage(RUSAGE_SELF, &usage)
         #endif
@@ -54,8 +54,10 @@ enum VectorWorkloads {
     /// "Strata flat index" searches a flat IVF index (`lists: 1`, float32): every vector compared
     /// from chunks, as vec0 compares its own chunked copy, so its answer is the exact one;
     /// "Strata parallel flat" splits those chunks across the `Database`'s readers.
-    static let allContenders = ["swift loop", "Strata nearest", "Strata parallel", "Strata flat index", "Strata parallel flat", "Strata SQL fn",
-                                "sqlite-vec fn", "sqlite-vec vec0"]
+    static let allContenders = [
+        "swift loop", "Strata nearest", "Strata parallel", "Strata flat index", "Strata parallel flat", "Strata SQL fn",
+        "sqlite-vec fn", "sqlite-vec vec0"
+    ]
     static var contenders: [String] {
         guard let chosen = options.contenders else { return allContenders }
         return allContenders.filter { chosen.contains($0) }
@@ -101,7 +103,7 @@ enum VectorWorkloads {
     static func makeClusteredFloats(count: Int, clusters: Int, spread: Float, centreSeed: UInt64, noiseSeed: UInt64) -> [Float] {
         let centres = makeFloats(count: clusters * dimensions, seed: centreSeed)
         var state = noiseSeed
-        func unit() -> Float {   // in (0, 1]
+        func unit() -> Float { // in (0, 1]
             state &+= 0x9E37_79B9_7F4A_7C15
             var z = state
             z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -113,7 +115,7 @@ enum VectorWorkloads {
         for row in 0..<count {
             let cluster = min(clusters - 1, Int(unit() * Float(clusters)))
             for component in 0..<dimensions {
-                let gaussian = (-2 * logf(unit())).squareRoot() * cosf(2 * .pi * unit())   // Box–Muller
+                let gaussian = (-2 * logf(unit())).squareRoot() * cosf(2 * .pi * unit()) // Box–Muller
                 result[row * dimensions + component] = centres[cluster * dimensions + component] + spread * gaussian
             }
         }
@@ -130,18 +132,21 @@ enum VectorWorkloads {
             let partial = path + ".partial"
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: partial + suffix) }
             FileHandle.standardError.write(Data("vector-knn: building \(path)...\n".utf8))
-            do {   // the connection closes at the end of this scope, before the file moves
+            do { // the connection closes at the end of this scope, before the file moves
                 let setup = try Connection(storageLocation: .onDisk(partial))
-                try setup.execute("PRAGMA page_size = \(options.pageSize ?? 4096); PRAGMA journal_mode = WAL; CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)")
+                try setup.execute(
+                    "PRAGMA page_size = \(options.pageSize ?? 4096); PRAGMA journal_mode = WAL; CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)"
+                )
                 try setup.transaction {
                     for row in 0..<rows {
-                        let vector = try FloatVector(Array(floats[row * dimensions ..< (row + 1) * dimensions]))
+                        let vector = try FloatVector(Array(floats[row * dimensions..<(row + 1) * dimensions]))
                         try setup.run(literal: "INSERT INTO doc(id, embedding) VALUES (\(Int64(row + 1)), \(vector))")
                     }
                 }
                 if let extensionPath {
                     try setup.loadExtension(at: extensionPath)
-                    try setup.execute("""
+                    try setup.execute(
+                        """
                         CREATE VIRTUAL TABLE vdoc_l2 USING vec0(embedding float[\(dimensions)]);
                         CREATE VIRTUAL TABLE vdoc_cosine USING vec0(embedding float[\(dimensions)] distance_metric=cosine);
                         INSERT INTO vdoc_l2(rowid, embedding) SELECT id, embedding FROM doc;
@@ -168,7 +173,8 @@ enum VectorWorkloads {
         let target = try FloatVector(makeFloats(count: dimensions, seed: 56))
         let extensionPath = sqliteVecPath()
         if extensionPath == nil {
-            FileHandle.standardError.write(Data("vector-knn: sqlite-vec not found (pip install sqlite-vec==0.1.9, or set STRATA_SQLITE_VEC); its columns stay empty\n".utf8))
+            FileHandle.standardError.write(
+                Data("vector-knn: sqlite-vec not found (pip install sqlite-vec==0.1.9, or set STRATA_SQLITE_VEC); its columns stay empty\n".utf8))
         }
         let (path, hasVec0) = try cachedFile(rows: rows, floats: floats, extensionPath: extensionPath)
 
@@ -184,7 +190,7 @@ enum VectorWorkloads {
             // The flat index lives in the cached file beside vec0's tables, built once per metric.
             let flatIndex = "doc_flat_\(metric.rawValue)"
             if contenders.contains(where: { $0.contains("flat") }), (try? connection.ivfIndex(named: flatIndex)) == nil {
-                try? connection.dropIVFIndex(flatIndex)   // one of an earlier layout
+                try? connection.dropIVFIndex(flatIndex) // one of an earlier layout
                 FileHandle.standardError.write(Data("vector-knn: building the flat index \(flatIndex)...\n".utf8))
                 try connection.createIVFIndex(flatIndex, on: "doc", column: "embedding", options: IVFIndexOptions(metric: metric, lists: 1))
             }
@@ -215,7 +221,8 @@ enum VectorWorkloads {
                         ids = try connection.query(literal: "SELECT id FROM doc ORDER BY \(SQLFragment(sql: function))(embedding, \(target)), id LIMIT \(k)")
                     default:
                         let table = metric == .l2 ? "vdoc_l2" : "vdoc_cosine"
-                        ids = try connection.query(literal: "SELECT rowid FROM \(identifier: table) WHERE embedding MATCH \(target) AND k = \(k) ORDER BY distance")
+                        ids = try connection.query(
+                            literal: "SELECT rowid FROM \(identifier: table) WHERE embedding MATCH \(target) AND k = \(k) ORDER BY distance")
                     }
                     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
                     let cpu = processCPU() - cpuStart
@@ -227,7 +234,8 @@ enum VectorWorkloads {
                     }
                     // float32 sums in another order may swap near-equal neighbours; the nearest must agree.
                     if round == 0, ids.first != floor.first {
-                        FileHandle.standardError.write(Data("\(name): \(contender) nearest id \(String(describing: ids.first)), the loop's \(String(describing: floor.first))\n".utf8))
+                        FileHandle.standardError.write(
+                            Data("\(name): \(contender) nearest id \(String(describing: ids.first)), the loop's \(String(describing: floor.first))\n".utf8))
                     }
                     if round > 0 {
                         result.times[contender, default: Measurement()].times.append(elapsed)
@@ -298,10 +306,13 @@ enum VectorWorkloads {
         // app's queries resemble its documents); uniform: every vector and query random.
         let clusters = max(1, rows / 1_000)
         let spread = options.spread
-        let floats = options.clustered ? makeClusteredFloats(count: rows, clusters: clusters, spread: spread, centreSeed: 55, noiseSeed: 56)
+        let floats =
+            options.clustered
+            ? makeClusteredFloats(count: rows, clusters: clusters, spread: spread, centreSeed: 55, noiseSeed: 56)
             : makeFloats(count: rows * dimensions, seed: 55)
-        let (cached, _) = try cachedFile(rows: rows, floats: floats, extensionPath: nil,
-                                         variant: options.clustered ? "-clustered\(clusters)" + (spread == 0.5 ? "" : "-spread\(spread)") : "")
+        let (cached, _) = try cachedFile(
+            rows: rows, floats: floats, extensionPath: nil,
+            variant: options.clustered ? "-clustered\(clusters)" + (spread == 0.5 ? "" : "-spread\(spread)") : "")
         let path = cached + ".ivf"
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         try FileManager.default.copyItem(atPath: cached, toPath: path)
@@ -309,9 +320,11 @@ enum VectorWorkloads {
         let db = try Connection(storageLocation: .onDisk(path))
         try prepare(db)
         func fileBytes() throws -> Int { (try db.query("PRAGMA page_count") as Int? ?? 0) * (try db.query("PRAGMA page_size") as Int? ?? 0) }
-        let queryFloats = options.clustered ? makeClusteredFloats(count: 20, clusters: clusters, spread: spread, centreSeed: 55, noiseSeed: 1_000)
+        let queryFloats =
+            options.clustered
+            ? makeClusteredFloats(count: 20, clusters: clusters, spread: spread, centreSeed: 55, noiseSeed: 1_000)
             : makeFloats(count: 20 * dimensions, seed: 1_000)
-        let queries = try (0..<20).map { try FloatVector(Array(queryFloats[$0 * dimensions ..< ($0 + 1) * dimensions])) }
+        let queries = try (0..<20).map { try FloatVector(Array(queryFloats[$0 * dimensions..<($0 + 1) * dimensions])) }
         var exactTimes: [Double] = []
         let exact = try queries.map { query -> Set<Int64> in
             let start = DispatchTime.now().uptimeNanoseconds
@@ -325,13 +338,15 @@ enum VectorWorkloads {
         print("| index | build s | size MB | nprobe | search ms | recall@10 | time / exact |")
         print("|---|---:|---:|---:|---:|---:|---:|")
         let lists = max(1, Int(Double(rows).squareRoot()))
-        for (name, table, options) in [("IVF float32", "ivf_float", IVFIndexOptions(lists: lists)),
-                                       ("IVF int8", "ivf_int8", IVFIndexOptions(lists: lists, quantization: .int8)),
-                                       ("flat int8", "flat_int8", IVFIndexOptions(lists: 1, quantization: .int8)),
-                                       ("flat bit", "flat_bit", IVFIndexOptions(lists: 1, quantization: .bit)),
-                                       // Every vector compared, from chunks: exact, as the scan is.
-                                       ("flat float32", "flat_float", IVFIndexOptions(lists: 1))]
-        where strata_bench.options.contenders?.contains(name) ?? true {   // --contenders "flat int8,IVF int8" picks some
+        for (name, table, options) in [
+            ("IVF float32", "ivf_float", IVFIndexOptions(lists: lists)),
+            ("IVF int8", "ivf_int8", IVFIndexOptions(lists: lists, quantization: .int8)),
+            ("flat int8", "flat_int8", IVFIndexOptions(lists: 1, quantization: .int8)),
+            ("flat bit", "flat_bit", IVFIndexOptions(lists: 1, quantization: .bit)),
+            // Every vector compared, from chunks: exact, as the scan is.
+            ("flat float32", "flat_float", IVFIndexOptions(lists: 1))
+        ]
+        where strata_bench.options.contenders?.contains(name) ?? true { // --contenders "flat int8,IVF int8" picks some
             let before = try fileBytes()
             let start = DispatchTime.now().uptimeNanoseconds
             let index = try db.createIVFIndex(table, on: "doc", column: "embedding", options: options)
@@ -340,19 +355,23 @@ enum VectorWorkloads {
             let probes = index.lists == 1 ? [1] : [1, 4, 16, 64, 128, 256].filter { $0 <= index.lists }
             // One bit per dimension orders candidates coarsely: more of them are rescored.
             let rescorings = options.quantization == .bit ? [4, 16, 64] : [4]
-            for nprobe in probes { for rescoring in rescorings {
-                var times: [Double] = []
-                var hits = 0
-                for (query, truth) in zip(queries, exact) {
-                    let start = DispatchTime.now().uptimeNanoseconds
-                    let found = try db.searchIVFIndex(index.name, nearest: query, k: k, nprobe: nprobe, rescoring: rescoring)
-                    times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
-                    hits += found.filter { truth.contains($0.rowID) }.count
+            for nprobe in probes {
+                for rescoring in rescorings {
+                    var times: [Double] = []
+                    var hits = 0
+                    for (query, truth) in zip(queries, exact) {
+                        let start = DispatchTime.now().uptimeNanoseconds
+                        let found = try db.searchIVFIndex(index.name, nearest: query, k: k, nprobe: nprobe, rescoring: rescoring)
+                        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
+                        hits += found.filter { truth.contains($0.rowID) }.count
+                    }
+                    let recall = Double(hits) / Double(queries.count * k)
+                    let label = rescorings.count > 1 ? "\(name) (\(index.lists) lists, rescoring \(rescoring))" : "\(name) (\(index.lists) lists)"
+                    print(
+                        "| \(label) | \(format(build)) | \(format(size)) | \(nprobe) | \(format(median(times))) | \(String(format: "%.3f", recall)) | \(String(format: "%.3f", median(times) / median(exactTimes))) |"
+                    )
                 }
-                let recall = Double(hits) / Double(queries.count * k)
-                let label = rescorings.count > 1 ? "\(name) (\(index.lists) lists, rescoring \(rescoring))" : "\(name) (\(index.lists) lists)"
-                print("| \(label) | \(format(build)) | \(format(size)) | \(nprobe) | \(format(median(times))) | \(String(format: "%.3f", recall)) | \(String(format: "%.3f", median(times) / median(exactTimes))) |")
-            } }
+            }
         }
     }
 }

@@ -36,7 +36,9 @@ struct Options {
             case "--clustered": options.clustered = true
             case "--spread": options.spread = iterator.next().flatMap(Float.init) ?? 0.5
             case "-h", "--help":
-                print("usage: strata-bench [--rows N] [--runs N] [--filter NAME] [--json] [--quick] [--dimensions N] [--mmap BYTES] [--page-size BYTES] [--contenders a,b] [--vector-rss FILE] [--ivf [--clustered [--spread S]]]")
+                print(
+                    "usage: strata-bench [--rows N] [--runs N] [--filter NAME] [--json] [--quick] [--dimensions N] [--mmap BYTES] [--page-size BYTES] [--contenders a,b] [--vector-rss FILE] [--ivf [--clustered [--spread S]]]"
+                )
                 exit(0)
             default:
                 FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
@@ -74,7 +76,7 @@ try FileManager.default.createDirectory(at: directory, withIntermediateDirectori
 defer { try? FileManager.default.removeItem(at: directory) }
 
 let contenders: [(name: String, make: (Workloads.Kind) -> Contender)] = [
-    ("raw", Raw.contender), ("strata", StrataBench.contender), ("grdb", GRDBBench.contender),
+    ("raw", Raw.contender), ("strata", StrataBench.contender), ("grdb", GRDBBench.contender)
 ]
 
 func copyDatabase(from source: String, to destination: String) throws {
@@ -182,7 +184,7 @@ if options.json {
             "strata_ms": result.strata.median as Any? ?? NSNull(),
             "grdb_ms": result.grdb.median as Any? ?? NSNull(),
             "strata_raw_ratio": result.strata.median.flatMap { s in result.raw.median.map { s / $0 } } as Any? ?? NSNull(),
-            "strata_grdb_ratio": result.strata.median.flatMap { s in result.grdb.median.map { s / $0 } } as Any? ?? NSNull(),
+            "strata_grdb_ratio": result.strata.median.flatMap { s in result.grdb.median.map { s / $0 } } as Any? ?? NSNull()
         ]
     }
     let nioObjects: [[String: Any]] = nioResults.map { result in
@@ -192,7 +194,7 @@ if options.json {
             "raw_ms": result.raw.median as Any? ?? NSNull(),
             "strata_ms": result.strata.median as Any? ?? NSNull(),
             "grdb_ms": result.grdb.median as Any? ?? NSNull(),
-            "sqlite_nio_ms": result.nio.median as Any? ?? NSNull(),
+            "sqlite_nio_ms": result.nio.median as Any? ?? NSNull()
         ]
     }
     var syncObjects: [[String: Any]] = []
@@ -203,7 +205,7 @@ if options.json {
             "baseline": result.baselineName,
             "baseline_ms": result.baseline.median as Any? ?? NSNull(),
             "sync_ms": result.sync.median as Any? ?? NSNull(),
-            "sync_baseline_ratio": result.sync.median.flatMap { s in result.baseline.median.map { s / $0 } } as Any? ?? NSNull(),
+            "sync_baseline_ratio": result.sync.median.flatMap { s in result.baseline.median.map { s / $0 } } as Any? ?? NSNull()
         ]
     }
     let vectorObjects: [[String: Any]] = vectorResults.map { result in
@@ -220,34 +222,43 @@ if options.json {
     print("| workload | rows | raw C | Strata | GRDB | Strata/raw | Strata/GRDB |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for result in results {
-        print("| \(result.workload) | \(result.rows) | \(cell(result.raw)) | \(cell(result.strata)) | \(cell(result.grdb)) | \(ratio(result.strata.median, result.raw.median)) | \(ratio(result.strata.median, result.grdb.median)) |")
+        print(
+            "| \(result.workload) | \(result.rows) | \(cell(result.raw)) | \(cell(result.strata)) | \(cell(result.grdb)) | \(ratio(result.strata.median, result.raw.median)) | \(ratio(result.strata.median, result.grdb.median)) |"
+        )
     }
     if !nioResults.isEmpty {
         print("\nsqlite-nio 1.13.2 (Vapor's driver; its own SQLite build, every call a hop to its thread pool), same run:\n")
         print("| workload | rows | raw C | Strata | GRDB | sqlite-nio | Strata/raw | sqlite-nio/raw | sqlite-nio/Strata |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for result in nioResults {
-            print("| \(result.workload) | \(result.rows) | \(cell(result.raw)) | \(cell(result.strata)) | \(cell(result.grdb)) | \(cell(result.nio)) | \(ratio(result.strata.median, result.raw.median)) | \(ratio(result.nio.median, result.raw.median)) | \(ratio(result.nio.median, result.strata.median)) |")
+            print(
+                "| \(result.workload) | \(result.rows) | \(cell(result.raw)) | \(cell(result.strata)) | \(cell(result.grdb)) | \(cell(result.nio)) | \(ratio(result.strata.median, result.raw.median)) | \(ratio(result.nio.median, result.raw.median)) | \(ratio(result.nio.median, result.strata.median)) |"
+            )
         }
     }
     if !vectorResults.isEmpty {
-        print("\nExact k=\(VectorWorkloads.k) nearest neighbours over \(VectorWorkloads.dimensions)-float vectors (sqlite-vec 0.1.9 when installed; PRAGMA mmap_size = \(options.mmap ?? 0) on every connection, page size \(options.pageSize ?? 4096)), same run:\n")
-        print("| workload | rows | " + VectorWorkloads.contenders.joined(separator: " | ") + " | nearest/vec0 | parallel/vec0 | flat/vec0 | parallel flat/vec0 |")
+        print(
+            "\nExact k=\(VectorWorkloads.k) nearest neighbours over \(VectorWorkloads.dimensions)-float vectors (sqlite-vec 0.1.9 when installed; PRAGMA mmap_size = \(options.mmap ?? 0) on every connection, page size \(options.pageSize ?? 4096)), same run:\n"
+        )
+        print(
+            "| workload | rows | " + VectorWorkloads.contenders.joined(separator: " | ") + " | nearest/vec0 | parallel/vec0 | flat/vec0 | parallel flat/vec0 |")
         print("|---|---:|" + VectorWorkloads.contenders.map { _ in "---:|" }.joined() + "---:|---:|---:|---:|")
         for result in vectorResults {
             let cells = VectorWorkloads.contenders.map { result.times[$0].map(cell) ?? "n/a" }
             let vec0 = result.times["sqlite-vec vec0"]?.median
-            print("| \(result.workload) | \(result.rows) | " + cells.joined(separator: " | ")
-                  + " | \(ratio(result.times["Strata nearest"]?.median, vec0)) | \(ratio(result.times["Strata parallel"]?.median, vec0))"
-                  + " | \(ratio(result.times["Strata flat index"]?.median, vec0)) | \(ratio(result.times["Strata parallel flat"]?.median, vec0)) |")
+            print(
+                "| \(result.workload) | \(result.rows) | " + cells.joined(separator: " | ")
+                    + " | \(ratio(result.times["Strata nearest"]?.median, vec0)) | \(ratio(result.times["Strata parallel"]?.median, vec0))"
+                    + " | \(ratio(result.times["Strata flat index"]?.median, vec0)) | \(ratio(result.times["Strata parallel flat"]?.median, vec0)) |")
         }
         print("\nThe same calls' process CPU time (user + system, all threads), medians in ms:\n")
         print("| workload | rows | " + VectorWorkloads.contenders.joined(separator: " | ") + " | nearest/vec0 |")
         print("|---|---:|" + VectorWorkloads.contenders.map { _ in "---:|" }.joined() + "---:|")
         for result in vectorResults {
             let cells = VectorWorkloads.contenders.map { format(result.cpu[$0]?.median) }
-            print("| \(result.workload) | \(result.rows) | " + cells.joined(separator: " | ")
-                  + " | \(ratio(result.cpu["Strata nearest"]?.median, result.cpu["sqlite-vec vec0"]?.median)) |")
+            print(
+                "| \(result.workload) | \(result.rows) | " + cells.joined(separator: " | ")
+                    + " | \(ratio(result.cpu["Strata nearest"]?.median, result.cpu["sqlite-vec vec0"]?.median)) |")
         }
     }
     if !syncResults.isEmpty {
@@ -255,7 +266,9 @@ if options.json {
         print("| workload | rows | baseline | baseline ms | StrataSync ms | ratio |")
         print("|---|---:|---|---:|---:|---:|")
         for result in syncResults {
-            print("| \(result.workload) | \(result.rows) | \(result.baselineName) | \(cell(result.baseline)) | \(cell(result.sync)) | \(ratio(result.sync.median, result.baseline.median)) |")
+            print(
+                "| \(result.workload) | \(result.rows) | \(result.baselineName) | \(cell(result.baseline)) | \(cell(result.sync)) | \(ratio(result.sync.median, result.baseline.median)) |"
+            )
         }
     }
 }

@@ -98,8 +98,10 @@ public final class Blob {
     /// asked once of SQLite itself. False where SQLite refuses such tables altogether.
     static let misplacesColumnsAfterVirtualGeneratedOnes: Bool = {
         if refusesTablesWithGeneratedColumns { return false }
-        return askSQLite("CREATE TABLE t(a, g AS (a), b, c); INSERT INTO t(rowid, a, b, c) VALUES(1, 0, x'01', x'0202')",
-                         ifUnanswered: true) { blob in blob.map { sqlite3_blob_bytes($0) != 1 } ?? true }
+        return askSQLite(
+            "CREATE TABLE t(a, g AS (a), b, c); INSERT INTO t(rowid, a, b, c) VALUES(1, 0, x'01', x'0202')",
+            ifUnanswered: true
+        ) { blob in blob.map { sqlite3_blob_bytes($0) != 1 } ?? true }
     }()
 
     /// Runs `setup` in a private in-memory database, opens column `b` of row 1 of table `t`
@@ -132,10 +134,12 @@ public final class Blob {
             }
         }
         guard let position = columns.firstIndex(where: { sameIdentifier($0.name, column) }),
-              columns[..<position].contains(where: { $0.hidden == 2 }) else { return }
+            columns[..<position].contains(where: { $0.hidden == 2 })
+        else { return }
         throw SQLiteError(
             code: SQLITE_ERROR,
-            message: "cannot open blob \(schema).\(table).\(column): SQLite \(String(cString: sqlite3_libversion())) would open another column, because a VIRTUAL generated column comes before it; read and write the value with SQL, or declare the generated column STORED or after it"
+            message:
+                "cannot open blob \(schema).\(table).\(column): SQLite \(String(cString: sqlite3_libversion())) would open another column, because a VIRTUAL generated column comes before it; read and write the value with SQL, or declare the generated column STORED or after it"
         )
     }
 
@@ -241,7 +245,8 @@ public final class Blob {
     private func checkRange(offset: Int, length: Int, writing: Bool) throws {
         guard offset >= 0, length >= 0, offset <= count, length <= count - offset else {
             let what = writing ? "write" : "read"
-            var message = "blob \(what) of \(length) bytes at offset \(offset) goes past the end of "
+            var message =
+                "blob \(what) of \(length) bytes at offset \(offset) goes past the end of "
                 + "\(schema).\(table).\(column) at rowid \(rowID), whose size is \(count) bytes"
             if writing { message += " (a blob's size is fixed: reserve it with ZeroBlob(count:))" }
             throw SQLiteError(code: SQLITE_ERROR, message: message)

@@ -26,7 +26,8 @@ public enum ChangesetError: Error, Equatable, Sendable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .sessionExtensionUnavailable:
-            return "The linked SQLite has no session extension (SQLITE_ENABLE_SESSION and SQLITE_ENABLE_PREUPDATE_HOOK); changesets need a build with both, such as Debian's libsqlite3"
+            return
+                "The linked SQLite has no session extension (SQLITE_ENABLE_SESSION and SQLITE_ENABLE_PREUPDATE_HOOK); changesets need a build with both, such as Debian's libsqlite3"
         case .sessionClosed:
             return "The change session is closed; start a new one with recordChanges()"
         case .tooLarge(let bytes):
@@ -34,7 +35,8 @@ public enum ChangesetError: Error, Equatable, Sendable, CustomStringConvertible 
         case .optionUnavailable(let option):
             return "\(option) needs a newer SQLite than \(String(cString: sqlite3_libversion()))"
         case .generatedColumnsUnsupported(let table):
-            return "Table \(table) has generated columns, which the session extension of SQLite \(String(cString: sqlite3_libversion())) cannot record (every changeset would fail with SQLITE_SCHEMA); record a table without them, or compute the value in a view"
+            return
+                "Table \(table) has generated columns, which the session extension of SQLite \(String(cString: sqlite3_libversion())) cannot record (every changeset would fail with SQLITE_SCHEMA); record a table without them, or compute the value in a view"
         }
     }
 }
@@ -61,7 +63,8 @@ enum SessionExtension {
         guard sqlite3session_create(db, "main", &session) == SQLITE_OK, let session else { return false }
         defer { sqlite3session_delete(session) }
         guard sqlite3session_attach(session, "t") == SQLITE_OK,
-              sqlite3_exec(db, "INSERT INTO t(k, a) VALUES (1, 2)", nil, nil, nil) == SQLITE_OK else { return false }
+            sqlite3_exec(db, "INSERT INTO t(k, a) VALUES (1, 2)", nil, nil, nil) == SQLITE_OK
+        else { return false }
         var count: Int32 = 0
         var bytes: UnsafeMutableRawPointer?
         let code = sqlite3session_changeset(session, &count, &bytes)
@@ -121,9 +124,13 @@ extension Change {
         self.operation = operation
         isIndirect = indirect != 0
         primaryKeyColumns = (0..<columns).map { index in keyFlags.map { $0[index] != 0 } ?? false }
-        oldValues = operation == .insert ? Array(repeating: nil, count: columns)
+        oldValues =
+            operation == .insert
+            ? Array(repeating: nil, count: columns)
             : try (0..<columns).map { try Change.value(iterator, Int32($0), sqlite3changeset_old) }
-        newValues = operation == .delete ? Array(repeating: nil, count: columns)
+        newValues =
+            operation == .delete
+            ? Array(repeating: nil, count: columns)
             : try (0..<columns).map { try Change.value(iterator, Int32($0), sqlite3changeset_new) }
     }
 

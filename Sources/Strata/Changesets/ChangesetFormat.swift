@@ -126,7 +126,7 @@ enum ChangesetFormat {
                 }
                 guard nameLength > 0 else { throw damaged("a table without a name") }
                 hasTable = true
-            case 0x12, 0x17, 0x09:   // INSERT, UPDATE, DELETE
+            case 0x12, 0x17, 0x09: // INSERT, UPDATE, DELETE
                 guard hasTable else { throw damaged("a change before any table header") }
                 guard let indirect = try source.byte(), indirect <= 1 else { throw damaged("an indirect flag that is not 0 or 1") }
                 switch (marker, isPatchset) {
@@ -323,16 +323,19 @@ extension Changeset {
             // Per table block: its header's bytes, its INSERTs and its other changes.
             var blocks: [(header: Range<Int>, inserts: [Range<Int>], others: [Range<Int>])] = []
             var seenLast = false, ordered = true
-            ChangesetFormat.walk(bytes, table: { header, _ in
-                blocks.append((header, [], []))
-                seenLast = false
-            }, change: { change in
-                guard !blocks.isEmpty else { return }
-                let isInsert = change.operation == 0x12
-                // In order while what goes last has not been followed by what goes first.
-                if isInsert != inverting { seenLast = true } else if seenLast { ordered = false }
-                if isInsert { blocks[blocks.count - 1].inserts.append(change.range) } else { blocks[blocks.count - 1].others.append(change.range) }
-            })
+            ChangesetFormat.walk(
+                bytes,
+                table: { header, _ in
+                    blocks.append((header, [], []))
+                    seenLast = false
+                },
+                change: { change in
+                    guard !blocks.isEmpty else { return }
+                    let isInsert = change.operation == 0x12
+                    // In order while what goes last has not been followed by what goes first.
+                    if isInsert != inverting { seenLast = true } else if seenLast { ordered = false }
+                    if isInsert { blocks[blocks.count - 1].inserts.append(change.range) } else { blocks[blocks.count - 1].others.append(change.range) }
+                })
             guard !ordered else { return self }
             var output = Data()
             output.reserveCapacity(bytes.count)
@@ -364,16 +367,19 @@ extension Changeset {
             // Each table header and change, by table block, and each block's key flags.
             var items: [(table: Int, header: Range<Int>?, change: ChangesetFormat.ChangeBytes?)] = []
             var tableKeys: [[Bool]] = [], isChangeset = true, found = false
-            ChangesetFormat.walk(bytes, table: { header, keys in
-                isChangeset = bytes[header.lowerBound] == UInt8(ascii: "T")
-                tableKeys.append(keys)
-                items.append((tableKeys.count - 1, header, nil))
-            }, change: { change in
-                if isChangeset, change.operation == 0x17, zip(tableKeys[tableKeys.count - 1], change.new).contains(where: { $0.0 && defined($0.1) }) {
-                    found = true
-                }
-                items.append((tableKeys.count - 1, nil, change))
-            })
+            ChangesetFormat.walk(
+                bytes,
+                table: { header, keys in
+                    isChangeset = bytes[header.lowerBound] == UInt8(ascii: "T")
+                    tableKeys.append(keys)
+                    items.append((tableKeys.count - 1, header, nil))
+                },
+                change: { change in
+                    if isChangeset, change.operation == 0x17, zip(tableKeys[tableKeys.count - 1], change.new).contains(where: { $0.0 && defined($0.1) }) {
+                        found = true
+                    }
+                    items.append((tableKeys.count - 1, nil, change))
+                })
             guard found else { return self }
             var output = Data()
             output.reserveCapacity(bytes.count)

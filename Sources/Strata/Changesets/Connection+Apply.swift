@@ -110,9 +110,12 @@ private final class ApplyContext {
             if kind == .foreignKey {
                 var violations: Int32 = 0
                 _ = sqlite3changeset_fk_conflicts(iterator, &violations)
-                conflict = Conflict(kind: kind, change: Change(table: "", operation: .update, oldValues: [], newValues: [],
-                                                               primaryKeyColumns: [], isIndirect: false),
-                                    currentValues: nil, foreignKeyViolations: Int(violations))
+                conflict = Conflict(
+                    kind: kind,
+                    change: Change(
+                        table: "", operation: .update, oldValues: [], newValues: [],
+                        primaryKeyColumns: [], isIndirect: false),
+                    currentValues: nil, foreignKeyViolations: Int(violations))
             } else {
                 let change = try Change(iterator: iterator)
                 var current: [BindingValue?]?
@@ -123,7 +126,8 @@ private final class ApplyContext {
                     }
                 }
                 if emulateIgnoreNoOp, kind == .data, change.operation == .update, let current,
-                   zip(change.newValues, current).allSatisfy({ new, now in new == nil || new == now }) {
+                    zip(change.newValues, current).allSatisfy({ new, now in new == nil || new == now })
+                {
                     return SQLITE_CHANGESET_OMIT
                 }
                 conflict = Conflict(kind: kind, change: change, currentValues: current, foreignKeyViolations: 0)
@@ -166,8 +170,10 @@ extension Connection {
     /// - Throws: `SQLiteError` (`SQLITE_ABORT` after `.abort`, `SQLITE_CORRUPT` for damaged
     ///   bytes, checked before anything is written), the handler's error, or ``ChangesetError``.
     @discardableResult
-    public func apply(_ changeset: Changeset, filter: ((String) -> Bool)? = nil, options: ApplyOptions = [],
-                      onConflict: (Conflict) throws -> ConflictResolution) throws -> ChangesetRebase {
+    public func apply(
+        _ changeset: Changeset, filter: ((String) -> Bool)? = nil, options: ApplyOptions = [],
+        onConflict: (Conflict) throws -> ConflictResolution
+    ) throws -> ChangesetRebase {
         try SessionExtension.require()
         // The format is checked first, so damaged bytes fail before anything is written.
         try ChangesetFormat.validate(changeset.data)
@@ -182,8 +188,10 @@ extension Connection {
     ///
     /// - Throws: as ``apply(_:filter:options:onConflict:)``, or the file's error.
     @discardableResult
-    public func apply(contentsOf url: URL, filter: ((String) -> Bool)? = nil, options: ApplyOptions = [],
-                      onConflict: (Conflict) throws -> ConflictResolution) throws -> ChangesetRebase {
+    public func apply(
+        contentsOf url: URL, filter: ((String) -> Bool)? = nil, options: ApplyOptions = [],
+        onConflict: (Conflict) throws -> ConflictResolution
+    ) throws -> ChangesetRebase {
         try SessionExtension.require()
         try ChangesetFile.validate(url)
         return try ChangesetFile.read(url) { input, inputContext in
@@ -195,15 +203,18 @@ extension Connection {
 
     /// Runs one `apply_v2` call (`body`, given the context, the flags and where to put the rebase
     /// buffer) with the handler and options in place, and returns the rebase data.
-    private func withApplyContext(filter: ((String) -> Bool)?, options: ApplyOptions,
-                                  onConflict: (Conflict) throws -> ConflictResolution,
-                                  _ apply: (UnsafeMutableRawPointer, Int32, UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int32>) -> Int32) throws -> ChangesetRebase {
+    private func withApplyContext(
+        filter: ((String) -> Bool)?, options: ApplyOptions,
+        onConflict: (Conflict) throws -> ConflictResolution,
+        _ apply: (UnsafeMutableRawPointer, Int32, UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int32>) -> Int32
+    ) throws -> ChangesetRebase {
         let nativeIgnoreNoOp = sqlite3_libversion_number() >= 3_045_000
         var flags = options.rawValue
         if !nativeIgnoreNoOp { flags &= ~ApplyOptions.ignoreNoOpUpdates.rawValue }
         return try withoutActuallyEscaping(onConflict) { onConflict in
-            let context = ApplyContext(filter: filter, onConflict: onConflict,
-                                       emulateIgnoreNoOp: !nativeIgnoreNoOp && options.contains(.ignoreNoOpUpdates))
+            let context = ApplyContext(
+                filter: filter, onConflict: onConflict,
+                emulateIgnoreNoOp: !nativeIgnoreNoOp && options.contains(.ignoreNoOpUpdates))
             let pointer = Unmanaged.passUnretained(context).toOpaque()
             let wasInTransaction = isInTransaction
             return try withExtendedLifetime(context) {

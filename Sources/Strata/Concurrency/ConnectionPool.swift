@@ -123,10 +123,12 @@ public final class ConnectionPool: Sendable {
         let run = InterruptibleRun(interrupter: queue.connection.interrupter)
         return try await withTaskCancellationHandler {
             guard run.start() else { throw CancellationError() }
-            let result = Result { try queue.execute { connection in
-                try applyRegistrations(to: connection)
-                return try closure(connection)
-            } }
+            let result = Result {
+                try queue.execute { connection in
+                    try applyRegistrations(to: connection)
+                    return try closure(connection)
+                }
+            }
             return try run.finish(result).get()
         } onCancel: {
             run.cancel()

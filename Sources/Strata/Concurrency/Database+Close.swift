@@ -41,7 +41,9 @@ extension Database {
         await waitForRunningWork(interruptingWhen: { closeInterruptsRunningWork.load() })
         readerConnectionPool.close()
         // The snapshots' reads end here: their later reads throw `closed`, as every call does.
-        for pin in snapshotPins.withLock({ pins in defer { pins.removeAll() }; return Array(pins.values) }) {
+        for pin in snapshotPins.withLock({ pins in
+            defer { pins.removeAll() }; return Array(pins.values)
+        }) {
             DatabaseSnapshot.endPinningRead(on: pin)
         }
         _ = try await writerConnectionQueue.close { connection in try Database.shutdownCheckpoint(on: connection) }

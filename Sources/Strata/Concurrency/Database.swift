@@ -145,10 +145,12 @@ public final class Database: Sendable {
         readerConnectionPool = ConnectionPool(
             storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: readerFlags,
             availableConnectionDrainDelay: drainDelay, maximumConnectionCount: maximumReaderCount,
-            connectionPreparation: extensions.isEmpty ? readerConnectionPreparation : { reader in
-                for path in extensions { try reader.loadExtension(at: path) }
-                try readerConnectionPreparation?(reader)
-            }
+            connectionPreparation: extensions.isEmpty
+                ? readerConnectionPreparation
+                : { reader in
+                    for path in extensions { try reader.loadExtension(at: path) }
+                    try readerConnectionPreparation?(reader)
+                }
         )
         switch storageLocation {
         case .inMemory, .temporary: readsUseWriter = true

@@ -28,7 +28,8 @@ public enum ObservationError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .concurrentIteration:
-            return "An observation's next() was awaited by two tasks at once (two copies of one iterator): iterate it from one task, or make an iterator per task with makeAsyncIterator()"
+            return
+                "An observation's next() was awaited by two tasks at once (two copies of one iterator): iterate it from one task, or make an iterator per task with makeAsyncIterator()"
         }
     }
 }

@@ -163,7 +163,8 @@ package final class PoolCore<Element: AnyObject>: Sendable {
     private func leaveLine(waiterID id: Int) {
         let resume: ((Result<Grant, any Error>) -> Void)? = state.withLock { state in
             guard let index = state.waiters.firstIndex(where: { $0.id == id }),
-                  case .task(let resume) = state.waiters[index].resumption else { return nil }
+                case .task(let resume) = state.waiters[index].resumption
+            else { return nil }
             state.waiters.remove(at: index)
             return resume
         }
@@ -177,7 +178,9 @@ package final class PoolCore<Element: AnyObject>: Sendable {
         case .open:
             do {
                 let element = try open()
-                state.withLock { $0.busy[ObjectIdentifier(element)] = element; $0.opening -= 1 }
+                state.withLock {
+                    $0.busy[ObjectIdentifier(element)] = element; $0.opening -= 1
+                }
                 return element
             } catch {
                 // The slot is free again: the next waiter may try to open it.

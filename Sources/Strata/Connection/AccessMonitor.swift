@@ -279,11 +279,13 @@ extension Connection {
             }
         }
         var mayReplace = false
-        let replaceFound = rows("""
+        let replaceFound = rows(
+            """
             SELECT instr(upper(?2), 'REPLACE') > 0
                 OR EXISTS (SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?1 COLLATE NOCASE AND instr(upper(sql), 'REPLACE') > 0)
                 OR EXISTS (SELECT 1 FROM temp.sqlite_master WHERE type = 'table' AND name = ?1 COLLATE NOCASE AND instr(upper(sql), 'REPLACE') > 0)
-            """) { mayReplace = sqlite3_column_int($0, 0) != 0 }
+            """
+        ) { mayReplace = sqlite3_column_int($0, 0) != 0 }
         guard replaceFound, !mayReplace else { return (true, []) }
         var generated: [String] = []
         let generatedFound = rows("SELECT name FROM pragma_table_xinfo(?1) WHERE hidden IN (2, 3)") { statement in
@@ -297,10 +299,12 @@ extension Connection {
         let hub = authorizerHub
         if hub.isNeeded {
             guard forceReinstall || !hub.isInstalled else { return }
-            sqlite3_set_authorizer(handle, { pointer, code, p1, p2, p3, p4 in
-                guard let pointer else { return SQLITE_OK }
-                return Unmanaged<AuthorizerHub>.fromOpaque(pointer).takeUnretainedValue().authorize(code, p1, p2, p3, p4)
-            }, Unmanaged.passUnretained(hub).toOpaque())
+            sqlite3_set_authorizer(
+                handle,
+                { pointer, code, p1, p2, p3, p4 in
+                    guard let pointer else { return SQLITE_OK }
+                    return Unmanaged<AuthorizerHub>.fromOpaque(pointer).takeUnretainedValue().authorize(code, p1, p2, p3, p4)
+                }, Unmanaged.passUnretained(hub).toOpaque())
             hub.isInstalled = true
         } else if hub.isInstalled {
             sqlite3_set_authorizer(handle, nil, nil)

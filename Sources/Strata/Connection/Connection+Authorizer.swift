@@ -13,10 +13,10 @@ extension Connection {
         /// The operation a statement is about to perform, one case per SQLite action code in code
         /// order (`copy` is 0, `SQLITE_COPY`; `createIndex` is `SQLITE_CREATE_INDEX`; and so on).
         case copy = 0, createIndex, createTable, createTempIndex, createTempTable, createTempTrigger,
-             createTempView, createTrigger, createView, delete, dropIndex, dropTable, dropTempIndex,
-             dropTempTable, dropTempTrigger, dropTempView, dropTrigger, dropView, insert, pragma, read,
-             select, transaction, update, attach, detach, alterTable, reindex, analyze, createVTable,
-             dropVTable, function, savepoint, recursive
+            createTempView, createTrigger, createView, delete, dropIndex, dropTable, dropTempIndex,
+            dropTempTable, dropTempTrigger, dropTempView, dropTrigger, dropView, insert, pragma, read,
+            select, transaction, update, attach, detach, alterTable, reindex, analyze, createVTable,
+            dropVTable, function, savepoint, recursive
     }
 
     /// The authorizer's answer: allow, fail the statement ("not authorized"), or read NULL / skip.
@@ -55,8 +55,10 @@ extension Connection {
     /// meanwhile (SQLite's action code, its two arguments, the database, and the innermost
     /// trigger or view): for a layer that learns what a statement, with its triggers, would do
     /// without running it. Those compiles are bookkeeping, which the user's authorizer does not hear.
-    package func inspectingCompiles<T>(_ inspector: @escaping (Int32, String?, String?, String?, String?) -> Void,
-                                       _ body: () throws -> T) rethrows -> T {
+    package func inspectingCompiles<T>(
+        _ inspector: @escaping (Int32, String?, String?, String?, String?) -> Void,
+        _ body: () throws -> T
+    ) rethrows -> T {
         let previous = authorizerHub.inspector
         authorizerHub.inspector = inspector
         installAuthorizerHubIfNeeded(forceReinstall: true)

@@ -66,7 +66,8 @@ extension Connection {
         guard code & 0xFF == SQLITE_NOTADB else { throw error }
         throw SQLiteError(
             code: error.code,
-            message: "\(error.message): the passphrase does not open \(openedPath.isEmpty ? "the database" : "\"\(openedPath)\"") (a wrong passphrase, a file that is not encrypted, or not a database)",
+            message:
+                "\(error.message): the passphrase does not open \(openedPath.isEmpty ? "the database" : "\"\(openedPath)\"") (a wrong passphrase, a file that is not encrypted, or not a database)",
             extendedCode: error.extendedCode
         )
     }

@@ -45,7 +45,8 @@ extension Connection {
         }
         #if DEBUG
         if !leftovers.isEmpty {
-            let report = "Strata: a connection came back to \(owner) with " + leftovers.joined(separator: ", ")
+            let report =
+                "Strata: a connection came back to \(owner) with " + leftovers.joined(separator: ", ")
                 + "; Strata ended them. Finish statements and transactions before the closure returns.\n"
             FileHandle.standardError.write(Data(report.utf8))
         }

@@ -140,11 +140,11 @@ package struct DatabaseAccess: Sendable, Equatable {
             // Reading a pragma changes nothing; setting one may change what a fetch sees.
             if second != nil { insertEverything() }
         case SQLITE_CREATE_INDEX, SQLITE_CREATE_TABLE, SQLITE_CREATE_TRIGGER, SQLITE_CREATE_VIEW,
-             SQLITE_DROP_INDEX, SQLITE_DROP_TABLE, SQLITE_DROP_TRIGGER, SQLITE_DROP_VIEW,
-             SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE, SQLITE_ATTACH, SQLITE_DETACH,
-             SQLITE_REINDEX, SQLITE_ANALYZE,
-             SQLITE_CREATE_TEMP_INDEX, SQLITE_CREATE_TEMP_TABLE, SQLITE_CREATE_TEMP_TRIGGER, SQLITE_CREATE_TEMP_VIEW,
-             SQLITE_DROP_TEMP_INDEX, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_TEMP_TRIGGER, SQLITE_DROP_TEMP_VIEW:
+            SQLITE_DROP_INDEX, SQLITE_DROP_TABLE, SQLITE_DROP_TRIGGER, SQLITE_DROP_VIEW,
+            SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE, SQLITE_ATTACH, SQLITE_DETACH,
+            SQLITE_REINDEX, SQLITE_ANALYZE,
+            SQLITE_CREATE_TEMP_INDEX, SQLITE_CREATE_TEMP_TABLE, SQLITE_CREATE_TEMP_TRIGGER, SQLITE_CREATE_TEMP_VIEW,
+            SQLITE_DROP_TEMP_INDEX, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_TEMP_TRIGGER, SQLITE_DROP_TEMP_VIEW:
             insertEverything()
         default:
             break
@@ -184,8 +184,10 @@ final class AuthorizerHub {
 
     var isNeeded: Bool { user != nil || isMonitoring || inspector != nil }
 
-    func authorize(_ code: Int32, _ p1: UnsafePointer<CChar>?, _ p2: UnsafePointer<CChar>?,
-                   _ p3: UnsafePointer<CChar>?, _ p4: UnsafePointer<CChar>?) -> Int32 {
+    func authorize(
+        _ code: Int32, _ p1: UnsafePointer<CChar>?, _ p2: UnsafePointer<CChar>?,
+        _ p3: UnsafePointer<CChar>?, _ p4: UnsafePointer<CChar>?
+    ) -> Int32 {
         let string: (UnsafePointer<CChar>?) -> String? = { $0.map { String(cString: $0) } }
         if let inspector { inspector(code, string(p1), string(p2), string(p3), string(p4)) }
         if capture != nil {

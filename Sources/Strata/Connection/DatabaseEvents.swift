@@ -121,9 +121,10 @@ extension Connection {
     /// Reports a statement that failed to prepare or run (cold paths only).
     func reportStatementFailure(_ error: SQLiteError, sql: String?) {
         guard let handler = eventHandler, !authorizerHub.bookkeeping.isActive else { return }
-        handler.statementDidFail(DatabaseStatementEvent(
-            sql: sql ?? error.sql ?? "", expandedSQL: nil, durationNanoseconds: nil, error: error, connection: self, context: eventContext
-        ))
+        handler.statementDidFail(
+            DatabaseStatementEvent(
+                sql: sql ?? error.sql ?? "", expandedSQL: nil, durationNanoseconds: nil, error: error, connection: self, context: eventContext
+            ))
     }
 
     /// Reports a finished statement from the trace callback.
@@ -138,9 +139,10 @@ extension Connection {
             expanded = String(cString: pointer)
             sqlite3_free(pointer)
         }
-        handler.statementDidFinish(DatabaseStatementEvent(
-            sql: sql, expandedSQL: expanded, durationNanoseconds: nanoseconds, error: nil,
-            connection: self, context: eventContext
-        ))
+        handler.statementDidFinish(
+            DatabaseStatementEvent(
+                sql: sql, expandedSQL: expanded, durationNanoseconds: nanoseconds, error: nil,
+                connection: self, context: eventContext
+            ))
     }
 }

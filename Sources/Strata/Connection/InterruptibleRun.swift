@@ -49,10 +49,12 @@ package final class InterruptibleRun: Sendable {
             return true
         }
         if started {
-            sqlite3_progress_handler(interrupter.handle, 1_000, { context in
-                guard let context else { return 0 }
-                return Unmanaged<InterruptibleRun>.fromOpaque(context).takeUnretainedValue().cancelRequested.load() ? 1 : 0
-            }, Unmanaged.passUnretained(self).toOpaque())
+            sqlite3_progress_handler(
+                interrupter.handle, 1_000,
+                { context in
+                    guard let context else { return 0 }
+                    return Unmanaged<InterruptibleRun>.fromOpaque(context).takeUnretainedValue().cancelRequested.load() ? 1 : 0
+                }, Unmanaged.passUnretained(self).toOpaque())
         }
         return started
     }

@@ -37,7 +37,8 @@ public enum SQLiteLibraryError: Error, Equatable, Sendable, CustomStringConverti
         let version = SQLiteLibrary.version
         switch self {
         case .encryptionUnavailable:
-            return "The linked SQLite \(version) cannot encrypt (it exports no sqlite3_key_v2 or sqlite3_key): link an encrypting SQLite, such as SQLite3 Multiple Ciphers or SQLCipher, in place of libsqlite3 (see the Encryption article)"
+            return
+                "The linked SQLite \(version) cannot encrypt (it exports no sqlite3_key_v2 or sqlite3_key): link an encrypting SQLite, such as SQLite3 Multiple Ciphers or SQLCipher, in place of libsqlite3 (see the Encryption article)"
         case .snapshotsUnavailable:
             return "The linked SQLite \(version) has no WAL snapshots (it exports no sqlite3_snapshot_get): link a SQLite built with SQLITE_ENABLE_SNAPSHOT"
         }

@@ -324,7 +324,7 @@ public struct SQLiteResultCode: RawRepresentable, Hashable, Sendable {
         (.constraintPinned, "constraintPinned"), (.constraintDataType, "constraintDataType"),
         (.noticeRecoverWAL, "noticeRecoverWAL"), (.noticeRecoverRollback, "noticeRecoverRollback"),
         (.noticeRBU, "noticeRBU"), (.warningAutoIndex, "warningAutoIndex"), (.authUser, "authUser"),
-        (.okLoadPermanently, "okLoadPermanently"), (.okSymlink, "okSymlink"),
+        (.okLoadPermanently, "okLoadPermanently"), (.okSymlink, "okSymlink")
     ]
 
     /// `named` by code, built once.

@@ -64,7 +64,8 @@ extension Connection {
     /// - Throws: `DumpError.io` when the file cannot be written; `DumpError.noSuchTable`; `SQLiteError`.
     public func dump(to url: URL, tables: [String]? = nil) throws {
         guard FileManager.default.createFile(atPath: url.path, contents: nil),
-              let handle = try? FileHandle(forWritingTo: url) else {
+            let handle = try? FileHandle(forWritingTo: url)
+        else {
             throw DumpError.io("cannot create \(url.path)")
         }
         defer { try? handle.close() }
@@ -245,7 +246,9 @@ private struct DumpWriter {
         let primaryKey = columns.filter { $0.primaryKeyIndex > 0 }.sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }
         let aliasesRowid = try !isVirtual && connection.schemaReader.rowIDAliasColumn(ofTable: table.name) != nil
         // The rowid itself, when no column holds it, by a name no column shadows.
-        let rowidName: String? = withoutRowid || table.virtualTableModule?.hasPrefix("rtree") == true ? nil
+        let rowidName: String? =
+            withoutRowid || table.virtualTableModule?.hasPrefix("rtree") == true
+            ? nil
             : ["rowid", "_rowid_", "oid"].first { name in !allColumns.contains { sameIdentifier($0.name, name) } }
         let explicitRowid = aliasesRowid ? nil : rowidName
         let order: String
@@ -260,8 +263,9 @@ private struct DumpWriter {
         guard !selected.isEmpty else { return }
         let head = "INSERT INTO " + quoteIdentifier(table.name) + "(" + selected.joined(separator: ",") + ") VALUES("
         let select = StatementClauses(orderings: SQLFragment.written(order).map { [$0] } ?? [])
-            .select(SQLFragment(sql: selected.joined(separator: ", ")),
-                    from: "main.\(identifier: table.name)")
+            .select(
+                SQLFragment(sql: selected.joined(separator: ", ")),
+                from: "main.\(identifier: table.name)")
         let statement = try connection.prepare(select.sql)
         let handle = statement.handle
         let count = Int32(selected.count)

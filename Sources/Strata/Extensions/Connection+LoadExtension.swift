@@ -46,7 +46,8 @@ extension Connection {
         guard sqlite3_compileoption_used("OMIT_LOAD_EXTENSION") == 0 else { throw ExtensionError.loadingDisabled }
         var previous: Int32 = 0
         guard strata_db_config_int(handle, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, -1, &previous) == SQLITE_OK,
-              strata_db_config_int(handle, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 1, nil) == SQLITE_OK else {
+            strata_db_config_int(handle, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 1, nil) == SQLITE_OK
+        else {
             throw ExtensionError.loadingDisabled
         }
         defer { _ = strata_db_config_int(handle, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, previous, nil) }

@@ -17,7 +17,9 @@ extension Connection {
     /// One argument of a SQL function call, read as the type you ask for (SQLite converts).
     public struct FunctionValue {
         /// SQLite's storage class of a value.
-        public enum DataType: Sendable { /** NULL, INTEGER, REAL (`double`), TEXT or BLOB (`data`). */ case null, integer, double, text, data
+        public enum DataType: Sendable {
+            /** NULL, INTEGER, REAL (`double`), TEXT or BLOB (`data`). */
+            case null, integer, double, text, data
 
             /// SQift's spelling of a kernel storage class (`double` for REAL, `data` for BLOB).
             public init(_ storageClass: SQLiteStorageClass) {

@@ -40,10 +40,15 @@ extension Connection {
         try registerCallback("busy", custom) { handle, pointer in
             switch handler {
             case .defaultBehavior, .custom:
-                try check(sqlite3_busy_handler(handle, pointer.map { _ in { pointer, count in
-                    guard let pointer else { return 0 }
-                    return CallbackBox<CustomBusyHandler>.from(pointer)(count) ? 1 : 0
-                } }, pointer))
+                try check(
+                    sqlite3_busy_handler(
+                        handle,
+                        pointer.map { _ in
+                            { pointer, count in
+                                guard let pointer else { return 0 }
+                                return CallbackBox<CustomBusyHandler>.from(pointer)(count) ? 1 : 0
+                            }
+                        }, pointer))
             case .timeout(let seconds):
                 try check(sqlite3_busy_timeout(handle, BusyHandler.milliseconds(seconds)))
             }

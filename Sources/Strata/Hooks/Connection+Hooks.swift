@@ -35,11 +35,15 @@ extension Connection {
     /// See <https://www.sqlite.org/c3ref/update_hook.html>.
     public func updateHook(_ hook: UpdateHook?) {
         registerCallback("update", hook) { handle, pointer in
-            sqlite3_update_hook(handle, pointer.map { _ in { pointer, code, database, table, rowID in
-                guard let pointer, let type = UpdateHookType(code: code) else { return }
-                let text: (UnsafePointer<CChar>?) -> String? = { $0.map { String(cString: $0) } }
-                CallbackBox<UpdateHook>.from(pointer)(type, text(database), text(table), rowID)
-            } }, pointer)
+            sqlite3_update_hook(
+                handle,
+                pointer.map { _ in
+                    { pointer, code, database, table, rowID in
+                        guard let pointer, let type = UpdateHookType(code: code) else { return }
+                        let text: (UnsafePointer<CChar>?) -> String? = { $0.map { String(cString: $0) } }
+                        CallbackBox<UpdateHook>.from(pointer)(type, text(database), text(table), rowID)
+                    }
+                }, pointer)
         }
     }
 
@@ -47,20 +51,28 @@ extension Connection {
     /// COMMIT fails with `SQLITE_CONSTRAINT_COMMITHOOK`). nil unregisters it.
     public func commitHook(_ hook: CommitHook?) {
         registerCallback("commit", hook) { handle, pointer in
-            sqlite3_commit_hook(handle, pointer.map { _ in { pointer in
-                guard let pointer else { return 0 }
-                return CallbackBox<CommitHook>.from(pointer)() ? 1 : 0
-            } }, pointer)
+            sqlite3_commit_hook(
+                handle,
+                pointer.map { _ in
+                    { pointer in
+                        guard let pointer else { return 0 }
+                        return CallbackBox<CommitHook>.from(pointer)() ? 1 : 0
+                    }
+                }, pointer)
         }
     }
 
     /// Calls `hook` whenever a transaction rolls back; nil unregisters it.
     public func rollbackHook(_ hook: RollbackHook?) {
         registerCallback("rollback", hook) { handle, pointer in
-            sqlite3_rollback_hook(handle, pointer.map { _ in { pointer in
-                guard let pointer else { return }
-                CallbackBox<RollbackHook>.from(pointer)()
-            } }, pointer)
+            sqlite3_rollback_hook(
+                handle,
+                pointer.map { _ in
+                    { pointer in
+                        guard let pointer else { return }
+                        CallbackBox<RollbackHook>.from(pointer)()
+                    }
+                }, pointer)
         }
     }
 

@@ -193,15 +193,19 @@ extension Connection {
         let mask = (user?.mask ?? 0) | (eventHandler == nil ? 0 : TraceEvent.statementMask | TraceEvent.profileMask)
         let dispatcher = mask == 0 ? nil : TraceDispatcher(user: user, reportsEvents: eventHandler != nil, connection: self)
         registerCallback("trace", dispatcher) { handle, pointer in
-            sqlite3_trace_v2(handle, pointer == nil ? 0 : mask, pointer.map { _ in { eventMask, pointer, p, x in
-                guard let pointer else { return 0 }
-                // The box is borrowed (the connection's `callbackBoxes` holds it while SQLite
-                // holds the pointer), but the dispatcher is held for the call: the user's trace
-                // or the event handler it calls may install another trace, which frees this box.
-                let dispatcher = Unmanaged<CallbackBox<TraceDispatcher>>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.value }
-                dispatcher.deliver(mask: eventMask, p: p, x: x)
-                return 0
-            } }, pointer)
+            sqlite3_trace_v2(
+                handle, pointer == nil ? 0 : mask,
+                pointer.map { _ in
+                    { eventMask, pointer, p, x in
+                        guard let pointer else { return 0 }
+                        // The box is borrowed (the connection's `callbackBoxes` holds it while SQLite
+                        // holds the pointer), but the dispatcher is held for the call: the user's trace
+                        // or the event handler it calls may install another trace, which frees this box.
+                        let dispatcher = Unmanaged<CallbackBox<TraceDispatcher>>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.value }
+                        dispatcher.deliver(mask: eventMask, p: p, x: x)
+                        return 0
+                    }
+                }, pointer)
         }
     }
 

@@ -49,9 +49,10 @@ extension Connection {
         completionQueue: DispatchQueue = .main,
         completion: @escaping (BackupResult) -> Void
     ) throws -> Progress {
-        try startBackup(databaseNamed: sourceName, to: destination, as: destinationName, pageSize: pageSize,
-                        backupQueue: backupQueue, completionQueue: completionQueue, pageCounter: nil,
-                        completion: completion)
+        try startBackup(
+            databaseNamed: sourceName, to: destination, as: destinationName, pageSize: pageSize,
+            backupQueue: backupQueue, completionQueue: completionQueue, pageCounter: nil,
+            completion: completion)
     }
 
     /// `backup(...)` that also publishes each step's page counts to `pageCounter` as one pair,
@@ -64,9 +65,10 @@ extension Connection {
         pageCounter: BackupPageCounter,
         completion: @escaping (BackupResult) -> Void
     ) throws -> Progress {
-        try startBackup(databaseNamed: "main", to: destination, as: "main", pageSize: pageSize,
-                        backupQueue: .global(), completionQueue: completionQueue, pageCounter: pageCounter,
-                        completion: completion)
+        try startBackup(
+            databaseNamed: "main", to: destination, as: "main", pageSize: pageSize,
+            backupQueue: .global(), completionQueue: completionQueue, pageCounter: pageCounter,
+            completion: completion)
     }
 
     private func startBackup(
@@ -81,9 +83,10 @@ extension Connection {
         let progress = Progress(totalUnitCount: -1)
         progress.isCancellable = true
         progress.isPausable = true
-        let job = BackupJob(backup: backup, source: self, destination: destination, pageSize: pageSize,
-                            progress: progress, pageCounter: pageCounter, completion: completion,
-                            completionQueue: completionQueue)
+        let job = BackupJob(
+            backup: backup, source: self, destination: destination, pageSize: pageSize,
+            progress: progress, pageCounter: pageCounter, completion: completion,
+            completionQueue: completionQueue)
         backupQueue.async { job.run() }
         return progress
     }

@@ -40,9 +40,10 @@ extension Connection {
         }
         let result = CheckpointResult(logFrames: Int(logFrames), checkpointedFrames: Int(checkpointedFrames))
         if let eventHandler {
-            eventHandler.checkpointDidFinish(DatabaseCheckpointEvent(
-                mode: mode, result: result, walSizeBytes: walFileSize, connection: self, context: eventContext
-            ))
+            eventHandler.checkpointDidFinish(
+                DatabaseCheckpointEvent(
+                    mode: mode, result: result, walSizeBytes: walFileSize, connection: self, context: eventContext
+                ))
         }
         return result
     }
@@ -70,7 +71,7 @@ extension Connection {
         let counted = try checkpoint(mode: .passive, force: true)
         // Not a WAL database (-1): nothing to truncate either.
         guard counted.logFrames >= 0 else { return counted }
-        _ = try checkpoint(mode: .truncate, force: true)  // the guards were asked above
+        _ = try checkpoint(mode: .truncate, force: true) // the guards were asked above
         return CheckpointResult(logFrames: counted.logFrames, checkpointedFrames: counted.logFrames)
     }
 
@@ -128,6 +129,7 @@ extension Connection {
     /// connections checkpoint and write at once; nil for a fixed SQLite.
     package static var walResetBugWarning: String? {
         guard sqlite3_libversion_number() < walResetFixedVersion else { return nil }
-        return "SQLite \(sqliteVersion) is older than 3.51.3 and has the WAL-reset bug (a WAL database can be corrupted when two connections checkpoint and write at once); Strata serializes its own checkpoints of a file, but other processes and tools are not covered: upgrade SQLite"
+        return
+            "SQLite \(sqliteVersion) is older than 3.51.3 and has the WAL-reset bug (a WAL database can be corrupted when two connections checkpoint and write at once); Strata serializes its own checkpoints of a file, but other processes and tools are not covered: upgrade SQLite"
     }
 }

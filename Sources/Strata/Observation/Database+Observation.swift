@@ -108,7 +108,6 @@ extension DatabaseObservable {
     }
 }
 
-
 extension Database: DatabaseObservable {
     /// How many observations of this database are running (registered and not yet ended).
     public var activeObservationCount: Int { writerConnectionQueue.observationCenter.activeObservationCount }
@@ -125,11 +124,13 @@ extension Database: DatabaseObservable {
         let workTracker = workTracker
         return DatabaseObservation(
             center: writer.observationCenter,
-            externalChanges: readsOnWriter ? nil : interval.map { interval in
-                ExternalChanges(interval: interval) {
-                    try Connection(storageLocation: pool.storageLocation, tableLockPolicy: pool.tableLockPolicy, flags: pool.flags)
-                }
-            },
+            externalChanges: readsOnWriter
+                ? nil
+                : interval.map { interval in
+                    ExternalChanges(interval: interval) {
+                        try Connection(storageLocation: pool.storageLocation, tableLockPolicy: pool.tableLockPolicy, flags: pool.flags)
+                    }
+                },
             fetchOnReader: {
                 let body: @Sendable (Connection) throws -> ObservedValue<Value> = { connection in
                     connection.eventHandler?.observationDidFetch(on: connection)

@@ -250,7 +250,8 @@ final class ObservationThread: Sendable {
     /// A task whose jobs all run on this thread.
     func task(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
         if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *),
-           let executor = executor as? ObservationDeliveryExecutor {
+            let executor = executor as? ObservationDeliveryExecutor
+        {
             // The task may outlive every other reference to its thread (a cancelled token is
             // dropped while its last job runs), so the operation keeps it alive to the end.
             return Task(executorPreference: executor) {
@@ -264,7 +265,8 @@ final class ObservationThread: Sendable {
     /// Runs `operation` on this thread (no hop when the task already runs here).
     func run<T>(_ operation: () async throws -> T) async throws -> T {
         if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *),
-           let executor = executor as? ObservationDeliveryExecutor {
+            let executor = executor as? ObservationDeliveryExecutor
+        {
             return try await withTaskExecutorPreference(executor, operation: operation)
         }
         return try await operation()

@@ -69,7 +69,7 @@ extension Connection {
     /// own (the values and column names, each value in its storage class): for many rows, read
     /// them into models or with a `body` instead.
     /// - Throws: `SQLiteError` when preparing, binding or stepping fails.
-    @_disfavoredOverload  // an unannotated `let row = try db.query(literal: …)` is `Row?`, as with `query(_:)`
+    @_disfavoredOverload // an unannotated `let row = try db.query(literal: …)` is `Row?`, as with `query(_:)`
     public func query(literal: SQLFragment) throws -> [Row] {
         let snapshots = try valueRows(literal: literal)
         guard !snapshots.rows.isEmpty else { return [] }

@@ -54,7 +54,8 @@ public enum SQLFragmentError: Error, CustomStringConvertible, Equatable {
         case .unresolvedColumn(let name):
             return "The column \(name) was not resolved to a table's column before the SQL ran"
         case .parametersInSchemaStatement(let text):
-            return "A view or trigger cannot hold SQL text with its own ? placeholders (\(text)): SQLite takes no parameters there; build that part with typed columns and values instead"
+            return
+                "A view or trigger cannot hold SQL text with its own ? placeholders (\(text)): SQLite takes no parameters there; build that part with typed columns and values instead"
         }
     }
 }

@@ -172,8 +172,10 @@ public struct SQLFragment: Sendable {
         return sql
     }
 
-    private func write(into sql: inout String, arguments: inout [BindingValue], collectingArguments: Bool,
-                       inliningValues: Bool = false, failure: inout (any Error)?) {
+    private func write(
+        into sql: inout String, arguments: inout [BindingValue], collectingArguments: Bool,
+        inliningValues: Bool = false, failure: inout (any Error)?
+    ) {
         for segment in segments {
             switch segment {
             case .text(let text):
@@ -192,8 +194,9 @@ public struct SQLFragment: Sendable {
                 sql += text
                 if collectingArguments { arguments.append(contentsOf: values) }
             case .fragment(let nested):
-                nested.write(into: &sql, arguments: &arguments, collectingArguments: collectingArguments,
-                             inliningValues: inliningValues, failure: &failure)
+                nested.write(
+                    into: &sql, arguments: &arguments, collectingArguments: collectingArguments,
+                    inliningValues: inliningValues, failure: &failure)
             case .unbindable(let error):
                 if failure == nil { failure = error }
                 sql += inliningValues ? "NULL" : "?"
@@ -245,13 +248,14 @@ public struct SQLFragment: Sendable {
     }
 
     private func mapColumns(_ transform: (String, String?) -> String?) -> SQLFragment {
-        SQLFragment(segments: segments.map { segment in
-            switch segment {
-            case .column(let name, let qualifier): return .column(name, qualifier: transform(name, qualifier))
-            case .fragment(let nested): return .fragment(nested.mapColumns(transform))
-            case .text, .value, .identifier, .bound, .unbindable, .lateColumn: return segment
-            }
-        })
+        SQLFragment(
+            segments: segments.map { segment in
+                switch segment {
+                case .column(let name, let qualifier): return .column(name, qualifier: transform(name, qualifier))
+                case .fragment(let nested): return .fragment(nested.mapColumns(transform))
+                case .text, .value, .identifier, .bound, .unbindable, .lateColumn: return segment
+                }
+            })
     }
 
     /// The fragment with each late column, nested ones included, replaced by the column

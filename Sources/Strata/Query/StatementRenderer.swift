@@ -31,8 +31,10 @@ package struct StatementClauses: Sendable {
     /// Whether the WITH clause is `WITH RECURSIVE` (a named query that reads itself).
     package var recursive = false
 
-    package init(predicate: SQLFragment? = nil, groups: [SQLFragment] = [], having: SQLFragment? = nil,
-                 orderings: [SQLFragment] = [], limit: Int? = nil, offset: Int? = nil) {
+    package init(
+        predicate: SQLFragment? = nil, groups: [SQLFragment] = [], having: SQLFragment? = nil,
+        orderings: [SQLFragment] = [], limit: Int? = nil, offset: Int? = nil
+    ) {
         self.predicate = predicate
         self.groups = groups
         self.having = having
@@ -71,8 +73,10 @@ package struct StatementClauses: Sendable {
     }
 
     /// `[WITH …] SELECT [DISTINCT] columns FROM source clauses`.
-    package func select(_ columns: SQLFragment, from source: SQLFragment, distinct: Bool = false,
-                        ordering: Bool = true, limiting: Bool = true) -> SQLFragment {
+    package func select(
+        _ columns: SQLFragment, from source: SQLFragment, distinct: Bool = false,
+        ordering: Bool = true, limiting: Bool = true
+    ) -> SQLFragment {
         "\(withClause)SELECT \(sql: distinct ? "DISTINCT " : "")\(columns) FROM \(source)\(rendered(ordering: ordering, limiting: limiting))"
     }
 
@@ -118,8 +122,10 @@ package enum TriggerEvent: Sendable, Equatable {
 extension StatementClauses {
     /// `CREATE [TEMP] VIEW [IF NOT EXISTS] "name"("a", …) AS select`. SQLite takes no parameters
     /// in a view: run it with ``SQLFragment/sqlInliningValues()``.
-    package static func createView(_ name: String, columns: [String], as select: SQLFragment,
-                                   temporary: Bool = false, ifNotExists: Bool = true) -> SQLFragment {
+    package static func createView(
+        _ name: String, columns: [String], as select: SQLFragment,
+        temporary: Bool = false, ifNotExists: Bool = true
+    ) -> SQLFragment {
         var sql = SQLFragment(sql: "CREATE \(temporary ? "TEMP " : "")VIEW \(ifNotExists ? "IF NOT EXISTS " : "")")
         sql.append(segment: .identifier(name))
         if !columns.isEmpty { sql.append("(\(columns.map(SQLFragment.identifier).joined(separator: ", ")))") }
@@ -130,9 +136,11 @@ extension StatementClauses {
     /// `CREATE [TEMP] TRIGGER [IF NOT EXISTS] "name" timing event ON "table" FOR EACH ROW
     /// [WHEN condition] BEGIN statement; … END`. SQLite takes no parameters in a trigger: run it
     /// with ``SQLFragment/sqlInliningValues()``.
-    package static func createTrigger(_ name: String, timing: TriggerTiming, event: TriggerEvent, on table: String,
-                                      when condition: SQLFragment?, body: [SQLFragment],
-                                      temporary: Bool = false, ifNotExists: Bool = false) -> SQLFragment {
+    package static func createTrigger(
+        _ name: String, timing: TriggerTiming, event: TriggerEvent, on table: String,
+        when condition: SQLFragment?, body: [SQLFragment],
+        temporary: Bool = false, ifNotExists: Bool = false
+    ) -> SQLFragment {
         var sql = SQLFragment(sql: "CREATE \(temporary ? "TEMP " : "")TRIGGER \(ifNotExists ? "IF NOT EXISTS " : "")")
         sql.append(segment: .identifier(name))
         sql.append(segment: .text(" \(timing.rawValue) "))
@@ -173,13 +181,14 @@ extension StatementClauses {
     /// `INSERT INTO "table" ("a", "b") VALUES (?, ?)`, a `?` per column for a statement prepared
     /// once and bound per row, or `DEFAULT VALUES` without columns; then the conflict clause.
     package static func insert(into table: String, columns: [String], onConflict: InsertConflictAction = .abort) -> SQLFragment {
-        var sql = SQLFragment(sql: {
-            switch onConflict {
-            case .replace: return "REPLACE INTO "
-            case .ignore: return "INSERT OR IGNORE INTO "
-            case .abort, .doNothing, .updateAll, .update: return "INSERT INTO "
-            }
-        }())
+        var sql = SQLFragment(
+            sql: {
+                switch onConflict {
+                case .replace: return "REPLACE INTO "
+                case .ignore: return "INSERT OR IGNORE INTO "
+                case .abort, .doNothing, .updateAll, .update: return "INSERT INTO "
+                }
+            }())
         sql.append(segment: .identifier(table))
         if columns.isEmpty {
             sql.append(segment: .text(" DEFAULT VALUES"))
@@ -265,15 +274,19 @@ extension SQLFragment {
     package func positional(after parameters: [Bindable?]) -> (sql: SQL, parameters: [Bindable?]) {
         let values = arguments
         guard !values.isEmpty else { return (sql, parameters) }
-        return (sql, parameters + values.map { value -> Bindable? in
-            switch value {
-            case .null: return nil
-            case .integer(let integer): return integer
-            case .real(let real): return real
-            case .text(let text): return text
-            case .blob(let data): return data
-            }
-        })
+        return (
+            sql,
+            parameters
+                + values.map { value -> Bindable? in
+                    switch value {
+                    case .null: return nil
+                    case .integer(let integer): return integer
+                    case .real(let real): return real
+                    case .text(let text): return text
+                    case .blob(let data): return data
+                    }
+                }
+        )
     }
 }
 

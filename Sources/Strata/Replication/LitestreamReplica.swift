@@ -38,7 +38,8 @@ public enum LitestreamReplicaError: Error, Equatable, Sendable, CustomStringConv
             return "The replica \(url) has no snapshot yet; start `litestream replicate` on the primary and wait for its first sync"
         case .notInEnvironment(let url, let found):
             let had = found.map { "it started with \"\($0)\"" } ?? "it started without it"
-            return "litestream-vfs reads LITESTREAM_REPLICA_URL from the environment the process started with; start the process with LITESTREAM_REPLICA_URL=\(url) (\(had))"
+            return
+                "litestream-vfs reads LITESTREAM_REPLICA_URL from the environment the process started with; start the process with LITESTREAM_REPLICA_URL=\(url) (\(had))"
         case .anotherReplicaLoaded(let loaded, let requested):
             return "litestream-vfs reads one replica URL per process and this process already reads \(loaded); cannot also open \(requested)"
         case .vfsMissing(let path):
@@ -82,8 +83,9 @@ enum LitestreamVFS {
     /// Database opened there refuses writes, however it was opened.
     static func replicaURL(servingPath path: String, flags: Int32) -> String? {
         guard flags & SQLITE_OPEN_URI != 0, path.hasPrefix("file:"),
-              let query = path.split(separator: "?", maxSplits: 1).dropFirst().first,
-              query.split(separator: "&").contains("vfs=litestream") else { return nil }
+            let query = path.split(separator: "?", maxSplits: 1).dropFirst().first,
+            query.split(separator: "&").contains("vfs=litestream")
+        else { return nil }
         return loadedURL.withLock { $0 } ?? launchEnvironment("LITESTREAM_REPLICA_URL") ?? "litestream"
     }
 

@@ -13,7 +13,8 @@ public enum ReplicationError: Error, Equatable, Sendable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .checkpointWouldResetWAL(let mode):
-            return "A \(mode) checkpoint would reset the WAL while Litestream replicates it (the database has _litestream_lock); run a PASSIVE checkpoint, let Litestream checkpoint, or pass force: true"
+            return
+                "A \(mode) checkpoint would reset the WAL while Litestream replicates it (the database has _litestream_lock); run a PASSIVE checkpoint, let Litestream checkpoint, or pass force: true"
         }
     }
 }
@@ -39,7 +40,8 @@ enum LitestreamTables {
         return try connection.withBookkeeping {
             try connection.withStatement(
                 cachedFor: "SELECT 1 FROM \(quoteIdentifier(schema)).sqlite_master WHERE type = 'table' AND name = '\(lockTable)'",
-                .positional([])) { try $0.step() }
+                .positional([])
+            ) { try $0.step() }
         }
     }
 }

@@ -95,7 +95,10 @@ extension Database {
                 try writer.busyHandler(.timeout(safety.busyTimeout))
                 let mode: String? = try writer.query("PRAGMA journal_mode = WAL")
                 guard mode?.lowercased() == "wal" else {
-                    throw ReplicationSafetyError(description: "the database stays in \(mode ?? "an unknown") journal mode, and a replicator follows the WAL: close other connections that hold it in another mode")
+                    throw ReplicationSafetyError(
+                        description:
+                            "the database stays in \(mode ?? "an unknown") journal mode, and a replicator follows the WAL: close other connections that hold it in another mode"
+                    )
                 }
                 switch safety.automaticCheckpoints {
                 case .sqliteDefault: try writer.execute("PRAGMA wal_autocheckpoint = 1000")

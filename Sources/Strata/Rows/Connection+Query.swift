@@ -161,7 +161,9 @@ extension Connection {
 
     /// A dictionary built from each row, `body` seeing the dictionary so far. (named parameters)
     @inlinable
-    public func query<Key: Hashable, Value>(_ sql: SQL, _ parameters: [String: Bindable?], body: ([Key: Value], Row) throws -> (Key, Value)) throws -> [Key: Value] {
+    public func query<Key: Hashable, Value>(
+        _ sql: SQL, _ parameters: [String: Bindable?], body: ([Key: Value], Row) throws -> (Key, Value)
+    ) throws -> [Key: Value] {
         try withStatement(cachedFor: sql, .named(parameters)) { try $0.query(body) }
     }
 

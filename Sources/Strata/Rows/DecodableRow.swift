@@ -35,11 +35,13 @@ struct RowDecoder: Decoder {
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        throw DecodingError.typeMismatch([Any].self, .init(codingPath: [], debugDescription: "A row decodes as a keyed container (one key per column), not an unkeyed one."))
+        throw DecodingError.typeMismatch(
+            [Any].self, .init(codingPath: [], debugDescription: "A row decodes as a keyed container (one key per column), not an unkeyed one."))
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        throw DecodingError.typeMismatch(Any.self, .init(codingPath: [], debugDescription: "A row decodes as a keyed container (one key per column), not a single value."))
+        throw DecodingError.typeMismatch(
+            Any.self, .init(codingPath: [], debugDescription: "A row decodes as a keyed container (one key per column), not a single value."))
     }
 }
 
@@ -53,7 +55,8 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always)
     private func index(for key: Key) throws -> Int32 {
         guard let index = statement.prepared.columnIndex(forName: key.stringValue) else {
-            throw DecodingError.keyNotFound(key, .init(codingPath: [key], debugDescription: "No column named '\(key.stringValue)' in the row; columns are \(statement.columnNames)."))
+            throw DecodingError.keyNotFound(
+                key, .init(codingPath: [key], debugDescription: "No column named '\(key.stringValue)' in the row; columns are \(statement.columnNames)."))
         }
         return index
     }
@@ -94,7 +97,11 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         if let extractable = T.self as? any Extractable.Type {
             return try decodeExtractable(extractable, forKey: key)
         }
-        throw DecodingError.typeMismatch(T.self, .init(codingPath: [key], debugDescription: "\(T.self) is not Extractable; conform it to Binding (or CodableBinding) to read it from column '\(key.stringValue)'."))
+        throw DecodingError.typeMismatch(
+            T.self,
+            .init(
+                codingPath: [key],
+                debugDescription: "\(T.self) is not Extractable; conform it to Binding (or CodableBinding) to read it from column '\(key.stringValue)'."))
     }
 
     private func decodeExtractable<T, E: Extractable>(_ type: E.Type, forKey key: Key) throws -> T {
@@ -109,11 +116,14 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        throw DecodingError.typeMismatch([String: Any].self, .init(codingPath: [key], debugDescription: "Nested containers are not supported in a row; store nested values with CodableBinding."))
+        throw DecodingError.typeMismatch(
+            [String: Any].self,
+            .init(codingPath: [key], debugDescription: "Nested containers are not supported in a row; store nested values with CodableBinding."))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        throw DecodingError.typeMismatch([Any].self, .init(codingPath: [key], debugDescription: "Nested containers are not supported in a row; store arrays with ArrayBinding."))
+        throw DecodingError.typeMismatch(
+            [Any].self, .init(codingPath: [key], debugDescription: "Nested containers are not supported in a row; store arrays with ArrayBinding."))
     }
 
     func superDecoder() throws -> any Decoder { RowDecoder(row: Row(statement: statement)) }

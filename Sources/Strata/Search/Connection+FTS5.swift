@@ -79,9 +79,11 @@ public indirect enum FTS5Tokenizer: Sendable, Hashable {
     /// quotes doubled) before the whole value becomes an SQL string literal.
     var optionSQL: String {
         let value = words.map { word -> String in
-            let isBareword = !word.isEmpty && word.unicodeScalars.allSatisfy {
-                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
-            }
+            let isBareword =
+                !word.isEmpty
+                && word.unicodeScalars.allSatisfy {
+                    ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
+                }
             return isBareword ? word : quoteStringLiteral(word)
         }.joined(separator: " ")
         return "tokenize = " + quoteStringLiteral(value)
@@ -127,8 +129,10 @@ public struct FTS5Options: Sendable, Hashable {
     public var ifNotExists: Bool
 
     /// Options for an FTS5 table; the defaults are FTS5's own.
-    public init(tokenizer: FTS5Tokenizer? = nil, content: Content = .internal, prefixes: [Int] = [],
-                unindexedColumns: [String] = [], ifNotExists: Bool = false) {
+    public init(
+        tokenizer: FTS5Tokenizer? = nil, content: Content = .internal, prefixes: [Int] = [],
+        unindexedColumns: [String] = [], ifNotExists: Bool = false
+    ) {
         self.tokenizer = tokenizer
         self.content = content
         self.prefixes = prefixes
@@ -179,7 +183,9 @@ extension Connection {
     /// - Throws: `SQLiteError` (FTS5 missing, an unknown tokenizer, a missing content column).
     public func createFTS5Table(_ name: String, columns: [String], options: FTS5Options = FTS5Options()) throws {
         if case .externalByKey = options.content, let clash = columns.first(where: { sameIdentifier($0, Self.fts5KeyMapIDColumn) }) {
-            throw SQLiteError(code: SQLITE_ERROR, message: "A keyed FTS5 index reads its rowid as \(Self.fts5KeyMapIDColumn); the column \(clash) cannot be indexed under that name")
+            throw SQLiteError(
+                code: SQLITE_ERROR,
+                message: "A keyed FTS5 index reads its rowid as \(Self.fts5KeyMapIDColumn); the column \(clash) cannot be indexed under that name")
         }
         try strataSavepoint(named: "strata_fts5") {
             var keyCollation: String?
@@ -244,7 +250,9 @@ extension Connection {
         try strataSavepoint(named: "strata_fts5") {
             let map = quoteIdentifier(Self.fts5KeyMapTable(name)), table = quoteIdentifier(source.table), key = quoteIdentifier(source.key)
             try execute("DELETE FROM \(map) WHERE \"key\" NOT IN (SELECT \(key) FROM \(table) WHERE \(key) IS NOT NULL)")
-            try execute("INSERT INTO \(map)(\"key\") SELECT \(key) FROM \(table) WHERE \(key) IS NOT NULL AND \(key) NOT IN (SELECT \"key\" FROM \(map)) ORDER BY \(key)")
+            try execute(
+                "INSERT INTO \(map)(\"key\") SELECT \(key) FROM \(table) WHERE \(key) IS NOT NULL AND \(key) NOT IN (SELECT \"key\" FROM \(map)) ORDER BY \(key)"
+            )
             try execute(Self.fts5RebuildSQL(name))
         }
     }
@@ -299,10 +307,10 @@ extension Connection {
     /// nil for any other index.
     package func fts5KeySource(_ index: String) throws -> (table: String, key: String)? {
         guard try schemaReader.entry(named: Self.fts5KeySourceTable(index), types: ["table"]) != nil,
-              try schemaReader.entry(named: Self.fts5KeyMapTable(index), types: ["table"]) != nil,
-              try schemaReader.entry(named: Self.fts5KeyedContentView(index), types: ["view"]) != nil,
-              let row: Row = try query(literal: "SELECT \"table\", \"key\" FROM \(identifier: Self.fts5KeySourceTable(index))"),
-              let table: String = row.value(at: 0), let key: String = row.value(at: 1)
+            try schemaReader.entry(named: Self.fts5KeyMapTable(index), types: ["table"]) != nil,
+            try schemaReader.entry(named: Self.fts5KeyedContentView(index), types: ["view"]) != nil,
+            let row: Row = try query(literal: "SELECT \"table\", \"key\" FROM \(identifier: Self.fts5KeySourceTable(index))"),
+            let table: String = row.value(at: 0), let key: String = row.value(at: 1)
         else { return nil }
         return (table, key)
     }
@@ -334,23 +342,29 @@ extension Connection {
             let into = (command == nil ? "" : target + ", ") + "rowid, " + columnList
             return "INSERT INTO \(target)(\(into)) SELECT \(list.joined(separator: ", ")) FROM \(map) AS m WHERE m.\"key\" = \(row).\(keyColumn);"
         }
-        let view = "CREATE VIEW " + quoteIdentifier(fts5KeyedContentView(index)) + " AS SELECT m." + id + " AS " + id
+        let view =
+            "CREATE VIEW " + quoteIdentifier(fts5KeyedContentView(index)) + " AS SELECT m." + id + " AS " + id
             + columns.map { ", t." + quoteIdentifier($0) + " AS " + quoteIdentifier($0) }.joined()
             + " FROM " + table + " AS t JOIN " + map + " AS m ON m.\"key\" = t." + keyColumn
         let keyMap = KeyMapSQL(map: fts5KeyMapTable(index), idColumn: fts5KeyMapIDColumn, table: contentTable, key: key)
         let addKey = keyMap.addNewKey, rekey = keyMap.rekey, dropKey = keyMap.dropOldKey
         let insert = fromMap("new", nil)
         let delete = fromMap("old", "delete")
-        let aside = FTS5ReplacedRow(index: index, columns: columns, contentTable: table, key: keyColumn,
-                                    keyCollation: keyCollation, map: map, id: id)
-        let bodies = [aside.unfile + " " + addKey + " " + insert,
-                      aside.forgetDeleted + " " + delete + " " + dropKey,
-                      aside.unfile + " " + delete + " " + rekey + " " + addKey + " " + insert]
+        let aside = FTS5ReplacedRow(
+            index: index, columns: columns, contentTable: table, key: keyColumn,
+            keyCollation: keyCollation, map: map, id: id)
+        let bodies = [
+            aside.unfile + " " + addKey + " " + insert,
+            aside.forgetDeleted + " " + delete + " " + dropKey,
+            aside.unfile + " " + delete + " " + rekey + " " + addKey + " " + insert
+        ]
         let sourceTable = quoteIdentifier(fts5KeySourceTable(index))
-        return [keyMap.createTable(), keyMap.fill(),
-                "CREATE TABLE \(sourceTable)(\"table\" TEXT NOT NULL, \"key\" TEXT NOT NULL)",
-                "INSERT INTO \(sourceTable) VALUES (\(quoteStringLiteral(contentTable)), \(quoteStringLiteral(key)))",
-                aside.createTable, view]
+        return [
+            keyMap.createTable(), keyMap.fill(),
+            "CREATE TABLE \(sourceTable)(\"table\" TEXT NOT NULL, \"key\" TEXT NOT NULL)",
+            "INSERT INTO \(sourceTable) VALUES (\(quoteStringLiteral(contentTable)), \(quoteStringLiteral(key)))",
+            aside.createTable, view
+        ]
             + zip(fts5SyncTriggerSuffixes, zip(["INSERT", "DELETE", "UPDATE"], bodies)).map { fts5Trigger(index, $0, "AFTER", $1.0, table, $1.1) }
             + aside.keepAsideTriggers.map { fts5Trigger(index, $0.suffix, "BEFORE", $0.event, table, $0.body) }
     }
@@ -385,20 +399,26 @@ private struct FTS5ReplacedRow {
         let (newKey, oldKey, rowID) = (quoteIdentifier("new_key"), quoteIdentifier("old_key"), quoteIdentifier("row_id"))
         createTable = "CREATE TABLE \(aside)(\(newKey), \(oldKey), \(rowID) INTEGER\(valueList))"
         let collate = keyCollation.map { " COLLATE " + quoteIdentifier($0) } ?? ""
-        let select = "INSERT INTO \(aside)(\(newKey), \(oldKey), \(rowID)\(valueList)) SELECT new.\(key), t.\(key), m.\(id)"
+        let select =
+            "INSERT INTO \(aside)(\(newKey), \(oldKey), \(rowID)\(valueList)) SELECT new.\(key), t.\(key), m.\(id)"
             + columns.map { ", t." + quoteIdentifier($0) }.joined()
             + " FROM \(table) AS t JOIN \(map) AS m ON m.\"key\" = t.\(key) WHERE t.\(key) = new.\(key)\(collate)"
         let forget = "DELETE FROM \(aside) WHERE \(newKey) IS new.\(key);"
         // An update's own row matches its new key too (a NOCASE key re-spelled): not that one.
-        keepAsideTriggers = zip(Connection.fts5ReplaceTriggerSuffixes, [
-            ("INSERT", "\(forget) \(select);"),
-            ("UPDATE", "\(forget) \(select) AND t.\(key) IS NOT old.\(key) COLLATE BINARY;"),
-        ]).map { ($0, $1.0, $1.1) }
+        keepAsideTriggers = zip(
+            Connection.fts5ReplaceTriggerSuffixes,
+            [
+                ("INSERT", "\(forget) \(select);"),
+                ("UPDATE", "\(forget) \(select) AND t.\(key) IS NOT old.\(key) COLLATE BINARY;")
+            ]
+        ).map { ($0, $1.0, $1.1) }
         // Gone: the same key is written again, or no row keeps the replaced key's spelling (a
         // key index that tells 'a' from 'A' under a NOCASE column kept both rows).
-        let gone = "r.\(newKey) IS new.\(key) AND (r.\(oldKey) IS new.\(key) COLLATE BINARY"
+        let gone =
+            "r.\(newKey) IS new.\(key) AND (r.\(oldKey) IS new.\(key) COLLATE BINARY"
             + " OR NOT EXISTS (SELECT 1 FROM \(table) AS t WHERE t.\(key) = r.\(oldKey) COLLATE BINARY))"
-        unfile = "INSERT INTO \(target)(\(target), rowid, \(columns.map(quoteIdentifier).joined(separator: ", ")))"
+        unfile =
+            "INSERT INTO \(target)(\(target), rowid, \(columns.map(quoteIdentifier).joined(separator: ", ")))"
             + " SELECT 'delete', r.\(rowID)\(values.map { ", r." + $0 }.joined()) FROM \(aside) AS r WHERE \(gone);"
             + " DELETE FROM \(map) WHERE \(id) IN (SELECT r.\(rowID) FROM \(aside) AS r WHERE \(gone));"
             + " \(forget)"

@@ -102,8 +102,10 @@ extension Connection {
 /// `report` (FTS5's `xToken`), and returns the result code for `xTokenize`: the first code
 /// `report` returns that is not `SQLITE_OK` (later tokens are dropped), `SQLITE_RANGE` for a
 /// token whose range lies outside the text, or the thrown error's code.
-private func runSwiftTokenizer(_ tokenize: Connection.FTS5TokenizerFunction, text: UnsafePointer<CChar>?, count: Int,
-                               report: (String, Range<Int>) -> Int32) -> Int32 {
+private func runSwiftTokenizer(
+    _ tokenize: Connection.FTS5TokenizerFunction, text: UnsafePointer<CChar>?, count: Int,
+    report: (String, Range<Int>) -> Int32
+) -> Int32 {
     let string = text.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: count), as: UTF8.self) } ?? ""
     var code = SQLITE_OK
     do {
@@ -152,7 +154,11 @@ extension Connection {
     public func registerFTS5Tokenizer(named name: String, wrapping base: FTS5Tokenizer, _ rewrite: @escaping FTS5TokenRewriter) throws {
         // FTS5 compares tokenizer names without regard to ASCII case.
         if let clash = base.tokenizerNames.first(where: { $0.lowercased() == name.lowercased() }) {
-            throw SQLiteError(code: SQLITE_MISUSE, message: "Cannot register FTS5 tokenizer \(name.debugDescription) wrapping \(clash.debugDescription): FTS5 finds tokenizers by name, so it would wrap itself; give the wrapper a name of its own")
+            throw SQLiteError(
+                code: SQLITE_MISUSE,
+                message:
+                    "Cannot register FTS5 tokenizer \(name.debugDescription) wrapping \(clash.debugDescription): FTS5 finds tokenizers by name, so it would wrap itself; give the wrapper a name of its own"
+            )
         }
         let api = try fts5API()
         var tokenizer = fts5_tokenizer(
@@ -241,16 +247,21 @@ final class FTS5WrapperInstance {
         let xToken: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, Int32, Int32, Int32) -> Int32
         let rewrite: Connection.FTS5TokenRewriter
 
-        init(context: UnsafeMutableRawPointer?, xToken: @escaping @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, Int32, Int32, Int32) -> Int32,
-             rewrite: @escaping Connection.FTS5TokenRewriter) {
+        init(
+            context: UnsafeMutableRawPointer?,
+            xToken: @escaping @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, Int32, Int32, Int32) -> Int32,
+            rewrite: @escaping Connection.FTS5TokenRewriter
+        ) {
             self.context = context
             self.xToken = xToken
             self.rewrite = rewrite
         }
     }
 
-    func tokenize(context: UnsafeMutableRawPointer?, flags: Int32, text: UnsafePointer<CChar>?, count: Int32,
-                  xToken: @escaping @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, Int32, Int32, Int32) -> Int32) -> Int32 {
+    func tokenize(
+        context: UnsafeMutableRawPointer?, flags: Int32, text: UnsafePointer<CChar>?, count: Int32,
+        xToken: @escaping @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, Int32, Int32, Int32) -> Int32
+    ) -> Int32 {
         guard let tokenize = base.xTokenize else { return SQLITE_ERROR }
         let call = Call(context: context, xToken: xToken, rewrite: rewrite)
         return withExtendedLifetime(call) {

@@ -79,7 +79,8 @@ public struct FTS5Pattern: Sendable, Hashable, Bindable, CustomStringConvertible
         var tokens: [String] = []
         var current = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            let separates = scalar.properties.isWhitespace
+            let separates =
+                scalar.properties.isWhitespace
                 || (scalar.isASCII && !(("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)))
             if separates {
                 if !current.isEmpty { tokens.append(String(current)); current = String.UnicodeScalarView() }
@@ -127,9 +128,10 @@ extension Connection {
             try statement.bind(values: [.text(rawPattern)])
             _ = try statement.step()
         } catch let error as SQLiteError {
-            throw SQLiteError(code: error.code,
-                              message: "Invalid FTS5 pattern \(rawPattern.debugDescription) for table \(quoteIdentifier(table)): \(error.message)",
-                              sql: sql)
+            throw SQLiteError(
+                code: error.code,
+                message: "Invalid FTS5 pattern \(rawPattern.debugDescription) for table \(quoteIdentifier(table)): \(error.message)",
+                sql: sql)
         }
         return FTS5Pattern(unchecked: rawPattern)
     }

@@ -28,9 +28,10 @@ extension SchemaVersionBuilder {
     /// COLLATE NOCASE)` over a BINARY column) from; for such a table, use `createFTS5Table` on
     /// the connection in an `execute` step.
     public func createFTS5Table(_ name: String, columns: [String], options: FTS5Options = FTS5Options()) {
-        createVirtualTable(SchemaVirtualTable(
-            name: name, module: "fts5", columnNames: columns,
-            createStatements: Connection.fts5CreateStatements(name, columns: columns, options: options),
-            dropStatements: Connection.fts5DropStatements(name, options: options)))
+        createVirtualTable(
+            SchemaVirtualTable(
+                name: name, module: "fts5", columnNames: columns,
+                createStatements: Connection.fts5CreateStatements(name, columns: columns, options: options),
+                dropStatements: Connection.fts5DropStatements(name, options: options)))
     }
 }

@@ -277,7 +277,8 @@ open class Statement {
     final func stepFailed(_ code: Int32) throws -> Bool {
         var code = code
         while code & 0xFF == SQLITE_LOCKED, !prepared.hasProducedRow,
-              let interval = connection.tableLockPolicy.pollIntervalMicroseconds {
+            let interval = connection.tableLockPolicy.pollIntervalMicroseconds
+        {
             sqlite3_reset(handle)
             usleep(interval)
             code = sqlite3_step(handle)

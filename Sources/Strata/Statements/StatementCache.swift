@@ -124,7 +124,8 @@ package final class StatementCache {
     func insert(_ statement: PreparedStatement, for key: StatementCacheKey) {
         guard capacity > 0, entries[key] == nil else { return }
         if entries.count >= capacity,
-           let victim = entries.filter({ !$0.value.isInUse }).min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            let victim = entries.filter({ !$0.value.isInUse }).min(by: { $0.value.lastUse < $1.value.lastUse })
+        {
             entries[victim.key] = nil
             if lastStatement === victim.value { forgetLastFound() }
         }

@@ -95,7 +95,8 @@ extension Date: Binding {
 
     public static func extract(from value: SQLiteValueHandle, type: Int32) -> Date? {
         guard type == SQLITE_TEXT,
-              let pointer = sqlite3_value_text(value) else { return nil }
+            let pointer = sqlite3_value_text(value)
+        else { return nil }
         let buffer = UnsafeBufferPointer(start: pointer, count: Int(sqlite3_value_bytes(value)))
         return BindingDateFormat.date(fromUTF8: buffer)
     }

@@ -88,7 +88,8 @@ enum BindingDateFormat {
 
     static func string(from date: Date, formatter: DateFormatter) -> String {
         if date.timeIntervalSince1970 < firstInstantOfYearOne, fastPathEnabled(for: formatter),
-           let text = signedYearString(from: date) {
+            let text = signedYearString(from: date)
+        {
             return text
         }
         return formatter.string(from: date)
@@ -156,14 +157,14 @@ enum BindingDateFormat {
         // digit byte's high nibble is 3, and stays 3 when 6 is added to it). About half the
         // instructions of a byte-at-a-time parse, which matters at one date per row.
         let p = UnsafeRawPointer(base)
-        let a = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))                      // yyyy-MM-
-        let b = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self))   // ddTHH:mm
-        let c = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 15, as: UInt64.self))  // m:ss.SSS
-        guard a & 0xFF00_00FF_0000_0000 == 0x2D00_002D_0000_0000,  // '-' at 4 and 7
-              b & 0x0000_FF00_00FF_0000 == 0x0000_3A00_0054_0000,  // 'T' at 10, ':' at 13
-              c & 0x0000_00FF_0000_FF00 == 0x0000_002E_0000_3A00,  // ':' at 16, '.' at 19
-              areDigits(a, at: 0x00FF_FF00_FFFF_FFFF), areDigits(b, at: 0xFFFF_00FF_FF00_FFFF),
-              areDigits(c, at: 0xFFFF_FF00_FFFF_00FF)
+        let a = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self)) // yyyy-MM-
+        let b = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) // ddTHH:mm
+        let c = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 15, as: UInt64.self)) // m:ss.SSS
+        guard a & 0xFF00_00FF_0000_0000 == 0x2D00_002D_0000_0000, // '-' at 4 and 7
+            b & 0x0000_FF00_00FF_0000 == 0x0000_3A00_0054_0000, // 'T' at 10, ':' at 13
+            c & 0x0000_00FF_0000_FF00 == 0x0000_002E_0000_3A00, // ':' at 16, '.' at 19
+            areDigits(a, at: 0x00FF_FF00_FFFF_FFFF), areDigits(b, at: 0xFFFF_00FF_FF00_FFFF),
+            areDigits(c, at: 0xFFFF_FF00_FFFF_00FF)
         else { return nil }
         @inline(__always) func digit(_ word: UInt64, _ byte: UInt64) -> Int64 { Int64(truncatingIfNeeded: (word >> (byte * 8)) & 0xF) }
         let year = digit(a, 0) * 1000 + digit(a, 1) * 100 + digit(a, 2) * 10 + digit(a, 3)
@@ -171,7 +172,7 @@ enum BindingDateFormat {
         let hour = digit(b, 3) * 10 + digit(b, 4), minute = digit(b, 6) * 10 + digit(b, 7)
         let second = digit(c, 2) * 10 + digit(c, 3), millisecond = digit(c, 5) * 100 + digit(c, 6) * 10 + digit(c, 7)
         guard year >= 1583, (1...12).contains(month), hour < 24, minute < 60, second < 60,
-              day >= 1, day <= daysInMonth(year: year, month: month)
+            day >= 1, day <= daysInMonth(year: year, month: month)
         else { return nil }
         let dayNumber = days(year: year, month: month, day: day)
         let total = ((dayNumber * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millisecond
@@ -282,9 +283,9 @@ extension BindingDateFormat {
             return true
         }
         guard let magnitude = number(4...8), separator(UInt8(ascii: "-")), let month = number(2...2), separator(UInt8(ascii: "-")),
-              let day = number(2...2), separator(UInt8(ascii: "T")), let hour = number(2...2), separator(UInt8(ascii: ":")),
-              let minute = number(2...2), separator(UInt8(ascii: ":")), let second = number(2...2), separator(UInt8(ascii: ".")),
-              let millisecond = number(3...3), index == bytes.count
+            let day = number(2...2), separator(UInt8(ascii: "T")), let hour = number(2...2), separator(UInt8(ascii: ":")),
+            let minute = number(2...2), separator(UInt8(ascii: ":")), let second = number(2...2), separator(UInt8(ascii: ".")),
+            let millisecond = number(3...3), index == bytes.count
         else { return nil }
         let year = negative ? -magnitude : magnitude
         guard year <= 0 || year >= 10_000, (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return nil }

@@ -88,7 +88,7 @@ package enum SQLiteDateText {
     package static func sqliteDate(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         var scanner = Scanner(bytes)
         guard let year = scanner.digits(4), scanner.skip(UInt8(ascii: "-")), let month = scanner.digits(2),
-              scanner.skip(UInt8(ascii: "-")), let day = scanner.digits(2)
+            scanner.skip(UInt8(ascii: "-")), let day = scanner.digits(2)
         else { return unixTime(fromUTF8: bytes) }
         guard (1...12).contains(month), day >= 1, day <= BindingDateFormat.daysInMonth(year: year, month: month) else { return nil }
         var seconds = BindingDateFormat.days(year: year, month: month, day: day) * 86_400
@@ -97,7 +97,7 @@ package enum SQLiteDateText {
         guard !scanner.atEnd else { return instant(seconds: seconds, fraction: Fraction()) }
 
         guard let hour = scanner.digits(2), hour < 24, scanner.skip(UInt8(ascii: ":")),
-              let minute = scanner.digits(2), minute < 60
+            let minute = scanner.digits(2), minute < 60
         else { return nil }
         var second: Int64 = 0
         var fraction = Fraction()
@@ -120,7 +120,7 @@ package enum SQLiteDateText {
                 break
             case UInt8(ascii: "+"), UInt8(ascii: "-"):
                 guard let offsetHours = scanner.digits(2), offsetHours <= 14, scanner.skip(UInt8(ascii: ":")),
-                      let offsetMinutes = scanner.digits(2), offsetMinutes < 60
+                    let offsetMinutes = scanner.digits(2), offsetMinutes < 60
                 else { return nil }
                 // Local time minus its offset is UTC.
                 let offset = (offsetHours * 60 + offsetMinutes) * 60
@@ -178,7 +178,7 @@ package enum SQLiteDateText {
         // The grammar is checked above, so Double's parser (locale-independent, correctly
         // rounded) sees only a plain decimal number; it returns ±infinity for one that overflows.
         guard let seconds = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)),
-              seconds.isFinite
+            seconds.isFinite
         else { return nil }
         return Date(timeIntervalSince1970: seconds)
     }

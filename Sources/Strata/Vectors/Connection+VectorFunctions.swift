@@ -68,7 +68,9 @@ enum VectorSQLFunctions {
     }
 
     /// A BLOB argument's bytes in place, nil for NULL, or the message for anything else.
-    static func blob(_ value: Connection.FunctionValue, _ position: Int, _ function: String, _ layout: String) -> Result<UnsafeRawBufferPointer?, VectorSQLError> {
+    static func blob(
+        _ value: Connection.FunctionValue, _ position: Int, _ function: String, _ layout: String
+    ) -> Result<UnsafeRawBufferPointer?, VectorSQLError> {
         switch value.storageClass {
         case .null: return .success(nil)
         case .blob: return .success(value.buffer)
@@ -81,7 +83,8 @@ enum VectorSQLFunctions {
     static func distance(_ metric: VectorMetric, _ function: String, _ arguments: [Connection.FunctionValue]) -> Connection.FunctionResult {
         evaluate(function, arguments, count: 2) {
             guard let a = try blob(arguments[0], 1, function, "float32 vector").get(),
-                  let b = try blob(arguments[1], 2, function, "float32 vector").get() else { return .null }
+                let b = try blob(arguments[1], 2, function, "float32 vector").get()
+            else { return .null }
             let dimensions = try FloatVector.dimensions(ofBlobBytes: a.count)
             let other = try FloatVector.dimensions(ofBlobBytes: b.count)
             guard dimensions == other else { throw VectorError.wrongDimension(expected: dimensions, actual: other) }
@@ -96,7 +99,8 @@ enum VectorSQLFunctions {
         let function = "strata_vec_distance_hamming"
         return evaluate(function, arguments, count: 2) {
             guard let a = try blob(arguments[0], 1, function, "bit vector").get(),
-                  let b = try blob(arguments[1], 2, function, "bit vector").get() else { return .null }
+                let b = try blob(arguments[1], 2, function, "bit vector").get()
+            else { return .null }
             guard let aBase = a.baseAddress, a.count > 0 else { throw VectorError.malformedBlob(bytes: 0, layout: .bit) }
             guard let bBase = b.baseAddress, b.count > 0 else { throw VectorError.malformedBlob(bytes: 0, layout: .bit) }
             guard a.count == b.count else { throw VectorError.wrongDimension(expected: a.count * 8, actual: b.count * 8) }

@@ -32,8 +32,10 @@ extension Database {
     ///   - parallelism: how many spans, at most the pool's readers; the machine's active
     ///     processor count by default.
     /// - Throws: what the serial search throws; ``DatabaseError/closed``; `CancellationError`.
-    public func searchIVFIndex(_ name: String, nearest vector: FloatVector, k: Int, nprobe: Int, rescoring: Int = 8,
-                               among rowIDs: SQLFragment? = nil, parallelism: Int? = nil) async throws -> [(rowID: Int64, distance: Double)] {
+    public func searchIVFIndex(
+        _ name: String, nearest vector: FloatVector, k: Int, nprobe: Int, rescoring: Int = 8,
+        among rowIDs: SQLFragment? = nil, parallelism: Int? = nil
+    ) async throws -> [(rowID: Int64, distance: Double)] {
         let spanCount = max(1, min(parallelism ?? ProcessInfo.processInfo.activeProcessorCount, readerConnectionPool.maximumConnectionCount))
         let plan: (probe: IVFProbe, chunks: ClosedRange<Int64>?, generation: Int64)? = try await read { db in
             try db.strataSavepoint(named: "strata_ivf_search") {
@@ -49,8 +51,8 @@ extension Database {
         // The first and last spans are open-ended: an update that rewrites chunks between the
         // plan and a span's read files them above the planned bounds.
         var spans = splitRowIDRange(chunks, into: spanCount)
-        spans[0] = Int64.min ... spans[0].upperBound
-        spans[spans.count - 1] = spans[spans.count - 1].lowerBound ... Int64.max
+        spans[0] = Int64.min...spans[0].upperBound
+        spans[spans.count - 1] = spans[spans.count - 1].lowerBound...Int64.max
         let generation = plan.generation
         let ranked = try await withThrowingTaskGroup(of: (best: [VectorCandidate], skipped: Set<Int64>, generation: Int64).self) { group in
             for span in spans {
@@ -60,8 +62,10 @@ extension Database {
                         try db.strataSavepoint(named: "strata_ivf_search") {
                             let skipped = try IVFBuilder.pendingRows(of: probe.index, db)
                             let allowed = try rowIDs.map { try IVFBuilder.rowIDs(selectedBy: $0, in: probe.index, db) }
-                            return (try db.rankFiledEntries(probe, chunks: span, excluding: skipped, allowed: allowed).nearestFirst, skipped,
-                                    try db.ivfGeneration(probe.index))
+                            return (
+                                try db.rankFiledEntries(probe, chunks: span, excluding: skipped, allowed: allowed).nearestFirst, skipped,
+                                try db.ivfGeneration(probe.index)
+                            )
                         }
                     }
                 }

@@ -73,8 +73,10 @@ public struct IVFIndexOptions: Sendable, Hashable {
     public var quantization: VectorQuantization
 
     /// Options for an IVF index.
-    public init(metric: VectorMetric = .l2, lists: Int? = nil, trainingSampleSize: Int? = nil, iterations: Int = 10, seed: UInt64 = 0x5EED,
-                quantization: VectorQuantization = .none) {
+    public init(
+        metric: VectorMetric = .l2, lists: Int? = nil, trainingSampleSize: Int? = nil, iterations: Int = 10, seed: UInt64 = 0x5EED,
+        quantization: VectorQuantization = .none
+    ) {
         self.quantization = quantization
         self.metric = metric
         self.lists = lists
@@ -112,7 +114,8 @@ public enum VectorIndexError: Error, Equatable, Sendable, CustomStringConvertibl
         case .outdatedLayout(let name):
             return "The IVF index \(name) was built by an earlier Strata (one row per vector); drop it with dropIVFIndex and create it again"
         case .unstableRowIDs(let table):
-            return "An IVF index files rows under their INTEGER PRIMARY KEY or the ids it maps a one-column PRIMARY KEY to, and \(table) has neither (or is a view, a virtual table or a WITHOUT ROWID table): VACUUM may renumber its rows"
+            return
+                "An IVF index files rows under their INTEGER PRIMARY KEY or the ids it maps a one-column PRIMARY KEY to, and \(table) has neither (or is a view, a virtual table or a WITHOUT ROWID table): VACUUM may renumber its rows"
         case .missingColumn(let index, let table, let column):
             return "The IVF index \(index) indexes \(table).\(column), which is no longer there; drop it with dropIVFIndex and create it again"
         }
@@ -137,7 +140,8 @@ extension IVFIndex {
     var pendingSource: SQLFragment {
         let pending: SQLFragment = "main.\(identifier: pendingTable) AS p"
         guard let key else { return pending + " CROSS JOIN main.\(identifier: table) AS t ON t.\(identifier: rowIDColumn) = p.\"row\"" }
-        return pending + " CROSS JOIN main.\(identifier: keyMapTable) AS m ON m.id = p.\"row\" CROSS JOIN main.\(identifier: table) AS t ON m.\"key\" = t.\(identifier: key)"
+        return pending
+            + " CROSS JOIN main.\(identifier: keyMapTable) AS m ON m.id = p.\"row\" CROSS JOIN main.\(identifier: table) AS t ON m.\"key\" = t.\(identifier: key)"
     }
 
     /// The table as `t`, joined to its key map as `m` when keyed: what ``rowID`` is read from.
@@ -161,7 +165,8 @@ extension IVFIndex {
         let source = quoteIdentifier(table), vector = quoteIdentifier(column)
         let bytes = dimensions * 4
         // A vector of another dimension would be unsearchable: refused at write time, in SQL.
-        let refuse = "SELECT RAISE(ABORT, \(quoteStringLiteral("\(name): \(table).\(column) takes float32 vectors of \(dimensions) dimensions (\(bytes) bytes)")))"
+        let refuse =
+            "SELECT RAISE(ABORT, \(quoteStringLiteral("\(name): \(table).\(column) takes float32 vectors of \(dimensions) dimensions (\(bytes) bytes)")))"
             + " WHERE new.\(vector) IS NOT NULL AND (typeof(new.\(vector)) != 'blob' OR length(new.\(vector)) != \(bytes));"
         // Guarded inserts, no conflict clause: an outer statement's would override a trigger's.
         // A row queued is ranked from the table itself and its filed entry (if any) skipped until
@@ -181,7 +186,8 @@ extension IVFIndex {
             }
             // A stale entry the re-key drops may have filed entries: queued, they are skipped
             // and, at the next update, removed.
-            let queueStale = "INSERT INTO \(pending)(\"row\") SELECT s.id FROM (\(keyMap.staleNewKey(thenDelete: false))) AS s"
+            let queueStale =
+                "INSERT INTO \(pending)(\"row\") SELECT s.id FROM (\(keyMap.staleNewKey(thenDelete: false))) AS s"
                 + " WHERE NOT EXISTS (SELECT 1 FROM \(pending) WHERE \"row\" = s.id);"
             inserted = keyMap.addNewKey + " " + queueMapped("new")
             updated = queueMapped("old") + " " + queueStale + " " + keyMap.rekey + " " + keyMap.addNewKey + " " + queueMapped("new")
@@ -206,7 +212,7 @@ extension IVFIndex {
             // recursive_triggers is on): queuing the new rowid skips such a row's entry too.
             trigger("ai", "INSERT", refuse + " " + inserted),
             trigger("au", "UPDATE", refuse + " " + updated, when: changed),
-            trigger("ad", "DELETE", deleted),
+            trigger("ad", "DELETE", deleted)
         ]
     }
 
@@ -220,7 +226,7 @@ extension IVFIndex {
     var dropStatements: [String] {
         Self.triggerSuffixes.map { "DROP TRIGGER IF EXISTS main." + quoteIdentifier(name + "_" + $0) }
             + ([configTable, centroidsTable, entriesTable, pendingTable] + (key == nil ? [] : [keyMapTable]))
-                .map { "DROP TABLE IF EXISTS main." + quoteIdentifier($0) }
+            .map { "DROP TABLE IF EXISTS main." + quoteIdentifier($0) }
     }
 }
 
@@ -247,23 +253,30 @@ extension Connection {
         let rowIDColumn = try ivfRowIDColumn(of: table, keyed: key != nil)
         return try strataSavepoint(named: "strata_ivf") {
             // The map first (when keyed): the vectors are read under its ids.
-            let draft = IVFIndex(name: name, table: table, column: column, metric: options.metric, dimensions: 0, lists: 0,
-                                 quantization: options.quantization, key: key?.name, rowIDColumn: rowIDColumn)
+            let draft = IVFIndex(
+                name: name, table: table, column: column, metric: options.metric, dimensions: 0, lists: 0,
+                quantization: options.quantization, key: key?.name, rowIDColumn: rowIDColumn)
             for statement in draft.keyMapStatements(collation: key?.collation) { try execute(statement) }
-            let vectors = try IVFBuilder.vectors(literal: "SELECT \(draft.rowID), t.\(identifier: column) FROM \(draft.rowSource) WHERE t.\(identifier: column) IS NOT NULL ORDER BY 1",
-                                                 expecting: nil, self)
+            let vectors = try IVFBuilder.vectors(
+                literal: "SELECT \(draft.rowID), t.\(identifier: column) FROM \(draft.rowSource) WHERE t.\(identifier: column) IS NOT NULL ORDER BY 1",
+                expecting: nil, self)
             guard let dimensions = vectors.dimensions, vectors.count > 0 else { throw VectorIndexError.noVectors(table: table, column: column) }
             let lists = min(options.lists ?? max(1, Int(Double(vectors.count).squareRoot())), vectors.count)
-            let index = IVFIndex(name: name, table: table, column: column, metric: options.metric, dimensions: dimensions, lists: lists,
-                                 quantization: options.quantization, key: key?.name, rowIDColumn: rowIDColumn)
+            let index = IVFIndex(
+                name: name, table: table, column: column, metric: options.metric, dimensions: dimensions, lists: lists,
+                quantization: options.quantization, key: key?.name, rowIDColumn: rowIDColumn)
             for statement in index.createStatements { try execute(statement) }
-            try run(literal: "INSERT INTO main.\(identifier: index.configTable)(id, \"table\", \"column\", metric, dimensions, lists, quantization, \"key\") VALUES (1, \(table), \(column), \(options.metric.rawValue), \(Int64(dimensions)), \(Int64(lists)), \(options.quantization.rawValue), \(key?.name))")
+            try run(
+                literal:
+                    "INSERT INTO main.\(identifier: index.configTable)(id, \"table\", \"column\", metric, dimensions, lists, quantization, \"key\") VALUES (1, \(table), \(column), \(options.metric.rawValue), \(Int64(dimensions)), \(Int64(lists)), \(options.quantization.rawValue), \(key?.name))"
+            )
             var random = SeededGenerator(state: options.seed)
-            let centroids = IVFBuilder.train(vectors, lists: lists, metric: options.metric,
-                                             sampleSize: options.trainingSampleSize ?? lists * 64,
-                                             iterations: options.iterations, random: &random)
+            let centroids = IVFBuilder.train(
+                vectors, lists: lists, metric: options.metric,
+                sampleSize: options.trainingSampleSize ?? lists * 64,
+                iterations: options.iterations, random: &random)
             for list in 0..<lists {
-                let centroid = Data(centroids[list * dimensions ..< (list + 1) * dimensions].withUnsafeBytes { Array($0) })
+                let centroid = Data(centroids[list * dimensions..<(list + 1) * dimensions].withUnsafeBytes { Array($0) })
                 try run(literal: "INSERT INTO main.\(identifier: index.centroidsTable)(list, centroid) VALUES (\(Int64(list)), \(centroid))")
             }
             try IVFBuilder.file(vectors, into: index, centroids: centroids, self)
@@ -277,9 +290,11 @@ extension Connection {
     /// - Throws: ``VectorIndexError/unstableRowIDs(table:)`` for anything else.
     func ivfKey(of table: String) throws -> (name: String, collation: String?)? {
         guard let entry = try schemaReader.table(named: table, includingViews: true),
-              try schemaReader.rowIDAliasColumn(ofTable: table) == nil else { return nil }
+            try schemaReader.rowIDAliasColumn(ofTable: table) == nil
+        else { return nil }
         guard entry.type == "table", !entry.isVirtualTable,
-              !tableOptionsAreWithoutRowID(Connection.tableOptions(ofCreateTableSQL: entry.sql ?? "")) else {
+            !tableOptionsAreWithoutRowID(Connection.tableOptions(ofCreateTableSQL: entry.sql ?? ""))
+        else {
             throw VectorIndexError.unstableRowIDs(table: table)
         }
         let keys = try schemaReader.columns(ofTable: entry.name).filter { $0.primaryKeyIndex > 0 }
@@ -321,20 +336,22 @@ extension Connection {
     func ivfIndexConfiguration(named name: String) throws -> IVFIndex {
         // Another `<name>_config` (an FTS5 table's shadow table) is no IVF index.
         guard try schemaReader.entry(named: name + "_config", types: ["table"]) != nil,
-              try schemaReader.columns(ofTable: name + "_config").contains(where: { sameIdentifier($0.name, "quantization") }),
-              let row: Row = try query(literal: "SELECT \"table\", \"column\", metric, dimensions, lists, quantization FROM main.\(identifier: name + "_config") WHERE id = 1"),
-              let table: String = row.value(at: 0), let column: String = row.value(at: 1),
-              let metricName: String = row.value(at: 2), let metric = VectorMetric(rawValue: metricName),
-              let dimensions: Int = row.value(at: 3), let lists: Int = row.value(at: 4), dimensions > 0, lists > 0,
-              let quantizationName: String = row.value(at: 5), let quantization = VectorQuantization(rawValue: quantizationName)
+            try schemaReader.columns(ofTable: name + "_config").contains(where: { sameIdentifier($0.name, "quantization") }),
+            let row: Row = try query(
+                literal: "SELECT \"table\", \"column\", metric, dimensions, lists, quantization FROM main.\(identifier: name + "_config") WHERE id = 1"),
+            let table: String = row.value(at: 0), let column: String = row.value(at: 1),
+            let metricName: String = row.value(at: 2), let metric = VectorMetric(rawValue: metricName),
+            let dimensions: Int = row.value(at: 3), let lists: Int = row.value(at: 4), dimensions > 0, lists > 0,
+            let quantizationName: String = row.value(at: 5), let quantization = VectorQuantization(rawValue: quantizationName)
         else { throw VectorIndexError.noSuchIndex(name) }
         // Indexes built before keyed tables were mapped have no key column: they are by rowid.
         let keyed = try schemaReader.columns(ofTable: name + "_config").contains(where: { sameIdentifier($0.name, "key") })
         let key: String? = keyed ? try query(literal: "SELECT \"key\" FROM main.\(identifier: name + "_config") WHERE id = 1") : nil
         // The insert trigger is on the table under its name now, whatever `_config` recorded.
         let current = try schemaReader.entry(named: name + "_ai", types: ["trigger"])?.tableName ?? table
-        return IVFIndex(name: name, table: current, column: column, metric: metric, dimensions: dimensions, lists: lists, quantization: quantization,
-                        key: key, rowIDColumn: try ivfRowIDColumn(of: current, keyed: key != nil))
+        return IVFIndex(
+            name: name, table: current, column: column, metric: metric, dimensions: dimensions, lists: lists, quantization: quantization,
+            key: key, rowIDColumn: try ivfRowIDColumn(of: current, keyed: key != nil))
     }
 
     /// Files the rows written since the last update under their nearest centroids (the
@@ -381,8 +398,10 @@ extension Connection {
     /// scan of the table throws ``VectorError/nonFinite(index:)`` for it instead).
     /// - Throws: ``VectorIndexError``; ``VectorError/wrongDimension(expected:actual:)`` for a
     ///   query vector of another dimension; `SQLiteError`.
-    public func searchIVFIndex(_ name: String, nearest vector: FloatVector, k: Int, nprobe: Int, rescoring: Int = 8,
-                               among rowIDs: SQLFragment? = nil) throws -> [(rowID: Int64, distance: Double)] {
+    public func searchIVFIndex(
+        _ name: String, nearest vector: FloatVector, k: Int, nprobe: Int, rescoring: Int = 8,
+        among rowIDs: SQLFragment? = nil
+    ) throws -> [(rowID: Int64, distance: Double)] {
         // Its statements read one snapshot: a write committed between them cannot show a row twice.
         try strataSavepoint(named: "strata_ivf_search") {
             try searchIVFIndexInSnapshot(name, nearest: vector, k: k, nprobe: nprobe, rescoring: rescoring, among: rowIDs)
@@ -391,8 +410,10 @@ extension Connection {
 
     /// ``searchIVFIndex(_:nearest:k:nprobe:rescoring:among:)`` for a caller already reading one
     /// snapshot (a table-valued function inside its statement).
-    func searchIVFIndexInSnapshot(_ name: String, nearest vector: FloatVector, k: Int, nprobe: Int, rescoring: Int = 8,
-                                  among rowIDs: SQLFragment? = nil) throws -> [(rowID: Int64, distance: Double)] {
+    func searchIVFIndexInSnapshot(
+        _ name: String, nearest vector: FloatVector, k: Int, nprobe: Int, rescoring: Int = 8,
+        among rowIDs: SQLFragment? = nil
+    ) throws -> [(rowID: Int64, distance: Double)] {
         guard let probe = try ivfProbe(name, nearest: vector, k: k, nprobe: nprobe, rescoring: rescoring) else { return [] }
         // Pending rows are ranked from the table itself, and their filed entries skipped.
         let skipped = try IVFBuilder.pendingRows(of: probe.index, self)
@@ -433,7 +454,8 @@ extension Connection {
     func rankPendingRows(_ probe: IVFProbe, among rowIDs: SQLFragment?) throws -> VectorTopK {
         let index = probe.index
         let restriction: SQLFragment = rowIDs.map { " AND \(index.tableRowID) IN (\($0))" } ?? ""
-        let pending: SQLFragment = "SELECT \(index.rowID), t.\(identifier: index.column) FROM \(index.pendingSource) WHERE t.\(identifier: index.column) IS NOT NULL" + restriction
+        let pending: SQLFragment =
+            "SELECT \(index.rowID), t.\(identifier: index.column) FROM \(index.pendingSource) WHERE t.\(identifier: index.column) IS NOT NULL" + restriction
         var best = VectorTopK(capacity: probe.k)
         try IVFBuilder.scanFloat(pending, probe.vector, index, self) { best.offer(distance: $0, rowID: $1) }
         return best
@@ -442,8 +464,10 @@ extension Connection {
     /// The best `probe.capacity` filed entries of the probed lists (of the chunks whose rowids
     /// are in `chunks`, when given), by exact distance or, in a quantized index, by their codes;
     /// rows in `excluded` or `gone`, or not `allowed`, are passed over.
-    func rankFiledEntries(_ probe: IVFProbe, chunks: ClosedRange<Int64>?, excluding excluded: Set<Int64>, _ gone: Set<Int64> = [],
-                          allowed: Set<Int64>?) throws -> VectorTopK {
+    func rankFiledEntries(
+        _ probe: IVFProbe, chunks: ClosedRange<Int64>?, excluding excluded: Set<Int64>, _ gone: Set<Int64> = [],
+        allowed: Set<Int64>?
+    ) throws -> VectorTopK {
         let index = probe.index
         let lists = probe.lists.map { SQLFragment.value($0) }.joined(separator: ", ")
         let span: SQLFragment = chunks.map { " AND rowid BETWEEN \($0.lowerBound) AND \($0.upperBound)" } ?? ""
@@ -471,8 +495,11 @@ extension Connection {
     /// them the table no longer has (a REPLACE through another UNIQUE column removes a row
     /// without its delete trigger): the caller ranks again without those. A quantized index's
     /// candidates are ranked again by their float32 vectors, so every distance returned is exact.
-    func settle(_ probe: IVFProbe, candidates: VectorTopK, pendingBest: VectorTopK) throws
-        -> (ranked: [(rowID: Int64, distance: Double)], missing: [Int64]) {
+    func settle(
+        _ probe: IVFProbe, candidates: VectorTopK, pendingBest: VectorTopK
+    ) throws
+        -> (ranked: [(rowID: Int64, distance: Double)], missing: [Int64])
+    {
         let index = probe.index
         var best = pendingBest
         let candidateRows = candidates.nearestFirst.map(\.rowID)
@@ -487,7 +514,8 @@ extension Connection {
         var rescoredRows = Set<Int64>()
         for start in stride(from: 0, to: candidateRows.count, by: 500) {
             let slice = candidateRows[start..<min(start + 500, candidateRows.count)].map { SQLFragment.value($0) }.joined(separator: ", ")
-            let rescored: SQLFragment = "SELECT \(index.rowID), t.\(identifier: index.column) FROM \(index.rowSource) WHERE \(index.rowID) IN (\(slice)) AND t.\(identifier: index.column) IS NOT NULL"
+            let rescored: SQLFragment =
+                "SELECT \(index.rowID), t.\(identifier: index.column) FROM \(index.rowSource) WHERE \(index.rowID) IN (\(slice)) AND t.\(identifier: index.column) IS NOT NULL"
             try IVFBuilder.scanFloat(rescored, probe.vector, index, self) { distance, row in
                 best.offer(distance: distance, rowID: row)
                 rescoredRows.insert(row)
@@ -510,10 +538,11 @@ extension Connection {
     /// The lowest and highest rowid of the index's chunks, or nil when it has none: two seeks.
     func ivfChunkBounds(_ index: IVFIndex) throws -> ClosedRange<Int64>? {
         let entries = SQLFragment.identifier(index.entriesTable)
-        let rows: [ClosedRange<Int64>?] = try query(literal: "SELECT (SELECT min(rowid) FROM main.\(entries)), (SELECT max(rowid) FROM main.\(entries))") { row in
+        let rows: [ClosedRange<Int64>?] = try query(literal: "SELECT (SELECT min(rowid) FROM main.\(entries)), (SELECT max(rowid) FROM main.\(entries))") {
+            row in
             let handle = row.statementHandle
             guard sqlite3_column_type(handle, 0) != SQLITE_NULL else { return nil }
-            return sqlite3_column_int64(handle, 0) ... sqlite3_column_int64(handle, 1)
+            return sqlite3_column_int64(handle, 0)...sqlite3_column_int64(handle, 1)
         }
         return rows.first ?? nil
     }
@@ -529,7 +558,6 @@ struct IVFProbe: Sendable {
     /// How many candidates a scan of the lists keeps: `k`, or `k × rescoring` for codes.
     let capacity: Int
 }
-
 
 /// k-means, filing and probing, on float32 arrays.
 enum IVFBuilder {
@@ -622,8 +650,10 @@ enum IVFBuilder {
 
     /// k-means (Lloyd's rounds) on a seeded sample; for cosine, on unit vectors with unit
     /// centroids (spherical k-means). A list left empty takes a sampled vector.
-    static func train(_ vectors: Vectors, lists: Int, metric: VectorMetric, sampleSize: Int, iterations: Int,
-                      random: inout SeededGenerator) -> [Float] {
+    static func train(
+        _ vectors: Vectors, lists: Int, metric: VectorMetric, sampleSize: Int, iterations: Int,
+        random: inout SeededGenerator
+    ) -> [Float] {
         let dimensions = vectors.dimensions ?? 1
         var order = Array(0..<vectors.count)
         let size = min(max(sampleSize, lists), vectors.count)
@@ -694,23 +724,29 @@ enum IVFBuilder {
             centroids.withUnsafeBytes { centres in
                 guard let first = components.baseAddress, let centre = centres.baseAddress else { return }
                 for position in 0..<vectors.count {
-                    let list = nearestList(first + position * bytes, centroids: centre, lists: index.lists,
-                                           dimensions: index.dimensions, metric: index.metric)
+                    let list = nearestList(
+                        first + position * bytes, centroids: centre, lists: index.lists,
+                        dimensions: index.dimensions, metric: index.metric)
                     byList[list, default: []].append(position)
                 }
             }
         }
         for (list, positions) in byList.sorted(by: { $0.key < $1.key }) {
             var chunk: (id: Int64?, rows: Data, codes: Data) = (nil, Data(), Data())
-            let last = try chunks(literal: "SELECT rowid, \"rows\", codes FROM main.\(identifier: index.entriesTable) WHERE list = \(Int64(list)) ORDER BY rowid DESC LIMIT 1", index, db)
+            let last = try chunks(
+                literal: "SELECT rowid, \"rows\", codes FROM main.\(identifier: index.entriesTable) WHERE list = \(Int64(list)) ORDER BY rowid DESC LIMIT 1",
+                index, db)
             if let last = last.first, last.rows.count / 8 < chunkCapacity {
                 chunk = (last.id, last.rows, last.codes)
             }
             func flush() throws {
                 if let id = chunk.id {
-                    try db.run(literal: "UPDATE main.\(identifier: index.entriesTable) SET \"rows\" = \(chunk.rows), codes = \(chunk.codes) WHERE rowid = \(id)")
+                    try db.run(
+                        literal: "UPDATE main.\(identifier: index.entriesTable) SET \"rows\" = \(chunk.rows), codes = \(chunk.codes) WHERE rowid = \(id)")
                 } else {
-                    try db.run(literal: "INSERT INTO main.\(identifier: index.entriesTable)(list, \"rows\", codes) VALUES (\(Int64(list)), \(chunk.rows), \(chunk.codes))")
+                    try db.run(
+                        literal:
+                            "INSERT INTO main.\(identifier: index.entriesTable)(list, \"rows\", codes) VALUES (\(Int64(list)), \(chunk.rows), \(chunk.codes))")
                 }
                 chunk = (nil, Data(), Data())
             }
@@ -748,13 +784,16 @@ enum IVFBuilder {
             }
         }
         for id in touched {
-            guard let chunk = try chunks(literal: "SELECT rowid, \"rows\", codes FROM main.\(identifier: index.entriesTable) WHERE rowid = \(id)", index, db).first else { continue }
+            guard
+                let chunk = try chunks(literal: "SELECT rowid, \"rows\", codes FROM main.\(identifier: index.entriesTable) WHERE rowid = \(id)", index, db)
+                    .first
+            else { continue }
             var keptRows = Data(), keptCodes = Data()
             for entry in 0..<chunk.rows.count / 8 {
                 let row = chunk.rows.withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(fromByteOffset: entry * 8, as: Int64.self)) }
                 guard !rows.contains(row) else { continue }
-                keptRows.append(chunk.rows[chunk.rows.startIndex + entry * 8 ..< chunk.rows.startIndex + (entry + 1) * 8])
-                keptCodes.append(chunk.codes[chunk.codes.startIndex + entry * codeBytes ..< chunk.codes.startIndex + (entry + 1) * codeBytes])
+                keptRows.append(chunk.rows[chunk.rows.startIndex + entry * 8..<chunk.rows.startIndex + (entry + 1) * 8])
+                keptCodes.append(chunk.codes[chunk.codes.startIndex + entry * codeBytes..<chunk.codes.startIndex + (entry + 1) * codeBytes])
             }
             if keptRows.isEmpty {
                 try db.run(literal: "DELETE FROM main.\(identifier: index.entriesTable) WHERE rowid = \(id)")
@@ -769,18 +808,24 @@ enum IVFBuilder {
     /// row per vector. `length` reads no BLOB content, so finding them reads no codes.
     static func compact(_ index: IVFIndex, _ db: Connection) throws {
         let capacity = Int64(chunkCapacity)
-        let lists: [Int64] = try db.query(literal: "SELECT list FROM main.\(identifier: index.entriesTable) GROUP BY list HAVING count(*) > (sum(length(\"rows\")) / 8 + \(capacity - 1)) / \(capacity)")
+        let lists: [Int64] = try db.query(
+            literal:
+                "SELECT list FROM main.\(identifier: index.entriesTable) GROUP BY list HAVING count(*) > (sum(length(\"rows\")) / 8 + \(capacity - 1)) / \(capacity)"
+        )
         for list in lists {
-            let chunks = try chunks(literal: "SELECT rowid, \"rows\", codes FROM main.\(identifier: index.entriesTable) WHERE list = \(list) ORDER BY rowid", index, db)
+            let chunks = try chunks(
+                literal: "SELECT rowid, \"rows\", codes FROM main.\(identifier: index.entriesTable) WHERE list = \(list) ORDER BY rowid", index, db)
             var rows = Data(), codes = Data()
             for chunk in chunks { rows.append(chunk.rows); codes.append(chunk.codes) }
             try db.run(literal: "DELETE FROM main.\(identifier: index.entriesTable) WHERE list = \(list)")
             let codeBytes = codeBytes(index), count = rows.count / 8
             for start in stride(from: 0, to: count, by: chunkCapacity) {
                 let end = min(start + chunkCapacity, count)
-                let chunkRows = rows[rows.startIndex + start * 8 ..< rows.startIndex + end * 8]
-                let chunkCodes = codes[codes.startIndex + start * codeBytes ..< codes.startIndex + end * codeBytes]
-                try db.run(literal: "INSERT INTO main.\(identifier: index.entriesTable)(list, \"rows\", codes) VALUES (\(list), \(Data(chunkRows)), \(Data(chunkCodes)))")
+                let chunkRows = rows[rows.startIndex + start * 8..<rows.startIndex + end * 8]
+                let chunkCodes = codes[codes.startIndex + start * codeBytes..<codes.startIndex + end * codeBytes]
+                try db.run(
+                    literal:
+                        "INSERT INTO main.\(identifier: index.entriesTable)(list, \"rows\", codes) VALUES (\(list), \(Data(chunkRows)), \(Data(chunkCodes)))")
             }
         }
     }
@@ -793,9 +838,12 @@ enum IVFBuilder {
             let handle = statement.handle
             while try statement.step() {
                 let chunk = try chunkBlobs(handle, 1, index, codeBytes: codeBytes)
-                result.append((sqlite3_column_int64(handle, 0),
-                               chunk.rows.map { Data(bytes: $0, count: chunk.count * 8) } ?? Data(),
-                               chunk.codes.map { Data(bytes: $0, count: chunk.count * codeBytes) } ?? Data()))
+                result.append(
+                    (
+                        sqlite3_column_int64(handle, 0),
+                        chunk.rows.map { Data(bytes: $0, count: chunk.count * 8) } ?? Data(),
+                        chunk.codes.map { Data(bytes: $0, count: chunk.count * codeBytes) } ?? Data()
+                    ))
             }
         }
         return result
@@ -805,8 +853,11 @@ enum IVFBuilder {
     /// in place, and how many entries it holds; a chunk that is not two BLOBs of agreeing sizes
     /// is ``VectorError/malformedBlob(bytes:layout:)``.
     @inline(__always)
-    static func chunkBlobs(_ handle: OpaquePointer, _ column: Int32, _ index: IVFIndex, codeBytes: Int) throws
-        -> (rows: UnsafeRawPointer?, codes: UnsafeRawPointer?, count: Int) {
+    static func chunkBlobs(
+        _ handle: OpaquePointer, _ column: Int32, _ index: IVFIndex, codeBytes: Int
+    ) throws
+        -> (rows: UnsafeRawPointer?, codes: UnsafeRawPointer?, count: Int)
+    {
         // Each column's pointer stays valid until the next step.
         let rows = sqlite3_column_blob(handle, column), rowBytes = Int(sqlite3_column_bytes(handle, column))
         let codes = sqlite3_column_blob(handle, column + 1), codeCount = Int(sqlite3_column_bytes(handle, column + 1))
@@ -819,7 +870,11 @@ enum IVFBuilder {
 
     /// The layout an index's codes are named by in errors.
     static func layout(_ index: IVFIndex) -> VectorLayout {
-        switch index.quantization { case .none: .float32; case .int8: .int8; case .bit: .bit }
+        switch index.quantization {
+        case .none: .float32;
+        case .int8: .int8;
+        case .bit: .bit
+        }
     }
 
     /// A chunk's two BLOBs must hold the same number of entries.
@@ -831,8 +886,11 @@ enum IVFBuilder {
 
     /// A keyed index's winners under the table's rowids now (the ids are the map's), in the
     /// same order: by distance, ties by the map's ids.
-    static func tableRowIDs(_ ranked: [(rowID: Int64, distance: Double)], _ index: IVFIndex, _ db: Connection) throws
-        -> [(rowID: Int64, distance: Double)] {
+    static func tableRowIDs(
+        _ ranked: [(rowID: Int64, distance: Double)], _ index: IVFIndex, _ db: Connection
+    ) throws
+        -> [(rowID: Int64, distance: Double)]
+    {
         guard index.key != nil, !ranked.isEmpty else { return ranked }
         var rowIDs: [Int64: Int64] = [:]
         for start in stride(from: 0, to: ranked.count, by: 500) {
@@ -856,8 +914,10 @@ enum IVFBuilder {
 
     /// Calls `body` with each filed entry of the chunks `literal` selects (rows, codes): its
     /// rowid and a pointer to its code, in place.
-    static func scanChunks(_ literal: SQLFragment, _ index: IVFIndex, _ db: Connection,
-                           _ body: (Int64, UnsafeRawPointer) throws -> Void) throws {
+    static func scanChunks(
+        _ literal: SQLFragment, _ index: IVFIndex, _ db: Connection,
+        _ body: (Int64, UnsafeRawPointer) throws -> Void
+    ) throws {
         let codeBytes = codeBytes(index)
         try db.withStatement(literal: literal) { statement in
             let handle = statement.handle
@@ -873,15 +933,18 @@ enum IVFBuilder {
 
     /// Ranks the rows of `literal` (rowid, float32 vector) by their exact distance to `vector`,
     /// passing over a vector with a NaN or an infinity (the query vector has none).
-    static func scanFloat(_ literal: SQLFragment, _ vector: FloatVector, _ index: IVFIndex, _ db: Connection,
-                          _ offer: (Double, Int64) -> Void) throws {
+    static func scanFloat(
+        _ literal: SQLFragment, _ vector: FloatVector, _ index: IVFIndex, _ db: Connection,
+        _ offer: (Double, Int64) -> Void
+    ) throws {
         let prepared = PreparedVectorTarget(vector, metric: index.metric)
         try db.withStatement(literal: literal) { statement in
             let handle = statement.handle
             while try statement.step() {
                 guard sqlite3_column_type(handle, 1) == SQLITE_BLOB,
-                      Int(sqlite3_column_bytes(handle, 1)) == index.dimensions * 4,
-                      let bytes = sqlite3_column_blob(handle, 1) else {
+                    Int(sqlite3_column_bytes(handle, 1)) == index.dimensions * 4,
+                    let bytes = sqlite3_column_blob(handle, 1)
+                else {
                     throw VectorError.malformedBlob(bytes: Int(sqlite3_column_bytes(handle, 1)), layout: .float32)
                 }
                 let distance: Double
@@ -896,7 +959,8 @@ enum IVFBuilder {
         var present = Set<Int64>()
         for start in stride(from: 0, to: rowIDs.count, by: 500) {
             let slice = rowIDs[start..<min(start + 500, rowIDs.count)].map { SQLFragment.value($0) }.joined(separator: ", ")
-            let rows: [Int64] = try db.query(literal: "SELECT \(index.rowID) FROM \(index.rowSource) WHERE \(index.rowID) IN (\(slice)) AND t.\(identifier: index.column) IS NOT NULL")
+            let rows: [Int64] = try db.query(
+                literal: "SELECT \(index.rowID) FROM \(index.rowSource) WHERE \(index.rowID) IN (\(slice)) AND t.\(identifier: index.column) IS NOT NULL")
             present.formUnion(rows)
         }
         return present
@@ -904,8 +968,10 @@ enum IVFBuilder {
 
     /// Ranks the filed codes of the chunks `literal` selects by their approximate distance to
     /// `vector`.
-    static func scanCodes(_ literal: SQLFragment, _ vector: FloatVector, _ index: IVFIndex, _ db: Connection,
-                          _ offer: (Double, Int64) -> Void) throws {
+    static func scanCodes(
+        _ literal: SQLFragment, _ vector: FloatVector, _ index: IVFIndex, _ db: Connection,
+        _ offer: (Double, Int64) -> Void
+    ) throws {
         switch index.quantization {
         case .int8:
             let query = Int8Query(vector)
@@ -1009,7 +1075,8 @@ enum IVFBuilder {
             while step < steps {
                 let end = min(steps, step &+ stepsPerBlock)
                 while step < end {
-                    add(widened.loadUnaligned(fromByteOffset: step &* 32, as: SIMD16<Int16>.self),
+                    add(
+                        widened.loadUnaligned(fromByteOffset: step &* 32, as: SIMD16<Int16>.self),
                         SIMD16<Int16>(truncatingIfNeeded: code.loadUnaligned(fromByteOffset: step &* 16, as: SIMD16<Int8>.self)))
                     step &+= 1
                 }

@@ -49,8 +49,10 @@ public struct Int8Vector: Hashable, Sendable {
         let count = blob.count - 4
         if let dimensions, dimensions != count { throw VectorError.wrongDimension(expected: dimensions, actual: count) }
         let (values, scale) = blob.withUnsafeBytes { bytes in
-            (Array(bytes.prefix(count)).map { Int8(bitPattern: $0) },
-             Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: count, as: UInt32.self))))
+            (
+                Array(bytes.prefix(count)).map { Int8(bitPattern: $0) },
+                Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: count, as: UInt32.self)))
+            )
         }
         try self.init(values: values, scale: scale)
     }

@@ -132,7 +132,7 @@ package struct VectorTopK: Sendable {
 /// `range` cut into at most `count` contiguous spans of equal width (the last takes the rest),
 /// in order; computed in UInt64 so a range across all of Int64 does not overflow.
 package func splitRowIDRange(_ range: ClosedRange<Int64>, into count: Int) -> [ClosedRange<Int64>] {
-    let width = UInt64(bitPattern: range.upperBound &- range.lowerBound)   // rows - 1
+    let width = UInt64(bitPattern: range.upperBound &- range.lowerBound) // rows - 1
     let parts = UInt64(max(1, count))
     // One span is the range itself; and for Int64.min...Int64.max the step below, the width
     // plus one, would overflow (a trap that ended a test process now and then, a generated
@@ -144,11 +144,11 @@ package func splitRowIDRange(_ range: ClosedRange<Int64>, into count: Int) -> [C
     while true {
         let remaining = UInt64(bitPattern: range.upperBound &- start)
         if remaining < step || spans.count == Int(parts) - 1 {
-            spans.append(start ... range.upperBound)
+            spans.append(start...range.upperBound)
             return spans
         }
         let end = start &+ Int64(bitPattern: step &- 1)
-        spans.append(start ... end)
+        spans.append(start...end)
         start = end &+ 1
     }
 }

@@ -47,8 +47,10 @@ enum VectorSearchFunctions {
 
     /// `strata_vec_top_k(table, column, query, k, metric)`: the exact k nearest rows.
     static func topK(_ box: VectorSearchConnection) -> TableValuedFunction {
-        TableValuedFunction(name: "strata_vec_top_k", columns: ["rowid", "distance"],
-                            parameters: ["table_name", "column_name", "query", "k", "metric"]) { arguments in
+        TableValuedFunction(
+            name: "strata_vec_top_k", columns: ["rowid", "distance"],
+            parameters: ["table_name", "column_name", "query", "k", "metric"]
+        ) { arguments in
             let function = "strata_vec_top_k"
             guard let connection = box.connection else { throw ArgumentError(description: "\(function): the connection is closed") }
             let table = try text(arguments[0], function, "table_name"), column = try text(arguments[1], function, "column_name")
@@ -64,8 +66,10 @@ enum VectorSearchFunctions {
 
     /// `strata_vec_ivf_search(index, query, k, nprobe)`: the k nearest rows an IVF index finds.
     static func ivfSearch(_ box: VectorSearchConnection) -> TableValuedFunction {
-        TableValuedFunction(name: "strata_vec_ivf_search", columns: ["rowid", "distance"],
-                            parameters: ["index_name", "query", "k", "nprobe"]) { arguments in
+        TableValuedFunction(
+            name: "strata_vec_ivf_search", columns: ["rowid", "distance"],
+            parameters: ["index_name", "query", "k", "nprobe"]
+        ) { arguments in
             let function = "strata_vec_ivf_search"
             guard let connection = box.connection else { throw ArgumentError(description: "\(function): the connection is closed") }
             let index = try text(arguments[0], function, "index_name")
@@ -83,8 +87,10 @@ extension Connection {
     /// by rowid), every row compared in place; NULL vectors skipped.
     /// - Throws: ``VectorError`` for a vector of another dimension or a malformed one;
     ///   `SQLiteError` (no such table or column).
-    public func nearestRows(in table: String, column: String, to vector: FloatVector, metric: VectorMetric = .l2,
-                            k: Int) throws -> [(rowID: Int64, distance: Double)] {
+    public func nearestRows(
+        in table: String, column: String, to vector: FloatVector, metric: VectorMetric = .l2,
+        k: Int
+    ) throws -> [(rowID: Int64, distance: Double)] {
         guard k > 0 else { return [] }
         var best = VectorTopK(capacity: k)
         let prepared = PreparedVectorTarget(vector, metric: metric)

@@ -48,10 +48,12 @@ public struct TableValuedFunction: Sendable {
         name: String, columns: [String], parameters: [String],
         rows: @escaping @Sendable (_ arguments: [BindingValue]) throws -> Rows
     ) where Rows.Element == [Bindable?], Rows.Iterator: SendableMetatype {
-        self.init(name: name, columns: columns, parameters: parameters, iterators: { arguments in
-            var iterator = try rows(arguments).makeIterator()
-            return AnyIterator { iterator.next() }
-        })
+        self.init(
+            name: name, columns: columns, parameters: parameters,
+            iterators: { arguments in
+                var iterator = try rows(arguments).makeIterator()
+                return AnyIterator { iterator.next() }
+            })
     }
     #else
     /// Declares a table-valued function whose rows are any sequence, iterated as compiled for
@@ -66,10 +68,12 @@ public struct TableValuedFunction: Sendable {
         name: String, columns: [String], parameters: [String],
         rows: @escaping @Sendable (_ arguments: [BindingValue]) throws -> Rows
     ) where Rows.Element == [Bindable?] {
-        self.init(name: name, columns: columns, parameters: parameters, iterators: { arguments in
-            var iterator = try rows(arguments).makeIterator()
-            return AnyIterator { iterator.next() }
-        })
+        self.init(
+            name: name, columns: columns, parameters: parameters,
+            iterators: { arguments in
+                var iterator = try rows(arguments).makeIterator()
+                return AnyIterator { iterator.next() }
+            })
     }
     #endif
 
@@ -87,10 +91,12 @@ public struct TableValuedFunction: Sendable {
         name: String, columns: [String], parameters: [String],
         rows: @escaping @Sendable (_ arguments: [BindingValue]) throws -> any Sequence<[Bindable?]>
     ) {
-        self.init(name: name, columns: columns, parameters: parameters, iterators: { arguments in
-            var iterator = try rows(arguments).makeIterator()
-            return AnyIterator { iterator.next() }
-        })
+        self.init(
+            name: name, columns: columns, parameters: parameters,
+            iterators: { arguments in
+                var iterator = try rows(arguments).makeIterator()
+                return AnyIterator { iterator.next() }
+            })
     }
 
     @usableFromInline
@@ -158,7 +164,11 @@ extension Connection {
     public func createTableValuedFunction(_ function: TableValuedFunction) throws {
         // A plan says which parameters were given in the bits of SQLite's 32-bit `idxNum`.
         guard function.parameters.count <= TableValuedFunction.maximumParameterCount else {
-            throw SQLiteError(code: SQLITE_RANGE, message: "Table-valued function \(function.name.debugDescription) has \(function.parameters.count) parameters; at most \(TableValuedFunction.maximumParameterCount) are supported")
+            throw SQLiteError(
+                code: SQLITE_RANGE,
+                message:
+                    "Table-valued function \(function.name.debugDescription) has \(function.parameters.count) parameters; at most \(TableValuedFunction.maximumParameterCount) are supported"
+            )
         }
         try registerVirtualTableModule(named: function.name, function.definition)
     }

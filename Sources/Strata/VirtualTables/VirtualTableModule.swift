@@ -82,8 +82,9 @@ private func objectSlot<Header>(of header: UnsafeMutablePointer<Header>) -> Unsa
 /// `header` in memory SQLite can hold on to, followed by a slot that retains `object` until
 /// `deallocate(_:releasing:)`.
 private func allocate<Header>(_ header: Header, retaining object: AnyObject) -> UnsafeMutablePointer<Header> {
-    let raw = UnsafeMutableRawPointer.allocate(byteCount: headerSize(Header.self) + MemoryLayout<UnsafeMutableRawPointer>.stride,
-                                               alignment: 16)
+    let raw = UnsafeMutableRawPointer.allocate(
+        byteCount: headerSize(Header.self) + MemoryLayout<UnsafeMutableRawPointer>.stride,
+        alignment: 16)
     let pointer = raw.bindMemory(to: Header.self, capacity: 1)
     pointer.initialize(to: header)
     objectSlot(of: pointer).initialize(to: Unmanaged.passRetained(object).toOpaque())
@@ -181,8 +182,10 @@ nonisolated(unsafe) private let swiftVirtualTableModule: UnsafeMutablePointer<sq
         constraints.reserveCapacity(count)
         for index in 0..<count {
             let constraint = info.pointee.aConstraint[index]
-            constraints.append(VirtualTableConstraint(column: Int(constraint.iColumn), operator: constraintOperator(constraint.op),
-                                                      isUsable: constraint.usable != 0))
+            constraints.append(
+                VirtualTableConstraint(
+                    column: Int(constraint.iColumn), operator: constraintOperator(constraint.op),
+                    isUsable: constraint.usable != 0))
         }
         let orderBy = (0..<Int(info.pointee.nOrderBy)).map { index in
             (column: Int(info.pointee.aOrderBy[index].iColumn), descending: info.pointee.aOrderBy[index].desc != 0)
@@ -191,7 +194,8 @@ nonisolated(unsafe) private let swiftVirtualTableModule: UnsafeMutablePointer<sq
         guard let plan = definition(of: vtab).bestIndex(query) else { return SQLITE_CONSTRAINT }
         for (position, constraint) in plan.arguments.enumerated() {
             guard constraints.indices.contains(constraint), constraints[constraint].isUsable,
-                  info.pointee.aConstraintUsage[constraint].argvIndex == 0 else {
+                info.pointee.aConstraintUsage[constraint].argvIndex == 0
+            else {
                 return fail(vtab, VirtualTableError("bestIndex used constraint \(constraint), which is unusable, used twice or out of range"))
             }
             info.pointee.aConstraintUsage[constraint].argvIndex = Int32(position + 1)

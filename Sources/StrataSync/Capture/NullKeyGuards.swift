@@ -17,11 +17,13 @@ enum NullKeyGuards {
             for key in keys {
                 let index = nullable.count
                 nullable.append((table, key.name))
-                let message = sqlLiteral(.text("\(nullKeyMarker)\(index): the key column \(key.name) of the synced table \(table) is NULL; such a row never syncs"))
+                let message = sqlLiteral(
+                    .text("\(nullKeyMarker)\(index): the key column \(key.name) of the synced table \(table) is NULL; such a row never syncs"))
                 for event in ["INSERT", "UPDATE OF " + quoteIdentifier(key.name)] {
                     let name = quoteIdentifier("\(SyncBookkeeping.prefix)null_key_\(index)_\(event.hasPrefix("INSERT") ? "insert" : "update")")
                     try connection.execute("DROP TRIGGER IF EXISTS temp.\(name)")
-                    try connection.execute("""
+                    try connection.execute(
+                        """
                         CREATE TEMP TRIGGER \(name) BEFORE \(event) ON main.\(quoteIdentifier(table))
                         WHEN NEW.\(quoteIdentifier(key.name)) IS NULL BEGIN SELECT RAISE(ABORT, \(message)); END
                         """)

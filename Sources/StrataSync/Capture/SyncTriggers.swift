@@ -18,17 +18,21 @@ package enum SyncTriggers {
     /// Every trigger of the main and temp schemas, with the SQL that makes it again. SQLite
     /// keeps a TEMP trigger's text without its TEMP keyword, so it is put back.
     static func all(_ connection: Connection) throws -> [Trigger] {
-        let rows: [Row] = try connection.query(literal: SQLFragment(sql: """
-            SELECT 'main', name, tbl_name, sql FROM main.sqlite_master WHERE type = 'trigger' AND sql IS NOT NULL
-            UNION ALL SELECT 'temp', name, tbl_name, sql FROM temp.sqlite_master WHERE type = 'trigger' AND sql IS NOT NULL
-            """))
+        let rows: [Row] = try connection.query(
+            literal: SQLFragment(
+                sql: """
+                    SELECT 'main', name, tbl_name, sql FROM main.sqlite_master WHERE type = 'trigger' AND sql IS NOT NULL
+                    UNION ALL SELECT 'temp', name, tbl_name, sql FROM temp.sqlite_master WHERE type = 'trigger' AND sql IS NOT NULL
+                    """))
         return rows.compactMap { row in
             guard let schema: String = row.value(at: 0), let name: String = row.value(at: 1),
-                  let table: String = row.value(at: 2), let sql: String = row.value(at: 3) else { return nil }
+                let table: String = row.value(at: 2), let sql: String = row.value(at: 3)
+            else { return nil }
             var createSQL = sql
             let create = Array("CREATE ".utf8)
             if schema == "temp", sql.utf8.count > create.count,
-               zip(sql.utf8.prefix(create.count), create).allSatisfy({ ($0 | 0x20) == ($1 | 0x20) }) {
+                zip(sql.utf8.prefix(create.count), create).allSatisfy({ ($0 | 0x20) == ($1 | 0x20) })
+            {
                 createSQL = "CREATE TEMP " + String(decoding: sql.utf8.dropFirst(create.count), as: UTF8.self)
             }
             return Trigger(schema: schema, name: name, table: table, createSQL: createSQL)

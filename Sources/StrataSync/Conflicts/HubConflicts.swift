@@ -8,11 +8,13 @@ enum HubConflicts {
         let key = conflict.change.primaryKey.map { SyncValue($0) }
         switch conflict.kind {
         case .foreignKey:
-            throw EntryRefusal(reason: .foreignKey, table: nil, key: nil,
-                               message: "the change would break a foreign key (\(conflict.foreignKeyViolations) violation(s)); the replica keeps it")
+            throw EntryRefusal(
+                reason: .foreignKey, table: nil, key: nil,
+                message: "the change would break a foreign key (\(conflict.foreignKeyViolations) violation(s)); the replica keeps it")
         case .constraint:
-            throw EntryRefusal(reason: .constraint, table: conflict.change.table, key: key,
-                               message: "the change to \(conflict.change.table) breaks a constraint (a UNIQUE value taken, a CHECK, NOT NULL)")
+            throw EntryRefusal(
+                reason: .constraint, table: conflict.change.table, key: key,
+                message: "the change to \(conflict.change.table) breaks a constraint (a UNIQUE value taken, a CHECK, NOT NULL)")
         default:
             break
         }
@@ -22,11 +24,14 @@ enum HubConflicts {
         case .hubWins:
             return .omit
         case .custom(let decide):
-            let resolution = decide(SyncConflict(replicaID: replica, table: conflict.change.table, kind: conflict.kind,
-                                                 change: conflict.change, currentValues: conflict.currentValues))
+            let resolution = decide(
+                SyncConflict(
+                    replicaID: replica, table: conflict.change.table, kind: conflict.kind,
+                    change: conflict.change, currentValues: conflict.currentValues))
             if resolution == .abort {
-                throw EntryRefusal(reason: .policy, table: conflict.change.table, key: key,
-                                   message: "the hub's policy for \(conflict.change.table) refused the change")
+                throw EntryRefusal(
+                    reason: .policy, table: conflict.change.table, key: key,
+                    message: "the hub's policy for \(conflict.change.table) refused the change")
             }
             return conflict.kind == .notFound ? .omit : resolution
         }

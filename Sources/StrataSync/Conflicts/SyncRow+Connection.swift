@@ -11,8 +11,9 @@ extension Connection {
             fragment = fragment + SQLFragment(sql: (index == 0 ? "" : " AND ") + quoteIdentifier(column) + " IS ?", arguments: [key[index].binding])
         }
         let row: Row? = try query(literal: fragment)
-        return SyncRow(table: table, keyColumns: keyColumns, key: key, columns: columns,
-                       values: row.map { row in (0..<columns.count).map { SyncValue(any: row.value(at: $0)) } })
+        return SyncRow(
+            table: table, keyColumns: keyColumns, key: key, columns: columns,
+            values: row.map { row in (0..<columns.count).map { SyncValue(any: row.value(at: $0)) } })
     }
 
     /// Makes the row as the hub has it: an upsert (not REPLACE, which would fire ON DELETE

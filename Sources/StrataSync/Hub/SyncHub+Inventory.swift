@@ -24,8 +24,9 @@ extension SyncHub {
             try space(name) { storage in
                 try storage.read {
                     let (entries, replicas) = try storage.inventory()
-                    return SyncSpaceSummary(name: name, schemaVersion: try storage.schemaVersion(), version: try storage.currentVersion(),
-                                            logEntries: entries, replicas: replicas)
+                    return SyncSpaceSummary(
+                        name: name, schemaVersion: try storage.schemaVersion(), version: try storage.currentVersion(),
+                        logEntries: entries, replicas: replicas)
                 }
             }
         }

@@ -28,16 +28,19 @@ extension SyncHub {
             if let (rules, identity) = try viewer(caller, try compiledRules(request.space, storage), space: request.space) {
                 let view = SyncView(rules: rules, identity: identity, storage: storage)
                 let (response, record) = try storage.read { () throws -> (SyncPullResponse, SyncViewRecord?) in
-                    if try Self.rolledBack(after: request.after, chain: request.afterChain, replica: request.replicaID,
-                                           lastAcknowledged: request.lastAcknowledged, space) {
+                    if try Self.rolledBack(
+                        after: request.after, chain: request.afterChain, replica: request.replicaID,
+                        lastAcknowledged: request.lastAcknowledged, space)
+                    {
                         return (SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), hubRolledBack: true), nil)
                     }
                     if request.after < (try space.trimmedThrough()) {
                         return (SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), snapshotNeeded: true), nil)
                     }
                     let current = try space.currentVersion()
-                    return try view.pull(after: request.after, current: current, chain: try space.chain(at: current), request: request,
-                                         widths: widths, limits: limits)
+                    return try view.pull(
+                        after: request.after, current: current, chain: try space.chain(at: current), request: request,
+                        widths: widths, limits: limits)
                 }
                 if let record {
                     try storage.write {
@@ -62,8 +65,10 @@ extension SyncHub {
     }
 
     private func pullPage(_ request: SyncPullRequest, widths: [String: Int]?, _ space: HubSpace, _ storage: any SyncSpaceStorage) throws -> SyncPullResponse {
-        if try Self.rolledBack(after: request.after, chain: request.afterChain, replica: request.replicaID,
-                               lastAcknowledged: request.lastAcknowledged, space) {
+        if try Self.rolledBack(
+            after: request.after, chain: request.afterChain, replica: request.replicaID,
+            lastAcknowledged: request.lastAcknowledged, space)
+        {
             return SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), hubRolledBack: true)
         }
         if request.after < (try space.trimmedThrough()) {
@@ -124,8 +129,10 @@ extension SyncHub {
 
     /// Whether the history a replica pulled up to `after` (ending in `chain`) is not this hub's:
     /// the hub was restored from an older copy (and may have logged other changes since).
-    static func rolledBack(after: Int64, chain: Int64?, replica: String, lastAcknowledged: Int64?,
-                           _ space: HubSpace) throws -> Bool {
+    static func rolledBack(
+        after: Int64, chain: Int64?, replica: String, lastAcknowledged: Int64?,
+        _ space: HubSpace
+    ) throws -> Bool {
         if after > (try space.currentVersion()) { return true }
         // The applied entries are never trimmed: a push this hub acknowledged and has no record of
         // was acknowledged by a copy it was restored over.

@@ -53,8 +53,10 @@ extension SyncHub {
         case .trusted: return nil
         case .user(let identity): return (rules, identity)
         case .anonymous:
-            throw SyncError.accessDenied(SyncAccessDenial(reason: .missing, status: 401,
-                message: "the space \(space) has sync rules, which need a user: sign in with a token that names one (a JWT with sub)"))
+            throw SyncError.accessDenied(
+                SyncAccessDenial(
+                    reason: .missing, status: 401,
+                    message: "the space \(space) has sync rules, which need a user: sign in with a token that names one (a JWT with sub)"))
         }
     }
 }

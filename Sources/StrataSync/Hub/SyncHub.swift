@@ -35,14 +35,18 @@ public final class SyncHub: Sendable {
     /// Opens the hub in `directory`, creating the folder if needed. `configureConnection` runs on
     /// each space's connection when the hub opens it (to instrument it with StrataServer's
     /// `connection.instrument(_:)`, set a busy timeout, ...).
-    public convenience init(directory: URL, limits: SyncLimits = SyncLimits(),
-                            configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in }) throws {
+    public convenience init(
+        directory: URL, limits: SyncLimits = SyncLimits(),
+        configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in }
+    ) throws {
         try self.init(store: .sqliteFolder(directory, configureConnection: configureConnection), limits: limits, directory: directory)
     }
 
     /// Opens the hub in the folder at `directory` (a path), creating it if needed.
-    public convenience init(directory: String, limits: SyncLimits = SyncLimits(),
-                            configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in }) throws {
+    public convenience init(
+        directory: String, limits: SyncLimits = SyncLimits(),
+        configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in }
+    ) throws {
         try self.init(directory: URL(fileURLWithPath: directory), limits: limits, configureConnection: configureConnection)
     }
 
@@ -98,8 +102,10 @@ public final class SyncHub: Sendable {
     func wake(_ name: String, id: UUID? = nil, reached version: Int64 = .max) {
         let woken = waiters.withLock { waiters -> [CheckedContinuation<Void, Never>] in
             guard let list = waiters[name] else { return [] }
-            let (wake, keep) = (list.filter { id == nil ? $0.after < version : $0.id == id },
-                                list.filter { id == nil ? $0.after >= version : $0.id != id })
+            let (wake, keep) = (
+                list.filter { id == nil ? $0.after < version : $0.id == id },
+                list.filter { id == nil ? $0.after >= version : $0.id != id }
+            )
             waiters[name] = keep.isEmpty ? nil : keep
             return wake.map(\.continuation)
         }

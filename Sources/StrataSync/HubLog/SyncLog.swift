@@ -34,17 +34,20 @@ struct SyncLog {
     /// The newest version: AUTOINCREMENT's counter, which a trimmed (even empty) log keeps.
     func currentVersion() throws -> Int64 {
         let database = quoteIdentifier(schema)
-        return try connection.query(literal: SQLFragment(sql: """
-            SELECT max(coalesce((SELECT seq FROM \(database).sqlite_sequence WHERE name = ?), 0),
-                       coalesce((SELECT max(version) FROM \(database).\(quoteIdentifier(Tables.log.name))), 0))
-            """, arguments: [.text(Tables.log.name)])) ?? 0
+        return try connection.query(
+            literal: SQLFragment(
+                sql: """
+                    SELECT max(coalesce((SELECT seq FROM \(database).sqlite_sequence WHERE name = ?), 0),
+                               coalesce((SELECT max(version) FROM \(database).\(quoteIdentifier(Tables.log.name))), 0))
+                    """, arguments: [.text(Tables.log.name)])) ?? 0
     }
 
     /// The chain of the logged entry at `version`, if it is still in the log.
     func loggedChain(version: Int64) throws -> Int64? {
-        try connection.query(literal: """
-            SELECT chain FROM \(identifier: Tables.log.name) WHERE version = \(version)
-            """)
+        try connection.query(
+            literal: """
+                SELECT chain FROM \(identifier: Tables.log.name) WHERE version = \(version)
+                """)
     }
 
     /// The log chain after one more entry: FNV-1a over the previous chain and the entry, enough
@@ -63,28 +66,34 @@ struct SyncLog {
 
     /// Logs what the hub made of one entry with its chain; returns the entry's version.
     func append(replica: String, sequence: Int64, changeset: Data, at now: Int64, chain: Int64) throws -> Int64 {
-        try connection.run(literal: """
-            INSERT INTO \(identifier: Tables.log.name)(replica, sequence, changeset, at, chain)
-            VALUES (\(replica), \(sequence), \(changeset), \(now), \(chain))
-            """)
+        try connection.run(
+            literal: """
+                INSERT INTO \(identifier: Tables.log.name)(replica, sequence, changeset, at, chain)
+                VALUES (\(replica), \(sequence), \(changeset), \(now), \(chain))
+                """)
         return connection.lastInsertRowID
     }
 
     /// Up to `limit` entries after `version`, in order.
     func entries(after version: Int64, limit: Int) throws -> [SyncLogEntry] {
-        let rows: [Row] = try connection.query(literal: """
-            SELECT version, replica, sequence, changeset, chain FROM \(identifier: Tables.log.name)
-            WHERE version > \(version) ORDER BY version LIMIT \(limit)
-            """)
-        return rows.map { SyncLogEntry(version: $0.value(at: 0) ?? 0, replicaID: $0.value(at: 1) ?? "", sequence: $0.value(at: 2) ?? 0,
-                                       changeset: $0.value(at: 3) ?? Data(), chain: $0.value(at: 4)) }
+        let rows: [Row] = try connection.query(
+            literal: """
+                SELECT version, replica, sequence, changeset, chain FROM \(identifier: Tables.log.name)
+                WHERE version > \(version) ORDER BY version LIMIT \(limit)
+                """)
+        return rows.map {
+            SyncLogEntry(
+                version: $0.value(at: 0) ?? 0, replicaID: $0.value(at: 1) ?? "", sequence: $0.value(at: 2) ?? 0,
+                changeset: $0.value(at: 3) ?? Data(), chain: $0.value(at: 4))
+        }
     }
 
     /// The newest version logged before `seconds` (since 1970), 0 for none.
     func newestVersion(before seconds: Int64) throws -> Int64 {
-        try connection.query(literal: """
-            SELECT coalesce(max(version), 0) FROM \(identifier: Tables.log.name) WHERE at < \(seconds)
-            """) ?? 0
+        try connection.query(
+            literal: """
+                SELECT coalesce(max(version), 0) FROM \(identifier: Tables.log.name) WHERE at < \(seconds)
+                """) ?? 0
     }
 
     /// Drops the log through `version`; returns how many entries went.
@@ -95,9 +104,10 @@ struct SyncLog {
 
     /// How many entries the log holds, and how many replicas (incarnations) the hub applied entries of.
     func inventory() throws -> (logEntries: Int, replicas: Int) {
-        let row: Row? = try connection.query(literal: """
-            SELECT (SELECT count(*) FROM \(identifier: Tables.log.name)), (SELECT count(DISTINCT replica) FROM \(identifier: Tables.applied.name))
-            """)
+        let row: Row? = try connection.query(
+            literal: """
+                SELECT (SELECT count(*) FROM \(identifier: Tables.log.name)), (SELECT count(DISTINCT replica) FROM \(identifier: Tables.applied.name))
+                """)
         return (row?.value(at: 0) ?? 0, row?.value(at: 1) ?? 0)
     }
 
@@ -105,23 +115,26 @@ struct SyncLog {
 
     /// What the hub recorded when it applied entry `sequence` of `replica`, if it did.
     func applied(replica: String, sequence: Int64) throws -> (conflicts: String, version: Int64, digest: Int64?)? {
-        let row: Row? = try connection.query(literal: """
-            SELECT conflicts, version, digest FROM \(identifier: Tables.applied.name) WHERE replica = \(replica) AND sequence = \(sequence)
-            """)
+        let row: Row? = try connection.query(
+            literal: """
+                SELECT conflicts, version, digest FROM \(identifier: Tables.applied.name) WHERE replica = \(replica) AND sequence = \(sequence)
+                """)
         return row.map { ($0.value(at: 0) ?? "[]", $0.value(at: 1) ?? 0, $0.value(at: 2)) }
     }
 
     func isApplied(replica: String, sequence: Int64) throws -> Bool {
-        try connection.query(literal: """
-            SELECT count(*) FROM \(identifier: Tables.applied.name) WHERE replica = \(replica) AND sequence = \(sequence)
-            """) ?? 0 > 0
+        try connection.query(
+            literal: """
+                SELECT count(*) FROM \(identifier: Tables.applied.name) WHERE replica = \(replica) AND sequence = \(sequence)
+                """) ?? 0 > 0
     }
 
     func recordApplied(replica: String, sequence: Int64, version: Int64, conflicts: String, digest: Int64) throws {
-        try connection.run(literal: """
-            INSERT INTO \(identifier: Tables.applied.name)(replica, sequence, version, conflicts, digest)
-            VALUES (\(replica), \(sequence), \(version), \(conflicts), \(digest))
-            """)
+        try connection.run(
+            literal: """
+                INSERT INTO \(identifier: Tables.applied.name)(replica, sequence, version, conflicts, digest)
+                VALUES (\(replica), \(sequence), \(version), \(conflicts), \(digest))
+                """)
     }
 
     // MARK: Rules and views (partial sync)
@@ -143,10 +156,11 @@ struct SyncLog {
 
     /// The newest view recorded for `replica` and `user` at or before `version`.
     func viewRecord(replica: String, user: String, atOrBefore version: Int64) throws -> SyncViewRecord? {
-        let row: Row? = try connection.query(literal: """
-            SELECT version, rules, instances FROM \(identifier: Tables.views.name)
-            WHERE replica = \(replica) AND user = \(user) AND version <= \(version) ORDER BY version DESC LIMIT 1
-            """)
+        let row: Row? = try connection.query(
+            literal: """
+                SELECT version, rules, instances FROM \(identifier: Tables.views.name)
+                WHERE replica = \(replica) AND user = \(user) AND version <= \(version) ORDER BY version DESC LIMIT 1
+                """)
         return row.map { SyncViewRecord(version: $0.value(at: 0) ?? 0, rules: $0.value(at: 1) ?? 0, instances: $0.value(at: 2) ?? Data()) }
     }
 
@@ -155,20 +169,23 @@ struct SyncLog {
     /// user signing in on it again (alice, then bob, then alice) must not be answered as if it
     /// still held the view recorded for them before, and starts over from a snapshot.
     func recordView(_ record: SyncViewRecord, replica: String, user: String, keepingFrom: Int64) throws {
-        try connection.run(literal: """
-            INSERT OR REPLACE INTO \(identifier: Tables.views.name)(replica, user, version, rules, instances)
-            VALUES (\(replica), \(user), \(record.version), \(record.rules), \(record.instances))
-            """)
-        try connection.run(literal: """
-            DELETE FROM \(identifier: Tables.views.name)
-            WHERE replica = \(replica) AND (user <> \(user) OR version < \(keepingFrom))
-            """)
+        try connection.run(
+            literal: """
+                INSERT OR REPLACE INTO \(identifier: Tables.views.name)(replica, user, version, rules, instances)
+                VALUES (\(replica), \(user), \(record.version), \(record.rules), \(record.instances))
+                """)
+        try connection.run(
+            literal: """
+                DELETE FROM \(identifier: Tables.views.name)
+                WHERE replica = \(replica) AND (user <> \(user) OR version < \(keepingFrom))
+                """)
     }
 
     func forgetViews(replica: String, user: String) throws {
-        try connection.run(literal: """
-            DELETE FROM \(identifier: Tables.views.name) WHERE replica = \(replica) AND user = \(user)
-            """)
+        try connection.run(
+            literal: """
+                DELETE FROM \(identifier: Tables.views.name) WHERE replica = \(replica) AND user = \(user)
+                """)
     }
 }
 

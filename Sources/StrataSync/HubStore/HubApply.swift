@@ -10,8 +10,10 @@ package enum HubApply {
     /// `fastPath` allows the apply without a session when nothing conflicts (see
     /// ``entriesAreTheChangesMade(tables:_:)``).
     /// - Throws: `EntryRefusal` for a foreign key, a constraint or a policy's refusal.
-    package static func apply(_ changeset: Data, replica: String, tables: [String], policies: [String: SyncPolicy],
-                              fastPath: Bool, on connection: Connection) throws -> AppliedChanges {
+    package static func apply(
+        _ changeset: Data, replica: String, tables: [String], policies: [String: SyncPolicy],
+        fastPath: Bool, on connection: Connection
+    ) throws -> AppliedChanges {
         var settled: [(String, [SyncValue])] = []
         let synced = Set(tables.map { $0.lowercased() })
         // Most entries meet no conflict, and then the change the hub made is the entry itself:
@@ -23,14 +25,17 @@ package enum HubApply {
         if fastPath {
             try connection.execute("SAVEPOINT strata_sync_fast")
             do {
-                try connection.apply(Changeset(data: changeset), filter: { table in
-                    guard synced.contains(table.lowercased()) else { conflicted = true; return false }
-                    return true
-                }) { _ in
+                try connection.apply(
+                    Changeset(data: changeset),
+                    filter: { table in
+                        guard synced.contains(table.lowercased()) else { conflicted = true; return false }
+                        return true
+                    }
+                ) { _ in
                     conflicted = true
                     return .abort
                 }
-            } catch where conflicted {}
+            } catch  where conflicted {}
             // A conflict aborted the apply (SQLite undid it); a skipped table did not: either
             // way the recorded path starts from the state before.
             if conflicted { try connection.execute("ROLLBACK TO SAVEPOINT strata_sync_fast") }
@@ -50,7 +55,8 @@ package enum HubApply {
             // would reset the columns it does not know to their defaults, so only the columns it
             // has are written, after the apply.
             if conflict.kind == .conflict, resolution == .replace,
-               let width = widths[conflict.change.table.lowercased()], width > conflict.change.newValues.count {
+                let width = widths[conflict.change.table.lowercased()], width > conflict.change.newValues.count
+            {
                 narrowInserts.append(conflict.change)
                 resolution = .omit
             }
@@ -85,8 +91,9 @@ package enum HubApply {
             }
         }
         guard !assignments.isEmpty, !keys.isEmpty else { return }
-        try connection.run(literal: StatementClauses(predicate: keys.joined(separator: " AND "))
-            .update(.identifier(change.table), set: assignments.joined(separator: ", ")))
+        try connection.run(
+            literal: StatementClauses(predicate: keys.joined(separator: " AND "))
+                .update(.identifier(change.table), set: assignments.joined(separator: ", ")))
     }
 
     /// Builds a SQLite database image holding `tables` as defined in `schema` (their `CREATE
@@ -162,8 +169,10 @@ package enum HubSchema {
     ///   the space's or a step that is not additive; what `body` throws. `connection` is then as
     ///   it was.
     @discardableResult
-    package static func runMigration(space: String, to version: Int, dryRun: Bool = false, _ connection: Connection,
-                                     _ body: (Connection) throws -> Void) throws -> SyncMigrationPlan {
+    package static func runMigration(
+        space: String, to version: Int, dryRun: Bool = false, _ connection: Connection,
+        _ body: (Connection) throws -> Void
+    ) throws -> SyncMigrationPlan {
         /// Ends a dry run's transaction (rolled back) with the plan it found.
         struct DryRun: Error { var plan: SyncMigrationPlan }
         let current = try SpaceSchemaHistory.version(connection)
@@ -179,8 +188,9 @@ package enum HubSchema {
                     throw SyncError.schemaChangeRefused(space: space, version: version, reason: reason)
                 }
                 try SpaceSchemaHistory.record(version: version, connection)
-                let plan = SyncMigrationPlan(space: space, fromVersion: current, toVersion: version,
-                                             additions: SpaceSchemaHistory.additions(from: before, to: after))
+                let plan = SyncMigrationPlan(
+                    space: space, fromVersion: current, toVersion: version,
+                    additions: SpaceSchemaHistory.additions(from: before, to: after))
                 if dryRun { throw DryRun(plan: plan) }
                 return plan
             }

@@ -136,8 +136,10 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
         try log.recordApplied(replica: replica, sequence: sequence, version: version, conflicts: conflicts, digest: digest)
     }
 
-    func applyEntry(_ changeset: Data, sequence: Int64, replica: String, tables: [String],
-                    policies: [String: SyncPolicy]) throws -> AppliedChanges {
+    func applyEntry(
+        _ changeset: Data, sequence: Int64, replica: String, tables: [String],
+        policies: [String: SyncPolicy]
+    ) throws -> AppliedChanges {
         // The entry holds what the replica's triggers did to synced tables: the hub's triggers
         // that write synced tables stay off while it is applied, so the hub and every replica
         // agree; the others (local state) see the rows.
@@ -167,8 +169,9 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
                 for table in tables {
                     let columns = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map { quoteIdentifier($0.name) }
                         .joined(separator: ", ")
-                    try copy.execute("INSERT INTO " + quoteIdentifier("main") + "." + quoteIdentifier(table) + "(" + columns + ") SELECT "
-                                     + columns + " FROM " + quoteIdentifier("space") + "." + quoteIdentifier(table))
+                    try copy.execute(
+                        "INSERT INTO " + quoteIdentifier("main") + "." + quoteIdentifier(table) + "(" + columns + ") SELECT "
+                            + columns + " FROM " + quoteIdentifier("space") + "." + quoteIdentifier(table))
                 }
                 return version
             }

@@ -20,8 +20,10 @@ public struct SyncHubStore: Sendable {
 
     /// One SQLite file per space in `directory` (created if needed): the embedded default.
     /// `configureConnection` runs on each space's connection when the hub opens it.
-    public static func sqliteFolder(_ directory: URL,
-                                    configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in }) throws -> SyncHubStore {
+    public static func sqliteFolder(
+        _ directory: URL,
+        configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in }
+    ) throws -> SyncHubStore {
         SyncHubStore(storage: try SQLiteFolderHubStorage(directory: directory, configureConnection: configureConnection))
     }
 
@@ -175,8 +177,10 @@ package protocol SyncSpaceStorage {
 
     /// Applies one entry's changes to the space's tables under the policies (inside ``write(_:)``).
     /// - Throws: `EntryRefusal` when it cannot be applied.
-    func applyEntry(_ changeset: Data, sequence: Int64, replica: String, tables: [String],
-                    policies: [String: SyncPolicy]) throws -> AppliedChanges
+    func applyEntry(
+        _ changeset: Data, sequence: Int64, replica: String, tables: [String],
+        policies: [String: SyncPolicy]
+    ) throws -> AppliedChanges
     /// The row of `table` with `key`, every column, as the hub sends it back.
     func row(table: String, key: [SyncValue]) throws -> SyncRow
     /// The synced tables as a SQLite database image, with the version they are at (read together).
@@ -217,8 +221,10 @@ package protocol SyncSpaceStorage {
 extension SyncSpaceStorage {
     package func ruleValue(_ index: Int, table: String, column: String) throws -> String { ruleDialect.placeholder(index) }
 
-    package func ruleTableRows(_ table: String, columns: [String], where condition: String,
-                               _ arguments: [BindingValue]) throws -> [[BindingValue]] {
+    package func ruleTableRows(
+        _ table: String, columns: [String], where condition: String,
+        _ arguments: [BindingValue]
+    ) throws -> [[BindingValue]] {
         let sql = "SELECT " + columns.map(quoteIdentifier).joined(separator: ", ") + " FROM " + quoteIdentifier(table) + " WHERE " + condition
         return try ruleRows(sql, arguments)
     }

@@ -54,7 +54,8 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .tableNeedsGlobalKey(let table):
-            return "table \(table) cannot be synced: it needs a primary key that is unique across replicas (UUID text or blob, or a key the app assigns), not none or an INTEGER PRIMARY KEY that SQLite assigns"
+            return
+                "table \(table) cannot be synced: it needs a primary key that is unique across replicas (UUID text or blob, or a key the app assigns), not none or an INTEGER PRIMARY KEY that SQLite assigns"
         case .schemaMismatch(let local, let remote):
             return "the synced tables differ between this replica (\(local)) and the hub (\(remote)); migrate both to the same schema, then sync again"
         case .unknownSpace(let space):
@@ -64,9 +65,11 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .entryRefused(let refusal):
             return "\(refusal); the write stays pending while the others sync: find it in pendingChanges, then discard(_:) it or write a corrected one"
         case .duplicateEntry(let replica, let sequence):
-            return "the hub has entry \(sequence) of replica \(replica) with other content: two databases push under one replica ID; give each database its own ID"
+            return
+                "the hub has entry \(sequence) of replica \(replica) with other content: two databases push under one replica ID; give each database its own ID"
         case .schemaChangeRefused(let space, let version, let reason):
-            return "migrating \(space) to version \(version) was refused: \(reason); nothing changed (add tables, columns with a default, or indexes; never drop or rename what replicas on earlier versions sync)"
+            return
+                "migrating \(space) to version \(version) was refused: \(reason); nothing changed (add tables, columns with a default, or indexes; never drop or rename what replicas on earlier versions sync)"
         case .hubUnreachable(let url, let reason):
             return "cannot reach the hub at \(url): \(reason); the writes are kept in the outbox and go with the next sync"
         case .accessDenied(let denial):
@@ -74,11 +77,13 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .tooLarge(let reason):
             return "the push is too large for the hub: \(reason)"
         case .spaceChanged(let from, let to, let pending):
-            return "this database holds \(pending) write\(pending == 1 ? "" : "s") for the space \(from) not yet pushed and was opened for \(to); open it as a replica of \(from) and sync or discard them first, so no row of \(from) reaches \(to)"
+            return
+                "this database holds \(pending) write\(pending == 1 ? "" : "s") for the space \(from) not yet pushed and was opened for \(to); open it as a replica of \(from) and sync or discard them first, so no row of \(from) reaches \(to)"
         case .invalidRules(let reason):
             return "the sync rules were refused: \(reason); the space's rules are as they were"
         case .nullKey(let table, let column):
-            return "the write puts NULL in \(table).\(column), a key column of a synced table: a row with a NULL key never syncs, so nothing was written (declare the column NOT NULL, or give every row a key)"
+            return
+                "the write puts NULL in \(table).\(column), a key column of a synced table: a row with a NULL key never syncs, so nothing was written (declare the column NOT NULL, or give every row a key)"
         }
     }
 }

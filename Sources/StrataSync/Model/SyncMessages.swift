@@ -54,8 +54,10 @@ public struct SyncPushRequest: Codable, Sendable {
     /// (same sequence, same bytes), its answer lost, is acknowledged, not applied a second time.
     public var formerReplicaIDs: [String]?
     /// A push of `entries` from `replicaID`, written under `user`.
-    public init(space: String, replicaID: String, tables: [String], schemaFingerprint: String, entries: [SyncOutboxEntry],
-                user: String? = nil, formerReplicaIDs: [String]? = nil) {
+    public init(
+        space: String, replicaID: String, tables: [String], schemaFingerprint: String, entries: [SyncOutboxEntry],
+        user: String? = nil, formerReplicaIDs: [String]? = nil
+    ) {
         self.space = space; self.replicaID = replicaID; self.tables = tables
         self.schemaFingerprint = schemaFingerprint; self.entries = entries; self.user = user
         self.formerReplicaIDs = formerReplicaIDs
@@ -84,8 +86,10 @@ public struct SyncPushResponse: Codable, Sendable {
     /// rules or a trusted caller). The replica writes its next entries under this user.
     public var user: String?
     /// A push's answer.
-    public init(acknowledged: [Int64], corrections: [SyncRow], hubVersion: Int64, chain: Int64? = nil,
-                versions: [Int64]? = nil, refused: [SyncRefusal]? = nil, user: String? = nil) {
+    public init(
+        acknowledged: [Int64], corrections: [SyncRow], hubVersion: Int64, chain: Int64? = nil,
+        versions: [Int64]? = nil, refused: [SyncRefusal]? = nil, user: String? = nil
+    ) {
         self.acknowledged = acknowledged; self.corrections = corrections; self.hubVersion = hubVersion; self.chain = chain
         self.versions = versions; self.refused = refused; self.user = user
     }
@@ -113,8 +117,10 @@ public struct SyncPullRequest: Codable, Sendable {
     /// whatever its log shows (which may be trimmed).
     public var lastAcknowledged: Int64?
     /// A pull after `after`, at most `limit` entries.
-    public init(space: String, replicaID: String, tables: [String], schemaFingerprint: String, after: Int64, limit: Int,
-                afterChain: Int64? = nil, lastAcknowledged: Int64? = nil) {
+    public init(
+        space: String, replicaID: String, tables: [String], schemaFingerprint: String, after: Int64, limit: Int,
+        afterChain: Int64? = nil, lastAcknowledged: Int64? = nil
+    ) {
         self.space = space; self.replicaID = replicaID; self.tables = tables
         self.schemaFingerprint = schemaFingerprint; self.after = after; self.limit = limit; self.afterChain = afterChain
         self.lastAcknowledged = lastAcknowledged

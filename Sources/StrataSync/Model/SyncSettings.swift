@@ -14,8 +14,10 @@ public struct SyncLimits: Sendable, Equatable {
     public var maximumPullBytes: Int
 
     /// The defaults: 1,000 entries and 8 MiB both ways.
-    public init(maximumEntriesPerPush: Int = 1_000, maximumPushBytes: Int = 8 << 20,
-                maximumEntriesPerPull: Int = 1_000, maximumPullBytes: Int = 8 << 20) {
+    public init(
+        maximumEntriesPerPush: Int = 1_000, maximumPushBytes: Int = 8 << 20,
+        maximumEntriesPerPull: Int = 1_000, maximumPullBytes: Int = 8 << 20
+    ) {
         self.maximumEntriesPerPush = maximumEntriesPerPush
         self.maximumPushBytes = maximumPushBytes
         self.maximumEntriesPerPull = maximumEntriesPerPull
@@ -55,7 +57,9 @@ public struct SyncPendingChange: Sendable, Equatable {
 
 /// A space name is a file name in the hub's folder: letters, digits, `-`, `_` and `.` only.
 func validateSpaceName(_ name: String) throws {
-    let allowed = name.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "_" || $0 == "." }
+    let allowed = name.unicodeScalars.allSatisfy {
+        ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "_" || $0 == "."
+    }
     guard !name.isEmpty, allowed, !name.hasPrefix(".") else {
         throw SyncError.refused("a space name must be letters, digits, '-', '_' and '.', not \(name.debugDescription)")
     }

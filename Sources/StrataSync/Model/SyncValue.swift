@@ -50,11 +50,17 @@ public enum SyncValue: Codable, Sendable, Hashable {
     private enum Key: String, CodingKey { case n, i, r, t, b }
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Key.self)
-        if let v = try c.decodeIfPresent(String.self, forKey: .i), let i = Int64(v) { self = .integer(i) }
-        else if let v = try c.decodeIfPresent(String.self, forKey: .r), let bits = UInt64(v) { self = .real(Double(bitPattern: bits)) }
-        else if let v = try c.decodeIfPresent(String.self, forKey: .t) { self = .text(v) }
-        else if let v = try c.decodeIfPresent(Data.self, forKey: .b) { self = .blob(v) }
-        else { self = .null }
+        if let v = try c.decodeIfPresent(String.self, forKey: .i), let i = Int64(v) {
+            self = .integer(i)
+        } else if let v = try c.decodeIfPresent(String.self, forKey: .r), let bits = UInt64(v) {
+            self = .real(Double(bitPattern: bits))
+        } else if let v = try c.decodeIfPresent(String.self, forKey: .t) {
+            self = .text(v)
+        } else if let v = try c.decodeIfPresent(Data.self, forKey: .b) {
+            self = .blob(v)
+        } else {
+            self = .null
+        }
     }
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Key.self)

@@ -33,20 +33,23 @@ struct SyncOutbox {
     /// every pending one and above the floor every entry raised when it left the outbox. Reads
     /// only (no counter row written), so a captured commit writes one page more than a plain one.
     func append(_ changeset: Changeset) throws {
-        try connection.run(literal: """
-            INSERT INTO \(identifier: Tables.outbox.name)(sequence, changeset) VALUES (
-                max(coalesce((SELECT max(sequence) FROM \(identifier: Tables.outbox.name)), 0),
-                    coalesce((SELECT value FROM \(identifier: Tables.state.definition.name) WHERE key = \(Tables.sequenceFloorKey)), 0)) + 1,
-                \(changeset.data))
-            """)
+        try connection.run(
+            literal: """
+                INSERT INTO \(identifier: Tables.outbox.name)(sequence, changeset) VALUES (
+                    max(coalesce((SELECT max(sequence) FROM \(identifier: Tables.outbox.name)), 0),
+                        coalesce((SELECT value FROM \(identifier: Tables.state.definition.name) WHERE key = \(Tables.sequenceFloorKey)), 0)) + 1,
+                    \(changeset.data))
+                """)
     }
 
     /// Raises the floor to `sequence`, which leaves the outbox now, so it is never given again.
     private func leaving(_ sequence: Int64) throws {
-        try connection.run(literal: SQLFragment(sql: """
-            INSERT INTO \(quoteIdentifier(Tables.state.definition.name))(key, value) VALUES (?, ?)
-            ON CONFLICT(key) DO UPDATE SET value = max(coalesce(value, 0), excluded.value)
-            """, arguments: [.text(Tables.sequenceFloorKey), .integer(sequence)]))
+        try connection.run(
+            literal: SQLFragment(
+                sql: """
+                    INSERT INTO \(quoteIdentifier(Tables.state.definition.name))(key, value) VALUES (?, ?)
+                    ON CONFLICT(key) DO UPDATE SET value = max(coalesce(value, 0), excluded.value)
+                    """, arguments: [.text(Tables.sequenceFloorKey), .integer(sequence)]))
     }
 
     func count() throws -> Int {
@@ -70,27 +73,30 @@ struct SyncOutbox {
 
     /// Up to `limit` pending writes after `sequence`, in order.
     func entries(after sequence: Int64, limit: Int) throws -> [SyncOutboxEntry] {
-        let rows: [Row] = try connection.query(literal: """
-            SELECT sequence, changeset FROM \(identifier: Tables.outbox.name) WHERE sequence > \(sequence) ORDER BY sequence LIMIT \(limit)
-            """)
+        let rows: [Row] = try connection.query(
+            literal: """
+                SELECT sequence, changeset FROM \(identifier: Tables.outbox.name) WHERE sequence > \(sequence) ORDER BY sequence LIMIT \(limit)
+                """)
         return rows.map { SyncOutboxEntry(sequence: $0.value(at: 0) ?? 0, changeset: $0.value(at: 1) ?? Data()) }
     }
 
     /// The pending writes with the hub's refusal of each, as JSON, where it refused one.
     func pendingWithRefusals() throws -> [(sequence: Int64, changeset: Data, refusal: String?)] {
-        let rows: [Row] = try connection.query(literal: """
-            SELECT o.sequence, o.changeset, r.refusal FROM \(identifier: Tables.outbox.name) AS o
-            LEFT JOIN \(identifier: Tables.refused.name) AS r ON r.sequence = o.sequence ORDER BY o.sequence
-            """)
+        let rows: [Row] = try connection.query(
+            literal: """
+                SELECT o.sequence, o.changeset, r.refusal FROM \(identifier: Tables.outbox.name) AS o
+                LEFT JOIN \(identifier: Tables.refused.name) AS r ON r.sequence = o.sequence ORDER BY o.sequence
+                """)
         return rows.map { ($0.value(at: 0) ?? 0, $0.value(at: 1) ?? Data(), $0.value(at: 2)) }
     }
 
     /// Keeps the hub's refusal of a write that is still pending.
     func recordRefusal(sequence: Int64, json: String) throws {
         guard try isPending(sequence) else { return }
-        try connection.run(literal: """
-            INSERT OR REPLACE INTO \(identifier: Tables.refused.name)(sequence, refusal) VALUES (\(sequence), \(json))
-            """)
+        try connection.run(
+            literal: """
+                INSERT OR REPLACE INTO \(identifier: Tables.refused.name)(sequence, refusal) VALUES (\(sequence), \(json))
+                """)
     }
 
     /// Removes a pending write and its refusal.
@@ -109,13 +115,15 @@ struct SyncOutbox {
         try connection.run(literal: "DELETE FROM \(identifier: Tables.outbox.name) WHERE sequence = \(entry.sequence)")
         guard connection.changes == 1 else { return false }
         try leaving(entry.sequence)
-        try connection.run(literal: """
-            INSERT OR REPLACE INTO \(identifier: Tables.inflight.name)(sequence, version, changeset, chain)
-            VALUES (\(entry.sequence), \(version), \(entry.changeset), \(chain))
-            """)
-        try connection.run(literal: """
-            INSERT OR REPLACE INTO \(identifier: Tables.sent.name)(sequence, changeset, at) VALUES (\(entry.sequence), \(entry.changeset), \(now))
-            """)
+        try connection.run(
+            literal: """
+                INSERT OR REPLACE INTO \(identifier: Tables.inflight.name)(sequence, version, changeset, chain)
+                VALUES (\(entry.sequence), \(version), \(entry.changeset), \(chain))
+                """)
+        try connection.run(
+            literal: """
+                INSERT OR REPLACE INTO \(identifier: Tables.sent.name)(sequence, changeset, at) VALUES (\(entry.sequence), \(entry.changeset), \(now))
+                """)
         try connection.run(literal: "DELETE FROM \(identifier: Tables.refused.name) WHERE sequence = \(entry.sequence)")
         return true
     }
@@ -159,34 +167,41 @@ struct SyncOutbox {
 
     /// The sent writes go back to the outbox (a hub restored from an older copy may have lost them).
     func resendSent() throws {
-        try connection.run(literal: """
-            INSERT OR IGNORE INTO \(identifier: Tables.outbox.name)(sequence, changeset)
-            SELECT sequence, changeset FROM \(identifier: Tables.sent.name) ORDER BY sequence
-            """)
+        try connection.run(
+            literal: """
+                INSERT OR IGNORE INTO \(identifier: Tables.outbox.name)(sequence, changeset)
+                SELECT sequence, changeset FROM \(identifier: Tables.sent.name) ORDER BY sequence
+                """)
         try connection.run(literal: "DELETE FROM \(identifier: Tables.inflight.name)")
     }
 
     /// This replica's own writes not yet covered by a pulled version: the acknowledged ones (with
     /// the version and chain each got) and the pending ones, in the order they were written.
     func localEntries() throws -> [LocalEntry] {
-        let rows: [Row] = try connection.query(literal: """
-            SELECT sequence, version, chain, changeset FROM \(identifier: Tables.inflight.name)
-            UNION ALL SELECT sequence, NULL, NULL, changeset FROM \(identifier: Tables.outbox.name)
-            ORDER BY 1
-            """)
-        return rows.map { LocalEntry(sequence: $0.value(at: 0) ?? 0, version: $0.value(at: 1), chain: $0.value(at: 2),
-                                      changeset: Changeset(data: $0.value(at: 3) ?? Data())) }
+        let rows: [Row] = try connection.query(
+            literal: """
+                SELECT sequence, version, chain, changeset FROM \(identifier: Tables.inflight.name)
+                UNION ALL SELECT sequence, NULL, NULL, changeset FROM \(identifier: Tables.outbox.name)
+                ORDER BY 1
+                """)
+        return rows.map {
+            LocalEntry(
+                sequence: $0.value(at: 0) ?? 0, version: $0.value(at: 1), chain: $0.value(at: 2),
+                changeset: Changeset(data: $0.value(at: 3) ?? Data()))
+        }
     }
 
     /// Whether this database has synced or captured anything (a new incarnation is made only
     /// for one that has not).
     func hasHistory() throws -> Bool {
-        let history: Int = try connection.query(literal: """
-            SELECT (SELECT count(*) FROM \(identifier: Tables.outbox.name)) + (SELECT count(*) FROM \(identifier: Tables.inflight.name))
-                 + (SELECT count(*) FROM \(identifier: Tables.sent.name))
-                 + (SELECT count(*) FROM \(identifier: Tables.state.definition.name) WHERE key = 'pulled')
-                 + coalesce((SELECT value FROM \(identifier: Tables.state.definition.name) WHERE key = \(Tables.sequenceFloorKey)), 0)
-            """) ?? 0
+        let history: Int =
+            try connection.query(
+                literal: """
+                    SELECT (SELECT count(*) FROM \(identifier: Tables.outbox.name)) + (SELECT count(*) FROM \(identifier: Tables.inflight.name))
+                         + (SELECT count(*) FROM \(identifier: Tables.sent.name))
+                         + (SELECT count(*) FROM \(identifier: Tables.state.definition.name) WHERE key = 'pulled')
+                         + coalesce((SELECT value FROM \(identifier: Tables.state.definition.name) WHERE key = \(Tables.sequenceFloorKey)), 0)
+                    """) ?? 0
         return history > 0
     }
 }

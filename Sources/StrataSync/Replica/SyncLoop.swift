@@ -26,12 +26,16 @@ public final class SyncLoop: Sendable {
                     // pushed back).
                     await SyncLoop.repeatUntilCancelled(interval: interval, maximumBackoff: maximumBackoff) {
                         try await replica.recordingStatus { try await replica.push() }
-                    } pause: { await wakeup.wait(timeout: $0) }
+                    } pause: {
+                        await wakeup.wait(timeout: $0)
+                    }
                 }
                 group.addTask {
                     await SyncLoop.repeatUntilCancelled(interval: interval, maximumBackoff: maximumBackoff) {
                         try await replica.recordingStatus { try await replica.pull() }
-                    } pause: { try? await Task.sleep(for: $0) }
+                    } pause: {
+                        try? await Task.sleep(for: $0)
+                    }
                 }
             }
         }

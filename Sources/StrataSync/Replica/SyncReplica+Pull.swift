@@ -12,8 +12,10 @@ extension SyncReplica {
     /// changesets their sessions recorded, then the rebase's own changes from the changeset a
     /// session recorded while it made them (conflicts settled as they were then), so the tables
     /// are the hub's at the cursor; the rest made again is recorded the same way for next time.
-    static func rebase(tables: [String], dropping: Set<Int64>, _ connection: Connection,
-                               moveCursor: (Connection) throws -> Int64?) throws {
+    static func rebase(
+        tables: [String], dropping: Set<Int64>, _ connection: Connection,
+        moveCursor: (Connection) throws -> Int64?
+    ) throws {
         let synced = Set(tables.map { $0.lowercased() })
         let filter: (String) -> Bool = { synced.contains($0.lowercased()) }
         let local = try SyncOutbox(connection).localEntries()
@@ -62,7 +64,7 @@ extension SyncReplica {
                             if conflict.kind == .foreignKey { breaksForeignKey = true }
                             return ReplicaConflicts.remakeConflicts(conflict)
                         }
-                    } catch where breaksForeignKey {
+                    } catch  where breaksForeignKey {
                         broken = entry.sequence
                         break
                     }
@@ -145,7 +147,8 @@ extension SyncReplica {
         let through: Int64 = try SyncStatus.state("rebase_through", connection) ?? 0
         for (entry, mine) in zip(page, local) {
             guard entry.replicaID == origin, entry.sequence == mine.sequence, mine.sequence > through, mine.version == entry.version,
-                  entry.changeset == mine.changeset.data else { return false }
+                entry.changeset == mine.changeset.data
+            else { return false }
         }
         for entry in page {
             try SyncOutbox(connection).settle(sequence: entry.sequence)
@@ -173,18 +176,24 @@ extension SyncReplica {
             // then, so its answer must reach those versions (a push acknowledged meanwhile, by the
             // loop's other lane, may be newer than the answer).
             let (after, afterChain, lastAcknowledged) = try await database.read { connection in
-                (try SyncStatus.read(connection).lastPulledVersion, try SyncStatus.pulledChain(connection),
-                 try SyncOutbox(connection).lastSent())
+                (
+                    try SyncStatus.read(connection).lastPulledVersion, try SyncStatus.pulledChain(connection),
+                    try SyncOutbox(connection).lastSent()
+                )
             }
-            let response = try await transport.pull(SyncPullRequest(space: space, replicaID: hubReplicaID, tables: tables,
-                                                                    schemaFingerprint: fingerprint, after: after,
-                                                                    limit: max(1, settings.pullPageSize),
-                                                                    afterChain: after == 0 ? 0 : afterChain,
-                                                                    lastAcknowledged: lastAcknowledged))
-            if let user = response.user, try await database.read({ connection -> String? in
-                let writers = try Self.writers(connection)
-                return writers.later.last.map(\.user) ?? writers.user
-            }) != user {
+            let response = try await transport.pull(
+                SyncPullRequest(
+                    space: space, replicaID: hubReplicaID, tables: tables,
+                    schemaFingerprint: fingerprint, after: after,
+                    limit: max(1, settings.pullPageSize),
+                    afterChain: after == 0 ? 0 : afterChain,
+                    lastAcknowledged: lastAcknowledged))
+            if let user = response.user,
+                try await database.read({ connection -> String? in
+                    let writers = try Self.writers(connection)
+                    return writers.later.last.map(\.user) ?? writers.user
+                }) != user
+            {
                 try await database.write { try Self.noteUser(user, $0) }
             }
             if response.hubRolledBack {
@@ -212,7 +221,8 @@ extension SyncReplica {
                 if try Self.fastForward(response.entries, after: after, origin: self.hubReplicaID, connection) { return .applied }
                 try Self.rebase(tables: tables, dropping: [], connection) { connection in
                     for entry in response.entries {
-                        try connection.apply(Changeset(data: entry.changeset), filter: { synced.contains($0.lowercased()) }, onConflict: ReplicaConflicts.replaceConflicts)
+                        try connection.apply(
+                            Changeset(data: entry.changeset), filter: { synced.contains($0.lowercased()) }, onConflict: ReplicaConflicts.replaceConflicts)
                         try SyncStatus.setState("pulled", .integer(entry.version), connection)
                         try SyncStatus.setState("pulled_chain", entry.chain.map { .integer($0) } ?? .null, connection)
                     }
@@ -300,8 +310,10 @@ extension SyncReplica {
                 let same = try SchemaFingerprint.keyColumns(of: table, in: connection)
                     .map { "s." + quoteIdentifier($0) + " IS " + quoteIdentifier("main") + "." + name + "." + quoteIdentifier($0) }
                     .joined(separator: " AND ")
-                try connection.run(literal: SQLFragment(sql: "DELETE FROM " + quoteIdentifier("main") + "." + name
-                    + " WHERE NOT EXISTS (SELECT 1 FROM " + snapshot + "." + name + " AS s WHERE " + same + ")"))
+                try connection.run(
+                    literal: SQLFragment(
+                        sql: "DELETE FROM " + quoteIdentifier("main") + "." + name
+                            + " WHERE NOT EXISTS (SELECT 1 FROM " + snapshot + "." + name + " AS s WHERE " + same + ")"))
             }
             for table in tables.reversed() {
                 let name = quoteIdentifier(table)
@@ -310,11 +322,13 @@ extension SyncReplica {
                 let list = columns.map(quoteIdentifier).joined(separator: ", ")
                 // Every column, keys too: a key the index calls the same ('A' under NOCASE, 1.0
                 // for 1) may still be stored otherwise than the hub's.
-                let sql = "INSERT INTO " + quoteIdentifier("main") + "." + name + "(" + list + ") SELECT " + list + " FROM "
+                let sql =
+                    "INSERT INTO " + quoteIdentifier("main") + "." + name + "(" + list + ") SELECT " + list + " FROM "
                     + snapshot + "." + name + " WHERE true ON CONFLICT(" + keys.map(quoteIdentifier).joined(separator: ", ") + ") DO "
                     + "UPDATE SET " + columns.map { quoteIdentifier($0) + " = excluded." + quoteIdentifier($0) }.joined(separator: ", ")
-                    + " WHERE " + columns.map { differs(name + "." + quoteIdentifier($0), "excluded." + quoteIdentifier($0)) }
-                        .joined(separator: " OR ")
+                    + " WHERE "
+                    + columns.map { differs(name + "." + quoteIdentifier($0), "excluded." + quoteIdentifier($0)) }
+                    .joined(separator: " OR ")
                 try connection.run(literal: SQLFragment(sql: sql))
             }
         }
@@ -343,9 +357,10 @@ extension SyncReplica {
         var remaining = tables
         while !remaining.isEmpty {
             // A table no remaining table references goes next.
-            let next = remaining.firstIndex { candidate in
-                !remaining.contains { other in other != candidate && parents[other.lowercased()]?.contains(candidate.lowercased()) == true }
-            } ?? 0
+            let next =
+                remaining.firstIndex { candidate in
+                    !remaining.contains { other in other != candidate && parents[other.lowercased()]?.contains(candidate.lowercased()) == true }
+                } ?? 0
             ordered.append(remaining.remove(at: next))
         }
         return ordered

@@ -21,16 +21,19 @@ extension SyncReplica {
         var held: [String: Int64] = [:]
         let settings = self.settings
         var (writers, formerIDs, pushedUnderName) = try await database.read { connection in
-            (try Self.writers(connection), try Self.formerReplicaIDs(connection),
-             (try SyncStatus.state("pushed_under_name", connection) as Int64?) == 1)
+            (
+                try Self.writers(connection), try Self.formerReplicaIDs(connection),
+                (try SyncStatus.state("pushed_under_name", connection) as Int64?) == 1
+            )
         }
         let formers = formerIDs.isEmpty ? nil : formerIDs
         // Counted as the hub counts a body (header and changesets), so a write just under the
         // setting is not answered 413 for its header's bytes (the longest user's, as a batch
         // carries one user's writes).
         let longest = ([writers.user] + writers.later.map(\.user)).compactMap { $0 }.max { $0.utf8.count < $1.utf8.count }
-        let baseBytes = SyncWire.pushBodyBytes(space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint, user: longest,
-                                               formerReplicaIDs: formers)
+        let baseBytes = SyncWire.pushBodyBytes(
+            space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint, user: longest,
+            formerReplicaIDs: formers)
         // Lowered when the hub answers that a batch is too large (its limit below this
         // replica's settings): fewer writes at a time, down to one, which is then refused alone.
         var entryCap = max(1, settings.maximumPushEntries)
@@ -60,8 +63,9 @@ extension SyncReplica {
                 let blocker = held.isEmpty ? nil : rowsTouched(by: entry.changeset).lazy.compactMap { held[$0] }.first { $0 != entry.sequence }
                 if let blocker {
                     if entries.isEmpty { after = entry.sequence }
-                    let refusal = SyncRefusal(sequence: entry.sequence, reason: .dependsOnRefused, table: nil, key: nil,
-                                              message: "it changes a row that write \(blocker), refused, made or changed; it waits for that write")
+                    let refusal = SyncRefusal(
+                        sequence: entry.sequence, reason: .dependsOnRefused, table: nil, key: nil,
+                        message: "it changes a row that write \(blocker), refused, made or changed; it waits for that write")
                     refusals.append(refusal)
                     hold(entry, for: entry.sequence)
                     try await database.write { try Self.record([refusal], $0) }
@@ -72,8 +76,9 @@ extension SyncReplica {
                     hold(entry, for: entry.sequence)
                     // Never pushable as it is: said by name, the rest goes on.
                     if entries.isEmpty { after = entry.sequence }
-                    let refusal = SyncRefusal(sequence: entry.sequence, reason: .tooLarge, table: nil, key: nil,
-                                              message: "the write takes \(baseBytes + entryBytes) bytes to send, over the \(settings.maximumPushBytes) a push may carry")
+                    let refusal = SyncRefusal(
+                        sequence: entry.sequence, reason: .tooLarge, table: nil, key: nil,
+                        message: "the write takes \(baseBytes + entryBytes) bytes to send, over the \(settings.maximumPushBytes) a push may carry")
                     refusals.append(refusal)
                     try await database.write { try Self.record([refusal], $0) }
                     if entries.isEmpty { continue } else { break }
@@ -91,10 +96,12 @@ extension SyncReplica {
             }
             let response: SyncPushResponse
             do {
-                response = try await transport.push(SyncPushRequest(space: space, replicaID: hubReplicaID, tables: tables,
-                                                                    schemaFingerprint: fingerprint, entries: entries,
-                                                                    user: writers.user(of: last.sequence),
-                                                                    formerReplicaIDs: formers))
+                response = try await transport.push(
+                    SyncPushRequest(
+                        space: space, replicaID: hubReplicaID, tables: tables,
+                        schemaFingerprint: fingerprint, entries: entries,
+                        user: writers.user(of: last.sequence),
+                        formerReplicaIDs: formers))
             } catch SyncError.tooLarge(let reason) {
                 if entries.count > 1 {
                     entryCap = max(1, entries.count / 2)
@@ -104,8 +111,9 @@ extension SyncReplica {
                 let entry = entries[0]
                 after = entry.sequence
                 hold(entry, for: entry.sequence)
-                let refusal = SyncRefusal(sequence: entry.sequence, reason: .tooLarge, table: nil, key: nil,
-                                          message: "the hub refused the write as too large: \(reason)")
+                let refusal = SyncRefusal(
+                    sequence: entry.sequence, reason: .tooLarge, table: nil, key: nil,
+                    message: "the hub refused the write as too large: \(reason)")
                 refusals.append(refusal)
                 try await database.write { try Self.record([refusal], $0) }
                 continue

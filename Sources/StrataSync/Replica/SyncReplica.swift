@@ -53,8 +53,10 @@ public final class SyncReplica: Sendable {
     ///   replica agrees on; ``SyncError/refused(_:)`` for a missing table;
     ///   `ChangesetError.generatedColumnsUnsupported(table:)` for a table with generated columns
     ///   where the linked SQLite's session extension cannot record them (3.40 cannot).
-    public init(database: Database, replicaID: String, space: String, tables: [String], transport: any SyncTransport,
-                settings: SyncReplicaSettings = SyncReplicaSettings()) throws {
+    public init(
+        database: Database, replicaID: String, space: String, tables: [String], transport: any SyncTransport,
+        settings: SyncReplicaSettings = SyncReplicaSettings()
+    ) throws {
         self.database = database
         self.replicaID = replicaID
         self.space = space
@@ -129,7 +131,8 @@ public final class SyncReplica: Sendable {
         if knownFingerprint != nil, knownFingerprint != fingerprint {
             for table in tables {
                 guard let kept: String = try SyncStatus.state("signature:" + table.lowercased(), connection),
-                      kept != (try SchemaFingerprint.signature(of: table, in: connection)) else { continue }
+                    kept != (try SchemaFingerprint.signature(of: table, in: connection))
+                else { continue }
                 try materializeAddedColumns(table, keptSignature: kept, connection)
             }
         }
@@ -155,8 +158,9 @@ public final class SyncReplica: Sendable {
         guard !added.isEmpty else { return }
         let triggers = try SyncTriggers.all(connection).filter { $0.table.lowercased() == table.lowercased() }
         try SyncTriggers.withoutTriggers(triggers, connection) {
-            try connection.execute("UPDATE " + quoteIdentifier("main") + "." + quoteIdentifier(table) + " SET "
-                + added.map { quoteIdentifier($0.name) + " = " + quoteIdentifier($0.name) }.joined(separator: ", "))
+            try connection.execute(
+                "UPDATE " + quoteIdentifier("main") + "." + quoteIdentifier(table) + " SET "
+                    + added.map { quoteIdentifier($0.name) + " = " + quoteIdentifier($0.name) }.joined(separator: ", "))
         }
     }
 
@@ -233,7 +237,9 @@ public final class SyncReplica: Sendable {
                 // A COMMIT or ROLLBACK run by `body` ended the transaction: what it committed is
                 // beyond the outbox's reach, and nothing more may run as if it were one transaction.
                 guard connection.isInTransaction else {
-                    throw SyncError.refused("the write ended its own transaction (COMMIT or ROLLBACK inside it): what it committed before is not captured; write without transaction control")
+                    throw SyncError.refused(
+                        "the write ended its own transaction (COMMIT or ROLLBACK inside it): what it committed before is not captured; write without transaction control"
+                    )
                 }
                 let changeset = try session.changeset()
                 if !changeset.isEmpty {
@@ -263,8 +269,9 @@ public final class SyncReplica: Sendable {
                 try SyncOutbox(connection).pendingWithRefusals().map { row in
                     let changeset = Changeset(data: row.changeset)
                     let refusal = row.refusal.flatMap { try? JSONDecoder().decode(SyncRefusal.self, from: Data($0.utf8)) }
-                    return SyncPendingChange(sequence: row.sequence, changeset: changeset,
-                                             tables: try Self.tableNames(in: changeset), refusal: refusal)
+                    return SyncPendingChange(
+                        sequence: row.sequence, changeset: changeset,
+                        tables: try Self.tableNames(in: changeset), refusal: refusal)
                 }
             }
         }

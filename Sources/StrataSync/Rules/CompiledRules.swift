@@ -42,22 +42,27 @@ package struct CompiledRules: Sendable {
             if let parameters = bucket.parameters {
                 var arguments: [BindingValue] = []
                 let sql = parameters.render(dialect, identity: nil, bucket: [:], into: &arguments)
-                probes.append(RuleProbe(place: "bucket \(bucket.name), parameters", statement: "SELECT * FROM (" + sql + ") AS \"probe\" LIMIT 0", arguments: arguments))
+                probes.append(
+                    RuleProbe(place: "bucket \(bucket.name), parameters", statement: "SELECT * FROM (" + sql + ") AS \"probe\" LIMIT 0", arguments: arguments))
             }
             for (table, predicate) in bucket.data.sorted(by: { $0.key < $1.key }) {
                 var arguments: [BindingValue] = []
                 let sql = predicate.render(dialect, identity: nil, bucket: [:], into: &arguments)
-                probes.append(RuleProbe(place: "bucket \(bucket.name), data of \(table)",
-                                        statement: "SELECT 1 FROM " + quoteIdentifier(tableNames[table] ?? table) + " WHERE (" + sql + ") LIMIT 0",
-                                        arguments: arguments))
+                probes.append(
+                    RuleProbe(
+                        place: "bucket \(bucket.name), data of \(table)",
+                        statement: "SELECT 1 FROM " + quoteIdentifier(tableNames[table] ?? table) + " WHERE (" + sql + ") LIMIT 0",
+                        arguments: arguments))
             }
         }
         for (table, rule) in writes.sorted(by: { $0.key < $1.key }) {
             var arguments: [BindingValue] = []
             let sql = rule.render(dialect, identity: nil, bucket: [:], into: &arguments)
-            probes.append(RuleProbe(place: "write rule of \(table)",
-                                    statement: "SELECT 1 FROM " + quoteIdentifier(tableNames[table] ?? table) + " WHERE NOT coalesce((" + sql + "), FALSE) LIMIT 0",
-                                    arguments: arguments))
+            probes.append(
+                RuleProbe(
+                    place: "write rule of \(table)",
+                    statement: "SELECT 1 FROM " + quoteIdentifier(tableNames[table] ?? table) + " WHERE NOT coalesce((" + sql + "), FALSE) LIMIT 0",
+                    arguments: arguments))
         }
         return probes
     }
@@ -121,12 +126,14 @@ package struct CompiledRules: Sendable {
                 guard data[table.lowercased()] == nil else { throw SyncError.invalidRules("\(where_): the table is named twice") }
                 let parsed = try RuleText(predicate, where: where_, names: names)
                 for used in parsed.bucketNames where !columns.contains(used) {
-                    throw SyncError.invalidRules("\(where_): bucket.\(used) is not a column of the bucket's parameters"
-                                                 + (columns.isEmpty ? " (it has none)" : " (\(columns.joined(separator: ", ")))"))
+                    throw SyncError.invalidRules(
+                        "\(where_): bucket.\(used) is not a column of the bucket's parameters"
+                            + (columns.isEmpty ? " (it has none)" : " (\(columns.joined(separator: ", ")))"))
                 }
                 var arguments: [BindingValue] = []
-                _ = try compiles("SELECT 1 FROM " + quoteIdentifier(table) + " WHERE ("
-                                 + parsed.render(.sqlite, identity: nil, bucket: [:], into: &arguments) + ")", where_)
+                _ = try compiles(
+                    "SELECT 1 FROM " + quoteIdentifier(table) + " WHERE ("
+                        + parsed.render(.sqlite, identity: nil, bucket: [:], into: &arguments) + ")", where_)
                 data[table.lowercased()] = parsed
             }
             buckets.append(Bucket(name: bucket.name, parameters: parameters, columns: columns, data: data))
@@ -139,8 +146,9 @@ package struct CompiledRules: Sendable {
             let parsed = try RuleText(predicate, where: place, names: names)
             guard parsed.bucketNames.isEmpty else { throw SyncError.invalidRules("\(place): bucket.* is for data rules") }
             var arguments: [BindingValue] = []
-            _ = try compiles("SELECT 1 FROM " + quoteIdentifier(table) + " WHERE ("
-                             + parsed.render(.sqlite, identity: nil, bucket: [:], into: &arguments) + ")", place)
+            _ = try compiles(
+                "SELECT 1 FROM " + quoteIdentifier(table) + " WHERE ("
+                    + parsed.render(.sqlite, identity: nil, bucket: [:], into: &arguments) + ")", place)
             writes[table.lowercased()] = parsed
         }
         var named: [String: String] = [:]

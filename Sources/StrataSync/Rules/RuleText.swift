@@ -21,11 +21,15 @@ struct RuleText: Sendable, Equatable {
     var startsWithSelect: Bool { pieces.first == .verbatim("SELECT") }
 
     /// Keywords the rule language allows (SQLite's other keywords are refused).
-    static let allowedKeywords: Set<String> = ["SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "IN", "IS", "NULL", "EXISTS", "AS",
-                                               "UNION", "ALL", "DISTINCT", "TRUE", "FALSE", "JOIN", "ON", "INNER", "LEFT", "CROSS"]
+    static let allowedKeywords: Set<String> = [
+        "SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "IN", "IS", "NULL", "EXISTS", "AS",
+        "UNION", "ALL", "DISTINCT", "TRUE", "FALSE", "JOIN", "ON", "INNER", "LEFT", "CROSS"
+    ]
     /// Keywords that may stand before `(` (a subquery or a list, never a function call).
-    static let keywordsBeforeParenthesis: Set<String> = ["IN", "EXISTS", "AND", "OR", "NOT", "WHERE", "SELECT", "FROM", "ON",
-                                                         "JOIN", "UNION", "ALL", "DISTINCT", "AS"]
+    static let keywordsBeforeParenthesis: Set<String> = [
+        "IN", "EXISTS", "AND", "OR", "NOT", "WHERE", "SELECT", "FROM", "ON",
+        "JOIN", "UNION", "ALL", "DISTINCT", "AS"
+    ]
 
     /// Reads `text`, refusing what lies outside the rule language; `where` names the rule in
     /// messages, `names` maps the space's table and column names (lower-cased) to their spelling.
@@ -132,7 +136,7 @@ struct RuleText: Sendable, Equatable {
             if two == "||" { throw refuse("|| is not in the rule language") }
             switch byte {
             case UInt8(ascii: "="), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: ","),
-                 UInt8(ascii: "."), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"):
+                UInt8(ascii: "."), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"):
                 pieces.append(.verbatim(String(decoding: [byte], as: UTF8.self)))
                 index += 1
             default:
@@ -164,8 +168,10 @@ struct RuleText: Sendable, Equatable {
 
     /// The SQL with every reference a placeholder of `dialect`, numbered after `arguments`'
     /// count, whose values are appended to `arguments`: never spliced.
-    func render(_ dialect: RuleDialect, identity: SyncIdentity?, bucket: [String: BindingValue],
-                into arguments: inout [BindingValue]) -> String {
+    func render(
+        _ dialect: RuleDialect, identity: SyncIdentity?, bucket: [String: BindingValue],
+        into arguments: inout [BindingValue]
+    ) -> String {
         var parts: [String] = []
         parts.reserveCapacity(pieces.count)
         for piece in pieces {

@@ -18,8 +18,10 @@ extension SyncView {
 
     /// The answer to a pull after `after` for this view: one entry at `current` carrying the moves,
     /// none when nothing moved, or a request for a snapshot; and the view to record.
-    func pull(after: Int64, current: Int64, chain: Int64?, request: SyncPullRequest,
-              widths: [String: Int]?, limits: SyncLimits) throws -> (SyncPullResponse, SyncViewRecord?) {
+    func pull(
+        after: Int64, current: Int64, chain: Int64?, request: SyncPullRequest,
+        widths: [String: Int]?, limits: SyncLimits
+    ) throws -> (SyncPullResponse, SyncViewRecord?) {
         let now = try instances()
         let previous: Set<CompiledRules.Instance>
         var recorded: SyncViewRecord?
@@ -156,8 +158,10 @@ extension SyncView {
 
     /// A changeset that deletes `deletes` (as the replica holds them) and writes `upserts` whole:
     /// recorded by a session on an empty copy of the tables.
-    static func changeset(tables: [String], upserts: [RowKey: (columns: [String], values: [BindingValue])],
-                          deletes: [RowKey: (columns: [String], values: [BindingValue])], definitions: Connection) throws -> Data {
+    static func changeset(
+        tables: [String], upserts: [RowKey: (columns: [String], values: [BindingValue])],
+        deletes: [RowKey: (columns: [String], values: [BindingValue])], definitions: Connection
+    ) throws -> Data {
         guard !upserts.isEmpty || !deletes.isEmpty else { return Data() }
         let copy = try Connection(storageLocation: .inMemory)
         for table in tables {
@@ -165,7 +169,8 @@ extension SyncView {
             try copy.execute(sql)
         }
         func insert(_ table: String, _ row: (columns: [String], values: [BindingValue])) throws {
-            let sql = "INSERT INTO " + quoteIdentifier(table) + "(" + row.columns.map(quoteIdentifier).joined(separator: ", ") + ") VALUES ("
+            let sql =
+                "INSERT INTO " + quoteIdentifier(table) + "(" + row.columns.map(quoteIdentifier).joined(separator: ", ") + ") VALUES ("
                 + row.columns.map { _ in "?" }.joined(separator: ", ") + ")"
             try copy.run(literal: SQLFragment(sql: sql, arguments: row.values))
         }
@@ -176,8 +181,10 @@ extension SyncView {
         for (key, _) in sortedDeletes {
             let keyColumns = try SchemaFingerprint.keyColumns(of: key.table, in: copy)
             let condition = keyColumns.map { quoteIdentifier($0) + " IS ?" }.joined(separator: " AND ")
-            try copy.run(literal: SQLFragment(sql: "DELETE FROM " + quoteIdentifier(key.table) + " WHERE " + condition,
-                                              arguments: key.key.map(\.binding)))
+            try copy.run(
+                literal: SQLFragment(
+                    sql: "DELETE FROM " + quoteIdentifier(key.table) + " WHERE " + condition,
+                    arguments: key.key.map(\.binding)))
         }
         for (key, row) in upserts.sorted(by: { "\($0.key.table)\($0.key.key)" < "\($1.key.table)\($1.key.key)" }) {
             try insert(key.table, row)
@@ -193,7 +200,8 @@ extension SyncView {
                 let columns = try storage.definitions.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map(\.name)
                 var arguments: [BindingValue] = []
                 guard let condition = predicate(table, now, into: &arguments) else { continue }
-                let insert = "INSERT INTO " + quoteIdentifier(table) + "(" + columns.map(quoteIdentifier).joined(separator: ", ")
+                let insert =
+                    "INSERT INTO " + quoteIdentifier(table) + "(" + columns.map(quoteIdentifier).joined(separator: ", ")
                     + ") VALUES (" + columns.map { _ in "?" }.joined(separator: ", ") + ")"
                 for values in try currentRows(table, columns: columns, where: condition, arguments) {
                     try copy.run(literal: SQLFragment(sql: insert, arguments: values))

@@ -20,8 +20,9 @@ extension SyncView {
         for table in order {
             let list = keys[table] ?? []
             guard let rule = rules.writes[table.lowercased()] else {
-                throw EntryRefusal(reason: .forbidden, table: table, key: list.first?.map { SyncValue($0) },
-                                   message: "the space's rules give \(table) no write rule, so replicas may not write it")
+                throw EntryRefusal(
+                    reason: .forbidden, table: table, key: list.first?.map { SyncValue($0) },
+                    message: "the space's rules give \(table) no write rule, so replicas may not write it")
             }
             let keyColumns = try SchemaFingerprint.keyColumns(of: table, in: storage.definitions)
             var start = 0
@@ -31,11 +32,13 @@ extension SyncView {
                 var arguments: [BindingValue] = []
                 let condition = keyCondition(keyColumns, chunk, into: &arguments)
                 let allowed = rule.render(dialect, identity: identity, bucket: [:], into: &arguments)
-                let sql = "SELECT " + keyColumns.map(quoteIdentifier).joined(separator: ", ") + " FROM " + quoteIdentifier(table)
+                let sql =
+                    "SELECT " + keyColumns.map(quoteIdentifier).joined(separator: ", ") + " FROM " + quoteIdentifier(table)
                     + " WHERE (" + condition + ") AND NOT coalesce((" + allowed + "), FALSE) LIMIT 1"
                 if let row = try storage.ruleRows(sql, arguments).first {
-                    throw EntryRefusal(reason: .forbidden, table: table, key: row.map { SyncValue($0) },
-                                       message: "the space's rules do not let \(identity.user) write this row of \(table) (its \(phase) values fail the table's write rule)")
+                    throw EntryRefusal(
+                        reason: .forbidden, table: table, key: row.map { SyncValue($0) },
+                        message: "the space's rules do not let \(identity.user) write this row of \(table) (its \(phase) values fail the table's write rule)")
                 }
             }
         }

@@ -53,8 +53,10 @@ struct SyncView {
     /// Which of `rows` (each `columns`' values) satisfy `predicate`, evaluated on the values
     /// themselves (a row as it was at an earlier version, not as the table holds it now): the
     /// row's table name stands for the values inside the statement.
-    func matching(_ table: String, columns: [String], rows: [[BindingValue]],
-                  predicate: (inout [BindingValue]) -> String?) throws -> Set<Int> {
+    func matching(
+        _ table: String, columns: [String], rows: [[BindingValue]],
+        predicate: (inout [BindingValue]) -> String?
+    ) throws -> Set<Int> {
         guard !rows.isEmpty else { return [] }
         var matched: Set<Int> = []
         let perRow = columns.count + 1
@@ -75,7 +77,8 @@ struct SyncView {
             }
             guard let condition = predicate(&arguments) else { return [] }
             let rowColumn = quoteIdentifier(SyncBookkeeping.prefix + "row")
-            let sql = "WITH " + quoteIdentifier(table) + "(" + ([rowColumn] + columns.map(quoteIdentifier)).joined(separator: ", ")
+            let sql =
+                "WITH " + quoteIdentifier(table) + "(" + ([rowColumn] + columns.map(quoteIdentifier)).joined(separator: ", ")
                 + ") AS (VALUES " + tuples.joined(separator: ", ") + ") SELECT " + rowColumn + " FROM " + quoteIdentifier(table)
                 + " WHERE " + condition
             for row in try storage.ruleRows(sql, arguments) {

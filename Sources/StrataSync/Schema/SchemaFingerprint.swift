@@ -13,7 +13,8 @@ enum SchemaFingerprint {
     static func signature(of table: String, in connection: Connection) throws -> String {
         var text = "T:" + table.lowercased() + "\n"
         for column in try connection.schemaReader.columns(ofTable: table) where column.hidden == 0 {
-            text += "\(column.name.lowercased())|\(column.declaredType.uppercased())|\(column.notNull)|\(column.primaryKeyIndex)|\(column.defaultValue ?? "-")\n"
+            text +=
+                "\(column.name.lowercased())|\(column.declaredType.uppercased())|\(column.notNull)|\(column.primaryKeyIndex)|\(column.defaultValue ?? "-")\n"
         }
         return text
     }

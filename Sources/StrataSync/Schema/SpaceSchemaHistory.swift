@@ -17,10 +17,11 @@ enum SpaceSchemaHistory {
         for table in try connection.schemaReader.userTableNames() where !Tables.isBookkeeping(table) {
             let columns = try connection.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.count
             let signature = try SchemaFingerprint.signature(of: table, in: connection)
-            try connection.run(literal: """
-                INSERT OR REPLACE INTO \(identifier: Tables.schema.name)(version, name, columns, signature)
-                VALUES (\(version), \(table), \(columns), \(signature))
-                """)
+            try connection.run(
+                literal: """
+                    INSERT OR REPLACE INTO \(identifier: Tables.schema.name)(version, name, columns, signature)
+                    VALUES (\(version), \(table), \(columns), \(signature))
+                    """)
         }
         try Tables.meta.set("schema_version", .integer(Int64(version)), connection)
     }
@@ -31,9 +32,10 @@ enum SpaceSchemaHistory {
     static func widths(of tables: [String], fingerprint: String, _ connection: Connection) throws -> [String: Int]? {
         let ours = try SchemaFingerprint.of(tables: tables, in: connection)
         if ours == fingerprint { return nil }
-        let rows: [Row] = try connection.query(literal: """
-            SELECT version, name, columns, signature FROM \(identifier: Tables.schema.name) ORDER BY version DESC
-            """)
+        let rows: [Row] = try connection.query(
+            literal: """
+                SELECT version, name, columns, signature FROM \(identifier: Tables.schema.name) ORDER BY version DESC
+                """)
         var byVersion: [Int64: [String: (columns: Int, signature: String)]] = [:]
         for row in rows {
             byVersion[row.value(at: 0) ?? 0, default: [:]][(row.value(at: 1) as String? ?? "").lowercased()] = (row.value(at: 2) ?? 0, row.value(at: 3) ?? "")
@@ -74,8 +76,10 @@ enum SpaceSchemaHistory {
         let missing = current.keys.filter { wanted[$0] == nil }.sorted()
         let extra = wanted.keys.filter { current[$0] == nil }.sorted()
         let changed = wanted.keys.filter { current[$0] != nil && current[$0] != wanted[$0] }.sorted()
-        let parts: [(String, [String])] = [("other columns in ", changed), ("tables the space does not have: ", extra),
-                                           ("none of the space's tables ", missing)]
+        let parts: [(String, [String])] = [
+            ("other columns in ", changed), ("tables the space does not have: ", extra),
+            ("none of the space's tables ", missing)
+        ]
         return parts.filter { !$0.1.isEmpty }.map { $0.0 + $0.1.joined(separator: ", ") }.joined(separator: "; ")
     }
 
@@ -99,9 +103,11 @@ enum SpaceSchemaHistory {
         func describe(_ column: String) -> String {
             let parts = column.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
             guard parts.count == 5 else { return column }
-            return [parts[0], parts[1].isEmpty ? nil : parts[1], parts[2] == "true" ? "NOT NULL" : nil,
-                    parts[3] == "-" ? nil : "DEFAULT " + parts[3], parts[4] == "0" ? nil : "PRIMARY KEY"]
-                .compactMap { $0 }.joined(separator: " ")
+            return [
+                parts[0], parts[1].isEmpty ? nil : parts[1], parts[2] == "true" ? "NOT NULL" : nil,
+                parts[3] == "-" ? nil : "DEFAULT " + parts[3], parts[4] == "0" ? nil : "PRIMARY KEY"
+            ]
+            .compactMap { $0 }.joined(separator: " ")
         }
         var lines: [String] = []
         for (table, columns) in after.tables.sorted(by: { $0.key < $1.key }) {

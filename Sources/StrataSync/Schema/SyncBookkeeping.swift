@@ -15,77 +15,91 @@ enum SyncBookkeeping {
     // MARK: The replica's tables
 
     /// Captured writes not yet acknowledged, in the order they were made (version 1's shape).
-    static let outbox = TableDefinition(prefix + "outbox", columns: [
-        .init("sequence", type: "INTEGER", [.primaryKey(autoincrement: true)]),
-        .init("changeset", type: "BLOB", [.notNull()]),
-    ], ifNotExists: true)
+    static let outbox = TableDefinition(
+        prefix + "outbox",
+        columns: [
+            .init("sequence", type: "INTEGER", [.primaryKey(autoincrement: true)]),
+            .init("changeset", type: "BLOB", [.notNull()])
+        ], ifNotExists: true)
     /// The replica's cursor, incarnation, rebase record and last error.
     static let state = SyncKeyValues(prefix + "state")
     /// Acknowledged writes waiting for the pull that reaches the version the hub gave them.
-    static let inflight = TableDefinition(prefix + "inflight", columns: [
-        .init("sequence", type: "INTEGER", [.primaryKey()]),
-        .init("version", type: "INTEGER", [.notNull()]),
-        .init("changeset", type: "BLOB", [.notNull()]),
-    ], ifNotExists: true)
+    static let inflight = TableDefinition(
+        prefix + "inflight",
+        columns: [
+            .init("sequence", type: "INTEGER", [.primaryKey()]),
+            .init("version", type: "INTEGER", [.notNull()]),
+            .init("changeset", type: "BLOB", [.notNull()])
+        ], ifNotExists: true)
     /// Version 2: the hub's chain at the version, to tell a restored hub.
     static let inflightChain = TableDefinition.Column("chain", type: "INTEGER")
     /// Acknowledged writes kept for a while, to be sent again to a hub restored from a copy.
-    static let sent = TableDefinition(prefix + "sent", columns: [
-        .init("sequence", type: "INTEGER", [.primaryKey()]),
-        .init("changeset", type: "BLOB", [.notNull()]),
-        .init("at", type: "INTEGER", [.notNull()]),
-    ], ifNotExists: true)
+    static let sent = TableDefinition(
+        prefix + "sent",
+        columns: [
+            .init("sequence", type: "INTEGER", [.primaryKey()]),
+            .init("changeset", type: "BLOB", [.notNull()]),
+            .init("at", type: "INTEGER", [.notNull()])
+        ], ifNotExists: true)
     /// The hub's refusal of a pending write, as JSON.
-    static let refused = TableDefinition(prefix + "refused", columns: [
-        .init("sequence", type: "INTEGER", [.primaryKey()]),
-        .init("refusal", type: "TEXT", [.notNull()]),
-    ], ifNotExists: true)
+    static let refused = TableDefinition(
+        prefix + "refused",
+        columns: [
+            .init("sequence", type: "INTEGER", [.primaryKey()]),
+            .init("refusal", type: "TEXT", [.notNull()])
+        ], ifNotExists: true)
 
     /// The replica's tables (the state table's too), as a session records them.
     static var replicaTables: [String] { [outbox.name, state.definition.name, inflight.name, sent.name, refused.name] }
 
-    static let replica = VersionedMigration(steps: [
-        .init(1) { connection in
-            for table in [outbox, state.definition, inflight, sent, refused] { try connection.execute(table.sql) }
-        },
-        .init(2) { connection in
-            try connection.execute(TableDefinition.addColumnSQL(table: inflight.name, column: inflightChain))
-        },
-        // The outbox without AUTOINCREMENT: its `sqlite_sequence` row was one more page written
-        // by every captured commit. Sequences stay never reused through the floor kept in the
-        // state table, raised whenever an entry leaves the outbox.
-        .init(3) { connection in
-            let floor: Int64 = try connection.query(literal: """
-                SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = \(outbox.name)), 0),
-                           coalesce((SELECT max(sequence) FROM \(identifier: outbox.name)), 0),
-                           coalesce((SELECT max(sequence) FROM \(identifier: inflight.name)), 0),
-                           coalesce((SELECT max(sequence) FROM \(identifier: sent.name)), 0))
-                """) ?? 0
-            var rebuilt = outboxWithoutAutoincrement
-            rebuilt.name = prefix + "outbox_rebuilt"
-            try connection.execute(rebuilt.sql)
-            try connection.run(literal: """
-                INSERT INTO \(identifier: rebuilt.name)(sequence, changeset) SELECT sequence, changeset FROM \(identifier: outbox.name)
-                """)
-            try connection.execute("DROP TABLE " + quoteIdentifier(outbox.name))
-            // An app's view or trigger over the outbox names it: SQLite's rename re-parses the
-            // schema and would refuse while the table is gone, unless in its legacy mode, in
-            // which the view simply names the rebuilt table.
-            let legacy: Bool = try connection.query("PRAGMA legacy_alter_table") ?? false
-            if !legacy { try connection.execute("PRAGMA legacy_alter_table = ON") }
-            defer { if !legacy { try? connection.execute("PRAGMA legacy_alter_table = OFF") } }
-            try connection.execute("ALTER TABLE " + quoteIdentifier(rebuilt.name) + " RENAME TO " + quoteIdentifier(outbox.name))
-            try state.set(sequenceFloorKey, .integer(floor), connection)
-        },
-    ], store: SyncBookkeepingVersion(table: state, legacyVersion: replicaLegacyVersion),
-       // Runs inside the app's transaction; the steps drop only the outbox, which nothing references.
-       stepsMayRebuildTables: false)
+    static let replica = VersionedMigration(
+        steps: [
+            .init(1) { connection in
+                for table in [outbox, state.definition, inflight, sent, refused] { try connection.execute(table.sql) }
+            },
+            .init(2) { connection in
+                try connection.execute(TableDefinition.addColumnSQL(table: inflight.name, column: inflightChain))
+            },
+            // The outbox without AUTOINCREMENT: its `sqlite_sequence` row was one more page written
+            // by every captured commit. Sequences stay never reused through the floor kept in the
+            // state table, raised whenever an entry leaves the outbox.
+            .init(3) { connection in
+                let floor: Int64 =
+                    try connection.query(
+                        literal: """
+                            SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = \(outbox.name)), 0),
+                                       coalesce((SELECT max(sequence) FROM \(identifier: outbox.name)), 0),
+                                       coalesce((SELECT max(sequence) FROM \(identifier: inflight.name)), 0),
+                                       coalesce((SELECT max(sequence) FROM \(identifier: sent.name)), 0))
+                            """) ?? 0
+                var rebuilt = outboxWithoutAutoincrement
+                rebuilt.name = prefix + "outbox_rebuilt"
+                try connection.execute(rebuilt.sql)
+                try connection.run(
+                    literal: """
+                        INSERT INTO \(identifier: rebuilt.name)(sequence, changeset) SELECT sequence, changeset FROM \(identifier: outbox.name)
+                        """)
+                try connection.execute("DROP TABLE " + quoteIdentifier(outbox.name))
+                // An app's view or trigger over the outbox names it: SQLite's rename re-parses the
+                // schema and would refuse while the table is gone, unless in its legacy mode, in
+                // which the view simply names the rebuilt table.
+                let legacy: Bool = try connection.query("PRAGMA legacy_alter_table") ?? false
+                if !legacy { try connection.execute("PRAGMA legacy_alter_table = ON") }
+                defer { if !legacy { try? connection.execute("PRAGMA legacy_alter_table = OFF") } }
+                try connection.execute("ALTER TABLE " + quoteIdentifier(rebuilt.name) + " RENAME TO " + quoteIdentifier(outbox.name))
+                try state.set(sequenceFloorKey, .integer(floor), connection)
+            }
+        ], store: SyncBookkeepingVersion(table: state, legacyVersion: replicaLegacyVersion),
+        // Runs inside the app's transaction; the steps drop only the outbox, which nothing references.
+        stepsMayRebuildTables: false)
 
     /// Version 3's outbox: the sequence is the rowid, given by ``SyncOutbox/append(_:)``.
-    static let outboxWithoutAutoincrement = TableDefinition(prefix + "outbox", columns: [
-        .init("sequence", type: "INTEGER", [.primaryKey()]),
-        .init("changeset", type: "BLOB", [.notNull()]),
-    ], ifNotExists: true)
+    static let outboxWithoutAutoincrement = TableDefinition(
+        prefix + "outbox",
+        columns: [
+            .init("sequence", type: "INTEGER", [.primaryKey()]),
+            .init("changeset", type: "BLOB", [.notNull()])
+        ], ifNotExists: true)
 
     /// The state key of the highest sequence that ever left the outbox; a new entry's is above it.
     static let sequenceFloorKey = "sequence_floor"
@@ -99,54 +113,61 @@ enum SyncBookkeeping {
     // MARK: The hub's tables (one set per space file)
 
     /// What the hub applied, in order: the versions replicas pull.
-    static let log = TableDefinition(prefix + "log", columns: [
-        .init("version", type: "INTEGER", [.primaryKey(autoincrement: true)]),
-        .init("replica", type: "TEXT", [.notNull()]),
-        .init("sequence", type: "INTEGER", [.notNull()]),
-        .init("changeset", type: "BLOB", [.notNull()]),
-    ], ifNotExists: true)
+    static let log = TableDefinition(
+        prefix + "log",
+        columns: [
+            .init("version", type: "INTEGER", [.primaryKey(autoincrement: true)]),
+            .init("replica", type: "TEXT", [.notNull()]),
+            .init("sequence", type: "INTEGER", [.notNull()]),
+            .init("changeset", type: "BLOB", [.notNull()])
+        ], ifNotExists: true)
     /// Version 2: when the hub applied the entry (seconds since 1970), for trimming by age.
     static let logAt = TableDefinition.Column("at", type: "INTEGER", [.notNull(), .defaultValue(.integer(0))])
     /// Version 3: the chain over the log up to the entry.
     static let logChain = TableDefinition.Column("chain", type: "INTEGER")
     /// Which (replica, sequence) entries the hub applied, at which version, with the conflicts
     /// its policy settled: a retried push is answered from here.
-    static let applied = keyedTable("applied", ["replica": "TEXT", "sequence": "INTEGER", "version": "INTEGER", "conflicts": "TEXT"],
-                                    key: ["replica", "sequence"])
+    static let applied = keyedTable(
+        "applied", ["replica": "TEXT", "sequence": "INTEGER", "version": "INTEGER", "conflicts": "TEXT"],
+        key: ["replica", "sequence"])
     /// Version 4: the entry's content digest, to tell a retry from another database's entry.
     static let appliedDigest = TableDefinition.Column("digest", type: "INTEGER")
     /// The hub's chain, trim horizon and schema version.
     static let meta = SyncKeyValues(prefix + "meta")
     /// Version 4: each schema version's tables (their width and signature).
-    static let schema = keyedTable("schema", ["version": "INTEGER", "name": "TEXT", "columns": "INTEGER", "signature": "TEXT"],
-                                   key: ["version", "name"])
+    static let schema = keyedTable(
+        "schema", ["version": "INTEGER", "name": "TEXT", "columns": "INTEGER", "signature": "TEXT"],
+        key: ["version", "name"])
 
     /// Version 5: the bucket instances (JSON) each replica's user had at the versions the hub
     /// answered it at, under a rules version: a pull after one of them sends the moves between
     /// that view and the current one.
-    static let views = keyedTable("views", ["replica": "TEXT", "user": "TEXT", "version": "INTEGER", "rules": "INTEGER", "instances": "BLOB"],
-                                  key: ["replica", "user", "version"])
+    static let views = keyedTable(
+        "views", ["replica": "TEXT", "user": "TEXT", "version": "INTEGER", "rules": "INTEGER", "instances": "BLOB"],
+        key: ["replica", "user", "version"])
 
     /// A hub table of NOT NULL columns (name and type, in order), WITHOUT ROWID and keyed by `key`.
     private static func keyedTable(_ name: String, _ columns: KeyValuePairs<String, String>, key: [String]) -> TableDefinition {
-        TableDefinition(prefix + name, columns: columns.map { .init($0.key, type: $0.value, [.notNull()]) },
-                        constraints: [.primaryKey(key)], options: .withoutRowID, ifNotExists: true)
+        TableDefinition(
+            prefix + name, columns: columns.map { .init($0.key, type: $0.value, [.notNull()]) },
+            constraints: [.primaryKey(key)], options: .withoutRowID, ifNotExists: true)
     }
 
-    static let hub = VersionedMigration(steps: [
-        .init(1) { connection in
-            for table in [log, applied, meta.definition] { try connection.execute(table.sql) }
-        },
-        .init(2) { connection in try connection.execute(TableDefinition.addColumnSQL(table: log.name, column: logAt)) },
-        .init(3) { connection in try connection.execute(TableDefinition.addColumnSQL(table: log.name, column: logChain)) },
-        .init(4) { connection in
-            try connection.execute(TableDefinition.addColumnSQL(table: applied.name, column: appliedDigest))
-            try connection.execute(schema.sql)
-            // What the space holds now is its schema version 1.
-            try SpaceSchemaHistory.record(version: 1, connection)
-        },
-        .init(5) { connection in try connection.execute(views.sql) },
-    ], store: SyncBookkeepingVersion(table: meta, legacyVersion: hubLegacyVersion), stepsMayRebuildTables: false)
+    static let hub = VersionedMigration(
+        steps: [
+            .init(1) { connection in
+                for table in [log, applied, meta.definition] { try connection.execute(table.sql) }
+            },
+            .init(2) { connection in try connection.execute(TableDefinition.addColumnSQL(table: log.name, column: logAt)) },
+            .init(3) { connection in try connection.execute(TableDefinition.addColumnSQL(table: log.name, column: logChain)) },
+            .init(4) { connection in
+                try connection.execute(TableDefinition.addColumnSQL(table: applied.name, column: appliedDigest))
+                try connection.execute(schema.sql)
+                // What the space holds now is its schema version 1.
+                try SpaceSchemaHistory.record(version: 1, connection)
+            },
+            .init(5) { connection in try connection.execute(views.sql) }
+        ], store: SyncBookkeepingVersion(table: meta, legacyVersion: hubLegacyVersion), stepsMayRebuildTables: false)
 
     /// A space made before versions were recorded, known by its shape (once: then recorded).
     private static func hubLegacyVersion(_ connection: Connection) throws -> Int64 {
@@ -154,7 +175,8 @@ enum SyncBookkeeping {
         guard try hasColumn(log.name, logAt.name, connection) else { return 1 }
         guard try hasColumn(log.name, logChain.name, connection) else { return 2 }
         guard try hasColumn(applied.name, appliedDigest.name, connection),
-              try connection.schemaReader.table(named: schema.name) != nil else { return 3 }
+            try connection.schemaReader.table(named: schema.name) != nil
+        else { return 3 }
         return 4
     }
 
@@ -168,8 +190,9 @@ struct SyncKeyValues: Sendable {
     let definition: TableDefinition
 
     init(_ name: String) {
-        definition = TableDefinition(name, columns: [.init("key", type: "TEXT", [.primaryKey()]), .init("value")],
-                                     options: .withoutRowID, ifNotExists: true)
+        definition = TableDefinition(
+            name, columns: [.init("key", type: "TEXT", [.primaryKey()]), .init("value")],
+            options: .withoutRowID, ifNotExists: true)
     }
 
     func exists(_ connection: Connection) throws -> Bool {

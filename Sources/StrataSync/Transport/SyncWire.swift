@@ -32,20 +32,24 @@ public enum SyncWire {
 
     /// A push request's network body.
     public static func encode(_ request: SyncPushRequest) throws -> Data {
-        let header = PushHeader(space: request.space, replicaID: request.replicaID, tables: request.tables,
-                                schemaFingerprint: request.schemaFingerprint,
-                                entries: request.entries.map { .init(sequence: $0.sequence, count: $0.changeset.count) }, user: request.user,
-                                formerReplicaIDs: request.formerReplicaIDs)
+        let header = PushHeader(
+            space: request.space, replicaID: request.replicaID, tables: request.tables,
+            schemaFingerprint: request.schemaFingerprint,
+            entries: request.entries.map { .init(sequence: $0.sequence, count: $0.changeset.count) }, user: request.user,
+            formerReplicaIDs: request.formerReplicaIDs)
         return try frame(header, request.entries.map(\.changeset))
     }
 
     /// The bytes a push body takes with no entries: what a replica counts against its limit
     /// besides each entry's ``pushEntryBytes(sequence:changesetBytes:)``, so that what it sends
     /// is what a hub's body limit counts.
-    package static func pushBodyBytes(space: String, replicaID: String, tables: [String], schemaFingerprint: String, user: String? = nil,
-                                      formerReplicaIDs: [String]? = nil) -> Int {
-        let header = PushHeader(space: space, replicaID: replicaID, tables: tables, schemaFingerprint: schemaFingerprint, entries: [], user: user,
-                                formerReplicaIDs: formerReplicaIDs)
+    package static func pushBodyBytes(
+        space: String, replicaID: String, tables: [String], schemaFingerprint: String, user: String? = nil,
+        formerReplicaIDs: [String]? = nil
+    ) -> Int {
+        let header = PushHeader(
+            space: space, replicaID: replicaID, tables: tables, schemaFingerprint: schemaFingerprint, entries: [], user: user,
+            formerReplicaIDs: formerReplicaIDs)
         return 4 + ((try? JSONEncoder().encode(header).count) ?? 0)
     }
 
@@ -58,17 +62,20 @@ public enum SyncWire {
     public static func decodePushRequest(_ data: Data) throws -> SyncPushRequest {
         let (header, body): (PushHeader, Data) = try unframe(data)
         let changesets = try split(body, counts: header.entries.map(\.count))
-        return SyncPushRequest(space: header.space, replicaID: header.replicaID, tables: header.tables, schemaFingerprint: header.schemaFingerprint,
-                               entries: zip(header.entries, changesets).map { SyncOutboxEntry(sequence: $0.sequence, changeset: $1) },
-                               user: header.user, formerReplicaIDs: header.formerReplicaIDs)
+        return SyncPushRequest(
+            space: header.space, replicaID: header.replicaID, tables: header.tables, schemaFingerprint: header.schemaFingerprint,
+            entries: zip(header.entries, changesets).map { SyncOutboxEntry(sequence: $0.sequence, changeset: $1) },
+            user: header.user, formerReplicaIDs: header.formerReplicaIDs)
     }
 
     /// A pull answer's network body.
     public static func encode(_ response: SyncPullResponse) throws -> Data {
-        let header = PullHeader(hubVersion: response.hubVersion, snapshotNeeded: response.snapshotNeeded ? true : nil,
-                                hubRolledBack: response.hubRolledBack ? true : nil, entries: response.entries.map {
-            .init(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, count: $0.changeset.count, chain: $0.chain)
-        }, user: response.user)
+        let header = PullHeader(
+            hubVersion: response.hubVersion, snapshotNeeded: response.snapshotNeeded ? true : nil,
+            hubRolledBack: response.hubRolledBack ? true : nil,
+            entries: response.entries.map {
+                .init(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, count: $0.changeset.count, chain: $0.chain)
+            }, user: response.user)
         return try frame(header, response.entries.map(\.changeset))
     }
 
@@ -76,10 +83,11 @@ public enum SyncWire {
     public static func decodePullResponse(_ data: Data) throws -> SyncPullResponse {
         let (header, body): (PullHeader, Data) = try unframe(data)
         let changesets = try split(body, counts: header.entries.map(\.count))
-        return SyncPullResponse(entries: zip(header.entries, changesets).map {
-            SyncLogEntry(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, changeset: $1, chain: $0.chain)
-        }, hubVersion: header.hubVersion, snapshotNeeded: header.snapshotNeeded ?? false, hubRolledBack: header.hubRolledBack ?? false,
-           user: header.user)
+        return SyncPullResponse(
+            entries: zip(header.entries, changesets).map {
+                SyncLogEntry(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, changeset: $1, chain: $0.chain)
+            }, hubVersion: header.hubVersion, snapshotNeeded: header.snapshotNeeded ?? false, hubRolledBack: header.hubRolledBack ?? false,
+            user: header.user)
     }
 
     private struct SnapshotHeader: Codable {
@@ -196,12 +204,14 @@ public struct HTTPSyncTransport: SyncTransport {
         guard let token else { return nil }
         let parts = Array(token.utf8).split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3 else { return nil }
-        var base64 = String(decoding: parts[1].map { $0 == UInt8(ascii: "-") ? UInt8(ascii: "+") : $0 == UInt8(ascii: "_") ? UInt8(ascii: "/") : $0 },
-                            as: UTF8.self)
+        var base64 = String(
+            decoding: parts[1].map { $0 == UInt8(ascii: "-") ? UInt8(ascii: "+") : $0 == UInt8(ascii: "_") ? UInt8(ascii: "/") : $0 },
+            as: UTF8.self)
         base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
         guard let payload = Data(base64Encoded: base64),
-              let claims = (try? JSONSerialization.jsonObject(with: payload)) as? [String: Any],
-              let subject = claims["sub"] as? String, !subject.isEmpty else { return nil }
+            let claims = (try? JSONSerialization.jsonObject(with: payload)) as? [String: Any],
+            let subject = claims["sub"] as? String, !subject.isEmpty
+        else { return nil }
         return subject
     }
 
@@ -223,15 +233,16 @@ public struct HTTPSyncTransport: SyncTransport {
     public func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
         var components = URLComponents(url: spaceURL(request.space, "pull"), resolvingAgainstBaseURL: false)
         let waitMilliseconds = pullWait.components.seconds * 1000 + pullWait.components.attoseconds / 1_000_000_000_000_000
-        components?.queryItems = [
-            URLQueryItem(name: "replica", value: request.replicaID),
-            URLQueryItem(name: "tables", value: request.tables.joined(separator: ",")),
-            URLQueryItem(name: "fingerprint", value: request.schemaFingerprint),
-            URLQueryItem(name: "after", value: String(request.after)),
-            URLQueryItem(name: "limit", value: String(request.limit)),
-            URLQueryItem(name: "wait", value: String(waitMilliseconds)),
-        ] + (request.afterChain.map { [URLQueryItem(name: "chain", value: String($0))] } ?? [])
-          + (request.lastAcknowledged.map { [URLQueryItem(name: "acked", value: String($0))] } ?? [])
+        components?.queryItems =
+            [
+                URLQueryItem(name: "replica", value: request.replicaID),
+                URLQueryItem(name: "tables", value: request.tables.joined(separator: ",")),
+                URLQueryItem(name: "fingerprint", value: request.schemaFingerprint),
+                URLQueryItem(name: "after", value: String(request.after)),
+                URLQueryItem(name: "limit", value: String(request.limit)),
+                URLQueryItem(name: "wait", value: String(waitMilliseconds))
+            ] + (request.afterChain.map { [URLQueryItem(name: "chain", value: String($0))] } ?? [])
+            + (request.lastAcknowledged.map { [URLQueryItem(name: "acked", value: String($0))] } ?? [])
         guard let pullURL = components?.url else { throw SyncError.refused("cannot make a pull URL from \(url)") }
         return try SyncWire.decodePullResponse(try await send(URLRequest(url: pullURL)))
     }
@@ -241,7 +252,7 @@ public struct HTTPSyncTransport: SyncTransport {
         components?.queryItems = [
             URLQueryItem(name: "replica", value: request.replicaID),
             URLQueryItem(name: "tables", value: request.tables.joined(separator: ",")),
-            URLQueryItem(name: "fingerprint", value: request.schemaFingerprint),
+            URLQueryItem(name: "fingerprint", value: request.schemaFingerprint)
         ]
         guard let snapshotURL = components?.url else { throw SyncError.refused("cannot make a snapshot URL from \(url)") }
         return try SyncWire.decodeSnapshot(try await send(URLRequest(url: snapshotURL)))

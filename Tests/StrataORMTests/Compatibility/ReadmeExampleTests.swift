@@ -12,8 +12,10 @@ import StrataORM
 
     @Test func readmeExampleRuns() throws {
         let directory = try TemporaryDirectory()
-        let storage = try Storage(filename: directory.path("app.sqlite"),
-            Table<User>(name: "users",
+        let storage = try Storage(
+            filename: directory.path("app.sqlite"),
+            Table<User>(
+                name: "users",
                 Column(name: "id", keyPath: \User.id, constraints: primaryKey(), notNull()),
                 Column(name: "first_name", keyPath: \User.firstName, constraints: notNull()),
                 Column(name: "image_url", keyPath: \User.imageUrl)))
@@ -24,8 +26,9 @@ import StrataORM
         let john: User? = try storage.get(id: user.id)
         #expect(john?.firstName == "John")
         try storage.insert(User(id: 0, firstName: "O'Brien", imageUrl: "x"))
-        let some: [User] = try storage.getAll(where_(\User.firstName == "O'Brien" || \User.id < 10),
-                                              orderBy(\User.id).desc(), limit(5))
+        let some: [User] = try storage.getAll(
+            where_(\User.firstName == "O'Brien" || \User.id < 10),
+            orderBy(\User.id).desc(), limit(5))
         #expect(some.map(\.firstName) == ["O'Brien", "John"])
         let count = try storage.count(all: User.self)
         #expect(count == 2)

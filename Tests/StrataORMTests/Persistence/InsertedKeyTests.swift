@@ -12,10 +12,12 @@ private struct Ranked: Initializable, Equatable {
 }
 
 private func descendingKeyTable(keyColumn: String = "id", extra: [AnyColumn] = []) -> Table<Ranked> {
-    Table<Ranked>(name: "ranked", elements: [
-        Column(name: keyColumn, keyPath: \Ranked.id, constraints: primaryKey().desc()),
-        Column(name: "name", keyPath: \Ranked.name, constraints: notNull()),
-    ] + extra)
+    Table<Ranked>(
+        name: "ranked",
+        elements: [
+            Column(name: keyColumn, keyPath: \Ranked.id, constraints: primaryKey().desc()),
+            Column(name: "name", keyPath: \Ranked.name, constraints: notNull())
+        ] + extra)
 }
 
 private struct Code: Initializable, Equatable {
@@ -58,9 +60,12 @@ private struct Code: Initializable, Equatable {
     }
 
     @Test func aRowidAliasKeyIsStillAssignedBySQLite() throws {
-        let storage = try Storage(filename: ":memory:", Table<Ranked>(name: "ranked",
-            Column(name: "id", keyPath: \Ranked.id, constraints: primaryKey()),
-            Column(name: "name", keyPath: \Ranked.name, constraints: notNull())))
+        let storage = try Storage(
+            filename: ":memory:",
+            Table<Ranked>(
+                name: "ranked",
+                Column(name: "id", keyPath: \Ranked.id, constraints: primaryKey()),
+                Column(name: "name", keyPath: \Ranked.name, constraints: notNull())))
         try storage.syncSchema(preserve: true)
         #expect(try storage.insert(Ranked(id: 0, name: "a")) == 1)
         #expect(try storage.insert(Ranked(id: 99, name: "b")) == 2)
@@ -69,9 +74,12 @@ private struct Code: Initializable, Equatable {
     }
 
     @Test func aTextKeyStillReturnsTheRowid() throws {
-        let storage = try Storage(filename: ":memory:", Table<Code>(name: "codes",
-            Column(name: "code", keyPath: \Code.code, constraints: primaryKey()),
-            Column(name: "label", keyPath: \Code.label, constraints: notNull())))
+        let storage = try Storage(
+            filename: ":memory:",
+            Table<Code>(
+                name: "codes",
+                Column(name: "code", keyPath: \Code.code, constraints: primaryKey()),
+                Column(name: "label", keyPath: \Code.label, constraints: notNull())))
         try storage.syncSchema(preserve: true)
         #expect(try storage.insert(Code(code: "b", label: "bee")) == 1)
         #expect(try storage.insert(Code(code: "a", label: "ay")) == 2)

@@ -5,7 +5,7 @@ import StrataORM
 @Suite struct SafetyTests {
     static let hostileValues = [
         "O'Brien", "'; DROP TABLE people; --", "\"quoted\"", "semi;colon;", "Zoë 🚀 日本語", "back\\slash", "",
-        "Robert'); DELETE FROM people WHERE ('1'='1",
+        "Robert'); DELETE FROM people WHERE ('1'='1"
     ]
 
     @Test(arguments: hostileValues)
@@ -45,11 +45,12 @@ import StrataORM
     }
 
     @Test func tableAndColumnNamesWithQuotesWork() throws {
-        let table = Table<Person>(name: "we\"ird 'table'; --",
-                                  Column(name: "i\"d", keyPath: \Person.id, constraints: primaryKey(), notNull()),
-                                  Column(name: "na'me", keyPath: \Person.name, constraints: notNull()),
-                                  Column(name: "nick name", keyPath: \Person.nickname),
-                                  Column(name: "select", keyPath: \Person.age, constraints: notNull()))
+        let table = Table<Person>(
+            name: "we\"ird 'table'; --",
+            Column(name: "i\"d", keyPath: \Person.id, constraints: primaryKey(), notNull()),
+            Column(name: "na'me", keyPath: \Person.name, constraints: notNull()),
+            Column(name: "nick name", keyPath: \Person.nickname),
+            Column(name: "select", keyPath: \Person.age, constraints: notNull()))
         let storage = try Storage(filename: "", table)
         #expect(try storage.syncSchema(preserve: true) == ["we\"ird 'table'; --": .newTableCreated])
         #expect(try storage.syncSchema(preserve: true) == ["we\"ird 'table'; --": .alredyInSync])

@@ -16,8 +16,9 @@ import Testing
         let condition = try fragment(storage, \Person.age >= 40 && \Person.nickname == nil || like(\Person.name, "A%"))
         #expect(condition.sql == #"((("age" >= ?) AND ("nickname" IS NULL)) OR ("name" LIKE ?))"#)
         #expect(condition.arguments == [.integer(40), .text("A%")])
-        #expect(condition.qualifyingColumns(with: "p").sql
-            == #"((("p"."age" >= ?) AND ("p"."nickname" IS NULL)) OR ("p"."name" LIKE ?))"#)
+        #expect(
+            condition.qualifyingColumns(with: "p").sql
+                == #"((("p"."age" >= ?) AND ("p"."nickname" IS NULL)) OR ("p"."name" LIKE ?))"#)
         let call = try fragment(storage, groupConcat(\Person.name, separator: "; "))
         #expect(call.sql == #"group_concat("name", ?)"#)
         #expect(call.arguments == [.text("; ")])

@@ -11,10 +11,13 @@ import Testing
     }
 
     @Test func optionalColumnsCompareWithNil() throws {
-        let storage = try Storage(filename: "", tables: Table<Item>(name: "items",
-            columns: Column(name: "id", keyPath: \Item.id, constraints: primaryKey()),
-            Column(name: "note", keyPath: \Item.note),
-            Column(name: "count", keyPath: \Item.count)))
+        let storage = try Storage(
+            filename: "",
+            tables: Table<Item>(
+                name: "items",
+                columns: Column(name: "id", keyPath: \Item.id, constraints: primaryKey()),
+                Column(name: "note", keyPath: \Item.note),
+                Column(name: "count", keyPath: \Item.count)))
         _ = try storage.syncSchema(preserve: false)
         try storage.insert(Item(id: 0, note: nil, count: 1))
         try storage.insert(Item(id: 0, note: "x", count: 2))

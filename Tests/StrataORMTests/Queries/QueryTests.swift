@@ -92,8 +92,9 @@ func sampleStorage() throws -> Storage {
 
     @Test func updateAndDeleteAll() throws {
         let storage = try sampleStorage()
-        try storage.update(all: Person.self, set(assign(\Person.age, \Person.age + 1), assign(\Person.nickname, nil as String?)),
-                           where_(\Person.age == 40))
+        try storage.update(
+            all: Person.self, set(assign(\Person.age, \Person.age + 1), assign(\Person.nickname, nil as String?)),
+            where_(\Person.age == 40))
         let ages: [Int] = try storage.select(\Person.age, orderBy(\Person.id))
         #expect(ages == [30, 41, 50, 41])
         #expect(try storage.count(\Person.nickname) == 2)
@@ -163,19 +164,25 @@ func sampleStorage() throws -> Storage {
             _ = try Storage(filename: "", Table<Person>(name: "p", Column(name: "id", keyPath: \Unmapped.id)))
         }
         #expect(throws: ORMError.self) {
-            _ = try Storage(filename: "", Table<Person>(name: "p", Column(name: "id", keyPath: \Person.id),
-                                                        Column(name: "ID", keyPath: \Person.age)))
+            _ = try Storage(
+                filename: "",
+                Table<Person>(
+                    name: "p", Column(name: "id", keyPath: \Person.id),
+                    Column(name: "ID", keyPath: \Person.age)))
         }
         #expect(throws: ORMError.self) { _ = try Storage(filename: "", personTable(), personTable(name: "other")) }
         #expect(throws: ORMError.self) { _ = try Storage(filename: "", Table<Person>(name: "empty", elements: [])) }
     }
 
     @Test func constraintViolationsSurfaceAsSQLiteErrors() throws {
-        let storage = try Storage(filename: "", Table<Person>(name: "people",
-            Column(name: "id", keyPath: \Person.id, constraints: primaryKey().autoincrement(), notNull()),
-            Column(name: "name", keyPath: \Person.name, constraints: unique(), notNull()),
-            Column(name: "nickname", keyPath: \Person.nickname, constraints: unique().onConflict().replace()),
-            Column(name: "age", keyPath: \Person.age, constraints: notNull().onConflict().abort(), defaultValue(18))))
+        let storage = try Storage(
+            filename: "",
+            Table<Person>(
+                name: "people",
+                Column(name: "id", keyPath: \Person.id, constraints: primaryKey().autoincrement(), notNull()),
+                Column(name: "name", keyPath: \Person.name, constraints: unique(), notNull()),
+                Column(name: "nickname", keyPath: \Person.nickname, constraints: unique().onConflict().replace()),
+                Column(name: "age", keyPath: \Person.age, constraints: notNull().onConflict().abort(), defaultValue(18))))
         try storage.syncSchema(preserve: true)
         try storage.insert(Person(id: 0, name: "a", nickname: "n", age: 1))
         #expect(throws: SQLiteError.self) { try storage.insert(Person(id: 0, name: "a", nickname: nil, age: 1)) }

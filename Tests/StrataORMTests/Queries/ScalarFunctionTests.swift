@@ -29,8 +29,9 @@ import StrataORM
         try check(storage.select(ifnull(\Person.nickname, "none"), orderBy(\Person.id)), "ifnull(nickname, 'none')")
         try check(storage.select(nullif(\Person.name, "Bob"), orderBy(\Person.id)).map { $0 }, "nullif(name, 'Bob')")
         try check(storage.select(iif(\Person.age > 35, \Person.name, "young"), orderBy(\Person.id)), "iif(age > 35, name, 'young')")
-        try check(storage.select(coalesce(\Person.nickname, nullif(\Person.name, "Bob"), "?"), orderBy(\Person.id)),
-                  "coalesce(nickname, nullif(name, 'Bob'), '?')")
+        try check(
+            storage.select(coalesce(\Person.nickname, nullif(\Person.name, "Bob"), "?"), orderBy(\Person.id)),
+            "coalesce(nickname, nullif(name, 'Bob'), '?')")
         try check(storage.select(sqliteCompileOptionGet(0), orderBy(\Person.id)), "sqlite_compileoption_get(0)")
     }
 
@@ -46,7 +47,7 @@ import StrataORM
         #expect(try storage.select(likely(\Person.age), orderBy(\Person.id)) == [30, 40, 50, 40])
         #expect(try storage.select(unlikely(\Person.age), orderBy(\Person.id)) == [30, 40, 50, 40])
         #expect(try storage.select(likelihood(\Person.age, 0.5), orderBy(\Person.id)) == [30, 40, 50, 40])
-        #expect(try storage.select(likelihood(\Person.age, -0.0), orderBy(\Person.id)) == [30, 40, 50, 40])   // not "-0.0" in SQL
+        #expect(try storage.select(likelihood(\Person.age, -0.0), orderBy(\Person.id)) == [30, 40, 50, 40]) // not "-0.0" in SQL
         #expect(try storage.select(like("_o%", \Person.name, "\\"), orderBy(\Person.id)) == [false, true, false, false])
         #expect(try storage.select(zeroblob(3), from(Person.self), orderBy(\Person.id)).first == Data([0, 0, 0]))
         #expect(try storage.select(randomblob(4), from(Person.self), orderBy(\Person.id)).allSatisfy { $0?.count == 4 })
@@ -55,7 +56,10 @@ import StrataORM
         #expect(version == [try storage.connection.query("SELECT sqlite_version()") as String])
         let source: [String] = try storage.select(sqliteSourceId(), from(Person.self), limit(1))
         #expect(source.first?.isEmpty == false)
-        #expect(try storage.select(sqliteCompileOptionUsed("THREADSAFE"), from(Person.self), limit(1)) == [try storage.connection.query("SELECT sqlite_compileoption_used('THREADSAFE')") as Int])
+        #expect(
+            try storage.select(sqliteCompileOptionUsed("THREADSAFE"), from(Person.self), limit(1)) == [
+                try storage.connection.query("SELECT sqlite_compileoption_used('THREADSAFE')") as Int
+            ])
         try storage.insert(Person(id: 0, name: "Eve", nickname: nil, age: 20))
         #expect(try storage.select(changes(), from(Person.self), limit(1)) == [1])
         #expect(try storage.select(lastInsertRowid(), from(Person.self), limit(1)) == [5])

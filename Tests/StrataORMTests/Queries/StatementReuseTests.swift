@@ -9,7 +9,8 @@ import StrataORM
         let bob: Person? = try storage.get(id: 2)
         #expect(bob?.name == "Bob")
         // Recreate the table behind the storage's back with its columns in another order.
-        try storage.connection.execute("""
+        try storage.connection.execute(
+            """
             CREATE TABLE people_new (age INTEGER NOT NULL, nickname TEXT, name TEXT NOT NULL, id INTEGER PRIMARY KEY NOT NULL);
             INSERT INTO people_new (age, nickname, name, id) SELECT age, nickname, name, id FROM people;
             DROP TABLE people;

@@ -7,7 +7,8 @@ import StrataORM
     @Test func syncSchemaLeavesLitestreamTablesAlone() throws {
         let directory = try TemporaryDirectory()
         let storage = try Storage(filename: directory.path("orm.sqlite"), personTable())
-        try storage.connection.execute("""
+        try storage.connection.execute(
+            """
             CREATE TABLE _litestream_seq (id INTEGER PRIMARY KEY, seq INTEGER);
             CREATE TABLE _litestream_lock (id INTEGER);
             INSERT INTO _litestream_seq VALUES (1, 42);

@@ -19,11 +19,12 @@ import StrataORM
             }
         }
         if let clause {
-            let choices = switch order {
-            case nil: primaryKey().onConflict()
-            case .asc: primaryKey().asc().onConflict()
-            case .desc: primaryKey().desc().onConflict()
-            }
+            let choices =
+                switch order {
+                case nil: primaryKey().onConflict()
+                case .asc: primaryKey().asc().onConflict()
+                case .desc: primaryKey().desc().onConflict()
+                }
             let withClause = choose(choices, clause)
             return autoincrement ? withClause.autoincrement() : withClause
         }
@@ -55,10 +56,14 @@ import StrataORM
     }
 
     @Test func notNullAndUniqueWithEveryConflictClause() {
-        let notNulls: [ConstraintBuilder] = [notNull(), notNull().onConflict().rollback(), notNull().onConflict().abort(),
-                                             notNull().onConflict().fail(), notNull().onConflict().ignore(), notNull().onConflict().replace()]
-        let uniques: [ConstraintBuilder] = [unique(), unique().onConflict().rollback(), unique().onConflict().abort(),
-                                            unique().onConflict().fail(), unique().onConflict().ignore(), unique().onConflict().replace()]
+        let notNulls: [ConstraintBuilder] = [
+            notNull(), notNull().onConflict().rollback(), notNull().onConflict().abort(),
+            notNull().onConflict().fail(), notNull().onConflict().ignore(), notNull().onConflict().replace()
+        ]
+        let uniques: [ConstraintBuilder] = [
+            unique(), unique().onConflict().rollback(), unique().onConflict().abort(),
+            unique().onConflict().fail(), unique().onConflict().ignore(), unique().onConflict().replace()
+        ]
         #expect(notNulls.map(\.constraint) == Self.clauses.map { .notNull(conflictClause: $0) })
         #expect(uniques.map(\.constraint) == Self.clauses.map { .unique(conflictClause: $0) })
         // Different cases never compare equal, whatever they carry.
@@ -70,10 +75,13 @@ import StrataORM
 
     @Test func constraintsReachTheTableDefinition() throws {
         struct Code: Initializable { var id = 0; var code = ""; var label = "" }
-        let storage = try Storage(filename: "", Table<Code>(name: "codes",
-            Column(name: "id", keyPath: \Code.id, constraints: primaryKey().asc().onConflict().replace().autoincrement()),
-            Column(name: "code", keyPath: \Code.code, constraints: notNull().onConflict().fail(), unique().onConflict().ignore()),
-            Column(name: "label", keyPath: \Code.label, constraints: unique())))
+        let storage = try Storage(
+            filename: "",
+            Table<Code>(
+                name: "codes",
+                Column(name: "id", keyPath: \Code.id, constraints: primaryKey().asc().onConflict().replace().autoincrement()),
+                Column(name: "code", keyPath: \Code.code, constraints: notNull().onConflict().fail(), unique().onConflict().ignore()),
+                Column(name: "label", keyPath: \Code.label, constraints: unique())))
         try storage.syncSchema(preserve: false)
         let sql: String? = try storage.connection.query("SELECT sql FROM sqlite_master WHERE name = 'codes'")
         let definition = try #require(sql)

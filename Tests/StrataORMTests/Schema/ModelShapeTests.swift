@@ -21,10 +21,13 @@ final class Account: Initializable {
 
 @Suite struct ModelShapeTests {
     @Test func propertyObserversRunWhenObjectsAreRead() throws {
-        let storage = try Storage(filename: "", Table<Observed>(name: "observed",
-            Column(name: "id", keyPath: \Observed.id, constraints: primaryKey()),
-            Column(name: "name", keyPath: \Observed.name),
-            Column(name: "city", keyPath: \Observed.address.city)))
+        let storage = try Storage(
+            filename: "",
+            Table<Observed>(
+                name: "observed",
+                Column(name: "id", keyPath: \Observed.id, constraints: primaryKey()),
+                Column(name: "name", keyPath: \Observed.name),
+                Column(name: "city", keyPath: \Observed.address.city)))
         try storage.syncSchema(preserve: true)
         var object = Observed()
         object.name = "n"
@@ -38,10 +41,13 @@ final class Account: Initializable {
     }
 
     @Test func classModelsWork() throws {
-        let storage = try Storage(filename: "", Table<Account>(name: "accounts",
-            Column(name: "id", keyPath: \Account.id, constraints: primaryKey()),
-            Column(name: "owner", keyPath: \Account.owner, constraints: notNull()),
-            Column(name: "balance", keyPath: \Account.balance)))
+        let storage = try Storage(
+            filename: "",
+            Table<Account>(
+                name: "accounts",
+                Column(name: "id", keyPath: \Account.id, constraints: primaryKey()),
+                Column(name: "owner", keyPath: \Account.owner, constraints: notNull()),
+                Column(name: "balance", keyPath: \Account.balance)))
         try storage.syncSchema(preserve: true)
         let account = Account()
         account.owner = "O'Hara"

@@ -12,10 +12,17 @@ private struct Member: Initializable, Equatable {
 
 @Suite struct SyncSchemaInTransactionTests {
     private func storage() throws -> Storage {
-        try Storage(filename: "", tables: [Table<Member>(name: "members", elements: [
-            Column(name: "id", keyPath: \Member.id, constraints: primaryKey(), notNull()),
-            Column(name: "name", keyPath: \Member.name, constraints: notNull()),
-            Column(name: "extra", keyPath: \Member.extra, constraints: notNull())])])
+        try Storage(
+            filename: "",
+            tables: [
+                Table<Member>(
+                    name: "members",
+                    elements: [
+                        Column(name: "id", keyPath: \Member.id, constraints: primaryKey(), notNull()),
+                        Column(name: "name", keyPath: \Member.name, constraints: notNull()),
+                        Column(name: "extra", keyPath: \Member.extra, constraints: notNull())
+                    ])
+            ])
     }
 
     private func prepare(_ db: Connection) throws {

@@ -22,13 +22,15 @@ private struct Note: Initializable, Equatable {
 
 private func noteTable(extra: Bool = false) -> Table<Note> {
     extra
-        ? Table<Note>(name: "notes",
-                      Column(name: "id", keyPath: \Note.id, constraints: primaryKey()),
-                      Column(name: "body", keyPath: \Note.body, constraints: notNull()),
-                      Column(name: "extra", keyPath: \Note.extra))
-        : Table<Note>(name: "notes",
-                      Column(name: "id", keyPath: \Note.id, constraints: primaryKey()),
-                      Column(name: "body", keyPath: \Note.body, constraints: notNull()))
+        ? Table<Note>(
+            name: "notes",
+            Column(name: "id", keyPath: \Note.id, constraints: primaryKey()),
+            Column(name: "body", keyPath: \Note.body, constraints: notNull()),
+            Column(name: "extra", keyPath: \Note.extra))
+        : Table<Note>(
+            name: "notes",
+            Column(name: "id", keyPath: \Note.id, constraints: primaryKey()),
+            Column(name: "body", keyPath: \Note.body, constraints: notNull()))
 }
 
 private struct Ranked: Initializable, Equatable {
@@ -37,9 +39,10 @@ private struct Ranked: Initializable, Equatable {
 }
 
 private func rankedTable(desc: Bool = true) -> Table<Ranked> {
-    Table<Ranked>(name: "ranked",
-                  Column(name: "id", keyPath: \Ranked.id, constraints: desc ? primaryKey().desc() : primaryKey()),
-                  Column(name: "name", keyPath: \Ranked.name, constraints: notNull()))
+    Table<Ranked>(
+        name: "ranked",
+        Column(name: "id", keyPath: \Ranked.id, constraints: desc ? primaryKey().desc() : primaryKey()),
+        Column(name: "name", keyPath: \Ranked.name, constraints: notNull()))
 }
 
 @Suite struct SyncSchemaRegressionTests {
@@ -120,7 +123,8 @@ private func rankedTable(desc: Bool = true) -> Table<Ranked> {
         let directory = try TemporaryDirectory()
         let path = try v1Database(in: directory)
         let storage = try Storage(filename: path, personTable())
-        try storage.connection.execute("""
+        try storage.connection.execute(
+            """
             CREATE TEMP TABLE log (msg TEXT);
             CREATE TEMP TRIGGER people_insert AFTER INSERT ON main.people BEGIN INSERT INTO log VALUES (NEW.name); END;
             """)
@@ -138,7 +142,8 @@ private func rankedTable(desc: Bool = true) -> Table<Ranked> {
         let directory = try TemporaryDirectory()
         let path = try v1Database(in: directory)
         let setup = try Storage(filename: path, v1Table())
-        try setup.connection.execute("""
+        try setup.connection.execute(
+            """
             CREATE INDEX people_by_legacy ON people (legacy);
             CREATE INDEX people_by_name_legacy ON people (name, legacy);
             CREATE INDEX people_by_name ON people (name);
@@ -155,7 +160,8 @@ private func rankedTable(desc: Bool = true) -> Table<Ranked> {
         let directory = try TemporaryDirectory()
         let path = try v1Database(in: directory)
         let storage = try Storage(filename: path, personTable())
-        try storage.connection.execute("""
+        try storage.connection.execute(
+            """
             CREATE INDEX people_by_legacy ON people (lower(legacy));
             CREATE TEMP TRIGGER people_insert AFTER INSERT ON main.people BEGIN SELECT 1; END;
             """)
@@ -196,7 +202,7 @@ private struct Wide: Initializable {
         "integer": ["INTEGER", "INT", "BIGINT", "UNSIGNED BIG INT", "INT8"],
         "text": ["TEXT", "VARCHAR(20)", "CLOB", "CHARACTER(4)", "NVARCHAR(100)"],
         "real": ["REAL", "DOUBLE", "FLOAT", "DOUBLE PRECISION"],
-        "blob": ["BLOB", ""],
+        "blob": ["BLOB", ""]
     ]
 
     /// Every value of every row, exactly (storage class and bytes), in rowid order.
@@ -226,7 +232,7 @@ private struct Wide: Initializable {
                     notNulls[1] ? Column(name: names[2], keyPath: \Wide.text, constraints: notNull()) : Column(name: names[2], keyPath: \Wide.text),
                     notNulls[2] ? Column(name: names[3], keyPath: \Wide.real, constraints: notNull()) : Column(name: names[3], keyPath: \Wide.real),
                     notNulls[3] ? Column(name: names[4], keyPath: \Wide.blob, constraints: notNull()) : Column(name: names[4], keyPath: \Wide.blob),
-                    notNulls[4] ? Column(name: names[5], keyPath: \Wide.custom, constraints: notNull()) : Column(name: names[5], keyPath: \Wide.custom),
+                    notNulls[4] ? Column(name: names[5], keyPath: \Wide.custom, constraints: notNull()) : Column(name: names[5], keyPath: \Wide.custom)
                 ]
                 for (index, column) in all.enumerated() where index + 1 != dropped { columns.append(column) }
                 return Table<Wide>(name: table, elements: columns)
@@ -272,7 +278,8 @@ private struct Wide: Initializable {
             // Dropping a column keeps every other value exactly, its index goes, TEMP triggers stay.
             let dropped = random.int(1...5)
             let smaller = try Storage(filename: path, model(dropping: dropped))
-            try smaller.connection.execute("CREATE INDEX \(quoteIdentifier("i" + names[dropped])) ON \(quoteIdentifier(table)) (\(quoteIdentifier(names[dropped])))")
+            try smaller.connection.execute(
+                "CREATE INDEX \(quoteIdentifier("i" + names[dropped])) ON \(quoteIdentifier(table)) (\(quoteIdentifier(names[dropped])))")
             try smaller.connection.execute("CREATE TEMP TRIGGER tt AFTER INSERT ON main.\(quoteIdentifier(table)) BEGIN SELECT 1; END")
             try require(try smaller.syncSchema(preserve: true) == [table: .oldColumnsRemoved], "drop column")
             let remaining = names.enumerated().filter { $0.offset != dropped }.map(\.element)

@@ -19,11 +19,12 @@ struct PersonWithScore: Initializable {
 }
 
 func v1Table() -> Table<PersonV1> {
-    Table<PersonV1>(name: "people",
-                    Column(name: "id", keyPath: \PersonV1.id, constraints: primaryKey(), notNull()),
-                    Column(name: "name", keyPath: \PersonV1.name, constraints: notNull()),
-                    Column(name: "age", keyPath: \PersonV1.age, constraints: notNull()),
-                    Column(name: "legacy", keyPath: \PersonV1.legacy, constraints: notNull()))
+    Table<PersonV1>(
+        name: "people",
+        Column(name: "id", keyPath: \PersonV1.id, constraints: primaryKey(), notNull()),
+        Column(name: "name", keyPath: \PersonV1.name, constraints: notNull()),
+        Column(name: "age", keyPath: \PersonV1.age, constraints: notNull()),
+        Column(name: "legacy", keyPath: \PersonV1.legacy, constraints: notNull()))
 }
 
 /// A file database holding the v1 table with two rows.
@@ -65,12 +66,15 @@ func snapshot(_ connection: Connection) throws -> [String] {
     @Test func addsANullableColumnKeepingRows() throws {
         let directory = try TemporaryDirectory()
         let path = try v1Database(in: directory)
-        let storage = try Storage(filename: path, Table<Person>(name: "people",
-            Column(name: "id", keyPath: \Person.id, constraints: primaryKey(), notNull()),
-            Column(name: "name", keyPath: \Person.name, constraints: notNull()),
-            Column(name: "age", keyPath: \Person.age, constraints: notNull()),
-            Column(name: "legacy", keyPath: \Person.name, constraints: notNull()),
-            Column(name: "nickname", keyPath: \Person.nickname)))
+        let storage = try Storage(
+            filename: path,
+            Table<Person>(
+                name: "people",
+                Column(name: "id", keyPath: \Person.id, constraints: primaryKey(), notNull()),
+                Column(name: "name", keyPath: \Person.name, constraints: notNull()),
+                Column(name: "age", keyPath: \Person.age, constraints: notNull()),
+                Column(name: "legacy", keyPath: \Person.name, constraints: notNull()),
+                Column(name: "nickname", keyPath: \Person.nickname)))
         #expect(try storage.syncSchema(preserve: false) == ["people": .newColumnsAdded])
         #expect(try columnNames(storage) == ["id", "name", "age", "legacy", "nickname"])
         let nicknames: [String?] = try storage.select(\Person.nickname, orderBy(\Person.id))
@@ -82,12 +86,15 @@ func snapshot(_ connection: Connection) throws -> [String] {
     @Test func addsANotNullColumnWithADefault() throws {
         let directory = try TemporaryDirectory()
         let path = try v1Database(in: directory)
-        let storage = try Storage(filename: path, Table<PersonWithScore>(name: "people",
-            Column(name: "id", keyPath: \PersonWithScore.id, constraints: primaryKey(), notNull()),
-            Column(name: "name", keyPath: \PersonWithScore.name, constraints: notNull()),
-            Column(name: "age", keyPath: \PersonWithScore.age, constraints: notNull()),
-            Column(name: "legacy", keyPath: \PersonWithScore.nickname),
-            Column(name: "score", keyPath: \PersonWithScore.score, constraints: notNull(), defaultValue(5))))
+        let storage = try Storage(
+            filename: path,
+            Table<PersonWithScore>(
+                name: "people",
+                Column(name: "id", keyPath: \PersonWithScore.id, constraints: primaryKey(), notNull()),
+                Column(name: "name", keyPath: \PersonWithScore.name, constraints: notNull()),
+                Column(name: "age", keyPath: \PersonWithScore.age, constraints: notNull()),
+                Column(name: "legacy", keyPath: \PersonWithScore.nickname),
+                Column(name: "score", keyPath: \PersonWithScore.score, constraints: notNull(), defaultValue(5))))
         // "legacy" became nullable: that changes a column, so the table is recreated.
         #expect(try storage.syncSchema(preserve: true) == ["people": .droppedAndRecreated])
         let scores: [Int] = try storage.select(\PersonWithScore.score, orderBy(\PersonWithScore.id))
@@ -100,12 +107,15 @@ func snapshot(_ connection: Connection) throws -> [String] {
     @Test func addsANotNullColumnWithADefaultByAlterTable() throws {
         let directory = try TemporaryDirectory()
         let path = try v1Database(in: directory)
-        let storage = try Storage(filename: path, Table<PersonV1>(name: "people",
-            Column(name: "id", keyPath: \PersonV1.id, constraints: primaryKey(), notNull()),
-            Column(name: "name", keyPath: \PersonV1.name, constraints: notNull()),
-            Column(name: "age", keyPath: \PersonV1.age, constraints: notNull()),
-            Column(name: "legacy", keyPath: \PersonV1.legacy, constraints: notNull()),
-            Column(name: "city", keyPath: \PersonV1.legacy, constraints: notNull(), defaultValue("O'Town"))))
+        let storage = try Storage(
+            filename: path,
+            Table<PersonV1>(
+                name: "people",
+                Column(name: "id", keyPath: \PersonV1.id, constraints: primaryKey(), notNull()),
+                Column(name: "name", keyPath: \PersonV1.name, constraints: notNull()),
+                Column(name: "age", keyPath: \PersonV1.age, constraints: notNull()),
+                Column(name: "legacy", keyPath: \PersonV1.legacy, constraints: notNull()),
+                Column(name: "city", keyPath: \PersonV1.legacy, constraints: notNull(), defaultValue("O'Town"))))
         #expect(try storage.syncSchema(preserve: false) == ["people": .newColumnsAdded])
         let cities: [String] = try storage.connection.query("SELECT city FROM people ORDER BY id")
         #expect(cities == ["O'Town", "O'Town"])
@@ -116,12 +126,15 @@ func snapshot(_ connection: Connection) throws -> [String] {
     func addsANotNullColumnWithoutDefault(preserve: Bool) throws {
         let directory = try TemporaryDirectory()
         let path = try v1Database(in: directory)
-        let storage = try Storage(filename: path, Table<PersonWithScore>(name: "people",
-            Column(name: "id", keyPath: \PersonWithScore.id, constraints: primaryKey(), notNull()),
-            Column(name: "name", keyPath: \PersonWithScore.name, constraints: notNull()),
-            Column(name: "age", keyPath: \PersonWithScore.age, constraints: notNull()),
-            Column(name: "legacy", keyPath: \PersonWithScore.name, constraints: notNull()),
-            Column(name: "score", keyPath: \PersonWithScore.score, constraints: notNull())))
+        let storage = try Storage(
+            filename: path,
+            Table<PersonWithScore>(
+                name: "people",
+                Column(name: "id", keyPath: \PersonWithScore.id, constraints: primaryKey(), notNull()),
+                Column(name: "name", keyPath: \PersonWithScore.name, constraints: notNull()),
+                Column(name: "age", keyPath: \PersonWithScore.age, constraints: notNull()),
+                Column(name: "legacy", keyPath: \PersonWithScore.name, constraints: notNull()),
+                Column(name: "score", keyPath: \PersonWithScore.score, constraints: notNull())))
         #expect(try storage.syncSchema(preserve: preserve) == ["people": .droppedAndRecreated])
         let scores: [Int] = try storage.select(\PersonWithScore.score, orderBy(\PersonWithScore.id))
         // Kept rows take the model's default (`var score = 7`); without preserve they are gone.
@@ -132,10 +145,13 @@ func snapshot(_ connection: Connection) throws -> [String] {
     @Test func removesAColumnKeepingDataWithPreserve() throws {
         let directory = try TemporaryDirectory()
         let path = try v1Database(in: directory)
-        let storage = try Storage(filename: path, Table<PersonV1>(name: "people",
-            Column(name: "id", keyPath: \PersonV1.id, constraints: primaryKey(), notNull()),
-            Column(name: "name", keyPath: \PersonV1.name, constraints: notNull()),
-            Column(name: "age", keyPath: \PersonV1.age, constraints: notNull())))
+        let storage = try Storage(
+            filename: path,
+            Table<PersonV1>(
+                name: "people",
+                Column(name: "id", keyPath: \PersonV1.id, constraints: primaryKey(), notNull()),
+                Column(name: "name", keyPath: \PersonV1.name, constraints: notNull()),
+                Column(name: "age", keyPath: \PersonV1.age, constraints: notNull())))
         #expect(try storage.syncSchema(preserve: true) == ["people": .oldColumnsRemoved])
         #expect(try columnNames(storage) == ["id", "name", "age"])
         let people: [PersonV1] = try storage.getAll(orderBy(\PersonV1.id))
@@ -148,9 +164,12 @@ func snapshot(_ connection: Connection) throws -> [String] {
     @Test func removesAColumnDroppingDataWithoutPreserve() throws {
         let directory = try TemporaryDirectory()
         let path = try v1Database(in: directory)
-        let storage = try Storage(filename: path, Table<PersonV1>(name: "people",
-            Column(name: "id", keyPath: \PersonV1.id, constraints: primaryKey(), notNull()),
-            Column(name: "name", keyPath: \PersonV1.name, constraints: notNull())))
+        let storage = try Storage(
+            filename: path,
+            Table<PersonV1>(
+                name: "people",
+                Column(name: "id", keyPath: \PersonV1.id, constraints: primaryKey(), notNull()),
+                Column(name: "name", keyPath: \PersonV1.name, constraints: notNull())))
         #expect(try storage.syncSchema(preserve: false) == ["people": .droppedAndRecreated])
         #expect(try columnNames(storage) == ["id", "name"])
         #expect(try storage.count(all: PersonV1.self) == 0)
@@ -170,11 +189,14 @@ func snapshot(_ connection: Connection) throws -> [String] {
     @Test func changesThePrimaryKeyKeepingRows() throws {
         let directory = try TemporaryDirectory()
         let path = try v1Database(in: directory)
-        let storage = try Storage(filename: path, Table<PersonV1>(name: "people",
-            Column(name: "id", keyPath: \PersonV1.id, constraints: notNull()),
-            Column(name: "name", keyPath: \PersonV1.name, constraints: primaryKey(), notNull()),
-            Column(name: "age", keyPath: \PersonV1.age, constraints: notNull()),
-            Column(name: "legacy", keyPath: \PersonV1.legacy, constraints: notNull())))
+        let storage = try Storage(
+            filename: path,
+            Table<PersonV1>(
+                name: "people",
+                Column(name: "id", keyPath: \PersonV1.id, constraints: notNull()),
+                Column(name: "name", keyPath: \PersonV1.name, constraints: primaryKey(), notNull()),
+                Column(name: "age", keyPath: \PersonV1.age, constraints: notNull()),
+                Column(name: "legacy", keyPath: \PersonV1.legacy, constraints: notNull())))
         #expect(try storage.syncSchema(preserve: true) == ["people": .droppedAndRecreated])
         let keys: [String] = try storage.connection.query("SELECT name FROM pragma_table_info('people') WHERE pk > 0")
         #expect(keys == ["name"])
@@ -195,13 +217,16 @@ func snapshot(_ connection: Connection) throws -> [String] {
         let before = try snapshot(setup.connection)
 
         // "others" loses a column (fine), then "people" gets "name" as its key: the two Anns collide.
-        let storage = try Storage(filename: path,
-            Table<Person>(name: "others",
-                          Column(name: "id", keyPath: \Person.id, constraints: primaryKey(), notNull()),
-                          Column(name: "name", keyPath: \Person.name, constraints: notNull())),
-            Table<PersonV1>(name: "people",
-                            Column(name: "id", keyPath: \PersonV1.id, constraints: notNull()),
-                            Column(name: "name", keyPath: \PersonV1.name, constraints: primaryKey(), notNull())))
+        let storage = try Storage(
+            filename: path,
+            Table<Person>(
+                name: "others",
+                Column(name: "id", keyPath: \Person.id, constraints: primaryKey(), notNull()),
+                Column(name: "name", keyPath: \Person.name, constraints: notNull())),
+            Table<PersonV1>(
+                name: "people",
+                Column(name: "id", keyPath: \PersonV1.id, constraints: notNull()),
+                Column(name: "name", keyPath: \PersonV1.name, constraints: primaryKey(), notNull())))
         #expect(throws: SQLiteError.self) { try storage.syncSchema(preserve: true) }
         #expect(try snapshot(storage.connection) == before)
         #expect(!storage.connection.isInTransaction)
@@ -234,11 +259,15 @@ func snapshot(_ connection: Connection) throws -> [String] {
     }
 
     func storage(_ path: String, tagIsNotNull: Bool = false) throws -> Storage {
-        let tag = tagIsNotNull
+        let tag =
+            tagIsNotNull
             ? Column(name: "tag", keyPath: \Tagged.tag, constraints: notNull())
             : Column(name: "tag", keyPath: \Tagged.tag)
-        return try Storage(filename: path, Table<Tagged>(name: "tagged",
-            Column(name: "id", keyPath: \Tagged.id, constraints: primaryKey(), notNull()), tag))
+        return try Storage(
+            filename: path,
+            Table<Tagged>(
+                name: "tagged",
+                Column(name: "id", keyPath: \Tagged.id, constraints: primaryKey(), notNull()), tag))
     }
 
     @Test func nullableColumnBecomingNotNullThrowsWhenARowHoldsNull() throws {

@@ -21,16 +21,18 @@ struct BookSearch: Initializable {
 @Suite("syncSchema beside virtual tables")
 struct SyncSchemaVirtualTableTests {
     private func bookTableV1() -> Table<BookV1> {
-        Table<BookV1>(name: "book",
-                      Column(name: "id", keyPath: \BookV1.id, constraints: primaryKey(), notNull()),
-                      Column(name: "title", keyPath: \BookV1.title, constraints: notNull()),
-                      Column(name: "legacy", keyPath: \BookV1.legacy, constraints: notNull()))
+        Table<BookV1>(
+            name: "book",
+            Column(name: "id", keyPath: \BookV1.id, constraints: primaryKey(), notNull()),
+            Column(name: "title", keyPath: \BookV1.title, constraints: notNull()),
+            Column(name: "legacy", keyPath: \BookV1.legacy, constraints: notNull()))
     }
 
     private func bookTableV2() -> Table<BookV2> {
-        Table<BookV2>(name: "book",
-                      Column(name: "id", keyPath: \BookV2.id, constraints: primaryKey(), notNull()),
-                      Column(name: "title", keyPath: \BookV2.title, constraints: notNull()))
+        Table<BookV2>(
+            name: "book",
+            Column(name: "id", keyPath: \BookV2.id, constraints: primaryKey(), notNull()),
+            Column(name: "title", keyPath: \BookV2.title, constraints: notNull()))
     }
 
     private func hits(_ connection: Connection, _ pattern: String) throws -> [Int] {
@@ -43,8 +45,9 @@ struct SyncSchemaVirtualTableTests {
         do {
             let storage = try Storage(filename: path, bookTableV1())
             try storage.syncSchema(preserve: true)
-            try storage.connection.createFTS5Table("book_fts", columns: ["title"],
-                                                   options: FTS5Options(content: .external(table: "book", rowID: "id")))
+            try storage.connection.createFTS5Table(
+                "book_fts", columns: ["title"],
+                options: FTS5Options(content: .external(table: "book", rowID: "id")))
             try storage.insert(BookV1(id: 0, title: "Swift in depth", legacy: "a"))
             try storage.insert(BookV1(id: 0, title: "SQLite internals", legacy: "b"))
         }
@@ -56,7 +59,7 @@ struct SyncSchemaVirtualTableTests {
         let shadowsAfter: [String] = try storage.connection.query(
             "SELECT sql FROM sqlite_master WHERE name LIKE 'book_fts%' AND type = 'table' ORDER BY name")
         #expect(shadowsAfter == shadowsBefore)
-        #expect(shadowsAfter.count == 5)   // the index and its four shadow tables (no _content: external)
+        #expect(shadowsAfter.count == 5) // the index and its four shadow tables (no _content: external)
         // The rebuild kept the ids and the sync triggers, so the index still matches the table.
         #expect(try hits(storage.connection, "sqlite") == [2])
         try storage.insert(BookV2(id: 0, title: "More SQLite"))

@@ -15,7 +15,8 @@ struct UnusualORMValue: Binding, Equatable {
     struct Code: Initializable { var id = 0; var code = ""; var label: String? = nil; var n: Double = 0; var blob = Data(); var odd = UnusualORMValue() }
 
     static func codes() -> Table<Code> {
-        Table<Code>(name: #"co"des"#,
+        Table<Code>(
+            name: #"co"des"#,
             Column(name: "id", keyPath: \Code.id, constraints: primaryKey().desc().onConflict().replace().autoincrement()),
             Column(name: "code", keyPath: \Code.code, constraints: notNull().onConflict().fail(), unique().onConflict().ignore(), defaultValue("it's")),
             Column(name: "label", keyPath: \Code.label, constraints: unique()),
@@ -25,12 +26,14 @@ struct UnusualORMValue: Binding, Equatable {
 
     @Test func createTableSQLIsUnchanged() throws {
         let table = Self.codes()
-        #expect(table.createSQL == #"""
-            CREATE TABLE "co""des" ("id" INTEGER PRIMARY KEY DESC ON CONFLICT REPLACE AUTOINCREMENT, \#
-            "code" TEXT NOT NULL ON CONFLICT FAIL UNIQUE ON CONFLICT IGNORE DEFAULT 'it''s', "label" TEXT UNIQUE, \#
-            "n" REAL DEFAULT 1.5, "blob" BLOB)
-            """#)
-        let pair = Table<Code>(name: "pair",
+        #expect(
+            table.createSQL == #"""
+                CREATE TABLE "co""des" ("id" INTEGER PRIMARY KEY DESC ON CONFLICT REPLACE AUTOINCREMENT, \#
+                "code" TEXT NOT NULL ON CONFLICT FAIL UNIQUE ON CONFLICT IGNORE DEFAULT 'it''s', "label" TEXT UNIQUE, \#
+                "n" REAL DEFAULT 1.5, "blob" BLOB)
+                """#)
+        let pair = Table<Code>(
+            name: "pair",
             Column(name: "id", keyPath: \Code.id, constraints: primaryKey().asc(), notNull()),
             Column(name: "code", keyPath: \Code.code, constraints: primaryKey()),
             Column(name: "label", keyPath: \Code.label))
@@ -53,7 +56,8 @@ struct UnusualORMValue: Binding, Equatable {
         let directory = try TemporaryDirectory()
         let first = try Storage(filename: directory.path("db"), Table<Code>(name: "grow", Column(name: "id", keyPath: \Code.id, constraints: primaryKey())))
         try first.syncSchema(preserve: true)
-        let grown = Table<Code>(name: "grow",
+        let grown = Table<Code>(
+            name: "grow",
             Column(name: "id", keyPath: \Code.id, constraints: primaryKey()),
             Column(name: "label", keyPath: \Code.label),
             Column(name: "n", keyPath: \Code.n, constraints: notNull(), defaultValue(2)))
@@ -62,9 +66,10 @@ struct UnusualORMValue: Binding, Equatable {
         second.connection.trace { traced.append($0) }
         #expect(try second.syncSchema(preserve: true)["grow"] == .newColumnsAdded)
         second.connection.trace(nil)
-        #expect(traced.filter { $0.hasPrefix("ALTER") } == [
-            #"ALTER TABLE "grow" ADD COLUMN "label" TEXT"#,
-            #"ALTER TABLE "grow" ADD COLUMN "n" REAL NOT NULL DEFAULT 2"#,
-        ])
+        #expect(
+            traced.filter { $0.hasPrefix("ALTER") } == [
+                #"ALTER TABLE "grow" ADD COLUMN "label" TEXT"#,
+                #"ALTER TABLE "grow" ADD COLUMN "n" REAL NOT NULL DEFAULT 2"#
+            ])
     }
 }

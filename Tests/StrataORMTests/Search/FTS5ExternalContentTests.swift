@@ -8,8 +8,9 @@ import Testing
     @Test func ormWritesKeepTheIndexInSync() throws {
         let storage = try peopleStorage()
         let db = storage.connection
-        try db.createFTS5Table("people_text", columns: ["name", "nickname"],
-                               options: FTS5Options(content: .external(table: "people", rowID: "id")))
+        try db.createFTS5Table(
+            "people_text", columns: ["name", "nickname"],
+            options: FTS5Options(content: .external(table: "people", rowID: "id")))
         func search(_ text: String) throws -> [Int] {
             let pattern = FTS5Pattern(matchingAllTokensIn: text)
             return try db.query(literal: "SELECT rowid FROM people_text WHERE people_text MATCH \(pattern) ORDER BY rowid")

@@ -23,11 +23,12 @@ struct Person: Initializable, Equatable {
 }
 
 func personTable(name: String = "people") -> Table<Person> {
-    Table<Person>(name: name,
-                  Column(name: "id", keyPath: \Person.id, constraints: primaryKey(), notNull()),
-                  Column(name: "name", keyPath: \Person.name, constraints: notNull()),
-                  Column(name: "nickname", keyPath: \Person.nickname),
-                  Column(name: "age", keyPath: \Person.age, constraints: notNull()))
+    Table<Person>(
+        name: name,
+        Column(name: "id", keyPath: \Person.id, constraints: primaryKey(), notNull()),
+        Column(name: "name", keyPath: \Person.name, constraints: notNull()),
+        Column(name: "nickname", keyPath: \Person.nickname),
+        Column(name: "age", keyPath: \Person.age, constraints: notNull()))
 }
 
 /// A synced in-memory storage of people.

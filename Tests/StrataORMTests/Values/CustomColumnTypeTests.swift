@@ -39,16 +39,20 @@ private struct Shelf: Initializable, Equatable {
 
 private func productTables() -> [AnyTable] {
     [
-        Table<Product>(name: "products", elements: [
-            Column(name: "id", keyPath: \Product.id, constraints: primaryKey(), notNull()),
-            Column(name: "sku", keyPath: \Product.sku, constraints: notNull(), unique()),
-            Column(name: "price", keyPath: \Product.price, constraints: notNull()),
-            Column(name: "sale_price", keyPath: \Product.salePrice),
-        ]),
-        Table<Shelf>(name: "shelves", elements: [
-            Column(name: "sku", keyPath: \Shelf.sku, constraints: primaryKey()),
-            Column(name: "count", keyPath: \Shelf.count, constraints: notNull()),
-        ]),
+        Table<Product>(
+            name: "products",
+            elements: [
+                Column(name: "id", keyPath: \Product.id, constraints: primaryKey(), notNull()),
+                Column(name: "sku", keyPath: \Product.sku, constraints: notNull(), unique()),
+                Column(name: "price", keyPath: \Product.price, constraints: notNull()),
+                Column(name: "sale_price", keyPath: \Product.salePrice)
+            ]),
+        Table<Shelf>(
+            name: "shelves",
+            elements: [
+                Column(name: "sku", keyPath: \Shelf.sku, constraints: primaryKey()),
+                Column(name: "count", keyPath: \Shelf.count, constraints: notNull())
+            ])
     ]
 }
 
@@ -156,13 +160,17 @@ private struct Sample: Initializable {
     }
 
     @Test func nullInANonOptionalCustomColumnThrows() throws {
-        let storage = try Storage(filename: "", tables: [
-            Table<Product>(name: "products", elements: [
-                Column(name: "id", keyPath: \Product.id, constraints: primaryKey()),
-                Column(name: "sku", keyPath: \Product.sku),
-                Column(name: "price", keyPath: \Product.price),
-            ]),
-        ])
+        let storage = try Storage(
+            filename: "",
+            tables: [
+                Table<Product>(
+                    name: "products",
+                    elements: [
+                        Column(name: "id", keyPath: \Product.id, constraints: primaryKey()),
+                        Column(name: "sku", keyPath: \Product.sku),
+                        Column(name: "price", keyPath: \Product.price)
+                    ])
+            ])
         try storage.syncSchema(preserve: false)
         try storage.connection.execute("INSERT INTO products (id, sku, price) VALUES (1, 'A', NULL)")
         #expect(throws: ORMError.valueDoesNotConvert(table: "products", column: "price", type: "Cents")) {
@@ -174,9 +182,12 @@ private struct Sample: Initializable {
     }
 
     @Test func strataReadsAColumnAsAnSQLiteValueWithSQLiteConversions() throws {
-        let storage = try Storage(filename: "", Table<Sample>(name: "samples",
-                                                              Column(name: "id", keyPath: \Sample.id, constraints: primaryKey()),
-                                                              Column(name: "snapshot", keyPath: \Sample.snapshot)))
+        let storage = try Storage(
+            filename: "",
+            Table<Sample>(
+                name: "samples",
+                Column(name: "id", keyPath: \Sample.id, constraints: primaryKey()),
+                Column(name: "snapshot", keyPath: \Sample.snapshot)))
         try storage.syncSchema(preserve: false)
         try storage.connection.execute("INSERT INTO samples VALUES (1, '42.5'), (2, 7), (3, 2.75), (4, x'6869')")
         let samples: [Sample] = try storage.getAll(orderBy(\Sample.id))

@@ -16,12 +16,17 @@ struct DatedEntry: Initializable, Equatable {
 /// A storage over `dated_entry`, created by hand: `updated_at` has no declared type when `untyped`,
 /// so INTEGER and REAL values stay what they are.
 func datedEntryStorage(untyped: Bool = false) throws -> Storage {
-    let storage = try Storage(filename: "", tables:
-        Table<DatedEntry>(name: "dated_entry", columns:
-            Column(name: "id", keyPath: \DatedEntry.id, constraints: primaryKey()),
-            Column(name: "updated_at", keyPath: \DatedEntry.updatedAt, constraints: notNull()),
-            Column(name: "deleted_at", keyPath: \DatedEntry.deletedAt)))
-    try storage.connection.execute("CREATE TABLE dated_entry (id INTEGER PRIMARY KEY, updated_at \(untyped ? "" : "TEXT") NOT NULL, deleted_at \(untyped ? "" : "TEXT"))")
+    let storage = try Storage(
+        filename: "",
+        tables:
+            Table<DatedEntry>(
+                name: "dated_entry",
+                columns:
+                    Column(name: "id", keyPath: \DatedEntry.id, constraints: primaryKey()),
+                Column(name: "updated_at", keyPath: \DatedEntry.updatedAt, constraints: notNull()),
+                Column(name: "deleted_at", keyPath: \DatedEntry.deletedAt)))
+    try storage.connection.execute(
+        "CREATE TABLE dated_entry (id INTEGER PRIMARY KEY, updated_at \(untyped ? "" : "TEXT") NOT NULL, deleted_at \(untyped ? "" : "TEXT"))")
     return storage
 }
 
@@ -53,7 +58,8 @@ func datedEntryStorage(untyped: Bool = false) throws -> Storage {
 
     @Test func numbersReadAsUnixSeconds() throws {
         let storage = try datedEntryStorage(untyped: true)
-        try storage.connection.execute("INSERT INTO dated_entry VALUES (1, 1795765920, NULL), (2, -86400.25, NULL), (3, '2026-11-27T09:52+02:00', '1795765920.5')")
+        try storage.connection.execute(
+            "INSERT INTO dated_entry VALUES (1, 1795765920, NULL), (2, -86400.25, NULL), (3, '2026-11-27T09:52+02:00', '1795765920.5')")
         let all: [DatedEntry] = try storage.getAll(orderBy(\DatedEntry.id))
         #expect(all.map(\.updatedAt.timeIntervalSince1970) == [1_795_765_920, -86_400.25, 1_795_765_920])
         #expect(all.map { $0.deletedAt?.timeIntervalSince1970 } == [nil, nil, 1_795_765_920.5])
@@ -87,8 +93,9 @@ func datedEntryStorage(untyped: Bool = false) throws -> Storage {
                 for ((entry, sample), selectedDate) in zip(zip(entries, samples), selected) {
                     let read = entry.updatedAt.timeIntervalSince1970
                     try require(abs(read - sample.expected) <= 0.001, "\(sample), the ORM read \(read)")
-                    try require(entry.deletedAt == entry.updatedAt && selectedDate == entry.updatedAt,
-                                "\(sample): the optional column read \(String(describing: entry.deletedAt)), select read \(selectedDate)")
+                    try require(
+                        entry.deletedAt == entry.updatedAt && selectedDate == entry.updatedAt,
+                        "\(sample): the optional column read \(String(describing: entry.deletedAt)), select read \(selectedDate)")
                 }
             }
         }

@@ -12,11 +12,14 @@ private struct Payment: Initializable, Equatable {
 }
 
 private func paymentStorage(_ rows: String) throws -> Storage {
-    let storage = try Storage(filename: "", Table<Payment>(name: "payments",
-                                                           Column(name: "id", keyPath: \Payment.id, constraints: primaryKey()),
-                                                           Column(name: "amount", keyPath: \Payment.amount),
-                                                           Column(name: "fee", keyPath: \Payment.fee),
-                                                           Column(name: "weight", keyPath: \Payment.weight)))
+    let storage = try Storage(
+        filename: "",
+        Table<Payment>(
+            name: "payments",
+            Column(name: "id", keyPath: \Payment.id, constraints: primaryKey()),
+            Column(name: "amount", keyPath: \Payment.amount),
+            Column(name: "fee", keyPath: \Payment.fee),
+            Column(name: "weight", keyPath: \Payment.weight)))
     // As other tools declare money: NUMERIC stores 32.00 as INTEGER 32 and 16.75 as REAL.
     try storage.connection.execute("CREATE TABLE payments (id INTEGER PRIMARY KEY, amount NUMERIC, fee DECIMAL(10,2), weight NUMERIC)")
     try storage.connection.execute("INSERT INTO payments VALUES \(rows)")
@@ -29,9 +32,12 @@ private func paymentStorage(_ rows: String) throws -> Storage {
         let classes: [String] = try storage.connection.query("SELECT typeof(amount) FROM payments ORDER BY id")
         #expect(classes == ["integer", "real", "integer"])
         let payments: [Payment] = try storage.getAll(orderBy(\Payment.id))
-        #expect(payments == [Payment(id: 1, amount: 32.0, fee: 32.0, weight: 2),
-                             Payment(id: 2, amount: 16.75, fee: 16.75, weight: 0.5),
-                             Payment(id: 3, amount: -7, fee: nil, weight: 0)])
+        #expect(
+            payments == [
+                Payment(id: 1, amount: 32.0, fee: 32.0, weight: 2),
+                Payment(id: 2, amount: 16.75, fee: 16.75, weight: 0.5),
+                Payment(id: 3, amount: -7, fee: nil, weight: 0)
+            ])
         #expect(try storage.get(id: 1) == payments[0])
         #expect(try storage.select(\Payment.amount, orderBy(\Payment.id)) == [32.0, 16.75, -7])
         #expect(try storage.select(\Payment.fee, orderBy(\Payment.id)) == [32.0, 16.75, nil])

@@ -28,7 +28,9 @@ import StrataRecords
 
     @Test func aggregateTypes() throws {
         let db = try makeBigLibrary()
-        let sums = try Book.select { ($0.year.sum(), $0.price.sum(), $0.year.average(), $0.price.average(), $0.authorId.count(distinct: true), $0.price.count()) }.fetchOne(db)
+        let sums = try Book.select {
+            ($0.year.sum(), $0.price.sum(), $0.year.average(), $0.price.average(), $0.authorId.count(distinct: true), $0.price.count())
+        }.fetchOne(db)
         let (years, prices, averageYear, averagePrice, authors, priced) = try #require(sums)
         #expect(years == 1974 + 1947 + 2008)
         #expect(prices == 23.5)

@@ -34,7 +34,8 @@ extension KeyClassTextParent { static let intChildren = hasMany(KeyClassIntChild
 @Suite struct AssociationKeyClassTests {
     @Test func aTextForeignKeyMeetsAnIntegerKey() throws {
         let db = try Connection()
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE kc_parent(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
             CREATE TABLE kc_text_child(id INTEGER PRIMARY KEY, parentId TEXT NOT NULL, label TEXT NOT NULL);
             INSERT INTO kc_parent VALUES (1, 'one'), (2, 'two'), (3, 'three');
@@ -49,7 +50,8 @@ extension KeyClassTextParent { static let intChildren = hasMany(KeyClassIntChild
 
     @Test func anIntegerForeignKeyMeetsATextKey() throws {
         let db = try Connection()
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE kc_text_parent(code TEXT PRIMARY KEY, name TEXT NOT NULL);
             CREATE TABLE kc_int_child(id INTEGER PRIMARY KEY, parentCode INTEGER NOT NULL, label TEXT NOT NULL);
             INSERT INTO kc_text_parent VALUES ('7', 'seven'), ('x', 'ex');

@@ -57,12 +57,14 @@ private func same(_ a: JSONShape, _ b: JSONShape) -> Bool {
             data: Gen.bytes(&random), optional: random.oneIn(3) ? nil : Gen.double(&random),
             nested: (0..<random.int(0...2)).map { _ in list(Gen.double) }, map: map
         )
-        return JSONShape(id: nil, shape: inner, doubles: list(Gen.double), dates: list(date), blobs: list { Gen.bytes(&$0) },
-                         texts: list { Gen.text(&$0) }, integers: list(Gen.int64), maybe: random.oneIn(3) ? nil : Gen.double(&random))
+        return JSONShape(
+            id: nil, shape: inner, doubles: list(Gen.double), dates: list(date), blobs: list { Gen.bytes(&$0) },
+            texts: list { Gen.text(&$0) }, integers: list(Gen.int64), maybe: random.oneIn(3) ? nil : Gen.double(&random))
     }
 
     static func finite(_ row: JSONShape) -> Bool {
-        let doubles = [row.shape.real] + [row.shape.optional, row.maybe].compactMap { $0 } + row.shape.nested.joined() + row.doubles
+        let doubles =
+            [row.shape.real] + [row.shape.optional, row.maybe].compactMap { $0 } + row.shape.nested.joined() + row.doubles
             + row.dates.map(\.timeIntervalSinceReferenceDate) + [row.shape.date.timeIntervalSinceReferenceDate]
         return doubles.allSatisfy(\.isFinite)
     }
@@ -74,9 +76,12 @@ private func same(_ a: JSONShape, _ b: JSONShape) -> Bool {
         try PropertyCheck.run("@JSON round trip", cases: 60) { random in
             let db = try Connection()
             try JSONShape.createTable(db)
-            var anchor = JSONShape(id: nil, shape: JSONPropertyShape(real: 1, integer: 1, text: "", date: Date(timeIntervalSinceReferenceDate: 0), data: Data(),
-                                                        optional: nil, nested: [], map: [:]),
-                                   doubles: [], dates: [], blobs: [], texts: [], integers: [], maybe: nil)
+            var anchor = JSONShape(
+                id: nil,
+                shape: JSONPropertyShape(
+                    real: 1, integer: 1, text: "", date: Date(timeIntervalSinceReferenceDate: 0), data: Data(),
+                    optional: nil, nested: [], map: [:]),
+                doubles: [], dates: [], blobs: [], texts: [], integers: [], maybe: nil)
             try anchor.insert(db)
             let before: String? = try db.query("SELECT shape || doubles || dates || blobs || texts || integers FROM json_shape")
             var row = Self.shape(&random)
@@ -87,7 +92,11 @@ private func same(_ a: JSONShape, _ b: JSONShape) -> Bool {
                 } catch is PropertyViolation { throw PropertyViolation("insert of a non-finite value did not throw") } catch {}
                 let generated = row
                 do {
-                    try JSONShape.all().update(db, set: { [$0.shape.set(generated.shape), $0.doubles.set(generated.doubles), $0.dates.set(generated.dates), $0.maybe.set(generated.maybe)] })
+                    try JSONShape.all().update(
+                        db,
+                        set: {
+                            [$0.shape.set(generated.shape), $0.doubles.set(generated.doubles), $0.dates.set(generated.dates), $0.maybe.set(generated.maybe)]
+                        })
                     throw PropertyViolation("update with a non-finite value did not throw")
                 } catch is PropertyViolation { throw PropertyViolation("update with a non-finite value did not throw") } catch {}
                 try require(try JSONShape.all().fetchCount(db) == 1, "a row was added")
@@ -99,10 +108,13 @@ private func same(_ a: JSONShape, _ b: JSONShape) -> Bool {
             let back = try #require(try JSONShape.where { $0.id == id }.fetchOne(db))
             try require(same(back, row), "read back differs:\n\(back)\n\(row)")
             let generated = row
-            try require(try JSONShape.where { $0.shape == generated.shape && $0.doubles == generated.doubles && $0.texts == generated.texts }
-                            .fetchAll(db).map(\.id) == [id], "== did not find the row")
+            try require(
+                try JSONShape.where { $0.shape == generated.shape && $0.doubles == generated.doubles && $0.texts == generated.texts }
+                    .fetchAll(db).map(\.id) == [id], "== did not find the row")
             for element in generated.dates {
-                try require(try JSONShape.where { $0.dates.contains(element) }.fetchAll(db).map(\.id) == [id], "contains(date \(element.timeIntervalSinceReferenceDate))")
+                try require(
+                    try JSONShape.where { $0.dates.contains(element) }.fetchAll(db).map(\.id) == [id],
+                    "contains(date \(element.timeIntervalSinceReferenceDate))")
             }
             for element in generated.blobs {
                 try require(try JSONShape.where { $0.blobs.contains(element) }.fetchAll(db).map(\.id) == [id], "contains(data \(element as NSData))")

@@ -4,7 +4,7 @@ import StrataRecords
 
 @Record struct Article: Equatable {
     @PrimaryKey var id: Int64?; var title: String
-    @JSON var tags: [String]            // any Codable property, stored as JSON text SQLite's json functions read
+    @JSON var tags: [String] // any Codable property, stored as JSON text SQLite's json functions read
     @JSON var meta: [String: Int]?
 }
 
@@ -25,11 +25,13 @@ struct Shelf: Codable, Equatable {
     func articles() throws -> Connection {
         let db = try Connection()
         try Article.createTable(db)
-        try Article.insertAll(db, [
-            Article(id: nil, title: "Swift on servers", tags: ["swift", "server"], meta: ["pages": 120, "year": 2024]),
-            Article(id: nil, title: "SQLite inside", tags: ["sqlite"], meta: ["pages": 80]),
-            Article(id: nil, title: "Untagged", tags: [], meta: nil),
-        ])
+        try Article.insertAll(
+            db,
+            [
+                Article(id: nil, title: "Swift on servers", tags: ["swift", "server"], meta: ["pages": 120, "year": 2024]),
+                Article(id: nil, title: "SQLite inside", tags: ["sqlite"], meta: ["pages": 80]),
+                Article(id: nil, title: "Untagged", tags: [], meta: nil)
+            ])
         return db
     }
 
@@ -52,8 +54,9 @@ struct Shelf: Codable, Equatable {
     @Test func nestedCodableValuesRoundTrip() throws {
         let db = try Connection()
         try Cabinet.createTable(db)
-        let shelf = Shelf(name: "top ✓ 日本", slots: [.init(position: 1, label: nil, sizes: [1.5, 2]), .init(position: 2, label: "é", sizes: [])],
-                          owners: ["ann": [1, 2], "bob": []])
+        let shelf = Shelf(
+            name: "top ✓ 日本", slots: [.init(position: 1, label: nil, sizes: [1.5, 2]), .init(position: 2, label: "é", sizes: [])],
+            owners: ["ann": [1, 2], "bob": []])
         var cabinet = Cabinet(id: nil, shelf: shelf, spare: nil)
         try cabinet.insert(db)
         #expect(try Cabinet.fetchOne(db, id: cabinet.id ?? 0) == cabinet)
@@ -113,9 +116,11 @@ struct Shelf: Codable, Equatable {
         let database = try Database(storageLocation: .onDisk(directory.appendingPathComponent("db.sqlite").path))
         try await database.write { try Article.createTable($0) }
         let delivered = Delivered()
-        let token = database.observe({ try Article.where { $0.tags.contains("swift") }.fetchCount($0) }, onChange: { result in
-            if case .success(let count) = result { delivered.append(count) }
-        })
+        let token = database.observe(
+            { try Article.where { $0.tags.contains("swift") }.fetchCount($0) },
+            onChange: { result in
+                if case .success(let count) = result { delivered.append(count) }
+            })
         defer { token.cancel() }
         await delivered.waitForLast(0)
         _ = try await database.write { try Article(id: nil, title: "t", tags: ["swift"], meta: nil).inserted($0) }

@@ -34,11 +34,13 @@ struct PathMetadata: Codable, Equatable {
     func books() throws -> Connection {
         let db = try Connection()
         try PathBook.createTable(db)
-        try PathBook.insertAll(db, [
-            PathBook(id: nil, title: "Dune", metadata: PathMetadata(tags: ["sci-fi", "classic"], rating: 4.5)),
-            PathBook(id: nil, title: "Emma", metadata: PathMetadata(tags: ["classic"], rating: nil)),
-            PathBook(id: nil, title: "Blank", metadata: PathMetadata(tags: [], rating: 2)),
-        ])
+        try PathBook.insertAll(
+            db,
+            [
+                PathBook(id: nil, title: "Dune", metadata: PathMetadata(tags: ["sci-fi", "classic"], rating: 4.5)),
+                PathBook(id: nil, title: "Emma", metadata: PathMetadata(tags: ["classic"], rating: nil)),
+                PathBook(id: nil, title: "Blank", metadata: PathMetadata(tags: [], rating: 2))
+            ])
         return db
     }
 
@@ -66,7 +68,9 @@ struct PathMetadata: Codable, Equatable {
 
     @Test func thePathIsBoundNeverWrittenIntoTheSQL() throws {
         let db = try books()
-        let query = PathBook.where { $0.metadata.json(#"$."it's"[0]"#, as: [String].self).contains("x") && $0.metadata.json("$.tags", as: [String].self).count >= 2 }
+        let query = PathBook.where {
+            $0.metadata.json(#"$."it's"[0]"#, as: [String].self).contains("x") && $0.metadata.json("$.tags", as: [String].self).count >= 2
+        }
         #expect(!query.sql.contains("it's"), "\(query.sql)")
         #expect(!query.sql.contains("$.tags"), "\(query.sql)")
         #expect(query.arguments.contains(.text(#"$."it's"[0]"#)))
@@ -90,7 +94,7 @@ struct PathMetadata: Codable, Equatable {
         let byRating = try PathBook.order { $0.metadata.json("$.rating", as: Double.self).descending }.fetchAll(db).map(\.title)
         #expect(byRating == ["Dune", "Blank", "Emma"])
         let byArray = try PathBook.order { $0.metadata.json("$.tags", as: [String].self) }.fetchAll(db).map(\.title)
-        #expect(byArray == ["Emma", "Dune", "Blank"])   // by the array's JSON text: ["classic"] < ["sci-fi",...] < []
+        #expect(byArray == ["Emma", "Dune", "Blank"]) // by the array's JSON text: ["classic"] < ["sci-fi",...] < []
         let missing: [[Double]?] = try PathBook.select { $0.metadata.json("$.scores", as: [Double].self) }.fetchAll(db)
         #expect(missing == [nil, nil, nil])
         // An array that is not [Element]'s JSON names the column and path.
@@ -122,9 +126,12 @@ struct PathMetadata: Codable, Equatable {
         let db = try Connection()
         try JSONShape.createTable(db)
         for texts in [["a\0b"], ["a"], ["\0"]] {
-            var row = JSONShape(id: nil, shape: JSONPropertyShape(real: 0, integer: 0, text: "", date: Date(timeIntervalSinceReferenceDate: 0), data: Data(),
-                                                                 optional: nil, nested: [], map: [:]),
-                                doubles: [], dates: [], blobs: [], texts: texts, integers: [], maybe: nil)
+            var row = JSONShape(
+                id: nil,
+                shape: JSONPropertyShape(
+                    real: 0, integer: 0, text: "", date: Date(timeIntervalSinceReferenceDate: 0), data: Data(),
+                    optional: nil, nested: [], map: [:]),
+                doubles: [], dates: [], blobs: [], texts: texts, integers: [], maybe: nil)
             try row.insert(db)
         }
         #expect(try JSONShape.where { $0.texts.contains("a") }.fetchAll(db).map(\.id) == [2])
@@ -146,7 +153,7 @@ struct PathMetadata: Codable, Equatable {
         func withCount(_ value: Int64) throws -> [Int64?] {
             try PathBook.where { $0.metadata.json("$.counts", as: [Int64].self).contains(value) }.order(by: \.id).fetchAll(db).map(\.id)
         }
-        #expect(try withScore(0.0) == [1, 2])    // -0.0 == 0.0, as in Swift
+        #expect(try withScore(0.0) == [1, 2]) // -0.0 == 0.0, as in Swift
         #expect(try withScore(-0.0) == [1, 2])
         #expect(try withScore(.greatestFiniteMagnitude) == [3])
         #expect(try withScore(Double.greatestFiniteMagnitude.nextDown) == [])
@@ -166,8 +173,12 @@ struct PathMetadata: Codable, Equatable {
     @Test func optionalElementsAndJSONNull() throws {
         let db = try Connection()
         try PathBook.createTable(db)
-        try PathBook.insertAll(db, [PathBook(id: nil, title: "", metadata: PathMetadata(tags: [], notes: ["x", nil])),
-                                    PathBook(id: nil, title: "", metadata: PathMetadata(tags: [], notes: ["null"]))])
+        try PathBook.insertAll(
+            db,
+            [
+                PathBook(id: nil, title: "", metadata: PathMetadata(tags: [], notes: ["x", nil])),
+                PathBook(id: nil, title: "", metadata: PathMetadata(tags: [], notes: ["null"]))
+            ])
         #expect(try PathBook.where { $0.metadata.json("$.notes", as: [String?].self).contains(nil) }.fetchAll(db).map(\.id) == [1])
         #expect(try PathBook.where { $0.metadata.json("$.notes", as: [String?].self).contains("null") }.fetchAll(db).map(\.id) == [2])
         #expect(try PathBook.where { $0.metadata.json("$.notes", as: [String?].self).contains("x") }.fetchAll(db).map(\.id) == [1])
@@ -196,11 +207,13 @@ struct PathMetadata: Codable, Equatable {
                 func list<T>(_ make: (inout SeededRandom) -> T) -> [T] { (0..<random.int(0...4)).map { _ in make(&random) } }
                 let metadata = PathMetadata(
                     tags: list { Gen.text(&$0, maxPieces: 3) },
-                    scores: random.oneIn(4) ? nil : list { random in
-                        var value: Double
-                        repeat { value = Gen.double(&random) } while !value.isFinite
-                        return value
-                    },
+                    scores: random.oneIn(4)
+                        ? nil
+                        : list { random in
+                            var value: Double
+                            repeat { value = Gen.double(&random) } while !value.isFinite
+                            return value
+                        },
                     counts: random.oneIn(4) ? nil : list(Gen.int64)
                 )
                 rows.append(metadata)
@@ -257,10 +270,12 @@ struct PathMetadata: Codable, Equatable {
         #expect(none == nil)
         #expect(try PathSession.select { $0.minutes.max() }.fetchValue(db) == nil)
         #expect(try PathSession.select { $0.id.count() }.fetchValue(db) == 0)
-        try PathSession.insertAll(db, [
-            PathSession(id: nil, pages: 12, minutes: nil, reader: "ann"),
-            PathSession(id: nil, pages: 30, minutes: 2.5, reader: "bob"),
-        ])
+        try PathSession.insertAll(
+            db,
+            [
+                PathSession(id: nil, pages: 12, minutes: nil, reader: "ann"),
+                PathSession(id: nil, pages: 30, minutes: 2.5, reader: "bob")
+            ])
         let total: Int? = try PathSession.select { $0.pages.sum() }.fetchValue(db)
         #expect(total == 42)
         let longest: Double? = try PathSession.select { $0.minutes.max() }.fetchValue(db)

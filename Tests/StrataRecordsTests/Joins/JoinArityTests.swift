@@ -31,10 +31,12 @@ import StrataRecords
             .leftJoin(Publisher.self, on: { _, _, edition, publisher in publisher.id == edition.publisherId })
             .order { book, _, _, _ in book.id }
             .fetchAll(db)
-        let expected: [(String, String, Int?, String?)] = try db.query("""
+        let expected: [(String, String, Int?, String?)] = try db.query(
+            """
             SELECT b.title, a.name, e.pages, p.name FROM book b JOIN author a ON b.authorId = a.id
             LEFT JOIN edition e ON e.bookId = b.id LEFT JOIN publisher p ON p.id = e.publisherId ORDER BY b.id
-            """) { ($0[0], $0[1], $0[2], $0[3]) }
+            """
+        ) { ($0[0], $0[1], $0[2], $0[3]) }
         #expect(rows.count == expected.count && rows.count == 3)
         for (row, want) in zip(rows, expected) {
             #expect(row.0.title == want.0)
@@ -66,16 +68,20 @@ import StrataRecords
         #expect(selected.map(\.0) == ["L'Écume des jours", "Lavinia", "The Dispossessed"])
         #expect(selected.map(\.1) == [250, 279, 387])
 
-        let grouped = four
+        let grouped =
+            four
             .group { _, author, _, _ in author.country }
             .having { _, _, edition, _ in edition.pages.count() >= 2 }
-        let pagesByCountry: [(String, Int?)] = try grouped
+        let pagesByCountry: [(String, Int?)] =
+            try grouped
             .select { _, author, edition, _ in (author.country, edition.pages.sum()) }
             .fetchAll(db)
-        let expected: [(String, Int?)] = try db.query("""
+        let expected: [(String, Int?)] = try db.query(
+            """
             SELECT a.country, sum(e.pages) FROM book b JOIN author a ON b.authorId = a.id JOIN edition e ON e.bookId = b.id
             GROUP BY a.country HAVING count(e.pages) >= 2
-            """) { ($0[0], $0[1]) }
+            """
+        ) { ($0[0], $0[1]) }
         #expect(pagesByCountry.map(\.0) == expected.map(\.0) && pagesByCountry.map(\.1) == expected.map(\.1))
 
         let withAnEdition = try Author.where { author in

@@ -13,7 +13,10 @@ import StrataRecords
         let pairs: [(Book, Author)] = try query.fetchAll(db)
         #expect(pairs.map(\.0.title) == ["Lavinia"])
         #expect(pairs.map(\.1.name) == ["Le Guin"])
-        #expect(query.sql == #"SELECT "book"."id", "book"."authorId", "book"."title", "book"."year", "book"."price", "author"."id", "author"."name", "author"."country" FROM "book" JOIN "author" ON "book"."authorId" = "author"."id" WHERE ("author"."country" = ?) AND ("book"."year" >= ?) ORDER BY "author"."name" ASC, "book"."year" DESC LIMIT ?"#)
+        #expect(
+            query.sql
+                == #"SELECT "book"."id", "book"."authorId", "book"."title", "book"."year", "book"."price", "author"."id", "author"."name", "author"."country" FROM "book" JOIN "author" ON "book"."authorId" = "author"."id" WHERE ("author"."country" = ?) AND ("book"."year" >= ?) ORDER BY "author"."name" ASC, "book"."year" DESC LIMIT ?"#
+        )
         #expect(query.arguments == [.text("US"), .integer(2000), .integer(10)])
         #expect(try query.fetchCount(db) == 1)
         let first = try Book.join(Author.self, on: { $0.authorId == $1.id }).order { book, _ in book.year }.fetchOne(db)
@@ -38,7 +41,7 @@ import StrataRecords
         let b = try Book.join(Author.self, on: { $0.authorId == $1.id }).fetchCount(db)
         let c = try Book.join(Author.self, on: { $0.authorId != $1.id }).fetchCount(db)
         let d = try Book.join(Author.self, on: { $0.authorId < $1.id }).fetchCount(db)
-        let e = try Edition.join(Publisher.self, on: { $0.publisherId == $1.id }).fetchCount(db)   // both optional
+        let e = try Edition.join(Publisher.self, on: { $0.publisherId == $1.id }).fetchCount(db) // both optional
         let counts: [Int] = [a, b, c, d, e]
         #expect(counts == [3, 3, 6, 5, 2])
     }
@@ -46,8 +49,12 @@ import StrataRecords
     @Test func aSelfJoinThroughAnAlias() throws {
         let db = try Connection()
         try Employee.createTable(db)
-        try Employee.insertAll(db, [Employee(id: nil, name: "Boss", managerId: nil), Employee(id: nil, name: "Ann", managerId: 1),
-                                    Employee(id: nil, name: "Bob", managerId: 2)])
+        try Employee.insertAll(
+            db,
+            [
+                Employee(id: nil, name: "Boss", managerId: nil), Employee(id: nil, name: "Ann", managerId: 1),
+                Employee(id: nil, name: "Bob", managerId: 2)
+            ])
         let query = Employee.join(Employee.self, as: "manager", on: { employee, manager in employee.managerId == manager.id })
             .order { employee, _ in employee.name }
         #expect(query.sql.contains(#"FROM "employee" JOIN "employee" AS "manager" ON "employee"."managerId" = "manager"."id""#))

@@ -12,9 +12,11 @@ import StrataRecords
         let database = try Database(storageLocation: .onDisk(directory.appendingPathComponent("db.sqlite").path))
         try database.executeWrite { try Player.createTable($0) }
         let delivered = Delivered()
-        let token = database.observe({ try Player.fetchCount($0) }, onChange: { result in
-            if case .success(let count) = result { delivered.append(count) }
-        })
+        let token = database.observe(
+            { try Player.fetchCount($0) },
+            onChange: { result in
+                if case .success(let count) = result { delivered.append(count) }
+            })
         defer { token.cancel() }
         await delivered.waitForLast(0)
         try await database.write { db in

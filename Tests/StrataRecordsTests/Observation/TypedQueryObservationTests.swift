@@ -18,12 +18,14 @@ import StrataRecords
         }
         let fetches = Delivered()
         let delivered = Delivered()
-        let token = database.observe({ db -> Int in
-            fetches.append(fetches.values.count + 1)
-            return try Book.join(Author.self, on: { $0.authorId == $1.id }).where { _, author in author.country == "FR" }.fetchCount(db)
-        }, onChange: { result in
-            if case .success(let count) = result { delivered.append(count) }
-        })
+        let token = database.observe(
+            { db -> Int in
+                fetches.append(fetches.values.count + 1)
+                return try Book.join(Author.self, on: { $0.authorId == $1.id }).where { _, author in author.country == "FR" }.fetchCount(db)
+            },
+            onChange: { result in
+                if case .success(let count) = result { delivered.append(count) }
+            })
         defer { token.cancel() }
         await delivered.waitForLast(0)
         _ = try await database.write { try Book.insertAll($0, [Book(id: nil, authorId: 1, title: "Vercoquin", year: 1947, price: nil)]) }

@@ -5,8 +5,12 @@ import StrataRecords
 @Suite struct InsertAllTests {
     @Test func insertsInOrderAndReturnsRowIDs() throws {
         let db = try makeLibrary()
-        let ids: [Int64] = try Book.insertAll(db, [Book(id: nil, authorId: 1, title: "A", year: 1, price: nil),
-                                                   Book(id: 10, authorId: 2, title: "B", year: 2, price: 1.5)])
+        let ids: [Int64] = try Book.insertAll(
+            db,
+            [
+                Book(id: nil, authorId: 1, title: "A", year: 1, price: nil),
+                Book(id: 10, authorId: 2, title: "B", year: 2, price: 1.5)
+            ])
         #expect(ids == [4, 10])
         #expect(try Book.fetchOne(db, id: 10)?.title == "B")
         #expect(try Book.insertAll(db, []).isEmpty)

@@ -55,21 +55,22 @@ struct DateSampleRecord {
         #expect(try DatedNote.fetchAll(db) == [note])
     }
 
-    @Test(arguments: [
-        ("2026-11-27", 1_795_737_600.0),
-        ("2026-11-27T07:52", 1_795_765_920),
-        ("2026-11-27 07:52:00", 1_795_765_920),
-        ("2026-11-27T07:52:00.5Z", 1_795_765_920.5),
-        ("2026-11-27 07:52:00.123456789", 1_795_765_920.123456789),
-        ("2026-11-27 09:52:00.000+02:00", 1_795_765_920),
-        ("2026-11-27T03:22 -04:30", 1_795_765_920),
-        ("2026-11-27T07:52:00Z ", 1_795_765_920),
-        ("2026-11-27  T07:52", 1_795_765_920),
-        ("1795765920", 1_795_765_920),
-        (" -1.5e3 ", -1500),
-        ("1969-12-31 23:59:59.999", -0.001),
-        ("0000-01-01 00:00", -62_167_219_200),
-    ] as [(String, Double)])
+    @Test(
+        arguments: [
+            ("2026-11-27", 1_795_737_600.0),
+            ("2026-11-27T07:52", 1_795_765_920),
+            ("2026-11-27 07:52:00", 1_795_765_920),
+            ("2026-11-27T07:52:00.5Z", 1_795_765_920.5),
+            ("2026-11-27 07:52:00.123456789", 1_795_765_920.123456789),
+            ("2026-11-27 09:52:00.000+02:00", 1_795_765_920),
+            ("2026-11-27T03:22 -04:30", 1_795_765_920),
+            ("2026-11-27T07:52:00Z ", 1_795_765_920),
+            ("2026-11-27  T07:52", 1_795_765_920),
+            ("1795765920", 1_795_765_920),
+            (" -1.5e3 ", -1500),
+            ("1969-12-31 23:59:59.999", -0.001),
+            ("0000-01-01 00:00", -62_167_219_200)
+        ] as [(String, Double)])
     func textLayoutsRead(text: String, seconds: Double) throws {
         let db = try makeDB()
         try db.run("INSERT INTO dated_note VALUES (1, 't', ?, NULL)", text)
@@ -85,8 +86,10 @@ struct DateSampleRecord {
         #expect(read == [1_795_765_920, -86_400.25, 1_795_765_920.5])
     }
 
-    @Test(arguments: ["2026-13-45", "hello", "2026-02-30 10:00", "2026-11-27 24:00", "2026-11-27T07:52:00.", "2026-11-27 07:52+15:00",
-                      "2026-11-27 07:52 PST", "07:52", "now", "", "1e999", "0x10", "2026-11-27\u{301}"])
+    @Test(arguments: [
+        "2026-13-45", "hello", "2026-02-30 10:00", "2026-11-27 24:00", "2026-11-27T07:52:00.", "2026-11-27 07:52+15:00",
+        "2026-11-27 07:52 PST", "07:52", "now", "", "1e999", "0x10", "2026-11-27\u{301}"
+    ])
     func badTextThrowsValueMismatch(text: String) throws {
         let db = try makeDB()
         try db.run("INSERT INTO dated_note VALUES (1, 't', ?, NULL)", text)
@@ -141,8 +144,10 @@ struct DateSampleRecord {
                 let db = try Connection()
                 try db.execute("CREATE TABLE date_sample(id INTEGER PRIMARY KEY, at)")
                 for _ in 0..<40 {
-                    var text = random.pick(["2026-11-27", "2026-11-27 07:52", "2026-11-27T07:52:00.000", "2026-11-27 07:52:00.123456Z",
-                                            "2026-11-27 07:52:00 +02:00", "1999-02-28T23:59:59-14:00", "1795765920.5"]).unicodeScalars.map(String.init)
+                    var text = random.pick([
+                        "2026-11-27", "2026-11-27 07:52", "2026-11-27T07:52:00.000", "2026-11-27 07:52:00.123456Z",
+                        "2026-11-27 07:52:00 +02:00", "1999-02-28T23:59:59-14:00", "1795765920.5"
+                    ]).unicodeScalars.map(String.init)
                     for _ in 0...random.int(0...3) {
                         let at = random.int(0...text.count)
                         switch random.int(0...2) {
@@ -165,8 +170,9 @@ struct DateSampleRecord {
                         // DateFormatter traps on some other text.
                         let printable = bytes.allSatisfy { (0x20..<0x7F).contains($0) }
                         let core = printable ? Date.fromBindingValue(value)?.timeIntervalSince1970 : nil
-                        try require(sqlite.map { abs($0 - read) <= 0.001 } == true || core == read,
-                                    "\(value.debugDescription): records read \(read), SQLite \(String(describing: sqlite)), the core \(String(describing: core))")
+                        try require(
+                            sqlite.map { abs($0 - read) <= 0.001 } == true || core == read,
+                            "\(value.debugDescription): records read \(read), SQLite \(String(describing: sqlite)), the core \(String(describing: core))")
                     }
                 }
             }

@@ -68,12 +68,12 @@ import StrataRecords
         #expect(try Player.fetchOne(db, id: 42)?.team == "blue")
 
         var cal = Player(id: nil, name: "Cal", score: 3, team: nil)
-        try cal.save(db)                       // nil key: insert
+        try cal.save(db) // nil key: insert
         #expect(cal.id == 43)
         cal.score = 4
-        try cal.save(db)                       // existing key: update
+        try cal.save(db) // existing key: update
         var dee = Player(id: 100, name: "Dee", score: 1, team: nil)
-        try dee.save(db)                       // key with no row: insert
+        try dee.save(db) // key with no row: insert
         #expect(try Player.fetchCount(db) == 4)
         #expect(try Player.fetchOne(db, id: 43)?.score == 4)
 
@@ -86,8 +86,9 @@ import StrataRecords
     @Test func everyPropertyKindRoundTrips() throws {
         let db = try Connection(storageLocation: .inMemory)
         try Match.createTable(db)
-        var match = Match(code: "F-1", playedAt: Date(timeIntervalSince1970: 1_700_000_000), venue: URL(string: "https://example.com/arena"),
-                          payload: Data([0, 1, 2, 255]), position: .forward, backup: nil, tag: Tag(label: "cup"), rating: 4.5, isFinal: true)
+        var match = Match(
+            code: "F-1", playedAt: Date(timeIntervalSince1970: 1_700_000_000), venue: URL(string: "https://example.com/arena"),
+            payload: Data([0, 1, 2, 255]), position: .forward, backup: nil, tag: Tag(label: "cup"), rating: 4.5, isFinal: true)
         try match.insert(db)
         #expect(try Match.fetchOne(db, id: "F-1") == match)
         match.backup = .keeper
@@ -160,7 +161,10 @@ import StrataRecords
         try odd.upsert(db)
         #expect(try Odd.fetchOne(db, id: 1) == odd)
         let query = Odd.where { $0.select == "where" && $0.id.in([1]) }.order(by: \.id)
-        #expect(query.sql == #"SELECT "odd ""table"""."key ""id""", "odd ""table"""."select" FROM "odd ""table""" WHERE ("odd ""table"""."select" = ?) AND ("odd ""table"""."key ""id""" IN (?)) ORDER BY "odd ""table"""."key ""id""" ASC"#)
+        #expect(
+            query.sql
+                == #"SELECT "odd ""table"""."key ""id""", "odd ""table"""."select" FROM "odd ""table""" WHERE ("odd ""table"""."select" = ?) AND ("odd ""table"""."key ""id""" IN (?)) ORDER BY "odd ""table"""."key ""id""" ASC"#
+        )
         #expect(try query.fetchAll(db) == [odd])
         #expect(try Odd.where { $0.select == "where" }.update(db, set: { $0.select.set("group") }) == 1)
         #expect(try odd.delete(db) == true)

@@ -16,8 +16,10 @@ func makeLibrary() throws -> Connection {
     for (name, country) in [("Le Guin", "US"), ("Vian", "FR")] {
         try db.run(literal: "INSERT INTO author(name, country) VALUES (\(name), \(country))")
     }
-    let books: [(Int64, String, Int, Double?)] = [(1, "The Dispossessed", 1974, 9.5), (2, "L'Écume des jours", 1947, nil),
-                                                   (1, "Lavinia", 2008, 14.0)]
+    let books: [(Int64, String, Int, Double?)] = [
+        (1, "The Dispossessed", 1974, 9.5), (2, "L'Écume des jours", 1947, nil),
+        (1, "Lavinia", 2008, 14.0)
+    ]
     for (authorId, title, year, price) in books {
         try db.run(literal: "INSERT INTO book(authorId, title, year, price) VALUES (\(authorId), \(title), \(year), \(price))")
     }
@@ -35,10 +37,12 @@ func makeLibrary() throws -> Connection {
         #expect(one == Book(id: 2, authorId: 2, title: "L'Écume des jours", year: 1947, price: nil))
         #expect(try Book.fetchOne(db, literal: "SELECT * FROM book WHERE id = \(99)") == nil)
         // Columns in another order, or a join's, are read by name.
-        let reordered = try Author.fetchAll(db, literal: """
-            SELECT \(identifier: "country"), author.name, author.id FROM author JOIN book ON book.authorId = author.id
-            WHERE book.title = \("Lavinia")
-            """)
+        let reordered = try Author.fetchAll(
+            db,
+            literal: """
+                SELECT \(identifier: "country"), author.name, author.id FROM author JOIN book ON book.authorId = author.id
+                WHERE book.title = \("Lavinia")
+                """)
         #expect(reordered == [Author(id: 1, name: "Le Guin", country: "US")])
     }
 
@@ -66,10 +70,14 @@ func makeLibrary() throws -> Connection {
         #expect(predicate.fragment.unqualifyingColumns(of: "book").sql == #"("year" > ?) AND ("price" IS NOT NULL)"#)
         // A typed column in hand-written SQL.
         let db = try makeLibrary()
-        let titles: [String] = try db.query(literal: "SELECT \(Book.columns.title.fragment) FROM book WHERE \(predicate.fragment) ORDER BY \(Book.columns.year.fragment)")
+        let titles: [String] = try db.query(
+            literal: "SELECT \(Book.columns.title.fragment) FROM book WHERE \(predicate.fragment) ORDER BY \(Book.columns.year.fragment)")
         #expect(titles == ["Lavinia"])
         let query = Book.where { $0.title.in(["Lavinia", "x"]) || !$0.year.between(1900, 1950) }.order(by: \.year).limit(2, offset: 1)
-        #expect(query.sql == #"SELECT "book"."id", "book"."authorId", "book"."title", "book"."year", "book"."price" FROM "book" WHERE ("book"."title" IN (?, ?)) OR (NOT ("book"."year" BETWEEN ? AND ?)) ORDER BY "book"."year" ASC LIMIT ? OFFSET ?"#)
+        #expect(
+            query.sql
+                == #"SELECT "book"."id", "book"."authorId", "book"."title", "book"."year", "book"."price" FROM "book" WHERE ("book"."title" IN (?, ?)) OR (NOT ("book"."year" BETWEEN ? AND ?)) ORDER BY "book"."year" ASC LIMIT ? OFFSET ?"#
+        )
         #expect(query.arguments == [.text("Lavinia"), .text("x"), .integer(1900), .integer(1950), .integer(2), .integer(1)])
         #expect(try query.fetchAll(db).map(\.title) == ["Lavinia"])
     }

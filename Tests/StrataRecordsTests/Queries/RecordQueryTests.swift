@@ -22,7 +22,10 @@ import StrataRecords
         let db = try makeDatabase()
         let query = Player.where { $0.score > 10 && $0.team == nil }.order(by: \.score, .descending).limit(10, offset: 0)
         // Columns are qualified by the table: a column the table lacks is an error, never a string.
-        #expect(query.sql == #"SELECT "player"."id", "player"."name", "player"."score_total", "player"."team" FROM "player" WHERE ("player"."score_total" > ?) AND ("player"."team" IS NULL) ORDER BY "player"."score_total" DESC LIMIT ?"#)
+        #expect(
+            query.sql
+                == #"SELECT "player"."id", "player"."name", "player"."score_total", "player"."team" FROM "player" WHERE ("player"."score_total" > ?) AND ("player"."team" IS NULL) ORDER BY "player"."score_total" DESC LIMIT ?"#
+        )
         #expect(query.arguments == [.integer(10), .integer(10)])
         #expect(try names(query, db) == ["Ann"])
         #expect(try Player.order(by: \.name).fetchAll(db).map(\.name) == ["Abe", "Al", "Ann", "Bob", "Cy"])
@@ -44,7 +47,7 @@ import StrataRecords
         ("like", #""player"."name" LIKE ?"#, ["Abe", "Al", "Ann"]),
         ("in", #""player"."id" IN (?, ?)"#, ["Ann", "Bob"]),
         ("in []", "0", []),
-        ("between", #""player"."score_total" BETWEEN ? AND ?"#, ["Ann", "Cy", "Bob"].sorted()),
+        ("between", #""player"."score_total" BETWEEN ? AND ?"#, ["Ann", "Cy", "Bob"].sorted())
     ])
     func operatorsProduceTheirSQLAndRows(name: String, where expected: String, rows: [String]) throws {
         let db = try makeDatabase()

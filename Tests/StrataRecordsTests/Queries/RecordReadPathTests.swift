@@ -52,7 +52,7 @@ struct ReadingWithPrivateNote {
         let date = try #require(Date.fromBindingValue("2024-02-29T12:30:45.250"))
         let expected = [
             Reading(id: 1, label: "a", note: nil, weight: nil, takenAt: nil),
-            Reading(id: 2, label: "b", note: "x'y", weight: 2.5, takenAt: date),
+            Reading(id: 2, label: "b", note: "x'y", weight: 2.5, takenAt: date)
         ]
         #expect(try Reading.order(by: \.id).fetchAll(db) == expected)
         let own = try ReadingWithOwnInit.order(by: \.id).fetchAll(db)

@@ -14,7 +14,7 @@ import StrataRecords
             $0.year >= minimumYear && $0.year <= 2100 && ($0.title == title || $0.title.like("L%") || $0.price == nil)
                 && $0.price != 99.5 && !$0.id.in([100, 200, 300]) && $0.year.between(1900, 2100) && ($0.price < maximumPrice || $0.price.isNull)
         }.order { $0.year.descending }.order { $0.title }.limit(10, offset: 0).fetchAll(db)
-        #expect(books.map(\.title) == ["Lavinia"])   // `price != 99.5` is NULL, so false, for a NULL price
+        #expect(books.map(\.title) == ["Lavinia"]) // `price != 99.5` is NULL, so false, for a NULL price
         let pairs = try Book.join(Author.self, on: { book, author in book.authorId == author.id && author.name != "" && book.year > 0 })
             .where { book, author in (author.country == "FR" || author.country == "US") && book.year >= 1900 && book.price != 1.5 && author.id != nil }
             .order { _, author in author.name.descending }
@@ -24,7 +24,8 @@ import StrataRecords
         let stats = try Book.join(Author.self, on: { $0.authorId == $1.id })
             .group { book, author in (author.country, book.authorId) }
             .having { book, _ in book.id.count() >= 1 && book.year.max() > 1900 }
-            .select { book, author in (author.country, book.authorId, book.id.count(), book.price.sum(), book.year.average(), book.year.min(), book.title.max()) }
+            .select { book, author in (author.country, book.authorId, book.id.count(), book.price.sum(), book.year.average(), book.year.min(), book.title.max())
+            }
             .order { _, author in author.country }
             .fetchAll(db)
         #expect(stats.count == 2)

@@ -6,15 +6,15 @@ import StrataTestSupport
 /// A generated condition on `Staff`, built as a typed query and evaluated in Swift with SQL's
 /// three-valued logic (nil is NULL), so the two can be compared row for row.
 private indirect enum StaffPredicate: CustomStringConvertible {
-    case score(String, Int?)            // =, <>, <, >=: nil binds NULL (== / != are IS [NOT] NULL)
-    case dept(Bool, String?)            // == / !=
+    case score(String, Int?) // =, <>, <, >=: nil binds NULL (== / != are IS [NOT] NULL)
+    case dept(Bool, String?) // == / !=
     case managerIsNull
     case scoreIn([Int?])
-    case idInManagers(StaffPredicate)   // id IN (SELECT managerId FROM staff WHERE p)
-    case exists(StaffPredicate)         // EXISTS (SELECT 1 FROM staff WHERE p), p may name this row
-    case managedByOuter                 // inner.managerId = outer.id
-    case managesOuter                   // inner.id = outer.managerId
-    case scoreBelowOuter                // inner.score < outer.score
+    case idInManagers(StaffPredicate) // id IN (SELECT managerId FROM staff WHERE p)
+    case exists(StaffPredicate) // EXISTS (SELECT 1 FROM staff WHERE p), p may name this row
+    case managedByOuter // inner.managerId = outer.id
+    case managesOuter // inner.id = outer.managerId
+    case scoreBelowOuter // inner.score < outer.score
     case not(StaffPredicate)
     case and(StaffPredicate, StaffPredicate)
     case or(StaffPredicate, StaffPredicate)
@@ -44,8 +44,10 @@ private indirect enum StaffPredicate: CustomStringConvertible {
             case 2: return .dept(random.oneIn(2), random.oneIn(4) ? nil : random.pick(["x", "y", "e\u{301}", "\u{e9}", "'\u{301}", ""]))
             case 3: return .managerIsNull
             case 4: return .scoreIn((0..<random.int(0...3)).map { _ in random.oneIn(5) ? nil : random.int(-2...9) })
-            case 5: return random.oneIn(2) ? .exists(generate(&random, depth: depth - 1, correlated: true))
-                                           : .idInManagers(generate(&random, depth: depth - 1, correlated: true))
+            case 5:
+                return random.oneIn(2)
+                    ? .exists(generate(&random, depth: depth - 1, correlated: true))
+                    : .idInManagers(generate(&random, depth: depth - 1, correlated: true))
             case 6: return .managedByOuter
             case 7: return .managesOuter
             default: return .scoreBelowOuter
@@ -56,8 +58,9 @@ private indirect enum StaffPredicate: CustomStringConvertible {
         case 1: return .and(generate(&random, depth: depth - 1, correlated: correlated), generate(&random, depth: depth - 1, correlated: correlated))
         case 2: return .or(generate(&random, depth: depth - 1, correlated: correlated), generate(&random, depth: depth - 1, correlated: correlated))
         default:
-            return random.oneIn(2) ? .exists(generate(&random, depth: depth - 1, correlated: true))
-                                   : .idInManagers(generate(&random, depth: depth - 1, correlated: true))
+            return random.oneIn(2)
+                ? .exists(generate(&random, depth: depth - 1, correlated: true))
+                : .idInManagers(generate(&random, depth: depth - 1, correlated: true))
         }
     }
 
@@ -142,10 +145,12 @@ private indirect enum StaffPredicate: CustomStringConvertible {
         let count = random.int(0...8)
         var rows: [Staff] = []
         for index in 0..<count {
-            let manager: Int64? = index == 0 || random.oneIn(4) ? nil : Int64(random.int(1...(count + 1)))   // sometimes dangling
-            rows.append(Staff(id: nil, name: Gen.text(&random, maxPieces: 3, nul: false), managerId: manager,
-                              score: random.oneIn(4) ? nil : random.int(-2...9),
-                              dept: random.oneIn(4) ? nil : random.pick(["x", "y", "e\u{301}", "\u{e9}", "'\u{301}", ""])))
+            let manager: Int64? = index == 0 || random.oneIn(4) ? nil : Int64(random.int(1...(count + 1))) // sometimes dangling
+            rows.append(
+                Staff(
+                    id: nil, name: Gen.text(&random, maxPieces: 3, nul: false), managerId: manager,
+                    score: random.oneIn(4) ? nil : random.int(-2...9),
+                    dept: random.oneIn(4) ? nil : random.pick(["x", "y", "e\u{301}", "\u{e9}", "'\u{301}", ""])))
         }
         try Staff.insertAll(db, rows)
         return (db, try Staff.order(by: \.id).fetchAll(db))

@@ -22,12 +22,14 @@ extension ParentRow { static let children = hasMany(ChildRow.self, using: \.pare
     func staff() throws -> Connection {
         let db = try Connection()
         try Staff.createTable(db)
-        try Staff.insertAll(db, [
-            Staff(id: nil, name: "Boss", managerId: nil, score: 9, dept: nil),
-            Staff(id: nil, name: "Ann", managerId: 1, score: 5, dept: "x"),
-            Staff(id: nil, name: "Bob", managerId: 2, score: 7, dept: "x"),
-            Staff(id: nil, name: "Cy", managerId: 2, score: nil, dept: "y"),
-        ])
+        try Staff.insertAll(
+            db,
+            [
+                Staff(id: nil, name: "Boss", managerId: nil, score: 9, dept: nil),
+                Staff(id: nil, name: "Ann", managerId: 1, score: 5, dept: "x"),
+                Staff(id: nil, name: "Bob", managerId: 2, score: 7, dept: "x"),
+                Staff(id: nil, name: "Cy", managerId: 2, score: nil, dept: "y")
+            ])
         return db
     }
 
@@ -84,11 +86,13 @@ extension ParentRow { static let children = hasMany(ChildRow.self, using: \.pare
     @Test func expressionComparedWithNilIsANullTest() throws {
         let db = try Connection()
         try JSONNote.createTable(db)
-        try JSONNote.insertAll(db, [
-            JSONNote(id: nil, meta: ["pages": 3], days: [], blobs: [], numbers: []),
-            JSONNote(id: nil, meta: ["year": 1], days: [], blobs: [], numbers: []),
-            JSONNote(id: nil, meta: nil, days: [], blobs: [], numbers: []),
-        ])
+        try JSONNote.insertAll(
+            db,
+            [
+                JSONNote(id: nil, meta: ["pages": 3], days: [], blobs: [], numbers: []),
+                JSONNote(id: nil, meta: ["year": 1], days: [], blobs: [], numbers: []),
+                JSONNote(id: nil, meta: nil, days: [], blobs: [], numbers: [])
+            ])
         let pages = JSONNote.all().where { $0.meta.json("$.pages", as: Int.self) == nil }
         #expect(pages.sql.contains("IS NULL"))
         #expect(try pages.fetchAll(db).map(\.id) == [2, 3])
@@ -103,10 +107,12 @@ extension ParentRow { static let children = hasMany(ChildRow.self, using: \.pare
         try JSONNote.createTable(db)
         let day = Date(timeIntervalSinceReferenceDate: 123_456.789)
         let bytes = Data([0, 1, 2, 0xFF])
-        try JSONNote.insertAll(db, [
-            JSONNote(id: nil, meta: nil, days: [day], blobs: [bytes], numbers: [1.5]),
-            JSONNote(id: nil, meta: nil, days: [Date(timeIntervalSinceReferenceDate: 0)], blobs: [Data()], numbers: [2]),
-        ])
+        try JSONNote.insertAll(
+            db,
+            [
+                JSONNote(id: nil, meta: nil, days: [day], blobs: [bytes], numbers: [1.5]),
+                JSONNote(id: nil, meta: nil, days: [Date(timeIntervalSinceReferenceDate: 0)], blobs: [Data()], numbers: [2])
+            ])
         #expect(try JSONNote.where { $0.days.contains(day) }.fetchAll(db).map(\.id) == [1])
         #expect(try JSONNote.where { $0.blobs.contains(bytes) }.fetchAll(db).map(\.id) == [1])
         #expect(try JSONNote.where { $0.blobs.contains(Data()) }.fetchAll(db).map(\.id) == [2])

@@ -55,10 +55,14 @@ private func columnNames(_ table: String, _ db: Connection) throws -> [String] {
         try SnakeShelf.ReadingLog.createTable(db)
         try SnakeShelf.Plain.createTable(db)
         #expect(try columnNames("writers", db) == ["writer_id", "pen_name"])
-        #expect(try columnNames("posts", db) == ["id", "author_id", "url_string", "body", "score2", "published_at_utc", "tag_list", "book_details", "view_count"])
+        #expect(
+            try columnNames("posts", db) == ["id", "author_id", "url_string", "body", "score2", "published_at_utc", "tag_list", "book_details", "view_count"])
         #expect(try columnNames("readingLog", db) == ["id", "reader_name"])
         #expect(try columnNames("plain", db) == ["id", "authorId"])
-        #expect(SnakeShelf.Post.recordColumns.map(\.name) == ["id", "author_id", "url_string", "body", "score2", "published_at_utc", "tag_list", "book_details", "view_count"])
+        #expect(
+            SnakeShelf.Post.recordColumns.map(\.name) == [
+                "id", "author_id", "url_string", "body", "score2", "published_at_utc", "tag_list", "book_details", "view_count"
+            ])
         #expect(SnakeShelf.Post.columns.authorId.name == "author_id")
 
         // Constraints and indexes are on the mapped names.
@@ -66,7 +70,8 @@ private func columnNames(_ table: String, _ db: Connection) throws -> [String] {
         #expect(foreignKeys == ["author_id>writers.writer_id"])
         let indexes: [String] = try db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'posts' AND sql IS NOT NULL ORDER BY name")
         #expect(indexes == ["posts_author_id_idx", "posts_url_string_idx"])
-        let unique: [String] = try db.query("SELECT ii.name FROM pragma_index_list('writers') AS il, pragma_index_info(il.name) AS ii WHERE il.\"unique\" = 1 AND il.origin = 'u'")
+        let unique: [String] = try db.query(
+            "SELECT ii.name FROM pragma_index_list('writers') AS il, pragma_index_info(il.name) AS ii WHERE il.\"unique\" = 1 AND il.origin = 'u'")
         #expect(unique == ["pen_name"])
         let defaultValue: String? = try db.query("SELECT dflt_value FROM pragma_table_info('posts') WHERE name = 'view_count'")
         #expect(defaultValue == "0")
@@ -82,10 +87,14 @@ private func columnNames(_ table: String, _ db: Connection) throws -> [String] {
         try RecordSchema(SnakeShelf.Writer.self, SnakeShelf.Post.self).migrate(db)
         let ann = try SnakeShelf.Writer(writerId: nil, penName: "Ann").inserted(db)
         let bob = try SnakeShelf.Writer(writerId: nil, penName: "Bob").inserted(db)
-        var first = try SnakeShelf.Post(id: nil, authorId: ann.writerId ?? 0, URLString: "https://a.example", text: "one", score2: 3,
-                                        publishedAtUTC: 1.5, tagList: ["swift", "sql"], bookDetails: .init(pageCount: 120), viewCount: 10).inserted(db)
-        let second = try SnakeShelf.Post(id: nil, authorId: bob.writerId ?? 0, URLString: "https://b.example", text: "two", score2: 8,
-                                         publishedAtUTC: nil, tagList: [], bookDetails: nil, viewCount: 0).inserted(db)
+        var first = try SnakeShelf.Post(
+            id: nil, authorId: ann.writerId ?? 0, URLString: "https://a.example", text: "one", score2: 3,
+            publishedAtUTC: 1.5, tagList: ["swift", "sql"], bookDetails: .init(pageCount: 120), viewCount: 10
+        ).inserted(db)
+        let second = try SnakeShelf.Post(
+            id: nil, authorId: bob.writerId ?? 0, URLString: "https://b.example", text: "two", score2: 8,
+            publishedAtUTC: nil, tagList: [], bookDetails: nil, viewCount: 0
+        ).inserted(db)
 
         #expect(try SnakeShelf.Post.where { $0.authorId == (ann.writerId ?? 0) }.fetchAll(db) == [first])
         #expect(try SnakeShelf.Post.where { $0.publishedAtUTC == nil }.fetchAll(db) == [second])

@@ -14,19 +14,25 @@ struct UnusualRecordValue: Binding, Equatable, Sendable {
 
 @Suite struct CreateTableSQLTests {
     @Test func createTableSQLIsUnchanged() throws {
-        let columns = [RecordColumn.describing("id", as: Int64?.self, isPrimaryKey: true),
-                       .describing(#"na"me"#, as: String.self, isPrimaryKey: false),
-                       .describing("odd", as: UnusualRecordValue.self, isPrimaryKey: false),
-                       .describing("oddo", as: UnusualRecordValue?.self, isPrimaryKey: false),
-                       .describing("d", as: Data.self, isPrimaryKey: false),
-                       .describing("r", as: Double?.self, isPrimaryKey: false)]
+        let columns = [
+            RecordColumn.describing("id", as: Int64?.self, isPrimaryKey: true),
+            .describing(#"na"me"#, as: String.self, isPrimaryKey: false),
+            .describing("odd", as: UnusualRecordValue.self, isPrimaryKey: false),
+            .describing("oddo", as: UnusualRecordValue?.self, isPrimaryKey: false),
+            .describing("d", as: Data.self, isPrimaryKey: false),
+            .describing("r", as: Double?.self, isPrimaryKey: false)
+        ]
         let statements = RecordStatements(table: #"t"t"#, columns: columns, primaryKeyIndex: 0)
         let body = #"("id" INTEGER PRIMARY KEY, "na""me" TEXT NOT NULL, "odd" NOT NULL, "oddo", "d" BLOB NOT NULL, "r" REAL)"#
         #expect(statements.createTableSQL(ifNotExists: false) == #"CREATE TABLE "t""t" "# + body)
         #expect(statements.createTableSQL(ifNotExists: true) == #"CREATE TABLE IF NOT EXISTS "t""t" "# + body)
 
-        let textKey = RecordStatements(table: "k", columns: [.describing("code", as: String.self, isPrimaryKey: true),
-                                                              .describing("odd", as: UnusualRecordValue.self, isPrimaryKey: true)], primaryKeyIndex: 0)
+        let textKey = RecordStatements(
+            table: "k",
+            columns: [
+                .describing("code", as: String.self, isPrimaryKey: true),
+                .describing("odd", as: UnusualRecordValue.self, isPrimaryKey: true)
+            ], primaryKeyIndex: 0)
         #expect(textKey.createTableSQL(ifNotExists: false) == #"CREATE TABLE "k" ("code" TEXT PRIMARY KEY NOT NULL, "odd" PRIMARY KEY NOT NULL)"#)
         let untypedKey = RecordStatements(table: "k", columns: [.describing("odd", as: UnusualRecordValue.self, isPrimaryKey: true)], primaryKeyIndex: 0)
         #expect(untypedKey.createTableSQL(ifNotExists: false) == #"CREATE TABLE "k" ("odd" PRIMARY KEY NOT NULL)"#)

@@ -8,7 +8,9 @@ import Testing
 
 @Suite struct FrozenMigrationTests {
     static func schema(_ db: Connection) throws -> [String] {
-        try db.query("SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name <> 'strata_migrations' ORDER BY 1")
+        try db.query(
+            "SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name <> 'strata_migrations' ORDER BY 1"
+        )
     }
 
     /// The SQL a frozen migration's raw string holds, read as the compiler reads it: the text
@@ -17,7 +19,7 @@ import Testing
         let scalars = Array(source.unicodeScalars)
         guard let sqlStart = scalars.firstIndex(of: "#") else { return nil }
         let hashes = scalars[sqlStart...].prefix { $0 == "#" }.count
-        let open = sqlStart + hashes + 4   // the hashes, three quotes and the line feed
+        let open = sqlStart + hashes + 4 // the hashes, three quotes and the line feed
         let closing = Array("\n\"\"\"".unicodeScalars) + Array(repeating: "#" as Unicode.Scalar, count: hashes) + [")"]
         guard scalars.count >= open + closing.count, Array(scalars.suffix(closing.count)) == closing else { return nil }
         let body = scalars[open..<(scalars.count - closing.count)]
@@ -37,7 +39,7 @@ import Testing
                     guard let value = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(value) else { return nil }
                     out.append(scalar); index = cursor + 1; continue
                 }
-                return nil   // an escape the frozen source never writes
+                return nil // an escape the frozen source never writes
             }
             out.append(body[index]); index += 1
         }
@@ -62,8 +64,10 @@ import Testing
     /// SQL holding the raw string's own delimiters and backslashes gets more `#`s, and reads back
     /// as written (generated: quotes, backslashes, `#`, combining marks, NUL-free text).
     @Test func anySQLTextSurvivesTheRawString() throws {
-        let pieces = ["\"\"\"#", "\\#", "\\", "\"", "#", "'", "e\u{301}", "\"\u{301}", "\r", "\r\n", "\n", "\u{1}", "\u{7F}", "\t",
-                      "x", ";", "\"\"\"##", "\\##(", "\\#r", "\\#u{41}", "-- c", "#\u{301}"]
+        let pieces = [
+            "\"\"\"#", "\\#", "\\", "\"", "#", "'", "e\u{301}", "\"\u{301}", "\r", "\r\n", "\n", "\u{1}", "\u{7F}", "\t",
+            "x", ";", "\"\"\"##", "\\##(", "\\#r", "\\#u{41}", "-- c", "#\u{301}"
+        ]
         try PropertyCheck.run("frozen migration raw string", cases: 200) { random in
             let count = Int(random.next() % 8)
             var text = "SELECT '"
@@ -94,8 +98,10 @@ import Testing
         try await onOwnThread {
             let candidates = ["/opt/swift/usr/bin/swiftc", "/usr/bin/swiftc"]
             guard let swiftc = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return }
-            let pieces = ["\"\"\"#", "\\#", "\\", "\"", "#", "e\u{301}", "\"\u{301}", "\r", "\r\n", "\n", "\u{1}", "\u{7F}", "\t",
-                          "x", "\\#r", "\\#u{41}", "-- c", "#\u{301}", "\u{0}"]
+            let pieces = [
+                "\"\"\"#", "\\#", "\\", "\"", "#", "e\u{301}", "\"\u{301}", "\r", "\r\n", "\n", "\u{1}", "\u{7F}", "\t",
+                "x", "\\#r", "\\#u{41}", "-- c", "#\u{301}", "\u{0}"
+            ]
             var texts: [String] = []
             try PropertyCheck.run("frozen migration compiled", cases: 40) { random in
                 var text = "SELECT '"

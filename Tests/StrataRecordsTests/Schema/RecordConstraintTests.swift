@@ -15,7 +15,7 @@ enum ConstraintShelf {
         @References(Author.self, onDelete: .cascade) var authorId: Int64
         @Indexed var title: String
         @Check("year > 0") var year: Int
-        @JSON var metadata: ConstraintShelf.Metadata   // qualified: the generated extension is at file scope
+        @JSON var metadata: ConstraintShelf.Metadata // qualified: the generated extension is at file scope
     }
 
     /// A reference to its own type, nullable, set to NULL when the manager goes.
@@ -78,8 +78,10 @@ private func freshDatabase() throws -> Connection {
         let author: String? = try db.query("SELECT sql FROM sqlite_master WHERE name = 'author'")
         #expect(author == #"CREATE TABLE "author" ("id" INTEGER PRIMARY KEY, "name" TEXT NOT NULL UNIQUE)"#)
         let book: String? = try db.query("SELECT sql FROM sqlite_master WHERE name = 'book'")
-        #expect(book == #"CREATE TABLE "book" ("id" INTEGER PRIMARY KEY, "authorId" INTEGER NOT NULL, "title" TEXT NOT NULL, "year" INTEGER NOT NULL, "metadata" TEXT NOT NULL, "#
-            + #"FOREIGN KEY ("authorId") REFERENCES "author" ("id") ON DELETE CASCADE, CHECK (year > 0))"#)
+        #expect(
+            book
+                == #"CREATE TABLE "book" ("id" INTEGER PRIMARY KEY, "authorId" INTEGER NOT NULL, "title" TEXT NOT NULL, "year" INTEGER NOT NULL, "metadata" TEXT NOT NULL, "#
+                + #"FOREIGN KEY ("authorId") REFERENCES "author" ("id") ON DELETE CASCADE, CHECK (year > 0))"#)
         let indexes: [String] = try db.query("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'book' ORDER BY name")
         #expect(indexes == [#"CREATE INDEX "book_authorId_idx" ON "book" ("authorId")"#, #"CREATE INDEX "book_title_idx" ON "book" ("title")"#])
 
@@ -108,8 +110,12 @@ private func freshDatabase() throws -> Connection {
         }
 
         #expect(constraintError { _ = try ConstraintShelf.Author(id: nil, name: "Vian").inserted(db) } == .constraintUnique)
-        #expect(constraintError { _ = try ConstraintShelf.Book(id: nil, authorId: vian.id ?? 0, title: "t", year: 0, metadata: metadata).inserted(db) } == .constraintCheck)
-        #expect(constraintError { _ = try ConstraintShelf.Book(id: nil, authorId: 999, title: "t", year: 1, metadata: metadata).inserted(db) } == .constraintForeignKey)
+        #expect(
+            constraintError { _ = try ConstraintShelf.Book(id: nil, authorId: vian.id ?? 0, title: "t", year: 0, metadata: metadata).inserted(db) }
+                == .constraintCheck)
+        #expect(
+            constraintError { _ = try ConstraintShelf.Book(id: nil, authorId: 999, title: "t", year: 1, metadata: metadata).inserted(db) }
+                == .constraintForeignKey)
         #expect(try ConstraintShelf.Book.fetchCount(db) == 3)
 
         // ON DELETE CASCADE: Vian's books go with him, Queneau's stay.
@@ -137,7 +143,7 @@ private func freshDatabase() throws -> Connection {
         let boss = try ConstraintShelf.Employee(id: nil, name: "Boss", managerId: nil).inserted(db)
         let worker = try ConstraintShelf.Employee(id: nil, name: "Worker", managerId: boss.id).inserted(db)
         #expect(constraintError { _ = try ConstraintShelf.Employee(id: nil, name: "Ghost", managerId: 42).inserted(db) } == .constraintForeignKey)
-        try boss.delete(db)                                        // ON DELETE SET NULL
+        try boss.delete(db) // ON DELETE SET NULL
         #expect(try ConstraintShelf.Employee.fetchAll(db) == [ConstraintShelf.Employee(id: worker.id, name: "Worker", managerId: nil)])
 
         // A text key: ON UPDATE CASCADE follows the renamed key; no ON DELETE is NO ACTION.
@@ -157,8 +163,10 @@ private func freshDatabase() throws -> Connection {
         let db = try freshDatabase()
         try ConstraintShelf.Order.createTable(db)
         let sql: String? = try db.query(#"SELECT sql FROM sqlite_master WHERE name = 'order'"#)
-        #expect(sql == #"CREATE TABLE "order" ("select" INTEGER PRIMARY KEY, "from" INTEGER NOT NULL, "group" TEXT NOT NULL UNIQUE, "where" TEXT NOT NULL, "note" TEXT, "#
-            + #"FOREIGN KEY ("from") REFERENCES "author" ("id") ON DELETE RESTRICT ON UPDATE CASCADE, CHECK ("where" <> ''), CHECK ("group" <> "where"))"#)
+        #expect(
+            sql
+                == #"CREATE TABLE "order" ("select" INTEGER PRIMARY KEY, "from" INTEGER NOT NULL, "group" TEXT NOT NULL UNIQUE, "where" TEXT NOT NULL, "note" TEXT, "#
+                + #"FOREIGN KEY ("from") REFERENCES "author" ("id") ON DELETE RESTRICT ON UPDATE CASCADE, CHECK ("where" <> ''), CHECK ("group" <> "where"))"#)
         // "from" gets its index; "group" is UNIQUE, so indexed already; "where" is indexed.
         let indexes: [String] = try db.query(#"SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'order' AND sql IS NOT NULL ORDER BY name"#)
         #expect(indexes == ["order_from_idx", "order_where_idx"])
@@ -166,9 +174,15 @@ private func freshDatabase() throws -> Connection {
         let author = try ConstraintShelf.Author(id: nil, name: "A").inserted(db)
         let order = try ConstraintShelf.Order(id: nil, from: author.id ?? 0, group: "g", whereText: "w", note: nil).inserted(db)
         #expect(try ConstraintShelf.Order.where { $0.group == "g" }.fetchAll(db) == [order])
-        #expect(constraintError { _ = try ConstraintShelf.Order(id: nil, from: author.id ?? 0, group: "g", whereText: "v", note: nil).inserted(db) } == .constraintUnique)
-        #expect(constraintError { _ = try ConstraintShelf.Order(id: nil, from: author.id ?? 0, group: "h", whereText: "", note: nil).inserted(db) } == .constraintCheck)
-        #expect(constraintError { _ = try ConstraintShelf.Order(id: nil, from: author.id ?? 0, group: "x", whereText: "x", note: nil).inserted(db) } == .constraintCheck)
+        #expect(
+            constraintError { _ = try ConstraintShelf.Order(id: nil, from: author.id ?? 0, group: "g", whereText: "v", note: nil).inserted(db) }
+                == .constraintUnique)
+        #expect(
+            constraintError { _ = try ConstraintShelf.Order(id: nil, from: author.id ?? 0, group: "h", whereText: "", note: nil).inserted(db) }
+                == .constraintCheck)
+        #expect(
+            constraintError { _ = try ConstraintShelf.Order(id: nil, from: author.id ?? 0, group: "x", whereText: "x", note: nil).inserted(db) }
+                == .constraintCheck)
         // RESTRICT: the author cannot go while an order refers to it.
         // (SQLite reports a RESTRICT action's refusal with SQLITE_CONSTRAINT_TRIGGER.)
         #expect(constraintError { try author.delete(db) }?.primary == .constraint)
@@ -178,7 +192,7 @@ private func freshDatabase() throws -> Connection {
     @Test func aReferenceOnTheKeyAddsNoIndex() throws {
         let db = try freshDatabase()
         try ConstraintShelf.Profile.createTable(db)
-        #expect(try db.query("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'profile'") as Int == 0)   // the key is the rowid
+        #expect(try db.query("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'profile'") as Int == 0) // the key is the rowid
         let author = try ConstraintShelf.Author(id: nil, name: "A").inserted(db)
         _ = try ConstraintShelf.Profile(authorId: author.id ?? 0, bio: "b").inserted(db)
         try author.delete(db)
@@ -196,7 +210,7 @@ private func freshDatabase() throws -> Connection {
     @Test func createTableIsAllOrNothing() throws {
         let db = try freshDatabase()
         try db.execute("DROP TABLE book")
-        try db.execute(#"CREATE TABLE "book_title_idx" (x)"#)      // takes the name of the title's index
+        try db.execute(#"CREATE TABLE "book_title_idx" (x)"#) // takes the name of the title's index
         #expect(constraintError { try ConstraintShelf.Book.createTable(db) } == .error)
         #expect(try db.schemaReader.table(named: "book") == nil)
         #expect(!db.isInTransaction)
@@ -219,12 +233,16 @@ private func freshDatabase() throws -> Connection {
             try db.execute("PRAGMA foreign_keys = ON")
             let parentStatements = RecordStatements(table: parent, columns: [.describing(key, as: Int64?.self, isPrimaryKey: true)], primaryKeyIndex: 0)
             for sql in try parentStatements.createTableStatements(ifNotExists: false, constraints: []) { try db.execute(sql) }
-            let childStatements = RecordStatements(table: child, columns: [.describing(reference, as: Int64.self, isPrimaryKey: false),
-                                                                           .describing(other, as: String.self, isPrimaryKey: false)], primaryKeyIndex: nil)
+            let childStatements = RecordStatements(
+                table: child,
+                columns: [
+                    .describing(reference, as: Int64.self, isPrimaryKey: false),
+                    .describing(other, as: String.self, isPrimaryKey: false)
+                ], primaryKeyIndex: nil)
             let constraints = [
                 RecordConstraint(column: reference, kind: .references(record: "P", table: parent, key: key, onDelete: .cascade, onUpdate: nil)),
                 RecordConstraint(column: other, kind: .unique),
-                RecordConstraint(column: other, kind: .check(quoteIdentifier(other) + " <> ''")),
+                RecordConstraint(column: other, kind: .check(quoteIdentifier(other) + " <> ''"))
             ]
             for sql in try childStatements.createTableStatements(ifNotExists: false, constraints: constraints) { try db.execute(sql) }
             let foreignKeys = try db.schemaReader.foreignKeys(ofTable: child)

@@ -71,17 +71,24 @@ private func counterWithRows(_ db: Connection) throws {
         let db = try Connection()
         try DefaultShelf.Settings.createTable(db)
         let sql: String? = try db.query("SELECT sql FROM sqlite_master WHERE name = 'settings'")
-        #expect(sql == #"CREATE TABLE "settings" ("id" INTEGER PRIMARY KEY, "score" INTEGER NOT NULL DEFAULT 0, "offset" INTEGER NOT NULL DEFAULT -3, "#
-            + #""note_text" TEXT NOT NULL DEFAULT 'it''s', "done" INTEGER NOT NULL DEFAULT 0, "shown" INTEGER NOT NULL DEFAULT 1, "#
-            + #""ratio" REAL NOT NULL DEFAULT 2.5, "floor" REAL NOT NULL DEFAULT -1.0, "tag" TEXT DEFAULT NULL, "label" TEXT DEFAULT 'x')"#)
+        #expect(
+            sql == #"CREATE TABLE "settings" ("id" INTEGER PRIMARY KEY, "score" INTEGER NOT NULL DEFAULT 0, "offset" INTEGER NOT NULL DEFAULT -3, "#
+                + #""note_text" TEXT NOT NULL DEFAULT 'it''s', "done" INTEGER NOT NULL DEFAULT 0, "shown" INTEGER NOT NULL DEFAULT 1, "#
+                + #""ratio" REAL NOT NULL DEFAULT 2.5, "floor" REAL NOT NULL DEFAULT -1.0, "tag" TEXT DEFAULT NULL, "label" TEXT DEFAULT 'x')"#)
         // The defaults fill a row inserted without the record; the record reads them back.
         try db.execute("INSERT INTO settings DEFAULT VALUES")
         let read = try DefaultShelf.Settings.fetchAll(db)
-        #expect(read == [DefaultShelf.Settings(id: 1, score: 0, offset: -3, note: "it's", done: false, shown: true, ratio: 2.5, floor: -1,
-                                               tag: nil, label: "x")])
+        #expect(
+            read == [
+                DefaultShelf.Settings(
+                    id: 1, score: 0, offset: -3, note: "it's", done: false, shown: true, ratio: 2.5, floor: -1,
+                    tag: nil, label: "x")
+            ])
         // A record always writes its own values: the default matters only to the schema.
-        let written = try DefaultShelf.Settings(id: nil, score: 5, offset: 1, note: "n", done: true, shown: false, ratio: 0, floor: 0,
-                                                tag: "t", label: nil).inserted(db)
+        let written = try DefaultShelf.Settings(
+            id: nil, score: 5, offset: 1, note: "n", done: true, shown: false, ratio: 0, floor: 0,
+            tag: "t", label: nil
+        ).inserted(db)
         #expect(try DefaultShelf.Settings.fetchOne(db, id: written.id ?? 0) == written)
         try DefaultShelf.Settings.checkSchema(db)
         #expect(try RecordSchema(DefaultShelf.Settings.self).plan(for: db).isEmpty)
@@ -100,9 +107,10 @@ private func counterWithRows(_ db: Connection) throws {
         try schema.migrate(db)
         // Not rebuilt: the table is still at its page, and the existing rows got the default.
         #expect(try db.query("SELECT rootpage FROM sqlite_master WHERE name = 'counter'") as Int? == rootPage)
-        #expect(try DefaultShelf.CounterV2.fetchAll(db) == [
-            DefaultShelf.CounterV2(id: 1, name: "a", x: 7), DefaultShelf.CounterV2(id: 2, name: "b", x: 7),
-        ])
+        #expect(
+            try DefaultShelf.CounterV2.fetchAll(db) == [
+                DefaultShelf.CounterV2(id: 1, name: "a", x: 7), DefaultShelf.CounterV2(id: 2, name: "b", x: 7)
+            ])
         let notNull: Int? = try db.query(#"SELECT "notnull" FROM pragma_table_info('counter') WHERE name = 'x'"#)
         #expect(notNull == 1)
         try DefaultShelf.CounterV2.checkSchema(db)

@@ -65,7 +65,7 @@ private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShe
     let author = try PlanShelf.Author(id: nil, name: "Le Guin").inserted(db)
     let books = try [
         PlanShelf.Book(id: nil, authorId: author.id ?? 0, title: "The Dispossessed", year: 1974).inserted(db),
-        PlanShelf.Book(id: nil, authorId: author.id ?? 0, title: "Lathe of Heaven", year: 1971).inserted(db),
+        PlanShelf.Book(id: nil, authorId: author.id ?? 0, title: "Lathe of Heaven", year: 1971).inserted(db)
     ]
     return (author, books)
 }
@@ -125,7 +125,9 @@ private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShe
         let db = try Connection()
         try PlanShelf.Author.createTable(db)
         try db.execute("INSERT INTO author (id, name) VALUES (1, 'Vian')")
-        try db.execute(#"CREATE TABLE book (id INTEGER PRIMARY KEY, authorID INTEGER NOT NULL REFERENCES author(id) ON DELETE CASCADE, title TEXT NOT NULL, year INTEGER NOT NULL CHECK (year > 0))"#)
+        try db.execute(
+            #"CREATE TABLE book (id INTEGER PRIMARY KEY, authorID INTEGER NOT NULL REFERENCES author(id) ON DELETE CASCADE, title TEXT NOT NULL, year INTEGER NOT NULL CHECK (year > 0))"#
+        )
         try db.execute("CREATE INDEX book_title_idx ON book (title)")
         try db.execute("INSERT INTO book (authorID, title, year) VALUES (1, 'Froth', 1947)")
         let schema = RecordSchema(PlanShelf.Author.self, PlanShelf.Book.self)
@@ -181,8 +183,11 @@ private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShe
         #expect(try db.query("SELECT title FROM edition_title") as [String] == ["first", "second"])
 
         let editions = try PlanShelf.Edition.fetchAll(db)
-        #expect(editions == [PlanShelf.Edition(id: 1, bookId: books[0].id ?? 0, pages: 312, title: "first"),
-                             PlanShelf.Edition(id: 2, bookId: books[1].id ?? 0, pages: 250, title: "second")])
+        #expect(
+            editions == [
+                PlanShelf.Edition(id: 1, bookId: books[0].id ?? 0, pages: 312, title: "first"),
+                PlanShelf.Edition(id: 2, bookId: books[1].id ?? 0, pages: 250, title: "second")
+            ])
         let types: [String] = try db.query("SELECT typeof(pages) FROM edition")
         #expect(types == ["integer", "integer"])
         let triggers: [String] = try db.query("SELECT name FROM sqlite_master WHERE type = 'trigger'")
@@ -339,19 +344,21 @@ private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShe
             let rowCount = random.int(0...3)
             var rows: [[Bindable?]] = []
             for _ in 0..<rowCount {
-                rows.append(old.dropFirst().map { column -> Bindable? in
-                    switch column.sqlType {
-                    case "REAL": return Double(random.int(-99...99)) / 4
-                    case "TEXT": return Gen.text(&random, maxPieces: 3, nul: false)
-                    case "BLOB": return Gen.bytes(&random)
-                    default: return Int64(random.int(-99...99))
-                    }
-                })
+                rows.append(
+                    old.dropFirst().map { column -> Bindable? in
+                        switch column.sqlType {
+                        case "REAL": return Double(random.int(-99...99)) / 4
+                        case "TEXT": return Gen.text(&random, maxPieces: 3, nul: false)
+                        case "BLOB": return Gen.bytes(&random)
+                        default: return Int64(random.int(-99...99))
+                        }
+                    })
             }
             func makeOld() throws -> Connection {
                 let db = try Connection()
                 for sql in try oldStatements.createTableStatements(ifNotExists: false, constraints: []) { try db.execute(sql) }
-                let insert = "INSERT INTO \(quoteIdentifier(table)) (\(old.dropFirst().map { quoteIdentifier($0.name) }.joined(separator: ", "))) VALUES (\(old.dropFirst().map { _ in "?" }.joined(separator: ", ")))"
+                let insert =
+                    "INSERT INTO \(quoteIdentifier(table)) (\(old.dropFirst().map { quoteIdentifier($0.name) }.joined(separator: ", "))) VALUES (\(old.dropFirst().map { _ in "?" }.joined(separator: ", ")))"
                 for row in rows { try db.run(insert, row) }
                 return db
             }
@@ -359,8 +366,9 @@ private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShe
                 let list = ([key] + columns).map { "quote(" + quoteIdentifier($0) + ")" }.joined(separator: " || ',' || ")
                 return try db.query("SELECT \(list) FROM \(quoteIdentifier(table)) ORDER BY \(quoteIdentifier(key))")
             }
-            let declaration = RecordSchema.TableDeclaration(record: "R", table: table, columns: new, primaryKeyIndex: 0, constraints: constraints,
-                                                            statements: RecordStatements(table: table, columns: new, primaryKeyIndex: 0))
+            let declaration = RecordSchema.TableDeclaration(
+                record: "R", table: table, columns: new, primaryKeyIndex: 0, constraints: constraints,
+                statements: RecordStatements(table: table, columns: new, primaryKeyIndex: 0))
             let schema = RecordSchema(tables: [declaration])
 
             let db = try makeOld()

@@ -11,9 +11,13 @@ import StrataRecords
     func notes() throws -> Connection {
         let db = try Connection()
         try Note.createFTS5Table(db)
-        try Note.insertAll(db, [Note(id: nil, title: "Dune", body: "The spice must flow on Arrakis"),
-                                Note(id: nil, title: "Spice trade", body: "Spice, spice and more spice"),
-                                Note(id: nil, title: "Été à Kyoto 日本", body: "Le café était très fort")])
+        try Note.insertAll(
+            db,
+            [
+                Note(id: nil, title: "Dune", body: "The spice must flow on Arrakis"),
+                Note(id: nil, title: "Spice trade", body: "Spice, spice and more spice"),
+                Note(id: nil, title: "Été à Kyoto 日本", body: "Le café était très fort")
+            ])
         return db
     }
 

@@ -12,7 +12,10 @@ import StrataRecords
         let without = try Author.where { author in !Book.where { $0.authorId == author.id }.exists() }.fetchAll(db)
         #expect(without.map(\.name) == ["Perec"])
         let query = Author.where { author in Book.where { $0.authorId == author.id && $0.year > 1960 }.exists() }
-        #expect(query.sql == #"SELECT "author"."id", "author"."name", "author"."country" FROM "author" WHERE EXISTS (SELECT 1 FROM "book" WHERE ("book"."authorId" = "author"."id") AND ("book"."year" > ?))"#)
+        #expect(
+            query.sql
+                == #"SELECT "author"."id", "author"."name", "author"."country" FROM "author" WHERE EXISTS (SELECT 1 FROM "book" WHERE ("book"."authorId" = "author"."id") AND ("book"."year" > ?))"#
+        )
         #expect(query.arguments == [.integer(1960)])
         // The reverse direction of optionality, and a subquery in a join.
         let books = try Book.where { $0.authorId.in(Author.where { $0.country == "FR" }.select(\.id)) }.fetchAll(db)

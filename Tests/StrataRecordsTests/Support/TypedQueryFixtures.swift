@@ -18,11 +18,15 @@ extension Employee { static let manager = belongsTo(Employee.self, using: \.mana
 /// The library of `makeLibrary()`, plus an author without books, publishers and editions.
 func makeBigLibrary() throws -> Connection {
     let db = try makeLibrary()
-    try db.run(literal: "INSERT INTO author(name, country) VALUES (\("Perec"), \("FR"))")   // id 3, no books
+    try db.run(literal: "INSERT INTO author(name, country) VALUES (\("Perec"), \("FR"))") // id 3, no books
     try Publisher.createTable(db)
     try Edition.createTable(db)
     try Publisher.insertAll(db, [Publisher(id: nil, name: "Ace"), Publisher(id: nil, name: "Gallimard")])
-    try Edition.insertAll(db, [Edition(id: nil, bookId: 1, publisherId: 1, pages: 387), Edition(id: nil, bookId: 2, publisherId: 2, pages: 250),
-                               Edition(id: nil, bookId: 3, publisherId: nil, pages: 279)])
+    try Edition.insertAll(
+        db,
+        [
+            Edition(id: nil, bookId: 1, publisherId: 1, pages: 387), Edition(id: nil, bookId: 2, publisherId: 2, pages: 250),
+            Edition(id: nil, bookId: 3, publisherId: nil, pages: 279)
+        ])
     return db
 }

@@ -85,10 +85,11 @@ func makeGeneratedLibrary(_ random: inout SeededRandom) throws -> Connection {
             let title = hardText(&random)
             let cte = CTE("picked \"authors\"", SBook.where { $0.year > threshold || $0.title == title }.select(\.authorId))
             let typed = try SAuthor.with(cte).where { $0.id.in(cte) }.order(by: \.id).fetchAll(db).map(\.id)
-            let hand: [Int64] = try db.query(literal: """
-                WITH "picked ""authors""\" AS (SELECT "authorId" FROM "ts_book" WHERE "year" > \(threshold) OR "title" = \(title))
-                SELECT "id" FROM "ts_author" WHERE "id" IN (SELECT * FROM "picked ""authors""\") ORDER BY "id"
-                """)
+            let hand: [Int64] = try db.query(
+                literal: """
+                    WITH "picked ""authors""\" AS (SELECT "authorId" FROM "ts_book" WHERE "year" > \(threshold) OR "title" = \(title))
+                    SELECT "id" FROM "ts_author" WHERE "id" IN (SELECT * FROM "picked ""authors""\") ORDER BY "id"
+                    """)
             try require(typed == hand.map { Optional($0) }, "typed \(typed) != hand-written \(hand)")
         }
     }

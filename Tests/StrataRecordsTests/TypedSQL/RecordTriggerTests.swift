@@ -26,16 +26,23 @@ private typealias SAuditEntry = TypedSQLShelf.AuditEntry
         for author in [1, 1, 2] as [Int64] { _ = try SBook(id: nil, authorId: author, title: "t", year: 2000, price: nil).inserted(db) }
         #expect(try SAuthor.order(by: \.id).fetchAll(db).map(\.bookCount) == [2, 1])
         let stored: String? = try db.query("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'count_books'")
-        #expect(stored == #"CREATE TRIGGER "count_books" AFTER INSERT ON "ts_book" FOR EACH ROW BEGIN UPDATE "ts_author" SET "bookCount" = "ts_author"."bookCount" + 1 WHERE "ts_author"."id" = "NEW"."authorId"; END"#)
+        #expect(
+            stored
+                == #"CREATE TRIGGER "count_books" AFTER INSERT ON "ts_book" FOR EACH ROW BEGIN UPDATE "ts_author" SET "bookCount" = "ts_author"."bookCount" + 1 WHERE "ts_author"."id" = "NEW"."authorId"; END"#
+        )
     }
 
     @Test func updateDeleteBeforeAndWhen() throws {
         let db = try makeDB()
         try SBook.afterUpdate(of: \.title, when: { old, new in old.title != new.title }) { old, new in
-            SAuditEntry.insert { $0.bookId.set(to: new.id); $0.action.set(to: "retitle"); $0.title = old.title }
+            SAuditEntry.insert {
+                $0.bookId.set(to: new.id); $0.action.set(to: "retitle"); $0.title = old.title
+            }
         }.create(db)
         try SBook.afterDelete { old in
-            SAuditEntry.insert { $0.bookId.set(to: old.id); $0.action.set(to: "delete"); $0.title.set(to: old.title) }
+            SAuditEntry.insert {
+                $0.bookId.set(to: old.id); $0.action.set(to: "delete"); $0.title.set(to: old.title)
+            }
             SAuthor.where { $0.id == old.authorId }.update { $0.bookCount -= 1 }
         }.create(db)
         try SBook.beforeInsert(named: "no_empty_titles", when: { new in new.title == "" }) { new in
@@ -46,9 +53,9 @@ private typealias SAuditEntry = TypedSQLShelf.AuditEntry
         }.create(db)
 
         var book = try SBook(id: nil, authorId: 1, title: "Draft", year: 2000, price: nil).inserted(db)
-        try db.run(literal: "UPDATE ts_book SET year = 2001")                       // not OF title: nothing
+        try db.run(literal: "UPDATE ts_book SET year = 2001") // not OF title: nothing
         book.title = "Lavinia"; try book.update(db)
-        try book.update(db)                                                         // same title: WHEN is false
+        try book.update(db) // same title: WHEN is false
         #expect(try SAuditEntry.fetchAll(db).map { [$0.action, $0.title] } == [["retitle", "Draft"]])
         try book.delete(db)
         #expect(try SAuditEntry.fetchAll(db).map { [$0.action, $0.title] } == [["delete", "Lavinia"]])
@@ -75,9 +82,13 @@ private typealias SAuditEntry = TypedSQLShelf.AuditEntry
 
     @Test func writeStatementsRunOnTheirOwn() throws {
         let db = try makeDB()
-        try SAuthor.where { $0.name == "Vian" }.update { $0.bookCount += 5; $0.bookCount -= 2 }.execute(db)
+        try SAuthor.where { $0.name == "Vian" }.update {
+            $0.bookCount += 5; $0.bookCount -= 2
+        }.execute(db)
         #expect(try SAuthor.fetchOne(db, id: 2)?.bookCount == 3)
-        let changed = try SAuditEntry.insert { $0.bookId.set(to: 7); $0.action.set(to: "x"); $0.title.set(to: "it's\0") }.execute(db)
+        let changed = try SAuditEntry.insert {
+            $0.bookId.set(to: 7); $0.action.set(to: "x"); $0.title.set(to: "it's\0")
+        }.execute(db)
         #expect(changed == 1)
         #expect(try SAuditEntry.fetchAll(db).map(\.title) == ["it's\0"])
     }
@@ -93,19 +104,24 @@ private typealias SAuditEntry = TypedSQLShelf.AuditEntry
             let threshold = Int(Gen.int64(&random))
             try SBook.afterInsert(named: "ins") { new in
                 SAuthor.where { $0.id == new.authorId }.update { $0.bookCount += 1 }
-                SAuditEntry.insert { $0.bookId.set(to: new.id); $0.action.set(to: inserted); $0.title = new.title }
+                SAuditEntry.insert {
+                    $0.bookId.set(to: new.id); $0.action.set(to: inserted); $0.title = new.title
+                }
             }.create(typed, temporary: random.oneIn(2))
             try SBook.afterUpdate(named: "upd", of: \.title, \.authorId, when: { old, new in old.authorId != new.authorId }) { old, new in
                 SAuthor.where { $0.id == old.authorId }.update { $0.bookCount -= 1 }
                 SAuthor.where { $0.id == new.authorId }.update { $0.bookCount += 1 }
             }.create(typed)
             try SBook.afterDelete(named: "del", when: { old in old.year > threshold }) { old in
-                SAuditEntry.insert { $0.bookId.set(to: old.id); $0.action.set(to: deleted); $0.title.set(to: old.title) }
+                SAuditEntry.insert {
+                    $0.bookId.set(to: old.id); $0.action.set(to: deleted); $0.title.set(to: old.title)
+                }
             }.create(typed)
 
             try hand.execute("CREATE TABLE cfg(k INTEGER PRIMARY KEY, v)")
             try hand.run("INSERT INTO cfg VALUES (1, ?), (2, ?), (3, ?)", inserted, deleted, threshold)
-            try hand.execute("""
+            try hand.execute(
+                """
                 CREATE TRIGGER ins AFTER INSERT ON ts_book BEGIN
                     UPDATE ts_author SET bookCount = bookCount + 1 WHERE id = NEW.authorId;
                     INSERT INTO audit(bookId, action, title) VALUES (NEW.id, (SELECT v FROM cfg WHERE k = 1), NEW.title);
@@ -123,11 +139,12 @@ private typealias SAuditEntry = TypedSQLShelf.AuditEntry
                 let author = Int64(random.int(1...2))
                 let title = hardText(&random)
                 let year = Int(Gen.int64(&random))
-                let statement: (sql: SQLFragment, ignored: Bool) = switch random.int(0...2) {
-                case 0: ("INSERT OR IGNORE INTO ts_book(id, authorId, title, year) VALUES (\(id), \(author), \(title), \(year))", false)
-                case 1: ("UPDATE ts_book SET authorId = \(author), title = \(title) WHERE id = \(id)", false)
-                default: ("DELETE FROM ts_book WHERE id = \(id)", false)
-                }
+                let statement: (sql: SQLFragment, ignored: Bool) =
+                    switch random.int(0...2) {
+                    case 0: ("INSERT OR IGNORE INTO ts_book(id, authorId, title, year) VALUES (\(id), \(author), \(title), \(year))", false)
+                    case 1: ("UPDATE ts_book SET authorId = \(author), title = \(title) WHERE id = \(id)", false)
+                    default: ("DELETE FROM ts_book WHERE id = \(id)", false)
+                    }
                 try typed.run(literal: statement.sql)
                 try hand.run(literal: statement.sql)
             }

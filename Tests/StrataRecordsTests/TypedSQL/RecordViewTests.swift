@@ -15,12 +15,15 @@ private typealias SOddTitle = TypedSQLShelf.OddTitle
         for (author, count) in [(1, 4), (2, 1), (3, 5)] as [(Int64, Int)] {
             for index in 0..<count { _ = try SBook(id: nil, authorId: author, title: "b\(index)", year: 2000, price: nil).inserted(db) }
         }
-        try SAuthorTotal.createView(db)      // CREATE VIEW IF NOT EXISTS, from the typed definition
-        try SAuthorTotal.createView(db)      // a second time: already there
+        try SAuthorTotal.createView(db) // CREATE VIEW IF NOT EXISTS, from the typed definition
+        try SAuthorTotal.createView(db) // a second time: already there
         let busy = try SAuthorTotal.where { $0.books > 3 }.order(by: \.authorId).fetchAll(db)
         #expect(busy == [SAuthorTotal(authorId: 1, books: 4), SAuthorTotal(authorId: 3, books: 5)])
         #expect(try SAuthorTotal.fetchCount(db) == 3)
-        #expect(try SAuthorTotal.createViewSQL() == #"CREATE VIEW IF NOT EXISTS "author_totals"("authorId", "books") AS SELECT "ts_book"."authorId", count("ts_book"."id") FROM "ts_book" GROUP BY "ts_book"."authorId""#)
+        #expect(
+            try SAuthorTotal.createViewSQL()
+                == #"CREATE VIEW IF NOT EXISTS "author_totals"("authorId", "books") AS SELECT "ts_book"."authorId", count("ts_book"."id") FROM "ts_book" GROUP BY "ts_book"."authorId""#
+        )
         // Joined like a table's records.
         try SAuthor.createTable(db)
         _ = try SAuthor(id: 3, name: "Perec", bookCount: 0).inserted(db)
@@ -64,9 +67,11 @@ private typealias SOddTitle = TypedSQLShelf.OddTitle
             try SAuthorTotal.createView(db, temporary: random.oneIn(2))
             let least = random.int(0...3)
             let typed = try SAuthorTotal.where { $0.books >= least }.order(by: \.authorId).fetchAll(db).map { [$0.authorId, Int64($0.books)] }
-            let hand: [[Int64]] = try db.query(literal: """
-                SELECT "authorId", count("id") FROM "ts_book" GROUP BY "authorId" HAVING count("id") >= \(least) ORDER BY "authorId"
-                """) { row in [row.value(at: 0) ?? -1, row.value(at: 1) ?? -1] }
+            let hand: [[Int64]] = try db.query(
+                literal: """
+                    SELECT "authorId", count("id") FROM "ts_book" GROUP BY "authorId" HAVING count("id") >= \(least) ORDER BY "authorId"
+                    """
+            ) { row in [row.value(at: 0) ?? -1, row.value(at: 1) ?? -1] }
             try require(typed == hand, "typed \(typed) != hand-written \(hand)")
         }
     }

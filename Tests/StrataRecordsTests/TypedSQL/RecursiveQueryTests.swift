@@ -36,20 +36,23 @@ private typealias SComment = TypedSQLShelf.Comment
 
     @Test func theWalkIsAQueryLikeAnyOther() throws {
         let db = try makeThread()
-        let walk = SComment.recursive(start: SComment.where { $0.parentId == nil },
-                                         step: { previous in SComment.join(previous, on: { $0.parentId == $1.id }) })
+        let walk = SComment.recursive(
+            start: SComment.where { $0.parentId == nil },
+            step: { previous in SComment.join(previous, on: { $0.parentId == $1.id }) })
         #expect(try walk.fetchCount(db) == 5)
         #expect(try walk.where { $0.body.like("a%") }.order(by: \.id).select(\.id).fetchAll(db) == [2, 4])
         // Nested as a subquery.
         let outside = try SComment.where { !$0.id.in(walk.select(\.id)) }.fetchAll(db)
         #expect(outside.map(\.body) == ["loop"])
         // A step narrowed by its own condition, over both rows.
-        let narrowed = SComment.recursive(start: SComment.where { $0.id == 1 },
-                                             step: { previous in SComment.join(previous, on: { $0.parentId == $1.id }).where { comment, _ in comment.body != "b" } })
+        let narrowed = SComment.recursive(
+            start: SComment.where { $0.id == 1 },
+            step: { previous in SComment.join(previous, on: { $0.parentId == $1.id }).where { comment, _ in comment.body != "b" } })
         #expect(try narrowed.order(by: \.id).select(\.id).fetchAll(db) == [1, 2, 4])
         // An ordered, limited start is a subquery of the first arm.
-        let firstRoot = SComment.recursive(start: SComment.where { $0.parentId == nil }.order(by: \.id, .descending).limit(1),
-                                              step: { previous in SComment.join(previous, on: { $0.parentId == $1.id }) })
+        let firstRoot = SComment.recursive(
+            start: SComment.where { $0.parentId == nil }.order(by: \.id, .descending).limit(1),
+            step: { previous in SComment.join(previous, on: { $0.parentId == $1.id }) })
         #expect(try firstRoot.select(\.body).fetchAll(db) == ["other"])
     }
 
@@ -57,9 +60,12 @@ private typealias SComment = TypedSQLShelf.Comment
         let db = try makeThread()
         // Comments whose subtree (itself included) holds a comment "a.a": a correlated walk.
         let holders = try SComment.where { outer in
-            outer.id.in(SComment.recursive(start: SComment.where { $0.body == "a.a" },
-                                           step: { previous in SComment.join(previous, on: { comment, child in comment.id == child.parentId }) },
-                                           maxDepth: 10).select(\.id))
+            outer.id.in(
+                SComment.recursive(
+                    start: SComment.where { $0.body == "a.a" },
+                    step: { previous in SComment.join(previous, on: { comment, child in comment.id == child.parentId }) },
+                    maxDepth: 10
+                ).select(\.id))
         }.order(by: \.id).fetchAll(db)
         #expect(holders.map(\.body) == ["root", "a", "a.a"])
     }
@@ -68,7 +74,8 @@ private typealias SComment = TypedSQLShelf.Comment
         let db = try makeThread()
         let loop = SComment.recursive(start: SComment.where { $0.id == 6 }, step: { previous in SComment.join(previous, on: { $0.parentId == $1.id }) })
         #expect(try loop.fetchAll(db).map(\.id) == [6])
-        let guarded = SComment.recursive(start: SComment.where { $0.id == 6 }, step: { previous in SComment.join(previous, on: { $0.parentId == $1.id }) }, maxDepth: 50)
+        let guarded = SComment.recursive(
+            start: SComment.where { $0.id == 6 }, step: { previous in SComment.join(previous, on: { $0.parentId == $1.id }) }, maxDepth: 50)
         #expect(try guarded.fetchAll(db).map(\.id) == [6])
     }
 
@@ -80,7 +87,11 @@ private typealias SComment = TypedSQLShelf.Comment
         #expect(throws: RecordQueryError.self) { try SComment.where { $0.id.in(negative.select(\.id)) }.fetchAll(db) }
         // A step that joins another recursive query's rows, not the previous rows it was given.
         var leaked: RecursiveRows<SComment>?
-        _ = SComment.recursive(start: SComment.all(), step: { previous in leaked = previous; return SComment.join(previous, on: { $0.parentId == $1.id }) })
+        _ = SComment.recursive(
+            start: SComment.all(),
+            step: { previous in
+                leaked = previous; return SComment.join(previous, on: { $0.parentId == $1.id })
+            })
         let other = try #require(leaked)
         #expect(throws: RecordQueryError.self) {
             try SComment.recursive(start: SComment.all(), step: { _ in SComment.join(other, on: { $0.parentId == $1.id }) }).fetchAll(db)
@@ -115,22 +126,27 @@ private typealias SComment = TypedSQLShelf.Comment
             let step: (RecursiveRows<SComment>) -> RecursiveStep<SComment> = { previous in
                 SComment.join(previous, on: { comment, parent in comment.parentId == parent.id })
             }
-            let walk = depth.map { SComment.recursive(start: SComment.where { $0.id == root }, step: step, maxDepth: $0) }
+            let walk =
+                depth.map { SComment.recursive(start: SComment.where { $0.id == root }, step: step, maxDepth: $0) }
                 ?? SComment.recursive(start: SComment.where { $0.id == root }, step: step)
             let typed = try walk.order(by: \.id).fetchAll(db)
-            let hand: [Int64] = try depth.map { depth in
-                try db.query(literal: """
-                    WITH RECURSIVE "t"("id", "d") AS (
-                        SELECT "id", 0 FROM "comment" WHERE "id" = \(root)
-                        UNION SELECT "c"."id", "t"."d" + 1 FROM "comment" AS "c" JOIN "t" ON "c"."parentId" = "t"."id" WHERE "t"."d" < \(depth))
-                    SELECT DISTINCT "id" FROM "t" ORDER BY "id"
-                    """) as [Int64]
-            } ?? db.query(literal: """
-                WITH RECURSIVE "t"("id") AS (
-                    SELECT "id" FROM "comment" WHERE "id" = \(root)
-                    UNION SELECT "c"."id" FROM "comment" AS "c" JOIN "t" ON "c"."parentId" = "t"."id")
-                SELECT "id" FROM "t" ORDER BY "id"
-                """)
+            let hand: [Int64] =
+                try depth.map { depth in
+                    try db.query(
+                        literal: """
+                            WITH RECURSIVE "t"("id", "d") AS (
+                                SELECT "id", 0 FROM "comment" WHERE "id" = \(root)
+                                UNION SELECT "c"."id", "t"."d" + 1 FROM "comment" AS "c" JOIN "t" ON "c"."parentId" = "t"."id" WHERE "t"."d" < \(depth))
+                            SELECT DISTINCT "id" FROM "t" ORDER BY "id"
+                            """) as [Int64]
+                }
+                ?? db.query(
+                    literal: """
+                        WITH RECURSIVE "t"("id") AS (
+                            SELECT "id" FROM "comment" WHERE "id" = \(root)
+                            UNION SELECT "c"."id" FROM "comment" AS "c" JOIN "t" ON "c"."parentId" = "t"."id")
+                        SELECT "id" FROM "t" ORDER BY "id"
+                        """)
             try require(typed.compactMap(\.id) == hand, "typed \(typed.compactMap(\.id)) != hand-written \(hand)")
             try require(Set(hand) == reached, "hand-written \(hand) != Swift walk \(reached.sorted())")
             // Whole rows come back, bodies included.

@@ -17,15 +17,17 @@ import StrataRecords
         }
         let fetches = Delivered()
         let delivered = Delivered()
-        let token = database.observe({ db -> Int in
-            fetches.append(fetches.values.count + 1)
-            return try TypedSQLShelf.Comment.recursive(
-                start: TypedSQLShelf.Comment.where { $0.id == 1 },
-                step: { previous in TypedSQLShelf.Comment.join(previous, on: { $0.parentId == $1.id }) }
-            ).fetchCount(db)
-        }, onChange: { result in
-            if case .success(let count) = result { delivered.append(count) }
-        })
+        let token = database.observe(
+            { db -> Int in
+                fetches.append(fetches.values.count + 1)
+                return try TypedSQLShelf.Comment.recursive(
+                    start: TypedSQLShelf.Comment.where { $0.id == 1 },
+                    step: { previous in TypedSQLShelf.Comment.join(previous, on: { $0.parentId == $1.id }) }
+                ).fetchCount(db)
+            },
+            onChange: { result in
+                if case .success(let count) = result { delivered.append(count) }
+            })
         defer { token.cancel() }
         await delivered.waitForLast(1)
         _ = try await database.write { try TypedSQLShelf.Comment(id: nil, parentId: 1, body: "reply").inserted($0) }

@@ -35,7 +35,9 @@ enum SurvivalShelf {
         try SAuthorTotal.createView(db)
         try SBook.afterInsert(named: "count_books") { new in
             SAuthor.where { $0.id == new.authorId }.update { $0.bookCount += 1 }
-            SAuditEntry.insert { $0.bookId.set(to: new.id); $0.action.set(to: Self.action); $0.title = new.title }
+            SAuditEntry.insert {
+                $0.bookId.set(to: new.id); $0.action.set(to: Self.action); $0.title = new.title
+            }
         }.create(db)
         _ = try SBook(id: nil, authorId: 1, title: "Lavinia", year: 2008, price: nil).inserted(db)
         return db
@@ -61,9 +63,10 @@ enum SurvivalShelf {
 
     @Test func kernelTableRebuild() throws {
         let db = try makeDB()
-        try db.rebuildTable(named: "ts_book",
-                            definition: #""id" INTEGER PRIMARY KEY, "authorId" INTEGER NOT NULL, "title" TEXT NOT NULL, "year" INTEGER NOT NULL, "price" REAL, "note" TEXT"#,
-                            copying: ["id", "authorId", "title", "year", "price"].map { (column: $0, expression: "\"\($0)\"") })
+        try db.rebuildTable(
+            named: "ts_book",
+            definition: #""id" INTEGER PRIMARY KEY, "authorId" INTEGER NOT NULL, "title" TEXT NOT NULL, "year" INTEGER NOT NULL, "price" REAL, "note" TEXT"#,
+            copying: ["id", "authorId", "title", "year", "price"].map { (column: $0, expression: "\"\($0)\"") })
         try expectSurvived(db)
     }
 
@@ -90,7 +93,7 @@ enum SurvivalShelf {
                     t.column("title", type: .Text, constraints: ["NOT NULL"])
                 }
             }
-            schema.version(2) { v2 in v2.alterTable("ts_book") { t in t.dropColumn("note") } }   // the twelve steps
+            schema.version(2) { v2 in v2.alterTable("ts_book") { t in t.dropColumn("note") } } // the twelve steps
         }
         let db = try Connection()
         try schema.migrate(db, toVersion: 1)

@@ -19,11 +19,11 @@ private typealias SUser = TypedSQLShelf.User
         #expect(ann.id == 1)
 
         var twin = SUser(id: nil, email: "ann@example.com", name: "Ann Two", score: 99)
-        let inserted = try twin.insert(db, onConflict: .ignore)          // INSERT OR IGNORE
+        let inserted = try twin.insert(db, onConflict: .ignore) // INSERT OR IGNORE
         #expect(!inserted && twin.id == nil)
 
         var renamed = SUser(id: nil, email: "ann@example.com", name: "Annie", score: 0)
-        try renamed.upsert(db, onConflict: \.email, doUpdate: [\.name])  // only name changes
+        try renamed.upsert(db, onConflict: \.email, doUpdate: [\.name]) // only name changes
         #expect(renamed.id == 1)
         #expect(try SUser.fetchOne(db, id: 1) == SUser(id: 1, email: "ann@example.com", name: "Annie", score: 10))
 
@@ -87,8 +87,9 @@ private typealias SUser = TypedSQLShelf.User
             let hand = try makeDB()
             let emails = (0..<4).map { _ in hardText(&random) }
             for _ in 0..<random.int(1...25) {
-                var user = SUser(id: random.oneIn(4) ? Int64(random.int(1...6)) : nil, email: random.pick(emails),
-                                name: hardText(&random), score: Gen.int64(&random))
+                var user = SUser(
+                    id: random.oneIn(4) ? Int64(random.int(1...6)) : nil, email: random.pick(emails),
+                    name: hardText(&random), score: Gen.int64(&random))
                 let values: [Bindable?] = [user.id, user.email, user.name, user.score]
                 let insert = #"INSERT INTO "user" ("id", "email", "name", "score") VALUES (?, ?, ?, ?)"#
                 let choice = random.int(0...6)
@@ -124,4 +125,3 @@ private typealias SUser = TypedSQLShelf.User
         }
     }
 }
-

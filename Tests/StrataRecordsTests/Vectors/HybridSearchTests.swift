@@ -50,11 +50,11 @@ struct HybridKeyedDocText: Equatable, Sendable {
 
     @Test func fusesTextAndVectorRanks() throws {
         let db = try corpus([
-            ("en", "spice spice spice", [10, 0]),   // 1: best text match, far vector
-            ("en", "spice trade", [1, 0]),          // 2: in both lists
-            ("en", "quiet harbour", [0, 0]),        // 3: nearest vector, no text
-            ("fr", "spice", [0, 0.5]),              // 4: filtered out below
-            ("en", "spice", nil),                   // 5: text only, no vector
+            ("en", "spice spice spice", [10, 0]), // 1: best text match, far vector
+            ("en", "spice trade", [1, 0]), // 2: in both lists
+            ("en", "quiet harbour", [0, 0]), // 3: nearest vector, no text
+            ("fr", "spice", [0, 0.5]), // 4: filtered out below
+            ("en", "spice", nil) // 5: text only, no vector
         ])
         let pattern = FTS5Pattern(matchingAllTokensIn: "spice")
         let hits = try HybridDoc.where { $0.lang == "en" }
@@ -84,9 +84,11 @@ struct HybridKeyedDocText: Equatable, Sendable {
             .fetchAll(db)
         #expect(heads.map(\.record.id) == [1, 3])
         #expect(heads[0].score == heads[1].score)
-        let vectorOnly = try HybridDoc.hybridSearch(matching: FTS5Pattern(matchingAllTokensIn: " ?! "), in: HybridDocText.self,
-                                                    nearest: try FloatVector([0, 0]), by: \.embedding, k: 2).fetchAll(db)
-        #expect(vectorOnly.map(\.record.id) == [3, 4])   // equal distance 0 and 0.5: 3 first
+        let vectorOnly = try HybridDoc.hybridSearch(
+            matching: FTS5Pattern(matchingAllTokensIn: " ?! "), in: HybridDocText.self,
+            nearest: try FloatVector([0, 0]), by: \.embedding, k: 2
+        ).fetchAll(db)
+        #expect(vectorOnly.map(\.record.id) == [3, 4]) // equal distance 0 and 0.5: 3 first
         #expect(vectorOnly.allSatisfy { $0.textRank == nil })
         // Conditions added after the search narrow both lists.
         let french = try HybridDoc.hybridSearch(matching: pattern, in: HybridDocText.self, nearest: try FloatVector([0, 0]), by: \.embedding, k: 5)
@@ -104,8 +106,10 @@ struct HybridKeyedDocText: Equatable, Sendable {
             try HybridDoc.hybridSearch(matching: pattern, in: HybridDocText.self, nearest: q, by: \.embedding, k: -1).fetchAll(db)
         }
         #expect(throws: RecordQueryError.self) {
-            try HybridDoc.hybridSearch(matching: pattern, in: HybridDocText.self, nearest: q, by: \.embedding, k: 3,
-                                       fusion: .reciprocalRank(textWeight: .nan)).fetchAll(db)
+            try HybridDoc.hybridSearch(
+                matching: pattern, in: HybridDocText.self, nearest: q, by: \.embedding, k: 3,
+                fusion: .reciprocalRank(textWeight: .nan)
+            ).fetchAll(db)
         }
         #expect(throws: RecordQueryError.self) {
             try HybridDoc.all().limit(2, offset: 0).hybridSearch(matching: pattern, in: HybridDocText.self, nearest: q, by: \.embedding, k: 3).fetchAll(db)
@@ -139,21 +143,25 @@ struct HybridKeyedDocText: Equatable, Sendable {
             let metric = random.pick(VectorMetric.allCases)
             let k = random.int(1...12)
             let candidates = random.pick([nil, 1, 3, 20])
-            let fusion = HybridFusion.reciprocalRank(k: random.pick([60, 0, 1, 10]), textWeight: random.pick([1, 0.5, 2]),
-                                                     vectorWeight: random.pick([1, 0.3, 3]))
+            let fusion = HybridFusion.reciprocalRank(
+                k: random.pick([60, 0, 1, 10]), textWeight: random.pick([1, 0.5, 2]),
+                vectorWeight: random.pick([1, 0.3, 3]))
             let words = (0..<random.int(1...2)).map { _ in random.pick(vocabulary) }.joined(separator: " ")
             let any = random.oneIn(2)
             let pattern = any ? FTS5Pattern(matchingAnyTokenIn: words) : FTS5Pattern(matchingAllTokensIn: words)
             let onlyEnglish = random.oneIn(2)
             let query = onlyEnglish ? HybridDoc.where { $0.lang == "en" } : HybridDoc.all()
-            let hits = try query.hybridSearch(matching: pattern, in: HybridDocText.self, nearest: target, by: \.embedding,
-                                              metric: metric, k: k, candidates: candidates, fusion: fusion).fetchAll(db)
+            let hits = try query.hybridSearch(
+                matching: pattern, in: HybridDocText.self, nearest: target, by: \.embedding,
+                metric: metric, k: k, candidates: candidates, fusion: fusion
+            ).fetchAll(db)
 
-            let distance = switch metric {
-            case .l2: "strata_vec_distance_l2(embedding, ?1)"
-            case .cosine: "strata_vec_distance_cosine(embedding, ?1)"
-            case .innerProduct: "(-strata_vec_inner_product(embedding, ?1))"
-            }
+            let distance =
+                switch metric {
+                case .l2: "strata_vec_distance_l2(embedding, ?1)"
+                case .cosine: "strata_vec_distance_cosine(embedding, ?1)"
+                case .innerProduct: "(-strata_vec_inner_product(embedding, ?1))"
+                }
             let filter = onlyEnglish ? "lang = 'en'" : "1"
             let sql = """
                 WITH vec AS (SELECT id, row_number() OVER (ORDER BY d, id) AS r
@@ -167,14 +175,17 @@ struct HybridKeyedDocText: Equatable, Sendable {
                 FROM txt FULL OUTER JOIN vec ON vec.id = txt.id
                 ORDER BY score DESC, id LIMIT ?7
                 """
-            let arguments: [BindingValue] = [target.bindingValue, pattern.map { .text($0.description) } ?? .null,
-                                             .integer(Int64(candidates ?? k)), .integer(Int64(fusion.k)),
-                                             .real(fusion.textWeight), .real(fusion.vectorWeight), .integer(Int64(k))]
+            let arguments: [BindingValue] = [
+                target.bindingValue, pattern.map { .text($0.description) } ?? .null,
+                .integer(Int64(candidates ?? k)), .integer(Int64(fusion.k)),
+                .real(fusion.textWeight), .real(fusion.vectorWeight), .integer(Int64(k))
+            ]
             let rows: [Row] = try db.query(literal: SQLFragment(sql: sql, arguments: arguments))
             let expectedIDs: [Int64] = rows.map { $0[0] }
             let expectedScores: [Double] = rows.map { $0[1] }
-            try require(hits.map { $0.record.id ?? -1 } == expectedIDs,
-                        "\(metric) k=\(k) \(fusion) pattern \(pattern?.description ?? "nil"): \(hits.map(\.record.id)) vs \(expectedIDs)")
+            try require(
+                hits.map { $0.record.id ?? -1 } == expectedIDs,
+                "\(metric) k=\(k) \(fusion) pattern \(pattern?.description ?? "nil"): \(hits.map(\.record.id)) vs \(expectedIDs)")
             try require(hits.map(\.score) == expectedScores, "scores \(hits.map(\.score)) vs \(expectedScores)")
             // Each hit's record is the stored row, and a distance is reported exactly when it ranked by vector.
             for hit in hits {
@@ -226,8 +237,9 @@ struct HybridKeyedDocText: Equatable, Sendable {
             let keyed = try (english ? HybridKeyedDoc.where { $0.lang == "en" } : HybridKeyedDoc.all())
                 .hybridSearch(matching: pattern, in: HybridKeyedDocText.self, nearest: target, by: \.embedding, k: k, candidates: candidates)
                 .fetchAll(db)
-            try require(keyed.map(\.record.id) == plain.map { "doc-\($0.record.id ?? -1)" },
-                        "\(keyed.map(\.record.id)) vs \(plain.map(\.record.id))")
+            try require(
+                keyed.map(\.record.id) == plain.map { "doc-\($0.record.id ?? -1)" },
+                "\(keyed.map(\.record.id)) vs \(plain.map(\.record.id))")
             try require(keyed.map(\.score) == plain.map(\.score) && keyed.map(\.textRank) == plain.map(\.textRank), "scores or ranks differ")
         }
     }
@@ -241,8 +253,10 @@ struct HybridKeyedDocText: Equatable, Sendable {
             try db.run(literal: "INSERT INTO uuid_doc(uuid, body, embedding) VALUES (\("u-\(index)"), \(body), \(try FloatVector([Float(index), 0])))")
         }
         try db.createFTS5Table("uuid_doc_text", columns: ["body"], options: FTS5Options(content: .externalByKey(table: "uuid_doc", key: "uuid")))
-        let hits = try UUIDDoc.all().hybridSearch(matching: FTS5Pattern(matchingAllTokensIn: "harbour"), inTable: "uuid_doc_text",
-                                                   nearest: try FloatVector([0, 0]), by: \.embedding, k: 3).fetchAll(db)
+        let hits = try UUIDDoc.all().hybridSearch(
+            matching: FTS5Pattern(matchingAllTokensIn: "harbour"), inTable: "uuid_doc_text",
+            nearest: try FloatVector([0, 0]), by: \.embedding, k: 3
+        ).fetchAll(db)
         #expect(hits.first { $0.record.uuid == "u-2" }?.textRank == 1)
         #expect(hits.filter { $0.textRank != nil }.map(\.record.uuid) == ["u-2"])
     }

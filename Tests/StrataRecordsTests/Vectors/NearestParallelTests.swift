@@ -43,8 +43,9 @@ import Testing
 
             let parallel = try await query.fetchAll(database, parallelism: parallelism)
             let serial = try await database.read { db in try query.fetchAll(db) }
-            try require(parallel.map(\.record) == serial.map(\.record),
-                        "\(metric) k=\(k) parallelism=\(parallelism): \(parallel.map(\.record.id)) vs serial \(serial.map(\.record.id))")
+            try require(
+                parallel.map(\.record) == serial.map(\.record),
+                "\(metric) k=\(k) parallelism=\(parallelism): \(parallel.map(\.record.id)) vs serial \(serial.map(\.record.id))")
             try require(parallel.map(\.distance) == serial.map(\.distance), "distances differ from the serial scan's")
             let expected = try docs.filter { !onlyEnglish || $0.lang == "en" }
                 .map { (doc: $0, distance: try $0.embedding.distance(to: target, metric: metric)) }

@@ -58,8 +58,9 @@ struct VectorNote: Equatable, Sendable {
                 .map { (doc: $0, distance: try $0.embedding.distance(to: target, metric: metric)) }
                 .sorted { ($0.distance, $0.doc.id ?? 0) < ($1.distance, $1.doc.id ?? 0) }
                 .prefix(k)
-            try require(result.map(\.record) == expected.map(\.doc),
-                        "\(metric) k=\(k): \(result.map(\.record.id)) vs \(expected.map(\.doc.id))")
+            try require(
+                result.map(\.record) == expected.map(\.doc),
+                "\(metric) k=\(k): \(result.map(\.record.id)) vs \(expected.map(\.doc.id))")
             try require(result.map(\.distance) == expected.map(\.distance), "distances differ")
         }
     }
@@ -74,7 +75,7 @@ struct VectorNote: Equatable, Sendable {
         let origin = try FloatVector([0, 0])
         let all = try VectorNote.nearest(to: origin, by: \.embedding, k: 10).fetchAll(db)
         #expect(all.map(\.record.title) == ["a", "d", "c"])
-        #expect(all.map(\.distance) == [0, Double(Float(2).squareRoot()), 5])   // float32 sums, as sqlite-vec
+        #expect(all.map(\.distance) == [0, Double(Float(2).squareRoot()), 5]) // float32 sums, as sqlite-vec
         let filtered = try VectorNote.nearest(to: origin, by: \.embedding, k: 1).where { $0.title != "a" }.fetchAll(db)
         #expect(filtered.map(\.record.title) == ["d"])
         let nearest = VectorNote.where { $0.title > "a" }.nearest(to: origin, by: \.embedding, metric: .cosine, k: 2)

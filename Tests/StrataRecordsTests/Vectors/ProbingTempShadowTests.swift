@@ -16,7 +16,9 @@ import StrataRecords
         try VectorNote.createIVFIndex(db, named: "note_ivf", on: \.embedding, options: IVFIndexOptions(lists: 1))
         try db.execute("CREATE TEMP TABLE vector_note(id INTEGER PRIMARY KEY, title TEXT NOT NULL, embedding BLOB)")
         for index in 1...20 {
-            try db.run(literal: "INSERT INTO temp.vector_note(id, title, embedding) VALUES (\(Int64(index)), \("temp\(index)"), \(try FloatVector([Float(-index), 0])))")
+            try db.run(
+                literal:
+                    "INSERT INTO temp.vector_note(id, title, embedding) VALUES (\(Int64(index)), \("temp\(index)"), \(try FloatVector([Float(-index), 0])))")
         }
         let q = try FloatVector([3, 0])
         #expect(throws: RecordQueryError.self) {

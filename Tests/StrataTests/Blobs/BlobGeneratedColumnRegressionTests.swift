@@ -9,7 +9,8 @@ import Testing
 @Suite struct BlobGeneratedColumnRegressionTests {
     @Test func aColumnAfterAVirtualGeneratedColumnIsNeverMisplaced() throws {
         let connection = try Connection()
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TABLE t(a, g AS (a * 2), b BLOB, c BLOB);
             INSERT INTO t(rowid, a, b, c) VALUES(1, 1, x'0101', x'020202')
             """)
@@ -37,7 +38,8 @@ import Testing
 
     @Test func columnsBeforeOrWithStoredGeneratedColumnsStillOpen() throws {
         let connection = try Connection()
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TABLE t(a, b BLOB, g AS (a * 2), s AS (a * 3) STORED, c BLOB);
             INSERT INTO t(rowid, a, b, c) VALUES(1, 1, x'0101', x'020202')
             """)
@@ -61,7 +63,8 @@ import Testing
 
     @Test func anAttachedSchemaIsCheckedToo() throws {
         let connection = try Connection()
-        try connection.execute("""
+        try connection.execute(
+            """
             ATTACH ':memory:' AS other;
             CREATE TABLE other.t(a, g AS (a * 2), b BLOB, c BLOB);
             INSERT INTO other.t(rowid, a, b, c) VALUES(1, 1, x'0101', x'020202')

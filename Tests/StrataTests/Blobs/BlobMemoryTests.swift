@@ -1,4 +1,4 @@
-#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
 import StrataTestSupport
 import Testing
@@ -9,8 +9,10 @@ private func peakResidentKiB(streaming mebibytes: Int, in directory: TemporaryDi
     for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
         candidates.append(bundle.bundleURL.deletingLastPathComponent())
     }
-    guard let binary = candidates.map({ $0.appendingPathComponent("strata-blob-stream") })
-        .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+    guard
+        let binary = candidates.map({ $0.appendingPathComponent("strata-blob-stream") })
+            .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+    else {
         throw BlobStreamFailure(message: "no strata-blob-stream next to the tests in \(candidates.map(\.path))")
     }
     let process = Process()

@@ -24,9 +24,10 @@ import SQLite3
         let statement = try db.prepare("SELECT id, name, score, photo FROM players ORDER BY id")
         var rows: [[BindingValue]] = []
         while try statement.step() {
-            rows.append((0..<4).map { column in
-                sqlite3_column_value(statement.statementHandle, Int32(column)).map(BindingValue.init(reading:)) ?? .null
-            })
+            rows.append(
+                (0..<4).map { column in
+                    sqlite3_column_value(statement.statementHandle, Int32(column)).map(BindingValue.init(reading:)) ?? .null
+                })
         }
         return rows
     }
@@ -36,7 +37,8 @@ import SQLite3
         let before = try rows(db)
         let session = try db.recordChanges()
         #expect(session.isEmpty)
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO players(id, name, score) VALUES (4, 'Dee', 40);
             UPDATE players SET score = score + 1, photo = x'FF' WHERE id = 1;
             DELETE FROM players WHERE id = 2;
@@ -49,7 +51,7 @@ import SQLite3
         let update = try #require(changes.first { $0.operation == .update })
         #expect(update.table == "players" && update.primaryKeyColumns == [true, false, false, false])
         #expect(update.oldValues[2] == .integer(10) && update.newValues[2] == .integer(11))
-        #expect(update.newValues[1] == nil)   // unchanged columns are not carried
+        #expect(update.newValues[1] == nil) // unchanged columns are not carried
         #expect(update.primaryKey == [.integer(1)])
         session.close()
 
@@ -79,8 +81,12 @@ import SQLite3
         recordB.close()
         // Last writer wins on row 1: B's value, on both sides.
         var kinds: [ConflictKind] = []
-        try a.apply(fromB) { conflict in kinds.append(conflict.kind); return .replace }
-        try b.apply(fromA) { conflict in kinds.append(conflict.kind); return conflict.kind == .data ? .omit : .replace }
+        try a.apply(fromB) { conflict in
+            kinds.append(conflict.kind); return .replace
+        }
+        try b.apply(fromA) { conflict in
+            kinds.append(conflict.kind); return conflict.kind == .data ? .omit : .replace
+        }
         #expect(kinds == [.data, .data])
         #expect(try rows(a) == rows(b))
         #expect(try a.query("SELECT score FROM players WHERE id = 1") as Int? == 12)
@@ -90,7 +96,8 @@ import SQLite3
     @Test func eachConflictKindIsRaisedAndEachResolutionDoesWhatSQLiteDocuments() throws {
         let source = try makeDatabase()
         let session = try source.recordChanges(tables: ["players"])
-        try source.execute("""
+        try source.execute(
+            """
             UPDATE players SET score = 11 WHERE id = 1;
             UPDATE players SET score = 21 WHERE id = 2;
             INSERT INTO players(id, name, score) VALUES (5, 'Eve', 50);
@@ -100,7 +107,8 @@ import SQLite3
 
         func target() throws -> Connection {
             let db = try makeDatabase()
-            try db.execute("""
+            try db.execute(
+                """
                 UPDATE players SET score = 99 WHERE id = 1;   -- data: old value differs
                 DELETE FROM players WHERE id = 2;              -- notFound
                 INSERT INTO players(id, name, score) VALUES (5, 'Other', 0);  -- conflict: key exists
@@ -231,7 +239,8 @@ import SQLite3
     @Test func tenThousandMutatedChangesetsNeverCrash() throws {
         let source = try makeDatabase()
         let session = try source.recordChanges()
-        try source.execute("""
+        try source.execute(
+            """
             INSERT INTO players(id, name, score, photo) VALUES (11, 'Jo', 1, x'00ff'), (12, 'Kai', NULL, NULL);
             UPDATE players SET name = 'Anna' WHERE id = 1;
             DELETE FROM players WHERE id = 2;
@@ -314,7 +323,9 @@ import SQLite3
         let target = try makeDatabase()
         try target.execute("UPDATE players SET score = 5 WHERE id = 2")
         var conflicts = 0
-        try target.apply(try session.changeset(), options: .ignoreNoOpUpdates) { _ in conflicts += 1; return .abort }
+        try target.apply(try session.changeset(), options: .ignoreNoOpUpdates) { _ in
+            conflicts += 1; return .abort
+        }
         #expect(conflicts == 0)
         // The filter keeps other tables out.
         try target.apply(try session.changeset(), filter: { $0 != "players" }) { _ in .abort }
@@ -349,4 +360,3 @@ struct SplitMix {
         return z ^ (z >> 31)
     }
 }
-

@@ -109,7 +109,7 @@ import Testing
                     "DELETE FROM t WHERE k = '\(from)'; INSERT OR IGNORE INTO t VALUES ('\(to)', \(value))",
                     "UPDATE t SET v = \(value) WHERE k = '\(from)'",
                     "UPDATE OR IGNORE u SET name = '\(to)' WHERE name = '\(from)'",
-                    "DELETE FROM u WHERE name = '\(from)'; INSERT OR IGNORE INTO u VALUES (\(value + 100), '\(from)')",
+                    "DELETE FROM u WHERE name = '\(from)'; INSERT OR IGNORE INTO u VALUES (\(value + 100), '\(from)')"
                 ]
                 try source.execute(random.pick(statements))
             }

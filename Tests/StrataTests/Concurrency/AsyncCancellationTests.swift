@@ -57,7 +57,9 @@ import Testing
         await withCheckedContinuation { continuation in
             // A thread of its own: on Linux the global queue is the cooperative pool's, whose threads
             // (two on two cores) a semaphore wait would hold.
-            Thread.detachNewThread { between.wait(); continuation.resume() }
+            Thread.detachNewThread {
+                between.wait(); continuation.resume()
+            }
         }
         task.cancel()
         let start = ContinuousClock.now

@@ -62,7 +62,9 @@ import Testing
         let path = try makeDatabase(directory)
         let attempts = Locked(0)
         let pool = ConnectionPool(storageLocation: .onDisk(path), maximumConnectionCount: 1) { _ in
-            let attempt = attempts.withLock { count -> Int in count += 1; return count }
+            let attempt = attempts.withLock { count -> Int in
+                count += 1; return count
+            }
             if attempt == 1 { throw SQLiteError(code: 1, message: "first preparation fails") }
         }
         #expect(throws: SQLiteError.self) { try pool.execute { _ in } }
@@ -74,9 +76,14 @@ import Testing
         let directory = try TemporaryDirectory()
         let inside = Locked(0)
         let overlaps = Locked(0)
-        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)), availableConnectionDrainDelay: 5, maximumConnectionCount: 8) { connection in
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)), availableConnectionDrainDelay: 5, maximumConnectionCount: 8) {
+            connection in
             // Not thread-safe on purpose: SQift-era preparations assume one call at a time.
-            if inside.withLock({ value -> Int in value += 1; return value }) > 1 { overlaps.withLock { $0 += 1 } }
+            if inside.withLock({ value -> Int in
+                value += 1; return value
+            }) > 1 {
+                overlaps.withLock { $0 += 1 }
+            }
             Thread.sleep(forTimeInterval: 0.01)
             try connection.execute("PRAGMA cache_size = 100")
             inside.withLock { $0 -= 1 }

@@ -123,7 +123,7 @@ import SQLite3
         let error = await #expect(throws: SQLiteError.self) {
             try await database.write { db in
                 try db.run("INSERT INTO t VALUES(?)", 1)
-                try db.run("INSERT INTO t VALUES(?)", 1)   // a duplicate key: SQLITE_CONSTRAINT
+                try db.run("INSERT INTO t VALUES(?)", 1) // a duplicate key: SQLITE_CONSTRAINT
             }
         }
         #expect(error?.code == SQLITE_CONSTRAINT)
@@ -208,7 +208,7 @@ import SQLite3
         let counts = try await database.read { db in
             let before = try Self.count(db)
             let other = try Connection(storageLocation: .onDisk(path))
-            try other.execute("INSERT INTO t VALUES(2)")   // committed between the two queries
+            try other.execute("INSERT INTO t VALUES(2)") // committed between the two queries
             return [before, try Self.count(db), try Self.count(other)]
         }
         #expect(counts == [1, 1, 2])
@@ -306,10 +306,12 @@ import SQLite3
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             // A thread of its own: on Linux the global queue is the cooperative pool's, whose threads
             // (two on two cores) a semaphore wait would hold.
-            Thread.detachNewThread { started.wait(); continuation.resume() }
+            Thread.detachNewThread {
+                started.wait(); continuation.resume()
+            }
         }
         try await database.close()
-        try await running.value   // it finished, committed, before the close's checkpoint
+        try await running.value // it finished, committed, before the close's checkpoint
         #expect(Self.walSize(path) ?? 0 == 0)
         let copy = directory.path("copy.sqlite")
         try FileManager.default.copyItem(atPath: path, toPath: copy)
@@ -406,7 +408,9 @@ import SQLite3
         #expect(seen == [1, 1])
         struct Failure: Error {}
         await #expect(throws: Failure.self) {
-            try await database.write { db in try db.execute("DELETE FROM t"); throw Failure() }
+            try await database.write { db in
+                try db.execute("DELETE FROM t"); throw Failure()
+            }
         }
         #expect(try await database.read { try DatabaseForNewCodeTests.count($0) } == 1)
         try await database.close()

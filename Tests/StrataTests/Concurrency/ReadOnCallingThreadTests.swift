@@ -25,11 +25,13 @@ import Testing
     }
 
     static func makeDatabase(_ directory: TemporaryDirectory, readers: Int = 5) throws -> Database {
-        let database = try Database(path: directory.path("app.sqlite"), configuration: {
-            var configuration = Database.Configuration()
-            configuration.maximumReaderCount = readers
-            return configuration
-        }())
+        let database = try Database(
+            path: directory.path("app.sqlite"),
+            configuration: {
+                var configuration = Database.Configuration()
+                configuration.maximumReaderCount = readers
+                return configuration
+            }())
         try database.executeWrite { db in
             try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
             try db.run("INSERT INTO t(v) VALUES (?), (?), (?)", "a", "b", "c")
@@ -103,7 +105,9 @@ import Testing
         await withCheckedContinuation { continuation in
             // A thread of its own: on Linux the global queue is the cooperative pool's, whose threads
             // (two on two cores) a semaphore wait would hold.
-            Thread.detachNewThread { holding.wait(); continuation.resume() }
+            Thread.detachNewThread {
+                holding.wait(); continuation.resume()
+            }
         }
         let finished = Locked(false)
         let waiter = Task {

@@ -10,7 +10,8 @@ import SQLite3
 @Suite struct LinkedSQLiteTests {
     @Test func theRunLoadedTheSQLiteItMeantTo() throws {
         let connection = try Connection(storageLocation: .inMemory)
-        let expected = ProcessInfo.processInfo.environment["STRATA_EXPECT_SQLITE_VERSION"].flatMap { $0.isEmpty ? nil : $0 }
+        let expected =
+            ProcessInfo.processInfo.environment["STRATA_EXPECT_SQLITE_VERSION"].flatMap { $0.isEmpty ? nil : $0 }
             // Unset: the library the header came from (3.40.1 on Debian 12).
             ?? SQLITE_VERSION
         #expect(connection.sqliteVersion == expected)

@@ -10,7 +10,8 @@ import SQLite3
     /// A connection with every kind of constraint to break.
     func makeConstrainedConnection() throws -> Connection {
         let db = try Connection(storageLocation: .inMemory)
-        try db.execute("""
+        try db.execute(
+            """
             PRAGMA foreign_keys = ON;
             CREATE TABLE team(code TEXT PRIMARY KEY);
             CREATE TABLE player(id INTEGER PRIMARY KEY, email TEXT UNIQUE, name TEXT NOT NULL,
@@ -24,16 +25,17 @@ import SQLite3
         return db
     }
 
-    @Test(arguments: [
-        ("INSERT INTO team VALUES ('red')", SQLiteResultCode.constraintPrimaryKey, 1555),
-        ("INSERT INTO player(id, name) VALUES (1, 'Bob')", .constraintPrimaryKey, 1555),
-        ("INSERT INTO player(email, name) VALUES ('ann@example.com', 'Bob')", .constraintUnique, 2067),
-        ("INSERT INTO player(name) VALUES (NULL)", .constraintNotNull, 1299),
-        ("INSERT INTO player(name, team) VALUES ('Bob', 'blue')", .constraintForeignKey, 787),
-        ("INSERT INTO player(name, score) VALUES ('Bob', -1)", .constraintCheck, 275),
-        ("INSERT INTO player(name) VALUES ('bot')", .constraintTrigger, 1811),
-        ("INSERT INTO typed VALUES ('many')", .constraintDataType, 3091),
-    ] as [(String, SQLiteResultCode, Int32)])
+    @Test(
+        arguments: [
+            ("INSERT INTO team VALUES ('red')", SQLiteResultCode.constraintPrimaryKey, 1555),
+            ("INSERT INTO player(id, name) VALUES (1, 'Bob')", .constraintPrimaryKey, 1555),
+            ("INSERT INTO player(email, name) VALUES ('ann@example.com', 'Bob')", .constraintUnique, 2067),
+            ("INSERT INTO player(name) VALUES (NULL)", .constraintNotNull, 1299),
+            ("INSERT INTO player(name, team) VALUES ('Bob', 'blue')", .constraintForeignKey, 787),
+            ("INSERT INTO player(name, score) VALUES ('Bob', -1)", .constraintCheck, 275),
+            ("INSERT INTO player(name) VALUES ('bot')", .constraintTrigger, 1811),
+            ("INSERT INTO typed VALUES ('many')", .constraintDataType, 3091)
+        ] as [(String, SQLiteResultCode, Int32)])
     func constraintErrorsCarryTheirExtendedCode(sql: String, expected: SQLiteResultCode, raw: Int32) throws {
         let db = try makeConstrainedConnection()
         let error = try #require(sqliteError { try db.execute(sql) })

@@ -31,19 +31,20 @@ import Testing
             var tail = ""
             var fills = quoted
             switch kind {
-            case 1:  // STRICT
+            case 1: // STRICT
                 definitions = quoted.map { $0 + " ANY" }
                 tail = " STRICT"
-            case 2:  // WITHOUT ROWID, first column the key
+            case 2: // WITHOUT ROWID, first column the key
                 definitions = quoted.map { $0 + " " + random.pick(["", "INTEGER", "TEXT", "BLOB"]) } + ["PRIMARY KEY(\(quoted[0]))"]
                 tail = " WITHOUT ROWID"
-            case 3:  // AUTOINCREMENT
+            case 3: // AUTOINCREMENT
                 definitions = ["\"id\" INTEGER PRIMARY KEY AUTOINCREMENT"] + quoted.map { $0 + " " + random.pick(["", "NUMERIC", "REAL"]) }
-            case 4:  // INTEGER PRIMARY KEY DESC: no rowid alias
+            case 4: // INTEGER PRIMARY KEY DESC: no rowid alias
                 definitions = ["\"id\" INTEGER PRIMARY KEY DESC"] + quoted
                 fills = ["\"id\""] + quoted
-            case 5:  // generated columns
-                definitions = quoted.map { $0 + " " + random.pick(["", "TEXT", "INTEGER"]) }
+            case 5: // generated columns
+                definitions =
+                    quoted.map { $0 + " " + random.pick(["", "TEXT", "INTEGER"]) }
                     + ["\"g1\" GENERATED ALWAYS AS (typeof(\(quoted[0]))) VIRTUAL", "\"g2\" ANY GENERATED ALWAYS AS (length(\(quoted[0]))) STORED"]
             default:
                 definitions = quoted.map { $0 + " " + random.pick(["", "INTEGER", "REAL", "TEXT", "BLOB", "NUMERIC", "ANY"]) }
@@ -78,7 +79,9 @@ import Testing
             let fts = names[4]
             try run("CREATE VIRTUAL TABLE \(quoteIdentifier(fts)) USING fts5(body, extra)")
             for _ in 0..<random.int(0...5) {
-                try run("INSERT INTO \(quoteIdentifier(fts))(body, extra) VALUES (?, ?)", [random.pick(words) + " " + Gen.text(&random, nul: false), Gen.text(&random)])
+                try run(
+                    "INSERT INTO \(quoteIdentifier(fts))(body, extra) VALUES (?, ?)",
+                    [random.pick(words) + " " + Gen.text(&random, nul: false), Gen.text(&random)])
             }
             generated.comparedTables.append(fts)
         }
@@ -105,7 +108,9 @@ import Testing
             generated.comparedTables += [view + "fts_data", view + "fts_idx", view + "fts_docsize", view + "fts_config"]
             try run("CREATE INDEX \(quoteIdentifier(table + "i")) ON \(quoteIdentifier(table))(\(column) DESC)")
             try run("CREATE TABLE \(quoteIdentifier(table + "log"))(n)")
-            try run("CREATE TRIGGER \(quoteIdentifier(table + "trig")) AFTER INSERT ON \(quoteIdentifier(table)) BEGIN INSERT INTO \(quoteIdentifier(table + "log")) VALUES (new.rowid); END")
+            try run(
+                "CREATE TRIGGER \(quoteIdentifier(table + "trig")) AFTER INSERT ON \(quoteIdentifier(table)) BEGIN INSERT INTO \(quoteIdentifier(table + "log")) VALUES (new.rowid); END"
+            )
             generated.comparedTables.append(table + "log")
         }
         try run("PRAGMA user_version = \(Int32.random(in: .min ... .max, using: &random))")

@@ -40,7 +40,8 @@ import Testing
 
     @Test func userTableNamedLikeAShadowTableIsDumped() throws {
         let source = try Connection()
-        try source.execute("""
+        try source.execute(
+            """
             CREATE TABLE docs_content(id INTEGER PRIMARY KEY, body TEXT);
             CREATE VIRTUAL TABLE docs USING fts5(body, content='docs_content', content_rowid='id');
             INSERT INTO docs_content VALUES (1, 'alpha beta'), (2, 'gamma');
@@ -82,8 +83,9 @@ import Testing
         for name in lookalikes {
             let value: String? = try restored.query("SELECT v FROM \(quoteIdentifier(name))")
             #expect(value.map { $0.utf8.elementsEqual(name.utf8) } == true)
-            try source.rebuildTable(named: name, definition: #""k" INTEGER PRIMARY KEY, "v" TEXT"#,
-                                    copying: [(column: "k", expression: #""k""#), (column: "v", expression: #""v""#)])
+            try source.rebuildTable(
+                named: name, definition: #""k" INTEGER PRIMARY KEY, "v" TEXT"#,
+                copying: [(column: "k", expression: #""k""#), (column: "v", expression: #""v""#)])
         }
     }
 
@@ -100,7 +102,8 @@ import Testing
 
     @Test func contentlessAndViewContentFTS5Restore() throws {
         let source = try Connection()
-        try source.execute("""
+        try source.execute(
+            """
             CREATE TABLE z_items(id INTEGER PRIMARY KEY, body TEXT);
             CREATE VIEW a_view AS SELECT id, body FROM z_items;
             CREATE VIRTUAL TABLE a_index USING fts5(body, content='a_view', content_rowid='id');
@@ -150,7 +153,8 @@ import Testing
 
     @Test func integerPrimaryKeyDescKeepsItsRowids() throws {
         let source = try Connection()
-        try source.execute("""
+        try source.execute(
+            """
             CREATE TABLE d(id INTEGER PRIMARY KEY DESC, v TEXT);
             INSERT INTO d(rowid, id, v) VALUES (100, 1, 'a'), (5, 2, 'b'), (50, NULL, 'c');
             CREATE TABLE alias(id INTEGER, v, PRIMARY KEY(id DESC));

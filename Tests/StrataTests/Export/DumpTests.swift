@@ -19,7 +19,8 @@ struct SeededGenerator: RandomNumberGenerator {
 func makeNorthwind(at path: String) throws -> Connection {
     let db = try Connection(storageLocation: .onDisk(path))
     var random = SeededGenerator(state: 42)
-    try db.execute("""
+    try db.execute(
+        """
         PRAGMA foreign_keys = ON;
         CREATE TABLE categories(id INTEGER PRIMARY KEY, name TEXT NOT NULL, description TEXT, picture BLOB);
         CREATE TABLE suppliers(id INTEGER PRIMARY KEY, company TEXT NOT NULL, contact TEXT, city TEXT, country TEXT, phone TEXT, homepage TEXT);
@@ -53,24 +54,28 @@ func makeNorthwind(at path: String) throws -> Connection {
             try db.run("INSERT INTO categories VALUES (?, ?, ?, ?)", id, "Category \(id) — ünïcødé", id % 3 == 0 ? nil : "Line 1\nLine 'two'", blob(200 + id))
         }
         for id in 1...29 {
-            try db.run("INSERT INTO suppliers VALUES (?, ?, ?, ?, ?, ?, ?)", id, "Supplier \(id) \"Ltd\"", "Contact \(id)",
-                       "City \(id % 7)", countries[id % countries.count], id % 4 == 0 ? nil : "(0\(id)) 555-\(1000 + id)", id % 5 == 0 ? "http://s\(id).example" : nil)
+            try db.run(
+                "INSERT INTO suppliers VALUES (?, ?, ?, ?, ?, ?, ?)", id, "Supplier \(id) \"Ltd\"", "Contact \(id)",
+                "City \(id % 7)", countries[id % countries.count], id % 4 == 0 ? nil : "(0\(id)) 555-\(1000 + id)", id % 5 == 0 ? "http://s\(id).example" : nil)
         }
         for id in 1...77 {
-            try db.run("INSERT INTO products VALUES (?, ?, ?, ?, ?, ?, ?, ?)", id, "Product \(id) 🍵", 1 + id % 29, 1 + id % 8,
-                       "\(id % 12 + 1) boxes", Double.random(in: 2...263, using: &random), 10_000, id % 9 == 0 ? 1 : 0)
+            try db.run(
+                "INSERT INTO products VALUES (?, ?, ?, ?, ?, ?, ?, ?)", id, "Product \(id) 🍵", 1 + id % 29, 1 + id % 8,
+                "\(id % 12 + 1) boxes", Double.random(in: 2...263, using: &random), 10_000, id % 9 == 0 ? 1 : 0)
         }
         for id in 0..<91 {
             let code = String(format: "C%04d", id)
-            try db.run("INSERT INTO customers VALUES (?, ?, ?, ?, ?, ?)", code, "Customer \(id)", "Contact \(id)", "City \(id % 13)",
-                       id % 3 == 0 ? nil : "Region \(id % 4)", countries[id % countries.count])
+            try db.run(
+                "INSERT INTO customers VALUES (?, ?, ?, ?, ?, ?)", code, "Customer \(id)", "Contact \(id)", "City \(id % 13)",
+                id % 3 == 0 ? nil : "Region \(id % 4)", countries[id % countries.count])
         }
         for id in 1...9 {
-            try db.run("INSERT INTO employees(last_name, first_name, title, birth_date, reports_to, photo, notes) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       "Last\(id)", "Fírst\(id)", id == 2 ? "Vice President" : "Sales Representative", "19\(50 + id)-0\(id)-1\(id)",
-                       id <= 2 ? nil : 2, blob(64), id % 2 == 0 ? nil : "Notes with a\ttab and ; semicolon")
+            try db.run(
+                "INSERT INTO employees(last_name, first_name, title, birth_date, reports_to, photo, notes) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "Last\(id)", "Fírst\(id)", id == 2 ? "Vice President" : "Sales Representative", "19\(50 + id)-0\(id)-1\(id)",
+                id <= 2 ? nil : 2, blob(64), id % 2 == 0 ? nil : "Notes with a\ttab and ; semicolon")
         }
-        try db.execute("DELETE FROM employees WHERE id = 9")   // a gap, and sqlite_sequence still at 9
+        try db.execute("DELETE FROM employees WHERE id = 9") // a gap, and sqlite_sequence still at 9
         for id in 1...3 { try db.run("INSERT INTO shippers VALUES (?, ?, ?)", id, "Shipper \(id)", "(503) 555-\(9830 + id)") }
         for (id, name) in ["Eastern", "Western", "Northern", "Southern"].enumerated() { try db.run("INSERT INTO region VALUES (?, ?)", id + 1, name) }
         for id in 0..<53 { try db.run("INSERT INTO territories VALUES (?, ?, ?)", String(format: "%05d", 1000 + id * 17), "Territory \(id)", 1 + id % 4) }
@@ -79,14 +84,16 @@ func makeNorthwind(at path: String) throws -> Connection {
         }
         var detailCount = 0
         for id in 10_248..<(10_248 + 830) {
-            try db.run("INSERT INTO orders VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", id, String(format: "C%04d", id % 91), 1 + id % 8,
-                       "1997-\(1 + id % 12)-\(1 + id % 28)", id % 10 == 0 ? nil : "1997-\(1 + id % 12)-\(1 + (id + 3) % 28)",
-                       1 + id % 3, Double.random(in: 0...1000, using: &random), "Ship \(id)", countries[id % countries.count])
+            try db.run(
+                "INSERT INTO orders VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", id, String(format: "C%04d", id % 91), 1 + id % 8,
+                "1997-\(1 + id % 12)-\(1 + id % 28)", id % 10 == 0 ? nil : "1997-\(1 + id % 12)-\(1 + (id + 3) % 28)",
+                1 + id % 3, Double.random(in: 0...1000, using: &random), "Ship \(id)", countries[id % countries.count])
             let lines = 1 + Int.random(in: 0...4, using: &random)
             for line in 0..<lines where detailCount < 2155 {
                 detailCount += 1
-                try db.run("INSERT INTO order_details VALUES (?, ?, ?, ?, ?)", id, 1 + (id + line * 7) % 77,
-                           Double.random(in: 2...100, using: &random), 1 + line * 5, [0, 0.05, 0.1, 0.25][line % 4])
+                try db.run(
+                    "INSERT INTO order_details VALUES (?, ?, ?, ?, ?)", id, 1 + (id + line * 7) % 77,
+                    Double.random(in: 2...100, using: &random), 1 + line * 5, [0, 0.05, 0.1, 0.25][line % 4])
             }
         }
     }
@@ -104,7 +111,8 @@ func tableChecksums(_ db: Connection) throws -> [String: UInt64] {
         let withoutRowid: Int? = try db.query("SELECT wr FROM pragma_table_list WHERE name = ?", table)
         let columns: [String] = try db.query("SELECT name FROM pragma_table_info(?)", table)
         let quoted = columns.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-        let select = withoutRowid == 1
+        let select =
+            withoutRowid == 1
             ? "SELECT \(quoted.joined(separator: ", ")) FROM \"\(table.replacingOccurrences(of: "\"", with: "\"\""))\" ORDER BY 1"
             : "SELECT _rowid_, \(quoted.joined(separator: ", ")) FROM \"\(table.replacingOccurrences(of: "\"", with: "\"\""))\" ORDER BY _rowid_"
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -139,7 +147,8 @@ func dumpText(_ db: Connection, tables: [String]? = nil) throws -> String {
     @Test func northwindRoundTripsThroughAFile() throws {
         let directory = try TemporaryDirectory()
         let source = try makeNorthwind(at: directory.path("northwind.db"))
-        let rows: Int? = try source.query("""
+        let rows: Int? = try source.query(
+            """
             SELECT (SELECT count(*) FROM orders) + (SELECT count(*) FROM order_details) + (SELECT count(*) FROM products)
               + (SELECT count(*) FROM customers) + (SELECT count(*) FROM territories)
             """)
@@ -181,8 +190,11 @@ func dumpText(_ db: Connection, tables: [String]? = nil) throws -> String {
         #expect(lines[1] == "BEGIN TRANSACTION;")
         #expect(lines.dropLast().last == "COMMIT;")
         let creates = lines.filter { $0.hasPrefix("CREATE TABLE") }.map { $0.split(separator: " ")[2].split(separator: "(")[0] }
-        #expect(creates == ["categories", "customers", "employee_territories", "employees", "order_details", "orders",
-                            "products", "region", "shippers", "suppliers", "territories"])
+        #expect(
+            creates == [
+                "categories", "customers", "employee_territories", "employees", "order_details", "orders",
+                "products", "region", "shippers", "suppliers", "territories"
+            ])
         func position(_ prefix: String) -> Int { lines.firstIndex { $0.hasPrefix(prefix) } ?? -1 }
         #expect(position("CREATE TABLE territories") < position("INSERT INTO \"categories\""))
         #expect(position("INSERT INTO \"territories\"") < position("CREATE INDEX"))
@@ -204,7 +216,8 @@ func dumpText(_ db: Connection, tables: [String]? = nil) throws -> String {
 
     @Test func everyStorageClassAndHostileIdentifiersRoundTrip() throws {
         let source = try Connection()
-        try source.execute(#"""
+        try source.execute(
+            #"""
             CREATE TABLE "we""ird [t]able" ("select" INTEGER PRIMARY KEY, "order" TEXT, "a b" REAL, "ünï ✓" BLOB, "x]y" ANY, "rowid" TEXT);
             CREATE TABLE [group](k TEXT, v, PRIMARY KEY (k, v)) WITHOUT ROWID;
             CREATE TABLE `from`(a INTEGER, b INTEGER GENERATED ALWAYS AS (a * 2) STORED, c TEXT GENERATED ALWAYS AS (upper(d)), d TEXT);
@@ -219,16 +232,20 @@ func dumpText(_ db: Connection, tables: [String]? = nil) throws -> String {
             CREATE VIRTUAL TABLE notes_index USING fts5(text, content='notes', content_rowid='id');
             """#)
         var random = SeededGenerator(state: 7)
-        let edgeReals: [Double] = [0.1, -0.0, Double.leastNormalMagnitude / 3, Double.greatestFiniteMagnitude,
-                                   -Double.leastNonzeroMagnitude, Double.infinity, -Double.infinity, 1e20, 100, 1.0 / 3.0]
+        let edgeReals: [Double] = [
+            0.1, -0.0, Double.leastNormalMagnitude / 3, Double.greatestFiniteMagnitude,
+            -Double.leastNonzeroMagnitude, Double.infinity, -Double.infinity, 1e20, 100, 1.0 / 3.0
+        ]
         let randomReals: [Double] = (0..<300).map { _ in Double(bitPattern: random.next()) }.filter { $0.isFinite }
         let reals = edgeReals + randomReals
         for (index, real) in reals.enumerated() {
-            try source.run("INSERT INTO \"we\"\"ird [t]able\" VALUES (?, ?, ?, ?, ?, ?)", index * 3 - 100, "it's \"quoted\"\nline;two\r\n--not a comment /*", real,
-                           Data((0..<(index % 5)).map { UInt8(truncatingIfNeeded: $0 * 77 + index) }),
-                           [Int64.min, Int64.max, 0, -1][index % 4], index % 2 == 0 ? nil : "shadow \(index)")
+            try source.run(
+                "INSERT INTO \"we\"\"ird [t]able\" VALUES (?, ?, ?, ?, ?, ?)", index * 3 - 100, "it's \"quoted\"\nline;two\r\n--not a comment /*", real,
+                Data((0..<(index % 5)).map { UInt8(truncatingIfNeeded: $0 * 77 + index) }),
+                [Int64.min, Int64.max, 0, -1][index % 4], index % 2 == 0 ? nil : "shadow \(index)")
         }
-        try source.execute("""
+        try source.execute(
+            """
             INSERT INTO "we""ird [t]able"("order") VALUES (CAST(X'610062' AS TEXT)), (CAST(X'FFFE41' AS TEXT)), (''), (char(0x1F600));
             INSERT INTO [group] VALUES ('b', 2), ('a', X'00FF'), ('a', 1.5), ('c', 'text');
             INSERT INTO `from`(a, d) VALUES (1, 'x'), (NULL, NULL), (3, 'ü');
@@ -274,7 +291,8 @@ func dumpText(_ db: Connection, tables: [String]? = nil) throws -> String {
         let target = try Connection()
         try target.execute("CREATE TABLE existing(y)")
         #expect(throws: DumpError.databaseNotEmpty(objectCount: 1)) { try target.restore(fromDump: text) }
-        #expect(DumpError.databaseNotEmpty(objectCount: 1).description
+        #expect(
+            DumpError.databaseNotEmpty(objectCount: 1).description
                 == "cannot restore a dump into a database that is not empty (it has 1 schema object)")
         let count: Int? = try target.query("SELECT count(*) FROM sqlite_master")
         #expect(count == 1)
@@ -297,7 +315,8 @@ func dumpText(_ db: Connection, tables: [String]? = nil) throws -> String {
     @Test func statementsSplitAcrossChunksAndTriggerBodies() throws {
         // A trigger's body holds `;` that do not end it; a chunk boundary may fall anywhere.
         let source = try Connection()
-        try source.execute("""
+        try source.execute(
+            """
             CREATE TABLE a(x TEXT); CREATE TABLE log(m TEXT);
             CREATE TRIGGER t AFTER INSERT ON a BEGIN INSERT INTO log VALUES ('a;b'); INSERT INTO log VALUES (NEW.x); END;
             """)

@@ -9,7 +9,7 @@ import Strata
         "/usr/lib/x86_64-linux-gnu/mod_spatialite.so",
         "/usr/lib/aarch64-linux-gnu/mod_spatialite.so",
         "/usr/lib/mod_spatialite.so",
-        "/usr/local/lib/mod_spatialite.so",
+        "/usr/local/lib/mod_spatialite.so"
     ]
 
     static var path: String? { candidates.first { FileManager.default.fileExists(atPath: $0) } }
@@ -31,8 +31,9 @@ import Strata
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spatialite-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let database = try Database(storageLocation: .onDisk(directory.appendingPathComponent("geo.sqlite").path),
-                                    extensions: [try #require(Self.path)])
+        let database = try Database(
+            storageLocation: .onDisk(directory.appendingPathComponent("geo.sqlite").path),
+            extensions: [try #require(Self.path)])
         try database.executeWrite { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE places(name TEXT)") }
         let onReader: Double? = try database.executeRead { try $0.query("SELECT ST_X(MakePoint(7, 8))") }
         #expect(onReader == 7)

@@ -20,7 +20,9 @@ private final class Marker {}
             let marker = Marker()
             released = marker
             let error = sqliteError {
-                try connection.addCollation(named: "REVERSED") { lhs, rhs in _ = marker; return lhs.compare(rhs) }
+                try connection.addCollation(named: "REVERSED") { lhs, rhs in
+                    _ = marker; return lhs.compare(rhs)
+                }
             }
             #expect(error?.code == SQLITE_BUSY)
         }

@@ -42,15 +42,16 @@ final class Token { let id: Int; init(_ id: Int) { self.id = id } }
     @Test func resultsAndValues() throws {
         let db = try Connection()
         try db.addScalarFunction(named: "describe", argumentCount: -1, deterministic: true) { _, values in
-            .text(values.map { value -> String in
-                switch value.type {
-                case .null: return "null:\(value.text)|\(value.data.count)"
-                case .integer: return "int:\(value.integer):\(value.long)"
-                case .double: return "double:\(value.double)"
-                case .text: return "text:\(value.text):\(value.numericType == .integer)"
-                case .data: return "data:\(value.buffer.count)"
-                }
-            }.joined(separator: ","))
+            .text(
+                values.map { value -> String in
+                    switch value.type {
+                    case .null: return "null:\(value.text)|\(value.data.count)"
+                    case .integer: return "int:\(value.integer):\(value.long)"
+                    case .double: return "double:\(value.double)"
+                    case .text: return "text:\(value.text):\(value.numericType == .integer)"
+                    case .data: return "data:\(value.buffer.count)"
+                    }
+                }.joined(separator: ","))
         }
         #expect(try db.query("SELECT describe(NULL, 5, 1.5, '12', x'0102')") == "null:|0,int:5:5,double:1.5,text:12:true,data:2")
         try db.addScalarFunction(named: "make", argumentCount: 1) { _, values in

@@ -15,14 +15,18 @@ final class Tracked {}
             do {
                 let tracked = Tracked()
                 first = tracked
-                try db.addScalarFunction(named: "f", argumentCount: 0) { _, _ in _ = tracked; return .integer(1) }
+                try db.addScalarFunction(named: "f", argumentCount: 0) { _, _ in
+                    _ = tracked; return .integer(1)
+                }
             }
             #expect(first != nil)
             #expect(try db.query("SELECT f()") == 1)
             do {
                 let tracked = Tracked()
                 second = tracked
-                try db.addScalarFunction(named: "f", argumentCount: 0) { _, _ in _ = tracked; return .integer(2) }
+                try db.addScalarFunction(named: "f", argumentCount: 0) { _, _ in
+                    _ = tracked; return .integer(2)
+                }
             }
             #expect(first == nil)
             #expect(try db.query("SELECT f()") == 2)
@@ -31,8 +35,11 @@ final class Tracked {}
             do {
                 let tracked = Tracked()
                 third = tracked
-                try db.addAggregateFunction(named: "g", argumentCount: 1, contextObjectFactory: { tracked }, stepFunction: { _, _ in }, finalFunction: { _ in .null })
-                db.createCollation(named: "C") { lhs, rhs in _ = tracked; return lhs.compare(rhs) }
+                try db.addAggregateFunction(
+                    named: "g", argumentCount: 1, contextObjectFactory: { tracked }, stepFunction: { _, _ in }, finalFunction: { _ in .null })
+                db.createCollation(named: "C") { lhs, rhs in
+                    _ = tracked; return lhs.compare(rhs)
+                }
             }
             #expect(third != nil)
         }
@@ -46,11 +53,18 @@ final class Tracked {}
             let tracked = Tracked()
             weakTracked = tracked
             db.updateHook { _, _, _, _ in _ = tracked }
-            db.commitHook { _ = tracked; return false }
+            db.commitHook {
+                _ = tracked; return false
+            }
             db.rollbackHook { _ = tracked }
             db.traceEvent { _ in _ = tracked }
-            try db.authorizer { _, _, _, _, _ in _ = tracked; return .ok }
-            try db.busyHandler(.custom { _ in _ = tracked; return false })
+            try db.authorizer { _, _, _, _, _ in
+                _ = tracked; return .ok
+            }
+            try db.busyHandler(
+                .custom { _ in
+                    _ = tracked; return false
+                })
         }
         try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1)")
         #expect(weakTracked != nil)
@@ -65,15 +79,17 @@ final class Tracked {}
     }
 
     @Test func aggregateObjectsAreReleasedAfterEachGroup() throws {
-        final class Counter { static let lock = NSLock(); nonisolated(unsafe) static var live = 0
+        final class Counter {
+            static let lock = NSLock(); nonisolated(unsafe) static var live = 0
             init() { Counter.lock.withLock { Counter.live += 1 } }
             deinit { Counter.lock.withLock { Counter.live -= 1 } }
         }
         let db = try Connection()
         try db.execute("CREATE TABLE t(v); INSERT INTO t VALUES(1), (2), (3)")
-        try db.addAggregateFunction(named: "n", argumentCount: 1, contextObjectFactory: { Counter() },
-                                    stepFunction: { context, _ in _ = context.stepObject },
-                                    finalFunction: { context in context.finalObject == nil ? .null : .integer(1) })
+        try db.addAggregateFunction(
+            named: "n", argumentCount: 1, contextObjectFactory: { Counter() },
+            stepFunction: { context, _ in _ = context.stepObject },
+            finalFunction: { context in context.finalObject == nil ? .null : .integer(1) })
         let groups: [Int] = try db.query("SELECT n(v) FROM t GROUP BY v")
         #expect(groups == [1, 1, 1])
         #expect(Counter.live == 0)

@@ -66,7 +66,8 @@ import Testing
     /// A trigger's statements run under the statement that fired it: one report, for it.
     @Test func aTriggersStatementsAreNotReportedApart() throws {
         let connection = try Connection(storageLocation: .inMemory)
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TABLE t(x); CREATE TABLE log(x);
             CREATE TRIGGER t_log AFTER INSERT ON t BEGIN INSERT INTO log VALUES(new.x); END
             """)
@@ -87,7 +88,8 @@ import Testing
         let handler = StatementEventTimingTests.Finished()
         connection.setEventHandler(handler)
         let seen = Locked<[String]>([])
-        connection.traceEvent(mask: Connection.TraceEvent.statementMask | Connection.TraceEvent.profileMask) { [unowned connection] (event: Connection.TraceEvent) in
+        connection.traceEvent(mask: Connection.TraceEvent.statementMask | Connection.TraceEvent.profileMask) {
+            [unowned connection] (event: Connection.TraceEvent) in
             seen.withLock { $0.append("\(event)") }
             // Replaces the trace (and its dispatcher) while SQLite is inside its callback.
             connection.traceEvent(closure: nil)

@@ -41,13 +41,20 @@ import SQLite3
             case .rollbackHook:
                 connection.rollbackHook { seen.add("rollback") }
             case .commitHook:
-                connection.commitHook { seen.add("commit"); return false }
+                connection.commitHook {
+                    seen.add("commit"); return false
+                }
             case .updateHook:
                 connection.updateHook { _, _, table, _ in seen.add("update \(table ?? "")") }
             case .authorizer:
-                try connection.authorizer { action, _, _, _, _ in seen.add("authorize \(action)"); return .ok }
+                try connection.authorizer { action, _, _, _, _ in
+                    seen.add("authorize \(action)"); return .ok
+                }
             case .busyHandler:
-                try connection.busyHandler(.custom { _ in seen.add("busy"); return false })
+                try connection.busyHandler(
+                    .custom { _ in
+                        seen.add("busy"); return false
+                    })
             case .all:
                 break
             }

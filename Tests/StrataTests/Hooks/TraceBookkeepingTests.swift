@@ -17,7 +17,7 @@ import Testing
         defer { token.cancel() }
 
         let (traced, authorized) = try database.executeWrite { db -> ([String], [String]) in
-            #expect(try db.tableInfoForTableNamed("t")?.columnNames == ["id", "name"])   // a warm cache
+            #expect(try db.tableInfoForTableNamed("t")?.columnNames == ["id", "name"]) // a warm cache
             // Another connection moves the schema version, so the next introspection reads again.
             try Connection(storageLocation: .onDisk(path)).execute("CREATE TABLE other(x)")
             var traced: [String] = []
@@ -47,11 +47,12 @@ import Testing
             return (traced, authorized)
         }
         // SQLite may profile the count twice (it re-prepares it for the moved schema).
-        #expect(traced.filter { $0.hasPrefix("statement ") } == [
-            #"statement SELECT count(*) FROM "t""#,
-            "statement INSERT INTO t(name) VALUES('a')",
-            "statement SELECT name FROM t",
-        ])
+        #expect(
+            traced.filter { $0.hasPrefix("statement ") } == [
+                #"statement SELECT count(*) FROM "t""#,
+                "statement INSERT INTO t(name) VALUES('a')",
+                "statement SELECT name FROM t"
+            ])
         #expect(traced.allSatisfy { !$0.contains("sqlite_") && !$0.lowercased().contains("pragma") }, "\(traced)")
         #expect(authorized.allSatisfy { !$0.contains("sqlite_master") && !$0.hasPrefix("pragma") }, "\(authorized)")
         #expect(authorized.contains { $0.hasPrefix("insert t") }, "\(authorized)")
@@ -79,8 +80,8 @@ import Testing
         try db.execute("CREATE TABLE contacts(id INTEGER PRIMARY KEY, name TEXT)")
         var traced: [String] = []
         db.trace { traced.append($0) }
-        _ = try db.readSchema()          // reads sqlite_master for the program
-        _ = try db.readSchema()          // answered from the cache after a version check
+        _ = try db.readSchema() // reads sqlite_master for the program
+        _ = try db.readSchema() // answered from the cache after a version check
         db.trace(nil)
         #expect(traced == ["SELECT type, name, tbl_name, rootpage, sql FROM main.sqlite_master ORDER BY rowid"])
         // A user authorizer may deny such a read; the error reaches the caller.

@@ -31,18 +31,20 @@ private struct TracedEmployee: ExpressibleByRow {
         try connection.prepare("INSERT INTO employees VALUES(?, ?)").bind(2, "Phil Knight").run()
         let employees: [TracedEmployee] = try connection.query("SELECT * FROM employees")
         #expect(employees.map(\.name) == ["Bill Bowerman", "Phil Knight"])
-        #expect(expanded == [
-            "CREATE TABLE employees(id INTEGER PRIMARY KEY, name TEXT)",
-            "INSERT INTO employees VALUES(1, 'Bill Bowerman')",
-            "INSERT INTO employees VALUES(2, 'Phil Knight')",
-            "SELECT * FROM employees",
-        ])
-        #expect(written == [
-            "CREATE TABLE employees(id INTEGER PRIMARY KEY, name TEXT)",
-            "INSERT INTO employees VALUES(?, ?)",
-            "INSERT INTO employees VALUES(?, ?)",
-            "SELECT * FROM employees",
-        ])
+        #expect(
+            expanded == [
+                "CREATE TABLE employees(id INTEGER PRIMARY KEY, name TEXT)",
+                "INSERT INTO employees VALUES(1, 'Bill Bowerman')",
+                "INSERT INTO employees VALUES(2, 'Phil Knight')",
+                "SELECT * FROM employees"
+            ])
+        #expect(
+            written == [
+                "CREATE TABLE employees(id INTEGER PRIMARY KEY, name TEXT)",
+                "INSERT INTO employees VALUES(?, ?)",
+                "INSERT INTO employees VALUES(?, ?)",
+                "SELECT * FROM employees"
+            ])
         connection.traceEvent(closure: nil)
     }
 
@@ -59,11 +61,12 @@ private struct TracedEmployee: ExpressibleByRow {
         }
         let ids: [Int] = try connection.query("SELECT id FROM t WHERE id > ?", 1)
         #expect(ids == [2, 3])
-        #expect(events == [
-            "row SELECT id FROM t WHERE id > 1",
-            "row SELECT id FROM t WHERE id > 1",
-            "profile SELECT id FROM t WHERE id > 1 true",
-        ])
+        #expect(
+            events == [
+                "row SELECT id FROM t WHERE id > 1",
+                "row SELECT id FROM t WHERE id > 1",
+                "profile SELECT id FROM t WHERE id > 1 true"
+            ])
         #expect(Connection.TraceEvent.statement(statement: "a", sql: "b").description.contains("sql: \"b\""))
     }
 

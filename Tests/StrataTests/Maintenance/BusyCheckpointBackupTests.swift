@@ -21,7 +21,10 @@ import SQLite3
         #expect(Date().timeIntervalSince(start) >= 0.15)
 
         var attempts: [Int32] = []
-        try other.busyHandler(.custom { count in attempts.append(count); return count < 3 })
+        try other.busyHandler(
+            .custom { count in
+                attempts.append(count); return count < 3
+            })
         #expect(sqliteError { try other.execute("INSERT INTO t VALUES(2)") }?.code == SQLITE_BUSY)
         #expect(attempts == [0, 1, 2, 3])
         try other.busyHandler(.defaultBehavior)
@@ -128,7 +131,8 @@ import SQLite3
         let backupQueue = DispatchQueue(label: "backup")
         backupQueue.suspend()
         let (result, progress) = try waitForBackup { completion in
-            let progress = try source.backup(to: destination, pageSize: 5, backupQueue: backupQueue, completionQueue: DispatchQueue(label: "c"), completion: completion)
+            let progress = try source.backup(
+                to: destination, pageSize: 5, backupQueue: backupQueue, completionQueue: DispatchQueue(label: "c"), completion: completion)
             progress.pause()
             backupQueue.resume()
             Thread.sleep(forTimeInterval: 0.1)

@@ -13,7 +13,9 @@ private final class Outcome: @unchecked Sendable {
     let done = DispatchSemaphore(value: 0)
 
     func finish(_ error: (any Error)?) {
-        lock.withLock { finished = true; self.error = error }
+        lock.withLock {
+            finished = true; self.error = error
+        }
         done.signal()
     }
     var isFinished: Bool { lock.withLock { finished } }
@@ -43,26 +45,27 @@ private struct Handed: @unchecked Sendable { let connection: Connection }
         let handed = Handed(connection: second)
         var finishedWhileFirstHeld: Bool?
         let started = Date()
-        try first.busyHandler(.custom { count in
-            if count == 0 {
-                Thread.detachNewThread {
-                    do {
-                        _ = try handed.connection.checkpoint(mode: .passive)
-                        outcome.finish(nil)
-                    } catch {
-                        outcome.finish(error)
+        try first.busyHandler(
+            .custom { count in
+                if count == 0 {
+                    Thread.detachNewThread {
+                        do {
+                            _ = try handed.connection.checkpoint(mode: .passive)
+                            outcome.finish(nil)
+                        } catch {
+                            outcome.finish(error)
+                        }
                     }
+                    return true
                 }
-                return true
-            }
-            Thread.sleep(forTimeInterval: 0.01)
-            if finishedWhileFirstHeld == nil, Date().timeIntervalSince(started) > 0.3 {
-                finishedWhileFirstHeld = outcome.isFinished
-                // Let the first checkpoint through: the writer commits.
-                try? writer.execute("COMMIT")
-            }
-            return count < 1_000
-        })
+                Thread.sleep(forTimeInterval: 0.01)
+                if finishedWhileFirstHeld == nil, Date().timeIntervalSince(started) > 0.3 {
+                    finishedWhileFirstHeld = outcome.isFinished
+                    // Let the first checkpoint through: the writer commits.
+                    try? writer.execute("COMMIT")
+                }
+                return count < 1_000
+            })
         let result = try first.checkpoint(mode: .full)
         #expect(result.logFrames == result.checkpointedFrames)
         #expect(finishedWhileFirstHeld == false)

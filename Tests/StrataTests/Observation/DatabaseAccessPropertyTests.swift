@@ -44,8 +44,9 @@ import StrataTestSupport
             let other = Self.access(&random)
             var union = written
             union.formUnion(other)
-            try require(read.isAffected(by: union) == (Self.hashed(read, written) || Self.hashed(read, other)),
-                        "union of \(written) and \(other) against \(read)")
+            try require(
+                read.isAffected(by: union) == (Self.hashed(read, written) || Self.hashed(read, other)),
+                "union of \(written) and \(other) against \(read)")
         }
     }
 

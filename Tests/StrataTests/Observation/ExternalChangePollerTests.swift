@@ -21,9 +21,10 @@ import Testing
         let directory = try TemporaryDirectory()
         let database = try ObservationTests.makeDatabase(directory)
         try await database.write { try $0.execute("CREATE TABLE t(v INTEGER)") }
-        let observed = ObservedValues(database.observe(externalChanges: .seconds(Int64.max)) {
-            try $0.query("SELECT count(*) FROM t") as Int? ?? 0
-        })
+        let observed = ObservedValues(
+            database.observe(externalChanges: .seconds(Int64.max)) {
+                try $0.query("SELECT count(*) FROM t") as Int? ?? 0
+            })
         await observed.wait { $0 == [0] }
         try await database.write { try $0.run("INSERT INTO t VALUES(1)") }
         await observed.wait { $0.last == 1 }

@@ -100,7 +100,7 @@ import Testing
             "SELECT coalesce(group_concat(g), '') FROM (SELECT g FROM t ORDER BY g)",
             "SELECT coalesce(group_concat(v), '') FROM (SELECT v FROM t ORDER BY v)",
             "SELECT coalesce(group_concat(h), '') FROM (SELECT hex(b) AS h FROM t ORDER BY h)",
-            "SELECT CAST((SELECT freelist_count FROM pragma_freelist_count) AS TEXT)",
+            "SELECT CAST((SELECT freelist_count FROM pragma_freelist_count) AS TEXT)"
         ]
         if temp { fetches.append("SELECT count(*) || ':' || coalesce(sum(n), 0) FROM scratch") }
         return fetches
@@ -174,44 +174,48 @@ import Testing
             // its own open transaction.
             let queue = ConnectionQueue(connection: try Connection(storageLocation: .inMemory))
             try queue.execute { try $0.execute(Self.schema + "; CREATE TEMP TABLE scratch(n)") }
-            try await Self.check(testCase.queue, on: Target(
-                name: "ConnectionQueue", observable: queue,
-                write: { write in
-                    if case .rolledBack = write {
-                        try await queue.performInTransaction { connection in
-                            try write.apply(connection)
-                            throw RolledBack()
+            try await Self.check(
+                testCase.queue,
+                on: Target(
+                    name: "ConnectionQueue", observable: queue,
+                    write: { write in
+                        if case .rolledBack = write {
+                            try await queue.performInTransaction { connection in
+                                try write.apply(connection)
+                                throw RolledBack()
+                            }
+                        } else {
+                            try await queue.perform { try write.apply($0) }
                         }
-                    } else {
-                        try await queue.perform { try write.apply($0) }
-                    }
-                },
-                read: { sql in try await queue.perform { try $0.query(sql) as String? ?? "" } },
-                queue: queue
-            ), seed: testCase.seed)
+                    },
+                    read: { sql in try await queue.perform { try $0.query(sql) as String? ?? "" } },
+                    queue: queue
+                ), seed: testCase.seed)
 
             // A Database: fetches on pool readers after each commit.
             let directory = try TemporaryDirectory()
             let database = try ObservationTests.makeDatabase(directory)
             try await database.write { try $0.execute(Self.schema) }
-            try await Self.check(testCase.database, on: Target(
-                name: "Database", observable: database,
-                write: { write in
-                    if case .rolledBack = write {
-                        try await database.writeInTransaction { connection in
-                            try write.apply(connection)
-                            throw RolledBack()
+            try await Self.check(
+                testCase.database,
+                on: Target(
+                    name: "Database", observable: database,
+                    write: { write in
+                        if case .rolledBack = write {
+                            try await database.writeInTransaction { connection in
+                                try write.apply(connection)
+                                throw RolledBack()
+                            }
+                        } else if case .vacuum = write {
+                            // VACUUM cannot run inside the transaction `write` opens.
+                            try await database.writeWithoutTransaction { try write.apply($0) }
+                        } else {
+                            try await database.write { try write.apply($0) }
                         }
-                    } else if case .vacuum = write {
-                        // VACUUM cannot run inside the transaction `write` opens.
-                        try await database.writeWithoutTransaction { try write.apply($0) }
-                    } else {
-                        try await database.write { try write.apply($0) }
-                    }
-                },
-                read: { sql in try await database.read { try $0.query(sql) as String? ?? "" } },
-                queue: nil
-            ), seed: testCase.seed)
+                    },
+                    read: { sql in try await database.read { try $0.query(sql) as String? ?? "" } },
+                    queue: nil
+                ), seed: testCase.seed)
         }
     }
 }

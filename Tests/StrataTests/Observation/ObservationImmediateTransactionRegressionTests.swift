@@ -35,7 +35,8 @@ import StrataTestSupport
         let path = directory.path("observed.sqlite")
         let database = sqiftInitializer ? try Database(storageLocation: .onDisk(path)) : try Database(path: path)
         try await database.writeWithoutTransaction {
-            try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER); CREATE TABLE other(x); INSERT INTO t VALUES(1, 1, 1)")
+            try $0.execute(
+                "PRAGMA journal_mode = WAL; CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER); CREATE TABLE other(x); INSERT INTO t VALUES(1, 1, 1)")
         }
         let observed = ObservedValues(database.observe { Fetched(numbers: try $0.query("SELECT a FROM t ORDER BY id")) })
         await observed.wait { $0.count == 1 }

@@ -28,7 +28,9 @@ import Testing
         try await database.write { try $0.run("INSERT INTO t(v) VALUES(?)", 7) }
         let value = try await withThrowingTaskGroup(of: Int??.self) { group in
             group.addTask { try await waiting.value }
-            group.addTask { try await Task.sleep(for: .seconds(30)); return .some(nil) }
+            group.addTask {
+                try await Task.sleep(for: .seconds(30)); return .some(nil)
+            }
             let first = try await group.next() ?? nil
             group.cancelAll()
             return first

@@ -14,11 +14,12 @@ import Testing
     /// Each statement fails at its third row and keeps the first two, which autocommit commits:
     /// `OR FAIL`, a column's `ON CONFLICT FAIL`, a trigger's `RAISE(FAIL)`; run through `execute`
     /// (a script's statement) and `run` (a cached statement's fast path).
-    @Test(arguments: [
-        "INSERT OR FAIL INTO t(id) VALUES (1), (2), (1)",
-        "INSERT INTO t(id, v) VALUES (1, 1), (2, 2), (4, 1)",
-        "INSERT INTO t(id) VALUES (1), (2), (3)",
-    ], [false, true])
+    @Test(
+        arguments: [
+            "INSERT OR FAIL INTO t(id) VALUES (1), (2), (1)",
+            "INSERT INTO t(id, v) VALUES (1, 1), (2, 2), (4, 1)",
+            "INSERT INTO t(id) VALUES (1), (2), (3)"
+        ], [false, true])
     func rowsKeptByAFailingStatementAreSeen(sql: String, cached: Bool) async throws {
         let directory = try TemporaryDirectory()
         let database = try ObservationTests.makeDatabase(directory)

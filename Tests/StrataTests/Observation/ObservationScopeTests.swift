@@ -23,10 +23,12 @@ import Testing
         let (directory, database) = try database()
         _ = directory
         let counts = Locked<[Int]>([])
-        let returned = try await database.withObservation({ try $0.query("SELECT count(*) FROM t") as Int? ?? 0 },
-                                                          onChange: { result in
-            if case .success(let count) = result { counts.withLock { $0.append(count) } }
-        }) { () async throws -> String in
+        let returned = try await database.withObservation(
+            { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 },
+            onChange: { result in
+                if case .success(let count) = result { counts.withLock { $0.append(count) } }
+            }
+        ) { () async throws -> String in
             #expect(try await eventually { database.activeObservationCount == 1 })
             try database.executeWrite { try $0.run("INSERT INTO t DEFAULT VALUES") }
             let deadline = Date().addingTimeInterval(10)

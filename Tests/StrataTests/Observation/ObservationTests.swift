@@ -132,14 +132,15 @@ struct Fetched: Sendable {
         "DELETE FROM parent",
         "UPDATE parent SET id = 10",
         "ALTER TABLE t ADD COLUMN extra",
-        "CREATE TABLE brand_new(x)",
+        "CREATE TABLE brand_new(x)"
     ])
     func everyKindOfChangeYieldsAValue(sql: String) async throws {
         let directory = try TemporaryDirectory()
         let database = try Self.makeDatabase(directory)
         // Without a transaction: inside one, SQLite ignores PRAGMA foreign_keys.
         try await database.writeWithoutTransaction {
-            try $0.execute("""
+            try $0.execute(
+                """
                 PRAGMA foreign_keys = ON;
                 CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER);
                 INSERT INTO t VALUES(1, 1);
@@ -163,9 +164,10 @@ struct Fetched: Sendable {
         case let text where text.contains("brand_new"): observedSQL = "SELECT count(*) FROM sqlite_master"
         default: observedSQL = "SELECT * FROM t"
         }
-        let observed = ObservedValues(database.observe { connection in
-            Fetched(numbers: [try connection.query("SELECT count(*) FROM (\(observedSQL))") as Int? ?? 0])
-        })
+        let observed = ObservedValues(
+            database.observe { connection in
+                Fetched(numbers: [try connection.query("SELECT count(*) FROM (\(observedSQL))") as Int? ?? 0])
+            })
         await observed.wait { $0.count == 1 }
         try await database.write { try $0.execute(sql) }
         await observed.wait { $0.count == 2 }
@@ -180,17 +182,21 @@ struct Fetched: Sendable {
         await observed.wait { $0 == [0] }
         // The raw-handle path (no `Statement`) that records' and Squeal's inserts take.
         let insert = StatementCacheKey(reusing: "INSERT INTO people(name) VALUES(?)")
-        try await database.write { try $0.runCachedStatement(insert) { handle in
-            let code = try "Ann".bind(to: handle, at: 1)
-            return code == SQLITE_OK ? nil : (code, 1)
-        } }
+        try await database.write {
+            try $0.runCachedStatement(insert) { handle in
+                let code = try "Ann".bind(to: handle, at: 1)
+                return code == SQLITE_OK ? nil : (code, 1)
+            }
+        }
         await observed.wait { $0.last == 1 }
         try await database.write { try $0.run("DELETE FROM people") }
         await observed.wait { $0.last == 0 }
         // The DSL's migration creates a table and adds a row to the observed one.
         let schema = Schema(identifier: "people") { schema in
             schema.version(1) { v1 in
-                v1.createTable("emails") { emails in emails.primaryKey("id"); emails.column("address", type: .Text) }
+                v1.createTable("emails") { emails in
+                    emails.primaryKey("id"); emails.column("address", type: .Text)
+                }
                 v1.execute { db in try db.run("INSERT INTO people(name) VALUES(?)", "Bo") }
             }
         }
@@ -320,7 +326,7 @@ struct Fetched: Sendable {
         observed.cancel()
     }
 
-    #if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
+    #if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
     @Test func anotherProcessInsertIsSeenByThePoll() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("shared.sqlite")

@@ -36,7 +36,8 @@ import StrataTestSupport
         let directory = try TemporaryDirectory()
         let database = try Self.makeDatabase(directory)
         try await database.write {
-            try $0.execute("""
+            try $0.execute(
+                """
                 CREATE TABLE t(id INTEGER PRIMARY KEY, x INTEGER, g AS (x * 2), s INTEGER GENERATED ALWAYS AS (x + 1) STORED, other INTEGER);
                 INSERT INTO t(id, x) VALUES(1, 1)
                 """)
@@ -134,19 +135,21 @@ import StrataTestSupport
         let backupQueue = DispatchQueue(label: "backup")
         // On a thread of its own: the queue's connection is held (and this thread blocked) until
         // the backup is done, which would hold a thread of the cooperative pool.
-        let result = try await onOwnThread { try queue.execute { connection -> Connection.BackupResult? in
-            let source = try Connection(storageLocation: .inMemory)
-            try source.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1), (2), (3)")
-            // The queue's connection is held until the backup is done, as `backup` requires.
-            let done = DispatchSemaphore(value: 0)
-            let outcome = Locked<Connection.BackupResult?>(nil)
-            try source.backup(to: connection, pageSize: -1, backupQueue: backupQueue, completionQueue: backupQueue) { result in
-                outcome.withLock { $0 = result }
-                done.signal()
+        let result = try await onOwnThread {
+            try queue.execute { connection -> Connection.BackupResult? in
+                let source = try Connection(storageLocation: .inMemory)
+                try source.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1), (2), (3)")
+                // The queue's connection is held until the backup is done, as `backup` requires.
+                let done = DispatchSemaphore(value: 0)
+                let outcome = Locked<Connection.BackupResult?>(nil)
+                try source.backup(to: connection, pageSize: -1, backupQueue: backupQueue, completionQueue: backupQueue) { result in
+                    outcome.withLock { $0 = result }
+                    done.signal()
+                }
+                done.wait()
+                return outcome.current
             }
-            done.wait()
-            return outcome.current
-        } }
+        }
         #expect(result?.isSuccess == true)
         await observed.wait { $0.last == 3 }
         observed.cancel()
@@ -156,7 +159,8 @@ import StrataTestSupport
         let directory = try TemporaryDirectory()
         let database = try Self.makeDatabase(directory)
         try await database.write {
-            try $0.execute("""
+            try $0.execute(
+                """
                 CREATE TABLE t(x);
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
                 INSERT INTO t SELECT randomblob(200) FROM n;

@@ -43,7 +43,7 @@ private struct ColumnX: SQLExpressible {
 /// rows a generated comparison selects are the rows a hand-written query selects.
 @Suite struct SQLExpressionPropertyTests {
     private static let operators: [(SQLOperator, String)] = [
-        (.equal, "="), (.notEqual, "<>"), (.less, "<"), (.lessOrEqual, "<="), (.greater, ">"), (.greaterOrEqual, ">="),
+        (.equal, "="), (.notEqual, "<>"), (.less, "<"), (.lessOrEqual, "<="), (.greater, ">"), (.greaterOrEqual, ">=")
     ]
 
     @Test func comparisonsSelectWhatHandWrittenSQLSelects() throws {

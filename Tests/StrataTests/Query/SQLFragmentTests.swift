@@ -112,8 +112,9 @@ private func makeBooks() throws -> Connection {
         #expect(aliased.unqualifyingColumns() == condition)
         // Identifiers that are not columns are left alone; qualified columns keep their table.
         let join: SQLFragment = "SELECT * FROM \(identifier: "book") JOIN \(identifier: "author") ON \(column: "authorId") = \(column: "id", table: "author")"
-        #expect(join.qualifyingColumns(with: "book").sql
-            == #"SELECT * FROM "book" JOIN "author" ON "book"."authorId" = "author"."id""#)
+        #expect(
+            join.qualifyingColumns(with: "book").sql
+                == #"SELECT * FROM "book" JOIN "author" ON "book"."authorId" = "author"."id""#)
         // Nested fragments qualify too; a hostile alias is quoted.
         let outer: SQLFragment = "NOT (\(condition))"
         #expect(outer.qualifyingColumns(with: #"x"y"#).sql == #"NOT ("x""y"."year" > ? AND "x""y"."title" = ?)"#)

@@ -49,7 +49,8 @@ import StrataTestSupport
             let descending = random.oneIn(2)
             let limit: Int? = random.oneIn(3) ? nil : random.int(0...8)
             let offset: Int? = random.oneIn(3) ? nil : random.int(-2...8)
-            let clauses = StatementClauses(predicate: .written(predicate), orderings: [SQLFragment(sql: descending ? "a DESC, rowid" : "a, rowid")], limit: limit, offset: offset)
+            let clauses = StatementClauses(
+                predicate: .written(predicate), orderings: [SQLFragment(sql: descending ? "a DESC, rowid" : "a, rowid")], limit: limit, offset: offset)
             let rendered = clauses.select("a, b", from: "t")
             var handWritten = "SELECT a, b FROM t" + (predicate.map { " WHERE " + $0 } ?? "") + " ORDER BY a\(descending ? " DESC" : ""), rowid"
             switch (limit, offset) {

@@ -115,7 +115,7 @@ import SQLite3
         try db.execute("CREATE TABLE t(v)")
         try db.savepoint(named: "a") {
             try db.run("INSERT INTO t VALUES(?)", 1)
-            try db.savepoint(named: "A") { try db.run("INSERT INTO t VALUES(?)", 2) }   // same name, any case
+            try db.savepoint(named: "A") { try db.run("INSERT INTO t VALUES(?)", 2) } // same name, any case
             #expect(db.isInTransaction)
             #expect(throws: Abort.self) {
                 try db.savepoint(named: "b") {
@@ -138,7 +138,7 @@ import SQLite3
         try db.run("INSERT INTO t VALUES(?)", 5)
         try db.openSavepoint("n")
         try db.run("INSERT INTO t VALUES(?)", 6)
-        try db.rollbackToSavepoint(named: "m")       // undoes 5 and 6, keeps m open, n gone
+        try db.rollbackToSavepoint(named: "m") // undoes 5 and 6, keeps m open, n gone
         #expect(db.isInTransaction)
         #expect(throws: SQLiteError.self) { try db.releaseSavepoint(named: "n") }
         try db.run("INSERT INTO t VALUES(?)", 7)

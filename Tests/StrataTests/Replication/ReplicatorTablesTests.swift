@@ -31,7 +31,11 @@ import Testing
         try db.execute(Self.litestreamTables)
         try db.execute("INSERT INTO _litestream_seq VALUES (1, 42)")
         let schema = Schema { s in
-            s.version(1) { v in v.createTable("notes") { t in t.primaryKey("id"); t.column("body", type: .Text) } }
+            s.version(1) { v in
+                v.createTable("notes") { t in
+                    t.primaryKey("id"); t.column("body", type: .Text)
+                }
+            }
         }
         try schema.migrate(db)
         #expect(db.schema.tableNames == ["notes"])
@@ -39,7 +43,11 @@ import Testing
         // A reset (a database at a version the schema no longer knows) drops the schema's own
         // tables and leaves the replicator's.
         let newer = Schema { s in
-            s.version(2) { v in v.createTable("memos") { t in t.primaryKey("id"); t.column("body", type: .Text) } }
+            s.version(2) { v in
+                v.createTable("memos") { t in
+                    t.primaryKey("id"); t.column("body", type: .Text)
+                }
+            }
         }
         try newer.migrate(db, options: [.ResetOldDatabaseVersions])
         #expect(try db.query("SELECT seq FROM _litestream_seq") as Int? == 42)

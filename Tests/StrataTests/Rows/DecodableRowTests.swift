@@ -19,10 +19,11 @@ struct DecodedCar: DecodableRow, Equatable {
         try db.run("INSERT INTO cars VALUES(?, ?, ?, ?, ?, ?)", 1, "Audi", 52_642, 4.5, date, ArrayBinding(elements: ["fast"]))
         try db.run("INSERT INTO cars(id, name) VALUES(?, ?)", 2, "Kia")
         let cars: [DecodedCar] = try db.query("SELECT tags, released, rating, price, name, id FROM cars ORDER BY id")
-        #expect(cars == [
-            DecodedCar(id: 1, name: "Audi", price: 52_642, rating: 4.5, released: date, tags: ["fast"]),
-            DecodedCar(id: 2, name: "Kia", price: nil, rating: nil, released: nil, tags: nil),
-        ])
+        #expect(
+            cars == [
+                DecodedCar(id: 1, name: "Audi", price: 52_642, rating: 4.5, released: date, tags: ["fast"]),
+                DecodedCar(id: 2, name: "Kia", price: nil, rating: nil, released: nil, tags: nil)
+            ])
         let one: DecodedCar? = try db.query("SELECT * FROM cars WHERE id = ?", 2)
         #expect(one?.name == "Kia")
     }

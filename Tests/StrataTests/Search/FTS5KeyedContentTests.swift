@@ -11,10 +11,11 @@ struct FTS5KeyedContentTests {
 
     /// Keys of the documents `pattern` matches through the keyed index, joined back by key.
     static func keyedMatches(_ db: Connection, _ pattern: FTS5Pattern) throws -> [String] {
-        try db.query(literal: """
-            SELECT m."key" FROM doc_fts JOIN doc_fts_keys AS m ON m.strata_fts_id = doc_fts.rowid
-            WHERE doc_fts MATCH \(pattern) ORDER BY m."key"
-            """)
+        try db.query(
+            literal: """
+                SELECT m."key" FROM doc_fts JOIN doc_fts_keys AS m ON m.strata_fts_id = doc_fts.rowid
+                WHERE doc_fts MATCH \(pattern) ORDER BY m."key"
+                """)
     }
 
     /// `integrity-check` with rank 1 also compares the index with its content (the view).
@@ -33,7 +34,7 @@ struct FTS5KeyedContentTests {
             }
             try db.createFTS5Table("doc_fts", columns: ["title", "body"], options: FTS5Options(content: .externalByKey(table: "doc", key: "id")))
             try db.createFTS5Table("doc_rowid_fts", columns: ["title", "body"], options: FTS5Options(content: .external(table: "doc", rowID: "rowid")))
-            try db.execute("DELETE FROM doc WHERE id = 'a'")   // a gap in the rowids, which a reload closes
+            try db.execute("DELETE FROM doc WHERE id = 'a'") // a gap in the rowids, which a reload closes
             try Self.integrityCheck(db, "doc_fts")
             try Self.integrityCheck(db, "doc_rowid_fts")
         }
@@ -45,7 +46,7 @@ struct FTS5KeyedContentTests {
 
         let db = try Connection(storageLocation: .onDisk(reloaded))
         let ids: [Int64] = try db.query("SELECT rowid FROM doc ORDER BY rowid")
-        #expect(ids == [1, 2, 3])   // renumbered: 2, 3, 4 before
+        #expect(ids == [1, 2, 3]) // renumbered: 2, 3, 4 before
         try Self.integrityCheck(db, "doc_fts")
         #expect(try Self.keyedMatches(db, #require(FTS5Pattern(matchingAllTokensIn: "pepper"))) == ["c"])
         let highlighted: [String] = try db.query("SELECT highlight(doc_fts, 0, '[', ']') FROM doc_fts WHERE doc_fts MATCH 'saffron'")
@@ -57,7 +58,7 @@ struct FTS5KeyedContentTests {
     @Test func staysInStepWithEveryWriteVacuumAndRebuild() throws {
         let words = ["spice", "salt", "select", "order", "café", "e\u{301}te\u{301}", "o'brien", "日本", "x"]
         try PropertyCheck.run("a keyed FTS5 index matches what a hand-kept index of the same rows matches", cases: 25) { random in
-            let db = try Connection()   // in memory: VACUUM still rewrites it
+            let db = try Connection() // in memory: VACUUM still rewrites it
             try db.execute(Self.schema)
             // The oracle: an FTS5 table with its own content, kept by hand beside every write.
             try db.execute("CREATE VIRTUAL TABLE oracle USING fts5(key UNINDEXED, title, body)")
@@ -102,8 +103,9 @@ struct FTS5KeyedContentTests {
                     try refreshOracle(key)
                 case 7 where !keys.isEmpty:
                     let key = random.pick(keys)
-                    try write("INSERT INTO doc VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET title = excluded.title",
-                              [.text(key), value(text()), .null])
+                    try write(
+                        "INSERT INTO doc VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET title = excluded.title",
+                        [.text(key), value(text()), .null])
                     try refreshOracle(key)
                 case 8:
                     try db.execute("VACUUM")

@@ -68,9 +68,11 @@ struct FTS5PatternTests {
             try db.createFTS5Table("tri", columns: ["title"], options: FTS5Options(tokenizer: .trigram))
             try db.run("INSERT INTO docs VALUES ('near and or not', 'café 日本語 quotes \" here')")
             try db.run("INSERT INTO tri VALUES ('near and or not')")
-            let pieces = ["\"", "'", "\"\"", "NEAR", "NEAR(", "AND", "OR", "NOT", "*", "^", ":", "(", ")", "+", "-", "{", "}",
-                          "title:", "body :", "é", "日本", "e\u{301}", "🇫🇷", "👍🏽", "\u{200B}", "\\", "%", "_", ",", ".", "NEAR/3",
-                          "a", "bc", "x y", " ", "\t", "\n", "0", "12", "ǅ", "ß", "İ", "\u{E000}", "ـ", "١٢"]
+            let pieces = [
+                "\"", "'", "\"\"", "NEAR", "NEAR(", "AND", "OR", "NOT", "*", "^", ":", "(", ")", "+", "-", "{", "}",
+                "title:", "body :", "é", "日本", "e\u{301}", "🇫🇷", "👍🏽", "\u{200B}", "\\", "%", "_", ",", ".", "NEAR/3",
+                "a", "bc", "x y", " ", "\t", "\n", "0", "12", "ǅ", "ß", "İ", "\u{E000}", "ـ", "١٢"
+            ]
             var generator = SystemRandomNumberGenerator()
             var errors: [String] = []
             var built = 0
@@ -86,9 +88,11 @@ struct FTS5PatternTests {
                     }
                     text = String(String.UnicodeScalarView(scalars))
                 }
-                let patterns = [FTS5Pattern(matchingAllTokensIn: text), FTS5Pattern(matchingAnyTokenIn: text),
-                                FTS5Pattern(matchingPhrase: text), FTS5Pattern(matchingPhrasePrefix: text),
-                                FTS5Pattern(matchingAllPrefixesIn: text), FTS5Pattern(matchingAnyPrefixIn: text)]
+                let patterns = [
+                    FTS5Pattern(matchingAllTokensIn: text), FTS5Pattern(matchingAnyTokenIn: text),
+                    FTS5Pattern(matchingPhrase: text), FTS5Pattern(matchingPhrasePrefix: text),
+                    FTS5Pattern(matchingAllPrefixesIn: text), FTS5Pattern(matchingAnyPrefixIn: text)
+                ]
                 for pattern in patterns.compactMap({ $0 }) {
                     built += 1
                     for table in ["docs", "tri"] {

@@ -21,10 +21,11 @@ struct FTS5ReplaceTests {
     /// The table's ids whose body matches `word`, through the index (joined back as a search would).
     static func matches(_ db: Connection, _ word: String) throws -> [String] {
         let pattern = try #require(FTS5Pattern(matchingAllTokensIn: word))
-        return try db.query(literal: """
-            SELECT doc.id FROM doc_fts JOIN doc_fts_keys AS k ON k.strata_fts_id = doc_fts.rowid
-            JOIN doc ON doc.id = k."key" WHERE doc_fts MATCH \(pattern) ORDER BY doc.id
-            """)
+        return try db.query(
+            literal: """
+                SELECT doc.id FROM doc_fts JOIN doc_fts_keys AS k ON k.strata_fts_id = doc_fts.rowid
+                JOIN doc ON doc.id = k."key" WHERE doc_fts MATCH \(pattern) ORDER BY doc.id
+                """)
     }
 
     static func integrityCheck(_ db: Connection) throws {
@@ -74,7 +75,7 @@ struct FTS5ReplaceTests {
                 case 4: write = "UPDATE OR REPLACE doc SET id = \(key()) WHERE id = \(key())"
                 case 5: write = "UPDATE doc SET body = \(text()) WHERE id = \(key())"
                 case 6: write = "DELETE FROM doc WHERE id = \(key())"
-                case 7: write = "INSERT INTO doc VALUES (\(key()), \(text()))"   // may fail on the key: nothing changes
+                case 7: write = "INSERT INTO doc VALUES (\(key()), \(text()))" // may fail on the key: nothing changes
                 default:
                     try db.execute("PRAGMA recursive_triggers = \(random.oneIn(2) ? "ON" : "OFF")")
                     continue
@@ -109,7 +110,8 @@ struct FTS5ReplaceTests {
         let db = try Connection()
         try db.execute("CREATE TABLE doc(id TEXT PRIMARY KEY, parent TEXT, body TEXT)")
         try db.execute("INSERT INTO doc VALUES ('p', NULL, 'apple')")
-        let ensureParent = "CREATE TRIGGER doc_parent \(timing) INSERT ON doc WHEN new.parent IS NOT NULL BEGIN INSERT OR IGNORE INTO doc(id) VALUES (new.parent); END"
+        let ensureParent =
+            "CREATE TRIGGER doc_parent \(timing) INSERT ON doc WHEN new.parent IS NOT NULL BEGIN INSERT OR IGNORE INTO doc(id) VALUES (new.parent); END"
         if timing == "BEFORE" { try db.execute(ensureParent) }
         try Self.keyed(db)
         if timing == "AFTER" { try db.execute(ensureParent) }
@@ -144,8 +146,10 @@ struct FTS5ReplaceTests {
 
     /// The row kept aside is the one the key index finds, under the index's collation when it
     /// differs from the column's.
-    @Test(arguments: [("id TEXT COLLATE NOCASE, body TEXT, PRIMARY KEY(id COLLATE BINARY)", "INSERT", ["a", "A"]),
-                      ("id TEXT, body TEXT, PRIMARY KEY(id COLLATE NOCASE)", "INSERT OR REPLACE", ["A"])])
+    @Test(arguments: [
+        ("id TEXT COLLATE NOCASE, body TEXT, PRIMARY KEY(id COLLATE BINARY)", "INSERT", ["a", "A"]),
+        ("id TEXT, body TEXT, PRIMARY KEY(id COLLATE NOCASE)", "INSERT OR REPLACE", ["A"])
+    ])
     func theKeyIndexsCollationDecidesWhichRowIsReplaced(columns: String, write: String, keys: [String]) throws {
         // A BINARY key over a NOCASE column keeps 'a' and 'A' as two rows, both filed; a NOCASE
         // key over a BINARY column has 'A' replace 'a'.
@@ -172,8 +176,9 @@ struct FTS5ReplaceTests {
         try rebuilt.execute("CREATE TABLE doc(id TEXT PRIMARY KEY, body TEXT)")
         try Self.keyed(rebuilt)
         try rebuilt.execute("INSERT INTO doc VALUES ('a', 'apple')")
-        try rebuilt.rebuildTable(named: "doc", definition: "\"id\" TEXT COLLATE NOCASE PRIMARY KEY, \"body\" TEXT",
-                                 copying: [(column: "id", expression: "\"id\""), (column: "body", expression: "\"body\"")])
+        try rebuilt.rebuildTable(
+            named: "doc", definition: "\"id\" TEXT COLLATE NOCASE PRIMARY KEY, \"body\" TEXT",
+            copying: [(column: "id", expression: "\"id\""), (column: "body", expression: "\"body\"")])
         let looser = try Connection()
         try looser.execute("CREATE TABLE doc(id TEXT PRIMARY KEY, body TEXT)")
         try looser.execute("CREATE UNIQUE INDEX doc_id_nocase ON doc(id COLLATE NOCASE)")

@@ -4,8 +4,9 @@ import Testing
 
 @Suite("FTS5 tables in the schema DSL")
 struct FTS5SchemaDSLTests {
-    private static let externalOptions = FTS5Options(tokenizer: .porter(.unicode61()), content: .external(table: "book", rowID: "id"),
-                                                     prefixes: [2])
+    private static let externalOptions = FTS5Options(
+        tokenizer: .porter(.unicode61()), content: .external(table: "book", rowID: "id"),
+        prefixes: [2])
 
     private static let schema = Schema(identifier: "library") { schema in
         schema.version(1) { v1 in
@@ -39,11 +40,11 @@ struct FTS5SchemaDSLTests {
         #expect(try db.readSchema().virtualTables.map(\.name) == ["book_fts", "notes"])
         #expect(Self.schema.versionNumbered(1)?.virtualTables.map(\.columnNames) == [["title"], ["body", "tag"]])
 
-        try Self.schema.migrate(db)   // version 2 drops both, and the sync triggers with them
+        try Self.schema.migrate(db) // version 2 drops both, and the sync triggers with them
         #expect(try objectNames(db) == ["book"])
-        try db.run("INSERT INTO book(title) VALUES (?)", "Jumping jacks")   // no trigger left to fail
+        try db.run("INSERT INTO book(title) VALUES (?)", "Jumping jacks") // no trigger left to fail
 
-        try Self.schema.migrate(db, toVersion: 1)   // down: recreated with columns and options, refilled
+        try Self.schema.migrate(db, toVersion: 1) // down: recreated with columns and options, refilled
         let recreatedSQL: [String] = try db.query("SELECT sql FROM sqlite_master WHERE name IN ('book_fts', 'notes') ORDER BY name")
         #expect(recreatedSQL == createdSQL)
         #expect(try matches(db, "jump") == ["Jumping jacks"])
@@ -51,7 +52,7 @@ struct FTS5SchemaDSLTests {
         try db.run("UPDATE book SET title = ? WHERE title = ?", "Walking", "Running with scissors")
         #expect(try matches(db, "walk") == ["Walking"])
 
-        try Self.schema.migrate(db, toVersion: 0)   // down: the creation undone
+        try Self.schema.migrate(db, toVersion: 0) // down: the creation undone
         #expect(try objectNames(db).isEmpty)
         #expect(try db.query("PRAGMA user_version") as Int? == 0)
     }

@@ -66,8 +66,9 @@ struct FTS5TableTests {
 
     @Test func prefixesUnindexedAndContentless() throws {
         let db = try Connection(storageLocation: .inMemory)
-        try db.createFTS5Table("docs", columns: ["title", "isbn"],
-                               options: FTS5Options(prefixes: [2, 3], unindexedColumns: ["isbn"]))
+        try db.createFTS5Table(
+            "docs", columns: ["title", "isbn"],
+            options: FTS5Options(prefixes: [2, 3], unindexedColumns: ["isbn"]))
         try db.run("INSERT INTO docs(title, isbn) VALUES (?, ?)", "Programming Swift", "978")
         #expect(try titles(db, "docs", "pro*") == ["Programming Swift"])
         #expect(try titles(db, "docs", "978").isEmpty)
@@ -88,8 +89,9 @@ struct FTS5TableTests {
         let db = try Connection(storageLocation: .inMemory)
         try db.execute(#"CREATE TABLE "my book"("book id" INTEGER PRIMARY KEY, "the title" TEXT, year INTEGER)"#)
         try db.run(#"INSERT INTO "my book"("the title", year) VALUES ('Old Swift', 2014)"#)
-        try db.createFTS5Table("book fts", columns: ["the title"],
-                               options: FTS5Options(content: .external(table: "my book", rowID: "book id")))
+        try db.createFTS5Table(
+            "book fts", columns: ["the title"],
+            options: FTS5Options(content: .external(table: "my book", rowID: "book id")))
         func ids(_ word: String) throws -> [Int64] {
             try db.query(literal: #"SELECT rowid FROM "book fts" WHERE "book fts" MATCH \#(word) ORDER BY rowid"#)
         }
@@ -143,14 +145,20 @@ struct FTS5HostileNameTests {
         let db = try Connection(storageLocation: .inMemory)
         try db.execute(#"CREATE TABLE "b""o'k"("i""d" INTEGER PRIMARY KEY, "ti'""tle" TEXT)"#)
         try db.run(#"INSERT INTO "b""o'k"("ti'""tle") VALUES ('first words')"#)
-        try db.createFTS5Table(#"f"t's"#, columns: [#"ti'"tle"#],
-                               options: FTS5Options(tokenizer: .unicode61(tokenCharacters: #"'""#),
-                                                    content: .external(table: #"b"o'k"#, rowID: #"i"d"#)))
+        try db.createFTS5Table(
+            #"f"t's"#, columns: [#"ti'"tle"#],
+            options: FTS5Options(
+                tokenizer: .unicode61(tokenCharacters: #"'""#),
+                content: .external(table: #"b"o'k"#, rowID: #"i"d"#)))
         try db.run(#"INSERT INTO "b""o'k"("ti'""tle") VALUES ('second''s words')"#)
         try db.run(#"UPDATE "b""o'k" SET "ti'""tle" = 'changed' WHERE "i""d" = 1"#)
-        let hits: [Int64] = try db.query(literal: "SELECT rowid FROM \(identifier: #"f"t's"#) WHERE \(identifier: #"f"t's"#) MATCH \(#""second's""#) ORDER BY rowid")
+        let hits: [Int64] = try db.query(
+            literal: "SELECT rowid FROM \(identifier: #"f"t's"#) WHERE \(identifier: #"f"t's"#) MATCH \(#""second's""#) ORDER BY rowid")
         #expect(hits == [2])
-        let words: [Int64] = try db.query(literal: "SELECT rowid FROM \(identifier: #"f"t's"#) WHERE \(identifier: #"f"t's"#) MATCH \(FTS5Pattern(matchingAnyTokenIn: "words changed")) ORDER BY rowid")
+        let words: [Int64] = try db.query(
+            literal:
+                "SELECT rowid FROM \(identifier: #"f"t's"#) WHERE \(identifier: #"f"t's"#) MATCH \(FTS5Pattern(matchingAnyTokenIn: "words changed")) ORDER BY rowid"
+        )
         #expect(words == [1, 2])
         try db.rebuildFTS5Table(#"f"t's"#)
     }

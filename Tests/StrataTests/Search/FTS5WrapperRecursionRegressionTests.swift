@@ -8,8 +8,10 @@ struct FTS5WrapperRecursionRegressionTests {
     /// a table saying `tokenize='unicode61'` recursed until the stack overflowed.
     @Test func aWrapperNamedLikeItsWrappedTokenizerIsRefused() throws {
         let db = try Connection(storageLocation: .inMemory)
-        for (name, base) in [("unicode61", FTS5Tokenizer.unicode61()), ("UNICODE61", .porter(.unicode61())),
-                             ("porter", .porter(.ascii)), ("mine", .custom(name: "Mine")), ("ascii", .custom(name: "porter", arguments: ["ascii"]))] {
+        for (name, base) in [
+            ("unicode61", FTS5Tokenizer.unicode61()), ("UNICODE61", .porter(.unicode61())),
+            ("porter", .porter(.ascii)), ("mine", .custom(name: "Mine")), ("ascii", .custom(name: "porter", arguments: ["ascii"]))
+        ] {
             #expect(throws: SQLiteError.self, "\(name)") { try db.registerFTS5Tokenizer(named: name, wrapping: base) { token, emit in emit(token) } }
         }
         // The built-in tokenizer is still itself.

@@ -28,7 +28,9 @@ import Testing
                 if columns.contains(where: { $0.lowercased() == missing.lowercased() }) { return }
                 do {
                     let values: [String?] = try connection.query(literal: "SELECT \(identifier: missing) FROM \(identifier: table)")
-                    try require(values == [missing], "\(missing.debugDescription) selected \(values) from \(table.debugDescription) with columns \(columns.debugDescription)")
+                    try require(
+                        values == [missing],
+                        "\(missing.debugDescription) selected \(values) from \(table.debugDescription) with columns \(columns.debugDescription)")
                 } catch is SQLiteError {}
             }
         }
@@ -61,8 +63,10 @@ import Testing
                     Set(try connection.query("SELECT term FROM words WHERE doc = ?", rowid) as [String])
                 }
                 let query = random.oneIn(2) ? random.pick(documents) : Gen.text(&random, maxPieces: 4, nul: false)
-                let patterns = [FTS5Pattern(matchingAllTokensIn: query), FTS5Pattern(matchingAnyTokenIn: query), FTS5Pattern(matchingPhrase: query),
-                                FTS5Pattern(matchingAllPrefixesIn: query), FTS5Pattern(matchingAnyPrefixIn: query), FTS5Pattern(matchingPhrasePrefix: query)]
+                let patterns = [
+                    FTS5Pattern(matchingAllTokensIn: query), FTS5Pattern(matchingAnyTokenIn: query), FTS5Pattern(matchingPhrase: query),
+                    FTS5Pattern(matchingAllPrefixesIn: query), FTS5Pattern(matchingAnyPrefixIn: query), FTS5Pattern(matchingPhrasePrefix: query)
+                ]
                 var matchesOfAll: Set<Int> = []
                 for (kind, pattern) in patterns.enumerated() {
                     guard let pattern else { continue }
@@ -77,7 +81,10 @@ import Testing
                     // tokenizer finds a word in it at all.
                     for (index, document) in documents.enumerated() where document == query {
                         guard try !terms(of: index + 1).isEmpty else { continue }
-                        try require(matched.contains(index + 1), "\(pattern.rawPattern.debugDescription) misses its own text \(query.debugDescription) \(Array(query.unicodeScalars).map { String($0.value, radix: 16) })")
+                        try require(
+                            matched.contains(index + 1),
+                            "\(pattern.rawPattern.debugDescription) misses its own text \(query.debugDescription) \(Array(query.unicodeScalars).map { String($0.value, radix: 16) })"
+                        )
                     }
                 }
                 // Matching every word is sound: each matched document holds every term of the query.

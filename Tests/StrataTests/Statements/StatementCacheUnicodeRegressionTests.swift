@@ -11,7 +11,7 @@ import Testing
         let connection = try Connection()
         let composed = "\u{E9}"
         let decomposed = "e\u{301}"
-        #expect(composed == decomposed)   // Swift's String equality, the trap
+        #expect(composed == decomposed) // Swift's String equality, the trap
         let first: Data? = try connection.query("SELECT CAST('\(composed)' AS BLOB)")
         let second: Data? = try connection.query("SELECT CAST('\(decomposed)' AS BLOB)")
         #expect(first == Data(composed.utf8))

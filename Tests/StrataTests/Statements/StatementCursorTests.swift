@@ -9,12 +9,13 @@ import SQLite3
 @Suite struct StatementCursorTests {
     @Test func laterStatementsUseWhatEarlierOnesCreated() throws {
         let db = try Connection(storageLocation: .inMemory)
-        let cursor = db.statements(in: """
-            -- a script as a user writes it
-            CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT);
-            INSERT INTO cars(name) VALUES('Audi'), ('Volvo');;
-            /* the last one returns rows */ SELECT name FROM cars ORDER BY id; -- trailing comment
-            """)
+        let cursor = db.statements(
+            in: """
+                -- a script as a user writes it
+                CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT);
+                INSERT INTO cars(name) VALUES('Audi'), ('Volvo');;
+                /* the last one returns rows */ SELECT name FROM cars ORDER BY id; -- trailing comment
+                """)
         var seen: [(sql: String, last: Bool)] = []
         var names: [String] = []
         while let statement = try cursor.next() {
@@ -42,7 +43,8 @@ import SQLite3
 
     @Test func triggerBodiesWithSemicolonsStayWhole() throws {
         let db = try Connection(storageLocation: .inMemory)
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE t(a); CREATE TABLE log(a);
             CREATE TRIGGER t_log AFTER INSERT ON t BEGIN INSERT INTO log VALUES(new.a); INSERT INTO log VALUES(-new.a); END;
             INSERT INTO t VALUES(7);
@@ -79,11 +81,12 @@ import SQLite3
 extension StatementCursorTests {
     @Test func readmeScriptExample() throws {
         let db = try Connection(storageLocation: .inMemory)
-        let cursor = db.statements(in: """
-            CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT);
-            INSERT INTO cars(name) VALUES('Audi'), ('Volvo');
-            SELECT name FROM cars ORDER BY id;
-            """)
+        let cursor = db.statements(
+            in: """
+                CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT);
+                INSERT INTO cars(name) VALUES('Audi'), ('Volvo');
+                SELECT name FROM cars ORDER BY id;
+                """)
         var names: [String] = []
         while let statement = try cursor.next() {
             if cursor.isAtLastStatement { names = try statement.query() } else { try statement.run() }
@@ -112,9 +115,11 @@ extension StatementCursorTests {
             ("SELECT 1; -- fine\n SELEC oops ; SELECT 2; SELECT 3", "SELEC oops ;"),
             ("SELECT 1; SELECT 'a;b' FROM nowhere; SELECT 2", "SELECT 'a;b' FROM nowhere;"),
             ("SELECT 1; SELECT * FROM last_one  ", "SELECT * FROM last_one  "),
-            ("SELECT 1;\nCREATE TRIGGER tr AFTER INSERT ON nope BEGIN SELECT 1; SELECT 2; END; SELECT 3;",
-             "CREATE TRIGGER tr AFTER INSERT ON nope BEGIN SELECT 1; SELECT 2; END;"),
-            ("SELECT 1; INSERT INTO x VALUES('unterminated; SELECT 2;", "INSERT INTO x VALUES('unterminated; SELECT 2;"),
+            (
+                "SELECT 1;\nCREATE TRIGGER tr AFTER INSERT ON nope BEGIN SELECT 1; SELECT 2; END; SELECT 3;",
+                "CREATE TRIGGER tr AFTER INSERT ON nope BEGIN SELECT 1; SELECT 2; END;"
+            ),
+            ("SELECT 1; INSERT INTO x VALUES('unterminated; SELECT 2;", "INSERT INTO x VALUES('unterminated; SELECT 2;")
         ]
         for (script, failing) in cases {
             let error = sqliteError { try db.execute(script) }
@@ -154,9 +159,11 @@ extension StatementCursorTests {
         #expect(firstStatement("SELECT 1; SELECT 2") == "SELECT 1;")
         #expect(firstStatement("SELECT ';', \";\", `;`, [;] -- ;\n /* ; */ ; x") == "SELECT ';', \";\", `;`, [;] -- ;\n /* ; */ ;")
         #expect(firstStatement("SELECT 'it''s;'; x") == "SELECT 'it''s;';")
-        #expect(firstStatement("create temp trigger t after insert on a begin select 1; end; x")
+        #expect(
+            firstStatement("create temp trigger t after insert on a begin select 1; end; x")
                 == "create temp trigger t after insert on a begin select 1; end;")
-        #expect(firstStatement("EXPLAIN CREATE TRIGGER t AFTER INSERT ON a BEGIN SELECT 1; END ; x")
+        #expect(
+            firstStatement("EXPLAIN CREATE TRIGGER t AFTER INSERT ON a BEGIN SELECT 1; END ; x")
                 == "EXPLAIN CREATE TRIGGER t AFTER INSERT ON a BEGIN SELECT 1; END ;")
         #expect(firstStatement("CREATE TABLE trigger(a); x") == "CREATE TABLE trigger(a);")
         #expect(firstStatement("SELECT 1 -- no end") == "SELECT 1 -- no end")

@@ -17,8 +17,9 @@ import SQLite3
         case 0: return "SELECT " + quoteStringLiteral(text)
         case 1: return "SELECT 1 AS " + quoteIdentifier(name)
         case 2: return "SELECT " + quoteStringLiteral(text) + " /* ; */ || ';'"
-        case 3: return "CREATE TEMP TRIGGER IF NOT EXISTS " + quoteIdentifier("tr" + name)
-            + " AFTER INSERT ON t BEGIN SELECT ';'; UPDATE t SET x = x; END"
+        case 3:
+            return "CREATE TEMP TRIGGER IF NOT EXISTS " + quoteIdentifier("tr" + name)
+                + " AFTER INSERT ON t BEGIN SELECT ';'; UPDATE t SET x = x; END"
         case 4: return "EXPLAIN SELECT [a;b] FROM (SELECT 1 AS [a;b])"
         case 5: return "CREATE TEMP TABLE IF NOT EXISTS " + quoteIdentifier("trigger" + name) + "(a)"
         default: return "SELECT 2 -- ; " + text.unicodeScalars.filter { $0 != "\n" && $0 != "\r" }.map(String.init).joined() + "\n"
@@ -44,7 +45,8 @@ import SQLite3
                     buffer.withMemoryRebound(to: CChar.self) { chars in
                         defer { sqlite3_finalize(statement) }
                         guard sqlite3_prepare_v2(connection.handle, chars.baseAddress, Int32(chars.count), &statement, &tail) == SQLITE_OK,
-                              let tail, let base = chars.baseAddress else { return nil }
+                            let tail, let base = chars.baseAddress
+                        else { return nil }
                         return base.distance(to: tail)
                     }
                 }

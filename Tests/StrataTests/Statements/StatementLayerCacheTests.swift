@@ -65,7 +65,12 @@ private enum ReaderB {}
         let statement = try mine.prepare("SELECT * FROM t")
         var resolutions = 0
         func indexes(_ reader: Any.Type) throws -> [Int32] {
-            try statement.currentRow.columnIndexes(cachedFor: reader, names: { resolutions += 1; return ["a", "b"] }).get()
+            try statement.currentRow.columnIndexes(
+                cachedFor: reader,
+                names: {
+                    resolutions += 1; return ["a", "b"]
+                }
+            ).get()
         }
         #expect(try statement.step())
         #expect(try indexes(ReaderA.self) == [0, 1])

@@ -92,8 +92,10 @@ struct Employee: CodableBinding, Equatable {
     }
 
     @Test func stringsRoundTripExactly() throws {
-        for text in ["", "it's \"quoted\"", "naïve café ümlaut", "👩‍👩‍👧‍👦🚀 emoji", "日本語テキスト", "line\nbreak\ttab",
-                     String(repeating: "long text ✓ ", count: 200_000)] {
+        for text in [
+            "", "it's \"quoted\"", "naïve café ümlaut", "👩‍👩‍👧‍👦🚀 emoji", "日本語テキスト", "line\nbreak\ttab",
+            String(repeating: "long text ✓ ", count: 200_000)
+        ] {
             #expect(try roundTrip(text) == text)
         }
         let connection = try Connection()
@@ -175,7 +177,7 @@ struct Employee: CodableBinding, Equatable {
         let connection = try Connection()
         let points: ArrayBinding = [
             CGPoint(x: 1.0, y: 2.0), CGPoint(x: 3.0, y: 4.0), CGPoint(x: 5.0, y: 6.0),
-            CGPoint(x: 7.0, y: 8.0), CGPoint(x: 9.0, y: 10.0),
+            CGPoint(x: 7.0, y: 8.0), CGPoint(x: 9.0, y: 10.0)
         ]
         try connection.execute("CREATE TABLE stream(id INTEGER PRIMARY KEY, data BLOB NOT NULL)")
         try connection.run("INSERT INTO stream(data) VALUES(?)", points)

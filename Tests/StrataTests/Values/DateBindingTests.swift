@@ -43,8 +43,10 @@ import Testing
         reference.timeZone = TimeZone(secondsFromGMT: 0)
         reference.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS"
         var generator = SystemRandomNumberGenerator()
-        var samples: [Date] = [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: -0.0005),
-                               Date(timeIntervalSince1970: 951_782_400.999), Date(timeIntervalSince1970: -1e-9)]
+        var samples: [Date] = [
+            Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: -0.0005),
+            Date(timeIntervalSince1970: 951_782_400.999), Date(timeIntervalSince1970: -1e-9)
+        ]
         for _ in 0..<2000 {
             samples.append(Date(timeIntervalSince1970: Double.random(in: -12_000_000_000...250_000_000_000, using: &generator)))
         }

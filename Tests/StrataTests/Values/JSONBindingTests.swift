@@ -35,7 +35,7 @@ struct JSONBindingTests {
         try db.execute("CREATE TABLE book(id INTEGER PRIMARY KEY, meta TEXT)")
         let metas = [
             Meta(pages: 412, authors: ["Herbert"], ratings: ["goodreads": 4.3], series: .init(name: "Dune", volume: 1)),
-            Meta(pages: 90, authors: ["A", "B/C \"quoted\""], ratings: [:], series: nil),
+            Meta(pages: 90, authors: ["A", "B/C \"quoted\""], ratings: [:], series: nil)
         ]
         for meta in metas { try db.run("INSERT INTO book(meta) VALUES (?)", JSONBinding(meta)) }
         let all: [JSONBinding<Meta>] = try db.query("SELECT meta FROM book ORDER BY id")

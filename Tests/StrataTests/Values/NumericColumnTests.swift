@@ -13,7 +13,8 @@ private struct Payment: DecodableRow, Equatable {
 @Suite struct NumericColumnTests {
     func makeDatabase() throws -> Connection {
         let db = try Connection(storageLocation: .inMemory)
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE payments (id INTEGER PRIMARY KEY, amount NUMERIC NOT NULL, fee DECIMAL(10,2));
             INSERT INTO payments (amount, fee) VALUES (32.00, 1.00), (16.75, 0.25), (9007199254740992, NULL);
             """)
@@ -40,8 +41,11 @@ private struct Payment: DecodableRow, Equatable {
     @Test func decodableRowsReadIntegersAsDouble() throws {
         let db = try makeDatabase()
         let payments: [Payment] = try db.query("SELECT id, amount, fee FROM payments ORDER BY id")
-        #expect(payments == [Payment(id: 1, amount: 32, fee: 1), Payment(id: 2, amount: 16.75, fee: 0.25),
-                             Payment(id: 3, amount: 9_007_199_254_740_992, fee: nil)])
+        #expect(
+            payments == [
+                Payment(id: 1, amount: 32, fee: 1), Payment(id: 2, amount: 16.75, fee: 0.25),
+                Payment(id: 3, amount: 9_007_199_254_740_992, fee: nil)
+            ])
     }
 
     @Test func functionArgumentsReadIntegersAsDouble() throws {

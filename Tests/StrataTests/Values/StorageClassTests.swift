@@ -36,7 +36,8 @@ import SQLite3
         try db.addScalarFunction(named: "kind", argumentCount: 1) { _, values in
             .text("\(values[0].type)/\(values[0].storageClass)")
         }
-        let kinds: [String] = try db.query("SELECT kind(v) FROM (SELECT 1 AS v UNION ALL SELECT 2.5 UNION ALL SELECT 'x' UNION ALL SELECT x'00' UNION ALL SELECT NULL)")
+        let kinds: [String] = try db.query(
+            "SELECT kind(v) FROM (SELECT 1 AS v UNION ALL SELECT 2.5 UNION ALL SELECT 'x' UNION ALL SELECT x'00' UNION ALL SELECT NULL)")
         #expect(kinds == ["integer/integer", "double/float", "text/text", "data/blob", "null/null"])
     }
 }

@@ -23,13 +23,15 @@ import Testing
 
     @Test func amongMatchesAsSQLsInDoesForFiledAndPendingRows() throws {
         let db = try Self.docs()
-        for (select, expected) in [("SELECT ' 5'", [5]), ("SELECT '5 '", [5]), ("SELECT '0x10'", []), ("SELECT 5.0", [5]),
-                                   ("SELECT NULL UNION ALL SELECT 6", [6]), ("SELECT 7 UNION ALL SELECT 7", [7])] as [(String, [Int64])] {
+        for (select, expected) in [
+            ("SELECT ' 5'", [5]), ("SELECT '5 '", [5]), ("SELECT '0x10'", []), ("SELECT 5.0", [5]),
+            ("SELECT NULL UNION ALL SELECT 6", [6]), ("SELECT 7 UNION ALL SELECT 7", [7])
+        ] as [(String, [Int64])] {
             let sql: [Int64] = try db.query(SQL("SELECT rowid FROM doc WHERE rowid IN (\(select)) ORDER BY rowid"))
             #expect(sql == expected, "\(select): SQLite itself")
             #expect(try search(db, among: SQLFragment(sql: select)) == expected, "\(select), filed")
         }
-        try db.run(literal: "UPDATE doc SET embedding = \(try FloatVector([5, 0])) WHERE id = 5")   // pending now
+        try db.run(literal: "UPDATE doc SET embedding = \(try FloatVector([5, 0])) WHERE id = 5") // pending now
         #expect(try search(db, among: "SELECT ' 5'") == [5])
     }
 

@@ -8,7 +8,9 @@ import Testing
 /// failed build leaves nothing.
 @Suite struct IVFIndexTests {
     /// The exact top k by sorting every distance, ties by rowid.
-    static func exact(_ db: Connection, _ target: FloatVector, _ metric: VectorMetric, k: Int, filter: String = "1") throws -> [(rowID: Int64, distance: Double)] {
+    static func exact(
+        _ db: Connection, _ target: FloatVector, _ metric: VectorMetric, k: Int, filter: String = "1"
+    ) throws -> [(rowID: Int64, distance: Double)] {
         let rows: [Row] = try db.query(literal: SQLFragment(sql: "SELECT rowid, embedding FROM doc WHERE embedding IS NOT NULL AND \(filter)"))
         return try rows.map { row -> (rowID: Int64, distance: Double) in
             let vector = try #require(row[1] as FloatVector?)
@@ -38,18 +40,21 @@ import Testing
             guard try db.query("SELECT count(embedding) FROM doc") as Int > 0 else { return }
             let metric = random.pick(VectorMetric.allCases)
             let quantization = random.pick(VectorQuantization.allCases)
-            let options = IVFIndexOptions(metric: metric, lists: random.pick([nil, 1, 3, 10]), trainingSampleSize: random.pick([nil, 5]),
-                                          iterations: random.int(0...5), seed: random.next(), quantization: quantization)
+            let options = IVFIndexOptions(
+                metric: metric, lists: random.pick([nil, 1, 3, 10]), trainingSampleSize: random.pick([nil, 5]),
+                iterations: random.int(0...5), seed: random.next(), quantization: quantization)
             let index = try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: options)
             func check(_ when: String) throws {
                 let target = try vector()
                 let k = random.int(0...20)
                 let english = random.oneIn(3)
                 // Every list probed and (quantized) every candidate rescored: the exact answer.
-                let found = try db.searchIVFIndex("doc_ivf", nearest: target, k: k, nprobe: index.lists, rescoring: 1_000,
-                                                  among: english ? "SELECT rowid FROM doc WHERE lang = 'en'" : nil)
+                let found = try db.searchIVFIndex(
+                    "doc_ivf", nearest: target, k: k, nprobe: index.lists, rescoring: 1_000,
+                    among: english ? "SELECT rowid FROM doc WHERE lang = 'en'" : nil)
                 let expected = try Self.exact(db, target, metric, k: k, filter: english ? "lang = 'en'" : "1")
-                try require(found.map(\.rowID) == expected.map(\.rowID), "\(when) \(metric) \(quantization) k=\(k): \(found.map(\.rowID)) vs \(expected.map(\.rowID))")
+                try require(
+                    found.map(\.rowID) == expected.map(\.rowID), "\(when) \(metric) \(quantization) k=\(k): \(found.map(\.rowID)) vs \(expected.map(\.rowID))")
                 try require(found.map(\.distance) == expected.map(\.distance), "\(when): distances differ")
             }
             try check("after the build")
@@ -89,7 +94,7 @@ import Testing
         for quantization in VectorQuantization.allCases {
             let name = "flat_\(quantization.rawValue)"
             try db.createIVFIndex(name, on: "doc", column: "embedding", options: IVFIndexOptions(lists: 1, quantization: quantization))
-            #expect(try db.query(literal: "SELECT count(*) FROM \(identifier: name + "_entries")") as Int == 4)   // 256 + 256 + 256 + 132
+            #expect(try db.query(literal: "SELECT count(*) FROM \(identifier: name + "_entries")") as Int == 4) // 256 + 256 + 256 + 132
         }
         for round in 0..<3 {
             for _ in 0..<120 {
@@ -128,7 +133,8 @@ import Testing
         #expect(throws: VectorError.malformedBlob(bytes: 1, layout: .float32)) {
             try db.searchIVFIndex("doc_ivf", nearest: try FloatVector([1, 2]), k: 1, nprobe: 1)
         }
-        try db.execute("""
+        try db.execute(
+            """
             DROP TABLE doc_ivf_entries;
             CREATE TABLE doc_ivf_entries(list INTEGER NOT NULL, "row" INTEGER NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (list, "row")) WITHOUT ROWID
             """)
@@ -216,7 +222,7 @@ import Testing
         #expect(throws: VectorError.wrongDimension(expected: 2, actual: 3)) {
             try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding")
         }
-        try db.execute("UPDATE doc SET embedding = x'0000803f0000803f' WHERE id = 2")   // [1, 1]
+        try db.execute("UPDATE doc SET embedding = x'0000803f0000803f' WHERE id = 2") // [1, 1]
         try db.execute("INSERT INTO doc(embedding) VALUES (x'010203')")
         #expect(throws: VectorError.malformedBlob(bytes: 3, layout: .float32)) {
             try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 1))
@@ -244,6 +250,6 @@ import Testing
         #expect(try other.searchIVFIndex("doc_ivf", nearest: try FloatVector([0, 0]), k: 5, nprobe: 1).map(\.rowID) == [1])
         try other.dropIVFIndex("doc_ivf")
         #expect(try db.query("SELECT count(*) FROM sqlite_master WHERE name LIKE 'doc_ivf%'") as Int == 0)
-        try db.run(literal: "INSERT INTO doc(embedding) VALUES (\(try FloatVector([1, 2, 3])))")   // no trigger left
+        try db.run(literal: "INSERT INTO doc(embedding) VALUES (\(try FloatVector([1, 2, 3])))") // no trigger left
     }
 }

@@ -8,9 +8,13 @@ import Testing
 /// and the generation a parallel search compares across its reads.
 @Suite struct IVFKeyedReviewRegressionTests {
     /// Exact k nearest by brute force over the table's true rowids: (rowid, distance), by distance then rowid.
-    static func exact(_ db: Connection, table: String, column: String, rowid: String = "rowid", filter: String? = nil,
-                      _ query: FloatVector, metric: VectorMetric, k: Int) throws -> [(Int64, Double)] {
-        let sql = "SELECT \(rowid), \(quoteIdentifier(column)) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) IS NOT NULL" + (filter.map { " AND (\($0))" } ?? "")
+    static func exact(
+        _ db: Connection, table: String, column: String, rowid: String = "rowid", filter: String? = nil,
+        _ query: FloatVector, metric: VectorMetric, k: Int
+    ) throws -> [(Int64, Double)] {
+        let sql =
+            "SELECT \(rowid), \(quoteIdentifier(column)) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) IS NOT NULL"
+            + (filter.map { " AND (\($0))" } ?? "")
         let rows: [Row] = try db.query(literal: SQLFragment(sql: sql))
         let ranked = try rows.compactMap { row -> (Int64, Double)? in
             guard let id: Int64 = row.value(at: 0), let blob: Data = row.value(at: 1) else { return nil }
@@ -20,15 +24,18 @@ import Testing
     }
 
     /// Compares distances in order (ties may be broken otherwise) and checks each returned row's distance.
-    static func check(_ db: Connection, _ found: [(rowID: Int64, distance: Double)], _ exact: [(Int64, Double)],
-                      table: String, column: String, rowid: String = "rowid", query: FloatVector, metric: VectorMetric,
-                      _ label: String) throws {
+    static func check(
+        _ db: Connection, _ found: [(rowID: Int64, distance: Double)], _ exact: [(Int64, Double)],
+        table: String, column: String, rowid: String = "rowid", query: FloatVector, metric: VectorMetric,
+        _ label: String
+    ) throws {
         #expect(found.count == exact.count, "\(label): found \(found.count) vs exact \(exact.count)")
         #expect(Set(found.map(\.rowID)).count == found.count, "\(label): duplicates \(found.map(\.rowID))")
         let close = zip(found.map(\.distance), exact.map(\.1)).allSatisfy { abs($0 - $1) <= 1e-9 * max(1, abs($1)) }
         #expect(close, "\(label): distances \(found.map(\.distance)) vs \(exact.map(\.1)) rows \(found.map(\.rowID)) vs \(exact.map(\.0))")
         for hit in found {
-            let blob: Data? = try db.query(literal: SQLFragment(sql: "SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(table)) WHERE \(rowid) = \(hit.rowID)"))
+            let blob: Data? = try db.query(
+                literal: SQLFragment(sql: "SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(table)) WHERE \(rowid) = \(hit.rowID)"))
             guard let blob else { Issue.record("\(label): rowid \(hit.rowID) not in table"); continue }
             let actual = try FloatVector(blob: blob).distance(to: query, metric: metric)
             #expect(abs(actual - hit.distance) <= 1e-9 * max(1, abs(actual)), "\(label): rowid \(hit.rowID) returned \(hit.distance), actual \(actual)")
@@ -82,7 +89,9 @@ import Testing
         // Also an upsert that re-keys.
         error = nil
         try db.run(literal: "INSERT OR REPLACE INTO doc(id, u, embedding) VALUES ('d', 2, \(try Self.vec([4, 4])))") // may remove 'b'/'a' w/o trigger
-        do { try db.run(literal: "INSERT INTO doc(id, u, embedding) VALUES ('c', 9, \(try Self.vec([5, 5]))) ON CONFLICT(id) DO UPDATE SET id = 'b'") } catch let e { error = e }
+        do {
+            try db.run(literal: "INSERT INTO doc(id, u, embedding) VALUES ('c', 9, \(try Self.vec([5, 5]))) ON CONFLICT(id) DO UPDATE SET id = 'b'")
+        } catch let e { error = e }
         #expect(error == nil, "UPSERT refused: \(String(describing: error))")
         try db.updateIVFIndex("doc_ivf")
         let query = try Self.vec([1, 0])
@@ -91,16 +100,16 @@ import Testing
         try Self.check(db, found, exact, table: "doc", column: "embedding", query: query, metric: .l2, "re-keyed onto stale keys")
     }
 
-
     /// The same write through a keyed FTS5 index, whose map the same triggers keep.
     @Test func aKeyedFTS5IndexTakesARekeyOntoAStaleKey() throws {
         let db = try Connection()
         try db.execute("CREATE TABLE doc(id TEXT PRIMARY KEY, u INTEGER UNIQUE, body TEXT)")
         try db.execute("INSERT INTO doc VALUES ('a', 1, 'apple'), ('b', 2, 'banana')")
         try db.createFTS5Table("doc_fts", columns: ["body"], options: FTS5Options(content: .externalByKey(table: "doc", key: "id")))
-        try db.execute("INSERT OR REPLACE INTO doc VALUES ('c', 1, 'cherry')")   // removes 'a', no delete trigger
+        try db.execute("INSERT OR REPLACE INTO doc VALUES ('c', 1, 'cherry')") // removes 'a', no delete trigger
         try db.execute("UPDATE doc SET id = 'a' WHERE id = 'b'")
-        let matched: [String] = try db.query("SELECT doc.id FROM doc_fts JOIN doc_fts_keys AS k ON k.strata_fts_id = doc_fts.rowid JOIN doc ON doc.id = k.\"key\" WHERE doc_fts MATCH 'banana'")
+        let matched: [String] = try db.query(
+            "SELECT doc.id FROM doc_fts JOIN doc_fts_keys AS k ON k.strata_fts_id = doc_fts.rowid JOIN doc ON doc.id = k.\"key\" WHERE doc_fts MATCH 'banana'")
         #expect(matched == ["a"])
     }
 

@@ -35,17 +35,18 @@ import Testing
             }
             let metric = random.pick(VectorMetric.allCases)
             let quantization = random.pick(VectorQuantization.allCases)
-            let index = try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding",
-                                              options: IVFIndexOptions(metric: metric, lists: random.int(1...4), quantization: quantization))
+            let index = try db.createIVFIndex(
+                "doc_ivf", on: "doc", column: "embedding",
+                options: IVFIndexOptions(metric: metric, lists: random.int(1...4), quantization: quantization))
             #expect(index.key == "id")
             for _ in 0..<random.int(0...40) {
                 switch random.int(0...7) {
                 case 0: try db.run(literal: "INSERT OR IGNORE INTO doc(id, n, embedding) VALUES (\(key()), 1, \(try vector()))")
                 case 1: try db.run(literal: "DELETE FROM doc WHERE id = \(key())")
-                case 2: try db.run(literal: "UPDATE OR IGNORE doc SET id = \(key()) WHERE id = \(key())")   // a re-key
+                case 2: try db.run(literal: "UPDATE OR IGNORE doc SET id = \(key()) WHERE id = \(key())") // a re-key
                 case 3: try db.run(literal: "UPDATE doc SET embedding = \(try vector()) WHERE n = \(Int64(random.int(0...9)))")
                 case 4: try db.run(literal: "INSERT OR REPLACE INTO doc(id, n, embedding) VALUES (\(key()), 2, \(try vector()))")
-                case 5: try db.run(literal: "UPDATE doc SET n = n + 1 WHERE id = \(key())")   // not the index's business
+                case 5: try db.run(literal: "UPDATE doc SET n = n + 1 WHERE id = \(key())") // not the index's business
                 case 6: try db.execute("VACUUM")
                 default: try db.updateIVFIndex("doc_ivf")
                 }
@@ -64,12 +65,17 @@ import Testing
             let foundKeys = try Self.keys(of: found, db)
             let rows: [Row] = try db.query(literal: "SELECT id, embedding FROM doc WHERE id IS NOT NULL AND embedding IS NOT NULL")
             var distance: [String: Double] = [:]
-            for row in rows { if let key: String = row.value(at: 0), let blob: Data = row.value(at: 1) { distance[key] = try FloatVector(blob: blob).distance(to: query, metric: metric) } }
+            for row in rows {
+                if let key: String = row.value(at: 0), let blob: Data = row.value(at: 1) {
+                    distance[key] = try FloatVector(blob: blob).distance(to: query, metric: metric)
+                }
+            }
             try require(foundKeys.map { distance[$0] ?? -1 } == exact.map { distance[$0] ?? -2 }, "distances \(foundKeys) vs \(exact), \(quantization)")
             try require(zip(found, foundKeys).allSatisfy { $0.distance == distance[$1] }, "returned distances")
             try db.updateIVFIndex("doc_ivf")
-            try require(Set(try Self.keys(of: try db.searchIVFIndex("doc_ivf", nearest: query, k: k, nprobe: index.lists, rescoring: 10_000), db))
-                        .map { distance[$0] ?? -1 }.sorted() == exact.map { distance[$0] ?? -2 }.sorted(), "after update")
+            try require(
+                Set(try Self.keys(of: try db.searchIVFIndex("doc_ivf", nearest: query, k: k, nprobe: index.lists, rescoring: 10_000), db))
+                    .map { distance[$0] ?? -1 }.sorted() == exact.map { distance[$0] ?? -2 }.sorted(), "after update")
             // The map holds exactly the table's keys (compared as the table compares them: the
             // map's key has the same collation, so a REPLACE under a NOCASE key spelled
             // otherwise leaves nothing behind).
@@ -133,7 +139,9 @@ import Testing
         let database = try Database(path: folder.appendingPathComponent("doc.sqlite").path)
         try await database.write { db in
             try db.execute("CREATE TABLE doc(id TEXT PRIMARY KEY, embedding BLOB)")
-            for row in 1...700 { try db.run(literal: "INSERT INTO doc(id, embedding) VALUES (\(UUID().uuidString), \(try FloatVector([Float(row % 37), Float(row % 11)])))") }
+            for row in 1...700 {
+                try db.run(literal: "INSERT INTO doc(id, embedding) VALUES (\(UUID().uuidString), \(try FloatVector([Float(row % 37), Float(row % 11)])))")
+            }
             try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 1, quantization: .int8))
             try db.execute("DELETE FROM doc WHERE rowid % 4 = 0")
         }

@@ -16,9 +16,12 @@ import Testing
             // Few distinct vectors, so ties are common and must go by rowid.
             let palette = try (0..<random.int(1...6)).map { _ in try FloatVector((0..<dimensions).map { _ in Float(random.int(-3...3)) }) }
             let count = random.oneIn(3) ? random.int(257...900) : random.int(1...200)
-            let rows = try (0..<count).map { _ in try random.oneIn(2) ? random.pick(palette) : FloatVector((0..<dimensions).map { _ in Float(random.int(-50...50)) / 7 }) }
-            let options = IVFIndexOptions(metric: random.pick(VectorMetric.allCases), lists: random.pick([1, 1, 3, 8]),
-                                          quantization: random.pick(VectorQuantization.allCases))
+            let rows = try (0..<count).map { _ in
+                try random.oneIn(2) ? random.pick(palette) : FloatVector((0..<dimensions).map { _ in Float(random.int(-50...50)) / 7 })
+            }
+            let options = IVFIndexOptions(
+                metric: random.pick(VectorMetric.allCases), lists: random.pick([1, 1, 3, 8]),
+                quantization: random.pick(VectorQuantization.allCases))
             let churn = random.int(0...3)
             let gone = random.oneIn(4)
             try await database.write { db in
@@ -41,8 +44,9 @@ import Testing
             let serial = try await database.read { db in
                 try db.searchIVFIndex("doc_ivf", nearest: query, k: k, nprobe: nprobe, rescoring: rescoring, among: among)
             }
-            let parallel = try await database.searchIVFIndex("doc_ivf", nearest: query, k: k, nprobe: nprobe, rescoring: rescoring,
-                                                             among: among, parallelism: random.int(1...4))
+            let parallel = try await database.searchIVFIndex(
+                "doc_ivf", nearest: query, k: k, nprobe: nprobe, rescoring: rescoring,
+                among: among, parallelism: random.int(1...4))
             try require(parallel.map(\.rowID) == serial.map(\.rowID), "rows \(parallel.map(\.rowID)) vs \(serial.map(\.rowID)), \(options)")
             try require(parallel.map { $0.distance.bitPattern } == serial.map { $0.distance.bitPattern }, "distances, \(options)")
         }

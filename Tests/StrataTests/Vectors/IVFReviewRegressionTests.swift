@@ -6,8 +6,10 @@ import Testing
 /// What a review of the IVF changes found, each failing before its fix: a column named `rowid`,
 /// int8 sums past Int32 and float32, a parallel search across an update, a rename to a quoted name.
 @Suite struct IVFReviewRegressionTests {
-    static func exact(_ db: Connection, table: String = "doc", idColumn: String = "id", nearest query: FloatVector, k: Int,
-                      metric: VectorMetric = .l2) throws -> [Int64] {
+    static func exact(
+        _ db: Connection, table: String = "doc", idColumn: String = "id", nearest query: FloatVector, k: Int,
+        metric: VectorMetric = .l2
+    ) throws -> [Int64] {
         let rows: [Row] = try db.query(literal: "SELECT \(identifier: idColumn), embedding FROM main.\(identifier: table) WHERE embedding IS NOT NULL")
         let ranked = try rows.compactMap { row -> (Double, Int64)? in
             guard let blob: Data = row.value(at: 1), let vector = try? FloatVector(blob: blob) else { return nil }
@@ -56,8 +58,9 @@ import Testing
         let a = try FloatVector([Float](repeating: 1, count: dimensions))
         let b = try FloatVector((0..<dimensions).map { $0 < dimensions / 2 ? Float(1) : 0 })
         try db.run(literal: "INSERT INTO doc(id, embedding) VALUES (1, \(a)), (2, \(b))")
-        try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding",
-                              options: IVFIndexOptions(metric: .innerProduct, lists: 1, quantization: .int8))
+        try db.createIVFIndex(
+            "doc_ivf", on: "doc", column: "embedding",
+            options: IVFIndexOptions(metric: .innerProduct, lists: 1, quantization: .int8))
         let found = try db.searchIVFIndex("doc_ivf", nearest: a, k: 1, nprobe: 1, rescoring: 1).map(\.rowID)
         let expected = try Self.exact(db, nearest: a, k: 1, metric: .innerProduct)
         #expect(found == expected, "int8 overflow: found \(found), exact \(expected)")
@@ -89,7 +92,11 @@ import Testing
         var armed = false
         let released = DispatchSemaphore(value: 0)
         var path = ""
-        @discardableResult func set(armed: Bool) -> Int { lock.withLock { self.armed = armed; return arrivals } }
+        @discardableResult func set(armed: Bool) -> Int {
+            lock.withLock {
+                self.armed = armed; return arrivals
+            }
+        }
     }
     // One per reader connection, touched only on that connection's thread.
     final class Passed: @unchecked Sendable { var passed = false }
@@ -111,33 +118,36 @@ import Testing
         }
         let barrier = Barrier()
         barrier.path = path
-        let database = try Database(storageLocation: .onDisk(path), readerConnectionPreparation: { connection in
-            let mine = Passed()
-            try connection.addScalarFunction(named: "probe_hook", argumentCount: 0) { _, _ in
-                guard !mine.passed else { return .long(1) }
-                mine.passed = true
-                barrier.lock.lock()
-                guard barrier.armed else { barrier.lock.unlock(); return .long(1) }
-                barrier.arrivals += 1
-                let n = barrier.arrivals
-                barrier.lock.unlock()
-                if n == 1 {
-                    _ = barrier.released.wait(timeout: .now() + 5)
-                } else if n == 2 {
-                    // Both spans hold their snapshots: index maintenance by another connection.
-                    // Checked below: the pending row is filed afterwards.
-                    if let writer = try? Connection(storageLocation: .onDisk(barrier.path)) { _ = try? writer.updateIVFIndex("doc_ivf") }
-                    barrier.released.signal()
+        let database = try Database(
+            storageLocation: .onDisk(path),
+            readerConnectionPreparation: { connection in
+                let mine = Passed()
+                try connection.addScalarFunction(named: "probe_hook", argumentCount: 0) { _, _ in
+                    guard !mine.passed else { return .long(1) }
+                    mine.passed = true
+                    barrier.lock.lock()
+                    guard barrier.armed else { barrier.lock.unlock(); return .long(1) }
+                    barrier.arrivals += 1
+                    let n = barrier.arrivals
+                    barrier.lock.unlock()
+                    if n == 1 {
+                        _ = barrier.released.wait(timeout: .now() + 5)
+                    } else if n == 2 {
+                        // Both spans hold their snapshots: index maintenance by another connection.
+                        // Checked below: the pending row is filed afterwards.
+                        if let writer = try? Connection(storageLocation: .onDisk(barrier.path)) { _ = try? writer.updateIVFIndex("doc_ivf") }
+                        barrier.released.signal()
+                    }
+                    return .long(1)
                 }
-                return .long(1)
-            }
-        })
+            })
         let query = try FloatVector([0, 0])
         let before = try await database.read { db in try db.searchIVFIndex("doc_ivf", nearest: query, k: 1, nprobe: 1).map(\.rowID) }
         #expect(before == [1000])
         barrier.set(armed: true)
-        let parallel = try await database.searchIVFIndex("doc_ivf", nearest: query, k: 1, nprobe: 1,
-                                                         among: "SELECT id FROM doc WHERE probe_hook() = 1", parallelism: 2)
+        let parallel = try await database.searchIVFIndex(
+            "doc_ivf", nearest: query, k: 1, nprobe: 1,
+            among: "SELECT id FROM doc WHERE probe_hook() = 1", parallelism: 2)
         let arrivals = barrier.set(armed: false)
         let after = try await database.read { db in try db.searchIVFIndex("doc_ivf", nearest: query, k: 1, nprobe: 1).map(\.rowID) }
         #expect(arrivals == 2)

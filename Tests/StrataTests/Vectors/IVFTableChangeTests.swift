@@ -7,8 +7,8 @@ import Testing
 /// with a NaN or an infinity, a TEMP table of the same name, and a rename. Each used to give
 /// wrong rows or an index that every search refused.
 @Suite struct IVFTableChangeTests {
-    static let nan = "x'0000c07f0000803f'"       // [NaN, 1] as little-endian float32
-    static let infinity = "x'0000807f00000000'"  // [+inf, 0]
+    static let nan = "x'0000c07f0000803f'" // [NaN, 1] as little-endian float32
+    static let infinity = "x'0000807f00000000'" // [+inf, 0]
 
     static func docs(count: Int, lists: Int = 3, quantization: VectorQuantization = .none) throws -> Connection {
         let db = try Connection()
@@ -37,9 +37,11 @@ import Testing
     @Test func aTableWithNothingToNameItsRowsByIsRefused() throws {
         let db = try Connection()
         let vector = try FloatVector([1, 2])
-        for (table, schema) in [("plain", "CREATE TABLE plain(id TEXT, embedding BLOB)"),
-                                ("pair", "CREATE TABLE pair(a TEXT, b TEXT, embedding BLOB, PRIMARY KEY (a, b))"),
-                                ("keyed", "CREATE TABLE keyed(id TEXT PRIMARY KEY, embedding BLOB) WITHOUT ROWID")] {
+        for (table, schema) in [
+            ("plain", "CREATE TABLE plain(id TEXT, embedding BLOB)"),
+            ("pair", "CREATE TABLE pair(a TEXT, b TEXT, embedding BLOB, PRIMARY KEY (a, b))"),
+            ("keyed", "CREATE TABLE keyed(id TEXT PRIMARY KEY, embedding BLOB) WITHOUT ROWID")
+        ] {
             try db.execute(schema)
             try db.run(literal: "INSERT INTO \(identifier: table)(\(identifier: table == "pair" ? "a" : "id"), embedding) VALUES ('1', \(vector))")
             #expect(throws: VectorIndexError.unstableRowIDs(table: table)) {
@@ -109,7 +111,8 @@ import Testing
     @Test func tempTablesOfTheSameNamesAreNotTheIndexs() throws {
         let db = try Connection()
         // Shadows in place before the index exists and while it is used.
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TEMP TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB);
             CREATE TEMP TABLE doc_ivf_pending("row" INTEGER PRIMARY KEY);
             CREATE TABLE main.doc(id INTEGER PRIMARY KEY, embedding BLOB)
@@ -120,7 +123,8 @@ import Testing
         }
         let index = try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 3))
         #expect(index.table == "doc")
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TEMP TABLE doc_ivf_entries(list, "rows", codes);
             CREATE TEMP TABLE doc_ivf_config(id, "table", "column", metric, dimensions, lists, quantization);
             INSERT INTO temp.doc_ivf_config VALUES (1, 'doc', 'embedding', 'l2', 9, 9, 'none')

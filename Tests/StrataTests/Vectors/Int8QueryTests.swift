@@ -35,7 +35,8 @@ import Testing
                     let l2 = squares - 2 * s * t * Double(dot) + s * s * Double(norm)
                     let tolerance = 1e-4 * max(1, squares + s * s * Double(norm))
                     try require(abs(prepared.l2(w, c, dimensions: dimensions) - l2) <= tolerance, "l2, dims \(dimensions)")
-                    try require(abs(prepared.innerProduct(w, c, dimensions: dimensions) + s * t * Double(dot)) <= tolerance, "inner product, dims \(dimensions)")
+                    try require(
+                        abs(prepared.innerProduct(w, c, dimensions: dimensions) + s * t * Double(dot)) <= tolerance, "inner product, dims \(dimensions)")
                     let denominator = squares.squareRoot() * Double(norm).squareRoot()
                     let cosine = denominator > 0 ? 1 - t * Double(dot) / denominator : 1
                     try require(abs(prepared.cosine(w, c, dimensions: dimensions) - cosine) <= 1e-4, "cosine, dims \(dimensions)")

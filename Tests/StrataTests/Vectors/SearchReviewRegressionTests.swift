@@ -50,18 +50,23 @@ import Testing
         try db.execute("PRAGMA journal_mode = WAL; CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB)")
         for row in 1...4 { try db.run(literal: "INSERT INTO doc(id, embedding) VALUES (\(Int64(row)), \(try Self.vector([Float(row)])))") }
         let index = try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding")
-        try db.run(literal: "INSERT INTO doc(id, embedding) VALUES (5, \(try Self.vector([5])))")   // pending
+        try db.run(literal: "INSERT INTO doc(id, embedding) VALUES (5, \(try Self.vector([5])))") // pending
         let other = try Connection(storageLocation: .onDisk(path))
         let moved = try Self.vector([0])
         // A function the search's `among` SELECT calls commits a write from another connection
         // between the search's statements.
         let writes = Locked(0)
         try db.addScalarFunction(named: "commit_elsewhere", argumentCount: 0) { _, _ in
-            if writes.withLock({ $0 += 1; return $0 }) == 1 { try? other.run(literal: "UPDATE doc SET embedding = \(moved) WHERE id = 1") }
+            if writes.withLock({
+                $0 += 1; return $0
+            }) == 1 {
+                try? other.run(literal: "UPDATE doc SET embedding = \(moved) WHERE id = 1")
+            }
             return .integer(1)
         }
-        let found = try db.searchIVFIndex("doc_ivf", nearest: try Self.vector([0]), k: 3, nprobe: index.lists,
-                                          among: "SELECT rowid FROM doc WHERE commit_elsewhere()")
+        let found = try db.searchIVFIndex(
+            "doc_ivf", nearest: try Self.vector([0]), k: 3, nprobe: index.lists,
+            among: "SELECT rowid FROM doc WHERE commit_elsewhere()")
         // Before or after the write, row 1 is among the three nearest; between, it was lost.
         #expect(found.map(\.rowID) == [1, 2, 3], "\(found)")
         #expect(writes.withLock { $0 } >= 1)
@@ -79,7 +84,8 @@ import Testing
         try db.execute("INSERT INTO doc VALUES ('b', 'salt'), ('a', 'spice')")
         try db.createFTS5Table("doc_fts", columns: ["body"], options: FTS5Options(content: .externalByKey(table: "doc", key: "id")))
         try db.execute("INSERT INTO doc VALUES ('c', 'spice trade'); UPDATE doc SET id = 'z' WHERE id = 'a'")
-        let keys: [String] = try db.query("SELECT m.\"key\" FROM doc_fts JOIN doc_fts_keys AS m ON m.strata_fts_id = doc_fts.rowid WHERE doc_fts MATCH 'spice' ORDER BY 1")
+        let keys: [String] = try db.query(
+            "SELECT m.\"key\" FROM doc_fts JOIN doc_fts_keys AS m ON m.strata_fts_id = doc_fts.rowid WHERE doc_fts MATCH 'spice' ORDER BY 1")
         #expect(keys == ["c", "z"])
         try db.execute("INSERT INTO doc_fts(doc_fts, rank) VALUES ('integrity-check', 1)")
     }
@@ -87,9 +93,10 @@ import Testing
     @Test func aColumnNamedLikeTheMapIDIsRefused() throws {
         let db = try Connection()
         try db.execute("CREATE TABLE doc(id TEXT PRIMARY KEY, strata_fts_id TEXT, body TEXT)")
-        let error = try #require(sqliteError {
-            try db.createFTS5Table("doc_fts", columns: ["STRATA_FTS_ID", "body"], options: FTS5Options(content: .externalByKey(table: "doc", key: "id")))
-        })
+        let error = try #require(
+            sqliteError {
+                try db.createFTS5Table("doc_fts", columns: ["STRATA_FTS_ID", "body"], options: FTS5Options(content: .externalByKey(table: "doc", key: "id")))
+            })
         #expect(error.message.contains("strata_fts_id"))
         #expect(try db.query("SELECT count(*) FROM sqlite_master WHERE name LIKE 'doc_fts%'") as Int == 0)
     }
@@ -102,7 +109,8 @@ import Testing
         try db.execute("DROP TRIGGER doc_fts_ai; DROP TRIGGER doc_fts_ad")
         try db.execute("INSERT INTO doc VALUES ('c', 'gamma'); DELETE FROM doc WHERE id = 'a'")
         try db.rebuildFTS5Table("doc_fts")
-        let gamma: [String] = try db.query("SELECT m.\"key\" FROM doc_fts JOIN doc_fts_keys AS m ON m.strata_fts_id = doc_fts.rowid WHERE doc_fts MATCH 'gamma'")
+        let gamma: [String] = try db.query(
+            "SELECT m.\"key\" FROM doc_fts JOIN doc_fts_keys AS m ON m.strata_fts_id = doc_fts.rowid WHERE doc_fts MATCH 'gamma'")
         #expect(gamma == ["c"])
         #expect(try db.query("SELECT group_concat(\"key\") FROM (SELECT \"key\" FROM doc_fts_keys ORDER BY 1)") as String? == "b,c")
         try db.execute("INSERT INTO doc_fts(doc_fts, rank) VALUES ('integrity-check', 1)")
@@ -134,7 +142,7 @@ import Testing
         try db.execute("INSERT INTO doc_ivf_pending VALUES (2)")
         #expect(throws: VectorError.self) { try db.searchIVFIndex("doc_ivf", nearest: try Self.vector([1]), k: 3, nprobe: index.lists) }
         #expect(!db.isInTransaction)
-        #expect(try db.query("SELECT count(*) FROM doc") as Int == 4)   // usable, nothing left running
+        #expect(try db.query("SELECT count(*) FROM doc") as Int == 4) // usable, nothing left running
         #expect(traced.withLock { $0 }.allSatisfy { !$0.uppercased().contains("SAVEPOINT") })
     }
 }

@@ -1,4 +1,4 @@
-#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))  // no child processes there
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
 import StrataTestSupport
 import Testing
@@ -60,12 +60,15 @@ enum SqliteVec {
                 let a = try FloatVector(VectorGen.values(dimensions, .unit, &random).map { $0 * scale })
                 let b = try FloatVector(VectorGen.values(dimensions, .unit, &random).map { $0 * scale })
                 guard a.values.contains(where: { $0 != 0 }), b.values.contains(where: { $0 != 0 }) else { return }
-                let row: [Double?]? = try db.query(literal: """
-                    SELECT vec_distance_l2(\(a), \(b)), strata_vec_distance_l2(\(a), \(b)),
-                           vec_distance_cosine(\(a), \(b)), strata_vec_distance_cosine(\(a), \(b))
-                    """) { row in (0..<4).map { row[$0] as Double? } }
+                let row: [Double?]? = try db.query(
+                    literal: """
+                        SELECT vec_distance_l2(\(a), \(b)), strata_vec_distance_l2(\(a), \(b)),
+                               vec_distance_cosine(\(a), \(b)), strata_vec_distance_cosine(\(a), \(b))
+                        """
+                ) { row in (0..<4).map { row[$0] as Double? } }
                 guard let values = row, values.count == 4, let theirL2 = values[0], let ourL2 = values[1],
-                      let theirCosine = values[2], let ourCosine = values[3] else {
+                    let theirCosine = values[2], let ourCosine = values[3]
+                else {
                     throw PropertyViolation("no row: \(String(describing: row))")
                 }
                 try require(abs(theirL2 - ourL2) <= 1e-4 * theirL2 + 1e-30, "L2: sqlite-vec \(theirL2), ours \(ourL2) (\(dimensions) dims)")
@@ -93,10 +96,12 @@ enum SqliteVec {
                 try require(bits == BitVector(quantizing: vector), "bits differ for \(dimensions) dims")
                 let reversed = try FloatVector(vector.values.reversed())
                 // vec_distance_hamming returns a REAL.
-                let hamming: [Double?]? = try db.query(literal: """
-                    SELECT vec_distance_hamming(vec_quantize_binary(\(vector)), vec_quantize_binary(\(reversed))),
-                           strata_vec_distance_hamming(vec_quantize_binary(\(vector)), vec_quantize_binary(\(reversed)))
-                    """) { row in [row[0] as Double?, (row[1] as Int?).map(Double.init)] }
+                let hamming: [Double?]? = try db.query(
+                    literal: """
+                        SELECT vec_distance_hamming(vec_quantize_binary(\(vector)), vec_quantize_binary(\(reversed))),
+                               strata_vec_distance_hamming(vec_quantize_binary(\(vector)), vec_quantize_binary(\(reversed)))
+                        """
+                ) { row in [row[0] as Double?, (row[1] as Int?).map(Double.init)] }
                 try require(hamming?[0] != nil && hamming?[0] == hamming?[1], "hamming: sqlite-vec and ours \(String(describing: hamming))")
             }
             // sqlite-vec's int8 layout is Int8Vector's values alone.

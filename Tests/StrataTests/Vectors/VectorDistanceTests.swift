@@ -21,8 +21,9 @@ import Testing
                 let expected = VectorGen.reference(metric, a.values, b.values)
                 let tolerance = VectorGen.tolerance(metric, a.values, b.values, reference: expected)
                 try require(ours.isFinite, "\(metric) is \(ours) for \(dimensions) dims")
-                try require(abs(ours - expected) <= tolerance,
-                            "\(metric): \(ours), expected \(expected) ± \(tolerance) (\(dimensions) dims)")
+                try require(
+                    abs(ours - expected) <= tolerance,
+                    "\(metric): \(ours), expected \(expected) ± \(tolerance) (\(dimensions) dims)")
             }
         }
     }
@@ -34,7 +35,7 @@ import Testing
         #expect(try x.distance(to: y, metric: .cosine) == 1)
         #expect(try x.distance(to: x, metric: .cosine) == 0)
         #expect(try x.distance(to: try FloatVector([-3, 0, 0]), metric: .cosine) == 2)
-        #expect(try x.distance(to: y, metric: .l2) == Double(Float(5).squareRoot()))   // float32, as sqlite-vec
+        #expect(try x.distance(to: y, metric: .l2) == Double(Float(5).squareRoot())) // float32, as sqlite-vec
         #expect(try x.distance(to: try FloatVector([4, 1, 0]), metric: .innerProduct) == -4)
         #expect(try zero.distance(to: zero, metric: .l2) == 0)
         // Float32 overflow is computed again in Double: finite vectors have finite distances.

@@ -85,8 +85,9 @@ import SQLite3
             let back = quantized.dequantized
             for (original, restored) in zip(vector.values, back.values) {
                 let step = Double(quantized.scale)
-                try require(abs(Double(original) - Double(restored)) <= step * 0.51 + 1e-44,
-                            "\(original) came back as \(restored) at scale \(quantized.scale)")
+                try require(
+                    abs(Double(original) - Double(restored)) <= step * 0.51 + 1e-44,
+                    "\(original) came back as \(restored) at scale \(quantized.scale)")
             }
             let blob = quantized.blob
             try require(blob.count == vector.dimensions + 4, "blob of \(blob.count) bytes")

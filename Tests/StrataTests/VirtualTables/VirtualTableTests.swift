@@ -115,7 +115,8 @@ final class TrackedSource: VirtualTableSource {
         // existential initializer takes them, and both branches' rows come out.
         let letters = TableValuedFunction(name: "letters", columns: ["letter"], parameters: ["word", "reversed"]) { arguments in
             let word = Array(arguments[0].textValue ?? "")
-            let rows: any Sequence<[Bindable?]> = (arguments[1].integerValue ?? 0) != 0
+            let rows: any Sequence<[Bindable?]> =
+                (arguments[1].integerValue ?? 0) != 0
                 ? word.reversed().lazy.map { [String($0)] as [Bindable?] }
                 : word.map { [String($0)] as [Bindable?] }
             return rows
@@ -144,11 +145,13 @@ final class TrackedSource: VirtualTableSource {
     @Test func aTableValuedFunctionJoinsWithATable() throws {
         let connection = try Connection()
         try connection.createTableValuedFunction(splitFunction)
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TABLE post(id INTEGER PRIMARY KEY, title TEXT, tags TEXT);
             INSERT INTO post VALUES (1, 'Swift', 'lang,apple'), (2, 'SQLite', 'db,c'), (3, 'Both', 'lang,db');
             """)
-        let pairs: [String] = try connection.query("""
+        let pairs: [String] = try connection.query(
+            """
             SELECT post.title || ':' || tag.value FROM post, split(post.tags, ',') AS tag
             WHERE tag.value = 'db' ORDER BY post.id
             """)

@@ -37,11 +37,15 @@ switch mode {
 case "none": break
 case "logging": db.instrument(StrataInstrumentation(logger: logger, tracing: false))
 case "metrics":
-    db.instrument(StrataInstrumentation(logger: Logger(label: "off") { _ in DiscardingLogHandler(logLevel: .critical) },
-                                        metricsFactory: metrics, tracing: false))
+    db.instrument(
+        StrataInstrumentation(
+            logger: Logger(label: "off") { _ in DiscardingLogHandler(logLevel: .critical) },
+            metricsFactory: metrics, tracing: false))
 case "tracing":
-    db.instrument(StrataInstrumentation(logger: Logger(label: "off") { _ in DiscardingLogHandler(logLevel: .critical) },
-                                        tracing: true, tracer: NoOpTracer()))
+    db.instrument(
+        StrataInstrumentation(
+            logger: Logger(label: "off") { _ in DiscardingLogHandler(logLevel: .critical) },
+            tracing: true, tracer: NoOpTracer()))
 case "all": db.instrument(StrataInstrumentation(logger: logger, metricsFactory: metrics, tracing: true, tracer: NoOpTracer()))
 default:
     FileHandle.standardError.write(Data("unknown mode \(mode): none, logging, metrics, tracing, all\n".utf8))

@@ -114,8 +114,10 @@ struct DatabaseErrorMiddleware: RouterMiddleware {
 /// The HTTP application: `store`'s routes on `host:port`, and `services` (the database) run and
 /// shut down with it. Put the database first: a `ServiceGroup` stops its services last to first,
 /// so the server stops taking requests and drains them before the database closes.
-public func buildApplication(store: some TodoStore, host: String = "127.0.0.1", port: Int = 8080,
-                             services: [any Service] = [], logger: Logger) -> some ApplicationProtocol {
+public func buildApplication(
+    store: some TodoStore, host: String = "127.0.0.1", port: Int = 8080,
+    services: [any Service] = [], logger: Logger
+) -> some ApplicationProtocol {
     Application(
         router: buildRouter(store: store),
         configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "TodoService"),

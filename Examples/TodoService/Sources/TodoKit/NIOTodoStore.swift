@@ -19,8 +19,10 @@ public final class NIOTodoStore: TodoStore {
     public let listConsistency: ListConsistency
 
     /// Opens `path` (its schema made by ``StrataTodoStore`` beforehand, so both are alike).
-    public static func open(path: String, readerCount: Int = 2, listConsistency: ListConsistency = .separate,
-                            logger: Logger) async throws -> NIOTodoStore {
+    public static func open(
+        path: String, readerCount: Int = 2, listConsistency: ListConsistency = .separate,
+        logger: Logger
+    ) async throws -> NIOTodoStore {
         let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         _ = try await writer.query("PRAGMA journal_mode = WAL")
         _ = try await writer.query("PRAGMA busy_timeout = 5000")
@@ -95,8 +97,9 @@ public final class NIOTodoStore: TodoStore {
             #"SELECT "id", "title", "completed" FROM "todo" ORDER BY "id" LIMIT ? OFFSET ?"#,
             [.integer(limit), .integer(offset)])
         let count = try await connection.query(#"SELECT count(*) AS "n" FROM "todo""#)
-        return TodoPage(items: rows.compactMap(Self.todo), total: Int(count.first?.column("n")?.integer ?? 0),
-                        limit: limit, offset: offset)
+        return TodoPage(
+            items: rows.compactMap(Self.todo), total: Int(count.first?.column("n")?.integer ?? 0),
+            limit: limit, offset: offset)
     }
 
     public func todo(id: Int64) async throws -> Todo? {
@@ -120,9 +123,11 @@ public final class NIOTodoStore: TodoStore {
         let words = text.split(whereSeparator: { !$0.isLetter && !$0.isNumber })
         guard !words.isEmpty else { return [] }
         let pattern = words.map { "\"" + $0 + "\"" }.joined(separator: " ")
-        let rows = try await withReader { reader in try await reader.query(
-            #"SELECT "todo"."id", "todo"."title", "todo"."completed" FROM "todo_search" JOIN "todo" ON "todo"."id" = "todo_search"."rowid" WHERE "todo_search" MATCH ? ORDER BY rank LIMIT ?"#,
-            [.text(pattern), .integer(limit)]) }
+        let rows = try await withReader { reader in
+            try await reader.query(
+                #"SELECT "todo"."id", "todo"."title", "todo"."completed" FROM "todo_search" JOIN "todo" ON "todo"."id" = "todo_search"."rowid" WHERE "todo_search" MATCH ? ORDER BY rank LIMIT ?"#,
+                [.text(pattern), .integer(limit)])
+        }
         return rows.compactMap(Self.todo)
     }
 

@@ -15,8 +15,10 @@ public struct StrataTodoStore: TodoStore {
 
     /// Opens (creating when needed) the database at `path` in WAL mode, with the schema.
     /// - Throws: `SQLiteError` when the file cannot be opened or the schema created.
-    public init(path: String, instrumentation: StrataInstrumentation? = nil, listConsistency: ListConsistency = .snapshot,
-                readerCount: Int = ConnectionPool.defaultMaximumConnectionCount, reads: StrataReads = .callingThread) throws {
+    public init(
+        path: String, instrumentation: StrataInstrumentation? = nil, listConsistency: ListConsistency = .snapshot,
+        readerCount: Int = ConnectionPool.defaultMaximumConnectionCount, reads: StrataReads = .callingThread
+    ) throws {
         self.listConsistency = listConsistency
         self.reads = reads
         database = try Database(

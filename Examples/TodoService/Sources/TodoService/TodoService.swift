@@ -29,13 +29,20 @@ struct TodoServiceCommand: AsyncParsableCommand {
     var backend = "strata"
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
-    @Option(help: "How GET /todos reads the page and the total: snapshot (one read transaction) or separate (two statements). Default: snapshot on Strata, separate on sqlite-nio.")
+    @Option(
+        help:
+            "How GET /todos reads the page and the total: snapshot (one read transaction) or separate (two statements). Default: snapshot on Strata, separate on sqlite-nio."
+    )
     var consistency: String?
-    @Option(help: "Strata's instrumentation: all (logs at the log level, metrics to a Prometheus registry, spans to a no-op tracer), logs (logs only), or none.")
+    @Option(
+        help: "Strata's instrumentation: all (logs at the log level, metrics to a Prometheus registry, spans to a no-op tracer), logs (logs only), or none.")
     var instrumentation = "all"
     @Option(help: "Reader connections (both backends), at least 1.")
     var readers: Int?
-    @Option(help: "Where the Strata store's reads run: calling-thread (the request's own thread, Database.readOnCallingThread) or reader-queue (the reader's dispatch queue, Database.read).")
+    @Option(
+        help:
+            "Where the Strata store's reads run: calling-thread (the request's own thread, Database.readOnCallingThread) or reader-queue (the reader's dispatch queue, Database.read)."
+    )
     var strataReads = "calling-thread"
 
     func validate() throws {
@@ -64,15 +71,17 @@ struct TodoServiceCommand: AsyncParsableCommand {
         case "all":
             // A real metrics backend (the registry a /metrics route would render) and a tracer
             // that drops its spans, so the cost measured is Strata's, not an exporter's.
-            instruments = StrataInstrumentation(logger: logger, metricsFactory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()),
-                                                tracing: true, tracer: NoOpTracer())
+            instruments = StrataInstrumentation(
+                logger: logger, metricsFactory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()),
+                tracing: true, tracer: NoOpTracer())
         case "logs": instruments = StrataInstrumentation(logger: logger, tracing: false)
         case "none": instruments = nil
         default: throw ValidationError("unknown instrumentation \(instrumentation): use all, logs or none")
         }
-        let strata = try StrataTodoStore(path: db, instrumentation: instruments, listConsistency: listConsistency ?? .snapshot,
-                                         readerCount: readers ?? ConnectionPool.defaultMaximumConnectionCount,
-                                         reads: StrataReads(rawValue: strataReads) ?? .callingThread)
+        let strata = try StrataTodoStore(
+            path: db, instrumentation: instruments, listConsistency: listConsistency ?? .snapshot,
+            readerCount: readers ?? ConnectionPool.defaultMaximumConnectionCount,
+            reads: StrataReads(rawValue: strataReads) ?? .callingThread)
         let announce: @Sendable (any Channel) async -> Void = { channel in
             // Tests and scripts start the service on port 0 and read the port here.
             FileHandle.standardOutput.write(Data("listening on \(channel.localAddress?.port ?? 0)\n".utf8))

@@ -32,7 +32,8 @@ func secondsOf(_ duration: Duration) -> Double {
 /// Whether a hub answers `/health` on `port`.
 func hubAnswers(_ port: Int) async -> Bool {
     guard let url = URL(string: "http://127.0.0.1:\(port)/health"),
-          let (_, response) = try? await URLSession.shared.data(for: URLRequest(url: url, timeoutInterval: 2)) else { return false }
+        let (_, response) = try? await URLSession.shared.data(for: URLRequest(url: url, timeoutInterval: 2))
+    else { return false }
     return (response as? HTTPURLResponse)?.statusCode == 200
 }
 
@@ -120,8 +121,9 @@ struct SyncBench {
         guard let url = URL(string: "http://127.0.0.1:\(port)") else { throw SyncError.refused("no URL for port \(port)") }
         var transport = HTTPSyncTransport(url: url)
         transport.pullWait = .milliseconds(Int(ProcessInfo.processInfo.environment["PULL_WAIT_MS"] ?? "5000") ?? 5000)
-        return try SyncReplica(database: database, replicaID: name, space: space, tables: ["item"], transport: transport,
-                               settings: SyncReplicaSettings(maximumPushEntries: maximumPushEntries))
+        return try SyncReplica(
+            database: database, replicaID: name, space: space, tables: ["item"], transport: transport,
+            settings: SyncReplicaSettings(maximumPushEntries: maximumPushEntries))
     }
 
     struct Latency { var p50: Double; var p99: Double; var seen: Int; var expected: Int }
@@ -243,8 +245,10 @@ struct SyncBench {
         }
         let start = ContinuousClock.now
         for batch in stride(from: 0, to: entries.count, by: 100) {
-            _ = try hub.push(SyncPushRequest(space: space, replicaID: "local", tables: ["item"], schemaFingerprint: fingerprint,
-                                             entries: Array(entries[batch..<min(batch + 100, entries.count)])))
+            _ = try hub.push(
+                SyncPushRequest(
+                    space: space, replicaID: "local", tables: ["item"], schemaFingerprint: fingerprint,
+                    entries: Array(entries[batch..<min(batch + 100, entries.count)])))
         }
         return Int(Double(entries.count) / secondsOf(ContinuousClock.now - start))
     }
@@ -256,9 +260,10 @@ struct SyncBench {
             throw SyncError.refused("not a postgres:// URL: \(url)")
         }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        let configuration = PostgresConnection.Configuration(host: host, port: components.port ?? 5432, username: user,
-                                                             password: components.password,
-                                                             database: database.isEmpty ? user : database, tls: .disable)
+        let configuration = PostgresConnection.Configuration(
+            host: host, port: components.port ?? 5432, username: user,
+            password: components.password,
+            database: database.isEmpty ? user : database, tls: .disable)
         var logger = Logger(label: "strata-sync-bench")
         logger.logLevel = .critical
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
@@ -280,8 +285,10 @@ struct SyncBench {
                     binds.append(Int64(n))
                     rows.append("($\(base + 1), $\(base + 2), $\(base + 3))")
                 }
-                try await connection.query(PostgresQuery(unsafeSQL: "INSERT INTO \(table) (id, writer, at) VALUES " + rows.joined(separator: ", "),
-                                                         binds: binds), logger: logger)
+                try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: "INSERT INTO \(table) (id, writer, at) VALUES " + rows.joined(separator: ", "),
+                        binds: binds), logger: logger)
             }
             let rate = Int(Double(count) / secondsOf(ContinuousClock.now - start))
             try await connection.query(PostgresQuery(unsafeSQL: "DROP SCHEMA \"strata_bench_floor\" CASCADE"), logger: logger)
@@ -307,7 +314,7 @@ struct SyncBench {
         let configurations = [
             Configuration(label: "SQLite folder, 1 hub process", hub: sqliteHub, store: [hubFolder.path], processes: 1),
             Configuration(label: "PostgreSQL, 1 hub process", hub: postgresHub, store: ["--postgres", postgresURL], processes: 1),
-            Configuration(label: "PostgreSQL, 3 hub processes", hub: postgresHub, store: ["--postgres", postgresURL], processes: 3),
+            Configuration(label: "PostgreSQL, 3 hub processes", hub: postgresHub, store: ["--postgres", postgresURL], processes: 3)
         ]
         var rows: [String] = []
         for (index, configuration) in configurations.enumerated() {
@@ -321,7 +328,8 @@ struct SyncBench {
                 try hub.version(ofSpace: throughputSpace)
             }
             say("  p50 \(format(latency.p50)) ms, p99 \(format(latency.p99)) ms, \(throughput.rate) changes/s; stopping the hubs...")
-            rows.append("| \(configuration.label) | \(format(latency.p50)) | \(format(latency.p99)) | \(latency.seen) of \(latency.expected) | \(throughput.rate) |")
+            rows.append(
+                "| \(configuration.label) | \(format(latency.p50)) | \(format(latency.p99)) | \(latency.seen) of \(latency.expected) | \(throughput.rate) |")
         }
         let count = 5_000
         say("apply: \(count) single-row entries in pushes of 100, in process, on each store...")

@@ -30,7 +30,7 @@ func option(_ name: String) -> String? {
 }
 let hubBinary = option("--hub-binary")
 let postgresURL = option("--postgres")
-let seconds = arguments.first.flatMap(Double.init) ?? 10   // the options come after it
+let seconds = arguments.first.flatMap(Double.init) ?? 10 // the options come after it
 let bench = try SyncBench(seconds: seconds)
 defer { bench.removeFolder() }
 

@@ -76,8 +76,9 @@ do {
             let shared = "shared-\(Int.random(in: 0..<6, using: &random))"
             let n = Int.random(in: 0..<1000, using: &random)
             try await replica.write {
-                try $0.run("INSERT INTO item(id, owner, n, note) VALUES (?, 'shared', ?, ?) ON CONFLICT(id) DO UPDATE SET n = excluded.n, note = excluded.note",
-                           shared, n, replicaID)
+                try $0.run(
+                    "INSERT INTO item(id, owner, n, note) VALUES (?, 'shared', ?, ?) ON CONFLICT(id) DO UPDATE SET n = excluded.n, note = excluded.note",
+                    shared, n, replicaID)
             }
         case 7:
             if let id = own.randomElement(using: &random) {

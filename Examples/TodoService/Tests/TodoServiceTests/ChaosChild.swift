@@ -31,7 +31,6 @@ final class ChaosChild: @unchecked Sendable {
     deinit { kill9() }
 }
 
-
 /// splitmix64, seeded, so a failing run replays.
 struct SplitMix {
     var state: UInt64

@@ -7,7 +7,7 @@ import TodoKit
 
 /// What the clients of a load run saw.
 struct LoadTally: Sendable {
-    var acknowledged: [Int64: String] = [:]   // todos a 2xx POST returned
+    var acknowledged: [Int64: String] = [:] // todos a 2xx POST returned
     var statuses: [Int: Int] = [:]
     var transportErrors = 0
     var busyBodies = 0
@@ -88,7 +88,9 @@ func runLoad(port: Int, clientCount: Int, until deadline: ContinuousClock.Instan
             let port = try #require(client.port)
             return await runLoad(port: port, clientCount: 64, until: .now + .seconds(seconds))
         }
-        print("load: \(tally.requests) requests in \(seconds) s, statuses \(tally.statuses.sorted { $0.key < $1.key }), transport errors \(tally.transportErrors)")
+        print(
+            "load: \(tally.requests) requests in \(seconds) s, statuses \(tally.statuses.sorted { $0.key < $1.key }), transport errors \(tally.transportErrors)"
+        )
         #expect(tally.requests > 64)
         #expect(tally.statuses.keys.allSatisfy { $0 < 500 }, "\(tally.statuses)")
         #expect(tally.busyBodies == 0)

@@ -22,8 +22,9 @@ import TodoKit
         try await app.test(.live) { client in
             var created: [Todo] = []
             for title in ["Buy oat milk", "Water the plants", "Call the plumber about the sink"] {
-                let response = try await client.execute(uri: "/todos", method: .post, headers: [.contentType: "application/json"],
-                                                        body: jsonBody(#"{"title": "\#(title)"}"#))
+                let response = try await client.execute(
+                    uri: "/todos", method: .post, headers: [.contentType: "application/json"],
+                    body: jsonBody(#"{"title": "\#(title)"}"#))
                 #expect(response.status == .created)
                 created.append(try decodeJSON(Todo.self, response.body))
             }
@@ -37,16 +38,18 @@ import TodoKit
             let id = try #require(created[0].id)
             #expect(try decodeJSON(Todo.self, try await client.execute(uri: "/todos/\(id)", method: .get).body) == created[0])
 
-            let patched = try await client.execute(uri: "/todos/\(id)", method: .patch, headers: [.contentType: "application/json"],
-                                                   body: jsonBody(#"{"completed": true}"#))
+            let patched = try await client.execute(
+                uri: "/todos/\(id)", method: .patch, headers: [.contentType: "application/json"],
+                body: jsonBody(#"{"completed": true}"#))
             #expect(patched.status == .ok)
             #expect(try decodeJSON(Todo.self, patched.body) == Todo(id: id, title: "Buy oat milk", completed: true))
 
             let search = try decodeJSON(SearchResults.self, try await client.execute(uri: "/todos/search?q=plumber%20sink", method: .get).body)
             #expect(search.items.map(\.title) == ["Call the plumber about the sink"])
             // The index follows updates (the FTS triggers).
-            _ = try await client.execute(uri: "/todos/\(id)", method: .patch, headers: [.contentType: "application/json"],
-                                         body: jsonBody(#"{"title": "Buy a sink plunger"}"#))
+            _ = try await client.execute(
+                uri: "/todos/\(id)", method: .patch, headers: [.contentType: "application/json"],
+                body: jsonBody(#"{"title": "Buy a sink plunger"}"#))
             let again = try decodeJSON(SearchResults.self, try await client.execute(uri: "/todos/search?q=sink", method: .get).body)
             #expect(Set(again.items.map(\.title)) == ["Call the plumber about the sink", "Buy a sink plunger"])
 
@@ -68,7 +71,7 @@ import TodoKit
                 (#"{"title": 42}"#, .badRequest, "Type mismatch for `title`"),
                 (#"["title"]"#, .badRequest, "Type mismatch"),
                 (#"{"title": "   "}"#, .unprocessableContent, "must not be empty"),
-                (#"{"title": "\#(String(repeating: "x", count: 501))"}"#, .unprocessableContent, "longer than 500"),
+                (#"{"title": "\#(String(repeating: "x", count: 501))"}"#, .unprocessableContent, "longer than 500")
             ]
             for (body, status, message) in cases {
                 let response = try await client.execute(uri: "/todos", method: .post, headers: json, body: jsonBody(body))

@@ -24,8 +24,9 @@ func makeApplication(path: String, logLevel: Logger.Level = .warning) throws -> 
     var logger = Logger(label: "TodoServiceTests")
     logger.logLevel = logLevel
     let store = try StrataTodoStore(path: path, instrumentation: StrataInstrumentation(logger: logger))
-    let app = buildApplication(store: store, host: "127.0.0.1", port: 0,
-                               services: [DatabaseService(store.database, logger: logger)], logger: logger)
+    let app = buildApplication(
+        store: store, host: "127.0.0.1", port: 0,
+        services: [DatabaseService(store.database, logger: logger)], logger: logger)
     return (app, store)
 }
 

@@ -59,8 +59,9 @@ import Testing
         }
         let names = (1...4).map { "replica-\($0)" }
         func startReplica(_ name: String, _ random: inout SplitMix) throws -> ChaosChild {
-            try ChaosChild(replicaBinary, [folder.path, name, String(port), token, String(random.next() >> 1)],
-                             log: folder.appendingPathComponent(name + ".log"))
+            try ChaosChild(
+                replicaBinary, [folder.path, name, String(port), token, String(random.next() >> 1)],
+                log: folder.appendingPathComponent(name + ".log"))
         }
         var replicas: [String: ChaosChild] = [:]
         for name in names { replicas[name] = try startReplica(name, &random) }
@@ -97,8 +98,9 @@ import Testing
         var states: [String: String] = [:]
         for _ in 0..<6 {
             for name in names {
-                let process = try ChaosChild(replicaBinary, [folder.path, name, String(port), token, "1", "--quiesce"],
-                                               log: folder.appendingPathComponent(name + "-quiesce.log"))
+                let process = try ChaosChild(
+                    replicaBinary, [folder.path, name, String(port), token, "1", "--quiesce"],
+                    log: folder.appendingPathComponent(name + "-quiesce.log"))
                 process.process.waitUntilExit()
                 let lines = chaosLog(folder, name + "-quiesce").split(separator: "\n").filter { $0.hasPrefix("state ") }
                 states[name] = lines.last.map(String.init) ?? "none"
@@ -127,7 +129,9 @@ import Testing
             let lost = acked.filter { !hubIDs.contains($0) }
             #expect(lost.isEmpty, "\(name): acknowledged inserts missing at the hub: \(lost.prefix(5))")
         }
-        print("sync chaos (seed \(seed)): \(kills.hub) hub kills, \(kills.replicas) replica kills, \(expected.count) rows, \(acknowledged) acknowledged inserts checked, hub version \(newest)")
+        print(
+            "sync chaos (seed \(seed)): \(kills.hub) hub kills, \(kills.replicas) replica kills, \(expected.count) rows, \(acknowledged) acknowledged inserts checked, hub version \(newest)"
+        )
         #expect(acknowledged > 0, "no replica had an insert acknowledged: the run proves nothing")
         // The hub command logs one line per request, naming its space, replica and status.
         let hubLog = chaosLog(folder, "hub")
@@ -140,7 +144,8 @@ import Testing
         while Date() < deadline {
             guard hub.isRunning else { throw ServiceProcessError(message: "the hub exited: \(chaosLog(folder, "hub"))") }
             if let url = URL(string: "http://127.0.0.1:\(port)/health"),
-               let (_, response) = try? await URLSession.shared.data(from: url), (response as? HTTPURLResponse)?.statusCode == 200 {
+                let (_, response) = try? await URLSession.shared.data(from: url), (response as? HTTPURLResponse)?.statusCode == 200
+            {
                 return
             }
             try await Task.sleep(for: .milliseconds(50))
@@ -157,4 +162,3 @@ import Testing
 private func chaosLog(_ folder: URL, _ name: String) -> String {
     (try? String(contentsOf: folder.appendingPathComponent(name + ".log"), encoding: .utf8)) ?? ""
 }
-

@@ -22,8 +22,10 @@ import FoundationNetworking
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 
-    static func replica(_ directory: borrowing TemporaryDirectory, _ name: String, port: Int, file: String? = nil,
-                        settings: SyncReplicaSettings = SyncReplicaSettings()) throws -> SyncReplica {
+    static func replica(
+        _ directory: borrowing TemporaryDirectory, _ name: String, port: Int, file: String? = nil,
+        settings: SyncReplicaSettings = SyncReplicaSettings()
+    ) throws -> SyncReplica {
         let database = try Database(storageLocation: .onDisk(directory.url.appendingPathComponent((file ?? name) + ".sqlite").path))
         try database.executeWrite { connection in
             if try connection.query("SELECT count(*) FROM sqlite_master WHERE name = 't'") as Int? == 0 { try connection.execute(schema) }
@@ -45,8 +47,9 @@ import FoundationNetworking
         limits.maximumBodyBytes = 64 << 10
         try await Self.app(hub, limits: limits).test(.live) { client in
             let port = try #require(client.port)
-            let phone = try Self.replica(directory, "phone", port: port,
-                                         settings: SyncReplicaSettings(pullPageSize: 250, maximumPushEntries: 500, maximumPushBytes: 32 << 10))
+            let phone = try Self.replica(
+                directory, "phone", port: port,
+                settings: SyncReplicaSettings(pullPageSize: 250, maximumPushEntries: 500, maximumPushBytes: 32 << 10))
             let laptop = try Self.replica(directory, "laptop", port: port)
             for n in 0..<1_100 { try await phone.write { try $0.run("INSERT INTO t VALUES (?, ?)", "k\(n)", n) } }
             try await phone.write { try $0.run("INSERT INTO t VALUES ('big', ?)", Data(repeating: 1, count: 100_000)) }
@@ -126,7 +129,8 @@ import FoundationNetworking
                 return try JSONDecoder().decode(SyncErrorAnswer.self, from: data).remote ?? ""
             }()
             func poll() async throws -> (Int, String?) {
-                var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/spaces/s/pull?replica=r&tables=t&fingerprint=\(fingerprint)&after=0&wait=30000")!)
+                var request = URLRequest(
+                    url: URL(string: "http://127.0.0.1:\(port)/spaces/s/pull?replica=r&tables=t&fingerprint=\(fingerprint)&after=0&wait=30000")!)
                 request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
                 let (_, answer) = try await URLSession.shared.data(for: request)
                 let http = answer as? HTTPURLResponse

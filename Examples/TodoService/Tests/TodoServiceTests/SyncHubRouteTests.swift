@@ -51,8 +51,10 @@ import Testing
                 var transport = HTTPSyncTransport(url: URL(string: "http://127.0.0.1:\(port)")!, token: "secret-team")
                 transport.pullWait = .seconds(5)
                 let fingerprint = try await Self.fingerprint(laptop)
-                let response = try await transport.pull(SyncPullRequest(space: "team", replicaID: "watcher", tables: ["todo"],
-                                                                        schemaFingerprint: fingerprint, after: 2, limit: 10))
+                let response = try await transport.pull(
+                    SyncPullRequest(
+                        space: "team", replicaID: "watcher", tables: ["todo"],
+                        schemaFingerprint: fingerprint, after: 2, limit: 10))
                 #expect(response.entries.count == 1)
             }()
             try await Task.sleep(for: .milliseconds(100))
@@ -73,8 +75,9 @@ import Testing
             func replica(_ name: String, token: String = "secret-team") throws -> SyncReplica {
                 let database = try Database(storageLocation: .onDisk(directory.url.appendingPathComponent(name + ".sqlite").path))
                 try database.executeWrite { try $0.execute(Self.schema) }
-                return try SyncReplica(database: database, replicaID: name, space: "team", tables: ["todo"],
-                                       transport: HTTPSyncTransport(url: URL(string: "http://127.0.0.1:\(port)")!, token: token))
+                return try SyncReplica(
+                    database: database, replicaID: name, space: "team", tables: ["todo"],
+                    transport: HTTPSyncTransport(url: URL(string: "http://127.0.0.1:\(port)")!, token: token))
             }
             let writer = try replica("writer")
             for index in 0..<5 {
@@ -89,18 +92,26 @@ import Testing
             #expect(try await late.database.read { try $0.query("SELECT id || '|' || title FROM todo ORDER BY id") as [String] } == expected)
             #expect(try await late.lastPulledVersion == 6)
             // The snapshot route refuses as the others do.
-            #expect(try await client.execute(uri: "/spaces/team/snapshot?replica=late&tables=todo&fingerprint=x", method: .get,
-                                             headers: [:]).status == .unauthorized)
-            #expect(try await client.execute(uri: "/spaces/team/snapshot?replica=late&tables=todo&fingerprint=x", method: .get,
-                                             headers: [.authorization: "Bearer secret-team"]).status == .conflict)
+            #expect(
+                try await client.execute(
+                    uri: "/spaces/team/snapshot?replica=late&tables=todo&fingerprint=x", method: .get,
+                    headers: [:]
+                ).status == .unauthorized)
+            #expect(
+                try await client.execute(
+                    uri: "/spaces/team/snapshot?replica=late&tables=todo&fingerprint=x", method: .get,
+                    headers: [.authorization: "Bearer secret-team"]
+                ).status == .conflict)
         }
     }
 
     /// The replica's fingerprint, as the hub reports it in a refusal.
     static func fingerprint(_ replica: SyncReplica) async throws -> String {
         do {
-            _ = try await replica.transport.pull(SyncPullRequest(space: replica.space, replicaID: "x", tables: replica.tables,
-                                                                 schemaFingerprint: "?", after: 0, limit: 1))
+            _ = try await replica.transport.pull(
+                SyncPullRequest(
+                    space: replica.space, replicaID: "x", tables: replica.tables,
+                    schemaFingerprint: "?", after: 0, limit: 1))
         } catch SyncError.schemaMismatch(_, let remote) {
             return remote
         }
@@ -116,19 +127,26 @@ import Testing
         limits.maximumEntriesPerPush = 3
         try await Self.makeApp(hub, limits: limits).test(.live) { client in
             let auth: HTTPFields = [.authorization: "Bearer secret-team"]
-            func push(_ body: [UInt8], space: String = "team", headers: HTTPFields = [.authorization: "Bearer secret-team"]) async throws -> HTTPResponse.Status {
+            func push(_ body: [UInt8], space: String = "team", headers: HTTPFields = [.authorization: "Bearer secret-team"]) async throws -> HTTPResponse.Status
+            {
                 try await client.execute(uri: "/spaces/\(space)/push", method: .post, headers: headers, body: ByteBuffer(bytes: body)).status
             }
             let valid = [UInt8](try SyncWire.encode(SyncPushRequest(space: "team", replicaID: "r", tables: ["todo"], schemaFingerprint: "nope", entries: [])))
             #expect(try await push(valid, headers: [:]) == .unauthorized)
             #expect(try await push(valid, headers: [.authorization: "Bearer wrong"]) == .unauthorized)
-            #expect(try await push(valid) == .conflict)   // the schema fingerprint differs
+            #expect(try await push(valid) == .conflict) // the schema fingerprint differs
             let unknown = [UInt8](try SyncWire.encode(SyncPushRequest(space: "other", replicaID: "r", tables: ["todo"], schemaFingerprint: "f", entries: [])))
-            #expect(try await client.execute(uri: "/spaces/other/push", method: .post, headers: [.authorization: "Bearer secret-other"],
-                                             body: ByteBuffer(bytes: unknown)).status == .notFound)
+            #expect(
+                try await client.execute(
+                    uri: "/spaces/other/push", method: .post, headers: [.authorization: "Bearer secret-other"],
+                    body: ByteBuffer(bytes: unknown)
+                ).status == .notFound)
             #expect(try await push(Array(repeating: 7, count: 8192)) == .contentTooLarge)
-            let many = [UInt8](try SyncWire.encode(SyncPushRequest(space: "team", replicaID: "r", tables: ["todo"], schemaFingerprint: "f",
-                                                                   entries: (1...5).map { SyncOutboxEntry(sequence: Int64($0), changeset: Data()) })))
+            let many = [UInt8](
+                try SyncWire.encode(
+                    SyncPushRequest(
+                        space: "team", replicaID: "r", tables: ["todo"], schemaFingerprint: "f",
+                        entries: (1...5).map { SyncOutboxEntry(sequence: Int64($0), changeset: Data()) })))
             #expect(try await push(many) == .contentTooLarge)
             // Damaged bodies: a clear 400, never a crash, nothing applied.
             var generator = SystemRandomNumberGenerator()

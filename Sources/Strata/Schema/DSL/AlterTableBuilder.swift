@@ -25,8 +25,10 @@ public final class AlterTableBuilder {
     /// `setConstraints` replaces the column's constraints. `setValue` and `initialExpr` are
     /// evaluated over each existing row, whose columns already carry this alteration's new names.
     /// Migrating down restores the earlier type and constraints but not values `setValue` replaced.
-    public func alterColumn(_ name: String, renameTo: String? = nil, changeTypeTo: SchemaColumnType? = nil,
-                            setConstraints: [String]? = nil, setValue: String? = nil) {
+    public func alterColumn(
+        _ name: String, renameTo: String? = nil, changeTypeTo: SchemaColumnType? = nil,
+        setConstraints: [String]? = nil, setValue: String? = nil
+    ) {
         changes.append(.alterColumn(name, renameTo: renameTo, changeTypeTo: changeTypeTo, setConstraints: setConstraints, setValue: setValue))
     }
 

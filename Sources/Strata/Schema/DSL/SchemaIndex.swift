@@ -24,7 +24,8 @@ public struct SchemaIndex: Hashable, Sendable {
 
     /// The `CREATE INDEX` statement, identifiers quoted.
     public var createSQL: String {
-        var sql = "CREATE \(unique ? "UNIQUE " : "")INDEX \(quoteIdentifier(name)) ON \(quoteIdentifier(tableName)) ("
+        var sql =
+            "CREATE \(unique ? "UNIQUE " : "")INDEX \(quoteIdentifier(name)) ON \(quoteIdentifier(tableName)) ("
             + columns.map(quoteIdentifier).joined(separator: ", ") + ")"
         if let partialExpr { sql += " WHERE \(partialExpr)" }
         return sql

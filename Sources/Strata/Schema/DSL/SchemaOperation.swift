@@ -35,7 +35,10 @@ enum TableAlteration: Hashable, Sendable {
         let constraints = column.constraints.joined(separator: " ").uppercased()
         // ALTER TABLE ADD COLUMN refuses these; a rebuild does them.
         if constraints.contains("PRIMARY") || constraints.contains("UNIQUE") || constraints.contains("CURRENT_")
-            || constraints.contains("DEFAULT (") || constraints.contains("DEFAULT(") { return false }
+            || constraints.contains("DEFAULT (") || constraints.contains("DEFAULT(")
+        {
+            return false
+        }
         return !constraints.contains("NOT NULL") || constraints.contains("DEFAULT")
     }
 }

@@ -69,8 +69,10 @@ public final class SchemaVersionBuilder {
     /// cannot come back in any case). A block that changes the declared tables or indexes needs
     /// `down`: migrating down past it otherwise fails with
     /// ``SchemaMigrationError/unreachableDatabaseVersion(fromVersion:toVersion:)`` and changes nothing.
-    public func execute(_ block: @escaping @Sendable (Connection) throws -> Void,
-                        down: (@Sendable (Connection) throws -> Void)? = nil) {
+    public func execute(
+        _ block: @escaping @Sendable (Connection) throws -> Void,
+        down: (@Sendable (Connection) throws -> Void)? = nil
+    ) {
         operations.append(.execute(up: block, down: down))
     }
 }

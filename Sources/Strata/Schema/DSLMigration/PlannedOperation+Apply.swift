@@ -98,8 +98,8 @@ extension PlannedOperation {
             }
             return
         }
-        var added: [String: String?] = [:]      // lowercased new column → initial expression
-        var setValues: [String: String] = [:]   // lowercased final column name → expression
+        var added: [String: String?] = [:] // lowercased new column → initial expression
+        var setValues: [String: String] = [:] // lowercased final column name → expression
         for change in changes {
             switch change {
             case .addColumn(let column, let initialExpr):

@@ -28,9 +28,11 @@ extension Schema {
     @discardableResult
     public func migrate(_ db: Connection, toVersion: Int? = nil, options: MigrationOptions = []) throws -> Bool {
         if let declarationError { throw declarationError }
-        return try SchemaChange(savepointName: "strata_schema_migrate", foreignKeyCheck: .whenEnforced,
-                                violationError: { SchemaMigrationError.foreignKeysViolated(violations: $0) })
-            .run(on: db) { try migrateInTransaction(db, toVersion: toVersion, options: options) }
+        return try SchemaChange(
+            savepointName: "strata_schema_migrate", foreignKeyCheck: .whenEnforced,
+            violationError: { SchemaMigrationError.foreignKeysViolated(violations: $0) }
+        )
+        .run(on: db) { try migrateInTransaction(db, toVersion: toVersion, options: options) }
     }
 
     /// Drops every table, index, view and trigger of the main database and sets its version to 0,

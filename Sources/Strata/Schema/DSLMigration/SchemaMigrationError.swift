@@ -28,19 +28,22 @@ public enum SchemaMigrationError: Error, Equatable, Sendable, CustomStringConver
         case .unimplemented(let feature):
             return Self.notMigrated("\(feature) is not supported")
         case .unknownDatabaseVersion(let version):
-            return Self.notMigrated("the database is at version \(version), newer than every version this schema declares; "
-                + "it was migrated by newer code")
+            return Self.notMigrated(
+                "the database is at version \(version), newer than every version this schema declares; "
+                    + "it was migrated by newer code")
         case .unreachableDatabaseVersion(let from, let to):
-            return Self.notMigrated("cannot migrate from version \(from) to version \(to): "
-                + "one of them is not declared, or a step between them cannot be undone (give its execute block a down: block)")
+            return Self.notMigrated(
+                "cannot migrate from version \(from) to version \(to): "
+                    + "one of them is not declared, or a step between them cannot be undone (give its execute block a down: block)")
         case .foreignKeysViolated(let violations):
             return Self.rolledBack("foreign keys violated: " + violations.map(\.description).joined(separator: "; "))
         case .invalidSchema(let reason):
             return "Invalid schema declaration: \(reason)"
         case .foreignKeysEnabledInTransaction(let table):
-            return Self.rolledBack("dropping table \"\(table)\" inside a transaction while foreign keys are on "
-                + "would fire the ON DELETE actions of the tables that reference it; turn foreign keys off before beginning "
-                + "the transaction (Connection.withForeignKeysDisabled), or migrate outside a transaction")
+            return Self.rolledBack(
+                "dropping table \"\(table)\" inside a transaction while foreign keys are on "
+                    + "would fire the ON DELETE actions of the tables that reference it; turn foreign keys off before beginning "
+                    + "the transaction (Connection.withForeignKeysDisabled), or migrate outside a transaction")
         }
     }
 

@@ -37,8 +37,10 @@ package struct TableDefinition: Equatable, Sendable {
     package var spaceBeforeColumnList: Bool
 
     /// An ordinary table.
-    package init(_ name: String, schema: String? = nil, columns: [Column] = [], constraints: [Constraint] = [],
-                 options: Options = [], ifNotExists: Bool = false, isTemporary: Bool = false, spaceBeforeColumnList: Bool = true) {
+    package init(
+        _ name: String, schema: String? = nil, columns: [Column] = [], constraints: [Constraint] = [],
+        options: Options = [], ifNotExists: Bool = false, isTemporary: Bool = false, spaceBeforeColumnList: Bool = true
+    ) {
         self.name = name
         self.schema = schema
         self.columns = columns
@@ -52,8 +54,10 @@ package struct TableDefinition: Equatable, Sendable {
     /// A virtual table: `CREATE VIRTUAL TABLE "name" USING "module"(columns…, arguments…)`.
     /// Columns render as column definitions (FTS5 reads `"id" UNINDEXED`); `arguments` are the
     /// module's own SQL fragments (`tokenize = 'porter'`), written as given.
-    package static func virtual(_ name: String, schema: String? = nil, using module: String, columns: [Column] = [],
-                                arguments: [String] = [], ifNotExists: Bool = false, isTemporary: Bool = false) -> TableDefinition {
+    package static func virtual(
+        _ name: String, schema: String? = nil, using module: String, columns: [Column] = [],
+        arguments: [String] = [], ifNotExists: Bool = false, isTemporary: Bool = false
+    ) -> TableDefinition {
         var table = TableDefinition(name, schema: schema, columns: columns, ifNotExists: ifNotExists, isTemporary: isTemporary)
         table.kind = .virtual(module: module, arguments: arguments)
         return table
@@ -85,8 +89,9 @@ package struct TableDefinition: Equatable, Sendable {
         switch kind {
         case .ordinary(let options):
             let words = [options.contains(.withoutRowID) ? "WITHOUT ROWID" : nil, options.contains(.strict) ? "STRICT" : nil].compactMap { $0 }
-            return Self.createTableSQL(temporary: isTemporary, ifNotExists: ifNotExists, schema: schema, name: name,
-                                       spaceBeforeColumnList: spaceBeforeColumnList, body: bodySQL, options: words.joined(separator: ", "))
+            return Self.createTableSQL(
+                temporary: isTemporary, ifNotExists: ifNotExists, schema: schema, name: name,
+                spaceBeforeColumnList: spaceBeforeColumnList, body: bodySQL, options: words.joined(separator: ", "))
         case .virtual(let module, let arguments):
             var sql = "CREATE VIRTUAL TABLE " + (ifNotExists ? "IF NOT EXISTS " : "")
             if let schema = schema ?? (isTemporary ? "temp" : nil) { sql += quoteIdentifier(schema) + "." }
@@ -100,8 +105,10 @@ package struct TableDefinition: Equatable, Sendable {
     /// The one place `CREATE TABLE` is written: `CREATE [TEMP] TABLE [IF NOT EXISTS] "schema"."name"
     /// (body) options`. A rebuild passes the body and options as SQL (copied from the stored table
     /// or from a declaration); everything else renders a definition through ``sql``.
-    package static func createTableSQL(temporary: Bool = false, ifNotExists: Bool = false, schema: String?, name: String,
-                                       spaceBeforeColumnList: Bool = true, body: String, options: String) -> String {
+    package static func createTableSQL(
+        temporary: Bool = false, ifNotExists: Bool = false, schema: String?, name: String,
+        spaceBeforeColumnList: Bool = true, body: String, options: String
+    ) -> String {
         var sql = temporary ? "CREATE TEMP TABLE " : "CREATE TABLE "
         if ifNotExists { sql += "IF NOT EXISTS " }
         if let schema { sql += quoteIdentifier(schema) + "." }

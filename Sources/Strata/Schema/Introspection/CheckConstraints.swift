@@ -49,7 +49,7 @@ private func nextSQLToken(_ bytes: [UInt8], from index: inout Int, spaceBefore: 
             spaceBefore = true
             continue
         case UInt8(ascii: "-") where bytes[(index + 1)...].first == UInt8(ascii: "-"),
-             UInt8(ascii: "/") where bytes[(index + 1)...].first == UInt8(ascii: "*"):
+            UInt8(ascii: "/") where bytes[(index + 1)...].first == UInt8(ascii: "*"):
             index = skippingComment(in: bytes[index...])
             spaceBefore = true
             continue

@@ -37,8 +37,9 @@ extension Connection {
     public func tableInfoForTableNamed(_ tableName: String) throws -> TableInfo? {
         try asRequestedIntrospection {
             guard let entry = try schemaReader.table(named: tableName, includingViews: true) else { return nil }
-            return TableInfo(name: entry.name, columns: try schemaReader.visibleColumns(ofTable: entry.name),
-                             indexes: try schemaReader.indexes(ofTable: entry.name))
+            return TableInfo(
+                name: entry.name, columns: try schemaReader.visibleColumns(ofTable: entry.name),
+                indexes: try schemaReader.indexes(ofTable: entry.name))
         }
     }
 }

@@ -45,8 +45,9 @@ extension SchemaReader {
         guard keys.count == 1 else { return nil }
         let keyIndex = try indexes(ofTable: entry.name).first { $0.origin == .primaryKeyConstraint }
         let withoutRowID = tableOptionsAreWithoutRowID(Connection.tableOptions(ofCreateTableSQL: entry.sql ?? ""))
-        let alias = isRowIDAlias(declaredType: keys[0].declaredType, isSolePrimaryKey: true,
-                                 descendingColumnConstraint: !withoutRowID && keyIndex != nil, withoutRowID: withoutRowID)
+        let alias = isRowIDAlias(
+            declaredType: keys[0].declaredType, isSolePrimaryKey: true,
+            descendingColumnConstraint: !withoutRowID && keyIndex != nil, withoutRowID: withoutRowID)
         return alias ? keys[0] : nil
     }
 

@@ -84,7 +84,8 @@ public struct SchemaEntryInfo: Hashable, Sendable {
         let prefix = Array("CREATE VIRTUAL TABLE".unicodeScalars)
         let scalars = Array(sql.unicodeScalars)
         guard scalars.count > prefix.count,
-              zip(scalars, prefix).allSatisfy({ ($0.value < 128 ? Unicode.Scalar(UInt8($0.value) & ~0x20) : $0) == $1 || $0 == $1 }) else {
+            zip(scalars, prefix).allSatisfy({ ($0.value < 128 ? Unicode.Scalar(UInt8($0.value) & ~0x20) : $0) == $1 || $0 == $1 })
+        else {
             return nil
         }
         var index = prefix.count
@@ -96,8 +97,10 @@ public struct SchemaEntryInfo: Hashable, Sendable {
             let closing: Unicode.Scalar? = ["\"": "\"", "`": "`", "[": "]", "'": "'"][first]
             guard let closing else {
                 let start = index
-                while index < scalars.count, scalars[index].properties.isAlphabetic || scalars[index].properties.numericType != nil
-                        || scalars[index] == "_" || scalars[index] == "$" || scalars[index].value >= 0x80 {
+                while index < scalars.count,
+                    scalars[index].properties.isAlphabetic || scalars[index].properties.numericType != nil
+                        || scalars[index] == "_" || scalars[index] == "$" || scalars[index].value >= 0x80
+                {
                     if scalars[index].properties.isWhitespace { break }
                     index += 1
                 }

@@ -66,7 +66,7 @@ package final class SchemaReader {
             }
         }
         var current = cache.flatMap { $0.version == version ? $0 : nil } ?? Cache(version: version)
-        cache = nil   // held by `current` alone, so `read` mutates it without a copy
+        cache = nil // held by `current` alone, so `read` mutates it without a copy
         defer { cache = current }
         return try read(&current)
     }
@@ -90,9 +90,10 @@ package final class SchemaReader {
         try withCache { cache in
             if let entries = cache.entries { return entries }
             let entries = try rows("SELECT type, name, tbl_name, rootpage, sql FROM main.sqlite_master ORDER BY rowid", []) { statement in
-                SchemaEntryInfo(type: statement.value(at: 0, as: String.self) ?? "", name: statement.value(at: 1, as: String.self) ?? "",
-                                tableName: statement.value(at: 2, as: String.self) ?? "", rootPage: statement.value(at: 3, as: Int.self) ?? 0,
-                                sql: statement.value(at: 4, as: String.self))
+                SchemaEntryInfo(
+                    type: statement.value(at: 0, as: String.self) ?? "", name: statement.value(at: 1, as: String.self) ?? "",
+                    tableName: statement.value(at: 2, as: String.self) ?? "", rootPage: statement.value(at: 3, as: Int.self) ?? 0,
+                    sql: statement.value(at: 4, as: String.self))
             }
             cache.entries = entries
             return entries
@@ -130,7 +131,8 @@ package final class SchemaReader {
         try connection.withBookkeeping {
             try connection.withStatement(
                 cachedFor: "SELECT 1 FROM sqlite_temp_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE",
-                .positional([name])) { try $0.step() }
+                .positional([name])
+            ) { try $0.step() }
         }
     }
 
@@ -156,8 +158,10 @@ package final class SchemaReader {
     static let shadowTableSuffixes: [String: Set<String>] = {
         let fts3: Set<String> = ["content", "segments", "segdir", "docsize", "stat"]
         let rtree: Set<String> = ["node", "parent", "rowid"]
-        return ["fts5": ["data", "idx", "content", "docsize", "config"], "fts4": fts3, "fts3": fts3,
-                "rtree": rtree, "rtree_i32": rtree, "geopoly": rtree]
+        return [
+            "fts5": ["data", "idx", "content", "docsize", "config"], "fts4": fts3, "fts3": fts3,
+            "rtree": rtree, "rtree_i32": rtree, "geopoly": rtree
+        ]
     }()
 
     /// The shadow tables among `entries`, found from the virtual tables of SQLite's
@@ -180,10 +184,11 @@ package final class SchemaReader {
     /// The tables and views that FTS indexes name as their external content: the user's,
     /// whatever their names look like (FTS5 calls any `<index>_content` a shadow name).
     package static func externalContentTableNames(among entries: [SchemaEntryInfo]) -> IdentifierSet {
-        IdentifierSet(entries.compactMap { entry in
-            guard let content = entry.ftsContentOption, !content.isEmpty else { return nil }
-            return content
-        })
+        IdentifierSet(
+            entries.compactMap { entry in
+                guard let content = entry.ftsContentOption, !content.isEmpty else { return nil }
+                return content
+            })
     }
 
     /// Whether SQLite reports shadow tables itself (`PRAGMA table_list`, 3.37.0 and later).
@@ -214,10 +219,11 @@ package final class SchemaReader {
     package func columns(ofTable table: String) throws -> [TableColumn] {
         try perTable(\.columns, table) {
             try rows("SELECT cid, name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?, 'main')", [table]) { statement in
-                TableColumn(position: statement.value(at: 0, as: Int.self) ?? 0, name: statement.value(at: 1, as: String.self) ?? "",
-                            declaredType: statement.value(at: 2, as: String.self) ?? "", notNull: (statement.value(at: 3, as: Int.self) ?? 0) != 0,
-                            defaultValue: statement.value(at: 4, as: String.self), primaryKeyIndex: statement.value(at: 5, as: Int.self) ?? 0,
-                            hidden: statement.value(at: 6, as: Int.self) ?? 0)
+                TableColumn(
+                    position: statement.value(at: 0, as: Int.self) ?? 0, name: statement.value(at: 1, as: String.self) ?? "",
+                    declaredType: statement.value(at: 2, as: String.self) ?? "", notNull: (statement.value(at: 3, as: Int.self) ?? 0) != 0,
+                    defaultValue: statement.value(at: 4, as: String.self), primaryKeyIndex: statement.value(at: 5, as: Int.self) ?? 0,
+                    hidden: statement.value(at: 6, as: Int.self) ?? 0)
             }
         }
     }
@@ -225,8 +231,9 @@ package final class SchemaReader {
     /// The columns `PRAGMA table_info` shows (no hidden or generated ones), numbered as it does.
     package func visibleColumns(ofTable table: String) throws -> [ColumnInfo] {
         try columns(ofTable: table).filter { $0.hidden == 0 }.enumerated().map { ordinal, column in
-            ColumnInfo(index: ordinal, name: column.name, type: column.declaredType, notNull: column.notNull,
-                       defaultValue: column.defaultValue, primaryKeyIndex: column.primaryKeyIndex)
+            ColumnInfo(
+                index: ordinal, name: column.name, type: column.declaredType, notNull: column.notNull,
+                defaultValue: column.defaultValue, primaryKeyIndex: column.primaryKeyIndex)
         }
     }
 
@@ -234,23 +241,29 @@ package final class SchemaReader {
     package func indexes(ofTable table: String) throws -> [IndexInfo] {
         try perTable(\.indexes, table) {
             let listed = try rows("SELECT seq, name, \"unique\", origin, partial FROM pragma_index_list(?, 'main')", [table]) { statement in
-                (seq: statement.value(at: 0, as: Int.self) ?? 0, name: statement.value(at: 1, as: String.self) ?? "",
-                 unique: (statement.value(at: 2, as: Int.self) ?? 0) != 0, origin: statement.value(at: 3, as: String.self) ?? "c",
-                 partial: (statement.value(at: 4, as: Int.self) ?? 0) != 0)
+                (
+                    seq: statement.value(at: 0, as: Int.self) ?? 0, name: statement.value(at: 1, as: String.self) ?? "",
+                    unique: (statement.value(at: 2, as: Int.self) ?? 0) != 0, origin: statement.value(at: 3, as: String.self) ?? "c",
+                    partial: (statement.value(at: 4, as: Int.self) ?? 0) != 0
+                )
             }
             var indexes: [IndexInfo] = []
             for entry in listed {
-                let keyColumns = try rows("SELECT seqno, cid, name, \"desc\", coll, key FROM pragma_index_xinfo(?, 'main')", [entry.name]) { statement -> IndexedColumnInfo? in
+                let keyColumns = try rows("SELECT seqno, cid, name, \"desc\", coll, key FROM pragma_index_xinfo(?, 'main')", [entry.name]) {
+                    statement -> IndexedColumnInfo? in
                     guard (statement.value(at: 5, as: Int.self) ?? 0) != 0 else { return nil }
-                    return IndexedColumnInfo(indexSequenceNumber: statement.value(at: 0, as: Int.self) ?? 0,
-                                             tableColumnIndex: statement.value(at: 1, as: Int.self) ?? 0,
-                                             name: statement.value(at: 2, as: String.self),
-                                             isDescending: (statement.value(at: 3, as: Int.self) ?? 0) != 0,
-                                             collation: statement.value(at: 4, as: String.self))
+                    return IndexedColumnInfo(
+                        indexSequenceNumber: statement.value(at: 0, as: Int.self) ?? 0,
+                        tableColumnIndex: statement.value(at: 1, as: Int.self) ?? 0,
+                        name: statement.value(at: 2, as: String.self),
+                        isDescending: (statement.value(at: 3, as: Int.self) ?? 0) != 0,
+                        collation: statement.value(at: 4, as: String.self))
                 }
-                indexes.append(IndexInfo(name: entry.name, sequenceNumber: entry.seq, isUnique: entry.unique,
-                                         origin: IndexOrigin(rawValue: entry.origin) ?? .createIndex, isPartial: entry.partial,
-                                         columns: keyColumns.compactMap { $0 }))
+                indexes.append(
+                    IndexInfo(
+                        name: entry.name, sequenceNumber: entry.seq, isUnique: entry.unique,
+                        origin: IndexOrigin(rawValue: entry.origin) ?? .createIndex, isPartial: entry.partial,
+                        columns: keyColumns.compactMap { $0 }))
             }
             return indexes
         }
@@ -265,10 +278,11 @@ package final class SchemaReader {
     package func foreignKeys(ofTable table: String) throws -> [ForeignKeyColumn] {
         try perTable(\.foreignKeys, table) {
             try rows("SELECT id, \"table\", \"from\", \"to\", on_update, on_delete FROM pragma_foreign_key_list(?, 'main')", [table]) { statement in
-                ForeignKeyColumn(id: statement.value(at: 0, as: Int.self) ?? 0, parentTable: statement.value(at: 1, as: String.self) ?? "",
-                                 column: statement.value(at: 2, as: String.self) ?? "", parentColumn: statement.value(at: 3, as: String.self),
-                                 onUpdate: statement.value(at: 4, as: String.self) ?? "NO ACTION",
-                                 onDelete: statement.value(at: 5, as: String.self) ?? "NO ACTION")
+                ForeignKeyColumn(
+                    id: statement.value(at: 0, as: Int.self) ?? 0, parentTable: statement.value(at: 1, as: String.self) ?? "",
+                    column: statement.value(at: 2, as: String.self) ?? "", parentColumn: statement.value(at: 3, as: String.self),
+                    onUpdate: statement.value(at: 4, as: String.self) ?? "NO ACTION",
+                    onDelete: statement.value(at: 5, as: String.self) ?? "NO ACTION")
             }
         }
     }

@@ -49,7 +49,7 @@ extension Connection {
         if let module = entry.virtualTableModule { throw TableRebuildError.virtualTable(entry.name, module: module) }
         if try schemaReader.shadowTableNames().contains(entry.name) { throw TableRebuildError.shadowTable(entry.name) }
         let stored = (name: entry.name, sql: entry.sql ?? "")
-        let (table, oldSQL) = stored   // the name as stored, so the rebuilt table keeps its case
+        let (table, oldSQL) = stored // the name as stored, so the rebuilt table keeps its case
         if isInTransaction {
             if try foreignKeysEnabled() { throw TableRebuildError.foreignKeysEnabledInTransaction(table: table) }
             try strataSavepoint(named: "strata_rebuild_table") {
@@ -102,7 +102,8 @@ extension Connection {
                 targetList.insert("rowid", at: 0)
                 sourceList.insert("rowid", at: 0)
             }
-            try runSingleStatement("""
+            try runSingleStatement(
+                """
                 INSERT INTO main.\(quoteIdentifier(temporaryName)) (\(targetList.joined(separator: ", "))) \
                 SELECT \(sourceList.joined(separator: ", ")) FROM main.\(quoteIdentifier(table))
                 """)

@@ -30,8 +30,10 @@ public enum TableRebuildError: Error, Equatable, Sendable, CustomStringConvertib
         case .noSuchTable(let table):
             return Self.refusal(table, "no such table")
         case .virtualTable(let table, let module):
-            return Self.refusal(table, "it is a virtual table (USING \(module)), whose rows the module keeps; "
-                + "drop it and create it again instead")
+            return Self.refusal(
+                table,
+                "it is a virtual table (USING \(module)), whose rows the module keeps; "
+                    + "drop it and create it again instead")
         case .shadowTable(let table):
             return Self.refusal(table, "it is a shadow table, where a virtual table keeps its data")
         case .foreignKeysEnabledInTransaction(let table):

@@ -166,8 +166,9 @@ extension Connection {
         let tableOptions = declared.tableOptions ?? Connection.tableOptions(ofCreateTableSQL: comparison.entry.sql ?? "")
         var sql = [TableDefinition.createTableSQL(schema: "main", name: temporaryName, body: declared.definitionSQL, options: tableOptions)]
         if !copies.isEmpty {
-            sql.append("INSERT INTO main.\(temporary) (\(copies.map { quoteIdentifier($0.column) }.joined(separator: ", "))) SELECT "
-                + copies.map(\.expression).joined(separator: ", ") + " FROM main.\(quotedTable)")
+            sql.append(
+                "INSERT INTO main.\(temporary) (\(copies.map { quoteIdentifier($0.column) }.joined(separator: ", "))) SELECT "
+                    + copies.map(\.expression).joined(separator: ", ") + " FROM main.\(quotedTable)")
         }
         sql += [
             "DROP TABLE main.\(quotedTable)",
@@ -175,23 +176,26 @@ extension Connection {
             // otherwise fail the rename while the table is gone.
             "PRAGMA legacy_alter_table = ON",
             "ALTER TABLE main.\(temporary) RENAME TO \(quotedTable)",
-            "PRAGMA legacy_alter_table = OFF",
+            "PRAGMA legacy_alter_table = OFF"
         ]
         let doomed = IdentifierSet(droppedIndexes)
         sql += try reader.entries().filter { entry in
             (entry.type == "index" || entry.type == "trigger") && sameIdentifier(entry.tableName, table) && entry.sql != nil
                 && !doomed.contains(entry.name)
         }.compactMap(\.sql)
-        return .rebuild(TableRebuildPlan(table: table, definitionSQL: declared.definitionSQL, tableOptions: declared.tableOptions,
-                                         copies: copies, droppedIndexes: droppedIndexes, columnsLosingData: losing,
-                                         droppedColumns: comparison.extra.map(\.name), sql: sql))
+        return .rebuild(
+            TableRebuildPlan(
+                table: table, definitionSQL: declared.definitionSQL, tableOptions: declared.tableOptions,
+                copies: copies, droppedIndexes: droppedIndexes, columnsLosingData: losing,
+                droppedColumns: comparison.extra.map(\.name), sql: sql))
     }
 
     /// Runs a planned rebuild: the kernel's `rebuildTable` (indexes, triggers and views kept).
     /// The indexes the plan drops must be dropped first (`TableRebuildPlan.dropIndexSQL`).
     package func applyTableRebuild(_ plan: TableRebuildPlan) throws {
-        try rebuildTable(named: plan.table, definition: plan.definitionSQL,
-                         copying: plan.copies.map { (column: $0.column, expression: $0.expression) },
-                         tableOptions: plan.tableOptions)
+        try rebuildTable(
+            named: plan.table, definition: plan.definitionSQL,
+            copying: plan.copies.map { (column: $0.column, expression: $0.expression) },
+            tableOptions: plan.tableOptions)
     }
 }

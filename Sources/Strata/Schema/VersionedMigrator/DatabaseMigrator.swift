@@ -120,9 +120,11 @@ public enum DatabaseMigratorError: Error, Equatable, Sendable, CustomStringConve
         case .foreignKeysViolated(let violations):
             return "the migration broke \(violations.count) foreign key(s), first \(violations.first.map { "\($0)" } ?? "?"); nothing of it was kept"
         case .foreignKeysEnforcedInTransaction:
-            return "migrations cannot run inside a transaction with foreign keys enforced on a database whose keys cascade (a rebuild would delete or change rows): migrate outside the transaction, e.g. DatabaseMigrator.migrate(database)"
+            return
+                "migrations cannot run inside a transaction with foreign keys enforced on a database whose keys cascade (a rebuild would delete or change rows): migrate outside the transaction, e.g. DatabaseMigrator.migrate(database)"
         case .outOfOrder(let applied, let missing):
-            return "the migration \(applied.debugDescription) was applied before \(missing.debugDescription), which is registered before it: registrations must keep their order"
+            return
+                "the migration \(applied.debugDescription) was applied before \(missing.debugDescription), which is registered before it: registrations must keep their order"
         }
     }
 }
@@ -134,10 +136,12 @@ private struct NamedMigrationStore: MigrationVersionStore {
     /// Every registered name, to tell a newer database from a target short of the last.
     let registered: [String]
 
-    static let definition = TableDefinition("strata_migrations", columns: [
-        .init("identifier", type: "TEXT", [.primaryKey(), .notNull()]),
-        .init("applied_at", type: "TEXT", [.notNull()]),
-    ], ifNotExists: true)
+    static let definition = TableDefinition(
+        "strata_migrations",
+        columns: [
+            .init("identifier", type: "TEXT", [.primaryKey(), .notNull()]),
+            .init("applied_at", type: "TEXT", [.notNull()])
+        ], ifNotExists: true)
 
     static func applied(_ connection: Connection) throws -> [String] {
         guard try connection.schemaReader.table(named: definition.name) != nil else { return [] }
@@ -160,9 +164,10 @@ private struct NamedMigrationStore: MigrationVersionStore {
 
     func record(_ version: Int64, _ connection: Connection) throws {
         try connection.execute(Self.definition.sql)
-        try connection.run(literal: """
-            INSERT INTO \(identifier: Self.definition.name)(identifier, applied_at)
-            VALUES (\(identifiers[Int(version) - 1]), \(BindingDateFormat.string(from: Date())))
-            """)
+        try connection.run(
+            literal: """
+                INSERT INTO \(identifier: Self.definition.name)(identifier, applied_at)
+                VALUES (\(identifiers[Int(version) - 1]), \(BindingDateFormat.string(from: Date())))
+                """)
     }
 }

@@ -143,7 +143,8 @@ public enum MigratorError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case .databaseNewerThanCode(let current, let desired):
-            return "The database is at schema version \(current), newer than this code's \(desired); it was left untouched. Update the app, or migrate with newer code."
+            return
+                "The database is at schema version \(current), newer than this code's \(desired); it was left untouched. Update the app, or migrate with newer code."
         case .versionOutOfRange(let version):
             return "Schema version \(version) does not fit in a SQLite integer."
         }

@@ -33,9 +33,11 @@ package struct SchemaChange {
     /// nil lets the change run (its steps refuse a rebuild themselves).
     package var keyActionsInTransactionError: (@Sendable () -> any Error)?
 
-    package init(savepointName: String, disablesForeignKeys: Bool = true, foreignKeyCheck: ForeignKeyCheck,
-                 violationError: @escaping @Sendable ([ForeignKeyViolation]) -> any Error = { DatabaseMigratorError.foreignKeysViolated($0) },
-                 keyActionsInTransactionError: (@Sendable () -> any Error)? = nil) {
+    package init(
+        savepointName: String, disablesForeignKeys: Bool = true, foreignKeyCheck: ForeignKeyCheck,
+        violationError: @escaping @Sendable ([ForeignKeyViolation]) -> any Error = { DatabaseMigratorError.foreignKeysViolated($0) },
+        keyActionsInTransactionError: (@Sendable () -> any Error)? = nil
+    ) {
         self.savepointName = savepointName
         self.disablesForeignKeys = disablesForeignKeys
         self.foreignKeyCheck = foreignKeyCheck

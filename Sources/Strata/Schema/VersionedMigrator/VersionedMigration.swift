@@ -20,10 +20,12 @@ package protocol MigrationVersionStore: Sendable {
 package struct SchemaMigrationsTable: MigrationVersionStore {
     package init() {}
 
-    private static let definition = TableDefinition("schema_migrations", columns: [
-        .init("version", type: "INTEGER", [.unique(), .notNull()]),
-        .init("migration_timestamp", type: "TEXT", [.notNull()]),
-    ], ifNotExists: true)
+    private static let definition = TableDefinition(
+        "schema_migrations",
+        columns: [
+            .init("version", type: "INTEGER", [.unique(), .notNull()]),
+            .init("migration_timestamp", type: "TEXT", [.notNull()])
+        ], ifNotExists: true)
 
     package func exists(_ connection: Connection) throws -> Bool {
         try connection.schemaReader.table(named: Self.definition.name) != nil
@@ -42,9 +44,10 @@ package struct SchemaMigrationsTable: MigrationVersionStore {
 
     package func record(_ version: Int64, _ connection: Connection) throws {
         try create(connection)
-        try connection.run(literal: """
-            INSERT INTO \(identifier: Self.definition.name)(version, migration_timestamp) VALUES (\(version), \(BindingDateFormat.string(from: Date())))
-            """)
+        try connection.run(
+            literal: """
+                INSERT INTO \(identifier: Self.definition.name)(version, migration_timestamp) VALUES (\(version), \(BindingDateFormat.string(from: Date())))
+                """)
     }
 }
 
@@ -117,8 +120,9 @@ package struct VersionedMigration: Sendable {
         guard try pending(connection) else { return 0 }
         var refusal: (@Sendable () -> any Error)?
         if stepsMayRebuildTables { refusal = { DatabaseMigratorError.foreignKeysEnforcedInTransaction } }
-        let change = SchemaChange(savepointName: "strata_versioned_migration", foreignKeyCheck: .whenEnforced,
-                                  keyActionsInTransactionError: refusal)
+        let change = SchemaChange(
+            savepointName: "strata_versioned_migration", foreignKeyCheck: .whenEnforced,
+            keyActionsInTransactionError: refusal)
         return try change.run(on: connection) { () throws -> Int in
             let current = try store.currentVersion(connection)
             try refuseNewer(current)

@@ -30,12 +30,13 @@ package func sameIdentifier(_ a: String, _ b: String) -> Bool {
 @inlinable
 package func sameBytes(_ left: String, _ right: String) -> Bool {
     guard left.utf8.count == right.utf8.count else { return false }
-    let compared: Bool? = left.utf8.withContiguousStorageIfAvailable { l in
-        right.utf8.withContiguousStorageIfAvailable { r in
-            guard let a = l.baseAddress, let b = r.baseAddress else { return l.count == r.count }
-            return memcmp(a, b, l.count) == 0
-        }
-    } ?? nil
+    let compared: Bool? =
+        left.utf8.withContiguousStorageIfAvailable { l in
+            right.utf8.withContiguousStorageIfAvailable { r in
+                guard let a = l.baseAddress, let b = r.baseAddress else { return l.count == r.count }
+                return memcmp(a, b, l.count) == 0
+            }
+        } ?? nil
     return compared ?? left.utf8.elementsEqual(right.utf8)
 }
 

@@ -24,7 +24,7 @@ package func exactRealLiteral(_ value: Double) -> String {
 
 /// SQLite's own decimal reader (the one its tokenizer uses for a REAL literal, reached through
 /// `CAST(text AS REAL)`), on a private in-memory database.
-final class LinkedRealReader: @unchecked Sendable {  // the handle and statement are used under `lock` only
+final class LinkedRealReader: @unchecked Sendable { // the handle and statement are used under `lock` only
     static let shared = LinkedRealReader()
     private let lock = NSLock()
     private var database: OpaquePointer?
@@ -43,7 +43,8 @@ final class LinkedRealReader: @unchecked Sendable {  // the handle and statement
         guard let statement else { return false }
         defer { sqlite3_reset(statement) }
         guard sqlite3_bind_text(statement, 1, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self)) == SQLITE_OK,
-              sqlite3_step(statement) == SQLITE_ROW, sqlite3_column_type(statement, 0) == SQLITE_FLOAT else { return false }
+            sqlite3_step(statement) == SQLITE_ROW, sqlite3_column_type(statement, 0) == SQLITE_FLOAT
+        else { return false }
         return sqlite3_column_double(statement, 0).bitPattern == value.bitPattern
     }
 

@@ -21,7 +21,7 @@ where Bytes.Element == UInt8, Bytes.SubSequence == Bytes {
         case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), 0x0C, UInt8(ascii: ";"):
             bytes = bytes.dropFirst()
         case UInt8(ascii: "-") where bytes.dropFirst().first == UInt8(ascii: "-"),
-             UInt8(ascii: "/") where bytes.dropFirst().first == UInt8(ascii: "*"):
+            UInt8(ascii: "/") where bytes.dropFirst().first == UInt8(ascii: "*"):
             bytes = bytes[skippingComment(in: bytes)...]
         default:
             return bytes.startIndex

@@ -36,7 +36,7 @@ class ContactInsertStatement: InsertStatement {
         let table = MyDatabaseSchema.contactTableDescription
         try insert([
             table.idColumn.name: id,
-            table.nameColumn.name: name,
+            table.nameColumn.name: name
         ])
     }
 }
@@ -50,7 +50,8 @@ class MyDatabaseConnection: Connection {
         let table = MyDatabaseSchema.contactTableDescription
         return try readAllRows(fromTable: table).compactMap { columnValues in
             guard let id = columnValues[table.idColumn.name] as? Int,
-                  let name = columnValues[table.nameColumn.name] as? String else { return nil }
+                let name = columnValues[table.nameColumn.name] as? String
+            else { return nil }
             return ContactTableDescription.Row(id: id, name: name)
         }
     }
@@ -98,8 +99,12 @@ class MyDatabaseConnection: Connection {
         #expect(ColumnType.bool.sqlRepresentation == "BOOL")
         #expect(ColumnDescription(name: "col1", type: .char(size: 11), nullable: false).sqlRepresentation == "\"col1\" CHAR(11) NOT NULL")
         #expect(ColumnDescription(name: "we\"ird", type: .bool, nullable: true).sqlRepresentation == "\"we\"\"ird\" BOOL NULL")
-        let table = TableDescription(name: "t", columns: [ColumnDescription(name: "b", type: .bool, nullable: true),
-                                                           ColumnDescription(name: "a", type: .int(size: 4), nullable: false)])
+        let table = TableDescription(
+            name: "t",
+            columns: [
+                ColumnDescription(name: "b", type: .bool, nullable: true),
+                ColumnDescription(name: "a", type: .int(size: 4), nullable: false)
+            ])
         #expect(table.columns.map(\.name) == ["b", "a"])
         #expect(table.column(withName: "a")?.type == .int(size: 4))
         #expect(table.hasColumn(withName: "b") && !table.hasColumn(withName: "c"))
@@ -119,11 +124,13 @@ class MyDatabaseConnection: Connection {
 
     @Test func badInsertsThrowAndInsertNothing() throws {
         let db = try Connection()
-        let table = TableDescription(name: "things", columns: [
-            ColumnDescription(name: "id", type: .int(size: 11), nullable: false),
-            ColumnDescription(name: "label", type: .char(size: 20), nullable: true),
-            ColumnDescription(name: "done", type: .bool, nullable: false),
-        ])
+        let table = TableDescription(
+            name: "things",
+            columns: [
+                ColumnDescription(name: "id", type: .int(size: 11), nullable: false),
+                ColumnDescription(name: "label", type: .char(size: 20), nullable: true),
+                ColumnDescription(name: "done", type: .bool, nullable: false)
+            ])
         try db.createTable(describedBy: table)
         let insert = try db.prepareInsertIntoTable(describedBy: table)
         #expect(throws: TableDescriptionError.missingValue(column: "done", table: "things")) {

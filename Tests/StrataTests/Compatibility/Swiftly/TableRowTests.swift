@@ -51,11 +51,13 @@ import StrataSwiftly
         #expect(rows.map { $0["rowid"] as? Int } == [30, 10, 20])
 
         // Columns named after all three aliases: rows still come back.
-        let hidden = TableDescription(name: "h", columns: [
-            ColumnDescription(name: "rowid", type: .int(size: 4), nullable: true),
-            ColumnDescription(name: "oid", type: .int(size: 4), nullable: true),
-            ColumnDescription(name: "_rowid_", type: .int(size: 4), nullable: true),
-        ])
+        let hidden = TableDescription(
+            name: "h",
+            columns: [
+                ColumnDescription(name: "rowid", type: .int(size: 4), nullable: true),
+                ColumnDescription(name: "oid", type: .int(size: 4), nullable: true),
+                ColumnDescription(name: "_rowid_", type: .int(size: 4), nullable: true)
+            ])
         try connection.createTable(describedBy: hidden)
         try connection.run("INSERT INTO h VALUES(?, ?, ?)", 1, 2, 3)
         #expect(try connection.readAllRows(fromTable: hidden).count == 1)

@@ -20,10 +20,10 @@ let richSchema = Schema(identifier: "rich") { schema in
     }
     schema.version(2) { v2 in
         v2.alterTable(#"the "owners""#) { t in
-            t.addColumn("nickname", type: .Text)                                  // ALTER TABLE ADD COLUMN
+            t.addColumn("nickname", type: .Text) // ALTER TABLE ADD COLUMN
         }
         v2.alterTable("pets") { t in
-            t.alterColumn("name", renameTo: "pet name")                           // ALTER TABLE RENAME COLUMN
+            t.alterColumn("name", renameTo: "pet name") // ALTER TABLE RENAME COLUMN
         }
     }
     schema.version(3) { v3 in
@@ -38,8 +38,9 @@ let richSchema = Schema(identifier: "rich") { schema in
         }
         v3.createIndex("owner labels", on: #"the "owners""#, columns: ["label"], partialExpr: #""age" > 1"#, unique: true)
         v3.renameIndex("pets by owner", to: "pets of owner")
-        v3.execute({ db in try db.execute(#"CREATE VIEW "pet names" AS SELECT "pet name" FROM pets"#) },
-                   down: { db in try db.execute(#"DROP VIEW "pet names""#) })
+        v3.execute(
+            { db in try db.execute(#"CREATE VIEW "pet names" AS SELECT "pet name" FROM pets"#) },
+            down: { db in try db.execute(#"DROP VIEW "pet names""#) })
     }
     schema.version(4) { v4 in
         v4.dropTable("order")
@@ -68,7 +69,8 @@ func schemaText(_ db: Connection) throws -> [String] {
         #expect(richSchema.latestVersion == 4)
         #expect(richSchema.versionNumbered(2)?.tableNames == [#"the "owners""#, "pets"])
         #expect(richSchema.versionNumbered(3)?.indexes.map(\.name) == ["pets of owner", "owner labels"])
-        #expect(richSchema.versionNumbered(3)?.tableNamed(#"the "owners""#)?.definitionSQL
+        #expect(
+            richSchema.versionNumbered(3)?.tableNamed(#"the "owners""#)?.definitionSQL
                 == #""id" INTEGER PRIMARY KEY AUTOINCREMENT, "select" TEXT NOT NULL, "age" REAL, "label" TEXT NOT NULL, CONSTRAINT "adult" CHECK ("age" >= 0)"#)
         #expect(try richSchema.migrate(db) == false)
         // The declared types and constraints are in force.
@@ -138,7 +140,11 @@ func schemaText(_ db: Connection) throws -> [String] {
 
     @Test func badSQLLeavesVersionAndContentAsBefore() throws {
         let schema = Schema { schema in
-            schema.version(1) { v1 in v1.createTable("t") { t in t.column("a", type: .Text); t.column("b", type: .Integer) } }
+            schema.version(1) { v1 in
+                v1.createTable("t") { t in
+                    t.column("a", type: .Text); t.column("b", type: .Integer)
+                }
+            }
             schema.version(2) { v2 in
                 v2.alterTable("t") { t in t.dropColumn("b") }
                 v2.createTable("u") { t in t.column("x", type: .Text) }
@@ -174,7 +180,9 @@ func schemaText(_ db: Connection) throws -> [String] {
     @Test func foreignKeyViolationAfterARebuildRollsBack() throws {
         let schema = Schema { schema in
             schema.version(1) { v1 in
-                v1.createTable("owners") { t in t.primaryKey("id"); t.column("name", type: .Text) }
+                v1.createTable("owners") { t in
+                    t.primaryKey("id"); t.column("name", type: .Text)
+                }
                 v1.createTable("pets") { t in
                     t.primaryKey("id")
                     t.column("owner", type: .Integer, constraints: [#"REFERENCES "owners"("id")"#])
@@ -237,7 +245,7 @@ func schemaText(_ db: Connection) throws -> [String] {
         try db.run("INSERT INTO t VALUES (?)", "kept")
         try db.run("INSERT INTO t VALUES (?)", nil)
         try schema.migrate(db, toVersion: 2)
-        #expect(try schema.migrate(db, toVersion: 1))     // data-only block: skipped going down
+        #expect(try schema.migrate(db, toVersion: 1)) // data-only block: skipped going down
         let rows: [String] = try db.query("SELECT a FROM t")
         #expect(rows == ["kept"])
         try schema.migrate(db)
@@ -250,11 +258,29 @@ func schemaText(_ db: Connection) throws -> [String] {
 
     @Test(arguments: [
         ("alter", Schema { s in s.version(1) { v in v.alterTable("ghost") { t in t.addColumn("a", type: .Text) } } }),
-        ("dup", Schema { s in s.version(1) { v in v.createTable("t") { t in t.column("a", type: .Text) }; v.createTable("T") { t in t.column("a", type: .Text) } } }),
-        ("order", Schema { s in s.version(2) { _ in }; s.version(1) { _ in } }),
-        ("column", Schema { s in s.version(1) { v in
-            v.createTable("t") { t in t.column("a", type: .Text) }
-            v.createIndex("i", on: "t", columns: ["nope"]) } }),
+        (
+            "dup",
+            Schema { s in
+                s.version(1) { v in
+                    v.createTable("t") { t in t.column("a", type: .Text) }; v.createTable("T") { t in t.column("a", type: .Text) }
+                }
+            }
+        ),
+        (
+            "order",
+            Schema { s in
+                s.version(2) { _ in }; s.version(1) { _ in }
+            }
+        ),
+        (
+            "column",
+            Schema { s in
+                s.version(1) { v in
+                    v.createTable("t") { t in t.column("a", type: .Text) }
+                    v.createIndex("i", on: "t", columns: ["nope"])
+                }
+            }
+        )
     ])
     func invalidDeclarationsThrowBeforeChangingAnything(name: String, schema: Schema) throws {
         let db = try Connection(storageLocation: .inMemory)
@@ -321,7 +347,9 @@ func schemaText(_ db: Connection) throws -> [String] {
             }
             schema.version(2) { v2 in
                 v2.dropTable("parent")
-                v2.createTable("parent") { t in t.primaryKey("id"); t.column("name", type: .Text) }
+                v2.createTable("parent") { t in
+                    t.primaryKey("id"); t.column("name", type: .Text)
+                }
             }
         }
         let db = try Connection(storageLocation: .inMemory)
@@ -364,7 +392,11 @@ func schemaText(_ db: Connection) throws -> [String] {
 
     @Test func tourExampleAddsANotNullColumnFromAnExpression() throws {
         let schema = Schema { s in
-            s.version(1) { v in v.createTable("notes") { t in t.primaryKey("id"); t.column("body", type: .Text) } }
+            s.version(1) { v in
+                v.createTable("notes") { t in
+                    t.primaryKey("id"); t.column("body", type: .Text)
+                }
+            }
             s.version(2) { v in v.alterTable("notes") { t in t.addColumn("stars", type: .Integer, constraints: ["NOT NULL"], initialExpr: "0") } }
         }
         let db = try Connection(storageLocation: .inMemory)

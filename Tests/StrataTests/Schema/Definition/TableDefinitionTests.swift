@@ -22,8 +22,9 @@ private struct ColumnInfoRow: Equatable {
 private func tableXInfo(_ db: Connection, _ table: String, schema: String = "main") throws -> [ColumnInfoRow] {
     try db.prepare("SELECT name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?, ?) ORDER BY cid", table, schema)
         .query { row in
-            ColumnInfoRow(name: row[0] ?? "", type: row[1] ?? "", notNull: (row[2] as Int64? ?? 0) != 0,
-                          defaultValue: row[3], primaryKey: Int(row[4] as Int64? ?? 0), hidden: Int(row[5] as Int64? ?? 0))
+            ColumnInfoRow(
+                name: row[0] ?? "", type: row[1] ?? "", notNull: (row[2] as Int64? ?? 0) != 0,
+                defaultValue: row[3], primaryKey: Int(row[4] as Int64? ?? 0), hidden: Int(row[5] as Int64? ?? 0))
         }
 }
 
@@ -83,7 +84,7 @@ private struct Note: CodableBinding, Equatable {
         let table = TableDefinition("t", columns: [Column("a")], ifNotExists: true)
         #expect(table.sql == #"CREATE TABLE IF NOT EXISTS "t" ("a")"#)
         try db.execute(table.sql)
-        try db.execute(table.sql)  // a second time is a no-op
+        try db.execute(table.sql) // a second time is a no-op
         // SQLite stores the statement without IF NOT EXISTS.
         #expect(try storedSQL(db, "t") == #"CREATE TABLE "t" ("a")"#)
 
@@ -105,29 +106,34 @@ private struct Note: CodableBinding, Equatable {
         let db = try Connection()
         try db.execute("PRAGMA foreign_keys = ON")
         try db.execute(TableDefinition("parent", columns: [Column("id", type: "INTEGER", [.primaryKey()]), Column("code", type: "TEXT", [.unique()])]).sql)
-        let child = TableDefinition("child", columns: [
-            Column("id", type: "INTEGER", [.primaryKey(order: .asc, onConflict: .replace, autoincrement: true)]),
-            Column("name", type: "TEXT", [.notNull(onConflict: .fail), .collate("NOCASE"), .unique(onConflict: .ignore)]),
-            Column("maybe", type: "TEXT", [.null]),
-            Column("score", type: "INTEGER", [.notNull(), .defaultValue(.integer(7)), .check("score >= 0")]),
-            Column("label", type: "TEXT", [.defaultValue(.text("it's"))]),
-            Column("stamp", type: "REAL", [.defaultExpression("julianday('now')")]),
-            Column("parent_id", type: "INTEGER", [.references(.init(table: "parent", columns: ["id"], onDelete: .cascade, onUpdate: .setNull, isDeferred: true))]),
-            Column("parent_code", type: "TEXT", [.named("to parent", .references(.init(table: "parent", columns: ["code"])))]),
-            Column("double", type: "INTEGER", [.generated("score * 2", stored: true)]),
-            Column("half", [.generated("score / 2", stored: false)]),
-            Column("raw", type: "TEXT", [.raw("NOT NULL"), .raw("DEFAULT ''")]),
-        ])
-        #expect(child.sql == """
-            CREATE TABLE "child" ("id" INTEGER PRIMARY KEY ASC ON CONFLICT REPLACE AUTOINCREMENT, \
-            "name" TEXT NOT NULL ON CONFLICT FAIL COLLATE "NOCASE" UNIQUE ON CONFLICT IGNORE, "maybe" TEXT NULL, \
-            "score" INTEGER NOT NULL DEFAULT 7 CHECK (score >= 0), "label" TEXT DEFAULT 'it''s', \
-            "stamp" REAL DEFAULT (julianday('now')), \
-            "parent_id" INTEGER REFERENCES "parent" ("id") ON DELETE CASCADE ON UPDATE SET NULL DEFERRABLE INITIALLY DEFERRED, \
-            "parent_code" TEXT CONSTRAINT "to parent" REFERENCES "parent" ("code"), \
-            "double" INTEGER GENERATED ALWAYS AS (score * 2) STORED, "half" GENERATED ALWAYS AS (score / 2) VIRTUAL, \
-            "raw" TEXT NOT NULL DEFAULT '')
-            """)
+        let child = TableDefinition(
+            "child",
+            columns: [
+                Column("id", type: "INTEGER", [.primaryKey(order: .asc, onConflict: .replace, autoincrement: true)]),
+                Column("name", type: "TEXT", [.notNull(onConflict: .fail), .collate("NOCASE"), .unique(onConflict: .ignore)]),
+                Column("maybe", type: "TEXT", [.null]),
+                Column("score", type: "INTEGER", [.notNull(), .defaultValue(.integer(7)), .check("score >= 0")]),
+                Column("label", type: "TEXT", [.defaultValue(.text("it's"))]),
+                Column("stamp", type: "REAL", [.defaultExpression("julianday('now')")]),
+                Column(
+                    "parent_id", type: "INTEGER",
+                    [.references(.init(table: "parent", columns: ["id"], onDelete: .cascade, onUpdate: .setNull, isDeferred: true))]),
+                Column("parent_code", type: "TEXT", [.named("to parent", .references(.init(table: "parent", columns: ["code"])))]),
+                Column("double", type: "INTEGER", [.generated("score * 2", stored: true)]),
+                Column("half", [.generated("score / 2", stored: false)]),
+                Column("raw", type: "TEXT", [.raw("NOT NULL"), .raw("DEFAULT ''")])
+            ])
+        #expect(
+            child.sql == """
+                CREATE TABLE "child" ("id" INTEGER PRIMARY KEY ASC ON CONFLICT REPLACE AUTOINCREMENT, \
+                "name" TEXT NOT NULL ON CONFLICT FAIL COLLATE "NOCASE" UNIQUE ON CONFLICT IGNORE, "maybe" TEXT NULL, \
+                "score" INTEGER NOT NULL DEFAULT 7 CHECK (score >= 0), "label" TEXT DEFAULT 'it''s', \
+                "stamp" REAL DEFAULT (julianday('now')), \
+                "parent_id" INTEGER REFERENCES "parent" ("id") ON DELETE CASCADE ON UPDATE SET NULL DEFERRABLE INITIALLY DEFERRED, \
+                "parent_code" TEXT CONSTRAINT "to parent" REFERENCES "parent" ("code"), \
+                "double" INTEGER GENERATED ALWAYS AS (score * 2) STORED, "half" GENERATED ALWAYS AS (score / 2) VIRTUAL, \
+                "raw" TEXT NOT NULL DEFAULT '')
+                """)
         try db.execute(child.sql)
         #expect(try storedSQL(db, "child") == child.sql)
         let info = try tableXInfo(db, "child")
@@ -135,7 +141,7 @@ private struct Note: CodableBinding, Equatable {
         #expect(info.map(\.notNull) == [false, true, false, true, false, false, false, false, false, false, true])
         #expect(info.map(\.defaultValue) == [nil, nil, nil, "7", "'it''s'", "julianday('now')", nil, nil, nil, nil, "''"])
         #expect(info.map(\.primaryKey) == [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
-        #expect(info.map(\.hidden) == [0, 0, 0, 0, 0, 0, 0, 0, 3, 2, 0])  // 3 stored, 2 virtual generated
+        #expect(info.map(\.hidden) == [0, 0, 0, 0, 0, 0, 0, 0, 3, 2, 0]) // 3 stored, 2 virtual generated
 
         let foreignKeys: [String] = try db.query(
             "SELECT \"from\" || '>' || \"to\" || ' ' || on_update || ' ' || on_delete FROM pragma_foreign_key_list('child') ORDER BY \"from\"")
@@ -152,21 +158,27 @@ private struct Note: CodableBinding, Equatable {
 
     @Test func tableConstraintsRenderAndSQLiteReadsThemBack() throws {
         let db = try Connection()
-        try db.execute(TableDefinition("p", columns: [Column("a", type: "INTEGER"), Column("b", type: "INTEGER")],
-                                       constraints: [.primaryKey(["a", "b"])]).sql)
-        let table = TableDefinition("c", columns: [Column("x", type: "INTEGER"), Column("y", type: "INTEGER"), Column("z", type: "TEXT")], constraints: [
-            .primaryKey(["x", "y"], onConflict: .abort),
-            .unique(["z"], onConflict: .rollback),
-            .check("x <> y"),
-            .foreignKey(["x", "y"], .init(table: "p", columns: ["a", "b"], onDelete: .restrict)),
-            .named("z is short", .check("length(z) < 10")),
-            .raw("UNIQUE (y, z)"),
-        ])
-        #expect(table.sql == """
-            CREATE TABLE "c" ("x" INTEGER, "y" INTEGER, "z" TEXT, PRIMARY KEY ("x", "y") ON CONFLICT ABORT, \
-            UNIQUE ("z") ON CONFLICT ROLLBACK, CHECK (x <> y), FOREIGN KEY ("x", "y") REFERENCES "p" ("a", "b") ON DELETE RESTRICT, \
-            CONSTRAINT "z is short" CHECK (length(z) < 10), UNIQUE (y, z))
-            """)
+        try db.execute(
+            TableDefinition(
+                "p", columns: [Column("a", type: "INTEGER"), Column("b", type: "INTEGER")],
+                constraints: [.primaryKey(["a", "b"])]
+            ).sql)
+        let table = TableDefinition(
+            "c", columns: [Column("x", type: "INTEGER"), Column("y", type: "INTEGER"), Column("z", type: "TEXT")],
+            constraints: [
+                .primaryKey(["x", "y"], onConflict: .abort),
+                .unique(["z"], onConflict: .rollback),
+                .check("x <> y"),
+                .foreignKey(["x", "y"], .init(table: "p", columns: ["a", "b"], onDelete: .restrict)),
+                .named("z is short", .check("length(z) < 10")),
+                .raw("UNIQUE (y, z)")
+            ])
+        #expect(
+            table.sql == """
+                CREATE TABLE "c" ("x" INTEGER, "y" INTEGER, "z" TEXT, PRIMARY KEY ("x", "y") ON CONFLICT ABORT, \
+                UNIQUE ("z") ON CONFLICT ROLLBACK, CHECK (x <> y), FOREIGN KEY ("x", "y") REFERENCES "p" ("a", "b") ON DELETE RESTRICT, \
+                CONSTRAINT "z is short" CHECK (length(z) < 10), UNIQUE (y, z))
+                """)
         try db.execute(table.sql)
         #expect(try tableXInfo(db, "c").map(\.primaryKey) == [1, 2, 0])
         let indexes: Int64? = try db.query("SELECT count(*) FROM pragma_index_list('c') WHERE origin = 'u'")
@@ -181,15 +193,18 @@ private struct Note: CodableBinding, Equatable {
         let db = try Connection()
         let name = #"x"); DROP TABLE "victim"; --"#
         try db.execute("CREATE TABLE victim (a)")
-        let table = TableDefinition(name, columns: [
-            Column(#"col "quoted""#, type: "TEXT", [.collate(#"NO"CASE"#)]),
-            Column("order", type: "INTEGER", [.references(.init(table: #"a"b"#, columns: [#"c"d"#]))]),
-            Column("select"),
-        ], constraints: [.named(#"n"m"#, .unique(["order", "select"]))])
-        #expect(table.sql == #"""
-            CREATE TABLE "x""); DROP TABLE ""victim""; --" ("col ""quoted""" TEXT COLLATE "NO""CASE", \#
-            "order" INTEGER REFERENCES "a""b" ("c""d"), "select", CONSTRAINT "n""m" UNIQUE ("order", "select"))
-            """#)
+        let table = TableDefinition(
+            name,
+            columns: [
+                Column(#"col "quoted""#, type: "TEXT", [.collate(#"NO"CASE"#)]),
+                Column("order", type: "INTEGER", [.references(.init(table: #"a"b"#, columns: [#"c"d"#]))]),
+                Column("select")
+            ], constraints: [.named(#"n"m"#, .unique(["order", "select"]))])
+        #expect(
+            table.sql == #"""
+                CREATE TABLE "x""); DROP TABLE ""victim""; --" ("col ""quoted""" TEXT COLLATE "NO""CASE", \#
+                "order" INTEGER REFERENCES "a""b" ("c""d"), "select", CONSTRAINT "n""m" UNIQUE ("order", "select"))
+                """#)
         // The collation does not exist, so SQLite refuses it: by its quoted name, whole.
         #expect(throws: SQLiteError.self) { try db.execute(table.sql) }
         var usable = table
@@ -206,16 +221,17 @@ private struct Note: CodableBinding, Equatable {
 
     @Test func fts5VirtualTableRendersAndSearches() throws {
         let db = try Connection()
-        let table = TableDefinition.virtual(#"my "docs""#, using: "fts5",
-                                            columns: [Column("title"), Column("body text"), Column("id", ["UNINDEXED"].map { .raw($0) })],
-                                            arguments: ["tokenize = 'porter'"])
+        let table = TableDefinition.virtual(
+            #"my "docs""#, using: "fts5",
+            columns: [Column("title"), Column("body text"), Column("id", ["UNINDEXED"].map { .raw($0) })],
+            arguments: ["tokenize = 'porter'"])
         #expect(table.sql == #"CREATE VIRTUAL TABLE "my ""docs""" USING "fts5"("title", "body text", "id" UNINDEXED, tokenize = 'porter')"#)
         try db.execute(table.sql)
         #expect(try storedSQL(db, #"my "docs""#) == table.sql)
         try db.run(#"INSERT INTO "my ""docs""" VALUES (?, ?, ?)"#, "Running", "She runs every morning", "7")
         try db.run(#"INSERT INTO "my ""docs""" VALUES (?, ?, ?)"#, "Resting", "A quiet afternoon", "8")
         let hits: [String] = try db.query(#"SELECT "id" FROM "my ""docs""" WHERE "my ""docs""" MATCH 'run'"#)
-        #expect(hits == ["7"])  // porter: "runs" and "Running" match "run"
+        #expect(hits == ["7"]) // porter: "runs" and "Running" match "run"
         // UNINDEXED: the id column is stored, not searchable.
         let byID: [String] = try db.query(#"SELECT "id" FROM "my ""docs""" WHERE "my ""docs""" MATCH 'id:7'"#)
         #expect(byID.isEmpty)
@@ -248,8 +264,10 @@ private struct Note: CodableBinding, Equatable {
         func both<T: Extractable>(_ type: T.Type) -> [String] {
             [sqlDeclaredType(of: type, unmapped: .blob), sqlDeclaredType(of: type, unmapped: .none)]
         }
-        let integers: [[String]] = [both(Int.self), both(Int8.self), both(Int16.self), both(Int32.self), both(Int64.self),
-                                    both(UInt.self), both(UInt8.self), both(UInt16.self), both(UInt32.self), both(UInt64.self), both(Bool.self)]
+        let integers: [[String]] = [
+            both(Int.self), both(Int8.self), both(Int16.self), both(Int32.self), both(Int64.self),
+            both(UInt.self), both(UInt8.self), both(UInt16.self), both(UInt32.self), both(UInt64.self), both(Bool.self)
+        ]
         #expect(integers.allSatisfy { $0 == ["INTEGER", "INTEGER"] })
         #expect(both(Double.self) == ["REAL", "REAL"])
         #expect(both(Float.self) == ["REAL", "REAL"])
@@ -257,20 +275,21 @@ private struct Note: CodableBinding, Equatable {
         #expect(both(Date.self) == ["TEXT", "TEXT"])
         #expect(both(URL.self) == ["TEXT", "TEXT"])
         #expect(both(Data.self) == ["BLOB", "BLOB"])
-        #expect(both(Note.self) == ["BLOB", "BLOB"])     // Codable bindings store JSON as a blob
+        #expect(both(Note.self) == ["BLOB", "BLOB"]) // Codable bindings store JSON as a blob
         // The one place the libraries differ: the ORM declares BLOB, records declare no type.
         #expect(both(Unusual.self) == ["BLOB", ""])
 
         // What SQLite makes of the declared types: the affinity each storage class expects.
         let db = try Connection()
-        let columns = [Int.self, Double.self, String.self, Data.self].enumerated().map { index, type -> Column in
-            switch index {
-            case 0: return Column("c0", type: sqlDeclaredType(of: Int.self, unmapped: .none))
-            case 1: return Column("c1", type: sqlDeclaredType(of: Double.self, unmapped: .none))
-            case 2: return Column("c2", type: sqlDeclaredType(of: String.self, unmapped: .none))
-            default: return Column("c3", type: sqlDeclaredType(of: Data.self, unmapped: .none))
-            }
-        } + [Column("c4", type: sqlDeclaredType(of: Unusual.self, unmapped: .none))]
+        let columns =
+            [Int.self, Double.self, String.self, Data.self].enumerated().map { index, type -> Column in
+                switch index {
+                case 0: return Column("c0", type: sqlDeclaredType(of: Int.self, unmapped: .none))
+                case 1: return Column("c1", type: sqlDeclaredType(of: Double.self, unmapped: .none))
+                case 2: return Column("c2", type: sqlDeclaredType(of: String.self, unmapped: .none))
+                default: return Column("c3", type: sqlDeclaredType(of: Data.self, unmapped: .none))
+                }
+            } + [Column("c4", type: sqlDeclaredType(of: Unusual.self, unmapped: .none))]
         try db.execute(TableDefinition("typed", columns: columns).sql)
         #expect(try tableXInfo(db, "typed").map(\.type) == ["INTEGER", "REAL", "TEXT", "BLOB", ""])
         try db.run("INSERT INTO typed VALUES ('1', '1.5', 2, x'00', '3')")
@@ -281,11 +300,13 @@ private struct Note: CodableBinding, Equatable {
     // MARK: - The callers keep their SQL (strings captured from main before the refactor)
 
     @Test func swiftlyDescriptionKeepsItsSQL() throws {
-        let description = TableDescription(name: #"t"x"#, columns: [
-            ColumnDescription(name: "b", type: .bool, nullable: true),
-            ColumnDescription(name: "a b", type: .int(size: 4), nullable: false),
-            ColumnDescription(name: "c", type: .char(size: 255), nullable: false),
-        ])
+        let description = TableDescription(
+            name: #"t"x"#,
+            columns: [
+                ColumnDescription(name: "b", type: .bool, nullable: true),
+                ColumnDescription(name: "a b", type: .int(size: 4), nullable: false),
+                ColumnDescription(name: "c", type: .char(size: 255), nullable: false)
+            ])
         #expect(description.createTableSQL == #"CREATE TABLE "t""x"("b" BOOL NULL, "a b" INT(4) NOT NULL, "c" CHAR(255) NOT NULL)"#)
         #expect(description.columns[1].sqlRepresentation == #""a b" INT(4) NOT NULL"#)
         let db = try Connection()
@@ -294,19 +315,23 @@ private struct Note: CodableBinding, Equatable {
     }
 
     @Test func schemaDSLTableKeepsItsSQL() throws {
-        let table = SchemaTable(name: #"peo"ple"#, columns: [
-            SchemaColumn(name: "id", type: .Integer, constraints: ["PRIMARY KEY"]),
-            SchemaColumn(name: "e mail", type: .Text, constraints: ["NOT NULL", "DEFAULT ''"]),
-            SchemaColumn(name: "r", type: .Real),
-            SchemaColumn(name: "b", type: .Blob),
-        ], constraints: [SchemaTableConstraint(#"UNIQUE ("e mail")"#, named: #"u"q"#), SchemaTableConstraint("CHECK (id > 0)")])
-        #expect(table.createSQL == #"""
-            CREATE TABLE "peo""ple" ("id" INTEGER PRIMARY KEY, "e mail" TEXT NOT NULL DEFAULT '', "r" REAL, "b" BLOB, \#
-            CONSTRAINT "u""q" UNIQUE ("e mail"), CHECK (id > 0))
-            """#)
-        #expect(table.definitionSQL == #"""
-            "id" INTEGER PRIMARY KEY, "e mail" TEXT NOT NULL DEFAULT '', "r" REAL, "b" BLOB, CONSTRAINT "u""q" UNIQUE ("e mail"), CHECK (id > 0)
-            """#)
+        let table = SchemaTable(
+            name: #"peo"ple"#,
+            columns: [
+                SchemaColumn(name: "id", type: .Integer, constraints: ["PRIMARY KEY"]),
+                SchemaColumn(name: "e mail", type: .Text, constraints: ["NOT NULL", "DEFAULT ''"]),
+                SchemaColumn(name: "r", type: .Real),
+                SchemaColumn(name: "b", type: .Blob)
+            ], constraints: [SchemaTableConstraint(#"UNIQUE ("e mail")"#, named: #"u"q"#), SchemaTableConstraint("CHECK (id > 0)")])
+        #expect(
+            table.createSQL == #"""
+                CREATE TABLE "peo""ple" ("id" INTEGER PRIMARY KEY, "e mail" TEXT NOT NULL DEFAULT '', "r" REAL, "b" BLOB, \#
+                CONSTRAINT "u""q" UNIQUE ("e mail"), CHECK (id > 0))
+                """#)
+        #expect(
+            table.definitionSQL == #"""
+                "id" INTEGER PRIMARY KEY, "e mail" TEXT NOT NULL DEFAULT '', "r" REAL, "b" BLOB, CONSTRAINT "u""q" UNIQUE ("e mail"), CHECK (id > 0)
+                """#)
         #expect(table.columns[1].sqlRepresentation == #""e mail" TEXT NOT NULL DEFAULT ''"#)
         #expect(table.constraints[0].sqlRepresentation == #"CONSTRAINT "u""q" UNIQUE ("e mail")"#)
         let db = try Connection()
@@ -319,7 +344,8 @@ private struct Note: CodableBinding, Equatable {
         let migrator = Migrator(connection: db, desiredSchemaVersion: 1)
         try migrator.runMigrationsIfNecessary(migrationSQLForSchemaVersion: { _ in "CREATE TABLE cars(id INTEGER PRIMARY KEY)" })
         // Same columns and constraints as SQift's unquoted statement; only the quoting is new.
-        #expect(try storedSQL(db, "schema_migrations")
+        #expect(
+            try storedSQL(db, "schema_migrations")
                 == #"CREATE TABLE "schema_migrations" ("version" INTEGER UNIQUE NOT NULL, "migration_timestamp" TEXT NOT NULL)"#)
         #expect(try tableXInfo(db, "schema_migrations").map(\.notNull) == [true, true])
     }

@@ -7,14 +7,16 @@ import StrataTestSupport
 @Suite struct CheckConstraintsPropertyTests {
     @Test func columnTableAndNamedConstraintsInOrder() throws {
         let db = try Connection(storageLocation: .inMemory)
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE t(a INTEGER CHECK(a > 0) NOT NULL, "check" TEXT /* CHECK (no) */ CHECK ("check" <> 'CHECK (x)'),
                            b REAL -- CHECK (comment)
                            , CONSTRAINT [b ok] check (b BETWEEN 0 AND (1 + 2)), CHECK(length("check") < 10))
             """)
-        #expect(try db.schemaReader.checkConstraints(ofTable: "T") == [
-            "CHECK (a > 0)", #"CHECK ("check" <> 'CHECK (x)')"#, "CONSTRAINT [b ok] CHECK (b BETWEEN 0 AND (1 + 2))", #"CHECK (length("check") < 10)"#,
-        ])
+        #expect(
+            try db.schemaReader.checkConstraints(ofTable: "T") == [
+                "CHECK (a > 0)", #"CHECK ("check" <> 'CHECK (x)')"#, "CONSTRAINT [b ok] CHECK (b BETWEEN 0 AND (1 + 2))", #"CHECK (length("check") < 10)"#
+            ])
         try db.execute("CREATE TABLE plain(x)")
         #expect(try db.schemaReader.checkConstraints(ofTable: "plain").isEmpty)
         #expect(try db.schemaReader.checkConstraints(ofTable: "missing").isEmpty)

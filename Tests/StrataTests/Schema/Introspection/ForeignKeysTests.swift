@@ -5,7 +5,8 @@ import Strata
 @Suite struct ForeignKeysTests {
     func makeDatabase() throws -> Connection {
         let db = try Connection(storageLocation: .inMemory)
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE parent (id INTEGER PRIMARY KEY);
             CREATE TABLE "the child" (id INTEGER PRIMARY KEY, parent INTEGER REFERENCES parent(id));
             INSERT INTO parent VALUES (1);

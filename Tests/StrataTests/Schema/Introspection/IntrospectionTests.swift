@@ -5,7 +5,8 @@ import Strata
 @Suite struct IntrospectionTests {
     func makeDatabase() throws -> Connection {
         let db = try Connection(storageLocation: .inMemory)
-        try db.execute(#"""
+        try db.execute(
+            #"""
             CREATE TABLE "the ""people""" ("id" INTEGER PRIMARY KEY, "first name" TEXT NOT NULL DEFAULT 'x', "order" REAL, UNIQUE ("order"));
             CREATE INDEX "by name" ON "the ""people""" ("first name" COLLATE NOCASE DESC, "order") WHERE "order" > 0;
             CREATE TABLE pairs (a TEXT, b TEXT, PRIMARY KEY (a, b)) WITHOUT ROWID;

@@ -50,7 +50,8 @@ import Testing
 
     @Test func userTablesLeaveOutSQLitesAndLitestreamsTables() throws {
         let db = try Connection(storageLocation: .inMemory)
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE notes(id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT);
             INSERT INTO notes(body) VALUES('x');
             CREATE TABLE _litestream_seq(id INTEGER PRIMARY KEY, seq INTEGER);
@@ -62,7 +63,8 @@ import Testing
 
     @Test func foreignKeysAndReferencingTables() throws {
         let db = try Connection(storageLocation: .inMemory)
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE owners(id INTEGER PRIMARY KEY);
             CREATE TABLE pets(id INTEGER PRIMARY KEY, owner INTEGER REFERENCES owners(id));
             CREATE TABLE vets(id INTEGER PRIMARY KEY, owner INTEGER REFERENCES "OWNERS");

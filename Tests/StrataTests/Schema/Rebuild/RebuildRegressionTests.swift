@@ -42,8 +42,9 @@ import StrataTestSupport
         let db = try Connection(storageLocation: .inMemory)
         try db.execute(#"CREATE TABLE t (a INTEGER, b INTEGER GENERATED ALWAYS AS (a + 1) STORED, c TEXT)"#)
         try db.run("INSERT INTO t (a, c) VALUES (1, 'x'), (5, 'y')")
-        try db.rebuildTable(named: "t", definition: #""a" INTEGER, "b" INTEGER AS ("a" * 10) VIRTUAL"#,
-                            copying: [("a", #""a""#), ("b", #""b""#)])
+        try db.rebuildTable(
+            named: "t", definition: #""a" INTEGER, "b" INTEGER AS ("a" * 10) VIRTUAL"#,
+            copying: [("a", #""a""#), ("b", #""b""#)])
         #expect(try rows(db, "SELECT a, b FROM t ORDER BY a") == ["1|10", "5|50"])
     }
 
@@ -64,7 +65,8 @@ import StrataTestSupport
 
     func databaseWithTemporaryTriggers() throws -> Connection {
         let db = try Connection(storageLocation: .inMemory)
-        try db.execute(#"""
+        try db.execute(
+            #"""
             CREATE TABLE "the t" (id INTEGER PRIMARY KEY, name TEXT, gone TEXT);
             CREATE TEMP TABLE log (msg TEXT);
             CREATE TEMP TRIGGER "on ""insert""" AFTER INSERT ON main."the t" BEGIN INSERT INTO log VALUES ('i ' || NEW.name); END;
@@ -82,8 +84,9 @@ import StrataTestSupport
     @Test func rebuildTableKeepsTemporaryTriggers() throws {
         let db = try databaseWithTemporaryTriggers()
         let before = try temporaryTriggers(db)
-        try db.rebuildTable(named: "the t", definition: #""id" INTEGER PRIMARY KEY, "name" TEXT"#,
-                            copying: [("id", #""id""#), ("name", #""name""#)])
+        try db.rebuildTable(
+            named: "the t", definition: #""id" INTEGER PRIMARY KEY, "name" TEXT"#,
+            copying: [("id", #""id""#), ("name", #""name""#)])
         #expect(try temporaryTriggers(db) == before)
         #expect(before.count == 2)
         // Still TEMP (not made persistent in main), and they fire.
@@ -97,7 +100,8 @@ import StrataTestSupport
 
     @Test func aTemporaryTriggerOnATemporaryTableOfTheSameNameIsLeftAlone() throws {
         let db = try Connection(storageLocation: .inMemory)
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE t (a INTEGER, b INTEGER);
             CREATE TEMP TABLE t (a INTEGER);
             CREATE TEMP TRIGGER on_temp AFTER INSERT ON t BEGIN SELECT 1; END;
@@ -105,8 +109,11 @@ import StrataTestSupport
             """)
         try db.rebuildTable(named: "t", definition: #""a" INTEGER"#, copying: [("a", #""a""#)])
         let triggers: [String] = try db.query("SELECT sql FROM sqlite_temp_master WHERE type = 'trigger' ORDER BY name")
-        #expect(triggers == ["CREATE TRIGGER on_main AFTER INSERT ON main.t BEGIN SELECT 2; END",
-                             "CREATE TRIGGER on_temp AFTER INSERT ON t BEGIN SELECT 1; END"])
+        #expect(
+            triggers == [
+                "CREATE TRIGGER on_main AFTER INSERT ON main.t BEGIN SELECT 2; END",
+                "CREATE TRIGGER on_temp AFTER INSERT ON t BEGIN SELECT 1; END"
+            ])
     }
 
     @Test func theDSLKeepsTemporaryTriggers() throws {
@@ -130,9 +137,11 @@ import StrataTestSupport
     }
 
     @Test func temporaryTriggerStatementIsMadeTemporaryAgain() {
-        #expect(Connection.temporaryTriggerSQL("CREATE TRIGGER x AFTER INSERT ON t BEGIN SELECT 1; END")
+        #expect(
+            Connection.temporaryTriggerSQL("CREATE TRIGGER x AFTER INSERT ON t BEGIN SELECT 1; END")
                 == "CREATE TEMP TRIGGER x AFTER INSERT ON t BEGIN SELECT 1; END")
-        #expect(Connection.temporaryTriggerSQL("create trigger \"é\" BEFORE DELETE ON t BEGIN SELECT 1; END")
+        #expect(
+            Connection.temporaryTriggerSQL("create trigger \"é\" BEFORE DELETE ON t BEGIN SELECT 1; END")
                 == "CREATE TEMP TRIGGER \"é\" BEFORE DELETE ON t BEGIN SELECT 1; END")
     }
 
@@ -144,8 +153,9 @@ import StrataTestSupport
         let before = try DatabaseSnapshot(db)
         let triggers = try temporaryTriggers(db)
         #expect(throws: TableRebuildError.indexDoesNotFit(index: "by gone", table: "the t")) {
-            try db.rebuildTable(named: "the t", definition: #""id" INTEGER PRIMARY KEY, "name" TEXT"#,
-                                copying: [("id", #""id""#), ("name", #""name""#)])
+            try db.rebuildTable(
+                named: "the t", definition: #""id" INTEGER PRIMARY KEY, "name" TEXT"#,
+                copying: [("id", #""id""#), ("name", #""name""#)])
         }
         #expect(try DatabaseSnapshot(db) == before)
         #expect(try temporaryTriggers(db) == triggers)
@@ -157,8 +167,9 @@ import StrataTestSupport
         let db = try Connection(storageLocation: .inMemory)
         try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY DESC, x TEXT)")
         try db.run("INSERT INTO t (rowid, id, x) VALUES (5, 50, 'a'), (9, 90, 'b')")
-        try db.rebuildTable(named: "t", definition: #""id" INTEGER PRIMARY KEY DESC, "x" TEXT, "y" TEXT"#,
-                            copying: [("id", #""id""#), ("x", #""x""#)])
+        try db.rebuildTable(
+            named: "t", definition: #""id" INTEGER PRIMARY KEY DESC, "x" TEXT, "y" TEXT"#,
+            copying: [("id", #""id""#), ("x", #""x""#)])
         #expect(try rows(db, "SELECT rowid, id, x FROM t ORDER BY rowid") == ["5|50|a", "9|90|b"])
     }
 
@@ -184,9 +195,10 @@ import StrataTestSupport
                 body = "\(key) \(type) PRIMARY KEY\(descending ? " DESC" : ""), \(other) INTEGER"
             }
             try db.execute("CREATE TABLE t (\(body))\(withoutRowID ? " WITHOUT ROWID" : "")")
-            let expected = isRowIDAlias(declaredType: type, isSolePrimaryKey: !composite,
-                                        descendingColumnConstraint: descending && !asTableConstraint && !composite,
-                                        withoutRowID: withoutRowID)
+            let expected = isRowIDAlias(
+                declaredType: type, isSolePrimaryKey: !composite,
+                descendingColumnConstraint: descending && !asTableConstraint && !composite,
+                withoutRowID: withoutRowID)
             let found = try db.schemaReader.rowIDAliasColumn(ofTable: "t")
             try require((found != nil) == expected, "reader says \(found as Any), rule \(expected) for \(body)")
             if !withoutRowID {
@@ -215,8 +227,9 @@ import StrataTestSupport
                     v1.createTable(table) { t in
                         t.primaryKey(keyName)
                         for (name, type) in zip(names.prefix(count), types) { t.column(name, type: type) }
-                        t.column(generatedName, type: .Text,
-                                 constraints: ["GENERATED ALWAYS AS (typeof(\(quoteIdentifier(source)))) \(stored ? "STORED" : "VIRTUAL")"])
+                        t.column(
+                            generatedName, type: .Text,
+                            constraints: ["GENERATED ALWAYS AS (typeof(\(quoteIdentifier(source)))) \(stored ? "STORED" : "VIRTUAL")"])
                     }
                 }
                 schema.version(2) { v2 in v2.alterTable(table) { t in t.dropColumn(dropped) } }
@@ -226,8 +239,9 @@ import StrataTestSupport
             let quotedTable = quoteIdentifier(table)
             let columnList = names.prefix(count).map(quoteIdentifier).joined(separator: ", ")
             for _ in 0..<random.int(0...6) {
-                try db.run("INSERT INTO \(quotedTable) (\(columnList)) VALUES (\(Array(repeating: "?", count: count).joined(separator: ", ")))",
-                           (0..<count).map { _ in Gen.value(&random).bindable })
+                try db.run(
+                    "INSERT INTO \(quotedTable) (\(columnList)) VALUES (\(Array(repeating: "?", count: count).joined(separator: ", ")))",
+                    (0..<count).map { _ in Gen.value(&random).bindable })
             }
             let kept = ([keyName] + names.prefix(count).filter { $0 != dropped } + [generatedName])
                 .map { "quote(\(quoteIdentifier($0)))" }.joined(separator: ", ")

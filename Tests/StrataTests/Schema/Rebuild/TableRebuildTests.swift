@@ -7,7 +7,8 @@ import Testing
     /// A parent table with awkward names, an index, a trigger, a view, and a child table pointing at it.
     func makeAwkwardDatabase() throws -> Connection {
         let db = try Connection(storageLocation: .inMemory)
-        try db.execute("""
+        try db.execute(
+            """
             PRAGMA foreign_keys = ON;
             CREATE TABLE "my ""odd"" table" ("select" INTEGER PRIMARY KEY, "first name" TEXT, "age" INTEGER, "order" TEXT);
             CREATE INDEX "idx on name" ON "my ""odd"" table" ("first name");
@@ -61,8 +62,10 @@ import Testing
         try db.rebuildTable(
             named: awkward,
             definition: #""select" INTEGER PRIMARY KEY, "first name" TEXT, "age" INTEGER, "order" TEXT, "label" TEXT"#,
-            copying: [("select", #""select""#), ("first name", #""first name""#), ("age", #""age" + 1"#),
-                      ("order", #""order""#), ("label", #""first name" || '!'"#)])
+            copying: [
+                ("select", #""select""#), ("first name", #""first name""#), ("age", #""age" + 1"#),
+                ("order", #""order""#), ("label", #""first name" || '!'"#)
+            ])
         let rows: [String] = try db.query(#"SELECT "label" || "age" FROM "my ""odd"" table" ORDER BY 1"#)
         #expect(rows == ["Ann!31", "Bob!41"])
     }
@@ -78,8 +81,9 @@ import Testing
                 copying: [("select", #"CASE WHEN "select" = 1 THEN "select" ELSE "select" + 100 END"#), ("first name", #""first name""#)])
         }
         do {
-            try db.rebuildTable(named: awkward, definition: #""select" INTEGER PRIMARY KEY, "first name" TEXT"#,
-                               copying: [("select", "\"select\" + 100"), ("first name", #""first name""#)])
+            try db.rebuildTable(
+                named: awkward, definition: #""select" INTEGER PRIMARY KEY, "first name" TEXT"#,
+                copying: [("select", "\"select\" + 100"), ("first name", #""first name""#)])
             Issue.record("expected a foreign key violation")
         } catch let TableRebuildError.foreignKeysViolated(table, violations) {
             #expect(table == awkward)
@@ -91,14 +95,15 @@ import Testing
     }
 
     @Test(arguments: [
-        #""select" INTEGER PRIMARY KEY, "first name" TEXT, nonsense("#,           // bad definition
-        #""select" INTEGER PRIMARY KEY, "nickname" TEXT"#,                          // the index needs "first name"
-        #""select" INTEGER PRIMARY KEY, "first name" TEXT NOT NULL CHECK ("first name" = 'Ann')"#, // Bob fails the check
+        #""select" INTEGER PRIMARY KEY, "first name" TEXT, nonsense("#, // bad definition
+        #""select" INTEGER PRIMARY KEY, "nickname" TEXT"#, // the index needs "first name"
+        #""select" INTEGER PRIMARY KEY, "first name" TEXT NOT NULL CHECK ("first name" = 'Ann')"# // Bob fails the check
     ])
     func failureLeavesDatabaseExactlyAsBefore(definition: String) throws {
         let db = try makeAwkwardDatabase()
         let before = try DatabaseSnapshot(db)
-        let copying: [(column: String, expression: String)] = definition.contains("nickname")
+        let copying: [(column: String, expression: String)] =
+            definition.contains("nickname")
             ? [("select", #""select""#), ("nickname", #""first name""#)]
             : [("select", #""select""#), ("first name", #""first name""#)]
         #expect(throws: (any Error).self) {
@@ -126,7 +131,8 @@ import Testing
 
     @Test func triggersOnViewsOfTheTableComeBack() throws {
         let db = try Connection(storageLocation: .inMemory)
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE t (a TEXT, junk TEXT);
             CREATE VIEW v AS SELECT a FROM t;
             CREATE TRIGGER "v insert" INSTEAD OF INSERT ON v BEGIN INSERT INTO t (a) VALUES (upper(NEW.a)); END;
@@ -140,9 +146,10 @@ import Testing
     @Test func badCopyExpressionLeavesDatabaseAsBefore() throws {
         let db = try makeAwkwardDatabase()
         let before = try DatabaseSnapshot(db)
-        #expect(sqliteError {
-            try db.rebuildTable(named: awkward, definition: #""select" INTEGER PRIMARY KEY"#, copying: [("select", "no_such_column")])
-        } != nil)
+        #expect(
+            sqliteError {
+                try db.rebuildTable(named: awkward, definition: #""select" INTEGER PRIMARY KEY"#, copying: [("select", "no_such_column")])
+            } != nil)
         #expect(try DatabaseSnapshot(db) == before)
     }
 
@@ -173,8 +180,9 @@ import Testing
         try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT, junk TEXT)")
         for name in ["a", "b", "c"] { try db.run("INSERT INTO t (name) VALUES (?)", name) }
         try db.execute("DELETE FROM t WHERE id = 3")
-        try db.rebuildTable(named: "t", definition: #""id" INTEGER PRIMARY KEY AUTOINCREMENT, "name" TEXT"#,
-                            copying: [("id", "id"), ("name", "name")])
+        try db.rebuildTable(
+            named: "t", definition: #""id" INTEGER PRIMARY KEY AUTOINCREMENT, "name" TEXT"#,
+            copying: [("id", "id"), ("name", "name")])
         let seq: Int? = try db.query("SELECT seq FROM sqlite_sequence WHERE name = 't'")
         #expect(seq == 3)
         try db.run("INSERT INTO t (name) VALUES (?)", "d")
@@ -215,8 +223,9 @@ import Testing
             try db.withForeignKeysDisabled {
                 try db.transaction {
                     #expect(try !db.foreignKeysEnabled())
-                    try db.rebuildTable(named: awkward, definition: #""select" INTEGER PRIMARY KEY, "first name" TEXT"#,
-                                        copying: [("select", #""select""#), ("first name", #""first name""#)])
+                    try db.rebuildTable(
+                        named: awkward, definition: #""select" INTEGER PRIMARY KEY, "first name" TEXT"#,
+                        copying: [("select", #""select""#), ("first name", #""first name""#)])
                     #expect(db.isInTransaction)
                     columnsInside.append(try db.query(#"SELECT count(*) FROM pragma_table_info('my "odd" table')"#))
                     // A failing rebuild inside the transaction undoes only itself.

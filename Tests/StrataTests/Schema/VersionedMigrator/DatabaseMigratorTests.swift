@@ -71,7 +71,9 @@ import Testing
         #expect(try db.schemaReader.userTableNames().isEmpty)
         #expect(try db.foreignKeysEnabled(), "enforcement is on again after the failed migration")
         // A violation that was there before is not the migration's: it does not stop it.
-        try db.execute("PRAGMA foreign_keys = OFF; CREATE TABLE team(id INTEGER PRIMARY KEY); CREATE TABLE member(team INTEGER REFERENCES team(id)); INSERT INTO member VALUES (7); PRAGMA foreign_keys = ON")
+        try db.execute(
+            "PRAGMA foreign_keys = OFF; CREATE TABLE team(id INTEGER PRIMARY KEY); CREATE TABLE member(team INTEGER REFERENCES team(id)); INSERT INTO member VALUES (7); PRAGMA foreign_keys = ON"
+        )
         #expect(try Self.migrator().migrate(db) == ["v1", "v2"])
     }
 
@@ -79,19 +81,22 @@ import Testing
     /// children's rows survive, as enforcement is off while the steps run.
     @Test func aRebuildInsideAMigrationKeepsTheChildren() throws {
         let db = try Connection(storageLocation: .inMemory)
-        try db.execute("""
+        try db.execute(
+            """
             PRAGMA foreign_keys = ON;
             CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT);
             CREATE TABLE member(id INTEGER PRIMARY KEY, team INTEGER REFERENCES team(id) ON DELETE CASCADE);
             INSERT INTO team VALUES (1, 'a'); INSERT INTO member VALUES (1, 1), (2, 1);
             """)
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("rebuild team", sql: """
-            CREATE TABLE team_new(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
-            INSERT INTO team_new SELECT id, coalesce(name, '') FROM team;
-            DROP TABLE team;
-            ALTER TABLE team_new RENAME TO team;
-            """)
+        migrator.registerMigration(
+            "rebuild team",
+            sql: """
+                CREATE TABLE team_new(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+                INSERT INTO team_new SELECT id, coalesce(name, '') FROM team;
+                DROP TABLE team;
+                ALTER TABLE team_new RENAME TO team;
+                """)
         try migrator.migrate(db)
         #expect(try db.query("SELECT count(*) FROM member") as Int? == 2)
         #expect(try db.foreignKeysEnabled())
@@ -126,19 +131,22 @@ import Testing
         let folder = try TemporaryDirectory()
         let database = try Database(path: folder.path("app.sqlite"))
         try await database.write { db in
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT);
                 CREATE TABLE member(id INTEGER PRIMARY KEY, team INTEGER REFERENCES team(id) ON DELETE CASCADE);
                 INSERT INTO team VALUES (1, 'a'); INSERT INTO member VALUES (1, 1), (2, 1);
                 """)
         }
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("rebuild team", sql: """
-            CREATE TABLE team_new(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
-            INSERT INTO team_new SELECT id, coalesce(name, '') FROM team;
-            DROP TABLE team;
-            ALTER TABLE team_new RENAME TO team;
-            """)
+        migrator.registerMigration(
+            "rebuild team",
+            sql: """
+                CREATE TABLE team_new(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+                INSERT INTO team_new SELECT id, coalesce(name, '') FROM team;
+                DROP TABLE team;
+                ALTER TABLE team_new RENAME TO team;
+                """)
         let inside = migrator
         await #expect(throws: DatabaseMigratorError.foreignKeysEnforcedInTransaction) {
             try await database.write { try inside.migrate($0) }

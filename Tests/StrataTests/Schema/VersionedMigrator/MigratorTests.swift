@@ -29,8 +29,11 @@ import SQLite3
             didMigrateToSchemaVersion: { version in log.append("Did migrate to schema version: \(version)") }
         )
         #expect(ran == 2)
-        #expect(log == ["Will migrate to schema version: 1", "Did migrate to schema version: 1",
-                        "Will migrate to schema version: 2", "Did migrate to schema version: 2"])
+        #expect(
+            log == [
+                "Will migrate to schema version: 1", "Did migrate to schema version: 1",
+                "Will migrate to schema version: 2", "Did migrate to schema version: 2"
+            ])
         #expect(migrator.currentSchemaVersion == 2)
         #expect(!migrator.migrationRequired)
         let timestamps: [String] = try connection.query("SELECT migration_timestamp FROM schema_migrations ORDER BY version")

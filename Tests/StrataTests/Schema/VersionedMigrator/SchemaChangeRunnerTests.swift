@@ -10,7 +10,8 @@ import Testing
 
     private func database() throws -> Connection {
         let db = try Connection(storageLocation: .inMemory)
-        try db.execute("""
+        try db.execute(
+            """
             PRAGMA foreign_keys = ON;
             CREATE TABLE parent(id INTEGER PRIMARY KEY);
             CREATE TABLE child(id INTEGER PRIMARY KEY, parent INTEGER REFERENCES parent(id) ON DELETE CASCADE);
@@ -20,8 +21,9 @@ import Testing
     }
 
     private func change(_ check: SchemaChange.ForeignKeyCheck) -> SchemaChange {
-        SchemaChange(savepointName: "test_change", foreignKeyCheck: check, violationError: { Refused(violations: $0) },
-                     keyActionsInTransactionError: { Failed() })
+        SchemaChange(
+            savepointName: "test_change", foreignKeyCheck: check, violationError: { Refused(violations: $0) },
+            keyActionsInTransactionError: { Failed() })
     }
 
     @Test func aFailingChangeLeavesEverythingAsItWas() throws {
@@ -36,7 +38,7 @@ import Testing
         #expect(try db.query("SELECT count(*) FROM child") as Int? == 2)
         #expect(try db.schemaReader.columns(ofTable: "child").map(\.name) == ["id", "parent"])
         #expect(try db.foreignKeysEnabled())
-        #expect(!db.isInTransaction)   // sqlite3_get_autocommit: the rollback ended it
+        #expect(!db.isInTransaction) // sqlite3_get_autocommit: the rollback ended it
         // The statement cache holds nothing still running after the throw.
         #expect(try db.query("SELECT count(*) FROM parent") as Int? == 1)
     }
@@ -88,7 +90,9 @@ import Testing
         var plain = change(.whenEnforced)
         plain.keyActionsInTransactionError = nil
         #expect(throws: Failed.self) {
-            try plain.run(on: db) { try db.execute("CREATE TABLE x(a)"); throw Failed() }
+            try plain.run(on: db) {
+                try db.execute("CREATE TABLE x(a)"); throw Failed()
+            }
         }
         #expect(db.isInTransaction)
         #expect(try db.schemaReader.table(named: "x") == nil)
