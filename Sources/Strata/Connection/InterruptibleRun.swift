@@ -63,10 +63,13 @@ package final class InterruptibleRun: Sendable {
     /// `CancellationError`. Runs on the closure's thread, after it.
     package func finish<T>(_ result: Result<T, any Error>) -> Result<T, any Error> {
         sqlite3_progress_handler(interrupter.handle, 0, nil, nil)
-        let cancelled = state.withLock { state in
+        let cancelledUnderLock = state.withLock { state in
             state.phase = .finished
             return state.isCancelled
         }
+        // `cancel()` raises `cancelRequested` before it takes the lock: the progress handler may
+        // have interrupted on it already, with `isCancelled` not yet set. Still a cancellation.
+        let cancelled = cancelledUnderLock || cancelRequested.load()
         if cancelled, case .failure(let error as SQLiteError) = result, error.code & 0xFF == SQLITE_INTERRUPT {
             return .failure(CancellationError())
         }

@@ -78,7 +78,11 @@ final class ExternalChangePoller: @unchecked Sendable {
             if lastVersion != version { onChange() }
         } catch {
             // The file may not exist yet or be locked for a moment: try again next time, afresh.
+            // `data_version` counts per connection, so the next connection's first reading is a
+            // new baseline, which counts as a change: a commit made while this one was refused
+            // (another connection's EXCLUSIVE lock) would otherwise go unseen.
             connection = nil
+            lastVersion = nil
         }
     }
 }

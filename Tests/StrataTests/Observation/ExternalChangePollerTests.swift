@@ -31,4 +31,30 @@ import Testing
         observed.cancel()
         await observed.task.value
     }
+
+    /// A poll refused while another connection held its EXCLUSIVE lock (a rollback-journal
+    /// database) reopened the poller's connection, whose first `data_version` was compared with the
+    /// old connection's last one: both count per connection, so the commit made meanwhile could go
+    /// unseen for good. Seen once in CI as an article example that never printed its second value.
+    @Test func aCommitMadeWhileAPollWasRefusedIsSeen() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("rollback.sqlite")
+        let database = try Database(storageLocation: .onDisk(path))
+        try await database.writeWithoutTransaction { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        let observed = ObservedValues(
+            database.observe(externalChanges: .milliseconds(10)) {
+                try $0.query("SELECT count(*) FROM t") as Int? ?? 0
+            })
+        await observed.wait { $0 == [0] }
+        let other = try Connection(storageLocation: .onDisk(path))
+        try other.execute("BEGIN EXCLUSIVE")
+        try other.run("INSERT INTO t VALUES(?)", 1)
+        // Long enough for polls to be refused while the lock is held.
+        try await Task.sleep(for: .milliseconds(300))
+        try other.execute("COMMIT")
+        await observed.wait(seconds: 30) { $0.last == 1 }
+        observed.cancel()
+        await observed.task.value
+        try await database.close()
+    }
 }
