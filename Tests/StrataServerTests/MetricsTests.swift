@@ -155,10 +155,11 @@ import Testing
         test.database.instrument(backends.instrumentation())
 
         try await test.database.write { try $0.run("INSERT INTO items(name) VALUES('w')") }
-        _ = try await test.database.write { try $0.checkpoint(mode: .passive) }
+        // Checkpoints cannot run inside the transaction `write` opens (SQLITE_LOCKED).
+        _ = try await test.database.writeWithoutTransaction { try $0.checkpoint(mode: .passive) }
         let gauge = try backends.metrics.expectGauge("strata_wal_size_bytes", [("database", "app.sqlite")])
         #expect((gauge.lastValue ?? 0) > 0)
-        _ = try await test.database.write { try $0.checkpoint(mode: .truncate) }
+        _ = try await test.database.writeWithoutTransaction { try $0.checkpoint(mode: .truncate) }
         #expect(gauge.lastValue == 0)
         #expect(gauge.values.count == 2)
     }

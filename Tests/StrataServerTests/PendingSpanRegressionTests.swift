@@ -17,7 +17,8 @@ import Tracing
         test.database.instrument(backends.instrumentation())
         let tracer = backends.tracer
 
-        try await test.database.write { connection in
+        // Bare: one call span named sqlite.write (a transaction's call is sqlite.transaction).
+        try await test.database.writeWithoutTransaction { connection in
             try connection.run("INSERT INTO items(name) VALUES('ok')")
             #expect(throws: SQLiteError.self) { try connection.run("INSERT INTO nowhere VALUES(1)") }
         }

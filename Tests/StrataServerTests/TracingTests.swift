@@ -72,10 +72,10 @@ import Tracing
         try await test.database.write { try $0.run("INSERT INTO items(name) VALUES('a')") }
         tracer.clearFinishedSpans()
         await #expect(throws: SQLiteError.self) {
-            try await test.database.write { try $0.run("INSERT INTO items(name) VALUES('a')") }
+            try await test.database.writeWithoutTransaction { try $0.run("INSERT INTO items(name) VALUES('a')") }
         }
         await #expect(throws: SQLiteError.self) {
-            try await test.database.write { try $0.run("INSERT INTO nowhere VALUES(1)") }
+            try await test.database.writeWithoutTransaction { try $0.run("INSERT INTO nowhere VALUES(1)") }
         }
 
         let spans = tracer.finishedSpans
