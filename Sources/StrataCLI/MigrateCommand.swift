@@ -2,16 +2,19 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata migrate`: applies `NNN_name.sql` files through `Migrator`, one transaction each.
+/// `strata migrate`: applies `NNN_name.sql` files through `DatabaseMigrator`, one transaction each.
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Apply NNN_name.sql migration files in order, each in its own transaction.",
         discussion: """
-            Applied versions are recorded in schema_migrations (as SQift's Migrator does). The \
-            database file is created when missing and a version is to be applied. A gap or a duplicate number in the files, or a \
-            database newer than the files, is refused before anything runs; a failing file leaves \
-            the database at the last version that succeeded.
+            Applied files are recorded in strata_migrations by name without .sql (as \
+            DatabaseMigrator does), so a file keeps its name once applied. A database migrated by \
+            SQift's Migrator or an earlier strata (versions in schema_migrations) keeps that history: \
+            version N there counts as the Nth file. The database file is created when missing and \
+            a version is to be applied. A gap or a duplicate number in the files, or a database \
+            newer than the files, is refused before anything runs; a failing file leaves the \
+            database at the last version that succeeded.
             """
     )
 
@@ -26,9 +29,10 @@ struct MigrateCommand: ParsableCommand {
         guard target <= directory.latestVersion else {
             throw CLIError("--to \(target) is past the newest migration file (version \(directory.latestVersion))")
         }
+        let migrator = directory.migrator
         let existed = try DatabaseFile.checkNotDirectory(database)
         if dryRun {
-            let current = existed ? Migrator(connection: try DatabaseFile.openExisting(database), desiredSchemaVersion: target).currentSchemaVersion : 0
+            let current = existed ? try version(of: try DatabaseFile.openExisting(database), migrator, directory) : 0
             try refuseNewer(current: current, target: target, latest: directory.latestVersion)
             print("\(database) is at version \(current)\(existed ? "" : " (no file yet)").")
             if current == target { print("Nothing to apply.") }
@@ -49,7 +53,7 @@ struct MigrateCommand: ParsableCommand {
         }
 
         do {
-            let reached = try apply(directory, target: target)
+            let reached = try apply(directory, migrator: migrator, target: target)
             print("Now at version \(reached).")
             printPending(after: target, in: directory)
         } catch let failure as MigrationFailure {
@@ -65,40 +69,72 @@ struct MigrateCommand: ParsableCommand {
         let reached: UInt64
     }
 
-    /// Runs the migrations up to `target`; returns the version reached.
-    private func apply(_ directory: MigrationDirectory, target: UInt64) throws -> UInt64 {
+    /// Runs the migrations up to `target`, one transaction per file; returns the version reached.
+    private func apply(_ directory: MigrationDirectory, migrator: DatabaseMigrator, target: UInt64) throws -> UInt64 {
         let connection: Connection
+        let current: UInt64
         do {
             connection = try DatabaseFile.openOrCreate(database)
+            current = try version(of: connection, migrator, directory)
+            try refuseNewer(current: current, target: target, latest: directory.latestVersion)
         } catch {
             throw MigrationFailure(error: error, reached: 0)
         }
-        let migrator = Migrator(connection: connection, desiredSchemaVersion: target)
-        let current = migrator.currentSchemaVersion
+        print("\(database) is at version \(current).")
+        guard current < target else { return current }
         do {
-            try refuseNewer(current: current, target: target, latest: directory.latestVersion)
+            let adopted = try migrator.adoptSchemaMigrationsHistory(connection)
+            if !adopted.isEmpty {
+                print("Recorded \(adopted.count) version(s) from schema_migrations in strata_migrations.")
+            }
         } catch {
             throw MigrationFailure(error: error, reached: current)
         }
-        print("\(database) is at version \(current).")
-        var running: UInt64 = 0
-        do {
-            try migrator.runMigrationsIfNecessary(
-                migrationSQLForSchemaVersion: { directory.file(for: $0)?.sql ?? "" },
-                willMigrateToSchemaVersion: { version in
-                    running = version
-                    print("Applying version \(version): \(name(of: version, in: directory))")
-                }
-            )
-        } catch {
-            let reached = migrator.currentSchemaVersion
-            let reason = (error as? SQLiteError)?.message ?? StrataMain.oneLineMessage(for: error)
-            throw MigrationFailure(
-                error: CLIError("\(name(of: running, in: directory)) failed: \(reason); the database stays at version \(reached)"),
-                reached: reached
+        for version in (current + 1)...target {
+            let file = name(of: version, in: directory)
+            print("Applying version \(version): \(file)")
+            do {
+                try migrator.migrate(connection, upTo: MigrationDirectory.identifier(ofFileNamed: file))
+            } catch {
+                let reason = (error as? SQLiteError)?.message ?? StrataMain.oneLineMessage(for: error)
+                throw MigrationFailure(
+                    error: CLIError("\(file) failed: \(reason); the database stays at version \(version - 1)"),
+                    reached: version - 1
+                )
+            }
+        }
+        return target
+    }
+
+    /// The version `connection`'s database is at: how many files, from the first, are recorded as
+    /// applied in `strata_migrations` or (SQift's store) `schema_migrations`.
+    /// - Throws: `CLIError` for a recorded name no file has, or a file applied before an earlier one.
+    private func version(of connection: Connection, _ migrator: DatabaseMigrator, _ directory: MigrationDirectory) throws -> UInt64 {
+        let sqiftVersion = Migrator(connection: connection, desiredSchemaVersion: 0).currentSchemaVersion
+        if sqiftVersion > directory.latestVersion {
+            try refuseNewer(current: sqiftVersion, target: directory.latestVersion, latest: directory.latestVersion)
+        }
+        let recorded = try migrator.appliedIdentifiers(connection)
+        let applied = Set(recorded).union(try migrator.schemaMigrationsHistory(connection))
+        let known = Set(migrator.migrationIdentifiers)
+        let unknown = recorded.filter { !known.contains($0) }
+        if !unknown.isEmpty {
+            let newest = unknown.compactMap { MigrationDirectory.version(ofFileNamed: $0 + ".sql") }.max() ?? 0
+            if newest > directory.latestVersion {
+                try refuseNewer(current: newest, target: directory.latestVersion, latest: directory.latestVersion)
+            }
+            throw CLIError(
+                "\(database) has \(unknown[0]) applied, but no file in \(dir) is named \(unknown[0]).sql (an applied file keeps its name); nothing was changed"
             )
         }
-        return migrator.currentSchemaVersion
+        let identifiers = migrator.migrationIdentifiers
+        var current = 0
+        while current < identifiers.count, applied.contains(identifiers[current]) { current += 1 }
+        if let later = identifiers.dropFirst(current).first(where: { applied.contains($0) }) {
+            throw CLIError(
+                "\(database) has \(later) applied but not \(identifiers[current]), which comes before it; nothing was changed")
+        }
+        return UInt64(current)
     }
 
     /// Refuses a database past the files, or past `--to` (there is no migrating down).

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// The `NNN_name.sql` files of a migration directory, checked to form versions 1, 2, ... N.
 struct MigrationDirectory {
@@ -65,6 +66,18 @@ struct MigrationDirectory {
             files.append(File(version: entry.version, name: entry.name, sql: sql))
         }
         self.files = files
+    }
+
+    /// A migrator with each file registered under its name without `.sql`, in version order.
+    var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        for file in files { migrator.registerMigration(Self.identifier(ofFileNamed: file.name), sql: file.sql) }
+        return migrator
+    }
+
+    /// The name a file's migration is recorded under in `strata_migrations`: its name without `.sql`.
+    static func identifier(ofFileNamed name: String) -> String {
+        String(Substring(name.unicodeScalars.dropLast(4)))
     }
 
     /// The number before the first `_` of `NNN_name.sql`, or nil when the name has another shape.

@@ -12,8 +12,8 @@ import Testing
         try sandbox.write("Notes about the migrations are ignored.\n", to: "migrations/README.md")
     }
 
-    func versions(in path: String) throws -> [Int64] {
-        try Connection(storageLocation: .onDisk(path)).query("SELECT version FROM schema_migrations ORDER BY version")
+    func versions(in path: String) throws -> [String] {
+        try Connection(storageLocation: .onDisk(path)).query("SELECT identifier FROM strata_migrations ORDER BY rowid")
     }
 
     @Test func createsTheDatabaseAndAppliesEachVersionInOrder() throws {
@@ -31,7 +31,7 @@ import Testing
                 Pending: none.
 
                 """)
-        #expect(try versions(in: sandbox.path("app.db")) == [1, 2, 3])
+        #expect(try versions(in: sandbox.path("app.db")) == ["001_create_cars", "002_index_cars", "003_add_price"])
         let again = try sandbox.strata("migrate", "app.db", "--dir", "migrations")
         #expect(again.stdout == "app.db is at version 3.\nNow at version 3.\nPending: none.\n")
     }
@@ -42,7 +42,7 @@ import Testing
         let result = try sandbox.strata("migrate", "app.db", "--dir", "migrations", "--to", "1")
         #expect(result.status == 0)
         #expect(result.stdout.hasSuffix("Now at version 1.\nPending: 002_index_cars.sql, 003_add_price.sql.\n"))
-        #expect(try versions(in: sandbox.path("app.db")) == [1])
+        #expect(try versions(in: sandbox.path("app.db")) == ["001_create_cars"])
         let past = try sandbox.strata("migrate", "app.db", "--dir", "migrations", "--to", "4")
         #expect(past.status != 0)
         #expect(past.errorLines == ["strata: --to 4 is past the newest migration file (version 3)"])
@@ -82,7 +82,7 @@ import Testing
         #expect(result.stdout.contains("Applying version 3: 003_add_price.sql\n"))
         #expect(result.errorLines == ["strata: 003_add_price.sql failed: no such table: no_such_table; the database stays at version 2"])
         let path = sandbox.path("app.db")
-        #expect(try versions(in: path) == [1, 2])
+        #expect(try versions(in: path) == ["001_create_cars", "002_index_cars"])
         // Version 3's first statement was rolled back with it.
         let columns: [String] = try Connection(storageLocation: .onDisk(path)).query("SELECT name FROM pragma_table_info('cars')")
         #expect(columns == ["id", "name"])
@@ -112,6 +112,51 @@ import Testing
         let result = try sandbox.strata("migrate", "app.db", "--dir", "migrations")
         #expect(result.status != 0)
         #expect(result.errorLines == [message])
+        #expect(try sandbox.snapshot() == before)
+    }
+
+    /// Issue 67: a database an earlier strata (or SQift's `Migrator`) migrated keeps its history.
+    @Test func aDatabaseMigratedThroughSchemaMigrationsKeepsItsHistory() throws {
+        let sandbox = try Sandbox()
+        try writeMigrations(in: sandbox)
+        let path = sandbox.path("app.db")
+        let files = ["001_create_cars.sql", "002_index_cars.sql"]
+        try Migrator(connection: Connection(storageLocation: .onDisk(path)), desiredSchemaVersion: 2).runMigrationsIfNecessary(
+            migrationSQLForSchemaVersion: { version in
+                (try? String(contentsOfFile: sandbox.path("migrations/" + files[Int(version) - 1]), encoding: .utf8)) ?? ""
+            })
+        let dryRun = try sandbox.strata("migrate", "app.db", "--dir", "migrations", "--dry-run")
+        #expect(dryRun.stdout.hasPrefix("app.db is at version 2.\nWould apply version 3: 003_add_price.sql\n"), "\(dryRun.stdout)")
+        let result = try sandbox.strata("migrate", "app.db", "--dir", "migrations")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout == """
+                app.db is at version 2.
+                Recorded 2 version(s) from schema_migrations in strata_migrations.
+                Applying version 3: 003_add_price.sql
+                Now at version 3.
+                Pending: none.
+
+                """)
+        #expect(try versions(in: path) == ["001_create_cars", "002_index_cars", "003_add_price"])
+        let audis: Int? = try Connection(storageLocation: .onDisk(path)).query("SELECT count(*) FROM cars WHERE name = 'Audi'")
+        #expect(audis == 1, "version 2 ran once, not again")
+        let old: [Int64] = try Connection(storageLocation: .onDisk(path)).query("SELECT version FROM schema_migrations ORDER BY version")
+        #expect(old == [1, 2])
+    }
+
+    @Test func renamingAnAppliedFileIsRefused() throws {
+        let sandbox = try Sandbox()
+        try writeMigrations(in: sandbox)
+        _ = try sandbox.strata("migrate", "app.db", "--dir", "migrations", "--to", "2")
+        try FileManager.default.moveItem(atPath: sandbox.path("migrations/002_index_cars.sql"), toPath: sandbox.path("migrations/002_cars_index.sql"))
+        let before = try sandbox.snapshot()
+        let result = try sandbox.strata("migrate", "app.db", "--dir", "migrations")
+        #expect(result.status != 0)
+        #expect(
+            result.errorLines == [
+                "strata: app.db has 002_index_cars applied, but no file in migrations is named 002_index_cars.sql (an applied file keeps its name); nothing was changed"
+            ])
         #expect(try sandbox.snapshot() == before)
     }
 

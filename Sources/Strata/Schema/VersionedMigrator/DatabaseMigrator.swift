@@ -83,6 +83,52 @@ public struct DatabaseMigrator: Sendable {
         try NamedMigrationStore.applied(connection)
     }
 
+    /// The registered names SQift's ``Migrator`` applied: version n in `schema_migrations` is
+    /// the n-th registered migration. A database that never met SQift's store gives `[]`.
+    ///
+    /// - Throws: ``DatabaseMigratorError/unknownMigration(_:)`` for a recorded version with no
+    ///   registered migration (a newer app wrote it).
+    public func schemaMigrationsHistory(_ connection: Connection) throws -> [String] {
+        try sqiftHistory(connection).map(\.identifier)
+    }
+
+    /// Records in `strata_migrations` the migrations SQift's ``Migrator`` recorded in
+    /// `schema_migrations` (version n as the n-th registered name, with SQift's timestamp), so a
+    /// database migrated the old way keeps its history and `migrate` runs only what is new.
+    /// `schema_migrations` itself is left as it is; names already recorded are skipped, so a
+    /// second call records nothing. Returns the names it recorded.
+    ///
+    /// - Throws: as ``schemaMigrationsHistory(_:)``; `SQLiteError`. A failure records nothing.
+    @discardableResult
+    public func adoptSchemaMigrationsHistory(_ connection: Connection) throws -> [String] {
+        let history = try sqiftHistory(connection)
+        guard !history.isEmpty else { return [] }
+        return try connection.savepoint(named: "strata_adopt_schema_migrations") {
+            let known = Set(try NamedMigrationStore.applied(connection))
+            let missing = history.filter { !known.contains($0.identifier) }
+            guard !missing.isEmpty else { return [] }
+            try connection.execute(NamedMigrationStore.definition.sql)
+            for entry in missing {
+                try connection.run(
+                    literal: """
+                        INSERT INTO \(identifier: NamedMigrationStore.definition.name)(identifier, applied_at)
+                        VALUES (\(entry.identifier), \(entry.appliedAt))
+                        """)
+            }
+            return missing.map(\.identifier)
+        }
+    }
+
+    private func sqiftHistory(_ connection: Connection) throws -> [(identifier: String, appliedAt: String)] {
+        let names = migrationIdentifiers
+        return try SchemaMigrationsTable().history(connection).map { entry in
+            guard entry.version >= 1, entry.version <= Int64(names.count) else {
+                throw DatabaseMigratorError.unknownMigration("version \(entry.version) in schema_migrations")
+            }
+            return (names[Int(entry.version) - 1], entry.timestamp)
+        }
+    }
+
     /// Whether every registered migration has been applied.
     public func hasCompletedMigrations(_ connection: Connection) throws -> Bool {
         Set(try appliedIdentifiers(connection)).isSuperset(of: migrationIdentifiers)

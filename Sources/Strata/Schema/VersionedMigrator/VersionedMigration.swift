@@ -37,6 +37,14 @@ package struct SchemaMigrationsTable: MigrationVersionStore {
         return max(0, version ?? 0)
     }
 
+    /// Every version recorded, lowest first, with SQift's timestamp text; empty without the table.
+    package func history(_ connection: Connection) throws -> [(version: Int64, timestamp: String)] {
+        guard try exists(connection) else { return [] }
+        return try connection.query(
+            literal: "SELECT version, migration_timestamp FROM \(identifier: Self.definition.name) ORDER BY version"
+        ) { row in (row[0] as Int64? ?? 0, row[1] as String? ?? "") }
+    }
+
     /// Creates the table when it is missing (SQift's closure form creates it before any step runs).
     package func create(_ connection: Connection) throws {
         try connection.execute(Self.definition.sql)

@@ -1,0 +1,58 @@
+import Foundation
+import Strata
+import Testing
+
+/// Issue 67: a database SQift's `Migrator` brought to version n keeps that history when its
+/// migrations move to a `DatabaseMigrator` (version n is the n-th registered name).
+@Suite struct DatabaseMigratorHistoryTests {
+    static let steps = [
+        "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL)",
+        "ALTER TABLE player ADD COLUMN score INTEGER NOT NULL DEFAULT 0",
+        "CREATE INDEX player_score ON player(score)"
+    ]
+
+    static func migrator(names: [String] = ["001_player", "002_score", "003_index"]) -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        for (name, sql) in zip(names, steps) { migrator.registerMigration(name, sql: sql) }
+        return migrator
+    }
+
+    /// A database SQift's `Migrator` took to `version`.
+    static func sqiftDatabase(at version: UInt64) throws -> Connection {
+        let db = try Connection(storageLocation: .inMemory)
+        try Migrator(connection: db, desiredSchemaVersion: version)
+            .runMigrationsIfNecessary(migrationSQLForSchemaVersion: { steps[Int($0) - 1] })
+        return db
+    }
+
+    @Test func theOldHistoryIsAdoptedOnceAndOnlyTheRestRuns() throws {
+        let db = try Self.sqiftDatabase(at: 2)
+        let stamps: [String] = try db.query("SELECT migration_timestamp FROM schema_migrations ORDER BY version")
+        let migrator = Self.migrator()
+        #expect(try migrator.schemaMigrationsHistory(db) == ["001_player", "002_score"])
+        #expect(try migrator.appliedIdentifiers(db) == [])
+        #expect(try migrator.adoptSchemaMigrationsHistory(db) == ["001_player", "002_score"])
+        #expect(try migrator.adoptSchemaMigrationsHistory(db) == [])
+        #expect(try migrator.appliedIdentifiers(db) == ["001_player", "002_score"])
+        let adoptedStamps: [String] = try db.query("SELECT applied_at FROM strata_migrations ORDER BY rowid")
+        #expect(adoptedStamps == stamps)
+        #expect(try migrator.migrate(db) == ["003_index"])
+        // SQift's table is history: left exactly as it was.
+        #expect(try db.query("SELECT version FROM schema_migrations ORDER BY version") as [Int64] == [1, 2])
+    }
+
+    @Test func aVersionNoMigrationIsRegisteredForIsRefusedAndNothingIsRecorded() throws {
+        let db = try Self.sqiftDatabase(at: 3)
+        let migrator = Self.migrator(names: ["001_player", "002_score"])
+        #expect(throws: DatabaseMigratorError.unknownMigration("version 3 in schema_migrations")) {
+            try migrator.adoptSchemaMigrationsHistory(db)
+        }
+        #expect(try db.schemaReader.table(named: "strata_migrations") == nil)
+    }
+
+    @Test func aDatabaseWithoutTheOldStoreAdoptsNothing() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        #expect(try Self.migrator().adoptSchemaMigrationsHistory(db) == [])
+        #expect(try db.schemaReader.userTableNames().isEmpty)
+    }
+}
