@@ -13,6 +13,7 @@ public struct MigrationOptions: OptionSet, Hashable, Sendable {
     /// throwing ``SchemaMigrationError/unreachableDatabaseVersion(fromVersion:toVersion:)``.
     public static let ResetOldDatabaseVersions = MigrationOptions(rawValue: 1 << 0)
 
-    /// The Swift-style spelling of ``ResetOldDatabaseVersions``.
+    /// A second spelling of ``ResetOldDatabaseVersions``, Squeal's documented one.
+    @available(*, deprecated, renamed: "ResetOldDatabaseVersions", message: "Squeal's documented spelling is the one kept")
     public static let resetOldDatabaseVersions = ResetOldDatabaseVersions
 }
