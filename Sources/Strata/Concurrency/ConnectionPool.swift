@@ -142,10 +142,11 @@ public final class ConnectionPool: Sendable {
 
     /// Runs the registrations `connection` has not run yet (on the connection's queue).
     private func applyRegistrations(to connection: Connection) throws {
-        let pending = registrations.withLock { $0.count > connection.appliedPoolRegistrationCount ? Array($0[connection.appliedPoolRegistrationCount...]) : [] }
+        let progress = connection.state(in: PoolRegistrationProgress.slot)
+        let pending = registrations.withLock { $0.count > progress.applied ? Array($0[progress.applied...]) : [] }
         for register in pending {
             try register(connection)
-            connection.appliedPoolRegistrationCount += 1
+            progress.applied += 1
         }
     }
 
@@ -303,4 +304,11 @@ private final class SerializedPreparation: @unchecked Sendable {
     func run(_ connection: Connection) throws {
         try lock.withLock { try closure(connection) }
     }
+}
+
+/// How many of its pool's registrations (`ConnectionPool.addRegistration`) a connection has run,
+/// kept in a slot of the connection.
+final class PoolRegistrationProgress {
+    static let slot = ConnectionSlot { PoolRegistrationProgress() }
+    var applied = 0
 }

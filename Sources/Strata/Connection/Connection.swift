@@ -1,7 +1,6 @@
 // Connection, with Statements the kernel: the connection handle and what is built on it once
-// (open flags and gate, errors and result codes, limits, the authorizer hub and access monitor,
-// the event handler, per-connection slots for the layers above). Every other folder and module calls
-// it; it names none of them.
+// (open flags and gate, errors and result codes, limits, the authorizer hub, and the slots and
+// observers the layers above register). Every other folder and module calls it; it names none of them.
 
 import Foundation
 #if canImport(SQLite3)
@@ -42,9 +41,6 @@ open class Connection {
     /// Closures registered with SQLite (functions, hooks, ...), kept alive while registered.
     var callbackBoxes: [String: AnyObject] = [:]
 
-    /// How many of its pool's registrations (`ConnectionPool.addRegistration`) this connection has run.
-    var appliedPoolRegistrationCount = 0
-
     /// The path the connection was opened with (`":memory:"`, `""` for temporary, or a file).
     package let openedPath: String
 
@@ -56,25 +52,17 @@ open class Connection {
     /// The one authorizer SQLite calls; the user's rules and observation's recorders hang off it.
     let authorizerHub = AuthorizerHub()
 
-    /// Hears of a statement that failed, for a layer above that must act on it (Transactions:
-    /// SQLite may have rolled back a wrapper's transaction); nil costs one check on failure paths.
-    // Set and read on the connection's one thread, as the connection is used.
-    @exclusivity(unchecked) package final var statementFailureObserver: (@Sendable (Connection, SQLiteError) -> Void)?
+    /// What the layers above registered to hear of this connection's work (``ConnectionObserver``):
+    /// observation's access monitor, the event reporter, the transaction wrappers' failure watch.
+    /// Empty, the usual case, costs one check per execution.
+    // Read on every execution; a connection is used by one thread at a time and observers are
+    // added on its thread or before it is shared, so the runtime exclusivity check (~90
+    // instructions) buys nothing.
+    @exclusivity(unchecked) package final var observers: [any ConnectionObserver] = []
 
-    /// Hears of every statement execution once observation uses this connection.
-    // Read on every execution; a connection is used by one thread at a time and the monitor is
-    // set before it is shared, so the runtime exclusivity check (~90 instructions) buys nothing.
-    @exclusivity(unchecked) package internal(set) final var accessMonitor: AccessMonitor?
-
-    /// Hears of this connection's statements, failures and checkpoints (see
-    /// ``setEventHandler(_:)``); nil, the usual case, costs one check on failure paths only.
-    // Unchecked for the same reason as `accessMonitor`: read for every statement an instrumented
-    // connection runs, set on the connection's own queue.
-    @exclusivity(unchecked) public internal(set) final var eventHandler: (any DatabaseEventHandler)?
-
-    /// The context of the ``Database`` call running on this connection, for the events of its
-    /// statements; set and read on the connection's queue only.
-    @exclusivity(unchecked) package final var eventContext: (any Sendable)?
+    /// The observers that hear of every execution (``ConnectionObserver/observesExecutions``):
+    /// the only ones the hot path calls, so a transaction's failure watch costs it nothing.
+    @exclusivity(unchecked) package final var executionObservers: [any ConnectionObserver] = []
 
     // MARK: - Opening
 
@@ -220,7 +208,7 @@ open class Connection {
     ) throws -> (handle: SQLiteStatementHandle, text: Range<Int>, access: StatementAccess?)? {
         guard let base = text.baseAddress else { return nil }
         // Only an installed hub hears the compile; otherwise the access is learned when it runs.
-        let captures = accessMonitor != nil && authorizerHub.isMonitoring
+        let captures = !executionObservers.isEmpty && authorizerHub.isMonitoring
         defer { if captures { authorizerHub.capture = nil } }
         var position = sqlStatementStart(in: text[offset...])
         // Empty statements (`;;;`) compile to nothing: skip them in a loop, not by recursion.
@@ -241,7 +229,7 @@ open class Connection {
                     handle: handle, code: code,
                     sql: failingSQL ?? String(decoding: statementText[..<sqlStatementEnd(in: statementText)], as: UTF8.self)
                 )
-                if eventHandler != nil { reportStatementFailure(error, sql: error.sql) }
+                if !observers.isEmpty { notifyStatementFailed(error, sql: error.sql) }
                 throw error
             }
             let next = tail.map { UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0)) } ?? text.count

@@ -45,6 +45,13 @@ extension Connection {
         return makeState(in: slot)
     }
 
+    /// The value of `slot` on this connection if it was ever made; never makes one.
+    @inline(__always)
+    package final func existingState<Value>(in slot: ConnectionSlot<Value>) -> Value? {
+        guard slot.index < slotValues.count, let value = slotValues[slot.index] else { return nil }
+        return unsafeDowncast(value, to: Value.self)
+    }
+
     @inline(never)
     private func makeState<Value>(in slot: ConnectionSlot<Value>) -> Value {
         let value = slot.make()

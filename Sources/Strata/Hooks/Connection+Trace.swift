@@ -101,7 +101,8 @@ extension Connection {
     }
 
     /// The one trace callback SQLite holds: it serves the user's ``traceEvent(mask:closure:)``
-    /// and the ``eventHandler`` together, and is unregistered when neither wants it.
+    /// and the observers that want finished statements (the event handler's reporter) together,
+    /// and is unregistered when none wants it.
     private final class TraceDispatcher {
         let user: UserTrace?
         /// Whether statements go to the connection's event handler.
@@ -174,8 +175,8 @@ extension Connection {
                 statementStarted(p)
             case SQLITE_TRACE_PROFILE:
                 let nanoseconds = statementEnded(p) ?? x?.assumingMemoryBound(to: Int64.self).pointee ?? 0
-                guard connection.reportsStatementEvents, let text = sqlite3_sql(OpaquePointer(p)) else { return }
-                connection.reportStatementFinished(SQLiteStatementHandle(p), sql: sqlText(text), nanoseconds: nanoseconds)
+                guard !connection.authorizerHub.bookkeeping.isActive, let text = sqlite3_sql(OpaquePointer(p)) else { return }
+                connection.notifyStatementFinished(SQLiteStatementHandle(p), sql: sqlText(text), nanoseconds: nanoseconds)
             default:
                 break
             }
@@ -190,8 +191,9 @@ extension Connection {
     /// Registers the trace callback for what the user and the event handler want, or none.
     func installTrace() {
         let user = (callbackBoxes["trace.user"] as? CallbackBox<UserTrace>)?.value
-        let mask = (user?.mask ?? 0) | (eventHandler == nil ? 0 : TraceEvent.statementMask | TraceEvent.profileMask)
-        let dispatcher = mask == 0 ? nil : TraceDispatcher(user: user, reportsEvents: eventHandler != nil, connection: self)
+        let reportsEvents = observersWantFinishedStatements
+        let mask = (user?.mask ?? 0) | (reportsEvents ? TraceEvent.statementMask | TraceEvent.profileMask : 0)
+        let dispatcher = mask == 0 ? nil : TraceDispatcher(user: user, reportsEvents: reportsEvents, connection: self)
         registerCallback("trace", dispatcher) { handle, pointer in
             sqlite3_trace_v2(
                 handle, pointer == nil ? 0 : mask,

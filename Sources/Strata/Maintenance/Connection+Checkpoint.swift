@@ -39,12 +39,7 @@ extension Connection {
             try check(sqlite3_wal_checkpoint_v2(handle, attachedDatabaseName, mode.code, &logFrames, &checkpointedFrames))
         }
         let result = CheckpointResult(logFrames: Int(logFrames), checkpointedFrames: Int(checkpointedFrames))
-        if let eventHandler {
-            eventHandler.checkpointDidFinish(
-                DatabaseCheckpointEvent(
-                    mode: mode, result: result, walSizeBytes: walFileSize, connection: self, context: eventContext
-                ))
-        }
+        if !observers.isEmpty { notifyCheckpointFinished(mode: mode, result: result) }
         return result
     }
 }

@@ -75,7 +75,7 @@ extension PreparedStatement {
         if !afterRow { executionStarted() }
         hasProducedRow = false
         awaitsEndReport = false
-        connection.accessMonitor?.statementEnded(self, on: connection, afterRow: afterRow)
+        if !connection.executionObservers.isEmpty { connection.notifyStatementEnded(self, afterRow: afterRow) }
         // Reset now rather than rely on SQLite doing it at the next step: a SQLite built with
         // SQLITE_OMIT_AUTORESET (Apple's) answers a second step, or a bind, with SQLITE_MISUSE.
         sqlite3_reset(handle)

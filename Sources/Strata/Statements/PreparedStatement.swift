@@ -126,7 +126,7 @@ package final class PreparedStatement {
     func executionAbandoned() {
         awaitsEndReport = false
         guard let connection = endReportTarget else { return }
-        connection.accessMonitor?.statementEnded(self, on: connection, afterRow: true)
+        connection.notifyStatementEnded(self, afterRow: true)
     }
 
     /// How many times SQLite has re-prepared the statement since it was compiled.
@@ -165,8 +165,8 @@ package final class PreparedStatement {
 
     deinit {
         // An execution that produced a row and was never reset ends here (and commits).
-        if awaitsEndReport, let connection = endReportTarget, let monitor = connection.accessMonitor {
-            monitor.statementFinalized(self, on: connection) { sqlite3_finalize(handle) }
+        if awaitsEndReport, let connection = endReportTarget, !connection.executionObservers.isEmpty {
+            connection.notifyStatementFinalized(self) { sqlite3_finalize(handle) }
         } else {
             sqlite3_finalize(handle)
         }

@@ -258,7 +258,7 @@ open class Statement {
     final func firstRowProduced() {
         prepared.hasProducedRow = true
         prepared.executionStarted()
-        if let monitor = connection.accessMonitor, monitor.statementProducedRow(prepared, on: connection) {
+        if !connection.executionObservers.isEmpty, connection.notifyStatementProducedRow(prepared) {
             prepared.reportsEnd(to: connection)
         }
     }
@@ -291,9 +291,10 @@ open class Statement {
         let afterRow = prepared.hasProducedRow
         prepared.awaitsEndReport = false
         prepared.reset()
-        connection.accessMonitor?.statementEnded(prepared, on: connection, afterRow: afterRow)
-        if connection.eventHandler != nil { connection.reportStatementFailure(error, sql: sql) }
-        connection.statementFailureObserver?(connection, error)
+        if !connection.observers.isEmpty {
+            if !connection.executionObservers.isEmpty { connection.notifyStatementEnded(prepared, afterRow: afterRow) }
+            connection.notifyStatementFailed(error, sql: sql)
+        }
         throw error
     }
 

@@ -82,8 +82,10 @@ extension Connection {
     }
 }
 
-/// What the transaction wrappers keep per connection, in a slot the kernel does not name.
-final class TransactionState {
+/// What the transaction wrappers keep per connection, in a slot the kernel does not name; once a
+/// wrapper runs, also the observer that hears of failed statements (SQLite may have rolled back
+/// the wrapper's transaction).
+final class TransactionState: ConnectionObserver {
     static let slot = ConnectionSlot { TransactionState() }
     /// See ``Connection/beginsDeferredTransactionsImmediately``.
     var beginsDeferredTransactionsImmediately = false
@@ -97,6 +99,12 @@ final class TransactionState {
     /// The error with which SQLite ended the transaction of a running wrapper by itself (an
     /// `OR ROLLBACK` conflict, a full disk); the wrapper throws it instead of committing.
     var endedBySQLite: SQLiteError?
+    /// Whether this state is registered as the connection's observer.
+    var isObserving = false
+
+    func statementFailed(_ error: SQLiteError, sql: String?, on connection: Connection) {
+        if wrapperDepth > 0 { connection.checkTransactionSurvived(error) }
+    }
 }
 
 extension Connection {
@@ -223,11 +231,11 @@ extension Connection {
     }
 
     private func transactionWrapperBegan() {
-        transactionState.wrapperDepth += 1
-        if statementFailureObserver == nil {
-            statementFailureObserver = { connection, error in
-                if connection.transactionState.wrapperDepth > 0 { connection.checkTransactionSurvived(error) }
-            }
+        let state = transactionState
+        state.wrapperDepth += 1
+        if !state.isObserving {
+            state.isObserving = true
+            addObserver(state)
         }
     }
 

@@ -117,23 +117,31 @@ extension Connection {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path + "-wal")
         return (attributes?[.size] as? NSNumber)?.int64Value
     }
+}
 
-    /// Reports a statement that failed to prepare or run (cold paths only).
-    func reportStatementFailure(_ error: SQLiteError, sql: String?) {
-        guard let handler = eventHandler, !authorizerHub.bookkeeping.isActive else { return }
+/// A connection's event handler and the context of the ``Database`` call running on it, kept in a
+/// slot and registered as the connection's observer while there is a handler: the kernel reports
+/// failures, finished statements and checkpoints to it without naming events.
+final class DatabaseEventReporter: ConnectionObserver {
+    static let slot = ConnectionSlot { DatabaseEventReporter() }
+
+    /// The handler ``Connection/setEventHandler(_:)`` set; nil stops the reports.
+    var handler: (any DatabaseEventHandler)?
+    /// The context of the ``Database`` call running on the connection (its queue only).
+    var context: (any Sendable)?
+
+    var wantsFinishedStatements: Bool { handler != nil }
+
+    func statementFailed(_ error: SQLiteError, sql: String?, on connection: Connection) {
+        guard let handler, !connection.authorizerHub.bookkeeping.isActive else { return }
         handler.statementDidFail(
             DatabaseStatementEvent(
-                sql: sql ?? error.sql ?? "", expandedSQL: nil, durationNanoseconds: nil, error: error, connection: self, context: eventContext
+                sql: sql ?? error.sql ?? "", expandedSQL: nil, durationNanoseconds: nil, error: error, connection: connection, context: context
             ))
     }
 
-    /// Reports a finished statement from the trace callback.
-    /// Whether a finished statement goes to the event handler now: there is one, and the
-    /// statement is not the authorizer's own bookkeeping.
-    var reportsStatementEvents: Bool { eventHandler != nil && !authorizerHub.bookkeeping.isActive }
-
-    func reportStatementFinished(_ statement: SQLiteStatementHandle, sql: String, nanoseconds: Int64) {
-        guard let handler = eventHandler, !authorizerHub.bookkeeping.isActive else { return }
+    func statementFinished(_ statement: SQLiteStatementHandle, sql: String, nanoseconds: Int64, on connection: Connection) {
+        guard let handler else { return }
         var expanded: String?
         if handler.wantsExpandedSQL, let pointer = sqlite3_expanded_sql(statement) {
             expanded = String(cString: pointer)
@@ -142,7 +150,27 @@ extension Connection {
         handler.statementDidFinish(
             DatabaseStatementEvent(
                 sql: sql, expandedSQL: expanded, durationNanoseconds: nanoseconds, error: nil,
-                connection: self, context: eventContext
+                connection: connection, context: context
             ))
+    }
+
+    func checkpointFinished(mode: Connection.CheckpointMode, result: Connection.CheckpointResult, on connection: Connection) {
+        guard let handler else { return }
+        handler.checkpointDidFinish(
+            DatabaseCheckpointEvent(mode: mode, result: result, walSizeBytes: connection.walFileSize, connection: connection, context: context))
+    }
+}
+
+extension Connection {
+    /// Where this connection's statements, failures and checkpoints are reported (see
+    /// ``setEventHandler(_:)``); nil, the usual case.
+    public var eventHandler: (any DatabaseEventHandler)? { existingState(in: DatabaseEventReporter.slot)?.handler }
+
+    /// The context of the ``Database`` call running on this connection, for the events of its
+    /// statements; set and read on the connection's queue only, and kept only while there is a
+    /// handler to report to.
+    package var eventContext: (any Sendable)? {
+        get { existingState(in: DatabaseEventReporter.slot)?.context }
+        set { existingState(in: DatabaseEventReporter.slot)?.context = newValue }
     }
 }

@@ -1,5 +1,5 @@
-// Setting a connection's event handler: the kernel keeps the handler and reports to it, and
-// statements are heard through the trace callback this folder installs.
+// Setting a connection's event handler: its reporter registers as the connection's observer, and
+// statements are heard through the trace callback Hooks installs for observers that want them.
 
 extension Connection {
     /// Reports this connection's statements, failures and checkpoints to `handler` (nil stops).
@@ -9,7 +9,9 @@ extension Connection {
     /// Statements are heard through SQLite's trace callback, beside what ``traceEvent(mask:closure:)``
     /// registers; Strata's own bookkeeping statements are not reported, as there.
     public func setEventHandler(_ handler: (any DatabaseEventHandler)?) {
-        eventHandler = handler
+        let reporter = state(in: DatabaseEventReporter.slot)
+        reporter.handler = handler
+        if handler == nil { removeObserver(reporter) } else { addObserver(reporter) }
         installTrace()
     }
 }
