@@ -102,7 +102,7 @@ let package = Package(
         .target(name: "StrataTestSupport", dependencies: ["Strata", sqliteDependency], path: "Tests/StrataTestSupport"),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataSwiftly", sqliteDependency, "strata-blob-stream", "StrataTestSupport"]),
         // Tests only: the "strata-faults" VFS, which fails chosen file calls below SQLite.
-        .target(name: "StrataFaultVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
+        .target(name: "StrataFaultVFS", path: "TestSupport/StrataFaultVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         // Sweeps of I/O errors, full disks and failed syncs under every layer, and the CLI's.
         .testTarget(
             name: "StrataFaultTests",
@@ -111,9 +111,9 @@ let package = Package(
         .testTarget(name: "StrataSquealTests", dependencies: ["StrataSqueal", sqliteDependency, "StrataTestSupport"]),
         .testTarget(name: "StrataORMTests", dependencies: ["StrataORM", sqliteDependency, "StrataTestSupport"]),
         // The writer process the Litestream crash test kills (not a product; tests only).
-        .executableTarget(name: "strata-crash-writer", dependencies: ["Strata"]),
+        .executableTarget(name: "strata-crash-writer", dependencies: ["Strata"], path: "TestSupport/strata-crash-writer"),
         // The reader process the read-replica test starts with LITESTREAM_REPLICA_URL set (tests only).
-        .executableTarget(name: "strata-replica-reader", dependencies: ["Strata"]),
+        .executableTarget(name: "strata-replica-reader", dependencies: ["Strata"], path: "TestSupport/strata-replica-reader"),
         .testTarget(name: "StrataCLITests", dependencies: ["StrataCLI", "strata-crash-writer", "strata-replica-reader", "Strata", "StrataSync", "StrataTestSupport"]),
         .testTarget(name: "StrataRecordsTests", dependencies: ["StrataRecords", sqliteDependency, "StrataTestSupport"]),
         .testTarget(
@@ -147,7 +147,7 @@ let package = Package(
             .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Hub"])),
         ]),
         // The replica process StrataSync's crash test kills (tests only).
-        .executableTarget(name: "strata-sync-writer", dependencies: ["Strata", "StrataSync"]),
+        .executableTarget(name: "strata-sync-writer", dependencies: ["Strata", "StrataSync"], path: "TestSupport/strata-sync-writer"),
         .testTarget(name: "SyncSwift5Tests", dependencies: ["StrataSync"], swiftSettings: swift5),
         // Statement logs, metrics and spans, and the Database as a ServiceLifecycle service.
         .target(
@@ -171,7 +171,7 @@ let package = Package(
             ]
         ),
         // The process the blob-stream memory test runs and measures (peak RSS; tests only).
-        .executableTarget(name: "strata-blob-stream", dependencies: ["Strata"]),
+        .executableTarget(name: "strata-blob-stream", dependencies: ["Strata"], path: "TestSupport/strata-blob-stream"),
         // StrataSync's hub over HTTP: the routes and their authentication (shared token or JWT)
         // as a library, and the command that serves a folder of spaces.
         .target(
