@@ -98,7 +98,8 @@ let package = Package(
             name: "StrataCLI",
             dependencies: ["Strata", "StrataSqueal", "StrataSwiftly", "StrataORM", "StrataRecords", "StrataSync", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        // Tests only: seeded generators of hard inputs for the property-based and differential tests.
+        // Tests only: the shared test kit (temporary directories and databases, SQL assertions) and
+        // seeded generators of hard inputs for the property-based and differential tests.
         .target(name: "StrataTestSupport", dependencies: ["Strata", sqliteDependency], path: "Tests/StrataTestSupport"),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataSwiftly", sqliteDependency, "strata-blob-stream", "StrataTestSupport"]),
         // Tests only: the "strata-faults" VFS, which fails chosen file calls below SQLite.
@@ -109,6 +110,7 @@ let package = Package(
             dependencies: ["StrataFaultVFS", "Strata", "StrataSqueal", "StrataORM", "StrataRecords", "StrataCLI", sqliteDependency]
         ),
         .testTarget(name: "StrataSquealTests", dependencies: ["StrataSqueal", sqliteDependency, "StrataTestSupport"]),
+        .testTarget(name: "StrataSwiftlyTests", dependencies: ["StrataSwiftly", "Strata", sqliteDependency, "StrataTestSupport"]),
         .testTarget(name: "StrataORMTests", dependencies: ["StrataORM", sqliteDependency, "StrataTestSupport"]),
         // The writer process the Litestream crash test kills (not a product; tests only).
         .executableTarget(name: "strata-crash-writer", dependencies: ["Strata"], path: "TestSupport/strata-crash-writer"),
@@ -135,9 +137,9 @@ let package = Package(
             swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
         ),
         // Seed-README code in Swift 5 language mode, one target per module a seed's users import.
-        .testTarget(name: "SQiftSwift5Tests", dependencies: ["Strata", sqliteDependency], swiftSettings: swift5),
+        .testTarget(name: "SQiftSwift5Tests", dependencies: ["Strata", sqliteDependency, "StrataTestSupport"], swiftSettings: swift5),
         .testTarget(name: "SquealSwift5Tests", dependencies: ["StrataSqueal"], swiftSettings: swift5),
-        .testTarget(name: "SwiftlySwift5Tests", dependencies: ["StrataSwiftly"], swiftSettings: swift5),
+        .testTarget(name: "SwiftlySwift5Tests", dependencies: ["StrataSwiftly", "StrataTestSupport"], swiftSettings: swift5),
         .testTarget(name: "ORMSwift5Tests", dependencies: ["StrataORM"], swiftSettings: swift5),
         .testTarget(name: "RecordsSwift5Tests", dependencies: ["StrataRecords"], swiftSettings: swift5),
         // With the `Hub` trait, the model-based test also runs against the PostgreSQL store.

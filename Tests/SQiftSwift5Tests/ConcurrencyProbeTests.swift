@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 @testable import Strata
 #if canImport(SQLite3)
@@ -9,7 +10,7 @@ import SQLite3
 // forms, as SQift code writes them, in Swift 5 mode.
 @Suite struct SQiftProbeConcurrencyTests {
     @Test func concurrencyTypes() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("x.db")
         let database = try Database(storageLocation: .onDisk(path))
         try database.executeWrite { try $0.execute("CREATE TABLE t(a)") }
@@ -34,7 +35,7 @@ import SQLite3
     /// SQift's drain test: reads in parallel from a utility queue (four at once here, so four
     /// connections open), then the pool is back down to one idle connection after the delay.
     @Test func poolDrainsToOneConnectionAfterTheDelay() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("drain.db")
         let writer = try Connection(storageLocation: .onDisk(path))
         try writer.execute("CREATE TABLE agents(id INTEGER PRIMARY KEY); INSERT INTO agents VALUES (1), (2)")
@@ -68,7 +69,7 @@ import SQLite3
     }
 
     @Test func databaseInitialiserForms() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("d.db")
         var writerPrepared = 0
         var readerPrepared = 0

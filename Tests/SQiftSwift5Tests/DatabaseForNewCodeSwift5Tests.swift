@@ -1,11 +1,12 @@
 import Foundation
+import StrataTestSupport
 import Testing
 import Strata
 
 // API.md section 7, "A `Database` for new code", as Swift 5 client code writes it.
 @Suite struct DatabaseForNewCodeSwift5Tests {
     @Test func apiSpellings() async throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("app.sqlite")
         var configuration = Database.Configuration() // defaults: foreignKeys = true, journalMode = .wal,
         configuration.maximumReaderCount = 5 // busyTimeout = 5 s, synchronous = .normal, maximumReaderCount = 5

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 @testable import Strata
 #if canImport(SQLite3)
@@ -106,7 +107,7 @@ func columnNamed<T: Extractable>(_ name: String, of row: Row) -> T? {
 
     /// SQift's own pool tests reach these through `@testable import`.
     @Test func poolInternals() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("db")
         let writer = try Connection(storageLocation: .onDisk(path))
         try writer.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x)")

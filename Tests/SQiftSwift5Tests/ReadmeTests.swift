@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 import Strata
 #if canImport(SQLite3)
@@ -37,7 +38,7 @@ struct Point: Codable, Equatable {
 
 @Suite struct SQiftReadmeTests {
     @Test func creatingConnectionsAndExecuting() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let onDiskConnection = try Connection(storageLocation: .onDisk(directory.path("path_to_db")))
         let inMemoryConnection = try Connection(storageLocation: .inMemory)
         let tempConnection = try Connection(storageLocation: .temporary)
@@ -252,7 +253,7 @@ struct Point: Codable, Equatable {
     }
 
     @Test func checkpointsAndBusyTimeouts() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let connection = try Connection(storageLocation: .onDisk(directory.path("db")))
         try connection.execute("PRAGMA journal_mode = WAL")
         try connection.execute("CREATE TABLE t(x)")
@@ -266,7 +267,7 @@ struct Point: Codable, Equatable {
     }
 
     @Test func queuesPoolsAndDatabases() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("path_to_db")
         let queue = try ConnectionQueue(connection: Connection(storageLocation: .onDisk(path)))
         try queue.execute { connection in
@@ -300,7 +301,7 @@ struct Point: Codable, Equatable {
     }
 
     @Test func migrations() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let connection = try Connection(storageLocation: .onDisk(directory.path("path_to_db")))
         let migrator = Migrator(connection: connection, desiredSchemaVersion: 2)
         var log: [String] = []

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 // Named result codes as Swift 5 client code matches them (as the README documents them), without
@@ -66,7 +67,7 @@ import Testing
     }
 
     @Test func busyWhileAnotherConnectionWrites() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("busy.db")
         let writer = try Connection(storageLocation: .onDisk(path))
         try writer.execute("CREATE TABLE t(x)")

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 @testable import Strata
 #if canImport(SQLite3)
@@ -118,7 +119,7 @@ import SQLite3
     }
 
     @Test func readOnlyAndBackupInOneStep() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("r.db")
         let writer = try Connection(storageLocation: .onDisk(path))
         try writer.execute("CREATE TABLE t(a); INSERT INTO t VALUES(1)")

@@ -1,20 +1,6 @@
 import Foundation
 import Strata
 
-/// A directory of its own for each test, removed afterwards.
-final class TestDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("sqift5-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
-
 struct Car: Equatable {
     let name: String
     let type: String

@@ -47,9 +47,21 @@ struct Contact {
     let numberOfContacts = try db.countFrom("contacts")
 
     #expect(contactId == 1)
+    // `SELECT *` has no `id` column (the table has only a rowid), so the README's `?? 0` applies.
+    #expect(contacts.map { $0.id } == [0])
     #expect(contacts.map { $0.name } == ["Amelia Grey"])
     #expect(contacts.map { $0.email } == ["amelia@gastrobot.xyz"])
     #expect(numberOfContacts == 1)
+}
+
+@Test func rowTypeIdiomReadsIdWhenSelectedInSwift5() throws {
+    let db = Database()
+    try db.createTable("contacts", definitions: ["id INTEGER PRIMARY KEY", "name TEXT", "email TEXT NOT NULL"])
+    try db.insertInto("contacts", values: ["name": "Amelia Grey", "email": "amelia@gastrobot.xyz"])
+    try db.insertInto("contacts", values: ["name": nil, "email": "anon@example.com"])
+    let contacts = try db.selectFrom("contacts", whereExpr: "name IS NOT NULL", block: Contact.init)
+    #expect(contacts.map(\.id) == [1])
+    #expect(contacts.map(\.email) == ["amelia@gastrobot.xyz"])
 }
 
 @Test func squealTransactionAndSavepointSpellingsInSwift5() throws {

@@ -49,6 +49,22 @@ let contactsSchema = Schema(identifier: "contacts") { schema in
         #expect(try db.selectString("SELECT email FROM contacts") == "a@x")
     }
 
+    /// The README's rebuild after the migrations: the kept columns' rows go through their expressions.
+    @Test func rebuildAfterMigratingDownKeepsRowsThroughTheirExpressions() throws {
+        let db = Database()
+        try contactsSchema.migrate(db)
+        try db.insertInto("contacts", values: ["name": "Amelia", "email": "AMELIA@X.YZ", "url": "u"])
+        #expect(try contactsSchema.migrate(db, toVersion: 1))
+        #expect(try db.tableInfoForTableNamed("contacts")?.columnNames == ["id", "name", "email"])
+        try db.rebuildTable(
+            named: "contacts",
+            definition: #""id" INTEGER PRIMARY KEY, "email" TEXT NOT NULL"#,
+            copying: [(column: "id", expression: #""id""#), (column: "email", expression: #"lower("email")"#)]
+        )
+        #expect(try db.tableInfoForTableNamed("contacts")?.columnNames == ["id", "email"])
+        #expect(try db.selectString("SELECT email FROM contacts") == "amelia@x.yz")
+    }
+
     @Test func migrationErrorsUseSquealsName() throws {
         let db = Database()
         try db.updateUserVersionNumber(5)

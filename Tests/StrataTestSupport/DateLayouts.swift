@@ -102,3 +102,12 @@ public enum SQLiteDateLayouts {
         return samples
     }
 }
+
+/// A `DateFormatter` for `format` in the POSIX locale and UTC, as SQLite's dates are written.
+public func utcPOSIXDateFormatter(_ format: String) -> DateFormatter {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(secondsFromGMT: 0)
+    formatter.dateFormat = format
+    return formatter
+}

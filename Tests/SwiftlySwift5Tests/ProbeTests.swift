@@ -1,4 +1,5 @@
 import StrataSwiftly
+import StrataTestSupport
 import Testing
 
 // The rest of SQLite.swiftly's documented API in Swift 5 mode (the README's subclassing types
@@ -6,7 +7,7 @@ import Testing
 
 @Suite struct SwiftlyProbeTests {
     @Test func describedTableRoundTrip() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("c.db")
         let db = try Connection(toNewDatabaseAt: path)
         let table = MyDatabaseSchema.contactTableDescription

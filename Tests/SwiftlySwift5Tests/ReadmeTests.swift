@@ -1,4 +1,5 @@
 import StrataSwiftly
+import StrataTestSupport
 import Testing
 
 // SQLite.swiftly's README, its reference example and its subclassing section, as the README
@@ -62,7 +63,7 @@ class MyDatabaseConnection: Connection {
 
 @Suite struct SwiftlyReadmeTests {
     @Test func referenceExample() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         // The README prints each value; the lines are kept to check them.
         var printed: [String] = []
         func print(_ line: String) { printed.append(line) }
@@ -114,7 +115,7 @@ class MyDatabaseConnection: Connection {
     }
 
     @Test func subclassedConnectionAndInsertStatement() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let db = try MyDatabaseConnection(toNewDatabaseAt: directory.path("contacts.sqlite"))
         try db.createTable(describedBy: MyDatabaseSchema.contactTableDescription)
         let insert = try db.prepareContactInsert()

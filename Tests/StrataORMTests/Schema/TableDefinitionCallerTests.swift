@@ -1,6 +1,7 @@
 // The ORM renders its tables through Strata's one table definition: the SQL it produced before
 // (strings captured from main before the refactor) and the one type mapping's BLOB fallback.
 import Foundation
+import StrataTestSupport
 import Testing
 @testable import StrataORM
 

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 @testable import Strata
 #if canImport(SQLite3)
@@ -21,15 +22,7 @@ import SQLite3
 
     /// Every row of `players`, in key order, as values.
     func rows(_ db: Connection) throws -> [[BindingValue]] {
-        let statement = try db.prepare("SELECT id, name, score, photo FROM players ORDER BY id")
-        var rows: [[BindingValue]] = []
-        while try statement.step() {
-            rows.append(
-                (0..<4).map { column in
-                    sqlite3_column_value(statement.statementHandle, Int32(column)).map(BindingValue.init(reading:)) ?? .null
-                })
-        }
-        return rows
+        try queryRows(db, "SELECT id, name, score, photo FROM players ORDER BY id")
     }
 
     @Test func undoAndRedoRestoreEveryRow() throws {

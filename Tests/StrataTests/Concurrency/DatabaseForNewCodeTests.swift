@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 @testable import Strata
 #if canImport(SQLite3)
@@ -48,8 +49,8 @@ import SQLite3
         #expect(configuration.synchronous == .normal)
         #expect(configuration.maximumReaderCount == 5)
 
-        let directory = try TemporaryDirectory()
-        let database = try Database(path: directory.path("app.sqlite"))
+        let temporary = try makeDatabase()
+        let database = temporary.database
         let expected = Pragmas(foreignKeys: 1, journalMode: "wal", synchronous: 1, busyTimeout: 5000)
         #expect(try await database.writeWithoutTransaction { try Pragmas($0) } == expected)
         #expect(try await database.read { try Pragmas($0) } == expected)
@@ -68,8 +69,8 @@ import SQLite3
         configuration.synchronous = .full
         configuration.busyTimeout = 1.5
         configuration.maximumReaderCount = 2
-        let directory = try TemporaryDirectory()
-        let database = try Database(path: directory.path("app.sqlite"), configuration: configuration)
+        let temporary = try makeDatabase(configuration: configuration)
+        let database = temporary.database
         let expected = Pragmas(foreignKeys: 0, journalMode: "truncate", synchronous: 2, busyTimeout: 1500)
         #expect(try await database.writeWithoutTransaction { try Pragmas($0) } == expected)
         #expect(try await database.read { try Pragmas($0) } == expected)
@@ -78,8 +79,8 @@ import SQLite3
     }
 
     @Test func foreignKeysAreEnforcedByDefault() async throws {
-        let directory = try TemporaryDirectory()
-        let database = try Database(path: directory.path("app.sqlite"))
+        let temporary = try makeDatabase()
+        let database = temporary.database
         try await database.write { db in
             try db.execute("CREATE TABLE author(id INTEGER PRIMARY KEY); CREATE TABLE book(author INTEGER REFERENCES author(id))")
         }
@@ -165,8 +166,8 @@ import SQLite3
 
     @Test func writeRollsBackWhenItsClosureThrows() async throws {
         struct Failure: Error {}
-        let directory = try TemporaryDirectory()
-        let database = try Database(path: directory.path("app.sqlite"))
+        let temporary = try makeDatabase()
+        let database = temporary.database
         try await database.write { try $0.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1)") }
         await #expect(throws: Failure.self) {
             try await database.write { db in
@@ -181,8 +182,8 @@ import SQLite3
     }
 
     @Test func writeWithoutTransactionCanVacuum() async throws {
-        let directory = try TemporaryDirectory()
-        let database = try Database(path: directory.path("app.sqlite"))
+        let temporary = try makeDatabase()
+        let database = temporary.database
         try await database.write { try $0.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1)") }
         // VACUUM cannot run inside a transaction, which `write` always opens.
         await #expect(throws: SQLiteError.self) { try await database.write { try $0.execute("VACUUM") } }
@@ -265,8 +266,8 @@ import SQLite3
     }
 
     @Test func everyCallAfterCloseThrowsClosed() async throws {
-        let directory = try TemporaryDirectory()
-        let database = try Database(path: directory.path("app.sqlite"))
+        let temporary = try makeDatabase()
+        let database = temporary.database
         try await database.write { try $0.execute("CREATE TABLE t(x)") }
         try await database.close()
         await #expect(throws: DatabaseError.closed) { try await database.write { try $0.execute("INSERT INTO t VALUES(1)") } }

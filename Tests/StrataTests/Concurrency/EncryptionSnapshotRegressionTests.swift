@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 @testable import Strata
 #if canImport(SQLite3)
@@ -51,7 +52,7 @@ import SQLite3
             let directory = try TemporaryDirectory()
             let database = try Database(path: directory.path("r.sqlite"))
             try await database.write { try $0.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1)") }
-            async let snapshot: DatabaseSnapshot? = try? database.readSnapshot()
+            async let snapshot: Strata.DatabaseSnapshot? = try? database.readSnapshot()
             try await Task.sleep(for: .microseconds(UInt64(round * 50)))
             var closeError: (any Error)?
             do { try await database.close() } catch { closeError = error }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 /// A deterministic generator (SplitMix64), so the test data is the same on every run.

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 /// Splits on ASCII spaces and dashes; every non-ASCII scalar is a token of its own (a crude CJK

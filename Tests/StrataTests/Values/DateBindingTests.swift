@@ -1,14 +1,11 @@
 import Foundation
+import StrataTestSupport
 import Testing
 @testable import Strata
 
 @Suite struct DateBindingTests {
     func date(_ text: String) -> Date {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(secondsFromGMT: 0)
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.date(from: text) ?? Date.distantPast
+        utcPOSIXDateFormatter("yyyy-MM-dd").date(from: text) ?? Date.distantPast
     }
 
     @Test func defaultFormatter() {
@@ -38,10 +35,7 @@ import Testing
     }
 
     @Test func fastPathMatchesDateFormatter() {
-        let reference = DateFormatter()
-        reference.locale = Locale(identifier: "en_US_POSIX")
-        reference.timeZone = TimeZone(secondsFromGMT: 0)
-        reference.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS"
+        let reference = utcPOSIXDateFormatter("yyyy-MM-dd'T'HH:mm:ss.SSS")
         var generator = SystemRandomNumberGenerator()
         var samples: [Date] = [
             Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: -0.0005),
@@ -63,10 +57,7 @@ import Testing
     /// Uses a formatter of its own rather than replacing the global one, which suites running in
     /// parallel read.
     @Test func customFormatterIsHonoured() throws {
-        let custom = DateFormatter()
-        custom.locale = Locale(identifier: "en_US_POSIX")
-        custom.timeZone = TimeZone(secondsFromGMT: 0)
-        custom.dateFormat = "yyyy/MM/dd"
+        let custom = utcPOSIXDateFormatter("yyyy/MM/dd")
         #expect(BindingDateFormat.string(from: date("1999-12-31"), formatter: custom) == "1999/12/31")
         #expect(BindingDateFormat.date(from: "1999/12/31", formatter: custom) == date("1999-12-31"))
         #expect(BindingDateFormat.date(from: "1999-12-31T00:00:00.000", formatter: custom) == nil)

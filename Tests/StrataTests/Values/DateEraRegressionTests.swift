@@ -6,30 +6,14 @@ import StrataTestSupport
 /// Issue 39, item 6: dates before year 1 keep their era through the text format.
 @Suite struct DateEraRegressionTests {
     /// `yyyy` as SQift wrote every date: what AD dates must still be stored as, byte for byte.
-    let reference: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(secondsFromGMT: 0)
-        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS"
-        return formatter
-    }()
+    let reference = utcPOSIXDateFormatter("yyyy-MM-dd'T'HH:mm:ss.SSS")
 
     /// DateFormatter's astronomical year, to check the hand-written calendar against.
-    let signedYear: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(secondsFromGMT: 0)
-        formatter.dateFormat = "uuuu-MM-dd'T'HH:mm:ss.SSS"
-        return formatter
-    }()
+    let signedYear = utcPOSIXDateFormatter("uuuu-MM-dd'T'HH:mm:ss.SSS")
 
     /// The date `text` names in a calendar with eras (`G` is AD or BC).
     func date(era text: String) -> Date {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(secondsFromGMT: 0)
-        formatter.dateFormat = "G yyyy-MM-dd'T'HH:mm:ss.SSS"
-        return formatter.date(from: text) ?? .distantFuture
+        utcPOSIXDateFormatter("G yyyy-MM-dd'T'HH:mm:ss.SSS").date(from: text) ?? .distantFuture
     }
 
     func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
@@ -83,10 +67,7 @@ import StrataTestSupport
     }
 
     @Test func aReplacedFormatterIsLeftToItsFormat() {
-        let custom = DateFormatter()
-        custom.locale = Locale(identifier: "en_US_POSIX")
-        custom.timeZone = TimeZone(secondsFromGMT: 0)
-        custom.dateFormat = "G yyyy-MM-dd"
+        let custom = utcPOSIXDateFormatter("G yyyy-MM-dd")
         let bc = date(era: "BC 0200-03-04T00:00:00.000")
         #expect(BindingDateFormat.string(from: bc, formatter: custom) == "BC 0200-03-04")
     }

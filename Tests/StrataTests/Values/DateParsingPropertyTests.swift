@@ -11,10 +11,7 @@ import Testing
     static let replacements: [UInt8] = [0x00, 0x2F, 0x3A, 0x40, 0x30, 0x39, 0x2D, 0x54, 0x3A, 0x2E, 0x20, 0x7F, 0x80, 0xC3, 0xFF, 0x35, 0x36]
 
     @Test func theFastParserReadsWhatDateFormatterReadsOrDeclines() throws {
-        let reference = DateFormatter()
-        reference.locale = Locale(identifier: "en_US_POSIX")
-        reference.timeZone = TimeZone(secondsFromGMT: 0)
-        reference.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS"
+        let reference = utcPOSIXDateFormatter("yyyy-MM-dd'T'HH:mm:ss.SSS")
         try PropertyCheck.run("default-format date parsing", cases: 300) { random in
             // From 1583 (the parser's first year) to 9999, whole milliseconds.
             let milliseconds = Int64.random(in: -12_212_553_600_000...253_402_300_799_999, using: &random)
