@@ -105,3 +105,44 @@ import Testing
         #expect(HTTPSyncTransport(url: url, token: "shared", user: "carol").signedInUser == "carol")
     }
 }
+
+/// A file another user pushed rows from, without pulling them back, then signed into by a user
+/// the rules show none of them to.
+@Suite struct SyncUserSwitchPartialViewTests {
+    static func switchedFile(pullingAfterPush: Bool, bobsID: String, aliceSyncsFirst: Bool) async throws -> (bob: SyncReplica, hub: SyncHub) {
+        let folder = try SyncFolder()
+        let hub = try PartialSyncTests.hub(folder)
+        let alice = try PartialSyncTests.replica(folder, hub, user: "alice", name: "shared")
+        if aliceSyncsFirst { try await alice.sync() }
+        try await alice.write { db in
+            try db.execute("INSERT INTO list VALUES ('l-a', 'alice', 'groceries'); INSERT INTO todo VALUES ('t-a', 'l-a', 'milk')")
+        }
+        try await alice.push()
+        if pullingAfterPush { try await alice.pull() }
+        let bob = try SyncReplica(
+            database: alice.database, replicaID: bobsID, space: "team", tables: PartialSyncTests.tables,
+            transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "bob")))
+        try await bob.sync()
+        return (bob, hub)
+    }
+
+    /// Bob's first sync leaves him exactly his view (none of Alice's rows), whether or not
+    /// Alice's pushed rows came back in a pull before he signed in; the hub keeps them.
+    @Test(arguments: [false, true], ["shared", "shared-bob"])
+    func aNewUsersFirstSyncLeavesOnlyTheirView(pullingAfterPush: Bool, bobsID: String) async throws {
+        for aliceSyncsFirst in [true, false] {
+            try await check(pullingAfterPush: pullingAfterPush, bobsID: bobsID, aliceSyncsFirst: aliceSyncsFirst)
+        }
+    }
+
+    func check(pullingAfterPush: Bool, bobsID: String, aliceSyncsFirst: Bool) async throws {
+        let (bob, hub) = try await Self.switchedFile(pullingAfterPush: pullingAfterPush, bobsID: bobsID, aliceSyncsFirst: aliceSyncsFirst)
+        let lists = try await bob.database.read { try PartialSyncTests.rows($0, "list") }
+        let todos = try await bob.database.read { try PartialSyncTests.rows($0, "todo") }
+        #expect(lists == [], "pulled after push: \(pullingAfterPush), Bob's ID: \(bobsID), Alice synced first: \(aliceSyncsFirst)")
+        #expect(todos == [], "pulled after push: \(pullingAfterPush), Bob's ID: \(bobsID), Alice synced first: \(aliceSyncsFirst)")
+        let kept: Int? = try hub.withSpace("team") { try $0.query("SELECT count(*) FROM list WHERE id = 'l-a'") }
+        #expect(kept == 1)
+        #expect(try await bob.pendingChanges.isEmpty)
+    }
+}
