@@ -167,10 +167,16 @@ extension Connection {
     public var eventHandler: (any DatabaseEventHandler)? { existingState(in: DatabaseEventReporter.slot)?.handler }
 
     /// The context of the ``Database`` call running on this connection, for the events of its
-    /// statements; set and read on the connection's queue only, and kept only while there is a
-    /// handler to report to.
+    /// statements; set and read on the connection's queue only.
     package var eventContext: (any Sendable)? {
         get { existingState(in: DatabaseEventReporter.slot)?.context }
-        set { existingState(in: DatabaseEventReporter.slot)?.context = newValue }
+        set {
+            // A context set before a handler (one set inline during the call) is kept for it.
+            if newValue != nil {
+                state(in: DatabaseEventReporter.slot).context = newValue
+            } else {
+                existingState(in: DatabaseEventReporter.slot)?.context = nil
+            }
+        }
     }
 }

@@ -54,7 +54,8 @@ open class Connection {
 
     /// What the layers above registered to hear of this connection's work (``ConnectionObserver``):
     /// observation's access monitor, the event reporter, the transaction wrappers' failure watch.
-    /// Empty, the usual case, costs one check per execution.
+    /// Called on failures, finished statements and checkpoints; the hot path reads only
+    /// ``executionObservers``.
     // Read on every execution; a connection is used by one thread at a time and observers are
     // added on its thread or before it is shared, so the runtime exclusivity check (~90
     // instructions) buys nothing.
@@ -229,7 +230,7 @@ open class Connection {
                     handle: handle, code: code,
                     sql: failingSQL ?? String(decoding: statementText[..<sqlStatementEnd(in: statementText)], as: UTF8.self)
                 )
-                if !observers.isEmpty { notifyStatementFailed(error, sql: error.sql) }
+                if !observers.isEmpty { notifyStatementFailedToCompile(error, sql: error.sql) }
                 throw error
             }
             let next = tail.map { UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0)) } ?? text.count

@@ -30,6 +30,11 @@ package protocol ConnectionObserver: AnyObject {
     /// that ran); `sql` is its text when known.
     func statementFailed(_ error: SQLiteError, sql: String?, on connection: Connection)
 
+    /// A statement failed to compile: nothing ran. By default, the same as
+    /// ``statementFailed(_:sql:on:)``; an observer of what running statements did (a transaction
+    /// SQLite may have rolled back) ignores it.
+    func statementFailedToCompile(_ error: SQLiteError, sql: String?, on connection: Connection)
+
     /// Whether the observer wants ``statementFinished(_:sql:nanoseconds:on:)``: the connection
     /// traces its statements (SQLite's trace callback) only while one does. Read when the trace
     /// is installed, so an observer answering true is added before it.
@@ -52,6 +57,9 @@ extension ConnectionObserver {
     package func statementEnded(_ prepared: PreparedStatement, on connection: Connection, afterRow: Bool) {}
     package func statementFinalized(_ prepared: PreparedStatement, on connection: Connection, finalize: () -> Void) -> Bool { false }
     package func statementFailed(_ error: SQLiteError, sql: String?, on connection: Connection) {}
+    package func statementFailedToCompile(_ error: SQLiteError, sql: String?, on connection: Connection) {
+        statementFailed(error, sql: sql, on: connection)
+    }
     package func connectionWroteOutsideStatements(_ written: DatabaseAccess, on connection: Connection) {}
     package var wantsFinishedStatements: Bool { false }
     package func statementFinished(_ statement: SQLiteStatementHandle, sql: String, nanoseconds: Int64, on connection: Connection) {}
@@ -100,6 +108,10 @@ extension Connection {
     @usableFromInline @inline(never)
     func notifyStatementFailed(_ error: SQLiteError, sql: String?) {
         for observer in observers { observer.statementFailed(error, sql: sql, on: self) }
+    }
+
+    func notifyStatementFailedToCompile(_ error: SQLiteError, sql: String?) {
+        for observer in observers { observer.statementFailedToCompile(error, sql: sql, on: self) }
     }
 
     /// Whether an observer wants each finished statement (the trace callback is installed for it).

@@ -105,6 +105,9 @@ final class TransactionState: ConnectionObserver {
     func statementFailed(_ error: SQLiteError, sql: String?, on connection: Connection) {
         if wrapperDepth > 0 { connection.checkTransactionSurvived(error) }
     }
+
+    /// Nothing ran, so nothing SQLite did ended the transaction (as before observers).
+    func statementFailedToCompile(_ error: SQLiteError, sql: String?, on connection: Connection) {}
 }
 
 extension Connection {

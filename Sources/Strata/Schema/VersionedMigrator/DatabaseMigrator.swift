@@ -83,8 +83,9 @@ public struct DatabaseMigrator: Sendable {
         try NamedMigrationStore.applied(connection)
     }
 
-    /// The registered names SQift's ``Migrator`` applied: version n in `schema_migrations` is
-    /// the n-th registered migration. A database that never met SQift's store gives `[]`.
+    /// The registered names SQift's ``Migrator`` applied: as for `Migrator`, the highest version N
+    /// in `schema_migrations` means the first N registered migrations. A database that never met
+    /// SQift's store gives `[]`.
     ///
     /// - Throws: ``DatabaseMigratorError/unknownMigration(_:)`` for a recorded version with no
     ///   registered migration (a newer app wrote it).
@@ -103,7 +104,13 @@ public struct DatabaseMigrator: Sendable {
     public func adoptSchemaMigrationsHistory(_ connection: Connection) throws -> [String] {
         let history = try sqiftHistory(connection)
         guard !history.isEmpty else { return [] }
-        return try connection.savepoint(named: "strata_adopt_schema_migrations") {
+        // IMMEDIATE on its own: it reads, then writes, and must not fail to upgrade its lock.
+        let atomically: (() throws -> [String]) throws -> [String] = { body in
+            connection.isInTransaction
+                ? try connection.savepoint(named: "strata_adopt_schema_migrations", closure: body)
+                : try connection.transaction(transactionType: .immediate, closure: body)
+        }
+        return try atomically {
             let known = Set(try NamedMigrationStore.applied(connection))
             let missing = history.filter { !known.contains($0.identifier) }
             guard !missing.isEmpty else { return [] }
@@ -119,14 +126,18 @@ public struct DatabaseMigrator: Sendable {
         }
     }
 
+    /// SQift's rule: the highest version recorded is the version reached, so versions 1...N are
+    /// applied even where a row is missing (a baseline row); each keeps its row's timestamp, or
+    /// the highest row's.
     private func sqiftHistory(_ connection: Connection) throws -> [(identifier: String, appliedAt: String)] {
         let names = migrationIdentifiers
-        return try SchemaMigrationsTable().history(connection).map { entry in
-            guard entry.version >= 1, entry.version <= Int64(names.count) else {
-                throw DatabaseMigratorError.unknownMigration("version \(entry.version) in schema_migrations")
-            }
-            return (names[Int(entry.version) - 1], entry.timestamp)
+        let rows = try SchemaMigrationsTable().history(connection).filter { $0.version >= 1 }
+        guard let highest = rows.last else { return [] }
+        guard highest.version <= Int64(names.count) else {
+            throw DatabaseMigratorError.unknownMigration("version \(highest.version) in schema_migrations")
         }
+        let stamps = Dictionary(rows.map { ($0.version, $0.timestamp) }, uniquingKeysWith: { first, _ in first })
+        return (1...highest.version).map { version in (names[Int(version) - 1], stamps[version] ?? highest.timestamp) }
     }
 
     /// Whether every registered migration has been applied.

@@ -50,6 +50,23 @@ import Testing
         #expect(try db.schemaReader.table(named: "strata_migrations") == nil)
     }
 
+    /// SQift counts the highest version: a baseline row for version 2 alone means 1 and 2 ran.
+    @Test func aBaselineRowCountsAsEveryVersionUpToIt() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        try db.execute(
+            """
+            CREATE TABLE schema_migrations(version INTEGER UNIQUE NOT NULL, migration_timestamp TEXT NOT NULL);
+            INSERT INTO schema_migrations VALUES (2, '2020-01-02T00:00:00.000');
+            \(Self.steps[0]); \(Self.steps[1]);
+            """)
+        let migrator = Self.migrator()
+        #expect(try migrator.schemaMigrationsHistory(db) == ["001_player", "002_score"])
+        #expect(try migrator.adoptSchemaMigrationsHistory(db) == ["001_player", "002_score"])
+        let stamps: [String] = try db.query("SELECT applied_at FROM strata_migrations ORDER BY rowid")
+        #expect(stamps == ["2020-01-02T00:00:00.000", "2020-01-02T00:00:00.000"])
+        #expect(try migrator.migrate(db) == ["003_index"])
+    }
+
     @Test func aDatabaseWithoutTheOldStoreAdoptsNothing() throws {
         let db = try Connection(storageLocation: .inMemory)
         #expect(try Self.migrator().adoptSchemaMigrationsHistory(db) == [])
