@@ -77,17 +77,15 @@ import Testing
         #expect(try Self.migrator().migrate(db) == ["v1", "v2"])
     }
 
-    /// A rebuild inside a migration (DROP TABLE of a parent) fires no ON DELETE action: the
-    /// children's rows survive, as enforcement is off while the steps run.
-    @Test func aRebuildInsideAMigrationKeepsTheChildren() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute(
-            """
-            PRAGMA foreign_keys = ON;
-            CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT);
-            CREATE TABLE member(id INTEGER PRIMARY KEY, team INTEGER REFERENCES team(id) ON DELETE CASCADE);
-            INSERT INTO team VALUES (1, 'a'); INSERT INTO member VALUES (1, 1), (2, 1);
-            """)
+    /// A team with two members whose key cascades on delete.
+    static let teamsWithCascadingMembers = """
+        CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT);
+        CREATE TABLE member(id INTEGER PRIMARY KEY, team INTEGER REFERENCES team(id) ON DELETE CASCADE);
+        INSERT INTO team VALUES (1, 'a'); INSERT INTO member VALUES (1, 1), (2, 1);
+        """
+
+    /// One migration that rebuilds the parent table (so it drops it).
+    static func teamRebuild() -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration(
             "rebuild team",
@@ -97,7 +95,16 @@ import Testing
                 DROP TABLE team;
                 ALTER TABLE team_new RENAME TO team;
                 """)
-        try migrator.migrate(db)
+        return migrator
+    }
+
+    /// A rebuild inside a migration (DROP TABLE of a parent) fires no ON DELETE action: the
+    /// children's rows survive, as enforcement is off while the steps run.
+    @Test func aRebuildInsideAMigrationKeepsTheChildren() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        try db.execute("PRAGMA foreign_keys = ON")
+        try db.execute(Self.teamsWithCascadingMembers)
+        try Self.teamRebuild().migrate(db)
         #expect(try db.query("SELECT count(*) FROM member") as Int? == 2)
         #expect(try db.foreignKeysEnabled())
     }
@@ -130,23 +137,8 @@ import Testing
     @Test func insideATransactionWithCascadingKeysItRefusesByName() async throws {
         let folder = try TemporaryDirectory()
         let database = try Database(path: folder.path("app.sqlite"))
-        try await database.write { db in
-            try db.execute(
-                """
-                CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT);
-                CREATE TABLE member(id INTEGER PRIMARY KEY, team INTEGER REFERENCES team(id) ON DELETE CASCADE);
-                INSERT INTO team VALUES (1, 'a'); INSERT INTO member VALUES (1, 1), (2, 1);
-                """)
-        }
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration(
-            "rebuild team",
-            sql: """
-                CREATE TABLE team_new(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
-                INSERT INTO team_new SELECT id, coalesce(name, '') FROM team;
-                DROP TABLE team;
-                ALTER TABLE team_new RENAME TO team;
-                """)
+        try await database.write { try $0.execute(Self.teamsWithCascadingMembers) }
+        let migrator = Self.teamRebuild()
         let inside = migrator
         await #expect(throws: DatabaseMigratorError.foreignKeysEnforcedInTransaction) {
             try await database.write { try inside.migrate($0) }
