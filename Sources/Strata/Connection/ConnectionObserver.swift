@@ -81,12 +81,6 @@ extension Connection {
         executionObservers.removeAll { $0 === observer }
     }
 
-    /// The first registered observer of type `T`, if any.
-    package func observer<T: ConnectionObserver>(ofType type: T.Type) -> T? {
-        for observer in observers { if let match = observer as? T { return match } }
-        return nil
-    }
-
     @usableFromInline @inline(never)
     func notifyStatementProducedRow(_ prepared: PreparedStatement) -> Bool {
         var wantsEnd = false

@@ -30,6 +30,9 @@ package final class AccessMonitor: ConnectionObserver {
     /// ROLLBACK then undoes, so the rollback is reported as a change to what they touched.
     private var fetchedInsideTransaction = false
 
+    /// Where a connection keeps its monitor (registered as its observer when made).
+    static let slot = ConnectionSlot { AccessMonitor() }
+
     init() {}
 
     package var observesExecutions: Bool { true }
@@ -164,8 +167,8 @@ extension Connection {
     /// The connection's monitor, created on first use. Call it on the connection's thread, or
     /// before the connection is shared.
     package var monitor: AccessMonitor {
-        if let monitor = observer(ofType: AccessMonitor.self) { return monitor }
-        let monitor = AccessMonitor()
+        if let monitor = existingState(in: AccessMonitor.slot) { return monitor }
+        let monitor = state(in: AccessMonitor.slot)
         addObserver(monitor)
         return monitor
     }

@@ -99,8 +99,6 @@ final class TransactionState: ConnectionObserver {
     /// The error with which SQLite ended the transaction of a running wrapper by itself (an
     /// `OR ROLLBACK` conflict, a full disk); the wrapper throws it instead of committing.
     var endedBySQLite: SQLiteError?
-    /// Whether this state is registered as the connection's observer.
-    var isObserving = false
 
     func statementFailed(_ error: SQLiteError, sql: String?, on connection: Connection) {
         if wrapperDepth > 0 { connection.checkTransactionSurvived(error) }
@@ -236,10 +234,7 @@ extension Connection {
     private func transactionWrapperBegan() {
         let state = transactionState
         state.wrapperDepth += 1
-        if !state.isObserving {
-            state.isObserving = true
-            addObserver(state)
-        }
+        addObserver(state)
     }
 
     private func transactionWrapperEnded() {
