@@ -1,6 +1,9 @@
 import Foundation
 import Strata
 import Testing
+#if canImport(SQLite3)
+import SQLite3
+#endif
 
 /// Issue 67: a database SQift's `Migrator` brought to version n keeps that history when its
 /// migrations move to a `DatabaseMigrator` (version n is the n-th registered name).
@@ -65,6 +68,17 @@ import Testing
         let stamps: [String] = try db.query("SELECT applied_at FROM strata_migrations ORDER BY rowid")
         #expect(stamps == ["2020-01-02T00:00:00.000", "2020-01-02T00:00:00.000"])
         #expect(try migrator.migrate(db) == ["003_index"])
+    }
+
+    /// A failed adoption (a `strata_migrations` the app made in another shape) throws, leaves no
+    /// transaction open and records nothing.
+    @Test func aFailedAdoptionLeavesNoTransactionAndRecordsNothing() throws {
+        let db = try Self.sqiftDatabase(at: 2)
+        try db.execute("CREATE TABLE strata_migrations(identifier TEXT PRIMARY KEY, applied_at TEXT NOT NULL, note TEXT NOT NULL)")
+        #expect(throws: SQLiteError.self) { try Self.migrator().adoptSchemaMigrationsHistory(db) }
+        #expect(sqlite3_get_autocommit(db.handle) != 0)
+        #expect(try db.query("SELECT count(*) FROM strata_migrations") as Int? == 0)
+        #expect(try db.query("SELECT version FROM schema_migrations ORDER BY version") as [Int64] == [1, 2])
     }
 
     @Test func aDatabaseWithoutTheOldStoreAdoptsNothing() throws {
