@@ -97,9 +97,12 @@ struct MigrateCommand: ParsableCommand {
                 try migrator.migrate(connection, upTo: MigrationDirectory.identifier(ofFileNamed: file))
             } catch {
                 let reason = (error as? SQLiteError)?.message ?? StrataMain.oneLineMessage(for: error)
+                // Read, not assumed: a file that ends the transaction itself (a COMMIT in its SQL)
+                // is recorded before the migrator's own COMMIT fails.
+                let reached = (try? self.version(of: connection, migrator, directory)) ?? version - 1
                 throw MigrationFailure(
-                    error: CLIError("\(file) failed: \(reason); the database stays at version \(version - 1)"),
-                    reached: version - 1
+                    error: CLIError("\(file) failed: \(reason); the database stays at version \(reached)"),
+                    reached: reached
                 )
             }
         }

@@ -145,6 +145,22 @@ import Testing
         #expect(old == [1, 2])
     }
 
+    /// A file that commits the transaction itself is recorded before the migrator's own COMMIT
+    /// fails: the run reports the version the database really reached, and keeps the new file.
+    @Test func aFileThatCommitsItselfIsReportedAtTheVersionReached() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("CREATE TABLE a(x);\nCOMMIT;\n", to: "m/001_a.sql")
+        try sandbox.write("CREATE TABLE b(x);\n", to: "m/002_b.sql")
+        let result = try sandbox.strata("migrate", "new.db", "--dir", "m", "--to", "1")
+        #expect(result.status != 0)
+        #expect(result.errorLines == ["strata: 001_a.sql failed: cannot commit - no transaction is active; the database stays at version 1"])
+        #expect(FileManager.default.fileExists(atPath: sandbox.path("new.db")))
+        #expect(try versions(in: sandbox.path("new.db")) == ["001_a"])
+        let next = try sandbox.strata("migrate", "new.db", "--dir", "m")
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(next.stdout.hasPrefix("new.db is at version 1.\nApplying version 2: 002_b.sql\n"))
+    }
+
     @Test func renamingAnAppliedFileIsRefused() throws {
         let sandbox = try Sandbox()
         try writeMigrations(in: sandbox)

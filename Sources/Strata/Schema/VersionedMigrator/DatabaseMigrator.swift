@@ -2,6 +2,9 @@
 // order registered, through the same engine as SQift's `Migrator` (`VersionedMigration`), with
 // the names applied kept in `strata_migrations`.
 import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
 
 /// Named schema migrations, each run once, in the order they were registered.
 ///
@@ -202,7 +205,18 @@ private struct NamedMigrationStore: MigrationVersionStore {
 
     static func applied(_ connection: Connection) throws -> [String] {
         guard try connection.schemaReader.table(named: definition.name) != nil else { return [] }
-        return try connection.query(literal: "SELECT identifier FROM \(identifier: definition.name) ORDER BY rowid")
+        // Every row, not up to the first NULL (a table the app made may allow one): such a row
+        // is refused by name rather than read as the end of the history.
+        let identifiers: [String?] = try connection.query(
+            literal: "SELECT CASE WHEN typeof(identifier) = 'text' THEN identifier END FROM \(identifier: definition.name) ORDER BY rowid"
+        ) { row in row[0] as String? }
+        return try identifiers.map { identifier in
+            guard let identifier else {
+                throw SQLiteError(
+                    code: SQLITE_MISMATCH, message: "\(definition.name) has a row whose identifier is not text (NULL or a number): fix or delete it")
+            }
+            return identifier
+        }
     }
 
     func currentVersion(_ connection: Connection) throws -> Int64 {

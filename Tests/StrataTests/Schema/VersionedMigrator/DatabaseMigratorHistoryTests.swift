@@ -81,6 +81,22 @@ import SQLite3
         #expect(try db.query("SELECT version FROM schema_migrations ORDER BY version") as [Int64] == [1, 2])
     }
 
+    /// A row the app wrote with a NULL identifier is refused by name, not read as the end of the
+    /// history (which would run applied migrations again).
+    @Test func aNullIdentifierIsRefusedNotTakenAsTheEnd() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        try db.execute(
+            """
+            CREATE TABLE strata_migrations(identifier TEXT PRIMARY KEY, applied_at TEXT);
+            INSERT INTO strata_migrations VALUES (NULL, 'x'), ('001_player', 'y');
+            \(Self.steps[0]);
+            """)
+        #expect(throws: SQLiteError.self) { try Self.migrator().migrate(db) }
+        #expect(throws: SQLiteError.self) { try Self.migrator().appliedIdentifiers(db) }
+        #expect(try db.schemaReader.columns(ofTable: "player").map(\.name) == ["id", "name"])
+        #expect(sqlite3_get_autocommit(db.handle) != 0)
+    }
+
     @Test func aDatabaseWithoutTheOldStoreAdoptsNothing() throws {
         let db = try Connection(storageLocation: .inMemory)
         #expect(try Self.migrator().adoptSchemaMigrationsHistory(db) == [])
