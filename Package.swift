@@ -72,8 +72,18 @@ let package = Package(
         // functions, but no SDK header declares them (nor does a system-library shim's, for its
         // importers), so changesets and StrataSync compile from Strata's own header everywhere.
         .target(name: "StrataSQLiteSession", path: "Sources/StrataSQLiteSession"),
-        .target(name: "Strata", dependencies: [sqliteDependency, "StrataSQLiteSession"],
+        // The kernel (values, connections, statements) and the layers on it, up to Database,
+        // observation and changesets; the capabilities below build on its `package` API.
+        .target(name: "StrataCore", dependencies: [sqliteDependency, "StrataSQLiteSession"],
                 swiftSettings: [.define("STRATA_SQLITE_SHIM", .when(platforms: [.linux, .android, .windows, .openbsd, .wasi]))]),
+        // Vector columns, distances, exact and IVF nearest-neighbour search.
+        .target(name: "StrataVectors", dependencies: ["StrataCore", sqliteDependency]),
+        // FTS5: patterns built from user text, tokenizers, full-text tables in the schema DSL.
+        .target(name: "StrataFullTextSearch", dependencies: ["StrataCore", sqliteDependency]),
+        // Running beside Litestream: replication-safe settings and read replicas over its VFS.
+        .target(name: "StrataReplication", dependencies: ["StrataCore", sqliteDependency]),
+        // What `import Strata` brings: the targets above, re-exported.
+        .target(name: "Strata", dependencies: ["StrataCore", "StrataVectors", "StrataFullTextSearch", "StrataReplication"]),
         // Squeal's spellings (its type names, SQL helpers, getters, statement extras, transaction
         // forms, DatabasePool), for code ported by changing `import Squeal`; core carries none of them.
         .target(name: "StrataSqueal", dependencies: ["Strata", sqliteDependency]),
@@ -101,23 +111,23 @@ let package = Package(
         // Tests only: the shared test kit (temporary directories and databases, SQL assertions) and
         // seeded generators of hard inputs for the property-based and differential tests.
         .target(name: "StrataTestSupport", dependencies: ["Strata", sqliteDependency], path: "Tests/StrataTestSupport"),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataSwiftly", sqliteDependency, "strata-blob-stream", "StrataTestSupport"]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataCore", "StrataVectors", "StrataSwiftly", sqliteDependency, "strata-blob-stream", "StrataTestSupport"]),
         // Tests only: the "strata-faults" VFS, which fails chosen file calls below SQLite.
         .target(name: "StrataFaultVFS", path: "TestSupport/StrataFaultVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         // Sweeps of I/O errors, full disks and failed syncs under every layer, and the CLI's.
         .testTarget(
             name: "StrataFaultTests",
-            dependencies: ["StrataFaultVFS", "Strata", "StrataSqueal", "StrataORM", "StrataRecords", "StrataCLI", sqliteDependency]
+            dependencies: ["StrataFaultVFS", "Strata", "StrataCore", "StrataSqueal", "StrataORM", "StrataRecords", "StrataCLI", sqliteDependency]
         ),
         .testTarget(name: "StrataSquealTests", dependencies: ["StrataSqueal", sqliteDependency, "StrataTestSupport"]),
-        .testTarget(name: "StrataSwiftlyTests", dependencies: ["StrataSwiftly", "Strata", sqliteDependency, "StrataTestSupport"]),
+        .testTarget(name: "StrataSwiftlyTests", dependencies: ["StrataCore", "StrataSwiftly", "Strata", sqliteDependency, "StrataTestSupport"]),
         .testTarget(name: "StrataORMTests", dependencies: ["StrataORM", sqliteDependency, "StrataTestSupport"]),
         // The writer process the Litestream crash test kills (not a product; tests only).
         .executableTarget(name: "strata-crash-writer", dependencies: ["Strata"], path: "TestSupport/strata-crash-writer"),
         // The reader process the read-replica test starts with LITESTREAM_REPLICA_URL set (tests only).
         .executableTarget(name: "strata-replica-reader", dependencies: ["Strata"], path: "TestSupport/strata-replica-reader"),
         .testTarget(name: "StrataCLITests", dependencies: ["StrataCLI", "strata-crash-writer", "strata-replica-reader", "Strata", "StrataSync", "StrataTestSupport"]),
-        .testTarget(name: "StrataRecordsTests", dependencies: ["StrataRecords", sqliteDependency, "StrataTestSupport"]),
+        .testTarget(name: "StrataRecordsTests", dependencies: ["StrataCore", "StrataVectors", "StrataRecords", sqliteDependency, "StrataTestSupport"]),
         .testTarget(
             name: "StrataRecordsMacrosTests",
             dependencies: [
@@ -137,7 +147,7 @@ let package = Package(
             swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
         ),
         // Seed-README code in Swift 5 language mode, one target per module a seed's users import.
-        .testTarget(name: "SQiftSwift5Tests", dependencies: ["Strata", sqliteDependency, "StrataTestSupport"], swiftSettings: swift5),
+        .testTarget(name: "SQiftSwift5Tests", dependencies: ["StrataCore", "Strata", sqliteDependency, "StrataTestSupport"], swiftSettings: swift5),
         .testTarget(name: "SquealSwift5Tests", dependencies: ["StrataSqueal"], swiftSettings: swift5),
         .testTarget(name: "SwiftlySwift5Tests", dependencies: ["StrataSwiftly", "StrataTestSupport"], swiftSettings: swift5),
         .testTarget(name: "ORMSwift5Tests", dependencies: ["StrataORM"], swiftSettings: swift5),

@@ -14,7 +14,10 @@ import Testing
     static let packageFolder = testsFolder.deletingLastPathComponent().deletingLastPathComponent()
     static let readme = packageFolder.appendingPathComponent("README.md")
     /// The catalogs whose articles' Swift blocks are held here (article names are unique across them).
-    static let catalogs = ["Sources/Strata/Strata.docc", "Sources/StrataSqueal/StrataSqueal.docc"].map {
+    static let catalogs = [
+        "Sources/StrataCore/StrataCore.docc", "Sources/StrataVectors/StrataVectors.docc",
+        "Sources/StrataFullTextSearch/StrataFullTextSearch.docc", "Sources/StrataSqueal/StrataSqueal.docc"
+    ].map {
         packageFolder.appendingPathComponent($0)
     }
 

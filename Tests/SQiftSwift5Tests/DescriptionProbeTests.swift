@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 // Descriptions SQift users print and compare.
 @Suite struct SQiftProbeDescriptionTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 // The READMEs write `if let state: DownloadState? = try connection.query(...)`.
 // That compiles (checked during review), with Swift's own "adds an additional level of optional"

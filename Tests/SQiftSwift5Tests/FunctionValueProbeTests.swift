@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 #if canImport(SQLite3)
 import SQLite3
 #endif

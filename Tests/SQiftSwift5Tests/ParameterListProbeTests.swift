@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 // Parameter lists in every form SQift code passes them (variadic, array, dictionary, empty,
 // literal), including calls that could be ambiguous between the variadic, array, dictionary and

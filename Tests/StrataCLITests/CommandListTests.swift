@@ -34,7 +34,7 @@ import Testing
 
     static func article() throws -> String {
         let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        let path = tests.deletingLastPathComponent().appendingPathComponent("Sources/Strata/Strata.docc/CommandLineTool.md")
+        let path = tests.deletingLastPathComponent().appendingPathComponent("Sources/StrataCore/StrataCore.docc/CommandLineTool.md")
         return try String(contentsOf: path, encoding: .utf8)
     }
 

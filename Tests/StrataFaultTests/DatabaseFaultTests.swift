@@ -1,5 +1,6 @@
 import Foundation
-@testable import Strata
+import Strata
+@testable import StrataCore
 import Testing
 #if canImport(SQLite3)
 import SQLite3

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 import StrataSwiftly
 
 /// SQLite.swiftly's rows and descriptions, at their edges.

@@ -1,7 +1,9 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
+@testable import StrataVectors
 @testable import StrataRecords
 
 /// The parallel exact scan on a `Database`'s readers, checked against the serial scan and against

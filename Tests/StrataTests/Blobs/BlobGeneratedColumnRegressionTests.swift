@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// SQLite 3.40's `sqlite3_blob_open` counts a VIRTUAL generated column that the row does not
 /// store, so it opens the next stored column instead of the one named: reads return another

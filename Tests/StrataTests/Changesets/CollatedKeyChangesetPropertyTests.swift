@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// Keys renamed to ones their collation calls equal ('k' to 'K' under NOCASE, alone or in a
 /// composite key, by UPDATE or by DELETE and INSERT): SQLite's session recorded the old row as an

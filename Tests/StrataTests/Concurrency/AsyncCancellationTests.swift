@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// Cancelling an async call on a ``Database`` interrupts that call's own statement (and only it):
 /// the call throws `CancellationError` promptly, and the connection is fine afterwards.

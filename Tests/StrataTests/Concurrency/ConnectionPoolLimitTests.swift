@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// The reader pool is bounded, its preparation closure is never called concurrently, and its
 /// internal sets stay as SQift's tests use them.

@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// `Database.readOnCallingThread(_:)`: the closure runs on a reader, on the calling task's own
 /// thread, with `read(_:)`'s transactions, waiting, cancellation, errors and events. Real files.

@@ -3,7 +3,8 @@ import Testing
 #if canImport(SQLite3)
 import SQLite3
 #endif
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// Issue 67, item 2: the kernel keeps no higher layer's state; layers register observers.
 @Suite struct ConnectionObserverTests {

@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// What a pool does with a connection a caller hands back (Connection+Reuse.swift).
 @Suite struct ConnectionReuseTests {

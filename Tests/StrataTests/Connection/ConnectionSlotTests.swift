@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// State a higher layer keeps per connection, in the kernel's typed slots.
 private final class Tally {

@@ -2,7 +2,8 @@
 import Foundation
 import Testing
 import StrataTestSupport
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// Loadable extensions, with a real one: the test compiles a small extension with the system's
 /// C compiler against `sqlite3ext.h` (libsqlite3-dev) and loads the shared library.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// The event handler's statement timings: one slot for the running statement, a list for those
 /// that start while it runs, and nothing reported once the connection is going away.

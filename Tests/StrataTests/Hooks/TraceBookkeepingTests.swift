@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// The user's trace, profile and authorizer callbacks hear the statements the program ran (and
 /// those a Strata call runs for it), never Strata's own bookkeeping.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 import StrataTestSupport
 
 /// `DatabaseAccess.isAffected(by:)` scans small name sets instead of hashing (a commit asks it of

@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// The external-change poller's interval, at the edges of what a `Duration` holds.
 @Suite struct ExternalChangePollerTests {

@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// A generated sequence of writes of every kind (insert, update, delete, UPDATE OR REPLACE,
 /// incremental blob writes, writes read through generated columns, temporary tables, rollbacks,

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import StrataTestSupport
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// `BEGIN IMMEDIATE` and `BEGIN EXCLUSIVE` are not read-only for SQLite (they take the write lock),
 /// and the access analysis took them for a statement that writes the whole database: every

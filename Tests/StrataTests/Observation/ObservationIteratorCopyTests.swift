@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// Two copies of one observation iterator share its observer, which has one waiting slot: a
 /// second `next()` while the first waits is refused with a named error, and the first still

@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// Observation hears of a statement's writes when the statement ends, however it ends: a failure
 /// that keeps what it wrote, or a reset or finalize before it ran to its end, which is when

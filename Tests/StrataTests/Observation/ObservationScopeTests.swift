@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// Observations tied to a scope or a collection, so the compiler's `_ =` fix-it cannot end one
 /// by mistake.

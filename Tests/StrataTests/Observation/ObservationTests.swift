@@ -4,7 +4,8 @@ import StrataTestSupport
 #if canImport(SQLite3)
 import SQLite3
 #endif
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// Collects an observation's values from a task of its own.
 final class ObservedValues<Value: Sendable>: Sendable {

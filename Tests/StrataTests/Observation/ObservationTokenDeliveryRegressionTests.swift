@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// A token's deliveries do not depend on Swift's cooperative pool, whose threads synchronous
 /// callers may block with a semaphore (issue 40).

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import StrataTestSupport
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// Changes the authorizer does not report, or under-reports: each reached observers' regions
 /// (issue 40, items 1-7).

@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// Observation fetches go through the `Database`'s work tracker like every other call, so a
 /// graceful shutdown counts them, waits for them and refuses new ones (issue 40).

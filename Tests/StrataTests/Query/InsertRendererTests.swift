@@ -3,7 +3,8 @@
 // statement written by hand.
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 import StrataTestSupport
 
 @Suite struct InsertRendererTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 import StrataTestSupport
 
 /// A column of table `t`, as a layer above would hand it to the core's operators.

@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 #if canImport(SQLite3)
 import SQLite3
 #endif
@@ -32,6 +33,35 @@ import SQLite3
         }
         // Outside the transaction, the other writer gets the lock.
         try other.execute("BEGIN IMMEDIATE; ROLLBACK")
+    }
+
+    /// The flag is public: the writer says it begins IMMEDIATE, and a connection configured by
+    /// hand gets the same behaviour, savepoints included; a BEGIN executed as SQL stays the user's.
+    @Test func immediateTransactionsAreAStatedSettingOfTheConnection() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("stated.sqlite")
+        let database = try Database(storageLocation: .onDisk(path), replicationSafety: .litestream)
+        #expect(try database.executeWrite { $0.beginsDeferredTransactionsImmediately })
+        #expect(try database.executeRead { $0.beginsDeferredTransactionsImmediately } == false)
+
+        let writer = try Connection(storageLocation: .onDisk(path))
+        #expect(writer.beginsDeferredTransactionsImmediately == false)
+        writer.beginsDeferredTransactionsImmediately = true
+        let other = try Connection(storageLocation: .onDisk(path))
+        try writer.transaction(transactionType: .deferred) {
+            #expect(sqliteError { try other.execute("BEGIN IMMEDIATE") }?.code == SQLITE_BUSY)
+        }
+        try writer.savepoint(named: "outer") {
+            #expect(sqliteError { try other.execute("BEGIN IMMEDIATE") }?.code == SQLITE_BUSY)
+        }
+        try writer.execute("BEGIN DEFERRED")
+        try other.execute("BEGIN IMMEDIATE; ROLLBACK")
+        try writer.execute("ROLLBACK")
+
+        writer.beginsDeferredTransactionsImmediately = false
+        try writer.transaction(transactionType: .deferred) {
+            try other.execute("BEGIN IMMEDIATE; ROLLBACK")
+        }
     }
 
     @Test func automaticCheckpointsCanBeLeftToTheReplicator() throws {

@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// Litestream keeps `_litestream_seq` and `_litestream_lock` in the database it replicates:
 /// Strata treats them as not its own, and refuses checkpoints that would reset the WAL under it.

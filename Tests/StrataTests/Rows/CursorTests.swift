@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 @Suite struct CursorTests {
     @Test func forEachRowVisitsEveryRow() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// The kernel's one place for SQL text.
 @Suite struct SQLTextTests {

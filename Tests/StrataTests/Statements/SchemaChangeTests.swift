@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// A model read by column name, so a stale name table would fill it from the wrong columns.
 private struct Pair: DecodableRow, Equatable {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// The kernel's one statement cache and the keys a caller builds once.
 @Suite struct StatementCacheTests {

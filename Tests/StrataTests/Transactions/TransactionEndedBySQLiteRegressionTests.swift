@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// SQLite can end a transaction by itself (an `OR ROLLBACK` conflict): the wrapper must not let
 /// the closure's later statements autocommit, nor report success (issue 40, item 8).

@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 @Suite struct DateBindingTests {
     func date(_ text: String) -> Date {

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import StrataTestSupport
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// Issue 39, item 6: dates before year 1 keep their era through the text format.
 @Suite struct DateEraRegressionTests {

@@ -1,5 +1,6 @@
 import Foundation
-@testable import Strata
+import Strata
+@testable import StrataCore
 import StrataTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// A SQift-era conformance: it force-casts, so it must only ever be given its BindingType.
 private enum Level: Int, Binding {

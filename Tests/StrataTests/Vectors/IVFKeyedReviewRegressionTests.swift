@@ -1,5 +1,7 @@
 import Foundation
-@testable import Strata
+import Strata
+@testable import StrataCore
+@testable import StrataVectors
 import StrataTestSupport
 import Testing
 

@@ -1,7 +1,9 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
+@testable import StrataVectors
 
 /// The integer int8 kernel of quantized IVF search against the same sums in Double, on generated
 /// vectors of every dimension up to 70 (so every tail length), extremes and zero vectors included.

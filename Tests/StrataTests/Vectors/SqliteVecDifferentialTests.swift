@@ -2,7 +2,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// sqlite-vec 0.1.9 itself (PyPI's `sqlite-vec`, installed by `.ci/run`): its distances agree
 /// with ours on the same BLOBs, and the BLOBs it makes read back with our decoders.

@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// Distances against a direct Double computation, and the SQL functions against the Swift ones.
 @Suite struct VectorDistanceTests {

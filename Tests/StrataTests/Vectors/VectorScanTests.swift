@@ -1,7 +1,9 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
+@testable import StrataVectors
 
 /// The scan's prepared target and top-k heap: the same distances as `FloatVector.distance`, bit
 /// for bit, and the same top k whatever the order or split rows are offered in.

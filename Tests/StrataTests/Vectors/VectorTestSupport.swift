@@ -1,6 +1,7 @@
 import Foundation
 import StrataTestSupport
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// Generators and a Double reference for the vector tests.
 enum VectorGen {

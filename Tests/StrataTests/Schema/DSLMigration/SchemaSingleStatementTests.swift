@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 import StrataTestSupport
 
 /// The DSL's `constraints` and `partialExpr` are SQL fragments: each step's statement runs alone,

@@ -4,7 +4,8 @@
 // they became callers of it.
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 import StrataSwiftly
 
 private typealias Column = TableDefinition.Column

@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// The kernel's one introspection reader and its cache.
 @Suite struct SchemaReaderTests {

@@ -1,5 +1,6 @@
 import Foundation
-@testable import Strata
+import Strata
+@testable import StrataCore
 import Testing
 
 @Suite("Virtual tables in introspection")

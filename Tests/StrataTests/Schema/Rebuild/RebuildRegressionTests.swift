@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import StrataTestSupport
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 /// Issue 39: generated columns, TEMP triggers, rowid aliases and expression indexes through the
 /// table rebuild and the schema DSL.

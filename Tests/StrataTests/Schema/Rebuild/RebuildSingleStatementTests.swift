@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 import StrataTestSupport
 
 /// A rebuild's definition, options and copy expressions are the caller's SQL fragments: each

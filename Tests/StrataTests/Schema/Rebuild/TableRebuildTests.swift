@@ -1,7 +1,8 @@
 import Foundation
 import StrataTestSupport
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 @Suite struct TableRebuildTests {
     /// A parent table with awkward names, an index, a trigger, a view, and a child table pointing at it.

@@ -2,7 +2,8 @@
 // and only the violations a change added refused.
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+@testable import StrataCore
 
 @Suite struct SchemaChangeRunnerTests {
     struct Refused: Error { let violations: [ForeignKeyViolation] }

@@ -1,0 +1,31 @@
+// The module's composition: which folder fills an extension point that a folder below it
+// declares. Dependencies point one way everywhere else (.ci/layering.py checks it): the kernel,
+// Schema, Maintenance and Concurrency declare what they ask (as types they own), and only this
+// file names what answers them. Each list or maker is a constant, fixed before any connection
+// opens, so nothing here changes at run time.
+
+extension SchemaReader {
+    /// Name prefixes (lowercase) of the tables that tools beside the application keep in its
+    /// database; introspection, the schema DSL's reset and changesets leave them alone.
+    static let toolTablePrefixes: [String] = [LitestreamTables.prefix]
+}
+
+extension Connection {
+    /// What an unforced checkpoint asks first (see ``CheckpointGuard``).
+    static let checkpointGuards: [CheckpointGuard] = [{ try LitestreamTables.refuseWALReset(on: $0, schema: $1, mode: $2) }]
+}
+
+extension Database {
+    /// What opening a database asks about its path (see ``WriteRefusalRule``).
+    static let writeRefusalRules: [WriteRefusalRule] = [{ LitestreamVFS.writeRefusal(path: $0, flags: $1) }]
+}
+
+extension ConnectionQueue {
+    /// What each queue keeps for the layers above (see ``companion``): observation's center,
+    /// tracking the connection's commits from the start.
+    static let makeCompanion: @Sendable (Connection) -> any AnyObject & Sendable = { connection in
+        let center = ObservationCenter()
+        center.trackCommits(of: connection)
+        return center
+    }
+}

@@ -1,0 +1,119 @@
+// Replication: running beside Litestream (safety settings, its tables, read replicas over its VFS).
+// Running under an external replicator (Litestream): what a Database must do so the replicator
+// can follow the WAL. Litestream's issues #218 ("database is locked"), #724 (a RESTART checkpoint
+// that hung) and #1536 (autocheckpoint defeated) all came from the application side.
+import Foundation
+import StrataCore
+
+/// How a `Database` behaves so that Litestream, or any tool that streams the WAL, can follow it.
+///
+/// ```swift
+/// let database = try Database(storageLocation: .onDisk("app.sqlite"), replicationSafety: .litestream)
+/// ```
+/// Every connection waits up to ``busyTimeout`` on a lock (the replicator holds brief read locks),
+/// the writer keeps WAL mode and begins its transactions and top-level savepoints IMMEDIATE (so a
+/// write never fails to upgrade a read lock), automatic checkpoints stay SQLite's (or are turned off for heavy write
+/// loads, leaving checkpoints to the replicator), and Strata runs no TRUNCATE or RESTART checkpoint
+/// of its own accord; `checkpoint(mode:)` refuses them while Litestream's lock table exists
+/// unless forced.
+///
+/// The writer also runs `PRAGMA synchronous = NORMAL`, as Litestream recommends. Under FULL each
+/// commit waits on an fsync after writing its commit frame and before publishing it in the WAL
+/// index; a writer killed in that window leaves a commit that SQLite discards but Litestream
+/// (0.5.17) has already shipped, and the replica no longer restores (Strata's crash test found
+/// 7 such restores in about 150 kills under FULL, with a Python writer too, and 1 in about 160
+/// under NORMAL, where the window is only the time between two writes). The rest is Litestream's
+/// to fix. NORMAL loses nothing when the application crashes; a power loss can lose the last
+/// commits.
+public struct ReplicationSafety: Sendable, Equatable {
+    /// Who runs the WAL checkpoints that move pages back into the database file.
+    public enum AutomaticCheckpoints: Sendable, Equatable {
+        /// SQLite's own, every 1,000 WAL pages (PASSIVE, so they never wait for readers).
+        case sqliteDefault
+        /// SQLite checkpoints every `pages` WAL pages.
+        case everyPages(Int)
+        /// None (`wal_autocheckpoint = 0`): the replicator checkpoints; for heavy write loads.
+        case off
+    }
+
+    /// How long each connection waits on a lock before `SQLITE_BUSY`, in seconds.
+    public var busyTimeout: TimeInterval
+    /// Who checkpoints the WAL.
+    public var automaticCheckpoints: AutomaticCheckpoints
+
+    /// Creates a configuration.
+    public init(busyTimeout: TimeInterval = 5, automaticCheckpoints: AutomaticCheckpoints = .sqliteDefault) {
+        self.busyTimeout = busyTimeout
+        self.automaticCheckpoints = automaticCheckpoints
+    }
+
+    /// Litestream's recommendations: WAL, a 5 s busy timeout, IMMEDIATE writes, SQLite's automatic
+    /// checkpoints.
+    public static let litestream = ReplicationSafety()
+
+    /// The same with automatic checkpoints off, for heavy write loads.
+    public static let litestreamHeavyWrites = ReplicationSafety(automaticCheckpoints: .off)
+}
+
+/// Thrown when a database cannot be made safe for replication.
+public struct ReplicationSafetyError: Error, CustomStringConvertible, Equatable {
+    /// What went wrong and what to do.
+    public let description: String
+}
+
+extension Database {
+    /// Opens a database configured, in one call, to run safely under Litestream or another WAL
+    /// replicator; see ``ReplicationSafety``.
+    ///
+    /// ```swift
+    /// let database = try Database(storageLocation: .onDisk("app.sqlite"), replicationSafety: .litestream)
+    /// ```
+    /// - Throws: ``ReplicationSafetyError`` for an in-memory or temporary database (nothing to
+    ///   replicate) or one that cannot switch to WAL; `SQLiteError` when it cannot be opened.
+    public convenience init(
+        storageLocation: StorageLocation,
+        replicationSafety: ReplicationSafety,
+        maximumReaderCount: Int = ConnectionPool.defaultMaximumConnectionCount,
+        extensions: [String] = [],
+        writerConnectionPreparation: ((Connection) throws -> Void)? = nil,
+        readerConnectionPreparation: ((Connection) throws -> Void)? = nil
+    ) throws {
+        guard case .onDisk(let path) = storageLocation, !OpenFlags.isPrivateToEachConnection(path: path, flags: 0) else {
+            throw ReplicationSafetyError(description: "replication needs a database file; \(storageLocation) lives in one connection's memory")
+        }
+        let safety = replicationSafety
+        guard safety.busyTimeout >= 0, safety.busyTimeout.isFinite else {
+            throw ReplicationSafetyError(description: "the busy timeout must be a finite number of seconds, not \(safety.busyTimeout)")
+        }
+        if case .everyPages(let pages) = safety.automaticCheckpoints, pages <= 0 {
+            throw ReplicationSafetyError(description: "automatic checkpoints need a positive page count, not \(pages); use .off to turn them off")
+        }
+        try self.init(
+            storageLocation: storageLocation,
+            maximumReaderCount: maximumReaderCount,
+            extensions: extensions,
+            writerConnectionPreparation: { writer in
+                try writer.busyHandler(.timeout(safety.busyTimeout))
+                let mode: String? = try writer.query("PRAGMA journal_mode = WAL")
+                guard mode?.lowercased() == "wal" else {
+                    throw ReplicationSafetyError(
+                        description:
+                            "the database stays in \(mode ?? "an unknown") journal mode, and a replicator follows the WAL: close other connections that hold it in another mode"
+                    )
+                }
+                switch safety.automaticCheckpoints {
+                case .sqliteDefault: try writer.execute("PRAGMA wal_autocheckpoint = 1000")
+                case .everyPages(let pages): try writer.run("PRAGMA wal_autocheckpoint = \(pages)")
+                case .off: try writer.execute("PRAGMA wal_autocheckpoint = 0")
+                }
+                try writer.execute("PRAGMA synchronous = NORMAL")
+                writer.beginsDeferredTransactionsImmediately = true
+                try writerConnectionPreparation?(writer)
+            },
+            readerConnectionPreparation: { reader in
+                try reader.busyHandler(.timeout(safety.busyTimeout))
+                try readerConnectionPreparation?(reader)
+            }
+        )
+    }
+}
