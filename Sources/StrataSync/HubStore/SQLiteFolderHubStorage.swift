@@ -93,14 +93,63 @@ final class SQLiteFolderHubStorage: SyncHubStorage {
 /// One space's file, through its connection.
 struct SQLiteSpaceStorage: SyncSpaceStorage {
     let connection: Connection
+    /// Whether a push's transaction is open (``applyingPush(replica:sequences:_:)``), shared by
+    /// the copies of this value: each write is then a savepoint of it.
+    let push = PushTransaction()
     var log: SyncLog { SyncLog(connection) }
 
+    final class PushTransaction {
+        var isOpen = false
+    }
+
+    /// What a push's body ended with: a value, or the ``SyncError`` that refused the push from an
+    /// entry on (the entries before it stay).
+    private enum PushOutcome<T> {
+        case answered(T)
+        case refused(SyncError)
+    }
+
+    /// One IMMEDIATE transaction for a push: one lock, one commit and one fsync for all its
+    /// entries instead of one each, each entry's ``write(_:)`` a savepoint, so a refused entry is
+    /// undone alone. The push is answered only after the commit, so an answered entry is on disk.
+    func applyingPush<T>(replica: String, sequences: [Int64], _ body: () throws -> T) throws -> T {
+        guard !push.isOpen else { return try body() }
+        let outcome: PushOutcome<T> = try connection.transaction(transactionType: .immediate) {
+            push.isOpen = true
+            defer { push.isOpen = false }
+            do {
+                return .answered(try body())
+            } catch let error as SyncError {
+                // The push refused from an entry on: the entries before it stay (committed), as
+                // with a transaction each.
+                return .refused(error)
+            }
+        }
+        switch outcome {
+        case .answered(let value): return value
+        case .refused(let error): throw error
+        }
+    }
+
     func write<T>(_ body: () throws -> T) throws -> T {
-        try connection.transaction(transactionType: .immediate) { try body() }
+        guard push.isOpen else { return try connection.transaction(transactionType: .immediate) { try body() } }
+        try requirePushTransaction()
+        return try connection.savepoint(named: "strata_sync_write") { try body() }
     }
 
     func read<T>(_ body: () throws -> T) throws -> T {
-        try connection.transaction(transactionType: .deferred) { try body() }
+        guard push.isOpen else { return try connection.transaction(transactionType: .deferred) { try body() } }
+        try requirePushTransaction()
+        return try body()
+    }
+
+    /// SQLite can end a transaction by itself (a full disk, an I/O error): a write after that
+    /// would commit alone, apart from the entries the rollback undid, so the push stops there
+    /// (the transaction wrapper throws SQLite's error; the replica sends the push again).
+    private func requirePushTransaction() throws {
+        guard connection.isInTransaction else {
+            throw SyncHubStoreUnavailable(reason: "SQLite ended the push's transaction before its entries were applied")
+        }
     }
 
     func schemaWidths(tables: [String], fingerprint: String) throws -> [String: Int]? {

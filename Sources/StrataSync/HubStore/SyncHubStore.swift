@@ -124,7 +124,7 @@ package struct RuleDialect: Sendable {
 }
 
 extension SyncSpaceStorage {
-    /// Each entry's write a transaction of its own (the SQLite folder store).
+    /// Each entry's write a transaction of its own (a store that keeps no push transaction).
     package func applyingPush<T>(replica: String, sequences: [Int64], _ body: () throws -> T) throws -> T { try body() }
 }
 
