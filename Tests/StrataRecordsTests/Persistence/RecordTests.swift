@@ -206,10 +206,8 @@ import StrataRecords
     }
 
     @Test func recordsWorkThroughDatabaseAndAsync() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("records-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = try Database(storageLocation: .onDisk(directory.appendingPathComponent("db.sqlite").path))
+        let fixture = try onDiskDatabase()
+        let database = fixture.database
         try database.executeWrite { db in
             try Player.createTable(db)
             var ann = Player(id: nil, name: "Ann", score: 12, team: nil)
