@@ -214,13 +214,7 @@ import Testing
     static func run(seed: UInt64, policy: String, store: Store, maximumBurst: Int) async throws {
         var random = SeededRandom(seed: seed)
         let folder = try SyncFolder()
-        let small = [3, 7]
-        let limits = SyncLimits(
-            maximumEntriesPerPush: random.pick(small), maximumPushBytes: 1 << 20,
-            maximumEntriesPerPull: random.pick(small), maximumPullBytes: random.pick([200, 1_000, 1 << 20]))
-        let settings = SyncReplicaSettings(
-            pullPageSize: random.pick(small), maximumPushEntries: limits.maximumEntriesPerPush,
-            maximumPushBytes: 1 << 20)
+        let (limits, settings) = drawSyncLimits(&random)
         let hub: SyncHub
         #if Hub
         var postgres: SyncModelPostgresDatabase?

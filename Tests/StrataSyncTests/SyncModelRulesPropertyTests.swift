@@ -108,13 +108,7 @@ extension SyncModelPropertyTests {
     static func runRules(seed: UInt64, store: Store = .sqlite) async throws {
         var random = SeededRandom(seed: seed)
         let folder = try SyncFolder()
-        let small = [3, 7]
-        let limits = SyncLimits(
-            maximumEntriesPerPush: random.pick(small), maximumPushBytes: 1 << 20,
-            maximumEntriesPerPull: random.pick(small), maximumPullBytes: random.pick([200, 1_000, 1 << 20]))
-        let settings = SyncReplicaSettings(
-            pullPageSize: random.pick(small), maximumPushEntries: limits.maximumEntriesPerPush,
-            maximumPushBytes: 1 << 20)
+        let (limits, settings) = drawSyncLimits(&random)
         let hub: SyncHub
         let readAudit: () throws -> [String]
         #if Hub

@@ -1,4 +1,5 @@
 import Foundation
+import StrataSync
 import StrataTestSupport
 import Testing
 
@@ -26,6 +27,19 @@ func runModelSeeds(
             throw error
         }
     }
+}
+
+/// The hub's limits and the replicas' settings of a model run, drawn from `random`: pushes,
+/// pulls and pull pages of 3 or 7 entries, pulls of 200 bytes, 1,000 bytes or 1 MiB.
+func drawSyncLimits(_ random: inout SeededRandom) -> (SyncLimits, SyncReplicaSettings) {
+    let small = [3, 7]
+    let limits = SyncLimits(
+        maximumEntriesPerPush: random.pick(small), maximumPushBytes: 1 << 20,
+        maximumEntriesPerPull: random.pick(small), maximumPullBytes: random.pick([200, 1_000, 1 << 20]))
+    let settings = SyncReplicaSettings(
+        pullPageSize: random.pick(small), maximumPushEntries: limits.maximumEntriesPerPush,
+        maximumPushBytes: 1 << 20)
+    return (limits, settings)
 }
 
 extension SyncModelPropertyTests.Store {

@@ -66,11 +66,13 @@ public struct TwoConnections {
     /// The second connection opened, to make the changes the first must notice.
     public let other: Connection
 
-    /// Opens `Connection(storageLocation: .onDisk(path))` twice on `name` in a fresh directory.
-    public init(named name: String) throws {
+    /// Opens `Connection(storageLocation: .onDisk(path))` twice on `name` in a fresh directory,
+    /// running `prepare` on the first before the second is opened.
+    public init(named name: String, preparing prepare: (Connection) throws -> Void = { _ in }) throws {
         directory = try TemporaryDirectory()
         path = directory.path(name)
         mine = try Connection(storageLocation: .onDisk(path))
+        try prepare(mine)
         other = try Connection(storageLocation: .onDisk(path))
     }
 }
