@@ -180,10 +180,7 @@ import SQLite3
         // Local and remote both set row 1's score; local applies remote's change, keeping remote's value.
         let local = try makeDatabase()
         let remote = try makeDatabase()
-        let localSession = try local.recordChanges()
-        try local.execute("UPDATE players SET score = 100 WHERE id = 1")
-        let localChanges = try localSession.changeset()
-        localSession.close()
+        let localChanges = try recordedChangeset(of: "UPDATE players SET score = 100 WHERE id = 1", on: local)
         let remoteSession = try remote.recordChanges()
         try remote.execute("UPDATE players SET score = 200 WHERE id = 1")
         let remoteChanges = try remoteSession.changeset()
@@ -268,10 +265,7 @@ import SQLite3
 
     @Test func groupsConcatenationPatchsetsAndFiles() throws {
         let db = try makeDatabase()
-        let first = try db.recordChanges()
-        try db.execute("UPDATE players SET score = 1 WHERE id = 1")
-        let monday = try first.changeset()
-        first.close()
+        let monday = try recordedChangeset(of: "UPDATE players SET score = 1 WHERE id = 1", on: db)
         let second = try db.recordChanges()
         try db.execute("UPDATE players SET score = 2 WHERE id = 1; INSERT INTO players(id, name) VALUES (13, 'Lu')")
         let tuesday = try second.changeset()
@@ -339,4 +333,12 @@ import SQLite3
         try old.apply(try session.changeset()) { _ in .abort }
         #expect(try rows(old) == rows(new))
     }
+}
+
+/// The changeset of running `sql` on `db`, recorded for every table by a session closed after.
+func recordedChangeset(of sql: String, on db: Connection) throws -> Changeset {
+    let session = try db.recordChanges()
+    defer { session.close() }
+    try db.execute(sql)
+    return try session.changeset()
 }
