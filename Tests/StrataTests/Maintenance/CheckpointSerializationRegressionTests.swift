@@ -34,7 +34,9 @@ private struct Handed: @unchecked Sendable { let connection: Connection }
     /// second (PASSIVE) ran meanwhile, and failed with SQLITE_BUSY, before checkpoints were
     /// serialized.
     @Test func twoConnectionsNeverCheckpointOneFileAtOnce() throws {
-        let files = try TwoConnections(named: "db") { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES(1); INSERT INTO t VALUES(2)") }
+        let files = try TwoConnections(named: "db") {
+            try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES(1); INSERT INTO t VALUES(2)")
+        }
         let (first, second) = (files.mine, files.other)
         let writer = try Connection(storageLocation: .onDisk(files.path))
         try writer.execute("BEGIN IMMEDIATE; INSERT INTO t VALUES(3)")
