@@ -247,6 +247,9 @@ final class Delivered: @unchecked Sendable {
             if values.last == expected { return }
             try? await Task.sleep(for: .milliseconds(5))
         }
+        // A last look: on a starved pool the loop can wake past the deadline with the value
+        // delivered long before, as the full suite showed ("timed out waiting for 0; delivered [0]").
+        if values.last == expected { return }
         Issue.record("timed out waiting for \(expected); delivered \(values)", sourceLocation: sourceLocation)
     }
 }
