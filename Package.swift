@@ -151,7 +151,7 @@ let package = Package(
         .testTarget(name: "SquealSwift5Tests", dependencies: ["StrataSqueal"], swiftSettings: swift5),
         .testTarget(name: "SwiftlySwift5Tests", dependencies: ["StrataSwiftly", "StrataTestSupport"], swiftSettings: swift5),
         .testTarget(name: "ORMSwift5Tests", dependencies: ["StrataORM"], swiftSettings: swift5),
-        .testTarget(name: "RecordsSwift5Tests", dependencies: ["StrataRecords"], swiftSettings: swift5),
+        .testTarget(name: "RecordsSwift5Tests", dependencies: ["StrataRecords", "StrataTestSupport"], swiftSettings: swift5),
         // With the `Hub` trait, the model-based test also runs against the PostgreSQL store.
         .testTarget(name: "StrataSyncTests", dependencies: [
             "StrataSync", "StrataTestSupport", "strata-sync-writer",

@@ -42,10 +42,8 @@ struct Player: Equatable {
 // Non-mutating writes for @Sendable closures, in Swift 5 mode.
 @Suite struct RecordsSendableWriteSwift5Tests {
     @Test func insertedSavedUpserted() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("records5-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = try Database(storageLocation: .onDisk(directory.appendingPathComponent("db.sqlite").path))
+        let fixture = try onDiskDatabase()
+        let database = fixture.database
         try database.executeWrite { try Player.createTable($0) }
 
         let bob = Player(id: nil, name: "Bob", score: 30, team: nil)

@@ -13,10 +13,8 @@ import Strata
     }
 
     @Test func asyncSequenceAndTokenForms() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-swift5-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = try Database(storageLocation: .onDisk(directory.appendingPathComponent("db.sqlite").path))
+        let fixture = try onDiskDatabase()
+        let database = fixture.database
         try database.executeWrite { db in
             try db.execute("PRAGMA journal_mode = WAL")
             try db.execute("CREATE TABLE t(v INTEGER)")

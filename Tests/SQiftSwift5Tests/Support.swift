@@ -23,12 +23,3 @@ extension Car: ExpressibleByRow {
         self.price = price
     }
 }
-
-func makeCars() throws -> Connection {
-    let db = try Connection(storageLocation: .inMemory)
-    try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, type TEXT, price INTEGER)")
-    try db.run("INSERT INTO cars VALUES(?, ?, ?, ?)", 1, "Audi", "Sedan", 52_642)
-    try db.run("INSERT INTO cars VALUES(?, ?, ?, ?)", 2, "Mercedes", "Sedan", 57_127)
-    try db.run("INSERT INTO cars VALUES(?, ?, ?, ?)", 3, "Skoda", "Hatchback", 9_000)
-    return db
-}

@@ -54,12 +54,7 @@ struct LitestreamCrashTests {
         let writer = try Self.writerBinary()
         let database = sandbox.work.appendingPathComponent("ledger.sqlite").path
         let config = sandbox.work.appendingPathComponent("litestream.yml").path
-        try """
-        dbs:
-          - path: \(database)
-            replicas:
-        \(replica)
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        try Litestream.writeConfig(config, database: database, replicas: replica)
 
         var generator = SystemRandomNumberGenerator()
         var reported: [Int: Int64] = [:]

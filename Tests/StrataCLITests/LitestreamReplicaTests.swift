@@ -88,14 +88,7 @@ struct LitestreamReplicaTests {
         }
 
         let config = sandbox.path("litestream.yml")
-        try """
-        dbs:
-          - path: \(primaryPath)
-            replicas:
-              - type: file
-                path: \(replicaFolder)
-                sync-interval: 100ms
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        try Litestream.writeConfig(config, database: primaryPath, replicas: Litestream.fileReplica(replicaFolder))
         let replicator = try Litestream.replicate(config: config)
         defer { Litestream.stop(replicator) }
         let shipped = try await offThePool { Litestream.wait(seconds: 30) { Litestream.hasSnapshot(replicaFolder) } }

@@ -56,6 +56,26 @@ enum Litestream {
     }
 
     /// Starts `litestream replicate -config config`; the caller terminates it.
+    /// Writes to `config` a Litestream configuration replicating `database` to `replicas`, the
+    /// entries of its `replicas:` list.
+    static func writeConfig(_ config: String, database: String, replicas: String) throws {
+        try """
+        dbs:
+          - path: \(database)
+            replicas:
+        \(replicas)
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+    }
+
+    /// The `replicas:` entry of a Litestream config that ships to the folder `path` every 100 ms.
+    static func fileReplica(_ path: String) -> String {
+        """
+              - type: file
+                path: \(path)
+                sync-interval: 100ms
+        """
+    }
+
     static func replicate(config: String) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try binary())

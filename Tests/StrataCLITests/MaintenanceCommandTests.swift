@@ -97,13 +97,8 @@ import Testing
 
     @Test func checkpointWritesTheWALBack() throws {
         let sandbox = try Sandbox()
-        try sandbox.makeBigDatabase("big.db", rows: 200)
-        let connection = try Connection(storageLocation: .onDisk(sandbox.path("big.db")))
-        try connection.execute("UPDATE t SET v = randomblob(400)")
-        let result = try sandbox.strata("checkpoint", "big.db")
-        #expect(result.status == 0, "\(result.stderr)")
-        let lines = result.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 2)
+        let (connection, lines) = try sandbox.checkpointRewrittenBigDatabase()
+        defer { withExtendedLifetime(connection) {} }
         #expect(lines[0].hasPrefix("Checkpoint (truncate): "))
         #expect(lines[0].hasSuffix(" WAL frames written back; the WAL is truncated."))
         #expect(!lines[0].hasPrefix("Checkpoint (truncate): 0 of 0"))

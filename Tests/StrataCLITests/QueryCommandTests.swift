@@ -17,9 +17,7 @@ import Testing
     }
 
     @Test func tableIsAlignedWithAHeader() throws {
-        let sandbox = try Sandbox()
-        try sandbox.makeCarsDatabase()
-        let result = try sandbox.strata("query", "cars.db", "SELECT id, name, price, photo FROM cars ORDER BY id")
+        let result = try queryCars("SELECT id, name, price, photo FROM cars ORDER BY id")
         #expect(result.status == 0)
         #expect(
             result.stdout == """
@@ -34,9 +32,7 @@ import Testing
     }
 
     @Test func csvFollowsRFC4180() throws {
-        let sandbox = try Sandbox()
-        try sandbox.makeCarsDatabase()
-        let result = try sandbox.strata("query", "cars.db", "SELECT id, name, price, photo, 'two\nlines' AS note FROM cars ORDER BY id", "--format", "csv")
+        let result = try queryCars("SELECT id, name, price, photo, 'two\nlines' AS note FROM cars ORDER BY id", "--format", "csv")
         #expect(result.status == 0)
         #expect(
             result.stdout
@@ -134,3 +130,12 @@ import Testing
     }
 }
 #endif
+
+extension QueryCommandTests {
+    /// `strata query cars.db` with `arguments` in a fresh sandbox holding the cars database.
+    func queryCars(_ arguments: String...) throws -> CLIResult {
+        let sandbox = try Sandbox()
+        try sandbox.makeCarsDatabase()
+        return try sandbox.run(try strataBinary().path, ["query", "cars.db"] + arguments)
+    }
+}

@@ -27,14 +27,7 @@ struct SyncHubLitestreamTests {
         let spaceFile = hubFolder.appendingPathComponent("s.sqlite").path
         let replicaFolder = sandbox.work.appendingPathComponent("litestream-replica").path
         let config = sandbox.work.appendingPathComponent("litestream.yml").path
-        try """
-        dbs:
-          - path: \(spaceFile)
-            replicas:
-              - type: file
-                path: \(replicaFolder)
-                sync-interval: 100ms
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        try Litestream.writeConfig(config, database: spaceFile, replicas: Litestream.fileReplica(replicaFolder))
         let replicator = try Litestream.replicate(config: config)
         defer { Litestream.stop(replicator) }
         try await Task.sleep(for: .seconds(1))

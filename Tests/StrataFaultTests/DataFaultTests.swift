@@ -25,7 +25,6 @@ extension FaultSweeps {
         @Test func recordsInsertAndTypedUpdate() throws {
             try Sweep<Connection>(
                 name: "records insert + typed update", faults: Fault.journalModeFaults, setUp: Self.players,
-                open: { path, _ in try Connection(storageLocation: .onDisk(path)) }, connection: { $0 },
                 run: { db in
                     try db.transaction {
                         for id in 100..<120 { var player = Player(id: nil, name: "new \(id)", team: "green", score: id); try player.insert(db) }
@@ -40,7 +39,6 @@ extension FaultSweeps {
         @Test func recordsInsertAll() throws {
             try Sweep<Connection>(
                 name: "records insertAll", faults: Fault.journalModeFaults, setUp: Self.players,
-                open: { path, _ in try Connection(storageLocation: .onDisk(path)) }, connection: { $0 },
                 run: { db in
                     _ = try Player.insertAll(db, (100..<140).map { Player(id: nil, name: "new \($0)", team: nil, score: $0) })
                 },
@@ -52,7 +50,6 @@ extension FaultSweeps {
         @Test func recordsTypedUpdateAlone() throws {
             try Sweep<Connection>(
                 name: "records typed update", faults: Fault.journalModeFaults, setUp: Self.players,
-                open: { path, _ in try Connection(storageLocation: .onDisk(path)) }, connection: { $0 },
                 run: { db in _ = try Player.where { $0.score > 5 }.update(db, set: { $0.name.set("renamed") }) },
                 state: allRows
             )()
@@ -73,7 +70,6 @@ extension FaultSweeps {
             session.close()
             try Sweep<Connection>(
                 name: "changeset apply", faults: Fault.journalModeFaults, setUp: Self.players,
-                open: { path, _ in try Connection(storageLocation: .onDisk(path)) }, connection: { $0 },
                 run: { db in _ = try db.apply(changeset) { _ in .abort } },
                 state: allRows
             )()

@@ -38,7 +38,6 @@ extension FaultSweeps {
         @Test func dslMigratingUp() throws {
             try Sweep<Connection>(
                 name: "DSL migrate up (ALTER and a rebuild)", faults: Fault.journalModeFaults, setUp: Self.migrated(to: 1),
-                open: { path, _ in try Connection(storageLocation: .onDisk(path)) }, connection: { $0 },
                 run: { db in try Self.schema.migrate(db, toVersion: 2) }, state: allRows
             )()
         }
@@ -46,7 +45,6 @@ extension FaultSweeps {
         @Test func dslMigratingDown() throws {
             try Sweep<Connection>(
                 name: "DSL migrate down", faults: Fault.journalModeFaults, setUp: Self.migrated(to: 2),
-                open: { path, _ in try Connection(storageLocation: .onDisk(path)) }, connection: { $0 },
                 run: { db in try Self.schema.migrate(db, toVersion: 1) }, state: allRows
             )()
         }
@@ -54,7 +52,6 @@ extension FaultSweeps {
         @Test func tableRebuild() throws {
             try Sweep<Connection>(
                 name: "table rebuild", faults: Fault.journalModeFaults, setUp: Self.migrated(to: 1),
-                open: { path, _ in try Connection(storageLocation: .onDisk(path)) }, connection: { $0 },
                 run: { db in
                     try db.rebuildTable(
                         named: "owners", definition: #""id" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "born" INTEGER"#,
@@ -78,7 +75,6 @@ extension FaultSweeps {
             try Sweep<Connection>(
                 name: "Migrator", faults: Fault.journalModeFaults,
                 setUp: { db in try Migrator(connection: db, desiredSchemaVersion: 1).runMigrationsIfNecessary(migrationSQLForSchemaVersion: migrations) },
-                open: { path, _ in try Connection(storageLocation: .onDisk(path)) }, connection: { $0 },
                 run: { db in try Migrator(connection: db, desiredSchemaVersion: 2).runMigrationsIfNecessary(migrationSQLForSchemaVersion: migrations) },
                 state: { db in try allRows(db).replacingOccurrences(of: #"'\d{4}-\d\d-\d\d[^']*'"#, with: "'<time>'", options: .regularExpression) }
             )()

@@ -18,6 +18,19 @@ struct SweepTally: CustomStringConvertible {
     var description: String { "\(points) fault points: \(failed) threw, \(oldState) left the old state, \(newState) the new" }
 }
 
+extension Sweep where Context == Connection {
+    /// An operation run on `Connection(storageLocation: .onDisk(path))` to the file, the connection
+    /// checked afterwards.
+    init(
+        name: String, faults: [Fault], setUp: @escaping (Connection) throws -> Void,
+        run: @escaping (Connection) throws -> Void, state: @escaping (Connection) throws -> String
+    ) {
+        self.init(
+            name: name, faults: faults, setUp: setUp, open: { path, _ in try Connection(storageLocation: .onDisk(path)) },
+            connection: { $0 }, run: run, state: state)
+    }
+}
+
 /// One operation to sweep. `open` opens what the operation runs on (no fault armed yet), `run`
 /// runs it, `connection` is the connection checked afterwards, and `state` reads the data that
 /// must be exactly the old or the new (from a fresh connection, or the operation's own).

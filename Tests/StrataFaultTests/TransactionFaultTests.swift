@@ -15,8 +15,6 @@ extension FaultSweeps {
         @Test func writeTransaction() throws {
             let sweep = Sweep<Connection>(
                 name: "write transaction", faults: Fault.journalModeFaults, setUp: Self.setUp,
-                open: { path, _ in try Connection(storageLocation: .onDisk(path)) },
-                connection: { $0 },
                 run: { db in
                     try db.transaction {
                         try db.run("UPDATE items SET name = name || '!' WHERE id % 2 = 0")
@@ -32,8 +30,6 @@ extension FaultSweeps {
         @Test func savepointInsideATransaction() throws {
             let sweep = Sweep<Connection>(
                 name: "savepoint in a transaction", faults: Fault.journalModeFaults, setUp: Self.setUp,
-                open: { path, _ in try Connection(storageLocation: .onDisk(path)) },
-                connection: { $0 },
                 run: { db in
                     try db.transaction(transactionType: .immediate) {
                         try db.run("UPDATE items SET name = 'outer' WHERE id = 1")

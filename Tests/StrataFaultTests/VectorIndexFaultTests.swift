@@ -23,7 +23,6 @@ extension FaultSweeps {
         @Test func buildingAnIVFIndex() throws {
             try Sweep<Connection>(
                 name: "IVF index build", faults: Fault.journalModeFaults, setUp: Self.setUp,
-                open: { path, _ in try Connection(storageLocation: .onDisk(path)) }, connection: { $0 },
                 run: { db in try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 4, iterations: 3)) },
                 state: allRows
             )()
@@ -38,7 +37,6 @@ extension FaultSweeps {
                     try Self.vectors(db, from: 100, count: 25)
                     try db.execute("DELETE FROM doc WHERE id % 5 = 0")
                 },
-                open: { path, _ in try Connection(storageLocation: .onDisk(path)) }, connection: { $0 },
                 run: { db in try db.updateIVFIndex("doc_ivf") },
                 state: allRows
             )()

@@ -8,21 +8,7 @@ import Testing
 /// expansion writes a column name; `@Default(literal)` passes the literal on to the column's
 /// description with the property's type, so the compiler checks it there too. Misuse is a
 /// diagnostic at the attribute.
-@Suite(
-    .macros(
-        [
-            "Record": MacroSpec(type: RecordMacro.self, conformances: ["Record"]),
-            "PrimaryKey": MacroSpec(type: RecordPropertyMarkerMacro.self),
-            "Column": MacroSpec(type: RecordPropertyMarkerMacro.self),
-            "Default": MacroSpec(type: RecordPropertyMarkerMacro.self),
-            "JSON": MacroSpec(type: RecordPropertyMarkerMacro.self),
-            "References": MacroSpec(type: RecordPropertyMarkerMacro.self),
-            "Indexed": MacroSpec(type: RecordPropertyMarkerMacro.self)
-        ],
-        indentationWidth: .spaces(4),
-        record: .never
-    )
-)
+@Suite(.recordMacros(markers: ["PrimaryKey", "Column", "Default", "JSON", "References", "Indexed"]))
 struct DefaultAndColumnNamingMacroTests {
     @Test func snakeCaseNamesEveryColumnButAnExplicitOne() {
         assertMacro {

@@ -6,21 +6,7 @@ import Testing
 /// `@References`, `@Indexed`, `@Unique` and `@Check`: `@Record` lists them in a member of the
 /// struct (where a nested record's sibling types are in scope), passing their arguments on as
 /// written; a record without them gets no such member.
-@Suite(
-    .macros(
-        [
-            "Record": MacroSpec(type: RecordMacro.self, conformances: ["Record"]),
-            "PrimaryKey": MacroSpec(type: RecordPropertyMarkerMacro.self),
-            "Column": MacroSpec(type: RecordPropertyMarkerMacro.self),
-            "References": MacroSpec(type: RecordPropertyMarkerMacro.self),
-            "Indexed": MacroSpec(type: RecordPropertyMarkerMacro.self),
-            "Unique": MacroSpec(type: RecordPropertyMarkerMacro.self),
-            "Check": MacroSpec(type: RecordPropertyMarkerMacro.self)
-        ],
-        indentationWidth: .spaces(4),
-        record: .never
-    )
-)
+@Suite(.recordMacros(markers: ["PrimaryKey", "Column", "References", "Indexed", "Unique", "Check"]))
 struct RecordConstraintMacroTests {
     @Test func listsTheConstraintsInAMember() {
         assertMacro {

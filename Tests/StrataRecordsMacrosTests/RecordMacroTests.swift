@@ -6,17 +6,7 @@ import Testing
 /// The macro's own expansion tests (swift-macro-testing inline snapshots): what it generates, and
 /// what it refuses at the declaration. `record: .never` makes a changed expansion fail the test
 /// instead of rewriting the snapshot.
-@Suite(
-    .macros(
-        [
-            "Record": MacroSpec(type: RecordMacro.self, conformances: ["Record"]),
-            "PrimaryKey": MacroSpec(type: RecordPropertyMarkerMacro.self),
-            "Column": MacroSpec(type: RecordPropertyMarkerMacro.self)
-        ],
-        indentationWidth: .spaces(4),
-        record: .never
-    )
-)
+@Suite(.recordMacros(markers: ["PrimaryKey", "Column"]))
 struct RecordMacroTests {
     @Test func generatesTheRecordExtension() {
         assertMacro {

@@ -10,10 +10,8 @@ import StrataSqueal
     /// Squeal's insert plan is per-connection state (a kernel `ConnectionSlot`): rows with the
     /// same keys reuse it, and it stays right when another connection changes the table under it.
     @Test func theInsertPlanFollowsAnotherConnectionsSchemaChange() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("insert.sqlite")
-        let mine = try Connection(storageLocation: .onDisk(path))
-        let other = try Connection(storageLocation: .onDisk(path))
+        let files = try TwoConnections(named: "insert.sqlite")
+        let (mine, other) = (files.mine, files.other)
         try mine.execute("CREATE TABLE t(a, b)")
         try mine.insertInto("t", values: ["a": 1, "b": 2])
         try mine.insertInto("t", values: ["a": 3, "b": 4])

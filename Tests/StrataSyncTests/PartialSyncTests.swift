@@ -105,6 +105,26 @@ import Testing
         try await admin.sync()
     }
 
+    /// The running example's hub in `folder`, seeded by the admin replica, and `user`'s replica
+    /// (on the file `name`, else the user's) synced once.
+    static func seededSpace(
+        _ folder: SyncFolder, signingIn user: String, name: String? = nil
+    ) async throws -> (hub: SyncHub, admin: SyncReplica, replica: SyncReplica) {
+        let hub = try Self.hub(folder)
+        let admin = try Self.replica(folder, hub, user: nil)
+        try await Self.seed(admin)
+        let replica = try Self.replica(folder, hub, user: user, name: name)
+        try await replica.sync()
+        return (hub, admin, replica)
+    }
+
+    /// `user` signing in on the file and replica ID of `replica`.
+    static func signIn(_ user: String, on replica: SyncReplica, _ hub: SyncHub) throws -> SyncReplica {
+        try SyncReplica(
+            database: replica.database, replicaID: replica.replicaID, space: "team", tables: Self.tables,
+            transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: user)))
+    }
+
     @Test func eachUserHoldsExactlyTheirView() async throws {
         let folder = try SyncFolder()
         let hub = try Self.hub(folder)
@@ -126,11 +146,7 @@ import Testing
 
     @Test func aMembershipGrantMovesTheWholeListInOnePullAndARevocationTakesItOut() async throws {
         let folder = try SyncFolder()
-        let hub = try Self.hub(folder)
-        let admin = try Self.replica(folder, hub, user: nil)
-        try await Self.seed(admin)
-        let alice = try Self.replica(folder, hub, user: "alice")
-        try await alice.sync()
+        let (hub, admin, alice) = try await Self.seededSpace(folder, signingIn: "alice")
         let bob = try Self.replica(folder, hub, user: "bob")
         try await bob.sync()
         // Bob owns L2: he adds 100 todos, then alice as a member.
@@ -166,11 +182,7 @@ import Testing
 
     @Test func aWriteTheRulesRefuseIsReportedAsForbiddenAndDiscardingItRestoresTheView() async throws {
         let folder = try SyncFolder()
-        let hub = try Self.hub(folder)
-        let admin = try Self.replica(folder, hub, user: nil)
-        try await Self.seed(admin)
-        let alice = try Self.replica(folder, hub, user: "alice")
-        try await alice.sync()
+        let (hub, _, alice) = try await Self.seededSpace(folder, signingIn: "alice")
         // Into a list she cannot see, a tag (no write rule), and one she may write.
         try await alice.write { try $0.execute("INSERT INTO todo VALUES ('x1', 'L2', 'sneaky')") }
         try await alice.write { try $0.execute("INSERT INTO tag VALUES ('g2', 'mine')") }
@@ -241,11 +253,7 @@ import Testing
 
     @Test func changingRulesOnALiveSpaceMovesEveryReplicaToItsNewView() async throws {
         let folder = try SyncFolder()
-        let hub = try Self.hub(folder)
-        let admin = try Self.replica(folder, hub, user: nil)
-        try await Self.seed(admin)
-        let dave = try Self.replica(folder, hub, user: "dave")
-        try await dave.sync()
+        let (hub, _, dave) = try await Self.seededSpace(folder, signingIn: "dave")
         try await Self.checkView(dave, hub, user: "dave")
         // Rules giving every todo to everyone, then none at all.
         try hub.setRules(SyncRules(buckets: [SyncBucket(name: "all", data: ["todo": "true"])]), forSpace: "team")
@@ -286,16 +294,10 @@ import Testing
 
     @Test func anotherUserSigningInOnTheSameFileKeepsNoRowOfTheFirstUsersView() async throws {
         let folder = try SyncFolder()
-        let hub = try Self.hub(folder)
-        let admin = try Self.replica(folder, hub, user: nil)
-        try await Self.seed(admin)
-        let alice = try Self.replica(folder, hub, user: "alice", name: "shared")
-        try await alice.sync()
+        let (hub, _, alice) = try await Self.seededSpace(folder, signingIn: "alice", name: "shared")
         try await Self.checkView(alice, hub, user: "alice")
         // The same file and replica ID, now Dave's: he starts from a snapshot of his own view.
-        let dave = try SyncReplica(
-            database: alice.database, replicaID: "shared", space: "team", tables: Self.tables,
-            transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "dave")))
+        let dave = try Self.signIn("dave", on: alice, hub)
         try await dave.sync()
         try await Self.checkView(dave, hub, user: "dave", "after the sign-in")
         #expect(try await dave.database.read { try $0.query("SELECT count(*) FROM todo") as Int? } == 0)
@@ -303,16 +305,8 @@ import Testing
 
     @Test func aUserSigningInAgainAfterAnotherOnTheSameFileGetsTheirViewBack() async throws {
         let folder = try SyncFolder()
-        let hub = try Self.hub(folder)
-        let admin = try Self.replica(folder, hub, user: nil)
-        try await Self.seed(admin)
-        let alice = try Self.replica(folder, hub, user: "alice", name: "shared")
-        try await alice.sync()
-        func signIn(_ user: String) throws -> SyncReplica {
-            try SyncReplica(
-                database: alice.database, replicaID: "shared", space: "team", tables: Self.tables,
-                transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: user)))
-        }
+        let (hub, _, alice) = try await Self.seededSpace(folder, signingIn: "alice", name: "shared")
+        func signIn(_ user: String) throws -> SyncReplica { try Self.signIn(user, on: alice, hub) }
         try await signIn("bob").sync()
         // The hub once recorded alice's view for this replica; the file holds bob's now, so her
         // pull is not answered as moves from her old view (which kept bob's rows and lacked hers).
@@ -323,18 +317,10 @@ import Testing
 
     @Test func writesPendingUnderOneUserAreNeverPushedUnderAnother() async throws {
         let folder = try SyncFolder()
-        let hub = try Self.hub(folder)
-        let admin = try Self.replica(folder, hub, user: nil)
-        try await Self.seed(admin)
-        let alice = try Self.replica(folder, hub, user: "alice", name: "shared")
-        try await alice.sync()
+        let (hub, _, alice) = try await Self.seededSpace(folder, signingIn: "alice", name: "shared")
         // Written as alice, into her list; then bob (who may write L2, not L1) signs in on the file.
         try await alice.write { try $0.execute("INSERT INTO todo VALUES ('a1', 'L1', 'hers')") }
-        func signIn(_ user: String) throws -> SyncReplica {
-            try SyncReplica(
-                database: alice.database, replicaID: "shared", space: "team", tables: Self.tables,
-                transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: user)))
-        }
+        func signIn(_ user: String) throws -> SyncReplica { try Self.signIn(user, on: alice, hub) }
         let bob = try signIn("bob")
         // His own write, made before alice's is settled, is his.
         try await bob.write { try $0.execute("INSERT INTO todo VALUES ('b0', 'L2', 'his first')") }

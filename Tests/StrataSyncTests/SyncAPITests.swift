@@ -49,11 +49,8 @@ final class SyncFolder: Sendable {
 
     @Test func aWriteThatThrowsLeavesNoRowAndNoOutboxEntry() async throws {
         let folder = try SyncFolder()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v)") }
-        let database = try Database(storageLocation: .onDisk(folder.path("r.sqlite")))
-        try database.executeWrite { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v)") }
-        let replica = try SyncReplica(database: database, replicaID: "r", space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
+        let sync = try OneTableSync(in: folder)
+        let (database, replica) = (sync.database, sync.replica)
         struct Failed: Error {}
         do {
             try await replica.write { db in
@@ -69,11 +66,8 @@ final class SyncFolder: Sendable {
     /// part of the write and no outbox entry claims what the COMMIT took out of reach.
     @Test func aWriteThatCommitsItselfIsRefused() async throws {
         let folder = try SyncFolder()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v)") }
-        let database = try Database(storageLocation: .onDisk(folder.path("r.sqlite")))
-        try database.executeWrite { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v)") }
-        let replica = try SyncReplica(database: database, replicaID: "r", space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
+        let sync = try OneTableSync(in: folder)
+        let (hub, database, replica) = (sync.hub, sync.database, sync.replica)
         await #expect(throws: SyncError.self) {
             try await replica.write { try $0.execute("INSERT INTO t VALUES ('a', 1); COMMIT") }
         }
@@ -103,11 +97,9 @@ final class SyncFolder: Sendable {
 
     @Test func schemaMismatchAndUnknownSpaceAreRefusedAndTheOutboxKept() async throws {
         let folder = try SyncFolder()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v TEXT)") }
-        let database = try Database(storageLocation: .onDisk(folder.path("r.sqlite")))
-        try database.executeWrite { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v INTEGER, extra)") }
-        let replica = try SyncReplica(database: database, replicaID: "r", space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
+        let sync = try OneTableSync(
+            in: folder, hubTable: "CREATE TABLE t(id TEXT PRIMARY KEY, v TEXT)", replicaTable: "CREATE TABLE t(id TEXT PRIMARY KEY, v INTEGER, extra)")
+        let (hub, database, replica) = (sync.hub, sync.database, sync.replica)
         try await replica.write { try $0.run("INSERT INTO t(id, v) VALUES ('a', 1)") }
         do {
             try await replica.sync()

@@ -71,21 +71,8 @@ struct FlakyTransport: SyncTransport {
 
     @Test(arguments: ["lastWriterWins", "hubWins"])
     func replicasConvergeWithTheHub(policy: String) async throws {
-        var cases: [UInt64] = []
-        if let text = ProcessInfo.processInfo.environment["STRATA_SYNC_SEED"],
-            let seed = UInt64(text.hasPrefix("0x") ? String(text.dropFirst(2)) : text, radix: 16)
-        {
-            cases = [seed]
-        } else {
-            try PropertyCheck.run("sync convergence (\(policy))", cases: 4) { random in cases.append(random.next()) }
-        }
-        for seed in cases {
-            do {
-                try await Self.converge(seed: seed, policy: policy)
-            } catch {
-                Issue.record("sync convergence (\(policy)) failed; reproduce with STRATA_SYNC_SEED=0x\(String(seed, radix: 16, uppercase: true)) — \(error)")
-                throw error
-            }
+        try await runModelSeeds("sync convergence (\(policy))", seedVariable: "STRATA_SYNC_SEED", cases: 4) { seed in
+            try await Self.converge(seed: seed, policy: policy)
         }
     }
 

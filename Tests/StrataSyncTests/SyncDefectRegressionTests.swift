@@ -67,7 +67,7 @@ import Testing
     }
 
     /// Throws away the answer of the first push (the hub applied it).
-    struct LostAnswerTransport: SyncTransport {
+    struct LostAnswerTransport: HubRelay {
         let hub: SyncHub
         let lost = Locked(false)
         struct Lost: Error {}
@@ -80,8 +80,6 @@ import Testing
             }
             return response
         }
-        func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
-        func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.snapshot(request) }
     }
 
     @Test func aPushWhoseAnswerWasLostReplayedAfterSixHundredOtherEntriesKeepsItsRow() async throws {
@@ -103,7 +101,7 @@ import Testing
     // 2. Two syncers of one replica file.
 
     /// Holds the answer of each push until the test opens the gate.
-    struct GatedTransport: SyncTransport {
+    struct GatedTransport: HubRelay {
         let hub: SyncHub
         let open = Locked(false)
         let applied = Locked(0)
@@ -113,8 +111,6 @@ import Testing
             while !open.current { try await Task.sleep(for: .milliseconds(5)) }
             return response
         }
-        func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
-        func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.snapshot(request) }
     }
 
     @Test func twoSyncersOfOneFileNeverLoseACommittedRow() async throws {
@@ -521,7 +517,7 @@ import Testing
         let folder = try SyncFolder()
         let hub = try Self.hub(folder)
         /// Pads every push's former IDs with 10,000 names (and repeats), the real ones kept newest.
-        struct PadsFormerIDs: SyncTransport {
+        struct PadsFormerIDs: HubRelay {
             let hub: SyncHub
             func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
                 var padded = request
@@ -529,8 +525,6 @@ import Testing
                 padded.formerReplicaIDs = junk + (request.formerReplicaIDs ?? [])
                 return try hub.push(padded)
             }
-            func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
-            func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.snapshot(request) }
         }
         try await Self.phoneWriteWhoseAnswerIsLostThenLaptopChangesIt(folder, hub)
         let relogged = try Self.replica(folder, "phone-2", file: "phone", transport: PadsFormerIDs(hub: hub))
@@ -541,7 +535,7 @@ import Testing
     }
 
     /// Applies the first push and loses its answer.
-    final class LosesFirstAnswer: SyncTransport, Sendable {
+    final class LosesFirstAnswer: HubRelay, Sendable {
         let hub: SyncHub
         private let lost = Mutex(false)
         init(hub: SyncHub) { self.hub = hub }
@@ -554,8 +548,6 @@ import Testing
             }
             return response
         }
-        func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
-        func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.snapshot(request) }
     }
 
     /// The phone's insert of 'a' is applied but its answer lost (still pending on the phone's

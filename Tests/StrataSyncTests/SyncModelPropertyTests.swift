@@ -158,37 +158,15 @@ import Testing
 
     @Test(arguments: ["lastWriterWins", "hubWins"], Store.allCases)
     func generatedSchedulesLoseNoWriteAndConverge(policy: String, store: Store) async throws {
-        if store == .postgres {
-            #if Hub
-            guard ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] != nil else {
-                print("SyncModelPropertyTests on PostgreSQL skipped: STRATA_POSTGRES_URL is unset (eval \"$(.ci/postgres.sh start)\")")
-                return
-            }
-            #else
-            print("SyncModelPropertyTests on PostgreSQL skipped: built without the Hub trait")
-            return
-            #endif
-        }
-        var seeds: [UInt64] = []
-        if let text = ProcessInfo.processInfo.environment["STRATA_SYNC_MODEL_SEED"],
-            let seed = UInt64(text.hasPrefix("0x") ? String(text.dropFirst(2)) : text, radix: 16)
-        {
-            seeds = [seed]
-        } else {
-            try PropertyCheck.run("sync model (\(policy))", cases: 3) { random in seeds.append(random.next()) }
-        }
+        guard store.isAvailable(to: "SyncModelPropertyTests") else { return }
         // Bursts of 2,000 (STRATA_SYNC_MODEL_BURST=2000) pass but take a minute a schedule at
         // pages of 3: a pull redoes the pending and unreached writes under each page.
         let burst = Int(ProcessInfo.processInfo.environment["STRATA_SYNC_MODEL_BURST"] ?? "") ?? 200
-        for seed in seeds {
-            do {
-                try await Self.run(seed: seed, policy: policy, store: store, maximumBurst: max(1, burst))
-            } catch {
-                Issue.record(
-                    "sync model (\(policy), \(store.rawValue) hub) failed; reproduce with STRATA_SYNC_MODEL_SEED=0x\(String(seed, radix: 16, uppercase: true)) — \(error)"
-                )
-                throw error
-            }
+        try await runModelSeeds(
+            "sync model (\(policy))", failing: "sync model (\(policy), \(store.rawValue) hub)",
+            seedVariable: "STRATA_SYNC_MODEL_SEED", cases: 3
+        ) { seed in
+            try await Self.run(seed: seed, policy: policy, store: store, maximumBurst: max(1, burst))
         }
     }
 
@@ -236,13 +214,7 @@ import Testing
     static func run(seed: UInt64, policy: String, store: Store, maximumBurst: Int) async throws {
         var random = SeededRandom(seed: seed)
         let folder = try SyncFolder()
-        let small = [3, 7]
-        let limits = SyncLimits(
-            maximumEntriesPerPush: random.pick(small), maximumPushBytes: 1 << 20,
-            maximumEntriesPerPull: random.pick(small), maximumPullBytes: random.pick([200, 1_000, 1 << 20]))
-        let settings = SyncReplicaSettings(
-            pullPageSize: random.pick(small), maximumPushEntries: limits.maximumEntriesPerPush,
-            maximumPushBytes: 1 << 20)
+        let (limits, settings) = drawSyncLimits(&random)
         let hub: SyncHub
         #if Hub
         var postgres: SyncModelPostgresDatabase?

@@ -99,46 +99,16 @@ extension SyncModelPropertyTests {
 
     @Test(arguments: Store.allCases)
     func generatedSchedulesWithRulesKeepEachReplicaToItsView(store: Store) async throws {
-        if store == .postgres {
-            #if Hub
-            guard ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] != nil else {
-                print("the rules model test on PostgreSQL skipped: STRATA_POSTGRES_URL is unset (eval \"$(.ci/postgres.sh start)\")")
-                return
-            }
-            #else
-            print("the rules model test on PostgreSQL skipped: built without the Hub trait")
-            return
-            #endif
-        }
-        var seeds: [UInt64] = []
-        if let text = ProcessInfo.processInfo.environment["STRATA_SYNC_RULES_MODEL_SEED"],
-            let seed = UInt64(text.hasPrefix("0x") ? String(text.dropFirst(2)) : text, radix: 16)
-        {
-            seeds = [seed]
-        } else {
-            try PropertyCheck.run("sync model with rules", cases: 6) { random in seeds.append(random.next()) }
-        }
-        for seed in seeds {
-            do {
-                try await Self.runRules(seed: seed, store: store)
-            } catch {
-                Issue.record(
-                    "sync model with rules failed; reproduce with STRATA_SYNC_RULES_MODEL_SEED=0x\(String(seed, radix: 16, uppercase: true)) — \(error)")
-                throw error
-            }
+        guard store.isAvailable(to: "the rules model test") else { return }
+        try await runModelSeeds("sync model with rules", seedVariable: "STRATA_SYNC_RULES_MODEL_SEED", cases: 6) { seed in
+            try await Self.runRules(seed: seed, store: store)
         }
     }
 
     static func runRules(seed: UInt64, store: Store = .sqlite) async throws {
         var random = SeededRandom(seed: seed)
         let folder = try SyncFolder()
-        let small = [3, 7]
-        let limits = SyncLimits(
-            maximumEntriesPerPush: random.pick(small), maximumPushBytes: 1 << 20,
-            maximumEntriesPerPull: random.pick(small), maximumPullBytes: random.pick([200, 1_000, 1 << 20]))
-        let settings = SyncReplicaSettings(
-            pullPageSize: random.pick(small), maximumPushEntries: limits.maximumEntriesPerPush,
-            maximumPushBytes: 1 << 20)
+        let (limits, settings) = drawSyncLimits(&random)
         let hub: SyncHub
         let readAudit: () throws -> [String]
         #if Hub

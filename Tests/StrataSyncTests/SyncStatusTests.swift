@@ -7,11 +7,8 @@ import Testing
 @Suite struct SyncStatusTests {
     @Test func statusFollowsWritesSyncsAndFailures() async throws {
         let folder = try SyncFolder()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v)") }
-        let database = try Database(storageLocation: .onDisk(folder.path("r.sqlite")))
-        try database.executeWrite { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v)") }
-        let replica = try SyncReplica(database: database, replicaID: "r", space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
+        let sync = try OneTableSync(in: folder)
+        let (hub, database, replica) = (sync.hub, sync.database, sync.replica)
         let updates = replica.statusUpdates()
         var iterator = updates.makeAsyncIterator()
         #expect(try await iterator.next() == SyncStatus(pendingChangeCount: 0, lastPulledVersion: 0, lastError: nil))

@@ -284,7 +284,7 @@ import Testing
     }
 
     /// Passes requests to the hub, noting the size of each push body as HTTP would send it.
-    struct BodyRecorder: SyncTransport {
+    struct BodyRecorder: HubRelay {
         let hub: SyncHub
         let bodies = Locked<[Int]>([])
         func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
@@ -292,8 +292,6 @@ import Testing
             bodies.withLock { $0.append(body.count) }
             return try hub.push(request)
         }
-        func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request) }
-        func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.snapshot(request) }
     }
 }
 

@@ -18,3 +18,16 @@ public func queryRows(_ connection: Connection, _ sql: String) throws -> [[Bindi
     }
     return rows
 }
+
+/// Every row of every table of `db` (tables by name, rows by rowid), each as its values quoted
+/// with `quote()` and joined by commas: what a migration must keep, as text to compare.
+public func quotedRowsOfEveryTable(_ db: Connection) throws -> [String] {
+    var rows: [String] = []
+    let tables: [String] = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    for table in tables {
+        let columns: [String] = try db.query("SELECT name FROM pragma_table_info(?)", table)
+        let list = columns.map { "quote(" + quoteIdentifier($0) + ")" }.joined(separator: " || ',' || ")
+        rows += try db.query("SELECT \(list) FROM \(quoteIdentifier(table)) ORDER BY rowid") as [String]
+    }
+    return rows
+}

@@ -2,13 +2,14 @@ import Foundation
 import Strata
 import StrataTestSupport
 
-/// The cars table of SQift's README.
-func makeCarsConnection() throws -> Connection {
-    let connection = try Connection(storageLocation: .inMemory)
-    try connection.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, type TEXT, price INTEGER)")
-    try connection.run("INSERT INTO cars VALUES(?, ?, ?, ?)", 1, "Audi", "Sedan", 52_642)
-    try connection.run("INSERT INTO cars VALUES(?, ?, ?, ?)", 2, "Mercedes", "Sedan", 57_127)
-    try connection.run("INSERT INTO cars VALUES(?, ?, ?, ?)", 3, "Skoda", "Hatchback", 9_000)
-    try connection.run("INSERT INTO cars VALUES(?, ?, ?, ?)", 4, "Volvo", "Wagon", 29_000)
-    return connection
+/// The cars table of SQift's README, with its four cars.
+func makeCarsConnection() throws -> Connection { try makeSQiftCars(count: 4) }
+
+/// A WAL database file "db" in `directory` with a cars table holding Audi, for the pool tests:
+/// returns its path.
+func makeWALCarsFile(in directory: TemporaryDirectory) throws -> String {
+    let path = directory.path("db")
+    let connection = try Connection(storageLocation: .onDisk(path))
+    try connection.execute("PRAGMA journal_mode = WAL; CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO cars(name) VALUES('Audi')")
+    return path
 }

@@ -19,14 +19,17 @@ struct PersonWithScore: Initializable {
     var score = 7
 }
 
-func v1Table() -> Table<PersonV1> {
-    Table<PersonV1>(
-        name: "people",
+/// The columns of the v1 people table, in order: id (the key), name, age and legacy.
+func v1Columns() -> [TableElement] {
+    [
         Column(name: "id", keyPath: \PersonV1.id, constraints: primaryKey(), notNull()),
         Column(name: "name", keyPath: \PersonV1.name, constraints: notNull()),
         Column(name: "age", keyPath: \PersonV1.age, constraints: notNull()),
-        Column(name: "legacy", keyPath: \PersonV1.legacy, constraints: notNull()))
+        Column(name: "legacy", keyPath: \PersonV1.legacy, constraints: notNull())
+    ]
 }
+
+func v1Table() -> Table<PersonV1> { Table<PersonV1>(name: "people", elements: v1Columns()) }
 
 /// A file database holding the v1 table with two rows.
 func v1Database(in directory: TemporaryDirectory) throws -> String {
@@ -36,6 +39,11 @@ func v1Database(in directory: TemporaryDirectory) throws -> String {
     try storage.insert(PersonV1(id: 0, name: "Ann", age: 30, legacy: "a"))
     try storage.insert(PersonV1(id: 0, name: "Bob", age: 40, legacy: "b"))
     return path
+}
+
+/// A storage of `table` on a fresh ``v1Database(in:)`` in `directory`.
+func storageOnV1<T>(in directory: TemporaryDirectory, _ table: Table<T>) throws -> Storage {
+    try Storage(filename: try v1Database(in: directory), table)
 }
 
 func columnNames(_ storage: Storage, table: String = "people") throws -> [String] {
@@ -66,9 +74,8 @@ func snapshot(_ connection: Connection) throws -> [String] {
 
     @Test func addsANullableColumnKeepingRows() throws {
         let directory = try TemporaryDirectory()
-        let path = try v1Database(in: directory)
-        let storage = try Storage(
-            filename: path,
+        let storage = try storageOnV1(
+            in: directory,
             Table<Person>(
                 name: "people",
                 Column(name: "id", keyPath: \Person.id, constraints: primaryKey(), notNull()),
@@ -86,9 +93,8 @@ func snapshot(_ connection: Connection) throws -> [String] {
 
     @Test func addsANotNullColumnWithADefault() throws {
         let directory = try TemporaryDirectory()
-        let path = try v1Database(in: directory)
-        let storage = try Storage(
-            filename: path,
+        let storage = try storageOnV1(
+            in: directory,
             Table<PersonWithScore>(
                 name: "people",
                 Column(name: "id", keyPath: \PersonWithScore.id, constraints: primaryKey(), notNull()),
@@ -107,16 +113,11 @@ func snapshot(_ connection: Connection) throws -> [String] {
 
     @Test func addsANotNullColumnWithADefaultByAlterTable() throws {
         let directory = try TemporaryDirectory()
-        let path = try v1Database(in: directory)
-        let storage = try Storage(
-            filename: path,
+        let storage = try storageOnV1(
+            in: directory,
             Table<PersonV1>(
                 name: "people",
-                Column(name: "id", keyPath: \PersonV1.id, constraints: primaryKey(), notNull()),
-                Column(name: "name", keyPath: \PersonV1.name, constraints: notNull()),
-                Column(name: "age", keyPath: \PersonV1.age, constraints: notNull()),
-                Column(name: "legacy", keyPath: \PersonV1.legacy, constraints: notNull()),
-                Column(name: "city", keyPath: \PersonV1.legacy, constraints: notNull(), defaultValue("O'Town"))))
+                elements: v1Columns() + [Column(name: "city", keyPath: \PersonV1.legacy, constraints: notNull(), defaultValue("O'Town"))]))
         #expect(try storage.syncSchema(preserve: false) == ["people": .newColumnsAdded])
         let cities: [String] = try storage.connection.query("SELECT city FROM people ORDER BY id")
         #expect(cities == ["O'Town", "O'Town"])
@@ -126,9 +127,8 @@ func snapshot(_ connection: Connection) throws -> [String] {
     @Test(arguments: [true, false])
     func addsANotNullColumnWithoutDefault(preserve: Bool) throws {
         let directory = try TemporaryDirectory()
-        let path = try v1Database(in: directory)
-        let storage = try Storage(
-            filename: path,
+        let storage = try storageOnV1(
+            in: directory,
             Table<PersonWithScore>(
                 name: "people",
                 Column(name: "id", keyPath: \PersonWithScore.id, constraints: primaryKey(), notNull()),
@@ -145,14 +145,9 @@ func snapshot(_ connection: Connection) throws -> [String] {
 
     @Test func removesAColumnKeepingDataWithPreserve() throws {
         let directory = try TemporaryDirectory()
-        let path = try v1Database(in: directory)
-        let storage = try Storage(
-            filename: path,
-            Table<PersonV1>(
-                name: "people",
-                Column(name: "id", keyPath: \PersonV1.id, constraints: primaryKey(), notNull()),
-                Column(name: "name", keyPath: \PersonV1.name, constraints: notNull()),
-                Column(name: "age", keyPath: \PersonV1.age, constraints: notNull())))
+        let storage = try storageOnV1(
+            in: directory,
+            Table<PersonV1>(name: "people", elements: Array(v1Columns().prefix(3))))
         #expect(try storage.syncSchema(preserve: true) == ["people": .oldColumnsRemoved])
         #expect(try columnNames(storage) == ["id", "name", "age"])
         let people: [PersonV1] = try storage.getAll(orderBy(\PersonV1.id))
@@ -164,13 +159,9 @@ func snapshot(_ connection: Connection) throws -> [String] {
 
     @Test func removesAColumnDroppingDataWithoutPreserve() throws {
         let directory = try TemporaryDirectory()
-        let path = try v1Database(in: directory)
-        let storage = try Storage(
-            filename: path,
-            Table<PersonV1>(
-                name: "people",
-                Column(name: "id", keyPath: \PersonV1.id, constraints: primaryKey(), notNull()),
-                Column(name: "name", keyPath: \PersonV1.name, constraints: notNull())))
+        let storage = try storageOnV1(
+            in: directory,
+            Table<PersonV1>(name: "people", elements: Array(v1Columns().prefix(2))))
         #expect(try storage.syncSchema(preserve: false) == ["people": .droppedAndRecreated])
         #expect(try columnNames(storage) == ["id", "name"])
         #expect(try storage.count(all: PersonV1.self) == 0)
@@ -179,8 +170,7 @@ func snapshot(_ connection: Connection) throws -> [String] {
 
     @Test func removesAndAddsColumnsAtOnce() throws {
         let directory = try TemporaryDirectory()
-        let path = try v1Database(in: directory)
-        let storage = try Storage(filename: path, personTable())
+        let storage = try storageOnV1(in: directory, personTable())
         #expect(try storage.syncSchema(preserve: true) == ["people": .newColumnsAddedAndOldColumnsRemoved])
         let people: [Person] = try storage.getAll(orderBy(\Person.id))
         #expect(people == [Person(id: 1, name: "Ann", nickname: nil, age: 30), Person(id: 2, name: "Bob", nickname: nil, age: 40)])
@@ -189,9 +179,8 @@ func snapshot(_ connection: Connection) throws -> [String] {
 
     @Test func changesThePrimaryKeyKeepingRows() throws {
         let directory = try TemporaryDirectory()
-        let path = try v1Database(in: directory)
-        let storage = try Storage(
-            filename: path,
+        let storage = try storageOnV1(
+            in: directory,
             Table<PersonV1>(
                 name: "people",
                 Column(name: "id", keyPath: \PersonV1.id, constraints: notNull()),

@@ -23,16 +23,11 @@ struct Shelf: Codable, Equatable {
 
 @Suite struct RecordJSONTests {
     func articles() throws -> Connection {
-        let db = try Connection()
-        try Article.createTable(db)
-        try Article.insertAll(
-            db,
-            [
-                Article(id: nil, title: "Swift on servers", tags: ["swift", "server"], meta: ["pages": 120, "year": 2024]),
-                Article(id: nil, title: "SQLite inside", tags: ["sqlite"], meta: ["pages": 80]),
-                Article(id: nil, title: "Untagged", tags: [], meta: nil)
-            ])
-        return db
+        try connection(holding: [
+            Article(id: nil, title: "Swift on servers", tags: ["swift", "server"], meta: ["pages": 120, "year": 2024]),
+            Article(id: nil, title: "SQLite inside", tags: ["sqlite"], meta: ["pages": 80]),
+            Article(id: nil, title: "Untagged", tags: [], meta: nil)
+        ])
     }
 
     @Test func storedAsJSONTextThatSQLiteReads() throws {
@@ -110,10 +105,8 @@ struct Shelf: Codable, Equatable {
     }
 
     @Test func observationRegionsCoverJSONColumns() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("json-observed-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = try Database(storageLocation: .onDisk(directory.appendingPathComponent("db.sqlite").path))
+        let fixture = try onDiskDatabase()
+        let database = fixture.database
         try await database.write { try Article.createTable($0) }
         let delivered = Delivered()
         let token = database.observe(

@@ -32,16 +32,11 @@ struct PathMetadata: Codable, Equatable {
 
 @Suite struct TypedJSONPathTests {
     func books() throws -> Connection {
-        let db = try Connection()
-        try PathBook.createTable(db)
-        try PathBook.insertAll(
-            db,
-            [
-                PathBook(id: nil, title: "Dune", metadata: PathMetadata(tags: ["sci-fi", "classic"], rating: 4.5)),
-                PathBook(id: nil, title: "Emma", metadata: PathMetadata(tags: ["classic"], rating: nil)),
-                PathBook(id: nil, title: "Blank", metadata: PathMetadata(tags: [], rating: 2))
-            ])
-        return db
+        try connection(holding: [
+            PathBook(id: nil, title: "Dune", metadata: PathMetadata(tags: ["sci-fi", "classic"], rating: 4.5)),
+            PathBook(id: nil, title: "Emma", metadata: PathMetadata(tags: ["classic"], rating: nil)),
+            PathBook(id: nil, title: "Blank", metadata: PathMetadata(tags: [], rating: 2))
+        ])
     }
 
     func ids(_ query: RecordQuery<PathBook>, _ db: Connection) throws -> [Int64] {

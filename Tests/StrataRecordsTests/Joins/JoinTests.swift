@@ -106,10 +106,8 @@ import StrataRecords
     }
 
     @Test func aJoinOnADatabaseAndInTheAsyncAPI() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = try Database(storageLocation: .onDisk(directory.appendingPathComponent("lib.sqlite").path))
+        let fixture = try onDiskDatabase(named: "lib.sqlite")
+        let database = fixture.database
         try await database.write { db in
             try Author.createTable(db)
             try Book.createTable(db)

@@ -6,10 +6,8 @@ import StrataRecords
     /// Record writes step their statement without a `Statement` object; observers must still hear
     /// of every one of them.
     @Test func observersSeeRecordWrites() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("records-observed-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = try Database(storageLocation: .onDisk(directory.appendingPathComponent("db.sqlite").path))
+        let fixture = try onDiskDatabase()
+        let database = fixture.database
         try database.executeWrite { try Player.createTable($0) }
         let delivered = Delivered()
         let token = database.observe(

@@ -6,10 +6,8 @@ import StrataRecords
     /// An observation of a join learns both tables: a commit to either refetches it, a commit to a
     /// third table does not.
     @Test func aJoinIsRefetchedAfterACommitToEitherTable() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("join-observed-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = try Database(storageLocation: .onDisk(directory.appendingPathComponent("db.sqlite").path))
+        let fixture = try onDiskDatabase()
+        let database = fixture.database
         try await database.write { db in
             try Author.createTable(db)
             try Book.createTable(db)

@@ -206,10 +206,8 @@ import StrataRecords
     }
 
     @Test func recordsWorkThroughDatabaseAndAsync() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("records-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = try Database(storageLocation: .onDisk(directory.appendingPathComponent("db.sqlite").path))
+        let fixture = try onDiskDatabase()
+        let database = fixture.database
         try database.executeWrite { db in
             try Player.createTable(db)
             var ann = Player(id: nil, name: "Ann", score: 12, team: nil)
@@ -249,6 +247,9 @@ final class Delivered: @unchecked Sendable {
             if values.last == expected { return }
             try? await Task.sleep(for: .milliseconds(5))
         }
+        // A last look: on a starved pool the loop can wake past the deadline with the value
+        // delivered long before, as the full suite showed ("timed out waiting for 0; delivered [0]").
+        if values.last == expected { return }
         Issue.record("timed out waiting for \(expected); delivered \(values)", sourceLocation: sourceLocation)
     }
 }

@@ -5,17 +5,15 @@ import StrataRecords
 /// Writes from `@Sendable` closures (issue 26): the non-mutating forms return the written record.
 @Suite struct SendableWriteTests {
     /// A file database in a directory of its own, with the player table.
-    func makeDatabase() throws -> (Database, URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("records-sendable-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let database = try Database(storageLocation: .onDisk(directory.appendingPathComponent("db.sqlite").path))
-        try database.executeWrite { try Player.createTable($0) }
-        return (database, directory)
+    func makeDatabase() throws -> OnDiskDatabase {
+        let fixture = try onDiskDatabase()
+        try fixture.database.executeWrite { try Player.createTable($0) }
+        return fixture
     }
 
     @Test func insertedInAnAsyncWriteReturnsTheNewKey() async throws {
-        let (database, directory) = try makeDatabase()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = try makeDatabase()
+        let database = fixture.database
         let bob = Player(id: nil, name: "Bob", score: 30, team: "red")
         // The form issue 26 asks for, as written: `bob` is a `let` captured by a @Sendable closure.
         let saved = try await database.write { try bob.inserted($0) }
@@ -28,8 +26,8 @@ import StrataRecords
     }
 
     @Test func savedAndUpsertedReturnTheWrittenRecord() async throws {
-        let (database, directory) = try makeDatabase()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = try makeDatabase()
+        let database = fixture.database
         let ann = Player(id: nil, name: "Ann", score: 12, team: nil)
         let saved = try await database.write { try ann.saved($0) }
         #expect(saved.id == 1)
@@ -52,8 +50,8 @@ import StrataRecords
     }
 
     @Test func aFailedWriteThrowsAndStoresNothing() async throws {
-        let (database, directory) = try makeDatabase()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = try makeDatabase()
+        let database = fixture.database
         let ann = Player(id: 7, name: "Ann", score: 12, team: nil)
         _ = try await database.write { try ann.inserted($0) }
         await #expect(throws: SQLiteError.self) { try await database.write { try ann.inserted($0) } }

@@ -20,17 +20,12 @@ extension ParentRow { static let children = hasMany(ChildRow.self, using: \.pare
 
 @Suite struct TypedQueryRegressionTests {
     func staff() throws -> Connection {
-        let db = try Connection()
-        try Staff.createTable(db)
-        try Staff.insertAll(
-            db,
-            [
-                Staff(id: nil, name: "Boss", managerId: nil, score: 9, dept: nil),
-                Staff(id: nil, name: "Ann", managerId: 1, score: 5, dept: "x"),
-                Staff(id: nil, name: "Bob", managerId: 2, score: 7, dept: "x"),
-                Staff(id: nil, name: "Cy", managerId: 2, score: nil, dept: "y")
-            ])
-        return db
+        try connection(holding: [
+            Staff(id: nil, name: "Boss", managerId: nil, score: 9, dept: nil),
+            Staff(id: nil, name: "Ann", managerId: 1, score: 5, dept: "x"),
+            Staff(id: nil, name: "Bob", managerId: 2, score: 7, dept: "x"),
+            Staff(id: nil, name: "Cy", managerId: 2, score: nil, dept: "y")
+        ])
     }
 
     /// A subquery of the outer query's own table gets an alias of its own, so `e.id` names the

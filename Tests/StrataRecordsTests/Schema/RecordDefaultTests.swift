@@ -50,14 +50,8 @@ enum DefaultShelf {
 
 /// The schema's text and every row of every table, quoted.
 private func snapshot(_ db: Connection) throws -> [String] {
-    var rows: [String] = try db.query("SELECT type || '|' || name || '|' || coalesce(sql, '') FROM sqlite_master ORDER BY name")
-    let tables: [String] = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-    for table in tables {
-        let columns: [String] = try db.query("SELECT name FROM pragma_table_info(?)", table)
-        let list = columns.map { "quote(" + quoteIdentifier($0) + ")" }.joined(separator: " || ',' || ")
-        rows += try db.query("SELECT \(list) FROM \(quoteIdentifier(table)) ORDER BY rowid") as [String]
-    }
-    return rows
+    let schema: [String] = try db.query("SELECT type || '|' || name || '|' || coalesce(sql, '') FROM sqlite_master ORDER BY name")
+    return schema + (try quotedRowsOfEveryTable(db))
 }
 
 private func counterWithRows(_ db: Connection) throws {

@@ -49,14 +49,7 @@ enum PlanShelf {
 /// Everything a migration could change: the schema's text and every row of every table, quoted.
 private func snapshot(_ db: Connection) throws -> [String] {
     let master: [String] = try db.query("SELECT type || '|' || name || '|' || tbl_name || '|' || coalesce(sql, '') FROM sqlite_master ORDER BY name")
-    var rows = master
-    let tables: [String] = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-    for table in tables {
-        let columns: [String] = try db.query("SELECT name FROM pragma_table_info(?)", table)
-        let list = columns.map { "quote(" + quoteIdentifier($0) + ")" }.joined(separator: " || ',' || ")
-        rows += try db.query("SELECT \(list) FROM \(quoteIdentifier(table)) ORDER BY rowid") as [String]
-    }
-    return rows
+    return master + (try quotedRowsOfEveryTable(db))
 }
 
 private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShelf.Book]) {

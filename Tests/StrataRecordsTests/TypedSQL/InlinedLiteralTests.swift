@@ -38,15 +38,3 @@ import StrataTestSupport
         }
     }
 }
-
-private extension BindingValue {
-    var bindable: Bindable? {
-        switch self {
-        case .null: return nil
-        case .integer(let value): return value
-        case .real(let value): return value
-        case .text(let value): return value
-        case .blob(let value): return value
-        }
-    }
-}

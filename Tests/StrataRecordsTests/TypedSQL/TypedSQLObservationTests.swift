@@ -6,10 +6,8 @@ import StrataRecords
 /// to that table refetches it, a commit to another does not.
 @Suite struct TypedSQLObservationTests {
     @Test func aRecursiveWalkIsRefetchedAfterACommitToItsTable() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("walk-observed-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = try Database(storageLocation: .onDisk(directory.appendingPathComponent("db.sqlite").path))
+        let fixture = try onDiskDatabase()
+        let database = fixture.database
         try await database.write { db in
             try TypedSQLShelf.Comment.createTable(db)
             try TypedSQLShelf.User.createTable(db)

@@ -181,10 +181,7 @@ import SQLite3
         // Local and remote both set row 1's score; local applies remote's change, keeping remote's value.
         let local = try makeDatabase()
         let remote = try makeDatabase()
-        let localSession = try local.recordChanges()
-        try local.execute("UPDATE players SET score = 100 WHERE id = 1")
-        let localChanges = try localSession.changeset()
-        localSession.close()
+        let localChanges = try recordedChangeset(of: "UPDATE players SET score = 100 WHERE id = 1", on: local)
         let remoteSession = try remote.recordChanges()
         try remote.execute("UPDATE players SET score = 200 WHERE id = 1")
         let remoteChanges = try remoteSession.changeset()
@@ -241,7 +238,7 @@ import SQLite3
             """)
         let good = try session.changeset().data
         let target = try makeDatabase()
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SeededRandom(seed: 0x5EED) // SplitMix64: the fuzz run is the same every time
         var applied = 0
         for _ in 0..<10_000 {
             var bytes = [UInt8](good)
@@ -269,10 +266,7 @@ import SQLite3
 
     @Test func groupsConcatenationPatchsetsAndFiles() throws {
         let db = try makeDatabase()
-        let first = try db.recordChanges()
-        try db.execute("UPDATE players SET score = 1 WHERE id = 1")
-        let monday = try first.changeset()
-        first.close()
+        let monday = try recordedChangeset(of: "UPDATE players SET score = 1 WHERE id = 1", on: db)
         let second = try db.recordChanges()
         try db.execute("UPDATE players SET score = 2 WHERE id = 1; INSERT INTO players(id, name) VALUES (13, 'Lu')")
         let tuesday = try second.changeset()
@@ -342,15 +336,10 @@ import SQLite3
     }
 }
 
-/// A small deterministic generator, so the fuzz run is the same every time.
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// The changeset of running `sql` on `db`, recorded for every table by a session closed after.
+func recordedChangeset(of sql: String, on db: Connection) throws -> Changeset {
+    let session = try db.recordChanges()
+    defer { session.close() }
+    try db.execute(sql)
+    return try session.changeset()
 }

@@ -7,16 +7,9 @@ import Strata
 /// The reader pool is bounded, its preparation closure is never called concurrently, and its
 /// internal sets stay as SQift's tests use them.
 @Suite struct ConnectionPoolLimitTests {
-    func makeDatabase(_ directory: TemporaryDirectory) throws -> String {
-        let path = directory.path("db")
-        let connection = try Connection(storageLocation: .onDisk(path))
-        try connection.execute("PRAGMA journal_mode = WAL; CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO cars(name) VALUES('Audi')")
-        return path
-    }
-
     @Test func synchronousCallersWaitPastTheMaximum() throws {
         let directory = try TemporaryDirectory()
-        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)), availableConnectionDrainDelay: 5, maximumConnectionCount: 2)
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeWALCarsFile(in: directory)), availableConnectionDrainDelay: 5, maximumConnectionCount: 2)
         let counter = UsageCounter()
         let opened = Locked(Set<ObjectIdentifier>())
         DispatchQueue.concurrentPerform(iterations: 16) { _ in
@@ -37,7 +30,7 @@ import Strata
 
     @Test func asyncCallersSuspendPastTheMaximum() async throws {
         let directory = try TemporaryDirectory()
-        let database = try Database(storageLocation: .onDisk(try makeDatabase(directory)), maximumReaderCount: 3)
+        let database = try Database(storageLocation: .onDisk(try makeWALCarsFile(in: directory)), maximumReaderCount: 3)
         let counter = UsageCounter()
         let counts = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<24 {
@@ -61,7 +54,7 @@ import Strata
 
     @Test func aFailedOpenLetsTheNextWaiterTry() throws {
         let directory = try TemporaryDirectory()
-        let path = try makeDatabase(directory)
+        let path = try makeWALCarsFile(in: directory)
         let attempts = Locked(0)
         let pool = ConnectionPool(storageLocation: .onDisk(path), maximumConnectionCount: 1) { _ in
             let attempt = attempts.withLock { count -> Int in
@@ -78,7 +71,7 @@ import Strata
         let directory = try TemporaryDirectory()
         let inside = Locked(0)
         let overlaps = Locked(0)
-        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)), availableConnectionDrainDelay: 5, maximumConnectionCount: 8) {
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeWALCarsFile(in: directory)), availableConnectionDrainDelay: 5, maximumConnectionCount: 8) {
             connection in
             // Not thread-safe on purpose: SQift-era preparations assume one call at a time.
             if inside.withLock({ value -> Int in
@@ -104,7 +97,7 @@ import Strata
     /// SQift's own pool tests reset these sets through `@testable import`.
     @Test func availableAndBusyConnectionsAreSettable() throws {
         let directory = try TemporaryDirectory()
-        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)))
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeWALCarsFile(in: directory)))
         let queue = try pool.dequeueConnectionForUse()
         #expect(pool.busyConnections == [queue])
         pool.busyConnections = []

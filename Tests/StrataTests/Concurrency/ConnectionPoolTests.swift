@@ -8,16 +8,9 @@ import SQLite3
 #endif
 
 @Suite struct ConnectionPoolTests {
-    func makeDatabase(_ directory: TemporaryDirectory) throws -> String {
-        let path = directory.path("db")
-        let connection = try Connection(storageLocation: .onDisk(path))
-        try connection.execute("PRAGMA journal_mode = WAL; CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO cars(name) VALUES('Audi')")
-        return path
-    }
-
     @Test func readmeExampleAndReadOnly() throws {
         let directory = try TemporaryDirectory()
-        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)))
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeWALCarsFile(in: directory)))
         try pool.execute { connection in
             let count: Int? = try connection.query("SELECT count(*) FROM cars")
             #expect(count == 1)
@@ -33,7 +26,7 @@ import SQLite3
         let prepared = UsageCounter()
         nonisolated(unsafe) var preparations = 0
         let lock = NSLock()
-        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)), availableConnectionDrainDelay: 5) { connection in
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeWALCarsFile(in: directory)), availableConnectionDrainDelay: 5) { connection in
             lock.withLock { preparations += 1 }
             try connection.execute("PRAGMA cache_size = 100")
         }
@@ -55,7 +48,7 @@ import SQLite3
 
     @Test func thrownErrorsReturnTheConnection() throws {
         let directory = try TemporaryDirectory()
-        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)))
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeWALCarsFile(in: directory)))
         struct Failure: Error {}
         for _ in 0..<5 { #expect(throws: Failure.self) { try pool.execute { _ in throw Failure() } } }
         #expect(pool.busyConnections.isEmpty)
@@ -68,7 +61,7 @@ import SQLite3
 
     @Test func drainsToOneIdleConnection() throws {
         let directory = try TemporaryDirectory()
-        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)), availableConnectionDrainDelay: 0.1)
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeWALCarsFile(in: directory)), availableConnectionDrainDelay: 0.1)
         let queues = try (0..<4).map { _ in try pool.dequeueConnectionForUse() }
         queues.forEach(pool.enqueueConnectionForReuse)
         #expect(pool.availableConnections.count == 4)
@@ -80,7 +73,7 @@ import SQLite3
     /// call, each waking a thread when it fired.
     @Test func checkInsShareOneDrainTimer() throws {
         let directory = try TemporaryDirectory()
-        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)), availableConnectionDrainDelay: 60)
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeWALCarsFile(in: directory)), availableConnectionDrainDelay: 60)
         for _ in 0..<1_000 { try pool.execute { _ in } }
         let queues = try (0..<3).map { _ in try pool.dequeueConnectionForUse() }
         queues.forEach(pool.enqueueConnectionForReuse)
@@ -92,7 +85,7 @@ import SQLite3
     /// early waits for the rest.
     @Test func theDrainWaitsForTheDelayAfterTheLatestCheckIn() throws {
         let directory = try TemporaryDirectory()
-        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)), availableConnectionDrainDelay: 1)
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeWALCarsFile(in: directory)), availableConnectionDrainDelay: 1)
         let queues = try (0..<3).map { _ in try pool.dequeueConnectionForUse() }
         queues.forEach(pool.enqueueConnectionForReuse)
         Thread.sleep(forTimeInterval: 0.6)
@@ -112,7 +105,7 @@ import SQLite3
     /// While a connection is out the pool does not drain; it does once everything is back.
     @Test func aBusyPoolDrainsOnceEverythingIsBack() throws {
         let directory = try TemporaryDirectory()
-        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)), availableConnectionDrainDelay: 0.05)
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeWALCarsFile(in: directory)), availableConnectionDrainDelay: 0.05)
         let queues = try (0..<3).map { _ in try pool.dequeueConnectionForUse() }
         pool.enqueueConnectionForReuse(queues[0])
         pool.enqueueConnectionForReuse(queues[1])
@@ -129,7 +122,7 @@ import SQLite3
     @Test(arguments: [0.0, -1.0, 1e-12])
     func aZeroDelayDoesNotSpinWhileAConnectionIsOut(delay: Double) throws {
         let directory = try TemporaryDirectory()
-        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)), availableConnectionDrainDelay: delay)
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeWALCarsFile(in: directory)), availableConnectionDrainDelay: delay)
         let queues = try (0..<2).map { _ in try pool.dequeueConnectionForUse() }
         pool.enqueueConnectionForReuse(queues[0])
         Thread.sleep(forTimeInterval: 0.3)
@@ -146,7 +139,7 @@ import SQLite3
     @Test(arguments: [Double.nan, Double.infinity])
     func aDelayThatNeverEndsNeverDrains(delay: Double) throws {
         let directory = try TemporaryDirectory()
-        let pool = ConnectionPool(storageLocation: .onDisk(try makeDatabase(directory)), availableConnectionDrainDelay: delay)
+        let pool = ConnectionPool(storageLocation: .onDisk(try makeWALCarsFile(in: directory)), availableConnectionDrainDelay: delay)
         let queues = try (0..<3).map { _ in try pool.dequeueConnectionForUse() }
         queues.forEach(pool.enqueueConnectionForReuse)
         Thread.sleep(forTimeInterval: 0.2)
@@ -164,7 +157,7 @@ import SQLite3
     /// next caller reads the latest commit.
     @Test func returnedConnectionsAreCleanedUp() async throws {
         let directory = try TemporaryDirectory()
-        let path = try makeDatabase(directory)
+        let path = try makeWALCarsFile(in: directory)
         let pool = ConnectionPool(storageLocation: .onDisk(path), maximumConnectionCount: 1)
         let writer = try Connection(storageLocation: .onDisk(path))
         try pool.execute { try $0.execute("BEGIN; SELECT count(*) FROM cars") }

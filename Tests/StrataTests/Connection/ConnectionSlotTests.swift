@@ -47,10 +47,8 @@ private final class Other {
     }
 
     @Test func theValueSurvivesASchemaChangeByAnotherConnection() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("slots.sqlite")
-        let mine = try Connection(storageLocation: .onDisk(path))
-        let other = try Connection(storageLocation: .onDisk(path))
+        let files = try TwoConnections(named: "slots.sqlite")
+        let (mine, other) = (files.mine, files.other)
         try mine.execute("CREATE TABLE t(a)")
         let tally = mine.state(in: Self.tallySlot)
         tally.count = 5

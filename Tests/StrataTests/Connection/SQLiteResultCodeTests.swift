@@ -100,11 +100,8 @@ import SQLite3
     }
 
     @Test func busyAndBusySnapshotBetweenTwoConnections() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("busy.db")
-        let writer = try Connection(storageLocation: .onDisk(path))
-        try writer.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES (1)")
-        let other = try Connection(storageLocation: .onDisk(path))
+        let files = try TwoConnections(named: "busy.db") { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES (1)") }
+        let (writer, other) = (files.mine, files.other)
         try other.busyHandler(.defaultBehavior)
 
         try writer.execute("BEGIN IMMEDIATE")

@@ -3,23 +3,11 @@ import Strata
 import StrataTestSupport
 import Testing
 
-/// A deterministic generator (SplitMix64), so the test data is the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A Northwind-shaped database: 11 tables, ~3,300 rows, foreign keys, indexes, a view, a trigger,
 /// blobs, reals, NULLs and unicode.
 func makeNorthwind(at path: String) throws -> Connection {
     let db = try Connection(storageLocation: .onDisk(path))
-    var random = SeededGenerator(state: 42)
+    var random = SeededRandom(seed: 42)
     try db.execute(
         """
         PRAGMA foreign_keys = ON;
@@ -232,7 +220,7 @@ func dumpText(_ db: Connection, tables: [String]? = nil) throws -> String {
             CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT);
             CREATE VIRTUAL TABLE notes_index USING fts5(text, content='notes', content_rowid='id');
             """#)
-        var random = SeededGenerator(state: 7)
+        var random = SeededRandom(seed: 7)
         let edgeReals: [Double] = [
             0.1, -0.0, Double.leastNormalMagnitude / 3, Double.greatestFiniteMagnitude,
             -Double.leastNonzeroMagnitude, Double.infinity, -Double.infinity, 1e20, 100, 1.0 / 3.0

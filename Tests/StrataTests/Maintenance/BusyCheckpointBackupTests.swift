@@ -9,12 +9,11 @@ import SQLite3
 
 @Suite struct BusyCheckpointBackupTests {
     @Test func busyTimeoutEndsInDatabaseIsLocked() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("db")
-        let writer = try Connection(storageLocation: .onDisk(path))
-        try writer.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x)")
-        try writer.execute("BEGIN IMMEDIATE; INSERT INTO t VALUES(1)")
-        let other = try Connection(storageLocation: .onDisk(path))
+        let files = try TwoConnections(named: "db") {
+            try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x)")
+            try $0.execute("BEGIN IMMEDIATE; INSERT INTO t VALUES(1)")
+        }
+        let (writer, other) = (files.mine, files.other)
         try other.busyHandler(.timeout(0.2))
         let start = Date()
         let error = sqliteError { try other.execute("INSERT INTO t VALUES(2)") }

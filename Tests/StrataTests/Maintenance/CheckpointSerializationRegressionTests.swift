@@ -35,12 +35,11 @@ private struct Handed: @unchecked Sendable { let connection: Connection }
     /// second (PASSIVE) ran meanwhile, and failed with SQLITE_BUSY, before checkpoints were
     /// serialized.
     @Test func twoConnectionsNeverCheckpointOneFileAtOnce() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("db")
-        let first = try Connection(storageLocation: .onDisk(path))
-        try first.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES(1); INSERT INTO t VALUES(2)")
-        let second = try Connection(storageLocation: .onDisk(path))
-        let writer = try Connection(storageLocation: .onDisk(path))
+        let files = try TwoConnections(named: "db") {
+            try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES(1); INSERT INTO t VALUES(2)")
+        }
+        let (first, second) = (files.mine, files.other)
+        let writer = try Connection(storageLocation: .onDisk(files.path))
         try writer.execute("BEGIN IMMEDIATE; INSERT INTO t VALUES(3)")
 
         let outcome = Outcome()

@@ -65,10 +65,8 @@ private struct Pair: DecodableRow, Equatable {
     }
 
     @Test func schemaChangedByAnotherConnection() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("db.sqlite")
-        let reader = try Connection(storageLocation: .onDisk(path))
-        let writer = try Connection(storageLocation: .onDisk(path))
+        let files = try TwoConnections(named: "db.sqlite")
+        let (reader, writer) = (files.mine, files.other)
         try writer.execute("CREATE TABLE t(x, y); INSERT INTO t VALUES(1, 2)")
         let pairs: [Pair] = try reader.query("SELECT * FROM t")
         #expect(pairs == [Pair(x: 1, y: 2)])

@@ -40,10 +40,8 @@ private enum ReaderB {}
     }
 
     @Test func anotherConnectionsSchemaChangeDropsIt() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("statement.sqlite")
-        let mine = try Connection(storageLocation: .onDisk(path))
-        let other = try Connection(storageLocation: .onDisk(path))
+        let files = try TwoConnections(named: "statement.sqlite")
+        let (mine, other) = (files.mine, files.other)
         try mine.execute("CREATE TABLE t(a, b); INSERT INTO t VALUES(1, 2)")
         let statement = try mine.prepare("SELECT * FROM t")
         #expect(try statement.step())
@@ -59,10 +57,8 @@ private enum ReaderB {}
     /// The column indexes a reader type resolves (what records use) are resolved again after
     /// another connection reorders the table, and kept per reader type otherwise.
     @Test func readerColumnIndexesFollowAnotherConnectionsSchemaChange() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("indexes.sqlite")
-        let mine = try Connection(storageLocation: .onDisk(path))
-        let other = try Connection(storageLocation: .onDisk(path))
+        let files = try TwoConnections(named: "indexes.sqlite")
+        let (mine, other) = (files.mine, files.other)
         try mine.execute("CREATE TABLE t(a, b); INSERT INTO t VALUES(1, 2)")
         let statement = try mine.prepare("SELECT * FROM t")
         var resolutions = 0

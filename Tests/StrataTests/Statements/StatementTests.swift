@@ -116,11 +116,8 @@ import SQLite3
     }
 
     @Test func cachedStatementsReleaseLocks() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("db")
-        let writer = try Connection(storageLocation: .onDisk(path))
-        try writer.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1), (2), (3)")
-        let reader = try Connection(storageLocation: .onDisk(path))
+        let files = try TwoConnections(named: "db") { try $0.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1), (2), (3)") }
+        let (writer, reader) = (files.mine, files.other)
         let first: Int? = try reader.query("SELECT x FROM t ORDER BY x")
         #expect(first == 1)
         // The reader's statement was reset, so it holds no SHARED lock blocking this write.

@@ -55,26 +55,21 @@ import Strata
         #expect(!connection.isInTransaction)
     }
 
-    @Test func anOrRollbackConflictCaughtInTheTransactionCommitsNothing() throws {
+    /// An OR ROLLBACK conflict caught in the body of a transaction, or of an outer savepoint,
+    /// ends it: the body's next statement or its end throws, and nothing is committed.
+    @Test(arguments: ["transaction", "savepoint"])
+    func anOrRollbackConflictCaughtInTheOuterScopeCommitsNothing(scope: String) throws {
         let connection = try makeConnection()
-        #expect(throws: SQLiteError.self) {
-            try connection.transaction {
-                try connection.run("INSERT INTO t VALUES(2)")
-                _ = try? connection.run("INSERT OR ROLLBACK INTO t VALUES(1)")
-                try connection.run("INSERT INTO t VALUES(3)")
-            }
+        let body = {
+            try connection.run("INSERT INTO t VALUES(2)")
+            _ = try? connection.run("INSERT OR ROLLBACK INTO t VALUES(1)")
+            try connection.run("INSERT INTO t VALUES(3)")
         }
-        #expect(try ids(connection) == [1])
-        #expect(!connection.isInTransaction)
-    }
-
-    @Test func anOuterSavepointEndedBySQLiteCommitsNothing() throws {
-        let connection = try makeConnection()
         #expect(throws: SQLiteError.self) {
-            try connection.savepoint(named: "outer") {
-                try connection.run("INSERT INTO t VALUES(2)")
-                _ = try? connection.run("INSERT OR ROLLBACK INTO t VALUES(1)")
-                try connection.run("INSERT INTO t VALUES(3)")
+            if scope == "transaction" {
+                try connection.transaction(closure: body)
+            } else {
+                try connection.savepoint(named: "outer", closure: body)
             }
         }
         #expect(try ids(connection) == [1])

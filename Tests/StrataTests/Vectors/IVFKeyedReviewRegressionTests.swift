@@ -46,6 +46,13 @@ import Testing
 
     static func vec(_ values: [Float]) throws -> FloatVector { try FloatVector(values) }
 
+    /// Checks doc_ivf's five nearest (one list probed, rescored) against the exact five of doc.
+    static func checkNearestFive(_ db: Connection, to query: FloatVector, _ label: String) throws {
+        let found = try db.searchIVFIndex("doc_ivf", nearest: query, k: 5, nprobe: 1, rescoring: 1000)
+        let exact = try Self.exact(db, table: "doc", column: "embedding", query, metric: .l2, k: 5)
+        try Self.check(db, found, exact, table: "doc", column: "embedding", query: query, metric: .l2, label)
+    }
+
     @Test func dropOfUnkeyedIndexKeepsAUsersKeysTable() throws {
         let db = try Connection()
         try db.execute("CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB)")
@@ -72,9 +79,7 @@ import Testing
         do { try db.execute("UPDATE doc SET id = 'a' WHERE id = 'A'") } catch let e { error = e }
         #expect(error == nil, "UPDATE refused: \(String(describing: error))")
         let query = try Self.vec([1, 0])
-        let found = try db.searchIVFIndex("doc_ivf", nearest: query, k: 5, nprobe: 1, rescoring: 1000)
-        let exact = try Self.exact(db, table: "doc", column: "embedding", query, metric: .l2, k: 5)
-        try Self.check(db, found, exact, table: "doc", column: "embedding", query: query, metric: .l2, "nocase")
+        try Self.checkNearestFive(db, to: query, "nocase")
     }
 
     @Test func rekeyOntoAKeyGoneThroughAnotherUniqueIsNotRefused() throws {
@@ -97,9 +102,7 @@ import Testing
         #expect(error == nil, "UPSERT refused: \(String(describing: error))")
         try db.updateIVFIndex("doc_ivf")
         let query = try Self.vec([1, 0])
-        let found = try db.searchIVFIndex("doc_ivf", nearest: query, k: 5, nprobe: 1, rescoring: 1000)
-        let exact = try Self.exact(db, table: "doc", column: "embedding", query, metric: .l2, k: 5)
-        try Self.check(db, found, exact, table: "doc", column: "embedding", query: query, metric: .l2, "re-keyed onto stale keys")
+        try Self.checkNearestFive(db, to: query, "re-keyed onto stale keys")
     }
 
     /// The same write through a keyed FTS5 index, whose map the same triggers keep.

@@ -21,10 +21,8 @@ import Strata
     }
 
     @Test func answersFollowAnotherConnectionsSchemaChanges() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("db.sqlite")
-        let reader = try Connection(storageLocation: .onDisk(path))
-        let writer = try Connection(storageLocation: .onDisk(path))
+        let files = try TwoConnections(named: "db.sqlite")
+        let (reader, writer) = (files.mine, files.other)
         try writer.execute("CREATE TABLE t(a)")
         #expect(try reader.tableInfoForTableNamed("t")?.columnNames == ["a"])
         try writer.execute("ALTER TABLE t ADD COLUMN b")

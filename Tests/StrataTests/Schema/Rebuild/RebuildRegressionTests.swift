@@ -257,16 +257,3 @@ import Strata
         }
     }
 }
-
-extension BindingValue {
-    /// The value as a parameter.
-    var bindable: Bindable? {
-        switch self {
-        case .null: return nil
-        case .integer(let value): return value
-        case .real(let value): return value
-        case .text(let value): return value
-        case .blob(let value): return value
-        }
-    }
-}

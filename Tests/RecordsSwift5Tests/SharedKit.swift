@@ -1,0 +1,6 @@
+import StrataRecords
+import StrataTestSupport
+
+/// A database file in a temporary directory of its own, opened as the seed README opens one; the
+/// directory goes when the returned value does.
+func onDiskDatabase() throws -> TemporaryDatabase { try makeOnDiskDatabase() }

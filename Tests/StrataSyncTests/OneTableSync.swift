@@ -1,0 +1,21 @@
+import Foundation
+import Strata
+import StrataSync
+
+/// A hub in `folder` whose space "s" has the table `t`, and replica "r" of it on `r.sqlite` in the
+/// same folder, syncing `t` in process: the setup of the API's refusal and status tests.
+struct OneTableSync {
+    let hub: SyncHub
+    let database: Database
+    let replica: SyncReplica
+
+    /// `hubTable` and `replicaTable` are the `CREATE TABLE t` statements of the hub's space and of
+    /// the replica; the replica's is the hub's unless given.
+    init(in folder: SyncFolder, hubTable: String = "CREATE TABLE t(id TEXT PRIMARY KEY, v)", replicaTable: String? = nil) throws {
+        hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try hub.createSpace("s") { try $0.execute(hubTable) }
+        database = try Database(storageLocation: .onDisk(folder.path("r.sqlite")))
+        try database.executeWrite { try $0.execute(replicaTable ?? hubTable) }
+        replica = try SyncReplica(database: database, replicaID: "r", space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
+    }
+}
