@@ -11,7 +11,7 @@ import Testing
         let hub = try SyncHub(directory: URL(fileURLWithPath: sandbox.path("hub")))
         try hub.createSpace("s") { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v)") }
         do {
-            let database = try Database(storageLocation: .onDisk(sandbox.path("replica.db")))
+            let database = try Database(path: sandbox.path("replica.db"))
             try database.executeWrite { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v)") }
             let replica = try SyncReplica(database: database, replicaID: "r", space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
             try await replica.write { try $0.run("INSERT INTO t VALUES ('a', 1)") }

@@ -14,7 +14,7 @@ struct OneTableSync {
     init(in folder: SyncFolder, hubTable: String = "CREATE TABLE t(id TEXT PRIMARY KEY, v)", replicaTable: String? = nil) throws {
         hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
         try hub.createSpace("s") { try $0.execute(hubTable) }
-        database = try Database(storageLocation: .onDisk(folder.path("r.sqlite")))
+        database = try Database(path: folder.path("r.sqlite"))
         try database.executeWrite { try $0.execute(replicaTable ?? hubTable) }
         replica = try SyncReplica(database: database, replicaID: "r", space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
     }

@@ -50,7 +50,7 @@ import Testing
     ) throws -> SyncReplica {
         let file = name ?? user ?? "admin"
         try Connection(storageLocation: .onDisk(folder.path(file + ".sqlite"))).execute(schema)
-        let database = try Database(storageLocation: .onDisk(folder.path(file + ".sqlite")))
+        let database = try Database(path: folder.path(file + ".sqlite"))
         let transport = user.map { InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: $0)) } ?? InProcessSyncTransport(hub: hub)
         return try SyncReplica(database: database, replicaID: file, space: "team", tables: tables, transport: wrap(transport))
     }
@@ -270,7 +270,7 @@ import Testing
         let hub = try Self.hub(folder)
         // The fingerprint a replica of these tables sends: a trusted pull answers it.
         try Connection(storageLocation: .onDisk(folder.path("probe.sqlite"))).execute(Self.schema)
-        let database = try Database(storageLocation: .onDisk(folder.path("probe.sqlite")))
+        let database = try Database(path: folder.path("probe.sqlite"))
         final class Recorder: SyncTransport, @unchecked Sendable {
             // Written once by the one pull below, read after it returns.
             var fingerprint = ""

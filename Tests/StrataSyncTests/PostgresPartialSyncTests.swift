@@ -132,7 +132,7 @@ import Testing
                 .execute("CREATE TABLE item(id BIGINT PRIMARY KEY NOT NULL, done INTEGER NOT NULL, owner TEXT NOT NULL, weight REAL)")
             let transport = user.map { InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: $0)) } ?? InProcessSyncTransport(hub: hub)
             return try SyncReplica(
-                database: try Database(storageLocation: .onDisk(path)), replicaID: file, space: "typed",
+                database: try Database(path: path), replicaID: file, space: "typed",
                 tables: ["item"], transport: transport)
         }
         let admin = try replica(nil, "admin")

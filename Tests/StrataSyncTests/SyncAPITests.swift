@@ -22,7 +22,7 @@ final class SyncFolder: Sendable {
         hub.setPolicy(.lastWriterWins, forTable: "todo")
 
         func makeReplica(_ name: String) throws -> SyncReplica {
-            let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
+            let database = try Database(path: folder.path(name + ".sqlite"))
             try database.executeWrite { try $0.execute("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT, done INTEGER NOT NULL DEFAULT 0)") }
             return try SyncReplica(
                 database: database, replicaID: name, space: "team",
@@ -72,7 +72,8 @@ final class SyncFolder: Sendable {
             try await replica.write { try $0.execute("INSERT INTO t VALUES ('a', 1); COMMIT") }
         }
         #expect(try await replica.pendingChangeCount == 0)
-        #expect(try await database.read { $0.isInTransaction } == false)
+        // The writer, where the COMMIT ran, holds no transaction (a read is always one here).
+        #expect(try await database.writeWithoutTransaction { $0.isInTransaction } == false)
         #expect(throws: SyncError.self) {
             try SyncReplica(database: database, replicaID: "r", space: "s", tables: [], transport: InProcessSyncTransport(hub: hub))
         }
@@ -81,7 +82,7 @@ final class SyncFolder: Sendable {
     @Test func tablesWithoutAGlobalKeyAreRefused() async throws {
         let folder = try SyncFolder()
         let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        let database = try Database(storageLocation: .onDisk(folder.path("r.sqlite")))
+        let database = try Database(path: folder.path("r.sqlite"))
         try database.executeWrite {
             try $0.execute("CREATE TABLE counted(id INTEGER PRIMARY KEY, v); CREATE TABLE keyless(v); CREATE TABLE ok(id INTEGER PRIMARY KEY DESC, v)")
         }
@@ -116,7 +117,7 @@ final class SyncFolder: Sendable {
             try SyncReplica(database: database, replicaID: "r", space: "nowhere", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
         }
         #expect(try await replica.pendingChangeCount == 1)
-        let fresh = try Database(storageLocation: .onDisk(folder.path("fresh.sqlite")))
+        let fresh = try Database(path: folder.path("fresh.sqlite"))
         try await fresh.write { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v TEXT)") }
         let elsewhere = try SyncReplica(database: fresh, replicaID: "r", space: "nowhere", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
         try await elsewhere.write { try $0.run("INSERT INTO t(id, v) VALUES ('a', '1')") }

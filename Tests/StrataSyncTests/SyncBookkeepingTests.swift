@@ -12,7 +12,7 @@ import Testing
         let folder = try SyncFolder()
         let hub = try SyncHub(directory: folder.url)
         try hub.createSpace("s") { try $0.execute("CREATE TABLE t(id TEXT NOT NULL PRIMARY KEY, v)") }
-        let database = try Database(storageLocation: .onDisk(folder.path("r.sqlite")))
+        let database = try Database(path: folder.path("r.sqlite"))
         try database.executeWrite { try $0.execute("CREATE TABLE t(id TEXT NOT NULL PRIMARY KEY, v)") }
         _ = try SyncReplica(database: database, replicaID: "r", space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
         let (replicaVersion, tables, inflightColumns) = try database.executeRead { connection in
@@ -51,7 +51,7 @@ import Testing
             CREATE TABLE _strata_sync_applied(replica TEXT NOT NULL, sequence INTEGER NOT NULL, version INTEGER NOT NULL, conflicts TEXT NOT NULL, PRIMARY KEY(replica, sequence)) WITHOUT ROWID;
             INSERT INTO t VALUES ('a', 1);
             """)
-        let database = try Database(storageLocation: .onDisk(folder.path("r.sqlite")))
+        let database = try Database(path: folder.path("r.sqlite"))
         try database.executeWrite { connection in
             try connection.execute(
                 """
@@ -114,7 +114,7 @@ import Testing
         let folder = try SyncFolder()
         let hub = try SyncHub(directory: folder.url)
         try hub.createSpace("s") { try $0.execute("CREATE TABLE t(id TEXT NOT NULL PRIMARY KEY, v)") }
-        let database = try Database(storageLocation: .onDisk(folder.path("r.sqlite")))
+        let database = try Database(path: folder.path("r.sqlite"))
         try database.executeWrite { connection in
             try connection.execute(
                 """

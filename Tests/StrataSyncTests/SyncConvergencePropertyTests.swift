@@ -85,7 +85,7 @@ struct FlakyTransport: SyncTransport {
         let transport = FlakyTransport(hub: hub, failures: Locked(SeededRandom(seed: random.next())))
         var replicas: [SyncReplica] = []
         for index in 0..<random.int(3...6) {
-            let database = try Database(storageLocation: .onDisk(folder.path("r\(index).sqlite")))
+            let database = try Database(path: folder.path("r\(index).sqlite"))
             try database.executeWrite { try $0.execute("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; " + Self.schema) }
             replicas.append(try SyncReplica(database: database, replicaID: "r\(index)", space: "space", tables: ["item", "note"], transport: transport))
         }

@@ -42,7 +42,7 @@ import Testing
             #expect(printed.contains("wrote "), "round \(round): the writer wrote nothing before it was killed")
         }
         // The replica reopened, as the app would after a crash.
-        let database = try Database(storageLocation: .onDisk(folder.path("writer.sqlite")))
+        let database = try Database(path: folder.path("writer.sqlite"))
         let replica = try SyncReplica(
             database: database, replicaID: "writer", space: "crash", tables: ["item"],
             transport: InProcessSyncTransport(hub: hub))

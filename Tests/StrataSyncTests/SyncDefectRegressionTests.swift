@@ -21,7 +21,7 @@ import Testing
         _ folder: SyncFolder, _ name: String, file: String? = nil, schema: String = schema, tables: [String] = ["t"],
         transport: any SyncTransport, settings: SyncReplicaSettings = SyncReplicaSettings()
     ) throws -> SyncReplica {
-        let database = try Database(storageLocation: .onDisk(folder.path((file ?? name) + ".sqlite")))
+        let database = try Database(path: folder.path((file ?? name) + ".sqlite"))
         try database.executeWrite { connection in
             if try connection.query("SELECT count(*) FROM sqlite_master WHERE name = 't'") as Int? == 0 { try connection.execute(schema) }
         }

@@ -14,7 +14,7 @@ import Testing
         try first.createSpace("s") { try $0.execute("CREATE TABLE t(id TEXT NOT NULL PRIMARY KEY, v)") }
         let second = try SyncHub(directory: folder.url)
         // The entries: one replica's writes, captured.
-        let database = try Database(storageLocation: .onDisk(folder.path("r.sqlite")))
+        let database = try Database(path: folder.path("r.sqlite"))
         try database.executeWrite { try $0.execute("CREATE TABLE t(id TEXT NOT NULL PRIMARY KEY, v)") }
         let replica = try SyncReplica(database: database, replicaID: "r", space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: first))
         for round in 0..<4 {

@@ -12,7 +12,7 @@ import Testing
         let schema = "CREATE TABLE note(id TEXT PRIMARY KEY, body TEXT)"
         try hub.createSpace("notes") { try $0.execute(schema) }
         func replica(_ name: String, indexed: Bool) throws -> SyncReplica {
-            let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
+            let database = try Database(path: folder.path(name + ".sqlite"))
             try database.executeWrite { db in
                 try db.execute(schema)
                 if indexed {

@@ -26,7 +26,7 @@ import Testing
     }
 
     static func replica(_ name: String, _ folder: SyncFolder, _ transport: any SyncTransport) throws -> SyncReplica {
-        let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
+        let database = try Database(path: folder.path(name + ".sqlite"))
         try database.executeWrite { try $0.execute(Self.schema) }
         return try SyncReplica(database: database, replicaID: name, space: "s", tables: ["todo"], transport: transport)
     }
@@ -105,7 +105,7 @@ import Testing
         let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
         try hub.createSpace("s") { try $0.execute(Self.schema) }
         let transport = Slow(hub: hub, delay: .milliseconds(100), pushes: Locked(0))
-        let database = try Database(storageLocation: .onDisk(folder.path("phone.sqlite")))
+        let database = try Database(path: folder.path("phone.sqlite"))
         try database.executeWrite { try $0.execute(Self.schema) }
         let phone = try SyncReplica(
             database: database, replicaID: "phone", space: "s", tables: ["todo"], transport: transport,

@@ -167,7 +167,7 @@ extension SyncModelPropertyTests {
             }
             let inner = device.user.map { InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: $0)) } ?? InProcessSyncTransport(hub: hub)
             return try SyncReplica(
-                database: try Database(storageLocation: .onDisk(path)), replicaID: device.replicaID, space: "team",
+                database: try Database(path: path), replicaID: device.replicaID, space: "team",
                 tables: PartialSyncTests.tables, transport: LossyUserTransport(inner: inner, failures: failures),
                 settings: settings)
         }

@@ -77,7 +77,7 @@ import Testing
             try hub.setRules(SyncRules(buckets: [SyncBucket(name: "b", data: ["item": predicate])]), forSpace: "s")
             try Connection(storageLocation: .onDisk(folder.path("r.sqlite"))).execute(Self.schema)
             let replica = try SyncReplica(
-                database: try Database(storageLocation: .onDisk(folder.path("r.sqlite"))), replicaID: "r",
+                database: try Database(path: folder.path("r.sqlite")), replicaID: "r",
                 space: "s", tables: ["item"],
                 transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "u")))
             try await replica.sync()

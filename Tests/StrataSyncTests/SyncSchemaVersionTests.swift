@@ -58,7 +58,7 @@ import Testing
     }
 
     static func replica(_ folder: SyncFolder, _ name: String, version: Int, hub: SyncHub) throws -> SyncReplica {
-        let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
+        let database = try Database(path: folder.path(name + ".sqlite"))
         try database.executeWrite { try $0.execute(version1 + (version == 2 ? "; " + version2Steps : "")) }
         return try SyncReplica(
             database: database, replicaID: name, space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: hub),

@@ -19,7 +19,7 @@ import Testing
     }
 
     static func makeReplica(_ name: String, _ folder: SyncFolder, _ transport: any SyncTransport) throws -> SyncReplica {
-        let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
+        let database = try Database(path: folder.path(name + ".sqlite"))
         try database.executeWrite { try $0.execute("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; " + Self.schema) }
         return try SyncReplica(database: database, replicaID: name, space: "s", tables: ["item", "note"], transport: transport)
     }
@@ -227,7 +227,7 @@ import Testing
     @Test func aTableWithAGeneratedColumnIsRefusedWhereSessionsCannotRecordIt() async throws {
         let folder = try SyncFolder()
         let hub = try Self.makeHub(folder)
-        let database = try Database(storageLocation: .onDisk(folder.path("g.sqlite")))
+        let database = try Database(path: folder.path("g.sqlite"))
         try database.executeWrite { try $0.execute("CREATE TABLE g(id TEXT PRIMARY KEY, a INTEGER, twice INTEGER AS (a * 2))") }
         let recordable: Bool = try database.executeWrite { connection in
             let session = try connection.recordChanges()
@@ -273,7 +273,7 @@ import Testing
         try hub.createSpace("s") { try $0.execute(schema) }
         let transport = InProcessSyncTransport(hub: hub)
         func replica(_ name: String) throws -> SyncReplica {
-            let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
+            let database = try Database(path: folder.path(name + ".sqlite"))
             try database.executeWrite { try $0.execute(schema) }
             return try SyncReplica(database: database, replicaID: name, space: "s", tables: ["t"], transport: transport)
         }

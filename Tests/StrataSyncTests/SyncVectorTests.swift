@@ -29,7 +29,7 @@ import Testing
         try hub.createSpace("vectors") { try $0.execute(schema) }
         hub.setPolicy(.lastWriterWins, forTable: "doc")
         func replica(_ name: String) throws -> SyncReplica {
-            let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
+            let database = try Database(path: folder.path(name + ".sqlite"))
             try database.executeWrite { try $0.execute(schema) }
             try database.addVectorFunctions()
             return try SyncReplica(

@@ -261,7 +261,7 @@ import Testing
         let limit = 4_000
         let hub = try Defects.hub(folder)
         let recorder = BodyRecorder(hub: hub)
-        let database = try Database(storageLocation: .onDisk(folder.path("phone.sqlite")))
+        let database = try Database(path: folder.path("phone.sqlite"))
         try await database.write { try $0.execute(Defects.schema) }
         let phone = try SyncReplica(
             database: database, replicaID: "phone", space: "s", tables: ["t"], transport: recorder,

@@ -5,7 +5,7 @@ import StrataTestSupport
 typealias OnDiskDatabase = TemporaryDatabase
 
 /// `makeOnDiskDatabase(named:)` of the shared kit, for this target's suites that do not import it:
-/// a `Database(storageLocation: .onDisk(_))` in a fresh temporary directory, kept (and the files
+/// a `Database(path: _)` in a fresh temporary directory, kept (and the files
 /// with it) for as long as the value is.
 func onDiskDatabase(named name: String = "db.sqlite") throws -> OnDiskDatabase {
     try makeOnDiskDatabase(named: name)

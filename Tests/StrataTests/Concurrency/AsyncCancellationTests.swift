@@ -19,7 +19,7 @@ import Strata
     static let promptCancellation: Duration = ProcessInfo.processInfo.environment["STRATA_SANITIZER"] == nil ? .seconds(30) : .seconds(60)
 
     static func makeDatabase(_ directory: TemporaryDirectory) throws -> Database {
-        let database = try Database(storageLocation: .onDisk(directory.path("cancelled.sqlite")))
+        let database = try Database(path: directory.path("cancelled.sqlite"))
         try database.executeWrite { try $0.execute("PRAGMA journal_mode = WAL") }
         return database
     }

@@ -41,7 +41,7 @@ import Strata
     @Test func aCommitMadeWhileAPollWasRefusedIsSeen() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("rollback.sqlite")
-        let database = try Database(storageLocation: .onDisk(path))
+        let database = try Database(path: path)
         try await database.writeWithoutTransaction { try $0.execute("CREATE TABLE t(v INTEGER)") }
         let observed = ObservedValues(
             database.observe(externalChanges: .milliseconds(10)) {

@@ -16,7 +16,7 @@ import Strata
 
     private func database() throws -> (TemporaryDirectory, Database) {
         let directory = try TemporaryDirectory()
-        let database = try Database(storageLocation: .onDisk(directory.path("scope.sqlite")))
+        let database = try Database(path: directory.path("scope.sqlite"))
         try database.executeWrite { try $0.execute("CREATE TABLE t(id INTEGER PRIMARY KEY)") }
         return (directory, database)
     }

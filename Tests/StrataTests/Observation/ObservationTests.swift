@@ -333,7 +333,7 @@ struct Fetched: Sendable {
         let path = directory.path("shared.sqlite")
         let database = try Self.makeDatabase(directory)
         _ = database
-        let shared = try Database(storageLocation: .onDisk(path))
+        let shared = try Database(path: path)
         try shared.executeWrite { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(v INTEGER)") }
         let observed = ObservedValues(shared.observe(externalChanges: .milliseconds(100)) { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
         await observed.wait { $0 == [0] }

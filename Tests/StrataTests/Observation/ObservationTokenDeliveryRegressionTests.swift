@@ -67,7 +67,7 @@ import Strata
         }
         // One database each: fetches of one database share its fetch lanes and would wait there.
         for index in 0..<blocked {
-            let database = try Database(storageLocation: .onDisk(directory.path("blocked-\(index).sqlite")))
+            let database = try Database(path: directory.path("blocked-\(index).sqlite"))
             let kind = index.isMultiple(of: 2) ? "token \(index)" : "sequence \(index)"
             let fetch: @Sendable (Connection) throws -> Int = { _ in
                 entered.withLock { $0.append(kind) }

@@ -118,7 +118,7 @@ import Strata
 
     @Test func databaseAddsTheFunctionsToEveryConnection() throws {
         let directory = try TemporaryDirectory()
-        let database = try Database(storageLocation: .onDisk(directory.path("db.sqlite")))
+        let database = try Database(path: directory.path("db.sqlite"))
         let before: Int? = try database.executeRead { try $0.query("SELECT 1") }
         #expect(before == 1)
         try database.addVectorFunctions()

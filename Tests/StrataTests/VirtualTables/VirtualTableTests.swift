@@ -262,7 +262,7 @@ final class TrackedSource: VirtualTableSource {
 
     @Test func aDatabaseRegistersOnEveryConnectionNowAndLater() async throws {
         let directory = try TemporaryDirectory()
-        let database = try Database(storageLocation: .onDisk(directory.path("db.sqlite")))
+        let database = try Database(path: directory.path("db.sqlite"))
         try database.executeWrite { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x)") }
         // A reader opened before the registration.
         let before: Int? = try database.executeRead { try $0.query("SELECT count(*) FROM t") }
@@ -293,7 +293,7 @@ final class TrackedSource: VirtualTableSource {
 
     @Test func theREADMEExample() async throws {
         let directory = try TemporaryDirectory()
-        let database = try Database(storageLocation: .onDisk(directory.path("db.sqlite")))
+        let database = try Database(path: directory.path("db.sqlite"))
         let series = TableValuedFunction(name: "series", columns: ["value"], parameters: ["start", "stop", "step"]) { arguments in
             let start = arguments[0].integerValue ?? 0, stop = arguments[1].integerValue ?? start
             return stride(from: start, through: stop, by: Int(arguments[2].integerValue ?? 1)).map { [$0] }
