@@ -348,7 +348,7 @@ struct SyncBench {
         print("")
         print("| in process, \(count) single-row changes in batches of 100 | changes/s |")
         print("|---|---:|")
-        print("| the hub's apply, SQLite folder store (one transaction and fsync per entry) | \(sqliteApply) |")
+        print("| the hub's apply, SQLite folder store (one transaction and fsync per push of 100) | \(sqliteApply) |")
         print("| the hub's apply, PostgreSQL store | \(postgresApply) |")
         print("| floor: plain multi-row `INSERT` of the same rows into a table of the same definition, 100 per statement | \(floor) |")
     }
