@@ -2,7 +2,8 @@
 // the other (indentation, blank lines and `import` lines aside):
 // - the Nth ```swift block of the README's "Examples" section equals the code between this
 //   target's `README:begin N` and `README:end` markers;
-// - the Nth ```swift block of an article `Name.md` in the Strata or StrataSqueal catalog
+// - the Nth ```swift block of an article `Name.md` in the StrataCore, StrataVectors,
+//   StrataFullTextSearch or StrataSqueal catalog
 //   equals the code between `DOC:begin Name N` and `DOC:end` (several regions of one key are
 //   joined in file order), for every article but the one listed in `articlesNotHeld`, and no
 //   marked region names a block that is not there.

@@ -1,6 +1,6 @@
 import Foundation
 import Strata
-import StrataSync
+@testable import StrataSync
 import StrataTestSupport
 import Testing
 
@@ -58,5 +58,56 @@ import Testing
         #expect(try hub.withSpace("s") { try $0.query("SELECT count(*) FROM child") as Int? } == 0)
         #expect(try hub.withSpace("s") { try $0.query("SELECT count(*) FROM _strata_sync_log") as Int? } == 2)
         #expect(try hub.withSpace("s") { $0.isInTransaction } == false)
+    }
+
+    /// A space file whose child rows reference their parent through a deferred foreign key.
+    static func deferredSpace(in folder: SyncFolder) throws -> Connection {
+        let connection = try Connection(storageLocation: .onDisk(folder.path("space.sqlite")))
+        try connection.execute("PRAGMA foreign_keys = ON")
+        try connection.execute(
+            """
+            CREATE TABLE parent(id TEXT PRIMARY KEY);
+            CREATE TABLE child(id TEXT PRIMARY KEY, parent TEXT REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED)
+            """)
+        return connection
+    }
+
+    /// Releasing a savepoint checks no deferred foreign key: a write that leaves one unresolved
+    /// is undone alone, as its own COMMIT failed before, and the push's other writes commit
+    /// (left in place, it would fail the push's COMMIT on every resend).
+    @Test func aDeferredForeignKeyLeftByOneWriteIsUndoneWithIt() throws {
+        let folder = try SyncFolder()
+        let connection = try Self.deferredSpace(in: folder)
+        let storage = SQLiteSpaceStorage(connection: connection)
+        var firstError: (any Error)?
+        try storage.applyingPush(replica: "r", sequences: [1, 2]) {
+            do {
+                try storage.write { try connection.execute("INSERT INTO child VALUES ('orphan', 'missing')") }
+            } catch {
+                firstError = error
+            }
+            try storage.write { try connection.execute("INSERT INTO parent VALUES ('p')") }
+        }
+        #expect((firstError as? SQLiteError)?.resultCode == .constraintForeignKey)
+        #expect(try connection.query("SELECT count(*) FROM child") as Int? == 0)
+        #expect(try connection.query("SELECT count(*) FROM parent") as Int? == 1)
+        #expect(connection.isInTransaction == false)
+    }
+
+    /// Another process holding the space's file past the busy timeout makes the store
+    /// unavailable for now (the push is sent again), not a bare SQLite error.
+    @Test func aLockedSpaceFileIsUnavailableNotAFailure() throws {
+        let folder = try SyncFolder()
+        let connection = try Self.deferredSpace(in: folder)
+        let other = try Connection(storageLocation: .onDisk(folder.path("space.sqlite")))
+        try other.execute("BEGIN IMMEDIATE")
+        defer { try? other.execute("ROLLBACK") }
+        let storage = SQLiteSpaceStorage(connection: connection)
+        #expect(throws: SyncHubStoreUnavailable.self) {
+            try storage.applyingPush(replica: "r", sequences: [1]) {
+                try storage.write { try connection.execute("INSERT INTO parent VALUES ('p')") }
+            }
+        }
+        #expect(connection.isInTransaction == false)
     }
 }

@@ -188,6 +188,18 @@ extension Connection {
     }
 }
 
+extension Connection {
+    /// The error COMMIT would fail with for the deferred foreign keys outstanding now, or nil when
+    /// none are. Releasing a savepoint checks none: a layer that runs several units of work in
+    /// one transaction, a savepoint each (a hub's push), checks each unit as its own COMMIT would.
+    package func outstandingDeferredForeignKeyError() -> SQLiteError? {
+        var current: Int32 = 0
+        var highwater: Int32 = 0
+        guard sqlite3_db_status(handle, SQLITE_DBSTATUS_DEFERRED_FKS, &current, &highwater, 0) == SQLITE_OK, current > 0 else { return nil }
+        return SQLiteError(code: SQLITE_CONSTRAINT, message: "FOREIGN KEY constraint failed", extendedCode: SQLiteResultCode.constraintForeignKey.rawValue)
+    }
+}
+
 /// The SQLite library's process-wide counters (`sqlite3_status64`), across every connection.
 ///
 /// ```swift

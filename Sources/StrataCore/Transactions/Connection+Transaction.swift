@@ -118,8 +118,9 @@ extension Connection {
     /// at `BEGIN`, so a read followed by a write never fails to upgrade its lock
     /// (`SQLITE_BUSY_SNAPSHOT`) when the replicator has checkpointed in between. Opening a
     /// `Database` with `replicationSafety:` sets it on the writer; set it yourself on a writer you
-    /// configure by hand. It changes only what Strata's transaction forms begin (every
-    /// `transaction`, `savepoint` and `Database` write); a `BEGIN` you execute as SQL is yours.
+    /// configure by hand. It changes only what Strata's transaction forms begin (`transaction`,
+    /// `savepoint`, and the `Database` writes that are transactions: `write`,
+    /// `writeInTransaction`); a `BEGIN` you execute as SQL is yours.
     ///
     /// ```swift
     /// let writer = try Connection(storageLocation: .onDisk(path))
@@ -225,6 +226,11 @@ extension Connection {
         )
         withBookkeeping { _ = sqlite3_exec(handle, "BEGIN", nil, nil, nil) }
     }
+
+    /// The error with which SQLite ended the running wrapper's transaction by itself, if it did:
+    /// the wrapper has begun another so the statements after it do not run in autocommit, and
+    /// throws this one at its end, so a layer inside it can stop early.
+    package var transactionEndedBySQLite: SQLiteError? { transactionState.endedBySQLite }
 
     /// Throws, after rolling back what ran since, when SQLite ended the wrapper's transaction.
     func throwIfTransactionEndedBySQLite() throws {

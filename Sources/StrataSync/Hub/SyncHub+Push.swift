@@ -11,7 +11,7 @@ extension SyncHub {
     ///   ``SyncError/duplicateEntry(replicaID:sequence:)`` for an entry applied before with other
     ///   content (the entries before it are applied and stay so; the push is answered by none);
     ///   ``SyncHubStoreUnavailable`` when the store failed for a reason that passes (send the push
-    ///   again: what was applied before the failure is answered, not applied twice).
+    ///   again: nothing of it was applied, or what was is answered, not applied twice).
     public func push(_ request: SyncPushRequest) throws -> SyncPushResponse {
         try push(request, caller: .trusted)
     }
@@ -34,7 +34,7 @@ extension SyncHub {
             throw SyncError.tooLarge("a push is limited to \(limits.maximumPushBytes) changeset bytes, this one has \(bytes)")
         }
         let policies = self.policies.current
-        // In one store transaction where the store has them (PostgreSQL), each entry a savepoint.
+        // In one store transaction (both stores), each entry a savepoint of it.
         let response = try space(request.space) { storage in
             try storage.applyingPush(replica: request.replicaID, sequences: request.entries.map(\.sequence)) {
                 let widths = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
@@ -121,7 +121,8 @@ extension SyncHub {
         return response
     }
 
-    /// Applies one entry in one transaction, unless it was applied before; returns the rows whose
+    /// Applies one entry in one write (a savepoint of the push's transaction, or a transaction of
+    /// its own), unless it was applied before; returns the rows whose
     /// conflicts the policy settled otherwise than by the replica's change, and the version the
     /// entry was applied at.
     /// - Throws: `EntryRefusal` when the entry cannot be applied (nothing of it is);
@@ -159,7 +160,7 @@ extension SyncHub {
         do {
             try storage.write {
                 // Another hub process on this space may have applied the entry since the look
-                // above: the write lock is this transaction's only now.
+                // above, unless the push's transaction already holds the write lock.
                 if let applied = try storage.applied(replica: replica, sequence: entry.sequence) {
                     appliedMeanwhile = applied
                     return

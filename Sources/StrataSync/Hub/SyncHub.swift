@@ -13,8 +13,8 @@ import Strata
 /// try hub.createSpace("team") { db in try db.execute("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)") }
 /// hub.setPolicy(.lastWriterWins, forTable: "todo")
 /// ```
-/// A push is applied entry by entry, each in one transaction (on PostgreSQL a savepoint of the
-/// push's one transaction) under the table's ``SyncPolicy`` with foreign keys enforced; an entry
+/// A push is applied in one transaction of the store, entry by entry, each a savepoint of it,
+/// under the table's ``SyncPolicy`` with foreign keys enforced; an entry
 /// the hub cannot apply is answered as a ``SyncRefusal`` (the replica keeps it) and the others
 /// are applied.
 public final class SyncHub: Sendable {

@@ -114,16 +114,27 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
     /// undone alone. The push is answered only after the commit, so an answered entry is on disk.
     func applyingPush<T>(replica: String, sequences: [Int64], _ body: () throws -> T) throws -> T {
         guard !push.isOpen else { return try body() }
-        let outcome: PushOutcome<T> = try connection.transaction(transactionType: .immediate) {
-            push.isOpen = true
-            defer { push.isOpen = false }
-            do {
-                return .answered(try body())
-            } catch let error as SyncError {
-                // The push refused from an entry on: the entries before it stay (committed), as
-                // with a transaction each.
-                return .refused(error)
+        let outcome: PushOutcome<T>
+        do {
+            outcome = try connection.transaction(transactionType: .immediate) {
+                push.isOpen = true
+                defer { push.isOpen = false }
+                let outcome: PushOutcome<T>
+                do {
+                    outcome = .answered(try body())
+                } catch let error as SyncError {
+                    // The push refused from an entry on: the entries before it stay (committed),
+                    // as with a transaction each.
+                    outcome = .refused(error)
+                }
+                // Ended inside a changeset apply, which the wrapper does not see: nothing to commit.
+                try requirePushTransaction()
+                return outcome
             }
+        } catch let error as SQLiteError where error.resultCode.primary == .busy {
+            // Another process holds the space's file past the busy timeout: nothing of the push
+            // is applied, and it can be sent again.
+            throw SyncHubStoreUnavailable(reason: "another process holds the space's file: \(error)")
         }
         switch outcome {
         case .answered(let value): return value
@@ -134,7 +145,14 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
     func write<T>(_ body: () throws -> T) throws -> T {
         guard push.isOpen else { return try connection.transaction(transactionType: .immediate) { try body() } }
         try requirePushTransaction()
-        return try connection.savepoint(named: "strata_sync_write") { try body() }
+        return try connection.strataSavepoint(named: "strata_sync_write") {
+            let result = try body()
+            // A deferred foreign key the entry left unresolved: its own COMMIT failed on it
+            // before; releasing a savepoint checks none, and the next entries' changeset applies
+            // would each meet it and the push's COMMIT fail, again on every resend.
+            if let violation = connection.outstandingDeferredForeignKeyError() { throw violation }
+            return result
+        }
     }
 
     func read<T>(_ body: () throws -> T) throws -> T {
@@ -143,10 +161,14 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
         return try body()
     }
 
-    /// SQLite can end a transaction by itself (a full disk, an I/O error): a write after that
-    /// would commit alone, apart from the entries the rollback undid, so the push stops there
-    /// (the transaction wrapper throws SQLite's error; the replica sends the push again).
+    /// SQLite can end a transaction by itself (a full disk, an I/O error): what the push applied
+    /// before is undone, so it stops there, unanswered, and the replica sends it again. Strata's
+    /// wrapper begins another transaction at once when it sees this (so a later write does not
+    /// commit alone); a changeset apply it does not see leaves none open.
     private func requirePushTransaction() throws {
+        if let ended = connection.transactionEndedBySQLite {
+            throw SyncHubStoreUnavailable(reason: "SQLite ended the push's transaction: \(ended)")
+        }
         guard connection.isInTransaction else {
             throw SyncHubStoreUnavailable(reason: "SQLite ended the push's transaction before its entries were applied")
         }
