@@ -110,4 +110,67 @@ import Testing
         }
         #expect(connection.isInTransaction == false)
     }
+
+    /// The hub's apply rate on the SQLite folder store in this process (5,000 single-row entries
+    /// in pushes of 100, as `strata-sync-bench` measures it), beside its floors: the same rows
+    /// inserted in one transaction, and in a transaction each (the store's cost per entry before
+    /// a push had one). A measurement, not a check: run with STRATA_SYNC_APPLY_RATE=1.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["STRATA_SYNC_APPLY_RATE"] != nil, "a measurement: STRATA_SYNC_APPLY_RATE=1"))
+    func applyRate() async throws {
+        let folder = try SyncFolder()
+        let sync = try OneTableSync(in: folder)
+        let count = 5_000
+        for index in 0..<count {
+            try await sync.replica.write { try $0.run("INSERT INTO t(id, v) VALUES (?, ?)", "row-\(index)", index) }
+        }
+        let entries: [SyncOutboxEntry] = try await sync.database.read { db in
+            let rows: [Row] = try db.query(literal: "SELECT sequence, changeset FROM _strata_sync_outbox ORDER BY sequence")
+            return rows.map { SyncOutboxEntry(sequence: $0.value(at: 0) ?? 0, changeset: $0.value(at: 1) ?? Data()) }
+        }
+        #expect(entries.count == count)
+        var fingerprint = "?"
+        do {
+            _ = try sync.hub.pull(SyncPullRequest(space: "s", replicaID: "x", tables: ["t"], schemaFingerprint: "?", after: 0, limit: 1))
+        } catch SyncError.schemaMismatch(_, let remote) {
+            fingerprint = remote
+        }
+        func seconds(_ body: () throws -> Void) rethrows -> Double {
+            let start = ContinuousClock.now
+            try body()
+            let elapsed = ContinuousClock.now - start
+            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        }
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("measured")))
+        try hub.createSpace("s") { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v)") }
+        let apply = try seconds {
+            for batch in stride(from: 0, to: count, by: 100) {
+                _ = try hub.push(
+                    SyncPushRequest(
+                        space: "s", replicaID: "r", tables: ["t"], schemaFingerprint: fingerprint,
+                        entries: Array(entries[batch..<min(batch + 100, count)])))
+            }
+        }
+        #expect(try hub.withSpace("s") { try $0.query("SELECT count(*) FROM t") as Int? } == count)
+        // The floors, on files configured as the hub's spaces are (its journal mode and sync).
+        func floor(_ name: String, oneTransaction: Bool) throws -> Double {
+            let floorHub = try SyncHub(directory: URL(fileURLWithPath: folder.path(name)))
+            try floorHub.createSpace("s") { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v)") }
+            return try floorHub.withSpace("s") { db in
+                try seconds {
+                    if oneTransaction { try db.execute("BEGIN IMMEDIATE") }
+                    for index in 0..<count {
+                        if !oneTransaction { try db.execute("BEGIN IMMEDIATE") }
+                        try db.run("INSERT INTO t(id, v) VALUES (?, ?)", "row-\(index)", index)
+                        if !oneTransaction { try db.execute("COMMIT") }
+                    }
+                    if oneTransaction { try db.execute("COMMIT") }
+                }
+            }
+        }
+        let together = try floor("floor-one", oneTransaction: true)
+        let each = try floor("floor-each", oneTransaction: false)
+        print(
+            "apply rate: \(Int(Double(count) / apply)) changes/s; floor, one transaction: \(Int(Double(count) / together)) rows/s;"
+                + " a transaction per row: \(Int(Double(count) / each)) rows/s")
+    }
 }
