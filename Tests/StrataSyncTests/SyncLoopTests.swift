@@ -26,7 +26,7 @@ import Testing
     }
 
     static func replica(_ name: String, _ folder: SyncFolder, _ transport: any SyncTransport) throws -> SyncReplica {
-        let database = try Database(path: folder.path(name + ".sqlite"))
+        let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
         try database.executeWrite { try $0.execute(Self.schema) }
         return try SyncReplica(database: database, replicaID: name, space: "s", tables: ["todo"], transport: transport)
     }
