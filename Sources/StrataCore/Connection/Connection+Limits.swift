@@ -162,14 +162,18 @@ public struct ConnectionStatus: Sendable, Hashable {
 }
 
 extension Connection {
+    /// One of `sqlite3_db_status`'s counters: what ``status(resettingHighwater:)`` reads for
+    /// each, and what a layer reads alone when it needs one.
+    func statusValue(_ operation: Int32, resettingHighwater: Bool) -> StatusValue {
+        StatusValue(reading: { sqlite3_db_status(handle, operation, $0, $1, resettingHighwater ? 1 : 0) })
+    }
+
     /// The connection's memory and cache counters.
     ///
     /// - Parameter resettingHighwater: Reset the high-water marks (and the hit, miss, write and
     ///   spill counts) after reading them.
     public func status(resettingHighwater: Bool = false) -> ConnectionStatus {
-        func value(_ operation: Int32) -> StatusValue {
-            StatusValue(reading: { sqlite3_db_status(handle, operation, $0, $1, resettingHighwater ? 1 : 0) })
-        }
+        func value(_ operation: Int32) -> StatusValue { statusValue(operation, resettingHighwater: resettingHighwater) }
         return ConnectionStatus(
             lookasideUsed: value(SQLITE_DBSTATUS_LOOKASIDE_USED),
             lookasideHit: value(SQLITE_DBSTATUS_LOOKASIDE_HIT),
@@ -193,9 +197,7 @@ extension Connection {
     /// none are. Releasing a savepoint checks none: a layer that runs several units of work in
     /// one transaction, a savepoint each (a hub's push), checks each unit as its own COMMIT would.
     package func outstandingDeferredForeignKeyError() -> SQLiteError? {
-        var current: Int32 = 0
-        var highwater: Int32 = 0
-        guard sqlite3_db_status(handle, SQLITE_DBSTATUS_DEFERRED_FKS, &current, &highwater, 0) == SQLITE_OK, current > 0 else { return nil }
+        guard statusValue(SQLITE_DBSTATUS_DEFERRED_FKS, resettingHighwater: false).current > 0 else { return nil }
         return SQLiteError(code: SQLITE_CONSTRAINT, message: "FOREIGN KEY constraint failed", extendedCode: SQLiteResultCode.constraintForeignKey.rawValue)
     }
 }
