@@ -117,7 +117,7 @@ let package = Package(
         // Sweeps of I/O errors, full disks and failed syncs under every layer, and the CLI's.
         .testTarget(
             name: "StrataFaultTests",
-            dependencies: ["StrataFaultVFS", "Strata", "StrataCore", "StrataSqueal", "StrataORM", "StrataRecords", "StrataCLI", sqliteDependency]
+            dependencies: ["StrataFaultVFS", "Strata", "StrataCore", "StrataSqueal", "StrataORM", "StrataRecords", "StrataCLI", sqliteDependency, "StrataTestSupport"]
         ),
         .testTarget(name: "StrataSquealTests", dependencies: ["StrataSqueal", sqliteDependency, "StrataTestSupport"]),
         .testTarget(name: "StrataSwiftlyTests", dependencies: ["StrataCore", "StrataSwiftly", "Strata", sqliteDependency, "StrataTestSupport"]),
@@ -228,7 +228,7 @@ let package = Package(
         .testTarget(
             name: "StrataSyncHubTests",
             dependencies: [
-                "StrataSyncHub", "StrataSync", "strata-sync-hub",
+                "StrataSyncHub", "StrataSync", "strata-sync-hub", "StrataTestSupport",
                 .byName(name: "StrataSyncPostgres", condition: .when(traits: ["Hub"])),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hub"])),
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hub"])),

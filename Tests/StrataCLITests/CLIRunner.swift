@@ -2,6 +2,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// What one run of the `strata` binary produced.
 struct CLIResult {
@@ -105,7 +106,7 @@ final class Sandbox {
 
     /// A process started in `work/`; read its output once it has exited.
     struct Started {
-        let process: Process
+        let process: ChildProcess
         let stdoutURL: URL
         let stderrURL: URL
 
@@ -123,7 +124,7 @@ final class Sandbox {
         let stderrURL = root.appendingPathComponent("\(id).err")
         _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.currentDirectoryURL = work

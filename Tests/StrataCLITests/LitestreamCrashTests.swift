@@ -2,6 +2,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// The real `litestream` binary streams a Strata writer's WAL to a replica (a `file://` folder,
 /// then an S3 bucket on moto's server) while the writer is killed with SIGKILL at random moments;
@@ -66,7 +67,7 @@ struct LitestreamCrashTests {
             // its sight (so an application starts replication first, as here).
             Thread.sleep(forTimeInterval: 1.0)
 
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = writer
             process.arguments = [database]
             let pipe = Pipe()

@@ -2,6 +2,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// A read replica through the real litestream-vfs extension, over a `file://` replica that the
 /// real `litestream replicate` keeps up to date. litestream-vfs reads its replica URL from the
@@ -13,7 +14,7 @@ struct LitestreamReplicaTests {
     final class Reader: @unchecked Sendable {
         // @unchecked Sendable: one test drives it, one command at a time (each call hops to a
         // Dispatch thread and back, never two at once).
-        let process = Process()
+        let process = ChildProcess()
         private let input = Pipe()
         private let output = Pipe()
         private var buffer = Data()

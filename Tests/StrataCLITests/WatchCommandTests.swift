@@ -2,6 +2,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 @Suite struct WatchCommandTests {
     /// Output collected from a running process's pipe.
@@ -38,7 +39,7 @@ import Testing
         let writer = try Connection(storageLocation: .onDisk(path))
         try writer.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(name TEXT); INSERT INTO t VALUES('first')")
 
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try strataBinary()
         process.arguments = ["watch", path, "SELECT name FROM t ORDER BY rowid", "--interval", "0.1"]
         let output = Pipe()
@@ -74,7 +75,7 @@ import Testing
         let sandbox = try Sandbox()
         let path = sandbox.work.appendingPathComponent("watched.db").path
         try Connection(storageLocation: .onDisk(path)).execute("CREATE TABLE t(a)")
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try strataBinary()
         process.arguments = ["watch", path, "SELECT nope FROM t"]
         let errors = Pipe()

@@ -4,6 +4,7 @@ import Strata
 import Testing
 #if canImport(SQLite3)
 import SQLite3
+import StrataTestSupport
 #endif
 
 extension FaultSweeps {
@@ -35,7 +36,7 @@ extension FaultSweeps {
         /// files whose path contains `fragment`.
         static func strata(_ arguments: [String], in directory: URL, fullFrom nth: Int, onFilesContaining fragment: String) throws -> Run {
             let (strata, preload) = try binaries()
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = strata
             process.arguments = arguments
             process.currentDirectoryURL = directory

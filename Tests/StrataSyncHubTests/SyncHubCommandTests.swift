@@ -6,6 +6,7 @@ import FoundationNetworking
 import Strata
 import StrataSync
 import Testing
+import StrataTestSupport
 
 /// `strata-sync-hub` as a new user runs it: `--help`, bad arguments (exit 64 with a message),
 /// then a hub started on a folder with a space created from a schema file, synced through, and
@@ -27,7 +28,7 @@ import Testing
 
     /// Runs the hub to its end; its exit status and what it printed.
     static func run(_ arguments: [String], in folder: URL) throws -> (status: Int32, output: String) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try binary()
         process.arguments = arguments
         process.currentDirectoryURL = folder
@@ -89,7 +90,7 @@ import Testing
         var lastError = ""
         for _ in 0..<5 {
             let port = Int.random(in: 20_000...60_000)
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = try Self.binary()
             process.arguments = [
                 folder.path("hub"), "--port", String(port), "--token", "dev", "--create", "team",
@@ -130,8 +131,8 @@ import Testing
 
     /// A hub process on `port` with `arguments` (output to `log`), and whether its health answers
     /// within `seconds` while it runs.
-    static func start(_ arguments: [String], port: Int, log: URL) throws -> Process {
-        let process = Process()
+    static func start(_ arguments: [String], port: Int, log: URL) throws -> ChildProcess {
+        let process = ChildProcess()
         process.executableURL = try binary()
         process.arguments = arguments + ["--port", String(port)]
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -142,7 +143,7 @@ import Testing
         return process
     }
 
-    static func healthy(_ process: Process, port: Int, within seconds: Double) async -> Bool {
+    static func healthy(_ process: ChildProcess, port: Int, within seconds: Double) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline, process.isRunning {
             if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!),
@@ -187,7 +188,7 @@ import Testing
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent(".ci/postgres.sh")
         func postgres(_ arguments: [String]) throws -> String {
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             process.arguments = [script.path] + arguments
             let pipe = Pipe()

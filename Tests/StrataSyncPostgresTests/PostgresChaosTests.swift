@@ -48,8 +48,8 @@ final class ChaosRun {
     let database: PostgresTestDatabase
     let folder: TestFolder
     let ports: [Int]
-    var hubs: [Process?]
-    var writers: [Process] = []
+    var hubs: [ChildProcess?]
+    var writers: [ChildProcess] = []
     var random: SeededRandom
     let clock = ContinuousClock()
 
@@ -74,7 +74,7 @@ final class ChaosRun {
         for index in 0..<4 {
             // Each writer starts at another hub (the list rotated), so the load is spread.
             let rotated = (0..<3).map { urls[(index + $0) % 3] }.joined(separator: ",")
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = try testExecutable("strata-sync-writer")
             process.arguments = ["--http", rotated, folder.url.path, "w\(index)", String(seed &+ UInt64(index)), String(ChaosRun.writeSeconds)]
             _ = FileManager.default.createFile(atPath: folder.path("w\(index).out"), contents: nil)
@@ -203,7 +203,7 @@ final class ChaosRun {
     /// early (the server may be restarting).
     func startHub(_ index: Int, extra: [String] = []) async throws {
         for _ in 0..<20 {
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = try testExecutable("strata-sync-hub")
             process.arguments = ["--postgres", database.url, "--port", String(ports[index]), "--log-level", "warning", "--insecure"] + extra
             let log = try logHandle("hub\(index).log")
@@ -235,7 +235,7 @@ final class ChaosRun {
         }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent(".ci/postgres.sh")
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [script.path, "restart", dir]
         let log = try logHandle("postgres-restart.log")
@@ -255,7 +255,7 @@ final class ChaosRun {
         }
     }
 
-    func waitForExit(_ process: Process, timeout: Duration) async {
+    func waitForExit(_ process: ChildProcess, timeout: Duration) async {
         let deadline = clock.now + timeout
         while process.isRunning, clock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
     }

@@ -5,6 +5,7 @@ import Strata
 import StrataSync
 import StrataSyncPostgres
 import Testing
+import StrataTestSupport
 
 /// Issue 66, item 5: `strata-sync-hub migrate --postgres` and `spaces --postgres`, the real
 /// executable on a database of the test's own: a dry run prints the PostgreSQL statements and
@@ -12,7 +13,7 @@ import Testing
 @Suite(.enabled(if: PostgresServer.isSet, PostgresServer.skipReason), .serialized)
 struct PostgresOperatorCommandTests {
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try testExecutable("strata-sync-hub")
         process.arguments = arguments
         let pipe = Pipe()

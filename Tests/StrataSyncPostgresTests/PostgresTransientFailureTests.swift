@@ -145,7 +145,7 @@ struct PostgresTransientFailureTests {
         _ = FileManager.default.createFile(atPath: output, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         defer { try? handle.close() }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [script.path] + arguments
         process.standardOutput = handle

@@ -3,6 +3,7 @@ import Foundation
 import Strata
 import StrataSync
 import Testing
+import StrataTestSupport
 
 /// A replica process killed with SIGKILL while it writes and pushes: after a restart nothing it
 /// committed is missing from both its outbox and the hub, and nothing is applied twice.
@@ -27,7 +28,7 @@ import Testing
         try hub.createSpace("crash") { try $0.execute("CREATE TABLE item(id TEXT PRIMARY KEY, n INTEGER)") }
         let binary = try Self.writerBinary()
         for round in 0..<4 {
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = binary
             process.arguments = [folder.url.path, "writer"]
             let output = Pipe()

@@ -137,7 +137,7 @@ public enum SQLiteShell {
         #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
         throw PropertyViolation("no child processes on \(path)")
         #else
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = ["-batch", database] + arguments
         // The shell is SQLite's own, the oracle: never through the fault VFS a test run preloads

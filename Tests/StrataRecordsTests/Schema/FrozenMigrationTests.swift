@@ -127,7 +127,7 @@ import Testing
             try Data(program.utf8).write(to: file)
             let binary = folder.appendingPathComponent("frozen")
             func run(_ path: String, _ arguments: [String]) throws -> (Int32, String) {
-                let process = Process()
+                let process = ChildProcess()
                 process.executableURL = URL(fileURLWithPath: path)
                 process.arguments = arguments
                 let pipe = Pipe()

@@ -15,7 +15,7 @@ private func peakResidentKiB(streaming mebibytes: Int, in directory: TemporaryDi
     else {
         throw BlobStreamFailure(message: "no strata-blob-stream next to the tests in \(candidates.map(\.path))")
     }
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = binary
     process.arguments = [String(mebibytes), directory.url.path]
     // Under AddressSanitizer freed chunks wait in its quarantine (256 MB by default), which would

@@ -25,7 +25,7 @@ import Strata
         let sourcePath = directory.path("strataext.c")
         let libraryPath = directory.path("strataext.so")
         try source.write(toFile: sourcePath, atomically: true, encoding: .utf8)
-        let compiler = Process()
+        let compiler = ChildProcess()
         compiler.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         compiler.arguments = ["cc", "-shared", "-fPIC", "-o", libraryPath, sourcePath]
         try compiler.run()

@@ -337,7 +337,7 @@ struct Fetched: Sendable {
         try shared.executeWrite { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(v INTEGER)") }
         let observed = ObservedValues(shared.observe(externalChanges: .milliseconds(100)) { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
         await observed.wait { $0 == [0] }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('INSERT INTO t VALUES(1)'); c.commit()", path]
         // Waited for on a thread of its own: python's start on a loaded machine takes seconds,

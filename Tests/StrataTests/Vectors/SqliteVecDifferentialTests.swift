@@ -12,7 +12,7 @@ enum SqliteVec {
     static let libraryPath: String? = {
         let environment = ProcessInfo.processInfo.environment
         if let path = environment["STRATA_SQLITE_VEC"], !path.isEmpty { return path }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [environment["STRATA_PYTHON"] ?? "python3", "-c", "import sqlite_vec; print(sqlite_vec.loadable_path())"]
         let pipe = Pipe()
