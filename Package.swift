@@ -241,3 +241,28 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// CI's narrower passes (sanitizers, the server stack) each run a few suites, yet `swift test`
+// builds every target: under a sanitizer the whole test bundle took ten minutes to build for
+// twenty seconds of tests. With STRATA_TEST_TARGETS (comma-separated test target names) set,
+// the package keeps those test targets, the targets they depend on, and the products made only of
+// those. Unset, as for every user, nothing changes.
+if let kept = Context.environment["STRATA_TEST_TARGETS"], !kept.isEmpty {
+    let byName = Dictionary(uniqueKeysWithValues: package.targets.map { ($0.name, $0) })
+    var needed = Set<String>()
+    var pending = kept.split(separator: ",").map { String($0) }
+    while let name = pending.popLast() {
+        guard let target = byName[name], needed.insert(name).inserted else { continue }
+        for dependency in target.dependencies {
+            switch dependency {
+            case .targetItem(let name, _), .byNameItem(let name, _): pending.append(name)
+            default: break  // another package's product
+            }
+        }
+    }
+    package.targets.removeAll { !needed.contains($0.name) }
+    package.products.removeAll { product in
+        let targets = (product as? Product.Library)?.targets ?? (product as? Product.Executable)?.targets ?? []
+        return !targets.allSatisfy(needed.contains)
+    }
+}
