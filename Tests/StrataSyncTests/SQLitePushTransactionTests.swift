@@ -111,6 +111,71 @@ import Testing
         #expect(connection.isInTransaction == false)
     }
 
+    /// The schema fingerprint the hub's space `s` expects of `tables`.
+    static func fingerprint(_ hub: SyncHub, tables: [String] = ["t"]) throws -> String {
+        do {
+            _ = try hub.pull(SyncPullRequest(space: "s", replicaID: "x", tables: tables, schemaFingerprint: "?", after: 0, limit: 1))
+        } catch SyncError.schemaMismatch(_, let remote) {
+            return remote
+        }
+        return "?"
+    }
+
+    /// Pushes that arrive while the space is busy wait together, and the first call to get the
+    /// space applies them all in one transaction: 8 pushes, 1 commit, every push answered with
+    /// its own entries, and one push refused (a schema it does not have) alone.
+    @Test func pushesThatArriveTogetherCommitOnceAndFailAlone() async throws {
+        let folder = try SyncFolder()
+        let sync = try OneTableSync(in: folder)
+        for index in 0..<80 {
+            try await sync.replica.write { try $0.run("INSERT INTO t(id, v) VALUES (?, ?)", "row-\(index)", index) }
+        }
+        let entries: [SyncOutboxEntry] = try await sync.database.read { db in
+            let rows: [Row] = try db.query(literal: "SELECT sequence, changeset FROM _strata_sync_outbox ORDER BY sequence")
+            return rows.map { SyncOutboxEntry(sequence: $0.value(at: 0) ?? 0, changeset: $0.value(at: 1) ?? Data()) }
+        }
+        try #require(entries.count == 80)
+        let fingerprint = try Self.fingerprint(sync.hub)
+        let storage = try #require(sync.hub.storage as? SQLiteFolderHubStorage)
+        let answers = Locked<[Int: Result<SyncPushResponse, any Error>]>([:])
+        let commits = Locked(0)
+        let threads = try sync.hub.withSpace("s") { connection in
+            connection.commitHook {
+                commits.withLock { $0 += 1 }
+                return false
+            }
+            // Holding the space's queue here: the pushes below queue up behind this call.
+            let threads = (0..<9).map { index in
+                Thread {
+                    let request = SyncPushRequest(
+                        space: "s", replicaID: "r\(index)", tables: ["t"],
+                        schemaFingerprint: index == 8 ? "another schema" : fingerprint,
+                        entries: index == 8 ? Array(entries[0..<1]) : Array(entries[index * 10..<index * 10 + 10]))
+                    let answer = Result { try sync.hub.push(request) }
+                    answers.withLock { $0[index] = answer }
+                }
+            }
+            threads.forEach { $0.start() }
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline, storage.pushGroups.withLock({ $0["s"] })?.pending.current.count ?? 0 < 9 { usleep(1_000) }
+            return threads
+        }
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, answers.current.count < 9 { try await Task.sleep(for: .milliseconds(5)) }
+        _ = threads
+        try sync.hub.withSpace("s") { $0.commitHook(nil) }
+        let results = answers.current
+        try #require(results.count == 9, "every push is answered")
+        for index in 0..<8 {
+            let response = try results[index].map { try $0.get() }
+            #expect(response?.acknowledged == entries[index * 10..<index * 10 + 10].map(\.sequence), "push \(index)")
+        }
+        #expect(throws: SyncError.self) { try results[8]?.get() }
+        #expect(commits.current == 1, "the 8 pushes waiting together commit once")
+        #expect(try sync.hub.withSpace("s") { try $0.query("SELECT count(*) FROM t") as Int? } == 80)
+        #expect(try sync.hub.withSpace("s") { try $0.query("SELECT count(DISTINCT version) FROM _strata_sync_log") as Int? } == 80)
+    }
+
     /// The hub's apply rate on the SQLite folder store in this process (5,000 single-row entries
     /// in pushes of 100, as `strata-sync-bench` measures it), beside its floors: the same rows
     /// inserted in one transaction, and in a transaction each (the store's cost per entry before
@@ -128,12 +193,7 @@ import Testing
             return rows.map { SyncOutboxEntry(sequence: $0.value(at: 0) ?? 0, changeset: $0.value(at: 1) ?? Data()) }
         }
         #expect(entries.count == count)
-        var fingerprint = "?"
-        do {
-            _ = try sync.hub.pull(SyncPullRequest(space: "s", replicaID: "x", tables: ["t"], schemaFingerprint: "?", after: 0, limit: 1))
-        } catch SyncError.schemaMismatch(_, let remote) {
-            fingerprint = remote
-        }
+        let fingerprint = try Self.fingerprint(sync.hub)
         func seconds(_ body: () throws -> Void) rethrows -> Double {
             let start = ContinuousClock.now
             try body()

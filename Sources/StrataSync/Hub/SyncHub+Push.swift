@@ -34,88 +34,88 @@ extension SyncHub {
             throw SyncError.tooLarge("a push is limited to \(limits.maximumPushBytes) changeset bytes, this one has \(bytes)")
         }
         let policies = self.policies.current
-        // In one store transaction (both stores), each entry a savepoint of it.
-        let response = try space(request.space) { storage in
-            try storage.applyingPush(replica: request.replicaID, sequences: request.entries.map(\.sequence)) {
-                let widths = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
-                let view = try viewer(caller, try compiledRules(request.space, storage), space: request.space)
-                    .map { SyncView(rules: $0.0, identity: $0.1, storage: storage) }
-                // Entries written while another user was signed in on the replica's file would be
-                // checked against this caller's permissions, and logged as theirs.
-                let otherWriter = view.flatMap { view in request.user.flatMap { $0 == view.identity.user ? nil : $0 } }
-                let formers = Self.formerNames(request.formerReplicaIDs)
-                func appliedBefore(_ entry: SyncOutboxEntry) throws -> Bool {
-                    try Self.appliedRecord(entry, replica: request.replicaID, formerly: formers, storage) != nil
-                }
-                var visible: Set<CompiledRules.Instance>?
-                var acknowledged: [Int64] = []
-                var versions: [Int64] = []
-                var refused: [SyncRefusal] = []
-                var corrections: [SyncRow] = []
-                // Rows a refused entry touched: a later entry of the push that touches one waits with
-                // it (applied alone it would meet a row that is not there and be dropped).
-                var held: [String: Int64] = [:]
-                for entry in request.entries {
-                    // One applied before (its answer lost) is answered as usual: it was that user's push.
-                    // Checked before the rows a refused write holds, so each of another user's
-                    // writes is named as such (an app discards those by their reason).
-                    if let writer = otherWriter, let view, try !appliedBefore(entry) {
-                        refused.append(
-                            SyncRefusal(
-                                sequence: entry.sequence, reason: .userChanged, table: nil, key: nil,
-                                message:
-                                    "it was written while \(writer.debugDescription) was signed in, and \(view.identity.user.debugDescription) pushed it; the space \(request.space) has rules, so one user's writes are never applied as another's"
-                            ))
-                        for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = entry.sequence }
-                        continue
-                    }
-                    if !held.isEmpty, try !appliedBefore(entry) {
-                        let rows = rowsTouched(by: entry.changeset)
-                        if let blocker = rows.lazy.compactMap({ held[$0] }).first {
-                            refused.append(
-                                SyncRefusal(
-                                    sequence: entry.sequence, reason: .dependsOnRefused, table: nil, key: nil,
-                                    message: "it changes a row that write \(blocker), refused, made or changed; it waits for that write"))
-                            for row in rows where held[row] == nil { held[row] = entry.sequence }
-                            continue
-                        }
-                    }
-                    let conflicts: [(String, [SyncValue])], version: Int64
-                    do {
-                        (conflicts, version) = try Self.apply(
-                            entry, from: request.replicaID, formerly: formers, tables: request.tables,
-                            policies: policies, view: view, on: storage)
-                    } catch let refusal as EntryRefusal {
-                        refused.append(
-                            SyncRefusal(
-                                sequence: entry.sequence, reason: refusal.reason, table: refusal.table,
-                                key: refusal.key, message: refusal.message))
-                        for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = entry.sequence }
-                        continue
-                    }
-                    acknowledged.append(entry.sequence)
-                    versions.append(version)
-                    for (table, key) in conflicts {
-                        var row = try storage.row(table: table, key: key)
-                        // A row the user may not see comes back as absent: the replica drops its copy.
-                        if let view, row.values != nil {
-                            if visible == nil { visible = try view.instances() }
-                            if try !view.holds(table, key: key, instances: visible ?? []) { row.values = nil }
-                        }
-                        // The columns a replica on an earlier schema version has.
-                        if let width = widths?[table.lowercased()], width < row.columns.count {
-                            row.columns = Array(row.columns.prefix(width))
-                            row.values = row.values.map { Array($0.prefix(width)) }
-                        }
-                        corrections.append(row)
-                    }
-                }
-                let version = try storage.currentVersion()
-                return SyncPushResponse(
-                    acknowledged: acknowledged, corrections: corrections, hubVersion: version,
-                    chain: try HubSpace(storage: storage).chain(at: version), versions: versions,
-                    refused: refused.isEmpty ? nil : refused, user: view?.identity.user)
+        // In one store transaction (both stores; the SQLite store's shared by the pushes that
+        // arrive together), each entry a savepoint of it.
+        try validateSpaceName(request.space)
+        let response = try storage.withPush(request.space, replica: request.replicaID, sequences: request.entries.map(\.sequence)) { storage in
+            let widths = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
+            let view = try viewer(caller, try compiledRules(request.space, storage), space: request.space)
+                .map { SyncView(rules: $0.0, identity: $0.1, storage: storage) }
+            // Entries written while another user was signed in on the replica's file would be
+            // checked against this caller's permissions, and logged as theirs.
+            let otherWriter = view.flatMap { view in request.user.flatMap { $0 == view.identity.user ? nil : $0 } }
+            let formers = Self.formerNames(request.formerReplicaIDs)
+            func appliedBefore(_ entry: SyncOutboxEntry) throws -> Bool {
+                try Self.appliedRecord(entry, replica: request.replicaID, formerly: formers, storage) != nil
             }
+            var visible: Set<CompiledRules.Instance>?
+            var acknowledged: [Int64] = []
+            var versions: [Int64] = []
+            var refused: [SyncRefusal] = []
+            var corrections: [SyncRow] = []
+            // Rows a refused entry touched: a later entry of the push that touches one waits with
+            // it (applied alone it would meet a row that is not there and be dropped).
+            var held: [String: Int64] = [:]
+            for entry in request.entries {
+                // One applied before (its answer lost) is answered as usual: it was that user's push.
+                // Checked before the rows a refused write holds, so each of another user's
+                // writes is named as such (an app discards those by their reason).
+                if let writer = otherWriter, let view, try !appliedBefore(entry) {
+                    refused.append(
+                        SyncRefusal(
+                            sequence: entry.sequence, reason: .userChanged, table: nil, key: nil,
+                            message:
+                                "it was written while \(writer.debugDescription) was signed in, and \(view.identity.user.debugDescription) pushed it; the space \(request.space) has rules, so one user's writes are never applied as another's"
+                        ))
+                    for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = entry.sequence }
+                    continue
+                }
+                if !held.isEmpty, try !appliedBefore(entry) {
+                    let rows = rowsTouched(by: entry.changeset)
+                    if let blocker = rows.lazy.compactMap({ held[$0] }).first {
+                        refused.append(
+                            SyncRefusal(
+                                sequence: entry.sequence, reason: .dependsOnRefused, table: nil, key: nil,
+                                message: "it changes a row that write \(blocker), refused, made or changed; it waits for that write"))
+                        for row in rows where held[row] == nil { held[row] = entry.sequence }
+                        continue
+                    }
+                }
+                let conflicts: [(String, [SyncValue])], version: Int64
+                do {
+                    (conflicts, version) = try Self.apply(
+                        entry, from: request.replicaID, formerly: formers, tables: request.tables,
+                        policies: policies, view: view, on: storage)
+                } catch let refusal as EntryRefusal {
+                    refused.append(
+                        SyncRefusal(
+                            sequence: entry.sequence, reason: refusal.reason, table: refusal.table,
+                            key: refusal.key, message: refusal.message))
+                    for row in rowsTouched(by: entry.changeset) where held[row] == nil { held[row] = entry.sequence }
+                    continue
+                }
+                acknowledged.append(entry.sequence)
+                versions.append(version)
+                for (table, key) in conflicts {
+                    var row = try storage.row(table: table, key: key)
+                    // A row the user may not see comes back as absent: the replica drops its copy.
+                    if let view, row.values != nil {
+                        if visible == nil { visible = try view.instances() }
+                        if try !view.holds(table, key: key, instances: visible ?? []) { row.values = nil }
+                    }
+                    // The columns a replica on an earlier schema version has.
+                    if let width = widths?[table.lowercased()], width < row.columns.count {
+                        row.columns = Array(row.columns.prefix(width))
+                        row.values = row.values.map { Array($0.prefix(width)) }
+                    }
+                    corrections.append(row)
+                }
+            }
+            let version = try storage.currentVersion()
+            return SyncPushResponse(
+                acknowledged: acknowledged, corrections: corrections, hubVersion: version,
+                chain: try HubSpace(storage: storage).chain(at: version), versions: versions,
+                refused: refused.isEmpty ? nil : refused, user: view?.identity.user)
         }
         wake(request.space, reached: response.hubVersion)
         return response

@@ -7,6 +7,7 @@ import Strata
 final class SQLiteFolderHubStorage: SyncHubStorage {
     let directory: URL
     let spaces = Locked<[String: ConnectionQueue]>([:])
+    let pushGroups = Locked<[String: PushGroup]>([:])
     let configureConnection: @Sendable (Connection) throws -> Void
 
     init(directory: URL, configureConnection: @escaping @Sendable (Connection) throws -> Void) throws {
@@ -61,6 +62,24 @@ final class SQLiteFolderHubStorage: SyncHubStorage {
         try queue(of: name).execute { connection in try body(SQLiteSpaceStorage(connection: connection)) }
     }
 
+    /// Group commit: a push joins its space's pending pushes, then asks for the space's queue.
+    /// Whichever call gets the queue first applies every push pending then in one IMMEDIATE
+    /// transaction (one lock, one commit, one fsync), each push in a savepoint of its own; the
+    /// others find theirs done when their turn comes. Every push is answered only after the
+    /// commit that holds it, and a push that fails is undone alone.
+    func withPush<T>(_ name: String, replica: String, sequences: [Int64], _ body: (any SyncSpaceStorage) throws -> T) throws -> T {
+        let queue = try queue(of: name)
+        let group = pushGroups.withLock { groups in
+            if let group = groups[name] { return group }
+            let group = PushGroup()
+            groups[name] = group
+            return group
+        }
+        return try group.submit(body) {
+            try queue.execute { connection in SQLiteSpaceStorage(connection: connection).applyPendingPushes(of: group) }
+        }
+    }
+
     func withConnection<T>(_ name: String, _ body: (Connection) throws -> T) throws -> T {
         try queue(of: name).execute(closure: body)
     }
@@ -93,8 +112,8 @@ final class SQLiteFolderHubStorage: SyncHubStorage {
 /// One space's file, through its connection.
 struct SQLiteSpaceStorage: SyncSpaceStorage {
     let connection: Connection
-    /// Whether a push's transaction is open (``applyingPush(replica:sequences:_:)``), shared by
-    /// the copies of this value: each write is then a savepoint of it.
+    /// Whether a push's transaction is open (``applyPendingPushes(of:)``), shared by the copies
+    /// of this value: each write is then a savepoint of it.
     let push = PushTransaction()
     var log: SyncLog { SyncLog(connection) }
 
@@ -102,44 +121,61 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
         var isOpen = false
     }
 
-    /// What a push's body ended with: a value, or the ``SyncError`` that refused the push from an
-    /// entry on (the entries before it stay).
-    private enum PushOutcome<T> {
-        case answered(T)
-        case refused(SyncError)
-    }
-
-    /// One IMMEDIATE transaction for a push: one lock, one commit and one fsync for all its
-    /// entries instead of one each, each entry's ``write(_:)`` a savepoint, so a refused entry is
-    /// undone alone. The push is answered only after the commit, so an answered entry is on disk.
+    /// One push alone in one IMMEDIATE transaction (a store that is not a folder's, the tests):
+    /// applied as a group of one.
     func applyingPush<T>(replica: String, sequences: [Int64], _ body: () throws -> T) throws -> T {
         guard !push.isOpen else { return try body() }
-        let outcome: PushOutcome<T>
+        let group = PushGroup()
+        return try group.submit({ _ in try body() }) { applyPendingPushes(of: group) }
+    }
+
+    /// Applies the pushes pending in `group` (up to ``PushGroup/largest``) in one IMMEDIATE
+    /// transaction, each in a savepoint of its own, and sets each one's outcome only once the
+    /// transaction has committed (or failed, when every one of them fails with it).
+    func applyPendingPushes(of group: PushGroup) {
+        let batch = group.pending.withLock { pending in
+            let taken = Array(pending.prefix(PushGroup.largest))
+            pending.removeFirst(taken.count)
+            return taken
+        }
+        guard !batch.isEmpty else { return }
+        var outcomes: [PushGroup.Outcome] = []
         do {
-            outcome = try connection.transaction(transactionType: .immediate) {
+            try connection.transaction(transactionType: .immediate) {
                 push.isOpen = true
                 defer { push.isOpen = false }
-                let outcome: PushOutcome<T>
-                do {
-                    outcome = .answered(try body())
-                } catch let error as SyncError {
-                    // The push refused from an entry on: the entries before it stay (committed),
-                    // as with a transaction each.
-                    outcome = .refused(error)
+                outcomes = []
+                for pending in batch {
+                    do {
+                        try connection.strataSavepoint(named: "strata_sync_push") {
+                            do {
+                                try pending.run(self)
+                                outcomes.append(.answered)
+                            } catch let error as SyncError {
+                                // Refused from an entry on: the entries before it stay, as with
+                                // a transaction each.
+                                outcomes.append(.failed(error))
+                            }
+                        }
+                    } catch {
+                        // Undone alone: the savepoint rolled back, the other pushes stand.
+                        outcomes.append(.failed(error))
+                    }
+                    // Ended inside a changeset apply, which the wrapper does not see: what the
+                    // earlier pushes applied is gone with it, so none of them is answered.
+                    try requirePushTransaction()
                 }
-                // Ended inside a changeset apply, which the wrapper does not see: nothing to commit.
-                try requirePushTransaction()
-                return outcome
             }
-        } catch let error as SQLiteError where error.resultCode.primary == .busy {
-            // Another process holds the space's file past the busy timeout: nothing of the push
-            // is applied, and it can be sent again.
-            throw SyncHubStoreUnavailable(reason: "another process holds the space's file: \(error)")
+        } catch {
+            var failure = error
+            if let error = error as? SQLiteError, error.resultCode.primary == .busy {
+                // Another process holds the space's file past the busy timeout: nothing of the
+                // pushes is applied, and each can be sent again.
+                failure = SyncHubStoreUnavailable(reason: "another process holds the space's file: \(error)")
+            }
+            outcomes = Array(repeating: .failed(failure), count: batch.count)
         }
-        switch outcome {
-        case .answered(let value): return value
-        case .refused(let error): throw error
-        }
+        for (pending, outcome) in zip(batch, outcomes) { pending.outcome.withLock { $0 = outcome } }
     }
 
     func write<T>(_ body: () throws -> T) throws -> T {
@@ -269,4 +305,62 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
     func ruleRows(_ sql: String, _ arguments: [BindingValue]) throws -> [[BindingValue]] {
         try connection.valueRows(literal: SQLFragment(sql: sql, arguments: arguments)).rows
     }
+}
+
+/// The pushes waiting to be applied to one space, in arrival order.
+final class PushGroup: Sendable {
+    /// The most pushes one transaction applies: a group is answered as one, so a bound keeps
+    /// the first push's wait short.
+    static let largest = 64
+
+    enum Outcome {
+        case answered
+        case failed(any Error)
+    }
+
+    let pending = Locked<[PendingPush]>([])
+
+    /// Queues `body` in this group, then runs `apply`, which applies the pushes pending then
+    /// (this one among them, unless an earlier call took it and has applied it already); returns
+    /// `body`'s answer once the transaction that applied it has committed.
+    func submit<T>(_ body: (any SyncSpaceStorage) throws -> T, apply: () throws -> Void) throws -> T {
+        try withoutActuallyEscaping(body) { body in
+            let value = PendingValue<T>()
+            let push = PendingPush { storage in value.value = try body(storage) }
+            pending.withLock { $0.append(push) }
+            do {
+                try apply()
+            } catch {
+                // Not applied (the space's queue closed): checked on the queue, so no later call
+                // applies anything either, and this push must not outlive this call.
+                pending.withLock { $0.removeAll { $0 === push } }
+                if push.outcome.current == nil { throw error }
+            }
+            switch push.outcome.current {
+            case .answered?:
+                guard let answer = value.value else { throw SyncHubStoreUnavailable(reason: "the push was applied without an answer") }
+                return answer
+            case .failed(let error)?: throw error
+            case nil: throw SyncHubStoreUnavailable(reason: "the push was left unapplied")
+            }
+        }
+    }
+}
+
+/// One push waiting in a ``PushGroup``.
+// @unchecked Sendable: `run` is the caller's non-escaping body, made escaping for the wait. The
+// caller appends this push, then blocks on the space's queue until a call on that queue has run
+// it (its own call at the latest), so `run` never outlives the caller and runs on one thread.
+final class PendingPush: @unchecked Sendable {
+    let run: (any SyncSpaceStorage) throws -> Void
+    let outcome = Locked<PushGroup.Outcome?>(nil)
+
+    init(_ run: @escaping (any SyncSpaceStorage) throws -> Void) { self.run = run }
+}
+
+/// A push's answer, set by whichever call applies it and read by its caller after the commit.
+// @unchecked Sendable: written once, by the call holding the space's queue, before the push's
+// outcome is set under its lock; read by the caller only after it sees that outcome.
+final class PendingValue<T>: @unchecked Sendable {
+    var value: T?
 }

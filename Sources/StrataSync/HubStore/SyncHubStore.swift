@@ -42,6 +42,11 @@ package protocol SyncHubStorage: Sendable {
     func spaceNames() throws -> [String]
     /// Runs `body` with the space's storage; ``SyncError/unknownSpace(_:)`` when there is none.
     func withSpace<T>(_ name: String, _ body: (any SyncSpaceStorage) throws -> T) throws -> T
+    /// Runs `body`, one push of `replica` (its entries' `sequences`) to the space `name`, in the
+    /// space's push transaction (``SyncSpaceStorage/applyingPush(replica:sequences:_:)``). A
+    /// store may apply pushes that arrive together in one transaction, each answered after it
+    /// commits.
+    func withPush<T>(_ name: String, replica: String, sequences: [Int64], _ body: (any SyncSpaceStorage) throws -> T) throws -> T
     /// Runs `body` on the space's SQLite connection, for stores that have one (``SyncHub/withSpace(_:_:)``).
     func withConnection<T>(_ name: String, _ body: (Connection) throws -> T) throws -> T
     /// Calls `onCommit(space, version)` when a write another process committed is seen, so
@@ -121,6 +126,13 @@ package struct RuleDialect: Sendable {
     package static let sqlite = RuleDialect(placeholder: { "?\($0)" }, integerPlaceholder: { "?\($0)" })
     /// PostgreSQL's `$1`: each value travels untyped and takes the type of what it meets.
     package static let postgres = RuleDialect(placeholder: { "$\($0)" }, integerPlaceholder: { "$\($0)::bigint" })
+}
+
+extension SyncHubStorage {
+    /// One push at a time: the space's own push transaction.
+    package func withPush<T>(_ name: String, replica: String, sequences: [Int64], _ body: (any SyncSpaceStorage) throws -> T) throws -> T {
+        try withSpace(name) { storage in try storage.applyingPush(replica: replica, sequences: sequences) { try body(storage) } }
+    }
 }
 
 extension SyncSpaceStorage {
