@@ -21,7 +21,9 @@ public struct SyncHubLimits: Sendable {
     public var maximumEntriesPerPush = 1_000
     public var maximumPullWait: Duration = .seconds(30)
     /// Long polls waiting at once on one space, and with one token; more get 503 with `Retry-After`.
-    public var maximumPollsPerSpace = 256
+    /// A waiting poll costs the hub a socket and a few KiB (Performance.md measures it), so one
+    /// process holds ten thousand; the process's open-file limit must allow them.
+    public var maximumPollsPerSpace = 10_000
     public var maximumPollsPerToken = 32
     public init() {}
 }

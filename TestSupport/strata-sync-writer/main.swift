@@ -7,6 +7,9 @@
 //     writes for SECONDS through a replica in FOLDER that syncs over HTTP with the hubs at the
 //     URLs (moving to the next when one does not answer), then syncs until nothing is pending and
 //     exits (the chaos test). Each line it prints is a write that had committed locally.
+//   strata-sync-writer --die-after-apply FOLDER REPLICA-ID ROWS
+//     writes ROWS rows and pushes them to the hub in FOLDER, which applies and commits them; the
+//     process SIGKILLs itself before the answer reaches the replica.
 import Foundation
 import Strata
 import StrataSync
@@ -15,6 +18,9 @@ import Synchronization
 let arguments = CommandLine.arguments
 if arguments.count == 7, arguments[1] == "--http" {
     await runOverHTTP(urls: arguments[2], folder: arguments[3], replicaID: arguments[4], seed: arguments[5], seconds: arguments[6])
+}
+if arguments.count == 5, arguments[1] == "--die-after-apply" {
+    await dieAfterApply(folder: URL(fileURLWithPath: arguments[2]), replicaID: arguments[3], rows: Int(arguments[4]) ?? 0)
 }
 guard arguments.count == 3 else {
     FileHandle.standardError.write(Data("usage: strata-sync-writer FOLDER REPLICA-ID | --http URL[,URL...] FOLDER REPLICA-ID SEED SECONDS\n".utf8))
@@ -72,6 +78,43 @@ final class FailoverTransport: SyncTransport {
     func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try await attempt { try await $0.push(request) } }
     func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try await attempt { try await $0.pull(request) } }
     func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try await attempt { try await $0.snapshot(request) } }
+}
+
+/// The in-process hub's answer never reaches the replica: SIGKILL once the hub has applied and
+/// committed the push, before `push` returns (a hub process killed between apply and answer).
+struct DyingTransport: SyncTransport {
+    let hub: InProcessSyncTransport
+
+    func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
+        let response = try await hub.push(request)
+        say("applied \(response.acknowledged.count) at version \(response.hubVersion)")
+        kill(getpid(), SIGKILL)
+        return response
+    }
+    func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try await hub.pull(request) }
+    func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try await hub.snapshot(request) }
+}
+
+/// `strata-sync-writer --die-after-apply FOLDER REPLICA-ID ROWS`: writes ROWS rows through a
+/// replica of the hub in FOLDER (space `crash`), then pushes them through ``DyingTransport``.
+func dieAfterApply(folder: URL, replicaID: String, rows: Int) async -> Never {
+    do {
+        let hub = try SyncHub(directory: folder.appendingPathComponent("hub"))
+        let database = try Database(storageLocation: .onDisk(folder.appendingPathComponent(replicaID + ".sqlite").path))
+        try database.executeWrite { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE IF NOT EXISTS item(id TEXT PRIMARY KEY, n INTEGER)") }
+        let replica = try SyncReplica(
+            database: database, replicaID: replicaID, space: "crash", tables: ["item"],
+            transport: DyingTransport(hub: InProcessSyncTransport(hub: hub)))
+        for n in 0..<rows {
+            try await replica.write { try $0.run("INSERT INTO item(id, n) VALUES (?, ?)", "\(replicaID)-\(n)", n) }
+        }
+        try await replica.push()
+        FileHandle.standardError.write(Data("strata-sync-writer: the push returned; it should have died first\n".utf8))
+        exit(2)
+    } catch {
+        FileHandle.standardError.write(Data("strata-sync-writer: \(error)\n".utf8))
+        exit(1)
+    }
 }
 
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }

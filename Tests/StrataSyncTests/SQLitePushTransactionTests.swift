@@ -227,6 +227,44 @@ import Testing
                 }
             }
         }
+        // Group commit: 800 single-entry pushes, from 8 threads at once (pushes that arrive
+        // together share a transaction) and from one thread in turn (a transaction each).
+        func singleEntryPushes(_ name: String, threads: Int) throws -> (Double, Int) {
+            let groupHub = try SyncHub(directory: URL(fileURLWithPath: folder.path(name)))
+            try groupHub.createSpace("s") { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v)") }
+            let perThread = 800 / threads
+            let failures = Locked(0)
+            let commits = Locked(0)
+            try groupHub.withSpace("s") { connection in
+                connection.commitHook {
+                    commits.withLock { $0 += 1 }
+                    return false
+                }
+            }
+            let elapsed = seconds {
+                let group = DispatchGroup()
+                for thread in 0..<threads {
+                    group.enter()
+                    Thread {
+                        for index in thread * perThread..<(thread + 1) * perThread {
+                            let request = SyncPushRequest(
+                                space: "s", replicaID: "r\(thread)", tables: ["t"], schemaFingerprint: fingerprint, entries: [entries[index]])
+                            if (try? groupHub.push(request)) == nil { failures.withLock { $0 += 1 } }
+                        }
+                        group.leave()
+                    }.start()
+                }
+                group.wait()
+            }
+            #expect(failures.current == 0)
+            #expect(try groupHub.withSpace("s") { try $0.query("SELECT count(*) FROM t") as Int? } == 800)
+            return (elapsed, commits.current)
+        }
+        let grouped = try singleEntryPushes("grouped", threads: 8)
+        let inTurn = try singleEntryPushes("in-turn", threads: 1)
+        print(
+            "single-entry pushes: 8 threads at once \(Int(800 / grouped.0)) changes/s in \(grouped.1) commits;"
+                + " one thread in turn \(Int(800 / inTurn.0)) changes/s in \(inTurn.1) commits")
         let together = try floor("floor-one", oneTransaction: true)
         let each = try floor("floor-each", oneTransaction: false)
         print(

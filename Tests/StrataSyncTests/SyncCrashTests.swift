@@ -63,5 +63,37 @@ import StrataTestSupport
         #expect(try await database.read { try $0.query("PRAGMA integrity_check") as String? } == "ok")
         #expect(local.count > 4)
     }
+
+    /// The hub applies and commits a push, and its process dies before the answer reaches the
+    /// replica: the rows are on disk at the hub, the replica still holds them, and sending them
+    /// again is answered without applying anything twice.
+    @Test func aHubKilledBetweenApplyAndAnswerKeepsThePushAndAppliesItOnce() async throws {
+        let folder = try SyncFolder()
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try hub.createSpace("crash") { try $0.execute("CREATE TABLE item(id TEXT PRIMARY KEY, n INTEGER)") }
+        let process = ChildProcess()
+        process.executableURL = try Self.writerBinary()
+        process.arguments = ["--die-after-apply", folder.url.path, "writer", "12"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL, "it died by SIGKILL: \(printed)")
+        #expect(printed.contains("applied 12"), "the hub applied the push before the kill: \(printed)")
+        // The hub's file, opened again: the 12 rows were committed before the answer.
+        let reopened = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        #expect(try reopened.withSpace("crash") { try $0.query("SELECT count(*) FROM item") as Int? } == 12)
+        let database = try Database(path: folder.path("writer.sqlite"))
+        let replica = try SyncReplica(
+            database: database, replicaID: "writer", space: "crash", tables: ["item"],
+            transport: InProcessSyncTransport(hub: reopened))
+        #expect(try await replica.pendingChangeCount == 12, "the answer was lost, so the replica still holds its writes")
+        try await replica.sync()
+        #expect(try await replica.pendingChangeCount == 0)
+        #expect(try reopened.withSpace("crash") { try $0.query("SELECT count(*) FROM item") as Int? } == 12)
+        #expect(try reopened.withSpace("crash") { try $0.query("SELECT count(*) FROM _strata_sync_log") as Int? } == 12, "nothing applied twice")
+    }
 }
 #endif

@@ -429,6 +429,29 @@ import Testing
         try await hub.waitForVersion(ofSpace: "s", after: 5, timeout: .milliseconds(50))
     }
 
+    /// Issue 66, item 3: a waiting poll is a registered continuation. Two thousand wait on one
+    /// space; cancelling half of them removes each alone (the others keep waiting), and one
+    /// commit wakes the rest, leaving none registered.
+    @Test func twoThousandWaitingPollsCancelAloneAndOneCommitWakesTheRest() async throws {
+        let folder = try SyncFolder()
+        let hub = try Self.hub(folder)
+        let phone = try Self.replica(folder, "phone", transport: InProcessSyncTransport(hub: hub))
+        let registered = { hub.waitingPolls(inSpace: "s") }
+        let waits = (0..<2_000).map { _ in Task { try await hub.waitForVersion(ofSpace: "s", after: 0, timeout: .seconds(300)) } }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while registered() < 2_000, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(registered() == 2_000)
+        for wait in waits[..<1_000] { wait.cancel() }
+        for wait in waits[..<1_000] { try await wait.value }
+        #expect(registered() == 1_000, "each cancelled poll left, and only it")
+        let started = ContinuousClock.now
+        try await phone.write { try $0.run("INSERT INTO t VALUES ('a', 1)") }
+        try await phone.push()
+        for wait in waits[1_000...] { try await wait.value }
+        #expect(ContinuousClock.now - started < .seconds(240), "the commit woke them, not their timeout")
+        #expect(registered() == 0)
+    }
+
     // 7. A write the hub's policy dropped, pushed after the replica had pulled the hub's newest
     //    version: acknowledged with a version the pull already passed, it stayed on the replica
     //    (nothing pending, the hub's newest version pulled, its own row shown) until a later pull.

@@ -30,7 +30,9 @@ public final class SyncHub: Sendable {
     /// What one push or pull may carry.
     public let limits: SyncLimits
     /// Long polls waiting for a space to pass a version, woken by the push that commits it.
-    let waiters = Locked<[String: [(after: Int64, id: UUID, continuation: CheckedContinuation<Void, Never>)]]>([:])
+    /// The long polls waiting, by space and by poll: a poll that times out or is cancelled
+    /// leaves in constant time, whatever the number waiting (thousands per space).
+    let waiters = Locked<[String: [UUID: (after: Int64, continuation: CheckedContinuation<Void, Never>)]]>([:])
 
     /// Opens the hub in `directory`, creating the folder if needed. `configureConnection` runs on
     /// each space's connection when the hub opens it (to instrument it with StrataServer's
@@ -80,7 +82,7 @@ public final class SyncHub: Sendable {
         defer { timer.cancel() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                waiters.withLock { $0[name, default: []].append((version, id, continuation)) }
+                waiters.withLock { $0[name, default: [:]][id] = (version, continuation) }
                 // A push that committed between the check above and the registration woke nobody.
                 if (try? self.version(ofSpace: name)).map({ $0 > version }) ?? true { wake(name, id: id) }
             }
@@ -89,25 +91,33 @@ public final class SyncHub: Sendable {
         }
     }
 
+    /// How many long polls wait on the space now.
+    package func waitingPolls(inSpace name: String) -> Int { waiters.withLock { $0[name]?.count ?? 0 } }
+
     /// Wakes the wait `id`, or every wait on `name` behind `version` when `id` is nil.
     /// Wakes every long poll, to look again: commits may have gone unseen.
     func wakeEverySpace() {
         let woken = waiters.withLock { waiters -> [CheckedContinuation<Void, Never>] in
             defer { waiters = [:] }
-            return waiters.values.flatMap { $0.map(\.continuation) }
+            return waiters.values.flatMap { $0.values.map(\.continuation) }
         }
         for continuation in woken { continuation.resume() }
     }
 
     func wake(_ name: String, id: UUID? = nil, reached version: Int64 = .max) {
         let woken = waiters.withLock { waiters -> [CheckedContinuation<Void, Never>] in
-            guard let list = waiters[name] else { return [] }
-            let (wake, keep) = (
-                list.filter { id == nil ? $0.after < version : $0.id == id },
-                list.filter { id == nil ? $0.after >= version : $0.id != id }
-            )
-            waiters[name] = keep.isEmpty ? nil : keep
-            return wake.map(\.continuation)
+            guard var waiting = waiters[name] else { return [] }
+            var woken: [CheckedContinuation<Void, Never>] = []
+            if let id {
+                if let waiter = waiting.removeValue(forKey: id) { woken.append(waiter.continuation) }
+            } else {
+                for (key, waiter) in waiting where waiter.after < version {
+                    woken.append(waiter.continuation)
+                    waiting.removeValue(forKey: key)
+                }
+            }
+            waiters[name] = waiting.isEmpty ? nil : waiting
+            return woken
         }
         for continuation in woken { continuation.resume() }
     }
