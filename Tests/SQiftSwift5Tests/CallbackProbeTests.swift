@@ -2,9 +2,6 @@ import Foundation
 import Testing
 import Strata
 @testable import StrataCore
-#if canImport(SQLite3)
-import SQLite3
-#endif
 
 // Functions, collations, trace events, hooks, the authorizer and busy handlers: every callback
 // registration form SQift code writes, in Swift 5 mode.

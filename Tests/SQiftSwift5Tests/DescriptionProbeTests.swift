@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Strata
+import StrataTestSupport
 @testable import StrataCore
 
 // Descriptions SQift users print and compare.

@@ -2,9 +2,6 @@ import Foundation
 import StrataTestSupport
 import Testing
 import Strata
-#if canImport(SQLite3)
-import SQLite3
-#endif
 
 // SQift's README, as its users write it, compiled in Swift 5 mode.
 

@@ -2,9 +2,6 @@ import Foundation
 import Testing
 import Strata
 @testable import StrataCore
-#if canImport(SQLite3)
-import SQLite3
-#endif
 
 // Transaction and savepoint forms as SQift code writes them, in Swift 5 mode.
 @Suite struct SQiftProbeTransactionTests {

@@ -4,9 +4,6 @@ import Testing
 import Strata
 @testable import StrataCore
 import StrataSwiftly
-#if canImport(SQLite3)
-import SQLite3
-#endif
 
 // SQLite.swiftly's README, subclassing example.
 // The README writes `class ContactTableDescription: TableDescription`, which compiles with a

@@ -13,3 +13,30 @@ public func makeSQiftCars(count: Int = 4) throws -> Connection {
     }
     return connection
 }
+
+/// SQift README's `Car`, read from a row of its cars table (name, type, price).
+public struct Car: Equatable, Sendable {
+    public let name: String
+    public let type: String
+    public let price: UInt
+
+    public init(name: String, type: String, price: UInt) {
+        self.name = name
+        self.type = type
+        self.price = price
+    }
+}
+
+// As in SQift's README.
+extension Car: ExpressibleByRow {
+    public init(row: Row) throws {
+        guard
+            let name: String = row[0],
+            let type: String = row[1],
+            let price: UInt = row[2]
+        else {
+            throw ExpressibleByRowError(type: Car.self, row: row)
+        }
+        self.init(name: name, type: type, price: price)
+    }
+}

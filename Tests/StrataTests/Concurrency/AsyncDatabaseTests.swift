@@ -3,9 +3,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-#if canImport(SQLite3)
-import SQLite3
-#endif
 
 @Suite struct AsyncDatabaseTests {
     /// Many concurrent async reads, each holding its connection for a while: they run in

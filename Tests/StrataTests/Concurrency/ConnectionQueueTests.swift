@@ -3,9 +3,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-#if canImport(SQLite3)
-import SQLite3
-#endif
 
 /// Counts concurrent users of something; records the maximum and any overlap.
 final class UsageCounter: Sendable {

@@ -1,28 +1,8 @@
 import Foundation
 import Testing
 import Strata
+import StrataTestSupport
 @testable import StrataCore
-
-struct Car: Equatable {
-    let name: String
-    let type: String
-    let price: UInt
-}
-
-extension Car: ExpressibleByRow {
-    init(row: Row) throws {
-        guard
-            let name: String = row[0],
-            let type: String = row[1],
-            let price: UInt = row[2]
-        else {
-            throw ExpressibleByRowError(type: Car.self, row: row)
-        }
-        self.name = name
-        self.type = type
-        self.price = price
-    }
-}
 
 @Suite struct QueryTests {
     @Test func readmeSingleValues() throws {

@@ -2,9 +2,6 @@ import Foundation
 import Testing
 import Strata
 @testable import StrataCore
-#if canImport(SQLite3)
-import SQLite3
-#endif
 
 enum DownloadState: Int {
     case pending, downloading, downloaded, failed

@@ -3,9 +3,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-#if canImport(SQLite3)
-import SQLite3
-#endif
 
 /// Vector values: sqlite-vec's BLOB layouts, round trips through SQLite, and the named errors for
 /// everything that is not a vector.
