@@ -20,6 +20,8 @@ let package = Package(
         // The sync benchmark's floor: a plain multi-row INSERT into PostgreSQL.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // The sync benchmark's simulated pollers: thousands of HTTP/1.1 connections (Hummingbird's own NIO).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
     ],
     targets: [
         .target(
@@ -36,7 +38,10 @@ let package = Package(
                                                                   .product(name: "StrataSyncPostgres", package: "Strata"),
                                                                   .product(name: "Hummingbird", package: "hummingbird"),
                                                                   .product(name: "PostgresNIO", package: "postgres-nio"),
-                                                                  .product(name: "Logging", package: "swift-log")]),
+                                                                  .product(name: "Logging", package: "swift-log"),
+                                                                  .product(name: "NIOCore", package: "swift-nio"),
+                                                                  .product(name: "NIOPosix", package: "swift-nio"),
+                                                                  .product(name: "NIOHTTP1", package: "swift-nio")]),
         // Tests only: a replica process of the cross-process chaos test.
         .executableTarget(name: "strata-sync-chaos-replica", dependencies: [.product(name: "StrataSync", package: "Strata")]),
         .executableTarget(

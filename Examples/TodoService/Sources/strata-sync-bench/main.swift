@@ -7,6 +7,11 @@
 //   from just before its write to the observer's delivery of it: p50 and p99.
 // - Throughput: the 8 replicas write as fast as they can; changes the hub applied per second.
 // - The hub's own apply rate: single-row entries pushed in process (no HTTP), in pushes of 100.
+//   swift run -c release --package-path Examples/TodoService strata-sync-bench polls [SECONDS] \
+//       --hub-binary PATH/strata-sync-hub [--idle 10000] [--waiting 1000] [--writers 10]
+// - Long polls by the thousand: idle long polls on one hub process (its memory per poll, and the
+//   time one write takes to answer them all), then waiting pollers while writers push a row every
+//   100 ms each: commit to visible, p50 and p99, from the push sent and from its answer.
 // Without options the hub runs in this process on its SQLite folder. With `--hub-binary` and
 // `--postgres`, the same work runs against `strata-sync-hub` processes: one on a SQLite folder,
 // one on PostgreSQL, three on the same PostgreSQL (the writers spread across them, the observer on
@@ -30,11 +35,38 @@ func option(_ name: String) -> String? {
 }
 let hubBinary = option("--hub-binary")
 let postgresURL = option("--postgres")
-let seconds = arguments.first.flatMap(Double.init) ?? 10 // the options come after it
+let polls = arguments.first == "polls"
+let positional = polls ? Array(arguments.dropFirst()) : arguments
+let seconds = positional.first.flatMap(Double.init) ?? 10 // the options come after it
 let bench = try SyncBench(seconds: seconds)
 defer { bench.removeFolder() }
 
-if let hubBinary, let postgresURL {
+if polls {
+    guard let hubBinary else {
+        say("polls needs --hub-binary PATH/strata-sync-hub")
+        exit(64)
+    }
+    let idle = option("--idle").flatMap(Int.init) ?? 10_000
+    let waiting = option("--waiting").flatMap(Int.init) ?? 1_000
+    let writers = option("--writers").flatMap(Int.init) ?? 10
+    let result = try await bench.pollLoad(hubBinary: hubBinary, idle: idle, waiting: waiting, writers: writers)
+    print("| measure | value |")
+    print("|---|---:|")
+    print("| idle long polls on one hub process (open-file limit \(result.openFileLimit)) | \(result.idlePolls) |")
+    print("| the hub's resident memory, before and with them waiting | \(result.hubKiBBefore / 1024) MiB, \(result.hubKiBWaiting / 1024) MiB |")
+    print("| memory per waiting poll | \(format(result.kiBPerPoll)) KiB |")
+    print("| one write answers every idle poll in | \(format(result.wakeAllMilliseconds)) ms |")
+    print("| commit to visible, \(result.waiting) waiting, \(result.writers) writers x 10/s: p50 from the push sent | \(format(result.fromSent.p50)) ms |")
+    print("| p99 from the push sent | \(format(result.fromSent.p99)) ms |")
+    print("| p50 from the push answered (its commit) | \(format(result.fromAnswered.p50)) ms |")
+    print("| p99 from the push answered | \(format(result.fromAnswered.p99)) ms |")
+    print("| writes, deliveries to pollers | \(result.writes), \(result.deliveries) |")
+    print("| polls refused (503), failed | \(result.refusedPolls), \(result.failedPolls) |")
+    guard result.failedPolls == 0, result.deliveries > 0 else {
+        say("polls: \(result.failedPolls) polls failed, \(result.deliveries) deliveries")
+        exit(1)
+    }
+} else if let hubBinary, let postgresURL {
     try await bench.compareStores(hubBinary: hubBinary, postgresURL: postgresURL)
 } else if hubBinary != nil || postgresURL != nil {
     say("--hub-binary and --postgres go together")
