@@ -124,6 +124,28 @@ import Testing
         #expect(try await Defects.rows(back) == ["a='team one'", "p='pending for team one'"])
     }
 
+    /// Found by the model test (STRATA_SYNC_MODEL_SEED=0x86012BD1A013DE42 at ten times the
+    /// cases): a team switch to an empty space whose first pull is lost kept the old team's rows,
+    /// and its cursor (0, the empty space's version) said it was caught up. The switch empties
+    /// the synced tables at once; the snapshot fills them.
+    @Test func aTeamSwitchShowsNoneOfTheOldTeamsRowsBeforeItsFirstPull() async throws {
+        let folder = try SyncFolder()
+        let hub = try Defects.hub(folder)
+        try hub.createSpace("s2") { try $0.execute(Defects.schema) }
+        let alice = try Self.open(folder, file: "alice", replicaID: "alice", hub: hub)
+        try await alice.write { try $0.execute("INSERT INTO t VALUES ('a', 'team one')") }
+        try await alice.sync()
+        let switched = try SyncReplica(
+            database: alice.database, replicaID: "alice", space: "s2", tables: ["t"],
+            transport: InProcessSyncTransport(hub: hub))
+        #expect(try await Defects.rows(switched) == [], "before any pull")
+        #expect(try await switched.pendingChangeCount == 0, "emptying the tables is no write of the app")
+        try await switched.sync()
+        #expect(try await Defects.rows(switched) == [])
+        #expect(try hub.withSpace("s2") { try $0.query("SELECT count(*) FROM t") as Int? } == 0)
+        #expect(try Defects.hubRows(hub) == ["a='team one'"], "the first team keeps its rows")
+    }
+
     // 5. TEMP triggers that write synced tables are off while pulls apply.
 
     static let counterSchema = "CREATE TABLE t(id TEXT PRIMARY KEY, v); CREATE TABLE tally(id TEXT PRIMARY KEY, n INTEGER)"
