@@ -15,17 +15,7 @@ struct CLIResult {
 }
 
 /// The built `strata` binary, next to the test bundle.
-func strataBinary() throws -> URL {
-    var candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
-    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-        candidates.append(bundle.bundleURL.deletingLastPathComponent())
-    }
-    for directory in candidates {
-        let binary = directory.appendingPathComponent("strata")
-        if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
-    }
-    throw TestFailure(message: "no strata binary next to the tests in \(candidates.map(\.path))")
-}
+func strataBinary() throws -> URL { try builtExecutable(named: "strata") }
 
 /// The first executable called `name` on `PATH` (then `/usr/bin`, `/bin`).
 func executable(named name: String) throws -> String {

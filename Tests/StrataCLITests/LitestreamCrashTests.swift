@@ -15,11 +15,7 @@ struct LitestreamCrashTests {
     /// Commits older than the sync interval plus this, at the kill, must be in the replica.
     static let margin = 1.5
 
-    static func writerBinary() throws -> URL {
-        let binary = try strataBinary().deletingLastPathComponent().appendingPathComponent("strata-crash-writer")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw TestFailure(message: "no strata-crash-writer next to the tests") }
-        return binary
-    }
+    static func writerBinary() throws -> URL { try builtExecutable(named: "strata-crash-writer") }
 
     /// Collects a process's standard output as it is written.
     final class Output: @unchecked Sendable {

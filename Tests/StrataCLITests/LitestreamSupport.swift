@@ -43,17 +43,7 @@ enum Litestream {
 
     /// Runs a command to its end and returns its status and merged output.
     static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = ChildProcess()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = childEnvironment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try runToEnd(URL(fileURLWithPath: executable), arguments, environment: childEnvironment)
     }
 
     /// Starts `litestream replicate -config config`; the caller terminates it.

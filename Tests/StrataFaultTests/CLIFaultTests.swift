@@ -16,10 +16,7 @@ extension FaultSweeps {
     @Suite struct CLIFaultTests {
         /// The built `strata` binary and the preload library beside it.
         static func binaries() throws -> (strata: URL, preload: URL) {
-            var candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
-            for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-                candidates.append(bundle.bundleURL.deletingLastPathComponent())
-            }
+            let candidates = builtProductFolders()
             for directory in candidates {
                 let strata = directory.appendingPathComponent("strata")
                 let preload = directory.appendingPathComponent("libStrataFaultVFSPreload.so")

@@ -19,3 +19,16 @@ struct OneTableSync {
         replica = try SyncReplica(database: database, replicaID: "r", space: "s", tables: ["t"], transport: InProcessSyncTransport(hub: hub))
     }
 }
+
+extension SyncHub {
+    /// The schema fingerprint space `s` expects of `tables`, read from the refusal of a pull that
+    /// offers a wrong one.
+    func expectedFingerprint(of tables: [String] = ["t"]) throws -> String {
+        do {
+            _ = try pull(SyncPullRequest(space: "s", replicaID: "probe", tables: tables, schemaFingerprint: "?", after: 0, limit: 1))
+        } catch SyncError.schemaMismatch(_, let remote) {
+            return remote
+        }
+        throw SyncError.refused("the hub accepted a wrong fingerprint")
+    }
+}

@@ -111,16 +111,6 @@ import Testing
         #expect(connection.isInTransaction == false)
     }
 
-    /// The schema fingerprint the hub's space `s` expects of `tables`.
-    static func fingerprint(_ hub: SyncHub, tables: [String] = ["t"]) throws -> String {
-        do {
-            _ = try hub.pull(SyncPullRequest(space: "s", replicaID: "x", tables: tables, schemaFingerprint: "?", after: 0, limit: 1))
-        } catch SyncError.schemaMismatch(_, let remote) {
-            return remote
-        }
-        return "?"
-    }
-
     /// Pushes that arrive while the space is busy wait together, and the first call to get the
     /// space applies them all in one transaction: 8 pushes, 1 commit, every push answered with
     /// its own entries, and one push refused (a schema it does not have) alone.
@@ -135,7 +125,7 @@ import Testing
             return rows.map { SyncOutboxEntry(sequence: $0.value(at: 0) ?? 0, changeset: $0.value(at: 1) ?? Data()) }
         }
         try #require(entries.count == 80)
-        let fingerprint = try Self.fingerprint(sync.hub)
+        let fingerprint = try sync.hub.expectedFingerprint()
         let storage = try #require(sync.hub.storage as? SQLiteFolderHubStorage)
         let answers = Locked<[Int: Result<SyncPushResponse, any Error>]>([:])
         let commits = Locked(0)
@@ -193,7 +183,7 @@ import Testing
             return rows.map { SyncOutboxEntry(sequence: $0.value(at: 0) ?? 0, changeset: $0.value(at: 1) ?? Data()) }
         }
         #expect(entries.count == count)
-        let fingerprint = try Self.fingerprint(sync.hub)
+        let fingerprint = try sync.hub.expectedFingerprint()
         func seconds(_ body: () throws -> Void) rethrows -> Double {
             let start = ContinuousClock.now
             try body()

@@ -8,19 +8,7 @@ import StrataTestSupport
 /// A replica process killed with SIGKILL while it writes and pushes: after a restart nothing it
 /// committed is missing from both its outbox and the hub, and nothing is applied twice.
 @Suite struct SyncCrashTests {
-    static func writerBinary() throws -> URL {
-        var candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            candidates.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        guard
-            let binary = candidates.map({ $0.appendingPathComponent("strata-sync-writer") })
-                .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
-        else {
-            throw SyncError.refused("no strata-sync-writer next to the tests in \(candidates.map(\.path))")
-        }
-        return binary
-    }
+    static func writerBinary() throws -> URL { try builtExecutable(named: "strata-sync-writer") }
 
     @Test func aKilledReplicaLosesNothingAndDuplicatesNothing() async throws {
         let folder = try SyncFolder()

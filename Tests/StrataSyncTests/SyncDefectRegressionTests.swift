@@ -168,23 +168,13 @@ import Testing
         let entry = try #require(try await impostor.pendingChanges.first)
         let request = SyncPushRequest(
             space: "s", replicaID: phone.hubReplicaID, tables: ["t"],
-            schemaFingerprint: try Self.fingerprint(hub),
+            schemaFingerprint: try hub.expectedFingerprint(),
             entries: [SyncOutboxEntry(sequence: 1, changeset: entry.changeset.data)])
         #expect(throws: SyncError.duplicateEntry(replicaID: phone.hubReplicaID, sequence: 1)) { try hub.push(request) }
         #expect(try Self.hubRows(hub) == ["a=1"])
         // Under its own incarnation the impostor's write goes through.
         try await impostor.sync()
         #expect(try Self.hubRows(hub) == ["a=1", "b=2"])
-    }
-
-    /// The hub's fingerprint of `t`, read from a refusal.
-    static func fingerprint(_ hub: SyncHub) throws -> String {
-        do {
-            _ = try hub.pull(SyncPullRequest(space: "s", replicaID: "x", tables: ["t"], schemaFingerprint: "?", after: 0, limit: 1))
-        } catch SyncError.schemaMismatch(_, let remote) {
-            return remote
-        }
-        throw SyncError.refused("no fingerprint")
     }
 
     // 4. NULL keys.

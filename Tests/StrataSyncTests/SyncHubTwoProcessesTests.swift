@@ -22,7 +22,7 @@ import Testing
                 try await replica.write { try $0.run("INSERT INTO t VALUES (?, ?)", "\(round)-\(index)", index) }
             }
             let entries = try await replica.pendingChanges.map { SyncOutboxEntry(sequence: $0.sequence, changeset: $0.changeset.data) }
-            let fingerprint = try Self.fingerprint(first)
+            let fingerprint = try first.expectedFingerprint()
             let request = SyncPushRequest(space: "s", replicaID: replica.hubReplicaID, tables: ["t"], schemaFingerprint: fingerprint, entries: entries)
             async let a = Task.detached { try first.push(request) }.value
             async let b = Task.detached { try second.push(request) }.value
@@ -39,14 +39,5 @@ import Testing
         }
         #expect(rows == 100)
         #expect(logged == 100, "each entry logged once")
-    }
-
-    static func fingerprint(_ hub: SyncHub) throws -> String {
-        do {
-            _ = try hub.pull(SyncPullRequest(space: "s", replicaID: "probe", tables: ["t"], schemaFingerprint: "?", after: 0, limit: 1))
-        } catch SyncError.schemaMismatch(_, let remote) {
-            return remote
-        }
-        throw SyncError.refused("the hub accepted a wrong fingerprint")
     }
 }

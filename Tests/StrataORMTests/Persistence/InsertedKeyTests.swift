@@ -28,8 +28,7 @@ private struct Code: Initializable, Equatable {
 @Suite struct InsertedKeyTests {
     @Test(arguments: [0, -1, -42, 7, Int(Int64.max), Int(Int64.min)])
     func aDescendingIntegerKeyIsWhatInsertReturns(id: Int) throws {
-        let storage = try Storage(filename: ":memory:", descendingKeyTable())
-        try storage.syncSchema(preserve: true)
+        let storage = try temporaryStorage(descendingKeyTable())
         let returned = try storage.insert(object: Ranked(id: id, name: "n\(id)"))
         #expect(returned == Int64(id))
         let found: Ranked? = try storage.get(id: returned)
@@ -39,8 +38,7 @@ private struct Code: Initializable, Equatable {
     }
 
     @Test func everyInsertReturnsItsOwnKey() throws {
-        let storage = try Storage(filename: ":memory:", descendingKeyTable())
-        try storage.syncSchema(preserve: true)
+        let storage = try temporaryStorage(descendingKeyTable())
         let ids = [0, Int.max, -5, 3]
         let returned = try ids.map { try storage.insert(Ranked(id: $0, name: "n\($0)")) }
         #expect(returned == ids.map(Int64.init))
@@ -51,8 +49,7 @@ private struct Code: Initializable, Equatable {
     }
 
     @Test func aKeyColumnNamedRowidIsReadBackThroughAnotherRowidName() throws {
-        let storage = try Storage(filename: ":memory:", descendingKeyTable(keyColumn: "rowid"))
-        try storage.syncSchema(preserve: true)
+        let storage = try temporaryStorage(descendingKeyTable(keyColumn: "rowid"))
         #expect(try storage.insert(Ranked(id: 0, name: "zero")) == 0)
         #expect(try storage.insert(Ranked(id: 40, name: "forty")) == 40)
         let found: Ranked? = try storage.get(id: 40)
@@ -60,13 +57,7 @@ private struct Code: Initializable, Equatable {
     }
 
     @Test func aRowidAliasKeyIsStillAssignedBySQLite() throws {
-        let storage = try Storage(
-            filename: ":memory:",
-            Table<Ranked>(
-                name: "ranked",
-                Column(name: "id", keyPath: \Ranked.id, constraints: primaryKey()),
-                Column(name: "name", keyPath: \Ranked.name, constraints: notNull())))
-        try storage.syncSchema(preserve: true)
+        let storage = try temporaryStorage(keyedTable("ranked", key: \Ranked.id, Column(name: "name", keyPath: \Ranked.name, constraints: notNull())))
         #expect(try storage.insert(Ranked(id: 0, name: "a")) == 1)
         #expect(try storage.insert(Ranked(id: 99, name: "b")) == 2)
         let found: Ranked? = try storage.get(id: 2)
@@ -74,13 +65,11 @@ private struct Code: Initializable, Equatable {
     }
 
     @Test func aTextKeyStillReturnsTheRowid() throws {
-        let storage = try Storage(
-            filename: ":memory:",
+        let storage = try temporaryStorage(
             Table<Code>(
                 name: "codes",
                 Column(name: "code", keyPath: \Code.code, constraints: primaryKey()),
                 Column(name: "label", keyPath: \Code.label, constraints: notNull())))
-        try storage.syncSchema(preserve: true)
         #expect(try storage.insert(Code(code: "b", label: "bee")) == 1)
         #expect(try storage.insert(Code(code: "a", label: "ay")) == 2)
         let found: Code? = try storage.get(id: "a")

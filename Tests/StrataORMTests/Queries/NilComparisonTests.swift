@@ -11,14 +11,8 @@ import Testing
     }
 
     @Test func optionalColumnsCompareWithNil() throws {
-        let storage = try Storage(
-            filename: "",
-            tables: Table<Item>(
-                name: "items",
-                columns: Column(name: "id", keyPath: \Item.id, constraints: primaryKey()),
-                Column(name: "note", keyPath: \Item.note),
-                Column(name: "count", keyPath: \Item.count)))
-        _ = try storage.syncSchema(preserve: false)
+        let storage = try temporaryStorage(
+            keyedTable("items", key: \Item.id, Column(name: "note", keyPath: \Item.note), Column(name: "count", keyPath: \Item.count)))
         try storage.insert(Item(id: 0, note: nil, count: 1))
         try storage.insert(Item(id: 0, note: "x", count: 2))
         let nils: [Item] = try storage.getAll(where_(\Item.note == nil))

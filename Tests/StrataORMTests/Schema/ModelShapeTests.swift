@@ -21,14 +21,10 @@ final class Account: Initializable {
 
 @Suite struct ModelShapeTests {
     @Test func propertyObserversRunWhenObjectsAreRead() throws {
-        let storage = try Storage(
-            filename: "",
-            Table<Observed>(
-                name: "observed",
-                Column(name: "id", keyPath: \Observed.id, constraints: primaryKey()),
-                Column(name: "name", keyPath: \Observed.name),
+        let storage = try temporaryStorage(
+            keyedTable(
+                "observed", key: \Observed.id, Column(name: "name", keyPath: \Observed.name),
                 Column(name: "city", keyPath: \Observed.address.city)))
-        try storage.syncSchema(preserve: true)
         var object = Observed()
         object.name = "n"
         object.address.city = "Zürich"
@@ -41,14 +37,10 @@ final class Account: Initializable {
     }
 
     @Test func classModelsWork() throws {
-        let storage = try Storage(
-            filename: "",
-            Table<Account>(
-                name: "accounts",
-                Column(name: "id", keyPath: \Account.id, constraints: primaryKey()),
-                Column(name: "owner", keyPath: \Account.owner, constraints: notNull()),
+        let storage = try temporaryStorage(
+            keyedTable(
+                "accounts", key: \Account.id, Column(name: "owner", keyPath: \Account.owner, constraints: notNull()),
                 Column(name: "balance", keyPath: \Account.balance)))
-        try storage.syncSchema(preserve: true)
         let account = Account()
         account.owner = "O'Hara"
         account.balance = 12.5

@@ -53,12 +53,8 @@ private func wordTable(column: String) -> Table<Word> {
     /// A failed rebuild leaves the table as it was: a NOT NULL column the model leaves nil over
     /// rows that hold NULL.
     @Test func aRefusedRebuildChangesNothing() throws {
-        let storage = try Storage(
-            filename: ":memory:",
-            Table<Word>(
-                name: "words",
-                Column(name: "id", keyPath: \Word.id, constraints: primaryKey()),
-                Column(name: "accent", keyPath: \Word.accent, constraints: notNull())))
+        let storage = try temporaryStorage(
+            keyedTable("words", key: \Word.id, Column(name: "accent", keyPath: \Word.accent, constraints: notNull())), sync: false)
         let db = storage.connection
         try db.execute("CREATE TABLE words (id INTEGER PRIMARY KEY NOT NULL, accent TEXT, gone TEXT)")
         try db.execute("INSERT INTO words VALUES (1, NULL, 'x')")

@@ -19,14 +19,21 @@ struct PersonWithScore: Initializable {
     var score = 7
 }
 
+/// The columns every version of the people table starts with, mapped to `T`'s `id` (the key),
+/// `name` and `age`, all NOT NULL.
+func peopleColumns<T>(
+    id: WritableKeyPath<T, Int>, name: WritableKeyPath<T, String>, age: WritableKeyPath<T, Int>
+) -> [TableElement] {
+    [
+        Column(name: "id", keyPath: id, constraints: primaryKey(), notNull()),
+        Column(name: "name", keyPath: name, constraints: notNull()),
+        Column(name: "age", keyPath: age, constraints: notNull())
+    ]
+}
+
 /// The columns of the v1 people table, in order: id (the key), name, age and legacy.
 func v1Columns() -> [TableElement] {
-    [
-        Column(name: "id", keyPath: \PersonV1.id, constraints: primaryKey(), notNull()),
-        Column(name: "name", keyPath: \PersonV1.name, constraints: notNull()),
-        Column(name: "age", keyPath: \PersonV1.age, constraints: notNull()),
-        Column(name: "legacy", keyPath: \PersonV1.legacy, constraints: notNull())
-    ]
+    peopleColumns(id: \PersonV1.id, name: \PersonV1.name, age: \PersonV1.age) + [Column(name: "legacy", keyPath: \PersonV1.legacy, constraints: notNull())]
 }
 
 func v1Table() -> Table<PersonV1> { Table<PersonV1>(name: "people", elements: v1Columns()) }
@@ -78,11 +85,10 @@ func snapshot(_ connection: Connection) throws -> [String] {
             in: directory,
             Table<Person>(
                 name: "people",
-                Column(name: "id", keyPath: \Person.id, constraints: primaryKey(), notNull()),
-                Column(name: "name", keyPath: \Person.name, constraints: notNull()),
-                Column(name: "age", keyPath: \Person.age, constraints: notNull()),
-                Column(name: "legacy", keyPath: \Person.name, constraints: notNull()),
-                Column(name: "nickname", keyPath: \Person.nickname)))
+                elements: peopleColumns(id: \Person.id, name: \Person.name, age: \Person.age) + [
+                    Column(name: "legacy", keyPath: \Person.name, constraints: notNull()),
+                    Column(name: "nickname", keyPath: \Person.nickname)
+                ]))
         #expect(try storage.syncSchema(preserve: false) == ["people": .newColumnsAdded])
         #expect(try columnNames(storage) == ["id", "name", "age", "legacy", "nickname"])
         let nicknames: [String?] = try storage.select(\Person.nickname, orderBy(\Person.id))
@@ -97,11 +103,10 @@ func snapshot(_ connection: Connection) throws -> [String] {
             in: directory,
             Table<PersonWithScore>(
                 name: "people",
-                Column(name: "id", keyPath: \PersonWithScore.id, constraints: primaryKey(), notNull()),
-                Column(name: "name", keyPath: \PersonWithScore.name, constraints: notNull()),
-                Column(name: "age", keyPath: \PersonWithScore.age, constraints: notNull()),
-                Column(name: "legacy", keyPath: \PersonWithScore.nickname),
-                Column(name: "score", keyPath: \PersonWithScore.score, constraints: notNull(), defaultValue(5))))
+                elements: peopleColumns(id: \PersonWithScore.id, name: \PersonWithScore.name, age: \PersonWithScore.age) + [
+                    Column(name: "legacy", keyPath: \PersonWithScore.nickname),
+                    Column(name: "score", keyPath: \PersonWithScore.score, constraints: notNull(), defaultValue(5))
+                ]))
         // "legacy" became nullable: that changes a column, so the table is recreated.
         #expect(try storage.syncSchema(preserve: true) == ["people": .droppedAndRecreated])
         let scores: [Int] = try storage.select(\PersonWithScore.score, orderBy(\PersonWithScore.id))
@@ -131,11 +136,10 @@ func snapshot(_ connection: Connection) throws -> [String] {
             in: directory,
             Table<PersonWithScore>(
                 name: "people",
-                Column(name: "id", keyPath: \PersonWithScore.id, constraints: primaryKey(), notNull()),
-                Column(name: "name", keyPath: \PersonWithScore.name, constraints: notNull()),
-                Column(name: "age", keyPath: \PersonWithScore.age, constraints: notNull()),
-                Column(name: "legacy", keyPath: \PersonWithScore.name, constraints: notNull()),
-                Column(name: "score", keyPath: \PersonWithScore.score, constraints: notNull())))
+                elements: peopleColumns(id: \PersonWithScore.id, name: \PersonWithScore.name, age: \PersonWithScore.age) + [
+                    Column(name: "legacy", keyPath: \PersonWithScore.name, constraints: notNull()),
+                    Column(name: "score", keyPath: \PersonWithScore.score, constraints: notNull())
+                ]))
         #expect(try storage.syncSchema(preserve: preserve) == ["people": .droppedAndRecreated])
         let scores: [Int] = try storage.select(\PersonWithScore.score, orderBy(\PersonWithScore.id))
         // Kept rows take the model's default (`var score = 7`); without preserve they are gone.

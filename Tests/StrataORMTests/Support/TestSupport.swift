@@ -24,6 +24,19 @@ func peopleStorage() throws -> Storage {
     return storage
 }
 
+/// The table `name` of `T`: an `id` column mapping `key`, the primary key, then `columns`.
+func keyedTable<T>(_ name: String, key: WritableKeyPath<T, Int>, _ columns: AnyColumn...) -> Table<T> {
+    Table<T>(name: name, elements: [Column(name: "id", keyPath: key, constraints: primaryKey())] + columns)
+}
+
+/// A private, temporary storage of `table`: its schema synced, unless `sync` is false for a test
+/// that creates the table by hand.
+func temporaryStorage(_ table: AnyTable, sync: Bool = true) throws -> Storage {
+    let storage = try Storage(filename: "", tables: [table])
+    if sync { try storage.syncSchema(preserve: true) }
+    return storage
+}
+
 extension Connection {
     /// `PRAGMA integrity_check`'s answer ("ok" when the database is sound).
     func integrityCheck() throws -> String? {

@@ -160,18 +160,8 @@ private struct Sample: Initializable {
     }
 
     @Test func nullInANonOptionalCustomColumnThrows() throws {
-        let storage = try Storage(
-            filename: "",
-            tables: [
-                Table<Product>(
-                    name: "products",
-                    elements: [
-                        Column(name: "id", keyPath: \Product.id, constraints: primaryKey()),
-                        Column(name: "sku", keyPath: \Product.sku),
-                        Column(name: "price", keyPath: \Product.price)
-                    ])
-            ])
-        try storage.syncSchema(preserve: false)
+        let storage = try temporaryStorage(
+            keyedTable("products", key: \Product.id, Column(name: "sku", keyPath: \Product.sku), Column(name: "price", keyPath: \Product.price)))
         try storage.connection.execute("INSERT INTO products (id, sku, price) VALUES (1, 'A', NULL)")
         #expect(throws: ORMError.valueDoesNotConvert(table: "products", column: "price", type: "Cents")) {
             let _: [Product] = try storage.getAll()
@@ -182,13 +172,7 @@ private struct Sample: Initializable {
     }
 
     @Test func strataReadsAColumnAsAnSQLiteValueWithSQLiteConversions() throws {
-        let storage = try Storage(
-            filename: "",
-            Table<Sample>(
-                name: "samples",
-                Column(name: "id", keyPath: \Sample.id, constraints: primaryKey()),
-                Column(name: "snapshot", keyPath: \Sample.snapshot)))
-        try storage.syncSchema(preserve: false)
+        let storage = try temporaryStorage(keyedTable("samples", key: \Sample.id, Column(name: "snapshot", keyPath: \Sample.snapshot)))
         try storage.connection.execute("INSERT INTO samples VALUES (1, '42.5'), (2, 7), (3, 2.75), (4, x'6869')")
         let samples: [Sample] = try storage.getAll(orderBy(\Sample.id))
         let snapshots = samples.map(\.snapshot)

@@ -16,15 +16,11 @@ struct DatedEntry: Initializable, Equatable {
 /// A storage over `dated_entry`, created by hand: `updated_at` has no declared type when `untyped`,
 /// so INTEGER and REAL values stay what they are.
 func datedEntryStorage(untyped: Bool = false) throws -> Storage {
-    let storage = try Storage(
-        filename: "",
-        tables:
-            Table<DatedEntry>(
-                name: "dated_entry",
-                columns:
-                    Column(name: "id", keyPath: \DatedEntry.id, constraints: primaryKey()),
-                Column(name: "updated_at", keyPath: \DatedEntry.updatedAt, constraints: notNull()),
-                Column(name: "deleted_at", keyPath: \DatedEntry.deletedAt)))
+    let storage = try temporaryStorage(
+        keyedTable(
+            "dated_entry", key: \DatedEntry.id, Column(name: "updated_at", keyPath: \DatedEntry.updatedAt, constraints: notNull()),
+            Column(name: "deleted_at", keyPath: \DatedEntry.deletedAt)),
+        sync: false)
     try storage.connection.execute(
         "CREATE TABLE dated_entry (id INTEGER PRIMARY KEY, updated_at \(untyped ? "" : "TEXT") NOT NULL, deleted_at \(untyped ? "" : "TEXT"))")
     return storage

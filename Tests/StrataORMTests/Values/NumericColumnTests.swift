@@ -12,14 +12,11 @@ private struct Payment: Initializable, Equatable {
 }
 
 private func paymentStorage(_ rows: String) throws -> Storage {
-    let storage = try Storage(
-        filename: "",
-        Table<Payment>(
-            name: "payments",
-            Column(name: "id", keyPath: \Payment.id, constraints: primaryKey()),
-            Column(name: "amount", keyPath: \Payment.amount),
-            Column(name: "fee", keyPath: \Payment.fee),
-            Column(name: "weight", keyPath: \Payment.weight)))
+    let storage = try temporaryStorage(
+        keyedTable(
+            "payments", key: \Payment.id, Column(name: "amount", keyPath: \Payment.amount), Column(name: "fee", keyPath: \Payment.fee),
+            Column(name: "weight", keyPath: \Payment.weight)),
+        sync: false)
     // As other tools declare money: NUMERIC stores 32.00 as INTEGER 32 and 16.75 as REAL.
     try storage.connection.execute("CREATE TABLE payments (id INTEGER PRIMARY KEY, amount NUMERIC, fee DECIMAL(10,2), weight NUMERIC)")
     try storage.connection.execute("INSERT INTO payments VALUES \(rows)")

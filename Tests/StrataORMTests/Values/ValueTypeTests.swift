@@ -23,31 +23,25 @@ struct Numbers: Initializable, Equatable {
 }
 
 func numbersStorage() throws -> Storage {
-    let storage = try Storage(
-        filename: "",
-        tables:
-            Table<Numbers>(
-                name: "numbers",
-                columns:
-                    Column(name: "id", keyPath: \Numbers.id, constraints: primaryKey()),
-                Column(name: "int64", keyPath: \Numbers.int64, constraints: notNull()),
-                Column(name: "uint32", keyPath: \Numbers.uint32, constraints: notNull()),
-                Column(name: "int8", keyPath: \Numbers.int8, constraints: notNull()),
-                Column(name: "int16", keyPath: \Numbers.int16, constraints: notNull()),
-                Column(name: "int32", keyPath: \Numbers.int32, constraints: notNull()),
-                Column(name: "uint8", keyPath: \Numbers.uint8, constraints: notNull()),
-                Column(name: "uint16", keyPath: \Numbers.uint16, constraints: notNull()),
-                Column(name: "uint64", keyPath: \Numbers.uint64, constraints: notNull()),
-                Column(name: "uint", keyPath: \Numbers.uint, constraints: notNull()),
-                Column(name: "flag", keyPath: \Numbers.flag, constraints: notNull()),
-                Column(name: "float", keyPath: \Numbers.float, constraints: notNull()),
-                Column(name: "double", keyPath: \Numbers.double, constraints: notNull()),
-                Column(name: "data", keyPath: \Numbers.data, constraints: notNull()),
-                Column(name: "date", keyPath: \Numbers.date, constraints: notNull()),
-                Column(name: "optional_int", keyPath: \Numbers.optionalInt),
-                Column(name: "optional_data", keyPath: \Numbers.optionalData)))
-    try storage.syncSchema(preserve: false)
-    return storage
+    try temporaryStorage(
+        keyedTable(
+            "numbers", key: \Numbers.id,
+            Column(name: "int64", keyPath: \Numbers.int64, constraints: notNull()),
+            Column(name: "uint32", keyPath: \Numbers.uint32, constraints: notNull()),
+            Column(name: "int8", keyPath: \Numbers.int8, constraints: notNull()),
+            Column(name: "int16", keyPath: \Numbers.int16, constraints: notNull()),
+            Column(name: "int32", keyPath: \Numbers.int32, constraints: notNull()),
+            Column(name: "uint8", keyPath: \Numbers.uint8, constraints: notNull()),
+            Column(name: "uint16", keyPath: \Numbers.uint16, constraints: notNull()),
+            Column(name: "uint64", keyPath: \Numbers.uint64, constraints: notNull()),
+            Column(name: "uint", keyPath: \Numbers.uint, constraints: notNull()),
+            Column(name: "flag", keyPath: \Numbers.flag, constraints: notNull()),
+            Column(name: "float", keyPath: \Numbers.float, constraints: notNull()),
+            Column(name: "double", keyPath: \Numbers.double, constraints: notNull()),
+            Column(name: "data", keyPath: \Numbers.data, constraints: notNull()),
+            Column(name: "date", keyPath: \Numbers.date, constraints: notNull()),
+            Column(name: "optional_int", keyPath: \Numbers.optionalInt),
+            Column(name: "optional_data", keyPath: \Numbers.optionalData)))
 }
 
 @Suite struct ValueTypeTests {

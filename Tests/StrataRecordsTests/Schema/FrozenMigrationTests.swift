@@ -126,22 +126,10 @@ import Testing
             let file = folder.appendingPathComponent("main.swift")
             try Data(program.utf8).write(to: file)
             let binary = folder.appendingPathComponent("frozen")
-            func run(_ path: String, _ arguments: [String]) throws -> (Int32, String) {
-                let process = ChildProcess()
-                process.executableURL = URL(fileURLWithPath: path)
-                process.arguments = arguments
-                let pipe = Pipe()
-                process.standardOutput = pipe
-                process.standardError = pipe
-                try process.run()
-                let output = pipe.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                return (process.terminationStatus, String(decoding: output, as: UTF8.self))
-            }
-            let (compiled, messages) = try run(swiftc, [file.path, "-o", binary.path])
+            let (compiled, messages) = try runToEnd(URL(fileURLWithPath: swiftc), [file.path, "-o", binary.path])
             #expect(compiled == 0, "\(messages)")
             guard compiled == 0 else { return }
-            let (status, output) = try run(binary.path, [])
+            let (status, output) = try runToEnd(binary, [])
             #expect(status == 0)
             let lines = output.utf8.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
             #expect(lines.count == texts.count)

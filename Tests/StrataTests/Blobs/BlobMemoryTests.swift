@@ -5,16 +5,7 @@ import Testing
 
 /// Runs `strata-blob-stream` (built next to the test bundle) and returns its peak RSS in KiB.
 private func peakResidentKiB(streaming mebibytes: Int, in directory: TemporaryDirectory) throws -> Int {
-    var candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
-    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-        candidates.append(bundle.bundleURL.deletingLastPathComponent())
-    }
-    guard
-        let binary = candidates.map({ $0.appendingPathComponent("strata-blob-stream") })
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
-    else {
-        throw BlobStreamFailure(message: "no strata-blob-stream next to the tests in \(candidates.map(\.path))")
-    }
+    let binary = try builtExecutable(named: "strata-blob-stream")
     let process = ChildProcess()
     process.executableURL = binary
     process.arguments = [String(mebibytes), directory.url.path]

@@ -144,9 +144,8 @@ import SQLite3
     // MARK: - write
 
     @Test func writeRunsInOneImmediateTransaction() async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("app.sqlite")
-        let database = try Database(path: path)
+        let temporary = try makeDatabase()
+        let (database, path) = (temporary.database, temporary.path)
         try await database.writeWithoutTransaction { try $0.execute("CREATE TABLE t(x)") }
         let observed = try await database.write { db -> [String] in
             var observed: [String] = []
@@ -203,9 +202,8 @@ import SQLite3
     // MARK: - read
 
     @Test func readSeesOneSnapshotWhileAnotherConnectionCommits() async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("app.sqlite")
-        let database = try Database(path: path)
+        let temporary = try makeDatabase()
+        let (database, path) = (temporary.database, temporary.path)
         try await database.write { try $0.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1)") }
         let counts = try await database.read { db in
             let before = try Self.count(db)
@@ -228,9 +226,8 @@ import SQLite3
     // MARK: - close
 
     @Test func closeLeavesEveryRowInTheDatabaseFileAlone() async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("app.sqlite")
-        let database = try Database(path: path)
+        let temporary = try makeDatabase()
+        let (database, path) = (temporary.database, temporary.path)
         try await database.write { db in
             try db.execute("CREATE TABLE t(x)")
             for value in 1...200 { try db.run("INSERT INTO t VALUES(?)", String(repeating: "v", count: value)) }
@@ -243,7 +240,7 @@ import SQLite3
         #expect(database.readerConnectionPool.availableConnections.isEmpty)
         #expect(database.isClosed)
 
-        let copy = directory.path("copy.sqlite")
+        let copy = temporary.directory.path("copy.sqlite")
         try FileManager.default.copyItem(atPath: path, toPath: copy)
         let copied = try Connection(storageLocation: .onDisk(copy))
         #expect(try Self.count(copied) == 200)
@@ -292,9 +289,8 @@ import SQLite3
     }
 
     @Test func closeWaitsForTheCallsAlreadyRunning() async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("app.sqlite")
-        let database = try Database(path: path)
+        let temporary = try makeDatabase()
+        let (database, path) = (temporary.database, temporary.path)
         try await database.write { try $0.execute("CREATE TABLE t(x)") }
         let started = DispatchSemaphore(value: 0)
         let running = Task {
@@ -315,7 +311,7 @@ import SQLite3
         try await database.close()
         try await running.value // it finished, committed, before the close's checkpoint
         #expect(Self.walSize(path) ?? 0 == 0)
-        let copy = directory.path("copy.sqlite")
+        let copy = temporary.directory.path("copy.sqlite")
         try FileManager.default.copyItem(atPath: path, toPath: copy)
         #expect(try Self.count(try Connection(storageLocation: .onDisk(copy))) == 2)
     }
@@ -323,16 +319,15 @@ import SQLite3
     /// While Litestream replicates the database (its lock table exists), close checkpoints
     /// PASSIVE: every commit reaches the database file, and the WAL stays for Litestream.
     @Test func closeUnderLitestreamCheckpointsPassive() async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("app.sqlite")
-        let database = try Database(path: path)
+        let temporary = try makeDatabase()
+        let (database, path) = (temporary.database, temporary.path)
         try await database.write { db in
             try db.execute("CREATE TABLE _litestream_lock(id INTEGER); CREATE TABLE t(x)")
             for value in 1...50 { try db.run("INSERT INTO t VALUES(?)", value) }
         }
         try await database.close()
         #expect((Self.walSize(path) ?? 0) > 0)
-        let copy = directory.path("copy.sqlite")
+        let copy = temporary.directory.path("copy.sqlite")
         try FileManager.default.copyItem(atPath: path, toPath: copy)
         #expect(try Self.count(try Connection(storageLocation: .onDisk(copy))) == 50)
     }

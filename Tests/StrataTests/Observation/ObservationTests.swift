@@ -58,10 +58,16 @@ struct Fetched: Sendable {
         return database
     }
 
+    /// An observed database (``makeDatabase(_:maximumReaderCount:)``) whose first write runs `schema`.
+    static func makeDatabase(_ directory: TemporaryDirectory, schema: String) async throws -> Database {
+        let database = try makeDatabase(directory)
+        try await database.write { try $0.execute(schema) }
+        return database
+    }
+
     @Test func firstValueIsCurrentThenOneThousandCommitsArriveInOrder() async throws {
         let directory = try TemporaryDirectory()
-        let database = try Self.makeDatabase(directory)
-        try await database.write { try $0.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER); INSERT INTO t(v) VALUES(0)") }
+        let database = try await Self.makeDatabase(directory, schema: "CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER); INSERT INTO t(v) VALUES(0)")
         let observed = ObservedValues(database.observe { try $0.query("SELECT max(v) FROM t") as Int? ?? -1 })
         await observed.wait { $0.first == 0 }
         for value in 1...1_000 {
@@ -177,8 +183,7 @@ struct Fetched: Sendable {
 
     @Test func writesThroughCachedStatementsAndTheDSLAreSeen() async throws {
         let directory = try TemporaryDirectory()
-        let database = try Self.makeDatabase(directory)
-        try await database.write { try $0.execute("CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT)") }
+        let database = try await Self.makeDatabase(directory, schema: "CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT)")
         let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM people") as Int? ?? 0 })
         await observed.wait { $0 == [0] }
         // The raw-handle path (no `Statement`) that records' and Squeal's inserts take.
@@ -208,8 +213,7 @@ struct Fetched: Sendable {
 
     @Test func rolledBackTransactionsYieldNothing() async throws {
         let directory = try TemporaryDirectory()
-        let database = try Self.makeDatabase(directory)
-        try await database.write { try $0.execute("CREATE TABLE t(v)") }
+        let database = try await Self.makeDatabase(directory, schema: "CREATE TABLE t(v)")
         let observed = ObservedValues(database.observe { Fetched(numbers: try $0.query("SELECT v FROM t")) })
         await observed.wait { $0.count == 1 }
         try await database.writeWithoutTransaction { try $0.execute("BEGIN; INSERT INTO t VALUES(1); ROLLBACK") }
@@ -220,8 +224,7 @@ struct Fetched: Sendable {
 
     @Test func equatableValuesAreDeduplicated() async throws {
         let directory = try TemporaryDirectory()
-        let database = try Self.makeDatabase(directory)
-        try await database.write { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        let database = try await Self.makeDatabase(directory, schema: "CREATE TABLE t(v INTEGER)")
         let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t WHERE v > 100") as Int? ?? 0 })
         await observed.wait { $0 == [0] }
         for value in 1...20 { try await database.write { try $0.run("INSERT INTO t VALUES(?)", value) } }
@@ -247,8 +250,7 @@ struct Fetched: Sendable {
 
     @Test func cancellingFreesTheObserver() async throws {
         let directory = try TemporaryDirectory()
-        let database = try Self.makeDatabase(directory)
-        try await database.write { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        let database = try await Self.makeDatabase(directory, schema: "CREATE TABLE t(v INTEGER)")
         let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
         await observed.wait { $0 == [0] }
         #expect(database.activeObservationCount == 1)
@@ -293,8 +295,7 @@ struct Fetched: Sendable {
 
     @Test func theFetchErrorIsThrownThenTheSequenceEnds() async throws {
         let directory = try TemporaryDirectory()
-        let database = try Self.makeDatabase(directory)
-        try await database.write { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        let database = try await Self.makeDatabase(directory, schema: "CREATE TABLE t(v INTEGER)")
         let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
         await observed.wait { $0 == [0] }
         try await database.write { try $0.execute("DROP TABLE t") }

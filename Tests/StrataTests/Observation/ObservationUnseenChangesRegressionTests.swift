@@ -11,10 +11,13 @@ import Strata
         try ObservationTests.makeDatabase(directory)
     }
 
+    static func makeDatabase(_ directory: TemporaryDirectory, schema: String) async throws -> Database {
+        try await ObservationTests.makeDatabase(directory, schema: schema)
+    }
+
     @Test func anIncrementalBlobWriteIsReported() async throws {
         let directory = try TemporaryDirectory()
-        let database = try Self.makeDatabase(directory)
-        try await database.write { try $0.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, b BLOB); INSERT INTO t VALUES(1, zeroblob(2))") }
+        let database = try await Self.makeDatabase(directory, schema: "CREATE TABLE t(id INTEGER PRIMARY KEY, b BLOB); INSERT INTO t VALUES(1, zeroblob(2))")
         let observed = ObservedValues(database.observe { try $0.query("SELECT hex(b) FROM t") as String? ?? "" })
         await observed.wait { $0.last == "0000" }
         try await database.write { connection in
@@ -35,14 +38,12 @@ import Strata
 
     @Test func anUpdateOfAGeneratedColumnsInputReachesAFetchOfTheGeneratedColumn() async throws {
         let directory = try TemporaryDirectory()
-        let database = try Self.makeDatabase(directory)
-        try await database.write {
-            try $0.execute(
-                """
+        let database = try await Self.makeDatabase(
+            directory,
+            schema: """
                 CREATE TABLE t(id INTEGER PRIMARY KEY, x INTEGER, g AS (x * 2), s INTEGER GENERATED ALWAYS AS (x + 1) STORED, other INTEGER);
                 INSERT INTO t(id, x) VALUES(1, 1)
                 """)
-        }
         let virtual = ObservedValues(database.observe { try $0.query("SELECT g FROM t") as Int? ?? -1 })
         let stored = ObservedValues(database.observe { try $0.query("SELECT s FROM t") as Int? ?? -1 })
         await virtual.wait { $0.last == 2 }
@@ -79,8 +80,8 @@ import Strata
 
     @Test func anUpdateOfAnotherColumnStillYieldsNothing() async throws {
         let directory = try TemporaryDirectory()
-        let database = try Self.makeDatabase(directory)
-        try await database.write { try $0.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER); INSERT INTO t VALUES(1, 1, 1)") }
+        let database = try await Self.makeDatabase(
+            directory, schema: "CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER); INSERT INTO t VALUES(1, 1, 1)")
         let observed = ObservedValues(database.observe { Fetched(numbers: try $0.query("SELECT a FROM t")) })
         await observed.wait { $0.count == 1 }
         try await database.write { try $0.run("UPDATE t SET b = 2") }
@@ -158,16 +159,14 @@ import Strata
 
     @Test func vacuumIsReported() async throws {
         let directory = try TemporaryDirectory()
-        let database = try Self.makeDatabase(directory)
-        try await database.write {
-            try $0.execute(
-                """
+        let database = try await Self.makeDatabase(
+            directory,
+            schema: """
                 CREATE TABLE t(x);
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
                 INSERT INTO t SELECT randomblob(200) FROM n;
                 DELETE FROM t;
                 """)
-        }
         let observed = ObservedValues(database.observe { try $0.query("PRAGMA freelist_count") as Int? ?? -1 })
         await observed.wait { ($0.last ?? 0) > 0 }
         try await database.writeWithoutTransaction { try $0.execute("VACUUM") }
