@@ -250,7 +250,12 @@ let package = Package(
 if let kept = Context.environment["STRATA_TEST_TARGETS"], !kept.isEmpty {
     let byName = Dictionary(uniqueKeysWithValues: package.targets.map { ($0.name, $0) })
     var needed = Set<String>()
-    var pending = kept.split(separator: ",").map { String($0) }
+    let names = kept.split(separator: ",").map { String($0.filter { $0 != " " }) }
+    // A misspelt name would quietly run fewer tests.
+    for name in names where byName[name]?.type != .test {
+        fatalError("STRATA_TEST_TARGETS: \(name) is not a test target of this package")
+    }
+    var pending = names
     while let name = pending.popLast() {
         guard let target = byName[name], needed.insert(name).inserted else { continue }
         for dependency in target.dependencies {

@@ -21,11 +21,47 @@ public struct SyncHubLimits: Sendable {
     public var maximumEntriesPerPush = 1_000
     public var maximumPullWait: Duration = .seconds(30)
     /// Long polls waiting at once on one space, and with one token; more get 503 with `Retry-After`.
-    /// A waiting poll costs the hub a socket and a few KiB (Performance.md measures it), so one
-    /// process holds ten thousand; the process's open-file limit must allow them.
-    public var maximumPollsPerSpace = 10_000
+    /// A waiting poll costs the hub a socket and about 36 KiB (StrataCore's Performance article
+    /// measures it), so one process holds ten thousand when its open-file limit allows: the
+    /// default is half the soft limit (each poll is a descriptor), at most 10,000.
+    public var maximumPollsPerSpace = SyncHubLimits.pollsTheOpenFileLimitAllows()
     public var maximumPollsPerToken = 32
     public init() {}
+
+    /// Half this process's soft open-file limit, between 64 and 10,000: the other half stays for
+    /// the space files, pushes, pulls and the listener.
+    public static func pollsTheOpenFileLimitAllows() -> Int {
+        var limit = rlimit()
+        guard getrlimit(openFileResource, &limit) == 0 else { return 256 }
+        return max(64, min(10_000, Int(clamping: limit.rlim_cur) / 2))
+    }
+
+    #if os(Linux)
+    static let openFileResource = Int32(RLIMIT_NOFILE.rawValue)
+    #else
+    static let openFileResource = RLIMIT_NOFILE
+    #endif
+
+    /// Raises the soft open-file limit toward the hard one (a long poll holds a socket; a soft
+    /// limit of 1,024, systemd's and most shells', would refuse connections long before the
+    /// per-space cap), never lowering it; returns the limit now (nil when unknown).
+    public static func raiseOpenFileLimit() -> Int? {
+        var limit = rlimit()
+        guard getrlimit(openFileResource, &limit) == 0 else { return nil }
+        #if canImport(Darwin)
+        // macOS refuses a soft limit above OPEN_MAX, whatever the hard one says.
+        let ceiling = rlim_t(OPEN_MAX)
+        #else
+        let ceiling = rlim_t(1 << 20)
+        #endif
+        let wanted = min(limit.rlim_max, ceiling)
+        if limit.rlim_cur < wanted {
+            var raised = limit
+            raised.rlim_cur = wanted
+            if setrlimit(openFileResource, &raised) == 0 { limit = raised }
+        }
+        return Int(clamping: limit.rlim_cur)
+    }
 }
 
 /// The long polls waiting now, by space and by token, for the caps in ``SyncHubLimits``.

@@ -143,24 +143,6 @@ struct SyncHubCommand: AsyncParsableCommand {
         }
     }
 
-    /// Raises the soft open-file limit to the hard one; returns the limit now (nil when unknown).
-    static func raiseOpenFileLimit() -> Int? {
-        #if os(Linux)
-        let resource = Int32(RLIMIT_NOFILE.rawValue)
-        #else
-        let resource = RLIMIT_NOFILE
-        #endif
-        var limit = rlimit()
-        guard getrlimit(resource, &limit) == 0 else { return nil }
-        if limit.rlim_cur < limit.rlim_max {
-            var raised = limit
-            // macOS refuses more than OPEN_MAX for the soft limit, whatever the hard one says.
-            raised.rlim_cur = min(limit.rlim_max, rlim_t(1 << 20))
-            if setrlimit(resource, &raised) == 0 { limit = raised }
-        }
-        return limit.rlim_cur > rlim_t(Int.max) ? Int.max : Int(limit.rlim_cur)
-    }
-
     /// Creates the space unless it exists with these tables, waiting for a store that cannot be
     /// reached yet (PostgreSQL starting after the hub) as requests wait for it: every hub of a
     /// deploy may be started with the same --create, in any order, before the database.
@@ -189,7 +171,7 @@ struct SyncHubCommand: AsyncParsableCommand {
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         // Each waiting long poll holds a socket: a soft limit of 1,024 (systemd's and most
         // shells') would refuse connections long before the per-space cap.
-        let openFiles = Self.raiseOpenFileLimit()
+        let openFiles = SyncHubLimits.raiseOpenFileLimit()
         if let openFiles, openFiles < maxPollsPerSpace + 64 {
             logger.warning(
                 "the open-file limit is \(openFiles): fewer long polls than --max-polls-per-space \(maxPollsPerSpace) can wait (raise the hard limit, ulimit -Hn)"

@@ -166,6 +166,47 @@ import Testing
         #expect(try sync.hub.withSpace("s") { try $0.query("SELECT count(DISTINCT version) FROM _strata_sync_log") as Int? } == 80)
     }
 
+    /// More pushes waiting than one transaction takes (64): the oldest 64 commit together, the
+    /// rest in the next, and every caller is answered, whichever call got the space first.
+    @Test func seventyPushesWaitingTogetherCommitInTwoAndAreAllAnswered() async throws {
+        let folder = try SyncFolder()
+        let sync = try OneTableSync(in: folder)
+        for index in 0..<70 {
+            try await sync.replica.write { try $0.run("INSERT INTO t(id, v) VALUES (?, ?)", "row-\(index)", index) }
+        }
+        let entries: [SyncOutboxEntry] = try await sync.database.read { db in
+            let rows: [Row] = try db.query(literal: "SELECT sequence, changeset FROM _strata_sync_outbox ORDER BY sequence")
+            return rows.map { SyncOutboxEntry(sequence: $0.value(at: 0) ?? 0, changeset: $0.value(at: 1) ?? Data()) }
+        }
+        try #require(entries.count == 70)
+        let fingerprint = try sync.hub.expectedFingerprint(of: ["t"])
+        let storage = try #require(sync.hub.storage as? SQLiteFolderHubStorage)
+        let answered = Locked(0)
+        let commits = Locked(0)
+        let done = DispatchGroup()
+        try sync.hub.withSpace("s") { connection in
+            connection.commitHook {
+                commits.withLock { $0 += 1 }
+                return false
+            }
+            for (index, entry) in entries.enumerated() {
+                done.enter()
+                Thread {
+                    let request = SyncPushRequest(space: "s", replicaID: "r\(index)", tables: ["t"], schemaFingerprint: fingerprint, entries: [entry])
+                    if (try? sync.hub.push(request)) != nil { answered.withLock { $0 += 1 } }
+                    done.leave()
+                }.start()
+            }
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline, storage.pushGroups.withLock({ $0["s"] })?.pending.current.count ?? 0 < 70 { usleep(1_000) }
+        }
+        #expect(done.wait(timeout: .now() + 120) == .success)
+        try sync.hub.withSpace("s") { $0.commitHook(nil) }
+        #expect(answered.current == 70)
+        #expect(commits.current == 2, "64, then 6")
+        #expect(try sync.hub.withSpace("s") { try $0.query("SELECT count(*) FROM t") as Int? } == 70)
+    }
+
     /// The hub's apply rate on the SQLite folder store in this process (5,000 single-row entries
     /// in pushes of 100, as `strata-sync-bench` measures it), beside its floors: the same rows
     /// inserted in one transaction, and in a transaction each (the store's cost per entry before

@@ -38,6 +38,16 @@ public final class ChildProcess: Sendable {
 
     public init() {}
 
+    /// A child still running when the last reference goes is killed and reaped, so no test
+    /// leaves a process or a zombie behind it.
+    deinit {
+        if case .running(let pid) = state {
+            _ = kill(pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        }
+    }
+
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }

@@ -146,21 +146,24 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
                 defer { push.isOpen = false }
                 outcomes = []
                 for pending in batch {
+                    // One outcome a push, set once its savepoint is released or rolled back: a
+                    // RELEASE that fails undoes the push, whatever its body answered.
+                    var outcome = PushGroup.Outcome.answered
                     do {
                         try connection.strataSavepoint(named: "strata_sync_push") {
                             do {
                                 try pending.run(self)
-                                outcomes.append(.answered)
                             } catch let error as SyncError {
                                 // Refused from an entry on: the entries before it stay, as with
                                 // a transaction each.
-                                outcomes.append(.failed(error))
+                                outcome = .failed(error)
                             }
                         }
                     } catch {
                         // Undone alone: the savepoint rolled back, the other pushes stand.
-                        outcomes.append(.failed(error))
+                        outcome = .failed(error)
                     }
+                    outcomes.append(outcome)
                     // Ended inside a changeset apply, which the wrapper does not see: what the
                     // earlier pushes applied is gone with it, so none of them is answered.
                     try requirePushTransaction()
@@ -329,7 +332,10 @@ final class PushGroup: Sendable {
             let push = PendingPush { storage in value.value = try body(storage) }
             pending.withLock { $0.append(push) }
             do {
-                try apply()
+                // Each call applies up to `largest` of the pushes pending, oldest first: with more
+                // pending before this one, it takes more than one call (never returning while it
+                // waits, since its body must not outlive this call).
+                repeat { try apply() } while push.outcome.current == nil
             } catch {
                 // Not applied (the space's queue closed): checked on the queue, so no later call
                 // applies anything either, and this push must not outlive this call.

@@ -11,12 +11,17 @@ public struct SyncStatus: Sendable, Equatable {
     public var lastPulledVersion: Int64
     /// Why the last sync failed; nil once one succeeds.
     public var lastError: String?
+    /// The synced tables wait for the hub's snapshot (after a team switch, a schema widened, a
+    /// hub restored): until a pull brings it they still hold what they held before, whatever
+    /// ``lastPulledVersion`` says.
+    public var needsSnapshot: Bool
 
     /// A status made of its parts.
-    public init(pendingChangeCount: Int, lastPulledVersion: Int64, lastError: String?) {
+    public init(pendingChangeCount: Int, lastPulledVersion: Int64, lastError: String?, needsSnapshot: Bool = false) {
         self.pendingChangeCount = pendingChangeCount
         self.lastPulledVersion = lastPulledVersion
         self.lastError = lastError
+        self.needsSnapshot = needsSnapshot
     }
 
     /// The status of the replica kept in `connection`'s database (zeros before its first sync).
@@ -28,7 +33,8 @@ public struct SyncStatus: Sendable, Equatable {
         let pending = try outbox.count()
         let pulled: Int64 = try outbox.state("pulled") ?? 0
         let error: String? = try outbox.state("last_error")
-        return SyncStatus(pendingChangeCount: pending, lastPulledVersion: pulled, lastError: error)
+        let snapshot: Int64? = try outbox.state("snapshot_needed")
+        return SyncStatus(pendingChangeCount: pending, lastPulledVersion: pulled, lastError: error, needsSnapshot: snapshot == 1)
     }
 
     /// The hub's log chain at the pulled version, as the last pull or snapshot brought it.

@@ -72,7 +72,7 @@ public final class SyncReplica: Sendable {
             return try connection.transaction(transactionType: .immediate) {
                 try SyncOutbox(connection).prepare()
                 let incarnation = try Self.incarnation(connection)
-                try Self.noteIdentity(replicaID: replicaID, space: space, tables: tables, connection)
+                try Self.noteIdentity(replicaID: replicaID, space: space, connection)
                 // Signed in as a user the transport knows: the writes from now on are theirs.
                 try Self.noteUser(transport.signedInUser, connection)
                 let fingerprint = try SchemaFingerprint.of(tables: tables, in: connection)
@@ -170,11 +170,11 @@ public final class SyncReplica: Sendable {
     /// take them as new, and an old value would overwrite a newer one). The pending ones go
     /// under the new name, which names the old ones too, so one the hub applied under them (its
     /// answer lost) is answered as applied. For another space (a
-    /// team switch) the synced tables are emptied and the database starts over from that space's
-    /// snapshot, and it refuses while it holds writes for the old space not yet pushed, which
+    /// team switch) the database starts over from that space's snapshot (``SyncStatus/needsSnapshot``
+    /// until then), and refuses while it holds writes for the old space not yet pushed, which
     /// must never reach the new one.
     /// - Throws: ``SyncError/spaceChanged(from:to:pendingChanges:)``.
-    static func noteIdentity(replicaID: String, space: String, tables: [String], _ connection: Connection) throws {
+    static func noteIdentity(replicaID: String, space: String, _ connection: Connection) throws {
         let knownSpace: String? = try SyncStatus.state("space", connection)
         let knownReplica: String? = try SyncStatus.state("replica_id", connection)
         let outbox = SyncOutbox(connection)
@@ -190,15 +190,9 @@ public final class SyncReplica: Sendable {
             // The synced tables hold the old space's rows: the snapshot replaces them whole
             // (a pull from version 0 would apply the new space's log over them).
             try SyncStatus.setState("snapshot_needed", .integer(1), connection)
-            // Until that snapshot arrives the tables hold nothing of either space: the old
-            // team's rows never show as the new one's, offline or after a failed first pull
-            // (its cursor, 0, would otherwise claim an empty new space was caught up).
-            let triggers = try SyncTriggers.writingSyncedTables(tables, connection)
-            try SyncTriggers.withoutTriggers(triggers, connection) {
-                for table in try childrenFirst(tables, connection) {
-                    try connection.execute("DELETE FROM " + quoteIdentifier("main") + "." + quoteIdentifier(table))
-                }
-            }
+            // The rows stay until the snapshot replaces them (rows it keeps are never deleted, so
+            // local tables' ON DELETE actions do not fire); `SyncStatus.needsSnapshot` tells the
+            // app meanwhile, as the cursor (0) cannot.
         } else if let knownReplica, knownReplica != replicaID {
             try outbox.forgetSent()
             // A pending write may have reached the hub under the old name, its answer lost: the
