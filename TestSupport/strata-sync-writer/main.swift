@@ -29,12 +29,7 @@ guard arguments.count == 3 else {
 let folder = URL(fileURLWithPath: arguments[1])
 let replicaID = arguments[2]
 do {
-    let hub = try SyncHub(directory: folder.appendingPathComponent("hub"))
-    let database = try Database(storageLocation: .onDisk(folder.appendingPathComponent(replicaID + ".sqlite").path))
-    try database.executeWrite { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE IF NOT EXISTS item(id TEXT PRIMARY KEY, n INTEGER)") }
-    let replica = try SyncReplica(
-        database: database, replicaID: replicaID, space: "crash", tables: ["item"],
-        transport: InProcessSyncTransport(hub: hub))
+    let replica = try crashReplica(folder: folder, replicaID: replicaID) { $0 }
     var n = 0
     while true {
         n += 1
@@ -80,6 +75,18 @@ final class FailoverTransport: SyncTransport {
     func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try await attempt { try await $0.snapshot(request) } }
 }
 
+/// The crash tests' replica: REPLICA-ID.sqlite in FOLDER (WAL, table `item`), syncing space
+/// `crash` with the hub in FOLDER/hub through `transport` made from the in-process one.
+func crashReplica<Transport: SyncTransport>(
+    folder: URL, replicaID: String, transport: (InProcessSyncTransport) -> Transport
+) throws -> SyncReplica {
+    let hub = try SyncHub(directory: folder.appendingPathComponent("hub"))
+    let database = try Database(storageLocation: .onDisk(folder.appendingPathComponent(replicaID + ".sqlite").path))
+    try database.executeWrite { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE IF NOT EXISTS item(id TEXT PRIMARY KEY, n INTEGER)") }
+    return try SyncReplica(
+        database: database, replicaID: replicaID, space: "crash", tables: ["item"], transport: transport(InProcessSyncTransport(hub: hub)))
+}
+
 /// The in-process hub's answer never reaches the replica: SIGKILL once the hub has applied and
 /// committed the push, before `push` returns (a hub process killed between apply and answer).
 struct DyingTransport: SyncTransport {
@@ -99,12 +106,7 @@ struct DyingTransport: SyncTransport {
 /// replica of the hub in FOLDER (space `crash`), then pushes them through ``DyingTransport``.
 func dieAfterApply(folder: URL, replicaID: String, rows: Int) async -> Never {
     do {
-        let hub = try SyncHub(directory: folder.appendingPathComponent("hub"))
-        let database = try Database(storageLocation: .onDisk(folder.appendingPathComponent(replicaID + ".sqlite").path))
-        try database.executeWrite { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE IF NOT EXISTS item(id TEXT PRIMARY KEY, n INTEGER)") }
-        let replica = try SyncReplica(
-            database: database, replicaID: replicaID, space: "crash", tables: ["item"],
-            transport: DyingTransport(hub: InProcessSyncTransport(hub: hub)))
+        let replica = try crashReplica(folder: folder, replicaID: replicaID) { DyingTransport(hub: $0) }
         for n in 0..<rows {
             try await replica.write { try $0.run("INSERT INTO item(id, n) VALUES (?, ?)", "\(replicaID)-\(n)", n) }
         }

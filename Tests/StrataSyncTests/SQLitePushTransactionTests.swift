@@ -21,6 +21,15 @@ import Testing
         return count.withLock { $0 }
     }
 
+    /// Writes `rows` single-row transactions on the replica and returns its outbox entries, the
+    /// pushes' material, as the replica's own outbox reads them.
+    static func pendingEntries(_ sync: OneTableSync, rows: Int) async throws -> [SyncOutboxEntry] {
+        for index in 0..<rows {
+            try await sync.replica.write { try $0.run("INSERT INTO t(id, v) VALUES (?, ?)", "row-\(index)", index) }
+        }
+        return try await sync.database.read { try SyncOutbox($0).entries(after: 0, limit: Int.max) }
+    }
+
     @Test func aPushOfManyEntriesCommitsOnce() async throws {
         let folder = try SyncFolder()
         let sync = try OneTableSync(in: folder)
@@ -117,13 +126,7 @@ import Testing
     @Test func pushesThatArriveTogetherCommitOnceAndFailAlone() async throws {
         let folder = try SyncFolder()
         let sync = try OneTableSync(in: folder)
-        for index in 0..<80 {
-            try await sync.replica.write { try $0.run("INSERT INTO t(id, v) VALUES (?, ?)", "row-\(index)", index) }
-        }
-        let entries: [SyncOutboxEntry] = try await sync.database.read { db in
-            let rows: [Row] = try db.query(literal: "SELECT sequence, changeset FROM _strata_sync_outbox ORDER BY sequence")
-            return rows.map { SyncOutboxEntry(sequence: $0.value(at: 0) ?? 0, changeset: $0.value(at: 1) ?? Data()) }
-        }
+        let entries = try await Self.pendingEntries(sync, rows: 80)
         try #require(entries.count == 80)
         let fingerprint = try sync.hub.expectedFingerprint()
         let storage = try #require(sync.hub.storage as? SQLiteFolderHubStorage)
@@ -171,13 +174,7 @@ import Testing
     @Test func seventyPushesWaitingTogetherCommitInTwoAndAreAllAnswered() async throws {
         let folder = try SyncFolder()
         let sync = try OneTableSync(in: folder)
-        for index in 0..<70 {
-            try await sync.replica.write { try $0.run("INSERT INTO t(id, v) VALUES (?, ?)", "row-\(index)", index) }
-        }
-        let entries: [SyncOutboxEntry] = try await sync.database.read { db in
-            let rows: [Row] = try db.query(literal: "SELECT sequence, changeset FROM _strata_sync_outbox ORDER BY sequence")
-            return rows.map { SyncOutboxEntry(sequence: $0.value(at: 0) ?? 0, changeset: $0.value(at: 1) ?? Data()) }
-        }
+        let entries = try await Self.pendingEntries(sync, rows: 70)
         try #require(entries.count == 70)
         let fingerprint = try sync.hub.expectedFingerprint(of: ["t"])
         let storage = try #require(sync.hub.storage as? SQLiteFolderHubStorage)
@@ -216,13 +213,7 @@ import Testing
         let folder = try SyncFolder()
         let sync = try OneTableSync(in: folder)
         let count = 5_000
-        for index in 0..<count {
-            try await sync.replica.write { try $0.run("INSERT INTO t(id, v) VALUES (?, ?)", "row-\(index)", index) }
-        }
-        let entries: [SyncOutboxEntry] = try await sync.database.read { db in
-            let rows: [Row] = try db.query(literal: "SELECT sequence, changeset FROM _strata_sync_outbox ORDER BY sequence")
-            return rows.map { SyncOutboxEntry(sequence: $0.value(at: 0) ?? 0, changeset: $0.value(at: 1) ?? Data()) }
-        }
+        let entries = try await Self.pendingEntries(sync, rows: count)
         #expect(entries.count == count)
         let fingerprint = try sync.hub.expectedFingerprint()
         func seconds(_ body: () throws -> Void) rethrows -> Double {
