@@ -200,7 +200,7 @@ public func buildSyncHubRouter(
                 afterChain: query.get("chain").flatMap { Int64($0) },
                 lastAcknowledged: query.get("acked").flatMap { Int64($0) })
             let caller = await authentication.caller(token: bearerToken(request))
-            var response = try hub.pull(pull, caller: caller)
+            var response = try await hub.pullTogether(pull, caller: caller)
             metrics.pulled(space: space)
             // Only a poll that would wait takes a place; when the space or the token has all
             // theirs taken, it is told to come back (503, Retry-After), never queued.
@@ -224,7 +224,7 @@ public func buildSyncHubRouter(
             // Woken by the push that commits a newer version (no polling), or at the deadline.
             while response.entries.isEmpty, !response.snapshotNeeded, !response.hubRolledBack, ContinuousClock.now < deadline {
                 try await hub.waitForVersion(ofSpace: space, after: after, timeout: deadline - ContinuousClock.now)
-                response = try hub.pull(pull, caller: caller)
+                response = try await hub.pullTogether(pull, caller: caller)
             }
             SyncHubRequestRecord.current?.update { $0.entries = response.entries.count }
             return Response(

@@ -34,6 +34,6 @@ public struct InProcessSyncTransport: SyncTransport {
     private var caller: SyncCaller { identity.map { .user($0) } ?? .trusted }
 
     public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try hub.push(request, caller: caller) }
-    public func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.pull(request, caller: caller) }
+    public func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try await hub.pullTogether(request, caller: caller) }
     public func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.snapshot(request, caller: caller) }
 }

@@ -22,72 +22,84 @@ extension SyncHub {
 
     package func pull(_ request: SyncPullRequest, caller: SyncCaller) throws -> SyncPullResponse {
         try space(request.space) { storage in
-            let space = HubSpace(storage: storage)
-            // A replica on an earlier schema version gets each entry cut to the columns it has.
-            let widths = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
-            if let (rules, identity) = try viewer(caller, try compiledRules(request.space, storage), space: request.space) {
-                let view = SyncView(rules: rules, identity: identity, storage: storage)
-                let (response, record) = try storage.read { () throws -> (SyncPullResponse, SyncViewRecord?) in
-                    if try Self.rolledBack(
-                        after: request.after, chain: request.afterChain, replica: request.replicaID,
-                        lastAcknowledged: request.lastAcknowledged, space)
-                    {
-                        return (SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), hubRolledBack: true), nil)
-                    }
-                    if request.after < (try space.trimmedThrough()) {
-                        return (SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), snapshotNeeded: true), nil)
-                    }
-                    let current = try space.currentVersion()
-                    return try view.pull(
-                        after: request.after, current: current, chain: try space.chain(at: current), request: request,
-                        widths: widths, limits: limits)
-                }
-                if let record {
-                    try storage.write {
-                        let base = try storage.viewRecord(replica: request.replicaID, user: identity.user, atOrBefore: request.after)?.version ?? 0
-                        try storage.recordView(record, replica: request.replicaID, user: identity.user, keepingFrom: base)
-                    }
-                }
-                // Named so the replica knows whose writes its next entries are.
-                var named = response
-                named.user = identity.user
-                return named
-            }
-            // A replica that held a view under rules since removed holds too few rows for the log
-            // to complete: it starts over from a snapshot of the whole space.
-            if case .user(let identity) = caller, try storage.viewRecord(replica: request.replicaID, user: identity.user, atOrBefore: .max) != nil {
-                return SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), snapshotNeeded: true)
-            }
+            switch try preparePull(request, caller: caller, storage, widths: storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)) {
+            case .answered(let response): return response
             // One read snapshot: a trim another hub process commits between the check of what
             // was trimmed and the read of the log would otherwise leave a gap in the page.
-            return try storage.read { try pullPage(request, widths: widths, space, storage) }
+            case .page(let widths): return try storage.read { try pullPage(request, widths: widths, PullReads(HubSpace(storage: storage))) }
+            }
         }
     }
 
-    private func pullPage(_ request: SyncPullRequest, widths: [String: Int]?, _ space: HubSpace, _ storage: any SyncSpaceStorage) throws -> SyncPullResponse {
+    /// What a pull needs before its page of the log: answered outright (a viewer's pull on a
+    /// space with rules, a replica that must start over), or a page with the columns it takes.
+    enum PreparedPull {
+        case answered(SyncPullResponse)
+        case page(widths: [String: Int]?)
+    }
+
+    /// A replica on an earlier schema version gets each entry cut to the columns it has
+    /// (`widths`, checked by the caller, so that pulls answered together check each schema once).
+    func preparePull(_ request: SyncPullRequest, caller: SyncCaller, _ storage: any SyncSpaceStorage, widths: [String: Int]?) throws -> PreparedPull {
+        let space = HubSpace(storage: storage)
+        if let (rules, identity) = try viewer(caller, try compiledRules(request.space, storage), space: request.space) {
+            let view = SyncView(rules: rules, identity: identity, storage: storage)
+            let (response, record) = try storage.read { () throws -> (SyncPullResponse, SyncViewRecord?) in
+                if try Self.rolledBack(
+                    after: request.after, chain: request.afterChain, replica: request.replicaID,
+                    lastAcknowledged: request.lastAcknowledged, space)
+                {
+                    return (SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), hubRolledBack: true), nil)
+                }
+                if request.after < (try space.trimmedThrough()) {
+                    return (SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), snapshotNeeded: true), nil)
+                }
+                let current = try space.currentVersion()
+                return try view.pull(
+                    after: request.after, current: current, chain: try space.chain(at: current), request: request,
+                    widths: widths, limits: limits)
+            }
+            if let record {
+                try storage.write {
+                    let base = try storage.viewRecord(replica: request.replicaID, user: identity.user, atOrBefore: request.after)?.version ?? 0
+                    try storage.recordView(record, replica: request.replicaID, user: identity.user, keepingFrom: base)
+                }
+            }
+            // Named so the replica knows whose writes its next entries are.
+            var named = response
+            named.user = identity.user
+            return .answered(named)
+        }
+        // A replica that held a view under rules since removed holds too few rows for the log
+        // to complete: it starts over from a snapshot of the whole space.
+        if case .user(let identity) = caller, try storage.viewRecord(replica: request.replicaID, user: identity.user, atOrBefore: .max) != nil {
+            return .answered(SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), snapshotNeeded: true))
+        }
+        return .page(widths: widths)
+    }
+
+    /// The request's page of the log, read within the caller's read transaction through `reads`.
+    func pullPage(_ request: SyncPullRequest, widths: [String: Int]?, _ reads: PullReads) throws -> SyncPullResponse {
         if try Self.rolledBack(
             after: request.after, chain: request.afterChain, replica: request.replicaID,
-            lastAcknowledged: request.lastAcknowledged, space)
+            lastAcknowledged: request.lastAcknowledged, reads)
         {
-            return SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), hubRolledBack: true)
+            return SyncPullResponse(entries: [], hubVersion: try reads.currentVersion(), hubRolledBack: true)
         }
-        if request.after < (try space.trimmedThrough()) {
-            return SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), snapshotNeeded: true)
+        if request.after < (try reads.trimmedThrough()) {
+            return SyncPullResponse(entries: [], hubVersion: try reads.currentVersion(), snapshotNeeded: true)
         }
         let limit = min(max(1, request.limit), max(1, limits.maximumEntriesPerPull))
         var entries: [SyncLogEntry] = []
         var bytes = 0
-        for var entry in try storage.entries(after: request.after, limit: limit) {
-            if let widths {
-                entry.changeset = try Changeset(data: entry.changeset).keepingLeadingColumns { widths[$0.lowercased()] }.data
-            }
+        for entry in try reads.entries(after: request.after, limit: limit, widths: widths) {
             // The page ends before the entry that would take it over the byte limit (the
             // first entry goes whatever its size, or the replica could never pass it).
             if !entries.isEmpty, bytes + entry.changeset.count > limits.maximumPullBytes { break }
             bytes += entry.changeset.count
             entries.append(entry)
         }
-        return SyncPullResponse(entries: entries, hubVersion: try space.currentVersion())
+        return SyncPullResponse(entries: entries, hubVersion: try reads.currentVersion())
     }
 
     /// The synced tables as they are now, with the version they are at, for a replica to start
@@ -131,7 +143,7 @@ extension SyncHub {
     /// the hub was restored from an older copy (and may have logged other changes since).
     static func rolledBack(
         after: Int64, chain: Int64?, replica: String, lastAcknowledged: Int64?,
-        _ space: HubSpace
+        _ space: some PulledHistory
     ) throws -> Bool {
         if after > (try space.currentVersion()) { return true }
         // The applied entries are never trimmed: a push this hub acknowledged and has no record of

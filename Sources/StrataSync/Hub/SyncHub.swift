@@ -33,6 +33,9 @@ public final class SyncHub: Sendable {
     /// The long polls waiting, by space and by poll: a poll that times out or is cancelled
     /// leaves in constant time, whatever the number waiting (thousands per space).
     let waiters = Locked<[String: [UUID: (after: Int64, continuation: CheckedContinuation<Void, Never>)]]>([:])
+    /// The pulls queued behind the one being answered on each space (``pullTogether(_:caller:)``);
+    /// a space is a key while its pulls are being answered.
+    let pullsWaiting = Locked<[String: [WaitingPull]]>([:])
 
     /// Opens the hub in `directory`, creating the folder if needed. `configureConnection` runs on
     /// each space's connection when the hub opens it (to instrument it with StrataServer's

@@ -1,0 +1,109 @@
+import Foundation
+import Strata
+@testable import StrataSync
+import StrataTestSupport
+import Testing
+
+/// Issue 66, item 3: the pulls one commit wakes are answered together, from one read of the
+/// space, and each gets exactly what it would get alone. Serialized: each test keeps one thread
+/// of the task pool waiting on purpose, and two at once would hold both of this machine's.
+@Suite(.serialized) struct PullTogetherTests {
+    /// What a pull answered, comparable: its response's JSON, or its error's description.
+    static func outcome(_ result: Result<SyncPullResponse, any Error>) throws -> String {
+        switch result {
+        case .success(let response):
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return String(decoding: try encoder.encode(response), as: UTF8.self)
+        case .failure(let error): return "error: \(error)"
+        }
+    }
+
+    /// The result of an async throwing body.
+    static func result(_ body: () async throws -> SyncPullResponse) async -> Result<SyncPullResponse, any Error> {
+        do { return .success(try await body()) } catch { return .failure(error) }
+    }
+
+    /// `count` pulls with cursors all over the log, page sizes, a wrong schema and a foreign
+    /// chain among them, queued while the space's connection is held, then let go.
+    static func pullTogether(count: Int, expectingReads reads: Int) async throws {
+        let folder = try SyncFolder()
+        let sync = try OneTableSync(in: folder)
+        for index in 0..<30 {
+            try await sync.replica.write { try $0.run("INSERT INTO t(id, v) VALUES (?, ?)", "row-\(index)", index) }
+        }
+        try await sync.replica.push()
+        let fingerprint = try sync.hub.expectedFingerprint()
+        var requests: [SyncPullRequest] = []
+        for index in 0..<count {
+            let schema = index % 13 == 7 ? "another schema" : fingerprint
+            let chain: Int64? = index % 11 == 4 ? 12_345 : nil
+            let limit = [1, 5, 500][index % 3]
+            requests.append(
+                SyncPullRequest(
+                    space: "s", replicaID: "p\(index)", tables: ["t"], schemaFingerprint: schema,
+                    after: Int64(index % 32), limit: limit, afterChain: chain))
+        }
+        let alone = try requests.map { request in try outcome(Result { try sync.hub.pull(request) }) }
+        #expect(alone.contains { $0.hasPrefix("error:") } && alone.contains { $0.contains("\"hubRolledBack\":true") })
+
+        let begins = Locked(0)
+        let answers = Locked<[Int: Result<SyncPullResponse, any Error>]>([:])
+        // A thread, not a task, holds the space's connection: the first pull waits for it on a
+        // thread of the task pool, and the others queue from the pool's other thread.
+        let held = Locked(false), release = DispatchSemaphore(value: 0)
+        Thread {
+            try? sync.hub.withSpace("s") { connection in
+                connection.trace { sql in
+                    if sql.uppercased().hasPrefix("BEGIN") { begins.withLock { $0 += 1 } }
+                }
+                held.withLock { $0 = true }
+                release.wait()
+            }
+        }.start()
+        while !held.current { try await Task.sleep(for: .milliseconds(1)) }
+        let tasks = requests.enumerated().map { index, request in
+            Task {
+                let answer = await Self.result { try await sync.hub.pullTogether(request, caller: .trusted) }
+                answers.withLock { $0[index] = answer }
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline, sync.hub.pullsWaiting.withLock({ $0["s"]?.count ?? 0 }) < count - 1 {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        release.signal()
+        for task in tasks { await task.value }
+        try sync.hub.withSpace("s") { $0.trace(nil) }
+        let answered = answers.current
+        var together: [String] = []
+        for index in 0..<count { together.append(try outcome(try #require(answered[index], "pull \(index) was answered"))) }
+        for index in 0..<count {
+            #expect(together[index] == alone[index], "pull \(index) (after \(requests[index].after), limit \(requests[index].limit))")
+        }
+        #expect(begins.current == reads, "\(count) pulls: the first alone, the rest \(SyncHub.largestPullBatch) to a read")
+        #expect(sync.hub.pullsWaiting.withLock { $0["s"] } == nil, "no pull is left queued")
+    }
+
+    @Test func pullsQueuedTogetherAreAnsweredFromOneReadAsEachWouldBeAlone() async throws {
+        try await Self.pullTogether(count: 60, expectingReads: 2)
+    }
+
+    @Test func moreThanOneReadTakesAreAnsweredInReadsOfAtMostTheLargestBatch() async throws {
+        try await Self.pullTogether(count: SyncHub.largestPullBatch + 40, expectingReads: 3)
+    }
+
+    /// A pull on a space that does not exist, or with a name the hub refuses, hears so alone.
+    @Test func aPullOnAMissingSpaceFailsWithoutQueueingAnything() async throws {
+        let folder = try SyncFolder()
+        let sync = try OneTableSync(in: folder)
+        for space in ["nope", "../x", ""] {
+            let request = SyncPullRequest(space: space, replicaID: "p", tables: ["t"], schemaFingerprint: "", after: 0, limit: 10)
+            let alone = try Self.outcome(Result { try sync.hub.pull(request) })
+            let together = try Self.outcome(await Self.result { try await sync.hub.pullTogether(request, caller: .trusted) })
+            #expect(together == alone)
+            #expect(together.hasPrefix("error:"))
+        }
+        #expect(sync.hub.pullsWaiting.withLock { $0.isEmpty })
+    }
+}
