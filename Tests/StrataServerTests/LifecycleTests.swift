@@ -21,6 +21,16 @@ import Testing
         }
     }
 
+    /// A service group running only `database`'s service (quiet), started; trigger its shutdown
+    /// and wait for the task.
+    private static func runningGroup(
+        _ database: Database, shutdownDeadline: Duration = DatabaseService.defaultShutdownDeadline
+    ) -> (group: ServiceGroup, running: Task<Void, any Error>) {
+        let group = ServiceGroup(
+            services: [DatabaseService(database, shutdownDeadline: shutdownDeadline, logger: quietLogger)], logger: quietLogger)
+        return (group, Task { try await group.run() })
+    }
+
     private static func count(at path: String) throws -> Int? {
         let connection = try Connection(storageLocation: .onDisk(path))
         return try connection.query("SELECT count(*) FROM items")
@@ -30,11 +40,7 @@ import Testing
         let test = try TestDatabase()
         defer { test.remove() }
         let database = test.database
-        let group = ServiceGroup(
-            services: [DatabaseService(database, shutdownDeadline: .seconds(30), logger: Self.quietLogger)],
-            logger: Self.quietLogger
-        )
-        let running = Task { try await group.run() }
+        let (group, running) = Self.runningGroup(database, shutdownDeadline: .seconds(30))
 
         // The transaction holds on until the test has seen new work refused.
         let release = DispatchSemaphore(value: 0)
@@ -73,13 +79,10 @@ import Testing
     }
 
     @Test func theShutdownsOwnQuestionsStayOutOfTheUsersLogs() async throws {
-        let test = try TestDatabase()
+        let (test, backends) = try TestDatabase.instrumented()
         defer { test.remove() }
-        let backends = Backends()
-        test.database.instrument(backends.instrumentation())
         try await test.database.write { try $0.run("INSERT INTO items(name) VALUES('kept')") }
-        let group = ServiceGroup(services: [DatabaseService(test.database, logger: Self.quietLogger)], logger: Self.quietLogger)
-        let running = Task { try await group.run() }
+        let (group, running) = Self.runningGroup(test.database)
         await group.triggerGracefulShutdown()
         try await running.value
         #expect(test.walSize == 0)
@@ -92,11 +95,7 @@ import Testing
         let test = try TestDatabase()
         defer { test.remove() }
         let database = test.database
-        let group = ServiceGroup(
-            services: [DatabaseService(database, shutdownDeadline: .seconds(60), logger: Self.quietLogger)],
-            logger: Self.quietLogger
-        )
-        let running = Task { try await group.run() }
+        let (group, running) = Self.runningGroup(database, shutdownDeadline: .seconds(60))
 
         // Never ends by itself (cancelling its task interrupts it, should the shutdown not).
         let endless = Task {

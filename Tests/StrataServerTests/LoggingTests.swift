@@ -8,10 +8,8 @@ import Testing
 
 @Suite struct LoggingTests {
     @Test func statementsAreLoggedAtDebugWithTheirSQLAndNoValues() async throws {
-        let test = try TestDatabase()
+        let (test, backends) = try TestDatabase.instrumented()
         defer { test.remove() }
-        let backends = Backends()
-        test.database.instrument(backends.instrumentation())
 
         try await test.database.write { try $0.run("INSERT INTO items(name) VALUES(?)", "secret-name") }
 
@@ -27,10 +25,8 @@ import Testing
     }
 
     @Test func boundValuesAreLoggedWhenAsked() async throws {
-        let test = try TestDatabase()
+        let (test, backends) = try TestDatabase.instrumented(logStatementValues: true)
         defer { test.remove() }
-        let backends = Backends()
-        test.database.instrument(backends.instrumentation(logStatementValues: true))
 
         try await test.database.write { try $0.run("INSERT INTO items(name) VALUES(?)", "shown") }
 
@@ -39,10 +35,8 @@ import Testing
     }
 
     @Test func slowStatementsAreLoggedAtWarning() async throws {
-        let test = try TestDatabase()
+        let (test, backends) = try TestDatabase.instrumented(slowStatementThreshold: .zero)
         defer { test.remove() }
-        let backends = Backends()
-        test.database.instrument(backends.instrumentation(slowStatementThreshold: .zero))
 
         _ = try await test.database.read { try $0.query("SELECT count(*) FROM items") as Int? }
 
@@ -59,10 +53,8 @@ import Testing
         (.zero, true), (.seconds(Int64.max), false), (.seconds(60), false)
     ])
     func thresholdsAtTheExtremesClassifyAsDurationsCompare(threshold: Duration, slow: Bool) async throws {
-        let test = try TestDatabase()
+        let (test, backends) = try TestDatabase.instrumented(slowStatementThreshold: threshold)
         defer { test.remove() }
-        let backends = Backends()
-        test.database.instrument(backends.instrumentation(slowStatementThreshold: threshold))
 
         _ = try await test.database.read { try $0.query("SELECT count(*) FROM items") as Int? }
 
@@ -71,10 +63,8 @@ import Testing
     }
 
     @Test func failuresCarryTheSQLAndResultCodes() async throws {
-        let test = try TestDatabase()
+        let (test, backends) = try TestDatabase.instrumented()
         defer { test.remove() }
-        let backends = Backends()
-        test.database.instrument(backends.instrumentation())
 
         try await test.database.write { try $0.run("INSERT INTO items(name) VALUES('a')") }
         await #expect(throws: SQLiteError.self) {

@@ -8,10 +8,8 @@ import Testing
 
 @Suite struct MetricsTests {
     @Test func statementsAreCountedAndTimedByOperation() async throws {
-        let test = try TestDatabase()
+        let (test, backends) = try TestDatabase.instrumented()
         defer { test.remove() }
-        let backends = Backends()
-        test.database.instrument(backends.instrumentation())
 
         for name in ["a", "b", "c"] {
             try await test.database.write { try $0.run("INSERT INTO items(name) VALUES(?)", name) }
@@ -54,10 +52,8 @@ import Testing
     /// Statements prepared, finalized and prepared again (SQLite may reuse an address for
     /// different SQL) are each counted under their own operation, with their own text logged.
     @Test func statementsPreparedOverAndOverKeepTheirOwnText() async throws {
-        let test = try TestDatabase()
+        let (test, backends) = try TestDatabase.instrumented()
         defer { test.remove() }
-        let backends = Backends()
-        test.database.instrument(backends.instrumentation())
         try await test.database.write { connection in
             for round in 0..<20 {
                 // Uncached statements: each is finalized before the next is prepared.
@@ -77,10 +73,8 @@ import Testing
     }
 
     @Test func errorsAreCountedByResultCode() async throws {
-        let test = try TestDatabase()
+        let (test, backends) = try TestDatabase.instrumented()
         defer { test.remove() }
-        let backends = Backends()
-        test.database.instrument(backends.instrumentation())
 
         try await test.database.write { try $0.run("INSERT INTO items(name) VALUES('a')") }
         for _ in 0..<2 {
@@ -94,10 +88,8 @@ import Testing
     }
 
     @Test func readerWaitAndReadersInUse() async throws {
-        let test = try TestDatabase()
+        let (test, backends) = try TestDatabase.instrumented()
         defer { test.remove() }
-        let backends = Backends()
-        test.database.instrument(backends.instrumentation())
 
         let inUse = try await test.database.read { _ in
             try backends.metrics.expectGauge("strata_readers_in_use", [("database", "app.sqlite")]).lastValue
@@ -121,10 +113,8 @@ import Testing
     }
 
     @Test func writerWaitIsTimed() async throws {
-        let test = try TestDatabase()
+        let (test, backends) = try TestDatabase.instrumented()
         defer { test.remove() }
-        let backends = Backends()
-        test.database.instrument(backends.instrumentation())
 
         // The second write is queued behind the first, which holds the writer until released.
         let started = DispatchSemaphore(value: 0)
@@ -149,10 +139,8 @@ import Testing
     }
 
     @Test func walSizeIsRecordedAfterEachCheckpoint() async throws {
-        let test = try TestDatabase()
+        let (test, backends) = try TestDatabase.instrumented()
         defer { test.remove() }
-        let backends = Backends()
-        test.database.instrument(backends.instrumentation())
 
         try await test.database.write { try $0.run("INSERT INTO items(name) VALUES('w')") }
         // Checkpoints cannot run inside the transaction `write` opens (SQLITE_LOCKED).
@@ -165,10 +153,8 @@ import Testing
     }
 
     @Test func observationFetchesAreCounted() async throws {
-        let test = try TestDatabase()
+        let (test, backends) = try TestDatabase.instrumented()
         defer { test.remove() }
-        let backends = Backends()
-        test.database.instrument(backends.instrumentation())
 
         var values: [Int] = []
         for try await count in test.database.observe({ try $0.query("SELECT count(*) FROM items") as Int? ?? 0 }) {

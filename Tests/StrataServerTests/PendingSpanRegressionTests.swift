@@ -11,11 +11,8 @@ import Tracing
     /// A statement that fails to prepare right after another finished: the earlier statement's
     /// span (kept open for a failure that might follow) ends, and none stays active.
     @Test func aPrepareFailureAfterAFinishedStatementEndsTheEarlierSpan() async throws {
-        let test = try TestDatabase()
+        let (test, tracer) = try TestDatabase.traced()
         defer { test.remove() }
-        let backends = Backends()
-        test.database.instrument(backends.instrumentation())
-        let tracer = backends.tracer
 
         // Bare: one call span named sqlite.write (a transaction's call is sqlite.transaction).
         try await test.database.writeWithoutTransaction { connection in

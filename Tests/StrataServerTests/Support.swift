@@ -31,6 +31,24 @@ struct TestDatabase {
     }
 
     func remove() { try? FileManager.default.removeItem(at: directory) }
+
+    /// A fresh database instrumented by fresh ``Backends`` (the arguments as
+    /// ``Backends/instrumentation(logStatementValues:slowStatementThreshold:tracing:)`` takes them).
+    static func instrumented(
+        logStatementValues: Bool = false, slowStatementThreshold: Duration = .seconds(60), tracing: Bool = true
+    ) throws -> (TestDatabase, Backends) {
+        let test = try TestDatabase()
+        let backends = Backends()
+        test.database.instrument(
+            backends.instrumentation(logStatementValues: logStatementValues, slowStatementThreshold: slowStatementThreshold, tracing: tracing))
+        return (test, backends)
+    }
+
+    /// A fresh database instrumented by fresh ``Backends``, and their tracer.
+    static func traced() throws -> (TestDatabase, InMemoryTracer) {
+        let (test, backends) = try instrumented()
+        return (test, backends.tracer)
+    }
 }
 
 /// The three test backends, passed explicitly (no process-wide bootstrap), so suites run in parallel.

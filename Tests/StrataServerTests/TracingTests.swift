@@ -9,11 +9,8 @@ import Tracing
 
 @Suite struct TracingTests {
     @Test func aTransactionAndItsStatementsAreChildrenOfTheTasksSpan() async throws {
-        let test = try TestDatabase()
+        let (test, tracer) = try TestDatabase.traced()
         defer { test.remove() }
-        let backends = Backends()
-        test.database.instrument(backends.instrumentation())
-        let tracer = backends.tracer
 
         try await tracer.withSpan("request") { _ in
             try await test.database.writeInTransaction { connection in
@@ -42,11 +39,8 @@ import Tracing
     }
 
     @Test func oneSpanPerReadAndStatement() async throws {
-        let test = try TestDatabase()
+        let (test, tracer) = try TestDatabase.traced()
         defer { test.remove() }
-        let backends = Backends()
-        test.database.instrument(backends.instrumentation())
-        let tracer = backends.tracer
 
         _ = try await test.database.read { connection in
             _ = try connection.query("SELECT count(*) FROM items") as Int?
@@ -63,11 +57,8 @@ import Tracing
     }
 
     @Test func failuresAreRecordedOnTheStatementAndTheCall() async throws {
-        let test = try TestDatabase()
+        let (test, tracer) = try TestDatabase.traced()
         defer { test.remove() }
-        let backends = Backends()
-        test.database.instrument(backends.instrumentation())
-        let tracer = backends.tracer
 
         try await test.database.write { try $0.run("INSERT INTO items(name) VALUES('a')") }
         tracer.clearFinishedSpans()
@@ -92,10 +83,8 @@ import Tracing
     }
 
     @Test func tracingCanBeTurnedOff() async throws {
-        let test = try TestDatabase()
+        let (test, backends) = try TestDatabase.instrumented(tracing: false)
         defer { test.remove() }
-        let backends = Backends()
-        test.database.instrument(backends.instrumentation(tracing: false))
 
         try await test.database.write { try $0.run("INSERT INTO items(name) VALUES('a')") }
 

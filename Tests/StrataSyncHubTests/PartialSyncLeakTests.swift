@@ -10,6 +10,7 @@ import Strata
 import StrataSync
 import StrataSyncHub
 import StrataSyncPostgres
+import StrataTestSupport
 import Testing
 
 /// Every answer a replica gets, as the bytes the hub sent (the wire encodings are canonical), and
@@ -55,7 +56,7 @@ final class RecordingTransport: SyncTransport, @unchecked Sendable {
     static let secretMarkers = ["ALICE-PRIVATE-TITLE", "ALICE-LIST-NAME", "ALICE-SECOND-TODO-ID", "ALICE-LATE-TITLE"]
 
     static func replica(
-        _ folder: HubFolder, _ name: String, space: String, port: Int, token: String,
+        _ folder: TemporaryDirectory, _ name: String, space: String, port: Int, token: String,
         wait: Duration = .zero
     ) throws -> (SyncReplica, RecordingTransport) {
         let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
@@ -92,7 +93,7 @@ final class RecordingTransport: SyncTransport, @unchecked Sendable {
 
     @Test(arguments: ["sqlite", "postgres"])
     func aUserWhoIsNeverAMemberGetsNoByteOfAnothersPrivateRows(store: String) async throws {
-        let folder = try HubFolder()
+        let folder = try TemporaryDirectory()
         let hub: SyncHub
         let space: String
         if store == "postgres" {
@@ -108,16 +109,11 @@ final class RecordingTransport: SyncTransport, @unchecked Sendable {
         }
         try hub.createSpace(space) { try $0.execute(PartialSyncHubExample.schema) }
         try hub.setRules(PartialSyncHubExample.rules, forSpace: space)
-        let keys = JWTKeyCollection()
-        await keys.add(hmac: HMACKey(from: Array("a-long-hub-secret-of-more-than-32-bytes".utf8)), digestAlgorithm: .sha256)
+        let keys = await hmacKeys(HMACKey(from: Array("a-long-hub-secret-of-more-than-32-bytes".utf8)))
         let expires = Date().addingTimeInterval(600)
         let aliceToken = try await keys.sign(SyncHubClaims(subject: "alice", spaces: [space: "rw"], replica: "alice", expiration: expires))
         let malloryToken = try await keys.sign(SyncHubClaims(subject: "mallory", spaces: [space: "rw"], replica: "mallory", expiration: expires))
-        let app = Application(
-            router: buildSyncHubRouter(hub: hub, authentication: .jwt(keys)),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
+        try await serveLive(buildSyncHubRouter(hub: hub, authentication: .jwt(keys))) { port async throws in
             let (alice, _) = try Self.replica(folder, "alice", space: space, port: port, token: aliceToken)
             let (mallory, seen) = try Self.replica(folder, "mallory", space: space, port: port, token: malloryToken, wait: .seconds(2))
             try await alice.write { db in

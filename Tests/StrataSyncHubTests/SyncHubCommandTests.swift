@@ -12,37 +12,15 @@ import StrataTestSupport
 /// then a hub started on a folder with a space created from a schema file, synced through, and
 /// stopped with SIGTERM (a graceful exit).
 @Suite struct SyncHubCommandTests {
-    static func binary() throws -> URL {
-        var candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            candidates.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        guard
-            let binary = candidates.map({ $0.appendingPathComponent("strata-sync-hub") })
-                .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
-        else {
-            throw SyncError.refused("no strata-sync-hub next to the tests in \(candidates.map(\.path))")
-        }
-        return binary
-    }
+    static func binary() throws -> URL { try builtExecutable(named: "strata-sync-hub") }
 
-    /// Runs the hub to its end; its exit status and what it printed.
+    /// Runs the hub to its end in `folder`; its exit status and what it printed.
     static func run(_ arguments: [String], in folder: URL) throws -> (status: Int32, output: String) {
-        let process = ChildProcess()
-        process.executableURL = try binary()
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try runToEnd(try binary(), arguments, in: folder)
     }
 
     @Test func helpIsForANewUserAndCreatesNothing() throws {
-        let folder = try HubFolder()
+        let folder = try TemporaryDirectory()
         let (status, printed) = try Self.run(["--help"], in: folder.url)
         #expect(status == 0)
         // Compared with its lines unwrapped: the parser wraps help to the terminal's width.
@@ -77,14 +55,14 @@ import StrataTestSupport
         (["spaces", "no-such-folder"], "no folder of spaces")
     ])
     func badArgumentsExit64WithAMessage(arguments: [String], message: String) throws {
-        let folder = try HubFolder()
+        let folder = try TemporaryDirectory()
         let (status, output) = try Self.run(arguments, in: folder.url)
         #expect(status == 64, "\(output)")
         #expect(output.contains(message), "\(message) missing from:\n\(output)")
     }
 
     @Test func aHubStartedFromTheCommandLineSyncsAndStopsOnSIGTERM() async throws {
-        let folder = try HubFolder()
+        let folder = try TemporaryDirectory()
         let schema = "CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)"
         try Data(schema.utf8).write(to: folder.url.appendingPathComponent("team.sql"))
         var lastError = ""
@@ -158,7 +136,7 @@ import StrataTestSupport
 
     /// Issue 64, item 8: every hub of a deploy may start with the same --create.
     @Test func threeHubsStartedAtOnceWithTheSameCreateAllComeUp() async throws {
-        let folder = try HubFolder()
+        let folder = try TemporaryDirectory()
         try Data("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)".utf8).write(to: folder.url.appendingPathComponent("team.sql"))
         let base = Int.random(in: 20_000...59_000)
         let ports = [base, base + 1, base + 2]
@@ -200,7 +178,7 @@ import StrataTestSupport
             guard process.terminationStatus == 0 else { throw SyncError.refused(".ci/postgres.sh \(arguments) failed") }
             return String(decoding: data, as: UTF8.self)
         }
-        // Not in a HubFolder: the server's folder must outlive every use of the path (stop removes it).
+        // Not in a TemporaryDirectory: the server's folder must outlive every use of the path (stop removes it).
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-hub-" + UUID().uuidString).path
         let exports = try postgres(["start", directory])
         defer { _ = try? postgres(["stop", directory]) }
@@ -209,7 +187,7 @@ import StrataTestSupport
                 .split(separator: "=", maxSplits: 1).last.map(String.init))
         _ = try postgres(["pause", directory])
 
-        let folder = try HubFolder()
+        let folder = try TemporaryDirectory()
         try Data("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)".utf8).write(to: folder.url.appendingPathComponent("team.sql"))
         let port = Int.random(in: 20_000...59_000)
         let log = folder.url.appendingPathComponent("hub.log")

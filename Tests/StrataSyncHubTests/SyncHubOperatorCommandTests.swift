@@ -2,13 +2,14 @@
 import Foundation
 import Strata
 import StrataSync
+import StrataTestSupport
 import Testing
 
 /// Issue 66, item 5: `strata-sync-hub migrate` and `spaces` on a folder, run as an operator runs
 /// them (the real executable).
 @Suite struct SyncHubOperatorCommandTests {
     @Test func migrateChecksPlansAndMovesTheSpaceOneStep() throws {
-        let folder = try HubFolder()
+        let folder = try TemporaryDirectory()
         let hubFolder = folder.url.appendingPathComponent("hub")
         do {
             let hub = try SyncHub(directory: hubFolder)
@@ -40,7 +41,7 @@ import Testing
     }
 
     @Test func spacesListsEachSpaceWithItsVersionsLogAndReplicas() async throws {
-        let folder = try HubFolder()
+        let folder = try TemporaryDirectory()
         let hubFolder = folder.url.appendingPathComponent("hub")
         let hub = try SyncHub(directory: hubFolder)
         try hub.createSpace("team") { try $0.execute("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)") }

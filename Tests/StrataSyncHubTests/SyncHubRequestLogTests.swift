@@ -19,22 +19,15 @@ import Testing
 /// and the metrics beside it.
 @Suite struct SyncHubRequestLogTests {
     @Test func eachRequestIsOneLineNamingWhoAndWhyAndNeverTheToken() async throws {
-        let folder = try HubFolder()
-        let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
-        try hub.createSpace("team") { try $0.execute(SyncHubTokenTests.schema) }
-        let keys = JWTKeyCollection()
-        await keys.add(hmac: "a-secret-for-the-request-log-of-32-bytes", digestAlgorithm: .sha256)
+        let (folder, hub) = try folderHub(schema: SyncHubTokenTests.schema)
+        let keys = await hmacKeys("a-secret-for-the-request-log-of-32-bytes")
         let logs = InMemoryLogHandler()
         let metrics = TestMetrics()
         let router = buildSyncHubRouter(hub: hub, requestLogLevel: .info, metricsFactory: metrics, authentication: .jwt(keys))
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            logger: Logger(label: "hub") { _ in logs })
         let good = try await SyncHubTokenTests.token(keys)
         let readOnly = try await SyncHubTokenTests.token(keys, spaces: ["team": "r"])
         let expired = try await SyncHubTokenTests.token(keys, expires: Date().addingTimeInterval(-60))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
+        try await serveLive(router, logger: Logger(label: "hub") { _ in logs }) { port async throws in
             #expect(try await SyncHubTokenTests.outcome(folder, port: port, token: good) == nil)
             #expect(try await SyncHubTokenTests.outcome(folder, port: port, token: readOnly) != nil)
             #expect(try await SyncHubTokenTests.outcome(folder, port: port, token: expired) != nil)

@@ -16,12 +16,10 @@ import Testing
     static let schema = "CREATE TABLE t(id TEXT PRIMARY KEY, v); CREATE TABLE counter(id INTEGER PRIMARY KEY AUTOINCREMENT, n INTEGER)"
 
     @Test func badTableListsAnswer4xxWithTheHubsWords() async throws {
-        let folder = try HubFolder()
-        let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
-        try hub.createSpace("S") { try $0.execute(Self.schema) }
-        let app = Application(router: buildSyncHubRouter(hub: hub), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
+        // The folder (removed when released) lives as long as the hub.
+        let inFolder = try folderHub(space: "S", schema: Self.schema)
+        let hub = inFolder.hub
+        try await serveLive(buildSyncHubRouter(hub: hub)) { port async throws in
             for tables in ["t,t", "t,T", "sqlite_sequence", "_strata_sync_log", "nope", "t,,t", ""] {
                 let list = tables.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
                 let fingerprint = (try? hub.withSpace("S") { try SchemaFingerprint.of(tables: list, in: $0) }) ?? "x"

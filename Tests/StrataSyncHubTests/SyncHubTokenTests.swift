@@ -9,15 +9,8 @@ import JWTKit
 import Strata
 @testable import StrataSync
 import StrataSyncHub
+import StrataTestSupport
 import Testing
-
-/// A folder removed when released.
-final class HubFolder: Sendable {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-hub-" + UUID().uuidString)
-    init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-}
 
 /// JWT identities and permissions on the hub's routes: each refusal with its status and reason,
 /// over a real loopback port with replicas on `HTTPSyncTransport`.
@@ -31,7 +24,7 @@ final class HubFolder: Sendable {
         try await keys.sign(SyncHubClaims(subject: "ada", spaces: spaces, replica: replica, expiration: expires))
     }
 
-    static func replica(_ folder: HubFolder, _ name: String, port: Int, token: String) throws -> SyncReplica {
+    static func replica(_ folder: TemporaryDirectory, _ name: String, port: Int, token: String) throws -> SyncReplica {
         let database = try Database(storageLocation: .onDisk(folder.path(name + "-" + UUID().uuidString + ".sqlite")))
         try database.executeWrite { try $0.execute(schema) }
         var transport = HTTPSyncTransport(url: URL(string: "http://127.0.0.1:\(port)")!, token: token)
@@ -40,7 +33,7 @@ final class HubFolder: Sendable {
     }
 
     /// What a sync with `token` as replica `name` ends in: nil when it worked, else the reason.
-    static func outcome(_ folder: HubFolder, port: Int, name: String = "phone", token: String, write: Bool = true) async throws -> String? {
+    static func outcome(_ folder: TemporaryDirectory, port: Int, name: String = "phone", token: String, write: Bool = true) async throws -> String? {
         let replica = try replica(folder, name, port: port, token: token)
         if write { try await replica.write { try $0.run("INSERT INTO t VALUES (?, 1)", UUID().uuidString) } }
         do {
@@ -52,20 +45,12 @@ final class HubFolder: Sendable {
     }
 
     @Test func hs256TokensAllowWhatTheirClaimsSayAndNothingElse() async throws {
-        let folder = try HubFolder()
-        let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
-        try hub.createSpace("team") { try $0.execute(Self.schema) }
+        let (folder, hub) = try folderHub(schema: Self.schema)
         try Data("a-long-hub-secret-of-more-than-32-bytes\n".utf8).write(to: folder.url.appendingPathComponent("key"))
         let authentication = try await SyncHubAuthentication.jwt(keyFile: folder.url.appendingPathComponent("key"))
-        let keys = JWTKeyCollection()
-        await keys.add(hmac: "a-long-hub-secret-of-more-than-32-bytes", digestAlgorithm: .sha256)
-        let wrongKeys = JWTKeyCollection()
-        await wrongKeys.add(hmac: "another-secret-that-is-32-bytes-or-more", digestAlgorithm: .sha256)
-        let app = Application(
-            router: buildSyncHubRouter(hub: hub, authentication: authentication),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
+        let keys = await hmacKeys("a-long-hub-secret-of-more-than-32-bytes")
+        let wrongKeys = await hmacKeys("another-secret-that-is-32-bytes-or-more")
+        try await serveLive(buildSyncHubRouter(hub: hub, authentication: authentication)) { port async throws in
             #expect(try await Self.outcome(folder, port: port, token: try await Self.token(keys)) == nil, "a valid token syncs")
             let expired = try await Self.outcome(folder, port: port, token: try await Self.token(keys, expires: Date().addingTimeInterval(-60)))
             #expect(expired?.contains("expired") == true, "\(expired ?? "nil")")
@@ -86,16 +71,10 @@ final class HubFolder: Sendable {
     }
 
     @Test func theStatusesAre401And403() async throws {
-        let folder = try HubFolder()
-        let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
-        try hub.createSpace("team") { try $0.execute(Self.schema) }
-        let keys = JWTKeyCollection()
-        await keys.add(hmac: "secret-for-statuses-of-32-bytes-at-least", digestAlgorithm: .sha256)
-        let app = Application(
-            router: buildSyncHubRouter(hub: hub, authentication: .jwt(keys)),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
+        let inFolder = try folderHub(schema: Self.schema)
+        let hub = inFolder.hub
+        let keys = await hmacKeys("secret-for-statuses-of-32-bytes-at-least")
+        try await serveLive(buildSyncHubRouter(hub: hub, authentication: .jwt(keys))) { port async throws in
             func status(_ token: String?) async throws -> Int {
                 var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/spaces/team/pull?replica=phone&tables=t&fingerprint=x&after=0")!)
                 if let token { request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization") }
@@ -111,19 +90,13 @@ final class HubFolder: Sendable {
     }
 
     @Test func es256PublicKeysInPEMVerifyTokens() async throws {
-        let folder = try HubFolder()
-        let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
-        try hub.createSpace("team") { try $0.execute(Self.schema) }
+        let (folder, hub) = try folderHub(schema: Self.schema)
         let privateKey = ES256PrivateKey()
         try Data(privateKey.publicKey.pemRepresentation.utf8).write(to: folder.url.appendingPathComponent("key.pem"))
         let signer = JWTKeyCollection()
         await signer.add(ecdsa: privateKey)
         let authentication = try await SyncHubAuthentication.jwt(keyFile: folder.url.appendingPathComponent("key.pem"))
-        let app = Application(
-            router: buildSyncHubRouter(hub: hub, authentication: authentication),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
+        try await serveLive(buildSyncHubRouter(hub: hub, authentication: authentication)) { port async throws in
             #expect(try await Self.outcome(folder, port: port, token: try await Self.token(signer)) == nil)
             let other = JWTKeyCollection()
             await other.add(ecdsa: ES256PrivateKey())
@@ -132,20 +105,14 @@ final class HubFolder: Sendable {
     }
 
     @Test func aShortSecretIsRefusedByName() async throws {
-        let folder = try HubFolder()
+        let folder = try TemporaryDirectory()
         try Data("short\n".utf8).write(to: folder.url.appendingPathComponent("key"))
         await #expect(throws: SyncError.self) { _ = try await SyncHubAuthentication.jwt(keyFile: folder.url.appendingPathComponent("key")) }
     }
 
     @Test func aSharedTokenIsComparedWhole() async throws {
-        let folder = try HubFolder()
-        let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
-        try hub.createSpace("team") { try $0.execute(Self.schema) }
-        let app = Application(
-            router: buildSyncHubRouter(hub: hub, authentication: .sharedToken("dev-token")),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
+        let (folder, hub) = try folderHub(schema: Self.schema)
+        try await serveLive(buildSyncHubRouter(hub: hub, authentication: .sharedToken("dev-token"))) { port async throws in
             #expect(try await Self.outcome(folder, port: port, token: "dev-token") == nil)
             #expect(try await Self.outcome(folder, port: port, token: "dev-toke") != nil)
             #expect(try await Self.outcome(folder, port: port, token: "dev-token2") != nil)
@@ -174,16 +141,9 @@ final class HubFolder: Sendable {
     /// Issue 64, item 10: each way a token fails arrives at the replica as its own reason with
     /// its status, not as refused text an app would have to parse.
     @Test func eachDenialArrivesTypedWithItsStatus() async throws {
-        let folder = try HubFolder()
-        let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
-        try hub.createSpace("team") { try $0.execute(Self.schema) }
-        let keys = JWTKeyCollection()
-        await keys.add(hmac: "secret-for-denials-of-32-bytes-at-least", digestAlgorithm: .sha256)
-        let app = Application(
-            router: buildSyncHubRouter(hub: hub, authentication: .jwt(keys)),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
+        let (folder, hub) = try folderHub(schema: Self.schema)
+        let keys = await hmacKeys("secret-for-denials-of-32-bytes-at-least")
+        try await serveLive(buildSyncHubRouter(hub: hub, authentication: .jwt(keys))) { port async throws in
             func expect(_ denial: SyncAccessDenial?, _ reason: SyncAccessDenial.Reason, _ status: Int, sourceLocation: SourceLocation = #_sourceLocation) {
                 #expect(denial?.reason == reason, "\(String(describing: denial))", sourceLocation: sourceLocation)
                 #expect(denial?.status == status, "\(String(describing: denial))", sourceLocation: sourceLocation)
@@ -218,15 +178,10 @@ final class HubFolder: Sendable {
     }
 
     @Test func aSharedTokenAndAnAuthorizerDenyTyped() async throws {
-        let folder = try HubFolder()
-        let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
-        try hub.createSpace("team") { try $0.execute(Self.schema) }
+        let inFolder = try folderHub(schema: Self.schema)
+        let hub = inFolder.hub
         for authentication in [SyncHubAuthentication.sharedToken("dev-token"), .custom { token, _, _ in token == "dev-token" }] {
-            let app = Application(
-                router: buildSyncHubRouter(hub: hub, authentication: authentication),
-                configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-            try await app.test(.live) { client in
-                let port = try #require(client.port)
+            try await serveLive(buildSyncHubRouter(hub: hub, authentication: authentication)) { port async throws in
                 let wrong = try await Self.denial(port: port, token: "dev-toke", write: true)
                 #expect(wrong?.reason == .invalid && wrong?.status == 401, "\(String(describing: wrong))")
                 let none = try await Self.denial(port: port, token: nil, write: false)
@@ -240,25 +195,18 @@ final class HubFolder: Sendable {
     /// algorithm whatever the header says, so these tokens carry a valid HS256 signature.
     @Test(arguments: ["HS512", "none", "ES256"])
     func aHeaderNamingAnotherAlgorithmIsInvalid(alg: String) async throws {
-        let folder = try HubFolder()
-        let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
-        try hub.createSpace("team") { try $0.execute(Self.schema) }
+        let (folder, hub) = try folderHub(schema: Self.schema)
         let secret = "a-long-hub-secret-for-algorithm-tests!!"
         try Data((secret + "\n").utf8).write(to: folder.url.appendingPathComponent("key"))
         let authentication = try await SyncHubAuthentication.jwt(keyFile: folder.url.appendingPathComponent("key"))
-        let keys = JWTKeyCollection()
-        await keys.add(hmac: HMACKey(from: Array(secret.utf8)), digestAlgorithm: .sha256)
+        let keys = await hmacKeys(HMACKey(from: Array(secret.utf8)))
         var header = JWTHeader()
         header.alg = alg
         let claims = SyncHubClaims(subject: "ada", spaces: ["team": "rw"], replica: "phone", expiration: Date().addingTimeInterval(600))
         let forged = try await keys.sign(claims, header: header)
         let headerJSON = try #require(Data(base64Encoded: Self.base64(String(forged.split(separator: ".")[0]))))
         #expect(String(decoding: headerJSON, as: UTF8.self).contains("\"\(alg)\""), "the forged header names \(alg)")
-        let app = Application(
-            router: buildSyncHubRouter(hub: hub, authentication: authentication),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
+        try await serveLive(buildSyncHubRouter(hub: hub, authentication: authentication)) { port async throws in
             #expect(try await Self.denial(port: port, token: try await keys.sign(claims), write: false) == nil, "the honest HS256 token passes")
             let denial = try await Self.denial(port: port, token: forged, write: false)
             #expect(denial?.reason == .invalid && denial?.status == 401, "\(String(describing: denial))")

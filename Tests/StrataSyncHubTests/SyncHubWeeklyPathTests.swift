@@ -9,6 +9,7 @@ import JWTKit
 import Strata
 import StrataSync
 import StrataSyncHub
+import StrataTestSupport
 import Testing
 
 /// Over real HTTP: a read-only member who types something, and a write just under the push limit
@@ -17,7 +18,7 @@ import Testing
     static let schema = "CREATE TABLE t(id TEXT PRIMARY KEY, v)"
 
     static func replica(
-        _ folder: HubFolder, _ name: String, port: Int, token: String?,
+        _ folder: TemporaryDirectory, _ name: String, port: Int, token: String?,
         settings: SyncReplicaSettings = SyncReplicaSettings()
     ) throws -> SyncReplica {
         let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
@@ -32,20 +33,13 @@ import Testing
     }
 
     @Test func aReadOnlyMembersWriteIsRefusedAloneAndPullsGoOn() async throws {
-        let folder = try HubFolder()
-        let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
-        try hub.createSpace("team") { try $0.execute(Self.schema) }
+        let (folder, hub) = try folderHub(schema: Self.schema)
         let secret = "a-long-hub-secret-of-more-than-32-bytes"
-        let keys = JWTKeyCollection()
-        await keys.add(hmac: HMACKey(from: Array(secret.utf8)), digestAlgorithm: .sha256)
+        let keys = await hmacKeys(HMACKey(from: Array(secret.utf8)))
         let expires = Date().addingTimeInterval(600)
         let writerToken = try await keys.sign(SyncHubClaims(subject: "ann", spaces: ["team": "rw"], replica: "writer", expiration: expires))
         let readerToken = try await keys.sign(SyncHubClaims(subject: "bob", spaces: ["team": "r"], replica: "reader", expiration: expires))
-        let app = Application(
-            router: buildSyncHubRouter(hub: hub, authentication: .jwt(keys)),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
+        try await serveLive(buildSyncHubRouter(hub: hub, authentication: .jwt(keys))) { port async throws in
             let writer = try Self.replica(folder, "writer", port: port, token: writerToken)
             let reader = try Self.replica(folder, "reader", port: port, token: readerToken)
             for n in 0..<3 { try await writer.write { try $0.run("INSERT INTO t VALUES (?, ?)", "w\(n)", n) } }
@@ -75,17 +69,11 @@ import Testing
     }
 
     @Test func aWriteJustUnderTheReplicasLimitIsPushedOrRefusedAloneNeverA413ForAll() async throws {
-        let folder = try HubFolder()
-        let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
-        try hub.createSpace("team") { try $0.execute(Self.schema) }
+        let (folder, hub) = try folderHub(schema: Self.schema)
         let settings = SyncReplicaSettings()
         var limits = SyncHubLimits()
         limits.maximumBodyBytes = settings.maximumPushBytes
-        let app = Application(
-            router: buildSyncHubRouter(hub: hub, limits: limits),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
+        try await serveLive(buildSyncHubRouter(hub: hub, limits: limits)) { port async throws in
             let phone = try Self.replica(folder, "phone", port: port, token: nil, settings: settings)
             try await phone.write { try $0.execute("INSERT INTO t VALUES ('before', 1)") }
             // A changeset 60 bytes under the replica's limit: its body (with the header) is over.

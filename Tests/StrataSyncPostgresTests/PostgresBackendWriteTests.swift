@@ -23,12 +23,10 @@ struct PostgresBackendWriteTests {
     }
 
     @Test func insertsUpdatesAndDeletesABackendMakesArePulledByEveryReplica() async throws {
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("team") { try $0.execute(Self.schema) }
-        let phone = try makeReplica("phone", in: folder, hub: hub, space: "team", schema: Self.schema, tables: ["todo"])
-        let laptop = try makeReplica("laptop", in: folder, hub: hub, space: "team", schema: Self.schema, tables: ["todo"])
+        let team = try PostgresHubSpace(schema: Self.schema, tables: ["todo"])
+        let (database, hub) = (team.database, team.hub)
+        let phone = try team.replica("phone")
+        let laptop = try team.replica("laptop")
         try await phone.write { try $0.execute("INSERT INTO todo(id, title) VALUES ('a', 'from phone'), ('b', 'to delete'), ('c', 'rekey')") }
         try await phone.sync()
         #expect(try hub.version(ofSpace: "team") == 1)
@@ -63,9 +61,8 @@ struct PostgresBackendWriteTests {
     }
 
     @Test func aLongPollWakesOnABackendWrite() async throws {
-        let database = try PostgresTestDatabase()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("team") { try $0.execute(Self.schema) }
+        let team = try PostgresHubSpace(schema: Self.schema, tables: ["todo"])
+        let (database, hub) = (team.database, team.hub)
         let clock = ContinuousClock()
         let start = clock.now
         async let waited: Void = hub.waitForVersion(ofSpace: "team", after: 0, timeout: .seconds(60))

@@ -46,7 +46,7 @@ final class ChaosRun {
     let seed: UInt64
     let comment: Comment
     let database: PostgresTestDatabase
-    let folder: TestFolder
+    let folder: TemporaryDirectory
     let ports: [Int]
     var hubs: [ChildProcess?]
     var writers: [ChildProcess] = []
@@ -58,7 +58,7 @@ final class ChaosRun {
         comment = "chaos seed \(seed)"
         random = SeededRandom(seed: seed)
         database = try PostgresTestDatabase()
-        folder = try TestFolder()
+        folder = try TemporaryDirectory()
         ports = try (0..<3).map { _ in try freeLoopbackPort() }
         hubs = [nil, nil, nil]
     }
@@ -75,7 +75,7 @@ final class ChaosRun {
             // Each writer starts at another hub (the list rotated), so the load is spread.
             let rotated = (0..<3).map { urls[(index + $0) % 3] }.joined(separator: ",")
             let process = ChildProcess()
-            process.executableURL = try testExecutable("strata-sync-writer")
+            process.executableURL = try builtExecutable(named: "strata-sync-writer")
             process.arguments = ["--http", rotated, folder.url.path, "w\(index)", String(seed &+ UInt64(index)), String(ChaosRun.writeSeconds)]
             _ = FileManager.default.createFile(atPath: folder.path("w\(index).out"), contents: nil)
             process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.path("w\(index).out")))
@@ -204,7 +204,7 @@ final class ChaosRun {
     func startHub(_ index: Int, extra: [String] = []) async throws {
         for _ in 0..<20 {
             let process = ChildProcess()
-            process.executableURL = try testExecutable("strata-sync-hub")
+            process.executableURL = try builtExecutable(named: "strata-sync-hub")
             process.arguments = ["--postgres", database.url, "--port", String(ports[index]), "--log-level", "warning", "--insecure"] + extra
             let log = try logHandle("hub\(index).log")
             process.standardOutput = log
@@ -267,21 +267,6 @@ final class ChaosRun {
             process.waitUntilExit()
         }
     }
-}
-
-/// An executable of this package built beside the tests.
-func testExecutable(_ name: String) throws -> URL {
-    var candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
-    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-        candidates.append(bundle.bundleURL.deletingLastPathComponent())
-    }
-    guard
-        let binary = candidates.map({ $0.appendingPathComponent(name) })
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
-    else {
-        throw SyncError.refused("no \(name) next to the tests in \(candidates.map(\.path))")
-    }
-    return binary
 }
 
 /// A loopback port nothing listens on now (the kernel's pick for port 0).

@@ -33,12 +33,11 @@ struct PostgresCreateAndTableListTests {
     }
 
     @Test func badTableListsAreRefused() throws {
-        let database = try PostgresTestDatabase()
-        let hub = SyncHub(store: try .postgres(url: database.url))
         let definitions = try Connection(storageLocation: .inMemory)
         try definitions.execute(Self.schema)
         try SyncLog(definitions).prepare()
-        try hub.createSpace("s") { try $0.execute(Self.schema) }
+        let space = try PostgresHubSpace("s", schema: Self.schema, tables: ["t"])
+        let hub = space.hub
         let lists: [[String]] = [["t", "t"], ["t", "T"], ["sqlite_sequence"], ["_strata_sync_log"], ["nope"], [""], ["t", ""]]
         for tables in lists {
             let fingerprint = (try? SchemaFingerprint.of(tables: tables, in: definitions)) ?? "x"

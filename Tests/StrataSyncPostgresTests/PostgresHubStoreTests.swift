@@ -103,12 +103,10 @@ struct PostgresHubStoreTests {
     }
 
     @Test func twoReplicasSyncThroughPostgresAndABackendReadsTheRows() async throws {
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("team") { try $0.execute(Self.todo) }
-        let phone = try makeReplica("phone", in: folder, hub: hub, space: "team", schema: Self.todo, tables: ["todo"])
-        let laptop = try makeReplica("laptop", in: folder, hub: hub, space: "team", schema: Self.todo, tables: ["todo"])
+        let team = try PostgresHubSpace(schema: Self.todo, tables: ["todo"])
+        let (database, hub) = (team.database, team.hub)
+        let phone = try team.replica("phone")
+        let laptop = try team.replica("laptop")
         try await phone.write { try $0.run("INSERT INTO todo(id, title) VALUES (?, ?)", "a", "milk") }
         try await phone.sync()
         try await laptop.sync()
@@ -124,7 +122,7 @@ struct PostgresHubStoreTests {
         let versions = try database.query("SELECT version FROM team._strata_sync_log ORDER BY version").map { try $0.decode(Int64.self) }
         #expect(versions == [1, 2])
         // A new replica starts from a snapshot the store builds from its tables.
-        let tablet = try makeReplica("tablet", in: folder, hub: hub, space: "team", schema: Self.todo, tables: ["todo"])
+        let tablet = try team.replica("tablet")
         try await tablet.bootstrap()
         #expect(try await tablet.lastPulledVersion == 2)
         #expect(try await tablet.database.read { try $0.query("SELECT done FROM todo WHERE id = 'a'") as Int? } == 1)
@@ -136,13 +134,11 @@ struct PostgresHubStoreTests {
     ) async throws
         -> (hub: [String], phone: [String], laptop: [String], database: PostgresTestDatabase, laptopPending: [SyncPendingChange])
     {
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("team") { try $0.execute(Self.todo) }
-        hub.setPolicy(policy, forTable: "todo")
-        let phone = try makeReplica("phone", in: folder, hub: hub, space: "team", schema: Self.todo, tables: ["todo"])
-        let laptop = try makeReplica("laptop", in: folder, hub: hub, space: "team", schema: Self.todo, tables: ["todo"])
+        let team = try PostgresHubSpace(schema: Self.todo, tables: ["todo"])
+        let database = team.database
+        team.hub.setPolicy(policy, forTable: "todo")
+        let phone = try team.replica("phone")
+        let laptop = try team.replica("laptop")
         try await phone.write { try $0.execute("INSERT INTO todo(id, title) VALUES ('a', 'first')") }
         try await phone.sync()
         try await laptop.sync()
@@ -154,7 +150,7 @@ struct PostgresHubStoreTests {
         func titles(_ replica: SyncReplica) async throws -> [String] {
             try await replica.database.read { try $0.query("SELECT id || '=' || coalesce(title, 'NULL') FROM todo ORDER BY id") as [String] }
         }
-        let hubRows = try database.query("SELECT id || '=' || coalesce(title, 'NULL') FROM team.todo ORDER BY id").map { try $0.decode(String.self) }
+        let hubRows = try database.texts("SELECT id || '=' || coalesce(title, 'NULL') FROM team.todo ORDER BY id")
         return (hubRows, try await titles(phone), try await titles(laptop), database, try await laptop.pendingChanges)
     }
 
@@ -200,14 +196,10 @@ struct PostgresHubStoreTests {
     }
 
     @Test func aRetriedPushIsAppliedOnceAndOtherBytesUnderTheSameSequenceAreRefused() async throws {
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("team") { try $0.execute(Self.todo) }
-        let file = try Database(storageLocation: .onDisk(folder.path("phone.sqlite")))
-        try file.executeWrite { try $0.execute(Self.todo) }
+        let team = try PostgresHubSpace(schema: Self.todo, tables: ["todo"])
+        let (database, hub) = (team.database, team.hub)
         let transport = RecordingTransport(hub: hub, pushTwice: true)
-        let phone = try SyncReplica(database: file, replicaID: "phone", space: "team", tables: ["todo"], transport: transport)
+        let phone = try team.replica("phone", transport: transport)
         for index in 0..<5 {
             try await phone.write { try $0.run("INSERT INTO todo(id, title) VALUES (?, ?)", "r\(index)", "t\(index)") }
         }
@@ -233,17 +225,15 @@ struct PostgresHubStoreTests {
     }
 
     @Test func aTrimmedLogSendsNewReplicasToASnapshot() async throws {
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("team") { try $0.execute(Self.todo) }
-        let phone = try makeReplica("phone", in: folder, hub: hub, space: "team", schema: Self.todo, tables: ["todo"])
+        let team = try PostgresHubSpace(schema: Self.todo, tables: ["todo"])
+        let hub = team.hub
+        let phone = try team.replica("phone")
         for index in 0..<4 { try await phone.write { try $0.run("INSERT INTO todo(id, title) VALUES (?, 'x')", "r\(index)") } }
         try await phone.sync()
         #expect(try hub.trimLog(ofSpace: "team", keepingLast: 1) == 3)
         #expect(try hub.trimLog(ofSpace: "team", keepingLast: 1) == 0)
         #expect(try hub.version(ofSpace: "team") == 4)
-        let laptop = try makeReplica("laptop", in: folder, hub: hub, space: "team", schema: Self.todo, tables: ["todo"])
+        let laptop = try team.replica("laptop")
         try await laptop.sync()
         #expect(try await laptop.database.read { try $0.query("SELECT count(*) FROM todo") as Int? } == 4)
         #expect(try await laptop.lastPulledVersion == 4)

@@ -13,27 +13,14 @@ import StrataTestSupport
 @Suite(.enabled(if: PostgresServer.isSet, PostgresServer.skipReason), .serialized)
 struct PostgresOperatorCommandTests {
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = ChildProcess()
-        process.executableURL = try testExecutable("strata-sync-hub")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try runToEnd(try builtExecutable(named: "strata-sync-hub"), arguments)
     }
 
     @Test func migrateDryRunPrintsTheStatementsThenTheMigrationMakesThem() async throws {
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("team") { try $0.execute("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)") }
+        let team = try PostgresHubSpace(schema: "CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)", tables: ["todo"])
+        let (database, folder, hub) = (team.database, team.folder, team.hub)
         try hub.createSpace("news") { try $0.execute("CREATE TABLE item(id TEXT PRIMARY KEY)") }
-        let replica = try makeReplica(
-            "phone", in: folder, hub: hub, space: "team",
-            schema: "CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)", tables: ["todo"])
+        let replica = try team.replica("phone")
         try await replica.write { try $0.execute("INSERT INTO todo VALUES ('a', 'x'), ('b', 'y')") }
         try await replica.sync()
         try Data("ALTER TABLE todo ADD COLUMN done INTEGER NOT NULL DEFAULT 0;".utf8).write(to: folder.url.appendingPathComponent("step.sql"))

@@ -14,8 +14,8 @@ struct PostgresPushTransactionTests {
     static let schema = "CREATE TABLE item(id TEXT PRIMARY KEY, writer TEXT NOT NULL, n INTEGER UNIQUE)"
 
     /// The outbox entries of `rows` single-row inserts by a replica that never syncs.
-    static func entries(_ name: String, in folder: TestFolder, hub: SyncHub, rows: [(String, Int)]) async throws -> [SyncOutboxEntry] {
-        let replica = try makeReplica(name, in: folder, hub: hub, space: "team", schema: schema, tables: ["item"])
+    static func entries(_ name: String, in team: PostgresHubSpace, rows: [(String, Int)]) async throws -> [SyncOutboxEntry] {
+        let replica = try team.replica(name)
         for (id, n) in rows { try await replica.write { try $0.run("INSERT INTO item VALUES (?, ?, ?)", id, name, n) } }
         return try await replica.database.read { db in
             let rows: [Row] = try db.query(literal: "SELECT sequence, changeset FROM _strata_sync_outbox ORDER BY sequence")
@@ -33,15 +33,13 @@ struct PostgresPushTransactionTests {
     }
 
     @Test func aRefusedEntryLeavesTheOthersOfItsPushApplied() async throws {
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("team") { try $0.execute(Self.schema) }
+        let team = try PostgresHubSpace(schema: Self.schema, tables: ["item"])
+        let (database, hub) = (team.database, team.hub)
         let fingerprint = try Self.fingerprint(hub)
-        let first = try await Self.entries("a", in: folder, hub: hub, rows: [("a", 5)])
+        let first = try await Self.entries("a", in: team, rows: [("a", 5)])
         _ = try hub.push(SyncPushRequest(space: "team", replicaID: "a", tables: ["item"], schemaFingerprint: fingerprint, entries: first))
         // b2 takes the UNIQUE n that a holds: refused alone, in the middle of the push.
-        let entries = try await Self.entries("b", in: folder, hub: hub, rows: [("b1", 1), ("b2", 5), ("b3", 3), ("b4", 4)])
+        let entries = try await Self.entries("b", in: team, rows: [("b1", 1), ("b2", 5), ("b3", 3), ("b4", 4)])
         let push = SyncPushRequest(space: "team", replicaID: "b", tables: ["item"], schemaFingerprint: fingerprint, entries: entries)
         let response = try hub.push(push)
         #expect(response.acknowledged == [entries[0].sequence, entries[2].sequence, entries[3].sequence])
@@ -49,7 +47,7 @@ struct PostgresPushTransactionTests {
         #expect(response.refused?.first?.reason == .constraint)
         #expect(response.versions == [2, 3, 4])
         #expect(response.hubVersion == 4)
-        let rows = try database.query("SELECT id FROM team.item ORDER BY id").map { try $0.decode(String.self) }
+        let rows = try database.texts("SELECT id FROM team.item ORDER BY id")
         #expect(rows == ["a", "b1", "b3", "b4"])
         let versions = try database.query("SELECT version FROM team._strata_sync_log ORDER BY version").map { try $0.decode(Int64.self) }
         #expect(versions == [1, 2, 3, 4])
@@ -60,12 +58,10 @@ struct PostgresPushTransactionTests {
     }
 
     @Test func twoHubsGivenTheSamePushAtOnceApplyEachEntryOnce() async throws {
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let hubs = [SyncHub(store: try .postgres(url: database.url)), SyncHub(store: try .postgres(url: database.url))]
-        try hubs[0].createSpace("team") { try $0.execute(Self.schema) }
+        let team = try PostgresHubSpace(schema: Self.schema, tables: ["item"], hubCount: 2)
+        let (database, hubs) = (team.database, team.hubs)
         let fingerprint = try Self.fingerprint(hubs[0])
-        let entries = try await Self.entries("r", in: folder, hub: hubs[0], rows: (0..<60).map { ("r\($0)", $0) })
+        let entries = try await Self.entries("r", in: team, rows: (0..<60).map { ("r\($0)", $0) })
         let push = SyncPushRequest(space: "team", replicaID: "r", tables: ["item"], schemaFingerprint: fingerprint, entries: entries)
         let answers = try await withThrowingTaskGroup(of: SyncPushResponse.self) { group in
             for index in 0..<4 { group.addTask { try hubs[index % 2].push(push) } }
@@ -84,13 +80,11 @@ struct PostgresPushTransactionTests {
     /// multi-row INSERTs of 100). A measurement, not a check: run with STRATA_SYNC_APPLY_RATE=1.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["STRATA_SYNC_APPLY_RATE"] != nil, "a measurement: STRATA_SYNC_APPLY_RATE=1"))
     func applyRate() async throws {
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("team") { try $0.execute(Self.schema) }
+        let team = try PostgresHubSpace(schema: Self.schema, tables: ["item"])
+        let (database, hub) = (team.database, team.hub)
         let fingerprint = try Self.fingerprint(hub)
         let count = 5_000
-        let entries = try await Self.entries("l", in: folder, hub: hub, rows: (0..<count).map { ("l-\($0)", $0) })
+        let entries = try await Self.entries("l", in: team, rows: (0..<count).map { ("l-\($0)", $0) })
         let start = ContinuousClock.now
         for batch in stride(from: 0, to: count, by: 100) {
             _ = try hub.push(

@@ -8,11 +8,12 @@ import PostgresNIO
 import Strata
 import StrataSync
 import StrataSyncPostgres
+import StrataTestSupport
 import Testing
 
 @Suite(.enabled(if: PostgresServer.isSet, PostgresServer.skipReason), .serialized)
 struct PostgresReviewRegressionTests {
-    func hubs(_ database: PostgresTestDatabase, _ folder: TestFolder) throws -> [(String, SyncHub)] {
+    func hubs(_ database: PostgresTestDatabase, _ folder: TemporaryDirectory) throws -> [(String, SyncHub)] {
         [
             ("pg", SyncHub(store: try .postgres(url: database.url))),
             ("sqlite", SyncHub(store: try .sqliteFolder(folder.url.appendingPathComponent("hub"))))
@@ -21,35 +22,32 @@ struct PostgresReviewRegressionTests {
 
     @Test func tablesNamedApartOnlyByNonASCIICaseStayApart() async throws {
         let schema = "CREATE TABLE \"Ä\"(id TEXT PRIMARY KEY, v TEXT); CREATE TABLE \"ä\"(id TEXT PRIMARY KEY, v TEXT)"
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("team") { try $0.execute(schema) }
-        let phone = try makeReplica("phone", in: folder, hub: hub, space: "team", schema: schema, tables: ["Ä", "ä"])
+        let team = try PostgresHubSpace(schema: schema, tables: ["Ä", "ä"])
+        // The `v` column of the hub's tables `Ä` and `ä`, each in key order.
+        func hubValues() throws -> [[String]] { try ["Ä", "ä"].map { try team.database.texts("SELECT v FROM team.\"\($0)\" ORDER BY id") } }
+        let phone = try team.replica("phone")
         try await phone.write { db in
             try db.execute("INSERT INTO \"Ä\" VALUES ('k', 'upper')")
             try db.execute("INSERT INTO \"ä\" VALUES ('k', 'lower')")
         }
         try await syncKeepingRefusals(phone)
-        let upper = try database.query("SELECT v FROM team.\"Ä\" ORDER BY id").map { try $0.decode(String.self) }
-        let lower = try database.query("SELECT v FROM team.\"ä\" ORDER BY id").map { try $0.decode(String.self) }
+        let first = try hubValues()
         #expect(try await phone.pendingChanges.isEmpty)
-        #expect(upper == ["upper"] && lower == ["lower"])
+        #expect(first == [["upper"], ["lower"]])
         try await phone.write { db in
             try db.execute("UPDATE \"ä\" SET v = 'lower2'")
             try db.execute("UPDATE \"Ä\" SET v = 'upper2'")
         }
         try await syncKeepingRefusals(phone)
-        let upper2 = try database.query("SELECT v FROM team.\"Ä\" ORDER BY id").map { try $0.decode(String.self) }
-        let lower2 = try database.query("SELECT v FROM team.\"ä\" ORDER BY id").map { try $0.decode(String.self) }
+        let second = try hubValues()
         let phoneRows = try await phone.database.read { try $0.query("SELECT (SELECT v FROM \"Ä\") || ',' || (SELECT v FROM \"ä\")") as String? }
         #expect(phoneRows == "upper2,lower2")
-        let laptop = try makeReplica("laptop", in: folder, hub: hub, space: "team", schema: schema, tables: ["Ä", "ä"])
+        let laptop = try team.replica("laptop")
         try await laptop.bootstrap()
         let laptopRows = try await laptop.database.read {
             try $0.query("SELECT (SELECT group_concat(v) FROM \"Ä\") || ',' || (SELECT group_concat(v) FROM \"ä\")") as String?
         }
-        #expect(upper2 == ["upper2"] && lower2 == ["lower2"])
+        #expect(second == [["upper2"], ["lower2"]])
         #expect(laptopRows == "upper2,lower2")
     }
 
@@ -63,7 +61,7 @@ struct PostgresReviewRegressionTests {
                 END;
                 """
         let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
+        let folder = try TemporaryDirectory()
         for (kind, hub) in try hubs(database, folder) {
             try hub.createSpace("team") { try $0.execute(hubSchema) }
             let phone = try makeReplica("phone-\(kind)", in: folder, hub: hub, space: "team", schema: schema, tables: ["item", "audit"])
@@ -84,11 +82,9 @@ struct PostgresReviewRegressionTests {
 
     @Test func aBackendNoteCommittedWhileTheHubLogsIsLoggedLater() async throws {
         let schema = "CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)"
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("team") { try $0.execute(schema) }
-        let phone = try makeReplica("phone", in: folder, hub: hub, space: "team", schema: schema, tables: ["todo"])
+        let team = try PostgresHubSpace(schema: schema, tables: ["todo"])
+        let (database, hub) = (team.database, team.hub)
+        let phone = try team.replica("phone")
         try await phone.sync()
         let b1 = try database.connect()
         func q(_ sql: String) throws { _ = try b1.query(PostgresQuery(unsafeSQL: sql), logger: database.logger).wait() }
@@ -108,21 +104,17 @@ struct PostgresReviewRegressionTests {
         try await phone.sync()
         try await phone.sync()
         let rows = try await phone.database.read { try $0.query("SELECT id FROM todo ORDER BY id") as [String] }
-        let pg = try database.query("SELECT id FROM team.todo ORDER BY id").map { try $0.decode(String.self) }
+        let pg = try database.texts("SELECT id FROM team.todo ORDER BY id")
         #expect(rows == pg)
         #expect(pg == ["x", "y"])
     }
 
     @Test func aPullIsOneSnapshotWhileAnotherHubTrims() async throws {
         let schema = "CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)"
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("team") { try $0.execute(schema) }
-        let file = try Database(storageLocation: .onDisk(folder.path("phone.sqlite")))
-        try file.executeWrite { try $0.execute(schema) }
+        let team = try PostgresHubSpace(schema: schema, tables: ["todo"])
+        let (database, hub) = (team.database, team.hub)
         let transport = RecordingTransport(hub: hub)
-        let phone = try SyncReplica(database: file, replicaID: "phone", space: "team", tables: ["todo"], transport: transport)
+        let phone = try team.replica("phone", transport: transport)
         for index in 0..<5 { try await phone.write { try $0.run("INSERT INTO todo VALUES (?, 'x')", "r\(index)") } }
         try await phone.sync()
         var request = try #require(transport.pulls.withLock { $0.last })
@@ -151,12 +143,10 @@ struct PostgresReviewRegressionTests {
 
     @Test func aBackendInsertRacingAPushIsNotWrittenOver() async throws {
         let schema = "CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)"
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("team") { try $0.execute(schema) }
-        hub.setPolicy(.hubWins, forTable: "todo")
-        let phone = try makeReplica("phone", in: folder, hub: hub, space: "team", schema: schema, tables: ["todo"])
+        let team = try PostgresHubSpace(schema: schema, tables: ["todo"])
+        let database = team.database
+        team.hub.setPolicy(.hubWins, forTable: "todo")
+        let phone = try team.replica("phone")
         try await phone.sync()
         try await phone.write { try $0.execute("INSERT INTO todo VALUES ('k', 'phone')") }
         let backend = try database.connect()
@@ -169,7 +159,7 @@ struct PostgresReviewRegressionTests {
         _ = try await push.value
         _ = try? await backend.close().get()
         try await phone.sync()
-        let pg = try database.query("SELECT title FROM team.todo WHERE id = 'k'").map { try $0.decode(String.self) }
+        let pg = try database.texts("SELECT title FROM team.todo WHERE id = 'k'")
         let local = try await phone.database.read { try $0.query("SELECT title FROM todo WHERE id = 'k'") as String? }
         #expect(pg == ["backend"])
         #expect(local == "backend") // the hub wins, and corrects the replica

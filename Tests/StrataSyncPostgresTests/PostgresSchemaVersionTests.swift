@@ -20,24 +20,17 @@ struct PostgresSchemaVersionTests {
         CREATE UNIQUE INDEX tag_name ON tag(name)
         """#
 
-    func texts(_ database: PostgresTestDatabase, _ sql: String) throws -> [String] {
-        try database.query(sql).map { try $0.decode(String.self) }
-    }
-
     @Test func aMigrationChangesThePostgresTablesAndTheBackendsWritesOfNewColumnsReachReplicas() async throws {
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("team") { try $0.execute(Self.version1) }
-        let old = try makeReplica("old", in: folder, hub: hub, space: "team", schema: Self.version1, tables: ["todo"])
+        let team = try PostgresHubSpace(schema: Self.version1, tables: ["todo"])
+        let (database, hub) = (team.database, team.hub)
+        let old = try team.replica("old")
         try await old.write { try $0.execute("INSERT INTO todo VALUES ('a', 'before')") }
         try await old.sync()
         _ = try database.query("INSERT INTO team.todo (id, title) VALUES ('b', 'backend, before')")
 
         try hub.migrateSpace("team", to: 2) { try $0.execute(Self.version2Steps) }
         #expect(try hub.schemaVersion(ofSpace: "team") == 2)
-        let columns = try texts(
-            database,
+        let columns = try database.texts(
             """
             SELECT table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' ' || coalesce(column_default, '-')
             FROM information_schema.columns WHERE table_schema = 'team' AND table_name IN ('todo', 'tag') ORDER BY table_name, ordinal_position
@@ -47,16 +40,14 @@ struct PostgresSchemaVersionTests {
                 "tag.id text NO -", "tag.name text NO 'none'::text", "tag.todo text YES -",
                 "todo.id text NO -", "todo.title text YES -", "todo.done bigint NO 0", "todo.note \"x\" text YES -"
             ], "\(columns)")
-        #expect(try texts(database, "SELECT id || ' ' || done FROM team.todo ORDER BY id") == ["a 0", "b 0"])
-        let unique = try texts(database, "SELECT indexdef FROM pg_indexes WHERE schemaname = 'team' AND tablename = 'tag' AND indexdef LIKE '%UNIQUE%(name)%'")
+        #expect(try database.texts("SELECT id || ' ' || done FROM team.todo ORDER BY id") == ["a 0", "b 0"])
+        let unique = try database.texts("SELECT indexdef FROM pg_indexes WHERE schemaname = 'team' AND tablename = 'tag' AND indexdef LIKE '%UNIQUE%(name)%'")
         #expect(unique.count == 1, "\(unique)")
 
         // The backend writes the new columns and the new table; the capture sees them.
         _ = try database.query("UPDATE team.todo SET done = 1, \"note \"\"x\"\"\" = 'n' WHERE id = 'a'")
         _ = try database.query("INSERT INTO team.tag (id, name, todo) VALUES ('t1', 'home', 'a')")
-        let new = try makeReplica(
-            "new", in: folder, hub: hub, space: "team", schema: Self.version1 + "; " + Self.version2Steps,
-            tables: ["todo", "tag"])
+        let new = try team.replica("new", schema: Self.version1 + "; " + Self.version2Steps, tables: ["todo", "tag"])
         try await new.sync()
         #expect(
             try await new.database.read {
@@ -73,49 +64,44 @@ struct PostgresSchemaVersionTests {
         try await old.sync()
         try await new.write { try $0.execute("INSERT INTO tag VALUES ('t2', 'work', 'b')") }
         try await new.sync()
-        #expect(try texts(database, "SELECT id || '|' || title || '|' || done FROM team.todo ORDER BY id") == ["a|from old|1", "b|backend, before|0"])
-        #expect(try texts(database, "SELECT id || '|' || name FROM team.tag ORDER BY id") == ["t1|home", "t2|work"])
+        #expect(try database.texts("SELECT id || '|' || title || '|' || done FROM team.todo ORDER BY id") == ["a|from old|1", "b|backend, before|0"])
+        #expect(try database.texts("SELECT id || '|' || name FROM team.tag ORDER BY id") == ["t1|home", "t2|work"])
         // A name the new UNIQUE index already holds is refused, as on SQLite.
         try await new.write { try $0.execute("INSERT INTO tag VALUES ('t3', 'x', NULL)") }
         try await new.sync()
         _ = try database.query("UPDATE team.tag SET name = 'clash' WHERE id = 't1'")
         try await new.write { try $0.execute("UPDATE tag SET name = 'clash' WHERE id = 't3'") }
         await #expect(throws: SyncError.self) { try await new.sync() }
-        #expect(try texts(database, "SELECT id || '|' || name FROM team.tag ORDER BY id") == ["t1|clash", "t2|work", "t3|x"])
+        #expect(try database.texts("SELECT id || '|' || name FROM team.tag ORDER BY id") == ["t1|clash", "t2|work", "t3|x"])
     }
 
     @Test func anotherHubProcessServesTheNewVersionAtItsNextRequest() async throws {
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let first = SyncHub(store: try .postgres(url: database.url))
-        try first.createSpace("team") { try $0.execute(Self.version1) }
+        let team = try PostgresHubSpace(schema: Self.version1, tables: ["todo"])
+        let (database, first) = (team.database, team.hub)
         // A second store on the same database: another hub process, its definitions read now.
-        let second = SyncHub(store: try .postgres(url: database.url))
-        let early = try makeReplica("early", in: folder, hub: second, space: "team", schema: Self.version1, tables: ["todo"])
+        let second = try team.anotherHub()
+        let early = try team.replica("early", through: second)
         try await early.write { try $0.execute("INSERT INTO todo VALUES ('a', 'x')") }
         try await early.sync()
         #expect(try second.schemaVersion(ofSpace: "team") == 1)
 
         try first.migrateSpace("team", to: 2) { try $0.execute(Self.version2Steps) }
         #expect(try second.schemaVersion(ofSpace: "team") == 2)
-        let upgraded = try makeReplica(
-            "upgraded", in: folder, hub: second, space: "team", schema: Self.version1 + "; " + Self.version2Steps,
-            tables: ["todo", "tag"])
+        let upgraded = try team.replica("upgraded", through: second, schema: Self.version1 + "; " + Self.version2Steps, tables: ["todo", "tag"])
         try await upgraded.write { try $0.execute("INSERT INTO todo(id, title, done) VALUES ('b', 'y', 1)") }
         try await upgraded.sync()
         // The version-1 replica, through the second process, gets rows without the new columns.
         try await early.sync()
         #expect(try await early.database.read { try $0.query("SELECT id || '|' || title FROM todo ORDER BY id") as [String] } == ["a|x", "b|y"])
-        #expect(try texts(database, "SELECT id || '|' || done FROM team.todo ORDER BY id") == ["a|0", "b|1"])
+        #expect(try database.texts("SELECT id || '|' || done FROM team.todo ORDER BY id") == ["a|0", "b|1"])
     }
 
     @Test func aStepPostgresCannotMakeIsRefusedAndTheSpaceIsAsItWas() async throws {
-        let database = try PostgresTestDatabase()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("team") { try $0.execute(Self.version1) }
+        let team = try PostgresHubSpace(schema: Self.version1, tables: ["todo"])
+        let (database, hub) = (team.database, team.hub)
         _ = try database.query("INSERT INTO team.todo (id, title) VALUES ('a', 'x')")
         let shape = "SELECT column_name FROM information_schema.columns WHERE table_schema = 'team' AND table_name = 'todo' ORDER BY ordinal_position"
-        let before = try texts(database, shape)
+        let before = try database.texts(shape)
         // A NOT NULL column whose default PostgreSQL does not read the same way.
         do {
             try hub.migrateSpace("team", to: 2) { try $0.execute("ALTER TABLE todo ADD COLUMN made TEXT NOT NULL DEFAULT (lower('X'))") }
@@ -128,12 +114,11 @@ struct PostgresSchemaVersionTests {
             try hub.migrateSpace("team", to: 2) { try $0.execute("CREATE TABLE loose(v TEXT)") }
         }
         #expect(try hub.schemaVersion(ofSpace: "team") == 1)
-        #expect(try texts(database, shape) == before)
-        #expect(try texts(database, "SELECT tablename FROM pg_tables WHERE schemaname = 'team' AND tablename = 'loose'").isEmpty)
+        #expect(try database.texts(shape) == before)
+        #expect(try database.texts("SELECT tablename FROM pg_tables WHERE schemaname = 'team' AND tablename = 'loose'").isEmpty)
         // The space goes on: a backend write is still captured under the old definitions.
         _ = try database.query("UPDATE team.todo SET title = 'y' WHERE id = 'a'")
-        let folder = try TestFolder()
-        let replica = try makeReplica("r", in: folder, hub: hub, space: "team", schema: Self.version1, tables: ["todo"])
+        let replica = try team.replica("r")
         try await replica.sync()
         #expect(try await replica.database.read { try $0.query("SELECT id || '|' || title FROM todo") as [String] } == ["a|y"])
     }

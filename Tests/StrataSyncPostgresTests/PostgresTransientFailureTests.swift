@@ -16,11 +16,9 @@ struct PostgresTransientFailureTests {
     static let schema = "CREATE TABLE note(id TEXT PRIMARY KEY, body TEXT, n INTEGER)"
 
     @Test func aDeadlockInAPushIsSentAgainNotRefused() async throws {
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("team") { try $0.execute(Self.schema) }
-        let replica = try makeReplica("r", in: folder, hub: hub, space: "team", schema: Self.schema, tables: ["note"])
+        let team = try PostgresHubSpace(schema: Self.schema, tables: ["note"])
+        let database = team.database
+        let replica = try team.replica("r")
         try await replica.write { try $0.execute("INSERT INTO note(id, body, n) VALUES ('a', 'first', 1)") }
         try await replica.sync()
 
@@ -86,18 +84,13 @@ struct PostgresTransientFailureTests {
     }
 
     @Test func endedSessionsFailARequestToBeSentAgainThenTheHubReconnects() async throws {
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("team") { try $0.execute(Self.schema) }
-        let replica = try makeReplica("r", in: folder, hub: hub, space: "team", schema: Self.schema, tables: ["note"])
+        let team = try PostgresHubSpace(schema: Self.schema, tables: ["note"])
+        let database = team.database
+        let replica = try team.replica("r")
         for round in 0..<5 {
             try await replica.write { try $0.run("INSERT INTO note(id, body, n) VALUES (?, 'x', ?)", "n\(round)", Int64(round)) }
             // Every session of the hub ended, as a server's fast shutdown ends them (57P01).
-            _ = try database.query(
-                """
-                SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-                """)
+            try database.endOtherSessions()
             do {
                 try await replica.sync()
             } catch let error as SyncHubStoreUnavailable {
@@ -112,16 +105,10 @@ struct PostgresTransientFailureTests {
     }
 
     @Test func aLongPollStillWakesAfterTheListeningSessionEnded() async throws {
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let first = SyncHub(store: try .postgres(url: database.url))
-        let second = SyncHub(store: try .postgres(url: database.url))
-        try first.createSpace("team") { try $0.execute(Self.schema) }
-        let writer = try makeReplica("writer", in: folder, hub: first, space: "team", schema: Self.schema, tables: ["note"])
-        _ = try database.query(
-            """
-            SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-            """)
+        let team = try PostgresHubSpace(schema: Self.schema, tables: ["note"], hubCount: 2)
+        let second = team.hubs[1]
+        let writer = try team.replica("writer")
+        try team.database.endOtherSessions()
         // Time to see the sessions end and listen again.
         try await Task.sleep(for: .milliseconds(1_500))
         _ = try? second.version(ofSpace: "team")
@@ -138,7 +125,7 @@ struct PostgresTransientFailureTests {
 
     /// Runs `.ci/postgres.sh` with `arguments`; its output goes to a file (a server it starts
     /// must not hold a pipe of this process open) and is returned.
-    static func postgresScript(_ arguments: [String], in folder: TestFolder) throws -> String {
+    static func postgresScript(_ arguments: [String], in folder: TemporaryDirectory) throws -> String {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent(".ci/postgres.sh")
         let output = folder.path("script-\(UUID().uuidString).log")
@@ -161,7 +148,7 @@ struct PostgresTransientFailureTests {
     /// starts, answers "unavailable" (HTTP 503, retried by replicas) meanwhile, and works once
     /// the server is up, with no restart of the hub.
     @Test func aHubStartedWhileItsServerIsDownWorksOnceTheServerIsUp() async throws {
-        let folder = try TestFolder()
+        let folder = try TemporaryDirectory()
         let directory = folder.path("server")
         let started = try Self.postgresScript(["start", directory], in: folder)
         defer { _ = try? Self.postgresScript(["stop", directory], in: folder) }
@@ -187,10 +174,9 @@ struct PostgresTransientFailureTests {
     /// write, under the space's lock, finds the new schema version and the request runs again on
     /// the new definitions, instead of logging a change of the old width.
     @Test func aSpaceMigratedDuringARequestRunsItAgainOnTheNewDefinitions() throws {
-        let database = try PostgresTestDatabase()
-        let other = SyncHub(store: try .postgres(url: database.url))
-        try other.createSpace("team") { try $0.execute(Self.schema) }
-        let storage = try PostgresHubStorage(url: database.url)
+        let team = try PostgresHubSpace(schema: Self.schema, tables: ["note"])
+        let other = team.hub
+        let storage = try PostgresHubStorage(url: team.database.url)
         var versionsSeen: [Int] = []
         let written = try storage.withSpace("team") { space -> Int in
             versionsSeen.append(try space.schemaVersion())

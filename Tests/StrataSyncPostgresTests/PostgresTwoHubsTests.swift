@@ -14,18 +14,9 @@ struct PostgresTwoHubsTests {
     static let schema = "CREATE TABLE note(id TEXT PRIMARY KEY, body TEXT, n INTEGER)"
 
     @Test func concurrentPushesThroughTwoHubsGetDenseVersionsInCommitOrderAndConverge() async throws {
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let first = SyncHub(store: try .postgres(url: database.url))
-        let second = SyncHub(store: try .postgres(url: database.url))
-        try first.createSpace("team") { try $0.execute(Self.schema) }
-        var replicas: [SyncReplica] = []
-        for index in 0..<4 {
-            replicas.append(
-                try makeReplica(
-                    "r\(index)", in: folder, hub: index % 2 == 0 ? first : second, space: "team",
-                    schema: Self.schema, tables: ["note"]))
-        }
+        let team = try PostgresHubSpace(schema: Self.schema, tables: ["note"], hubCount: 2)
+        let (database, first, second) = (team.database, team.hubs[0], team.hubs[1])
+        let replicas = try (0..<4).map { index in try team.replica("r\(index)", through: team.hubs[index % 2]) }
         let writes = 12
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, replica) in replicas.enumerated() {
@@ -64,12 +55,9 @@ struct PostgresTwoHubsTests {
     }
 
     @Test func aLongPollOnOneHubWakesWhenTheOtherCommits() async throws {
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let first = SyncHub(store: try .postgres(url: database.url))
-        let second = SyncHub(store: try .postgres(url: database.url))
-        try first.createSpace("team") { try $0.execute(Self.schema) }
-        let writer = try makeReplica("writer", in: folder, hub: first, space: "team", schema: Self.schema, tables: ["note"])
+        let team = try PostgresHubSpace(schema: Self.schema, tables: ["note"], hubCount: 2)
+        let second = team.hubs[1]
+        let writer = try team.replica("writer")
         let clock = ContinuousClock()
         let start = clock.now
         async let waited: Void = second.waitForVersion(ofSpace: "team", after: 0, timeout: .seconds(60))

@@ -56,12 +56,9 @@ struct PostgresTypeMappingTests {
         let seed = PropertyCheck.baseSeed
         var random = SeededRandom(seed: seed)
         do {
-            let database = try PostgresTestDatabase()
-            let folder = try TestFolder()
-            let hub = SyncHub(store: try .postgres(url: database.url))
-            try hub.createSpace("types") { try $0.execute(Self.schema) }
-            let writer = try makeReplica("writer", in: folder, hub: hub, space: "types", schema: Self.schema, tables: ["v"])
-            let reader = try makeReplica("reader", in: folder, hub: hub, space: "types", schema: Self.schema, tables: ["v"])
+            let types = try PostgresHubSpace("types", schema: Self.schema, tables: ["v"])
+            let writer = try types.replica("writer")
+            let reader = try types.replica("reader")
             for round in 0..<4 {
                 var statements: [(String, [BindingValue])] = []
                 for _ in 0..<25 {
@@ -85,7 +82,7 @@ struct PostgresTypeMappingTests {
                 #expect(try await writer.pendingChanges.compactMap(\.refusal) == [])
                 let written = try await writer.database.read { try Self.rows($0) }
                 #expect(try await reader.database.read { try Self.rows($0) } == written, "seed \(seed)")
-                let late = try makeReplica("late\(round)", in: folder, hub: hub, space: "types", schema: Self.schema, tables: ["v"])
+                let late = try types.replica("late\(round)")
                 try await late.bootstrap()
                 #expect(try await late.database.read { try Self.rows($0) } == written, "seed \(seed)")
             }
@@ -96,11 +93,9 @@ struct PostgresTypeMappingTests {
     }
 
     @Test func theBackendSeesTheValuesAsPostgresTypes() async throws {
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("types") { try $0.execute(Self.schema) }
-        let writer = try makeReplica("writer", in: folder, hub: hub, space: "types", schema: Self.schema, tables: ["v"])
+        let types = try PostgresHubSpace("types", schema: Self.schema, tables: ["v"])
+        let database = types.database
+        let writer = try types.replica("writer")
         try await writer.write { db in
             try db.run("INSERT INTO v VALUES ('max', ?, ?, '', x'', ?)", Int64.max, Double.infinity, Int64.min)
             try db.run("INSERT INTO v VALUES ('min', ?, ?, 'é\"', x'00ff', 0.25)", Int64.min, -Double.infinity)
@@ -116,11 +111,9 @@ struct PostgresTypeMappingTests {
     /// One write that a value PostgreSQL cannot hold spoils: refused, naming the column, and
     /// nothing of it applied.
     func refusal(of sql: String) async throws -> (SyncRefusal?, rows: Int64, version: Int64) {
-        let database = try PostgresTestDatabase()
-        let folder = try TestFolder()
-        let hub = SyncHub(store: try .postgres(url: database.url))
-        try hub.createSpace("types") { try $0.execute(Self.schema) }
-        let writer = try makeReplica("writer", in: folder, hub: hub, space: "types", schema: Self.schema, tables: ["v"])
+        let types = try PostgresHubSpace("types", schema: Self.schema, tables: ["v"])
+        let database = types.database
+        let writer = try types.replica("writer")
         try await writer.write { try $0.execute("INSERT INTO v(id, i) VALUES ('before', 1)") }
         try await writer.sync()
         try await writer.write { db in
@@ -130,7 +123,7 @@ struct PostgresTypeMappingTests {
         try await syncKeepingRefusals(writer)
         let refusal = try await writer.pendingChanges.first?.refusal
         let count = try database.query("SELECT count(*) FROM types.v").first?.decode(Int64.self) ?? -1
-        return (refusal, count, try hub.version(ofSpace: "types"))
+        return (refusal, count, try types.hub.version(ofSpace: "types"))
     }
 
     @Test func aValuePostgresCannotHoldIsRefusedByNameAndNothingOfItsWriteStays() async throws {
