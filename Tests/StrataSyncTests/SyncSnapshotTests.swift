@@ -18,6 +18,11 @@ import Testing
         return hub
     }
 
+    /// Replica `name` of `hub`'s space, in process.
+    static func makeReplica(_ name: String, _ folder: SyncFolder, _ hub: SyncHub) throws -> SyncReplica {
+        try makeReplica(name, folder, InProcessSyncTransport(hub: hub))
+    }
+
     static func makeReplica(_ name: String, _ folder: SyncFolder, _ transport: any SyncTransport) throws -> SyncReplica {
         let database = try Database(path: folder.path(name + ".sqlite"))
         try database.executeWrite { try $0.execute("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; " + Self.schema) }
@@ -35,9 +40,8 @@ import Testing
     @Test func aReplicaBehindTheTrimmedLogCatchesUpFromASnapshotKeepingItsPendingWrite() async throws {
         let folder = try SyncFolder()
         let hub = try Self.makeHub(folder)
-        let transport = InProcessSyncTransport(hub: hub)
-        let writer = try Self.makeReplica("writer", folder, transport)
-        let behind = try Self.makeReplica("behind", folder, transport)
+        let writer = try Self.makeReplica("writer", folder, hub)
+        let behind = try Self.makeReplica("behind", folder, hub)
         try await writer.write { try $0.run("INSERT INTO item(id, v) VALUES ('a', 1), ('b', 2)") }
         try await writer.write { try $0.run("INSERT INTO note(id, item, body) VALUES ('n1', 'a', 'x')") }
         try await writer.sync()
@@ -61,7 +65,7 @@ import Testing
         #expect(try await behind.pendingChangeCount == 0)
 
         // A new replica of a trimmed space starts from the snapshot too.
-        let fresh = try Self.makeReplica("fresh", folder, transport)
+        let fresh = try Self.makeReplica("fresh", folder, hub)
         try await fresh.sync()
         #expect(try await fresh.database.read { try Self.contents($0) } == hubContents)
         // The writer was at the newest version: it pulls on from the log.
@@ -80,9 +84,8 @@ import Testing
     @Test func aCatchUpKeepsTheReplicasOwnRowsThatCascadeFromSyncedRows() async throws {
         let folder = try SyncFolder()
         let hub = try Self.makeHub(folder)
-        let transport = InProcessSyncTransport(hub: hub)
-        let writer = try Self.makeReplica("writer", folder, transport)
-        let local = try Self.makeReplica("local", folder, transport)
+        let writer = try Self.makeReplica("writer", folder, hub)
+        let local = try Self.makeReplica("local", folder, hub)
         try await local.database.writeWithoutTransaction {
             try $0.execute("CREATE TABLE mine(id INTEGER PRIMARY KEY, item TEXT REFERENCES item(id) ON DELETE CASCADE, memo TEXT)")
         }
@@ -121,8 +124,7 @@ import Testing
     @Test func trimmingByAgeKeepsTheVersionCounting() async throws {
         let folder = try SyncFolder()
         let hub = try Self.makeHub(folder)
-        let transport = InProcessSyncTransport(hub: hub)
-        let replica = try Self.makeReplica("r", folder, transport)
+        let replica = try Self.makeReplica("r", folder, hub)
         try await replica.write { try $0.run("INSERT INTO item(id, v) VALUES ('a', 1)") }
         try await replica.write { try $0.run("INSERT INTO item(id, v) VALUES ('b', 1)") }
         try await replica.sync()
@@ -148,8 +150,7 @@ import Testing
             var random = SeededRandom(seed: seed)
             let folder = try SyncFolder()
             let hub = try Self.makeHub(folder)
-            let transport = InProcessSyncTransport(hub: hub)
-            let writer = try Self.makeReplica("writer", folder, transport)
+            let writer = try Self.makeReplica("writer", folder, hub)
             var rows: [(String, BindingValue, Bool)] = []
             for index in 0..<random.int(1...25) {
                 let asInvalidText = random.oneIn(4)
@@ -168,7 +169,7 @@ import Testing
                 }
             }
             try await writer.sync()
-            let fresh = try Self.makeReplica("fresh", folder, transport)
+            let fresh = try Self.makeReplica("fresh", folder, hub)
             try await fresh.bootstrap()
             let expected = try hub.withSpace("s") { try Self.contents($0) }
             let got = try await fresh.database.read { try Self.contents($0) }

@@ -125,10 +125,9 @@ import Testing
     /// An index in the layout of an earlier Strata (a row per vector) is named as such, and a
     /// chunk whose two BLOBs disagree is a malformed BLOB: neither is read as if it were sound.
     @Test func anOutdatedLayoutAndADamagedChunkAreNamedErrors() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB)")
-        try db.run(literal: "INSERT INTO doc(embedding) VALUES (\(try FloatVector([1, 2])))")
-        try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 1))
+        let db = try indexedDoc("CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB)") { db in
+            try db.run(literal: "INSERT INTO doc(embedding) VALUES (\(try FloatVector([1, 2])))")
+        }
         try db.execute("UPDATE doc_ivf_entries SET codes = x'00'")
         #expect(throws: VectorError.malformedBlob(bytes: 1, layout: .float32)) {
             try db.searchIVFIndex("doc_ivf", nearest: try FloatVector([1, 2]), k: 1, nprobe: 1)

@@ -54,10 +54,9 @@ import Testing
     }
 
     @Test func dropOfUnkeyedIndexKeepsAUsersKeysTable() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB)")
-        try db.run(literal: "INSERT INTO doc(id, embedding) VALUES (1, \(try Self.vec([1, 2])))")
-        try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 1))
+        let db = try indexedDoc("CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB)") { db in
+            try db.run(literal: "INSERT INTO doc(id, embedding) VALUES (1, \(try Self.vec([1, 2])))")
+        }
         // A user's own table, which merely shares the name's shape.
         try db.execute("CREATE TABLE doc_ivf_keys(note TEXT); INSERT INTO doc_ivf_keys VALUES ('precious')")
         try db.dropIVFIndex("doc_ivf")
@@ -66,10 +65,9 @@ import Testing
     }
 
     @Test func rekeyAfterNocaseReplaceIsNotRefused() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE doc(id TEXT PRIMARY KEY COLLATE NOCASE, embedding BLOB)")
-        try db.run(literal: "INSERT INTO doc(id, embedding) VALUES ('a', \(try Self.vec([1, 0]))), ('b', \(try Self.vec([0, 1])))")
-        try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 1))
+        let db = try indexedDoc("CREATE TABLE doc(id TEXT PRIMARY KEY COLLATE NOCASE, embedding BLOB)") { db in
+            try db.run(literal: "INSERT INTO doc(id, embedding) VALUES ('a', \(try Self.vec([1, 0]))), ('b', \(try Self.vec([0, 1])))")
+        }
         // A sync pull re-spelling the key: REPLACE removes 'a' without its delete trigger.
         try db.run(literal: "INSERT OR REPLACE INTO doc(id, embedding) VALUES ('A', \(try Self.vec([2, 0])))")
         let mapped: [String] = try db.query(literal: SQLFragment(sql: "SELECT \"key\" FROM doc_ivf_keys ORDER BY 1"))
@@ -83,10 +81,9 @@ import Testing
     }
 
     @Test func rekeyOntoAKeyGoneThroughAnotherUniqueIsNotRefused() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE doc(id TEXT PRIMARY KEY, u INTEGER UNIQUE, embedding BLOB)")
-        try db.run(literal: "INSERT INTO doc(id, u, embedding) VALUES ('a', 1, \(try Self.vec([1, 0]))), ('b', 2, \(try Self.vec([0, 1])))")
-        try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 1))
+        let db = try indexedDoc("CREATE TABLE doc(id TEXT PRIMARY KEY, u INTEGER UNIQUE, embedding BLOB)") { db in
+            try db.run(literal: "INSERT INTO doc(id, u, embedding) VALUES ('a', 1, \(try Self.vec([1, 0]))), ('b', 2, \(try Self.vec([0, 1])))")
+        }
         // REPLACE through u removes 'a' without its delete trigger; the map keeps 'a'.
         try db.run(literal: "INSERT OR REPLACE INTO doc(id, u, embedding) VALUES ('c', 1, \(try Self.vec([3, 3])))")
         try db.updateIVFIndex("doc_ivf")

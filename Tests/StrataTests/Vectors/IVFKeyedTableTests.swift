@@ -120,10 +120,9 @@ import Testing
     }
 
     @Test func aRenamedKeyColumnIsNamedAndTheIndexDropsClean() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE doc(id TEXT PRIMARY KEY, embedding BLOB)")
-        try db.run(literal: "INSERT INTO doc(id, embedding) VALUES ('a', \(try FloatVector([1])))")
-        try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 1))
+        let db = try indexedDoc("CREATE TABLE doc(id TEXT PRIMARY KEY, embedding BLOB)") { db in
+            try db.run(literal: "INSERT INTO doc(id, embedding) VALUES ('a', \(try FloatVector([1])))")
+        }
         try db.execute("ALTER TABLE doc RENAME COLUMN id TO uid")
         #expect(throws: VectorIndexError.missingColumn(index: "doc_ivf", table: "doc", column: "id")) {
             try db.searchIVFIndex("doc_ivf", nearest: try FloatVector([1]), k: 1, nprobe: 1)
@@ -153,10 +152,9 @@ import Testing
     }
 
     @Test func columnsNamedRowidAreSteppedAround() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE doc(id TEXT PRIMARY KEY, rowid TEXT, embedding BLOB)")
-        for row in 1...10 { try db.run(literal: "INSERT INTO doc(id, rowid, embedding) VALUES (\("k\(row)"), 'x', \(try FloatVector([Float(row)])))") }
-        try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 2))
+        let db = try indexedDoc("CREATE TABLE doc(id TEXT PRIMARY KEY, rowid TEXT, embedding BLOB)", lists: 2) { db in
+            for row in 1...10 { try db.run(literal: "INSERT INTO doc(id, rowid, embedding) VALUES (\("k\(row)"), 'x', \(try FloatVector([Float(row)])))") }
+        }
         let found = try db.searchIVFIndex("doc_ivf", nearest: try FloatVector([3.2]), k: 2, nprobe: 2)
         #expect(found.map(\.rowID) == (try db.query("SELECT _rowid_ FROM doc WHERE id IN ('k3', 'k4') ORDER BY id") as [Int64]))
         try db.execute("CREATE TABLE hidden(id TEXT PRIMARY KEY, rowid, _rowid_, oid, embedding BLOB)")

@@ -21,12 +21,11 @@ import Testing
     // A user column named `rowid` shadows the real rowid in every `SELECT rowid` and in the
     //    triggers' `new.rowid`; the table passes the INTEGER PRIMARY KEY check.
     @Test func aColumnNamedRowidDoesNotHideTheRowid() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE doc(id INTEGER PRIMARY KEY, rowid TEXT, embedding BLOB)")
-        for row in 1...20 {
-            try db.run(literal: "INSERT INTO doc(id, rowid, embedding) VALUES (\(Int64(row)), 'r', \(try FloatVector([Float(row), 0])))")
+        let db = try indexedDoc("CREATE TABLE doc(id INTEGER PRIMARY KEY, rowid TEXT, embedding BLOB)") { db in
+            for row in 1...20 {
+                try db.run(literal: "INSERT INTO doc(id, rowid, embedding) VALUES (\(Int64(row)), 'r', \(try FloatVector([Float(row), 0])))")
+            }
         }
-        try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 1))
         let query = try FloatVector([3, 0])
         let found = try db.searchIVFIndex("doc_ivf", nearest: query, k: 3, nprobe: 1).map(\.rowID)
         #expect(found == [3, 2, 4])
@@ -34,12 +33,11 @@ import Testing
 
     // Rename to a name that needs quoting.
     @Test func aRenameToANameThatNeedsQuotingIsFollowed() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB)")
-        for row in 1...30 {
-            try db.run(literal: "INSERT INTO doc(id, embedding) VALUES (\(Int64(row)), \(try FloatVector([Float(row % 7), Float(row / 7)])))")
+        let db = try indexedDoc("CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB)", lists: 3) { db in
+            for row in 1...30 {
+                try db.run(literal: "INSERT INTO doc(id, embedding) VALUES (\(Int64(row)), \(try FloatVector([Float(row % 7), Float(row / 7)])))")
+            }
         }
-        try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: 3))
         try db.execute("ALTER TABLE doc RENAME TO \"my \"\"doc\"\" [x]\"")
         let name = "my \"doc\" [x]"
         #expect(try db.ivfIndex(named: "doc_ivf").table == name)

@@ -63,3 +63,13 @@ enum VectorGen {
         }
     }
 }
+
+/// An in-memory `doc` table made by `schema` and filled by `fill`, with the IVF index `doc_ivf` of
+/// `lists` lists on its `embedding` column: the setup most IVF regression tests start from.
+func indexedDoc(_ schema: String, lists: Int = 1, fill: (Connection) throws -> Void) throws -> Connection {
+    let db = try Connection()
+    try db.execute(schema)
+    try fill(db)
+    try db.createIVFIndex("doc_ivf", on: "doc", column: "embedding", options: IVFIndexOptions(lists: lists))
+    return db
+}

@@ -27,6 +27,18 @@ import Strata
         try db.query(sql) { (row: Row) -> String in row.values.map { "\($0 ?? "NULL")" }.joined(separator: "|") }
     }
 
+    /// The rows `reading` returns after table `t`, made by `create` and filled by `insert`, is rebuilt
+    /// to `definition` copying `copying`, on a new in-memory database.
+    func rowsAfterRebuilding(
+        _ create: String, filledBy insert: String, to definition: String, copying: [(String, String)], reading: String
+    ) throws -> [String] {
+        let db = try Connection(storageLocation: .inMemory)
+        try db.execute(create)
+        try db.run(insert)
+        try db.rebuildTable(named: "t", definition: definition, copying: copying)
+        return try rows(db, reading)
+    }
+
     // MARK: 3. generated columns are never copied
 
     @Test func theDSLRebuildsATableWithGeneratedColumns() throws {
@@ -40,13 +52,12 @@ import Strata
     }
 
     @Test func rebuildTableSkipsGeneratedColumnsInTheCopyList() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute(#"CREATE TABLE t (a INTEGER, b INTEGER GENERATED ALWAYS AS (a + 1) STORED, c TEXT)"#)
-        try db.run("INSERT INTO t (a, c) VALUES (1, 'x'), (5, 'y')")
-        try db.rebuildTable(
-            named: "t", definition: #""a" INTEGER, "b" INTEGER AS ("a" * 10) VIRTUAL"#,
-            copying: [("a", #""a""#), ("b", #""b""#)])
-        #expect(try rows(db, "SELECT a, b FROM t ORDER BY a") == ["1|10", "5|50"])
+        let rebuilt = try rowsAfterRebuilding(
+            #"CREATE TABLE t (a INTEGER, b INTEGER GENERATED ALWAYS AS (a + 1) STORED, c TEXT)"#,
+            filledBy: "INSERT INTO t (a, c) VALUES (1, 'x'), (5, 'y')",
+            to: #""a" INTEGER, "b" INTEGER AS ("a" * 10) VIRTUAL"#, copying: [("a", #""a""#), ("b", #""b""#)],
+            reading: "SELECT a, b FROM t ORDER BY a")
+        #expect(rebuilt == ["1|10", "5|50"])
     }
 
     // MARK: 4. migrating down over a generated column
@@ -165,13 +176,12 @@ import Strata
     // MARK: 2. rowid aliases, as SQLite decides them
 
     @Test func aDescendingIntegerKeyKeepsItsRowids() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY DESC, x TEXT)")
-        try db.run("INSERT INTO t (rowid, id, x) VALUES (5, 50, 'a'), (9, 90, 'b')")
-        try db.rebuildTable(
-            named: "t", definition: #""id" INTEGER PRIMARY KEY DESC, "x" TEXT, "y" TEXT"#,
-            copying: [("id", #""id""#), ("x", #""x""#)])
-        #expect(try rows(db, "SELECT rowid, id, x FROM t ORDER BY rowid") == ["5|50|a", "9|90|b"])
+        let rebuilt = try rowsAfterRebuilding(
+            "CREATE TABLE t (id INTEGER PRIMARY KEY DESC, x TEXT)",
+            filledBy: "INSERT INTO t (rowid, id, x) VALUES (5, 50, 'a'), (9, 90, 'b')",
+            to: #""id" INTEGER PRIMARY KEY DESC, "x" TEXT, "y" TEXT"#, copying: [("id", #""id""#), ("x", #""x""#)],
+            reading: "SELECT rowid, id, x FROM t ORDER BY rowid")
+        #expect(rebuilt == ["5|50|a", "9|90|b"])
     }
 
     @Test func rowIDAliasRuleMatchesSQLite() throws {
