@@ -12,19 +12,7 @@ import Strata
         let database = try Database(storageLocation: .onDisk(directory.path("db")), drainDelay: 0.2)
         try await database.writeWithoutTransaction { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES(1)") }
         let running = UsageCounter()
-        let results = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<16 {
-                group.addTask {
-                    try await database.read { connection in
-                        running.enter(connection)
-                        defer { running.leave(connection) }
-                        Thread.sleep(forTimeInterval: 0.1)
-                        return try connection.query("SELECT x FROM t") ?? 0
-                    }
-                }
-            }
-            return try await group.reduce(into: [Int]()) { $0.append($1) }
-        }
+        let results = try await running.concurrentReads(16, of: database, holding: 0.1, "SELECT x FROM t")
         #expect(results == Array(repeating: 1, count: 16))
         #expect(running.overlaps == 0)
         // More reads ran at once than this machine's cooperative pool has threads (2), so none

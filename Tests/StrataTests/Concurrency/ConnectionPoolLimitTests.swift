@@ -32,19 +32,7 @@ import Strata
         let directory = try TemporaryDirectory()
         let database = try Database(storageLocation: .onDisk(try makeWALCarsFile(in: directory)), maximumReaderCount: 3)
         let counter = UsageCounter()
-        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<24 {
-                group.addTask {
-                    try await database.read { connection in
-                        counter.enter(connection)
-                        defer { counter.leave(connection) }
-                        Thread.sleep(forTimeInterval: 0.005)
-                        return try connection.query("SELECT count(*) FROM cars") ?? 0
-                    }
-                }
-            }
-            return try await group.reduce(0, +)
-        }
+        let counts = try await counter.concurrentReads(24, of: database, holding: 0.005, "SELECT count(*) FROM cars").reduce(0, +)
         #expect(counts == 24)
         #expect(counter.overlaps == 0)
         #expect(counter.maximum <= 3)

@@ -25,6 +25,24 @@ final class UsageCounter: Sendable {
     }
 
     func leave(_ object: AnyObject) { _ = usage.withLock { $0.active.remove(ObjectIdentifier(object)) } }
+
+    /// Runs `count` reads of `database` at once, each counted here while it holds its connection
+    /// for `hold` seconds, and returns what `sql` answered in each.
+    func concurrentReads(_ count: Int, of database: Database, holding hold: TimeInterval, _ sql: String) async throws -> [Int] {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    try await database.read { connection in
+                        self.enter(connection)
+                        defer { self.leave(connection) }
+                        Thread.sleep(forTimeInterval: hold)
+                        return try connection.query(sql) ?? 0
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+    }
 }
 
 @Suite struct ConnectionQueueTests {
