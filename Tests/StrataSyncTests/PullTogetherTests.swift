@@ -69,7 +69,7 @@ import Testing
             }
         }
         let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline, sync.hub.pullsWaiting.withLock({ $0["s"]?.count ?? 0 }) < count - 1 {
+        while ContinuousClock.now < deadline, (sync.hub.pulls.queuedCount("s") ?? 0) < count - 1 {
             try await Task.sleep(for: .milliseconds(1))
         }
         release.signal()
@@ -82,7 +82,7 @@ import Testing
             #expect(together[index] == alone[index], "pull \(index) (after \(requests[index].after), limit \(requests[index].limit))")
         }
         #expect(begins.current == reads, "\(count) pulls: the first alone, the rest \(SyncHub.largestPullBatch) to a read")
-        #expect(sync.hub.pullsWaiting.withLock { $0["s"] } == nil, "no pull is left queued")
+        #expect(sync.hub.pulls.queuedCount("s") == nil, "no pull is left queued")
     }
 
     @Test func pullsQueuedTogetherAreAnsweredFromOneReadAsEachWouldBeAlone() async throws {
@@ -91,6 +91,38 @@ import Testing
 
     @Test func moreThanOneReadTakesAreAnsweredInReadsOfAtMostTheLargestBatch() async throws {
         try await Self.pullTogether(count: SyncHub.largestPullBatch + 40, expectingReads: 3)
+    }
+
+    /// The long polls registering together read the space's version once: 100 reads queued
+    /// behind a held connection cost two reads' statements (the first alone, then the rest).
+    @Test func versionReadsQueuedTogetherShareOneRead() async throws {
+        let folder = try SyncFolder()
+        let sync = try OneTableSync(in: folder)
+        try await sync.replica.write { try $0.run("INSERT INTO t(id, v) VALUES ('a', 1)") }
+        try await sync.replica.push()
+        let statements = Locked(0)
+        try sync.hub.withSpace("s") { connection in connection.trace { _ in statements.withLock { $0 += 1 } } }
+        _ = try sync.hub.version(ofSpace: "s")
+        let perRead = statements.current
+        try #require(perRead > 0)
+        statements.withLock { $0 = 0 }
+        let held = Locked(false), release = DispatchSemaphore(value: 0)
+        Thread {
+            try? sync.hub.withSpace("s") { _ in
+                held.withLock { $0 = true }
+                release.wait()
+            }
+        }.start()
+        while !held.current { try await Task.sleep(for: .milliseconds(1)) }
+        let reads = (0..<100).map { _ in Task { try await sync.hub.versionTogether(ofSpace: "s") } }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline, (sync.hub.versionReads.queuedCount("s") ?? 0) < 99 { try await Task.sleep(for: .milliseconds(1)) }
+        release.signal()
+        var versions: [Int64] = []
+        for read in reads { versions.append(try await read.value) }
+        #expect(versions == Array(repeating: 1, count: 100))
+        #expect(statements.current == 2 * perRead, "100 reads queued together: \(statements.current) statements, \(perRead) a read")
+        try sync.hub.withSpace("s") { $0.trace(nil) }
     }
 
     /// A pull on a space that does not exist, or with a name the hub refuses, hears so alone.
@@ -104,6 +136,6 @@ import Testing
             #expect(together == alone)
             #expect(together.hasPrefix("error:"))
         }
-        #expect(sync.hub.pullsWaiting.withLock { $0.isEmpty })
+        #expect(sync.hub.pulls.isIdle)
     }
 }

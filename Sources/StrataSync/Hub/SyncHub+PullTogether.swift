@@ -79,6 +79,60 @@ protocol PulledHistory {
 
 extension HubSpace: PulledHistory {}
 
+/// Requests on one space that arrive while others on it are being served wait, and are then
+/// served together, by one call of `serve` for up to `largest` of them: the first caller is
+/// served alone and at once, those queued meanwhile by a task, so none waits on a caller's return.
+final class Gathering<Item: Sendable>: Sendable {
+    /// A space is a key while its requests are being served; its value, those queued.
+    private let queued = Locked<[String: [Item]]>([:])
+    let largest: Int
+
+    init(largest: Int) { self.largest = largest }
+
+    func join(_ key: String, _ item: Item, serve: @escaping @Sendable ([Item]) -> Void) {
+        let serves = queued.withLock { spaces -> Bool in
+            if spaces[key] != nil {
+                spaces[key, default: []].append(item)
+                return false
+            }
+            spaces[key] = []
+            return true
+        }
+        guard serves else { return }
+        serve([item])
+        let next = take(key)
+        guard !next.isEmpty else { return }
+        Task {
+            var batch = next
+            while !batch.isEmpty {
+                serve(batch)
+                batch = take(key)
+            }
+        }
+    }
+
+    /// Up to `largest` of the requests queued on `key`, oldest first; when none is queued, none,
+    /// and `key` is no longer being served.
+    private func take(_ key: String) -> [Item] {
+        queued.withLock { spaces -> [Item] in
+            let waiting = spaces[key] ?? []
+            guard !waiting.isEmpty else {
+                spaces[key] = nil
+                return []
+            }
+            let taken = Array(waiting.prefix(largest))
+            spaces[key] = Array(waiting.dropFirst(taken.count))
+            return taken
+        }
+    }
+
+    /// How many wait on `key` behind the one being served; nil when none is being served.
+    func queuedCount(_ key: String) -> Int? { queued.withLock { $0[key]?.count } }
+
+    /// Whether no space is being served.
+    var isIdle: Bool { queued.withLock { $0.isEmpty } }
+}
+
 extension SyncHub {
     /// The most pulls one read answers: the pulls behind them wait for the next, so a bound
     /// keeps the first one's answer from waiting on thousands.
@@ -92,43 +146,20 @@ extension SyncHub {
         try validateSpaceName(request.space)
         return try await withCheckedThrowingContinuation { continuation in
             let waiting = WaitingPull(request: request, caller: caller, continuation: continuation)
-            // A space's key is present while a caller answers its pulls; the others queue.
-            let answers = pullsWaiting.withLock { spaces -> Bool in
-                if spaces[request.space] != nil {
-                    spaces[request.space, default: []].append(waiting)
-                    return false
-                }
-                spaces[request.space] = []
-                return true
-            }
-            guard answers else { return }
-            answer([waiting], space: request.space)
-            // This caller has its answer: the pulls that queued meanwhile are answered by a
-            // task of their own, so that none waits on a caller's return.
-            let queued = takeQueuedPulls(request.space)
-            guard !queued.isEmpty else { return }
-            Task { [self] in
-                var batch = queued
-                while !batch.isEmpty {
-                    answer(batch, space: request.space)
-                    batch = takeQueuedPulls(request.space)
-                }
-            }
+            pulls.join(request.space, waiting) { [self] batch in answer(batch, space: request.space) }
         }
     }
 
-    /// Up to ``largestPullBatch`` of the pulls queued on `name`, oldest first; when none is
-    /// queued, none, and the space is no longer being answered.
-    private func takeQueuedPulls(_ name: String) -> [WaitingPull] {
-        pullsWaiting.withLock { spaces -> [WaitingPull] in
-            let queued = spaces[name] ?? []
-            guard !queued.isEmpty else {
-                spaces[name] = nil
-                return []
+    /// ``version(ofSpace:)`` for a caller that can wait its turn: the long polls registering
+    /// together share one read. A read is never shared with a caller that came after it began,
+    /// so each sees every commit made before it asked.
+    package func versionTogether(ofSpace name: String) async throws -> Int64 {
+        try validateSpaceName(name)
+        return try await withCheckedThrowingContinuation { continuation in
+            versionReads.join(name, continuation) { [self] batch in
+                let read = Result { try self.version(ofSpace: name) }
+                for waiting in batch { waiting.resume(with: read) }
             }
-            let taken = Array(queued.prefix(Self.largestPullBatch))
-            spaces[name] = Array(queued.dropFirst(taken.count))
-            return taken
         }
     }
 

@@ -33,9 +33,10 @@ public final class SyncHub: Sendable {
     /// The long polls waiting, by space and by poll: a poll that times out or is cancelled
     /// leaves in constant time, whatever the number waiting (thousands per space).
     let waiters = Locked<[String: [UUID: (after: Int64, continuation: CheckedContinuation<Void, Never>)]]>([:])
-    /// The pulls queued behind the one being answered on each space (``pullTogether(_:caller:)``);
-    /// a space is a key while its pulls are being answered.
-    let pullsWaiting = Locked<[String: [WaitingPull]]>([:])
+    /// The pulls queued behind the one being answered on each space (``pullTogether(_:caller:)``).
+    let pulls = Gathering<WaitingPull>(largest: SyncHub.largestPullBatch)
+    /// The long polls' reads of a space's version, shared (``versionTogether(ofSpace:)``).
+    let versionReads = Gathering<CheckedContinuation<Int64, any Error>>(largest: 100_000)
 
     /// Opens the hub in `directory`, creating the folder if needed. `configureConnection` runs on
     /// each space's connection when the hub opens it (to instrument it with StrataServer's
@@ -76,7 +77,7 @@ public final class SyncHub: Sendable {
     /// Returns once the space's version is past `version`, or after `timeout`, or when the task is
     /// cancelled: a long poll waits here, woken by the push that commits (no polling).
     public func waitForVersion(ofSpace name: String, after version: Int64, timeout: Duration) async throws {
-        guard try self.version(ofSpace: name) <= version, timeout > .zero else { return }
+        guard try await versionTogether(ofSpace: name) <= version, timeout > .zero else { return }
         let id = UUID()
         let timer = Task { [weak self] in
             try? await Task.sleep(for: timeout)
@@ -86,8 +87,12 @@ public final class SyncHub: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 waiters.withLock { $0[name, default: [:]][id] = (version, continuation) }
-                // A push that committed between the check above and the registration woke nobody.
-                if (try? self.version(ofSpace: name)).map({ $0 > version }) ?? true { wake(name, id: id) }
+                // A push that committed between the check above and the registration woke nobody:
+                // looked for now, in a read shared with the polls registering at the same time.
+                Task { [weak self] in
+                    guard let self else { return }
+                    if (try? await self.versionTogether(ofSpace: name)).map({ $0 > version }) ?? true { self.wake(name, id: id) }
+                }
             }
         } onCancel: {
             wake(name, id: id)
