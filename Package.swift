@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(name: "RecordsSwift5Tests", dependencies: ["StrataRecords", "StrataTestSupport"], swiftSettings: swift5),
         // With the `Hub` trait, the model-based test also runs against the PostgreSQL store.
         .testTarget(name: "StrataSyncTests", dependencies: [
-            "StrataSync", "StrataTestSupport", "strata-sync-writer",
+            "StrataSync", "StrataTestSupport", "strata-sync-writer", sqliteDependency,
             .target(name: "StrataSyncPostgres", condition: .when(traits: ["Hub"])),
             .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Hub"])),
         ]),

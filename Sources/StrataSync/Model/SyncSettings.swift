@@ -8,6 +8,9 @@ public struct SyncLimits: Sendable, Equatable {
     public var maximumEntriesPerPush: Int
     /// Changeset bytes per push.
     public var maximumPushBytes: Int
+    /// How ``SyncReplica/write(_:)`` captures a write: the pre-update hook where the linked
+    /// SQLite has it, else a session (tests force each).
+    package var capturePath: ChangeCapture.Path = .automatic
     /// Entries per pull answer (a request asking for more gets this many).
     public var maximumEntriesPerPull: Int
     /// Changeset bytes per pull answer (at least one entry is always sent).
@@ -34,6 +37,9 @@ public struct SyncReplicaSettings: Sendable, Equatable {
     /// Changeset bytes per push request, within the hub's body limit (8 MiB by default); a
     /// single write larger than this is never pushed and is reported as refused (`.tooLarge`).
     public var maximumPushBytes: Int
+    /// How ``SyncReplica/write(_:)`` captures a write: the pre-update hook where the linked
+    /// SQLite has it, else a session (tests force each).
+    package var capturePath: ChangeCapture.Path = .automatic
 
     /// Settings with the defaults: pages of 500, pushes of at most 500 entries and 4 MiB.
     public init(pullPageSize: Int = 500, maximumPushEntries: Int = 500, maximumPushBytes: Int = 4 << 20) {

@@ -232,11 +232,14 @@ public final class SyncReplica: Sendable {
     @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         let tables = self.tables
+        let capturePath = settings.capturePath
         let result: T
         do {
             result = try await database.writeInTransaction(transactionType: .immediate) { connection in
-                let session = try connection.recordChanges(tables: tables)
-                defer { session.close() }
+                // From the pre-update hook where SQLite has it (a session otherwise): the
+                // transaction has just begun, so the tables' cached shapes may be refreshed.
+                let capture = try connection.captureChanges(tables: tables, path: capturePath, atTransactionStart: true)
+                defer { capture.close() }
                 let result = try body(connection)
                 // A COMMIT or ROLLBACK run by `body` ended the transaction: what it committed is
                 // beyond the outbox's reach, and nothing more may run as if it were one transaction.
@@ -245,7 +248,7 @@ public final class SyncReplica: Sendable {
                         "the write ended its own transaction (COMMIT or ROLLBACK inside it): what it committed before is not captured; write without transaction control"
                     )
                 }
-                let changeset = try session.changeset()
+                let changeset = try capture.changeset()
                 if !changeset.isEmpty {
                     try SyncOutbox(connection).append(changeset)
                 }

@@ -45,6 +45,15 @@ package final class SchemaReader {
         var indexes: [[UInt8]: [IndexInfo]] = [:]
         var foreignKeys: [[UInt8]: [ForeignKeyColumn]] = [:]
         var shadowTables: IdentifierSet?
+        /// What a change capture needs of each table (nil: no such table).
+        var captureShapes: [[UInt8]: CaptureTableShape?] = [:]
+    }
+
+    /// Whether a read inside a transaction may use the cache: never (the default), while its
+    /// version is the schema's, or also to refill it (the caller vouches that the transaction has
+    /// not changed the schema, so what it reads is the committed schema of that version).
+    private enum TransactionUse {
+        case never, whileCurrent, refill
     }
 
     private unowned let connection: Connection
@@ -54,8 +63,9 @@ package final class SchemaReader {
 
     /// Runs `read` against the cache when one may be kept (valid for the current schema version),
     /// or with a scratch cache inside a transaction.
-    private func withCache<T>(_ read: (inout Cache) throws -> T) throws -> T {
-        guard !connection.isInTransaction else {
+    private func withCache<T>(inTransaction use: TransactionUse = .never, _ read: (inout Cache) throws -> T) throws -> T {
+        let inTransaction = connection.isInTransaction
+        guard !inTransaction || use != .never else {
             cache = nil
             var scratch = Cache(version: -1)
             return try read(&scratch)
@@ -64,6 +74,12 @@ package final class SchemaReader {
             try connection.withStatement(cachedFor: "PRAGMA main.schema_version", .positional([])) { statement in
                 try statement.step() ? statement.value(at: 0, as: Int64.self) ?? 0 : 0
             }
+        }
+        // A version the transaction reached by changing the schema may come back, with other
+        // contents, once it rolls back: nothing read then is kept.
+        if inTransaction, use == .whileCurrent, cache?.version != version {
+            var scratch = Cache(version: -1)
+            return try read(&scratch)
         }
         var current = cache.flatMap { $0.version == version ? $0 : nil } ?? Cache(version: version)
         cache = nil // held by `current` alone, so `read` mutates it without a copy
@@ -322,5 +338,63 @@ extension Connection {
         let reader = SchemaReader(connection: self)
         holder.reader = reader
         return reader
+    }
+}
+
+/// A table as the hook capture needs it: its columns, its key, and the statement that reads a row
+/// again by its key. Cached by the schema reader by schema version.
+package struct CaptureTableShape: Sendable {
+    /// The name as the schema spells it.
+    package let name: String
+    /// The columns a changeset carries (no hidden or generated ones).
+    package let columnCount: Int
+    /// Each column's place in the primary key (1 for its first column), 0 off it: the changeset
+    /// header's flags.
+    package let keyFlags: [UInt8]
+    /// The key's columns, in key order.
+    package let keyColumns: [Int]
+    package let withoutRowID: Bool
+    /// Whether the table has generated columns (the session of SQLite 3.40 cannot record them).
+    package let hasGeneratedColumns: Bool
+    /// `SELECT <columns> FROM main.<table> WHERE <key1> = ?1 AND ...`, keyed for the statement cache.
+    package let selectByKey: StatementCacheKey
+}
+
+extension SchemaReader {
+    /// What ``ChangeCapture`` needs of `table` (nil when there is no such table), cached by schema
+    /// version like the rest. Inside a transaction the cache answers while its version is the
+    /// schema's; `atTransactionStart` (the caller vouches that the transaction has not changed the
+    /// schema yet) lets a read there refill it, so a replica's writes keep it warm.
+    package func captureShape(ofTable table: String, atTransactionStart: Bool) throws -> CaptureTableShape? {
+        try withCache(inTransaction: atTransactionStart ? .refill : .whileCurrent) { cache in
+            let key = IdentifierSet.key(table)
+            if let cached = cache.captureShapes[key] { return cached }
+            let shape = try readCaptureShape(table)
+            cache.captureShapes.updateValue(shape, forKey: key)
+            return shape
+        }
+    }
+
+    private func readCaptureShape(_ table: String) throws -> CaptureTableShape? {
+        let entry = try rows("SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE", [table]) { statement in
+            (name: statement.value(at: 0, as: String.self) ?? table, sql: statement.value(at: 1, as: String.self) ?? "")
+        }.first
+        guard let entry else { return nil }
+        let columns = try rows("SELECT name, pk, hidden FROM pragma_table_xinfo(?, 'main')", [table]) { statement in
+            (
+                name: statement.value(at: 0, as: String.self) ?? "", key: statement.value(at: 1, as: Int.self) ?? 0,
+                hidden: statement.value(at: 2, as: Int.self) ?? 0
+            )
+        }
+        let visible = columns.filter { $0.hidden == 0 }
+        let keyColumns = visible.indices.filter { visible[$0].key > 0 }.sorted { visible[$0].key < visible[$1].key }
+        let predicate = keyColumns.enumerated().map { "\(quoteIdentifier(visible[$0.element].name)) = ?\($0.offset + 1)" }.joined(separator: " AND ")
+        let select = "SELECT \(visible.map { quoteIdentifier($0.name) }.joined(separator: ", ")) FROM main.\(quoteIdentifier(entry.name)) WHERE \(predicate)"
+        // The options follow the definition's last parenthesis: `) WITHOUT ROWID` (or `STRICT, ...`).
+        let options = entry.sql.range(of: ")", options: .backwards).map { entry.sql[$0.upperBound...].uppercased() } ?? ""
+        return CaptureTableShape(
+            name: entry.name, columnCount: visible.count, keyFlags: visible.map { UInt8(clamping: $0.key) }, keyColumns: keyColumns,
+            withoutRowID: options.contains("WITHOUT"), hasGeneratedColumns: columns.contains { $0.hidden == 2 || $0.hidden == 3 },
+            selectByKey: StatementCacheKey(reusing: select))
     }
 }

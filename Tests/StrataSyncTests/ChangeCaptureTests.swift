@@ -1,0 +1,158 @@
+import Foundation
+import Strata
+import StrataSync
+import StrataTestSupport
+import Testing
+
+/// The pre-update hook capture's paths: the session fallback forced, a schema changed by another
+/// connection between captures, a key renamed under its collation, indirect changes.
+@Suite struct ChangeCaptureTests {
+    static let schema = "CREATE TABLE item(id TEXT PRIMARY KEY, v INTEGER, label TEXT)"
+
+    @Test(arguments: [ChangeCapture.Path.hook, .session])
+    func aReplicaCapturesAlongTheForcedPath(_ path: ChangeCapture.Path) async throws {
+        let folder = try TemporaryDirectory()
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try hub.createSpace("s") { try $0.execute(Self.schema) }
+        let database = try Database(path: folder.path("r.sqlite"))
+        try database.executeWrite { try $0.execute(Self.schema) }
+        var settings = SyncReplicaSettings()
+        settings.capturePath = path
+        let replica = try SyncReplica(
+            database: database, replicaID: "r", space: "s", tables: ["item"], transport: InProcessSyncTransport(hub: hub), settings: settings)
+        try await replica.write { try $0.run("INSERT INTO item VALUES ('a', 1, 'x'), ('b', 2, 'y')") }
+        try await replica.write { connection in
+            try connection.run("UPDATE item SET v = 3 WHERE id = 'a'")
+            try connection.run("DELETE FROM item WHERE id = 'b'")
+            try connection.run("INSERT INTO item VALUES ('c', 4, 'z')")
+            try connection.run("DELETE FROM item WHERE id = 'c'")
+        }
+        let pending = try await replica.pendingChanges
+        #expect(pending.count == 2)
+        let second = try pending[1].changeset.changes()
+        #expect(second.count == 2)
+        #expect(second.contains { $0.operation == .update && $0.newValues[1] == .integer(3) })
+        #expect(second.contains { $0.operation == .delete && $0.oldValues[0] == .text("b") })
+        try await replica.sync()
+        #expect(try await replica.pendingChangeCount == 0)
+        // Another replica pulls what the hub took.
+        let otherDatabase = try Database(path: folder.path("o.sqlite"))
+        try otherDatabase.executeWrite { try $0.execute(Self.schema) }
+        let other = try SyncReplica(
+            database: otherDatabase, replicaID: "o", space: "s", tables: ["item"], transport: InProcessSyncTransport(hub: hub))
+        try await other.sync()
+        let rows: String = try await otherDatabase.read {
+            try $0.query(literal: "SELECT group_concat(id || v, ',') FROM (SELECT * FROM item ORDER BY id)") ?? ""
+        }
+        #expect(rows == "a3")
+    }
+
+    @Test func theForcedPathIsTaken() throws {
+        let connection = try Connection(storageLocation: .inMemory)
+        try connection.execute(Self.schema)
+        for path in [ChangeCapture.Path.hook, .session] {
+            try connection.execute("BEGIN")
+            let capture = try connection.captureChanges(tables: ["item"], path: path)
+            #expect(capture.path == path)
+            try connection.run("INSERT INTO item VALUES (?, 1, 'x')", path.rawValue)
+            let changes = try capture.changeset().changes()
+            capture.close()
+            try connection.execute("COMMIT")
+            #expect(changes.map(\.operation) == [.insert])
+            #expect(changes.first?.newValues == [.text(path.rawValue), .integer(1), .text("x")])
+        }
+        #expect(ChangeCapture.automaticPath != .automatic)
+    }
+
+    /// Another connection alters and recreates the table between two captures on this one: the
+    /// shape cached for the first must not answer the second.
+    @Test func aSchemaChangedUnderneathIsReadAgain() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("db.sqlite")
+        let connection = try Connection(storageLocation: .onDisk(path))
+        let other = try Connection(storageLocation: .onDisk(path))
+        try connection.execute(Self.schema)
+        func captured(_ body: () throws -> Void) throws -> [Change] {
+            try connection.execute("BEGIN IMMEDIATE")
+            let capture = try connection.captureChanges(tables: ["item"], path: .hook, atTransactionStart: true)
+            try body()
+            let changes = try capture.changeset().changes()
+            capture.close()
+            try connection.execute("COMMIT")
+            return changes
+        }
+        // Warms the cache (outside a transaction too).
+        _ = try connection.schemaReader.captureShape(ofTable: "item", atTransactionStart: false)
+        var changes = try captured { try connection.run("INSERT INTO item VALUES ('a', 1, 'x')") }
+        #expect(changes.first?.newValues.count == 3)
+
+        try other.execute("ALTER TABLE item ADD COLUMN extra BLOB")
+        changes = try captured { try connection.run("INSERT INTO item VALUES ('b', 2, 'y', x'00')") }
+        #expect(changes.first?.newValues == [.text("b"), .integer(2), .text("y"), .blob(Data([0]))])
+
+        // Recreated with the key elsewhere, and a composite one.
+        try other.execute("DROP TABLE item; CREATE TABLE item(label TEXT, v INTEGER, id TEXT, PRIMARY KEY(v, id)) WITHOUT ROWID")
+        try other.execute("INSERT INTO item VALUES ('x', 1, 'a')")
+        changes = try captured {
+            try connection.run("UPDATE item SET label = 'z' WHERE id = 'a'")
+            try connection.run("INSERT INTO item VALUES ('y', 2, 'b')")
+        }
+        #expect(changes.count == 2)
+        let update = changes.first { $0.operation == .update }
+        #expect(update?.primaryKeyColumns == [false, true, true])
+        #expect(update?.oldValues == [.text("x"), .integer(1), .text("a")])
+        #expect(update?.newValues == [.text("z"), nil, nil])
+    }
+
+    /// A key renamed to one its collation calls equal is a DELETE and an INSERT (as the session's
+    /// changeset after `withKeyChangesAsDeletes`), which applies.
+    @Test func aKeyRenamedUnderItsCollationIsADeleteAndAnInsert() throws {
+        let start = try Connection(storageLocation: .inMemory)
+        try start.execute("CREATE TABLE t(k TEXT COLLATE NOCASE PRIMARY KEY, v); INSERT INTO t VALUES ('k', 1)")
+        let image = try start.serialize()
+        for path in [ChangeCapture.Path.hook, .session] {
+            let connection = try Connection(storageLocation: .inMemory)
+            try connection.deserialize(image)
+            try connection.execute("BEGIN")
+            let capture = try connection.captureChanges(tables: ["t"], path: path)
+            try connection.run("UPDATE t SET k = 'K' WHERE k = 'k'")
+            let changeset = try capture.changeset()
+            capture.close()
+            try connection.execute("COMMIT")
+            #expect(try changeset.changes().map(\.operation).sorted { "\($0)" < "\($1)" } == [.delete, .insert])
+            let target = try Connection(storageLocation: .inMemory)
+            try target.deserialize(image)
+            try target.apply(changeset) { _ in .abort }
+            let key: String? = try target.query(literal: "SELECT k FROM t")
+            #expect(key == "K")
+        }
+    }
+
+    /// Rows a trigger wrote are indirect, as in the session; a row the statement also wrote
+    /// directly is direct.
+    @Test func triggerWritesAreIndirect() throws {
+        let connection = try Connection(storageLocation: .inMemory)
+        try connection.execute(
+            """
+            CREATE TABLE a(id INTEGER PRIMARY KEY, v);
+            CREATE TABLE b(id INTEGER PRIMARY KEY, v);
+            CREATE TRIGGER copy AFTER INSERT ON a BEGIN INSERT INTO b VALUES (NEW.id, NEW.v); END;
+            """)
+        for path in [ChangeCapture.Path.hook, .session] {
+            try connection.execute("DELETE FROM a; DELETE FROM b")
+            try connection.execute("BEGIN")
+            let capture = try connection.captureChanges(tables: ["a", "b"], path: path)
+            try connection.run("INSERT INTO a VALUES (1, 'x'), (2, 'y')")
+            try connection.run("UPDATE b SET v = 'direct' WHERE id = 2")
+            let changes = try capture.changeset().changes()
+            capture.close()
+            try connection.execute("COMMIT")
+            let flags = changes.map { "\($0.table)\($0.newValues[0].map { "\($0)" } ?? "")=\($0.isIndirect)" }.sorted()
+            #expect(
+                flags == [
+                    "a\(BindingValue.integer(1))=false", "a\(BindingValue.integer(2))=false", "b\(BindingValue.integer(1))=true",
+                    "b\(BindingValue.integer(2))=false"
+                ], "\(path)")
+        }
+    }
+}
