@@ -22,7 +22,8 @@ extension SyncHub {
 
     package func pull(_ request: SyncPullRequest, caller: SyncCaller) throws -> SyncPullResponse {
         try space(request.space) { storage in
-            switch try preparePull(request, caller: caller, storage, widths: storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)) {
+            let widths = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
+            switch try preparePull(request, caller: caller, storage, widths: widths) {
             case .answered(let response): return response
             // One read snapshot: a trim another hub process commits between the check of what
             // was trimmed and the read of the log would otherwise leave a gap in the page.

@@ -8,9 +8,6 @@ public struct SyncLimits: Sendable, Equatable {
     public var maximumEntriesPerPush: Int
     /// Changeset bytes per push.
     public var maximumPushBytes: Int
-    /// How ``SyncReplica/write(_:)`` captures a write: the pre-update hook where the linked
-    /// SQLite has it, else a session (tests force each).
-    package var capturePath: ChangeCapture.Path = .automatic
     /// Entries per pull answer (a request asking for more gets this many).
     public var maximumEntriesPerPull: Int
     /// Changeset bytes per pull answer (at least one entry is always sent).

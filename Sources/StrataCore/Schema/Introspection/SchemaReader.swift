@@ -390,11 +390,10 @@ extension SchemaReader {
         let keyColumns = visible.indices.filter { visible[$0].key > 0 }.sorted { visible[$0].key < visible[$1].key }
         let predicate = keyColumns.enumerated().map { "\(quoteIdentifier(visible[$0.element].name)) = ?\($0.offset + 1)" }.joined(separator: " AND ")
         let select = "SELECT \(visible.map { quoteIdentifier($0.name) }.joined(separator: ", ")) FROM main.\(quoteIdentifier(entry.name)) WHERE \(predicate)"
-        // The options follow the definition's last parenthesis: `) WITHOUT ROWID` (or `STRICT, ...`).
-        let options = entry.sql.range(of: ")", options: .backwards).map { entry.sql[$0.upperBound...].uppercased() } ?? ""
         return CaptureTableShape(
             name: entry.name, columnCount: visible.count, keyFlags: visible.map { UInt8(clamping: $0.key) }, keyColumns: keyColumns,
-            withoutRowID: options.contains("WITHOUT"), hasGeneratedColumns: columns.contains { $0.hidden == 2 || $0.hidden == 3 },
+            withoutRowID: tableOptionsAreWithoutRowID(Connection.tableOptions(ofCreateTableSQL: entry.sql)),
+            hasGeneratedColumns: columns.contains { $0.hidden == 2 || $0.hidden == 3 },
             selectByKey: StatementCacheKey(reusing: select))
     }
 }
