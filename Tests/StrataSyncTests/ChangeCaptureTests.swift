@@ -64,6 +64,56 @@ import Testing
         #expect(ChangeCapture.automaticPath != .automatic)
     }
 
+    /// Found by review: SQLite chains a new session onto the hook capture's context as if it were a
+    /// session (a crash), and a capture started over a session silenced it. Now a session opened
+    /// during a hook capture is refused by name, and a capture started over a session joins it.
+    @Test func aSessionAndAHookCaptureNeverShareTheHook() throws {
+        let connection = try Connection(storageLocation: .inMemory)
+        try connection.execute(Self.schema)
+        try connection.execute("BEGIN")
+        let capture = try connection.captureChanges(tables: ["item"], path: .hook)
+        let refusal = sqliteError { _ = try connection.recordChanges(tables: ["item"]) }
+        #expect(refusal?.code == 21)
+        try connection.run("INSERT INTO item VALUES ('a', 1, 'x')")
+        #expect(try capture.changeset().changes().count == 1)
+        capture.close()
+        try connection.execute("COMMIT")
+
+        let session = try connection.recordChanges(tables: ["item"])
+        try connection.execute("BEGIN")
+        let joined = try connection.captureChanges(tables: ["item"], path: .automatic)
+        #expect(joined.path == .session)
+        #expect(sqliteError { _ = try connection.captureChanges(tables: ["item"], path: .hook) }?.code == 21)
+        try connection.run("INSERT INTO item VALUES ('b', 2, 'y')")
+        #expect(try joined.changeset().changes().count == 1)
+        joined.close()
+        try connection.execute("COMMIT")
+        #expect(try session.changeset().changes().count == 1, "the session still sees its changes")
+        session.close()
+        // Both gone: the hook is free again.
+        let again = try connection.captureChanges(tables: ["item"], path: .hook)
+        #expect(again.path == .hook)
+        again.close()
+    }
+
+    /// Found by review: a table whose columns changed after its last touch was written in the old
+    /// shape (a renamed column read back as a string). Now refused with SQLITE_SCHEMA, as the
+    /// session refuses an added column (it reads a renamed one by position; the hook refuses).
+    @Test(arguments: ["ALTER TABLE item RENAME COLUMN v TO w", "ALTER TABLE item RENAME COLUMN id TO key", "ALTER TABLE item ADD COLUMN extra"])
+    func aTableChangedAfterItsLastTouchIsRefused(_ change: String) throws {
+        for path in [ChangeCapture.Path.hook] {
+            let connection = try Connection(storageLocation: .inMemory)
+            try connection.execute(Self.schema + "; INSERT INTO item VALUES ('a', 1, 'x')")
+            try connection.execute("BEGIN")
+            let capture = try connection.captureChanges(tables: ["item"], path: path)
+            try connection.run("UPDATE item SET v = 2 WHERE id = 'a'")
+            try connection.execute(change)
+            #expect(sqliteError { _ = try capture.changeset() }?.code == 17, "\(path): \(change)")
+            capture.close()
+            try connection.execute("ROLLBACK")
+        }
+    }
+
     /// Another connection alters and recreates the table between two captures on this one: the
     /// shape cached for the first must not answer the second.
     @Test func aSchemaChangedUnderneathIsReadAgain() throws {

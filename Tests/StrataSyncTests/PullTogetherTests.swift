@@ -139,3 +139,19 @@ import Testing
         #expect(sync.hub.pulls.isIdle)
     }
 }
+
+/// Found by review: a long poll cancelled before its wait was registered slept out its timeout.
+@Suite struct CancelledPollTests {
+    @Test func aPollCancelledBeforeItWaitsReturnsAtOnce() async throws {
+        let folder = try SyncFolder()
+        let sync = try OneTableSync(in: folder)
+        let start = ContinuousClock.now
+        let poll = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await sync.hub.waitForVersion(ofSpace: "s", after: 0, timeout: .seconds(120))
+        }
+        try await poll.value
+        // Well under the timeout: a busy suite can keep the task waiting for a thread for a while.
+        #expect(ContinuousClock.now - start < .seconds(90))
+    }
+}

@@ -86,6 +86,9 @@ package final class ChangeCapture {
         return PreupdateHookAPI.functions != nil ? .hook : .session
     }()
 
+    /// A session holds the connection's pre-update hook.
+    struct HookTaken: Error {}
+
     /// The connection whose changes are captured.
     package let connection: Connection
     /// The path taken.
@@ -109,6 +112,11 @@ package final class ChangeCapture {
             } catch ChangesetError.generatedColumnsUnsupported where requested == .automatic {
                 // The session answers for such tables as it always has (it refuses them on 3.40).
                 path = .session
+            } catch is HookTaken where requested == .automatic {
+                // A session records this connection already: another one joins it.
+                path = .session
+            } catch is HookTaken {
+                throw SQLiteError(code: SQLITE_MISUSE, message: "A session records this connection's changes: the pre-update hook is taken")
             }
         }
         if path != .hook { session = try connection.recordChanges(tables: tables) }
@@ -173,9 +181,14 @@ final class HookRecorder {
     // Scratch buffers reused across hook calls.
     private var keyBuffer: [UInt8] = []
 
+    /// The schema's version when the capture began: a table changed after its last touch is
+    /// checked again before its changes are written.
+    private let startVersion: Int64
+
     init(connection: Connection, tables: [String], functions: PreupdateHookAPI.Functions, atTransactionStart: Bool) throws {
         self.connection = connection
         self.functions = functions
+        startVersion = try connection.schemaReader.schemaVersion()
         for table in tables {
             let key = IdentifierSet.key(table)
             guard tablesByKey[key] == nil else { continue }
@@ -192,6 +205,8 @@ final class HookRecorder {
     }
 
     func install() throws {
+        // A session holds the hook: replacing it would silence the session.
+        guard !PreupdateHookOwners.hasSessions(connection.handle) else { throw ChangeCapture.HookTaken() }
         let previous = functions.install(connection.handle, preupdateCallback, Unmanaged.passUnretained(self).toOpaque())
         if previous != nil {
             // Another hook (a session's) was there: put it back rather than silence it.
@@ -199,6 +214,7 @@ final class HookRecorder {
             throw SQLiteError(code: SQLITE_MISUSE, message: "Another pre-update hook (a session) is active on this connection")
         }
         installed = true
+        PreupdateHookOwners.capture(true, on: connection.handle)
     }
 
     /// Removes the hook; notes a failure when something replaced it meanwhile (a session opened
@@ -206,6 +222,7 @@ final class HookRecorder {
     func uninstall() {
         guard installed else { return }
         installed = false
+        PreupdateHookOwners.capture(false, on: connection.handle)
         let previous = functions.install(connection.handle, nil, nil)
         if previous != Unmanaged.passUnretained(self).toOpaque() {
             failure =
@@ -319,6 +336,17 @@ final class HookRecorder {
             }
         }
         if let failure { throw failure }
+        // As the session does, a touched table whose columns or key changed since the capture
+        // began is refused (SQLITE_SCHEMA), not written in a shape it no longer has.
+        if try connection.schemaReader.schemaVersion() != startVersion {
+            for log in order where !log.rowKeys.isEmpty {
+                guard let recorded = log.shape else { continue }
+                let now = try connection.schemaReader.captureShape(ofTable: log.changesetName, atTransactionStart: false)
+                guard let now, now.matches(recorded) else {
+                    throw SQLiteError(code: SQLITE_SCHEMA, message: "The table \(log.changesetName) changed its columns or key during the capture")
+                }
+            }
+        }
         var output = Data()
         for log in order where !log.rowKeys.isEmpty {
             guard let shape = log.shape else { continue }

@@ -24,9 +24,16 @@ public final class ChangeSession {
     init(connection: Connection, tables: [String]?) throws {
         try SessionExtension.require()
         self.connection = connection
+        // SQLite would chain the hook capture's context as if it were a session (and crash).
+        guard !PreupdateHookOwners.isCapturing(connection.handle) else {
+            throw SQLiteError(
+                code: SQLITE_MISUSE,
+                message: "Cannot record changes while a sync replica's write captures this connection's changes: record them before or after the write")
+        }
         var session: OpaquePointer?
         try checkSession(sqlite3session_create(connection.handle, "main", &session), "session")
         handle = session
+        PreupdateHookOwners.sessionOpened(on: connection.handle)
         if let tables {
             self.tables = []
             for table in tables { try attach(table: table) }
@@ -39,7 +46,10 @@ public final class ChangeSession {
 
     /// Ends the session and frees what it recorded. Further calls throw ``ChangesetError/sessionClosed``.
     public func close() {
-        if let handle { sqlite3session_delete(handle) }
+        if let handle {
+            sqlite3session_delete(handle)
+            PreupdateHookOwners.sessionClosed(on: connection.handle)
+        }
         handle = nil
     }
 
@@ -175,5 +185,37 @@ extension Connection {
     ///   session extension; `SQLiteError` from SQLite.
     public func recordChanges(tables: [String]? = nil) throws -> ChangeSession {
         try ChangeSession(connection: self, tables: tables)
+    }
+}
+
+/// Who holds each connection's pre-update hook: its sessions (which SQLite chains together) or
+/// one hook capture (which must be alone). SQLite only hands back a hook's context, so the
+/// owners are tracked here, by connection handle, for each side to see the other first.
+enum PreupdateHookOwners {
+    private struct Owners {
+        var sessions = 0
+        var capturing = false
+    }
+
+    private static let owners = Locked<[UInt: Owners]>([:])
+
+    private static func key(_ handle: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(handle))) }
+
+    static func isCapturing(_ handle: OpaquePointer) -> Bool { owners.withLock { $0[key(handle)]?.capturing ?? false } }
+
+    static func hasSessions(_ handle: OpaquePointer) -> Bool { owners.withLock { ($0[key(handle)]?.sessions ?? 0) > 0 } }
+
+    static func sessionOpened(on handle: OpaquePointer) { owners.withLock { $0[key(handle), default: Owners()].sessions += 1 } }
+
+    static func sessionClosed(on handle: OpaquePointer) { update(handle) { $0.sessions = max(0, $0.sessions - 1) } }
+
+    static func capture(_ capturing: Bool, on handle: OpaquePointer) { update(handle) { $0.capturing = capturing } }
+
+    private static func update(_ handle: OpaquePointer, _ change: (inout Owners) -> Void) {
+        owners.withLock { owners in
+            var entry = owners[key(handle)] ?? Owners()
+            change(&entry)
+            owners[key(handle)] = entry.sessions == 0 && !entry.capturing ? nil : entry
+        }
     }
 }

@@ -181,6 +181,9 @@ extension SyncHub {
                         case .answered(let response): results[index] = .success(response)
                         case .page(let widths): paged.append((index, widths))
                         }
+                    } catch let unavailable as SyncHubStoreUnavailable {
+                        // The store tries the whole batch again (a space migrated meanwhile).
+                        throw unavailable
                     } catch {
                         results[index] = .failure(error)
                     }
@@ -189,7 +192,13 @@ extension SyncHub {
                 try storage.read {
                     let reads = PullReads(HubSpace(storage: storage))
                     for (index, widths) in paged {
-                        results[index] = Result { try pullPage(batch[index].request, widths: widths, reads) }
+                        do {
+                            results[index] = .success(try pullPage(batch[index].request, widths: widths, reads))
+                        } catch let unavailable as SyncHubStoreUnavailable {
+                            throw unavailable
+                        } catch {
+                            results[index] = .failure(error)
+                        }
                     }
                 }
             }

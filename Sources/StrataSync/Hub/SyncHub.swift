@@ -87,6 +87,8 @@ public final class SyncHub: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 waiters.withLock { $0[name, default: [:]][id] = (version, continuation) }
+                // Cancelled before the handler was in place: its wake found nothing to wake.
+                if Task.isCancelled { wake(name, id: id) }
                 // A push that committed between the check above and the registration woke nobody:
                 // looked for now, in a read shared with the polls registering at the same time.
                 Task { [weak self] in

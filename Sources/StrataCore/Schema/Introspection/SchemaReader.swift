@@ -61,6 +61,15 @@ package final class SchemaReader {
 
     init(connection: Connection) { self.connection = connection }
 
+    /// The main schema's version (`PRAGMA schema_version`), which every schema change moves.
+    package func schemaVersion() throws -> Int64 {
+        try connection.withCacheCheck {
+            try connection.withStatement(cachedFor: "PRAGMA main.schema_version", .positional([])) { statement in
+                try statement.step() ? statement.value(at: 0, as: Int64.self) ?? 0 : 0
+            }
+        }
+    }
+
     /// Runs `read` against the cache when one may be kept (valid for the current schema version),
     /// or with a scratch cache inside a transaction.
     private func withCache<T>(inTransaction use: TransactionUse = .never, _ read: (inout Cache) throws -> T) throws -> T {
@@ -70,11 +79,7 @@ package final class SchemaReader {
             var scratch = Cache(version: -1)
             return try read(&scratch)
         }
-        let version: Int64 = try connection.withCacheCheck {
-            try connection.withStatement(cachedFor: "PRAGMA main.schema_version", .positional([])) { statement in
-                try statement.step() ? statement.value(at: 0, as: Int64.self) ?? 0 : 0
-            }
-        }
+        let version = try schemaVersion()
         // A version the transaction reached by changing the schema may come back, with other
         // contents, once it rolls back: nothing read then is kept.
         if inTransaction, use == .whileCurrent, cache?.version != version {
@@ -344,6 +349,13 @@ extension Connection {
 /// A table as the hook capture needs it: its columns, its key, and the statement that reads a row
 /// again by its key. Cached by the schema reader by schema version.
 package struct CaptureTableShape: Sendable {
+    /// Whether a changeset written for `self` describes a table of shape `other` (same columns,
+    /// in the same order, and the same key).
+    package func matches(_ other: CaptureTableShape) -> Bool {
+        columnCount == other.columnCount && keyFlags == other.keyFlags && withoutRowID == other.withoutRowID
+            && selectByKey.sql == other.selectByKey.sql
+    }
+
     /// The name as the schema spells it.
     package let name: String
     /// The columns a changeset carries (no hidden or generated ones).
