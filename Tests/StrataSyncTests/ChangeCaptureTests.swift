@@ -114,6 +114,36 @@ import Testing
         }
     }
 
+    /// Found by review: a `DELETE` without `WHERE` compiled before the capture kept SQLite's
+    /// truncate shortcut, which fires no row event, so neither path saw the rows go and the
+    /// replica and the hub parted. Every delete is now row by row once changes are recorded.
+    @Test(arguments: [ChangeCapture.Path.hook, .session])
+    func aDeleteAllCompiledBeforeTheCaptureIsCaptured(_ path: ChangeCapture.Path) throws {
+        let connection = try Connection(storageLocation: .inMemory)
+        try connection.execute("CREATE TABLE item(id TEXT NOT NULL PRIMARY KEY, v INTEGER)")
+        try connection.run("INSERT INTO item VALUES ('x', 0)")
+        try connection.run("DELETE FROM item")
+        try connection.run("INSERT INTO item VALUES ('a', 1), ('b', 2)")
+        try connection.execute("BEGIN")
+        let capture = try connection.captureChanges(tables: ["item"], path: path)
+        try connection.run("DELETE FROM item")
+        let changes = try capture.changeset().changes()
+        capture.close()
+        try connection.execute("COMMIT")
+        #expect(changes.map(\.operation) == [.delete, .delete], "\(path)")
+        // The user's table keeps working as before, DROP included.
+        try connection.execute(
+            """
+            CREATE TABLE other(x); INSERT INTO other VALUES (1); DELETE FROM other; CREATE INDEX other_x ON other(x);
+            CREATE TRIGGER other_t AFTER INSERT ON other BEGIN SELECT 1; END; CREATE VIEW other_v AS SELECT x FROM other;
+            CREATE TEMP TABLE scratch(y); CREATE VIRTUAL TABLE words USING fts5(w);
+            DROP VIEW other_v; DROP TRIGGER other_t; DROP INDEX other_x; DROP TABLE other; DROP TABLE scratch; DROP TABLE words
+            """)
+        let left: [String] = try connection.query("SELECT type || ' ' || name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name")
+        #expect(left == ["table item"], "\(left)")
+        #expect(try connection.query("SELECT count(*) FROM sqlite_temp_master") as Int? == 0)
+    }
+
     /// Another connection alters and recreates the table between two captures on this one: the
     /// shape cached for the first must not answer the second.
     @Test func aSchemaChangedUnderneathIsReadAgain() throws {

@@ -207,6 +207,7 @@ final class HookRecorder {
     func install() throws {
         // A session holds the hook: replacing it would silence the session.
         guard !PreupdateHookOwners.hasSessions(connection.handle) else { throw ChangeCapture.HookTaken() }
+        connection.deleteRowByRow()
         let previous = functions.install(connection.handle, preupdateCallback, Unmanaged.passUnretained(self).toOpaque())
         if previous != nil {
             // Another hook (a session's) was there: put it back rather than silence it.

@@ -30,6 +30,7 @@ public final class ChangeSession {
                 code: SQLITE_MISUSE,
                 message: "Cannot record changes while a sync replica's write captures this connection's changes: record them before or after the write")
         }
+        connection.deleteRowByRow()
         var session: OpaquePointer?
         try checkSession(sqlite3session_create(connection.handle, "main", &session), "session")
         handle = session

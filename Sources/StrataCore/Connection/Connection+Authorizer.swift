@@ -51,6 +51,17 @@ extension Connection {
         statementCache.removeAll()
     }
 
+    /// Makes every `DELETE` on this connection remove its rows one by one from now on, also those
+    /// compiled before (they are compiled again): what records changes (a session, the
+    /// pre-update hook) must see each row go, which SQLite's truncate shortcut for a `DELETE`
+    /// without `WHERE` skips. Once set, it stays.
+    package func deleteRowByRow() {
+        guard !authorizerHub.deletesRowByRow else { return }
+        authorizerHub.deletesRowByRow = true
+        installAuthorizerHubIfNeeded(forceReinstall: true)
+        statementCache.removeAll()
+    }
+
     /// Runs `body` with `inspector` hearing every authorizer action of the statements compiled
     /// meanwhile (SQLite's action code, its two arguments, the database, and the innermost
     /// trigger or view): for a layer that learns what a statement, with its triggers, would do

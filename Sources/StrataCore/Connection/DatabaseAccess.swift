@@ -182,7 +182,11 @@ final class AuthorizerHub {
     /// (``Connection/inspectingCompiles(_:_:)``); never changes an answer.
     var inspector: ((Int32, String?, String?, String?, String?) -> Void)?
 
-    var isNeeded: Bool { user != nil || isMonitoring || inspector != nil }
+    /// Set once changes are recorded on the connection (``Connection/deleteRowByRow()``): every
+    /// `DELETE` then removes its rows one by one, each a row event.
+    var deletesRowByRow = false
+
+    var isNeeded: Bool { user != nil || isMonitoring || inspector != nil || deletesRowByRow }
 
     func authorize(
         _ code: Int32, _ p1: UnsafePointer<CChar>?, _ p2: UnsafePointer<CChar>?,
@@ -197,9 +201,43 @@ final class AuthorizerHub {
             capture?.writes.recordWrite(action: code, first, second)
             capture?.reads.recordRead(action: code, first, second)
         }
-        guard let user, !bookkeeping.isActive else { return SQLITE_OK }
-        // An action code SQLite adds later is denied, as the user's authorizer cannot name it.
-        guard let action = Connection.AuthorizerAction(rawValue: code) else { return SQLITE_DENY }
-        return user(action, string(p1), string(p2), string(p3), string(p4)).code
+        var answer = SQLITE_OK
+        if let user, !bookkeeping.isActive {
+            // An action code SQLite adds later is denied, as the user's authorizer cannot name it.
+            guard let action = Connection.AuthorizerAction(rawValue: code) else { return SQLITE_DENY }
+            answer = user(action, string(p1), string(p2), string(p3), string(p4)).code
+        }
+        // SQLite's truncate shortcut empties a table with no row event, so neither a session nor
+        // the pre-update hook sees its rows go; IGNORE on a DELETE turns the shortcut off and
+        // deletes them one by one. Never for the schema tables: there IGNORE skips a DROP.
+        if deletesRowByRow, answer == SQLITE_OK { return rowByRow(code, p1) }
+        return answer
+    }
+
+    /// The table a `DROP` being compiled removes: SQLite asks for a DELETE on it right after the
+    /// drop's own action, and IGNORE there would skip the DROP.
+    private var dropping: [CChar]?
+
+    private func rowByRow(_ code: Int32, _ table: UnsafePointer<CChar>?) -> Int32 {
+        switch code {
+        case SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW, SQLITE_DROP_VTABLE:
+            dropping = table.map { Array(UnsafeBufferPointer(start: $0, count: strlen($0) + 1)) }
+            return SQLITE_OK
+        case SQLITE_DELETE:
+            guard let table, !isSchemaTable(table) else { return SQLITE_OK }
+            if let dropped = dropping, strcmp(dropped, table) == 0 {
+                dropping = nil
+                return SQLITE_OK
+            }
+            dropping = nil
+            return SQLITE_IGNORE
+        default:
+            dropping = nil
+            return SQLITE_OK
+        }
+    }
+
+    private func isSchemaTable(_ name: UnsafePointer<CChar>) -> Bool {
+        sqlite3_strnicmp(name, "sqlite_", 7) == 0
     }
 }
