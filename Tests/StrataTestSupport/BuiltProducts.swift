@@ -4,7 +4,10 @@ import Foundation
 /// The folders SwiftPM may have built the package's products into: the running test binary's own,
 /// and that of every loaded test bundle.
 public func builtProductFolders() -> [URL] {
-    var folders = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
+    // The executable's own absolute path first: a relative `argv[0]` resolves against the current
+    // directory, which the README suite moves while other suites run.
+    var folders = Bundle.main.executableURL.map { [$0.deletingLastPathComponent()] } ?? []
+    folders.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
     for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
         folders.append(bundle.bundleURL.deletingLastPathComponent())
     }

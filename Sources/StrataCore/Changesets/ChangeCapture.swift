@@ -188,12 +188,13 @@ final class HookRecorder {
     init(connection: Connection, tables: [String], functions: PreupdateHookAPI.Functions, atTransactionStart: Bool) throws {
         self.connection = connection
         self.functions = functions
-        startVersion = try connection.schemaReader.schemaVersion()
-        for table in tables {
+        let (version, shapes) = try connection.schemaReader.captureShapes(ofTables: tables, atTransactionStart: atTransactionStart)
+        startVersion = version
+        for (table, shape) in zip(tables, shapes) {
             let key = IdentifierSet.key(table)
             guard tablesByKey[key] == nil else { continue }
             let log = TableLog(changesetName: table)
-            log.shape = try connection.schemaReader.captureShape(ofTable: table, atTransactionStart: atTransactionStart)
+            log.shape = shape
             // Generated columns stay with the session (the hook's rows and the changeset's
             // columns differ on them).
             if let shape = log.shape, shape.hasGeneratedColumns {

@@ -33,14 +33,16 @@ struct SyncOutbox {
     /// every pending one and above the floor every entry raised when it left the outbox. Reads
     /// only (no counter row written), so a captured commit writes one page more than a plain one.
     func append(_ changeset: Changeset) throws {
-        try connection.run(
-            literal: """
-                INSERT INTO \(identifier: Tables.outbox.name)(sequence, changeset) VALUES (
-                    max(coalesce((SELECT max(sequence) FROM \(identifier: Tables.outbox.name)), 0),
-                        coalesce((SELECT value FROM \(identifier: Tables.state.definition.name) WHERE key = \(Tables.sequenceFloorKey)), 0)) + 1,
-                    \(changeset.data))
-                """)
+        try connection.run(Self.appendSQL, Tables.sequenceFloorKey, changeset.data)
     }
+
+    /// Built once: every captured commit runs it, and rendering it each time was a fifth of its cost.
+    private static let appendSQL = """
+        INSERT INTO \(quoteIdentifier(Tables.outbox.name))(sequence, changeset) VALUES (
+            max(coalesce((SELECT max(sequence) FROM \(quoteIdentifier(Tables.outbox.name))), 0),
+                coalesce((SELECT value FROM \(quoteIdentifier(Tables.state.definition.name)) WHERE key = ?1), 0)) + 1,
+            ?2)
+        """
 
     /// Raises the floor to `sequence`, which leaves the outbox now, so it is never given again.
     private func leaving(_ sequence: Int64) throws {

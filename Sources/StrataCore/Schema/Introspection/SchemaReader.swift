@@ -378,13 +378,24 @@ extension SchemaReader {
     /// schema's; `atTransactionStart` (the caller vouches that the transaction has not changed the
     /// schema yet) lets a read there refill it, so a replica's writes keep it warm.
     package func captureShape(ofTable table: String, atTransactionStart: Bool) throws -> CaptureTableShape? {
-        try withCache(inTransaction: atTransactionStart ? .refill : .whileCurrent) { cache in
-            let key = IdentifierSet.key(table)
-            if let cached = cache.captureShapes[key] { return cached }
-            let shape = try readCaptureShape(table)
-            cache.captureShapes.updateValue(shape, forKey: key)
-            return shape
+        try captureShapes(ofTables: [table], atTransactionStart: atTransactionStart).shapes[0]
+    }
+
+    /// The shapes of `tables` (in their order) and the schema version they were read at, from one
+    /// read of the version: a capture of many tables starts with one `PRAGMA`, not one a table.
+    package func captureShapes(ofTables tables: [String], atTransactionStart: Bool) throws -> (version: Int64, shapes: [CaptureTableShape?]) {
+        let (cacheVersion, shapes) = try withCache(inTransaction: atTransactionStart ? .refill : .whileCurrent) { cache in
+            let shapes = try tables.map { table in
+                let key = IdentifierSet.key(table)
+                if let cached = cache.captureShapes[key] { return cached }
+                let shape = try readCaptureShape(table)
+                cache.captureShapes.updateValue(shape, forKey: key)
+                return shape
+            }
+            return (cache.version, shapes)
         }
+        // A scratch cache (version -1) carries no version: read it.
+        return (cacheVersion >= 0 ? cacheVersion : try schemaVersion(), shapes)
     }
 
     private func readCaptureShape(_ table: String) throws -> CaptureTableShape? {
