@@ -460,7 +460,7 @@ final class HookRecorder {
         }
         guard !changes.isEmpty || !inserts.isEmpty else { return }
         output.append(UInt8(ascii: "T"))
-        ChangesetWriter.appendVarint(UInt64(shape.columnCount), to: &output)
+        ChangesetFormat.appendVarint(UInt64(shape.columnCount), to: &output)
         output.append(contentsOf: shape.keyFlags)
         output.append(contentsOf: Array(log.changesetName.utf8))
         output.append(0)
@@ -485,41 +485,13 @@ private func preupdateCallback(
 /// length and the bytes for TEXT and BLOB.
 enum ChangesetWriter {
     @inline(__always)
-    static func appendVarint<Bytes: RangeReplaceableCollection>(_ value: UInt64, to output: inout Bytes) where Bytes.Element == UInt8 {
-        if value <= 0x7F {
-            output.append(UInt8(value))
-            return
-        }
-        if value & (UInt64(0xFF00_0000) << 32) != 0 {
-            // Nine bytes: eight of 7 bits, the last whole.
-            var bytes = [UInt8](repeating: 0, count: 9)
-            bytes[8] = UInt8(value & 0xFF)
-            var rest = value >> 8
-            for index in stride(from: 7, through: 0, by: -1) {
-                bytes[index] = UInt8(rest & 0x7F) | 0x80
-                rest >>= 7
-            }
-            output.append(contentsOf: bytes)
-            return
-        }
-        var groups: [UInt8] = []
-        var rest = value
-        while rest != 0 {
-            groups.append(UInt8(rest & 0x7F) | 0x80)
-            rest >>= 7
-        }
-        groups[0] &= 0x7F
-        output.append(contentsOf: groups.reversed())
-    }
-
-    @inline(__always)
     static func appendBigEndian(_ value: UInt64, to output: inout [UInt8]) {
         withUnsafeBytes(of: value.bigEndian) { output.append(contentsOf: $0) }
     }
 
     static func appendBytes(_ type: UInt8, _ pointer: UnsafeRawPointer?, _ count: Int, to output: inout [UInt8]) {
         output.append(type)
-        appendVarint(UInt64(count), to: &output)
+        ChangesetFormat.appendVarint(UInt64(count), to: &output)
         if count > 0, let pointer { output.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count)) }
     }
 
@@ -581,15 +553,12 @@ enum ChangesetWriter {
     /// The varint at `offset` of `bytes`, and where it ends.
     @inline(__always)
     static func varint<Bytes: RandomAccessCollection>(_ bytes: Bytes, _ offset: inout Int) -> UInt64 where Bytes.Element == UInt8, Bytes.Index == Int {
-        var value: UInt64 = 0
-        for index in 0..<9 {
-            let byte = bytes[offset]
-            offset += 1
-            if index == 8 { return (value << 8) | UInt64(byte) }
-            value = (value << 7) | UInt64(byte & 0x7F)
-            if byte & 0x80 == 0 { return value }
-        }
-        return value
+        // These bytes are the capture's own encoding: whole by construction.
+        ChangesetFormat.varint(next: {
+            guard offset < bytes.endIndex else { return nil }
+            defer { offset += 1 }
+            return bytes[offset]
+        }) ?? 0
     }
 
     /// Where the field starting at `start` ends.

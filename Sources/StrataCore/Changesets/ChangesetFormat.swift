@@ -169,9 +169,45 @@ enum ChangesetFormat {
 
     /// SQLite's varint: 7 bits a byte, high bit set to continue, the ninth byte whole.
     static func varint<S: Source>(_ source: inout S) throws -> UInt64 {
+        guard let value = try varint(next: { try source.byte() }) else { throw damaged("a number cut short") }
+        return value
+    }
+
+    /// SQLite's varint, written: the one encoding the changesets Strata makes use.
+    @inline(__always)
+    static func appendVarint<Bytes: RangeReplaceableCollection>(_ value: UInt64, to output: inout Bytes) where Bytes.Element == UInt8 {
+        if value <= 0x7F {
+            output.append(UInt8(value))
+            return
+        }
+        if value & (UInt64(0xFF00_0000) << 32) != 0 {
+            // Nine bytes: eight of 7 bits, the last whole.
+            var bytes = [UInt8](repeating: 0, count: 9)
+            bytes[8] = UInt8(value & 0xFF)
+            var rest = value >> 8
+            for index in stride(from: 7, through: 0, by: -1) {
+                bytes[index] = UInt8(rest & 0x7F) | 0x80
+                rest >>= 7
+            }
+            output.append(contentsOf: bytes)
+            return
+        }
+        var groups: [UInt8] = []
+        var rest = value
+        while rest != 0 {
+            groups.append(UInt8(rest & 0x7F) | 0x80)
+            rest >>= 7
+        }
+        groups[0] &= 0x7F
+        output.append(contentsOf: groups.reversed())
+    }
+
+    /// The one decoding of SQLite's varint, over bytes `next` gives (nil: they ended first).
+    @inline(__always)
+    static func varint(next: () throws -> UInt8?) rethrows -> UInt64? {
         var value: UInt64 = 0
         for index in 0..<9 {
-            guard let byte = try source.byte() else { throw damaged("a number cut short") }
+            guard let byte = try next() else { return nil }
             if index == 8 { return (value << 8) | UInt64(byte) }
             value = (value << 7) | UInt64(byte & 0x7F)
             if byte & 0x80 == 0 { return value }
@@ -235,8 +271,7 @@ extension Changeset {
                         throw SQLiteError(code: SQLITE_MISUSE, message: "Cannot cut \(table) to \(kept) columns: a key column would go")
                     }
                     output.append(UInt8(ascii: "T"))
-                    // The count is at most 32,767 (checked above): one or two varint bytes.
-                    if kept < 0x80 { output.append(UInt8(kept)) } else { output.append(contentsOf: [UInt8(0x80 | (kept >> 7)), UInt8(kept & 0x7F)]) }
+                    ChangesetFormat.appendVarint(UInt64(kept), to: &output)
                     output.append(contentsOf: flags[..<kept])
                     output.append(contentsOf: name)
                     output.append(0)
