@@ -268,7 +268,7 @@ public struct HTTPSyncTransport: SyncTransport {
         var delay: Duration = .milliseconds(50)
         for attempt in 1...max(1, attempts) {
             do {
-                let (data, response) = try await Self.session.data(for: request)
+                let (data, response) = try await Self.data(for: request)
                 let status = (response as? HTTPURLResponse)?.statusCode ?? 0
                 if (200..<300).contains(status) { return data }
                 let message = String(decoding: data, as: UTF8.self)
@@ -292,6 +292,60 @@ public struct HTTPSyncTransport: SyncTransport {
         }
         throw SyncError.hubUnreachable(url: url.absoluteString, reason: "no answer after \(attempts) attempts")
     }
+
+    #if canImport(FoundationNetworking)
+    /// `URLSession.data(for:)` without its deadlock on Linux: swift-corelibs-foundation's cancels
+    /// the request while holding the Swift task's status lock and waits for the session's queue,
+    /// while that queue, answering the request, waits for the same lock to resume the task
+    /// (swift-corelibs-foundation #5412, fixed after Swift 6.3.1). A sync loop stopped as a long
+    /// poll's answer arrived hung both threads. Here the cancel reaches the session from a
+    /// dispatch queue, after the lock is released.
+    private static func data(for request: URLRequest) async throws -> (Data, URLResponse) {
+        let pending = PendingRequest()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        let cancelled = (error as? URLError)?.code == .cancelled
+                        continuation.resume(throwing: cancelled ? CancellationError() : error)
+                    } else if let response {
+                        continuation.resume(returning: (data ?? Data(), response))
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }
+                pending.start(task)
+            }
+        } onCancel: {
+            DispatchQueue.global().async { pending.cancel() }
+        }
+    }
+
+    /// A request's task and whether its Swift task was cancelled, whichever came first.
+    private final class PendingRequest: Sendable {
+        private let state = Locked<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
+
+        func start(_ task: URLSessionDataTask) {
+            let cancelled = state.withLock { state in
+                state.task = task
+                return state.cancelled
+            }
+            task.resume()
+            if cancelled { task.cancel() }
+        }
+
+        func cancel() {
+            state.withLock { state in
+                state.cancelled = true
+                return state.task
+            }?.cancel()
+        }
+    }
+    #else
+    private static func data(for request: URLRequest) async throws -> (Data, URLResponse) {
+        try await session.data(for: request)
+    }
+    #endif
 
     /// What a network failure was, in words (Foundation's `URLError` prints as a domain and a code).
     static func words(for error: any Error, attempts: Int) -> String {
