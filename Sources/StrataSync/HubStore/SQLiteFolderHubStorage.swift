@@ -118,7 +118,15 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
     var log: SyncLog { SyncLog(connection) }
 
     final class PushTransaction {
-        var isOpen = false
+        var isOpen = false {
+            didSet { applyPlan = nil }
+        }
+        /// The hub's triggers that write synced tables and whether an entry's changes are all it
+        /// makes, for `tables`: read once per push transaction, in which only changesets run (the
+        /// triggers an apply drops come back before its savepoint ends). Read for every entry,
+        /// they took a quarter of the hub's time per push (schema reads are not cached inside a
+        /// transaction).
+        var applyPlan: (tables: [String], triggers: [SyncTriggers.Trigger], fastPath: Bool)?
     }
 
     /// One push alone in one IMMEDIATE transaction (a store that is not a folder's, the tests):
@@ -253,8 +261,14 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
         // The entry holds what the replica's triggers did to synced tables: the hub's triggers
         // that write synced tables stay off while it is applied, so the hub and every replica
         // agree; the others (local state) see the rows.
-        let triggers = try SyncTriggers.writingSyncedTables(tables, connection)
-        let fastPath = try HubApply.entriesAreTheChangesMade(tables: tables, connection)
+        let triggers: [SyncTriggers.Trigger], fastPath: Bool
+        if push.isOpen, let plan = push.applyPlan, plan.tables == tables {
+            (triggers, fastPath) = (plan.triggers, plan.fastPath)
+        } else {
+            triggers = try SyncTriggers.writingSyncedTables(tables, connection)
+            fastPath = try HubApply.entriesAreTheChangesMade(tables: tables, connection)
+            if push.isOpen { push.applyPlan = (tables, triggers, fastPath) }
+        }
         return try SyncTriggers.withoutTriggers(triggers, connection) {
             try HubApply.apply(changeset, replica: replica, tables: tables, policies: policies, fastPath: fastPath, on: connection)
         }
