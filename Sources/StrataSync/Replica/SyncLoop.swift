@@ -14,9 +14,9 @@ public final class SyncLoop: Sendable {
     init(replica: SyncReplica, wakeup: SyncWakeup, interval: Duration, maximumBackoff: Duration) {
         self.wakeup = wakeup
         task = Locked(nil)
-        // Two lanes, so a write never waits behind a pull that is waiting on the hub (a long poll,
-        // which URLSession on Linux does not cut short when its task is cancelled): the pusher
-        // sends the outbox whenever a write commits, the puller pulls one long poll after another.
+        // Two lanes, so a write never waits behind a pull that is waiting on the hub (a long poll):
+        // the pusher sends the outbox whenever a write commits, the puller pulls one long poll
+        // after another.
         // Both are safe beside each other and beside the app's own calls: pushes are serialized,
         // and a pull page is applied only if no other pull moved the cursor meanwhile.
         let loop = Task {
@@ -64,9 +64,8 @@ public final class SyncLoop: Sendable {
         }
     }
 
-    /// Stops the loop and waits for the requests in progress to end (a long poll may run to its
-    /// wait: URLSession on Linux does not end a request when its task is cancelled). The replica
-    /// keeps its outbox and cursor for the next start.
+    /// Stops the loop and waits for the requests in progress to end (``HTTPSyncTransport``
+    /// cancels them). The replica keeps its outbox and cursor for the next start.
     public func stop() async {
         guard let loop = task.withLock({ $0 }) else { return }
         loop.cancel()

@@ -267,6 +267,8 @@ public struct HTTPSyncTransport: SyncTransport {
         if let token { request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization") }
         var delay: Duration = .milliseconds(50)
         for attempt in 1...max(1, attempts) {
+            // A cancelled caller sends nothing more.
+            try Task.checkCancellation()
             do {
                 let (data, response) = try await Self.data(for: request)
                 let status = (response as? HTTPURLResponse)?.statusCode ?? 0
@@ -306,7 +308,8 @@ public struct HTTPSyncTransport: SyncTransport {
             try await withCheckedThrowingContinuation { continuation in
                 let task = session.dataTask(with: request) { data, response, error in
                     if let error {
-                        let cancelled = (error as? URLError)?.code == .cancelled
+                        // Only a cancel of ours is the caller's cancellation; any other is a failure.
+                        let cancelled = (error as? URLError)?.code == .cancelled && pending.isCancelled
                         continuation.resume(throwing: cancelled ? CancellationError() : error)
                     } else if let response {
                         continuation.resume(returning: (data ?? Data(), response))
@@ -340,10 +343,18 @@ public struct HTTPSyncTransport: SyncTransport {
                 return state.task
             }?.cancel()
         }
+
+        var isCancelled: Bool { state.withLock { $0.cancelled } }
     }
     #else
+    /// Foundation's own, with a cancel of the caller's task thrown as `CancellationError` (it
+    /// throws `URLError.cancelled`), as on Linux.
     private static func data(for request: URLRequest) async throws -> (Data, URLResponse) {
-        try await session.data(for: request)
+        do {
+            return try await session.data(for: request)
+        } catch let error as URLError where error.code == .cancelled && Task.isCancelled {
+            throw CancellationError()
+        }
     }
     #endif
 
