@@ -163,6 +163,18 @@ extension SyncHub {
         }
     }
 
+    /// What `body` gives one pull: its own failure is its answer, while the store being
+    /// unavailable (a space migrated meanwhile) fails the whole batch, which the store tries again.
+    private static func ownOutcome<T>(_ body: () throws -> T) throws -> Result<T, any Error> {
+        do {
+            return .success(try body())
+        } catch let unavailable as SyncHubStoreUnavailable {
+            throw unavailable
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// Answers `batch`, pulls on the space `name`: those needing a page of the log from one read.
     private func answer(_ batch: [WaitingPull], space name: String) {
         var results = [Result<SyncPullResponse, any Error>?](repeating: nil, count: batch.count)
@@ -171,34 +183,25 @@ extension SyncHub {
                 var widths: [String: Result<[String: Int]?, any Error>] = [:]
                 var paged: [(index: Int, widths: [String: Int]?)] = []
                 for (index, pull) in batch.enumerated() {
-                    do {
+                    let prepared = try Self.ownOutcome { () throws -> PreparedPull in
                         let request = pull.request
                         // Replicas on one schema send the same tables and fingerprint.
                         let key = request.schemaFingerprint + "\u{0}" + request.tables.joined(separator: "\u{0}")
                         let checked = widths[key] ?? Result { try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint) }
                         widths[key] = checked
-                        switch try preparePull(request, caller: pull.caller, storage, widths: try checked.get()) {
-                        case .answered(let response): results[index] = .success(response)
-                        case .page(let widths): paged.append((index, widths))
-                        }
-                    } catch let unavailable as SyncHubStoreUnavailable {
-                        // The store tries the whole batch again (a space migrated meanwhile).
-                        throw unavailable
-                    } catch {
-                        results[index] = .failure(error)
+                        return try preparePull(request, caller: pull.caller, storage, widths: try checked.get())
+                    }
+                    switch prepared {
+                    case .success(.answered(let response)): results[index] = .success(response)
+                    case .success(.page(let widths)): paged.append((index, widths))
+                    case .failure(let error): results[index] = .failure(error)
                     }
                 }
                 guard !paged.isEmpty else { return }
                 try storage.read {
                     let reads = PullReads(HubSpace(storage: storage))
                     for (index, widths) in paged {
-                        do {
-                            results[index] = .success(try pullPage(batch[index].request, widths: widths, reads))
-                        } catch let unavailable as SyncHubStoreUnavailable {
-                            throw unavailable
-                        } catch {
-                            results[index] = .failure(error)
-                        }
+                        results[index] = try Self.ownOutcome { try pullPage(batch[index].request, widths: widths, reads) }
                     }
                 }
             }

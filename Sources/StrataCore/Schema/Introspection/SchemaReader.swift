@@ -83,7 +83,8 @@ package final class SchemaReader {
         // A version the transaction reached by changing the schema may come back, with other
         // contents, once it rolls back: nothing read then is kept.
         if inTransaction, use == .whileCurrent, cache?.version != version {
-            var scratch = Cache(version: -1)
+            // Never kept; it carries the version read for callers that report it.
+            var scratch = Cache(version: version)
             return try read(&scratch)
         }
         var current = cache.flatMap { $0.version == version ? $0 : nil } ?? Cache(version: version)
@@ -394,7 +395,7 @@ extension SchemaReader {
             }
             return (cache.version, shapes)
         }
-        // A scratch cache (version -1) carries no version: read it.
+        // Only the scratch cache outside `.refill`/`.whileCurrent` (never used here) lacks a version.
         return (cacheVersion >= 0 ? cacheVersion : try schemaVersion(), shapes)
     }
 
