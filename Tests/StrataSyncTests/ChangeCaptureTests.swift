@@ -9,6 +9,37 @@ import Testing
 @Suite struct ChangeCaptureTests {
     static let schema = "CREATE TABLE item(id TEXT PRIMARY KEY, v INTEGER, label TEXT)"
 
+    /// What the capture runs for itself (its schema reads, the rows read back, the outbox row)
+    /// stays out of the user's trace: the trace sees the user's statements.
+    @Test(arguments: [ChangeCapture.Path.hook, .session])
+    func theCapturesOwnStatementsStayOutOfTheUsersTrace(_ path: ChangeCapture.Path) async throws {
+        let folder = try TemporaryDirectory()
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try hub.createSpace("s") { try $0.execute(Self.schema) }
+        let database = try Database(path: folder.path("r.sqlite"))
+        try database.executeWrite { try $0.execute(Self.schema) }
+        var settings = SyncReplicaSettings()
+        settings.capturePath = path
+        let replica = try SyncReplica(
+            database: database, replicaID: "r", space: "s", tables: ["item"], transport: InProcessSyncTransport(hub: hub), settings: settings)
+        let traced = Locked<[String]>([])
+        try await replica.write { connection in
+            connection.trace { sql in traced.withLock { $0.append(sql) } }
+            try connection.run("INSERT INTO item VALUES ('a', 1, 'x')")
+        }
+        try await replica.write { try $0.run("UPDATE item SET v = 2 WHERE id = 'a'") }
+        let strata = traced.current.filter { line in
+            ["_strata", "sqlite_master", "schema_version", "table_info", "item\" WHERE"].contains { line.contains($0) }
+        }
+        // The session fallback's extension reads the table's columns inside the user's own
+        // statement (traced by SQLite as a nested "-- PRAGMA"), beyond Strata's reach; the
+        // hook path runs nothing there.
+        let beyondReach = path == .session ? strata.filter { $0.hasPrefix("-- PRAGMA 'main'.table_info") } : []
+        #expect(strata.count == beyondReach.count, "\(path): \(strata)")
+        #expect(traced.current.contains { $0.contains("UPDATE item SET v = 2") }, "\(traced.current)")
+        try database.executeWrite { $0.trace(nil) }
+    }
+
     @Test(arguments: [ChangeCapture.Path.hook, .session])
     func aReplicaCapturesAlongTheForcedPath(_ path: ChangeCapture.Path) async throws {
         let folder = try TemporaryDirectory()

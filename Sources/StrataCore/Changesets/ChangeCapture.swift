@@ -211,7 +211,9 @@ final class HookRecorder {
         connection.deleteRowByRow()
         let previous = functions.install(connection.handle, preupdateCallback, Unmanaged.passUnretained(self).toOpaque())
         if previous != nil {
-            // Another hook (a session's) was there: put it back rather than silence it.
+            // Another hook was there (SQLite hands back only its context, not its function, so it
+            // cannot be put back): ours goes too, and the capture that held it fails loudly at
+            // its changeset (its hook was replaced) rather than miss changes silently.
             _ = functions.install(connection.handle, nil, nil)
             throw SQLiteError(code: SQLITE_MISUSE, message: "Another pre-update hook (a session) is active on this connection")
         }

@@ -248,9 +248,13 @@ public final class SyncReplica: Sendable {
                         "the write ended its own transaction (COMMIT or ROLLBACK inside it): what it committed before is not captured; write without transaction control"
                     )
                 }
-                let changeset = try capture.changeset()
-                if !changeset.isEmpty {
-                    try SyncOutbox(connection).append(changeset)
+                // The capture's own statements (rows read back, the outbox row) are bookkeeping:
+                // out of the user's trace and authorizer.
+                try connection.withBookkeeping {
+                    let changeset = try capture.changeset()
+                    if !changeset.isEmpty {
+                        try SyncOutbox(connection).append(changeset)
+                    }
                 }
                 return result
             }
