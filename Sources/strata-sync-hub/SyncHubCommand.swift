@@ -146,12 +146,12 @@ struct SyncHubCommand: AsyncParsableCommand {
     /// Creates the space unless it exists with these tables, waiting for a store that cannot be
     /// reached yet (PostgreSQL starting after the hub) as requests wait for it: every hub of a
     /// deploy may be started with the same --create, in any order, before the database.
-    static func createSpace(_ space: String, sql: String, on hub: SyncHub, logger: Logger) async throws {
+    static func createSpace(_ space: String, sql: String, rules: SyncRules? = nil, on hub: SyncHub, logger: Logger) async throws {
         var delay: Duration = .milliseconds(250)
         var warned = false
         while true {
             do {
-                if try hub.createSpaceIfNeeded(space, schema: { try $0.execute(sql) }) {
+                if try hub.createSpaceIfNeeded(space, rules: rules, schema: { try $0.execute(sql) }) {
                     logger.info("created space \(space)")
                 } else {
                     logger.info("space \(space) exists with the schema given")
@@ -190,13 +190,28 @@ struct SyncHubCommand: AsyncParsableCommand {
         } else {
             hub = try SyncHub(directory: URL(fileURLWithPath: folder ?? "."), limits: syncLimits)
         }
+        // Every rules file is read (strictly) before anything is created, and the new space's
+        // rules are checked against its tables before it is: a refused start leaves no space.
+        var rulesBySpace: [(space: String, file: String, rules: SyncRules)] = []
+        for (space, file) in try parsedRules() {
+            do {
+                rulesBySpace.append((space, file, try SyncRules(contentsOf: URL(fileURLWithPath: file))))
+            } catch let error as SyncError {
+                throw StartRefused(message: "--rules \(space)=\(file): \(error)")
+            }
+        }
         if let create, let schema {
             let sql = try String(contentsOfFile: schema, encoding: .utf8)
-            try await Self.createSpace(create, sql: sql, on: hub, logger: logger)
+            let rules = rulesBySpace.last { $0.space == create }?.rules
+            try await Self.createSpace(create, sql: sql, rules: rules, on: hub, logger: logger)
         }
         for (table, policy) in try parsedPolicies() { hub.setPolicy(policy, forTable: table) }
-        for (space, file) in try parsedRules() {
-            try hub.setRules(try SyncRules(contentsOf: URL(fileURLWithPath: file)), forSpace: space)
+        for (space, file, rules) in rulesBySpace {
+            do {
+                try hub.setRules(rules, forSpace: space)
+            } catch SyncError.unknownSpace {
+                throw StartRefused(message: "--rules \(space)=\(file): there is no space \(space); create it with --create \(space) --schema FILE")
+            }
             logger.info("rules of \(space) set from \(file)")
         }
         let authentication: SyncHubAuthentication
@@ -230,3 +245,10 @@ struct SyncHubCommand {
     }
 }
 #endif
+
+/// Why the hub did not start, in words (exit status 1).
+struct StartRefused: Error, CustomStringConvertible, LocalizedError {
+    let message: String
+    var description: String { message }
+    var errorDescription: String? { message }
+}

@@ -165,6 +165,7 @@ extension SyncHub {
                     appliedMeanwhile = applied
                     return
                 }
+                try Self.refuseNullKeys(entry.changeset, tables: tables)
                 // The rows as they are (old) and as the entry leaves them (new) must each pass the
                 // write rules; a refusal undoes the whole transaction.
                 try view?.checkWrites(entry.changeset, tables: tables, phase: "old")
@@ -194,6 +195,23 @@ extension SyncHub {
         }
         if let appliedMeanwhile { return try answer(appliedMeanwhile) }
         return (settled, version)
+    }
+
+    /// Refuses an entry that names a row of a synced table by a NULL key, whatever the replica
+    /// checked: SQLite lets a key column of a table without NOT NULL hold NULL, and no NULL equals
+    /// another, so the row's write rule (`"id" = ?`) and the apply (`IS`) would read different rows.
+    /// - Throws: `EntryRefusal` with ``SyncRefusal/Reason/nullKey``.
+    static func refuseNullKeys(_ changeset: Data, tables: [String]) throws {
+        let synced = Set(tables.map { $0.lowercased() })
+        try Changeset(data: changeset).forEachChange { change in
+            guard synced.contains(change.table.lowercased()) else { return }
+            let key = change.primaryKey
+            if key.contains(.null) {
+                throw EntryRefusal(
+                    reason: .nullKey, table: change.table, key: key.map { SyncValue($0) },
+                    message: "a row of \(change.table) has a NULL key, which the hub never syncs (declare the key NOT NULL)")
+            }
+        }
     }
 
     /// The former names a push may have its entries looked up under: the newest 8, once each (a

@@ -21,8 +21,11 @@ extension SyncHub {
             // by the store (PostgreSQL plans each rule: its types refuse what SQLite would run).
             let compiled = try rules.map { try CompiledRules.compile($0, version: 0, schema: storage.definitions) }
             _ = try storage.write {
+                // The same rules again (a hub restarted with its rules file) are no change: a new
+                // version would send every replica a snapshot.
+                if try storage.rules().json == json { return }
                 if let compiled { try storage.checkRules(compiled.probes(storage.ruleDialect)) }
-                return try storage.setRules(json)
+                _ = try storage.setRules(json)
             }
         }
         ruleCache.withLock { $0[name] = nil }

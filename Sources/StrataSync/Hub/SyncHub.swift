@@ -176,6 +176,24 @@ public final class SyncHub: Sendable {
         }
     }
 
+    /// Creates the space `name` with `rules`, unless it exists with the tables `schema` makes, and
+    /// sets the rules: the rules are checked against those tables first, so rules that would be
+    /// refused create nothing (`strata-sync-hub --create … --rules …`).
+    /// - Returns: whether this call created the space.
+    /// - Throws: ``SyncError/invalidRules(_:)`` before anything is created; what
+    ///   ``createSpaceIfNeeded(_:schema:)`` and ``setRules(_:forSpace:)`` throw.
+    @discardableResult
+    public func createSpaceIfNeeded(_ name: String, rules: SyncRules?, schema: (Connection) throws -> Void) throws -> Bool {
+        if let rules {
+            let tables = try Connection(storageLocation: .inMemory)
+            try tables.transaction { try schema(tables) }
+            _ = try CompiledRules.compile(rules, version: 0, schema: tables)
+        }
+        let created = try createSpaceIfNeeded(name, schema: schema)
+        if let rules { try setRules(rules, forSpace: name) }
+        return created
+    }
+
     /// Settles conflicts on `table` by `policy` from now on (`.lastWriterWins` until set).
     public func setPolicy(_ policy: SyncPolicy, forTable table: String) {
         policies.withLock { $0[table.lowercased()] = policy }

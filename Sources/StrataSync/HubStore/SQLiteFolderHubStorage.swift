@@ -322,6 +322,50 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
     func ruleRows(_ sql: String, _ arguments: [BindingValue]) throws -> [[BindingValue]] {
         try connection.valueRows(literal: SQLFragment(sql: sql, arguments: arguments)).rows
     }
+
+    /// The rows go to a temporary table declared with the table's own affinities and collations,
+    /// read under the table's name: a `VALUES` list has no affinity, so there `1 = '1'` is false
+    /// where the table says true. Subqueries in a rule still read the space's tables.
+    func ruleMatches(_ table: String, columns: [String], rows: [[BindingValue]], conditions: [RuleCondition]) throws -> Set<Int> {
+        guard !rows.isEmpty, !conditions.isEmpty else { return [] }
+        let scratch = quoteIdentifier("temp") + "." + quoteIdentifier(SyncBookkeeping.prefix + "rule_rows")
+        let rowColumn = quoteIdentifier(SyncBookkeeping.prefix + "row")
+        let declared = try connection.schemaReader.columns(ofTable: table)
+        var definitions = [rowColumn + " INTEGER"]
+        for column in columns {
+            guard let found = declared.first(where: { $0.name == column }) ?? declared.first(where: { $0.name.lowercased() == column.lowercased() })
+            else { throw SyncError.refused("the space's table \(table) has no column \(column)") }
+            let affinity: String
+            switch DeclaredTypeAffinity(declaredType: found.declaredType) {
+            case .integer: affinity = "INTEGER"
+            case .text: affinity = "TEXT"
+            case .blob: affinity = "BLOB"
+            case .real: affinity = "REAL"
+            case .numeric: affinity = "NUMERIC"
+            }
+            let collation = connection.schemaReader.declaredCollation(ofTable: table, column: found.name) ?? "BINARY"
+            definitions.append(quoteIdentifier(column) + " " + affinity + " COLLATE " + quoteIdentifier(collation))
+        }
+        try connection.execute("DROP TABLE IF EXISTS " + scratch)
+        try connection.execute("CREATE TABLE " + scratch + "(" + definitions.joined(separator: ", ") + ")")
+        defer { try? connection.execute("DROP TABLE IF EXISTS " + scratch) }
+        let insert = "INSERT INTO " + scratch + " VALUES (" + Array(repeating: "?", count: columns.count + 1).joined(separator: ", ") + ")"
+        for (index, row) in rows.enumerated() {
+            var values: [BindingValue] = [.integer(Int64(index))]
+            for column in 0..<columns.count { values.append(column < row.count ? row[column] : .null) }
+            try connection.run(literal: SQLFragment(sql: insert, arguments: values))
+        }
+        var matched: Set<Int> = []
+        for condition in conditions {
+            var arguments: [BindingValue] = []
+            guard let sql = condition(&arguments) else { continue }
+            let statement = "SELECT " + rowColumn + " FROM " + scratch + " AS " + quoteIdentifier(table) + " WHERE " + sql
+            for row in try ruleRows(statement, arguments) {
+                if case .integer(let index)? = row.first { matched.insert(Int(index)) }
+            }
+        }
+        return matched
+    }
 }
 
 /// The pushes waiting to be applied to one space, in arrival order.

@@ -221,6 +221,10 @@ package protocol SyncSpaceStorage {
     /// The placeholder for argument `index` standing for a value of `table`'s `column` (a row's
     /// values stood in for by a `VALUES` list, which has no column types of its own).
     func ruleValue(_ index: Int, table: String, column: String) throws -> String
+    /// Which of `rows` (each the values of `table`'s `columns`) satisfy any of `conditions` (rule
+    /// SQL over the table's columns), each value compared as the table itself would compare it:
+    /// its column's type, affinity and collation. The indexes of the rows that do.
+    func ruleMatches(_ table: String, columns: [String], rows: [[BindingValue]], conditions: [RuleCondition]) throws -> Set<Int>
     /// `columns` of the rows of `table` that satisfy `condition` (rule SQL), each value as SQLite
     /// holds it; in the caller's read or write.
     func ruleTableRows(_ table: String, columns: [String], where condition: String, _ arguments: [BindingValue]) throws -> [[BindingValue]]
@@ -232,6 +236,43 @@ package protocol SyncSpaceStorage {
 
 extension SyncSpaceStorage {
     package func ruleValue(_ index: Int, table: String, column: String) throws -> String { ruleDialect.placeholder(index) }
+
+    /// The rows as a `VALUES` list named as the table, each value typed by ``ruleValue(_:table:column:)``
+    /// (a store whose placeholders carry the column's type).
+    package func ruleMatches(_ table: String, columns: [String], rows: [[BindingValue]], conditions: [RuleCondition]) throws -> Set<Int> {
+        var matched: Set<Int> = []
+        let perRow = columns.count + 1
+        let chunk = max(1, 20_000 / perRow)
+        let rowColumn = quoteIdentifier(SyncBookkeeping.prefix + "row")
+        var start = 0
+        while start < rows.count {
+            let end = min(rows.count, start + chunk)
+            var values: [BindingValue] = []
+            var tuples: [String] = []
+            for index in start..<end {
+                values.append(.integer(Int64(index)))
+                var placeholders = [ruleDialect.integerPlaceholder(values.count)]
+                for column in 0..<columns.count {
+                    values.append(column < rows[index].count ? rows[index][column] : .null)
+                    placeholders.append(try ruleValue(values.count, table: table, column: columns[column]))
+                }
+                tuples.append("(" + placeholders.joined(separator: ", ") + ")")
+            }
+            for condition in conditions {
+                var arguments = values
+                guard let sql = condition(&arguments) else { continue }
+                let statement =
+                    "WITH " + quoteIdentifier(table) + "(" + ([rowColumn] + columns.map(quoteIdentifier)).joined(separator: ", ")
+                    + ") AS (VALUES " + tuples.joined(separator: ", ") + ") SELECT " + rowColumn + " FROM " + quoteIdentifier(table)
+                    + " WHERE " + sql
+                for row in try ruleRows(statement, arguments) {
+                    if case .integer(let index)? = row.first { matched.insert(Int(index)) }
+                }
+            }
+            start = end
+        }
+        return matched
+    }
 
     package func ruleTableRows(
         _ table: String, columns: [String], where condition: String,

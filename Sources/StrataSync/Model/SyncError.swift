@@ -170,6 +170,9 @@ public struct SyncRefusal: Codable, Sendable, Equatable, CustomStringConvertible
         /// as theirs. Sign that user in again and sync, or discard it; once nothing of the
         /// earlier user is pending, the replica's writes are the new user's.
         case userChanged
+        /// It writes a row whose key is NULL: no NULL equals another, so the hub cannot tell
+        /// which row it names, nor check it against the rules (declare the key `NOT NULL`).
+        case nullKey
     }
     /// The write's place in the replica's order (``SyncPendingChange/sequence``).
     public var sequence: Int64

@@ -12,16 +12,22 @@ public struct SyncLimits: Sendable, Equatable {
     public var maximumEntriesPerPull: Int
     /// Changeset bytes per pull answer (at least one entry is always sent).
     public var maximumPullBytes: Int
+    /// Rows one partial-sync pull may move (arrivals and departures together). A user whose
+    /// moves would pass it (thousands of groups joined at once, a claim that changes their whole
+    /// view) gets a snapshot of their view instead, so one pull's memory stays bounded.
+    public var maximumRowsPerPull: Int
 
-    /// The defaults: 1,000 entries and 8 MiB both ways.
+    /// The defaults: 1,000 entries and 8 MiB both ways, 50,000 rows moved per pull.
     public init(
         maximumEntriesPerPush: Int = 1_000, maximumPushBytes: Int = 8 << 20,
-        maximumEntriesPerPull: Int = 1_000, maximumPullBytes: Int = 8 << 20
+        maximumEntriesPerPull: Int = 1_000, maximumPullBytes: Int = 8 << 20,
+        maximumRowsPerPull: Int = 50_000
     ) {
         self.maximumEntriesPerPush = maximumEntriesPerPush
         self.maximumPushBytes = maximumPushBytes
         self.maximumEntriesPerPull = maximumEntriesPerPull
         self.maximumPullBytes = maximumPullBytes
+        self.maximumRowsPerPull = maximumRowsPerPull
     }
 }
 

@@ -21,6 +21,14 @@ package struct CompiledRules: Sendable {
     let version: Int64
     /// Each table the rules name, as the space spells it, by lower-cased name.
     var tableNames: [String: String] = [:]
+    /// The `auth.*` claims the data rules read (lower-cased, `user` left out: a view is recorded
+    /// per user). A change of one changes the view itself, as a membership change does, so a view
+    /// is recorded with their values.
+    var dataClaims: [String] = []
+    /// Each table's data rules' other reads (lower-cased): the tables their subqueries name, the
+    /// rule's own table included when a subquery reads it. A change to one of them moves rows the
+    /// log of the rule's own table does not show, so a pull after one sends a snapshot.
+    var dataDependencies: [String: Set<String>] = [:]
 
     /// The bucket instances an identity has.
     struct Instance: Hashable, Sendable, Codable, Comparable {
@@ -153,6 +161,25 @@ package struct CompiledRules: Sendable {
         }
         var named: [String: String] = [:]
         for key in Set(buckets.flatMap(\.data.keys)).union(writes.keys) { named[key] = tables[key] }
-        return CompiledRules(buckets: buckets, writes: writes, version: version, tableNames: named)
+        var compiled = CompiledRules(buckets: buckets, writes: writes, version: version, tableNames: named)
+        // A subquery's reads, over-approximated: every table the rule names once it holds a
+        // SELECT (a column named like a table only costs snapshots, never a missed move).
+        let quotedTables = Dictionary(tables.map { (quoteIdentifier($0.value), $0.key) }, uniquingKeysWith: { first, _ in first })
+        var claims: Set<String> = []
+        for bucket in buckets {
+            for (table, predicate) in bucket.data {
+                for piece in predicate.pieces {
+                    if case .auth(let name) = piece, name.lowercased() != "user" { claims.insert(name.lowercased()) }
+                }
+                guard predicate.pieces.contains(.verbatim("SELECT")) else { continue }
+                for piece in predicate.pieces {
+                    if case .verbatim(let text) = piece, let read = quotedTables[text] {
+                        compiled.dataDependencies[table, default: []].insert(read)
+                    }
+                }
+            }
+        }
+        compiled.dataClaims = claims.sorted()
+        return compiled
     }
 }

@@ -70,6 +70,56 @@ public struct SyncBucket: Codable, Sendable, Equatable {
         self.parameters = parameters
         self.data = data
     }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable { case name, parameters, data }
+
+    /// Decodes a bucket, refusing a key it does not know (a misspelt `"paramaters"` would
+    /// otherwise make a per-user bucket one that everyone has).
+    /// - Throws: ``SyncError/invalidRules(_:)`` naming the key and the nearest known one.
+    public init(from decoder: any Decoder) throws {
+        try RulesKey.refuseUnknown(in: decoder, known: CodingKeys.allCases.map(\.rawValue), place: "a bucket")
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        parameters = try container.decodeIfPresent(String.self, forKey: .parameters)
+        data = try container.decode([String: String].self, forKey: .data)
+    }
+}
+
+/// Any key of a rules file, to find the ones that are not known.
+struct RulesKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+
+    /// Throws for the first key of `decoder`'s object outside `known`, naming the nearest.
+    static func refuseUnknown(in decoder: any Decoder, known: [String], place: String) throws {
+        let container = try decoder.container(keyedBy: RulesKey.self)
+        for key in container.allKeys.map(\.stringValue).sorted() where !known.contains(key) {
+            let nearest = known.min { distance(key, $0) < distance(key, $1) } ?? ""
+            throw SyncError.invalidRules(
+                "\(place) has the key \(key.debugDescription), which rules do not have (did you mean \(nearest.debugDescription)? "
+                    + "the keys are \(known.map(\.debugDescription).joined(separator: ", ")))")
+        }
+    }
+
+    /// The edit distance between two keys, by Unicode scalars.
+    static func distance(_ left: String, _ right: String) -> Int {
+        let a = Array(left.lowercased().unicodeScalars), b = Array(right.lowercased().unicodeScalars)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var row = Array(0...b.count)
+        for i in 1...a.count {
+            var diagonal = row[0]
+            row[0] = i
+            for j in 1...b.count {
+                let above = row[j]
+                row[j] = min(above + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1))
+                diagonal = above
+            }
+        }
+        return row[b.count]
+    }
 }
 
 /// A space's rules: which rows each identity holds (``buckets``) and which writes it may make
@@ -111,15 +161,34 @@ public struct SyncRules: Codable, Sendable, Equatable {
     public init(json: Data) throws {
         do {
             self = try JSONDecoder().decode(SyncRules.self, from: json)
+        } catch let error as SyncError {
+            throw error
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw SyncError.invalidRules(
+                "the rules lack the key \(key.stringValue.debugDescription) at \(Self.path(context.codingPath)) (a bucket has \"name\" and \"data\", and may have \"parameters\")")
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw SyncError.invalidRules("the rules have a value of the wrong kind at \(Self.path(context.codingPath)): \(context.debugDescription)")
         } catch {
             throw SyncError.invalidRules("the rules are not JSON of the form {\"buckets\": [...], \"writes\": {...}}: \(error)")
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case buckets, writes }
+    private enum CodingKeys: String, CodingKey, CaseIterable { case buckets, writes }
+
+    /// Where in the rules a decoding error is, in words (`buckets[1].data`).
+    static func path(_ codingPath: [any CodingKey]) -> String {
+        var text = ""
+        for key in codingPath {
+            if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+        }
+        return text.isEmpty ? "the top level" : text
+    }
 
     /// Decodes rules, either key absent meaning none.
+    /// - Throws: ``SyncError/invalidRules(_:)`` for a key rules do not have (`"bucket"`,
+    ///   `"write"`), naming the nearest known one.
     public init(from decoder: any Decoder) throws {
+        try RulesKey.refuseUnknown(in: decoder, known: CodingKeys.allCases.map(\.rawValue), place: "the rules")
         let container = try decoder.container(keyedBy: CodingKeys.self)
         buckets = try container.decodeIfPresent([SyncBucket].self, forKey: .buckets) ?? []
         writes = try container.decodeIfPresent([String: String].self, forKey: .writes) ?? [:]

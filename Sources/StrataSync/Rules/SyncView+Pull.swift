@@ -16,14 +16,21 @@ extension SyncView {
         var key: [SyncValue]
     }
 
+    /// A pull past what one answer may carry: the replica takes a snapshot of its view instead.
+    struct TooLarge: Error {}
+
     /// The answer to a pull after `after` for this view: one entry at `current` carrying the moves,
     /// none when nothing moved, or a request for a snapshot; and the view to record.
     func pull(
         after: Int64, current: Int64, chain: Int64?, request: SyncPullRequest,
         widths: [String: Int]?, limits: SyncLimits
     ) throws -> (SyncPullResponse, SyncViewRecord?) {
+        let snapshotNeeded = (SyncPullResponse(entries: [], hubVersion: current, snapshotNeeded: true), SyncViewRecord?.none)
         let now = try instances()
+        let claims = dataClaimValues()
         let previous: Set<CompiledRules.Instance>
+        // The identity the view at the cursor was computed for: its claims then.
+        var then = identity
         var recorded: SyncViewRecord?
         let found = try storage.viewRecord(replica: request.replicaID, user: identity.user, atOrBefore: after)
         if after == 0, found == nil {
@@ -33,24 +40,52 @@ extension SyncView {
             guard let record = found, record.rules == rules.version, let decoded = try? Self.decodeInstances(record.instances) else {
                 // A replica from before these rules (or this user): its rows are not a view the
                 // hub can tell, so it starts over from a snapshot of its view.
-                return (SyncPullResponse(entries: [], hubVersion: current, snapshotNeeded: true), nil)
+                return snapshotNeeded
             }
-            previous = decoded
+            guard let claimsThen = decoded.claims ?? (rules.dataClaims.isEmpty ? [:] : nil) else {
+                // Recorded before views kept their claims, under rules that read claims.
+                return snapshotNeeded
+            }
+            previous = decoded.instances
+            then = SyncIdentity(user: identity.user, claims: claimsThen)
             recorded = record
         }
-        let record = SyncViewRecord(version: current, rules: rules.version, instances: try Self.encodeInstances(now))
-        let needsRecord = recorded == nil || previous != now
-        if after >= current && previous == now {
+        let claimsChanged = then.claims != claims && !(recorded == nil && previous.isEmpty)
+        let record = SyncViewRecord(version: current, rules: rules.version, instances: try Self.encodeInstances(now, claims: claims))
+        let needsRecord = recorded == nil || previous != now || claimsChanged
+        if after >= current && previous == now && !claimsChanged {
             return (SyncPullResponse(entries: [], hubVersion: current), needsRecord ? record : nil)
         }
         // A cursor so far behind that the moves would outweigh its view: a snapshot of the view.
         let cap = max(1, limits.maximumEntriesPerPull) * 100
         let entries = try storage.entries(after: after, limit: cap + 1)
-        if entries.count > cap {
-            return (SyncPullResponse(entries: [], hubVersion: current, snapshotNeeded: true), nil)
+        if entries.count > cap { return snapshotNeeded }
+        do {
+            guard let changeset = try moves(entries, request: request, now: now, previous: previous, then: then, claimsChanged: claimsChanged, limits: limits)
+            else { return snapshotNeeded }
+            var data = changeset
+            if let widths, !data.isEmpty {
+                data = try Changeset(data: data).keepingLeadingColumns { widths[$0.lowercased()] }.data
+            }
+            let entry = SyncLogEntry(version: current, replicaID: "", sequence: 0, changeset: data, chain: chain)
+            return (SyncPullResponse(entries: [entry], hubVersion: current), needsRecord ? record : nil)
+        } catch is TooLarge {
+            return snapshotNeeded
         }
+    }
+
+    /// The moves from the view at the cursor (`previous` instances, `then`'s claims) to the view
+    /// now, as a changeset; nil when the hub cannot tell them from the log (a table a data rule's
+    /// subquery reads has changed since the cursor), so the replica takes a snapshot.
+    /// - Throws: `TooLarge` past ``SyncLimits/maximumRowsPerPull`` rows.
+    private func moves(
+        _ entries: [SyncLogEntry], request: SyncPullRequest, now: Set<CompiledRules.Instance>,
+        previous: Set<CompiledRules.Instance>, then: SyncIdentity, claimsChanged: Bool, limits: SyncLimits
+    ) throws -> Data? {
         var upserts: [RowKey: (columns: [String], values: [BindingValue])] = [:]
         var deletes: [RowKey: (columns: [String], values: [BindingValue])] = [:]
+        let rowLimit = max(1, limits.maximumRowsPerPull)
+        func checkSize() throws { if upserts.count + deletes.count > rowLimit { throw TooLarge() } }
         let tables = Dictionary(request.tables.map { ($0.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
 
         // Each changed row's state at the cursor, rebuilt from the oldest change after it.
@@ -58,8 +93,10 @@ extension SyncView {
         var existedBefore: [RowKey: Bool] = [:]
         var resolved: Set<RowKey> = []
         var order: [RowKey] = []
+        var changedTables: Set<String> = []
         for entry in entries {
             try Changeset(data: entry.changeset).forEachChange { change in
+                changedTables.insert(change.table.lowercased())
                 guard let table = tables[change.table.lowercased()] else { return }
                 let key = RowKey(table: table, key: change.primaryKey.map { SyncValue($0) })
                 if existedBefore[key] == nil {
@@ -74,6 +111,12 @@ extension SyncView {
                 before[key] = known
                 if change.operation == .delete { resolved.insert(key) }
             }
+            if existedBefore.count > rowLimit { throw TooLarge() }
+        }
+        // A data rule that reads another table (or its own in a subquery): its rows at the cursor
+        // were in the view by that table's rows then, which the tables no longer hold.
+        for table in tables.keys where !(rules.dataDependencies[table] ?? []).isDisjoint(with: changedTables) {
+            return nil
         }
         var changedByTable: [String: [RowKey]] = [:]
         for key in order { changedByTable[key.table, default: []].append(key) }
@@ -109,8 +152,8 @@ extension SyncView {
                     thenKeys.append(key)
                 }
             }
-            let inNow = try matching(table, columns: columns, rows: nowRows) { predicate(table, now, into: &$0) }
-            let inThen = try matching(table, columns: columns, rows: thenRows) { predicate(table, previous, into: &$0) }
+            let inNow = try matching(table, columns: columns, rows: nowRows, conditions: conditions(table, now))
+            let inThen = try matching(table, columns: columns, rows: thenRows, conditions: conditions(table, previous, identity: then))
             var visibleNow: Set<RowKey> = []
             for (index, key) in nowKeys.enumerated() where inNow.contains(index) {
                 upserts[key] = (columns, nowRows[index])
@@ -119,41 +162,48 @@ extension SyncView {
             for (index, key) in thenKeys.enumerated() where inThen.contains(index) && !visibleNow.contains(key) {
                 deletes[key] = (columns, thenRows[index])
             }
+            try checkSize()
         }
 
-        // Instances gained bring their rows; instances lost take the rows no other instance keeps.
-        let gained = now.subtracting(previous), lost = previous.subtracting(now)
-        if !gained.isEmpty || !lost.isEmpty {
-            for table in request.tables {
-                let columns = try storage.definitions.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map(\.name)
-                let keyColumns = try SchemaFingerprint.keyColumns(of: table, in: storage.definitions)
-                let keyIndexes = keyColumns.compactMap { key in columns.firstIndex { $0.lowercased() == key.lowercased() } }
-                func rowKey(_ values: [BindingValue]) -> RowKey {
-                    RowKey(table: table, key: keyIndexes.map { SyncValue(values[$0]) })
-                }
-                var arguments: [BindingValue] = []
-                if let condition = predicate(table, gained, into: &arguments) {
-                    for values in try currentRows(table, columns: columns, where: condition, arguments) {
-                        let key = rowKey(values)
-                        if existedBefore[key] == nil { upserts[key] = (columns, values) }
-                    }
-                }
-                arguments = []
-                if let condition = predicate(table, lost, into: &arguments) {
-                    let keep = predicate(table, now, into: &arguments).map { " AND NOT coalesce(" + $0 + ", FALSE)" } ?? ""
-                    for values in try currentRows(table, columns: columns, where: "(" + condition + ")" + keep, arguments) {
-                        let key = rowKey(values)
-                        if existedBefore[key] == nil { deletes[key] = (columns, values) }
-                    }
-                }
+        // The rows no change touched: those of the instances gained arrive and those of the
+        // instances lost leave, unless another instance keeps them. When the claims the data rules
+        // read changed, every instance's predicate may have: the view then and now are compared
+        // whole (each row unchanged since the cursor, so the table holds it as it was then).
+        let gained = claimsChanged ? now : now.subtracting(previous)
+        let lost = claimsChanged ? previous : previous.subtracting(now)
+        guard !gained.isEmpty || !lost.isEmpty else {
+            return try Self.changeset(tables: request.tables, upserts: upserts, deletes: deletes, definitions: storage.definitions)
+        }
+        for table in request.tables {
+            let columns = try storage.definitions.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map(\.name)
+            let keyColumns = try SchemaFingerprint.keyColumns(of: table, in: storage.definitions)
+            let keyIndexes = keyColumns.compactMap { key in columns.firstIndex { $0.lowercased() == key.lowercased() } }
+            func rowKey(_ values: [BindingValue]) -> RowKey {
+                RowKey(table: table, key: keyIndexes.map { SyncValue(values[$0]) })
             }
+            /// `candidates` less those in the view of `instances` as `reader` reads it.
+            func outside(_ candidates: [[BindingValue]], _ instances: Set<CompiledRules.Instance>, _ reader: SyncIdentity) throws -> [[BindingValue]] {
+                let inside = try matching(table, columns: columns, rows: candidates, conditions: conditions(table, instances, identity: reader))
+                return candidates.enumerated().filter { !inside.contains($0.offset) }.map(\.element)
+            }
+            let arriving = try currentRows(table, columns: columns, keyIndexes: keyIndexes, conditions: conditions(table, gained))
+                .filter { existedBefore[rowKey($0)] == nil }
+            if upserts.count + arriving.count > rowLimit * 2 { throw TooLarge() }
+            // Rows the replica holds already (another instance had them) are sent again only when
+            // the view was compared whole; a write of the same values changes nothing there.
+            for values in claimsChanged ? try outside(arriving, previous, then) : arriving {
+                upserts[rowKey(values)] = (columns, values)
+            }
+            try checkSize()
+            let leaving = try currentRows(table, columns: columns, keyIndexes: keyIndexes, conditions: conditions(table, lost, identity: then))
+                .filter { existedBefore[rowKey($0)] == nil }
+            if deletes.count + leaving.count > rowLimit * 2 { throw TooLarge() }
+            for values in try outside(leaving, now, identity) {
+                deletes[rowKey(values)] = (columns, values)
+            }
+            try checkSize()
         }
-        var changeset = try Self.changeset(tables: request.tables, upserts: upserts, deletes: deletes, definitions: storage.definitions)
-        if let widths, !changeset.isEmpty {
-            changeset = try Changeset(data: changeset).keepingLeadingColumns { widths[$0.lowercased()] }.data
-        }
-        let entry = SyncLogEntry(version: current, replicaID: "", sequence: 0, changeset: changeset, chain: chain)
-        return (SyncPullResponse(entries: [entry], hubVersion: current), needsRecord ? record : nil)
+        return try Self.changeset(tables: request.tables, upserts: upserts, deletes: deletes, definitions: storage.definitions)
     }
 
     /// A changeset that deletes `deletes` (as the replica holds them) and writes `upserts` whole:
@@ -198,12 +248,12 @@ extension SyncView {
         try HubApply.snapshotImage(tables: tables, schema: storage.definitions) { copy in
             for table in tables {
                 let columns = try storage.definitions.schemaReader.columns(ofTable: table).filter { $0.hidden == 0 }.map(\.name)
-                var arguments: [BindingValue] = []
-                guard let condition = predicate(table, now, into: &arguments) else { continue }
+                let keyColumns = try SchemaFingerprint.keyColumns(of: table, in: storage.definitions)
+                let keyIndexes = keyColumns.compactMap { key in columns.firstIndex { $0.lowercased() == key.lowercased() } }
                 let insert =
                     "INSERT INTO " + quoteIdentifier(table) + "(" + columns.map(quoteIdentifier).joined(separator: ", ")
                     + ") VALUES (" + columns.map { _ in "?" }.joined(separator: ", ") + ")"
-                for values in try currentRows(table, columns: columns, where: condition, arguments) {
+                for values in try currentRows(table, columns: columns, keyIndexes: keyIndexes, conditions: conditions(table, now)) {
                     try copy.run(literal: SQLFragment(sql: insert, arguments: values))
                 }
             }

@@ -47,10 +47,14 @@ extension SyncView {
     /// Whether the row of `table` with `key` is in this view now.
     func holds(_ table: String, key: [SyncValue], instances: Set<CompiledRules.Instance>) throws -> Bool {
         let keyColumns = try SchemaFingerprint.keyColumns(of: table, in: storage.definitions)
-        var arguments: [BindingValue] = []
-        let condition = keyCondition(keyColumns, [key.map(\.binding)], into: &arguments)
-        guard let visible = predicate(table, instances, into: &arguments) else { return false }
-        let sql = "SELECT 1 FROM " + quoteIdentifier(table) + " WHERE (" + condition + ") AND " + visible
-        return try !storage.ruleRows(sql, arguments).isEmpty
+        for visible in conditions(table, instances) {
+            var arguments: [BindingValue] = []
+            let condition = keyCondition(keyColumns, [key.map(\.binding)], into: &arguments)
+            guard let sql = visible(&arguments) else { continue }
+            if try !storage.ruleRows("SELECT 1 FROM " + quoteIdentifier(table) + " WHERE (" + condition + ") AND " + sql, arguments).isEmpty {
+                return true
+            }
+        }
+        return false
     }
 }

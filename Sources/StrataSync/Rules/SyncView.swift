@@ -29,19 +29,45 @@ struct SyncView {
         return result
     }
 
-    /// `table`'s predicate for `instances` (any of them), its values appended to `arguments`; nil
-    /// when none of them covers the table. The OR is a balanced tree: SQLite limits an
-    /// expression's depth, and a user may have thousands of instances.
-    func predicate(_ table: String, _ instances: some Collection<CompiledRules.Instance>, into arguments: inout [BindingValue]) -> String? {
+    /// The most instances one statement's OR holds: a user may have tens of thousands, and one
+    /// OR of them all made SQLite's memory grow with their square. Past this, one statement per
+    /// group of instances, so memory grows with the instances, not their square.
+    static let instancesPerStatement = 64
+
+    /// `table`'s predicate for `instances` (any of them) as `identity` (this view's by default)
+    /// reads it, its values appended to `arguments`; nil when none of them covers the table. The
+    /// OR is a balanced tree: SQLite limits an expression's depth.
+    func predicate(
+        _ table: String, _ instances: some Collection<CompiledRules.Instance>, identity: SyncIdentity? = nil,
+        into arguments: inout [BindingValue]
+    ) -> String? {
         let buckets = Dictionary(rules.buckets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var terms: [String] = []
         for instance in instances.sorted() {
             guard let bucket = buckets[instance.bucket], let data = bucket.data[table.lowercased()] else { continue }
             var values: [String: BindingValue] = [:]
             for (column, value) in zip(bucket.columns, instance.values) { values[column] = value.binding }
-            terms.append("(" + data.render(dialect, identity: identity, bucket: values, into: &arguments) + ")")
+            terms.append("(" + data.render(dialect, identity: identity ?? self.identity, bucket: values, into: &arguments) + ")")
         }
         return terms.isEmpty ? nil : Self.balancedOr(terms[...])
+    }
+
+    /// `table`'s predicate for `instances` in groups of ``instancesPerStatement``: a row is in
+    /// the view when it satisfies any group's condition. Empty when no instance covers the table.
+    func conditions(
+        _ table: String, _ instances: some Collection<CompiledRules.Instance>, identity: SyncIdentity? = nil
+    ) -> [RuleCondition] {
+        let covering = instances.filter { instance in
+            rules.buckets.contains { $0.name == instance.bucket && $0.data[table.lowercased()] != nil }
+        }.sorted()
+        var groups: [RuleCondition] = []
+        var start = 0
+        while start < covering.count {
+            let group = Array(covering[start..<min(covering.count, start + Self.instancesPerStatement)])
+            start += group.count
+            groups.append { arguments in predicate(table, group, identity: identity, into: &arguments) }
+        }
+        return groups
     }
 
     static func balancedOr(_ terms: ArraySlice<String>) -> String {
@@ -50,48 +76,42 @@ struct SyncView {
         return "(" + balancedOr(terms[..<middle]) + " OR " + balancedOr(terms[middle...]) + ")"
     }
 
-    /// Which of `rows` (each `columns`' values) satisfy `predicate`, evaluated on the values
-    /// themselves (a row as it was at an earlier version, not as the table holds it now): the
-    /// row's table name stands for the values inside the statement.
-    func matching(
-        _ table: String, columns: [String], rows: [[BindingValue]],
-        predicate: (inout [BindingValue]) -> String?
-    ) throws -> Set<Int> {
-        guard !rows.isEmpty else { return [] }
-        var matched: Set<Int> = []
-        let perRow = columns.count + 1
-        let chunk = max(1, 20_000 / perRow)
-        var start = 0
-        while start < rows.count {
-            let end = min(rows.count, start + chunk)
-            var arguments: [BindingValue] = []
-            var tuples: [String] = []
-            for index in start..<end {
-                arguments.append(.integer(Int64(index)))
-                var placeholders = [dialect.integerPlaceholder(arguments.count)]
-                for column in 0..<columns.count {
-                    arguments.append(column < rows[index].count ? rows[index][column] : .null)
-                    placeholders.append(try storage.ruleValue(arguments.count, table: table, column: columns[column]))
-                }
-                tuples.append("(" + placeholders.joined(separator: ", ") + ")")
-            }
-            guard let condition = predicate(&arguments) else { return [] }
-            let rowColumn = quoteIdentifier(SyncBookkeeping.prefix + "row")
-            let sql =
-                "WITH " + quoteIdentifier(table) + "(" + ([rowColumn] + columns.map(quoteIdentifier)).joined(separator: ", ")
-                + ") AS (VALUES " + tuples.joined(separator: ", ") + ") SELECT " + rowColumn + " FROM " + quoteIdentifier(table)
-                + " WHERE " + condition
-            for row in try storage.ruleRows(sql, arguments) {
-                if case .integer(let index)? = row.first { matched.insert(Int(index)) }
-            }
-            start = end
-        }
-        return matched
+    /// Which of `rows` (each `columns`' values) satisfy any of `conditions`, evaluated on the
+    /// values themselves (a row as it was at an earlier version, not as the table holds it now),
+    /// compared as the table compares them (its columns' types).
+    func matching(_ table: String, columns: [String], rows: [[BindingValue]], conditions: [RuleCondition]) throws -> Set<Int> {
+        guard !rows.isEmpty, !conditions.isEmpty else { return [] }
+        return try storage.ruleMatches(table, columns: columns, rows: rows, conditions: conditions)
     }
 
-    /// The rows of `table` (every column) that satisfy `condition`, as the table holds them now.
+    /// The rows of `table` (every column) that satisfy any of `conditions`, as the table holds
+    /// them now, each once (a row in several instances, or several groups, is read again and
+    /// kept once, by its key).
+    func currentRows(_ table: String, columns: [String], keyIndexes: [Int], conditions: [RuleCondition]) throws -> [[BindingValue]] {
+        var seen: Set<[SyncValue]> = []
+        var rows: [[BindingValue]] = []
+        for condition in conditions {
+            var arguments: [BindingValue] = []
+            guard let sql = condition(&arguments) else { continue }
+            for values in try storage.ruleTableRows(table, columns: columns, where: sql, arguments) {
+                if seen.insert(keyIndexes.map { SyncValue(values[$0]) }).inserted { rows.append(values) }
+            }
+        }
+        return rows
+    }
+
+    /// The rows of `table` (every column) that satisfy `condition`, as the table holds it now.
     func currentRows(_ table: String, columns: [String], where condition: String, _ arguments: [BindingValue]) throws -> [[BindingValue]] {
         try storage.ruleTableRows(table, columns: columns, where: condition, arguments)
+    }
+
+    /// The values of the claims the data rules read, as this identity has them (absent: NULL).
+    func dataClaimValues() -> [String: String] {
+        var values: [String: String] = [:]
+        for name in rules.dataClaims {
+            if case .text(let value) = identity.value(of: name) { values[name] = value }
+        }
+        return values
     }
 
     /// SQL matching the rows of `keys` (each the key columns' values), its values appended.
@@ -108,13 +128,28 @@ struct SyncView {
         return terms.isEmpty ? "FALSE" : Self.balancedOr(terms[...])
     }
 
-    static func encodeInstances(_ instances: Set<CompiledRules.Instance>) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(instances.sorted())
+    /// What a view record holds: the instances, and the values of the claims the data rules read.
+    private struct Recorded: Codable {
+        var instances: [CompiledRules.Instance]
+        var claims: [String: String]
     }
 
-    static func decodeInstances(_ data: Data) throws -> Set<CompiledRules.Instance> {
-        Set(try JSONDecoder().decode([CompiledRules.Instance].self, from: data))
+    static func encodeInstances(_ instances: Set<CompiledRules.Instance>, claims: [String: String]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(Recorded(instances: instances.sorted(), claims: claims))
+    }
+
+    /// The instances and claims of a record; claims nil for a record written before they were
+    /// kept (a bare list of instances).
+    static func decodeInstances(_ data: Data) throws -> (instances: Set<CompiledRules.Instance>, claims: [String: String]?) {
+        if let recorded = try? JSONDecoder().decode(Recorded.self, from: data) {
+            return (Set(recorded.instances), recorded.claims)
+        }
+        return (Set(try JSONDecoder().decode([CompiledRules.Instance].self, from: data)), nil)
     }
 }
+
+/// A view's condition for one group of instances: rule SQL whose values it appends to the
+/// arguments (numbered after those already there); nil when the group covers no row.
+package typealias RuleCondition = (inout [BindingValue]) -> String?

@@ -250,6 +250,18 @@ package final class SchemaReader {
         }
     }
 
+    /// The collation `column` of `table` declares (`BINARY` when it declares none), as SQLite
+    /// compares the column's values with others; nil when there is no such column.
+    package func declaredCollation(ofTable table: String, column: String) -> String? {
+        var type: UnsafePointer<CChar>?
+        var collation: UnsafePointer<CChar>?
+        var notNull: Int32 = 0, primaryKey: Int32 = 0, autoincrement: Int32 = 0
+        let code = sqlite3_table_column_metadata(
+            connection.handle, "main", table, column, &type, &collation, &notNull, &primaryKey, &autoincrement)
+        guard code == SQLITE_OK else { return nil }
+        return collation.map { String(cString: $0) } ?? "BINARY"
+    }
+
     /// The columns `PRAGMA table_info` shows (no hidden or generated ones), numbered as it does.
     package func visibleColumns(ofTable table: String) throws -> [ColumnInfo] {
         try columns(ofTable: table).filter { $0.hidden == 0 }.enumerated().map { ordinal, column in
