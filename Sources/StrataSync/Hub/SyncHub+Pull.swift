@@ -128,7 +128,8 @@ extension SyncHub {
                     let instances = try view.instances()
                     return (try storage.currentVersion(), try view.snapshot(tables: request.tables, instances: instances), instances)
                 }
-                let record = SyncViewRecord(version: version, rules: rules.version, instances: try SyncView.encodeInstances(instances, claims: view.dataClaimValues()))
+                let record = SyncViewRecord(
+                    version: version, rules: rules.version, instances: try SyncView.encodeInstances(instances, claims: view.dataClaimValues()))
                 try storage.write { try storage.recordView(record, replica: request.replicaID, user: identity.user, keepingFrom: version) }
                 return SyncSnapshot(version: version, database: image, chain: try HubSpace(storage: storage).chain(at: version))
             }

@@ -165,7 +165,8 @@ public struct SyncRules: Codable, Sendable, Equatable {
             throw error
         } catch let DecodingError.keyNotFound(key, context) {
             throw SyncError.invalidRules(
-                "the rules lack the key \(key.stringValue.debugDescription) at \(Self.path(context.codingPath)) (a bucket has \"name\" and \"data\", and may have \"parameters\")")
+                "the rules lack the key \(key.stringValue.debugDescription) at \(Self.path(context.codingPath)) (a bucket has \"name\" and \"data\", and may have \"parameters\")"
+            )
         } catch let DecodingError.typeMismatch(_, context) {
             throw SyncError.invalidRules("the rules have a value of the wrong kind at \(Self.path(context.codingPath)): \(context.debugDescription)")
         } catch {
