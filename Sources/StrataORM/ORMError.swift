@@ -66,3 +66,8 @@ public enum ORMError: Swift.Error, Equatable, Sendable, CustomStringConvertible 
 ///
 /// Declared only in StrataORM: code that imports just Strata keeps `Swift.Error`.
 public typealias Error = ORMError
+
+extension ORMError: LocalizedError {
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}

@@ -308,3 +308,8 @@ public enum RecordError: Error, CustomStringConvertible, Equatable {
         "Column '\(column)' of record \(record) \(problem)"
     }
 }
+
+extension RecordError: LocalizedError {
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}

@@ -222,3 +222,8 @@ public enum NearestQueryError: Error, Equatable, Sendable, CustomStringConvertib
         }
     }
 }
+
+extension NearestQueryError: LocalizedError {
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}

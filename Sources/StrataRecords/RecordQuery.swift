@@ -375,3 +375,8 @@ func runningTypedQuery<T>(named records: @autoclosure () -> [String], _ body: ()
     }
 }
 extension RecordQuery: ModifiableQuery {}
+
+extension RecordQueryError: LocalizedError {
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}

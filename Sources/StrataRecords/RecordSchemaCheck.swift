@@ -212,3 +212,8 @@ private func affinityName(_ affinity: DeclaredTypeAffinity) -> String {
     case .numeric: return "NUMERIC"
     }
 }
+
+extension RecordSchemaError: LocalizedError {
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}

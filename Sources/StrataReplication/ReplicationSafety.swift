@@ -117,3 +117,8 @@ extension Database {
         )
     }
 }
+
+extension ReplicationSafetyError: LocalizedError {
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}

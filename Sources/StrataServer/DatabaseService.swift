@@ -112,6 +112,10 @@ extension Database: Service {
         try await DatabaseService(self).run()
     }
 }
+extension DatabaseShutdownError: LocalizedError {
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}
 #else
 // Without the trait the module is empty but for these: naming one says what to enable, where an
 // empty module would only say "cannot find 'DatabaseService' in scope".

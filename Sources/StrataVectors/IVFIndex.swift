@@ -230,3 +230,8 @@ extension IVFIndex {
             .map { "DROP TABLE IF EXISTS main." + quoteIdentifier($0) }
     }
 }
+
+extension VectorIndexError: LocalizedError {
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}

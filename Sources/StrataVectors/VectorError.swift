@@ -1,5 +1,6 @@
 // Vectors: float32, int8 and bit vectors stored as BLOBs in sqlite-vec's layout, their distances
 // computed on the BLOB bytes in place, and the `strata_vec_*` SQL functions.
+import Foundation
 import StrataCore
 
 /// The byte layout a vector BLOB was read as, named in ``VectorError/malformedBlob(bytes:layout:)``.
@@ -47,4 +48,9 @@ public enum VectorError: Error, Equatable, Sendable, CustomStringConvertible {
             return "Int8 vector scale \(scale) is not a finite non-negative number small enough to dequantize"
         }
     }
+}
+
+extension VectorError: LocalizedError {
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
 }

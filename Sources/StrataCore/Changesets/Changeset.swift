@@ -268,3 +268,8 @@ public struct Changeset: Sendable, Equatable, Sequence {
 /// A patchset: a changeset that records only the new values of updates and the keys of deleted
 /// rows (smaller; it cannot be inverted). SQLite's functions take both.
 public typealias Patchset = Changeset
+
+extension ChangesetError: LocalizedError {
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}

@@ -391,3 +391,8 @@ package struct RealFormatter {
         return exactRealLiteral(value)
     }
 }
+
+extension DumpError: LocalizedError {
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}

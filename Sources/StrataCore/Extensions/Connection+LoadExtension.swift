@@ -77,3 +77,8 @@ extension Connection {
         return try body()
     }
 }
+
+extension ExtensionError: LocalizedError {
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}

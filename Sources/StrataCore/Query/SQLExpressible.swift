@@ -162,3 +162,8 @@ extension SQLFragment {
         SQLFragment(segments: [.lateColumn(column)])
     }
 }
+
+extension SQLFragmentError: LocalizedError {
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}

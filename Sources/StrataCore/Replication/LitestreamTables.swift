@@ -45,3 +45,8 @@ enum LitestreamTables {
         }
     }
 }
+
+extension ReplicationError: LocalizedError {
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}

@@ -79,3 +79,8 @@ package enum LitestreamVFS {
         return getenv(name).map { String(cString: $0) }
     }
 }
+
+extension LitestreamReplicaError: LocalizedError {
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}

@@ -242,3 +242,8 @@ private struct NamedMigrationStore: MigrationVersionStore {
                 """)
     }
 }
+
+extension DatabaseMigratorError: LocalizedError {
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}
