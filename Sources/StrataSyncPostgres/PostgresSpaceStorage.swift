@@ -752,6 +752,25 @@ struct UntypedText: PostgresDynamicTypeEncodable {
 }
 
 extension PostgresCell {
+    /// Whether `value` (read from the numeric `text`) is that number exactly: an integer, or a
+    /// real of at most 15 significant digits (every such decimal survives a Double).
+    static func holdsExactly(_ value: BindingValue, _ text: String) -> Bool {
+        switch value {
+        case .integer, .null: return true
+        case .real(let real) where real.isInfinite: return true
+        case .real:
+            var digits: [UInt8] = []
+            for byte in text.utf8 {
+                if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { break }
+                if (0x30...0x39).contains(byte) { digits.append(byte) }
+            }
+            while digits.first == 0x30 { digits.removeFirst() }
+            while digits.last == 0x30 { digits.removeLast() }
+            return digits.count <= 15
+        default: return false
+        }
+    }
+
     /// A rule's result cell as SQLite would hold it, by the type PostgreSQL gave it.
     func ruleValue() throws -> BindingValue {
         guard bytes != nil else { return .null }
@@ -763,7 +782,18 @@ extension PostgresCell {
         case .float4, .float8:
             let real = try decode(Double.self)
             return real.isNaN ? .null : .real(real)
-        case .numeric: return Self.numericValue(text: "\(try decode(Decimal.self))")
+        case .numeric:
+            // Its exact digits: through Decimal (38 digits) 10^50 + 1 became 10^50, and matched
+            // another user's 10^50. A value no Int64 or Double holds exactly keeps its digits,
+            // bound back untyped, so PostgreSQL compares it as the numeric it is.
+            let text: String
+            if format == .binary, let exact = PostgresData(type: .numeric, formatCode: .binary, value: bytes).numeric?.string {
+                text = exact
+            } else {
+                text = try decode(String.self)
+            }
+            let value = Self.numericValue(text: text)
+            return Self.holdsExactly(value, text) ? value : .text(text)
         case .bytea: return .blob(try decode(Data.self))
         default: return .text(try decode(String.self))
         }

@@ -41,16 +41,53 @@ import Testing
             return random.pick(["(\(left) AND \(right))", "(\(left) OR \(right))", "NOT (\(left))"])
         }
         let column = random.pick(["n", "r", "t", "b", "id"])
+        // Literals of the column's own kind: a number with a TEXT column, text with a numeric
+        // one, or a boolean with any, is refused (mixedKindsAreRefusedOnEveryStore).
+        let numeric = column == "n" || column == "r"
+        let text = column == "t" || column == "id"
         switch random.int(0...3) {
         case 0: return "\(column) IS \(random.oneIn(2) ? "" : "NOT ")NULL"
-        case 1: return "\(column) IN (\(random.int(-2...2)), '\(random.int(0...3))', NULL)"
+        case 1:
+            if numeric { return "\(column) IN (\(random.int(-2...2)), \(random.int(0...3)), NULL)" }
+            if text { return "\(column) IN ('\(random.int(-2...2))', '\(random.int(0...3))', NULL)" }
+            return "\(column) IN (NULL)"
         case 2: return "\(column) IN (SELECT \(column) FROM item WHERE n > \(random.int(-5...5)))"
         default:
-            let literal = random.pick([
-                "0", "1", "-1", "2.5", "'a'", "'1'", "''", "'it''s'", "NULL", "TRUE", "FALSE",
-                "9223372036854775807"
-            ])
+            let literal =
+                numeric
+                ? random.pick(["0", "1", "-1", "2.5", "NULL", "9223372036854775807"])
+                : text ? random.pick(["'a'", "'1'", "''", "'it''s'", "NULL"]) : "NULL"
             return "\(column) \(random.pick(["=", "!=", "<>", "<", "<=", ">", ">="])) \(literal)"
+        }
+    }
+
+    /// Comparisons that mix kinds, which SQLite answers by affinity and PostgreSQL refuses:
+    /// refused by name when the rules are set, on every store (the probes run on SQLite's).
+    @Test func mixedKindsAreRefusedOnEveryStore() throws {
+        let folder = try SyncFolder()
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try hub.createSpace("s") { try $0.execute(Self.schema) }
+        try hub.setRules(Self.kept, forSpace: "s")
+        let refused = [
+            "n = auth.org", "auth.org < r", "b = auth.user", "n = TRUE", "t = FALSE", "n = 'yes'", "r >= '1'",
+            "t = 1", "id <> 2.5", "b = 'x'", "n", "t AND n = 1", "NOT r", "n IN (1, 'x')", "t NOT IN ('a', 2)",
+            "n IN (auth.user)", "\"item\".\"n\" = 'a'", "id IN (SELECT id FROM item WHERE item.n = 'x')"
+        ]
+        for predicate in refused {
+            do {
+                try hub.setRules(SyncRules(buckets: [SyncBucket(name: "b", data: ["item": predicate])]), forSpace: "s")
+                Issue.record("accepted \(predicate)")
+            } catch SyncError.invalidRules(let message) {
+                #expect(message.contains("bucket b, data of item"), "\(message)")
+            }
+            do {
+                try hub.setRules(SyncRules(buckets: [], writes: ["item": predicate]), forSpace: "s")
+                Issue.record("accepted the write rule \(predicate)")
+            } catch SyncError.invalidRules {}
+        }
+        #expect(try hub.rules(ofSpace: "s") == Self.kept)
+        for accepted in ["t = auth.user", "n = 1 AND r < 2.5", "t IN ('a', auth.org)", "true", "NOT (n = 1)", "n IS NULL", "b IS NOT NULL"] {
+            try hub.setRules(SyncRules(buckets: [SyncBucket(name: "b", data: ["item": accepted])]), forSpace: "s")
         }
     }
 

@@ -122,10 +122,17 @@ package struct RuleDialect: Sendable {
     /// the store would otherwise read it as text.
     package let integerPlaceholder: @Sendable (Int) -> String
 
+    /// The placeholder of a claim (`auth.*`), which is always text: typed where the store would
+    /// otherwise read it as whatever it meets (PostgreSQL read `'\\x6f6b'` as the bytes `ok`
+    /// beside a bytea column, and failed the whole pull on `'alice'` beside a bigint).
+    package var claimPlaceholder: @Sendable (Int) -> String = { "?\($0)" }
+
     /// SQLite's numbered parameters (`?1`), which SQLite also reads as positional.
     package static let sqlite = RuleDialect(placeholder: { "?\($0)" }, integerPlaceholder: { "?\($0)" })
-    /// PostgreSQL's `$1`: each value travels untyped and takes the type of what it meets.
-    package static let postgres = RuleDialect(placeholder: { "$\($0)" }, integerPlaceholder: { "$\($0)::bigint" })
+    /// PostgreSQL's `$1`: each value travels untyped and takes the type of what it meets; a
+    /// claim is text.
+    package static let postgres = RuleDialect(
+        placeholder: { "$\($0)" }, integerPlaceholder: { "$\($0)::bigint" }, claimPlaceholder: { "$\($0)::text" })
 }
 
 extension SyncHubStorage {

@@ -90,6 +90,25 @@ package struct CompiledRules: Sendable {
                 names[column.name.lowercased()] = column.name
             }
         }
+        // Each column's kind, by its quoted spelling as rules render it, per table and overall.
+        var kindsByTable: [String: [String: RuleOperandKind]] = [:]
+        var kindsByName: [String: Set<RuleOperandKind>] = [:]
+        for (lowered, table) in tables {
+            for column in try schema.schemaReader.columns(ofTable: table) {
+                let quoted = quoteIdentifier(names[column.name.lowercased()] ?? column.name)
+                let kind = RuleOperandKind(DeclaredTypeAffinity(declaredType: column.declaredType))
+                kindsByTable[quoteIdentifier(names[lowered] ?? table), default: [:]][quoted] = kind
+                kindsByName[quoted, default: []].insert(kind)
+            }
+        }
+        let quotedTableNames = Set(tables.keys.map { quoteIdentifier(names[$0] ?? $0) })
+        func checkComparisons(_ rule: RuleText, _ place: String) throws {
+            try rule.checkComparisons(place: place, isTable: { quotedTableNames.contains($0) }) { table, name in
+                if let table, let kinds = kindsByTable[table] { return kinds[name] }
+                guard let kinds = kindsByName[name], kinds.count == 1 else { return nil }
+                return kinds.first
+            }
+        }
         func table(_ name: String, _ place: String) throws -> String {
             guard let table = tables[name.lowercased()] else {
                 throw SyncError.invalidRules("\(place): the space has no table \(name)")
@@ -115,6 +134,7 @@ package struct CompiledRules: Sendable {
             var parameters: RuleText?
             if let text = bucket.parameters {
                 let parsed = try RuleText(text, where: "\(place), parameters", names: names)
+                try checkComparisons(parsed, "\(place), parameters")
                 guard parsed.startsWithSelect else { throw SyncError.invalidRules("\(place), parameters: not a SELECT") }
                 guard parsed.bucketNames.isEmpty else { throw SyncError.invalidRules("\(place), parameters: bucket.* is what it defines") }
                 var arguments: [BindingValue] = []
@@ -133,6 +153,7 @@ package struct CompiledRules: Sendable {
                 let table = try table(name, where_)
                 guard data[table.lowercased()] == nil else { throw SyncError.invalidRules("\(where_): the table is named twice") }
                 let parsed = try RuleText(predicate, where: where_, names: names)
+                try checkComparisons(parsed, where_)
                 for used in parsed.bucketNames where !columns.contains(used) {
                     throw SyncError.invalidRules(
                         "\(where_): bucket.\(used) is not a column of the bucket's parameters"
@@ -152,6 +173,7 @@ package struct CompiledRules: Sendable {
             let table = try table(name, place)
             guard writes[table.lowercased()] == nil else { throw SyncError.invalidRules("\(place): the table is named twice") }
             let parsed = try RuleText(predicate, where: place, names: names)
+            try checkComparisons(parsed, place)
             guard parsed.bucketNames.isEmpty else { throw SyncError.invalidRules("\(place): bucket.* is for data rules") }
             var arguments: [BindingValue] = []
             _ = try compiles(

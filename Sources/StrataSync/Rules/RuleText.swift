@@ -179,12 +179,136 @@ struct RuleText: Sendable, Equatable {
             case .verbatim(let sql): parts.append(sql)
             case .auth(let name):
                 arguments.append(identity?.value(of: name) ?? .null)
-                parts.append(dialect.placeholder(arguments.count))
+                parts.append(dialect.claimPlaceholder(arguments.count))
             case .bucket(let name):
                 arguments.append(bucket[name.lowercased()] ?? .null)
                 parts.append(dialect.placeholder(arguments.count))
             }
         }
         return parts.joined(separator: " ")
+    }
+}
+
+/// What a rule's comparison compares, as far as both stores agree on it: PostgreSQL compares
+/// text with text and numbers with numbers, and refuses `bigint = text` where SQLite converts by
+/// affinity; so a rule whose comparison mixes the two is refused on every store alike.
+enum RuleOperandKind: Hashable {
+    case text, number, blob, boolean
+    /// A claim: always text (a token's string).
+    case claim
+
+    init(_ affinity: DeclaredTypeAffinity) {
+        switch affinity {
+        case .text: self = .text
+        case .integer, .real, .numeric: self = .number
+        case .blob: self = .blob
+        }
+    }
+
+    var words: String {
+        switch self {
+        case .text: "a TEXT column"
+        case .number: "a numeric column"
+        case .blob: "a BLOB column"
+        case .boolean: "a boolean"
+        case .claim: "a claim, always text"
+        }
+    }
+}
+
+extension RuleText {
+    static let comparisonOperators: Set<String> = ["=", "!=", "<>", "<", "<=", ">", ">="]
+    static let conditionStarts: Set<String> = ["WHERE", "AND", "OR", "NOT", "(", "ON"]
+    static let conditionEnds: Set<String> = ["AND", "OR", ")", "UNION"]
+
+    /// Refuses comparisons the stores would answer differently: a claim (text) with a column
+    /// that is not TEXT, a text literal with a numeric or BLOB column, a number with a TEXT or
+    /// BLOB column, `TRUE`/`FALSE` with a column, and a column standing alone as a condition.
+    /// `column` gives a column's kind by its (quoted) table and name, nil when the rule's text
+    /// does not tell (an alias, a result column, a name several tables give other types).
+    /// - Throws: ``SyncError/invalidRules(_:)`` in words, naming the rule, the column and the
+    ///   shape to write instead.
+    func checkComparisons(place: String, isTable: (String) -> Bool, column: (_ table: String?, _ name: String) -> RuleOperandKind?) throws {
+        func verbatim(_ index: Int) -> String? {
+            guard pieces.indices.contains(index), case .verbatim(let text) = pieces[index] else { return nil }
+            return text
+        }
+        func isName(_ text: String?) -> Bool { text?.hasPrefix("\"") == true }
+        /// The column at `index` (a name, maybe after `table .`), with its shown name.
+        func columnAt(_ index: Int) -> (RuleOperandKind, String)? {
+            guard let name = verbatim(index), isName(name), !isTable(name) || verbatim(index + 1) == "." else { return nil }
+            if verbatim(index + 1) == "." { return nil }
+            let table = verbatim(index - 1) == "." ? verbatim(index - 2) : nil
+            return column(table, name).map { ($0, name) }
+        }
+        /// The operand that ends at `index` (left of an operator) or starts there (right of one).
+        func operand(_ index: Int, right: Bool) -> (RuleOperandKind, String)? {
+            guard pieces.indices.contains(index) else { return nil }
+            switch pieces[index] {
+            case .auth(let name): return (.claim, "auth.\(name)")
+            case .bucket: return nil
+            case .verbatim(let text):
+                if text.hasPrefix("'") { return (.text, text) }
+                if let first = text.utf8.first, (0x30...0x39).contains(first) { return (.number, text) }
+                if text == "TRUE" || text == "FALSE" { return (.boolean, text) }
+                if right, isName(text), verbatim(index + 1) == "." { return columnAt(index + 2) }
+                return columnAt(index)
+            }
+        }
+        func isColumn(_ kind: RuleOperandKind, _ name: String) -> Bool { name.hasPrefix("\"") }
+        for (index, piece) in pieces.enumerated() {
+            guard case .verbatim(let op) = piece, Self.comparisonOperators.contains(op) else { continue }
+            guard let left = operand(index - 1, right: false), let right = operand(index + 1, right: true) else { continue }
+            for (one, other) in [(left, right), (right, left)] where isColumn(other.0, other.1) && !isColumn(one.0, one.1) {
+                let column = other.1, kind = other.0
+                let refused: String?
+                switch (one.0, kind) {
+                case (.claim, .number), (.claim, .blob):
+                    refused =
+                        "compares \(one.1) (a claim, always text) with \(column), \(kind.words): SQLite converts '1' to 1 and PostgreSQL refuses; "
+                        + "compare claims with TEXT columns, or map the claim to the column's values in a bucket's parameters "
+                        + "(SELECT id AS org FROM org WHERE name = \(one.1), then \(column) = bucket.org)"
+                case (.boolean, _):
+                    refused = "compares \(one.1) with \(column): TRUE and FALSE are booleans in PostgreSQL; write \(column) = 1 or \(column) = 0"
+                case (.text, .number), (.text, .blob):
+                    refused = "compares the text \(one.1) with \(column), \(kind.words): the stores convert it differently; compare with a number"
+                case (.number, .text), (.number, .blob):
+                    refused = "compares the number \(one.1) with \(column), \(kind.words): the stores convert it differently; compare with a 'text'"
+                default: refused = nil
+                }
+                if let refused { throw SyncError.invalidRules("\(place): \(refused)") }
+            }
+        }
+        // A column IN a list of literals: each literal as if compared with `=`.
+        for (index, piece) in pieces.enumerated() where piece == .verbatim("IN") && verbatim(index + 1) == "(" && verbatim(index + 2) != "SELECT" {
+            let columnIndex = verbatim(index - 1) == "NOT" ? index - 2 : index - 1
+            guard let (kind, column) = columnAt(columnIndex) else { continue }
+            var look = index + 2
+            while look < pieces.count, verbatim(look) != ")" {
+                if let (one, shown) = operand(look, right: true), !shown.hasPrefix("\"") {
+                    let mixed: Bool
+                    switch (one, kind) {
+                    case (.claim, .number), (.claim, .blob), (.boolean, _), (.text, .number), (.text, .blob), (.number, .text), (.number, .blob):
+                        mixed = true
+                    default: mixed = false
+                    }
+                    if mixed {
+                        throw SyncError.invalidRules(
+                            "\(place): lists \(shown) (\(one.words)) for \(column), \(kind.words): the stores convert it differently; list values of the column's own kind")
+                    }
+                }
+                look += 1
+            }
+        }
+        // A column alone as a condition: PostgreSQL wants a boolean there.
+        for index in pieces.indices {
+            guard let (_, name) = columnAt(index) else { continue }
+            let start = verbatim(index - 1) == "." ? index - 3 : index - 1
+            let before = start < 0 ? "WHERE" : verbatim(start)
+            let after = index + 1 < pieces.count ? verbatim(index + 1) : "AND"
+            if let before, let after, Self.conditionStarts.contains(before), Self.conditionEnds.contains(after) {
+                throw SyncError.invalidRules("\(place): \(name) stands alone as a condition, which PostgreSQL reads only for a boolean; write \(name) = 1")
+            }
+        }
     }
 }
