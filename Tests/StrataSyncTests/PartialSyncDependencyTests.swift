@@ -63,12 +63,22 @@ import Testing
     }
 
     @Test func aValueComparedWithAnotherKindOfColumnSelectsWhatTheTableSelects() async throws {
-        // body is TEXT, the bucket's value an INTEGER: the table compares '1' and 1 as equal
-        // (TEXT affinity), a VALUES list of the row's values did not.
+        let space = try await Space(rules: SyncRules(buckets: [SyncBucket(name: "all", data: ["doc": "true"])]))
+        // body is TEXT, the bucket's value an INTEGER (an expression, whose kind the rules do not
+        // tell, so it is not refused): the table compares '1' and 1 as equal (TEXT affinity), a
+        // VALUES list of the row's values did not.
         let rules = SyncRules(buckets: [
-            SyncBucket(name: "level", parameters: "SELECT public AS p FROM proj WHERE id = auth.proj", data: ["doc": "body = bucket.p"])
+            SyncBucket(name: "level", parameters: "SELECT public + 0 AS p FROM proj WHERE id = auth.proj", data: ["doc": "body = bucket.p"])
         ])
-        let space = try await Space(rules: rules)
+        do {
+            try space.hub.setRules(
+                SyncRules(buckets: [SyncBucket(name: "b", parameters: "SELECT public AS p FROM proj", data: ["doc": "body = bucket.p"])]),
+                forSpace: "s")
+            Issue.record("a bucket's INTEGER value against a TEXT column was accepted")
+        } catch SyncError.invalidRules(let message) {
+            #expect(message.contains("bucket.p"), "\(message)")
+        }
+        try space.hub.setRules(rules, forSpace: "s")
         try await space.admin(
             """
             INSERT INTO proj VALUES ('p1', 1);

@@ -154,6 +154,56 @@ import Testing
         #expect(try await injected.database.read { try $0.query("SELECT id FROM item ORDER BY id") as [Int64] } == [3, 9223372036854775807])
     }
 
+    /// Claims against INTEGER and BLOB columns (a 500 for every pull, and `'\\x6f6b'` read as the
+    /// bytes `ok`) are refused when set, as on SQLite; bucket values compare with their own types
+    /// (1.0 and 1 equal, as SQLite says); NUMERIC values keep their digits (10^50 + 1 is not 10^50).
+    @Test func typedValuesCompareAsOnSQLiteOrTheRulesAreRefused() async throws {
+        guard let server = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] else { return }
+        let database = try SyncModelPostgresDatabase(server: server)
+        defer { withExtendedLifetime(database) {} }
+        let hub = SyncHub(store: try .postgres(url: database.url))
+        let schema = """
+            CREATE TABLE doc(id TEXT PRIMARY KEY NOT NULL, org INTEGER, data BLOB, owner TEXT);
+            CREATE TABLE acct(id TEXT PRIMARY KEY NOT NULL, owner TEXT NOT NULL, amount NUMERIC, have REAL, need INTEGER);
+            """
+        try hub.createSpace("typed") { try $0.execute(schema) }
+        for rule in ["org = auth.org", "data = auth.org", "org IN (auth.org)"] {
+            do {
+                try hub.setRules(SyncRules(buckets: [SyncBucket(name: "b", data: ["doc": rule])]), forSpace: "typed")
+                Issue.record("accepted \(rule)")
+            } catch SyncError.invalidRules(let message) {
+                #expect(message.contains("bucket b, data of doc"), "\(message)")
+            }
+        }
+        let rules = SyncRules(buckets: [
+            SyncBucket(
+                name: "mine", parameters: "SELECT amount AS a, have AS h, need AS n FROM acct WHERE owner = auth.user",
+                data: ["acct": "amount = bucket.a AND bucket.h = bucket.n"])
+        ])
+        try hub.setRules(rules, forSpace: "typed")
+        _ = try database.rows(
+            """
+            INSERT INTO typed.acct(id, owner, amount, have, need) VALUES
+                ('a1', 'alice', 100000000000000000000000000000000000000000000000001, 1.0, 1),
+                ('b1', 'bob', 100000000000000000000000000000000000000000000000000, 1.0, 1),
+                ('c1', 'carol', 7, 2.5, 2)
+            """)
+        let folder = try SyncFolder()
+        func replica(_ user: String) throws -> SyncReplica {
+            let path = folder.path(user + ".sqlite")
+            try Connection(storageLocation: .onDisk(path)).execute(schema)
+            return try SyncReplica(
+                database: try Database(path: path), replicaID: user, space: "typed", tables: ["doc", "acct"],
+                transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: user)))
+        }
+        for (user, expected) in [("alice", ["a1"]), ("bob", ["b1"]), ("carol", [String]())] {
+            let replica = try replica(user)
+            try await replica.sync()
+            let held: [String] = try await replica.database.read { try $0.query("SELECT id FROM acct ORDER BY id") }
+            #expect(held == expected, "\(user) holds \(held)")
+        }
+    }
+
     @Test func rulesSetThroughOneHubAreServedByAnotherOnTheSameDatabase() async throws {
         guard let (first, database) = try Self.hub() else { return }
         defer { withExtendedLifetime(database) {} }

@@ -126,13 +126,24 @@ package struct RuleDialect: Sendable {
     /// otherwise read it as whatever it meets (PostgreSQL read `'\\x6f6b'` as the bytes `ok`
     /// beside a bytea column, and failed the whole pull on `'alice'` beside a bigint).
     package var claimPlaceholder: @Sendable (Int) -> String = { "?\($0)" }
+    /// The placeholder of a bucket's value whose kind its parameters query tells (nil: it does
+    /// not): PostgreSQL compared two untyped values as text, so 1.0 and 1 differed.
+    package var bucketPlaceholder: @Sendable (Int, RuleOperandKind?) -> String = { index, _ in "?\(index)" }
 
     /// SQLite's numbered parameters (`?1`), which SQLite also reads as positional.
     package static let sqlite = RuleDialect(placeholder: { "?\($0)" }, integerPlaceholder: { "?\($0)" })
     /// PostgreSQL's `$1`: each value travels untyped and takes the type of what it meets; a
     /// claim is text.
     package static let postgres = RuleDialect(
-        placeholder: { "$\($0)" }, integerPlaceholder: { "$\($0)::bigint" }, claimPlaceholder: { "$\($0)::text" })
+        placeholder: { "$\($0)" }, integerPlaceholder: { "$\($0)::bigint" }, claimPlaceholder: { "$\($0)::text" },
+        bucketPlaceholder: { index, kind in
+            switch kind {
+            case .number: "$\(index)::numeric"
+            case .text, .claim: "$\(index)::text"
+            case .blob: "$\(index)::bytea"
+            case .boolean, nil: "$\(index)"
+            }
+        })
 }
 
 extension SyncHubStorage {

@@ -12,6 +12,8 @@ package struct CompiledRules: Sendable {
         let columns: [String]
         /// Each table's predicate, by lower-cased table name.
         let data: [String: RuleText]
+        /// The kind of each parameters column its query tells (lower-cased).
+        var columnKinds: [String: RuleOperandKind] = [:]
     }
 
     let buckets: [Bucket]
@@ -55,7 +57,7 @@ package struct CompiledRules: Sendable {
             }
             for (table, predicate) in bucket.data.sorted(by: { $0.key < $1.key }) {
                 var arguments: [BindingValue] = []
-                let sql = predicate.render(dialect, identity: nil, bucket: [:], into: &arguments)
+                let sql = predicate.render(dialect, identity: nil, bucket: [:], bucketKinds: bucket.columnKinds, into: &arguments)
                 probes.append(
                     RuleProbe(
                         place: "bucket \(bucket.name), data of \(table)",
@@ -102,12 +104,13 @@ package struct CompiledRules: Sendable {
             }
         }
         let quotedTableNames = Set(tables.keys.map { quoteIdentifier(names[$0] ?? $0) })
-        func checkComparisons(_ rule: RuleText, _ place: String) throws {
-            try rule.checkComparisons(place: place, isTable: { quotedTableNames.contains($0) }) { table, name in
-                if let table, let kinds = kindsByTable[table] { return kinds[name] }
-                guard let kinds = kindsByName[name], kinds.count == 1 else { return nil }
-                return kinds.first
-            }
+        func columnKind(_ table: String?, _ name: String) -> RuleOperandKind? {
+            if let table, let kinds = kindsByTable[table] { return kinds[name] }
+            guard let kinds = kindsByName[name], kinds.count == 1 else { return nil }
+            return kinds.first
+        }
+        func checkComparisons(_ rule: RuleText, _ place: String, bucketKinds: [String: RuleOperandKind] = [:]) throws {
+            try rule.checkComparisons(place: place, isTable: { quotedTableNames.contains($0) }, bucketKinds: bucketKinds, column: columnKind)
         }
         func table(_ name: String, _ place: String) throws -> String {
             guard let table = tables[name.lowercased()] else {
@@ -132,6 +135,7 @@ package struct CompiledRules: Sendable {
             guard seen.insert(bucket.name.lowercased()).inserted else { throw SyncError.invalidRules("two buckets are named \(bucket.name)") }
             var columns: [String] = []
             var parameters: RuleText?
+            var bucketKinds: [String: RuleOperandKind] = [:]
             if let text = bucket.parameters {
                 let parsed = try RuleText(text, where: "\(place), parameters", names: names)
                 try checkComparisons(parsed, "\(place), parameters")
@@ -145,6 +149,7 @@ package struct CompiledRules: Sendable {
                     throw SyncError.invalidRules("\(place), parameters: two result columns share a name (name them with AS)")
                 }
                 parameters = parsed
+                bucketKinds = parsed.resultKinds(column: columnKind)
             }
             guard !bucket.data.isEmpty else { throw SyncError.invalidRules("\(place): data names no table") }
             var data: [String: RuleText] = [:]
@@ -153,7 +158,7 @@ package struct CompiledRules: Sendable {
                 let table = try table(name, where_)
                 guard data[table.lowercased()] == nil else { throw SyncError.invalidRules("\(where_): the table is named twice") }
                 let parsed = try RuleText(predicate, where: where_, names: names)
-                try checkComparisons(parsed, where_)
+                try checkComparisons(parsed, where_, bucketKinds: bucketKinds)
                 for used in parsed.bucketNames where !columns.contains(used) {
                     throw SyncError.invalidRules(
                         "\(where_): bucket.\(used) is not a column of the bucket's parameters"
@@ -165,7 +170,7 @@ package struct CompiledRules: Sendable {
                         + parsed.render(.sqlite, identity: nil, bucket: [:], into: &arguments) + ")", where_)
                 data[table.lowercased()] = parsed
             }
-            buckets.append(Bucket(name: bucket.name, parameters: parameters, columns: columns, data: data))
+            buckets.append(Bucket(name: bucket.name, parameters: parameters, columns: columns, data: data, columnKinds: bucketKinds))
         }
         var writes: [String: RuleText] = [:]
         for (name, predicate) in rules.writes.sorted(by: { $0.key < $1.key }) {

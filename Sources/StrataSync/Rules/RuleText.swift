@@ -170,7 +170,7 @@ struct RuleText: Sendable, Equatable {
     /// count, whose values are appended to `arguments`: never spliced.
     func render(
         _ dialect: RuleDialect, identity: SyncIdentity?, bucket: [String: BindingValue],
-        into arguments: inout [BindingValue]
+        bucketKinds: [String: RuleOperandKind] = [:], into arguments: inout [BindingValue]
     ) -> String {
         var parts: [String] = []
         parts.reserveCapacity(pieces.count)
@@ -182,7 +182,7 @@ struct RuleText: Sendable, Equatable {
                 parts.append(dialect.claimPlaceholder(arguments.count))
             case .bucket(let name):
                 arguments.append(bucket[name.lowercased()] ?? .null)
-                parts.append(dialect.placeholder(arguments.count))
+                parts.append(dialect.bucketPlaceholder(arguments.count, bucketKinds[name.lowercased()]))
             }
         }
         return parts.joined(separator: " ")
@@ -192,7 +192,7 @@ struct RuleText: Sendable, Equatable {
 /// What a rule's comparison compares, as far as both stores agree on it: PostgreSQL compares
 /// text with text and numbers with numbers, and refuses `bigint = text` where SQLite converts by
 /// affinity; so a rule whose comparison mixes the two is refused on every store alike.
-enum RuleOperandKind: Hashable {
+package enum RuleOperandKind: Hashable, Sendable {
     case text, number, blob, boolean
     /// A claim: always text (a token's string).
     case claim
@@ -228,7 +228,10 @@ extension RuleText {
     /// does not tell (an alias, a result column, a name several tables give other types).
     /// - Throws: ``SyncError/invalidRules(_:)`` in words, naming the rule, the column and the
     ///   shape to write instead.
-    func checkComparisons(place: String, isTable: (String) -> Bool, column: (_ table: String?, _ name: String) -> RuleOperandKind?) throws {
+    func checkComparisons(
+        place: String, isTable: (String) -> Bool, bucketKinds: [String: RuleOperandKind] = [:],
+        column: (_ table: String?, _ name: String) -> RuleOperandKind?
+    ) throws {
         func verbatim(_ index: Int) -> String? {
             guard pieces.indices.contains(index), case .verbatim(let text) = pieces[index] else { return nil }
             return text
@@ -246,7 +249,8 @@ extension RuleText {
             guard pieces.indices.contains(index) else { return nil }
             switch pieces[index] {
             case .auth(let name): return (.claim, "auth.\(name)")
-            case .bucket: return nil
+            case .bucket(let name):
+                return bucketKinds[name.lowercased()].map { ($0, "bucket.\(name)") }
             case .verbatim(let text):
                 if text.hasPrefix("'") { return (.text, text) }
                 if let first = text.utf8.first, (0x30...0x39).contains(first) { return (.number, text) }
@@ -265,15 +269,17 @@ extension RuleText {
                 switch (one.0, kind) {
                 case (.claim, .number), (.claim, .blob):
                     refused =
-                        "compares \(one.1) (a claim, always text) with \(column), \(kind.words): SQLite converts '1' to 1 and PostgreSQL refuses; "
+                        "compares \(one.1) (\(one.1.hasPrefix("bucket.") ? "a claim's value" : "a claim"), always text) with \(column), \(kind.words): SQLite converts '1' to 1 and PostgreSQL refuses; "
                         + "compare claims with TEXT columns, or map the claim to the column's values in a bucket's parameters "
                         + "(SELECT id AS org FROM org WHERE name = \(one.1), then \(column) = bucket.org)"
                 case (.boolean, _):
                     refused = "compares \(one.1) with \(column): TRUE and FALSE are booleans in PostgreSQL; write \(column) = 1 or \(column) = 0"
                 case (.text, .number), (.text, .blob):
-                    refused = "compares the text \(one.1) with \(column), \(kind.words): the stores convert it differently; compare with a number"
+                    refused =
+                        "compares the text \(one.1) with \(column), \(kind.words): SQLite converts it by affinity and PostgreSQL refuses it; compare with a number"
                 case (.number, .text), (.number, .blob):
-                    refused = "compares the number \(one.1) with \(column), \(kind.words): the stores convert it differently; compare with a 'text'"
+                    refused =
+                        "compares the number \(one.1) with \(column), \(kind.words): SQLite converts it by affinity and PostgreSQL refuses it; compare with a 'text'"
                 default: refused = nil
                 }
                 if let refused { throw SyncError.invalidRules("\(place): \(refused)") }
@@ -294,7 +300,8 @@ extension RuleText {
                     }
                     if mixed {
                         throw SyncError.invalidRules(
-                            "\(place): lists \(shown) (\(one.words)) for \(column), \(kind.words): the stores convert it differently; list values of the column's own kind")
+                            "\(place): lists \(shown) (\(one.words)) for \(column), \(kind.words): SQLite converts it by affinity and PostgreSQL refuses it; list values of the column's own kind"
+                        )
                     }
                 }
                 look += 1
@@ -310,5 +317,60 @@ extension RuleText {
                 throw SyncError.invalidRules("\(place): \(name) stands alone as a condition, which PostgreSQL reads only for a boolean; write \(name) = 1")
             }
         }
+    }
+}
+
+extension RuleText {
+    /// The kind of each result column of a parameters query (lower-cased name), where its text
+    /// tells: a claim, a column, a literal, named by `AS` or by the column. A query with `UNION`
+    /// tells none (its arms may differ).
+    func resultKinds(column: (_ table: String?, _ name: String) -> RuleOperandKind?) -> [String: RuleOperandKind] {
+        guard !pieces.contains(.verbatim("UNION")) else { return [:] }
+        var items: [[Piece]] = [[]]
+        var depth = 0
+        for piece in pieces.dropFirst() {
+            if depth == 0, piece == .verbatim("FROM") { break }
+            if piece == .verbatim("(") { depth += 1 }
+            if piece == .verbatim(")") { depth -= 1 }
+            if depth == 0, piece == .verbatim(",") { items.append([]); continue }
+            items[items.count - 1].append(piece)
+        }
+        func unquoted(_ name: String) -> String {
+            String(decoding: Self.undoubled(Array(name.utf8.dropFirst().dropLast()), quote: UInt8(ascii: "\"")), as: UTF8.self).lowercased()
+        }
+        var kinds: [String: RuleOperandKind] = [:]
+        for item in items {
+            var expression = item
+            var name: String?
+            if expression.count >= 2, expression[expression.count - 2] == .verbatim("AS"), case .verbatim(let alias) = expression[expression.count - 1] {
+                name = alias.hasPrefix("\"") ? unquoted(alias) : alias.lowercased()
+                expression.removeLast(2)
+            }
+            var kind: RuleOperandKind?
+            switch expression.count {
+            case 1:
+                switch expression[0] {
+                case .auth: kind = .claim
+                case .bucket: kind = nil
+                case .verbatim(let text):
+                    if text.hasPrefix("'") {
+                        kind = .text
+                    } else if let first = text.utf8.first, (0x30...0x39).contains(first) {
+                        kind = .number
+                    } else if text.hasPrefix("\"") {
+                        kind = column(nil, text)
+                        name = name ?? unquoted(text)
+                    }
+                }
+            case 3:
+                if expression[1] == .verbatim("."), case .verbatim(let table) = expression[0], case .verbatim(let text) = expression[2], text.hasPrefix("\"") {
+                    kind = column(table, text)
+                    name = name ?? unquoted(text)
+                }
+            default: kind = nil
+            }
+            if let name, let kind { kinds[name] = kind }
+        }
+        return kinds
     }
 }

@@ -152,7 +152,7 @@ extension SyncView {
                     thenKeys.append(key)
                 }
             }
-            let inNow = try matching(table, columns: columns, rows: nowRows, conditions: conditions(table, now))
+            let inNow = try matchingInTable(table, keyColumns: keyColumns, keyIndexes: keyIndexes, rows: nowRows, conditions: conditions(table, now))
             let inThen = try matching(table, columns: columns, rows: thenRows, conditions: conditions(table, previous, identity: then))
             var visibleNow: Set<RowKey> = []
             for (index, key) in nowKeys.enumerated() where inNow.contains(index) {
@@ -181,9 +181,11 @@ extension SyncView {
             func rowKey(_ values: [BindingValue]) -> RowKey {
                 RowKey(table: table, key: keyIndexes.map { SyncValue(values[$0]) })
             }
-            /// `candidates` less those in the view of `instances` as `reader` reads it.
+            /// `candidates` (rows as the table holds them now) less those in the view of `instances`
+            /// as `reader` reads it.
             func outside(_ candidates: [[BindingValue]], _ instances: Set<CompiledRules.Instance>, _ reader: SyncIdentity) throws -> [[BindingValue]] {
-                let inside = try matching(table, columns: columns, rows: candidates, conditions: conditions(table, instances, identity: reader))
+                let inside = try matchingInTable(
+                    table, keyColumns: keyColumns, keyIndexes: keyIndexes, rows: candidates, conditions: conditions(table, instances, identity: reader))
                 return candidates.enumerated().filter { !inside.contains($0.offset) }.map(\.element)
             }
             let arriving = try currentRows(table, columns: columns, keyIndexes: keyIndexes, conditions: conditions(table, gained))
@@ -204,6 +206,32 @@ extension SyncView {
             try checkSize()
         }
         return try Self.changeset(tables: request.tables, upserts: upserts, deletes: deletes, definitions: storage.definitions)
+    }
+
+    /// Which of `rows`, each as `table` holds it now, satisfy any of `conditions`: asked of the
+    /// table itself by the rows' keys, so each value is compared as the store holds it (a
+    /// PostgreSQL NUMERIC with all its digits, not as SQLite would round it).
+    func matchingInTable(
+        _ table: String, keyColumns: [String], keyIndexes: [Int], rows: [[BindingValue]], conditions: [RuleCondition]
+    ) throws -> Set<Int> {
+        guard !rows.isEmpty, !conditions.isEmpty else { return [] }
+        var found: Set<[SyncValue]> = []
+        var start = 0
+        while start < rows.count {
+            let chunk = rows[start..<min(rows.count, start + 200)]
+            start += chunk.count
+            for condition in conditions {
+                var arguments: [BindingValue] = []
+                let keys = keyCondition(keyColumns, chunk.map { row in keyIndexes.map { row[$0] } }, into: &arguments)
+                guard let sql = condition(&arguments) else { continue }
+                for key in try storage.ruleTableRows(table, columns: keyColumns, where: "(" + keys + ") AND " + sql, arguments) {
+                    found.insert(key.map { SyncValue($0) })
+                }
+            }
+        }
+        var matched: Set<Int> = []
+        for (index, row) in rows.enumerated() where found.contains(keyIndexes.map { SyncValue(row[$0]) }) { matched.insert(index) }
+        return matched
     }
 
     /// A changeset that deletes `deletes` (as the replica holds them) and writes `upserts` whole:

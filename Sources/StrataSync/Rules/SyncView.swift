@@ -47,7 +47,8 @@ struct SyncView {
             guard let bucket = buckets[instance.bucket], let data = bucket.data[table.lowercased()] else { continue }
             var values: [String: BindingValue] = [:]
             for (column, value) in zip(bucket.columns, instance.values) { values[column] = value.binding }
-            terms.append("(" + data.render(dialect, identity: identity ?? self.identity, bucket: values, into: &arguments) + ")")
+            terms.append(
+                "(" + data.render(dialect, identity: identity ?? self.identity, bucket: values, bucketKinds: bucket.columnKinds, into: &arguments) + ")")
         }
         return terms.isEmpty ? nil : Self.balancedOr(terms[...])
     }
