@@ -61,6 +61,32 @@ import StrataTestSupport
         #expect(output.contains(message), "\(message) missing from:\n\(output)")
     }
 
+    /// A rules file with a key rules do not have is refused before anything is created, naming
+    /// the key and the nearest known one; rules refused at `--create` leave no space behind.
+    @Test func refusedRulesAtStartCreateNothing() throws {
+        let folder = try TemporaryDirectory()
+        let schema = folder.url.appendingPathComponent("team.sql")
+        try "CREATE TABLE list(id TEXT PRIMARY KEY NOT NULL, owner TEXT NOT NULL);".write(to: schema, atomically: true, encoding: .utf8)
+        let misspelt = folder.url.appendingPathComponent("misspelt.json")
+        try #"{"buckets": [{"name": "mine", "paramaters": "SELECT id AS l FROM list WHERE owner = auth.user", "data": {"list": "id = bucket.l"}}]}"#
+            .write(to: misspelt, atomically: true, encoding: .utf8)
+        let wrong = folder.url.appendingPathComponent("wrong.json")
+        try #"{"buckets": [{"name": "mine", "data": {"list": "owner = auth.user AND nosuchcolumn = 1"}}]}"#
+            .write(to: wrong, atomically: true, encoding: .utf8)
+        for (file, message) in [(misspelt, "did you mean \"parameters\""), (wrong, "bucket mine, data of list")] {
+            let (status, output) = try Self.run(
+                ["hub", "--create", "team", "--schema", schema.path, "--rules", "team=" + file.path, "--token", "t", "--port", "0"], in: folder.url)
+            #expect(status == 1, "\(output)")
+            #expect(output.contains(message), "\(message) missing from:\n\(output)")
+            #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("hub/team.sqlite").path), "a space was created")
+            let (_, spaces) = try Self.run(["spaces", "hub"], in: folder.url)
+            #expect(!spaces.contains("team"), "\(spaces)")
+        }
+        let (status, output) = try Self.run(["hub", "--rules", "ghost=" + wrong.path, "--token", "t", "--port", "0"], in: folder.url)
+        #expect(status == 1, "\(output)")
+        #expect(output.contains("--create ghost"), "\(output)")
+    }
+
     @Test func aHubStartedFromTheCommandLineSyncsAndStopsOnSIGTERM() async throws {
         let folder = try TemporaryDirectory()
         let schema = "CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)"
