@@ -37,9 +37,35 @@ package struct CompiledRules: Sendable {
         var bucket: String
         var values: [SyncValue]
 
+        /// A total order for SQL that repeats itself (no meaning beyond that): by bucket, then
+        /// each value by storage class and content, without building text for them.
         static func < (left: Instance, right: Instance) -> Bool {
             if left.bucket != right.bucket { return left.bucket < right.bucket }
-            return left.values.map(\.description).lexicographicallyPrecedes(right.values.map(\.description))
+            for (one, other) in zip(left.values, right.values) {
+                if let ordered = Self.order(one, other) { return ordered }
+            }
+            return left.values.count < right.values.count
+        }
+
+        /// Whether `one` sorts before `other`, nil when they are equal.
+        private static func order(_ one: SyncValue, _ other: SyncValue) -> Bool? {
+            func rank(_ value: SyncValue) -> Int {
+                switch value {
+                case .null: 0
+                case .integer: 1
+                case .real: 2
+                case .text: 3
+                case .blob: 4
+                }
+            }
+            switch (one, other) {
+            case (.integer(let a), .integer(let b)): return a == b ? nil : a < b
+            case (.real(let a), .real(let b)): return a.bitPattern == b.bitPattern ? nil : (a < b || (a == b && a.bitPattern < b.bitPattern))
+            case (.text(let a), .text(let b)): return a.utf8.elementsEqual(b.utf8) ? nil : a.utf8.lexicographicallyPrecedes(b.utf8)
+            case (.blob(let a), .blob(let b)): return a == b ? nil : a.lexicographicallyPrecedes(b)
+            case (.null, .null): return nil
+            default: return rank(one) < rank(other)
+            }
         }
     }
 

@@ -216,15 +216,17 @@ extension SyncView {
     ) throws -> Set<Int> {
         guard !rows.isEmpty, !conditions.isEmpty else { return [] }
         var found: Set<[SyncValue]> = []
-        var start = 0
-        while start < rows.count {
-            let chunk = rows[start..<min(rows.count, start + 200)]
-            start += chunk.count
-            for condition in conditions {
-                var arguments: [BindingValue] = []
+        for condition in conditions {
+            // Each group's condition rendered once, the keys bound after its values.
+            var values: [BindingValue] = []
+            guard let sql = condition(&values) else { continue }
+            var start = 0
+            while start < rows.count {
+                let chunk = rows[start..<min(rows.count, start + 500)]
+                start += chunk.count
+                var arguments = values
                 let keys = keyCondition(keyColumns, chunk.map { row in keyIndexes.map { row[$0] } }, into: &arguments)
-                guard let sql = condition(&arguments) else { continue }
-                for key in try storage.ruleTableRows(table, columns: keyColumns, where: "(" + keys + ") AND " + sql, arguments) {
+                for key in try storage.ruleTableRows(table, columns: keyColumns, where: "(" + sql + ") AND (" + keys + ")", arguments) {
                     found.insert(key.map { SyncValue($0) })
                 }
             }

@@ -32,7 +32,7 @@ struct SyncView {
     /// The most instances one statement's OR holds: a user may have tens of thousands, and one
     /// OR of them all made SQLite's memory grow with their square. Past this, one statement per
     /// group of instances, so memory grows with the instances, not their square.
-    static let instancesPerStatement = 64
+    static let instancesPerStatement = 256
 
     /// `table`'s predicate for `instances` (any of them) as `identity` (this view's by default)
     /// reads it, its values appended to `arguments`; nil when none of them covers the table. The
@@ -43,7 +43,8 @@ struct SyncView {
     ) -> String? {
         let buckets = Dictionary(rules.buckets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var terms: [String] = []
-        for instance in instances.sorted() {
+        // In the caller's order (``conditions(_:_:identity:)`` sorts once, for SQL that repeats).
+        for instance in instances {
             guard let bucket = buckets[instance.bucket], let data = bucket.data[table.lowercased()] else { continue }
             var values: [String: BindingValue] = [:]
             for (column, value) in zip(bucket.columns, instance.values) { values[column] = value.binding }
