@@ -2,11 +2,31 @@
 // transactions on a replication-safe Database while reader threads run, and prints each
 // transaction's number and wall-clock time (milliseconds) once its COMMIT has returned, until it
 // is killed. Each transaction writes one `ledger` row and three `parts` rows, so a restored copy
-// that holds a partial transaction shows it.
+// that holds a partial transaction shows it. With `--open-close` it is one short-lived process
+// of several that open, write, read and close one file at once.
 import Foundation
 import Strata
 
 let arguments = CommandLine.arguments
+// `--open-close DATABASE NAME`: the Concurrency article's program, once: opens the database,
+// writes NAME, reads the count, closes; prints the count. Several run at once on one fresh file.
+if arguments.count == 4, arguments[1] == "--open-close" {
+    do {
+        let database = try Database(path: arguments[2])
+        let name = arguments[3]
+        try await database.write { db in
+            try db.execute("CREATE TABLE IF NOT EXISTS visit(name TEXT PRIMARY KEY NOT NULL)")
+            try db.run("INSERT INTO visit(name) VALUES (?)", name)
+        }
+        let count = try await database.read { db in try db.query("SELECT count(*) FROM visit") as Int? } ?? 0
+        try await database.close()
+        print(count)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("strata-crash-writer --open-close: \(error)\n".utf8))
+        exit(1)
+    }
+}
 guard arguments.count == 2 || (arguments.count == 3 && arguments[2] == "--heavy-writes") else {
     FileHandle.standardError.write(Data("usage: strata-crash-writer DATABASE [--heavy-writes]\n".utf8))
     exit(2)

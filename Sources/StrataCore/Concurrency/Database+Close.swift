@@ -16,8 +16,12 @@ extension Database {
     ///
     /// Calling it again, or from several tasks, waits for the one shutdown and returns (or throws)
     /// as it did.
-    /// - Throws: `SQLiteError` when the checkpoint fails (`SQLITE_BUSY` while another process keeps
-    ///   reading an old snapshot); the database is closed all the same.
+    /// Another process using the file never makes it fail: when the checkpoint cannot truncate
+    /// (a reader in another process, another writer), it copies what it can, or nothing; every
+    /// commit is already durable in the WAL, and the next checkpoint, in any process, copies the
+    /// rest.
+    /// - Throws: `SQLiteError` only when the checkpoint meets what puts the database at risk (an
+    ///   I/O error, a full disk, corruption); the database is closed all the same.
     public func close() async throws {
         let shutdown = closing.withLock { task -> Task<Void, any Error> in
             if let task { return task }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
 
 extension Database {
     /// How ``Database/init(path:configuration:)`` sets up every connection it opens. The defaults
@@ -53,7 +56,20 @@ extension Database {
             try connection.busyHandler(.timeout(busyTimeout))
             // Before anything reads the file: SQLite reads the first page with the key it has then.
             if let passphrase { try connection.usePassphrase(passphrase) }
-            try connection.execute("PRAGMA journal_mode = \(journalMode.rawValue)")
+            // Switching a fresh file to WAL takes an exclusive lock, and SQLite answers SQLITE_BUSY
+            // there without asking the busy handler while another process opens the same file:
+            // waited for here, within the busy timeout, as every other lock is.
+            let deadline = ContinuousClock.now + .milliseconds(Int(max(0, busyTimeout) * 1_000))
+            while true {
+                do {
+                    try connection.execute("PRAGMA journal_mode = \(journalMode.rawValue)")
+                    break
+                } catch let error as SQLiteError
+                    where (error.code & 0xFF == SQLITE_BUSY || error.code & 0xFF == SQLITE_LOCKED) && ContinuousClock.now < deadline
+                {
+                    Thread.sleep(forTimeInterval: 0.005)
+                }
+            }
             try connection.execute("PRAGMA synchronous = \(synchronous.rawValue)")
             try connection.execute("PRAGMA foreign_keys = \(foreignKeys ? "ON" : "OFF")")
         }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
 
 extension Database {
     /// Reports what this database's connections do to `handler` (nil stops): every call's work,
@@ -71,12 +74,32 @@ extension Database {
     /// and the database file alone holds the data; PASSIVE while Litestream replicates the
     /// database (a truncation would reset the WAL under it). Its result counts the frames written
     /// back (see ``Connection/checkpointCountingFrames(mode:force:)``). Nil outside WAL mode.
+    ///
+    /// Another process reading or writing the file (SQLITE_BUSY, SQLITE_LOCKED) does not make it
+    /// fail: every commit is already durable in the WAL, so it falls back to PASSIVE (what it can
+    /// copy without waiting), and to nothing when even that is busy; the next checkpoint, in any
+    /// process, copies the rest. Only what leaves the database at risk (an I/O error, a full disk,
+    /// corruption) is thrown.
     package static func shutdownCheckpoint(on connection: Connection) throws -> (mode: Connection.CheckpointMode, result: Connection.CheckpointResult)? {
         guard connection.journalModeIsWAL else { return nil }
         // A guard that refuses TRUNCATE (a replicator's, see `checkpointGuards`) gets PASSIVE.
         let truncationRefused = Connection.checkpointGuards.contains { (try? $0(connection, "main", .truncate)) == nil }
         let mode: Connection.CheckpointMode = truncationRefused ? .passive : .truncate
-        return (mode, try connection.checkpointCountingFrames(mode: mode, force: true))
+        func isContention(_ error: any Error) -> Bool {
+            guard let error = error as? SQLiteError else { return false }
+            return error.code & 0xFF == SQLITE_BUSY || error.code & 0xFF == SQLITE_LOCKED
+        }
+        do {
+            return (mode, try connection.checkpointCountingFrames(mode: mode, force: true))
+        } catch  where isContention(error) && mode != .passive {
+            do {
+                return (.passive, try connection.checkpointCountingFrames(mode: .passive, force: true))
+            } catch  where isContention(error) {
+                return nil
+            }
+        } catch  where isContention(error) {
+            return nil
+        }
     }
 }
 
