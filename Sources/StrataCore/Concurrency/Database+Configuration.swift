@@ -67,7 +67,7 @@ extension Database {
                 } catch let error as SQLiteError
                     where (error.code & 0xFF == SQLITE_BUSY || error.code & 0xFF == SQLITE_LOCKED) && ContinuousClock.now < deadline
                 {
-                    Thread.sleep(forTimeInterval: 0.005)
+                    usleep(5_000)
                 }
             }
             try connection.execute("PRAGMA synchronous = \(synchronous.rawValue)")

@@ -113,6 +113,37 @@ package struct AppliedRecord {
     package init(conflicts: String, version: Int64, digest: Int64?) { self.conflicts = conflicts; self.version = version; self.digest = digest }
 }
 
+/// What a rule's comparison compares, as far as both stores agree on it: PostgreSQL compares
+/// text with text and numbers with numbers, and refuses `bigint = text` where SQLite converts by
+/// affinity; so a rule whose comparison mixes the two is refused on every store alike.
+package enum RuleOperandKind: Hashable, Sendable {
+    case text, number, blob, boolean
+    /// A claim: always text (a token's string).
+    case claim
+
+    init(_ affinity: DeclaredTypeAffinity) {
+        switch affinity {
+        case .text: self = .text
+        case .integer, .real, .numeric: self = .number
+        case .blob: self = .blob
+        }
+    }
+
+    var words: String {
+        switch self {
+        case .text: "a TEXT column"
+        case .number: "a numeric column"
+        case .blob: "a BLOB column"
+        case .boolean: "a boolean"
+        case .claim: "a claim, always text"
+        }
+    }
+}
+
+/// A view's condition for one group of instances: rule SQL whose values it appends to the
+/// arguments (numbered after those already there); nil when the group covers no row.
+package typealias RuleCondition = (inout [BindingValue]) -> String?
+
 /// How a store writes a rule's SQL: its parameters and its false.
 package struct RuleDialect: Sendable {
     /// The placeholder of the `index`th argument (1-based).

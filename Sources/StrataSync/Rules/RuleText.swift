@@ -189,33 +189,6 @@ struct RuleText: Sendable, Equatable {
     }
 }
 
-/// What a rule's comparison compares, as far as both stores agree on it: PostgreSQL compares
-/// text with text and numbers with numbers, and refuses `bigint = text` where SQLite converts by
-/// affinity; so a rule whose comparison mixes the two is refused on every store alike.
-package enum RuleOperandKind: Hashable, Sendable {
-    case text, number, blob, boolean
-    /// A claim: always text (a token's string).
-    case claim
-
-    init(_ affinity: DeclaredTypeAffinity) {
-        switch affinity {
-        case .text: self = .text
-        case .integer, .real, .numeric: self = .number
-        case .blob: self = .blob
-        }
-    }
-
-    var words: String {
-        switch self {
-        case .text: "a TEXT column"
-        case .number: "a numeric column"
-        case .blob: "a BLOB column"
-        case .boolean: "a boolean"
-        case .claim: "a claim, always text"
-        }
-    }
-}
-
 extension RuleText {
     static let comparisonOperators: Set<String> = ["=", "!=", "<>", "<", "<=", ">", ">="]
     static let conditionStarts: Set<String> = ["WHERE", "AND", "OR", "NOT", "(", "ON"]

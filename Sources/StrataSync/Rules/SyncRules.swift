@@ -165,10 +165,10 @@ public struct SyncRules: Codable, Sendable, Equatable {
             throw error
         } catch let DecodingError.keyNotFound(key, context) {
             throw SyncError.invalidRules(
-                "the rules lack the key \(key.stringValue.debugDescription) at \(Self.path(context.codingPath)) (a bucket has \"name\" and \"data\", and may have \"parameters\")"
+                "the rules lack the key \(key.stringValue.debugDescription) at \(Self.codingPathText(context.codingPath)) (a bucket has \"name\" and \"data\", and may have \"parameters\")"
             )
         } catch let DecodingError.typeMismatch(_, context) {
-            throw SyncError.invalidRules("the rules have a value of the wrong kind at \(Self.path(context.codingPath)): \(context.debugDescription)")
+            throw SyncError.invalidRules("the rules have a value of the wrong kind at \(Self.codingPathText(context.codingPath)): \(context.debugDescription)")
         } catch {
             throw SyncError.invalidRules("the rules are not JSON of the form {\"buckets\": [...], \"writes\": {...}}: \(error)")
         }
@@ -177,7 +177,7 @@ public struct SyncRules: Codable, Sendable, Equatable {
     private enum CodingKeys: String, CodingKey, CaseIterable { case buckets, writes }
 
     /// Where in the rules a decoding error is, in words (`buckets[1].data`).
-    static func path(_ codingPath: [any CodingKey]) -> String {
+    static func codingPathText(_ codingPath: [any CodingKey]) -> String {
         var text = ""
         for key in codingPath {
             if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }

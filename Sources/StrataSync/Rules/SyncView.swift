@@ -151,7 +151,3 @@ struct SyncView {
         return (Set(try JSONDecoder().decode([CompiledRules.Instance].self, from: data)), nil)
     }
 }
-
-/// A view's condition for one group of instances: rule SQL whose values it appends to the
-/// arguments (numbered after those already there); nil when the group covers no row.
-package typealias RuleCondition = (inout [BindingValue]) -> String?
