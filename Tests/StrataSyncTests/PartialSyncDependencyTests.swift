@@ -235,6 +235,17 @@ import Testing
         #expect(throws: SyncError.self) { try SyncRules(json: Data(#"{"buckets": [{"data": {"doc": "true"}}]}"#.utf8)) }
     }
 
+    @Test func aRuleSQLiteCannotCompileIsRefusedInWordsNamingTheRule() async throws {
+        let space = try await Space(rules: SyncRules(buckets: [SyncBucket(name: "all", data: ["doc": "true"])]))
+        do {
+            try space.hub.setRules(SyncRules(buckets: [SyncBucket(name: "b", data: ["doc": "nosuchcolumn = 1"])]), forSpace: "s")
+            Issue.record("accepted a rule naming no column")
+        } catch SyncError.invalidRules(let message) {
+            #expect(message.contains("bucket b, data of doc: no such column: nosuchcolumn"), "\(message)")
+            #expect(!message.contains("code="), "\(message)")
+        }
+    }
+
     @Test func refusedRulesAtCreationCreateNoSpaceAndTheSameRulesAgainAreNoChange() async throws {
         let folder = try SyncFolder()
         let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))

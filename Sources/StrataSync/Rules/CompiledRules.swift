@@ -149,6 +149,9 @@ package struct CompiledRules: Sendable {
                 // Every name is quoted: with double-quoted strings on, one that names no column
                 // would compile as a string.
                 return try schema.withoutDoubleQuotedStrings { try schema.prepare(sql) }
+            } catch let error as SQLiteError {
+                // SQLite's words ("no such column: x"), not the error's dump.
+                throw SyncError.invalidRules("\(place): \(error.message)")
             } catch {
                 throw SyncError.invalidRules("\(place): \(error)")
             }
