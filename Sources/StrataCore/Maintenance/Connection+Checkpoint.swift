@@ -125,6 +125,6 @@ extension Connection {
     package static var walResetBugWarning: String? {
         guard sqlite3_libversion_number() < walResetFixedVersion else { return nil }
         return
-            "SQLite \(sqliteVersion) is older than 3.51.3 and has the WAL-reset bug (a WAL database can be corrupted when two connections checkpoint and write at once); Strata serializes its own checkpoints of a file, but other processes and tools are not covered: upgrade SQLite"
+            "SQLite \(sqliteVersion) is older than 3.51.3 and has the WAL-reset bug (3.7.0 to 3.51.2: a WAL database can be corrupted, very rarely, when one connection checkpoints right after another's checkpoint while a third commits, in threads or processes); Strata serializes its own checkpoints of a file within a process, not across processes or tools: where several processes write one file, use SQLite 3.51.3 or later"
     }
 }
