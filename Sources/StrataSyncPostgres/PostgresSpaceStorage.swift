@@ -752,23 +752,36 @@ struct UntypedText: PostgresDynamicTypeEncodable {
 }
 
 extension PostgresCell {
-    /// Whether `value` (read from the numeric `text`) is that number exactly: an integer, or a
-    /// real of at most 15 significant digits (every such decimal survives a Double).
-    static func holdsExactly(_ value: BindingValue, _ text: String) -> Bool {
-        switch value {
-        case .integer, .null: return true
-        case .real(let real) where real.isInfinite: return true
-        case .real:
-            var digits: [UInt8] = []
-            for byte in text.utf8 {
-                if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { break }
-                if (0x30...0x39).contains(byte) { digits.append(byte) }
-            }
-            while digits.first == 0x30 { digits.removeFirst() }
-            while digits.last == 0x30 { digits.removeLast() }
-            return digits.count <= 15
-        default: return false
+    /// Whether the numeric `text` reads into an Int64 or a Double as that number exactly: an
+    /// integer Int64 parses, or at most 15 significant digits within a Double's normal range
+    /// (every such decimal survives the round trip). Not 100000000000000000.5, whose Double is a
+    /// whole number another row may hold, nor 1e-400 (0) or 1e400 (infinity).
+    static func holdsExactly(_ text: String) -> Bool {
+        if Int64(text) != nil || text == "NaN" || text == "Infinity" || text == "-Infinity" { return true }
+        var bytes = Array(text.utf8)
+        var exponent = 0
+        if let marker = bytes.firstIndex(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
+            guard let written = Int(String(decoding: bytes[(marker + 1)...], as: UTF8.self)) else { return false }
+            exponent = written
+            bytes = Array(bytes[..<marker])
         }
+        let digits = bytes.filter { $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: "+") }
+        let point = digits.firstIndex(of: UInt8(ascii: ".")) ?? digits.count
+        let integer = digits[..<point].drop { $0 == 0x30 }
+        let fraction = point < digits.count ? Array(digits[(point + 1)...]) : []
+        // The decimal exponent of the first significant digit, and the significant digits.
+        let magnitude: Int
+        var significant: [UInt8]
+        if !integer.isEmpty {
+            magnitude = integer.count - 1 + exponent
+            significant = Array(integer) + fraction
+        } else {
+            guard let first = fraction.firstIndex(where: { $0 != 0x30 }) else { return true } // zero
+            magnitude = -(first + 1) + exponent
+            significant = Array(fraction[first...])
+        }
+        while significant.last == 0x30 { significant.removeLast() }
+        return significant.count <= 15 && (-300...300).contains(magnitude)
     }
 
     /// A rule's result cell as SQLite would hold it, by the type PostgreSQL gave it.
@@ -792,8 +805,7 @@ extension PostgresCell {
             } else {
                 text = try decode(String.self)
             }
-            let value = Self.numericValue(text: text)
-            return Self.holdsExactly(value, text) ? value : .text(text)
+            return Self.holdsExactly(text) ? Self.numericValue(text: text) : .text(text)
         case .bytea: return .blob(try decode(Data.self))
         default: return .text(try decode(String.self))
         }

@@ -186,7 +186,11 @@ import Testing
             INSERT INTO typed.acct(id, owner, amount, have, need) VALUES
                 ('a1', 'alice', 100000000000000000000000000000000000000000000000001, 1.0, 1),
                 ('b1', 'bob', 100000000000000000000000000000000000000000000000000, 1.0, 1),
-                ('c1', 'carol', 7, 2.5, 2)
+                ('c1', 'carol', 7, 2.5, 2),
+                ('d1', 'dave', 100000000000000000.5, 1.0, 1),
+                ('e1', 'erin', 100000000000000000, 1.0, 1),
+                ('f1', 'frank', 0.1, 1.0, 1),
+                ('g1', 'grace', 0.1000000000000000000001, 1.0, 1)
             """)
         let folder = try SyncFolder()
         func replica(_ user: String) throws -> SyncReplica {
@@ -196,7 +200,10 @@ import Testing
                 database: try Database(path: path), replicaID: user, space: "typed", tables: ["doc", "acct"],
                 transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: user)))
         }
-        for (user, expected) in [("alice", ["a1"]), ("bob", ["b1"]), ("carol", [String]())] {
+        for (user, expected) in [
+            ("alice", ["a1"]), ("bob", ["b1"]), ("carol", [String]()), ("dave", ["d1"]), ("erin", ["e1"]), ("frank", ["f1"]),
+            ("grace", ["g1"])
+        ] {
             let replica = try replica(user)
             try await replica.sync()
             let held: [String] = try await replica.database.read { try $0.query("SELECT id FROM acct ORDER BY id") }

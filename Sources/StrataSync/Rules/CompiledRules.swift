@@ -130,13 +130,35 @@ package struct CompiledRules: Sendable {
             }
         }
         let quotedTableNames = Set(tables.keys.map { quoteIdentifier(names[$0] ?? $0) })
+        // A view hides the tables it reads from the hub, which then could not follow them.
+        let quotedViews = Set(
+            try schema.schemaReader.entries().filter { $0.type == "view" && names[$0.name.lowercased()] == nil }.map { quoteIdentifier($0.name) })
+        func refuseViews(_ rule: RuleText, _ place: String) throws {
+            for piece in rule.pieces {
+                if case .verbatim(let text) = piece, quotedViews.contains(text) {
+                    throw SyncError.invalidRules("\(place): \(text) is a view; rules read tables (name the tables the view reads)")
+                }
+            }
+        }
         func columnKind(_ table: String?, _ name: String) -> RuleOperandKind? {
             if let table, let kinds = kindsByTable[table] { return kinds[name] }
             guard let kinds = kindsByName[name], kinds.count == 1 else { return nil }
             return kinds.first
         }
-        func checkComparisons(_ rule: RuleText, _ place: String, bucketKinds: [String: RuleOperandKind] = [:]) throws {
-            try rule.checkComparisons(place: place, isTable: { quotedTableNames.contains($0) }, bucketKinds: bucketKinds, column: columnKind)
+        func checkComparisons(_ rule: RuleText, _ place: String, ownTable: String? = nil, bucketKinds: [String: RuleOperandKind] = [:]) throws {
+            try refuseViews(rule, place)
+            try rule.checkComparisons(
+                place: place, ownTable: ownTable.map { quoteIdentifier(names[$0.lowercased()] ?? $0) },
+                isTable: { quotedTableNames.contains($0) }, bucketKinds: bucketKinds, column: columnKind)
+        }
+        /// Refuses a data rule that reads a generated column of its own table: a pull tests a
+        /// row's earlier values, and a changeset carries none for generated columns.
+        func refuseGenerated(_ rule: RuleText, table: String, _ place: String) throws {
+            let generated = try schema.schemaReader.columns(ofTable: table).filter { $0.hidden != 0 }
+            for column in generated where rule.pieces.contains(.verbatim(quoteIdentifier(names[column.name.lowercased()] ?? column.name))) {
+                throw SyncError.invalidRules(
+                    "\(place): \(column.name) is a generated column; data rules read stored columns (write the expression over them)")
+            }
         }
         func table(_ name: String, _ place: String) throws -> String {
             guard let table = tables[name.lowercased()] else {
@@ -187,7 +209,8 @@ package struct CompiledRules: Sendable {
                 let table = try table(name, where_)
                 guard data[table.lowercased()] == nil else { throw SyncError.invalidRules("\(where_): the table is named twice") }
                 let parsed = try RuleText(predicate, where: where_, names: names)
-                try checkComparisons(parsed, where_, bucketKinds: bucketKinds)
+                try checkComparisons(parsed, where_, ownTable: table, bucketKinds: bucketKinds)
+                try refuseGenerated(parsed, table: table, where_)
                 for used in parsed.bucketNames where !columns.contains(used) {
                     throw SyncError.invalidRules(
                         "\(where_): bucket.\(used) is not a column of the bucket's parameters"
@@ -207,7 +230,7 @@ package struct CompiledRules: Sendable {
             let table = try table(name, place)
             guard writes[table.lowercased()] == nil else { throw SyncError.invalidRules("\(place): the table is named twice") }
             let parsed = try RuleText(predicate, where: place, names: names)
-            try checkComparisons(parsed, place)
+            try checkComparisons(parsed, place, ownTable: table)
             guard parsed.bucketNames.isEmpty else { throw SyncError.invalidRules("\(place): bucket.* is for data rules") }
             var arguments: [BindingValue] = []
             _ = try compiles(
@@ -218,20 +241,17 @@ package struct CompiledRules: Sendable {
         var named: [String: String] = [:]
         for key in Set(buckets.flatMap(\.data.keys)).union(writes.keys) { named[key] = tables[key] }
         var compiled = CompiledRules(buckets: buckets, writes: writes, version: version, tableNames: named)
-        // A subquery's reads, over-approximated: every table the rule names once it holds a
-        // SELECT (a column named like a table only costs snapshots, never a missed move).
-        let quotedTables = Dictionary(tables.map { (quoteIdentifier($0.value), $0.key) }, uniquingKeysWith: { first, _ in first })
+        // A subquery's reads: the tables named after FROM or JOIN (`IN t` without parentheses
+        // and views are refused, so nothing else reads a table).
+        let quotedTables = Dictionary(tables.map { (quoteIdentifier(names[$0.key] ?? $0.value), $0.key) }, uniquingKeysWith: { first, _ in first })
         var claims: Set<String> = []
         for bucket in buckets {
             for (table, predicate) in bucket.data {
                 for piece in predicate.pieces {
                     if case .auth(let name) = piece, name.lowercased() != "user" { claims.insert(name.lowercased()) }
                 }
-                guard predicate.pieces.contains(.verbatim("SELECT")) else { continue }
-                for piece in predicate.pieces {
-                    if case .verbatim(let text) = piece, let read = quotedTables[text] {
-                        compiled.dataDependencies[table, default: []].insert(read)
-                    }
+                for read in predicate.tablesRead {
+                    if let lowered = quotedTables[read] { compiled.dataDependencies[table, default: []].insert(lowered) }
                 }
             }
         }

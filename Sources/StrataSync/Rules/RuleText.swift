@@ -95,7 +95,9 @@ struct RuleText: Sendable, Equatable {
                 if lower == "auth" || lower == "bucket", peek() == UInt8(ascii: "."), let next = peek(1), isWordStart(next) {
                     index += 1
                     let member = readWord()
-                    if lower == "auth" { pieces.append(.auth(member)) } else { pieces.append(.bucket(member)) }
+                    // A claim is one name whatever its case: the value the SQL reads and the one a
+                    // view records must be the same claim.
+                    if lower == "auth" { pieces.append(.auth(member.lowercased())) } else { pieces.append(.bucket(member)) }
                     continue
                 }
                 if Self.allowedKeywords.contains(upper) {
@@ -145,6 +147,12 @@ struct RuleText: Sendable, Equatable {
             }
         }
         guard !pieces.isEmpty else { throw refuse("the rule is empty") }
+        // `x IN t` reads a table without naming it after FROM: the hub could not follow it.
+        for (index, piece) in pieces.enumerated() where piece == .verbatim("IN") {
+            guard index + 1 < pieces.count, pieces[index + 1] == .verbatim("(") else {
+                throw refuse("IN takes a list or a SELECT in parentheses: x IN (1, 2), x IN (SELECT id FROM t)")
+            }
+        }
         var depth = 0
         for piece in pieces {
             if piece == .verbatim("(") { depth += 1 }
@@ -202,7 +210,7 @@ extension RuleText {
     /// - Throws: ``SyncError/invalidRules(_:)`` in words, naming the rule, the column and the
     ///   shape to write instead.
     func checkComparisons(
-        place: String, isTable: (String) -> Bool, bucketKinds: [String: RuleOperandKind] = [:],
+        place: String, ownTable: String? = nil, isTable: (String) -> Bool, bucketKinds: [String: RuleOperandKind] = [:],
         column: (_ table: String?, _ name: String) -> RuleOperandKind?
     ) throws {
         func verbatim(_ index: Int) -> String? {
@@ -212,8 +220,13 @@ extension RuleText {
         func isName(_ text: String?) -> Bool { text?.hasPrefix("\"") == true }
         /// The column at `index` (a name, maybe after `table .`), with its shown name.
         func columnAt(_ index: Int) -> (RuleOperandKind, String)? {
-            guard let name = verbatim(index), isName(name), !isTable(name) || verbatim(index + 1) == "." else { return nil }
-            if verbatim(index + 1) == "." { return nil }
+            guard let name = verbatim(index), isName(name), verbatim(index + 1) != "." else { return nil }
+            if isTable(name) {
+                // A column named like a table (`proj` beside a table `proj`): the rule's own
+                // table's column, when it has one.
+                guard verbatim(index - 1) != ".", let ownTable, let kind = column(ownTable, name) else { return nil }
+                return (kind, name)
+            }
             let table = verbatim(index - 1) == "." ? verbatim(index - 2) : nil
             return column(table, name).map { ($0, name) }
         }
@@ -345,5 +358,36 @@ extension RuleText {
             if let name, let kind { kinds[name] = kind }
         }
         return kinds
+    }
+}
+
+extension RuleText {
+    /// The names (quoted, as rendered) of the tables this rule reads after `FROM` or `JOIN`,
+    /// comma joins and schema-qualified names included.
+    var tablesRead: Set<String> {
+        var read: Set<String> = []
+        func name(_ index: Int) -> String? {
+            guard pieces.indices.contains(index), case .verbatim(let text) = pieces[index], text.hasPrefix("\"") else { return nil }
+            return text
+        }
+        for (index, piece) in pieces.enumerated() where piece == .verbatim("FROM") || piece == .verbatim("JOIN") {
+            var look = index + 1
+            while var table = name(look) {
+                if pieces.indices.contains(look + 2), pieces[look + 1] == .verbatim("."), let qualified = name(look + 2) {
+                    table = qualified
+                    look += 2
+                }
+                read.insert(table)
+                look += 1
+                if pieces.indices.contains(look), pieces[look] == .verbatim("AS") {
+                    look += 2
+                } else if name(look) != nil {
+                    look += 1
+                }
+                guard pieces.indices.contains(look), pieces[look] == .verbatim(",") else { break }
+                look += 1
+            }
+        }
+        return read
     }
 }
