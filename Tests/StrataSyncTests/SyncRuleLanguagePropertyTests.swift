@@ -71,7 +71,8 @@ import Testing
         let refused = [
             "n = auth.org", "auth.org < r", "b = auth.user", "n = TRUE", "t = FALSE", "n = 'yes'", "r >= '1'",
             "t = 1", "id <> 2.5", "b = 'x'", "n", "t AND n = 1", "NOT r", "n IN (1, 'x')", "t NOT IN ('a', 2)",
-            "n IN (auth.user)", "\"item\".\"n\" = 'a'", "id IN (SELECT id FROM item WHERE item.n = 'x')"
+            "n IN (auth.user)", "\"item\".\"n\" = 'a'", "id IN (SELECT id FROM item WHERE item.n = 'x')",
+            "'1' = 1", "TRUE = 1", "n + 1 = auth.org", "auth.org + 1 = n", "auth.org * 2 > 1"
         ]
         for predicate in refused {
             do {

@@ -249,6 +249,23 @@ extension RuleText {
         for (index, piece) in pieces.enumerated() {
             guard case .verbatim(let op) = piece, Self.comparisonOperators.contains(op) else { continue }
             guard let left = operand(index - 1, right: false), let right = operand(index + 1, right: true) else { continue }
+            // Two values, neither a column: their kinds must agree (`'1' = 1` is false in SQLite
+            // and true in PostgreSQL; `TRUE = 1` fails there).
+            if !isColumn(left.0, left.1), !isColumn(right.0, right.1) {
+                func family(_ kind: RuleOperandKind) -> Int {
+                    switch kind {
+                    case .text, .claim: 0
+                    case .number: 1
+                    case .blob: 2
+                    case .boolean: 3
+                    }
+                }
+                if family(left.0) != family(right.0) {
+                    throw SyncError.invalidRules(
+                        "\(place): compares \(left.1) (\(left.0.words)) with \(right.1) (\(right.0.words)): SQLite and PostgreSQL compare different kinds differently; compare values of one kind"
+                    )
+                }
+            }
             for (one, other) in [(left, right), (right, left)] where isColumn(other.0, other.1) && !isColumn(one.0, one.1) {
                 let column = other.1, kind = other.0
                 let refused: String?
@@ -269,6 +286,17 @@ extension RuleText {
                 default: refused = nil
                 }
                 if let refused { throw SyncError.invalidRules("\(place): \(refused)") }
+            }
+        }
+        // Arithmetic on a claim: text in SQLite's arithmetic is a number or 0, in PostgreSQL an error.
+        for (index, piece) in pieces.enumerated() {
+            guard case .auth(let name) = piece else { continue }
+            let arithmetic: Set<String> = ["+", "-", "*"]
+            if let before = verbatim(index - 1), arithmetic.contains(before), index >= 2 {
+                throw SyncError.invalidRules("\(place): auth.\(name) is text (a claim); arithmetic on it is read differently by SQLite and PostgreSQL")
+            }
+            if let after = verbatim(index + 1), arithmetic.contains(after) {
+                throw SyncError.invalidRules("\(place): auth.\(name) is text (a claim); arithmetic on it is read differently by SQLite and PostgreSQL")
             }
         }
         // A column IN a list of literals: each literal as if compared with `=`.
