@@ -169,6 +169,7 @@ extension SyncReplica {
         if try await database.read({ try SyncStatus.state("snapshot_needed", $0) as Int64? }) == 1 {
             try await catchUpFromSnapshot()
         }
+        var snapshots = 0
         for _ in 0..<100_000 {
             // Between pages, as between a push's batches: a stopping loop ends after this page.
             try Task.checkCancellation()
@@ -201,10 +202,16 @@ extension SyncReplica {
                 continue
             }
             if response.snapshotNeeded {
-                // The hub trimmed the log past this replica's cursor.
+                // The hub trimmed the log past this replica's cursor, or its view moved in a way
+                // only a snapshot shows (a table a rule's subquery reads changed). A snapshot is
+                // the whole view at its version: after a second one in a row the pull ends there,
+                // so a table that changes faster than a snapshot takes cannot keep it going.
                 try await catchUpFromSnapshot()
+                snapshots += 1
+                if snapshots >= 2 { return }
                 continue
             }
+            snapshots = 0
             let tables = self.tables
             let synced = Set(tables.map { $0.lowercased() })
             let outcome: PageOutcome = try await database.writeInTransaction(transactionType: .immediate) { connection in
