@@ -117,23 +117,6 @@ extension SyncModelPropertyTests {
         }
     }
 
-    /// The whole space as a SQLite image, from a trusted snapshot: the oracle's tables.
-    static func generatedImage(_ hub: SyncHub) throws -> Connection {
-        var fingerprint = "?"
-        for _ in 0..<2 {
-            do {
-                let snapshot = try hub.snapshot(
-                    SyncSnapshotRequest(space: "s", replicaID: "oracle", tables: generatedTables, schemaFingerprint: fingerprint))
-                let connection = try Connection(storageLocation: .inMemory)
-                try connection.deserialize(snapshot.database)
-                return connection
-            } catch SyncError.schemaMismatch(_, let remote) {
-                fingerprint = remote
-            }
-        }
-        throw SyncError.refused("the hub's snapshot kept refusing its own fingerprint")
-    }
-
     static func runGeneratedRules(seed: UInt64, store: Store = .sqlite) async throws {
         var random = SeededRandom(seed: seed)
         let folder = try SyncFolder()
@@ -190,7 +173,7 @@ extension SyncModelPropertyTests {
         }
         func check(_ index: Int, _ step: String) async throws {
             for table in generatedTables {
-                let expected = try view(identities[index], table, try generatedImage(hub))
+                let expected = try view(identities[index], table, try hubImage(hub, space: "s", tables: generatedTables))
                 let actual = try await held(replicas[index], table)
                 try require(
                     actual == expected,

@@ -406,13 +406,13 @@ extension SyncModelPropertyTests {
 
     /// The hub's synced tables, every row, in a SQLite database of their own (a trusted snapshot:
     /// the same on both stores).
-    static func hubImage(_ hub: SyncHub) throws -> Connection {
+    static func hubImage(_ hub: SyncHub, space: String = "team", tables: [String] = PartialSyncTests.tables) throws -> Connection {
         var fingerprint = "?"
         for _ in 0..<2 {
             do {
                 let snapshot = try hub.snapshot(
                     SyncSnapshotRequest(
-                        space: "team", replicaID: "model-oracle", tables: PartialSyncTests.tables,
+                        space: space, replicaID: "model-oracle", tables: tables,
                         schemaFingerprint: fingerprint))
                 let connection = try Connection(storageLocation: .inMemory)
                 try connection.deserialize(snapshot.database)
