@@ -200,17 +200,7 @@ func affinityProblem(recordType: String, declaredType: String) -> String? {
     }
     guard !accepted.contains(affinity) else { return nil }
     let declared = declaredType.isEmpty ? "no type" : quoteStringLiteral(declaredType)
-    return "is declared \(declared) (\(affinityName(affinity)) affinity), which would not give back the record's \(recordType) values"
-}
-
-private func affinityName(_ affinity: DeclaredTypeAffinity) -> String {
-    switch affinity {
-    case .integer: return "INTEGER"
-    case .text: return "TEXT"
-    case .blob: return "BLOB"
-    case .real: return "REAL"
-    case .numeric: return "NUMERIC"
-    }
+    return "is declared \(declared) (\(affinity.name) affinity), which would not give back the record's \(recordType) values"
 }
 
 extension RecordSchemaError: LocalizedError {

@@ -335,14 +335,7 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
         for column in columns {
             guard let found = declared.first(where: { $0.name == column }) ?? declared.first(where: { $0.name.lowercased() == column.lowercased() })
             else { throw SyncError.refused("the space's table \(table) has no column \(column)") }
-            let affinity: String
-            switch DeclaredTypeAffinity(declaredType: found.declaredType) {
-            case .integer: affinity = "INTEGER"
-            case .text: affinity = "TEXT"
-            case .blob: affinity = "BLOB"
-            case .real: affinity = "REAL"
-            case .numeric: affinity = "NUMERIC"
-            }
+            let affinity = DeclaredTypeAffinity(declaredType: found.declaredType).name
             let collation = connection.schemaReader.declaredCollation(ofTable: table, column: found.name) ?? "BINARY"
             definitions.append(quoteIdentifier(column) + " " + affinity + " COLLATE " + quoteIdentifier(collation))
         }

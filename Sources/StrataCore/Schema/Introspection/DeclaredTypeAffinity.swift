@@ -23,4 +23,15 @@ package enum DeclaredTypeAffinity: Sendable, Equatable {
             self = .numeric
         }
     }
+
+    /// The affinity's name, which is also a declared type that has it (`INTEGER`, `TEXT`, ...).
+    package var name: String {
+        switch self {
+        case .integer: "INTEGER"
+        case .text: "TEXT"
+        case .blob: "BLOB"
+        case .real: "REAL"
+        case .numeric: "NUMERIC"
+        }
+    }
 }
