@@ -105,7 +105,8 @@ public struct TypedColumn<Value>: @unchecked Sendable {
     /// `value` bound; one that could not be encoded makes running the SQL throw.
     func bound(_ value: Value) -> SQLFragment {
         let binding = binding(value)
-        if binding == .null, let error = encodingError?(value) { return .unbindable(error) }
+        // A Date outside years 0000-9999 binds NULL too; the kernel says why.
+        if binding == .null, let error = encodingError?(value) ?? bindingEncodingError(of: value) { return .unbindable(error) }
         return .bound(binding)
     }
 

@@ -39,10 +39,10 @@ public enum SQLiteDateLayouts {
         ("integer text", "CAST(CAST(floor($t) AS INTEGER) AS TEXT)")
     ]
 
-    /// 1583-01-01 and 9999-01-01 as Unix seconds. SQLite's functions write years 0 to 9999; before
-    /// 1583 Strata's own layout is in the Julian calendar (the formatter's), which SQLite does
-    /// not read, so the written layout would differ there by design.
-    static let earliest: Int64 = -12_212_553_600
+    /// 0000-01-03 and 9999-01-01 as Unix seconds: the years SQLite's functions write, in the
+    /// proleptic Gregorian calendar Strata's own layout uses too (two days in, so that a layout's
+    /// offset of up to 14 hours stays in year 0).
+    static let earliest: Int64 = -62_167_046_400
     static let latest: Int64 = 253_370_764_800
 
     /// An instant as Unix milliseconds: whole seconds or not, mostly near now, sometimes

@@ -104,7 +104,10 @@ extension Connection {
             case .long(let value): sqlite3_result_int64(context, value)
             case .double(let value): sqlite3_result_double(context, value)
             case .text(let value): Self.resultText(value, context)
-            case .date(let value): Self.resultText(BindingDateFormat.string(from: value), context)
+            case .date(let value):
+                do { Self.resultText(try BindingDateFormat.string(from: value), context) } catch {
+                    sqlite3_result_error(context, error.localizedDescription, -1)
+                }
             case .data(let value):
                 if value.isEmpty { sqlite3_result_zeroblob(context, 0); return }
                 value.withUnsafeBytes { sqlite3_result_blob64(context, $0.baseAddress, UInt64($0.count), sqliteTransient) }

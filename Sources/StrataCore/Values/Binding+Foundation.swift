@@ -78,11 +78,13 @@ extension URL: Binding {
 
 extension Date: Binding {
     public typealias BindingType = String
-    /// The date as text in `bindingDateFormatter`'s format.
-    public var bindingValue: BindingValue { .text(BindingDateFormat.string(from: self)) }
+    /// The date as text in `bindingDateFormatter`'s format; NULL for a date outside years 0000
+    /// to 9999, which the query builders then report as ``DateOutOfRangeError``.
+    public var bindingValue: BindingValue { (try? BindingDateFormat.string(from: self)).map(BindingValue.text) ?? .null }
 
+    /// - Throws: ``DateOutOfRangeError`` for a date outside years 0000 to 9999 (default format).
     public func bind(to statement: SQLiteStatementHandle, at index: Int32) throws -> Int32 {
-        bindText(BindingDateFormat.string(from: self), to: statement, at: index)
+        bindText(try BindingDateFormat.string(from: self), to: statement, at: index)
     }
 
     public static func fromBindingValue(_ value: Any) -> Date? {
@@ -99,5 +101,13 @@ extension Date: Binding {
         else { return nil }
         let buffer = UnsafeBufferPointer(start: pointer, count: Int(sqlite3_value_bytes(value)))
         return BindingDateFormat.date(fromUTF8: buffer)
+    }
+}
+
+extension Date: EncodingCheckedBinding {
+    /// ``DateOutOfRangeError`` for a date the default format cannot write, else nil.
+    package var encodingError: (any Error)? {
+        do { _ = try BindingDateFormat.string(from: self) } catch { return error }
+        return nil
     }
 }

@@ -7,12 +7,16 @@ import Foundation
 /// SQLite's date functions understand. Replace it (or change its settings) with care: date range
 /// queries only work with formats SQLite can compare.
 ///
-/// While the default is in place, Strata parses that exact format by hand, which is much faster
-/// than `DateFormatter` and gives identical results. The default format also keeps dates before
-/// year 1: they are written with a signed astronomical year (ISO 8601's expanded form, 1 BC is
-/// `0000`, 200 BC is `-0199`), which `yyyy` alone cannot tell from years AD; other dates are
-/// written exactly as `yyyy` writes them, and years past 9999 (five digits and more) are read by
-/// hand too. A replaced formatter reads and writes what its format says.
+/// While the default is in place, dates are written and read in the proleptic Gregorian
+/// calendar, the one SQLite's date functions count in, for the years they accept (0000 to
+/// 9999, UTC): `strftime`, `julianday` and `unixepoch` give back the instant that was bound.
+/// Years 1583 to 9999 are written by the formatter, byte for byte as SQift wrote them; earlier
+/// years by hand (DateFormatter would switch to the Julian calendar before 1582-10-15). Binding
+/// a date outside those years throws ``DateOutOfRangeError`` rather than storing text that sorts
+/// among other dates wrongly and that SQLite's functions read as NULL. Text with a signed or
+/// five-digit year, which Strata 5.x wrote, still reads (in the same calendar). Strata parses
+/// the default format by hand, which is much faster than `DateFormatter`. A replaced formatter
+/// reads and writes what its format says, in its own calendar, with no range check.
 ///
 /// `Date`'s own extraction reads this format only, from TEXT only (SQift's contract). Records and
 /// the ORM read this format first and then every layout SQLite's date functions accept, and
@@ -78,21 +82,33 @@ enum BindingDateFormat {
         return (formatter as? DefaultBindingDateFormatter)?.isPristine == true
     }
 
-    /// 0001-01-01T00:00:00.000 in the calendar the default formatter uses (Julian before 1582),
-    /// in seconds from 1970: earlier dates need a signed year, which `yyyy` cannot write.
-    static let firstInstantOfYearOne: Double = -62_135_769_600
+    /// 0000-01-01T00:00:00.000 and 10000-01-01T00:00:00.000, proleptic Gregorian, in
+    /// milliseconds from 1970: the instants the default format writes, as SQLite reads them.
+    static let firstWritableMillisecond: Int64 = -62_167_219_200_000
+    static let endWritableMillisecond: Int64 = 253_402_300_800_000
+    /// 1583-01-01T00:00:00.000: from here on the formatter's calendar is Gregorian, and the
+    /// formatter writes (SQift's text, byte for byte); before it, the hand-written calendar does.
+    static let formatterStartMillisecond: Int64 = -12_212_553_600_000
 
-    /// Formatting always goes through the formatter: Foundation's sub-millisecond rounding is not
-    /// specified, and stored text must match what SQift would have written.
-    static func string(from date: Date) -> String { string(from: date, formatter: bindingDateFormatter) }
+    /// The date as `bindingDateFormatter` writes it.
+    /// - Throws: ``DateOutOfRangeError`` when the default format is in place and the date is
+    ///   outside years 0000 to 9999.
+    static func string(from date: Date) throws -> String { try string(from: date, formatter: bindingDateFormatter) }
 
-    static func string(from date: Date, formatter: DateFormatter) -> String {
-        if date.timeIntervalSince1970 < firstInstantOfYearOne, fastPathEnabled(for: formatter),
-            let text = signedYearString(from: date)
-        {
-            return text
+    static func string(from date: Date, formatter: DateFormatter) throws -> String {
+        guard fastPathEnabled(for: formatter) else { return formatter.string(from: date) }
+        // To the nearest millisecond, as the formatter rounds; NaN fails both comparisons.
+        let scaled = (date.timeIntervalSince1970 * 1000).rounded()
+        guard scaled >= Double(firstWritableMillisecond), scaled < Double(endWritableMillisecond) else {
+            throw DateOutOfRangeError(date: date)
         }
-        return formatter.string(from: date)
+        if scaled < Double(formatterStartMillisecond) { return gregorianString(milliseconds: Int64(scaled)) }
+        // Formatting goes through the formatter: Foundation's sub-millisecond rounding is not
+        // specified, and stored text must match what SQift would have written. Where its
+        // rounding carries into year 10000 and the check above did not, the length says so.
+        let text = formatter.string(from: date)
+        guard text.utf8.count == 23 else { throw DateOutOfRangeError(date: date) }
+        return text
     }
 
     static func date(from text: String) -> Date? { date(from: text, formatter: bindingDateFormatter) }
@@ -120,8 +136,8 @@ enum BindingDateFormat {
         buffer.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
     }
 
-    /// Default-format text read by hand when it can be (years from 1583, and years before 1),
-    /// else by `formatter` (years 1 to 1582, in the Julian calendar).
+    /// Default-format text read by hand (every year, proleptic Gregorian), else by `formatter`
+    /// (text the hand-written parser does not take, which DateFormatter may still read).
     private static func defaultFormatDate(fromUTF8 buffer: UnsafeBufferPointer<UInt8>, formatter: DateFormatter) -> Date? {
         if let date = fastDate(fromUTF8: buffer) ?? expandedYearDate(fromUTF8: buffer) { return date }
         guard isPrintableASCII(buffer) else { return nil }
@@ -171,7 +187,7 @@ enum BindingDateFormat {
         let month = digit(a, 5) * 10 + digit(a, 6), day = digit(b, 0) * 10 + digit(b, 1)
         let hour = digit(b, 3) * 10 + digit(b, 4), minute = digit(b, 6) * 10 + digit(b, 7)
         let second = digit(c, 2) * 10 + digit(c, 3), millisecond = digit(c, 5) * 100 + digit(c, 6) * 10 + digit(c, 7)
-        guard year >= 1583, (1...12).contains(month), hour < 24, minute < 60, second < 60,
+        guard (1...12).contains(month), hour < 24, minute < 60, second < 60,
             day >= 1, day <= daysInMonth(year: year, month: month)
         else { return nil }
         let dayNumber = days(year: year, month: month, day: day)
@@ -198,13 +214,9 @@ enum BindingDateFormat {
     }
 }
 
-// MARK: - Years before 1 (proleptic Julian, as DateFormatter's calendar is before 1582)
+// MARK: - Years before 1583 and outside 0000-9999 (proleptic Gregorian, as SQLite counts)
 
 extension BindingDateFormat {
-    /// Milliseconds a signed-year text can hold (about ±285,000 years), so the arithmetic
-    /// cannot overflow; dates past it are left to the formatter.
-    static let signedYearLimit: Int64 = 9_000_000_000_000_000
-
     /// Division rounding toward negative infinity, which calendar arithmetic over negative
     /// days needs.
     @inline(__always)
@@ -213,55 +225,50 @@ extension BindingDateFormat {
         return (a % b != 0 && (a < 0) != (b < 0)) ? quotient - 1 : quotient
     }
 
-    /// Days from 1970-01-01 of a date of the proleptic Julian calendar (astronomical years: 1 BC
-    /// is 0); the Julian day number formula with floor division, valid for every year.
-    static func julianDays(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let a = floorDivide(14 - month, 12)
-        let y = year + 4800 - a
-        let m = month + 12 * a - 3
-        let julianDayNumber = day + floorDivide(153 * m + 2, 5) + 365 * y + floorDivide(y, 4) - 32_083
-        return julianDayNumber - 2_440_588
+    /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
+    /// civil_from_days; astronomical years, so 1 BC is 0).
+    static func civilDate(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = floorDivide(z, 146_097)
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    /// The proleptic Julian date (astronomical year) of a day counted from 1970-01-01.
-    static func julianDate(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let c = days + 2_440_588 + 32_082
-        let d = floorDivide(4 * c + 3, 1461)
-        let e = c - floorDivide(1461 * d, 4)
-        let m = floorDivide(5 * e + 2, 153)
-        let day = e - floorDivide(153 * m + 2, 5) + 1
-        let month = m + 3 - 12 * floorDivide(m, 10)
-        return (d - 4800 + floorDivide(m, 10), month, day)
-    }
-
-    /// The default format's text for a date before year 1, with a signed astronomical year
-    /// (ISO 8601's expanded years: 1 BC is `0000`, 200 BC is `-0199`), to the nearest
-    /// millisecond; nil past ``signedYearLimit``.
-    static func signedYearString(from date: Date) -> String? {
-        let scaled = (date.timeIntervalSince1970 * 1000).rounded()
-        guard scaled.isFinite, abs(scaled) < Double(signedYearLimit) else { return nil }
-        let total = Int64(scaled)
+    /// The default format's text of an instant in years 0000 to 9999, in milliseconds from 1970.
+    static func gregorianString(milliseconds total: Int64) -> String {
         let days = floorDivide(total, 86_400_000)
-        var rest = total - days * 86_400_000
-        let (year, month, day) = julianDate(days: days)
-        let hour = rest / 3_600_000
-        rest -= hour * 3_600_000
-        let minute = rest / 60_000
-        rest -= minute * 60_000
-        let second = rest / 1000
-        let millisecond = rest - second * 1000
-        func padded(_ value: Int64, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        let (year, month, day) = civilDate(days: days)
+        let inDay = total - days * 86_400_000
+        var bytes = [UInt8](repeating: 0, count: 23)
+        func put(_ value: Int64, at offset: Int, width: Int) {
+            var value = value
+            for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                bytes[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
+                value /= 10
+            }
         }
-        return (year < 0 ? "-" : "") + padded(abs(year), 4) + "-" + padded(month, 2) + "-" + padded(day, 2) + "T"
-            + padded(hour, 2) + ":" + padded(minute, 2) + ":" + padded(second, 2) + "." + padded(millisecond, 3)
+        put(year, at: 0, width: 4)
+        put(month, at: 5, width: 2)
+        put(day, at: 8, width: 2)
+        put(inDay / 3_600_000, at: 11, width: 2)
+        put(inDay / 60_000 % 60, at: 14, width: 2)
+        put(inDay / 1000 % 60, at: 17, width: 2)
+        put(inDay % 1000, at: 20, width: 3)
+        for (offset, separator) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, ".")] as [(Int, Unicode.Scalar)] {
+            bytes[offset] = UInt8(ascii: separator)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Default-format text whose year `yyyy` cannot read back: before 1 (`0000`, `-0199`, as
-    /// ``signedYearString(from:)`` writes them, proleptic Julian) or past 9999 (`12053`, as
-    /// `yyyy` writes them, Gregorian; DateFormatter reads `12053` as 1953). Nil for other text
-    /// and for years 1 to 9999, which the other readers take.
+    /// Default-format text with a year `yyyy` cannot read back: before 0 (`-0199`) or past 9999
+    /// (`12053`; DateFormatter reads it as 1953), as Strata 5.x wrote them. Read in the proleptic
+    /// Gregorian calendar, as every other year is. Nil for other text and for years 0 to 9999,
+    /// which ``fastDate(fromUTF8:)`` takes.
     static func expandedYearDate(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         var index = 0
         let negative = bytes.first == UInt8(ascii: "-")
@@ -288,17 +295,29 @@ extension BindingDateFormat {
             let millisecond = number(3...3), index == bytes.count
         else { return nil }
         let year = negative ? -magnitude : magnitude
-        guard year <= 0 || year >= 10_000, (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return nil }
-        let dayNumber: Int64
-        if year <= 0 {
-            let leap = floorDivide(year, 4) * 4 == year
-            guard day >= 1, day <= (month == 2 ? (leap ? 29 : 28) : daysInMonth(year: 2001, month: month)) else { return nil }
-            dayNumber = julianDays(year: year, month: month, day: day)
-        } else {
-            guard day >= 1, day <= daysInMonth(year: year, month: month) else { return nil }
-            dayNumber = days(year: year, month: month, day: day)
-        }
-        let total = ((dayNumber * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millisecond
+        guard year < 0 || year >= 10_000, (1...12).contains(month), hour < 24, minute < 60, second < 60,
+            day >= 1, day <= daysInMonth(year: year, month: month)
+        else { return nil }
+        let total = ((days(year: year, month: month, day: day) * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millisecond
         return Date(timeIntervalSinceReferenceDate: Double(total) / 1000 - referenceOffset)
+    }
+}
+
+/// A `Date` the default date format cannot store: outside years 0000 to 9999 (proleptic
+/// Gregorian, UTC), the years SQLite's date functions read. Its text would sort wrongly among
+/// other dates and read as NULL in `strftime` and `unixepoch`, so binding it throws instead.
+public struct DateOutOfRangeError: Error, LocalizedError, Sendable, Equatable, CustomStringConvertible, CustomReflectable {
+    /// The date that was bound.
+    public let date: Date
+
+    // Seconds, never the Date itself: Foundation traps describing an infinite or NaN Date, and
+    // printing or reflecting this error (a test's failure message) must not.
+    public var description: String { errorDescription ?? "" }
+    public var customMirror: Mirror { Mirror(self, children: ["secondsSince1970": date.timeIntervalSince1970]) }
+
+    public var errorDescription: String? {
+        "the date \(date.timeIntervalSince1970) seconds from 1970 is outside years 0000 to 9999 (UTC), "
+            + "the dates SQLite's date functions read; store it as a number (timeIntervalSince1970) "
+            + "or limit it to that range"
     }
 }

@@ -18,8 +18,8 @@ import SQLite3
 ///   `'unixepoch'` modifier; SQLite alone would take such a number as a Julian day number).
 ///
 /// Text in the layout Strata writes is read by the core's reader first, so a written date
-/// always reads back as the same instant (including years before 1583, which the default
-/// formatter writes in the Julian calendar, and signed or five-digit years).
+/// always reads back as the same instant; both readers count in the proleptic Gregorian
+/// calendar, as SQLite does, so text SQLite wrote for any year reads as SQLite means it.
 ///
 /// Refused (nil, which the callers report as their own typed error): anything else, and dates
 /// SQLite would roll over rather than refuse (February 30, hour 24), since they are bad data,
@@ -54,10 +54,6 @@ package enum SQLiteDateText {
             return BindingDateFormat.date(fromUTF8: bytes) ?? sqliteDate(fromUTF8: bytes)
         }
         if let date = BindingDateFormat.fastDate(fromUTF8: bytes) { return date }
-        // The written layout the fast path did not take is a year before 1583 (Julian, as the
-        // formatter wrote it) or bad data: the core's reader decides, and SQLite's reading of the
-        // same text (proleptic Gregorian) must not win over a round trip.
-        if isWrittenLayout(bytes) { return BindingDateFormat.date(fromUTF8: bytes) }
         if let date = sqliteDate(fromUTF8: bytes) { return date }
         // What else the core reads (signed and five-digit years; what DateFormatter accepts of
         // its format) still reads. Only printable ASCII reaches DateFormatter: swift-corelibs-
@@ -65,21 +61,6 @@ package enum SQLiteDateText {
         // or "\r\n"), which the core's own extraction still risks.
         guard bytes.allSatisfy({ (0x20..<0x7F).contains($0) }) else { return nil }
         return BindingDateFormat.date(fromUTF8: bytes)
-    }
-
-    /// Whether `bytes` has the default format's exact shape, `yyyy-MM-ddTHH:mm:ss.SSS` in ASCII digits.
-    static func isWrittenLayout(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard bytes.count == 23 else { return false }
-        for (offset, byte) in bytes.enumerated() {
-            switch offset {
-            case 4, 7: guard byte == UInt8(ascii: "-") else { return false }
-            case 10: guard byte == UInt8(ascii: "T") else { return false }
-            case 13, 16: guard byte == UInt8(ascii: ":") else { return false }
-            case 19: guard byte == UInt8(ascii: ".") else { return false }
-            default: guard isDigit(byte) else { return false }
-            }
-        }
-        return true
     }
 
     // MARK: - SQLite's layouts

@@ -52,6 +52,19 @@ func datedEntryStorage(untyped: Bool = false) throws -> Storage {
         #expect(try storage.getAll() == [entry])
     }
 
+    /// SQLite's calendar before 1583 too, and nothing stored for a date SQLite cannot read.
+    @Test func earlyDatesInSQLitesCalendarAndOutOfRangeRefused() throws {
+        let storage = try datedEntryStorage()
+        let year1500 = Date(timeIntervalSince1970: -14_831_769_600)
+        try storage.replace(DatedEntry(id: 1, updatedAt: year1500, deletedAt: nil))
+        #expect(try storage.connection.query("SELECT unixepoch(updated_at) FROM dated_entry") == Int64(-14_831_769_600))
+        #expect(try storage.get(id: 1) == DatedEntry(id: 1, updatedAt: year1500, deletedAt: nil))
+        let tooLate = DatedEntry(id: 2, updatedAt: Date(timeIntervalSince1970: 253_402_300_800), deletedAt: nil)
+        #expect(throws: DateOutOfRangeError.self) { try storage.replace(tooLate) }
+        #expect(throws: DateOutOfRangeError.self) { try storage.update(DatedEntry(id: 1, updatedAt: year1500, deletedAt: tooLate.updatedAt)) }
+        #expect(try storage.getAll() == [DatedEntry(id: 1, updatedAt: year1500, deletedAt: nil)])
+    }
+
     @Test func numbersReadAsUnixSeconds() throws {
         let storage = try datedEntryStorage(untyped: true)
         try storage.connection.execute(

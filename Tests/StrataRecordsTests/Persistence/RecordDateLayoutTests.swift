@@ -78,6 +78,27 @@ struct DateSampleRecord {
         #expect(abs(read - seconds) < 1e-6, "\(text) read as \(read)")
     }
 
+    /// Dates before 1583 in SQLite's calendar; a date SQLite cannot read is refused on insert,
+    /// update and in a query, and nothing is written.
+    @Test func earlyDatesInSQLitesCalendarAndOutOfRangeRefused() throws {
+        let db = try makeDB()
+        let year1500 = Date(timeIntervalSince1970: -14_831_769_600)
+        var note = DatedNote(id: nil, title: "old", updatedAt: year1500, deletedAt: nil)
+        try note.insert(db)
+        #expect(try db.query("SELECT updated_at FROM dated_note") == "1500-01-01T00:00:00.000")
+        #expect(try db.query("SELECT unixepoch(updated_at) FROM dated_note") == Int64(-14_831_769_600))
+        #expect(try DatedNote.fetchAll(db) == [note])
+        let year10000 = Date(timeIntervalSince1970: 253_402_300_800)
+        var late = DatedNote(id: nil, title: "late", updatedAt: year10000, deletedAt: nil)
+        #expect(throws: DateOutOfRangeError.self) { try late.insert(db) }
+        note.deletedAt = Date(timeIntervalSince1970: -62_167_219_201)
+        #expect(throws: DateOutOfRangeError.self) { try note.update(db) }
+        #expect(throws: DateOutOfRangeError.self) { try DatedNote.where { $0.updatedAt < year10000 }.fetchAll(db) }
+        #expect(throws: DateOutOfRangeError.self) { try DatedNote.all().update(db, set: { $0.deletedAt.set(year10000) }) }
+        #expect(try db.query("SELECT count(*) FROM dated_note WHERE deleted_at IS NULL") == 1)
+        #expect(try DatedNote.fetchAll(db).map(\.title) == ["old"])
+    }
+
     @Test func numbersReadAsUnixSeconds() throws {
         let db = try Connection()
         try db.execute("CREATE TABLE date_sample(id INTEGER PRIMARY KEY, at)")

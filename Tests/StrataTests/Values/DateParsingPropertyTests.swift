@@ -7,7 +7,8 @@ import Testing
 /// The hand-written parser of the default date format checks whole 8-byte words at once; against
 /// `DateFormatter` on generated text: default-format dates, then the same text with bytes
 /// replaced (separators, bytes just outside '0'...'9', NUL, invalid UTF-8), cut or lengthened.
-/// The parser may decline (the formatter then reads the text), but never returns another date.
+/// The parser may decline (the formatter then reads the text), but never returns another date
+/// (before 1583, another than SQLite's calendar gives).
 @Suite struct DateParsingPropertyTests {
     static let replacements: [UInt8] = [0x00, 0x2F, 0x3A, 0x40, 0x30, 0x39, 0x2D, 0x54, 0x3A, 0x2E, 0x20, 0x7F, 0x80, 0xC3, 0xFF, 0x35, 0x36]
 
@@ -30,7 +31,13 @@ import Testing
             }
             let mutated = bytes.withUnsafeBufferPointer { BindingDateFormat.fastDate(fromUTF8: $0) }
             if let mutated {
-                let expected = reference.date(from: String(decoding: bytes, as: UTF8.self))
+                // Before 1583 DateFormatter's calendar is Julian and SQLite's (and Strata's) is
+                // Gregorian: there SQLite's layouts reader, written separately, is the reference.
+                let year = bytes.prefix(4).reduce(0) { $0 * 10 + Int($1) - 48 }
+                let expected =
+                    year < 1583
+                    ? bytes.withUnsafeBufferPointer { SQLiteDateText.sqliteDate(fromUTF8: $0) }
+                    : reference.date(from: String(decoding: bytes, as: UTF8.self))
                 try require(mutated == expected, "\(bytes) read as \(mutated), DateFormatter reads \(String(describing: expected))")
             }
         }
@@ -53,15 +60,15 @@ import Testing
         #expect(text.withUnsafeBufferPointer { BindingDateFormat.fastDate(fromUTF8: $0) } != nil)
     }
 
-    /// Well-formed text out of range: the parser declines it (years before 1583 and impossible
-    /// fields are the formatter's to read or refuse), and accepts the edges just inside.
+    /// Well-formed text out of range: the parser declines impossible fields, and accepts the
+    /// edges just inside, years 0000 to 1582 included (proleptic Gregorian, as SQLite reads them).
     @Test func fieldsOutOfRangeAreDeclined() {
         func parses(_ text: String) -> Bool {
             Array(text.utf8).withUnsafeBufferPointer { BindingDateFormat.fastDate(fromUTF8: $0) } != nil
         }
         for text in [
-            "1582-12-31T23:59:59.999", "1000-01-01T00:00:00.000", "0000-01-01T00:00:00.000",
-            "2023-02-29T00:00:00.000", "2024-02-30T00:00:00.000", "1900-02-29T00:00:00.000",
+            // 1500 is a leap year in the Julian calendar only.
+            "1500-02-29T00:00:00.000", "2023-02-29T00:00:00.000", "2024-02-30T00:00:00.000", "1900-02-29T00:00:00.000",
             "2024-04-31T00:00:00.000", "2024-06-31T00:00:00.000", "2024-09-31T00:00:00.000",
             "2024-11-31T00:00:00.000", "2024-01-32T00:00:00.000", "2024-01-00T00:00:00.000",
             "2024-00-10T00:00:00.000", "2024-13-10T00:00:00.000", "2024-01-10T24:00:00.000",
@@ -70,7 +77,8 @@ import Testing
             #expect(!parses(text), "\(text)")
         }
         for text in [
-            "1583-01-01T00:00:00.000", "2000-02-29T00:00:00.000", "2024-02-29T23:59:59.999",
+            "1583-01-01T00:00:00.000", "1582-12-31T23:59:59.999", "1000-01-01T00:00:00.000", "0000-01-01T00:00:00.000", "2000-02-29T00:00:00.000",
+            "2024-02-29T23:59:59.999",
             "2024-04-30T00:00:00.000", "2024-12-31T00:00:00.000", "9999-12-31T23:59:59.999"
         ] {
             #expect(parses(text), "\(text)")

@@ -235,10 +235,11 @@ private struct NamedMigrationStore: MigrationVersionStore {
 
     func record(_ version: Int64, _ connection: Connection) throws {
         try connection.execute(Self.definition.sql)
+        let now = try BindingDateFormat.string(from: Date())
         try connection.run(
             literal: """
                 INSERT INTO \(identifier: Self.definition.name)(identifier, applied_at)
-                VALUES (\(identifiers[Int(version) - 1]), \(BindingDateFormat.string(from: Date())))
+                VALUES (\(identifiers[Int(version) - 1]), \(now))
                 """)
     }
 }

@@ -52,9 +52,10 @@ package struct SchemaMigrationsTable: MigrationVersionStore {
 
     package func record(_ version: Int64, _ connection: Connection) throws {
         try create(connection)
+        let now = try BindingDateFormat.string(from: Date())
         try connection.run(
             literal: """
-                INSERT INTO \(identifier: Self.definition.name)(version, migration_timestamp) VALUES (\(version), \(BindingDateFormat.string(from: Date())))
+                INSERT INTO \(identifier: Self.definition.name)(version, migration_timestamp) VALUES (\(version), \(now))
                 """)
     }
 }
