@@ -696,10 +696,17 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     }
 
     func checkRules(_ probes: [RuleProbe]) throws {
-        try inSpaceSchema()
+        try Self.checkRules(probes, schema: schema, on: link)
+    }
+
+    /// Plans each probe in the space `schema`'s tables, on `link` inside its transaction.
+    static func checkRules(_ probes: [RuleProbe], schema: String, on link: PostgresLink) throws {
+        // Names the rules' SQL leaves unqualified resolve in the space's schema, until the
+        // transaction ends.
+        try link.query("SELECT set_config('search_path', $1, true)", [schema])
         for probe in probes {
             do {
-                _ = try link.query(probe.statement, try Self.ruleBindings(probe.arguments))
+                _ = try link.query(probe.statement, try ruleBindings(probe.arguments))
             } catch PostgresHubError.server(let state, let message) {
                 // The transaction is refused with it: nothing of the rules is written.
                 throw SyncError.invalidRules("\(probe.place): PostgreSQL reads it otherwise than SQLite (SQLSTATE \(state)): \(message)")

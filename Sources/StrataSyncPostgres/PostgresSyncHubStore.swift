@@ -130,7 +130,7 @@ final class PostgresHubStorage: SyncHubStorage {
         }
     }
 
-    func createSpace(_ name: String, schema: (Connection) throws -> Void) throws {
+    func createSpace(_ name: String, schema: (Connection) throws -> Void, rules: InitialSpaceRules?) throws {
         try checkSpaceName(name)
         // The space's SQLite definitions, and the hub's bookkeeping (its schema history), in a
         // database of their own: kept as an image in PostgreSQL, read when the space opens.
@@ -169,6 +169,12 @@ final class PostgresHubStorage: SyncHubStorage {
                 try link.query("INSERT INTO \(space).\"_strata_sync_definitions\" (id, image) VALUES (1, $1)", [image])
                 for statement in Self.ruleTableStatements(space: name) { try link.query(statement) }
                 for statement in Self.captureStatements(space: name, tables: tables) { try link.query(statement) }
+                if let rules {
+                    // Planned on the tables just made, in this transaction: rules PostgreSQL reads
+                    // otherwise roll the whole space back.
+                    try PostgresSpaceStorage.checkRules(rules.probes(.postgres), schema: name, on: link)
+                    try link.query("INSERT INTO \(space).\"_strata_sync_rules\" (id, version, json) VALUES (1, 1, $1)", [rules.json])
+                }
             }
             state.spaces[name] = PostgresSpace(name: name, definitions: definitions, tables: tables, schemaVersion: 1)
         }

@@ -63,6 +63,25 @@ import Testing
     }
 
     /// `--create` on hubs started together, and deploys that keep passing the first schema.
+    /// Rules given with the creation are written with the space's tables, in one transaction.
+    @Test func aSpaceCreatedWithRulesHasThemFromItsFirstVersion() throws {
+        let folder = try TemporaryDirectory()
+        let hub = try SyncHub(directory: folder.path("hub"))
+        let rules = SyncRules(buckets: [SyncBucket(name: "all", data: ["counter": "n > 1"])])
+        #expect(try hub.createSpaceIfNeeded("s", rules: rules) { try $0.execute(Self.schema) })
+        #expect(try hub.rules(ofSpace: "s") == rules)
+        #expect(try hub.space("s") { storage in try storage.read { try storage.rules().version } } == 1)
+        #expect(!(try hub.createSpaceIfNeeded("s", rules: rules) { try $0.execute(Self.schema) }))
+        #expect(try hub.space("s") { storage in try storage.read { try storage.rules().version } } == 1, "the same rules are no change")
+        do {
+            try hub.createSpaceIfNeeded("other", rules: SyncRules(buckets: [SyncBucket(name: "x", data: ["t": "nope = 1"])])) {
+                try $0.execute(Self.schema)
+            }
+            Issue.record("rules naming no column were taken")
+        } catch SyncError.invalidRules {}
+        #expect(try hub.spaceSummaries().map(\.name) == ["s"])
+    }
+
     @Test func createSpaceIfNeededIsIdempotentAndComparesTheSchema() throws {
         let folder = try SyncFolder()
         let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))

@@ -149,6 +149,12 @@ public final class SyncHub: Sendable {
     ///   what `schema` throws.
     @discardableResult
     public func createSpaceIfNeeded(_ name: String, schema: (Connection) throws -> Void) throws -> Bool {
+        try createSpaceIfNeeded(name, schema: schema, initialRules: nil)
+    }
+
+    /// ``createSpaceIfNeeded(_:schema:)``, the space made with `initialRules` set when this call
+    /// creates it (in the store's one transaction).
+    private func createSpaceIfNeeded(_ name: String, schema: (Connection) throws -> Void, initialRules: InitialSpaceRules?) throws -> Bool {
         try validateSpaceName(name)
         let created = try Connection(storageLocation: .inMemory)
         try created.transaction { try schema(created) }
@@ -167,7 +173,7 @@ public final class SyncHub: Sendable {
         }
         if try exists() { return false }
         do {
-            try storage.createSpace(name, schema: schema)
+            try storage.createSpace(name, schema: schema, rules: initialRules)
             return true
         } catch {
             // Another process created it since the look above: its space is the one to compare.
@@ -184,13 +190,16 @@ public final class SyncHub: Sendable {
     ///   ``createSpaceIfNeeded(_:schema:)`` and ``setRules(_:forSpace:)`` throw.
     @discardableResult
     public func createSpaceIfNeeded(_ name: String, rules: SyncRules?, schema: (Connection) throws -> Void) throws -> Bool {
+        var initial: InitialSpaceRules?
         if let rules {
             let tables = try Connection(storageLocation: .inMemory)
             try tables.transaction { try schema(tables) }
-            _ = try CompiledRules.compile(rules, version: 0, schema: tables)
+            let compiled = try CompiledRules.compile(rules, version: 0, schema: tables)
+            initial = InitialSpaceRules(json: try rules.jsonData(), probes: { compiled.probes($0) })
         }
-        let created = try createSpaceIfNeeded(name, schema: schema)
-        if let rules { try setRules(rules, forSpace: name) }
+        let created = try createSpaceIfNeeded(name, schema: schema, initialRules: initial)
+        // A space that was there already gets the rules as any rules change (none when equal).
+        if let rules, !created { try setRules(rules, forSpace: name) }
         return created
     }
 

@@ -20,7 +20,7 @@ final class SQLiteFolderHubStorage: SyncHubStorage {
 
     func fileURL(of space: String) -> URL { directory.appendingPathComponent(space + ".sqlite") }
 
-    func createSpace(_ name: String, schema: (Connection) throws -> Void) throws {
+    func createSpace(_ name: String, schema: (Connection) throws -> Void, rules: InitialSpaceRules?) throws {
         let url = fileURL(of: name)
         guard !FileManager.default.fileExists(atPath: url.path) else { throw SyncError.refused("the space \(name) exists already") }
         // Made whole under a name of its own, then linked into place (link(2) fails when the
@@ -30,7 +30,7 @@ final class SQLiteFolderHubStorage: SyncHubStorage {
         defer {
             for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: building.path + suffix) }
         }
-        try Self.build(building, schema: schema)
+        try Self.build(building, schema: schema, rules: rules)
         guard link(building.path, url.path) == 0 else {
             let code = errno
             if code == EEXIST { throw SyncError.refused("the space \(name) exists already") }
@@ -39,14 +39,18 @@ final class SQLiteFolderHubStorage: SyncHubStorage {
         _ = try queue(of: name)
     }
 
-    /// Writes a space's file at `url`: its tables and the log's, in WAL mode. The connection is
+    /// Writes a space's file at `url`: its tables and the log's (and its rules), in WAL mode. The connection is
     /// closed when this returns (its WAL checkpointed into the file), before the file is linked.
-    private static func build(_ url: URL, schema: (Connection) throws -> Void) throws {
+    /// SQLite runs the rules as they were compiled, so they need no probe here; they are written
+    /// with the tables, before the file has its name.
+    private static func build(_ url: URL, schema: (Connection) throws -> Void, rules: InitialSpaceRules?) throws {
         let connection = try Connection(storageLocation: .onDisk(url.path))
         try connection.execute("PRAGMA journal_mode = WAL")
         try connection.transaction {
             try schema(connection)
-            try SyncLog(connection).prepare()
+            let log = SyncLog(connection)
+            try log.prepare()
+            if let rules { _ = try log.setRules(rules.json) }
         }
     }
 

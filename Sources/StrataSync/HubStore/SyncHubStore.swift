@@ -36,8 +36,10 @@ public struct SyncHubStore: Sendable {
 /// excludes the other processes that share the store.
 package protocol SyncHubStorage: Sendable {
     /// Creates the space `name`: `schema` makes its tables on a SQLite connection, whose
-    /// definitions are the space's (replicas must match them).
-    func createSpace(_ name: String, schema: (Connection) throws -> Void) throws
+    /// definitions are the space's (replicas must match them). With `rules`, the space is made
+    /// with them set, checked by the store (``SyncSpaceStorage/checkRules(_:)``) in the same
+    /// transaction: rules the store refuses leave no space behind.
+    func createSpace(_ name: String, schema: (Connection) throws -> Void, rules: InitialSpaceRules?) throws
     /// The names of the spaces the store holds, sorted (`strata-sync-hub spaces`).
     func spaceNames() throws -> [String]
     /// Runs `body` with the space's storage; ``SyncError/unknownSpace(_:)`` when there is none.
@@ -332,6 +334,24 @@ extension SyncSpaceStorage {
     }
 
     package func checkRules(_ probes: [RuleProbe]) throws {}
+}
+
+extension SyncHubStorage {
+    /// Creates the space `name` without rules.
+    package func createSpace(_ name: String, schema: (Connection) throws -> Void) throws {
+        try createSpace(name, schema: schema, rules: nil)
+    }
+}
+
+/// Rules a space is created with: their JSON as stored, and their probes in a store's dialect.
+package struct InitialSpaceRules {
+    package var json: Data
+    package var probes: (RuleDialect) -> [RuleProbe]
+
+    package init(json: Data, probes: @escaping (RuleDialect) -> [RuleProbe]) {
+        self.json = json
+        self.probes = probes
+    }
 }
 
 /// One rule as a statement that reads no row, every reference bound to NULL, and the place that
