@@ -310,7 +310,15 @@ extension RecordSchemaPlan {
     /// ```
     /// The migrator runs it in one transaction with foreign keys checked at the end, as
     /// `migrate` runs the plan.
+    ///
+    /// An empty plan has nothing to freeze: rather than a migration that changes nothing (and
+    /// would still be recorded as applied), it gives a Swift comment saying so,
+    /// `// Nothing to freeze for "v3": the database already matches the records.`, which
+    /// registers nothing if pasted. Check ``isEmpty`` to tell the case in code.
     public func frozenMigration(_ identifier: String) -> String {
+        guard !isEmpty else {
+            return "// Nothing to freeze for \(identifier.debugDescription): the database already matches the records."
+        }
         let text = sql.map { statement in
             guard statement.unicodeScalars.last != ";" else { return statement }
             // A `;` after a trailing `--` comment would be inside it: it goes on a line of its own.
