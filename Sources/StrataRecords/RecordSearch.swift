@@ -33,15 +33,6 @@ public protocol FTS5Record: Record {
 extension FTS5Record {
     /// FTS5's defaults: the `unicode61` tokenizer, content kept in the index.
     public static var fts5Options: FTS5Options { FTS5Options() }
-
-    /// Creates the record's FTS5 table with ``fts5Options``, as `createFTS5Table(_:)` does:
-    /// a plain table of these columns would not be searchable.
-    /// - Throws: `SQLiteError` (the table exists and `ifNotExists` is false, a missing content table).
-    public static func createTable(_ db: Connection, ifNotExists: Bool = false) throws {
-        var options = fts5Options
-        options.ifNotExists = ifNotExists
-        try db.createFTS5Table(tableName, columns: ftsColumns, options: options)
-    }
 }
 
 extension Record {

@@ -128,6 +128,14 @@ enum SearchShelf {
         try BookmarkText.createFTS5Table(third)
         let viaFTS5: String? = try third.query("SELECT sql FROM sqlite_master WHERE name = 'bookmark_fts'")
         #expect(viaFTS5 == created)
+        // Generic code over `Record` makes the FTS5 table too.
+        func create<R: Record>(_: R.Type, in db: Connection) throws { try R.createTable(db, ifNotExists: true) }
+        let fourth = try Connection()
+        try create(Bookmark.self, in: fourth)
+        try create(BookmarkText.self, in: fourth)
+        try create(BookmarkText.self, in: fourth)
+        let generic: String? = try fourth.query("SELECT sql FROM sqlite_master WHERE name = 'bookmark_fts'")
+        #expect(generic == created)
     }
 
     /// A keyed index (over a table keyed by text) is planned with its key map, view and
