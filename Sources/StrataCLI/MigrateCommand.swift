@@ -93,10 +93,15 @@ struct MigrateCommand: ParsableCommand {
         for version in (current + 1)...target {
             let file = name(of: version, in: directory)
             print("Applying version \(version): \(file)")
+            let identifier = MigrationDirectory.identifier(ofFileNamed: file)
             do {
-                try migrator.migrate(connection, upTo: MigrationDirectory.identifier(ofFileNamed: file))
+                try migrator.migrate(connection, upTo: identifier)
             } catch {
-                let reason = (error as? SQLiteError)?.message ?? StrataMain.oneLineMessage(for: error)
+                var reason = (error as? SQLiteError)?.message ?? StrataMain.oneLineMessage(for: error)
+                // The file is named already: of the migrator's `migration "…", ` only the
+                // statement is kept (`statement 2: no such table: t`).
+                let named = "migration \(identifier.debugDescription)"
+                if reason.hasPrefix(named + ", ") || reason.hasPrefix(named + ": ") { reason.removeFirst(named.count + 2) }
                 // Read, not assumed: a file that ends the transaction itself (a COMMIT in its SQL)
                 // is recorded before the migrator's own COMMIT fails.
                 let reached = (try? self.version(of: connection, migrator, directory)) ?? version - 1

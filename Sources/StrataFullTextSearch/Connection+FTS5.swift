@@ -205,7 +205,7 @@ extension Connection {
     /// sync triggers and the statement that fills the index from the content table.
     /// `keyCollation` is a collation a keyed table's key index declares beside BINARY, when known
     /// (nil: the key column's own).
-    static func fts5CreateStatements(_ name: String, columns: [String], options: FTS5Options, keyCollation: String? = nil) -> [String] {
+    package static func fts5CreateStatements(_ name: String, columns: [String], options: FTS5Options, keyCollation: String? = nil) -> [String] {
         var statements = [fts5TableDefinition(name, columns: columns, options: options).sql]
         switch options.content {
         case .external(let table, let rowID):

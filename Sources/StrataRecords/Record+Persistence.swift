@@ -261,10 +261,17 @@ extension Record {
     /// ```swift
     /// try Player.createTable(db)   // CREATE TABLE "player" ("id" INTEGER PRIMARY KEY, ...)
     /// ```
-    /// The table and its indexes are created together or not at all.
+    /// The table and its indexes are created together or not at all. An ``FTS5Record``'s table
+    /// is its FTS5 table, made with its ``FTS5Record/fts5Options`` (generic code included).
     /// - Throws: `SQLiteError` (the table exists, unless `ifNotExists`; a CHECK that is not
     ///   valid SQL); ``RecordError/noPrimaryKey(record:)`` for a reference to a record without a key.
     public static func createTable(_ db: Connection, ifNotExists: Bool = false) throws {
+        if var options = (Self.self as? any FTS5Record.Type)?.fts5Options {
+            // Checked here, not with FTS5's IF NOT EXISTS, which would still add the triggers again.
+            if ifNotExists, try db.schemaReader.table(named: tableName, includingViews: true) != nil { return }
+            options.ifNotExists = false
+            return try db.createFTS5Table(tableName, columns: ftsColumns, options: options)
+        }
         let sql = try statements.createTableStatements(ifNotExists: ifNotExists, constraints: recordConstraints)
         guard sql.count > 1 else { return try db.execute(sql[0]) }
         try db.strataSavepoint(named: "strata_create_table") {

@@ -24,6 +24,8 @@ public struct RecordSchema: Sendable {
         let primaryKeyIndex: Int?
         let constraints: [RecordConstraint]
         let statements: RecordStatements
+        /// An ``FTS5Record``'s options: its table is that FTS5 table, not a plain one.
+        var fullText: FTS5Options? = nil
     }
 
     /// The schema of `records`, in the order given (a referenced record before its referrers
@@ -42,7 +44,8 @@ public struct RecordSchema: Sendable {
         self.records = records.map { record in
             TableDeclaration(
                 record: "\(record)", table: record.tableName, columns: record.recordColumns, primaryKeyIndex: record.primaryKeyIndex,
-                constraints: record.recordConstraints, statements: record.recordStatements)
+                constraints: record.recordConstraints, statements: record.recordStatements,
+                fullText: (record as? any FTS5Record.Type)?.fts5Options)
         }
     }
 
@@ -56,14 +59,30 @@ public struct RecordSchema: Sendable {
     /// and views. A missing index is created. A column's default alone is not compared. A new
     /// non-optional column without `@Default` over a table that has rows is planned as a rebuild
     /// whose summary says it needs a default; `migrate` refuses it.
+    ///
+    /// An ``FTS5Record``'s table is created as `createTable` creates it: the FTS5 virtual table
+    /// with its ``FTS5Record/fts5Options``, and for external content the triggers that keep it in
+    /// sync and the statement that fills it, after every other table of the plan (its content
+    /// table among them). One already there with the same `CREATE VIRTUAL TABLE` plans nothing;
+    /// one made another way (other columns, tokenizer or content) is refused, never rebuilt by
+    /// guesswork. A record keyed by `rowid` that is not an `FTS5Record` is refused too: that is
+    /// the shape of a record over an FTS5 table, which as a plain table could not be searched.
     /// - Throws: `SQLiteError` when the schema cannot be read; ``RecordError/noPrimaryKey(record:)``
-    ///   for a reference to a record without a key.
+    ///   for a reference to a record without a key;
+    ///   ``RecordSchemaError/cannotPlan(record:table:reason:)`` for a table the plan cannot make
+    ///   match its record (an FTS5 table that differs, a rowid-keyed record that does not
+    ///   declare its FTS5 options).
     public func plan(for db: Connection) throws -> RecordSchemaPlan {
         var steps: [RecordSchemaPlan.Step] = []
+        var fullTextSteps: [RecordSchemaPlan.Step] = []
         for record in records {
-            steps += try self.steps(for: record, in: db)
+            if let options = record.fullText {
+                fullTextSteps += try self.fullTextSteps(for: record, options: options, in: db)
+            } else {
+                steps += try self.steps(for: record, in: db)
+            }
         }
-        return RecordSchemaPlan(steps: steps)
+        return RecordSchemaPlan(steps: steps + fullTextSteps)
     }
 
     /// Applies ``plan(for:)`` in one transaction (a savepoint inside one): afterwards the
@@ -109,6 +128,48 @@ public struct RecordSchema: Sendable {
         }
     }
 
+    // MARK: - Planning one FTS5 table
+
+    /// Creating an ``FTS5Record``'s table as `createFTS5Table` does, or nothing when it is there
+    /// as declared.
+    private func fullTextSteps(for record: TableDeclaration, options declared: FTS5Options, in db: Connection) throws -> [RecordSchemaPlan.Step] {
+        let reader = db.schemaReader
+        let quotedTable = quoteIdentifier(record.table)
+        var options = declared
+        options.ifNotExists = false
+        let columns = record.columns.map(\.name).filter { !isRowIDName($0) }
+        let tableSQL = Connection.fts5TableDefinition(record.table, columns: columns, options: options).sql
+        guard let entry = try reader.table(named: record.table, includingViews: true) else {
+            // A keyed index finds a replaced row under its key index's collation, read from the
+            // content table when it is there already.
+            var keyCollation: String?
+            if case .externalByKey(let table, let key) = options.content, try reader.table(named: table) != nil {
+                keyCollation = try reader.keyIndexCollations(ofTable: table, column: key).first { !sameIdentifier($0, "BINARY") }
+            }
+            return [
+                RecordSchemaPlan.Step(
+                    kind: .createTable, table: record.table, summary: "create FTS5 table \(quotedTable)",
+                    sql: Connection.fts5CreateStatements(record.table, columns: columns, options: options, keyCollation: keyCollation),
+                    losesData: false)
+            ]
+        }
+        guard entry.type == "table", entry.virtualTableModule.map({ sameIdentifier($0, "fts5") }) == true else {
+            let what = entry.type == "table" ? (entry.virtualTableModule.map { "a virtual table using \($0)" } ?? "a plain table") : "a \(entry.type)"
+            throw RecordSchemaError.cannotPlan(
+                record: record.record, table: record.table,
+                reason: "the record is an FTS5Record, but the database's \(quotedTable) is \(what), which cannot be searched: "
+                    + "drop it in a migration of your own (keeping what it holds), then plan again")
+        }
+        func normalized(_ sql: String) -> String {
+            sql.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).joined(separator: " ")
+        }
+        guard let existing = entry.sql, normalized(existing) != normalized(tableSQL) else { return [] }
+        throw RecordSchemaError.cannotPlan(
+            record: record.record, table: record.table,
+            reason: "the FTS5 table differs from the record's declaration (the database has \(existing), the record declares \(tableSQL)); "
+                + "an FTS5 table is not rebuilt by the plan: drop it and its triggers in a migration of your own, then plan again to create it as declared")
+    }
+
     // MARK: - Planning one table
 
     private func steps(for record: TableDeclaration, in db: Connection) throws -> [RecordSchemaPlan.Step] {
@@ -118,6 +179,14 @@ public struct RecordSchema: Sendable {
         let indexes = record.statements.indexStatements(ifNotExists: false, constraints: record.constraints)
 
         guard let entry = try reader.table(named: record.table, includingViews: true) else {
+            // A key mapped to `rowid` is how a record over an FTS5 table reads the document's
+            // rowid: created as a plain table, it would take rows and never match a search.
+            if let key = record.primaryKeyIndex, record.columns.indices.contains(key), isRowIDName(record.columns[key].name) {
+                throw RecordSchemaError.cannotPlan(
+                    record: record.record, table: record.table,
+                    reason: "its key is the rowid, as a record over an FTS5 table has, so a plain table is not created for it: "
+                        + "conform it to FTS5Record (with its fts5Options) to plan its FTS5 table, or key it by a column of its own")
+            }
             let sql = try record.statements.createTableStatements(ifNotExists: false, constraints: record.constraints)
             return [RecordSchemaPlan.Step(kind: .createTable, table: record.table, summary: "create table \(quotedTable)", sql: sql, losesData: false)]
         }
@@ -310,7 +379,15 @@ extension RecordSchemaPlan {
     /// ```
     /// The migrator runs it in one transaction with foreign keys checked at the end, as
     /// `migrate` runs the plan.
+    ///
+    /// An empty plan has nothing to freeze: rather than a migration that changes nothing (and
+    /// would still be recorded as applied), it gives a Swift comment saying so,
+    /// `// Nothing to freeze for "v3": the database already matches the records.`, which
+    /// registers nothing if pasted. Check ``isEmpty`` to tell the case in code.
     public func frozenMigration(_ identifier: String) -> String {
+        guard !isEmpty else {
+            return "// Nothing to freeze for \(identifier.debugDescription): the database already matches the records."
+        }
         let text = sql.map { statement in
             guard statement.unicodeScalars.last != ";" else { return statement }
             // A `;` after a trailing `--` comment would be inside it: it goes on a line of its own.

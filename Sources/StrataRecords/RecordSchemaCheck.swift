@@ -17,6 +17,9 @@ public enum RecordSchemaError: Error, CustomStringConvertible, Equatable {
     /// `RecordSchema.migrate` found a new non-optional column without a `@Default` for a table
     /// that has rows, which nothing could fill. Nothing was changed.
     case newColumnNeedsDefault(table: String, column: String)
+    /// `RecordSchema.plan` cannot make `table` match `record` (an FTS5 table that differs
+    /// from the record's declaration, say); `reason` says why and what to do. Nothing was planned.
+    case cannotPlan(record: String, table: String, reason: String)
 
     /// The differences, one per line.
     public var description: String {
@@ -32,6 +35,8 @@ public enum RecordSchemaError: Error, CustomStringConvertible, Equatable {
             return
                 "Column \(quoteIdentifier(column)) of table \(quoteIdentifier(table)) is new and not optional, but the table has rows and the column no default "
                 + "to give them, so nothing was changed: declare one on the property with @Default(…), or make the property optional"
+        case .cannotPlan(let record, let table, let reason):
+            return "Cannot plan table \(quoteIdentifier(table)) of record \(record): \(reason)"
         }
     }
 }

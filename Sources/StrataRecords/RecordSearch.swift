@@ -7,6 +7,33 @@ import Foundation
 //     @Record(table: "book_fts") struct BookText { @PrimaryKey @Column("rowid") var id: Int64?; var title: String }
 //     try BookText.createFTS5Table(db, options: FTS5Options(content: .external(table: "book", rowID: "id")))
 //     let hits = try BookText.matching(FTS5Pattern(matchingAllTokensIn: text)).orderByRank().fetchAll(db)
+//
+// A record that conforms to `FTS5Record` declares its options once: `createTable`,
+// `createFTS5Table(db)` and `RecordSchema` then all make that FTS5 table, triggers included.
+
+/// A record over an FTS5 table that declares how the table is made, so that `createTable`,
+/// `createFTS5Table(_:)` and ``RecordSchema`` (and the migrations it freezes) create the
+/// virtual table and its sync triggers rather than a plain table of the same columns.
+///
+/// ```swift
+/// @Record(table: "bookmark_fts")
+/// struct BookmarkText: FTS5Record {
+///     static let fts5Options = FTS5Options(content: .external(table: "bookmark", rowID: "id"))
+///     @PrimaryKey @Column("rowid") var id: Int64?
+///     var title: String
+/// }
+/// try RecordSchema(Bookmark.self, BookmarkText.self).migrate(db)   // CREATE VIRTUAL TABLE … USING fts5
+/// ```
+public protocol FTS5Record: Record {
+    /// The tokenizer, content, prefixes and unindexed columns the table is created with;
+    /// FTS5's defaults unless the record says otherwise. `ifNotExists` is ignored.
+    static var fts5Options: FTS5Options { get }
+}
+
+extension FTS5Record {
+    /// FTS5's defaults: the `unicode61` tokenizer, content kept in the index.
+    public static var fts5Options: FTS5Options { FTS5Options() }
+}
 
 extension Record {
     /// The record's searchable columns: every column but a `rowid` key.
@@ -20,9 +47,12 @@ extension Record {
     /// ```swift
     /// try BookText.createFTS5Table(db, options: FTS5Options(tokenizer: .porter(.unicode61())))
     /// ```
+    /// - Parameter options: How the table is made; nil for the record's ``FTS5Record/fts5Options``
+    ///   when it is an ``FTS5Record``, else FTS5's defaults.
     /// - Throws: `SQLiteError` (the table exists), or what `Connection.createFTS5Table(_:columns:options:)` throws.
-    public static func createFTS5Table(_ db: Connection, options: FTS5Options = FTS5Options()) throws {
-        try db.createFTS5Table(tableName, columns: ftsColumns, options: options)
+    public static func createFTS5Table(_ db: Connection, options: FTS5Options? = nil) throws {
+        let declared = (Self.self as? any FTS5Record.Type)?.fts5Options
+        try db.createFTS5Table(tableName, columns: ftsColumns, options: options ?? declared ?? FTS5Options())
     }
 
     /// `table MATCH pattern`: the documents the pattern matches; none for a nil pattern (user

@@ -164,6 +164,22 @@ extension RecordQuery where R: Record {
         }
     }
 
+    /// Changes the matching records in one UPDATE, run now; returns how many rows changed.
+    ///
+    /// ```swift
+    /// try Bookmark.where { $0.id == id }.update(db) { $0.visits += 1 }
+    /// ```
+    /// The new value is computed by SQLite from the stored one (`"visits" = "visits" + ?`), so
+    /// a counter loses no increment to another writer, as fetch, add and save could. Assign with
+    /// `+=`, `-=`, `set(to:)`, or another column; `update(_:set:)`
+    /// sets constants only.
+    /// - Throws: ``RecordQueryError`` when `change` assigns no column, or for a query with an
+    ///   order, limit or group; `SQLiteError` (a constraint the new values break).
+    @discardableResult
+    public func update(_ db: Connection, _ change: (inout R.Columns) -> Void) throws -> Int {
+        try update(change).execute(db)
+    }
+
     /// The DELETE of the matching records, not yet run.
     public func delete() -> WriteStatement {
         do {
@@ -199,6 +215,17 @@ extension Record {
     /// Every record matching `condition`'s UPDATE (see ``RecordQuery/update(_:)``).
     public static func update(_ change: (inout Columns) -> Void) -> WriteStatement {
         all().update(change)
+    }
+
+    /// Changes every record in one UPDATE, run now; returns how many rows changed (see
+    /// ``RecordQuery/update(_:_:)``).
+    ///
+    /// ```swift
+    /// try Bookmark.update(db) { $0.visits.set(to: 0) }
+    /// ```
+    @discardableResult
+    public static func update(_ db: Connection, _ change: (inout Columns) -> Void) throws -> Int {
+        try all().update(db, change)
     }
 }
 

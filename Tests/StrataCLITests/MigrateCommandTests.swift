@@ -80,7 +80,7 @@ import Testing
         let result = try sandbox.strata("migrate", "app.db", "--dir", "migrations")
         #expect(result.status != 0)
         #expect(result.stdout.contains("Applying version 3: 003_add_price.sql\n"))
-        #expect(result.errorLines == ["strata: 003_add_price.sql failed: no such table: no_such_table; the database stays at version 2"])
+        #expect(result.errorLines == ["strata: 003_add_price.sql failed: statement 2: no such table: no_such_table; the database stays at version 2"])
         let path = sandbox.path("app.db")
         #expect(try versions(in: path) == ["001_create_cars", "002_index_cars"])
         // Version 3's first statement was rolled back with it.
@@ -93,7 +93,7 @@ import Testing
         try sandbox.write("CREATE TABLE oops(;\n", to: "migrations/001_broken.sql")
         let result = try sandbox.strata("migrate", "app.db", "--dir", "migrations")
         #expect(result.status != 0)
-        #expect(result.errorLines == ["strata: 001_broken.sql failed: near \";\": syntax error; the database stays at version 0"])
+        #expect(result.errorLines == ["strata: 001_broken.sql failed: statement 1: near \";\": syntax error; the database stays at version 0"])
         #expect(!FileManager.default.fileExists(atPath: sandbox.path("app.db")))
     }
 

@@ -61,6 +61,20 @@ import Testing
         #expect(try schema.plan(for: frozen).isEmpty)
     }
 
+    /// An empty plan freezes to no migration: a comment that says so, which registers nothing
+    /// (a migration of no SQL would be recorded as applied while changing nothing).
+    @Test func anEmptyPlanFreezesToNothing() throws {
+        let schema = RecordSchema(PlanShelf.Author.self, PlanShelf.Book.self)
+        let db = try Connection(storageLocation: .inMemory)
+        try schema.migrate(db)
+        let plan = try schema.plan(for: db)
+        #expect(plan.isEmpty)
+        let frozen = plan.frozenMigration("v2")
+        #expect(frozen == #"// Nothing to freeze for "v2": the database already matches the records."#)
+        #expect(!frozen.contains("registerMigration"))
+        #expect(!frozen.contains("\n"))
+    }
+
     /// SQL holding the raw string's own delimiters and backslashes gets more `#`s, and reads back
     /// as written (generated: quotes, backslashes, `#`, combining marks, NUL-free text).
     @Test func anySQLTextSurvivesTheRawString() throws {

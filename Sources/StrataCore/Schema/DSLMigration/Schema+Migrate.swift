@@ -24,7 +24,8 @@ extension Schema {
     /// - Returns: whether the database changed version.
     /// - Throws: ``SchemaMigrationError`` (unknown or unreachable version, foreign keys violated
     ///   or on inside the caller's transaction, invalid declaration), ``TableRebuildError``, or
-    ///   `SQLiteError` from a step; the database is then exactly as before.
+    ///   `SQLiteError` from a step, its message opened with the version and step
+    ///   (`schema version 2, step 1: …`); the database is then exactly as before.
     @discardableResult
     public func migrate(_ db: Connection, toVersion: Int? = nil, options: MigrationOptions = []) throws -> Bool {
         if let declarationError { throw declarationError }
@@ -65,12 +66,16 @@ extension Schema {
         do {
             if target > current {
                 for version in versions where version.number > current && version.number <= target {
-                    for step in version.steps { try step.applyUp(to: db) }
+                    for (index, step) in version.steps.enumerated() {
+                        try namingMigration("schema version \(version.number), step \(index + 1)") { try step.applyUp(to: db) }
+                    }
                 }
             } else {
                 var lowerState = SchemaState()
                 for version in versions.reversed() where version.number > target && version.number <= current {
-                    for step in version.steps.reversed() { try step.applyDown(to: db) }
+                    for (index, step) in version.steps.enumerated().reversed() {
+                        try namingMigration("undoing schema version \(version.number), step \(index + 1)") { try step.applyDown(to: db) }
+                    }
                     lowerState = version.steps.first?.before ?? lowerState
                     if !(try Self.database(db, matches: lowerState)) {
                         throw SchemaMigrationError.unreachableDatabaseVersion(fromVersion: dbVersion, toVersion: target)

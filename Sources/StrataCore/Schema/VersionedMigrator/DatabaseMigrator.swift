@@ -24,7 +24,9 @@ import SQLite3
 /// database exactly as it was. Names applied are kept in `strata_migrations`, apart from SQift's
 /// `schema_migrations` and `PRAGMA user_version`, so the three never disagree.
 public struct DatabaseMigrator: Sendable {
-    private var migrations: [(identifier: String, migrate: @Sendable (Connection) throws -> Void)] = []
+    /// `namesFailures`: the migration opens its own errors' messages with its name (SQL text,
+    /// which also names the statement); a closure's errors are named by `migrate`.
+    private var migrations: [(identifier: String, migrate: @Sendable (Connection) throws -> Void, namesFailures: Bool)] = []
     /// A name registered twice, reported by `migrate` (registration itself cannot throw).
     private var duplicate: String?
 
@@ -39,20 +41,33 @@ public struct DatabaseMigrator: Sendable {
     /// Registering one name twice makes every `migrate` throw
     /// ``DatabaseMigratorError/registeredTwice(_:)``, before anything runs.
     public mutating func registerMigration(_ identifier: String, migrate: @escaping @Sendable (Connection) throws -> Void) {
-        if duplicate == nil, migrations.contains(where: { $0.identifier == identifier }) { duplicate = identifier }
-        migrations.append((identifier, migrate))
+        register(identifier, migrate, namesFailures: false)
     }
 
     /// Registers the migration `identifier` as SQL text (one or more statements): a migration
     /// frozen as written, such as `RecordSchemaPlan.frozenMigration(_:)` prints.
+    ///
+    /// A statement that fails is named in the error with its migration and its place in the
+    /// text (`migration "v2", statement 1: duplicate column name: rating`).
     public mutating func registerMigration(_ identifier: String, sql: String) {
-        registerMigration(identifier) { try $0.execute(sql) }
+        let context = Self.context(identifier)
+        register(identifier, { try $0.executeMigrationSQL(sql, context: context) }, namesFailures: true)
     }
+
+    private mutating func register(_ identifier: String, _ migrate: @escaping @Sendable (Connection) throws -> Void, namesFailures: Bool) {
+        if duplicate == nil, migrations.contains(where: { $0.identifier == identifier }) { duplicate = identifier }
+        migrations.append((identifier, migrate, namesFailures))
+    }
+
+    /// How an error names the migration `identifier`.
+    private static func context(_ identifier: String) -> String { "migration \(identifier.debugDescription)" }
 
     /// Runs the migrations not applied yet; returns their names.
     ///
     /// - Throws: ``DatabaseMigratorError/unknownMigration(_:)`` when the database has a migration
-    ///   this migrator does not register (a newer app wrote it); what a migration throws;
+    ///   this migrator does not register (a newer app wrote it); what a migration throws, an
+    ///   `SQLiteError` with its code and SQL kept and its message opened with the migration
+    ///   (`migration "v2": …`, and for SQL text the statement, `migration "v2", statement 1: …`);
     ///   ``DatabaseMigratorError/foreignKeysViolated(_:)`` for the foreign keys the migrations
     ///   broke. The database is then as it was.
     @discardableResult
@@ -74,7 +89,13 @@ public struct DatabaseMigrator: Sendable {
         let chosen = Array(migrations[...last])
         let store = NamedMigrationStore(identifiers: chosen.map(\.identifier), registered: migrationIdentifiers)
         let engine = VersionedMigration(
-            steps: chosen.enumerated().map { index, migration in VersionedMigration.Step(Int64(index + 1), migration.migrate) },
+            steps: chosen.enumerated().map { index, migration in
+                guard !migration.namesFailures else { return VersionedMigration.Step(Int64(index + 1), migration.migrate) }
+                let context = Self.context(migration.identifier)
+                return VersionedMigration.Step(Int64(index + 1)) { connection in
+                    try namingMigration(context) { try migration.migrate(connection) }
+                }
+            },
             store: store)
         // The engine runs the last `ran` of them (another process may have run earlier ones).
         let ran = try engine.migrate(connection)

@@ -67,7 +67,8 @@ open class Migrator {
     /// transaction; returns how many versions ran.
     ///
     /// - Throws: `SQLiteError` when the current version cannot be read or a version's SQL fails
-    ///   (the database stays at the last version that succeeded);
+    ///   (the database stays at the last version that succeeded; the message names the version
+    ///   and statement, `migration to schema version 2, statement 1: …`, the code is SQLite's);
     ///   ``MigratorError/databaseNewerThanCode(current:desired:)`` for a database past
     ///   `desiredSchemaVersion`.
     @discardableResult
@@ -80,7 +81,7 @@ open class Migrator {
         // fails (a full disk, say) leaves the database exactly as it was, not with an empty table.
         try migrate(willMigrateToSchemaVersion, didMigrateToSchemaVersion, createsTableInFirstStep: true) { version, record in
             try connection.transaction(transactionType: .immediate) {
-                try connection.execute(migrationSQLForSchemaVersion(version))
+                try connection.executeMigrationSQL(migrationSQLForSchemaVersion(version), context: Self.context(version))
                 try record()
             }
         }
@@ -91,7 +92,8 @@ open class Migrator {
     /// As in SQift, the closure is not wrapped in a transaction, so it may open its own
     /// (`connection.transaction { ... }`) or several; the version is recorded after it returns.
     /// - Throws: `SQLiteError` when the current version cannot be read; what the closure throws
-    ///   (that version is not recorded); ``MigratorError/databaseNewerThanCode(current:desired:)``.
+    ///   (that version is not recorded; an `SQLiteError`'s message names the version,
+    ///   `migration to schema version 2: …`); ``MigratorError/databaseNewerThanCode(current:desired:)``.
     @discardableResult
     open func runMigrationsIfNecessary(
         migrateDatabaseToSchemaVersion: (UInt64, Connection) throws -> Void,
@@ -99,10 +101,13 @@ open class Migrator {
         didMigrateToSchemaVersion: ((UInt64) -> Void)? = nil
     ) throws -> UInt64 {
         try migrate(willMigrateToSchemaVersion, didMigrateToSchemaVersion) { version, record in
-            try migrateDatabaseToSchemaVersion(version, connection)
+            try namingMigration(Self.context(version)) { try migrateDatabaseToSchemaVersion(version, connection) }
             try record()
         }
     }
+
+    /// How an error names the migration to `version`.
+    private static func context(_ version: UInt64) -> String { "migration to schema version \(version)" }
 
     /// Runs `step` for each missing version; `step` calls the `record` it is given to write the
     /// version's bookkeeping row.
