@@ -72,7 +72,12 @@ import Testing
             "n = auth.org", "auth.org < r", "b = auth.user", "n = TRUE", "t = FALSE", "n = 'yes'", "r >= '1'",
             "t = 1", "id <> 2.5", "b = 'x'", "n", "t AND n = 1", "NOT r", "n IN (1, 'x')", "t NOT IN ('a', 2)",
             "n IN (auth.user)", "\"item\".\"n\" = 'a'", "id IN (SELECT id FROM item WHERE item.n = 'x')",
-            "'1' = 1", "TRUE = 1", "n + 1 = auth.org", "auth.org + 1 = n", "auth.org * 2 > 1"
+            "'1' = 1", "TRUE = 1", "n + 1 = auth.org", "auth.org + 1 = n", "auth.org * 2 > 1",
+            // Found by planning on PostgreSQL what the SQLite store took (issue 79, item 12).
+            "(n = 1) = 1", "n = 1 = 1", "(n > 1) > 0", "(n > 1) + 1 > 1", "n IS TRUE", "r IS NOT FALSE", "n IS 1", "-t > 'a'",
+            "t + 1 > 1", "n IN (SELECT id FROM item)", "t IN (SELECT n FROM item)", "n IN (1, 2) = 1", "EXISTS (SELECT 1 FROM item) = 1",
+            "n = NOT r", "EXISTS (SELECT 1 FROM item AS i WHERE i.id = item.n)", "item.t = item.n", "n IS NOT DISTINCT FROM 'a'",
+            "id IN (SELECT id FROM item UNION SELECT n FROM item)"
         ]
         for predicate in refused {
             do {
@@ -87,7 +92,11 @@ import Testing
             } catch SyncError.invalidRules {}
         }
         #expect(try hub.rules(ofSpace: "s") == Self.kept)
-        for accepted in ["t = auth.user", "n = 1 AND r < 2.5", "t IN ('a', auth.org)", "true", "NOT (n = 1)", "n IS NULL", "b IS NOT NULL"] {
+        for accepted in [
+            "t = auth.user", "n = 1 AND r < 2.5", "t IN ('a', auth.org)", "true", "NOT (n = 1)", "n IS NULL", "b IS NOT NULL",
+            "n + 1 > r", "-n < 2", "n = -1", "t IS NOT DISTINCT FROM 'a'", "n IN (SELECT r FROM item)", "(n = 1) AND (t = 'a')",
+            "id IN (SELECT id FROM item UNION SELECT t FROM item)", "n = (SELECT n FROM item AS i WHERE i.id = item.id)"
+        ] {
             try hub.setRules(SyncRules(buckets: [SyncBucket(name: "b", data: ["item": accepted])]), forSpace: "s")
         }
     }

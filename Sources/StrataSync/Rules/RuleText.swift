@@ -247,20 +247,26 @@ extension RuleText {
         }
         func isColumn(_ kind: RuleOperandKind, _ name: String) -> Bool { name.hasPrefix("\"") }
         for (index, piece) in pieces.enumerated() {
-            guard case .verbatim(let op) = piece, Self.comparisonOperators.contains(op) else { continue }
-            guard let left = operand(index - 1, right: false), let right = operand(index + 1, right: true) else { continue }
+            guard case .verbatim(let op) = piece else { continue }
+            // `a IS [NOT] DISTINCT FROM b` compares as `=` does.
+            var leftIndex = index - 1
+            if op == "FROM", verbatim(index - 1) == "DISTINCT" {
+                guard verbatim(index - 2) == "IS" || (verbatim(index - 2) == "NOT" && verbatim(index - 3) == "IS") else { continue }
+                leftIndex = verbatim(index - 2) == "IS" ? index - 3 : index - 4
+            } else if !Self.comparisonOperators.contains(op) {
+                continue
+            }
+            guard let left = operand(leftIndex, right: false), let right = operand(index + 1, right: true) else { continue }
+            // Two columns: of one kind (PostgreSQL has no `=` between text and a number).
+            if isColumn(left.0, left.1), isColumn(right.0, right.1), Self.family(left.0) != Self.family(right.0) {
+                throw SyncError.invalidRules(
+                    "\(place): compares \(left.1), \(left.0.words), with \(right.1), \(right.0.words): SQLite converts by affinity and PostgreSQL refuses; compare columns of one kind"
+                )
+            }
             // Two values, neither a column: their kinds must agree (`'1' = 1` is false in SQLite
             // and true in PostgreSQL; `TRUE = 1` fails there).
             if !isColumn(left.0, left.1), !isColumn(right.0, right.1) {
-                func family(_ kind: RuleOperandKind) -> Int {
-                    switch kind {
-                    case .text, .claim: 0
-                    case .number: 1
-                    case .blob: 2
-                    case .boolean: 3
-                    }
-                }
-                if family(left.0) != family(right.0) {
+                if Self.family(left.0) != Self.family(right.0) {
                     throw SyncError.invalidRules(
                         "\(place): compares \(left.1) (\(left.0.words)) with \(right.1) (\(right.0.words)): SQLite and PostgreSQL compare different kinds differently; compare values of one kind"
                     )
@@ -330,6 +336,17 @@ extension RuleText {
             if let before, let after, Self.conditionStarts.contains(before), Self.conditionEnds.contains(after) {
                 throw SyncError.invalidRules("\(place): \(name) stands alone as a condition, which PostgreSQL reads only for a boolean; write \(name) = 1")
             }
+        }
+        try checkTypes(place: place, ownTable: ownTable, bucketKinds: bucketKinds, column: column)
+    }
+
+    /// Kinds that compare: text and claims, numbers, blobs, booleans.
+    static func family(_ kind: RuleOperandKind) -> Int {
+        switch kind {
+        case .text, .claim: 0
+        case .number: 1
+        case .blob: 2
+        case .boolean: 3
         }
     }
 }

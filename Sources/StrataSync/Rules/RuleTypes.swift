@@ -1,0 +1,394 @@
+// The rule language's types, as PostgreSQL plans them: a rule is accepted only when every
+// operator meets operands it takes on both stores, so that a rule SQLite runs (by its loose
+// typing) is never one PostgreSQL refuses in production, and the two never answer differently.
+import Foundation
+import Strata
+
+extension RuleText {
+    /// What an expression yields, as far as its text tells.
+    enum ValueType: Equatable {
+        case number, text, blob, boolean
+        /// NULL: meets every type.
+        case null
+        /// A column or value the text does not name (an alias the checker does not follow, `*`).
+        case unknown
+
+        var words: String {
+            switch self {
+            case .number: "a number"
+            case .text: "text"
+            case .blob: "a blob"
+            case .boolean: "a condition (a boolean)"
+            case .null: "NULL"
+            case .unknown: "a value"
+            }
+        }
+
+        init(_ kind: RuleOperandKind) {
+            switch kind {
+            case .number: self = .number
+            case .text, .claim: self = .text
+            case .blob: self = .blob
+            case .boolean: self = .boolean
+            }
+        }
+
+        /// Whether `self` and `other` compare on both stores.
+        func meets(_ other: ValueType) -> Bool {
+            self == other || self == .null || other == .null || self == .unknown || other == .unknown
+        }
+    }
+
+    /// Refuses a rule whose operators meet operands of another type than they take in
+    /// PostgreSQL: comparisons of different kinds, arithmetic on text, a condition used as a
+    /// value or a value as a condition, `IS` with anything but NULL, `TRUE`, `FALSE` or
+    /// `DISTINCT FROM`, chained comparisons, and subqueries or `UNION` arms of another kind.
+    /// `ownTable` is the data or write rule's table (quoted); `column` gives a column's kind.
+    /// - Throws: ``SyncError/invalidRules(_:)`` naming the rule and the operator.
+    func checkTypes(
+        place: String, ownTable: String?, bucketKinds: [String: RuleOperandKind],
+        column: (_ table: String?, _ name: String) -> RuleOperandKind?
+    ) throws {
+        try withoutActuallyEscaping(column) { column in
+            var checker = TypeChecker(pieces: pieces, place: place, bucketKinds: bucketKinds, column: column)
+            if let ownTable { checker.scopes = [[ownTable: ownTable]] }
+            do {
+                if startsWithSelect {
+                    _ = try checker.readQuery()
+                } else {
+                    try checker.requireCondition(try checker.readExpression(), "the rule")
+                }
+                guard checker.index == pieces.count else { throw TypeChecker.Unread.unread }
+            } catch TypeChecker.Unread.unread {
+                // Text the checker does not read is SQLite's to refuse or run: the shapes above
+                // are the ones it follows.
+                return
+            }
+        }
+    }
+
+    /// A recursive-descent reader of the rule language that infers each expression's type.
+    struct TypeChecker {
+        enum Unread: Error { case unread }
+
+        let pieces: [Piece]
+        let place: String
+        let bucketKinds: [String: RuleOperandKind]
+        let column: (_ table: String?, _ name: String) -> RuleOperandKind?
+        var index = 0
+        /// The tables each enclosing query reads, by the name (or alias) that qualifies them.
+        var scopes: [[String: String]] = []
+
+        init(
+            pieces: [Piece], place: String, bucketKinds: [String: RuleOperandKind],
+            column: @escaping (_ table: String?, _ name: String) -> RuleOperandKind?
+        ) {
+            self.pieces = pieces
+            self.place = place
+            self.bucketKinds = bucketKinds
+            self.column = column
+        }
+
+        func refuse(_ why: String) -> SyncError { .invalidRules("\(place): \(why)") }
+
+        var word: String? {
+            guard index < pieces.count, case .verbatim(let text) = pieces[index] else { return nil }
+            return text
+        }
+
+        mutating func takeWord(_ text: String) -> Bool {
+            guard word == text else { return false }
+            index += 1
+            return true
+        }
+
+        mutating func expectWord(_ text: String) throws {
+            guard takeWord(text) else { throw Unread.unread }
+        }
+
+        static func isName(_ text: String) -> Bool { text.hasPrefix("\"") }
+
+        /// A condition where one is read (WHERE, ON, AND, OR, NOT, the rule itself).
+        func requireCondition(_ type: ValueType, _ where_: String) throws {
+            guard type == .boolean || type == .null || type == .unknown else {
+                throw refuse("\(where_) is \(type.words), where PostgreSQL wants a condition; compare it (= 1, IS NOT NULL)")
+            }
+        }
+
+        // MARK: Queries
+
+        /// A SELECT and its UNION arms; the types of its result columns.
+        mutating func readQuery() throws -> [ValueType] {
+            var first = try readSelect()
+            while takeWord("UNION") {
+                _ = takeWord("ALL")
+                let arm = try readSelect()
+                guard arm.count == first.count else { throw Unread.unread }
+                for (position, (one, other)) in zip(first, arm).enumerated() where !one.meets(other) {
+                    throw refuse(
+                        "UNION gives result column \(position + 1) \(one.words) in one arm and \(other.words) in another: PostgreSQL refuses it; select values of one kind"
+                    )
+                }
+                first = zip(first, arm).map { $0 == .null || $0 == .unknown ? $1 : $0 }
+            }
+            return first
+        }
+
+        mutating func readSelect() throws -> [ValueType] {
+            try expectWord("SELECT")
+            _ = takeWord("DISTINCT") || takeWord("ALL")
+            // The result columns are read after FROM, whose tables they name.
+            let itemsStart = index
+            var depth = 0
+            while index < pieces.count {
+                if depth == 0, word == "FROM" || word == "UNION" || word == ")" { break }
+                if word == "(" { depth += 1 }
+                if word == ")" { depth -= 1 }
+                index += 1
+            }
+            let itemsEnd = index
+            scopes.append([:])
+            defer { scopes.removeLast() }
+            if takeWord("FROM") { try readFrom() }
+            let end = index
+            if takeWord("WHERE") {
+                try requireCondition(try readExpression(), "WHERE")
+            }
+            let after = index
+            index = itemsStart
+            var types: [ValueType] = []
+            repeat {
+                if takeWord("*") {
+                    types.append(.unknown)
+                } else {
+                    types.append(try readExpression())
+                    if takeWord("AS") { index += 1 }
+                }
+            } while takeWord(",") && index < itemsEnd
+            guard index == itemsEnd else { throw Unread.unread }
+            index = after
+            _ = end
+            return types
+        }
+
+        /// FROM's tables (comma and JOIN joins), each with its alias, into the innermost scope.
+        mutating func readFrom() throws {
+            repeat {
+                guard var table = word, Self.isName(table) else { throw Unread.unread }
+                index += 1
+                if takeWord("."), let qualified = word, Self.isName(qualified) {
+                    table = qualified
+                    index += 1
+                }
+                var alias = table
+                if takeWord("AS") {
+                    guard let name = word, Self.isName(name) else { throw Unread.unread }
+                    alias = name
+                    index += 1
+                } else if let name = word, Self.isName(name) {
+                    alias = name
+                    index += 1
+                }
+                scopes[scopes.count - 1][alias] = table
+                if takeWord("ON") { try requireCondition(try readExpression(), "ON") }
+                if takeWord(",") { continue }
+                _ = takeWord("INNER") || takeWord("LEFT") || takeWord("CROSS")
+                if takeWord("JOIN") { continue }
+                break
+            } while true
+        }
+
+        // MARK: Expressions
+
+        mutating func readExpression() throws -> ValueType {
+            var type = try readConjunction()
+            while takeWord("OR") {
+                try requireCondition(type, "OR's left side")
+                try requireCondition(try readConjunction(), "OR's right side")
+                type = .boolean
+            }
+            return type
+        }
+
+        mutating func readConjunction() throws -> ValueType {
+            var type = try readNegation()
+            while takeWord("AND") {
+                try requireCondition(type, "AND's left side")
+                try requireCondition(try readNegation(), "AND's right side")
+                type = .boolean
+            }
+            return type
+        }
+
+        mutating func readNegation() throws -> ValueType {
+            if takeWord("NOT") {
+                try requireCondition(try readNegation(), "NOT's operand")
+                return .boolean
+            }
+            return try readPredicate()
+        }
+
+        mutating func readPredicate() throws -> ValueType {
+            let type = try readComparison()
+            // `n IN (1, 2) = 1`: PostgreSQL reads the IN first, then has no = for its boolean.
+            if let next = word, RuleText.comparisonOperators.contains(next) || next == "+" || next == "-" || next == "*" {
+                throw refuse(
+                    "uses a condition as a value before \(next): PostgreSQL has no \(next) for booleans; compare values, and join conditions with AND or OR")
+            }
+            return type
+        }
+
+        mutating func readComparison() throws -> ValueType {
+            let left = try readAdditive()
+            if let op = word, RuleText.comparisonOperators.contains(op) {
+                index += 1
+                let right = try readAdditive()
+                try requireComparable(left, right, op)
+                if let next = word, RuleText.comparisonOperators.contains(next) {
+                    throw refuse("chains comparisons (\(op) then \(next)): SQLite compares the first one's 0 or 1, PostgreSQL refuses; join them with AND")
+                }
+                return .boolean
+            }
+            if takeWord("IS") {
+                let negated = takeWord("NOT")
+                if takeWord("NULL") { return .boolean }
+                if takeWord("TRUE") || takeWord("FALSE") {
+                    guard left == .boolean || left == .null else {
+                        throw refuse("IS \(negated ? "NOT " : "")TRUE or FALSE of \(left.words): PostgreSQL reads it of a condition only; write = 1 or = 0")
+                    }
+                    return .boolean
+                }
+                if takeWord("DISTINCT") {
+                    try expectWord("FROM")
+                    try requireComparable(left, try readAdditive(), "IS DISTINCT FROM")
+                    return .boolean
+                }
+                throw refuse("IS compares with NULL in PostgreSQL (with any value in SQLite); write = for a value, IS NULL, or IS NOT DISTINCT FROM")
+            }
+            let negated = takeWord("NOT")
+            if takeWord("IN") {
+                try expectWord("(")
+                if word == "SELECT" {
+                    let selected = try readQuery()
+                    guard selected.count == 1 else { throw refuse("IN (SELECT …) selects \(selected.count) columns; select one") }
+                    try requireComparable(left, selected[0], "IN")
+                } else {
+                    repeat { try requireComparable(left, try readAdditive(), "IN") } while takeWord(",")
+                }
+                try expectWord(")")
+                return .boolean
+            }
+            if negated { throw Unread.unread }
+            return left
+        }
+
+        /// Refuses `left op right` when the two do not compare alike on both stores.
+        func requireComparable(_ left: ValueType, _ right: ValueType, _ op: String) throws {
+            if left == .boolean || right == .boolean, !(left == right) {
+                throw refuse(
+                    "\(op) compares \(left.words) with \(right.words): PostgreSQL has no such comparison; compare values, and join conditions with AND or OR")
+            }
+            guard left.meets(right) else {
+                throw refuse("\(op) compares \(left.words) with \(right.words): SQLite converts by affinity and PostgreSQL refuses; compare values of one kind")
+            }
+        }
+
+        mutating func readAdditive() throws -> ValueType {
+            var type = try readUnary()
+            while let op = word, op == "+" || op == "-" || op == "*" {
+                index += 1
+                let right = try readUnary()
+                for operand in [type, right] where !(operand == .number || operand == .null || operand == .unknown) {
+                    throw refuse("arithmetic (\(op)) on \(operand.words): SQLite reads it as a number, PostgreSQL refuses; compute on numbers only")
+                }
+                type = .number
+            }
+            return type
+        }
+
+        mutating func readUnary() throws -> ValueType {
+            if let op = word, op == "-" || op == "+" {
+                index += 1
+                let type = try readUnary()
+                guard type == .number || type == .null || type == .unknown else {
+                    throw refuse("\(op) on \(type.words): SQLite reads it as a number, PostgreSQL refuses; compute on numbers only")
+                }
+                return .number
+            }
+            return try readPrimary()
+        }
+
+        mutating func readPrimary() throws -> ValueType {
+            guard index < pieces.count else { throw Unread.unread }
+            switch pieces[index] {
+            case .auth:
+                index += 1
+                return .text
+            case .bucket(let name):
+                index += 1
+                return bucketKinds[name.lowercased()].map(ValueType.init) ?? .unknown
+            case .verbatim(let text):
+                if text.hasPrefix("'") {
+                    index += 1
+                    return .text
+                }
+                if let first = text.utf8.first, (0x30...0x39).contains(first) {
+                    index += 1
+                    return .number
+                }
+                switch text {
+                case "NULL":
+                    index += 1
+                    return .null
+                case "TRUE", "FALSE":
+                    index += 1
+                    return .boolean
+                case "EXISTS":
+                    index += 1
+                    try expectWord("(")
+                    _ = try readQuery()
+                    try expectWord(")")
+                    return .boolean
+                case "(":
+                    index += 1
+                    let type: ValueType
+                    if word == "SELECT" {
+                        let selected = try readQuery()
+                        guard selected.count == 1 else { throw Unread.unread }
+                        type = selected[0]
+                    } else {
+                        type = try readExpression()
+                    }
+                    try expectWord(")")
+                    return type
+                default:
+                    guard Self.isName(text) else { throw Unread.unread }
+                    index += 1
+                    if takeWord(".") {
+                        guard let name = word, Self.isName(name) else { throw Unread.unread }
+                        index += 1
+                        return typeOfColumn(qualifier: text, name)
+                    }
+                    return typeOfColumn(qualifier: nil, text)
+                }
+            }
+        }
+
+        /// A column's type: qualified by a table or alias of an enclosing query, else the
+        /// innermost query's table that has it, else any table's when only one has it.
+        func typeOfColumn(qualifier: String?, _ name: String) -> ValueType {
+            if let qualifier {
+                for scope in scopes.reversed() {
+                    if let table = scope[qualifier] { return column(table, name).map(ValueType.init) ?? .unknown }
+                }
+                return column(qualifier, name).map(ValueType.init) ?? .unknown
+            }
+            for scope in scopes.reversed() {
+                for table in scope.values.sorted() {
+                    if let kind = column(table, name) { return ValueType(kind) }
+                }
+            }
+            return column(nil, name).map(ValueType.init) ?? .unknown
+        }
+    }
+}

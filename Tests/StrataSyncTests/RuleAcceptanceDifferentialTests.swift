@@ -1,0 +1,92 @@
+// Rules accepted on one hub store and refused on the other (issue 79, item 12): a rules file that
+// works in development on SQLite must not fail in production on PostgreSQL. Generated predicates
+// over every operator and operand shape the rule language reads are set on both stores, and both
+// must answer alike. Runs with the `Hub` trait and STRATA_POSTGRES_URL, as .ci/run does.
+#if Hub
+import Foundation
+import Strata
+import StrataSync
+import StrataSyncPostgres
+import StrataTestSupport
+import Testing
+
+@Suite struct RuleAcceptanceDifferentialTests {
+    static let schema = """
+        CREATE TABLE item(id TEXT PRIMARY KEY NOT NULL, n INTEGER, r REAL, t TEXT, b BLOB, m NUMERIC);
+        CREATE TABLE tag(id TEXT PRIMARY KEY NOT NULL, item TEXT, w INTEGER);
+        """
+
+    /// An operand: a column (maybe qualified), a literal of any kind, a claim, a group, a subquery.
+    static func operand(_ random: inout SeededRandom, depth: Int) -> String {
+        switch random.int(0...9) {
+        case 0...3: return random.pick(["n", "r", "t", "b", "m", "id", "item.n", "item.t", "\"r\""])
+        case 4: return random.pick(["1", "-1", "2.5", "0", "9223372036854775807", "'a'", "'1'", "''", "x'00'", "NULL", "TRUE", "FALSE"])
+        case 5: return random.pick(["auth.user", "auth.org"])
+        case 6 where depth < 2: return "(" + operand(&random, depth: depth + 1) + ")"
+        case 7 where depth < 2:
+            return "(SELECT \(random.pick(["w", "item", "id"])) FROM tag WHERE \(condition(&random, depth: depth + 1, table: "tag")))"
+        case 8: return random.pick(["-", "+"]) + operand(&random, depth: depth + 1)
+        default: return operand(&random, depth: depth + 1) + " " + random.pick(["+", "-", "*"]) + " " + operand(&random, depth: depth + 1)
+        }
+    }
+
+    /// A condition over `table`'s columns, from every shape the language reads.
+    static func condition(_ random: inout SeededRandom, depth: Int = 0, table: String = "item") -> String {
+        let column = table == "tag" ? random.pick(["w", "item", "id"]) : random.pick(["n", "r", "t", "b", "m", "id"])
+        let value = depth < 3 ? operand(&random, depth: depth + 1) : random.pick(["1", "'a'", column])
+        switch random.int(0...11) {
+        case 0...3: return "\(column) \(random.pick(["=", "<>", "!=", "<", "<=", ">", ">="])) \(value)"
+        case 4: return "\(column) IS \(random.pick(["", "NOT "]))\(random.pick(["NULL", "TRUE", "FALSE", "1", "DISTINCT FROM \(value)"]))"
+        case 5: return "\(column) \(random.pick(["", "NOT "]))IN (\(value), \(random.pick(["1", "'b'", "NULL", "auth.user"])))"
+        case 6:
+            let arm = "SELECT \(random.pick(["id", "w", "item"])) FROM tag"
+            let union = random.oneIn(3) ? " UNION SELECT \(random.pick(["id", "n", "t"])) FROM item" : ""
+            return "\(column) IN (\(arm)\(union))"
+        case 7 where depth < 3: return "EXISTS (SELECT 1 FROM tag WHERE tag.item = \(random.pick(["item.id", "item.n", "item.t"])))"
+        case 8 where depth < 3:
+            let left = condition(&random, depth: depth + 1, table: table), right = condition(&random, depth: depth + 1, table: table)
+            return random.pick(["(\(left)) AND (\(right))", "(\(left)) OR (\(right))", "NOT (\(left))", "(\(left)) = \(value)"])
+        case 9: return "\(column) \(random.pick(["=", "<"])) \(value) \(random.pick(["=", "<", "AND", "OR"])) \(operand(&random, depth: 3))"
+        case 10: return random.pick(["true", "false", column, "NOT \(column)"])
+        default: return "\(value) \(random.pick(["=", "<>", ">"])) \(column)"
+        }
+    }
+
+    @Test func everyGeneratedRuleIsAcceptedOrRefusedOnBothStoresAlike() throws {
+        guard let server = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] else {
+            print("RuleAcceptanceDifferentialTests skipped: STRATA_POSTGRES_URL is unset (eval \"$(.ci/postgres.sh start)\")")
+            return
+        }
+        let database = try SyncModelPostgresDatabase(server: server)
+        defer { withExtendedLifetime(database) {} }
+        let postgres = SyncHub(store: try .postgres(url: database.url))
+        try postgres.createSpace("s") { try $0.execute(Self.schema) }
+        let folder = try SyncFolder()
+        let sqlite = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try sqlite.createSpace("s") { try $0.execute(Self.schema) }
+        var accepted = 0
+        try PropertyCheck.run("rules accepted alike on SQLite and PostgreSQL", cases: 300) { random in
+            let predicate = Self.condition(&random)
+            let rules =
+                random.oneIn(4)
+                ? SyncRules(buckets: [], writes: ["item": predicate])
+                : SyncRules(buckets: [SyncBucket(name: "b", data: ["item": predicate])])
+            func outcome(_ hub: SyncHub) throws -> String? {
+                do {
+                    try hub.setRules(rules, forSpace: "s")
+                    try hub.setRules(nil, forSpace: "s")
+                    return nil
+                } catch SyncError.invalidRules(let message) {
+                    return message
+                }
+            }
+            let onSQLite = try outcome(sqlite), onPostgres = try outcome(postgres)
+            try require(
+                (onSQLite == nil) == (onPostgres == nil),
+                "\(predicate): SQLite \(onSQLite.map { "refuses: \($0)" } ?? "accepts"), PostgreSQL \(onPostgres.map { "refuses: \($0)" } ?? "accepts")")
+            if onSQLite == nil { accepted += 1 }
+        }
+        print("rules accepted alike on both stores: \(accepted) of the generated predicates")
+    }
+}
+#endif
