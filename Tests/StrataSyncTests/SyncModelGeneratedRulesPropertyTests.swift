@@ -6,7 +6,7 @@ import Testing
 
 /// The rules themselves generated: buckets drawn over the accepted grammar (claims in data rules
 /// and in parameters; INTEGER, REAL, TEXT, BLOB and NUMERIC columns with values at their edges;
-/// subqueries over other tables, `UNION` and `EXISTS`; rows in several buckets; NULL bucket
+/// subqueries over other tables, joins with aliases, `UNION` and `EXISTS`; rows in several buckets; NULL bucket
 /// values), identities whose claims change between syncs, rules replaced mid-schedule, and
 /// backend writes that move rows. After every sync each replica must equal its identity's view,
 /// computed by the test's own SQL on the hub's tables from each rule's text (the `auth.*`
@@ -50,7 +50,15 @@ extension SyncModelPropertyTests {
             { ["doc": rule { _ in "org = 1 OR score = 1 OR amount = 1" }] },
             { ["doc": rule { "grp IN (SELECT id FROM grp WHERE owner = \($0)user UNION SELECT grp FROM member WHERE user = \($0)user)" }] },
             { ["grp": rule { "owner = \($0)user OR public = 1" }, "member": rule { "user = \($0)user" }] },
-            { ["doc": rule { "NOT (\(column) IS NULL) AND \(textColumn) <> \($0)\(claim)" }] }
+            { ["doc": rule { "NOT (\(column) IS NULL) AND \(textColumn) <> \($0)\(claim)" }] },
+            // A join, with aliases, read by the rule's other tables.
+            {
+                [
+                    "doc": rule {
+                        "grp IN (SELECT g.id FROM grp AS g JOIN member AS m ON m.grp = g.id WHERE m.user = \($0)user AND g.public = 1)"
+                    }
+                ]
+            }
         ]
         if random.oneIn(2) {
             let shape = globals[random.int(0...globals.count - 1)]()
@@ -64,7 +72,11 @@ extension SyncModelPropertyTests {
             ({ "SELECT org AS o FROM doc WHERE id = \($0)role" }, ["doc": { "org = \($0)o" }]),
             // An expression's value, whose kind the rules do not tell: against any column.
             ({ "SELECT public + 0 AS n FROM grp WHERE owner = \($0)user" }, ["doc": { "\(column) = \($0)n OR tag = \($0)n" }]),
-            ({ "SELECT \($0)\(claim) AS c" }, ["doc": { "\(textColumn) = \($0)c OR tag = \($0)c" }, "member": { "grp = \($0)c" }])
+            ({ "SELECT \($0)\(claim) AS c" }, ["doc": { "\(textColumn) = \($0)c OR tag = \($0)c" }, "member": { "grp = \($0)c" }]),
+            (
+                { "SELECT m.grp AS g FROM member AS m INNER JOIN grp ON grp.id = m.grp WHERE m.user = \($0)user OR grp.owner = \($0)user" },
+                ["doc": { "grp = \($0)g" }, "member": { "grp = \($0)g" }]
+            )
         ]
         let shape = shapes[random.int(0...shapes.count - 1)]
         let parameters = shape.parameters("auth.")
