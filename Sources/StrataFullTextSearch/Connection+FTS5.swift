@@ -180,7 +180,8 @@ extension Connection {
     /// A keyed index's `<index>_bi` and `<index>_bu` also keep aside, in `<index>_replaced`, a
     /// row a REPLACE is about to remove (SQLite removes it without its delete trigger), so its
     /// tokens go too; after a REPLACE into a rowid-keyed index's table, rebuild it.
-    /// Everything is created in one savepoint: on failure nothing is left behind.
+    /// Everything is created in one savepoint: on failure nothing is left behind. With
+    /// `options.ifNotExists`, an index that exists already is left as it is, triggers included.
     /// - Throws: `SQLiteError` (FTS5 missing, an unknown tokenizer, a missing content column).
     public func createFTS5Table(_ name: String, columns: [String], options: FTS5Options = FTS5Options()) throws {
         if case .externalByKey = options.content, let clash = columns.first(where: { sameIdentifier($0, Self.fts5KeyMapIDColumn) }) {
@@ -188,6 +189,9 @@ extension Connection {
                 code: SQLITE_ERROR,
                 message: "A keyed FTS5 index reads its rowid as \(Self.fts5KeyMapIDColumn); the column \(clash) cannot be indexed under that name")
         }
+        // IF NOT EXISTS covers the whole set: an index already there keeps its triggers and
+        // content (re-creating the triggers failed with "trigger … already exists").
+        if options.ifNotExists, try schemaReader.table(named: name) != nil { return }
         try strataSavepoint(named: "strata_fts5") {
             var keyCollation: String?
             if case .externalByKey(let table, let key) = options.content {

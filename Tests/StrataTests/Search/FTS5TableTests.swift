@@ -85,6 +85,24 @@ struct FTS5TableTests {
         #expect(title == nil)
     }
 
+    /// IF NOT EXISTS covers the triggers too: a second call at startup leaves the index alone.
+    @Test func ifNotExistsOnAnExistingExternalContentIndexLeavesItAsItIs() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        try db.execute("CREATE TABLE book(id INTEGER PRIMARY KEY, title TEXT)")
+        try db.run("INSERT INTO book(title) VALUES ('Old Swift')")
+        for content in [FTS5Options.Content.external(table: "book", rowID: "id"), .externalByKey(table: "book", key: "id")] {
+            let name = "fts_\(content)".unicodeScalars.filter { ("a"..."z").contains($0) || $0 == "_" }.map(String.init).joined()
+            let options = FTS5Options(content: content, ifNotExists: true)
+            try db.createFTS5Table(name, columns: ["title"], options: options)
+            let objects: Int? = try db.query("SELECT count(*) FROM sqlite_schema")
+            try db.createFTS5Table(name, columns: ["title"], options: options)
+            #expect(try db.query("SELECT count(*) FROM sqlite_schema") == objects, "\(content)")
+            try db.run("INSERT INTO book(title) VALUES ('New Swift')")
+            let hits: Int? = try db.query(literal: "SELECT count(*) FROM \(identifier: name) WHERE \(identifier: name) MATCH 'swift'")
+            #expect((hits ?? 0) >= 2, "\(content)")
+        }
+    }
+
     @Test func externalContentIsFilledAndKeptInSync() throws {
         let db = try Connection(storageLocation: .inMemory)
         try db.execute(#"CREATE TABLE "my book"("book id" INTEGER PRIMARY KEY, "the title" TEXT, year INTEGER)"#)
