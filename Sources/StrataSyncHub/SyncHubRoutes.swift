@@ -301,7 +301,7 @@ private func status(of error: SyncError) -> HTTPResponse.Status {
     switch error {
     case .unknownSpace: return .notFound
     case .schemaMismatch: return .conflict
-    case .tableNeedsGlobalKey, .refused, .entryRefused, .nullKey, .invalidRules: return .unprocessableContent
+    case .tableNeedsGlobalKey, .refused, .entryRefused, .entriesRefused, .nullKey, .invalidRules: return .unprocessableContent
     case .duplicateEntry: return .conflict
     case .hubUnreachable: return .badGateway
     case .schemaChangeRefused: return .conflict

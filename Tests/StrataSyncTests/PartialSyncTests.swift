@@ -88,7 +88,7 @@ import Testing
     /// Syncs, a refused write being no failure here; the refusals pending after it.
     @discardableResult
     static func sync(_ replica: SyncReplica) async throws -> [SyncRefusal] {
-        do { try await replica.sync() } catch SyncError.entryRefused {}
+        do { try await replica.sync() } catch let error as SyncError where !error.refusals.isEmpty {}
         return try await replica.pendingChanges.compactMap(\.refusal)
     }
 

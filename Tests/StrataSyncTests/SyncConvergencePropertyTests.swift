@@ -116,7 +116,7 @@ struct FlakyTransport: SyncTransport {
             if done { break }
             // A push the hub refuses whole (a note whose item another replica deleted meanwhile)
             // stays refused: the app drops those local changes, as an app would.
-            for replica in replicas where (try await replica.status.lastError ?? "").contains("foreign key") {
+            for replica in replicas where try await replica.refusedChanges.contains(where: { $0.refusal?.reason == .foreignKey }) {
                 try await replica.discardPendingChanges()
             }
         }

@@ -377,6 +377,11 @@ import Testing
         #expect(pending.map(\.refusal?.reason) == [.constraint, .dependsOnRefused], "the unrelated write went; the dependent one waits")
         try await other.write { try $0.run("DELETE FROM t WHERE id = 'o'") }
         try await other.sync()
+        // Held: a sync does not send the refused write again, nor report it twice ...
+        try await phone.sync()
+        #expect(try await phone.pendingChangeCount == 2)
+        // ... until the app retries it (the clash is gone now).
+        #expect(try await phone.retryRefusedChanges() == 2)
         try await phone.sync()
         let query = "SELECT id || quote(v) || quote(n) FROM t ORDER BY id"
         let atHub: [String] = try hub.withSpace("s") { try $0.query(query) }

@@ -498,17 +498,14 @@ import Testing
     }
 
     /// Syncs each of the device's syncers once; a refused write (a UNIQUE clash), which the app
-    /// was told about, is discarded alone.
+    /// was told about once and holds in `refusedChanges`, is discarded alone.
     static func settle(_ device: Device) async throws {
         for syncer in device.syncers {
-            do {
-                try await syncer.sync()
-            } catch SyncError.entryRefused {
-                for change in try await syncer.pendingChanges where change.refusal != nil {
-                    if tracing { print("  discarding \(change.refusal.map(String.init(describing:)) ?? "")") }
-                    try await syncer.discard(change)
-                }
-            } catch {}
+            do { try await syncer.sync() } catch {}
+            for change in try await syncer.refusedChanges {
+                if tracing { print("  discarding \(change.refusal.map(String.init(describing:)) ?? "")") }
+                try await syncer.discard(change)
+            }
         }
     }
 }

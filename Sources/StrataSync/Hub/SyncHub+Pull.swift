@@ -69,6 +69,7 @@ extension SyncHub {
             // Named so the replica knows whose writes its next entries are.
             var named = response
             named.user = identity.user
+            named.rulesVersion = rules.version
             return .answered(named)
         }
         // A replica that held a view under rules since removed holds too few rows for the log

@@ -115,7 +115,7 @@ extension SyncHub {
             return SyncPushResponse(
                 acknowledged: acknowledged, corrections: corrections, hubVersion: version,
                 chain: try HubSpace(storage: storage).chain(at: version), versions: versions,
-                refused: refused.isEmpty ? nil : refused, user: view?.identity.user)
+                refused: refused.isEmpty ? nil : refused, user: view?.identity.user, rulesVersion: view?.rules.version)
         }
         wake(request.space, reached: response.hubVersion)
         return response

@@ -18,6 +18,11 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// app finds it in ``SyncReplica/pendingChanges`` and drops it with ``SyncReplica/discard(_:)``
     /// or writes a corrected one.
     case entryRefused(SyncRefusal)
+    /// The hub refused several pending writes in one sync, each named once (``SyncRefusal``):
+    /// they stay pending and held, not sent again, until the app retries
+    /// (``SyncReplica/retry(_:)``) or discards them, or the space's rules change. One refusal
+    /// alone is ``entryRefused(_:)``; ``refusals`` reads either.
+    case entriesRefused([SyncRefusal])
     /// The hub already applied this replica's entry `sequence` with other content: another
     /// database pushes under the same replica ID (an old copy of the file, a second process with
     /// its own file under one name). Nothing was applied from the entry.
@@ -63,7 +68,11 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .refused(let reason):
             return "the hub refused: \(reason)"
         case .entryRefused(let refusal):
-            return "\(refusal); the write stays pending while the others sync: find it in pendingChanges, then discard(_:) it or write a corrected one"
+            return
+                "\(refusal); the write stays pending while the others sync: find it in refusedChanges, then discard(_:) it, retry(_:) it or write a corrected one"
+        case .entriesRefused(let refusals):
+            return "\(refusals.count) writes were refused (" + refusals.map(\.description).joined(separator: "; ")
+                + "); they stay pending while the others sync: find them in refusedChanges, then discard(_:) or retry(_:) each"
         case .duplicateEntry(let replica, let sequence):
             return
                 "the hub has entry \(sequence) of replica \(replica) with other content: two databases push under one replica ID; give each database its own ID"
@@ -90,6 +99,16 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
 
 extension SyncError: LocalizedError {
     /// The description, for `localizedDescription` (a SwiftUI alert, a log line).
+    /// The refused writes this error reports: one for ``entryRefused(_:)``, each for
+    /// ``entriesRefused(_:)``, none for any other case.
+    public var refusals: [SyncRefusal] {
+        switch self {
+        case .entryRefused(let refusal): [refusal]
+        case .entriesRefused(let refusals): refusals
+        default: []
+        }
+    }
+
     public var errorDescription: String? { description }
 }
 

@@ -85,13 +85,16 @@ public struct SyncPushResponse: Codable, Sendable {
     /// The user whose view and write rules the hub applied (nil: every row, a space without
     /// rules or a trusted caller). The replica writes its next entries under this user.
     public var user: String?
+    /// The version of the space's rules the push was checked under (nil: no rules applied): a
+    /// write refused under one version is offered again once the rules change.
+    public var rulesVersion: Int64?
     /// A push's answer.
     public init(
         acknowledged: [Int64], corrections: [SyncRow], hubVersion: Int64, chain: Int64? = nil,
-        versions: [Int64]? = nil, refused: [SyncRefusal]? = nil, user: String? = nil
+        versions: [Int64]? = nil, refused: [SyncRefusal]? = nil, user: String? = nil, rulesVersion: Int64? = nil
     ) {
         self.acknowledged = acknowledged; self.corrections = corrections; self.hubVersion = hubVersion; self.chain = chain
-        self.versions = versions; self.refused = refused; self.user = user
+        self.versions = versions; self.refused = refused; self.user = user; self.rulesVersion = rulesVersion
     }
 }
 
@@ -143,13 +146,18 @@ public struct SyncPullResponse: Codable, Sendable {
     /// The user whose view the hub answered with (nil: every row, a space without rules or a
     /// trusted caller).
     public var user: String?
+    /// The version of the space's rules the view was answered under (nil: no rules applied).
+    public var rulesVersion: Int64?
     /// A pull's answer.
-    public init(entries: [SyncLogEntry], hubVersion: Int64, snapshotNeeded: Bool = false, hubRolledBack: Bool = false, user: String? = nil) {
+    public init(
+        entries: [SyncLogEntry], hubVersion: Int64, snapshotNeeded: Bool = false, hubRolledBack: Bool = false, user: String? = nil,
+        rulesVersion: Int64? = nil
+    ) {
         self.entries = entries; self.hubVersion = hubVersion; self.snapshotNeeded = snapshotNeeded || hubRolledBack
-        self.hubRolledBack = hubRolledBack; self.user = user
+        self.hubRolledBack = hubRolledBack; self.user = user; self.rulesVersion = rulesVersion
     }
 
-    private enum CodingKeys: String, CodingKey { case entries, hubVersion, snapshotNeeded, hubRolledBack, user }
+    private enum CodingKeys: String, CodingKey { case entries, hubVersion, snapshotNeeded, hubRolledBack, user, rulesVersion }
 
     // A hub from before log trimming sends no `snapshotNeeded`.
     public init(from decoder: any Decoder) throws {
@@ -159,6 +167,7 @@ public struct SyncPullResponse: Codable, Sendable {
         snapshotNeeded = try container.decodeIfPresent(Bool.self, forKey: .snapshotNeeded) ?? false
         hubRolledBack = try container.decodeIfPresent(Bool.self, forKey: .hubRolledBack) ?? false
         user = try container.decodeIfPresent(String.self, forKey: .user)
+        rulesVersion = try container.decodeIfPresent(Int64.self, forKey: .rulesVersion)
     }
 }
 

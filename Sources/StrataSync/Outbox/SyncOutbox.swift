@@ -92,13 +92,47 @@ struct SyncOutbox {
         return rows.map { ($0.value(at: 0) ?? 0, $0.value(at: 1) ?? Data(), $0.value(at: 2)) }
     }
 
-    /// Keeps the hub's refusal of a write that is still pending.
-    func recordRefusal(sequence: Int64, json: String) throws {
+    /// Keeps the hub's refusal of a write that is still pending, with the rules version it was
+    /// made under.
+    func recordRefusal(sequence: Int64, json: String, rules: Int64? = nil) throws {
         guard try isPending(sequence) else { return }
         try connection.run(
             literal: """
-                INSERT OR REPLACE INTO \(identifier: Tables.refused.name)(sequence, refusal) VALUES (\(sequence), \(json))
+                INSERT OR REPLACE INTO \(identifier: Tables.refused.name)(sequence, refusal, rules) VALUES (\(sequence), \(json), \(rules))
                 """)
+    }
+
+    /// The recorded refusals of pending writes, as JSON, by sequence.
+    func refusals() throws -> [Int64: String] {
+        let rows: [Row] = try connection.query(
+            literal: """
+                SELECT r.sequence, r.refusal FROM \(identifier: Tables.refused.name) AS r
+                JOIN \(identifier: Tables.outbox.name) AS o ON o.sequence = r.sequence
+                """)
+        var refusals: [Int64: String] = [:]
+        for row in rows {
+            if let sequence: Int64 = row.value(at: 0), let json: String = row.value(at: 1) { refusals[sequence] = json }
+        }
+        return refusals
+    }
+
+    /// Forgets the refusals made under rules older than `version`: those writes are offered
+    /// again. Returns how many.
+    @discardableResult
+    func releaseRefusals(underRulesBefore version: Int64) throws -> Int {
+        try connection.run(literal: "DELETE FROM \(identifier: Tables.refused.name) WHERE rules IS NOT NULL AND rules < \(version)")
+        return connection.changes
+    }
+
+    /// Forgets the refusal of `sequence` (nil: of every write), so the next push offers it again.
+    @discardableResult
+    func releaseRefusal(_ sequence: Int64?) throws -> Int {
+        if let sequence {
+            try connection.run(literal: "DELETE FROM \(identifier: Tables.refused.name) WHERE sequence = \(sequence)")
+        } else {
+            try connection.run(literal: "DELETE FROM \(identifier: Tables.refused.name) WHERE true")
+        }
+        return connection.changes
     }
 
     /// Removes a pending write and its refusal.

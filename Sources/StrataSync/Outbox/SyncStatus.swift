@@ -15,13 +15,17 @@ public struct SyncStatus: Sendable, Equatable {
     /// hub restored): until a pull brings it they still hold what they held before, whatever
     /// ``lastPulledVersion`` says.
     public var needsSnapshot: Bool
+    /// Pending writes refused and held (``SyncReplica/refusedChanges``), counted in
+    /// ``pendingChangeCount`` too.
+    public var refusedChangeCount: Int
 
     /// A status made of its parts.
-    public init(pendingChangeCount: Int, lastPulledVersion: Int64, lastError: String?, needsSnapshot: Bool = false) {
+    public init(pendingChangeCount: Int, lastPulledVersion: Int64, lastError: String?, needsSnapshot: Bool = false, refusedChangeCount: Int = 0) {
         self.pendingChangeCount = pendingChangeCount
         self.lastPulledVersion = lastPulledVersion
         self.lastError = lastError
         self.needsSnapshot = needsSnapshot
+        self.refusedChangeCount = refusedChangeCount
     }
 
     /// The status of the replica kept in `connection`'s database (zeros before its first sync).
@@ -34,7 +38,9 @@ public struct SyncStatus: Sendable, Equatable {
         let pulled: Int64 = try outbox.state("pulled") ?? 0
         let error: String? = try outbox.state("last_error")
         let snapshot: Int64? = try outbox.state("snapshot_needed")
-        return SyncStatus(pendingChangeCount: pending, lastPulledVersion: pulled, lastError: error, needsSnapshot: snapshot == 1)
+        return SyncStatus(
+            pendingChangeCount: pending, lastPulledVersion: pulled, lastError: error, needsSnapshot: snapshot == 1,
+            refusedChangeCount: try outbox.refusals().count)
     }
 
     /// The hub's log chain at the pulled version, as the last pull or snapshot brought it.

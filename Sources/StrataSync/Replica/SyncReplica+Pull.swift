@@ -189,6 +189,11 @@ extension SyncReplica {
                     limit: max(1, settings.pullPageSize),
                     afterChain: after == 0 ? 0 : afterChain,
                     lastAcknowledged: lastAcknowledged))
+            if let rules = response.rulesVersion,
+                try await database.read({ (try SyncStatus.state(Self.rulesVersionKey, $0) as Int64?) ?? 0 }) < rules
+            {
+                try await database.write { try Self.noteRulesVersion(rules, $0) }
+            }
             if let user = response.user,
                 try await database.read({ connection -> String? in
                     let writers = try Self.writers(connection)

@@ -6,8 +6,11 @@ import Strata
 extension SyncReplica {
     /// Sends the outbox in order, in batches within ``SyncReplicaSettings``; what the hub
     /// acknowledged waits for the pull that reaches the version it got.
-    /// - Throws: ``SyncError/entryRefused(_:)`` once the rest is pushed, when the hub refused a
-    ///   write or one is larger than a push may carry (it stays pending, see ``pendingChanges``);
+    /// A refused write is held: it stays pending and is not sent again until the app retries
+    /// (``retry(_:)``) or discards it, or the space's rules change (it is then offered once more).
+    /// - Throws: ``SyncError/entryRefused(_:)`` (one) or ``SyncError/entriesRefused(_:)`` (several)
+    ///   once the rest is pushed, for each write refused by this push and not reported before
+    ///   (see ``refusedChanges``): the hub's refusals, and writes larger than a push may carry;
     ///   `CancellationError` when the task is cancelled (checked between batches: what the hub
     ///   acknowledged is filed, the rest stays pending).
     public func push() async throws {
@@ -17,6 +20,13 @@ extension SyncReplica {
     func pushOutbox() async throws {
         var after: Int64 = 0
         var refusals: [SyncRefusal] = []
+        // The refusals already reported; those made under older rules are forgotten first, and
+        // their writes offered again.
+        let previous = try await database.write { connection -> [Int64: SyncRefusal] in
+            let outbox = SyncOutbox(connection)
+            if let rules: Int64 = try SyncStatus.state(Self.rulesVersionKey, connection) { try outbox.releaseRefusals(underRulesBefore: rules) }
+            return try outbox.refusals().compactMapValues { try? JSONDecoder().decode(SyncRefusal.self, from: Data($0.utf8)) }
+        }
         // Rows refused writes touched, and which write: a later write on one waits with it.
         var held: [String: Int64] = [:]
         let settings = self.settings
@@ -59,6 +69,13 @@ extension SyncReplica {
             for entry in candidates {
                 // One user's writes a push: the hub checks each push's against its caller.
                 if let first = entries.first, writers.user(of: entry.sequence) != writers.user(of: first.sequence) { break }
+                // Held: refused and reported before; it is not sent again, and the rows it
+                // touches hold the writes after it.
+                if let refusal = previous[entry.sequence], Self.holds(refusal.reason) {
+                    hold(entry, for: entry.sequence)
+                    if entries.isEmpty { after = entry.sequence }
+                    if entries.isEmpty { continue } else { break }
+                }
                 // (A batch cut short meets its last refused write again: it is not its own blocker.)
                 let blocker = held.isEmpty ? nil : rowsTouched(by: entry.changeset).lazy.compactMap { held[$0] }.first { $0 != entry.sequence }
                 if let blocker {
@@ -139,7 +156,31 @@ extension SyncReplica {
                 hold(entry, for: refusal.sequence)
             }
         }
-        if let first = refusals.first { throw SyncError.entryRefused(first) }
+        // Each refusal once: what this push met that was not reported before.
+        var fresh: [SyncRefusal] = []
+        for refusal in refusals where previous[refusal.sequence] != refusal && !fresh.contains(refusal) { fresh.append(refusal) }
+        if fresh.count == 1 { throw SyncError.entryRefused(fresh[0]) }
+        if fresh.count > 1 { throw SyncError.entriesRefused(fresh) }
+    }
+
+    /// The state key of the newest rules version a hub answer named.
+    static let rulesVersionKey = "rules_version"
+
+    /// Whether a write refused for `reason` is held until retried, discarded or the rules
+    /// change. A write waiting for a refused one, or made under another user, is tried at each
+    /// push instead: it goes as soon as what held it is gone (reported once all the same).
+    static func holds(_ reason: SyncRefusal.Reason) -> Bool {
+        switch reason {
+        case .dependsOnRefused, .userChanged: false
+        default: true
+        }
+    }
+
+    /// Keeps the newest rules version a hub answer named.
+    static func noteRulesVersion(_ version: Int64?, _ connection: Connection) throws {
+        guard let version else { return }
+        let known: Int64? = try SyncStatus.state(rulesVersionKey, connection)
+        if known.map({ $0 < version }) ?? true { try SyncStatus.setState(rulesVersionKey, .integer(version), connection) }
     }
 
     /// Files what the hub acknowledged under the version each entry got, and its refusals.
@@ -159,7 +200,8 @@ extension SyncReplica {
                 let chain = version == response.hubVersion ? response.chain : nil
                 _ = try outbox.acknowledge(entry, version: version, chain: chain, at: now)
             }
-            try Self.record(response.refused ?? [], connection)
+            try Self.record(response.refused ?? [], rules: response.rulesVersion, connection)
+            try Self.noteRulesVersion(response.rulesVersion, connection)
             try Self.noteUser(response.user, connection)
             // Every write of the old names is answered: they are not named again.
             if try outbox.count() == 0 { try Self.setFormerReplicaIDs([], connection) }
@@ -239,10 +281,10 @@ extension SyncReplica {
     }
 
     /// Keeps refusals of entries still pending, for ``pendingChanges``.
-    static func record(_ refusals: [SyncRefusal], _ connection: Connection) throws {
+    static func record(_ refusals: [SyncRefusal], rules: Int64? = nil, _ connection: Connection) throws {
         for refusal in refusals {
             let text = String(decoding: try JSONEncoder().encode(refusal), as: UTF8.self)
-            try SyncOutbox(connection).recordRefusal(sequence: refusal.sequence, json: text)
+            try SyncOutbox(connection).recordRefusal(sequence: refusal.sequence, json: text, rules: rules)
         }
     }
 }

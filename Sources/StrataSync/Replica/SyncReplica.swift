@@ -288,6 +288,28 @@ public final class SyncReplica: Sendable {
         }
     }
 
+    /// The pending writes refused and held (``SyncPendingChange/refusal``), oldest first: each was
+    /// reported once by the sync that met it, and is not sent again until ``retry(_:)``,
+    /// ``discard(_:)``, or a change of the space's rules. Observe them with ``statusUpdates()``
+    /// (``SyncStatus/refusedChangeCount``).
+    public var refusedChanges: [SyncPendingChange] {
+        get async throws { try await pendingChanges.filter { $0.refusal != nil } }
+    }
+
+    /// Offers a refused write again at the next push (after the app fixed what refused it: a
+    /// permission granted, a row restored).
+    /// - Returns: Whether the write was still pending with a refusal.
+    @discardableResult
+    public func retry(_ change: SyncPendingChange) async throws -> Bool {
+        try await database.write { try SyncOutbox($0).releaseRefusal(change.sequence) > 0 }
+    }
+
+    /// Offers every refused write again at the next push; returns how many there were.
+    @discardableResult
+    public func retryRefusedChanges() async throws -> Int {
+        try await database.write { try SyncOutbox($0).releaseRefusal(nil) }
+    }
+
     static func tableNames(in changeset: Changeset) throws -> [String] {
         var names: [String] = []
         try changeset.forEachChange { change in
@@ -303,8 +325,10 @@ public final class SyncReplica: Sendable {
 
     /// Pushes the outbox, then pulls until caught up with the hub. A failure is kept as the
     /// status's `lastError` until a sync succeeds.
-    /// - Throws: ``SyncError/entryRefused(_:)`` after the pull when the hub refused a pending
-    ///   write (the others are pushed and the pull is applied around it; see ``pendingChanges``).
+    /// - Throws: ``SyncError/entryRefused(_:)`` or ``SyncError/entriesRefused(_:)`` after the pull,
+    ///   naming each write this sync found refused for the first time (the others are pushed and
+    ///   the pull is applied around them; see ``refusedChanges``). A refusal is reported once: a
+    ///   later sync that meets nothing new succeeds.
     public func sync() async throws {
         try await syncing.run {
             try await self.recordingStatus {
@@ -322,7 +346,7 @@ public final class SyncReplica: Sendable {
             try await push()
             return nil
         } catch let error as SyncError {
-            guard case .entryRefused = error else { throw error }
+            guard !error.refusals.isEmpty else { throw error }
             return error
         }
     }

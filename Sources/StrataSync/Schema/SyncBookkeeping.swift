@@ -33,6 +33,9 @@ enum SyncBookkeeping {
         ], ifNotExists: true)
     /// Version 2: the hub's chain at the version, to tell a restored hub.
     static let inflightChain = TableDefinition.Column("chain", type: "INTEGER")
+    /// The version of the space's rules a refusal was made under (NULL: none, or a refusal made
+    /// on the replica): a held write is offered again once the rules are newer.
+    static let refusedRules = TableDefinition.Column("rules", type: "INTEGER")
     /// Acknowledged writes kept for a while, to be sent again to a hub restored from a copy.
     static let sent = TableDefinition(
         prefix + "sent",
@@ -88,6 +91,9 @@ enum SyncBookkeeping {
                 defer { if !legacy { try? connection.execute("PRAGMA legacy_alter_table = OFF") } }
                 try connection.execute("ALTER TABLE " + quoteIdentifier(rebuilt.name) + " RENAME TO " + quoteIdentifier(outbox.name))
                 try state.set(sequenceFloorKey, .integer(floor), connection)
+            },
+            .init(4) { connection in
+                try connection.execute(TableDefinition.addColumnSQL(table: refused.name, column: refusedRules))
             }
         ], store: SyncBookkeepingVersion(table: state, legacyVersion: replicaLegacyVersion),
         // Runs inside the app's transaction; the steps drop only the outbox, which nothing references.

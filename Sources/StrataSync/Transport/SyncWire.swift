@@ -27,6 +27,7 @@ public enum SyncWire {
         var hubRolledBack: Bool?
         var entries: [Entry]
         var user: String?
+        var rulesVersion: Int64?
         struct Entry: Codable { var version: Int64; var replicaID: String; var sequence: Int64; var count: Int; var chain: Int64? }
     }
 
@@ -75,7 +76,7 @@ public enum SyncWire {
             hubRolledBack: response.hubRolledBack ? true : nil,
             entries: response.entries.map {
                 .init(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, count: $0.changeset.count, chain: $0.chain)
-            }, user: response.user)
+            }, user: response.user, rulesVersion: response.rulesVersion)
         return try frame(header, response.entries.map(\.changeset))
     }
 
@@ -87,7 +88,7 @@ public enum SyncWire {
             entries: zip(header.entries, changesets).map {
                 SyncLogEntry(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, changeset: $1, chain: $0.chain)
             }, hubVersion: header.hubVersion, snapshotNeeded: header.snapshotNeeded ?? false, hubRolledBack: header.hubRolledBack ?? false,
-            user: header.user)
+            user: header.user, rulesVersion: header.rulesVersion)
     }
 
     private struct SnapshotHeader: Codable {
@@ -418,6 +419,8 @@ public struct SyncErrorAnswer: Codable, Sendable {
     public var column: String?
     /// Why the token was refused, for `accessDenied`.
     public var denial: SyncAccessDenial?
+    /// The refused writes, for `entriesRefused`.
+    public var refusals: [SyncRefusal]?
 
     /// The answer that carries `error`.
     public init(_ error: SyncError) {
@@ -427,6 +430,7 @@ public struct SyncErrorAnswer: Codable, Sendable {
         case .unknownSpace(let space): kind = "unknownSpace"; message = space
         case .refused(let reason): kind = "refused"; message = reason
         case .entryRefused(let refusal): kind = "entryRefused"; self.refusal = refusal; message = refusal.message
+        case .entriesRefused(let refusals): kind = "entriesRefused"; self.refusals = refusals; message = error.description
         case .duplicateEntry(let replica, let sequence): kind = "duplicateEntry"; message = replica; self.sequence = sequence
         case .nullKey(let table, let column): kind = "nullKey"; self.table = table; self.column = column
         case .hubUnreachable(let url, let reason): kind = "hubUnreachable"; table = url; message = reason
@@ -446,6 +450,7 @@ public struct SyncErrorAnswer: Codable, Sendable {
         case "schemaMismatch": return .schemaMismatch(local: local ?? "", remote: remote ?? "")
         case "unknownSpace": return .unknownSpace(message ?? "")
         case "entryRefused": return refusal.map { .entryRefused($0) } ?? .refused(message ?? "")
+        case "entriesRefused": return refusals.map { .entriesRefused($0) } ?? .refused(message ?? "")
         case "duplicateEntry": return .duplicateEntry(replicaID: message ?? "", sequence: sequence ?? 0)
         case "nullKey": return .nullKey(table: table ?? "", column: column ?? "")
         case "hubUnreachable": return .hubUnreachable(url: table ?? "", reason: message ?? "")
