@@ -8,7 +8,7 @@ struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Inspect a StrataSync replica, write through it and sync it with a hub.",
-        subcommands: [SyncStatusCommand.self, SyncWriteCommand.self, SyncNowCommand.self]
+        subcommands: [SyncStatusCommand.self, SyncWriteCommand.self, SyncNowCommand.self, SyncPendingCommand.self, SyncDiscardCommand.self]
     )
 }
 
@@ -77,6 +77,7 @@ func waitFor<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) thro
 
 func printStatus(_ status: SyncStatus) {
     print("pending changes:    \(status.pendingChangeCount)")
+    if status.refusedChangeCount > 0 { print("refused changes:    \(status.refusedChangeCount) (strata sync pending lists them)") }
     print("pulled version:     \(status.lastPulledVersion)")
     print("last error:         \(status.lastError.map(ValueText.singleLine) ?? "none")")
 }
@@ -146,5 +147,58 @@ struct SyncStatusCommand: ParsableCommand {
             throw CLIError("\(database) is not a StrataSync replica (it has no outbox)")
         }
         printStatus(try SyncStatus.read(connection))
+    }
+}
+
+/// `strata sync pending DB ...`: each write waiting for the hub, and the refused ones with why.
+struct SyncPendingCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pending",
+        abstract: "List a replica's pending writes: each sequence, its tables, and the hub's refusal where it refused one.",
+        discussion: "Refused writes are held, not sent again: drop one with `strata sync discard SEQUENCE`, or every one with `--refused`."
+    )
+
+    @OptionGroup var options: ReplicaOptions
+
+    func run() throws {
+        let replica = try options.open()
+        let changes = try waitFor { try await replica.pendingChanges }
+        if changes.isEmpty { print("nothing pending") }
+        for change in changes {
+            var line = "\(change.sequence)\t\(change.tables.joined(separator: ","))"
+            if let refusal = change.refusal { line += "\trefused (\(refusal.reason.rawValue)): " + ValueText.singleLine(refusal.description) }
+            print(line)
+        }
+    }
+}
+
+/// `strata sync discard DB SEQUENCE|--refused ...`: undoes pending writes and drops them.
+struct SyncDiscardCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "discard",
+        abstract: "Undo a pending write (by its sequence, from `strata sync pending`) or every refused one, and drop it from the outbox."
+    )
+
+    @OptionGroup var options: ReplicaOptions
+    @Argument(help: "The sequence of the write to discard.") var sequence: Int64?
+    @Flag(help: "Discard every write the hub refused.") var refused = false
+
+    func validate() throws {
+        guard (sequence == nil) == refused else { throw ValidationError("give exactly one of a SEQUENCE and --refused") }
+    }
+
+    func run() throws {
+        let sequence = self.sequence
+        let replica = try options.open()
+        let discarded = try waitFor { () -> Int in
+            var count = 0
+            for change in try await replica.pendingChanges where sequence.map({ $0 == change.sequence }) ?? (change.refusal != nil) {
+                if try await replica.discard(change) { count += 1 }
+            }
+            return count
+        }
+        if let sequence, discarded == 0 { throw CLIError("no pending write has sequence \(sequence) (strata sync pending lists them)") }
+        print("discarded:          \(discarded)")
+        printStatus(try waitFor { try await replica.status })
     }
 }

@@ -8,6 +8,38 @@ import Testing
 @Suite struct SyncReplicaCommandTests {
     /// Two command-line replicas of one list through a hub: each writes through `strata sync
     /// write`, `strata sync now` brings the other's changes, and both end equal to the hub.
+    /// Issue 81: a refused write is reported once, held, listed by `strata sync pending` with its
+    /// reason, and dropped by `strata sync discard`.
+    @Test func aRefusedWriteIsListedAndDiscardedFromTheCommandLine() throws {
+        let sandbox = try Sandbox()
+        let schema = "CREATE TABLE person(id TEXT PRIMARY KEY, email TEXT UNIQUE)"
+        let hub = try SyncHub(directory: URL(fileURLWithPath: sandbox.path("hub")))
+        try hub.createSpace("people") { try $0.execute(schema) }
+        for name in ["phone.db", "laptop.db"] {
+            #expect(try sandbox.strata("query", "--create", name, schema).status == 0)
+        }
+        func sync(_ arguments: String...) throws -> CLIResult {
+            try sandbox.run(try strataBinary().path, ["sync"] + arguments + ["--hub-folder", "hub", "--space", "people", "--tables", "person"])
+        }
+        #expect(try sync("write", "phone.db", "--replica", "phone", "INSERT INTO person VALUES ('a', 'x@example.com')").status == 0)
+        #expect(try sync("write", "laptop.db", "--replica", "laptop", "--no-sync", "INSERT INTO person VALUES ('b', 'x@example.com')").status == 0)
+        let first = try sync("now", "laptop.db", "--replica", "laptop")
+        #expect(first.status == 1 && first.stderr.contains("constraint"), "\(first.stderr)")
+        // Held: the next sync succeeds and says a write is refused.
+        let again = try sync("now", "laptop.db", "--replica", "laptop")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("refused changes:    1"), "\(again.stdout)")
+        let pending = try sync("pending", "laptop.db", "--replica", "laptop")
+        #expect(pending.status == 0 && pending.stdout.hasPrefix("1\tperson\trefused (constraint): "), "\(pending.stdout)")
+        let wrong = try sync("discard", "laptop.db", "--replica", "laptop", "7")
+        #expect(wrong.status != 0 && wrong.stderr.contains("no pending write has sequence 7"), "\(wrong.stderr)")
+        let discarded = try sync("discard", "laptop.db", "--replica", "laptop", "--refused")
+        #expect(discarded.status == 0 && discarded.stdout.contains("discarded:          1"), "\(discarded.stdout)")
+        #expect(try sync("pending", "laptop.db", "--replica", "laptop").stdout == "nothing pending\n")
+        let laptop = try Connection(storageLocation: .onDisk(sandbox.path("laptop.db")))
+        #expect(try laptop.query("SELECT count(*) FROM person WHERE id = 'b'") == 0)
+    }
+
     @Test func twoCommandLineReplicasConverge() throws {
         let sandbox = try Sandbox()
         let schema = "CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT, done INTEGER NOT NULL DEFAULT 0)"
