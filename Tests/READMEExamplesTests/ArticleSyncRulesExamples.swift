@@ -101,5 +101,38 @@ extension READMEExamples {
         let fromFile = try SyncRules(contentsOf: URL(fileURLWithPath: "rules.json"))
         print(fromFile.buckets.map(\.name))                               // ["everyone"]
         // DOC:end
+        // DOC:begin PartialSyncAndPermissions 7
+        let roles = SyncRules(buckets: [
+            SyncBucket(name: "lists", parameters: "SELECT list FROM member WHERE user = auth.user",
+                       data: ["member": "list = bucket.list", "todo": "list = bucket.list"]),
+        ], writes: [
+            "todo": "list IN (SELECT list FROM member WHERE user = auth.user AND role = 'write')",
+        ])
+        try hub.createSpace("roles") { db in
+            try db.execute("""
+                CREATE TABLE member(id TEXT PRIMARY KEY NOT NULL, list TEXT NOT NULL, user TEXT NOT NULL, role TEXT NOT NULL);
+                CREATE TABLE todo(id TEXT PRIMARY KEY NOT NULL, list TEXT NOT NULL, title TEXT);
+                """)
+        }
+        try hub.setRules(roles, forSpace: "roles")
+        try hub.withSpace("roles") { db in
+            try db.execute("INSERT INTO member VALUES ('m1', 'trip', 'carol', 'read'), ('m2', 'trip', 'dave', 'write')")
+        }
+        // DOC:end
+        func member(_ user: String) throws -> SyncReplica {
+            try Connection(storageLocation: .onDisk(user + "-roles.sqlite")).execute(
+                "CREATE TABLE member(id TEXT PRIMARY KEY NOT NULL, list TEXT NOT NULL, user TEXT NOT NULL, role TEXT NOT NULL);"
+                    + "CREATE TABLE todo(id TEXT PRIMARY KEY NOT NULL, list TEXT NOT NULL, title TEXT)")
+            return try SyncReplica(database: try Database(path: user + "-roles.sqlite"), replicaID: user + "-roles", space: "roles",
+                                   tables: ["member", "todo"], transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: user)))
+        }
+        let carol = try member("carol"), dave = try member("dave")
+        try await dave.write { db in try db.execute("INSERT INTO todo VALUES ('p1', 'trip', 'passports')") }
+        try await dave.sync()
+        try await carol.write { db in try db.execute("INSERT INTO todo VALUES ('p2', 'trip', 'tent')") }
+        await #expect(throws: SyncError.self) { try await carol.sync() }
+        #expect(try await carol.refusedChanges.map { $0.refusal?.reason } == [.forbidden])
+        #expect(try hub.withSpace("roles") { try $0.query("SELECT group_concat(id) FROM todo") as String? } == "p1")
+        #expect(try await carol.database.read { try $0.query("SELECT count(*) FROM member") as Int? } == 2)
     }
 }
