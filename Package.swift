@@ -219,7 +219,7 @@ let package = Package(
         .executableTarget(
             name: "strata-sync-hub",
             dependencies: [
-                "StrataSyncHub", "StrataSync", "StrataSyncPostgres",
+                "Strata", "StrataSyncHub", "StrataSync", "StrataSyncPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hub"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hub"])),

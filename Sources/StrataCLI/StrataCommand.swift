@@ -10,6 +10,7 @@ struct StrataCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata",
         abstract: "Strata, a Swift toolkit for SQLite: query, inspect, migrate and maintain database files.",
+        version: StrataVersion.current,
         subcommands: commonSubcommands + changesetSubcommands
     )
 

@@ -4,6 +4,7 @@ import Foundation
 #if Hub
 import Hummingbird
 import Logging
+import Strata
 import StrataSync
 import StrataSyncHub
 import StrataSyncPostgres
@@ -30,6 +31,10 @@ struct SyncHubCommand: AsyncParsableCommand {
             An operator's tools (each --help says more):
               strata-sync-hub migrate (FOLDER | --postgres URL) --space S --step FILE.sql [--dry-run]
               strata-sync-hub spaces (FOLDER | --postgres URL)
+              strata-sync-hub rules check FILE.json --schema FILE.sql
+              strata-sync-hub rules show SPACE (FOLDER | --postgres URL)
+              strata-sync-hub rules set SPACE FILE.json (FOLDER | --postgres URL)
+              strata-sync-hub token --key FILE --sub USER --space NAME=rw --replica ID [--claim K=V]
 
             Examples:
               strata-sync-hub hub --create team --schema team.sql --token dev-token
@@ -37,7 +42,8 @@ struct SyncHubCommand: AsyncParsableCommand {
               strata-sync-hub --postgres postgres://hub@127.0.0.1:5432/sync --token dev-token
             Behind a TLS proxy, keep --host at 127.0.0.1. SIGTERM ends the hub gracefully (requests in \
             flight finish).
-            """
+            """,
+        version: StrataVersion.current
     )
 
     @Argument(help: "The folder of spaces (created if missing); not with --postgres.")
@@ -219,8 +225,18 @@ struct SyncHubCommand: AsyncParsableCommand {
             authentication = try await .jwt(keyFile: URL(fileURLWithPath: jwtKey))
         } else if let token {
             authentication = .sharedToken(token)
+            if !rules.isEmpty {
+                logger.warning(
+                    "--rules without --jwt-key: a --token request names no user, so every request to a space with rules will be refused (401); give --jwt-key FILE for partial sync"
+                )
+            }
         } else {
             logger.warning("--insecure: no --token or --jwt-key, anyone who reaches the hub may sync (local development only)")
+            if !rules.isEmpty {
+                logger.warning(
+                    "--rules without --jwt-key: a request without a token names no user, so every request to a space with rules will be refused (401); give --jwt-key FILE for partial sync"
+                )
+            }
             authentication = .none
         }
         // Every request is logged at info (the default level); --log-level warning quiets them.

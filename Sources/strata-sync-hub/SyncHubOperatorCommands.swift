@@ -1,5 +1,5 @@
 // strata-sync-hub's operator tools beside serving: `migrate` (one additive step on a deployed
-// space) and `spaces` (what a store holds). Dispatched on the first argument, so that
+// space), `spaces` (what a store holds), `rules` and `token` (SyncHubRulesCommands.swift). Dispatched on the first argument, so that
 // `strata-sync-hub FOLDER ...` and its --help stay what they were.
 #if Hub
 import ArgumentParser
@@ -14,6 +14,8 @@ enum SyncHubMain {
         switch arguments.first {
         case "migrate": await SyncHubMigrateCommand.main(Array(arguments.dropFirst()))
         case "spaces": await SyncHubSpacesCommand.main(Array(arguments.dropFirst()))
+        case "rules": await SyncHubRulesCommand.main(Array(arguments.dropFirst()))
+        case "token": await SyncHubTokenCommand.main(Array(arguments.dropFirst()))
         default: await SyncHubCommand.main(arguments)
         }
     }
@@ -98,10 +100,11 @@ struct SyncHubMigrateCommand: AsyncParsableCommand {
 struct SyncHubSpacesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata-sync-hub spaces",
-        abstract: "List the spaces of a hub's store: schema version, version, log length and replicas.",
+        abstract: "List the spaces of a hub's store: schema version, version, log length, replicas and rules.",
         discussion: """
             VERSION is the newest version the hub gave; LOG the entries its log holds now (fewer \
-            once trimmed); REPLICAS the replicas (each incarnation) whose writes the hub applied.
+            once trimmed); REPLICAS the replicas (each incarnation) whose writes the hub applied; \
+            RULES the version of the space's sync rules, or none (every replica syncs it all).
             """
     )
 
@@ -109,11 +112,14 @@ struct SyncHubSpacesCommand: AsyncParsableCommand {
 
     func run() async throws {
         let summaries = try store.hub().spaceSummaries()
-        var rows = [["SPACE", "SCHEMA", "VERSION", "LOG", "REPLICAS"]]
+        var rows = [["SPACE", "SCHEMA", "VERSION", "LOG", "REPLICAS", "RULES"]]
         for summary in summaries {
-            rows.append([summary.name, String(summary.schemaVersion), String(summary.version), String(summary.logEntries), String(summary.replicas)])
+            rows.append([
+                summary.name, String(summary.schemaVersion), String(summary.version), String(summary.logEntries), String(summary.replicas),
+                summary.rulesVersion.map { String($0) } ?? "none"
+            ])
         }
-        let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {
             let cells = row.enumerated().map { index, cell in
                 index == 0

@@ -1,5 +1,6 @@
 #if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
+import Strata
 import Testing
 
 /// The CommandLineTool article lists every command `strata --help` (and `strata sync --help`)
@@ -36,6 +37,14 @@ import Testing
         let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         let path = tests.deletingLastPathComponent().appendingPathComponent("Sources/StrataCore/StrataCore.docc/CommandLineTool.md")
         return try String(contentsOf: path, encoding: .utf8)
+    }
+
+    /// Issue 81: `--version` prints the package's one version string.
+    @Test func versionPrintsTheOneVersion() throws {
+        let sandbox = try Sandbox()
+        let version = try sandbox.strata("--version")
+        #expect(version.status == 0, "\(version.stderr)")
+        #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == StrataVersion.current, "\(version.stdout)")
     }
 
     @Test func theArticleListsEveryCommandTheToolHas() throws {

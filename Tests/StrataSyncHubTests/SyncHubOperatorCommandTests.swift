@@ -40,7 +40,7 @@ import Testing
         #expect(unknown.status != 0 && unknown.output.contains("nope"), "\(unknown.output)")
     }
 
-    @Test func spacesListsEachSpaceWithItsVersionsLogAndReplicas() async throws {
+    @Test func spacesListsEachSpaceWithItsVersionsLogReplicasAndRules() async throws {
         let folder = try TemporaryDirectory()
         let hubFolder = folder.url.appendingPathComponent("hub")
         let hub = try SyncHub(directory: hubFolder)
@@ -57,12 +57,15 @@ import Testing
             try await replica.sync()
         }
         _ = try hub.trimLog(ofSpace: "team", keepingLast: 4)
+        try hub.setRules(SyncRules(buckets: [SyncBucket(name: "all", data: ["todo": "true"])]), forSpace: "team")
+        let rulesVersion = try hub.rulesVersion(ofSpace: "team")
+        #expect(rulesVersion.hasRules && rulesVersion.version > 0)
         let (status, output) = try SyncHubCommandTests.run(["spaces", hubFolder.path], in: folder.url)
         #expect(status == 0, "\(output)")
         let rows = output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
-        #expect(rows.first == ["SPACE", "SCHEMA", "VERSION", "LOG", "REPLICAS"], "\(output)")
-        #expect(rows.contains(["news", "2", "0", "0", "0"]), "\(output)")
-        #expect(rows.contains(["team", "1", "6", "4", "2"]), "\(output)")
+        #expect(rows.first == ["SPACE", "SCHEMA", "VERSION", "LOG", "REPLICAS", "RULES"], "\(output)")
+        #expect(rows.contains(["news", "2", "0", "0", "0", "none"]), "\(output)")
+        #expect(rows.contains(["team", "1", "6", "4", "2", String(rulesVersion.version)]), "\(output)")
     }
 }
 #endif

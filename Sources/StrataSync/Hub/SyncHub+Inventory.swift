@@ -14,19 +14,23 @@ package struct SyncSpaceSummary: Sendable, Equatable {
     package var logEntries: Int
     /// How many replicas (each incarnation of one) the hub applied entries of.
     package var replicas: Int
+    /// The version of the space's rules, nil when it has none (every replica syncs it all).
+    package var rulesVersion: Int64? = nil
 }
 
 extension SyncHub {
-    /// Every space of the store, by name, with its schema version, version, log length and replicas.
+    /// Every space of the store, by name, with its schema version, version, log length, replicas
+    /// and rules version.
     /// - Throws: the store's error (``SyncHubStoreUnavailable`` when it cannot be reached).
     package func spaceSummaries() throws -> [SyncSpaceSummary] {
         try storage.spaceNames().map { name in
             try space(name) { storage in
                 try storage.read {
                     let (entries, replicas) = try storage.inventory()
+                    let rules = try storage.rules()
                     return SyncSpaceSummary(
                         name: name, schemaVersion: try storage.schemaVersion(), version: try storage.currentVersion(),
-                        logEntries: entries, replicas: replicas)
+                        logEntries: entries, replicas: replicas, rulesVersion: rules.json == nil ? nil : rules.version)
                 }
             }
         }

@@ -13,22 +13,46 @@ extension SyncHub {
     /// try hub.setRules(SyncRules(buckets: [SyncBucket(name: "everyone", data: ["tag": "true"])],
     ///                            writes: ["tag": "false"]), forSpace: "team")
     /// ```
+    /// - Returns: whether the rules changed (false for the rules the space has already: no new
+    ///   version).
     /// - Throws: ``SyncError/invalidRules(_:)``; ``SyncError/unknownSpace(_:)``.
-    public func setRules(_ rules: SyncRules?, forSpace name: String) throws {
-        try space(name) { storage in
+    @discardableResult
+    public func setRules(_ rules: SyncRules?, forSpace name: String) throws -> Bool {
+        let changed = try space(name) { storage in
             let json = try rules.map { try $0.jsonData() }
             // Checked before anything is written, against the definitions as they are, and then
             // by the store (PostgreSQL plans each rule: its types refuse what SQLite would run).
             let compiled = try rules.map { try CompiledRules.compile($0, version: 0, schema: storage.definitions) }
-            _ = try storage.write {
+            return try storage.write { () throws -> Bool in
                 // The same rules again (a hub restarted with its rules file) are no change: a new
                 // version would send every replica a snapshot.
-                if try storage.rules().json == json { return }
+                if try storage.rules().json == json { return false }
                 if let compiled { try storage.checkRules(compiled.probes(storage.ruleDialect)) }
                 _ = try storage.setRules(json)
+                return true
             }
         }
         ruleCache.withLock { $0[name] = nil }
+        return changed
+    }
+
+    /// The version of the space's rules (raised by each change) and whether it has any: the
+    /// version is 0 before rules were ever set.
+    /// - Throws: ``SyncError/unknownSpace(_:)``.
+    public func rulesVersion(ofSpace name: String) throws -> (version: Int64, hasRules: Bool) {
+        try space(name) { storage in
+            let (version, json) = try storage.rules()
+            return (version, json != nil)
+        }
+    }
+
+    /// Checks `rules` offline against the tables `schema` makes in an in-memory database, as
+    /// ``setRules(_:forSpace:)`` checks them against a space's (`strata-sync-hub rules check`).
+    /// - Throws: ``SyncError/invalidRules(_:)``; what `schema` throws.
+    public static func verifyRulesOffline(_ rules: SyncRules, schema: (Connection) throws -> Void) throws {
+        let tables = try Connection(storageLocation: .inMemory)
+        try tables.transaction { try schema(tables) }
+        _ = try CompiledRules.compile(rules, version: 0, schema: tables)
     }
 
     /// The rules of the space `name` (nil: none, every replica syncs the whole space).
