@@ -46,7 +46,10 @@ struct PostgresOperatorCommandTests {
         #expect(spaces.status == 0, "\(spaces.output)")
         let rows = spaces.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         #expect(
-            rows == [["SPACE", "SCHEMA", "VERSION", "LOG", "REPLICAS"], ["news", "1", "0", "0", "0"], ["team", "2", "1", "1", "1"]],
+            rows == [
+                ["SPACE", "SCHEMA", "VERSION", "LOG", "REPLICAS", "RULES"], ["news", "1", "0", "0", "0", "none"],
+                ["team", "2", "1", "1", "1", "none"]
+            ],
             "\(spaces.output)")
     }
 }
