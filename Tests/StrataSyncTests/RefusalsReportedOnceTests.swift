@@ -111,13 +111,15 @@ final class CountingTransport: SyncTransport {
             cleared = try await alice.status.lastError == nil
         }
         #expect(cleared, "the refusal stayed the loop's error")
-        var errors = 0
+        // The refusal never comes back as the loop's error (it flipped once a second). Another
+        // lane's passing failure on a loaded machine is not this test's business.
+        var refusalsSeen: [String] = []
         for _ in 0..<20 {
-            if try await alice.status.lastError != nil { errors += 1 }
+            if let error = try await alice.status.lastError, error.contains("refused") { refusalsSeen.append(error) }
             try await Task.sleep(for: .milliseconds(25))
         }
         await loop.stop()
         #expect(transport.pushed.withLock { $0.filter { $0 == 1 }.count } == 1, "the refused write was pushed \(transport.pushed.withLock { $0 })")
-        #expect(errors == 0, "the status kept an error in \(errors) of 20 looks")
+        #expect(refusalsSeen.isEmpty, "the status showed the refusal again: \(refusalsSeen)")
     }
 }

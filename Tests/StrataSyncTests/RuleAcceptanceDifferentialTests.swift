@@ -24,7 +24,8 @@ import Testing
         case 5: return random.pick(["auth.user", "auth.org"])
         case 6 where depth < 2: return "(" + operand(&random, depth: depth + 1) + ")"
         case 7 where depth < 2:
-            return "(SELECT \(random.pick(["w", "item", "id"])) FROM tag WHERE \(condition(&random, depth: depth + 1, table: "tag")))"
+            let selected = random.pick(["w", "item", "id", "NULL", "(w)", "w + 1", "tag.item", "w, item"])
+            return "(SELECT \(selected) FROM tag WHERE \(condition(&random, depth: depth + 1, table: "tag")))"
         case 8: return random.pick(["-", "+"]) + operand(&random, depth: depth + 1)
         default: return operand(&random, depth: depth + 1) + " " + random.pick(["+", "-", "*"]) + " " + operand(&random, depth: depth + 1)
         }
@@ -42,12 +43,16 @@ import Testing
             let arm = "SELECT \(random.pick(["id", "w", "item"])) FROM tag"
             let union = random.oneIn(3) ? " UNION SELECT \(random.pick(["id", "n", "t"])) FROM item" : ""
             return "\(column) IN (\(arm)\(union))"
-        case 7 where depth < 3: return "EXISTS (SELECT 1 FROM tag WHERE tag.item = \(random.pick(["item.id", "item.n", "item.t"])))"
+        case 7 where depth < 3:
+            let source = random.pick(["tag", "tag AS item", "tag item", "(SELECT item, w FROM tag)", "(SELECT item, w FROM tag) AS s"])
+            let qualifier = source.hasSuffix("s") ? "s" : source.hasSuffix("item") ? "item" : "tag"
+            return
+                "EXISTS (SELECT 1 FROM \(source) WHERE \(qualifier).\(random.pick(["item", "w", "t", "n"])) = \(random.pick(["item.id", "item.n", "item.t", "1"])))"
         case 8 where depth < 3:
             let left = condition(&random, depth: depth + 1, table: table), right = condition(&random, depth: depth + 1, table: table)
             return random.pick(["(\(left)) AND (\(right))", "(\(left)) OR (\(right))", "NOT (\(left))", "(\(left)) = \(value)"])
         case 9: return "\(column) \(random.pick(["=", "<"])) \(value) \(random.pick(["=", "<", "AND", "OR"])) \(operand(&random, depth: 3))"
-        case 10: return random.pick(["true", "false", column, "NOT \(column)"])
+        case 10: return random.pick(["true", "false", column, "NOT \(column)", "(\(column)) = \(value)", "(\(column), id) = (\(value), 'a')"])
         default: return "\(value) \(random.pick(["=", "<>", ">"])) \(column)"
         }
     }
@@ -67,10 +72,20 @@ import Testing
         var accepted = 0
         try PropertyCheck.run("rules accepted alike on SQLite and PostgreSQL", cases: 300) { random in
             let predicate = Self.condition(&random)
-            let rules =
-                random.oneIn(4)
-                ? SyncRules(buckets: [], writes: ["item": predicate])
-                : SyncRules(buckets: [SyncBucket(name: "b", data: ["item": predicate])])
+            let rules: SyncRules
+            switch random.int(0...5) {
+            case 0: rules = SyncRules(buckets: [], writes: ["item": predicate])
+            case 1:
+                // A bucket value of every shape, met with every kind of column.
+                let selected = random.pick([
+                    "auth.user", "(auth.user)", "'a'", "('a')", "w", "(w)", "w + 1", "NULL", "w = 1", "item", "(SELECT t FROM item AS i WHERE i.id = tag.item)",
+                    "x'00'", "-w", "1", "(1)"
+                ])
+                let parameters = "SELECT \(selected) AS x FROM tag" + (random.oneIn(3) ? " UNION SELECT \(random.pick(["n", "t", "id"])) FROM item" : "")
+                let column = random.pick(["n", "r", "t", "b", "m", "id"])
+                rules = SyncRules(buckets: [SyncBucket(name: "b", parameters: parameters, data: ["item": "\(column) = bucket.x"])])
+            default: rules = SyncRules(buckets: [SyncBucket(name: "b", data: ["item": predicate])])
+            }
             func outcome(_ hub: SyncHub) throws -> String? {
                 do {
                     try hub.setRules(rules, forSpace: "s")
@@ -83,7 +98,8 @@ import Testing
             let onSQLite = try outcome(sqlite), onPostgres = try outcome(postgres)
             try require(
                 (onSQLite == nil) == (onPostgres == nil),
-                "\(predicate): SQLite \(onSQLite.map { "refuses: \($0)" } ?? "accepts"), PostgreSQL \(onPostgres.map { "refuses: \($0)" } ?? "accepts")")
+                "\(rules.buckets.first?.parameters ?? "") \(predicate): SQLite \(onSQLite.map { "refuses: \($0)" } ?? "accepts"), PostgreSQL \(onPostgres.map { "refuses: \($0)" } ?? "accepts")"
+            )
             if onSQLite == nil { accepted += 1 }
         }
         print("rules accepted alike on both stores: \(accepted) of the generated predicates")

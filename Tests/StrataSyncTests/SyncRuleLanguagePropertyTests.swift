@@ -77,7 +77,11 @@ import Testing
             "(n = 1) = 1", "n = 1 = 1", "(n > 1) > 0", "(n > 1) + 1 > 1", "n IS TRUE", "r IS NOT FALSE", "n IS 1", "-t > 'a'",
             "t + 1 > 1", "n IN (SELECT id FROM item)", "t IN (SELECT n FROM item)", "n IN (1, 2) = 1", "EXISTS (SELECT 1 FROM item) = 1",
             "n = NOT r", "EXISTS (SELECT 1 FROM item AS i WHERE i.id = item.n)", "item.t = item.n", "n IS NOT DISTINCT FROM 'a'",
-            "id IN (SELECT id FROM item UNION SELECT n FROM item)"
+            "id IN (SELECT id FROM item UNION SELECT n FROM item)",
+            // Found by a probe of the hub binary on both stores.
+            "EXISTS (SELECT 1 FROM item AS x WHERE x.n = 1 AND x.zz = 1)", "n IN (SELECT NULL FROM item)", "n = (SELECT NULL)",
+            "(n, t) = (1, 2)", "(n, t) IN (SELECT n, t FROM item)", "n = (SELECT n, t FROM item)",
+            "id IN (SELECT x FROM (SELECT id AS x FROM item))", "id IN (SELECT s.x FROM (SELECT n AS x FROM item) s)"
         ]
         for predicate in refused {
             do {
@@ -92,6 +96,23 @@ import Testing
             } catch SyncError.invalidRules {}
         }
         #expect(try hub.rules(ofSpace: "s") == Self.kept)
+        // A bucket value keeps its kind through parentheses, arithmetic and subqueries.
+        for (parameters, data) in [
+            ("SELECT (auth.user) AS x", "n = bucket.x"), ("SELECT ('a') AS x", "n = bucket.x"),
+            ("SELECT (SELECT t FROM item AS i WHERE i.id = item.id) AS x FROM item", "n = bucket.x"),
+            ("SELECT NULL AS x", "n = bucket.x"), ("SELECT n = 1 AS x FROM item", "n = bucket.x")
+        ] {
+            do {
+                try hub.setRules(SyncRules(buckets: [SyncBucket(name: "b", parameters: parameters, data: ["item": data])]), forSpace: "s")
+                Issue.record("accepted \(parameters) with \(data)")
+            } catch SyncError.invalidRules(let message) {
+                #expect(message.contains("bucket b"), "\(message)")
+            }
+        }
+        // A computed number is of unknown kind, compared as the table compares it (documented).
+        try hub.setRules(
+            SyncRules(buckets: [SyncBucket(name: "b", parameters: "SELECT (n) + 1 AS x FROM item", data: ["item": "t = bucket.x"])]), forSpace: "s")
+        try hub.setRules(Self.kept, forSpace: "s")
         for accepted in [
             "t = auth.user", "n = 1 AND r < 2.5", "t IN ('a', auth.org)", "true", "NOT (n = 1)", "n IS NULL", "b IS NOT NULL",
             "n + 1 > r", "-n < 2", "n = -1", "t IS NOT DISTINCT FROM 'a'", "n IN (SELECT r FROM item)", "(n = 1) AND (t = 'a')",

@@ -200,7 +200,12 @@ package struct CompiledRules: Sendable {
                     throw SyncError.invalidRules("\(place), parameters: two result columns share a name (name them with AS)")
                 }
                 parameters = parsed
-                bucketKinds = parsed.resultKinds(column: columnKind)
+                // What the text says outright, then text and conditions PostgreSQL's typing of the
+                // rest finds (a parenthesised claim, a subquery's TEXT column, `n = 1 AS x`): met
+                // with a numeric column unchecked they failed every pull there (SQLSTATE 22P02).
+                // A computed number stays of unknown kind, compared as the table compares it.
+                let inferred = parsed.inferredResultKinds(column: columnKind).filter { $0.value == .text || $0.value == .boolean }
+                bucketKinds = parsed.resultKinds(column: columnKind).merging(inferred) { stated, _ in stated }
             }
             guard !bucket.data.isEmpty else { throw SyncError.invalidRules("\(place): data names no table") }
             var data: [String: RuleText] = [:]

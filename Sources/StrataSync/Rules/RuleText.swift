@@ -333,7 +333,8 @@ extension RuleText {
             let start = verbatim(index - 1) == "." ? index - 3 : index - 1
             let before = start < 0 ? "WHERE" : verbatim(start)
             let after = index + 1 < pieces.count ? verbatim(index + 1) : "AND"
-            if let before, let after, Self.conditionStarts.contains(before), Self.conditionEnds.contains(after) {
+            // `(n)` alone is a value in parentheses (`(n) + 1`): the type check decides where it stands.
+            if let before, let after, Self.conditionStarts.contains(before), Self.conditionEnds.contains(after), !(before == "(" && after == ")") {
                 throw SyncError.invalidRules("\(place): \(name) stands alone as a condition, which PostgreSQL reads only for a boolean; write \(name) = 1")
             }
         }

@@ -51,7 +51,10 @@ extension RuleText {
     ) throws {
         try withoutActuallyEscaping(column) { column in
             var checker = TypeChecker(pieces: pieces, place: place, bucketKinds: bucketKinds, column: column)
-            if let ownTable { checker.scopes = [[ownTable: ownTable]] }
+            if let ownTable {
+                checker.scopes = [[ownTable: ownTable]]
+                checker.baseScopes = 1
+            }
             do {
                 if startsWithSelect {
                     _ = try checker.readQuery()
@@ -67,6 +70,32 @@ extension RuleText {
         }
     }
 
+    /// The kinds of a parameters query's result columns as PostgreSQL types them (lower-cased
+    /// names, unquoted): a parenthesised value, arithmetic, a subquery, each `UNION` arm. Nil
+    /// where the reader does not follow the text.
+    func inferredResultKinds(column: (_ table: String?, _ name: String) -> RuleOperandKind?) -> [String: RuleOperandKind] {
+        withoutActuallyEscaping(column) { column in
+            var checker = TypeChecker(pieces: pieces, place: "", bucketKinds: [:], column: column)
+            guard startsWithSelect, let types = try? checker.readQuery(), types.count == checker.resultNames.count else { return [:] }
+            var kinds: [String: RuleOperandKind] = [:]
+            for (name, type) in zip(checker.resultNames, types) {
+                guard let name else { continue }
+                let key =
+                    name.hasPrefix("\"")
+                    ? String(decoding: Self.undoubled(Array(name.utf8.dropFirst().dropLast()), quote: UInt8(ascii: "\"")), as: UTF8.self).lowercased()
+                    : name.lowercased()
+                switch type {
+                case .number: kinds[key] = .number
+                case .text: kinds[key] = .text
+                case .blob: kinds[key] = .blob
+                case .boolean: kinds[key] = .boolean
+                case .null, .unknown: break
+                }
+            }
+            return kinds
+        }
+    }
+
     /// A recursive-descent reader of the rule language that infers each expression's type.
     struct TypeChecker {
         enum Unread: Error { case unread }
@@ -78,6 +107,10 @@ extension RuleText {
         var index = 0
         /// The tables each enclosing query reads, by the name (or alias) that qualifies them.
         var scopes: [[String: String]] = []
+        /// The scopes outside the rule's own query (a data rule's table).
+        var baseScopes = 0
+        /// The names of the outermost SELECT's result columns (as written, quoted or not).
+        var resultNames: [String?] = []
 
         init(
             pieces: [Piece], place: String, bucketKinds: [String: RuleOperandKind],
@@ -157,23 +190,49 @@ extension RuleText {
             let after = index
             index = itemsStart
             var types: [ValueType] = []
+            var names: [String?] = []
             repeat {
                 if takeWord("*") {
                     types.append(.unknown)
+                    names.append(nil)
                 } else {
-                    types.append(try readExpression())
-                    if takeWord("AS") { index += 1 }
+                    let start = index
+                    var type = try readExpression()
+                    // A NULL result column is text to PostgreSQL (its unknown type resolved).
+                    if type == .null { type = .text }
+                    types.append(type)
+                    var name: String?
+                    if index - start == 1, let text = pieceText(start), Self.isName(text) { name = text }
+                    if index - start == 3, pieceText(start + 1) == ".", let text = pieceText(start + 2), Self.isName(text) { name = text }
+                    if takeWord("AS") {
+                        name = word
+                        index += 1
+                    }
+                    names.append(name)
                 }
             } while takeWord(",") && index < itemsEnd
             guard index == itemsEnd else { throw Unread.unread }
             index = after
             _ = end
+            // The first arm names the result columns.
+            if scopes.count == 1 + baseScopes, resultNames.isEmpty { resultNames = names }
             return types
+        }
+
+        /// The verbatim text of piece `index`, if it is one.
+        func pieceText(_ index: Int) -> String? {
+            guard pieces.indices.contains(index), case .verbatim(let text) = pieces[index] else { return nil }
+            return text
         }
 
         /// FROM's tables (comma and JOIN joins), each with its alias, into the innermost scope.
         mutating func readFrom() throws {
             repeat {
+                if word == "(" {
+                    throw refuse(
+                        "a subquery in FROM is not in the rule language (PostgreSQL and SQLite name and type its columns differently); read a table, or use IN (SELECT …)"
+                    )
+                }
                 guard var table = word, Self.isName(table) else { throw Unread.unread }
                 index += 1
                 if takeWord("."), let qualified = word, Self.isName(qualified) {
@@ -354,10 +413,15 @@ extension RuleText {
                     let type: ValueType
                     if word == "SELECT" {
                         let selected = try readQuery()
-                        guard selected.count == 1 else { throw Unread.unread }
+                        guard selected.count == 1 else {
+                            throw refuse("a subquery used as a value selects \(selected.count) columns; select one")
+                        }
                         type = selected[0]
                     } else {
                         type = try readExpression()
+                        if word == "," {
+                            throw refuse("row values ((a, b) = (1, 2)) are not in the rule language; compare each column, joined with AND")
+                        }
                     }
                     try expectWord(")")
                     return type
@@ -367,19 +431,26 @@ extension RuleText {
                     if takeWord(".") {
                         guard let name = word, Self.isName(name) else { throw Unread.unread }
                         index += 1
-                        return typeOfColumn(qualifier: text, name)
+                        return try typeOfColumn(qualifier: text, name)
                     }
-                    return typeOfColumn(qualifier: nil, text)
+                    return try typeOfColumn(qualifier: nil, text)
                 }
             }
         }
 
         /// A column's type: qualified by a table or alias of an enclosing query, else the
         /// innermost query's table that has it, else any table's when only one has it.
-        func typeOfColumn(qualifier: String?, _ name: String) -> ValueType {
+        func typeOfColumn(qualifier: String?, _ name: String) throws -> ValueType {
             if let qualifier {
                 for scope in scopes.reversed() {
-                    if let table = scope[qualifier] { return column(table, name).map(ValueType.init) ?? .unknown }
+                    guard let table = scope[qualifier] else { continue }
+                    // The nearest query that names `qualifier` decides, as in PostgreSQL (SQLite
+                    // looks further out when that table lacks the column).
+                    guard let kind = column(table, name) else {
+                        throw refuse(
+                            "\(qualifier).\(name): \(qualifier) here is \(table), which has no column \(name); name the table you mean by an alias of its own")
+                    }
+                    return ValueType(kind)
                 }
                 return column(qualifier, name).map(ValueType.init) ?? .unknown
             }
