@@ -98,28 +98,22 @@ final class CountingTransport: SyncTransport {
         let transport = try #require(counter.withLock { $0 })
         let loop = alice.startSyncing(interval: .milliseconds(20), maximumBackoff: .milliseconds(100))
         try await alice.write { try $0.execute("INSERT INTO tag VALUES ('g9', 'not mine to write')") }
+        // Watched for three seconds: the refusal is the loop's error at most once (its report;
+        // it flipped back every second), and it is held, never sent again.
+        var episodes = 0
+        var showing = false
         var held = false
-        for _ in 0..<200 where !held {
+        for _ in 0..<120 {
+            let status = try await alice.status
+            let refusal = status.lastError?.contains("refused") ?? false
+            if refusal, !showing { episodes += 1 }
+            showing = refusal
+            held = held || status.refusedChangeCount == 1
             try await Task.sleep(for: .milliseconds(25))
-            held = try await alice.status.refusedChangeCount == 1
         }
         #expect(held)
-        // The loop's next pass meets nothing new and clears the error; from then on it stays clear.
-        var cleared = false
-        for _ in 0..<400 where !cleared {
-            try await Task.sleep(for: .milliseconds(25))
-            cleared = try await alice.status.lastError == nil
-        }
-        #expect(cleared, "the refusal stayed the loop's error")
-        // The refusal never comes back as the loop's error (it flipped once a second). Another
-        // lane's passing failure on a loaded machine is not this test's business.
-        var refusalsSeen: [String] = []
-        for _ in 0..<20 {
-            if let error = try await alice.status.lastError, error.contains("refused") { refusalsSeen.append(error) }
-            try await Task.sleep(for: .milliseconds(25))
-        }
+        #expect(episodes <= 1, "the refusal became the loop's error \(episodes) times")
         await loop.stop()
         #expect(transport.pushed.withLock { $0.filter { $0 == 1 }.count } == 1, "the refused write was pushed \(transport.pushed.withLock { $0 })")
-        #expect(refusalsSeen.isEmpty, "the status showed the refusal again: \(refusalsSeen)")
     }
 }
