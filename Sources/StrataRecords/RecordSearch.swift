@@ -47,8 +47,10 @@ extension Record {
     /// ```swift
     /// try BookText.createFTS5Table(db, options: FTS5Options(tokenizer: .porter(.unicode61())))
     /// ```
-    /// - Parameter options: How the table is made; nil for the record's ``FTS5Record/fts5Options``
-    ///   when it is an ``FTS5Record``, else FTS5's defaults.
+    /// - Parameters:
+    ///   - db: The connection to create it on.
+    ///   - options: How the table is made; nil for the record's ``FTS5Record/fts5Options`` when
+    ///     it is an ``FTS5Record``, else FTS5's defaults.
     /// - Throws: `SQLiteError` (the table exists), or what `Connection.createFTS5Table(_:columns:options:)` throws.
     public static func createFTS5Table(_ db: Connection, options: FTS5Options? = nil) throws {
         let declared = (Self.self as? any FTS5Record.Type)?.fts5Options
