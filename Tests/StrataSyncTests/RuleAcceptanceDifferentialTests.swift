@@ -104,5 +104,58 @@ import Testing
         }
         print("rules accepted alike on both stores: \(accepted) of the generated predicates")
     }
+
+    /// Names SQLite and PostgreSQL keep apart by their bytes but Swift's `String` reads as one
+    /// (issue 79, D1): a rule naming one is refused on both stores, naming the spellings; rules
+    /// that name neither are still accepted.
+    @Test func namesThatDifferOnlyByNormalizationOrNonASCIICaseAreRefusedAlike() throws {
+        guard let server = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] else {
+            print("RuleAcceptanceDifferentialTests skipped: STRATA_POSTGRES_URL is unset (eval \"$(.ci/postgres.sh start)\")")
+            return
+        }
+        let schema = """
+            CREATE TABLE doc(id TEXT PRIMARY KEY NOT NULL, "\u{E9}" TEXT, "e\u{301}" INTEGER, "\u{C9}t" TEXT, "\u{E9}t" INTEGER, Owner TEXT, plain TEXT);
+            CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, owner TEXT, plain TEXT);
+            """
+        let database = try SyncModelPostgresDatabase(server: server)
+        defer { withExtendedLifetime(database) {} }
+        let postgres = SyncHub(store: try .postgres(url: database.url))
+        try postgres.createSpace("s") { try $0.execute(schema) }
+        let folder = try SyncFolder()
+        let sqlite = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try sqlite.createSpace("s") { try $0.execute(schema) }
+        let cases: [(table: String, predicate: String, refused: Bool)] = [
+            ("doc", "\u{E9} = auth.user", true),
+            ("doc", "\"e\u{301}\" = 1", true),
+            ("doc", "\u{C9}t = auth.user", true),
+            ("doc", "Owner = auth.user", true),
+            ("note", "owner = auth.user", true),
+            ("doc", "plain = auth.user", false),
+            ("note", "plain = auth.user AND id <> ''", false)
+        ]
+        for (table, predicate, refused) in cases {
+            let rules = SyncRules(buckets: [SyncBucket(name: "b", data: [table: predicate])])
+            for (store, hub) in [("SQLite", sqlite), ("PostgreSQL", postgres)] {
+                do {
+                    try hub.setRules(rules, forSpace: "s")
+                    try hub.setRules(nil, forSpace: "s")
+                    #expect(!refused, "\(store) accepted \(predicate)")
+                } catch SyncError.invalidRules(let message) {
+                    #expect(refused, "\(store) refused \(predicate): \(message)")
+                    #expect(message.contains("could name any of"), "\(store): \(message)")
+                }
+            }
+        }
+        // Two tables whose names differ only by normalization: no rules at all, since rules are
+        // keyed by table.
+        let tables = "CREATE TABLE \"\u{E9}\"(id TEXT PRIMARY KEY NOT NULL); CREATE TABLE \"e\u{301}\"(id TEXT PRIMARY KEY NOT NULL, o TEXT);"
+        try sqlite.createSpace("t") { try $0.execute(tables) }
+        try postgres.createSpace("t") { try $0.execute(tables) }
+        for hub in [sqlite, postgres] {
+            #expect(throws: SyncError.self) {
+                try hub.setRules(SyncRules(buckets: [SyncBucket(name: "b", data: ["e\u{301}": "o = auth.user"])]), forSpace: "t")
+            }
+        }
+    }
 }
 #endif

@@ -107,23 +107,29 @@ package struct CompiledRules: Sendable {
     /// definitions; nothing is written to it).
     /// - Throws: ``SyncError/invalidRules(_:)`` naming the rule at fault.
     static func compile(_ rules: SyncRules, version: Int64, schema: Connection) throws -> CompiledRules {
-        var names: [String: String] = [:]
+        var names = RuleNames()
         var tables: [String: String] = [:]
+        var tableList: [String] = []
         for entry in try schema.schemaReader.entries() where entry.type == "table" {
             let lowered = entry.name.lowercased()
             guard !lowered.hasPrefix("sqlite_"), !SyncBookkeeping.isBookkeeping(entry.name) else { continue }
             tables[lowered] = entry.name
-            names[lowered] = entry.name
-            for column in try schema.schemaReader.columns(ofTable: entry.name) where names[column.name.lowercased()] == nil {
-                names[column.name.lowercased()] = column.name
-            }
+            tableList.append(entry.name)
+            names.add(entry.name)
+            for column in try schema.schemaReader.columns(ofTable: entry.name) { names.add(column.name) }
+        }
+        if let clash = names.tableClash(among: tableList) {
+            throw SyncError.invalidRules(
+                "the space's tables " + clash.map { quoteIdentifier($0) }.joined(separator: " and ")
+                    + " differ only by Unicode normalization or the case of non-ASCII letters; rules name tables by a key that cannot tell them apart (rename one)"
+            )
         }
         // Each column's kind, by its quoted spelling as rules render it, per table and overall.
         var kindsByTable: [String: [String: RuleOperandKind]] = [:]
         var kindsByName: [String: Set<RuleOperandKind>] = [:]
         for (lowered, table) in tables {
             for column in try schema.schemaReader.columns(ofTable: table) {
-                let quoted = quoteIdentifier(names[column.name.lowercased()] ?? column.name)
+                let quoted = quoteIdentifier(names[column.name] ?? column.name)
                 let kind = RuleOperandKind(DeclaredTypeAffinity(declaredType: column.declaredType))
                 kindsByTable[quoteIdentifier(names[lowered] ?? table), default: [:]][quoted] = kind
                 kindsByName[quoted, default: []].insert(kind)
@@ -132,7 +138,7 @@ package struct CompiledRules: Sendable {
         let quotedTableNames = Set(tables.keys.map { quoteIdentifier(names[$0] ?? $0) })
         // A view hides the tables it reads from the hub, which then could not follow them.
         let quotedViews = Set(
-            try schema.schemaReader.entries().filter { $0.type == "view" && names[$0.name.lowercased()] == nil }.map { quoteIdentifier($0.name) })
+            try schema.schemaReader.entries().filter { $0.type == "view" && !names.contains($0.name) }.map { quoteIdentifier($0.name) })
         func refuseViews(_ rule: RuleText, _ place: String) throws {
             for piece in rule.pieces {
                 if case .verbatim(let text) = piece, quotedViews.contains(text) {
@@ -148,14 +154,14 @@ package struct CompiledRules: Sendable {
         func checkComparisons(_ rule: RuleText, _ place: String, ownTable: String? = nil, bucketKinds: [String: RuleOperandKind] = [:]) throws {
             try refuseViews(rule, place)
             try rule.checkComparisons(
-                place: place, ownTable: ownTable.map { quoteIdentifier(names[$0.lowercased()] ?? $0) },
+                place: place, ownTable: ownTable.map { quoteIdentifier(names[$0] ?? $0) },
                 isTable: { quotedTableNames.contains($0) }, bucketKinds: bucketKinds, column: columnKind)
         }
         /// Refuses a data rule that reads a generated column of its own table: a pull tests a
         /// row's earlier values, and a changeset carries none for generated columns.
         func refuseGenerated(_ rule: RuleText, table: String, _ place: String) throws {
             let generated = try schema.schemaReader.columns(ofTable: table).filter { $0.hidden != 0 }
-            for column in generated where rule.pieces.contains(.verbatim(quoteIdentifier(names[column.name.lowercased()] ?? column.name))) {
+            for column in generated where rule.pieces.contains(.verbatim(quoteIdentifier(names[column.name] ?? column.name))) {
                 throw SyncError.invalidRules(
                     "\(place): \(column.name) is a generated column; data rules read stored columns (write the expression over them)")
             }

@@ -32,9 +32,9 @@ struct RuleText: Sendable, Equatable {
     ]
 
     /// Reads `text`, refusing what lies outside the rule language; `where` names the rule in
-    /// messages, `names` maps the space's table and column names (lower-cased) to their spelling.
+    /// messages, `names` resolves the space's table and column names to their spelling.
     /// - Throws: ``SyncError/invalidRules(_:)``.
-    init(_ text: String, where place: String, names: [String: String]) throws {
+    init(_ text: String, where place: String, names: RuleNames) throws {
         func refuse(_ why: String) -> SyncError { .invalidRules("\(place): \(why)") }
         let bytes = Array(text.utf8)
         var pieces: [Piece] = []
@@ -68,8 +68,8 @@ struct RuleText: Sendable, Equatable {
             }
             return String(decoding: bytes[start..<index], as: UTF8.self)
         }
-        func name(_ word: String) -> String {
-            quoteIdentifier(names[word.lowercased()] ?? word)
+        func name(_ word: String) throws -> String {
+            quoteIdentifier(try names.spelling(of: word, place: place) ?? word)
         }
         while let byte = peek() {
             if isSpace(byte) { index += 1; continue }
@@ -85,7 +85,7 @@ struct RuleText: Sendable, Equatable {
                 // The name inside, unquoted, resolved like a bare one.
                 let inner = String(decoding: Array(quoted.utf8.dropFirst().dropLast()), as: UTF8.self)
                 let unescaped = String(decoding: Self.undoubled(Array(inner.utf8), quote: UInt8(ascii: "\"")), as: UTF8.self)
-                pieces.append(.verbatim(name(unescaped)))
+                pieces.append(.verbatim(try name(unescaped)))
                 continue
             }
             if isWordStart(byte) {
@@ -107,13 +107,13 @@ struct RuleText: Sendable, Equatable {
                     pieces.append(.verbatim(upper))
                     continue
                 }
-                if isSQLiteKeyword(word) && names[lower] == nil {
+                if isSQLiteKeyword(word) && !names.contains(word) {
                     throw refuse("\(word) is not in the rule language (comparisons, AND/OR/NOT, IN, IS [NOT] NULL, EXISTS, SELECT … FROM … WHERE …)")
                 }
                 if nextNonSpace() == UInt8(ascii: "(") {
                     throw refuse("\(word)(…) is a function call; functions are not in the rule language (stores compute them differently)")
                 }
-                pieces.append(.verbatim(name(word)))
+                pieces.append(.verbatim(try name(word)))
                 continue
             }
             if (0x30...0x39).contains(byte) {
