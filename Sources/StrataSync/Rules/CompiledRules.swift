@@ -138,7 +138,7 @@ package struct CompiledRules: Sendable {
         let quotedTableNames = Set(tables.keys.map { quoteIdentifier(names[$0] ?? $0) })
         // A view hides the tables it reads from the hub, which then could not follow them.
         let quotedViews = Set(
-            try schema.schemaReader.entries().filter { $0.type == "view" && !names.contains($0.name) }.map { quoteIdentifier($0.name) })
+            try schema.schemaReader.entries().filter { $0.type == "view" && !names.knows($0.name) }.map { quoteIdentifier($0.name) })
         func refuseViews(_ rule: RuleText, _ place: String) throws {
             for piece in rule.pieces {
                 if case .verbatim(let text) = piece, quotedViews.contains(text) {

@@ -41,7 +41,7 @@ struct RuleNames: Sendable {
     }
 
     /// Whether the space has a name `word` could resolve to, ambiguous or not.
-    func contains(_ word: String) -> Bool { spellings[word.lowercased()] != nil }
+    func knows(_ word: String) -> Bool { spellings[word.lowercased()] != nil }
 
     /// The space's spelling of an unambiguous `word` (nil when unknown or ambiguous).
     subscript(word: String) -> String? {

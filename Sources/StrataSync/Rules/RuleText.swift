@@ -107,7 +107,7 @@ struct RuleText: Sendable, Equatable {
                     pieces.append(.verbatim(upper))
                     continue
                 }
-                if isSQLiteKeyword(word) && !names.contains(word) {
+                if isSQLiteKeyword(word) && !names.knows(word) {
                     throw refuse("\(word) is not in the rule language (comparisons, AND/OR/NOT, IN, IS [NOT] NULL, EXISTS, SELECT … FROM … WHERE …)")
                 }
                 if nextNonSpace() == UInt8(ascii: "(") {
