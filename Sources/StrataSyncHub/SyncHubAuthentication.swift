@@ -105,21 +105,29 @@ public enum SyncHubAuthentication: Sendable {
 
     /// Who the request comes from, for the space's rules (after ``denial(token:space:replica:writes:)``
     /// let it through): a JWT's identity (`sub` the user, every other top-level string claim a
-    /// claim), or no user for the other kinds.
+    /// claim, every top-level array of strings a list claim), or no user for the other kinds.
     package func caller(token: String?) async -> SyncCaller {
         guard case .jwt(let keys) = self, let token,
             let claims = try? await keys.verify(token, as: SyncHubClaims.self)
         else { return .anonymous }
         var strings: [String: String] = [:]
+        var lists: [String: [String]] = [:]
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         if parts.count == 3, let data = Self.base64URLDecoded(parts[1]),
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         {
             for (name, value) in object where name != "sub" {
-                if let text = value as? String { strings[name] = text }
+                if let text = value as? String {
+                    strings[name] = text
+                } else if let array = value as? [Any] {
+                    // Only an array of strings is a list claim: a number's text differs between
+                    // JSON and each store, so a mixed array is no claim at all.
+                    let texts = array.compactMap { $0 as? String }
+                    if texts.count == array.count { lists[name] = texts }
+                }
             }
         }
-        return .user(SyncIdentity(user: claims.sub.value, claims: strings))
+        return .user(SyncIdentity(user: claims.sub.value, claims: strings, listClaims: lists))
     }
 
     /// Refuses a token whose header names another algorithm than its key's (RFC 8725, 3.1):

@@ -34,7 +34,7 @@ struct SyncHubCommand: AsyncParsableCommand {
               strata-sync-hub rules check FILE.json --schema FILE.sql
               strata-sync-hub rules show SPACE (FOLDER | --postgres URL)
               strata-sync-hub rules set SPACE FILE.json (FOLDER | --postgres URL)
-              strata-sync-hub token --key FILE --sub USER --space NAME=rw --replica ID [--claim K=V]
+              strata-sync-hub token --key FILE --sub USER --space NAME=rw --replica ID [--claim K=V] [--list-claim K=V]
 
             Examples:
               strata-sync-hub hub --create team --schema team.sql --token dev-token

@@ -153,12 +153,14 @@ struct SyncHubTokenCommand: AsyncParsableCommand {
         commandName: "strata-sync-hub token",
         abstract: "Mint an HS256 token for a replica, with the secret a hub's --jwt-key verifies (development).",
         discussion: """
-            The token carries sub (the user), spaces ({"team": "rw"}), replica, exp and each --claim \
-            as a top-level string claim, which a space's rules read as auth.<name>. In production \
+            The token carries sub (the user), spaces ({"team": "rw"}), replica, exp, each --claim \
+            as a top-level string claim, which a space's rules read as auth.<name>, and each \
+            --list-claim as one value of a top-level array, read as IN auth.<name>. In production \
             your backend mints tokens the same way, for the replica ID the app sends it.
 
             Example:
-              strata-sync-hub token --key hub-key --sub ana --space team=rw --replica ana-phone --claim org=o1
+              strata-sync-hub token --key hub-key --sub ana --space team=rw --replica ana-phone --claim org=o1 \
+                --list-claim groups=g1 --list-claim groups=g2
             """
     )
 
@@ -181,16 +183,33 @@ struct SyncHubTokenCommand: AsyncParsableCommand {
         help: ArgumentHelp("A top-level string claim, auth.<k> in rules (repeatable).", valueName: "k=v"))
     var claims: [String] = []
 
+    @Option(
+        name: .customLong("list-claim"), parsing: .singleValue,
+        help: ArgumentHelp("One value of a top-level array claim, IN auth.<k> in rules (repeatable; values add up).", valueName: "k=v"))
+    var listClaims: [String] = []
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Seconds until the token expires.", valueName: "seconds"))
     var ttl = 3_600
 
-    static func pairs(_ values: [String], option: String, form: String) throws -> [String: String] {
-        var result: [String: String] = [:]
-        for text in values {
-            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("--\(option) takes \(form), not \(text.debugDescription)") }
-            result[String(parts[0])] = String(parts[1])
+    /// Each `NAME=VALUE`, split at the first `=` scalar (a `=` before a combining mark is one
+    /// Character, and still the separator).
+    static func splitPairs(_ values: [String], option: String, form: String) throws -> [(String, String)] {
+        try values.map { text in
+            let scalars = text.unicodeScalars
+            guard let equals = scalars.firstIndex(of: "="), equals != scalars.startIndex else {
+                throw ValidationError("--\(option) takes \(form), not \(text.debugDescription)")
+            }
+            return (String(scalars[..<equals]), String(scalars[scalars.index(after: equals)...]))
         }
+    }
+
+    static func pairs(_ values: [String], option: String, form: String) throws -> [String: String] {
+        Dictionary(try splitPairs(values, option: option, form: form), uniquingKeysWith: { _, last in last })
+    }
+
+    static func lists(_ values: [String]) throws -> [String: [String]] {
+        var result: [String: [String]] = [:]
+        for (name, value) in try splitPairs(values, option: "list-claim", form: "NAME=VALUE") { result[name, default: []].append(value) }
         return result
     }
 
@@ -200,6 +219,7 @@ struct SyncHubTokenCommand: AsyncParsableCommand {
             throw ValidationError("--space \(name): the access is r or rw, not \(access.debugDescription)")
         }
         _ = try Self.pairs(claims, option: "claim", form: "NAME=VALUE")
+        _ = try Self.lists(listClaims)
     }
 
     func run() async throws {
@@ -208,7 +228,7 @@ struct SyncHubTokenCommand: AsyncParsableCommand {
             expiration: Date().addingTimeInterval(TimeInterval(ttl)))
         let extra = try Self.pairs(self.claims, option: "claim", form: "NAME=VALUE")
         do {
-            print(try await claims.signedHS256(keyFile: URL(fileURLWithPath: key), extraClaims: extra))
+            print(try await claims.signedHS256(keyFile: URL(fileURLWithPath: key), extraClaims: extra, listClaims: try Self.lists(listClaims)))
         } catch SyncError.refused(let reason) {
             throw OperatorFailure(message: reason)
         } catch {

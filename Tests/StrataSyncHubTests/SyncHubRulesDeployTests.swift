@@ -97,6 +97,36 @@ import Testing
         #expect(hub.status == 0 && hub.output.trimmingCharacters(in: .whitespacesAndNewlines) == StrataVersion.current, "\(hub.output)")
     }
 
+    /// List claims minted by `token --list-claim` reach the rules through the hub's verifier:
+    /// `IN auth.orgs` gives the orgs listed, a string and a list of one name alike.
+    @Test func listClaimsMintedByTheBinaryReachTheRules() async throws {
+        let folder = try TemporaryDirectory()
+        try Self.files(in: folder)
+        let hubFolder = folder.path("hub")
+        let backend = try SyncHub(directory: URL(fileURLWithPath: hubFolder))
+        try backend.createSpace("team") { try $0.execute(Self.schema) }
+        try await Self.seed(backend, space: "team", in: folder)
+        try backend.setRules(
+            SyncRules(buckets: [SyncBucket(name: "orgs", data: ["doc": "org IN auth.orgs"])], writes: ["doc": "org IN auth.orgs"]), forSpace: "team")
+        let (process, port) = try await Self.hub([hubFolder, "--jwt-key", folder.path("key"), "--log-level", "warning"], in: folder, log: "hub.log")
+        defer { if process.isRunning { process.terminate() } }
+        let both = try Self.replica(
+            port: port, token: try Self.mint(["--list-claim", "orgs=o1", "--list-claim", "orgs=o2"], in: folder), in: folder)
+        try await both.sync()
+        #expect(try await Self.ids(both) == ["a", "b"])
+        let one = try Self.replica(port: port, token: try Self.mint(["--list-claim", "orgs=o2"], in: folder), in: folder)
+        try await one.sync()
+        #expect(try await Self.ids(one) == ["b"])
+        let none = try Self.replica(port: port, token: try Self.mint([], in: folder), in: folder)
+        try await none.sync()
+        #expect(try await Self.ids(none) == [])
+        // A name given both ways is refused at minting.
+        let twice = try Self.run(
+            ["token", "--key", folder.path("key"), "--sub", "bob", "--space", "team=rw", "--replica", "bob", "--claim", "orgs=o1", "--list-claim", "orgs=o2"],
+            in: folder)
+        #expect(twice.status == 1 && twice.output.contains("both as a string and as a list"), "\(twice.output)")
+    }
+
     @Test func tokenRefusesAShortKeyAndBadAccess() throws {
         let folder = try TemporaryDirectory()
         try Data("short\n".utf8).write(to: folder.url.appendingPathComponent("short"))

@@ -38,6 +38,7 @@ import Testing
         switch random.int(0...11) {
         case 0...3: return "\(column) \(random.pick(["=", "<>", "!=", "<", "<=", ">", ">="])) \(value)"
         case 4: return "\(column) IS \(random.pick(["", "NOT "]))\(random.pick(["NULL", "TRUE", "FALSE", "1", "DISTINCT FROM \(value)"]))"
+        case 5 where random.oneIn(3): return "\(column) \(random.pick(["", "NOT "]))IN auth.groups"
         case 5: return "\(column) \(random.pick(["", "NOT "]))IN (\(value), \(random.pick(["1", "'b'", "NULL", "auth.user"])))"
         case 6:
             let arm = "SELECT \(random.pick(["id", "w", "item"])) FROM tag"

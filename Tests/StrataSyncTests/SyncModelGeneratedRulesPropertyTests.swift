@@ -48,6 +48,8 @@ extension SyncModelPropertyTests {
             { ["doc": rule { _ in "grp IN (SELECT id FROM grp WHERE public = 1)" }, "grp": rule { _ in "public = 1" }] },
             { ["doc": rule { "EXISTS (SELECT 1 FROM member WHERE member.grp = doc.grp AND member.user = \($0)user)" }] },
             { ["doc": rule { _ in "org = 1 OR score = 1 OR amount = 1" }] },
+            // A list claim: IN an absent or empty list is false, NOT IN it true.
+            { ["doc": rule { "grp IN \(list($0))" }, "grp": rule { "id NOT IN \(list($0)) AND public = 1" }] },
             { ["doc": rule { "grp IN (SELECT id FROM grp WHERE owner = \($0)user UNION SELECT grp FROM member WHERE user = \($0)user)" }] },
             { ["grp": rule { "owner = \($0)user OR public = 1" }, "member": rule { "user = \($0)user" }] },
             { ["doc": rule { "NOT (\(column) IS NULL) AND \(textColumn) <> \($0)\(claim)" }] },
@@ -68,6 +70,7 @@ extension SyncModelPropertyTests {
         // away in the oracle, as binding does).
         let shapes: [(parameters: (String) -> String, data: [String: (String) -> String])] = [
             ({ "SELECT grp AS g FROM member WHERE user = \($0)user" }, ["doc": { "grp = \($0)g" }, "grp": { "id = \($0)g" }]),
+            ({ "SELECT id AS g FROM grp WHERE id IN \(list($0))" }, ["doc": { "grp = \($0)g" }, "member": { "grp = \($0)g" }]),
             ({ "SELECT id AS g, public AS p FROM grp WHERE owner = \($0)org OR public = 1" }, ["doc": { "grp = \($0)g AND org = \($0)p" }]),
             ({ "SELECT org AS o FROM doc WHERE id = \($0)role" }, ["doc": { "org = \($0)o" }]),
             // An expression's value, whose kind the rules do not tell: against any column.
@@ -101,6 +104,15 @@ extension SyncModelPropertyTests {
             .text(""), .text("ok"), .text("abc"), .text("it's"), .text("'\u{301}"), .blob(Data("ok".utf8)), .blob(Data()),
             .text("9223372036854775807"), .text("-0")
         ])
+    }
+
+    /// `auth.groups` as a rule lists it, or the oracle's list of the JSON array bound to `:groups`.
+    static func list(_ prefix: String) -> String { prefix == ":" ? "(SELECT value FROM json_each(:groups))" : "auth.groups" }
+
+    /// A list claim `groups`, absent, empty or of a few values.
+    static func drawListClaims(_ random: inout SeededRandom) -> [String: [String]] {
+        guard !random.oneIn(4) else { return [:] }
+        return ["groups": ["d1", "d2", "o1", "1", "", "it's", "'\u{301}"].filter { _ in random.oneIn(2) }]
     }
 
     static func drawClaims(_ random: inout SeededRandom) -> [String: String] {
@@ -162,7 +174,7 @@ extension SyncModelPropertyTests {
         }
         let admin = try open("admin", nil)
         let users = ["alice", "bob", "o'brien"]
-        var identities = users.map { SyncIdentity(user: $0, claims: drawClaims(&random)) }
+        var identities = users.map { SyncIdentity(user: $0, claims: drawClaims(&random), listClaims: drawListClaims(&random)) }
         var replicas = try users.indices.map { try open("u\($0)", identities[$0]) }
 
         /// The rows as one text (each row's quoted values, one row a line, in order).
@@ -174,9 +186,12 @@ extension SyncModelPropertyTests {
             let conditions = buckets.compactMap { $0.oracle[table] }
             guard !conditions.isEmpty else { return "" }
             // Every parameter named once, so that each statement takes all four.
-            let condition = "coalesce(:user, :org, :level, :role, 1) IS NOT NULL AND (" + conditions.map { "(\($0))" }.joined(separator: " OR ") + ")"
+            let condition =
+                "coalesce(:user, :org, :level, :role, :groups, 1) IS NOT NULL AND (" + conditions.map { "(\($0))" }.joined(separator: " OR ") + ")"
             var arguments: [String: Bindable?] = [":user": identity.user]
             for name in claimNames { arguments[":" + name] = identity.claims[name] }
+            let groups = try identity.listClaims["groups"].map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+            arguments[":groups"] = groups
             return try connection.query(rowsText(table, where: condition), arguments) ?? ""
         }
         func held(_ replica: SyncReplica, _ table: String) async throws -> String {
@@ -189,7 +204,7 @@ extension SyncModelPropertyTests {
                 let actual = try await held(replicas[index], table)
                 try require(
                     actual == expected,
-                    "\(step): \(identities[index].user) (claims \(identities[index].claims.sorted { $0.key < $1.key })) holds \(actual) of \(table), its view is \(expected); rules \(buckets.map(\.bucket))"
+                    "\(step): \(identities[index].user) (claims \(identities[index].claims.sorted { $0.key < $1.key }), lists \(identities[index].listClaims)) holds \(actual) of \(table), its view is \(expected); rules \(buckets.map(\.bucket))"
                 )
             }
         }
@@ -249,6 +264,7 @@ extension SyncModelPropertyTests {
                 // A new token with other claims, on the same file and replica ID.
                 let index = random.int(0...users.count - 1)
                 identities[index].claims = drawClaims(&random)
+                identities[index].listClaims = drawListClaims(&random)
                 replicas[index] = try open("u\(index)", identities[index])
             case 6:
                 buckets = drawRules(&random)

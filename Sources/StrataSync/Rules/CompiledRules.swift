@@ -259,7 +259,10 @@ package struct CompiledRules: Sendable {
         for bucket in buckets {
             for (table, predicate) in bucket.data {
                 for piece in predicate.pieces {
-                    if case .auth(let name) = piece, name.lowercased() != "user" { claims.insert(name.lowercased()) }
+                    switch piece {
+                    case .auth(let name) where name.lowercased() != "user", .authList(let name): claims.insert(name.lowercased())
+                    default: break
+                    }
                 }
                 for read in predicate.tablesRead {
                     if let lowered = quotedTables[read] { compiled.dataDependencies[table, default: []].insert(lowered) }

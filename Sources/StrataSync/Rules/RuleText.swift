@@ -9,6 +9,8 @@ struct RuleText: Sendable, Equatable {
     enum Piece: Sendable, Equatable {
         case verbatim(String)
         case auth(String)
+        /// A claim's list of values, always between `IN (` and `)`.
+        case authList(String)
         case bucket(String)
     }
 
@@ -97,7 +99,14 @@ struct RuleText: Sendable, Equatable {
                     let member = readWord()
                     // A claim is one name whatever its case: the value the SQL reads and the one a
                     // view records must be the same claim.
-                    if lower == "auth" { pieces.append(.auth(member.lowercased())) } else { pieces.append(.bucket(member)) }
+                    if lower == "auth", pieces.last == .verbatim("IN") {
+                        // `IN auth.groups`: the claim's list, as a parenthesised list of values.
+                        pieces += [.verbatim("("), .authList(member.lowercased()), .verbatim(")")]
+                    } else if lower == "auth" {
+                        pieces.append(.auth(member.lowercased()))
+                    } else {
+                        pieces.append(.bucket(member))
+                    }
                     continue
                 }
                 if Self.allowedKeywords.contains(upper) {
@@ -188,6 +197,20 @@ struct RuleText: Sendable, Equatable {
             case .auth(let name):
                 arguments.append(identity?.value(of: name) ?? .null)
                 parts.append(dialect.claimPlaceholder(arguments.count))
+            case .authList(let name):
+                let values = identity?.values(of: name) ?? []
+                // An empty list as a query of no rows: `IN ()` is SQLite's alone, and `IN (NULL)`
+                // would make `NOT IN` unknown rather than true.
+                guard !values.isEmpty else {
+                    parts.append("SELECT CAST(NULL AS TEXT) WHERE FALSE")
+                    continue
+                }
+                var placeholders: [String] = []
+                for value in values {
+                    arguments.append(.text(value))
+                    placeholders.append(dialect.claimPlaceholder(arguments.count))
+                }
+                parts.append(placeholders.joined(separator: ", "))
             case .bucket(let name):
                 arguments.append(bucket[name.lowercased()] ?? .null)
                 parts.append(dialect.bucketPlaceholder(arguments.count, bucketKinds[name.lowercased()]))
@@ -234,7 +257,7 @@ extension RuleText {
         func operand(_ index: Int, right: Bool) -> (RuleOperandKind, String)? {
             guard pieces.indices.contains(index) else { return nil }
             switch pieces[index] {
-            case .auth(let name): return (.claim, "auth.\(name)")
+            case .auth(let name), .authList(let name): return (.claim, "auth.\(name)")
             case .bucket(let name):
                 return bucketKinds[name.lowercased()].map { ($0, "bucket.\(name)") }
             case .verbatim(let text):
@@ -382,7 +405,7 @@ extension RuleText {
             switch expression.count {
             case 1:
                 switch expression[0] {
-                case .auth: kind = .claim
+                case .auth, .authList: kind = .claim
                 case .bucket: kind = nil
                 case .verbatim(let text):
                     if text.hasPrefix("'") {

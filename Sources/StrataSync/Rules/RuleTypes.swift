@@ -380,7 +380,7 @@ extension RuleText {
         mutating func readPrimary() throws -> ValueType {
             guard index < pieces.count else { throw Unread.unread }
             switch pieces[index] {
-            case .auth:
+            case .auth, .authList:
                 index += 1
                 return .text
             case .bucket(let name):

@@ -4,24 +4,39 @@ import Foundation
 import Strata
 
 /// Who is syncing: a user and the claims their token carries. Rules name them `auth.user` and
-/// `auth.<claim>`, always as bound values.
+/// `auth.<claim>`, always as bound values; a list claim is read with `IN auth.<claim>`.
 ///
 /// ```swift
-/// let alice = SyncIdentity(user: "alice", claims: ["org": "o1"])
+/// let alice = SyncIdentity(user: "alice", claims: ["org": "o1"], listClaims: ["groups": ["g1", "g2"]])
 /// let transport = InProcessSyncTransport(hub: hub, identity: alice)
 /// ```
 /// Over HTTP the hub derives it from the verified JWT: `sub` is the user, every other top-level
-/// string claim a claim. A claim the identity lacks is NULL in the rules.
+/// string claim a claim, every top-level array of strings a list claim. A claim the identity
+/// lacks is NULL in the rules, and an empty list under `IN`.
 public struct SyncIdentity: Codable, Sendable, Hashable, CustomStringConvertible {
     /// The user (a JWT's `sub`).
     public var user: String
     /// The token's other string claims (`"org": "o1"`).
     public var claims: [String: String]
+    /// The token's arrays of strings (`"groups": ["g1", "g2"]`), which rules read as
+    /// `x IN auth.groups`.
+    public var listClaims: [String: [String]]
 
     /// An identity.
-    public init(user: String, claims: [String: String] = [:]) {
+    public init(user: String, claims: [String: String] = [:], listClaims: [String: [String]] = [:]) {
         self.user = user
         self.claims = claims
+        self.listClaims = listClaims
+    }
+
+    private enum CodingKeys: String, CodingKey { case user, claims, listClaims }
+
+    /// Decodes an identity, one written before list claims included.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        user = try container.decode(String.self, forKey: .user)
+        claims = try container.decodeIfPresent([String: String].self, forKey: .claims) ?? [:]
+        listClaims = try container.decodeIfPresent([String: [String]].self, forKey: .listClaims) ?? [:]
     }
 
     /// The value `auth.<name>` stands for (`user` for `auth.user`), NULL when absent.
@@ -30,6 +45,14 @@ public struct SyncIdentity: Codable, Sendable, Hashable, CustomStringConvertible
         if let value = claims[name] { return .text(value) }
         if let match = claims.first(where: { $0.key.lowercased() == name.lowercased() }) { return .text(match.value) }
         return .null
+    }
+
+    /// The values `IN auth.<name>` lists: a list claim's strings, a string claim as a list of
+    /// one, none when absent.
+    func values(of name: String) -> [String] {
+        if let list = listClaims[name] ?? listClaims.first(where: { $0.key.lowercased() == name.lowercased() })?.value { return list }
+        if case .text(let value) = value(of: name) { return [value] }
+        return []
     }
 
     /// The user, for logs (claims are left out: they may be personal).

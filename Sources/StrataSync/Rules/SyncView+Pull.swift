@@ -31,6 +31,7 @@ extension SyncView {
         let previous: Set<CompiledRules.Instance>
         // The identity the view at the cursor was computed for: its claims then.
         var then = identity
+        var thenClaims = claims
         var recorded: SyncViewRecord?
         let found = try storage.viewRecord(replica: request.replicaID, user: identity.user, atOrBefore: after)
         if after == 0, found == nil {
@@ -42,15 +43,16 @@ extension SyncView {
                 // hub can tell, so it starts over from a snapshot of its view.
                 return snapshotNeeded
             }
-            guard let claimsThen = decoded.claims ?? (rules.dataClaims.isEmpty ? [:] : nil) else {
+            guard let claimsThen = decoded.claims ?? (rules.dataClaims.isEmpty ? ClaimValues() : nil) else {
                 // Recorded before views kept their claims, under rules that read claims.
                 return snapshotNeeded
             }
             previous = decoded.instances
-            then = SyncIdentity(user: identity.user, claims: claimsThen)
+            then = SyncIdentity(user: identity.user, claims: claimsThen.strings, listClaims: claimsThen.lists)
+            thenClaims = claimsThen
             recorded = record
         }
-        let claimsChanged = then.claims != claims && !(recorded == nil && previous.isEmpty)
+        let claimsChanged = thenClaims != claims && !(recorded == nil && previous.isEmpty)
         let record = SyncViewRecord(version: current, rules: rules.version, instances: try Self.encodeInstances(now, claims: claims))
         let needsRecord = recorded == nil || previous != now || claimsChanged
         if after >= current && previous == now && !claimsChanged {

@@ -107,11 +107,22 @@ struct SyncView {
         try storage.ruleTableRows(table, columns: columns, where: condition, arguments)
     }
 
-    /// The values of the claims the data rules read, as this identity has them (absent: NULL).
-    func dataClaimValues() -> [String: String] {
-        var values: [String: String] = [:]
+    /// The claims the data rules read, as one identity has them: what a view record keeps to
+    /// tell, at the next pull, that they changed.
+    struct ClaimValues: Codable, Equatable {
+        /// String claims (absent: NULL).
+        var strings: [String: String] = [:]
+        /// List claims (`IN auth.<name>`), each as the rules read it.
+        var lists: [String: [String]] = [:]
+    }
+
+    /// The values of the claims the data rules read, as this identity has them.
+    func dataClaimValues() -> ClaimValues {
+        var values = ClaimValues()
         for name in rules.dataClaims {
-            if case .text(let value) = identity.value(of: name) { values[name] = value }
+            if case .text(let value) = identity.value(of: name) { values.strings[name] = value }
+            let list = identity.values(of: name)
+            if !list.isEmpty, list != values.strings[name].map({ [$0] }) { values.lists[name] = list }
         }
         return values
     }
@@ -134,19 +145,21 @@ struct SyncView {
     private struct Recorded: Codable {
         var instances: [CompiledRules.Instance]
         var claims: [String: String]
+        /// List claims; absent in records written before the rules read lists.
+        var lists: [String: [String]]?
     }
 
-    static func encodeInstances(_ instances: Set<CompiledRules.Instance>, claims: [String: String]) throws -> Data {
+    static func encodeInstances(_ instances: Set<CompiledRules.Instance>, claims: ClaimValues) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(Recorded(instances: instances.sorted(), claims: claims))
+        return try encoder.encode(Recorded(instances: instances.sorted(), claims: claims.strings, lists: claims.lists.isEmpty ? nil : claims.lists))
     }
 
     /// The instances and claims of a record; claims nil for a record written before they were
     /// kept (a bare list of instances).
-    static func decodeInstances(_ data: Data) throws -> (instances: Set<CompiledRules.Instance>, claims: [String: String]?) {
+    static func decodeInstances(_ data: Data) throws -> (instances: Set<CompiledRules.Instance>, claims: ClaimValues?) {
         if let recorded = try? JSONDecoder().decode(Recorded.self, from: data) {
-            return (Set(recorded.instances), recorded.claims)
+            return (Set(recorded.instances), ClaimValues(strings: recorded.claims, lists: recorded.lists ?? [:]))
         }
         return (Set(try JSONDecoder().decode([CompiledRules.Instance].self, from: data)), nil)
     }
