@@ -84,6 +84,27 @@ final class CountingTransport: SyncTransport {
         try await PartialSyncTests.checkView(alice, hub, user: "alice", "after the discard")
     }
 
+    /// Removing the rules is a rules change too: the held write is offered again and, with no
+    /// rules to refuse it, applied.
+    @Test func removingTheRulesOffersHeldWritesAgain() async throws {
+        let folder = try SyncFolder()
+        let (hub, _, seeded) = try await PartialSyncTests.seededSpace(folder, signingIn: "alice")
+        withExtendedLifetime(seeded) {}
+        let alice = try PartialSyncTests.replica(folder, hub, user: "alice", name: "alice-again")
+        try await alice.write { try $0.execute("INSERT INTO tag VALUES ('g7', 'held')") }
+        await #expect(throws: SyncError.self) { try await alice.sync() }
+        try await alice.sync()
+        #expect(try await alice.refusedChanges.count == 1)
+        try hub.setRules(nil, forSpace: "team")
+        // The first sync learns the removal (its pull asks for a snapshot of the whole space and
+        // names the new rules version); the write goes at the next push.
+        try await alice.sync()
+        try await alice.sync()
+        #expect(try hub.withSpace("team") { try $0.query("SELECT count(*) FROM tag WHERE id = 'g7'") as Int? } == 1)
+        #expect(try await alice.refusedChanges.isEmpty)
+        #expect(try await alice.status.pendingChangeCount == 0)
+    }
+
     /// The background loop neither re-pushes a held write nor flips its status.
     @Test func theLoopHoldsARefusedWriteAndItsStatusSettles() async throws {
         let folder = try SyncFolder()

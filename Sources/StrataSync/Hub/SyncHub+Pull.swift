@@ -43,7 +43,8 @@ extension SyncHub {
     /// (`widths`, checked by the caller, so that pulls answered together check each schema once).
     func preparePull(_ request: SyncPullRequest, caller: SyncCaller, _ storage: any SyncSpaceStorage, widths: [String: Int]?) throws -> PreparedPull {
         let space = HubSpace(storage: storage)
-        if let (rules, identity) = try viewer(caller, try compiledRules(request.space, storage), space: request.space) {
+        let rulesState = try rulesState(request.space, storage)
+        if let (rules, identity) = try viewer(caller, rulesState.compiled, space: request.space) {
             let view = SyncView(rules: rules, identity: identity, storage: storage)
             let (response, record) = try storage.read { () throws -> (SyncPullResponse, SyncViewRecord?) in
                 if try Self.rolledBack(
@@ -75,7 +76,10 @@ extension SyncHub {
         // A replica that held a view under rules since removed holds too few rows for the log
         // to complete: it starts over from a snapshot of the whole space.
         if case .user(let identity) = caller, try storage.viewRecord(replica: request.replicaID, user: identity.user, atOrBefore: .max) != nil {
-            return .answered(SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), snapshotNeeded: true))
+            var response = SyncPullResponse(entries: [], hubVersion: try space.currentVersion(), snapshotNeeded: true)
+            // The rules' removal is a rules change: held writes are offered again.
+            response.rulesVersion = rulesState.version
+            return .answered(response)
         }
         return .page(widths: widths)
     }
@@ -122,7 +126,8 @@ extension SyncHub {
     package func snapshot(_ request: SyncSnapshotRequest, caller: SyncCaller) throws -> SyncSnapshot {
         try space(request.space) { storage in
             _ = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
-            if let (rules, identity) = try viewer(caller, try compiledRules(request.space, storage), space: request.space) {
+            let rulesState = try rulesState(request.space, storage)
+            if let (rules, identity) = try viewer(caller, rulesState.compiled, space: request.space) {
                 try HubSchema.checkTableList(request.tables)
                 let view = SyncView(rules: rules, identity: identity, storage: storage)
                 let (version, image, instances) = try storage.read { () throws -> (Int64, Data, Set<CompiledRules.Instance>) in

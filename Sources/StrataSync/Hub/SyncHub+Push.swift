@@ -39,7 +39,8 @@ extension SyncHub {
         try validateSpaceName(request.space)
         let response = try storage.withPush(request.space, replica: request.replicaID, sequences: request.entries.map(\.sequence)) { storage in
             let widths = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
-            let view = try viewer(caller, try compiledRules(request.space, storage), space: request.space)
+            let rulesState = try rulesState(request.space, storage)
+            let view = try viewer(caller, rulesState.compiled, space: request.space)
                 .map { SyncView(rules: $0.0, identity: $0.1, storage: storage) }
             // Entries written while another user was signed in on the replica's file would be
             // checked against this caller's permissions, and logged as theirs.
@@ -115,7 +116,9 @@ extension SyncHub {
             return SyncPushResponse(
                 acknowledged: acknowledged, corrections: corrections, hubVersion: version,
                 chain: try HubSpace(storage: storage).chain(at: version), versions: versions,
-                refused: refused.isEmpty ? nil : refused, user: view?.identity.user, rulesVersion: view?.rules.version)
+                refused: refused.isEmpty ? nil : refused, user: view?.identity.user,
+                // Also once the rules are removed: the replica offers its held writes again.
+                rulesVersion: view?.rules.version ?? (rulesState.version > 0 ? rulesState.version : nil))
         }
         wake(request.space, reached: response.hubVersion)
         return response

@@ -64,12 +64,18 @@ extension SyncHub {
     /// The space's rules, compiled, as the store holds them now (each request reads their
     /// version, so a change another process made is served at once).
     func compiledRules(_ space: String, _ storage: any SyncSpaceStorage) throws -> CompiledRules? {
+        try rulesState(space, storage).compiled
+    }
+
+    /// The space's rules version (0 before rules were ever set; raised when they are removed
+    /// too) and its compiled rules, nil without rules.
+    func rulesState(_ space: String, _ storage: any SyncSpaceStorage) throws -> (version: Int64, compiled: CompiledRules?) {
         let (version, json) = try storage.rules()
-        guard let json else { return nil }
-        if let cached = ruleCache.withLock({ $0[space] }), cached.version == version { return cached }
+        guard let json else { return (version, nil) }
+        if let cached = ruleCache.withLock({ $0[space] }), cached.version == version { return (version, cached) }
         let compiled = try CompiledRules.compile(try SyncRules(json: json), version: version, schema: storage.definitions)
         ruleCache.withLock { $0[space] = compiled }
-        return compiled
+        return (version, compiled)
     }
 
     /// Whose view a request gets: nil for every row (a trusted caller, or a space without rules).
