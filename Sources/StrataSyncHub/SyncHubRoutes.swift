@@ -198,7 +198,8 @@ public func buildSyncHubRouter(
                 tables: (query.get("tables") ?? "").split(separator: ",").map(String.init),
                 schemaFingerprint: query.get("fingerprint") ?? "", after: after, limit: limit,
                 afterChain: query.get("chain").flatMap { Int64($0) },
-                lastAcknowledged: query.get("acked").flatMap { Int64($0) })
+                lastAcknowledged: query.get("acked").flatMap { Int64($0) },
+                subscriptions: try SyncWire.decodeSubscriptionsQuery(query.get("subscriptions")))
             let caller = await authentication.caller(token: bearerToken(request))
             var response = try await hub.pullTogether(pull, caller: caller)
             metrics.pulled(space: space)
@@ -238,7 +239,8 @@ public func buildSyncHubRouter(
             let snapshotRequest = SyncSnapshotRequest(
                 space: space, replicaID: replicaID,
                 tables: (query.get("tables") ?? "").split(separator: ",").map(String.init),
-                schemaFingerprint: query.get("fingerprint") ?? "")
+                schemaFingerprint: query.get("fingerprint") ?? "",
+                subscriptions: try SyncWire.decodeSubscriptionsQuery(query.get("subscriptions")))
             let caller = await authentication.caller(token: bearerToken(request))
             let snapshot = try hub.snapshot(snapshotRequest, caller: caller)
             return Response(

@@ -45,7 +45,7 @@ extension SyncHub {
         let space = HubSpace(storage: storage)
         let rulesState = try rulesState(request.space, storage)
         if let (rules, identity) = try viewer(caller, rulesState.compiled, space: request.space) {
-            let view = SyncView(rules: rules, identity: identity, storage: storage)
+            let view = SyncView(rules: rules, identity: identity, storage: storage, subscriptions: request.subscriptions ?? [])
             let (response, record) = try storage.read { () throws -> (SyncPullResponse, SyncViewRecord?) in
                 if try Self.rolledBack(
                     after: request.after, chain: request.afterChain, replica: request.replicaID,
@@ -129,7 +129,7 @@ extension SyncHub {
             let rulesState = try rulesState(request.space, storage)
             if let (rules, identity) = try viewer(caller, rulesState.compiled, space: request.space) {
                 try HubSchema.checkTableList(request.tables)
-                let view = SyncView(rules: rules, identity: identity, storage: storage)
+                let view = SyncView(rules: rules, identity: identity, storage: storage, subscriptions: request.subscriptions ?? [])
                 let (version, image, instances) = try storage.read { () throws -> (Int64, Data, Set<CompiledRules.Instance>) in
                     let instances = try view.instances()
                     return (try storage.currentVersion(), try view.snapshot(tables: request.tables, instances: instances), instances)

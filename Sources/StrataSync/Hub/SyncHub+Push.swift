@@ -41,7 +41,7 @@ extension SyncHub {
             let widths = try storage.schemaWidths(tables: request.tables, fingerprint: request.schemaFingerprint)
             let rulesState = try rulesState(request.space, storage)
             let view = try viewer(caller, rulesState.compiled, space: request.space)
-                .map { SyncView(rules: $0.0, identity: $0.1, storage: storage) }
+                .map { SyncView(rules: $0.0, identity: $0.1, storage: storage, subscriptions: request.subscriptions ?? []) }
             // Entries written while another user was signed in on the replica's file would be
             // checked against this caller's permissions, and logged as theirs.
             let otherWriter = view.flatMap { view in request.user.flatMap { $0 == view.identity.user ? nil : $0 } }

@@ -53,14 +53,17 @@ public struct SyncPushRequest: Codable, Sendable {
     /// while some of these entries were pending: an entry the hub applied under one of them
     /// (same sequence, same bytes), its answer lost, is acknowledged, not applied a second time.
     public var formerReplicaIDs: [String]?
+    /// The replica's subscriptions (nil or empty: its whole view): a corrected row outside them
+    /// comes back as absent.
+    public var subscriptions: [SyncSubscription]?
     /// A push of `entries` from `replicaID`, written under `user`.
     public init(
         space: String, replicaID: String, tables: [String], schemaFingerprint: String, entries: [SyncOutboxEntry],
-        user: String? = nil, formerReplicaIDs: [String]? = nil
+        user: String? = nil, formerReplicaIDs: [String]? = nil, subscriptions: [SyncSubscription]? = nil
     ) {
         self.space = space; self.replicaID = replicaID; self.tables = tables
         self.schemaFingerprint = schemaFingerprint; self.entries = entries; self.user = user
-        self.formerReplicaIDs = formerReplicaIDs
+        self.formerReplicaIDs = formerReplicaIDs; self.subscriptions = subscriptions
     }
 }
 
@@ -119,14 +122,16 @@ public struct SyncPullRequest: Codable, Sendable {
     /// has no record of applying it was restored from a copy older than that acknowledgement,
     /// whatever its log shows (which may be trimmed).
     public var lastAcknowledged: Int64?
+    /// The replica's subscriptions (nil or empty: its whole view).
+    public var subscriptions: [SyncSubscription]?
     /// A pull after `after`, at most `limit` entries.
     public init(
         space: String, replicaID: String, tables: [String], schemaFingerprint: String, after: Int64, limit: Int,
-        afterChain: Int64? = nil, lastAcknowledged: Int64? = nil
+        afterChain: Int64? = nil, lastAcknowledged: Int64? = nil, subscriptions: [SyncSubscription]? = nil
     ) {
         self.space = space; self.replicaID = replicaID; self.tables = tables
         self.schemaFingerprint = schemaFingerprint; self.after = after; self.limit = limit; self.afterChain = afterChain
-        self.lastAcknowledged = lastAcknowledged
+        self.lastAcknowledged = lastAcknowledged; self.subscriptions = subscriptions
     }
 }
 
@@ -182,9 +187,12 @@ public struct SyncSnapshotRequest: Codable, Sendable {
     public var tables: [String]
     /// The replica's fingerprint of those tables' definitions.
     public var schemaFingerprint: String
+    /// The replica's subscriptions (nil or empty: its whole view).
+    public var subscriptions: [SyncSubscription]?
     /// A request for a snapshot of `tables` of `space`.
-    public init(space: String, replicaID: String, tables: [String], schemaFingerprint: String) {
+    public init(space: String, replicaID: String, tables: [String], schemaFingerprint: String, subscriptions: [SyncSubscription]? = nil) {
         self.space = space; self.replicaID = replicaID; self.tables = tables; self.schemaFingerprint = schemaFingerprint
+        self.subscriptions = subscriptions
     }
 }
 

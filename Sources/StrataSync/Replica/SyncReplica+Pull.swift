@@ -176,10 +176,10 @@ extension SyncReplica {
             // The pushes acknowledged before this request: the hub had them at their versions
             // then, so its answer must reach those versions (a push acknowledged meanwhile, by the
             // loop's other lane, may be newer than the answer).
-            let (after, afterChain, lastAcknowledged) = try await database.read { connection in
+            let (after, afterChain, lastAcknowledged, subscriptions) = try await database.read { connection in
                 (
                     try SyncStatus.read(connection).lastPulledVersion, try SyncStatus.pulledChain(connection),
-                    try SyncOutbox(connection).lastSent()
+                    try SyncOutbox(connection).lastSent(), try Self.requestSubscriptions(connection)
                 )
             }
             let response = try await transport.pull(
@@ -188,7 +188,7 @@ extension SyncReplica {
                     schemaFingerprint: fingerprint, after: after,
                     limit: max(1, settings.pullPageSize),
                     afterChain: after == 0 ? 0 : afterChain,
-                    lastAcknowledged: lastAcknowledged))
+                    lastAcknowledged: lastAcknowledged, subscriptions: subscriptions))
             if let rules = response.rulesVersion,
                 try await database.read({ (try SyncStatus.state(Self.rulesVersionKey, $0) as Int64?) ?? 0 }) < rules
             {
@@ -272,7 +272,9 @@ extension SyncReplica {
     /// up to the snapshot's version are in it, so pushed changes it covers are done, and those it
     /// does not, and the pending ones, are made again, as after a pull.
     func catchUpFromSnapshot() async throws {
-        let request = SyncSnapshotRequest(space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint)
+        let request = SyncSnapshotRequest(
+            space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint,
+            subscriptions: try await database.read { try Self.requestSubscriptions($0) })
         let snapshot = try await transport.snapshot(request)
         let tables = self.tables
         try await database.writeWithoutTransaction { connection in

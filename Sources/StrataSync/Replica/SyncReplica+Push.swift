@@ -30,10 +30,10 @@ extension SyncReplica {
         // Rows refused writes touched, and which write: a later write on one waits with it.
         var held: [String: Int64] = [:]
         let settings = self.settings
-        var (writers, formerIDs, pushedUnderName) = try await database.read { connection in
+        var (writers, formerIDs, pushedUnderName, subscriptions) = try await database.read { connection in
             (
                 try Self.writers(connection), try Self.formerReplicaIDs(connection),
-                (try SyncStatus.state("pushed_under_name", connection) as Int64?) == 1
+                (try SyncStatus.state("pushed_under_name", connection) as Int64?) == 1, try Self.requestSubscriptions(connection)
             )
         }
         let formers = formerIDs.isEmpty ? nil : formerIDs
@@ -43,7 +43,7 @@ extension SyncReplica {
         let longest = ([writers.user] + writers.later.map(\.user)).compactMap { $0 }.max { $0.utf8.count < $1.utf8.count }
         let baseBytes = SyncWire.pushBodyBytes(
             space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint, user: longest,
-            formerReplicaIDs: formers)
+            formerReplicaIDs: formers, subscriptions: subscriptions)
         // Lowered when the hub answers that a batch is too large (its limit below this
         // replica's settings): fewer writes at a time, down to one, which is then refused alone.
         var entryCap = max(1, settings.maximumPushEntries)
@@ -118,7 +118,7 @@ extension SyncReplica {
                         space: space, replicaID: hubReplicaID, tables: tables,
                         schemaFingerprint: fingerprint, entries: entries,
                         user: writers.user(of: last.sequence),
-                        formerReplicaIDs: formers))
+                        formerReplicaIDs: formers, subscriptions: subscriptions))
             } catch SyncError.tooLarge(let reason) {
                 if entries.count > 1 {
                     entryCap = max(1, entries.count / 2)

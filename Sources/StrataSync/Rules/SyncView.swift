@@ -9,21 +9,32 @@ struct SyncView {
     let rules: CompiledRules
     let identity: SyncIdentity
     let storage: any SyncSpaceStorage
+    /// The replica's subscriptions: the instances of each bucket they name are narrowed to those
+    /// one of them matches.
+    var subscriptions: [SyncSubscription] = []
 
     var dialect: RuleDialect { storage.ruleDialect }
 
     /// The instances the identity has now.
     func instances() throws -> Set<CompiledRules.Instance> {
         var result: Set<CompiledRules.Instance> = []
+        var subscribed: [String: [SyncSubscription]] = [:]
+        for subscription in subscriptions { subscribed[subscription.bucket.lowercased(), default: []].append(subscription) }
         for bucket in rules.buckets {
+            // A bucket a subscription names: only the instances one of them asks for.
+            let asked = subscribed[bucket.name.lowercased()]
+            func keep(_ values: [SyncValue]) -> Bool {
+                asked.map { $0.contains { $0.matches(columns: bucket.columns, values: values) } } ?? true
+            }
             guard let parameters = bucket.parameters else {
-                result.insert(.init(bucket: bucket.name, values: []))
+                if keep([]) { result.insert(.init(bucket: bucket.name, values: [])) }
                 continue
             }
             var arguments: [BindingValue] = []
             let sql = parameters.render(dialect, identity: identity, bucket: [:], into: &arguments)
             for row in try storage.ruleRows(sql, arguments) {
-                result.insert(.init(bucket: bucket.name, values: row.map { SyncValue($0) }))
+                let values = row.map { SyncValue($0) }
+                if keep(values) { result.insert(.init(bucket: bucket.name, values: values)) }
             }
         }
         return result

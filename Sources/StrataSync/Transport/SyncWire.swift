@@ -18,6 +18,7 @@ public enum SyncWire {
         // Optional, and left out when nil: a hub from before users were named reads the header as before.
         var user: String?
         var formerReplicaIDs: [String]?
+        var subscriptions: [SyncSubscription]?
         struct Entry: Codable { var sequence: Int64; var count: Int }
     }
 
@@ -37,7 +38,7 @@ public enum SyncWire {
             space: request.space, replicaID: request.replicaID, tables: request.tables,
             schemaFingerprint: request.schemaFingerprint,
             entries: request.entries.map { .init(sequence: $0.sequence, count: $0.changeset.count) }, user: request.user,
-            formerReplicaIDs: request.formerReplicaIDs)
+            formerReplicaIDs: request.formerReplicaIDs, subscriptions: request.subscriptions)
         return try frame(header, request.entries.map(\.changeset))
     }
 
@@ -46,17 +47,36 @@ public enum SyncWire {
     /// is what a hub's body limit counts.
     package static func pushBodyBytes(
         space: String, replicaID: String, tables: [String], schemaFingerprint: String, user: String? = nil,
-        formerReplicaIDs: [String]? = nil
+        formerReplicaIDs: [String]? = nil, subscriptions: [SyncSubscription]? = nil
     ) -> Int {
         let header = PushHeader(
             space: space, replicaID: replicaID, tables: tables, schemaFingerprint: schemaFingerprint, entries: [], user: user,
-            formerReplicaIDs: formerReplicaIDs)
+            formerReplicaIDs: formerReplicaIDs, subscriptions: subscriptions)
         return 4 + ((try? JSONEncoder().encode(header).count) ?? 0)
     }
 
     /// The bytes one entry adds to a push body: its changeset, its part of the header, a comma.
     package static func pushEntryBytes(sequence: Int64, changesetBytes: Int) -> Int {
         changesetBytes + 1 + ((try? JSONEncoder().encode(PushHeader.Entry(sequence: sequence, count: changesetBytes)).count) ?? 64)
+    }
+
+    /// The subscriptions a pull or snapshot URL's `subscriptions` item carries (nil: none).
+    /// - Throws: ``SyncError/refused(_:)`` when the item is not base64url JSON of subscriptions.
+    package static func decodeSubscriptionsQuery(_ value: String?) throws -> [SyncSubscription]? {
+        guard let value, !value.isEmpty else { return nil }
+        var scalars = String.UnicodeScalarView()
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "-": scalars.append("+")
+            case "_": scalars.append("/")
+            default: scalars.append(scalar)
+            }
+        }
+        while scalars.count % 4 != 0 { scalars.append("=") }
+        guard value.utf8.count <= maximumHeaderBytes, let data = Data(base64Encoded: String(scalars)),
+            let subscriptions = try? JSONDecoder().decode([SyncSubscription].self, from: data)
+        else { throw SyncError.refused("the subscriptions item is not base64url JSON of subscriptions") }
+        return subscriptions
     }
 
     /// A push request from its network body, every length checked.
@@ -66,7 +86,7 @@ public enum SyncWire {
         return SyncPushRequest(
             space: header.space, replicaID: header.replicaID, tables: header.tables, schemaFingerprint: header.schemaFingerprint,
             entries: zip(header.entries, changesets).map { SyncOutboxEntry(sequence: $0.sequence, changeset: $1) },
-            user: header.user, formerReplicaIDs: header.formerReplicaIDs)
+            user: header.user, formerReplicaIDs: header.formerReplicaIDs, subscriptions: header.subscriptions)
     }
 
     /// A pull answer's network body.
@@ -244,19 +264,40 @@ public struct HTTPSyncTransport: SyncTransport {
                 URLQueryItem(name: "wait", value: String(waitMilliseconds))
             ] + (request.afterChain.map { [URLQueryItem(name: "chain", value: String($0))] } ?? [])
             + (request.lastAcknowledged.map { [URLQueryItem(name: "acked", value: String($0))] } ?? [])
+            + (try Self.subscriptionsQuery(request.subscriptions))
         guard let pullURL = components?.url else { throw SyncError.refused("cannot make a pull URL from \(url)") }
         return try SyncWire.decodePullResponse(try await send(URLRequest(url: pullURL)))
     }
 
     public func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot {
         var components = URLComponents(url: spaceURL(request.space, "snapshot"), resolvingAgainstBaseURL: false)
-        components?.queryItems = [
-            URLQueryItem(name: "replica", value: request.replicaID),
-            URLQueryItem(name: "tables", value: request.tables.joined(separator: ",")),
-            URLQueryItem(name: "fingerprint", value: request.schemaFingerprint)
-        ]
+        components?.queryItems =
+            [
+                URLQueryItem(name: "replica", value: request.replicaID),
+                URLQueryItem(name: "tables", value: request.tables.joined(separator: ",")),
+                URLQueryItem(name: "fingerprint", value: request.schemaFingerprint)
+            ] + (try Self.subscriptionsQuery(request.subscriptions))
         guard let snapshotURL = components?.url else { throw SyncError.refused("cannot make a snapshot URL from \(url)") }
         return try SyncWire.decodeSnapshot(try await send(URLRequest(url: snapshotURL)))
+    }
+
+    /// The `subscriptions` query item (JSON in base64url, so no query decoding can change a
+    /// `+`), none without subscriptions.
+    package static func subscriptionsQuery(_ subscriptions: [SyncSubscription]?) throws -> [URLQueryItem] {
+        guard let subscriptions, !subscriptions.isEmpty else { return [] }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let base64 = try encoder.encode(subscriptions).base64EncodedString()
+        var scalars = String.UnicodeScalarView()
+        for scalar in base64.unicodeScalars {
+            switch scalar {
+            case "+": scalars.append("-")
+            case "/": scalars.append("_")
+            case "=": continue
+            default: scalars.append(scalar)
+            }
+        }
+        return [URLQueryItem(name: "subscriptions", value: String(scalars))]
     }
 
     private func spaceURL(_ space: String, _ action: String) -> URL {
