@@ -32,6 +32,53 @@ extension SyncModelPropertyTests {
         var bucket: SyncBucket
         /// Each table's condition on the hub's table, with `:user`, `:org`, `:level`, `:role`.
         var oracle: [String: String]
+        /// The parameters query's result columns, the query as the oracle reads it (`:` for
+        /// `auth.`), and each table's condition on its row `b` (nil without parameters).
+        var columns: [String] = []
+        var parametersOracle: String?
+        var dataOracle: [String: String] = [:]
+
+        /// Each table's condition for the instances `subscriptions` leave of this bucket (all of
+        /// them when none names it); nil for a table no instance left covers.
+        func oracle(_ table: String, subscriptions: [SyncSubscription]) -> String? {
+            let mine = subscriptions.filter { $0.bucket.lowercased() == bucket.name.lowercased() }
+            guard !mine.isEmpty else { return oracle[table] }
+            var terms: [String] = []
+            for subscription in mine {
+                guard subscription.parameters.keys.allSatisfy({ columns.contains($0.lowercased()) }) else { continue }
+                guard let parametersOracle else {
+                    if subscription.parameters.isEmpty, let condition = oracle[table] { terms.append(condition) }
+                    continue
+                }
+                guard let data = dataOracle[table] else { continue }
+                // SyncSubscription's equality: numbers by value, text and bytes exactly, NULL never.
+                let matches = subscription.parameters.sorted { $0.key < $1.key }.map { name, value -> String in
+                    let column = "b." + quoteIdentifier(name.lowercased()), literal = SyncModelGeneratedRulesLiteral.sql(value)
+                    return "(\(column) = \(literal) AND (typeof(\(column)) IN ('integer', 'real')) = (typeof(\(literal)) IN ('integer', 'real'))"
+                        + " AND (typeof(\(column)) = 'blob') = (typeof(\(literal)) = 'blob'))"
+                }
+                terms.append("EXISTS (SELECT 1 FROM (" + parametersOracle + ") AS b WHERE (" + data + ")" + matches.map { " AND " + $0 }.joined() + ")")
+            }
+            return terms.isEmpty ? nil : terms.map { "(\($0))" }.joined(separator: " OR ")
+        }
+    }
+
+    /// Subscriptions drawn over the buckets' names and columns, with names and values that
+    /// match nothing among them.
+    static func drawSubscriptions(_ random: inout SeededRandom, _ buckets: [GeneratedBucket]) -> [SyncSubscription] {
+        guard !random.oneIn(3) else { return [] }
+        return (0..<random.int(1...3)).map { _ in
+            let bucket = random.oneIn(8) ? nil : buckets[random.int(0...buckets.count - 1)]
+            var parameters: [String: SyncValue] = [:]
+            if let bucket, !bucket.columns.isEmpty, !random.oneIn(4) {
+                let column = random.oneIn(8) ? "nosuch" : random.pick(bucket.columns)
+                parameters[random.oneIn(4) ? column.uppercased() : column] = random.pick([
+                    .text("d1"), .text("o1"), .text("1"), .integer(1), .integer(0), .real(1.0), .text("it's"), .text("'\u{301}"), .text(""),
+                    .integer(2), .null, .text("ok")
+                ])
+            }
+            return SyncSubscription(bucket: bucket.map { random.oneIn(4) ? $0.bucket.name.uppercased() : $0.bucket.name } ?? "nosuch", parameters: parameters)
+        }
     }
 
     /// A bucket drawn from the grammar's shapes; `name` unique in the rules.
@@ -81,15 +128,22 @@ extension SyncModelPropertyTests {
                 ["doc": { "grp = \($0)g" }, "member": { "grp = \($0)g" }]
             )
         ]
-        let shape = shapes[random.int(0...shapes.count - 1)]
+        // Each shape's result columns, in its order.
+        let shapeColumns = [["g"], ["g"], ["g", "p"], ["o"], ["n"], ["c"], ["g"]]
+        let index = random.int(0...shapes.count - 1)
+        let shape = shapes[index]
         let parameters = shape.parameters("auth.")
         var data: [String: String] = [:]
         var oracle: [String: String] = [:]
+        var dataOracle: [String: String] = [:]
         for (table, text) in shape.data {
             data[table] = text("bucket.")
             oracle[table] = "EXISTS (SELECT 1 FROM (" + shape.parameters(":") + ") AS b WHERE " + text("+b.") + ")"
+            dataOracle[table] = text("+b.")
         }
-        return GeneratedBucket(bucket: SyncBucket(name: name, parameters: parameters, data: data), oracle: oracle)
+        return GeneratedBucket(
+            bucket: SyncBucket(name: name, parameters: parameters, data: data), oracle: oracle, columns: shapeColumns[index],
+            parametersOracle: shape.parameters(":"), dataOracle: dataOracle)
     }
 
     static func drawRules(_ random: inout SeededRandom) -> [GeneratedBucket] {
@@ -176,14 +230,15 @@ extension SyncModelPropertyTests {
         let users = ["alice", "bob", "o'brien"]
         var identities = users.map { SyncIdentity(user: $0, claims: drawClaims(&random), listClaims: drawListClaims(&random)) }
         var replicas = try users.indices.map { try open("u\($0)", identities[$0]) }
+        var subscriptions = users.map { _ in [SyncSubscription]() }
 
         /// The rows as one text (each row's quoted values, one row a line, in order).
         @Sendable func rowsText(_ table: String, where condition: String) -> String {
             let columns = (generatedColumns[table] ?? []).map { "quote(\(quoteIdentifier($0)))" }.joined(separator: " || '|' || ")
             return "SELECT coalesce(group_concat(r, char(10)), '') FROM (SELECT \(columns) AS r FROM \(quoteIdentifier(table)) WHERE \(condition) ORDER BY 1)"
         }
-        func view(_ identity: SyncIdentity, _ table: String, _ connection: Connection) throws -> String {
-            let conditions = buckets.compactMap { $0.oracle[table] }
+        func view(_ identity: SyncIdentity, _ subscribed: [SyncSubscription], _ table: String, _ connection: Connection) throws -> String {
+            let conditions = buckets.compactMap { $0.oracle(table, subscriptions: subscribed) }
             guard !conditions.isEmpty else { return "" }
             // Every parameter named once, so that each statement takes all four.
             let condition =
@@ -200,11 +255,11 @@ extension SyncModelPropertyTests {
         }
         func check(_ index: Int, _ step: String) async throws {
             for table in generatedTables {
-                let expected = try view(identities[index], table, try hubImage(hub, space: "s", tables: generatedTables))
+                let expected = try view(identities[index], subscriptions[index], table, try hubImage(hub, space: "s", tables: generatedTables))
                 let actual = try await held(replicas[index], table)
                 try require(
                     actual == expected,
-                    "\(step): \(identities[index].user) (claims \(identities[index].claims.sorted { $0.key < $1.key }), lists \(identities[index].listClaims)) holds \(actual) of \(table), its view is \(expected); rules \(buckets.map(\.bucket))"
+                    "\(step): \(identities[index].user) (claims \(identities[index].claims.sorted { $0.key < $1.key }), lists \(identities[index].listClaims), subscriptions \(subscriptions[index])) holds \(actual) of \(table), its view is \(expected); rules \(buckets.map(\.bucket))"
                 )
             }
         }
@@ -260,7 +315,12 @@ extension SyncModelPropertyTests {
                 let batch = statements
                 try await admin.write { db in for statement in batch { try db.run(literal: statement) } }
                 try await admin.sync()
-            case 4, 5:
+            case 5:
+                // Other subscriptions: the next sync moves the rows they add or drop.
+                let index = random.int(0...users.count - 1)
+                subscriptions[index] = drawSubscriptions(&random, buckets)
+                try await replicas[index].setSubscriptions(subscriptions[index])
+            case 4:
                 // A new token with other claims, on the same file and replica ID.
                 let index = random.int(0...users.count - 1)
                 identities[index].claims = drawClaims(&random)
@@ -278,6 +338,26 @@ extension SyncModelPropertyTests {
         for index in users.indices {
             try await replicas[index].sync()
             try await check(index, "the end")
+        }
+    }
+}
+
+/// A value as an SQL literal, for the oracle's own queries (text quoted scalar by scalar: a quote
+/// before a combining mark is one Character).
+enum SyncModelGeneratedRulesLiteral {
+    static func sql(_ value: SyncValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let v): return String(v)
+        case .real(let v): return v == v.rounded() && abs(v) < 1e15 ? String(format: "%.1f", v) : "\(v)"
+        case .text(let v):
+            var scalars = String.UnicodeScalarView()
+            for scalar in v.unicodeScalars {
+                scalars.append(scalar)
+                if scalar == "'" { scalars.append("'") }
+            }
+            return "'" + String(scalars) + "'"
+        case .blob(let v): return "x'" + v.map { String(format: "%02x", $0) }.joined() + "'"
         }
     }
 }
