@@ -199,7 +199,8 @@ public func buildSyncHubRouter(
                 schemaFingerprint: query.get("fingerprint") ?? "", after: after, limit: limit,
                 afterChain: query.get("chain").flatMap { Int64($0) },
                 lastAcknowledged: query.get("acked").flatMap { Int64($0) },
-                subscriptions: try SyncWire.decodeSubscriptionsQuery(query.get("subscriptions")))
+                subscriptions: try SyncWire.decodeSubscriptionsQuery(query.get("subscriptions")),
+                minimumPriority: query.get("priority").flatMap { Int($0) }, countsViewRows: query.get("count") == "1")
             let caller = await authentication.caller(token: bearerToken(request))
             var response = try await hub.pullTogether(pull, caller: caller)
             metrics.pulled(space: space)
@@ -240,7 +241,8 @@ public func buildSyncHubRouter(
                 space: space, replicaID: replicaID,
                 tables: (query.get("tables") ?? "").split(separator: ",").map(String.init),
                 schemaFingerprint: query.get("fingerprint") ?? "",
-                subscriptions: try SyncWire.decodeSubscriptionsQuery(query.get("subscriptions")))
+                subscriptions: try SyncWire.decodeSubscriptionsQuery(query.get("subscriptions")),
+                minimumPriority: query.get("priority").flatMap { Int($0) })
             let caller = await authentication.caller(token: bearerToken(request))
             let snapshot = try hub.snapshot(snapshotRequest, caller: caller)
             return Response(

@@ -127,6 +127,31 @@ import Testing
         #expect(twice.status == 1 && twice.output.contains("both as a string and as a list"), "\(twice.output)")
     }
 
+    /// Subscriptions, priorities and the progress count cross HTTP: the hub binary serves the
+    /// intersection of the view and what the replica asks for.
+    @Test func subscriptionsAndProgressCrossTheHubBinary() async throws {
+        let folder = try TemporaryDirectory()
+        try Self.files(in: folder)
+        let hubFolder = folder.path("hub")
+        let backend = try SyncHub(directory: URL(fileURLWithPath: hubFolder))
+        try backend.createSpace("team") { try $0.execute(Self.schema) }
+        try await Self.seed(backend, space: "team", in: folder)
+        try backend.setRules(
+            SyncRules(buckets: [SyncBucket(name: "org", parameters: "SELECT org AS o FROM doc WHERE org IN auth.orgs", data: ["doc": "org = bucket.o"])]),
+            forSpace: "team")
+        let (process, port) = try await Self.hub([hubFolder, "--jwt-key", folder.path("key"), "--log-level", "warning"], in: folder, log: "hub.log")
+        defer { if process.isRunning { process.terminate() } }
+        let bob = try Self.replica(port: port, token: try Self.mint(["--list-claim", "orgs=o1", "--list-claim", "orgs=o2"], in: folder), in: folder)
+        try await bob.setSubscriptions([SyncSubscription(bucket: "org", parameters: ["o": "o2"], priority: 1)])
+        try await bob.sync()
+        #expect(try await Self.ids(bob) == ["b"])
+        let progress = try #require(try await bob.status.progress)
+        #expect(progress.isComplete && progress.rows == 1 && progress.totalRows == 1, "\(progress)")
+        try await bob.setSubscriptions([])
+        try await bob.sync()
+        #expect(try await Self.ids(bob) == ["a", "b"])
+    }
+
     @Test func tokenRefusesAShortKeyAndBadAccess() throws {
         let folder = try TemporaryDirectory()
         try Data("short\n".utf8).write(to: folder.url.appendingPathComponent("short"))

@@ -5,6 +5,7 @@ import Foundation
 import Strata
 import StrataSync
 import StrataTestSupport
+import Synchronization
 import Testing
 
 @Suite struct SyncSubscriptionTests {
@@ -73,6 +74,73 @@ import Testing
         try await fresh.sync()
         #expect(try await Self.ids(fresh) == ["d"])
         #expect(try await fresh.subscriptions == [SyncSubscription(bucket: "lists", parameters: ["l": "g'4"])])
+    }
+
+    /// A transport that runs `hook` before each pull it carries.
+    final class PullHook: SyncTransport {
+        let inner: any SyncTransport
+        let hook: @Sendable (SyncPullRequest) async throws -> Void
+        init(_ inner: any SyncTransport, _ hook: @escaping @Sendable (SyncPullRequest) async throws -> Void) {
+            self.inner = inner
+            self.hook = hook
+        }
+        func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try await inner.push(request) }
+        func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
+            try await hook(request)
+            return try await inner.pull(request)
+        }
+        func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try await inner.snapshot(request) }
+        var signedInUser: String? { inner.signedInUser }
+    }
+
+    /// Priorities: a first sync brings the highest priority's rows, then the next, then the rest,
+    /// each phase complete before the next starts, and reports how many rows of how many it has.
+    @Test(arguments: ListClaimTests.Store.allCases)
+    func prioritizedSubscriptionsArriveFirstAndAFirstSyncReportsProgress(store: ListClaimTests.Store) async throws {
+        let folder = try SyncFolder()
+        guard let (hub, keep) = try ListClaimTests.hub(store, folder) else { return }
+        defer { withExtendedLifetime(keep) {} }
+        try hub.setRules(Self.rules, forSpace: "s")
+        _ = try await ListClaimTests.seed(hub, folder)
+        let path = folder.path("bob.sqlite")
+        try Connection(storageLocation: .onDisk(path)).execute(ListClaimTests.schema)
+        let database = try Database(path: path)
+        let seen = Mutex<[String]>([])
+        let identity = SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2", "g'4"]])
+        let transport = PullHook(InProcessSyncTransport(hub: hub, identity: identity)) { request in
+            // What the replica holds as each request leaves: a phase ends before the next asks.
+            let held = try await database.read { connection -> String in
+                let docs: [String] = try connection.query("SELECT id FROM doc ORDER BY id")
+                let groups: Int = try connection.query("SELECT count(*) FROM grp") ?? 0
+                let progress = try SyncStatus.read(connection).progress
+                return "\(request.minimumPriority.map(String.init) ?? "rest"): \(docs.joined(separator: ",")) \(groups) groups "
+                    + (progress.map { "\($0.rows)/\($0.totalRows.map(String.init) ?? "?")" } ?? "-")
+            }
+            seen.withLock { if $0.last != held { $0.append(held) } }
+        }
+        let bob = try SyncReplica(database: database, replicaID: "bob", space: "s", tables: ListClaimTests.tables, transport: transport)
+        try await bob.setSubscriptions([
+            SyncSubscription(bucket: "lists", parameters: ["l": "g'4"], priority: 2),
+            SyncSubscription(bucket: "lists", parameters: ["l": "g1"], priority: 1),
+            SyncSubscription(bucket: "lists", parameters: ["l": "g2"])
+        ])
+        let before = try await bob.status
+        #expect(before.progress == nil)
+        try await bob.sync()
+        // Phase 2 starts empty; phase 1 starts holding g'4's row; the rest starts holding g1's
+        // too, the names bucket (no subscription names it) last.
+        let phases = seen.withLock { $0 }
+        #expect(phases.first == "2:  0 groups 0/?", "\(phases)")
+        #expect(phases.contains { $0.hasPrefix("1: d 0 groups 1/7") }, "\(phases)")
+        #expect(phases.contains { $0.hasPrefix("rest: a,d 0 groups 2/7") }, "\(phases)")
+        #expect(try await Self.ids(bob) == ["a", "b", "d"])
+        #expect(try await Self.ids(bob, "grp") == ["g'4", "g1", "g2", "g3"])
+        let after = try #require(try await bob.status.progress)
+        #expect(after.isComplete && after.rows == 7 && after.totalRows == 7 && after.fractionCompleted == 1)
+        // A later sync is no first sync: no count asked, the progress left as it was.
+        seen.withLock { $0 = [] }
+        try await bob.sync()
+        #expect(try await bob.status.progress == after)
     }
 
     @Test func subscriptionsCompareNumbersByValueAndEverythingElseExactly() {

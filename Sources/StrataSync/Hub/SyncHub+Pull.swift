@@ -6,6 +6,15 @@ import Strata
 extension SyncHub {
     /// The log entries after the request's cursor; when the hub has trimmed entries after it, none,
     /// with `snapshotNeeded` set.
+    /// The rows of `tables` in a space without a view: what a replica's progress counts towards.
+    static func countSpaceRows(_ tables: [String], _ storage: any SyncSpaceStorage) throws -> Int {
+        var count = 0
+        for table in tables {
+            if case .integer(let rows)? = try storage.ruleRows("SELECT count(*) FROM " + quoteIdentifier(table), []).first?.first { count += Int(rows) }
+        }
+        return count
+    }
+
     /// A trusted caller's pull (the app beside its hub, an admin tool): every row, whatever the
     /// space's rules.
     public func pull(_ request: SyncPullRequest) throws -> SyncPullResponse {
@@ -27,7 +36,12 @@ extension SyncHub {
             case .answered(let response): return response
             // One read snapshot: a trim another hub process commits between the check of what
             // was trimmed and the read of the log would otherwise leave a gap in the page.
-            case .page(let widths): return try storage.read { try pullPage(request, widths: widths, PullReads(HubSpace(storage: storage))) }
+            case .page(let widths):
+                return try storage.read {
+                    var response = try pullPage(request, widths: widths, PullReads(HubSpace(storage: storage)))
+                    if request.countsViewRows { response.viewRows = try Self.countSpaceRows(request.tables, storage) }
+                    return response
+                }
             }
         }
     }
@@ -45,7 +59,8 @@ extension SyncHub {
         let space = HubSpace(storage: storage)
         let rulesState = try rulesState(request.space, storage)
         if let (rules, identity) = try viewer(caller, rulesState.compiled, space: request.space) {
-            let view = SyncView(rules: rules, identity: identity, storage: storage, subscriptions: request.subscriptions ?? [])
+            let view = SyncView(
+                rules: rules, identity: identity, storage: storage, subscriptions: request.subscriptions ?? [], minimumPriority: request.minimumPriority)
             let (response, record) = try storage.read { () throws -> (SyncPullResponse, SyncViewRecord?) in
                 if try Self.rolledBack(
                     after: request.after, chain: request.afterChain, replica: request.replicaID,
@@ -71,6 +86,11 @@ extension SyncHub {
             var named = response
             named.user = identity.user
             named.rulesVersion = rules.version
+            if request.countsViewRows {
+                var whole = view
+                whole.minimumPriority = nil
+                named.viewRows = try storage.read { try whole.countRows(tables: request.tables, instances: try whole.instances()) }
+            }
             return .answered(named)
         }
         // A replica that held a view under rules since removed holds too few rows for the log
@@ -129,9 +149,11 @@ extension SyncHub {
             let rulesState = try rulesState(request.space, storage)
             if let (rules, identity) = try viewer(caller, rulesState.compiled, space: request.space) {
                 try HubSchema.checkTableList(request.tables)
-                let view = SyncView(rules: rules, identity: identity, storage: storage, subscriptions: request.subscriptions ?? [])
+                let view = SyncView(
+                    rules: rules, identity: identity, storage: storage, subscriptions: request.subscriptions ?? [], minimumPriority: request.minimumPriority)
                 let (version, image, instances) = try storage.read { () throws -> (Int64, Data, Set<CompiledRules.Instance>) in
-                    let instances = try view.instances()
+                    let all = try view.instances()
+                    let instances = request.minimumPriority.map { view.instances(all, ofPriorityAtLeast: $0) } ?? all
                     return (try storage.currentVersion(), try view.snapshot(tables: request.tables, instances: instances), instances)
                 }
                 let record = SyncViewRecord(

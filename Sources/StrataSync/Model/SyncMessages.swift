@@ -124,14 +124,22 @@ public struct SyncPullRequest: Codable, Sendable {
     public var lastAcknowledged: Int64?
     /// The replica's subscriptions (nil or empty: its whole view).
     public var subscriptions: [SyncSubscription]?
+    /// A phase of a sync by priority: the view brings the instances of subscriptions of at least
+    /// this priority up to date, and keeps the rest as the replica holds them (nil: the whole
+    /// view).
+    public var minimumPriority: Int?
+    /// Asks the hub to count the rows of the replica's view (``SyncPullResponse/viewRows``).
+    public var countsViewRows: Bool
     /// A pull after `after`, at most `limit` entries.
     public init(
         space: String, replicaID: String, tables: [String], schemaFingerprint: String, after: Int64, limit: Int,
-        afterChain: Int64? = nil, lastAcknowledged: Int64? = nil, subscriptions: [SyncSubscription]? = nil
+        afterChain: Int64? = nil, lastAcknowledged: Int64? = nil, subscriptions: [SyncSubscription]? = nil,
+        minimumPriority: Int? = nil, countsViewRows: Bool = false
     ) {
         self.space = space; self.replicaID = replicaID; self.tables = tables
         self.schemaFingerprint = schemaFingerprint; self.after = after; self.limit = limit; self.afterChain = afterChain
         self.lastAcknowledged = lastAcknowledged; self.subscriptions = subscriptions
+        self.minimumPriority = minimumPriority; self.countsViewRows = countsViewRows
     }
 }
 
@@ -153,16 +161,19 @@ public struct SyncPullResponse: Codable, Sendable {
     public var user: String?
     /// The version of the space's rules the view was answered under (nil: no rules applied).
     public var rulesVersion: Int64?
+    /// The rows of the replica's whole view (its subscriptions applied) at ``hubVersion``, when
+    /// the request asked (``SyncPullRequest/countsViewRows``): what progress counts towards.
+    public var viewRows: Int?
     /// A pull's answer.
     public init(
         entries: [SyncLogEntry], hubVersion: Int64, snapshotNeeded: Bool = false, hubRolledBack: Bool = false, user: String? = nil,
-        rulesVersion: Int64? = nil
+        rulesVersion: Int64? = nil, viewRows: Int? = nil
     ) {
         self.entries = entries; self.hubVersion = hubVersion; self.snapshotNeeded = snapshotNeeded || hubRolledBack
-        self.hubRolledBack = hubRolledBack; self.user = user; self.rulesVersion = rulesVersion
+        self.hubRolledBack = hubRolledBack; self.user = user; self.rulesVersion = rulesVersion; self.viewRows = viewRows
     }
 
-    private enum CodingKeys: String, CodingKey { case entries, hubVersion, snapshotNeeded, hubRolledBack, user, rulesVersion }
+    private enum CodingKeys: String, CodingKey { case entries, hubVersion, snapshotNeeded, hubRolledBack, user, rulesVersion, viewRows }
 
     // A hub from before log trimming sends no `snapshotNeeded`.
     public init(from decoder: any Decoder) throws {
@@ -173,6 +184,7 @@ public struct SyncPullResponse: Codable, Sendable {
         hubRolledBack = try container.decodeIfPresent(Bool.self, forKey: .hubRolledBack) ?? false
         user = try container.decodeIfPresent(String.self, forKey: .user)
         rulesVersion = try container.decodeIfPresent(Int64.self, forKey: .rulesVersion)
+        viewRows = try container.decodeIfPresent(Int.self, forKey: .viewRows)
     }
 }
 
@@ -189,10 +201,16 @@ public struct SyncSnapshotRequest: Codable, Sendable {
     public var schemaFingerprint: String
     /// The replica's subscriptions (nil or empty: its whole view).
     public var subscriptions: [SyncSubscription]?
+    /// A phase of a sync by priority: only the instances of subscriptions of at least this
+    /// priority (nil: the whole view).
+    public var minimumPriority: Int?
     /// A request for a snapshot of `tables` of `space`.
-    public init(space: String, replicaID: String, tables: [String], schemaFingerprint: String, subscriptions: [SyncSubscription]? = nil) {
+    public init(
+        space: String, replicaID: String, tables: [String], schemaFingerprint: String, subscriptions: [SyncSubscription]? = nil,
+        minimumPriority: Int? = nil
+    ) {
         self.space = space; self.replicaID = replicaID; self.tables = tables; self.schemaFingerprint = schemaFingerprint
-        self.subscriptions = subscriptions
+        self.subscriptions = subscriptions; self.minimumPriority = minimumPriority
     }
 }
 

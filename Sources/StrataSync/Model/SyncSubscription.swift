@@ -17,6 +17,9 @@ import Foundation
 /// try await replica.subscribe(SyncSubscription(bucket: "list", parameters: ["l": "L1"]))
 /// try await replica.sync()   // L1's rows arrive; the user's other lists stay on the hub
 /// ```
+///
+/// A subscription with a ``priority`` above 0 brings its rows first, and
+/// ``SyncStatus/progress`` tells how many rows of the view have arrived.
 public struct SyncSubscription: Codable, Sendable, Hashable, CustomStringConvertible {
     /// The bucket's name, as the rules spell it (compared without regard to ASCII case).
     public var bucket: String
@@ -24,15 +27,31 @@ public struct SyncSubscription: Codable, Sendable, Hashable, CustomStringConvert
     /// the value the parameters query returns (an INTEGER 1 and a REAL 1.0 are equal; `'1'` and
     /// 1 are not). Columns left out match any value.
     public var parameters: [String: SyncValue]
+    /// Above 0, this subscription's rows arrive before the rest: ``SyncReplica/pull()`` first
+    /// brings the rows of the highest priority, then of the next, then everything else, each a
+    /// complete pull, so an app can show one list while the others still load.
+    public var priority: Int
 
     /// A subscription to the instances of `bucket` with these parameter values.
-    public init(bucket: String, parameters: [String: SyncValue] = [:]) {
+    public init(bucket: String, parameters: [String: SyncValue] = [:], priority: Int = 0) {
         self.bucket = bucket
         self.parameters = parameters
+        self.priority = priority
+    }
+
+    private enum CodingKeys: String, CodingKey { case bucket, parameters, priority }
+
+    /// Decodes a subscription; one written without a priority has 0.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        bucket = try container.decode(String.self, forKey: .bucket)
+        parameters = try container.decodeIfPresent([String: SyncValue].self, forKey: .parameters) ?? [:]
+        priority = try container.decodeIfPresent(Int.self, forKey: .priority) ?? 0
     }
 
     public var description: String {
         bucket + "(" + parameters.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"
+            + (priority == 0 ? "" : " priority \(priority)")
     }
 
     /// Whether an instance of this subscription's bucket, with `values` for the parameter

@@ -18,14 +18,21 @@ public struct SyncStatus: Sendable, Equatable {
     /// Pending writes refused and held (``SyncReplica/refusedChanges``), counted in
     /// ``pendingChangeCount`` too.
     public var refusedChangeCount: Int
+    /// How far the last first sync (or start over from a snapshot) came: rows held of rows in
+    /// the view, phase by phase (nil: none reported yet).
+    public var progress: SyncProgress?
 
     /// A status made of its parts.
-    public init(pendingChangeCount: Int, lastPulledVersion: Int64, lastError: String?, needsSnapshot: Bool = false, refusedChangeCount: Int = 0) {
+    public init(
+        pendingChangeCount: Int, lastPulledVersion: Int64, lastError: String?, needsSnapshot: Bool = false, refusedChangeCount: Int = 0,
+        progress: SyncProgress? = nil
+    ) {
         self.pendingChangeCount = pendingChangeCount
         self.lastPulledVersion = lastPulledVersion
         self.lastError = lastError
         self.needsSnapshot = needsSnapshot
         self.refusedChangeCount = refusedChangeCount
+        self.progress = progress
     }
 
     /// The status of the replica kept in `connection`'s database (zeros before its first sync).
@@ -40,7 +47,7 @@ public struct SyncStatus: Sendable, Equatable {
         let snapshot: Int64? = try outbox.state("snapshot_needed")
         return SyncStatus(
             pendingChangeCount: pending, lastPulledVersion: pulled, lastError: error, needsSnapshot: snapshot == 1,
-            refusedChangeCount: try outbox.refusals().count)
+            refusedChangeCount: try outbox.refusals().count, progress: try SyncProgress.read(outbox))
     }
 
     /// The hub's log chain at the pulled version, as the last pull or snapshot brought it.

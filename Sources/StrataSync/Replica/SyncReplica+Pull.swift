@@ -165,11 +165,42 @@ extension SyncReplica {
     /// and they are made again), so a write the hub refused never stops the pull.
     /// - Throws: `CancellationError` when the task is cancelled (checked between pages; each
     ///   page is applied whole or not at all).
+    ///
+    /// With subscriptions of a ``SyncSubscription/priority`` above 0, the pull runs in phases:
+    /// the rows of the highest priority first, each phase complete before the next, then the
+    /// rest. A first sync (and each phase) reports ``SyncStatus/progress``.
     public func pull() async throws {
+        let (subscriptions, status) = try await database.read { (try Self.subscriptions($0), try SyncStatus.read($0)) }
+        let levels = Set(subscriptions.map(\.priority).filter { $0 > 0 }).sorted(by: >)
+        // Counting a view costs the hub a read of its keys: only for a first sync, or one that
+        // starts over from a snapshot.
+        let counts = status.lastPulledVersion == 0 || status.needsSnapshot
+        if counts { try await database.write { try SyncProgress.begin(phase: levels.first, $0) } }
+        for level in levels {
+            try await pullPages(minimumPriority: level, countsRows: counts)
+            if counts { try await noteProgress(phase: levels.first { $0 < level }, complete: false) }
+        }
+        try await pullPages(minimumPriority: nil, countsRows: counts)
+        if counts { try await noteProgress(phase: nil, complete: true) }
+    }
+
+    /// The rows the synced tables hold now, noted as the progress of the sync under way.
+    func noteProgress(phase: Int?, complete: Bool) async throws {
+        let tables = self.tables
+        try await database.write { connection in
+            var rows = 0
+            for table in tables { rows += try connection.query("SELECT count(*) FROM " + quoteIdentifier(table)) ?? 0 }
+            try SyncProgress.note(rows: rows, phase: phase, complete: complete, connection)
+        }
+    }
+
+    /// Pages of the log (or of a phase of it) until caught up.
+    func pullPages(minimumPriority: Int?, countsRows: Bool) async throws {
         if try await database.read({ try SyncStatus.state("snapshot_needed", $0) as Int64? }) == 1 {
-            try await catchUpFromSnapshot()
+            try await catchUpFromSnapshot(minimumPriority: minimumPriority)
         }
         var snapshots = 0
+        var counted = false
         for _ in 0..<100_000 {
             // Between pages, as between a push's batches: a stopping loop ends after this page.
             try Task.checkCancellation()
@@ -188,7 +219,12 @@ extension SyncReplica {
                     schemaFingerprint: fingerprint, after: after,
                     limit: max(1, settings.pullPageSize),
                     afterChain: after == 0 ? 0 : afterChain,
-                    lastAcknowledged: lastAcknowledged, subscriptions: subscriptions))
+                    lastAcknowledged: lastAcknowledged, subscriptions: subscriptions, minimumPriority: minimumPriority,
+                    countsViewRows: countsRows && !counted))
+            if let total = response.viewRows {
+                counted = true
+                try await database.write { try SyncProgress.note(totalRows: total, $0) }
+            }
             if let rules = response.rulesVersion,
                 try await database.read({ (try SyncStatus.state(Self.rulesVersionKey, $0) as Int64?) ?? 0 }) < rules
             {
@@ -211,7 +247,8 @@ extension SyncReplica {
                 // only a snapshot shows (a table a rule's subquery reads changed). A snapshot is
                 // the whole view at its version: after a second one in a row the pull ends there,
                 // so a table that changes faster than a snapshot takes cannot keep it going.
-                try await catchUpFromSnapshot()
+                try await catchUpFromSnapshot(minimumPriority: minimumPriority)
+                if countsRows { try await noteProgress(phase: minimumPriority, complete: false) }
                 snapshots += 1
                 if snapshots >= 2 { return }
                 continue
@@ -246,7 +283,9 @@ extension SyncReplica {
             }
             switch outcome {
             case .hubRolledBack: try await recoverFromHubRollback()
-            case .applied: if response.entries.isEmpty { return }
+            case .applied:
+                if response.entries.isEmpty { return }
+                if countsRows { try await noteProgress(phase: minimumPriority, complete: false) }
             }
         }
     }
@@ -271,10 +310,10 @@ extension SyncReplica {
     /// Replaces the synced tables' rows with a hub snapshot's, in one transaction: the log entries
     /// up to the snapshot's version are in it, so pushed changes it covers are done, and those it
     /// does not, and the pending ones, are made again, as after a pull.
-    func catchUpFromSnapshot() async throws {
+    func catchUpFromSnapshot(minimumPriority: Int? = nil) async throws {
         let request = SyncSnapshotRequest(
             space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint,
-            subscriptions: try await database.read { try Self.requestSubscriptions($0) })
+            subscriptions: try await database.read { try Self.requestSubscriptions($0) }, minimumPriority: minimumPriority)
         let snapshot = try await transport.snapshot(request)
         let tables = self.tables
         try await database.writeWithoutTransaction { connection in

@@ -26,7 +26,7 @@ extension SyncView {
         widths: [String: Int]?, limits: SyncLimits
     ) throws -> (SyncPullResponse, SyncViewRecord?) {
         let snapshotNeeded = (SyncPullResponse(entries: [], hubVersion: current, snapshotNeeded: true), SyncViewRecord?.none)
-        let now = try instances()
+        var now = try instances()
         let claims = dataClaimValues()
         let previous: Set<CompiledRules.Instance>
         // The identity the view at the cursor was computed for: its claims then.
@@ -51,6 +51,11 @@ extension SyncView {
             then = SyncIdentity(user: identity.user, claims: claimsThen.strings, listClaims: claimsThen.lists)
             thenClaims = claimsThen
             recorded = record
+        }
+        if let level = minimumPriority {
+            // A phase by priority: the prioritized instances brought up to date, the others kept
+            // as the replica holds them (those the view still has), for a later phase.
+            now = instances(now, ofPriorityAtLeast: level).union(previous.intersection(now))
         }
         let claimsChanged = thenClaims != claims && !(recorded == nil && previous.isEmpty)
         let record = SyncViewRecord(version: current, rules: rules.version, instances: try Self.encodeInstances(now, claims: claims))
@@ -276,6 +281,17 @@ extension SyncView {
 
     /// The view's rows of `tables` as a SQLite image, with the version they are at (read
     /// together by the caller's read).
+    /// How many rows of `tables` the instances `now` give (each row once, whichever instances
+    /// hold it): what a replica's progress counts towards.
+    func countRows(tables: [String], instances now: Set<CompiledRules.Instance>) throws -> Int {
+        var count = 0
+        for table in tables {
+            let keyColumns = try SchemaFingerprint.keyColumns(of: table, in: storage.definitions)
+            count += try currentRows(table, columns: keyColumns, keyIndexes: Array(keyColumns.indices), conditions: conditions(table, now)).count
+        }
+        return count
+    }
+
     func snapshot(tables: [String], instances now: Set<CompiledRules.Instance>) throws -> Data {
         try HubApply.snapshotImage(tables: tables, schema: storage.definitions) { copy in
             for table in tables {

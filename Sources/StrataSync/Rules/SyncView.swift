@@ -12,6 +12,8 @@ struct SyncView {
     /// The replica's subscriptions: the instances of each bucket they name are narrowed to those
     /// one of them matches.
     var subscriptions: [SyncSubscription] = []
+    /// A phase of a sync by priority (``SyncPullRequest/minimumPriority``), nil for none.
+    var minimumPriority: Int?
 
     var dialect: RuleDialect { storage.ruleDialect }
 
@@ -38,6 +40,17 @@ struct SyncView {
             }
         }
         return result
+    }
+
+    /// The instances of `all` that a subscription of at least `level` asks for.
+    func instances(_ all: Set<CompiledRules.Instance>, ofPriorityAtLeast level: Int) -> Set<CompiledRules.Instance> {
+        let asked = subscriptions.filter { $0.priority >= level }
+        guard !asked.isEmpty else { return [] }
+        let columns = Dictionary(rules.buckets.map { ($0.name.lowercased(), $0.columns) }, uniquingKeysWith: { first, _ in first })
+        return all.filter { instance in
+            let bucket = instance.bucket.lowercased()
+            return asked.contains { $0.bucket.lowercased() == bucket && $0.matches(columns: columns[bucket] ?? [], values: instance.values) }
+        }
     }
 
     /// The most instances one statement's OR holds: a user may have tens of thousands, and one

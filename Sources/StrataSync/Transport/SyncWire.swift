@@ -29,6 +29,7 @@ public enum SyncWire {
         var entries: [Entry]
         var user: String?
         var rulesVersion: Int64?
+        var viewRows: Int?
         struct Entry: Codable { var version: Int64; var replicaID: String; var sequence: Int64; var count: Int; var chain: Int64? }
     }
 
@@ -96,7 +97,7 @@ public enum SyncWire {
             hubRolledBack: response.hubRolledBack ? true : nil,
             entries: response.entries.map {
                 .init(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, count: $0.changeset.count, chain: $0.chain)
-            }, user: response.user, rulesVersion: response.rulesVersion)
+            }, user: response.user, rulesVersion: response.rulesVersion, viewRows: response.viewRows)
         return try frame(header, response.entries.map(\.changeset))
     }
 
@@ -108,7 +109,7 @@ public enum SyncWire {
             entries: zip(header.entries, changesets).map {
                 SyncLogEntry(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, changeset: $1, chain: $0.chain)
             }, hubVersion: header.hubVersion, snapshotNeeded: header.snapshotNeeded ?? false, hubRolledBack: header.hubRolledBack ?? false,
-            user: header.user, rulesVersion: header.rulesVersion)
+            user: header.user, rulesVersion: header.rulesVersion, viewRows: header.viewRows)
     }
 
     private struct SnapshotHeader: Codable {
@@ -265,6 +266,8 @@ public struct HTTPSyncTransport: SyncTransport {
             ] + (request.afterChain.map { [URLQueryItem(name: "chain", value: String($0))] } ?? [])
             + (request.lastAcknowledged.map { [URLQueryItem(name: "acked", value: String($0))] } ?? [])
             + (try Self.subscriptionsQuery(request.subscriptions))
+            + (request.minimumPriority.map { [URLQueryItem(name: "priority", value: String($0))] } ?? [])
+            + (request.countsViewRows ? [URLQueryItem(name: "count", value: "1")] : [])
         guard let pullURL = components?.url else { throw SyncError.refused("cannot make a pull URL from \(url)") }
         return try SyncWire.decodePullResponse(try await send(URLRequest(url: pullURL)))
     }
@@ -277,6 +280,7 @@ public struct HTTPSyncTransport: SyncTransport {
                 URLQueryItem(name: "tables", value: request.tables.joined(separator: ",")),
                 URLQueryItem(name: "fingerprint", value: request.schemaFingerprint)
             ] + (try Self.subscriptionsQuery(request.subscriptions))
+            + (request.minimumPriority.map { [URLQueryItem(name: "priority", value: String($0))] } ?? [])
         guard let snapshotURL = components?.url else { throw SyncError.refused("cannot make a snapshot URL from \(url)") }
         return try SyncWire.decodeSnapshot(try await send(URLRequest(url: snapshotURL)))
     }
