@@ -8,7 +8,10 @@ struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Inspect a StrataSync replica, write through it and sync it with a hub.",
-        subcommands: [SyncStatusCommand.self, SyncWriteCommand.self, SyncNowCommand.self, SyncPendingCommand.self, SyncDiscardCommand.self]
+        subcommands: [
+            SyncStatusCommand.self, SyncWriteCommand.self, SyncNowCommand.self, SyncPendingCommand.self, SyncDiscardCommand.self,
+            SyncSubscriptionsCommand.self, SyncSubscribeCommand.self, SyncUnsubscribeCommand.self
+        ]
     )
 }
 
@@ -22,9 +25,24 @@ struct ReplicaOptions: ParsableArguments {
     @Option(help: "The hub's space.") var space: String
     @Option(help: "This replica's name at the hub (unique per device and database).") var replica: String
     @Option(help: "The synced tables, comma-separated.") var tables: String
+    @Option(
+        name: .customLong("as-user"),
+        help: "With --hub-folder: sync as this user, under the space's rules, as a token naming the user would (to try rules locally).")
+    var user: String?
+    @Option(
+        name: .customLong("claim"), parsing: .singleValue,
+        help: ArgumentHelp("With --as-user: a string claim, auth.<name> in rules (repeatable).", valueName: "name=value"))
+    var claims: [String] = []
+    @Option(
+        name: .customLong("list-claim"), parsing: .singleValue,
+        help: ArgumentHelp("With --as-user: one value of a list claim, IN auth.<name> in rules (repeatable).", valueName: "name=value"))
+    var listClaims: [String] = []
 
     func validate() throws {
         guard (hub == nil) != (hubFolder == nil) else { throw ValidationError("give exactly one of --hub and --hub-folder") }
+        if user != nil, hubFolder == nil { throw ValidationError("--as-user is for --hub-folder; over --hub the token names the user") }
+        if user == nil, !(claims.isEmpty && listClaims.isEmpty) { throw ValidationError("--claim and --list-claim need --as-user") }
+        _ = try identity()
         guard !tableNames.isEmpty else { throw ValidationError("--tables names no table") }
         if let hub, URL(string: hub)?.scheme == nil { throw ValidationError("--hub must be a URL such as http://127.0.0.1:8080") }
     }
@@ -35,20 +53,40 @@ struct ReplicaOptions: ParsableArguments {
         if let hub, let url = URL(string: hub) {
             transport = HTTPSyncTransport(url: url, token: token)
         } else {
-            transport = InProcessSyncTransport(hub: try SyncHub(directory: hubFolder ?? "."))
+            let hub = try SyncHub(directory: hubFolder ?? ".")
+            transport = try identity().map { InProcessSyncTransport(hub: hub, identity: $0) } ?? InProcessSyncTransport(hub: hub)
         }
         _ = try DatabaseFile.openExisting(database)
         return try SyncReplica(database: try Database(path: database), replicaID: replica, space: space, tables: tableNames, transport: transport)
     }
 
-    /// Opens the replica, runs `work` on it to its end, then prints the replica's status.
+    /// Opens the replica, runs `work` on it to its end, then prints the replica's status. While
+    /// it runs, each step of a first sync's progress is printed as it is noted.
     func runThenPrintStatus(_ work: @escaping @Sendable (SyncReplica) async throws -> Void) throws {
         let replica = try open()
         printStatus(
             try waitFor {
+                let watcher = Task {
+                    var last: SyncProgress?
+                    for try await status in replica.statusUpdates() {
+                        guard let progress = status.progress, progress != last, !progress.isComplete, progress.totalRows != nil else { continue }
+                        last = progress
+                        print("progress:           " + describe(progress))
+                    }
+                }
+                defer { watcher.cancel() }
                 try await work(replica)
                 return try await replica.status
             })
+    }
+
+    /// The identity `--as-user` and its claims name (nil: a trusted caller that sees every row).
+    func identity() throws -> SyncIdentity? {
+        guard let user else { return nil }
+        var lists: [String: [String]] = [:]
+        for (name, value) in try SubscriptionArguments.pairs(listClaims, option: "list-claim") { lists[name, default: []].append(value) }
+        let strings = Dictionary(try SubscriptionArguments.pairs(claims, option: "claim"), uniquingKeysWith: { _, last in last })
+        return SyncIdentity(user: user, claims: strings, listClaims: lists)
     }
 
     var tableNames: [String] {
@@ -75,8 +113,15 @@ func waitFor<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) thro
     return try outcome.get()
 }
 
+/// `3 of 7 rows (priority 2)`.
+func describe(_ progress: SyncProgress) -> String {
+    "\(progress.rows) of \(progress.totalRows.map(String.init) ?? "?") rows"
+        + (progress.isComplete ? " (complete)" : progress.phase.map { " (priority \($0))" } ?? "")
+}
+
 func printStatus(_ status: SyncStatus) {
     print("pending changes:    \(status.pendingChangeCount)")
+    if let progress = status.progress { print("first sync:         " + describe(progress)) }
     if status.refusedChangeCount > 0 { print("refused changes:    \(status.refusedChangeCount) (strata sync pending lists them)") }
     print("pulled version:     \(status.lastPulledVersion)")
     print("last error:         \(status.lastError.map(ValueText.singleLine) ?? "none")")
@@ -200,5 +245,117 @@ struct SyncDiscardCommand: ParsableCommand {
         if let sequence, discarded == 0 { throw CLIError("no pending write has sequence \(sequence) (strata sync pending lists them)") }
         print("discarded:          \(discarded)")
         printStatus(try waitFor { try await replica.status })
+    }
+}
+
+/// `strata sync subscriptions DB ...`: what part of its view the replica asks for.
+struct SyncSubscriptionsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subscriptions",
+        abstract: "List a replica's subscriptions (none: it holds its whole view).")
+
+    @OptionGroup var options: ReplicaOptions
+
+    func run() throws {
+        let replica = try options.open()
+        let subscriptions = try waitFor { try await replica.subscriptions }
+        if subscriptions.isEmpty { print("no subscriptions: the whole view") }
+        for subscription in subscriptions { print(subscription.description) }
+    }
+}
+
+/// The bucket and parameter values `subscribe` and `unsubscribe` take.
+struct SubscriptionArguments: ParsableArguments {
+    @Argument(help: "The bucket, as the space's rules name it.") var bucket: String
+    @Option(name: .customLong("param"), parsing: .singleValue, help: ArgumentHelp("A parameter column's text value (repeatable).", valueName: "name=text"))
+    var texts: [String] = []
+    @Option(
+        name: .customLong("integer"), parsing: .singleValue, help: ArgumentHelp("A parameter column's integer value (repeatable).", valueName: "name=n"))
+    var integers: [String] = []
+
+    /// Each `NAME=VALUE`, split at the first `=` scalar.
+    static func pairs(_ values: [String], option: String) throws -> [(String, String)] {
+        try values.map { text in
+            let scalars = text.unicodeScalars
+            guard let equals = scalars.firstIndex(of: "="), equals != scalars.startIndex else {
+                throw ValidationError("--\(option) takes NAME=VALUE, not \(text.debugDescription)")
+            }
+            return (String(scalars[..<equals]), String(scalars[scalars.index(after: equals)...]))
+        }
+    }
+
+    func subscription(priority: Int = 0) throws -> SyncSubscription {
+        var parameters: [String: SyncValue] = [:]
+        for (name, value) in try Self.pairs(texts, option: "param") { parameters[name] = .text(value) }
+        for (name, value) in try Self.pairs(integers, option: "integer") {
+            guard let number = Int64(value) else { throw ValidationError("--integer \(name): \(value.debugDescription) is not an integer") }
+            parameters[name] = .integer(number)
+        }
+        return SyncSubscription(bucket: bucket, parameters: parameters, priority: priority)
+    }
+
+    func validate() throws { _ = try subscription() }
+}
+
+/// `strata sync subscribe DB BUCKET [--param k=v]... --hub URL ...`: asks for part of the view.
+struct SyncSubscribeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subscribe",
+        abstract: "Subscribe a replica to a bucket's instances with these parameter values; the next sync moves their rows in.",
+        discussion: "Once a replica subscribes to a bucket it holds only the instances its subscriptions name; buckets no subscription names stay whole.")
+
+    @OptionGroup var options: ReplicaOptions
+    @OptionGroup var subscription: SubscriptionArguments
+    @Option(help: "Above 0, these rows arrive first in a sync (higher first).") var priority = 0
+    @Flag(help: "Only record the subscription; sync later with `strata sync now`.") var noSync = false
+
+    func run() throws {
+        let wanted = try subscription.subscription(priority: priority)
+        let noSync = self.noSync
+        try options.runThenPrintStatus { replica in
+            try await replica.subscribe(wanted)
+            if !noSync { try await replica.sync() }
+        }
+    }
+}
+
+/// `strata sync unsubscribe DB BUCKET [--param k=v]... | --all --hub URL ...`: drops a subscription.
+struct SyncUnsubscribeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unsubscribe",
+        abstract: "Drop a replica's subscription (or every one with --all); the next sync moves its rows out.")
+
+    @OptionGroup var options: ReplicaOptions
+    @Argument(help: "The bucket, as the space's rules name it.") var bucket: String?
+    @Option(name: .customLong("param"), parsing: .singleValue, help: ArgumentHelp("A parameter column's text value (repeatable).", valueName: "name=text"))
+    var texts: [String] = []
+    @Option(
+        name: .customLong("integer"), parsing: .singleValue, help: ArgumentHelp("A parameter column's integer value (repeatable).", valueName: "name=n"))
+    var integers: [String] = []
+    @Flag(help: "Drop every subscription: the replica holds its whole view again.") var all = false
+    @Flag(help: "Only drop it; sync later with `strata sync now`.") var noSync = false
+
+    func validate() throws {
+        guard (bucket == nil) == all else { throw ValidationError("give a bucket or --all") }
+    }
+
+    func run() throws {
+        var arguments = SubscriptionArguments()
+        arguments.bucket = bucket ?? ""
+        arguments.texts = texts
+        arguments.integers = integers
+        let dropping = all ? nil : try arguments.subscription()
+        let noSync = self.noSync
+        try options.runThenPrintStatus { replica in
+            if let dropping {
+                // Whatever its priority: the bucket and values name it.
+                let matching = try await replica.subscriptions.filter { $0.bucket == dropping.bucket && $0.parameters == dropping.parameters }
+                guard !matching.isEmpty else { throw CLIError("the replica has no subscription \(dropping) (strata sync subscriptions lists them)") }
+                for subscription in matching { try await replica.unsubscribe(subscription) }
+            } else {
+                try await replica.setSubscriptions([])
+            }
+            if !noSync { try await replica.sync() }
+        }
     }
 }

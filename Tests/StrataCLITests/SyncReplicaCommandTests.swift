@@ -40,6 +40,42 @@ import Testing
         #expect(try laptop.query("SELECT count(*) FROM person WHERE id = 'b'") == 0)
     }
 
+    /// Rules tried locally (`--as-user`, `--list-claim`), `strata sync subscribe`,
+    /// `subscriptions` and `unsubscribe`, and a first sync's progress in `strata sync` output.
+    @Test func subscriptionsAndAFirstSyncsProgressOnTheCommandLine() throws {
+        let sandbox = try Sandbox()
+        let schema = "CREATE TABLE doc(id TEXT PRIMARY KEY NOT NULL, org TEXT)"
+        let hub = try SyncHub(directory: URL(fileURLWithPath: sandbox.path("hub")))
+        try hub.createSpace("team") { try $0.execute(schema) }
+        #expect(try sandbox.strata("query", "--create", "admin.db", schema).status == 0)
+        #expect(try sandbox.strata("query", "--create", "bob.db", schema).status == 0)
+        func sync(_ arguments: [String]) throws -> CLIResult {
+            try sandbox.run(try strataBinary().path, ["sync"] + arguments + ["--hub-folder", "hub", "--space", "team", "--tables", "doc"])
+        }
+        let seeded = try sync(["write", "admin.db", "--replica", "admin", "INSERT INTO doc VALUES ('a', 'o1'), ('b', 'o2'), ('c', 'o3')"])
+        #expect(seeded.status == 0, "\(seeded.stderr)")
+        try hub.setRules(
+            SyncRules(buckets: [SyncBucket(name: "org", parameters: "SELECT org AS o FROM doc WHERE org IN auth.orgs", data: ["doc": "org = bucket.o"])]),
+            forSpace: "team")
+        let bob = ["--replica", "bob", "--as-user", "bob", "--list-claim", "orgs=o1", "--list-claim", "orgs=o2"]
+        let subscribed = try sync(["subscribe", "bob.db", "org", "--param", "o=o2", "--priority", "1"] + bob)
+        #expect(subscribed.status == 0, "\(subscribed.stderr)")
+        #expect(subscribed.stdout.contains("first sync:         1 of 1 rows (complete)"), "\(subscribed.stdout)")
+        let listed = try sync(["subscriptions", "bob.db"] + bob)
+        #expect(listed.status == 0 && listed.stdout == "org(o = 'o2') priority 1\n", "\(listed.stdout)")
+        func ids() throws -> [String] { try Connection(storageLocation: .onDisk(sandbox.path("bob.db"))).query("SELECT id FROM doc ORDER BY id") }
+        #expect(try ids() == ["b"])
+        let missing = try sync(["unsubscribe", "bob.db", "org", "--param", "o=o9"] + bob)
+        #expect(missing.status != 0 && missing.stderr.contains("no subscription"), "\(missing.stderr)")
+        let dropped = try sync(["unsubscribe", "bob.db", "--all"] + bob)
+        #expect(dropped.status == 0, "\(dropped.stderr)")
+        #expect(try ids() == ["a", "b"])
+        let bad = try sync(["subscribe", "bob.db", "org", "--integer", "o=x"] + bob)
+        #expect(bad.status != 0 && bad.stderr.contains("not an integer"), "\(bad.stderr)")
+        let claimWithoutUser = try sync(["now", "bob.db", "--replica", "bob", "--claim", "org=o1"])
+        #expect(claimWithoutUser.status != 0 && claimWithoutUser.stderr.contains("need --as-user"), "\(claimWithoutUser.stderr)")
+    }
+
     @Test func twoCommandLineReplicasConverge() throws {
         let sandbox = try Sandbox()
         let schema = "CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT, done INTEGER NOT NULL DEFAULT 0)"

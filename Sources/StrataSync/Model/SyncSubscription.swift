@@ -50,8 +50,25 @@ public struct SyncSubscription: Codable, Sendable, Hashable, CustomStringConvert
     }
 
     public var description: String {
-        bucket + "(" + parameters.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"
+        bucket + "(" + parameters.sorted { $0.key < $1.key }.map { "\($0.key) = " + Self.shown($0.value) }.joined(separator: ", ") + ")"
             + (priority == 0 ? "" : " priority \(priority)")
+    }
+
+    /// A value as SQL would write it: `'o2'`, `1`, `2.5`, `x'00ff'`, `NULL`.
+    static func shown(_ value: SyncValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let v): return String(v)
+        case .real(let v): return "\(v)"
+        case .text(let v):
+            var scalars = String.UnicodeScalarView()
+            for scalar in v.unicodeScalars {
+                scalars.append(scalar)
+                if scalar == "'" { scalars.append("'") }
+            }
+            return "'" + String(scalars) + "'"
+        case .blob(let v): return "x'" + v.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() + "'"
+        }
     }
 
     /// Whether an instance of this subscription's bucket, with `values` for the parameter
