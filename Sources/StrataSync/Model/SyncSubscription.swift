@@ -61,12 +61,7 @@ public struct SyncSubscription: Codable, Sendable, Hashable, CustomStringConvert
         case .integer(let v): return String(v)
         case .real(let v): return "\(v)"
         case .text(let v):
-            var scalars = String.UnicodeScalarView()
-            for scalar in v.unicodeScalars {
-                scalars.append(scalar)
-                if scalar == "'" { scalars.append("'") }
-            }
-            return "'" + String(scalars) + "'"
+            return "'" + String(String.UnicodeScalarView(v.unicodeScalars.flatMap { $0 == "'" ? [$0, $0] : [$0] })) + "'"
         case .blob(let v): return "x'" + v.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() + "'"
         }
     }
