@@ -10,7 +10,7 @@ import Testing
 extension READMEExamples {
     @Test func partialSyncArticleRunsAsPrinted() async throws {
         try await inNewFolder { try await partialSyncAndPermissions() }
-        #expect(printed.take() == ["1", "2", "1", "forbidden todo", "userChanged", "[\"everyone\"]"])
+        #expect(printed.take() == ["1", "2", "1", "forbidden todo", "userChanged", "[\"everyone\"]", "1.0"])
     }
 
     func partialSyncAndPermissions() async throws {
@@ -121,8 +121,8 @@ extension READMEExamples {
         // DOC:end
         func member(_ user: String) throws -> SyncReplica {
             try Connection(storageLocation: .onDisk(user + "-roles.sqlite")).execute(
-                "CREATE TABLE member(id TEXT PRIMARY KEY NOT NULL, list TEXT NOT NULL, user TEXT NOT NULL, role TEXT NOT NULL);"
-                    + "CREATE TABLE todo(id TEXT PRIMARY KEY NOT NULL, list TEXT NOT NULL, title TEXT)")
+                "CREATE TABLE IF NOT EXISTS member(id TEXT PRIMARY KEY NOT NULL, list TEXT NOT NULL, user TEXT NOT NULL, role TEXT NOT NULL);"
+                    + "CREATE TABLE IF NOT EXISTS todo(id TEXT PRIMARY KEY NOT NULL, list TEXT NOT NULL, title TEXT)")
             return try SyncReplica(database: try Database(path: user + "-roles.sqlite"), replicaID: user + "-roles", space: "roles",
                                    tables: ["member", "todo"], transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: user)))
         }
@@ -134,5 +134,20 @@ extension READMEExamples {
         #expect(try await carol.refusedChanges.map { $0.refusal?.reason } == [.forbidden])
         #expect(try hub.withSpace("roles") { try $0.query("SELECT group_concat(id) FROM todo") as String? } == "p1")
         #expect(try await carol.database.read { try $0.query("SELECT count(*) FROM member") as Int? } == 2)
+        try hub.withSpace("roles") { db in try db.execute("INSERT INTO member VALUES ('m3', 'home', 'dave', 'write')") }
+        try await dave.sync()
+        #expect(try await dave.database.read { try $0.query("SELECT count(*) FROM member") as Int? } == 3)
+        try await { () async throws in
+            // DOC:begin PartialSyncAndPermissions 8
+            let member = try member("dave")
+            try await member.subscribe(SyncSubscription(bucket: "lists", parameters: ["list": "trip"], priority: 1))
+            try await member.sync()
+            print(try await member.status.progress?.fractionCompleted ?? 0)       // 1.0
+            try await member.unsubscribe(SyncSubscription(bucket: "lists", parameters: ["list": "trip"], priority: 1))
+            // DOC:end
+            #expect(try await member.database.read { try $0.query("SELECT group_concat(list) FROM member") as String? } == "trip,trip")
+            try await member.sync()
+            #expect(try await member.database.read { try $0.query("SELECT count(*) FROM member WHERE list = 'home'") as Int? } == 1)
+        }()
     }
 }
