@@ -130,7 +130,24 @@ final class PostgresHubStorage: SyncHubStorage {
         }
     }
 
+    /// Thrown inside ``verifyRules(_:schema:)``'s transaction to roll it back.
+    private struct ScratchRolledBack: Error {}
+
+    func verifyRules(_ rules: InitialSpaceRules, schema: (Connection) throws -> Void) throws {
+        // A scratch space made and planned in one transaction, always rolled back.
+        let name = "strata_rules_check_" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        do {
+            try createSpace(name, schema: schema, rules: rules, keep: false)
+        } catch is ScratchRolledBack {
+        }
+    }
+
     func createSpace(_ name: String, schema: (Connection) throws -> Void, rules: InitialSpaceRules?) throws {
+        try createSpace(name, schema: schema, rules: rules, keep: true)
+    }
+
+    /// Creates the space, or (`keep` false) does all of it in a transaction it rolls back.
+    private func createSpace(_ name: String, schema: (Connection) throws -> Void, rules: InitialSpaceRules?, keep: Bool) throws {
         try checkSpaceName(name)
         // The space's SQLite definitions, and the hub's bookkeeping (its schema history), in a
         // database of their own: kept as an image in PostgreSQL, read when the space opens.
@@ -175,6 +192,7 @@ final class PostgresHubStorage: SyncHubStorage {
                     try PostgresSpaceStorage.checkRules(rules.probes(.postgres), schema: name, on: link)
                     try link.query("INSERT INTO \(space).\"_strata_sync_rules\" (id, version, json) VALUES (1, 1, $1)", [rules.json])
                 }
+                if !keep { throw ScratchRolledBack() }
             }
             state.spaces[name] = PostgresSpace(name: name, definitions: definitions, tables: tables, schemaVersion: 1)
         }

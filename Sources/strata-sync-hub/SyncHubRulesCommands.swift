@@ -48,8 +48,10 @@ struct SyncHubRulesCheckCommand: AsyncParsableCommand {
         abstract: "Check a rules file against a schema, offline: the checks setting them runs.",
         discussion: """
             Builds the tables of SCHEMA (the SQL a space is created with) in memory and compiles \
-            the rules against them; nothing is read from or written to a hub. Exit status 0 and \
-            "rules ok" when they would be accepted, 1 and the reason otherwise.
+            the rules against them, reading them as both stores do; nothing is read from or written \
+            to a hub. With --postgres, each rule is also planned by that PostgreSQL server on \
+            scratch tables, in a transaction rolled back. Exit status 0 and "rules ok" when they \
+            would be accepted, 1 and the reason otherwise.
             """
     )
 
@@ -58,6 +60,9 @@ struct SyncHubRulesCheckCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The SQL file that creates the space's tables.", valueName: "file"))
     var schema: String
+
+    @Option(help: ArgumentHelp("Also plan each rule on this PostgreSQL server (nothing is kept).", valueName: "url"))
+    var postgres: String?
 
     func run() async throws {
         let rules = try SyncHubRulesCommand.readRules(file)
@@ -68,17 +73,26 @@ struct SyncHubRulesCheckCommand: AsyncParsableCommand {
             throw OperatorFailure(message: "cannot read the schema \(schema): \(error.localizedDescription)")
         }
         do {
-            try SyncHub.verifyRulesOffline(rules) { try $0.execute(sql) }
+            if let postgres {
+                try SyncHub(store: try .postgres(url: postgres)).verifyRules(rules) { try $0.execute(sql) }
+            } else {
+                try SyncHub.verifyRulesOffline(rules) { try $0.execute(sql) }
+            }
         } catch SyncError.invalidRules(let reason) {
             throw OperatorFailure(message: "\(file): the sync rules were refused: \(reason)")
         } catch let error as SyncError {
             throw OperatorFailure(message: "\(file): \(error)")
         } catch {
-            throw OperatorFailure(message: "the schema \(schema) does not run: \(error)")
+            throw OperatorFailure(
+                message: postgres == nil
+                    ? "the schema \(schema) does not run: \(error)"
+                    : "the schema \(schema) does not run, or PostgreSQL could not plan it: \(String(reflecting: error))")
         }
         let buckets = rules.buckets.count
         let writes = rules.writes.count
-        print("rules ok: \(buckets) bucket\(buckets == 1 ? "" : "s"), \(writes) write rule\(writes == 1 ? "" : "s")")
+        print(
+            "rules ok: \(buckets) bucket\(buckets == 1 ? "" : "s"), \(writes) write rule\(writes == 1 ? "" : "s")"
+                + (postgres == nil ? "" : " (planned on PostgreSQL too)"))
     }
 }
 

@@ -88,6 +88,15 @@ import Testing
         let misspelt = try Self.run(["rules", "check", folder.path("misspelt.json"), "--schema", folder.path("schema.sql")], in: folder)
         #expect(misspelt.status == 1 && misspelt.output.contains("bucket"), "\(misspelt.output)")
         #expect(!FileManager.default.fileExists(atPath: folder.path("hub")), "a check touches no hub")
+
+        // Planned on PostgreSQL too: accepted or refused alike, and nothing kept on the server.
+        guard let url = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] else { return }
+        let planned = try Self.run(["rules", "check", folder.path("org.json"), "--schema", folder.path("schema.sql"), "--postgres", url], in: folder)
+        #expect(planned.status == 0 && planned.output.contains("rules ok: 1 bucket, 1 write rule (planned on PostgreSQL too)"), "\(planned.output)")
+        let refused = try Self.run(["rules", "check", folder.path("bad.json"), "--schema", folder.path("schema.sql"), "--postgres", url], in: folder)
+        #expect(refused.status == 1 && refused.output.contains("nosuch"), "\(refused.output)")
+        let left = try SyncHub(store: try .postgres(url: url)).spaceSummaries().map(\.name).filter { $0.hasPrefix("strata_rules_check_") }
+        #expect(left.isEmpty, "a check left \(left)")
     }
 
     /// `strata --version` is tested with the CLI (CommandListTests).

@@ -46,6 +46,18 @@ extension SyncHub {
         }
     }
 
+    /// Checks `rules` against the tables `schema` makes as this hub's store would when creating a
+    /// space with them, and keeps nothing: the offline checks, then, on PostgreSQL, each rule
+    /// planned on scratch tables in a transaction rolled back
+    /// (`strata-sync-hub rules check --postgres`).
+    /// - Throws: ``SyncError/invalidRules(_:)``; what `schema` throws; the store's errors.
+    public func verifyRules(_ rules: SyncRules, schema: (Connection) throws -> Void) throws {
+        let tables = try Connection(storageLocation: .inMemory)
+        try tables.transaction { try schema(tables) }
+        let compiled = try CompiledRules.compile(rules, version: 0, schema: tables)
+        try storage.verifyRules(InitialSpaceRules(json: try rules.jsonData(), probes: { compiled.probes($0) }), schema: schema)
+    }
+
     /// Checks `rules` offline against the tables `schema` makes in an in-memory database, as
     /// ``setRules(_:forSpace:)`` checks them against a space's (`strata-sync-hub rules check`).
     /// - Throws: ``SyncError/invalidRules(_:)``; what `schema` throws.

@@ -40,6 +40,10 @@ package protocol SyncHubStorage: Sendable {
     /// with them set, checked by the store (``SyncSpaceStorage/checkRules(_:)``) in the same
     /// transaction: rules the store refuses leave no space behind.
     func createSpace(_ name: String, schema: (Connection) throws -> Void, rules: InitialSpaceRules?) throws
+    /// Checks `rules` as this store would when creating a space with the tables `schema` makes,
+    /// and keeps nothing: a store that reads SQL otherwise than SQLite plans each rule on scratch
+    /// tables it then rolls back (`strata-sync-hub rules check --postgres`).
+    func verifyRules(_ rules: InitialSpaceRules, schema: (Connection) throws -> Void) throws
     /// The names of the spaces the store holds, sorted (`strata-sync-hub spaces`).
     func spaceNames() throws -> [String]
     /// Runs `body` with the space's storage; ``SyncError/unknownSpace(_:)`` when there is none.
