@@ -64,20 +64,29 @@ struct ReplicaOptions: ParsableArguments {
     /// it runs, each step of a first sync's progress is printed as it is noted.
     func runThenPrintStatus(_ work: @escaping @Sendable (SyncReplica) async throws -> Void) throws {
         let replica = try open()
-        printStatus(
-            try waitFor {
-                let watcher = Task {
-                    var last: SyncProgress?
-                    for try await status in replica.statusUpdates() {
-                        guard let progress = status.progress, progress != last, !progress.isComplete, progress.totalRows != nil else { continue }
-                        last = progress
-                        print("progress:           " + describe(progress))
-                    }
+        let tables = tableNames
+        let (status, firstSyncRows) = try waitFor { () -> (SyncStatus, Int?) in
+            let firstSync = try await replica.status.lastPulledVersion == 0
+            let watcher = Task {
+                var last: SyncProgress?
+                for try await status in replica.statusUpdates() {
+                    guard let progress = status.progress, progress != last, progress.totalRows != nil else { continue }
+                    last = progress
+                    print("progress:           " + describe(progress))
                 }
-                defer { watcher.cancel() }
-                try await work(replica)
-                return try await replica.status
-            })
+            }
+            defer { watcher.cancel() }
+            try await work(replica)
+            let status = try await replica.status
+            guard firstSync, status.lastPulledVersion > 0 else { return (status, nil) }
+            // The first sync finished: how many rows it brought.
+            let rows = try await replica.database.read { connection in
+                try tables.reduce(0) { $0 + (try connection.query("SELECT count(*) FROM " + quoteIdentifier($1)) ?? 0) }
+            }
+            return (status, rows)
+        }
+        printStatus(status)
+        if let firstSyncRows { print("first sync:         \(firstSyncRows) row\(firstSyncRows == 1 ? "" : "s")") }
     }
 
     /// The identity `--as-user` and its claims name (nil: a trusted caller that sees every row).
@@ -115,13 +124,13 @@ func waitFor<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) thro
 
 /// `3 of 7 rows (priority 2)`.
 func describe(_ progress: SyncProgress) -> String {
-    "\(progress.rows) of \(progress.totalRows.map(String.init) ?? "?") rows"
-        + (progress.isComplete ? " (complete)" : progress.phase.map { " (priority \($0))" } ?? "")
+    "\(progress.rows) of \(progress.totalRows.map(String.init) ?? "?") rows" + (progress.phase.map { " (priority \($0))" } ?? "")
 }
 
 func printStatus(_ status: SyncStatus) {
     print("pending changes:    \(status.pendingChangeCount)")
-    if let progress = status.progress { print("first sync:         " + describe(progress)) }
+    // A first sync that stopped halfway: how far it came.
+    if let progress = status.progress { print("first sync:         stopped at " + describe(progress)) }
     if status.refusedChangeCount > 0 { print("refused changes:    \(status.refusedChangeCount) (strata sync pending lists them)") }
     print("pulled version:     \(status.lastPulledVersion)")
     print("last error:         \(status.lastError.map(ValueText.singleLine) ?? "none")")

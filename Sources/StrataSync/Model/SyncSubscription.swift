@@ -27,9 +27,10 @@ public struct SyncSubscription: Codable, Sendable, Hashable, CustomStringConvert
     /// the value the parameters query returns (an INTEGER 1 and a REAL 1.0 are equal; `'1'` and
     /// 1 are not). Columns left out match any value.
     public var parameters: [String: SyncValue]
-    /// Above 0, this subscription's rows arrive before the rest: ``SyncReplica/pull()`` first
-    /// brings the rows of the highest priority, then of the next, then everything else, each a
-    /// complete pull, so an app can show one list while the others still load.
+    /// Above 0, this subscription's rows arrive first in a replica's first sync:
+    /// ``SyncReplica/pull()`` brings the rows of the highest priority, then of the next, then
+    /// everything else, each a complete pull, so an app can show one list while the others still
+    /// load. Later syncs bring every change in one pull.
     public var priority: Int
 
     /// A subscription to the instances of `bucket` with these parameter values.

@@ -3,8 +3,9 @@
 import Foundation
 import Strata
 
-/// How many rows of its view a replica holds during a first sync (or one that starts over from a
-/// snapshot), phase by phase when subscriptions have priorities.
+/// How many rows of its view a replica holds while a first sync (or one that starts over from a
+/// snapshot) runs, phase by phase when subscriptions have priorities. Once the sync finishes the
+/// replica reports none; one that stopped halfway keeps its last progress until the next.
 public struct SyncProgress: Sendable, Equatable {
     /// Rows the synced tables hold.
     public var rows: Int
@@ -13,20 +14,17 @@ public struct SyncProgress: Sendable, Equatable {
     public var totalRows: Int?
     /// The priority whose rows are arriving now (nil: the rest of the view).
     public var phase: Int?
-    /// Whether the sync finished (then ``rows`` is the whole view, and ``totalRows`` with it).
-    public var isComplete: Bool
 
     /// A progress made of its parts.
-    public init(rows: Int, totalRows: Int?, phase: Int? = nil, isComplete: Bool = false) {
+    public init(rows: Int, totalRows: Int?, phase: Int? = nil) {
         self.rows = rows
         self.totalRows = totalRows
         self.phase = phase
-        self.isComplete = isComplete
     }
 
-    /// The share of the view held, from 0 to 1 (0 before the count arrived).
+    /// The share of the view held, from 0 to 1 (0 before the count arrived; rows may come and
+    /// go meanwhile, so it is capped at 1).
     public var fractionCompleted: Double {
-        if isComplete { return 1 }
         guard let totalRows, totalRows > 0 else { return 0 }
         return min(1, Double(rows) / Double(totalRows))
     }
@@ -35,8 +33,7 @@ public struct SyncProgress: Sendable, Equatable {
         guard let rows: Int64 = try outbox.state("progress_rows") else { return nil }
         let total: Int64? = try outbox.state("progress_total")
         let phase: Int64? = try outbox.state("progress_phase")
-        let complete: Int64? = try outbox.state("progress_complete")
-        return SyncProgress(rows: Int(rows), totalRows: total.map(Int.init), phase: phase.map(Int.init), isComplete: complete == 1)
+        return SyncProgress(rows: Int(rows), totalRows: total.map(Int.init), phase: phase.map(Int.init))
     }
 
     /// A sync that reports progress starts: nothing counted yet.
@@ -44,19 +41,19 @@ public struct SyncProgress: Sendable, Equatable {
         try SyncStatus.setState("progress_rows", .integer(0), connection)
         try SyncStatus.setState("progress_total", .null, connection)
         try SyncStatus.setState("progress_phase", phase.map { .integer(Int64($0)) } ?? .null, connection)
-        try SyncStatus.setState("progress_complete", .integer(0), connection)
+    }
+
+    /// The sync finished: no progress to report.
+    static func finish(_ connection: Connection) throws {
+        for key in ["progress_rows", "progress_total", "progress_phase"] { try SyncStatus.setState(key, .null, connection) }
     }
 
     static func note(totalRows: Int, _ connection: Connection) throws {
         try SyncStatus.setState("progress_total", .integer(Int64(totalRows)), connection)
     }
 
-    static func note(rows: Int, phase: Int?, complete: Bool, _ connection: Connection) throws {
+    static func note(rows: Int, phase: Int?, _ connection: Connection) throws {
         try SyncStatus.setState("progress_rows", .integer(Int64(rows)), connection)
         try SyncStatus.setState("progress_phase", phase.map { .integer(Int64($0)) } ?? .null, connection)
-        try SyncStatus.setState("progress_complete", .integer(complete ? 1 : 0), connection)
-        // Complete: the whole view is what the tables hold (rows may have come and gone since
-        // the count).
-        if complete { try SyncStatus.setState("progress_total", .integer(Int64(rows)), connection) }
     }
 }

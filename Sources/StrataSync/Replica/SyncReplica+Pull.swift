@@ -166,31 +166,36 @@ extension SyncReplica {
     /// - Throws: `CancellationError` when the task is cancelled (checked between pages; each
     ///   page is applied whole or not at all).
     ///
-    /// With subscriptions of a ``SyncSubscription/priority`` above 0, the pull runs in phases:
-    /// the rows of the highest priority first, each phase complete before the next, then the
-    /// rest. A first sync (and each phase) reports ``SyncStatus/progress``.
+    /// A first sync with subscriptions of a ``SyncSubscription/priority`` above 0 runs in
+    /// phases: the rows of the highest priority first, each phase complete before the next, then
+    /// the rest. A first sync (or one that starts over from a snapshot) reports
+    /// ``SyncStatus/progress``.
     public func pull() async throws {
         let (subscriptions, status) = try await database.read { (try Self.subscriptions($0), try SyncStatus.read($0)) }
-        let levels = Set(subscriptions.map(\.priority).filter { $0 > 0 }).sorted(by: >)
+        // Phases only for a replica that holds nothing yet: later, one pull brings every change
+        // at once (a phase would hold back another bucket's news, and a phase's snapshot would
+        // take rows the replica holds away until the next phase).
+        let firstSync = status.lastPulledVersion == 0
+        let levels = firstSync ? Set(subscriptions.map(\.priority).filter { $0 > 0 }).sorted(by: >) : []
         // Counting a view costs the hub a read of its keys: only for a first sync, or one that
         // starts over from a snapshot.
-        let counts = status.lastPulledVersion == 0 || status.needsSnapshot
+        let counts = firstSync || status.needsSnapshot
         if counts { try await database.write { try SyncProgress.begin(phase: levels.first, $0) } }
         for level in levels {
             try await pullPages(minimumPriority: level, countsRows: counts)
-            if counts { try await noteProgress(phase: levels.first { $0 < level }, complete: false) }
+            if counts { try await noteProgress(phase: levels.first { $0 < level }) }
         }
         try await pullPages(minimumPriority: nil, countsRows: counts)
-        if counts { try await noteProgress(phase: nil, complete: true) }
+        if counts { try await database.write { try SyncProgress.finish($0) } }
     }
 
     /// The rows the synced tables hold now, noted as the progress of the sync under way.
-    func noteProgress(phase: Int?, complete: Bool) async throws {
+    func noteProgress(phase: Int?) async throws {
         let tables = self.tables
         try await database.write { connection in
             var rows = 0
             for table in tables { rows += try connection.query("SELECT count(*) FROM " + quoteIdentifier(table)) ?? 0 }
-            try SyncProgress.note(rows: rows, phase: phase, complete: complete, connection)
+            try SyncProgress.note(rows: rows, phase: phase, connection)
         }
     }
 
@@ -248,7 +253,7 @@ extension SyncReplica {
                 // the whole view at its version: after a second one in a row the pull ends there,
                 // so a table that changes faster than a snapshot takes cannot keep it going.
                 try await catchUpFromSnapshot(minimumPriority: minimumPriority)
-                if countsRows { try await noteProgress(phase: minimumPriority, complete: false) }
+                if countsRows { try await noteProgress(phase: minimumPriority) }
                 snapshots += 1
                 if snapshots >= 2 { return }
                 continue
@@ -285,7 +290,7 @@ extension SyncReplica {
             case .hubRolledBack: try await recoverFromHubRollback()
             case .applied:
                 if response.entries.isEmpty { return }
-                if countsRows { try await noteProgress(phase: minimumPriority, complete: false) }
+                if countsRows { try await noteProgress(phase: minimumPriority) }
             }
         }
     }
