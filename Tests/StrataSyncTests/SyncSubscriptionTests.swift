@@ -143,6 +143,28 @@ import Testing
         #expect(try await bob.status.progress == nil)
     }
 
+    /// Subscriptions past what a request carries are refused when set, on every transport, in
+    /// words; the ones set before stay.
+    @Test func subscriptionsPastWhatARequestCarriesAreRefusedWhenSet() async throws {
+        let folder = try SyncFolder()
+        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        defer { withExtendedLifetime(keep) {} }
+        try hub.setRules(Self.rules, forSpace: "s")
+        let bob = try ListClaimTests.replica(folder, hub, "bob", SyncIdentity(user: "bob", listClaims: ["groups": ["g1"]]))
+        try await bob.setSubscriptions([SyncSubscription(bucket: "lists", parameters: ["l": "g1"])])
+        let many = (0..<2_000).map { SyncSubscription(bucket: "lists", parameters: ["l": .text("group-\($0)")]) }
+        do {
+            try await bob.setSubscriptions(many)
+            Issue.record("2,000 subscriptions were kept")
+        } catch SyncError.refused(let reason) {
+            #expect(reason.contains("2000 subscriptions") && reason.contains("\(SyncSubscription.maximumEncodedBytes)"), "\(reason)")
+        }
+        #expect(try await bob.subscriptions == [SyncSubscription(bucket: "lists", parameters: ["l": "g1"])])
+        #expect(throws: SyncError.self) {
+            try SyncWire.decodeSubscriptionsQuery(String(repeating: "A", count: SyncSubscription.maximumEncodedBytes + 4))
+        }
+    }
+
     @Test func subscriptionsCompareNumbersByValueAndEverythingElseExactly() {
         #expect(SyncSubscription.same(.integer(1), .real(1.0)))
         #expect(SyncSubscription.same(.real(-0.0), .integer(0)))

@@ -33,6 +33,12 @@ public struct SyncSubscription: Codable, Sendable, Hashable, CustomStringConvert
     /// load. Later syncs bring every change in one pull.
     public var priority: Int
 
+    /// The most bytes a replica's subscriptions take in a request (base64url JSON in the pull's
+    /// URL, where an HTTP server refuses a request line past about 100 KB): 32 KiB, about 500
+    /// subscriptions of one short parameter. ``SyncReplica/setSubscriptions(_:)`` refuses more,
+    /// on every transport alike.
+    public static let maximumEncodedBytes = 32_768
+
     /// A subscription to the instances of `bucket` with these parameter values.
     public init(bucket: String, parameters: [String: SyncValue] = [:], priority: Int = 0) {
         self.bucket = bucket

@@ -52,6 +52,12 @@ extension SyncReplica {
         try await database.write { connection in
             var unique: [SyncSubscription] = []
             for subscription in change(try Self.subscriptions(connection)) where !unique.contains(subscription) { unique.append(subscription) }
+            let bytes = try HTTPSyncTransport.subscriptionsQuery(unique).first?.value?.utf8.count ?? 0
+            guard bytes <= SyncSubscription.maximumEncodedBytes else {
+                throw SyncError.refused(
+                    "\(unique.count) subscriptions take \(bytes) bytes in a request, past the \(SyncSubscription.maximumEncodedBytes) every transport carries; subscribe to fewer, broader instances (a bucket without parameters, or a parameter the rules group by)"
+                )
+            }
             let text = String(decoding: try encoder.encode(unique), as: UTF8.self)
             try SyncStatus.setState(Self.subscriptionsKey, unique.isEmpty ? .null : .text(text), connection)
         }

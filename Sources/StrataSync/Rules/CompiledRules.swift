@@ -135,6 +135,17 @@ package struct CompiledRules: Sendable {
                 kindsByName[quoted, default: []].insert(kind)
             }
         }
+        // Columns declared with another collation than BINARY: SQLite compares them its way
+        // (`COLLATE NOCASE` gives alice the rows of ALICE), PostgreSQL exactly.
+        var collated: [String: String] = [:]
+        for (_, table) in tables {
+            for column in try schema.schemaReader.columns(ofTable: table) {
+                guard let collation = schema.schemaReader.declaredCollation(ofTable: table, column: column.name),
+                    collation.uppercased() != "BINARY"
+                else { continue }
+                collated[quoteIdentifier(names[column.name] ?? column.name)] = "\(column.name) is declared COLLATE \(collation) in \(table)"
+            }
+        }
         let quotedTableNames = Set(tables.keys.map { quoteIdentifier(names[$0] ?? $0) })
         // A view hides the tables it reads from the hub, which then could not follow them.
         let quotedViews = Set(
@@ -153,6 +164,13 @@ package struct CompiledRules: Sendable {
         }
         func checkComparisons(_ rule: RuleText, _ place: String, ownTable: String? = nil, bucketKinds: [String: RuleOperandKind] = [:]) throws {
             try refuseViews(rule, place)
+            for piece in rule.pieces {
+                if case .verbatim(let text) = piece, let why = collated[text] {
+                    throw SyncError.invalidRules(
+                        "\(place): \(why): SQLite compares it that way and PostgreSQL byte for byte, so the stores would give different rows; rules read columns of the default collation (BINARY)"
+                    )
+                }
+            }
             try rule.checkComparisons(
                 place: place, ownTable: ownTable.map { quoteIdentifier(names[$0] ?? $0) },
                 isTable: { quotedTableNames.contains($0) }, bucketKinds: bucketKinds, column: columnKind)

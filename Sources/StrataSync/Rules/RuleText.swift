@@ -87,6 +87,16 @@ struct RuleText: Sendable, Equatable {
                 // The name inside, unquoted, resolved like a bare one.
                 let inner = String(decoding: Array(quoted.utf8.dropFirst().dropLast()), as: UTF8.self)
                 let unescaped = String(decoding: Self.undoubled(Array(inner.utf8), quote: UInt8(ascii: "\"")), as: UTF8.self)
+                let lowered = unescaped.lowercased()
+                if lowered.hasPrefix("sqlite_"), !names.knows(unescaped) {
+                    throw refuse("\(quoted) is SQLite's own table; rules read the space's tables")
+                }
+                if ["rowid", "_rowid_", "oid"].contains(lowered), !names.knows(unescaped) {
+                    throw refuse("\(quoted) is SQLite's rowid, which each copy of a row numbers its own way (PostgreSQL has none); name a column")
+                }
+                if ["main", "temp"].contains(lowered), peek() == UInt8(ascii: "."), !names.knows(unescaped) {
+                    throw refuse("\(quoted).… names a schema; rules name the space's tables and columns without one")
+                }
                 pieces.append(.verbatim(try name(unescaped)))
                 continue
             }
@@ -116,6 +126,19 @@ struct RuleText: Sendable, Equatable {
                     pieces.append(.verbatim(upper))
                     continue
                 }
+                // SQLite's own names for a row's key: they differ between the hub's copies of a
+                // row (and PostgreSQL has none), so a rule reading one cannot be followed.
+                if lower.hasPrefix("sqlite_"), !names.knows(word) {
+                    throw refuse("\(word) is SQLite's own table; rules read the space's tables")
+                }
+                if ["rowid", "_rowid_", "oid"].contains(lower), !names.knows(word) {
+                    throw refuse("\(word) is SQLite's rowid, which each copy of a row numbers its own way (PostgreSQL has none); name a column")
+                }
+                // `main.doc`, `temp.doc.col`: schemas are SQLite's alone (PostgreSQL reads them as
+                // its own), and a pull re-reads rows outside the space's schema.
+                if ["main", "temp"].contains(lower), peek() == UInt8(ascii: "."), !names.knows(word) {
+                    throw refuse("\(word).… names a schema; rules name the space's tables and columns without one")
+                }
                 if isSQLiteKeyword(word) && !names.knows(word) {
                     throw refuse("\(word) is not in the rule language (comparisons, AND/OR/NOT, IN, IS [NOT] NULL, EXISTS, SELECT … FROM … WHERE …)")
                 }
@@ -133,6 +156,10 @@ struct RuleText: Sendable, Equatable {
                     while let digit = peek(), (0x30...0x39).contains(digit) { index += 1 }
                 }
                 if let next = peek(), isWordByte(next) { throw refuse("a number runs into a name (hex and exponents are not in the rule language)") }
+                let digits = bytes[start..<index]
+                if !digits.contains(UInt8(ascii: ".")), Int64(String(decoding: digits, as: UTF8.self)) == nil {
+                    throw refuse("the number \(String(decoding: digits, as: UTF8.self)) is past 64 bits: a REAL in SQLite, an exact NUMERIC in PostgreSQL")
+                }
                 pieces.append(.verbatim(String(decoding: bytes[start..<index], as: UTF8.self)))
                 continue
             }

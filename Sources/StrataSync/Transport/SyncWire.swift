@@ -74,7 +74,10 @@ public enum SyncWire {
             }
         }
         while scalars.count % 4 != 0 { scalars.append("=") }
-        guard value.utf8.count <= maximumHeaderBytes, let data = Data(base64Encoded: String(scalars)),
+        guard value.utf8.count <= SyncSubscription.maximumEncodedBytes else {
+            throw SyncError.refused("the subscriptions take \(value.utf8.count) bytes, past the \(SyncSubscription.maximumEncodedBytes) a request carries")
+        }
+        guard let data = Data(base64Encoded: String(scalars)),
             let subscriptions = try? JSONDecoder().decode([SyncSubscription].self, from: data)
         else { throw SyncError.refused("the subscriptions item is not base64url JSON of subscriptions") }
         return subscriptions
