@@ -98,6 +98,13 @@ package final class PreparedStatement {
         if position < namedBindOrder.count, sameParameterName(namedBindOrder[position].name, name) {
             return namedBindOrder[position].index
         }
+        return learnParameterIndex(forName: name, position: position)
+    }
+
+    /// The prediction's miss: the table's answer, remembered for the next bind at `position`.
+    /// Kept out of line so the hit, once per value of every row, stays a few instructions.
+    @inline(never)
+    func learnParameterIndex(forName name: String, position: Int) -> Int32 {
         let index = parameterIndex(forName: name)
         if position < namedBindOrder.count {
             namedBindOrder[position] = (name, index)
