@@ -12,12 +12,8 @@ extension Statement {
     /// The 1-based index of the parameter named `name` (`":id"`, `"@id"`, `"$id"`, or `"id"`
     /// for any of them), or nil.
     public final func indexOfParameterNamed(_ name: String) -> Int? {
-        for candidate in [name, ":" + name, "@" + name, "$" + name] {
-            let index = sqlite3_bind_parameter_index(statementHandle, candidate)
-            if index > 0 { return Int(index) }
-            if let first = name.first, ":@$?".contains(first) { break }
-        }
-        return nil
+        let index = indexOfParameter(bareOrPrefixedName: name)
+        return index > 0 ? Int(index) : nil
     }
 
     /// Sets every parameter to NULL.

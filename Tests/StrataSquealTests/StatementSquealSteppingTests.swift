@@ -34,6 +34,32 @@ import StrataSqueal
         #expect(try statement.selectNext { $0.stringValue("name") } == nil)
     }
 
+    @Test func bareNamesFindTheFirstOfColonAtDollar() throws {
+        let db = try Connection(storageLocation: .inMemory)
+        let select = try db.prepareStatement("SELECT $v, @v, :v, @w, $x, ?6, :\u{E9}, :e\u{301}")
+        #expect(select.indexOfParameterNamed("v") == 3)
+        #expect(select.indexOfParameterNamed("w") == 4)
+        #expect(select.indexOfParameterNamed("x") == 5)
+        #expect(select.indexOfParameterNamed("$v") == 1)
+        #expect(select.indexOfParameterNamed("?6") == 6)
+        #expect(select.indexOfParameterNamed("6") == nil)
+        // Names are bytes to SQLite: precomposed and decomposed are two parameters.
+        #expect(select.indexOfParameterNamed("\u{E9}") == 7)
+        #expect(select.indexOfParameterNamed("e\u{301}") == 8)
+        #expect(select.indexOfParameterNamed(":e\u{301}") == 8)
+        #expect(select.indexOfParameterNamed("v\0w") == nil)
+        for round in 0..<50 {
+            try select.bind(namedParameters: ["v": round, "@v": round + 1, "$v": round + 2, "w": nil, "x": "x\(round)"])
+            #expect(
+                try select.selectNext { row in (0..<5).map { row.stringValueAtIndex($0) ?? "-" } } == [
+                    "\(round + 2)", "\(round + 1)", "\(round)", "-", "x\(round)"
+                ])
+            try select.reset()
+        }
+        let unknown = sqliteError { try select.bind(namedParameters: ["nope": 1]) }
+        #expect(unknown?.message == "Bind could not find index for key: 'nope'")
+    }
+
     @Test func bindingByIndexAndName() throws {
         let db = try makeDatabase()
         let insert = try db.prepareStatement("INSERT INTO t(name, score, flag, data) VALUES (:name, @score, $flag, ?4)")

@@ -69,15 +69,23 @@ package final class PreparedStatement {
     @exclusivity(unchecked) @usableFromInline var namesResolved = false
     @exclusivity(unchecked) @usableFromInline var hasDuplicateNames = false
 
-    /// Parameter name → index, filled as names are first bound (named binds happen per row).
-    @exclusivity(unchecked) var parameterIndexes: [String: Int32] = [:]
+    /// The statement's parameter names, read from SQLite at its first named bind. The SQL text
+    /// alone numbers the parameters, so they outlive a re-prepare by SQLite (the same text,
+    /// recompiled after a schema change); the same SQL prepared again (on another connection, or
+    /// after the cache evicted it) is another `PreparedStatement`, which reads its own.
+    @exclusivity(unchecked) private var parameterNameTable: ParameterNameTable?
+
+    /// The statement's parameter names, read once.
+    package var parameterNames: ParameterNameTable {
+        if let table = parameterNameTable { return table }
+        let table = ParameterNameTable(handle)
+        parameterNameTable = table
+        return table
+    }
 
     /// The index of the parameter named `name` (with its prefix), or 0 when there is none.
     func parameterIndex(forName name: String) -> Int32 {
-        if let index = parameterIndexes[name] { return index }
-        let index = sqlite3_bind_parameter_index(handle, name)
-        if index > 0 { parameterIndexes[name] = index }
-        return index
+        parameterNames.indexOfParameter(prefixedName: name)
     }
 
     /// The names of the previous named bind in the dictionary's iteration order, which repeats
@@ -87,9 +95,16 @@ package final class PreparedStatement {
     /// The index of the parameter named `name`, bound at `position` of a named bind.
     @usableFromInline
     func parameterIndex(forName name: String, position: Int) -> Int32 {
-        if position < namedBindOrder.count, namedBindOrder[position].name == name {
+        if position < namedBindOrder.count, sameParameterName(namedBindOrder[position].name, name) {
             return namedBindOrder[position].index
         }
+        return learnParameterIndex(forName: name, position: position)
+    }
+
+    /// The prediction's miss: the table's answer, remembered for the next bind at `position`.
+    /// Kept out of line so the hit, once per value of every row, stays a few instructions.
+    @inline(never)
+    func learnParameterIndex(forName name: String, position: Int) -> Int32 {
         let index = parameterIndex(forName: name)
         if position < namedBindOrder.count {
             namedBindOrder[position] = (name, index)

@@ -15,6 +15,13 @@ extension Statement {
     /// Throws the connection's error for a failed `sqlite3_bind_*` result (no-op for `SQLITE_OK`).
     package func checkBindResult(_ code: Int32, index: Int32) throws { try checkBind(code, index: index) }
 
+    /// The index of the parameter named `name`, with its prefix (`":id"`) or without it (`"id"`
+    /// for the first of `:id`, `@id`, `$id`), or 0. The statement reads its parameter names once,
+    /// so a layer that binds by name row after row builds no prefixed strings to ask SQLite.
+    package final func indexOfParameter(bareOrPrefixedName name: String) -> Int32 {
+        prepared.parameterNames.indexOfParameter(bareOrPrefixedName: name)
+    }
+
     /// Binds `value` (NULL when nil) to the 1-based parameter `index`, throwing SQLite's error;
     /// no reset, so a caller binding every parameter of a cached statement pays nothing extra.
     @inline(__always)

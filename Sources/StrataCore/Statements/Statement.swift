@@ -177,14 +177,28 @@ open class Statement {
         resetForNewExecution()
         var coverage = NamedBindCoverage(handle)
         defer { coverage.finish(handle) }
-        for (position, (key, value)) in parameters.enumerated() {
+        // Keys and values walked side by side (the two views share the dictionary's order):
+        // iterating `(key, value)` pairs copied each element's optional existential twice through
+        // the runtime's value witnesses, more than SQLite's bind costs.
+        var keys = parameters.keys.makeIterator()
+        var position = 0
+        for value in parameters.values {
+            guard let key = keys.next() else { break }
             let index = try parameterIndex(named: key, position: position)
-            let code = try value?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
-            try checkBind(code, index: index)
+            try bindNamedValue(value, at: index)
             coverage.bound(index)
+            position += 1
         }
         coverage.succeeded = true
         return self
+    }
+
+    /// Binds one value of a dictionary bind (NULL when nil). Not inlined: taking the optional by
+    /// reference spares the copy that unwrapping it in the loop made.
+    @inline(never)
+    final func bindNamedValue(_ value: Bindable?, at index: Int32) throws {
+        let code = try value?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
+        if code != SQLITE_OK { try checkBind(code, index: index) }
     }
 
     @usableFromInline
