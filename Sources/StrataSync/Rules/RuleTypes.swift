@@ -353,8 +353,8 @@ extension RuleText {
         }
 
         mutating func readAdditive() throws -> ValueType {
-            var type = try readUnary()
-            while let op = word, op == "+" || op == "-" || op == "*" {
+            let type = try readUnary()
+            if let op = word, op == "+" || op == "-" || op == "*" {
                 index += 1
                 let right = try readUnary()
                 for operand in [type, right] where !(operand == .number || operand == .null || operand == .unknown) {
@@ -363,7 +363,8 @@ extension RuleText {
                 // Even on numbers: past 64 bits SQLite makes a REAL and PostgreSQL fails the
                 // statement, so one row a user writes would fail every pull of the view there.
                 throw refuse(
-                    "arithmetic (\(op)) is not in the rule language: a result past 64 bits is a REAL in SQLite and an error in PostgreSQL, which would fail every pull; compare columns and values as they are")
+                    "arithmetic (\(op)) is not in the rule language: a result past 64 bits is a REAL in SQLite and an error in PostgreSQL, which would fail every pull; compare columns and values as they are"
+                )
             }
             return type
         }
@@ -373,14 +374,23 @@ extension RuleText {
                 index += 1
                 // A sign on a number written out (`-1`); on anything else it is arithmetic, and
                 // `-n` of the smallest INTEGER is a REAL in SQLite and an error in PostgreSQL.
-                let literal = index < pieces.count && { if case .verbatim(let text) = pieces[index], let first = text.utf8.first, (0x30...0x39).contains(first) { return true } else { return false } }()
+                let literal =
+                    index < pieces.count
+                    && {
+                        if case .verbatim(let text) = pieces[index], let first = text.utf8.first, (0x30...0x39).contains(first) {
+                            return true
+                        } else {
+                            return false
+                        }
+                    }()
                 let type = try readUnary()
                 guard type == .number || type == .null || type == .unknown else {
                     throw refuse("\(op) on \(type.words): SQLite reads it as a number, PostgreSQL refuses; compute on numbers only")
                 }
                 guard literal else {
                     throw refuse(
-                        "\(op) before a value that is not a number written out is arithmetic, not in the rule language (-n of the smallest INTEGER is a REAL in SQLite and an error in PostgreSQL)")
+                        "\(op) before a value that is not a number written out is arithmetic, not in the rule language (-n of the smallest INTEGER is a REAL in SQLite and an error in PostgreSQL)"
+                    )
                 }
                 return .number
             }
