@@ -91,8 +91,10 @@ struct RuleText: Sendable, Equatable {
                 if lowered.hasPrefix("sqlite_"), !names.knows(unescaped) {
                     throw refuse("\(quoted) is SQLite's own table; rules read the space's tables")
                 }
-                if ["rowid", "_rowid_", "oid"].contains(lowered), !names.knows(unescaped) {
-                    throw refuse("\(quoted) is SQLite's rowid, which each copy of a row numbers its own way (PostgreSQL has none); name a column")
+                if ["rowid", "_rowid_", "oid"].contains(lowered) {
+                    throw refuse(
+                        "\(quoted) is SQLite's rowid, which each copy of a row numbers its own way (PostgreSQL has none); name another column (rename a column so named)"
+                    )
                 }
                 if ["main", "temp"].contains(lowered), peek() == UInt8(ascii: "."), !names.knows(unescaped) {
                     throw refuse("\(quoted).… names a schema; rules name the space's tables and columns without one")
@@ -131,8 +133,12 @@ struct RuleText: Sendable, Equatable {
                 if lower.hasPrefix("sqlite_"), !names.knows(word) {
                     throw refuse("\(word) is SQLite's own table; rules read the space's tables")
                 }
-                if ["rowid", "_rowid_", "oid"].contains(lower), !names.knows(word) {
-                    throw refuse("\(word) is SQLite's rowid, which each copy of a row numbers its own way (PostgreSQL has none); name a column")
+                // Even when one table has a column so named: in another table's rule SQLite would
+                // read that table's rowid under the name.
+                if ["rowid", "_rowid_", "oid"].contains(lower) {
+                    throw refuse(
+                        "\(word) is SQLite's rowid, which each copy of a row numbers its own way (PostgreSQL has none); name another column (rename a column so named)"
+                    )
                 }
                 // `main.doc`, `temp.doc.col`: schemas are SQLite's alone (PostgreSQL reads them as
                 // its own), and a pull re-reads rows outside the space's schema.
