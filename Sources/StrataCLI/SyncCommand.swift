@@ -285,11 +285,8 @@ struct SubscriptionArguments: ParsableArguments {
     /// Each `NAME=VALUE`, split at the first `=` scalar.
     static func pairs(_ values: [String], option: String) throws -> [(String, String)] {
         try values.map { text in
-            let scalars = text.unicodeScalars
-            guard let equals = scalars.firstIndex(of: "="), equals != scalars.startIndex else {
-                throw ValidationError("--\(option) takes NAME=VALUE, not \(text.debugDescription)")
-            }
-            return (String(scalars[..<equals]), String(scalars[scalars.index(after: equals)...]))
+            guard let pair = splitNameValueArgument(text) else { throw ValidationError("--\(option) takes NAME=VALUE, not \(text.debugDescription)") }
+            return pair
         }
     }
 

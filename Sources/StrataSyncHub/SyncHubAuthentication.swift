@@ -149,11 +149,7 @@ public enum SyncHubAuthentication: Sendable {
         }
     }
 
-    private static func base64URLDecoded(_ text: Substring) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
-    }
+    private static func base64URLDecoded(_ text: Substring) -> Data? { SyncWire.data(fromBase64URL: text) }
 }
 
 /// The claims of a hub token: `sub` (the user), `spaces` (space name to `"rw"` or `"r"`),

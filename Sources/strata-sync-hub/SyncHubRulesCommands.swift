@@ -209,11 +209,8 @@ struct SyncHubTokenCommand: AsyncParsableCommand {
     /// Character, and still the separator).
     static func splitPairs(_ values: [String], option: String, form: String) throws -> [(String, String)] {
         try values.map { text in
-            let scalars = text.unicodeScalars
-            guard let equals = scalars.firstIndex(of: "="), equals != scalars.startIndex else {
-                throw ValidationError("--\(option) takes \(form), not \(text.debugDescription)")
-            }
-            return (String(scalars[..<equals]), String(scalars[scalars.index(after: equals)...]))
+            guard let pair = splitNameValueArgument(text) else { throw ValidationError("--\(option) takes \(form), not \(text.debugDescription)") }
+            return pair
         }
     }
 

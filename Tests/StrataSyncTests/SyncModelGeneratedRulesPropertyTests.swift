@@ -346,22 +346,7 @@ extension SyncModelPropertyTests {
     }
 }
 
-/// A value as an SQL literal, for the oracle's own queries (text quoted scalar by scalar: a quote
-/// before a combining mark is one Character).
+/// A value as an SQL literal, for the oracle's own queries: the kernel's.
 enum SyncModelGeneratedRulesLiteral {
-    static func sql(_ value: SyncValue) -> String {
-        switch value {
-        case .null: return "NULL"
-        case .integer(let v): return String(v)
-        case .real(let v): return v == v.rounded() && abs(v) < 1e15 ? String(format: "%.1f", v) : "\(v)"
-        case .text(let v):
-            var scalars = String.UnicodeScalarView()
-            for scalar in v.unicodeScalars {
-                scalars.append(scalar)
-                if scalar == "'" { scalars.append("'") }
-            }
-            return "'" + String(scalars) + "'"
-        case .blob(let v): return "x'" + v.map { String(format: "%02x", $0) }.joined() + "'"
-        }
-    }
+    static func sql(_ value: SyncValue) -> String { sqlLiteral(value.binding) }
 }

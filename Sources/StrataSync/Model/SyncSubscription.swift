@@ -1,5 +1,6 @@
 // What part of its view a replica asks for.
 import Foundation
+import Strata
 
 /// Part of a replica's view that it asks for: the instances of one bucket whose parameter
 /// values match.
@@ -61,17 +62,8 @@ public struct SyncSubscription: Codable, Sendable, Hashable, CustomStringConvert
             + (priority == 0 ? "" : " priority \(priority)")
     }
 
-    /// A value as SQL would write it: `'o2'`, `1`, `2.5`, `x'00ff'`, `NULL`.
-    static func shown(_ value: SyncValue) -> String {
-        switch value {
-        case .null: return "NULL"
-        case .integer(let v): return String(v)
-        case .real(let v): return "\(v)"
-        case .text(let v):
-            return "'" + String(String.UnicodeScalarView(v.unicodeScalars.flatMap { $0 == "'" ? [$0, $0] : [$0] })) + "'"
-        case .blob(let v): return "x'" + v.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() + "'"
-        }
-    }
+    /// A value as SQL would write it (`'o2'`, `1`, `X'00FF'`, `NULL`): the kernel's literal.
+    static func shown(_ value: SyncValue) -> String { sqlLiteral(value.binding) }
 
     /// Whether an instance of this subscription's bucket, with `values` for the parameter
     /// `columns` (lower-cased), is one it asks for.

@@ -70,6 +70,24 @@ struct RuleText: Sendable, Equatable {
             }
             return String(decoding: bytes[start..<index], as: UTF8.self)
         }
+        /// Refuses names only SQLite reads, bare or quoted (`shown` as written): its own tables,
+        /// the rowid (numbered per copy of a row, and read under the name even beside a column so
+        /// named in another table), and schema qualifiers (`main.doc`), which PostgreSQL reads
+        /// as its own.
+        func refuseSQLiteOwnName(_ name: String, shown: String) throws {
+            let lowered = name.lowercased()
+            if lowered.hasPrefix("sqlite_"), !names.knows(name) {
+                throw refuse("\(shown) is SQLite's own table; rules read the space's tables")
+            }
+            if ["rowid", "_rowid_", "oid"].contains(lowered) {
+                throw refuse(
+                    "\(shown) is SQLite's rowid, which each copy of a row numbers its own way (PostgreSQL has none); name another column (rename a column so named)"
+                )
+            }
+            if ["main", "temp"].contains(lowered), peek() == UInt8(ascii: "."), !names.knows(name) {
+                throw refuse("\(shown).… names a schema; rules name the space's tables and columns without one")
+            }
+        }
         func name(_ word: String) throws -> String {
             quoteIdentifier(try names.spelling(of: word, place: place) ?? word)
         }
@@ -87,18 +105,7 @@ struct RuleText: Sendable, Equatable {
                 // The name inside, unquoted, resolved like a bare one.
                 let inner = String(decoding: Array(quoted.utf8.dropFirst().dropLast()), as: UTF8.self)
                 let unescaped = String(decoding: Self.undoubled(Array(inner.utf8), quote: UInt8(ascii: "\"")), as: UTF8.self)
-                let lowered = unescaped.lowercased()
-                if lowered.hasPrefix("sqlite_"), !names.knows(unescaped) {
-                    throw refuse("\(quoted) is SQLite's own table; rules read the space's tables")
-                }
-                if ["rowid", "_rowid_", "oid"].contains(lowered) {
-                    throw refuse(
-                        "\(quoted) is SQLite's rowid, which each copy of a row numbers its own way (PostgreSQL has none); name another column (rename a column so named)"
-                    )
-                }
-                if ["main", "temp"].contains(lowered), peek() == UInt8(ascii: "."), !names.knows(unescaped) {
-                    throw refuse("\(quoted).… names a schema; rules name the space's tables and columns without one")
-                }
+                try refuseSQLiteOwnName(unescaped, shown: quoted)
                 pieces.append(.verbatim(try name(unescaped)))
                 continue
             }
@@ -128,23 +135,7 @@ struct RuleText: Sendable, Equatable {
                     pieces.append(.verbatim(upper))
                     continue
                 }
-                // SQLite's own names for a row's key: they differ between the hub's copies of a
-                // row (and PostgreSQL has none), so a rule reading one cannot be followed.
-                if lower.hasPrefix("sqlite_"), !names.knows(word) {
-                    throw refuse("\(word) is SQLite's own table; rules read the space's tables")
-                }
-                // Even when one table has a column so named: in another table's rule SQLite would
-                // read that table's rowid under the name.
-                if ["rowid", "_rowid_", "oid"].contains(lower) {
-                    throw refuse(
-                        "\(word) is SQLite's rowid, which each copy of a row numbers its own way (PostgreSQL has none); name another column (rename a column so named)"
-                    )
-                }
-                // `main.doc`, `temp.doc.col`: schemas are SQLite's alone (PostgreSQL reads them as
-                // its own), and a pull re-reads rows outside the space's schema.
-                if ["main", "temp"].contains(lower), peek() == UInt8(ascii: "."), !names.knows(word) {
-                    throw refuse("\(word).… names a schema; rules name the space's tables and columns without one")
-                }
+                try refuseSQLiteOwnName(word, shown: word)
                 if isSQLiteKeyword(word) && !names.knows(word) {
                     throw refuse("\(word) is not in the rule language (comparisons, AND/OR/NOT, IN, IS [NOT] NULL, EXISTS, SELECT … FROM … WHERE …)")
                 }

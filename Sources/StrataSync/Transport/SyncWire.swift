@@ -65,22 +65,29 @@ public enum SyncWire {
     /// - Throws: ``SyncError/refused(_:)`` when the item is not base64url JSON of subscriptions.
     package static func decodeSubscriptionsQuery(_ value: String?) throws -> [SyncSubscription]? {
         guard let value, !value.isEmpty else { return nil }
-        var scalars = String.UnicodeScalarView()
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "-": scalars.append("+")
-            case "_": scalars.append("/")
-            default: scalars.append(scalar)
-            }
-        }
-        while scalars.count % 4 != 0 { scalars.append("=") }
         guard value.utf8.count <= SyncSubscription.maximumEncodedBytes else {
             throw SyncError.refused("the subscriptions take \(value.utf8.count) bytes, past the \(SyncSubscription.maximumEncodedBytes) a request carries")
         }
-        guard let data = Data(base64Encoded: String(scalars)),
-            let subscriptions = try? JSONDecoder().decode([SyncSubscription].self, from: data)
-        else { throw SyncError.refused("the subscriptions item is not base64url JSON of subscriptions") }
+        guard let data = data(fromBase64URL: value), let subscriptions = try? JSONDecoder().decode([SyncSubscription].self, from: data) else {
+            throw SyncError.refused("the subscriptions item is not base64url JSON of subscriptions")
+        }
         return subscriptions
+    }
+
+    /// `data` in base64url without padding (RFC 4648, section 5), as JWTs and query items carry it.
+    package static func base64URL(_ data: Data) -> String {
+        String(
+            String.UnicodeScalarView(
+                data.base64EncodedString().unicodeScalars.compactMap { scalar -> Unicode.Scalar? in
+                    scalar == "+" ? "-" : scalar == "/" ? "_" : scalar == "=" ? nil : scalar
+                }))
+    }
+
+    /// The bytes base64url `text` (padded or not) holds; nil when it is not base64url.
+    package static func data(fromBase64URL text: some StringProtocol) -> Data? {
+        var scalars = String.UnicodeScalarView(text.unicodeScalars.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
+        scalars += repeatElement("=", count: (4 - scalars.count % 4) % 4)
+        return Data(base64Encoded: String(scalars))
     }
 
     /// A push request from its network body, every length checked.
@@ -294,17 +301,7 @@ public struct HTTPSyncTransport: SyncTransport {
         guard let subscriptions, !subscriptions.isEmpty else { return [] }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let base64 = try encoder.encode(subscriptions).base64EncodedString()
-        var scalars = String.UnicodeScalarView()
-        for scalar in base64.unicodeScalars {
-            switch scalar {
-            case "+": scalars.append("-")
-            case "/": scalars.append("_")
-            case "=": continue
-            default: scalars.append(scalar)
-            }
-        }
-        return [URLQueryItem(name: "subscriptions", value: String(scalars))]
+        return [URLQueryItem(name: "subscriptions", value: SyncWire.base64URL(try encoder.encode(subscriptions)))]
     }
 
     private func spaceURL(_ space: String, _ action: String) -> URL {
