@@ -287,6 +287,30 @@ import Testing
         #expect(throws: SyncError.self) { try SyncRules(json: Data(#"{"buckets": [{"data": {"doc": "true"}}]}"#.utf8)) }
     }
 
+    /// A key written twice in one object (a corrected line appended below the old one) is
+    /// refused: JSONDecoder kept the first, so `"doc": "true"` made the bucket public.
+    @Test func aRulesFileThatWritesAKeyTwiceIsRefusedNamingIt() throws {
+        let cases: [(String, String)] = [
+            (#"{"buckets": [{"name": "b", "data": {"doc": "true", "doc": "owner = auth.user"}}]}"#, "$.buckets[0].data.doc"),
+            (
+                #"{"buckets": [{"name": "b", "parameters": "SELECT 1 AS x", "parameters": "SELECT 2 AS x", "data": {"doc": "true"}}]}"#,
+                "$.buckets[0].parameters"
+            ),
+            (#"{"buckets": [], "writes": {"doc": "true"}, "writes": {}}"#, "$.writes")
+        ]
+        for (json, path) in cases {
+            do {
+                _ = try SyncRules(json: Data(json.utf8))
+                Issue.record("accepted \(json)")
+            } catch SyncError.invalidRules(let message) {
+                #expect(message.contains(path) && message.contains("twice"), "\(message)")
+            }
+        }
+        // The same key in two objects is two keys.
+        let rules = try SyncRules(json: Data(#"{"buckets": [{"name": "a", "data": {"doc": "true"}}, {"name": "b", "data": {"doc": "true"}}]}"#.utf8))
+        #expect(rules.buckets.count == 2)
+    }
+
     @Test func aRuleSQLiteCannotCompileIsRefusedInWordsNamingTheRule() async throws {
         let space = try await Space(rules: SyncRules(buckets: [SyncBucket(name: "all", data: ["doc": "true"])]))
         do {

@@ -136,6 +136,7 @@ import Testing
             ("doc", "9223372036854775807 + 1 > 0", "arithmetic"), ("doc", "3000000000 * 4000000000 > 0", "arithmetic"),
             ("doc", "n + 1 > n", "arithmetic"), ("doc", "-n > 0", "arithmetic"), ("doc", "n > 99999999999999999999", "64 bits"),
             ("doc", "folded = auth.user", "COLLATE NOCASE"), ("doc", "padded = auth.user", "COLLATE RTRIM"),
+            ("doc", "id IN ()", "IN ()"), ("doc", "id NOT IN ( )", "IN ()"),
             ("doc", "owner IN (SELECT name FROM sqlite_master)", "SQLite's own table"),
             ("doc", "owner IN (SELECT name FROM \"sqlite_schema\")", "SQLite's own table")
         ]

@@ -327,6 +327,7 @@ extension RuleText {
             let negated = takeWord("NOT")
             if takeWord("IN") {
                 try expectWord("(")
+                if word == ")" { throw refuse("IN () is SQLite's alone (PostgreSQL has no empty list); write FALSE, or NOT IN a list") }
                 if word == "SELECT" {
                     let selected = try readQuery()
                     guard selected.count == 1 else { throw refuse("IN (SELECT …) selects \(selected.count) columns; select one") }

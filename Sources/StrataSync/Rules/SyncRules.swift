@@ -182,6 +182,15 @@ public struct SyncRules: Codable, Sendable, Equatable {
     /// Reads rules from JSON bytes (the format of ``init(contentsOf:)``).
     /// - Throws: ``SyncError/invalidRules(_:)``.
     public init(json: Data) throws {
+        // A key written twice in one object: JSONDecoder keeps one silently, so a corrected line
+        // appended below the old one (`"t": "true", "t": "owner = auth.user"`) would be dropped
+        // and the bucket left public. SQLite's JSON reader keeps both, and tells.
+        if let repeated = try? Connection(storageLocation: .inMemory).query(
+            "SELECT fullkey FROM json_tree(CAST(? AS TEXT)) WHERE typeof(key) = 'text' GROUP BY parent, key HAVING count(*) > 1 LIMIT 1", json)
+            as String?
+        {
+            throw SyncError.invalidRules("the rules name the key at \(repeated) twice in one object; write each key once")
+        }
         do {
             self = try JSONDecoder().decode(SyncRules.self, from: json)
         } catch let error as SyncError {
