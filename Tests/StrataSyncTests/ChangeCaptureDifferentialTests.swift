@@ -213,6 +213,30 @@ import SQLite3
         return (changeset, try rows(connection, tables))
     }
 
+    /// A write that changes only a REAL's sign (-0.0 to 0.0 and back) reaches the hub: the
+    /// capture compared REALs by value and left the change out (seed 0xA36A6407773A3298).
+    @Test func aChangeOfSignAloneIsCaptured() async throws {
+        let folder = try SyncFolder()
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        let schema = "CREATE TABLE m(id TEXT PRIMARY KEY NOT NULL, r)" // untyped: a REAL column stores -0.0 as 0
+        try hub.createSpace("s") { try $0.execute(schema) }
+        try Connection(storageLocation: .onDisk(folder.path("r.sqlite"))).execute(schema)
+        let replica = try SyncReplica(
+            database: try Database(path: folder.path("r.sqlite")), replicaID: "r", space: "s", tables: ["m"], transport: InProcessSyncTransport(hub: hub))
+        func hubBits() throws -> UInt64? {
+            try hub.withSpace("s") { (try $0.query("SELECT r FROM m WHERE id = 'a'") as Double?)?.bitPattern }
+        }
+        try await replica.write { try $0.run("INSERT INTO m VALUES ('a', ?)", -0.0) }
+        try await replica.sync()
+        #expect(try hubBits() == (-0.0 as Double).bitPattern)
+        try await replica.write { try $0.run("UPDATE m SET r = ? WHERE id = 'a'", 0.0) }
+        try await replica.sync()
+        #expect(try hubBits() == (0.0 as Double).bitPattern)
+        try await replica.write { try $0.run("UPDATE m SET r = ? WHERE id = 'a'", -0.0) }
+        try await replica.sync()
+        #expect(try hubBits() == (-0.0 as Double).bitPattern)
+    }
+
     @Test func hookCaptureHasTheSessionsEffect() throws {
         try PropertyCheck.run("hook capture = session capture", cases: 60) { random in
             let (tables, triggers) = Self.schema(&random)

@@ -587,15 +587,12 @@ enum ChangesetWriter {
         }
     }
 
-    /// Whether two fields hold the same value as the session compares them: the same type, and
-    /// equal numbers (REAL by value, so `-0.0` is `0.0`) or the same bytes.
+    /// Whether two fields hold the same value: the same type and the same bytes. A REAL compared
+    /// by value would take `-0.0` for `0.0` and leave a change to the sign out of the changeset,
+    /// so the row applied elsewhere would keep the old sign (a generated differential case).
     @inline(__always)
     static func sameValue(_ a: [UInt8], _ left: Range<Int>, _ b: [UInt8], _ right: Range<Int>) -> Bool {
-        guard a[left.lowerBound] == b[right.lowerBound] else { return false }
-        if a[left.lowerBound] == 2 {
-            return double(a, left.lowerBound + 1) == double(b, right.lowerBound + 1)
-        }
-        return a[left].elementsEqual(b[right])
+        a[left].elementsEqual(b[right])
     }
 
     @inline(__always)
