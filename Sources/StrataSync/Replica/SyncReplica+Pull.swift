@@ -193,9 +193,12 @@ extension SyncReplica {
     func noteProgress(phase: Int?) async throws {
         let tables = self.tables
         try await database.write { connection in
-            var rows = 0
-            for table in tables { rows += try connection.query("SELECT count(*) FROM " + quoteIdentifier(table)) ?? 0 }
-            try SyncProgress.note(rows: rows, phase: phase, connection)
+            // The sync's own statements: out of the user's trace and authorizer.
+            try connection.withBookkeeping {
+                var rows = 0
+                for table in tables { rows += try connection.query("SELECT count(*) FROM " + quoteIdentifier(table)) ?? 0 }
+                try SyncProgress.note(rows: rows, phase: phase, connection)
+            }
         }
     }
 
