@@ -284,6 +284,13 @@ enum SyncWorkloads {
                 throw BenchError.mismatch("sync-hub-group-commit: \(hubCount) rows, \(acknowledged.count) acknowledged")
             }
         }
+        // Entries SQLite's apply took because the hub's own applier declined them (conflicts,
+        // shapes it leaves to SQLite): none are expected here.
+        if !options.json {
+            let counts = SyncHub.applyCounts
+            FileHandle.standardError.write(
+                Data("sync-hub-group-commit: \(counts.direct) entries applied by the hub's applier, \(counts.declined) by SQLite's apply\n".utf8))
+        }
         return Result(
             workload: "sync-hub-group-commit: 8 replicas, 100-entry pushes", rows: replicas * perReplica,
             baseline: floor, sync: grouped, baselineName: "one INSERT transaction")

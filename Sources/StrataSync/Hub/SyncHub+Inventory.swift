@@ -36,3 +36,8 @@ extension SyncHub {
         }
     }
 }
+
+extension SyncHub {
+    /// How the hubs of this process have applied entries so far (for benchmarks and logs).
+    public static var applyCounts: SyncHubApplyCounts { HubApply.counts.current }
+}

@@ -9,13 +9,20 @@ package enum HubApply {
     /// returns the changes made and the rows the policy settled otherwise than by the entry.
     /// `fastPath` allows the apply without a session when nothing conflicts (see
     /// ``entriesAreTheChangesMade(tables:_:)``).
+    /// With `direct` (on the fast path), an entry that meets no conflict is applied by the
+    /// hub's own statements (``DirectChangesetApplier``); what it declines takes SQLite's apply.
     /// - Throws: `EntryRefusal` for a foreign key, a constraint or a policy's refusal.
     package static func apply(
         _ changeset: Data, replica: String, tables: [String], policies: [String: SyncPolicy],
-        fastPath: Bool, on connection: Connection
+        fastPath: Bool, direct: DirectChangesetApplier? = nil, on connection: Connection
     ) throws -> AppliedChanges {
         var settled: [(String, [SyncValue])] = []
         let synced = Set(tables.map { $0.lowercased() })
+        if fastPath, let direct {
+            let applied = try direct.apply(changeset, on: connection) { synced.contains($0.lowercased()) }
+            counts.withLock { applied ? ($0.direct += 1) : ($0.declined += 1) }
+            if applied { return AppliedChanges(made: changeset, settled: []) }
+        }
         // Most entries meet no conflict, and then the change the hub made is the entry itself:
         // applied without a session, aborting (SQLite undoes the whole apply) at the first
         // conflict, which takes the recorded path below. Halves the hub's cost. Not when the
@@ -69,9 +76,17 @@ package enum HubApply {
         return AppliedChanges(made: try session.changeset().data, settled: settled)
     }
 
+    /// Entries the hub's own applier took and declined in this process (the benchmark's count of
+    /// entries that still go through SQLite's apply).
+    package static let counts = Locked(SyncHubApplyCounts())
+
+    /// Whether the hub's own applier is used: `STRATA_HUB_APPLIER=sqlite` in the environment
+    /// leaves every entry to SQLite's apply, to measure the two side by side in one build.
+    package static let usesOwnApplier = ProcessInfo.processInfo.environment["STRATA_HUB_APPLIER"] != "sqlite"
+
     /// Whether applying an entry without a conflict makes exactly the entry's changes: no
     /// trigger and no foreign key action (CASCADE, SET NULL, SET DEFAULT) can add others.
-    static func entriesAreTheChangesMade(tables: [String], _ connection: Connection) throws -> Bool {
+    package static func entriesAreTheChangesMade(tables: [String], _ connection: Connection) throws -> Bool {
         let reader = connection.schemaReader
         if try reader.entries().contains(where: { $0.type == "trigger" }) { return false }
         let temporaryTriggers: Int = try connection.query(literal: "SELECT count(*) FROM temp.sqlite_master WHERE type = 'trigger'") ?? 0

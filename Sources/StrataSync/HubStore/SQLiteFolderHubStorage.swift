@@ -133,7 +133,9 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
         /// triggers an apply drops come back before its savepoint ends). Read for every entry,
         /// they took a quarter of the hub's time per push (schema reads are not cached inside a
         /// transaction).
-        var applyPlan: (tables: [String], triggers: [SyncTriggers.Trigger], fastPath: Bool)?
+        /// With the hub's own applier for the push's tables (its statements prepared once, where
+        /// the fast path holds).
+        var applyPlan: (tables: [String], triggers: [SyncTriggers.Trigger], fastPath: Bool, direct: DirectChangesetApplier?)?
     }
 
     /// One push alone in one IMMEDIATE transaction (a store that is not a folder's, the tests):
@@ -268,16 +270,18 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
         // The entry holds what the replica's triggers did to synced tables: the hub's triggers
         // that write synced tables stay off while it is applied, so the hub and every replica
         // agree; the others (local state) see the rows.
-        let triggers: [SyncTriggers.Trigger], fastPath: Bool
+        let triggers: [SyncTriggers.Trigger], fastPath: Bool, direct: DirectChangesetApplier?
         if push.isOpen, let plan = push.applyPlan, plan.tables == tables {
-            (triggers, fastPath) = (plan.triggers, plan.fastPath)
+            (triggers, fastPath, direct) = (plan.triggers, plan.fastPath, plan.direct)
         } else {
             triggers = try SyncTriggers.writingSyncedTables(tables, connection)
             fastPath = try HubApply.entriesAreTheChangesMade(tables: tables, connection)
-            if push.isOpen { push.applyPlan = (tables, triggers, fastPath) }
+            direct = fastPath && HubApply.usesOwnApplier ? try DirectChangesetApplier(tables: tables, connection: connection) : nil
+            if push.isOpen { push.applyPlan = (tables, triggers, fastPath, direct) }
         }
         return try SyncTriggers.withoutTriggers(triggers, connection) {
-            try HubApply.apply(changeset, replica: replica, tables: tables, policies: policies, fastPath: fastPath, on: connection)
+            try HubApply.apply(
+                changeset, replica: replica, tables: tables, policies: policies, fastPath: fastPath, direct: direct, on: connection)
         }
     }
 
