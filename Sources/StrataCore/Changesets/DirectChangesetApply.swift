@@ -102,7 +102,13 @@ package final class DirectChangesetApplier {
         try deferForeignKeys(connection)
         do {
             try connection.strataSavepoint(named: "strata_direct_apply") {
-                try ordered.withUnsafeBytes { bytes in try run(bytes, connection, accepts) }
+                do {
+                    try ordered.withUnsafeBytes { bytes in try run(bytes, connection, accepts) }
+                } catch {
+                    // A statement SQLite cannot prepare (a table past its limits) or any other
+                    // failure of a change: SQLite's apply, run next, meets it its own way.
+                    throw Declined()
+                }
                 if connection.outstandingDeferredForeignKeyError() != nil { throw Declined() }
             }
         } catch is Declined {

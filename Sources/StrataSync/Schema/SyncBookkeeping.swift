@@ -194,11 +194,16 @@ enum SyncBookkeeping {
 /// A bookkeeping table of keys and values (`key TEXT PRIMARY KEY, value`, WITHOUT ROWID).
 struct SyncKeyValues: Sendable {
     let definition: TableDefinition
+    /// The statements' text, rendered once: the hub reads and writes its chain for every entry.
+    private let selectSQL: String
+    private let upsertSQL: String
 
     init(_ name: String) {
         definition = TableDefinition(
             name, columns: [.init("key", type: "TEXT", [.primaryKey()]), .init("value")],
             options: .withoutRowID, ifNotExists: true)
+        selectSQL = "SELECT value FROM \(quoteIdentifier(name)) WHERE key = ?"
+        upsertSQL = StatementClauses.insert(into: name, columns: ["key", "value"], onConflict: .updateAll(conflictTarget: ["key"])).sql
     }
 
     func exists(_ connection: Connection) throws -> Bool {
@@ -206,12 +211,11 @@ struct SyncKeyValues: Sendable {
     }
 
     func value<Value: Extractable>(_ key: String, _ connection: Connection) throws -> Value? where Value.DataType == Value {
-        try connection.query(literal: "SELECT value FROM \(identifier: definition.name) WHERE key = \(key)")
+        try connection.query(literal: SQLFragment(sql: selectSQL, arguments: [.text(key)]))
     }
 
     func set(_ key: String, _ value: BindingValue, _ connection: Connection) throws {
-        let upsert = StatementClauses.insert(into: definition.name, columns: ["key", "value"], onConflict: .updateAll(conflictTarget: ["key"]))
-        try connection.run(literal: SQLFragment(sql: upsert.sql, arguments: [.text(key), value]))
+        try connection.run(literal: SQLFragment(sql: upsertSQL, arguments: [.text(key), value]))
     }
 }
 
