@@ -351,18 +351,24 @@ final class HookRecorder {
                 }
             }
         }
-        var output = Data()
+        // One byte array for the whole changeset, copied into `Data` once.
+        var output: [UInt8] = []
         for log in order where !log.rowKeys.isEmpty {
             guard let shape = log.shape else { continue }
             try write(log, shape, into: &output)
         }
         if let failure { throw failure }
-        return Changeset(data: output)
+        return Changeset(data: Data(output))
     }
 
-    private func write(_ log: TableLog, _ shape: CaptureTableShape, into output: inout Data) throws {
+    private func write(_ log: TableLog, _ shape: CaptureTableShape, into output: inout [UInt8]) throws {
         var changes: [UInt8] = []
         var inserts: [UInt8] = []
+        var current: [UInt8] = []
+        var new: [UInt8] = []
+        var foundKey: [UInt8] = []
+        var currentRanges: [Range<Int>] = []
+        var oldRanges: [Range<Int>] = []
         let handle = connection.handle
         try connection.withBookkeeping {
             try connection.withStatement(cachedFor: shape.selectByKey) { statement in
@@ -370,10 +376,6 @@ final class HookRecorder {
                 guard Int(sqlite3_column_count(select)) == shape.columnCount else {
                     throw SQLiteError(code: SQLITE_SCHEMA, message: "The columns of \(log.changesetName) changed during the capture")
                 }
-                var current: [UInt8] = []
-                var currentRanges: [Range<Int>] = []
-                var oldRanges: [Range<Int>] = []
-                var foundKey: [UInt8] = []
                 for row in log.rowKeys.indices {
                     let key = log.rowKeys[row]
                     // Read the row again by its key.
@@ -442,7 +444,7 @@ final class HookRecorder {
                         guard changed else { continue }
                         changes.append(0x17)
                         changes.append(indirect)
-                        var new: [UInt8] = []
+                        new.removeAll(keepingCapacity: true)
                         for column in 0..<shape.columnCount {
                             let isKey = shape.keyFlags[column] != 0
                             let differs = !isKey && !ChangesetWriter.sameValue(old, oldRanges[column], current, currentRanges[column])
@@ -464,7 +466,7 @@ final class HookRecorder {
         output.append(UInt8(ascii: "T"))
         ChangesetFormat.appendVarint(UInt64(shape.columnCount), to: &output)
         output.append(contentsOf: shape.keyFlags)
-        output.append(contentsOf: Array(log.changesetName.utf8))
+        output.append(contentsOf: log.changesetName.utf8)
         output.append(0)
         // Each table's INSERTs after its other changes, so a key renamed under its collation (a
         // DELETE and an INSERT) applies in order.
