@@ -86,6 +86,30 @@ import Testing
         }
     }
 
+    /// Captures in turn on one connection (the hook's recorder kept from one to the next), with
+    /// the schema changed between two of them: each has its own transaction's changes, read
+    /// in the table's shape of the moment.
+    @Test func capturesInTurnOnOneConnectionEachHaveTheirOwnChanges() throws {
+        let hookConnection = try Connection(storageLocation: .inMemory)
+        let sessionConnection = try Connection(storageLocation: .inMemory)
+        for connection in [hookConnection, sessionConnection] { try connection.execute(Self.schema) }
+        for (index, (name, statements)) in Self.cases.enumerated() {
+            if index == 4 {
+                for connection in [hookConnection, sessionConnection] { try connection.execute("ALTER TABLE item ADD COLUMN extra DEFAULT 7") }
+            }
+            var changesets: [Changeset] = []
+            for (connection, path) in [(hookConnection, ChangeCapture.Path.hook), (sessionConnection, .session)] {
+                try connection.execute("BEGIN IMMEDIATE")
+                let capture = try connection.captureChanges(tables: ["item", "other"], path: path, atTransactionStart: true)
+                for statement in statements { try? connection.execute(statement) }
+                changesets.append(try capture.changeset())
+                capture.close()
+                try connection.execute("COMMIT")
+            }
+            #expect(try Self.listed(changesets[0]) == Self.listed(changesets[1]), "\(name)")
+        }
+    }
+
     /// The outbox row a replica stores is the capture's changeset, byte for byte.
     @Test func theOutboxStoresTheCapturedBytes() async throws {
         let folder = try SyncFolder()
