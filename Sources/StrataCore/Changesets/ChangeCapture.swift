@@ -106,7 +106,9 @@ package final class ChangeCapture {
                 throw SQLiteError(code: SQLITE_MISUSE, message: "The linked SQLite has no pre-update hook")
             }
             do {
-                let recorder = try HookRecorder(connection: connection, tables: tables, functions: functions, atTransactionStart: atTransactionStart)
+                let recorder =
+                    try HookRecorder.reused(on: connection, tables: tables, atTransactionStart: atTransactionStart)
+                    ?? HookRecorder(connection: connection, tables: tables, functions: functions, atTransactionStart: atTransactionStart)
                 try recorder.install()
                 self.recorder = recorder
             } catch ChangesetError.generatedColumnsUnsupported where requested == .automatic {
@@ -129,7 +131,10 @@ package final class ChangeCapture {
     package func close() {
         session?.close()
         session = nil
-        recorder?.uninstall()
+        if let recorder {
+            recorder.uninstall()
+            recorder.keepForReuse()
+        }
         recorder = nil
     }
 
@@ -167,8 +172,13 @@ final class HookRecorder {
         init(changesetName: String) { self.changesetName = changesetName }
     }
 
-    let connection: Connection
+    // Unowned: an idle recorder is kept in its connection's slot for the next capture (a strong
+    // reference would keep the connection alive); a capture holds the connection meanwhile.
+    unowned let connection: Connection
     let functions: PreupdateHookAPI.Functions
+    /// The tables as the caller named them, and each one's log (nil for a repeated name).
+    private let tables: [String]
+    private var slots: [TableLog?] = []
     /// Captured tables by their names' keys (bytes, ASCII folded), and in the caller's order.
     private var tablesByKey: [[UInt8]: TableLog] = [:]
     private var order: [TableLog] = []
@@ -183,26 +193,66 @@ final class HookRecorder {
 
     /// The schema's version when the capture began: a table changed after its last touch is
     /// checked again before its changes are written.
-    private let startVersion: Int64
+    private var startVersion: Int64 = 0
 
     init(connection: Connection, tables: [String], functions: PreupdateHookAPI.Functions, atTransactionStart: Bool) throws {
         self.connection = connection
         self.functions = functions
-        let (version, shapes) = try connection.schemaReader.captureShapes(ofTables: tables, atTransactionStart: atTransactionStart)
-        startVersion = version
-        for (table, shape) in zip(tables, shapes) {
+        self.tables = tables
+        for table in tables {
             let key = IdentifierSet.key(table)
-            guard tablesByKey[key] == nil else { continue }
-            let log = TableLog(changesetName: table)
-            log.shape = shape
-            // Generated columns stay with the session (the hook's rows and the changeset's
-            // columns differ on them).
-            if let shape = log.shape, shape.hasGeneratedColumns {
-                throw ChangesetError.generatedColumnsUnsupported(table: table)
+            guard tablesByKey[key] == nil else {
+                slots.append(nil)
+                continue
             }
+            let log = TableLog(changesetName: table)
             tablesByKey[key] = log
             order.append(log)
+            slots.append(log)
         }
+        try start(atTransactionStart: atTransactionStart)
+    }
+
+    /// Reads the tables' shapes and the schema version for a new capture, and forgets what an
+    /// earlier capture recorded.
+    private func start(atTransactionStart: Bool) throws {
+        let (version, shapes) = try connection.schemaReader.captureShapes(ofTables: tables, atTransactionStart: atTransactionStart)
+        startVersion = version
+        failure = nil
+        for (slot, shape) in zip(slots, shapes) {
+            guard let log = slot else { continue }
+            log.shape = shape
+            log.index.removeAll(keepingCapacity: true)
+            log.rowKeys.removeAll(keepingCapacity: true)
+            log.olds.removeAll(keepingCapacity: true)
+            log.indirect.removeAll(keepingCapacity: true)
+            // Generated columns stay with the session (the hook's rows and the changeset's
+            // columns differ on them).
+            if let shape, shape.hasGeneratedColumns {
+                throw ChangesetError.generatedColumnsUnsupported(table: log.changesetName)
+            }
+        }
+    }
+
+    /// The most rows a recorder kept for reuse held: a larger one is let go with its storage.
+    private static let reusableRowLimit = 256
+
+    /// Keeps this recorder (its hook removed) in its connection for the next capture of the same
+    /// tables: a replica captures every write, and building the tables' logs, their maps and
+    /// the hook's last-table cache anew each time was allocations on every write.
+    func keepForReuse() {
+        guard !installed, order.allSatisfy({ $0.rowKeys.count <= Self.reusableRowLimit }) else { return }
+        connection.state(in: IdleHookRecorder.slot).recorder = self
+    }
+
+    /// The recorder kept by the connection's last capture of the same `tables`, started anew;
+    /// nil when there is none (it is taken: a capture running meanwhile makes its own).
+    static func reused(on connection: Connection, tables: [String], atTransactionStart: Bool) throws -> HookRecorder? {
+        let idle = connection.state(in: IdleHookRecorder.slot)
+        guard let recorder = idle.recorder, recorder.tables == tables else { return nil }
+        idle.recorder = nil
+        try recorder.start(atTransactionStart: atTransactionStart)
+        return recorder
     }
 
     func install() throws {
@@ -351,18 +401,24 @@ final class HookRecorder {
                 }
             }
         }
-        var output = Data()
+        // One byte array for the whole changeset, copied into `Data` once.
+        var output: [UInt8] = []
         for log in order where !log.rowKeys.isEmpty {
             guard let shape = log.shape else { continue }
             try write(log, shape, into: &output)
         }
         if let failure { throw failure }
-        return Changeset(data: output)
+        return Changeset(data: Data(output))
     }
 
-    private func write(_ log: TableLog, _ shape: CaptureTableShape, into output: inout Data) throws {
+    private func write(_ log: TableLog, _ shape: CaptureTableShape, into output: inout [UInt8]) throws {
         var changes: [UInt8] = []
         var inserts: [UInt8] = []
+        var current: [UInt8] = []
+        var new: [UInt8] = []
+        var foundKey: [UInt8] = []
+        var currentRanges: [Range<Int>] = []
+        var oldRanges: [Range<Int>] = []
         let handle = connection.handle
         try connection.withBookkeeping {
             try connection.withStatement(cachedFor: shape.selectByKey) { statement in
@@ -370,10 +426,6 @@ final class HookRecorder {
                 guard Int(sqlite3_column_count(select)) == shape.columnCount else {
                     throw SQLiteError(code: SQLITE_SCHEMA, message: "The columns of \(log.changesetName) changed during the capture")
                 }
-                var current: [UInt8] = []
-                var currentRanges: [Range<Int>] = []
-                var oldRanges: [Range<Int>] = []
-                var foundKey: [UInt8] = []
                 for row in log.rowKeys.indices {
                     let key = log.rowKeys[row]
                     // Read the row again by its key.
@@ -442,7 +494,7 @@ final class HookRecorder {
                         guard changed else { continue }
                         changes.append(0x17)
                         changes.append(indirect)
-                        var new: [UInt8] = []
+                        new.removeAll(keepingCapacity: true)
                         for column in 0..<shape.columnCount {
                             let isKey = shape.keyFlags[column] != 0
                             let differs = !isKey && !ChangesetWriter.sameValue(old, oldRanges[column], current, currentRanges[column])
@@ -464,13 +516,19 @@ final class HookRecorder {
         output.append(UInt8(ascii: "T"))
         ChangesetFormat.appendVarint(UInt64(shape.columnCount), to: &output)
         output.append(contentsOf: shape.keyFlags)
-        output.append(contentsOf: Array(log.changesetName.utf8))
+        output.append(contentsOf: log.changesetName.utf8)
         output.append(0)
         // Each table's INSERTs after its other changes, so a key renamed under its collation (a
         // DELETE and an INSERT) applies in order.
         output.append(contentsOf: changes)
         output.append(contentsOf: inserts)
     }
+}
+
+/// A connection's idle hook recorder, kept for its next capture.
+final class IdleHookRecorder {
+    static let slot = ConnectionSlot { IdleHookRecorder() }
+    var recorder: HookRecorder?
 }
 
 /// The pre-update hook's callback: hands the event to the capture it was installed for.

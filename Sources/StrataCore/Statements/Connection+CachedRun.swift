@@ -47,6 +47,20 @@ extension Connection {
         try Statement(connection: self, prepared: prepared).checkBind(code, index: index)
     }
 
+    /// Runs the statement cached under `key` once, to completion, with `arguments` bound in
+    /// order: for a layer's own statement run once per call (a replica's outbox row), without a
+    /// `Statement` object or the SQL hashed.
+    /// - Throws: `SQLiteError` for a failed bind or step.
+    package func runCachedStatement(_ key: StatementCacheKey, arguments: [BindingValue]) throws {
+        try runCachedStatement(key) { handle in
+            for (offset, value) in arguments.enumerated() {
+                let code = value.bind(to: handle, at: Int32(offset + 1))
+                if code != SQLITE_OK { return (code, Int32(offset + 1)) }
+            }
+            return nil
+        }
+    }
+
     /// Steps a checked-out statement, its parameters bound, to completion: one `sqlite3_step`
     /// when it is done at once; a row, a lock to retry or an error take a `Statement`'s path.
     package func runToCompletion(_ prepared: PreparedStatement) throws {

@@ -33,10 +33,15 @@ struct SyncOutbox {
     /// every pending one and above the floor every entry raised when it left the outbox. Reads
     /// only (no counter row written), so a captured commit writes one page more than a plain one.
     func append(_ changeset: Changeset) throws {
-        try connection.run(Self.appendSQL, Tables.sequenceFloorKey, changeset.data)
+        // Bound straight onto the cached statement's handle: no SQL hashed and no `Statement` or
+        // boxed arguments per captured commit.
+        try connection.runCachedStatement(Self.appendKey, arguments: [.text(Tables.sequenceFloorKey), .blob(changeset.data)])
     }
 
-    /// Built once: every captured commit runs it, and rendering it each time was a fifth of its cost.
+    /// Built once, and filed in the statement cache under a key of its own: every captured commit
+    /// runs it, and rendering or hashing its text each time was a fifth of its cost.
+    private static let appendKey = StatementCacheKey(reusing: appendSQL)
+
     private static let appendSQL = """
         INSERT INTO \(quoteIdentifier(Tables.outbox.name))(sequence, changeset) VALUES (
             max(coalesce((SELECT max(sequence) FROM \(quoteIdentifier(Tables.outbox.name))), 0),

@@ -61,10 +61,14 @@ package final class SchemaReader {
 
     init(connection: Connection) { self.connection = connection }
 
+    /// Filed under a key of its own: every cache check runs it (a captured commit, twice), and
+    /// its text need not be hashed each time.
+    private static let schemaVersionKey = StatementCacheKey(reusing: "PRAGMA main.schema_version")
+
     /// The main schema's version (`PRAGMA schema_version`), which every schema change moves.
     package func schemaVersion() throws -> Int64 {
         try connection.withCacheCheck {
-            try connection.withStatement(cachedFor: "PRAGMA main.schema_version", .positional([])) { statement in
+            try connection.withStatement(cachedFor: Self.schemaVersionKey) { statement in
                 try statement.step() ? statement.value(at: 0, as: Int64.self) ?? 0 : 0
             }
         }
