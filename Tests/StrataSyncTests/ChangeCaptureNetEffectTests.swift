@@ -110,6 +110,25 @@ import Testing
         }
     }
 
+    /// A recorder kept for the next capture serves only the same tables by their bytes: `é` and
+    /// `e` + U+0301 are two tables to SQLite, though Swift's `==` takes them for one name.
+    @Test func aKeptRecorderIsNotReusedForTablesNamedAlikeInSwiftOnly() throws {
+        let composed = "\u{E9}", decomposed = "e\u{301}"
+        let connection = try Connection(storageLocation: .inMemory)
+        try connection.execute("CREATE TABLE \"\(composed)\"(id INTEGER PRIMARY KEY, v); CREATE TABLE \"\(decomposed)\"(id INTEGER PRIMARY KEY, v)")
+        var names: [[UInt8]] = []
+        for table in [composed, decomposed] {
+            try connection.execute("BEGIN IMMEDIATE")
+            let capture = try connection.captureChanges(tables: [table], path: .hook, atTransactionStart: true)
+            try connection.execute("INSERT INTO \"\(table)\" VALUES (1, 'x')")
+            let changes = try capture.changeset().changes()
+            capture.close()
+            try connection.execute("COMMIT")
+            names += changes.map { Array($0.table.utf8) }
+        }
+        #expect(names == [Array(composed.utf8), Array(decomposed.utf8)])
+    }
+
     /// The outbox row a replica stores is the capture's changeset, byte for byte.
     @Test func theOutboxStoresTheCapturedBytes() async throws {
         let folder = try SyncFolder()

@@ -249,7 +249,9 @@ final class HookRecorder {
     /// nil when there is none (it is taken: a capture running meanwhile makes its own).
     static func reused(on connection: Connection, tables: [String], atTransactionStart: Bool) throws -> HookRecorder? {
         let idle = connection.state(in: IdleHookRecorder.slot)
-        guard let recorder = idle.recorder, recorder.tables == tables else { return nil }
+        // Names compared by their bytes, as SQLite compares them: Swift's `==` takes `é` and `e`
+        // + U+0301 for one name, and the recorder would write the other table's name.
+        guard let recorder = idle.recorder, recorder.tables.elementsEqual(tables, by: { sameBytes($0, $1) }) else { return nil }
         idle.recorder = nil
         try recorder.start(atTransactionStart: atTransactionStart)
         return recorder
