@@ -49,10 +49,17 @@ enum ChangesetFormat {
         /// Reads the rest of a validated table header (after its marker); returns each column's
         /// primary-key flag.
         mutating func tableHeader() -> [Bool] {
+            tableHeaderBytes().keyFlags.map { $0 != 0 }
+        }
+
+        /// Reads the rest of a validated table header (after its marker) as written: each
+        /// column's key flag (its place in the key, 0 off it) and the table's name.
+        mutating func tableHeaderBytes() -> (keyFlags: [UInt8], name: [UInt8]) {
             let columns = Int((try? ChangesetFormat.varint(&self)) ?? 0)
-            let keys = (0..<columns).map { _ in (byte() ?? 0) != 0 }
-            while let character = byte(), character != 0 {}
-            return keys
+            let flags = (0..<columns).map { _ in byte() ?? 0 }
+            var name: [UInt8] = []
+            while let character = byte(), character != 0 { name.append(character) }
+            return (flags, name)
         }
     }
 

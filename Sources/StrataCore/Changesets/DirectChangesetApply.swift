@@ -36,6 +36,10 @@ package final class DirectChangesetApplier {
         let insert: StatementCacheKey
         let delete: StatementCacheKey
         let patchsetDelete: StatementCacheKey
+        /// A changeset DELETE's fields in its statement's parameter order (key columns first).
+        let deleteOrder: [Int]
+        /// How many key columns a patchset DELETE carries.
+        let keyCount: Int
         /// UPDATE statements by the columns they set and match (a byte a column: 1 set, 2 matched).
         var updates: [[UInt8]: StatementCacheKey] = [:]
 
@@ -52,6 +56,8 @@ package final class DirectChangesetApplier {
             let others = quoted.indices.filter { keyFlags[$0] == 0 }.map { "\(quoted[$0]) IS ?" }
             delete = StatementCacheKey(reusing: "DELETE FROM \(table) WHERE " + (keys + others).joined(separator: " AND "))
             patchsetDelete = StatementCacheKey(reusing: "DELETE FROM \(table) WHERE " + keys.joined(separator: " AND "))
+            deleteOrder = keyFlags.indices.filter { keyFlags[$0] != 0 } + keyFlags.indices.filter { keyFlags[$0] == 0 }
+            keyCount = keys.count
         }
 
         func update(_ shape: [UInt8]) -> StatementCacheKey {
@@ -162,15 +168,14 @@ package final class DirectChangesetApplier {
                     }
                 case 0x09:
                     if isPatchset {
-                        readFields(table.keyFlags.filter { $0 != 0 }.count)
+                        readFields(table.keyCount)
                         try runChange(table.patchsetDelete, connection) { statement in
                             for (index, field) in fields.enumerated() { try bind(bytes, field, statement, Int32(index + 1)) }
                         }
                     } else {
                         readFields(width)
-                        let keyed = fields.indices.filter { table.keyFlags[$0] != 0 } + fields.indices.filter { table.keyFlags[$0] == 0 }
                         try runChange(table.delete, connection) { statement in
-                            for (index, column) in keyed.enumerated() { try bind(bytes, fields[column], statement, Int32(index + 1)) }
+                            for (index, column) in table.deleteOrder.enumerated() { try bind(bytes, fields[column], statement, Int32(index + 1)) }
                         }
                     }
                 default:
@@ -185,12 +190,7 @@ package final class DirectChangesetApplier {
     /// Reads a table header (after its marker): the table it names, when this applier has it with
     /// the same columns and key; declines otherwise.
     private func header(_ reader: inout ChangesetFormat.BufferSource, _ accepts: (String) -> Bool) throws -> Table {
-        let count = Int((try? ChangesetFormat.varint(&reader)) ?? 0)
-        var flags: [UInt8] = []
-        flags.reserveCapacity(count)
-        for _ in 0..<count { flags.append(reader.byte() ?? 0) }
-        var name: [UInt8] = []
-        while let character = reader.byte(), character != 0 { name.append(character) }
+        let (flags, name) = reader.tableHeaderBytes()
         let spelled = String(decoding: name, as: UTF8.self)
         // A name that is not valid UTF-8 reads otherwise in Swift than in SQLite.
         guard Array(spelled.utf8) == name, accepts(spelled), let table = tables[IdentifierSet.key(spelled)], table.keyFlags == flags
@@ -254,12 +254,10 @@ package final class DirectChangesetApplier {
                 : sqlite3_bind_double(statement, index, Double(bitPattern: bits))
         case let type where type == 3 || type == 4:
             // The length's varint, skipped: the field's range already ends where its bytes do.
-            var start = field.lowerBound + 1
-            for _ in 0..<9 {
-                let byte = bytes[start]
-                start += 1
-                if byte & 0x80 == 0 { break }
-            }
+            var source = ChangesetFormat.BufferSource(bytes)
+            source.offset = field.lowerBound + 1
+            guard (try? ChangesetFormat.varint(&source)) != nil else { throw Declined() }
+            let start = source.offset
             let count = field.upperBound - start
             guard count >= 0, count <= Int(Int32.max) else { throw Declined() }
             let pointer = base + start
