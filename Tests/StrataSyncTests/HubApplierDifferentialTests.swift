@@ -161,12 +161,14 @@ import Testing
             // The replica's entries: write transactions recorded by a session, each a changeset
             // or (sometimes) a patchset.
             var entries: [Data] = []
+            var replicaStatements: [(String, [Bindable?])] = []
             let replica = try ChangeCaptureDifferentialTests.copy(start)
             try replica.execute("PRAGMA foreign_keys = ON")
             for _ in 0..<random.int(1...6) {
                 let session = try replica.recordChanges(tables: names)
                 for _ in 0..<random.int(1...4) {
                     let (sql, arguments) = Self.statement(schema.tables, &random)
+                    replicaStatements.append((sql, arguments))
                     try? replica.run(sql, arguments)
                 }
                 let data = random.oneIn(5) ? try session.patchset().data : try session.changeset().data
@@ -179,11 +181,18 @@ import Testing
             do {
                 let hub = try ChangeCaptureDifferentialTests.copy(start)
                 try hub.execute("PRAGMA foreign_keys = ON")
-                if random.oneIn(2) {
+                switch random.int(0...3) {
+                case 0, 1:
                     for _ in 0..<random.int(1...4) {
                         let (sql, arguments) = Self.statement(schema.tables, &random)
                         try? hub.run(sql, arguments)
                     }
+                case 2:
+                    // The replica's own writes made here first: every entry then meets its rows
+                    // as it leaves them (a row that exists, old values that differ, a row gone).
+                    for (sql, arguments) in replicaStatements { try? hub.run(sql, arguments) }
+                default:
+                    break
                 }
                 hubImage = try hub.serialize()
             }
@@ -254,6 +263,15 @@ import Testing
         let other = try DirectChangesetApplier(tables: ["c"], connection: hub)
         #expect(try !hub.transaction { try other.apply(try entry("INSERT INTO p VALUES (5, 'five')"), on: hub) { _ in true } })
         #expect(try !attempt(Data([0x54, 0x02])))
+        // A decline inside the caller's transaction leaves it open, with only its own savepoint
+        // undone: the caller's earlier write stays, and the transaction commits.
+        try hub.execute("BEGIN IMMEDIATE")
+        try hub.execute("INSERT INTO c VALUES (7, NULL)")
+        #expect(try !applier.apply(try entry("UPDATE p SET v = 'again' WHERE id = 2"), on: hub) { _ in true })
+        #expect(hub.isInTransaction)
+        try hub.execute("DELETE FROM c WHERE id = 7")
+        try hub.execute("COMMIT")
+        #expect(!hub.isInTransaction)
         // Nothing a declined entry ran is left behind.
         #expect(try hub.query(literal: "SELECT group_concat(id || ':' || coalesce(v, ''), ',') FROM p") == "2:hub,3:three")
         #expect(try hub.query(literal: "SELECT count(*) FROM c") == 0)
