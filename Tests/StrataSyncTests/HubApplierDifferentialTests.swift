@@ -243,6 +243,10 @@ import Testing
             return try session.changeset().data
         }
         let applier = try DirectChangesetApplier(tables: ["p", "c"], connection: hub)
+        // The applier's own PRAGMA and savepoints stay out of the user's trace.
+        let traced = Locked<[String]>([])
+        hub.trace { sql in traced.withLock { $0.append(sql) } }
+        defer { hub.trace(nil) }
         func attempt(_ data: Data) throws -> Bool {
             try hub.transaction { try applier.apply(data, on: hub) { _ in true } }
         }
@@ -276,5 +280,6 @@ import Testing
         #expect(try hub.query(literal: "SELECT group_concat(id || ':' || coalesce(v, ''), ',') FROM p") == "2:hub,3:three")
         #expect(try hub.query(literal: "SELECT count(*) FROM c") == 0)
         #expect(applier.applied == 2)
+        #expect(!traced.current.contains { $0.contains("defer_foreign_keys") || $0.contains("strata_direct_apply") })
     }
 }

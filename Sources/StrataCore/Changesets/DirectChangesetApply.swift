@@ -131,10 +131,13 @@ package final class DirectChangesetApplier {
     /// statement, so only when needed: once a transaction, and again after SQLite's own apply
     /// turned it off).
     private func deferForeignKeys(_ connection: Connection) throws {
-        let on: Int = try connection.withStatement(cachedFor: Self.readDeferral) { statement in
-            sqlite3_step(statement.handle) == SQLITE_ROW ? Int(sqlite3_column_int64(statement.handle, 0)) : 0
+        // Strata's own statements: out of the user's trace and authorizer.
+        try connection.withBookkeeping {
+            let on: Int = try connection.withStatement(cachedFor: Self.readDeferral) { statement in
+                sqlite3_step(statement.handle) == SQLITE_ROW ? Int(sqlite3_column_int64(statement.handle, 0)) : 0
+            }
+            if on == 0 { try connection.execute("PRAGMA defer_foreign_keys = ON") }
         }
-        if on == 0 { try connection.execute("PRAGMA defer_foreign_keys = ON") }
     }
 
     private static let readDeferral = StatementCacheKey(reusing: "PRAGMA defer_foreign_keys")
