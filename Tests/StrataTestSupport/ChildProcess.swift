@@ -70,6 +70,7 @@ public final class ChildProcess: Sendable {
         set { locked { settings.environment = newValue } }
     }
 
+    /// Where the child starts; `nil` starts it in the temporary directory.
     public var currentDirectoryURL: URL? {
         get { locked { settings.currentDirectoryURL } }
         set { locked { settings.currentDirectoryURL = newValue } }
@@ -216,9 +217,12 @@ public final class ChildProcess: Sendable {
             }
         }
         try check(Self.closeFrom(&actions, 3), "posix_spawn_file_actions_addclosefrom_np")
-        if let directory = settings.currentDirectoryURL?.path {
-            try check(Self.changeDirectory(&actions, directory), "posix_spawn_file_actions_addchdir_np \(directory)")
-        }
+        // Without a directory of its own the child starts in the temporary directory, never in
+        // this process's working directory of the moment: the README suite moves that into a
+        // folder it removes while other suites' children still run (`pyenv`'s `litestream` shim
+        // then failed with "cannot change working directory" in CI).
+        let directory = settings.currentDirectoryURL?.path ?? FileManager.default.temporaryDirectory.path
+        try check(Self.changeDirectory(&actions, directory), "posix_spawn_file_actions_addchdir_np \(directory)")
 
         let argv = [executable] + (settings.arguments ?? [])
         let environment = settings.environment ?? ProcessInfo.processInfo.environment

@@ -41,6 +41,16 @@ import Testing
         #expect(child.terminationStatus == 0)
     }
 
+    /// A child given no directory starts in the temporary directory, not in this process's
+    /// working directory of the moment: the README suite moves that into a folder it removes,
+    /// and a child started meanwhile (`pyenv`'s shims) failed to run there.
+    @Test func aChildWithoutADirectoryStartsInTheTemporaryDirectory() throws {
+        let (child, text) = try Self.shell("pwd")
+        let expected = FileManager.default.temporaryDirectory.resolvingSymlinksInPath().path
+        #expect(child.terminationStatus == 0)
+        #expect(URL(fileURLWithPath: text.trimmingCharacters(in: .newlines)).resolvingSymlinksInPath().path == expected)
+    }
+
     /// With more than a thousand descriptors open (the parallel suite's load), children start
     /// every time and see only their three standard streams: a pipe another test is reading
     /// would otherwise stay open in them and its reader never see the end.
