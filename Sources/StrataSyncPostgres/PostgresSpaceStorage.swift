@@ -308,6 +308,81 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         }
     }
 
+    var keepsLogRoutes: Bool { true }
+
+    /// One statement per entry, sent without waiting inside a push (its answer settled with the
+    /// savepoint's).
+    func appendLogRoutes(version: Int64, _ routes: [LogRoutes.Filed]) throws {
+        guard !routes.isEmpty else { return }
+        var binds = PostgresBindings()
+        binds.append(version)
+        var rows: [String] = []
+        for filed in routes {
+            try binds.append(filed.route)
+            try binds.append(filed.row)
+            rows.append("($\(binds.count - 1), $1, $\(binds.count))")
+        }
+        let sql =
+            "INSERT INTO \(bookkeeping("log_routes")) (route, version, row) VALUES " + rows.joined(separator: ", ") + " ON CONFLICT DO NOTHING"
+        if push.isOpen {
+            send(sql, binds)
+        } else {
+            _ = try link.run(sql, binds)
+        }
+    }
+
+    func loggedVersions(after version: Int64, routes: [Data], limit: Int) throws -> LogRoutes.Found {
+        var found = LogRoutes.Found()
+        var versions: Set<Int64> = []
+        var pairs = 0
+        var start = 0
+        while start < routes.count {
+            let chunk = routes[start..<min(routes.count, start + 500)]
+            start += chunk.count
+            var binds = PostgresBindings()
+            binds.append(version)
+            binds.append(Int64(LogRoutes.largestFind - pairs + 1))
+            var placeholders: [String] = []
+            for route in chunk {
+                try binds.append(route)
+                placeholders.append("$\(binds.count)")
+            }
+            let rows = try link.query(
+                "SELECT version, row FROM \(bookkeeping("log_routes")) WHERE route IN (" + placeholders.joined(separator: ", ")
+                    + ") AND version > $1 LIMIT $2", binds)
+            for row in rows {
+                pairs += 1
+                if pairs > LogRoutes.largestFind { return LogRoutes.Found(complete: false) }
+                let (foundVersion, filed) = try row.decode((Int64, Data).self)
+                versions.insert(foundVersion)
+                if !filed.isEmpty { found.rows.insert(filed) }
+            }
+        }
+        found.versions = Array(versions.sorted().prefix(limit))
+        return found
+    }
+
+    func entries(at versions: [Int64]) throws -> [SyncLogEntry] {
+        var entries: [SyncLogEntry] = []
+        let ordered = versions.sorted()
+        var start = 0
+        while start < ordered.count {
+            let chunk = ordered[start..<min(ordered.count, start + 500)]
+            start += chunk.count
+            var binds = PostgresBindings()
+            for version in chunk { binds.append(version) }
+            let placeholders = (1...chunk.count).map { "$\($0)" }.joined(separator: ", ")
+            entries += try link.query(
+                "SELECT version, replica, sequence, changeset, chain FROM \(bookkeeping("log")) WHERE version IN (" + placeholders + ") ORDER BY version",
+                binds
+            ).map { row in
+                let (version, replica, sequence, changeset, chain) = try row.decode((Int64, String, Int64, Data, Int64).self)
+                return SyncLogEntry(version: version, replicaID: replica, sequence: sequence, changeset: changeset, chain: chain)
+            }
+        }
+        return entries
+    }
+
     func newestVersion(before seconds: Int64) throws -> Int64 {
         try link.query("SELECT coalesce(max(version), 0) FROM \(bookkeeping("log")) WHERE at < $1", [seconds])
             .first?.first?.decode(Int64.self) ?? 0
@@ -316,7 +391,9 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     func deleteLog(through version: Int64) throws -> Int {
         var binds = PostgresBindings()
         binds.append(version)
-        return try link.run("DELETE FROM \(bookkeeping("log")) WHERE version <= $1", binds)
+        let removed = try link.run("DELETE FROM \(bookkeeping("log")) WHERE version <= $1", binds)
+        _ = try link.run("DELETE FROM \(bookkeeping("log_routes")) WHERE version <= $1", binds)
+        return removed
     }
 
     func inventory() throws -> (logEntries: Int, replicas: Int) {

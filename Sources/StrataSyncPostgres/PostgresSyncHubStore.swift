@@ -205,7 +205,10 @@ final class PostgresHubStorage: SyncHubStorage {
         return [
             "CREATE TABLE IF NOT EXISTS \(schema).\"_strata_sync_rules\" (id integer PRIMARY KEY CHECK (id = 1), version bigint NOT NULL, json bytea)",
             "CREATE TABLE IF NOT EXISTS \(schema).\"_strata_sync_views\" (replica text NOT NULL, \"user\" text NOT NULL, version bigint NOT NULL, "
-                + "rules bigint NOT NULL, instances bytea NOT NULL, PRIMARY KEY (replica, \"user\", version))"
+                + "rules bigint NOT NULL, instances bytea NOT NULL, PRIMARY KEY (replica, \"user\", version))",
+            // The routes each logged entry is filed under (a log per bucket instance).
+            "CREATE TABLE IF NOT EXISTS \(schema).\"_strata_sync_log_routes\" (route bytea NOT NULL, version bigint NOT NULL, "
+                + "row bytea NOT NULL, PRIMARY KEY (route, version, row))"
         ]
     }
 
@@ -326,8 +329,8 @@ final class PostgresHubStorage: SyncHubStorage {
         // the space's lock (another process may be adding them too).
         let ruleTables = try link.query(
             "SELECT count(*) FROM pg_tables WHERE schemaname = $1 "
-                + "AND tablename IN ('_strata_sync_rules', '_strata_sync_views')", [name])
-        if try ruleTables.first?.first?.decode(Int64.self) != 2 {
+                + "AND tablename IN ('_strata_sync_rules', '_strata_sync_views', '_strata_sync_log_routes')", [name])
+        if try ruleTables.first?.first?.decode(Int64.self) != 3 {
             try link.transaction {
                 try link.query("SELECT pg_advisory_xact_lock($1)", [spaceLockKey(name)])
                 for statement in Self.ruleTableStatements(space: name) { try link.query(statement) }

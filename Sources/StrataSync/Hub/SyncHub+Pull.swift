@@ -60,7 +60,8 @@ extension SyncHub {
         let rulesState = try rulesState(request.space, storage)
         if let (rules, identity) = try viewer(caller, rulesState.compiled, space: request.space) {
             let view = SyncView(
-                rules: rules, identity: identity, storage: storage, subscriptions: request.subscriptions ?? [], minimumPriority: request.minimumPriority)
+                rules: rules, identity: identity, storage: storage, subscriptions: request.subscriptions ?? [], minimumPriority: request.minimumPriority,
+                readsLogRoutes: readsLogRoutes.current)
             let (response, record) = try storage.read { () throws -> (SyncPullResponse, SyncViewRecord?) in
                 if try Self.rolledBack(
                     after: request.after, chain: request.afterChain, replica: request.replicaID,
@@ -150,7 +151,8 @@ extension SyncHub {
             if let (rules, identity) = try viewer(caller, rulesState.compiled, space: request.space) {
                 try HubSchema.checkTableList(request.tables)
                 let view = SyncView(
-                    rules: rules, identity: identity, storage: storage, subscriptions: request.subscriptions ?? [], minimumPriority: request.minimumPriority)
+                    rules: rules, identity: identity, storage: storage, subscriptions: request.subscriptions ?? [], minimumPriority: request.minimumPriority,
+                    readsLogRoutes: readsLogRoutes.current)
                 let (version, image, instances) = try storage.read { () throws -> (Int64, Data, Set<CompiledRules.Instance>) in
                     let all = try view.instances()
                     let instances = request.minimumPriority.map { view.instances(all, ofPriorityAtLeast: $0) } ?? all

@@ -86,7 +86,7 @@ extension SyncHub {
                 do {
                     (conflicts, version) = try Self.apply(
                         entry, from: request.replicaID, formerly: formers, tables: request.tables,
-                        policies: policies, view: view, on: storage)
+                        policies: policies, view: view, rules: rulesState.compiled, on: storage)
                 } catch let refusal as EntryRefusal {
                     refused.append(
                         SyncRefusal(
@@ -132,7 +132,7 @@ extension SyncHub {
     ///   ``SyncError/duplicateEntry(replicaID:sequence:)`` when it was, with other content.
     static func apply(
         _ entry: SyncOutboxEntry, from replica: String, formerly: [String] = [], tables: [String], policies: [String: SyncPolicy],
-        view: SyncView? = nil, on storage: any SyncSpaceStorage
+        view: SyncView? = nil, rules: CompiledRules? = nil, on storage: any SyncSpaceStorage
     ) throws -> ([(String, [SyncValue])], Int64) {
         let digest = Self.digest(entry.changeset)
         let space = HubSpace(storage: storage)
@@ -179,7 +179,10 @@ extension SyncHub {
                 settled = made.settled
                 version = try space.currentVersion()
                 if !made.made.isEmpty {
-                    version = try space.append(replica: replica, sequence: entry.sequence, changeset: made.made)
+                    let routing = rules ?? view?.rules
+                    version = try space.append(
+                        replica: replica, sequence: entry.sequence, changeset: made.made,
+                        routes: routing.map { routing in (routing.version, { try routing.logRoutes(of: made.made, storage: storage) }) })
                 }
                 try storage.recordApplied(
                     replica: replica, sequence: entry.sequence, version: version,

@@ -27,6 +27,9 @@ public final class SyncHub: Sendable {
     let policies = Locked<[String: SyncPolicy]>([:])
     /// Each space's rules as last compiled, with their version (checked on every request).
     let ruleCache = Locked<[String: CompiledRules]>([:])
+    /// Whether pulls with a view read the log by its routes (``LogRoutes``); off, they read it
+    /// whole, which a test compares them with.
+    package let readsLogRoutes = Locked(true)
     /// What one push or pull may carry.
     public let limits: SyncLimits
     /// Long polls waiting for a space to pass a version, woken by the push that commits it.

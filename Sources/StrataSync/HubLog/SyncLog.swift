@@ -28,6 +28,8 @@ struct SyncLog {
         static let append = "INSERT INTO \(log)(replica, sequence, changeset, at, chain) VALUES (?, ?, ?, ?, ?)"
         static let appliedRecord = "SELECT conflicts, version, digest FROM \(applied) WHERE replica = ? AND sequence = ?"
         static let recordApplied = "INSERT INTO \(applied)(replica, sequence, version, conflicts, digest) VALUES (?, ?, ?, ?, ?)"
+        static let routes = quoteIdentifier(Tables.routes.name)
+        static let appendRoute = "INSERT OR IGNORE INTO \(routes)(route, version, row) VALUES (?, ?, ?)"
     }
 
     /// Creates or upgrades the tables; inside the caller's transaction when one is open.
@@ -102,6 +104,62 @@ struct SyncLog {
         }
     }
 
+    /// Files the entry at `version` under `routes`.
+    func appendRoutes(version: Int64, _ routes: [LogRoutes.Filed]) throws {
+        for filed in routes {
+            try connection.run(literal: SQLFragment(sql: Text.appendRoute, arguments: [.blob(filed.route), .integer(version), .blob(filed.row)]))
+        }
+    }
+
+    /// The `limit` oldest versions after `version` filed under any of `routes`, in order, with
+    /// the rows filed under them: each route's own range of the index, 500 routes a statement.
+    func versions(after version: Int64, routes: [Data], limit: Int) throws -> LogRoutes.Found {
+        var found = LogRoutes.Found()
+        var versions: Set<Int64> = []
+        var pairs = 0
+        var start = 0
+        while start < routes.count {
+            let chunk = routes[start..<min(routes.count, start + 500)]
+            start += chunk.count
+            let sql =
+                "SELECT version, row FROM \(Text.routes) WHERE route IN (" + chunk.map { _ in "?" }.joined(separator: ", ")
+                + ") AND version > ? LIMIT ?"
+            let arguments = chunk.map { BindingValue.blob($0) } + [.integer(version), .integer(Int64(LogRoutes.largestFind - pairs + 1))]
+            for row in try connection.valueRows(literal: SQLFragment(sql: sql, arguments: arguments)).rows {
+                pairs += 1
+                if pairs > LogRoutes.largestFind { return LogRoutes.Found(complete: false) }
+                if case .integer(let found)? = row.first { versions.insert(found) }
+                if row.count > 1, case .blob(let filed) = row[1], !filed.isEmpty { found.rows.insert(filed) }
+            }
+        }
+        found.versions = Array(versions.sorted().prefix(limit))
+        return found
+    }
+
+    /// The logged entries at `versions`, in order.
+    func entries(at versions: [Int64]) throws -> [SyncLogEntry] {
+        var entries: [SyncLogEntry] = []
+        var start = 0
+        let ordered = versions.sorted()
+        while start < ordered.count {
+            let chunk = ordered[start..<min(ordered.count, start + 500)]
+            start += chunk.count
+            let rows: [Row] = try connection.query(
+                literal: SQLFragment(
+                    sql: "SELECT version, replica, sequence, changeset, chain FROM \(Text.log) WHERE version IN ("
+                        + chunk.map { _ in "?" }.joined(separator: ", ") + ") ORDER BY version",
+                    arguments: chunk.map { .integer($0) }))
+            entries += rows.map(Self.entry)
+        }
+        return entries
+    }
+
+    private static func entry(_ row: Row) -> SyncLogEntry {
+        SyncLogEntry(
+            version: row.value(at: 0) ?? 0, replicaID: row.value(at: 1) ?? "", sequence: row.value(at: 2) ?? 0,
+            changeset: row.value(at: 3) ?? Data(), chain: row.value(at: 4))
+    }
+
     /// The newest version logged before `seconds` (since 1970), 0 for none.
     func newestVersion(before seconds: Int64) throws -> Int64 {
         try connection.query(
@@ -113,7 +171,9 @@ struct SyncLog {
     /// Drops the log through `version`; returns how many entries went.
     func deleteLog(through version: Int64) throws -> Int {
         try connection.run(literal: "DELETE FROM \(identifier: Tables.log.name) WHERE version <= \(version)")
-        return connection.changes
+        let removed = connection.changes
+        try connection.run(literal: "DELETE FROM \(identifier: Tables.routes.name) WHERE version <= \(version)")
+        return removed
     }
 
     /// How many entries the log holds, and how many replicas (incarnations) the hub applied entries of.

@@ -226,6 +226,7 @@ package enum HubSchema {
 extension HubApply {
     /// Logs `changeset` as the next entry of the space, extending its chain (for changes a
     /// store found in its tables that no replica pushed); returns the entry's version.
+    /// Filed under no routes: pulls after it read the whole log.
     package static func appendToLog(_ storage: any SyncSpaceStorage, replica: String, sequence: Int64, changeset: Data) throws -> Int64 {
         try HubSpace(storage: storage).append(replica: replica, sequence: sequence, changeset: changeset)
     }

@@ -22,12 +22,38 @@ struct HubSpace {
     }
 
     /// Logs what the hub made of one entry, extending the chain; returns the entry's version.
-    func append(replica: String, sequence: Int64, changeset: Data) throws -> Int64 {
+    /// With `routes` (the routes the space's rules of version `rules` file it under, when it has
+    /// rules) the entry is filed under them; without, pulls after it read the whole log
+    /// (``readsRoutes(after:rules:)``).
+    func append(replica: String, sequence: Int64, changeset: Data, routes: (rules: Int64, filed: () throws -> [LogRoutes.Filed])? = nil) throws -> Int64 {
         let chain = SyncLog.chain(after: try storage.meta("chain") ?? 0, replica: replica, sequence: sequence, changeset: changeset)
         let now = Int64(Date().timeIntervalSince1970.rounded(.down))
         let version = try storage.appendLog(replica: replica, sequence: sequence, changeset: changeset, at: now, chain: chain)
         try storage.setMeta("chain", chain)
+        guard storage.keepsLogRoutes else { return version }
+        if let routes {
+            // The first entry filed under these rules: those before it were filed under others.
+            if try storage.meta(Self.routesRules) != routes.rules {
+                try storage.setMeta(Self.routesRules, routes.rules)
+                try storage.setMeta(Self.unroutedThrough, version - 1)
+            }
+            try storage.appendLogRoutes(version: version, try routes.filed())
+        } else if try storage.meta(Self.routesRules) != nil {
+            try storage.setMeta(Self.unroutedThrough, version)
+        }
         return version
+    }
+
+    /// The rules version the log's routes follow, and the newest entry not filed under them.
+    static let routesRules = "routes_rules"
+    static let unroutedThrough = "unrouted_through"
+
+    /// Whether every entry after `version` is filed under the routes of rules version `rules`.
+    func readsRoutes(after version: Int64, rules: Int64) throws -> Bool {
+        guard storage.keepsLogRoutes, try storage.meta(Self.routesRules) == rules,
+            let unrouted = try storage.meta(Self.unroutedThrough)
+        else { return false }
+        return version >= unrouted
     }
 
     /// Drops the log through `version`, remembering the horizon and its chain; returns how many

@@ -251,6 +251,13 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
     }
 
     func entries(after version: Int64, limit: Int) throws -> [SyncLogEntry] { try log.entries(after: version, limit: limit) }
+
+    var keepsLogRoutes: Bool { true }
+    func appendLogRoutes(version: Int64, _ routes: [LogRoutes.Filed]) throws { try log.appendRoutes(version: version, routes) }
+    func loggedVersions(after version: Int64, routes: [Data], limit: Int) throws -> LogRoutes.Found {
+        try log.versions(after: version, routes: routes, limit: limit)
+    }
+    func entries(at versions: [Int64]) throws -> [SyncLogEntry] { try log.entries(at: versions) }
     func newestVersion(before seconds: Int64) throws -> Int64 { try log.newestVersion(before: seconds) }
     func deleteLog(through version: Int64) throws -> Int { try log.deleteLog(through: version) }
     func inventory() throws -> (logEntries: Int, replicas: Int) { try log.inventory() }

@@ -14,6 +14,9 @@ package struct CompiledRules: Sendable {
         let data: [String: RuleText]
         /// The kind of each parameters column its query tells (lower-cased).
         var columnKinds: [String: RuleOperandKind] = [:]
+        /// What each table's predicate pins (lower-cased table names; absent: nothing), which
+        /// files log entries per bucket instance (``LogRoutes``).
+        var routes: [String: LogRoute] = [:]
     }
 
     let buckets: [Bucket]
@@ -251,7 +254,17 @@ package struct CompiledRules: Sendable {
                         + parsed.render(.sqlite, identity: nil, bucket: [:], into: &arguments) + ")", where_)
                 data[table.lowercased()] = parsed
             }
-            buckets.append(Bucket(name: bucket.name, parameters: parameters, columns: columns, data: data, columnKinds: bucketKinds))
+            var routes: [String: LogRoute] = [:]
+            for (lowered, predicate) in data {
+                guard let table = tables[lowered] else { continue }
+                var quoted: [String: String] = [:]
+                for column in try schema.schemaReader.columns(ofTable: table) where column.hidden == 0 {
+                    quoted[quoteIdentifier(names[column.name] ?? column.name)] = column.name
+                }
+                routes[lowered] = predicate.route(quotedTable: quoteIdentifier(names[lowered] ?? table), columns: quoted, bucketColumns: columns)
+            }
+            buckets.append(
+                Bucket(name: bucket.name, parameters: parameters, columns: columns, data: data, columnKinds: bucketKinds, routes: routes))
         }
         var writes: [String: RuleText] = [:]
         for (name, predicate) in rules.writes.sorted(by: { $0.key < $1.key }) {

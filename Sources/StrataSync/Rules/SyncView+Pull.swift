@@ -65,7 +65,7 @@ extension SyncView {
         }
         // A cursor so far behind that the moves would outweigh its view: a snapshot of the view.
         let cap = max(1, limits.maximumEntriesPerPull) * 100
-        let entries = try storage.entries(after: after, limit: cap + 1)
+        let entries = try entriesToRead(after: after, limit: cap + 1, tables: request.tables, instances: now.union(previous), then: then)
         if entries.count > cap { return snapshotNeeded }
         do {
             guard let changeset = try moves(entries, request: request, now: now, previous: previous, then: then, claimsChanged: claimsChanged, limits: limits)
@@ -79,6 +79,48 @@ extension SyncView {
         } catch is TooLarge {
             return snapshotNeeded
         }
+    }
+
+    /// Up to `limit` entries after `after` that can move a row of the view of `instances` (now
+    /// and at the cursor, the claims of `then` and now) in `tables`: those filed under their
+    /// routes, then every entry touching a row those touch (its whole history since the cursor).
+    /// The whole log after `after` where the routes cannot tell: entries filed before these
+    /// rules, a rule reading another table.
+    func entriesToRead(
+        after: Int64, limit: Int, tables: [String], instances: Set<CompiledRules.Instance>, then: SyncIdentity
+    ) throws -> [SyncLogEntry] {
+        let wholeLog = { try storage.entries(after: after, limit: limit) }
+        guard readsLogRoutes, try HubSpace(storage: storage).readsRoutes(after: after, rules: rules.version) else { return try wholeLog() }
+        var routes: Set<Data> = []
+        var requested: Set<String> = []
+        for table in tables {
+            let lowered = table.lowercased()
+            requested.insert(lowered)
+            if !(rules.dataDependencies[lowered] ?? []).isEmpty { return try wholeLog() }
+            for bucket in rules.buckets where bucket.data[lowered] != nil {
+                guard let route = bucket.routes[lowered] else {
+                    routes.insert(LogRoutes.table(lowered))
+                    continue
+                }
+                routes.insert(LogRoutes.anyValue(lowered))
+                switch route.reference {
+                case .bucket(let index):
+                    for instance in instances where instance.bucket == bucket.name && index < instance.values.count {
+                        routes.formUnion(LogRoutes.column(lowered, route.column, value: instance.values[index].binding))
+                    }
+                case .claim(let name):
+                    for reader in [identity, then] { routes.formUnion(LogRoutes.column(lowered, route.column, value: reader.value(of: name))) }
+                }
+            }
+        }
+        guard !routes.isEmpty else { return [] }
+        let found = try storage.loggedVersions(after: after, routes: routes.sorted { $0.lexicographicallyPrecedes($1) }, limit: limit)
+        guard found.complete else { return try wholeLog() }
+        // Each row found under the view's values: every entry after the cursor that changes it.
+        let histories = try storage.loggedVersions(after: after, routes: found.rows.sorted { $0.lexicographicallyPrecedes($1) }, limit: limit)
+        guard histories.complete else { return try wholeLog() }
+        let versions = Array(Set(found.versions).union(histories.versions).sorted().prefix(limit))
+        return try storage.entries(at: versions)
     }
 
     /// The moves from the view at the cursor (`previous` instances, `then`'s claims) to the view

@@ -14,6 +14,8 @@ struct SyncView {
     var subscriptions: [SyncSubscription] = []
     /// A phase of a sync by priority (``SyncPullRequest/minimumPriority``), nil for none.
     var minimumPriority: Int?
+    /// Whether a pull reads the log by its routes (off: whole, as a test compares).
+    var readsLogRoutes = true
 
     var dialect: RuleDialect { storage.ruleDialect }
 

@@ -152,6 +152,10 @@ enum SyncBookkeeping {
         "views", ["replica": "TEXT", "user": "TEXT", "version": "INTEGER", "rules": "INTEGER", "instances": "BLOB"],
         key: ["replica", "user", "version"])
 
+    /// Version 6: the routes each logged entry is filed under (``LogRoutes``), so a pull with a
+    /// view reads only the entries of its buckets' instances.
+    static let routes = keyedTable("log_routes", ["route": "BLOB", "version": "INTEGER", "row": "BLOB"], key: ["route", "version", "row"])
+
     /// A hub table of NOT NULL columns (name and type, in order), WITHOUT ROWID and keyed by `key`.
     private static func keyedTable(_ name: String, _ columns: KeyValuePairs<String, String>, key: [String]) -> TableDefinition {
         TableDefinition(
@@ -172,7 +176,8 @@ enum SyncBookkeeping {
                 // What the space holds now is its schema version 1.
                 try SpaceSchemaHistory.record(version: 1, connection)
             },
-            .init(5) { connection in try connection.execute(views.sql) }
+            .init(5) { connection in try connection.execute(views.sql) },
+            .init(6) { connection in try connection.execute(routes.sql) }
         ], store: SyncBookkeepingVersion(table: meta, legacyVersion: hubLegacyVersion), stepsMayRebuildTables: false)
 
     /// A space made before versions were recorded, known by its shape (once: then recorded).
