@@ -228,6 +228,6 @@ extension HubApply {
     /// store found in its tables that no replica pushed); returns the entry's version.
     /// Filed under no routes: pulls after it read the whole log.
     package static func appendToLog(_ storage: any SyncSpaceStorage, replica: String, sequence: Int64, changeset: Data) throws -> Int64 {
-        try HubSpace(storage: storage).append(replica: replica, sequence: sequence, changeset: changeset)
+        try HubSpace(storage: storage).append(replica: replica, sequence: sequence, changeset: changeset, unrouted: true)
     }
 }

@@ -24,8 +24,13 @@ struct HubSpace {
     /// Logs what the hub made of one entry, extending the chain; returns the entry's version.
     /// With `routes` (the routes the space's rules of version `rules` file it under, when it has
     /// rules) the entry is filed under them; without, pulls after it read the whole log
-    /// (``readsRoutes(after:rules:)``).
-    func append(replica: String, sequence: Int64, changeset: Data, routes: (rules: Int64, filed: () throws -> [LogRoutes.Filed])? = nil) throws -> Int64 {
+    /// (``readsRoutes(after:rules:)``) when `unrouted` says so (a change the store found in its
+    /// tables; a push on a space without rules needs no mark: rules set later have a new version,
+    /// which the first entry filed under them records).
+    func append(
+        replica: String, sequence: Int64, changeset: Data, routes: (rules: Int64, filed: () throws -> [LogRoutes.Filed])? = nil,
+        unrouted: Bool = false
+    ) throws -> Int64 {
         let chain = SyncLog.chain(after: try storage.meta("chain") ?? 0, replica: replica, sequence: sequence, changeset: changeset)
         let now = Int64(Date().timeIntervalSince1970.rounded(.down))
         let version = try storage.appendLog(replica: replica, sequence: sequence, changeset: changeset, at: now, chain: chain)
@@ -38,7 +43,7 @@ struct HubSpace {
                 try storage.setMeta(Self.unroutedThrough, version - 1)
             }
             try storage.appendLogRoutes(version: version, try routes.filed())
-        } else if try storage.meta(Self.routesRules) != nil {
+        } else if unrouted, try storage.meta(Self.routesRules) != nil {
             try storage.setMeta(Self.unroutedThrough, version)
         }
         return version

@@ -34,6 +34,8 @@ package struct CompiledRules: Sendable {
     /// rule's own table included when a subquery reads it. A change to one of them moves rows the
     /// log of the rule's own table does not show, so a pull after one sends a snapshot.
     var dataDependencies: [String: Set<String>] = [:]
+    /// The tables a bucket's rule pins a column of (``LogRoutes``), by lower-cased name.
+    var pinnedTables: [String: PinnedTable] = [:]
 
     /// The bucket instances an identity has.
     struct Instance: Hashable, Sendable, Codable, Comparable {
@@ -301,6 +303,7 @@ package struct CompiledRules: Sendable {
             }
         }
         compiled.dataClaims = claims.sorted()
+        compiled.pinnedTables = try pinnedTables(buckets, names: tables, schema: schema)
         return compiled
     }
 }

@@ -68,30 +68,44 @@ extension RuleText {
 }
 
 extension CompiledRules {
+    /// A table some bucket's rule pins: its stored columns' names (a changeset's column order),
+    /// the pinned ones' positions, and its key (to read a pinned value a change leaves out).
+    struct PinnedTable: Sendable {
+        let name: String
+        let pinned: [(index: Int, column: String)]
+        let keyColumns: [String]?
+    }
+
+    /// Each pinned table by lower-cased name, from the space's definitions (once, when the rules
+    /// are compiled: an additive migration only appends columns).
+    static func pinnedTables(_ buckets: [Bucket], names: [String: String], schema: Connection) throws -> [String: PinnedTable] {
+        var wanted: [String: Set<String>] = [:]
+        for bucket in buckets {
+            for (table, route) in bucket.routes { wanted[table, default: []].insert(route.column) }
+        }
+        var tables: [String: PinnedTable] = [:]
+        for (lowered, columns) in wanted {
+            guard let name = names[lowered] else { continue }
+            let stored = try schema.schemaReader.columns(ofTable: name).filter { $0.hidden == 0 }.map(\.name)
+            let pinned = stored.enumerated().filter { columns.contains($0.element.lowercased()) }.map { (index: $0.offset, column: $0.element) }
+            tables[lowered] = PinnedTable(name: name, pinned: pinned, keyColumns: try? SchemaFingerprint.keyColumns(of: name, in: schema))
+        }
+        return tables
+    }
+
     /// The routes a logged entry is filed under: every table and row it changes, and the value
     /// before and after of each column a bucket's rule pins. A column a change leaves undefined
     /// (an UPDATE of other columns) is read from the table, which the change left as it was.
     func logRoutes(of changeset: Data, storage: any SyncSpaceStorage) throws -> [LogRoutes.Filed] {
-        var pinned: [String: Set<String>] = [:]
-        for bucket in buckets {
-            for (table, route) in bucket.routes { pinned[table, default: []].insert(route.column) }
-        }
         var routes: Set<LogRoutes.Filed> = []
-        var columnsByTable: [String: [String]] = [:]
         try Changeset(data: changeset).forEachChange { change in
             let table = change.table.lowercased()
             let row = LogRoutes.row(table, key: change.primaryKey)
             routes.insert(LogRoutes.Filed(route: LogRoutes.table(table), row: Data()))
             routes.insert(LogRoutes.Filed(route: row, row: Data()))
-            guard let wanted = pinned[table], !wanted.isEmpty else { return }
-            let columns: [String]
-            if let known = columnsByTable[table] {
-                columns = known
-            } else {
-                columns = try storage.definitions.schemaReader.columns(ofTable: change.table).filter { $0.hidden == 0 }.map(\.name)
-                columnsByTable[table] = columns
-            }
-            for (index, column) in columns.enumerated() where wanted.contains(column.lowercased()) {
+            guard let pinned = pinnedTables[table], !pinned.pinned.isEmpty else { return }
+            var current: [BindingValue]??
+            for (position, (index, column)) in pinned.pinned.enumerated() {
                 let old = index < change.oldValues.count ? change.oldValues[index] : nil
                 let new = index < change.newValues.count ? change.newValues[index] : nil
                 var values: [BindingValue] = []
@@ -108,11 +122,15 @@ extension CompiledRules {
                         // A patchset's UPDATE carries no old value: where the row was is unknown.
                         complete = old != nil
                         values = [old, new].compactMap { $0 }
-                    } else if let current = try currentValue(change.table, column: column, key: change.primaryKey, storage: storage) {
-                        complete = true
-                        values = [current]
                     } else {
-                        complete = false
+                        // Every pinned column of the row read at once, the first time one is needed.
+                        if current == nil { current = .some(try currentValues(pinned, key: change.primaryKey, storage: storage)) }
+                        if let found = current ?? nil, position < found.count {
+                            complete = true
+                            values = [found[position]]
+                        } else {
+                            complete = false
+                        }
                     }
                 }
                 if !complete { routes.insert(LogRoutes.Filed(route: LogRoutes.anyValue(table), row: row)) }
@@ -124,11 +142,11 @@ extension CompiledRules {
         return routes.sorted { $0.route == $1.route ? $0.row.lexicographicallyPrecedes($1.row) : $0.route.lexicographicallyPrecedes($1.route) }
     }
 
-    /// `column` of the row of `table` with `key`, as the table holds it (nil: no such row).
-    private func currentValue(_ table: String, column: String, key: [BindingValue], storage: any SyncSpaceStorage) throws -> BindingValue? {
-        let keyColumns = try SchemaFingerprint.keyColumns(of: table, in: storage.definitions)
-        guard keyColumns.count == key.count else { return nil }
+    /// The pinned columns of the row of `table` with `key`, as the table holds them (nil: no
+    /// such row, or a table without a key of its own).
+    private func currentValues(_ table: PinnedTable, key: [BindingValue], storage: any SyncSpaceStorage) throws -> [BindingValue]? {
+        guard let keyColumns = table.keyColumns, keyColumns.count == key.count else { return nil }
         let condition = keyColumns.enumerated().map { quoteIdentifier($0.element) + " = " + storage.ruleDialect.placeholder($0.offset + 1) }
-        return try storage.ruleTableRows(table, columns: [column], where: condition.joined(separator: " AND "), key).first?.first
+        return try storage.ruleTableRows(table.name, columns: table.pinned.map(\.column), where: condition.joined(separator: " AND "), key).first
     }
 }

@@ -65,10 +65,13 @@ extension SyncView {
         }
         // A cursor so far behind that the moves would outweigh its view: a snapshot of the view.
         let cap = max(1, limits.maximumEntriesPerPull) * 100
-        let entries = try entriesToRead(after: after, limit: cap + 1, tables: request.tables, instances: now.union(previous), then: then)
+        let (entries, rowsFound) = try entriesToRead(after: after, limit: cap + 1, tables: request.tables, instances: now.union(previous), then: then)
         if entries.count > cap { return snapshotNeeded }
         do {
-            guard let changeset = try moves(entries, request: request, now: now, previous: previous, then: then, claimsChanged: claimsChanged, limits: limits)
+            guard
+                let changeset = try moves(
+                    entries, rowsFound: rowsFound, request: request, now: now, previous: previous, then: then, claimsChanged: claimsChanged,
+                    limits: limits)
             else { return snapshotNeeded }
             var data = changeset
             if let widths, !data.isEmpty {
@@ -88,11 +91,12 @@ extension SyncView {
     /// rules, a rule reading another table.
     func entriesToRead(
         after: Int64, limit: Int, tables: [String], instances: Set<CompiledRules.Instance>, then: SyncIdentity
-    ) throws -> [SyncLogEntry] {
-        let wholeLog = { try storage.entries(after: after, limit: limit) }
+    ) throws -> (entries: [SyncLogEntry], rows: RowsFound?) {
+        let wholeLog = { (try storage.entries(after: after, limit: limit), RowsFound?.none) }
         guard readsLogRoutes, try HubSpace(storage: storage).readsRoutes(after: after, rules: rules.version) else { return try wholeLog() }
         var routes: Set<Data> = []
         var requested: Set<String> = []
+        var wholeTables: Set<String> = []
         for table in tables {
             let lowered = table.lowercased()
             requested.insert(lowered)
@@ -100,6 +104,7 @@ extension SyncView {
             for bucket in rules.buckets where bucket.data[lowered] != nil {
                 guard let route = bucket.routes[lowered] else {
                     routes.insert(LogRoutes.table(lowered))
+                    wholeTables.insert(lowered)
                     continue
                 }
                 routes.insert(LogRoutes.anyValue(lowered))
@@ -113,22 +118,33 @@ extension SyncView {
                 }
             }
         }
-        guard !routes.isEmpty else { return [] }
+        guard !routes.isEmpty else { return ([], nil) }
         let found = try storage.loggedVersions(after: after, routes: routes.sorted { $0.lexicographicallyPrecedes($1) }, limit: limit)
         guard found.complete else { return try wholeLog() }
         // Each row found under the view's values: every entry after the cursor that changes it.
         let histories = try storage.loggedVersions(after: after, routes: found.rows.sorted { $0.lexicographicallyPrecedes($1) }, limit: limit)
         guard histories.complete else { return try wholeLog() }
         let versions = Array(Set(found.versions).union(histories.versions).sorted().prefix(limit))
-        return try storage.entries(at: versions)
+        return (try storage.entries(at: versions), RowsFound(rows: found.rows, wholeTables: wholeTables))
     }
 
     /// The moves from the view at the cursor (`previous` instances, `then`'s claims) to the view
     /// now, as a changeset; nil when the hub cannot tell them from the log (a table a data rule's
     /// subquery reads has changed since the cursor), so the replica takes a snapshot.
     /// - Throws: `TooLarge` past ``SyncLimits/maximumRowsPerPull`` rows.
+    /// The rows a routed read found under a view's values (``LogRoutes/row(_:key:)``), and the
+    /// tables it read whole (every row of theirs counts).
+    struct RowsFound {
+        var rows: Set<Data>
+        var wholeTables: Set<String>
+
+        func holds(_ table: String, key: [BindingValue]) -> Bool {
+            wholeTables.contains(table) || rows.contains(LogRoutes.row(table, key: key))
+        }
+    }
+
     private func moves(
-        _ entries: [SyncLogEntry], request: SyncPullRequest, now: Set<CompiledRules.Instance>,
+        _ entries: [SyncLogEntry], rowsFound: RowsFound?, request: SyncPullRequest, now: Set<CompiledRules.Instance>,
         previous: Set<CompiledRules.Instance>, then: SyncIdentity, claimsChanged: Bool, limits: SyncLimits
     ) throws -> Data? {
         var upserts: [RowKey: (columns: [String], values: [BindingValue])] = [:]
@@ -147,6 +163,7 @@ extension SyncView {
             try Changeset(data: entry.changeset).forEachChange { change in
                 changedTables.insert(change.table.lowercased())
                 guard let table = tables[change.table.lowercased()] else { return }
+                if let rowsFound, !rowsFound.holds(change.table.lowercased(), key: change.primaryKey) { return }
                 let key = RowKey(table: table, key: change.primaryKey.map { SyncValue($0) })
                 if existedBefore[key] == nil {
                     existedBefore[key] = change.operation != .insert
