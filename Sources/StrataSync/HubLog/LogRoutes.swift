@@ -85,10 +85,13 @@ package enum LogRoutes {
         switch value {
         case .null: return []
         case .integer(let integer): return [numberKey(integer: integer)]
-        case .real(let real): return real.isNaN ? [] : [numberKey(real: real)]
+        case .real(let real): return real.isNaN ? [] : [numberKey(real: real), fifteenDigitKey(real)]
         case .text(let text):
             var keys = [Data([3]) + Data(text.utf8)]
-            if let number = numberKey(text: text) { keys.append(number) }
+            if let number = number(text: text) {
+                keys.append(number.key)
+                if let real = number.real { keys.append(fifteenDigitKey(real)) }
+            }
             return keys
         case .blob(let data): return [Data([4]) + data]
         }
@@ -104,10 +107,17 @@ package enum LogRoutes {
         return Data([2]) + withUnsafeBytes(of: real.bitPattern.bigEndian) { Data($0) }
     }
 
+    /// A real as 15 significant digits: SQLite compares a REAL with a TEXT column by the text it
+    /// writes for the real (`%!.15g` in 3.40), so the text '9.00719925474099e+15' equals the real
+    /// 9007199254740994.0 there. A text that reads as a number gets the same key.
+    private static func fifteenDigitKey(_ real: Double) -> Data {
+        Data([5]) + Data(String(format: "%.15g", real == 0 ? 0 : real).utf8)
+    }
+
     /// The number a text reads as where SQLite's numeric affinity would convert it (spaces
-    /// around it allowed); a few texts SQLite would not convert get a key too, which only files
-    /// an entry under one more route.
-    private static func numberKey(text: String) -> Data? {
+    /// around it allowed), with the real it reads as when it is not an integer; a few texts
+    /// SQLite would not convert get a key too, which only files an entry under one more route.
+    private static func number(text: String) -> (key: Data, real: Double?)? {
         let trimmed = text.unicodeScalars.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0C}" }
         var scalars = String.UnicodeScalarView(trimmed)
         while let last = scalars.last, last == " " || last == "\t" || last == "\n" || last == "\r" || last == "\u{0C}" {
@@ -115,8 +125,8 @@ package enum LogRoutes {
         }
         let number = String(scalars)
         guard !number.isEmpty else { return nil }
-        if let integer = Int64(number) { return numberKey(integer: integer) }
+        if let integer = Int64(number) { return (numberKey(integer: integer), nil) }
         guard let real = Double(number), !real.isNaN else { return nil }
-        return numberKey(real: real)
+        return (numberKey(real: real), real)
     }
 }
