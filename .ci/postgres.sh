@@ -58,7 +58,10 @@ start)
     close_inherited
     as_owner "$INITDB" -D "$DIR/data" -U strata --auth=trust -E UTF8 --locale=C >"$DIR/initdb.log" 2>&1 \
         || { cat "$DIR/initdb.log" >&2; exit 1; }
-    as_owner "$PG_CTL" -D "$DIR/data" -l "$DIR/server.log" -w -o "-p $PORT -k $DIR -h 127.0.0.1 -c fsync=off" start >&2 \
+    # max_connections: the parallel suite's PostgreSQL tests (each hub, replica store and test
+    # database its own connections) passed the default 100 at their peak ("sorry, too many
+    # clients already"), which failed whichever test was connecting then.
+    as_owner "$PG_CTL" -D "$DIR/data" -l "$DIR/server.log" -w -o "-p $PORT -k $DIR -h 127.0.0.1 -c fsync=off -c max_connections=400" start >&2 \
         || { cat "$DIR/server.log" >&2; exit 1; }
     echo "$PORT" >"$DIR/port"
     echo "export STRATA_POSTGRES_URL=postgres://strata@127.0.0.1:$PORT/postgres"
