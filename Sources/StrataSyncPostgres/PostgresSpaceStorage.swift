@@ -308,8 +308,6 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         }
     }
 
-    var keepsLogRoutes: Bool { true }
-
     /// One statement per entry, sent without waiting inside a push (its answer settled with the
     /// savepoint's).
     func appendLogRoutes(version: Int64, _ routes: [LogRoutes.Filed]) throws {
@@ -332,34 +330,20 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     }
 
     func loggedVersions(after version: Int64, routes: [Data], limit: Int) throws -> LogRoutes.Found {
-        var found = LogRoutes.Found()
-        var versions: Set<Int64> = []
-        var pairs = 0
-        var start = 0
-        while start < routes.count {
-            let chunk = routes[start..<min(routes.count, start + 500)]
-            start += chunk.count
+        try LogRoutes.find(routes: routes, limit: limit) { chunk, most in
             var binds = PostgresBindings()
             binds.append(version)
-            binds.append(Int64(LogRoutes.largestFind - pairs + 1))
+            binds.append(Int64(most))
             var placeholders: [String] = []
             for route in chunk {
                 try binds.append(route)
                 placeholders.append("$\(binds.count)")
             }
-            let rows = try link.query(
+            return try link.query(
                 "SELECT version, row FROM \(bookkeeping("log_routes")) WHERE route IN (" + placeholders.joined(separator: ", ")
-                    + ") AND version > $1 LIMIT $2", binds)
-            for row in rows {
-                pairs += 1
-                if pairs > LogRoutes.largestFind { return LogRoutes.Found(complete: false) }
-                let (foundVersion, filed) = try row.decode((Int64, Data).self)
-                versions.insert(foundVersion)
-                if !filed.isEmpty { found.rows.insert(filed) }
-            }
+                    + ") AND version > $1 LIMIT $2", binds
+            ).map { try $0.decode((Int64, Data).self) }
         }
-        found.versions = Array(versions.sorted().prefix(limit))
-        return found
     }
 
     func entries(at versions: [Int64]) throws -> [SyncLogEntry] {

@@ -25,7 +25,7 @@ import StrataSyncPostgres
 
     /// A hub on `store` with the space `s`, and what keeps its database alive; nil when the store
     /// cannot run here (PostgreSQL without STRATA_POSTGRES_URL).
-    static func hub(_ store: Store, _ folder: SyncFolder) throws -> (SyncHub, Any?)? {
+    static func hub(_ store: Store, _ folder: SyncFolder, schema: String = schema) throws -> (SyncHub, Any?)? {
         switch store {
         case .sqlite:
             let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))

@@ -54,25 +54,9 @@ import Testing
         ])
     }
 
-    /// A hub on `store` with the space `s` and what keeps its database alive; nil when the
-    /// store cannot run here (PostgreSQL without STRATA_POSTGRES_URL).
+    /// A hub on `store` with the space `s` of these tables (nil: PostgreSQL without a server).
     static func hub(_ store: Store, _ folder: SyncFolder) throws -> (SyncHub, Any?)? {
-        switch store {
-        case .sqlite:
-            let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-            try hub.createSpace("s") { try $0.execute(schema) }
-            return (hub, nil)
-        case .postgres:
-            #if Hub
-            guard let server = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] else { return nil }
-            let database = try SyncModelPostgresDatabase(server: server)
-            let hub = SyncHub(store: try .postgres(url: database.url))
-            try hub.createSpace("s") { try $0.execute(schema) }
-            return (hub, database)
-            #else
-            return nil
-            #endif
-        }
+        try ListClaimTests.hub(store, folder, schema: schema)
     }
 
     static func rows(_ database: Database) async throws -> [String] {

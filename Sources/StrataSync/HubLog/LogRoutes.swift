@@ -41,6 +41,31 @@ package enum LogRoutes {
     /// a bound on its memory.
     package static let largestFind = 200_000
 
+    /// What `query` finds under `routes`, asked 500 routes a statement (each store's placeholder
+    /// limit is far above): `query` returns the (version, row) pairs filed under a chunk after
+    /// the caller's version, at most the count it is given; past ``largestFind`` pairs in all
+    /// the find is not complete.
+    package static func find(
+        routes: [Data], limit: Int, _ query: (_ chunk: ArraySlice<Data>, _ most: Int) throws -> [(version: Int64, row: Data)]
+    ) rethrows -> Found {
+        var found = Found()
+        var versions: Set<Int64> = []
+        var pairs = 0
+        var start = 0
+        while start < routes.count {
+            let chunk = routes[start..<min(routes.count, start + 500)]
+            start += chunk.count
+            for (version, row) in try query(chunk, largestFind - pairs + 1) {
+                pairs += 1
+                if pairs > largestFind { return Found(complete: false) }
+                versions.insert(version)
+                if !row.isEmpty { found.rows.insert(row) }
+            }
+        }
+        found.versions = Array(versions.sorted().prefix(limit))
+        return found
+    }
+
     /// The route of every entry touching `table` (lower-cased).
     static func table(_ table: String) -> Data { Data(table.lowercased().utf8) + Data([0]) }
 

@@ -114,26 +114,16 @@ struct SyncLog {
     /// The `limit` oldest versions after `version` filed under any of `routes`, in order, with
     /// the rows filed under them: each route's own range of the index, 500 routes a statement.
     func versions(after version: Int64, routes: [Data], limit: Int) throws -> LogRoutes.Found {
-        var found = LogRoutes.Found()
-        var versions: Set<Int64> = []
-        var pairs = 0
-        var start = 0
-        while start < routes.count {
-            let chunk = routes[start..<min(routes.count, start + 500)]
-            start += chunk.count
+        try LogRoutes.find(routes: routes, limit: limit) { chunk, most in
             let sql =
                 "SELECT version, row FROM \(Text.routes) WHERE route IN (" + chunk.map { _ in "?" }.joined(separator: ", ")
                 + ") AND version > ? LIMIT ?"
-            let arguments = chunk.map { BindingValue.blob($0) } + [.integer(version), .integer(Int64(LogRoutes.largestFind - pairs + 1))]
-            for row in try connection.valueRows(literal: SQLFragment(sql: sql, arguments: arguments)).rows {
-                pairs += 1
-                if pairs > LogRoutes.largestFind { return LogRoutes.Found(complete: false) }
-                if case .integer(let found)? = row.first { versions.insert(found) }
-                if row.count > 1, case .blob(let filed) = row[1], !filed.isEmpty { found.rows.insert(filed) }
+            let arguments = chunk.map { BindingValue.blob($0) } + [.integer(version), .integer(Int64(most))]
+            return try connection.valueRows(literal: SQLFragment(sql: sql, arguments: arguments)).rows.compactMap { row in
+                guard row.count == 2, case .integer(let found) = row[0], case .blob(let filed) = row[1] else { return nil }
+                return (found, filed)
             }
         }
-        found.versions = Array(versions.sorted().prefix(limit))
-        return found
     }
 
     /// The logged entries at `versions`, in order.

@@ -35,7 +35,6 @@ struct HubSpace {
         let now = Int64(Date().timeIntervalSince1970.rounded(.down))
         let version = try storage.appendLog(replica: replica, sequence: sequence, changeset: changeset, at: now, chain: chain)
         try storage.setMeta("chain", chain)
-        guard storage.keepsLogRoutes else { return version }
         if let routes {
             // The first entry filed under these rules: those before it were filed under others.
             if try storage.meta(Self.routesRules) != routes.rules {
@@ -55,7 +54,7 @@ struct HubSpace {
 
     /// Whether every entry after `version` is filed under the routes of rules version `rules`.
     func readsRoutes(after version: Int64, rules: Int64) throws -> Bool {
-        guard storage.keepsLogRoutes, try storage.meta(Self.routesRules) == rules,
+        guard try storage.meta(Self.routesRules) == rules,
             let unrouted = try storage.meta(Self.unroutedThrough)
         else { return false }
         return version >= unrouted

@@ -252,7 +252,6 @@ struct SQLiteSpaceStorage: SyncSpaceStorage {
 
     func entries(after version: Int64, limit: Int) throws -> [SyncLogEntry] { try log.entries(after: version, limit: limit) }
 
-    var keepsLogRoutes: Bool { true }
     func appendLogRoutes(version: Int64, _ routes: [LogRoutes.Filed]) throws { try log.appendRoutes(version: version, routes) }
     func loggedVersions(after version: Int64, routes: [Data], limit: Int) throws -> LogRoutes.Found {
         try log.versions(after: version, routes: routes, limit: limit)

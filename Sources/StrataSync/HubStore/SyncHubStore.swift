@@ -191,18 +191,6 @@ extension SyncHubStorage {
 }
 
 extension SyncSpaceStorage {
-    package var keepsLogRoutes: Bool { false }
-    package func appendLogRoutes(version: Int64, _ routes: [LogRoutes.Filed]) throws {}
-    /// Nothing found, and not complete: a store without routes is read whole.
-    package func loggedVersions(after version: Int64, routes: [Data], limit: Int) throws -> LogRoutes.Found {
-        LogRoutes.Found(complete: false)
-    }
-    package func entries(at versions: [Int64]) throws -> [SyncLogEntry] {
-        guard let first = versions.first, let last = versions.last else { return [] }
-        let wanted = Set(versions)
-        return try entries(after: first - 1, limit: Int(clamping: last - first + 1)).filter { wanted.contains($0.version) }
-    }
-
     /// Each entry's write a transaction of its own (a store that keeps no push transaction).
     package func applyingPush<T>(replica: String, sequences: [Int64], _ body: () throws -> T) throws -> T { try body() }
 }
@@ -246,9 +234,6 @@ package protocol SyncSpaceStorage {
     func entries(after version: Int64, limit: Int) throws -> [SyncLogEntry]
     /// The newest version logged before `seconds` (since 1970), 0 for none.
     func newestVersion(before seconds: Int64) throws -> Int64
-    /// Whether the store files log entries under routes (``LogRoutes``), so a pull with a view
-    /// reads only its own; a store that does not reads the whole log after the cursor.
-    var keepsLogRoutes: Bool { get }
     /// Files the entry at `version` under `routes` (inside ``write(_:)``).
     func appendLogRoutes(version: Int64, _ routes: [LogRoutes.Filed]) throws
     /// The `limit` oldest versions after `version` filed under any of `routes`, in order, with
