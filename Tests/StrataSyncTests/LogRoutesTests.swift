@@ -188,7 +188,7 @@ import Testing
     @Test func routeKeysShareOneWheneverSQLiteFindsTwoValuesEqual() throws {
         let numeric = [
             "5", " 5", "5.0", "+5", "1e2", "0x10", "-0", "9223372036854775807", "9223372036854775808", "1.5", ".5", "5.", "  -3  ", "inf", "NaN", "1e400",
-            "-0.0", ""
+            "-0.0", "", "\u{0B}5", "5\u{0B}", "\u{0C}7\r"
         ]
         var equalPairs = 0
         try PropertyCheck.run("route keys cover =", cases: 400) { random in

@@ -143,9 +143,11 @@ package enum LogRoutes {
     /// around it allowed), with the real it reads as when it is not an integer; a few texts
     /// SQLite would not convert get a key too, which only files an entry under one more route.
     private static func number(text: String) -> (key: Data, real: Double?)? {
-        let trimmed = text.unicodeScalars.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0C}" }
+        // SQLite's spaces: also the vertical tab, which Swift's number parsing does not skip.
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool { scalar == " " || ("\t"..."\r").contains(scalar) }
+        let trimmed = text.unicodeScalars.drop(while: isSpace)
         var scalars = String.UnicodeScalarView(trimmed)
-        while let last = scalars.last, last == " " || last == "\t" || last == "\n" || last == "\r" || last == "\u{0C}" {
+        while let last = scalars.last, isSpace(last) {
             scalars.removeLast()
         }
         let number = String(scalars)
