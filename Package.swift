@@ -195,6 +195,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hub"])),
                 // Already Hummingbird's dependency: the hub's metrics cost no extra package.
                 .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Hub"])),
+                // Also Hummingbird's: a pull stream ends when the server shuts down gracefully.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Hub"])),
             ]
         ),
         // The hub's store on PostgreSQL: a space's tables as Postgres tables a backend can query

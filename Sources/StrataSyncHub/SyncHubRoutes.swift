@@ -5,6 +5,7 @@ import Foundation
 import Hummingbird
 import Logging
 import Metrics
+import ServiceLifecycle
 import Strata
 import StrataSync
 import Synchronization
@@ -26,6 +27,11 @@ public struct SyncHubLimits: Sendable {
     /// default is half the soft limit (each poll is a descriptor), at most 10,000.
     public var maximumPollsPerSpace = SyncHubLimits.pollsTheOpenFileLimitAllows()
     public var maximumPollsPerToken = 32
+    /// How long a pull stream stays open before the hub ends it (the replica opens another): a
+    /// bound on how long one request holds its token's grant.
+    public var maximumStreamDuration: Duration = .seconds(300)
+    /// How often an idle pull stream carries a heartbeat, so proxies and clients keep it open.
+    public var streamHeartbeat: Duration = .seconds(15)
     public init() {}
 
     /// Half this process's soft open-file limit, between 64 and 10,000: the other half stays for
@@ -100,6 +106,11 @@ public typealias SyncHubAuthorizer = @Sendable (_ token: String?, _ space: Strin
 ///   after `after` as a ``SyncWire`` body; with `wait` (milliseconds) it answers as soon as the
 ///   space has a newer version, or empty when the wait ends (a long poll); `snapshotNeeded` when
 ///   the hub trimmed the log after `after`
+/// - `GET /spaces/:space/stream?replica=&tables=&fingerprint=&after=&limit=`: a pull stream,
+///   `text/event-stream`: a frame (``SyncWire/encodeStreamEvent(_:)``) answering a pull after
+///   `after` at once, then one each time the space's version moves, heartbeats while idle; it
+///   counts as a long poll for ``SyncHubLimits/maximumPollsPerSpace`` and ends after
+///   ``SyncHubLimits/maximumStreamDuration``
 /// - `GET /spaces/:space/snapshot?replica=&tables=&fingerprint=`: the synced tables at the hub's
 ///   newest version as a ``SyncWire`` snapshot body (a database image), for a new replica or one
 ///   behind the trimmed log
@@ -189,18 +200,10 @@ public func buildSyncHubRouter(
     router.get("spaces/:space/pull") { request, context -> Response in
         try await readingReplica(request, context, authentication) { space, replicaID in
             let query = request.uri.queryParameters
-            guard let after = query.get("after").flatMap({ Int64($0) }), after >= 0 else { return answer(.badRequest, .refused("after must be a version")) }
-            let limit = query.get("limit").flatMap { Int($0) }.map { min(max($0, 1), 1_000) } ?? 500
+            guard let pull = try pullRequest(query, space: space, replicaID: replicaID) else { return answer(.badRequest, .refused("after must be a version")) }
+            let after = pull.after
             let waitMilliseconds = query.get("wait").flatMap { Int($0) }.map { max(0, $0) } ?? 0
             let wait = min(Duration.milliseconds(waitMilliseconds), limits.maximumPullWait)
-            let pull = SyncPullRequest(
-                space: space, replicaID: replicaID,
-                tables: (query.get("tables") ?? "").split(separator: ",").map(String.init),
-                schemaFingerprint: query.get("fingerprint") ?? "", after: after, limit: limit,
-                afterChain: query.get("chain").flatMap { Int64($0) },
-                lastAcknowledged: query.get("acked").flatMap { Int64($0) },
-                subscriptions: try SyncWire.decodeSubscriptionsQuery(query.get("subscriptions")),
-                minimumPriority: query.get("priority").flatMap { Int($0) }, countsViewRows: query.get("count") == "1")
             let caller = await authentication.caller(token: bearerToken(request))
             var response = try await hub.pullTogether(pull, caller: caller)
             metrics.pulled(space: space)
@@ -234,6 +237,53 @@ public func buildSyncHubRouter(
                 body: .init(byteBuffer: ByteBuffer(bytes: try SyncWire.encode(response))))
         }
     }
+    router.get("spaces/:space/stream") { request, context -> Response in
+        try await readingReplica(request, context, authentication) { space, replicaID in
+            guard let pull = try pullRequest(request.uri.queryParameters, space: space, replicaID: replicaID) else {
+                return answer(.badRequest, .refused("after must be a version"))
+            }
+            let token = bearerToken(request)
+            let caller = await authentication.caller(token: token)
+            // The opening answer is read before the response starts, so a refusal (an unknown
+            // space, another schema) is a status like a pull's, not a frame.
+            let first = try await hub.pullTogether(pull, caller: caller)
+            metrics.pulled(space: space)
+            guard polls.enter(space: space, token: token, limits: limits) else {
+                var refusal = answer(.serviceUnavailable, .refused("too many long polls and streams on \(space) or with this token; retry in a second"))
+                refusal.headers[.retryAfter] = "1"
+                return refusal
+            }
+            metrics.waitingPolls(space: space, change: 1)
+            // Left when the body ends, or when the response is dropped unwritten.
+            let place = StreamPlace(polls: polls, metrics: metrics, space: space, token: token)
+            let heartbeat = limits.streamHeartbeat
+            let deadline = ContinuousClock.now + limits.maximumStreamDuration
+            return Response(
+                status: .ok, headers: [.contentType: SyncWire.pullStreamContentType, .cacheControl: "no-cache"],
+                body: ResponseBody { writer in
+                    try await withGracefulShutdownHandler {
+                        try await hub.followPulls(
+                            pull, caller: caller, first: first, heartbeat: heartbeat, until: deadline, ending: { place.isEnding }
+                        ) { frame in
+                            // A token refused now (expired, revoked) ends the stream: no frame
+                            // goes out under it.
+                            if frame != nil, await authentication.refusal(token: token, space: space, replica: replicaID, writes: false) != nil {
+                                return false
+                            }
+                            let bytes = try frame.map { try SyncWire.encodeStreamEvent($0) } ?? SyncWire.streamHeartbeat
+                            try await writer.write(ByteBuffer(bytes: bytes))
+                            return true
+                        }
+                    } onGracefulShutdown: {
+                        // The server waits for every response to end: a stream ends at once.
+                        place.end()
+                        hub.wakeEveryWait()
+                    }
+                    withExtendedLifetime(place) {}
+                    try await writer.finish(nil)
+                })
+        }
+    }
     router.get("spaces/:space/snapshot") { request, context -> Response in
         try await readingReplica(request, context, authentication) { space, replicaID in
             let query = request.uri.queryParameters
@@ -251,6 +301,45 @@ public func buildSyncHubRouter(
         }
     }
     return router
+}
+
+/// A pull's request from its query items; nil when `after` is not a version.
+private func pullRequest(_ query: Parameters, space: String, replicaID: String) throws -> SyncPullRequest? {
+    guard let after = query.get("after").flatMap({ Int64($0) }), after >= 0 else { return nil }
+    return SyncPullRequest(
+        space: space, replicaID: replicaID,
+        tables: (query.get("tables") ?? "").split(separator: ",").map(String.init),
+        schemaFingerprint: query.get("fingerprint") ?? "", after: after,
+        limit: query.get("limit").flatMap { Int($0) }.map { min(max($0, 1), 1_000) } ?? 500,
+        afterChain: query.get("chain").flatMap { Int64($0) },
+        lastAcknowledged: query.get("acked").flatMap { Int64($0) },
+        subscriptions: try SyncWire.decodeSubscriptionsQuery(query.get("subscriptions")),
+        minimumPriority: query.get("priority").flatMap { Int($0) }, countsViewRows: query.get("count") == "1")
+}
+
+/// A stream's place among the waiting polls, given back exactly once: when the stream ends, or
+/// when its response is dropped before the body ran (the client left first).
+private final class StreamPlace: Sendable {
+    private let polls: PollCounts
+    private let metrics: SyncHubMetrics
+    private let space: String
+    private let token: String?
+    private let ending = Atomic<Bool>(false)
+
+    init(polls: PollCounts, metrics: SyncHubMetrics, space: String, token: String?) {
+        self.polls = polls
+        self.metrics = metrics
+        self.space = space
+        self.token = token
+    }
+
+    var isEnding: Bool { ending.load(ordering: .relaxed) }
+    func end() { ending.store(true, ordering: .relaxed) }
+
+    deinit {
+        polls.leave(space: space, token: token)
+        metrics.waitingPolls(space: space, change: -1)
+    }
 }
 
 /// How the GET routes start: the space and replica the request names, refused unless its token

@@ -108,6 +108,10 @@ public final class SyncHub: Sendable {
     package func waitingPolls(inSpace name: String) -> Int { waiters.withLock { $0[name]?.count ?? 0 } }
 
     /// Wakes the wait `id`, or every wait on `name` behind `version` when `id` is nil.
+    /// Wakes every long poll and stream, to look again (commits may have gone unseen) or to end
+    /// (a server shutting down).
+    package func wakeEveryWait() { wakeEverySpace() }
+
     /// Wakes every long poll, to look again: commits may have gone unseen.
     func wakeEverySpace() {
         let woken = waiters.withLock { waiters -> [CheckedContinuation<Void, Never>] in

@@ -32,7 +32,13 @@ public final class SyncLoop: Sendable {
                 }
                 group.addTask {
                     await SyncLoop.repeatUntilCancelled(interval: interval, maximumBackoff: maximumBackoff) {
-                        try await replica.recordingStatus { try await replica.pull() }
+                        // With a transport that streams, the pull catches up and the stream
+                        // then brings each new version until it ends (the hub closed it, or the
+                        // replica had to catch up its own way): then the lane pulls again.
+                        try await replica.recordingStatus {
+                            try await replica.pull()
+                            try await replica.followPullStream()
+                        }
                     } pause: {
                         try? await Task.sleep(for: $0)
                     }

@@ -229,72 +229,133 @@ extension SyncReplica {
                     afterChain: after == 0 ? 0 : afterChain,
                     lastAcknowledged: lastAcknowledged, subscriptions: subscriptions, minimumPriority: minimumPriority,
                     countsViewRows: countsRows && !counted))
-            if let total = response.viewRows {
-                counted = true
-                try await database.write { try SyncProgress.note(totalRows: total, $0) }
-            }
-            if let rules = response.rulesVersion,
-                try await database.read({ (try SyncStatus.state(Self.rulesVersionKey, $0) as Int64?) ?? 0 }) < rules
-            {
-                try await database.write { try Self.noteRulesVersion(rules, $0) }
-            }
-            if let user = response.user,
-                try await database.read({ connection -> String? in
-                    let writers = try Self.writers(connection)
-                    return writers.later.last.map(\.user) ?? writers.user
-                }) != user
-            {
-                try await database.write { try Self.noteUser(user, $0) }
-            }
-            if response.hubRolledBack {
-                try await recoverFromHubRollback()
-                continue
-            }
-            if response.snapshotNeeded {
-                // The hub trimmed the log past this replica's cursor, or its view moved in a way
-                // only a snapshot shows (a table a rule's subquery reads changed). A snapshot is
-                // the whole view at its version: after a second one in a row the pull ends there,
-                // so a table that changes faster than a snapshot takes cannot keep it going.
-                try await catchUpFromSnapshot(minimumPriority: minimumPriority)
-                if countsRows { try await noteProgress(phase: minimumPriority) }
+            switch try await absorb(response, after: after, minimumPriority: minimumPriority, countsRows: countsRows, counted: &counted) {
+            case .snapshot:
+                // A snapshot is the whole view at its version: after a second one in a row the
+                // pull ends there, so a table that changes faster than a snapshot takes cannot
+                // keep it going.
                 snapshots += 1
                 if snapshots >= 2 { return }
-                continue
+            case .caughtUp: return
+            case .applied, .stale, .startedOver: snapshots = 0
             }
-            snapshots = 0
-            let tables = self.tables
-            let synced = Set(tables.map { $0.lowercased() })
-            let outcome: PageOutcome = try await database.writeInTransaction(transactionType: .immediate) { connection in
-                // Another pull (the app's beside a running loop, another process on this file)
-                // applied a page since this one was asked for: this page is not applied twice; the
-                // next request starts after it.
-                guard try SyncStatus.read(connection).lastPulledVersion == after else { return .applied }
-                let inflight = try SyncOutbox(connection).localEntries().filter { $0.version != nil }
+        }
+    }
+
+    /// Follows the hub's pull stream (``SyncTransport/pullStream(_:)``) from this replica's
+    /// cursor, applying each frame as ``pull()`` applies a page, until the stream ends: the hub
+    /// closed it, or a frame asked for a snapshot or found the cursor moved by another pull (the
+    /// replica caught up its own way first). ``startSyncing(interval:maximumBackoff:)`` calls it
+    /// after each pull when the transport streams.
+    /// - Returns: false at once when the transport cannot stream.
+    @discardableResult
+    public func followPullStream() async throws -> Bool {
+        let (after, afterChain, lastAcknowledged, subscriptions) = try await database.read { connection in
+            (
+                try SyncStatus.read(connection).lastPulledVersion, try SyncStatus.pulledChain(connection),
+                try SyncOutbox(connection).lastSent(), try Self.requestSubscriptions(connection)
+            )
+        }
+        let request = SyncPullRequest(
+            space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint, after: after,
+            limit: max(1, settings.pullPageSize), afterChain: after == 0 ? 0 : afterChain, lastAcknowledged: lastAcknowledged,
+            subscriptions: subscriptions, minimumPriority: nil, countsViewRows: false)
+        guard let stream = try transport.pullStream(request) else { return false }
+        var counted = true
+        for try await frame in stream {
+            try Task.checkCancellation()
+            switch try await absorb(frame.response, after: frame.after, minimumPriority: nil, countsRows: false, counted: &counted) {
+            case .applied, .caughtUp: continue
+            case .stale, .snapshot, .startedOver: return true
+            }
+        }
+        return true
+    }
+
+    /// What ``absorb(_:after:minimumPriority:countsRows:counted:)`` did with an answer.
+    enum Absorbed {
+        /// The page was applied; the hub may have more.
+        case applied
+        /// The page was empty: caught up.
+        case caughtUp
+        /// Another pull moved the cursor since the request: nothing was applied.
+        case stale
+        /// The replica caught up from a snapshot.
+        case snapshot
+        /// The hub had rolled back: the replica pushed again and started over.
+        case startedOver
+    }
+
+    /// Applies the hub's answer to a pull after `after`: the user and rules it names, then its
+    /// page under the pending writes, or the snapshot or rollback recovery it asks for.
+    func absorb(
+        _ response: SyncPullResponse, after: Int64, minimumPriority: Int?, countsRows: Bool, counted: inout Bool
+    ) async throws -> Absorbed {
+        if let total = response.viewRows {
+            counted = true
+            try await database.write { try SyncProgress.note(totalRows: total, $0) }
+        }
+        if let rules = response.rulesVersion,
+            try await database.read({ (try SyncStatus.state(Self.rulesVersionKey, $0) as Int64?) ?? 0 }) < rules
+        {
+            try await database.write { try Self.noteRulesVersion(rules, $0) }
+        }
+        if let user = response.user,
+            try await database.read({ connection -> String? in
+                let writers = try Self.writers(connection)
+                return writers.later.last.map(\.user) ?? writers.user
+            }) != user
+        {
+            try await database.write { try Self.noteUser(user, $0) }
+        }
+        if response.hubRolledBack {
+            try await recoverFromHubRollback()
+            return .startedOver
+        }
+        if response.snapshotNeeded {
+            // The hub trimmed the log past this replica's cursor, or its view moved in a way
+            // only a snapshot shows (a table a rule's subquery reads changed).
+            try await catchUpFromSnapshot(minimumPriority: minimumPriority)
+            if countsRows { try await noteProgress(phase: minimumPriority) }
+            return .snapshot
+        }
+        let tables = self.tables
+        let synced = Set(tables.map { $0.lowercased() })
+        let outcome: PageOutcome = try await database.writeInTransaction(transactionType: .immediate) { connection in
+            // Another pull (the app's beside a running loop, another process on this file)
+            // applied a page since this one was asked for: this page is not applied twice; the
+            // next request starts after it.
+            guard try SyncStatus.read(connection).lastPulledVersion == after else { return .stale }
+            let inflight = try SyncOutbox(connection).localEntries().filter { $0.version != nil }
+            for entry in response.entries {
+                if let mine = inflight.first(where: { $0.version == entry.version }), let ours = mine.chain, let theirs = entry.chain, ours != theirs {
+                    return .hubRolledBack
+                }
+            }
+            if try Self.fastForward(response.entries, after: after, origin: self.hubReplicaID, connection) { return .applied }
+            try Self.rebase(tables: tables, dropping: [], connection) { connection in
                 for entry in response.entries {
-                    if let mine = inflight.first(where: { $0.version == entry.version }), let ours = mine.chain, let theirs = entry.chain, ours != theirs {
-                        return .hubRolledBack
-                    }
+                    try connection.apply(
+                        Changeset(data: entry.changeset), filter: { synced.contains($0.lowercased()) }, onConflict: ReplicaConflicts.replaceConflicts)
+                    try SyncStatus.setState("pulled", .integer(entry.version), connection)
+                    try SyncStatus.setState("pulled_chain", entry.chain.map { .integer($0) } ?? .null, connection)
                 }
-                if try Self.fastForward(response.entries, after: after, origin: self.hubReplicaID, connection) { return .applied }
-                try Self.rebase(tables: tables, dropping: [], connection) { connection in
-                    for entry in response.entries {
-                        try connection.apply(
-                            Changeset(data: entry.changeset), filter: { synced.contains($0.lowercased()) }, onConflict: ReplicaConflicts.replaceConflicts)
-                        try SyncStatus.setState("pulled", .integer(entry.version), connection)
-                        try SyncStatus.setState("pulled_chain", entry.chain.map { .integer($0) } ?? .null, connection)
-                    }
-                    // Caught up (an empty page): the log holds every acknowledged entry up to the
-                    // cursor, the rest it dropped.
-                    return response.entries.last?.version ?? after
-                }
-                return .applied
+                // Caught up (an empty page): the log holds every acknowledged entry up to the
+                // cursor, the rest it dropped.
+                return response.entries.last?.version ?? after
             }
-            switch outcome {
-            case .hubRolledBack: try await recoverFromHubRollback()
-            case .applied:
-                if response.entries.isEmpty { return }
-                if countsRows { try await noteProgress(phase: minimumPriority) }
-            }
+            return .applied
+        }
+        switch outcome {
+        case .hubRolledBack:
+            try await recoverFromHubRollback()
+            return .startedOver
+        case .stale:
+            return response.entries.isEmpty ? .caughtUp : .stale
+        case .applied:
+            if response.entries.isEmpty { return .caughtUp }
+            if countsRows { try await noteProgress(phase: minimumPriority) }
+            return .applied
         }
     }
 
@@ -430,7 +491,7 @@ extension SyncReplica {
 
 /// What one transaction of a pull did with a page.
 private enum PageOutcome: Sendable {
-    case applied, hubRolledBack
+    case applied, stale, hubRolledBack
 }
 
 extension Connection {

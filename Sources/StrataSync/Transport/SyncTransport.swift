@@ -15,11 +15,19 @@ public protocol SyncTransport: Sendable {
     /// caller). A replica opened with it makes its writes as that user at once, when nothing
     /// of another user is pending; otherwise it learns the user from the hub's answers.
     var signedInUser: String? { get }
+    /// A stream of the pulls after `request.after`, one frame each time the hub's version moves,
+    /// or nil when this transport cannot stream (the replica long polls instead). The stream
+    /// ends when the hub ends it (it answered with a snapshot or a rollback, or shut down);
+    /// cancelling the reading task closes it.
+    func pullStream(_ request: SyncPullRequest) throws -> AsyncThrowingStream<SyncPullFrame, any Error>?
 }
 
 extension SyncTransport {
     /// Unknown: the replica learns its user from the hub's answers (a space with rules names it).
     public var signedInUser: String? { nil }
+
+    /// A transport written before streams existed does not stream: its replicas long poll.
+    public func pullStream(_ request: SyncPullRequest) throws -> AsyncThrowingStream<SyncPullFrame, any Error>? { nil }
 
     /// A transport written before snapshots existed cannot fetch one: such a replica syncs only
     /// while the hub keeps the log after its cursor.

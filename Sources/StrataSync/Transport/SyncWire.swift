@@ -199,6 +199,11 @@ public struct HTTPSyncTransport: SyncTransport {
     public var attempts = 4
     /// How long a pull waits on the hub for a newer version when there is none (a long poll).
     public var pullWait: Duration = .zero
+    /// Whether a replica's sync loop holds a pull stream (``pullStream(_:)``) on which the hub
+    /// sends each new version as it commits, rather than long polling: a write then costs each
+    /// waiting replica one frame instead of an answer and a new request. A hub without the
+    /// stream route (older than streams) is long polled as before.
+    public var streamsPulls = false
 
     /// One session for every transport of the process, made once and never released (a
     /// session per transport crashed on release in swift-corelibs-foundation): a push must never
@@ -263,23 +268,30 @@ public struct HTTPSyncTransport: SyncTransport {
     }
 
     public func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
-        var components = URLComponents(url: spaceURL(request.space, "pull"), resolvingAgainstBaseURL: false)
         let waitMilliseconds = pullWait.components.seconds * 1000 + pullWait.components.attoseconds / 1_000_000_000_000_000
+        let pullURL = try self.pullURL(request, action: "pull", extra: [URLQueryItem(name: "wait", value: String(waitMilliseconds))])
+        return try SyncWire.decodePullResponse(try await send(URLRequest(url: pullURL)))
+    }
+
+    /// The URL of `action` (`pull`, `stream`) for `request`, with `extra` query items after the
+    /// request's own.
+    func pullURL(_ request: SyncPullRequest, action: String, extra: [URLQueryItem] = []) throws -> URL {
+        var components = URLComponents(url: spaceURL(request.space, action), resolvingAgainstBaseURL: false)
         components?.queryItems =
             [
                 URLQueryItem(name: "replica", value: request.replicaID),
                 URLQueryItem(name: "tables", value: request.tables.joined(separator: ",")),
                 URLQueryItem(name: "fingerprint", value: request.schemaFingerprint),
                 URLQueryItem(name: "after", value: String(request.after)),
-                URLQueryItem(name: "limit", value: String(request.limit)),
-                URLQueryItem(name: "wait", value: String(waitMilliseconds))
-            ] + (request.afterChain.map { [URLQueryItem(name: "chain", value: String($0))] } ?? [])
+                URLQueryItem(name: "limit", value: String(request.limit))
+            ] + extra
+            + (request.afterChain.map { [URLQueryItem(name: "chain", value: String($0))] } ?? [])
             + (request.lastAcknowledged.map { [URLQueryItem(name: "acked", value: String($0))] } ?? [])
             + (try Self.subscriptionsQuery(request.subscriptions))
             + (request.minimumPriority.map { [URLQueryItem(name: "priority", value: String($0))] } ?? [])
             + (request.countsViewRows ? [URLQueryItem(name: "count", value: "1")] : [])
-        guard let pullURL = components?.url else { throw SyncError.refused("cannot make a pull URL from \(url)") }
-        return try SyncWire.decodePullResponse(try await send(URLRequest(url: pullURL)))
+        guard let pullURL = components?.url else { throw SyncError.refused("cannot make a \(action) URL from \(url)") }
+        return pullURL
     }
 
     public func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot {

@@ -1,0 +1,149 @@
+// Pull streams: the event-stream reader against generated frames cut anywhere, damaged streams
+// refused without a crash, and a streaming replica against a pulling one on both hub stores.
+import Foundation
+import Strata
+import StrataSync
+import StrataTestSupport
+import Testing
+
+@Suite struct PullStreamPropertyTests {
+    /// Texts a replica id or user may hold, the awkward ones first.
+    static let names = ["", "'\u{301}", "a\u{0}b", "line\r\nbreak", "ünï", "SELECT", "\"", "r-1"]
+
+    static func response(_ random: inout SeededRandom) -> SyncPullResponse {
+        var version = Int64(random.next(upTo: 1_000))
+        let entries = (0..<random.next(upTo: 5)).map { _ -> SyncLogEntry in
+            version += Int64(1 + random.next(upTo: 3))
+            let bytes = (0..<random.next(upTo: 300)).map { _ in UInt8(truncatingIfNeeded: random.next(upTo: 256)) }
+            return SyncLogEntry(
+                version: version, replicaID: names[random.next(upTo: names.count)], sequence: Int64(random.next(upTo: 50)),
+                changeset: Data(bytes), chain: random.next(upTo: 3) == 0 ? nil : [Int64.min, -1, 0, Int64.max][random.next(upTo: 4)])
+        }
+        return SyncPullResponse(
+            entries: entries, hubVersion: version + Int64(random.next(upTo: 2)), snapshotNeeded: random.next(upTo: 8) == 0,
+            user: random.next(upTo: 2) == 0 ? nil : names[random.next(upTo: names.count)],
+            rulesVersion: random.next(upTo: 2) == 0 ? nil : Int64(random.next(upTo: 9)), viewRows: random.next(upTo: 3) == 0 ? 7 : nil)
+    }
+
+    /// Every field alike (the wire's JSON header has no fixed key order, so bytes cannot tell).
+    static func same(_ a: SyncPullResponse, _ b: SyncPullResponse) -> Bool {
+        a.hubVersion == b.hubVersion && a.snapshotNeeded == b.snapshotNeeded && a.hubRolledBack == b.hubRolledBack && a.user == b.user
+            && a.rulesVersion == b.rulesVersion && a.viewRows == b.viewRows && a.entries.count == b.entries.count
+            && zip(a.entries, b.entries).allSatisfy {
+                $0.version == $1.version && $0.replicaID == $1.replicaID && $0.sequence == $1.sequence && $0.changeset == $1.changeset
+                    && $0.chain == $1.chain
+            }
+    }
+
+    @Test func framesCutAnywhereWithAnyLineEndingReadBackAsSent() throws {
+        for seed in 1...400 {
+            var random = SeededRandom(seed: UInt64(seed))
+            var frames: [SyncPullFrame] = []
+            var stream: [UInt8] = []
+            let ending = [[UInt8(0x0A)], [0x0D], [0x0D, 0x0A]][random.next(upTo: 3)]
+            for _ in 0..<(1 + random.next(upTo: 4)) {
+                let frame = SyncPullFrame(after: Int64(random.next(upTo: 500)), response: Self.response(&random))
+                frames.append(frame)
+                var event = Array(try SyncWire.encodeStreamEvent(frame))
+                if random.next(upTo: 3) == 0 { event = Array(": idle\n\nretry: 10\n".utf8) + event }
+                if random.next(upTo: 3) == 0 { event += Array(SyncWire.streamHeartbeat) }
+                // An event of another type is skipped.
+                if random.next(upTo: 4) == 0 { event += Array("event: other\ndata: 1 AAAA\n\n".utf8) }
+                for byte in event {
+                    if byte == 0x0A { stream += ending } else { stream.append(byte) }
+                }
+            }
+            var reader = SyncPullStreamReader()
+            var read: [SyncPullFrame] = []
+            var start = 0
+            while start < stream.count {
+                let end = min(stream.count, start + 1 + random.next(upTo: 64))
+                read += try reader.read(stream[start..<end])
+                start = end
+            }
+            #expect(read.count == frames.count, "seed \(seed)")
+            for (got, sent) in zip(read, frames) {
+                #expect(got.after == sent.after, "seed \(seed)")
+                #expect(Self.same(got.response, sent.response), "seed \(seed)")
+            }
+        }
+    }
+
+    @Test func aDamagedStreamIsRefusedNeverACrash() throws {
+        for seed in 1...400 {
+            var random = SeededRandom(seed: UInt64(seed))
+            var bytes = Array(try SyncWire.encodeStreamEvent(SyncPullFrame(after: 3, response: Self.response(&random))))
+            for _ in 0..<(1 + random.next(upTo: 4)) {
+                bytes[random.next(upTo: bytes.count)] = UInt8(truncatingIfNeeded: random.next(upTo: 256))
+            }
+            var reader = SyncPullStreamReader()
+            do {
+                _ = try reader.read(bytes)
+            } catch let error as SyncError {
+                guard case .refused = error else {
+                    Issue.record("seed \(seed): \(error)")
+                    continue
+                }
+            }
+        }
+    }
+
+    @Test(arguments: ListClaimTests.Store.allCases)
+    func aStreamingReplicaHoldsWhatAPullingOneDoesAndNothingMore(store: ListClaimTests.Store) async throws {
+        let folder = try SyncFolder()
+        guard let (hub, keep) = try ListClaimTests.hub(store, folder) else { return }
+        defer { withExtendedLifetime(keep) {} }
+        try hub.setRules(
+            SyncRules(buckets: [
+                SyncBucket(
+                    name: "groups", parameters: "SELECT id AS g FROM grp WHERE id IN auth.groups", data: ["doc": "grp = bucket.g", "grp": "id = bucket.g"])
+            ]),
+            forSpace: "s")
+        let admin = try await ListClaimTests.seed(hub, folder)
+        let identity = SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g'4"]])
+        let path = folder.path("streamer.sqlite")
+        try Connection(storageLocation: .onDisk(path)).execute(ListClaimTests.schema)
+        var transport = InProcessSyncTransport(hub: hub, identity: identity)
+        transport.streamsPulls = true
+        let streamer = try SyncReplica(
+            database: try Database(path: path), replicaID: "streamer", space: "s", tables: ListClaimTests.tables, transport: transport)
+        let puller = try ListClaimTests.replica(folder, hub, "puller", identity)
+        try await streamer.pull()
+        let following = Task { try await streamer.followPullStream() }
+        defer { following.cancel() }
+        var random = SeededRandom(seed: 82)
+        let groups = ["g1", "g2", "g3", "g'4"]
+        for round in 0..<12 {
+            let steps = (0..<(1 + random.next(upTo: 3))).map { _ in
+                (kind: random.next(upTo: 3), id: "d\(random.next(upTo: 8))", group: groups[random.next(upTo: groups.count)])
+            }
+            try await admin.write { db in
+                for step in steps {
+                    switch step.kind {
+                    case 0: try db.run("DELETE FROM doc WHERE id = ?", step.id)
+                    case 1: try db.run("UPDATE doc SET grp = ? WHERE id = ?", step.group, step.id)
+                    default: try db.run("INSERT OR REPLACE INTO doc VALUES (?, ?, ?)", step.id, step.group, "round \(round)")
+                    }
+                }
+            }
+            try await admin.sync()
+            try await puller.pull()
+            let expected = try await puller.database.read { try $0.query("SELECT id || ':' || grp || ':' || body FROM doc ORDER BY id") as [String] }
+            let deadline = ContinuousClock.now + .seconds(20)
+            var held: [String] = []
+            while ContinuousClock.now < deadline {
+                held = try await streamer.database.read { try $0.query("SELECT id || ':' || grp || ':' || body FROM doc ORDER BY id") as [String] }
+                // Never a row outside bob's groups, at any moment.
+                #expect(held.allSatisfy { $0.contains(":g1:") || $0.contains(":g'4:") }, "round \(round): \(held)")
+                if held == expected { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(held == expected, "round \(round)")
+        }
+    }
+}
+
+extension SeededRandom {
+    /// An integer in `0..<n`.
+    fileprivate mutating func next(upTo n: Int) -> Int { Int.random(in: 0..<n, using: &self) }
+}
