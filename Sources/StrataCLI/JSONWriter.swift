@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// An array of objects keyed by column name, one object per line: integers and reals as numbers,
 /// text as strings, NULL as `null`, blobs as base64 strings.
@@ -36,24 +37,5 @@ struct JSONWriter: RowWriter {
         }
     }
 
-    static func string(_ text: String) -> String {
-        // Most text needs no escape: one byte scan, then the text as it is.
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-            return "\"" + text + "\""
-        }
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                result += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
+    static func string(_ text: String) -> String { JSONText.quoted(text) }
 }

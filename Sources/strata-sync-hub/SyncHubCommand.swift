@@ -95,6 +95,9 @@ struct SyncHubCommand: AsyncParsableCommand {
     @Option(help: "Long polls waiting at once per space.")
     var maxPollsPerSpace = 10_000
 
+    @Option(help: "The longest a pull stream stays open, in seconds (the replica then opens another).")
+    var maxStreamSeconds = 300
+
     @Option(help: "Long polls waiting at once per token.")
     var maxPollsPerToken = 32
 
@@ -109,7 +112,7 @@ struct SyncHubCommand: AsyncParsableCommand {
         if (create == nil) != (schema == nil) { throw ValidationError("--create SPACE and --schema FILE go together") }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
-        for value in [maxBodyBytes, maxPushEntries, maxPullWait, maxPollsPerSpace, maxPollsPerToken] where value < 1 {
+        for value in [maxBodyBytes, maxPushEntries, maxPullWait, maxPollsPerSpace, maxPollsPerToken, maxStreamSeconds] where value < 1 {
             throw ValidationError("the limits must be 1 or more")
         }
         _ = try parsedPolicies()
@@ -187,6 +190,7 @@ struct SyncHubCommand: AsyncParsableCommand {
         limits.maximumBodyBytes = maxBodyBytes
         limits.maximumEntriesPerPush = maxPushEntries
         limits.maximumPullWait = .seconds(maxPullWait)
+        limits.maximumStreamDuration = .seconds(maxStreamSeconds)
         limits.maximumPollsPerSpace = maxPollsPerSpace
         limits.maximumPollsPerToken = maxPollsPerToken
         let syncLimits = SyncLimits(maximumEntriesPerPush: maxPushEntries, maximumPushBytes: maxBodyBytes)

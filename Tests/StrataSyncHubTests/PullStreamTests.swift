@@ -175,6 +175,32 @@ final class StreamCountingTransport: SyncTransport, Sendable {
         }
     }
 
+    @Test func aStreamWhoseClientLeftEndsWithinTwoFrames() async throws {
+        let folder = try TemporaryDirectory()
+        let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))
+        try hub.createSpace("team") { try $0.execute(PartialSyncHubExample.schema) }
+        try await serveLive(buildSyncHubRouter(hub: hub)) { port async throws in
+            let (writer, _) = try Self.replica(folder, "writer", space: "team", port: port, token: nil, streams: false)
+            let (reader, seen) = try Self.replica(folder, "reader", space: "team", port: port, token: nil, streams: true)
+            let following = Task { try await reader.followPullStream() }
+            #expect(try await Self.waitUntil { seen.frames.count == 1 && hub.waitingPolls(inSpace: "team") == 1 })
+            // The replica goes away: its connection closes while the hub waits for a commit.
+            following.cancel()
+            _ = try? await following.value
+            try await Task.sleep(for: .milliseconds(200))
+            // A closed connection shows only when a write fails: the first frame after the
+            // close goes to the socket's buffer, and the reset that answers it fails the next.
+            // The stream then ends and waits no more (a dead stream woken by every later commit
+            // would cost the hub a pull each).
+            for row in ["one", "two", "three"] {
+                try await writer.write { try $0.run("INSERT INTO tag VALUES (?, ?)", row, row) }
+                try await writer.push()
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(try await Self.waitUntil(5) { hub.waitingPolls(inSpace: "team") == 0 })
+        }
+    }
+
     @Test func aStreamEndsAtItsDeadlineAndTheLoopOpensAnother() async throws {
         let folder = try TemporaryDirectory()
         let hub = try SyncHub(directory: folder.url.appendingPathComponent("hub"))

@@ -8,19 +8,26 @@ import Testing
 
 @Suite struct PullStreamPropertyTests {
     /// Texts a replica id or user may hold, the awkward ones first.
-    static let names = ["", "'\u{301}", "a\u{0}b", "line\r\nbreak", "ünï", "SELECT", "\"", "r-1"]
+    static let names = [
+        "", "'\u{301}", "a\u{0}b", "line\r\nbreak", "ünï", "SELECT", "\"", "r-1", "\\", "\u{1}\u{1F}\u{7F}", "\t👍🏽", "\"\u{301}\\n"
+    ]
 
     static func response(_ random: inout SeededRandom) -> SyncPullResponse {
         var version = Int64(random.next(upTo: 1_000))
         let entries = (0..<random.next(upTo: 5)).map { _ -> SyncLogEntry in
-            version += Int64(1 + random.next(upTo: 3))
+            // Versions up to Int64.max, once there in order.
+            if version < Int64.max - 8 {
+                version = random.next(upTo: 20) == 0 ? Int64.max - 8 : version + Int64(1 + random.next(upTo: 3))
+            }
             let bytes = (0..<random.next(upTo: 300)).map { _ in UInt8(truncatingIfNeeded: random.next(upTo: 256)) }
             return SyncLogEntry(
-                version: version, replicaID: names[random.next(upTo: names.count)], sequence: Int64(random.next(upTo: 50)),
+                version: version, replicaID: names[random.next(upTo: names.count)],
+                sequence: random.next(upTo: 10) == 0 ? Int64.min : Int64(random.next(upTo: 50)),
                 changeset: Data(bytes), chain: random.next(upTo: 3) == 0 ? nil : [Int64.min, -1, 0, Int64.max][random.next(upTo: 4)])
         }
         return SyncPullResponse(
-            entries: entries, hubVersion: version + Int64(random.next(upTo: 2)), snapshotNeeded: random.next(upTo: 8) == 0,
+            entries: entries, hubVersion: version + Int64(random.next(upTo: 2)),
+            snapshotNeeded: random.next(upTo: 8) == 0, hubRolledBack: random.next(upTo: 10) == 0,
             user: random.next(upTo: 2) == 0 ? nil : names[random.next(upTo: names.count)],
             rulesVersion: random.next(upTo: 2) == 0 ? nil : Int64(random.next(upTo: 9)), viewRows: random.next(upTo: 3) == 0 ? 7 : nil)
     }
@@ -58,7 +65,8 @@ import Testing
             var start = 0
             while start < stream.count {
                 let end = min(stream.count, start + 1 + random.next(upTo: 64))
-                read += try reader.read(stream[start..<end])
+                // Contiguous chunks, and others read through a generic iterator.
+                read += try random.next(upTo: 2) == 0 ? reader.read(stream[start..<end]) : reader.read(stream[start..<end].lazy.map { $0 })
                 start = end
             }
             #expect(read.count == frames.count, "seed \(seed)")
@@ -66,6 +74,18 @@ import Testing
                 #expect(got.after == sent.after, "seed \(seed)")
                 #expect(Self.same(got.response, sent.response), "seed \(seed)")
             }
+        }
+    }
+
+    @Test func aPullAnswersHandWrittenHeaderIsJSONThatReadsBackAsSent() throws {
+        for seed in 1...500 {
+            var random = SeededRandom(seed: UInt64(seed))
+            let response = Self.response(&random)
+            let body = try SyncWire.encode(response)
+            let length = Int(body[0]) << 24 | Int(body[1]) << 16 | Int(body[2]) << 8 | Int(body[3])
+            // Valid JSON for any JSON reader, not only this one.
+            #expect((try? JSONSerialization.jsonObject(with: body.subdata(in: 4..<(4 + length)))) != nil, "seed \(seed)")
+            #expect(Self.same(try SyncWire.decodePullResponse(body), response), "seed \(seed)")
         }
     }
 

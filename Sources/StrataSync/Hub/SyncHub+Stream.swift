@@ -41,7 +41,9 @@ extension SyncHub {
                     // first frames; the counts of a view only in the first.
                     pull.lastAcknowledged = nil
                     pull.countsViewRows = false
-                    continue
+                    // A page that did not reach the version it was read at has more to send
+                    // now; one that did waits for the next commit (no second read per frame).
+                    if last.version < response.hubVersion { continue }
                 }
             }
             // Past the version the answer was read at: a commit after that read wakes the wait,

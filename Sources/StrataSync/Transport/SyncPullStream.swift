@@ -30,17 +30,34 @@ extension SyncWire {
     /// `data:` line holding the cursor it answers from and the pull answer's wire body in
     /// base64url (an event's data is text).
     public static func encodeStreamEvent(_ frame: SyncPullFrame) throws -> Data {
-        let body = base64URL(try encode(frame.response))
         let reached = frame.response.entries.last?.version ?? frame.after
-        var event = Data("event: pull\nid: \(reached)\ndata: \(frame.after) ".utf8)
-        event.append(contentsOf: body.utf8)
+        var event = Array("event: pull\nid: \(reached)\ndata: \(frame.after) ".utf8)
+        let body = try encode(frame.response).base64EncodedData()
+        event.reserveCapacity(event.count + body.count + 2)
+        // base64url on bytes: the alphabet's two letters swapped and the padding dropped.
+        body.withUnsafeBytes { base64 in
+            for byte in base64 where byte != UInt8(ascii: "=") {
+                event.append(byte == UInt8(ascii: "+") ? UInt8(ascii: "-") : byte == UInt8(ascii: "/") ? UInt8(ascii: "_") : byte)
+            }
+        }
         event.append(contentsOf: "\n\n".utf8)
-        return event
+        return Data(event)
     }
 
     /// What the hub sends on an idle stream now and then: a comment line, which readers skip, so
     /// that no proxy or client takes a quiet stream for a dead one.
     public static let streamHeartbeat = Data(": idle\n\n".utf8)
+
+    /// The bytes base64url `text` (padded or not) holds, read from its bytes; nil when it is not
+    /// base64url.
+    package static func data(fromBase64URLBytes text: some Collection<UInt8>) -> Data? {
+        var bytes = Data(capacity: text.count + 3)
+        for byte in text {
+            bytes.append(byte == UInt8(ascii: "-") ? UInt8(ascii: "+") : byte == UInt8(ascii: "_") ? UInt8(ascii: "/") : byte)
+        }
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "="), count: (4 - bytes.count % 4) % 4))
+        return Data(base64Encoded: bytes)
+    }
 }
 
 /// Reads a pull stream's server-sent events from bytes that arrive in chunks of any size (a line,
@@ -64,22 +81,36 @@ public struct SyncPullStreamReader: Sendable {
     /// - Throws: ``SyncError/refused(_:)`` for a frame that is not a pull answer, or a line over
     ///   ``maximumLineBytes``.
     public mutating func read(_ bytes: some Sequence<UInt8>) throws -> [SyncPullFrame] {
+        // Contiguous bytes (Data, arrays, a NIO buffer's view) are scanned in place; a line's
+        // bytes are copied once, in runs, never byte by byte through a generic iterator.
+        if let frames = try bytes.withContiguousStorageIfAvailable({ try read(buffer: UnsafeRawBufferPointer($0)) }) { return frames }
+        return try Array(bytes).withUnsafeBytes { try read(buffer: $0) }
+    }
+
+    private mutating func read(buffer: UnsafeRawBufferPointer) throws -> [SyncPullFrame] {
         var frames: [SyncPullFrame] = []
-        for byte in bytes {
-            if byte == 0x0A, lastWasCR {
+        var index = 0
+        let count = buffer.count
+        while index < count {
+            if lastWasCR, buffer[index] == 0x0A {
                 // The LF of a CRLF: its line already ended at the CR.
                 lastWasCR = false
+                index += 1
                 continue
             }
-            lastWasCR = byte == 0x0D
-            if byte == 0x0A || byte == 0x0D {
-                if let frame = try endLine() { frames.append(frame) }
-                continue
-            }
-            guard line.count < Self.maximumLineBytes else {
+            var end = index
+            while end < count, buffer[end] != 0x0A, buffer[end] != 0x0D { end += 1 }
+            guard line.count + (end - index) <= Self.maximumLineBytes else {
                 throw SyncError.refused("a pull stream line is longer than \(Self.maximumLineBytes) bytes")
             }
-            line.append(byte)
+            line.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[index..<end]))
+            guard end < count else {
+                lastWasCR = false
+                break
+            }
+            lastWasCR = buffer[end] == 0x0D
+            index = end + 1
+            if let frame = try endLine() { frames.append(frame) }
         }
         return frames
     }
@@ -114,7 +145,7 @@ public struct SyncPullStreamReader: Sendable {
     private static func frame(_ data: [UInt8]) throws -> SyncPullFrame {
         guard let space = data.firstIndex(of: UInt8(ascii: " ")),
             let after = Int64(String(decoding: data[..<space], as: UTF8.self)), after >= 0,
-            let body = SyncWire.data(fromBase64URL: String(decoding: data[(space + 1)...], as: UTF8.self))
+            let body = SyncWire.data(fromBase64URLBytes: data[(space + 1)...])
         else { throw SyncError.refused("a pull stream frame is not a cursor and a base64url pull answer") }
         return SyncPullFrame(after: after, response: try SyncWire.decodePullResponse(body))
     }

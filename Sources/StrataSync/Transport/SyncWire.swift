@@ -100,15 +100,45 @@ public enum SyncWire {
             user: header.user, formerReplicaIDs: header.formerReplicaIDs, subscriptions: header.subscriptions)
     }
 
-    /// A pull answer's network body.
+    /// A pull answer's network body. Its header is written by hand, not by `JSONEncoder`: a
+    /// commit has the hub encode one for every waiting replica, and the encoder took most of a
+    /// stream's frame (the same JSON; `PullHeader` decodes it).
     public static func encode(_ response: SyncPullResponse) throws -> Data {
-        let header = PullHeader(
-            hubVersion: response.hubVersion, snapshotNeeded: response.snapshotNeeded ? true : nil,
-            hubRolledBack: response.hubRolledBack ? true : nil,
-            entries: response.entries.map {
-                .init(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, count: $0.changeset.count, chain: $0.chain)
-            }, user: response.user, rulesVersion: response.rulesVersion, viewRows: response.viewRows)
-        return try frame(header, response.entries.map(\.changeset))
+        var json: [UInt8] = []
+        json.reserveCapacity(64 + response.entries.count * 96)
+        func key(_ name: String, first: Bool = false) {
+            if !first { json.append(UInt8(ascii: ",")) }
+            JSONText.append(name, to: &json)
+            json.append(UInt8(ascii: ":"))
+        }
+        func number(_ value: some BinaryInteger) { json += String(value).utf8 }
+        json.append(UInt8(ascii: "{"))
+        key("hubVersion", first: true)
+        number(response.hubVersion)
+        if response.snapshotNeeded { key("snapshotNeeded"); json += "true".utf8 }
+        if response.hubRolledBack { key("hubRolledBack"); json += "true".utf8 }
+        key("entries")
+        json.append(UInt8(ascii: "["))
+        for (index, entry) in response.entries.enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            json.append(UInt8(ascii: "{"))
+            key("version", first: true)
+            number(entry.version)
+            key("replicaID")
+            JSONText.append(entry.replicaID, to: &json)
+            key("sequence")
+            number(entry.sequence)
+            key("count")
+            number(entry.changeset.count)
+            if let chain = entry.chain { key("chain"); number(chain) }
+            json.append(UInt8(ascii: "}"))
+        }
+        json.append(UInt8(ascii: "]"))
+        if let user = response.user { key("user"); JSONText.append(user, to: &json) }
+        if let rulesVersion = response.rulesVersion { key("rulesVersion"); number(rulesVersion) }
+        if let viewRows = response.viewRows { key("viewRows"); number(viewRows) }
+        json.append(UInt8(ascii: "}"))
+        return frame(json: json, response.entries.map(\.changeset))
     }
 
     /// A pull answer from its network body, every length checked.
@@ -142,11 +172,15 @@ public enum SyncWire {
     }
 
     private static func frame<Header: Encodable>(_ header: Header, _ payloads: [Data]) throws -> Data {
-        let json = try JSONEncoder().encode(header)
-        var data = Data()
+        frame(json: Array(try JSONEncoder().encode(header)), payloads)
+    }
+
+    /// The 4-byte big-endian length, the JSON header, then the payloads back to back.
+    private static func frame(json: [UInt8], _ payloads: [Data]) -> Data {
+        var data = Data(capacity: 4 + json.count + payloads.reduce(0) { $0 + $1.count })
         let count = UInt32(json.count)
         data.append(contentsOf: [UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)])
-        data.append(json)
+        data.append(contentsOf: json)
         for payload in payloads { data.append(payload) }
         return data
     }

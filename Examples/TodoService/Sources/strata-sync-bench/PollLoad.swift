@@ -73,14 +73,14 @@ final class PollObservations: Sendable {
 
 extension SyncBench {
     /// The pull route's long poll for `replicaID` after `after`, waiting up to `waitMilliseconds`.
-    static func pollURI(space: String, replicaID: String, fingerprint: String, after: Int64, waitMilliseconds: Int) -> String {
+    static func pollURI(space: String, replicaID: String, fingerprint: String, after: Int64, waitMilliseconds: Int, streams: Bool = false) -> String {
         // Everything but RFC 3986's unreserved characters escaped (a fingerprint's `+` and `/`).
         let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         func escaped(_ value: String) -> String { value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "" }
         let query = [
             ("replica", replicaID), ("tables", "item"), ("fingerprint", fingerprint), ("after", String(after)), ("wait", String(waitMilliseconds))
         ].map { "\($0.0)=\(escaped($0.1))" }.joined(separator: "&")
-        return "/spaces/\(escaped(space))/pull?\(query)"
+        return "/spaces/\(escaped(space))/\(streams ? "stream" : "pull")?\(query)"
     }
 
     /// The sequence of the newest write in `replica`'s outbox: the log entry a poller receives
@@ -101,8 +101,12 @@ extension SyncBench {
     /// the time they arrived, and the next poll asks for what comes after them.
     static func pollLoop(
         _ poller: Poller, space: String, fingerprint: String, from version: Int64, waitMilliseconds: Int,
-        observations: PollObservations, stop: @escaping @Sendable () -> Bool
+        observations: PollObservations, streams: Bool = false, stop: @escaping @Sendable () -> Bool
     ) async {
+        if streams {
+            await streamLoop(poller, space: space, fingerprint: fingerprint, from: version, observations: observations, stop: stop)
+            return
+        }
         do {
             try await poller.channel.executeThenClose { inbound, outbound in
                 var responses = inbound.makeAsyncIterator()
@@ -145,6 +149,57 @@ extension SyncBench {
         }
     }
 
+    /// `pollLoop` on the stream route: one request, its frames read as they come; a stream the
+    /// hub ends (its deadline) is opened again after the last frame's cursor.
+    static func streamLoop(
+        _ poller: Poller, space: String, fingerprint: String, from version: Int64,
+        observations: PollObservations, stop: @escaping @Sendable () -> Bool
+    ) async {
+        do {
+            try await poller.channel.executeThenClose { inbound, outbound in
+                var responses = inbound.makeAsyncIterator()
+                var after = version
+                while !stop() {
+                    let uri = pollURI(space: space, replicaID: poller.replicaID, fingerprint: fingerprint, after: after, waitMilliseconds: 0, streams: true)
+                    try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: uri, headers: ["Host": "127.0.0.1"])))
+                    try await outbound.write(.end(nil))
+                    var status = HTTPResponseStatus.ok
+                    var reader = SyncPullStreamReader()
+                    reading: while let part = try await responses.next() {
+                        switch part {
+                        case .head(let head): status = head.status
+                        case .body(let chunk):
+                            guard status == .ok else { continue }
+                            let frames = try reader.read(chunk.readableBytesView)
+                            let arrived = now()
+                            observations.answered.add(frames.count, ordering: .relaxed)
+                            let entries = frames.flatMap(\.response.entries)
+                            if !entries.isEmpty {
+                                observations.arrivals.withLock { arrivals in
+                                    for entry in entries { arrivals["\(entry.replicaID) \(entry.sequence)", default: []].append(arrived) }
+                                }
+                            }
+                            after = max(after, entries.last?.version ?? after)
+                            if stop() { return }
+                        case .end: break reading
+                        }
+                    }
+                    guard status == .ok else {
+                        if status == .serviceUnavailable {
+                            observations.refused.add(1, ordering: .relaxed)
+                            try await Task.sleep(for: .seconds(1))
+                            continue
+                        }
+                        observations.failed.add(1, ordering: .relaxed)
+                        return
+                    }
+                }
+            }
+        } catch {
+            observations.failed.add(1, ordering: .relaxed)
+        }
+    }
+
     /// The space's schema fingerprint, as the hub states it when a pull gives another.
     func fingerprint(space: String, port: Int) async throws -> String {
         guard let url = URL(string: "http://127.0.0.1:\(port)") else { throw SyncError.refused("no URL for port \(port)") }
@@ -169,6 +224,9 @@ extension SyncBench {
         var deliveries: Int
         var fromSent: (p50: Double, p99: Double)
         var fromAnswered: (p50: Double, p99: Double)
+        /// CPU seconds the hub process and this load tool used while the writers wrote.
+        var hubCPUSeconds: Double
+        var loadCPUSeconds: Double
         var refusedPolls: Int
         var failedPolls: Int
         var kiBPerPoll: Double { Double(hubKiBWaiting - hubKiBBefore) / Double(max(idlePolls, 1)) }
@@ -178,7 +236,7 @@ extension SyncBench {
     /// that wakes them all; then `waiting` pollers while `writers` replicas each push a
     /// single-row write every 100 ms: for every delivery, the time from the push (sent, and
     /// answered) to the poller's receipt.
-    func pollLoad(hubBinary: String, idle: Int, waiting: Int, writers writerCount: Int) async throws -> PollLoadResult {
+    func pollLoad(hubBinary: String, idle: Int, waiting: Int, writers writerCount: Int, streams: Bool = false) async throws -> PollLoadResult {
         let limit = raiseOpenFileLimit(atLeast: 2 * idle + 1_024)
         let hubFolder = folder.appendingPathComponent("poll-hub")
         let space = "polls"
@@ -196,7 +254,7 @@ extension SyncBench {
         let group = MultiThreadedEventLoopGroup.singleton
 
         // Idle polls: memory per poll, then one write wakes them all.
-        say("polls: \(idle) idle long polls on one hub process (open-file limit \(limit))...")
+        say("polls: \(idle) idle \(streams ? "streams" : "long polls") on one hub process (open-file limit \(limit))...")
         try await Task.sleep(for: .seconds(1))
         let before = residentKiB(of: hubPID) ?? 0
         let idleObservations = PollObservations()
@@ -208,7 +266,7 @@ extension SyncBench {
                 Task {
                     await Self.pollLoop(
                         poller, space: space, fingerprint: fingerprint, from: 0, waitMilliseconds: 30_000,
-                        observations: idleObservations, stop: { idleStop.isRaised })
+                        observations: idleObservations, streams: streams, stop: { idleStop.isRaised })
                 })
         }
         // Registered when the hub's memory stops growing.
@@ -245,10 +303,12 @@ extension SyncBench {
                 Task {
                     await Self.pollLoop(
                         poller, space: space, fingerprint: fingerprint, from: start, waitMilliseconds: 30_000,
-                        observations: observations, stop: { stop.isRaised })
+                        observations: observations, streams: streams, stop: { stop.isRaised })
                 })
         }
         try await Task.sleep(for: .seconds(2))
+        let hubCPUBefore = cpuSeconds(of: hubPID)
+        let loadCPUBefore = cpuSeconds(of: getpid())
         var writers: [SyncReplica] = []
         for index in 0..<writerCount { writers.append(try replica("w\(index)", space: space, port: port)) }
         let seconds = self.seconds
@@ -277,6 +337,8 @@ extension SyncBench {
             }
         }
         try await Task.sleep(for: .seconds(2))
+        let hubCPU = cpuSeconds(of: hubPID) - hubCPUBefore
+        let loadCPU = cpuSeconds(of: getpid()) - loadCPUBefore
         stop.raise()
         // The pollers still waiting end with their wait; one more write answers them now.
         try await waker.write { try $0.run("INSERT INTO item VALUES (?, ?, ?)", "end", "waker", 0) }
@@ -299,6 +361,7 @@ extension SyncBench {
             waiting: waiting, writers: writerCount, writes: timings.count, deliveries: fromSent.count,
             fromSent: (percentile(fromSent, 0.5), percentile(fromSent, 0.99)),
             fromAnswered: (percentile(fromAnswered, 0.5), percentile(fromAnswered, 0.99)),
+            hubCPUSeconds: hubCPU, loadCPUSeconds: loadCPU,
             refusedPolls: observations.refused.load(ordering: .relaxed) + idleObservations.refused.load(ordering: .relaxed),
             failedPolls: observations.failed.load(ordering: .relaxed) + idleObservations.failed.load(ordering: .relaxed))
     }

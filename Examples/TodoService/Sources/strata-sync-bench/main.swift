@@ -8,10 +8,18 @@
 // - Throughput: the 8 replicas write as fast as they can; changes the hub applied per second.
 // - The hub's own apply rate: single-row entries pushed in process (no HTTP), in pushes of 100.
 //   swift run -c release --package-path Examples/TodoService strata-sync-bench polls [SECONDS] \
-//       --hub-binary PATH/strata-sync-hub [--idle 10000] [--waiting 1000] [--writers 10]
+//       --hub-binary PATH/strata-sync-hub [--idle 10000] [--waiting 1000] [--writers 10] [--stream]
 // - Long polls by the thousand: idle long polls on one hub process (its memory per poll, and the
 //   time one write takes to answer them all), then waiting pollers while writers push a row every
-//   100 ms each: commit to visible, p50 and p99, from the push sent and from its answer.
+//   100 ms each: commit to visible, p50 and p99, from the push sent and from its answer. With
+//   `--stream`, each poller holds one pull stream instead (one frame per version, no new request).
+//   swift run -c release --package-path Examples/TodoService strata-sync-bench scale [SECONDS] \
+//       --hub-binary PATH/strata-sync-hub --postgres URL
+// - Scale out: two spaces, 8 pushers each sending made single-row entries in pushes of 100, on
+//   one hub process and then on two (each space's pushers on its own), on PostgreSQL and on a
+//   SQLite folder: changes/s per space and the CPU the hubs, PostgreSQL and the load tool used.
+//   swift run -c release --package-path Examples/TodoService strata-sync-bench apply --postgres URL [--count 5000]
+// - The PostgreSQL store's apply in process, beside its floor, alone.
 // Without options the hub runs in this process on its SQLite folder. With `--hub-binary` and
 // `--postgres`, the same work runs against `strata-sync-hub` processes: one on a SQLite folder,
 // one on PostgreSQL, three on the same PostgreSQL (the writers spread across them, the observer on
@@ -36,7 +44,9 @@ func option(_ name: String) -> String? {
 let hubBinary = option("--hub-binary")
 let postgresURL = option("--postgres")
 let polls = arguments.first == "polls"
-let positional = polls ? Array(arguments.dropFirst()) : arguments
+let scale = arguments.first == "scale"
+let applyOnly = arguments.first == "apply"
+let positional = polls || scale || applyOnly ? Array(arguments.dropFirst()) : arguments
 let seconds = positional.first.flatMap(Double.init) ?? 10 // the options come after it
 let bench = try SyncBench(seconds: seconds)
 defer { bench.removeFolder() }
@@ -49,10 +59,12 @@ if polls {
     let idle = option("--idle").flatMap(Int.init) ?? 10_000
     let waiting = option("--waiting").flatMap(Int.init) ?? 1_000
     let writers = option("--writers").flatMap(Int.init) ?? 10
-    let result = try await bench.pollLoad(hubBinary: hubBinary, idle: idle, waiting: waiting, writers: writers)
-    print("| measure | value |")
+    let streams = arguments.contains("--stream")
+    let result = try await bench.pollLoad(hubBinary: hubBinary, idle: idle, waiting: waiting, writers: writers, streams: streams)
+    let what = streams ? "pull streams" : "long polls"
+    print("| measure (\(what)) | value |")
     print("|---|---:|")
-    print("| idle long polls on one hub process (open-file limit \(result.openFileLimit)) | \(result.idlePolls) |")
+    print("| idle \(what) on one hub process (open-file limit \(result.openFileLimit)) | \(result.idlePolls) |")
     print("| the hub's resident memory, before and with them waiting | \(result.hubKiBBefore / 1024) MiB, \(result.hubKiBWaiting / 1024) MiB |")
     print("| memory per waiting poll | \(format(result.kiBPerPoll)) KiB |")
     print("| one write answers every idle poll in | \(format(result.wakeAllMilliseconds)) ms |")
@@ -61,11 +73,48 @@ if polls {
     print("| p50 from the push answered (its commit) | \(format(result.fromAnswered.p50)) ms |")
     print("| p99 from the push answered | \(format(result.fromAnswered.p99)) ms |")
     print("| writes, deliveries to pollers | \(result.writes), \(result.deliveries) |")
+    let perDelivery = result.hubCPUSeconds * 1_000_000 / Double(max(result.deliveries, 1))
+    print("| hub CPU while they wrote, per delivery | \(format(result.hubCPUSeconds)) s, \(format(perDelivery)) µs |")
+    print("| load tool CPU meanwhile (pollers and writers, same 2 cores) | \(format(result.loadCPUSeconds)) s |")
     print("| polls refused (503), failed | \(result.refusedPolls), \(result.failedPolls) |")
     guard result.failedPolls == 0, result.deliveries > 0 else {
         say("polls: \(result.failedPolls) polls failed, \(result.deliveries) deliveries")
         exit(1)
     }
+} else if scale {
+    guard let hubBinary, let postgresURL else {
+        say("scale needs --hub-binary PATH/strata-sync-hub and --postgres URL")
+        exit(64)
+    }
+    let folderHub = bench.folder.appendingPathComponent("scale-hub")
+    let perPusher = option("--entries").flatMap(Int.init) ?? 500
+    var rows = try await bench.scaleOut(
+        hubBinary: hubBinary, store: ["--postgres", postgresURL], hub: SyncHub(store: try .postgres(url: postgresURL)), label: "PostgreSQL",
+        entriesPerPusher: perPusher)
+    rows += try await bench.scaleOut(
+        hubBinary: hubBinary, store: [folderHub.path], hub: try SyncHub(directory: folderHub), label: "SQLite folder",
+        entriesPerPusher: perPusher * 4)
+    print("| store, hub processes (2 spaces, 8 pushers each, pushes of 100) | space 1 (changes/s) | space 2 | both | hub CPU (cores) | PostgreSQL CPU | load tool CPU |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for row in rows {
+        let hubCPU = row.hubCores.map(format).joined(separator: " + ")
+        print("| \(row.label) | \(row.rates[0]) | \(row.rates[1]) | \(row.total) | \(hubCPU) | \(format(row.postgresCores)) | \(format(row.loadCores)) |")
+    }
+} else if applyOnly {
+    guard let postgresURL else {
+        say("apply needs --postgres URL")
+        exit(64)
+    }
+    let count = option("--count").flatMap(Int.init) ?? 5_000
+    let hub = SyncHub(store: try .postgres(url: postgresURL))
+    let space = "bench_apply_" + String(UInt32.random(in: 0 ... .max), radix: 36)
+    try hub.createSpace(space) { try $0.execute(SyncBench.schema) }
+    let rate = try await bench.applyRate(hub: hub, space: space, count: count)
+    let floor = try await bench.postgresInsertFloor(url: postgresURL, likeSpace: space, count: count)
+    print("| in process, \(count) single-row changes in pushes of 100 | changes/s |")
+    print("|---|---:|")
+    print("| the hub's apply, PostgreSQL store | \(rate) |")
+    print("| floor: plain multi-row `INSERT`, 100 per statement | \(floor) |")
 } else if let hubBinary, let postgresURL {
     try await bench.compareStores(hubBinary: hubBinary, postgresURL: postgresURL)
 } else if hubBinary != nil || postgresURL != nil {
