@@ -94,7 +94,9 @@ if polls {
     rows += try await bench.scaleOut(
         hubBinary: hubBinary, store: [folderHub.path], hub: try SyncHub(directory: folderHub), label: "SQLite folder",
         entriesPerPusher: perPusher * 4)
-    print("| store, hub processes (2 spaces, 8 pushers each, pushes of 100) | space 1 (changes/s) | space 2 | both | hub CPU (cores) | PostgreSQL CPU | load tool CPU |")
+    print(
+        "| store, hub processes (2 spaces, 8 pushers each, pushes of 100) | space 1 (changes/s) | space 2 | both | hub CPU (cores) | PostgreSQL CPU | load tool CPU |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|")
     for row in rows {
         let hubCPU = row.hubCores.map(format).joined(separator: " + ")
