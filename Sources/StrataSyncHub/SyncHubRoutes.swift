@@ -188,7 +188,7 @@ public func buildSyncHubRouter(
         let caller = await authentication.caller(token: bearerToken(request))
         return try await answeringHubErrors {
             let start = ContinuousClock.now
-            let response = try hub.push(push, caller: caller)
+            let response = try await offTheCooperativePool { try hub.push(push, caller: caller) }
             metrics.pushed(space: space, entries: push.entries.count, duration: ContinuousClock.now - start)
             metrics.version(space: space, response.hubVersion)
             SyncHubRequestRecord.current?.update { $0.refusedEntries = (response.refused ?? []).map(\.reason.rawValue) }
@@ -294,7 +294,7 @@ public func buildSyncHubRouter(
                 subscriptions: try SyncWire.decodeSubscriptionsQuery(query.get("subscriptions")),
                 minimumPriority: query.get("priority").flatMap { Int($0) })
             let caller = await authentication.caller(token: bearerToken(request))
-            let snapshot = try hub.snapshot(snapshotRequest, caller: caller)
+            let snapshot = try await offTheCooperativePool { try hub.snapshot(snapshotRequest, caller: caller) }
             return Response(
                 status: .ok, headers: [.contentType: "application/vnd.strata.sync"],
                 body: .init(byteBuffer: ByteBuffer(bytes: try SyncWire.encode(snapshot))))
@@ -302,6 +302,18 @@ public func buildSyncHubRouter(
     }
     return router
 }
+
+/// Runs the hub's blocking `body` on a thread of its own, not one of Swift's cooperative pool
+/// (one per core): a push waits on its space's queue for its turn, and a snapshot reads the whole
+/// view. On the pool, two pushes waiting for one space held both threads of a 2-core machine, and
+/// every other request stood still behind them (measured: 15 to 19% more changes/s off it).
+private func offTheCooperativePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        blockingHubWork.async { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+private let blockingHubWork = DispatchQueue(label: "strata.sync-hub.blocking", attributes: .concurrent)
 
 /// A pull's request from its query items; nil when `after` is not a version.
 private func pullRequest(_ query: Parameters, space: String, replicaID: String) throws -> SyncPullRequest? {
