@@ -277,7 +277,7 @@ public func buildSyncHubRouter(
                     } onGracefulShutdown: {
                         // The server waits for every response to end: a stream ends at once.
                         place.end()
-                        hub.wakeEveryWait()
+                        hub.wakeEverySpace()
                     }
                     withExtendedLifetime(place) {}
                     try await writer.finish(nil)

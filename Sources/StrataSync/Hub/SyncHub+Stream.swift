@@ -7,7 +7,7 @@ extension SyncHub {
     /// Follows `request` as a stream: sends the answer to a pull after its cursor at once (the
     /// frame that opens the stream), then another frame each time the space's version moves past
     /// the cursor the last frame reached, until `deadline`, `send` returns false, or the task is
-    /// cancelled, or `ending` returns true (checked each time the wait ends: ``wakeEveryWait()``
+    /// cancelled, or `ending` returns true (checked each time the wait ends: ``wakeEverySpace()``
     /// ends a wait early). `send(nil)` is a heartbeat, after `heartbeat` without a frame; `first`
     /// is the opening answer when the caller already has it.
     ///

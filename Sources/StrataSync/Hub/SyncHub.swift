@@ -107,13 +107,9 @@ public final class SyncHub: Sendable {
     /// How many long polls wait on the space now.
     package func waitingPolls(inSpace name: String) -> Int { waiters.withLock { $0[name]?.count ?? 0 } }
 
-    /// Wakes the wait `id`, or every wait on `name` behind `version` when `id` is nil.
     /// Wakes every long poll and stream, to look again (commits may have gone unseen) or to end
     /// (a server shutting down).
-    package func wakeEveryWait() { wakeEverySpace() }
-
-    /// Wakes every long poll, to look again: commits may have gone unseen.
-    func wakeEverySpace() {
+    package func wakeEverySpace() {
         let woken = waiters.withLock { waiters -> [CheckedContinuation<Void, Never>] in
             defer { waiters = [:] }
             return waiters.values.flatMap { $0.values.map(\.continuation) }
@@ -121,6 +117,7 @@ public final class SyncHub: Sendable {
         for continuation in woken { continuation.resume() }
     }
 
+    /// Wakes the wait `id`, or every wait on `name` behind `version` when `id` is nil.
     func wake(_ name: String, id: UUID? = nil, reached version: Int64 = .max) {
         let woken = waiters.withLock { waiters -> [CheckedContinuation<Void, Never>] in
             guard var waiting = waiters[name] else { return [] }

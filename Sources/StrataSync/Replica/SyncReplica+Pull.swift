@@ -212,24 +212,9 @@ extension SyncReplica {
         for _ in 0..<100_000 {
             // Between pages, as between a push's batches: a stopping loop ends after this page.
             try Task.checkCancellation()
-            // The pushes acknowledged before this request: the hub had them at their versions
-            // then, so its answer must reach those versions (a push acknowledged meanwhile, by the
-            // loop's other lane, may be newer than the answer).
-            let (after, afterChain, lastAcknowledged, subscriptions) = try await database.read { connection in
-                (
-                    try SyncStatus.read(connection).lastPulledVersion, try SyncStatus.pulledChain(connection),
-                    try SyncOutbox(connection).lastSent(), try Self.requestSubscriptions(connection)
-                )
-            }
-            let response = try await transport.pull(
-                SyncPullRequest(
-                    space: space, replicaID: hubReplicaID, tables: tables,
-                    schemaFingerprint: fingerprint, after: after,
-                    limit: max(1, settings.pullPageSize),
-                    afterChain: after == 0 ? 0 : afterChain,
-                    lastAcknowledged: lastAcknowledged, subscriptions: subscriptions, minimumPriority: minimumPriority,
-                    countsViewRows: countsRows && !counted))
-            switch try await absorb(response, after: after, minimumPriority: minimumPriority, countsRows: countsRows, counted: &counted) {
+            let request = try await pullRequest(minimumPriority: minimumPriority, countsViewRows: countsRows && !counted)
+            let response = try await transport.pull(request)
+            switch try await absorb(response, after: request.after, minimumPriority: minimumPriority, countsRows: countsRows, counted: &counted) {
             case .snapshot:
                 // A snapshot is the whole view at its version: after a second one in a row the
                 // pull ends there, so a table that changes faster than a snapshot takes cannot
@@ -250,17 +235,7 @@ extension SyncReplica {
     /// - Returns: false at once when the transport cannot stream.
     @discardableResult
     public func followPullStream() async throws -> Bool {
-        let (after, afterChain, lastAcknowledged, subscriptions) = try await database.read { connection in
-            (
-                try SyncStatus.read(connection).lastPulledVersion, try SyncStatus.pulledChain(connection),
-                try SyncOutbox(connection).lastSent(), try Self.requestSubscriptions(connection)
-            )
-        }
-        let request = SyncPullRequest(
-            space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint, after: after,
-            limit: max(1, settings.pullPageSize), afterChain: after == 0 ? 0 : afterChain, lastAcknowledged: lastAcknowledged,
-            subscriptions: subscriptions, minimumPriority: nil, countsViewRows: false)
-        guard let stream = try transport.pullStream(request) else { return false }
+        guard let stream = try transport.pullStream(try await pullRequest(minimumPriority: nil, countsViewRows: false)) else { return false }
         var counted = true
         for try await frame in stream {
             try Task.checkCancellation()
@@ -270,6 +245,23 @@ extension SyncReplica {
             }
         }
         return true
+    }
+
+    /// A pull from this replica's cursor, as the database holds it now.
+    private func pullRequest(minimumPriority: Int?, countsViewRows: Bool) async throws -> SyncPullRequest {
+        // The pushes acknowledged before this request: the hub had them at their versions then,
+        // so its answer must reach those versions (a push acknowledged meanwhile, by the loop's
+        // other lane, may be newer than the answer).
+        let (after, afterChain, lastAcknowledged, subscriptions) = try await database.read { connection in
+            (
+                try SyncStatus.read(connection).lastPulledVersion, try SyncStatus.pulledChain(connection),
+                try SyncOutbox(connection).lastSent(), try Self.requestSubscriptions(connection)
+            )
+        }
+        return SyncPullRequest(
+            space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint, after: after,
+            limit: max(1, settings.pullPageSize), afterChain: after == 0 ? 0 : afterChain, lastAcknowledged: lastAcknowledged,
+            subscriptions: subscriptions, minimumPriority: minimumPriority, countsViewRows: countsViewRows)
     }
 
     /// What ``absorb(_:after:minimumPriority:countsRows:counted:)`` did with an answer.

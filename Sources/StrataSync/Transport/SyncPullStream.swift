@@ -32,14 +32,7 @@ extension SyncWire {
     public static func encodeStreamEvent(_ frame: SyncPullFrame) throws -> Data {
         let reached = frame.response.entries.last?.version ?? frame.after
         var event = Array("event: pull\nid: \(reached)\ndata: \(frame.after) ".utf8)
-        let body = try encode(frame.response).base64EncodedData()
-        event.reserveCapacity(event.count + body.count + 2)
-        // base64url on bytes: the alphabet's two letters swapped and the padding dropped.
-        body.withUnsafeBytes { base64 in
-            for byte in base64 where byte != UInt8(ascii: "=") {
-                event.append(byte == UInt8(ascii: "+") ? UInt8(ascii: "-") : byte == UInt8(ascii: "/") ? UInt8(ascii: "_") : byte)
-            }
-        }
+        event += base64URLBytes(try encode(frame.response))
         event.append(contentsOf: "\n\n".utf8)
         return Data(event)
     }
@@ -47,17 +40,6 @@ extension SyncWire {
     /// What the hub sends on an idle stream now and then: a comment line, which readers skip, so
     /// that no proxy or client takes a quiet stream for a dead one.
     public static let streamHeartbeat = Data(": idle\n\n".utf8)
-
-    /// The bytes base64url `text` (padded or not) holds, read from its bytes; nil when it is not
-    /// base64url.
-    package static func data(fromBase64URLBytes text: some Collection<UInt8>) -> Data? {
-        var bytes = Data(capacity: text.count + 3)
-        for byte in text {
-            bytes.append(byte == UInt8(ascii: "-") ? UInt8(ascii: "+") : byte == UInt8(ascii: "_") ? UInt8(ascii: "/") : byte)
-        }
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: "="), count: (4 - bytes.count % 4) % 4))
-        return Data(base64Encoded: bytes)
-    }
 }
 
 /// Reads a pull stream's server-sent events from bytes that arrive in chunks of any size (a line,

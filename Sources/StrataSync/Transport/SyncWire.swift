@@ -75,19 +75,33 @@ public enum SyncWire {
     }
 
     /// `data` in base64url without padding (RFC 4648, section 5), as JWTs and query items carry it.
-    package static func base64URL(_ data: Data) -> String {
-        String(
-            String.UnicodeScalarView(
-                data.base64EncodedString().unicodeScalars.compactMap { scalar -> Unicode.Scalar? in
-                    scalar == "+" ? "-" : scalar == "/" ? "_" : scalar == "=" ? nil : scalar
-                }))
+    package static func base64URL(_ data: Data) -> String { String(decoding: base64URLBytes(data), as: UTF8.self) }
+
+    /// ``base64URL(_:)`` as bytes: the alphabet's two letters swapped and the padding dropped.
+    package static func base64URLBytes(_ data: Data) -> [UInt8] {
+        let base64 = data.base64EncodedData()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(base64.count)
+        base64.withUnsafeBytes { base64 in
+            for byte in base64 where byte != UInt8(ascii: "=") {
+                bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: "-") : byte == UInt8(ascii: "/") ? UInt8(ascii: "_") : byte)
+            }
+        }
+        return bytes
     }
 
     /// The bytes base64url `text` (padded or not) holds; nil when it is not base64url.
-    package static func data(fromBase64URL text: some StringProtocol) -> Data? {
-        var scalars = String.UnicodeScalarView(text.unicodeScalars.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
-        scalars += repeatElement("=", count: (4 - scalars.count % 4) % 4)
-        return Data(base64Encoded: String(scalars))
+    package static func data(fromBase64URL text: some StringProtocol) -> Data? { data(fromBase64URLBytes: text.utf8) }
+
+    /// The bytes base64url `text` (padded or not) holds, read from its bytes; nil when it is not
+    /// base64url.
+    package static func data(fromBase64URLBytes text: some Collection<UInt8>) -> Data? {
+        var bytes = Data(capacity: text.count + 3)
+        for byte in text {
+            bytes.append(byte == UInt8(ascii: "-") ? UInt8(ascii: "+") : byte == UInt8(ascii: "_") ? UInt8(ascii: "/") : byte)
+        }
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "="), count: (4 - bytes.count % 4) % 4))
+        return Data(base64Encoded: bytes)
     }
 
     /// A push request from its network body, every length checked.

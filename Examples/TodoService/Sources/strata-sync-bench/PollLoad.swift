@@ -66,6 +66,14 @@ final class PushTimes: Sendable {
 /// What the pollers saw: when each log entry (replica and sequence) reached each poller.
 final class PollObservations: Sendable {
     let arrivals = Mutex<[String: [Int64]]>([:])
+
+    /// Notes that `entries` reached a poller at `arrived`.
+    func record(_ entries: [SyncLogEntry], arrived: Int64) {
+        guard !entries.isEmpty else { return }
+        arrivals.withLock { arrivals in
+            for entry in entries { arrivals["\(entry.replicaID) \(entry.sequence)", default: []].append(arrived) }
+        }
+    }
     let answered = Atomic<Int>(0)
     let refused = Atomic<Int>(0)
     let failed = Atomic<Int>(0)
@@ -136,11 +144,7 @@ extension SyncBench {
                     }
                     let response = try SyncWire.decodePullResponse(Data(body.readableBytesView))
                     observations.answered.add(1, ordering: .relaxed)
-                    if !response.entries.isEmpty {
-                        observations.arrivals.withLock { arrivals in
-                            for entry in response.entries { arrivals["\(entry.replicaID) \(entry.sequence)", default: []].append(arrived) }
-                        }
-                    }
+                    observations.record(response.entries, arrived: arrived)
                     after = max(after, response.entries.last?.version ?? after)
                 }
             }
@@ -174,11 +178,7 @@ extension SyncBench {
                             let arrived = now()
                             observations.answered.add(frames.count, ordering: .relaxed)
                             let entries = frames.flatMap(\.response.entries)
-                            if !entries.isEmpty {
-                                observations.arrivals.withLock { arrivals in
-                                    for entry in entries { arrivals["\(entry.replicaID) \(entry.sequence)", default: []].append(arrived) }
-                                }
-                            }
+                            observations.record(entries, arrived: arrived)
                             after = max(after, entries.last?.version ?? after)
                             if stop() { return }
                         case .end: break reading
