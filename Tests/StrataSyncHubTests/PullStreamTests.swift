@@ -197,7 +197,7 @@ final class StreamCountingTransport: SyncTransport, Sendable {
                 try await writer.push()
                 try await Task.sleep(for: .milliseconds(100))
             }
-            #expect(try await Self.waitUntil(5) { hub.waitingPolls(inSpace: "team") == 0 })
+            #expect(try await Self.waitUntil(30) { hub.waitingPolls(inSpace: "team") == 0 })
         }
     }
 
