@@ -167,3 +167,105 @@ extension SeededRandom {
     /// An integer in `0..<n`.
     fileprivate mutating func next(upTo n: Int) -> Int { Int.random(in: 0..<n, using: &self) }
 }
+
+/// A stream opened before the replica's view changed (another pull, new subscriptions, a token
+/// with other claims pulling on the same file) applies none of its frames: found by a defect
+/// hunt, where the old stream's frames undid the pull and brought back rows the current identity
+/// may not see.
+@Suite struct PullStreamViewChangeTests {
+    static func streamer(_ hub: SyncHub, _ folder: SyncFolder, _ identity: SyncIdentity) throws -> SyncReplica {
+        let path = folder.path("bob.sqlite")
+        if !FileManager.default.fileExists(atPath: path) { try Connection(storageLocation: .onDisk(path)).execute(ListClaimTests.schema) }
+        var transport = InProcessSyncTransport(hub: hub, identity: identity)
+        transport.streamsPulls = true
+        return try SyncReplica(database: try Database(path: path), replicaID: "bob", space: "s", tables: ListClaimTests.tables, transport: transport)
+    }
+
+    /// Waits for the hub's change to reach a streaming replica's neighbourhood: `condition` within 20 s.
+    static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return try await condition()
+    }
+
+    @Test func aPullThatMovesOnlyTheViewMakesAnOpenStreamStale() async throws {
+        let folder = try SyncFolder()
+        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        defer { withExtendedLifetime(keep) {} }
+        try hub.setRules(SyncSubscriptionTests.rules, forSpace: "s")
+        let admin = try await ListClaimTests.seed(hub, folder)
+        let bob = try Self.streamer(hub, folder, SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2", "g'4"]]))
+        try await bob.subscribe(SyncSubscription(bucket: "lists", parameters: ["l": "g2"]))
+        try await bob.pull()
+        #expect(try await ListClaimTests.ids(bob) == ["b"])
+        let ended = Locked(false)
+        let following = Task {
+            defer { ended.withLock { $0 = true } }
+            return try await bob.followPullStream()
+        }
+        defer { following.cancel() }
+        try await Task.sleep(for: .milliseconds(200))
+        try await bob.setSubscriptions([SyncSubscription(bucket: "lists", parameters: ["l": "g1"])])
+        try await bob.pull()
+        #expect(try await ListClaimTests.ids(bob) == ["a"])
+        try await admin.write { try $0.execute("UPDATE doc SET body = 'changed' WHERE id = 'b'; INSERT INTO doc VALUES ('z', 'g1', 'new')") }
+        try await admin.sync()
+        // The old stream's frame for that commit is stale: the stream ends, nothing applied.
+        // (A stream that applied the frame would go on: bounded, then failed below.)
+        #expect(try await Self.eventually { ended.current })
+        #expect(try await ListClaimTests.ids(bob) == ["a"])
+        try await bob.pull()
+        #expect(try await ListClaimTests.ids(bob) == ["a", "z"])
+    }
+
+    @Test func aSyncLoopFollowsNewSubscriptionsWhileStreaming() async throws {
+        let folder = try SyncFolder()
+        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        defer { withExtendedLifetime(keep) {} }
+        try hub.setRules(SyncSubscriptionTests.rules, forSpace: "s")
+        let admin = try await ListClaimTests.seed(hub, folder)
+        let bob = try Self.streamer(hub, folder, SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2", "g'4"]]))
+        try await bob.subscribe(SyncSubscription(bucket: "lists", parameters: ["l": "g2"]))
+        let loop = bob.startSyncing(interval: .milliseconds(50))
+        #expect(try await Self.eventually { try await ListClaimTests.ids(bob) == ["b"] })
+        try await bob.setSubscriptions([SyncSubscription(bucket: "lists", parameters: ["l": "g1"])])
+        try await admin.write { try $0.execute("INSERT INTO doc VALUES ('z', 'g1', 'new'), ('y', 'g2', 'new')") }
+        try await admin.sync()
+        let moved = try await Self.eventually { try await ListClaimTests.ids(bob) == ["a", "z"] }
+        let held = try await ListClaimTests.ids(bob)
+        await loop.stop()
+        #expect(moved, "held \(held)")
+    }
+
+    @Test func aNarrowerTokenPullingOnTheFileStopsTheWiderStream() async throws {
+        let folder = try SyncFolder()
+        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        defer { withExtendedLifetime(keep) {} }
+        try hub.setRules(SyncSubscriptionTests.rules, forSpace: "s")
+        let admin = try await ListClaimTests.seed(hub, folder)
+        let bob = try Self.streamer(hub, folder, SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2"]]))
+        try await bob.pull()
+        #expect(try await ListClaimTests.ids(bob) == ["a", "b"])
+        let ended = Locked(false)
+        let following = Task {
+            defer { ended.withLock { $0 = true } }
+            return try await bob.followPullStream()
+        }
+        defer { following.cancel() }
+        try await Task.sleep(for: .milliseconds(200))
+        let narrower = try SyncReplica(
+            database: try Database(path: folder.path("bob.sqlite")), replicaID: "bob", space: "s", tables: ListClaimTests.tables,
+            transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "bob", listClaims: ["groups": ["g1"]])))
+        try await narrower.pull()
+        #expect(try await ListClaimTests.ids(bob) == ["a"])
+        try await admin.write { try $0.execute("UPDATE doc SET body = 'secret' WHERE id = 'b'") }
+        try await admin.sync()
+        // (A stream that applied the frame would go on: bounded, then failed below.)
+        #expect(try await Self.eventually { ended.current })
+        let held = try await bob.database.read { try $0.query("SELECT id || ':' || body FROM doc ORDER BY id") as [String] }
+        #expect(held == ["a:x"], "a g2 row came back through the old stream: \(held)")
+    }
+}

@@ -235,17 +235,27 @@ extension SyncReplica {
     /// - Returns: false at once when the transport cannot stream.
     @discardableResult
     public func followPullStream() async throws -> Bool {
+        // Read before the request: a pull or a subscription change after this read makes every
+        // frame of this stream stale, even one that leaves the cursor where it was (the hub then
+        // recorded another view, or the request's subscriptions are no longer the replica's).
+        let epoch = try await database.read { (try SyncStatus.state(Self.viewEpochKey, $0) as Int64?) ?? 0 }
         guard let stream = try transport.pullStream(try await pullRequest(minimumPriority: nil, countsViewRows: false)) else { return false }
         var counted = true
         for try await frame in stream {
             try Task.checkCancellation()
-            switch try await absorb(frame.response, after: frame.after, minimumPriority: nil, countsRows: false, counted: &counted) {
+            switch try await absorb(
+                frame.response, after: frame.after, minimumPriority: nil, countsRows: false, counted: &counted, streamEpoch: epoch)
+            {
             case .applied, .caughtUp: continue
             case .stale, .snapshot, .startedOver: return true
             }
         }
         return true
     }
+
+    /// The state key of the replica's view epoch: moved by every pull's answer and every change
+    /// of subscriptions, so a stream opened before either stops applying frames.
+    static let viewEpochKey = "view_epoch"
 
     /// A pull from this replica's cursor, as the database holds it now.
     private func pullRequest(minimumPriority: Int?, countsViewRows: Bool) async throws -> SyncPullRequest {
@@ -280,9 +290,17 @@ extension SyncReplica {
 
     /// Applies the hub's answer to a pull after `after`: the user and rules it names, then its
     /// page under the pending writes, or the snapshot or rollback recovery it asks for.
+    ///
+    /// `streamEpoch` is a stream's: its frame is stale, and nothing of it is kept, unless the
+    /// replica's view epoch is still the one read when the stream opened. A pull's answer moves
+    /// the epoch instead, since the hub recorded the view it answered for.
     func absorb(
-        _ response: SyncPullResponse, after: Int64, minimumPriority: Int?, countsRows: Bool, counted: inout Bool
+        _ response: SyncPullResponse, after: Int64, minimumPriority: Int?, countsRows: Bool, counted: inout Bool,
+        streamEpoch: Int64? = nil
     ) async throws -> Absorbed {
+        if let streamEpoch, try await database.read({ (try SyncStatus.state(Self.viewEpochKey, $0) as Int64?) ?? 0 }) != streamEpoch {
+            return .stale
+        }
         if let total = response.viewRows {
             counted = true
             try await database.write { try SyncProgress.note(totalRows: total, $0) }
@@ -317,6 +335,12 @@ extension SyncReplica {
             // Another pull (the app's beside a running loop, another process on this file)
             // applied a page since this one was asked for: this page is not applied twice; the
             // next request starts after it.
+            let epoch: Int64 = (try SyncStatus.state(Self.viewEpochKey, connection)) ?? 0
+            if let streamEpoch {
+                guard epoch == streamEpoch else { return .stale }
+            } else {
+                try SyncStatus.setState(Self.viewEpochKey, .integer(epoch &+ 1), connection)
+            }
             guard try SyncStatus.read(connection).lastPulledVersion == after else { return .stale }
             let inflight = try SyncOutbox(connection).localEntries().filter { $0.version != nil }
             for entry in response.entries {

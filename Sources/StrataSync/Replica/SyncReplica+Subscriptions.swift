@@ -60,6 +60,9 @@ extension SyncReplica {
             }
             let text = String(decoding: try encoder.encode(unique), as: UTF8.self)
             try SyncStatus.setState(Self.subscriptionsKey, unique.isEmpty ? .null : .text(text), connection)
+            // A stream opened under the old subscriptions applies no more of its frames.
+            let epoch: Int64 = (try SyncStatus.state(Self.viewEpochKey, connection)) ?? 0
+            try SyncStatus.setState(Self.viewEpochKey, .integer(epoch &+ 1), connection)
         }
     }
 }
