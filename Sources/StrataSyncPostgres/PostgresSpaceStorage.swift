@@ -32,18 +32,27 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         /// each write's savepoint, its log row and its applied record, settled before the
         /// savepoint is released.
         var unanswered: [EventLoopFuture<PostgresQueryResult>] = []
+        /// Whether this run of the push may batch its entries (``batchEntries(_:tables:)``): not
+        /// on its second run, after a batch was abandoned.
+        var batching = false
+        /// The push's batch, when it batches.
+        var batch: PostgresPushBatch?
+        /// Whether `meta` holds every meta value (read at the push's start): an absent key is absent.
+        var metaComplete = false
+        /// The space's rules, read at the push's start.
+        var rules: (version: Int64, json: Data?)?
 
-        typealias Known = (meta: [String: Int64?], unwritten: Set<String>, notApplied: Set<String>)
+        typealias Known = (meta: [String: Int64?], unwritten: Set<String>, notApplied: Set<String>, applied: [String: AppliedRecord])
         var known: Known {
-            get { (meta, unwritten, notApplied) }
-            set { (meta, unwritten, notApplied) = newValue }
+            get { (meta, unwritten, notApplied, appliedBefore) }
+            set { (meta, unwritten, notApplied, appliedBefore) = newValue }
         }
 
         static func entry(_ replica: String, _ sequence: Int64) -> String { replica + "\u{0}" + String(sequence) }
     }
 
     /// Sends `sql` inside the push's transaction without waiting for its answer.
-    private func send(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) {
+    func send(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) {
         push.unanswered.append(link.connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: link.logger))
     }
 
@@ -62,45 +71,82 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         if let failure { throw failure }
     }
 
-    /// Writes the meta values set in the push's transaction.
+    /// Sends the meta values set in the push's transaction, in one statement.
     private func writeUnwrittenMeta() throws {
+        var binds = PostgresBindings()
+        var rows: [String] = []
         for key in push.unwritten.sorted() {
             guard let value = push.meta[key] ?? nil else { continue }
-            try link.query(
-                """
-                INSERT INTO \(bookkeeping("meta")) (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value
-                """, [key, value])
+            binds.append(key)
+            binds.append(value)
+            rows.append("($\(binds.count - 1), $\(binds.count))")
         }
         push.unwritten = []
+        guard !rows.isEmpty else { return }
+        send(
+            "INSERT INTO \(bookkeeping("meta")) (key, value) VALUES " + rows.joined(separator: ", ")
+                + " ON CONFLICT (key) DO UPDATE SET value = excluded.value", binds)
     }
 
     /// One transaction for a push: the space's lock taken once and one commit (one WAL flush)
     /// for all its entries, each entry's ``write(_:)`` a savepoint, so a refused entry is undone
     /// alone and the others stay. The applied-entry record is still read under the lock before
     /// each entry, so several hub processes never apply one twice.
+    /// A push that batches its entries runs once more, entry by entry, when its batch is
+    /// abandoned (see PostgresPushBatch.swift).
     func applyingPush<T>(replica: String, sequences: [Int64], _ body: () throws -> T) throws -> T {
         guard !push.isOpen else { return try body() }
+        do {
+            return try applyingPushOnce(replica: replica, sequences: sequences, batching: true, body)
+        } catch is BatchAbandoned {
+            return try applyingPushOnce(replica: replica, sequences: sequences, batching: false, body)
+        }
+    }
+
+    private func applyingPushOnce<T>(replica: String, sequences: [Int64], batching: Bool, _ body: () throws -> T) throws -> T {
         var refusal: SyncError?
-        let result: T? = try write {
-            // Which of the push's entries were applied before, in one look under the lock: the
-            // others are known not to be until this transaction applies them.
+        let result: T? = try lockedTransaction(countsVersions: false) {
+            // In one round trip under the lock: which of the push's entries were applied before
+            // (the others are known not to be until this transaction applies them), every meta
+            // value, and the rules. No other transaction writes them until the commit.
+            var binds = PostgresBindings()
+            binds.append(replica)
+            binds.append(sequences)
+            let appliedRows = link.connection.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT sequence, conflicts, version, digest FROM \(bookkeeping("applied")) WHERE replica = $1 AND sequence = ANY($2)",
+                    binds: binds), logger: link.logger)
+            let metaRows = link.connection.query(PostgresQuery(unsafeSQL: "SELECT key, value FROM \(bookkeeping("meta"))"), logger: link.logger)
+            let rulesRows = link.connection.query(
+                PostgresQuery(unsafeSQL: "SELECT version, json FROM \(bookkeeping("rules")) WHERE id = 1"), logger: link.logger)
             var appliedBefore: [String: AppliedRecord] = [:]
-            for row in try link.query(
-                """
-                SELECT sequence, conflicts, version, digest FROM \(bookkeeping("applied")) WHERE replica = $1 AND sequence = ANY($2)
-                """, [replica, sequences])
-            {
+            for row in try link.wait(for: appliedRows).rows {
                 let (sequence, conflicts, version, digest) = try row.decode((Int64, String, Int64, Int64?).self)
                 appliedBefore[PushTransaction.entry(replica, sequence)] = AppliedRecord(conflicts: conflicts, version: version, digest: digest)
             }
+            var meta: [String: Int64?] = [:]
+            for row in try link.wait(for: metaRows).rows {
+                let (key, value) = try row.decode((String, Int64).self)
+                meta[key] = .some(value)
+            }
+            var rules: (version: Int64, json: Data?) = (0, nil)
+            if let row = try link.wait(for: rulesRows).rows.first { rules = try row.decode((Int64, Data?).self) }
+            let versionBefore = meta["version"] ?? nil
             push.isOpen = true
-            push.appliedBefore = appliedBefore
-            push.known = ([:], [], Set(sequences.map { PushTransaction.entry(replica, $0) }).subtracting(appliedBefore.keys))
+            push.batching = batching
+            push.known = (meta, [], Set(sequences.map { PushTransaction.entry(replica, $0) }).subtracting(appliedBefore.keys), appliedBefore)
+            push.metaComplete = true
+            push.rules = rules
             defer {
+                push.metaComplete = false
+                push.rules = nil
                 push.isOpen = false
-                push.known = ([:], [], [])
-                push.appliedBefore = [:]
+                push.batching = false
+                push.known = ([:], [], [], [:])
                 push.unanswered = []
+                // The scratch holds nothing beyond the push; its rollback restores its triggers.
+                if let batch = push.batch, batch.scratch.isInTransaction { try? batch.scratch.execute("ROLLBACK") }
+                push.batch = nil
             }
             let result: T?
             do {
@@ -110,9 +156,23 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
                 // with a transaction each.
                 refusal = error
                 result = nil
+            } catch {
+                if push.batch?.abandoned == true { throw BatchAbandoned() }
+                throw error
+            }
+            if let batch = push.batch {
+                if batch.abandoned { throw BatchAbandoned() }
+                try flushBatch()
+            }
+            try writeUnwrittenMeta()
+            if let after = push.meta["version"] ?? nil, after != versionBefore {
+                // Delivered at commit, to every hub process listening (long polls wake).
+                var binds = PostgresBindings()
+                binds.append(notifyChannel)
+                binds.append("\(after) \(space.name)")
+                send("SELECT pg_notify($1, $2)", binds)
             }
             try settleUnanswered()
-            try writeUnwrittenMeta()
             return result
         }
         guard let result else { throw refusal ?? SyncError.refused("the push was not applied") }
@@ -124,6 +184,26 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     func qualified(_ table: PostgresTable) -> String { schema + "." + quotePostgresIdentifier(table.name) }
 
     func write<T>(_ body: () throws -> T) throws -> T {
+        if push.isOpen, let batch = push.batch {
+            // Batched: the entry's rows and bookkeeping stay in the batch until its flush, so its
+            // savepoint is the scratch's alone.
+            let known = push.known
+            let mark = batch.mark
+            try batch.scratch.execute("SAVEPOINT strata_write")
+            batch.entryOpen = true
+            defer { batch.entryOpen = false }
+            do {
+                let result = try body()
+                try batch.scratch.execute("RELEASE SAVEPOINT strata_write")
+                return result
+            } catch {
+                _ = try? batch.scratch.execute("ROLLBACK TO SAVEPOINT strata_write")
+                _ = try? batch.scratch.execute("RELEASE SAVEPOINT strata_write")
+                push.known = known
+                batch.restore(mark)
+                throw error
+            }
+        }
         if push.isOpen {
             // Inside a push's transaction, under its lock: undone alone when it throws, with
             // what the push knew of the meta values and applied records then.
@@ -145,7 +225,13 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             }
             return result
         }
-        return try link.transaction {
+        return try lockedTransaction(countsVersions: true, body)
+    }
+
+    /// One transaction under the space's lock. With `countsVersions`, listeners are notified when
+    /// it moved the space's version (a push notifies by itself: it knows its versions).
+    private func lockedTransaction<T>(countsVersions: Bool, _ body: () throws -> T) throws -> T {
+        try link.transaction {
             // Every write of the space, in every hub process, one at a time: versions are dense
             // and in commit order.
             try link.query("SELECT pg_advisory_xact_lock($1)", [spaceLockKey(space.name)])
@@ -158,6 +244,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
                 throw SyncHubStoreUnavailable(
                     reason: "space \(space.name) was migrated to schema version \(version) by another hub process during this request")
             }
+            guard countsVersions else { return try body() }
             let before = try currentVersion()
             let result = try body()
             let after = try currentVersion()
@@ -253,6 +340,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
 
     func meta(_ key: String) throws -> Int64? {
         if push.isOpen, let known = push.meta[key] { return known }
+        if push.isOpen, push.metaComplete { return nil }
         let value = try metaInStore(key)
         if push.isOpen { push.meta[key] = .some(value) }
         return value
@@ -278,7 +366,8 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     func currentVersion() throws -> Int64 { try meta("version") ?? 0 }
 
     func loggedChain(version: Int64) throws -> Int64? {
-        try link.query("SELECT chain FROM \(bookkeeping("log")) WHERE version = $1", [version]).first?.first?.decode(Int64.self)
+        try flushBeforeReading()
+        return try link.query("SELECT chain FROM \(bookkeeping("log")) WHERE version = $1", [version]).first?.first?.decode(Int64.self)
     }
 
     func appendLog(replica: String, sequence: Int64, changeset: Data, at seconds: Int64, chain: Int64) throws -> Int64 {
@@ -286,7 +375,9 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         let sql = """
             INSERT INTO \(bookkeeping("log")) (version, replica, sequence, changeset, at, chain) VALUES ($1, $2, $3, $4, $5, $6)
             """
-        if push.isOpen {
+        if let batch = push.batch {
+            batch.log.append((version, replica, sequence, changeset, seconds, chain))
+        } else if push.isOpen {
             var binds = PostgresBindings()
             for value: any PostgresThrowingDynamicTypeEncodable in [version, replica, sequence, changeset, seconds, chain] { try binds.append(value) }
             send(sql, binds)
@@ -298,7 +389,8 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     }
 
     func entries(after version: Int64, limit: Int) throws -> [SyncLogEntry] {
-        try link.query(
+        try flushBeforeReading()
+        return try link.query(
             """
             SELECT version, replica, sequence, changeset, chain FROM \(bookkeeping("log")) WHERE version > $1 ORDER BY version LIMIT $2
             """, [version, Int64(limit)]
@@ -312,6 +404,10 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     /// savepoint's).
     func appendLogRoutes(version: Int64, _ routes: [LogRoutes.Filed]) throws {
         guard !routes.isEmpty else { return }
+        if let batch = push.batch {
+            batch.routes += routes.map { (version, $0.route, $0.row) }
+            return
+        }
         var binds = PostgresBindings()
         binds.append(version)
         var rows: [String] = []
@@ -330,7 +426,8 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     }
 
     func loggedVersions(after version: Int64, routes: [Data], limit: Int) throws -> LogRoutes.Found {
-        try LogRoutes.find(routes: routes, limit: limit) { chunk, most in
+        try flushBeforeReading()
+        return try LogRoutes.find(routes: routes, limit: limit) { chunk, most in
             var binds = PostgresBindings()
             binds.append(version)
             binds.append(Int64(most))
@@ -347,6 +444,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     }
 
     func entries(at versions: [Int64]) throws -> [SyncLogEntry] {
+        try flushBeforeReading()
         var entries: [SyncLogEntry] = []
         let ordered = versions.sorted()
         var start = 0
@@ -368,11 +466,13 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     }
 
     func newestVersion(before seconds: Int64) throws -> Int64 {
-        try link.query("SELECT coalesce(max(version), 0) FROM \(bookkeeping("log")) WHERE at < $1", [seconds])
+        try flushBeforeReading()
+        return try link.query("SELECT coalesce(max(version), 0) FROM \(bookkeeping("log")) WHERE at < $1", [seconds])
             .first?.first?.decode(Int64.self) ?? 0
     }
 
     func deleteLog(through version: Int64) throws -> Int {
+        try flushBeforeReading()
         var binds = PostgresBindings()
         binds.append(version)
         let removed = try link.run("DELETE FROM \(bookkeeping("log")) WHERE version <= $1", binds)
@@ -381,6 +481,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     }
 
     func inventory() throws -> (logEntries: Int, replicas: Int) {
+        try flushBeforeReading()
         guard
             let row = try link.query(
                 """
@@ -424,7 +525,13 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             try link.query(sql, [replica, sequence, version, conflicts, digest])
             return
         }
-        push.notApplied.remove(PushTransaction.entry(replica, sequence))
+        let entry = PushTransaction.entry(replica, sequence)
+        push.notApplied.remove(entry)
+        push.appliedBefore[entry] = AppliedRecord(conflicts: conflicts, version: version, digest: digest)
+        if let batch = push.batch {
+            batch.applied.append((replica, sequence, version, conflicts, digest))
+            return
+        }
         var binds = PostgresBindings()
         for value: any PostgresThrowingDynamicTypeEncodable in [replica, sequence, version, conflicts, digest] { try binds.append(value) }
         send(sql, binds)
@@ -470,6 +577,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     }
 
     func row(table name: String, key: [SyncValue]) throws -> SyncRow {
+        try flushBeforeReading()
         let table = try table(name)
         let values = try fetch(table, key: key.map(\.binding), forUpdate: false)
         return HubSchema.row(table: table.name, keyColumns: table.keyColumns, key: key, columns: table.columns.map(\.name), values: values)
@@ -489,6 +597,9 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         // COMMITTED reads what has committed at each statement).
         // In a push's transaction the entry's write is a savepoint already, taken just before:
         // the attempt is undone to it (and the write's failure undoes it all).
+        if let batch = push.batch {
+            return try applyEntryInBatch(batch, changeset, sequence: sequence, replica: replica, tables: tables, policies: policies)
+        }
         let inPush = push.isOpen
         let savepoint = inPush ? "strata_write" : "strata_entry"
         for _ in 1...3 {
@@ -591,24 +702,25 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     /// Every row of `table` in the scratch database, by key; text that is not valid UTF-8 is
     /// refused by name (PostgreSQL's text cannot hold it).
     func scratchRows(_ table: PostgresTable, _ scratch: Connection) throws -> [String: [BindingValue]] {
+        // Each column, and its text's bytes (a text value read as a string would have its
+        // invalid UTF-8 repaired, not refused).
         let columns = table.columns.map { quoteIdentifier($0.name) }
-        let sql = "SELECT " + columns.map { "typeof(\($0)), CAST(\($0) AS BLOB), \($0)" }.joined(separator: ", ") + " FROM " + quoteIdentifier(table.name)
+        let sql =
+            "SELECT " + columns.map { "\($0), CASE WHEN typeof(\($0)) = 'text' THEN CAST(\($0) AS BLOB) END" }.joined(separator: ", ")
+            + " FROM " + quoteIdentifier(table.name)
         var rows: [String: [BindingValue]] = [:]
-        for row in try scratch.query(literal: SQLFragment(sql: sql, arguments: [])) as [Row] {
+        for row in try scratch.valueRows(literal: SQLFragment(sql: sql, arguments: [])).rows {
             var values: [BindingValue] = []
+            values.reserveCapacity(table.columns.count)
             for (index, column) in table.columns.enumerated() {
-                let type: String = row.value(at: index * 3) ?? "null"
-                switch type {
-                case "integer": values.append(.integer(row.value(at: index * 3 + 2) ?? 0))
-                case "real": values.append(.real(row.value(at: index * 3 + 2) ?? 0))
-                case "text":
-                    let bytes: Data = row.value(at: index * 3 + 1) ?? Data()
-                    guard let text = String(validating: bytes, as: UTF8.self) else {
+                let value = row[index * 2]
+                if case .text = value {
+                    guard case .blob(let bytes) = row[index * 2 + 1], let text = String(validating: bytes, as: UTF8.self) else {
                         throw doesNotFit(table.name, column, "the text is not valid UTF-8")
                     }
                     values.append(.text(text))
-                case "blob": values.append(.blob(row.value(at: index * 3 + 1) ?? Data()))
-                default: values.append(.null)
+                } else {
+                    values.append(value)
                 }
             }
             rows[Self.identity(table.keyPositions.map { values[$0] })] = values
@@ -616,17 +728,38 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         return rows
     }
 
-    /// A key as a dictionary key.
+    /// A key as a dictionary key: ASCII, so no two keys of different bytes compare equal (a
+    /// `String` of the text itself would take "é" and "e\u{301}" for one key).
     static func identity(_ key: [BindingValue]) -> String {
-        key.map { value -> String in
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20 * key.count)
+        let digits = Array("0123456789abcdef".utf8)
+        func hex(_ byte: UInt8) {
+            bytes.append(digits[Int(byte >> 4)])
+            bytes.append(digits[Int(byte & 15)])
+        }
+        func hex(_ word: UInt64) {
+            for shift in stride(from: 56, through: 0, by: -8) { hex(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
+        for (index, value) in key.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: "|")) }
             switch value {
-            case .null: return "n"
-            case .integer(let integer): return "i\(integer)"
-            case .real(let real): return "r\(real.bitPattern)"
-            case .text(let text): return "t" + text.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: ".")
-            case .blob(let blob): return "b" + blob.map { String($0, radix: 16) }.joined(separator: ".")
+            case .null: bytes.append(UInt8(ascii: "n"))
+            case .integer(let integer):
+                bytes.append(UInt8(ascii: "i"))
+                hex(UInt64(bitPattern: integer))
+            case .real(let real):
+                bytes.append(UInt8(ascii: "r"))
+                hex(real.bitPattern)
+            case .text(let text):
+                bytes.append(UInt8(ascii: "t"))
+                for byte in text.utf8 { hex(byte) }
+            case .blob(let blob):
+                bytes.append(UInt8(ascii: "b"))
+                for byte in blob { hex(byte) }
             }
-        }.joined(separator: "|")
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Whether two rows hold the same values (reals by their bits: -0.0 is not 0.0).
@@ -683,6 +816,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     // refused then, by name, never when a replica pulls.
 
     func rules() throws -> (version: Int64, json: Data?) {
+        if push.isOpen, let rules = push.rules { return rules }
         guard let row = try link.query("SELECT version, json FROM \(bookkeeping("rules")) WHERE id = 1").first else { return (0, nil) }
         let (version, json) = try row.decode((Int64, Data?).self)
         return (version, json)
@@ -733,6 +867,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     var ruleDialect: RuleDialect { .postgres }
 
     func ruleRows(_ sql: String, _ arguments: [BindingValue]) throws -> [[BindingValue]] {
+        try flushBeforeReading()
         try inSpaceSchema()
         return try link.query(sql, try Self.ruleBindings(arguments)).map { row in try row.map { cell in try cell.ruleValue() } }
     }
@@ -743,6 +878,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     }
 
     func ruleTableRows(_ name: String, columns: [String], where condition: String, _ arguments: [BindingValue]) throws -> [[BindingValue]] {
+        try flushBeforeReading()
         let table = try table(name)
         let typed = try columns.map { column in
             guard let found = table.column(named: column) else {

@@ -423,6 +423,10 @@ final class PostgresSpace {
     /// The tables by name as SQLite compares names (ASCII letters folded, nothing else: `"Ä"`
     /// and `"ä"` are two tables, in SQLite and in PostgreSQL).
     let byName: [[UInt8]: PostgresTable]
+    /// The definitions' triggers that write synced tables, by the list of synced tables (the
+    /// definitions never change under this value: a migration makes a new one). Used, like
+    /// `definitions`, only under the store's lock.
+    var triggersWritingSynced: [[String]: [SyncTriggers.Trigger]] = [:]
 
     init(name: String, definitions: Connection, tables: [PostgresTable], schemaVersion: Int) {
         self.name = name

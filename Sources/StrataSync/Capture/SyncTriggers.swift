@@ -89,6 +89,16 @@ package enum SyncTriggers {
         return triggers.filter { writers.contains($0.name.lowercased()) }
     }
 
+    /// Drops `triggers` (inside the caller's transaction, whose rollback brings them back).
+    package static func drop(_ triggers: [Trigger], _ connection: Connection) throws {
+        // Strata's own statements: kept out of the user's trace and authorizer.
+        try connection.withBookkeeping {
+            for trigger in triggers {
+                try connection.execute("DROP TRIGGER " + quoteIdentifier(trigger.schema) + "." + quoteIdentifier(trigger.name))
+            }
+        }
+    }
+
     /// Runs `body` with `triggers` dropped, and makes them again after, in the caller's
     /// transaction: no other connection ever sees them missing, and a failure rolls back both.
     package static func withoutTriggers<T>(_ triggers: [Trigger], _ connection: Connection, _ body: () throws -> T) throws -> T {
@@ -96,12 +106,7 @@ package enum SyncTriggers {
         guard connection.isInTransaction else {
             throw SyncError.refused("sync changes are applied inside a transaction, and none is open to switch the triggers off in")
         }
-        // Strata's own statements: kept out of the user's trace and authorizer.
-        try connection.withBookkeeping {
-            for trigger in triggers {
-                try connection.execute("DROP TRIGGER " + quoteIdentifier(trigger.schema) + "." + quoteIdentifier(trigger.name))
-            }
-        }
+        try drop(triggers, connection)
         let result = try body()
         try connection.withBookkeeping {
             for trigger in triggers { try connection.execute(trigger.createSQL) }

@@ -44,6 +44,9 @@ extension SyncHub {
                 .map { SyncView(rules: $0.0, identity: $0.1, storage: storage, subscriptions: request.subscriptions ?? []) }
             // Entries written while another user was signed in on the replica's file would be
             // checked against this caller's permissions, and logged as theirs.
+            if rulesState.compiled == nil {
+                try storage.batchEntries(request.entries.map(\.changeset), tables: request.tables)
+            }
             let otherWriter = view.flatMap { view in request.user.flatMap { $0 == view.identity.user ? nil : $0 } }
             let formers = Self.formerNames(request.formerReplicaIDs)
             func appliedBefore(_ entry: SyncOutboxEntry) throws -> Bool {

@@ -193,6 +193,8 @@ extension SyncHubStorage {
 extension SyncSpaceStorage {
     /// Each entry's write a transaction of its own (a store that keeps no push transaction).
     package func applyingPush<T>(replica: String, sequences: [Int64], _ body: () throws -> T) throws -> T { try body() }
+    /// Nothing to prepare: each entry is applied as it comes.
+    package func batchEntries(_ changesets: [Data], tables: [String]) throws {}
 }
 
 /// One space in a store: its tables, its log, its applied-entry records and its meta values.
@@ -208,6 +210,11 @@ package protocol SyncSpaceStorage {
     /// refused from an entry on), the writes before it stay, as they would have committed each,
     /// and on any other error none does. By default each write is a transaction of its own.
     func applyingPush<T>(replica: String, sequences: [Int64], _ body: () throws -> T) throws -> T
+    /// Tells the store, inside ``applyingPush(replica:sequences:_:)``, that the push's entries
+    /// are `changesets` and that nothing reads the space's rows in the middle of an entry (the
+    /// space has no rules): a store may then read their rows at once and write what the entries
+    /// made at the end (PostgreSQL's batch). By default nothing.
+    func batchEntries(_ changesets: [Data], tables: [String]) throws
 
     /// Which schema version `tables` with `fingerprint` are (nil: the current); throws
     /// ``SyncError/schemaMismatch(local:remote:)`` or ``SyncError/refused(_:)``.
