@@ -1,5 +1,5 @@
 // A push applied as a few statements. Where the space has no rules (nothing reads PostgreSQL in
-// the middle of an entry), the push's rows are read once, `FOR UPDATE`, one statement per table;
+// the middle of an entry) and its synced tables no unique index beside their keys, the push's rows are read once, `FOR UPDATE`, one statement per table;
 // every entry is settled in the scratch SQLite as before, each in a savepoint of one scratch
 // transaction held for the whole push; and what the entries made reaches PostgreSQL at the end as
 // one multi-row statement per table and operation (deletes, inserts, updates), with the log rows
@@ -85,6 +85,20 @@ extension PostgresSpaceStorage {
     func batchEntries(_ changesets: [Data], tables: [String]) throws {
         guard push.isOpen, push.batching, push.batch == nil else { return }
         let scratch = space.definitions
+        // A unique index beside the key makes an entry's apply in the scratch depend on the other
+        // rows there: with the whole push's rows (the batch) SQLite would settle a clash that,
+        // entry by entry, PostgreSQL refuses. Such tables keep the push entry by entry.
+        if space.batchable[tables] == nil {
+            var batchable = true
+            for name in tables {
+                let unique: Int64? = try scratch.query(
+                    literal: SQLFragment(
+                        sql: "SELECT count(*) FROM pragma_index_list(?) WHERE \"unique\" = 1 AND origin <> 'pk'", arguments: [.text(name)]))
+                if (unique ?? 0) > 0 { batchable = false }
+            }
+            space.batchable[tables] = batchable
+        }
+        guard space.batchable[tables] == true else { return }
         try scratch.execute("PRAGMA foreign_keys = OFF")
         if scratch.isInTransaction { try scratch.execute("ROLLBACK") }
         try scratch.execute("BEGIN")

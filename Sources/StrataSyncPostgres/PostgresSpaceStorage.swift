@@ -12,6 +12,8 @@ import StrataSync
 struct PostgresSpaceStorage: SyncSpaceStorage {
     let space: PostgresSpace
     let link: PostgresLink
+    /// Whether a push of a space without rules may be applied as a batch.
+    var batchesPushes = true
     /// Whether a push's transaction is open (``applyingPush(_:)``): each write is then a savepoint.
     let push = PushTransaction()
 
@@ -97,7 +99,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     func applyingPush<T>(replica: String, sequences: [Int64], _ body: () throws -> T) throws -> T {
         guard !push.isOpen else { return try body() }
         do {
-            return try applyingPushOnce(replica: replica, sequences: sequences, batching: true, body)
+            return try applyingPushOnce(replica: replica, sequences: sequences, batching: batchesPushes, body)
         } catch is BatchAbandoned {
             return try applyingPushOnce(replica: replica, sequences: sequences, batching: false, body)
         }

@@ -24,6 +24,12 @@ extension SyncHubStore {
     public static func postgres(url: String) throws -> SyncHubStore {
         SyncHubStore(storage: try PostgresHubStorage(url: url))
     }
+
+    /// A store that applies every push entry by entry (`batchesPushes` false), as a space with
+    /// rules does: what the differential test compares the batch with.
+    package static func postgres(url: String, batchesPushes: Bool) throws -> SyncHubStore {
+        SyncHubStore(storage: try PostgresHubStorage(url: url, batchesPushes: batchesPushes))
+    }
 }
 
 /// The channel a commit is announced on (payload: `<version> <space>`).
@@ -44,8 +50,12 @@ final class PostgresHubStorage: SyncHubStorage {
         var spaces: [String: PostgresSpace] = [:]
     }
 
-    init(url: String) throws {
+    /// Whether a push of a space without rules is applied as a batch (PostgresPushBatch.swift).
+    let batchesPushes: Bool
+
+    init(url: String, batchesPushes: Bool = true) throws {
         self.url = url
+        self.batchesPushes = batchesPushes
         configuration = try Self.configuration(url: url)
         var logger = Logger(label: "strata.sync.postgres")
         logger.logLevel = .critical
@@ -293,14 +303,14 @@ final class PostgresHubStorage: SyncHubStorage {
                     space = try open(name, link)
                     state.spaces[name] = space
                 }
-                var storage = PostgresSpaceStorage(space: space, link: link)
+                var storage = PostgresSpaceStorage(space: space, link: link, batchesPushes: batchesPushes)
                 let (noted, schemaVersion) = try storage.look()
                 if schemaVersion != space.schemaVersion {
                     // Migrated since it was read (here or by another hub process): read again, so
                     // every request runs on the space's current definitions.
                     space = try open(name, link)
                     state.spaces[name] = space
-                    storage = PostgresSpaceStorage(space: space, link: link)
+                    storage = PostgresSpaceStorage(space: space, link: link, batchesPushes: batchesPushes)
                 }
                 do {
                     // What a backend wrote since is logged first: every read and push sees it.
@@ -427,6 +437,9 @@ final class PostgresSpace {
     /// definitions never change under this value: a migration makes a new one). Used, like
     /// `definitions`, only under the store's lock.
     var triggersWritingSynced: [[String]: [SyncTriggers.Trigger]] = [:]
+    /// Whether a push of these synced tables may be batched (none has a unique index beside its
+    /// primary key), by the list of synced tables; read like `triggersWritingSynced`.
+    var batchable: [[String]: Bool] = [:]
 
     init(name: String, definitions: Connection, tables: [PostgresTable], schemaVersion: Int) {
         self.name = name
