@@ -5,8 +5,8 @@
 // one multi-row statement per table and operation (deletes, inserts, updates), with the log rows
 // and applied records as one multi-row statement each.
 //
-// PostgreSQL checks keys, foreign keys and its own constraints only then, for the whole push, so
-// a failure there names no entry. The batch is then abandoned: the push's transaction is rolled
+// PostgreSQL checks keys, its types and its own constraints only then, for the whole push, so a
+// failure there names no entry. The batch is then abandoned: the push's transaction is rolled
 // back and the push runs again entry by entry (``PostgresSpaceStorage/applyingPush``), each
 // entry's write a savepoint, where the failing entry is refused alone as before. The same happens
 // when a row the push read as absent was inserted by another transaction meanwhile.
@@ -19,6 +19,25 @@ import StrataSync
 /// The batch could not be written as a whole: the push runs again entry by entry.
 struct BatchAbandoned: Error {}
 
+/// When a store batches a push.
+package enum PostgresPushBatching: Sendable {
+    /// Where it does exactly what the push entry by entry does (the default).
+    case whereExact
+    /// Never: every push entry by entry, as a space with rules.
+    case never
+    /// As `whereExact`, and every batch is then abandoned when written, as a failure there
+    /// would: the differential test's way through the push's second run.
+    case abandonedAtFlush
+}
+
+/// Pushes this process applied as a batch, and batches it abandoned (the push then ran entry by
+/// entry): what the benchmark and the differential test count.
+package struct PostgresPushBatchCounts: Sendable, Equatable {
+    package var written = 0
+    package var abandoned = 0
+    package static let current = Locked(PostgresPushBatchCounts())
+}
+
 /// What one push's batch holds between its entries and its flush.
 final class PostgresPushBatch {
     let scratch: Connection
@@ -26,8 +45,14 @@ final class PostgresPushBatch {
     /// The rows PostgreSQL had when last read or written, by table name and key identity (nil:
     /// absent); the scratch holds the same rows, as the entries since have left them.
     var loaded: [String: [String: [BindingValue]?]] = [:]
-    /// The rows entries changed since the last flush, by table name.
-    var dirty: [String: Set<String>] = [:]
+    /// The rows entries changed since the last flush, by table name, then identity (to key).
+    var dirty: [String: [String: [BindingValue]]] = [:]
+    /// Entries applied since the last flush: every few, what they made is sent to PostgreSQL
+    /// without waiting, so PostgreSQL writes while the hub settles the next entries.
+    var entriesSinceFlush = 0
+    /// The inserts sent without waiting and how many rows each must insert (fewer: a row
+    /// another transaction inserted since it was read as absent).
+    var insertChecks: [(answer: EventLoopFuture<PostgresQueryResult>, rows: Int)] = []
     var log: [(version: Int64, replica: String, sequence: Int64, changeset: Data, at: Int64, chain: Int64)] = []
     var applied: [(replica: String, sequence: Int64, version: Int64, conflicts: String, digest: Int64)] = []
     var routes: [(version: Int64, route: Data, row: Data)] = []
@@ -57,8 +82,8 @@ final class PostgresPushBatch {
         if loaded[table, default: [:]].updateValue(values, forKey: id) == nil { loadedJournal.append((table, id)) }
     }
 
-    func markDirty(_ table: String, _ id: String) {
-        if dirty[table, default: []].insert(id).inserted { dirtyJournal.append((table, id)) }
+    func markDirty(_ table: String, _ id: String, key: [BindingValue]) {
+        if dirty[table, default: [:]].updateValue(key, forKey: id) == nil { dirtyJournal.append((table, id)) }
     }
 
     /// Forgets what an entry that was undone added.
@@ -66,7 +91,7 @@ final class PostgresPushBatch {
         for (table, id) in loadedJournal[mark.loaded...] { loaded[table]?[id] = nil }
         loadedJournal.removeSubrange(mark.loaded...)
         for (table, id) in dirtyJournal[mark.dirty...] {
-            dirty[table]?.remove(id)
+            dirty[table]?[id] = nil
             if dirty[table]?.isEmpty == true { dirty[table] = nil }
         }
         dirtyJournal.removeSubrange(mark.dirty...)
@@ -213,25 +238,50 @@ extension PostgresSpaceStorage {
             keys[try table(change.table).name, default: []].append(change.primaryKey)
         }
         try load(keys, validating: true)
-        // FOREIGN keys are PostgreSQL's to check (the scratch holds only the push's rows), and the
-        // triggers that write synced tables are off: an entry that meets no conflict makes
-        // exactly its own changes, so the fast path holds.
+        // Foreign keys are off in the scratch (it holds only the push's rows), and the triggers
+        // that write synced tables are dropped: an entry that meets no conflict makes exactly
+        // its own changes, so the fast path holds.
         let applied = try HubApply.apply(
             changeset, replica: replica, tables: tables, policies: policies, fastPath: true, direct: batch.direct, on: batch.scratch)
         let made = applied.made == changeset ? changes : try Changeset(data: applied.made).changes()
+        var written: [String: [[BindingValue]]] = [:]
         for change in made where synced.contains(change.table) {
-            batch.markDirty(try table(change.table).name, Self.identity(change.primaryKey))
+            let name = try table(change.table).name
+            batch.markDirty(name, Self.identity(change.primaryKey), key: change.primaryKey)
+            if change.operation != .delete { written[name, default: []].append(change.primaryKey) }
+        }
+        // Each row the entry leaves must fit PostgreSQL's types now, as the entry's own write
+        // would: a later entry of the push may change it again before it is written, and the
+        // entry would then be taken where, entry by entry, it is refused.
+        for table in space.tables {
+            guard let keys = written[table.name] else { continue }
+            for values in try scratchRows(table, batch.scratch, keys: keys).values {
+                var probe = PostgresBindings()
+                for (value, column) in zip(values, table.columns) { try probe.append(value, for: column, of: table.name) }
+            }
         }
         return applied
     }
 
-    /// Writes what the batch holds to PostgreSQL. Any failure abandons the batch (the push runs
+    /// Sends what the batch holds to PostgreSQL without waiting; with `settling`, waits for
+    /// every statement sent and checks the inserts. Any failure abandons the batch (the push runs
     /// again entry by entry), except a connection that closed.
-    func flushBatch() throws {
-        guard let batch = push.batch, batch.hasPending else { return }
+    func flushBatch(settling: Bool) throws {
+        guard let batch = push.batch else { return }
         do {
-            try writeBatchRows(batch)
-            try writeBatchBookkeeping(batch)
+            if batch.hasPending {
+                try writeBatchRows(batch)
+                try writeBatchBookkeeping(batch)
+            }
+            if settling && push.abandonsAtFlush { throw RowAppeared() }
+            if settling {
+                let checks = batch.insertChecks
+                batch.insertChecks = []
+                var appeared = false
+                for check in checks where try link.wait(for: check.answer).metadata.rows != check.rows { appeared = true }
+                try settleUnanswered()
+                if appeared { throw RowAppeared() }
+            }
         } catch let unavailable as SyncHubStoreUnavailable {
             throw unavailable
         } catch {
@@ -240,16 +290,27 @@ extension PostgresSpaceStorage {
         }
     }
 
-    /// Flushes before a read of PostgreSQL that pending writes could change; inside an entry's
-    /// write that cannot be done (the entry's rows would not be undone alone), so the batch is
-    /// abandoned.
+    /// After an entry's write: every few entries, what they made is sent ahead. A failure here
+    /// only marks the batch abandoned (the push then runs again entry by entry).
+    func entryWritten(_ batch: PostgresPushBatch) {
+        batch.entriesSinceFlush += 1
+        guard batch.entriesSinceFlush >= Self.entriesPerSend, !batch.abandoned else { return }
+        _ = try? flushBatch(settling: false)
+    }
+
+    /// How many entries' rows are sent ahead together.
+    static let entriesPerSend = 50
+
+    /// Writes and settles before a read of PostgreSQL that pending writes could change; inside
+    /// an entry's write, with writes pending, that cannot be done (the entry's rows would not be
+    /// undone alone), so the batch is abandoned.
     func flushBeforeReading() throws {
-        guard let batch = push.batch, batch.hasPending else { return }
-        if batch.entryOpen {
+        guard let batch = push.batch else { return }
+        if batch.entryOpen && batch.hasPending {
             batch.abandoned = true
             throw BatchAbandoned()
         }
-        try flushBatch()
+        try flushBatch(settling: true)
     }
 
     private func writeBatchRows(_ batch: PostgresPushBatch) throws {
@@ -257,11 +318,12 @@ extension PostgresSpaceStorage {
         // order the space's tables were created in): the order foreign keys checked at each
         // statement's end need.
         var finals: [String: [String: [BindingValue]]] = [:]
-        for table in space.tables where batch.dirty[table.name] != nil {
-            finals[table.name] = try scratchRows(table, batch.scratch)
+        for table in space.tables {
+            guard let dirty = batch.dirty[table.name] else { continue }
+            finals[table.name] = try scratchRows(table, batch.scratch, keys: dirty.keys.sorted().compactMap { dirty[$0] })
         }
         for table in space.tables.reversed() {
-            guard let ids = batch.dirty[table.name], let final = finals[table.name] else { continue }
+            guard let ids = batch.dirty[table.name]?.keys, let final = finals[table.name] else { continue }
             let old = batch.loaded[table.name] ?? [:]
             let gone = ids.sorted().compactMap { id -> [BindingValue]? in
                 guard final[id] == nil, let values = old[id] ?? nil else { return nil }
@@ -274,11 +336,11 @@ extension PostgresSpaceStorage {
                 start += chunk.count
                 var binds = PostgresBindings()
                 let condition = try keyList(table, chunk, &binds)
-                _ = try link.run("DELETE FROM " + qualified(table) + " WHERE " + condition, binds)
+                send("DELETE FROM " + qualified(table) + " WHERE " + condition, binds)
             }
         }
         for table in space.tables {
-            guard let ids = batch.dirty[table.name], let final = finals[table.name] else { continue }
+            guard let ids = batch.dirty[table.name]?.keys, let final = finals[table.name] else { continue }
             let old = batch.loaded[table.name] ?? [:]
             var inserted: [[BindingValue]] = [], updated: [[BindingValue]] = []
             for id in ids.sorted() {
@@ -289,8 +351,8 @@ extension PostgresSpaceStorage {
                 default: break
                 }
             }
-            try upsertRows(table, inserted, inserting: true)
-            try upsertRows(table, updated, inserting: false)
+            try upsertRows(batch, table, inserted, inserting: true)
+            try upsertRows(batch, table, updated, inserting: false)
             var known = old
             for id in ids { known[id] = .some(final[id]) }
             batch.loaded[table.name] = known
@@ -298,11 +360,13 @@ extension PostgresSpaceStorage {
         batch.dirty = [:]
         batch.dirtyJournal = []
         batch.loadedJournal = []
+        batch.entriesSinceFlush = 0
     }
 
-    /// One multi-row `INSERT` per chunk: new rows (`inserting`; one already there was inserted
-    /// by another transaction since it was read) or rows whose other columns change.
-    private func upsertRows(_ table: PostgresTable, _ rows: [[BindingValue]], inserting: Bool) throws {
+    /// One multi-row `INSERT` per chunk, sent without waiting: new rows (`inserting`; one already
+    /// there was inserted by another transaction since it was read, which the settling finds) or
+    /// rows whose other columns change.
+    private func upsertRows(_ batch: PostgresPushBatch, _ table: PostgresTable, _ rows: [[BindingValue]], inserting: Bool) throws {
         let others = table.columns.filter { $0.keyIndex == 0 }.map(\.name)
         guard !rows.isEmpty, inserting || !others.isEmpty else { return }
         let head =
@@ -328,8 +392,12 @@ extension PostgresSpaceStorage {
                 }
                 tuples.append("(" + parts.joined(separator: ", ") + ")")
             }
-            let changed = try link.run(head + tuples.joined(separator: ", ") + tail, binds)
-            if inserting && changed != chunk.count { throw RowAppeared() }
+            let sql = head + tuples.joined(separator: ", ") + tail
+            if inserting {
+                batch.insertChecks.append((link.connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: link.logger), chunk.count))
+            } else {
+                send(sql, binds)
+            }
         }
     }
 

@@ -13,7 +13,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     let space: PostgresSpace
     let link: PostgresLink
     /// Whether a push of a space without rules may be applied as a batch.
-    var batchesPushes = true
+    var batching = PostgresPushBatching.whereExact
     /// Whether a push's transaction is open (``applyingPush(_:)``): each write is then a savepoint.
     let push = PushTransaction()
 
@@ -39,6 +39,8 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         var batching = false
         /// The push's batch, when it batches.
         var batch: PostgresPushBatch?
+        /// Whether every batch is abandoned when written (``PostgresPushBatching/abandonedAtFlush``).
+        var abandonsAtFlush = false
         /// Whether `meta` holds every meta value (read at the push's start): an absent key is absent.
         var metaComplete = false
         /// The space's rules, read at the push's start.
@@ -59,7 +61,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     }
 
     /// Waits for the statements sent without waiting; throws the first one's failure.
-    private func settleUnanswered() throws {
+    func settleUnanswered() throws {
         let unanswered = push.unanswered
         push.unanswered = []
         var failure: (any Error)?
@@ -99,8 +101,9 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
     func applyingPush<T>(replica: String, sequences: [Int64], _ body: () throws -> T) throws -> T {
         guard !push.isOpen else { return try body() }
         do {
-            return try applyingPushOnce(replica: replica, sequences: sequences, batching: batchesPushes, body)
+            return try applyingPushOnce(replica: replica, sequences: sequences, batching: batching != .never, body)
         } catch is BatchAbandoned {
+            PostgresPushBatchCounts.current.withLock { $0.abandoned += 1 }
             return try applyingPushOnce(replica: replica, sequences: sequences, batching: false, body)
         }
     }
@@ -121,6 +124,22 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             let metaRows = link.connection.query(PostgresQuery(unsafeSQL: "SELECT key, value FROM \(bookkeeping("meta"))"), logger: link.logger)
             let rulesRows = link.connection.query(
                 PostgresQuery(unsafeSQL: "SELECT version, json FROM \(bookkeeping("rules")) WHERE id = 1"), logger: link.logger)
+            // Whether PostgreSQL holds checks on the space's tables beside their keys (a
+            // constraint, a unique index, a trigger beside the hub's): only each entry's own
+            // write meets those, so such a push is not batched.
+            var guardBinds = PostgresBindings()
+            guardBinds.append(space.name)
+            guardBinds.append(space.tables.map(\.name))
+            let guardRows = link.connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT EXISTS (SELECT 1 FROM pg_class t
+                            WHERE t.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1) AND t.relname = ANY($2) AND (
+                                EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conrelid = t.oid AND c.contype <> 'p')
+                                OR EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = t.oid AND i.indisunique AND NOT i.indisprimary)
+                                OR EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgrelid = t.oid AND NOT g.tgisinternal
+                                    AND g.tgname NOT LIKE '\\_strata\\_sync\\_%')))
+                        """, binds: guardBinds), logger: link.logger)
             var appliedBefore: [String: AppliedRecord] = [:]
             for row in try link.wait(for: appliedRows).rows {
                 let (sequence, conflicts, version, digest) = try row.decode((Int64, String, Int64, Int64?).self)
@@ -133,9 +152,11 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             }
             var rules: (version: Int64, json: Data?) = (0, nil)
             if let row = try link.wait(for: rulesRows).rows.first { rules = try row.decode((Int64, Data?).self) }
+            let guarded = try link.wait(for: guardRows).rows.first?.decode(Bool.self) ?? true
             let versionBefore = meta["version"] ?? nil
             push.isOpen = true
-            push.batching = batching
+            push.batching = batching && !guarded
+            push.abandonsAtFlush = self.batching == .abandonedAtFlush
             push.known = (meta, [], Set(sequences.map { PushTransaction.entry(replica, $0) }).subtracting(appliedBefore.keys), appliedBefore)
             push.metaComplete = true
             push.rules = rules
@@ -164,7 +185,8 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             }
             if let batch = push.batch {
                 if batch.abandoned { throw BatchAbandoned() }
-                try flushBatch()
+                try flushBatch(settling: true)
+                PostgresPushBatchCounts.current.withLock { $0.written += 1 }
             }
             try writeUnwrittenMeta()
             if let after = push.meta["version"] ?? nil, after != versionBefore {
@@ -197,6 +219,8 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             do {
                 let result = try body()
                 try batch.scratch.execute("RELEASE SAVEPOINT strata_write")
+                batch.entryOpen = false
+                entryWritten(batch)
                 return result
             } catch {
                 _ = try? batch.scratch.execute("ROLLBACK TO SAVEPOINT strata_write")
@@ -666,13 +690,17 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             for table in space.tables where touched.contains(table.name) {
                 let after = try scratchRows(table, scratch)
                 let old = before[table.name] ?? [:]
-                for (id, _) in old where after[id] == nil {
+                // In the order of the rows' keys, not a dictionary's (which differs per run):
+                // with a unique column, the order decides whether a swap of values is refused,
+                // and every hub process and every run must decide it alike.
+                for id in old.keys.sorted() where after[id] == nil {
                     var binds = PostgresBindings()
                     let key = table.keyPositions.map { old[id]?[$0] ?? .null }
                     let condition = try keyCondition(table, key, &binds)
                     try link.query("DELETE FROM " + qualified(table) + " WHERE " + condition, binds)
                 }
-                for (id, values) in after where !Self.same(old[id], values) {
+                for id in after.keys.sorted() {
+                    guard let values = after[id], !Self.same(old[id], values) else { continue }
                     try upsert(table, values, wasAbsent: old[id] == nil)
                 }
             }
@@ -703,15 +731,36 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
 
     /// Every row of `table` in the scratch database, by key; text that is not valid UTF-8 is
     /// refused by name (PostgreSQL's text cannot hold it).
-    func scratchRows(_ table: PostgresTable, _ scratch: Connection) throws -> [String: [BindingValue]] {
+    /// With `keys`, only the rows with those keys.
+    func scratchRows(_ table: PostgresTable, _ scratch: Connection, keys: [[BindingValue]]? = nil) throws -> [String: [BindingValue]] {
         // Each column, and its text's bytes (a text value read as a string would have its
         // invalid UTF-8 repaired, not refused).
         let columns = table.columns.map { quoteIdentifier($0.name) }
         let sql =
             "SELECT " + columns.map { "\($0), CASE WHEN typeof(\($0)) = 'text' THEN CAST(\($0) AS BLOB) END" }.joined(separator: ", ")
             + " FROM " + quoteIdentifier(table.name)
+        var found: [[BindingValue]] = []
+        if let keys {
+            // The key columns, compared by `IS` as the session's apply matches them.
+            let match =
+                " WHERE (" + table.keyColumns.map(quoteIdentifier).joined(separator: ", ") + ") IN (VALUES "
+            let perStatement = max(1, 900 / max(1, table.keyPositions.count))
+            var start = 0
+            while start < keys.count {
+                let chunk = keys[start..<min(keys.count, start + perStatement)]
+                start += chunk.count
+                let tuple = "(" + table.keyPositions.map { _ in "?" }.joined(separator: ", ") + ")"
+                found += try scratch.valueRows(
+                    literal: SQLFragment(
+                        sql: sql + match + Array(repeating: tuple, count: chunk.count).joined(separator: ", ") + ")",
+                        arguments: chunk.flatMap { $0 })
+                ).rows
+            }
+        } else {
+            found = try scratch.valueRows(literal: SQLFragment(sql: sql, arguments: [])).rows
+        }
         var rows: [String: [BindingValue]] = [:]
-        for row in try scratch.valueRows(literal: SQLFragment(sql: sql, arguments: [])).rows {
+        for row in found {
             var values: [BindingValue] = []
             values.reserveCapacity(table.columns.count)
             for (index, column) in table.columns.enumerated() {

@@ -25,10 +25,9 @@ extension SyncHubStore {
         SyncHubStore(storage: try PostgresHubStorage(url: url))
     }
 
-    /// A store that applies every push entry by entry (`batchesPushes` false), as a space with
-    /// rules does: what the differential test compares the batch with.
-    package static func postgres(url: String, batchesPushes: Bool) throws -> SyncHubStore {
-        SyncHubStore(storage: try PostgresHubStorage(url: url, batchesPushes: batchesPushes))
+    /// A store whose pushes batch as `batching` says: what the differential test compares.
+    package static func postgres(url: String, batching: PostgresPushBatching) throws -> SyncHubStore {
+        SyncHubStore(storage: try PostgresHubStorage(url: url, batching: batching))
     }
 }
 
@@ -51,11 +50,11 @@ final class PostgresHubStorage: SyncHubStorage {
     }
 
     /// Whether a push of a space without rules is applied as a batch (PostgresPushBatch.swift).
-    let batchesPushes: Bool
+    let batching: PostgresPushBatching
 
-    init(url: String, batchesPushes: Bool = true) throws {
+    init(url: String, batching: PostgresPushBatching = .whereExact) throws {
         self.url = url
-        self.batchesPushes = batchesPushes
+        self.batching = batching
         configuration = try Self.configuration(url: url)
         var logger = Logger(label: "strata.sync.postgres")
         logger.logLevel = .critical
@@ -303,14 +302,14 @@ final class PostgresHubStorage: SyncHubStorage {
                     space = try open(name, link)
                     state.spaces[name] = space
                 }
-                var storage = PostgresSpaceStorage(space: space, link: link, batchesPushes: batchesPushes)
+                var storage = PostgresSpaceStorage(space: space, link: link, batching: batching)
                 let (noted, schemaVersion) = try storage.look()
                 if schemaVersion != space.schemaVersion {
                     // Migrated since it was read (here or by another hub process): read again, so
                     // every request runs on the space's current definitions.
                     space = try open(name, link)
                     state.spaces[name] = space
-                    storage = PostgresSpaceStorage(space: space, link: link, batchesPushes: batchesPushes)
+                    storage = PostgresSpaceStorage(space: space, link: link, batching: batching)
                 }
                 do {
                     // What a backend wrote since is logged first: every read and push sees it.
