@@ -125,7 +125,7 @@ struct PostgresPushBatchTests {
             let spaces = try (0..<3).map { _ in try PostgresHubSpace(schema: Self.schema, tables: Self.tables) }
             let hubs = [
                 spaces[0].hub, SyncHub(store: try .postgres(url: spaces[1].database.url, batching: .abandonedAtFlush)),
-                SyncHub(store: try .postgres(url: spaces[2].database.url, batching: .never)),
+                SyncHub(store: try .postgres(url: spaces[2].database.url, batching: .never))
             ]
             var queues: [(String, [SyncOutboxEntry])] = []
             for name in ["r1", "r2", "r3"] {
@@ -174,7 +174,7 @@ struct PostgresPushBatchTests {
             try team.replica("r"),
             [
                 ["INSERT INTO parent VALUES (1, 'ok', 1.0, x'00', NULL)"], ["UPDATE parent SET name = 'boom' WHERE id = 1"],
-                ["UPDATE parent SET name = 'mended' WHERE id = 1"],
+                ["UPDATE parent SET name = 'mended' WHERE id = 1"]
             ])
         let before = PostgresPushBatchCounts.current.withLock { $0 }
         let response = try team.hub.push(
