@@ -235,7 +235,16 @@ extension PostgresSpaceStorage {
         let synced = batch.synced
         var keys: [String: [[BindingValue]]] = [:]
         for change in changes where synced.contains(change.table) {
-            keys[try table(change.table).name, default: []].append(change.primaryKey)
+            let table = try table(change.table)
+            // A key SQLite would store otherwise than it came (an integer in a REAL column, an
+            // integral real in a NUMERIC one, a number in a TEXT one) names its row by another
+            // value than the row's own: the batch, which finds rows by their keys' values, is
+            // abandoned for the push entry by entry, which reads the scratch whole.
+            for (value, position) in zip(change.primaryKey, table.keyPositions) where !Self.isStoredAsIs(value, table.columns[position].type) {
+                batch.abandoned = true
+                throw BatchAbandoned()
+            }
+            keys[table.name, default: []].append(change.primaryKey)
         }
         try load(keys, validating: true)
         // Foreign keys are off in the scratch (it holds only the push's rows), and the triggers
@@ -261,6 +270,16 @@ extension PostgresSpaceStorage {
             }
         }
         return applied
+    }
+
+    /// Whether SQLite stores `value` unchanged in a column of `type`'s affinity.
+    static func isStoredAsIs(_ value: BindingValue, _ type: PostgresColumnType) -> Bool {
+        switch (value, type) {
+        case (.null, _), (_, .bytea), (.integer, .bigint), (.real, .double), (.text, .text): return true
+        case (.integer, .numeric): return true
+        case (.real(let real), .numeric): return !(real.rounded() == real && abs(real) < 0x1p63)
+        default: return false
+        }
     }
 
     /// Sends what the batch holds to PostgreSQL without waiting; with `settling`, waits for

@@ -682,7 +682,10 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         // the SQLite store: the entry already holds what the replica's triggers did.
         let triggers = try SyncTriggers.writingSyncedTables(tables, scratch)
         let applied = try SyncTriggers.withoutTriggers(triggers, scratch) {
-            try HubApply.apply(changeset, replica: replica, tables: tables, policies: policies, fastPath: false, on: scratch)
+            // An entry that meets no conflict is logged as the replica sent it, as on the SQLite
+            // store and in a batch (a session would drop an update that changes nothing, and
+            // write a patchset's delete with the whole old row).
+            try HubApply.apply(changeset, replica: replica, tables: tables, policies: policies, fastPath: true, on: scratch)
         }
         if applied.made.isEmpty { return applied }
         let touched = IdentifierSet(try Changeset(data: applied.made).changes().map(\.table))
@@ -813,12 +816,17 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Whether two rows hold the same values (reals by their bits: -0.0 is not 0.0).
+    /// Whether two rows hold the same values: reals by their bits (-0.0 is not 0.0), text by its
+    /// bytes (Swift's `==` takes "é" and "e\u{301}" for one text, and a change from one to the
+    /// other would never be written).
     static func same(_ old: [BindingValue]?, _ new: [BindingValue]) -> Bool {
         guard let old, old.count == new.count else { return false }
         return zip(old, new).allSatisfy { pair in
-            if case .real(let a) = pair.0, case .real(let b) = pair.1 { return a.bitPattern == b.bitPattern }
-            return pair.0 == pair.1
+            switch pair {
+            case (.real(let a), .real(let b)): return a.bitPattern == b.bitPattern
+            case (.text(let a), .text(let b)): return a.utf8.elementsEqual(b.utf8)
+            default: return pair.0 == pair.1
+            }
         }
     }
 

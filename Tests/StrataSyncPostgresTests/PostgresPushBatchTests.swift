@@ -71,7 +71,7 @@ struct PostgresPushBatchTests {
         }
     }
 
-    static func fingerprint(_ hub: SyncHub) throws -> String {
+    static func fingerprint(_ hub: SyncHub, tables: [String] = tables) throws -> String {
         do {
             _ = try hub.pull(SyncPullRequest(space: "team", replicaID: "x", tables: tables, schemaFingerprint: "?", after: 0, limit: 1))
             return "?"
@@ -89,14 +89,16 @@ struct PostgresPushBatchTests {
 
     /// Every row, log entry and applied record of the space, as text.
     static func contents(_ database: PostgresTestDatabase) throws -> [String] {
-        try database.texts("SELECT t::text FROM team.parent t ORDER BY id")
-            + database.texts("SELECT t::text FROM team.child t ORDER BY a COLLATE \"C\", b")
+        // Rows as the bytes of their text (Swift's `==` would take "é" and "e\u{301}" for one).
+        try database.texts("SELECT encode(convert_to(t::text, 'UTF8'), 'hex') FROM team.parent t ORDER BY id")
+            + database.texts("SELECT encode(convert_to(t::text, 'UTF8'), 'hex') FROM team.child t ORDER BY convert_to(t::text, 'UTF8')")
             // Each logged entry's changes, in an order of their own: an entry applied without a
             // conflict is logged as the replica sent it, one settled by the session as SQLite
             // recorded it (another order, so another chain); the same changes either way.
             + database.query("SELECT version, replica, sequence, changeset FROM team._strata_sync_log ORDER BY version").map { row in
                 let (version, replica, sequence, changeset) = try row.decode((Int64, String, Int64, Data).self)
-                let changes = try Changeset(data: changeset).changes().map { String(describing: $0) }.sorted()
+                let changes = try Changeset(data: changeset).changes().map { String(reflecting: $0) }
+                    .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
                 return "\(version) \(replica) \(sequence) \(changes)"
             }
             // The settled rows as JSON, whose keys come in no fixed order.
@@ -153,9 +155,11 @@ struct PostgresPushBatchTests {
                     Set(answers).count == 1,
                     "push of \(entries.map(\.sequence)) by \(name):\n batched    \(answers[0])\n abandoned  \(answers[1])\n stepwise   \(answers[2])")
             }
-            let contents = try spaces.map { try Self.contents($0.database) }
+            let contents = try spaces.map { try Self.contents($0.database).map { Array($0.utf8) } }
             for (label, other) in [("abandoned", contents[1]), ("stepwise", contents[2])] {
-                let differing = zip(contents[0], other).enumerated().filter { $0.element.0 != $0.element.1 }.prefix(3)
+                let differing = zip(contents[0], other).enumerated().filter { $0.element.0 != $0.element.1 }.prefix(3).map { line in
+                    (offset: line.offset, element: (String(decoding: line.element.0, as: UTF8.self), String(decoding: line.element.1, as: UTF8.self)))
+                }
                 try require(
                     contents[0] == other,
                     "the batched space and the \(label) one differ (\(contents[0].count) and \(other.count) lines): "
@@ -204,6 +208,103 @@ struct PostgresPushBatchTests {
         #expect(response.acknowledged == entries.map(\.sequence))
         // Last writer wins: the replica's row, whole.
         #expect(try team.database.texts("SELECT name || ' ' || coalesce(tag::text, 'null') FROM team.parent") == ["replica null"])
+    }
+
+    /// A batching hub and one applying entry by entry on spaces of `schema`, and `pushes` sent
+    /// to both: the answers and contents compared by their bytes.
+    static func compare(schema: String, tables: [String], _ pushes: (PostgresHubSpace) async throws -> [[SyncOutboxEntry]]) async throws {
+        let spaces = try (0..<2).map { _ in try PostgresHubSpace(schema: schema, tables: tables) }
+        let hubs = [spaces[0].hub, SyncHub(store: try .postgres(url: spaces[1].database.url, batching: .never))]
+        let fingerprints = try hubs.map { hub -> String in
+            do {
+                _ = try hub.pull(SyncPullRequest(space: "team", replicaID: "x", tables: tables, schemaFingerprint: "?", after: 0, limit: 1))
+                return "?"
+            } catch SyncError.schemaMismatch(_, let remote) { return remote }
+        }
+        for entries in try await pushes(spaces[0]) {
+            let answers = zip(hubs, fingerprints).map { hub, fingerprint in
+                do {
+                    return summary(
+                        try hub.push(SyncPushRequest(space: "team", replicaID: "r", tables: tables, schemaFingerprint: fingerprint, entries: entries)))
+                } catch { return "threw \(error)" }
+            }
+            #expect(answers[0] == answers[1])
+        }
+        func contents(_ space: PostgresHubSpace) throws -> [String] {
+            var lines: [String] = []
+            for table in tables {
+                lines += try space.database.texts(
+                    "SELECT encode(convert_to(t::text, 'UTF8'), 'hex') FROM team.\"\(table)\" t ORDER BY convert_to(t::text, 'UTF8')")
+            }
+            return try lines
+                + space.database.query("SELECT version, sequence, changeset FROM team._strata_sync_log ORDER BY version").map { row in
+                    let (version, sequence, changeset) = try row.decode((Int64, Int64, Data).self)
+                    return "\(version) \(sequence) " + changeset.map { String(format: "%02x", $0) }.joined()
+                }
+        }
+        #expect(try contents(spaces[0]) == contents(spaces[1]))
+    }
+
+    /// A changeset recorded by `statements` after `setup` on a connection of its own.
+    static func recorded(_ setup: String, _ statements: String, patchset: Bool = false) throws -> Data {
+        let connection = try Connection(storageLocation: .inMemory)
+        try connection.execute(setup)
+        let session = try connection.recordChanges()
+        defer { session.close() }
+        try connection.execute(statements)
+        return patchset ? try session.patchset().data : try session.changeset().data
+    }
+
+    /// A text changed away and back to a canonically equal one ("é" to "e\u{301}") is written:
+    /// rows are compared by their bytes, not by Swift's `==`, in a batch and entry by entry.
+    @Test func aTextChangedToACanonicallyEqualOneIsWritten() async throws {
+        try await Self.compare(schema: "CREATE TABLE t(id BIGINT PRIMARY KEY, name TEXT)", tables: ["t"]) { space in
+            let entries = try await Self.entries(
+                try space.replica("r"),
+                [
+                    [SQLFragment(sql: "INSERT INTO t VALUES (1, ?)", arguments: [.text("\u{e9}")])],
+                    [SQLFragment(sql: "UPDATE t SET name = 'x' WHERE id = 1", arguments: [])],
+                    [SQLFragment(sql: "UPDATE t SET name = ? WHERE id = 1", arguments: [.text("e\u{301}")])],
+                    [SQLFragment(sql: "UPDATE t SET name = ? WHERE id = 1", arguments: [.text("\u{e9}")])]
+                ])
+            return [Array(entries.prefix(1)), Array(entries.dropFirst(1).prefix(2)), Array(entries.dropFirst(3))]
+        }
+        let team = try PostgresHubSpace(schema: "CREATE TABLE t(id BIGINT PRIMARY KEY, name TEXT)", tables: ["t"])
+        let entries = try await Self.entries(
+            try team.replica("r"),
+            [
+                [SQLFragment(sql: "INSERT INTO t VALUES (1, ?)", arguments: [.text("\u{e9}")])],
+                [SQLFragment(sql: "UPDATE t SET name = ? WHERE id = 1", arguments: [.text("e\u{301}")])]
+            ])
+        let fingerprint = try Self.fingerprint(team.hub, tables: ["t"])
+        for entry in entries {
+            _ = try team.hub.push(SyncPushRequest(space: "team", replicaID: "r", tables: ["t"], schemaFingerprint: fingerprint, entries: [entry]))
+        }
+        #expect(try team.database.texts("SELECT encode(convert_to(name, 'UTF8'), 'hex') FROM team.t") == ["65cc81"])
+    }
+
+    /// Patchsets (an update that changes nothing, a delete of the key alone) are logged alike
+    /// in a batch and entry by entry: as the replica sent them, as on the SQLite store.
+    @Test func patchsetsAreLoggedAlikeBatchedOrNot() async throws {
+        let schema = "CREATE TABLE t(id BIGINT PRIMARY KEY, name TEXT)"
+        try await Self.compare(schema: schema, tables: ["t"]) { space in
+            let first = try await Self.entries(try space.replica("r"), [["INSERT INTO t VALUES (1, 'a')"], ["INSERT INTO t VALUES (2, 'b')"]])
+            let unchanged = try Self.recorded(schema + "; INSERT INTO t VALUES (1, 'z')", "UPDATE t SET name = 'a' WHERE id = 1", patchset: true)
+            let deleted = try Self.recorded(schema + "; INSERT INTO t VALUES (2, 'b')", "DELETE FROM t WHERE id = 2", patchset: true)
+            return [first, [SyncOutboxEntry(sequence: 10, changeset: unchanged), SyncOutboxEntry(sequence: 11, changeset: deleted)]]
+        }
+    }
+
+    /// A key SQLite stores otherwise than it came (an integer in a REAL key column) still finds
+    /// its row: such a push is applied entry by entry.
+    @Test func anIntegerKeyInARealKeyColumnFindsItsRow() async throws {
+        try await Self.compare(schema: "CREATE TABLE m(k REAL PRIMARY KEY, v TEXT)", tables: ["m"]) { space in
+            let first = try await Self.entries(try space.replica("r"), [["INSERT INTO m VALUES (1.0, 'a')"], ["INSERT INTO m VALUES (2.0, 'b')"]])
+            let untyped = "CREATE TABLE m(k PRIMARY KEY, v TEXT); INSERT INTO m VALUES (1, 'a'), (2, 'b')"
+            let updated = try Self.recorded(untyped, "UPDATE m SET v = 'c' WHERE k = 1")
+            let deleted = try Self.recorded(untyped, "DELETE FROM m WHERE k = 2")
+            return [first, [SyncOutboxEntry(sequence: 10, changeset: updated), SyncOutboxEntry(sequence: 11, changeset: deleted)]]
+        }
     }
 }
 #endif

@@ -82,6 +82,10 @@ import Testing
             #expect(together[index] == alone[index], "pull \(index) (after \(requests[index].after), limit \(requests[index].limit))")
         }
         #expect(begins.current == reads, "\(count) pulls: the first alone, the rest \(SyncHub.largestPullBatch) to a read")
+        // The server's last look for more (after it answered the last batch) may still be on its
+        // way: it finds none and lets the space go.
+        let idle = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < idle, sync.hub.pulls.queuedCount("s") != nil { try await Task.sleep(for: .milliseconds(1)) }
         #expect(sync.hub.pulls.queuedCount("s") == nil, "no pull is left queued")
     }
 
@@ -153,5 +157,50 @@ import Testing
         try await poll.value
         // Well under the timeout: a busy suite can keep the task waiting for a thread for a while.
         #expect(ContinuousClock.now - start < .seconds(90))
+    }
+
+    /// Requests queued behind the one being served are served even while every thread of
+    /// Swift's cooperative pool is blocked (sync pushes waiting for a space, other blocking work
+    /// of the process): they were served by a task on that pool, so a saturated pool left them,
+    /// and the replicas' sync loops waiting on them, stalled until the pool freed a thread.
+    @Test func queuedRequestsAreServedWhileTheTaskPoolIsBlocked() throws {
+        let gathering = Gathering<Int>(largest: 8)
+        let served = Locked<[[Int]]>([])
+        let firstServing = DispatchSemaphore(value: 0), releaseFirst = DispatchSemaphore(value: 0)
+        let secondServed = DispatchSemaphore(value: 0)
+        let serve: @Sendable ([Int]) -> Void = { batch in
+            served.withLock { $0.append(batch) }
+            if batch == [1] {
+                firstServing.signal()
+                releaseFirst.wait()
+            } else {
+                secondServed.signal()
+            }
+        }
+        // Every thread of the pool blocked until the end of the test (the pool has one a core).
+        let pool = DispatchSemaphore(value: 0)
+        let width = ProcessInfo.processInfo.activeProcessorCount
+        let blocked = DispatchSemaphore(value: 0)
+        for _ in 0..<width {
+            Task.detached {
+                blocked.signal()
+                pool.wait()
+            }
+        }
+        defer { for _ in 0..<width { pool.signal() } }
+        // The callers are plain threads (no thread of the pool is free for them).
+        Thread.detachNewThread { gathering.join("s", 1, serve: serve) }
+        #expect(firstServing.wait(timeout: .now() + 10) == .success)
+        Thread.detachNewThread { gathering.join("s", 2, serve: serve) }
+        // Queued behind the first: wait until it is, then let the first finish.
+        let deadline = Date().addingTimeInterval(10)
+        while gathering.queuedCount("s") != 1, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        #expect(gathering.queuedCount("s") == 1)
+        // The pool's threads are taken by now: each blocked task signalled on its thread (this
+        // test's own thread, when it is one of the pool's, is blocked here too).
+        for _ in 0..<(width - 1) { _ = blocked.wait(timeout: .now() + 10) }
+        releaseFirst.signal()
+        #expect(secondServed.wait(timeout: .now() + 10) == .success)
+        #expect(served.withLock { $0 } == [[1], [2]])
     }
 }

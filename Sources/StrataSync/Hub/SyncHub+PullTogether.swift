@@ -79,9 +79,13 @@ protocol PulledHistory {
 
 extension HubSpace: PulledHistory {}
 
+/// Where queued requests are served (see ``Gathering/join(_:_:serve:)``).
+private let gatheringQueue = DispatchQueue(label: "strata.sync-hub.gathered", attributes: .concurrent)
+
 /// Requests on one space that arrive while others on it are being served wait, and are then
 /// served together, by one call of `serve` for up to `largest` of them: the first caller is
-/// served alone and at once, those queued meanwhile by a task, so none waits on a caller's return.
+/// served alone and at once, those queued meanwhile on a dispatch queue, so none waits on a
+/// caller's return.
 final class Gathering<Item: Sendable>: Sendable {
     /// A space is a key while its requests are being served; its value, those queued.
     private let queued = Locked<[String: [Item]]>([:])
@@ -102,7 +106,11 @@ final class Gathering<Item: Sendable>: Sendable {
         serve([item])
         let next = take(key)
         guard !next.isEmpty else { return }
-        Task {
+        // On a thread of its own, not Swift's cooperative pool (one thread per core): serving
+        // blocks on the space's reads, and when the pool's threads are all blocked (sync pushes
+        // waiting for the space, other callers' blocking work), a task there would leave the
+        // queued pulls waiting on them.
+        gatheringQueue.async { [self] in
             var batch = next
             while !batch.isEmpty {
                 serve(batch)

@@ -253,6 +253,15 @@ extension SyncReplica {
         return true
     }
 
+    /// A stream's frame that carried rows was dropped as stale: the hub may have recorded, for
+    /// this replica's cursor, the view that frame was answered for (a subscription or claim
+    /// change arrives at the version the replica already has), and would then never send the rows
+    /// that move between it and the replica's own. The next pull catches up from a snapshot,
+    /// which makes the replica's rows the view's whole.
+    static func forgetView(_ connection: Connection) throws {
+        try SyncStatus.setState("snapshot_needed", .integer(1), connection)
+    }
+
     /// The state key of the replica's view epoch: moved by every pull's answer and every change
     /// of subscriptions, so a stream opened before either stops applying frames.
     static let viewEpochKey = "view_epoch"
@@ -299,6 +308,7 @@ extension SyncReplica {
         streamEpoch: Int64? = nil
     ) async throws -> Absorbed {
         if let streamEpoch, try await database.read({ (try SyncStatus.state(Self.viewEpochKey, $0) as Int64?) ?? 0 }) != streamEpoch {
+            if !response.entries.isEmpty { try await database.write { try Self.forgetView($0) } }
             return .stale
         }
         if let total = response.viewRows {
@@ -337,7 +347,10 @@ extension SyncReplica {
             // next request starts after it.
             let epoch: Int64 = (try SyncStatus.state(Self.viewEpochKey, connection)) ?? 0
             if let streamEpoch {
-                guard epoch == streamEpoch else { return .stale }
+                guard epoch == streamEpoch else {
+                    if !response.entries.isEmpty { try Self.forgetView(connection) }
+                    return .stale
+                }
             } else {
                 try SyncStatus.setState(Self.viewEpochKey, .integer(epoch &+ 1), connection)
             }
