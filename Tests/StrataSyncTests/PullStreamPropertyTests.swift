@@ -197,7 +197,12 @@ extension SeededRandom {
         defer { withExtendedLifetime(keep) {} }
         try hub.setRules(SyncSubscriptionTests.rules, forSpace: "s")
         let admin = try await ListClaimTests.seed(hub, folder)
-        let bob = try Self.streamer(hub, folder, SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2", "g'4"]]))
+        let path = folder.path("bob.sqlite")
+        try Connection(storageLocation: .onDisk(path)).execute(ListClaimTests.schema)
+        var inner = InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2", "g'4"]]))
+        inner.streamsPulls = true
+        let transport = GatedTransport(inner: inner, open: true)
+        let bob = try SyncReplica(database: try Database(path: path), replicaID: "bob", space: "s", tables: ListClaimTests.tables, transport: transport)
         try await bob.subscribe(SyncSubscription(bucket: "lists", parameters: ["l": "g2"]))
         try await bob.pull()
         #expect(try await ListClaimTests.ids(bob) == ["b"])
@@ -207,6 +212,9 @@ extension SeededRandom {
             return try await bob.followPullStream()
         }
         defer { following.cancel() }
+        // Opened before the view changes (a loaded machine may start the task late: the stream
+        // would then open on the new view, the race the next test covers).
+        #expect(try await Self.eventually { transport.opened.current })
         try await Task.sleep(for: .milliseconds(200))
         try await bob.setSubscriptions([SyncSubscription(bucket: "lists", parameters: ["l": "g1"])])
         try await bob.pull()
@@ -225,13 +233,20 @@ extension SeededRandom {
     /// view it recorded) reaches the replica after a pull that moved its view epoch.
     struct GatedTransport: SyncTransport {
         let inner: InProcessSyncTransport
-        let open = Locked(false)
+        let open: Locked<Bool>
+        /// Set when a stream was asked for (its request built from the replica's state then).
+        let opened = Locked(false)
+        init(inner: InProcessSyncTransport, open: Bool = false) {
+            self.inner = inner
+            self.open = Locked(open)
+        }
         var signedInUser: String? { inner.signedInUser }
         func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try await inner.push(request) }
         func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try await inner.pull(request) }
         func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try await inner.snapshot(request) }
         func pullStream(_ request: SyncPullRequest) throws -> AsyncThrowingStream<SyncPullFrame, any Error>? {
             guard let frames = try inner.pullStream(request) else { return nil }
+            opened.withLock { $0 = true }
             let open = self.open
             return AsyncThrowingStream { continuation in
                 let task = Task {
