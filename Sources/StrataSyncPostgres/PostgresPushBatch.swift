@@ -105,6 +105,12 @@ extension PostgresSpaceStorage {
     /// Most binds one statement of the batch carries (PostgreSQL takes at most 65,535).
     static let bindsPerStatement = 30_000
 
+    /// `items` in runs of as many as fit one statement at `bindsEach` binds an item.
+    static func statementChunks<T>(_ items: [T], bindsEach: Int) -> [ArraySlice<T>] {
+        let size = max(1, bindsPerStatement / max(1, bindsEach))
+        return stride(from: 0, to: items.count, by: size).map { items[$0..<min(items.count, $0 + size)] }
+    }
+
     /// Starts the push's batch for `changesets` (see the file's comment): a no-op outside a push,
     /// on the push's second run, or once started.
     func batchEntries(_ changesets: [Data], tables: [String]) throws {
@@ -188,11 +194,7 @@ extension PostgresSpaceStorage {
             let insert =
                 "INSERT INTO " + quoteIdentifier(table.name) + " (" + table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
                 + ") VALUES (" + table.columns.map { _ in "?" }.joined(separator: ", ") + ")"
-            let perStatement = max(1, Self.bindsPerStatement / max(1, table.keyPositions.count))
-            var start = 0
-            while start < missing.count {
-                let chunk = missing[start..<min(missing.count, start + perStatement)]
-                start += chunk.count
+            for chunk in Self.statementChunks(missing, bindsEach: table.keyPositions.count) {
                 var binds = PostgresBindings()
                 let condition = try keyList(table, Array(chunk), &binds)
                 for row in try link.query(select + " WHERE " + condition + " FOR UPDATE", binds) {
@@ -226,12 +228,7 @@ extension PostgresSpaceStorage {
         _ batch: PostgresPushBatch, _ changeset: Data, sequence: Int64, replica: String, tables: [String],
         policies: [String: SyncPolicy]
     ) throws -> AppliedChanges {
-        let changes: [Change]
-        do {
-            changes = try Changeset(data: changeset).changes()
-        } catch {
-            throw EntryRefusal(reason: .damaged, table: nil, key: nil, message: "entry \(sequence) of \(replica) cannot be read: \(error)")
-        }
+        let changes = try Self.changes(of: changeset, sequence: sequence, replica: replica)
         let synced = batch.synced
         var keys: [String: [[BindingValue]]] = [:]
         for change in changes where synced.contains(change.table) {
@@ -348,13 +345,9 @@ extension PostgresSpaceStorage {
                 guard final[id] == nil, let values = old[id] ?? nil else { return nil }
                 return table.keyPositions.map { values[$0] }
             }
-            let perStatement = max(1, Self.bindsPerStatement / max(1, table.keyPositions.count))
-            var start = 0
-            while start < gone.count {
-                let chunk = Array(gone[start..<min(gone.count, start + perStatement)])
-                start += chunk.count
+            for chunk in Self.statementChunks(gone, bindsEach: table.keyPositions.count) {
                 var binds = PostgresBindings()
-                let condition = try keyList(table, chunk, &binds)
+                let condition = try keyList(table, Array(chunk), &binds)
                 send("DELETE FROM " + qualified(table) + " WHERE " + condition, binds)
             }
         }
@@ -395,11 +388,7 @@ extension PostgresSpaceStorage {
             + (inserting
                 ? "NOTHING"
                 : "UPDATE SET " + others.map { quotePostgresIdentifier($0) + " = excluded." + quotePostgresIdentifier($0) }.joined(separator: ", "))
-        let perStatement = max(1, Self.bindsPerStatement / max(1, table.columns.count))
-        var start = 0
-        while start < rows.count {
-            let chunk = rows[start..<min(rows.count, start + perStatement)]
-            start += chunk.count
+        for chunk in Self.statementChunks(rows, bindsEach: table.columns.count) {
             var binds = PostgresBindings()
             var tuples: [String] = []
             tuples.reserveCapacity(chunk.count)
@@ -456,11 +445,7 @@ extension PostgresSpaceStorage {
     private func sendRows<Row>(
         _ head: String, width: Int, _ rows: [Row], suffix: String = "", _ bind: (Row, inout PostgresBindings) throws -> Void
     ) throws {
-        let perStatement = max(1, Self.bindsPerStatement / width)
-        var start = 0
-        while start < rows.count {
-            let chunk = rows[start..<min(rows.count, start + perStatement)]
-            start += chunk.count
+        for chunk in Self.statementChunks(rows, bindsEach: width) {
             var binds = PostgresBindings()
             var tuples: [String] = []
             tuples.reserveCapacity(chunk.count)

@@ -651,12 +651,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
         _ changeset: Data, sequence: Int64, replica: String, tables: [String],
         policies: [String: SyncPolicy]
     ) throws -> AppliedChanges {
-        let changes: [Change]
-        do {
-            changes = try Changeset(data: changeset).changes()
-        } catch {
-            throw EntryRefusal(reason: .damaged, table: nil, key: nil, message: "entry \(sequence) of \(replica) cannot be read: \(error)")
-        }
+        let changes = try Self.changes(of: changeset, sequence: sequence, replica: replica)
         let synced = IdentifierSet(tables)
         let scratch = space.definitions
         try scratch.execute("PRAGMA foreign_keys = OFF")
@@ -711,6 +706,15 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             throw refusal(state, message)
         }
         return applied
+    }
+
+    /// An entry's changes; damaged bytes refuse the entry by name.
+    static func changes(of changeset: Data, sequence: Int64, replica: String) throws -> [Change] {
+        do {
+            return try Changeset(data: changeset).changes()
+        } catch {
+            throw EntryRefusal(reason: .damaged, table: nil, key: nil, message: "entry \(sequence) of \(replica) cannot be read: \(error)")
+        }
     }
 
     /// Writes `values` as the row of `table`: updated where the locked row was, inserted where
