@@ -258,6 +258,12 @@ extension SyncReplica {
     /// change arrives at the version the replica already has), and would then never send the rows
     /// that move between it and the replica's own. The next pull catches up from a snapshot,
     /// which makes the replica's rows the view's whole.
+    /// Whether a dropped answer may have carried a view's move: it carried rows, on a space with
+    /// rules (without rules the hub records no view, and the cursor alone keeps pages apart).
+    static func mayHaveMovedTheView(_ response: SyncPullResponse) -> Bool {
+        response.rulesVersion != nil && !response.entries.isEmpty
+    }
+
     static func forgetView(_ connection: Connection) throws {
         try SyncStatus.setState("snapshot_needed", .integer(1), connection)
     }
@@ -308,7 +314,7 @@ extension SyncReplica {
         streamEpoch: Int64? = nil
     ) async throws -> Absorbed {
         if let streamEpoch, try await database.read({ (try SyncStatus.state(Self.viewEpochKey, $0) as Int64?) ?? 0 }) != streamEpoch {
-            if !response.entries.isEmpty { try await database.write { try Self.forgetView($0) } }
+            if Self.mayHaveMovedTheView(response) { try await database.write { try Self.forgetView($0) } }
             return .stale
         }
         if let total = response.viewRows {
@@ -348,13 +354,17 @@ extension SyncReplica {
             let epoch: Int64 = (try SyncStatus.state(Self.viewEpochKey, connection)) ?? 0
             if let streamEpoch {
                 guard epoch == streamEpoch else {
-                    if !response.entries.isEmpty { try Self.forgetView(connection) }
+                    if Self.mayHaveMovedTheView(response) { try Self.forgetView(connection) }
                     return .stale
                 }
             } else {
                 try SyncStatus.setState(Self.viewEpochKey, .integer(epoch &+ 1), connection)
             }
-            guard try SyncStatus.read(connection).lastPulledVersion == after else { return .stale }
+            guard try SyncStatus.read(connection).lastPulledVersion == after else {
+                // A pull's answer dropped for the same reason loses its view's moves the same way.
+                if Self.mayHaveMovedTheView(response) { try Self.forgetView(connection) }
+                return .stale
+            }
             let inflight = try SyncOutbox(connection).localEntries().filter { $0.version != nil }
             for entry in response.entries {
                 if let mine = inflight.first(where: { $0.version == entry.version }), let ours = mine.chain, let theirs = entry.chain, ours != theirs {

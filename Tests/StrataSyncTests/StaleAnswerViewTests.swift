@@ -1,0 +1,206 @@
+// Hunt probes: stale stream frames, claim narrowing, queued pulls.
+import Foundation
+import Strata
+import StrataSync
+import StrataTestSupport
+import Testing
+
+/// A transport whose identity can change (a refreshed token), whose pulls can be held after the
+/// request was built, whose frames carrying entries can be held, and which counts snapshots.
+struct HeldAnswersTransport: SyncTransport {
+    let hub: SyncHub
+    let identity: Locked<SyncIdentity?>
+    let pullsOpen = Locked(true)
+    let pullWaiting = Locked(false)
+    let framesOpen = Locked(true)
+    let snapshots = Locked(0)
+    let opened = Locked(0)
+    init(hub: SyncHub, identity: SyncIdentity?) {
+        self.hub = hub
+        self.identity = Locked(identity)
+    }
+    func inner() -> InProcessSyncTransport {
+        var transport = identity.current.map { InProcessSyncTransport(hub: hub, identity: $0) } ?? InProcessSyncTransport(hub: hub)
+        transport.streamsPulls = true
+        return transport
+    }
+    var signedInUser: String? { inner().signedInUser }
+    func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try await inner().push(request) }
+    func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
+        let transport = inner()
+        if !pullsOpen.current {
+            pullWaiting.withLock { $0 = true }
+            while !pullsOpen.current { try await Task.sleep(for: .milliseconds(5)) }
+            pullWaiting.withLock { $0 = false }
+        }
+        return try await transport.pull(request)
+    }
+    func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot {
+        snapshots.withLock { $0 += 1 }
+        return try await inner().snapshot(request)
+    }
+    func pullStream(_ request: SyncPullRequest) throws -> AsyncThrowingStream<SyncPullFrame, any Error>? {
+        guard let frames = try inner().pullStream(request) else { return nil }
+        opened.withLock { $0 += 1 }
+        let open = framesOpen
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    for try await frame in frames {
+                        if !frame.response.entries.isEmpty {
+                            while !open.current { try await Task.sleep(for: .milliseconds(5)) }
+                        }
+                        continuation.yield(frame)
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+@Suite struct StaleAnswerViewTests {
+    static let groupRules = SyncRules(buckets: [
+        SyncBucket(name: "groups", parameters: "SELECT id AS g FROM grp WHERE id IN auth.groups", data: ["doc": "grp = bucket.g", "grp": "id = bucket.g"])
+    ])
+
+    static func rows(_ replica: SyncReplica) async throws -> [String] {
+        try await replica.database.read { try $0.query("SELECT id || ':' || ifnull(grp, '-') || ':' || body FROM doc ORDER BY id") as [String] }
+    }
+
+    /// The claim narrows ({g1, g2} -> {g1}) while a stream opened on the wide token is open; a
+    /// pull on the narrow token is asked for before a commit, answered after the stream applied
+    /// that commit. After the next pull, no g2 row may remain.
+    @Test func aPullAnswerDroppedAfterAClaimNarrowedLeadsToASnapshot() async throws {
+        let folder = try SyncFolder()
+        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        defer { withExtendedLifetime(keep) {} }
+        try hub.setRules(Self.groupRules, forSpace: "s")
+        let admin = try await ListClaimTests.seed(hub, folder)
+        let path = folder.path("bob.sqlite")
+        try Connection(storageLocation: .onDisk(path)).execute(ListClaimTests.schema)
+        let transport = HeldAnswersTransport(hub: hub, identity: SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2"]]))
+        let bob = try SyncReplica(database: try Database(path: path), replicaID: "bob", space: "s", tables: ListClaimTests.tables, transport: transport)
+        try await bob.pull()
+        #expect(try await ListClaimTests.ids(bob) == ["a", "b"])
+        let following = Task { try await bob.followPullStream() }
+        defer { following.cancel() }
+        #expect(try await PullStreamViewChangeTests.eventually { transport.opened.current > 0 })
+        try await Task.sleep(for: .milliseconds(300))
+        // The token is refreshed with fewer groups; a pull is asked for and held.
+        transport.identity.withLock { $0 = SyncIdentity(user: "bob", listClaims: ["groups": ["g1"]]) }
+        transport.pullsOpen.withLock { $0 = false }
+        let racing = Task { try await bob.pull() }
+        #expect(try await PullStreamViewChangeTests.eventually { transport.pullWaiting.current })
+        try await admin.write { try $0.execute("UPDATE doc SET body = 'secret' WHERE id = 'b'; UPDATE doc SET body = 'x2' WHERE id = 'a'") }
+        try await admin.sync()
+        let streamApplied = try await PullStreamViewChangeTests.eventually { try await Self.rows(bob).contains("b:g2:secret") }
+        transport.pullsOpen.withLock { $0 = true }
+        try await racing.value
+        try await bob.pull()
+        try await bob.pull()
+        try await bob.pull()
+        let held = try await Self.rows(bob)
+        #expect(held == ["a:g1:x2"], "stream applied first: \(streamApplied); held after the next pull: \(held)")
+    }
+
+    /// A space without rules: a stale frame carrying entries needs no snapshot (the cursor check
+    /// alone keeps it from being applied twice). Counts snapshots.
+    @Test func aStaleFrameOnASpaceWithoutRulesTakesNoSnapshot() async throws {
+        let folder = try SyncFolder()
+        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        defer { withExtendedLifetime(keep) {} }
+        let admin = try await ListClaimTests.seed(hub, folder)
+        let path = folder.path("bob.sqlite")
+        try Connection(storageLocation: .onDisk(path)).execute(ListClaimTests.schema)
+        let transport = HeldAnswersTransport(hub: hub, identity: nil)
+        let bob = try SyncReplica(database: try Database(path: path), replicaID: "bob", space: "s", tables: ListClaimTests.tables, transport: transport)
+        try await bob.pull()
+        transport.framesOpen.withLock { $0 = false }
+        let following = Task { try await bob.followPullStream() }
+        defer { following.cancel() }
+        #expect(try await PullStreamViewChangeTests.eventually { transport.opened.current > 0 })
+        try await Task.sleep(for: .milliseconds(300))
+        try await admin.write { try $0.execute("UPDATE doc SET body = 'one' WHERE id = 'a'") }
+        try await admin.sync()
+        // The app's pull, beside the open stream.
+        try await bob.pull()
+        transport.framesOpen.withLock { $0 = true }
+        _ = try await following.value
+        try await bob.pull()
+        #expect(try await Self.rows(bob).contains("a:g1:one"))
+        #expect(transport.snapshots.current == 0, "snapshots: \(transport.snapshots.current)")
+    }
+
+    /// A normal sync loop on a space without rules, with the app pulling beside it: count snapshots.
+    @Test func aSyncLoopBesideAppPullsWithoutRulesTakesNoSnapshot() async throws {
+        let folder = try SyncFolder()
+        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        defer { withExtendedLifetime(keep) {} }
+        let admin = try await ListClaimTests.seed(hub, folder)
+        let path = folder.path("bob.sqlite")
+        try Connection(storageLocation: .onDisk(path)).execute(ListClaimTests.schema)
+        let transport = HeldAnswersTransport(hub: hub, identity: nil)
+        let bob = try SyncReplica(database: try Database(path: path), replicaID: "bob", space: "s", tables: ListClaimTests.tables, transport: transport)
+        try await bob.pull()
+        let loop = bob.startSyncing(interval: .milliseconds(20))
+        for round in 0..<25 {
+            try await admin.write { try $0.run("UPDATE doc SET body = ? WHERE id = 'a'", "r\(round)") }
+            try await admin.sync()
+            try await bob.pull()
+        }
+        let converged = try await PullStreamViewChangeTests.eventually { try await Self.rows(bob).contains("a:g1:r24") }
+        await loop.stop()
+        #expect(converged)
+        #expect(transport.snapshots.current == 0, "snapshots: \(transport.snapshots.current), streams opened: \(transport.opened.current)")
+    }
+
+    /// Many pulls at once through pullTogether: each answer equals the same pull answered alone.
+    @Test func manyConcurrentPullsEachGetTheirOwnAnswer() async throws {
+        let folder = try SyncFolder()
+        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        defer { withExtendedLifetime(keep) {} }
+        let admin = try await ListClaimTests.seed(hub, folder)
+        for round in 0..<30 {
+            try await admin.write { try $0.run("UPDATE doc SET body = ? WHERE id = ?", "r\(round)", ["a", "b", "c"][round % 3]) }
+            try await admin.sync()
+        }
+        let fingerprint: String
+        do {
+            _ = try hub.pull(SyncPullRequest(space: "s", replicaID: "x", tables: ListClaimTests.tables, schemaFingerprint: "?", after: 0, limit: 1))
+            fingerprint = "?"
+        } catch SyncError.schemaMismatch(_, let remote) { fingerprint = remote }
+        var random = SeededRandom(seed: 7)
+        let requests = (0..<400).map { index -> SyncPullRequest in
+            SyncPullRequest(
+                space: "s", replicaID: "p\(index)", tables: ListClaimTests.tables,
+                schemaFingerprint: Int.random(in: 0..<10, using: &random) == 0 ? "bad" : fingerprint,
+                after: Int64(Int.random(in: 0..<34, using: &random)), limit: Int.random(in: 1...7, using: &random))
+        }
+        func describe(_ result: Result<SyncPullResponse, any Error>) -> String {
+            switch result {
+            case .success(let r):
+                return "ok \(r.hubVersion) \(r.snapshotNeeded) \(r.hubRolledBack) "
+                    + r.entries.map { "\($0.version)/\($0.changeset.count)" }.joined(separator: ",")
+            case .failure(let e): return "threw \(e)"
+            }
+        }
+        let alone = requests.map { request in describe(Result { try hub.pull(request) }) }
+        let together = await withTaskGroup(of: (Int, String).self) { group in
+            for (index, request) in requests.enumerated() {
+                group.addTask {
+                    let transport = InProcessSyncTransport(hub: hub)
+                    do { return (index, describe(.success(try await transport.pull(request)))) } catch { return (index, describe(.failure(error))) }
+                }
+            }
+            var answers = [String](repeating: "", count: requests.count)
+            for await (index, answer) in group { answers[index] = answer }
+            return answers
+        }
+        let differing = (0..<requests.count).filter { alone[$0] != together[$0] }
+        #expect(differing.isEmpty, "\(differing.prefix(5).map { "\(requests[$0].after)/\(requests[$0].limit): \(alone[$0]) vs \(together[$0])" })")
+    }
+}
