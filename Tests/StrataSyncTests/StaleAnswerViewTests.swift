@@ -1,4 +1,4 @@
-// Hunt probes: stale stream frames, claim narrowing, queued pulls.
+// Answers a replica drops as stale (a pull stream's frame, a pull's page): never a lost view move, no needless snapshot.
 import Foundation
 import Strata
 import StrataSync
