@@ -17,6 +17,7 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataSqueal", targets: ["StrataSqueal"]),
+        .library(name: "StrataSQift", targets: ["StrataSQift"]),
         .library(name: "StrataSwiftly", targets: ["StrataSwiftly"]),
         .library(name: "StrataORM", targets: ["StrataORM"]),
         .library(name: "StrataRecords", targets: ["StrataRecords"]),
@@ -86,10 +87,12 @@ let package = Package(
         .target(name: "Strata", dependencies: ["StrataCore", "StrataVectors", "StrataFullTextSearch", "StrataReplication"]),
         // Squeal's spellings (its type names, SQL helpers, getters, statement extras, transaction
         // forms, DatabasePool), for code ported by changing `import Squeal`; core carries none of them.
-        .target(name: "StrataSqueal", dependencies: ["Strata", sqliteDependency]),
+        .target(name: "StrataSqueal", dependencies: ["Strata", "StrataSQift", sqliteDependency]),
+        // SQift's own spellings (openers with flags, executeRead/executeWrite), re-exporting Strata.
+        .target(name: "StrataSQift", dependencies: ["Strata"]),
         // SQLite.swiftly's described tables, for code ported by changing `import SQLite_Swiftly`.
-        .target(name: "StrataSwiftly", dependencies: ["Strata"]),
-        .target(name: "StrataORM", dependencies: ["Strata", sqliteDependency]),
+        .target(name: "StrataSwiftly", dependencies: ["Strata", "StrataSQift"]),
+        .target(name: "StrataORM", dependencies: ["Strata", "StrataSQift", sqliteDependency]),
         // @Record: generated row mapping, persistence and typed columns (a product of its own, so
         // code that imports only Strata never builds swift-syntax).
         .macro(
@@ -110,24 +113,24 @@ let package = Package(
         ),
         // Tests only: the shared test kit (temporary directories and databases, SQL assertions) and
         // seeded generators of hard inputs for the property-based and differential tests.
-        .target(name: "StrataTestSupport", dependencies: ["Strata", sqliteDependency], path: "Tests/StrataTestSupport"),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataCore", "StrataVectors", "StrataSwiftly", sqliteDependency, "strata-blob-stream", "StrataTestSupport"]),
+        .target(name: "StrataTestSupport", dependencies: ["StrataSQift", "Strata", sqliteDependency], path: "Tests/StrataTestSupport"),
+        .testTarget(name: "StrataTests", dependencies: ["StrataSQift", "Strata", "StrataCore", "StrataVectors", "StrataSwiftly", sqliteDependency, "strata-blob-stream", "StrataTestSupport"]),
         // Tests only: the "strata-faults" VFS, which fails chosen file calls below SQLite.
         .target(name: "StrataFaultVFS", path: "TestSupport/StrataFaultVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         // Sweeps of I/O errors, full disks and failed syncs under every layer, and the CLI's.
         .testTarget(
             name: "StrataFaultTests",
-            dependencies: ["StrataFaultVFS", "Strata", "StrataCore", "StrataSqueal", "StrataORM", "StrataRecords", "StrataCLI", sqliteDependency, "StrataTestSupport"]
+            dependencies: ["StrataSQift", "StrataFaultVFS", "Strata", "StrataCore", "StrataSqueal", "StrataORM", "StrataRecords", "StrataCLI", sqliteDependency, "StrataTestSupport"]
         ),
-        .testTarget(name: "StrataSquealTests", dependencies: ["StrataSqueal", sqliteDependency, "StrataTestSupport"]),
+        .testTarget(name: "StrataSquealTests", dependencies: ["StrataSQift", "StrataSqueal", sqliteDependency, "StrataTestSupport"]),
         .testTarget(name: "StrataSwiftlyTests", dependencies: ["StrataCore", "StrataSwiftly", "Strata", sqliteDependency, "StrataTestSupport"]),
-        .testTarget(name: "StrataORMTests", dependencies: ["StrataORM", sqliteDependency, "StrataTestSupport"]),
+        .testTarget(name: "StrataORMTests", dependencies: ["StrataSQift", "StrataORM", sqliteDependency, "StrataTestSupport"]),
         // The writer process the Litestream crash test kills (not a product; tests only).
-        .executableTarget(name: "strata-crash-writer", dependencies: ["Strata"], path: "TestSupport/strata-crash-writer"),
+        .executableTarget(name: "strata-crash-writer", dependencies: ["StrataSQift", "Strata"], path: "TestSupport/strata-crash-writer"),
         // The reader process the read-replica test starts with LITESTREAM_REPLICA_URL set (tests only).
-        .executableTarget(name: "strata-replica-reader", dependencies: ["Strata"], path: "TestSupport/strata-replica-reader"),
-        .testTarget(name: "StrataCLITests", dependencies: ["StrataCLI", "strata-crash-writer", "strata-replica-reader", "Strata", "StrataSync", "StrataTestSupport"]),
-        .testTarget(name: "StrataRecordsTests", dependencies: ["StrataCore", "StrataVectors", "StrataRecords", sqliteDependency, "StrataTestSupport"]),
+        .executableTarget(name: "strata-replica-reader", dependencies: ["StrataSQift", "Strata"], path: "TestSupport/strata-replica-reader"),
+        .testTarget(name: "StrataCLITests", dependencies: ["StrataSQift", "StrataCLI", "strata-crash-writer", "strata-replica-reader", "Strata", "StrataSync", "StrataTestSupport"]),
+        .testTarget(name: "StrataRecordsTests", dependencies: ["StrataSQift", "StrataCore", "StrataVectors", "StrataRecords", sqliteDependency, "StrataTestSupport"]),
         .testTarget(
             name: "StrataRecordsMacrosTests",
             dependencies: [
@@ -143,24 +146,24 @@ let package = Package(
         // core examples must not find StrataSqueal's non-throwing `Connection()`.
         .testTarget(
             name: "READMEExamplesTests",
-            dependencies: ["StrataSqueal", "StrataSwiftly", "StrataORM", "StrataRecords", "StrataSync"],
+            dependencies: ["StrataSQift", "StrataSqueal", "StrataSwiftly", "StrataORM", "StrataRecords", "StrataSync"],
             swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
         ),
         // Seed-README code in Swift 5 language mode, one target per module a seed's users import.
-        .testTarget(name: "SQiftSwift5Tests", dependencies: ["StrataCore", "Strata", sqliteDependency, "StrataTestSupport"], swiftSettings: swift5),
-        .testTarget(name: "SquealSwift5Tests", dependencies: ["StrataSqueal"], swiftSettings: swift5),
-        .testTarget(name: "SwiftlySwift5Tests", dependencies: ["StrataSwiftly", "StrataTestSupport"], swiftSettings: swift5),
-        .testTarget(name: "ORMSwift5Tests", dependencies: ["StrataORM"], swiftSettings: swift5),
-        .testTarget(name: "RecordsSwift5Tests", dependencies: ["StrataRecords", "StrataTestSupport"], swiftSettings: swift5),
+        .testTarget(name: "SQiftSwift5Tests", dependencies: ["StrataSQift", "StrataCore", "Strata", sqliteDependency, "StrataTestSupport"], swiftSettings: swift5),
+        .testTarget(name: "SquealSwift5Tests", dependencies: ["StrataSQift", "StrataSqueal"], swiftSettings: swift5),
+        .testTarget(name: "SwiftlySwift5Tests", dependencies: ["StrataSQift", "StrataSwiftly", "StrataTestSupport"], swiftSettings: swift5),
+        .testTarget(name: "ORMSwift5Tests", dependencies: ["StrataSQift", "StrataORM"], swiftSettings: swift5),
+        .testTarget(name: "RecordsSwift5Tests", dependencies: ["StrataSQift", "StrataRecords", "StrataTestSupport"], swiftSettings: swift5),
         // With the `Hub` trait, the model-based test also runs against the PostgreSQL store.
-        .testTarget(name: "StrataSyncTests", dependencies: [
+        .testTarget(name: "StrataSyncTests", dependencies: ["StrataSQift", 
             "StrataSync", "StrataTestSupport", "strata-sync-writer", sqliteDependency,
             .target(name: "StrataSyncPostgres", condition: .when(traits: ["Hub"])),
             .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Hub"])),
         ]),
         // The replica process StrataSync's crash test kills (tests only).
-        .executableTarget(name: "strata-sync-writer", dependencies: ["Strata", "StrataSync"], path: "TestSupport/strata-sync-writer"),
-        .testTarget(name: "SyncSwift5Tests", dependencies: ["StrataSync"], swiftSettings: swift5),
+        .executableTarget(name: "strata-sync-writer", dependencies: ["StrataSQift", "Strata", "StrataSync"], path: "TestSupport/strata-sync-writer"),
+        .testTarget(name: "SyncSwift5Tests", dependencies: ["StrataSQift", "StrataSync"], swiftSettings: swift5),
         // Statement logs, metrics and spans, and the Database as a ServiceLifecycle service.
         .target(
             name: "StrataServer",
@@ -174,7 +177,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataServerTests",
-            dependencies: [
+            dependencies: ["StrataSQift", 
                 "StrataServer",
                 .product(name: "InMemoryLogging", package: "swift-log", condition: .when(traits: ["Server"])),
                 .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Server"])),
@@ -183,7 +186,7 @@ let package = Package(
             ]
         ),
         // The process the blob-stream memory test runs and measures (peak RSS; tests only).
-        .executableTarget(name: "strata-blob-stream", dependencies: ["Strata"], path: "TestSupport/strata-blob-stream"),
+        .executableTarget(name: "strata-blob-stream", dependencies: ["StrataSQift", "Strata"], path: "TestSupport/strata-blob-stream"),
         // StrataSync's hub over HTTP: the routes and their authentication (shared token or JWT)
         // as a library, and the command that serves a folder of spaces.
         .target(
@@ -211,7 +214,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataSyncPostgresTests",
-            dependencies: [
+            dependencies: ["StrataSQift", 
                 "StrataSyncPostgres", "StrataSync", "Strata", "StrataTestSupport",
                 // The chaos test runs hub and replica processes.
                 "strata-sync-hub", "strata-sync-writer",
@@ -229,7 +232,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataSyncHubTests",
-            dependencies: [
+            dependencies: ["StrataSQift", 
                 "StrataSyncHub", "StrataSync", "strata-sync-hub", "StrataTestSupport",
                 .byName(name: "StrataSyncPostgres", condition: .when(traits: ["Hub"])),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hub"])),

@@ -20,6 +20,8 @@ let package = Package(
             name: "strata-bench",
             dependencies: [
                 .product(name: "Strata", package: strataIdentity),
+                // The workloads measure SQift's bare connections and queues as well.
+                .product(name: "StrataSQift", package: strataIdentity),
                 .product(name: "StrataORM", package: strataIdentity),
                 .product(name: "StrataRecords", package: strataIdentity),
                 .product(name: "StrataSqueal", package: strataIdentity),

@@ -53,6 +53,7 @@ let package = Package(
         .testTarget(
             name: "TodoServiceTests",
             dependencies: ["TodoKit", "TodoService", .product(name: "StrataSyncHub", package: "Strata"),
+                           .product(name: "StrataSQift", package: "Strata"),
                            .product(name: "strata-sync-hub", package: "Strata"), "strata-sync-chaos-replica",
                            .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),

@@ -61,7 +61,7 @@ extension Tour {
         var replicas: [SyncReplica] = []
         for name in ["phone", "laptop"] {
             let database = try Database(path: directory.appendingPathComponent(name + ".sqlite").path)
-            try database.executeWrite { try $0.execute(schema) }
+            try database.write { try $0.execute(schema) }
             replicas.append(
                 try SyncReplica(
                     database: database, replicaID: name, space: "team", tables: ["todo"],

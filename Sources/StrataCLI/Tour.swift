@@ -33,44 +33,52 @@ struct Tour: ParsableCommand {
         let path = directory.appendingPathComponent("tour.sqlite").path
 
         section("Open a database file")
-        let db = try Connection(storageLocation: .onDisk(path))
-        try db.execute("PRAGMA journal_mode = WAL")
-        show("Connection(storageLocation: .onDisk(\"\(path)\"))")
+        let database = try Database(path: path)
+        show("Database(path: \"\(path)\"): WAL, foreign keys on, a 5 s busy timeout, one writer and a pool of readers")
 
         section("Create a table and insert with bound parameters")
-        try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price INTEGER, owner BLOB)")
-        let insert = try db.prepare("INSERT INTO cars(name, price, owner) VALUES(?, ?, ?)")
-        try insert.bind("Audi", 52_642, Owner(name: "Ada", since: 2019)).run()
-        try insert.bind("Mercedes", 57_127, nil).run()
-        try db.run("INSERT INTO cars(name, price) VALUES(:name, :price)", [":name": "Skoda 'Octavia'", ":price": 24_000])
-        show("3 rows inserted; last rowid \(db.lastInsertRowID)")
+        let lastRowID = try database.write { db in
+            try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price INTEGER, owner BLOB)")
+            let insert = try db.prepare("INSERT INTO cars(name, price, owner) VALUES(?, ?, ?)")
+            try insert.bind("Audi", 52_642, Owner(name: "Ada", since: 2019)).run()
+            try insert.bind("Mercedes", 57_127, nil).run()
+            try db.run("INSERT INTO cars(name, price) VALUES(:name, :price)", [":name": "Skoda 'Octavia'", ":price": 24_000])
+            return db.lastInsertRowID
+        }
+        show("3 rows inserted in one transaction (database.write); last rowid \(lastRowID)")
 
         section("Query single values, rows and models")
-        let count: Int? = try db.query("SELECT count(*) FROM cars")
-        show("count(*) = \(count ?? 0)")
-        if let row = try db.query("SELECT name, price FROM cars WHERE price > ? ORDER BY price", 50_000) {
-            let name: String = row["name"]
-            show("first row over 50,000: \(row) -> name \(name)")
+        try database.read { db in
+            let count: Int? = try db.query("SELECT count(*) FROM cars")
+            show("count(*) = \(count ?? 0)")
+            if let row = try db.query("SELECT name, price FROM cars WHERE price > ? ORDER BY price", 50_000) {
+                let name: String = row["name"]
+                show("first row over 50,000: \(row) -> name \(name)")
+            }
+            let cars: [Car] = try db.query("SELECT name, price FROM cars ORDER BY id")
+            cars.forEach { show("\($0)") }
+            let prices: [String: Int] = try db.query("SELECT name, price FROM cars") { ($0[0], $0[1]) }
+            show("dictionary: \(prices.sorted { $0.key < $1.key })")
         }
-        let cars: [Car] = try db.query("SELECT name, price FROM cars ORDER BY id")
-        cars.forEach { show("\($0)") }
-        let prices: [String: Int] = try db.query("SELECT name, price FROM cars") { ($0[0], $0[1]) }
-        show("dictionary: \(prices.sorted { $0.key < $1.key })")
 
         section("Codable bindings")
-        let owner: Owner? = try db.query("SELECT owner FROM cars WHERE name = ?", "Audi")
+        let owner: Owner? = try database.read { db in try db.query("SELECT owner FROM cars WHERE name = ?", "Audi") }
         show("owner decoded from a BLOB: \(owner.map { "\($0.name) since \($0.since)" } ?? "none")")
 
         section("A transaction that fails rolls back")
         do {
-            try db.transaction {
+            try database.write { db in
                 try db.run("DELETE FROM cars")
                 try db.run("INSERT INTO cars(name) VALUES(?)", nil) // NOT NULL fails
             }
         } catch let error as SQLiteError {
             show("transaction failed: \(error.message)")
         }
-        show("cars still there: \(try db.query("SELECT count(*) FROM cars") as Int? ?? 0)")
+        show("cars still there: \(try database.read { db in try db.query("SELECT count(*) FROM cars") as Int? } ?? 0)")
+
+        // One connection, for what belongs to a connection: functions, hooks, tracing, backups.
+        let db = try Connection(path: path)
+        show("Connection(path: \"\(path)\"): one connection, for one thread at a time")
 
         section("Functions, collations and hooks")
         try db.addScalarFunction(named: "cents", argumentCount: 1, deterministic: true) { _, values in
@@ -99,7 +107,7 @@ struct Tour: ParsableCommand {
 
         section("Backup to a second database")
         let copyPath = directory.appendingPathComponent("copy.sqlite").path
-        let copy = try Connection(storageLocation: .onDisk(copyPath))
+        let copy = try Connection(path: copyPath)
         let finished = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var outcome = "unknown"
         let progress = try db.backup(to: copy, completionQueue: DispatchQueue(label: "tour")) { result in
@@ -112,15 +120,16 @@ struct Tour: ParsableCommand {
         )
 
         section("Database: one writer, parallel readers, migrations")
-        let database = try Database(storageLocation: .onDisk(copyPath))
-        try database.executeWrite { connection in
+        let copyDatabase = try Database(path: copyPath)
+        // The Migrator runs its own transactions, so no transaction around it.
+        try copyDatabase.writeWithoutTransaction { connection in
             let migrator = Migrator(connection: connection, desiredSchemaVersion: 2)
             let ran = try migrator.runMigrationsIfNecessary(migrationSQLForSchemaVersion: { version in
                 version == 1 ? "ALTER TABLE cars ADD COLUMN color TEXT" : "CREATE INDEX cars_by_price ON cars(price)"
             })
             show("migrator ran \(ran) migrations; schema version \(migrator.currentSchemaVersion)")
         }
-        let counts = try (0..<2).map { _ in try database.executeRead { try $0.query("SELECT count(*) FROM cars") as Int? ?? 0 } }
+        let counts = try (0..<2).map { _ in try copyDatabase.read { try $0.query("SELECT count(*) FROM cars") as Int? ?? 0 } }
         show("reads through the reader pool: \(counts)")
 
         section("Described tables (SQLite.swiftly)")

@@ -30,7 +30,7 @@ public final class Storage {
     @_disfavoredOverload
     public init(filename: String, _ tables: AnyTable...) throws {
         schema = try Schema(tables: tables)
-        connection = try Connection(storageLocation: Storage.location(for: filename))
+        connection = try Connection(storageLocation: Storage.location(for: filename), flags: OpenFlags.make())
     }
 
     /// Opens the database at `filename` with the given tables (upstream's spelling).
@@ -38,7 +38,7 @@ public final class Storage {
     /// - Throws: `SQLiteError` or `ORMError.invalidDefinition`, as ``init(filename:_:)``.
     public init(filename: String, tables: AnyTable...) throws {
         schema = try Schema(tables: tables)
-        connection = try Connection(storageLocation: Storage.location(for: filename))
+        connection = try Connection(storageLocation: Storage.location(for: filename), flags: OpenFlags.make())
     }
 
     /// Opens the database at `filename` with an array of tables.
@@ -46,7 +46,7 @@ public final class Storage {
     /// - Throws: `SQLiteError` or `ORMError.invalidDefinition`, as ``init(filename:_:)``.
     public init(filename: String, tables: [AnyTable]) throws {
         schema = try Schema(tables: tables)
-        connection = try Connection(storageLocation: Storage.location(for: filename))
+        connection = try Connection(storageLocation: Storage.location(for: filename), flags: OpenFlags.make())
     }
 
     /// SQLiteORM's convention: an empty filename means in memory, as `":memory:"` does.

@@ -34,7 +34,7 @@ extension NearestQuery where R: Sendable {
     ///   `DatabaseError.closed`; `CancellationError`.
     public func fetchAll(_ database: Database, parallelism: Int? = nil) async throws -> [(record: R, distance: Double)] {
         guard try checked() else { return [] }
-        let spans = max(1, min(parallelism ?? ProcessInfo.processInfo.activeProcessorCount, database.readerConnectionPool.maximumConnectionCount))
+        let spans = max(1, min(parallelism ?? ProcessInfo.processInfo.activeProcessorCount, database.readerPool.maximumConnectionCount))
         let query = self
         let table = SQLFragment.identifier(R.tableName)
         // The table's whole rowid range, whatever the conditions: two seeks at the b-tree's ends.

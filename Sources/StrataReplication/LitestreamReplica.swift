@@ -45,7 +45,7 @@ extension LitestreamVFS {
             let launched = launchEnvironment("LITESTREAM_REPLICA_URL")
             guard launched == url else { throw LitestreamReplicaError.notInEnvironment(replicaURL: url, found: launched) }
             guard FileManager.default.fileExists(atPath: path) else { throw ExtensionError.fileNotFound(path: path) }
-            let loader = try Connection(storageLocation: .inMemory)
+            let loader = try Connection(storageLocation: .inMemory, flags: OpenFlags.make())
             try OpenGate.changingAutomaticExtensions {
                 // The extension registers itself as an automatic extension; it must not run
                 // again in every connection opened later. Apple deprecates the call, and its
@@ -74,11 +74,11 @@ extension Database {
     ///
     /// ```swift
     /// let replica = try Database(replicaOf: "s3://my-bucket/app.db", litestreamVFS: "/opt/litestream/litestream-vfs.so")
-    /// let count = try replica.executeRead { try $0.query("SELECT count(*) FROM orders") as Int? }
+    /// let count = try replica.read { try $0.query("SELECT count(*) FROM orders") as Int? }
     /// ```
     /// Reads see the primary's commits a moment after Litestream ships them (the VFS polls the
     /// replica about once a second); a read transaction sees one consistent state. Every write
-    /// (``executeWrite(closure:)``, ``write(_:)``, ``writeInTransaction(transactionType:_:)``)
+    /// (`write`, `writeWithoutTransaction`, ``writeInTransaction(transactionType:_:)``)
     /// throws ``LitestreamReplicaError/writeRefused(replicaURL:)``, and the connections are opened
     /// read-only besides. `observe(externalChanges:_:)` hears the primary's commits as they arrive.
     ///
@@ -109,8 +109,8 @@ extension Database {
         let name = URL(string: replicaURL)?.lastPathComponent.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "replica"
         let flags = OpenFlags.make(readOnly: true) | SQLITE_OPEN_URI
         try self.init(
-            storageLocation: .onDisk("file:\(name.isEmpty ? "replica" : name)?vfs=litestream"), flags: flags,
-            maximumReaderCount: maximumReaderCount,
+            location: .onDisk("file:\(name.isEmpty ? "replica" : name)?vfs=litestream"), tableLockPolicy: .fastFail,
+            flags: flags, drainDelay: 1.0, maximumReaderCount: maximumReaderCount, extensions: [],
             writerConnectionPreparation: readerConnectionPreparation, readerConnectionPreparation: readerConnectionPreparation
         )
     }

@@ -65,7 +65,7 @@ public struct DatabaseService: Service {
 
     /// Stops taking work, drains, checkpoints and releases the idle readers.
     func shutDown(interruptingAtOnce: Bool) async {
-        let name = InstrumentationHandler.databaseName(path: database.writerConnectionQueue.connection.fileName)
+        let name = InstrumentationHandler.databaseName(path: database.writerQueue.connection.fileName)
         // `close()` already drained and checkpointed it, and it keeps refusing work as closed.
         if database.isClosed {
             logger.info("database already closed", metadata: ["db.name": "\(name)"])
@@ -89,7 +89,7 @@ public struct DatabaseService: Service {
         }
         database.closeIdleReaders()
         do {
-            let result = try database.writerConnectionQueue.execute { try Database.shutdownCheckpoint(on: $0)?.result }
+            let result = try database.writerQueue.execute { try Database.shutdownCheckpoint(on: $0)?.result }
             if let result {
                 logger.info(
                     "database checkpointed",

@@ -12,7 +12,7 @@ extension Connection {
     ///
     /// - Throws: `SQLiteError` when the file cannot be opened.
     public convenience init(path: String) throws {
-        try self.init(storageLocation: StorageLocation(path: path))
+        try self.init(storageLocation: StorageLocation(path: path), flags: OpenFlags.make())
     }
 
     /// A new, empty in-memory database.
@@ -34,7 +34,7 @@ extension Connection {
     /// Opens a location that cannot fail for any reason but memory exhaustion.
     static func openInfallibly(_ location: StorageLocation) -> Connection {
         do {
-            return try Connection(storageLocation: location)
+            return try Connection(storageLocation: location, flags: OpenFlags.make())
         } catch {
             // Reachable only on out-of-memory (in-memory and temporary opens touch no file).
             fatalError("SQLite could not open a \(location == .inMemory ? "in-memory" : "temporary") database: \(error)")

@@ -5,6 +5,10 @@
 // them; they run on the kernel's own mechanisms (statement cache, renderer, pool core, savepoints).
 
 @_exported import Strata
+// SQift's spellings too (`Connection(storageLocation:)`, `executeWrite`): code written for Squeal
+// sat on a SQift-shaped core, and imported beside this module `StrataSQift` would make its names
+// ambiguous with this module's (`Database`, `Bindable`).
+@_exported import StrataSQift
 // Squeal's own code and its users' code lean on Foundation (`Data`, `NSNull`, `NSError`) without
 // importing it, as Squeal's Apple-only builds made it visible; re-exported so that code ports as is.
 @_exported import Foundation
@@ -25,7 +29,7 @@ extension Connection {
     /// which stops the program as any other allocation failure would.
     public convenience init() {
         do {
-            try self.init(storageLocation: .inMemory)
+            try self.init(storageLocation: .inMemory, flags: OpenFlags.make())
         } catch {
             // Reachable only on out-of-memory: an in-memory open touches no file.
             fatalError("SQLite could not open an in-memory database: \(error)")

@@ -9,7 +9,7 @@ extension Connection {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw TableDescriptionError.databaseAlreadyExists(path: path)
         }
-        try self.init(storageLocation: .onDisk(path))
+        try self.init(storageLocation: .onDisk(path), flags: OpenFlags.make())
     }
 
     /// Creates a database file at a file URL; throws if a file is already there.
@@ -22,7 +22,7 @@ extension Connection {
         guard FileManager.default.fileExists(atPath: path) else {
             throw TableDescriptionError.databaseNotFound(path: path)
         }
-        try self.init(storageLocation: .onDisk(path))
+        try self.init(storageLocation: .onDisk(path), flags: OpenFlags.make())
     }
 
     /// Opens the database file at a file URL; throws if there is none.

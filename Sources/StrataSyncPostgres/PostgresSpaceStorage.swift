@@ -316,7 +316,7 @@ struct PostgresSpaceStorage: SyncSpaceStorage {
             let rows = try link.query("SELECT image FROM \(bookkeeping("definitions")) WHERE id = 1 FOR UPDATE")
             guard let cell = rows.first?.first else { throw SyncError.unknownSpace(name) }
             // A copy of the definitions: a dry run's changes to it are dropped with it.
-            let definitions = try Connection(storageLocation: .inMemory)
+            let definitions = try Connection(storageLocation: .inMemory, flags: OpenFlags.make())
             try definitions.deserialize(try cell.decode(Data.self))
             let before = try PostgresHubStorage.tables(of: definitions)
             var plan = try HubSchema.runMigration(space: name, to: version, definitions, body)

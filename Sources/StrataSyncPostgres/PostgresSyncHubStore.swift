@@ -160,7 +160,7 @@ final class PostgresHubStorage: SyncHubStorage {
         try checkSpaceName(name)
         // The space's SQLite definitions, and the hub's bookkeeping (its schema history), in a
         // database of their own: kept as an image in PostgreSQL, read when the space opens.
-        let definitions = try Connection(storageLocation: .inMemory)
+        let definitions = try Connection(storageLocation: .inMemory, flags: OpenFlags.make())
         try definitions.transaction {
             try schema(definitions)
             try HubSchema.prepareSpace(definitions)
@@ -347,7 +347,7 @@ final class PostgresHubStorage: SyncHubStorage {
         }
         let rows = try link.query("SELECT image FROM \(quotePostgresIdentifier(name)).\"_strata_sync_definitions\" WHERE id = 1")
         guard let cell = rows.first?.first else { throw SyncError.unknownSpace(name) }
-        let definitions = try Connection(storageLocation: .inMemory)
+        let definitions = try Connection(storageLocation: .inMemory, flags: OpenFlags.make())
         try definitions.deserialize(try cell.decode(Data.self))
         return PostgresSpace(
             name: name, definitions: definitions, tables: try Self.tables(of: definitions),

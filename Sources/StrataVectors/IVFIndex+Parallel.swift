@@ -37,7 +37,7 @@ extension Database {
         _ name: String, nearest vector: FloatVector, k: Int, nprobe: Int, rescoring: Int = 8,
         among rowIDs: SQLFragment? = nil, parallelism: Int? = nil
     ) async throws -> [(rowID: Int64, distance: Double)] {
-        let spanCount = max(1, min(parallelism ?? ProcessInfo.processInfo.activeProcessorCount, readerConnectionPool.maximumConnectionCount))
+        let spanCount = max(1, min(parallelism ?? ProcessInfo.processInfo.activeProcessorCount, readerPool.maximumConnectionCount))
         let plan: (probe: IVFProbe, chunks: ClosedRange<Int64>?, generation: Int64)? = try await read { db in
             try db.strataSavepoint(named: "strata_ivf_search") {
                 guard let probe = try db.ivfProbe(name, nearest: vector, k: k, nprobe: nprobe, rescoring: rescoring) else { return nil }

@@ -6,6 +6,7 @@
 // Prints: `peak-rss-kib N` and `checksum N` on standard output.
 
 import Foundation
+import StrataSQift
 import Strata
 #if canImport(Glibc)
 import Glibc

@@ -5,6 +5,7 @@
 // that holds a partial transaction shows it. With `--open-close` it is one short-lived process
 // of several that open, write, read and close one file at once.
 import Foundation
+import StrataSQift
 import Strata
 
 let arguments = CommandLine.arguments
@@ -33,7 +34,7 @@ guard arguments.count == 2 || (arguments.count == 3 && arguments[2] == "--heavy-
 }
 do {
     let safety: ReplicationSafety = arguments.count == 3 ? .litestreamHeavyWrites : .litestream
-    let database = try Database(storageLocation: .onDisk(arguments[1]), replicationSafety: safety)
+    let database = try replicatedDatabase(arguments[1], safety)
     try database.executeWrite { db in
         try db.execute(
             """
@@ -64,4 +65,11 @@ do {
 } catch {
     FileHandle.standardError.write(Data("strata-crash-writer: \(error)\n".utf8))
     exit(1)
+}
+
+/// A database opened as new code opens one under a replicator: the safety as a configuration field.
+func replicatedDatabase(_ path: String, _ safety: ReplicationSafety) throws -> Database {
+    var configuration = Database.Configuration()
+    configuration.replicationSafety = safety
+    return try Database(path: path, configuration: configuration)
 }

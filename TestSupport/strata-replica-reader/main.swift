@@ -13,6 +13,7 @@
 //                  yields VALUE: "seen VALUE after N values", or "timeout" after 15 s
 // Errors are printed as "error: <description>".
 import Foundation
+import StrataSQift
 import Strata
 
 func say(_ line: String) {

@@ -11,6 +11,7 @@
 //     writes ROWS rows and pushes them to the hub in FOLDER, which applies and commits them; the
 //     process SIGKILLs itself before the answer reaches the replica.
 import Foundation
+import StrataSQift
 import Strata
 import StrataSync
 import Synchronization

@@ -14,6 +14,7 @@ import Testing
 extension READMEExamples {
     /// Every held block of the older articles, each in a new folder of its own.
     @Test func articleExamplesRunAsPrinted() async throws {
+        try await inNewFolder { try await migrations1() }
         try await inNewFolder { try gettingStarted1() }
         #expect(printed.take() == ["52642"])
         try await inNewFolder { try await concurrency1() }
@@ -36,23 +37,36 @@ extension READMEExamples {
             configuration.passphrase = "correct horse battery staple"
             let database = try Database(path: "secret.sqlite", configuration: configuration)
             // DOC:end
-            #expect(try database.executeRead { try $0.query("SELECT count(*) FROM sqlite_master") as Int? } == 0)
+            #expect(try database.read { try $0.query("SELECT count(*) FROM sqlite_master") as Int? } == 0)
         } catch SQLiteLibraryError.encryptionUnavailable {
             return
         }
     }
 
+    func migrations1() async throws {
+        let database = try Database(path: "bookmarks.sqlite")
+        // DOC:begin Migrations 1
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1", sql: "CREATE TABLE bookmark(id INTEGER PRIMARY KEY, url TEXT NOT NULL)")
+        migrator.registerMigration("v2", sql: "ALTER TABLE bookmark ADD COLUMN title TEXT")
+        try await migrator.migrate(database)   // or try migrator.migrate(connection)
+        // DOC:end
+        let columns = try await database.read { db in try db.query("SELECT name FROM pragma_table_info('bookmark')") as [String] }
+        #expect(columns == ["id", "url", "title"])
+        #expect(try await migrator.migrate(database) == [])
+        try await database.close()
+    }
+
     func gettingStarted1() throws {
         // DOC:begin GettingStarted 1
-        let db = try Connection(storageLocation: .onDisk("cars.sqlite"))
-        try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price INTEGER)")
-        try db.run("INSERT INTO cars(name, price) VALUES(?, ?)", "Audi", 52_642)
-
-        let names: [String] = try db.query("SELECT name FROM cars ORDER BY name")
-        if let row = try db.query("SELECT name, price FROM cars WHERE id = ?", 1) {
-            let price: Int? = row["price"]
-            print(price ?? 0)   // 52642
+        let database = try Database(path: "cars.sqlite")   // WAL, foreign keys on, a 5 s busy timeout
+        try database.write { db in                           // one IMMEDIATE transaction
+            try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price INTEGER)")
+            try db.run("INSERT INTO cars(name, price) VALUES(?, ?)", "Audi", 52_642)
         }
+        let names: [String] = try database.read { db in try db.query("SELECT name FROM cars ORDER BY name") }
+        let price: Int? = try database.read { db in try db.query("SELECT price FROM cars WHERE id = ?", 1) }
+        print(price ?? 0)   // 52642
         // DOC:end
         #expect(names == ["Audi"])
     }
@@ -85,7 +99,7 @@ extension READMEExamples {
     }
 
     func fullTextSearch() throws {
-        let db = try Connection(storageLocation: .onDisk("search.sqlite"))
+        let db = try Connection(path: "search.sqlite")
         try Book.createTable(db)
         try db.run("INSERT INTO book(id, authorId, title, year) VALUES(1, 1, 'Dune', 1965), (2, 1, 'Dune Messiah', 1969), (3, 2, 'Emma', 1815)")
         let userText = "dune"
@@ -147,7 +161,7 @@ extension READMEExamples {
 
     func changesets() throws {
         let setup = "CREATE TABLE players(id INTEGER PRIMARY KEY, name TEXT, team TEXT, score INTEGER); INSERT INTO players VALUES(1, 'Ann', 'red', 5), (2, 'Bob', 'blue', 7), (3, 'Cy', 'red', 1)"
-        let db = try Connection(storageLocation: .onDisk("game.sqlite"))
+        let db = try Connection(path: "game.sqlite")
         try db.execute(setup)
         // DOC:begin WorkingWithChangesets 1
         let session = try db.recordChanges()
@@ -166,8 +180,8 @@ extension READMEExamples {
         // DOC:end
         #expect(printed.take().count == 2)
 
-        let phone = try Connection(storageLocation: .onDisk("phone.sqlite"))
-        let laptop = try Connection(storageLocation: .onDisk("laptop.sqlite"))
+        let phone = try Connection(path: "phone.sqlite")
+        let laptop = try Connection(path: "laptop.sqlite")
         try phone.execute(setup)
         try laptop.execute(setup)
         let phoneSession = try phone.recordChanges()

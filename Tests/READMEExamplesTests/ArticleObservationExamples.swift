@@ -12,8 +12,8 @@ extension READMEExamples {
         // What a failure here leaves unread must not reach the next example's expectations.
         defer { _ = printed.take() }
         try await inNewFolder {
-            let setup = try Database(storageLocation: .onDisk("app.sqlite"))
-            try setup.executeWrite { db in
+            let setup = try Database(path: "app.sqlite")
+            try await setup.write { db in
                 try db.execute("CREATE TABLE players(id INTEGER PRIMARY KEY, name TEXT, score INTEGER)")
                 try db.execute("CREATE TABLE orders(id INTEGER PRIMARY KEY)")
                 try db.run("INSERT INTO players(name, score) VALUES('Ann', 3), ('Bob', 9)")
@@ -22,7 +22,7 @@ extension READMEExamples {
 
             let counting = Task {
                 // DOC:begin ObservingTheDatabase 1
-                let database = try Database(storageLocation: .onDisk("app.sqlite"))
+                let database = try Database(path: "app.sqlite")
 
                 for try await count in database.observe({ try $0.query("SELECT count(*) FROM players") as Int? ?? 0 }) {
                     print("players:", count)
@@ -33,7 +33,7 @@ extension READMEExamples {
             counting.cancel()
             _ = await counting.result
 
-            let database = try Database(storageLocation: .onDisk("app.sqlite"))
+            let database = try Database(path: "app.sqlite")
             let shown = PrintedLines()
             @Sendable func show(_ names: [String]) { shown.append("\(names)") }
             @Sendable func report(_ error: Error) { Issue.record(error) }
@@ -60,7 +60,7 @@ extension READMEExamples {
             }
             #expect(await printed.waitFor("0"))
             // Another process's commit, as far as this Database can tell: a connection of its own.
-            let other = try Connection(storageLocation: .onDisk("app.sqlite"))
+            let other = try Connection(path: "app.sqlite")
             // The first example's Database may be checkpointing as it closes, which holds off
             // writers for a moment: wait rather than fail with SQLITE_BUSY.
             try other.busyHandler(.timeout(10))

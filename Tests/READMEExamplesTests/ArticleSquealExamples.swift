@@ -36,8 +36,8 @@ extension READMEExamples {
     }
 
     func migrations() throws {
-        let connection = try Connection(storageLocation: .onDisk("garage.sqlite"))
-        // DOC:begin Migrations 1
+        let connection = try Connection(path: "garage.sqlite")
+        // DOC:begin Migrations 2
         let migrator = Migrator(connection: connection, desiredSchemaVersion: 2)
         try migrator.runMigrationsIfNecessary(migrationSQLForSchemaVersion: { version in
             switch version {
@@ -49,7 +49,7 @@ extension READMEExamples {
         #expect(migrator.currentSchemaVersion == 2)
 
         let db = Connection()
-        // DOC:begin Migrations 2
+        // DOC:begin Migrations 3
         let AppSchema = Schema(identifier: "contacts") { schema in
             schema.version(1) { v1 in
                 v1.createTable("contacts") { contacts in
@@ -76,14 +76,14 @@ extension READMEExamples {
         try AppSchema.migrate(db)
         try db.run("INSERT INTO contacts(name, email) VALUES('Ann', 'ANN@EXAMPLE.COM')")
 
-        // DOC:begin Migrations 5
+        // DOC:begin Migrations 6
         let info = try db.tableInfoForTableNamed("contacts")
         print(info?.columnNames ?? [])        // ["id", "name", "email", "url"]
         print(info?["email"]?.notNull == true)
         // DOC:end
         #expect(printed.take() == [#"["id", "name", "email", "url"]"#, "true"])
 
-        // DOC:begin Migrations 4
+        // DOC:begin Migrations 5
         try db.rebuildTable(
             named: "contacts",
             definition: #""id" INTEGER PRIMARY KEY, "email" TEXT NOT NULL"#,
@@ -102,7 +102,7 @@ extension READMEExamples {
                 }
             }
             schema.version(2) { v2 in v2.execute { db in try db.run("INSERT INTO contacts(name, email) VALUES('Ann', 'ann@example.com')") } }
-            // DOC:begin Migrations 3
+            // DOC:begin Migrations 4
             schema.version(3) { v3 in
                 v3.createFTS5Table("contacts_fts", columns: ["name", "email"],
                                    options: FTS5Options(content: .external(table: "contacts", rowID: "id")))

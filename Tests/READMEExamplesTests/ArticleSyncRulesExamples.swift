@@ -38,8 +38,8 @@ extension READMEExamples {
         // DOC:end
         // DOC:begin PartialSyncAndPermissions 2
         func replica(_ user: String) throws -> SyncReplica {
-            let database = try Database(storageLocation: .onDisk(user + ".sqlite"))
-            try database.executeWrite { db in
+            let database = try Database(path: user + ".sqlite")
+            try database.write { db in
                 try db.execute("""
                     CREATE TABLE list(id TEXT PRIMARY KEY NOT NULL, owner TEXT NOT NULL, name TEXT);
                     CREATE TABLE member(id TEXT PRIMARY KEY NOT NULL, list TEXT NOT NULL, user TEXT NOT NULL);
@@ -120,7 +120,7 @@ extension READMEExamples {
         }
         // DOC:end
         func member(_ user: String) throws -> SyncReplica {
-            try Connection(storageLocation: .onDisk(user + "-roles.sqlite")).execute(
+            try Connection(path: user + "-roles.sqlite").execute(
                 "CREATE TABLE IF NOT EXISTS member(id TEXT PRIMARY KEY NOT NULL, list TEXT NOT NULL, user TEXT NOT NULL, role TEXT NOT NULL);"
                     + "CREATE TABLE IF NOT EXISTS todo(id TEXT PRIMARY KEY NOT NULL, list TEXT NOT NULL, title TEXT)")
             return try SyncReplica(database: try Database(path: user + "-roles.sqlite"), replicaID: user + "-roles", space: "roles",

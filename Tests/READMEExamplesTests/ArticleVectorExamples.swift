@@ -25,7 +25,7 @@ extension READMEExamples {
 
     /// The parallel scan, on a Database over the file the examples above wrote.
     func parallelVectorSearch() async throws {
-        let database = try Database(storageLocation: .onDisk("vectors.sqlite"))
+        let database = try Database(path: "vectors.sqlite")
         let embedding = try FloatVector([0.12, -0.5, 0.33])
         // DOC:begin VectorSearch 5
         let hits = try await Passage.nearest(to: embedding, by: \.embedding, k: 10).fetchAll(database)
@@ -35,7 +35,7 @@ extension READMEExamples {
     }
 
     func vectorSearch() throws {
-        let db = try Connection(storageLocation: .onDisk("vectors.sqlite"))
+        let db = try Connection(path: "vectors.sqlite")
         // DOC:begin VectorSearch 1
         let embedding = try FloatVector([0.12, -0.5, 0.33])
         try db.execute("CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT, embedding BLOB)")

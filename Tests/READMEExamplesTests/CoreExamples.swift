@@ -21,10 +21,10 @@ import Testing
             try example4(db: db)
             #expect(printed.take() == ["constraintPrimaryKey constraint", "UNIQUE constraint failed: cars.id", "misuse"])
             try example5(db: db)
-            #expect(printed.take() == ["UPDATE cars SET name = strip_accents('Škoda') WHERE id = 2", "update row 2 on cars", "-1"])
+            #expect(printed.take() == ["UPDATE cars SET name = strip_accents('Škoda') WHERE id = 2", "update row 2 on cars", "true"])
             #expect(try db.query("SELECT name FROM cars WHERE id = 2") as String? == "Skoda")
             try await example6()
-            #expect(printed.take() == ["2", #"["Audi"]"#, "52642", "0"])
+            #expect(printed.take() == ["2", #"["Audi"]"#, "52642", "1"])
             #expect(((try? FileManager.default.attributesOfItem(atPath: "app.sqlite-wal"))?[.size] as? NSNumber)?.intValue ?? 0 == 0)
             try swiftlyExample7()
             #expect(printed.take() == ["id: 1", "name: Alice"])
@@ -86,7 +86,7 @@ import Testing
     }
 
     func databaseExample3() async throws -> Database {
-        // README:begin 3
+        // README:begin 1
         let database = try Database(path: "app.sqlite")   // WAL, foreign keys on, a 5 s busy timeout
         try await database.write { db in                    // one IMMEDIATE transaction: rolled back if the closure throws
             try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT)")
@@ -110,8 +110,8 @@ import Testing
 
     /// The Examples article's tour of the rest of SQLite's C API, with what it assumes.
     func cAPIExample() async throws {
-        let connection = try Connection(storageLocation: .onDisk("capi.sqlite"))
-        let database = try Database(storageLocation: .onDisk("capi-pool.sqlite"))
+        let connection = try Connection(path: "capi.sqlite")
+        let database = try Database(path: "capi-pool.sqlite")
         let input = URL(fileURLWithPath: "video.mp4")
         let content = Data((0..<200_000).map { UInt8($0 % 251) })
         try content.write(to: input)
@@ -139,27 +139,27 @@ import Testing
         let bytes = try connection.serialize()
         let copy = try Connection(deserializing: bytes, sizeLimit: 16 << 20)   // writes past 16 MB: SQLITE_FULL
         try connection.dump(to: URL(fileURLWithPath: "backup.sql"))
-        try Connection(storageLocation: .onDisk("restored.db")).restore(fromDumpAt: URL(fileURLWithPath: "backup.sql"))
+        try Connection(path: "restored.db").restore(fromDumpAt: URL(fileURLWithPath: "backup.sql"))
 
         // Limits and status; a named in-memory database that a Database's writer and readers share.
         connection.limits[.length] = 1_000_000           // no string or blob over 1 MB on this connection
         print(connection.status().cacheUsed.current, SQLiteProcessStatus.current().memoryUsed.highwater)
-        let scratch = try Database(storageLocation: .namedInMemory("scratch"))   // gone with its last connection
+        let scratch = try Database(path: Database.inMemoryPath(named: "scratch"))   // gone with its last connection
         // DOC:end
         try output.close()
         #expect(try Data(contentsOf: URL(fileURLWithPath: "video-copy.mp4")) == content)
         #expect(total == 5050)
         #expect(try copy.query("SELECT length(body) FROM files") as Int? == content.count)
-        #expect(try Connection(storageLocation: .onDisk("restored.db")).query("SELECT length(body) FROM files") as Int? == content.count)
+        #expect(try Connection(path: "restored.db").query("SELECT length(body) FROM files") as Int? == content.count)
         #expect(connection.limits[.length] == 1_000_000)
-        try scratch.executeWrite { try $0.execute("CREATE TABLE t(x)") }
+        try await scratch.write { try $0.execute("CREATE TABLE t(x)") }
         try await scratch.close()
         try await database.close()
     }
 
     func example1() throws -> Connection {
-        // README:begin 1
-        let db = try Connection(storageLocation: .onDisk("cars.sqlite"))
+        // README:begin 2
+        let db = try Connection(path: "cars.sqlite")   // the same settings as a Database's writer
         try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
 
         // Values are always bound, never spliced into SQL.
@@ -217,7 +217,7 @@ import Testing
     }
 
     func example4(db: Connection) throws {
-        // README:begin 2
+        // README:begin 3
         do { try db.run("INSERT INTO cars(id, name) VALUES(?, ?)", 1, "Volvo") }
         catch let error as SQLiteError {
             print(error.resultCode, error.resultCode.primary)   // constraintPrimaryKey constraint
@@ -245,7 +245,7 @@ import Testing
         db.updateHook(nil)
         try db.busyHandler(.timeout(1.0))
         let checkpoint = try db.checkpoint(mode: .passive)
-        print(checkpoint.logFrames)   // -1: cars.sqlite is not in WAL mode
+        print(checkpoint.logFrames == checkpoint.checkpointedFrames)   // true: every WAL frame copied back
         // DOC:end
     }
 
@@ -266,16 +266,16 @@ import Testing
         print(audi ?? 0)                                                       // 52642
         try await database.close()   // drains and checkpoints: app.sqlite alone now holds every row
 
-        // SQift's initializer keeps SQift's behaviour: SQLite's defaults, and no transaction it did not ask for.
-        let sqift = try Database(storageLocation: .onDisk("sqift.sqlite"))
-        try sqift.executeWrite { try $0.execute("PRAGMA journal_mode = WAL") }   // readers never wait for the writer
-        try sqift.executeRead { connection in print(try connection.query("PRAGMA foreign_keys") as Int? ?? -1) }   // 0
+        // Settings belong to each Database, not to the file: a second one has foreign keys on too.
+        let reopened = try Database(path: "app.sqlite")
+        print(try await reopened.read { try $0.query("PRAGMA foreign_keys") as Int? } ?? -1)   // 1
+        try await reopened.close()
         // DOC:end
     }
 
     func example8() throws {
         // README:begin 5
-        let db = try Connection(storageLocation: .onDisk("garage.sqlite"))
+        let db = try Connection(path: "garage.sqlite")
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT)") }
         migrator.registerMigration("v2") { db in try db.execute("ALTER TABLE cars ADD COLUMN price INTEGER") }
@@ -285,7 +285,7 @@ import Testing
 
     func example9() throws {
         // DOC:begin Examples 5
-        let db = try Connection()   // in memory
+        let db = try Connection(path: ":memory:")   // in memory
         try db.execute("CREATE TABLE t(x, y); INSERT INTO t VALUES(1, 2)")
         let before: [Int] = try db.query("SELECT * FROM t") { row in row["y"] }   // [2]
         try db.execute("DROP TABLE t; CREATE TABLE t(y, x); INSERT INTO t VALUES(20, 10)")
@@ -296,7 +296,7 @@ import Testing
 
     func example10() throws {
         // DOC:begin Examples 6
-        let db = try Connection()   // in memory
+        let db = try Connection(path: ":memory:")   // in memory
         let cursor = db.statements(in: """
             CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT);
             INSERT INTO cars(name) VALUES('Audi'), ('Volvo');
@@ -312,9 +312,11 @@ import Testing
 
     func example17() throws {
         // README:begin 9
-        let database = try Database(storageLocation: .onDisk("ledger.sqlite"), replicationSafety: .litestream)
-        try database.executeWrite { try $0.execute("CREATE TABLE orders(id INTEGER PRIMARY KEY, total INTEGER)") }
-        print(try database.executeRead { try $0.query("PRAGMA journal_mode") as String? } ?? "")   // wal
+        var configuration = Database.Configuration()
+        configuration.replicationSafety = .litestream         // IMMEDIATE writes, WAL kept, PASSIVE checkpoints
+        let database = try Database(path: "ledger.sqlite", configuration: configuration)
+        try database.write { try $0.execute("CREATE TABLE orders(id INTEGER PRIMARY KEY, total INTEGER)") }
+        print(try database.read { try $0.query("PRAGMA journal_mode") as String? } ?? "")   // wal
         // README:end
     }
 
@@ -324,8 +326,8 @@ import Testing
         do {
             // DOC:begin Examples 13
             let replica = try Database(replicaOf: "s3://my-bucket/ledger.sqlite", litestreamVFS: "/opt/litestream/litestream-vfs.so")
-            let count = try replica.executeRead { try $0.query("SELECT count(*) FROM orders") as Int? }
-            // replica is read-only: replica.executeWrite { ... } throws LitestreamReplicaError.writeRefused
+            let count = try replica.read { try $0.query("SELECT count(*) FROM orders") as Int? }
+            // replica is read-only: replica.write { ... } throws LitestreamReplicaError.writeRefused
             // DOC:end
             Issue.record("opened a replica without LITESTREAM_REPLICA_URL: \(count ?? -1)")
         } catch let error as LitestreamReplicaError {
@@ -336,8 +338,8 @@ import Testing
     func example19() throws {
         // README:begin 10
         let setup = "CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER); INSERT INTO cars VALUES(1, 'Audi', 100)"
-        let db = try Connection(storageLocation: .onDisk("shop.sqlite"))
-        let copy = try Connection(storageLocation: .onDisk("shop-copy.sqlite"))
+        let db = try Connection(path: "shop.sqlite")
+        let copy = try Connection(path: "shop-copy.sqlite")
         try db.execute(setup)
         try copy.execute(setup)
 
@@ -352,7 +354,7 @@ import Testing
 
     func example21() throws {
         // README:begin 12
-        let db = try Connection()   // in memory
+        let db = try Connection(path: ":memory:")   // in memory
         try db.execute("CREATE TABLE book(id INTEGER PRIMARY KEY, title TEXT, year INTEGER)")
         let title = "Dune'); DROP TABLE book; --"        // stays a value
         try db.run(literal: "INSERT INTO book(title, year) VALUES (\(title), \(1965))")
@@ -367,7 +369,7 @@ import Testing
 
     func example22() throws {
         // README:begin 13
-        let db = try Connection()   // in memory
+        let db = try Connection(path: ":memory:")   // in memory
         try db.createFTS5Table("docs", columns: ["title", "body"], options: FTS5Options(tokenizer: .porter(.unicode61())))
         try db.run("INSERT INTO docs(title, body) VALUES (?, ?)", "Dune", "Spice must flow")
         try db.run("INSERT INTO docs(title, body) VALUES (?, ?)", "Emma", "Matchmaking in Highbury")

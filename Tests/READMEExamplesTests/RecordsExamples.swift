@@ -28,7 +28,7 @@ extension Book { static let author = belongsTo(Author.self, using: \.authorId) }
 extension READMEExamples {
     func recordsExample16() throws {
         // DOC:begin Examples 11
-        let db = try Connection()
+        let db = try Connection(path: ":memory:")
         try Author.createTable(db)
         try Book.createTable(db)
         let ids = try Author.insertAll(db, [Author(id: nil, name: "Vian", country: "FR"),
@@ -63,7 +63,7 @@ extension READMEExamples {
 
     func recordsExample14() throws {
         // README:begin 8
-        let db = try Connection()                  // in memory
+        let db = try Connection(path: ":memory:")   // in memory
         try Player.createTable(db)                 // column types, NOT NULL and the key from the declaration
         var ann = Player(id: nil, name: "Ann", score: 12, team: nil)
         try ann.insert(db)                         // ann.id == 1; also update, upsert, save, delete
@@ -78,7 +78,7 @@ extension READMEExamples {
 
     func recordsExample15() async throws -> Database {
         // DOC:begin Examples 10
-        let database = try Database(storageLocation: .onDisk("players.sqlite"))
+        let database = try Database(path: "players.sqlite")
         try await database.write { try Player.createTable($0) }
         let bob = Player(id: nil, name: "Bob", score: 7, team: "red")
         let saved = try await database.write { try bob.inserted($0) }   // also saved($0), upserted($0)

@@ -12,8 +12,8 @@ extension READMEExamples {
         let hub = try SyncHub(directory: URL(fileURLWithPath: "hub"))
         try hub.createSpace("team") { db in try db.execute("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT, done INTEGER NOT NULL DEFAULT 0)") }
         hub.setPolicy(.lastWriterWins, forTable: "todo")      // or .hubWins, or .custom { conflict in ... }
-        let database = try Database(storageLocation: .onDisk("phone.sqlite"))
-        try database.executeWrite { try $0.execute("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT, done INTEGER NOT NULL DEFAULT 0)") }
+        let database = try Database(path: "phone.sqlite")
+        try await database.write { try $0.execute("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT, done INTEGER NOT NULL DEFAULT 0)") }
         let replica = try SyncReplica(database: database, replicaID: "phone-1", space: "team",
                                       tables: ["todo"], transport: InProcessSyncTransport(hub: hub))
         try await replica.write { db in try db.run("INSERT INTO todo(id, title) VALUES (?, ?)", UUID().uuidString, "milk") }

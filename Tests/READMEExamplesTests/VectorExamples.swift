@@ -14,7 +14,7 @@ extension READMEExamples {
     @Test func readmeVectorExampleRuns() throws {
         defer { _ = printed.take() }
         // README:begin 15
-        let db = try Connection()
+        let db = try Connection(path: ":memory:")
         try Snippet.createTable(db)
         var snippet = Snippet(id: nil, lang: "en", embedding: try FloatVector([0.1, -0.4, 0.3]))   // sqlite-vec's BLOB layout
         try snippet.insert(db)

@@ -1,4 +1,5 @@
 import StrataRecords
+import StrataSQift
 import StrataTestSupport
 
 /// A database file in a temporary directory of its own, opened as the seed README opens one; the

@@ -1,4 +1,5 @@
 import Foundation
+import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore

@@ -1,4 +1,5 @@
 import Strata
+import StrataSQift
 import StrataTestSupport
 
 /// The cars table of SQift's README with its first three cars (Audi, Mercedes, Skoda).

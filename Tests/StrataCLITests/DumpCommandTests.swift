@@ -1,5 +1,6 @@
 #if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
+import StrataSQift
 import Strata
 import Testing
 

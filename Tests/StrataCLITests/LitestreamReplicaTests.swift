@@ -1,5 +1,6 @@
 #if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
 import Foundation
+import StrataSQift
 import Strata
 import Testing
 import StrataTestSupport
@@ -67,7 +68,7 @@ struct LitestreamReplicaTests {
         let primaryPath = sandbox.path("primary.sqlite")
         let replicaFolder = sandbox.path("replica")
         let url = "file://\(replicaFolder)"
-        let primary = try Database(storageLocation: .onDisk(primaryPath), replicationSafety: .litestream)
+        let primary = try replicatedDatabase(primaryPath, .litestream)
         try primary.executeWrite { db in
             try db.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, item TEXT NOT NULL)")
             for item in ["tea", "bread", "milk"] { try db.run("INSERT INTO orders (item) VALUES (?)", item) }
@@ -154,3 +155,10 @@ struct LitestreamReplicaTests {
     }
 }
 #endif
+
+/// A database opened as new code opens one under a replicator: the safety as a configuration field.
+func replicatedDatabase(_ path: String, _ safety: ReplicationSafety) throws -> Database {
+    var configuration = Database.Configuration()
+    configuration.replicationSafety = safety
+    return try Database(path: path, configuration: configuration)
+}

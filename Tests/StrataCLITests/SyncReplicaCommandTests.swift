@@ -1,5 +1,6 @@
 #if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
 import Foundation
+import StrataSQift
 import Strata
 import StrataSync
 import Testing

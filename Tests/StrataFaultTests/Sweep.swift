@@ -2,6 +2,7 @@
 // fault injected, and what must hold at every N (the error, the connection, the file).
 
 import Foundation
+import StrataSQift
 import Strata
 import Testing
 #if canImport(SQLite3)

@@ -1,6 +1,7 @@
 // Compiled only with the package trait `Server` (its dependencies are fetched only then).
 #if Server
 import Foundation
+import StrataSQift
 import Strata
 import Testing
 @testable import StrataServer

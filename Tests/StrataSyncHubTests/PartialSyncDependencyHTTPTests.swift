@@ -1,5 +1,6 @@
 #if Hub
 import Foundation
+import StrataSQift
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -1,5 +1,6 @@
 #if Hub
 import Foundation
+import StrataSQift
 import Hummingbird
 import JWTKit
 import Strata

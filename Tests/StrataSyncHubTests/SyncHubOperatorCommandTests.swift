@@ -1,5 +1,6 @@
 #if Hub
 import Foundation
+import StrataSQift
 import Strata
 import StrataSync
 import StrataTestSupport

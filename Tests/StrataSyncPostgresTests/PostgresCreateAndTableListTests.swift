@@ -1,5 +1,6 @@
 #if Hub
 import Foundation
+import StrataSQift
 import Strata
 @testable import StrataSync
 import StrataSyncPostgres

@@ -1,5 +1,6 @@
 #if Hub
 import Foundation
+import StrataSQift
 import PostgresNIO
 import Strata
 import StrataSync

@@ -4,6 +4,7 @@
 // synced tables, a backend note committed while the hub logs, a pull racing another hub's trim,
 // and a backend INSERT racing a push of the same key.
 import Foundation
+import StrataSQift
 import PostgresNIO
 import Strata
 import StrataSync

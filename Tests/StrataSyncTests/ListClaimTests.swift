@@ -2,6 +2,7 @@
 // every hub store, moved in one pull when the list changes, an empty or absent list matching
 // nothing under IN and everything under NOT IN, and write rules that read them.
 import Foundation
+import StrataSQift
 import Strata
 import StrataSync
 import StrataTestSupport

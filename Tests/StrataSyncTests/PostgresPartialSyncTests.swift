@@ -3,6 +3,7 @@
 // Runs with the `Hub` trait and STRATA_POSTGRES_URL (`.ci/postgres.sh start`), as .ci/run does.
 #if Hub
 import Foundation
+import StrataSQift
 import Strata
 import StrataSync
 import StrataSyncPostgres

@@ -1,6 +1,7 @@
 // Pull streams: the event-stream reader against generated frames cut anywhere, damaged streams
 // refused without a crash, and a streaming replica against a pulling one on both hub stores.
 import Foundation
+import StrataSQift
 import Strata
 import StrataSync
 import StrataTestSupport

@@ -1,5 +1,6 @@
 // Answers a replica drops as stale (a pull stream's frame, a pull's page): never a lost view move, no needless snapshot.
 import Foundation
+import StrataSQift
 import Strata
 import StrataSync
 import StrataTestSupport

@@ -2,6 +2,7 @@
 // adding or dropping a subscription moves rows in one pull, and a subscription never widens a
 // view. On both hub stores, in process and over the wire's encoding.
 import Foundation
+import StrataSQift
 import Strata
 import StrataSync
 import StrataTestSupport

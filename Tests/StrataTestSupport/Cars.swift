@@ -1,4 +1,5 @@
 import Strata
+import StrataSQift
 
 /// The cars table of SQift's README on an in-memory connection, with its first `count` rows: Audi,
 /// Mercedes, Skoda and Volvo.

@@ -1,6 +1,7 @@
 // What a differential test compares: a database's schema, every row of every user table with
 // its exact storage class and bytes, and the header fields apps keep state in.
 import Foundation
+import StrataSQift
 import Strata
 #if canImport(SQLite3)
 import SQLite3

@@ -2,6 +2,7 @@
 // caller's SQL fragment cannot smuggle a second statement into the one that Squeal's DDL helpers
 // (StrataSquealTests), the schema DSL or a table rebuild (StrataTests) run.
 import Foundation
+import StrataSQift
 import Strata
 import Testing
 #if canImport(SQLite3)

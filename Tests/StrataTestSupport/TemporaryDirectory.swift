@@ -1,4 +1,5 @@
 import Foundation
+import StrataSQift
 import Strata
 
 /// A directory of its own for one test, removed with everything in it when the value goes away:

@@ -1,4 +1,5 @@
 import StrataSwiftly
+import StrataSQift
 import StrataTestSupport
 import Testing
 

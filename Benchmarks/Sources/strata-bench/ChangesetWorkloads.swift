@@ -1,4 +1,5 @@
 import Foundation
+import StrataSQift
 import SQLite3
 import Strata
 // The session extension's declarations, which Strata's own header gives on every platform.

@@ -1,4 +1,5 @@
 import Foundation
+import StrataSQift
 import GRDB
 import SQLite3
 import Strata

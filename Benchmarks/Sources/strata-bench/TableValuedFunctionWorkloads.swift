@@ -1,4 +1,5 @@
 import Foundation
+import StrataSQift
 import SQLite3
 import Strata
 

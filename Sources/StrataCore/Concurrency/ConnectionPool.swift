@@ -51,16 +51,35 @@ public final class ConnectionPool: Sendable {
     /// Set by ``close()``: no connection is handed out or kept idle any more.
     private let isClosed = AtomicFlag(false)
 
-    /// Creates the pool; connections open on first use. `connectionPreparation` runs once on each
-    /// new connection (set pragmas, register functions); calls to it never overlap, so it may
-    /// touch state of its own without a lock.
-    public init(
+    /// SQift's pool, kept so code that imports only `Strata` still builds; `import StrataSQift`
+    /// for it. A ``Database`` holds a pool of readers of its own.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "SQift's pool: import StrataSQift, or open a Database(path:configuration:), which pools its readers")
+    public convenience init(
         storageLocation: StorageLocation,
         tableLockPolicy: TableLockPolicy = .fastFail,
         flags: Int32 = ConnectionPool.defaultReaderFlags,
         availableConnectionDrainDelay: TimeInterval = 1.0,
         maximumConnectionCount: Int = ConnectionPool.defaultMaximumConnectionCount,
         connectionPreparation: ((Connection) throws -> Void)? = nil
+    ) {
+        self.init(
+            location: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags,
+            availableConnectionDrainDelay: availableConnectionDrainDelay, maximumConnectionCount: maximumConnectionCount,
+            connectionPreparation: connectionPreparation
+        )
+    }
+
+    /// Creates the pool; connections open on first use. `connectionPreparation` runs once on each
+    /// new connection (set pragmas, register functions); calls to it never overlap, so it may
+    /// touch state of its own without a lock.
+    package init(
+        location storageLocation: StorageLocation,
+        tableLockPolicy: TableLockPolicy,
+        flags: Int32,
+        availableConnectionDrainDelay: TimeInterval,
+        maximumConnectionCount: Int,
+        connectionPreparation: ((Connection) throws -> Void)?
     ) {
         self.storageLocation = storageLocation
         self.tableLockPolicy = tableLockPolicy

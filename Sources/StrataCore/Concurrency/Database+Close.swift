@@ -43,14 +43,14 @@ extension Database {
         // earlier calls finish before the checkpoint below (its queue is serial), and its
         // readers close as their calls return.
         await waitForRunningWork(interruptingWhen: { closeInterruptsRunningWork.load() })
-        readerConnectionPool.close()
+        readerPool.close()
         // The snapshots' reads end here: their later reads throw `closed`, as every call does.
         for pin in snapshotPins.withLock({ pins in
             defer { pins.removeAll() }; return Array(pins.values)
         }) {
             DatabaseSnapshot.endPinningRead(on: pin)
         }
-        _ = try await writerConnectionQueue.close { connection in try Database.shutdownCheckpoint(on: connection) }
+        _ = try await writerQueue.close { connection in try Database.shutdownCheckpoint(on: connection) }
     }
 
     /// Whether ``close()`` was called.

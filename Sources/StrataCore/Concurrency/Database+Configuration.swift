@@ -35,9 +35,43 @@ extension Database {
         /// It needs an encrypting SQLite linked in place of libsqlite3; with any other, opening
         /// throws ``SQLiteLibraryError/encryptionUnavailable`` (see the Encryption article).
         public var passphrase: String?
+        /// Whether every connection opens read-only: the file must exist, the journal mode is
+        /// left as the file has it, and every write throws `SQLITE_READONLY`.
+        public var readOnly: Bool = false
+        /// Paths of loadable extensions every connection loads right after it opens, before
+        /// ``prepareConnection(_:)``'s closures run (see ``Connection/loadExtension(at:entryPoint:)``).
+        public var extensions: [String] = []
+        /// Settings for running under Litestream or another WAL replicator, or nil (the default).
+        /// When set, its busy timeout replaces ``busyTimeout``, the file must stay in WAL mode,
+        /// the writer begins every transaction IMMEDIATE, and ``Database/close()`` checkpoints
+        /// PASSIVE. Opening a database private to one connection (in memory) then throws
+        /// ``ReplicationSafetyError``.
+        public var replicationSafety: ReplicationSafety?
+        /// What ``prepareConnection(_:)`` added, in order.
+        var preparations: [Preparation] = []
 
         /// The defaults: foreign keys on, WAL, a 5 s busy timeout, `synchronous = NORMAL`, 5 readers.
         public init() {}
+
+        /// Adds a closure every connection runs once, writer and readers alike, after the
+        /// settings above and before its first use: register functions and collations there, or
+        /// set a pragma of your own. Closures run in the order they were added; one that throws
+        /// fails the open (or the read that needed a new reader).
+        ///
+        /// ```swift
+        /// var configuration = Database.Configuration()
+        /// configuration.prepareConnection { db in try db.execute("PRAGMA cache_size = -20000") }
+        /// ```
+        public mutating func prepareConnection(_ preparation: @escaping @Sendable (Connection) throws -> Void) {
+            preparations.append(Preparation(run: preparation))
+        }
+
+        /// A closure of ``prepareConnection(_:)``, equal only to itself (closures have no equality).
+        struct Preparation: Sendable, Equatable {
+            let id = UUID()
+            let run: @Sendable (Connection) throws -> Void
+            static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id }
+        }
 
         /// SQLite's journal modes. See <https://www.sqlite.org/pragma.html#pragma_journal_mode>.
         public enum JournalMode: String, Sendable, CaseIterable {
@@ -51,33 +85,74 @@ extension Database {
 
         /// Sets up a connection, writer or reader. The writer, opened first, puts the file in WAL
         /// mode; a rollback journal mode belongs to each connection, so every one sets it.
-        func prepare(_ connection: Connection) throws {
+        func prepare(_ connection: Connection, isWriter: Bool) throws {
+            let busyTimeout = replicationSafety?.busyTimeout ?? busyTimeout
             // First, so the pragmas below wait for a lock as the configuration says.
             try connection.busyHandler(.timeout(busyTimeout))
             // Before anything reads the file: SQLite reads the first page with the key it has then.
             if let passphrase { try connection.usePassphrase(passphrase) }
-            // Switching a fresh file to WAL takes an exclusive lock, and SQLite answers SQLITE_BUSY
-            // there without asking the busy handler while another process opens the same file:
-            // waited for here, within the busy timeout, as every other lock is.
-            let deadline = ContinuousClock.now + .milliseconds(Int(max(0, busyTimeout) * 1_000))
-            while true {
-                do {
-                    try connection.execute("PRAGMA journal_mode = \(journalMode.rawValue)")
-                    break
-                } catch let error as SQLiteError
-                    where (error.code & 0xFF == SQLITE_BUSY || error.code & 0xFF == SQLITE_LOCKED) && ContinuousClock.now < deadline
-                {
-                    usleep(5_000)
+            for path in extensions { try connection.loadExtension(at: path) }
+            if !readOnly {
+                // Switching a fresh file to WAL takes an exclusive lock, and SQLite answers SQLITE_BUSY
+                // there without asking the busy handler while another process opens the same file:
+                // waited for here, within the busy timeout, as every other lock is.
+                let deadline = ContinuousClock.now + .milliseconds(Int(max(0, busyTimeout) * 1_000))
+                let mode = replicationSafety == nil ? journalMode : .wal
+                while true {
+                    do {
+                        let set: String? = try connection.query("PRAGMA journal_mode = \(mode.rawValue)")
+                        if replicationSafety != nil, isWriter, set?.lowercased() != "wal" {
+                            throw ReplicationSafetyError(
+                                description:
+                                    "the database stays in \(set ?? "an unknown") journal mode, and a replicator follows the WAL: close other connections that hold it in another mode"
+                            )
+                        }
+                        break
+                    } catch let error as SQLiteError
+                        where (error.code & 0xFF == SQLITE_BUSY || error.code & 0xFF == SQLITE_LOCKED) && ContinuousClock.now < deadline
+                    {
+                        usleep(5_000)
+                    }
                 }
             }
-            try connection.execute("PRAGMA synchronous = \(synchronous.rawValue)")
+            try connection.execute("PRAGMA synchronous = \(replicationSafety == nil ? synchronous.rawValue : "NORMAL")")
             try connection.execute("PRAGMA foreign_keys = \(foreignKeys ? "ON" : "OFF")")
+            if let replicationSafety, isWriter, !readOnly {
+                switch replicationSafety.automaticCheckpoints {
+                case .sqliteDefault: try connection.execute("PRAGMA wal_autocheckpoint = 1000")
+                case .everyPages(let pages): try connection.execute("PRAGMA wal_autocheckpoint = \(pages)")
+                case .off: try connection.execute("PRAGMA wal_autocheckpoint = 0")
+                }
+                connection.beginsDeferredTransactionsImmediately = true
+            }
+            for preparation in preparations { try preparation.run(connection) }
         }
+
+        /// Refuses settings no connection could open with, before anything opens.
+        func validate(path: String) throws {
+            guard busyTimeout >= 0, busyTimeout.isFinite else {
+                throw SQLiteError(code: SQLITE_MISUSE, message: "the busy timeout must be a finite number of seconds, not \(busyTimeout)")
+            }
+            guard let safety = replicationSafety else { return }
+            guard !OpenFlags.isPrivateToEachConnection(path: path, flags: 0), !path.hasPrefix(OpenFlags.namedInMemoryPrefix) else {
+                throw ReplicationSafetyError(description: "replication needs a database file; \"\(path)\" lives in memory")
+            }
+            guard safety.busyTimeout >= 0, safety.busyTimeout.isFinite else {
+                throw ReplicationSafetyError(description: "the busy timeout must be a finite number of seconds, not \(safety.busyTimeout)")
+            }
+            if case .everyPages(let pages) = safety.automaticCheckpoints, pages <= 0 {
+                throw ReplicationSafetyError(description: "automatic checkpoints need a positive page count, not \(pages); use .off to turn them off")
+            }
+        }
+
+        /// The `sqlite3_open_v2` flags of the writer (readers use the same, read-only).
+        var openFlags: Int32 { OpenFlags.make(readOnly: readOnly) }
     }
 
-    /// Opens the database at `path` (creating the file if needed) for new code: every connection
-    /// is set up by `configuration`, the async ``write(_:)`` runs in one IMMEDIATE transaction,
-    /// ``read(_:)`` in one snapshot, and ``close()`` leaves the data in the database file alone.
+    /// Opens the database at `path` (creating the file if needed): the one way to open a
+    /// `Database`. Every connection is set up by `configuration`; ``write(_:)`` runs in one
+    /// IMMEDIATE transaction, ``read(_:)`` in one snapshot, and ``close()`` drains the calls
+    /// still running and leaves the data in the database file.
     ///
     /// ```swift
     /// let database = try Database(path: "app.sqlite")
@@ -85,19 +160,47 @@ extension Database {
     /// let titles = try await database.read { db in try db.query("SELECT title FROM book") as [String] }
     /// try await database.close()
     /// ```
-    /// SQift's initializers (``init(storageLocation:tableLockPolicy:multiThreaded:sharedCache:drainDelay:maximumReaderCount:extensions:writerConnectionPreparation:readerConnectionPreparation:)``)
-    /// keep SQift's behaviour: no pragmas, and bare `executeWrite` and `read` calls; the async
-    /// `write` is one IMMEDIATE transaction on every database.
+    /// `path` follows SQLite's conventions: `":memory:"` is an in-memory database private to this
+    /// `Database` (its reads go to the writer), `""` a temporary file, and
+    /// ``inMemoryPath(named:)`` an in-memory database shared by every `Database` of the process
+    /// that opens the same name.
+    /// - Throws: `SQLiteError` when the file cannot be opened or a pragma fails;
+    ///   ``ReplicationSafetyError`` when ``Configuration/replicationSafety`` cannot hold.
+    public convenience init(path: String, configuration: Configuration = Configuration()) throws {
+        try configuration.validate(path: path)
+        try self.init(
+            location: StorageLocation(path: path), tableLockPolicy: .fastFail, flags: configuration.openFlags, drainDelay: 1.0,
+            maximumReaderCount: configuration.maximumReaderCount, extensions: [],
+            writerConnectionPreparation: { try configuration.prepare($0, isWriter: true) },
+            readerConnectionPreparation: { try configuration.prepare($0, isWriter: false) }
+        )
+    }
+
+    /// The path of an in-memory database every connection of this process that opens it shares,
+    /// for ``init(path:configuration:)``: `Database(path: Database.inMemoryPath(named: "cache"))`.
+    public static func inMemoryPath(named name: String) -> String {
+        StorageLocation.namedInMemory(name).path
+    }
+}
+
+extension Connection {
+    /// The settings of ``Database/Configuration``, which a single connection takes too.
+    public typealias Configuration = Database.Configuration
+
+    /// Opens one connection to the database at `path` (creating the file if needed), set up by
+    /// `configuration` as a ``Database``'s writer is: WAL, foreign keys on, a busy timeout. A
+    /// connection is for one thread at a time; share a ``Database`` between threads instead.
+    ///
+    /// ```swift
+    /// let db = try Connection(path: "app.sqlite")
+    /// try db.execute("CREATE TABLE book(id INTEGER PRIMARY KEY, title TEXT)")
+    /// ```
+    /// `path` follows the conventions of ``Database/init(path:configuration:)``;
+    /// ``Configuration/maximumReaderCount`` does not apply.
     /// - Throws: `SQLiteError` when the file cannot be opened or a pragma fails.
     public convenience init(path: String, configuration: Configuration = Configuration()) throws {
-        try self.init(
-            storageLocation: .onDisk(path), tableLockPolicy: .fastFail, flags: OpenFlags.make(), drainDelay: 1.0,
-            maximumReaderCount: configuration.maximumReaderCount, extensions: [],
-            writerConnectionPreparation: configuration.prepare,
-            readerConnectionPreparation: configuration.prepare,
-            readsRunInOneSnapshot: true
-        )
-        // Counted from the start, so `close()` can wait for every call still running.
-        trackWork()
+        try configuration.validate(path: path)
+        try self.init(storageLocation: StorageLocation(path: path), tableLockPolicy: .fastFail, flags: configuration.openFlags)
+        try configuration.prepare(self, isWriter: true)
     }
 }

@@ -11,8 +11,8 @@ extension Database {
     /// returns, and a call already queued may not be reported.
     public func setEventHandler(_ handler: (any DatabaseEventHandler)?) {
         tracker().withState { $0.handler = handler }
-        readerConnectionPool.setEventHandler(handler)
-        _ = try? writerConnectionQueue.execute { $0.setEventHandler(handler) } // the closure cannot throw
+        readerPool.setEventHandler(handler)
+        _ = try? writerQueue.execute { $0.setEventHandler(handler) } // the closure cannot throw
     }
 
     /// The tracker, made on first use; it then stays, so every later call is counted.
@@ -50,7 +50,7 @@ extension Database {
 
     /// Closes the idle reader connections (the writer closes with the database).
     package func closeIdleReaders() {
-        readerConnectionPool.closeIdleConnections()
+        readerPool.closeIdleConnections()
     }
 
     /// Waits until every admitted call has returned (see ``refuseNewWork(throwing:)``). Each few

@@ -55,7 +55,7 @@ public final class DatabaseSnapshot: Sendable {
     ///   snapshot cannot be opened; what `closure` throws.
     public func read<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         let walSnapshot = walSnapshot
-        return try await database.readerConnectionPool.perform { connection in
+        return try await database.readerPool.perform { connection in
             try connection.transaction(transactionType: .deferred) {
                 try connection.openSnapshot(walSnapshot)
                 return try closure(connection)
@@ -79,7 +79,7 @@ extension Database {
         guard !readsUseWriter else {
             throw SQLiteError(code: SQLITE_ERROR, message: "a snapshot needs a database file in WAL mode, and this database is private to one connection")
         }
-        let pin = try readerConnectionPool.openConnectionOutsidePool()
+        let pin = try readerPool.openConnectionOutsidePool()
         // The pinning read is Strata's bookkeeping: out of the user's trace and authorizer.
         let walSnapshot = try await pin.perform { connection in
             try connection.withBookkeeping {

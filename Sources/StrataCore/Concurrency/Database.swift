@@ -17,14 +17,12 @@ import SQLite3
 /// let count = try await database.read { try $0.query("SELECT count(*) FROM cars") as Int? }
 /// try await database.close()
 /// ```
-/// SQift's initializers keep SQift's behaviour (SQLite's defaults, no transaction around a call):
-/// ```swift
-/// let database = try Database(storageLocation: .onDisk("path_to_db"))
-/// try database.executeWrite { connection in
-///     try connection.execute("PRAGMA journal_mode = WAL")
-///     try connection.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
-/// }
-/// ```
+/// Everything else is a ``Configuration`` field (read-only, extensions, connection preparation,
+/// reader count, passphrase, replication safety). Synchronous code calls the same names without
+/// `await`: their synchronous forms block the calling thread.
+/// Conforming to ``DatabaseWriter``, it can be handed to code written for any reader or writer.
+/// SQift's initializers, `executeRead` and `executeWrite` live in `StrataSQift`; a database
+/// they open behaves as this one does, but for SQift's own bare `executeRead` and `executeWrite`.
 /// Writes are serialized on the writer; reads run in parallel on up to `maximumReaderCount`
 /// read-only connections (callers past that wait or suspend for a free one), which in
 /// WAL mode see the last committed data and never wait for a write. Its connections wait up to
@@ -44,17 +42,14 @@ import SQLite3
 /// `observe` then fails with "no member". Name this type `Strata.Database` there, and Squeal's
 /// `Connection`; a file with only `import Strata` (or `StrataRecords`) always means this pool.
 public final class Database: Sendable {
-    /// The single writer connection; every write goes through it, one at a time.
-    public let writerConnectionQueue: ConnectionQueue
+    /// The single writer connection; every write goes through it, one at a time. Never handed
+    /// out: a call on it directly would bypass the tracking ``close()`` relies on.
+    package let writerQueue: ConnectionQueue
     /// The read-only connections that serve reads in parallel with each other and the writer
     /// (unused for an in-memory or temporary database, whose reads go to the writer).
-    public let readerConnectionPool: ConnectionPool
+    package let readerPool: ConnectionPool
     /// Whether reads go to the writer (a database private to one connection).
     let readsUseWriter: Bool
-    /// Whether the async `read` runs in one snapshot: true for ``init(path:configuration:)``, false
-    /// for SQift's initializers, whose reads stay bare as ``executeRead(closure:)``'s. (The async
-    /// `write` is a transaction whatever made the database.)
-    let readsRunInOneSnapshot: Bool
     /// The one shutdown ``close()`` starts; every later call waits for it.
     let closing = Locked<Task<Void, any Error>?>(nil)
     /// Set when a task waiting in ``close()`` is cancelled: the calls still running are interrupted.
@@ -80,7 +75,10 @@ public final class Database: Sendable {
     /// The tracker, when calls are tracked.
     private var activeTracker: DatabaseWorkTracker? { isTracked.load() ? workTracker.current : nil }
 
-    /// Opens the writer now (creating the file if needed); readers open on demand.
+    /// SQift's opener, kept so code that imports only `Strata` still builds; `import StrataSQift`
+    /// for it, or open ``init(path:configuration:)``.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "SQift's opener: import StrataSQift, or use Database(path:configuration:)")
     public convenience init(
         storageLocation: StorageLocation = .inMemory,
         tableLockPolicy: TableLockPolicy = .fastFail,
@@ -92,17 +90,18 @@ public final class Database: Sendable {
         writerConnectionPreparation: ((Connection) throws -> Void)? = nil,
         readerConnectionPreparation: ((Connection) throws -> Void)? = nil
     ) throws {
-        let flags = OpenFlags.make(multiThreaded: multiThreaded, sharedCache: sharedCache)
         try self.init(
-            storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags, drainDelay: drainDelay,
+            location: storageLocation, tableLockPolicy: tableLockPolicy,
+            flags: OpenFlags.make(multiThreaded: multiThreaded, sharedCache: sharedCache), drainDelay: drainDelay,
             maximumReaderCount: maximumReaderCount, extensions: extensions,
             writerConnectionPreparation: writerConnectionPreparation, readerConnectionPreparation: readerConnectionPreparation
         )
     }
 
-    /// Opens the writer with `flags`; readers use the same flags with READONLY instead of
-    /// READWRITE and CREATE. Every connection loads `extensions` (paths of loadable extensions,
-    /// see ``Connection/loadExtension(at:entryPoint:)``) before its preparation closure runs.
+    /// SQift's opener with explicit flags, kept so code that imports only `Strata` still builds;
+    /// `import StrataSQift` for it, or open ``init(path:configuration:)``.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "SQift's opener: import StrataSQift, or use Database(path:configuration:)")
     public convenience init(
         storageLocation: StorageLocation = .inMemory,
         tableLockPolicy: TableLockPolicy = .fastFail,
@@ -114,36 +113,35 @@ public final class Database: Sendable {
         readerConnectionPreparation: ((Connection) throws -> Void)? = nil
     ) throws {
         try self.init(
-            storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags, drainDelay: drainDelay,
+            location: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags, drainDelay: drainDelay,
             maximumReaderCount: maximumReaderCount, extensions: extensions,
-            writerConnectionPreparation: writerConnectionPreparation, readerConnectionPreparation: readerConnectionPreparation,
-            readsRunInOneSnapshot: false
+            writerConnectionPreparation: writerConnectionPreparation, readerConnectionPreparation: readerConnectionPreparation
         )
     }
 
-    /// The one designated initializer; `readsRunInOneSnapshot` is true for ``init(path:configuration:)``.
-    init(
-        storageLocation: StorageLocation,
+    /// The one designated initializer, which every opener (this module's, StrataSQift's) calls:
+    /// whatever opened it, a `Database` reads in snapshots, writes in transactions and tracks
+    /// its calls for ``close()``. Every connection loads `extensions` before its preparation runs.
+    package init(
+        location storageLocation: StorageLocation,
         tableLockPolicy: TableLockPolicy,
         flags: Int32,
         drainDelay: TimeInterval,
         maximumReaderCount: Int,
         extensions: [String],
         writerConnectionPreparation: ((Connection) throws -> Void)?,
-        readerConnectionPreparation: ((Connection) throws -> Void)?,
-        readsRunInOneSnapshot: Bool
+        readerConnectionPreparation: ((Connection) throws -> Void)?
     ) throws {
-        self.readsRunInOneSnapshot = readsRunInOneSnapshot
         writeRefusal = Self.writeRefusalRules.lazy.compactMap { $0(storageLocation.path, flags) }.first
         let writer = try Connection(storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: flags)
         try writer.busyHandler(.timeout(ConnectionPool.defaultBusyTimeout))
         for path in extensions { try writer.loadExtension(at: path) }
         try writerConnectionPreparation?(writer)
         // Every caller shares the writer: what one closure leaves open must not reach the next.
-        writerConnectionQueue = ConnectionQueue(connection: writer, endingLeftoverWorkFor: "the Database's writer")
+        writerQueue = ConnectionQueue(connection: writer, endingLeftoverWorkFor: "the Database's writer")
         let readerFlags = OpenFlags.reader(from: flags)
-        readerConnectionPool = ConnectionPool(
-            storageLocation: storageLocation, tableLockPolicy: tableLockPolicy, flags: readerFlags,
+        readerPool = ConnectionPool(
+            location: storageLocation, tableLockPolicy: tableLockPolicy, flags: readerFlags,
             availableConnectionDrainDelay: drainDelay, maximumConnectionCount: maximumReaderCount,
             connectionPreparation: extensions.isEmpty
                 ? readerConnectionPreparation
@@ -157,41 +155,119 @@ public final class Database: Sendable {
         case .onDisk(let path):
             readsUseWriter = OpenFlags.isPrivateToEachConnection(path: path, flags: flags)
         }
+        // Counted from the start, so `close()` can wait for every call still running.
+        trackWork()
     }
 
-    /// Runs `closure` on a reader connection (read-only; parallel with other reads and the writer).
+    /// Runs `closure` on a reader connection with no transaction around it (SQift's
+    /// `executeRead`, which StrataSQift declares): each statement sees what was committed when it
+    /// started.
     @discardableResult
-    public func executeRead<T>(closure: (Connection) throws -> T) throws -> T {
+    package func bareRead<T>(closure: (Connection) throws -> T) throws -> T {
         if let tracker = activeTracker {
             return try tracker.run(.read, onReader: !readsUseWriter, closure: closure) { body in
-                readsUseWriter ? try writerConnectionQueue.execute(closure: body) : try readerConnectionPool.execute(closure: body)
+                readsUseWriter ? try writerQueue.execute(closure: body) : try readerPool.execute(closure: body)
             }
         }
-        if readsUseWriter { return try writerConnectionQueue.execute(closure: closure) }
-        return try readerConnectionPool.execute(closure: closure)
+        if readsUseWriter { return try writerQueue.execute(closure: closure) }
+        return try readerPool.execute(closure: closure)
     }
 
-    /// Runs `closure` on the writer connection, serialized with every other write. A transaction
-    /// it leaves open, or a statement still running, is rolled back or reset when it returns
-    /// (reported on standard error in debug builds): the next caller shares the writer.
+    /// Runs `closure` on the writer with no transaction around it (SQift's `executeWrite`, and
+    /// the synchronous ``writeWithoutTransaction(_:)``). A transaction it leaves open, or a
+    /// statement still running, is rolled back or reset when it returns (reported on standard
+    /// error in debug builds): the next caller shares the writer.
     @discardableResult
-    public func executeWrite<T>(closure: (Connection) throws -> T) throws -> T {
+    package func bareWrite<T>(closure: (Connection) throws -> T) throws -> T {
         if let writeRefusal { throw writeRefusal }
         if let tracker = activeTracker {
-            return try tracker.run(.write, onReader: false, closure: closure) { try writerConnectionQueue.execute(closure: $0) }
+            return try tracker.run(.write, onReader: false, closure: closure) { try writerQueue.execute(closure: $0) }
         }
-        return try writerConnectionQueue.execute(closure: closure)
+        return try writerQueue.execute(closure: closure)
+    }
+
+    /// SQift's bare read, kept so code that imports only `Strata` still builds.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "SQift's spelling: import StrataSQift, or use read(_:) (one snapshot)")
+    @discardableResult
+    public func executeRead<T>(closure: (Connection) throws -> T) throws -> T { try bareRead(closure: closure) }
+
+    /// SQift's bare write, kept so code that imports only `Strata` still builds.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "SQift's spelling: import StrataSQift, or use write(_:) (one transaction)")
+    @discardableResult
+    public func executeWrite<T>(closure: (Connection) throws -> T) throws -> T { try bareWrite(closure: closure) }
+
+    /// SQift's writer queue, kept so code that imports only `Strata` still builds.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "SQift's spelling: import StrataSQift; calls on the queue bypass close()'s tracking")
+    public var writerConnectionQueue: ConnectionQueue { writerQueue }
+
+    /// SQift's reader pool, kept so code that imports only `Strata` still builds.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "SQift's spelling: import StrataSQift; calls on the pool bypass close()'s tracking")
+    public var readerConnectionPool: ConnectionPool { readerPool }
+
+    /// Runs `closure` on a reader in one read transaction, blocking the calling thread: every
+    /// query in it sees the same snapshot, whatever commits meanwhile. The synchronous twin of
+    /// the async ``read(_:)``, for code that is not async (a command-line tool, a test).
+    ///
+    /// ```swift
+    /// let count = try database.read { db in try db.query("SELECT count(*) FROM book") as Int? }
+    /// ```
+    /// - Throws: ``DatabaseError/closed`` after ``close()``; what `closure` throws.
+    // Disfavored, so top-level code (which may await) picks the async form; in code that is
+    // not async, the async form cannot be called and this one is picked.
+    @_disfavoredOverload
+    @discardableResult
+    public func read<T>(_ closure: (Connection) throws -> T) throws -> T {
+        try bareRead { connection in try connection.transaction(transactionType: .deferred) { try closure(connection) } }
+    }
+
+    /// Runs `closure` on the writer in one IMMEDIATE transaction, blocking the calling thread:
+    /// it commits when the closure returns and rolls back when it throws. The synchronous twin
+    /// of the async ``write(_:)``.
+    ///
+    /// ```swift
+    /// try database.write { db in try db.run("INSERT INTO book(title) VALUES(?)", "Dune") }
+    /// ```
+    /// - Throws: ``DatabaseError/closed`` after ``close()``; what `closure` or the COMMIT throws.
+    // Disfavored, so top-level code (which may await) picks the async form; in code that is
+    // not async, the async form cannot be called and this one is picked.
+    @_disfavoredOverload
+    @discardableResult
+    public func write<T>(_ closure: (Connection) throws -> T) throws -> T {
+        if let writeRefusal { throw writeRefusal }
+        if let tracker = activeTracker {
+            // The transaction inside the tracked work, so its BEGIN and COMMIT belong to it.
+            return try tracker.run(
+                .transaction, onReader: false,
+                closure: { connection in try connection.transaction(transactionType: .immediate) { try closure(connection) } },
+                submit: { try writerQueue.execute(closure: $0) }
+            )
+        }
+        return try writerQueue.execute { connection in try connection.transaction(transactionType: .immediate) { try closure(connection) } }
+    }
+
+    /// Runs `closure` on the writer with no transaction around it (for `VACUUM`, `PRAGMA
+    /// journal_mode` and the like), blocking the calling thread; the synchronous twin of the
+    /// async ``writeWithoutTransaction(_:)``.
+    /// - Throws: ``DatabaseError/closed`` after ``close()``; what `closure` throws.
+    // Disfavored, so top-level code (which may await) picks the async form; in code that is
+    // not async, the async form cannot be called and this one is picked.
+    @_disfavoredOverload
+    @discardableResult
+    public func writeWithoutTransaction<T>(_ closure: (Connection) throws -> T) throws -> T {
+        try bareWrite(closure: closure)
     }
 
     /// Runs `closure` on a reader without blocking the caller's thread; returns its value.
     ///
-    /// For a database made by ``init(path:configuration:)`` the closure runs in one read
-    /// transaction, so every query in it sees the same snapshot, whatever commits meanwhile. For
-    /// one made by SQift's initializers it is the async twin of ``executeRead(closure:)``: each
-    /// statement sees the data committed when it starts.
+    /// The closure runs in one read transaction, so every query in it sees the same snapshot,
+    /// whatever commits meanwhile.
     /// - Throws: ``DatabaseError/closed`` after ``close()``; what `closure` throws.
     public func read<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await performRead(closure) { try await readerConnectionPool.perform($0) }
+        try await performRead(closure) { try await readerPool.perform($0) }
     }
 
     /// Runs a short `closure` on a reader on the calling task's own thread: the form of
@@ -202,7 +278,7 @@ public final class Database: Sendable {
     /// once it has one, the closure runs on its thread (a thread of the cooperative pool, one per
     /// core), which is held until the closure returns. So keep long reads (a report, a scan) on
     /// ``read(_:)``, and never wait inside the closure for something another task must do: a
-    /// nested ``executeRead(closure:)`` on a full pool, a semaphore. With one such closure per
+    /// nested synchronous ``read(_:)`` on a full pool, a semaphore. With one such closure per
     /// core, no thread is left to run the tasks that would return a reader, and the calls
     /// deadlock where ``read(_:)``'s would not. Transactions, cancellation and events are as for
     /// ``read(_:)``. For a database private to one connection (in memory) reads go to the
@@ -214,7 +290,7 @@ public final class Database: Sendable {
     /// - Throws: ``DatabaseError/closed`` after ``close()``; `CancellationError` when cancelled;
     ///   what `closure` throws.
     public func readOnCallingThread<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await performRead(closure) { try await readerConnectionPool.performOnCallingThread($0) }
+        try await performRead(closure) { try await readerPool.performOnCallingThread($0) }
     }
 
     /// What both reads share: the snapshot, the tracking, and the writer for a database private
@@ -223,14 +299,14 @@ public final class Database: Sendable {
         _ closure: @escaping @Sendable (Connection) throws -> T,
         onReader: (@escaping @Sendable (Connection) throws -> T) async throws -> T
     ) async throws -> T {
-        let closure = readsRunInOneSnapshot ? Self.inOneSnapshot(closure) : closure
+        let closure = Self.inOneSnapshot(closure)
         let usesReader = !readsUseWriter
         if let tracker = activeTracker {
             return try await tracker.perform(.read, onReader: usesReader, closure: closure) { body in
-                usesReader ? try await onReader(body) : try await writerConnectionQueue.perform(body)
+                usesReader ? try await onReader(body) : try await writerQueue.perform(body)
             }
         }
-        return usesReader ? try await onReader(closure) : try await writerConnectionQueue.perform(closure)
+        return usesReader ? try await onReader(closure) : try await writerQueue.perform(closure)
     }
 
     /// `closure` inside a deferred transaction: its first read takes the snapshot, which lasts until the COMMIT.
@@ -245,21 +321,21 @@ public final class Database: Sendable {
     /// commits when the closure returns and rolls back when it throws, whichever initializer made
     /// the database. Inside it, nest with ``Connection/savepoint(named:closure:)`` (SQLite's
     /// transactions do not nest). Use ``writeWithoutTransaction(_:)`` for `VACUUM` and pragmas,
-    /// which cannot run in a transaction; SQift's ``executeWrite(closure:)`` stays bare too.
+    /// which cannot run in a transaction.
     /// - Throws: ``DatabaseError/closed`` after ``close()``; what `closure` or the COMMIT throws.
     public func write<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await writeInTransaction(transactionType: .immediate, closure)
     }
 
     /// Runs `closure` on the writer with no transaction around it (for `VACUUM`, `PRAGMA
-    /// journal_mode` and the like); the async twin of ``executeWrite(closure:)``.
+    /// journal_mode` and the like).
     /// - Throws: ``DatabaseError/closed`` after ``close()``; what `closure` throws.
     public func writeWithoutTransaction<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         if let writeRefusal { throw writeRefusal }
         if let tracker = activeTracker {
-            return try await tracker.perform(.write, onReader: false, closure: closure) { try await writerConnectionQueue.perform($0) }
+            return try await tracker.perform(.write, onReader: false, closure: closure) { try await writerQueue.perform($0) }
         }
-        return try await writerConnectionQueue.perform(closure)
+        return try await writerQueue.perform(closure)
     }
 
     /// Runs `closure` in a transaction on the writer, without blocking the caller's thread;
@@ -275,9 +351,9 @@ public final class Database: Sendable {
                 try connection.transaction(transactionType: transactionType) { try closure(connection) }
             }
             return try await tracker.perform(.transaction, onReader: false, closure: transaction) {
-                try await writerConnectionQueue.perform($0)
+                try await writerQueue.perform($0)
             }
         }
-        return try await writerConnectionQueue.performInTransaction(transactionType: transactionType, closure)
+        return try await writerQueue.performInTransaction(transactionType: transactionType, closure)
     }
 }

@@ -67,7 +67,8 @@ open class Connection {
 
     // MARK: - Opening
 
-    /// Opens a connection with SQift's flag conveniences.
+    /// Opens a connection with SQift's flag conveniences, kept so code that imports only `Strata`
+    /// still builds: `import StrataSQift` for it, or open ``init(path:configuration:)``.
     ///
     /// - Parameters:
     ///   - storageLocation: Where the database lives (in memory by default).
@@ -77,6 +78,8 @@ open class Connection {
     ///     `FULLMUTEX`.
     ///   - sharedCache: `SQLITE_OPEN_SHAREDCACHE` instead of `PRIVATECACHE`.
     /// - Throws: `SQLiteError` when the file cannot be opened (`SQLITE_CANTOPEN`, ...).
+    @_disfavoredOverload
+    @available(*, deprecated, message: "SQift's opener: import StrataSQift, or use Connection(path:configuration:)")
     public convenience init(
         storageLocation: StorageLocation = .inMemory,
         tableLockPolicy: TableLockPolicy = .fastFail,

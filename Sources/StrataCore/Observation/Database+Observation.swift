@@ -110,7 +110,7 @@ extension DatabaseObservable {
 
 extension Database: DatabaseObservable {
     /// How many observations of this database are running (registered and not yet ended).
-    public var activeObservationCount: Int { writerConnectionQueue.observationCenter.activeObservationCount }
+    public var activeObservationCount: Int { writerQueue.observationCenter.activeObservationCount }
 
     /// The observation the `observe` methods return: fetches run on a reader of the pool.
     public func makeObservation<Value: Sendable>(
@@ -118,8 +118,8 @@ extension Database: DatabaseObservable {
         fetch: @escaping @Sendable (Connection) throws -> Value,
         isDuplicate: (@Sendable (Value, Value) -> Bool)?
     ) -> DatabaseObservation<Value> {
-        let writer = writerConnectionQueue
-        let pool = readerConnectionPool
+        let writer = writerQueue
+        let pool = readerPool
         let readsOnWriter = readsUseWriter
         let workTracker = workTracker
         return DatabaseObservation(

@@ -222,7 +222,7 @@ extension Database {
 
     @usableFromInline
     package func registerOnEveryConnection(_ register: @escaping @Sendable (Connection) throws -> Void) throws {
-        try writerConnectionQueue.execute { try register($0) }
-        readerConnectionPool.addRegistration(register)
+        try writerQueue.execute { try register($0) }
+        readerPool.addRegistration(register)
     }
 }

@@ -52,7 +52,7 @@ extension SyncHub {
     /// (`strata-sync-hub rules check --postgres`).
     /// - Throws: ``SyncError/invalidRules(_:)``; what `schema` throws; the store's errors.
     public func verifyRules(_ rules: SyncRules, schema: (Connection) throws -> Void) throws {
-        let tables = try Connection(storageLocation: .inMemory)
+        let tables = try Connection(storageLocation: .inMemory, flags: OpenFlags.make())
         try tables.transaction { try schema(tables) }
         let compiled = try CompiledRules.compile(rules, version: 0, schema: tables)
         try storage.verifyRules(InitialSpaceRules(json: try rules.jsonData(), probes: { compiled.probes($0) }), schema: schema)
@@ -62,7 +62,7 @@ extension SyncHub {
     /// ``setRules(_:forSpace:)`` checks them against a space's (`strata-sync-hub rules check`).
     /// - Throws: ``SyncError/invalidRules(_:)``; what `schema` throws.
     public static func verifyRulesOffline(_ rules: SyncRules, schema: (Connection) throws -> Void) throws {
-        let tables = try Connection(storageLocation: .inMemory)
+        let tables = try Connection(storageLocation: .inMemory, flags: OpenFlags.make())
         try tables.transaction { try schema(tables) }
         _ = try CompiledRules.compile(rules, version: 0, schema: tables)
     }

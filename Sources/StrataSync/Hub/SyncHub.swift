@@ -160,7 +160,7 @@ public final class SyncHub: Sendable {
     /// creates it (in the store's one transaction).
     private func createSpaceIfNeeded(_ name: String, schema: (Connection) throws -> Void, initialRules: InitialSpaceRules?) throws -> Bool {
         try validateSpaceName(name)
-        let created = try Connection(storageLocation: .inMemory)
+        let created = try Connection(storageLocation: .inMemory, flags: OpenFlags.make())
         try created.transaction { try schema(created) }
         /// Whether the space is there (with these tables: with others it is refused).
         func exists() throws -> Bool {
@@ -196,7 +196,7 @@ public final class SyncHub: Sendable {
     public func createSpaceIfNeeded(_ name: String, rules: SyncRules?, schema: (Connection) throws -> Void) throws -> Bool {
         var initial: InitialSpaceRules?
         if let rules {
-            let tables = try Connection(storageLocation: .inMemory)
+            let tables = try Connection(storageLocation: .inMemory, flags: OpenFlags.make())
             try tables.transaction { try schema(tables) }
             let compiled = try CompiledRules.compile(rules, version: 0, schema: tables)
             initial = InitialSpaceRules(json: try rules.jsonData(), probes: { compiled.probes($0) })

@@ -117,7 +117,7 @@ package enum HubApply {
         // Checked here too, for a store's caller that skipped schemaWidths: a table named twice
         // would be created twice in the copy, `sqlite_sequence` not at all.
         try HubSchema.checkTableList(tables)
-        let copy = try Connection(storageLocation: .inMemory)
+        let copy = try Connection(storageLocation: .inMemory, flags: OpenFlags.make())
         for table in tables {
             guard let sql = try schema.schemaReader.table(named: table)?.sql else { throw SyncError.refused("no table \(table)") }
             try copy.execute(sql)

@@ -47,7 +47,7 @@ final class SQLiteFolderHubStorage: SyncHubStorage {
     /// SQLite runs the rules as they were compiled, so they need no probe here; they are written
     /// with the tables, before the file has its name.
     private static func build(_ url: URL, schema: (Connection) throws -> Void, rules: InitialSpaceRules?) throws {
-        let connection = try Connection(storageLocation: .onDisk(url.path))
+        let connection = try Connection(storageLocation: .onDisk(url.path), flags: OpenFlags.make())
         try connection.execute("PRAGMA journal_mode = WAL")
         try connection.transaction {
             try schema(connection)
@@ -100,7 +100,7 @@ final class SQLiteFolderHubStorage: SyncHubStorage {
             if let queue = spaces[name] { return queue }
             let url = fileURL(of: name)
             guard FileManager.default.fileExists(atPath: url.path) else { throw SyncError.unknownSpace(name) }
-            let connection = try Connection(storageLocation: .onDisk(url.path))
+            let connection = try Connection(storageLocation: .onDisk(url.path), flags: OpenFlags.make())
             // Another process may use the space's file (a second hub process, `strata sync
             // --hub-folder`): wait for its locks rather than failing at once.
             try connection.busyHandler(.timeout(10))

@@ -64,7 +64,7 @@ public final class SyncReplica: Sendable {
         self.transport = transport
         self.settings = settings
         guard !tables.isEmpty else { throw SyncError.refused("a replica needs at least one table to sync") }
-        let prepared = try database.executeWrite { connection -> (String, String, [(table: String, column: String)]) in
+        let prepared = try database.bareWrite { connection -> (String, String, [(table: String, column: String)]) in
             for table in tables { _ = try SchemaFingerprint.keyColumns(of: table, in: connection) }
             // Refuses here, by name, a table the session extension cannot record (generated
             // columns on SQLite 3.40), rather than failing every write.

@@ -185,7 +185,7 @@ public struct SyncRules: Codable, Sendable, Equatable {
         // A key written twice in one object: JSONDecoder keeps one silently, so a corrected line
         // appended below the old one (`"t": "true", "t": "owner = auth.user"`) would be dropped
         // and the bucket left public. SQLite's JSON reader keeps both, and tells.
-        if let repeated = try? Connection(storageLocation: .inMemory).query(
+        if let repeated = try? Connection(storageLocation: .inMemory, flags: OpenFlags.make()).query(
             "SELECT fullkey FROM json_tree(CAST(? AS TEXT)) WHERE typeof(key) = 'text' GROUP BY parent, key HAVING count(*) > 1 LIMIT 1", json)
             as String?
         {

@@ -309,7 +309,7 @@ extension SyncView {
         deletes: [RowKey: (columns: [String], values: [BindingValue])], definitions: Connection
     ) throws -> Data {
         guard !upserts.isEmpty || !deletes.isEmpty else { return Data() }
-        let copy = try Connection(storageLocation: .inMemory)
+        let copy = try Connection(storageLocation: .inMemory, flags: OpenFlags.make())
         for table in tables {
             guard let sql = try definitions.schemaReader.table(named: table)?.sql else { throw SyncError.refused("no table \(table)") }
             try copy.execute(sql)

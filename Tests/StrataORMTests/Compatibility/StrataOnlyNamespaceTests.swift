@@ -1,6 +1,7 @@
 // This file imports Strata but not StrataORM: none of the ORM's global names reach it, so
 // `Error` is Swift's protocol and `abs`/`max`/`count` are the standard library's.
 import Strata
+import StrataSQift
 import Testing
 
 private struct LocalError: Error {}

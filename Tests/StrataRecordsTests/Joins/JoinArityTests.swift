@@ -2,6 +2,7 @@
 // anywhere in the chain, self-joins aliased apart, and every clause over every table's columns,
 // each checked against the same query written by hand and run by SQLite.
 import Foundation
+import StrataSQift
 import Testing
 import StrataRecords
 

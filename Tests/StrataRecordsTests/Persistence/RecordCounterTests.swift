@@ -1,6 +1,7 @@
 // Counters on records: `update(db) { $0.visits += 1 }` runs one UPDATE computed by SQLite from
 // the stored value, on a real database file.
 import Foundation
+import StrataSQift
 import StrataRecords
 import StrataTestSupport
 import Testing

@@ -2,6 +2,7 @@
 // through `PRAGMA table_info`), an explicit `@Column` wins, and typed queries, joins, ordering,
 // associations, constraints, indexes, JSON and full-text search all use the mapped names.
 import Foundation
+import StrataSQift
 import Testing
 @testable import StrataRecords
 

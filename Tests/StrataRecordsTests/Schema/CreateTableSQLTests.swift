@@ -2,6 +2,7 @@
 // before (strings captured from main before the refactor), and the one type mapping's
 // "no declared type" for a binding outside SQLite's four storage classes.
 import Foundation
+import StrataSQift
 import Testing
 @testable import StrataRecords
 

@@ -2,6 +2,7 @@
 // virtual table its `createTable` makes (triggers and the fill from its content table
 // included), so a frozen v2 migration still searches; what cannot be planned is refused by name.
 import Foundation
+import StrataSQift
 import Strata
 import StrataTestSupport
 import Testing

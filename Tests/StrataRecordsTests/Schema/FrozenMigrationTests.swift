@@ -1,6 +1,7 @@
 // `RecordSchemaPlan.frozenMigration(_:)`: the plan as a DatabaseMigrator migration, which builds
 // the same schema as `migrate`, whatever the SQL holds.
 import Foundation
+import StrataSQift
 import Strata
 import StrataTestSupport
 import Testing

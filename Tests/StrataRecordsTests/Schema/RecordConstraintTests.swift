@@ -1,6 +1,7 @@
 // `@References`, `@Indexed`, `@Unique` and `@Check`: `createTable` declares them, and SQLite
 // enforces what it declared (foreign keys with `PRAGMA foreign_keys = ON`).
 import Foundation
+import StrataSQift
 import StrataTestSupport
 import Testing
 @testable import StrataRecords

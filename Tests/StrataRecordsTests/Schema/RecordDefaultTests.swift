@@ -2,6 +2,7 @@
 // column over rows with `ALTER TABLE … ADD COLUMN … NOT NULL DEFAULT …` instead of a rebuild;
 // without a default such a column is a named error, and a failed migration changes nothing.
 import Foundation
+import StrataSQift
 import StrataTestSupport
 import Testing
 @testable import StrataRecords

@@ -1,6 +1,7 @@
 // `checkSchema`: passes on the tables `createTable` makes, and names every difference of a
 // hand-made table that would make a record's reads, writes or declared constraints go wrong.
 import Foundation
+import StrataSQift
 import StrataTestSupport
 import Testing
 @testable import StrataRecords

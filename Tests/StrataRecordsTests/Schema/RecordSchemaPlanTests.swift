@@ -1,6 +1,7 @@
 // `RecordSchema`: the plan from records to a real database (CREATE TABLE, ADD COLUMN, the kernel's
 // rebuild, CREATE INDEX), data loss flagged and refused, and `migrate` all or nothing.
 import Foundation
+import StrataSQift
 import StrataTestSupport
 import Testing
 @testable import StrataRecords

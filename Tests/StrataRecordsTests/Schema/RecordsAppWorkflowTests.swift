@@ -2,6 +2,7 @@
 // each release frozen as a numbered migration file and applied by `Migrator`, data kept across
 // them, the drift check, and `close()` leaving the data in the main file.
 import Foundation
+import StrataSQift
 import StrataTestSupport
 import Testing
 import StrataRecords

@@ -1,4 +1,5 @@
 import StrataRecords
+import StrataSQift
 import StrataTestSupport
 
 /// The shared kit's `TemporaryDatabase`, named for this target's suites that do not import the kit.

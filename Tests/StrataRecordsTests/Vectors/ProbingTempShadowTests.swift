@@ -1,4 +1,5 @@
 import Foundation
+import StrataSQift
 import StrataTestSupport
 import Testing
 import StrataRecords

@@ -1,4 +1,5 @@
 import Foundation
+import StrataSQift
 import StrataTestSupport
 import Testing
 import Strata
@@ -94,7 +95,9 @@ import SQLite3
 
     /// SQift's initializers keep SQift's behaviour: SQLite's defaults, a bare `executeWrite`
     /// and `writeWithoutTransaction`, and a `read` whose statements each see the latest commit.
-    @Test func sqiftInitializersKeepSQiftsBehaviour() async throws {
+    /// SQift's opener keeps SQLite's own settings and bare `executeWrite`, but its `read` is one
+    /// snapshot like every `Database`'s (issue 83: the same behaviour whatever opened it).
+    @Test func sqiftInitializersKeepSQiftsSettingsAndSnapshotReads() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("sqift.sqlite")
         let database = try Database(storageLocation: .onDisk(path))
@@ -110,7 +113,8 @@ import SQLite3
             try other.execute("INSERT INTO t VALUES(2)")
             return [before, try Self.count(db)]
         }
-        #expect(counts == [1, 2])
+        #expect(counts == [1, 1])
+        #expect(try database.executeRead { try Self.count($0) } == 2)
     }
 
     /// The trap issue 67 removed: `write` on a `Database` made by SQift's initializer was bare,

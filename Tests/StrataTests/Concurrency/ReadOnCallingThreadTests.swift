@@ -1,4 +1,5 @@
 import Foundation
+import StrataSQift
 import StrataTestSupport
 import Testing
 import Strata
@@ -76,14 +77,17 @@ import Strata
         #expect(try database.executeRead { $0.isInTransaction } == false)
     }
 
-    @Test func sqiftsDatabaseRunsTheClosureWithoutATransaction() async throws {
+    /// Issue 83: a `Database` behaves the same whatever opened it, so SQift's opener reads in a
+    /// snapshot too; only SQift's own `executeRead` stays bare.
+    @Test func sqiftsDatabaseReadsInASnapshotToo() async throws {
         let directory = try TemporaryDirectory()
         let database = try Database(storageLocation: .onDisk(directory.path("sqift.sqlite")))
         try database.executeWrite { db in
             try db.execute("PRAGMA journal_mode = WAL")
             try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t(v) VALUES ('a')")
         }
-        #expect(try await database.readOnCallingThread { ($0.isInTransaction, try Self.count($0)) } == (false, 1))
+        #expect(try await database.readOnCallingThread { ($0.isInTransaction, try Self.count($0)) } == (true, 1))
+        #expect(try database.executeRead { $0.isInTransaction } == false)
     }
 
     @Test func anInMemoryDatabaseReadsOnItsWriter() async throws {

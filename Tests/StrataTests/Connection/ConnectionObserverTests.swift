@@ -1,4 +1,5 @@
 import Foundation
+import StrataSQift
 import Testing
 #if canImport(SQLite3)
 import SQLite3

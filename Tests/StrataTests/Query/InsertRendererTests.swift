@@ -2,6 +2,7 @@
 // generated names and values, the rows SQLite stores for each conflict action against the same
 // statement written by hand.
 import Foundation
+import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore

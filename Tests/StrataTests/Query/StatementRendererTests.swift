@@ -2,6 +2,7 @@
 // clause combinations, the rows SQLite returns for the rendered statement against the same
 // statement written by hand with literal numbers.
 import Foundation
+import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore

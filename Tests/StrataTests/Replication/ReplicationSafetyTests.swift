@@ -1,4 +1,5 @@
 import Foundation
+import StrataSQift
 import StrataTestSupport
 import Testing
 import Strata
@@ -11,7 +12,7 @@ import SQLite3
     @Test func oneCallConfiguresWALTimeoutsAndImmediateWrites() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("replicated.sqlite")
-        let database = try Database(storageLocation: .onDisk(path), replicationSafety: .litestream)
+        let database = try replicatedDatabase(path, .litestream)
         try database.executeWrite { db in
             #expect(try db.query("PRAGMA journal_mode") as String? == "wal")
             #expect(try db.query("PRAGMA busy_timeout") as Int? == 5_000)
@@ -40,7 +41,7 @@ import SQLite3
     @Test func immediateTransactionsAreAStatedSettingOfTheConnection() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("stated.sqlite")
-        let database = try Database(storageLocation: .onDisk(path), replicationSafety: .litestream)
+        let database = try replicatedDatabase(path, .litestream)
         #expect(try database.executeWrite { $0.beginsDeferredTransactionsImmediately })
         #expect(try database.executeRead { $0.beginsDeferredTransactionsImmediately } == false)
 
@@ -66,28 +67,28 @@ import SQLite3
 
     @Test func automaticCheckpointsCanBeLeftToTheReplicator() throws {
         let directory = try TemporaryDirectory()
-        let off = try Database(storageLocation: .onDisk(directory.path("a.sqlite")), replicationSafety: .litestreamHeavyWrites)
+        let off = try replicatedDatabase(directory.path("a.sqlite"), .litestreamHeavyWrites)
         #expect(try off.executeWrite { try $0.query("PRAGMA wal_autocheckpoint") as Int? } == 0)
         let custom = ReplicationSafety(busyTimeout: 1.5, automaticCheckpoints: .everyPages(250))
-        let every = try Database(storageLocation: .onDisk(directory.path("b.sqlite")), replicationSafety: custom)
+        let every = try replicatedDatabase(directory.path("b.sqlite"), custom)
         #expect(try every.executeWrite { try $0.query("PRAGMA wal_autocheckpoint") as Int? } == 250)
         #expect(try every.executeWrite { try $0.query("PRAGMA busy_timeout") as Int? } == 1_500)
     }
 
     @Test func badConfigurationsAreRefused() throws {
         let directory = try TemporaryDirectory()
-        #expect(throws: ReplicationSafetyError.self) { try Database(storageLocation: .inMemory, replicationSafety: .litestream) }
+        #expect(throws: ReplicationSafetyError.self) { try replicatedDatabase(":memory:", .litestream) }
         #expect(throws: ReplicationSafetyError.self) {
-            try Database(storageLocation: .onDisk(directory.path("c.sqlite")), replicationSafety: ReplicationSafety(automaticCheckpoints: .everyPages(0)))
+            try replicatedDatabase(directory.path("c.sqlite"), ReplicationSafety(automaticCheckpoints: .everyPages(0)))
         }
         #expect(throws: ReplicationSafetyError.self) {
-            try Database(storageLocation: .onDisk(directory.path("d.sqlite")), replicationSafety: ReplicationSafety(busyTimeout: .infinity))
+            try replicatedDatabase(directory.path("d.sqlite"), ReplicationSafety(busyTimeout: .infinity))
         }
     }
 
     @Test func strataRunsNoTruncateOrRestartCheckpointWhileLitestreamHoldsItsLock() throws {
         let directory = try TemporaryDirectory()
-        let database = try Database(storageLocation: .onDisk(directory.path("e.sqlite")), replicationSafety: .litestream)
+        let database = try replicatedDatabase(directory.path("e.sqlite"), .litestream)
         try database.executeWrite { db in
             try db.execute("CREATE TABLE _litestream_seq(id INTEGER PRIMARY KEY, seq INTEGER); CREATE TABLE _litestream_lock(id INTEGER)")
             #expect(throws: ReplicationError.self) { try db.checkpoint(mode: .truncate) }
@@ -101,7 +102,7 @@ import SQLite3
     @Test func topLevelSavepointsBeginImmediate() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("f.sqlite")
-        let database = try Database(storageLocation: .onDisk(path), replicationSafety: .litestream)
+        let database = try replicatedDatabase(path, .litestream)
         try database.executeWrite { try $0.execute("CREATE TABLE t(v)") }
         let other = try Connection(storageLocation: .onDisk(path))
         func expectWriteLockHeld() {
@@ -134,7 +135,7 @@ import SQLite3
     @Test func immediateSavepointsKeepSavepointSemantics() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("g.sqlite")
-        let database = try Database(storageLocation: .onDisk(path), replicationSafety: .litestream)
+        let database = try replicatedDatabase(path, .litestream)
         try database.executeWrite { try Self.exerciseSavepoints(on: $0) }
         let reader = try Connection(storageLocation: .onDisk(path))
         #expect(try reader.query("SELECT group_concat(v) FROM (SELECT v FROM t ORDER BY v)") as String? == "1,2,7,8")
@@ -190,3 +191,10 @@ import SQLite3
 }
 
 private struct Abort: Error {}
+
+/// A database opened as new code opens one under a replicator: the safety as a configuration field.
+func replicatedDatabase(_ path: String, _ safety: ReplicationSafety) throws -> Database {
+    var configuration = Database.Configuration()
+    configuration.replicationSafety = safety
+    return try Database(path: path, configuration: configuration)
+}

@@ -27,7 +27,7 @@ let logger = Logger(label: "bench") { _ in DiscardingLogHandler() }
 let registry = PrometheusCollectorRegistry()
 let metrics = PrometheusMetricsFactory(registry: registry)
 
-let db = try Connection(storageLocation: .inMemory)
+let db = try Connection(path: ":memory:")
 try db.execute("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL)")
 try db.transaction {
     for id in 1...1_000 { try db.run("INSERT INTO item(id, name, price) VALUES (?, ?, ?)", id, "item \(id)", Double(id) / 4) }

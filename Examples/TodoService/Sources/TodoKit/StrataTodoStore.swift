@@ -21,19 +21,15 @@ public struct StrataTodoStore: TodoStore {
     ) throws {
         self.listConsistency = listConsistency
         self.reads = reads
-        database = try Database(
-            storageLocation: .onDisk(path),
-            maximumReaderCount: readerCount,
-            writerConnectionPreparation: { try $0.execute("PRAGMA journal_mode = WAL") }
-        )
+        var configuration = Database.Configuration()
+        configuration.maximumReaderCount = readerCount
+        database = try Database(path: path, configuration: configuration)
         if let instrumentation { database.instrument(instrumentation) }
-        try database.executeWrite { db in
-            try db.transaction {
-                let exists: Int = try db.query("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'todo_search'") ?? 0
-                guard exists == 0 else { return }
-                try Todo.createTable(db, ifNotExists: true)
-                try TodoTitle.createFTS5Table(db, options: FTS5Options(content: .external(table: Todo.tableName, rowID: "id")))
-            }
+        try database.write { db in
+            let exists: Int = try db.query("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'todo_search'") ?? 0
+            guard exists == 0 else { return }
+            try Todo.createTable(db, ifNotExists: true)
+            try TodoTitle.createFTS5Table(db, options: FTS5Options(content: .external(table: Todo.tableName, rowID: "id")))
         }
     }
 

@@ -117,7 +117,7 @@ struct SyncBench {
 
     func replica(_ name: String, space: String, port: Int, maximumPushEntries: Int = 500) throws -> SyncReplica {
         let database = try Database(path: folder.appendingPathComponent("\(space)-\(name).sqlite").path)
-        try database.executeWrite { try $0.execute(Self.schema) }
+        try database.write { try $0.execute(Self.schema) }
         guard let url = URL(string: "http://127.0.0.1:\(port)") else { throw SyncError.refused("no URL for port \(port)") }
         var transport = HTTPSyncTransport(url: url)
         transport.pullWait = .milliseconds(Int(ProcessInfo.processInfo.environment["PULL_WAIT_MS"] ?? "5000") ?? 5000)

@@ -1,4 +1,5 @@
 import Foundation
+import StrataSQift
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

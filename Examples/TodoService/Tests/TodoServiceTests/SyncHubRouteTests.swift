@@ -1,4 +1,5 @@
 import Foundation
+import StrataSQift
 import Hummingbird
 import HummingbirdTesting
 import NIOCore

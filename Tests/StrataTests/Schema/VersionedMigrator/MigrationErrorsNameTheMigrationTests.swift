@@ -1,6 +1,7 @@
 // A migration that fails says which one, and where in it, while the error stays the
 // `SQLiteError` SQLite reported (same code, same failing SQL), and the database stays as it was.
 import Foundation
+import StrataSQift
 import Strata
 import StrataTestSupport
 import Testing

@@ -1,6 +1,7 @@
 // The one runner every schema front-end uses: atomic, foreign keys off around the transaction,
 // and only the violations a change added refused.
 import Foundation
+import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore
