@@ -10,7 +10,7 @@ extension Database {
     /// replicator; see ``ReplicationSafety``.
     ///
     /// ```swift
-    /// let database = try Database(storageLocation: .onDisk("app.sqlite"), replicationSafety: .litestream)
+    /// let database = try Database(storageLocation: .onDisk("app.sqlite"), replicationSafety: .litestream)   // now: Configuration.replicationSafety
     /// ```
     /// - Throws: ``ReplicationSafetyError`` for an in-memory or temporary database (nothing to
     ///   replicate) or one that cannot switch to WAL; `SQLiteError` when it cannot be opened.

@@ -18,7 +18,7 @@ public struct DatabaseShutdownError: Error, CustomStringConvertible, Sendable, E
 /// releases its idle readers.
 ///
 /// ```swift
-/// let database = try Database(storageLocation: .onDisk("app.sqlite"))
+/// let database = try Database(path: "app.sqlite")
 /// let group = ServiceGroup(
 ///     services: [DatabaseService(database), httpServer],
 ///     gracefulShutdownSignals: [.sigterm, .sigint],

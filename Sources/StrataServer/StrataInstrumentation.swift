@@ -12,7 +12,7 @@ import Tracing
 /// What a `Database` reports once instrumented: logs, metrics and spans.
 ///
 /// ```swift
-/// let database = try Database(storageLocation: .onDisk("app.sqlite"))
+/// let database = try Database(path: "app.sqlite")
 /// database.instrument(StrataInstrumentation(logger: Logger(label: "db")))
 /// ```
 /// Logs: each statement at `.debug` with its SQL (`db.statement`), bound values only with

@@ -6,7 +6,7 @@ import SQLite3
 /// Read-only connections to one database, opened on demand and reused, for parallel reads.
 ///
 /// ```swift
-/// let pool = ConnectionPool(storageLocation: .onDisk("path_to_db"))
+/// let pool = ConnectionPool(storageLocation: .onDisk("path_to_db"))   // import StrataSQift
 /// try pool.execute { connection in
 ///     let count: Int? = try connection.query("SELECT count(*) FROM cars")
 /// }

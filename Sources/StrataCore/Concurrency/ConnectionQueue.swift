@@ -3,7 +3,7 @@ import Foundation
 /// Runs work on one connection serially, from any thread.
 ///
 /// ```swift
-/// let queue = try ConnectionQueue(connection: Connection(storageLocation: .onDisk("path_to_db")))
+/// let queue = try ConnectionQueue(connection: Connection(path: "path_to_db"))
 /// try queue.executeInTransaction { connection in
 ///     try connection.execute("INSERT INTO cars VALUES(1, 'Audi', 52642)")
 /// }

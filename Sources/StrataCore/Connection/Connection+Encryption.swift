@@ -14,7 +14,7 @@ extension Connection {
     /// passphrase fails here, with `SQLITE_NOTADB`, rather than at the first query.
     ///
     /// ```swift
-    /// let connection = try Connection(storageLocation: .onDisk("secret.sqlite"))
+    /// let connection = try Connection(path: "secret.sqlite")
     /// try connection.usePassphrase("correct horse battery staple")
     /// ```
     /// ``Database`` keys every connection it opens, writer and readers, from

@@ -10,7 +10,7 @@ import SQLite3
 /// A connection to one SQLite database.
 ///
 /// ```swift
-/// let connection = try Connection(storageLocation: .onDisk("path_to_db"))
+/// let connection = try Connection(path: "path_to_db")
 /// try connection.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
 /// try connection.run("INSERT INTO cars VALUES(?, ?, ?)", 1, "Audi", 52_642)
 /// let count: Int? = try connection.query("SELECT count(*) FROM cars")

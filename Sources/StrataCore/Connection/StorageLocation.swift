@@ -8,7 +8,7 @@ public typealias SQL = String
 /// Where a connection's database lives.
 ///
 /// ```swift
-/// let disk = try Connection(storageLocation: .onDisk("/tmp/app.sqlite"))
+/// let disk = try Connection(storageLocation: .onDisk("/tmp/app.sqlite"))   // import StrataSQift
 /// let memory = try Connection(storageLocation: .inMemory)
 /// ```
 public enum StorageLocation: Sendable, Hashable {
@@ -23,7 +23,7 @@ public enum StorageLocation: Sendable, Hashable {
     /// `name`, gone when the last of them closes.
     ///
     /// ```swift
-    /// let database = try Database(storageLocation: .namedInMemory("cache"))
+    /// let database = try Database(path: Database.inMemoryPath(named: "cache"))
     /// ```
     /// Each connection opens the URI `file:/NAME?vfs=memdb` (SQLite's `memdb` VFS, 3.36 and
     /// later), so a `Database`'s writer and readers share the data: readers wait for a committing

@@ -123,7 +123,7 @@ extension Connection {
     /// `writeInTransaction`); a `BEGIN` you execute as SQL is yours.
     ///
     /// ```swift
-    /// let writer = try Connection(storageLocation: .onDisk(path))
+    /// let writer = try Connection(path: path)
     /// writer.beginsDeferredTransactionsImmediately = true
     /// try writer.transaction { try writer.execute("UPDATE counter SET n = n + 1") }   // BEGIN IMMEDIATE
     /// ```
