@@ -117,3 +117,23 @@ extension ConnectionPool {
         )
     }
 }
+
+// SQift's internals its own tests reach with `@testable import SQift`: internal here too, so
+// `@testable import StrataSQift` gives those tests the same names, and nothing else sees them.
+extension ConnectionPool {
+    var availableConnections: Set<ConnectionQueue> {
+        get { sqiftAvailableConnections }
+        set { sqiftAvailableConnections = newValue }
+    }
+    var busyConnections: Set<ConnectionQueue> {
+        get { sqiftBusyConnections }
+        set { sqiftBusyConnections = newValue }
+    }
+    func dequeueConnectionForUse() throws -> ConnectionQueue { try sqiftDequeueConnectionForUse() }
+    func enqueueConnectionForReuse(_ queue: ConnectionQueue) { sqiftEnqueueConnectionForReuse(queue) }
+}
+
+extension Migrator {
+    var migrationTableExists: Bool { sqiftMigrationTableExists }
+    func createMigrationTable() throws { try sqiftCreateMigrationTable() }
+}

@@ -32,7 +32,7 @@ extension Database {
     ///   - rowIDs: a `SELECT` of the rowids that may be returned; nil for all.
     ///   - parallelism: how many spans, at most the pool's readers; the machine's active
     ///     processor count by default.
-    /// - Throws: what the serial search throws; ``DatabaseError/closed``; `CancellationError`.
+    /// - Throws: what the serial search throws; ``SQLiteError/closed``; `CancellationError`.
     public func searchIVFIndex(
         _ name: String, nearest vector: FloatVector, k: Int, nprobe: Int, rescoring: Int = 8,
         among rowIDs: SQLFragment? = nil, parallelism: Int? = nil

@@ -15,11 +15,12 @@ if arguments.count == 4, arguments[1] == "--open-close" {
     do {
         let database = try Database(path: arguments[2])
         let name = arguments[3]
-        try await database.write { db in
+        // Top-level code picks the synchronous forms, which block this thread as the program wants.
+        try database.write { db in
             try db.execute("CREATE TABLE IF NOT EXISTS visit(name TEXT PRIMARY KEY NOT NULL)")
             try db.run("INSERT INTO visit(name) VALUES (?)", name)
         }
-        let count = try await database.read { db in try db.query("SELECT count(*) FROM visit") as Int? } ?? 0
+        let count = try database.read { db in try db.query("SELECT count(*) FROM visit") as Int? } ?? 0
         try await database.close()
         print(count)
         exit(0)

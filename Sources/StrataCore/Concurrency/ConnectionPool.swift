@@ -90,6 +90,19 @@ public final class ConnectionPool: Sendable {
         self.core = PoolCore(maximum: self.maximumConnectionCount) { $0.endLeftoverWork(returningTo: "a ConnectionPool") }
     }
 
+    /// SQift's internal pool surface, for `StrataSQift`, whose internal forwarders give SQift's own
+    /// tests (`@testable import StrataSQift`) the names they reach with `@testable import SQift`.
+    package var sqiftAvailableConnections: Set<ConnectionQueue> {
+        get { availableConnections }
+        set { availableConnections = newValue }
+    }
+    package var sqiftBusyConnections: Set<ConnectionQueue> {
+        get { busyConnections }
+        set { busyConnections = newValue }
+    }
+    package func sqiftDequeueConnectionForUse() throws -> ConnectionQueue { try dequeueConnectionForUse() }
+    package func sqiftEnqueueConnectionForReuse(_ queue: ConnectionQueue) { enqueueConnectionForReuse(queue) }
+
     /// Idle connections (settable, as SQift's tests reset it).
     var availableConnections: Set<ConnectionQueue> {
         get { Set(core.idleElements) }
@@ -213,7 +226,7 @@ public final class ConnectionPool: Sendable {
     }
 
     /// Closes the idle connections and refuses new work: each busy connection closes when its
-    /// call returns, and later calls throw ``DatabaseError/closed``.
+    /// call returns, and later calls throw ``SQLiteError/closed``.
     package func close() {
         isClosed.store(true)
         closeIdleConnections()

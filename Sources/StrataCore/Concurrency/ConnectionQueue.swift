@@ -28,7 +28,7 @@ public final class ConnectionQueue: @unchecked Sendable {
     /// may run one transaction across several closures.
     private let leftoverWorkOwner: String?
 
-    /// Set by ``close(finally:)``; from then on every call throws ``DatabaseError/closed``.
+    /// Set by ``close(finally:)``; from then on every call throws ``SQLiteError/closed``.
     private let isClosed = AtomicFlag(false)
 
     /// Wraps `connection`; from now on use it only through the queue.
@@ -131,7 +131,7 @@ public final class ConnectionQueue: @unchecked Sendable {
     }
 
     /// Runs `body` once the work queued before it is done, and marks the queue closed before it
-    /// starts: every later call throws ``DatabaseError/closed``, so `body` (a final checkpoint)
+    /// starts: every later call throws ``SQLiteError/closed``, so `body` (a final checkpoint)
     /// is the last thing the connection runs.
     package func close<T: Sendable>(finally body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in

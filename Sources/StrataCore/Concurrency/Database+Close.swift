@@ -2,7 +2,7 @@ import Foundation
 
 extension Database {
     /// Shuts the database down: refuses new work, waits for the calls already running, checkpoints
-    /// the WAL and closes the reader connections; every later call throws ``DatabaseError/closed``.
+    /// the WAL and closes the reader connections; every later call throws ``SQLiteError/closed``.
     ///
     /// ```swift
     /// try await database.close()   // now copying app.sqlite alone copies all the data

@@ -51,7 +51,7 @@ public final class DatabaseSnapshot: Sendable {
 
     /// Runs `closure` on a reader, in a read transaction that sees the database as it was when
     /// the snapshot was taken; returns its value.
-    /// - Throws: ``DatabaseError/closed`` after ``Database/close()``; `SQLiteError` when the
+    /// - Throws: ``SQLiteError/closed`` after ``Database/close()``; `SQLiteError` when the
     ///   snapshot cannot be opened; what `closure` throws.
     public func read<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         let walSnapshot = walSnapshot
@@ -72,7 +72,7 @@ extension Database {
     /// snapshot's reads may be separate calls, run in parallel on the reader pool.
     /// - Throws: ``SQLiteLibraryError/snapshotsUnavailable`` when the linked SQLite was built
     ///   without `SQLITE_ENABLE_SNAPSHOT`; `SQLiteError` when the database is not in WAL mode
-    ///   (or is in memory); ``DatabaseError/closed`` after ``close()``.
+    ///   (or is in memory); ``SQLiteError/closed`` after ``close()``.
     public func readSnapshot() async throws -> DatabaseSnapshot {
         guard SQLiteLibrary.supportsSnapshots else { throw SQLiteLibraryError.snapshotsUnavailable }
         // A database private to one connection (in memory) has no WAL file for readers to share.

@@ -215,10 +215,7 @@ public final class Database: Sendable {
     /// ```swift
     /// let count = try database.read { db in try db.query("SELECT count(*) FROM book") as Int? }
     /// ```
-    /// - Throws: ``DatabaseError/closed`` after ``close()``; what `closure` throws.
-    // Disfavored, so top-level code (which may await) picks the async form; in code that is
-    // not async, the async form cannot be called and this one is picked.
-    @_disfavoredOverload
+    /// - Throws: ``SQLiteError/closed`` after ``close()``; what `closure` throws.
     @discardableResult
     public func read<T>(_ closure: (Connection) throws -> T) throws -> T {
         try bareRead { connection in try connection.transaction(transactionType: .deferred) { try closure(connection) } }
@@ -231,10 +228,7 @@ public final class Database: Sendable {
     /// ```swift
     /// try database.write { db in try db.run("INSERT INTO book(title) VALUES(?)", "Dune") }
     /// ```
-    /// - Throws: ``DatabaseError/closed`` after ``close()``; what `closure` or the COMMIT throws.
-    // Disfavored, so top-level code (which may await) picks the async form; in code that is
-    // not async, the async form cannot be called and this one is picked.
-    @_disfavoredOverload
+    /// - Throws: ``SQLiteError/closed`` after ``close()``; what `closure` or the COMMIT throws.
     @discardableResult
     public func write<T>(_ closure: (Connection) throws -> T) throws -> T {
         if let writeRefusal { throw writeRefusal }
@@ -252,10 +246,7 @@ public final class Database: Sendable {
     /// Runs `closure` on the writer with no transaction around it (for `VACUUM`, `PRAGMA
     /// journal_mode` and the like), blocking the calling thread; the synchronous twin of the
     /// async ``writeWithoutTransaction(_:)``.
-    /// - Throws: ``DatabaseError/closed`` after ``close()``; what `closure` throws.
-    // Disfavored, so top-level code (which may await) picks the async form; in code that is
-    // not async, the async form cannot be called and this one is picked.
-    @_disfavoredOverload
+    /// - Throws: ``SQLiteError/closed`` after ``close()``; what `closure` throws.
     @discardableResult
     public func writeWithoutTransaction<T>(_ closure: (Connection) throws -> T) throws -> T {
         try bareWrite(closure: closure)
@@ -265,7 +256,7 @@ public final class Database: Sendable {
     ///
     /// The closure runs in one read transaction, so every query in it sees the same snapshot,
     /// whatever commits meanwhile.
-    /// - Throws: ``DatabaseError/closed`` after ``close()``; what `closure` throws.
+    /// - Throws: ``SQLiteError/closed`` after ``close()``; what `closure` throws.
     public func read<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await performRead(closure) { try await readerPool.perform($0) }
     }
@@ -287,7 +278,7 @@ public final class Database: Sendable {
     /// ```swift
     /// let book = try await database.readOnCallingThread { db in try Book.fetchOne(db, id: 42) }
     /// ```
-    /// - Throws: ``DatabaseError/closed`` after ``close()``; `CancellationError` when cancelled;
+    /// - Throws: ``SQLiteError/closed`` after ``close()``; `CancellationError` when cancelled;
     ///   what `closure` throws.
     public func readOnCallingThread<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await performRead(closure) { try await readerPool.performOnCallingThread($0) }
@@ -322,14 +313,14 @@ public final class Database: Sendable {
     /// the database. Inside it, nest with ``Connection/savepoint(named:closure:)`` (SQLite's
     /// transactions do not nest). Use ``writeWithoutTransaction(_:)`` for `VACUUM` and pragmas,
     /// which cannot run in a transaction.
-    /// - Throws: ``DatabaseError/closed`` after ``close()``; what `closure` or the COMMIT throws.
+    /// - Throws: ``SQLiteError/closed`` after ``close()``; what `closure` or the COMMIT throws.
     public func write<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await writeInTransaction(transactionType: .immediate, closure)
     }
 
     /// Runs `closure` on the writer with no transaction around it (for `VACUUM`, `PRAGMA
     /// journal_mode` and the like).
-    /// - Throws: ``DatabaseError/closed`` after ``close()``; what `closure` throws.
+    /// - Throws: ``SQLiteError/closed`` after ``close()``; what `closure` throws.
     public func writeWithoutTransaction<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         if let writeRefusal { throw writeRefusal }
         if let tracker = activeTracker {

@@ -1,21 +1,27 @@
 import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#endif
 
-/// What a ``Database`` throws for work it can no longer do.
-public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// ``Database/close()`` was called: the database takes no new work.
-    case closed
+/// GRDB's name for SQLite's error, so code and habits from GRDB read as they mean: a
+/// `DatabaseError` is an ``SQLiteError`` (its result code, message and SQL).
+public typealias DatabaseError = SQLiteError
 
-    /// Says what happened and why the call was refused.
-    public var description: String {
-        switch self {
-        case .closed: return "The database is closed: close() was called, so it takes no new work"
-        }
+extension SQLiteError {
+    /// What every call on a closed ``Database`` (or its queues) throws: `SQLITE_MISUSE`, with a
+    /// message that says ``Database/close()`` was called.
+    ///
+    /// ```swift
+    /// do { try await database.read { _ in } } catch DatabaseError.closed { /* shut down */ }
+    /// ```
+    public static let closed = SQLiteError(
+        code: SQLITE_MISUSE, message: "The database is closed: close() was called, so it takes no new work")
+
+    /// Matches an error against a particular one in a `catch` or `case` pattern, as
+    /// `catch DatabaseError.closed` does; errors of other types never match.
+    public static func ~= (pattern: SQLiteError, error: any Error) -> Bool {
+        (error as? SQLiteError) == pattern
     }
-}
-
-extension DatabaseError: LocalizedError {
-    /// The same sentence as ``description``, for `localizedDescription`.
-    public var errorDescription: String? { description }
 }
 
 /// What an observation's iterator throws for a use it cannot serve.

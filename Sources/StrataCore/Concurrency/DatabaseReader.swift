@@ -16,7 +16,7 @@ public protocol DatabaseReader: AnyObject, Sendable {
     /// Runs `closure` in one read transaction, blocking the calling thread.
     @discardableResult
     func read<T>(_ closure: (Connection) throws -> T) throws -> T
-    /// Drains the calls still running and closes; later calls throw ``DatabaseError/closed``.
+    /// Drains the calls still running and closes; later calls throw ``SQLiteError/closed``.
     func close() async throws
 }
 

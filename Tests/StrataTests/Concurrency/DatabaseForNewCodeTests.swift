@@ -282,7 +282,8 @@ import SQLite3
         #expect(throws: DatabaseError.closed) { try database.writerConnectionQueue.execute { try $0.execute("INSERT INTO t VALUES(1)") } }
         await #expect(throws: DatabaseError.closed) { try await database.readerConnectionPool.perform { try Self.count($0) } }
         #expect(DatabaseError.closed.description.contains("close()"))
-        #expect(DatabaseError.closed.localizedDescription == DatabaseError.closed.description)
+        #expect(DatabaseError.closed.localizedDescription.contains("close() was called"))
+        #expect(DatabaseError.closed.resultCode == .misuse)
 
         // Closing again is fine, and so are several closes at once.
         try await database.close()

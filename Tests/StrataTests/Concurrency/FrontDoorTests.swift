@@ -205,4 +205,23 @@ import SQLite3
         let memory = try Connection(path: ":memory:")
         #expect(try memory.query("PRAGMA journal_mode") as String? == "memory")
     }
+
+    /// A closed database throws SQLite's misuse under GRDB's name for SQLite's error, and
+    /// `catch DatabaseError.closed` matches it and nothing else.
+    @Test func aClosedDatabaseThrowsSQLitesMisuseUnderGRDBsName() async throws {
+        let database = try Database(path: ":memory:")
+        try await database.close()
+        var caught = false
+        do { try await database.read { _ in } } catch DatabaseError.closed { caught = true }
+        #expect(caught)
+        do {
+            try await database.write { _ in }
+            Issue.record("a write on a closed database ran")
+        } catch let error as DatabaseError {
+            #expect(error.resultCode == .misuse)
+            #expect(error == .closed)
+        }
+        #expect(!(SQLiteError.closed ~= SQLiteError(code: SQLITE_MISUSE, message: "another misuse")))
+        #expect(!(SQLiteError.closed ~= CancellationError()))
+    }
 }

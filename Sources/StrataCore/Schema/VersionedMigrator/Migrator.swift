@@ -42,6 +42,10 @@ open class Migrator {
     /// Whether the database is behind `desiredSchemaVersion`.
     public var migrationRequired: Bool { currentSchemaVersion < desiredSchemaVersion }
 
+    /// SQift's internal migrator surface, for `StrataSQift`'s forwarders (see `ConnectionPool`'s).
+    package var sqiftMigrationTableExists: Bool { migrationTableExists }
+    package func sqiftCreateMigrationTable() throws { try createMigrationTable() }
+
     var migrationTableExists: Bool {
         (try? readMigrationTableExists()) ?? false
     }
