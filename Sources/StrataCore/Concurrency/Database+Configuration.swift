@@ -150,8 +150,8 @@ extension Database {
     }
 
     /// Opens the database at `path` (creating the file if needed): the one way to open a
-    /// `Database`. Every connection is set up by `configuration`; ``write(_:)`` runs in one
-    /// IMMEDIATE transaction, ``read(_:)`` in one snapshot, and ``close()`` drains the calls
+    /// `Database`. Every connection is set up by `configuration`; `write` runs in one
+    /// IMMEDIATE transaction, `read` in one snapshot, and ``close()`` drains the calls
     /// still running and leaves the data in the database file.
     ///
     /// ```swift

@@ -3,7 +3,7 @@ import Foundation
 import SQLite3
 #endif
 
-/// One moment of a WAL ``Database``: every ``read(_:)`` on it sees the data as it was when
+/// One moment of a WAL ``Database``: every `read` on it sees the data as it was when
 /// ``Database/readSnapshot()`` took it, while writes go on.
 ///
 /// ```swift
@@ -68,7 +68,7 @@ extension Database {
     /// Takes a snapshot of the database as it is now, for several reads that must see the same
     /// data while writes go on (a report of several queries, an export in pages).
     ///
-    /// Unlike a single ``read(_:)``, whose queries share one transaction on one reader, the
+    /// Unlike a single `read`, whose queries share one transaction on one reader, the
     /// snapshot's reads may be separate calls, run in parallel on the reader pool.
     /// - Throws: ``SQLiteLibraryError/snapshotsUnavailable`` when the linked SQLite was built
     ///   without `SQLITE_ENABLE_SNAPSHOT`; `SQLiteError` when the database is not in WAL mode

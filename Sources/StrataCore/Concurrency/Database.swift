@@ -9,7 +9,7 @@ import SQLite3
 /// One writer connection and a pool of readers: the simple way to use a database from many threads.
 ///
 /// New code opens it with ``init(path:configuration:)`` (WAL, foreign keys on, a busy timeout),
-/// where each ``write(_:)`` is one IMMEDIATE transaction, each ``read(_:)`` one snapshot, and
+/// where each `write` is one IMMEDIATE transaction, each `read` one snapshot, and
 /// ``close()`` leaves every commit in the database file:
 /// ```swift
 /// let database = try Database(path: "app.sqlite")
@@ -174,7 +174,7 @@ public final class Database: Sendable {
     }
 
     /// Runs `closure` on the writer with no transaction around it (SQift's `executeWrite`, and
-    /// the synchronous ``writeWithoutTransaction(_:)``). A transaction it leaves open, or a
+    /// the synchronous `writeWithoutTransaction`). A transaction it leaves open, or a
     /// statement still running, is rolled back or reset when it returns (reported on standard
     /// error in debug builds): the next caller shares the writer.
     @discardableResult
@@ -210,7 +210,7 @@ public final class Database: Sendable {
 
     /// Runs `closure` on a reader in one read transaction, blocking the calling thread: every
     /// query in it sees the same snapshot, whatever commits meanwhile. The synchronous twin of
-    /// the async ``read(_:)``, for code that is not async (a command-line tool, a test).
+    /// the async `read`, for code that is not async (a command-line tool, a test).
     ///
     /// ```swift
     /// let count = try database.read { db in try db.query("SELECT count(*) FROM book") as Int? }
@@ -223,7 +223,7 @@ public final class Database: Sendable {
 
     /// Runs `closure` on the writer in one IMMEDIATE transaction, blocking the calling thread:
     /// it commits when the closure returns and rolls back when it throws. The synchronous twin
-    /// of the async ``write(_:)``.
+    /// of the async `write`.
     ///
     /// ```swift
     /// try database.write { db in try db.run("INSERT INTO book(title) VALUES(?)", "Dune") }
@@ -245,7 +245,7 @@ public final class Database: Sendable {
 
     /// Runs `closure` on the writer with no transaction around it (for `VACUUM`, `PRAGMA
     /// journal_mode` and the like), blocking the calling thread; the synchronous twin of the
-    /// async ``writeWithoutTransaction(_:)``.
+    /// async `writeWithoutTransaction`.
     /// - Throws: ``SQLiteError/closed`` after ``close()``; what `closure` throws.
     @discardableResult
     public func writeWithoutTransaction<T>(_ closure: (Connection) throws -> T) throws -> T {
@@ -262,18 +262,18 @@ public final class Database: Sendable {
     }
 
     /// Runs a short `closure` on a reader on the calling task's own thread: the form of
-    /// ``read(_:)`` for reads of a few microseconds (a row by key, a page), where going to the
+    /// `read` for reads of a few microseconds (a row by key, a page), where going to the
     /// reader's queue and back costs more than the read.
     ///
     /// The calling task still suspends, without blocking its thread, while every reader is busy;
     /// once it has one, the closure runs on its thread (a thread of the cooperative pool, one per
     /// core), which is held until the closure returns. So keep long reads (a report, a scan) on
-    /// ``read(_:)``, and never wait inside the closure for something another task must do: a
-    /// nested synchronous ``read(_:)`` on a full pool, a semaphore. With one such closure per
+    /// `read`, and never wait inside the closure for something another task must do: a
+    /// nested synchronous `read` on a full pool, a semaphore. With one such closure per
     /// core, no thread is left to run the tasks that would return a reader, and the calls
-    /// deadlock where ``read(_:)``'s would not. Transactions, cancellation and events are as for
-    /// ``read(_:)``. For a database private to one connection (in memory) reads go to the
-    /// writer's queue, as ``read(_:)``'s do.
+    /// deadlock where `read`'s would not. Transactions, cancellation and events are as for
+    /// `read`. For a database private to one connection (in memory) reads go to the
+    /// writer's queue, as `read`'s do.
     ///
     /// ```swift
     /// let book = try await database.readOnCallingThread { db in try Book.fetchOne(db, id: 42) }
@@ -311,7 +311,7 @@ public final class Database: Sendable {
     /// The write lock is taken at the start, so the transaction never fails to upgrade later; it
     /// commits when the closure returns and rolls back when it throws, whichever initializer made
     /// the database. Inside it, nest with ``Connection/savepoint(named:closure:)`` (SQLite's
-    /// transactions do not nest). Use ``writeWithoutTransaction(_:)`` for `VACUUM` and pragmas,
+    /// transactions do not nest). Use `writeWithoutTransaction` for `VACUUM` and pragmas,
     /// which cannot run in a transaction.
     /// - Throws: ``SQLiteError/closed`` after ``close()``; what `closure` or the COMMIT throws.
     public func write<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T {
@@ -330,7 +330,7 @@ public final class Database: Sendable {
     }
 
     /// Runs `closure` in a transaction on the writer, without blocking the caller's thread;
-    /// IMMEDIATE unless `transactionType` says otherwise, as ``write(_:)``.
+    /// IMMEDIATE unless `transactionType` says otherwise, as `write`.
     public func writeInTransaction<T: Sendable>(
         transactionType: Connection.TransactionType = .immediate,
         _ closure: @escaping @Sendable (Connection) throws -> T
