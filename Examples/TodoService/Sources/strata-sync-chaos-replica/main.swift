@@ -38,7 +38,8 @@ func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").ut
 
 do {
     let database = try Database(path: folder.appendingPathComponent(replicaID + ".sqlite").path)
-    try await database.writeWithoutTransaction {
+    // Top-level code picks the synchronous forms, which block this thread as the program wants.
+    try database.writeWithoutTransaction {
         try $0.execute("CREATE TABLE IF NOT EXISTS item(id TEXT PRIMARY KEY, owner TEXT NOT NULL, n INTEGER NOT NULL, note TEXT)")
     }
     guard let url = URL(string: "http://127.0.0.1:\(port)") else { exit(64) }
@@ -61,7 +62,7 @@ do {
     }
     var random = Random(state: seed)
     var unacknowledged: [String] = []
-    var own: [String] = try await database.read { try $0.query("SELECT id FROM item WHERE owner = ?", replicaID) }
+    var own: [String] = try database.read { try $0.query("SELECT id FROM item WHERE owner = ?", replicaID) }
     var step = 0
     while true {
         step += 1
