@@ -39,16 +39,14 @@ public struct StrataTodoStore: TodoStore {
     }
 
     public func list(limit: Int, offset: Int) async throws -> TodoPage {
-        let consistency = listConsistency
-        return try await read { db in
+        try await read { db in
             let page = {
                 let items = try Todo.order(by: \.id).limit(limit, offset: offset).fetchAll(db)
                 return TodoPage(items: items, total: try Todo.fetchCount(db), limit: limit, offset: offset)
             }
-            switch consistency {
-            case .snapshot: return try db.transaction(closure: page)
-            case .separate: return try page()
-            }
+            // A Database's read is already one snapshot, so the page and its total agree in both
+            // modes; `.separate` differs from `.snapshot` only in the sqlite-nio store.
+            return try page()
         }
     }
 

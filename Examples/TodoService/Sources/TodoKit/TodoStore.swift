@@ -24,7 +24,9 @@ public protocol TodoStore: Sendable {
 public enum ListConsistency: String, Sendable, CaseIterable {
     /// The page and the total in one read transaction: they agree, whatever commits meanwhile.
     case snapshot
-    /// Two statements on one connection, each seeing what was committed when it started.
+    /// Two statements on one connection, each seeing what was committed when it started (the
+    /// sqlite-nio store; the Strata store's reads are always one snapshot, so there it reads as
+    /// `.snapshot` does).
     case separate
 }
 
