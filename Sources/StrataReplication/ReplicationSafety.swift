@@ -23,36 +23,15 @@ extension Database {
         writerConnectionPreparation: ((Connection) throws -> Void)? = nil,
         readerConnectionPreparation: ((Connection) throws -> Void)? = nil
     ) throws {
-        guard case .onDisk(let path) = storageLocation, !OpenFlags.isPrivateToEachConnection(path: path, flags: 0) else {
-            throw ReplicationSafetyError(description: "replication needs a database file; \(storageLocation) lives in one connection's memory")
-        }
         let safety = replicationSafety
-        guard safety.busyTimeout >= 0, safety.busyTimeout.isFinite else {
-            throw ReplicationSafetyError(description: "the busy timeout must be a finite number of seconds, not \(safety.busyTimeout)")
-        }
-        if case .everyPages(let pages) = safety.automaticCheckpoints, pages <= 0 {
-            throw ReplicationSafetyError(description: "automatic checkpoints need a positive page count, not \(pages); use .off to turn them off")
-        }
+        try safety.validate(path: storageLocation.path)
         try self.init(
             location: storageLocation, tableLockPolicy: .fastFail, flags: OpenFlags.make(), drainDelay: 1.0,
             maximumReaderCount: maximumReaderCount,
             extensions: extensions,
             writerConnectionPreparation: { writer in
                 try writer.busyHandler(.timeout(safety.busyTimeout))
-                let mode: String? = try writer.query("PRAGMA journal_mode = WAL")
-                guard mode?.lowercased() == "wal" else {
-                    throw ReplicationSafetyError(
-                        description:
-                            "the database stays in \(mode ?? "an unknown") journal mode, and a replicator follows the WAL: close other connections that hold it in another mode"
-                    )
-                }
-                switch safety.automaticCheckpoints {
-                case .sqliteDefault: try writer.execute("PRAGMA wal_autocheckpoint = 1000")
-                case .everyPages(let pages): try writer.run("PRAGMA wal_autocheckpoint = \(pages)")
-                case .off: try writer.execute("PRAGMA wal_autocheckpoint = 0")
-                }
-                try writer.execute("PRAGMA synchronous = NORMAL")
-                writer.beginsDeferredTransactionsImmediately = true
+                try safety.prepareWriter(writer)
                 try writerConnectionPreparation?(writer)
             },
             readerConnectionPreparation: { reader in

@@ -100,13 +100,7 @@ extension Database {
                 let mode = replicationSafety == nil ? journalMode : .wal
                 while true {
                     do {
-                        let set: String? = try connection.query("PRAGMA journal_mode = \(mode.rawValue)")
-                        if replicationSafety != nil, isWriter, set?.lowercased() != "wal" {
-                            throw ReplicationSafetyError(
-                                description:
-                                    "the database stays in \(set ?? "an unknown") journal mode, and a replicator follows the WAL: close other connections that hold it in another mode"
-                            )
-                        }
+                        try connection.execute("PRAGMA journal_mode = \(mode.rawValue)")
                         break
                     } catch let error as SQLiteError
                         where (error.code & 0xFF == SQLITE_BUSY || error.code & 0xFF == SQLITE_LOCKED) && ContinuousClock.now < deadline
@@ -115,16 +109,10 @@ extension Database {
                     }
                 }
             }
-            try connection.execute("PRAGMA synchronous = \(replicationSafety == nil ? synchronous.rawValue : "NORMAL")")
+            try connection.execute("PRAGMA synchronous = \(synchronous.rawValue)")
             try connection.execute("PRAGMA foreign_keys = \(foreignKeys ? "ON" : "OFF")")
-            if let replicationSafety, isWriter, !readOnly {
-                switch replicationSafety.automaticCheckpoints {
-                case .sqliteDefault: try connection.execute("PRAGMA wal_autocheckpoint = 1000")
-                case .everyPages(let pages): try connection.execute("PRAGMA wal_autocheckpoint = \(pages)")
-                case .off: try connection.execute("PRAGMA wal_autocheckpoint = 0")
-                }
-                connection.beginsDeferredTransactionsImmediately = true
-            }
+            // After the settings above: the replicator's needs win over them on the writer.
+            if let replicationSafety, isWriter, !readOnly { try replicationSafety.prepareWriter(connection) }
             for preparation in preparations { try preparation.run(connection) }
         }
 
@@ -133,16 +121,7 @@ extension Database {
             guard busyTimeout >= 0, busyTimeout.isFinite else {
                 throw SQLiteError(code: SQLITE_MISUSE, message: "the busy timeout must be a finite number of seconds, not \(busyTimeout)")
             }
-            guard let safety = replicationSafety else { return }
-            guard !OpenFlags.isPrivateToEachConnection(path: path, flags: 0), !path.hasPrefix(OpenFlags.namedInMemoryPrefix) else {
-                throw ReplicationSafetyError(description: "replication needs a database file; \"\(path)\" lives in memory")
-            }
-            guard safety.busyTimeout >= 0, safety.busyTimeout.isFinite else {
-                throw ReplicationSafetyError(description: "the busy timeout must be a finite number of seconds, not \(safety.busyTimeout)")
-            }
-            if case .everyPages(let pages) = safety.automaticCheckpoints, pages <= 0 {
-                throw ReplicationSafetyError(description: "automatic checkpoints need a positive page count, not \(pages); use .off to turn them off")
-            }
+            try replicationSafety?.validate(path: path)
         }
 
         /// The `sqlite3_open_v2` flags of the writer (readers use the same, read-only).

@@ -56,6 +56,40 @@ public struct ReplicationSafety: Sendable, Equatable {
     public static let litestreamHeavyWrites = ReplicationSafety(automaticCheckpoints: .off)
 }
 
+extension ReplicationSafety {
+    /// Refuses a location or settings a replicator cannot follow, before anything opens.
+    package func validate(path: String) throws {
+        guard !OpenFlags.isPrivateToEachConnection(path: path, flags: 0), !path.hasPrefix(OpenFlags.namedInMemoryPrefix) else {
+            throw ReplicationSafetyError(description: "replication needs a database file; \"\(path)\" lives in memory")
+        }
+        guard busyTimeout >= 0, busyTimeout.isFinite else {
+            throw ReplicationSafetyError(description: "the busy timeout must be a finite number of seconds, not \(busyTimeout)")
+        }
+        if case .everyPages(let pages) = automaticCheckpoints, pages <= 0 {
+            throw ReplicationSafetyError(description: "automatic checkpoints need a positive page count, not \(pages); use .off to turn them off")
+        }
+    }
+
+    /// Sets up the writer: WAL kept (or refused), automatic checkpoints, `synchronous = NORMAL`,
+    /// and IMMEDIATE transactions. Its busy timeout is the caller's to set first.
+    package func prepareWriter(_ writer: Connection) throws {
+        let mode: String? = try writer.query("PRAGMA journal_mode = WAL")
+        guard mode?.lowercased() == "wal" else {
+            throw ReplicationSafetyError(
+                description:
+                    "the database stays in \(mode ?? "an unknown") journal mode, and a replicator follows the WAL: close other connections that hold it in another mode"
+            )
+        }
+        switch automaticCheckpoints {
+        case .sqliteDefault: try writer.execute("PRAGMA wal_autocheckpoint = 1000")
+        case .everyPages(let pages): try writer.execute("PRAGMA wal_autocheckpoint = \(pages)")
+        case .off: try writer.execute("PRAGMA wal_autocheckpoint = 0")
+        }
+        try writer.execute("PRAGMA synchronous = NORMAL")
+        writer.beginsDeferredTransactionsImmediately = true
+    }
+}
+
 /// Thrown when a database cannot be made safe for replication.
 public struct ReplicationSafetyError: Error, CustomStringConvertible, Equatable {
     /// What went wrong and what to do.
