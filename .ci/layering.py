@@ -125,7 +125,7 @@ TOOLCHAIN_MODULES = {
 # - names nearly every type declares, or witnesses of the standard library's protocols;
 # - names the standard library, Foundation or Dispatch also declare on their own types, met in
 #   these sources as uses of theirs (`array.filter`, `.success(`, `.nanoseconds(` of
-#   DispatchTimeInterval, `Swift.type(of:)`, CodingKey's `stringValue`, NSNumber's `int64Value`,
+#   DispatchTimeInterval, `Swift.type(of:)`, CodingKey's `stringValue`, NSNumber's `int64Value`, Progress's `resume()`,
 #   Strideable's `distance(to:)`).
 STOPLIST = {
     "description", "debugDescription", "hash", "hashValue", "encode", "makeIterator", "next",
@@ -133,7 +133,7 @@ STOPLIST = {
     "rawValue", "init", "none", "some",
     "filter", "prefix", "joined", "remove", "values", "index", "key", "base", "type", "start",
     "read", "write", "open", "success", "failure", "plus", "nanoseconds", "stringValue",
-    "int64Value", "distance", "data", "available",
+    "int64Value", "distance", "data", "available", "resume",
 }
 
 # Violations that need a redesign rather than a move, each with its one-line reason. Keys:

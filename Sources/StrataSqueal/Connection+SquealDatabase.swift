@@ -26,17 +26,20 @@ extension Connection {
     /// A new, empty temporary database: on disk in a file SQLite deletes when it closes.
     ///
     /// SQLite creates the file only when it first needs it, so opening fails only when SQLite
-    /// cannot allocate memory.
+    /// cannot allocate memory or an automatic extension (`sqlite3_auto_extension`) refuses the
+    /// connection; Squeal's signature cannot throw, so either stops the program.
     public class func newTemporaryDatabase() -> Connection {
         openInfallibly(.temporary)
     }
 
-    /// Opens a location that cannot fail for any reason but memory exhaustion.
+    /// Opens a location that touches no file: only memory exhaustion or a refusing automatic
+    /// extension can fail it.
     static func openInfallibly(_ location: StorageLocation) -> Connection {
         do {
             return try Connection(storageLocation: location, flags: OpenFlags.make())
         } catch {
-            // Reachable only on out-of-memory (in-memory and temporary opens touch no file).
+            // Out of memory, or an automatic extension refused the connection (litestream-vfs
+            // 0.5.17 registers one): Squeal's non-throwing signature leaves no other way out.
             fatalError("SQLite could not open a \(location == .inMemory ? "in-memory" : "temporary") database: \(error)")
         }
     }

@@ -25,13 +25,15 @@ extension Connection {
     /// Opens a new, empty in-memory database, as Squeal's `Database()` does.
     ///
     /// Only in `StrataSqueal`: in core, SQift's `try Connection()` keeps meaning its throwing
-    /// initializer. Opening an in-memory database fails only when SQLite cannot allocate memory,
-    /// which stops the program as any other allocation failure would.
+    /// initializer. Opening an in-memory database fails only when SQLite cannot allocate memory
+    /// or an automatic extension (`sqlite3_auto_extension`) refuses the connection; Squeal's
+    /// signature cannot throw, so either stops the program. `try Connection(path: ":memory:")`
+    /// is the throwing form.
     public convenience init() {
         do {
             try self.init(storageLocation: .inMemory, flags: OpenFlags.make())
         } catch {
-            // Reachable only on out-of-memory: an in-memory open touches no file.
+            // Out of memory, or an automatic extension refused the connection.
             fatalError("SQLite could not open an in-memory database: \(error)")
         }
     }

@@ -78,7 +78,7 @@ extension IVFBuilder {
             let handle = statement.handle
             while try statement.step() {
                 let rowBytes = Int(sqlite3_column_bytes(handle, 1))
-                guard sqlite3_column_type(handle, 1) == SQLITE_BLOB, String(cString: sqlite3_column_text(handle, 2)) == "blob" else {
+                guard sqlite3_column_type(handle, 1) == SQLITE_BLOB, sqlite3_column_text(handle, 2).map({ String(cString: $0) }) == "blob" else {
                     throw VectorError.malformedBlob(bytes: Int(sqlite3_column_int64(handle, 3)), layout: layout(index))
                 }
                 try checkChunk(rows: rowBytes, codes: Int(sqlite3_column_int64(handle, 3)), codeBytes: codeBytes, index)

@@ -214,3 +214,20 @@ final class SyncFolder: Sendable {
         }
     }
 }
+
+/// Settings a user may choose to mean "wait for ever" are clamped, never trapped on.
+@Suite struct HTTPTransportSettingsTests {
+    @Test func aPullWaitBeyondAnyClockIsClampedNotATrap() async throws {
+        // Nothing listens on port 1: the pull fails as a network failure, after building its URL
+        // from the wait (which overflowed before the clamp).
+        var transport = HTTPSyncTransport(url: URL(string: "http://127.0.0.1:1")!)
+        transport.attempts = 1
+        for wait in [Duration.seconds(Int64.max), .seconds(-5), .milliseconds(Int64.max)] {
+            transport.pullWait = wait
+            await #expect(throws: (any Error).self) {
+                _ = try await transport.pull(
+                    SyncPullRequest(space: "s", replicaID: "r", tables: ["t"], schemaFingerprint: "f", after: 0, limit: 1))
+            }
+        }
+    }
+}

@@ -96,7 +96,7 @@ extension Database {
                 // Switching a fresh file to WAL takes an exclusive lock, and SQLite answers SQLITE_BUSY
                 // there without asking the busy handler while another process opens the same file:
                 // waited for here, within the busy timeout, as every other lock is.
-                let deadline = ContinuousClock.now + .milliseconds(Int(max(0, busyTimeout) * 1_000))
+                let deadline = ContinuousClock.now + .milliseconds(Int(Connection.BusyHandler.milliseconds(busyTimeout)))
                 let mode = replicationSafety == nil ? journalMode : .wal
                 while true {
                     do {

@@ -52,7 +52,11 @@ extension Connection {
     /// An empty key means "no encryption" to SQLite3 Multiple Ciphers and SQLCipher: keying with
     /// it would leave the file in plaintext, and re-keying to it would decrypt the file, both
     /// silently. Refused by name instead.
+    /// A key longer than SQLite's `Int32` length is refused too, rather than trapping.
     private static func refuseEmpty(_ passphrase: String) throws {
+        guard passphrase.utf8.count <= Int(Int32.max) else {
+            throw SQLiteError(code: SQLITE_TOOBIG, message: "the passphrase is longer than SQLite takes (\(Int32.max) bytes)")
+        }
         guard passphrase.utf8.isEmpty else { return }
         throw SQLiteError(code: SQLITE_MISUSE, message: "an empty passphrase does not encrypt: SQLite would keep or write the file in plaintext")
     }

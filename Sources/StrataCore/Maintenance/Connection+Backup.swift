@@ -80,7 +80,7 @@ extension Connection {
             let code = sqlite3_errcode(destination.handle)
             throw SQLiteError(handle: destination.handle, code: code == SQLITE_OK ? SQLITE_ERROR : code)
         }
-        let progress = Progress(totalUnitCount: -1)
+        let progress = BackupProgress(totalUnitCount: -1)
         progress.isCancellable = true
         progress.isPausable = true
         let job = BackupJob(
@@ -145,6 +145,24 @@ package final class BackupPageCounter: Sendable {
     }
 }
 
+/// A backup's `Progress`, which a `pause()` arriving after the copy ended leaves unpaused.
+/// Foundation's `Progress` would keep `isPaused` true for good, though nothing is left to pause
+/// and no step will ever look at it again (SQift's own pause test races the copy this way).
+// @unchecked Sendable: `Progress` is thread-safe, and `ended` is guarded by its lock.
+private final class BackupProgress: Progress, @unchecked Sendable {
+    private let ended = Locked(false)
+
+    func markEnded() {
+        ended.withLock { $0 = true }
+        if super.isPaused { super.resume() }
+    }
+
+    override func pause() {
+        // Checked and paused under the lock, so a pause cannot slip in after `markEnded`.
+        ended.withLock { hasEnded in if !hasEnded { super.pause() } }
+    }
+}
+
 /// One running backup (a value: nothing in it changes; its memberwise initializer is the one used).
 // @unchecked Sendable: it has no mutable state; it owns the `sqlite3_backup`, which only
 // `backupQueue` touches, and holds the connections alive, which by the documented contract of
@@ -154,7 +172,7 @@ private struct BackupJob: @unchecked Sendable {
     let source: Connection
     let destination: Connection
     let pageSize: Int32
-    let progress: Progress
+    let progress: BackupProgress
     let pageCounter: BackupPageCounter?
     let completion: (Connection.BackupResult) -> Void
     let completionQueue: DispatchQueue
@@ -185,6 +203,7 @@ private struct BackupJob: @unchecked Sendable {
             result = .failure(SQLiteError(handle: destination.handle, code: code))
             break
         }
+        progress.markEnded()
         let finish = sqlite3_backup_finish(backup)
         if case .success = result, finish != SQLITE_OK {
             result = .failure(SQLiteError(handle: destination.handle, code: finish))

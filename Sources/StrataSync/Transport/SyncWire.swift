@@ -316,7 +316,10 @@ public struct HTTPSyncTransport: SyncTransport {
     }
 
     public func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
-        let waitMilliseconds = pullWait.components.seconds * 1000 + pullWait.components.attoseconds / 1_000_000_000_000_000
+        // Clamped before the arithmetic: a wait meant as "for ever" (`.seconds(Int64.max)`) would
+        // overflow it, and the hub caps every wait at its own maximum anyway.
+        let wait = min(max(pullWait, .zero), .seconds(86_400))
+        let waitMilliseconds = wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000
         let pullURL = try self.pullURL(request, action: "pull", extra: [URLQueryItem(name: "wait", value: String(waitMilliseconds))])
         return try SyncWire.decodePullResponse(try await send(URLRequest(url: pullURL)))
     }

@@ -191,6 +191,10 @@ import SQLite3
         configuration.busyTimeout = .nan
         #expect(throws: SQLiteError.self) { try Database(path: directory.path("app.sqlite"), configuration: configuration) }
         #expect(!FileManager.default.fileExists(atPath: directory.path("app.sqlite")))
+        // Longer than SQLite can wait is SQLite's longest wait, not a trap.
+        configuration.busyTimeout = 1e16
+        let patient = try Database(path: directory.path("patient.sqlite"), configuration: configuration)
+        #expect(try patient.read { try $0.query("PRAGMA busy_timeout") as Int? } == Int(Int32.max))
     }
 
     @Test func aSingleConnectionTakesTheSameSettings() throws {
@@ -223,5 +227,102 @@ import SQLite3
         }
         #expect(!(SQLiteError.closed ~= SQLiteError(code: SQLITE_MISUSE, message: "another misuse")))
         #expect(!(SQLiteError.closed ~= CancellationError()))
+    }
+
+    /// Each way a `Database` can be opened, for the behaviour test below.
+    enum Opener: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case path, configured, namedInMemory, sqiftBooleans, sqiftFlags
+
+        var testDescription: String { rawValue }
+        /// SQift's openers keep SQift's defaults: no foreign keys unless a preparation asks.
+        var enforcesForeignKeys: Bool { self == .path || self == .configured || self == .namedInMemory }
+        var isOnDisk: Bool { self != .namedInMemory }
+
+        func open(_ path: String) throws -> Database {
+            switch self {
+            case .path: return try Database(path: path)
+            case .configured:
+                var configuration = Database.Configuration()
+                configuration.maximumReaderCount = 2
+                configuration.replicationSafety = ReplicationSafety()
+                return try Database(path: path, configuration: configuration)
+            case .namedInMemory: return try Database(path: Database.inMemoryPath(named: path))
+            case .sqiftBooleans:
+                return try Database(storageLocation: .onDisk(path), writerConnectionPreparation: { try $0.execute("PRAGMA journal_mode = WAL") })
+            case .sqiftFlags:
+                return try Database(
+                    storageLocation: .onDisk(path), flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                    writerConnectionPreparation: { try $0.execute("PRAGMA journal_mode = WAL") })
+            }
+        }
+    }
+
+    /// One behaviour whatever opened the `Database`: reads in one snapshot, synchronous and
+    /// async writes in one transaction each (undone together on a throw), foreign keys as the
+    /// opener's defaults say, and `close()` waiting for the write still running.
+    @Test(arguments: Opener.allCases) func everyOpenerGivesTheSameBehaviour(_ opener: Opener) async throws {
+        let directory = try TemporaryDirectory()
+        let path = opener == .namedInMemory ? "behaviour-\(UUID().uuidString)" : directory.path("app.sqlite")
+        let database = try opener.open(path)
+        try await database.write { db in
+            try db.execute("CREATE TABLE parent(id INTEGER PRIMARY KEY); CREATE TABLE t(x INTEGER PRIMARY KEY, p REFERENCES parent)")
+        }
+        // Writes: one transaction each, sync and async, both undone on a throw.
+        func synchronousWrite() throws {
+            #expect(throws: SQLiteError.self) {
+                try database.write { db in
+                    try db.run("INSERT INTO t(x) VALUES(?)", 1)
+                    try db.run("INSERT INTO t(x) VALUES(?)", 1)
+                }
+            }
+            #expect(try database.write { $0.isInTransaction })
+        }
+        try synchronousWrite()
+        await #expect(throws: SQLiteError.self) {
+            try await database.write { db in
+                try db.run("INSERT INTO t(x) VALUES(?)", 2)
+                try db.run("INSERT INTO t(x) VALUES(?)", 2)
+            }
+        }
+        #expect(try await Self.rowCount(in: database) == 0)
+        // Reads: one snapshot, whoever commits meanwhile.
+        try await database.write { db in try db.run("INSERT INTO t(x) VALUES(?)", 3) }
+        let counts = try await database.read { db -> [Int] in
+            let before = try Self.count(db)
+            if opener.isOnDisk {
+                let other = try Connection(path: path)
+                try other.execute("INSERT INTO t(x) VALUES(4)")
+            }
+            return [before, try Self.count(db)]
+        }
+        #expect(counts[0] == counts[1] && counts[0] == 1)
+        // Foreign keys: a row pointing nowhere is refused where the opener turns them on.
+        do {
+            try await database.write { db in try db.run("INSERT INTO t(x, p) VALUES(?, ?)", 10, 99) }
+            #expect(!opener.enforcesForeignKeys, "a row pointing nowhere was accepted")
+        } catch let error as SQLiteError {
+            #expect(opener.enforcesForeignKeys)
+            #expect(error.resultCode.primary == .constraint)
+        }
+        let orphans = try await database.read { try $0.query("SELECT count(*) FROM t WHERE x = 10") as Int? }
+        #expect((orphans == 0) == opener.enforcesForeignKeys)
+        // close() waits for the write still running, and what it wrote is kept.
+        let started = Locked(false)
+        let writing = Task {
+            try await database.write { db in
+                started.withLock { $0 = true }
+                Thread.sleep(forTimeInterval: 0.2)
+                try db.run("INSERT INTO t(x) VALUES(?)", 20)
+            }
+        }
+        while !started.current { try await Task.sleep(for: .milliseconds(2)) }
+        try await database.close()
+        let written: Void? = try? await writing.value
+        #expect(written != nil)
+        await #expect(throws: DatabaseError.closed) { try await database.read { _ in } }
+        if opener.isOnDisk {
+            let reopened = try Connection(path: path)
+            #expect(try reopened.query("SELECT count(*) FROM t WHERE x = 20") as Int? == 1)
+        }
     }
 }

@@ -147,6 +147,38 @@ import SQLite3
         #expect(try destination.query("SELECT count(*) FROM t") == 50)
     }
 
+    /// A pause that lands after the copy ended (SQift's pause test races it so) cannot leave
+    /// `isPaused` true: nothing is left to pause and no step would ever resume it.
+    @Test func aPauseAfterTheCopyEndedLeavesTheBackupUnpaused() throws {
+        let source = try Connection()
+        try source.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1)")
+        let destination = try Connection()
+        let (result, progress) = try waitForBackup { completion in
+            try source.backup(to: destination, completionQueue: DispatchQueue(label: "c"), completion: completion)
+        }
+        #expect(result?.isSuccess == true)
+        progress.pause()
+        #expect(progress.isPaused == false)
+        #expect(progress.isFinished)
+        // Paused while it runs, it is paused until resumed, and unpaused once the copy has ended.
+        let (second, secondProgress) = try waitForBackup { completion in
+            let backupQueue = DispatchQueue(label: "b")
+            backupQueue.suspend() // the copy cannot end before the pause
+            let progress = try source.backup(
+                to: destination, pageSize: 1, backupQueue: backupQueue,
+                completionQueue: DispatchQueue(label: "c"), completion: completion)
+            progress.pause()
+            backupQueue.resume()
+            Thread.sleep(forTimeInterval: 0.05)
+            #expect(progress.isPaused)
+            #expect(progress.completedUnitCount == 0)
+            progress.resume()
+            return progress
+        }
+        #expect(second?.isSuccess == true)
+        #expect(secondProgress.isPaused == false)
+    }
+
     @Test func backupOntoItselfThrows() throws {
         let connection = try Connection()
         let error = sqliteError { try connection.backup(to: connection) { _ in } }

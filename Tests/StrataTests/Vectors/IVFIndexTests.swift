@@ -146,6 +146,20 @@ import Testing
         #expect(try db.query("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'doc_ivf%'") as Int == 0)
     }
 
+    /// A configuration row edited to sizes no build could make (centroids past memory, or an
+    /// overflowing product) is no index, never a trap or a huge allocation.
+    @Test func aConfigurationSizedPastAnyBuildIsNoIndex() throws {
+        for lists in [Int64(1) << 40, Int64(1) << 62, Int64.max] {
+            let db = try indexedDoc("CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB)") { db in
+                try db.run(literal: "INSERT INTO doc(embedding) VALUES (\(try FloatVector([1, 2])))")
+            }
+            try db.run("UPDATE doc_ivf_config SET lists = ?", lists)
+            #expect(throws: VectorIndexError.noSuchIndex("doc_ivf")) {
+                try db.searchIVFIndex("doc_ivf", nearest: try FloatVector([1, 2]), k: 1, nprobe: 1)
+            }
+        }
+    }
+
     @Test func fewerListsStillFindWellSeparatedNeighbours() throws {
         var random = SeededRandom(seed: 0x1F)
         let db = try Connection()
