@@ -27,7 +27,7 @@ import Testing
     }
 
     static func replica(_ name: String, _ folder: SyncFolder, _ transport: any SyncTransport) throws -> SyncReplica {
-        let database = try Database(storageLocation: .onDisk(folder.path(name + ".sqlite")))
+        let database = try Database(path: folder.path(name + ".sqlite"))
         try database.executeWrite { try $0.execute(Self.schema) }
         return try SyncReplica(database: database, replicaID: name, space: "s", tables: ["todo"], transport: transport)
     }
@@ -71,6 +71,49 @@ import Testing
             try await phone.database.read { try $0.query("SELECT title FROM todo WHERE id = 'a'") as String? } == "oat milk"
         }
         await again.stop()
+    }
+
+    /// The loops keep moving writes both ways on `Database(path:)` (WAL, snapshot reads) while
+    /// other tasks keep the cooperative pool's threads busy in blocking hub calls, as a busy test
+    /// run does. bbf3484 saw both loops stand still for 30 s there: queued pulls were then served
+    /// by a task on that same pool, so a pool whose threads were all blocked left them waiting.
+    /// They are served on a dispatch queue since 1d5334f; PullTogetherTests blocks the whole pool
+    /// and fails on the task. This test is the loop-level guard, not that deterministic one.
+    @Test func loopsOnDatabasePathKeepMovingWritesWhileThePoolIsBusy() async throws {
+        let folder = try SyncFolder()
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try hub.createSpace("s") { try $0.execute(Self.schema) }
+        let phone = try Self.replica("phone", folder, InProcessSyncTransport(hub: hub))
+        let laptop = try Self.replica("laptop", folder, InProcessSyncTransport(hub: hub))
+        #expect(try await phone.database.read { try $0.query("PRAGMA journal_mode") as String? } == "wal")
+        let fingerprint = try hub.expectedFingerprint(of: ["todo"])
+        let stop = Locked(false)
+        let hammers = (0..<(2 * ProcessInfo.processInfo.activeProcessorCount)).map { index in
+            Task.detached {
+                let request = SyncPullRequest(
+                    space: "s", replicaID: "busy\(index)", tables: ["todo"], schemaFingerprint: fingerprint, after: 0, limit: 100)
+                while !stop.current {
+                    _ = try? hub.pull(request)  // blocks this thread of the pool on the space
+                    usleep(2_000)
+                    await Task.yield()
+                }
+            }
+        }
+        let phoneLoop = phone.startSyncing(interval: .milliseconds(50))
+        let laptopLoop = laptop.startSyncing(interval: .milliseconds(50))
+        for n in 0..<20 { try await phone.write { try $0.run("INSERT INTO todo VALUES (?, 'x')", "p\(n)") } }
+        try await Self.eventually("the phone's 20 writes reach the laptop") {
+            try await laptop.database.read { try $0.query("SELECT count(*) FROM todo") as Int? } == 20
+        }
+        try await laptop.write { try $0.run("UPDATE todo SET title = 'y' WHERE id = 'p0'") }
+        try await Self.eventually("the laptop's write reaches the phone") {
+            try await phone.database.read { try $0.query("SELECT title FROM todo WHERE id = 'p0'") as String? } == "y"
+        }
+        stop.withLock { $0 = true }
+        for hammer in hammers { await hammer.value }
+        await phoneLoop.stop()
+        await laptopLoop.stop()
+        #expect(try hub.version(ofSpace: "s") == 21)
     }
 
     @Test func failuresAreRetriedWithBackoffAndTheErrorClearsOnceSynced() async throws {
