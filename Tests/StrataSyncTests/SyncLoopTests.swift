@@ -93,7 +93,7 @@ import Testing
                 let request = SyncPullRequest(
                     space: "s", replicaID: "busy\(index)", tables: ["todo"], schemaFingerprint: fingerprint, after: 0, limit: 100)
                 while !stop.current {
-                    _ = try? hub.pull(request)  // blocks this thread of the pool on the space
+                    _ = try? hub.pull(request) // blocks this thread of the pool on the space
                     usleep(2_000)
                     await Task.yield()
                 }
