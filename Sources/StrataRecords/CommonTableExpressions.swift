@@ -208,7 +208,7 @@ extension QueryableRecord {
     /// `order`, `select`, joins and `fetchCount` apply to the rows found, and it nests inside
     /// another query's `where` (it does not throw while it is built, so a closure can build it).
     ///
-    /// Running it throws ``RecordQueryError/unsupported(_:)`` when `step` joined another recursive
+    /// Running it throws ``RecordError/unsupported(_:)`` when `step` joined another recursive
     /// query's rows instead of the `previous` it was given.
     public static func recursive(start: RecordQuery<Self>, step: (RecursiveRows<Self>) -> RecursiveStep<Self>) -> RecordQuery<Self> {
         recursive(start: start, step: step, depthLimit: nil)
@@ -218,7 +218,7 @@ extension QueryableRecord {
     /// data whose cycles pass through rows that differ (or for a walk only so deep). The start
     /// rows are depth 0; each row is returned once, however many paths reach it.
     ///
-    /// Running it throws ``RecordQueryError/unsupported(_:)`` for a negative `maxDepth`, or a
+    /// Running it throws ``RecordError/unsupported(_:)`` for a negative `maxDepth`, or a
     /// step that did not join the `previous` it was given.
     public static func recursive(start: RecordQuery<Self>, step: (RecursiveRows<Self>) -> RecursiveStep<Self>, maxDepth: Int) -> RecordQuery<Self> {
         guard maxDepth >= 0 else {
@@ -229,7 +229,7 @@ extension QueryableRecord {
 
     /// A query that throws `error` when it runs (alone, counted or nested): how a builder that
     /// cannot throw, because a `where` closure may call it, reports a query built wrong.
-    private static func failing(_ error: RecordQueryError) -> RecordQuery<Self> {
+    private static func failing(_ error: RecordError) -> RecordQuery<Self> {
         all().where { _ in RecordPredicate("\(SQLFragment.unbindable(error)) IS NULL") }
     }
 

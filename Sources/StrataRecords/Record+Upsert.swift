@@ -35,11 +35,11 @@ extension TypedColumn: NamedRecordColumn {}
 
 extension QueryableRecord {
     /// The column each key path names, in order.
-    /// - Throws: ``RecordQueryError/unsupported(_:)`` for a key path that is no column (`\.name.name`).
+    /// - Throws: ``RecordError/unsupported(_:)`` for a key path that is no column (`\.name.name`).
     static func columnNames(_ keyPaths: [PartialKeyPath<Columns>], for operation: String) throws -> [String] {
         try keyPaths.map { keyPath in
             guard let column = columns[keyPath: keyPath] as? any NamedRecordColumn else {
-                throw RecordQueryError.unsupported("\(operation) on \(Self.self) takes key paths to its columns, and \(keyPath) is not one")
+                throw RecordError.unsupported("\(operation) on \(Self.self) takes key paths to its columns, and \(keyPath) is not one")
             }
             return column.name
         }
@@ -98,7 +98,7 @@ extension Record {
     /// ```
     /// A nil key is written back from the row inserted or updated. An empty `columns` does nothing
     /// on a collision.
-    /// - Throws: ``RecordQueryError/unsupported(_:)`` for a key path that is no column;
+    /// - Throws: ``RecordError/unsupported(_:)`` for a key path that is no column;
     ///   `SQLiteError` when `target` is not a unique column or key ("ON CONFLICT clause does not
     ///   match any PRIMARY KEY or UNIQUE constraint"), or for a collision on another constraint.
     public mutating func upsert<V>(

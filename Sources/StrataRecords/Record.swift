@@ -281,6 +281,12 @@ public enum RecordError: Error, CustomStringConvertible, Equatable {
     case noPrimaryKey(record: String)
     /// `update` found no row with the record's key.
     case notFound(record: String)
+    /// A typed query asks what the operation does not accept (a join in a delete, a limit in an
+    /// update, ...): the text says what to change.
+    case unsupported(String)
+    /// A row a nearest-neighbour scan ranked was gone when its record was read: the table changed
+    /// between a parallel scan's reads (each reader reads its own snapshot). Run the query again.
+    case rowChanged(rowID: Int64)
 
     /// What happened and how to fix it, naming the record type and column.
     public var description: String {
@@ -300,6 +306,10 @@ public enum RecordError: Error, CustomStringConvertible, Equatable {
             return "Record \(record) declares no @PrimaryKey, which this operation needs"
         case .notFound(let record):
             return "No \(record) row has this record's primary key: nothing was updated"
+        case .unsupported(let message):
+            return message
+        case .rowChanged(let rowID):
+            return "The row with rowid \(rowID) changed while a nearest-neighbour scan ran; run it again"
         }
     }
 

@@ -107,7 +107,7 @@ public struct HybridQuery<R: QueryableRecord>: Sendable {
             return "SELECT \(indexRowID) FROM \(index) WHERE \(index) MATCH \(pattern) AND \(indexRowID) IN (\(keptRows)) \(order)"
         }
         guard sameIdentifier(keySource.table, R.tableName) else {
-            throw RecordQueryError.unsupported("hybridSearch on \(R.self): the keyed index \(textTable) is over \(keySource.table), not \(R.tableName)")
+            throw RecordError.unsupported("hybridSearch on \(R.self): the keyed index \(textTable) is over \(keySource.table), not \(R.tableName)")
         }
         let keyColumn = SQLFragment.column(keySource.key, table: base.qualifier)
         let kept = base.queryParts.select(
@@ -122,19 +122,19 @@ public struct HybridQuery<R: QueryableRecord>: Sendable {
     }
 
     /// The fused results, best first.
-    /// - Throws: ``RecordQueryError`` for a negative `k` or `candidates`, a negative fusion
+    /// - Throws: ``RecordError`` for a negative `k` or `candidates`, a negative fusion
     ///   constant, or a query with a limit, group or having; what ``NearestQuery/fetchAll(_:)``
     ///   throws for the vectors; `SQLiteError` (no such FTS5 table, a malformed pattern).
     public func fetchAll(_ db: Connection) throws -> [HybridMatch<R>] {
         guard k >= 0, candidates >= 0 else {
-            throw RecordQueryError.unsupported("hybridSearch on \(R.self) takes k ≥ 0 and candidates ≥ 0, not k = \(k), candidates = \(candidates)")
+            throw RecordError.unsupported("hybridSearch on \(R.self) takes k ≥ 0 and candidates ≥ 0, not k = \(k), candidates = \(candidates)")
         }
         guard fusion.k >= 0, fusion.textWeight.isFinite, fusion.vectorWeight.isFinite else {
-            throw RecordQueryError.unsupported("hybridSearch on \(R.self) takes a fusion constant ≥ 0 and finite weights")
+            throw RecordError.unsupported("hybridSearch on \(R.self) takes a fusion constant ≥ 0 and finite weights")
         }
         let parts = base.queryParts
         guard parts.limitCount == nil, parts.groups.isEmpty, parts.having == nil else {
-            throw RecordQueryError.unsupported("hybridSearch on \(R.self) takes a query without limit, group or having: k is its limit")
+            throw RecordError.unsupported("hybridSearch on \(R.self) takes a query without limit, group or having: k is its limit")
         }
         guard k > 0, candidates > 0 else { return [] }
 
@@ -163,7 +163,7 @@ public struct HybridQuery<R: QueryableRecord>: Sendable {
         return try ranked.map { hit in
             let vector = vectorRanks[hit.rowID]
             guard let record = vector?.entry.record ?? textRecords[hit.rowID] else {
-                throw RecordQueryError.unsupported("hybridSearch on \(R.self): the row with rowid \(hit.rowID) changed while it was read")
+                throw RecordError.unsupported("hybridSearch on \(R.self): the row with rowid \(hit.rowID) changed while it was read")
             }
             return HybridMatch(
                 record: record, score: hit.score, textRank: textRanks[hit.rowID],

@@ -25,26 +25,26 @@ public struct ProbingNearestQuery<R: QueryableRecord>: Sendable {
     public let rescoring: Int
 
     /// The nearest records the probed lists hold, nearest first, with their distances.
-    /// - Throws: ``RecordQueryError`` when the index is over another table, column or metric, a
+    /// - Throws: ``RecordError`` when the index is over another table, column or metric, a
     ///   TEMP table hides its table, or the query has a limit, group or having; `VectorIndexError`; `VectorError`; `SQLiteError`.
     public func fetchAll(_ db: Connection) throws -> [(record: R, distance: Double)] {
         let base = nearest.base
         let parts = base.queryParts
         guard parts.limitCount == nil, parts.groups.isEmpty, parts.having == nil else {
-            throw RecordQueryError.unsupported("probing(_:nprobe:) on \(R.self) takes a query without limit, group or having: k is its limit")
+            throw RecordError.unsupported("probing(_:nprobe:) on \(R.self) takes a query without limit, group or having: k is its limit")
         }
-        guard nearest.k >= 0 else { throw RecordQueryError.unsupported("nearest(to:by:metric:k:) on \(R.self) takes k ≥ 0, not \(nearest.k)") }
+        guard nearest.k >= 0 else { throw RecordError.unsupported("nearest(to:by:metric:k:) on \(R.self) takes k ≥ 0, not \(nearest.k)") }
         let ivf = try db.ivfIndex(named: index)
         // The index ranks main's rows; the filter and the records would be read from a TEMP
         // table of the same name, which hides main's from unqualified SQL.
         guard try !db.schemaReader.temporaryTableOrViewExists(named: R.tableName) else {
-            throw RecordQueryError.unsupported("a TEMP table or view named \(R.tableName) hides the table the IVF index \(index) is over")
+            throw RecordError.unsupported("a TEMP table or view named \(R.tableName) hides the table the IVF index \(index) is over")
         }
         guard sameIdentifier(ivf.table, R.tableName), sameIdentifier(ivf.column, nearest.column.name) else {
-            throw RecordQueryError.unsupported("the IVF index \(index) is over \(ivf.table).\(ivf.column), not \(R.tableName).\(nearest.column.name)")
+            throw RecordError.unsupported("the IVF index \(index) is over \(ivf.table).\(ivf.column), not \(R.tableName).\(nearest.column.name)")
         }
         guard ivf.metric == nearest.metric else {
-            throw RecordQueryError.unsupported("the IVF index \(index) ranks by \(ivf.metric.rawValue), and this query by \(nearest.metric.rawValue)")
+            throw RecordError.unsupported("the IVF index \(index) ranks by \(ivf.metric.rawValue), and this query by \(nearest.metric.rawValue)")
         }
         let restriction =
             parts.predicate == nil

@@ -22,7 +22,7 @@ extension NearestQuery where R: Sendable {
     /// share one), so a write that commits while the scan runs may be seen by some spans only;
     /// when the data must be read at one instant while writes go on, run the serial scan inside
     /// one `database.read`. A ranked row deleted or changed before its record is read throws
-    /// ``NearestQueryError/rowChanged(rowID:)``.
+    /// ``RecordError/rowChanged(rowID:)``.
     ///
     /// Spans are as wide in rowids, not in rows: a table whose rowids cluster (many deleted in
     /// one range) gets uneven spans.
@@ -30,7 +30,7 @@ extension NearestQuery where R: Sendable {
     ///   - database: the database whose readers scan (its writer, for one in memory).
     ///   - parallelism: how many spans, at most the pool's readers; the machine's active
     ///     processor count by default.
-    /// - Throws: what ``fetchAll(_:)-(Connection)`` throws; ``NearestQueryError/rowChanged(rowID:)``;
+    /// - Throws: what ``fetchAll(_:)-(Connection)`` throws; ``RecordError/rowChanged(rowID:)``;
     ///   `DatabaseError.closed`; `CancellationError`.
     public func fetchAll(_ database: Database, parallelism: Int? = nil) async throws -> [(record: R, distance: Double)] {
         guard try checked() else { return [] }

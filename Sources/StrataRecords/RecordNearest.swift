@@ -59,10 +59,10 @@ public struct NearestQuery<R: QueryableRecord>: Sendable {
 
     /// Refuses what the scan cannot rank; false when nothing is asked for (`k` = 0).
     func checked() throws -> Bool {
-        guard k >= 0 else { throw RecordQueryError.unsupported("nearest(to:by:metric:k:) on \(R.self) takes k ≥ 0, not \(k)") }
+        guard k >= 0 else { throw RecordError.unsupported("nearest(to:by:metric:k:) on \(R.self) takes k ≥ 0, not \(k)") }
         let parts = base.queryParts
         guard parts.limitCount == nil, parts.groups.isEmpty, parts.having == nil else {
-            throw RecordQueryError.unsupported("nearest(to:by:metric:k:) on \(R.self) takes a query without limit, group or having: k is its limit")
+            throw RecordError.unsupported("nearest(to:by:metric:k:) on \(R.self) takes a query without limit, group or having: k is its limit")
         }
         return k > 0
     }
@@ -72,7 +72,7 @@ public struct NearestQuery<R: QueryableRecord>: Sendable {
     /// - Throws: `VectorError.wrongDimension`,
     ///   `VectorError.malformedBlob` or `VectorError.nonFinite` for a
     ///   row whose vector is not one of the target's dimension; ``RecordError`` for a vector that
-    ///   is not a BLOB or a row that does not map; ``RecordQueryError`` for a negative `k`, or a
+    ///   is not a BLOB or a row that does not map; ``RecordError`` for a negative `k`, or a
     ///   query with a limit, group or having (`k` is the limit); `SQLiteError`.
     public func fetchAll(_ db: Connection) throws -> [(record: R, distance: Double)] {
         guard try checked() else { return [] }
@@ -159,7 +159,7 @@ public struct NearestQuery<R: QueryableRecord>: Sendable {
             // Serially, the scan and this read share one snapshot, so a ranked row is always
             // there unchanged; a parallel scan's may not be, which is reported, never guessed.
             guard let found = byRowID[candidate.rowID], target == nil || found.distance == candidate.distance else {
-                throw NearestQueryError.rowChanged(rowID: candidate.rowID)
+                throw RecordError.rowChanged(rowID: candidate.rowID)
             }
             return (record: found.record, distance: candidate.distance)
         }
@@ -209,21 +209,6 @@ extension Record {
     }
 }
 
-/// Why a nearest-neighbour query's ranked rows could not be read back.
-public enum NearestQueryError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// A row the scan ranked was gone when its record was read: the table changed between a
-    /// parallel scan's reads (each reader reads its own snapshot). Run the query again.
-    case rowChanged(rowID: Int64)
-
-    /// What happened, with the rowid.
-    public var description: String {
-        switch self {
-        case .rowChanged(let rowID): return "The row with rowid \(rowID) changed while a nearest-neighbour scan ran; run it again"
-        }
-    }
-}
-
-extension NearestQueryError: LocalizedError {
-    /// The description, for `localizedDescription`.
-    public var errorDescription: String? { description }
-}
+/// The former name of ``RecordError`` for a ranked row gone before it was read
+/// (``RecordError/rowChanged(rowID:)``).
+public typealias NearestQueryError = RecordError

@@ -265,7 +265,7 @@ public struct RecordQuery<R: QueryableRecord>: QuerySource {
     }
 
     /// Deletes the matching records; returns how many.
-    /// - Throws: `SQLiteError`, or ``RecordQueryError`` for a limit, an order or a group (a
+    /// - Throws: `SQLiteError`, or ``RecordError`` for a limit, an order or a group (a
     ///   DELETE takes none of them here).
     @discardableResult
     public func deleteAll(_ db: Connection) throws -> Int where R: Record {
@@ -296,22 +296,9 @@ public struct RecordQuery<R: QueryableRecord>: QuerySource {
 
     func unlimitedClauses(for operation: String) throws -> StatementClauses {
         guard queryParts.limitCount == nil, queryParts.orderings.isEmpty, queryParts.groups.isEmpty, queryParts.having == nil else {
-            throw RecordQueryError.unsupported("\(operation) on \(R.self) takes a query without order, limit, group or having")
+            throw RecordError.unsupported("\(operation) on \(R.self) takes a query without order, limit, group or having")
         }
         return queryParts.statementClauses
-    }
-}
-
-/// A query the builder cannot run as asked.
-public enum RecordQueryError: Error, CustomStringConvertible, Equatable {
-    /// The operation does not accept part of the query.
-    case unsupported(String)
-
-    /// What to change.
-    public var description: String {
-        switch self {
-        case .unsupported(let message): return message
-        }
     }
 }
 
@@ -376,7 +363,6 @@ func runningTypedQuery<T>(named records: @autoclosure () -> [String], _ body: ()
 }
 extension RecordQuery: ModifiableQuery {}
 
-extension RecordQueryError: LocalizedError {
-    /// The description, for `localizedDescription`.
-    public var errorDescription: String? { description }
-}
+/// The former name of ``RecordError`` for a query the builder cannot run as asked
+/// (``RecordError/unsupported(_:)``).
+public typealias RecordQueryError = RecordError

@@ -17,9 +17,9 @@ public struct WriteStatement: Sendable {
     /// The statement, values bound.
     public let fragment: SQLFragment
     /// Why the statement cannot run, found while it was built.
-    let failure: RecordQueryError?
+    let failure: RecordError?
 
-    init(_ fragment: SQLFragment, failure: RecordQueryError? = nil) {
+    init(_ fragment: SQLFragment, failure: RecordError? = nil) {
         self.fragment = fragment
         self.failure = failure
     }
@@ -30,7 +30,7 @@ public struct WriteStatement: Sendable {
     public var arguments: [BindingValue] { fragment.arguments }
 
     /// Runs the statement; returns how many rows it changed.
-    /// - Throws: ``RecordQueryError`` for a statement built wrong (an UPDATE that sets nothing);
+    /// - Throws: ``RecordError`` for a statement built wrong (an UPDATE that sets nothing);
     ///   `SQLiteError`.
     @discardableResult
     public func execute(_ db: Connection) throws -> Int {
@@ -157,7 +157,7 @@ extension RecordQuery where R: Record {
         let set = assigned.map { SQLFragment.infix(.column($0.column), .equal, $0.value) }.joined(separator: ", ")
         do {
             return WriteStatement(try unlimitedClauses(for: "update").update(.identifier(R.tableName), set: set))
-        } catch let error as RecordQueryError {
+        } catch let error as RecordError {
             return WriteStatement("", failure: error)
         } catch {
             return WriteStatement("", failure: .unsupported("\(error)"))
@@ -173,7 +173,7 @@ extension RecordQuery where R: Record {
     /// a counter loses no increment to another writer, as fetch, add and save could. Assign with
     /// `+=`, `-=`, `set(to:)`, or another column; `update(_:set:)`
     /// sets constants only.
-    /// - Throws: ``RecordQueryError`` when `change` assigns no column, or for a query with an
+    /// - Throws: ``RecordError`` when `change` assigns no column, or for a query with an
     ///   order, limit or group; `SQLiteError` (a constraint the new values break).
     @discardableResult
     public func update(_ db: Connection, _ change: (inout R.Columns) -> Void) throws -> Int {
@@ -184,7 +184,7 @@ extension RecordQuery where R: Record {
     public func delete() -> WriteStatement {
         do {
             return WriteStatement(try unlimitedClauses(for: "delete").delete(from: .identifier(R.tableName)))
-        } catch let error as RecordQueryError {
+        } catch let error as RecordError {
             return WriteStatement("", failure: error)
         } catch {
             return WriteStatement("", failure: .unsupported("\(error)"))
@@ -249,14 +249,14 @@ public struct Trigger<R: Record>: Sendable {
     let event: TriggerEvent
     let condition: SQLFragment?
     let body: [WriteStatement]
-    let failure: RecordQueryError?
+    let failure: RecordError?
 
     /// `CREATE [TEMP] TRIGGER …`, values written as literals.
-    /// - Throws: ``RecordQueryError`` for a trigger built wrong (no body, a key path that is no
+    /// - Throws: ``RecordError`` for a trigger built wrong (no body, a key path that is no
     ///   column); the encoding error of a value that could not be encoded.
     public func sql(temporary: Bool = false, ifNotExists: Bool = false) throws -> String {
         if let failure { throw failure }
-        guard !body.isEmpty else { throw RecordQueryError.unsupported("trigger \(name) on \(R.self) has no statement in its body") }
+        guard !body.isEmpty else { throw RecordError.unsupported("trigger \(name) on \(R.self) has no statement in its body") }
         if let failure = body.lazy.compactMap(\.failure).first { throw failure }
         return try StatementClauses.createTrigger(
             name, timing: timing, event: event, on: R.tableName, when: condition,
@@ -280,7 +280,7 @@ public struct Trigger<R: Record>: Sendable {
 
 extension Record {
     private static func trigger(
-        _ name: String?, _ timing: TriggerTiming, _ event: TriggerEvent, failure: RecordQueryError? = nil,
+        _ name: String?, _ timing: TriggerTiming, _ event: TriggerEvent, failure: RecordError? = nil,
         _ build: (Columns, Columns) -> (SQLFragment?, [WriteStatement])
     ) -> Trigger<Self> {
         let eventName: String
@@ -308,9 +308,9 @@ extension Record {
         _ name: String?, _ timing: TriggerTiming, of columns: [PartialKeyPath<Columns>],
         when condition: ((Columns, Columns) -> RecordPredicate)?, _ body: (Columns, Columns) -> [WriteStatement]
     ) -> Trigger<Self> {
-        var failure: RecordQueryError?
+        var failure: RecordError?
         var names: [String] = []
-        do { names = try columnNames(columns, for: "an update trigger") } catch let error as RecordQueryError { failure = error } catch {}
+        do { names = try columnNames(columns, for: "an update trigger") } catch let error as RecordError { failure = error } catch {}
         return trigger(name, timing, .update(columns: names), failure: failure) { old, new in (condition?(old, new).fragment, body(old, new)) }
     }
 

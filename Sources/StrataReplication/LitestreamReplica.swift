@@ -17,10 +17,10 @@ extension LitestreamVFS {
     /// Checks what can be checked before the extension reads the URL.
     static func validate(_ url: String) throws {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
-            throw LitestreamReplicaError.invalidURL(url, reason: "it needs a scheme such as file:// or s3://")
+            throw ReplicationError.invalidURL(url, reason: "it needs a scheme such as file:// or s3://")
         }
         guard schemes.contains(scheme) else {
-            throw LitestreamReplicaError.invalidURL(url, reason: "Litestream serves \(schemes.sorted().joined(separator: ", ")), not \(scheme)")
+            throw ReplicationError.invalidURL(url, reason: "Litestream serves \(schemes.sorted().joined(separator: ", ")), not \(scheme)")
         }
         if scheme == "file" {
             let folder = URL(fileURLWithPath: components.path).appendingPathComponent("ltx")
@@ -29,7 +29,7 @@ extension LitestreamVFS {
                 let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(level).path)) ?? []
                 return files.contains { $0.hasSuffix(".ltx") }
             }
-            guard hasSnapshot else { throw LitestreamReplicaError.noSnapshot(replicaURL: url) }
+            guard hasSnapshot else { throw ReplicationError.noSnapshot(replicaURL: url) }
         }
     }
 
@@ -38,12 +38,12 @@ extension LitestreamVFS {
     static func load(extensionPath path: String, replicaURL url: String) throws {
         try loadedURL.withLock { loaded in
             if let loaded {
-                guard loaded == url else { throw LitestreamReplicaError.anotherReplicaLoaded(loaded: loaded, requested: url) }
+                guard loaded == url else { throw ReplicationError.anotherReplicaLoaded(loaded: loaded, requested: url) }
                 return
             }
             try validate(url)
             let launched = launchEnvironment("LITESTREAM_REPLICA_URL")
-            guard launched == url else { throw LitestreamReplicaError.notInEnvironment(replicaURL: url, found: launched) }
+            guard launched == url else { throw ReplicationError.notInEnvironment(replicaURL: url, found: launched) }
             guard FileManager.default.fileExists(atPath: path) else { throw ExtensionError.fileNotFound(path: path) }
             let loader = try Connection(storageLocation: .inMemory, flags: OpenFlags.make())
             try OpenGate.changingAutomaticExtensions {
@@ -55,7 +55,7 @@ extension LitestreamVFS {
                 #endif
                 try loader.loadExtension(at: path, entryPoint: "sqlite3_litestreamvfs_init")
             }
-            guard sqlite3_vfs_find("litestream") != nil else { throw LitestreamReplicaError.vfsMissing(extensionPath: path) }
+            guard sqlite3_vfs_find("litestream") != nil else { throw ReplicationError.vfsMissing(extensionPath: path) }
             loaded = url
         }
     }
@@ -63,9 +63,9 @@ extension LitestreamVFS {
 
 extension Database {
     /// The Litestream replica URL this database reads, when it reads one (then writes throw
-    /// ``LitestreamReplicaError/writeRefused(replicaURL:)``).
+    /// ``ReplicationError/writeRefused(replicaURL:)``).
     public var replicaURL: String? {
-        guard case .writeRefused(let url)? = writeRefusal as? LitestreamReplicaError else { return nil }
+        guard case .writeRefused(let url)? = writeRefusal as? ReplicationError else { return nil }
         return url
     }
 
@@ -79,7 +79,7 @@ extension Database {
     /// Reads see the primary's commits a moment after Litestream ships them (the VFS polls the
     /// replica about once a second); a read transaction sees one consistent state. Every write
     /// (`write`, `writeWithoutTransaction`, ``writeInTransaction(transactionType:_:)``)
-    /// throws ``LitestreamReplicaError/writeRefused(replicaURL:)``, and the connections are opened
+    /// throws ``ReplicationError/writeRefused(replicaURL:)``, and the connections are opened
     /// read-only besides. `observe(externalChanges:_:)` hears the primary's commits as they arrive.
     ///
     /// litestream-vfs reads its replica URL from `LITESTREAM_REPLICA_URL` in the environment the
@@ -96,7 +96,7 @@ extension Database {
     ///   - litestreamVFS: the path of the `litestream-vfs` shared library.
     ///   - maximumReaderCount: how many reads run at once.
     ///   - readerConnectionPreparation: runs on each connection after it opens.
-    /// - Throws: ``LitestreamReplicaError`` for a URL it cannot serve, a `file://` replica without a
+    /// - Throws: ``ReplicationError`` for a URL it cannot serve, a `file://` replica without a
     ///   snapshot, a process not started with the URL, or a second replica URL in the process; ``ExtensionError`` when the extension
     ///   cannot load; `SQLiteError` when the replica cannot be opened.
     public convenience init(

@@ -12,7 +12,7 @@ extension Database {
     /// ```swift
     /// let database = try Database(storageLocation: .onDisk("app.sqlite"), replicationSafety: .litestream)   // now: Configuration.replicationSafety
     /// ```
-    /// - Throws: ``ReplicationSafetyError`` for an in-memory or temporary database (nothing to
+    /// - Throws: ``ReplicationError`` for an in-memory or temporary database (nothing to
     ///   replicate) or one that cannot switch to WAL; `SQLiteError` when it cannot be opened.
     @available(*, deprecated, message: "set Database.Configuration.replicationSafety and open Database(path:configuration:)")
     public convenience init(

@@ -327,10 +327,10 @@ import Testing
             // DOC:begin Examples 13
             let replica = try Database(replicaOf: "s3://my-bucket/ledger.sqlite", litestreamVFS: "/opt/litestream/litestream-vfs.so")
             let count = try replica.read { try $0.query("SELECT count(*) FROM orders") as Int? }
-            // replica is read-only: replica.write { ... } throws LitestreamReplicaError.writeRefused
+            // replica is read-only: replica.write { ... } throws ReplicationError.writeRefused
             // DOC:end
             Issue.record("opened a replica without LITESTREAM_REPLICA_URL: \(count ?? -1)")
-        } catch let error as LitestreamReplicaError {
+        } catch let error as ReplicationError {
             guard case .notInEnvironment = error else { Issue.record("unexpected \(error)"); return }
         }
     }

@@ -25,6 +25,7 @@ struct GRDBMixed: FetchableRecord {
 enum GRDBBench {
     static func contender(_ workload: Workloads.Kind) -> Contender {
         if workload == .fetchTwoThreads { return twoThreadContender }
+        if workload == .readByKey || workload == .readByKeyBare { return readByKeyContender(snapshot: workload == .readByKey) }
         return { path, rows in
             var configuration = Configuration()
             configuration.prepareDatabase { db in try db.execute(sql: Workloads.pragmas) }
@@ -84,8 +85,8 @@ enum GRDBBench {
         case .fetchMixed:
             let items = try queue.read { db in try GRDBMixed.fetchAll(db, sql: Workloads.selectMixedSQL) }
             return items.reduce(0) { $0 &+ $1.value.checksum }
-        case .fetchTwoThreads:
-            return 0 // measured by twoThreadContender
+        case .fetchTwoThreads, .readByKey, .readByKeyBare:
+            return 0 // measured by their own contenders
         case .parseDates:
             let dates = try queue.read { db in try Date.fetchAll(db, sql: Workloads.selectDatesSQL) }
             return dates.reduce(0) { $0 &+ Int64(($1.timeIntervalSince1970 * 1000).rounded()) }
@@ -112,5 +113,29 @@ extension GRDBBench {
                     }
                 }
             }, close: { try? pool.close() })
+    }
+}
+
+extension GRDBBench {
+    /// One row by key per `DatabasePool` call: `read` (one snapshot each) or `unsafeRead` (bare).
+    static func readByKeyContender(snapshot: Bool) -> Contender {
+        { path, rows in
+            var configuration = Configuration()
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            let fetch: (GRDB.Database, Int64) throws -> Int64? = { db, key in
+                try Int64.fetchOne(db.cachedStatement(sql: Workloads.selectByKeySQL), arguments: [key])
+            }
+            return Prepared(
+                work: {
+                    var sum: Int64 = 0
+                    for index in 0..<rows {
+                        let key = Workloads.key(index, rows: rows)
+                        let value = snapshot ? try pool.read { try fetch($0, key) } : try pool.unsafeRead { try fetch($0, key) }
+                        sum &+= value ?? 0
+                    }
+                    return sum
+                }, close: { try? pool.close() })
+        }
     }
 }

@@ -75,6 +75,20 @@ enum Raw {
                 sqlite3_reset(statement)
             }
             return sum
+        case .readByKey, .readByKeyBare:
+            let statement = try prepare(db, Workloads.selectByKeySQL)
+            let begin = try prepare(db, "BEGIN"), commit = try prepare(db, "COMMIT")
+            defer { for each in [statement, begin, commit] { sqlite3_finalize(each) } }
+            let inTransaction = workload == .readByKey
+            var sum: Int64 = 0
+            for index in 0..<rows {
+                if inTransaction { sqlite3_step(begin); sqlite3_reset(begin) }
+                sqlite3_bind_int64(statement, 1, Workloads.key(index, rows: rows))
+                if sqlite3_step(statement) == SQLITE_ROW { sum &+= sqlite3_column_int64(statement, 0) }
+                sqlite3_reset(statement)
+                if inTransaction { sqlite3_step(commit); sqlite3_reset(commit) }
+            }
+            return sum
         case .fetchModel, .fetchDecodable, .squealSelectModel:
             let statement = try prepare(db, Workloads.selectIntsSQL)
             defer { sqlite3_finalize(statement) }

@@ -26,6 +26,7 @@ struct StrataMixed: ExpressibleByRow {
 enum StrataBench {
     static func contender(_ workload: Workloads.Kind) -> Contender {
         if workload == .fetchTwoThreads { return twoThreadContender }
+        if workload == .readByKey || workload == .readByKeyBare { return readByKeyContender(snapshot: workload == .readByKey) }
         return { path, rows in
             let db = try Connection(storageLocation: .onDisk(path))
             try db.execute(Workloads.pragmas)
@@ -89,8 +90,8 @@ enum StrataBench {
         case .fetchMixed:
             let items: [StrataMixed] = try db.query(Workloads.selectMixedSQL)
             return items.reduce(0) { $0 &+ $1.value.checksum }
-        case .fetchTwoThreads:
-            return 0 // measured by twoThreadContender
+        case .fetchTwoThreads, .readByKey, .readByKeyBare:
+            return 0 // measured by their own contenders
         case .squealInsertDictionary, .squealSelectModel:
             return try SquealWorkloads.run(workload, db: db, rows: rows)
         case .parseDates:
@@ -116,5 +117,29 @@ extension StrataBench {
                     try database.executeRead { try run(.fetchPositional, db: $0, rows: rows) }
                 }
             }, close: {})
+    }
+}
+
+extension StrataBench {
+    /// One row by key per `Database` call: `read` (one snapshot each) or `executeRead` (bare).
+    static func readByKeyContender(snapshot: Bool) -> Contender {
+        { path, rows in
+            var configuration = Database.Configuration()
+            configuration.prepareConnection { try $0.execute(Workloads.pragmas) }
+            let database = try Database(path: path, configuration: configuration)
+            return Prepared(
+                work: {
+                    var sum: Int64 = 0
+                    for index in 0..<rows {
+                        let key = Workloads.key(index, rows: rows)
+                        let value: Int64? =
+                            snapshot
+                            ? try database.read { try $0.query(literal: "SELECT a0 FROM items WHERE rowid = \(key)") }
+                            : try database.executeRead { try $0.query(literal: "SELECT a0 FROM items WHERE rowid = \(key)") }
+                        sum &+= value ?? 0
+                    }
+                    return sum
+                }, close: {})
+        }
     }
 }

@@ -30,16 +30,27 @@ enum Workloads {
         /// Squeal's helpers (SquealWorkloads.swift) against the raw C of insert-positional and fetch-model.
         case squealInsertDictionary = "squeal-insert-dictionary"
         case squealSelectModel = "squeal-select-model"
+        /// One row by key per call, each call its own read: raw C in `BEGIN`/`COMMIT`, Strata's
+        /// `Database.read` and GRDB's `DatabasePool.read`, each one snapshot.
+        case readByKey = "read-by-key"
+        /// The same reads with no transaction around each: raw C in autocommit, Strata's
+        /// `executeRead`, GRDB's `unsafeRead`. Beside `read-by-key`, the price of a snapshot.
+        case readByKeyBare = "read-by-key-bare"
 
         var defaultRows: Int {
             switch self {
             case .insertPositional, .insertNamed, .insertNamedDictionary, .squealInsertDictionary, .parseDates: return 50_000
+            case .readByKey, .readByKeyBare: return 20_000
             default: return 200_000
             }
         }
 
         var isInsert: Bool { self == .insertPositional || self == .insertNamed || self == .insertNamedDictionary || self == .squealInsertDictionary }
     }
+
+    /// The SQL of `read-by-key`, and the rowid its `index`th read asks for (spread over the table).
+    static let selectByKeySQL = "SELECT a0 FROM items WHERE rowid = ?"
+    static func key(_ index: Int, rows: Int) -> Int64 { Int64((index &* 7919) % max(rows, 1) + 1) }
 
     /// Creates the database a workload starts from: an empty table for inserts, the rows to read
     /// for fetches. Every contender gets an identical copy.
@@ -49,7 +60,7 @@ enum Workloads {
         switch kind {
         case .insertPositional, .insertNamed, .insertNamedDictionary, .squealInsertDictionary:
             try Raw.exec(db, createIntsSQL)
-        case .fetchPositional, .fetchNamed, .fetchModel, .fetchDecodable, .fetchTwoThreads, .squealSelectModel:
+        case .fetchPositional, .fetchNamed, .fetchModel, .fetchDecodable, .fetchTwoThreads, .squealSelectModel, .readByKey, .readByKeyBare:
             try Raw.exec(db, createIntsSQL + "; BEGIN")
             let statement = try Raw.prepare(db, insertPositionalSQL)
             defer { sqlite3_finalize(statement) }

@@ -45,7 +45,7 @@ extension Database {
         /// When set, its busy timeout replaces ``busyTimeout``, the file must stay in WAL mode,
         /// the writer begins every transaction IMMEDIATE, and ``Database/close()`` checkpoints
         /// PASSIVE. Opening a database private to one connection (in memory) then throws
-        /// ``ReplicationSafetyError``.
+        /// ``ReplicationError``.
         public var replicationSafety: ReplicationSafety?
         /// What ``prepareConnection(_:)`` added, in order.
         var preparations: [Preparation] = []
@@ -144,7 +144,7 @@ extension Database {
     /// ``inMemoryPath(named:)`` an in-memory database shared by every `Database` of the process
     /// that opens the same name.
     /// - Throws: `SQLiteError` when the file cannot be opened or a pragma fails;
-    ///   ``ReplicationSafetyError`` when ``Configuration/replicationSafety`` cannot hold.
+    ///   ``ReplicationError`` when ``Configuration/replicationSafety`` cannot hold.
     public convenience init(path: String, configuration: Configuration = Configuration()) throws {
         try configuration.validate(path: path)
         try self.init(

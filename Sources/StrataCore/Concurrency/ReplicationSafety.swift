@@ -60,13 +60,13 @@ extension ReplicationSafety {
     /// Refuses a location or settings a replicator cannot follow, before anything opens.
     package func validate(path: String) throws {
         guard !OpenFlags.isPrivateToEachConnection(path: path, flags: 0), !path.hasPrefix(OpenFlags.namedInMemoryPrefix) else {
-            throw ReplicationSafetyError(description: "replication needs a database file; \"\(path)\" lives in memory")
+            throw ReplicationError.unsafeSetting("replication needs a database file; \"\(path)\" lives in memory")
         }
         guard busyTimeout >= 0, busyTimeout.isFinite else {
-            throw ReplicationSafetyError(description: "the busy timeout must be a finite number of seconds, not \(busyTimeout)")
+            throw ReplicationError.unsafeSetting("the busy timeout must be a finite number of seconds, not \(busyTimeout)")
         }
         if case .everyPages(let pages) = automaticCheckpoints, pages <= 0 {
-            throw ReplicationSafetyError(description: "automatic checkpoints need a positive page count, not \(pages); use .off to turn them off")
+            throw ReplicationError.unsafeSetting("automatic checkpoints need a positive page count, not \(pages); use .off to turn them off")
         }
     }
 
@@ -75,9 +75,8 @@ extension ReplicationSafety {
     package func prepareWriter(_ writer: Connection) throws {
         let mode: String? = try writer.query("PRAGMA journal_mode = WAL")
         guard mode?.lowercased() == "wal" else {
-            throw ReplicationSafetyError(
-                description:
-                    "the database stays in \(mode ?? "an unknown") journal mode, and a replicator follows the WAL: close other connections that hold it in another mode"
+            throw ReplicationError.unsafeSetting(
+                "the database stays in \(mode ?? "an unknown") journal mode, and a replicator follows the WAL: close other connections that hold it in another mode"
             )
         }
         switch automaticCheckpoints {
@@ -88,17 +87,4 @@ extension ReplicationSafety {
         try writer.execute("PRAGMA synchronous = NORMAL")
         writer.beginsDeferredTransactionsImmediately = true
     }
-}
-
-/// Thrown when a database cannot be made safe for replication.
-public struct ReplicationSafetyError: Error, CustomStringConvertible, Equatable {
-    /// What went wrong and what to do.
-    public let description: String
-
-    package init(description: String) { self.description = description }
-}
-
-extension ReplicationSafetyError: LocalizedError {
-    /// The description, for `localizedDescription`.
-    public var errorDescription: String? { description }
 }

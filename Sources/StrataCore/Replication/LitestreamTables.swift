@@ -4,21 +4,6 @@
 // hands both facts to the kernel's reader and to Maintenance's checkpoint.
 import Foundation
 
-/// What Strata refuses to do beside a replicator such as Litestream.
-public enum ReplicationError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// A TRUNCATE or RESTART checkpoint was asked while Litestream's lock table exists.
-    case checkpointWouldResetWAL(mode: String)
-
-    /// A sentence that says what happened and what to do.
-    public var description: String {
-        switch self {
-        case .checkpointWouldResetWAL(let mode):
-            return
-                "A \(mode) checkpoint would reset the WAL while Litestream replicates it (the database has _litestream_lock); run a PASSIVE checkpoint, let Litestream checkpoint, or pass force: true"
-        }
-    }
-}
-
 /// Litestream's tables in the application's database.
 enum LitestreamTables {
     /// The prefix of every table Litestream creates (lowercase).
@@ -44,9 +29,4 @@ enum LitestreamTables {
             ) { try $0.step() }
         }
     }
-}
-
-extension ReplicationError: LocalizedError {
-    /// The description, for `localizedDescription`.
-    public var errorDescription: String? { description }
 }

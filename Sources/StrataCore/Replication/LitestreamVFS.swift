@@ -6,43 +6,6 @@ import Foundation
 import SQLite3
 #endif
 
-/// Why a Litestream replica could not be opened or used.
-public enum LitestreamReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// A write was asked of a ``Database`` that reads a replica.
-    case writeRefused(replicaURL: String)
-    /// The URL has no scheme Litestream serves (`file`, `s3`, `gs`, `abs`, `sftp`, `webdav`,
-    /// `nats`, `oss`).
-    case invalidURL(String, reason: String)
-    /// A `file://` replica folder holds no snapshot yet (opening would wait for one forever).
-    case noSnapshot(replicaURL: String)
-    /// The process did not start with `LITESTREAM_REPLICA_URL` set to the replica URL.
-    case notInEnvironment(replicaURL: String, found: String?)
-    /// litestream-vfs is already in this process for another replica URL.
-    case anotherReplicaLoaded(loaded: String, requested: String)
-    /// The extension loaded but registered no `litestream` VFS.
-    case vfsMissing(extensionPath: String)
-
-    /// A sentence that says what happened and what to do.
-    public var description: String {
-        switch self {
-        case .writeRefused(let url):
-            return "This Database reads the Litestream replica \(url) and cannot write; write to the primary database"
-        case .invalidURL(let url, let reason):
-            return "\"\(url)\" is not a Litestream replica URL: \(reason)"
-        case .noSnapshot(let url):
-            return "The replica \(url) has no snapshot yet; start `litestream replicate` on the primary and wait for its first sync"
-        case .notInEnvironment(let url, let found):
-            let had = found.map { "it started with \"\($0)\"" } ?? "it started without it"
-            return
-                "litestream-vfs reads LITESTREAM_REPLICA_URL from the environment the process started with; start the process with LITESTREAM_REPLICA_URL=\(url) (\(had))"
-        case .anotherReplicaLoaded(let loaded, let requested):
-            return "litestream-vfs reads one replica URL per process and this process already reads \(loaded); cannot also open \(requested)"
-        case .vfsMissing(let path):
-            return "\(path) loaded but registered no \"litestream\" VFS; is it litestream-vfs?"
-        }
-    }
-}
-
 /// The `litestream` VFS as the kernel sees it: which paths it serves, and the replica URL it reads.
 package enum LitestreamVFS {
     /// The URL the loaded VFS reads, once loaded.
@@ -51,7 +14,7 @@ package enum LitestreamVFS {
     /// Refuses the writes of a Database opened on the `litestream` VFS, however it was opened:
     /// the rule the module's composition gives ``Database/writeRefusalRules``.
     package static func writeRefusal(path: String, flags: Int32) -> (any Error & Sendable)? {
-        replicaURL(servingPath: path, flags: flags).map { LitestreamReplicaError.writeRefused(replicaURL: $0) }
+        replicaURL(servingPath: path, flags: flags).map { ReplicationError.writeRefused(replicaURL: $0) }
     }
 
     /// The replica a database at `path` reads, when `path` is a URI on the `litestream` VFS: a
@@ -78,9 +41,4 @@ package enum LitestreamVFS {
         #endif
         return getenv(name).map { String(cString: $0) }
     }
-}
-
-extension LitestreamReplicaError: LocalizedError {
-    /// The description, for `localizedDescription`.
-    public var errorDescription: String? { description }
 }

@@ -12,12 +12,21 @@ import Testing
     /// and it is listed only with its `LocalizedError` conformance.
     static let publicErrors: Set<String> = [
         "ChangesetError", "DatabaseMigratorError", "DatabaseShutdownError", "DateOutOfRangeError", "DumpError",
-        "ExpressibleByRowError", "ExtensionError", "LitestreamReplicaError", "MigratorError", "NearestQueryError",
-        "ORMError", "ObservationError", "PostgresHubError", "RecordError", "RecordQueryError", "RecordSchemaError",
-        "ReplicationError", "ReplicationSafetyError", "SQLFragmentError", "SQLiteError", "SQLiteLibraryError",
+        "ExpressibleByRowError", "ExtensionError", "MigratorError", "ORMError", "ObservationError", "PostgresHubError",
+        "RecordError", "RecordSchemaError", "ReplicationError", "SQLFragmentError", "SQLiteError", "SQLiteLibraryError",
         "SchemaMigrationError", "SyncError", "SyncHubStoreUnavailable", "TableDescriptionError", "TableRebuildError",
         "VectorError", "VectorIndexError"
     ]
+
+    /// Types that meant the same were folded (issue 83): their former names are aliases, so code
+    /// that catches or builds them by those names compiles and matches as before.
+    @Test func formerNamesAreTheTypesTheyWereFoldedInto() {
+        #expect(DatabaseError.self == SQLiteError.self)
+        #expect(LitestreamReplicaError.self == ReplicationError.self)
+        #expect(ReplicationSafetyError.self == ReplicationError.self)
+        let refusal: any Error = LitestreamReplicaError.writeRefused(replicaURL: "s3://b/app.db")
+        #expect((refusal as? ReplicationError) == .writeRefused(replicaURL: "s3://b/app.db"))
+    }
 
     /// The public type names in `text` declared as errors (`public enum X: Error, ...`), read by
     /// Unicode scalars from each declaration line.
