@@ -326,7 +326,8 @@ private func pullRequest(_ query: Parameters, space: String, replicaID: String) 
         afterChain: query.get("chain").flatMap { Int64($0) },
         lastAcknowledged: query.get("acked").flatMap { Int64($0) },
         subscriptions: try SyncWire.decodeSubscriptionsQuery(query.get("subscriptions")),
-        minimumPriority: query.get("priority").flatMap { Int($0) }, countsViewRows: query.get("count") == "1")
+        minimumPriority: query.get("priority").flatMap { Int($0) }, countsViewRows: query.get("count") == "1",
+        appliedView: query.get("view"))
 }
 
 /// A stream's place among the waiting polls, given back exactly once: when the stream ends, or

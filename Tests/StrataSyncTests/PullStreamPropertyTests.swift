@@ -237,6 +237,8 @@ extension SeededRandom {
         let open: Locked<Bool>
         /// Set when a stream was asked for (its request built from the replica's state then).
         let opened = Locked(false)
+        /// Set when the hub's first frame has reached the gate (the hub recorded its view).
+        let arrived = Locked(false)
         init(inner: InProcessSyncTransport, open: Bool = false) {
             self.inner = inner
             self.open = Locked(open)
@@ -249,10 +251,12 @@ extension SeededRandom {
             guard let frames = try inner.pullStream(request) else { return nil }
             opened.withLock { $0 = true }
             let open = self.open
+            let arrived = self.arrived
             return AsyncThrowingStream { continuation in
                 let task = Task {
                     do {
                         for try await frame in frames {
+                            arrived.withLock { $0 = true }
                             while !open.current { try await Task.sleep(for: .milliseconds(5)) }
                             continuation.yield(frame)
                         }
@@ -290,8 +294,11 @@ extension SeededRandom {
         // The stream opens on the new subscriptions: the hub answers its first frame at once.
         let following = Task { try await bob.followPullStream() }
         defer { following.cancel() }
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await Self.eventually { transport.arrived.current })
         try await bob.pull()
+        // That pull already holds the new view: it named the view it held, which was not the
+        // one the stream's frame had the hub record, and was answered with a snapshot.
+        #expect(try await ListClaimTests.ids(bob) == ["a"])
         transport.open.withLock { $0 = true }
         _ = try await following.value
         try await bob.pull()

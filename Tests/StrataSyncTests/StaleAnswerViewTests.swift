@@ -101,11 +101,43 @@ struct HeldAnswersTransport: SyncTransport {
         let streamApplied = try await PullStreamViewChangeTests.eventually { try await Self.rows(bob).contains("b:g2:secret") }
         transport.pullsOpen.withLock { $0 = true }
         try await racing.value
+        // The pull that dropped its answer as stale ends holding the narrow view: its next
+        // request named the wide view it still held, and the hub answered with a snapshot.
+        let afterRacing = try await Self.rows(bob)
+        #expect(!afterRacing.contains { $0.contains(":g2:") }, "held after the racing pull: \(afterRacing)")
         try await bob.pull()
         try await bob.pull()
         try await bob.pull()
         let held = try await Self.rows(bob)
         #expect(held == ["a:g1:x2"], "stream applied first: \(streamApplied); held after the next pull: \(held)")
+    }
+
+    /// An answer that moved the view, lost on its way (the hub answered, recorded the narrow
+    /// view, and the connection dropped): with no commit since, every later pull found the
+    /// replica's cursor at a record of the view it never applied, and moved nothing, for good.
+    /// The replica names the view it holds; the hub answers a mismatch with a snapshot.
+    @Test(arguments: ListClaimTests.Store.allCases)
+    func anAnswerLostAfterTheViewNarrowedIsMadeGoodByTheNextPull(store: ListClaimTests.Store) async throws {
+        let folder = try SyncFolder()
+        guard let (hub, keep) = try ListClaimTests.hub(store, folder) else { return }
+        defer { withExtendedLifetime(keep) {} }
+        try hub.setRules(Self.groupRules, forSpace: "s")
+        _ = try await ListClaimTests.seed(hub, folder)
+        let path = folder.path("bob.sqlite")
+        try Connection(storageLocation: .onDisk(path)).execute(ListClaimTests.schema)
+        let transport = LosingTransport(hub: hub, identity: Locked(SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2"]])))
+        let bob = try SyncReplica(database: try Database(path: path), replicaID: "bob", space: "s", tables: ListClaimTests.tables, transport: transport)
+        try await bob.pull()
+        #expect(try await ListClaimTests.ids(bob) == ["a", "b"])
+        transport.identity.withLock { $0 = SyncIdentity(user: "bob", listClaims: ["groups": ["g1"]]) }
+        transport.loseNextPull.withLock { $0 = true }
+        await #expect(throws: LosingTransport.Lost.self) { try await bob.pull() as Void }
+        #expect(try await ListClaimTests.ids(bob) == ["a", "b"])  // nothing applied yet
+        try await bob.pull()
+        #expect(try await ListClaimTests.ids(bob) == ["a"])
+        // And it stays so: the next pulls move nothing more.
+        try await bob.pull()
+        #expect(try await ListClaimTests.ids(bob) == ["a"])
     }
 
     /// A space without rules: a stale frame carrying entries needs no snapshot (the cursor check
@@ -204,4 +236,22 @@ struct HeldAnswersTransport: SyncTransport {
         let differing = (0..<requests.count).filter { alone[$0] != together[$0] }
         #expect(differing.isEmpty, "\(differing.prefix(5).map { "\(requests[$0].after)/\(requests[$0].limit): \(alone[$0]) vs \(together[$0])" })")
     }
+}
+
+/// A transport that can lose one pull's answer after the hub gave it (a connection dropped on the
+/// way back), with an identity that can change (a refreshed token).
+struct LosingTransport: SyncTransport {
+    struct Lost: Error {}
+    let hub: SyncHub
+    let identity: Locked<SyncIdentity>
+    let loseNextPull = Locked(false)
+    var signedInUser: String? { identity.current.user }
+    func inner() -> InProcessSyncTransport { InProcessSyncTransport(hub: hub, identity: identity.current) }
+    func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try await inner().push(request) }
+    func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
+        let response = try await inner().pull(request)
+        if loseNextPull.withLock({ lose in defer { lose = false }; return lose }) { throw Lost() }
+        return response
+    }
+    func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try await inner().snapshot(request) }
 }

@@ -196,9 +196,12 @@ final class SyncFolder: Sendable {
             let pull = SyncPullResponse(
                 entries: entries.enumerated().map {
                     SyncLogEntry(version: Int64($0.offset + 1), replicaID: "r", sequence: $0.element.sequence, changeset: $0.element.changeset)
-                }, hubVersion: Gen.int64(&random))
+                }, hubVersion: Gen.int64(&random), view: random.int(0...1) == 0 ? nil : Gen.text(&random, maxPieces: 2))
             let pulled = try SyncWire.decodePullResponse(try SyncWire.encode(pull))
             try require(pulled.entries == pull.entries && pulled.hubVersion == pull.hubVersion, "pull round trip")
+            try require(pulled.view == pull.view, "the view token round trip: \(String(reflecting: pull.view))")
+            let snapshot = SyncSnapshot(version: Int64(random.int(0...99)), database: Data(Gen.bytes(&random)), view: pull.view)
+            try require(try SyncWire.decodeSnapshot(try SyncWire.encode(snapshot)) == snapshot, "snapshot round trip")
             // Damage: truncate, flip bytes, or forge lengths.
             var bytes = [UInt8](data)
             switch random.int(0...2) {

@@ -158,10 +158,12 @@ extension SyncHub {
                     let instances = request.minimumPriority.map { view.instances(all, ofPriorityAtLeast: $0) } ?? all
                     return (try storage.currentVersion(), try view.snapshot(tables: request.tables, instances: instances), instances)
                 }
-                let record = SyncViewRecord(
-                    version: version, rules: rules.version, instances: try SyncView.encodeInstances(instances, claims: view.dataClaimValues()))
+                let claims = view.dataClaimValues()
+                let record = SyncViewRecord(version: version, rules: rules.version, instances: try SyncView.encodeInstances(instances, claims: claims))
                 try storage.write { try storage.recordView(record, replica: request.replicaID, user: identity.user, keepingFrom: version) }
-                return SyncSnapshot(version: version, database: image, chain: try HubSpace(storage: storage).chain(at: version))
+                return SyncSnapshot(
+                    version: version, database: image, chain: try HubSpace(storage: storage).chain(at: version),
+                    view: try SyncView.viewToken(rules: rules.version, instances: instances, claims: claims))
             }
             if case .user(let identity) = caller, try storage.viewRecord(replica: request.replicaID, user: identity.user, atOrBefore: .max) != nil {
                 try storage.write { try storage.forgetViews(replica: request.replicaID, user: identity.user) }

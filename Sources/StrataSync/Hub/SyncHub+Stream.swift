@@ -34,6 +34,9 @@ extension SyncHub {
                 opened = true
                 guard try await send(SyncPullFrame(after: pull.after, response: response)) else { return }
                 if response.snapshotNeeded || response.hubRolledBack { return }
+                // The replica applies frames in order (and closes the stream at one it drops), so
+                // the view it holds after this frame is the frame's.
+                if let view = response.view { pull.appliedView = view }
                 if let last = response.entries.last {
                     pull.after = last.version
                     pull.afterChain = last.chain

@@ -130,16 +130,22 @@ public struct SyncPullRequest: Codable, Sendable {
     public var minimumPriority: Int?
     /// Asks the hub to count the rows of the replica's view (``SyncPullResponse/viewRows``).
     public var countsViewRows: Bool
+    /// The token of the view the replica last applied (``SyncPullResponse/view``; nil: none, or a
+    /// hub that sends none). A hub whose record of the view at `after` has another token answers
+    /// with a snapshot: the replica's rows are not the view the hub would compute moves from (an
+    /// answer that moved the view was lost or dropped as stale), and moves from the wrong view
+    /// would leave it rows its rules no longer give it.
+    public var appliedView: String?
     /// A pull after `after`, at most `limit` entries.
     public init(
         space: String, replicaID: String, tables: [String], schemaFingerprint: String, after: Int64, limit: Int,
         afterChain: Int64? = nil, lastAcknowledged: Int64? = nil, subscriptions: [SyncSubscription]? = nil,
-        minimumPriority: Int? = nil, countsViewRows: Bool = false
+        minimumPriority: Int? = nil, countsViewRows: Bool = false, appliedView: String? = nil
     ) {
         self.space = space; self.replicaID = replicaID; self.tables = tables
         self.schemaFingerprint = schemaFingerprint; self.after = after; self.limit = limit; self.afterChain = afterChain
         self.lastAcknowledged = lastAcknowledged; self.subscriptions = subscriptions
-        self.minimumPriority = minimumPriority; self.countsViewRows = countsViewRows
+        self.minimumPriority = minimumPriority; self.countsViewRows = countsViewRows; self.appliedView = appliedView
     }
 }
 
@@ -164,16 +170,20 @@ public struct SyncPullResponse: Codable, Sendable {
     /// The rows of the replica's whole view (its subscriptions applied) at ``hubVersion``, when
     /// the request asked (``SyncPullRequest/countsViewRows``): what progress counts towards.
     public var viewRows: Int?
+    /// The token of the view this answer brings the replica to (nil: no rules applied, or a hub
+    /// that sends none). The replica sends it back as ``SyncPullRequest/appliedView`` once applied.
+    public var view: String?
     /// A pull's answer.
     public init(
         entries: [SyncLogEntry], hubVersion: Int64, snapshotNeeded: Bool = false, hubRolledBack: Bool = false, user: String? = nil,
-        rulesVersion: Int64? = nil, viewRows: Int? = nil
+        rulesVersion: Int64? = nil, viewRows: Int? = nil, view: String? = nil
     ) {
         self.entries = entries; self.hubVersion = hubVersion; self.snapshotNeeded = snapshotNeeded || hubRolledBack
         self.hubRolledBack = hubRolledBack; self.user = user; self.rulesVersion = rulesVersion; self.viewRows = viewRows
+        self.view = view
     }
 
-    private enum CodingKeys: String, CodingKey { case entries, hubVersion, snapshotNeeded, hubRolledBack, user, rulesVersion, viewRows }
+    private enum CodingKeys: String, CodingKey { case entries, hubVersion, snapshotNeeded, hubRolledBack, user, rulesVersion, viewRows, view }
 
     // A hub from before log trimming sends no `snapshotNeeded`.
     public init(from decoder: any Decoder) throws {
@@ -185,6 +195,7 @@ public struct SyncPullResponse: Codable, Sendable {
         user = try container.decodeIfPresent(String.self, forKey: .user)
         rulesVersion = try container.decodeIfPresent(Int64.self, forKey: .rulesVersion)
         viewRows = try container.decodeIfPresent(Int.self, forKey: .viewRows)
+        view = try container.decodeIfPresent(String.self, forKey: .view)
     }
 }
 
@@ -223,6 +234,10 @@ public struct SyncSnapshot: Sendable, Equatable {
     public var database: Data
     /// The hub's log chain at ``version`` (nil from a hub that keeps none).
     public var chain: Int64?
+    /// The token of the view the image holds (``SyncPullResponse/view``; nil: no rules applied).
+    public var view: String?
     /// A snapshot of the synced tables at `version`.
-    public init(version: Int64, database: Data, chain: Int64? = nil) { self.version = version; self.database = database; self.chain = chain }
+    public init(version: Int64, database: Data, chain: Int64? = nil, view: String? = nil) {
+        self.version = version; self.database = database; self.chain = chain; self.view = view
+    }
 }

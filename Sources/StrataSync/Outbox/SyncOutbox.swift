@@ -188,7 +188,7 @@ struct SyncOutbox {
         for table in [Tables.inflight.name, Tables.sent.name, Tables.refused.name] {
             try connection.run(literal: "DELETE FROM \(identifier: table)")
         }
-        for key in ["pulled", "pulled_chain", "rebase", "last_error"] { try setState(key, .null) }
+        for key in ["pulled", "pulled_chain", "pulled_view", "rebase", "last_error"] { try setState(key, .null) }
     }
 
     /// The newest write sent and acknowledged, if one is kept.

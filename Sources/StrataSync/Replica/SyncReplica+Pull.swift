@@ -260,9 +260,16 @@ extension SyncReplica {
     /// which makes the replica's rows the view's whole.
     /// Whether a dropped answer may have carried a view's move: it carried rows, on a space with
     /// rules (without rules the hub records no view, and the cursor alone keeps pages apart).
+    ///
+    /// An answer that names its view token needs no such mark: the next request sends the token
+    /// of the view the replica still holds, and a hub whose record differs answers with a
+    /// snapshot itself, in the same ``pull()``.
     static func mayHaveMovedTheView(_ response: SyncPullResponse) -> Bool {
-        response.rulesVersion != nil && !response.entries.isEmpty
+        response.rulesVersion != nil && !response.entries.isEmpty && response.view == nil
     }
+
+    /// The state key of the token of the view the replica holds (``SyncPullResponse/view``).
+    static let appliedViewKey = "pulled_view"
 
     static func forgetView(_ connection: Connection) throws {
         try SyncStatus.setState("snapshot_needed", .integer(1), connection)
@@ -277,16 +284,17 @@ extension SyncReplica {
         // The pushes acknowledged before this request: the hub had them at their versions then,
         // so its answer must reach those versions (a push acknowledged meanwhile, by the loop's
         // other lane, may be newer than the answer).
-        let (after, afterChain, lastAcknowledged, subscriptions) = try await database.read { connection in
+        let (after, afterChain, lastAcknowledged, subscriptions, appliedView) = try await database.read { connection in
             (
                 try SyncStatus.read(connection).lastPulledVersion, try SyncStatus.pulledChain(connection),
-                try SyncOutbox(connection).lastSent(), try Self.requestSubscriptions(connection)
+                try SyncOutbox(connection).lastSent(), try Self.requestSubscriptions(connection),
+                try SyncStatus.state(Self.appliedViewKey, connection) as String?
             )
         }
         return SyncPullRequest(
             space: space, replicaID: hubReplicaID, tables: tables, schemaFingerprint: fingerprint, after: after,
             limit: max(1, settings.pullPageSize), afterChain: after == 0 ? 0 : afterChain, lastAcknowledged: lastAcknowledged,
-            subscriptions: subscriptions, minimumPriority: minimumPriority, countsViewRows: countsViewRows)
+            subscriptions: subscriptions, minimumPriority: minimumPriority, countsViewRows: countsViewRows, appliedView: appliedView)
     }
 
     /// What ``absorb(_:after:minimumPriority:countsRows:counted:)`` did with an answer.
@@ -371,6 +379,8 @@ extension SyncReplica {
                     return .hubRolledBack
                 }
             }
+            // In the transaction that applies the page: the token always names the rows held.
+            try SyncStatus.setState(Self.appliedViewKey, response.view.map { .text($0) } ?? .null, connection)
             if try Self.fastForward(response.entries, after: after, origin: self.hubReplicaID, connection) { return .applied }
             try Self.rebase(tables: tables, dropping: [], connection) { connection in
                 for entry in response.entries {
@@ -446,6 +456,7 @@ extension SyncReplica {
                     try Self.copyTables(Self.childrenFirst(tables, connection), from: schema, on: connection)
                     try SyncStatus.setState("pulled", .integer(snapshot.version), connection)
                     try SyncStatus.setState("pulled_chain", snapshot.chain.map { .integer($0) } ?? .null, connection)
+                    try SyncStatus.setState(Self.appliedViewKey, snapshot.view.map { .text($0) } ?? .null, connection)
                     try SyncStatus.setState("snapshot_needed", .null, connection)
                     return snapshot.version
                 }

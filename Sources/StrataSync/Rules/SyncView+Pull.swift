@@ -47,6 +47,12 @@ extension SyncView {
                 // Recorded before views kept their claims, under rules that read claims.
                 return snapshotNeeded
             }
+            // The replica applied another view than the one recorded at its cursor (an answer
+            // that moved its view was lost, or dropped as stale after the hub recorded it): moves
+            // from the record would leave it rows its rules no longer give it.
+            if let applied = request.appliedView, applied != (try Self.viewToken(rules: record.rules, instances: decoded.instances, claims: claimsThen)) {
+                return snapshotNeeded
+            }
             previous = decoded.instances
             then = SyncIdentity(user: identity.user, claims: claimsThen.strings, listClaims: claimsThen.lists)
             thenClaims = claimsThen
@@ -60,8 +66,9 @@ extension SyncView {
         let claimsChanged = thenClaims != claims && !(recorded == nil && previous.isEmpty)
         let record = SyncViewRecord(version: current, rules: rules.version, instances: try Self.encodeInstances(now, claims: claims))
         let needsRecord = recorded == nil || previous != now || claimsChanged
+        let token = try Self.viewToken(rules: rules.version, instances: now, claims: claims)
         if after >= current && previous == now && !claimsChanged {
-            return (SyncPullResponse(entries: [], hubVersion: current), needsRecord ? record : nil)
+            return (SyncPullResponse(entries: [], hubVersion: current, view: token), needsRecord ? record : nil)
         }
         // A cursor so far behind that the moves would outweigh its view: a snapshot of the view.
         let cap = max(1, limits.maximumEntriesPerPull) * 100
@@ -78,7 +85,7 @@ extension SyncView {
                 data = try Changeset(data: data).keepingLeadingColumns { widths[$0.lowercased()] }.data
             }
             let entry = SyncLogEntry(version: current, replicaID: "", sequence: 0, changeset: data, chain: chain)
-            return (SyncPullResponse(entries: [entry], hubVersion: current), needsRecord ? record : nil)
+            return (SyncPullResponse(entries: [entry], hubVersion: current, view: token), needsRecord ? record : nil)
         } catch is TooLarge {
             return snapshotNeeded
         }

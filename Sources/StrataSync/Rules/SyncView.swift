@@ -175,6 +175,16 @@ struct SyncView {
         var lists: [String: [String]]?
     }
 
+    /// The token of a view (``SyncPullResponse/view``): a hash of the rules' version, the sorted
+    /// instances and the claims, as the record encodes them, so a record read back and the view it
+    /// was made from give the same token.
+    static func viewToken(rules: Int64, instances: Set<CompiledRules.Instance>, claims: ClaimValues) throws -> String {
+        var hash = FNV1a()
+        hash.add(rules)
+        hash.add(try encodeInstances(instances, claims: claims))
+        return String(hash.value, radix: 16)
+    }
+
     static func encodeInstances(_ instances: Set<CompiledRules.Instance>, claims: ClaimValues) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -30,6 +30,7 @@ public enum SyncWire {
         var user: String?
         var rulesVersion: Int64?
         var viewRows: Int?
+        var view: String?
         struct Entry: Codable { var version: Int64; var replicaID: String; var sequence: Int64; var count: Int; var chain: Int64? }
     }
 
@@ -151,6 +152,7 @@ public enum SyncWire {
         if let user = response.user { key("user"); JSONText.append(user, to: &json) }
         if let rulesVersion = response.rulesVersion { key("rulesVersion"); number(rulesVersion) }
         if let viewRows = response.viewRows { key("viewRows"); number(viewRows) }
+        if let view = response.view { key("view"); JSONText.append(view, to: &json) }
         json.append(UInt8(ascii: "}"))
         return frame(json: json, response.entries.map(\.changeset))
     }
@@ -163,18 +165,20 @@ public enum SyncWire {
             entries: zip(header.entries, changesets).map {
                 SyncLogEntry(version: $0.version, replicaID: $0.replicaID, sequence: $0.sequence, changeset: $1, chain: $0.chain)
             }, hubVersion: header.hubVersion, snapshotNeeded: header.snapshotNeeded ?? false, hubRolledBack: header.hubRolledBack ?? false,
-            user: header.user, rulesVersion: header.rulesVersion, viewRows: header.viewRows)
+            user: header.user, rulesVersion: header.rulesVersion, viewRows: header.viewRows, view: header.view)
     }
 
     private struct SnapshotHeader: Codable {
         var version: Int64
         var count: Int
         var chain: Int64?
+        var view: String?
     }
 
     /// A snapshot's network body (its version, then the image's bytes).
     public static func encode(_ snapshot: SyncSnapshot) throws -> Data {
-        try frame(SnapshotHeader(version: snapshot.version, count: snapshot.database.count, chain: snapshot.chain), [snapshot.database])
+        try frame(
+            SnapshotHeader(version: snapshot.version, count: snapshot.database.count, chain: snapshot.chain, view: snapshot.view), [snapshot.database])
     }
 
     /// A snapshot from its network body, every length checked.
@@ -182,7 +186,7 @@ public enum SyncWire {
         let (header, body): (SnapshotHeader, Data) = try unframe(data)
         guard header.version >= 0 else { throw SyncError.refused("the snapshot's version \(header.version) is negative") }
         let image = try split(body, counts: [header.count])[0]
-        return SyncSnapshot(version: header.version, database: Data(image), chain: header.chain)
+        return SyncSnapshot(version: header.version, database: Data(image), chain: header.chain, view: header.view)
     }
 
     private static func frame<Header: Encodable>(_ header: Header, _ payloads: [Data]) throws -> Data {
@@ -341,6 +345,7 @@ public struct HTTPSyncTransport: SyncTransport {
             + (try Self.subscriptionsQuery(request.subscriptions))
             + (request.minimumPriority.map { [URLQueryItem(name: "priority", value: String($0))] } ?? [])
             + (request.countsViewRows ? [URLQueryItem(name: "count", value: "1")] : [])
+            + (request.appliedView.map { [URLQueryItem(name: "view", value: $0)] } ?? [])
         guard let pullURL = components?.url else { throw SyncError.refused("cannot make a \(action) URL from \(url)") }
         return pullURL
     }
