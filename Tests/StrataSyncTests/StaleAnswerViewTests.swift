@@ -132,7 +132,7 @@ struct HeldAnswersTransport: SyncTransport {
         transport.identity.withLock { $0 = SyncIdentity(user: "bob", listClaims: ["groups": ["g1"]]) }
         transport.loseNextPull.withLock { $0 = true }
         await #expect(throws: LosingTransport.Lost.self) { try await bob.pull() as Void }
-        #expect(try await ListClaimTests.ids(bob) == ["a", "b"])  // nothing applied yet
+        #expect(try await ListClaimTests.ids(bob) == ["a", "b"]) // nothing applied yet
         try await bob.pull()
         #expect(try await ListClaimTests.ids(bob) == ["a"])
         // And it stays so: the next pulls move nothing more.
@@ -250,7 +250,11 @@ struct LosingTransport: SyncTransport {
     func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try await inner().push(request) }
     func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
         let response = try await inner().pull(request)
-        if loseNextPull.withLock({ lose in defer { lose = false }; return lose }) { throw Lost() }
+        if loseNextPull.withLock({ lose in
+            defer { lose = false }; return lose
+        }) {
+            throw Lost()
+        }
         return response
     }
     func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try await inner().snapshot(request) }
