@@ -36,7 +36,7 @@ extension SyncHub {
                 if response.snapshotNeeded || response.hubRolledBack { return }
                 // The replica applies frames in order (and closes the stream at one it drops), so
                 // the view it holds after this frame is the frame's.
-                if let view = response.view { pull.appliedView = view }
+                pull.appliedView = response.view
                 if let last = response.entries.last {
                     pull.after = last.version
                     pull.afterChain = last.chain

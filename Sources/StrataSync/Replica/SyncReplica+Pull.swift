@@ -214,7 +214,10 @@ extension SyncReplica {
             try Task.checkCancellation()
             let request = try await pullRequest(minimumPriority: minimumPriority, countsViewRows: countsRows && !counted)
             let response = try await transport.pull(request)
-            switch try await absorb(response, after: request.after, minimumPriority: minimumPriority, countsRows: countsRows, counted: &counted) {
+            switch try await absorb(
+                response, after: request.after, appliedView: request.appliedView, minimumPriority: minimumPriority, countsRows: countsRows,
+                counted: &counted)
+            {
             case .snapshot:
                 // A snapshot is the whole view at its version: after a second one in a row the
                 // pull ends there, so a table that changes faster than a snapshot takes cannot
@@ -239,14 +242,19 @@ extension SyncReplica {
         // frame of this stream stale, even one that leaves the cursor where it was (the hub then
         // recorded another view, or the request's subscriptions are no longer the replica's).
         let epoch = try await database.read { (try SyncStatus.state(Self.viewEpochKey, $0) as Int64?) ?? 0 }
-        guard let stream = try transport.pullStream(try await pullRequest(minimumPriority: nil, countsViewRows: false)) else { return false }
+        let request = try await pullRequest(minimumPriority: nil, countsViewRows: false)
+        guard let stream = try transport.pullStream(request) else { return false }
         var counted = true
+        // The view each frame is answered from, as the hub moves it: the request's, then each
+        // applied frame's.
+        var appliedView = request.appliedView
         for try await frame in stream {
             try Task.checkCancellation()
             switch try await absorb(
-                frame.response, after: frame.after, minimumPriority: nil, countsRows: false, counted: &counted, streamEpoch: epoch)
+                frame.response, after: frame.after, appliedView: appliedView, minimumPriority: nil, countsRows: false, counted: &counted,
+                streamEpoch: epoch)
             {
-            case .applied, .caughtUp: continue
+            case .applied, .caughtUp: appliedView = frame.response.view
             case .stale, .snapshot, .startedOver: return true
             }
         }
@@ -297,7 +305,7 @@ extension SyncReplica {
             subscriptions: subscriptions, minimumPriority: minimumPriority, countsViewRows: countsViewRows, appliedView: appliedView)
     }
 
-    /// What ``absorb(_:after:minimumPriority:countsRows:counted:)`` did with an answer.
+    /// What ``absorb(_:after:appliedView:minimumPriority:countsRows:counted:streamEpoch:)`` did with an answer.
     enum Absorbed {
         /// The page was applied; the hub may have more.
         case applied
@@ -317,8 +325,12 @@ extension SyncReplica {
     /// `streamEpoch` is a stream's: its frame is stale, and nothing of it is kept, unless the
     /// replica's view epoch is still the one read when the stream opened. A pull's answer moves
     /// the epoch instead, since the hub recorded the view it answered for.
+    ///
+    /// `appliedView` is the view token the request named: an answer is stale, too, when the
+    /// replica holds another view by the time it applies it (another answer that moved the view
+    /// from the same cursor, or a snapshot, came first), since it carries the moves from that one.
     func absorb(
-        _ response: SyncPullResponse, after: Int64, minimumPriority: Int?, countsRows: Bool, counted: inout Bool,
+        _ response: SyncPullResponse, after: Int64, appliedView: String?, minimumPriority: Int?, countsRows: Bool, counted: inout Bool,
         streamEpoch: Int64? = nil
     ) async throws -> Absorbed {
         if let streamEpoch, try await database.read({ (try SyncStatus.state(Self.viewEpochKey, $0) as Int64?) ?? 0 }) != streamEpoch {
@@ -368,7 +380,9 @@ extension SyncReplica {
             } else {
                 try SyncStatus.setState(Self.viewEpochKey, .integer(epoch &+ 1), connection)
             }
-            guard try SyncStatus.read(connection).lastPulledVersion == after else {
+            guard try SyncStatus.read(connection).lastPulledVersion == after,
+                try SyncStatus.state(Self.appliedViewKey, connection) as String? == appliedView
+            else {
                 // A pull's answer dropped for the same reason loses its view's moves the same way.
                 if Self.mayHaveMovedTheView(response) { try Self.forgetView(connection) }
                 return .stale

@@ -175,13 +175,13 @@ struct SyncView {
         var lists: [String: [String]]?
     }
 
-    /// The token of a view (``SyncPullResponse/view``): a hash of the rules' version, the sorted
-    /// instances and the claims, as the record encodes them, so a record read back and the view it
-    /// was made from give the same token.
-    static func viewToken(rules: Int64, instances: Set<CompiledRules.Instance>, claims: ClaimValues) throws -> String {
+    /// The token of a view (``SyncPullResponse/view``): a hash of the rules' version and the
+    /// record's stored bytes (its instances and claims). The bytes as stored, never encoded again:
+    /// hub processes whose encoders differ (another Foundation) still agree on a record's token.
+    static func viewToken(rules: Int64, record instances: Data) -> String {
         var hash = FNV1a()
         hash.add(rules)
-        hash.add(try encodeInstances(instances, claims: claims))
+        hash.add(instances)
         return String(hash.value, radix: 16)
     }
 
