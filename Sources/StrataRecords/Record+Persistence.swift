@@ -266,6 +266,11 @@ extension Record {
     /// - Throws: `SQLiteError` (the table exists, unless `ifNotExists`; a CHECK that is not
     ///   valid SQL); ``RecordError/noPrimaryKey(record:)`` for a reference to a record without a key.
     public static func createTable(_ db: Connection, ifNotExists: Bool = false) throws {
+        // Inside a migration, the table is the record as it is now: noted, so a later migration
+        // that fails on what this one already made ("duplicate column name") says why.
+        db.existingState(in: MigrationTrail.slot)?.noteLiveDefinition(table: tableName, maker: "\(Self.self).createTable") {
+            "RecordSchema(\(Self.self).self).plan(for: db).frozenMigration(\($0.debugDescription)) on a database from before it"
+        }
         if var options = (Self.self as? any FTS5Record.Type)?.fts5Options {
             // Checked here, not with FTS5's IF NOT EXISTS, which would still add the triggers again.
             if ifNotExists, try db.schemaReader.table(named: tableName, includingViews: true) != nil { return }

@@ -110,6 +110,14 @@ public struct RecordSchema: Sendable {
         if let step = plan.steps.first(where: { !$0.columnsNeedingDefault.isEmpty }) {
             throw RecordSchemaError.newColumnNeedsDefault(table: step.table, column: step.columnsNeedingDefault[0])
         }
+        // Inside a migration, as `createTable`: the tables become the records as they are now.
+        if let trail = db.existingState(in: MigrationTrail.slot) {
+            for step in plan.steps {
+                trail.noteLiveDefinition(table: step.table, maker: "RecordSchema.migrate") {
+                    "the same schema's plan(for: db).frozenMigration(\($0.debugDescription)) on a database from before it"
+                }
+            }
+        }
         // Only a rebuild drops a table, which would fire ON DELETE actions with foreign keys on.
         try SchemaChange(
             savepointName: "strata_record_schema",

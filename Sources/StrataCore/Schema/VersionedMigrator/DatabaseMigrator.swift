@@ -90,13 +90,20 @@ public struct DatabaseMigrator: Sendable {
         let store = NamedMigrationStore(identifiers: chosen.map(\.identifier), registered: migrationIdentifiers)
         let engine = VersionedMigration(
             steps: chosen.enumerated().map { index, migration in
-                guard !migration.namesFailures else { return VersionedMigration.Step(Int64(index + 1), migration.migrate) }
                 let context = Self.context(migration.identifier)
                 return VersionedMigration.Step(Int64(index + 1)) { connection in
-                    try namingMigration(context) { try migration.migrate(connection) }
+                    // The trail explains a failure a live definition of an earlier step caused.
+                    try connection.state(in: MigrationTrail.slot).run(migration.identifier) {
+                        if migration.namesFailures {
+                            try migration.migrate(connection)
+                        } else {
+                            try namingMigration(context) { try migration.migrate(connection) }
+                        }
+                    }
                 }
             },
             store: store)
+        connection.state(in: MigrationTrail.slot).begin()
         // The engine runs the last `ran` of them (another process may have run earlier ones).
         let ran = try engine.migrate(connection)
         return chosen.suffix(ran).map(\.identifier)
