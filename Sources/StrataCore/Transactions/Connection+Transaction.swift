@@ -136,14 +136,30 @@ extension Connection {
 // The transaction statements, written once: every transaction and savepoint form (SQift's,
 // Squeal's, the ORM's, the rebuild's) goes through these, so names are quoted one way.
 extension Connection {
+    /// BEGIN and COMMIT as statements kept prepared in the connection's cache: each `read` of a
+    /// `Database` is one snapshot, and compiling both anew cost about half of its overhead over
+    /// a bare read (measured: 37,000 instructions a `read` of one row against 20,100 bare).
+    private enum TransactionStatements {
+        static let deferred = StatementCacheKey(reusing: "BEGIN DEFERRED TRANSACTION")
+        static let immediate = StatementCacheKey(reusing: "BEGIN IMMEDIATE TRANSACTION")
+        static let exclusive = StatementCacheKey(reusing: "BEGIN EXCLUSIVE TRANSACTION")
+        static let commit = StatementCacheKey(reusing: "COMMIT")
+    }
+
     package func beginTransaction(_ type: TransactionType) throws {
         let type = type == .deferred && transactionState.beginsDeferredTransactionsImmediately ? .immediate : type
-        try execute("BEGIN \(type.rawValue) TRANSACTION")
+        let key: StatementCacheKey
+        switch type {
+        case .deferred: key = TransactionStatements.deferred
+        case .immediate: key = TransactionStatements.immediate
+        case .exclusive: key = TransactionStatements.exclusive
+        }
+        try runCachedStatement(key, arguments: [])
         transactionState.savepointsInImmediateTransaction = []
     }
 
     package func commitTransaction() throws {
-        try execute("COMMIT")
+        try runCachedStatement(TransactionStatements.commit, arguments: [])
         transactionState.savepointsInImmediateTransaction = []
     }
 
