@@ -48,4 +48,36 @@ import Testing
         #expect(try await ListClaimTests.ids(bob) == ["a"])
         #expect(try await bob.database.read { try SyncStatus.state(SyncReplica.appliedViewKey, $0) as String? } == newView)
     }
+
+    /// From a defect hunt: rules that read only the user record the same bytes for every user
+    /// (a record keeps the claims the data rules read, not `auth.user`). A file synced as replica
+    /// "one" for g1, then as "two" for g2, then as "one" for g1 again found g1's old record at its
+    /// cursor, with the same token, and kept g2's rows. The token names the user.
+    @Test func aFileBackUnderAnEarlierReplicaNameForAnotherUserStartsOver() async throws {
+        let folder = try SyncFolder()
+        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        defer { withExtendedLifetime(keep) {} }
+        try hub.setRules(SyncRules(buckets: [SyncBucket(name: "mine", data: ["doc": "grp = auth.user", "grp": "id = auth.user"])]), forSpace: "s")
+        _ = try await ListClaimTests.seed(hub, folder)
+        let path = folder.path("file.sqlite")
+        try Connection(path: path).execute(ListClaimTests.schema)
+        func open(_ name: String, as user: String) throws -> SyncReplica {
+            try SyncReplica(
+                database: try Database(path: path), replicaID: name, space: "s", tables: ListClaimTests.tables,
+                transport: InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: user)))
+        }
+        func held(_ replica: SyncReplica) async throws -> [String] {
+            try await ListClaimTests.ids(replica, "doc") + (try await ListClaimTests.ids(replica, "grp"))
+        }
+        let first = try open("one", as: "g1")
+        try await first.pull()
+        #expect(try await held(first) == ["a", "g1"])
+        let second = try open("two", as: "g2")
+        try await second.pull()
+        #expect(try await held(second) == ["b", "g2"])
+        let again = try open("one", as: "g1")
+        try await again.pull()
+        try await again.pull()
+        #expect(try await held(again) == ["a", "g1"])
+    }
 }

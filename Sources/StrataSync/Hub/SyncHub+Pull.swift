@@ -163,7 +163,7 @@ extension SyncHub {
                 try storage.write { try storage.recordView(record, replica: request.replicaID, user: identity.user, keepingFrom: version) }
                 return SyncSnapshot(
                     version: version, database: image, chain: try HubSpace(storage: storage).chain(at: version),
-                    view: SyncView.viewToken(rules: rules.version, record: record.instances))
+                    view: SyncView.viewToken(rules: rules.version, user: identity.user, record: record.instances))
             }
             if case .user(let identity) = caller, try storage.viewRecord(replica: request.replicaID, user: identity.user, atOrBefore: .max) != nil {
                 try storage.write { try storage.forgetViews(replica: request.replicaID, user: identity.user) }

@@ -50,7 +50,7 @@ extension SyncView {
             // The replica applied another view than the one recorded at its cursor (an answer
             // that moved its view was lost, or dropped as stale after the hub recorded it): moves
             // from the record would leave it rows its rules no longer give it.
-            if let applied = request.appliedView, applied != Self.viewToken(rules: record.rules, record: record.instances) {
+            if let applied = request.appliedView, applied != Self.viewToken(rules: record.rules, user: identity.user, record: record.instances) {
                 return snapshotNeeded
             }
             previous = decoded.instances
@@ -67,7 +67,7 @@ extension SyncView {
         let record = SyncViewRecord(version: current, rules: rules.version, instances: try Self.encodeInstances(now, claims: claims))
         let needsRecord = recorded == nil || previous != now || claimsChanged
         // The token of the record the hub holds after this answer: the new one, or the one found.
-        let token = Self.viewToken(rules: rules.version, record: (needsRecord ? record : recorded ?? record).instances)
+        let token = Self.viewToken(rules: rules.version, user: identity.user, record: (needsRecord ? record : recorded ?? record).instances)
         if after >= current && previous == now && !claimsChanged {
             return (SyncPullResponse(entries: [], hubVersion: current, view: token), needsRecord ? record : nil)
         }

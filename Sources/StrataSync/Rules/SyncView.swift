@@ -175,12 +175,17 @@ struct SyncView {
         var lists: [String: [String]]?
     }
 
-    /// The token of a view (``SyncPullResponse/view``): a hash of the rules' version and the
-    /// record's stored bytes (its instances and claims). The bytes as stored, never encoded again:
-    /// hub processes whose encoders differ (another Foundation) still agree on a record's token.
-    static func viewToken(rules: Int64, record instances: Data) -> String {
+    /// The token of a view (``SyncPullResponse/view``): a hash of the rules' version, the user and
+    /// the record's stored bytes (its instances and claims). The user, because a record keeps only
+    /// the claims the data rules read, not `auth.user`: two users' views under rules that read only
+    /// the user are the same bytes, and a file that went from one to the other and back under one
+    /// replica name must not match. The bytes as stored, never encoded again: hub processes whose
+    /// encoders differ (another Foundation) still agree on a record's token.
+    static func viewToken(rules: Int64, user: String, record instances: Data) -> String {
         var hash = FNV1a()
         hash.add(rules)
+        hash.add(user.utf8)
+        hash.add(0)
         hash.add(instances)
         return String(hash.value, radix: 16)
     }
