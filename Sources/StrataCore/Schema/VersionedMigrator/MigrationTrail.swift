@@ -34,8 +34,10 @@ package final class MigrationTrail {
     /// Runs `body` as the migration `identifier`; an `SQLiteError` that a live definition of an
     /// earlier migration of this run may explain comes back with the explanation appended.
     func run(_ identifier: String, _ body: () throws -> Void) throws {
+        // Restored after: a migration may run another migrator on the same connection.
+        let enclosing = running
         running = identifier
-        defer { running = nil }
+        defer { running = enclosing }
         do {
             try body()
         } catch let error as SQLiteError {
