@@ -22,6 +22,9 @@ let package = Package(
         .library(name: "StrataORM", targets: ["StrataORM"]),
         .library(name: "StrataRecords", targets: ["StrataRecords"]),
         .library(name: "StrataSync", targets: ["StrataSync"]),
+        // For an app's tests: temporary databases, `assertQuery`'s inline snapshots, an in-process
+        // sync hub (swift-snapshot-testing and swift-syntax, fetched only by packages that use it).
+        .library(name: "StrataTesting", targets: ["StrataTesting", "StrataTestFixtures"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
         // Tests only: the fault-injecting VFS as a shared library, preloaded (LD_PRELOAD) into the
         // `strata` binary by the CLI fault tests, or into a whole test run with faults off.
@@ -50,6 +53,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
         // The macro's expansion and diagnostic tests (inline snapshots of what it writes).
         .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
+        // StrataTesting only: `assertQuery`'s inline snapshots.
+        .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.17.0"),
         // StrataServer only: the core `Strata` module depends on none of these. Ranges, not pins,
         // so an app that needs another 1.x (or 2.x) of one can still depend on Strata.
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -113,8 +118,23 @@ let package = Package(
         ),
         // Tests only: the shared test kit (temporary directories and databases, SQL assertions) and
         // seeded generators of hard inputs for the property-based and differential tests.
-        .target(name: "StrataTestSupport", dependencies: ["StrataSQift", "Strata", sqliteDependency], path: "Tests/StrataTestSupport"),
+        // StrataTesting's temporary databases, apart from its snapshots so the core suites (and
+        // the sanitizer builds) use them without swift-syntax.
+        .target(name: "StrataTestFixtures", dependencies: ["Strata"]),
+        .target(
+            name: "StrataTesting",
+            dependencies: [
+                "Strata", "StrataRecords", "StrataSync", "StrataTestFixtures", sqliteDependency,
+                .product(name: "InlineSnapshotTesting", package: "swift-snapshot-testing"),
+            ]
+        ),
+        .testTarget(name: "StrataTestingTests", dependencies: ["StrataTesting", "StrataRecords", "StrataSync", "StrataTestSupport", sqliteDependency]),
+        .target(name: "StrataTestSupport", dependencies: ["StrataSQift", "Strata", "StrataTestFixtures", sqliteDependency], path: "Tests/StrataTestSupport"),
         .testTarget(name: "StrataTests", dependencies: ["StrataSQift", "Strata", "StrataCore", "StrataVectors", "StrataSwiftly", sqliteDependency, "strata-blob-stream", "StrataTestSupport"]),
+        // The capabilities beside the kernel, each tested in a target of its own.
+        .testTarget(name: "StrataVectorsTests", dependencies: ["StrataSQift", "Strata", "StrataCore", "StrataVectors", sqliteDependency, "StrataTestSupport"]),
+        .testTarget(name: "StrataFullTextSearchTests", dependencies: ["StrataSQift", "Strata", "StrataCore", "StrataFullTextSearch", sqliteDependency, "StrataTestSupport"]),
+        .testTarget(name: "StrataReplicationTests", dependencies: ["StrataSQift", "Strata", "StrataCore", "StrataReplication", sqliteDependency, "StrataTestSupport"]),
         // Tests only: the "strata-faults" VFS, which fails chosen file calls below SQLite.
         .target(name: "StrataFaultVFS", path: "TestSupport/StrataFaultVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         // Sweeps of I/O errors, full disks and failed syncs under every layer, and the CLI's.

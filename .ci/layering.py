@@ -119,6 +119,8 @@ TOOLCHAIN_MODULES = {
     "Swift", "_Concurrency", "Foundation", "FoundationEssentials", "FoundationNetworking",
     "FoundationXML", "Dispatch", "Synchronization", "Observation", "Darwin", "Glibc", "Musl",
     "Bionic", "Android", "WASILibc", "WinSDK", "ucrt", "os", "Combine", "CryptoKit",
+    # The toolchain's test frameworks (StrataTesting reports to whichever runs the test).
+    "Testing", "XCTest",
 }
 
 # Member names whose uses are not checked, as a use cannot say whose member it is:

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Instruction counts (valgrind callgrind) of the record and typed-query workloads, the way
-# ../shared/tools/callgrind-bench.sh counts the others: one warm-up and one timed run of each
+# Scripts/callgrind-bench.sh counts the others: one warm-up and one timed run of each
 # contender, on the same rows, each contender's own function counted inclusive. The contenders
 # are functions of RecordWorkloads (RecordWorkloads.swift) and QueryWorkloads (QueryWorkloads.swift),
 # not the Raw/StrataBench/GRDBBench run functions that script reads, so this one names them.

@@ -103,7 +103,7 @@ enum IVFBuilder {
         var order = Array(0..<vectors.count)
         let size = min(max(sampleSize, lists), vectors.count)
         for position in 0..<size { order.swapAt(position, Int.random(in: position..<vectors.count, using: &random)) }
-        var sample = [Float](); sample.reserveCapacity(size * dimensions)
+        var sample: [Float] = []; sample.reserveCapacity(size * dimensions)
         for position in 0..<size {
             let start = order[position] * dimensions
             var vector = Array(vectors.components[start..<start + dimensions])

@@ -118,7 +118,7 @@ extension Connection {
             let metricName: String = row.value(at: 2), let metric = VectorMetric(rawValue: metricName),
             let dimensions: Int = row.value(at: 3), let lists: Int = row.value(at: 4), dimensions > 0, lists > 0,
             // A damaged or hand-edited row must not size the centroids past what could be built.
-            case let (cells, overflow) = dimensions.multipliedReportingOverflow(by: lists), !overflow, cells <= Int(Int32.max),
+            case (let cells, let overflow) = dimensions.multipliedReportingOverflow(by: lists), !overflow, cells <= Int(Int32.max),
             let quantizationName: String = row.value(at: 5), let quantization = VectorQuantization(rawValue: quantizationName)
         else { throw VectorIndexError.noSuchIndex(name) }
         // Indexes built before keyed tables were mapped have no key column: they are by rowid.

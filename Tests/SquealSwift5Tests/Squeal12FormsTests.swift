@@ -30,7 +30,7 @@ private func peopleDatabase() throws -> Database {
     #expect(!db.isInTransaction)
 
     // A stored block of Squeal's shape passes as is.
-    let block: () throws -> () = { _ = try db.insertInto("people", values: ["name": "Dana"]) }
+    let block: () throws -> Void = { _ = try db.insertInto("people", values: ["name": "Dana"]) }
     try db.transaction(block)
     #expect(try db.countFrom("people") == 3)
 }

@@ -34,6 +34,14 @@ struct PackageFootprintTests {
         #expect(fetched.isSubset(of: ["swift-argument-parser", "swift-syntax"]), "\(fetched.sorted())")
     }
 
+    /// StrataTesting, for an app's test target, fetches swift-snapshot-testing for `assertQuery`
+    /// and nothing of the server or hub stacks.
+    @Test func aClientOfStrataTestingFetchesSnapshotTestingAndNoServerStack() async throws {
+        let fetched = try await Self.resolveClient(product: "StrataTesting", traits: nil)
+        #expect(fetched.contains("swift-snapshot-testing"), "\(fetched.sorted())")
+        #expect(fetched.intersection(Self.serverStack.union(Self.hubStack)).isEmpty, "\(fetched.sorted())")
+    }
+
     /// The control: with the trait on, the same resolution does fetch the stack, so the test
     /// above sees checkouts where there are some.
     @Test func theServerTraitFetchesTheServerStack() async throws {

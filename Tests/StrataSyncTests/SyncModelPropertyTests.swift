@@ -33,7 +33,7 @@ import Testing
 /// a TEMP trigger writing a synced table, a main trigger writing a synced table, and a main
 /// trigger keeping a local table. Besides the checks above: no row reaches a space it was not
 /// written to, and no read-only member's write reaches the hub. (How often a local trigger sees a
-/// row is SyncWeeklyPathRegressionTests' check: a rebase whose net change conflicts runs step by
+/// row is SyncWeeklyPathTests' check: a rebase whose net change conflicts runs step by
 /// step with those triggers on, so a schedule cannot promise once.) Not covered here: HTTP (the
 /// routes have their own tests), hub restores (SyncHubRestoreTests).
 @Suite struct SyncModelPropertyTests {

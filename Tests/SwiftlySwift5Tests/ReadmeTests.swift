@@ -11,7 +11,6 @@ import Testing
 // The README writes `class ContactTableDescription: TableDescription`, which compiles, with a
 // warning asking to restate the `@unchecked Sendable` that TableDescription declares; restated here.
 class ContactTableDescription: TableDescription, @unchecked Sendable {
-
     let idColumn = ColumnDescription(name: "id", type: .int(size: 11), nullable: false)
     let nameColumn = ColumnDescription(name: "name", type: .char(size: 255), nullable: false)
 
@@ -30,7 +29,6 @@ struct MyDatabaseSchema {
 }
 
 class ContactInsertStatement: InsertStatement {
-
     init(connection: Connection) throws {
         try super.init(insertingIntoTable: MyDatabaseSchema.contactTableDescription, on: connection)
     }
@@ -45,7 +43,6 @@ class ContactInsertStatement: InsertStatement {
 }
 
 class MyDatabaseConnection: Connection {
-
     func prepareContactInsert() throws -> ContactInsertStatement {
         return try ContactInsertStatement(connection: self)
     }

@@ -49,7 +49,7 @@ extension Blob {
     ) async throws -> Int where Source.Element == UInt8 {
         let chunkSize = max(1, chunkSize)
         var position = offset
-        var buffer = [UInt8]()
+        var buffer: [UInt8] = []
         buffer.reserveCapacity(chunkSize)
         for try await byte in source {
             buffer.append(byte)

@@ -73,7 +73,6 @@ extension Connection {
         public var isText: Bool { type == .text }
         /// Whether the argument is stored as a BLOB.
         public var isData: Bool { type == .data }
-
     }
 
     /// What a SQL function returns.

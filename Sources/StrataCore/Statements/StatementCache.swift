@@ -67,7 +67,6 @@ package struct StatementCacheKey: Hashable, @unchecked Sendable {
         case .token(let token): hasher.combine(ObjectIdentifier(token))
         }
     }
-
 }
 
 /// A bounded cache of prepared statements, least recently used evicted first.

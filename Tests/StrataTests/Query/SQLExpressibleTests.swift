@@ -82,7 +82,7 @@ private struct ColumnX: SQLExpressible {
     }
 }
 
-@Suite struct SQLFragmentEqualityRegressionTests {
+@Suite struct SQLFragmentEqualityTests {
     @Test func textWithItsOwnPlaceholdersIsNotTextFollowedByAValue() {
         let written = SQLFragment(sql: "x = ?", arguments: [.integer(1)])
         let interpolated: SQLFragment = "x = ?\(1)"

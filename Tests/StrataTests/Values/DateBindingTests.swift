@@ -80,7 +80,7 @@ import Strata
 
 /// Every setter that changes what the default formatter reads turns the hand-written parser off,
 /// not only `dateFormat` (a style replaces the format without going through its setter).
-@Suite struct DateFormatterStyleRegressionTests {
+@Suite struct DateFormatterStyleTests {
     @Test(arguments: 0..<6) func everyReadingSettingTurnsTheFastPathOff(setting: Int) {
         let formatter = BindingDateFormat.makeDefaultFormatter()
         switch setting {

@@ -1,0 +1,2 @@
+// `import StrataTesting` brings the temporary databases too.
+@_exported import StrataTestFixtures

@@ -1,0 +1,151 @@
+// What `assertQuery` compares: a query's SQL and arguments, and its rows as a table. Every value
+// is written as an SQL expression that evaluates to exactly that value in SQLite (its storage
+// class kept), so a snapshot can be read, and checked, as SQL.
+import Foundation
+import Strata
+#if canImport(SQLite3)
+import SQLite3
+#endif
+
+/// A query's SQL with its arguments, and the rows it returned, as the text `assertQuery`
+/// compares with its inline snapshots.
+///
+/// ```
+/// SELECT "id", "title" FROM "todo" WHERE "done" = ?
+/// -- ?1: 0
+/// ```
+/// ```
+/// ┌────┬────────┐
+/// │ id │ title  │
+/// ├────┼────────┤
+/// │ 1  │ 'milk' │
+/// └────┴────────┘
+/// ```
+public struct QuerySnapshot: Sendable, Hashable {
+    /// The SQL text, then a `-- ?N: value` line per bound argument.
+    public let sql: String
+    /// The rows as a table: a header of column names, then a line per row.
+    public let results: String
+
+    /// Runs `query` on `connection` and records its SQL, arguments and rows.
+    /// - Throws: `SQLiteError` when preparing, binding or stepping fails; a value's encoding error.
+    public init(of query: SQLFragment, on connection: Connection) throws {
+        let (text, arguments) = try query.rendered
+        var lines = [text]
+        for (offset, argument) in arguments.enumerated() {
+            lines.append("-- ?\(offset + 1): " + Self.literal(argument))
+        }
+        sql = lines.joined(separator: "\n")
+        let statement = try Statement(connection: connection, sql: text)
+        try statement.bind(values: arguments)
+        let handle = statement.statementHandle
+        let columnCount = Int(sqlite3_column_count(handle))
+        let names = (0..<columnCount).map { column in
+            sqlite3_column_name(handle, Int32(column)).map { String(cString: $0) } ?? ""
+        }
+        var rows: [[String]] = []
+        while try statement.step() {
+            rows.append((0..<columnCount).map { Self.literal(column: Int32($0), of: handle) })
+        }
+        results = Self.table(header: names, rows: rows)
+    }
+
+    // MARK: - Values as SQL
+
+    /// `value` as an SQL expression that evaluates to it: `NULL`, `42`, `1.5`, `'it''s'`,
+    /// `X'00FF'`. Control characters in text are written as `char(N)` joined with `||`, so a
+    /// snapshot stays one line per row; infinities as `9e999` and `-9e999`, as `quote()` does.
+    public static func literal(_ value: BindingValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let integer): return String(integer)
+        case .real(let real): return realLiteral(real)
+        case .text(let text): return textLiteral(Array(text.utf8))
+        case .blob(let data): return blobLiteral(Array(data))
+        }
+    }
+
+    /// A column of the current row, read in its storage class; text by its bytes, so text that
+    /// is not valid UTF-8 keeps them.
+    static func literal(column: Int32, of handle: OpaquePointer) -> String {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return String(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: return realLiteral(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard let bytes = sqlite3_column_text(handle, column), count > 0 else { return "''" }
+            return textLiteral(Array(UnsafeBufferPointer(start: bytes, count: count)))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard let bytes = sqlite3_column_blob(handle, column), count > 0 else { return "X''" }
+            return blobLiteral(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+        default: return "NULL"
+        }
+    }
+
+    static func realLiteral(_ real: Double) -> String {
+        if real.isInfinite { return real < 0 ? "-9e999" : "9e999" }
+        // NaN never reaches a snapshot from SQLite (it stores NULL); an argument can hold one.
+        if real.isNaN { return "NULL" }
+        // Swift's shortest representation that reads back to the same Double; SQLite reads it too.
+        return "\(real)"
+    }
+
+    /// Text as a quoted literal; bytes that are not valid UTF-8 as `CAST(X'...' AS TEXT)`.
+    static func textLiteral(_ bytes: [UInt8]) -> String {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.utf8.elementsEqual(bytes) else {
+            return "CAST(" + blobLiteral(bytes) + " AS TEXT)"
+        }
+        var parts: [String] = []
+        var current = ""
+        var open = false
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                if open { parts.append("'" + current + "'"); current = ""; open = false }
+                parts.append("char(\(scalar.value))")
+                continue
+            }
+            open = true
+            current.unicodeScalars.append(scalar)
+            if scalar == "'" { current.unicodeScalars.append("'") }
+        }
+        if open || parts.isEmpty { parts.append("'" + current + "'") }
+        return parts.joined(separator: "||")
+    }
+
+    static func blobLiteral(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789ABCDEF".unicodeScalars)
+        var text = String.UnicodeScalarView()
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return "X'" + String(text) + "'"
+    }
+
+    // MARK: - The table
+
+    /// A box-drawn table; columns as wide as their widest cell, measured in characters as a
+    /// terminal shows them (display only: the cells are already escaped SQL).
+    static func table(header: [String], rows: [[String]]) -> String {
+        guard !header.isEmpty else { return "(no columns)" }
+        var widths = header.map(\.count)
+        for row in rows {
+            for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
+        }
+        func rule(_ left: String, _ middle: String, _ right: String) -> String {
+            left + widths.map { String(repeating: "─", count: $0 + 2) }.joined(separator: middle) + right
+        }
+        func line(_ cells: [String]) -> String {
+            "│" + zip(cells, widths).map { " " + $0 + String(repeating: " ", count: $1 - $0.count) + " " }.joined(separator: "│") + "│"
+        }
+        var lines = [rule("┌", "┬", "┐"), line(header)]
+        if !rows.isEmpty {
+            lines.append(rule("├", "┼", "┤"))
+            lines += rows.map(line)
+        }
+        lines.append(rule("└", "┴", "┘"))
+        return lines.joined(separator: "\n")
+    }
+}
