@@ -54,7 +54,7 @@ let package = Package(
         // The macro's expansion and diagnostic tests (inline snapshots of what it writes).
         .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
         // StrataTesting only: `assertQuery`'s inline snapshots.
-        .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.17.0"),
+        .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.0"),
         // StrataServer only: the core `Strata` module depends on none of these. Ranges, not pins,
         // so an app that needs another 1.x (or 2.x) of one can still depend on Strata.
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),

@@ -58,3 +58,34 @@ public final class TemporaryDatabase: Sendable {
         self.path = path
     }
 }
+
+/// The kinds of `Database` a suite runs its tests on, the recommended one first: a test that
+/// takes a kind (`@Test(arguments: DatabaseKind.allCases)`) checks that its behaviour does not
+/// depend on how the database was opened.
+public enum DatabaseKind: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// `Database(path:)` on a file: the recommended setup (WAL, a writer and its readers).
+    case file
+    /// `Database(path: Database.inMemoryPath(named:))`: shared memory, every connection on it.
+    case namedInMemory
+    /// A file with one reader connection, so reads queue behind each other.
+    case oneReader
+
+    public var description: String { rawValue }
+}
+
+extension TemporaryDatabase {
+    /// Opens a database of `kind` for a test; its ``path`` names the file for the file kinds, and
+    /// a file that never exists for ``DatabaseKind/namedInMemory``.
+    public convenience init(_ kind: DatabaseKind, named name: String = "app.sqlite") throws {
+        switch kind {
+        case .file:
+            try self.init(named: name)
+        case .namedInMemory:
+            try self.init(named: name) { _ in try Database(path: Database.inMemoryPath(named: "strata-test-\(UUID().uuidString)")) }
+        case .oneReader:
+            var configuration = Database.Configuration()
+            configuration.maximumReaderCount = 1
+            try self.init(named: name, configuration: configuration)
+        }
+    }
+}

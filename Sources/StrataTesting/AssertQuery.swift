@@ -31,8 +31,14 @@ import StrataRecords
 /// }
 /// ```
 ///
-/// Values are written as SQL that evaluates to them (``QuerySnapshot/literal(_:)``). An error
-/// from the query is recorded as a test failure. The read runs in a snapshot of the database.
+/// Values are written as SQL that evaluates to them (``QuerySnapshot/literal(_:)``), and the
+/// snapshots are compared byte for byte (text in NFC and in NFD differ). An error from the
+/// query, or a statement that writes, is recorded as a test failure. The read runs in one read
+/// transaction of the database.
+///
+/// Give both closures, neither, or `sql` alone: InlineSnapshotTesting places a recorded `sql`
+/// snapshot as the first trailing closure, so a call with `results:` and no `sql` loses its
+/// `results` when the `sql` snapshot is recorded.
 public func assertQuery(
     _ query: SQLFragment,
     in database: Database,
@@ -104,13 +110,30 @@ private func assertSnapshot(
         return
     }
     assertInlineSnapshot(
-        of: taken.sql, as: .lines, message: "The query's SQL or arguments differ from the snapshot",
+        of: taken.sql, as: exactLines, message: "The query's SQL or arguments differ from the snapshot",
         syntaxDescriptor: InlineSnapshotSyntaxDescriptor(trailingClosureLabel: "sql", trailingClosureOffset: 0),
         matches: sql,
         fileID: fileID, file: filePath, function: function, line: line, column: column)
     assertInlineSnapshot(
-        of: taken.results, as: .lines, message: "The query's rows differ from the snapshot",
+        of: taken.results, as: exactLines, message: "The query's rows differ from the snapshot",
         syntaxDescriptor: InlineSnapshotSyntaxDescriptor(trailingClosureLabel: "results", trailingClosureOffset: 1),
         matches: results,
         fileID: fileID, file: filePath, function: function, line: line, column: column)
+}
+
+/// Lines compared by their UTF-8 bytes. Swift's `==` (which `.lines` uses) takes canonically
+/// equivalent text as equal, so `'café'` in NFC would match its NFD spelling, which SQLite stores
+/// and compares as other bytes.
+/// (Made per use: `Snapshotting` is not `Sendable`, so it cannot be a global constant.)
+private var exactLines: Snapshotting<String, String> {
+    Snapshotting<String, String>(
+        pathExtension: "txt",
+        diffing: .diff(toData: { Data($0.utf8) }, fromData: { String(decoding: $0, as: UTF8.self) }) { old, new in
+            guard !old.utf8.elementsEqual(new.utf8) else { return nil }
+            if let difference = Diffing<String>.lines.diffV2(old, new) { return difference }
+            func scalars(_ text: String) -> String {
+                text.unicodeScalars.map { $0.isASCII ? String($0) : "\\u{\(String($0.value, radix: 16, uppercase: true))}" }.joined()
+            }
+            return ("The text differs only in Unicode normalization: expected \(scalars(old)), got \(scalars(new))", [])
+        })
 }

@@ -1,6 +1,6 @@
 // What `assertQuery` compares: a query's SQL and arguments, and its rows as a table. Every value
-// is written as an SQL expression that evaluates to exactly that value in SQLite (its storage
-// class kept), so a snapshot can be read, and checked, as SQL.
+// is written as an SQL expression that evaluates to that value in SQLite (its storage class
+// kept), so a snapshot can be read, and checked, as SQL.
 import Foundation
 import Strata
 #if canImport(SQLite3)
@@ -28,7 +28,9 @@ public struct QuerySnapshot: Sendable, Hashable {
     public let results: String
 
     /// Runs `query` on `connection` and records its SQL, arguments and rows.
-    /// - Throws: `SQLiteError` when preparing, binding or stepping fails; a value's encoding error.
+    /// - Throws: `SQLiteError` when preparing, binding or stepping fails, and `SQLITE_MISUSE` for
+    ///   a statement that writes (a snapshot must not change what it reads); a value's encoding
+    ///   error.
     public init(of query: SQLFragment, on connection: Connection) throws {
         let (text, arguments) = try query.rendered
         var lines = [text]
@@ -39,9 +41,14 @@ public struct QuerySnapshot: Sendable, Hashable {
         let statement = try Statement(connection: connection, sql: text)
         try statement.bind(values: arguments)
         let handle = statement.statementHandle
+        guard sqlite3_stmt_readonly(handle) != 0 else {
+            throw SQLiteError(
+                code: SQLITE_MISUSE,
+                message: "assertQuery runs statements that only read, and this one writes: \(text)")
+        }
         let columnCount = Int(sqlite3_column_count(handle))
         let names = (0..<columnCount).map { column in
-            sqlite3_column_name(handle, Int32(column)).map { String(cString: $0) } ?? ""
+            Self.displayName(sqlite3_column_name(handle, Int32(column)).map { String(cString: $0) } ?? "")
         }
         var rows: [[String]] = []
         while try statement.step() {
@@ -54,7 +61,9 @@ public struct QuerySnapshot: Sendable, Hashable {
 
     /// `value` as an SQL expression that evaluates to it: `NULL`, `42`, `1.5`, `'it''s'`,
     /// `X'00FF'`. Control characters in text are written as `char(N)` joined with `||`, so a
-    /// snapshot stays one line per row; infinities as `9e999` and `-9e999`, as `quote()` does.
+    /// snapshot stays one line per row; infinities as `9e999` and `-9e999`. A real is Swift's
+    /// shortest form that reads back as the same `Double`; SQLite 3.43 and later read it back
+    /// exactly, and an older SQLite's parser can land one unit in the last place away.
     public static func literal(_ value: BindingValue) -> String {
         switch value {
         case .null: return "NULL"
@@ -124,10 +133,25 @@ public struct QuerySnapshot: Sendable, Hashable {
         return "X'" + String(text) + "'"
     }
 
+    /// A column name on one line: control characters (a newline in an unaliased expression's
+    /// name) as `\u{N}`.
+    static func displayName(_ name: String) -> String {
+        var shown = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                shown.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                shown.append(scalar)
+            }
+        }
+        return String(shown)
+    }
+
     // MARK: - The table
 
-    /// A box-drawn table; columns as wide as their widest cell, measured in characters as a
-    /// terminal shows them (display only: the cells are already escaped SQL).
+    /// A box-drawn table; columns as wide as their widest cell, counted in characters (grapheme
+    /// clusters: wide characters such as CJK take two terminal columns and misalign the borders,
+    /// never the comparison). Display only: the cells are already escaped SQL.
     static func table(header: [String], rows: [[String]]) -> String {
         guard !header.isEmpty else { return "(no columns)" }
         var widths = header.map(\.count)

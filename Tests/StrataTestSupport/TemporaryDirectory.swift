@@ -11,6 +11,11 @@ public func makeDatabase(
     try TemporaryDatabase(named: name, configuration: configuration)
 }
 
+/// Opens a database of `kind` (``DatabaseKind``) on `name` in a fresh temporary directory.
+public func makeDatabase(_ kind: DatabaseKind, named name: String = "app.sqlite") throws -> TemporaryDatabase {
+    try TemporaryDatabase(kind, named: name)
+}
+
 /// Runs `body` and returns the `SQLiteError` it throws, or nil if it throws none (or another error).
 public func sqliteError(_ body: () throws -> Void) -> SQLiteError? {
     do { try body(); return nil } catch let error as SQLiteError { return error } catch { return nil }

@@ -46,4 +46,32 @@ import Testing
         #expect(firstFile.hasPrefix(hub.directory.url.resolvingSymlinksInPath().path) || firstFile.hasPrefix(hub.directory.url.path))
         #expect(second.replicaID == "one-again")
     }
+
+    @Test func virtualTablesAndTheirShadowTablesAreNotSynced() async throws {
+        let hub = try SyncTestHub { db in
+            try db.execute(Self.schema)
+            try db.execute("CREATE VIRTUAL TABLE todo_search USING fts5(title)")
+            try db.execute("CREATE VIEW open_todo AS SELECT * FROM todo")
+        }
+        #expect(hub.tables == ["todo"])
+        let replica = try hub.makeReplica("phone")
+        try await replica.sync()
+    }
+
+    /// A refused write fails its replica's sync; the others still sync in both rounds.
+    @Test func syncAllSyncsEveryReplicaWhenOneIsRefused() async throws {
+        let rules = SyncRules(
+            buckets: [SyncBucket(name: "all", data: ["todo": "true"])],
+            writes: ["todo": "owner = auth.user"])
+        let hub = try SyncTestHub(rules: rules) { try $0.execute(Self.schema) }
+        let ann = try hub.makeReplica("ann-phone", identity: SyncIdentity(user: "ann"))
+        let bob = try hub.makeReplica("bob-phone", identity: SyncIdentity(user: "bob"))
+        try await ann.write { try $0.run("INSERT INTO todo VALUES ('1', 'bob', 'not mine to write')") }
+        try await bob.write { try $0.run("INSERT INTO todo VALUES ('2', 'bob', 'eggs')") }
+        await #expect(throws: (any Error).self) { try await hub.syncAll([ann, bob]) }
+        // Bob synced after Ann's refusal, and Ann pulled Bob's row in the second round.
+        #expect(try hub.hub.version(ofSpace: "app") == 1)
+        let annSees: [String] = try await ann.database.read { try $0.query("SELECT id FROM todo WHERE id = '2'") }
+        #expect(annSees == ["2"])
+    }
 }

@@ -80,8 +80,8 @@ import SQLite3
         try await database.close()
     }
 
-    @Test func foreignKeysAreEnforcedByDefault() async throws {
-        let temporary = try makeDatabase()
+    @Test(arguments: DatabaseKind.allCases) func foreignKeysAreEnforcedByDefault(kind: DatabaseKind) async throws {
+        let temporary = try makeDatabase(kind)
         let database = temporary.database
         try await database.write { db in
             try db.execute("CREATE TABLE author(id INTEGER PRIMARY KEY); CREATE TABLE book(author INTEGER REFERENCES author(id))")
@@ -168,9 +168,9 @@ import SQLite3
         try await database.close()
     }
 
-    @Test func writeRollsBackWhenItsClosureThrows() async throws {
+    @Test(arguments: DatabaseKind.allCases) func writeRollsBackWhenItsClosureThrows(kind: DatabaseKind) async throws {
         struct Failure: Error {}
-        let temporary = try makeDatabase()
+        let temporary = try makeDatabase(kind)
         let database = temporary.database
         try await database.write { try $0.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1)") }
         await #expect(throws: Failure.self) {
@@ -267,8 +267,8 @@ import SQLite3
         #expect(try Self.count(try Connection(storageLocation: .onDisk(path))) == 1)
     }
 
-    @Test func everyCallAfterCloseThrowsClosed() async throws {
-        let temporary = try makeDatabase()
+    @Test(arguments: DatabaseKind.allCases) func everyCallAfterCloseThrowsClosed(kind: DatabaseKind) async throws {
+        let temporary = try makeDatabase(kind)
         let database = temporary.database
         try await database.write { try $0.execute("CREATE TABLE t(x)") }
         try await database.close()

@@ -5,19 +5,39 @@ import Testing
 import Strata
 
 @Suite struct IntrospectionTests {
+    static let schema = #"""
+        CREATE TABLE "the ""people""" ("id" INTEGER PRIMARY KEY, "first name" TEXT NOT NULL DEFAULT 'x', "order" REAL, UNIQUE ("order"));
+        CREATE INDEX "by name" ON "the ""people""" ("first name" COLLATE NOCASE DESC, "order") WHERE "order" > 0;
+        CREATE TABLE pairs (a TEXT, b TEXT, PRIMARY KEY (a, b)) WITHOUT ROWID;
+        CREATE VIEW v AS SELECT a FROM pairs;
+        CREATE TRIGGER t AFTER INSERT ON pairs BEGIN SELECT 1; END;
+        CREATE TABLE counter (id INTEGER PRIMARY KEY AUTOINCREMENT);
+        INSERT INTO counter DEFAULT VALUES;
+        """#
+
     func makeDatabase() throws -> Connection {
         let db = try Connection(storageLocation: .inMemory)
-        try db.execute(
-            #"""
-            CREATE TABLE "the ""people""" ("id" INTEGER PRIMARY KEY, "first name" TEXT NOT NULL DEFAULT 'x', "order" REAL, UNIQUE ("order"));
-            CREATE INDEX "by name" ON "the ""people""" ("first name" COLLATE NOCASE DESC, "order") WHERE "order" > 0;
-            CREATE TABLE pairs (a TEXT, b TEXT, PRIMARY KEY (a, b)) WITHOUT ROWID;
-            CREATE VIEW v AS SELECT a FROM pairs;
-            CREATE TRIGGER t AFTER INSERT ON pairs BEGIN SELECT 1; END;
-            CREATE TABLE counter (id INTEGER PRIMARY KEY AUTOINCREMENT);
-            INSERT INTO counter DEFAULT VALUES;
-            """#)
+        try db.execute(Self.schema)
         return db
+    }
+
+    /// The same introspection through a `Database` of each kind: its readers see the schema the
+    /// writer made, through the kernel's one cache.
+    @Test(arguments: DatabaseKind.allCases) func everyKindOfDatabaseReadsTheSameSchema(kind: DatabaseKind) throws {
+        let reference = try makeDatabase()
+        let temporary = try TemporaryDatabase(kind)
+        try temporary.database.write { try $0.execute(Self.schema) }
+        try temporary.database.read { db in
+            #expect(db.schema.tableNames == reference.schema.tableNames)
+            #expect(db.schema.indexNames.sorted() == reference.schema.indexNames.sorted())
+            let info = try #require(try db.tableInfoForTableNamed(#"the "PEOPLE""#))
+            #expect(info.columnNames == ["id", "first name", "order"])
+            #expect(info.indexNamed("BY NAME")?.columnNames == ["first name", "order"])
+        }
+        // A change made by the writer reaches the readers' introspection at once.
+        try temporary.database.write { try $0.execute(#"ALTER TABLE "the ""people""" ADD COLUMN "late" TEXT"#) }
+        let columns = try temporary.database.read { db in try db.tableInfoForTableNamed(#"the "people""#)?.columnNames }
+        #expect(columns == ["id", "first name", "order", "late"])
     }
 
     @Test func schemaListsEntriesInOrder() throws {
