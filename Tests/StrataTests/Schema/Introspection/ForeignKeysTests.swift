@@ -27,6 +27,26 @@ import Strata
         #expect(sqliteError { _ = try db.foreignKeyViolations(inTable: "nope") } != nil)
     }
 
+    /// The same check on every kind of `Database`, whose foreign keys are on: the orphan was
+    /// written with them off, as a bulk import would.
+    @Test(arguments: DatabaseKind.allCases) func listsViolationsOnEveryKindOfDatabase(kind: DatabaseKind) throws {
+        let temporary = try TemporaryDatabase(kind)
+        try temporary.database.writeWithoutTransaction { db in
+            try db.execute("PRAGMA foreign_keys = OFF")
+            defer { try? db.execute("PRAGMA foreign_keys = ON") }
+            try db.execute(
+                """
+                CREATE TABLE parent (id INTEGER PRIMARY KEY);
+                CREATE TABLE "the child" (id INTEGER PRIMARY KEY, parent INTEGER REFERENCES parent(id));
+                INSERT INTO parent VALUES (1);
+                INSERT INTO "the child" VALUES (10, 1), (11, 2);
+                """)
+        }
+        let violations = try temporary.database.read { try $0.foreignKeyViolations() }
+        #expect(violations == [ForeignKeyViolation(table: "the child", rowID: 11, parentTable: "parent", foreignKeyIndex: 0)])
+        #expect(try temporary.database.read { try $0.foreignKeysEnabled() })
+    }
+
     @Test func disablingRestoresTheSetting() throws {
         let db = try makeDatabase()
         #expect(try !db.foreignKeysEnabled())
