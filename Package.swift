@@ -80,8 +80,11 @@ let package = Package(
         .target(name: "StrataSQLiteSession", path: "Sources/StrataSQLiteSession"),
         // The kernel (values, connections, statements) and the layers on it, up to Database,
         // observation and changesets; the capabilities below build on its `package` API.
-        .target(name: "StrataCore", dependencies: [sqliteDependency, "StrataSQLiteSession"],
+        .target(name: "StrataCore", dependencies: [sqliteDependency],
                 swiftSettings: [.define("STRATA_SQLITE_SHIM", .when(platforms: [.linux, .android, .windows, .openbsd, .wasi]))]),
+        // Changesets over SQLite's session extension: record, invert, concatenate, apply, rebase,
+        // stream, and the sync hub's own applier (on StrataCore's `package` API).
+        .target(name: "StrataChangesets", dependencies: ["StrataCore", "StrataSQLiteSession", sqliteDependency]),
         // Vector columns, distances, exact and IVF nearest-neighbour search.
         .target(name: "StrataVectors", dependencies: ["StrataCore", sqliteDependency]),
         // FTS5: patterns built from user text, tokenizers, full-text tables in the schema DSL.
@@ -89,7 +92,7 @@ let package = Package(
         // Running beside Litestream: replication-safe settings and read replicas over its VFS.
         .target(name: "StrataReplication", dependencies: ["StrataCore", sqliteDependency]),
         // What `import Strata` brings: the targets above, re-exported.
-        .target(name: "Strata", dependencies: ["StrataCore", "StrataVectors", "StrataFullTextSearch", "StrataReplication"]),
+        .target(name: "Strata", dependencies: ["StrataCore", "StrataChangesets", "StrataVectors", "StrataFullTextSearch", "StrataReplication"]),
         // Squeal's spellings (its type names, SQL helpers, getters, statement extras, transaction
         // forms, DatabasePool), for code ported by changing `import Squeal`; core carries none of them.
         .target(name: "StrataSqueal", dependencies: ["Strata", "StrataSQift", sqliteDependency]),
@@ -109,7 +112,7 @@ let package = Package(
         ),
         .target(name: "StrataRecords", dependencies: ["Strata", "StrataRecordsMacros", sqliteDependency]),
         // Local-first replicas converging through a hub, over changesets (Strata only).
-        .target(name: "StrataSync", dependencies: ["Strata"]),
+        .target(name: "StrataSync", dependencies: ["Strata", sqliteDependency]),
         // The command-line tool: target StrataCLI, product and binary `strata` (no two source
         // folders may differ only by case, which macOS's file systems would merge).
         .executableTarget(
@@ -134,6 +137,7 @@ let package = Package(
         // The capabilities beside the kernel, each tested in a target of its own.
         .testTarget(name: "StrataVectorsTests", dependencies: ["StrataSQift", "Strata", "StrataCore", "StrataVectors", sqliteDependency, "StrataTestSupport"]),
         .testTarget(name: "StrataFullTextSearchTests", dependencies: ["StrataSQift", "Strata", "StrataCore", "StrataFullTextSearch", sqliteDependency, "StrataTestSupport"]),
+        .testTarget(name: "StrataChangesetsTests", dependencies: ["StrataSQift", "Strata", "StrataCore", "StrataChangesets", sqliteDependency, "StrataTestSupport"]),
         .testTarget(name: "StrataReplicationTests", dependencies: ["StrataSQift", "Strata", "StrataCore", "StrataReplication", sqliteDependency, "StrataTestSupport"]),
         // Tests only: the "strata-faults" VFS, which fails chosen file calls below SQLite.
         .target(name: "StrataFaultVFS", path: "TestSupport/StrataFaultVFS", linkerSettings: [.linkedLibrary("sqlite3")]),

@@ -17,7 +17,8 @@ import Testing
     /// The catalogs whose articles' Swift blocks are held here (article names are unique across them).
     static let catalogs = [
         "Sources/StrataCore/StrataCore.docc", "Sources/StrataVectors/StrataVectors.docc",
-        "Sources/StrataFullTextSearch/StrataFullTextSearch.docc", "Sources/StrataSqueal/StrataSqueal.docc"
+        "Sources/StrataFullTextSearch/StrataFullTextSearch.docc", "Sources/StrataSqueal/StrataSqueal.docc",
+        "Sources/StrataChangesets/StrataChangesets.docc"
     ].map {
         packageFolder.appendingPathComponent($0)
     }

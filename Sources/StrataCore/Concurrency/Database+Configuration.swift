@@ -175,7 +175,7 @@ extension Connection {
     /// try db.execute("CREATE TABLE book(id INTEGER PRIMARY KEY, title TEXT)")
     /// ```
     /// `path` follows the conventions of ``Database/init(path:configuration:)``;
-    /// ``Configuration/maximumReaderCount`` does not apply.
+    /// ``Database/Configuration/maximumReaderCount`` does not apply.
     /// - Throws: `SQLiteError` when the file cannot be opened or a pragma fails.
     public convenience init(path: String, configuration: Configuration = Configuration()) throws {
         try configuration.validate(path: path)

@@ -280,7 +280,7 @@ open class Connection {
 
     /// Throws the connection's current error when `code` is not a success code; returns `code`.
     @discardableResult
-    func check(_ code: Int32) throws -> Int32 {
+    package func check(_ code: Int32) throws -> Int32 {
         switch code {
         case SQLITE_OK, SQLITE_ROW, SQLITE_DONE: return code
         default: throw SQLiteError(handle: handle, code: code)

@@ -54,7 +54,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     /// destination), or statements SQLite runs after the failure (the savepoint a changeset apply
     /// rolls back), leave an unrelated one ("not an error", "no such savepoint"). Then the
     /// code's own description is the message ("database or disk is full").
-    init(handle: SQLiteConnectionHandle?, code: Int32, sql: SQL? = nil) {
+    package init(handle: SQLiteConnectionHandle?, code: Int32, sql: SQL? = nil) {
         let message: String
         if let handle, sqlite3_errcode(handle) & 0xFF == code & 0xFF, let text = sqlite3_errmsg(handle) {
             message = String(cString: text)

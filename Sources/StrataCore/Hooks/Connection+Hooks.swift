@@ -19,7 +19,7 @@ extension Connection {
         /// The statement kind that changed the row: an INSERT, an UPDATE or a DELETE.
         case insert, update, delete
 
-        init?(code: Int32) {
+        package init?(code: Int32) {
             switch code {
             case SQLITE_INSERT: self = .insert
             case SQLITE_UPDATE: self = .update

@@ -42,7 +42,7 @@ public struct SyncReplicaSettings: Sendable, Equatable {
     public var maximumPushBytes: Int
     /// How ``SyncReplica/write(_:)`` captures a write: the pre-update hook where the linked
     /// SQLite has it, else a session (tests force each).
-    package var capturePath: ChangeCapture.Path = .automatic
+    package var capturePath: CapturePath = .automatic
 
     /// Settings with the defaults: pages of 500, pushes of at most 500 entries and 4 MiB.
     public init(pullPageSize: Int = 500, maximumPushEntries: Int = 500, maximumPushBytes: Int = 4 << 20) {
@@ -72,4 +72,14 @@ func validateSpaceName(_ name: String) throws {
     guard !name.isEmpty, allowed, !name.hasPrefix(".") else {
         throw SyncError.refused("a space name must be letters, digits, '-', '_' and '.', not \(name.debugDescription)")
     }
+}
+
+/// How changes are captured.
+package enum CapturePath: String, Sendable {
+    /// The hook where the linked SQLite has it, else the session.
+    case automatic
+    /// The pre-update hook (throws when the linked SQLite lacks it).
+    case hook
+    /// The session extension.
+    case session
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StrataCore
 #if canImport(SQLite3)
 import SQLite3
 #endif
@@ -192,7 +193,7 @@ extension Connection {
 /// Who holds each connection's pre-update hook: its sessions (which SQLite chains together) or
 /// one hook capture (which must be alone). SQLite only hands back a hook's context, so the
 /// owners are tracked here, by connection handle, for each side to see the other first.
-enum PreupdateHookOwners {
+package enum PreupdateHookOwners {
     private struct Owners {
         var sessions = 0
         var capturing = false
@@ -204,13 +205,13 @@ enum PreupdateHookOwners {
 
     static func isCapturing(_ handle: OpaquePointer) -> Bool { owners.withLock { $0[key(handle)]?.capturing ?? false } }
 
-    static func hasSessions(_ handle: OpaquePointer) -> Bool { owners.withLock { ($0[key(handle)]?.sessions ?? 0) > 0 } }
+    package static func hasSessions(_ handle: OpaquePointer) -> Bool { owners.withLock { ($0[key(handle)]?.sessions ?? 0) > 0 } }
 
     static func sessionOpened(on handle: OpaquePointer) { owners.withLock { $0[key(handle), default: Owners()].sessions += 1 } }
 
     static func sessionClosed(on handle: OpaquePointer) { update(handle) { $0.sessions = max(0, $0.sessions - 1) } }
 
-    static func capture(_ capturing: Bool, on handle: OpaquePointer) { update(handle) { $0.capturing = capturing } }
+    package static func capture(_ capturing: Bool, on handle: OpaquePointer) { update(handle) { $0.capturing = capturing } }
 
     private static func update(_ handle: OpaquePointer, _ change: (inout Owners) -> Void) {
         owners.withLock { owners in

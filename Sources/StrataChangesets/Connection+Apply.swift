@@ -1,4 +1,5 @@
 import Foundation
+import StrataCore
 #if canImport(SQLite3)
 import SQLite3
 #endif
@@ -60,7 +61,7 @@ public struct Conflict: Sendable {
     public let foreignKeyViolations: Int
 }
 
-/// Options of ``Connection/apply(_:filter:options:onConflict:)`` (SQLite's `apply_v2` flags).
+/// Options of `Connection.apply(_:filter:options:onConflict:)` (SQLite's `apply_v2` flags).
 public struct ApplyOptions: OptionSet, Sendable {
     /// The option bits.
     public let rawValue: Int32

@@ -15,6 +15,7 @@
 // (`'k'` renamed `'K'` under NOCASE) is taken as gone: the DELETE of the old key and the INSERT of
 // the new, as ``Changeset/withKeyChangesAsDeletes()`` makes of the session's output.
 import Foundation
+import Strata
 #if canImport(SQLite3)
 import SQLite3
 #endif
@@ -67,15 +68,8 @@ enum PreupdateHookAPI {
 /// Records the changes one transaction makes to some tables, for ``changeset()`` before it
 /// commits: from the pre-update hook where the linked SQLite has one, else with a session.
 package final class ChangeCapture {
-    /// How changes are captured.
-    package enum Path: String, Sendable {
-        /// The hook where the linked SQLite has it, else the session.
-        case automatic
-        /// The pre-update hook (throws when the linked SQLite lacks it).
-        case hook
-        /// The session extension.
-        case session
-    }
+    /// How a write is captured (the settings name it in Model, a layer below).
+    package typealias Path = CapturePath
 
     /// The path ``Path/automatic`` stands for: `STRATA_CHANGE_CAPTURE=hook` or `=session` in the
     /// environment forces one (tests run both), else the hook where it exists.

@@ -4,6 +4,7 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
+@testable import StrataChangesets
 
 /// Keys renamed to ones their collation calls equal ('k' to 'K' under NOCASE, alone or in a
 /// composite key, by UPDATE or by DELETE and INSERT): SQLite's session recorded the old row as an

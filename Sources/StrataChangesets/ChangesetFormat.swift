@@ -1,4 +1,5 @@
 import Foundation
+import StrataCore
 #if canImport(SQLite3)
 import SQLite3
 #endif
@@ -9,7 +10,7 @@ import SQLite3
 /// a table header (`T` or `P`, a varint column count, one primary-key flag per column, the
 /// NUL-terminated table name), then changes (operation, indirect flag, and records of typed
 /// fields).
-enum ChangesetFormat {
+package enum ChangesetFormat {
     /// Where the bytes come from: a buffer in memory, or a file read in pieces.
     protocol Source {
         mutating func byte() throws -> UInt8?
@@ -182,7 +183,7 @@ enum ChangesetFormat {
 
     /// SQLite's varint, written: the one encoding the changesets Strata makes use.
     @inline(__always)
-    static func appendVarint<Bytes: RangeReplaceableCollection>(_ value: UInt64, to output: inout Bytes) where Bytes.Element == UInt8 {
+    package static func appendVarint<Bytes: RangeReplaceableCollection>(_ value: UInt64, to output: inout Bytes) where Bytes.Element == UInt8 {
         if value <= 0x7F {
             output.append(UInt8(value))
             return
@@ -211,7 +212,7 @@ enum ChangesetFormat {
 
     /// The one decoding of SQLite's varint, over bytes `next` gives (nil: they ended first).
     @inline(__always)
-    static func varint(next: () throws -> UInt8?) rethrows -> UInt64? {
+    package static func varint(next: () throws -> UInt8?) rethrows -> UInt64? {
         var value: UInt64 = 0
         for index in 0..<9 {
             guard let byte = try next() else { return nil }

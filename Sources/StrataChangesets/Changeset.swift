@@ -3,6 +3,7 @@
 // rebase). It is declared by Strata's own StrataSQLiteSession header on every platform and
 // checked once at run time (the linked library may lack it).
 import Foundation
+import StrataCore
 #if canImport(SQLite3)
 import SQLite3
 #endif
@@ -154,7 +155,7 @@ func checkSession(_ code: Int32, _ what: String = "changeset") throws {
 }
 
 /// A set of row changes, as SQLite's session extension encodes them: record them with
-/// ``Connection/recordChanges(tables:)``, apply them with ``Connection/apply(_:filter:options:onConflict:)``.
+/// `Connection.recordChanges(tables:)`, apply them with `Connection.apply(_:filter:options:onConflict:)`.
 ///
 /// ```swift
 /// let session = try db.recordChanges()

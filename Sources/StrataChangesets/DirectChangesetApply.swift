@@ -19,6 +19,7 @@
 // differently (SQLite skips such a table), a field the statement cannot take (undefined where
 // SQLite would bind NULL), or damaged bytes.
 import Foundation
+import StrataCore
 #if canImport(SQLite3)
 import SQLite3
 #endif

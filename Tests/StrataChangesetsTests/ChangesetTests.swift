@@ -4,6 +4,7 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
+@testable import StrataChangesets
 #if canImport(SQLite3)
 import SQLite3
 #endif

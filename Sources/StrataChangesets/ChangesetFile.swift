@@ -1,4 +1,5 @@
 import Foundation
+import StrataCore
 #if canImport(SQLite3)
 import SQLite3
 #endif
