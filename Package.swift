@@ -22,8 +22,9 @@ let package = Package(
         .library(name: "StrataORM", targets: ["StrataORM"]),
         .library(name: "StrataRecords", targets: ["StrataRecords"]),
         .library(name: "StrataSync", targets: ["StrataSync"]),
-        // For an app's tests: temporary databases, `assertQuery`'s inline snapshots, an in-process
-        // sync hub (swift-snapshot-testing and swift-syntax, fetched only by packages that use it).
+        // For an app's tests: temporary databases, an in-process sync hub, and with the trait
+        // `Snapshots` `assertQuery`'s inline snapshots (swift-snapshot-testing, which a package
+        // that does not enable the trait never fetches).
         .library(name: "StrataTesting", targets: ["StrataTesting", "StrataTestFixtures"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
         // Tests only: the fault-injecting VFS as a shared library, preloaded (LD_PRELOAD) into the
@@ -45,6 +46,7 @@ let package = Package(
     traits: [
         .trait(name: "Server", description: "StrataServer: logs, metrics, spans and ServiceLifecycle around a Database."),
         .trait(name: "Hub", description: "StrataSyncHub and strata-sync-hub: StrataSync's hub over HTTP (Hummingbird, JWT)."),
+        .trait(name: "Snapshots", description: "StrataTesting's assertQuery: inline snapshots (swift-snapshot-testing)."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -53,7 +55,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
         // The macro's expansion and diagnostic tests (inline snapshots of what it writes).
         .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
-        // StrataTesting only: `assertQuery`'s inline snapshots.
+        // StrataTesting's `assertQuery` only, behind the trait `Snapshots`.
         .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.0"),
         // StrataServer only: the core `Strata` module depends on none of these. Ranges, not pins,
         // so an app that needs another 1.x (or 2.x) of one can still depend on Strata.
@@ -128,7 +130,7 @@ let package = Package(
             name: "StrataTesting",
             dependencies: [
                 "Strata", "StrataRecords", "StrataSync", "StrataTestFixtures", sqliteDependency,
-                .product(name: "InlineSnapshotTesting", package: "swift-snapshot-testing"),
+                .product(name: "InlineSnapshotTesting", package: "swift-snapshot-testing", condition: .when(traits: ["Snapshots"])),
             ]
         ),
         .testTarget(name: "StrataTestingTests", dependencies: ["StrataTesting", "StrataRecords", "StrataSync", "StrataTestSupport", sqliteDependency]),

@@ -1,6 +1,9 @@
 // `assertQuery`: a query's SQL, arguments and rows checked against inline snapshots that
 // InlineSnapshotTesting writes into the test file the first time (and on request), as
 // swift-structured-queries' test support does for its queries.
+#if Snapshots
+// Behind the package trait `Snapshots`: swift-snapshot-testing (and what it brings) is fetched
+// only by a package that enables it, as the `Server` trait keeps the server stack.
 import Foundation
 import InlineSnapshotTesting
 import Testing
@@ -137,3 +140,4 @@ private var exactLines: Snapshotting<String, String> {
             return ("The text differs only in Unicode normalization: expected \(scalars(old)), got \(scalars(new))", [])
         })
 }
+#endif

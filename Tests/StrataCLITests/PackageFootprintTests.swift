@@ -24,7 +24,7 @@ struct PackageFootprintTests {
     /// The hub's HTTP stack and its PostgreSQL store, behind the `Hub` trait.
     static let hubStack: Set<String> = ["hummingbird", "jwt-kit", "swift-crypto", "swift-certificates", "postgres-nio", "swift-nio-ssl"]
 
-    @Test(arguments: ["Strata", "StrataRecords", "StrataSqueal", "StrataSwiftly", "StrataORM", "StrataSync"])
+    @Test(arguments: ["Strata", "StrataRecords", "StrataSqueal", "StrataSwiftly", "StrataORM", "StrataSync", "StrataTesting"])
     func aClientOfOneProductFetchesNoServerStackAndNoTestPackage(product: String) async throws {
         let fetched = try await Self.resolveClient(product: product, traits: nil)
         let unwanted = fetched.intersection(Self.serverStack.union(Self.testOnly).union(Self.hubStack))
@@ -34,10 +34,10 @@ struct PackageFootprintTests {
         #expect(fetched.isSubset(of: ["swift-argument-parser", "swift-syntax"]), "\(fetched.sorted())")
     }
 
-    /// StrataTesting, for an app's test target, fetches swift-snapshot-testing for `assertQuery`
-    /// and nothing of the server or hub stacks.
-    @Test func aClientOfStrataTestingFetchesSnapshotTestingAndNoServerStack() async throws {
-        let fetched = try await Self.resolveClient(product: "StrataTesting", traits: nil)
+    /// StrataTesting's `assertQuery` is behind the trait `Snapshots`: with it on, a client
+    /// fetches swift-snapshot-testing, and still nothing of the server or hub stacks.
+    @Test func theSnapshotsTraitFetchesSnapshotTesting() async throws {
+        let fetched = try await Self.resolveClient(product: "StrataTesting", traits: ["Snapshots"])
         #expect(fetched.contains("swift-snapshot-testing"), "\(fetched.sorted())")
         #expect(fetched.intersection(Self.serverStack.union(Self.hubStack)).isEmpty, "\(fetched.sorted())")
     }
