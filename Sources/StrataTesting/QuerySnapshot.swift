@@ -61,9 +61,8 @@ public struct QuerySnapshot: Sendable, Hashable {
 
     /// `value` as an SQL expression that evaluates to it: `NULL`, `42`, `1.5`, `'it''s'`,
     /// `X'00FF'`. Control characters in text are written as `char(N)` joined with `||`, so a
-    /// snapshot stays one line per row; infinities as `9e999` and `-9e999`. A real is Swift's
-    /// shortest form that reads back as the same `Double`; SQLite 3.43 and later read it back
-    /// exactly, and an older SQLite's parser can land one unit in the last place away.
+    /// snapshot stays one line per row; infinities as `9e999` and `-9e999`. A real is written as
+    /// the kernel writes it for dumps, so the linked SQLite reads it back as the same `Double`.
     public static func literal(_ value: BindingValue) -> String {
         switch value {
         case .null: return "NULL"
@@ -96,8 +95,8 @@ public struct QuerySnapshot: Sendable, Hashable {
         if real.isInfinite { return real < 0 ? "-9e999" : "9e999" }
         // NaN never reaches a snapshot from SQLite (it stores NULL); an argument can hold one.
         if real.isNaN { return "NULL" }
-        // Swift's shortest representation that reads back to the same Double; SQLite reads it too.
-        return "\(real)"
+        // The kernel's literal, checked against the linked SQLite's own reader (as dumps write).
+        return exactRealLiteral(real)
     }
 
     /// Text as a quoted literal; bytes that are not valid UTF-8 as `CAST(X'...' AS TEXT)`.
