@@ -80,10 +80,16 @@ let package = Package(
         // functions, but no SDK header declares them (nor does a system-library shim's, for its
         // importers), so changesets and StrataSync compile from Strata's own header everywhere.
         .target(name: "StrataSQLiteSession", path: "Sources/StrataSQLiteSession"),
-        // The kernel (values, connections, statements) and the layers on it, up to Database,
-        // observation and changesets; the capabilities below build on its `package` API.
-        .target(name: "StrataCore", dependencies: [sqliteDependency],
+        // The kernel: values, connections, statements, rows, transactions, hooks, functions,
+        // maintenance and composed SQL. It knows no schema and no concurrency.
+        .target(name: "StrataKernel", dependencies: [sqliteDependency],
                 swiftSettings: [.define("STRATA_SQLITE_SHIM", .when(platforms: [.linux, .android, .windows, .openbsd, .wasi]))]),
+        // Tables: the one table definition, introspection, the schema DSL, rebuilds, migrators.
+        .target(name: "StrataSchema", dependencies: ["StrataKernel", sqliteDependency]),
+        // The database layer (Database, queues, pools, observation) and the capabilities on it
+        // (blobs, virtual tables, export), re-exporting the kernel and the schema: the
+        // capabilities below build on their `package` API.
+        .target(name: "StrataCore", dependencies: ["StrataKernel", "StrataSchema", sqliteDependency]),
         // Changesets over SQLite's session extension: record, invert, concatenate, apply, rebase,
         // stream, and the sync hub's own applier (on StrataCore's `package` API).
         .target(name: "StrataChangesets", dependencies: ["StrataCore", "StrataSQLiteSession", sqliteDependency]),

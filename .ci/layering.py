@@ -70,23 +70,27 @@ SOURCES = os.path.join(REPO, "Sources")
 # Per target: lowest layer first. Each entry is one layer: folders (relative to the target's
 # folder) that may use each other one way. A folder's subfolders belong to it unless listed.
 LAYERS = {
-    "StrataCore": [
+    # The kernel: no schema, no concurrency (the module graph keeps those above it).
+    "StrataKernel": [
         # Locks, flags and boxes that any folder may use; they know nothing of SQLite.
         ["Support"],
-        # The kernel: a connection, its statements and the values they bind and read.
+        # A connection, its statements and the values they bind and read.
         ["Values", "Connection", "Statements"],
         ["Rows"],
-        ["Transactions", "Hooks", "Functions", "Maintenance"],
+        ["Transactions", "Hooks", "Functions", "Maintenance", "Extensions"],
         # Composing SQL: fragments and literals.
         ["Query"],
-        # Tables: the one table definition, introspection, the DSL, the rebuild, both migrators.
-        ["Schema"],
+    ],
+    # Tables: None, its folders are not layered (they use each other); the module graph keeps
+    # the schema above the kernel and below the database layer.
+    "StrataSchema": None,
+    # The database layer, over the kernel and the schema (modules below it).
+    "StrataCore": [
         # Sharing connections between threads and tasks.
         ["Concurrency"],
-        # Capabilities built on the above.
-        # (Vector and full-text search, and the replication API, are targets of their own: the
-        # module graph keeps them off the core. Replication here is the core's own guards.)
-        ["Observation", "Blobs", "Extensions", "VirtualTables", "Export", "Replication"],
+        # Capabilities built on the above. (Vector and full-text search, and the replication API,
+        # are targets of their own. Replication here is the opener's guard for Litestream's VFS.)
+        ["Observation", "Blobs", "VirtualTables", "Export", "Replication"],
         # Spellings that exist only for code ported from the seed libraries.
         ["Compatibility"],
     ],
@@ -142,15 +146,11 @@ STOPLIST = {
 #   (file relative to Sources/, name used)          a use of a higher layer, or an import
 #   (folder, folder[, ...]) relative to Sources/    a loop between folders of one layer
 EXCEPTIONS = {
-    # StrataCore: calls from the kernel (and Concurrency) into a layer above it.
-    ("StrataCore/Connection/Connection.swift", "endTraceReports"):
+    # StrataKernel: a call from the connection into a layer above it.
+    ("StrataKernel/Connection/Connection.swift", "endTraceReports"):
         "Connection's deinit stops the trace callback (Hooks) before finalizing its statements",
-    ("StrataCore/Concurrency/Database.swift", "loadExtension"):
-        "Database(extensions:) loads the extensions (Extensions, a layer above) on every connection it opens",
-    ("StrataCore/Concurrency/Database+Configuration.swift", "loadExtension"):
-        "Configuration.extensions are loaded (Extensions, a layer above) on every connection it prepares",
-    # StrataCore: the kernel is one layer whose folders use each other both ways.
-    ("StrataCore/Connection", "StrataCore/Statements", "StrataCore/Values"):
+    # StrataKernel: its second layer's folders use each other both ways.
+    ("StrataKernel/Connection", "StrataKernel/Statements", "StrataKernel/Values"):
         "the kernel: a connection prepares and caches statements, statements run on their connection, "
         "values bind and read through statement handles",
 }
@@ -448,9 +448,14 @@ def loops(graph, nodes):
     return found
 
 
-def check_target(target, files, out):
+BELOW = "(a module below)"
+
+
+def check_target(target, files, out, below=frozenset()):
     """Checks one target's folders; files: rel (to the target) -> stripped code. Appends to
     out's lists and returns the target's folder graph."""
+    if target in LAYERS and LAYERS[target] is None:
+        return {}
     layers = LAYERS.get(target, [])
     level = {}
     for index, layer in enumerate(layers):
@@ -499,6 +504,12 @@ def check_target(target, files, out):
                 members[name].add(folder)
                 labels[(name, folder)].add(label)
 
+    # A name the modules below also declare has a candidate below every folder.
+    level[BELOW] = -1
+    for table in (types, members):
+        for name in below & table.keys():
+            table[name].add(BELOW)
+            labels[(name, BELOW)].add("*")
     graph = defaultdict(lambda: defaultdict(set))  # from folder -> to folder -> names
 
     def resolve(rel, folder, key, name, table, lineno, bare_ok=True, label=None):
@@ -634,7 +645,20 @@ def main():
                 lineno = code.count("\n", 0, m.start()) + 1
                 out["violations"].append(
                     f"Sources/{path}:{lineno}: imports {module}, which {target} does not depend on in Package.swift")
-        check_target(entry, files, out)
+        # Names the modules below declare: a use of one may be theirs, so it is not counted
+        # against a folder of this target that also declares it.
+        below = set()
+        pending, seen = list(declared), set()
+        while pending:
+            dependency = pending.pop()
+            if dependency in seen or dependency not in sources:
+                continue
+            seen.add(dependency)
+            pending.extend(manifest[dependency][2])
+            for code in sources[dependency][1].values():
+                file_types, file_members = scan(code)
+                below.update(name for name, _, _, private, *_ in file_types + file_members if not private)
+        check_target(entry, files, out, below)
 
     for rel in out["unplaced"]:
         out["violations"].append(f"Sources/{rel}: its folder is in no layer of LAYERS (add it to a layer of its target)")

@@ -4,17 +4,8 @@
 // file names what answers them. Each list or maker is a constant, fixed before any connection
 // opens, so nothing here changes at run time.
 
-extension SchemaReader {
-    /// Name prefixes (lowercase) of the tables that tools beside the application keep in its
-    /// database; introspection, the schema DSL's reset and changesets leave them alone.
-    static let toolTablePrefixes: [String] = [LitestreamTables.prefix]
-}
-
-extension Connection {
-    /// What an unforced checkpoint asks first (see ``CheckpointGuard``).
-    static let checkpointGuards: [CheckpointGuard] = [{ try LitestreamTables.refuseWALReset(on: $0, schema: $1, mode: $2) }]
-}
-
+import StrataKernel
+import StrataSchema
 extension Database {
     /// What opening a database asks about its path (see ``WriteRefusalRule``).
     static let writeRefusalRules: [WriteRefusalRule] = [{ LitestreamVFS.writeRefusal(path: $0, flags: $1) }]

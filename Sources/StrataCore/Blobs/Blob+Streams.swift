@@ -1,6 +1,8 @@
 // Blob contents as streams: an async sequence of chunks out of a blob, async sequences of chunks or
 // bytes into one, and copies to and from files, each holding one chunk in memory at a time.
 
+import StrataKernel
+import StrataSchema
 import Foundation
 
 extension Blob {

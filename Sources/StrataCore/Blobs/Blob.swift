@@ -2,6 +2,8 @@
 // and written in pieces, async chunk streams in and out of it, file copies, and the `ZeroBlob`
 // binding that reserves a blob's space. Built on the kernel's connection and errors only.
 
+import StrataKernel
+import StrataSchema
 import Foundation
 #if canImport(SQLite3)
 import SQLite3

@@ -1,6 +1,8 @@
 // Setting a connection's event handler: its reporter registers as the connection's observer, and
 // statements are heard through the trace callback Hooks installs for observers that want them.
 
+import StrataKernel
+import StrataSchema
 extension Connection {
     /// Reports this connection's statements, failures and checkpoints to `handler` (nil stops).
     /// Call it where the connection is used (on its queue); a ``Database`` sets it on all its

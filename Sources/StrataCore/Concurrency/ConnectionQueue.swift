@@ -1,3 +1,5 @@
+import StrataKernel
+import StrataSchema
 import Foundation
 
 /// Runs work on one connection serially, from any thread.

@@ -1,3 +1,5 @@
+import StrataKernel
+import StrataSchema
 import Foundation
 
 extension Database {

@@ -1,3 +1,5 @@
+import StrataKernel
+import StrataSchema
 import Foundation
 #if canImport(SQLite3)
 import SQLite3

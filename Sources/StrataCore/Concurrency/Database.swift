@@ -1,6 +1,8 @@
 // Concurrency: `ConnectionQueue`, `ConnectionPool`, `Database` and their async twins, over the
 // kernel's pool core (which Squeal's `DatabasePool`, in StrataSqueal, shares).
 
+import StrataKernel
+import StrataSchema
 import Foundation
 #if canImport(SQLite3)
 import SQLite3

@@ -1,5 +1,7 @@
 // A `DatabaseMigrator` run on a `Database`'s writer (the migrator lives in Schema, below
 // Concurrency, and knows only connections).
+import StrataKernel
+import StrataSchema
 import Foundation
 
 extension DatabaseMigrator {

@@ -10,6 +10,8 @@
 ///     try await database.read { db in try db.query("SELECT count(*) FROM book") as Int? } ?? 0
 /// }
 /// ```
+import StrataKernel
+import StrataSchema
 public protocol DatabaseReader: AnyObject, Sendable {
     /// Runs `closure` in one read transaction without blocking the caller's thread.
     func read<T: Sendable>(_ closure: @escaping @Sendable (Connection) throws -> T) async throws -> T

@@ -1,6 +1,8 @@
 // PoolCore: the one pool state machine behind ConnectionPool and DatabasePool. It owns the idle
 // elements, the elements handed out, the optional maximum and its FIFO line of waiting threads and
 // tasks; the pools above it only open, prepare, announce and close what it hands them.
+import StrataKernel
+import StrataSchema
 import Foundation
 
 /// Hands out pooled elements one caller at a time, opening new ones on demand below an optional

@@ -2,6 +2,8 @@
 // replicator can follow the WAL (applied by `Database.Configuration`). Litestream's issues #218
 // ("database is locked"), #724 (a RESTART checkpoint that hung) and #1536 (autocheckpoint
 // defeated) all came from the application side.
+import StrataKernel
+import StrataSchema
 import Foundation
 
 /// How a `Database` behaves so that Litestream, or any tool that streams the WAL, can follow it.

@@ -1,5 +1,7 @@
 // Dump and restore: the database as SQL text (schema, rows, then indexes, views and triggers),
 // written one statement at a time, and read back one statement at a time.
+import StrataKernel
+import StrataSchema
 import Foundation
 #if canImport(SQLite3)
 import SQLite3

@@ -2,6 +2,8 @@
 // `sqlite3_deserialize`), in memory, read-only or writable, with a size limit. The SQL-text
 // form, dump and restore, is beside it in Connection+Dump.swift.
 
+import StrataKernel
+import StrataSchema
 import Foundation
 #if canImport(SQLite3)
 import SQLite3

@@ -3,6 +3,8 @@
 // statements all step through `Statement`, so the monitor hears of every execution there: its reads
 // at its first row, its writes once at its end (done, failed, or reset or finalized before done),
 // and needs no SQLite hook that a user might also set.
+import StrataKernel
+import StrataSchema
 import Foundation
 #if canImport(SQLite3)
 import SQLite3

@@ -1,3 +1,5 @@
+import StrataKernel
+import StrataSchema
 import Foundation
 
 /// What can be observed: a ``Database``, whose observations fetch on its readers, and a

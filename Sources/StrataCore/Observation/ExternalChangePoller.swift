@@ -1,3 +1,5 @@
+import StrataKernel
+import StrataSchema
 import Foundation
 
 /// Polls `PRAGMA data_version` on one connection of its own, for every observation of a database

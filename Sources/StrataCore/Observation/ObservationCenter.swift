@@ -2,6 +2,8 @@
 // commit wrote (kernel: WriteTracker); the center marks the observers whose region it touched; each
 // observer fetches again on a reader when its consumer asks for the next value. Waiting observers
 // hold no connection, so any number of them share a bounded pool.
+import StrataKernel
+import StrataSchema
 import Foundation
 
 /// The observers of one writer connection and the tracking of its commits.

@@ -1,6 +1,8 @@
 // The kernel's part of Litestream's VFS: a Database opened on the `litestream` VFS refuses
 // writes however it was opened (the module's composition hands the rule to Database). Loading the
 // VFS for a read replica is StrataReplication's.
+import StrataKernel
+import StrataSchema
 import Foundation
 #if canImport(SQLite3)
 import SQLite3

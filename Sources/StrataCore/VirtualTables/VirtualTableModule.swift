@@ -2,6 +2,8 @@
 // registrations, each of which hands SQLite a retained `VirtualTableDefinition` as client data.
 // SQLite's `sqlite3_vtab` and `sqlite3_vtab_cursor` must begin the structures it gets back, so
 // each is allocated raw with a pointer to its Swift object stored right after it.
+import StrataKernel
+import StrataSchema
 import Foundation
 #if canImport(SQLite3)
 import SQLite3

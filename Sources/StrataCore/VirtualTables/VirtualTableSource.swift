@@ -1,6 +1,8 @@
 // VirtualTables: table-valued functions and read-only eponymous virtual tables written in Swift,
 // registered per connection or on every connection of a `Database`. The `sqlite3_module`
 // callbacks live in VirtualTableModule.swift; this file holds the public vocabulary.
+import StrataKernel
+import StrataSchema
 import Foundation
 
 /// A read-only table whose rows a Swift value produces, queried by name as an eponymous virtual

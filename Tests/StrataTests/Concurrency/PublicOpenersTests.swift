@@ -30,7 +30,7 @@ import Testing
             + "writerConnectionPreparation:readerConnectionPreparation:)"
     ]
 
-    static let modules = ["StrataCore", "StrataFullTextSearch", "StrataReplication", "StrataVectors"]
+    static let modules = ["StrataKernel", "StrataSchema", "StrataCore", "StrataFullTextSearch", "StrataReplication", "StrataVectors"]
 
     @Test func importStrataOffersOneOpenerPerType() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

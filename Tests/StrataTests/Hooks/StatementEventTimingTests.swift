@@ -3,6 +3,8 @@ import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore
+@testable import StrataKernel
+@testable import StrataSchema
 
 /// The event handler's statement timings: one slot for the running statement, a list for those
 /// that start while it runs, and nothing reported once the connection is going away.

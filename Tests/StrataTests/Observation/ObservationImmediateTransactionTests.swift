@@ -4,6 +4,8 @@ import Testing
 import StrataTestSupport
 import Strata
 @testable import StrataCore
+@testable import StrataKernel
+@testable import StrataSchema
 
 /// A transaction that writes outside an observed region yields nothing to its observer, however
 /// it began.

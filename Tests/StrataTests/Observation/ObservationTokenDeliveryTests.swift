@@ -4,6 +4,8 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
+@testable import StrataKernel
+@testable import StrataSchema
 
 /// A token's deliveries do not depend on Swift's cooperative pool, whose threads synchronous
 /// callers may block with a semaphore (issue 40).

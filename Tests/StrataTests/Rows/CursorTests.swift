@@ -3,6 +3,8 @@ import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore
+@testable import StrataKernel
+@testable import StrataSchema
 
 @Suite struct CursorTests {
     @Test func forEachRowVisitsEveryRow() throws {

@@ -4,6 +4,8 @@ import Testing
 import Strata
 import StrataTestSupport
 @testable import StrataCore
+@testable import StrataKernel
+@testable import StrataSchema
 
 @Suite struct QueryTests {
     @Test func readmeSingleValues() throws {

@@ -3,6 +3,8 @@ import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore
+@testable import StrataKernel
+@testable import StrataSchema
 
 /// The kernel's one statement cache and the keys a caller builds once.
 @Suite struct StatementCacheTests {

@@ -4,6 +4,8 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
+@testable import StrataKernel
+@testable import StrataSchema
 
 @Suite struct DateBindingTests {
     func date(_ text: String) -> Date {

@@ -1,6 +1,8 @@
 import Foundation
 import Strata
 @testable import StrataCore
+@testable import StrataKernel
+@testable import StrataSchema
 import StrataTestSupport
 import Testing
 

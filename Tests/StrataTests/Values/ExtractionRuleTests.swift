@@ -3,6 +3,8 @@ import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore
+@testable import StrataKernel
+@testable import StrataSchema
 
 /// A SQift-era conformance: it force-casts, so it must only ever be given its BindingType.
 private enum Level: Int, Binding {

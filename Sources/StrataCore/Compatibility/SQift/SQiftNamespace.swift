@@ -1,4 +1,6 @@
 // Compatibility/SQift: SQift's spellings that are not the core's own (the `.sqift` namespace).
+import StrataKernel
+import StrataSchema
 import Foundation
 
 /// Namespace for SQift's extensions on standard types, reached through `.sqift`.

@@ -3,6 +3,8 @@ import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore
+@testable import StrataKernel
+@testable import StrataSchema
 import StrataTestSupport
 
 /// The DSL's `constraints` and `partialExpr` are SQL fragments: each step's statement runs alone,

@@ -6,6 +6,8 @@ import Foundation
 import Testing
 import Strata
 @testable import StrataCore
+@testable import StrataKernel
+@testable import StrataSchema
 import StrataSwiftly
 
 private typealias Column = TableDefinition.Column

@@ -2,6 +2,8 @@ import Foundation
 import StrataSQift
 import Strata
 @testable import StrataCore
+@testable import StrataKernel
+@testable import StrataSchema
 import Testing
 
 @Suite("Virtual tables in introspection")

@@ -4,6 +4,8 @@ import Testing
 import StrataTestSupport
 import Strata
 @testable import StrataCore
+@testable import StrataKernel
+@testable import StrataSchema
 
 /// Issue 39: generated columns, TEMP triggers, rowid aliases and expression indexes through the
 /// table rebuild and the schema DSL.
