@@ -29,13 +29,20 @@ import Strata
 
     static func sorted(_ db: Connection) throws -> [String] { try rows(db).sorted() }
 
-    @Test func aKeyRenamedOnlyInCaseIsRecordedAsADeleteAndAnInsert() throws {
+    /// A source and a copy that hold the schema and `rows` of `t`, and the changeset of the
+    /// source's rename of the key 'k' to 'K'.
+    static func keyRenamedInCase(rows: String) throws -> (source: Connection, copy: Connection, changeset: Changeset) {
         let source = try Connection(storageLocation: .inMemory), copy = try Connection(storageLocation: .inMemory)
-        for db in [source, copy] { try db.execute(Self.schema + "; INSERT INTO t VALUES ('k', 1), ('x', 2)") }
+        for db in [source, copy] { try db.execute(schema + "; INSERT INTO t VALUES " + rows) }
         let session = try source.recordChanges(tables: ["t"])
         try source.execute("UPDATE t SET k = 'K' WHERE k = 'k'")
         let changeset = try session.changeset()
         session.close()
+        return (source, copy, changeset)
+    }
+
+    @Test func aKeyRenamedOnlyInCaseIsRecordedAsADeleteAndAnInsert() throws {
+        let (source, copy, changeset) = try Self.keyRenamedInCase(rows: "('k', 1), ('x', 2)")
         var operations: [String] = []
         try changeset.forEachChange { operations.append("\($0.operation)") }
         #expect(operations.sorted() == ["delete", "insert"], "\(operations)")
@@ -46,12 +53,7 @@ import Strata
     }
 
     @Test func aRenameAppliesInvertedThroughTheInvertOption() throws {
-        let source = try Connection(storageLocation: .inMemory), copy = try Connection(storageLocation: .inMemory)
-        for db in [source, copy] { try db.execute(Self.schema + "; INSERT INTO t VALUES ('k', 1)") }
-        let session = try source.recordChanges(tables: ["t"])
-        try source.execute("UPDATE t SET k = 'K' WHERE k = 'k'")
-        let changeset = try session.changeset()
-        session.close()
+        let (_, copy, changeset) = try Self.keyRenamedInCase(rows: "('k', 1)")
         try copy.apply(changeset) { _ in .abort }
         try copy.apply(changeset, options: .invert) { _ in .abort }
         #expect(try copy.query("SELECT k || '=' || v FROM t") as [String] == ["k=1"])

@@ -12,14 +12,10 @@ import Testing
 @Suite struct AppliedViewTests {
     @Test func anAnswerForAnotherViewThanTheOneHeldIsStale() async throws {
         let folder = try SyncFolder()
-        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        guard let (hub, keep, _) = try await ListClaimTests.seededHub(.sqlite, folder, rules: SyncSubscriptionTests.rules) else { return }
         defer { withExtendedLifetime(keep) {} }
-        try hub.setRules(SyncSubscriptionTests.rules, forSpace: "s")
-        _ = try await ListClaimTests.seed(hub, folder)
-        let path = folder.path("bob.sqlite")
-        try Connection(path: path).execute(ListClaimTests.schema)
         let transport = InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2", "g'4"]]))
-        let bob = try SyncReplica(database: try Database(path: path), replicaID: "bob", space: "s", tables: ListClaimTests.tables, transport: transport)
+        let bob = try ListClaimTests.replica(folder, "bob", transport: transport)
         try await bob.subscribe(SyncSubscription(bucket: "lists", parameters: ["l": "g2"]))
         try await bob.pull()
         #expect(try await ListClaimTests.ids(bob) == ["b"])
@@ -55,12 +51,12 @@ import Testing
     /// cursor, with the same token, and kept g2's rows. The token names the user.
     @Test func aFileBackUnderAnEarlierReplicaNameForAnotherUserStartsOver() async throws {
         let folder = try SyncFolder()
-        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        guard
+            let (hub, keep, _) = try await ListClaimTests.seededHub(
+                .sqlite, folder, rules: SyncRules(buckets: [SyncBucket(name: "mine", data: ["doc": "grp = auth.user", "grp": "id = auth.user"])]))
+        else { return }
         defer { withExtendedLifetime(keep) {} }
-        try hub.setRules(SyncRules(buckets: [SyncBucket(name: "mine", data: ["doc": "grp = auth.user", "grp": "id = auth.user"])]), forSpace: "s")
-        _ = try await ListClaimTests.seed(hub, folder)
-        let path = folder.path("file.sqlite")
-        try Connection(path: path).execute(ListClaimTests.schema)
+        let path = try ListClaimTests.schemaFile(folder, "file")
         func open(_ name: String, as user: String) throws -> SyncReplica {
             try SyncReplica(
                 database: try Database(path: path), replicaID: name, space: "s", tables: ListClaimTests.tables,

@@ -10,19 +10,26 @@ import Testing
 @Suite struct ChangeCaptureTests {
     static let schema = "CREATE TABLE item(id TEXT PRIMARY KEY, v INTEGER, label TEXT)"
 
+    /// A hub in `folder` with the space `s`, and the replica "r" of its item table whose capture
+    /// is forced along `path`.
+    static func replica(capturingAlong path: ChangeCapture.Path, in folder: TemporaryDirectory) throws -> (SyncHub, SyncReplica) {
+        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
+        try hub.createSpace("s") { try $0.execute(schema) }
+        let database = try Database(path: folder.path("r.sqlite"))
+        try database.executeWrite { try $0.execute(schema) }
+        var settings = SyncReplicaSettings()
+        settings.capturePath = path
+        let replica = try SyncReplica(
+            database: database, replicaID: "r", space: "s", tables: ["item"], transport: InProcessSyncTransport(hub: hub), settings: settings)
+        return (hub, replica)
+    }
+
     /// What the capture runs for itself (its schema reads, the rows read back, the outbox row)
     /// stays out of the user's trace: the trace sees the user's statements.
     @Test(arguments: [ChangeCapture.Path.hook, .session])
     func theCapturesOwnStatementsStayOutOfTheUsersTrace(_ path: ChangeCapture.Path) async throws {
         let folder = try TemporaryDirectory()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute(Self.schema) }
-        let database = try Database(path: folder.path("r.sqlite"))
-        try database.executeWrite { try $0.execute(Self.schema) }
-        var settings = SyncReplicaSettings()
-        settings.capturePath = path
-        let replica = try SyncReplica(
-            database: database, replicaID: "r", space: "s", tables: ["item"], transport: InProcessSyncTransport(hub: hub), settings: settings)
+        let (_, replica) = try Self.replica(capturingAlong: path, in: folder)
         let traced = Locked<[String]>([])
         try await replica.write { connection in
             connection.trace { sql in traced.withLock { $0.append(sql) } }
@@ -38,20 +45,13 @@ import Testing
         let beyondReach = path == .session ? strata.filter { $0.hasPrefix("-- PRAGMA 'main'.table_info") } : []
         #expect(strata.count == beyondReach.count, "\(path): \(strata)")
         #expect(traced.current.contains { $0.contains("UPDATE item SET v = 2") }, "\(traced.current)")
-        try database.executeWrite { $0.trace(nil) }
+        try replica.database.executeWrite { $0.trace(nil) }
     }
 
     @Test(arguments: [ChangeCapture.Path.hook, .session])
     func aReplicaCapturesAlongTheForcedPath(_ path: ChangeCapture.Path) async throws {
         let folder = try TemporaryDirectory()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute(Self.schema) }
-        let database = try Database(path: folder.path("r.sqlite"))
-        try database.executeWrite { try $0.execute(Self.schema) }
-        var settings = SyncReplicaSettings()
-        settings.capturePath = path
-        let replica = try SyncReplica(
-            database: database, replicaID: "r", space: "s", tables: ["item"], transport: InProcessSyncTransport(hub: hub), settings: settings)
+        let (hub, replica) = try Self.replica(capturingAlong: path, in: folder)
         try await replica.write { try $0.run("INSERT INTO item VALUES ('a', 1, 'x'), ('b', 2, 'y')") }
         try await replica.write { connection in
             try connection.run("UPDATE item SET v = 3 WHERE id = 'a'")

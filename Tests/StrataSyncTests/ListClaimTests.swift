@@ -29,8 +29,7 @@ import StrataSyncPostgres
     static func hub(_ store: Store, _ folder: SyncFolder, schema: String = schema) throws -> (SyncHub, Any?)? {
         switch store {
         case .sqlite:
-            let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-            try hub.createSpace("s") { try $0.execute(schema) }
+            let hub = try folder.hub(schema)
             return (hub, nil)
         case .postgres:
             #if Hub
@@ -45,13 +44,29 @@ import StrataSyncPostgres
         }
     }
 
-    static func replica(_ folder: SyncFolder, _ hub: SyncHub, _ file: String, _ identity: SyncIdentity?) throws -> SyncReplica {
+    /// `hub(store, folder)` with `rules` (when given) on its space `s` and the admin's rows synced
+    /// in, the admin's replica beside it; nil when the store cannot run here.
+    static func seededHub(_ store: Store, _ folder: SyncFolder, rules: SyncRules? = nil) async throws -> (SyncHub, Any?, SyncReplica)? {
+        guard let (hub, keep) = try hub(store, folder) else { return nil }
+        if let rules { try hub.setRules(rules, forSpace: "s") }
+        return (hub, keep, try await seed(hub, folder))
+    }
+
+    /// The file `file`.sqlite in `folder`, made with the schema unless it is there already: a
+    /// replica's database before the replica is opened. Returns its path.
+    static func schemaFile(_ folder: SyncFolder, _ file: String = "bob") throws -> String {
         let path = folder.path(file + ".sqlite")
         if !FileManager.default.fileExists(atPath: path) { try Connection(storageLocation: .onDisk(path)).execute(schema) }
-        let transport = identity.map { InProcessSyncTransport(hub: hub, identity: $0) } ?? InProcessSyncTransport(hub: hub)
-        return try SyncReplica(
-            database: try Database(path: path), replicaID: file, space: "s", tables: Self.tables,
-            transport: transport)
+        return path
+    }
+
+    static func replica(_ folder: SyncFolder, _ hub: SyncHub, _ file: String, _ identity: SyncIdentity?) throws -> SyncReplica {
+        try replica(folder, file, transport: identity.map { InProcessSyncTransport(hub: hub, identity: $0) } ?? InProcessSyncTransport(hub: hub))
+    }
+
+    /// The replica `file` of the space `s` over `transport`, on its `schemaFile`.
+    static func replica(_ folder: SyncFolder, _ file: String, transport: some SyncTransport) throws -> SyncReplica {
+        try SyncReplica(database: try Database(path: try schemaFile(folder, file)), replicaID: file, space: "s", tables: tables, transport: transport)
     }
 
     static func ids(_ replica: SyncReplica, _ table: String = "doc") async throws -> [String] {
@@ -145,8 +160,7 @@ import StrataSyncPostgres
 
     @Test func aListClaimIsReadOnlyUnderIn() throws {
         let folder = try SyncFolder()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute(Self.schema) }
+        let hub = try folder.hub(Self.schema)
         // Used as a value it is the string claim of that name (NULL for a list); a list claim
         // compared with a column of another kind is refused like any claim.
         try hub.setRules(SyncRules(buckets: [SyncBucket(name: "b", data: ["doc": "grp = auth.groups"])]), forSpace: "s")

@@ -272,8 +272,7 @@ import Testing
     /// view reads that user's entries (and their rows' histories), not the log.
     @Test func aPullReadsItsInstancesEntriesNotTheLog() async throws {
         let folder = try SyncFolder()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute(Self.schema) }
+        let hub = try folder.hub(Self.schema)
         let rules = SyncRules(buckets: [
             SyncBucket(name: "numbers", parameters: "SELECT gi AS g FROM grant_ WHERE user = auth.user", data: ["item": "g = bucket.g"])
         ])

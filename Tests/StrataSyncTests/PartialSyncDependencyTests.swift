@@ -332,8 +332,7 @@ import Testing
             CREATE VIEW public_proj AS SELECT id FROM proj WHERE public = 1;
             """
         let folder = try SyncFolder()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute(schema) }
+        let hub = try folder.hub(schema)
         for (rule, words) in [
             ("proj IN proj", "IN takes a list or a SELECT in parentheses"),
             ("proj IN (SELECT id FROM public_proj)", "is a view"),

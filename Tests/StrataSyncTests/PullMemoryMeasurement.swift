@@ -32,8 +32,7 @@ import Testing
             CREATE TABLE grp(id TEXT PRIMARY KEY NOT NULL, owner TEXT NOT NULL);
             CREATE TABLE item(id TEXT PRIMARY KEY NOT NULL, grp TEXT NOT NULL);
             """
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute(schema) }
+        let hub = try folder.hub(schema)
         try hub.setRules(
             SyncRules(buckets: [
                 SyncBucket(

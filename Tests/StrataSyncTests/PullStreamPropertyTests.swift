@@ -122,12 +122,9 @@ import Testing
             forSpace: "s")
         let admin = try await ListClaimTests.seed(hub, folder)
         let identity = SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g'4"]])
-        let path = folder.path("streamer.sqlite")
-        try Connection(storageLocation: .onDisk(path)).execute(ListClaimTests.schema)
         var transport = InProcessSyncTransport(hub: hub, identity: identity)
         transport.streamsPulls = true
-        let streamer = try SyncReplica(
-            database: try Database(path: path), replicaID: "streamer", space: "s", tables: ListClaimTests.tables, transport: transport)
+        let streamer = try ListClaimTests.replica(folder, "streamer", transport: transport)
         let puller = try ListClaimTests.replica(folder, hub, "puller", identity)
         try await streamer.pull()
         let following = Task { try await streamer.followPullStream() }
@@ -175,11 +172,9 @@ extension SeededRandom {
 /// may not see.
 @Suite struct PullStreamViewChangeTests {
     static func streamer(_ hub: SyncHub, _ folder: SyncFolder, _ identity: SyncIdentity) throws -> SyncReplica {
-        let path = folder.path("bob.sqlite")
-        if !FileManager.default.fileExists(atPath: path) { try Connection(storageLocation: .onDisk(path)).execute(ListClaimTests.schema) }
         var transport = InProcessSyncTransport(hub: hub, identity: identity)
         transport.streamsPulls = true
-        return try SyncReplica(database: try Database(path: path), replicaID: "bob", space: "s", tables: ListClaimTests.tables, transport: transport)
+        return try ListClaimTests.replica(folder, "bob", transport: transport)
     }
 
     /// Waits for the hub's change to reach a streaming replica's neighbourhood: `condition` within 20 s.
@@ -194,16 +189,12 @@ extension SeededRandom {
 
     @Test func aPullThatMovesOnlyTheViewMakesAnOpenStreamStale() async throws {
         let folder = try SyncFolder()
-        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        guard let (hub, keep, admin) = try await ListClaimTests.seededHub(.sqlite, folder, rules: SyncSubscriptionTests.rules) else { return }
         defer { withExtendedLifetime(keep) {} }
-        try hub.setRules(SyncSubscriptionTests.rules, forSpace: "s")
-        let admin = try await ListClaimTests.seed(hub, folder)
-        let path = folder.path("bob.sqlite")
-        try Connection(storageLocation: .onDisk(path)).execute(ListClaimTests.schema)
         var inner = InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2", "g'4"]]))
         inner.streamsPulls = true
         let transport = GatedTransport(inner: inner, open: true)
-        let bob = try SyncReplica(database: try Database(path: path), replicaID: "bob", space: "s", tables: ListClaimTests.tables, transport: transport)
+        let bob = try ListClaimTests.replica(folder, "bob", transport: transport)
         try await bob.subscribe(SyncSubscription(bucket: "lists", parameters: ["l": "g2"]))
         try await bob.pull()
         #expect(try await ListClaimTests.ids(bob) == ["b"])
@@ -252,20 +243,9 @@ extension SeededRandom {
             opened.withLock { $0 = true }
             let open = self.open
             let arrived = self.arrived
-            return AsyncThrowingStream { continuation in
-                let task = Task {
-                    do {
-                        for try await frame in frames {
-                            arrived.withLock { $0 = true }
-                            while !open.current { try await Task.sleep(for: .milliseconds(5)) }
-                            continuation.yield(frame)
-                        }
-                        continuation.finish()
-                    } catch {
-                        continuation.finish(throwing: error)
-                    }
-                }
-                continuation.onTermination = { _ in task.cancel() }
+            return relayed(frames) { _ in
+                arrived.withLock { $0 = true }
+                while !open.current { try await Task.sleep(for: .milliseconds(5)) }
             }
         }
     }
@@ -277,16 +257,12 @@ extension SeededRandom {
     /// a snapshot at its next pull, which brings the view whole.
     @Test func aStaleFrameThatCarriedTheViewsMoveLeadsToASnapshot() async throws {
         let folder = try SyncFolder()
-        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        guard let (hub, keep, _) = try await ListClaimTests.seededHub(.sqlite, folder, rules: SyncSubscriptionTests.rules) else { return }
         defer { withExtendedLifetime(keep) {} }
-        try hub.setRules(SyncSubscriptionTests.rules, forSpace: "s")
-        _ = try await ListClaimTests.seed(hub, folder)
-        let path = folder.path("bob.sqlite")
-        try Connection(storageLocation: .onDisk(path)).execute(ListClaimTests.schema)
         var inner = InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2", "g'4"]]))
         inner.streamsPulls = true
         let transport = GatedTransport(inner: inner)
-        let bob = try SyncReplica(database: try Database(path: path), replicaID: "bob", space: "s", tables: ListClaimTests.tables, transport: transport)
+        let bob = try ListClaimTests.replica(folder, "bob", transport: transport)
         try await bob.subscribe(SyncSubscription(bucket: "lists", parameters: ["l": "g2"]))
         try await bob.pull()
         #expect(try await ListClaimTests.ids(bob) == ["b"])
@@ -307,10 +283,8 @@ extension SeededRandom {
 
     @Test func aSyncLoopFollowsNewSubscriptionsWhileStreaming() async throws {
         let folder = try SyncFolder()
-        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        guard let (hub, keep, admin) = try await ListClaimTests.seededHub(.sqlite, folder, rules: SyncSubscriptionTests.rules) else { return }
         defer { withExtendedLifetime(keep) {} }
-        try hub.setRules(SyncSubscriptionTests.rules, forSpace: "s")
-        let admin = try await ListClaimTests.seed(hub, folder)
         let bob = try Self.streamer(hub, folder, SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2", "g'4"]]))
         try await bob.subscribe(SyncSubscription(bucket: "lists", parameters: ["l": "g2"]))
         let loop = bob.startSyncing(interval: .milliseconds(50))
@@ -326,10 +300,8 @@ extension SeededRandom {
 
     @Test func aNarrowerTokenPullingOnTheFileStopsTheWiderStream() async throws {
         let folder = try SyncFolder()
-        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        guard let (hub, keep, admin) = try await ListClaimTests.seededHub(.sqlite, folder, rules: SyncSubscriptionTests.rules) else { return }
         defer { withExtendedLifetime(keep) {} }
-        try hub.setRules(SyncSubscriptionTests.rules, forSpace: "s")
-        let admin = try await ListClaimTests.seed(hub, folder)
         let bob = try Self.streamer(hub, folder, SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2"]]))
         try await bob.pull()
         #expect(try await ListClaimTests.ids(bob) == ["a", "b"])

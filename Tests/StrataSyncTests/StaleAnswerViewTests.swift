@@ -44,21 +44,10 @@ struct HeldAnswersTransport: SyncTransport {
         guard let frames = try inner().pullStream(request) else { return nil }
         opened.withLock { $0 += 1 }
         let open = framesOpen
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    for try await frame in frames {
-                        if !frame.response.entries.isEmpty {
-                            while !open.current { try await Task.sleep(for: .milliseconds(5)) }
-                        }
-                        continuation.yield(frame)
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
+        return relayed(frames) { frame in
+            if !frame.response.entries.isEmpty {
+                while !open.current { try await Task.sleep(for: .milliseconds(5)) }
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
     }
 }
@@ -67,6 +56,18 @@ struct HeldAnswersTransport: SyncTransport {
     static let groupRules = SyncRules(buckets: [
         SyncBucket(name: "groups", parameters: "SELECT id AS g FROM grp WHERE id IN auth.groups", data: ["doc": "grp = bucket.g", "grp": "id = bucket.g"])
     ])
+
+    /// Bob's replica over a `HeldAnswersTransport` with `identity`, pulled once from a seeded hub
+    /// (with `rules`, when given), and what keeps the hub alive; nil when the hub cannot run here.
+    static func pulledBob(
+        _ folder: SyncFolder, rules: SyncRules? = nil, identity: SyncIdentity?
+    ) async throws -> (SyncHub, Any?, SyncReplica, HeldAnswersTransport, SyncReplica)? {
+        guard let (hub, keep, admin) = try await ListClaimTests.seededHub(.sqlite, folder, rules: rules) else { return nil }
+        let transport = HeldAnswersTransport(hub: hub, identity: identity)
+        let bob = try ListClaimTests.replica(folder, "bob", transport: transport)
+        try await bob.pull()
+        return (hub, keep, admin, transport, bob)
+    }
 
     static func rows(_ replica: SyncReplica) async throws -> [String] {
         try await replica.database.read { try $0.query("SELECT id || ':' || ifnull(grp, '-') || ':' || body FROM doc ORDER BY id") as [String] }
@@ -77,15 +78,11 @@ struct HeldAnswersTransport: SyncTransport {
     /// that commit. After the next pull, no g2 row may remain.
     @Test func aPullAnswerDroppedAfterAClaimNarrowedLeadsToASnapshot() async throws {
         let folder = try SyncFolder()
-        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        guard
+            let (_, keep, admin, transport, bob) = try await Self.pulledBob(
+                folder, rules: Self.groupRules, identity: SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2"]]))
+        else { return }
         defer { withExtendedLifetime(keep) {} }
-        try hub.setRules(Self.groupRules, forSpace: "s")
-        let admin = try await ListClaimTests.seed(hub, folder)
-        let path = folder.path("bob.sqlite")
-        try Connection(storageLocation: .onDisk(path)).execute(ListClaimTests.schema)
-        let transport = HeldAnswersTransport(hub: hub, identity: SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2"]]))
-        let bob = try SyncReplica(database: try Database(path: path), replicaID: "bob", space: "s", tables: ListClaimTests.tables, transport: transport)
-        try await bob.pull()
         #expect(try await ListClaimTests.ids(bob) == ["a", "b"])
         let following = Task { try await bob.followPullStream() }
         defer { following.cancel() }
@@ -119,14 +116,10 @@ struct HeldAnswersTransport: SyncTransport {
     @Test(arguments: ListClaimTests.Store.allCases)
     func anAnswerLostAfterTheViewNarrowedIsMadeGoodByTheNextPull(store: ListClaimTests.Store) async throws {
         let folder = try SyncFolder()
-        guard let (hub, keep) = try ListClaimTests.hub(store, folder) else { return }
+        guard let (hub, keep, _) = try await ListClaimTests.seededHub(store, folder, rules: Self.groupRules) else { return }
         defer { withExtendedLifetime(keep) {} }
-        try hub.setRules(Self.groupRules, forSpace: "s")
-        _ = try await ListClaimTests.seed(hub, folder)
-        let path = folder.path("bob.sqlite")
-        try Connection(storageLocation: .onDisk(path)).execute(ListClaimTests.schema)
         let transport = LosingTransport(hub: hub, identity: Locked(SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2"]])))
-        let bob = try SyncReplica(database: try Database(path: path), replicaID: "bob", space: "s", tables: ListClaimTests.tables, transport: transport)
+        let bob = try ListClaimTests.replica(folder, "bob", transport: transport)
         try await bob.pull()
         #expect(try await ListClaimTests.ids(bob) == ["a", "b"])
         transport.identity.withLock { $0 = SyncIdentity(user: "bob", listClaims: ["groups": ["g1"]]) }
@@ -144,14 +137,8 @@ struct HeldAnswersTransport: SyncTransport {
     /// alone keeps it from being applied twice). Counts snapshots.
     @Test func aStaleFrameOnASpaceWithoutRulesTakesNoSnapshot() async throws {
         let folder = try SyncFolder()
-        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        guard let (_, keep, admin, transport, bob) = try await Self.pulledBob(folder, identity: nil) else { return }
         defer { withExtendedLifetime(keep) {} }
-        let admin = try await ListClaimTests.seed(hub, folder)
-        let path = folder.path("bob.sqlite")
-        try Connection(storageLocation: .onDisk(path)).execute(ListClaimTests.schema)
-        let transport = HeldAnswersTransport(hub: hub, identity: nil)
-        let bob = try SyncReplica(database: try Database(path: path), replicaID: "bob", space: "s", tables: ListClaimTests.tables, transport: transport)
-        try await bob.pull()
         transport.framesOpen.withLock { $0 = false }
         let following = Task { try await bob.followPullStream() }
         defer { following.cancel() }
@@ -171,14 +158,8 @@ struct HeldAnswersTransport: SyncTransport {
     /// A normal sync loop on a space without rules, with the app pulling beside it: count snapshots.
     @Test func aSyncLoopBesideAppPullsWithoutRulesTakesNoSnapshot() async throws {
         let folder = try SyncFolder()
-        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        guard let (_, keep, admin, transport, bob) = try await Self.pulledBob(folder, identity: nil) else { return }
         defer { withExtendedLifetime(keep) {} }
-        let admin = try await ListClaimTests.seed(hub, folder)
-        let path = folder.path("bob.sqlite")
-        try Connection(storageLocation: .onDisk(path)).execute(ListClaimTests.schema)
-        let transport = HeldAnswersTransport(hub: hub, identity: nil)
-        let bob = try SyncReplica(database: try Database(path: path), replicaID: "bob", space: "s", tables: ListClaimTests.tables, transport: transport)
-        try await bob.pull()
         let loop = bob.startSyncing(interval: .milliseconds(20))
         for round in 0..<25 {
             try await admin.write { try $0.run("UPDATE doc SET body = ? WHERE id = 'a'", "r\(round)") }
@@ -194,9 +175,8 @@ struct HeldAnswersTransport: SyncTransport {
     /// Many pulls at once through pullTogether: each answer equals the same pull answered alone.
     @Test func manyConcurrentPullsEachGetTheirOwnAnswer() async throws {
         let folder = try SyncFolder()
-        guard let (hub, keep) = try ListClaimTests.hub(.sqlite, folder) else { return }
+        guard let (hub, keep, admin) = try await ListClaimTests.seededHub(.sqlite, folder) else { return }
         defer { withExtendedLifetime(keep) {} }
-        let admin = try await ListClaimTests.seed(hub, folder)
         for round in 0..<30 {
             try await admin.write { try $0.run("UPDATE doc SET body = ? WHERE id = ?", "r\(round)", ["a", "b", "c"][round % 3]) }
             try await admin.sync()

@@ -11,6 +11,13 @@ final class SyncFolder: Sendable {
     init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
     deinit { try? FileManager.default.removeItem(at: url) }
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// A hub in the folder "hub" here, with the space `s` made by `schema`.
+    func hub(_ schema: String) throws -> SyncHub {
+        let hub = try SyncHub(directory: URL(fileURLWithPath: path("hub")))
+        try hub.createSpace("s") { try $0.execute(schema) }
+        return hub
+    }
 }
 
 /// API.md section 7's Sync block as written, then the refusals.
@@ -134,8 +141,7 @@ final class SyncFolder: Sendable {
 
     @Test func damagedChangesetBytesAreRefusedAndTheHubIsUnchanged() throws {
         let folder = try SyncFolder()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v)") }
+        let hub = try folder.hub("CREATE TABLE t(id TEXT PRIMARY KEY, v)")
         let fingerprintSource = try Connection()
         try fingerprintSource.execute("CREATE TABLE t(id TEXT PRIMARY KEY, v)")
         // A real changeset, to damage.

@@ -36,8 +36,7 @@ import Testing
     /// last acknowledged one, so it is still sent again.
     @Test func aRestoredHubWithATrimmedLogStillGetsBackWhatItLost() async throws {
         let folder = try SyncFolder()
-        let original = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try original.createSpace("s") { try $0.execute(Self.schema) }
+        let original = try folder.hub(Self.schema)
         let transport = Redirectable(original)
         let a = try Self.replica("a", folder, transport)
         try await a.write { try $0.run("INSERT INTO todo VALUES ('a1', 'kept')") }
@@ -65,8 +64,7 @@ import Testing
     @Test(arguments: [false, true])
     func replicasResendWhatARestoredHubLostAndConverge(versionsReused: Bool) async throws {
         let folder = try SyncFolder()
-        let original = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try original.createSpace("s") { try $0.execute(Self.schema) }
+        let original = try folder.hub(Self.schema)
         let transport = Redirectable(original)
         let a = try Self.replica("a", folder, transport)
         let b = try Self.replica("b", folder, transport)

@@ -43,8 +43,7 @@ import Testing
 
     @Test func writesFlowBothWaysWhileLoopsRunAndStopWhenStopped() async throws {
         let folder = try SyncFolder()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute(Self.schema) }
+        let hub = try folder.hub(Self.schema)
         let phone = try Self.replica("phone", folder, InProcessSyncTransport(hub: hub))
         let laptop = try Self.replica("laptop", folder, InProcessSyncTransport(hub: hub))
         // A long interval: the phone's write must go out because it was made, not by a poll.
@@ -81,8 +80,7 @@ import Testing
     /// and fails on the task. This test is the loop-level guard, not that deterministic one.
     @Test func loopsOnDatabasePathKeepMovingWritesWhileThePoolIsBusy() async throws {
         let folder = try SyncFolder()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute(Self.schema) }
+        let hub = try folder.hub(Self.schema)
         let phone = try Self.replica("phone", folder, InProcessSyncTransport(hub: hub))
         let laptop = try Self.replica("laptop", folder, InProcessSyncTransport(hub: hub))
         #expect(try await phone.database.read { try $0.query("PRAGMA journal_mode") as String? } == "wal")
@@ -118,8 +116,7 @@ import Testing
 
     @Test func failuresAreRetriedWithBackoffAndTheErrorClearsOnceSynced() async throws {
         let folder = try SyncFolder()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute(Self.schema) }
+        let hub = try folder.hub(Self.schema)
         let replica = try Self.replica("r", folder, Flaky(hub: hub, failures: Locked(3)))
         try await replica.write { try $0.run("INSERT INTO todo VALUES ('a', 'milk')") }
         let loop = replica.startSyncing(interval: .seconds(600), maximumBackoff: .milliseconds(200))
@@ -146,8 +143,7 @@ import Testing
     /// the whole backlog; the rest stays pending and a later sync sends it.
     @Test func stoppingALoopEndsAfterThePushInFlightNotTheBacklog() async throws {
         let folder = try SyncFolder()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute(Self.schema) }
+        let hub = try folder.hub(Self.schema)
         let transport = Slow(hub: hub, delay: .milliseconds(100), pushes: Locked(0))
         let database = try Database(path: folder.path("phone.sqlite"))
         try database.executeWrite { try $0.execute(Self.schema) }

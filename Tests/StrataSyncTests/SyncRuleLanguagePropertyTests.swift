@@ -14,8 +14,7 @@ import Testing
 
     @Test func anyTextIsAcceptedOrRefusedByName() throws {
         let folder = try SyncFolder()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute(Self.schema) }
+        let hub = try folder.hub(Self.schema)
         try hub.setRules(Self.kept, forSpace: "s")
         let pieces = [
             "n", "t", "r", "=", "<>", "AND", "OR", "NOT", "(", ")", "'x'", "1", "NULL", "IS", "IN", "auth.user",
@@ -66,8 +65,7 @@ import Testing
     /// refused by name when the rules are set, on every store (the probes run on SQLite's).
     @Test func mixedKindsAreRefusedOnEveryStore() throws {
         let folder = try SyncFolder()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute(Self.schema) }
+        let hub = try folder.hub(Self.schema)
         try hub.setRules(Self.kept, forSpace: "s")
         let refused = [
             "n = auth.org", "auth.org < r", "b = auth.user", "n = TRUE", "t = FALSE", "n = 'yes'", "r >= '1'",
@@ -133,8 +131,7 @@ import Testing
     @Test func anAcceptedPredicateSelectsWhatSQLiteSelects() async throws {
         try await PropertyCheck.runAsync("rule predicates against SQLite", cases: 25) { random in
             let folder = try SyncFolder()
-            let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-            try hub.createSpace("s") { try $0.execute(Self.schema) }
+            let hub = try folder.hub(Self.schema)
             let values: [BindingValue] = [
                 .null, .integer(0), .integer(1), .integer(-1), .integer(.max), .integer(.min), .real(2.5),
                 .real(-0.0), .real(.infinity), .text("a"), .text("1"), .text(""), .text("it's"),

@@ -14,8 +14,7 @@ import Testing
         """
 
     static func makeHub(_ folder: SyncFolder) throws -> SyncHub {
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute(Self.schema) }
+        let hub = try folder.hub(Self.schema)
         return hub
     }
 
@@ -271,8 +270,7 @@ import Testing
     @Test func aSnapshotReplacesValuesSQLCallsEqualButStoredOtherwise() async throws {
         let schema = "CREATE TABLE t(id TEXT COLLATE NOCASE PRIMARY KEY, v, w TEXT COLLATE NOCASE)"
         let folder = try SyncFolder()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute(schema) }
+        let hub = try folder.hub(schema)
         let transport = InProcessSyncTransport(hub: hub)
         func replica(_ name: String) throws -> SyncReplica {
             let database = try Database(path: folder.path(name + ".sqlite"))

@@ -24,10 +24,8 @@ import Testing
     @Test(arguments: ListClaimTests.Store.allCases)
     func aReplicaHoldsTheIntersectionOfItsViewAndItsSubscriptions(store: ListClaimTests.Store) async throws {
         let folder = try SyncFolder()
-        guard let (hub, keep) = try ListClaimTests.hub(store, folder) else { return }
+        guard let (hub, keep, admin) = try await ListClaimTests.seededHub(store, folder, rules: Self.rules) else { return }
         defer { withExtendedLifetime(keep) {} }
-        try hub.setRules(Self.rules, forSpace: "s")
-        let admin = try await ListClaimTests.seed(hub, folder)
         let bob = try ListClaimTests.replica(folder, hub, "bob", SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2", "g'4"]]))
         // One list asked for: its rows only; the bucket it does not name stays whole.
         try await bob.subscribe(SyncSubscription(bucket: "lists", parameters: ["l": "g2"]))
@@ -99,12 +97,9 @@ import Testing
     @Test(arguments: ListClaimTests.Store.allCases)
     func prioritizedSubscriptionsArriveFirstAndAFirstSyncReportsProgress(store: ListClaimTests.Store) async throws {
         let folder = try SyncFolder()
-        guard let (hub, keep) = try ListClaimTests.hub(store, folder) else { return }
+        guard let (hub, keep, _) = try await ListClaimTests.seededHub(store, folder, rules: Self.rules) else { return }
         defer { withExtendedLifetime(keep) {} }
-        try hub.setRules(Self.rules, forSpace: "s")
-        _ = try await ListClaimTests.seed(hub, folder)
-        let path = folder.path("bob.sqlite")
-        try Connection(storageLocation: .onDisk(path)).execute(ListClaimTests.schema)
+        let path = try ListClaimTests.schemaFile(folder)
         let database = try Database(path: path)
         let seen = Mutex<[String]>([])
         let identity = SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2", "g'4"]])

@@ -365,8 +365,7 @@ extension SyncWeeklyPathTests {
             CREATE TRIGGER audit_items AFTER UPDATE ON items BEGIN INSERT INTO audit(what) VALUES ('move ' || new.id); END
             """
         let folder = try SyncFolder()
-        let hub = try SyncHub(directory: URL(fileURLWithPath: folder.path("hub")))
-        try hub.createSpace("s") { try $0.execute(schema) }
+        let hub = try folder.hub(schema)
         func open(_ name: String) throws -> SyncReplica {
             let connection = try Connection(storageLocation: .onDisk(folder.path(name + ".sqlite")))
             try connection.execute(schema)

@@ -1,3 +1,4 @@
+import Foundation
 import Strata
 import StrataSQift
 
@@ -39,5 +40,32 @@ extension Car: ExpressibleByRow {
             throw ExpressibleByRowError(type: Car.self, row: row)
         }
         self.init(name: name, type: type, price: price)
+    }
+}
+
+/// The first lines of SQift README's execute examples, on `connection`: foreign keys on, WAL, and
+/// an empty cars table (id, name, price).
+public func createReadmeCarsTable(on connection: Connection) throws {
+    try connection.execute("PRAGMA foreign_keys = true")
+    try connection.execute("PRAGMA journal_mode = WAL")
+    try connection.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
+}
+
+/// The README's two cars after ``createReadmeCarsTable(on:)``: Audi (1) and Mercedes (2).
+public func insertReadmeCars(on connection: Connection) throws {
+    try connection.execute("INSERT INTO cars VALUES(1, 'Audi', 52642)")
+    try connection.execute("INSERT INTO cars VALUES(2, 'Mercedes', 57127)")
+}
+
+/// SQift README's scalar function `strip_unicode(text)`: the text converted to ASCII by
+/// Foundation's lossy conversion, NULL for any other value.
+public func addReadmeStripUnicode(to connection: Connection) throws {
+    try connection.addScalarFunction(named: "strip_unicode", argumentCount: 1) { _, values in
+        guard
+            let value = values.first, value.isText,
+            let valueData = value.text.data(using: .ascii, allowLossyConversion: true),
+            let asciiValue = String(data: valueData, encoding: .ascii)
+        else { return .null }
+        return .text(asciiValue)
     }
 }

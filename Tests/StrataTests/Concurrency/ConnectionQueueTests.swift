@@ -52,15 +52,8 @@ final class UsageCounter: Sendable {
     @Test func readmeExample() throws {
         let directory = try TemporaryDirectory()
         let queue = try ConnectionQueue(connection: Connection(storageLocation: .onDisk(directory.path("db"))))
-        try queue.execute { connection in
-            try connection.execute("PRAGMA foreign_keys = true")
-            try connection.execute("PRAGMA journal_mode = WAL")
-            try connection.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
-        }
-        try queue.executeInTransaction { connection in
-            try connection.execute("INSERT INTO cars VALUES(1, 'Audi', 52642)")
-            try connection.execute("INSERT INTO cars VALUES(2, 'Mercedes', 57127)")
-        }
+        try queue.execute { try createReadmeCarsTable(on: $0) }
+        try queue.executeInTransaction { try insertReadmeCars(on: $0) }
         #expect(try queue.execute { try $0.query("SELECT count(*) FROM cars") as Int? } == 2)
         try queue.executeInSavepoint("drop_cars_table") { connection in
             try connection.execute("DROP TABLE cars")

@@ -370,8 +370,7 @@ import SQLite3
     @Test func aCountedTruncateReportsTheFramesItWroteBack() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("app.sqlite")
-        let connection = try Connection(storageLocation: .onDisk(path))
-        try connection.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES(randomblob(5000))")
+        let connection = try makeConnection(.onDisk(path), executing: "PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES(randomblob(5000))")
         // SQift's checkpoint reports SQLite's numbers, as before.
         #expect(try connection.checkpoint(mode: .truncate) == Connection.CheckpointResult(logFrames: 0, checkpointedFrames: 0))
 
@@ -385,15 +384,14 @@ import SQLite3
         let passive = try connection.checkpointCountingFrames(mode: .passive)
         #expect(passive.logFrames > 0 && passive.checkpointedFrames == passive.logFrames)
 
-        let rollback = try Connection(storageLocation: .onDisk(directory.path("rollback.sqlite")))
-        try rollback.execute("CREATE TABLE t(x)")
+        let rollback = try makeConnection(.onDisk(directory.path("rollback.sqlite")), executing: "CREATE TABLE t(x)")
         #expect(try rollback.checkpointCountingFrames(mode: .truncate).logFrames == -1)
     }
 
     @Test func aRefusedTruncateRunsNoCheckpointAtAll() throws {
         let directory = try TemporaryDirectory()
-        let connection = try Connection(storageLocation: .onDisk(directory.path("app.sqlite")))
-        try connection.execute("PRAGMA journal_mode = WAL; CREATE TABLE _litestream_lock(id INTEGER); CREATE TABLE t(x)")
+        let connection = try makeConnection(
+            .onDisk(directory.path("app.sqlite")), executing: "PRAGMA journal_mode = WAL; CREATE TABLE _litestream_lock(id INTEGER); CREATE TABLE t(x)")
         let events = CheckpointEvents()
         connection.setEventHandler(events)
         #expect(throws: ReplicationError.checkpointWouldResetWAL(mode: "TRUNCATE")) { try connection.checkpointCountingFrames(mode: .truncate) }

@@ -74,16 +74,14 @@ import SQLite3
         guard SQLiteLibrary.supportsSnapshots else { return }
         let directory = try TemporaryDirectory()
         let path = directory.path("app.sqlite")
-        let writer = try Connection(storageLocation: .onDisk(path))
-        try writer.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES(1)")
+        let writer = try makeConnection(.onDisk(path), executing: "PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES(1)")
         let reader = try Connection(storageLocation: .onDisk(path))
         let snapshot = try reader.transaction(transactionType: .deferred) {
             _ = try reader.query("SELECT count(*) FROM t") as Int?
             return try reader.takeSnapshot()
         }
         // Pinned by a third connection's open read, as DatabaseSnapshot does.
-        let pin = try Connection(storageLocation: .onDisk(path))
-        try pin.execute("BEGIN")
+        let pin = try makeConnection(.onDisk(path), executing: "BEGIN")
         _ = try pin.query("SELECT count(*) FROM t") as Int?
         try writer.execute("INSERT INTO t VALUES(2)")
         let count = try reader.transaction(transactionType: .deferred) {
@@ -93,8 +91,7 @@ import SQLite3
         #expect(count == 1)
         #expect(try reader.query("SELECT count(*) FROM t") as Int? == 2)
         // Outside WAL mode SQLite itself refuses.
-        let rollback = try Connection(storageLocation: .onDisk(directory.path("rollback.sqlite")))
-        try rollback.execute("CREATE TABLE t(x)")
+        let rollback = try makeConnection(.onDisk(directory.path("rollback.sqlite")), executing: "CREATE TABLE t(x)")
         let error = try rollback.transaction(transactionType: .deferred) { () -> SQLiteError? in
             _ = try rollback.query("SELECT count(*) FROM t") as Int?
             return sqliteError { _ = try rollback.takeSnapshot() }

@@ -14,11 +14,7 @@ import SQLite3
     @Test func readmeExample() async throws {
         let directory = try TemporaryDirectory()
         let database = try Database(storageLocation: .onDisk(directory.path("db")))
-        try database.executeWrite { connection in
-            try connection.execute("PRAGMA foreign_keys = true")
-            try connection.execute("PRAGMA journal_mode = WAL")
-            try connection.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
-        }
+        try database.executeWrite { try createReadmeCarsTable(on: $0) }
         try database.executeRead { connection in
             let count: Int? = try connection.query("SELECT count(*) FROM cars")
             #expect(count == 0)

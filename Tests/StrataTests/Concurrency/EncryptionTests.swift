@@ -58,8 +58,7 @@ import SQLite3
         #expect(!holdsText(data, "SQLite format 3"))
         // The same rows in a plain file do show (the check above can fail).
         let plainPath = directory.path("plain.sqlite")
-        let plain = try Connection(storageLocation: .onDisk(plainPath))
-        try plain.execute("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)")
+        let plain = try makeConnection(.onDisk(plainPath), executing: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)")
         try plain.run("INSERT INTO note(body) VALUES(?)", Self.secret)
         #expect(holdsText(try bytes(plainPath), "saffron"))
     }
@@ -116,8 +115,7 @@ import SQLite3
         let directory = try TemporaryDirectory()
         let path = directory.path("plain.sqlite")
         do {
-            let connection = try Connection(storageLocation: .onDisk(path))
-            try connection.execute("CREATE TABLE note(body TEXT)")
+            let connection = try makeConnection(.onDisk(path), executing: "CREATE TABLE note(body TEXT)")
             try connection.run("INSERT INTO note VALUES(?)", Self.secret)
             try connection.changePassphrase("now secret")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import StrataSQift
+import StrataTestSupport
 import Testing
 #if canImport(SQLite3)
 import SQLite3
@@ -31,8 +32,7 @@ import Strata
     }
 
     @Test func aRegisteredObserverHearsStatementsFailuresAndOutsideWritesUntilRemoved() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY)")
+        let db = try makeConnection(executing: "CREATE TABLE t(id INTEGER PRIMARY KEY)")
         let recorder = Recorder()
         db.addObserver(recorder)
         db.addObserver(recorder) // once only

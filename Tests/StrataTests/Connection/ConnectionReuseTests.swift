@@ -18,8 +18,7 @@ import Strata
     @Test func endsRunningStatementsAndTheOpenTransaction() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("db.sqlite")
-        let db = try Connection(storageLocation: .onDisk(path))
-        try db.execute("CREATE TABLE t(v)")
+        let db = try makeConnection(.onDisk(path), executing: "CREATE TABLE t(v)")
         try db.execute("BEGIN")
         try db.run("INSERT INTO t VALUES(?)", 1)
         let running = try db.prepare("SELECT v FROM t")
@@ -36,8 +35,7 @@ import Strata
     @Test func aWritingStatementLeftRunningIsCommittedByItsReset() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("db.sqlite")
-        let db = try Connection(storageLocation: .onDisk(path))
-        try db.execute("CREATE TABLE t(v)")
+        let db = try makeConnection(.onDisk(path), executing: "CREATE TABLE t(v)")
         let inserting = try db.prepare("INSERT INTO t VALUES(1), (2) RETURNING v")
         #expect(try inserting.step())
         #expect(db.endLeftoverWork(returningTo: "a test").count == 1)

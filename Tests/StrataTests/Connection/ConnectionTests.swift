@@ -74,11 +74,8 @@ import SQLite3
     @Test func readmeExecuteExample() throws {
         let directory = try TemporaryDirectory()
         let connection = try Connection(storageLocation: .onDisk(directory.path("db")))
-        try connection.execute("PRAGMA foreign_keys = true")
-        try connection.execute("PRAGMA journal_mode = WAL")
-        try connection.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
-        try connection.execute("INSERT INTO cars VALUES(1, 'Audi', 52642)")
-        try connection.execute("INSERT INTO cars VALUES(2, 'Mercedes', 57127)")
+        try createReadmeCarsTable(on: connection)
+        try insertReadmeCars(on: connection)
         try connection.execute("UPDATE cars SET name = 'Honda' where id = 1")
         // The README writes 61_999; digit separators need SQLite 3.46, so older libraries reject them.
         if sqlite3_libversion_number() < 3_046_000 {
@@ -151,8 +148,7 @@ import SQLite3
     }
 
     @Test func errorDescriptionAndCodes() throws {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE t(c TEXT NOT NULL)")
+        let connection = try makeConnection(executing: "CREATE TABLE t(c TEXT NOT NULL)")
         let error = try #require(sqliteError { try connection.run("INSERT INTO t VALUES(?)", nil) })
         #expect(error.code == SQLITE_CONSTRAINT)
         #expect(error.extendedCode == 1299 /* SQLITE_CONSTRAINT_NOTNULL */)

@@ -12,8 +12,7 @@ import SQLite3
 
 @Suite struct LimitTests {
     @Test func tooBigValuesThrow() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(v)")
+        let db = try makeConnection(executing: "CREATE TABLE t(v)")
         sqlite3_limit(db.handle, SQLITE_LIMIT_LENGTH, 100)
         let text = sqliteError { try db.run("INSERT INTO t VALUES(?)", String(repeating: "x", count: 200)) }
         #expect(text?.code == SQLITE_TOOBIG)

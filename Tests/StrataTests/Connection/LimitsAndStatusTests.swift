@@ -28,8 +28,7 @@ import Testing
     }
 
     @Test func connectionStatusCountsCacheAndStatements() throws {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE t(x)")
+        let connection = try makeConnection(executing: "CREATE TABLE t(x)")
         for index in 0..<200 { try connection.run("INSERT INTO t VALUES(?)", String(repeating: "x", count: index * 10)) }
         let status = connection.status()
         #expect(status.cacheUsed.current > 0)
@@ -41,8 +40,7 @@ import Testing
     }
 
     @Test func processStatusReportsMemory() throws {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE t(x)")
+        let connection = try makeConnection(executing: "CREATE TABLE t(x)")
         let status = SQLiteProcessStatus.current()
         #expect(status.memoryUsed.current > 0)
         #expect(status.memoryUsed.highwater >= status.memoryUsed.current)

@@ -16,8 +16,7 @@ import Testing
     }
 
     @Test func identifierWithQuoteBeforeCombiningMarkCannotInject() throws {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE t(a); INSERT INTO t VALUES (1)")
+        let connection = try makeConnection(executing: "CREATE TABLE t(a); INSERT INTO t VALUES (1)")
         for mark in ["\u{301}", "\u{20DD}", "\u{FE0F}"] {
             let hostile = "t\"\(mark) UNION SELECT sql FROM sqlite_master --"
             #expect(throws: SQLiteError.self) {
@@ -33,8 +32,7 @@ import Testing
     }
 
     @Test func textWithQuoteBeforeCombiningMarkRestores() throws {
-        let source = try Connection()
-        try source.execute("CREATE TABLE t(x TEXT DEFAULT 'd''\u{301}')")
+        let source = try makeConnection(executing: "CREATE TABLE t(x TEXT DEFAULT 'd''\u{301}')")
         try source.run("INSERT INTO t VALUES (?)", "e'\u{301}te")
         try source.run("INSERT INTO t DEFAULT VALUES")
         let restored = try Connection()
@@ -67,8 +65,7 @@ import Testing
     /// FTS5 index `é` was taken for its shadow table, left out of the dump with its rows and
     /// hidden from introspection. SQLite compares bytes with ASCII folded, so they are the user's.
     @Test func userTablesNamedLikeAShadowTableUpToUnicodeFoldingAreTheUsers() throws {
-        let source = try Connection()
-        try source.execute("CREATE VIRTUAL TABLE \"é\" USING fts5(body); INSERT INTO \"é\" VALUES ('alpha')")
+        let source = try makeConnection(executing: "CREATE VIRTUAL TABLE \"é\" USING fts5(body); INSERT INTO \"é\" VALUES ('alpha')")
         let lookalikes = ["É_data", "e\u{301}_data", "é_DATA_x", "É_config"]
         for (index, name) in lookalikes.enumerated() {
             try source.execute("CREATE TABLE \(quoteIdentifier(name))(k INTEGER PRIMARY KEY, v TEXT)")
@@ -96,8 +93,7 @@ import Testing
     /// The schema reader cached a table's columns under its lowercased name: `É` then `é` (two
     /// tables to SQLite) answered with the first one's columns.
     @Test func columnsOfTablesThatDifferOnlyBeyondASCIIAreNotConfused() throws {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE \"É\"(upper_a); CREATE TABLE \"é\"(lower_b); CREATE TABLE \"e\u{301}\"(decomposed_c)")
+        let connection = try makeConnection(executing: "CREATE TABLE \"É\"(upper_a); CREATE TABLE \"é\"(lower_b); CREATE TABLE \"e\u{301}\"(decomposed_c)")
         #expect(try connection.tableInfoForTableNamed("É")?.columnNames == ["upper_a"])
         #expect(try connection.tableInfoForTableNamed("é")?.columnNames == ["lower_b"])
         #expect(try connection.tableInfoForTableNamed("e\u{301}")?.columnNames == ["decomposed_c"])
@@ -135,8 +131,7 @@ import Testing
     }
 
     @Test func headerFieldsAreDumped() throws {
-        let source = try Connection()
-        try source.execute("CREATE TABLE t(x); PRAGMA user_version = 7; PRAGMA application_id = -123456")
+        let source = try makeConnection(executing: "CREATE TABLE t(x); PRAGMA user_version = 7; PRAGMA application_id = -123456")
         let restored = try Connection()
         try restored.restore(fromDump: try dump(source))
         #expect(try restored.query("PRAGMA user_version") as Int? == 7)
@@ -144,8 +139,7 @@ import Testing
     }
 
     @Test func restoreInsideTheCallersTransactionIsRefusedAndKeepsItsWrites() throws {
-        let source = try Connection()
-        try source.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+        let source = try makeConnection(executing: "CREATE TABLE t(x); INSERT INTO t VALUES (1)")
         let text = try dump(source)
         let target = try Connection(storageLocation: .temporary)
         try target.execute("BEGIN; CREATE TEMP TABLE mine(y); INSERT INTO mine VALUES (42)")
@@ -171,8 +165,7 @@ import Testing
 
     @Test func lineBreaksSurviveTheShell() throws {
         guard SQLiteShell.path != nil else { return }
-        let source = try Connection()
-        try source.execute("CREATE TABLE t(x)")
+        let source = try makeConnection(executing: "CREATE TABLE t(x)")
         for text in ["a\r\nb", "\r", "\n", "end\r", "\r\n\r\n", "x\ry\nz", "é\r\n'\u{301}"] {
             try source.run("INSERT INTO t VALUES (?)", text)
         }

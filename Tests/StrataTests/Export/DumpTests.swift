@@ -146,8 +146,7 @@ func dumpText(_ db: Connection, tables: [String]? = nil) throws -> String {
         let dumpURL = directory.url.appendingPathComponent("northwind.sql")
         try source.dump(to: dumpURL)
 
-        let restored = try Connection(storageLocation: .onDisk(directory.path("restored.db")))
-        try restored.execute("PRAGMA foreign_keys = ON")
+        let restored = try makeConnection(.onDisk(directory.path("restored.db")), executing: "PRAGMA foreign_keys = ON")
         try restored.restore(fromDumpAt: dumpURL)
         #expect(try tableChecksums(restored) == tableChecksums(source))
         #expect(try tableChecksums(source).count == 11)
@@ -275,11 +274,9 @@ func dumpText(_ db: Connection, tables: [String]? = nil) throws -> String {
     }
 
     @Test func restoringIntoANonEmptyDatabaseThrows() throws {
-        let source = try Connection()
-        try source.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+        let source = try makeConnection(executing: "CREATE TABLE t(x); INSERT INTO t VALUES (1)")
         let text = try dumpText(source)
-        let target = try Connection()
-        try target.execute("CREATE TABLE existing(y)")
+        let target = try makeConnection(executing: "CREATE TABLE existing(y)")
         #expect(throws: DumpError.databaseNotEmpty(objectCount: 1)) { try target.restore(fromDump: text) }
         #expect(
             DumpError.databaseNotEmpty(objectCount: 1).description

@@ -9,8 +9,7 @@ import Testing
 /// with the same content (issue 38, section 3).
 @Suite struct SerializeRoundTripTests {
     @Test func deserializeForgetsTheOldSchemaEvenAtTheSameSchemaVersion() throws {
-        let other = try Connection()
-        try other.execute("CREATE TABLE replaced(p TEXT, q TEXT, r TEXT)")
+        let other = try makeConnection(executing: "CREATE TABLE replaced(p TEXT, q TEXT, r TEXT)")
         let image = try other.serialize()
 
         let connection = try Connection(storageLocation: .temporary)

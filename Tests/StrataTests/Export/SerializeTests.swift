@@ -76,8 +76,7 @@ import Testing
         let bytes = try connection.serialize(schema: "other")
         #expect(try connection.serialize().count < bytes.count)
         // Into an attached in-memory schema of another connection.
-        let target = try Connection()
-        try target.execute("ATTACH ':memory:' AS snapshot")
+        let target = try makeConnection(executing: "ATTACH ':memory:' AS snapshot")
         try target.deserialize(bytes, schema: "snapshot", readOnly: true)
         #expect(try checksum(target, schema: "snapshot") == (try checksum(connection, schema: "other")))
         #expect(sqliteError { _ = try connection.serialize(schema: "missing") }?.message.contains("missing") == true)

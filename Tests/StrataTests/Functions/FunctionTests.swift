@@ -16,14 +16,7 @@ final class Token { let id: Int; init(_ id: Int) { self.id = id } }
 @Suite struct FunctionTests {
     @Test func readmeStripUnicode() throws {
         let connection = try Connection()
-        try connection.addScalarFunction(named: "strip_unicode", argumentCount: 1) { _, values in
-            guard
-                let value = values.first, value.isText,
-                let valueData = value.text.data(using: .ascii, allowLossyConversion: true),
-                let asciiValue = String(data: valueData, encoding: .ascii)
-            else { return .null }
-            return .text(asciiValue)
-        }
+        try addReadmeStripUnicode(to: connection)
         let sql = "SELECT strip_unicode(?)"
         let result1: String? = try connection.prepare(sql, "å").query()
         let result2: String? = try connection.prepare(sql, "ć").query()
@@ -105,8 +98,7 @@ final class Token { let id: Int; init(_ id: Int) { self.id = id } }
     }
 
     @Test func aggregatesIncludingEmptyTables() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(v INTEGER)")
+        let db = try makeConnection(executing: "CREATE TABLE t(v INTEGER)")
         try db.addAggregateFunction(
             named: "my_sum", argumentCount: 1,
             contextObjectFactory: { Sum() },

@@ -1,5 +1,6 @@
 import Foundation
 import StrataSQift
+import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
@@ -88,8 +89,7 @@ final class Tracked {}
             init() { Counter.lock.withLock { Counter.live += 1 } }
             deinit { Counter.lock.withLock { Counter.live -= 1 } }
         }
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(v); INSERT INTO t VALUES(1), (2), (3)")
+        let db = try makeConnection(executing: "CREATE TABLE t(v); INSERT INTO t VALUES(1), (2), (3)")
         try db.addAggregateFunction(
             named: "n", argumentCount: 1, contextObjectFactory: { Counter() },
             stepFunction: { context, _ in _ = context.stepObject },

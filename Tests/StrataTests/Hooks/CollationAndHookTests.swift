@@ -28,8 +28,7 @@ import SQLite3
     }
 
     @Test func readmeHooks() throws {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT)")
+        let connection = try makeConnection(executing: "CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT)")
         var messages: [String] = []
         connection.updateHook { type, databaseName, tableName, rowID in
             var message = "\(type) row \(rowID)"
@@ -65,8 +64,7 @@ import SQLite3
     }
 
     @Test func readmeSelectOnlyAuthorizer() throws {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE t(a)")
+        let connection = try makeConnection(executing: "CREATE TABLE t(a)")
         var seen: [Connection.AuthorizerAction] = []
         try connection.authorizer { action, _, _, _, _ in
             seen.append(action)

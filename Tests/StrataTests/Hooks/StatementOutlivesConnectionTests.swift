@@ -1,5 +1,6 @@
 import Foundation
 import StrataSQift
+import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
@@ -33,8 +34,7 @@ import SQLite3
     /// A connection with `path`'s callbacks installed, a table of three rows, and (for the hook
     /// paths) a transaction open with a change in it.
     static func connection(with path: Path, seen: Seen, handler: StatementEventTimingTests.Finished) throws -> Connection {
-        let connection = try Connection(storageLocation: .inMemory)
-        try connection.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t(v) VALUES ('a'), ('b'), ('c')")
+        let connection = try makeConnection(executing: "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t(v) VALUES ('a'), ('b'), ('c')")
         let paths: [Path] = path == .all ? Path.allCases.filter { $0 != .all } : [path]
         for path in paths {
             switch path {

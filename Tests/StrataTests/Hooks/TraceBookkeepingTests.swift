@@ -68,8 +68,7 @@ import Strata
     }
 
     @Test func aHelpersOwnStatementStillReachesTheTrace() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE contacts(id INTEGER PRIMARY KEY, name TEXT)")
+        let db = try makeConnection(executing: "CREATE TABLE contacts(id INTEGER PRIMARY KEY, name TEXT)")
         _ = try db.tableInfoForTableNamed("contacts")
         var traced: [String] = []
         db.trace { traced.append($0) }
@@ -81,8 +80,7 @@ import Strata
     }
 
     @Test func anIntrospectionTheUserAsksForIsTheUsersButItsCacheCheckIsNot() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE contacts(id INTEGER PRIMARY KEY, name TEXT)")
+        let db = try makeConnection(executing: "CREATE TABLE contacts(id INTEGER PRIMARY KEY, name TEXT)")
         var traced: [String] = []
         db.trace { traced.append($0) }
         _ = try db.readSchema() // reads sqlite_master for the program
@@ -90,8 +88,7 @@ import Strata
         db.trace(nil)
         #expect(traced == ["SELECT type, name, tbl_name, rootpage, sql FROM main.sqlite_master ORDER BY rowid"])
         // A user authorizer may deny such a read; the error reaches the caller.
-        let denied = try Connection()
-        try denied.execute("CREATE TABLE t(x)")
+        let denied = try makeConnection(executing: "CREATE TABLE t(x)")
         try denied.authorizer { action, _, _, _, _ in action == .read ? .deny : .ok }
         #expect(throws: SQLiteError.self) { try denied.readSchema() }
     }

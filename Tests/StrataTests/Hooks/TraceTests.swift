@@ -1,5 +1,6 @@
 import Foundation
 import StrataSQift
+import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
@@ -53,8 +54,7 @@ private struct TracedEmployee: ExpressibleByRow {
     }
 
     @Test func profileAndRowCarryExpandedSQL() throws {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE t(id INTEGER PRIMARY KEY); INSERT INTO t VALUES(1), (2), (3)")
+        let connection = try makeConnection(executing: "CREATE TABLE t(id INTEGER PRIMARY KEY); INSERT INTO t VALUES(1), (2), (3)")
         var events: [String] = []
         connection.traceEvent(mask: Connection.TraceEvent.profileMask | Connection.TraceEvent.rowMask) { event in
             switch event {
@@ -75,8 +75,7 @@ private struct TracedEmployee: ExpressibleByRow {
     }
 
     @Test func internalStatementsAreNotDelivered() throws {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE t(a, b); INSERT INTO t VALUES(1, 2), (3, 4); CREATE INDEX i ON t(a)")
+        let connection = try makeConnection(executing: "CREATE TABLE t(a, b); INSERT INTO t VALUES(1, 2), (3, 4); CREATE INDEX i ON t(a)")
         var events: [Connection.TraceEvent] = []
         connection.traceEvent { events.append($0) }
         // VACUUM and ALTER TABLE run statements of SQLite's own, which have no SQL text.

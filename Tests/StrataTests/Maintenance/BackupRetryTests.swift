@@ -15,12 +15,10 @@ import SQLite3
     @Test func lockedDestinationGivesUp() async throws {
         try await onOwnThread {
             let directory = try TemporaryDirectory()
-            let source = try Connection()
-            try source.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1)")
+            let source = try makeConnection(executing: "CREATE TABLE t(x); INSERT INTO t VALUES(1)")
             let destinationPath = directory.path("backup.db")
             let destination = try Connection(storageLocation: .onDisk(destinationPath))
-            let locker = try Connection(storageLocation: .onDisk(destinationPath))
-            try locker.execute("CREATE TABLE held(x); BEGIN IMMEDIATE; INSERT INTO held VALUES(1)")
+            let locker = try makeConnection(.onDisk(destinationPath), executing: "CREATE TABLE held(x); BEGIN IMMEDIATE; INSERT INTO held VALUES(1)")
 
             let done = DispatchSemaphore(value: 0)
             let outcome = Locked<Connection.BackupResult?>(nil)

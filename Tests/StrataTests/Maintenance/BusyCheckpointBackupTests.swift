@@ -40,15 +40,13 @@ import SQLite3
     @Test func readmeCheckpointAndBlockedCheckpoint() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("db")
-        let connection = try Connection(storageLocation: .onDisk(path))
-        try connection.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES(1)")
+        let connection = try makeConnection(.onDisk(path), executing: "PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES(1)")
         try connection.busyHandler(.timeout(1.0))
         let checkpointResult = try connection.checkpoint(mode: .truncate)
         #expect(checkpointResult == Connection.CheckpointResult(logFrames: 0, checkpointedFrames: 0))
         try connection.execute("VACUUM")
 
-        let reader = try Connection(storageLocation: .onDisk(path))
-        try reader.execute("BEGIN")
+        let reader = try makeConnection(.onDisk(path), executing: "BEGIN")
         #expect(try reader.query("SELECT count(*) FROM t") == 1)
         try connection.execute("INSERT INTO t VALUES(2)")
         try connection.busyHandler(.timeout(0.1))
@@ -74,8 +72,7 @@ import SQLite3
 
     @Test func backupToSecondConnectionWhileWritten() throws {
         let directory = try TemporaryDirectory()
-        let source = try Connection(storageLocation: .onDisk(directory.path("source")))
-        try source.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x, payload BLOB)")
+        let source = try makeConnection(.onDisk(directory.path("source")), executing: "PRAGMA journal_mode = WAL; CREATE TABLE t(x, payload BLOB)")
         try source.transaction {
             for index in 0..<2000 { try source.run("INSERT INTO t VALUES(?, ?)", index, Data(count: 512)) }
         }
@@ -108,10 +105,15 @@ import SQLite3
         #expect(copied >= 2000 && copied == maxIndex + 1)
     }
 
+    /// A backup's source: an in-memory table of `count` 4 KiB blobs.
+    static func blobs(_ count: Int) throws -> Connection {
+        let source = try makeConnection(executing: "CREATE TABLE t(payload BLOB)")
+        for _ in 0..<count { try source.run("INSERT INTO t VALUES(?)", Data(count: 4096)) }
+        return source
+    }
+
     @Test func cancelledBackupLeavesDestinationUsable() throws {
-        let source = try Connection()
-        try source.execute("CREATE TABLE t(payload BLOB)")
-        for _ in 0..<200 { try source.run("INSERT INTO t VALUES(?)", Data(count: 4096)) }
+        let source = try Self.blobs(200)
         let destination = try Connection()
         let queue = DispatchQueue(label: "completion")
         let backupQueue = DispatchQueue(label: "backup")
@@ -128,9 +130,7 @@ import SQLite3
     }
 
     @Test func pausedBackupWaitsForResume() throws {
-        let source = try Connection()
-        try source.execute("CREATE TABLE t(payload BLOB)")
-        for _ in 0..<50 { try source.run("INSERT INTO t VALUES(?)", Data(count: 4096)) }
+        let source = try Self.blobs(50)
         let destination = try Connection()
         let backupQueue = DispatchQueue(label: "backup")
         backupQueue.suspend()
@@ -152,8 +152,7 @@ import SQLite3
     /// A pause that lands after the copy ended (SQift's pause test races it so) cannot leave
     /// `isPaused` true: nothing is left to pause and no step would ever resume it.
     @Test func aPauseAfterTheCopyEndedLeavesTheBackupUnpaused() throws {
-        let source = try Connection()
-        try source.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1)")
+        let source = try makeConnection(executing: "CREATE TABLE t(x); INSERT INTO t VALUES(1)")
         let destination = try Connection()
         let (result, progress) = try waitForBackup { completion in
             try source.backup(to: destination, completionQueue: DispatchQueue(label: "c"), completion: completion)

@@ -42,8 +42,7 @@ private struct Handed: @unchecked Sendable { let connection: Connection }
             try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES(1); INSERT INTO t VALUES(2)")
         }
         let (first, second) = (files.mine, files.other)
-        let writer = try Connection(storageLocation: .onDisk(files.path))
-        try writer.execute("BEGIN IMMEDIATE; INSERT INTO t VALUES(3)")
+        let writer = try makeConnection(.onDisk(files.path), executing: "BEGIN IMMEDIATE; INSERT INTO t VALUES(3)")
 
         let outcome = Outcome()
         let handed = Handed(connection: second)

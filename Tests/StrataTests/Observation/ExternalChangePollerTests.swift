@@ -51,8 +51,7 @@ import Strata
                 try $0.query("SELECT count(*) FROM t") as Int? ?? 0
             })
         await observed.wait { $0 == [0] }
-        let other = try Connection(storageLocation: .onDisk(path))
-        try other.execute("BEGIN EXCLUSIVE")
+        let other = try makeConnection(.onDisk(path), executing: "BEGIN EXCLUSIVE")
         try other.run("INSERT INTO t VALUES(?)", 1)
         // Long enough for polls to be refused while the lock is held.
         try await Task.sleep(for: .milliseconds(300))

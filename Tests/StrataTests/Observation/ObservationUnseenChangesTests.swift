@@ -142,8 +142,7 @@ import Strata
         // the backup is done, which would hold a thread of the cooperative pool.
         let result = try await onOwnThread {
             try queue.execute { connection -> Connection.BackupResult? in
-                let source = try Connection(storageLocation: .inMemory)
-                try source.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1), (2), (3)")
+                let source = try makeConnection(executing: "CREATE TABLE t(x); INSERT INTO t VALUES(1), (2), (3)")
                 // The queue's connection is held until the backup is done, as `backup` requires.
                 let done = DispatchSemaphore(value: 0)
                 let outcome = Locked<Connection.BackupResult?>(nil)
@@ -178,8 +177,7 @@ import Strata
     }
 
     @Test func deserializingIntoAnObservedConnectionIsReported() async throws {
-        let source = try Connection(storageLocation: .inMemory)
-        try source.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1), (2)")
+        let source = try makeConnection(executing: "CREATE TABLE t(x); INSERT INTO t VALUES(1), (2)")
         let bytes = try source.serialize()
         let queue = ConnectionQueue(connection: try Connection(storageLocation: .inMemory))
         try queue.execute { try $0.execute("CREATE TABLE t(x)") }

@@ -52,8 +52,7 @@ private struct ColumnX: SQLExpressible {
 
     @Test func comparisonsSelectWhatHandWrittenSQLSelects() throws {
         try PropertyCheck.run("core comparisons against hand-written SQL", cases: 40) { random in
-            let db = try Connection(storageLocation: .inMemory)
-            try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, x)")
+            let db = try makeConnection(executing: "CREATE TABLE t(id INTEGER PRIMARY KEY, x)")
             let values = (0..<6).map { _ in Gen.value(&random) } + [.null]
             for value in values {
                 try db.run(literal: "INSERT INTO t(x) VALUES (\(SQLFragment.bound(value)))")

@@ -25,8 +25,7 @@ private struct Book: ExpressibleByRow, Equatable {
 }
 
 private func makeBooks() throws -> Connection {
-    let db = try Connection(storageLocation: .inMemory)
-    try db.execute("CREATE TABLE book(id INTEGER PRIMARY KEY, title TEXT NOT NULL, year INTEGER NOT NULL, price REAL)")
+    let db = try makeConnection(executing: "CREATE TABLE book(id INTEGER PRIMARY KEY, title TEXT NOT NULL, year INTEGER NOT NULL, price REAL)")
     try db.run(literal: "INSERT INTO book(title, year, price) VALUES (\("Dune"), \(1965), \(9.5))")
     try db.run(literal: "INSERT INTO book(title, year, price) VALUES (\("Hyperion"), \(1989), \(nil as Double?))")
     try db.run(literal: "INSERT INTO book(title, year, price) VALUES (\("Anathem"), \(2008), \(12.0))")
@@ -209,8 +208,7 @@ private func makeBooks() throws -> Connection {
     }
 
     @Test func literalStatementsComeFromTheOneCache() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t(x)")
+        let db = try makeConnection(executing: "CREATE TABLE t(x)")
         let before = db.cachedStatementCount
         for value in 0..<20 { try db.run(literal: "INSERT INTO t VALUES (\(value))") }
         #expect(db.cachedStatementCount == before + 1)
@@ -223,8 +221,7 @@ private func makeBooks() throws -> Connection {
     }
 
     @Test func questionMarkInLiteralTextIsRefused() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t(x)")
+        let db = try makeConnection(executing: "CREATE TABLE t(x)")
         let error = sqliteError { try db.run(literal: "INSERT INTO t VALUES (?)") }
         #expect(error?.code == SQLITE_MISUSE)
         #expect(try db.query(literal: "SELECT count(*) FROM t") as Int == 0)

@@ -29,8 +29,7 @@ import StrataTestSupport
 
     /// Squeal's positional parameters come before the renderer's bound values, in text order.
     @Test func positionalParametersPrecedeTheRenderersValues() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t(a INTEGER)")
+        let db = try makeConnection(executing: "CREATE TABLE t(a INTEGER)")
         for value in 1...10 { try db.run("INSERT INTO t VALUES (?)", value) }
         let (sql, parameters) = StatementClauses(predicate: .written("a > ?"), orderings: ["a"], limit: 2, offset: 1)
             .select("a", from: "t").positional(after: [3])
@@ -43,8 +42,7 @@ import StrataTestSupport
     /// statement returns exactly what the hand-written one (literal numbers) returns.
     @Test func renderedStatementsReturnWhatHandWrittenOnesReturn() throws {
         try PropertyCheck.run("StatementClauses.select vs hand-written SQL", cases: 40) { random in
-            let db = try Connection(storageLocation: .inMemory)
-            try db.execute("CREATE TABLE t(a INTEGER, b TEXT)")
+            let db = try makeConnection(executing: "CREATE TABLE t(a INTEGER, b TEXT)")
             for _ in 0..<random.int(0...30) {
                 try db.run("INSERT INTO t VALUES (?, ?)", random.int(-5...5), random.oneIn(4) ? nil : Gen.text(&random, maxPieces: 2))
             }

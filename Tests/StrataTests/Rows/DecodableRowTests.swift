@@ -1,5 +1,6 @@
 import Foundation
 import StrataSQift
+import StrataTestSupport
 import Testing
 import Strata
 
@@ -14,8 +15,7 @@ struct DecodedCar: DecodableRow, Equatable {
 
 @Suite struct DecodableRowTests {
     @Test func decodesByColumnNameInAnyOrder() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER, rating REAL, released TEXT, tags BLOB)")
+        let db = try makeConnection(executing: "CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER, rating REAL, released TEXT, tags BLOB)")
         let date = Date(timeIntervalSince1970: 1_000_000_000)
         try db.run("INSERT INTO cars VALUES(?, ?, ?, ?, ?, ?)", 1, "Audi", 52_642, 4.5, date, ArrayBinding(elements: ["fast"]))
         try db.run("INSERT INTO cars(id, name) VALUES(?, ?)", 2, "Kia")

@@ -1,5 +1,6 @@
 import Foundation
 import StrataSQift
+import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
@@ -14,8 +15,7 @@ import SQLite3
 // of trapping when there is nothing to return.
 @Suite struct NonOptionalQueryTests {
     @Test func nonOptionalFormsReadAValue() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(a); INSERT INTO t VALUES(1), (2)")
+        let db = try makeConnection(executing: "CREATE TABLE t(a); INSERT INTO t VALUES(1), (2)")
         let count: Int = try db.query("SELECT count(*) FROM t")
         let viaArray: Int = try db.query("SELECT count(*) FROM t WHERE a > ?", [1])
         let viaNames: Int = try db.query("SELECT count(*) FROM t WHERE a > :a", [":a": 0])

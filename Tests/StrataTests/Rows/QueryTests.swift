@@ -140,15 +140,13 @@ import StrataTestSupport
     }
 
     @Test func arraysStopAtFirstNull() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(v); INSERT INTO t VALUES(1), (2), (NULL), (4)")
+        let db = try makeConnection(executing: "CREATE TABLE t(v); INSERT INTO t VALUES(1), (2), (NULL), (4)")
         let values: [Int] = try db.query("SELECT v FROM t ORDER BY rowid")
         #expect(values == [1, 2])
     }
 
     @Test func rowMembers() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(name TEXT, n INTEGER, r REAL, b BLOB, z)")
+        let db = try makeConnection(executing: "CREATE TABLE t(name TEXT, n INTEGER, r REAL, b BLOB, z)")
         try db.run("INSERT INTO t VALUES(?, ?, ?, ?, ?)", "Lana", 2, 1.5, Data([1, 2]), nil)
         let row = try #require(try db.query("SELECT * FROM t"))
         #expect(row.columnCount == 5)

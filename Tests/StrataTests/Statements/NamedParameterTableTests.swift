@@ -47,8 +47,7 @@ import SQLite3
     }
 
     @Test func dictionaryBindsColonAtAndDollarNames() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t(a, b, c)")
+        let db = try makeConnection(executing: "CREATE TABLE t(a, b, c)")
         let insert = try db.prepare("INSERT INTO t VALUES(:a, @b, $c)")
         try insert.bind([":a": 1, "@b": "two", "$c": 3.5]).run()
         try insert.bind(["$c": nil, ":a": Int64.max, "@b": Data([0, 1])]).run()
@@ -61,8 +60,7 @@ import SQLite3
     }
 
     @Test func oneStatementReboundManyTimesInAnyOrder() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t(k INTEGER PRIMARY KEY, x, y)")
+        let db = try makeConnection(executing: "CREATE TABLE t(k INTEGER PRIMARY KEY, x, y)")
         let insert = try db.prepare("INSERT INTO t VALUES(:k, :x, @y)")
         for row in 0..<300 {
             switch row % 3 {
@@ -103,8 +101,7 @@ import SQLite3
     }
 
     @Test func unknownNamesAndMissingValuesThrowAsBefore() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t(x NOT NULL, y)")
+        let db = try makeConnection(executing: "CREATE TABLE t(x NOT NULL, y)")
         let insert = try db.prepare("INSERT INTO t VALUES(:x, :y)")
         let unknown = sqliteError { try insert.bind([":x": 1, ":nope": 2]).run() }
         #expect(unknown?.code == SQLITE_MISUSE)

@@ -25,8 +25,7 @@ import SQLite3
     /// script: a script longer than the limit used to fail at its first statement with
     /// "statement too long".
     @Test func theLengthLimitAppliesToEachStatementNotTheScript() throws {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE t(x)")
+        let connection = try makeConnection(executing: "CREATE TABLE t(x)")
         sqlite3_limit(connection.handle, SQLITE_LIMIT_SQL_LENGTH, 1_000)
         let script = (1...200).map { "INSERT INTO t VALUES(\($0));" }.joined(separator: "\n")
         #expect(script.utf8.count > 4_000)
@@ -47,8 +46,7 @@ import SQLite3
     @Test func filePrefixedPathIsAPlainPathLikeSQift() throws {
         let name = "file:strata-test-\(UUID().uuidString).db?mode=memory"
         defer { try? FileManager.default.removeItem(atPath: name) }
-        let connection = try Connection(storageLocation: .onDisk(name))
-        try connection.execute("CREATE TABLE t(x)")
+        let connection = try makeConnection(.onDisk(name), executing: "CREATE TABLE t(x)")
         #expect(connection.fileName.hasSuffix("/" + name))
         #expect(FileManager.default.fileExists(atPath: name))
     }

@@ -54,8 +54,8 @@ import Testing
     @Test func ftsPatternsFromAnyTextNeverFailAndMatchOnlyTheirWords() async throws {
         try await onOwnThread {
             try PropertyCheck.run("FTS5 patterns", cases: 60) { random in
-                let connection = try Connection()
-                try connection.execute("CREATE VIRTUAL TABLE docs USING fts5(body); CREATE VIRTUAL TABLE words USING fts5vocab(docs, 'instance')")
+                let connection = try makeConnection(
+                    executing: "CREATE VIRTUAL TABLE docs USING fts5(body); CREATE VIRTUAL TABLE words USING fts5vocab(docs, 'instance')")
                 let documents = (0..<random.int(1...6)).map { _ in Gen.text(&random, maxPieces: 5, nul: false) }
                 for (index, document) in documents.enumerated() {
                     try connection.run("INSERT INTO docs(rowid, body) VALUES (?, ?)", index + 1, document)

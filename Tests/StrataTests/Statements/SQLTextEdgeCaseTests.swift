@@ -12,15 +12,13 @@ import SQLite3
 
 @Suite struct SQLTextEdgeCaseTests {
     @Test func unicodeAcrossSeveralStatements() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(v TEXT); INSERT INTO t VALUES('😀 ü'); /* ünïcode comment */ INSERT INTO t VALUES('é')")
+        let db = try makeConnection(executing: "CREATE TABLE t(v TEXT); INSERT INTO t VALUES('😀 ü'); /* ünïcode comment */ INSERT INTO t VALUES('é')")
         let values: [String] = try db.query("SELECT v FROM t ORDER BY rowid")
         #expect(values == ["😀 ü", "é"])
     }
 
     @Test func nulInSQLIsRejectedNotTruncated() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(v)")
+        let db = try makeConnection(executing: "CREATE TABLE t(v)")
         let error = sqliteError { try db.execute("INSERT INTO t VALUES(1);\0DROP TABLE t") }
         #expect(error?.code == SQLITE_MISUSE)
         #expect(error?.message == "SQL contains a NUL character")

@@ -17,8 +17,7 @@ private struct Pair: DecodableRow, Equatable {
 /// everything Strata derived from them (names, name table, prediction, Decodable keys) follows.
 @Suite struct SchemaChangeTests {
     @Test func dropAndCreateUnderACachedStatement() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(x, y); INSERT INTO t VALUES(1, 2)")
+        let db = try makeConnection(executing: "CREATE TABLE t(x, y); INSERT INTO t VALUES(1, 2)")
         let beforeX: [Int?] = try db.query("SELECT * FROM t") { row in row["x"] as Int? }
         #expect(beforeX == [1])
         let beforeNamed: [Int?] = try db.query("SELECT * FROM t") { row in row["y"] as Int? }
@@ -34,8 +33,7 @@ private struct Pair: DecodableRow, Equatable {
     }
 
     @Test func alterTableAddColumnUnderACachedStatement() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(a); INSERT INTO t VALUES(1)")
+        let db = try makeConnection(executing: "CREATE TABLE t(a); INSERT INTO t VALUES(1)")
         let names: [[String]] = try db.query("SELECT * FROM t") { row in row.columns.map(\.name) }
         #expect(names == [["a"]])
         let missing: [Int?] = try db.query("SELECT * FROM t") { row in row["b"] as Int? }
@@ -51,8 +49,7 @@ private struct Pair: DecodableRow, Equatable {
     }
 
     @Test func preparedStatementFollowsSchemaChanges() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(x, y); INSERT INTO t VALUES(1, 2)")
+        let db = try makeConnection(executing: "CREATE TABLE t(x, y); INSERT INTO t VALUES(1, 2)")
         let statement = try db.prepare("SELECT * FROM t")
         #expect(statement.columnNames == ["x", "y"])
         let first: Pair? = try statement.query()
@@ -84,8 +81,7 @@ private struct Pair: DecodableRow, Equatable {
     }
 
     @Test func schemaChangeWithNoRowsStillRefreshesNames() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(x)")
+        let db = try makeConnection(executing: "CREATE TABLE t(x)")
         let statement = try db.prepare("SELECT * FROM t")
         #expect(statement.columnNames == ["x"])
         try db.execute("ALTER TABLE t ADD COLUMN y")

@@ -1,5 +1,6 @@
 import Foundation
 import StrataSQift
+import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
@@ -9,8 +10,7 @@ import Strata
 /// The kernel's one statement cache and the keys a caller builds once.
 @Suite struct StatementCacheTests {
     @Test func keysBuiltOnceAreFoundByIdentity() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t(a)")
+        let db = try makeConnection(executing: "CREATE TABLE t(a)")
         let key = StatementCacheKey(reusing: "INSERT INTO t VALUES(?)")
         var handles: Set<OpaquePointer> = []
         for value in 1...3 {
@@ -29,8 +29,7 @@ import Strata
     }
 
     @Test func aBusyCachedStatementIsNotSharedWithANestedCall() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t(a); INSERT INTO t VALUES(1), (2)")
+        let db = try makeConnection(executing: "CREATE TABLE t(a); INSERT INTO t VALUES(1), (2)")
         let key = StatementCacheKey(reusing: "SELECT a FROM t ORDER BY a")
         let pairs: [[Int]] = try db.withStatement(cachedFor: key) { outer in
             var result: [[Int]] = []
@@ -44,8 +43,7 @@ import Strata
     }
 
     @Test func aKeyedStatementFollowsASchemaChange() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t(a, b); INSERT INTO t VALUES(1, 2)")
+        let db = try makeConnection(executing: "CREATE TABLE t(a, b); INSERT INTO t VALUES(1, 2)")
         let key = StatementCacheKey(reusing: "SELECT * FROM t")
         #expect(try db.withStatement(cachedFor: key) { try $0.query() as Row? }?.columnCount == 2)
         try db.execute("ALTER TABLE t ADD COLUMN c")

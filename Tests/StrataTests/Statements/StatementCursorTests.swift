@@ -105,8 +105,7 @@ extension StatementCursorTests {
     /// 20,000 statements: each used to copy and scan the whole rest of the script (quadratic,
     /// 66 s in a debug build); how fast it is belongs to the benchmark's `execute-script` row.
     @Test func aLongScriptRunsEveryStatement() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
+        let db = try makeConnection(executing: "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
         let script = (1...20_000).map { "INSERT INTO t(v) VALUES('row \($0)');" }.joined(separator: "\n")
         try db.transaction { try db.execute(script) }
         #expect(try db.query("SELECT count(*) FROM t") as Int? == 20_000)

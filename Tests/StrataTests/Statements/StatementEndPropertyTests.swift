@@ -36,8 +36,7 @@ import SQLite3
 
     @Test func endsWhereSQLitesParserEnds() async throws {
         try await onOwnThread {
-            let connection = try Connection()
-            try connection.execute("CREATE TEMP TABLE t(x)")
+            let connection = try makeConnection(executing: "CREATE TEMP TABLE t(x)")
             try PropertyCheck.run("statement end", cases: 200) { random in
                 let count = random.int(1...3)
                 var script = Self.gap(&random)

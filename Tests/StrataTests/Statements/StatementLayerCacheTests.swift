@@ -25,8 +25,7 @@ private enum ReaderB {}
     static let key = ObjectIdentifier(Derived.self)
 
     @Test func aStoredValueIsKeptAcrossExecutionsAndReplacedByAnotherKey() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(a, b); INSERT INTO t VALUES(1, 2)")
+        let db = try makeConnection(executing: "CREATE TABLE t(a, b); INSERT INTO t VALUES(1, 2)")
         let statement = try db.prepare("SELECT * FROM t")
         #expect(try statement.step())
         #expect(statement.statementCache(for: Self.key, as: Derived.self) == nil)

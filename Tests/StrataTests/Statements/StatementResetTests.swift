@@ -1,5 +1,6 @@
 import Foundation
 import StrataSQift
+import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
@@ -15,8 +16,7 @@ import SQLite3
 /// is what tells here whether Strata reset it.
 @Suite struct StatementResetTests {
     @Test func aFinishedStatementIsResetAndRunsAgain() throws {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE t(x)")
+        let connection = try makeConnection(executing: "CREATE TABLE t(x)")
         let insert = try connection.prepare("INSERT INTO t VALUES(?)")
         try insert.bind(1).run()
         #expect(sqlite3_bind_int64(insert.handle, 1, 2) == SQLITE_OK)
@@ -40,8 +40,7 @@ import SQLite3
     }
 
     @Test func aCachedWriteIsResetAfterEachRun() throws {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE t(x)")
+        let connection = try makeConnection(executing: "CREATE TABLE t(x)")
         for value in 1...3 { try connection.run("INSERT INTO t VALUES(?)", value) }
         #expect(try connection.query("SELECT count(*) FROM t") as Int? == 3)
     }

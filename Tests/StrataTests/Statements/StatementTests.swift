@@ -12,8 +12,7 @@ import SQLite3
 
 @Suite struct StatementTests {
     @Test func readmeBindingExamples() throws {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
+        let connection = try makeConnection(executing: "CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
         try connection.prepare("INSERT INTO cars VALUES(?, ?, ?)").bind(1, "Audi", 52_642).run()
         try connection.prepare("INSERT INTO cars VALUES(:id, :name, :price)").bind([":id": 2, ":name": "BMW", ":price": 52_642]).run()
         try connection.run("INSERT INTO cars VALUES(?, ?, ?)", 3, "Audi", 52_642)
@@ -85,8 +84,7 @@ import SQLite3
     }
 
     @Test func readmeTransactionExampleRollsBack() throws {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
+        let connection = try makeConnection(executing: "CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
         let error = sqliteError {
             try connection.transaction {
                 try connection.prepare("INSERT INTO cars VALUES(?, ?, ?)").bind(1, "Audi", 52642).run()
@@ -99,8 +97,7 @@ import SQLite3
     }
 
     @Test func statementCacheReusesAndBounds() throws {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE t(x)")
+        let connection = try makeConnection(executing: "CREATE TABLE t(x)")
         for value in 0..<10 { try connection.run("INSERT INTO t VALUES(?)", value) }
         #expect(connection.cachedStatementCount == 1)
         for value in 0..<100 { let _: Int? = try connection.query("SELECT \(value)") }

@@ -27,8 +27,7 @@ import SQLite3
         let directory = try TemporaryDirectory()
         let path = directory.path("db.sqlite")
         do {
-            let db = try Connection(storageLocation: .onDisk(path))
-            try db.execute("CREATE TABLE accounts(id INTEGER PRIMARY KEY, balance INTEGER NOT NULL)")
+            let db = try makeConnection(.onDisk(path), executing: "CREATE TABLE accounts(id INTEGER PRIMARY KEY, balance INTEGER NOT NULL)")
             try db.run("INSERT INTO accounts VALUES(1, 100), (2, 50)")
             struct Abort: Error {}
             #expect(throws: Abort.self) {
@@ -51,8 +50,7 @@ import SQLite3
     }
 
     @Test func failedCommitRollsBack() throws {
-        let db = try Connection()
-        try db.execute("PRAGMA foreign_keys = ON")
+        let db = try makeConnection(executing: "PRAGMA foreign_keys = ON")
         try db.execute("CREATE TABLE parent(id INTEGER PRIMARY KEY)")
         try db.execute("CREATE TABLE child(parent_id INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED)")
         let error = sqliteError {
@@ -67,8 +65,7 @@ import SQLite3
         let directory = try TemporaryDirectory()
         let path = directory.path("db.sqlite")
         do {
-            let db = try Connection(storageLocation: .onDisk(path))
-            try db.execute("CREATE TABLE t(v INTEGER)")
+            let db = try makeConnection(.onDisk(path), executing: "CREATE TABLE t(v INTEGER)")
             struct Abort: Error {}
             try db.savepoint(named: "outer") {
                 try db.run("INSERT INTO t VALUES(1)")
@@ -155,8 +152,7 @@ import SQLite3
     }
 
     @Test func failedInnerSavepointLeavesTheOuterTransactionOpen() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(v INTEGER)")
+        let db = try makeConnection(executing: "CREATE TABLE t(v INTEGER)")
         struct Abort: Error {}
         try db.transaction {
             try db.run("INSERT INTO t VALUES(1)")

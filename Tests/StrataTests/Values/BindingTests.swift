@@ -1,5 +1,6 @@
 import Foundation
 import StrataSQift
+import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
@@ -28,8 +29,7 @@ struct Employee: CodableBinding, Equatable {
 
 @Suite struct BindingTests {
     func roundTrip<T: Binding & Equatable>(_ value: T, column: String = "v") throws -> T? where T.DataType == T {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE t(\(column))")
+        let connection = try makeConnection(executing: "CREATE TABLE t(\(column))")
         try connection.run("INSERT INTO t VALUES(?)", value)
         let fast: T? = try connection.query("SELECT v FROM t")
         // The SQift Any path must agree with the direct path.
@@ -56,8 +56,7 @@ struct Employee: CodableBinding, Equatable {
     }
 
     @Test func uint64IsStoredByBitPattern() throws {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE t(v INTEGER)")
+        let connection = try makeConnection(executing: "CREATE TABLE t(v INTEGER)")
         try connection.run("INSERT INTO t VALUES(?)", UInt64.max)
         #expect(try connection.query("SELECT v FROM t") == Int64(-1))
         #expect(try connection.query("SELECT v FROM t") == UInt64.max)
@@ -112,8 +111,7 @@ struct Employee: CodableBinding, Equatable {
         #expect(try roundTrip(large) == large)
         #expect(try roundTrip(Data([0, 1, 0, 255])) == Data([0, 1, 0, 255]))
         // Empty data is a zero-length blob, not NULL.
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE t(v)")
+        let connection = try makeConnection(executing: "CREATE TABLE t(v)")
         try connection.run("INSERT INTO t VALUES(?)", Data())
         #expect(try connection.query("SELECT typeof(v) FROM t") == "blob")
         #expect(try connection.query("SELECT v FROM t") == Data())
@@ -122,8 +120,7 @@ struct Employee: CodableBinding, Equatable {
     @Test func urlsAndNull() throws {
         let url = try #require(URL(string: "https://example.com/a?b=c#d"))
         #expect(try roundTrip(url) == url)
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE t(v)")
+        let connection = try makeConnection(executing: "CREATE TABLE t(v)")
         try connection.run("INSERT INTO t VALUES(?)", NSNull())
         #expect(try connection.query("SELECT typeof(v) FROM t") == "null")
         let optional: String? = nil
@@ -145,8 +142,7 @@ struct Employee: CodableBinding, Equatable {
     }
 
     @Test func readmeCustomBinding() throws {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE downloads(name TEXT PRIMARY KEY, state INTEGER NOT NULL)")
+        let connection = try makeConnection(executing: "CREATE TABLE downloads(name TEXT PRIMARY KEY, state INTEGER NOT NULL)")
         try connection.run("INSERT INTO downloads VALUES(?, ?)", "image1", DownloadState.pending)
         try connection.run("INSERT INTO downloads VALUES(?, ?)", "image2", DownloadState.failed)
         // The README writes `if let state: DownloadState? = ...`, which always succeeds.
@@ -201,8 +197,7 @@ struct Employee: CodableBinding, Equatable {
     }
 
     @Test func optionalBindingsAndExactIntegers() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(a, b)")
+        let db = try makeConnection(executing: "CREATE TABLE t(a, b)")
         let some: Int? = 5
         let none: String? = nil
         try db.prepare("INSERT INTO t VALUES(?, ?)").bind(some, none).run()

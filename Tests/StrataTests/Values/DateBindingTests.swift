@@ -19,8 +19,7 @@ import Strata
     }
 
     @Test func readmeDateExample() throws {
-        let connection = try Connection()
-        try connection.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, release_date TEXT)")
+        let connection = try makeConnection(executing: "CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, release_date TEXT)")
         try connection.run("INSERT INTO cars(name, release_date) VALUES(?, ?)", "70s car", date("1975-06-01"))
         try connection.run("INSERT INTO cars(name, release_date) VALUES(?, ?)", "80s car", date("1983-06-01"))
         try connection.run("INSERT INTO cars(name, release_date) VALUES(?, ?)", "90s car", date("1992-06-01"))

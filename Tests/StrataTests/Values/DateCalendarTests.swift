@@ -35,8 +35,7 @@ import Testing
     }
 
     @Test func writtenTextIsWhatStrftimeWritesAndSQLiteReadsItBack() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t (d TEXT)")
+        let db = try makeConnection(executing: "CREATE TABLE t (d TEXT)")
         try PropertyCheck.run("dates written as SQLite writes them", cases: 400) { random in
             let ms = Self.instant(&random)
             let date = Date(timeIntervalSince1970: Double(ms) / 1000)
@@ -77,8 +76,7 @@ import Testing
     }
 
     @Test func datesOutsideYearsZeroToNineThousandNineHundredNinetyNineAreRefused() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t (d TEXT)")
+        let db = try makeConnection(executing: "CREATE TABLE t (d TEXT)")
         try db.run("INSERT INTO t VALUES (?)", Date(timeIntervalSince1970: 0))
         let first = Double(BindingDateFormat.firstWritableMillisecond) / 1000, end = Double(BindingDateFormat.endWritableMillisecond) / 1000
         let refused: [Double] = [

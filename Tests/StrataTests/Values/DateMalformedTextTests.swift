@@ -10,8 +10,7 @@ import Strata
 @Suite struct DateMalformedTextTests {
     @Test(arguments: ["2026-11-27\u{301}", "2026-11-27T07:52:00.000\u{301}", "2026-11-27\0", "'\u{301}"])
     func textThatIsNoDefaultFormatDateReadsAsNil(text: String) throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t(d TEXT)")
+        let db = try makeConnection(executing: "CREATE TABLE t(d TEXT)")
         try db.run("INSERT INTO t VALUES (?)", text)
         let read: Date? = try db.query("SELECT d FROM t")
         #expect(read == nil)
@@ -20,16 +19,14 @@ import Strata
     }
 
     @Test func invalidUTF8ReadsAsNil() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t(d TEXT)")
+        let db = try makeConnection(executing: "CREATE TABLE t(d TEXT)")
         try db.execute("INSERT INTO t VALUES (CAST(x'323032362d31312d3237ff' AS TEXT))")
         let read: Date? = try db.query("SELECT d FROM t")
         #expect(read == nil)
     }
 
     @Test func theDefaultFormatStillReads() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t(d TEXT)")
+        let db = try makeConnection(executing: "CREATE TABLE t(d TEXT)")
         let date = Date(timeIntervalSince1970: 1_795_765_920.25)
         try db.run("INSERT INTO t VALUES (?)", date)
         let read: Date? = try db.query("SELECT d FROM t")

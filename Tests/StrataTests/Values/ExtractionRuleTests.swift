@@ -1,5 +1,6 @@
 import Foundation
 import StrataSQift
+import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
@@ -75,8 +76,7 @@ private struct Reading: DecodableRow {
     }
 
     @Test func customBindingsOnlySeeTheirBindingType() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE t(v)")
+        let db = try makeConnection(executing: "CREATE TABLE t(v)")
         try db.run("INSERT INTO t VALUES(?)", Level.high)
         try db.run("INSERT INTO t VALUES(?)", "high")
         try db.run("INSERT INTO t VALUES(?)", 2.0)

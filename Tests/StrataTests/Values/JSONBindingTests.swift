@@ -1,6 +1,7 @@
 import Foundation
 import StrataSQift
 import Strata
+import StrataTestSupport
 import Testing
 
 private struct Meta: Codable, Equatable {
@@ -18,8 +19,7 @@ private struct Meta: Codable, Equatable {
 @Suite("JSONBinding")
 struct JSONBindingTests {
     @Test func roundTripsAsJSONText() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t(j)")
+        let db = try makeConnection(executing: "CREATE TABLE t(j)")
         try db.run("INSERT INTO t(j) VALUES (?)", JSONBinding(["a", "b"]))
         let back: JSONBinding<[String]>? = try db.query("SELECT j FROM t")
         #expect(back?.value == ["a", "b"])
@@ -32,8 +32,7 @@ struct JSONBindingTests {
     }
 
     @Test func nestedValuesRoundTripAndAreQueryable() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE book(id INTEGER PRIMARY KEY, meta TEXT)")
+        let db = try makeConnection(executing: "CREATE TABLE book(id INTEGER PRIMARY KEY, meta TEXT)")
         let metas = [
             Meta(pages: 412, authors: ["Herbert"], ratings: ["goodreads": 4.3], series: .init(name: "Dune", volume: 1)),
             Meta(pages: 90, authors: ["A", "B/C \"quoted\""], ratings: [:], series: nil)
@@ -58,8 +57,7 @@ struct JSONBindingTests {
     }
 
     @Test func readsJSONFromABlob() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t(j)")
+        let db = try makeConnection(executing: "CREATE TABLE t(j)")
         try db.run("INSERT INTO t(j) VALUES (?)", Data(#"{"a": [1, 2]}"#.utf8))
         let back: JSONBinding<[String: [Int]]>? = try db.query("SELECT j FROM t")
         #expect(back?.value == ["a": [1, 2]])
@@ -80,8 +78,7 @@ struct JSONBindingTests {
     }
 
     @Test func unencodableValueThrowsWhenBound() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t(j)")
+        let db = try makeConnection(executing: "CREATE TABLE t(j)")
         #expect(throws: EncodingError.self) { try db.run("INSERT INTO t(j) VALUES (?)", JSONBinding([Double.nan])) }
         #expect(JSONBinding([Double.infinity]).bindingValue == .null)
         #expect(JSONBinding(["k": 1]).bindingValue == .text(#"{"k":1}"#))

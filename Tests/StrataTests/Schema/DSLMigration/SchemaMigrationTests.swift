@@ -119,8 +119,7 @@ func schemaText(_ db: Connection) throws -> [String] {
     }
 
     @Test func downKeepsRowsOfTablesPresentAtBothEnds() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("PRAGMA foreign_keys = ON")
+        let db = try makeConnection(executing: "PRAGMA foreign_keys = ON")
         try richSchema.migrate(db)
         try db.run(#"INSERT INTO "the ""owners""" ("select", "age", "label") VALUES (?, ?, ?)"#, "Ann", 30, "a")
         try db.run(#"INSERT INTO "the ""owners""" ("select", "age", "label") VALUES (?, ?, ?)"#, "Bob", 40, "b")
@@ -152,8 +151,7 @@ func schemaText(_ db: Connection) throws -> [String] {
                 v2.execute { db in try db.execute("INSERT INTO nowhere VALUES (1)") }
             }
         }
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("PRAGMA foreign_keys = ON")
+        let db = try makeConnection(executing: "PRAGMA foreign_keys = ON")
         try schema.migrate(db, toVersion: 1)
         try db.run("INSERT INTO t VALUES (?, ?)", "a", 1)
         let before = try DatabaseSnapshot(db)
@@ -193,8 +191,7 @@ func schemaText(_ db: Connection) throws -> [String] {
                 v2.alterTable("owners") { t in t.alterColumn("id", setValue: #""id" + 100"#) }
             }
         }
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("PRAGMA foreign_keys = ON")
+        let db = try makeConnection(executing: "PRAGMA foreign_keys = ON")
         try schema.migrate(db, toVersion: 1)
         try db.run("INSERT INTO owners VALUES (?, ?)", 1, "Ann")
         try db.run("INSERT INTO pets VALUES (?, ?)", 1, 1)
@@ -210,8 +207,7 @@ func schemaText(_ db: Connection) throws -> [String] {
     }
 
     @Test func refusesANewerDatabase() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("PRAGMA user_version = 9")
+        let db = try makeConnection(executing: "PRAGMA user_version = 9")
         #expect(throws: SchemaMigrationError.unknownDatabaseVersion(dbVersion: 9)) { try richSchema.migrate(db) }
         #expect(db.schema.schemaEntries.isEmpty)
     }
@@ -353,8 +349,7 @@ func schemaText(_ db: Connection) throws -> [String] {
                 }
             }
         }
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("PRAGMA foreign_keys = ON")
+        let db = try makeConnection(executing: "PRAGMA foreign_keys = ON")
         try schema.migrate(db, toVersion: 1)
         try db.execute("INSERT INTO parent VALUES (1), (2); INSERT INTO child VALUES (10, 1), (20, 2)")
         try db.transaction {

@@ -3,6 +3,7 @@
 // Strata-side callers (Swiftly, the schema DSL, Squeal's helpers, the migrator) produced before
 // they became callers of it.
 import Foundation
+import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
@@ -106,8 +107,7 @@ private struct Note: CodableBinding, Equatable {
     // MARK: - Column constraints
 
     @Test func everyColumnConstraintRendersAndSQLiteReadsItBack() throws {
-        let db = try Connection()
-        try db.execute("PRAGMA foreign_keys = ON")
+        let db = try makeConnection(executing: "PRAGMA foreign_keys = ON")
         try db.execute(TableDefinition("parent", columns: [Column("id", type: "INTEGER", [.primaryKey()]), Column("code", type: "TEXT", [.unique()])]).sql)
         let child = TableDefinition(
             "child",

@@ -36,8 +36,7 @@ import Strata
     }
 
     @Test func aRolledBackSchemaChangeIsNotRemembered() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE base(a)")
+        let db = try makeConnection(executing: "CREATE TABLE base(a)")
         let version: Int? = try db.query("PRAGMA schema_version")
         try db.execute("BEGIN; CREATE TABLE x(a)")
         #expect(try db.schemaReader.table(named: "x") != nil)
@@ -77,8 +76,7 @@ import Strata
     }
 
     @Test func hiddenColumnsAreListedButNotInTableInfo() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t(a INTEGER, b INTEGER GENERATED ALWAYS AS (a * 2), c TEXT)")
+        let db = try makeConnection(executing: "CREATE TABLE t(a INTEGER, b INTEGER GENERATED ALWAYS AS (a * 2), c TEXT)")
         #expect(try db.schemaReader.columns(ofTable: "t").map(\.name) == ["a", "b", "c"])
         let info = try #require(try db.tableInfoForTableNamed("t"))
         #expect(info.columns.map(\.name) == ["a", "c"])

@@ -4,6 +4,7 @@ import Strata
 @testable import StrataCore
 @testable import StrataKernel
 @testable import StrataSchema
+import StrataTestSupport
 import Testing
 
 @Suite("Virtual tables in introspection")
@@ -11,8 +12,7 @@ struct VirtualTableIntrospectionTests {
     private static let fts5Shadows = ["docs_config", "docs_content", "docs_data", "docs_docsize", "docs_idx"]
 
     @Test func fts5TableIsListedAndMarkedItsShadowTablesAreNot() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT); CREATE TABLE docs_extra(x)")
+        let db = try makeConnection(executing: "CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT); CREATE TABLE docs_extra(x)")
         try db.createFTS5Table("docs", columns: ["title", "body"])
         let schema = try db.readSchema()
         #expect(schema.tableNames == ["notes", "docs_extra", "docs"])
@@ -68,8 +68,7 @@ struct VirtualTableIntrospectionTests {
     }
 
     @Test func resetDropsTheVirtualTableNotItsShadowTablesFirst() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE book(id INTEGER PRIMARY KEY, title TEXT)")
+        let db = try makeConnection(executing: "CREATE TABLE book(id INTEGER PRIMARY KEY, title TEXT)")
         try db.createFTS5Table("book_fts", columns: ["title"], options: FTS5Options(content: .external(table: "book", rowID: "id")))
         try Schema { _ in }.reset(db)
         let left: Int = try db.query("SELECT count(*) FROM sqlite_master") ?? -1

@@ -165,8 +165,7 @@ import Strata
     }
 
     @Test func keepsWithoutRowIDAndStrictOptions() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE kv (k TEXT PRIMARY KEY, v INTEGER, extra TEXT) WITHOUT ROWID, STRICT")
+        let db = try makeConnection(executing: "CREATE TABLE kv (k TEXT PRIMARY KEY, v INTEGER, extra TEXT) WITHOUT ROWID, STRICT")
         try db.run("INSERT INTO kv VALUES (?, ?, ?)", "a", 1, "x")
         try db.rebuildTable(named: "kv", definition: #""k" TEXT PRIMARY KEY, "v" INTEGER"#, copying: [("k", "k"), ("v", "v")])
         let sql: String? = try db.query("SELECT sql FROM sqlite_master WHERE name = 'kv'")
@@ -180,8 +179,7 @@ import Strata
     }
 
     @Test func keepsAutoincrementCounter() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT, junk TEXT)")
+        let db = try makeConnection(executing: "CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT, junk TEXT)")
         for name in ["a", "b", "c"] { try db.run("INSERT INTO t (name) VALUES (?)", name) }
         try db.execute("DELETE FROM t WHERE id = 3")
         try db.rebuildTable(
@@ -194,16 +192,14 @@ import Strata
     }
 
     @Test func keepsTheStoredNameCase() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE Contacts (a TEXT, b TEXT)")
+        let db = try makeConnection(executing: "CREATE TABLE Contacts (a TEXT, b TEXT)")
         try db.rebuildTable(named: "CONTACTS", definition: #""a" TEXT"#, copying: [("a", "a")])
         let names: [String] = try db.query("SELECT name FROM sqlite_master")
         #expect(names == ["Contacts"])
     }
 
     @Test func keepsImplicitRowIDs() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("CREATE TABLE t (name TEXT, junk TEXT)")
+        let db = try makeConnection(executing: "CREATE TABLE t (name TEXT, junk TEXT)")
         for name in ["a", "b", "c"] { try db.run("INSERT INTO t (name) VALUES (?)", name) }
         try db.execute("DELETE FROM t WHERE name = 'a'")
         try db.rebuildTable(named: "t", definition: #""name" TEXT"#, copying: [("name", "name")])

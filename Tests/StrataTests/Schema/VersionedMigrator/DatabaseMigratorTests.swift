@@ -48,8 +48,7 @@ import Testing
     }
 
     @Test func aFailingMigrationLeavesTheDatabaseAsItWas() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("PRAGMA foreign_keys = ON")
+        let db = try makeConnection(executing: "PRAGMA foreign_keys = ON")
         var migrator = Self.migrator()
         struct Refused: Error {}
         migrator.registerMigration("v3") { db in
@@ -102,8 +101,7 @@ import Testing
     /// A rebuild inside a migration (DROP TABLE of a parent) fires no ON DELETE action: the
     /// children's rows survive, as enforcement is off while the steps run.
     @Test func aRebuildInsideAMigrationKeepsTheChildren() throws {
-        let db = try Connection(storageLocation: .inMemory)
-        try db.execute("PRAGMA foreign_keys = ON")
+        let db = try makeConnection(executing: "PRAGMA foreign_keys = ON")
         try db.execute(Self.teamsWithCascadingMembers)
         try Self.teamRebuild().migrate(db)
         #expect(try db.query("SELECT count(*) FROM member") as Int? == 2)

@@ -118,8 +118,7 @@ import SQLite3
 
     @Test func unreadableVersionIsThrownNotTakenAsZero() throws {
         let directory = try TemporaryDirectory()
-        let connection = try Connection(storageLocation: .onDisk(directory.path("db")))
-        try connection.execute("CREATE TABLE schema_migrations(something_else TEXT)")
+        let connection = try makeConnection(.onDisk(directory.path("db")), executing: "CREATE TABLE schema_migrations(something_else TEXT)")
         let migrator = Migrator(connection: connection, desiredSchemaVersion: 1)
         var ran = false
         let error = sqliteError {
