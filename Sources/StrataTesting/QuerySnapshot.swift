@@ -99,37 +99,14 @@ public struct QuerySnapshot: Sendable, Hashable {
         return exactRealLiteral(real)
     }
 
-    /// Text as a quoted literal; bytes that are not valid UTF-8 as `CAST(X'...' AS TEXT)`.
+    /// Text on one line (control characters as `char(N)`); bytes that are not valid UTF-8 as
+    /// `CAST(X'...' AS TEXT)`: the kernel's writer, which dumps share.
     static func textLiteral(_ bytes: [UInt8]) -> String {
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard text.utf8.elementsEqual(bytes) else {
-            return "CAST(" + blobLiteral(bytes) + " AS TEXT)"
-        }
-        var parts: [String] = []
-        var current = ""
-        var open = false
-        for scalar in text.unicodeScalars {
-            if scalar.value < 0x20 || scalar.value == 0x7F {
-                if open { parts.append("'" + current + "'"); current = ""; open = false }
-                parts.append("char(\(scalar.value))")
-                continue
-            }
-            open = true
-            current.unicodeScalars.append(scalar)
-            if scalar == "'" { current.unicodeScalars.append("'") }
-        }
-        if open || parts.isEmpty { parts.append("'" + current + "'") }
-        return parts.joined(separator: "||")
+        StrataKernel.textLiteral(bytes, style: .oneLine)
     }
 
     static func blobLiteral(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789ABCDEF".unicodeScalars)
-        var text = String.UnicodeScalarView()
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return "X'" + String(text) + "'"
+        hexLiteral(bytes)
     }
 
     /// A column name on one line: control characters (a newline in an unaliased expression's

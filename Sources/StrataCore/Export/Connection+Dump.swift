@@ -308,8 +308,6 @@ private struct DumpWriter {
     }
 }
 
-private let hexDigits = Array("0123456789ABCDEF".utf8)
-
 /// Appends the SQL literal of a result column: exact for every storage class.
 private func appendLiteral(of handle: SQLiteStatementHandle, column: Int32, to line: inout String, reals: RealFormatter) {
     switch sqlite3_column_type(handle, column) {
@@ -320,64 +318,13 @@ private func appendLiteral(of handle: SQLiteStatementHandle, column: Int32, to l
     case SQLITE_TEXT:
         let count = Int(sqlite3_column_bytes(handle, column))
         guard count > 0, let pointer = sqlite3_column_text(handle, column) else { line += "''"; return }
-        let bytes = UnsafeBufferPointer(start: pointer, count: count)
-        let text = String(decoding: bytes, as: UTF8.self)
-        if !bytes.contains(0), text.utf8.elementsEqual(bytes) {
-            if bytes.contains(where: { $0 == 0x0D || $0 == 0x0A }) {
-                appendTextWithLineBreaks(bytes, to: &line)
-            } else {
-                line += quoteStringLiteral(text)
-            }
-        } else {
-            // NUL bytes end SQL text and invalid UTF-8 would be repaired: the bytes as a blob, cast.
-            line += "CAST(" + hexLiteral(UnsafeRawBufferPointer(bytes)) + " AS TEXT)"
-        }
+        line += textLiteral(UnsafeBufferPointer(start: pointer, count: count), style: .dump)
     case SQLITE_BLOB:
         let count = Int(sqlite3_column_bytes(handle, column))
         guard count > 0, let pointer = sqlite3_column_blob(handle, column) else { line += "X''"; return }
         line += hexLiteral(UnsafeRawBufferPointer(start: pointer, count: count))
     default:
         line += "NULL"
-    }
-}
-
-/// Text holding `\r` or `\n` as `'…'||char(13,10)||'…'`: the sqlite3 shell reads its input by
-/// lines and drops a `\r` before a line end, so line breaks never appear literally. Cutting valid
-/// UTF-8 at ASCII bytes leaves every piece valid.
-private func appendTextWithLineBreaks(_ bytes: UnsafeBufferPointer<UInt8>, to line: inout String) {
-    var index = 0
-    var first = true
-    while index < bytes.count {
-        if !first { line += "||" }
-        first = false
-        let start = index
-        if bytes[index] == 0x0D || bytes[index] == 0x0A {
-            line += "char("
-            while index < bytes.count, bytes[index] == 0x0D || bytes[index] == 0x0A {
-                if index > start { line += "," }
-                line += bytes[index] == 0x0D ? "13" : "10"
-                index += 1
-            }
-            line += ")"
-        } else {
-            while index < bytes.count, bytes[index] != 0x0D, bytes[index] != 0x0A { index += 1 }
-            line += quoteStringLiteral(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
-        }
-    }
-}
-
-private func hexLiteral(_ bytes: UnsafeRawBufferPointer) -> String {
-    String(unsafeUninitializedCapacity: bytes.count * 2 + 3) { buffer in
-        buffer[0] = UInt8(ascii: "X")
-        buffer[1] = UInt8(ascii: "'")
-        var index = 2
-        for byte in bytes {
-            buffer[index] = hexDigits[Int(byte >> 4)]
-            buffer[index + 1] = hexDigits[Int(byte & 0x0F)]
-            index += 2
-        }
-        buffer[index] = UInt8(ascii: "'")
-        return index + 1
     }
 }
 

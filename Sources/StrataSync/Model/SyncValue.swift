@@ -81,8 +81,8 @@ extension SyncValue: CustomStringConvertible {
         case .null: return "NULL"
         case .integer(let v): return String(v)
         case .real(let v): return String(v)
-        case .text(let v): return "'" + v + "'"
-        case .blob(let v): return "X'" + v.map { String(format: "%02X", $0) }.joined() + "'"
+        case .text(let v): return quoteStringLiteral(v)
+        case .blob(let v): return hexLiteral(v)
         }
     }
 }

@@ -149,3 +149,46 @@ import Testing
         }
     }
 }
+
+/// `textLiteral`, the one text writer of dumps, test snapshots and `sqlLiteral`: in every style,
+/// SQLite evaluates the literal to the same bytes, stored as TEXT; the dump's style keeps to one
+/// line for the shell, and the snapshot's holds no control character at all.
+@Suite struct TextLiteralPropertyTests {
+    @Test(arguments: [TextLiteralStyle.quoted, .dump, .oneLine])
+    func textLiteralsEvaluateToTheSameBytes(style: TextLiteralStyle) async throws {
+        try await onOwnThread {
+            let connection = try Connection()
+            try PropertyCheck.run("textLiteral \(style)", cases: 300) { random in
+                var bytes: [UInt8]
+                switch random.int(0...3) {
+                case 0: bytes = Array(Gen.invalidUTF8(&random))
+                case 1: bytes = (0..<random.int(0...12)).map { _ in random.pick([0, 0x0D, 0x0A, 0x09, 0x27, 0x7F, 0x61, 0xCC, 0x81]) }
+                default: bytes = Array(Gen.text(&random).utf8)
+                }
+                let literal = textLiteral(bytes, style: style)
+                let row: Row? = try connection.query("SELECT typeof(\(literal)), hex(\(literal))", [])
+                let type: String? = row?[0]
+                let hex: String? = row?[1]
+                let expected = bytes.map { String($0, radix: 16, uppercase: true) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+                try require(
+                    type == "text" && hex == expected,
+                    "\(bytes) as \(literal.debugDescription): \(String(describing: type)) \(String(describing: hex))")
+                if style != .quoted {
+                    try require(!literal.utf8.contains(0x0A) && !literal.utf8.contains(0x0D), "\(literal.debugDescription) breaks a line")
+                }
+                if style == .oneLine {
+                    try require(!literal.utf8.contains { $0 < 0x20 || $0 == 0x7F }, "\(literal.debugDescription) holds a control character")
+                }
+            }
+        }
+    }
+
+    @Test func hexLiteralsMatchSQLitesQuote() throws {
+        let connection = try Connection()
+        try PropertyCheck.run("hexLiteral", cases: 100) { random in
+            let bytes = Gen.bytes(&random)
+            let quoted: String? = try connection.query("SELECT quote(?)", bytes)
+            try require(hexLiteral(bytes) == quoted, "\(Array(bytes)): \(hexLiteral(bytes)) against quote()'s \(String(describing: quoted))")
+        }
+    }
+}

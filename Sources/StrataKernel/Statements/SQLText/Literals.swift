@@ -92,8 +92,84 @@ package func sqlLiteral(_ value: BindingValue) -> String {
         // NUL ends SQL text: such a string is written as its bytes, cast (in parentheses, which
         // a DEFAULT needs for an expression).
         guard text.utf8.contains(0) else { return quoteStringLiteral(text) }
-        return "(CAST(X'" + text.utf8.map { String(format: "%02X", $0) }.joined() + "' AS TEXT))"
+        return "(" + textLiteral(Array(text.utf8), style: .quoted) + ")"
     case .blob(let data):
-        return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
+        return hexLiteral(data)
     }
 }
+
+/// How ``textLiteral(_:style:)`` spells text. Every style is read back by SQLite as the same
+/// bytes, in the TEXT storage class.
+package enum TextLiteralStyle: Sendable {
+    /// One quoted literal, line breaks and all (a DEFAULT, a rebuild's fill value).
+    case quoted
+    /// As the sqlite3 shell's `.dump` writes: runs of `\r` and `\n` outside the quotes as
+    /// `char(13,10)`, since the shell reads its input by lines and drops a `\r` before a line end.
+    case dump
+    /// On one line, every control character (below U+0020, and U+007F) outside the quotes as
+    /// its own `char(N)`, NUL included: what a test snapshot shows.
+    case oneLine
+}
+
+/// `bytes`, stored as TEXT, as a SQL expression SQLite evaluates to the same bytes. Bytes that
+/// are not valid UTF-8 (and, but in `.oneLine`, text holding NUL, which ends SQL text) are
+/// written as a blob cast to TEXT; the rest as quoted pieces joined with `||`. Works on bytes:
+/// valid UTF-8 cut at ASCII bytes leaves every piece valid.
+package func textLiteral(_ bytes: UnsafeBufferPointer<UInt8>, style: TextLiteralStyle) -> String {
+    let text = String(decoding: bytes, as: UTF8.self)
+    if !text.utf8.elementsEqual(bytes) || (style != .oneLine && bytes.contains(0)) {
+        return "CAST(" + hexLiteral(bytes) + " AS TEXT)"
+    }
+    let spelled: (UInt8) -> Bool
+    switch style {
+    case .quoted: return quoteStringLiteral(text)
+    case .dump: spelled = { $0 == 0x0D || $0 == 0x0A }
+    case .oneLine: spelled = { $0 < 0x20 || $0 == 0x7F }
+    }
+    guard bytes.contains(where: spelled) else { return quoteStringLiteral(text) }
+    var literal = ""
+    var index = 0
+    while index < bytes.count {
+        if index > 0 { literal += "||" }
+        let start = index
+        if spelled(bytes[index]) && style == .dump {
+            literal += "char("
+            while index < bytes.count, spelled(bytes[index]) {
+                if index > start { literal += "," }
+                literal += String(bytes[index])
+                index += 1
+            }
+            literal += ")"
+        } else if spelled(bytes[index]) {
+            literal += "char(" + String(bytes[index]) + ")"
+            index += 1
+        } else {
+            while index < bytes.count, !spelled(bytes[index]) { index += 1 }
+            literal += quoteStringLiteral(String(decoding: bytes[start..<index], as: UTF8.self))
+        }
+    }
+    return literal
+}
+
+/// ``textLiteral(_:style:)`` of an array's bytes.
+package func textLiteral(_ bytes: [UInt8], style: TextLiteralStyle) -> String {
+    bytes.withUnsafeBufferPointer { textLiteral($0, style: style) }
+}
+
+/// `bytes` as a blob literal, `X'00FF'` (upper-case digits, as SQLite's `quote()` writes).
+package func hexLiteral(_ bytes: some Collection<UInt8>) -> String {
+    String(unsafeUninitializedCapacity: bytes.count * 2 + 3) { buffer in
+        buffer[0] = UInt8(ascii: "X")
+        buffer[1] = UInt8(ascii: "'")
+        var index = 2
+        for byte in bytes {
+            buffer[index] = hexDigits[Int(byte >> 4)]
+            buffer[index + 1] = hexDigits[Int(byte & 0x0F)]
+            index += 2
+        }
+        buffer[index] = UInt8(ascii: "'")
+        return index + 1
+    }
+}
+
+private let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
