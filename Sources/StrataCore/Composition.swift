@@ -1,7 +1,7 @@
 // The module's composition: which folder fills an extension point that a folder below it
-// declares. Dependencies point one way everywhere else (.ci/layering.py checks it): the kernel,
-// Schema, Maintenance and Concurrency declare what they ask (as types they own), and only this
-// file names what answers them. Each list or maker is a constant, fixed before any connection
+// declares. Dependencies point one way everywhere else (.ci/layering.py checks it):
+// Concurrency declares what it asks (as types it owns), and only this file names what answers
+// it from the folders above. Each list or maker is a constant, fixed before any connection
 // opens, so nothing here changes at run time.
 
 import StrataKernel

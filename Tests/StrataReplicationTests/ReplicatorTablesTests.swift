@@ -31,6 +31,22 @@ import Strata
         #expect(throws: ReplicationError.self) { try db.checkpoint(attachedDatabaseName: "other", mode: .truncate) }
     }
 
+    /// SQLite matches table names with ASCII case folded, and so does the guard, in `main` and in
+    /// an attached database, as introspection leaves such tables out whatever their case.
+    @Test(arguments: ["main", "other"])
+    func theLockTableIsFoundWhateverTheCaseOfItsName(schema: String) throws {
+        let directory = try TemporaryDirectory()
+        let db = try Connection(storageLocation: .onDisk(directory.path("db.sqlite")))
+        try db.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(a); INSERT INTO t VALUES (1)")
+        try db.attachDatabase(from: .onDisk(directory.path("other.sqlite")), withName: "other")
+        try db.execute("PRAGMA other.journal_mode = WAL")
+        try db.execute("CREATE TABLE \(quoteIdentifier(schema))._LiteStream_LOCK (id INTEGER)")
+        #expect(throws: ReplicationError.checkpointWouldResetWAL(mode: "TRUNCATE")) {
+            try db.checkpoint(attachedDatabaseName: schema, mode: .truncate)
+        }
+        #expect(try db.checkpoint(attachedDatabaseName: schema, mode: .passive).logFrames >= 0)
+    }
+
     @Test func introspectionAndTheSchemaDSLLeaveLitestreamsTablesAlone() throws {
         let db = try Connection(storageLocation: .inMemory)
         try db.execute(Self.litestreamTables)

@@ -21,7 +21,7 @@ public final class ConnectionQueue: @unchecked Sendable {
     private let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     /// What the layers above keep for this queue's connection (observation's center, which tracks
-    /// its commits), made by the module's composition (`Strata.swift`, ``makeCompanion``) as the
+    /// its commits), made by the module's composition (`Composition.swift`, ``makeCompanion``) as the
     /// queue is made, before the connection is shared; this folder names none of their types.
     package let companion: any AnyObject & Sendable
 

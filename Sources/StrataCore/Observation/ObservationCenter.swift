@@ -203,7 +203,7 @@ final class Observer: Sendable {
 
 extension ConnectionQueue {
     /// The observations of this queue's connection, and the tracking of its commits they rely on
-    /// (made with the queue, see `Strata.swift`).
+    /// (made with the queue, see `Composition.swift`).
     package var observationCenter: ObservationCenter {
         // `makeCompanion` makes every queue's companion an ObservationCenter.
         unsafeDowncast(companion, to: ObservationCenter.self)

@@ -1,4 +1,4 @@
-// The kernel's part of Litestream's VFS: a Database opened on the `litestream` VFS refuses
+// The core's part of Litestream's VFS: a Database opened on the `litestream` VFS refuses
 // writes however it was opened (the module's composition hands the rule to Database). Loading the
 // VFS for a read replica is StrataReplication's.
 import StrataKernel

@@ -23,10 +23,11 @@ package enum LitestreamTables {
     /// Whether the lock table is in the database `schema` (`main` or an attached name).
     static func hasLockTable(in schema: String, on connection: Connection) throws -> Bool {
         // A query of the schema's catalog rather than the schema reader (a layer above): a
-        // checkpoint is rare, and the statement is cached.
+        // checkpoint is rare, and the statement is cached. Names match as SQLite matches them,
+        // ASCII case folded.
         return try connection.withBookkeeping {
             try connection.withStatement(
-                cachedFor: "SELECT 1 FROM \(quoteIdentifier(schema)).sqlite_master WHERE type = 'table' AND name = '\(lockTable)'",
+                cachedFor: "SELECT 1 FROM \(quoteIdentifier(schema)).sqlite_master WHERE type = 'table' AND name = '\(lockTable)' COLLATE NOCASE",
                 .positional([])
             ) { try $0.step() }
         }

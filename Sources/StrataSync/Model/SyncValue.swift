@@ -75,14 +75,15 @@ public enum SyncValue: Codable, Sendable, Hashable {
 }
 
 extension SyncValue: CustomStringConvertible {
-    /// The value as SQL would spell it (text quoted, a blob in hex).
+    /// The value as SQL would spell it (text quoted, a blob in hex, a real as SQLite reads it
+    /// back): the kernel's literal, as a subscription's text shows values.
     public var description: String {
         switch self {
         case .null: return "NULL"
-        case .integer(let v): return String(v)
-        case .real(let v): return String(v)
-        case .text(let v): return quoteStringLiteral(v)
-        case .blob(let v): return hexLiteral(v)
+        case .integer(let v): return sqlLiteral(.integer(v))
+        case .real(let v): return sqlLiteral(.real(v))
+        case .text(let v): return sqlLiteral(.text(v))
+        case .blob(let v): return sqlLiteral(.blob(v))
         }
     }
 }

@@ -103,8 +103,9 @@ package func sqlLiteral(_ value: BindingValue) -> String {
 package enum TextLiteralStyle: Sendable {
     /// One quoted literal, line breaks and all (a DEFAULT, a rebuild's fill value).
     case quoted
-    /// As the sqlite3 shell's `.dump` writes: runs of `\r` and `\n` outside the quotes as
-    /// `char(13,10)`, since the shell reads its input by lines and drops a `\r` before a line end.
+    /// For dumps: runs of `\r` and `\n` outside the quotes as `char(13,10)`, since the sqlite3
+    /// shell reads its input by lines and drops a `\r` before a line end (the shell's own `.dump`
+    /// writes `replace(...)` calls to the same end).
     case dump
     /// On one line, every control character (below U+0020, and U+007F) outside the quotes as
     /// its own `char(N)`, NUL included: what a test snapshot shows.
@@ -118,7 +119,7 @@ package enum TextLiteralStyle: Sendable {
 package func textLiteral(_ bytes: UnsafeBufferPointer<UInt8>, style: TextLiteralStyle) -> String {
     let text = String(decoding: bytes, as: UTF8.self)
     if !text.utf8.elementsEqual(bytes) || (style != .oneLine && bytes.contains(0)) {
-        return "CAST(" + hexLiteral(bytes) + " AS TEXT)"
+        return "CAST(" + hexLiteral(UnsafeRawBufferPointer(bytes)) + " AS TEXT)"
     }
     let spelled: (UInt8) -> Bool
     switch style {
@@ -157,7 +158,8 @@ package func textLiteral(_ bytes: [UInt8], style: TextLiteralStyle) -> String {
 }
 
 /// `bytes` as a blob literal, `X'00FF'` (upper-case digits, as SQLite's `quote()` writes).
-package func hexLiteral(_ bytes: some Collection<UInt8>) -> String {
+/// Not generic, so a dump in another module calls it specialized, not once per byte.
+package func hexLiteral(_ bytes: UnsafeRawBufferPointer) -> String {
     String(unsafeUninitializedCapacity: bytes.count * 2 + 3) { buffer in
         buffer[0] = UInt8(ascii: "X")
         buffer[1] = UInt8(ascii: "'")
@@ -170,6 +172,16 @@ package func hexLiteral(_ bytes: some Collection<UInt8>) -> String {
         buffer[index] = UInt8(ascii: "'")
         return index + 1
     }
+}
+
+/// ``hexLiteral(_:)`` of an array's bytes.
+package func hexLiteral(_ bytes: [UInt8]) -> String {
+    bytes.withUnsafeBytes { hexLiteral($0) }
+}
+
+/// ``hexLiteral(_:)`` of a blob's bytes.
+package func hexLiteral(_ data: Data) -> String {
+    data.withUnsafeBytes { hexLiteral($0) }
 }
 
 private let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
