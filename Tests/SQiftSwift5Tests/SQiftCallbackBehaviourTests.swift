@@ -3,8 +3,6 @@ import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 // Functions, collations, trace events, hooks, the authorizer and busy handlers: every callback
 // registration form SQift code writes, in Swift 5 mode.

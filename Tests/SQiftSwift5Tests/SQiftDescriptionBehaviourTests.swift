@@ -4,8 +4,6 @@ import Testing
 import Strata
 import StrataTestSupport
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 // Descriptions SQift users print and compare.
 @Suite struct SQiftDescriptionBehaviourTests {

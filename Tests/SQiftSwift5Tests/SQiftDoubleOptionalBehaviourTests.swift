@@ -3,8 +3,6 @@ import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 // The READMEs write `if let state: DownloadState? = try connection.query(...)`.
 // That compiles (checked during review), with Swift's own "adds an additional level of optional"

@@ -3,8 +3,6 @@ import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 // Parameter lists in every form SQift code passes them (variadic, array, dictionary, empty,
 // literal), including calls that could be ambiguous between the variadic, array, dictionary and

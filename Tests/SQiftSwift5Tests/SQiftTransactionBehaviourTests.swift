@@ -3,8 +3,6 @@ import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 // Transaction and savepoint forms as SQift code writes them, in Swift 5 mode.
 @Suite struct SQiftTransactionBehaviourTests {

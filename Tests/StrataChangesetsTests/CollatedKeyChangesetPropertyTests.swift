@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 @testable import StrataChangesets
 
 /// Keys renamed to ones their collation calls equal ('k' to 'K' under NOCASE, alone or in a

@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// Litestream keeps `_litestream_seq` and `_litestream_lock` in the database it replicates:
 /// Strata treats them as not its own, and refuses checkpoints that would reset the WAL under it.

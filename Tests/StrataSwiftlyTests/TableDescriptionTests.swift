@@ -3,8 +3,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 import StrataSwiftly
 
 // SQLite.swiftly's README, subclassing example.

@@ -2,8 +2,6 @@ import Foundation
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 import StrataSwiftly
 
 /// SQLite.swiftly's rows and descriptions, at their edges.

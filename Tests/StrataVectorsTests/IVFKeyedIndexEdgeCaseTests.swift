@@ -2,8 +2,6 @@ import Foundation
 import StrataSQift
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 @testable import StrataVectors
 import StrataTestSupport
 import Testing

@@ -3,8 +3,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 @testable import StrataVectors
 
 /// The integer int8 kernel of quantized IVF search against the same sums in Double, on generated

@@ -5,8 +5,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// sqlite-vec 0.1.9 itself (PyPI's `sqlite-vec`, installed by `.ci/run`): its distances agree
 /// with ours on the same BLOBs, and the BLOBs it makes read back with our decoders.

@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// Distances against a direct Double computation, and the SQL functions against the Swift ones.
 @Suite struct VectorDistanceTests {

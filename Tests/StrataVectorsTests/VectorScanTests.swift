@@ -3,8 +3,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 @testable import StrataVectors
 
 /// The scan's prepared target and top-k heap: the same distances as `FloatVector.distance`, bit

@@ -3,8 +3,6 @@ import StrataSQift
 import StrataTestSupport
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// Generators and a Double reference for the vector tests.
 enum VectorGen {

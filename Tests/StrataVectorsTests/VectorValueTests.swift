@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// Vector values: sqlite-vec's BLOB layouts, round trips through SQLite, and the named errors for
 /// everything that is not a vector.

@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 @testable import StrataVectors
 @testable import StrataRecords
 

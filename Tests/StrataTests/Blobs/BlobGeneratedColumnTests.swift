@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// SQLite 3.40's `sqlite3_blob_open` counts a VIRTUAL generated column that the row does not
 /// store, so it opens the next stored column instead of the one named: reads return another

@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// Cancelling an async call on a ``Database`` interrupts that call's own statement (and only it):
 /// the call throws `CancellationError` promptly, and the connection is fine afterwards.

@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// The reader pool is bounded, its preparation closure is never called concurrently, and its
 /// internal sets stay as SQift's tests use them.

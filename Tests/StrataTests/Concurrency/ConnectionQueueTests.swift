@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// Counts concurrent users of something; records the maximum and any overlap.
 final class UsageCounter: Sendable {

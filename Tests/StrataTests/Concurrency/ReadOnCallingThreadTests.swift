@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// `Database.readOnCallingThread(_:)`: the closure runs on a reader, on the calling task's own
 /// thread, with `read(_:)`'s transactions, waiting, cancellation, errors and events. Real files.

@@ -7,8 +7,6 @@ import SQLite3
 #endif
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// Issue 67, item 2: the kernel keeps no higher layer's state; layers register observers.
 @Suite struct ConnectionObserverTests {

@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// What a pool does with a connection a caller hands back (Connection+Reuse.swift).
 @Suite struct ConnectionReuseTests {

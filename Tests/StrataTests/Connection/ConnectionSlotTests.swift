@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// State a higher layer keeps per connection, in the kernel's typed slots.
 private final class Tally {

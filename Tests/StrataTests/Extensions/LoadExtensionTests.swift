@@ -5,8 +5,6 @@ import Testing
 import StrataTestSupport
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// Loadable extensions, with a real one: the test compiles a small extension with the system's
 /// C compiler against `sqlite3ext.h` (libsqlite3-dev) and loads the shared library.

@@ -3,8 +3,6 @@ import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// The event handler's statement timings: one slot for the running statement, a list for those
 /// that start while it runs, and nothing reported once the connection is going away.

@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// The user's trace, profile and authorizer callbacks hear the statements the program ran (and
 /// those a Strata call runs for it), never Strata's own bookkeeping.

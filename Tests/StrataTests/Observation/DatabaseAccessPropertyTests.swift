@@ -2,8 +2,6 @@ import Foundation
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 import StrataTestSupport
 
 /// `DatabaseAccess.isAffected(by:)` scans small name sets instead of hashing (a commit asks it of

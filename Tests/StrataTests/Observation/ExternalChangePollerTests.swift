@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// The external-change poller's interval, at the edges of what a `Duration` holds.
 @Suite struct ExternalChangePollerTests {

@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// A generated sequence of writes of every kind (insert, update, delete, UPDATE OR REPLACE,
 /// incremental blob writes, writes read through generated columns, temporary tables, rollbacks,

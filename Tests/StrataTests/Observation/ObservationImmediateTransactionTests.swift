@@ -4,8 +4,6 @@ import Testing
 import StrataTestSupport
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// A transaction that writes outside an observed region yields nothing to its observer, however
 /// it began.

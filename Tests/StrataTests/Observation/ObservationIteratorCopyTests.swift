@@ -3,8 +3,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// Two copies of one observation iterator share its observer, which has one waiting slot: a
 /// second `next()` while the first waits is refused with a named error, and the first still

@@ -3,8 +3,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// Observation hears of a statement's writes when the statement ends, however it ends: a failure
 /// that keeps what it wrote, or a reset or finalize before it ran to its end, which is when

@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// Observations tied to a scope or a collection, so the compiler's `_ =` fix-it cannot end one
 /// by mistake.

@@ -7,8 +7,6 @@ import SQLite3
 #endif
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// Collects an observation's values from a task of its own.
 final class ObservedValues<Value: Sendable>: Sendable {

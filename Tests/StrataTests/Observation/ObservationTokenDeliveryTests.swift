@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// A token's deliveries do not depend on Swift's cooperative pool, whose threads synchronous
 /// callers may block with a semaphore (issue 40).

@@ -4,8 +4,6 @@ import Testing
 import StrataTestSupport
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// Changes the authorizer does not report, or under-reports: each reached observers' regions
 /// (issue 40, items 1-7).

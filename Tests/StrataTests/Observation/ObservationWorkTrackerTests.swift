@@ -3,8 +3,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// Observation fetches go through the `Database`'s work tracker like every other call, so a
 /// graceful shutdown counts them, waits for them and refuses new ones (issue 40).

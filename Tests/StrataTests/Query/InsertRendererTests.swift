@@ -6,8 +6,6 @@ import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 import StrataTestSupport
 
 @Suite struct InsertRendererTests {

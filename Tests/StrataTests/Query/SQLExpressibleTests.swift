@@ -3,8 +3,6 @@ import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 import StrataTestSupport
 
 /// A column of table `t`, as a layer above would hand it to the core's operators.

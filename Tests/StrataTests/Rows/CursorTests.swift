@@ -3,8 +3,6 @@ import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 @Suite struct CursorTests {
     @Test func forEachRowVisitsEveryRow() throws {

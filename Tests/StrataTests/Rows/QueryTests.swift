@@ -4,8 +4,6 @@ import Testing
 import Strata
 import StrataTestSupport
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 @Suite struct QueryTests {
     @Test func readmeSingleValues() throws {

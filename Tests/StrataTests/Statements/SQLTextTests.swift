@@ -2,8 +2,6 @@ import Foundation
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// The kernel's one place for SQL text.
 @Suite struct SQLTextTests {

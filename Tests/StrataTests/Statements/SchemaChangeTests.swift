@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// A model read by column name, so a stale name table would fill it from the wrong columns.
 private struct Pair: DecodableRow, Equatable {

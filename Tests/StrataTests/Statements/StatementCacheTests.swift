@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// The kernel's one statement cache and the keys a caller builds once.
 @Suite struct StatementCacheTests {

@@ -3,8 +3,6 @@ import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// SQLite can end a transaction by itself (an `OR ROLLBACK` conflict): the wrapper must not let
 /// the closure's later statements autocommit, nor report success (issue 40, item 8).

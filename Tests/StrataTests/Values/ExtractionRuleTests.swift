@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 /// A SQift-era conformance: it force-casts, so it must only ever be given its BindingType.
 private enum Level: Int, Binding {

@@ -3,8 +3,6 @@ import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 import StrataTestSupport
 
 /// The DSL's `constraints` and `partialExpr` are SQL fragments: each step's statement runs alone,

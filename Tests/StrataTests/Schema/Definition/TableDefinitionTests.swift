@@ -7,8 +7,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 import StrataSwiftly
 
 private typealias Column = TableDefinition.Column

@@ -3,8 +3,6 @@ import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 import StrataTestSupport
 
 /// A rebuild's definition, options and copy expressions are the caller's SQL fragments: each

@@ -4,8 +4,6 @@ import StrataTestSupport
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 @Suite struct TableRebuildTests {
     /// A parent table with awkward names, an index, a trigger, a view, and a child table pointing at it.

@@ -5,8 +5,6 @@ import StrataSQift
 import Testing
 import Strata
 @testable import StrataCore
-@testable import StrataKernel
-@testable import StrataSchema
 
 @Suite struct SchemaChangeRunnerTests {
     struct Refused: Error { let violations: [ForeignKeyViolation] }
