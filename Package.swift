@@ -210,7 +210,7 @@ let package = Package(
         .testTarget(
             name: "StrataServerTests",
             dependencies: ["StrataSQift", 
-                "StrataServer",
+                "StrataServer", "StrataTestSupport",
                 .product(name: "InMemoryLogging", package: "swift-log", condition: .when(traits: ["Server"])),
                 .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Server"])),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["Server"])),

@@ -40,7 +40,7 @@ import Strata
         let polling = database.observe(externalChanges: .milliseconds(100)) { db in try db.query("SELECT count(*) FROM t") as Int? ?? 0 }
         var iterator = polling.makeAsyncIterator()
         #expect(try await iterator.next() == 1)
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while counts.current.isEmpty && Date() < deadline { try await Task.sleep(nanoseconds: 5_000_000) }
         #expect(counts.current == [1])
         token.cancel()

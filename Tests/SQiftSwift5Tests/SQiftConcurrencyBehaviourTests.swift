@@ -64,7 +64,7 @@ import SQLite3
         }
         #expect(group.wait(timeout: .now() + 60) == .success)
         #expect(busyAtOnce.current == 4)
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(60)
         while pool.availableConnections.count > 1 && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         #expect(pool.availableConnections.count == 1)
         #expect(seen.current == Array(repeating: 2, count: 4))

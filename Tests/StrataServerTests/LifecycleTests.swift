@@ -7,20 +7,11 @@ import ServiceLifecycle
 import ServiceLifecycleTestKit
 import Strata
 import StrataServer
+import StrataTestSupport
 import Testing
 
 @Suite struct LifecycleTests {
     private static let quietLogger = Logger(label: "lifecycle-test", factory: { _ in SwiftLogNoOpLogHandler() })
-
-    /// Waits (bounded: 60 s, as other suites can hold the cooperative pool for seconds) until
-    /// `condition` holds.
-    private static func eventually(_ condition: () async -> Bool) async throws {
-        let limit = ContinuousClock.now + .seconds(60)
-        while !(await condition()) {
-            guard ContinuousClock.now < limit else { Issue.record("condition not met within 60 s"); return }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-    }
 
     /// A service group running only `database`'s service (quiet), started; trigger its shutdown
     /// and wait for the task.
@@ -52,11 +43,11 @@ import Testing
                 try connection.run("INSERT INTO items(name) VALUES('second')")
             }
         }
-        try await Self.eventually { database.runningWorkCount == 1 }
+        try await expectEventually("the database runs the work") { database.runningWorkCount == 1 }
         await group.triggerGracefulShutdown()
 
         // New work is refused while the transaction still runs.
-        try await Self.eventually {
+        try await expectEventually("reads are refused as the database shuts down") {
             do {
                 _ = try await database.read { try $0.query("SELECT count(*) FROM items") as Int? }
                 return false
@@ -107,7 +98,7 @@ import Testing
             }
         }
         defer { endless.cancel() }
-        try await Self.eventually { database.runningWorkCount == 1 }
+        try await expectEventually("the database runs the work") { database.runningWorkCount == 1 }
         await group.triggerGracefulShutdown()
         try await Task.sleep(for: .milliseconds(100))
         #expect(database.runningWorkCount == 1) // the deadline is far: the shutdown waits
@@ -136,7 +127,7 @@ import Testing
                 }
             }
             defer { endless.cancel() } // bounded even if the shutdown failed to interrupt it
-            try await Self.eventually { database.runningWorkCount == 1 }
+            try await expectEventually("the database runs the work") { database.runningWorkCount == 1 }
             trigger.triggerGracefulShutdown()
             try await service.run()
             await #expect(throws: SQLiteError.self) { try await endless.value }

@@ -177,16 +177,6 @@ extension SeededRandom {
         return try ListClaimTests.replica(folder, "bob", transport: transport)
     }
 
-    /// Waits for the hub's change to reach a streaming replica's neighbourhood: `condition` within 20 s.
-    static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return try await condition()
-    }
-
     @Test func aPullThatMovesOnlyTheViewMakesAnOpenStreamStale() async throws {
         let folder = try SyncFolder()
         guard let (hub, keep, admin) = try await ListClaimTests.seededHub(.sqlite, folder, rules: SyncSubscriptionTests.rules) else { return }
@@ -206,7 +196,7 @@ extension SeededRandom {
         defer { following.cancel() }
         // Opened before the view changes (a loaded machine may start the task late: the stream
         // would then open on the new view, the race the next test covers).
-        #expect(try await Self.eventually { transport.opened.current })
+        #expect(try await eventually { transport.opened.current })
         try await Task.sleep(for: .milliseconds(200))
         try await bob.setSubscriptions([SyncSubscription(bucket: "lists", parameters: ["l": "g1"])])
         try await bob.pull()
@@ -215,7 +205,7 @@ extension SeededRandom {
         try await admin.sync()
         // The old stream's frame for that commit is stale: the stream ends, nothing applied.
         // (A stream that applied the frame would go on: bounded, then failed below.)
-        #expect(try await Self.eventually { ended.current })
+        #expect(try await eventually { ended.current })
         #expect(try await ListClaimTests.ids(bob) == ["a"])
         try await bob.pull()
         #expect(try await ListClaimTests.ids(bob) == ["a", "z"])
@@ -270,7 +260,7 @@ extension SeededRandom {
         // The stream opens on the new subscriptions: the hub answers its first frame at once.
         let following = Task { try await bob.followPullStream() }
         defer { following.cancel() }
-        #expect(try await Self.eventually { transport.arrived.current })
+        #expect(try await eventually { transport.arrived.current })
         try await bob.pull()
         // That pull already holds the new view: it named the view it held, which was not the
         // one the stream's frame had the hub record, and was answered with a snapshot.
@@ -288,11 +278,11 @@ extension SeededRandom {
         let bob = try Self.streamer(hub, folder, SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g2", "g'4"]]))
         try await bob.subscribe(SyncSubscription(bucket: "lists", parameters: ["l": "g2"]))
         let loop = bob.startSyncing(interval: .milliseconds(50))
-        #expect(try await Self.eventually { try await ListClaimTests.ids(bob) == ["b"] })
+        #expect(try await eventually { try await ListClaimTests.ids(bob) == ["b"] })
         try await bob.setSubscriptions([SyncSubscription(bucket: "lists", parameters: ["l": "g1"])])
         try await admin.write { try $0.execute("INSERT INTO doc VALUES ('z', 'g1', 'new'), ('y', 'g2', 'new')") }
         try await admin.sync()
-        let moved = try await Self.eventually { try await ListClaimTests.ids(bob) == ["a", "z"] }
+        let moved = try await eventually { try await ListClaimTests.ids(bob) == ["a", "z"] }
         let held = try await ListClaimTests.ids(bob)
         await loop.stop()
         #expect(moved, "held \(held)")
@@ -320,7 +310,7 @@ extension SeededRandom {
         try await admin.write { try $0.execute("UPDATE doc SET body = 'secret' WHERE id = 'b'") }
         try await admin.sync()
         // (A stream that applied the frame would go on: bounded, then failed below.)
-        #expect(try await Self.eventually { ended.current })
+        #expect(try await eventually { ended.current })
         let held = try await bob.database.read { try $0.query("SELECT id || ':' || body FROM doc ORDER BY id") as [String] }
         #expect(held == ["a:x"], "a g2 row came back through the old stream: \(held)")
     }

@@ -86,16 +86,16 @@ struct HeldAnswersTransport: SyncTransport {
         #expect(try await ListClaimTests.ids(bob) == ["a", "b"])
         let following = Task { try await bob.followPullStream() }
         defer { following.cancel() }
-        #expect(try await PullStreamViewChangeTests.eventually { transport.opened.current > 0 })
+        #expect(try await eventually { transport.opened.current > 0 })
         try await Task.sleep(for: .milliseconds(300))
         // The token is refreshed with fewer groups; a pull is asked for and held.
         transport.identity.withLock { $0 = SyncIdentity(user: "bob", listClaims: ["groups": ["g1"]]) }
         transport.pullsOpen.withLock { $0 = false }
         let racing = Task { try await bob.pull() }
-        #expect(try await PullStreamViewChangeTests.eventually { transport.pullWaiting.current })
+        #expect(try await eventually { transport.pullWaiting.current })
         try await admin.write { try $0.execute("UPDATE doc SET body = 'secret' WHERE id = 'b'; UPDATE doc SET body = 'x2' WHERE id = 'a'") }
         try await admin.sync()
-        let streamApplied = try await PullStreamViewChangeTests.eventually { try await Self.rows(bob).contains("b:g2:secret") }
+        let streamApplied = try await eventually { try await Self.rows(bob).contains("b:g2:secret") }
         transport.pullsOpen.withLock { $0 = true }
         try await racing.value
         // The pull that dropped its answer as stale ends holding the narrow view: its next
@@ -142,7 +142,7 @@ struct HeldAnswersTransport: SyncTransport {
         transport.framesOpen.withLock { $0 = false }
         let following = Task { try await bob.followPullStream() }
         defer { following.cancel() }
-        #expect(try await PullStreamViewChangeTests.eventually { transport.opened.current > 0 })
+        #expect(try await eventually { transport.opened.current > 0 })
         try await Task.sleep(for: .milliseconds(300))
         try await admin.write { try $0.execute("UPDATE doc SET body = 'one' WHERE id = 'a'") }
         try await admin.sync()
@@ -166,7 +166,7 @@ struct HeldAnswersTransport: SyncTransport {
             try await admin.sync()
             try await bob.pull()
         }
-        let converged = try await PullStreamViewChangeTests.eventually { try await Self.rows(bob).contains("a:g1:r24") }
+        let converged = try await eventually { try await Self.rows(bob).contains("a:g1:r24") }
         await loop.stop()
         #expect(converged)
         #expect(transport.snapshots.current == 0, "snapshots: \(transport.snapshots.current), streams opened: \(transport.opened.current)")

@@ -32,15 +32,6 @@ import Testing
         return try SyncReplica(database: database, replicaID: name, space: "s", tables: ["todo"], transport: transport)
     }
 
-    static func eventually(_ what: String, within seconds: Double = 30, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        Issue.record("not within \(seconds) s: \(what)")
-    }
-
     @Test func writesFlowBothWaysWhileLoopsRunAndStopWhenStopped() async throws {
         let folder = try SyncFolder()
         let hub = try folder.hub(Self.schema)
@@ -50,11 +41,11 @@ import Testing
         let phoneLoop = phone.startSyncing(interval: .seconds(600))
         let laptopLoop = laptop.startSyncing(interval: .milliseconds(50))
         try await phone.write { try $0.run("INSERT INTO todo VALUES ('a', 'milk')") }
-        try await Self.eventually("the phone's write reaches the laptop") {
+        try await expectEventually("the phone's write reaches the laptop") {
             try await laptop.database.read { try $0.query("SELECT count(*) FROM todo") as Int? } == 1
         }
         try await laptop.write { try $0.run("UPDATE todo SET title = 'oat milk' WHERE id = 'a'") }
-        try await Self.eventually("the laptop's write reaches the hub") { try hub.version(ofSpace: "s") == 2 }
+        try await expectEventually("the laptop's write reaches the hub") { try hub.version(ofSpace: "s") == 2 }
         await phoneLoop.stop()
         await laptopLoop.stop()
         #expect(!phoneLoop.isRunning)
@@ -65,8 +56,8 @@ import Testing
         #expect(try hub.version(ofSpace: "s") == 2)
         // A new loop (as after a restart) resumes from what the database holds.
         let again = phone.startSyncing(interval: .seconds(600))
-        try await Self.eventually("the restarted loop pushes the pending write") { try await phone.pendingChangeCount == 0 }
-        try await Self.eventually("the phone pulls the laptop's update") {
+        try await expectEventually("the restarted loop pushes the pending write") { try await phone.pendingChangeCount == 0 }
+        try await expectEventually("the phone pulls the laptop's update") {
             try await phone.database.read { try $0.query("SELECT title FROM todo WHERE id = 'a'") as String? } == "oat milk"
         }
         await again.stop()
@@ -100,11 +91,11 @@ import Testing
         let phoneLoop = phone.startSyncing(interval: .milliseconds(50))
         let laptopLoop = laptop.startSyncing(interval: .milliseconds(50))
         for n in 0..<20 { try await phone.write { try $0.run("INSERT INTO todo VALUES (?, 'x')", "p\(n)") } }
-        try await Self.eventually("the phone's 20 writes reach the laptop") {
+        try await expectEventually("the phone's 20 writes reach the laptop") {
             try await laptop.database.read { try $0.query("SELECT count(*) FROM todo") as Int? } == 20
         }
         try await laptop.write { try $0.run("UPDATE todo SET title = 'y' WHERE id = 'p0'") }
-        try await Self.eventually("the laptop's write reaches the phone") {
+        try await expectEventually("the laptop's write reaches the phone") {
             try await phone.database.read { try $0.query("SELECT title FROM todo WHERE id = 'p0'") as String? } == "y"
         }
         stop.withLock { $0 = true }
@@ -120,8 +111,8 @@ import Testing
         let replica = try Self.replica("r", folder, Flaky(hub: hub, failures: Locked(3)))
         try await replica.write { try $0.run("INSERT INTO todo VALUES ('a', 'milk')") }
         let loop = replica.startSyncing(interval: .seconds(600), maximumBackoff: .milliseconds(200))
-        try await Self.eventually("the write reaches the hub after the failures") { try hub.version(ofSpace: "s") == 1 }
-        try await Self.eventually("the error clears") { try await replica.status.lastError == nil }
+        try await expectEventually("the write reaches the hub after the failures") { try hub.version(ofSpace: "s") == 1 }
+        try await expectEventually("the error clears") { try await replica.status.lastError == nil }
         await loop.stop()
         #expect(try await replica.pendingChangeCount == 0)
     }
@@ -152,7 +143,7 @@ import Testing
             settings: SyncReplicaSettings(maximumPushEntries: 5))
         for n in 0..<200 { try await phone.write { try $0.run("INSERT INTO todo VALUES (?, ?)", "t\(n)", "x") } }
         let loop = phone.startSyncing(interval: .milliseconds(50))
-        try await Self.eventually("the first push starts") { transport.pushes.current >= 1 }
+        try await expectEventually("the first push starts") { transport.pushes.current >= 1 }
         let stopping = ContinuousClock.now
         await loop.stop()
         let stopped = ContinuousClock.now - stopping

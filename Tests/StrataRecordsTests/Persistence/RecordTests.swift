@@ -243,7 +243,7 @@ final class Delivered: @unchecked Sendable {
     /// Waits until the last value delivered is `expected`, or records an issue after 30 s (a
     /// bound for "never", generous because suites share two cores).
     func waitForLast(_ expected: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             if values.last == expected { return }
             try? await Task.sleep(for: .milliseconds(5))

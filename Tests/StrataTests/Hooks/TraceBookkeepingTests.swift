@@ -60,7 +60,7 @@ import Strata
         #expect(authorized.allSatisfy { !$0.contains("sqlite_master") && !$0.hasPrefix("pragma") }, "\(authorized)")
         #expect(authorized.contains { $0.hasPrefix("insert t") }, "\(authorized)")
         // The observation kept running beside it.
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(60)
         while !counts.current.contains(1), Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(counts.current.contains(1))
     }

@@ -8,13 +8,6 @@ import Strata
 /// Observations tied to a scope or a collection, so the compiler's `_ =` fix-it cannot end one
 /// by mistake.
 @Suite struct ObservationScopeTests {
-    /// Registration and its end reach the observation center asynchronously.
-    private func eventually(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while !condition(), Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        return condition()
-    }
-
     private func database() throws -> (TemporaryDirectory, Database) {
         let directory = try TemporaryDirectory()
         let database = try Database(path: directory.path("scope.sqlite"))
@@ -34,7 +27,7 @@ import Strata
         ) { () async throws -> String in
             #expect(try await eventually { database.activeObservationCount == 1 })
             try database.executeWrite { try $0.run("INSERT INTO t DEFAULT VALUES") }
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(60)
             while !counts.current.contains(1), Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
             return "done"
         }

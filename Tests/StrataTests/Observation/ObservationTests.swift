@@ -264,7 +264,7 @@ struct Fetched: Sendable {
         let token = database.observe({ try $0.query("SELECT count(*) FROM t") as Int? ?? 0 }) { result in
             if case .success(let count) = result { received.withLock { $0.append(count) } }
         }
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while received.current.isEmpty, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(received.current == [0])
         #expect(database.activeObservationCount == 1)
@@ -284,12 +284,12 @@ struct Fetched: Sendable {
         var token: ObservationToken? = database.observe({ try $0.query("SELECT count(*) FROM t") as Int? ?? 0 }) { _ in
             received.withLock { $0 += 1 }
         }
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(60)
         while received.current == 0, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(token != nil)
         token = nil
         // Its own bound: on a loaded machine the first delivery alone can take seconds.
-        let cancelDeadline = Date().addingTimeInterval(30)
+        let cancelDeadline = Date().addingTimeInterval(60)
         while database.activeObservationCount > 0, Date() < cancelDeadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(database.activeObservationCount == 0)
     }

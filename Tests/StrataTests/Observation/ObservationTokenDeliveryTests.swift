@@ -38,7 +38,7 @@ import Strata
         }
         defer { token.cancel() }
         try database.executeWrite { try $0.run("INSERT INTO t VALUES(1)") }
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(60)
         while delivered.current.last != 1, Date() < deadline { usleep(2_000) }
         #expect(delivered.current.last == 1, "delivered while the pool was blocked: \(delivered.current)")
     }
