@@ -298,13 +298,13 @@ extension Connection {
 
     /// Where a keyed index keeps aside, for one insert or update, the row a REPLACE is about to
     /// remove without its delete trigger: its id in the index and its indexed values.
-    package static func fts5ReplacedRowTable(_ index: String) -> String { index + "_replaced" }
+    static func fts5ReplacedRowTable(_ index: String) -> String { index + "_replaced" }
 
     // MARK: - Keyed external content
 
     /// Whether `index` is a keyed external-content index (``FTS5Options/Content/externalByKey(table:key:)``):
     /// its rowids are the key map's ids, not the content table's rowids.
-    package func isKeyedFTS5Index(_ index: String) throws -> Bool {
+    func isKeyedFTS5Index(_ index: String) throws -> Bool {
         try fts5KeySource(index) != nil
     }
 
@@ -321,12 +321,12 @@ extension Connection {
     }
 
     /// Where a keyed index records what it maps (one row): read by searches that join back.
-    package static func fts5KeySourceTable(_ index: String) -> String { index + "_key_source" }
+    static func fts5KeySourceTable(_ index: String) -> String { index + "_key_source" }
 
     /// The key map of a keyed external-content index: a stable integer per key.
     package static func fts5KeyMapTable(_ index: String) -> String { index + "_keys" }
     /// The view the index reads its content through: the table's columns under the map's ids.
-    package static func fts5KeyedContentView(_ index: String) -> String { index + "_content" }
+    static func fts5KeyedContentView(_ index: String) -> String { index + "_content" }
     /// The key map's integer column, and the view's rowid column (a content column of this
     /// name is refused by `createFTS5Table`).
     package static let fts5KeyMapIDColumn = "strata_fts_id"

@@ -75,7 +75,7 @@ extension PostgresHubError {
 
 /// `name` as a PostgreSQL identifier: PostgreSQL quotes names as SQLite does (double quotes,
 /// each `"` doubled), so this is the kernel's one quoting, on bytes.
-package func quotePostgresIdentifier(_ name: String) -> String { quoteIdentifier(name) }
+func quotePostgresIdentifier(_ name: String) -> String { quoteIdentifier(name) }
 
 /// Throws unless PostgreSQL keeps `name` as it is (it truncates names past 63 bytes).
 func checkPostgresIdentifier(_ name: String) throws {

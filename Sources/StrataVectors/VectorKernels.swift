@@ -34,7 +34,7 @@ package enum VectorKernels {
     }
 
     /// Σ(aᵢ − bᵢ)² over `count` float32s.
-    package static func sumOfSquaredDifferences(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Float {
+    static func sumOfSquaredDifferences(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Float {
         var sum = SIMD16<Float>()
         let chunks = count / 16
         var index = 0
@@ -72,7 +72,7 @@ package enum VectorKernels {
     }
 
     /// Σaᵢbᵢ, Σaᵢ² and Σbᵢ² in one pass.
-    package static func dotAndNorms(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> (dot: Float, a: Float, b: Float) {
+    static func dotAndNorms(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> (dot: Float, a: Float, b: Float) {
         sums(a, b, count: count, summingA: true)
     }
 
@@ -123,7 +123,7 @@ package enum VectorKernels {
     }
 
     /// The index of the first NaN or infinite float32 of `count`, or nil.
-    package static func firstNonFinite(_ base: UnsafeRawPointer, count: Int) -> Int? {
+    static func firstNonFinite(_ base: UnsafeRawPointer, count: Int) -> Int? {
         for index in 0..<count where !scalar(base, index).isFinite { return index }
         return nil
     }

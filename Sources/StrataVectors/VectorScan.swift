@@ -59,7 +59,7 @@ package final class PreparedVectorTarget: @unchecked Sendable {
 extension VectorKernels {
     /// Σaᵢbᵢ and Σbᵢ² in one pass: ``dotAndNorms(_:_:count:)`` without Σaᵢ², for a target whose
     /// norm is known. Each lane adds in the same order, so the sums are the same bits.
-    package static func dotAndNorm(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> (dot: Float, b: Float) {
+    static func dotAndNorm(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> (dot: Float, b: Float) {
         let result = sums(a, b, count: count, summingA: false)
         return (result.dot, result.b)
     }
@@ -74,7 +74,7 @@ package struct VectorCandidate: Sendable, Hashable {
     /// Whether `self` ranks after `other`: farther, or as far with a larger rowid (so the order
     /// is total and a result never depends on the order rows were visited in).
     @inline(__always)
-    package func ranksAfter(_ other: VectorCandidate) -> Bool {
+    func ranksAfter(_ other: VectorCandidate) -> Bool {
         distance > other.distance || (distance == other.distance && rowID > other.rowID)
     }
 }

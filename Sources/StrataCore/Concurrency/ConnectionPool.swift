@@ -151,7 +151,7 @@ public final class ConnectionPool: Sendable {
     /// Runs a short `closure` on a connection of its own, on the calling task's thread: no hop to
     /// the connection's queue and back, which for a fetch of a few microseconds costs more than
     /// the fetch. Cancellation interrupts it as ``perform(_:)`` does.
-    package func performOnCallingThread<T: Sendable>(_ closure: @Sendable (Connection) throws -> T) async throws -> T {
+    func performOnCallingThread<T: Sendable>(_ closure: @Sendable (Connection) throws -> T) async throws -> T {
         let queue = try await acquireConnection()
         defer { enqueueConnectionForReuse(queue) }
         let run = InterruptibleRun(interrupter: queue.connection.interrupter)
@@ -170,7 +170,7 @@ public final class ConnectionPool: Sendable {
     }
 
     /// Adds a registration that every connection of the pool runs before its next use.
-    package func addRegistration(_ register: @escaping @Sendable (Connection) throws -> Void) {
+    func addRegistration(_ register: @escaping @Sendable (Connection) throws -> Void) {
         registrations.withLock { $0.append(register) }
     }
 
@@ -203,7 +203,7 @@ public final class ConnectionPool: Sendable {
 
     /// A connection opened and prepared as the pool's are, but not one of them: it counts
     /// toward no limit and is never handed out (``DatabaseSnapshot`` keeps its read open on one).
-    package func openConnectionOutsidePool() throws -> ConnectionQueue { try openConnection() }
+    func openConnectionOutsidePool() throws -> ConnectionQueue { try openConnection() }
 
     private func openConnection() throws -> ConnectionQueue {
         if isClosed.load() { throw DatabaseError.closed }
@@ -223,7 +223,7 @@ public final class ConnectionPool: Sendable {
     }
 
     /// Closes the idle connections now (busy ones stay the pool's until returned).
-    package func closeIdleConnections() {
+    func closeIdleConnections() {
         _ = core.drainIdle(keeping: 0) // released here, outside the lock
     }
 

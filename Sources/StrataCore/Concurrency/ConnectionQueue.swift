@@ -23,7 +23,7 @@ public final class ConnectionQueue: @unchecked Sendable {
     /// What the layers above keep for this queue's connection (observation's center, which tracks
     /// its commits), made by the module's composition (`Composition.swift`, ``makeCompanion``) as the
     /// queue is made, before the connection is shared; this folder names none of their types.
-    package let companion: any AnyObject & Sendable
+    let companion: any AnyObject & Sendable
 
     /// Who ends what each closure leaves running on the connection (see
     /// ``Connection/endLeftoverWork(returningTo:)``) when it returns; nil for a queue whose owner

@@ -46,7 +46,7 @@ extension Database {
 
     /// Interrupts the statement each running call is executing (`sqlite3_interrupt`), which SQLite
     /// rolls back: the last step of a shutdown whose deadline passed.
-    package func interruptRunningWork() {
+    func interruptRunningWork() {
         tracker().interruptAll()
     }
 
@@ -107,7 +107,7 @@ extension Database {
 
 extension Connection {
     /// Whether the main database is in WAL mode (only then is there a WAL to checkpoint).
-    package var journalModeIsWAL: Bool {
+    var journalModeIsWAL: Bool {
         // Strata's own question, kept out of the user's trace, logs and spans.
         withBookkeeping { ((try? query("PRAGMA journal_mode") as String?) ?? nil)?.lowercased() == "wal" }
     }

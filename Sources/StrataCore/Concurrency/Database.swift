@@ -66,7 +66,7 @@ public final class Database: Sendable {
     /// Looks at the path and flags a database is opened with; returns what its writes must throw,
     /// or nil. A layer above that opens databases which must not be written (a read replica)
     /// supplies one through the module's composition (`Composition.swift`), so this folder names none.
-    package typealias WriteRefusalRule = @Sendable (_ path: String, _ flags: Int32) -> (any Error & Sendable)?
+    typealias WriteRefusalRule = @Sendable (_ path: String, _ flags: Int32) -> (any Error & Sendable)?
 
     /// Counts and gates calls once events are reported or a shutdown is prepared; nil (the usual
     /// case) costs each call one locked read.

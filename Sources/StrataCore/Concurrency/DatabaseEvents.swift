@@ -170,7 +170,7 @@ extension Connection {
 
     /// The context of the ``Database`` call running on this connection, for the events of its
     /// statements; set and read on the connection's queue only.
-    package var eventContext: (any Sendable)? {
+    var eventContext: (any Sendable)? {
         get { existingState(in: DatabaseEventReporter.slot)?.context }
         set {
             // A context set before a handler (one set inline during the call) is kept for it.

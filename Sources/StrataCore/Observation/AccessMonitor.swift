@@ -40,11 +40,11 @@ package final class AccessMonitor: ConnectionObserver {
     package var observesExecutions: Bool { true }
 
     /// The part of the monitor other threads may touch.
-    package var awakeSwitch: AwakeSwitch { AwakeSwitch(monitor: self) }
+    var awakeSwitch: AwakeSwitch { AwakeSwitch(monitor: self) }
 
     /// Starts or stops a monitor's commit reports from any thread.
     // @unchecked Sendable: it only reaches the monitor's `isAwake`, an atomic flag.
-    package struct AwakeSwitch: @unchecked Sendable {
+    struct AwakeSwitch: @unchecked Sendable {
         fileprivate let monitor: AccessMonitor
 
         /// Starts reporting commits, from the next statement execution on.
@@ -178,13 +178,13 @@ extension Connection {
     /// Reports each committed transaction's writes to `onCommit` while the monitor is awake, on
     /// the connection's thread, after `sqlite3_step` returned from the commit (so a connection
     /// opened afterwards sees it). Call it before the connection is shared.
-    package func trackWrites(_ onCommit: @escaping (DatabaseAccess) -> Void) {
+    func trackWrites(_ onCommit: @escaping (DatabaseAccess) -> Void) {
         monitor.trackWrites(onCommit)
     }
 
     /// Runs `body`, returning with its result what the statements it ran read (tables and
     /// columns): an observation's region.
-    package func recordingReads<T>(_ body: () throws -> T) rethrows -> (T, DatabaseAccess) {
+    func recordingReads<T>(_ body: () throws -> T) rethrows -> (T, DatabaseAccess) {
         let monitor = self.monitor
         if !authorizerHub.isMonitoring {
             authorizerHub.isMonitoring = true

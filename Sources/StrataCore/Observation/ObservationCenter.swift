@@ -7,7 +7,7 @@ import StrataSchema
 import Foundation
 
 /// The observers of one writer connection and the tracking of its commits.
-package final class ObservationCenter: Sendable {
+final class ObservationCenter: Sendable {
     private struct State {
         /// An array: each commit takes it by retaining one buffer (copying a dictionary's values
         /// allocated and retained every observer, on the writer's thread, per commit).
@@ -76,7 +76,7 @@ package final class ObservationCenter: Sendable {
 
     /// Makes `connection` (the writer) report its commits here while anyone observes. Call it
     /// before the connection is shared.
-    package func trackCommits(of connection: Connection) {
+    func trackCommits(of connection: Connection) {
         connection.trackWrites { [weak self] written in self?.committed(written) }
         let monitor = connection.monitor.awakeSwitch
         state.withLock { $0.monitor = monitor }
@@ -204,7 +204,7 @@ final class Observer: Sendable {
 extension ConnectionQueue {
     /// The observations of this queue's connection, and the tracking of its commits they rely on
     /// (made with the queue, see `Composition.swift`).
-    package var observationCenter: ObservationCenter {
+    var observationCenter: ObservationCenter {
         // `makeCompanion` makes every queue's companion an ObservationCenter.
         unsafeDowncast(companion, to: ObservationCenter.self)
     }

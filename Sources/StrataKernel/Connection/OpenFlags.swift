@@ -25,13 +25,13 @@ package enum OpenFlags {
 
     /// The path to hand `sqlite3_open_v2`: without `SQLITE_OPEN_URI`, a relative path beginning
     /// with `file:` gets a `./`, so that a SQLite built with `SQLITE_USE_URI` does not parse it.
-    package static func openPath(_ path: String, flags: Int32) -> String {
+    static func openPath(_ path: String, flags: Int32) -> String {
         flags & SQLITE_OPEN_URI == 0 && path.hasPrefix("file:") ? "./" + path : path
     }
 
     /// What a ``StorageLocation/namedInMemory(_:)`` path starts and ends with.
     package static let namedInMemoryPrefix = "file:/"
-    package static let namedInMemorySuffix = "?vfs=memdb"
+    static let namedInMemorySuffix = "?vfs=memdb"
 
     /// `flags` with `SQLITE_OPEN_URI` added when `path` is a named in-memory database's URI,
     /// which only opens as a URI.

@@ -50,7 +50,7 @@ extension Connection {
 extension Connection {
     /// Throws what an unforced checkpoint in `mode` would throw before it runs (a replicator's
     /// refusal), so a caller can ask before running other checkpoints first.
-    package func refuseUnsafeCheckpoint(attachedDatabaseName: String? = "main", mode: CheckpointMode) throws {
+    func refuseUnsafeCheckpoint(attachedDatabaseName: String? = "main", mode: CheckpointMode) throws {
         for refuseIfUnsafe in Connection.checkpointGuards { try refuseIfUnsafe(self, attachedDatabaseName ?? "main", mode) }
     }
 }
@@ -121,7 +121,7 @@ extension Connection {
     package static var sqliteVersion: String { String(cString: sqlite3_libversion()) }
 
     /// The first SQLite without the WAL-reset bug.
-    package static let walResetFixedVersion: Int32 = 3_051_003
+    static let walResetFixedVersion: Int32 = 3_051_003
 
     /// A sentence for SQLite older than 3.51.3, which can corrupt a WAL database when two
     /// connections checkpoint and write at once; nil for a fixed SQLite.

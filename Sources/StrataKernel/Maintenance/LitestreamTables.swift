@@ -10,7 +10,7 @@ package enum LitestreamTables {
     /// The prefix of every table Litestream creates (lowercase).
     package static let prefix = "_litestream_"
     /// The table whose presence says Litestream replicates the database.
-    package static let lockTable = "_litestream_lock"
+    static let lockTable = "_litestream_lock"
 
     /// Refuses a TRUNCATE or RESTART checkpoint of `schema` while Litestream's lock table is
     /// there: it would reset the WAL Litestream is reading (Litestream issue #724).

@@ -70,7 +70,7 @@ package enum SQLOperator: String, Sendable {
 
 extension SQLFragment {
     /// Whether the fragment is exactly one bound NULL (a nil optional interpolated as a value).
-    package var isNullValue: Bool {
+    var isNullValue: Bool {
         if segments.count == 1, case .value(.null) = segments[0] { return true }
         if segments.count == 1, case .fragment(let nested) = segments[0] { return nested.isNullValue }
         return false

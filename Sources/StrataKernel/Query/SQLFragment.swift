@@ -137,7 +137,7 @@ public struct SQLFragment: Sendable {
 
     /// ``sql`` and ``arguments`` in one walk, an unbindable value written as NULL (for nesting
     /// a fragment whose ``unbindableError`` is nil).
-    package var renderedUnchecked: (sql: String, arguments: [BindingValue]) {
+    var renderedUnchecked: (sql: String, arguments: [BindingValue]) {
         var sql = ""
         sql.reserveCapacity(256)
         var arguments: [BindingValue] = []
@@ -147,7 +147,7 @@ public struct SQLFragment: Sendable {
     }
 
     /// The error of the first value in the fragment that could not be encoded, if any.
-    package var unbindableError: (any Error)? {
+    var unbindableError: (any Error)? {
         for segment in segments {
             switch segment {
             case .unbindable(let error): return error

@@ -220,7 +220,7 @@ extension StatementClauses {
 
     /// `"a" = ? AND "b" = ?`: a row found by its key, the key's values bound per call. No key
     /// matches no row (`false`), never every row.
-    package static func keyMatch(_ keyColumns: [String]) -> SQLFragment {
+    static func keyMatch(_ keyColumns: [String]) -> SQLFragment {
         guard !keyColumns.isEmpty else { return "false" }
         return keyColumns.map { "\(identifier: $0) = ?" as SQLFragment }.joined(separator: " AND ")
     }

@@ -39,7 +39,7 @@ extension Row {
     }
 
     /// The storage class of column `index`, as SQL names it (`INTEGER`, `TEXT`, ...), for messages.
-    package func storageClassName(at index: Int32) -> String {
+    func storageClassName(at index: Int32) -> String {
         let storageClass = dataType(at: Int(index))
         // SQL calls the floating-point class REAL; the enum's case is `.float` because SQift's
         // and Squeal's names for the type spell it so.

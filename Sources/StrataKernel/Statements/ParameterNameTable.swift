@@ -9,7 +9,7 @@ import SQLite3
 ///
 /// Names match as SQLite matches them, by their UTF-8 bytes: `:é` written precomposed and as
 /// `e` + U+0301 are two parameters to SQLite, though equal Swift strings.
-package final class ParameterNameTable {
+final class ParameterNameTable {
     /// Each parameter's name with its prefix, by index - 1; nil for a nameless `?`.
     private let names: [String?]
     /// Name with its prefix (`:id`) → index.

@@ -76,7 +76,7 @@ package final class PreparedStatement {
     @exclusivity(unchecked) private var parameterNameTable: ParameterNameTable?
 
     /// The statement's parameter names, read once.
-    package var parameterNames: ParameterNameTable {
+    var parameterNames: ParameterNameTable {
         if let table = parameterNameTable { return table }
         let table = ParameterNameTable(handle)
         parameterNameTable = table

@@ -7,7 +7,7 @@ import Foundation
 /// order: `CHECK (expression)`, or `CONSTRAINT name CHECK (expression)` when named (the name as
 /// written). Runs of whitespace and comments outside quotes read as one space; quoted text is
 /// kept byte for byte.
-package func tableCheckConstraints(inSQL sql: String) -> [String] {
+func tableCheckConstraints(inSQL sql: String) -> [String] {
     let bytes = Array(sql.utf8)
     var constraints: [String] = []
     var index = 0

@@ -60,7 +60,7 @@ public struct SchemaEntryInfo: Hashable, Sendable {
     public var ftsContentOption: String? { ftsOption("content") }
 
     /// The value of an FTS table's option `key` (`content`, `columnsize`, `tokenize`, ...), unquoted.
-    package func ftsOption(_ key: String) -> String? {
+    func ftsOption(_ key: String) -> String? {
         guard let module = virtualTableModule, module.hasPrefix("fts") else { return nil }
         for argument in virtualTableArguments {
             let scalars = Array(argument.unicodeScalars)

@@ -214,7 +214,7 @@ package final class SchemaReader {
 
     /// The tables and views that FTS indexes name as their external content: the user's,
     /// whatever their names look like (FTS5 calls any `<index>_content` a shadow name).
-    package static func externalContentTableNames(among entries: [SchemaEntryInfo]) -> IdentifierSet {
+    static func externalContentTableNames(among entries: [SchemaEntryInfo]) -> IdentifierSet {
         IdentifierSet(
             entries.compactMap { entry in
                 guard let content = entry.ftsContentOption, !content.isEmpty else { return nil }
@@ -313,7 +313,7 @@ package final class SchemaReader {
     }
 
     /// The columns an index covers, in order; nil entries for expressions.
-    package func indexedColumnNames(ofIndex index: String) throws -> [String?] {
+    func indexedColumnNames(ofIndex index: String) throws -> [String?] {
         try rows("SELECT name FROM pragma_index_info(?)", [index]) { $0.value(at: 0, as: String.self) }
     }
 

@@ -7,7 +7,7 @@ import Foundation
 
 extension SQLiteError {
     /// The same error, its message opened with `context` (the migration, and where in it).
-    package func inMigration(_ context: String) -> SQLiteError {
+    func inMigration(_ context: String) -> SQLiteError {
         var named = self
         named.message = context + ": " + message
         return named
@@ -15,7 +15,7 @@ extension SQLiteError {
 }
 
 /// Runs `body`; an `SQLiteError` it throws is rethrown with `context` opening its message.
-package func namingMigration<T>(_ context: @autoclosure () -> String, _ body: () throws -> T) rethrows -> T {
+func namingMigration<T>(_ context: @autoclosure () -> String, _ body: () throws -> T) rethrows -> T {
     do {
         return try body()
     } catch let error as SQLiteError {
@@ -26,7 +26,7 @@ package func namingMigration<T>(_ context: @autoclosure () -> String, _ body: ()
 extension Connection {
     /// Runs the statements of a migration's SQL in order, as `execute` does; an `SQLiteError`
     /// names the migration (`context`) and the statement that failed, counted from 1.
-    package func executeMigrationSQL(_ sql: SQL, context: String) throws {
+    func executeMigrationSQL(_ sql: SQL, context: String) throws {
         let cursor = statements(in: sql)
         var number = 1
         do {

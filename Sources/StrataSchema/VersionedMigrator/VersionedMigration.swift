@@ -18,7 +18,7 @@ package protocol MigrationVersionStore: Sendable {
 
 /// SQift's store: one row per version in `schema_migrations(version, migration_timestamp)`,
 /// created with the first version recorded.
-package struct SchemaMigrationsTable: MigrationVersionStore {
+struct SchemaMigrationsTable: MigrationVersionStore {
     package init() {}
 
     private static let definition = TableDefinition(

@@ -44,7 +44,7 @@ package enum SyncTriggers {
     /// never the undoing and remaking of the replica's own pending writes. (Their rebase applies a
     /// session's net change, which cannot tell 0.0 from -0.0: a snapshot's -0.0 over a local 0.0
     /// stays 0.0 on such a table, as a write from 0.0 to -0.0 is never captured either.)
-    package static func keepingLocalState(on tables: [String], besides writers: [Trigger], _ connection: Connection) throws -> [Trigger] {
+    static func keepingLocalState(on tables: [String], besides writers: [Trigger], _ connection: Connection) throws -> [Trigger] {
         let synced = Set(tables.map { $0.lowercased() })
         let skipped = Set(writers.map { $0.schema + "." + $0.name.lowercased() })
         // The sync engine's own guards (a NULL key refused at the statement) keep nothing.

@@ -39,7 +39,7 @@ package enum LogRoutes {
 
     /// The most (version, row) pairs a pull reads from the routes before it reads the log whole:
     /// a bound on its memory.
-    package static let largestFind = 200_000
+    static let largestFind = 200_000
 
     /// What `query` finds under `routes`, asked 500 routes a statement (each store's placeholder
     /// limit is far above): `query` returns the (version, row) pairs filed under a chunk after

@@ -122,7 +122,7 @@ package struct AppliedRecord {
 /// What a rule's comparison compares, as far as both stores agree on it: PostgreSQL compares
 /// text with text and numbers with numbers, and refuses `bigint = text` where SQLite converts by
 /// affinity; so a rule whose comparison mixes the two is refused on every store alike.
-package enum RuleOperandKind: Hashable, Sendable {
+enum RuleOperandKind: Hashable, Sendable {
     case text, number, blob, boolean
     /// A claim: always text (a token's string).
     case claim
@@ -157,15 +157,15 @@ package struct RuleDialect: Sendable {
 
     /// The placeholder of an argument that is always an integer (a row's position), typed where
     /// the store would otherwise read it as text.
-    package let integerPlaceholder: @Sendable (Int) -> String
+    let integerPlaceholder: @Sendable (Int) -> String
 
     /// The placeholder of a claim (`auth.*`), which is always text: typed where the store would
     /// otherwise read it as whatever it meets (PostgreSQL read `'\\x6f6b'` as the bytes `ok`
     /// beside a bytea column, and failed the whole pull on `'alice'` beside a bigint).
-    package var claimPlaceholder: @Sendable (Int) -> String = { "?\($0)" }
+    var claimPlaceholder: @Sendable (Int) -> String = { "?\($0)" }
     /// The placeholder of a bucket's value whose kind its parameters query tells (nil: it does
     /// not): PostgreSQL compared two untyped values as text, so 1.0 and 1 differed.
-    package var bucketPlaceholder: @Sendable (Int, RuleOperandKind?) -> String = { index, _ in "?\(index)" }
+    var bucketPlaceholder: @Sendable (Int, RuleOperandKind?) -> String = { index, _ in "?\(index)" }
 
     /// SQLite's numbered parameters (`?1`), which SQLite also reads as positional.
     package static let sqlite = RuleDialect(placeholder: { "?\($0)" }, integerPlaceholder: { "?\($0)" })
@@ -185,7 +185,7 @@ package struct RuleDialect: Sendable {
 
 extension SyncHubStorage {
     /// One push at a time: the space's own push transaction.
-    package func withPush<T>(_ name: String, replica: String, sequences: [Int64], _ body: (any SyncSpaceStorage) throws -> T) throws -> T {
+    func withPush<T>(_ name: String, replica: String, sequences: [Int64], _ body: (any SyncSpaceStorage) throws -> T) throws -> T {
         try withSpace(name) { storage in try storage.applyingPush(replica: replica, sequences: sequences) { try body(storage) } }
     }
 }
@@ -308,7 +308,7 @@ extension SyncSpaceStorage {
 
     /// The rows as a `VALUES` list named as the table, each value typed by ``ruleValue(_:table:column:)``
     /// (a store whose placeholders carry the column's type).
-    package func ruleMatches(_ table: String, columns: [String], rows: [[BindingValue]], conditions: [RuleCondition]) throws -> Set<Int> {
+    func ruleMatches(_ table: String, columns: [String], rows: [[BindingValue]], conditions: [RuleCondition]) throws -> Set<Int> {
         var matched: Set<Int> = []
         let perRow = columns.count + 1
         let chunk = max(1, 20_000 / perRow)

@@ -4,7 +4,7 @@ import Foundation
 import Strata
 
 /// Rules checked against a space's schema: each name resolved, each statement compiled.
-package struct CompiledRules: Sendable {
+struct CompiledRules: Sendable {
     struct Bucket: Sendable {
         let name: String
         let parameters: RuleText?

@@ -47,7 +47,7 @@ public enum SyncWire {
     /// The bytes a push body takes with no entries: what a replica counts against its limit
     /// besides each entry's ``pushEntryBytes(sequence:changesetBytes:)``, so that what it sends
     /// is what a hub's body limit counts.
-    package static func pushBodyBytes(
+    static func pushBodyBytes(
         space: String, replicaID: String, tables: [String], schemaFingerprint: String, user: String? = nil,
         formerReplicaIDs: [String]? = nil, subscriptions: [SyncSubscription]? = nil
     ) -> Int {
@@ -58,7 +58,7 @@ public enum SyncWire {
     }
 
     /// The bytes one entry adds to a push body: its changeset, its part of the header, a comma.
-    package static func pushEntryBytes(sequence: Int64, changesetBytes: Int) -> Int {
+    static func pushEntryBytes(sequence: Int64, changesetBytes: Int) -> Int {
         changesetBytes + 1 + ((try? JSONEncoder().encode(PushHeader.Entry(sequence: sequence, count: changesetBytes)).count) ?? 64)
     }
 
@@ -79,7 +79,7 @@ public enum SyncWire {
     package static func base64URL(_ data: Data) -> String { String(decoding: base64URLBytes(data), as: UTF8.self) }
 
     /// ``base64URL(_:)`` as bytes: the alphabet's two letters swapped and the padding dropped.
-    package static func base64URLBytes(_ data: Data) -> [UInt8] {
+    static func base64URLBytes(_ data: Data) -> [UInt8] {
         let base64 = data.base64EncodedData()
         var bytes: [UInt8] = []
         bytes.reserveCapacity(base64.count)

@@ -63,7 +63,7 @@ final class LinkedRealReader: @unchecked Sendable { // the handle and statement 
 
 /// `value` (finite) as `(significand*2^k*...)`: each factor reads exactly and scaling by a power
 /// of two is exact, so the product is exactly `value` whatever SQLite's decimal reader does.
-package func realProductLiteral(_ value: Double) -> String {
+func realProductLiteral(_ value: Double) -> String {
     let significand = Double(sign: value.sign, exponent: 0, significand: value.significand)
     var factors = ["\(significand)"]
     var exponent = Int(value.exponent)

@@ -13,7 +13,7 @@ package func sqlTextHasStatement(_ text: Substring) -> Bool {
 
 /// Where the next statement of SQL text begins: past whitespace, `;` and comments, as SQLite
 /// reads them; the end when none is left.
-package func sqlStatementStart<Bytes: Collection>(in text: Bytes) -> Bytes.Index
+func sqlStatementStart<Bytes: Collection>(in text: Bytes) -> Bytes.Index
 where Bytes.Element == UInt8, Bytes.SubSequence == Bytes {
     var bytes = text[...]
     while let byte = bytes.first {
@@ -43,7 +43,7 @@ where Bytes.Element == UInt8, Bytes.SubSequence == Bytes {
 /// the statement beginning at the start of `text` (as `sqlite3_complete` reads it), or nil when
 /// none does yet. `sqlStatementEnd(in:)` and `SQLStatementSplitter` (the dump's reader) are
 /// both this loop.
-package func completeStatementEnd<Bytes: Collection>(in text: Bytes, searchingFrom searchFrom: Bytes.Index) -> Bytes.Index?
+func completeStatementEnd<Bytes: Collection>(in text: Bytes, searchingFrom searchFrom: Bytes.Index) -> Bytes.Index?
 where Bytes.Element == UInt8, Bytes.SubSequence == Bytes {
     var from = searchFrom
     while let semicolon = text[from...].firstIndex(of: UInt8(ascii: ";")) {
@@ -89,7 +89,7 @@ package struct SQLStatementSplitter {
 
 /// Whether `statement` ends a complete statement, as `sqlite3_complete` reads it (a NUL byte
 /// ends SQL text for SQLite, so it ends it here too).
-package func isCompleteSQL<Bytes: Collection>(_ statement: Bytes) -> Bool where Bytes.Element == UInt8 {
+func isCompleteSQL<Bytes: Collection>(_ statement: Bytes) -> Bool where Bytes.Element == UInt8 {
     var text = Array(statement.prefix { $0 != 0 })
     text.append(0)
     return text.withUnsafeBufferPointer { buffer in
