@@ -20,7 +20,7 @@ import StrataSync
 struct BatchAbandoned: Error {}
 
 /// When a store batches a push.
-enum PostgresPushBatching: Sendable {
+package enum PostgresPushBatching: Sendable {
     /// Where it does exactly what the push entry by entry does (the default).
     case whereExact
     /// Never: every push entry by entry, as a space with rules.

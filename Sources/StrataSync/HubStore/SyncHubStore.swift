@@ -185,7 +185,7 @@ package struct RuleDialect: Sendable {
 
 extension SyncHubStorage {
     /// One push at a time: the space's own push transaction.
-    func withPush<T>(_ name: String, replica: String, sequences: [Int64], _ body: (any SyncSpaceStorage) throws -> T) throws -> T {
+    package func withPush<T>(_ name: String, replica: String, sequences: [Int64], _ body: (any SyncSpaceStorage) throws -> T) throws -> T {
         try withSpace(name) { storage in try storage.applyingPush(replica: replica, sequences: sequences) { try body(storage) } }
     }
 }
@@ -308,7 +308,7 @@ extension SyncSpaceStorage {
 
     /// The rows as a `VALUES` list named as the table, each value typed by ``ruleValue(_:table:column:)``
     /// (a store whose placeholders carry the column's type).
-    func ruleMatches(_ table: String, columns: [String], rows: [[BindingValue]], conditions: [RuleCondition]) throws -> Set<Int> {
+    package func ruleMatches(_ table: String, columns: [String], rows: [[BindingValue]], conditions: [RuleCondition]) throws -> Set<Int> {
         var matched: Set<Int> = []
         let perRow = columns.count + 1
         let chunk = max(1, 20_000 / perRow)

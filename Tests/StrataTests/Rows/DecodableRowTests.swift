@@ -14,19 +14,24 @@ struct DecodedCar: DecodableRow, Equatable {
 }
 
 @Suite struct DecodableRowTests {
-    @Test func decodesByColumnNameInAnyOrder() throws {
-        let db = try makeConnection(executing: "CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER, rating REAL, released TEXT, tags BLOB)")
+    @Test(arguments: DatabaseKind.allCases) func decodesByColumnNameInAnyOrder(kind: DatabaseKind) throws {
+        let temporary = try makeDatabase(kind)
         let date = Date(timeIntervalSince1970: 1_000_000_000)
-        try db.run("INSERT INTO cars VALUES(?, ?, ?, ?, ?, ?)", 1, "Audi", 52_642, 4.5, date, ArrayBinding(elements: ["fast"]))
-        try db.run("INSERT INTO cars(id, name) VALUES(?, ?)", 2, "Kia")
-        let cars: [DecodedCar] = try db.query("SELECT tags, released, rating, price, name, id FROM cars ORDER BY id")
-        #expect(
-            cars == [
-                DecodedCar(id: 1, name: "Audi", price: 52_642, rating: 4.5, released: date, tags: ["fast"]),
-                DecodedCar(id: 2, name: "Kia", price: nil, rating: nil, released: nil, tags: nil)
-            ])
-        let one: DecodedCar? = try db.query("SELECT * FROM cars WHERE id = ?", 2)
-        #expect(one?.name == "Kia")
+        try temporary.database.executeWrite { db in
+            try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT, price INTEGER, rating REAL, released TEXT, tags BLOB)")
+            try db.run("INSERT INTO cars VALUES(?, ?, ?, ?, ?, ?)", 1, "Audi", 52_642, 4.5, date, ArrayBinding(elements: ["fast"]))
+            try db.run("INSERT INTO cars(id, name) VALUES(?, ?)", 2, "Kia")
+        }
+        try temporary.database.executeRead { db in
+            let cars: [DecodedCar] = try db.query("SELECT tags, released, rating, price, name, id FROM cars ORDER BY id")
+            #expect(
+                cars == [
+                    DecodedCar(id: 1, name: "Audi", price: 52_642, rating: 4.5, released: date, tags: ["fast"]),
+                    DecodedCar(id: 2, name: "Kia", price: nil, rating: nil, released: nil, tags: nil)
+                ])
+            let one: DecodedCar? = try db.query("SELECT * FROM cars WHERE id = ?", 2)
+            #expect(one?.name == "Kia")
+        }
     }
 
     @Test func reportsMissingNullAndMismatchedColumns() throws {

@@ -8,24 +8,29 @@ import Strata
 import SQLite3
 #endif
 
+/// Transactions and savepoints on the writer of each kind of `Database` (the recommended
+/// `Database(path:)` first), their outcome read back through the database's readers.
 @Suite struct TransactionTests {
-    @Test(arguments: [Connection.TransactionType.deferred, .immediate, .exclusive])
-    func commitsEachKind(kind: Connection.TransactionType) throws {
-        let db = try makeCarsConnection()
-        try db.transaction(transactionType: kind) {
-            #expect(db.isInTransaction)
-            try db.run("DELETE FROM cars WHERE id = ?", 1)
+    @Test(arguments: DatabaseKind.allCases, [Connection.TransactionType.deferred, .immediate, .exclusive])
+    func commitsEachKind(database kind: DatabaseKind, kind transactionType: Connection.TransactionType) throws {
+        let temporary = try makeDatabase(kind)
+        try temporary.database.executeWrite { db in
+            try db.execute("CREATE TABLE cars(id INTEGER PRIMARY KEY, name TEXT)")
+            try db.execute("INSERT INTO cars(name) VALUES('Audi'), ('Mercedes'), ('Skoda'), ('Volvo')")
+            try db.transaction(transactionType: transactionType) {
+                #expect(db.isInTransaction)
+                try db.run("DELETE FROM cars WHERE id = ?", 1)
+            }
+            #expect(!db.isInTransaction)
         }
-        #expect(!db.isInTransaction)
-        #expect(try db.query("SELECT count(*) FROM cars") == 3)
-        #expect(kind.rawValue == kind.rawValue.uppercased())
+        #expect(try temporary.database.executeRead { try $0.query("SELECT count(*) FROM cars") as Int? } == 3)
+        #expect(transactionType.rawValue == transactionType.rawValue.uppercased())
     }
 
-    @Test func failedTransactionLeavesTheFileUnchanged() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("db.sqlite")
-        do {
-            let db = try makeConnection(.onDisk(path), executing: "CREATE TABLE accounts(id INTEGER PRIMARY KEY, balance INTEGER NOT NULL)")
+    @Test(arguments: DatabaseKind.allCases) func failedTransactionLeavesTheDatabaseUnchanged(kind: DatabaseKind) throws {
+        let temporary = try makeDatabase(kind)
+        try temporary.database.executeWrite { db in
+            try db.execute("CREATE TABLE accounts(id INTEGER PRIMARY KEY, balance INTEGER NOT NULL)")
             try db.run("INSERT INTO accounts VALUES(1, 100), (2, 50)")
             struct Abort: Error {}
             #expect(throws: Abort.self) {
@@ -42,28 +47,48 @@ import SQLite3
                 }
             }
         }
+        let balances: [Int] = try temporary.database.executeRead { try $0.query("SELECT balance FROM accounts ORDER BY id") }
+        #expect(balances == [100, 50])
+    }
+
+    @Test func failedTransactionLeavesTheFileUnchanged() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("db.sqlite")
+        do {
+            let db = try makeConnection(.onDisk(path), executing: "CREATE TABLE accounts(id INTEGER PRIMARY KEY, balance INTEGER NOT NULL)")
+            try db.run("INSERT INTO accounts VALUES(1, 100), (2, 50)")
+            struct Abort: Error {}
+            #expect(throws: Abort.self) {
+                try db.transaction(transactionType: .immediate) {
+                    try db.run("UPDATE accounts SET balance = balance - 70 WHERE id = 1")
+                    throw Abort()
+                }
+            }
+        }
         let reopened = try Connection(storageLocation: .onDisk(path))
         let balances: [Int] = try reopened.query("SELECT balance FROM accounts ORDER BY id")
         #expect(balances == [100, 50])
     }
 
-    @Test func failedCommitRollsBack() throws {
-        let db = try makeConnection(executing: "PRAGMA foreign_keys = ON")
-        try db.execute("CREATE TABLE parent(id INTEGER PRIMARY KEY)")
-        try db.execute("CREATE TABLE child(parent_id INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED)")
-        let error = sqliteError {
-            try db.transaction { try db.run("INSERT INTO child VALUES(42)") }
+    @Test(arguments: DatabaseKind.allCases) func failedCommitRollsBack(kind: DatabaseKind) throws {
+        let temporary = try makeDatabase(kind)
+        try temporary.database.executeWrite { db in
+            try db.execute("PRAGMA foreign_keys = ON")
+            try db.execute("CREATE TABLE parent(id INTEGER PRIMARY KEY)")
+            try db.execute("CREATE TABLE child(parent_id INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED)")
+            let error = sqliteError {
+                try db.transaction { try db.run("INSERT INTO child VALUES(42)") }
+            }
+            #expect(error?.message == "FOREIGN KEY constraint failed")
+            #expect(!db.isInTransaction)
         }
-        #expect(error?.message == "FOREIGN KEY constraint failed")
-        #expect(!db.isInTransaction)
-        #expect(try db.query("SELECT count(*) FROM child") == 0)
+        #expect(try temporary.database.executeRead { try $0.query("SELECT count(*) FROM child") as Int? } == 0)
     }
 
-    @Test func savepointsNestAndRollBack() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("db.sqlite")
-        do {
-            let db = try makeConnection(.onDisk(path), executing: "CREATE TABLE t(v INTEGER)")
+    @Test(arguments: DatabaseKind.allCases) func savepointsNestAndRollBack(kind: DatabaseKind) throws {
+        let temporary = try makeDatabase(kind)
+        try temporary.database.executeWrite { db in
+            try db.execute("CREATE TABLE t(v INTEGER)")
             struct Abort: Error {}
             try db.savepoint(named: "outer") {
                 try db.run("INSERT INTO t VALUES(1)")
@@ -85,8 +110,7 @@ import SQLite3
             let value = try db.transaction { try db.query("SELECT sum(v) FROM t") as Int? }
             #expect(value == 4)
         }
-        let reopened = try Connection(storageLocation: .onDisk(path))
-        #expect(try reopened.query("SELECT group_concat(v) FROM t") == "1,3")
+        #expect(try temporary.database.executeRead { try $0.query("SELECT group_concat(v) FROM t") as String? } == "1,3")
     }
 
     /// A rollback-journal database where `reader` holds a read lock mid-SELECT, so `writer`'s
@@ -149,19 +173,22 @@ import SQLite3
         try setup.expectCleanAfterRefusal(error)
     }
 
-    @Test func failedInnerSavepointLeavesTheOuterTransactionOpen() throws {
-        let db = try makeConnection(executing: "CREATE TABLE t(v INTEGER)")
-        struct Abort: Error {}
-        try db.transaction {
-            try db.run("INSERT INTO t VALUES(1)")
-            #expect(throws: Abort.self) {
-                try db.savepoint(named: "inner") {
-                    try db.run("INSERT INTO t VALUES(2)")
-                    throw Abort()
+    @Test(arguments: DatabaseKind.allCases) func failedInnerSavepointLeavesTheOuterTransactionOpen(kind: DatabaseKind) throws {
+        let temporary = try makeDatabase(kind)
+        try temporary.database.executeWrite { db in
+            try db.execute("CREATE TABLE t(v INTEGER)")
+            struct Abort: Error {}
+            try db.transaction {
+                try db.run("INSERT INTO t VALUES(1)")
+                #expect(throws: Abort.self) {
+                    try db.savepoint(named: "inner") {
+                        try db.run("INSERT INTO t VALUES(2)")
+                        throw Abort()
+                    }
                 }
+                #expect(db.isInTransaction)
             }
-            #expect(db.isInTransaction)
         }
-        #expect(try db.query("SELECT group_concat(v) FROM t") as String? == "1")
+        #expect(try temporary.database.executeRead { try $0.query("SELECT group_concat(v) FROM t") as String? } == "1")
     }
 }
