@@ -140,7 +140,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "StrataTestingTests", dependencies: ["StrataTesting", "StrataRecords", "StrataSync", "StrataTestSupport", sqliteDependency]),
-        .target(name: "StrataTestSupport", dependencies: ["StrataSQift", "Strata", "StrataTestFixtures", sqliteDependency], path: "Tests/StrataTestSupport"),
+        .target(name: "StrataTestSupport", dependencies: ["StrataSQift", "Strata", "StrataSync", "StrataTestFixtures", sqliteDependency], path: "Tests/StrataTestSupport"),
         .testTarget(name: "StrataTests", dependencies: ["StrataSQift", "Strata", "StrataCore", "StrataVectors", "StrataSwiftly", sqliteDependency, "strata-blob-stream", "StrataTestSupport"]),
         // The capabilities beside the kernel, each tested in a target of its own.
         .testTarget(name: "StrataVectorsTests", dependencies: ["StrataSQift", "Strata", "StrataCore", "StrataVectors", sqliteDependency, "StrataTestSupport"]),

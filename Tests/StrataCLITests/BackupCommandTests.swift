@@ -89,8 +89,7 @@ import Testing
         let sandbox = try Sandbox()
         // The backup API copies pages as they are, so a source with damaged table pages (its
         // schema page intact, so the tool opens it) gives a copy that fails integrity_check.
-        let damaged = try sandbox.makeBigDatabase("damaged.db", rows: 2000, wal: false)
-        try overwrite(damaged, at: 4096 * 5, count: 4096 * 3)
+        try sandbox.makeDamagedDatabase()
         let before = try sandbox.snapshot()
 
         let failed = try sandbox.strata("backup", "damaged.db", "copy.db", "--pages-per-step", "-1")
@@ -110,8 +109,7 @@ import Testing
 
     @Test func aForcedCopyThatFailsKeepsTheFileThatWasThere() throws {
         let sandbox = try Sandbox()
-        let damaged = try sandbox.makeBigDatabase("damaged.db", rows: 2000, wal: false)
-        try overwrite(damaged, at: 4096 * 5, count: 4096 * 3)
+        try sandbox.makeDamagedDatabase()
         try sandbox.makeCarsDatabase("copy.db")
         let failed = try sandbox.strata("backup", "damaged.db", "copy.db", "--force")
         #expect(failed.status != 0)

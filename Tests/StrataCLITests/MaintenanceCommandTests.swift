@@ -137,6 +137,14 @@ import Testing
     }
 }
 
+extension Sandbox {
+    /// "damaged.db": 2,000 rows whose table pages 6 to 8 are overwritten, its schema page intact
+    /// so that the tool opens it.
+    func makeDamagedDatabase() throws {
+        try overwrite(try makeBigDatabase("damaged.db", rows: 2000, wal: false), at: 4096 * 5, count: 4096 * 3)
+    }
+}
+
 /// Overwrites `count` bytes of the file at `path` from `offset` with 0xFF.
 func overwrite(_ path: String, at offset: UInt64, count: Int) throws {
     let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
@@ -151,8 +159,7 @@ func overwrite(_ path: String, at offset: UInt64, count: Int) throws {
         let sandbox = try Sandbox()
         // The schema page is intact, so the tool opens the file; the table's pages are damaged,
         // so VACUUM INTO fails partway, after SQLite has created the output file.
-        let damaged = try sandbox.makeBigDatabase("damaged.db", rows: 2000, wal: false)
-        try overwrite(damaged, at: 4096 * 5, count: 4096 * 3)
+        try sandbox.makeDamagedDatabase()
         let before = try sandbox.snapshot()
 
         let failed = try sandbox.strata("vacuum", "damaged.db", "--into", "compact.db")
@@ -175,8 +182,7 @@ func overwrite(_ path: String, at offset: UInt64, count: Int) throws {
 
     @Test func aFileThatWasThereIsNeverRemoved() throws {
         let sandbox = try Sandbox()
-        let damaged = try sandbox.makeBigDatabase("damaged.db", rows: 2000, wal: false)
-        try overwrite(damaged, at: 4096 * 5, count: 4096 * 3)
+        try sandbox.makeDamagedDatabase()
         // A stray file beside the target: not the command's to remove. (Not a -journal or -wal:
         // SQLite itself deletes those beside an empty database file.)
         try sandbox.write("stale", to: "compact.db-shm")

@@ -2,6 +2,7 @@ import Foundation
 import StrataSQift
 import Strata
 import StrataSync
+import StrataTestSupport
 import Testing
 
 /// The sync hub's file replicated by the real `litestream` to a folder; the hub machine is lost
@@ -11,14 +12,6 @@ import Testing
 @Suite(.serialized, .enabled(if: (try? Litestream.binary()) != nil))
 struct SyncHubLitestreamTests {
     static let schema = "CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)"
-
-    final class Redirectable: SyncTransport, Sendable {
-        let hub: Locked<SyncHub>
-        init(_ hub: SyncHub) { self.hub = Locked(hub) }
-        func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try hub.current.push(request) }
-        func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.current.pull(request) }
-        func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.current.snapshot(request) }
-    }
 
     @Test func aHubRestoredByLitestreamGetsBackWhatItLostFromTheReplicas() async throws {
         let sandbox = try Sandbox()
@@ -33,7 +26,7 @@ struct SyncHubLitestreamTests {
         defer { Litestream.stop(replicator) }
         try await Task.sleep(for: .seconds(1))
 
-        let transport = Redirectable(hub)
+        let transport = RedirectableTransport(hub)
         func replica(_ name: String) throws -> SyncReplica {
             let database = try Database(storageLocation: .onDisk(sandbox.work.appendingPathComponent(name + ".sqlite").path))
             try database.executeWrite { try $0.execute(Self.schema) }
@@ -41,14 +34,19 @@ struct SyncHubLitestreamTests {
         }
         let phone = try replica("phone")
         let laptop = try replica("laptop")
-        var written: [String] = []
-        for index in 1...5 {
-            try await phone.write { try $0.run("INSERT INTO todo VALUES (?, 'shipped')", "p\(index)") }
-            try await laptop.write { try $0.run("INSERT INTO todo VALUES (?, 'shipped')", "l\(index)") }
-            written += ["p\(index)", "l\(index)"]
-            try await phone.sync()
-            try await laptop.sync()
+        /// For each of `indexes`, a todo titled `title` from each replica, and both sync: the ids.
+        func writeOnBoth(_ indexes: ClosedRange<Int>, title: String) async throws -> [String] {
+            var ids: [String] = []
+            for index in indexes {
+                try await phone.write { try $0.run("INSERT INTO todo VALUES (?, ?)", "p\(index)", title) }
+                try await laptop.write { try $0.run("INSERT INTO todo VALUES (?, ?)", "l\(index)", title) }
+                ids += ["p\(index)", "l\(index)"]
+                try await phone.sync()
+                try await laptop.sync()
+            }
+            return ids
         }
+        var written = try await writeOnBoth(1...5, title: "shipped")
         // Litestream ships those; then it dies with the machine, and the hub goes on
         // acknowledging pushes nobody will ever restore.
         let shipped = Litestream.wait(seconds: 30) { Litestream.hasSnapshot(replicaFolder) }
@@ -56,13 +54,7 @@ struct SyncHubLitestreamTests {
         try await Task.sleep(for: .seconds(1))
         kill(replicator.processIdentifier, SIGKILL)
         replicator.waitUntilExit()
-        for index in 6...8 {
-            try await phone.write { try $0.run("INSERT INTO todo VALUES (?, 'acknowledged, not shipped')", "p\(index)") }
-            try await laptop.write { try $0.run("INSERT INTO todo VALUES (?, 'acknowledged, not shipped')", "l\(index)") }
-            written += ["p\(index)", "l\(index)"]
-            try await phone.sync()
-            try await laptop.sync()
-        }
+        written += try await writeOnBoth(6...8, title: "acknowledged, not shipped")
         try await phone.write { try $0.run("UPDATE todo SET title = 'edited after the loss' WHERE id = 'l1'") }
         try await phone.sync()
         let lostFrom = try hub.version(ofSpace: "s")

@@ -5,6 +5,17 @@ import Strata
 import StrataSync
 import Testing
 
+/// A hub in `sandbox`'s folder "hub" whose space `space` starts from `schema`, and the replica
+/// files `replicas` in `sandbox`, each made with `schema` by `strata query --create`.
+private func makeHub(in sandbox: Sandbox, space: String, schema: String, replicas: [String]) throws -> SyncHub {
+    let hub = try SyncHub(directory: URL(fileURLWithPath: sandbox.path("hub")))
+    try hub.createSpace(space) { try $0.execute(schema) }
+    for name in replicas {
+        #expect(try sandbox.strata("query", "--create", name, schema).status == 0)
+    }
+    return hub
+}
+
 /// `strata sync write` and `strata sync now`: replicas on the command line.
 @Suite struct SyncReplicaCommandTests {
     /// Two command-line replicas of one list through a hub: each writes through `strata sync
@@ -14,11 +25,7 @@ import Testing
     @Test func aRefusedWriteIsListedAndDiscardedFromTheCommandLine() throws {
         let sandbox = try Sandbox()
         let schema = "CREATE TABLE person(id TEXT PRIMARY KEY, email TEXT UNIQUE)"
-        let hub = try SyncHub(directory: URL(fileURLWithPath: sandbox.path("hub")))
-        try hub.createSpace("people") { try $0.execute(schema) }
-        for name in ["phone.db", "laptop.db"] {
-            #expect(try sandbox.strata("query", "--create", name, schema).status == 0)
-        }
+        _ = try makeHub(in: sandbox, space: "people", schema: schema, replicas: ["phone.db", "laptop.db"])
         func sync(_ arguments: String...) throws -> CLIResult {
             try sandbox.run(try strataBinary().path, ["sync"] + arguments + ["--hub-folder", "hub", "--space", "people", "--tables", "person"])
         }
@@ -46,10 +53,7 @@ import Testing
     @Test func subscriptionsAndAFirstSyncsProgressOnTheCommandLine() throws {
         let sandbox = try Sandbox()
         let schema = "CREATE TABLE doc(id TEXT PRIMARY KEY NOT NULL, org TEXT)"
-        let hub = try SyncHub(directory: URL(fileURLWithPath: sandbox.path("hub")))
-        try hub.createSpace("team") { try $0.execute(schema) }
-        #expect(try sandbox.strata("query", "--create", "admin.db", schema).status == 0)
-        #expect(try sandbox.strata("query", "--create", "bob.db", schema).status == 0)
+        let hub = try makeHub(in: sandbox, space: "team", schema: schema, replicas: ["admin.db", "bob.db"])
         func sync(_ arguments: [String]) throws -> CLIResult {
             try sandbox.run(try strataBinary().path, ["sync"] + arguments + ["--hub-folder", "hub", "--space", "team", "--tables", "doc"])
         }
@@ -80,11 +84,7 @@ import Testing
     @Test func twoCommandLineReplicasConverge() throws {
         let sandbox = try Sandbox()
         let schema = "CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT, done INTEGER NOT NULL DEFAULT 0)"
-        let hub = try SyncHub(directory: URL(fileURLWithPath: sandbox.path("hub")))
-        try hub.createSpace("list") { try $0.execute(schema) }
-        for name in ["phone.db", "laptop.db"] {
-            #expect(try sandbox.strata("query", "--create", name, schema).status == 0)
-        }
+        let hub = try makeHub(in: sandbox, space: "list", schema: schema, replicas: ["phone.db", "laptop.db"])
         func sync(_ arguments: String...) throws -> CLIResult {
             let result = try sandbox.run(try strataBinary().path, ["sync"] + arguments + ["--hub-folder", "hub", "--space", "list", "--tables", "todo"])
             #expect(result.status == 0, "strata sync \(arguments): \(result.stderr)")

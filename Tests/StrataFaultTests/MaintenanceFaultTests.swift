@@ -10,10 +10,7 @@ extension FaultSweeps {
     /// Online backup, a WAL checkpoint and VACUUM INTO, under every fault.
     @Suite struct MaintenanceFaultTests {
         static func setUp(_ db: Connection) throws {
-            try db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, name TEXT, payload BLOB); CREATE INDEX items_by_name ON items(name)")
-            try db.transaction {
-                for id in 1...60 { try db.run("INSERT INTO items VALUES(?, ?, randomblob(700))", id, "item \(id)") }
-            }
+            try makeItems(db, count: 60, payload: "randomblob(700)", index: "CREATE INDEX items_by_name ON items(name)")
         }
 
         /// A copy's rows when it is a database with tables, "empty" when it is absent or has none:

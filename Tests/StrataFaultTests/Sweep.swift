@@ -186,6 +186,17 @@ extension Connection {
 }
 
 /// Every row of every user table, as text, ordered: the data that must be exactly old or new.
+/// The `items` table of the sweeps, with `count` rows named "item <id>" whose payloads are made
+/// by the SQL expression `payload`, written in one transaction; `index` (SQL) runs after the
+/// table is made.
+func makeItems(_ db: Connection, count: Int, payload: String, index: String? = nil) throws {
+    try db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, name TEXT, payload BLOB)")
+    if let index { try db.execute(index) }
+    try db.transaction {
+        for id in 1...count { try db.run("INSERT INTO items VALUES(?, ?, " + payload + ")", id, "item \(id)") }
+    }
+}
+
 func allRows(_ connection: Connection) throws -> String {
     let tables: [String] = try connection.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
     var lines = try connection.query("SELECT type || ' ' || name || ': ' || coalesce(sql, '') FROM sqlite_master ORDER BY type, name") as [String]

@@ -6,10 +6,7 @@ extension FaultSweeps {
     /// A write transaction, and a savepoint inside one, under every fault.
     @Suite struct TransactionFaultTests {
         static func setUp(_ db: Connection) throws {
-            try db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, name TEXT, payload BLOB)")
-            try db.transaction {
-                for id in 1...40 { try db.run("INSERT INTO items VALUES(?, ?, zeroblob(600))", id, "item \(id)") }
-            }
+            try makeItems(db, count: 40, payload: "zeroblob(600)")
         }
 
         @Test func writeTransaction() throws {

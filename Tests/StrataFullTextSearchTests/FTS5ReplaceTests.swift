@@ -108,9 +108,7 @@ struct FTS5ReplaceTests {
     /// a parent row exists) left its copy of a live row, which the outer insert then unfiled.
     @Test(arguments: ["BEFORE", "AFTER"])
     func aNestedIgnoredInsertLeavesTheLiveRowFiled(timing: String) throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE doc(id TEXT PRIMARY KEY, parent TEXT, body TEXT)")
-        try db.execute("INSERT INTO doc VALUES ('p', NULL, 'apple')")
+        let db = try makeConnection(executing: "CREATE TABLE doc(id TEXT PRIMARY KEY, parent TEXT, body TEXT); INSERT INTO doc VALUES ('p', NULL, 'apple')")
         let ensureParent =
             "CREATE TRIGGER doc_parent \(timing) INSERT ON doc WHEN new.parent IS NOT NULL BEGIN INSERT OR IGNORE INTO doc(id) VALUES (new.parent); END"
         if timing == "BEFORE" { try db.execute(ensureParent) }
@@ -154,9 +152,7 @@ struct FTS5ReplaceTests {
     func theKeyIndexsCollationDecidesWhichRowIsReplaced(columns: String, write: String, keys: [String]) throws {
         // A BINARY key over a NOCASE column keeps 'a' and 'A' as two rows, both filed; a NOCASE
         // key over a BINARY column has 'A' replace 'a'.
-        let db = try Connection()
-        try db.execute("CREATE TABLE doc(\(columns))")
-        try db.execute("INSERT INTO doc VALUES ('a', 'apple')")
+        let db = try makeConnection(executing: "CREATE TABLE doc(\(columns)); INSERT INTO doc VALUES ('a', 'apple')")
         try Self.keyed(db)
         try db.execute("\(write) INTO doc VALUES ('A', 'cherry')")
         try Self.integrityCheck(db)
@@ -197,9 +193,7 @@ struct FTS5ReplaceTests {
     /// A rowid-keyed index keeps SQLite's documented triggers (no table beside it): a REPLACE
     /// leaves tokens behind, as the article says, and a rebuild puts the index right.
     @Test func aRowIDIndexIsPutRightByARebuildAfterAReplace() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT)")
-        try db.execute("INSERT INTO doc VALUES (1, 'apple')")
+        let db = try makeConnection(executing: "CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO doc VALUES (1, 'apple')")
         try db.createFTS5Table("doc_fts", columns: ["body"], options: FTS5Options(content: .external(table: "doc", rowID: "id")))
         try db.execute("INSERT OR REPLACE INTO doc VALUES (1, 'cherry')")
         #expect(throws: SQLiteError.self) { try Self.integrityCheck(db) }

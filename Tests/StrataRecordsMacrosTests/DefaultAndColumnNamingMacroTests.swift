@@ -23,104 +23,29 @@ struct DefaultAndColumnNamingMacroTests {
             }
             """
         } expansion: {
-            """
-            struct Post {
-                var id: Int64?
-                var authorId: Int64
-                var URLString: String
-                var text: String
-                var score2: Int
+            expandedRecord(
+                """
+                struct Post {
+                    var id: Int64?
+                    var authorId: Int64
+                    var URLString: String
+                    var text: String
+                    var score2: Int
 
-                static var recordConstraints: [StrataRecords.RecordConstraint] {
-                    [
-                        StrataRecords.RecordConstraint.references("author_id", Author.self),
-                        StrataRecords.RecordConstraint.indexed("url_string")
-                    ]
-                }
-            }
-
-            extension Post: StrataRecords.Record, StrataRecords.QueryableRecord {
-                static let tableName: String = "posts"
-                static let recordColumns: [StrataRecords.RecordColumn] = [
-                    StrataRecords.RecordColumn.describing("id", as: (Int64?).self, isPrimaryKey: true),
-                    StrataRecords.RecordColumn.describing("author_id", as: (Int64).self, isPrimaryKey: false),
-                    StrataRecords.RecordColumn.describing("url_string", as: (String).self, isPrimaryKey: false),
-                    StrataRecords.RecordColumn.describing("body", as: (String).self, isPrimaryKey: false),
-                    StrataRecords.RecordColumn.describing("score2", as: (Int).self, isPrimaryKey: false)
-                ]
-                static let primaryKeyIndex: Int? = 0
-                static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
-                struct Columns: StrataRecords.RecordColumnSet {
-                    var id: StrataRecords.TypedColumn<Int64?>
-                    var authorId: StrataRecords.TypedColumn<Int64>
-                    var URLString: StrataRecords.TypedColumn<String>
-                    var text: StrataRecords.TypedColumn<String>
-                    var score2: StrataRecords.TypedColumn<Int>
-                    init(qualifier: String?) {
-                        self.id = StrataRecords.TypedColumn("id", qualifier: qualifier, record: "Post")
-                        self.authorId = StrataRecords.TypedColumn("author_id", qualifier: qualifier, record: "Post")
-                        self.URLString = StrataRecords.TypedColumn("url_string", qualifier: qualifier, record: "Post")
-                        self.text = StrataRecords.TypedColumn("body", qualifier: qualifier, record: "Post")
-                        self.score2 = StrataRecords.TypedColumn("score2", qualifier: qualifier, record: "Post")
+                    static var recordConstraints: [StrataRecords.RecordConstraint] {
+                        [
+                            StrataRecords.RecordConstraint.references("author_id", Author.self),
+                            StrataRecords.RecordConstraint.indexed("url_string")
+                        ]
                     }
                 }
-                static let columns = Columns(qualifier: tableName)
-                init(row: Strata.Row) throws {
-                    try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
-                }
-                init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: Int64? = try reader.read(indexes[0], "id")
-                    let value1: Int64 = try reader.read(indexes[1], "author_id")
-                    let value2: String = try reader.read(indexes[2], "url_string")
-                    let value3: String = try reader.read(indexes[3], "body")
-                    let value4: Int = try reader.read(indexes[4], "score2")
-                    self = Self(id: value0, authorId: value1, URLString: value2, text: value3, score2: value4)
-                }
-                init(columnOrderedRow row: borrowing Strata.Row) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: Int64? = try reader.read(0, "id")
-                    let value1: Int64 = try reader.read(1, "author_id")
-                    let value2: String = try reader.read(2, "url_string")
-                    let value3: String = try reader.read(3, "body")
-                    let value4: Int = try reader.read(4, "score2")
-                    self = Self(id: value0, authorId: value1, URLString: value2, text: value3, score2: value4)
-                }
-                init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: Int64? = try reader.read(offset, "id")
-                    let value1: Int64 = try reader.read(offset &+ 1, "author_id")
-                    let value2: String = try reader.read(offset &+ 2, "url_string")
-                    let value3: String = try reader.read(offset &+ 3, "body")
-                    let value4: Int = try reader.read(offset &+ 4, "score2")
-                    self = Self(id: value0, authorId: value1, URLString: value2, text: value3, score2: value4)
-                }
-                func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
-                    switch order {
-                    case .all:
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.id), at: 1)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.authorId), at: 2)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.URLString), at: 3)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.text), at: 4)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.score2), at: 5)
-                    case .keyLast:
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.authorId), at: 1)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.URLString), at: 2)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.text), at: 3)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.score2), at: 4)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.id), at: 5)
-                    case .keyOnly:
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.id), at: 1)
-                    }
-                }
-                var hasNilPrimaryKey: Bool {
-                    StrataRecords.RecordValue.isNil(self.id)
-                }
-                mutating func recordDidInsert(rowID: Int64) {
-                    StrataRecords.RecordValue.assignRowID(rowID, to: &self.id)
-                }
-            }
-            """
+                """,
+                recordExtension(
+                    "Post", table: "posts",
+                    columns: [
+                        .key("id", "Int64?"), .column("authorId", "Int64", named: "author_id"), .column("URLString", "String", named: "url_string"),
+                        .column("text", "String", named: "body"), .column("score2", "Int")
+                    ]))
         }
     }
 
@@ -137,114 +62,17 @@ struct DefaultAndColumnNamingMacroTests {
             }
             """
         } expansion: {
-            #"""
-            struct A {
-                var authorId: Int64
-            }
-            struct B {
-                var authorId: Int64
-            }
-
-            extension A: StrataRecords.Record, StrataRecords.QueryableRecord {
-                static let tableName: String = "a"
-                static let recordColumns: [StrataRecords.RecordColumn] = [
-                    StrataRecords.RecordColumn.describing("authorId", as: (Int64).self, isPrimaryKey: false)
-                ]
-                static let primaryKeyIndex: Int? = nil
-                static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
-                struct Columns: StrataRecords.RecordColumnSet {
-                    var authorId: StrataRecords.TypedColumn<Int64>
-                    init(qualifier: String?) {
-                        self.authorId = StrataRecords.TypedColumn("authorId", qualifier: qualifier, record: "A")
-                    }
+            expandedRecord(
+                """
+                struct A {
+                    var authorId: Int64
                 }
-                static let columns = Columns(qualifier: tableName)
-                init(row: Strata.Row) throws {
-                    try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
+                struct B {
+                    var authorId: Int64
                 }
-                init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: Int64 = try reader.read(indexes[0], "authorId")
-                    self = Self(authorId: value0)
-                }
-                init(columnOrderedRow row: borrowing Strata.Row) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: Int64 = try reader.read(0, "authorId")
-                    self = Self(authorId: value0)
-                }
-                init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: Int64 = try reader.read(offset, "authorId")
-                    self = Self(authorId: value0)
-                }
-                func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
-                    switch order {
-                    case .all:
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.authorId), at: 1)
-                    case .keyLast:
-                        throw StrataRecords.RecordError.noPrimaryKey(record: "\(Self.self)")
-                    case .keyOnly:
-                        throw StrataRecords.RecordError.noPrimaryKey(record: "\(Self.self)")
-                    }
-                }
-                var hasNilPrimaryKey: Bool {
-                    false
-                }
-                mutating func recordDidInsert(rowID: Int64) {
-
-                }
-            }
-
-            extension B: StrataRecords.Record, StrataRecords.QueryableRecord {
-                static let tableName: String = "b"
-                static let recordColumns: [StrataRecords.RecordColumn] = [
-                    StrataRecords.RecordColumn.describing("author_id", as: (Int64).self, isPrimaryKey: false)
-                ]
-                static let primaryKeyIndex: Int? = nil
-                static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
-                struct Columns: StrataRecords.RecordColumnSet {
-                    var authorId: StrataRecords.TypedColumn<Int64>
-                    init(qualifier: String?) {
-                        self.authorId = StrataRecords.TypedColumn("author_id", qualifier: qualifier, record: "B")
-                    }
-                }
-                static let columns = Columns(qualifier: tableName)
-                init(row: Strata.Row) throws {
-                    try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
-                }
-                init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: Int64 = try reader.read(indexes[0], "author_id")
-                    self = Self(authorId: value0)
-                }
-                init(columnOrderedRow row: borrowing Strata.Row) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: Int64 = try reader.read(0, "author_id")
-                    self = Self(authorId: value0)
-                }
-                init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: Int64 = try reader.read(offset, "author_id")
-                    self = Self(authorId: value0)
-                }
-                func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
-                    switch order {
-                    case .all:
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.authorId), at: 1)
-                    case .keyLast:
-                        throw StrataRecords.RecordError.noPrimaryKey(record: "\(Self.self)")
-                    case .keyOnly:
-                        throw StrataRecords.RecordError.noPrimaryKey(record: "\(Self.self)")
-                    }
-                }
-                var hasNilPrimaryKey: Bool {
-                    false
-                }
-                mutating func recordDidInsert(rowID: Int64) {
-
-                }
-            }
-            """#
+                """,
+                recordExtension("A", table: "a", columns: [.column("authorId", "Int64")]),
+                recordExtension("B", table: "b", columns: [.column("authorId", "Int64", named: "author_id")]))
         }
     }
 
@@ -263,115 +91,25 @@ struct DefaultAndColumnNamingMacroTests {
             }
             """
         } expansion: {
-            """
-            struct Settings {
-                var id: Int64?
-                var score: Int
-                var note: String
-                var done: Bool
-                var ratio: Double
-                var tag: String?
-                var raw: Swift.String
-            }
-
-            extension Settings: StrataRecords.Record, StrataRecords.QueryableRecord {
-                static let tableName: String = "settings"
-                static let recordColumns: [StrataRecords.RecordColumn] = [
-                    StrataRecords.RecordColumn.describing("id", as: (Int64?).self, isPrimaryKey: true),
-                    StrataRecords.RecordColumn.describing("score", as: (Int).self, isPrimaryKey: false).defaulting(to: 0, as: (Int).self),
-                    StrataRecords.RecordColumn.describing("note_text", as: (String).self, isPrimaryKey: false).defaulting(to: "", as: (String).self),
-                    StrataRecords.RecordColumn.describing("done", as: (Bool).self, isPrimaryKey: false).defaulting(to: false, as: (Bool).self),
-                    StrataRecords.RecordColumn.describing("ratio", as: (Double).self, isPrimaryKey: false).defaulting(to: -2.5, as: (Double).self),
-                    StrataRecords.RecordColumn.describing("tag", as: (String?).self, isPrimaryKey: false).defaulting(to: nil, as: (String?).self),
-                    StrataRecords.RecordColumn.describing("raw", as: (Swift.String).self, isPrimaryKey: false).defaulting(to: #"a "b""#, as: (Swift.String).self)
-                ]
-                static let primaryKeyIndex: Int? = 0
-                static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
-                struct Columns: StrataRecords.RecordColumnSet {
-                    var id: StrataRecords.TypedColumn<Int64?>
-                    var score: StrataRecords.TypedColumn<Int>
-                    var note: StrataRecords.TypedColumn<String>
-                    var done: StrataRecords.TypedColumn<Bool>
-                    var ratio: StrataRecords.TypedColumn<Double>
-                    var tag: StrataRecords.TypedColumn<String?>
-                    var raw: StrataRecords.TypedColumn<Swift.String>
-                    init(qualifier: String?) {
-                        self.id = StrataRecords.TypedColumn("id", qualifier: qualifier, record: "Settings")
-                        self.score = StrataRecords.TypedColumn("score", qualifier: qualifier, record: "Settings")
-                        self.note = StrataRecords.TypedColumn("note_text", qualifier: qualifier, record: "Settings")
-                        self.done = StrataRecords.TypedColumn("done", qualifier: qualifier, record: "Settings")
-                        self.ratio = StrataRecords.TypedColumn("ratio", qualifier: qualifier, record: "Settings")
-                        self.tag = StrataRecords.TypedColumn("tag", qualifier: qualifier, record: "Settings")
-                        self.raw = StrataRecords.TypedColumn("raw", qualifier: qualifier, record: "Settings")
-                    }
+            expandedRecord(
+                """
+                struct Settings {
+                    var id: Int64?
+                    var score: Int
+                    var note: String
+                    var done: Bool
+                    var ratio: Double
+                    var tag: String?
+                    var raw: Swift.String
                 }
-                static let columns = Columns(qualifier: tableName)
-                init(row: Strata.Row) throws {
-                    try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
-                }
-                init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: Int64? = try reader.read(indexes[0], "id")
-                    let value1: Int = try reader.read(indexes[1], "score")
-                    let value2: String = try reader.read(indexes[2], "note_text")
-                    let value3: Bool = try reader.read(indexes[3], "done")
-                    let value4: Double = try reader.read(indexes[4], "ratio")
-                    let value5: String? = try reader.read(indexes[5], "tag")
-                    let value6: Swift.String = try reader.read(indexes[6], "raw")
-                    self = Self(id: value0, score: value1, note: value2, done: value3, ratio: value4, tag: value5, raw: value6)
-                }
-                init(columnOrderedRow row: borrowing Strata.Row) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: Int64? = try reader.read(0, "id")
-                    let value1: Int = try reader.read(1, "score")
-                    let value2: String = try reader.read(2, "note_text")
-                    let value3: Bool = try reader.read(3, "done")
-                    let value4: Double = try reader.read(4, "ratio")
-                    let value5: String? = try reader.read(5, "tag")
-                    let value6: Swift.String = try reader.read(6, "raw")
-                    self = Self(id: value0, score: value1, note: value2, done: value3, ratio: value4, tag: value5, raw: value6)
-                }
-                init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: Int64? = try reader.read(offset, "id")
-                    let value1: Int = try reader.read(offset &+ 1, "score")
-                    let value2: String = try reader.read(offset &+ 2, "note_text")
-                    let value3: Bool = try reader.read(offset &+ 3, "done")
-                    let value4: Double = try reader.read(offset &+ 4, "ratio")
-                    let value5: String? = try reader.read(offset &+ 5, "tag")
-                    let value6: Swift.String = try reader.read(offset &+ 6, "raw")
-                    self = Self(id: value0, score: value1, note: value2, done: value3, ratio: value4, tag: value5, raw: value6)
-                }
-                func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
-                    switch order {
-                    case .all:
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.id), at: 1)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.score), at: 2)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.note), at: 3)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.done), at: 4)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.ratio), at: 5)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.tag), at: 6)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.raw), at: 7)
-                    case .keyLast:
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.score), at: 1)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.note), at: 2)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.done), at: 3)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.ratio), at: 4)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.tag), at: 5)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.raw), at: 6)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.id), at: 7)
-                    case .keyOnly:
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.id), at: 1)
-                    }
-                }
-                var hasNilPrimaryKey: Bool {
-                    StrataRecords.RecordValue.isNil(self.id)
-                }
-                mutating func recordDidInsert(rowID: Int64) {
-                    StrataRecords.RecordValue.assignRowID(rowID, to: &self.id)
-                }
-            }
-            """
+                """,
+                recordExtension(
+                    "Settings", table: "settings",
+                    columns: [
+                        .key("id", "Int64?"), .column("score", "Int", defaulting: "0"), .column("note", "String", named: "note_text", defaulting: #""""#),
+                        .column("done", "Bool", defaulting: "false"), .column("ratio", "Double", defaulting: "-2.5"),
+                        .column("tag", "String?", defaulting: "nil"), .column("raw", "Swift.String", defaulting: ##"#"a "b""#"##)
+                    ]))
         }
     }
 

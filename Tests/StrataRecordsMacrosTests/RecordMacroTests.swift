@@ -23,91 +23,21 @@ struct RecordMacroTests {
             }
             """
         } expansion: {
-            """
-            struct Player {
-                var id: Int64?
-                var name: String
-                var score: Int
-                var label: String { name }
-                static let maximum = 10
-                let kind: String = "player"
-                var level: Int = 1 { didSet { print(level) } }
-            }
-
-            extension Player: StrataRecords.Record, StrataRecords.QueryableRecord {
-                static let tableName: String = "player"
-                static let recordColumns: [StrataRecords.RecordColumn] = [
-                    StrataRecords.RecordColumn.describing("id", as: (Int64?).self, isPrimaryKey: true),
-                    StrataRecords.RecordColumn.describing("name", as: (String).self, isPrimaryKey: false),
-                    StrataRecords.RecordColumn.describing("score_total", as: (Int).self, isPrimaryKey: false),
-                    StrataRecords.RecordColumn.describing("level", as: (Int).self, isPrimaryKey: false)
-                ]
-                static let primaryKeyIndex: Int? = 0
-                static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
-                struct Columns: StrataRecords.RecordColumnSet {
-                    var id: StrataRecords.TypedColumn<Int64?>
-                    var name: StrataRecords.TypedColumn<String>
-                    var score: StrataRecords.TypedColumn<Int>
-                    var level: StrataRecords.TypedColumn<Int>
-                    init(qualifier: String?) {
-                        self.id = StrataRecords.TypedColumn("id", qualifier: qualifier, record: "Player")
-                        self.name = StrataRecords.TypedColumn("name", qualifier: qualifier, record: "Player")
-                        self.score = StrataRecords.TypedColumn("score_total", qualifier: qualifier, record: "Player")
-                        self.level = StrataRecords.TypedColumn("level", qualifier: qualifier, record: "Player")
-                    }
+            expandedRecord(
+                """
+                struct Player {
+                    var id: Int64?
+                    var name: String
+                    var score: Int
+                    var label: String { name }
+                    static let maximum = 10
+                    let kind: String = "player"
+                    var level: Int = 1 { didSet { print(level) } }
                 }
-                static let columns = Columns(qualifier: tableName)
-                init(row: Strata.Row) throws {
-                    try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
-                }
-                init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: Int64? = try reader.read(indexes[0], "id")
-                    let value1: String = try reader.read(indexes[1], "name")
-                    let value2: Int = try reader.read(indexes[2], "score_total")
-                    let value3: Int = try reader.read(indexes[3], "level")
-                    self = Self(id: value0, name: value1, score: value2, level: value3)
-                }
-                init(columnOrderedRow row: borrowing Strata.Row) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: Int64? = try reader.read(0, "id")
-                    let value1: String = try reader.read(1, "name")
-                    let value2: Int = try reader.read(2, "score_total")
-                    let value3: Int = try reader.read(3, "level")
-                    self = Self(id: value0, name: value1, score: value2, level: value3)
-                }
-                init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: Int64? = try reader.read(offset, "id")
-                    let value1: String = try reader.read(offset &+ 1, "name")
-                    let value2: Int = try reader.read(offset &+ 2, "score_total")
-                    let value3: Int = try reader.read(offset &+ 3, "level")
-                    self = Self(id: value0, name: value1, score: value2, level: value3)
-                }
-                func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
-                    switch order {
-                    case .all:
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.id), at: 1)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.name), at: 2)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.score), at: 3)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.level), at: 4)
-                    case .keyLast:
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.name), at: 1)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.score), at: 2)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.level), at: 3)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.id), at: 4)
-                    case .keyOnly:
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.id), at: 1)
-                    }
-                }
-                var hasNilPrimaryKey: Bool {
-                    StrataRecords.RecordValue.isNil(self.id)
-                }
-                mutating func recordDidInsert(rowID: Int64) {
-                    StrataRecords.RecordValue.assignRowID(rowID, to: &self.id)
-                }
-            }
-            """
+                """,
+                recordExtension(
+                    "Player", table: "player",
+                    columns: [.key("id", "Int64?"), .column("name", "String"), .column("score", "Int", named: "score_total"), .column("level", "Int")]))
         }
     }
 
@@ -120,61 +50,13 @@ struct RecordMacroTests {
             }
             """
         } expansion: {
-            #"""
-            public struct Person {
-                public var name: String
-            }
-
-            extension Person: StrataRecords.Record, StrataRecords.QueryableRecord {
-                public static let tableName: String = "people"
-                public static let recordColumns: [StrataRecords.RecordColumn] = [
-                    StrataRecords.RecordColumn.describing("name", as: (String).self, isPrimaryKey: false)
-                ]
-                public static let primaryKeyIndex: Int? = nil
-                public static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
-                public struct Columns: StrataRecords.RecordColumnSet {
-                    public var name: StrataRecords.TypedColumn<String>
-                    public init(qualifier: String?) {
-                        self.name = StrataRecords.TypedColumn("name", qualifier: qualifier, record: "Person")
-                    }
+            expandedRecord(
+                """
+                public struct Person {
+                    public var name: String
                 }
-                public static let columns = Columns(qualifier: tableName)
-                public init(row: Strata.Row) throws {
-                    try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
-                }
-                public init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: String = try reader.read(indexes[0], "name")
-                    self = Self(name: value0)
-                }
-                public init(columnOrderedRow row: borrowing Strata.Row) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: String = try reader.read(0, "name")
-                    self = Self(name: value0)
-                }
-                public init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: String = try reader.read(offset, "name")
-                    self = Self(name: value0)
-                }
-                public func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
-                    switch order {
-                    case .all:
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.name), at: 1)
-                    case .keyLast:
-                        throw StrataRecords.RecordError.noPrimaryKey(record: "\(Self.self)")
-                    case .keyOnly:
-                        throw StrataRecords.RecordError.noPrimaryKey(record: "\(Self.self)")
-                    }
-                }
-                public var hasNilPrimaryKey: Bool {
-                    false
-                }
-                public mutating func recordDidInsert(rowID: Int64) {
-
-                }
-            }
-            """#
+                """,
+                recordExtension("Person", table: "people", access: "public ", columns: [.column("name", "String")]))
         }
     }
 
@@ -189,79 +71,17 @@ struct RecordMacroTests {
             }
             """
         } expansion: {
-            #"""
-            struct Match {
-                var code: String
-                var position: Position?
-                var greeting: Swift.String
-            }
-
-            extension Match: StrataRecords.Record, StrataRecords.QueryableRecord {
-                static let tableName: String = "match"
-                static let recordColumns: [StrataRecords.RecordColumn] = [
-                    StrataRecords.RecordColumn.describing("code", as: (String).self, isPrimaryKey: true),
-                    StrataRecords.RecordColumn.describing("position", as: (Position?).self, isPrimaryKey: false),
-                    StrataRecords.RecordColumn.describing("say \"hi\"", as: (Swift.String).self, isPrimaryKey: false)
-                ]
-                static let primaryKeyIndex: Int? = 0
-                static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
-                struct Columns: StrataRecords.RecordColumnSet {
-                    var code: StrataRecords.TypedColumn<String>
-                    var position: StrataRecords.TypedColumn<Position?>
-                    var greeting: StrataRecords.TypedColumn<Swift.String>
-                    init(qualifier: String?) {
-                        self.code = StrataRecords.TypedColumn("code", qualifier: qualifier, record: "Match")
-                        self.position = StrataRecords.TypedColumn("position", qualifier: qualifier, record: "Match")
-                        self.greeting = StrataRecords.TypedColumn("say \"hi\"", qualifier: qualifier, record: "Match")
-                    }
+            expandedRecord(
+                """
+                struct Match {
+                    var code: String
+                    var position: Position?
+                    var greeting: Swift.String
                 }
-                static let columns = Columns(qualifier: tableName)
-                init(row: Strata.Row) throws {
-                    try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
-                }
-                init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: String = try reader.read(indexes[0], "code")
-                    let value1: Position? = try reader.read(indexes[1], "position")
-                    let value2: Swift.String = try reader.read(indexes[2], "say \"hi\"")
-                    self = Self(code: value0, position: value1, greeting: value2)
-                }
-                init(columnOrderedRow row: borrowing Strata.Row) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: String = try reader.read(0, "code")
-                    let value1: Position? = try reader.read(1, "position")
-                    let value2: Swift.String = try reader.read(2, "say \"hi\"")
-                    self = Self(code: value0, position: value1, greeting: value2)
-                }
-                init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: String = try reader.read(offset, "code")
-                    let value1: Position? = try reader.read(offset &+ 1, "position")
-                    let value2: Swift.String = try reader.read(offset &+ 2, "say \"hi\"")
-                    self = Self(code: value0, position: value1, greeting: value2)
-                }
-                func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
-                    switch order {
-                    case .all:
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.code), at: 1)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.position), at: 2)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.greeting), at: 3)
-                    case .keyLast:
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.position), at: 1)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.greeting), at: 2)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.code), at: 3)
-                    case .keyOnly:
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.code), at: 1)
-                    }
-                }
-                var hasNilPrimaryKey: Bool {
-                    StrataRecords.RecordValue.isNil(self.code)
-                }
-                mutating func recordDidInsert(rowID: Int64) {
-                    StrataRecords.RecordValue.assignRowID(rowID, to: &self.code)
-                }
-            }
-            """#
+                """,
+                recordExtension(
+                    "Match", table: "match",
+                    columns: [.key("code", "String"), .column("position", "Position?"), .column("greeting", "Swift.String", named: #"say \"hi\""#)]))
         }
     }
 
@@ -276,79 +96,15 @@ struct RecordMacroTests {
             }
             """
         } expansion: {
-            """
-            struct Article {
-                var id: Int64?
-                @JSON var tags: [String]
-                @JSON var meta: [String: Int]?
-            }
-
-            extension Article: StrataRecords.Record, StrataRecords.QueryableRecord {
-                static let tableName: String = "article"
-                static let recordColumns: [StrataRecords.RecordColumn] = [
-                    StrataRecords.RecordColumn.describing("id", as: (Int64?).self, isPrimaryKey: true),
-                    StrataRecords.RecordColumn.describingJSON("tags", as: ([String]).self, isPrimaryKey: false),
-                    StrataRecords.RecordColumn.describingJSON("meta", as: ([String: Int]?).self, isPrimaryKey: false)
-                ]
-                static let primaryKeyIndex: Int? = 0
-                static let recordStatements = StrataRecords.RecordStatements(table: tableName, columns: recordColumns, primaryKeyIndex: primaryKeyIndex)
-                struct Columns: StrataRecords.RecordColumnSet {
-                    var id: StrataRecords.TypedColumn<Int64?>
-                    var tags: StrataRecords.TypedColumn<[String]>
-                    var meta: StrataRecords.TypedColumn<[String: Int]?>
-                    init(qualifier: String?) {
-                        self.id = StrataRecords.TypedColumn("id", qualifier: qualifier, record: "Article")
-                        self.tags = StrataRecords.TypedColumn(json: "tags", qualifier: qualifier, record: "Article")
-                        self.meta = StrataRecords.TypedColumn(json: "meta", qualifier: qualifier, record: "Article")
-                    }
+            expandedRecord(
+                """
+                struct Article {
+                    var id: Int64?
+                    @JSON var tags: [String]
+                    @JSON var meta: [String: Int]?
                 }
-                static let columns = Columns(qualifier: tableName)
-                init(row: Strata.Row) throws {
-                    try self.init(row: row, columnIndexes: row.recordColumnIndexes(for: Self.self))
-                }
-                init(row: Strata.Row, columnIndexes indexes: [Int32]) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: Int64? = try reader.read(indexes[0], "id")
-                    let value1: [String] = try reader.readJSON(indexes[1], "tags")
-                    let value2: [String: Int]? = try reader.readJSON(indexes[2], "meta")
-                    self = Self(id: value0, tags: value1, meta: value2)
-                }
-                init(columnOrderedRow row: borrowing Strata.Row) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: Int64? = try reader.read(0, "id")
-                    let value1: [String] = try reader.readJSON(1, "tags")
-                    let value2: [String: Int]? = try reader.readJSON(2, "meta")
-                    self = Self(id: value0, tags: value1, meta: value2)
-                }
-                init(columnOrderedRow row: borrowing Strata.Row, startingAt offset: Int32) throws {
-                    let reader = StrataRecords.RecordRowReader(row, for: Self.self)
-                    let value0: Int64? = try reader.read(offset, "id")
-                    let value1: [String] = try reader.readJSON(offset &+ 1, "tags")
-                    let value2: [String: Int]? = try reader.readJSON(offset &+ 2, "meta")
-                    self = Self(id: value0, tags: value1, meta: value2)
-                }
-                func bindRecordColumns(to binder: inout StrataRecords.RecordBinder, order: StrataRecords.RecordBindOrder) throws {
-                    switch order {
-                    case .all:
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.id), at: 1)
-                        try binder.bind(StrataRecords.RecordValue.json(self.tags), at: 2)
-                        try binder.bind(StrataRecords.RecordValue.json(self.meta), at: 3)
-                    case .keyLast:
-                        try binder.bind(StrataRecords.RecordValue.json(self.tags), at: 1)
-                        try binder.bind(StrataRecords.RecordValue.json(self.meta), at: 2)
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.id), at: 3)
-                    case .keyOnly:
-                        try binder.bind(StrataRecords.RecordValue.bindable(self.id), at: 1)
-                    }
-                }
-                var hasNilPrimaryKey: Bool {
-                    StrataRecords.RecordValue.isNil(self.id)
-                }
-                mutating func recordDidInsert(rowID: Int64) {
-                    StrataRecords.RecordValue.assignRowID(rowID, to: &self.id)
-                }
-            }
-            """
+                """,
+                recordExtension("Article", table: "article", columns: [.key("id", "Int64?"), .json("tags", "[String]"), .json("meta", "[String: Int]?")]))
         }
     }
 

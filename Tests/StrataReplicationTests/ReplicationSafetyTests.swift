@@ -10,9 +10,8 @@ import SQLite3
 
 @Suite struct ReplicationSafetyTests {
     @Test func oneCallConfiguresWALTimeoutsAndImmediateWrites() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("replicated.sqlite")
-        let database = try replicatedDatabase(path, .litestream)
+        let replicated = try TemporaryDatabase(named: "replicated.sqlite") { try replicatedDatabase($0, .litestream) }
+        let database = replicated.database
         try database.executeWrite { db in
             #expect(try db.query("PRAGMA journal_mode") as String? == "wal")
             #expect(try db.query("PRAGMA busy_timeout") as Int? == 5_000)
@@ -25,7 +24,7 @@ import SQLite3
 
         // A DEFERRED transaction on the writer takes the write lock at BEGIN: another writer that
         // does not wait is refused before this one has written anything.
-        let other = try Connection(storageLocation: .onDisk(path))
+        let other = try Connection(storageLocation: .onDisk(replicated.path))
         try database.executeWrite { db in
             try db.transaction(transactionType: .deferred) {
                 let error = sqliteError { try other.execute("BEGIN IMMEDIATE") }

@@ -89,17 +89,14 @@ import StrataSyncPostgres
     @Test(arguments: Store.allCases)
     func aListClaimInAParameterQueryGivesTheGroupsItNamesOnEveryStore(store: Store) async throws {
         let folder = try SyncFolder()
-        guard let (hub, keep) = try Self.hub(store, folder) else { return }
+        let rules = SyncRules(
+            buckets: [
+                SyncBucket(
+                    name: "groups", parameters: "SELECT id AS g FROM grp WHERE id IN auth.groups", data: ["doc": "grp = bucket.g", "grp": "id = bucket.g"])
+            ],
+            writes: ["doc": "grp IN auth.groups"])
+        guard let (hub, keep, admin) = try await Self.seededHub(store, folder, rules: rules) else { return }
         defer { withExtendedLifetime(keep) {} }
-        try hub.setRules(
-            SyncRules(
-                buckets: [
-                    SyncBucket(
-                        name: "groups", parameters: "SELECT id AS g FROM grp WHERE id IN auth.groups", data: ["doc": "grp = bucket.g", "grp": "id = bucket.g"])
-                ],
-                writes: ["doc": "grp IN auth.groups"]),
-            forSpace: "s")
-        let admin = try await Self.seed(hub, folder)
         let bob = try Self.replica(folder, hub, "bob", SyncIdentity(user: "bob", listClaims: ["groups": ["g1", "g'4"]]))
         try await bob.sync()
         #expect(try await Self.ids(bob) == ["a", "d"])
@@ -130,15 +127,12 @@ import StrataSyncPostgres
     @Test(arguments: Store.allCases)
     func aListClaimInADataRuleIsRecheckedWhenItChanges(store: Store) async throws {
         let folder = try SyncFolder()
-        guard let (hub, keep) = try Self.hub(store, folder) else { return }
+        let rules = SyncRules(buckets: [
+            SyncBucket(name: "listed", data: ["doc": "grp IN auth.groups"]),
+            SyncBucket(name: "unblocked", data: ["grp": "id NOT IN auth.blocked"])
+        ])
+        guard let (hub, keep, admin) = try await Self.seededHub(store, folder, rules: rules) else { return }
         defer { withExtendedLifetime(keep) {} }
-        try hub.setRules(
-            SyncRules(buckets: [
-                SyncBucket(name: "listed", data: ["doc": "grp IN auth.groups"]),
-                SyncBucket(name: "unblocked", data: ["grp": "id NOT IN auth.blocked"])
-            ]),
-            forSpace: "s")
-        let admin = try await Self.seed(hub, folder)
         let eve = try Self.replica(folder, hub, "eve", SyncIdentity(user: "eve", listClaims: ["groups": ["g2", "g3"], "blocked": ["g1"]]))
         try await eve.sync()
         #expect(try await Self.ids(eve) == ["b", "c"])

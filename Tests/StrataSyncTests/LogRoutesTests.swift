@@ -56,8 +56,11 @@ import Testing
     }
 
     /// A hub on `store` with the space `s` of these tables (nil: PostgreSQL without a server).
-    static func hub(_ store: Store, _ folder: SyncFolder) throws -> (SyncHub, Any?)? {
-        try ListClaimTests.hub(store, folder, schema: schema)
+    /// `ListClaimTests.hub(_:_:schema:)` on this suite's schema, with `rules` on its space `s`.
+    static func hub(_ store: Store, _ folder: SyncFolder, rules: SyncRules) throws -> (SyncHub, Any?)? {
+        guard let (hub, keep) = try ListClaimTests.hub(store, folder, schema: schema) else { return nil }
+        try hub.setRules(rules, forSpace: "s")
+        return (hub, keep)
     }
 
     static func rows(_ database: Database) async throws -> [String] {
@@ -76,10 +79,9 @@ import Testing
     func routedPullsLeaveEachReplicaWhatTheWholeLogDoes(store: Store) async throws {
         try await PropertyCheck.runAsync("log routes (\(store))", cases: store == .sqlite ? 8 : 3) { random in
             let folder = try SyncFolder()
-            guard let (hub, keep) = try Self.hub(store, folder) else { return }
-            defer { withExtendedLifetime(keep) {} }
             let rules = Self.rules(&random)
-            try hub.setRules(rules, forSpace: "s")
+            guard let (hub, keep) = try Self.hub(store, folder, rules: rules) else { return }
+            defer { withExtendedLifetime(keep) {} }
             func replica(_ name: String, user: String?) throws -> SyncReplica {
                 try Connection(storageLocation: .onDisk(folder.path(name + ".sqlite"))).execute(Self.schema)
                 let database = try Database(path: folder.path(name + ".sqlite"))
@@ -237,14 +239,13 @@ import Testing
     @Test(arguments: Store.allCases)
     func aRowThatLeftAndChangedAgainIsRemoved(store: Store) async throws {
         let folder = try SyncFolder()
-        guard let (hub, keep) = try Self.hub(store, folder) else { return }
+        let rules = SyncRules(buckets: [
+            SyncBucket(
+                name: "texts", parameters: "SELECT gt AS g FROM grant_ WHERE user = auth.user",
+                data: ["note": "g = bucket.g AND owner = auth.user"])
+        ])
+        guard let (hub, keep) = try Self.hub(store, folder, rules: rules) else { return }
         defer { withExtendedLifetime(keep) {} }
-        try hub.setRules(
-            SyncRules(buckets: [
-                SyncBucket(
-                    name: "texts", parameters: "SELECT gt AS g FROM grant_ WHERE user = auth.user",
-                    data: ["note": "g = bucket.g AND owner = auth.user"])
-            ]), forSpace: "s")
         func replica(_ name: String, user: String?) throws -> SyncReplica {
             try Connection(storageLocation: .onDisk(folder.path(name + ".sqlite"))).execute(Self.schema)
             let transport = user.map { InProcessSyncTransport(hub: hub, identity: SyncIdentity(user: $0)) } ?? InProcessSyncTransport(hub: hub)
@@ -257,14 +258,12 @@ import Testing
             try db.run("INSERT INTO grant_ VALUES ('a', 'alice', NULL, '5')")
             try db.run("INSERT INTO note VALUES ('n1', '5', 'alice', 'x')")
         }
-        try await admin.sync()
-        try await alice.sync()
+        try await syncInTurn(admin, alice)
         #expect(try await alice.database.read { try $0.query("SELECT count(*) FROM note") as Int? } == 1)
         try await admin.write { try $0.run("UPDATE note SET g = '9' WHERE id = 'n1'") }
         try await admin.sync()
         try await admin.write { try $0.run("UPDATE note SET owner = 'bob' WHERE id = 'n1'") }
-        try await admin.sync()
-        try await alice.sync()
+        try await syncInTurn(admin, alice)
         #expect(try await alice.database.read { try $0.query("SELECT count(*) FROM note") as Int? } == 0)
     }
 

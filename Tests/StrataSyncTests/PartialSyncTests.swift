@@ -149,6 +149,12 @@ import Testing
         let folder = try SyncFolder()
         let (hub, admin, alice) = try await Self.seededSpace(folder, signingIn: "alice")
         let bob = try Self.replica(folder, hub, user: "bob")
+        /// `replica` brought up to date, then `sql` written on it and synced.
+        func syncedChange(_ replica: SyncReplica, _ sql: String) async throws {
+            try await replica.sync()
+            try await replica.write { try $0.execute(sql) }
+            try await replica.sync()
+        }
         try await bob.sync()
         // Bob owns L2: he adds 100 todos, then alice as a member.
         try await bob.write { db in
@@ -161,21 +167,16 @@ import Testing
         try await Self.checkView(alice, hub, user: "alice", "after the grant")
         #expect(try await alice.database.read { try $0.query("SELECT count(*) FROM todo WHERE list = 'L2'") as Int? } == 101)
         // A todo moved into a list alice cannot see leaves her replica.
-        try await admin.sync()
-        try await admin.write { try $0.execute("UPDATE todo SET list = 'L3' WHERE id = 'b7'") }
-        try await admin.sync()
+        try await syncedChange(admin, "UPDATE todo SET list = 'L3' WHERE id = 'b7'")
         try await alice.sync()
         try await Self.checkView(alice, hub, user: "alice", "after the move out")
         // The owner changes: alice now owns L3, so its rows arrive.
         try await admin.write { try $0.execute("UPDATE list SET owner = 'alice' WHERE id = 'L3'") }
-        try await admin.sync()
-        try await alice.sync()
+        try await syncInTurn(admin, alice)
         try await Self.checkView(alice, hub, user: "alice", "after the owner change \(try await alice.database.read { try Self.rows($0, "todo") })")
         #expect(try await alice.database.read { try $0.query("SELECT count(*) FROM todo WHERE list = 'L3'") as Int? } == 2)
         // Bob revokes her membership: every row of L2 leaves her replica in one pull.
-        try await bob.sync()
-        try await bob.write { try $0.execute("DELETE FROM member WHERE id = 'm2'") }
-        try await bob.sync()
+        try await syncedChange(bob, "DELETE FROM member WHERE id = 'm2'")
         try await alice.pull()
         try await Self.checkView(alice, hub, user: "alice", "after the revocation")
         #expect(try await alice.database.read { try $0.query("SELECT count(*) FROM todo WHERE list = 'L2'") as Int? } == 0)
@@ -325,13 +326,9 @@ import Testing
         let bob = try signIn("bob")
         // His own write, made before alice's is settled, is his.
         try await bob.write { try $0.execute("INSERT INTO todo VALUES ('b0', 'L2', 'his first')") }
-        do {
-            try await bob.sync()
-            Issue.record("bob pushed alice's pending write")
-        } catch SyncError.entryRefused(let refusal) {
-            #expect(refusal.reason == .userChanged)
-            #expect(refusal.message.contains("alice") && refusal.message.contains("bob"), "\(refusal.message)")
-        }
+        let refusal = try #require(await refusalOfSync(bob), "bob pushed alice's pending write")
+        #expect(refusal.reason == .userChanged)
+        #expect(refusal.message.contains("alice") && refusal.message.contains("bob"), "\(refusal.message)")
         #expect(try hub.withSpace("team") { try $0.query("SELECT group_concat(id) FROM todo WHERE id IN ('a1', 'b0')") as String? } == "b0")
         #expect(try await bob.pendingChanges.map { $0.refusal?.reason } == [.userChanged])
         // Alice signs in again: her write goes, as hers.

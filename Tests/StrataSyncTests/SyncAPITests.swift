@@ -49,8 +49,7 @@ final class SyncFolder: Sendable {
         try await laptop.sync()
         #expect(try await laptop.database.read { try $0.query("SELECT title FROM todo WHERE id = ?", id) as String? } == "milk")
         try await laptop.write { db in try db.run("UPDATE todo SET done = 1 WHERE id = ?", id) }
-        try await laptop.sync()
-        try await phone.sync()
+        try await syncInTurn(laptop, phone)
         #expect(try await phone.database.read { try $0.query("SELECT done FROM todo WHERE id = ?", id) as Int? } == 1)
         #expect(try hub.version(ofSpace: "team") == 2)
     }

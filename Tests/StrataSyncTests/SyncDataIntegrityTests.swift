@@ -20,6 +20,18 @@ import Testing
         return hub
     }
 
+    /// A hub on `schema` (``hub(_:schema:limits:)``) and two replicas of it, `first` and
+    /// `second`, each on its own file and talking to it in process.
+    static func hub(
+        _ folder: SyncFolder, schema: String = schema, replicas first: String, _ second: String
+    ) throws -> (SyncHub, SyncReplica, SyncReplica) {
+        let hub = try Self.hub(folder, schema: schema)
+        return (
+            hub, try replica(folder, first, schema: schema, transport: InProcessSyncTransport(hub: hub)),
+            try replica(folder, second, schema: schema, transport: InProcessSyncTransport(hub: hub))
+        )
+    }
+
     static func replica(
         _ folder: SyncFolder, _ name: String, file: String? = nil, schema: String = schema, tables: [String] = ["t"],
         transport: any SyncTransport, settings: SyncReplicaSettings = SyncReplicaSettings()
@@ -56,9 +68,7 @@ import Testing
 
     @Test func twoEntriesPushedAfterAnotherReplicas499KeepBoth() async throws {
         let folder = try SyncFolder()
-        let hub = try Self.hub(folder)
-        let other = try Self.replica(folder, "other", transport: InProcessSyncTransport(hub: hub))
-        let phone = try Self.replica(folder, "phone", transport: InProcessSyncTransport(hub: hub))
+        let (hub, other, phone) = try Self.hub(folder, replicas: "other", "phone")
         for n in 0..<499 { try await other.write { try $0.run("INSERT INTO t VALUES (?, ?)", "o\(n)", n) } }
         try await other.push()
         try await phone.write { try $0.run("INSERT INTO t VALUES ('p1', 1)") }
@@ -93,8 +103,7 @@ import Testing
         try await phone.write { try $0.run("INSERT INTO t VALUES ('mine', 1)") }
         await #expect(throws: LostAnswerTransport.Lost.self) { try await phone.push() }
         for n in 0..<600 { try await other.write { try $0.run("INSERT INTO t VALUES (?, ?)", "o\(n)", n) } }
-        try await other.sync()
-        try await phone.sync()
+        try await syncInTurn(other, phone)
         let rows = try await Self.rows(phone)
         #expect(rows.contains("mine=1"))
         #expect(rows.count == 601)
@@ -133,8 +142,7 @@ import Testing
         // The first's late answer arrives after the entry was settled.
         gated.open.withLock { $0 = true }
         try await late.value
-        try await first.sync()
-        try await second.sync()
+        try await syncInTurn(first, second)
         #expect(try await Self.rows(first) == ["a=1", "b=2"])
         #expect(try Self.hubRows(hub) == ["a=1", "b=2"])
         #expect(try await first.pendingChangeCount == 0)
@@ -221,8 +229,7 @@ import Testing
                     entries: Array(
                         repeating: SyncOutboxEntry(sequence: 1, changeset: Data()), count: 8)))
         }
-        try await phone.sync()
-        try await laptop.sync()
+        try await syncInTurn(phone, laptop)
         #expect(try await Self.rows(laptop).count == 110)
         #expect(try await Self.rows(phone) == (try Self.hubRows(hub)))
     }
@@ -236,12 +243,8 @@ import Testing
         try await phone.write { try $0.run("INSERT INTO t VALUES ('small1', 1)") }
         try await phone.write { try $0.run("INSERT INTO t VALUES ('big', ?)", Data(repeating: 7, count: 10_000)) }
         try await phone.write { try $0.run("INSERT INTO t VALUES ('small2', 2)") }
-        do {
-            try await phone.sync()
-            Issue.record("the large write was not reported")
-        } catch SyncError.entryRefused(let refusal) {
-            #expect(refusal.reason == .tooLarge && refusal.sequence == 2)
-        }
+        let refusal = try #require(await refusalOfSync(phone), "the large write was not reported")
+        #expect(refusal.reason == .tooLarge && refusal.sequence == 2)
         #expect(try Self.hubRows(hub) == ["small1=1", "small2=2"])
         let pending = try await phone.pendingChanges
         #expect(pending.count == 1 && pending.first?.refusal?.reason == .tooLarge && pending.first?.tables == ["t"])
@@ -274,13 +277,10 @@ import Testing
         let laptop = try Self.replica(folder, "laptop", schema: Self.triggerSchema, tables: tables, transport: InProcessSyncTransport(hub: hub))
         try await phone.write { try $0.execute("INSERT INTO t VALUES ('a', 'apple pie')") }
         try await laptop.write { try $0.execute("INSERT INTO t VALUES ('b', 'banana bread')") }
-        try await phone.sync()
-        try await laptop.sync()
-        try await phone.sync()
+        try await syncInTurn(phone, laptop, phone)
         try await laptop.write { try $0.execute("DELETE FROM t WHERE id = 'a'") }
         try await laptop.write { try $0.execute("INSERT INTO t VALUES ('c', 'cherry apple')") }
-        try await laptop.sync()
-        try await phone.sync()
+        try await syncInTurn(laptop, phone)
         let count: @Sendable (Connection) throws -> Int? = { try $0.query("SELECT n FROM tag WHERE id = 'count'") }
         let atHub = try hub.withSpace("s") { try count($0) }
         #expect(try await phone.database.read(count) == atHub)
@@ -338,19 +338,13 @@ import Testing
     @Test func aUniqueClashIsAnEntryTheAppDropsAloneWhileEverythingElseSyncs() async throws {
         let folder = try SyncFolder()
         let schema = "CREATE TABLE t(id TEXT PRIMARY KEY, v UNIQUE)"
-        let hub = try Self.hub(folder, schema: schema)
-        let phone = try Self.replica(folder, "phone", schema: schema, transport: InProcessSyncTransport(hub: hub))
-        let laptop = try Self.replica(folder, "laptop", schema: schema, transport: InProcessSyncTransport(hub: hub))
+        let (hub, phone, laptop) = try Self.hub(folder, schema: schema, replicas: "phone", "laptop")
         try await phone.write { try $0.run("INSERT INTO t VALUES ('a', 'x@example.com')") }
         try await laptop.write { try $0.run("INSERT INTO t VALUES ('b', 'x@example.com')") }
         try await laptop.write { try $0.run("INSERT INTO t VALUES ('c', 'unrelated')") }
         try await phone.sync()
-        do {
-            try await laptop.sync()
-            Issue.record("the clash was not reported")
-        } catch SyncError.entryRefused(let refusal) {
-            #expect(refusal.reason == .constraint && refusal.table == "t" && refusal.key == [.text("b")])
-        }
+        let refusal = try #require(await refusalOfSync(laptop), "the clash was not reported")
+        #expect(refusal.reason == .constraint && refusal.table == "t" && refusal.key == [.text("b")])
         #expect(try Self.hubRows(hub) == ["a='x@example.com'", "c='unrelated'"])
         // The pull went on around the refused write.
         #expect(try await Self.rows(laptop) == ["a='x@example.com'", "c='unrelated'"])
@@ -367,9 +361,7 @@ import Testing
     @Test func aWriteOnTopOfARefusedOneWaitsWithItAndArrives() async throws {
         let folder = try SyncFolder()
         let schema = "CREATE TABLE t(id TEXT PRIMARY KEY, v UNIQUE, n)"
-        let hub = try Self.hub(folder, schema: schema)
-        let other = try Self.replica(folder, "other", schema: schema, transport: InProcessSyncTransport(hub: hub))
-        let phone = try Self.replica(folder, "phone", schema: schema, transport: InProcessSyncTransport(hub: hub))
+        let (hub, other, phone) = try Self.hub(folder, schema: schema, replicas: "other", "phone")
         try await other.write { try $0.run("INSERT INTO t VALUES ('o', 'u', 0)") }
         try await other.sync()
         try await phone.write { try $0.run("INSERT INTO t VALUES ('p', 'u', 1)") }
@@ -474,8 +466,7 @@ import Testing
             #expect(try await laptop.lastPulledVersion == (try hub.version(ofSpace: "s")))
             #expect(try await Self.rows(laptop) == ["k='phone'"])
         }
-        try await laptop.sync()
-        try await phone.sync()
+        try await syncInTurn(laptop, phone)
         #expect(try await Self.rows(laptop) == (try Self.hubRows(hub)))
         #expect(try await Self.rows(phone) == (try Self.hubRows(hub)))
     }
@@ -490,15 +481,11 @@ import Testing
     func aKeyRenamedUnderItsCollationSyncsAsADeleteAndAnInsert(write: String) async throws {
         let schema = "CREATE TABLE t(id TEXT COLLATE NOCASE PRIMARY KEY, v)"
         let folder = try SyncFolder()
-        let hub = try Self.hub(folder, schema: schema)
-        let phone = try Self.replica(folder, "phone", schema: schema, transport: InProcessSyncTransport(hub: hub))
-        let laptop = try Self.replica(folder, "laptop", schema: schema, transport: InProcessSyncTransport(hub: hub))
+        let (hub, phone, laptop) = try Self.hub(folder, schema: schema, replicas: "phone", "laptop")
         try await phone.write { try $0.execute("INSERT INTO t VALUES ('k', 'first'), ('x', 'other')") }
-        try await phone.sync()
-        try await laptop.sync()
+        try await syncInTurn(phone, laptop)
         try await phone.write { try $0.execute(write) }
-        try await phone.sync()
-        try await laptop.sync()
+        try await syncInTurn(phone, laptop)
         #expect(try await phone.pendingChangeCount == 0)
         let hubRows: [String] = try hub.withSpace("s") { try $0.query("SELECT id || '=' || v FROM t ORDER BY id COLLATE BINARY") }
         #expect(hubRows.first?.hasPrefix("K=") == true && hubRows.count == 2, "\(hubRows)")

@@ -12,15 +12,6 @@ import Testing
 @Suite struct SyncHubRestoreTests {
     static let schema = "CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)"
 
-    /// A transport whose hub can be replaced, as a DNS name pointing at the restored machine.
-    final class Redirectable: SyncTransport, Sendable {
-        let hub: Locked<SyncHub>
-        init(_ hub: SyncHub) { self.hub = Locked(hub) }
-        func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try hub.current.push(request) }
-        func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try hub.current.pull(request) }
-        func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot { try hub.current.snapshot(request) }
-    }
-
     static func replica(_ name: String, _ folder: SyncFolder, _ transport: any SyncTransport) throws -> SyncReplica {
         let database = try Database(path: folder.path(name + ".sqlite"))
         try database.executeWrite { try $0.execute(Self.schema) }
@@ -37,7 +28,7 @@ import Testing
     @Test func aRestoredHubWithATrimmedLogStillGetsBackWhatItLost() async throws {
         let folder = try SyncFolder()
         let original = try folder.hub(Self.schema)
-        let transport = Redirectable(original)
+        let transport = RedirectableTransport(original)
         let a = try Self.replica("a", folder, transport)
         try await a.write { try $0.run("INSERT INTO todo VALUES ('a1', 'kept')") }
         try await a.sync()
@@ -53,8 +44,7 @@ import Testing
         for index in 1...5 { try await c.write { try $0.run("INSERT INTO todo VALUES (?, 'from c')", "c\(index)") } }
         try await c.sync()
         try restored.trimLog(ofSpace: "s", keepingLast: 0)
-        try await a.sync()
-        try await c.sync()
+        try await syncInTurn(a, c)
         let hubRows: [String] = try restored.withSpace("s") { try $0.query("SELECT id FROM todo ORDER BY id") }
         #expect(hubRows == ["a1", "a2", "a3", "c1", "c2", "c3", "c4", "c5"])
         #expect(try await a.database.read { try $0.query("SELECT id FROM todo ORDER BY id") as [String] } == hubRows)
@@ -65,14 +55,13 @@ import Testing
     func replicasResendWhatARestoredHubLostAndConverge(versionsReused: Bool) async throws {
         let folder = try SyncFolder()
         let original = try folder.hub(Self.schema)
-        let transport = Redirectable(original)
+        let transport = RedirectableTransport(original)
         let a = try Self.replica("a", folder, transport)
         let b = try Self.replica("b", folder, transport)
         try await a.write { try $0.run("INSERT INTO todo VALUES ('a1', 'from a')") }
         try await a.sync()
         try await b.write { try $0.run("INSERT INTO todo VALUES ('b1', 'from b')") }
-        try await b.sync()
-        try await a.sync()
+        try await syncInTurn(b, a)
 
         // The backup the hub will be restored from: version 2.
         let restoredFolder = URL(fileURLWithPath: folder.path("restored"))
@@ -84,8 +73,7 @@ import Testing
         try await a.write { try $0.run("UPDATE todo SET title = 'b1 edited by a' WHERE id = 'b1'") }
         try await a.sync()
         try await b.write { try $0.run("INSERT INTO todo VALUES ('b2', 'lost too')") }
-        try await b.sync()
-        try await a.sync()
+        try await syncInTurn(b, a)
         #expect(try original.version(ofSpace: "s") == 5)
         let before = try await Self.rows(a)
         #expect(try await Self.rows(b) == before)
@@ -103,8 +91,7 @@ import Testing
             expected = (expected + ["c1=from c", "c2=from c", "c3=from c"]).sorted()
         }
         for _ in 0..<3 {
-            try await a.sync()
-            try await b.sync()
+            try await syncInTurn(a, b)
         }
         let hubRows: [String] = try restored.withSpace("s") { try $0.query("SELECT id || '=' || title FROM todo ORDER BY id") }
         #expect(hubRows == expected)

@@ -38,16 +38,14 @@ import Testing
                 try db.run("INSERT INTO note VALUES (?, ?)", id, body)
             }
         }
-        try await writer.sync()
-        try await reader.sync()
+        try await syncInTurn(writer, reader)
         #expect(try await matches("spice") == ["b-2", "c-3"])
         #expect(try await matches("salt") == ["a-1", "c-3"])
         try await writer.write { db in
             try db.run("UPDATE note SET body = 'pepper' WHERE id = 'c-3'")
             try db.run("DELETE FROM note WHERE id = 'a-1'")
         }
-        try await writer.sync()
-        try await reader.sync()
+        try await syncInTurn(writer, reader)
         #expect(try await matches("spice") == ["b-2"])
         #expect(try await matches("salt").isEmpty)
         #expect(try await matches("pepper") == ["c-3"])

@@ -16,21 +16,22 @@ struct LossyUserTransport: SyncTransport {
 
     var signedInUser: String? { inner.signedInUser }
 
-    func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
+    /// `call`, unless a roll loses the request before it (0) or its answer after it ran (1).
+    private func lossy<Response>(_ call: () async throws -> Response) async throws -> Response {
         let roll = roll()
         if roll == 0 { throw Dropped() }
-        let response = try await inner.push(request)
+        let response = try await call()
         if roll == 1 { throw Dropped() }
         return response
     }
 
+    func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
+        try await lossy { try await inner.push(request) }
+    }
+
     func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
-        let roll = roll()
-        if roll == 0 { throw Dropped() }
         // A pull answered and lost records the replica's view at the hub all the same.
-        let response = try await inner.pull(request)
-        if roll == 1 { throw Dropped() }
-        return response
+        try await lossy { try await inner.pull(request) }
     }
 
     func snapshot(_ request: SyncSnapshotRequest) async throws -> SyncSnapshot {

@@ -118,8 +118,7 @@ import Testing
                 expected[id] = "\(value)|\(extra)"
             }
         }
-        try await old.sync()
-        try await new.sync()
+        try await syncInTurn(old, new)
         let atHub = try await testHub.rows("SELECT id || '=' || v || '|' || extra FROM t ORDER BY id")
         #expect(atHub == expected.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }, "replay with STRATA_SYNC_SCHEMA_SEED=\(seed)")
         let hubNarrow = try await testHub.rows("SELECT id || '=' || v FROM t ORDER BY id")
@@ -201,10 +200,7 @@ import Testing
         let pulled = try await phone.lastPulledVersion
         // The app's version 2: the hub first, then the app's own migration, then a new replica.
         try hub.migrateSpace("s", to: 2) { try $0.execute(Self.version2Steps) }
-        try await phone.database.write { try $0.execute(Self.version2Steps) }
-        let upgraded = try SyncReplica(
-            database: phone.database, replicaID: "phone", space: "s", tables: ["t"],
-            transport: InProcessSyncTransport(hub: hub))
+        let upgraded = try await upgradedReplica(phone, by: Self.version2Steps, hub: hub)
         #expect(try await upgraded.pendingChangeCount == 1)
         #expect(try await upgraded.lastPulledVersion == pulled)
         #expect(upgraded.hubReplicaID == phone.hubReplicaID)

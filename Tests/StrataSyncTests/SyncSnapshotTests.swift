@@ -44,8 +44,7 @@ import Testing
         let behind = try Self.makeReplica("behind", folder, hub)
         try await writer.write { try $0.run("INSERT INTO item(id, v) VALUES ('a', 1), ('b', 2)") }
         try await writer.write { try $0.run("INSERT INTO note(id, item, body) VALUES ('n1', 'a', 'x')") }
-        try await writer.sync()
-        try await behind.sync()
+        try await syncInTurn(writer, behind)
         #expect(try await behind.lastPulledVersion == 2)
         for step in 0..<5 {
             try await writer.write { try $0.run("UPDATE item SET v = ? WHERE id = 'a'", step) }
@@ -70,9 +69,7 @@ import Testing
         #expect(try await fresh.database.read { try Self.contents($0) } == hubContents)
         // The writer was at the newest version: it pulls on from the log.
         try await behind.write { try $0.run("UPDATE item SET n = -0.0 WHERE id = 'a'") }
-        try await behind.sync()
-        try await writer.sync()
-        try await fresh.sync()
+        try await syncInTurn(behind, writer, fresh)
         let final = try hub.withSpace("s") { try Self.contents($0) }
         for replica in [writer, behind, fresh] {
             #expect(try await replica.database.read { try Self.contents($0) } == final)
@@ -90,8 +87,7 @@ import Testing
             try $0.execute("CREATE TABLE mine(id INTEGER PRIMARY KEY, item TEXT REFERENCES item(id) ON DELETE CASCADE, memo TEXT)")
         }
         try await writer.write { try $0.run("INSERT INTO item(id, v) VALUES ('a', 1), ('b', 2)") }
-        try await writer.sync()
-        try await local.sync()
+        try await syncInTurn(writer, local)
         try await local.database.writeInTransaction { try $0.run("INSERT INTO mine(item, memo) VALUES ('a', 'keep'), ('b', 'goes with b')") }
         try await writer.write { try $0.execute("UPDATE item SET v = 10 WHERE id = 'a'; DELETE FROM item WHERE id = 'b'") }
         try await writer.sync()
@@ -279,8 +275,7 @@ import Testing
         }
         let writer = try replica("writer"), reader = try replica("reader")
         try await writer.write { try $0.execute("INSERT INTO t VALUES ('k', 0, 'a'), ('z', 0.0, 'x'), ('n', 0, 'y')") }
-        try await writer.sync()
-        try await reader.sync()
+        try await syncInTurn(writer, reader)
         #expect(try await reader.database.read { try Self.exactRows($0) } == hub.withSpace("s") { try Self.exactRows($0) })
         try await writer.write { try $0.execute("UPDATE t SET v = 0.0, w = 'A' WHERE id = 'k'") }
         // Through 1, since a session records no change from 0.0 to -0.0 (equal as doubles).

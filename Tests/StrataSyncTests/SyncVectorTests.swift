@@ -110,8 +110,7 @@ import Testing
                     if let removed { try db.run(literal: "DELETE FROM doc WHERE id = \(removed)") }
                 }
             }
-            try await phone.sync()
-            try await laptop.sync()
+            try await syncInTurn(phone, laptop)
             if round == 1 { try await laptop.write { try $0.updateIVFIndex("doc_ivf") } }
             let target = try vector()
             let exact: SQLFragment = "SELECT rowid FROM doc WHERE embedding IS NOT NULL ORDER BY strata_vec_distance_l2(embedding, \(target)), rowid LIMIT 8"

@@ -40,22 +40,17 @@ import Testing
         try await new.sync()
         try await new.write { try $0.execute("UPDATE t SET extra = 'set by v2' WHERE id = 'a'") }
         try await new.write { try $0.execute("INSERT INTO t VALUES ('b', 2, 'born in v2')") }
-        try await new.sync()
-        try await old.sync()
+        try await syncInTurn(new, old)
         #expect(try await old.database.read { try $0.query("SELECT count(*) FROM t") as Int? } == 2)
         // The app upgrades as SchemaVersions describes, and reopens its replica.
-        try await old.database.write { try $0.execute(upgrade) }
-        let upgraded = try SyncReplica(
-            database: old.database, replicaID: "old", space: "s", tables: ["t"],
-            transport: InProcessSyncTransport(hub: hub))
+        let upgraded = try await upgradedReplica(old, by: upgrade, hub: hub)
         try await upgraded.sync()
         let read: @Sendable (Connection) throws -> [String] = { try $0.query("SELECT id || '=' || quote(v) || '/' || extra FROM t ORDER BY id") }
         #expect(try await upgraded.database.read(read) == ["a=1/set by v2", "b=2/born in v2"])
         #expect(try await upgraded.database.read(read) == (try hub.withSpace("s", read)))
         // Later writes of both versions keep arriving whole.
         try await new.write { try $0.execute("UPDATE t SET extra = 'again' WHERE id = 'b'") }
-        try await new.sync()
-        try await upgraded.sync()
+        try await syncInTurn(new, upgraded)
         #expect(try await upgraded.database.read(read) == (try hub.withSpace("s", read)))
     }
 
@@ -67,8 +62,7 @@ import Testing
         let alice = try Self.open(folder, file: "alice", replicaID: "alice-phone", hub: hub)
         let other = try Self.open(folder, file: "other", replicaID: "other", hub: hub)
         try await alice.write { try $0.execute("INSERT INTO t VALUES ('a', 'alice 1'), ('b', 'alice 2')") }
-        try await alice.sync()
-        try await other.sync()
+        try await syncInTurn(alice, other)
         try await other.write { try $0.execute("UPDATE t SET v = 'newer' WHERE id = 'a'") }
         try await other.write { try $0.execute("DELETE FROM t WHERE id = 'b'") }
         try await other.sync()
@@ -171,11 +165,9 @@ import Testing
             folder, file: "laptop", replicaID: "laptop", schema: Self.counterSchema, tables: ["t", "tally"],
             hub: hub, prepare: Self.temporaryCounter)
         try await phone.write { try $0.execute("INSERT INTO t VALUES ('a', 1)") }
-        try await phone.sync()
-        try await laptop.sync()
+        try await syncInTurn(phone, laptop)
         try await laptop.write { try $0.execute("INSERT INTO t VALUES ('b', 2)") }
-        try await laptop.sync()
-        try await phone.sync()
+        try await syncInTurn(laptop, phone)
         let count: @Sendable (Connection) throws -> Int? = { try $0.query("SELECT n FROM tally WHERE id = 'count'") }
         #expect(try hub.withSpace("s", count) == 2)
         #expect(try await phone.database.read(count) == 2)
@@ -210,8 +202,7 @@ import Testing
         let laptop = try Self.open(folder, file: "laptop", replicaID: "laptop", schema: Self.auditSchema, hub: hub)
         try await phone.write { try $0.execute("INSERT INTO t VALUES ('mine', 'apple')") }
         try await laptop.write { try $0.execute("INSERT INTO t VALUES ('theirs', 'banana')") }
-        try await laptop.sync()
-        try await phone.sync()
+        try await syncInTurn(laptop, phone)
         // A pending write under two more pulls: undone and made again each time, never audited.
         try await phone.write { try $0.execute("INSERT INTO t VALUES ('later', 'cherry')") }
         try await laptop.write { try $0.execute("UPDATE t SET v = 'blueberry' WHERE id = 'theirs'") }
@@ -220,8 +211,7 @@ import Testing
         try await phone.pull()
         let audit: @Sendable (Connection) throws -> [String] = { try $0.query("SELECT what FROM audit ORDER BY n") }
         #expect(try await phone.database.read(audit) == ["insert mine", "insert theirs", "insert later", "update theirs blueberry"])
-        try await phone.sync()
-        try await laptop.sync()
+        try await syncInTurn(phone, laptop)
         #expect(try await phone.database.read(audit) == ["insert mine", "insert theirs", "insert later", "update theirs blueberry"])
         #expect(try await laptop.database.read(audit) == ["insert theirs", "update theirs blueberry", "insert mine", "insert later"])
         // The FTS index, on rowids, still matches its table on both.
@@ -242,8 +232,7 @@ import Testing
         let phone = try Self.open(folder, file: "phone", replicaID: "phone", schema: Self.auditSchema, hub: hub)
         let laptop = try Self.open(folder, file: "laptop", replicaID: "laptop", schema: Self.auditSchema, hub: hub)
         try await laptop.write { try $0.execute("INSERT INTO t VALUES ('a', 'first')") }
-        try await laptop.sync()
-        try await phone.sync()
+        try await syncInTurn(laptop, phone)
         try await laptop.write { try $0.execute("UPDATE t SET v = 'hub' WHERE id = 'a'") }
         try await laptop.sync()
         try await phone.write { try $0.execute("UPDATE t SET v = 'local' WHERE id = 'a'") }
@@ -266,12 +255,8 @@ import Testing
         try await phone.write { try $0.execute("INSERT INTO t VALUES ('after', 2)") }
         try await other.write { try $0.execute("INSERT INTO t VALUES ('theirs', 3)") }
         try await other.sync()
-        do {
-            try await phone.sync()
-            Issue.record("the big write was pushed")
-        } catch SyncError.entryRefused(let refusal) {
-            #expect(refusal.reason == .tooLarge)
-        }
+        let refusal = try #require(await refusalOfSync(phone), "the big write was pushed")
+        #expect(refusal.reason == .tooLarge)
         #expect(try Fixtures.hubRows(hub) == ["after=2", "small=1", "theirs=3"])
         let pending = try await phone.pendingChanges
         #expect(pending.count == 1 && pending[0].refusal?.reason == .tooLarge)
@@ -334,10 +319,7 @@ extension SyncWeeklyPathTests {
         try await phone.sync()
         try hub.migrateSpace("s", to: 2) { try $0.execute(upgrade) }
         try await phone.write { try $0.execute("INSERT INTO t VALUES ('pending', -52)") }
-        try await phone.database.write { try $0.execute(upgrade) }
-        let upgraded = try SyncReplica(
-            database: phone.database, replicaID: "phone", space: "s", tables: ["t"],
-            transport: InProcessSyncTransport(hub: hub))
+        let upgraded = try await upgradedReplica(phone, by: upgrade, hub: hub)
         try await upgraded.sync()
         let read: @Sendable (Connection) throws -> [String] = { try $0.query("SELECT id || '=' || quote(v) || '/' || quote(extra) FROM t ORDER BY id") }
         #expect(try await upgraded.database.read(read) == (try hub.withSpace("s", read)))
@@ -374,12 +356,10 @@ extension SyncWeeklyPathTests {
         }
         let a = try open("a"), b = try open("b")
         try await a.write { try $0.execute("INSERT INTO lists VALUES ('P'), ('Q'); INSERT INTO items VALUES ('C', 'P')") }
-        try await a.sync()
-        try await b.sync()
+        try await syncInTurn(a, b)
         try await a.write { try $0.execute("UPDATE items SET list = 'Q' WHERE id = 'C'") }
         try await a.write { try $0.execute("DELETE FROM lists WHERE id = 'P'") }
-        try await a.sync()
-        try await b.sync()
+        try await syncInTurn(a, b)
         let read: @Sendable (Connection) throws -> [String] = { try $0.query("SELECT id || '>' || coalesce(list, '-') FROM items ORDER BY id") }
         #expect(try hub.withSpace("s", read) == ["C>Q"])
         #expect(try await b.database.read(read) == ["C>Q"])
@@ -398,8 +378,7 @@ extension SyncWeeklyPathTests {
         let a = try Self.open(folder, file: "a", replicaID: "a", schema: schema, hub: hub)
         let b = try Self.open(folder, file: "b", replicaID: "b", schema: schema, hub: hub)
         try await a.write { try $0.execute("INSERT INTO t VALUES ('X', 1), ('Y', 2)") }
-        try await a.sync()
-        try await b.sync()
+        try await syncInTurn(a, b)
         try await a.write { try $0.execute("UPDATE t SET pos = 3 WHERE id = 'X'") }
         try await a.write { try $0.execute("UPDATE t SET pos = 1 WHERE id = 'Y'") }
         try await a.write { try $0.execute("UPDATE t SET pos = 2 WHERE id = 'X'") }

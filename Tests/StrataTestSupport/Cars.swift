@@ -61,11 +61,12 @@ public func insertReadmeCars(on connection: Connection) throws {
 /// Foundation's lossy conversion, NULL for any other value.
 public func addReadmeStripUnicode(to connection: Connection) throws {
     try connection.addScalarFunction(named: "strip_unicode", argumentCount: 1) { _, values in
-        guard
-            let value = values.first, value.isText,
-            let valueData = value.text.data(using: .ascii, allowLossyConversion: true),
-            let asciiValue = String(data: valueData, encoding: .ascii)
-        else { return .null }
-        return .text(asciiValue)
+        guard let value = values.first, value.isText, let ascii = lossyASCII(value.text) else { return .null }
+        return .text(ascii)
     }
+}
+
+/// `text` through Foundation's lossy ASCII conversion, as the README's `strip_unicode` does it.
+private func lossyASCII(_ text: String) -> String? {
+    text.data(using: .ascii, allowLossyConversion: true).flatMap { String(data: $0, encoding: .ascii) }
 }

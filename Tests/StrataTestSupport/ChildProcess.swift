@@ -13,15 +13,22 @@ import Glibc
 /// test is reading is never inherited by this child (which would keep its end open).
 ///
 /// Spawning is unsafe with `fork` in a threaded process; `posix_spawn` is not.
+///
+/// What `Process` has as properties to set before `run()` are the fields of ``Settings``, read and
+/// written on the child through dynamic member lookup: `child.arguments = [...]`.
+@dynamicMemberLookup
 public final class ChildProcess: Sendable {
-    private struct Settings {
-        var executableURL: URL?
-        var arguments: [String]?
-        var environment: [String: String]?
-        var currentDirectoryURL: URL?
-        var standardInput: Any?
-        var standardOutput: Any?
-        var standardError: Any?
+    public struct Settings {
+        public var executableURL: URL?
+        public var arguments: [String]?
+        /// The child's whole environment; `nil` passes this process's own.
+        public var environment: [String: String]?
+        /// Where the child starts; `nil` starts it in the temporary directory.
+        public var currentDirectoryURL: URL?
+        /// A `Pipe` or a `FileHandle`; `nil` (the default) inherits this process's own.
+        public var standardInput: Any?
+        public var standardOutput: Any?
+        public var standardError: Any?
     }
 
     private enum State {
@@ -54,42 +61,10 @@ public final class ChildProcess: Sendable {
         return try body()
     }
 
-    public var executableURL: URL? {
-        get { locked { settings.executableURL } }
-        set { locked { settings.executableURL = newValue } }
-    }
-
-    public var arguments: [String]? {
-        get { locked { settings.arguments } }
-        set { locked { settings.arguments = newValue } }
-    }
-
-    /// The child's whole environment; `nil` passes this process's own.
-    public var environment: [String: String]? {
-        get { locked { settings.environment } }
-        set { locked { settings.environment = newValue } }
-    }
-
-    /// Where the child starts; `nil` starts it in the temporary directory.
-    public var currentDirectoryURL: URL? {
-        get { locked { settings.currentDirectoryURL } }
-        set { locked { settings.currentDirectoryURL = newValue } }
-    }
-
-    /// A `Pipe` or a `FileHandle`; `nil` (the default) inherits this process's own.
-    public var standardInput: Any? {
-        get { locked { settings.standardInput } }
-        set { locked { settings.standardInput = newValue } }
-    }
-
-    public var standardOutput: Any? {
-        get { locked { settings.standardOutput } }
-        set { locked { settings.standardOutput = newValue } }
-    }
-
-    public var standardError: Any? {
-        get { locked { settings.standardError } }
-        set { locked { settings.standardError = newValue } }
+    /// The setting at `keyPath`, read and written under the lock.
+    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<Settings, Value>) -> Value {
+        get { locked { settings[keyPath: keyPath] } }
+        set { locked { settings[keyPath: keyPath] = newValue } }
     }
 
     public var processIdentifier: Int32 {

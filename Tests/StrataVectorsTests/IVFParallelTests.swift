@@ -8,10 +8,9 @@ import Testing
 /// gone without their trigger; and under concurrent writes, never a row twice.
 @Suite struct IVFParallelTests {
     @Test func theParallelSearchReturnsTheSerialSearchsResult() async throws {
-        let folder = try temporaryFolder("ivf-parallel")
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let directory = try TemporaryDirectory()
         try await PropertyCheck.runAsync("parallel IVF search equals the serial one", cases: 15) { random in
-            let database = try Database(path: folder.appendingPathComponent("\(UUID().uuidString).sqlite").path)
+            let database = try Database(path: directory.path("\(UUID().uuidString).sqlite"))
             let dimensions = random.pick([1, 3, 16, 33])
             // Few distinct vectors, so ties are common and must go by rowid.
             let palette = try (0..<random.int(1...6)).map { _ in try FloatVector((0..<dimensions).map { _ in Float(random.int(-3...3)) }) }
@@ -53,9 +52,8 @@ import Testing
     }
 
     @Test func argumentsAndAnEmptyIndexAreAsSerial() async throws {
-        let folder = try temporaryFolder("ivf-parallel")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let database = try Database(path: folder.appendingPathComponent("doc.sqlite").path)
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.path("doc.sqlite"))
         let query = try FloatVector([1, 2])
         try await database.write { db in
             try db.execute("CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB)")
@@ -78,9 +76,8 @@ import Testing
     }
 
     @Test func concurrentWritesNeverShowARowTwice() async throws {
-        let folder = try temporaryFolder("ivf-parallel")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let database = try Database(path: folder.appendingPathComponent("doc.sqlite").path)
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.path("doc.sqlite"))
         let rowCount = 1_200
         try await database.write { db in
             try db.execute("CREATE TABLE doc(id INTEGER PRIMARY KEY, embedding BLOB)")

@@ -82,9 +82,8 @@ import Testing
     }
 
     @Test func keyedFTS5OverAWithoutRowidTable() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE doc(id TEXT PRIMARY KEY, body TEXT) WITHOUT ROWID")
-        try db.execute("INSERT INTO doc VALUES ('b', 'salt'), ('a', 'spice')")
+        let db = try makeConnection(
+            executing: "CREATE TABLE doc(id TEXT PRIMARY KEY, body TEXT) WITHOUT ROWID; INSERT INTO doc VALUES ('b', 'salt'), ('a', 'spice')")
         try db.createFTS5Table("doc_fts", columns: ["body"], options: FTS5Options(content: .externalByKey(table: "doc", key: "id")))
         try db.execute("INSERT INTO doc VALUES ('c', 'spice trade'); UPDATE doc SET id = 'z' WHERE id = 'a'")
         let keys: [String] = try db.query(
@@ -105,9 +104,7 @@ import Testing
     }
 
     @Test func rebuildBringsAKeyedIndexBackAfterBypassedTriggers() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE doc(id TEXT PRIMARY KEY, body TEXT)")
-        try db.execute("INSERT INTO doc VALUES ('a', 'alpha'), ('b', 'beta')")
+        let db = try makeConnection(executing: "CREATE TABLE doc(id TEXT PRIMARY KEY, body TEXT); INSERT INTO doc VALUES ('a', 'alpha'), ('b', 'beta')")
         try db.createFTS5Table("doc_fts", columns: ["body"], options: FTS5Options(content: .externalByKey(table: "doc", key: "id")))
         try db.execute("DROP TRIGGER doc_fts_ai; DROP TRIGGER doc_fts_ad")
         try db.execute("INSERT INTO doc VALUES ('c', 'gamma'); DELETE FROM doc WHERE id = 'a'")
@@ -121,9 +118,7 @@ import Testing
 
     /// A second review's probe: a key re-keyed by case under a NOCASE key left the old key in the map.
     @Test func aKeyChangedOnlyByCaseUnderNocaseMovesInTheMap() throws {
-        let db = try Connection()
-        try db.execute("CREATE TABLE doc(id TEXT PRIMARY KEY COLLATE NOCASE, body TEXT)")
-        try db.execute("INSERT INTO doc VALUES ('A', 'hello')")
+        let db = try makeConnection(executing: "CREATE TABLE doc(id TEXT PRIMARY KEY COLLATE NOCASE, body TEXT); INSERT INTO doc VALUES ('A', 'hello')")
         try db.createFTS5Table("doc_fts", columns: ["body"], options: FTS5Options(content: .externalByKey(table: "doc", key: "id")))
         try db.execute("UPDATE doc SET id = 'a'")
         #expect(try db.query("SELECT group_concat(\"key\") FROM doc_fts_keys") as String? == "a")

@@ -3,7 +3,6 @@ import StrataSQift
 import StrataTestSupport
 import Testing
 import Strata
-@testable import StrataCore
 
 /// Distances against a direct Double computation, and the SQL functions against the Swift ones.
 @Suite struct VectorDistanceTests {

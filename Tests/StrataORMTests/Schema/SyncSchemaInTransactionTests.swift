@@ -14,15 +14,11 @@ private struct Member: Initializable, Equatable {
     private func storage() throws -> Storage {
         try Storage(
             filename: "",
-            tables: [
-                Table<Member>(
-                    name: "members",
-                    elements: [
-                        Column(name: "id", keyPath: \Member.id, constraints: primaryKey(), notNull()),
-                        Column(name: "name", keyPath: \Member.name, constraints: notNull()),
-                        Column(name: "extra", keyPath: \Member.extra, constraints: notNull())
-                    ])
-            ])
+            Table<Member>(
+                name: "members",
+                Column(name: "id", keyPath: \Member.id, constraints: primaryKey(), notNull()),
+                Column(name: "name", keyPath: \Member.name, constraints: notNull()),
+                Column(name: "extra", keyPath: \Member.extra, constraints: notNull())))
     }
 
     private func prepare(_ db: Connection) throws {

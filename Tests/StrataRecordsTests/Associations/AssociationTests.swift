@@ -23,9 +23,7 @@ import StrataRecords
     }
 
     @Test func includingAllRunsTwoStatementsForAHundredParents() throws {
-        let db = try Connection()
-        try Author.createTable(db)
-        try Book.createTable(db)
+        let db = try connection(withTablesOf: Author.self, Book.self)
         let ids = try Author.insertAll(db, (0..<100).map { Author(id: nil, name: "A\($0)", country: $0 % 2 == 0 ? "FR" : "US") })
         try Book.insertAll(db, ids.flatMap { id in (0..<3).map { Book(id: nil, authorId: id, title: "B\(id)-\($0)", year: 2000 + $0, price: nil) } })
         let statements = StatementLog()

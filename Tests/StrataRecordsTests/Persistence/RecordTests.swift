@@ -116,22 +116,22 @@ import StrataRecords
         let db = try makeDatabase()
         try db.execute("INSERT INTO player VALUES (1, 'Ann', 5, NULL)")
         do {
-            let _: [Player] = try db.query("SELECT id, name, team FROM player")
-            Issue.record("a missing column must throw")
-        } catch let error as RecordError {
+            let error = try #require(throws: RecordError.self, "a missing column must throw") {
+                let _: [Player] = try db.query("SELECT id, name, team FROM player")
+            }
             #expect(error.description.contains("Column 'score_total' of record Player is missing"))
         }
         do {
-            let _: [Player] = try db.query("SELECT id, NULL AS name, score_total, team FROM player")
-            Issue.record("NULL in a non-optional property must throw")
-        } catch let error as RecordError {
+            let error = try #require(throws: RecordError.self, "NULL in a non-optional property must throw") {
+                let _: [Player] = try db.query("SELECT id, NULL AS name, score_total, team FROM player")
+            }
             #expect(error == .nullInNonOptional(column: "name", record: "Player"))
             #expect(error.description.contains("Column 'name' of record Player holds NULL"))
         }
         do {
-            let _: [Player] = try db.query("SELECT id, name, 'lots' AS score_total, team FROM player")
-            Issue.record("a value that does not convert must throw")
-        } catch let error as RecordError {
+            let error = try #require(throws: RecordError.self, "a value that does not convert must throw") {
+                let _: [Player] = try db.query("SELECT id, name, 'lots' AS score_total, team FROM player")
+            }
             #expect(error.description.contains("Column 'score_total' of record Player holds TEXT"))
         }
     }

@@ -11,9 +11,7 @@ import StrataRecords
 
 /// Authors and books on an in-memory database, the rows written through `run(literal:)`.
 func makeLibrary() throws -> Connection {
-    let db = try Connection()
-    try Author.createTable(db)
-    try Book.createTable(db)
+    let db = try connection(withTablesOf: Author.self, Book.self)
     for (name, country) in [("Le Guin", "US"), ("Vian", "FR")] {
         try db.run(literal: "INSERT INTO author(name, country) VALUES (\(name), \(country))")
     }

@@ -56,9 +56,7 @@ extension ParentRow { static let children = hasMany(ChildRow.self, using: \.pare
     /// returned. A covering index made the key subquery scan in name order while the parents
     /// were read in rowid order, so parents got other parents' children (or none).
     @Test func includingAllWithALimitAndNoOrderLoadsTheReturnedParentsChildren() throws {
-        let db = try Connection()
-        try ParentRow.createTable(db)
-        try ChildRow.createTable(db)
+        let db = try connection(withTablesOf: ParentRow.self, ChildRow.self)
         try db.execute("CREATE INDEX parent_row_name ON parent_row(name)")
         try ParentRow.insertAll(db, ["z", "y", "x", "w"].map { ParentRow(id: nil, name: $0, bio: "about \($0)") })
         try ChildRow.insertAll(db, (1...4).map { ChildRow(id: nil, parentId: Int64($0), label: "of \($0)") })

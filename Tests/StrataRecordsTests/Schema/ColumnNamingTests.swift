@@ -50,11 +50,7 @@ private func columnNames(_ table: String, _ db: Connection) throws -> [String] {
 
 @Suite struct ColumnNamingTests {
     @Test func theCreatedTablesColumnsAreTheMappedNames() throws {
-        let db = try Connection()
-        try SnakeShelf.Writer.createTable(db)
-        try SnakeShelf.Post.createTable(db)
-        try SnakeShelf.ReadingLog.createTable(db)
-        try SnakeShelf.Plain.createTable(db)
+        let db = try connection(withTablesOf: SnakeShelf.Writer.self, SnakeShelf.Post.self, SnakeShelf.ReadingLog.self, SnakeShelf.Plain.self)
         #expect(try columnNames("writers", db) == ["writer_id", "pen_name"])
         #expect(
             try columnNames("posts", db) == ["id", "author_id", "url_string", "body", "score2", "published_at_utc", "tag_list", "book_details", "view_count"])

@@ -55,10 +55,13 @@ private func snapshot(_ db: Connection) throws -> [String] {
     return schema + (try quotedRowsOfEveryTable(db))
 }
 
-private func counterWithRows(_ db: Connection) throws {
+/// `CounterV1`'s table with two rows, on `db` or on a new in-memory connection, which it returns.
+@discardableResult private func counterWithRows(_ db: Connection? = nil) throws -> Connection {
+    let db = try db ?? Connection()
     try DefaultShelf.CounterV1.createTable(db)
     _ = try DefaultShelf.CounterV1(id: nil, name: "a").inserted(db)
     _ = try DefaultShelf.CounterV1(id: nil, name: "b").inserted(db)
+    return db
 }
 
 @Suite struct RecordDefaultTests {
@@ -90,8 +93,7 @@ private func counterWithRows(_ db: Connection) throws {
     }
 
     @Test func aNewColumnWithADefaultIsAddedWithoutARebuild() throws {
-        let db = try Connection()
-        try counterWithRows(db)
+        let db = try counterWithRows()
         let schema = RecordSchema(DefaultShelf.CounterV2.self)
         let plan = try schema.plan(for: db)
         #expect(plan.steps.map(\.kind) == [.addColumn])
@@ -118,8 +120,7 @@ private func counterWithRows(_ db: Connection) throws {
     }
 
     @Test func aNewColumnWithoutADefaultOverRowsIsANamedError() throws {
-        let db = try Connection()
-        try counterWithRows(db)
+        let db = try counterWithRows()
         let before = try snapshot(db)
         let schema = RecordSchema(DefaultShelf.CounterV2NoDefault.self)
         // The plan says what is wrong; `migrate` refuses it before anything runs.
@@ -150,8 +151,7 @@ private func counterWithRows(_ db: Connection) throws {
     }
 
     @Test func aDefaultThatIsNoPlainLiteralRebuildsAndStillFillsTheRows() throws {
-        let db = try Connection()
-        try counterWithRows(db)
+        let db = try counterWithRows()
         let schema = RecordSchema(DefaultShelf.CounterV2WithNUL.self)
         let plan = try schema.plan(for: db)
         // `ADD COLUMN` refuses a parenthesized default; the rebuild's CREATE TABLE takes it.
@@ -172,8 +172,7 @@ private func counterWithRows(_ db: Connection) throws {
     }
 
     @Test func aFailedMigrationLeavesTheDatabaseUnchanged() throws {
-        let db = try Connection()
-        try counterWithRows(db)
+        let db = try counterWithRows()
         try DefaultShelf.TallyV1.createTable(db)
         _ = try DefaultShelf.TallyV1(id: nil, n: 1).inserted(db)
         _ = try DefaultShelf.TallyV1(id: nil, n: 2).inserted(db)

@@ -34,15 +34,9 @@ private func mismatches(_ body: () throws -> Void) -> [String]? {
 
 @Suite struct RecordSchemaCheckTests {
     @Test func passesOnTablesCreateTableMade() throws {
-        let db = try Connection()
-        try ConstraintShelf.Author.createTable(db)
-        try ConstraintShelf.Book.createTable(db)
-        try ConstraintShelf.Employee.createTable(db)
-        try ConstraintShelf.Order.createTable(db)
-        try ConstraintShelf.Country.createTable(db)
-        try ConstraintShelf.City.createTable(db)
-        try ConstraintShelf.Profile.createTable(db)
-        try SchemaCheckShelf.DoubleProbe.createTable(db)
+        let db = try connection(
+            withTablesOf: ConstraintShelf.Author.self, ConstraintShelf.Book.self, ConstraintShelf.Employee.self, ConstraintShelf.Order.self,
+            ConstraintShelf.Country.self, ConstraintShelf.City.self, ConstraintShelf.Profile.self, SchemaCheckShelf.DoubleProbe.self)
         try ConstraintShelf.Author.checkSchema(db)
         try ConstraintShelf.Book.checkSchema(db)
         try ConstraintShelf.Employee.checkSchema(db)
@@ -118,9 +112,7 @@ private func mismatches(_ body: () throws -> Void) -> [String]? {
     }
 
     @Test func aColumnIndexedTwiceIsOneIndexAndOneDifference() throws {
-        let db = try Connection()
-        try ConstraintShelf.Author.createTable(db)
-        try SchemaCheckShelf.Loan.createTable(db)
+        let db = try connection(withTablesOf: ConstraintShelf.Author.self, SchemaCheckShelf.Loan.self)
         let indexes: [String] = try db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'loan'")
         #expect(indexes == ["loan_authorId_idx"])
         try SchemaCheckShelf.Loan.checkSchema(db)

@@ -64,10 +64,18 @@ private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShe
     return (author, books)
 }
 
+/// An in-memory connection holding ``makeLibrary(_:)``'s rows, with foreign keys on when
+/// `foreignKeys`.
+private func libraryDatabase(foreignKeys: Bool = false) throws -> Connection {
+    let db = try Connection()
+    if foreignKeys { try db.execute("PRAGMA foreign_keys = ON") }
+    _ = try makeLibrary(db)
+    return db
+}
+
 @Suite struct RecordSchemaPlanTests {
     @Test func planIsEmptyWhenTheDatabaseMatches() throws {
-        let db = try Connection()
-        _ = try makeLibrary(db)
+        let db = try libraryDatabase()
         let schema = RecordSchema(PlanShelf.Author.self, PlanShelf.Book.self)
         let plan = try schema.plan(for: db)
         #expect(plan.isEmpty)
@@ -136,9 +144,7 @@ private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShe
     }
 
     @Test func aPlanWithoutRebuildRunsInsideATransactionWithForeignKeysOn() throws {
-        let db = try Connection()
-        try db.execute("PRAGMA foreign_keys = ON")
-        _ = try makeLibrary(db)
+        let db = try libraryDatabase(foreignKeys: true)
         let schema = RecordSchema(PlanShelf.AuthorWithBio.self, PlanShelf.BookWithNote.self)
         try db.transaction {
             try schema.migrate(db)
@@ -150,8 +156,7 @@ private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShe
     }
 
     @Test func typeAndNotNullChangesRebuildKeepingRowsAndCheckForeignKeys() throws {
-        let db = try Connection()
-        try db.execute("PRAGMA foreign_keys = ON")
+        let db = try makeConnection(executing: "PRAGMA foreign_keys = ON")
         let (_, books) = try makeLibrary(db)
         try db.execute("CREATE TABLE edition (id INTEGER PRIMARY KEY, bookId INTEGER, pages TEXT, title TEXT)")
         try db.execute("CREATE TRIGGER edition_touch AFTER UPDATE ON edition BEGIN SELECT 1; END")
@@ -194,11 +199,10 @@ private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShe
     }
 
     @Test func foreignKeyViolationsRollTheMigrationBack() throws {
-        let db = try Connection()
-        try db.execute("PRAGMA foreign_keys = ON")
-        _ = try makeLibrary(db)
-        try db.execute("CREATE TABLE edition (id INTEGER PRIMARY KEY, bookId INTEGER NOT NULL, pages INTEGER NOT NULL, title TEXT NOT NULL)")
-        try db.execute("INSERT INTO edition (bookId, pages, title) VALUES (99, 10, 'orphan')")
+        let db = try libraryDatabase(foreignKeys: true)
+        try db.execute(
+            "CREATE TABLE edition (id INTEGER PRIMARY KEY, bookId INTEGER NOT NULL, pages INTEGER NOT NULL, title TEXT NOT NULL); INSERT INTO edition (bookId, pages, title) VALUES (99, 10, 'orphan')"
+        )
         let schema = RecordSchema(PlanShelf.Author.self, PlanShelf.Book.self, PlanShelf.Edition.self)
         #expect(try schema.plan(for: db).steps.map(\.kind) == [.rebuildTable, .createIndex])
         let before = try snapshot(db)
@@ -242,9 +246,7 @@ private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShe
     }
 
     @Test func droppingAnEmptyColumnLosesNothing() throws {
-        let db = try Connection()
-        try PlanShelf.Author.createTable(db)
-        try PlanShelf.BookWithSubtitle.createTable(db)
+        let db = try connection(withTablesOf: PlanShelf.Author.self, PlanShelf.BookWithSubtitle.self)
         let author = try PlanShelf.Author(id: nil, name: "Calvino").inserted(db)
         _ = try PlanShelf.BookWithSubtitle(id: nil, authorId: author.id ?? 0, title: "Palomar", year: 1983, subtitle: nil).inserted(db)
         let schema = RecordSchema(PlanShelf.Author.self, PlanShelf.Book.self)
@@ -255,8 +257,7 @@ private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShe
     }
 
     @Test func aRenameIsADropAndAnAddFlaggedAsLosingData() throws {
-        let db = try Connection()
-        _ = try makeLibrary(db)
+        let db = try libraryDatabase()
         let schema = RecordSchema(PlanShelf.Author.self, PlanShelf.BookWithHeading.self)
         let plan = try schema.plan(for: db)
         #expect(plan.losesData)
@@ -270,12 +271,11 @@ private func makeLibrary(_ db: Connection) throws -> (PlanShelf.Author, [PlanShe
     }
 
     @Test func aFailingMigrationLeavesTheDatabaseExactlyAsBefore() throws {
-        let db = try Connection()
-        try db.execute("PRAGMA foreign_keys = ON")
-        _ = try makeLibrary(db)
+        let db = try libraryDatabase(foreignKeys: true)
         // `title` NOT NULL over a row holding NULL: the rebuild fails after author's ADD COLUMN ran.
-        try db.execute("CREATE TABLE edition (id INTEGER PRIMARY KEY, bookId INTEGER REFERENCES book(id), pages INTEGER NOT NULL, title TEXT)")
-        try db.execute("INSERT INTO edition (bookId, pages, title) VALUES (1, 10, NULL)")
+        try db.execute(
+            "CREATE TABLE edition (id INTEGER PRIMARY KEY, bookId INTEGER REFERENCES book(id), pages INTEGER NOT NULL, title TEXT); INSERT INTO edition (bookId, pages, title) VALUES (1, 10, NULL)"
+        )
         let schema = RecordSchema(PlanShelf.AuthorWithBio.self, PlanShelf.Book.self, PlanShelf.Edition.self)
         let plan = try schema.plan(for: db)
         #expect(plan.steps.map(\.kind) == [.addColumn, .rebuildTable, .createIndex])

@@ -12,6 +12,13 @@ func onDiskDatabase(named name: String = "db.sqlite") throws -> OnDiskDatabase {
     try makeOnDiskDatabase(named: name)
 }
 
+/// An in-memory connection with the tables of `records`, each made by its `createTable`, in order.
+func connection(withTablesOf records: any Record.Type...) throws -> Connection {
+    let db = try Connection()
+    for record in records { try record.createTable(db) }
+    return db
+}
+
 /// An in-memory connection with `R`'s table, holding `records` (inserted with `insertAll`).
 func connection<R: Record>(holding records: [R]) throws -> Connection {
     let db = try Connection()

@@ -10,9 +10,7 @@ private typealias SBook = TypedSQLShelf.Book
 /// Generated authors and books: names and titles with quotes, NUL and keywords, years at the
 /// Int64 limits.
 func makeGeneratedLibrary(_ random: inout SeededRandom) throws -> Connection {
-    let db = try Connection()
-    try SAuthor.createTable(db)
-    try SBook.createTable(db)
+    let db = try connection(withTablesOf: SAuthor.self, SBook.self)
     let authors = random.int(0...8)
     for _ in 0..<authors { _ = try SAuthor(id: nil, name: hardText(&random), bookCount: 0).inserted(db) }
     for _ in 0..<random.int(0...30) {
@@ -25,9 +23,7 @@ func makeGeneratedLibrary(_ random: inout SeededRandom) throws -> Connection {
 
 @Suite struct CommonTableExpressionTests {
     @Test func issueSpelling() throws {
-        let db = try Connection()
-        try SAuthor.createTable(db)
-        try SBook.createTable(db)
+        let db = try connection(withTablesOf: SAuthor.self, SBook.self)
         for name in ["Le Guin", "Vian", "Perec"] { _ = try SAuthor(id: nil, name: name, bookCount: 0).inserted(db) }
         for (author, year) in [(1, 1974), (2, 1947), (1, 2008), (3, 2001)] as [(Int64, Int)] {
             _ = try SBook(id: nil, authorId: author, title: "t", year: year, price: nil).inserted(db)

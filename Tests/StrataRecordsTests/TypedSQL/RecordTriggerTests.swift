@@ -10,10 +10,7 @@ private typealias SAuditEntry = TypedSQLShelf.AuditEntry
 
 @Suite struct RecordTriggerTests {
     private func makeDB() throws -> Connection {
-        let db = try Connection()
-        try SAuthor.createTable(db)
-        try SBook.createTable(db)
-        try SAuditEntry.createTable(db)
+        let db = try connection(withTablesOf: SAuthor.self, SBook.self, SAuditEntry.self)
         _ = try SAuthor(id: nil, name: "Le Guin", bookCount: 0).inserted(db)
         _ = try SAuthor(id: nil, name: "Vian", bookCount: 0).inserted(db)
         return db

@@ -23,10 +23,7 @@ enum SurvivalShelf {
     private static let action = "it's \"new\"\0; END; --"
 
     private func makeDB() throws -> Connection {
-        let db = try Connection()
-        try SAuthor.createTable(db)
-        try SBook.createTable(db)
-        try SAuditEntry.createTable(db)
+        let db = try connection(withTablesOf: SAuthor.self, SBook.self, SAuditEntry.self)
         return try populate(db)
     }
 

@@ -11,10 +11,9 @@ import Strata
 /// sorting every distance by hand, on generated tables with ties, gaps and extreme rowids.
 @Suite struct NearestParallelTests {
     @Test func parallelScanReturnsTheSerialScansResult() async throws {
-        let folder = try temporaryFolder("nearest-parallel")
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let directory = try TemporaryDirectory()
         try await PropertyCheck.runAsync("the parallel scan returns the serial scan's result", cases: 20) { random in
-            let database = try Database(path: folder.appendingPathComponent("\(UUID().uuidString).sqlite").path)
+            let database = try Database(path: directory.path("\(UUID().uuidString).sqlite"))
             let dimensions = random.pick([1, 3, 16, 17, 40])
             // Few distinct vectors, so equal distances are common and ties must go by rowid.
             let palette = try (0..<random.int(1...5)).map { _ in
@@ -93,9 +92,8 @@ import Strata
     }
 
     @Test func emptyTablesZeroKAndRefusedQueries() async throws {
-        let folder = try temporaryFolder("nearest-parallel")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let database = try Database(path: folder.appendingPathComponent("empty.sqlite").path)
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.path("empty.sqlite"))
         try await database.write { try VectorDoc.createTable($0) }
         let target = try FloatVector([1, 2])
         #expect(try await VectorDoc.nearest(to: target, by: \.embedding, k: 3).fetchAll(database).isEmpty)

@@ -2,7 +2,6 @@ import Foundation
 import StrataSQift
 import Testing
 import Strata
-@testable import StrataCore
 #if canImport(SQLite3)
 import SQLite3
 #endif

@@ -22,16 +22,14 @@ import Strata
     /// scheduled its timer. It still delivers its first value and the database's own commits.
     @Test func anIntervalTooLongToCountStillObserves() async throws {
         let directory = try TemporaryDirectory()
-        let database = try ObservationTests.makeDatabase(directory)
-        try await database.write { try $0.execute("CREATE TABLE t(v INTEGER)") }
+        let database = try await ObservationTests.makeDatabase(directory, schema: "CREATE TABLE t(v INTEGER)")
         let observed = ObservedValues(
             database.observe(externalChanges: .seconds(Int64.max)) {
                 try $0.query("SELECT count(*) FROM t") as Int? ?? 0
             })
         await observed.wait { $0 == [0] }
         try await database.write { try $0.run("INSERT INTO t VALUES(1)") }
-        await observed.wait { $0.last == 1 }
-        observed.cancel()
+        await observed.waitThenCancel { $0.last == 1 }
         await observed.task.value
     }
 

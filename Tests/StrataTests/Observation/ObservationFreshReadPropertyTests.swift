@@ -115,6 +115,44 @@ import Strata
         let write: @Sendable (Write) async throws -> Void
         let read: @Sendable (String) async throws -> String
         let queue: ConnectionQueue?
+
+        /// Writes and fresh reads through `queue`, on its own connection, which sees temporary
+        /// tables and its own open transaction.
+        static func queue(_ queue: ConnectionQueue) -> Target {
+            Target(
+                name: "ConnectionQueue", observable: queue,
+                write: { write in
+                    guard case .rolledBack = write else { return try await queue.perform { try write.apply($0) } }
+                    try await queue.performInTransaction { connection in
+                        try write.apply(connection)
+                        throw RolledBack()
+                    }
+                },
+                read: { sql in try await queue.perform { try $0.query(sql) as String? ?? "" } },
+                queue: queue)
+        }
+
+        /// Writes through `database`'s writer, fresh reads on its pool readers.
+        static func database(_ database: Database) -> Target {
+            Target(
+                name: "Database", observable: database,
+                write: { write in
+                    switch write {
+                    case .rolledBack:
+                        try await database.writeInTransaction { connection in
+                            try write.apply(connection)
+                            throw RolledBack()
+                        }
+                    case .vacuum:
+                        // VACUUM cannot run inside the transaction `write` opens.
+                        try await database.writeWithoutTransaction { try write.apply($0) }
+                    default:
+                        try await database.write { try write.apply($0) }
+                    }
+                },
+                read: { sql in try await database.read { try $0.query(sql) as String? ?? "" } },
+                queue: nil)
+        }
     }
 
     static func check(_ writes: [Write], on target: Target, seed: String) async throws {
@@ -176,48 +214,12 @@ import Strata
             // its own open transaction.
             let queue = ConnectionQueue(connection: try Connection(storageLocation: .inMemory))
             try queue.execute { try $0.execute(Self.schema + "; CREATE TEMP TABLE scratch(n)") }
-            try await Self.check(
-                testCase.queue,
-                on: Target(
-                    name: "ConnectionQueue", observable: queue,
-                    write: { write in
-                        if case .rolledBack = write {
-                            try await queue.performInTransaction { connection in
-                                try write.apply(connection)
-                                throw RolledBack()
-                            }
-                        } else {
-                            try await queue.perform { try write.apply($0) }
-                        }
-                    },
-                    read: { sql in try await queue.perform { try $0.query(sql) as String? ?? "" } },
-                    queue: queue
-                ), seed: testCase.seed)
+            try await Self.check(testCase.queue, on: .queue(queue), seed: testCase.seed)
 
             // A Database: fetches on pool readers after each commit.
             let directory = try TemporaryDirectory()
-            let database = try ObservationTests.makeDatabase(directory)
-            try await database.write { try $0.execute(Self.schema) }
-            try await Self.check(
-                testCase.database,
-                on: Target(
-                    name: "Database", observable: database,
-                    write: { write in
-                        if case .rolledBack = write {
-                            try await database.writeInTransaction { connection in
-                                try write.apply(connection)
-                                throw RolledBack()
-                            }
-                        } else if case .vacuum = write {
-                            // VACUUM cannot run inside the transaction `write` opens.
-                            try await database.writeWithoutTransaction { try write.apply($0) }
-                        } else {
-                            try await database.write { try write.apply($0) }
-                        }
-                    },
-                    read: { sql in try await database.read { try $0.query(sql) as String? ?? "" } },
-                    queue: nil
-                ), seed: testCase.seed)
+            let database = try await ObservationTests.makeDatabase(directory, schema: Self.schema)
+            try await Self.check(testCase.database, on: .database(database), seed: testCase.seed)
         }
     }
 }

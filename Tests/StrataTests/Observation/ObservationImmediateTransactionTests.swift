@@ -43,8 +43,7 @@ import Strata
             try $0.execute(
                 "PRAGMA journal_mode = WAL; CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER); CREATE TABLE other(x); INSERT INTO t VALUES(1, 1, 1)")
         }
-        let observed = ObservedValues(database.observe { Fetched(numbers: try $0.query("SELECT a FROM t ORDER BY id")) })
-        await observed.wait { $0.count == 1 }
+        let observed = await ObservedValues.started(database.observe { Fetched(numbers: try $0.query("SELECT a FROM t ORDER BY id")) }) { $0.count == 1 }
         try await Self.run("INSERT INTO other VALUES(1)", as: kind, on: database)
         try await Self.run("UPDATE t SET b = b + 1", as: kind, on: database)
         await observed.settle()

@@ -18,8 +18,8 @@ import Strata
 
     @Test func aSecondWaiterOnACopyIsRefusedAndTheFirstStillGetsItsValue() async throws {
         let directory = try TemporaryDirectory()
-        let database = try ObservationTests.makeDatabase(directory)
-        try await database.write { try $0.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER); INSERT INTO t(v) VALUES(0)") }
+        let database = try await ObservationTests.makeDatabase(
+            directory, schema: "CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER); INSERT INTO t(v) VALUES(0)")
         var iterator = database.observe { try $0.query("SELECT max(v) FROM t") as Int? ?? -1 }.makeAsyncIterator()
         #expect(try await iterator.next() == 0, "the first value is the current one")
         let first = IteratorCopy(iterator), copy = IteratorCopy(iterator)

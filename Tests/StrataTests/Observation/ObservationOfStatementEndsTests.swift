@@ -24,10 +24,8 @@ import Strata
         ], [false, true])
     func rowsKeptByAFailingStatementAreSeen(sql: String, cached: Bool) async throws {
         let directory = try TemporaryDirectory()
-        let database = try ObservationTests.makeDatabase(directory)
-        try await database.write { try $0.execute(Self.setupSQL) }
-        let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
-        await observed.wait { $0 == [0] }
+        let database = try await ObservationTests.makeDatabase(directory, schema: Self.setupSQL)
+        let observed = await ObservedValues.started(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 }) { $0 == [0] }
         await #expect(throws: SQLiteError.self) {
             // Bare, so the statement autocommits what it wrote before failing.
             try await database.writeWithoutTransaction { connection in
@@ -36,8 +34,7 @@ import Strata
         }
         let stored = try await database.read { try $0.query("SELECT count(*) FROM t") as Int? }
         #expect(stored == 2, "the rows before the failure stay")
-        await observed.wait { $0.last == 2 }
-        observed.cancel()
+        await observed.waitThenCancel { $0.last == 2 }
     }
 
     /// `INSERT … RETURNING` read for one row only: SQLite commits when the statement is reset or
@@ -46,10 +43,8 @@ import Strata
     @Test(arguments: ["reset", "finalize", "query"])
     func aReturningStatementReadForOneRowIsSeenWhenItEnds(ending: String) async throws {
         let directory = try TemporaryDirectory()
-        let database = try ObservationTests.makeDatabase(directory)
-        try await database.write { try $0.execute(Self.setupSQL) }
-        let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
-        await observed.wait { $0 == [0] }
+        let database = try await ObservationTests.makeDatabase(directory, schema: Self.setupSQL)
+        let observed = await ObservedValues.started(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 }) { $0 == [0] }
         let sql = "INSERT INTO t(id) VALUES (1), (2) RETURNING id"
         try await database.write { connection in
             switch ending {
@@ -64,24 +59,20 @@ import Strata
                 if ending == "reset" { try statement.bind() }
             }
         }
-        await observed.wait { $0.last == 2 }
-        observed.cancel()
+        await observed.waitThenCancel { $0.last == 2 }
     }
 
     /// An explicit transaction's writes are still reported once, at its COMMIT, whatever its
     /// statements did in between.
     @Test func aFailedStatementInsideATransactionIsReportedAtCommit() async throws {
         let directory = try TemporaryDirectory()
-        let database = try ObservationTests.makeDatabase(directory)
-        try await database.write { try $0.execute(Self.setupSQL) }
-        let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
-        await observed.wait { $0 == [0] }
+        let database = try await ObservationTests.makeDatabase(directory, schema: Self.setupSQL)
+        let observed = await ObservedValues.started(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 }) { $0 == [0] }
         try await database.writeWithoutTransaction { connection in
             try connection.execute("BEGIN")
             #expect(throws: SQLiteError.self) { try connection.execute("INSERT OR FAIL INTO t(id) VALUES (1), (2), (1)") }
             try connection.execute("COMMIT")
         }
-        await observed.wait { $0.last == 2 }
-        observed.cancel()
+        await observed.waitThenCancel { $0.last == 2 }
     }
 }

@@ -41,6 +41,24 @@ final class ObservedValues<Value: Sendable>: Sendable {
         Issue.record("\(ending); values so far: \(values.suffix(5)), error: \(String(describing: error))", sourceLocation: sourceLocation)
     }
 
+    /// Starts collecting `observation`'s values and waits until `condition` holds for them (as a
+    /// rule, for the first value, which is the current one).
+    static func started(
+        _ observation: DatabaseObservation<Value>, sourceLocation: SourceLocation = #_sourceLocation,
+        until condition: ([Value]) -> Bool
+    ) async -> ObservedValues {
+        let observed = ObservedValues(observation)
+        await observed.wait(sourceLocation: sourceLocation, until: condition)
+        return observed
+    }
+
+    /// Waits until `condition` holds for the values so far (``wait(seconds:sourceLocation:until:)``),
+    /// then stops observing: a test's last look at what it observed.
+    func waitThenCancel(sourceLocation: SourceLocation = #_sourceLocation, until condition: ([Value]) -> Bool) async {
+        await wait(sourceLocation: sourceLocation, until: condition)
+        cancel()
+    }
+
     /// Waits long enough for a value that is not coming to have come.
     func settle() async { try? await Task.sleep(for: .milliseconds(300)) }
 
@@ -69,8 +87,7 @@ struct Fetched: Sendable {
     @Test func firstValueIsCurrentThenOneThousandCommitsArriveInOrder() async throws {
         let directory = try TemporaryDirectory()
         let database = try await Self.makeDatabase(directory, schema: "CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER); INSERT INTO t(v) VALUES(0)")
-        let observed = ObservedValues(database.observe { try $0.query("SELECT max(v) FROM t") as Int? ?? -1 })
-        await observed.wait { $0.first == 0 }
+        let observed = await ObservedValues.started(database.observe { try $0.query("SELECT max(v) FROM t") as Int? ?? -1 }) { $0.first == 0 }
         for value in 1...1_000 {
             try await database.write { try $0.run("INSERT INTO t(v) VALUES(?)", value) }
         }
@@ -104,18 +121,14 @@ struct Fetched: Sendable {
         #expect(observed.values == [0], "the first value came from a reader while the write was open")
         release.withLock { $0 = true }
         try await writing.value
-        await observed.wait { $0.last == 1 }
-        observed.cancel()
+        await observed.waitThenCancel { $0.last == 1 }
     }
 
     @Test func commitsOutsideTheRegionYieldNothing() async throws {
         let directory = try TemporaryDirectory()
-        let database = try Self.makeDatabase(directory)
-        try await database.write {
-            try $0.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER); CREATE TABLE other(x); INSERT INTO t VALUES(1, 1, 1)")
-        }
-        let observed = ObservedValues(database.observe { Fetched(numbers: try $0.query("SELECT a FROM t ORDER BY id")) })
-        await observed.wait { $0.count == 1 }
+        let database = try await Self.makeDatabase(
+            directory, schema: "CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER); CREATE TABLE other(x); INSERT INTO t VALUES(1, 1, 1)")
+        let observed = await ObservedValues.started(database.observe { Fetched(numbers: try $0.query("SELECT a FROM t ORDER BY id")) }) { $0.count == 1 }
         try await database.write { try $0.run("INSERT INTO other VALUES(1)") }
         try await database.write { try $0.run("UPDATE t SET b = b + 1") }
         await observed.settle()
@@ -178,15 +191,13 @@ struct Fetched: Sendable {
             })
         await observed.wait { $0.count == 1 }
         try await database.write { try $0.execute(sql) }
-        await observed.wait { $0.count == 2 }
-        observed.cancel()
+        await observed.waitThenCancel { $0.count == 2 }
     }
 
     @Test func writesThroughCachedStatementsAndTheDSLAreSeen() async throws {
         let directory = try TemporaryDirectory()
         let database = try await Self.makeDatabase(directory, schema: "CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT)")
-        let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM people") as Int? ?? 0 })
-        await observed.wait { $0 == [0] }
+        let observed = await ObservedValues.started(database.observe { try $0.query("SELECT count(*) FROM people") as Int? ?? 0 }) { $0 == [0] }
         // The raw-handle path (no `Statement`) that records' and Squeal's inserts take.
         let insert = StatementCacheKey(reusing: "INSERT INTO people(name) VALUES(?)")
         try await database.write {
@@ -208,15 +219,13 @@ struct Fetched: Sendable {
             }
         }
         try database.executeWrite { _ = try schema.migrate($0) }
-        await observed.wait { $0.last == 1 }
-        observed.cancel()
+        await observed.waitThenCancel { $0.last == 1 }
     }
 
     @Test func rolledBackTransactionsYieldNothing() async throws {
         let directory = try TemporaryDirectory()
         let database = try await Self.makeDatabase(directory, schema: "CREATE TABLE t(v)")
-        let observed = ObservedValues(database.observe { Fetched(numbers: try $0.query("SELECT v FROM t")) })
-        await observed.wait { $0.count == 1 }
+        let observed = await ObservedValues.started(database.observe { Fetched(numbers: try $0.query("SELECT v FROM t")) }) { $0.count == 1 }
         try await database.writeWithoutTransaction { try $0.execute("BEGIN; INSERT INTO t VALUES(1); ROLLBACK") }
         await observed.settle()
         #expect(observed.values.count == 1)
@@ -226,8 +235,7 @@ struct Fetched: Sendable {
     @Test func equatableValuesAreDeduplicated() async throws {
         let directory = try TemporaryDirectory()
         let database = try await Self.makeDatabase(directory, schema: "CREATE TABLE t(v INTEGER)")
-        let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t WHERE v > 100") as Int? ?? 0 })
-        await observed.wait { $0 == [0] }
+        let observed = await ObservedValues.started(database.observe { try $0.query("SELECT count(*) FROM t WHERE v > 100") as Int? ?? 0 }) { $0 == [0] }
         for value in 1...20 { try await database.write { try $0.run("INSERT INTO t VALUES(?)", value) } }
         try await database.write { try $0.run("INSERT INTO t VALUES(500)") }
         await observed.wait { $0.last == 1 }
@@ -252,8 +260,7 @@ struct Fetched: Sendable {
     @Test func cancellingFreesTheObserver() async throws {
         let directory = try TemporaryDirectory()
         let database = try await Self.makeDatabase(directory, schema: "CREATE TABLE t(v INTEGER)")
-        let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
-        await observed.wait { $0 == [0] }
+        let observed = await ObservedValues.started(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 }) { $0 == [0] }
         #expect(database.activeObservationCount == 1)
         observed.cancel()
         await observed.task.value
@@ -297,8 +304,7 @@ struct Fetched: Sendable {
     @Test func theFetchErrorIsThrownThenTheSequenceEnds() async throws {
         let directory = try TemporaryDirectory()
         let database = try await Self.makeDatabase(directory, schema: "CREATE TABLE t(v INTEGER)")
-        let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
-        await observed.wait { $0 == [0] }
+        let observed = await ObservedValues.started(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 }) { $0 == [0] }
         try await database.write { try $0.execute("DROP TABLE t") }
         await observed.task.value
         let error = try #require(observed.error as? SQLiteError)
@@ -309,12 +315,10 @@ struct Fetched: Sendable {
     @Test func aConnectionQueueObservesItsOwnCommits() async throws {
         let queue = ConnectionQueue(connection: try Connection(storageLocation: .inMemory))
         try queue.execute { try $0.execute("CREATE TABLE t(v INTEGER)") }
-        let observed = ObservedValues(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
-        await observed.wait { $0 == [0] }
+        let observed = await ObservedValues.started(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 }) { $0 == [0] }
         try await queue.perform { try $0.run("INSERT INTO t VALUES(1)") }
         try await queue.perform { try $0.run("INSERT INTO t VALUES(2)") }
-        await observed.wait { $0.last == 2 }
-        observed.cancel()
+        await observed.waitThenCancel { $0.last == 2 }
         await observed.task.value
         #expect(queue.activeObservationCount == 0)
     }
@@ -322,11 +326,9 @@ struct Fetched: Sendable {
     @Test func anInMemoryDatabaseObservesOnItsWriter() async throws {
         let database = try Database(storageLocation: .inMemory)
         try await database.write { try $0.execute("CREATE TABLE t(v INTEGER)") }
-        let observed = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
-        await observed.wait { $0 == [0] }
+        let observed = await ObservedValues.started(database.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 }) { $0 == [0] }
         try await database.write { try $0.run("INSERT INTO t VALUES(1)") }
-        await observed.wait { $0.last == 1 }
-        observed.cancel()
+        await observed.waitThenCancel { $0.last == 1 }
     }
 
     #if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) // no child processes there
@@ -337,8 +339,8 @@ struct Fetched: Sendable {
         _ = database
         let shared = try Database(path: path)
         try shared.executeWrite { try $0.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(v INTEGER)") }
-        let observed = ObservedValues(shared.observe(externalChanges: .milliseconds(100)) { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
-        await observed.wait { $0 == [0] }
+        let observed = await ObservedValues.started(shared.observe(externalChanges: .milliseconds(100)) { try $0.query("SELECT count(*) FROM t") as Int? ?? 0 })
+        { $0 == [0] }
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('INSERT INTO t VALUES(1)'); c.commit()", path]
@@ -354,8 +356,7 @@ struct Fetched: Sendable {
         // beside every other suite on a loaded two-core machine the task that collects it waited
         // over 30 s for a thread of the cooperative pool. The observe-latency benchmark measures
         // the latency.
-        await observed.wait { $0.last == 1 }
-        observed.cancel()
+        await observed.waitThenCancel { $0.last == 1 }
     }
     #endif
 

@@ -86,8 +86,7 @@ import Strata
         while entered.current.count < blocked, clock.now < allBlocked { try await Task.sleep(for: .milliseconds(5)) }
         try #require(entered.current.count == blocked, "every blocking fetch started; these did: \(entered.current)")
 
-        let database = try ObservationTests.makeDatabase(directory)
-        try await database.write { try $0.execute("CREATE TABLE t(x)") }
+        let database = try await ObservationTests.makeDatabase(directory, schema: "CREATE TABLE t(x)")
         let delivered = Locked<[Int]>([])
         let token = database.observe({ try $0.query("SELECT count(*) FROM t") as Int? ?? -1 }) { result in
             if case .success(let count) = result { delivered.withLock { $0.append(count) } }

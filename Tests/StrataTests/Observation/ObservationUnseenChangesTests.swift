@@ -19,8 +19,7 @@ import Strata
     @Test func anIncrementalBlobWriteIsReported() async throws {
         let directory = try TemporaryDirectory()
         let database = try await Self.makeDatabase(directory, schema: "CREATE TABLE t(id INTEGER PRIMARY KEY, b BLOB); INSERT INTO t VALUES(1, zeroblob(2))")
-        let observed = ObservedValues(database.observe { try $0.query("SELECT hex(b) FROM t") as String? ?? "" })
-        await observed.wait { $0.last == "0000" }
+        let observed = await ObservedValues.started(database.observe { try $0.query("SELECT hex(b) FROM t") as String? ?? "" }) { $0.last == "0000" }
         try await database.write { connection in
             let blob = try connection.openBlob(table: "t", column: "b", rowID: 1, writable: true)
             defer { blob.close() }
@@ -33,8 +32,7 @@ import Strata
             defer { blob.close() }
             try blob.write(Data([0x01]), at: 1)
         }
-        await observed.wait { $0.last == "AB01" }
-        observed.cancel()
+        await observed.waitThenCancel { $0.last == "AB01" }
     }
 
     @Test func anUpdateOfAGeneratedColumnsInputReachesAFetchOfTheGeneratedColumn() async throws {
@@ -58,33 +56,28 @@ import Strata
 
     @Test func anUpdateOrReplaceThatDeletesARowReachesAFetchOfAnotherColumn() async throws {
         let directory = try TemporaryDirectory()
-        let database = try Self.makeDatabase(directory)
-        try await database.write {
-            try $0.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, k INTEGER UNIQUE, v TEXT); INSERT INTO t VALUES(1, 1, 'a'), (2, 2, 'b')")
-        }
-        let observed = ObservedValues(database.observe { try $0.query("SELECT group_concat(v) FROM (SELECT v FROM t ORDER BY v)") as String? ?? "" })
-        await observed.wait { $0.last == "a,b" }
+        let database = try await Self.makeDatabase(
+            directory, schema: "CREATE TABLE t(id INTEGER PRIMARY KEY, k INTEGER UNIQUE, v TEXT); INSERT INTO t VALUES(1, 1, 'a'), (2, 2, 'b')")
+        let observed = await ObservedValues.started(
+            database.observe { try $0.query("SELECT group_concat(v) FROM (SELECT v FROM t ORDER BY v)") as String? ?? "" }
+        ) { $0.last == "a,b" }
         try await database.write { try $0.run("UPDATE OR REPLACE t SET k = 1 WHERE id = 2") }
-        await observed.wait { $0.last == "b" }
-        observed.cancel()
+        await observed.waitThenCancel { $0.last == "b" }
 
         // A REPLACE conflict clause in the table's definition does the same without OR REPLACE.
         try await database.write {
             try $0.execute("CREATE TABLE r(id INTEGER PRIMARY KEY, k INTEGER UNIQUE ON CONFLICT REPLACE, v TEXT); INSERT INTO r VALUES(1, 1, 'a'), (2, 2, 'b')")
         }
-        let declared = ObservedValues(database.observe { try $0.query("SELECT count(v) FROM r") as Int? ?? -1 })
-        await declared.wait { $0.last == 2 }
+        let declared = await ObservedValues.started(database.observe { try $0.query("SELECT count(v) FROM r") as Int? ?? -1 }) { $0.last == 2 }
         try await database.write { try $0.run("UPDATE r SET k = 1 WHERE id = 2") }
-        await declared.wait { $0.last == 1 }
-        declared.cancel()
+        await declared.waitThenCancel { $0.last == 1 }
     }
 
     @Test func anUpdateOfAnotherColumnStillYieldsNothing() async throws {
         let directory = try TemporaryDirectory()
         let database = try await Self.makeDatabase(
             directory, schema: "CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER); INSERT INTO t VALUES(1, 1, 1)")
-        let observed = ObservedValues(database.observe { Fetched(numbers: try $0.query("SELECT a FROM t")) })
-        await observed.wait { $0.count == 1 }
+        let observed = await ObservedValues.started(database.observe { Fetched(numbers: try $0.query("SELECT a FROM t")) }) { $0.count == 1 }
         try await database.write { try $0.run("UPDATE t SET b = 2") }
         await observed.settle()
         #expect(observed.values.count == 1, "column precision is kept where nothing is under-reported")
@@ -94,19 +87,15 @@ import Strata
     @Test func aTemporaryTableIsObservedOnAConnectionQueueAndAnInMemoryDatabase() async throws {
         let queue = ConnectionQueue(connection: try Connection(storageLocation: .inMemory))
         try queue.execute { try $0.execute("CREATE TEMP TABLE scratch(x)") }
-        let observed = ObservedValues(queue.observe { try $0.query("SELECT count(*) FROM scratch") as Int? ?? -1 })
-        await observed.wait { $0.last == 0 }
+        let observed = await ObservedValues.started(queue.observe { try $0.query("SELECT count(*) FROM scratch") as Int? ?? -1 }) { $0.last == 0 }
         try await queue.perform { try $0.run("INSERT INTO scratch VALUES(1)") }
-        await observed.wait { $0.last == 1 }
-        observed.cancel()
+        await observed.waitThenCancel { $0.last == 1 }
 
         let database = try Database(storageLocation: .inMemory)
         try await database.write { try $0.execute("CREATE TEMP TABLE scratch(x)") }
-        let onWriter = ObservedValues(database.observe { try $0.query("SELECT count(*) FROM scratch") as Int? ?? -1 })
-        await onWriter.wait { $0.last == 0 }
+        let onWriter = await ObservedValues.started(database.observe { try $0.query("SELECT count(*) FROM scratch") as Int? ?? -1 }) { $0.last == 0 }
         try await database.write { try $0.run("INSERT INTO scratch VALUES(1)") }
-        await onWriter.wait { $0.last == 1 }
-        onWriter.cancel()
+        await onWriter.waitThenCancel { $0.last == 1 }
     }
 
     @Test func aFetchInsideATransactionIsRefetchedAfterItsRollback() async throws {
@@ -114,15 +103,13 @@ import Strata
         try queue.execute { try $0.execute("CREATE TABLE t(x)") }
         // SQift's queue lets one transaction span several closures.
         try queue.execute { try $0.execute("BEGIN; INSERT INTO t VALUES(1)") }
-        let observed = ObservedValues(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? -1 })
-        await observed.wait { $0.last == 1 }
+        let observed = await ObservedValues.started(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? -1 }) { $0.last == 1 }
         try queue.execute { try $0.execute("ROLLBACK") }
         await observed.wait { $0.last == 0 }
 
         // Observed before the transaction began, then fetched inside it by a second observation.
         try queue.execute { try $0.execute("BEGIN; INSERT INTO t VALUES(2)") }
-        let inside = ObservedValues(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? -1 })
-        await inside.wait { $0.last == 1 }
+        let inside = await ObservedValues.started(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? -1 }) { $0.last == 1 }
         try queue.execute { try $0.execute("ROLLBACK") }
         await inside.wait { $0.last == 0 }
         observed.cancel()
@@ -133,8 +120,7 @@ import Strata
         let directory = try TemporaryDirectory()
         let queue = ConnectionQueue(connection: try Connection(storageLocation: .onDisk(directory.path("restored.sqlite"))))
         try queue.execute { try $0.execute("CREATE TABLE t(x); INSERT INTO t VALUES(1)") }
-        let observed = ObservedValues(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? -1 })
-        await observed.wait { $0.last == 1 }
+        let observed = await ObservedValues.started(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? -1 }) { $0.last == 1 }
         let backupQueue = DispatchQueue(label: "backup")
         // On a thread of its own: the queue's connection is held (and this thread blocked) until
         // the backup is done, which would hold a thread of the cooperative pool.
@@ -153,8 +139,7 @@ import Strata
             }
         }
         #expect(result?.isSuccess == true)
-        await observed.wait { $0.last == 3 }
-        observed.cancel()
+        await observed.waitThenCancel { $0.last == 3 }
     }
 
     @Test func vacuumIsReported() async throws {
@@ -167,11 +152,9 @@ import Strata
                 INSERT INTO t SELECT randomblob(200) FROM n;
                 DELETE FROM t;
                 """)
-        let observed = ObservedValues(database.observe { try $0.query("PRAGMA freelist_count") as Int? ?? -1 })
-        await observed.wait { ($0.last ?? 0) > 0 }
+        let observed = await ObservedValues.started(database.observe { try $0.query("PRAGMA freelist_count") as Int? ?? -1 }) { ($0.last ?? 0) > 0 }
         try await database.writeWithoutTransaction { try $0.execute("VACUUM") }
-        await observed.wait { $0.last == 0 }
-        observed.cancel()
+        await observed.waitThenCancel { $0.last == 0 }
     }
 
     @Test func deserializingIntoAnObservedConnectionIsReported() async throws {
@@ -179,10 +162,8 @@ import Strata
         let bytes = try source.serialize()
         let queue = ConnectionQueue(connection: try Connection(storageLocation: .inMemory))
         try queue.execute { try $0.execute("CREATE TABLE t(x)") }
-        let observed = ObservedValues(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? -1 })
-        await observed.wait { $0.last == 0 }
+        let observed = await ObservedValues.started(queue.observe { try $0.query("SELECT count(*) FROM t") as Int? ?? -1 }) { $0.last == 0 }
         try queue.execute { try $0.deserialize(bytes) }
-        await observed.wait { $0.last == 2 }
-        observed.cancel()
+        await observed.waitThenCancel { $0.last == 2 }
     }
 }

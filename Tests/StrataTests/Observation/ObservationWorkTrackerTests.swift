@@ -11,8 +11,7 @@ import Strata
 
     @Test func aFetchIsCountedWhileItRunsAndRefusedAfterShutdownBegins() async throws {
         let directory = try TemporaryDirectory()
-        let database = try ObservationTests.makeDatabase(directory)
-        try await database.write { try $0.execute("CREATE TABLE t(x)") }
+        let database = try await ObservationTests.makeDatabase(directory, schema: "CREATE TABLE t(x)")
         database.trackWork()
 
         // Polled, not waited on: a blocking wait here would hold one of the cooperative pool's

@@ -55,17 +55,15 @@ import StrataTestSupport
     @Test func modelErrorsAreThrownNotTrapped() throws {
         let db = try makeCarsConnection()
         try db.run("INSERT INTO cars(name, type, price) VALUES('Ghost', NULL, 1)")
-        do {
+        let error = try #require(throws: ExpressibleByRowError.self, "expected an error") {
             let _: [Car] = try db.query("SELECT name, type, price FROM cars")
-            Issue.record("expected an error")
-        } catch let error as ExpressibleByRowError {
-            #expect(ObjectIdentifier(error.type) == ObjectIdentifier(Car.self))
-            #expect(error.columns.count == 3)
-            #expect(error.errorDescription?.hasPrefix("Failed to initialize Car from Row with columns: [") == true)
-            #expect(error.failureReason?.hasPrefix("Car could not be initialized from Row") == true)
-            #expect(error.description.hasPrefix("ExpressibleByRowError: Failed to initialize Car"))
-            #expect(error.description.contains("{ index: 1 name: \"type\", type: \"null\", value: NULL }"))
         }
+        #expect(ObjectIdentifier(error.type) == ObjectIdentifier(Car.self))
+        #expect(error.columns.count == 3)
+        #expect(error.errorDescription?.hasPrefix("Failed to initialize Car from Row with columns: [") == true)
+        #expect(error.failureReason?.hasPrefix("Car could not be initialized from Row") == true)
+        #expect(error.description.hasPrefix("ExpressibleByRowError: Failed to initialize Car"))
+        #expect(error.description.contains("{ index: 1 name: \"type\", type: \"null\", value: NULL }"))
     }
 
     @Test func everyOverloadInEveryForm() throws {

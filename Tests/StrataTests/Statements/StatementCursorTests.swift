@@ -3,10 +3,20 @@ import StrataSQift
 import StrataTestSupport
 import Testing
 import Strata
-@testable import StrataCore
 #if canImport(SQLite3)
 import SQLite3
 #endif
+
+/// Walks `cursor` as a script runner does: every statement but the last runs, and the last one's
+/// rows are the names returned; `visit` sees each statement first, and whether it is the last.
+private func runScript(_ cursor: StatementCursor, visiting visit: (Statement, Bool) -> Void = { _, _ in }) throws -> [String] {
+    var names: [String] = []
+    while let statement = try cursor.next() {
+        visit(statement, cursor.isAtLastStatement)
+        if cursor.isAtLastStatement { names = try statement.query() } else { try statement.run() }
+    }
+    return names
+}
 
 /// The kernel's one walk over multi-statement SQL.
 @Suite struct StatementCursorTests {
@@ -20,14 +30,8 @@ import SQLite3
                 /* the last one returns rows */ SELECT name FROM cars ORDER BY id; -- trailing comment
                 """)
         var seen: [(sql: String, last: Bool)] = []
-        var names: [String] = []
-        while let statement = try cursor.next() {
-            seen.append((statement.sql.trimmingCharacters(in: .whitespacesAndNewlines), cursor.isAtLastStatement))
-            if cursor.isAtLastStatement {
-                names = try statement.query()
-            } else {
-                try statement.run()
-            }
+        let names = try runScript(cursor) { statement, last in
+            seen.append((statement.sql.trimmingCharacters(in: .whitespacesAndNewlines), last))
         }
         #expect(seen.map(\.last) == [false, false, true])
         #expect(seen.last?.sql.hasSuffix("SELECT name FROM cars ORDER BY id;") == true)
@@ -90,11 +94,7 @@ extension StatementCursorTests {
                 INSERT INTO cars(name) VALUES('Audi'), ('Volvo');
                 SELECT name FROM cars ORDER BY id;
                 """)
-        var names: [String] = []
-        while let statement = try cursor.next() {
-            if cursor.isAtLastStatement { names = try statement.query() } else { try statement.run() }
-        }
-        #expect(names == ["Audi", "Volvo"])
+        #expect(try runScript(cursor) == ["Audi", "Volvo"])
     }
 }
 

@@ -3,7 +3,6 @@ import StrataSQift
 import StrataTestSupport
 import Testing
 import Strata
-@testable import StrataCore
 #if canImport(SQLite3)
 import SQLite3
 #endif

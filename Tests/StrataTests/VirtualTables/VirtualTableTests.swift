@@ -166,15 +166,15 @@ final class TrackedSource: VirtualTableSource {
         let produced = Counter()
         let connection = try Connection()
         try connection.createVirtualTable(named: "numbers", source: NumbersSource(produced: produced))
+        /// The details of `sql`'s query plan, one a step.
+        func plan(_ sql: String) throws -> [String] { try connection.query("EXPLAIN QUERY PLAN " + sql) { $0[3] } }
 
-        let plan: [String] = try connection.query("EXPLAIN QUERY PLAN SELECT square FROM numbers WHERE n >= 10 AND n < 20") { $0[3] }
-        #expect(plan == ["SCAN numbers VIRTUAL TABLE INDEX 2:ge,lt"])
+        #expect(try plan("SELECT square FROM numbers WHERE n >= 10 AND n < 20") == ["SCAN numbers VIRTUAL TABLE INDEX 2:ge,lt"])
         let squares: [Int] = try connection.query("SELECT square FROM numbers WHERE n >= ? AND n < ?", 10, 20)
         #expect(squares == (10..<20).map { $0 * $0 })
         #expect(produced.count == 10)
 
-        let equalPlan: [String] = try connection.query("EXPLAIN QUERY PLAN SELECT * FROM numbers WHERE n = 7") { $0[3] }
-        #expect(equalPlan == ["SCAN numbers VIRTUAL TABLE INDEX 1:eq"])
+        #expect(try plan("SELECT * FROM numbers WHERE n = 7") == ["SCAN numbers VIRTUAL TABLE INDEX 1:eq"])
         let seven: Int? = try connection.query("SELECT square FROM numbers WHERE n = 7")
         #expect(seven == 49)
         #expect(produced.count == 11)
@@ -184,15 +184,13 @@ final class TrackedSource: VirtualTableSource {
         #expect(produced.count == 16)
 
         // A filter the source does not take (on `square`) is checked by SQLite on every row.
-        let full: [String] = try connection.query("EXPLAIN QUERY PLAN SELECT n FROM numbers WHERE square = 4") { $0[3] }
-        #expect(full == ["SCAN numbers VIRTUAL TABLE INDEX 0:"])
+        #expect(try plan("SELECT n FROM numbers WHERE square = 4") == ["SCAN numbers VIRTUAL TABLE INDEX 0:"])
         let two: Int? = try connection.query("SELECT n FROM numbers WHERE square = 4")
         #expect(two == 2)
         #expect(produced.count == 1016)
 
         // The source's rows come ordered by n, so SQLite does not sort.
-        let ordered: [String] = try connection.query("EXPLAIN QUERY PLAN SELECT n FROM numbers WHERE n < 5 ORDER BY n") { $0[3] }
-        #expect(ordered == ["SCAN numbers VIRTUAL TABLE INDEX 1:lt"])
+        #expect(try plan("SELECT n FROM numbers WHERE n < 5 ORDER BY n") == ["SCAN numbers VIRTUAL TABLE INDEX 1:lt"])
     }
 
     @Test func aVirtualTableJoinsWithItsFilterFromTheOuterTable() throws {
