@@ -148,7 +148,7 @@ final class MotoServer {
         self.bucket = bucket
         var lastError = ""
         for _ in 0..<5 {
-            let port = Int.random(in: 40_000...59_000)
+            let port = try unusedLocalPort()
             let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: python)
             process.arguments = ["-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)]

@@ -85,7 +85,7 @@ import Testing
         var process: ChildProcess?
         var port = 0
         for _ in 0..<5 where process == nil {
-            port = Int.random(in: 20_000...60_000)
+            port = try unusedLocalPort()
             let started = try SyncHubCommandTests.start(
                 store.arguments + common + ["--rules", space + "=" + folder.path("rules.json")], port: port,
                 log: folder.url.appendingPathComponent("hub.log"))

@@ -94,7 +94,7 @@ import StrataTestSupport
         try Data(schema.utf8).write(to: folder.url.appendingPathComponent("team.sql"))
         var lastError = ""
         for _ in 0..<5 {
-            let port = Int.random(in: 20_000...60_000)
+            let port = try unusedLocalPort()
             let process = ChildProcess()
             process.executableURL = try Self.binary()
             process.arguments = [
@@ -165,8 +165,7 @@ import StrataTestSupport
     @Test func threeHubsStartedAtOnceWithTheSameCreateAllComeUp() async throws {
         let folder = try TemporaryDirectory()
         try Data("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)".utf8).write(to: folder.url.appendingPathComponent("team.sql"))
-        let base = Int.random(in: 20_000...59_000)
-        let ports = [base, base + 1, base + 2]
+        let ports = try unusedLocalPorts(count: 3)
         let processes = try ports.map { port in
             try Self.start(
                 [folder.path("hub"), "--create", "team", "--schema", folder.path("team.sql"), "--log-level", "warning", "--insecure"],
@@ -216,7 +215,7 @@ import StrataTestSupport
 
         let folder = try TemporaryDirectory()
         try Data("CREATE TABLE todo(id TEXT PRIMARY KEY, title TEXT)".utf8).write(to: folder.url.appendingPathComponent("team.sql"))
-        let port = Int.random(in: 20_000...59_000)
+        let port = try unusedLocalPort()
         let log = folder.url.appendingPathComponent("hub.log")
         let hub = try Self.start(
             ["--postgres", url, "--create", "team", "--schema", folder.path("team.sql"), "--token", "dev"],

@@ -42,7 +42,7 @@ import Testing
     static func hub(_ arguments: [String], in folder: TemporaryDirectory, log: String) async throws -> (ChildProcess, Int) {
         let logURL = folder.url.appendingPathComponent(log)
         for _ in 0..<5 {
-            let port = Int.random(in: 20_000...60_000)
+            let port = try unusedLocalPort()
             let started = try SyncHubCommandTests.start(arguments, port: port, log: logURL)
             if await SyncHubCommandTests.healthy(started, port: port, within: 60) { return (started, port) }
             started.terminate()
