@@ -60,7 +60,7 @@ final class ChaosRun {
         random = SeededRandom(seed: seed)
         database = try PostgresTestDatabase()
         folder = try TemporaryDirectory()
-        ports = try (0..<3).map { _ in try freeLoopbackPort() }
+        ports = try unusedLocalPorts(count: 3)
         hubs = [nil, nil, nil]
     }
 
@@ -270,22 +270,4 @@ final class ChaosRun {
     }
 }
 
-/// A loopback port nothing listens on now (the kernel's pick for port 0).
-func freeLoopbackPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw SyncError.refused("socket() failed: errno \(errno)") }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-            bind(fd, socketAddress, length) == 0 && getsockname(fd, socketAddress, &length) == 0
-        }
-    }
-    guard bound else { throw SyncError.refused("cannot bind a loopback port: errno \(errno)") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
 #endif
